@@ -1,0 +1,4 @@
+//! Analyses: questions asked of a whole trace (summaries, moments, graphs). Pure functions of the model;
+//! no layout, no drawing.
+
+pub mod summary;

@@ -1,0 +1,97 @@
+//! The trace summary behind `weft info`: counts, span, and the regions with the most inclusive time.
+//! The JSON keys are a stable interface (scripts depend on them).
+
+use crate::model::{MessageKind, RegionId, Trace};
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RegionTotal {
+    pub name: String,
+    pub count: u64,
+    /// Time inside the region, counting recursive activations once (outermost only), summed over locations.
+    pub inclusive_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TraceSummary {
+    pub format: &'static str,
+    pub locations: usize,
+    pub processes: usize,
+    pub intervals: usize,
+    pub messages: usize,
+    pub warnings: u64,
+    pub span_ns: u64,
+    pub top_regions: Vec<RegionTotal>,
+    /// Event records read from the file.
+    pub events: u64,
+    /// Collective operations (distinct operation instances).
+    pub collectives: usize,
+    pub flows: usize,
+    pub instants: usize,
+    pub counters: usize,
+}
+
+/// Per-region (count, inclusive time), indexed by region.
+pub fn region_totals(trace: &Trace) -> Vec<(u64, u64)> {
+    let nreg = trace.regions.len();
+    let mut totals = vec![(0u64, 0u64); nreg];
+    let mut active = vec![0u32; nreg];
+    let mut stack: Vec<RegionId> = Vec::new();
+    let iv = &trace.intervals;
+    for range in &trace.location_intervals {
+        for r in stack.drain(..) {
+            active[r.index()] -= 1;
+        }
+        for i in range.clone() {
+            let d = iv.depth[i] as usize;
+            while stack.len() > d {
+                let r = stack.pop().expect("stack longer than depth");
+                active[r.index()] -= 1;
+            }
+            let r = iv.region[i];
+            let t = &mut totals[r.index()];
+            t.0 += 1;
+            if active[r.index()] == 0 {
+                t.1 += iv.dur_ns[i];
+            }
+            active[r.index()] += 1;
+            stack.push(r);
+        }
+    }
+    totals
+}
+
+pub fn summarize(trace: &Trace, top: usize) -> TraceSummary {
+    let totals = region_totals(trace);
+    let mut ranked: Vec<usize> = (0..totals.len()).filter(|&r| totals[r].0 > 0).collect();
+    ranked.sort_by(|&a, &b| {
+        totals[b].1.cmp(&totals[a].1).then(totals[b].0.cmp(&totals[a].0)).then_with(|| {
+            trace.region_name(RegionId(a as u32)).cmp(trace.region_name(RegionId(b as u32)))
+        })
+    });
+    let top_regions = ranked
+        .into_iter()
+        .take(top)
+        .map(|r| RegionTotal {
+            name: trace.region_name(RegionId(r as u32)).to_string(),
+            count: totals[r].0,
+            inclusive_ns: totals[r].1,
+        })
+        .collect();
+    let flows = trace.messages.kind.iter().filter(|&&k| k == MessageKind::Flow).count();
+    TraceSummary {
+        format: trace.format.name(),
+        locations: trace.locations.len(),
+        processes: trace.processes.len(),
+        intervals: trace.intervals.len(),
+        messages: trace.messages.len() - flows,
+        warnings: trace.warnings.total(),
+        span_ns: trace.span_ns,
+        top_regions,
+        events: trace.event_records,
+        collectives: trace.collectives.operations(),
+        flows,
+        instants: trace.instants.time_ns.len(),
+        counters: trace.counters.series_name.len(),
+    }
+}

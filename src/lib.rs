@@ -1,0 +1,17 @@
+//! weft: an in-browser viewer for performance traces of parallel programs.
+//!
+//! Layers, each using only those above it in this list:
+//! `readers` (bytes -> model) -> `model` (columnar trace) -> `analyses` -> `layouts` -> `scene`
+//! (plain instance arrays) -> `renderer` (wgpu, wasm only) -> `web` (the page's and workers' wasm entry, wasm only).
+//! Everything up to `scene` is plain Rust with no web or GPU dependency.
+
+pub mod analyses;
+pub mod layouts;
+pub mod model;
+pub mod readers;
+pub mod scene;
+
+#[cfg(target_arch = "wasm32")]
+pub mod renderer;
+#[cfg(target_arch = "wasm32")]
+pub mod web;

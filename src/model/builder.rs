@@ -1,0 +1,523 @@
+//! The one way into a [`Trace`]: readers push what they decode in absolute source time, in any order, and
+//! `finish` sorts, nests, clips and normalises. Nesting repair lives here, once, for every format.
+
+use super::*;
+use std::collections::HashMap;
+
+#[derive(Default)]
+struct RawIntervals {
+    location: Vec<LocationId>,
+    region: Vec<RegionId>,
+    start_ns: Vec<i64>,
+    dur_ns: Vec<u64>,
+}
+
+#[derive(Default)]
+struct RawMessages {
+    kind: Vec<MessageKind>,
+    sender: Vec<LocationId>,
+    receiver: Vec<LocationId>,
+    send_ns: Vec<i64>,
+    recv_ns: Vec<i64>,
+    size_bytes: Vec<u64>,
+    tag: Vec<u32>,
+    name: Vec<StringId>,
+}
+
+#[derive(Default)]
+struct RawCollectives {
+    operation: Vec<u32>,
+    location: Vec<LocationId>,
+    region: Vec<RegionId>,
+    communicator: Vec<StringId>,
+    root: Vec<Option<LocationId>>,
+    start_ns: Vec<i64>,
+    end_ns: Vec<i64>,
+    bytes_sent: Vec<u64>,
+    bytes_received: Vec<u64>,
+}
+
+/// A collective operation as one participant saw it, for [`TraceBuilder::collective`].
+#[derive(Clone, Copy, Debug)]
+pub struct CollectiveRecord {
+    pub operation: u32,
+    pub location: LocationId,
+    pub region: RegionId,
+    pub communicator: StringId,
+    pub root: Option<LocationId>,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+}
+
+/// A message or flow, for [`TraceBuilder::message`].
+#[derive(Clone, Copy, Debug)]
+pub struct MessageRecord {
+    pub kind: MessageKind,
+    pub sender: LocationId,
+    pub receiver: LocationId,
+    pub send_ns: i64,
+    pub recv_ns: i64,
+    pub size_bytes: u64,
+    pub tag: u32,
+    pub name: StringId,
+}
+
+pub struct TraceBuilder {
+    format: Format,
+    strings: StringTable,
+    processes: Processes,
+    locations: Locations,
+    regions: Regions,
+    process_index: HashMap<i64, ProcessId>,
+    location_index: HashMap<(ProcessId, i64, LocationKind), LocationId>,
+    region_index: HashMap<(StringId, StringId), RegionId>,
+    intervals: RawIntervals,
+    instants: (Vec<LocationId>, Vec<RegionId>, Vec<i64>),
+    messages: RawMessages,
+    collectives: RawCollectives,
+    series_name: Vec<StringId>,
+    series_process: Vec<ProcessId>,
+    series_index: HashMap<(ProcessId, StringId), u32>,
+    samples: (Vec<u32>, Vec<i64>, Vec<f64>),
+    warnings: Warnings,
+    event_records: u64,
+}
+
+
+impl TraceBuilder {
+    pub fn new(format: Format) -> Self {
+        TraceBuilder {
+            format,
+            strings: StringTable::default(),
+            processes: Processes::default(),
+            locations: Locations::default(),
+            regions: Regions::default(),
+            process_index: HashMap::new(),
+            location_index: HashMap::new(),
+            region_index: HashMap::new(),
+            intervals: RawIntervals::default(),
+            instants: Default::default(),
+            messages: RawMessages::default(),
+            collectives: RawCollectives::default(),
+            series_name: Vec::new(),
+            series_process: Vec::new(),
+            series_index: HashMap::new(),
+            samples: Default::default(),
+            warnings: Warnings::default(),
+            event_records: 0,
+        }
+    }
+
+    /// Count event records decoded by the reader (reported by `weft info` as `events`).
+    pub fn add_event_records(&mut self, n: u64) {
+        self.event_records += n;
+    }
+
+    pub fn intern(&mut self, s: &str) -> StringId {
+        self.strings.intern(s)
+    }
+
+    pub fn warnings_mut(&mut self) -> &mut Warnings {
+        &mut self.warnings
+    }
+
+    pub fn warn(&mut self, kind: WarningKind, message: impl FnOnce() -> String) {
+        self.warnings.push(kind, message);
+    }
+
+    /// The process with this native id, created on first use with a default name.
+    pub fn process(&mut self, native_id: i64) -> ProcessId {
+        if let Some(&p) = self.process_index.get(&native_id) {
+            return p;
+        }
+        let p = ProcessId(self.processes.native_id.len() as u32);
+        let name = self.strings.intern(&format!("Process {native_id}"));
+        self.processes.native_id.push(native_id);
+        self.processes.name.push(name);
+        self.processes.sort_key.push(native_id);
+        self.process_index.insert(native_id, p);
+        p
+    }
+
+    pub fn set_process_name(&mut self, p: ProcessId, name: &str) {
+        self.processes.name[p.index()] = self.strings.intern(name);
+    }
+
+    pub fn set_process_sort_key(&mut self, p: ProcessId, key: i64) {
+        self.processes.sort_key[p.index()] = key;
+    }
+
+    /// The location with this native id in this process, created on first use with a default name.
+    pub fn location(&mut self, process: ProcessId, native_id: i64, kind: LocationKind) -> LocationId {
+        if let Some(&l) = self.location_index.get(&(process, native_id, kind)) {
+            return l;
+        }
+        let l = LocationId(self.locations.process.len() as u32);
+        let name = match kind {
+            LocationKind::CpuThread => format!("Thread {native_id}"),
+            LocationKind::GpuStream => format!("Stream {native_id}"),
+            LocationKind::AsyncTrack => format!("Async {native_id}"),
+            LocationKind::Metric => format!("Metric {native_id}"),
+        };
+        let name = self.strings.intern(&name);
+        self.locations.process.push(process);
+        self.locations.native_id.push(native_id);
+        self.locations.name.push(name);
+        self.locations.kind.push(kind);
+        self.locations.sort_key.push(native_id);
+        self.location_index.insert((process, native_id, kind), l);
+        l
+    }
+
+    pub fn set_location_name(&mut self, l: LocationId, name: &str) {
+        self.locations.name[l.index()] = self.strings.intern(name);
+    }
+
+    pub fn set_location_sort_key(&mut self, l: LocationId, key: i64) {
+        self.locations.sort_key[l.index()] = key;
+    }
+
+    pub fn location_count(&self) -> usize {
+        self.locations.len()
+    }
+
+    /// The region with this name and category; paradigm and role guessed from the name.
+    pub fn region(&mut self, name: &str, category: &str) -> RegionId {
+        let n = self.strings.intern(name);
+        let c = self.strings.intern(category);
+        if let Some(&r) = self.region_index.get(&(n, c)) {
+            return r;
+        }
+        let (paradigm, role) = classify_region(name, category);
+        self.push_region(n, c, paradigm, role)
+    }
+
+    /// A region whose paradigm and role the format states (OTF2 region definitions).
+    pub fn region_with(&mut self, name: &str, category: &str, paradigm: Paradigm, role: RegionRole) -> RegionId {
+        let n = self.strings.intern(name);
+        let c = self.strings.intern(category);
+        self.push_region(n, c, paradigm, role)
+    }
+
+    fn push_region(&mut self, n: StringId, c: StringId, paradigm: Paradigm, role: RegionRole) -> RegionId {
+        let r = RegionId(self.regions.name.len() as u32);
+        self.regions.name.push(n);
+        self.regions.category.push(c);
+        self.regions.paradigm.push(paradigm);
+        self.regions.role.push(role);
+        self.region_index.entry((n, c)).or_insert(r);
+        r
+    }
+
+    /// An interval in absolute source time. Depth is computed by `finish` from containment.
+    pub fn interval(&mut self, location: LocationId, region: RegionId, start_ns: i64, dur_ns: u64) {
+        self.intervals.location.push(location);
+        self.intervals.region.push(region);
+        self.intervals.start_ns.push(start_ns);
+        self.intervals.dur_ns.push(dur_ns);
+    }
+
+    pub fn interval_count(&self) -> usize {
+        self.intervals.location.len()
+    }
+
+    pub fn reserve_intervals(&mut self, n: usize) {
+        self.intervals.location.reserve(n);
+        self.intervals.region.reserve(n);
+        self.intervals.start_ns.reserve(n);
+        self.intervals.dur_ns.reserve(n);
+    }
+
+    pub fn instant(&mut self, location: LocationId, region: RegionId, time_ns: i64) {
+        self.instants.0.push(location);
+        self.instants.1.push(region);
+        self.instants.2.push(time_ns);
+    }
+
+    pub fn message(&mut self, m: MessageRecord) {
+        let r = &mut self.messages;
+        r.kind.push(m.kind);
+        r.sender.push(m.sender);
+        r.receiver.push(m.receiver);
+        r.send_ns.push(m.send_ns);
+        r.recv_ns.push(m.recv_ns);
+        r.size_bytes.push(m.size_bytes);
+        r.tag.push(m.tag);
+        r.name.push(m.name);
+    }
+
+    pub fn collective(&mut self, c: CollectiveRecord) {
+        let r = &mut self.collectives;
+        r.operation.push(c.operation);
+        r.location.push(c.location);
+        r.region.push(c.region);
+        r.communicator.push(c.communicator);
+        r.root.push(c.root);
+        r.start_ns.push(c.start_ns);
+        r.end_ns.push(c.end_ns.max(c.start_ns));
+        r.bytes_sent.push(c.bytes_sent);
+        r.bytes_received.push(c.bytes_received);
+    }
+
+    /// A counter series (named, per process), created on first use.
+    pub fn counter_series(&mut self, process: ProcessId, name: &str) -> u32 {
+        let n = self.strings.intern(name);
+        if let Some(&s) = self.series_index.get(&(process, n)) {
+            return s;
+        }
+        let s = self.series_name.len() as u32;
+        self.series_name.push(n);
+        self.series_process.push(process);
+        self.series_index.insert((process, n), s);
+        s
+    }
+
+    pub fn counter_sample(&mut self, series: u32, time_ns: i64, value: f64) {
+        self.samples.0.push(series);
+        self.samples.1.push(time_ns);
+        self.samples.2.push(value);
+    }
+
+    fn origin(&self) -> i64 {
+        let mut t0 = i64::MAX;
+        let mut fold = |v: &[i64]| {
+            if let Some(&m) = v.iter().min() {
+                t0 = t0.min(m);
+            }
+        };
+        fold(&self.intervals.start_ns);
+        fold(&self.instants.2);
+        fold(&self.messages.send_ns);
+        fold(&self.messages.recv_ns);
+        fold(&self.collectives.start_ns);
+        fold(&self.samples.1);
+        if t0 == i64::MAX {
+            0
+        } else {
+            t0
+        }
+    }
+
+    /// Sort, nest, clip, normalise time; the builder is consumed.
+    pub fn finish(mut self) -> Trace {
+        let origin = self.origin();
+        let rel = |t: i64| t.saturating_sub(origin).max(0) as u64;
+        let mut span: u64 = 0;
+
+        // Intervals: sort by (location, start, longer first, arrival order) so parents precede children.
+        let raw = std::mem::take(&mut self.intervals);
+        let n = raw.location.len();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            raw.location[a]
+                .cmp(&raw.location[b])
+                .then(raw.start_ns[a].cmp(&raw.start_ns[b]))
+                .then(raw.dur_ns[b].cmp(&raw.dur_ns[a]))
+                .then(a.cmp(&b))
+        });
+        let mut iv = Intervals {
+            location: Vec::with_capacity(n),
+            region: Vec::with_capacity(n),
+            start_ns: Vec::with_capacity(n),
+            dur_ns: Vec::with_capacity(n),
+            depth: Vec::with_capacity(n),
+        };
+        let mut location_intervals = vec![0..0; self.locations.len()];
+        let mut stack: Vec<u64> = Vec::new();
+        let mut current: Option<LocationId> = None;
+        let mut run_start = 0usize;
+        let mut clipped = 0u64;
+        for &i in &order {
+            let i = i as usize;
+            let loc = raw.location[i];
+            if current != Some(loc) {
+                if let Some(c) = current {
+                    location_intervals[c.index()] = run_start..iv.location.len();
+                }
+                current = Some(loc);
+                run_start = iv.location.len();
+                stack.clear();
+            }
+            let start = rel(raw.start_ns[i]);
+            let mut end = start.saturating_add(raw.dur_ns[i]);
+            while let Some(&top) = stack.last() {
+                if top <= start {
+                    stack.pop();
+                } else {
+                    break;
+                }
+            }
+            if let Some(&parent_end) = stack.last() {
+                if end > parent_end {
+                    clipped += 1;
+                    if clipped <= 5 {
+                        let name = self.strings.get(self.regions.name[raw.region[i].index()]).to_string();
+                        self.warnings.push(WarningKind::ImproperNesting, || {
+                            format!(
+                                "'{name}' at {start} ns outlasts its enclosing slice by {} ns; clipped",
+                                end - parent_end
+                            )
+                        });
+                    }
+                    end = parent_end;
+                }
+            }
+            let depth = stack.len().min(u16::MAX as usize) as u16;
+            stack.push(end);
+            span = span.max(end);
+            iv.location.push(loc);
+            iv.region.push(raw.region[i]);
+            iv.start_ns.push(start);
+            iv.dur_ns.push(end - start);
+            iv.depth.push(depth);
+        }
+        if let Some(c) = current {
+            location_intervals[c.index()] = run_start..iv.location.len();
+        }
+        if clipped > 5 {
+            self.warnings.add_count(WarningKind::ImproperNesting, clipped - 5);
+        }
+        drop(order);
+        drop(raw);
+
+        // Instants, sorted by location then time.
+        let (il, ir, it) = std::mem::take(&mut self.instants);
+        let mut idx: Vec<usize> = (0..il.len()).collect();
+        idx.sort_by_key(|&i| (il[i], it[i]));
+        let instants = Instants {
+            location: idx.iter().map(|&i| il[i]).collect(),
+            region: idx.iter().map(|&i| ir[i]).collect(),
+            time_ns: idx.iter().map(|&i| rel(it[i])).collect(),
+        };
+        if let Some(&m) = instants.time_ns.iter().max() {
+            span = span.max(m);
+        }
+
+        // Messages, sorted by send time.
+        let m = std::mem::take(&mut self.messages);
+        let mut idx: Vec<usize> = (0..m.kind.len()).collect();
+        idx.sort_by_key(|&i| (m.send_ns[i], m.recv_ns[i]));
+        let messages = Messages {
+            kind: idx.iter().map(|&i| m.kind[i]).collect(),
+            sender: idx.iter().map(|&i| m.sender[i]).collect(),
+            receiver: idx.iter().map(|&i| m.receiver[i]).collect(),
+            send_ns: idx.iter().map(|&i| rel(m.send_ns[i])).collect(),
+            recv_ns: idx.iter().map(|&i| rel(m.recv_ns[i])).collect(),
+            size_bytes: idx.iter().map(|&i| m.size_bytes[i]).collect(),
+            tag: idx.iter().map(|&i| m.tag[i]).collect(),
+            name: idx.iter().map(|&i| m.name[i]).collect(),
+        };
+        for (&s, &r) in messages.send_ns.iter().zip(&messages.recv_ns) {
+            span = span.max(s).max(r);
+        }
+
+        let c = std::mem::take(&mut self.collectives);
+        let collectives = Collectives {
+            operation: c.operation,
+            location: c.location,
+            region: c.region,
+            communicator: c.communicator,
+            root: c.root,
+            start_ns: c.start_ns.iter().map(|&t| rel(t)).collect(),
+            end_ns: c.end_ns.iter().map(|&t| rel(t)).collect(),
+            bytes_sent: c.bytes_sent,
+            bytes_received: c.bytes_received,
+        };
+        if let Some(&m) = collectives.end_ns.iter().max() {
+            span = span.max(m);
+        }
+
+        let (ss, st, sv) = std::mem::take(&mut self.samples);
+        let mut idx: Vec<usize> = (0..ss.len()).collect();
+        idx.sort_by_key(|&i| (ss[i], st[i]));
+        let counters = Counters {
+            series_name: std::mem::take(&mut self.series_name),
+            series_process: std::mem::take(&mut self.series_process),
+            sample_series: idx.iter().map(|&i| ss[i]).collect(),
+            sample_time_ns: idx.iter().map(|&i| rel(st[i])).collect(),
+            sample_value: idx.iter().map(|&i| sv[i]).collect(),
+        };
+        if let Some(&m) = counters.sample_time_ns.iter().max() {
+            span = span.max(m);
+        }
+
+        Trace {
+            format: self.format,
+            strings: self.strings,
+            processes: self.processes,
+            locations: self.locations,
+            regions: self.regions,
+            intervals: iv,
+            instants,
+            messages,
+            collectives,
+            counters,
+            warnings: self.warnings,
+            origin_ns: if origin == i64::MAX { 0 } else { origin },
+            span_ns: span,
+            location_intervals,
+            event_records: self.event_records,
+        }
+    }
+}
+
+/// Guess a region's paradigm and role from its name and category, for formats that do not state them.
+pub fn classify_region(name: &str, category: &str) -> (Paradigm, RegionRole) {
+    let lower_cat = category.to_ascii_lowercase();
+    if let Some(call) = name.strip_prefix("MPI_").or_else(|| name.strip_prefix("mpi_")) {
+        let call = call.to_ascii_lowercase();
+        let role = if call.starts_with("barrier") || call.starts_with("ibarrier") {
+            RegionRole::Barrier
+        } else if [
+            "allreduce", "reduce", "bcast", "gather", "scatter", "alltoall", "allgather", "scan", "exscan",
+            "iallreduce", "ireduce", "ibcast", "igather", "iscatter", "ialltoall", "iallgather", "neighbor",
+        ]
+        .iter()
+        .any(|p| call.starts_with(p))
+        {
+            RegionRole::Collective
+        } else if ["send", "recv", "isend", "irecv", "ssend", "bsend", "rsend", "issend", "wait", "test", "probe", "iprobe", "sendrecv", "start"]
+            .iter()
+            .any(|p| call.starts_with(p))
+        {
+            RegionRole::PointToPoint
+        } else {
+            RegionRole::Function
+        };
+        return (Paradigm::Mpi, role);
+    }
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("!$omp") || lower.starts_with("omp_") || lower.starts_with("#pragma omp") || lower_cat == "openmp" {
+        let role = if lower.contains("barrier") {
+            if lower.contains("implicit") {
+                RegionRole::ImplicitBarrier
+            } else {
+                RegionRole::Barrier
+            }
+        } else if lower.contains("taskwait") {
+            RegionRole::TaskWait
+        } else if lower.contains("task") {
+            RegionRole::Task
+        } else if lower.contains("parallel") {
+            RegionRole::Parallel
+        } else if lower.contains("critical") {
+            RegionRole::Critical
+        } else {
+            RegionRole::Function
+        };
+        return (Paradigm::OpenMp, role);
+    }
+    if lower.starts_with("pthread_") {
+        return (Paradigm::Pthread, RegionRole::Function);
+    }
+    if lower.starts_with("cuda") || lower_cat.contains("cuda") {
+        return (Paradigm::Cuda, RegionRole::Function);
+    }
+    if lower.starts_with("nccl") || lower_cat.contains("kernel") || lower_cat.contains("gpu") || lower_cat == "gpu_memcpy" {
+        return (Paradigm::Gpu, RegionRole::Function);
+    }
+    (Paradigm::User, RegionRole::Function)
+}

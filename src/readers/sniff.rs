@@ -1,0 +1,126 @@
+//! Format detection from a file's first bytes. Extensions lie (a `.json` may be gzipped, a `.txt` may be
+//! Paraver); content does not.
+
+/// What the first bytes of a file say it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sniffed {
+    ChromeJson,
+    /// gzip: the reader decompresses and sniffs the content (today only Chrome JSON is read gzipped).
+    Gzip,
+    Zip,
+    Tar,
+    Otf2Anchor,
+    Paraver,
+    GraphMl,
+    MirTaskStats,
+    ExecGraphText,
+    Unknown(String),
+}
+
+impl Sniffed {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Sniffed::ChromeJson => "Chrome trace JSON",
+            Sniffed::Gzip => "gzip",
+            Sniffed::Zip => "zip archive",
+            Sniffed::Tar => "tar archive",
+            Sniffed::Otf2Anchor => "OTF2",
+            Sniffed::Paraver => "Paraver",
+            Sniffed::GraphMl => "GraphML",
+            Sniffed::MirTaskStats => "MIR task stats",
+            Sniffed::ExecGraphText => "execution-graph text",
+            Sniffed::Unknown(_) => "unknown",
+        }
+    }
+}
+
+fn skip_ws_bom(b: &[u8]) -> &[u8] {
+    let b = b.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(b);
+    let n = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    &b[n..]
+}
+
+/// Identify a file from (at least) its first few kilobytes.
+pub fn sniff(bytes: &[u8]) -> Sniffed {
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        return Sniffed::Gzip;
+    }
+    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+        return Sniffed::Zip;
+    }
+    if bytes.len() >= 262 && &bytes[257..262] == b"ustar" {
+        return Sniffed::Tar;
+    }
+    let head = skip_ws_bom(&bytes[..bytes.len().min(64 * 1024)]);
+    if head.starts_with(b"#Paraver") {
+        return Sniffed::Paraver;
+    }
+    if head.starts_with(b"# weft execgraph") || head.starts_with(b"#weft-execgraph") {
+        return Sniffed::ExecGraphText;
+    }
+    if head.starts_with(b"<?xml") || head.starts_with(b"<graphml") {
+        let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+        if text.contains("<graphml") {
+            return Sniffed::GraphMl;
+        }
+        return Sniffed::Unknown("an XML document that is not GraphML".into());
+    }
+    if head.starts_with(b"[") {
+        // The array form: an array of event objects (possibly empty, possibly truncated).
+        let rest = skip_ws_bom(&head[1..]);
+        if rest.is_empty() || rest.starts_with(b"{") || rest.starts_with(b"]") {
+            return Sniffed::ChromeJson;
+        }
+        return Sniffed::Unknown("a JSON array whose elements are not trace events".into());
+    }
+    if head.starts_with(b"{") {
+        let text = String::from_utf8_lossy(&head[..head.len().min(64 * 1024)]);
+        if text.contains("\"traceEvents\"") || text.contains("\"ph\"") {
+            return Sniffed::ChromeJson;
+        }
+        return Sniffed::Unknown("a JSON object without \"traceEvents\"".into());
+    }
+    // OTF2 anchor files are text and start with their own banner.
+    if head.starts_with(b"OTF2") || contains(head, b"OTF2_") && head.len() < 4096 {
+        return Sniffed::Otf2Anchor;
+    }
+    if let Some(line) = head.split(|&c| c == b'\n').next() {
+        let line = String::from_utf8_lossy(line);
+        if line.contains("task") && line.contains(',') && (line.contains("exec_cycles") || line.contains("parent")) {
+            return Sniffed::MirTaskStats;
+        }
+    }
+    if head.is_empty() {
+        return Sniffed::Unknown("the file is empty".into());
+    }
+    let printable = head.iter().take(512).filter(|c| c.is_ascii_graphic() || c.is_ascii_whitespace()).count();
+    if printable < head.len().min(512) * 9 / 10 {
+        Sniffed::Unknown("binary data of no known trace format".into())
+    } else {
+        let first: String = String::from_utf8_lossy(&head[..head.len().min(40)]).chars().filter(|c| !c.is_control()).collect();
+        Sniffed::Unknown(format!("text starting with \"{first}\""))
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_by_content() {
+        assert_eq!(sniff(b"[{\"ph\":\"X\"}]"), Sniffed::ChromeJson);
+        assert_eq!(sniff(b"  \n[\n"), Sniffed::ChromeJson);
+        assert_eq!(sniff(b"{\"traceEvents\":[]}"), Sniffed::ChromeJson);
+        assert_eq!(sniff(&[0x1f, 0x8b, 8, 0]), Sniffed::Gzip);
+        assert_eq!(sniff(b"#Paraver (01/01/2020 at 10:00):100_ns:0:1:1(4:0)"), Sniffed::Paraver);
+        assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<graphml xmlns=\"x\">"), Sniffed::GraphMl);
+        assert!(matches!(sniff(b""), Sniffed::Unknown(_)));
+        assert!(matches!(sniff(b"hello world"), Sniffed::Unknown(_)));
+        assert!(matches!(sniff(b"{\"a\":1}"), Sniffed::Unknown(_)));
+        assert!(matches!(sniff(&[0u8, 1, 2, 3, 255, 254]), Sniffed::Unknown(_)));
+    }
+}

@@ -1,0 +1,96 @@
+//! Colours: a stable categorical palette (the same region name gets the same colour in every session and
+//! view) and the paradigm hues that make MPI, OpenMP and user code recognisable at a glance.
+
+use super::{rgba, Rgba};
+use crate::model::Paradigm;
+
+/// Light and dark theme base colours.
+pub const BACKGROUND: Rgba = rgba(0xff, 0xff, 0xff, 0xff);
+pub const TEXT: Rgba = rgba(0x20, 0x24, 0x2a, 0xff);
+pub const TEXT_MUTED: Rgba = rgba(0x5f, 0x66, 0x70, 0xff);
+pub const GRID: Rgba = rgba(0xe3, 0xe6, 0xea, 0xff);
+pub const ROW_ALT: Rgba = rgba(0xf6, 0xf7, 0xf9, 0xff);
+pub const FLOW: Rgba = rgba(0x22, 0x22, 0x22, 0xc0);
+pub const HIGHLIGHT: Rgba = rgba(0xff, 0xc4, 0x00, 0xff);
+pub const CRITICAL: Rgba = rgba(0xd6, 0x27, 0x28, 0xff);
+
+/// 20 distinguishable hues (Tableau 20 re-ordered so neighbours differ), used by hash.
+const CATEGORICAL: [Rgba; 20] = [
+    rgba(0x4e, 0x79, 0xa7, 0xff),
+    rgba(0xf2, 0x8e, 0x2b, 0xff),
+    rgba(0x59, 0xa1, 0x4f, 0xff),
+    rgba(0xb0, 0x7a, 0xa1, 0xff),
+    rgba(0x76, 0xb7, 0xb2, 0xff),
+    rgba(0xed, 0xc9, 0x48, 0xff),
+    rgba(0x9c, 0x75, 0x5f, 0xff),
+    rgba(0xa0, 0xcb, 0xe8, 0xff),
+    rgba(0xff, 0xbe, 0x7d, 0xff),
+    rgba(0x8c, 0xd1, 0x7d, 0xff),
+    rgba(0xd4, 0xa6, 0xc8, 0xff),
+    rgba(0x86, 0xbc, 0xb6, 0xff),
+    rgba(0xf1, 0xce, 0x63, 0xff),
+    rgba(0xd7, 0xb5, 0xa6, 0xff),
+    rgba(0x49, 0x98, 0x94, 0xff),
+    rgba(0xb6, 0x99, 0x2d, 0xff),
+    rgba(0x79, 0x70, 0x6e, 0xff),
+    rgba(0xba, 0xb0, 0xac, 0xff),
+    rgba(0xff, 0x9d, 0x9a, 0xff),
+    rgba(0x8f, 0x6d, 0x9f, 0xff),
+];
+
+/// FNV-1a: stable across platforms and runs, unlike std's randomised hasher.
+pub fn stable_hash(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// The colour of a name, stable everywhere.
+pub fn categorical(name: &str) -> Rgba {
+    CATEGORICAL[(stable_hash(name) % CATEGORICAL.len() as u64) as usize]
+}
+
+/// The colour of a region: MPI in reds, OpenMP in greens-blues by role, others by name.
+pub fn region_color(name: &str, paradigm: Paradigm) -> Rgba {
+    let h = stable_hash(name);
+    let vary = |base: [u8; 3], spread: i32| {
+        let d = (h % 5) as i32 - 2;
+        let c = |v: u8| (v as i32 + d * spread).clamp(0, 255) as u8;
+        rgba(c(base[0]), c(base[1]), c(base[2]), 0xff)
+    };
+    match paradigm {
+        Paradigm::Mpi => vary([0xd6, 0x4b, 0x4b], 12),
+        Paradigm::OpenMp => vary([0x3b, 0x8e, 0x8e], 12),
+        Paradigm::Pthread => vary([0x8e, 0x6b, 0xbf], 12),
+        Paradigm::Cuda | Paradigm::Gpu => vary([0x76, 0xb9, 0x00], 10),
+        Paradigm::Io => vary([0xb0, 0x8d, 0x57], 10),
+        Paradigm::Measurement => rgba(0xbb, 0xbb, 0xbb, 0xff),
+        _ => categorical(name),
+    }
+}
+
+/// Black or white, whichever reads better on `bg`.
+pub fn text_on(bg: Rgba) -> Rgba {
+    let r = ((bg >> 24) & 0xff) as f32;
+    let g = ((bg >> 16) & 0xff) as f32;
+    let b = ((bg >> 8) & 0xff) as f32;
+    if 0.299 * r + 0.587 * g + 0.114 * b > 150.0 {
+        TEXT
+    } else {
+        rgba(0xff, 0xff, 0xff, 0xff)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn palette_is_stable() {
+        assert_eq!(categorical("MPI_Send"), categorical("MPI_Send"));
+        assert_eq!(stable_hash("abc"), 0xe71fa2190541574b);
+    }
+}

@@ -464,6 +464,26 @@ impl TraceBuilder {
     }
 }
 
+/// For intervals grouped by location, each location's index range; None when a location's run is split.
+pub(crate) fn location_ranges(location: &[LocationId], locations: usize) -> Option<Vec<Range<usize>>> {
+    let mut ranges = vec![0..0; locations];
+    let mut seen = vec![false; locations];
+    let mut i = 0;
+    while i < location.len() {
+        let l = location[i].index();
+        if l >= locations || seen[l] {
+            return None;
+        }
+        seen[l] = true;
+        let start = i;
+        while i < location.len() && location[i].index() == l {
+            i += 1;
+        }
+        ranges[l] = start..i;
+    }
+    Some(ranges)
+}
+
 /// Guess a region's paradigm and role from its name and category, for formats that do not state them.
 pub fn classify_region(name: &str, category: &str) -> (Paradigm, RegionRole) {
     let lower_cat = category.to_ascii_lowercase();

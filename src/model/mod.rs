@@ -5,6 +5,7 @@
 //! view: readers go through [`TraceBuilder`], which repairs nesting and normalises time in one place.
 
 mod builder;
+pub mod codec;
 mod strings;
 mod warnings;
 

@@ -93,6 +93,11 @@ impl Warnings {
         self.counts.is_empty()
     }
 
+    /// Replace the kept examples (the codec restores them as they were).
+    pub fn set_examples(&mut self, examples: Vec<Warning>) {
+        self.examples = examples;
+    }
+
     pub fn merge(&mut self, other: Warnings) {
         for (k, n) in other.counts {
             self.add_count(k, n);

@@ -1,0 +1,128 @@
+//! Model invariants: the builder's nesting repair and time normalisation, and the codec's round trip.
+
+use weft::model::codec::{decode, encode};
+use weft::model::{Format, LocationKind, MessageKind, MessageRecord, StringId, Trace, TraceBuilder, WarningKind};
+
+struct XorShift(u64);
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn random_trace(seed: u64, n: usize) -> Trace {
+    let mut rng = XorShift(seed);
+    let mut b = TraceBuilder::new(Format::Generated);
+    let origin = 1_700_000_000_000_000_000i64;
+    let regions: Vec<_> = ["main", "MPI_Send", "compute", "MPI_Recv", "!$omp barrier"].iter().map(|n| b.region(n, "")).collect();
+    let locs: Vec<_> = (0..6)
+        .map(|i| {
+            let p = b.process(i / 2);
+            b.location(p, i, LocationKind::CpuThread)
+        })
+        .collect();
+    for _ in 0..n {
+        let l = locs[rng.below(locs.len() as u64) as usize];
+        let r = regions[rng.below(regions.len() as u64) as usize];
+        b.interval(l, r, origin + rng.below(1_000_000) as i64, rng.below(50_000));
+    }
+    for _ in 0..n / 10 {
+        let s = origin + rng.below(1_000_000) as i64;
+        b.message(MessageRecord {
+            kind: MessageKind::PointToPoint,
+            sender: locs[rng.below(6) as usize],
+            receiver: locs[rng.below(6) as usize],
+            send_ns: s,
+            recv_ns: s + rng.below(10_000) as i64,
+            size_bytes: rng.below(1 << 20),
+            tag: rng.below(100) as u32,
+            name: StringId::EMPTY,
+        });
+    }
+    b.finish()
+}
+
+#[test]
+fn intervals_are_sorted_and_properly_nested() {
+    for seed in 1..20 {
+        let t = random_trace(seed, 2_000);
+        let iv = &t.intervals;
+        for (l, range) in t.location_intervals.iter().enumerate() {
+            let mut stack: Vec<(u64, u16)> = Vec::new();
+            for i in range.clone() {
+                assert_eq!(iv.location[i].index(), l);
+                if i > range.start {
+                    assert!(iv.start_ns[i - 1] <= iv.start_ns[i], "sorted by start");
+                }
+                while stack.last().is_some_and(|&(end, _)| end <= iv.start_ns[i]) {
+                    stack.pop();
+                }
+                assert_eq!(iv.depth[i] as usize, stack.len(), "depth is the number of enclosing intervals");
+                if let Some(&(end, _)) = stack.last() {
+                    assert!(iv.end_ns(i) <= end, "a child never outlasts its parent");
+                }
+                stack.push((iv.end_ns(i), iv.depth[i]));
+            }
+        }
+        assert_eq!(*iv.start_ns.iter().min().unwrap(), 0, "times are relative to the first event");
+        assert!(iv.start_ns.iter().zip(&iv.dur_ns).all(|(s, d)| s + d <= t.span_ns));
+    }
+}
+
+#[test]
+fn improper_nesting_is_clipped_and_warned() {
+    let mut b = TraceBuilder::new(Format::Generated);
+    let p = b.process(1);
+    let l = b.location(p, 1, LocationKind::CpuThread);
+    let a = b.region("a", "");
+    let c = b.region("c", "");
+    b.interval(l, a, 100, 100); // [100, 200)
+    b.interval(l, c, 150, 100); // [150, 250) outlasts a
+    let t = b.finish();
+    assert_eq!(t.intervals.start_ns, vec![0, 50]);
+    assert_eq!(t.intervals.dur_ns, vec![100, 50]);
+    assert_eq!(t.intervals.depth, vec![0, 1]);
+    assert_eq!(t.warnings.count(WarningKind::ImproperNesting), 1);
+    assert_eq!(t.origin_ns, 100);
+}
+
+#[test]
+fn memory_per_interval_is_at_most_32_bytes() {
+    let t = random_trace(7, 100_000);
+    let per = t.intervals.heap_bytes() as f64 / t.intervals.len() as f64;
+    assert!(per <= 32.0, "{per} bytes per interval");
+}
+
+#[test]
+fn codec_round_trips() {
+    let t = random_trace(3, 5_000);
+    let bytes = encode(&t);
+    let d = decode(&bytes).expect("decodes");
+    assert_eq!(encode(&d), bytes);
+    assert_eq!(d.intervals.start_ns, t.intervals.start_ns);
+    assert_eq!(d.location_intervals, t.location_intervals);
+    assert_eq!(d.messages.size_bytes, t.messages.size_bytes);
+    assert_eq!(d.region_name(t.intervals.region[10]), t.region_name(t.intervals.region[10]));
+}
+
+#[test]
+fn codec_rejects_every_truncation_and_corruption_without_panicking() {
+    let t = random_trace(5, 300);
+    let bytes = encode(&t);
+    for cut in (0..bytes.len()).step_by(7) {
+        assert!(decode(&bytes[..cut]).is_err());
+    }
+    let mut rng = XorShift(99);
+    for _ in 0..2_000 {
+        let mut b = bytes.clone();
+        let i = rng.below(b.len() as u64) as usize;
+        b[i] ^= 1 << rng.below(8);
+        let _ = decode(&b); // must not panic
+    }
+}

@@ -6,6 +6,7 @@
 
 pub mod palette;
 pub mod svg;
+pub mod timeline;
 
 use bytemuck::{Pod, Zeroable};
 

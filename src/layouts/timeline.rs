@@ -1,0 +1,147 @@
+//! Timeline layout: which row each location takes, grouped by process, and each row's lanes (one per nesting
+//! depth) as index lists sorted by start, so a viewport finds its visible intervals by binary search.
+//! Heights are in layout pixels; the scene maps time to x. Nothing here depends on the viewport.
+
+use crate::model::{LocationId, ProcessId, Trace};
+use std::ops::Range;
+
+/// Heights in CSS pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimelineMetrics {
+    pub lane_px: f32,
+    pub row_gap_px: f32,
+    pub process_header_px: f32,
+}
+
+impl Default for TimelineMetrics {
+    fn default() -> Self {
+        TimelineMetrics { lane_px: 18.0, row_gap_px: 4.0, process_header_px: 22.0 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineRow {
+    pub location: LocationId,
+    pub process: ProcessId,
+    /// Top of the row in layout pixels.
+    pub y: f32,
+    /// Lanes (depths) in the row; at least one.
+    pub lanes: u16,
+    /// Interval indices of each lane, into `TimelineLayout::lane_intervals`.
+    pub lane_ranges: Vec<Range<usize>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProcessHeader {
+    pub process: ProcessId,
+    pub y: f32,
+}
+
+#[derive(Clone, Debug)]
+pub struct TimelineLayout {
+    pub metrics: TimelineMetrics,
+    pub rows: Vec<TimelineRow>,
+    pub headers: Vec<ProcessHeader>,
+    /// Interval indices grouped by (row, lane), each group sorted by start (and so by end: a lane never overlaps).
+    pub lane_intervals: Vec<u32>,
+    pub height: f32,
+    /// Row index of each location.
+    pub row_of_location: Vec<u32>,
+}
+
+impl TimelineLayout {
+    pub fn new(trace: &Trace, metrics: TimelineMetrics) -> Self {
+        let order = trace.locations_in_display_order();
+        let iv = &trace.intervals;
+        let mut rows = Vec::with_capacity(order.len());
+        let mut headers = Vec::new();
+        let mut lane_intervals = Vec::with_capacity(iv.len());
+        let mut row_of_location = vec![u32::MAX; trace.locations.len()];
+        let mut y = 0.0f32;
+        let mut last_process: Option<ProcessId> = None;
+        let mut counts: Vec<usize> = Vec::new();
+        for &l in &order {
+            let p = trace.locations.process[l.index()];
+            if last_process != Some(p) {
+                headers.push(ProcessHeader { process: p, y });
+                y += metrics.process_header_px;
+                last_process = Some(p);
+            }
+            let range = trace.intervals_of(l);
+            let lanes = range.clone().map(|i| iv.depth[i] as usize + 1).max().unwrap_or(1);
+            // Counting sort of the location's intervals by depth keeps each lane's start order.
+            counts.clear();
+            counts.resize(lanes + 1, 0);
+            for i in range.clone() {
+                counts[iv.depth[i] as usize + 1] += 1;
+            }
+            for d in 0..lanes {
+                counts[d + 1] += counts[d];
+            }
+            let base = lane_intervals.len();
+            let lane_ranges = (0..lanes).map(|d| base + counts[d]..base + counts[d + 1]).collect();
+            lane_intervals.resize(base + range.len(), 0);
+            let mut next: Vec<usize> = counts[..lanes].to_vec();
+            for i in range {
+                let d = iv.depth[i] as usize;
+                lane_intervals[base + next[d]] = i as u32;
+                next[d] += 1;
+            }
+            row_of_location[l.index()] = rows.len() as u32;
+            rows.push(TimelineRow { location: l, process: p, y, lanes: lanes.min(u16::MAX as usize) as u16, lane_ranges });
+            y += lanes as f32 * metrics.lane_px + metrics.row_gap_px;
+        }
+        TimelineLayout { metrics, rows, headers, lane_intervals, height: y, row_of_location }
+    }
+
+    pub fn row_height(&self, row: &TimelineRow) -> f32 {
+        row.lanes as f32 * self.metrics.lane_px
+    }
+
+    /// The row whose lanes span layout y, if any.
+    pub fn row_at(&self, y: f32) -> Option<usize> {
+        let i = self.rows.partition_point(|r| r.y <= y);
+        let r = i.checked_sub(1)?;
+        let row = &self.rows[r];
+        (y < row.y + self.row_height(row)).then_some(r)
+    }
+
+    /// Rows intersecting layout y range [y0, y1).
+    pub fn rows_in(&self, y0: f32, y1: f32) -> Range<usize> {
+        let first = self.rows.partition_point(|r| r.y + self.row_height(r) <= y0);
+        let last = self.rows.partition_point(|r| r.y < y1);
+        first..last.max(first)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Format, LocationKind, TraceBuilder};
+
+    #[test]
+    fn rows_group_by_process_and_lanes_follow_depth() {
+        let mut b = TraceBuilder::new(Format::Generated);
+        let p1 = b.process(1);
+        let p0 = b.process(0);
+        let a = b.location(p1, 10, LocationKind::CpuThread);
+        let c = b.location(p0, 20, LocationKind::CpuThread);
+        let r = b.region("f", "");
+        b.interval(a, r, 0, 100);
+        b.interval(a, r, 10, 20);
+        b.interval(a, r, 40, 20);
+        b.interval(c, r, 0, 5);
+        let t = b.finish();
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        assert_eq!(lay.rows.len(), 2);
+        assert_eq!(lay.rows[0].location, c, "process 0 comes first");
+        assert_eq!(lay.headers.len(), 2);
+        assert_eq!(lay.rows[1].lanes, 2);
+        let lane1 = &lay.lane_intervals[lay.rows[1].lane_ranges[1].clone()];
+        let starts: Vec<u64> = lane1.iter().map(|&i| t.intervals.start_ns[i as usize]).collect();
+        assert_eq!(starts, vec![10, 40]);
+        let y = lay.rows[1].y + 1.0;
+        assert_eq!(lay.row_at(y), Some(1));
+        assert_eq!(lay.rows_in(0.0, 1e9), 0..2);
+    }
+}

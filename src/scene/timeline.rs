@@ -1,0 +1,378 @@
+//! The timeline view's scene: a time axis, one row per location grouped under process headers, intervals as
+//! rects nested by depth, instants, and flows/messages as arrows. Built per viewport: only what is visible,
+//! and runs of sub-pixel intervals collapse into one rect per pixel, so instance counts are bounded by
+//! rows x pixels, never by the trace's size. Hit testing uses the same geometry, so hover matches drawing.
+
+use super::palette::{self, region_color};
+use super::{rgba, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
+use crate::layouts::timeline::TimelineLayout;
+use crate::model::{MessageKind, Trace};
+
+pub const AXIS_PX: f32 = 28.0;
+pub const LABEL_GUTTER_PX: f32 = 200.0;
+/// Flows drawn at most per frame; denser views thin them evenly.
+const MAX_FLOWS: usize = 20_000;
+
+/// What part of the timeline is shown, in trace time and layout pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimelineView {
+    pub t0_ns: f64,
+    pub t1_ns: f64,
+    pub scroll_y: f32,
+    pub width: f32,
+    pub height: f32,
+    pub label_gutter: f32,
+}
+
+impl TimelineView {
+    pub fn fit(trace: &Trace, width: f32, height: f32) -> Self {
+        let span = trace.span_ns.max(1) as f64;
+        TimelineView { t0_ns: 0.0, t1_ns: span * 1.02, scroll_y: 0.0, width, height, label_gutter: LABEL_GUTTER_PX }
+    }
+    pub fn track_x0(&self) -> f32 {
+        self.label_gutter
+    }
+    pub fn track_width(&self) -> f32 {
+        (self.width - self.label_gutter).max(1.0)
+    }
+    pub fn ns_per_px(&self) -> f64 {
+        (self.t1_ns - self.t0_ns) / self.track_width() as f64
+    }
+    pub fn x_of(&self, t_ns: f64) -> f32 {
+        (self.track_x0() as f64 + (t_ns - self.t0_ns) / self.ns_per_px()) as f32
+    }
+    pub fn t_of(&self, x: f32) -> f64 {
+        self.t0_ns + (x - self.track_x0()) as f64 * self.ns_per_px()
+    }
+    /// Screen y of a layout y.
+    pub fn y_of(&self, layout_y: f32) -> f32 {
+        AXIS_PX + layout_y - self.scroll_y
+    }
+
+    /// Zoom by `factor` (>1 zooms in) keeping the time under screen x fixed. Never narrower than 1 ns across.
+    pub fn zoom_at(&mut self, x: f32, factor: f64, span_ns: u64) {
+        let anchor = self.t_of(x.clamp(self.track_x0(), self.width));
+        let width = ((self.t1_ns - self.t0_ns) / factor).clamp(self.track_width() as f64 * 1e-3, span_ns.max(1) as f64 * 4.0);
+        let frac = (anchor - self.t0_ns) / (self.t1_ns - self.t0_ns);
+        self.t0_ns = anchor - frac * width;
+        self.t1_ns = self.t0_ns + width;
+        self.clamp_time(span_ns);
+    }
+
+    /// Pan by screen pixels (positive moves the view later in time).
+    pub fn pan_px(&mut self, dx: f32, span_ns: u64) {
+        let d = dx as f64 * self.ns_per_px();
+        self.t0_ns += d;
+        self.t1_ns += d;
+        self.clamp_time(span_ns);
+    }
+
+    fn clamp_time(&mut self, span_ns: u64) {
+        let w = self.t1_ns - self.t0_ns;
+        let margin = w * 0.5;
+        let lo = -margin;
+        let hi = span_ns as f64 + margin;
+        if self.t0_ns < lo {
+            self.t0_ns = lo;
+            self.t1_ns = lo + w;
+        }
+        if self.t1_ns > hi && self.t0_ns > lo {
+            self.t1_ns = hi.max(lo + w);
+            self.t0_ns = self.t1_ns - w;
+        }
+    }
+
+    pub fn scroll_by(&mut self, dy: f32, layout: &TimelineLayout) {
+        let max = (layout.height - (self.height - AXIS_PX) + 40.0).max(0.0);
+        self.scroll_y = (self.scroll_y + dy).clamp(0.0, max);
+    }
+}
+
+/// Per-region colours, computed once per trace.
+pub fn region_colors(trace: &Trace) -> Vec<Rgba> {
+    (0..trace.regions.len())
+        .map(|r| region_color(trace.strings.get(trace.regions.name[r]), trace.regions.paradigm[r]))
+        .collect()
+}
+
+/// A 1-2-5 step of at least `min` nanoseconds.
+pub fn nice_step_ns(min: f64) -> f64 {
+    let min = min.max(1.0);
+    let p = 10f64.powf(min.log10().floor());
+    for m in [1.0, 2.0, 5.0, 10.0] {
+        if p * m >= min {
+            return p * m;
+        }
+    }
+    p * 10.0
+}
+
+/// A time in the unit that suits `step_ns` (the axis's tick step), e.g. "1.25 ms".
+pub fn format_time(t_ns: f64, step_ns: f64) -> String {
+    let (div, unit) = if step_ns >= 1e8 {
+        (1e9, "s")
+    } else if step_ns >= 1e5 {
+        (1e6, "ms")
+    } else if step_ns >= 1e2 {
+        (1e3, "us")
+    } else {
+        (1.0, "ns")
+    };
+    let step_in_unit = step_ns / div;
+    let decimals = if step_in_unit >= 1.0 { 0 } else { (-step_in_unit.log10()).ceil() as usize };
+    format!("{:.*} {unit}", decimals, t_ns / div)
+}
+
+/// A duration in the largest unit that keeps it at least one, 3 significant decimals.
+pub fn format_duration(ns: u64) -> String {
+    let v = ns as f64;
+    if ns >= 1_000_000_000 {
+        format!("{:.3} s", v / 1e9)
+    } else if ns >= 1_000_000 {
+        format!("{:.3} ms", v / 1e6)
+    } else if ns >= 1_000 {
+        format!("{:.3} us", v / 1e3)
+    } else {
+        format!("{ns} ns")
+    }
+}
+
+pub struct TimelineScene<'a> {
+    pub trace: &'a Trace,
+    pub layout: &'a TimelineLayout,
+    pub colors: &'a [Rgba],
+}
+
+impl TimelineScene<'_> {
+    pub fn build(&self, view: &TimelineView, highlight: Option<usize>) -> Scene {
+        let mut sc = Scene::new(view.width, view.height, palette::BACKGROUND);
+        let (t, lay) = (self.trace, self.layout);
+        let iv = &t.intervals;
+        let lane = lay.metrics.lane_px;
+        let x_left = view.track_x0();
+        let x_right = view.width;
+        let rows = lay.rows_in(view.scroll_y, view.scroll_y + view.height - AXIS_PX);
+
+        // Row backgrounds and labels.
+        for r in rows.clone() {
+            let row = &lay.rows[r];
+            let y = view.y_of(row.y);
+            let h = lay.row_height(row);
+            if r % 2 == 1 {
+                sc.rects.push(RectInstance::filled(0.0, y, view.width, h, palette::ROW_ALT));
+            }
+            sc.labels.push(
+                Label::new(12.0, y + lane / 2.0, t.location_name(row.location), palette::TEXT, 12.0)
+                    .clipped(view.label_gutter - 18.0),
+            );
+        }
+        for hdr in &lay.headers {
+            let y = view.y_of(hdr.y);
+            if y + lay.metrics.process_header_px < AXIS_PX || y > view.height {
+                continue;
+            }
+            sc.rects.push(RectInstance::filled(0.0, y, view.width, lay.metrics.process_header_px - 2.0, rgba(0xe8, 0xec, 0xf2, 0xff)));
+            sc.labels.push(
+                Label::new(6.0, y + lay.metrics.process_header_px / 2.0 - 1.0, t.process_name(hdr.process), palette::TEXT, 12.0)
+                    .bold()
+                    .clipped(view.width - 12.0),
+            );
+        }
+
+        // Intervals, lane by lane.
+        let t0 = view.t0_ns;
+        let t1 = view.t1_ns;
+        let ns_px = view.ns_per_px();
+        let mut hl_rect = None;
+        for r in rows.clone() {
+            let row = &lay.rows[r];
+            let y_row = view.y_of(row.y);
+            for (d, range) in row.lane_ranges.iter().enumerate() {
+                let ids = &lay.lane_intervals[range.clone()];
+                let y = y_row + d as f32 * lane;
+                let mut k = ids.partition_point(|&i| (iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64 <= t0);
+                while k < ids.len() {
+                    let i = ids[k] as usize;
+                    let s = iv.start_ns[i] as f64;
+                    if s >= t1 {
+                        break;
+                    }
+                    let e = s + iv.dur_ns[i] as f64;
+                    let x0 = view.x_of(s).max(x_left);
+                    let x1 = view.x_of(e).min(x_right);
+                    let color = self.colors[iv.region[i].index()];
+                    if x1 - x0 >= 1.0 {
+                        let mut rect = RectInstance::filled(x0, y + 1.0, x1 - x0, lane - 2.0, color);
+                        if highlight == Some(i) {
+                            rect = rect.with_border(palette::TEXT, 2.0);
+                            hl_rect = Some(rect);
+                        }
+                        sc.rects.push(rect);
+                        if x1 - x0 > 36.0 {
+                            sc.labels.push(
+                                Label::new(x0 + 4.0, y + lane / 2.0, t.region_name(iv.region[i]), palette::text_on(color), 11.0)
+                                    .clipped(x1 - x0 - 8.0),
+                            );
+                        }
+                        k += 1;
+                    } else {
+                        // Everything ending within this pixel collapses into one 1-px rect.
+                        sc.rects.push(RectInstance::filled(x0, y + 1.0, 1.0, lane - 2.0, color));
+                        let t_next = t0 + ((x0 - x_left + 1.0) as f64) * ns_px;
+                        let skip = ids[k + 1..].partition_point(|&j| (iv.start_ns[j as usize] + iv.dur_ns[j as usize]) as f64 <= t_next);
+                        k += 1 + skip;
+                    }
+                }
+            }
+        }
+        if let Some(r) = hl_rect {
+            sc.rects.push(r); // on top of neighbours
+        }
+
+        // Instants: small diamonds at the top of their row.
+        let ins = &t.instants;
+        for j in 0..ins.time_ns.len() {
+            let tt = ins.time_ns[j] as f64;
+            if tt < t0 || tt > t1 {
+                continue;
+            }
+            let r = lay.row_of_location[ins.location[j].index()] as usize;
+            if !rows.contains(&r) {
+                continue;
+            }
+            let x = view.x_of(tt);
+            let y = view.y_of(lay.rows[r].y);
+            sc.rects.push(RectInstance::filled(x - 4.0, y, 8.0, 8.0, rgba(0x33, 0x33, 0x33, 0xe0)).with_shape(Shape::Diamond));
+        }
+
+        // Flows and messages as arrows between row centres of their first lane.
+        let m = &t.messages;
+        let visible: Vec<usize> = (0..m.len())
+            .filter(|&j| {
+                let (s, e) = (m.send_ns[j] as f64, m.recv_ns[j] as f64);
+                let (a, b) = (lay.row_of_location[m.sender[j].index()] as usize, lay.row_of_location[m.receiver[j].index()] as usize);
+                s.min(e) <= t1 && s.max(e) >= t0 && (rows.contains(&a) || rows.contains(&b) || (a < rows.start) != (b < rows.start))
+            })
+            .collect();
+        let stride = visible.len().div_ceil(MAX_FLOWS).max(1);
+        for &j in visible.iter().step_by(stride) {
+            let (a, b) = (lay.row_of_location[m.sender[j].index()] as usize, lay.row_of_location[m.receiver[j].index()] as usize);
+            let ya = view.y_of(lay.rows[a].y) + lane / 2.0;
+            let yb = view.y_of(lay.rows[b].y) + lane / 2.0;
+            let color = if m.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xc0) };
+            sc.lines.push(
+                LineInstance::solid(view.x_of(m.send_ns[j] as f64), ya, view.x_of(m.recv_ns[j] as f64), yb, 1.2, color).with_arrow(),
+            );
+        }
+
+        // Axis on top, gutter on the left, both over the tracks.
+        sc.rects.push(RectInstance::filled(0.0, 0.0, view.width, AXIS_PX, rgba(0xfa, 0xfb, 0xfc, 0xff)));
+        sc.lines.push(LineInstance::solid(0.0, AXIS_PX - 0.5, view.width, AXIS_PX - 0.5, 1.0, palette::GRID));
+        sc.lines.push(LineInstance::solid(x_left - 0.5, 0.0, x_left - 0.5, view.height, 1.0, palette::GRID));
+        let step = nice_step_ns(ns_px * 110.0);
+        let mut tick = (t0 / step).floor() * step;
+        while tick <= t1 {
+            let x = view.x_of(tick);
+            if x >= x_left {
+                sc.lines.push(LineInstance::solid(x, AXIS_PX - 8.0, x, AXIS_PX, 1.0, palette::TEXT_MUTED));
+                sc.lines.push(LineInstance::solid(x, AXIS_PX, x, view.height, 1.0, rgba(0x00, 0x00, 0x00, 0x14)));
+                sc.labels.push(Label::new(x + 3.0, AXIS_PX / 2.0 - 2.0, format_time(tick, step), palette::TEXT_MUTED, 11.0));
+            }
+            tick += step;
+        }
+        sc
+    }
+
+    /// The interval under screen point (x, y): exact hit first, else the nearest within 3 px in that lane.
+    pub fn hit(&self, view: &TimelineView, x: f32, y: f32) -> Option<usize> {
+        if x < view.track_x0() || y < AXIS_PX {
+            return None;
+        }
+        let lay = self.layout;
+        let iv = &self.trace.intervals;
+        let ly = y - AXIS_PX + view.scroll_y;
+        let r = lay.row_at(ly)?;
+        let row = &lay.rows[r];
+        let d = ((ly - row.y) / lay.metrics.lane_px) as usize;
+        let ids = &lay.lane_intervals[row.lane_ranges.get(d)?.clone()];
+        let t = view.t_of(x);
+        let tol = 3.0 * view.ns_per_px();
+        let k = ids.partition_point(|&i| ((iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64) < t - tol);
+        let mut best: Option<(f64, usize)> = None;
+        for &i in ids.iter().skip(k).take(64) {
+            let i = i as usize;
+            let (s, e) = (iv.start_ns[i] as f64, (iv.start_ns[i] + iv.dur_ns[i]) as f64);
+            if s > t + tol {
+                break;
+            }
+            let dist = if t < s { s - t } else if t > e { t - e } else { 0.0 };
+            if best.is_none_or(|(bd, _)| dist < bd) {
+                best = Some((dist, i));
+            }
+        }
+        best.filter(|&(dist, _)| dist <= tol).map(|(_, i)| i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layouts::timeline::TimelineMetrics;
+    use crate::model::{Format, LocationKind, TraceBuilder};
+
+    fn trace(n: usize) -> Trace {
+        let mut b = TraceBuilder::new(Format::Generated);
+        let p = b.process(0);
+        let l = b.location(p, 0, LocationKind::CpuThread);
+        let r = b.region("work", "");
+        for k in 0..n {
+            b.interval(l, r, (k * 10) as i64, 5);
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn instance_count_is_bounded_by_pixels() {
+        let t = trace(1_000_000);
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        let colors = region_colors(&t);
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
+        let view = TimelineView::fit(&t, 1200.0, 600.0);
+        let sc = ts.build(&view, None);
+        assert!(sc.rects.len() < 2_000, "{} rects", sc.rects.len());
+    }
+
+    #[test]
+    fn rects_sit_where_intervals_are_and_hit_finds_them() {
+        let t = trace(10);
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        let colors = region_colors(&t);
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
+        let view = TimelineView { t0_ns: 0.0, t1_ns: 100.0, scroll_y: 0.0, width: 1200.0, height: 400.0, label_gutter: 200.0 };
+        let sc = ts.build(&view, None);
+        // interval 3 spans [30, 35) ns: x from 200 + 30 * 10 = 500 to 550.
+        let r = sc.rects.iter().find(|r| (r.x - 500.0).abs() < 0.01 && r.fill == colors[0]).expect("rect for interval 3");
+        assert!((r.w - 50.0).abs() < 0.01);
+        let y = r.y + r.h / 2.0;
+        assert_eq!(ts.hit(&view, 525.0, y), Some(3));
+        assert_eq!(ts.hit(&view, 575.0, y), None, "between intervals, 2.5 ns from each: beyond 3 px? no: 25 px");
+    }
+
+    #[test]
+    fn zoom_keeps_anchor() {
+        let t = trace(10);
+        let mut v = TimelineView::fit(&t, 1200.0, 400.0);
+        let before = v.t_of(700.0);
+        v.zoom_at(700.0, 2.0, t.span_ns);
+        assert!((v.t_of(700.0) - before).abs() < 1e-6);
+    }
+
+    #[test]
+    fn axis_steps_and_labels() {
+        assert_eq!(nice_step_ns(3.0), 5.0);
+        assert_eq!(nice_step_ns(120.0), 200.0);
+        assert_eq!(format_time(1_500_000.0, 500_000.0), "1.5 ms");
+        assert_eq!(format_time(2e9, 1e9), "2 s");
+        assert_eq!(format_duration(1_234_567), "1.235 ms");
+    }
+}

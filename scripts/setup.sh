@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Installs what building and testing weft needs on a Debian machine that has the Rust toolchain, then builds
+# both wasm variants into www/pkg (WebGPU) and www/pkg-webgl (WebGL2 fallback). Idempotent: every step is
+# skipped when already done, and cargo rebuilds only what changed.
+#   scripts/setup.sh            build tools + wasm
+#   scripts/setup.sh --browser  also chromium and the npm packages the browser tests use
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+say() { printf '\033[1m== %s\033[0m\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else echo "need root for: $*" >&2; exit 1; fi; }
+apt_updated=
+apt_install() {
+  [ -n "$apt_updated" ] || { as_root apt-get update -qq; apt_updated=1; }
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+want_browser=
+[ "${1:-}" = "--browser" ] && want_browser=1
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32 target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
+[ -f Cargo.lock ] || cargo generate-lockfile
+wb_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wb_version" ]; then
+  say "installing wasm-bindgen-cli $wb_version (takes ~7 minutes once)"
+  cargo install wasm-bindgen-cli --version "$wb_version"
+fi
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  say "installing node and npm"
+  apt_install nodejs npm
+fi
+
+if [ -n "$want_browser" ]; then
+  if [ ! -x /usr/bin/chromium ]; then
+    say "installing Debian's chromium"
+    apt_install chromium
+  fi
+  if [ ! -d tests/browser/node_modules/playwright-core ]; then
+    say "installing the browser tests' npm packages"
+    (cd tests/browser && npm ci --no-audit --no-fund --silent)
+  fi
+fi
+
+# Variants and their features come from wasm-pack.toml.
+variant_value() { # $1 = variant, $2 = key
+  awk -v sect="[variant.$1]" -v key="$2" '
+    /^\[/ { in_sect = ($0 == sect) }
+    in_sect && $1 == key { sub(/^[^=]*= *"/, ""); sub(/".*$/, ""); print; exit }' wasm-pack.toml
+}
+build_wasm() { # $1 = variant
+  local out features tdir wasm
+  out=$(variant_value "$1" out_dir)
+  features=$(variant_value "$1" features)
+  tdir=target/wasm-$1
+  cargo build --lib --release --target wasm32-unknown-unknown --target-dir "$tdir" ${features:+--features "$features"}
+  wasm=$tdir/wasm32-unknown-unknown/release/weft.wasm
+  if [ ! -f "$out/weft_bg.wasm" ] || [ "$wasm" -nt "$out/weft_bg.wasm" ]; then
+    wasm-bindgen --target web --no-typescript --out-dir "$out" "$wasm"
+  fi
+  printf '%s: %s KB gzipped\n' "$out/weft_bg.wasm" "$(( $(gzip -9c "$out/weft_bg.wasm" | wc -c) / 1024 ))"
+}
+say "building wasm (WebGPU)"
+build_wasm webgpu
+say "building wasm (WebGL2 fallback)"
+build_wasm webgl

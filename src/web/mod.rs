@@ -1,0 +1,29 @@
+//! The web shell: the wasm side of the page (one `Viewer` handle that owns the renderer and the view state)
+//! and of the worker (one `WorkerSession` that reads files and hands back an encoded model). JavaScript in
+//! www/ only forwards events and fills DOM panels; everything that knows about traces is here or below.
+
+mod overlay;
+mod viewer;
+mod worker;
+
+pub use viewer::Viewer;
+pub use worker::{sample_trace, WorkerSession};
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The backend this build draws with ("WebGPU" or "WebGL2").
+#[wasm_bindgen]
+pub fn build_backend() -> String {
+    if cfg!(feature = "webgl") { "WebGL2" } else { "WebGPU" }.to_string()
+}
+
+/// Version of the page <-> worker message protocol; both ends check it.
+#[wasm_bindgen]
+pub fn protocol_version() -> u32 {
+    1
+}

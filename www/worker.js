@@ -1,0 +1,47 @@
+// The reader worker: reads a File in chunks (File.slice, never whole), feeds the wasm reader, and sends the
+// encoded model back as a transferable buffer. Any failure, a panic included, becomes an 'error' message.
+
+import init, { WorkerSession, sample_trace, summary_json, protocol_version } from './pkg/weft.js';
+
+const ready = init();
+
+const post = (msg, transfer) => self.postMessage({ v: 1, ...msg }, transfer || []);
+
+async function open(id, file, chunk) {
+  const session = new WorkerSession(file.name, file.size);
+  try {
+    for (let at = 0; at < file.size; at += chunk) {
+      const buf = await file.slice(at, Math.min(file.size, at + chunk)).arrayBuffer();
+      session.feed(new Uint8Array(buf));
+      post({ id, type: 'progress', phase: 'reading', done: Math.min(file.size, at + chunk), total: file.size });
+    }
+    post({ id, type: 'progress', phase: 'parsing', done: file.size, total: file.size });
+    const model = session.finish();
+    send(id, file.name, model);
+  } finally {
+    session.free();
+  }
+}
+
+function send(id, name, model) {
+  const summary = summary_json(model);
+  const buf = model.buffer.byteLength === model.byteLength ? model.buffer : model.slice().buffer;
+  post({ id, type: 'loaded', name, model: buf, summary }, [buf]);
+}
+
+self.onmessage = async (e) => {
+  const msg = e.data;
+  const id = msg && msg.id;
+  try {
+    await ready;
+    if (!msg || msg.v !== protocol_version()) throw new Error('unknown protocol version');
+    if (msg.type === 'open') await open(id, msg.file, msg.chunk || (4 << 20));
+    else if (msg.type === 'sample') send(id, 'built-in sample', sample_trace());
+  } catch (err) {
+    const text = typeof err === 'string' ? err : (err && err.message) || String(err);
+    // A wasm trap (panic, out of memory) leaves the instance unusable: ask the page for a fresh worker.
+    const fatal = err instanceof WebAssembly.RuntimeError || /unreachable|out of memory/i.test(text);
+    const name = msg && msg.file ? msg.file.name : 'file';
+    post({ id, type: 'error', fatal, message: fatal ? `${name}: the reader failed (${text}). It has been restarted.` : text });
+  }
+};

@@ -435,13 +435,13 @@ pub fn micros_to_ns(b: &[u8]) -> Option<i64> {
     let mut int: i64 = 0;
     let mut i = 0;
     while i < digits.len() && digits[i].is_ascii_digit() {
-        if i >= 15 {
+        if i >= 16 {
             return micros_to_ns_slow(b);
         }
         int = int * 10 + (digits[i] - b'0') as i64;
         i += 1;
     }
-    if i == 0 {
+    if i == 0 || int >= MAX_NS / 1000 {
         return micros_to_ns_slow(b);
     }
     let mut ns = int * 1000;
@@ -542,7 +542,7 @@ mod tests {
         assert_eq!(micros_to_ns(b"1.5E-3"), Some(2));
         assert_eq!(micros_to_ns(b"1e300"), None);
         assert_eq!(micros_to_ns(b"-"), None);
-        assert_eq!(micros_to_ns(b"1."), None);
+        assert_eq!(micros_to_ns(b"1."), Some(1_000));
         assert_eq!(
             micros_to_ns(b"1694039960374960.5"),
             Some(1_694_039_960_374_960_500)

@@ -1,10 +1,199 @@
-//! Chrome Trace Event Format reader (JSON array or `{"traceEvents": [...]}`, plain or gzipped).
-//! PLACEHOLDER INTERFACE: being implemented; see the helper's task.
+//! Chrome Trace Event Format reader: the JSON array form `[...]` or the object form
+//! `{"traceEvents": [...], ...}`, plain or gzipped (detected by content), whole or truncated.
+//!
+//! Layers, each in its own file: `gzip` (incremental gunzip) -> `stream` (document walker: array or object
+//! form, chunks split anywhere) -> `scanner` (one event object to borrowed fields) -> `events` (fields to
+//! the model through caches) -> `slices` (B/E matching and its repairs) and `asyncs` (async tracks and
+//! flows). A typed streaming parse: no `serde_json::Value`, no allocation per event.
+//!
+//! What is read: B/E, X, i/I/R and n (instants), M (process_name, thread_name, process_sort_index,
+//! thread_sort_index), C (each numeric arg a counter series per process, `name.arg`, or `name` when there
+//! is one), s/t/f flows and `bind_id` + `flow_in`/`flow_out`, b/e nestable and S/F legacy async slices.
+//! T/p async steps are ignored; P samples and unknown phases are skipped and counted (`UnknownRecord`).
+//! Times are microseconds (`displayTimeUnit` only changes how viewers display them), rounded to integer
+//! ns. pid/tid may be numbers or strings (strings become stable ids and name their process/thread).
+//!
+//! It must not panic on any bytes: a file that is not a trace, or breaks JSON, is a [`ReadError`] naming
+//! the file, the byte offset and what was expected; everything repairable is a counted warning.
 
-use crate::model::{Format, Trace, TraceBuilder};
+mod asyncs;
+mod events;
+mod gzip;
+mod hash;
+mod scanner;
+mod slices;
+mod stream;
+
+use crate::model::{Trace, WarningKind};
 use crate::readers::ReadError;
+use events::Converter;
+use gzip::Gunzip;
+use stream::{DocumentWalker, EventSink, SyntaxError};
 
-pub fn read(name: &str, _bytes: &[u8]) -> Result<Trace, ReadError> {
-    let _ = TraceBuilder::new(Format::ChromeJson);
-    Err(ReadError::Unsupported { file: name.to_string(), format: "Chrome trace JSON" })
+const FORMAT: &str = "Chrome trace JSON";
+
+impl EventSink for Converter {
+    #[inline]
+    fn event(&mut self, ev: &scanner::RawEvent, offset: u64) {
+        Converter::event(self, ev, offset)
+    }
+}
+
+enum Mode {
+    /// Fewer than two bytes seen: gzip or not is still open.
+    Undecided(Vec<u8>),
+    Plain,
+    Gzip(Box<Gunzip>),
+    /// The gzip stream broke after some events: the rest of the input is ignored.
+    CutShort,
+}
+
+/// A push reader for a Chrome trace arriving in chunks (the page's worker reads a `File` piece by piece).
+/// Chunks may split anywhere. Between chunks it holds only the unparsed tail of the current event.
+/// Whole-buffer and chunked reads of the same bytes give identical traces.
+pub struct ChromeStreamReader {
+    file: String,
+    mode: Mode,
+    walker: DocumentWalker,
+    conv: Converter,
+    consumed: u64,
+    truncated_gzip: bool,
+}
+
+impl ChromeStreamReader {
+    /// `file` names the file in messages only.
+    pub fn new(file: &str) -> Self {
+        ChromeStreamReader {
+            file: file.to_string(),
+            mode: Mode::Undecided(Vec::new()),
+            walker: DocumentWalker::default(),
+            conv: Converter::default(),
+            consumed: 0,
+            truncated_gzip: false,
+        }
+    }
+
+    /// Input bytes fed so far (compressed bytes for a gzipped file), for progress.
+    pub fn bytes_consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Bytes held between chunks (the unparsed tail of the current event).
+    pub fn held_bytes(&self) -> usize {
+        self.walker.held_bytes()
+    }
+
+    fn syntax(&self, e: SyntaxError) -> ReadError {
+        ReadError::Malformed {
+            file: self.file.clone(),
+            format: FORMAT,
+            offset: e.offset,
+            detail: e.detail,
+        }
+    }
+
+    /// The next bytes of the file.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
+        self.consumed += chunk.len() as u64;
+        if let Mode::Undecided(head) = &mut self.mode {
+            head.extend_from_slice(chunk);
+            if head.len() < 2 {
+                return Ok(());
+            }
+            let head = std::mem::take(head);
+            self.decide(&head);
+            return self.push(&head);
+        }
+        self.push(chunk)
+    }
+
+    fn decide(&mut self, head: &[u8]) {
+        self.mode = if head.starts_with(&[0x1f, 0x8b]) {
+            Mode::Gzip(Box::default())
+        } else {
+            Mode::Plain
+        };
+    }
+
+    fn push(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
+        match &mut self.mode {
+            Mode::Plain => self
+                .walker
+                .feed(bytes, &mut self.conv)
+                .map_err(|e| self.syntax(e)),
+            Mode::Gzip(gz) => {
+                let (walker, conv) = (&mut self.walker, &mut self.conv);
+                match gz.feed(bytes, |piece| walker.feed(piece, conv)) {
+                    Ok(r) => r.map_err(|e| self.syntax(e)),
+                    Err(e) => self.gzip_broke(e),
+                }
+            }
+            Mode::CutShort | Mode::Undecided(_) => Ok(()),
+        }
+    }
+
+    fn gzip_broke(&mut self, e: std::io::Error) -> Result<(), ReadError> {
+        if self.walker.events == 0 {
+            return Err(ReadError::Decompress {
+                file: self.file.clone(),
+                detail: e.to_string(),
+            });
+        }
+        self.mode = Mode::CutShort;
+        self.truncated_gzip = true;
+        let file = self.file.clone();
+        self.conv.b.warn(WarningKind::Truncated, || {
+            format!("{file}: the gzip stream breaks off ({e}); events before the break are kept")
+        });
+        Ok(())
+    }
+
+    /// The file ended: repair, match and build the trace.
+    pub fn finish(mut self) -> Result<Trace, ReadError> {
+        if let Mode::Undecided(head) = &mut self.mode {
+            let head = std::mem::take(head);
+            self.decide(&head);
+            self.push(&head)?;
+        }
+        if let Mode::Gzip(gz) = &mut self.mode {
+            let (walker, conv) = (&mut self.walker, &mut self.conv);
+            match gz.finish(|piece| walker.feed(piece, conv)) {
+                Ok(r) => r.map_err(|e| self.syntax(e))?,
+                Err(e) => self.gzip_broke(e)?,
+            }
+        }
+        if !self.walker.started() {
+            return Err(ReadError::Empty {
+                file: self.file,
+                format: FORMAT,
+                detail: " (the file holds no JSON)".into(),
+            });
+        }
+        let events = self.walker.events;
+        if events == 0 {
+            return Err(ReadError::Empty {
+                file: self.file,
+                format: FORMAT,
+                detail: String::new(),
+            });
+        }
+        if self.walker.finish() && !self.truncated_gzip {
+            let (file, held) = (self.file.clone(), self.walker.held_bytes());
+            self.conv.b.warn(WarningKind::Truncated, || {
+                if held > 0 {
+                    format!("{file}: the file ends inside an event ({held} bytes dropped); {events} events before it are kept")
+                } else {
+                    format!("{file}: the file ends before its closing bracket; all {events} events are kept")
+                }
+            });
+        }
+        Ok(self.conv.finish(events))
+    }
+}
+
+/// Read a whole Chrome trace held in memory (plain or gzipped).
+pub fn read(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
+    let mut r = ChromeStreamReader::new(name);
+    r.feed(bytes)?;
+    r.finish()
 }

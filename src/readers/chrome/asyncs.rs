@@ -1,0 +1,364 @@
+//! Async slices (nestable b/e, legacy S/F) and flows (s/t/f, and `bind_id` with `flow_in`/`flow_out`).
+//!
+//! Async slices belong to a process, not a thread. They are matched by id, then laid out the way
+//! Perfetto and catapult users expect: each tree of nested slices (one id's slices while any is open)
+//! goes on an async track of its process named after the tree's root slice, and trees that overlap in
+//! time go on separate tracks of that name, so slices on one track never overlap improperly. Flows become
+//! model messages of kind `Flow`, from each step's thread and time to the next step's.
+//! It must not read bytes (events.rs does) and must not fail: repairs are counted warnings.
+
+use super::events::Converter;
+use super::hash::FxMap;
+use crate::model::{
+    LocationId, LocationKind, MessageKind, MessageRecord, ProcessId, RegionId, StringId,
+    TraceBuilder, WarningKind,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsyncKind {
+    Begin,
+    End,
+}
+
+/// (category, name for legacy S/F or empty for nestable b/e, id).
+pub type AsyncKey = (StringId, StringId, u64);
+
+#[derive(Clone, Copy)]
+struct AsyncEvent {
+    process: ProcessId,
+    key: AsyncKey,
+    kind: AsyncKind,
+    region: RegionId,
+    name: StringId,
+    named: bool,
+    ts: i64,
+    seq: u32,
+}
+
+#[derive(Default)]
+pub struct Asyncs {
+    events: Vec<AsyncEvent>,
+}
+
+struct Tree {
+    process: ProcessId,
+    root_name: StringId,
+    start: i64,
+    end: i64,
+    first_slice: usize,
+}
+
+struct Slice {
+    tree: u32,
+    region: RegionId,
+    start: i64,
+    end: i64,
+}
+
+impl Asyncs {
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        process: ProcessId,
+        key: AsyncKey,
+        kind: AsyncKind,
+        region: RegionId,
+        name: StringId,
+        named: bool,
+        ts: i64,
+        seq: u32,
+    ) {
+        self.events.push(AsyncEvent {
+            process,
+            key,
+            kind,
+            region,
+            name,
+            named,
+            ts,
+            seq,
+        });
+    }
+
+    pub fn max_ts(&self) -> i64 {
+        self.events.iter().map(|e| e.ts).max().unwrap_or(i64::MIN)
+    }
+
+    /// Match begins and ends, pack trees onto tracks, and hand the intervals to the builder.
+    /// Slices still open are closed at `last_ts`, the trace's last timestamp.
+    pub fn finish(mut self, conv: &mut Converter, last_ts: i64) {
+        if self.events.is_empty() {
+            return;
+        }
+        self.events.sort_by_key(|e| (e.process, e.ts, e.seq));
+        let mut open: FxMap<(ProcessId, AsyncKey), Vec<(usize, StringId)>> = FxMap::default();
+        let mut trees: Vec<Tree> = Vec::new();
+        let mut slices: Vec<Slice> = Vec::new();
+        let mut current_tree: FxMap<(ProcessId, AsyncKey), u32> = FxMap::default();
+        let (mut unmatched, mut mismatched) = (0u64, 0u64);
+        for e in &self.events {
+            let k = (e.process, e.key);
+            let stack = open.entry(k).or_default();
+            match e.kind {
+                AsyncKind::Begin => {
+                    let tree = if stack.is_empty() {
+                        trees.push(Tree {
+                            process: e.process,
+                            root_name: e.name,
+                            start: e.ts,
+                            end: e.ts,
+                            first_slice: slices.len(),
+                        });
+                        let t = trees.len() as u32 - 1;
+                        current_tree.insert(k, t);
+                        t
+                    } else {
+                        current_tree.get(&k).copied().unwrap_or(0)
+                    };
+                    stack.push((slices.len(), e.name));
+                    slices.push(Slice {
+                        tree,
+                        region: e.region,
+                        start: e.ts,
+                        end: e.ts,
+                    });
+                }
+                AsyncKind::End => {
+                    if stack.is_empty() {
+                        unmatched += 1;
+                        continue;
+                    }
+                    let k_match = if e.named {
+                        stack.iter().rposition(|&(_, n)| n == e.name)
+                    } else {
+                        None
+                    };
+                    let from = match k_match {
+                        Some(i) => {
+                            if i + 1 != stack.len() {
+                                mismatched += 1;
+                            }
+                            i
+                        }
+                        None => {
+                            if e.named {
+                                mismatched += 1;
+                            }
+                            stack.len() - 1
+                        }
+                    };
+                    for (s, _) in stack.drain(from..) {
+                        slices[s].end = e.ts.max(slices[s].start);
+                        let t = slices[s].tree as usize;
+                        trees[t].end = trees[t].end.max(slices[s].end);
+                    }
+                }
+            }
+        }
+        let mut unclosed = 0u64;
+        for stack in open.values() {
+            for &(s, _) in stack {
+                unclosed += 1;
+                slices[s].end = last_ts.max(slices[s].start);
+                let t = slices[s].tree as usize;
+                trees[t].end = trees[t].end.max(slices[s].end);
+            }
+        }
+        warn_n(
+            &mut conv.b,
+            WarningKind::UnmatchedEnd,
+            unmatched,
+            "async end events matched no open async slice; dropped",
+        );
+        warn_n(
+            &mut conv.b,
+            WarningKind::MismatchedEnd,
+            mismatched,
+            "async end events named a slice other than the innermost open one",
+        );
+        warn_n(
+            &mut conv.b,
+            WarningKind::UnclosedBegin,
+            unclosed,
+            "async slices never ended; closed at the trace's last time",
+        );
+
+        // Pack trees onto tracks: per process and root name, the first track free at the tree's start.
+        let mut order: Vec<usize> = (0..trees.len()).collect();
+        order.sort_by_key(|&t| (trees[t].process, trees[t].start, trees[t].first_slice));
+        let mut tracks: FxMap<ProcessId, Vec<(StringId, i64, LocationId)>> = FxMap::default();
+        let mut tree_location = vec![LocationId(0); trees.len()];
+        for t in order {
+            let tree = &trees[t];
+            let lanes = tracks.entry(tree.process).or_default();
+            let free = lanes
+                .iter_mut()
+                .find(|(n, end, _)| *n == tree.root_name && *end <= tree.start);
+            let loc = match free {
+                Some(lane) => {
+                    lane.1 = tree.end;
+                    lane.2
+                }
+                None => {
+                    let same = lanes
+                        .iter()
+                        .filter(|(n, _, _)| *n == tree.root_name)
+                        .count();
+                    let native = lanes.len() as i64;
+                    let loc = conv
+                        .b
+                        .location(tree.process, native, LocationKind::AsyncTrack);
+                    let base = conv.text_of(tree.root_name);
+                    let name = if same == 0 {
+                        base
+                    } else {
+                        format!("{base} ({})", same + 1)
+                    };
+                    conv.b.set_location_name(loc, &name);
+                    lanes.push((tree.root_name, tree.end, loc));
+                    loc
+                }
+            };
+            tree_location[t] = loc;
+        }
+        for s in &slices {
+            conv.b.interval(
+                tree_location[s.tree as usize],
+                s.region,
+                s.start,
+                (s.end - s.start) as u64,
+            );
+        }
+    }
+}
+
+fn warn_n(b: &mut TraceBuilder, kind: WarningKind, n: u64, what: &'static str) {
+    if n > 0 {
+        b.warn(kind, || format!("{n} {what}"));
+        b.warnings_mut().add_count(kind, n - 1);
+    }
+}
+
+#[derive(Clone, Copy)]
+struct FlowPoint {
+    location: LocationId,
+    ts: i64,
+    name: StringId,
+    stepped: bool,
+}
+
+/// Open flow chains: v1 by (category, name, id), v2 by `bind_id`.
+#[derive(Default)]
+pub struct Flows {
+    v1: FxMap<(StringId, StringId, u64), FlowPoint>,
+    v2: FxMap<u64, FlowPoint>,
+    unmatched: u64,
+}
+
+fn flow_message(b: &mut TraceBuilder, from: &FlowPoint, to: LocationId, ts: i64) {
+    b.message(MessageRecord {
+        kind: MessageKind::Flow,
+        sender: from.location,
+        receiver: to,
+        send_ns: from.ts,
+        recv_ns: ts,
+        size_bytes: 0,
+        tag: 0,
+        name: from.name,
+    });
+}
+
+impl Flows {
+    /// A v1 flow event: `s` starts a chain, `t` adds a step, `f` ends it.
+    pub fn step(
+        &mut self,
+        b: &mut TraceBuilder,
+        ph: u8,
+        key: (StringId, StringId, u64),
+        location: LocationId,
+        ts: i64,
+    ) {
+        let here = FlowPoint {
+            location,
+            ts,
+            name: key.1,
+            stepped: false,
+        };
+        match ph {
+            b's' => {
+                if let Some(old) = self.v1.insert(key, here) {
+                    if !old.stepped {
+                        self.unmatched += 1;
+                    }
+                }
+            }
+            _ => match self.v1.get(&key).copied() {
+                Some(from) => {
+                    flow_message(b, &from, location, ts);
+                    if ph == b't' {
+                        self.v1.insert(
+                            key,
+                            FlowPoint {
+                                stepped: true,
+                                ..here
+                            },
+                        );
+                    } else {
+                        self.v1.remove(&key);
+                    }
+                }
+                None => self.unmatched += 1,
+            },
+        }
+    }
+
+    /// A slice bound to a v2 flow: `flow_in` ends the flow arriving here, `flow_out` starts one.
+    #[allow(clippy::too_many_arguments)]
+    pub fn bind(
+        &mut self,
+        b: &mut TraceBuilder,
+        key: u64,
+        name: StringId,
+        location: LocationId,
+        ts: i64,
+        flow_in: bool,
+        flow_out: bool,
+    ) {
+        if flow_in {
+            match self.v2.remove(&key) {
+                Some(from) => flow_message(b, &from, location, ts),
+                None => self.unmatched += 1,
+            }
+        }
+        if flow_out {
+            if let Some(old) = self.v2.insert(
+                key,
+                FlowPoint {
+                    location,
+                    ts,
+                    name,
+                    stepped: false,
+                },
+            ) {
+                if !old.stepped {
+                    self.unmatched += 1;
+                }
+            }
+        }
+    }
+
+    pub fn finish(self, b: &mut TraceBuilder) {
+        let open = self
+            .v1
+            .values()
+            .chain(self.v2.values())
+            .filter(|p| !p.stepped)
+            .count() as u64;
+        warn_n(
+            b,
+            WarningKind::UnmatchedFlow,
+            self.unmatched + open,
+            "flow events had no other end; dropped",
+        );
+    }
+}

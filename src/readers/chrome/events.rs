@@ -1,0 +1,510 @@
+//! Turning scanned Chrome trace events into the model: one `Converter` per file receives each
+//! [`RawEvent`], resolves its process, thread and region through caches keyed on the borrowed bytes (no
+//! allocation per event once a name has been seen), and feeds the [`TraceBuilder`].
+//!
+//! X, instant, metadata and counter events go straight to the builder. B/E pairs, async slices and flows
+//! need matching, so they are collected compactly here and matched at `finish` by `slices.rs` and
+//! `asyncs.rs`. Every repair is counted as a model warning; nothing here returns an error or panics.
+
+use super::asyncs::{AsyncKind, Asyncs, Flows};
+use super::hash::FxMap;
+use super::scanner::{
+    for_each_member, int_of, val_f64, val_micros_to_ns, JStr, RawEvent, Val, MAX_NS,
+};
+use super::slices::{close_thread, BeEvent, ThreadSlices};
+use crate::model::{
+    Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder,
+    WarningKind,
+};
+
+/// Native ids for string pids and tids start here, far above any numeric id a producer uses.
+const STRING_ID_BASE: i64 = 1 << 40;
+
+pub struct Converter {
+    pub(super) b: TraceBuilder,
+    /// Raw (possibly escaped) name bytes to their interned id.
+    names: FxMap<Box<[u8]>, StringId>,
+    /// Text of the names interned through `names`, for warning messages.
+    pub(super) name_text: FxMap<StringId, Box<str>>,
+    regions: FxMap<(StringId, StringId), RegionId>,
+    /// The name of each region, by region id.
+    pub(super) region_name: Vec<StringId>,
+    locations: FxMap<(i64, i64), LocationId>,
+    last_location: Option<((i64, i64), LocationId)>,
+    /// String pids/tids (and flow/async ids) to stable numeric ids.
+    string_ids: FxMap<Box<[u8]>, i64>,
+    string_pid_names: Vec<(i64, String)>,
+    string_tid_names: Vec<((i64, i64), String)>,
+    named_processes: FxMap<i64, ()>,
+    named_threads: FxMap<(i64, i64), ()>,
+    /// Per location (indexed by location id): its B/E events and last timestamp.
+    threads: Vec<ThreadSlices>,
+    asyncs: Asyncs,
+    flows: Flows,
+    seq: u32,
+}
+
+impl Default for Converter {
+    fn default() -> Self {
+        Converter {
+            b: TraceBuilder::new(Format::ChromeJson),
+            names: FxMap::default(),
+            name_text: FxMap::default(),
+            regions: FxMap::default(),
+            region_name: Vec::new(),
+            locations: FxMap::default(),
+            last_location: None,
+            string_ids: FxMap::default(),
+            string_pid_names: Vec::new(),
+            string_tid_names: Vec::new(),
+            named_processes: FxMap::default(),
+            named_threads: FxMap::default(),
+            threads: Vec::new(),
+            asyncs: Asyncs::default(),
+            flows: Flows::default(),
+            seq: 0,
+        }
+    }
+}
+
+fn ph_text(ph: &[u8]) -> String {
+    String::from_utf8_lossy(&ph[..ph.len().min(16)]).into_owned()
+}
+
+impl Converter {
+    #[inline]
+    fn name_id(&mut self, s: JStr) -> StringId {
+        if let Some(&id) = self.names.get(s.raw) {
+            return id;
+        }
+        let text = s.text();
+        let id = self.b.intern(&text);
+        self.name_text
+            .entry(id)
+            .or_insert_with(|| text.as_ref().into());
+        self.names.insert(s.raw.into(), id);
+        id
+    }
+
+    #[inline]
+    fn region(&mut self, name: Option<JStr>, cat: Option<JStr>) -> RegionId {
+        let n = match name {
+            Some(s) => self.name_id(s),
+            None => self.name_id(JStr {
+                raw: b"(unnamed)",
+                escaped: false,
+            }),
+        };
+        let c = match cat {
+            Some(s) => self.name_id(s),
+            None => StringId::EMPTY,
+        };
+        if let Some(&r) = self.regions.get(&(n, c)) {
+            return r;
+        }
+        let name_text = self
+            .name_text
+            .get(&n)
+            .map_or(String::new(), |s| s.to_string());
+        let cat_text = if c == StringId::EMPTY {
+            String::new()
+        } else {
+            self.name_text
+                .get(&c)
+                .map_or(String::new(), |s| s.to_string())
+        };
+        let r = self.b.region(&name_text, &cat_text);
+        if r.index() >= self.region_name.len() {
+            self.region_name.resize(r.index() + 1, StringId::EMPTY);
+        }
+        self.region_name[r.index()] = n;
+        self.regions.insert((n, c), r);
+        r
+    }
+
+    /// A stable numeric id for a pid, tid or other id given as a number or a string.
+    fn native_id(&mut self, v: &Val) -> (i64, Option<String>) {
+        match v {
+            Val::Absent => (0, None),
+            Val::Num(b) => match int_of(b) {
+                Some(i) => (i, None),
+                None => self.string_id(b),
+            },
+            Val::Str(s) => {
+                if !s.escaped {
+                    if let Some(i) = int_of(s.raw) {
+                        return (i, None);
+                    }
+                }
+                let (id, fresh) = self.string_id(s.raw);
+                (id, fresh.map(|_| s.text().into_owned()))
+            }
+            Val::Other(b) => self.string_id(b),
+        }
+    }
+
+    /// Interned id for raw bytes; the text is returned the first time a string is seen.
+    fn string_id(&mut self, raw: &[u8]) -> (i64, Option<String>) {
+        if let Some(&i) = self.string_ids.get(raw) {
+            return (i, None);
+        }
+        let i = STRING_ID_BASE + self.string_ids.len() as i64;
+        self.string_ids.insert(raw.into(), i);
+        (i, Some(String::from_utf8_lossy(raw).into_owned()))
+    }
+
+    fn pid_tid(&mut self, ev: &RawEvent) -> (i64, i64) {
+        let (pid, pid_name) = self.native_id(&ev.pid);
+        if let Some(n) = pid_name {
+            self.string_pid_names.push((pid, n));
+        }
+        let (tid, tid_name) = self.native_id(&ev.tid);
+        if let Some(n) = tid_name {
+            self.string_tid_names.push(((pid, tid), n));
+        }
+        (pid, tid)
+    }
+
+    #[inline]
+    fn thread(&mut self, ev: &RawEvent) -> LocationId {
+        // Fast path: plain numeric pid and tid, the same thread as the last event.
+        let key = match (&ev.pid, &ev.tid) {
+            (Val::Num(p), Val::Num(t)) => match (int_of(p), int_of(t)) {
+                (Some(p), Some(t)) => (p, t),
+                _ => self.pid_tid(ev),
+            },
+            _ => self.pid_tid(ev),
+        };
+        if let Some((k, l)) = self.last_location {
+            if k == key {
+                return l;
+            }
+        }
+        let l = match self.locations.get(&key) {
+            Some(&l) => l,
+            None => {
+                let p = self.b.process(key.0);
+                let l = self.b.location(p, key.1, LocationKind::CpuThread);
+                self.locations.insert(key, l);
+                if l.index() >= self.threads.len() {
+                    self.threads
+                        .resize_with(l.index() + 1, ThreadSlices::default);
+                }
+                l
+            }
+        };
+        self.last_location = Some((key, l));
+        l
+    }
+
+    fn process_of(&mut self, ev: &RawEvent) -> ProcessId {
+        let (pid, name) = self.native_id(&ev.pid);
+        if let Some(n) = name {
+            self.string_pid_names.push((pid, n));
+        }
+        self.b.process(pid)
+    }
+
+    /// The event's `ts` in ns, or None (with a warning) when absent or unusable.
+    #[inline]
+    fn ts(&mut self, ev: &RawEvent, offset: u64) -> Option<i64> {
+        match val_micros_to_ns(&ev.ts) {
+            Some(t) if t >= 0 => Some(t),
+            _ if ev.ts.is_absent() => {
+                let ph = ph_text(ev.ph);
+                self.b.warn(WarningKind::MalformedRecord, || {
+                    format!("event at byte {offset} (phase '{ph}') has no ts; skipped")
+                });
+                None
+            }
+            _ => {
+                let v = format!("{:?}", ev.ts);
+                self.b.warn(WarningKind::BadTimestamp, || {
+                    format!("event at byte {offset} has ts {v}; skipped")
+                });
+                None
+            }
+        }
+    }
+
+    #[inline]
+    fn touch(&mut self, l: LocationId, t: i64) {
+        let th = &mut self.threads[l.index()];
+        th.max_ts = th.max_ts.max(t);
+    }
+
+    pub fn event(&mut self, ev: &RawEvent, offset: u64) {
+        self.seq = self.seq.wrapping_add(1);
+        match ev.ph {
+            b"X" => self.complete(ev, offset),
+            b"B" | b"E" => self.begin_end(ev, offset),
+            b"i" | b"I" | b"R" | b"n" => {
+                let Some(ts) = self.ts(ev, offset) else {
+                    return;
+                };
+                let l = self.thread(ev);
+                let r = self.region(ev.name, ev.cat);
+                self.touch(l, ts);
+                self.b.instant(l, r, ts);
+            }
+            b"M" => self.metadata(ev),
+            b"C" => self.counter(ev, offset),
+            b"s" | b"t" | b"f" => self.flow_v1(ev, offset),
+            b"b" | b"e" | b"S" | b"F" => self.async_event(ev, offset),
+            // Steps of legacy async slices carry nothing the model holds.
+            b"T" | b"p" => {}
+            b"" => {
+                self.b.warn(WarningKind::MalformedRecord, || {
+                    format!("event at byte {offset} has no ph; skipped")
+                });
+            }
+            other => {
+                let ph = ph_text(other);
+                self.b.warn(WarningKind::UnknownRecord, || {
+                    format!("event at byte {offset}: phase '{ph}' is not read; skipped")
+                });
+            }
+        }
+    }
+
+    fn complete(&mut self, ev: &RawEvent, offset: u64) {
+        let Some(ts) = self.ts(ev, offset) else {
+            return;
+        };
+        let dur_val = if ev.dur.is_absent() {
+            &ev.tdur
+        } else {
+            &ev.dur
+        };
+        let dur = if dur_val.is_absent() {
+            self.b.warn(WarningKind::MalformedRecord, || {
+                format!("X event at byte {offset} has no dur; kept as zero-length")
+            });
+            0
+        } else {
+            match val_micros_to_ns(dur_val) {
+                Some(d) if d >= 0 && ts.saturating_add(d) < MAX_NS => d,
+                _ => {
+                    let v = format!("{dur_val:?}");
+                    self.b.warn(WarningKind::BadTimestamp, || {
+                        format!("X event at byte {offset} has dur {v}; skipped")
+                    });
+                    return;
+                }
+            }
+        };
+        let l = self.thread(ev);
+        let r = self.region(ev.name, ev.cat);
+        self.touch(l, ts + dur);
+        self.b.interval(l, r, ts, dur as u64);
+        if ev.flow_in || ev.flow_out {
+            self.flow_v2(ev, l, ts);
+        }
+    }
+
+    fn begin_end(&mut self, ev: &RawEvent, offset: u64) {
+        let Some(ts) = self.ts(ev, offset) else {
+            return;
+        };
+        let l = self.thread(ev);
+        let begin = ev.ph == b"B";
+        let what = if begin {
+            self.region(ev.name, ev.cat).0
+        } else {
+            match ev.name {
+                Some(n) if !n.raw.is_empty() => self.name_id(n).0,
+                _ => BeEvent::UNNAMED,
+            }
+        };
+        let seq = self.seq;
+        self.threads[l.index()].push(BeEvent {
+            ts,
+            seq,
+            what,
+            begin,
+        });
+        if begin && (ev.flow_in || ev.flow_out) {
+            self.flow_v2(ev, l, ts);
+        }
+    }
+
+    fn metadata(&mut self, ev: &RawEvent) {
+        let Some(name) = ev.name else { return };
+        let (mut text, mut sort_index) = (None, None);
+        if let Some(args) = ev.args {
+            for_each_member(args, |k, v| match (k.raw, v) {
+                (b"name", Val::Str(s)) => text = Some(s.text().into_owned()),
+                (b"sort_index", Val::Num(n)) => sort_index = int_of(n),
+                _ => {}
+            });
+        }
+        match name.raw {
+            b"process_name" | b"process_sort_index" => {
+                let p = self.process_of(ev);
+                if let Some(t) = text.filter(|_| name.raw == b"process_name") {
+                    self.b.set_process_name(p, &t);
+                    let pid = self.b_native_pid(ev);
+                    self.named_processes.insert(pid, ());
+                }
+                if let Some(k) = sort_index.filter(|_| name.raw == b"process_sort_index") {
+                    self.b.set_process_sort_key(p, k);
+                }
+            }
+            b"thread_name" | b"thread_sort_index" => {
+                let l = self.thread(ev);
+                if let Some(t) = text.filter(|_| name.raw == b"thread_name") {
+                    self.b.set_location_name(l, &t);
+                    let key = self.pid_tid(ev);
+                    self.named_threads.insert(key, ());
+                }
+                if let Some(k) = sort_index.filter(|_| name.raw == b"thread_sort_index") {
+                    self.b.set_location_sort_key(l, k);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn b_native_pid(&mut self, ev: &RawEvent) -> i64 {
+        self.native_id(&ev.pid).0
+    }
+
+    fn counter(&mut self, ev: &RawEvent, offset: u64) {
+        let Some(ts) = self.ts(ev, offset) else {
+            return;
+        };
+        let p = self.process_of(ev);
+        let Some(args) = ev.args else { return };
+        let mut numeric = 0usize;
+        for_each_member(args, |_, v| numeric += val_f64(&v).is_some() as usize);
+        let base = ev
+            .name
+            .map_or_else(|| "(unnamed)".to_string(), |n| n.text().into_owned());
+        let mut samples: Vec<(String, f64)> = Vec::with_capacity(numeric);
+        for_each_member(args, |k, v| {
+            if let Some(x) = val_f64(&v) {
+                let series = if numeric == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}.{}", k.text())
+                };
+                samples.push((series, x));
+            }
+        });
+        for (series, x) in samples {
+            let s = self.b.counter_series(p, &series);
+            self.b.counter_sample(s, ts, x);
+        }
+    }
+
+    /// A stable key for an id value (number, string, or `id2` object), allocation-free after first sight.
+    fn id_key(&mut self, ev: &RawEvent) -> Option<u64> {
+        let raw = match (&ev.id, &ev.id2) {
+            (Val::Num(b), _) | (Val::Other(b), _) => *b,
+            (Val::Str(s), _) => s.raw,
+            (Val::Absent, Val::Other(b)) | (Val::Absent, Val::Num(b)) => *b,
+            (Val::Absent, Val::Str(s)) => s.raw,
+            (Val::Absent, Val::Absent) => return None,
+        };
+        Some(self.string_id(raw).0 as u64)
+    }
+
+    fn flow_v1(&mut self, ev: &RawEvent, offset: u64) {
+        let Some(ts) = self.ts(ev, offset) else {
+            return;
+        };
+        let Some(id) = self.id_key(ev) else {
+            self.b.warn(WarningKind::MalformedRecord, || {
+                format!("flow event at byte {offset} has no id; skipped")
+            });
+            return;
+        };
+        let l = self.thread(ev);
+        self.touch(l, ts);
+        let name = ev.name.map_or(StringId::EMPTY, |n| self.name_id(n));
+        let cat = ev.cat.map_or(StringId::EMPTY, |c| self.name_id(c));
+        self.flows
+            .step(&mut self.b, ev.ph[0], (cat, name, id), l, ts);
+    }
+
+    fn flow_v2(&mut self, ev: &RawEvent, l: LocationId, ts: i64) {
+        let raw = match &ev.bind_id {
+            Val::Num(b) | Val::Other(b) => *b,
+            Val::Str(s) => s.raw,
+            Val::Absent => match &ev.id {
+                Val::Num(b) | Val::Other(b) => *b,
+                Val::Str(s) => s.raw,
+                Val::Absent => return,
+            },
+        };
+        let key = self.string_id(raw).0 as u64;
+        let name = ev.name.map_or(StringId::EMPTY, |n| self.name_id(n));
+        self.flows
+            .bind(&mut self.b, key, name, l, ts, ev.flow_in, ev.flow_out);
+    }
+
+    fn async_event(&mut self, ev: &RawEvent, offset: u64) {
+        let Some(ts) = self.ts(ev, offset) else {
+            return;
+        };
+        let Some(id) = self.id_key(ev) else {
+            self.b.warn(WarningKind::MalformedRecord, || {
+                format!("async event at byte {offset} has no id; skipped")
+            });
+            return;
+        };
+        let p = self.process_of(ev);
+        let region = self.region(ev.name, ev.cat);
+        let name = self.region_name[region.index()];
+        let cat = ev.cat.map_or(StringId::EMPTY, |c| self.name_id(c));
+        let (kind, legacy) = match ev.ph {
+            b"b" => (AsyncKind::Begin, false),
+            b"e" => (AsyncKind::End, false),
+            b"S" => (AsyncKind::Begin, true),
+            _ => (AsyncKind::End, true),
+        };
+        // Legacy S/F pairs match on (cat, name, id); nestable b/e on (cat, id), nested by name.
+        let key = (cat, if legacy { name } else { StringId::EMPTY }, id);
+        let named = ev.name.is_some_and(|n| !n.raw.is_empty());
+        self.asyncs
+            .push(p, key, kind, region, name, named, ts, self.seq);
+    }
+
+    /// Match what needs matching, name string-named processes and threads, and build the trace.
+    pub fn finish(mut self, events: u64) -> Trace {
+        for (pid, name) in std::mem::take(&mut self.string_pid_names) {
+            if !self.named_processes.contains_key(&pid) {
+                let p = self.b.process(pid);
+                self.b.set_process_name(p, &name);
+            }
+        }
+        for ((pid, tid), name) in std::mem::take(&mut self.string_tid_names) {
+            if !self.named_threads.contains_key(&(pid, tid)) {
+                let p = self.b.process(pid);
+                let l = self.b.location(p, tid, LocationKind::CpuThread);
+                self.b.set_location_name(l, &name);
+            }
+        }
+        let mut last_ts = i64::MIN;
+        for th in &self.threads {
+            last_ts = last_ts.max(th.max_ts);
+        }
+        last_ts = last_ts.max(self.asyncs.max_ts());
+        let threads = std::mem::take(&mut self.threads);
+        for (i, mut th) in threads.into_iter().enumerate() {
+            close_thread(&mut self, LocationId(i as u32), &mut th);
+        }
+        let asyncs = std::mem::take(&mut self.asyncs);
+        asyncs.finish(&mut self, last_ts);
+        let flows = std::mem::take(&mut self.flows);
+        flows.finish(&mut self.b);
+        self.b.add_event_records(events);
+        self.b.finish()
+    }
+
+    pub(super) fn text_of(&self, id: StringId) -> String {
+        self.name_text
+            .get(&id)
+            .map_or_else(|| format!("#{}", id.0), |s| s.to_string())
+    }
+}

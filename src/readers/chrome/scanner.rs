@@ -1,0 +1,590 @@
+//! The byte-level JSON scanner behind the Chrome reader: a cursor over a byte slice that reads one trace
+//! event object into a [`RawEvent`] of borrowed slices, skipping what the reader does not need without
+//! building anything.
+//!
+//! It is specialised, not general: it knows the keys of a trace event, leaves strings raw (escapes are
+//! decoded later and only when a backslash is present), keeps `args` as a byte range, and is lenient where
+//! producers are sloppy (trailing commas, missing commas between events). It must not allocate per event,
+//! must not panic on any bytes, and reports "incomplete" (the buffer ended inside the event) apart from
+//! "malformed" (these bytes can never be JSON), so the stream layer can wait for the next chunk.
+
+use std::borrow::Cow;
+
+/// Why the scanner stopped before the end of a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The buffer ended inside the value: more bytes may complete it.
+    Incomplete,
+    /// The bytes at `at` can never continue valid JSON here; `expected` says what could have.
+    Bad { at: usize, expected: &'static str },
+}
+
+pub type Scan<T> = Result<T, Stop>;
+
+/// A JSON string as it appears in the file, without its quotes; `escaped` when it holds a backslash.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JStr<'a> {
+    pub raw: &'a [u8],
+    pub escaped: bool,
+}
+
+impl<'a> JStr<'a> {
+    /// The string's text: borrowed when it has no escapes and is valid UTF-8, else decoded (lossily).
+    pub fn text(&self) -> Cow<'a, str> {
+        if !self.escaped {
+            return String::from_utf8_lossy(self.raw);
+        }
+        Cow::Owned(unescape(self.raw))
+    }
+}
+
+/// A scalar field value, kept raw: numbers as their digits, strings as [`JStr`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Val<'a> {
+    #[default]
+    Absent,
+    Num(&'a [u8]),
+    Str(JStr<'a>),
+    /// Anything else (object, array, literal), as its raw bytes.
+    Other(&'a [u8]),
+}
+
+impl Val<'_> {
+    pub fn is_absent(&self) -> bool {
+        matches!(self, Val::Absent)
+    }
+}
+
+/// One trace event's fields, borrowed from the buffer. Unknown keys are skipped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RawEvent<'a> {
+    pub ph: &'a [u8],
+    pub name: Option<JStr<'a>>,
+    pub cat: Option<JStr<'a>>,
+    pub ts: Val<'a>,
+    pub dur: Val<'a>,
+    pub tdur: Val<'a>,
+    pub pid: Val<'a>,
+    pub tid: Val<'a>,
+    pub id: Val<'a>,
+    pub id2: Val<'a>,
+    pub bind_id: Val<'a>,
+    pub flow_in: bool,
+    pub flow_out: bool,
+    /// Instant scope (`s`): t, p or g.
+    pub scope: Option<JStr<'a>>,
+    /// The raw bytes of the `args` value, parsed only for the phases that need it.
+    pub args: Option<&'a [u8]>,
+}
+
+pub struct Cursor<'a> {
+    pub b: &'a [u8],
+    pub i: usize,
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Non-zero where `w` holds byte `c`; the lowest set bit marks the first occurrence exactly.
+#[inline(always)]
+fn has_byte(w: u64, c: u8) -> u64 {
+    let x = w ^ (LO * c as u64);
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// Index of the first `"` or `\` at or after `i`, eight bytes at a time.
+#[inline]
+fn find_quote_or_backslash(b: &[u8], mut i: usize) -> Option<usize> {
+    while i + 8 <= b.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(word);
+        let m = has_byte(w, b'"') | has_byte(w, b'\\');
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    while i < b.len() {
+        if b[i] == b'"' || b[i] == b'\\' {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+#[inline(always)]
+fn is_number_byte(c: u8) -> bool {
+    c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(b: &'a [u8], i: usize) -> Self {
+        Cursor { b, i }
+    }
+
+    /// Skip whitespace and return the next byte without consuming it.
+    #[inline(always)]
+    pub fn peek_ws(&mut self) -> Scan<u8> {
+        while let Some(&c) = self.b.get(self.i) {
+            match c {
+                b' ' | b'\n' | b'\r' | b'\t' => self.i += 1,
+                _ => return Ok(c),
+            }
+        }
+        Err(Stop::Incomplete)
+    }
+
+    fn bad<T>(&self, expected: &'static str) -> Scan<T> {
+        Err(Stop::Bad {
+            at: self.i,
+            expected,
+        })
+    }
+
+    /// A string; the cursor is on its opening quote.
+    #[inline]
+    pub fn string(&mut self) -> Scan<JStr<'a>> {
+        let start = self.i + 1;
+        let mut j = start;
+        let mut escaped = false;
+        loop {
+            match find_quote_or_backslash(self.b, j) {
+                None => return Err(Stop::Incomplete),
+                Some(k) if self.b[k] == b'"' => {
+                    self.i = k + 1;
+                    return Ok(JStr {
+                        raw: &self.b[start..k],
+                        escaped,
+                    });
+                }
+                Some(k) => {
+                    escaped = true;
+                    j = k + 2;
+                    if j > self.b.len() {
+                        return Err(Stop::Incomplete);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A number's bytes; the cursor is on its first byte. Ends where the buffer ends only if incomplete.
+    #[inline]
+    fn number(&mut self) -> Scan<&'a [u8]> {
+        let start = self.i;
+        let mut j = start;
+        while let Some(&c) = self.b.get(j) {
+            if !is_number_byte(c) {
+                self.i = j;
+                return Ok(&self.b[start..j]);
+            }
+            j += 1;
+        }
+        Err(Stop::Incomplete)
+    }
+
+    /// A literal (true, false, null); returns its bytes.
+    fn literal(&mut self) -> Scan<&'a [u8]> {
+        let start = self.i;
+        let mut j = start;
+        while let Some(&c) = self.b.get(j) {
+            if !c.is_ascii_alphabetic() {
+                let lit = &self.b[start..j];
+                if matches!(lit, b"true" | b"false" | b"null") {
+                    self.i = j;
+                    return Ok(lit);
+                }
+                return self.bad("true, false or null");
+            }
+            j += 1;
+        }
+        Err(Stop::Incomplete)
+    }
+
+    /// Skip an object or array by depth counting (strings respected; brackets not checked for kind).
+    fn skip_nested(&mut self) -> Scan<&'a [u8]> {
+        let start = self.i;
+        let mut depth = 0usize;
+        let mut j = self.i;
+        let b = self.b;
+        while j < b.len() {
+            match b[j] {
+                b'"' => {
+                    self.i = j;
+                    self.string()?;
+                    j = self.i;
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.i = j + 1;
+                        return Ok(&b[start..j + 1]);
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        Err(Stop::Incomplete)
+    }
+
+    /// Any value, kept raw. The cursor is on its first byte.
+    #[inline]
+    pub fn value(&mut self) -> Scan<Val<'a>> {
+        match self.b.get(self.i) {
+            None => Err(Stop::Incomplete),
+            Some(b'"') => Ok(Val::Str(self.string()?)),
+            Some(b'{') | Some(b'[') => Ok(Val::Other(self.skip_nested()?)),
+            Some(c) if c.is_ascii_digit() || *c == b'-' => Ok(Val::Num(self.number()?)),
+            Some(c) if c.is_ascii_alphabetic() => Ok(Val::Other(self.literal()?)),
+            Some(_) => self.bad("a JSON value"),
+        }
+    }
+
+    /// A key and its colon; the cursor is on the key's opening quote. Leaves the cursor on the value.
+    #[inline]
+    pub fn key(&mut self) -> Scan<&'a [u8]> {
+        let k = self.string()?.raw;
+        if self.peek_ws()? != b':' {
+            return self.bad("':' after a key");
+        }
+        self.i += 1;
+        self.peek_ws()?;
+        Ok(k)
+    }
+
+    /// After a member: `,` (more follow) or `}` (done). Returns true when the object continues.
+    #[inline]
+    pub fn member_end(&mut self) -> Scan<bool> {
+        match self.peek_ws()? {
+            b',' => {
+                self.i += 1;
+                Ok(true)
+            }
+            b'}' => {
+                self.i += 1;
+                Ok(false)
+            }
+            _ => self.bad("',' or '}' after a value"),
+        }
+    }
+
+    /// One trace event object; the cursor is on its `{`.
+    pub fn event(&mut self) -> Scan<RawEvent<'a>> {
+        let mut ev = RawEvent::default();
+        self.i += 1;
+        match self.peek_ws()? {
+            b'}' => {
+                self.i += 1;
+                return Ok(ev);
+            }
+            b'"' => {}
+            _ => return self.bad("a key or '}'"),
+        }
+        loop {
+            if self.peek_ws()? != b'"' {
+                return self.bad("a key");
+            }
+            let key = self.key()?;
+            match key {
+                b"ph" => match self.value()? {
+                    Val::Str(s) => ev.ph = s.raw,
+                    _ => ev.ph = b"?",
+                },
+                b"name" => ev.name = self.opt_str()?,
+                b"cat" => ev.cat = self.opt_str()?,
+                b"ts" => ev.ts = self.value()?,
+                b"dur" => ev.dur = self.value()?,
+                b"tdur" => ev.tdur = self.value()?,
+                b"pid" => ev.pid = self.value()?,
+                b"tid" => ev.tid = self.value()?,
+                b"id" => ev.id = self.value()?,
+                b"id2" => ev.id2 = self.value()?,
+                b"bind_id" => ev.bind_id = self.value()?,
+                b"flow_in" => ev.flow_in = matches!(self.value()?, Val::Other(b"true")),
+                b"flow_out" => ev.flow_out = matches!(self.value()?, Val::Other(b"true")),
+                b"s" => ev.scope = self.opt_str()?,
+                b"args" => {
+                    if let Val::Other(raw) = self.value()? {
+                        ev.args = Some(raw);
+                    }
+                }
+                _ => {
+                    self.value()?;
+                }
+            }
+            if !self.member_end()? {
+                return Ok(ev);
+            }
+        }
+    }
+
+    fn opt_str(&mut self) -> Scan<Option<JStr<'a>>> {
+        Ok(match self.value()? {
+            Val::Str(s) => Some(s),
+            _ => None,
+        })
+    }
+}
+
+/// Visit the members of a JSON object given as raw bytes (an event's `args`), values kept raw.
+/// Malformed input ends the walk quietly: args are advisory.
+pub fn for_each_member<'a>(obj: &'a [u8], mut f: impl FnMut(JStr<'a>, Val<'a>)) {
+    let mut c = Cursor::new(obj, 0);
+    if c.peek_ws() != Ok(b'{') {
+        return;
+    }
+    c.i += 1;
+    loop {
+        match c.peek_ws() {
+            Ok(b'"') => {}
+            _ => return,
+        }
+        let Ok(k) = c.string() else { return };
+        if c.peek_ws() != Ok(b':') {
+            return;
+        }
+        c.i += 1;
+        if c.peek_ws().is_err() {
+            return;
+        }
+        let Ok(v) = c.value() else { return };
+        f(k, v);
+        match c.member_end() {
+            Ok(true) => {}
+            _ => return,
+        }
+    }
+}
+
+/// Decode JSON escapes (invalid ones and lone surrogates become U+FFFD).
+pub fn unescape(raw: &[u8]) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let Some(&e) = raw.get(i + 1) else { break };
+        i += 2;
+        let ch = match e {
+            b'n' => '\n',
+            b't' => '\t',
+            b'r' => '\r',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'u' => {
+                let hi = hex4(raw, i);
+                i += 4;
+                match hi {
+                    Some(h) if (0xD800..0xDC00).contains(&h) => {
+                        let lo = if raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
+                            hex4(raw, i + 2)
+                        } else {
+                            None
+                        };
+                        match lo {
+                            Some(l) if (0xDC00..0xE000).contains(&l) => {
+                                i += 6;
+                                char::from_u32(0x10000 + ((h - 0xD800) << 10) + (l - 0xDC00))
+                                    .unwrap_or('\u{FFFD}')
+                            }
+                            _ => '\u{FFFD}',
+                        }
+                    }
+                    Some(h) => char::from_u32(h).unwrap_or('\u{FFFD}'),
+                    None => '\u{FFFD}',
+                }
+            }
+            other => other as char,
+        };
+        let mut buf = [0u8; 4];
+        out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+    }
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+fn hex4(raw: &[u8], i: usize) -> Option<u32> {
+    let h = raw.get(i..i + 4)?;
+    let s = std::str::from_utf8(h).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
+
+/// The largest magnitude of a time in nanoseconds the reader accepts (about 146 years).
+pub const MAX_NS: i64 = 1 << 62;
+
+/// Microseconds as JSON number bytes to integer nanoseconds, rounded to nearest. None for anything that
+/// is not a finite number within `MAX_NS`. Plain decimals take an exact integer path; exotic forms
+/// (exponents, very long mantissas) go through `f64`.
+#[inline]
+pub fn micros_to_ns(b: &[u8]) -> Option<i64> {
+    let (neg, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        _ => (false, b),
+    };
+    let mut int: i64 = 0;
+    let mut i = 0;
+    while i < digits.len() && digits[i].is_ascii_digit() {
+        if i >= 16 {
+            return micros_to_ns_slow(b);
+        }
+        int = int * 10 + (digits[i] - b'0') as i64;
+        i += 1;
+    }
+    if i == 0 || int >= MAX_NS / 1000 {
+        return micros_to_ns_slow(b);
+    }
+    let mut ns = int * 1000;
+    if i < digits.len() {
+        if digits[i] != b'.' {
+            return micros_to_ns_slow(b);
+        }
+        i += 1;
+        let frac = &digits[i..];
+        if frac.is_empty() || !frac.iter().all(u8::is_ascii_digit) {
+            return micros_to_ns_slow(b);
+        }
+        let mut scale = 100;
+        for &d in frac.iter().take(3) {
+            ns += (d - b'0') as i64 * scale;
+            scale /= 10;
+        }
+        if frac.len() > 3 && frac[3] >= b'5' {
+            ns += 1;
+        }
+    }
+    Some(if neg { -ns } else { ns })
+}
+
+fn micros_to_ns_slow(b: &[u8]) -> Option<i64> {
+    let v: f64 = std::str::from_utf8(b).ok()?.trim().parse().ok()?;
+    let ns = (v * 1000.0).round();
+    if ns.is_finite() && ns.abs() < MAX_NS as f64 {
+        Some(ns as i64)
+    } else {
+        None
+    }
+}
+
+/// A value that should be a time in microseconds: a number, or a string holding one.
+pub fn val_micros_to_ns(v: &Val) -> Option<i64> {
+    match v {
+        Val::Num(b) => micros_to_ns(b),
+        Val::Str(s) if !s.escaped => micros_to_ns(trim(s.raw)),
+        _ => None,
+    }
+}
+
+/// A number as f64 (counters): a number, or a string holding one.
+pub fn val_f64(v: &Val) -> Option<f64> {
+    let b = match v {
+        Val::Num(b) => *b,
+        Val::Str(s) if !s.escaped => trim(s.raw),
+        _ => return None,
+    };
+    let x: f64 = std::str::from_utf8(b).ok()?.parse().ok()?;
+    x.is_finite().then_some(x)
+}
+
+/// An integer (pid, tid, sort index): plain digits fast, else via f64 when integral.
+#[inline]
+pub fn int_of(b: &[u8]) -> Option<i64> {
+    let (neg, d) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        _ => (false, b),
+    };
+    if !d.is_empty() && d.len() <= 18 && d.iter().all(u8::is_ascii_digit) {
+        let mut v: i64 = 0;
+        for &c in d {
+            v = v * 10 + (c - b'0') as i64;
+        }
+        return Some(if neg { -v } else { v });
+    }
+    let x: f64 = std::str::from_utf8(b).ok()?.trim().parse().ok()?;
+    (x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e18).then_some(x as i64)
+}
+
+fn trim(b: &[u8]) -> &[u8] {
+    let s = b
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(b.len());
+    let e = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(s, |e| e + 1);
+    &b[s..e.max(s)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn micros_round_to_nearest_ns() {
+        assert_eq!(micros_to_ns(b"0"), Some(0));
+        assert_eq!(micros_to_ns(b"12"), Some(12_000));
+        assert_eq!(micros_to_ns(b"12.5"), Some(12_500));
+        assert_eq!(micros_to_ns(b"12.3456"), Some(12_346));
+        assert_eq!(micros_to_ns(b"12.3454"), Some(12_345));
+        assert_eq!(micros_to_ns(b"-1.5"), Some(-1_500));
+        assert_eq!(micros_to_ns(b"1e3"), Some(1_000_000));
+        assert_eq!(micros_to_ns(b"1.5E-3"), Some(2));
+        assert_eq!(micros_to_ns(b"1e300"), None);
+        assert_eq!(micros_to_ns(b"-"), None);
+        assert_eq!(micros_to_ns(b"1."), Some(1_000));
+        assert_eq!(
+            micros_to_ns(b"1694039960374960.5"),
+            Some(1_694_039_960_374_960_500)
+        );
+    }
+
+    #[test]
+    fn scans_an_event_and_skips_unknown_keys() {
+        let b = br#"{"name":"a\"b","ph":"X","ts":1.5,"dur":2,"args":{"x":[1,{"y":"}"}]},"zz":null,"pid":"p","tid":3}"#;
+        let mut c = Cursor::new(b, 0);
+        let ev = c.event().expect("event");
+        assert_eq!(c.i, b.len());
+        assert_eq!(ev.ph, b"X");
+        assert_eq!(
+            ev.name.map(|n| n.text().into_owned()),
+            Some("a\"b".to_string())
+        );
+        assert_eq!(ev.ts, Val::Num(b"1.5"));
+        assert_eq!(ev.args, Some(&br#"{"x":[1,{"y":"}"}]}"#[..]));
+        assert!(matches!(ev.pid, Val::Str(_)));
+    }
+
+    #[test]
+    fn every_prefix_is_incomplete_and_garbage_is_bad() {
+        let b = br#"{"name":"a\u00e9","ph":"B","ts":10,"args":{"k":[true,false]}}"#;
+        for n in 0..b.len() {
+            let mut c = Cursor::new(&b[..n], 0);
+            if n == 0 {
+                continue;
+            }
+            assert_eq!(c.event().err(), Some(Stop::Incomplete), "prefix {n}");
+        }
+        let mut c = Cursor::new(br#"{"ph":x}"#, 0);
+        assert!(matches!(c.event(), Err(Stop::Bad { at: 6, .. })));
+    }
+
+    #[test]
+    fn unescapes() {
+        assert_eq!(
+            unescape(br#"a\nb\u00e9\ud83d\ude00\"\\"#),
+            "a\nb\u{e9}\u{1F600}\"\\"
+        );
+        assert_eq!(unescape(br#"\ud800x"#), "\u{FFFD}x");
+    }
+}

@@ -1,0 +1,240 @@
+//! Matching B/E (begin/end) events into intervals, one thread at a time, with the repairs users of
+//! chrome://tracing, Perfetto and speedscope expect. It must not touch X events (the builder nests and
+//! clips those) and must not fail: every repair is a counted warning.
+//!
+//! The rules, in order:
+//! 1. A thread's B/E events are sorted by timestamp, stably (file order breaks ties); if that moved
+//!    anything, one `OutOfOrder` warning says how many events were out of order.
+//! 2. Events with the same timestamp are matched as a group, in file order, except that an E naming a
+//!    slice that is not the innermost open one waits until the rest of the group has been seen. This
+//!    matches "E beta, E gamma" at one timestamp against "B beta, B gamma" (speedscope's
+//!    `event-reordering-name-match.json`) and an E that precedes its B at the same timestamp (a
+//!    zero-length slice, `zero-duration-events.json`).
+//! 3. An E without a name (or with an empty one) closes the innermost open slice.
+//! 4. An E whose name matches the innermost open slice closes it. An E whose name matches a slice
+//!    further out closes that slice and every slice opened inside it, at the E's time (a child cannot
+//!    outlive its parent): one `MismatchedEnd` warning (speedscope's `end-non-top-of-stack.json`).
+//! 5. An E that matches no open slice (or comes when none is open) is dropped: `UnmatchedEnd`.
+//!    Closing the innermost slice instead would cut a correct slice short for a stray end
+//!    (`too-many-end-events.json`).
+//! 6. A B never closed is closed at the thread's last timestamp (of any event on it): `UnclosedBegin`.
+//!
+//! Intervals go to the builder in the order of their B events, so that slices with equal start and
+//! duration nest in file order.
+
+use super::events::Converter;
+use crate::model::{LocationId, RegionId, StringId, WarningKind};
+
+/// One B or E event: its time, file position, and the region (B) or name (E) it carries.
+#[derive(Clone, Copy, Debug)]
+pub struct BeEvent {
+    pub ts: i64,
+    pub seq: u32,
+    /// For B: the region id. For E: the name's string id, or `UNNAMED`.
+    pub what: u32,
+    pub begin: bool,
+}
+
+impl BeEvent {
+    pub const UNNAMED: u32 = u32::MAX;
+}
+
+/// A thread's B/E events in file order, and the latest time of any event on it.
+pub struct ThreadSlices {
+    pub be: Vec<BeEvent>,
+    sorted: bool,
+    pub max_ts: i64,
+}
+
+impl Default for ThreadSlices {
+    fn default() -> Self {
+        ThreadSlices {
+            be: Vec::new(),
+            sorted: true,
+            max_ts: i64::MIN,
+        }
+    }
+}
+
+impl ThreadSlices {
+    #[inline]
+    pub fn push(&mut self, e: BeEvent) {
+        if let Some(last) = self.be.last() {
+            if e.ts < last.ts {
+                self.sorted = false;
+            }
+        }
+        self.max_ts = self.max_ts.max(e.ts);
+        self.be.push(e);
+    }
+}
+
+struct Open {
+    region: RegionId,
+    name: StringId,
+    ts: i64,
+    seq: u32,
+}
+
+struct Matcher<'c> {
+    conv: &'c mut Converter,
+    location: LocationId,
+    stack: Vec<Open>,
+    out: Vec<(u32, i64, i64, RegionId)>,
+}
+
+impl Matcher<'_> {
+    fn close_top(&mut self, ts: i64) {
+        if let Some(o) = self.stack.pop() {
+            self.out.push((o.seq, o.ts, ts, o.region));
+        }
+    }
+
+    /// Rules 3 and 4 (innermost only). False when the E must wait for the rest of its group.
+    fn try_end(&mut self, e: &BeEvent) -> bool {
+        if e.what == BeEvent::UNNAMED {
+            if self.stack.is_empty() {
+                self.unmatched(e);
+            } else {
+                self.close_top(e.ts);
+            }
+            return true;
+        }
+        match self.stack.last() {
+            Some(top) if top.name.0 == e.what => {
+                self.close_top(e.ts);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Rules 4 (further out) and 5, for an E that waited its group out.
+    fn force_end(&mut self, e: &BeEvent) {
+        match self.stack.iter().rposition(|o| o.name.0 == e.what) {
+            Some(k) => {
+                let inner = self.stack.len() - 1 - k;
+                let (name, top) = (
+                    self.conv.text_of(StringId(e.what)),
+                    self.conv.text_of(self.stack[self.stack.len() - 1].name),
+                );
+                let at = e.ts;
+                self.conv.b.warn(WarningKind::MismatchedEnd, || {
+                    format!("end of '{name}' at {at} ns while '{top}' was open inside it; closed both ({inner} inner)")
+                });
+                while self.stack.len() > k {
+                    self.close_top(e.ts);
+                }
+            }
+            None => self.unmatched(e),
+        }
+    }
+
+    fn unmatched(&mut self, e: &BeEvent) {
+        let name = if e.what == BeEvent::UNNAMED {
+            "(unnamed)".to_string()
+        } else {
+            self.conv.text_of(StringId(e.what))
+        };
+        let (at, loc) = (e.ts, self.location.0);
+        self.conv.b.warn(WarningKind::UnmatchedEnd, || {
+            format!("end of '{name}' at {at} ns on location {loc} matches no open slice; dropped")
+        });
+    }
+
+    fn retry(&mut self, pending: &mut Vec<BeEvent>) {
+        loop {
+            let Some(k) = pending.iter().position(|e| self.try_end(e)) else {
+                return;
+            };
+            pending.remove(k);
+        }
+    }
+}
+
+/// Match one thread's B/E events and hand the intervals to the builder.
+pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadSlices) {
+    if th.be.is_empty() {
+        return;
+    }
+    if !th.sorted {
+        let before: Vec<u32> = th.be.iter().map(|e| e.seq).collect();
+        th.be.sort_by_key(|e| e.ts);
+        let moved = before
+            .iter()
+            .zip(&th.be)
+            .filter(|(a, e)| **a != e.seq)
+            .count();
+        let loc = location.0;
+        conv.b.warn(WarningKind::OutOfOrder, || {
+            format!("{moved} begin/end events on location {loc} were out of time order; sorted")
+        });
+    }
+    let mut m = Matcher {
+        conv,
+        location,
+        stack: Vec::new(),
+        out: Vec::with_capacity(th.be.len() / 2),
+    };
+    let mut pending: Vec<BeEvent> = Vec::new();
+    let be = &th.be;
+    let mut i = 0;
+    while i < be.len() {
+        let ts = be[i].ts;
+        let mut j = i;
+        while j < be.len() && be[j].ts == ts {
+            let e = be[j];
+            if e.begin {
+                let region = RegionId(e.what);
+                let name = m
+                    .conv
+                    .region_name
+                    .get(region.index())
+                    .copied()
+                    .unwrap_or(StringId::EMPTY);
+                m.stack.push(Open {
+                    region,
+                    name,
+                    ts,
+                    seq: e.seq,
+                });
+                if !pending.is_empty() {
+                    m.retry(&mut pending);
+                }
+            } else if m.try_end(&e) {
+                if !pending.is_empty() {
+                    m.retry(&mut pending);
+                }
+            } else {
+                pending.push(e);
+            }
+            j += 1;
+        }
+        for e in std::mem::take(&mut pending) {
+            m.force_end(&e);
+        }
+        i = j;
+    }
+    let unclosed = m.stack.len() as u64;
+    if unclosed > 0 {
+        let end = th.max_ts;
+        let (name, loc) = (m.conv.text_of(m.stack[0].name), location.0);
+        m.conv.b.warn(WarningKind::UnclosedBegin, || {
+            format!("'{name}' on location {loc} never ended; closed at the location's last time {end} ns")
+        });
+        m.conv
+            .b
+            .warnings_mut()
+            .add_count(WarningKind::UnclosedBegin, unclosed - 1);
+        while !m.stack.is_empty() {
+            m.close_top(end);
+        }
+    }
+    let mut out = m.out;
+    out.sort_unstable_by_key(|o| o.0);
+    for (_, start, end, region) in out {
+        conv.b
+            .interval(location, region, start, (end - start).max(0) as u64);
+    }
+    th.be = Vec::new();
+}

@@ -1,0 +1,322 @@
+//! The document layer of the Chrome reader: walks the array form `[...]` or the object form
+//! `{"traceEvents": [...], ...}` across chunks that may split anywhere, hands each complete event to a
+//! sink, and keeps between chunks only the unparsed tail of the current event.
+//!
+//! Values it does not need at the top level (a huge `stackFrames` or `systemTraceEvents`) are skipped by a
+//! resumable byte state machine, so they are neither held in memory nor rescanned. It must not interpret
+//! events (that is `events.rs`) and must not panic on any bytes.
+
+use super::scanner::{Cursor, RawEvent, Stop};
+
+/// Where in the document the next byte belongs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// Before the first `[` or `{`.
+    Start,
+    /// Inside the top-level object, before a key (or `}`).
+    TopKey,
+    /// Inside the top-level object, skipping the value of an ignored key.
+    TopSkip(Skipper),
+    /// Inside the event array.
+    Events { object_form: bool },
+    /// After the document's end.
+    Done,
+}
+
+/// A resumable skipper for one JSON object, array or string: feed it bytes, it says where the value ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Skipper {
+    depth: u32,
+    in_string: bool,
+    escape: bool,
+}
+
+impl Skipper {
+    /// Scan `b`; returns the index just past the value's end, or None when it continues past `b`.
+    /// The first byte fed must be the value's opening `{`, `[` or `"`.
+    fn feed(&mut self, b: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            i += 1;
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                } else if c == b'\\' {
+                    self.escape = true;
+                } else if c == b'"' {
+                    self.in_string = false;
+                    if self.depth == 0 {
+                        return Some(i);
+                    }
+                }
+                continue;
+            }
+            match c {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// A complete event for the sink, with the absolute offset of its `{` (for messages).
+pub trait EventSink {
+    fn event(&mut self, ev: &RawEvent, offset: u64);
+}
+
+/// Why the document cannot be read further.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub offset: u64,
+    pub detail: String,
+}
+
+/// The document walker. Bytes go in through `feed`; what cannot be finished yet stays in `tail`.
+pub struct DocumentWalker {
+    place: Place,
+    /// Unparsed bytes carried to the next chunk (at most the current event or top-level token).
+    tail: Vec<u8>,
+    /// Absolute offset of `tail[0]` in the decompressed document.
+    tail_offset: u64,
+    /// While the tail holds an incomplete event: the skipper that finds its end, and how far it got.
+    tail_scan: Option<(Skipper, usize)>,
+    pub events: u64,
+}
+
+impl Default for DocumentWalker {
+    fn default() -> Self {
+        DocumentWalker {
+            place: Place::Start,
+            tail: Vec::new(),
+            tail_offset: 0,
+            tail_scan: None,
+            events: 0,
+        }
+    }
+}
+
+enum Step {
+    /// Consumed up to this index; continue.
+    At(usize),
+    /// Need more bytes from this index on.
+    Wait(usize),
+}
+
+impl DocumentWalker {
+    /// Feed the next bytes of the (decompressed) document.
+    pub fn feed(&mut self, chunk: &[u8], sink: &mut dyn EventSink) -> Result<(), SyntaxError> {
+        if self.tail.is_empty() {
+            let used = self.walk(chunk, self.tail_offset, sink)?;
+            self.tail.extend_from_slice(&chunk[used..]);
+            self.tail_offset += used as u64;
+            self.start_tail_scan();
+            return Ok(());
+        }
+        let old = self.tail.len();
+        self.tail.extend_from_slice(chunk);
+        if let Some((mut sk, scanned)) = self.tail_scan {
+            // An event is incomplete: only look for its end in the new bytes, never rescan.
+            match sk.feed(&self.tail[scanned.max(old)..]) {
+                None => {
+                    self.tail_scan = Some((sk, self.tail.len()));
+                    return Ok(());
+                }
+                Some(_) => self.tail_scan = None,
+            }
+        }
+        let tail = std::mem::take(&mut self.tail);
+        let used = self.walk(&tail, self.tail_offset, sink);
+        self.tail = tail;
+        let used = used?;
+        self.tail.drain(..used);
+        self.tail_offset += used as u64;
+        self.start_tail_scan();
+        Ok(())
+    }
+
+    fn start_tail_scan(&mut self) {
+        self.tail_scan = None;
+        if matches!(self.place, Place::Events { .. }) && self.tail.first() == Some(&b'{') {
+            let mut sk = Skipper::default();
+            if sk.feed(&self.tail).is_none() {
+                self.tail_scan = Some((sk, self.tail.len()));
+            }
+        }
+    }
+
+    /// The document ended. Returns whether it ended early (a truncated file: missing `]` or `}`, or an
+    /// event cut in the middle), after which the events before the cut have all been delivered.
+    pub fn finish(&self) -> bool {
+        self.place != Place::Done
+    }
+
+    pub fn started(&self) -> bool {
+        self.place != Place::Start
+    }
+
+    /// Bytes held between chunks.
+    pub fn held_bytes(&self) -> usize {
+        self.tail.len()
+    }
+
+    fn walk(
+        &mut self,
+        b: &[u8],
+        base: u64,
+        sink: &mut dyn EventSink,
+    ) -> Result<usize, SyntaxError> {
+        let mut i = 0;
+        loop {
+            let step = match self.place {
+                Place::Done => return Ok(b.len()),
+                Place::Start => self.start(b, i),
+                Place::TopKey => self.top_key(b, i),
+                Place::TopSkip(mut sk) => match sk.feed(&b[i..]) {
+                    Some(n) => {
+                        self.place = Place::TopKey;
+                        Ok(Step::At(i + n))
+                    }
+                    None => {
+                        self.place = Place::TopSkip(sk);
+                        return Ok(b.len());
+                    }
+                },
+                Place::Events { object_form } => self.events(b, i, base, object_form, sink),
+            };
+            match step {
+                Ok(Step::At(j)) => i = j,
+                Ok(Step::Wait(j)) => return Ok(j),
+                Err(Stop::Incomplete) => return Ok(i),
+                Err(Stop::Bad { at, expected }) => {
+                    let found = match b.get(at) {
+                        Some(c) if c.is_ascii_graphic() => format!("'{}'", *c as char),
+                        Some(c) => format!("byte 0x{c:02x}"),
+                        None => "the end".to_string(),
+                    };
+                    return Err(SyntaxError {
+                        offset: base + at as u64,
+                        detail: format!("expected {expected}, found {found}"),
+                    });
+                }
+            }
+        }
+    }
+
+    fn start(&mut self, b: &[u8], i: usize) -> Result<Step, Stop> {
+        let mut c = Cursor::new(b, i);
+        if b[i..].starts_with(&[0xEF, 0xBB, 0xBF]) {
+            c.i += 3;
+        } else if b.len() - i < 3 && [0xEFu8, 0xBB, 0xBF].starts_with(&b[i..]) && !b[i..].is_empty()
+        {
+            return Ok(Step::Wait(i));
+        }
+        match c.peek_ws()? {
+            b'[' => self.place = Place::Events { object_form: false },
+            b'{' => self.place = Place::TopKey,
+            _ => {
+                return Err(Stop::Bad {
+                    at: c.i,
+                    expected: "'[' or '{' (a Chrome trace starts with one)",
+                })
+            }
+        }
+        Ok(Step::At(c.i + 1))
+    }
+
+    fn top_key(&mut self, b: &[u8], i: usize) -> Result<Step, Stop> {
+        let mut c = Cursor::new(b, i);
+        loop {
+            match c.peek_ws()? {
+                b',' => c.i += 1,
+                b'}' => {
+                    self.place = Place::Done;
+                    return Ok(Step::At(c.i + 1));
+                }
+                b'"' => break,
+                _ => {
+                    return Err(Stop::Bad {
+                        at: c.i,
+                        expected: "a key or '}' in the top-level object",
+                    })
+                }
+            }
+        }
+        let key = c.key()?;
+        let first = c.peek_ws()?;
+        if key == b"traceEvents" {
+            if first != b'[' {
+                return Err(Stop::Bad {
+                    at: c.i,
+                    expected: "'[' after \"traceEvents\"",
+                });
+            }
+            self.place = Place::Events { object_form: true };
+            return Ok(Step::At(c.i + 1));
+        }
+        match first {
+            b'{' | b'[' | b'"' => {
+                self.place = Place::TopSkip(Skipper::default());
+                Ok(Step::At(c.i))
+            }
+            _ => {
+                c.value()?;
+                Ok(Step::At(c.i))
+            }
+        }
+    }
+
+    fn events(
+        &mut self,
+        b: &[u8],
+        i: usize,
+        base: u64,
+        object_form: bool,
+        sink: &mut dyn EventSink,
+    ) -> Result<Step, Stop> {
+        let mut c = Cursor::new(b, i);
+        loop {
+            // Lenient separators: producers leave trailing commas, and the format allows a missing `]`.
+            let mut next = c.peek_ws();
+            while next == Ok(b',') {
+                c.i += 1;
+                next = c.peek_ws();
+            }
+            match next {
+                Err(_) => return Ok(Step::Wait(c.i)),
+                Ok(b'{') => {}
+                Ok(b']') => {
+                    self.place = if object_form {
+                        Place::TopKey
+                    } else {
+                        Place::Done
+                    };
+                    return Ok(Step::At(c.i + 1));
+                }
+                Ok(_) => {
+                    return Err(Stop::Bad {
+                        at: c.i,
+                        expected: "'{' (an event) or ']'",
+                    })
+                }
+            }
+            let start = c.i;
+            match c.event() {
+                Ok(ev) => {
+                    self.events += 1;
+                    sink.event(&ev, base + start as u64);
+                }
+                Err(Stop::Incomplete) => return Ok(Step::Wait(start)),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}

@@ -11,7 +11,7 @@ use super::hash::FxMap;
 use super::scanner::{
     for_each_member, int_of, val_f64, val_micros_to_ns, JStr, RawEvent, Val, MAX_NS,
 };
-use super::slices::{close_thread, BeEvent, ThreadSlices};
+use super::slices::{close_thread, flush_intervals, BeEvent, PendingInterval, ThreadSlices};
 use crate::model::{
     Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder,
     WarningKind,
@@ -27,6 +27,10 @@ pub struct Converter {
     /// Text of the names interned through `names`, for warning messages.
     pub(super) name_text: FxMap<StringId, Box<str>>,
     regions: FxMap<(StringId, StringId), RegionId>,
+    /// Raw `name \0 escaped cat` bytes to region: the one probe per event on the hot path.
+    region_by_raw: FxMap<Box<[u8]>, RegionId>,
+    series_by_raw: FxMap<Box<[u8]>, u32>,
+    scratch: Vec<u8>,
     /// The name of each region, by region id.
     pub(super) region_name: Vec<StringId>,
     locations: FxMap<(i64, i64), LocationId>,
@@ -51,6 +55,9 @@ impl Default for Converter {
             names: FxMap::default(),
             name_text: FxMap::default(),
             regions: FxMap::default(),
+            region_by_raw: FxMap::default(),
+            series_by_raw: FxMap::default(),
+            scratch: Vec::new(),
             region_name: Vec::new(),
             locations: FxMap::default(),
             last_location: None,
@@ -86,32 +93,43 @@ impl Converter {
         id
     }
 
+    /// The region of (name, category), looked up by the raw bytes of both in one hash probe.
     #[inline]
     fn region(&mut self, name: Option<JStr>, cat: Option<JStr>) -> RegionId {
-        let n = match name {
-            Some(s) => self.name_id(s),
-            None => self.name_id(JStr {
-                raw: b"(unnamed)",
-                escaped: false,
-            }),
-        };
-        let c = match cat {
-            Some(s) => self.name_id(s),
-            None => StringId::EMPTY,
+        let name = name.unwrap_or(JStr {
+            raw: b"(unnamed)",
+            escaped: false,
+        });
+        let cat = cat.unwrap_or_default();
+        self.scratch.clear();
+        self.scratch.extend_from_slice(name.raw);
+        self.scratch.push(0);
+        self.scratch.push(name.escaped as u8);
+        self.scratch.extend_from_slice(cat.raw);
+        if let Some(&r) = self.region_by_raw.get(self.scratch.as_slice()) {
+            return r;
+        }
+        let key: Box<[u8]> = self.scratch.as_slice().into();
+        let r = self.region_slow(name, cat);
+        self.region_by_raw.insert(key, r);
+        r
+    }
+
+    fn region_slow(&mut self, name: JStr, cat: JStr) -> RegionId {
+        let n = self.name_id(name);
+        let c = if cat.raw.is_empty() {
+            StringId::EMPTY
+        } else {
+            self.name_id(cat)
         };
         if let Some(&r) = self.regions.get(&(n, c)) {
             return r;
         }
-        let name_text = self
-            .name_text
-            .get(&n)
-            .map_or(String::new(), |s| s.to_string());
+        let name_text = self.text_of(n);
         let cat_text = if c == StringId::EMPTY {
             String::new()
         } else {
-            self.name_text
-                .get(&c)
-                .map_or(String::new(), |s| s.to_string())
+            self.text_of(c)
         };
         let r = self.b.region(&name_text, &cat_text);
         if r.index() >= self.region_name.len() {
@@ -296,7 +314,13 @@ impl Converter {
         let l = self.thread(ev);
         let r = self.region(ev.name, ev.cat);
         self.touch(l, ts + dur);
-        self.b.interval(l, r, ts, dur as u64);
+        let seq = self.seq;
+        self.threads[l.index()].intervals.push(PendingInterval {
+            start: ts,
+            dur: dur as u64,
+            region: r,
+            seq,
+        });
         if ev.flow_in || ev.flow_out {
             self.flow_v2(ev, l, ts);
         }
@@ -375,26 +399,41 @@ impl Converter {
         };
         let p = self.process_of(ev);
         let Some(args) = ev.args else { return };
+        let name = ev.name.unwrap_or(JStr {
+            raw: b"(unnamed)",
+            escaped: false,
+        });
         let mut numeric = 0usize;
         for_each_member(args, |_, v| numeric += val_f64(&v).is_some() as usize);
-        let base = ev
-            .name
-            .map_or_else(|| "(unnamed)".to_string(), |n| n.text().into_owned());
-        let mut samples: Vec<(String, f64)> = Vec::with_capacity(numeric);
         for_each_member(args, |k, v| {
             if let Some(x) = val_f64(&v) {
-                let series = if numeric == 1 {
-                    base.clone()
-                } else {
-                    format!("{base}.{}", k.text())
-                };
-                samples.push((series, x));
+                let series = self.series(p, name, k, numeric == 1);
+                self.b.counter_sample(series, ts, x);
             }
         });
-        for (series, x) in samples {
-            let s = self.b.counter_series(p, &series);
-            self.b.counter_sample(s, ts, x);
+    }
+
+    /// The counter series of (process, counter name, arg), keyed on raw bytes (no allocation once seen).
+    fn series(&mut self, p: ProcessId, name: JStr, arg: JStr, only: bool) -> u32 {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&p.0.to_le_bytes());
+        self.scratch.extend_from_slice(name.raw);
+        if !only {
+            self.scratch.push(0);
+            self.scratch.extend_from_slice(arg.raw);
         }
+        if let Some(&s) = self.series_by_raw.get(self.scratch.as_slice()) {
+            return s;
+        }
+        let key: Box<[u8]> = self.scratch.as_slice().into();
+        let text = if only {
+            name.text().into_owned()
+        } else {
+            format!("{}.{}", name.text(), arg.text())
+        };
+        let s = self.b.counter_series(p, &text);
+        self.series_by_raw.insert(key, s);
+        s
     }
 
     /// A stable key for an id value (number, string, or `id2` object), allocation-free after first sight.
@@ -490,9 +529,14 @@ impl Converter {
             last_ts = last_ts.max(th.max_ts);
         }
         last_ts = last_ts.max(self.asyncs.max_ts());
-        let threads = std::mem::take(&mut self.threads);
-        for (i, mut th) in threads.into_iter().enumerate() {
-            close_thread(&mut self, LocationId(i as u32), &mut th);
+        let mut threads = std::mem::take(&mut self.threads);
+        for (i, th) in threads.iter_mut().enumerate() {
+            close_thread(&mut self, LocationId(i as u32), th);
+        }
+        let total: usize = threads.iter().map(|t| t.intervals.len()).sum();
+        self.b.reserve_intervals(total);
+        for (i, th) in threads.iter_mut().enumerate() {
+            flush_intervals(&mut self, LocationId(i as u32), th);
         }
         let asyncs = std::mem::take(&mut self.asyncs);
         asyncs.finish(&mut self, last_ts);

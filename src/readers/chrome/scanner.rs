@@ -274,40 +274,43 @@ impl<'a> Cursor<'a> {
     }
 
     /// One trace event object; the cursor is on its `{`.
+    #[cfg(test)]
     pub fn event(&mut self) -> Scan<RawEvent<'a>> {
         let mut ev = RawEvent::default();
+        self.event_into(&mut ev)?;
+        Ok(ev)
+    }
+
+    /// One trace event object into `ev` (reset first); the cursor is on its `{`. The hot loop of the
+    /// reader: keys are matched by their bytes, values of unneeded keys skipped without being kept.
+    pub fn event_into(&mut self, ev: &mut RawEvent<'a>) -> Scan<()> {
+        *ev = RawEvent::default();
         self.i += 1;
         match self.peek_ws()? {
             b'}' => {
                 self.i += 1;
-                return Ok(ev);
+                return Ok(());
             }
             b'"' => {}
             _ => return self.bad("a key or '}'"),
         }
         loop {
-            if self.peek_ws()? != b'"' {
-                return self.bad("a key");
-            }
-            let key = self.key()?;
+            let key = self.fast_key()?;
             match key {
-                b"ph" => match self.value()? {
-                    Val::Str(s) => ev.ph = s.raw,
-                    _ => ev.ph = b"?",
-                },
-                b"name" => ev.name = self.opt_str()?,
-                b"cat" => ev.cat = self.opt_str()?,
-                b"ts" => ev.ts = self.value()?,
-                b"dur" => ev.dur = self.value()?,
-                b"tdur" => ev.tdur = self.value()?,
-                b"pid" => ev.pid = self.value()?,
-                b"tid" => ev.tid = self.value()?,
+                b"ph" => ev.ph = self.str_or_skip()?.map_or(&b"?"[..], |s| s.raw),
+                b"name" => ev.name = self.str_or_skip()?,
+                b"cat" => ev.cat = self.str_or_skip()?,
+                b"ts" => ev.ts = self.scalar()?,
+                b"dur" => ev.dur = self.scalar()?,
+                b"pid" => ev.pid = self.scalar()?,
+                b"tid" => ev.tid = self.scalar()?,
+                b"tdur" => ev.tdur = self.scalar()?,
                 b"id" => ev.id = self.value()?,
                 b"id2" => ev.id2 = self.value()?,
                 b"bind_id" => ev.bind_id = self.value()?,
                 b"flow_in" => ev.flow_in = matches!(self.value()?, Val::Other(b"true")),
                 b"flow_out" => ev.flow_out = matches!(self.value()?, Val::Other(b"true")),
-                b"s" => ev.scope = self.opt_str()?,
+                b"s" => ev.scope = self.str_or_skip()?,
                 b"args" => {
                     if let Val::Other(raw) = self.value()? {
                         ev.args = Some(raw);
@@ -317,17 +320,92 @@ impl<'a> Cursor<'a> {
                     self.value()?;
                 }
             }
-            if !self.member_end()? {
-                return Ok(ev);
+            // Member end, with the common no-whitespace case first.
+            let c = match self.b.get(self.i) {
+                Some(&c) if c > b' ' => c,
+                Some(_) => self.peek_ws()?,
+                None => return Err(Stop::Incomplete),
+            };
+            self.i += 1;
+            match c {
+                b',' => {}
+                b'}' => return Ok(()),
+                _ => {
+                    self.i -= 1;
+                    return self.bad("',' or '}' after a value");
+                }
             }
         }
     }
 
-    fn opt_str(&mut self) -> Scan<Option<JStr<'a>>> {
-        Ok(match self.value()? {
-            Val::Str(s) => Some(s),
-            _ => None,
-        })
+    /// A key (plain bytes, no escapes expected) and its colon; leaves the cursor on the value.
+    #[inline(always)]
+    fn fast_key(&mut self) -> Scan<&'a [u8]> {
+        let b = self.b;
+        let mut i = self.i;
+        match b.get(i) {
+            Some(b'"') => {}
+            Some(_) => {
+                if self.peek_ws()? != b'"' {
+                    return self.bad("a key");
+                }
+                i = self.i;
+            }
+            None => return Err(Stop::Incomplete),
+        }
+        let start = i + 1;
+        let mut j = start;
+        loop {
+            match b.get(j) {
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    // An escaped key: never one of ours, but it must be skipped correctly.
+                    self.i = i;
+                    return self.key();
+                }
+                Some(_) => j += 1,
+                None => return Err(Stop::Incomplete),
+            }
+        }
+        let key = &b[start..j];
+        self.i = j + 1;
+        match b.get(self.i) {
+            Some(b':') => self.i += 1,
+            Some(_) => {
+                if self.peek_ws()? != b':' {
+                    return self.bad("':' after a key");
+                }
+                self.i += 1;
+            }
+            None => return Err(Stop::Incomplete),
+        }
+        match b.get(self.i) {
+            Some(&c) if c > b' ' => {}
+            Some(_) => {
+                self.peek_ws()?;
+            }
+            None => return Err(Stop::Incomplete),
+        }
+        Ok(key)
+    }
+
+    /// A string value, or None after skipping a value of another type.
+    #[inline(always)]
+    fn str_or_skip(&mut self) -> Scan<Option<JStr<'a>>> {
+        if self.b.get(self.i) == Some(&b'"') {
+            return Ok(Some(self.string()?));
+        }
+        self.value()?;
+        Ok(None)
+    }
+
+    /// A value expected to be a number (times, ids), with the plain-number case first.
+    #[inline(always)]
+    fn scalar(&mut self) -> Scan<Val<'a>> {
+        match self.b.get(self.i) {
+            Some(c) if c.is_ascii_digit() => Ok(Val::Num(self.number()?)),
+            _ => self.value(),
+        }
     }
 }
 

@@ -39,9 +39,20 @@ impl BeEvent {
     pub const UNNAMED: u32 = u32::MAX;
 }
 
-/// A thread's B/E events in file order, and the latest time of any event on it.
+/// An interval waiting for the builder: pushed per location, sorted, so the builder's sort is linear.
+#[derive(Clone, Copy, Debug)]
+pub struct PendingInterval {
+    pub start: i64,
+    pub dur: u64,
+    pub region: RegionId,
+    /// File position of the event that began it (X, or the B of a B/E pair).
+    pub seq: u32,
+}
+
+/// A thread's B/E events in file order, its intervals so far, and the latest time of any event on it.
 pub struct ThreadSlices {
     pub be: Vec<BeEvent>,
+    pub intervals: Vec<PendingInterval>,
     sorted: bool,
     pub max_ts: i64,
 }
@@ -50,6 +61,7 @@ impl Default for ThreadSlices {
     fn default() -> Self {
         ThreadSlices {
             be: Vec::new(),
+            intervals: Vec::new(),
             sorted: true,
             max_ts: i64::MIN,
         }
@@ -230,11 +242,34 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
             m.close_top(end);
         }
     }
-    let mut out = m.out;
-    out.sort_unstable_by_key(|o| o.0);
-    for (_, start, end, region) in out {
-        conv.b
-            .interval(location, region, start, (end - start).max(0) as u64);
-    }
+    th.intervals.extend(
+        m.out
+            .into_iter()
+            .map(|(seq, start, end, region)| PendingInterval {
+                start,
+                dur: (end - start).max(0) as u64,
+                region,
+                seq,
+            }),
+    );
     th.be = Vec::new();
+}
+
+/// Hand a location's intervals to the builder in the builder's own order (start, longer first, file
+/// order), so that its global sort meets one sorted run.
+pub fn flush_intervals(conv: &mut Converter, location: LocationId, th: &mut ThreadSlices) {
+    let iv = &mut th.intervals;
+    let key = |a: &PendingInterval, b: &PendingInterval| {
+        a.start
+            .cmp(&b.start)
+            .then(b.dur.cmp(&a.dur))
+            .then(a.seq.cmp(&b.seq))
+    };
+    if !iv.is_sorted_by(|a, b| key(a, b).is_le()) {
+        iv.sort_unstable_by(key);
+    }
+    for p in iv.iter() {
+        conv.b.interval(location, p.region, p.start, p.dur);
+    }
+    th.intervals = Vec::new();
 }

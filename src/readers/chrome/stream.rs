@@ -283,6 +283,7 @@ impl DocumentWalker {
         sink: &mut dyn EventSink,
     ) -> Result<Step, Stop> {
         let mut c = Cursor::new(b, i);
+        let mut ev = RawEvent::default();
         loop {
             // Lenient separators: producers leave trailing commas, and the format allows a missing `]`.
             let mut next = c.peek_ws();
@@ -309,8 +310,8 @@ impl DocumentWalker {
                 }
             }
             let start = c.i;
-            match c.event() {
-                Ok(ev) => {
+            match c.event_into(&mut ev) {
+                Ok(()) => {
                     self.events += 1;
                     sink.event(&ev, base + start as u64);
                 }

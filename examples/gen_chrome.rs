@@ -1,0 +1,33 @@
+//! Write a generated MPI+OpenMP-like Chrome trace of about N MB: `cargo run --release --example gen_chrome -- OUT.json [MB] [--gzip]`.
+
+use std::io::Write;
+use std::time::Instant;
+use weft::samples::ChromeSample;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let out = args
+        .first()
+        .ok_or("usage: gen_chrome OUT.json [MB] [--gzip]")?;
+    let mb: f64 = args.get(1).map(|s| s.parse()).transpose()?.unwrap_or(100.0);
+    let gzip = args.iter().any(|a| a == "--gzip");
+    let t = Instant::now();
+    let bytes = ChromeSample::sized((mb * 1e6) as usize, 7).generate();
+    let secs = t.elapsed().as_secs_f64();
+    let events = bytes.iter().filter(|&&c| c == b'{').count() - 1;
+    let mut f = std::fs::File::create(out)?;
+    if gzip {
+        let mut enc = flate2::write::GzEncoder::new(f, flate2::Compression::fast());
+        enc.write_all(&bytes)?;
+        enc.finish()?;
+    } else {
+        f.write_all(&bytes)?;
+    }
+    println!(
+        "wrote {out}: {:.1} MB, about {events} events, generated in {:.3} s ({:.0} MB/s)",
+        bytes.len() as f64 / 1e6,
+        secs,
+        bytes.len() as f64 / 1e6 / secs
+    );
+    Ok(())
+}

@@ -259,9 +259,9 @@ impl TimelineScene<'_> {
             let (a, b) = (lay.row_of_location[m.sender[j].index()] as usize, lay.row_of_location[m.receiver[j].index()] as usize);
             let ya = view.y_of(lay.rows[a].y) + lane / 2.0;
             let yb = view.y_of(lay.rows[b].y) + lane / 2.0;
-            let color = if m.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xc0) };
+            let color = if m.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xa0) };
             sc.lines.push(
-                LineInstance::solid(view.x_of(m.send_ns[j] as f64), ya, view.x_of(m.recv_ns[j] as f64), yb, 1.2, color).with_arrow(),
+                LineInstance::solid(view.x_of(m.send_ns[j] as f64), ya, view.x_of(m.recv_ns[j] as f64), yb, 1.0, color).with_arrow(),
             );
         }
 

@@ -81,7 +81,7 @@ impl WorkerSession {
 /// The built-in sample the page opens with, encoded for the viewer.
 #[wasm_bindgen]
 pub fn sample_trace() -> Result<Vec<u8>, JsValue> {
-    let bytes = crate::samples::chrome::builtin_sample();
+    let bytes = crate::samples::builtin_chrome_json();
     let trace = readers::read_bytes("sample.json", &bytes).map_err(js_err)?;
     Ok(codec::encode(&trace))
 }

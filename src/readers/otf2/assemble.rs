@@ -7,7 +7,8 @@
 
 use super::anchor::Anchor;
 use super::definitions::{
-    self, GlobalDefs, LocalDefs, GROUP_COMM_GROUP, GROUP_COMM_LOCATIONS, GROUP_COMM_SELF, UNDEFINED,
+    self, ClockCorrection, GlobalDefs, LocalDefs, GROUP_COMM_GROUP, GROUP_COMM_LOCATIONS,
+    GROUP_COMM_SELF, UNDEFINED,
 };
 use super::events::{self, Event};
 use super::matching::{self, CollectivePart, Recv, Send};
@@ -41,36 +42,6 @@ impl Clock {
             }
         }
         (d * 1_000_000_000 / res).clamp(i64::MIN as i128, i64::MAX as i128) as i64
-    }
-}
-
-/// A location's clock offsets, interpolated linearly between measurements (constant outside them).
-struct Offsets<'a> {
-    points: &'a [(u64, i64)],
-    at: usize,
-}
-
-impl Offsets<'_> {
-    #[inline]
-    fn corrected(&mut self, t: u64) -> i128 {
-        let p = self.points;
-        if p.is_empty() {
-            return t as i128;
-        }
-        while self.at + 1 < p.len() && p[self.at + 1].0 <= t {
-            self.at += 1;
-        }
-        while self.at > 0 && p[self.at].0 > t {
-            self.at -= 1;
-        }
-        let (t0, o0) = p[self.at];
-        let off = if t <= t0 || self.at + 1 >= p.len() {
-            o0 as f64
-        } else {
-            let (t1, o1) = p[self.at + 1];
-            o0 as f64 + (o1 - o0) as f64 * ((t - t0) as f64 / (t1 - t0).max(1) as f64)
-        };
-        t as i128 + off.round() as i128
     }
 }
 
@@ -483,10 +454,7 @@ fn read_location(
         });
         return Ok(0);
     };
-    let mut offsets = Offsets {
-        points: &local.clock_offsets,
-        at: 0,
-    };
+    let mut offsets = ClockCorrection::new(&local.clock_offsets);
     let mut stack: Vec<(u32, RegionId, i64)> = Vec::new();
     let mut coll_begin: Vec<i64> = Vec::new();
     let mut isends: HashMap<u64, usize> = HashMap::new();

@@ -390,3 +390,43 @@ fn mapping_table(defs: &mut LocalDefs, c: &mut Cursor) -> Decoded<()> {
     }
     Ok(())
 }
+
+/// A location's clock offsets applied as OTF2 applies them: linear between measurements, and extrapolated
+/// beyond the first and last with the slope of the nearest pair (one measurement: a constant shift).
+pub struct ClockCorrection<'a> {
+    points: &'a [(u64, i64)],
+    at: usize,
+}
+
+impl<'a> ClockCorrection<'a> {
+    pub fn new(points: &'a [(u64, i64)]) -> Self {
+        ClockCorrection { points, at: 0 }
+    }
+
+    /// The corrected time of `t` (ticks). Fast for times that mostly increase.
+    #[inline]
+    pub fn corrected(&mut self, t: u64) -> i128 {
+        let p = self.points;
+        match p.len() {
+            0 => return t as i128,
+            1 => return t as i128 + p[0].1 as i128,
+            _ => {}
+        }
+        while self.at + 2 < p.len() && p[self.at + 1].0 <= t {
+            self.at += 1;
+        }
+        while self.at > 0 && p[self.at].0 > t {
+            self.at -= 1;
+        }
+        let (t0, o0) = p[self.at];
+        let (t1, o1) = p[self.at + 1];
+        let span = (t1 as i128 - t0 as i128) as f64;
+        let slope = if span > 0.0 {
+            (o1 - o0) as f64 / span
+        } else {
+            0.0
+        };
+        let off = o0 as f64 + slope * (t as i128 - t0 as i128) as f64;
+        t as i128 + off.round() as i128
+    }
+}

@@ -275,7 +275,20 @@ pub(super) fn assemble(
         .map(|(&id, c)| (id, b.intern(&name_of(c.name, format!("Comm {id}")))))
         .collect();
 
+    let dense_len = regions
+        .keys()
+        .copied()
+        .filter(|&id| id < 1 << 20)
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    let mut region_dense = vec![RegionId(u32::MAX); dense_len];
+    for (&id, &r) in &regions {
+        if (id as usize) < dense_len {
+            region_dense[id as usize] = r;
+        }
+    }
     let mut st = State {
+        region_dense,
         sends: Vec::new(),
         recvs: Vec::new(),
         parts: Vec::new(),
@@ -378,6 +391,8 @@ struct State {
     parts: Vec<CollectivePart>,
     thread_raw: Vec<(LocationId, i64, ThreadEventKind)>,
     regions: HashMap<u32, RegionId>,
+    /// The same map for small ids, as a table (the hot path: one lookup per ENTER).
+    region_dense: Vec<RegionId>,
     comm_ranks: HashMap<u32, Option<Vec<u64>>>,
     location_ids: HashMap<u64, LocationId>,
     unresolved_ranks: u64,
@@ -398,7 +413,13 @@ impl State {
         r
     }
 
+    #[inline]
     fn region(&mut self, b: &mut TraceBuilder, id: u32, file: &str, offset: u64) -> RegionId {
+        if let Some(&r) = self.region_dense.get(id as usize) {
+            if r.0 != u32::MAX {
+                return r;
+            }
+        }
         if let Some(&r) = self.regions.get(&id) {
             return r;
         }
@@ -455,7 +476,10 @@ fn read_location(
         return Ok(0);
     };
     let mut offsets = ClockCorrection::new(&local.clock_offsets);
-    let mut stack: Vec<(u32, RegionId, i64)> = Vec::new();
+    // Open regions: (OTF2 region, model region, start, slot in `intervals`). Intervals are kept in ENTER
+    // order (parents before children, by start), so the builder's sort finds them already in order.
+    let mut stack: Vec<(u32, RegionId, i64, usize)> = Vec::new();
+    let mut intervals: Vec<(RegionId, i64, u64)> = Vec::new();
     let mut coll_begin: Vec<i64> = Vec::new();
     let mut isends: HashMap<u64, usize> = HashMap::new();
     let mut last_ns = i64::MIN;
@@ -470,7 +494,8 @@ fn read_location(
             match ev {
             Event::Enter { region } => {
                 let r = st.region(b, region, &evt_path, offset);
-                stack.push((region, r, t));
+                stack.push((region, r, t, intervals.len()));
+                intervals.push((r, t, 0));
             }
             Event::Leave { region } => match stack.iter().rposition(|e| e.0 == region) {
                 Some(i) => {
@@ -478,8 +503,8 @@ fn read_location(
                         mismatched += 1;
                     }
                     while stack.len() > i {
-                        if let Some((_, r, start)) = stack.pop() {
-                            b.interval(loc, r, start, t.saturating_sub(start).max(0) as u64);
+                        if let Some((_, _, start, slot)) = stack.pop() {
+                            intervals[slot].2 = t.saturating_sub(start).max(0) as u64;
                         }
                     }
                 }
@@ -512,7 +537,7 @@ fn read_location(
             Event::MpiCollectiveEnd { op, comm, root, sent, received } => {
                 let begin_ns = coll_begin.pop().unwrap_or(t);
                 let region = match stack.last() {
-                    Some(&(_, r, _)) => r,
+                    Some(&(_, r, _, _)) => r,
                     None => {
                         let name = format!("MPI_{}", COLLECTIVE_NAMES.get(op as usize).copied().unwrap_or("collective"));
                         b.region(&name, "")
@@ -537,11 +562,15 @@ fn read_location(
         }
         },
     );
-    for (_, r, start) in stack.drain(..).rev() {
+    for (_, _, start, slot) in stack.drain(..).rev() {
         b.warn(WarningKind::UnclosedBegin, || {
             format!("{evt_path}: a region entered at {start} ns never left")
         });
-        b.interval(loc, r, start, last_ns.saturating_sub(start).max(0) as u64);
+        intervals[slot].2 = last_ns.saturating_sub(start).max(0) as u64;
+    }
+    b.reserve_intervals(intervals.len());
+    for (r, start, dur) in intervals {
+        b.interval(loc, r, start, dur);
     }
     if mismatched > 0 {
         b.warn(WarningKind::MismatchedEnd, || {

@@ -170,12 +170,14 @@ pub fn read_archive_full(name: &str, files: &dyn ArchiveFiles) -> Result<Otf2Rea
     assemble::assemble(&anchor_path, anchor, files)
 }
 
-/// The error for an anchor handed over without the rest of its archive.
+/// The error for one file of an OTF2 archive handed over without the rest of it.
 pub fn anchor_alone(name: &str) -> ReadError {
     ReadError::Io {
         file: name.to_string(),
-        detail: "an OTF2 anchor alone is not a trace: open its folder (with X.def and X/), or a zip/tar of it"
-            .into(),
+        detail:
+            "one file of an OTF2 archive is not a trace: open its folder (X.otf2, X.def and X/), \
+                 or a zip/tar of it"
+                .into(),
     }
 }
 
@@ -202,7 +204,28 @@ pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
         .and_then(|mut f| f.read(&mut head))
         .ok()?;
     if !anchor::looks_like_anchor(&head[..n]) {
-        return None;
+        // A definitions or event file of an archive (chunk header, byte-order marker): open the archive
+        // it belongs to (`X.def` sits beside the anchor, `X/N.evt` one folder below).
+        let chunked = n >= 2 && head[0] == encoding::CHUNK_HEADER && matches!(head[1], 0x42 | 0x23);
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !chunked || !matches!(ext, "def" | "evt") {
+            return None;
+        }
+        let mut dir = path.parent();
+        for _ in 0..2 {
+            let d = match dir {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            let files = FolderFiles {
+                root: d.to_path_buf(),
+            };
+            if let Some(a) = files.paths().into_iter().find(|p| !p.contains('/')) {
+                return Some(read_archive(&a, &files).map_err(|e| in_folder(d, e)));
+            }
+            dir = d.parent();
+        }
+        return Some(Err(anchor_alone(&name)));
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

@@ -430,3 +430,30 @@ impl<'a> ClockCorrection<'a> {
         t as i128 + off.round() as i128
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_offsets_interpolate_and_extrapolate() {
+        let pts = [(100u64, -30i64), (200, -20)];
+        let mut c = ClockCorrection::new(&pts);
+        // Before the first and after the last measurement, the nearest pair's slope continues.
+        assert_eq!(c.corrected(50), 15);
+        assert_eq!(c.corrected(150), 125);
+        assert_eq!(c.corrected(300), 290);
+        assert_eq!(c.corrected(100), 70);
+        let one = [(100u64, 7i64)];
+        assert_eq!(ClockCorrection::new(&one).corrected(5), 12);
+        assert_eq!(ClockCorrection::new(&[]).corrected(5), 5);
+    }
+
+    #[test]
+    fn id_maps_dense_and_sparse() {
+        let d = IdMap::Dense(vec![5, 6, 7]);
+        assert_eq!((d.map(0), d.map(2), d.map(9)), (5, 7, 9));
+        let s = IdMap::Sparse(vec![(3, 30), (10, 100)]);
+        assert_eq!((s.map(3), s.map(10), s.map(4)), (30, 100, 4));
+    }
+}

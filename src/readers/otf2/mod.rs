@@ -3,12 +3,13 @@
 //! [`ArchiveFiles`] so the same code reads a folder natively and a dropped folder or archive in the browser.
 //!
 //! Layout: `encoding` (compressed integers, byte order, record framing), `anchor`, `definitions`, `events`
-//! (typed event records), `matching` (messages, collectives), `assemble` (definitions and events into the
-//! model), `threads` (the raw threading events kept for later analyses).
+//! (typed event records), `matching` (messages, collectives), `convert` (OTF2 codes to model values),
+//! `assemble` (definitions and events into the model), `threads` (the raw threading events kept for later analyses).
 //! This module must not use `std::fs` outside [`FolderFiles`] (the core compiles to wasm32).
 
 pub mod anchor;
 mod assemble;
+mod convert;
 pub mod definitions;
 pub mod encoding;
 pub mod events;

@@ -38,7 +38,8 @@ pub const EVT_THREAD_CREATE: u8 = 62;
 pub const EVT_THREAD_BEGIN: u8 = 63;
 pub const EVT_THREAD_WAIT: u8 = 64;
 pub const EVT_THREAD_END: u8 = 65;
-/// The highest event type OTF2 3.1 writes (non-blocking collectives, communicator create/destroy).
+/// The highest event type of OTF2 3.0/3.1 (non-blocking collectives, communicator create/destroy); the
+/// matched-probe receives of OTF2 3.2 (MpiProbe, MpiMrecv, MpiImrecv*) are reported as unknown.
 pub const EVT_MAX_KNOWN: u8 = 88;
 
 /// One decoded event record (references already mapped to global ids).

@@ -28,7 +28,7 @@ pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
 pub trait ArchiveFiles {
     /// The bytes of the file at `path`, `Ok(None)` when there is no such file.
     fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, String>;
-    /// Every file path (used to find the anchor).
+    /// File paths to search for the anchor: at least every `.otf2` file (in-memory sets list all files).
     fn paths(&self) -> Vec<String>;
 }
 

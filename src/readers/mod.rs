@@ -3,7 +3,9 @@
 //! `sniff` picks the reader from content, never from the extension. Readers never panic on any input: a
 //! malformed file gives a [`ReadError`] naming the file and position, or warnings and a partial trace.
 
+pub mod archive;
 pub mod chrome;
+pub mod otf2;
 pub mod sniff;
 
 use crate::model::Trace;
@@ -30,18 +32,28 @@ pub enum ReadError {
     Cancelled { file: String },
 }
 
-/// Read a whole file held in memory, whatever its format. `name` is used in messages only.
+/// Read a whole file held in memory, whatever its format. `name` is used in messages only. Zip, tar and
+/// gzip-compressed tar archives are searched for an OTF2 archive; plain gzip goes to the Chrome reader.
 pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
     match sniff(bytes) {
+        Sniffed::Zip | Sniffed::Tar => archive::read_archive_bytes(name, bytes, archive::DEFAULT_BUDGET_BYTES),
+        Sniffed::Gzip if archive::is_tar(&archive::gunzip_head(bytes, 512)) => {
+            archive::read_archive_bytes(name, bytes, archive::DEFAULT_BUDGET_BYTES)
+        }
         Sniffed::ChromeJson | Sniffed::Gzip => chrome::read(name, bytes),
+        Sniffed::Otf2Anchor => Err(otf2::anchor_alone(name)),
         Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
         other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
     }
 }
 
-/// Read a file from disk (native only).
+/// Read a file or folder from disk (native only). An OTF2 trace is opened by its anchor (`X.otf2`), by the
+/// folder that holds one, or from a zip/tar/tar.gz of that folder.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
+    if let Some(result) = otf2::read_path(path) {
+        return result;
+    }
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
     read_bytes(&name, &bytes)

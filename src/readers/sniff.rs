@@ -42,6 +42,10 @@ fn skip_ws_bom(b: &[u8]) -> &[u8] {
 
 /// Identify a file from (at least) its first few kilobytes.
 pub fn sniff(bytes: &[u8]) -> Sniffed {
+    // OTF2 anchor: a chunk-header byte (0x03), a byte-order marker (0x42 or 0x23), then "OTF2\0".
+    if crate::readers::otf2::anchor::looks_like_anchor(bytes) {
+        return Sniffed::Otf2Anchor;
+    }
     if bytes.starts_with(&[0x1f, 0x8b]) {
         return Sniffed::Gzip;
     }
@@ -80,10 +84,6 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
         }
         return Sniffed::Unknown("a JSON object without \"traceEvents\"".into());
     }
-    // OTF2 anchor files are text and start with their own banner.
-    if head.starts_with(b"OTF2") || contains(head, b"OTF2_") && head.len() < 4096 {
-        return Sniffed::Otf2Anchor;
-    }
     if let Some(line) = head.split(|&c| c == b'\n').next() {
         let line = String::from_utf8_lossy(line);
         if line.contains("task") && line.contains(',') && (line.contains("exec_cycles") || line.contains("parent")) {
@@ -102,10 +102,6 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
     }
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +114,9 @@ mod tests {
         assert_eq!(sniff(&[0x1f, 0x8b, 8, 0]), Sniffed::Gzip);
         assert_eq!(sniff(b"#Paraver (01/01/2020 at 10:00):100_ns:0:1:1(4:0)"), Sniffed::Paraver);
         assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<graphml xmlns=\"x\">"), Sniffed::GraphMl);
+        assert_eq!(sniff(b"\x03\x42OTF2\x00\x03\x02"), Sniffed::Otf2Anchor);
+        assert_eq!(sniff(b"\x03\x23OTF2\x00\x03\x02"), Sniffed::Otf2Anchor);
+        assert!(matches!(sniff(b"\x03\x42OTF3\x00"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b""), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b"hello world"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b"{\"a\":1}"), Sniffed::Unknown(_)));

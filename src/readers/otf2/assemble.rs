@@ -1,0 +1,470 @@
+//! Turns decoded OTF2 definitions and events into the model: location groups become processes, locations
+//! stay locations, ENTER/LEAVE pairs become intervals, MPI sends and receives become matched messages,
+//! collective begin/end pairs become collective rows, threading events are kept raw. Times are converted
+//! from ticks (after the location's clock offsets) to nanoseconds since the clock's global offset.
+//!
+//! It must not decode bytes itself (that is `definitions` and `events`) nor sort or nest (the builder does).
+
+use super::anchor::Anchor;
+use super::convert::{comm_ranks, paradigm, role, thread_kind, Clock, COLLECTIVE_NAMES};
+use super::definitions::{self, ClockCorrection, LocalDefs, UNDEFINED};
+use super::events::{self, Event};
+use super::matching::{self, CollectivePart, Recv, Send};
+use super::threads::{ThreadEvent, ThreadEventKind};
+use super::{malformed, ArchiveFiles, Otf2Read};
+use crate::model::*;
+use crate::readers::ReadError;
+use std::collections::HashMap;
+
+pub(super) fn assemble(
+    anchor_path: &str,
+    anchor: Anchor,
+    files: &dyn ArchiveFiles,
+) -> Result<Otf2Read, ReadError> {
+    let stem = anchor_path
+        .strip_suffix(".otf2")
+        .unwrap_or(anchor_path)
+        .to_string();
+    let def_path = format!("{stem}.def");
+    let def_bytes = files
+        .read(&def_path)
+        .map_err(|e| ReadError::Io {
+            file: def_path.clone(),
+            detail: e,
+        })?
+        .ok_or_else(|| ReadError::Io {
+            file: def_path.clone(),
+            detail: "the global definitions file is missing".into(),
+        })?;
+    let mut b = TraceBuilder::new(Format::Otf2);
+    let defs = match definitions::parse_global(&def_bytes, anchor.chunk_size_defs) {
+        (d, None) => d,
+        (d, Some(e)) if !d.locations.is_empty() => {
+            b.warn(WarningKind::Truncated, || {
+                format!(
+                    "{def_path}: definitions end early at byte {}: {}",
+                    e.offset, e.what
+                )
+            });
+            d
+        }
+        (_, Some(e)) => return Err(malformed(&def_path, e)),
+    };
+    drop(def_bytes);
+    if defs.truncated {
+        b.warn(WarningKind::Truncated, || {
+            format!("{def_path}: no end-of-file marker; the file may be cut short")
+        });
+    }
+    for n in &defs.unknown {
+        b.warn(WarningKind::UnknownRecord, || {
+            format!("{def_path}: byte {}: {}", n.offset, n.message)
+        });
+    }
+    if defs.locations.is_empty() {
+        return Err(ReadError::Empty {
+            file: def_path,
+            format: "OTF2",
+            detail: " (no location definitions)".into(),
+        });
+    }
+    let clock = match defs.clock {
+        Some(c) if c.timer_resolution > 0 => Clock {
+            offset: c.global_offset,
+            resolution: c.timer_resolution,
+        },
+        _ => {
+            b.warn(WarningKind::Other, || {
+                format!("{def_path}: no clock properties; assuming nanosecond ticks")
+            });
+            Clock {
+                offset: 0,
+                resolution: 1_000_000_000,
+            }
+        }
+    };
+    let name_of =
+        |id: u32, fallback: String| defs.string(id).map(str::to_string).unwrap_or(fallback);
+
+    // Processes (location groups) and locations, in definition order.
+    let mut group_process: HashMap<u32, ProcessId> = HashMap::new();
+    for g in &defs.location_groups {
+        let p = b.process(g.id as i64);
+        b.set_process_name(p, &name_of(g.name, format!("Location group {}", g.id)));
+        group_process.insert(g.id, p);
+    }
+    let mut location_ids: HashMap<u64, LocationId> = HashMap::new();
+    for l in &defs.locations {
+        let p = match group_process.get(&l.group) {
+            Some(&p) => p,
+            None => {
+                b.warn(WarningKind::DanglingReference, || {
+                    format!(
+                        "{def_path}: location {} names undefined location group {}",
+                        l.id, l.group
+                    )
+                });
+                let p = b.process(l.group as i64);
+                group_process.insert(l.group, p);
+                p
+            }
+        };
+        let kind = match l.kind {
+            2 => LocationKind::GpuStream,
+            3 => LocationKind::Metric,
+            _ => LocationKind::CpuThread,
+        };
+        let loc = b.location(p, l.id as i64, kind);
+        b.set_location_name(loc, &name_of(l.name, format!("Location {}", l.id)));
+        location_ids.insert(l.id, loc);
+    }
+
+    // Regions, in id order, so the model lists them as the trace defines them.
+    let mut region_ids: Vec<u32> = defs.regions.keys().copied().collect();
+    region_ids.sort_unstable();
+    let mut regions: HashMap<u32, RegionId> = HashMap::new();
+    for id in region_ids {
+        let r = &defs.regions[&id];
+        let name = name_of(r.name, format!("region {id}"));
+        let (mut par, mut rol) = (paradigm(r.paradigm), role(r.role));
+        if par == Paradigm::Unknown || rol == RegionRole::Unknown {
+            let (gp, gr) = classify_region(&name, "");
+            par = if par == Paradigm::Unknown { gp } else { par };
+            rol = if rol == RegionRole::Unknown { gr } else { rol };
+        }
+        regions.insert(id, b.region_with(&name, "", par, rol));
+    }
+    let comm_ranks = comm_ranks(&defs);
+    let comm_names: HashMap<u32, StringId> = defs
+        .comms
+        .iter()
+        .map(|(&id, c)| (id, b.intern(&name_of(c.name, format!("Comm {id}")))))
+        .collect();
+
+    let dense_len = regions
+        .keys()
+        .copied()
+        .filter(|&id| id < 1 << 20)
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    let mut region_dense = vec![RegionId(u32::MAX); dense_len];
+    for (&id, &r) in &regions {
+        if (id as usize) < dense_len {
+            region_dense[id as usize] = r;
+        }
+    }
+    let mut st = State {
+        region_dense,
+        sends: Vec::new(),
+        recvs: Vec::new(),
+        parts: Vec::new(),
+        thread_raw: Vec::new(),
+        regions,
+        comm_ranks,
+        location_ids,
+        unresolved_ranks: 0,
+    };
+    let locations: Vec<(u64, LocationId)> = defs
+        .locations
+        .iter()
+        .map(|l| (l.id, st.location_ids[&l.id]))
+        .collect();
+    let mut total_events = 0u64;
+    for (id, loc) in locations {
+        total_events += read_location(&mut b, &mut st, &anchor, &stem, id, loc, clock, files)?;
+    }
+    b.add_event_records(total_events);
+
+    // Messages.
+    let m = matching::match_messages(&st.sends, &st.recvs);
+    for p in &m.matched {
+        let (s, r) = (&st.sends[p.send], &st.recvs[p.recv]);
+        let name = comm_names
+            .get(&s.comm)
+            .copied()
+            .unwrap_or_else(|| b.intern(""));
+        b.message(MessageRecord {
+            kind: MessageKind::PointToPoint,
+            sender: s.sender,
+            receiver: r.receiver,
+            send_ns: s.time_ns,
+            recv_ns: r.time_ns,
+            size_bytes: s.length,
+            tag: s.tag,
+            name,
+        });
+    }
+    if m.unmatched_sends + m.unmatched_recvs > 0 {
+        b.warnings_mut().push(WarningKind::UnmatchedFlow, || {
+            format!(
+                "{} sends and {} receives found no partner",
+                m.unmatched_sends, m.unmatched_recvs
+            )
+        });
+        b.warnings_mut().add_count(
+            WarningKind::UnmatchedFlow,
+            (m.unmatched_sends + m.unmatched_recvs) as u64 - 1,
+        );
+    }
+    if st.unresolved_ranks > 0 {
+        let n = st.unresolved_ranks;
+        b.warn(WarningKind::DanglingReference, || {
+            format!("{n} MPI ranks could not be resolved to a location")
+        });
+    }
+
+    // Collectives.
+    let ops = matching::group_collectives(&st.parts);
+    for (p, op) in st.parts.iter().zip(ops) {
+        let communicator = comm_names
+            .get(&p.comm)
+            .copied()
+            .unwrap_or_else(|| b.intern(""));
+        b.collective(CollectiveRecord {
+            operation: op,
+            location: p.location,
+            region: p.region,
+            communicator,
+            root: p.root,
+            start_ns: p.begin_ns,
+            end_ns: p.end_ns,
+            bytes_sent: p.sent,
+            bytes_received: p.received,
+        });
+    }
+
+    let trace = b.finish();
+    let origin = trace.origin_ns;
+    let thread_events = st
+        .thread_raw
+        .into_iter()
+        .map(|(location, t, kind)| ThreadEvent {
+            location,
+            time_ns: t.saturating_sub(origin).max(0) as u64,
+            kind,
+        })
+        .collect();
+    Ok(Otf2Read {
+        trace,
+        anchor,
+        thread_events,
+    })
+}
+
+struct State {
+    sends: Vec<Send>,
+    recvs: Vec<Recv>,
+    parts: Vec<CollectivePart>,
+    thread_raw: Vec<(LocationId, i64, ThreadEventKind)>,
+    regions: HashMap<u32, RegionId>,
+    /// The same map for small ids, as a table (the hot path: one lookup per ENTER).
+    region_dense: Vec<RegionId>,
+    comm_ranks: HashMap<u32, Option<Vec<u64>>>,
+    location_ids: HashMap<u64, LocationId>,
+    unresolved_ranks: u64,
+}
+
+impl State {
+    fn rank(&mut self, comm: u32, rank: u32, me: LocationId) -> Option<LocationId> {
+        let r = match self.comm_ranks.get(&comm) {
+            Some(None) => Some(me),
+            Some(Some(v)) => v
+                .get(rank as usize)
+                .and_then(|id| self.location_ids.get(id).copied()),
+            None => None,
+        };
+        if r.is_none() {
+            self.unresolved_ranks += 1;
+        }
+        r
+    }
+
+    #[inline]
+    fn region(&mut self, b: &mut TraceBuilder, id: u32, file: &str, offset: u64) -> RegionId {
+        if let Some(&r) = self.region_dense.get(id as usize) {
+            if r.0 != u32::MAX {
+                return r;
+            }
+        }
+        if let Some(&r) = self.regions.get(&id) {
+            return r;
+        }
+        b.warn(WarningKind::DanglingReference, || {
+            format!("{file}: byte {offset}: event names undefined region {id}")
+        });
+        let r = b.region_with(
+            &format!("undefined region {id}"),
+            "",
+            Paradigm::Unknown,
+            RegionRole::Unknown,
+        );
+        self.regions.insert(id, r);
+        r
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_location(
+    b: &mut TraceBuilder,
+    st: &mut State,
+    anchor: &Anchor,
+    stem: &str,
+    id: u64,
+    loc: LocationId,
+    clock: Clock,
+    files: &dyn ArchiveFiles,
+) -> Result<u64, ReadError> {
+    let local_path = format!("{stem}/{id}.def");
+    let local = match files.read(&local_path).map_err(|e| ReadError::Io {
+        file: local_path.clone(),
+        detail: e,
+    })? {
+        Some(bytes) => {
+            let (l, err) = definitions::parse_local(&bytes, anchor.chunk_size_defs);
+            if let Some(e) = err {
+                b.warn(WarningKind::MalformedRecord, || {
+                    format!("{local_path}: byte {}: {}", e.offset, e.what)
+                });
+            }
+            l
+        }
+        None => LocalDefs::default(),
+    };
+    let evt_path = format!("{stem}/{id}.evt");
+    let Some(bytes) = files.read(&evt_path).map_err(|e| ReadError::Io {
+        file: evt_path.clone(),
+        detail: e,
+    })?
+    else {
+        b.warn(WarningKind::Truncated, || {
+            format!("{evt_path}: event file missing; location {id} has no events")
+        });
+        return Ok(0);
+    };
+    let mut offsets = ClockCorrection::new(&local.clock_offsets);
+    // Open regions: (OTF2 region, model region, start, slot in `intervals`). Intervals are kept in ENTER
+    // order (parents before children, by start), so the builder's sort finds them already in order.
+    let mut stack: Vec<(u32, RegionId, i64, usize)> = Vec::new();
+    let mut intervals: Vec<(RegionId, i64, u64)> = Vec::new();
+    let mut coll_begin: Vec<i64> = Vec::new();
+    let mut isends: HashMap<u64, usize> = HashMap::new();
+    let mut last_ns = i64::MIN;
+    let mut mismatched = 0u64;
+    let (stats, err) = events::decode(
+        &bytes,
+        anchor.chunk_size_events,
+        &local,
+        |ticks, offset, ev| {
+            let t = clock.ns(offsets.corrected(ticks));
+            last_ns = last_ns.max(t);
+            match ev {
+            Event::Enter { region } => {
+                let r = st.region(b, region, &evt_path, offset);
+                stack.push((region, r, t, intervals.len()));
+                intervals.push((r, t, 0));
+            }
+            Event::Leave { region } => match stack.iter().rposition(|e| e.0 == region) {
+                Some(i) => {
+                    if i + 1 != stack.len() {
+                        mismatched += 1;
+                    }
+                    while stack.len() > i {
+                        if let Some((_, _, start, slot)) = stack.pop() {
+                            intervals[slot].2 = t.saturating_sub(start).max(0) as u64;
+                        }
+                    }
+                }
+                None => b.warn(WarningKind::UnmatchedEnd, || {
+                    format!("{evt_path}: byte {offset}: LEAVE of region {region} that was not entered")
+                }),
+            },
+            Event::MpiSend { receiver, comm, tag, length } | Event::MpiIsend { receiver, comm, tag, length, .. } => {
+                if let Some(to) = st.rank(comm, receiver, loc) {
+                    if let Event::MpiIsend { request, .. } = ev {
+                        isends.insert(request, st.sends.len());
+                    }
+                    st.sends.push(Send { sender: loc, receiver: to, comm, tag, length, time_ns: t, cancelled: false });
+                }
+            }
+            Event::MpiRecv { sender, comm, tag, length } | Event::MpiIrecv { sender, comm, tag, length, .. } => {
+                if let Some(from) = st.rank(comm, sender, loc) {
+                    st.recvs.push(Recv { sender: from, receiver: loc, comm, tag, length, time_ns: t });
+                }
+            }
+            Event::MpiIsendComplete { request } => {
+                isends.remove(&request);
+            }
+            Event::MpiRequestCancelled { request } => {
+                if let Some(i) = isends.remove(&request) {
+                    st.sends[i].cancelled = true;
+                }
+            }
+            Event::MpiCollectiveBegin => coll_begin.push(t),
+            Event::MpiCollectiveEnd { op, comm, root, sent, received } => {
+                let begin_ns = coll_begin.pop().unwrap_or(t);
+                let region = match stack.last() {
+                    Some(&(_, r, _, _)) => r,
+                    None => {
+                        let name = format!("MPI_{}", COLLECTIVE_NAMES.get(op as usize).copied().unwrap_or("collective"));
+                        b.region(&name, "")
+                    }
+                };
+                let root = if root == UNDEFINED { None } else { st.rank(comm, root, loc) };
+                st.parts.push(CollectivePart { location: loc, region, comm, op, root, begin_ns, end_ns: t, sent, received });
+            }
+            Event::MeasurementOnOff { on } => {
+                let r = b.region(if on { "measurement on" } else { "measurement off" }, "");
+                b.instant(loc, r, t);
+            }
+            Event::BufferFlush { .. } => {
+                let r = b.region("trace buffer flush", "");
+                b.instant(loc, r, t);
+            }
+            _ => {
+                if let Some(kind) = thread_kind(ev) {
+                    st.thread_raw.push((loc, t, kind));
+                }
+            }
+        }
+        },
+    );
+    for (_, _, start, slot) in stack.drain(..).rev() {
+        b.warn(WarningKind::UnclosedBegin, || {
+            format!("{evt_path}: a region entered at {start} ns never left")
+        });
+        intervals[slot].2 = last_ns.saturating_sub(start).max(0) as u64;
+    }
+    b.reserve_intervals(intervals.len());
+    for (r, start, dur) in intervals {
+        b.interval(loc, r, start, dur);
+    }
+    if mismatched > 0 {
+        b.warn(WarningKind::MismatchedEnd, || {
+            format!("{evt_path}: {mismatched} LEAVEs closed inner regions left open")
+        });
+    }
+    if let Some((off, before, after)) = stats.out_of_order {
+        let n = stats.out_of_order_count;
+        b.warn(WarningKind::OutOfOrder, || {
+            format!("{evt_path}: byte {off}: time goes back from {before} to {after} ticks ({n} times in this file)")
+        });
+    }
+    for (kind, n) in &stats.unknown_kinds {
+        b.warn(WarningKind::UnknownRecord, || {
+            format!("{evt_path}: {n} records of unknown event type {kind} skipped")
+        });
+    }
+    if let Some(e) = err {
+        b.warn(WarningKind::Truncated, || {
+            format!(
+                "{evt_path}: reading stopped at byte {}: {}",
+                e.offset, e.what
+            )
+        });
+    } else if stats.truncated {
+        b.warn(WarningKind::Truncated, || {
+            format!("{evt_path}: no end-of-file marker; the file may be cut short")
+        });
+    }
+    Ok(stats.events)
+}

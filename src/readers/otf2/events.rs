@@ -1,0 +1,354 @@
+//! OTF2 event files (`X/N.evt`): decodes each record into a typed [`Event`] with its timestamp, applying the
+//! location's mapping tables to region and communicator references. Records of types weft does not use are
+//! skipped by their length (counted); types newer than OTF2 3.1 are reported as unknown.
+//!
+//! Decoding only: what the events mean (intervals, messages, collectives) is decided by the caller.
+
+use super::definitions::{LocalDefs, MAPPING_COMM, MAPPING_REGION};
+use super::encoding::{Cursor, DecodeError, Decoded, Item, Records, ATTRIBUTE_LIST};
+
+pub const EVT_BUFFER_FLUSH: u8 = 10;
+pub const EVT_MEASUREMENT_ON_OFF: u8 = 11;
+pub const EVT_ENTER: u8 = 12;
+pub const EVT_LEAVE: u8 = 13;
+pub const EVT_MPI_SEND: u8 = 14;
+pub const EVT_MPI_ISEND: u8 = 15;
+pub const EVT_MPI_ISEND_COMPLETE: u8 = 16;
+pub const EVT_MPI_IRECV_REQUEST: u8 = 17;
+pub const EVT_MPI_RECV: u8 = 18;
+pub const EVT_MPI_IRECV: u8 = 19;
+pub const EVT_MPI_REQUEST_TEST: u8 = 20;
+pub const EVT_MPI_REQUEST_CANCELLED: u8 = 21;
+pub const EVT_MPI_COLLECTIVE_BEGIN: u8 = 22;
+pub const EVT_MPI_COLLECTIVE_END: u8 = 23;
+pub const EVT_OMP_FORK: u8 = 24;
+pub const EVT_OMP_JOIN: u8 = 25;
+pub const EVT_OMP_TASK_CREATE: u8 = 28;
+pub const EVT_OMP_TASK_SWITCH: u8 = 29;
+pub const EVT_OMP_TASK_COMPLETE: u8 = 30;
+pub const EVT_METRIC: u8 = 31;
+pub const EVT_THREAD_FORK: u8 = 53;
+pub const EVT_THREAD_JOIN: u8 = 54;
+pub const EVT_THREAD_TEAM_BEGIN: u8 = 55;
+pub const EVT_THREAD_TEAM_END: u8 = 56;
+pub const EVT_THREAD_TASK_CREATE: u8 = 59;
+pub const EVT_THREAD_TASK_SWITCH: u8 = 60;
+pub const EVT_THREAD_TASK_COMPLETE: u8 = 61;
+pub const EVT_THREAD_CREATE: u8 = 62;
+pub const EVT_THREAD_BEGIN: u8 = 63;
+pub const EVT_THREAD_WAIT: u8 = 64;
+pub const EVT_THREAD_END: u8 = 65;
+/// The highest event type of OTF2 3.0/3.1 (non-blocking collectives, communicator create/destroy); the
+/// matched-probe receives of OTF2 3.2 (MpiProbe, MpiMrecv, MpiImrecv*) are reported as unknown.
+pub const EVT_MAX_KNOWN: u8 = 88;
+
+/// One decoded event record (references already mapped to global ids).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    BufferFlush {
+        stop_time: u64,
+    },
+    MeasurementOnOff {
+        on: bool,
+    },
+    Enter {
+        region: u32,
+    },
+    Leave {
+        region: u32,
+    },
+    MpiSend {
+        receiver: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+    },
+    MpiIsend {
+        receiver: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+        request: u64,
+    },
+    MpiIsendComplete {
+        request: u64,
+    },
+    MpiIrecvRequest {
+        request: u64,
+    },
+    MpiRecv {
+        sender: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+    },
+    MpiIrecv {
+        sender: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+        request: u64,
+    },
+    MpiRequestTest {
+        request: u64,
+    },
+    MpiRequestCancelled {
+        request: u64,
+    },
+    MpiCollectiveBegin,
+    MpiCollectiveEnd {
+        op: u8,
+        comm: u32,
+        root: u32,
+        sent: u64,
+        received: u64,
+    },
+    OmpFork {
+        requested_threads: u32,
+    },
+    OmpJoin,
+    OmpTaskCreate {
+        task: u64,
+    },
+    OmpTaskSwitch {
+        task: u64,
+    },
+    OmpTaskComplete {
+        task: u64,
+    },
+    ThreadFork {
+        model: u8,
+        requested_threads: u32,
+    },
+    ThreadJoin {
+        model: u8,
+    },
+    ThreadTeamBegin {
+        team: u32,
+    },
+    ThreadTeamEnd {
+        team: u32,
+    },
+    ThreadTaskCreate {
+        team: u32,
+        creating_thread: u32,
+        generation: u32,
+    },
+    ThreadTaskSwitch {
+        team: u32,
+        creating_thread: u32,
+        generation: u32,
+    },
+    ThreadTaskComplete {
+        team: u32,
+        creating_thread: u32,
+        generation: u32,
+    },
+    ThreadCreate {
+        contingent: u32,
+        sequence: u64,
+    },
+    ThreadBegin {
+        contingent: u32,
+        sequence: u64,
+    },
+    ThreadWait {
+        contingent: u32,
+        sequence: u64,
+    },
+    ThreadEnd {
+        contingent: u32,
+        sequence: u64,
+    },
+    Metric,
+    /// A record of a known type weft does not use (RMA, I/O, locks, parameters, calling contexts, ...).
+    Other {
+        kind: u8,
+    },
+    /// A record type newer than this reader: skipped by its length.
+    Unknown {
+        kind: u8,
+    },
+}
+
+/// How decoding one event file went.
+#[derive(Clone, Debug, Default)]
+pub struct FileStats {
+    pub events: u64,
+    pub unknown_kinds: Vec<(u8, u64)>,
+    /// First record whose time went backwards: (offset, time before, time after).
+    pub out_of_order: Option<(u64, u64, u64)>,
+    pub out_of_order_count: u64,
+    /// The file stopped without its end-of-file marker.
+    pub truncated: bool,
+}
+
+/// Decode one location's event file, calling `f(time_ticks, offset, event)` for each event in file order.
+/// On a decoding error, the events before it have been delivered and the error names the offset.
+pub fn decode<F: FnMut(u64, u64, Event)>(
+    data: &[u8],
+    chunk_size: u64,
+    local: &LocalDefs,
+    mut f: F,
+) -> (FileStats, Option<DecodeError>) {
+    let mut stats = FileStats::default();
+    let mut records = match Records::new(data, chunk_size, true) {
+        Ok(r) => r,
+        Err(e) => return (stats, Some(e)),
+    };
+    let mut time: u64 = 0;
+    loop {
+        let item = match records.next_item() {
+            Ok(Some(i)) => i,
+            Ok(None) => break,
+            Err(e) => {
+                stats.truncated = true;
+                return (stats, Some(e));
+            }
+        };
+        match item {
+            Item::Time(t) => {
+                if t < time {
+                    stats.out_of_order_count += 1;
+                    if stats.out_of_order.is_none() {
+                        stats.out_of_order = Some(((records.cur.pos() - 9) as u64, time, t));
+                    }
+                }
+                time = t;
+            }
+            Item::Record {
+                kind: ATTRIBUTE_LIST,
+                ..
+            } => {}
+            Item::Record { kind, start, end } => {
+                let mut c = records.data(start, end);
+                match event(kind, &mut c, local) {
+                    Ok(ev) => {
+                        stats.events += 1;
+                        if let Event::Unknown { kind } = ev {
+                            match stats.unknown_kinds.iter_mut().find(|p| p.0 == kind) {
+                                Some(p) => p.1 += 1,
+                                None => stats.unknown_kinds.push((kind, 1)),
+                            }
+                        }
+                        f(time, start as u64, ev);
+                    }
+                    Err(e) => {
+                        return (
+                            stats,
+                            Some(DecodeError {
+                                offset: e.offset,
+                                what: format!("event record type {kind}: {}", e.what),
+                            }),
+                        )
+                    }
+                }
+            }
+        }
+    }
+    stats.truncated = !records.saw_end_of_file;
+    (stats, None)
+}
+
+#[inline]
+fn event(kind: u8, c: &mut Cursor, local: &LocalDefs) -> Decoded<Event> {
+    let comm = |c: &mut Cursor| -> Decoded<u32> { Ok(local.map(MAPPING_COMM, c.u32()?)) };
+    Ok(match kind {
+        EVT_ENTER => Event::Enter {
+            region: local.map(MAPPING_REGION, c.u32()?),
+        },
+        EVT_LEAVE => Event::Leave {
+            region: local.map(MAPPING_REGION, c.u32()?),
+        },
+        EVT_BUFFER_FLUSH => Event::BufferFlush {
+            stop_time: c.u64_full()?,
+        },
+        EVT_MEASUREMENT_ON_OFF => Event::MeasurementOnOff { on: c.u8()? == 1 },
+        EVT_MPI_SEND => Event::MpiSend {
+            receiver: c.u32()?,
+            comm: comm(c)?,
+            tag: c.u32()?,
+            length: c.u64()?,
+        },
+        EVT_MPI_ISEND => Event::MpiIsend {
+            receiver: c.u32()?,
+            comm: comm(c)?,
+            tag: c.u32()?,
+            length: c.u64()?,
+            request: c.u64()?,
+        },
+        EVT_MPI_ISEND_COMPLETE => Event::MpiIsendComplete { request: c.u64()? },
+        EVT_MPI_IRECV_REQUEST => Event::MpiIrecvRequest { request: c.u64()? },
+        EVT_MPI_RECV => Event::MpiRecv {
+            sender: c.u32()?,
+            comm: comm(c)?,
+            tag: c.u32()?,
+            length: c.u64()?,
+        },
+        EVT_MPI_IRECV => Event::MpiIrecv {
+            sender: c.u32()?,
+            comm: comm(c)?,
+            tag: c.u32()?,
+            length: c.u64()?,
+            request: c.u64()?,
+        },
+        EVT_MPI_REQUEST_TEST => Event::MpiRequestTest { request: c.u64()? },
+        EVT_MPI_REQUEST_CANCELLED => Event::MpiRequestCancelled { request: c.u64()? },
+        EVT_MPI_COLLECTIVE_BEGIN => Event::MpiCollectiveBegin,
+        EVT_MPI_COLLECTIVE_END => Event::MpiCollectiveEnd {
+            op: c.u8()?,
+            comm: comm(c)?,
+            root: c.u32()?,
+            sent: c.u64()?,
+            received: c.u64()?,
+        },
+        EVT_OMP_FORK => Event::OmpFork {
+            requested_threads: c.u32()?,
+        },
+        EVT_OMP_JOIN => Event::OmpJoin,
+        EVT_OMP_TASK_CREATE => Event::OmpTaskCreate { task: c.u64()? },
+        EVT_OMP_TASK_SWITCH => Event::OmpTaskSwitch { task: c.u64()? },
+        EVT_OMP_TASK_COMPLETE => Event::OmpTaskComplete { task: c.u64()? },
+        EVT_METRIC => Event::Metric,
+        EVT_THREAD_FORK => Event::ThreadFork {
+            model: c.u8()?,
+            requested_threads: c.u32()?,
+        },
+        EVT_THREAD_JOIN => Event::ThreadJoin { model: c.u8()? },
+        EVT_THREAD_TEAM_BEGIN => Event::ThreadTeamBegin { team: comm(c)? },
+        EVT_THREAD_TEAM_END => Event::ThreadTeamEnd { team: comm(c)? },
+        EVT_THREAD_TASK_CREATE => Event::ThreadTaskCreate {
+            team: comm(c)?,
+            creating_thread: c.u32()?,
+            generation: c.u32()?,
+        },
+        EVT_THREAD_TASK_SWITCH => Event::ThreadTaskSwitch {
+            team: comm(c)?,
+            creating_thread: c.u32()?,
+            generation: c.u32()?,
+        },
+        EVT_THREAD_TASK_COMPLETE => Event::ThreadTaskComplete {
+            team: comm(c)?,
+            creating_thread: c.u32()?,
+            generation: c.u32()?,
+        },
+        EVT_THREAD_CREATE => Event::ThreadCreate {
+            contingent: comm(c)?,
+            sequence: c.u64()?,
+        },
+        EVT_THREAD_BEGIN => Event::ThreadBegin {
+            contingent: comm(c)?,
+            sequence: c.u64()?,
+        },
+        EVT_THREAD_WAIT => Event::ThreadWait {
+            contingent: comm(c)?,
+            sequence: c.u64()?,
+        },
+        EVT_THREAD_END => Event::ThreadEnd {
+            contingent: comm(c)?,
+            sequence: c.u64()?,
+        },
+        k if k <= EVT_MAX_KNOWN => Event::Other { kind: k },
+        k => Event::Unknown { kind: k },
+    })
+}

@@ -1,0 +1,189 @@
+//! Pairs MPI sends with receives, and groups per-location collective records into operation instances.
+//!
+//! Point-to-point: MPI guarantees messages between one sender and one receiver on one communicator with one
+//! tag arrive in the order they were sent (non-overtaking), so the k-th send of a (sender, receiver,
+//! communicator, tag) channel matches the k-th receive of the same channel. Non-blocking sends cancelled
+//! through their request id never left and take no part. Collectives: every member of a communicator calls
+//! its collectives in the same order, so the k-th collective on a communicator at each location is one
+//! operation instance.
+//!
+//! This module knows no file format; it must not decode bytes.
+
+use crate::model::{LocationId, RegionId};
+use std::collections::{HashMap, VecDeque};
+
+/// A send as the sender's event file recorded it (time in absolute ns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Send {
+    pub sender: LocationId,
+    pub receiver: LocationId,
+    pub comm: u32,
+    pub tag: u32,
+    pub length: u64,
+    pub time_ns: i64,
+    pub cancelled: bool,
+}
+
+/// A completed receive as the receiver's event file recorded it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recv {
+    pub sender: LocationId,
+    pub receiver: LocationId,
+    pub comm: u32,
+    pub tag: u32,
+    pub length: u64,
+    pub time_ns: i64,
+}
+
+/// A matched message: indexes into the send and receive lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Matched {
+    pub send: usize,
+    pub recv: usize,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MessageMatch {
+    pub matched: Vec<Matched>,
+    pub unmatched_sends: usize,
+    pub unmatched_recvs: usize,
+    /// Matched pairs whose recorded lengths differ (a truncated receive buffer, or a broken trace).
+    pub length_mismatches: usize,
+}
+
+/// Match sends to receives. Each list must be in per-location time order (file order).
+pub fn match_messages(sends: &[Send], recvs: &[Recv]) -> MessageMatch {
+    let mut channels: HashMap<(LocationId, LocationId, u32, u32), VecDeque<usize>> = HashMap::new();
+    for (i, s) in sends.iter().enumerate() {
+        if !s.cancelled {
+            channels
+                .entry((s.sender, s.receiver, s.comm, s.tag))
+                .or_default()
+                .push_back(i);
+        }
+    }
+    let mut out = MessageMatch::default();
+    for (j, r) in recvs.iter().enumerate() {
+        match channels
+            .get_mut(&(r.sender, r.receiver, r.comm, r.tag))
+            .and_then(|q| q.pop_front())
+        {
+            Some(i) => {
+                if sends[i].length != r.length {
+                    out.length_mismatches += 1;
+                }
+                out.matched.push(Matched { send: i, recv: j });
+            }
+            None => out.unmatched_recvs += 1,
+        }
+    }
+    out.unmatched_sends = channels.values().map(|q| q.len()).sum();
+    out
+}
+
+/// One location's part in a collective (begin to end), before grouping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CollectivePart {
+    pub location: LocationId,
+    pub region: RegionId,
+    pub comm: u32,
+    pub op: u8,
+    pub root: Option<LocationId>,
+    pub begin_ns: i64,
+    pub end_ns: i64,
+    pub sent: u64,
+    pub received: u64,
+}
+
+/// Operation instance for each part (dense ids from 0, in order of first appearance). Parts must be in
+/// per-location time order.
+pub fn group_collectives(parts: &[CollectivePart]) -> Vec<u32> {
+    let mut seen: HashMap<(LocationId, u32), u32> = HashMap::new();
+    let mut instance: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut out = Vec::with_capacity(parts.len());
+    for p in parts {
+        let k = seen.entry((p.location, p.comm)).or_insert(0);
+        let nth = *k;
+        *k += 1;
+        let next = instance.len() as u32;
+        out.push(*instance.entry((p.comm, nth)).or_insert(next));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send(s: u32, r: u32, tag: u32, t: i64) -> Send {
+        Send {
+            sender: LocationId(s),
+            receiver: LocationId(r),
+            comm: 0,
+            tag,
+            length: 8,
+            time_ns: t,
+            cancelled: false,
+        }
+    }
+    fn recv(s: u32, r: u32, tag: u32, t: i64) -> Recv {
+        Recv {
+            sender: LocationId(s),
+            receiver: LocationId(r),
+            comm: 0,
+            tag,
+            length: 8,
+            time_ns: t,
+        }
+    }
+
+    #[test]
+    fn fifo_per_channel_and_tags_kept_apart() {
+        let sends = [send(0, 1, 1, 10), send(0, 1, 2, 20), send(0, 1, 1, 30)];
+        // The receiver takes tag 2 first, then both tag-1 messages in order.
+        let recvs = [recv(0, 1, 2, 25), recv(0, 1, 1, 31), recv(0, 1, 1, 40)];
+        let m = match_messages(&sends, &recvs);
+        assert_eq!(
+            m.matched,
+            vec![
+                Matched { send: 1, recv: 0 },
+                Matched { send: 0, recv: 1 },
+                Matched { send: 2, recv: 2 }
+            ]
+        );
+        assert_eq!((m.unmatched_sends, m.unmatched_recvs), (0, 0));
+    }
+
+    #[test]
+    fn cancelled_sends_and_orphans_are_counted() {
+        let mut s = send(0, 1, 1, 10);
+        s.cancelled = true;
+        let m = match_messages(&[s, send(1, 0, 1, 5)], &[recv(0, 1, 1, 20)]);
+        assert!(m.matched.is_empty());
+        assert_eq!((m.unmatched_sends, m.unmatched_recvs), (1, 1));
+    }
+
+    #[test]
+    fn collectives_group_by_communicator_and_order() {
+        let part = |l: u32, comm: u32| CollectivePart {
+            location: LocationId(l),
+            region: RegionId(0),
+            comm,
+            op: 0,
+            root: None,
+            begin_ns: 0,
+            end_ns: 1,
+            sent: 0,
+            received: 0,
+        };
+        let parts = [
+            part(0, 0),
+            part(0, 1),
+            part(0, 0),
+            part(1, 0),
+            part(1, 0),
+            part(1, 1),
+        ];
+        assert_eq!(group_collectives(&parts), vec![0, 1, 2, 0, 2, 1]);
+    }
+}

@@ -1,0 +1,280 @@
+//! OTF2 (Score-P, APEX, TAU) reader in pure Rust: an archive is a set of named files (the anchor `X.otf2`,
+//! the global definitions `X.def`, per-location `X/N.def` and `X/N.evt`), handed over through
+//! [`ArchiveFiles`] so the same code reads a folder natively and a dropped folder or archive in the browser.
+//!
+//! Layout: `encoding` (compressed integers, byte order, record framing), `anchor`, `definitions`, `events`
+//! (typed event records), `matching` (messages, collectives), `convert` (OTF2 codes to model values),
+//! `assemble` (definitions and events into the model), `threads` (the raw threading events kept for later analyses).
+//! This module must not use `std::fs` outside [`FolderFiles`] (the core compiles to wasm32).
+
+pub mod anchor;
+mod assemble;
+mod convert;
+pub mod definitions;
+pub mod encoding;
+pub mod events;
+pub mod matching;
+pub mod threads;
+
+use crate::model::Trace;
+use crate::readers::ReadError;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+pub use anchor::Anchor;
+pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
+
+/// The files of an archive, by relative `/`-separated path.
+pub trait ArchiveFiles {
+    /// The bytes of the file at `path`, `Ok(None)` when there is no such file.
+    fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, String>;
+    /// File paths to search for the anchor: at least every `.otf2` file (in-memory sets list all files).
+    fn paths(&self) -> Vec<String>;
+}
+
+/// Files held in memory (a dropped folder, an unpacked archive, a test fixture).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFiles {
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl MemoryFiles {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn insert(&mut self, path: &str, bytes: Vec<u8>) {
+        self.files.insert(normalise(path), bytes);
+    }
+    pub fn total_bytes(&self) -> u64 {
+        self.files.values().map(|v| v.len() as u64).sum()
+    }
+}
+
+impl ArchiveFiles for MemoryFiles {
+    fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, String> {
+        Ok(self
+            .files
+            .get(&normalise(path))
+            .map(|v| Cow::Borrowed(v.as_slice())))
+    }
+    fn paths(&self) -> Vec<String> {
+        self.files.keys().cloned().collect()
+    }
+}
+
+/// A folder on disk (native builds only).
+#[cfg(not(target_arch = "wasm32"))]
+pub struct FolderFiles {
+    pub root: std::path::PathBuf,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl ArchiveFiles for FolderFiles {
+    fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, String> {
+        match std::fs::read(self.root.join(path)) {
+            Ok(b) => Ok(Some(Cow::Owned(b))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+    fn paths(&self) -> Vec<String> {
+        // Anchors sit at the top of an archive folder; look a few levels down, no further.
+        let mut out = Vec::new();
+        let mut stack = vec![(self.root.clone(), String::new(), 0usize)];
+        while let Some((dir, prefix, depth)) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let rel = if prefix.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{prefix}/{name}")
+                };
+                let p = e.path();
+                if p.is_dir() {
+                    if depth < 4 {
+                        stack.push((p, rel, depth + 1));
+                    }
+                } else if name.ends_with(".otf2") {
+                    out.push(rel);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+fn normalise(path: &str) -> String {
+    let p = path.replace('\\', "/");
+    let p = p.trim_start_matches("./").trim_start_matches('/');
+    p.split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The anchor among `files`: the shallowest `.otf2` file whose content is an OTF2 anchor.
+pub fn find_anchor(files: &dyn ArchiveFiles) -> Option<String> {
+    let mut candidates: Vec<String> = files
+        .paths()
+        .into_iter()
+        .filter(|p| p.ends_with(".otf2"))
+        .collect();
+    candidates.sort_by_key(|p| (p.matches('/').count(), p.clone()));
+    candidates
+        .into_iter()
+        .find(|p| matches!(files.read(p), Ok(Some(b)) if anchor::looks_like_anchor(&b)))
+}
+
+/// What reading an OTF2 archive gives: the trace, and what the model has no column for.
+#[derive(Clone, Debug)]
+pub struct Otf2Read {
+    pub trace: Trace,
+    pub anchor: Anchor,
+    /// Threading events (fork/join, create/wait, tasks), for the execution-graph and grain-graph analyses.
+    pub thread_events: ThreadEvents,
+}
+
+/// Read the archive whose anchor is `name` among `files` (when `name` is not an anchor there, the anchor is
+/// searched for). Returns the trace; see [`read_archive_full`] for the threading events too.
+pub fn read_archive(name: &str, files: &dyn ArchiveFiles) -> Result<Trace, ReadError> {
+    read_archive_full(name, files).map(|r| r.trace)
+}
+
+/// Read the archive, keeping the anchor and the raw threading events.
+pub fn read_archive_full(name: &str, files: &dyn ArchiveFiles) -> Result<Otf2Read, ReadError> {
+    let io = |file: &str, detail: String| ReadError::Io {
+        file: file.to_string(),
+        detail,
+    };
+    let anchor_path = match files.read(name) {
+        Ok(Some(b)) if anchor::looks_like_anchor(&b) => normalise(name),
+        _ => find_anchor(files).ok_or_else(|| ReadError::UnknownFormat {
+            file: name.to_string(),
+            detail: "no OTF2 anchor file (X.otf2 starting with the OTF2 magic) found".into(),
+        })?,
+    };
+    let anchor_bytes = files
+        .read(&anchor_path)
+        .map_err(|e| io(&anchor_path, e))?
+        .ok_or_else(|| io(&anchor_path, "file disappeared".into()))?;
+    let anchor = anchor::parse(&anchor_bytes).map_err(|e| malformed(&anchor_path, e))?;
+    if anchor.compression > 1 {
+        return Err(ReadError::Unsupported {
+            file: anchor_path,
+            format: "OTF2 with zlib-compressed files",
+        });
+    }
+    assemble::assemble(&anchor_path, anchor, files)
+}
+
+/// The error for one file of an OTF2 archive handed over without the rest of it.
+pub fn anchor_alone(name: &str) -> ReadError {
+    ReadError::Io {
+        file: name.to_string(),
+        detail:
+            "one file of an OTF2 archive is not a trace: open its folder (X.otf2, X.def and X/), \
+                 or a zip/tar of it"
+                .into(),
+    }
+}
+
+/// Open an OTF2 trace from disk when `path` is an anchor file or a folder holding one; None when it is
+/// neither (the caller then reads the file by content). Native only.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
+    use std::io::Read;
+    let name = path.display().to_string();
+    if path.is_dir() {
+        let files = FolderFiles {
+            root: path.to_path_buf(),
+        };
+        let Some(anchor) = find_anchor(&files) else {
+            return Some(Err(ReadError::UnknownFormat {
+                file: name,
+                detail: "the folder holds no OTF2 anchor file (X.otf2)".into(),
+            }));
+        };
+        return Some(read_archive(&anchor, &files).map_err(|e| in_folder(path, e)));
+    }
+    let mut head = [0u8; 8];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .ok()?;
+    if !anchor::looks_like_anchor(&head[..n]) {
+        // A definitions or event file of an archive (chunk header, byte-order marker): open the archive
+        // it belongs to (`X.def` sits beside the anchor, `X/N.evt` one folder below).
+        let chunked = n >= 2 && head[0] == encoding::CHUNK_HEADER && matches!(head[1], 0x42 | 0x23);
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !chunked || !matches!(ext, "def" | "evt") {
+            return None;
+        }
+        let mut dir = path.parent();
+        for _ in 0..2 {
+            let d = match dir {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            let files = FolderFiles {
+                root: d.to_path_buf(),
+            };
+            if let Some(a) = files.paths().into_iter().find(|p| !p.contains('/')) {
+                return Some(read_archive(&a, &files).map_err(|e| in_folder(d, e)));
+            }
+            dir = d.parent();
+        }
+        return Some(Err(anchor_alone(&name)));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file = path.file_name()?.to_string_lossy().into_owned();
+    let files = FolderFiles { root: dir.clone() };
+    Some(read_archive(&file, &files).map_err(|e| in_folder(&dir, e)))
+}
+
+/// Errors name files relative to the archive; make them paths the user can open.
+#[cfg(not(target_arch = "wasm32"))]
+fn in_folder(dir: &std::path::Path, e: ReadError) -> ReadError {
+    let full = |f: String| dir.join(f).display().to_string();
+    match e {
+        ReadError::Malformed {
+            file,
+            format,
+            offset,
+            detail,
+        } => ReadError::Malformed {
+            file: full(file),
+            format,
+            offset,
+            detail,
+        },
+        ReadError::Io { file, detail } => ReadError::Io {
+            file: full(file),
+            detail,
+        },
+        ReadError::Empty {
+            file,
+            format,
+            detail,
+        } => ReadError::Empty {
+            file: full(file),
+            format,
+            detail,
+        },
+        other => other,
+    }
+}
+
+pub(crate) fn malformed(file: &str, e: encoding::DecodeError) -> ReadError {
+    ReadError::Malformed {
+        file: file.to_string(),
+        format: "OTF2",
+        offset: e.offset,
+        detail: e.what,
+    }
+}

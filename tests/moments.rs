@@ -141,7 +141,7 @@ fn numeric_integral_oracle_on_random_inputs() {
     for case in 0..30 {
         let horizon = 3000;
         let ivs = random_location(&mut rng, horizon);
-        let t = trace_of(&[ivs.clone()], 0);
+        let t = trace_of(std::slice::from_ref(&ivs), 0);
         for compute in [true, false] {
             let def = if compute {
                 BusyDefinition::Compute
@@ -212,7 +212,7 @@ fn twice_m2_is_at_least_m0_on_random_busy_sets() {
 fn epoch_nanosecond_origins_lose_nothing() {
     let mut rng = Rng(7);
     let ivs = random_location(&mut rng, 100_000);
-    let near = trace_of(&[ivs.clone()], 0);
+    let near = trace_of(std::slice::from_ref(&ivs), 0);
     let far = trace_of(&[ivs], 1_700_000_000_123_456_789);
     assert_eq!(far.origin_ns - near.origin_ns, 1_700_000_000_123_456_789);
     let (a, b) = (

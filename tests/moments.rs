@@ -435,3 +435,35 @@ fn real_traces_satisfy_the_invariants() {
         eprintln!("SKIPPED real_traces_satisfy_the_invariants: no Chrome trace could be read (reader not in this build)");
     }
 }
+
+#[test]
+fn json_rows_have_exactly_the_stable_keys() {
+    let t = trace_of(&[vec![("work", 0, 10)], vec![]], 1_700_000_000_000_000_000);
+    let rows = moments(&t, &BusyDefinition::Compute, None);
+    let v: serde_json::Value = serde_json::to_value(&rows).expect("rows serialise");
+    let list = v.as_array().expect("a JSON list");
+    assert_eq!(list.len(), 2);
+    for (i, row) in list.iter().enumerate() {
+        let obj = row.as_object().expect("objects");
+        let mut keys: Vec<&str> = obj.keys().map(|k| k.as_str()).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            ["location", "m0_ns", "m1_ns", "m2_ns", "m3_ns", "name"]
+        );
+        assert_eq!(obj["location"].as_u64(), Some(i as u64));
+        assert!(
+            obj.values()
+                .filter(|v| !v.is_string())
+                .all(|v| v.is_number()),
+            "{obj:?}"
+        );
+    }
+    assert_eq!(list[0]["m0_ns"].as_u64(), Some(10));
+    assert_eq!(list[0]["m1_ns"].as_f64(), Some(5.0));
+    assert_eq!(
+        list[1]["m0_ns"].as_u64(),
+        Some(0),
+        "an idle location is listed, with zeros"
+    );
+}

@@ -409,17 +409,19 @@ pub fn interpret(m: &LocationMoments, span: TimeWindow) -> String {
     } else {
         format!("widely spread: long or frequent idle gaps ({spread:.1} x busy time)")
     });
-    let rel = if m.m2_ns > 0.0 {
-        m.m3_ns / m.m2_ns
+    // Standardised skewness mu3 / sigma^3, undoing the paper's scalings (m2 = sqrt(3) sigma, m3 = 3 cbrt(mu3)).
+    let sigma = m.m2_ns / 3f64.sqrt();
+    let gamma = if sigma > 0.0 {
+        (m.m3_ns / 3.0).powi(3) / sigma.powi(3)
     } else {
         0.0
     };
-    parts.push(if rel > 0.25 {
+    parts.push(if gamma > 0.2 {
         format!(
             "skewed late: most work before the mean, a thin tail after it (m3 = {})",
             format_duration_ns(m.m3_ns)
         )
-    } else if rel < -0.25 {
+    } else if gamma < -0.2 {
         format!(
             "skewed early: most work after the mean, a thin tail before it (m3 = {})",
             format_duration_ns(m.m3_ns)
@@ -428,6 +430,22 @@ pub fn interpret(m: &LocationMoments, span: TimeWindow) -> String {
         "roughly symmetric about the mean".to_string()
     });
     parts.join("; ")
+}
+
+/// The hover text of a row: its name, the four moments in real units, and [`interpret`]'s reading.
+pub fn hover_text(m: &LocationMoments, span: TimeWindow) -> String {
+    if m.is_idle() {
+        return format!("{}\n{}", m.name, interpret(m, span));
+    }
+    format!(
+        "{}\nm0 {}  m1 {}  m2 {}  m3 {}\n{}",
+        m.name,
+        format_duration_ns(m.m0_ns as f64),
+        format_duration_ns(m.m1_ns),
+        format_duration_ns(m.m2_ns),
+        format_duration_ns(m.m3_ns),
+        interpret(m, span)
+    )
 }
 
 #[cfg(test)]
@@ -555,7 +573,7 @@ mod tests {
             start_ns: 0,
             end_ns: 1000,
         };
-        let text = interpret(&row(0, 100, 150.0, 200.0, 120.0), span);
+        let text = interpret(&row(0, 100, 150.0, 200.0, 250.0), span);
         assert!(text.contains("early"), "{text}");
         assert!(text.contains("widely spread"), "{text}");
         assert!(text.contains("skewed late"), "{text}");

@@ -10,14 +10,14 @@
 use super::axis::{draw_time_axis, label_width_px};
 use super::moments::{Viewport, LEGEND_HEIGHT_PX, MIN_LABELED_ROW_PX};
 use super::{palette, rgba, Label, RectInstance, Rgba, Scene};
-use crate::analyses::busy::BusyIntervals;
+use crate::analyses::busy::{BusyInterval, BusyIntervals};
 use crate::analyses::moments::LocationMoments;
 use crate::model::LocationId;
 
 /// Colour of a fully busy cell; partly busy cells blend toward the background.
 pub const BUSY: Rgba = rgba(0x2b, 0x4a, 0x6f, 0xff);
 /// Shades of busy fraction; any busy time at all gets at least the lightest.
-pub const LEVELS: u32 = 16;
+pub const LEVELS: u32 = 8;
 
 /// The colour of busy-fraction level `level` (1..=LEVELS).
 pub fn level_color(level: u32) -> Rgba {
@@ -60,10 +60,19 @@ pub fn build_utilization(
     let (x0, _, x1, y1) = view.plot_rect();
     draw_time_axis(&mut scene, &scale, 0.0, y1);
     let columns = ((x1 - x0).ceil().max(1.0)) as usize;
-    let ns_per_px = scale.ns_per_px();
+    let px_per_ns = 1.0 / scale.ns_per_px();
+    let max_x = columns as f64;
     let (t0, t1) = (scale.t0_ns, scale.t1_ns);
+    // Integer bounds for the interval tests: an interval ending at or before t0 (or starting at or after t1)
+    // contributes nothing.
+    let t0_floor = t0.max(0.0).floor() as u64;
+    let t1_ceil = t1.max(0.0).ceil() as u64;
     let mut cover = vec![0f32; columns + 1];
     let mut full = vec![0i32; columns + 2];
+    let colors: Vec<Rgba> = (0..=LEVELS).map(level_color).collect();
+    // One more column than the plot, always 0, closes the last run.
+    let mut levels = vec![0u8; columns + 1];
+    let mut starts: Vec<(&[BusyInterval], usize)> = Vec::new();
     for g in view.row_groups(rows.len()) {
         if view.row_height_px >= MIN_LABELED_ROW_PX {
             if let Some(m) = rows.get(g.rows.start) {
@@ -74,23 +83,30 @@ pub fn build_utilization(
                 );
             }
         }
-        cover.iter_mut().for_each(|c| *c = 0.0);
-        full.iter_mut().for_each(|c| *c = 0);
         let mut any = false;
-        for m in &rows[g.rows.clone()] {
+        // First visible interval of each row, found before any is drawn: these loads are independent, so
+        // their cache misses (rows sorted by a moment visit locations in random order) overlap.
+        starts.clear();
+        starts.extend(rows[g.rows.clone()].iter().map(|m| {
             let spans = busy.of(LocationId(m.location));
-            let first = spans.partition_point(|s| (s.end_ns as f64) <= t0);
+            match spans.first() {
+                Some(s) if s.end_ns > t0_floor => (spans, 0),
+                _ => (spans, spans.partition_point(|s| s.end_ns <= t0_floor)),
+            }
+        }));
+        for &(spans, first) in &starts {
             for s in &spans[first..] {
-                if s.start_ns as f64 >= t1 {
+                if s.start_ns >= t1_ceil {
                     break;
                 }
-                let xa = ((s.start_ns as f64 - t0) / ns_per_px).clamp(0.0, columns as f64);
-                let xb = ((s.end_ns as f64 - t0) / ns_per_px).clamp(0.0, columns as f64);
+                // Non-negative after the clamp, so `as usize` is floor.
+                let xa = ((s.start_ns as i64 as f64 - t0) * px_per_ns).clamp(0.0, max_x);
+                let xb = ((s.end_ns as i64 as f64 - t0) * px_per_ns).clamp(0.0, max_x);
                 if xb <= xa {
                     continue;
                 }
                 any = true;
-                let (ia, ib) = (xa.floor() as usize, xb.floor() as usize);
+                let (ia, ib) = (xa as usize, xb as usize);
                 if ia == ib {
                     cover[ia] += (xb - xa) as f32;
                 } else {
@@ -104,35 +120,46 @@ pub fn build_utilization(
         if !any {
             continue;
         }
-        let n = g.rows.len() as f32;
-        let mut run: Option<(usize, u32)> = None;
+        // Busy fraction per column -> level (columns cleared for the next group on the way), then runs of one
+        // level become one rect. Two simple passes: the first has no branches, the second only on changes.
+        let to_level = LEVELS as f32 / g.rows.len() as f32;
         let mut acc = 0i32;
-        for c in 0..=columns {
-            let level = if c < columns {
-                acc += full[c];
-                level_of((cover[c] + acc as f32) / n)
-            } else {
-                0
-            };
-            match run {
-                Some((_, l)) if l == level => {}
-                _ => {
-                    if let Some((start, l)) = run {
-                        if l > 0 {
-                            let w = (c - start) as f32;
-                            scene.rects.push(RectInstance::filled(
-                                x0 + start as f32,
-                                g.y,
-                                w,
-                                g.h,
-                                level_color(l),
-                            ));
-                        }
-                    }
-                    run = Some((c, level));
+        for c in 0..columns {
+            acc += full[c];
+            let q = (cover[c] + acc as f32) * to_level;
+            cover[c] = 0.0;
+            full[c] = 0;
+            let l = q as u32;
+            levels[c] = (l + (q > l as f32) as u32).min(LEVELS) as u8;
+        }
+        // Rows tall enough to tell apart get a gap between them.
+        let pad = if g.h >= 4.0 {
+            (g.h * 0.1).min(2.0)
+        } else {
+            0.0
+        };
+        let (y, h) = (g.y + pad, g.h - 2.0 * pad);
+        let mut run_start = 0usize;
+        let mut run_level = 0u8;
+        for (c, &level) in levels.iter().enumerate() {
+            if level != run_level {
+                if run_level > 0 {
+                    let w = (c - run_start) as f32;
+                    scene.rects.push(RectInstance::filled(
+                        x0 + run_start as f32,
+                        y,
+                        w,
+                        h,
+                        colors[run_level as usize],
+                    ));
                 }
+                run_start = c;
+                run_level = level;
             }
         }
+        full[columns] = 0;
+        full[columns + 1] = 0;
+        cover[columns] = 0.0;
     }
     legend(&mut scene, view, opts);
     scene

@@ -227,6 +227,12 @@ fn merged_pixel_rows_keep_every_rows_contribution() {
             .filter(|r| r.fill == DEVIATION && r.h <= 1.0)
             .map(|r| ((r.y * 4.0).round() as i64, *r))
             .collect();
+        let skew: std::collections::HashMap<i64, RectInstance> = scene
+            .rects
+            .iter()
+            .filter(|r| r.fill == SKEW && r.h <= 1.0)
+            .map(|r| ((r.y * 4.0).round() as i64, *r))
+            .collect();
         let mut covered = 0;
         for g in &groups {
             for r in g.rows.clone() {
@@ -249,6 +255,17 @@ fn merged_pixel_rows_keep_every_rows_contribution() {
                     "case {case}: row {r} [{a}, {b}] not inside {d:?}"
                 );
                 covered += 1;
+                // The merged skew-tip area holds this row's tip.
+                let tip = expected_x(view, m.m1_ns + m.m3_ns);
+                if m.m3_ns != 0.0 && tip >= x0 && tip <= x1 {
+                    let s = skew
+                        .get(&((g.y * 4.0).round() as i64))
+                        .expect("skew tip area");
+                    assert!(
+                        s.x <= tip + 0.02 && s.x + s.w >= tip - 0.02,
+                        "case {case}: row {r} tip {tip} not in {s:?}"
+                    );
+                }
             }
         }
         assert!(covered > 1000, "case {case}: {covered} rows checked");

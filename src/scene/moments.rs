@@ -4,7 +4,8 @@
 //! together and their rows line up.
 //!
 //! At less than one pixel per row, the rows of one pixel row merge: each glyph part covers the union (min to max)
-//! of the extents of all its rows, so every location still contributes (the paper's Section 9 "areas"). Work and
+//! of the extents of all its rows, so every location still contributes (the paper's Section 9 "areas"). Rows
+//! under 6 px draw the skew as a mark at the tip (m1 + m3) only, so it never hides the bar and deviation. Work and
 //! instances are bounded by the visible pixel rows, not by the number of locations. Must not compute moments.
 
 use super::axis::{draw_time_axis, TimeScale, AXIS_HEIGHT_PX};
@@ -197,6 +198,8 @@ struct Extents {
     dev: (f64, f64),
     tick: (f64, f64),
     skew: (f64, f64),
+    /// Where the skew lines end (m1 + m3), over rows with a skew.
+    tip: (f64, f64),
     value_sum: f64,
     busy_rows: usize,
 }
@@ -218,6 +221,11 @@ fn extents(rows: &[LocationMoments], color: Option<&ColorEncoding>) -> Option<Ex
             dev: (m.m1_ns - m.m2_ns, m.m1_ns + m.m2_ns),
             tick: (m.m1_ns, m.m1_ns),
             skew,
+            tip: if m.m3_ns != 0.0 {
+                (m.m1_ns + m.m3_ns, m.m1_ns + m.m3_ns)
+            } else {
+                (f64::INFINITY, f64::NEG_INFINITY)
+            },
             value_sum: value,
             busy_rows: 1,
         };
@@ -228,6 +236,7 @@ fn extents(rows: &[LocationMoments], color: Option<&ColorEncoding>) -> Option<Ex
                 dev: (a.dev.0.min(g.dev.0), a.dev.1.max(g.dev.1)),
                 tick: (a.tick.0.min(g.tick.0), a.tick.1.max(g.tick.1)),
                 skew: (a.skew.0.min(g.skew.0), a.skew.1.max(g.skew.1)),
+                tip: (a.tip.0.min(g.tip.0), a.tip.1.max(g.tip.1)),
                 value_sum: a.value_sum + g.value_sum,
                 busy_rows: a.busy_rows + 1,
             },
@@ -301,6 +310,13 @@ pub fn build_moment_view(
                 DEVIATION,
             ));
         }
+        // Thin rows: the range of the skew lines' tips (m1 + m3), between deviation and bar, so a block of rows
+        // shows where its skews end as an area, without hiding the bar.
+        if !tall && e.tip.1 >= e.tip.0 {
+            if let Some((x, w)) = span_px(&scale, e.tip, 1.0) {
+                scene.rects.push(RectInstance::filled(x, g.y, w, g.h, SKEW));
+            }
+        }
         let fill = match (color, range) {
             (Some(_), Some((lo, hi))) => {
                 ramp((e.value_sum / e.busy_rows as f64 - lo) / (hi - lo).max(1e-300))
@@ -312,13 +328,13 @@ pub fn build_moment_view(
                 .rects
                 .push(RectInstance::filled(x, mid - bar_h / 2.0, w, bar_h, fill));
         }
-        let skew_y = if tall { g.y + g.h * 0.12 } else { mid };
-        let skew_w = if tall { 1.5 } else { g.h.clamp(0.5, 1.0) };
-        if e.skew.1 > e.skew.0 {
+        // Tall rows: the skew line from m1, above the bar.
+        if tall && e.skew.1 > e.skew.0 {
             if let Some((x, w)) = span_px(&scale, e.skew, 0.0) {
+                let y = g.y + g.h * 0.12;
                 scene
                     .lines
-                    .push(LineInstance::solid(x, skew_y, x + w, skew_y, skew_w, SKEW));
+                    .push(LineInstance::solid(x, y, x + w, y, 1.5, SKEW));
             }
         }
         if let Some((x, w)) = span_px(&scale, e.tick, 0.0) {
@@ -403,7 +419,12 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &MomentViewOptions, range: O
         "black: m1 \u{b1} m2 (scaled deviation)",
         palette::TEXT,
     );
-    text(scene, lx, "red: m3 skew from m1 (+ late tail)", SKEW);
+    text(
+        scene,
+        lx,
+        "red: m3 skew from m1 (+: late tail; thin rows: skew tips)",
+        SKEW,
+    );
     let y2 = top + h + 10.0;
     let mut l2 = Label::new(
         MARGIN_PX,

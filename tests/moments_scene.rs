@@ -448,3 +448,59 @@ fn both_views_at_sixteen_thousand_rows_are_bounded_by_pixels() {
         assert!(!ticks(&gantt).is_empty());
     }
 }
+
+#[test]
+fn degenerate_viewports_do_not_panic() {
+    let t = trace_of(&[vec![("work", 0, 100)], vec![]]);
+    let busy = BusyIntervals::compute(&t, &BusyDefinition::Any);
+    let rows = moments_of_busy(&t, &busy, None);
+    let base = Viewport::fit(t.span_ns, rows.len(), 400.0, 300.0);
+    for view in [
+        Viewport {
+            width_px: 0.0,
+            height_px: 0.0,
+            ..base
+        },
+        Viewport {
+            t0_ns: 50.0,
+            t1_ns: 50.0,
+            ..base
+        },
+        Viewport {
+            t0_ns: 80.0,
+            t1_ns: 20.0,
+            ..base
+        },
+        Viewport {
+            t0_ns: f64::NAN,
+            ..base
+        },
+        Viewport {
+            t1_ns: 1e30,
+            ..base
+        },
+        Viewport {
+            first_row: -3.5,
+            ..base
+        },
+        Viewport {
+            first_row: 1e9,
+            ..base
+        },
+        Viewport {
+            row_height_px: 0.0,
+            ..base
+        },
+        Viewport {
+            row_height_px: 1e-9,
+            ..base
+        },
+    ] {
+        let m = build_moment_view(&rows, &view, &MomentViewOptions::default());
+        let g = build_utilization(&rows, &busy, &view, &UtilizationOptions::default());
+        assert!(m.rects.len() < 1000 && g.rects.len() < 10_000, "{view:?}");
+        let _ = view.row_at(rows.len(), 100.0);
+    }
+    let empty = build_moment_view(&[], &base, &MomentViewOptions::default());
+    assert!(empty.rects.len() < 50);
+}

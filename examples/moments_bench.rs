@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 use weft::analyses::busy::{BusyDefinition, BusyIntervals};
 use weft::analyses::moments::{moments, moments_of_busy, sort_moments, MomentKey};
-use weft::model::{Format, LocationKind, Trace, TraceBuilder};
+use weft::model::{Format, LocationId, LocationKind, Trace, TraceBuilder};
 use weft::scene::moments::{build_moment_view, ColorEncoding, MomentViewOptions, Viewport};
 use weft::scene::utilization::{build_utilization, UtilizationOptions};
 use weft::scene::Scene;
@@ -126,6 +126,15 @@ fn main() {
 
     let mut sorted = rows.clone();
     sort_moments(&mut sorted, MomentKey::M1);
+    let mut arranged = busy.clone();
+    let (d, _) = best_of(5, || {
+        arranged = busy.clone();
+        arranged.arrange(sorted.iter().map(|m| LocationId(m.location)))
+    });
+    println!(
+        "busy intervals arranged in m1 order (clone + arrange): {}",
+        ms(d)
+    );
     let color = ColorEncoding {
         name: "m0".into(),
         values: rows.iter().map(|m| m.m0_ns as f64).collect(),
@@ -157,7 +166,7 @@ fn main() {
         ("zoomed 5% of time, 2 px rows", zoom),
     ] {
         let (dm, sm) = best_of(5, || build_moment_view(&sorted, &view, &opts));
-        let (dg, sg) = best_of(5, || build_utilization(&sorted, &busy, &view, &gopts));
+        let (dg, sg) = best_of(5, || build_utilization(&sorted, &arranged, &view, &gopts));
         println!(
             "frame, {name}: moment view {} ({}); Gantt {} ({})",
             ms(dm),

@@ -2,8 +2,8 @@
 //! every row's contribution, instance counts stay bounded by pixels, and both views share rows and time axis.
 
 use weft::analyses::busy::{BusyDefinition, BusyIntervals};
-use weft::analyses::moments::{moments_of_busy, LocationMoments};
-use weft::model::{Format, LocationKind, Trace, TraceBuilder};
+use weft::analyses::moments::{moments_of_busy, sort_moments, LocationMoments, MomentKey};
+use weft::model::{Format, LocationId, LocationKind, Trace, TraceBuilder};
 use weft::scene::moments::{
     build_moment_view, ColorEncoding, MomentViewOptions, Viewport, BAR, DEVIATION, SKEW, TICK,
 };
@@ -412,7 +412,10 @@ fn both_views_at_sixteen_thousand_rows_are_bounded_by_pixels() {
     }
     let t = b.finish();
     let busy = BusyIntervals::compute(&t, &BusyDefinition::Compute);
-    let rows = moments_of_busy(&t, &busy, None);
+    let mut rows = moments_of_busy(&t, &busy, None);
+    sort_moments(&mut rows, MomentKey::M2);
+    let mut arranged = busy.clone();
+    arranged.arrange(rows.iter().map(|m| LocationId(m.location)));
     for view in [
         Viewport::fit(t.span_ns, rows.len(), 1200.0, 900.0),
         Viewport {
@@ -429,6 +432,11 @@ fn both_views_at_sixteen_thousand_rows_are_bounded_by_pixels() {
         let (x0, y0, x1, y1) = view.plot_rect();
         let pixel_rows = ((y1 - y0) / view.row_height_px.max(1.0)).ceil() as usize + 1;
         let gantt = build_utilization(&rows, &busy, &view, &UtilizationOptions::default());
+        assert_eq!(
+            gantt,
+            build_utilization(&rows, &arranged, &view, &UtilizationOptions::default()),
+            "arranging changes nothing drawn"
+        );
         assert!(
             gantt.rects.len() <= pixel_rows * (x1 - x0) as usize / 2 + 100,
             "{} rects",

@@ -248,43 +248,64 @@ fn subtract(inc: &[BusyInterval], exc: &[BusyInterval], out: &mut Vec<BusyInterv
     }
 }
 
-/// The busy intervals of every location of a trace, stored compactly (one array, offsets per location).
+/// The busy intervals of every location of a trace, in one array with a range per location. The array can be
+/// laid out in display order ([`BusyIntervals::arrange`]) so that drawing rows top to bottom reads memory in order.
 #[derive(Clone, Debug)]
 pub struct BusyIntervals {
     pub definition: BusyDefinition,
-    offsets: Vec<usize>,
+    /// Per location, its (start, end) in `spans`.
+    ranges: Vec<(usize, usize)>,
     spans: Vec<BusyInterval>,
 }
 
 impl BusyIntervals {
     pub fn compute(trace: &Trace, definition: &BusyDefinition) -> Self {
         let mut scanner = BusyScanner::new(trace, definition);
-        let mut offsets = Vec::with_capacity(trace.locations.len() + 1);
+        let mut ranges = Vec::with_capacity(trace.locations.len());
         let mut spans = Vec::new();
         let mut scratch = Vec::new();
-        offsets.push(0);
         for l in 0..trace.locations.len() {
             scanner.location(trace, LocationId(l as u32), &mut scratch);
+            let start = spans.len();
             spans.extend_from_slice(&scratch);
-            offsets.push(spans.len());
+            ranges.push((start, spans.len()));
         }
         BusyIntervals {
             definition: definition.clone(),
-            offsets,
+            ranges,
             spans,
         }
     }
 
     pub fn location_count(&self) -> usize {
-        self.offsets.len() - 1
+        self.ranges.len()
     }
 
     /// The busy intervals of location `l` (empty for an unknown location).
     pub fn of(&self, l: LocationId) -> &[BusyInterval] {
-        match (self.offsets.get(l.index()), self.offsets.get(l.index() + 1)) {
-            (Some(&a), Some(&b)) => &self.spans[a..b],
-            _ => &[],
+        match self.ranges.get(l.index()) {
+            Some(&(a, b)) => &self.spans[a..b],
+            None => &[],
         }
+    }
+
+    /// Lay the intervals out in `order` (locations not in it follow, in index order). What is stored per
+    /// location does not change; only where: views that walk rows in this order then read memory sequentially.
+    pub fn arrange(&mut self, order: impl IntoIterator<Item = LocationId>) {
+        let mut spans = Vec::with_capacity(self.spans.len());
+        let mut ranges = vec![(0usize, 0usize); self.ranges.len()];
+        let mut placed = vec![false; self.ranges.len()];
+        let listed = order.into_iter().filter(|l| l.index() < self.ranges.len());
+        for l in listed.chain((0..self.ranges.len() as u32).map(LocationId)) {
+            if std::mem::replace(&mut placed[l.index()], true) {
+                continue;
+            }
+            let start = spans.len();
+            spans.extend_from_slice(self.of(l));
+            ranges[l.index()] = (start, spans.len());
+        }
+        self.spans = spans;
+        self.ranges = ranges;
     }
 
     /// Total busy time of location `l`.
@@ -420,6 +441,27 @@ mod tests {
         out.clear();
         subtract(&inc, &[b(0, 100)], &mut out);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn arranging_keeps_every_locations_intervals() {
+        let mut busy = BusyIntervals {
+            definition: BusyDefinition::Any,
+            ranges: vec![(0, 2), (2, 3), (3, 3), (3, 5)],
+            spans: vec![b(0, 1), b(2, 3), b(5, 9), b(1, 4), b(6, 7)],
+        };
+        let before: Vec<Vec<BusyInterval>> =
+            (0..4).map(|l| busy.of(LocationId(l)).to_vec()).collect();
+        busy.arrange([LocationId(3), LocationId(1), LocationId(3), LocationId(9)]);
+        let after: Vec<Vec<BusyInterval>> =
+            (0..4).map(|l| busy.of(LocationId(l)).to_vec()).collect();
+        assert_eq!(before, after);
+        assert_eq!(
+            busy.spans[..3],
+            [b(1, 4), b(6, 7), b(5, 9)],
+            "listed locations first, in order"
+        );
+        assert_eq!(busy.total_spans(), 5);
     }
 
     #[test]

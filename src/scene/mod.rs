@@ -4,9 +4,12 @@
 //! renderer draws its rects and lines as two instanced draw calls; the SVG writer turns the same scene into
 //! a document for export. No GPU or web types here: scenes are built and tested natively.
 
+pub mod axis;
+pub mod moments;
 pub mod palette;
 pub mod svg;
 pub mod timeline;
+pub mod utilization;
 
 use bytemuck::{Pod, Zeroable};
 

@@ -2,6 +2,8 @@
 //! (stable keys), and rendering to SVG/PNG for documentation. Each subcommand lives in its own file.
 
 mod info;
+mod moments;
+mod render;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -17,12 +19,18 @@ struct Cli {
 enum Command {
     /// Format, counts, time span and the regions with the most inclusive time.
     Info(info::Args),
+    /// Moments of utilization per location (m0 busy time, m1 mean, m2 deviation, m3 skew).
+    Moments(moments::Args),
+    /// Render a view to SVG.
+    Render(render::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
+        Command::Moments(a) => moments::run(a),
+        Command::Render(a) => render::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,475 @@
+//! Busy time per location, the input of the moment analysis (issue 4): which stretches of a location's time
+//! count as "busy" under the definition in force, as sorted, disjoint, non-touching intervals.
+//!
+//! Busy = union of the intervals of the *included* regions minus the union of the intervals of the *excluded*
+//! regions. The default (`Compute`) includes every region and excludes communication and synchronization; `Any`
+//! excludes nothing; `Pattern` includes only regions whose name matches a glob. One linear sweep per location
+//! after the model's sort (intervals are sorted by start within a location), with scratch buffers reused across
+//! locations. This module must not compute moments or draw; it never allocates per interval.
+
+use crate::model::{LocationId, Paradigm, RegionRole, Trace};
+
+/// Which time of a location counts as busy.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum BusyDefinition {
+    /// Time in any region minus time in communication and synchronization regions.
+    #[default]
+    Compute,
+    /// Time in any region.
+    Any,
+    /// Time in regions whose name matches a glob (`*` any run of characters, `?` one character).
+    Pattern(String),
+}
+
+impl BusyDefinition {
+    /// A short name for tables and legends: `compute`, `any`, or `pattern 'GLOB'`.
+    pub fn short_name(&self) -> String {
+        match self {
+            BusyDefinition::Compute => "compute".to_string(),
+            BusyDefinition::Any => "any".to_string(),
+            BusyDefinition::Pattern(p) => format!("pattern '{p}'"),
+        }
+    }
+
+    /// The definition in force, in words, for the view and the CLI.
+    pub fn describe(&self) -> String {
+        match self {
+            BusyDefinition::Compute => "busy = time inside any region, minus time in communication and \
+                 synchronization (MPI calls; OpenMP barriers, taskwait and waits; pthread join, wait, cond and \
+                 mutex; GPU synchronization and NCCL calls)"
+                .to_string(),
+            BusyDefinition::Any => "busy = time inside any region".to_string(),
+            BusyDefinition::Pattern(p) => format!("busy = time inside regions whose name matches '{p}'"),
+        }
+    }
+}
+
+/// Whether a region is communication or synchronization: by the role and paradigm the format records,
+/// and by name for formats that record neither (or record them only partly).
+pub fn is_communication_or_sync(name: &str, paradigm: Paradigm, role: RegionRole) -> bool {
+    if matches!(
+        role,
+        RegionRole::Barrier
+            | RegionRole::ImplicitBarrier
+            | RegionRole::TaskWait
+            | RegionRole::Collective
+            | RegionRole::PointToPoint
+    ) {
+        return true;
+    }
+    if paradigm == Paradigm::Mpi {
+        return true;
+    }
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("mpi_") || lower.starts_with("pmpi_") || lower.starts_with("nccl") {
+        return true;
+    }
+    let omp = paradigm == Paradigm::OpenMp
+        || lower.starts_with("!$omp")
+        || lower.starts_with("#pragma omp")
+        || lower.starts_with("omp_")
+        || lower.starts_with("__kmpc_")
+        || lower.starts_with("gomp_");
+    if omp
+        && ["barrier", "taskwait", "wait", "_lock", "taskgroup"]
+            .iter()
+            .any(|w| lower.contains(w))
+    {
+        return true;
+    }
+    let pthread = paradigm == Paradigm::Pthread || lower.starts_with("pthread_");
+    if pthread
+        && ["join", "wait", "cond", "mutex", "barrier", "lock"]
+            .iter()
+            .any(|w| lower.contains(w))
+    {
+        return true;
+    }
+    let gpu_api = matches!(paradigm, Paradigm::Cuda | Paradigm::Gpu)
+        || lower.starts_with("cuda")
+        || lower.starts_with("cu")
+        || lower.starts_with("hip");
+    gpu_api
+        && (lower.contains("synchronize")
+            || lower.contains("waitevent")
+            || lower.contains("streamwait"))
+}
+
+/// Glob match over characters: `*` matches any run (also empty), `?` exactly one character; all else literally.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || (p[pi] != '*' && p[pi] == t[ti])) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// One busy stretch of a location, in ns relative to the trace's first event; `start_ns < end_ns`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BusyInterval {
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+impl BusyInterval {
+    pub fn len_ns(self) -> u64 {
+        self.end_ns - self.start_ns
+    }
+}
+
+const INCLUDE: u8 = 1;
+const EXCLUDE: u8 = 2;
+
+/// Computes the busy intervals of one location at a time, reusing its buffers.
+pub struct BusyScanner {
+    flags: Vec<u8>,
+    included: Vec<BusyInterval>,
+    excluded: Vec<BusyInterval>,
+}
+
+impl BusyScanner {
+    /// Classify every region of `trace` once under `definition`.
+    pub fn new(trace: &Trace, definition: &BusyDefinition) -> Self {
+        let regions = &trace.regions;
+        let flags = (0..regions.len())
+            .map(|r| {
+                let name = trace.str(regions.name[r]);
+                match definition {
+                    BusyDefinition::Any => INCLUDE,
+                    BusyDefinition::Compute => {
+                        if is_communication_or_sync(name, regions.paradigm[r], regions.role[r]) {
+                            INCLUDE | EXCLUDE
+                        } else {
+                            INCLUDE
+                        }
+                    }
+                    BusyDefinition::Pattern(p) => {
+                        if glob_match(p, name) {
+                            INCLUDE
+                        } else {
+                            0
+                        }
+                    }
+                }
+            })
+            .collect();
+        BusyScanner {
+            flags,
+            included: Vec::new(),
+            excluded: Vec::new(),
+        }
+    }
+
+    /// The busy intervals of `location`, written into `out` (cleared first): sorted, disjoint, non-touching.
+    pub fn location(&mut self, trace: &Trace, location: LocationId, out: &mut Vec<BusyInterval>) {
+        out.clear();
+        self.included.clear();
+        self.excluded.clear();
+        let iv = &trace.intervals;
+        let Some(range) = trace.location_intervals.get(location.index()) else {
+            return;
+        };
+        for i in range.clone() {
+            let f = self.flags.get(iv.region[i].index()).copied().unwrap_or(0);
+            if f == 0 || iv.dur_ns[i] == 0 {
+                continue;
+            }
+            let span = BusyInterval {
+                start_ns: iv.start_ns[i],
+                end_ns: iv.start_ns[i].saturating_add(iv.dur_ns[i]),
+            };
+            if f & INCLUDE != 0 {
+                push_union(&mut self.included, span);
+            }
+            if f & EXCLUDE != 0 {
+                push_union(&mut self.excluded, span);
+            }
+        }
+        subtract(&self.included, &self.excluded, out);
+    }
+}
+
+/// Add `span` to a union being built from spans sorted by start.
+#[inline]
+fn push_union(union: &mut Vec<BusyInterval>, span: BusyInterval) {
+    if let Some(last) = union.last_mut() {
+        if span.start_ns <= last.end_ns {
+            last.end_ns = last.end_ns.max(span.end_ns);
+            return;
+        }
+    }
+    union.push(span);
+}
+
+/// `out = inc \ exc`, both sorted, disjoint and non-touching; one merge pass.
+fn subtract(inc: &[BusyInterval], exc: &[BusyInterval], out: &mut Vec<BusyInterval>) {
+    let mut j = 0;
+    for &s in inc {
+        let mut cur = s.start_ns;
+        while j < exc.len() && exc[j].end_ns <= cur {
+            j += 1;
+        }
+        let mut k = j;
+        while k < exc.len() && exc[k].start_ns < s.end_ns {
+            if exc[k].start_ns > cur {
+                out.push(BusyInterval {
+                    start_ns: cur,
+                    end_ns: exc[k].start_ns,
+                });
+            }
+            cur = cur.max(exc[k].end_ns);
+            if cur >= s.end_ns {
+                break;
+            }
+            k += 1;
+        }
+        if cur < s.end_ns {
+            out.push(BusyInterval {
+                start_ns: cur,
+                end_ns: s.end_ns,
+            });
+        }
+        j = k;
+    }
+}
+
+/// The busy intervals of every location of a trace, in one array with a range per location. The array can be
+/// laid out in display order ([`BusyIntervals::arrange`]) so that drawing rows top to bottom reads memory in order.
+#[derive(Clone, Debug)]
+pub struct BusyIntervals {
+    pub definition: BusyDefinition,
+    /// Per location, its (start, end) in `spans`.
+    ranges: Vec<(usize, usize)>,
+    spans: Vec<BusyInterval>,
+}
+
+impl BusyIntervals {
+    pub fn compute(trace: &Trace, definition: &BusyDefinition) -> Self {
+        let mut scanner = BusyScanner::new(trace, definition);
+        let mut ranges = Vec::with_capacity(trace.locations.len());
+        let mut spans = Vec::new();
+        let mut scratch = Vec::new();
+        for l in 0..trace.locations.len() {
+            scanner.location(trace, LocationId(l as u32), &mut scratch);
+            let start = spans.len();
+            spans.extend_from_slice(&scratch);
+            ranges.push((start, spans.len()));
+        }
+        BusyIntervals {
+            definition: definition.clone(),
+            ranges,
+            spans,
+        }
+    }
+
+    pub fn location_count(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// The busy intervals of location `l` (empty for an unknown location).
+    pub fn of(&self, l: LocationId) -> &[BusyInterval] {
+        match self.ranges.get(l.index()) {
+            Some(&(a, b)) => &self.spans[a..b],
+            None => &[],
+        }
+    }
+
+    /// Lay the intervals out in `order` (locations not in it follow, in index order). What is stored per
+    /// location does not change; only where: views that walk rows in this order then read memory sequentially.
+    pub fn arrange(&mut self, order: impl IntoIterator<Item = LocationId>) {
+        let mut spans = Vec::with_capacity(self.spans.len());
+        let mut ranges = vec![(0usize, 0usize); self.ranges.len()];
+        let mut placed = vec![false; self.ranges.len()];
+        let listed = order.into_iter().filter(|l| l.index() < self.ranges.len());
+        for l in listed.chain((0..self.ranges.len() as u32).map(LocationId)) {
+            if std::mem::replace(&mut placed[l.index()], true) {
+                continue;
+            }
+            let start = spans.len();
+            spans.extend_from_slice(self.of(l));
+            ranges[l.index()] = (start, spans.len());
+        }
+        self.spans = spans;
+        self.ranges = ranges;
+    }
+
+    /// Total busy time of location `l`.
+    pub fn busy_ns(&self, l: LocationId) -> u64 {
+        self.of(l).iter().map(|s| s.len_ns()).sum()
+    }
+
+    /// Busy intervals over all locations.
+    pub fn total_spans(&self) -> usize {
+        self.spans.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(start_ns: u64, end_ns: u64) -> BusyInterval {
+        BusyInterval { start_ns, end_ns }
+    }
+
+    #[test]
+    fn glob_matches_star_and_question_mark() {
+        assert!(glob_match("MPI_*", "MPI_Send"));
+        assert!(glob_match("*send*", "MPI_Isend"));
+        assert!(!glob_match("*send*", "MPI_Recv"));
+        assert!(glob_match("comp?te", "compute"));
+        assert!(!glob_match("comp?te", "compte"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a*b*c", "axxbyyc"));
+        assert!(!glob_match("a*b*c", "axxbyy"));
+        assert!(glob_match("solve", "solve"));
+        assert!(!glob_match("solve", "solver"));
+    }
+
+    #[test]
+    fn communication_recognised_by_role_paradigm_and_name() {
+        use Paradigm as P;
+        use RegionRole as R;
+        assert!(is_communication_or_sync(
+            "MPI_Send",
+            P::Mpi,
+            R::PointToPoint
+        ));
+        assert!(is_communication_or_sync(
+            "MPI_Comm_rank",
+            P::Mpi,
+            R::Function
+        ));
+        assert!(is_communication_or_sync(
+            "mpi_allreduce_",
+            P::User,
+            R::Function
+        ));
+        assert!(is_communication_or_sync(
+            "!$omp barrier",
+            P::OpenMp,
+            R::Barrier
+        ));
+        assert!(is_communication_or_sync(
+            "anything",
+            P::User,
+            R::ImplicitBarrier
+        ));
+        assert!(is_communication_or_sync(
+            "omp_set_lock",
+            P::Unknown,
+            R::Function
+        ));
+        assert!(is_communication_or_sync(
+            "pthread_join",
+            P::Pthread,
+            R::Function
+        ));
+        assert!(is_communication_or_sync(
+            "pthread_cond_wait",
+            P::User,
+            R::Function
+        ));
+        assert!(is_communication_or_sync(
+            "pthread_mutex_lock",
+            P::User,
+            R::Function
+        ));
+        assert!(is_communication_or_sync(
+            "cudaDeviceSynchronize",
+            P::Cuda,
+            R::Function
+        ));
+        assert!(is_communication_or_sync(
+            "cudaStreamSynchronize",
+            P::User,
+            R::Function
+        ));
+        assert!(is_communication_or_sync(
+            "ncclAllReduce",
+            P::Gpu,
+            R::Function
+        ));
+        assert!(!is_communication_or_sync(
+            "cudaLaunchKernel",
+            P::Cuda,
+            R::Function
+        ));
+        assert!(!is_communication_or_sync(
+            "!$omp parallel",
+            P::OpenMp,
+            R::Parallel
+        ));
+        assert!(!is_communication_or_sync(
+            "pthread_create",
+            P::Pthread,
+            R::Function
+        ));
+        assert!(!is_communication_or_sync("solve", P::User, R::Function));
+        assert!(!is_communication_or_sync(
+            "waitForInput",
+            P::User,
+            R::Function
+        ));
+    }
+
+    #[test]
+    fn subtraction_cuts_holes_and_spans_several_includes() {
+        let inc = [b(0, 10), b(20, 30), b(40, 50)];
+        let exc = [b(5, 7), b(8, 22), b(29, 45), b(49, 60)];
+        let mut out = Vec::new();
+        subtract(&inc, &exc, &mut out);
+        assert_eq!(out, vec![b(0, 5), b(7, 8), b(22, 29), b(45, 49)]);
+        out.clear();
+        subtract(&inc, &[], &mut out);
+        assert_eq!(out, inc.to_vec());
+        out.clear();
+        subtract(&inc, &[b(0, 100)], &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn arranging_keeps_every_locations_intervals() {
+        let mut busy = BusyIntervals {
+            definition: BusyDefinition::Any,
+            ranges: vec![(0, 2), (2, 3), (3, 3), (3, 5)],
+            spans: vec![b(0, 1), b(2, 3), b(5, 9), b(1, 4), b(6, 7)],
+        };
+        let before: Vec<Vec<BusyInterval>> =
+            (0..4).map(|l| busy.of(LocationId(l)).to_vec()).collect();
+        busy.arrange([LocationId(3), LocationId(1), LocationId(3), LocationId(9)]);
+        let after: Vec<Vec<BusyInterval>> =
+            (0..4).map(|l| busy.of(LocationId(l)).to_vec()).collect();
+        assert_eq!(before, after);
+        assert_eq!(
+            busy.spans[..3],
+            [b(1, 4), b(6, 7), b(5, 9)],
+            "listed locations first, in order"
+        );
+        assert_eq!(busy.total_spans(), 5);
+    }
+
+    #[test]
+    fn union_merges_overlapping_and_touching() {
+        let mut u = Vec::new();
+        for s in [b(0, 5), b(2, 4), b(5, 8), b(10, 12), b(11, 20)] {
+            push_union(&mut u, s);
+        }
+        assert_eq!(u, vec![b(0, 8), b(10, 20)]);
+    }
+}

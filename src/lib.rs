@@ -9,6 +9,7 @@ pub mod analyses;
 pub mod layouts;
 pub mod model;
 pub mod readers;
+pub mod samples;
 pub mod scene;
 
 #[cfg(target_arch = "wasm32")]

@@ -6,6 +6,7 @@
 
 mod builder;
 mod strings;
+pub mod thread_events;
 mod warnings;
 
 pub use builder::{classify_region, CollectiveRecord, MessageRecord, TraceBuilder};

@@ -4,6 +4,7 @@
 //! malformed file gives a [`ReadError`] naming the file and position, or warnings and a partial trace.
 
 pub mod chrome;
+pub mod execgraph_text;
 pub mod sniff;
 
 use crate::model::Trace;
@@ -34,6 +35,20 @@ pub enum ReadError {
 pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
     match sniff(bytes) {
         Sniffed::ChromeJson | Sniffed::Gzip => chrome::read(name, bytes),
+        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
+        other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
+    }
+}
+
+/// Read an execution-graph input (its own kind of input: thread events, not a [`Trace`]).
+pub fn read_execgraph(name: &str, bytes: &[u8]) -> Result<crate::model::thread_events::ThreadEvents, ReadError> {
+    match sniff(bytes) {
+        Sniffed::ExecGraphText => execgraph_text::parse(name, bytes).map_err(|e| ReadError::Malformed {
+            file: e.file,
+            format: "execution-graph text",
+            offset: e.offset,
+            detail: format!("line {}: {}", e.line, e.kind),
+        }),
         Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
         other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
     }

@@ -1,7 +1,9 @@
 //! `weft`: the command-line face of the analysis core. Summaries and analyses as text or `--json`
 //! (stable keys), and rendering to SVG/PNG for documentation. Each subcommand lives in its own file.
 
+mod execgraph;
 mod info;
+mod render;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -17,12 +19,18 @@ struct Cli {
 enum Command {
     /// Format, counts, time span and the regions with the most inclusive time.
     Info(info::Args),
+    /// Execution graph of a fork/join program: threads, nodes, columns, crossings.
+    Execgraph(execgraph::Args),
+    /// Write a view as SVG.
+    Render(render::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
+        Command::Execgraph(a) => execgraph::run(a),
+        Command::Render(a) => render::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

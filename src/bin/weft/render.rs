@@ -1,0 +1,35 @@
+//! `weft render VIEW FILE -o out.svg`: a view's scene written as SVG, for documentation and checks.
+
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    view: View,
+}
+
+#[derive(clap::Subcommand)]
+enum View {
+    /// The execution graph of a fork/join program.
+    Execgraph {
+        /// The execution-graph file; omit with --sample.
+        file: Option<PathBuf>,
+        /// A built-in sample instead of a file: fib, rsa or mergesort.
+        #[arg(long)]
+        sample: Option<String>,
+        /// Raise short flow edges to this length (`8px` or nanoseconds).
+        #[arg(long)]
+        min_edge: Option<String>,
+        /// The SVG to write.
+        #[arg(short, long)]
+        out: PathBuf,
+    },
+}
+
+pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
+    match a.view {
+        View::Execgraph { file, sample, min_edge, out } => {
+            crate::execgraph::render(file.as_deref(), sample.as_deref(), min_edge.as_deref(), &out)
+        }
+    }
+}

@@ -263,9 +263,10 @@ mod tests {
         assert_eq!(ev.events[2].kind, ThreadEventKind::Fork { child: 2 });
         assert_eq!(ev.events[2].origin, 5);
         assert_eq!(ev.events[6].time_ns, 9250);
-        assert_eq!(ev.events[8].kind, ThreadEventKind::JoinBegin { joined: 3 });
-        assert_eq!(ev.events[9].kind, ThreadEventKind::JoinEnd { joined: 3 });
-        assert_eq!(ev.events[9].time_ns, 10_000);
+        assert_eq!(ev.events[7].kind, ThreadEventKind::JoinBegin { joined: 3 });
+        assert_eq!(ev.events[8].kind, ThreadEventKind::JoinEnd { joined: 3 });
+        assert_eq!((ev.events[7].time_ns, ev.events[8].time_ns, ev.events[8].origin), (10_000, 10_000, 11));
+        assert_eq!(ev.events[9].kind, ThreadEventKind::End);
     }
 
     #[test]

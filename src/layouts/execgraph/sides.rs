@@ -289,7 +289,25 @@ pub fn assign(spans: &[Span]) -> Sides {
     } else {
         colour_of = greedy(spans);
         match edges(spans) {
-            Some(e) => exchange(k, &e, &mut colour_of),
+            Some(e) => {
+                // Three starts, each improved by local exchange; the best wins (the first on ties): the greedy
+                // cut outermost-first, the greedy cut innermost-first, and the colouring the sweep's
+                // union-find implies (right on a spanning forest of the intersection graph).
+                let mut reversed: Vec<Span> = spans.to_vec();
+                reversed.reverse();
+                let mut inner = greedy(&reversed);
+                inner.reverse();
+                let forest: Vec<bool> = (0..k as u32).map(|x| uf.find(x).1 == 0).collect();
+                let mut best = u64::MAX;
+                for mut start in [colour_of.clone(), inner, forest] {
+                    exchange(k, &e, &mut start);
+                    let same = e.iter().filter(|&&(a, b)| start[a as usize] == start[b as usize]).count() as u64;
+                    if same < best {
+                        best = same;
+                        colour_of = start;
+                    }
+                }
+            }
             None => exchange_skipped = true,
         }
     }

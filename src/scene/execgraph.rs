@@ -153,6 +153,8 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
     }
 
     // Structural edges: any may cross the visible columns, so every one is tested (no instance unless seen).
+    // Per pixel row, the span already covered by a drawn horizontal: one hidden under it adds nothing.
+    let mut covered: Vec<(f32, f32)> = vec![(f32::MAX, f32::MIN); view.height.max(0.0) as usize + 1];
     for (t, th) in g.threads.iter().enumerate() {
         for (node, own) in [(th.fork_node, th.start()), (th.join_node, th.end())] {
             if node == NONE {
@@ -169,7 +171,16 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
             let color = if crit { palette::CRITICAL } else { STRUCTURAL };
             let width = if crit { 2.0 } else { 1.0 };
             if in_view_x(xa.min(xb), xa.max(xb)) && y_visible(y, y) {
-                sc.lines.push(LineInstance::solid(xa, y, xb, y, width, color));
+                let (x0, x1) = (xa.min(xb).max(view.axis_px), xa.max(xb).min(view.width));
+                let row = covered.get_mut(y.max(0.0) as usize);
+                let hidden = !crit && row.as_ref().is_some_and(|r| r.0 <= x0 && x1 <= r.1);
+                if !hidden {
+                    if let Some(r) = row {
+                        // Keep the covered span contiguous: grow it on overlap, else start from this line.
+                        *r = if x0 <= r.1 && r.0 <= x1 { (r.0.min(x0), r.1.max(x1)) } else { (x0, x1) };
+                    }
+                    sc.lines.push(LineInstance::solid(xa, y, xb, y, width, color));
+                }
             }
             // The vertical extension in the subthread's column: waiting to start, or to be joined.
             let y_own = view.y_of(l.y_ns[own as usize]);

@@ -148,6 +148,23 @@ fn colour(spans: &[Span]) -> (ParityUf, bool) {
     (uf, bipartite)
 }
 
+/// Up to this many subthreads, pairs are simply tested (no sweep structures to allocate).
+const SMALL: usize = 12;
+
+/// [`colour`] for a few subthreads: every pair tested.
+fn colour_small(spans: &[Span]) -> (ParityUf, bool) {
+    let mut uf = ParityUf::new(spans.len());
+    let mut bipartite = true;
+    for (a, &sa) in spans.iter().enumerate() {
+        for (b, &sb) in spans.iter().enumerate().skip(a + 1) {
+            if intersecting(sa, sb) {
+                bipartite &= uf.union(a as u32, b as u32, 1);
+            }
+        }
+    }
+    (uf, bipartite)
+}
+
 /// Fenwick tree of counts.
 struct Fenwick(Vec<u32>);
 
@@ -279,7 +296,7 @@ fn exchange(k: usize, edges: &[(u32, u32)], left: &mut [bool]) {
 /// Assign sides to one parent's subthreads, given outermost-first.
 pub fn assign(spans: &[Span]) -> Sides {
     let k = spans.len();
-    let (mut uf, bipartite) = colour(spans);
+    let (mut uf, bipartite) = if k <= SMALL { colour_small(spans) } else { colour(spans) };
     let mut colour_of: Vec<bool> = Vec::with_capacity(k);
     let mut exchange_skipped = false;
     if bipartite {
@@ -363,4 +380,42 @@ pub fn same_side_pairs(spans: &[Span], left: &[bool]) -> u64 {
         t.add(below_hi);
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sweep and the pairwise test agree on bipartiteness and on components, for small sets too.
+    #[test]
+    fn sweep_agrees_with_pairwise_colouring() {
+        let mut x = 0x1234_5678_9abc_def1u64;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for round in 0..4000 {
+            let k = 1 + round % 14;
+            let mut spans: Vec<Span> = (0..k)
+                .map(|_| {
+                    let lo = next(30);
+                    Span { lo, hi: lo + 1 + next(20), width: 1 }
+                })
+                .collect();
+            spans.sort_by_key(|s| (s.lo, std::cmp::Reverse(s.hi)));
+            let (mut a, ba) = colour(&spans);
+            let (mut b, bb) = colour_small(&spans);
+            assert_eq!(ba, bb, "{spans:?}");
+            for i in 0..k as u32 {
+                for j in 0..k as u32 {
+                    assert_eq!(a.find(i).0 == a.find(j).0, b.find(i).0 == b.find(j).0, "{spans:?}");
+                    if ba && a.find(i).0 == a.find(j).0 {
+                        assert_eq!(a.find(i).1 ^ a.find(j).1, b.find(i).1 ^ b.find(j).1);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -2,8 +2,6 @@
 //! times, monotone with a minimum edge length, crossings counted on the drawing against an independent count
 //! and against an exhaustive max-cut), the scene, and golden `weft execgraph --json` output.
 
-mod common;
-
 use weft::analyses::execgraph::{build, ExecGraph, GraphError, NodeKind, NONE};
 use weft::layouts::execgraph::sides::{self, intersecting, Span};
 use weft::layouts::execgraph::{layout, ExecLayout, Scale};
@@ -457,4 +455,55 @@ fn golden_cli_json_on_the_samples() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg") && text.contains("<polygon") && text.contains("stroke-dasharray"));
+}
+
+#[test]
+fn any_event_list_builds_or_fails_cleanly_and_whatever_builds_lays_out() {
+    use weft::model::thread_events::ThreadEventKind;
+    let mut rng = XorShift(0xfeed_beef);
+    let (mut built, mut failed) = (0, 0);
+    for round in 0..3000u64 {
+        // A valid program, then a few random edits: most results are malformed in some way, some still valid.
+        let mut ev = simulate(&random(1 + rng.below(12) as usize, round + 1), &format!("fuzz{round}"));
+        for _ in 0..rng.below(3) {
+            let n = ev.events.len() as u64;
+            let i = rng.below(n) as usize;
+            let threads = 14;
+            match rng.below(5) {
+                0 => {
+                    ev.events.remove(i);
+                }
+                1 => ev.events.swap(i, rng.below(n) as usize),
+                2 => ev.events[i].time_ns = rng.below(ev.events[i].time_ns * 2 + 2),
+                3 => ev.events[i].thread = rng.below(threads),
+                _ => {
+                    let other = rng.below(threads);
+                    ev.events[i].kind = match rng.below(7) {
+                        0 => ThreadEventKind::Init,
+                        1 => ThreadEventKind::Exit,
+                        2 => ThreadEventKind::Start,
+                        3 => ThreadEventKind::End,
+                        4 => ThreadEventKind::Fork { child: other },
+                        5 => ThreadEventKind::JoinBegin { joined: other },
+                        _ => ThreadEventKind::JoinEnd { joined: other },
+                    }
+                }
+            }
+        }
+        match build(&ev) {
+            Ok(g) => {
+                built += 1;
+                for scale in [Scale::True, Scale::MinEdge { min_ns: 3 }] {
+                    let l = layout(&g, scale);
+                    assert_monotone(&g, &l, if scale == Scale::True { 0 } else { 3 });
+                    assert_eq!(l.columns as usize, g.threads.len());
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                assert!(e.to_string().starts_with(&format!("fuzz{round}: ")), "{e}");
+            }
+        }
+    }
+    assert!(built > 50 && failed > 50, "{built} {failed}");
 }

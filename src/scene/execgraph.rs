@@ -8,7 +8,7 @@
 //! No layout decisions here: positions come from `layouts::execgraph`.
 
 use super::{palette, rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
-use crate::analyses::execgraph::{ExecGraph, NodeIx, NodeKind, ThreadIx, NONE};
+use crate::analyses::execgraph::{ExecGraph, NodeKind, ThreadIx, NONE};
 use crate::layouts::execgraph::ExecLayout;
 
 /// What part of the drawing is on screen, and how big.
@@ -82,6 +82,9 @@ fn shape_of(kind: NodeKind) -> Shape {
 
 /// A duration in the largest unit that keeps it at or above one.
 pub fn format_ns(ns: f64) -> String {
+    if ns == 0.0 {
+        return "0".into();
+    }
     let a = ns.abs();
     let (v, unit) = if a >= 1e9 {
         (ns / 1e9, "s")
@@ -265,5 +268,4 @@ fn axis(sc: &mut Scene, view: &ExecView, l: &ExecLayout) {
         t += step;
         guard += 1;
     }
-    let _: NodeIx = 0;
 }

@@ -126,7 +126,9 @@ pub fn render(
         min_edge: min_edge.map(str::to_string),
     };
     let (g, l) = prepare(&a)?;
-    let view = ExecView::fit(&g, &l, 1200.0, PLOT_PX as f32 + 80.0);
+    // Wide enough that node shapes show (about 14 px a column), within what SVG viewers handle.
+    let width = (l.columns as f32 * 14.0 + 100.0).clamp(1200.0, 16_000.0);
+    let view = ExecView::fit(&g, &l, width, PLOT_PX as f32 + 40.0);
     let svg = weft::scene::svg::to_svg(&scene(&g, &l, &view));
     std::fs::write(out, svg).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(())

@@ -46,6 +46,8 @@ fn main() {
         view.column_px = 24.0;
         view.scroll_x_px = -24.0 * (l.columns / 2) as f32;
         let (scene_ms, sc) = best_of(5, || scene(&g, &l, &view));
+        let fit = ExecView::fit(&g, &l, 1600.0, 1000.0);
+        let (fit_ms, fit_sc) = best_of(5, || scene(&g, &l, &fit));
         println!(
             "{name}: {} threads, {} nodes, {} crossings, {} parents bipartite, {} not ({} greedy only)",
             g.threads.len(),
@@ -57,9 +59,12 @@ fn main() {
         );
         println!(
             "  build graph {build_ms:.1} ms | layout true scale {true_ms:.1} ms | layout min-edge {min_ms:.1} ms | \
-             scene of a 1600x1000 viewport {scene_ms:.2} ms ({} shapes, {} lines)",
+             scene of a 1600x1000 viewport {scene_ms:.2} ms ({} shapes, {} lines) | whole drawing in it {fit_ms:.2} ms \
+             ({} shapes, {} lines)",
             sc.rects.len(),
-            sc.lines.len()
+            sc.lines.len(),
+            fit_sc.rects.len(),
+            fit_sc.lines.len()
         );
     }
 }

@@ -173,7 +173,9 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
             };
             let color = if crit { palette::CRITICAL } else { STRUCTURAL };
             let width = if crit { 2.0 } else { 1.0 };
-            if in_view_x(xa.min(xb), xa.max(xb)) && y_visible(y, y) {
+            // Below a pixel a column, an edge within one pixel column is hidden by the columns' lines.
+            let too_short = view.column_px < 1.0 && !crit && (xa - xb).abs() < 1.0;
+            if !too_short && in_view_x(xa.min(xb), xa.max(xb)) && y_visible(y, y) {
                 let (x0, x1) = (xa.min(xb).max(view.axis_px), xa.max(xb).min(view.width));
                 let row = covered.get_mut(y.max(0.0) as usize);
                 let hidden = !crit && row.as_ref().is_some_and(|r| r.0 <= x0 && x1 <= r.1);
@@ -187,17 +189,41 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
             }
             // The vertical extension in the subthread's column: waiting to start, or to be joined.
             let y_own = view.y_of(l.y_ns[own as usize]);
-            if (y_own - y).abs() > 0.25 && in_view_x(xb, xb) && y_visible(y.min(y_own), y.max(y_own)) {
+            // Below a pixel a column the thread's line covers its whole span instead (see below).
+            let sub_pixel_hidden = view.column_px < 1.0 && !crit;
+            if !sub_pixel_hidden
+                && (y_own - y).abs() > 0.25
+                && in_view_x(xb, xb)
+                && y_visible(y.min(y_own), y.max(y_own))
+            {
                 sc.lines.push(LineInstance::solid(xb, y.min(y_own), xb, y.max(y_own), width, color).dashed(3.0));
             }
         }
     }
 
-    // Flow edges and nodes of the visible columns.
+    // Flow edges and nodes of the visible columns. Below a pixel a column, the threads that share a pixel
+    // column are drawn as one line per thread, and not at all where earlier ones already cover their span.
+    let sub_pixel = view.column_px < 1.0;
+    let mut pixel_x = f32::NAN;
+    let mut pixel_spans: Vec<(f32, f32)> = Vec::new();
     for c in cols.clone() {
         let t = l.thread_at[c as usize];
         let th = &g.threads[t as usize];
         let x = view.x_of_column(c);
+        let on_path = g.critical[th.start() as usize] || g.critical[th.end() as usize];
+        if sub_pixel && !on_path {
+            let (ys, ye) = (view.y_of(l.top_ns[t as usize]), view.y_of(l.bottom_ns[t as usize]));
+            if x.floor() != pixel_x.floor() {
+                flush_pixel_column(&mut sc, pixel_x, &mut pixel_spans, lw);
+                pixel_x = x;
+            }
+            if y_visible(ys, ye) {
+                pixel_spans.push((ys, ye));
+            }
+            continue;
+        }
+        // Consecutive edges drawn alike become one line (a thread that forks thousands of subthreads).
+        let mut run: Option<LineInstance> = None;
         for n in th.first_node + 1..=th.end() {
             let (ya, yb) = (view.y_of(l.y_ns[n as usize - 1]), view.y_of(l.y_ns[n as usize]));
             if !y_visible(ya, yb) {
@@ -213,15 +239,31 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
                 palette::FLOW
             };
             let line = LineInstance::solid(x, ya, x, yb, if crit { lw + 1.0 } else { lw }, color);
-            sc.lines.push(if idle { line.dashed(6.0) } else { line });
+            let line = if idle { line.dashed(6.0) } else { line };
+            run = match run {
+                Some(r) if r.color == line.color && r.dash_px == line.dash_px && r.y1 == line.y0 => {
+                    Some(LineInstance { y1: line.y1, ..r })
+                }
+                Some(r) => {
+                    sc.lines.push(r);
+                    Some(line)
+                }
+                None => Some(line),
+            };
+        }
+        if let Some(r) = run {
+            sc.lines.push(r);
         }
         if draw_nodes {
+            let mut last_y = f32::NEG_INFINITY;
             for n in th.nodes() {
                 let node = g.nodes[n];
                 let y = view.y_of(l.y_ns[n]);
-                if !y_visible(y, y) {
+                // Nodes less than a pixel below the last one drawn would only repaint it.
+                if !y_visible(y, y) || y - last_y < 1.0 {
                     continue;
                 }
+                last_y = y;
                 let border = if g.critical[n] { palette::CRITICAL } else { palette::TEXT };
                 let fill = if node.kind == NodeKind::JoinBegin { rgba(0xff, 0xe0, 0x8a, 0xff) } else { NODE_FILL };
                 sc.rects.push(
@@ -232,6 +274,8 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
             }
         }
     }
+
+    flush_pixel_column(&mut sc, pixel_x, &mut pixel_spans, lw);
 
     // Column labels, when they fit.
     if view.column_px >= 26.0 {
@@ -251,6 +295,26 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
         sc.labels.push(Label::new(x + 8.0, plot_top + 12.0, describe(g, h), palette::TEXT, 12.0).bold());
     }
     sc
+}
+
+/// The threads sharing one pixel column, drawn as the union of their spans: one line per disjoint piece.
+fn flush_pixel_column(sc: &mut Scene, x: f32, spans: &mut Vec<(f32, f32)>, width: f32) {
+    spans.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    let mut current: Option<(f32, f32)> = None;
+    for &(a, b) in spans.iter() {
+        current = match current {
+            Some((ca, cb)) if a <= cb + 1.0 => Some((ca, cb.max(b))),
+            Some((ca, cb)) => {
+                sc.lines.push(LineInstance::solid(x, ca, x, cb, width, palette::FLOW));
+                Some((a, b))
+            }
+            None => Some((a, b)),
+        };
+    }
+    if let Some((ca, cb)) = current {
+        sc.lines.push(LineInstance::solid(x, ca, x, cb, width, palette::FLOW));
+    }
+    spans.clear();
 }
 
 /// Grid lines and tick labels of the time axis.

@@ -4,6 +4,16 @@
 //!
 //! This is a flat list in source order, not a graph: checking that the events make a fork/join program is the
 //! graph builder's job (`analyses::execgraph`). No parsing and no layout here.
+//!
+//! Suggested mapping for binary readers (not wired yet; set `origin_kind` to `Event`):
+//! - OTF2 pthreads: `ThreadCreate` on the creating location -> `Fork`, the child being the location whose
+//!   `ThreadBegin` carries the same thread contingent and sequence count; `ThreadBegin` -> `Start`;
+//!   `ThreadEnd` -> `End`; `ThreadWait` -> `JoinEnd`, with `JoinBegin` at the enter of the enclosing
+//!   `pthread_join` region (or at the same time, a merged join, when there is none).
+//! - OTF2 OpenMP: `ThreadFork` on the master -> a `Fork` per team member (from the team's `ThreadTeamBegin`);
+//!   `ThreadJoin` -> a `JoinBegin`/`JoinEnd` pair per member, the begin at the implicit barrier's enter.
+//! - Tasks: task create -> `Fork`, task begin/complete -> `Start`/`End`, taskwait -> joins of the children.
+//! - Thread ids: any `u64` that is unique per thread in the run (for OTF2, the location id).
 
 /// What happened. Thread ids are the source's own (`u64`), not indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -157,7 +157,7 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
 
     // Structural edges: any may cross the visible columns, so every one is tested (no instance unless seen).
     // Per pixel row, the span already covered by a drawn horizontal: one hidden under it adds nothing.
-    let mut covered: Vec<(f32, f32)> = vec![(f32::MAX, f32::MIN); view.height.max(0.0) as usize + 1];
+    let mut covered: Vec<(f32, f32)> = vec![(f32::MAX, f32::MIN); view.height.clamp(0.0, 65_536.0) as usize + 1];
     for (t, th) in g.threads.iter().enumerate() {
         for (node, own) in [(th.fork_node, th.start()), (th.join_node, th.end())] {
             if node == NONE {

@@ -6,9 +6,7 @@ use weft::samples::ChromeSample;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let out = args
-        .first()
-        .ok_or("usage: gen_chrome OUT.json [MB] [--gzip]")?;
+    let out = args.first().ok_or("usage: gen_chrome OUT.json [MB] [--gzip]")?;
     let mb: f64 = args.get(1).map(|s| s.parse()).transpose()?.unwrap_or(100.0);
     let gzip = args.iter().any(|a| a == "--gzip");
     let t = Instant::now();

@@ -39,15 +39,9 @@ fn best_of_3<T>(mut f: impl FnMut() -> T) -> (f64, T) {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args
-        .first()
-        .ok_or("usage: import_chrome FILE [--chunk KB]")?;
-    let chunk_kb: Option<usize> = args
-        .iter()
-        .position(|a| a == "--chunk")
-        .and_then(|i| args.get(i + 1))
-        .map(|s| s.parse())
-        .transpose()?;
+    let path = args.first().ok_or("usage: import_chrome FILE [--chunk KB]")?;
+    let chunk_kb: Option<usize> =
+        args.iter().position(|a| a == "--chunk").and_then(|i| args.get(i + 1)).map(|s| s.parse()).transpose()?;
     let bytes = std::fs::read(path)?;
     if args.iter().any(|a| a == "--once") {
         // For profilers: one read, nothing else, timed in its two halves.
@@ -57,11 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let fed = t.elapsed().as_secs_f64();
         let trace = r.finish()?;
         let all = t.elapsed().as_secs_f64();
-        println!(
-            "{} intervals; scan+convert {fed:.3} s, match+build {:.3} s",
-            trace.intervals.len(),
-            all - fed
-        );
+        println!("{} intervals; scan+convert {fed:.3} s, match+build {:.3} s", trace.intervals.len(), all - fed);
         return Ok(());
     }
     let mb = bytes.len() as f64 / 1e6;
@@ -80,10 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("intervals       {n}");
     println!("messages+flows  {}", trace.messages.len());
     println!("warnings        {}", trace.warnings.total());
-    println!(
-        "bytes/interval  {:.1}",
-        trace.intervals.heap_bytes() as f64 / n.max(1) as f64
-    );
+    println!("bytes/interval  {:.1}", trace.intervals.heap_bytes() as f64 / n.max(1) as f64);
 
     if let Some(kb) = chunk_kb {
         let (secs, trace) = best_of_3(|| {
@@ -107,10 +94,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let (secs, peer) = best_of_3(|| -> Result<usize, serde_json::Error> {
         // The array form or the object form, as the file starts.
-        let trimmed = bytes
-            .iter()
-            .position(|c| !c.is_ascii_whitespace())
-            .unwrap_or(0);
+        let trimmed = bytes.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(0);
         if bytes.get(trimmed) == Some(&b'[') {
             let v: Vec<PeerEvent> = serde_json::from_slice(&bytes)?;
             Ok(v.len())
@@ -125,11 +109,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     });
     match peer {
-        Ok(events) => println!(
-            "serde_json typed {:.3} s  {:.0} MB/s  ({events} events, parse only, no model)",
-            secs,
-            mb / secs
-        ),
+        Ok(events) => {
+            println!("serde_json typed {:.3} s  {:.0} MB/s  ({events} events, parse only, no model)", secs, mb / secs)
+        }
         Err(e) => println!("serde_json typed: failed ({e})"),
     }
     Ok(())

@@ -18,11 +18,7 @@ fn load(dir: &Path) -> MemoryFiles {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                let rel = p
-                    .strip_prefix(dir)
-                    .expect("prefix")
-                    .to_string_lossy()
-                    .replace('\\', "/");
+                let rel = p.strip_prefix(dir).expect("prefix").to_string_lossy().replace('\\', "/");
                 m.insert(&rel, std::fs::read(&p).expect("read"));
             }
         }
@@ -32,17 +28,10 @@ fn load(dir: &Path) -> MemoryFiles {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let anchor = PathBuf::from(
-        args.next()
-            .unwrap_or_else(|| "/tmp/otf2-big/traces.otf2".into()),
-    );
+    let anchor = PathBuf::from(args.next().unwrap_or_else(|| "/tmp/otf2-big/traces.otf2".into()));
     let repeats: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(3);
     let dir = anchor.parent().expect("anchor's folder").to_path_buf();
-    let name = anchor
-        .file_name()
-        .expect("file name")
-        .to_string_lossy()
-        .into_owned();
+    let name = anchor.file_name().expect("file name").to_string_lossy().into_owned();
     let files = load(&dir);
     let bytes = files.total_bytes();
     let report = |how: &str, secs: f64, events: u64, intervals: usize, messages: usize| {
@@ -59,23 +48,11 @@ fn main() {
         let r = read_archive_full(&name, &files as &dyn ArchiveFiles).expect("read");
         let secs = t0.elapsed().as_secs_f64();
         best = best.min(secs);
-        report(
-            "native, from memory",
-            secs,
-            r.trace.event_records,
-            r.trace.intervals.len(),
-            r.trace.messages.len(),
-        );
+        report("native, from memory", secs, r.trace.event_records, r.trace.intervals.len(), r.trace.messages.len());
     }
     let t0 = Instant::now();
     let r = read_archive_full(&name, &FolderFiles { root: dir }).expect("read");
     let secs = t0.elapsed().as_secs_f64();
-    report(
-        "native, from disk",
-        secs,
-        r.trace.event_records,
-        r.trace.intervals.len(),
-        r.trace.messages.len(),
-    );
+    report("native, from disk", secs, r.trace.event_records, r.trace.intervals.len(), r.trace.messages.len());
     eprintln!("best from memory: {best:.3} s");
 }

@@ -36,11 +36,7 @@ fn generate() -> Trace {
     b.reserve_intervals(INTERVALS);
     let main = b.region("main", "");
     let solve = b.region("solve", "");
-    let mpi = [
-        b.region("MPI_Allreduce", ""),
-        b.region("MPI_Waitall", ""),
-        b.region("MPI_Send", ""),
-    ];
+    let mpi = [b.region("MPI_Allreduce", ""), b.region("MPI_Waitall", ""), b.region("MPI_Send", "")];
     let barrier = b.region("MPI_Barrier", "");
     let per = 61usize;
     let extra = INTERVALS - per * LOCATIONS as usize;
@@ -87,12 +83,7 @@ fn ms(d: Duration) -> String {
 }
 
 fn instances(s: &Scene) -> String {
-    format!(
-        "{} rects, {} lines, {} labels",
-        s.rects.len(),
-        s.lines.len(),
-        s.labels.len()
-    )
+    format!("{} rects, {} lines, {} labels", s.rects.len(), s.lines.len(), s.labels.len())
 }
 
 fn main() {
@@ -109,19 +100,13 @@ fn main() {
     let (d, rows) = best_of(5, || moments(&trace, &def, None));
     println!("moments, compute, streaming (busy + moments):   {}", ms(d));
     let (d, busy) = best_of(5, || BusyIntervals::compute(&trace, &def));
-    println!(
-        "busy intervals stored (for the Gantt chart):    {}  ({} busy intervals)",
-        ms(d),
-        busy.total_spans()
-    );
+    println!("busy intervals stored (for the Gantt chart):    {}  ({} busy intervals)", ms(d), busy.total_spans());
     let (d2, rows2) = best_of(5, || moments_of_busy(&trace, &busy, None));
     println!("moments from stored busy intervals:             {}", ms(d2));
     assert_eq!(rows, rows2);
     let (d, _) = best_of(5, || moments(&trace, &BusyDefinition::Any, None));
     println!("moments, any, streaming:                        {}", ms(d));
-    let (d, _) = best_of(5, || {
-        moments(&trace, &BusyDefinition::Pattern("MPI_*".into()), None)
-    });
+    let (d, _) = best_of(5, || moments(&trace, &BusyDefinition::Pattern("MPI_*".into()), None));
     println!("moments, pattern 'MPI_*', streaming:            {}", ms(d));
 
     let mut sorted = rows.clone();
@@ -131,28 +116,12 @@ fn main() {
         arranged = busy.clone();
         arranged.arrange(sorted.iter().map(|m| LocationId(m.location)))
     });
-    println!(
-        "busy intervals arranged in m1 order (clone + arrange): {}",
-        ms(d)
-    );
-    let color = ColorEncoding {
-        name: "m0".into(),
-        values: rows.iter().map(|m| m.m0_ns as f64).collect(),
-    };
-    let opts = MomentViewOptions {
-        definition: def.describe(),
-        span_ns: (0, trace.span_ns),
-        color: Some(color),
-    };
-    let gopts = UtilizationOptions {
-        definition: def.describe(),
-    };
+    println!("busy intervals arranged in m1 order (clone + arrange): {}", ms(d));
+    let color = ColorEncoding { name: "m0".into(), values: rows.iter().map(|m| m.m0_ns as f64).collect() };
+    let opts = MomentViewOptions { definition: def.describe(), span_ns: (0, trace.span_ns), color: Some(color) };
+    let gopts = UtilizationOptions { definition: def.describe() };
     let fit = Viewport::fit(trace.span_ns, sorted.len(), 1200.0, 900.0);
-    let tall = Viewport {
-        row_height_px: 16.0,
-        first_row: 8000.0,
-        ..fit
-    };
+    let tall = Viewport { row_height_px: 16.0, first_row: 8000.0, ..fit };
     let zoom = Viewport {
         t0_ns: 0.4 * trace.span_ns as f64,
         t1_ns: 0.45 * trace.span_ns as f64,
@@ -167,22 +136,11 @@ fn main() {
     ] {
         let (dm, sm) = best_of(5, || build_moment_view(&sorted, &view, &opts));
         let (dg, sg) = best_of(5, || build_utilization(&sorted, &arranged, &view, &gopts));
-        println!(
-            "frame, {name}: moment view {} ({}); Gantt {} ({})",
-            ms(dm),
-            instances(&sm),
-            ms(dg),
-            instances(&sg)
-        );
+        println!("frame, {name}: moment view {} ({}); Gantt {} ({})", ms(dm), instances(&sm), ms(dg), instances(&sg));
         if let (Some(dir), true) = (&svg_dir, name.starts_with("all")) {
             std::fs::create_dir_all(dir).expect("create the SVG folder");
-            std::fs::write(format!("{dir}/moments.svg"), weft::scene::svg::to_svg(&sm))
-                .expect("write SVG");
-            std::fs::write(
-                format!("{dir}/utilization.svg"),
-                weft::scene::svg::to_svg(&sg),
-            )
-            .expect("write SVG");
+            std::fs::write(format!("{dir}/moments.svg"), weft::scene::svg::to_svg(&sm)).expect("write SVG");
+            std::fs::write(format!("{dir}/utilization.svg"), weft::scene::svg::to_svg(&sg)).expect("write SVG");
         }
     }
 }

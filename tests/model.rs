@@ -20,7 +20,8 @@ fn random_trace(seed: u64, n: usize) -> Trace {
     let mut rng = XorShift(seed);
     let mut b = TraceBuilder::new(Format::Generated);
     let origin = 1_700_000_000_000_000_000i64;
-    let regions: Vec<_> = ["main", "MPI_Send", "compute", "MPI_Recv", "!$omp barrier"].iter().map(|n| b.region(n, "")).collect();
+    let regions: Vec<_> =
+        ["main", "MPI_Send", "compute", "MPI_Recv", "!$omp barrier"].iter().map(|n| b.region(n, "")).collect();
     let locs: Vec<_> = (0..6)
         .map(|i| {
             let p = b.process(i / 2);

@@ -4,9 +4,7 @@
 mod common;
 
 use weft::analyses::busy::{BusyDefinition, BusyInterval, BusyIntervals};
-use weft::analyses::moments::{
-    accumulate, moments, moments_of_busy, LocationMoments, MomentAccumulator, TimeWindow,
-};
+use weft::analyses::moments::{accumulate, moments, moments_of_busy, LocationMoments, MomentAccumulator, TimeWindow};
 use weft::model::{Format, LocationId, LocationKind, Trace, TraceBuilder};
 
 /// Tiny seeded xorshift64* RNG.
@@ -48,10 +46,7 @@ fn one(t: &Trace, def: &BusyDefinition) -> LocationMoments {
 #[test]
 fn one_bar_gives_half_length_deviation_and_no_skew() {
     // A marker region at 0 fixes the trace origin; the bar is on location 1.
-    let t = trace_of(
-        &[vec![("mark", 0, 1)], vec![("work", 1000, 4000)]],
-        1_700_000_000_000_000_000,
-    );
+    let t = trace_of(&[vec![("mark", 0, 1)], vec![("work", 1000, 4000)]], 1_700_000_000_000_000_000);
     let m = &moments(&t, &BusyDefinition::Compute, None)[1];
     assert_eq!(m.m0_ns, 4000);
     assert_eq!(m.m1_ns, 3000.0);
@@ -74,20 +69,11 @@ fn two_equal_bars() {
 
 #[test]
 fn late_small_segment_gives_positive_skew_and_early_one_negative() {
-    let late = one(
-        &trace_of(&[vec![("a", 0, 100), ("b", 190, 10)]], 0),
-        &BusyDefinition::Any,
-    );
+    let late = one(&trace_of(&[vec![("a", 0, 100), ("b", 190, 10)]], 0), &BusyDefinition::Any);
     assert!(late.m3_ns > 0.0, "{late:?}");
-    let early = one(
-        &trace_of(&[vec![("a", 0, 10), ("b", 100, 100)]], 0),
-        &BusyDefinition::Any,
-    );
+    let early = one(&trace_of(&[vec![("a", 0, 10), ("b", 100, 100)]], 0), &BusyDefinition::Any);
     assert!(early.m3_ns < 0.0, "{early:?}");
-    assert!(
-        close(late.m3_ns, -early.m3_ns, 1e-9),
-        "mirror images: {late:?} {early:?}"
-    );
+    assert!(close(late.m3_ns, -early.m3_ns, 1e-9), "mirror images: {late:?} {early:?}");
 }
 
 /// A random location: top-level intervals with properly nested children, some of them MPI calls.
@@ -97,17 +83,12 @@ fn random_location(rng: &mut Rng, horizon: u64) -> Vec<(&'static str, i64, u64)>
     let mut t = rng.below(50);
     while t < horizon {
         let len = 1 + rng.below(200);
-        let top = if rng.below(5) == 0 {
-            "MPI_Wait"
-        } else {
-            "solve"
-        };
+        let top = if rng.below(5) == 0 { "MPI_Wait" } else { "solve" };
         out.push((top, t as i64, len));
         let mut c = t + rng.below(len);
         while c < t + len && rng.below(3) != 0 {
             let clen = 1 + rng.below(t + len - c);
-            let name = ["MPI_Send", "kernel", "MPI_Allreduce", "pthread_mutex_lock"]
-                [rng.below(4) as usize];
+            let name = ["MPI_Send", "kernel", "MPI_Allreduce", "pthread_mutex_lock"][rng.below(4) as usize];
             out.push((name, c as i64, clen));
             c += clen + rng.below(20);
         }
@@ -143,20 +124,11 @@ fn numeric_integral_oracle_on_random_inputs() {
         let ivs = random_location(&mut rng, horizon);
         let t = trace_of(std::slice::from_ref(&ivs), 0);
         for compute in [true, false] {
-            let def = if compute {
-                BusyDefinition::Compute
-            } else {
-                BusyDefinition::Any
-            };
+            let def = if compute { BusyDefinition::Compute } else { BusyDefinition::Any };
             let m = one(&t, &def);
             let g = grid_indicator(&ivs, horizon + 300, sub, compute);
             // Midpoint rule on the grid (cells never straddle an interval end, which are integers).
-            let mids = || {
-                g.iter()
-                    .enumerate()
-                    .filter(|(_, &b)| b)
-                    .map(|(c, _)| (c as f64 + 0.5) * h)
-            };
+            let mids = || g.iter().enumerate().filter(|(_, &b)| b).map(|(c, _)| (c as f64 + 0.5) * h);
             let m0 = mids().count() as f64 * h;
             assert_eq!(m.m0_ns as f64, m0, "case {case}");
             if m0 == 0.0 {
@@ -169,18 +141,9 @@ fn numeric_integral_oracle_on_random_inputs() {
             // The trace's times start at its first event; the grid's at 0.
             let m1_abs = m.m1_ns + t.origin_ns as f64;
             assert!(close(m1_abs, m1, 1e-12), "case {case}: m1 {m1_abs} vs {m1}");
-            assert!(
-                close(m.m2_ns, (3.0 * mu2).sqrt(), 1e-6),
-                "case {case}: m2 {} vs {}",
-                m.m2_ns,
-                (3.0 * mu2).sqrt()
-            );
+            assert!(close(m.m2_ns, (3.0 * mu2).sqrt(), 1e-6), "case {case}: m2 {} vs {}", m.m2_ns, (3.0 * mu2).sqrt());
             let want_m3 = 3.0 * mu3.cbrt();
-            assert!(
-                (m.m3_ns - want_m3).abs() <= 1e-3 * m.m2_ns,
-                "case {case}: m3 {} vs {want_m3}",
-                m.m3_ns
-            );
+            assert!((m.m3_ns - want_m3).abs() <= 1e-3 * m.m2_ns, "case {case}: m3 {} vs {want_m3}", m.m3_ns);
         }
     }
 }
@@ -200,11 +163,7 @@ fn twice_m2_is_at_least_m0_on_random_busy_sets() {
             t += len + 1 + rng.below(1 << scale) as i64;
         }
         let (m0, m2) = (acc.m0_ns() as f64, acc.m2_ns());
-        assert!(
-            2.0 * m2 >= m0 * (1.0 - 1e-12),
-            "case {case}: 2*m2 = {} < m0 = {m0}",
-            2.0 * m2
-        );
+        assert!(2.0 * m2 >= m0 * (1.0 - 1e-12), "case {case}: 2*m2 = {} < m0 = {m0}", 2.0 * m2);
     }
 }
 
@@ -215,10 +174,7 @@ fn epoch_nanosecond_origins_lose_nothing() {
     let near = trace_of(std::slice::from_ref(&ivs), 0);
     let far = trace_of(&[ivs], 1_700_000_000_123_456_789);
     assert_eq!(far.origin_ns - near.origin_ns, 1_700_000_000_123_456_789);
-    let (a, b) = (
-        one(&near, &BusyDefinition::Compute),
-        one(&far, &BusyDefinition::Compute),
-    );
+    let (a, b) = (one(&near, &BusyDefinition::Compute), one(&far, &BusyDefinition::Compute));
     assert_eq!(a, b);
 
     // The accumulator itself, fed absolute epoch times with a nearby reference, matches small offsets.
@@ -245,24 +201,9 @@ fn epoch_nanosecond_origins_lose_nothing() {
 
 fn assert_same(a: &MomentAccumulator, b: &MomentAccumulator, what: &str) {
     assert_eq!(a.m0_ns(), b.m0_ns(), "{what}");
-    assert!(
-        close(a.m1_from(0), b.m1_from(0), 1e-12),
-        "{what}: m1 {} {}",
-        a.m1_from(0),
-        b.m1_from(0)
-    );
-    assert!(
-        close(a.m2_ns(), b.m2_ns(), 1e-10),
-        "{what}: m2 {} {}",
-        a.m2_ns(),
-        b.m2_ns()
-    );
-    assert!(
-        (a.m3_ns() - b.m3_ns()).abs() <= 1e-6 * a.m2_ns().max(1.0),
-        "{what}: m3 {} {}",
-        a.m3_ns(),
-        b.m3_ns()
-    );
+    assert!(close(a.m1_from(0), b.m1_from(0), 1e-12), "{what}: m1 {} {}", a.m1_from(0), b.m1_from(0));
+    assert!(close(a.m2_ns(), b.m2_ns(), 1e-10), "{what}: m2 {} {}", a.m2_ns(), b.m2_ns());
+    assert!((a.m3_ns() - b.m3_ns()).abs() <= 1e-6 * a.m2_ns().max(1.0), "{what}: m3 {} {}", a.m3_ns(), b.m3_ns());
 }
 
 #[test]
@@ -276,9 +217,8 @@ fn merging_shards_equals_one_pass() {
         let whole = accumulate(spans, None);
         // Random shards, each with its own reference, merged in a random order.
         let k = 1 + rng.below(7) as usize;
-        let mut shards: Vec<MomentAccumulator> = (0..k)
-            .map(|_| MomentAccumulator::new(rng.below(2_000_000) as i64))
-            .collect();
+        let mut shards: Vec<MomentAccumulator> =
+            (0..k).map(|_| MomentAccumulator::new(rng.below(2_000_000) as i64)).collect();
         for s in spans {
             let j = rng.below(k as u64) as usize;
             shards[j].add_interval(s.start_ns as i64, s.end_ns as i64);
@@ -297,57 +237,28 @@ fn merging_shards_equals_one_pass() {
         cuts.dedup();
         let mut by_window = MomentAccumulator::new(0);
         for w in cuts.windows(2) {
-            by_window.merge(&accumulate(
-                spans,
-                Some(TimeWindow {
-                    start_ns: w[0],
-                    end_ns: w[1],
-                }),
-            ));
+            by_window.merge(&accumulate(spans, Some(TimeWindow { start_ns: w[0], end_ns: w[1] })));
         }
-        assert_same(
-            &whole,
-            &by_window,
-            &format!("case {case}: windows {cuts:?}"),
-        );
+        assert_same(&whole, &by_window, &format!("case {case}: windows {cuts:?}"));
     }
 }
 
 #[test]
 fn window_refinement_clips_busy_intervals() {
     let t = trace_of(&[vec![("a", 0, 100), ("b", 200, 100)]], 0);
-    let w = TimeWindow {
-        start_ns: 50,
-        end_ns: 250,
-    };
+    let w = TimeWindow { start_ns: 50, end_ns: 250 };
     let m = moments(&t, &BusyDefinition::Any, Some(w)).remove(0);
     // Busy [50,100) and [200,250): two equal bars of 50 about 150; m1 still relative to the trace start.
     assert_eq!(m.m0_ns, 100);
     assert!(close(m.m1_ns, 150.0, 1e-12));
-    assert!(close(
-        m.m2_ns,
-        (3.0 * (75.0f64.powi(2) + 2500.0 / 12.0)).sqrt(),
-        1e-12
-    ));
+    assert!(close(m.m2_ns, (3.0 * (75.0f64.powi(2) + 2500.0 / 12.0)).sqrt(), 1e-12));
     assert_eq!(m.m3_ns, 0.0);
-    let empty = moments(
-        &t,
-        &BusyDefinition::Any,
-        Some(TimeWindow {
-            start_ns: 120,
-            end_ns: 180,
-        }),
-    )
-    .remove(0);
+    let empty = moments(&t, &BusyDefinition::Any, Some(TimeWindow { start_ns: 120, end_ns: 180 })).remove(0);
     assert!(empty.is_idle());
 }
 
 fn busy_of(t: &Trace, def: BusyDefinition) -> Vec<(u64, u64)> {
-    BusyIntervals::compute(t, &def)
-        .of(LocationId(0))
-        .iter()
-        .map(|s: &BusyInterval| (s.start_ns, s.end_ns))
-        .collect()
+    BusyIntervals::compute(t, &def).of(LocationId(0)).iter().map(|s: &BusyInterval| (s.start_ns, s.end_ns)).collect()
 }
 
 #[test]
@@ -370,21 +281,13 @@ fn busy_definitions_compute_any_and_pattern() {
         vec![(0, 100), (150, 400), (500, 600), (620, 750), (900, 1000)],
         "MPI, CUDA synchronisation and MPI_Wait (clipped to its parent) are subtracted"
     );
-    assert_eq!(
-        busy_of(&t, BusyDefinition::Pattern("MPI_*".into())),
-        vec![(100, 150), (400, 500), (750, 900)]
-    );
-    assert_eq!(
-        busy_of(&t, BusyDefinition::Pattern("s?lve".into())),
-        vec![(10, 310)]
-    );
+    assert_eq!(busy_of(&t, BusyDefinition::Pattern("MPI_*".into())), vec![(100, 150), (400, 500), (750, 900)]);
+    assert_eq!(busy_of(&t, BusyDefinition::Pattern("s?lve".into())), vec![(10, 310)]);
     assert!(busy_of(&t, BusyDefinition::Pattern("nothing".into())).is_empty());
     let m = moments(&t, &BusyDefinition::Compute, None).remove(0);
     assert_eq!(m.m0_ns, 100 + 250 + 100 + 130 + 100);
     assert!(BusyDefinition::Compute.describe().contains("MPI"));
-    assert!(BusyDefinition::Pattern("k*".into())
-        .describe()
-        .contains("'k*'"));
+    assert!(BusyDefinition::Pattern("k*".into()).describe().contains("'k*'"));
 }
 
 #[test]
@@ -392,17 +295,10 @@ fn stored_and_streaming_analyses_agree() {
     let mut rng = Rng(99);
     let locs: Vec<_> = (0..20).map(|_| random_location(&mut rng, 50_000)).collect();
     let t = trace_of(&locs, 1_600_000_000_000_000_000);
-    for def in [
-        BusyDefinition::Compute,
-        BusyDefinition::Any,
-        BusyDefinition::Pattern("*MPI*".into()),
-    ] {
+    for def in [BusyDefinition::Compute, BusyDefinition::Any, BusyDefinition::Pattern("*MPI*".into())] {
         let busy = BusyIntervals::compute(&t, &def);
         for s in (0..20).map(|l| busy.of(LocationId(l))) {
-            assert!(
-                s.windows(2).all(|w| w[0].end_ns < w[1].start_ns),
-                "sorted, disjoint, non-touching"
-            );
+            assert!(s.windows(2).all(|w| w[0].end_ns < w[1].start_ns), "sorted, disjoint, non-touching");
             assert!(s.iter().all(|b| b.start_ns < b.end_ns));
         }
         assert_eq!(moments_of_busy(&t, &busy, None), moments(&t, &def, None));
@@ -428,13 +324,8 @@ fn real_traces_satisfy_the_invariants() {
         let view = weft::scene::moments::Viewport::fit(t.span_ns, rows.len(), 800.0, 600.0);
         let opts = weft::scene::moments::MomentViewOptions::default();
         let m = weft::scene::moments::build_moment_view(&rows, &view, &opts);
-        let g =
-            weft::scene::utilization::build_utilization(&rows, &busy, &view, &Default::default());
-        assert!(
-            m.rects.len() + m.lines.len() <= 5 * 600 + 200,
-            "{}",
-            path.display()
-        );
+        let g = weft::scene::utilization::build_utilization(&rows, &busy, &view, &Default::default());
+        assert!(m.rects.len() + m.lines.len() <= 5 * 600 + 200, "{}", path.display());
         assert!(g.rects.len() <= 600 * 800, "{}", path.display());
         for def in [BusyDefinition::Compute, BusyDefinition::Any] {
             for m in moments(&t, &def, None) {
@@ -448,7 +339,9 @@ fn real_traces_satisfy_the_invariants() {
         }
     }
     if read == 0 {
-        eprintln!("SKIPPED real_traces_satisfy_the_invariants: no trace could be read (no reader for them in this build)");
+        eprintln!(
+            "SKIPPED real_traces_satisfy_the_invariants: no trace could be read (no reader for them in this build)"
+        );
     }
 }
 
@@ -463,23 +356,11 @@ fn json_rows_have_exactly_the_stable_keys() {
         let obj = row.as_object().expect("objects");
         let mut keys: Vec<&str> = obj.keys().map(|k| k.as_str()).collect();
         keys.sort_unstable();
-        assert_eq!(
-            keys,
-            ["location", "m0_ns", "m1_ns", "m2_ns", "m3_ns", "name"]
-        );
+        assert_eq!(keys, ["location", "m0_ns", "m1_ns", "m2_ns", "m3_ns", "name"]);
         assert_eq!(obj["location"].as_u64(), Some(i as u64));
-        assert!(
-            obj.values()
-                .filter(|v| !v.is_string())
-                .all(|v| v.is_number()),
-            "{obj:?}"
-        );
+        assert!(obj.values().filter(|v| !v.is_string()).all(|v| v.is_number()), "{obj:?}");
     }
     assert_eq!(list[0]["m0_ns"].as_u64(), Some(10));
     assert_eq!(list[0]["m1_ns"].as_f64(), Some(5.0));
-    assert_eq!(
-        list[1]["m0_ns"].as_u64(),
-        Some(0),
-        "an idle location is listed, with zeros"
-    );
+    assert_eq!(list[1]["m0_ns"].as_u64(), Some(0), "an idle location is listed, with zeros");
 }

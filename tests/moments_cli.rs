@@ -20,19 +20,13 @@ const TRACE: &str = r#"{"traceEvents": [
 ]}"#;
 
 fn weft(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(args)
-        .output()
-        .expect("run weft")
+    Command::new(env!("CARGO_BIN_EXE_weft")).args(args).output().expect("run weft")
 }
 
 fn reader_missing(out: &std::process::Output, test: &str) -> bool {
     let err = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && err.contains("not available in this build") {
-        eprintln!(
-            "SKIPPED {test}: no Chrome reader in this build ({})",
-            err.trim()
-        );
+        eprintln!("SKIPPED {test}: no Chrome reader in this build ({})", err.trim());
         return true;
     }
     false
@@ -45,38 +39,20 @@ fn moments_json_has_the_stable_keys_and_the_right_values() {
     std::fs::write(&file, TRACE).expect("write trace");
     let path = file.to_str().expect("utf-8 path");
     let out = weft(&["moments", path, "--json"]);
-    if reader_missing(
-        &out,
-        "moments_json_has_the_stable_keys_and_the_right_values",
-    ) {
+    if reader_missing(&out, "moments_json_has_the_stable_keys_and_the_right_values") {
         return;
     }
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
     let rows = v.as_array().expect("a JSON list");
     assert_eq!(rows.len(), 2);
     let mut by_m0: Vec<(u64, f64, f64)> = rows
         .iter()
         .map(|r| {
-            let keys: std::collections::BTreeSet<&str> = r
-                .as_object()
-                .expect("object")
-                .keys()
-                .map(|k| k.as_str())
-                .collect();
-            assert_eq!(
-                keys.into_iter().collect::<Vec<_>>(),
-                ["location", "m0_ns", "m1_ns", "m2_ns", "m3_ns", "name"]
-            );
-            (
-                r["m0_ns"].as_u64().expect("m0"),
-                r["m1_ns"].as_f64().expect("m1"),
-                r["m2_ns"].as_f64().expect("m2"),
-            )
+            let keys: std::collections::BTreeSet<&str> =
+                r.as_object().expect("object").keys().map(|k| k.as_str()).collect();
+            assert_eq!(keys.into_iter().collect::<Vec<_>>(), ["location", "m0_ns", "m1_ns", "m2_ns", "m3_ns", "name"]);
+            (r["m0_ns"].as_u64().expect("m0"), r["m1_ns"].as_f64().expect("m1"), r["m2_ns"].as_f64().expect("m2"))
         })
         .collect();
     by_m0.sort_by_key(|r| r.0);
@@ -90,12 +66,7 @@ fn moments_json_has_the_stable_keys_and_the_right_values() {
     // `--busy any` counts the MPI call; `--pattern` selects by name; the text mode names the definition.
     let any = weft(&["moments", path, "--json", "--busy", "any"]);
     let v: serde_json::Value = serde_json::from_slice(&any.stdout).expect("JSON");
-    let mut m0: Vec<u64> = v
-        .as_array()
-        .expect("list")
-        .iter()
-        .map(|r| r["m0_ns"].as_u64().expect("m0"))
-        .collect();
+    let mut m0: Vec<u64> = v.as_array().expect("list").iter().map(|r| r["m0_ns"].as_u64().expect("m0")).collect();
     m0.sort_unstable();
     assert_eq!(m0, [40_000, 100_000]);
     let text = weft(&["moments", path, "--pattern", "MPI_*", "--sort", "m0"]);
@@ -110,32 +81,13 @@ fn render_moments_writes_an_svg() {
     let file = dir.join("two_threads.json");
     std::fs::write(&file, TRACE).expect("write trace");
     let svg = dir.join("moments.svg");
-    let out = weft(&[
-        "render",
-        "moments",
-        file.to_str().expect("path"),
-        "-o",
-        svg.to_str().expect("path"),
-    ]);
+    let out = weft(&["render", "moments", file.to_str().expect("path"), "-o", svg.to_str().expect("path")]);
     if reader_missing(&out, "render_moments_writes_an_svg") {
         return;
     }
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(&svg).expect("SVG written");
     assert!(text.starts_with("<svg") && text.contains("m1 \u{b1} m2"));
-    let png = weft(&[
-        "render",
-        "moments",
-        file.to_str().expect("path"),
-        "-o",
-        "x.png",
-    ]);
-    assert!(
-        !png.status.success(),
-        "PNG is refused with a message, not written"
-    );
+    let png = weft(&["render", "moments", file.to_str().expect("path"), "-o", "x.png"]);
+    assert!(!png.status.success(), "PNG is refused with a message, not written");
 }

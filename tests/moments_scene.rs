@@ -4,9 +4,7 @@
 use weft::analyses::busy::{BusyDefinition, BusyIntervals};
 use weft::analyses::moments::{moments_of_busy, sort_moments, LocationMoments, MomentKey};
 use weft::model::{Format, LocationId, LocationKind, Trace, TraceBuilder};
-use weft::scene::moments::{
-    build_moment_view, ColorEncoding, MomentViewOptions, Viewport, BAR, DEVIATION, SKEW, TICK,
-};
+use weft::scene::moments::{build_moment_view, ColorEncoding, MomentViewOptions, Viewport, BAR, DEVIATION, SKEW, TICK};
 use weft::scene::utilization::{build_utilization, level_color, UtilizationOptions, LEVELS};
 use weft::scene::{LineInstance, RectInstance, Scene};
 
@@ -24,14 +22,7 @@ impl Rng {
 }
 
 fn row(location: u32, m0: u64, m1: f64, m2: f64, m3: f64) -> LocationMoments {
-    LocationMoments {
-        location,
-        name: format!("P / T{location}"),
-        m0_ns: m0,
-        m1_ns: m1,
-        m2_ns: m2,
-        m3_ns: m3,
-    }
+    LocationMoments { location, name: format!("P / T{location}"), m0_ns: m0, m1_ns: m1, m2_ns: m2, m3_ns: m3 }
 }
 
 /// The x the viewport puts time `t` at, computed here from the plot rectangle.
@@ -47,21 +38,14 @@ fn row_band(view: &Viewport, r: usize) -> (f32, f32) {
 }
 
 fn rects_in(scene: &Scene, fill: u32, (top, bottom): (f32, f32)) -> Vec<RectInstance> {
-    scene
-        .rects
-        .iter()
-        .filter(|r| r.fill == fill && r.y >= top - 1e-3 && r.y + r.h <= bottom + 1e-3)
-        .copied()
-        .collect()
+    scene.rects.iter().filter(|r| r.fill == fill && r.y >= top - 1e-3 && r.y + r.h <= bottom + 1e-3).copied().collect()
 }
 
 fn lines_in(scene: &Scene, color: u32, (top, bottom): (f32, f32)) -> Vec<LineInstance> {
     scene
         .lines
         .iter()
-        .filter(|l| {
-            l.color == color && l.y0.min(l.y1) >= top - 1e-3 && l.y0.max(l.y1) <= bottom + 1e-3
-        })
+        .filter(|l| l.color == color && l.y0.min(l.y1) >= top - 1e-3 && l.y0.max(l.y1) <= bottom + 1e-3)
         .copied()
         .collect()
 }
@@ -72,33 +56,11 @@ fn near(a: f32, b: f32) -> bool {
 
 #[test]
 fn each_glyph_sits_where_its_moments_say() {
-    let rows = vec![
-        row(0, 200, 300.0, 150.0, 40.0),
-        row(1, 100, 700.0, 250.0, -60.0),
-        row(2, 500, 500.0, 260.0, 0.0),
-    ];
-    let opts = MomentViewOptions {
-        definition: "busy = any".into(),
-        span_ns: (0, 1000),
-        color: None,
-    };
+    let rows = vec![row(0, 200, 300.0, 150.0, 40.0), row(1, 100, 700.0, 250.0, -60.0), row(2, 500, 500.0, 260.0, 0.0)];
+    let opts = MomentViewOptions { definition: "busy = any".into(), span_ns: (0, 1000), color: None };
     let views = [
-        Viewport {
-            t0_ns: 0.0,
-            t1_ns: 1000.0,
-            first_row: 0.0,
-            row_height_px: 20.0,
-            width_px: 900.0,
-            height_px: 300.0,
-        },
-        Viewport {
-            t0_ns: 150.0,
-            t1_ns: 800.0,
-            first_row: 0.5,
-            row_height_px: 24.0,
-            width_px: 700.0,
-            height_px: 300.0,
-        },
+        Viewport { t0_ns: 0.0, t1_ns: 1000.0, first_row: 0.0, row_height_px: 20.0, width_px: 900.0, height_px: 300.0 },
+        Viewport { t0_ns: 150.0, t1_ns: 800.0, first_row: 0.5, row_height_px: 24.0, width_px: 700.0, height_px: 300.0 },
     ];
     for view in &views {
         let scene = build_moment_view(&rows, view, &opts);
@@ -117,59 +79,25 @@ fn each_glyph_sits_where_its_moments_say() {
             let bar = rects_in(&scene, BAR, band);
             assert_eq!(bar.len(), 1, "row {r}: one m0 bar");
             let half = m.m0_ns as f64 / 2.0;
-            assert!(
-                near(bar[0].x, clip(expected_x(view, m.m1_ns - half))),
-                "row {r}: bar starts at {}",
-                bar[0].x
-            );
-            assert!(
-                near(bar[0].x + bar[0].w, clip(expected_x(view, m.m1_ns + half))),
-                "row {r}: bar ends"
-            );
+            assert!(near(bar[0].x, clip(expected_x(view, m.m1_ns - half))), "row {r}: bar starts at {}", bar[0].x);
+            assert!(near(bar[0].x + bar[0].w, clip(expected_x(view, m.m1_ns + half))), "row {r}: bar ends");
             let dev = rects_in(&scene, DEVIATION, band);
             assert_eq!(dev.len(), 1, "row {r}: one deviation bar");
-            assert!(
-                near(dev[0].x, clip(expected_x(view, m.m1_ns - m.m2_ns))),
-                "row {r}: deviation starts"
-            );
-            assert!(
-                near(
-                    dev[0].x + dev[0].w,
-                    clip(expected_x(view, m.m1_ns + m.m2_ns))
-                ),
-                "row {r}: deviation ends"
-            );
-            assert!(
-                dev[0].h < bar[0].h,
-                "row {r}: deviation drawn thinner so it shows beside the bar"
-            );
+            assert!(near(dev[0].x, clip(expected_x(view, m.m1_ns - m.m2_ns))), "row {r}: deviation starts");
+            assert!(near(dev[0].x + dev[0].w, clip(expected_x(view, m.m1_ns + m.m2_ns))), "row {r}: deviation ends");
+            assert!(dev[0].h < bar[0].h, "row {r}: deviation drawn thinner so it shows beside the bar");
             let skew = lines_in(&scene, SKEW, band);
             if m.m3_ns == 0.0 {
                 assert!(skew.is_empty(), "row {r}: no skew line");
             } else {
-                let (a, b) = (
-                    expected_x(view, m.m1_ns),
-                    expected_x(view, m.m1_ns + m.m3_ns),
-                );
+                let (a, b) = (expected_x(view, m.m1_ns), expected_x(view, m.m1_ns + m.m3_ns));
                 assert_eq!(skew.len(), 1);
-                assert!(
-                    near(skew[0].x0, clip(a.min(b))) && near(skew[0].x1, clip(a.max(b))),
-                    "row {r}: skew {skew:?}"
-                );
+                assert!(near(skew[0].x0, clip(a.min(b))) && near(skew[0].x1, clip(a.max(b))), "row {r}: skew {skew:?}");
             }
         }
-        assert!(
-            scene.labels.iter().any(|l| l.text == "P / T1"),
-            "rows tall enough carry names"
-        );
-        assert!(
-            scene.labels.iter().any(|l| l.text.contains("m1 \u{b1} m2")),
-            "legend explains the glyph"
-        );
-        assert!(
-            scene.labels.iter().any(|l| l.text == "busy = any"),
-            "legend says which busy definition"
-        );
+        assert!(scene.labels.iter().any(|l| l.text == "P / T1"), "rows tall enough carry names");
+        assert!(scene.labels.iter().any(|l| l.text.contains("m1 \u{b1} m2")), "legend explains the glyph");
+        assert!(scene.labels.iter().any(|l| l.text == "busy = any"), "legend says which busy definition");
     }
 }
 
@@ -193,10 +121,7 @@ fn merged_pixel_rows_keep_every_rows_contribution() {
     let mut rng = Rng(2024);
     let span = 1_000_000.0;
     let rows = random_rows(&mut rng, 16_384, span);
-    let color = ColorEncoding {
-        name: "m0".into(),
-        values: rows.iter().map(|m| m.m0_ns as f64).collect(),
-    };
+    let color = ColorEncoding { name: "m0".into(), values: rows.iter().map(|m| m.m0_ns as f64).collect() };
     for (case, view) in [
         Viewport::fit(span as u64, rows.len(), 1200.0, 800.0),
         Viewport {
@@ -211,11 +136,8 @@ fn merged_pixel_rows_keep_every_rows_contribution() {
     .iter()
     .enumerate()
     {
-        let opts = MomentViewOptions {
-            definition: String::new(),
-            span_ns: (0, span as u64),
-            color: Some(color.clone()),
-        };
+        let opts =
+            MomentViewOptions { definition: String::new(), span_ns: (0, span as u64), color: Some(color.clone()) };
         let scene = build_moment_view(&rows, view, &opts);
         let groups = view.row_groups(rows.len());
         let (x0, _, x1, _) = view.plot_rect();
@@ -240,10 +162,7 @@ fn merged_pixel_rows_keep_every_rows_contribution() {
                 if m.is_idle() {
                     continue;
                 }
-                let (a, b) = (
-                    expected_x(view, m.m1_ns - m.m2_ns),
-                    expected_x(view, m.m1_ns + m.m2_ns),
-                );
+                let (a, b) = (expected_x(view, m.m1_ns - m.m2_ns), expected_x(view, m.m1_ns + m.m2_ns));
                 if b < x0 || a > x1 {
                     continue;
                 }
@@ -258,9 +177,7 @@ fn merged_pixel_rows_keep_every_rows_contribution() {
                 // The merged skew-tip area holds this row's tip.
                 let tip = expected_x(view, m.m1_ns + m.m3_ns);
                 if m.m3_ns != 0.0 && tip >= x0 && tip <= x1 {
-                    let s = skew
-                        .get(&((g.y * 4.0).round() as i64))
-                        .expect("skew tip area");
+                    let s = skew.get(&((g.y * 4.0).round() as i64)).expect("skew tip area");
                     assert!(
                         s.x <= tip + 0.02 && s.x + s.w >= tip - 0.02,
                         "case {case}: row {r} tip {tip} not in {s:?}"
@@ -272,12 +189,8 @@ fn merged_pixel_rows_keep_every_rows_contribution() {
         // Every visible row is in exactly one group.
         let visible: usize = groups.iter().map(|g| g.rows.len()).sum();
         let (_, y0, _, y1) = view.plot_rect();
-        let expect = ((y1 - y0) as f64 / view.row_height_px as f64)
-            .min(rows.len() as f64 - view.first_row.floor());
-        assert!(
-            (visible as f64 - expect).abs() <= 2.0,
-            "case {case}: {visible} rows grouped, {expect} visible"
-        );
+        let expect = ((y1 - y0) as f64 / view.row_height_px as f64).min(rows.len() as f64 - view.first_row.floor());
+        assert!((visible as f64 - expect).abs() <= 2.0, "case {case}: {visible} rows grouped, {expect} visible");
         // Instances bounded by pixel rows, not locations.
         assert!(groups.len() <= (y1 - y0) as usize + 1);
         assert!(
@@ -303,20 +216,11 @@ fn trace_of(locations: &[Vec<(&str, i64, u64)>]) -> Trace {
 
 #[test]
 fn gantt_bars_sit_on_the_busy_intervals_of_the_same_rows() {
-    let t = trace_of(&[
-        vec![("mark", 0, 1), ("work", 100, 200), ("MPI_Send", 150, 50)],
-        vec![("work", 600, 300)],
-    ]);
+    let t = trace_of(&[vec![("mark", 0, 1), ("work", 100, 200), ("MPI_Send", 150, 50)], vec![("work", 600, 300)]]);
     let busy = BusyIntervals::compute(&t, &BusyDefinition::Compute);
     let rows = moments_of_busy(&t, &busy, None);
-    let view = Viewport {
-        t0_ns: 0.0,
-        t1_ns: 1000.0,
-        first_row: 0.0,
-        row_height_px: 20.0,
-        width_px: 648.0,
-        height_px: 200.0,
-    };
+    let view =
+        Viewport { t0_ns: 0.0, t1_ns: 1000.0, first_row: 0.0, row_height_px: 20.0, width_px: 648.0, height_px: 200.0 };
     let scene = build_utilization(&rows, &busy, &view, &UtilizationOptions::default());
     let full = level_color(LEVELS);
     // Location 0: busy [0,1) (mark), [100,150), [200,300); location 1: [600,900).
@@ -328,11 +232,7 @@ fn gantt_bars_sit_on_the_busy_intervals_of_the_same_rows() {
         for (rect, &(a, b)) in solid.iter().zip(spans.iter()) {
             // Cells partly covered at the ends are lighter: the solid run lies within a pixel of the interval.
             let (xa, xb) = (expected_x(&view, a), expected_x(&view, b));
-            assert!(
-                rect.x >= xa - 0.01 && rect.x <= xa + 1.0,
-                "row {r}: starts at {} for {xa}",
-                rect.x
-            );
+            assert!(rect.x >= xa - 0.01 && rect.x <= xa + 1.0, "row {r}: starts at {} for {xa}", rect.x);
             assert!(
                 rect.x + rect.w <= xb + 0.01 && rect.x + rect.w >= xb - 1.0,
                 "row {r}: ends at {} for {xb}",
@@ -342,56 +242,29 @@ fn gantt_bars_sit_on_the_busy_intervals_of_the_same_rows() {
     }
     // The 1 ns marker is half a pixel (2 ns per pixel here) but still shades its cell.
     let band0 = row_band(&view, 0);
-    assert!(scene.rects.iter().any(|r| r.y >= band0.0
-        && r.y < band0.1
-        && r.x < expected_x(&view, 1.0) + 1.0
-        && r.fill != full));
+    assert!(scene
+        .rects
+        .iter()
+        .any(|r| r.y >= band0.0 && r.y < band0.1 && r.x < expected_x(&view, 1.0) + 1.0 && r.fill != full));
 }
 
 #[test]
 fn gantt_merged_rows_shade_busy_fraction_and_drop_no_row() {
     // Four locations in one pixel row: one busy throughout, one busy for 1 ns, two idle.
-    let t = trace_of(&[
-        vec![("work", 0, 1000)],
-        vec![("work", 500, 1)],
-        vec![],
-        vec![],
-    ]);
+    let t = trace_of(&[vec![("work", 0, 1000)], vec![("work", 500, 1)], vec![], vec![]]);
     let busy = BusyIntervals::compute(&t, &BusyDefinition::Any);
     let rows = moments_of_busy(&t, &busy, None);
-    let view = Viewport {
-        t0_ns: 0.0,
-        t1_ns: 1000.0,
-        first_row: 0.0,
-        row_height_px: 0.25,
-        width_px: 1016.0,
-        height_px: 100.0,
-    };
+    let view =
+        Viewport { t0_ns: 0.0, t1_ns: 1000.0, first_row: 0.0, row_height_px: 0.25, width_px: 1016.0, height_px: 100.0 };
     let scene = build_utilization(&rows, &busy, &view, &UtilizationOptions::default());
     let (x0, y0, x1, _) = view.plot_rect();
-    let cells: Vec<&RectInstance> = scene
-        .rects
-        .iter()
-        .filter(|r| (r.y - y0).abs() < 1e-3 && r.h == 1.0)
-        .collect();
+    let cells: Vec<&RectInstance> = scene.rects.iter().filter(|r| (r.y - y0).abs() < 1e-3 && r.h == 1.0).collect();
     let quarter = level_color(LEVELS / 4);
-    let total: f32 = cells
-        .iter()
-        .filter(|r| r.fill == quarter)
-        .map(|r| r.w)
-        .sum();
-    assert!(
-        total >= (x1 - x0) - 2.0,
-        "a quarter busy everywhere: {cells:?}"
-    );
+    let total: f32 = cells.iter().filter(|r| r.fill == quarter).map(|r| r.w).sum();
+    assert!(total >= (x1 - x0) - 2.0, "a quarter busy everywhere: {cells:?}");
     // The 1 ns of location 1 lifts its cell above a quarter.
     let x = expected_x(&view, 500.0);
-    assert!(
-        cells
-            .iter()
-            .any(|r| r.x <= x && r.x + r.w > x && r.fill != quarter),
-        "{cells:?}"
-    );
+    assert!(cells.iter().any(|r| r.x <= x && r.x + r.w > x && r.fill != quarter), "{cells:?}");
 }
 
 #[test]
@@ -418,16 +291,8 @@ fn both_views_at_sixteen_thousand_rows_are_bounded_by_pixels() {
     arranged.arrange(rows.iter().map(|m| LocationId(m.location)));
     for view in [
         Viewport::fit(t.span_ns, rows.len(), 1200.0, 900.0),
-        Viewport {
-            row_height_px: 3.0,
-            first_row: 100.0,
-            ..Viewport::fit(t.span_ns, rows.len(), 1200.0, 900.0)
-        },
-        Viewport {
-            row_height_px: 16.0,
-            first_row: 16_370.0,
-            ..Viewport::fit(t.span_ns, rows.len(), 1200.0, 900.0)
-        },
+        Viewport { row_height_px: 3.0, first_row: 100.0, ..Viewport::fit(t.span_ns, rows.len(), 1200.0, 900.0) },
+        Viewport { row_height_px: 16.0, first_row: 16_370.0, ..Viewport::fit(t.span_ns, rows.len(), 1200.0, 900.0) },
     ] {
         let (x0, y0, x1, y1) = view.plot_rect();
         let pixel_rows = ((y1 - y0) / view.row_height_px.max(1.0)).ceil() as usize + 1;
@@ -437,20 +302,12 @@ fn both_views_at_sixteen_thousand_rows_are_bounded_by_pixels() {
             build_utilization(&rows, &arranged, &view, &UtilizationOptions::default()),
             "arranging changes nothing drawn"
         );
-        assert!(
-            gantt.rects.len() <= pixel_rows * (x1 - x0) as usize / 2 + 100,
-            "{} rects",
-            gantt.rects.len()
-        );
+        assert!(gantt.rects.len() <= pixel_rows * (x1 - x0) as usize / 2 + 100, "{} rects", gantt.rects.len());
         let moments = build_moment_view(&rows, &view, &MomentViewOptions::default());
         assert!(moments.rects.len() + moments.lines.len() <= 4 * pixel_rows + 200);
         // Same rows, same time axis: the tick labels of both views are identical.
         let ticks = |s: &Scene| {
-            s.labels
-                .iter()
-                .filter(|l| l.y < 24.0)
-                .map(|l| (l.x.to_bits(), l.text.clone()))
-                .collect::<Vec<_>>()
+            s.labels.iter().filter(|l| l.y < 24.0).map(|l| (l.x.to_bits(), l.text.clone())).collect::<Vec<_>>()
         };
         assert_eq!(ticks(&gantt), ticks(&moments));
         assert!(!ticks(&gantt).is_empty());
@@ -464,45 +321,15 @@ fn degenerate_viewports_do_not_panic() {
     let rows = moments_of_busy(&t, &busy, None);
     let base = Viewport::fit(t.span_ns, rows.len(), 400.0, 300.0);
     for view in [
-        Viewport {
-            width_px: 0.0,
-            height_px: 0.0,
-            ..base
-        },
-        Viewport {
-            t0_ns: 50.0,
-            t1_ns: 50.0,
-            ..base
-        },
-        Viewport {
-            t0_ns: 80.0,
-            t1_ns: 20.0,
-            ..base
-        },
-        Viewport {
-            t0_ns: f64::NAN,
-            ..base
-        },
-        Viewport {
-            t1_ns: 1e30,
-            ..base
-        },
-        Viewport {
-            first_row: -3.5,
-            ..base
-        },
-        Viewport {
-            first_row: 1e9,
-            ..base
-        },
-        Viewport {
-            row_height_px: 0.0,
-            ..base
-        },
-        Viewport {
-            row_height_px: 1e-9,
-            ..base
-        },
+        Viewport { width_px: 0.0, height_px: 0.0, ..base },
+        Viewport { t0_ns: 50.0, t1_ns: 50.0, ..base },
+        Viewport { t0_ns: 80.0, t1_ns: 20.0, ..base },
+        Viewport { t0_ns: f64::NAN, ..base },
+        Viewport { t1_ns: 1e30, ..base },
+        Viewport { first_row: -3.5, ..base },
+        Viewport { first_row: 1e9, ..base },
+        Viewport { row_height_px: 0.0, ..base },
+        Viewport { row_height_px: 1e-9, ..base },
     ] {
         let m = build_moment_view(&rows, &view, &MomentViewOptions::default());
         let g = build_utilization(&rows, &busy, &view, &UtilizationOptions::default());

@@ -22,12 +22,7 @@ struct Opts {
     unknown: bool,
 }
 
-const PLAIN: Opts = Opts {
-    big: false,
-    dangling: false,
-    backwards: false,
-    unknown: false,
-};
+const PLAIN: Opts = Opts { big: false, dangling: false, backwards: false, unknown: false };
 
 fn anchor(big: bool) -> Vec<u8> {
     let mut a = vec![3, if big { 0x23 } else { 0x42 }];
@@ -62,19 +57,8 @@ fn global_defs(big: bool) -> Vec<u8> {
         w::u64(d, 5_000, big);
         w::u64(d, 1_000, big);
     });
-    for (id, s) in [
-        "",
-        "main",
-        "MPI_Send",
-        "MPI_Recv",
-        "Rank 0",
-        "Rank 1",
-        "Master thread",
-        "node",
-        "WORLD",
-    ]
-    .iter()
-    .enumerate()
+    for (id, s) in
+        ["", "main", "MPI_Send", "MPI_Recv", "Rank 0", "Rank 1", "Master thread", "node", "WORLD"].iter().enumerate()
     {
         rec(&mut f, 10, &|d| {
             w::u32(d, id as u32, big);
@@ -174,14 +158,7 @@ fn events(loc: u32, o: Opts) -> Vec<u8> {
         enter_leave(&mut f, 12, 99);
         enter_leave(&mut f, 13, 99);
     }
-    time(
-        &mut f,
-        if o.backwards && loc == 1 {
-            9_000
-        } else {
-            13_000
-        },
-    );
+    time(&mut f, if o.backwards && loc == 1 { 9_000 } else { 13_000 });
     enter_leave(&mut f, 13, 0);
     f.push(2);
     f
@@ -211,9 +188,7 @@ fn synthetic_archive_in_both_byte_orders() {
         assert_eq!(t.messages.len(), 1);
         assert_eq!(t.warnings.total(), 0, "{:?}", t.warnings.examples());
         // Microsecond ticks: main on rank 0 runs 10_000..13_000 us = 3 ms; the message takes 100 us.
-        let main = (0..t.intervals.len())
-            .find(|&i| t.region_name(t.intervals.region[i]) == "main")
-            .unwrap();
+        let main = (0..t.intervals.len()).find(|&i| t.region_name(t.intervals.region[i]) == "main").unwrap();
         assert_eq!(t.intervals.dur_ns[main], 3_000_000);
         assert_eq!(t.messages.recv_ns[0] - t.messages.send_ns[0], 100_000);
         assert_eq!(t.messages.size_bytes[0], 4096);
@@ -221,12 +196,7 @@ fn synthetic_archive_in_both_byte_orders() {
         assert_eq!(t.location_name(t.messages.sender[0]), "Master thread");
         assert_eq!(
             t.process_name(
-                t.processes
-                    .native_id
-                    .iter()
-                    .position(|&p| p == 1)
-                    .map(|p| weft::model::ProcessId(p as u32))
-                    .unwrap()
+                t.processes.native_id.iter().position(|&p| p == 1).map(|p| weft::model::ProcessId(p as u32)).unwrap()
             ),
             "Rank 1"
         );
@@ -235,37 +205,21 @@ fn synthetic_archive_in_both_byte_orders() {
 
 #[test]
 fn unknown_records_are_skipped_with_a_warning() {
-    let t = read(&archive(Opts {
-        unknown: true,
-        ..PLAIN
-    }));
+    let t = read(&archive(Opts { unknown: true, ..PLAIN }));
     assert_eq!(t.messages.len(), 1);
     assert_eq!(t.intervals.len(), 4);
     assert_eq!(t.warnings.count(WarningKind::UnknownRecord), 1);
-    assert!(t
-        .warnings
-        .examples()
-        .iter()
-        .any(|w| w.message.contains("traces/0.evt") && w.message.contains("250")));
+    assert!(t.warnings.examples().iter().any(|w| w.message.contains("traces/0.evt") && w.message.contains("250")));
 }
 
 #[test]
 fn undefined_regions_and_time_going_back_are_named() {
-    let t = read(&archive(Opts {
-        dangling: true,
-        backwards: true,
-        ..PLAIN
-    }));
+    let t = read(&archive(Opts { dangling: true, backwards: true, ..PLAIN }));
     let ex = t.warnings.examples();
     assert_eq!(t.warnings.count(WarningKind::DanglingReference), 1);
-    assert!(ex
-        .iter()
-        .any(|w| w.kind == WarningKind::DanglingReference
-            && w.message.contains("traces/0.evt: byte")));
+    assert!(ex.iter().any(|w| w.kind == WarningKind::DanglingReference && w.message.contains("traces/0.evt: byte")));
     assert_eq!(t.warnings.count(WarningKind::OutOfOrder), 1);
-    assert!(ex
-        .iter()
-        .any(|w| w.kind == WarningKind::OutOfOrder && w.message.contains("traces/1.evt: byte")));
+    assert!(ex.iter().any(|w| w.kind == WarningKind::OutOfOrder && w.message.contains("traces/1.evt: byte")));
     assert_eq!(t.intervals.len(), 5);
 }
 
@@ -277,11 +231,7 @@ fn missing_event_file_keeps_the_other_locations() {
     assert_eq!(t.locations.len(), 2);
     assert_eq!(t.intervals.len(), 2);
     assert_eq!(t.messages.len(), 0);
-    assert!(t
-        .warnings
-        .examples()
-        .iter()
-        .any(|w| w.message.contains("traces/1.evt") && w.message.contains("missing")));
+    assert!(t.warnings.examples().iter().any(|w| w.message.contains("traces/1.evt") && w.message.contains("missing")));
 }
 
 #[test]
@@ -313,11 +263,7 @@ impl XorShift {
 #[test]
 fn truncation_and_corruption_never_panic() {
     for big in [false, true] {
-        let whole = archive(Opts {
-            big,
-            unknown: true,
-            ..PLAIN
-        });
+        let whole = archive(Opts { big, unknown: true, ..PLAIN });
         for path in whole.paths() {
             let len = whole.files[&path].len();
             for cut in 0..len {
@@ -327,10 +273,7 @@ fn truncation_and_corruption_never_panic() {
                 if let Ok(r) = read_archive_full("traces.otf2", &m) {
                     assert!(r.trace.event_records <= 13);
                     if path.ends_with(".evt") && cut + 1 < len {
-                        assert!(
-                            r.trace.warnings.count(WarningKind::Truncated) >= 1,
-                            "{path} cut at {cut}"
-                        );
+                        assert!(r.trace.warnings.count(WarningKind::Truncated) >= 1, "{path} cut at {cut}");
                     }
                 }
             }
@@ -352,8 +295,7 @@ fn truncation_and_corruption_never_panic() {
 
 fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
     let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     for (p, b) in files {
         z.start_file(*p, opts).unwrap();
         z.write_all(b).unwrap();
@@ -364,15 +306,8 @@ fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
 #[test]
 fn archives_at_any_depth_and_bounded() {
     let m = archive(PLAIN);
-    let owned: Vec<(String, Vec<u8>)> = m
-        .files
-        .iter()
-        .map(|(p, b)| (format!("run-1/deep/{p}"), b.clone()))
-        .collect();
-    let refs: Vec<(&str, &[u8])> = owned
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
+    let owned: Vec<(String, Vec<u8>)> = m.files.iter().map(|(p, b)| (format!("run-1/deep/{p}"), b.clone())).collect();
+    let refs: Vec<(&str, &[u8])> = owned.iter().map(|(p, b)| (p.as_str(), b.as_slice())).collect();
     let zip = zip_of(&refs);
     let t = read_bytes("run.zip", &zip).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(t.intervals.len(), 4);
@@ -382,10 +317,7 @@ fn archives_at_any_depth_and_bounded() {
     assert!(bomb.len() < 1 << 20);
     match archive::read_archive_bytes("bomb.zip", &bomb, 1 << 20) {
         Err(ReadError::Io { detail, .. }) => assert!(detail.contains("limit"), "{detail}"),
-        other => panic!(
-            "expected the budget to refuse it, got {:?}",
-            other.map(|t| t.event_records)
-        ),
+        other => panic!("expected the budget to refuse it, got {:?}", other.map(|t| t.event_records)),
     }
     assert!(archive::unpack("bomb.zip", &bomb, DEFAULT_BUDGET_BYTES).is_ok());
     // Truncated zip: an error, not a panic.
@@ -397,8 +329,7 @@ fn archives_at_any_depth_and_bounded() {
 #[test]
 fn gzip_of_json_is_not_taken_for_an_archive() {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(br#"[{"ph":"X","name":"a","ts":0,"dur":1,"pid":1,"tid":1}]"#)
-        .unwrap();
+    e.write_all(br#"[{"ph":"X","name":"a","ts":0,"dur":1,"pid":1,"tid":1}]"#).unwrap();
     let gz = e.finish().unwrap();
     assert_eq!(archive::container(&gz), None);
     if let Err(e) = read_bytes("trace.json.gz", &gz) {

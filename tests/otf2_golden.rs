@@ -75,21 +75,14 @@ fn check(g: &Golden, t: &Trace, how: &str) {
     assert_eq!(s.collectives, g.collectives, "{at}: collectives");
     assert!(t.regions.len() >= g.regions_defined, "{at}: regions");
     for (i, name) in g.first_regions.iter().enumerate() {
-        assert_eq!(
-            t.region_name(weft::model::RegionId(i as u32)),
-            *name,
-            "{at}: region {i}"
-        );
+        assert_eq!(t.region_name(weft::model::RegionId(i as u32)), *name, "{at}: region {i}");
     }
     // Every message goes forward in time and between distinct locations (MPI ping-pong and halo exchange).
     let m = &t.messages;
     for i in 0..m.len() {
         assert_eq!(m.kind[i], MessageKind::PointToPoint);
         assert_ne!(m.sender[i], m.receiver[i], "{at}: message {i}");
-        assert!(
-            m.recv_ns[i] + 1_000 >= m.send_ns[i],
-            "{at}: message {i} arrives before it leaves"
-        );
+        assert!(m.recv_ns[i] + 1_000 >= m.send_ns[i], "{at}: message {i} arrives before it leaves");
     }
 }
 
@@ -98,11 +91,7 @@ fn archive_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     common::files_under(dir)
         .into_iter()
         .map(|p| {
-            let rel = p
-                .strip_prefix(dir.parent().unwrap())
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
+            let rel = p.strip_prefix(dir.parent().unwrap()).unwrap().to_string_lossy().replace('\\', "/");
             (rel, std::fs::read(&p).unwrap())
         })
         .collect()
@@ -110,8 +99,7 @@ fn archive_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 fn zip_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
     let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     for (p, b) in files {
         w.start_file(p.as_str(), opts).unwrap();
         w.write_all(b).unwrap();
@@ -154,33 +142,15 @@ fn shared_otf2_archives_golden() {
         check(g, &by_anchor, "anchor");
         let files = archive_files(&dir);
         let zip = zip_of(&files);
-        check(
-            g,
-            &read_bytes("x.zip", &zip).unwrap_or_else(|e| panic!("{e}")),
-            "zip",
-        );
+        check(g, &read_bytes("x.zip", &zip).unwrap_or_else(|e| panic!("{e}")), "zip");
         let tar = tar_of(&files);
-        check(
-            g,
-            &read_bytes("x.tar", &tar).unwrap_or_else(|e| panic!("{e}")),
-            "tar",
-        );
-        check(
-            g,
-            &read_bytes("x.tar.gz", &gz(&tar)).unwrap_or_else(|e| panic!("{e}")),
-            "tar.gz",
-        );
+        check(g, &read_bytes("x.tar", &tar).unwrap_or_else(|e| panic!("{e}")), "tar");
+        check(g, &read_bytes("x.tar.gz", &gz(&tar)).unwrap_or_else(|e| panic!("{e}")), "tar.gz");
         if g.dir == "tracer-stencil4d-mpi-32" {
             assert_eq!(by_folder.warnings.count(WarningKind::MismatchedEnd), 1);
             assert_eq!(by_folder.warnings.count(WarningKind::UnmatchedEnd), 1);
         } else {
-            assert_eq!(
-                by_folder.warnings.total(),
-                0,
-                "{}: {:?}",
-                g.dir,
-                by_folder.warnings.examples()
-            );
+            assert_eq!(by_folder.warnings.total(), 0, "{}: {:?}", g.dir, by_folder.warnings.examples());
         }
     }
 }

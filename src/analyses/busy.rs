@@ -70,29 +70,18 @@ pub fn is_communication_or_sync(name: &str, paradigm: Paradigm, role: RegionRole
         || lower.starts_with("omp_")
         || lower.starts_with("__kmpc_")
         || lower.starts_with("gomp_");
-    if omp
-        && ["barrier", "taskwait", "wait", "_lock", "taskgroup"]
-            .iter()
-            .any(|w| lower.contains(w))
-    {
+    if omp && ["barrier", "taskwait", "wait", "_lock", "taskgroup"].iter().any(|w| lower.contains(w)) {
         return true;
     }
     let pthread = paradigm == Paradigm::Pthread || lower.starts_with("pthread_");
-    if pthread
-        && ["join", "wait", "cond", "mutex", "barrier", "lock"]
-            .iter()
-            .any(|w| lower.contains(w))
-    {
+    if pthread && ["join", "wait", "cond", "mutex", "barrier", "lock"].iter().any(|w| lower.contains(w)) {
         return true;
     }
     let gpu_api = matches!(paradigm, Paradigm::Cuda | Paradigm::Gpu)
         || lower.starts_with("cuda")
         || lower.starts_with("cu")
         || lower.starts_with("hip");
-    gpu_api
-        && (lower.contains("synchronize")
-            || lower.contains("waitevent")
-            || lower.contains("streamwait"))
+    gpu_api && (lower.contains("synchronize") || lower.contains("waitevent") || lower.contains("streamwait"))
 }
 
 /// Glob match over characters: `*` matches any run (also empty), `?` exactly one character; all else literally.
@@ -168,11 +157,7 @@ impl BusyScanner {
                 }
             })
             .collect();
-        BusyScanner {
-            flags,
-            included: Vec::new(),
-            excluded: Vec::new(),
-        }
+        BusyScanner { flags, included: Vec::new(), excluded: Vec::new() }
     }
 
     /// The busy intervals of `location`, written into `out` (cleared first): sorted, disjoint, non-touching.
@@ -189,10 +174,7 @@ impl BusyScanner {
             if f == 0 || iv.dur_ns[i] == 0 {
                 continue;
             }
-            let span = BusyInterval {
-                start_ns: iv.start_ns[i],
-                end_ns: iv.start_ns[i].saturating_add(iv.dur_ns[i]),
-            };
+            let span = BusyInterval { start_ns: iv.start_ns[i], end_ns: iv.start_ns[i].saturating_add(iv.dur_ns[i]) };
             if f & INCLUDE != 0 {
                 push_union(&mut self.included, span);
             }
@@ -227,10 +209,7 @@ fn subtract(inc: &[BusyInterval], exc: &[BusyInterval], out: &mut Vec<BusyInterv
         let mut k = j;
         while k < exc.len() && exc[k].start_ns < s.end_ns {
             if exc[k].start_ns > cur {
-                out.push(BusyInterval {
-                    start_ns: cur,
-                    end_ns: exc[k].start_ns,
-                });
+                out.push(BusyInterval { start_ns: cur, end_ns: exc[k].start_ns });
             }
             cur = cur.max(exc[k].end_ns);
             if cur >= s.end_ns {
@@ -239,10 +218,7 @@ fn subtract(inc: &[BusyInterval], exc: &[BusyInterval], out: &mut Vec<BusyInterv
             k += 1;
         }
         if cur < s.end_ns {
-            out.push(BusyInterval {
-                start_ns: cur,
-                end_ns: s.end_ns,
-            });
+            out.push(BusyInterval { start_ns: cur, end_ns: s.end_ns });
         }
         j = k;
     }
@@ -270,11 +246,7 @@ impl BusyIntervals {
             spans.extend_from_slice(&scratch);
             ranges.push((start, spans.len()));
         }
-        BusyIntervals {
-            definition: definition.clone(),
-            ranges,
-            spans,
-        }
+        BusyIntervals { definition: definition.clone(), ranges, spans }
     }
 
     pub fn location_count(&self) -> usize {
@@ -345,87 +317,23 @@ mod tests {
     fn communication_recognised_by_role_paradigm_and_name() {
         use Paradigm as P;
         use RegionRole as R;
-        assert!(is_communication_or_sync(
-            "MPI_Send",
-            P::Mpi,
-            R::PointToPoint
-        ));
-        assert!(is_communication_or_sync(
-            "MPI_Comm_rank",
-            P::Mpi,
-            R::Function
-        ));
-        assert!(is_communication_or_sync(
-            "mpi_allreduce_",
-            P::User,
-            R::Function
-        ));
-        assert!(is_communication_or_sync(
-            "!$omp barrier",
-            P::OpenMp,
-            R::Barrier
-        ));
-        assert!(is_communication_or_sync(
-            "anything",
-            P::User,
-            R::ImplicitBarrier
-        ));
-        assert!(is_communication_or_sync(
-            "omp_set_lock",
-            P::Unknown,
-            R::Function
-        ));
-        assert!(is_communication_or_sync(
-            "pthread_join",
-            P::Pthread,
-            R::Function
-        ));
-        assert!(is_communication_or_sync(
-            "pthread_cond_wait",
-            P::User,
-            R::Function
-        ));
-        assert!(is_communication_or_sync(
-            "pthread_mutex_lock",
-            P::User,
-            R::Function
-        ));
-        assert!(is_communication_or_sync(
-            "cudaDeviceSynchronize",
-            P::Cuda,
-            R::Function
-        ));
-        assert!(is_communication_or_sync(
-            "cudaStreamSynchronize",
-            P::User,
-            R::Function
-        ));
-        assert!(is_communication_or_sync(
-            "ncclAllReduce",
-            P::Gpu,
-            R::Function
-        ));
-        assert!(!is_communication_or_sync(
-            "cudaLaunchKernel",
-            P::Cuda,
-            R::Function
-        ));
-        assert!(!is_communication_or_sync(
-            "!$omp parallel",
-            P::OpenMp,
-            R::Parallel
-        ));
-        assert!(!is_communication_or_sync(
-            "pthread_create",
-            P::Pthread,
-            R::Function
-        ));
+        assert!(is_communication_or_sync("MPI_Send", P::Mpi, R::PointToPoint));
+        assert!(is_communication_or_sync("MPI_Comm_rank", P::Mpi, R::Function));
+        assert!(is_communication_or_sync("mpi_allreduce_", P::User, R::Function));
+        assert!(is_communication_or_sync("!$omp barrier", P::OpenMp, R::Barrier));
+        assert!(is_communication_or_sync("anything", P::User, R::ImplicitBarrier));
+        assert!(is_communication_or_sync("omp_set_lock", P::Unknown, R::Function));
+        assert!(is_communication_or_sync("pthread_join", P::Pthread, R::Function));
+        assert!(is_communication_or_sync("pthread_cond_wait", P::User, R::Function));
+        assert!(is_communication_or_sync("pthread_mutex_lock", P::User, R::Function));
+        assert!(is_communication_or_sync("cudaDeviceSynchronize", P::Cuda, R::Function));
+        assert!(is_communication_or_sync("cudaStreamSynchronize", P::User, R::Function));
+        assert!(is_communication_or_sync("ncclAllReduce", P::Gpu, R::Function));
+        assert!(!is_communication_or_sync("cudaLaunchKernel", P::Cuda, R::Function));
+        assert!(!is_communication_or_sync("!$omp parallel", P::OpenMp, R::Parallel));
+        assert!(!is_communication_or_sync("pthread_create", P::Pthread, R::Function));
         assert!(!is_communication_or_sync("solve", P::User, R::Function));
-        assert!(!is_communication_or_sync(
-            "waitForInput",
-            P::User,
-            R::Function
-        ));
+        assert!(!is_communication_or_sync("waitForInput", P::User, R::Function));
     }
 
     #[test]
@@ -450,17 +358,11 @@ mod tests {
             ranges: vec![(0, 2), (2, 3), (3, 3), (3, 5)],
             spans: vec![b(0, 1), b(2, 3), b(5, 9), b(1, 4), b(6, 7)],
         };
-        let before: Vec<Vec<BusyInterval>> =
-            (0..4).map(|l| busy.of(LocationId(l)).to_vec()).collect();
+        let before: Vec<Vec<BusyInterval>> = (0..4).map(|l| busy.of(LocationId(l)).to_vec()).collect();
         busy.arrange([LocationId(3), LocationId(1), LocationId(3), LocationId(9)]);
-        let after: Vec<Vec<BusyInterval>> =
-            (0..4).map(|l| busy.of(LocationId(l)).to_vec()).collect();
+        let after: Vec<Vec<BusyInterval>> = (0..4).map(|l| busy.of(LocationId(l)).to_vec()).collect();
         assert_eq!(before, after);
-        assert_eq!(
-            busy.spans[..3],
-            [b(1, 4), b(6, 7), b(5, 9)],
-            "listed locations first, in order"
-        );
+        assert_eq!(busy.spans[..3], [b(1, 4), b(6, 7), b(5, 9)], "listed locations first, in order");
         assert_eq!(busy.total_spans(), 5);
     }
 

@@ -29,13 +29,7 @@ pub struct MomentAccumulator {
 
 impl MomentAccumulator {
     pub fn new(reference_ns: i64) -> Self {
-        MomentAccumulator {
-            reference_ns,
-            m0_ns: 0,
-            mean: 0.0,
-            c2: 0.0,
-            c3: 0.0,
-        }
+        MomentAccumulator { reference_ns, m0_ns: 0, mean: 0.0, c2: 0.0, c3: 0.0 }
     }
 
     /// Add the busy interval [start, end) (absolute ns in the reference's clock). Empty intervals add nothing.
@@ -76,10 +70,7 @@ impl MomentAccumulator {
         let delta = mean_b - self.mean;
         let d_n = delta / n;
         let c2 = self.c2 + c2_b + delta * d_n * na * nbf;
-        let c3 = self.c3
-            + c3_b
-            + delta * d_n * d_n * na * nbf * (na - nbf)
-            + 3.0 * d_n * (na * c2_b - nbf * self.c2);
+        let c3 = self.c3 + c3_b + delta * d_n * d_n * na * nbf * (na - nbf) + 3.0 * d_n * (na * c2_b - nbf * self.c2);
         self.mean += d_n * nbf;
         self.c2 = c2;
         self.c3 = c3;
@@ -148,9 +139,7 @@ pub struct TimeWindow {
 
 #[derive(Debug, Error, PartialEq)]
 pub enum WindowError {
-    #[error(
-        "time window '{text}': expected T0:T1 (numbers with an optional unit ns, us, ms or s)"
-    )]
+    #[error("time window '{text}': expected T0:T1 (numbers with an optional unit ns, us, ms or s)")]
     Syntax { text: String },
     #[error("time window '{text}': '{part}' is not a time (a number with an optional unit ns, us, ms or s)")]
     Time { text: String, part: String },
@@ -161,10 +150,7 @@ pub enum WindowError {
 impl TimeWindow {
     /// The whole trace: [0, span].
     pub fn whole(trace: &Trace) -> Self {
-        TimeWindow {
-            start_ns: 0,
-            end_ns: trace.span_ns,
-        }
+        TimeWindow { start_ns: 0, end_ns: trace.span_ns }
     }
 
     pub fn len_ns(&self) -> u64 {
@@ -173,20 +159,13 @@ impl TimeWindow {
 
     /// Parse `T0:T1`, each a non-negative number with an optional unit (`ns` default, `us`, `ms`, `s`).
     pub fn parse(text: &str) -> Result<Self, WindowError> {
-        let (a, b) = text.split_once(':').ok_or_else(|| WindowError::Syntax {
-            text: text.to_string(),
-        })?;
+        let (a, b) = text.split_once(':').ok_or_else(|| WindowError::Syntax { text: text.to_string() })?;
         let time = |part: &str| {
-            parse_time_ns(part).ok_or_else(|| WindowError::Time {
-                text: text.to_string(),
-                part: part.to_string(),
-            })
+            parse_time_ns(part).ok_or_else(|| WindowError::Time { text: text.to_string(), part: part.to_string() })
         };
         let (start_ns, end_ns) = (time(a)?, time(b)?);
         if end_ns <= start_ns {
-            return Err(WindowError::Empty {
-                text: text.to_string(),
-            });
+            return Err(WindowError::Empty { text: text.to_string() });
         }
         Ok(TimeWindow { start_ns, end_ns })
     }
@@ -196,10 +175,7 @@ impl TimeWindow {
     pub fn clip(&self, span: BusyInterval) -> Option<BusyInterval> {
         let s = span.start_ns.max(self.start_ns);
         let e = span.end_ns.min(self.end_ns);
-        (s < e).then_some(BusyInterval {
-            start_ns: s,
-            end_ns: e,
-        })
+        (s < e).then_some(BusyInterval { start_ns: s, end_ns: e })
     }
 }
 
@@ -260,9 +236,7 @@ pub fn accumulate(spans: &[BusyInterval], window: Option<TimeWindow>) -> MomentA
     let mut acc = MomentAccumulator::new(window.map_or(0, |w| w.start_ns as i64));
     let rel = |t: u64| t.min(i64::MAX as u64) as i64;
     match window {
-        None => spans
-            .iter()
-            .for_each(|s| acc.add_interval(rel(s.start_ns), rel(s.end_ns))),
+        None => spans.iter().for_each(|s| acc.add_interval(rel(s.start_ns), rel(s.end_ns))),
         Some(w) => {
             let first = spans.partition_point(|s| s.end_ns <= w.start_ns);
             for s in &spans[first..] {
@@ -279,11 +253,7 @@ pub fn accumulate(spans: &[BusyInterval], window: Option<TimeWindow>) -> MomentA
 }
 
 /// Moments of every location from precomputed busy intervals (the view keeps those for the Gantt chart).
-pub fn moments_of_busy(
-    trace: &Trace,
-    busy: &BusyIntervals,
-    window: Option<TimeWindow>,
-) -> Vec<LocationMoments> {
+pub fn moments_of_busy(trace: &Trace, busy: &BusyIntervals, window: Option<TimeWindow>) -> Vec<LocationMoments> {
     (0..trace.locations.len() as u32)
         .map(LocationId)
         .map(|l| LocationMoments::from_accumulator(trace, l, &accumulate(busy.of(l), window)))
@@ -291,11 +261,7 @@ pub fn moments_of_busy(
 }
 
 /// Moments of every location, streaming: busy intervals of one location at a time, never all stored.
-pub fn moments(
-    trace: &Trace,
-    definition: &BusyDefinition,
-    window: Option<TimeWindow>,
-) -> Vec<LocationMoments> {
+pub fn moments(trace: &Trace, definition: &BusyDefinition, window: Option<TimeWindow>) -> Vec<LocationMoments> {
     let mut scanner = BusyScanner::new(trace, definition);
     let mut scratch = Vec::new();
     (0..trace.locations.len() as u32)
@@ -354,8 +320,7 @@ impl MomentKey {
 /// Sort rows ascending by `key`; ties (and idle locations among themselves) by location index.
 /// For m1, m2 and m3, locations never busy go last: their moments are undefined.
 pub fn sort_moments(rows: &mut [LocationMoments], key: MomentKey) {
-    let undefined =
-        |m: &LocationMoments| !matches!(key, MomentKey::Location | MomentKey::M0) && m.is_idle();
+    let undefined = |m: &LocationMoments| !matches!(key, MomentKey::Location | MomentKey::M0) && m.is_idle();
     rows.sort_by(|a, b| {
         undefined(a)
             .cmp(&undefined(b))
@@ -411,21 +376,11 @@ pub fn interpret(m: &LocationMoments, span: TimeWindow) -> String {
     });
     // Standardised skewness mu3 / sigma^3, undoing the paper's scalings (m2 = sqrt(3) sigma, m3 = 3 cbrt(mu3)).
     let sigma = m.m2_ns / 3f64.sqrt();
-    let gamma = if sigma > 0.0 {
-        (m.m3_ns / 3.0).powi(3) / sigma.powi(3)
-    } else {
-        0.0
-    };
+    let gamma = if sigma > 0.0 { (m.m3_ns / 3.0).powi(3) / sigma.powi(3) } else { 0.0 };
     parts.push(if gamma > 0.2 {
-        format!(
-            "skewed late: most work before the mean, a thin tail after it (m3 = {})",
-            format_duration_ns(m.m3_ns)
-        )
+        format!("skewed late: most work before the mean, a thin tail after it (m3 = {})", format_duration_ns(m.m3_ns))
     } else if gamma < -0.2 {
-        format!(
-            "skewed early: most work after the mean, a thin tail before it (m3 = {})",
-            format_duration_ns(m.m3_ns)
-        )
+        format!("skewed early: most work after the mean, a thin tail before it (m3 = {})", format_duration_ns(m.m3_ns))
     } else {
         "roughly symmetric about the mean".to_string()
     });
@@ -493,86 +448,33 @@ mod tests {
 
     #[test]
     fn window_parses_units() {
-        assert_eq!(
-            TimeWindow::parse("10:20").unwrap(),
-            TimeWindow {
-                start_ns: 10,
-                end_ns: 20
-            }
-        );
-        assert_eq!(
-            TimeWindow::parse("1.5ms:2s").unwrap(),
-            TimeWindow {
-                start_ns: 1_500_000,
-                end_ns: 2_000_000_000
-            }
-        );
-        assert_eq!(
-            TimeWindow::parse("0:3 us").unwrap(),
-            TimeWindow {
-                start_ns: 0,
-                end_ns: 3_000
-            }
-        );
-        assert!(matches!(
-            TimeWindow::parse("5"),
-            Err(WindowError::Syntax { .. })
-        ));
-        assert!(matches!(
-            TimeWindow::parse("x:5"),
-            Err(WindowError::Time { .. })
-        ));
-        assert!(matches!(
-            TimeWindow::parse("5:5"),
-            Err(WindowError::Empty { .. })
-        ));
-        assert!(matches!(
-            TimeWindow::parse("-1:5"),
-            Err(WindowError::Time { .. })
-        ));
+        assert_eq!(TimeWindow::parse("10:20").unwrap(), TimeWindow { start_ns: 10, end_ns: 20 });
+        assert_eq!(TimeWindow::parse("1.5ms:2s").unwrap(), TimeWindow { start_ns: 1_500_000, end_ns: 2_000_000_000 });
+        assert_eq!(TimeWindow::parse("0:3 us").unwrap(), TimeWindow { start_ns: 0, end_ns: 3_000 });
+        assert!(matches!(TimeWindow::parse("5"), Err(WindowError::Syntax { .. })));
+        assert!(matches!(TimeWindow::parse("x:5"), Err(WindowError::Time { .. })));
+        assert!(matches!(TimeWindow::parse("5:5"), Err(WindowError::Empty { .. })));
+        assert!(matches!(TimeWindow::parse("-1:5"), Err(WindowError::Time { .. })));
     }
 
     fn row(location: u32, m0: u64, m1: f64, m2: f64, m3: f64) -> LocationMoments {
-        LocationMoments {
-            location,
-            name: String::new(),
-            m0_ns: m0,
-            m1_ns: m1,
-            m2_ns: m2,
-            m3_ns: m3,
-        }
+        LocationMoments { location, name: String::new(), m0_ns: m0, m1_ns: m1, m2_ns: m2, m3_ns: m3 }
     }
 
     #[test]
     fn sorting_by_moment_puts_idle_last_and_breaks_ties_by_location() {
-        let mut rows = vec![
-            row(0, 0, 0.0, 0.0, 0.0),
-            row(1, 10, 50.0, 5.0, 1.0),
-            row(2, 10, 20.0, 5.0, -1.0),
-        ];
+        let mut rows = vec![row(0, 0, 0.0, 0.0, 0.0), row(1, 10, 50.0, 5.0, 1.0), row(2, 10, 20.0, 5.0, -1.0)];
         sort_moments(&mut rows, MomentKey::M1);
-        assert_eq!(
-            rows.iter().map(|r| r.location).collect::<Vec<_>>(),
-            vec![2, 1, 0]
-        );
+        assert_eq!(rows.iter().map(|r| r.location).collect::<Vec<_>>(), vec![2, 1, 0]);
         sort_moments(&mut rows, MomentKey::M0);
-        assert_eq!(
-            rows.iter().map(|r| r.location).collect::<Vec<_>>(),
-            vec![0, 1, 2]
-        );
+        assert_eq!(rows.iter().map(|r| r.location).collect::<Vec<_>>(), vec![0, 1, 2]);
         sort_moments(&mut rows, MomentKey::M3);
-        assert_eq!(
-            rows.iter().map(|r| r.location).collect::<Vec<_>>(),
-            vec![2, 1, 0]
-        );
+        assert_eq!(rows.iter().map(|r| r.location).collect::<Vec<_>>(), vec![2, 1, 0]);
     }
 
     #[test]
     fn interpretation_names_early_interrupted_and_skew() {
-        let span = TimeWindow {
-            start_ns: 0,
-            end_ns: 1000,
-        };
+        let span = TimeWindow { start_ns: 0, end_ns: 1000 };
         let text = interpret(&row(0, 100, 150.0, 200.0, 250.0), span);
         assert!(text.contains("early"), "{text}");
         assert!(text.contains("widely spread"), "{text}");
@@ -581,9 +483,6 @@ mod tests {
         assert!(text.contains("late (mean"), "{text}");
         assert!(text.contains("unbroken"), "{text}");
         assert!(text.contains("symmetric"), "{text}");
-        assert_eq!(
-            interpret(&row(0, 0, 0.0, 0.0, 0.0), span),
-            "never busy in this span"
-        );
+        assert_eq!(interpret(&row(0, 0, 0.0, 0.0, 0.0), span), "never busy in this span");
     }
 }

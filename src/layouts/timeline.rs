@@ -88,7 +88,13 @@ impl TimelineLayout {
                 next[d] += 1;
             }
             row_of_location[l.index()] = rows.len() as u32;
-            rows.push(TimelineRow { location: l, process: p, y, lanes: lanes.min(u16::MAX as usize) as u16, lane_ranges });
+            rows.push(TimelineRow {
+                location: l,
+                process: p,
+                y,
+                lanes: lanes.min(u16::MAX as usize) as u16,
+                lane_ranges,
+            });
             y += lanes as f32 * metrics.lane_px + metrics.row_gap_px;
         }
         TimelineLayout { metrics, rows, headers, lane_intervals, height: y, row_of_location }

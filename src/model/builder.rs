@@ -85,7 +85,6 @@ pub struct TraceBuilder {
     event_records: u64,
 }
 
-
 impl TraceBuilder {
     pub fn new(format: Format) -> Self {
         TraceBuilder {
@@ -492,16 +491,34 @@ pub fn classify_region(name: &str, category: &str) -> (Paradigm, RegionRole) {
         let role = if call.starts_with("barrier") || call.starts_with("ibarrier") {
             RegionRole::Barrier
         } else if [
-            "allreduce", "reduce", "bcast", "gather", "scatter", "alltoall", "allgather", "scan", "exscan",
-            "iallreduce", "ireduce", "ibcast", "igather", "iscatter", "ialltoall", "iallgather", "neighbor",
+            "allreduce",
+            "reduce",
+            "bcast",
+            "gather",
+            "scatter",
+            "alltoall",
+            "allgather",
+            "scan",
+            "exscan",
+            "iallreduce",
+            "ireduce",
+            "ibcast",
+            "igather",
+            "iscatter",
+            "ialltoall",
+            "iallgather",
+            "neighbor",
         ]
         .iter()
         .any(|p| call.starts_with(p))
         {
             RegionRole::Collective
-        } else if ["send", "recv", "isend", "irecv", "ssend", "bsend", "rsend", "issend", "wait", "test", "probe", "iprobe", "sendrecv", "start"]
-            .iter()
-            .any(|p| call.starts_with(p))
+        } else if [
+            "send", "recv", "isend", "irecv", "ssend", "bsend", "rsend", "issend", "wait", "test", "probe", "iprobe",
+            "sendrecv", "start",
+        ]
+        .iter()
+        .any(|p| call.starts_with(p))
         {
             RegionRole::PointToPoint
         } else {
@@ -510,7 +527,11 @@ pub fn classify_region(name: &str, category: &str) -> (Paradigm, RegionRole) {
         return (Paradigm::Mpi, role);
     }
     let lower = name.to_ascii_lowercase();
-    if lower.starts_with("!$omp") || lower.starts_with("omp_") || lower.starts_with("#pragma omp") || lower_cat == "openmp" {
+    if lower.starts_with("!$omp")
+        || lower.starts_with("omp_")
+        || lower.starts_with("#pragma omp")
+        || lower_cat == "openmp"
+    {
         let role = if lower.contains("barrier") {
             if lower.contains("implicit") {
                 RegionRole::ImplicitBarrier
@@ -536,7 +557,11 @@ pub fn classify_region(name: &str, category: &str) -> (Paradigm, RegionRole) {
     if lower.starts_with("cuda") || lower_cat.contains("cuda") {
         return (Paradigm::Cuda, RegionRole::Function);
     }
-    if lower.starts_with("nccl") || lower_cat.contains("kernel") || lower_cat.contains("gpu") || lower_cat == "gpu_memcpy" {
+    if lower.starts_with("nccl")
+        || lower_cat.contains("kernel")
+        || lower_cat.contains("gpu")
+        || lower_cat == "gpu_memcpy"
+    {
         return (Paradigm::Gpu, RegionRole::Function);
     }
     (Paradigm::User, RegionRole::Function)

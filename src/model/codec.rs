@@ -137,9 +137,32 @@ fn paradigm_from(c: u8) -> Option<Paradigm> {
 fn role_from(c: u8) -> Option<RegionRole> {
     use RegionRole::*;
     [
-        Unknown, Function, Wrapper, Loop, Code, Parallel, Sections, Section, Workshare, Single, Master, Critical, Atomic,
-        Barrier, ImplicitBarrier, Flush, Ordered, Task, TaskCreate, TaskWait, Collective, PointToPoint, Allocate,
-        Deallocate, FileIo, Artificial,
+        Unknown,
+        Function,
+        Wrapper,
+        Loop,
+        Code,
+        Parallel,
+        Sections,
+        Section,
+        Workshare,
+        Single,
+        Master,
+        Critical,
+        Atomic,
+        Barrier,
+        ImplicitBarrier,
+        Flush,
+        Ordered,
+        Task,
+        TaskCreate,
+        TaskWait,
+        Collective,
+        PointToPoint,
+        Allocate,
+        Deallocate,
+        FileIo,
+        Artificial,
     ]
     .into_iter()
     .find(|&r| r as u8 == c)
@@ -153,8 +176,18 @@ fn kind_from(c: u8) -> Option<LocationKind> {
 fn warning_kind_from(c: u8) -> Option<WarningKind> {
     use WarningKind::*;
     [
-        UnmatchedEnd, UnclosedBegin, MismatchedEnd, ImproperNesting, OutOfOrder, Truncated, MalformedRecord,
-        UnknownRecord, BadTimestamp, UnmatchedFlow, DanglingReference, Other,
+        UnmatchedEnd,
+        UnclosedBegin,
+        MismatchedEnd,
+        ImproperNesting,
+        OutOfOrder,
+        Truncated,
+        MalformedRecord,
+        UnknownRecord,
+        BadTimestamp,
+        UnmatchedFlow,
+        DanglingReference,
+        Other,
     ]
     .into_iter()
     .find(|&k| k as u8 == c)
@@ -325,7 +358,10 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
         location: ids(cl, nl, &r, LocationId)?,
         region: ids(cr, nr, &r, RegionId)?,
         communicator: sid(cc, &r)?,
-        root: croot.into_iter().map(|x| if x == u32::MAX || x as usize >= nl { None } else { Some(LocationId(x)) }).collect(),
+        root: croot
+            .into_iter()
+            .map(|x| if x == u32::MAX || x as usize >= nl { None } else { Some(LocationId(x)) })
+            .collect(),
         start_ns: r.col_u64()?,
         end_ns: r.col_u64()?,
         bytes_sent: r.col_u64()?,
@@ -355,17 +391,42 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
     warnings.set_examples(examples);
     // Columns of one table must agree in length.
     let lens_agree = |lens: &[usize]| lens.windows(2).all(|w| w[0] == w[1]);
-    if !lens_agree(&[intervals.location.len(), intervals.region.len(), intervals.start_ns.len(), intervals.dur_ns.len(), intervals.depth.len()])
-        || !lens_agree(&[messages.kind.len(), messages.sender.len(), messages.receiver.len(), messages.send_ns.len(), messages.recv_ns.len(), messages.size_bytes.len(), messages.tag.len(), messages.name.len()])
-        || !lens_agree(&[locations.process.len(), locations.native_id.len(), locations.name.len(), locations.kind.len(), locations.sort_key.len()])
-        || !lens_agree(&[regions.name.len(), regions.category.len(), regions.paradigm.len(), regions.role.len()])
+    if !lens_agree(&[
+        intervals.location.len(),
+        intervals.region.len(),
+        intervals.start_ns.len(),
+        intervals.dur_ns.len(),
+        intervals.depth.len(),
+    ]) || !lens_agree(&[
+        messages.kind.len(),
+        messages.sender.len(),
+        messages.receiver.len(),
+        messages.send_ns.len(),
+        messages.recv_ns.len(),
+        messages.size_bytes.len(),
+        messages.tag.len(),
+        messages.name.len(),
+    ]) || !lens_agree(&[
+        locations.process.len(),
+        locations.native_id.len(),
+        locations.name.len(),
+        locations.kind.len(),
+        locations.sort_key.len(),
+    ]) || !lens_agree(&[regions.name.len(), regions.category.len(), regions.paradigm.len(), regions.role.len()])
         || !lens_agree(&[instants.location.len(), instants.region.len(), instants.time_ns.len()])
-        || !lens_agree(&[collectives.operation.len(), collectives.location.len(), collectives.start_ns.len(), collectives.end_ns.len(), collectives.root.len()])
+        || !lens_agree(&[
+            collectives.operation.len(),
+            collectives.location.len(),
+            collectives.start_ns.len(),
+            collectives.end_ns.len(),
+            collectives.root.len(),
+        ])
         || !lens_agree(&[counters.sample_series.len(), counters.sample_time_ns.len(), counters.sample_value.len()])
     {
         return Err(r.err("columns of one table differ in length"));
     }
-    let location_intervals = super::builder::location_ranges(&intervals.location, nl).ok_or_else(|| r.err("intervals not grouped by location"))?;
+    let location_intervals = super::builder::location_ranges(&intervals.location, nl)
+        .ok_or_else(|| r.err("intervals not grouped by location"))?;
     Ok(Trace {
         format,
         strings,

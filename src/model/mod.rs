@@ -7,6 +7,7 @@
 mod builder;
 pub mod codec;
 mod strings;
+pub mod thread_events;
 mod warnings;
 
 pub use builder::{classify_region, CollectiveRecord, MessageRecord, TraceBuilder};

@@ -33,20 +33,12 @@ fn too_big(name: &str, budget: u64) -> ReadError {
 }
 
 /// Read one entry into memory, charging its bytes to the budget.
-fn take_entry<R: Read>(
-    name: &str,
-    r: R,
-    used: &mut u64,
-    budget: u64,
-) -> Result<Vec<u8>, ReadError> {
+fn take_entry<R: Read>(name: &str, r: R, used: &mut u64, budget: u64) -> Result<Vec<u8>, ReadError> {
     let left = budget.saturating_sub(*used);
     let mut out = Vec::new();
     r.take(left.saturating_add(1))
         .read_to_end(&mut out)
-        .map_err(|e| ReadError::Decompress {
-            file: name.to_string(),
-            detail: e.to_string(),
-        })?;
+        .map_err(|e| ReadError::Decompress { file: name.to_string(), detail: e.to_string() })?;
     if out.len() as u64 > left {
         return Err(too_big(name, budget));
     }
@@ -56,20 +48,12 @@ fn take_entry<R: Read>(
 
 /// Unpack a zip archive (stored or deflate entries).
 pub fn unpack_zip(name: &str, bytes: &[u8], budget: u64) -> Result<MemoryFiles, ReadError> {
-    let bad = |detail: String| ReadError::Malformed {
-        file: name.to_string(),
-        format: "zip",
-        offset: 0,
-        detail,
-    };
-    let mut zip =
-        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(e.to_string()))?;
+    let bad = |detail: String| ReadError::Malformed { file: name.to_string(), format: "zip", offset: 0, detail };
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(e.to_string()))?;
     let mut files = MemoryFiles::new();
     let mut used = 0u64;
     for i in 0..zip.len() {
-        let entry = zip
-            .by_index(i)
-            .map_err(|e| bad(format!("entry {i}: {e}")))?;
+        let entry = zip.by_index(i).map_err(|e| bad(format!("entry {i}: {e}")))?;
         if entry.is_dir() {
             continue;
         }
@@ -89,12 +73,7 @@ pub fn unpack_zip(name: &str, bytes: &[u8], budget: u64) -> Result<MemoryFiles, 
 
 /// Unpack a tar stream (plain or from a gzip decoder).
 pub fn unpack_tar<R: Read>(name: &str, reader: R, budget: u64) -> Result<MemoryFiles, ReadError> {
-    let bad = |detail: String| ReadError::Malformed {
-        file: name.to_string(),
-        format: "tar",
-        offset: 0,
-        detail,
-    };
+    let bad = |detail: String| ReadError::Malformed { file: name.to_string(), format: "tar", offset: 0, detail };
     let mut ar = tar::Archive::new(reader);
     let mut files = MemoryFiles::new();
     let mut used = 0u64;
@@ -127,9 +106,7 @@ pub fn is_tar(bytes: &[u8]) -> bool {
 /// The first `n` decompressed bytes of a gzip stream (fewer if it is shorter or broken), for sniffing.
 pub fn gunzip_head(bytes: &[u8], n: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(n);
-    let _ = flate2::read::MultiGzDecoder::new(bytes)
-        .take(n as u64)
-        .read_to_end(&mut out);
+    let _ = flate2::read::MultiGzDecoder::new(bytes).take(n as u64).read_to_end(&mut out);
     out
 }
 
@@ -151,13 +128,10 @@ pub fn unpack(name: &str, bytes: &[u8], budget: u64) -> Result<MemoryFiles, Read
     match container(bytes) {
         Some(Container::Zip) => unpack_zip(name, bytes, budget),
         Some(Container::Tar) => unpack_tar(name, bytes, budget),
-        Some(Container::TarGz) => {
-            unpack_tar(name, flate2::read::MultiGzDecoder::new(bytes), budget)
+        Some(Container::TarGz) => unpack_tar(name, flate2::read::MultiGzDecoder::new(bytes), budget),
+        None => {
+            Err(ReadError::UnknownFormat { file: name.to_string(), detail: "not a zip, tar or tar.gz archive".into() })
         }
-        None => Err(ReadError::UnknownFormat {
-            file: name.to_string(),
-            detail: "not a zip, tar or tar.gz archive".into(),
-        }),
     }
 }
 
@@ -167,11 +141,7 @@ pub fn read_archive_bytes(name: &str, bytes: &[u8], budget: u64) -> Result<Trace
 }
 
 /// Like [`read_archive_bytes`], keeping the anchor and threading events.
-pub fn read_archive_bytes_full(
-    name: &str,
-    bytes: &[u8],
-    budget: u64,
-) -> Result<otf2::Otf2Read, ReadError> {
+pub fn read_archive_bytes_full(name: &str, bytes: &[u8], budget: u64) -> Result<otf2::Otf2Read, ReadError> {
     let files = unpack(name, bytes, budget)?;
     let anchor = otf2::find_anchor(&files).ok_or_else(|| ReadError::UnknownFormat {
         file: name.to_string(),
@@ -183,30 +153,13 @@ pub fn read_archive_bytes_full(
 /// Name the archive in errors about a file inside it.
 fn prefix(archive: &str, e: ReadError) -> ReadError {
     match e {
-        ReadError::Malformed {
-            file,
-            format,
-            offset,
-            detail,
-        } => ReadError::Malformed {
-            file: format!("{archive}: {file}"),
-            format,
-            offset,
-            detail,
-        },
-        ReadError::Io { file, detail } => ReadError::Io {
-            file: format!("{archive}: {file}"),
-            detail,
-        },
-        ReadError::Empty {
-            file,
-            format,
-            detail,
-        } => ReadError::Empty {
-            file: format!("{archive}: {file}"),
-            format,
-            detail,
-        },
+        ReadError::Malformed { file, format, offset, detail } => {
+            ReadError::Malformed { file: format!("{archive}: {file}"), format, offset, detail }
+        }
+        ReadError::Io { file, detail } => ReadError::Io { file: format!("{archive}: {file}"), detail },
+        ReadError::Empty { file, format, detail } => {
+            ReadError::Empty { file: format!("{archive}: {file}"), format, detail }
+        }
         other => other,
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod archive;
 pub mod chrome;
+pub mod execgraph_text;
 pub mod otf2;
 pub mod sniff;
 
@@ -42,6 +43,20 @@ pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
         }
         Sniffed::ChromeJson | Sniffed::Gzip => chrome::read(name, bytes),
         Sniffed::Otf2Anchor => Err(otf2::anchor_alone(name)),
+        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
+        other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
+    }
+}
+
+/// Read an execution-graph input (its own kind of input: thread events, not a [`Trace`]).
+pub fn read_execgraph(name: &str, bytes: &[u8]) -> Result<crate::model::thread_events::ThreadEvents, ReadError> {
+    match sniff(bytes) {
+        Sniffed::ExecGraphText => execgraph_text::parse(name, bytes).map_err(|e| ReadError::Malformed {
+            file: e.file,
+            format: "execution-graph text",
+            offset: e.offset,
+            detail: format!("line {}: {}", e.line, e.kind),
+        }),
         Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
         other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
     }

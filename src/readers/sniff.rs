@@ -97,7 +97,8 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
     if printable < head.len().min(512) * 9 / 10 {
         Sniffed::Unknown("binary data of no known trace format".into())
     } else {
-        let first: String = String::from_utf8_lossy(&head[..head.len().min(40)]).chars().filter(|c| !c.is_control()).collect();
+        let first: String =
+            String::from_utf8_lossy(&head[..head.len().min(40)]).chars().filter(|c| !c.is_control()).collect();
         Sniffed::Unknown(format!("text starting with \"{first}\""))
     }
 }

@@ -104,11 +104,7 @@ impl ChromeSample {
 
     /// The longest compute time any rank can have.
     pub fn max_compute_ns(&self) -> i64 {
-        let late = if self.late_rank.is_some() {
-            self.late_factor.max(1.0)
-        } else {
-            1.0
-        };
+        let late = if self.late_rank.is_some() { self.late_factor.max(1.0) } else { 1.0 };
         (self.compute_ns as f64 * (1.0 + self.imbalance.max(0.0)) * late).ceil() as i64
     }
 
@@ -131,14 +127,8 @@ impl ChromeSample {
 
     /// Generate the trace's bytes.
     pub fn generate(&self) -> Vec<u8> {
-        let mut w = Writer {
-            out: Vec::with_capacity(self.max_bytes.min(1 << 30) + 4096),
-        };
-        w.raw(if self.object_form {
-            b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
-        } else {
-            b"[\n"
-        });
+        let mut w = Writer { out: Vec::with_capacity(self.max_bytes.min(1 << 30) + 4096) };
+        w.raw(if self.object_form { b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n" } else { b"[\n" });
         let ranks = self.ranks.max(1);
         let threads = self.threads_per_rank.max(1);
         for r in 0..ranks {
@@ -170,43 +160,16 @@ impl ChromeSample {
                 let recv = send + self.send_ns + US;
                 w.x(b"MPI_Recv", b"mpi", r, tid, recv, self.recv_ns);
                 let ar = recv + self.recv_ns + US;
-                w.x(
-                    b"MPI_Allreduce",
-                    b"mpi",
-                    r,
-                    tid,
-                    ar,
-                    t0 + period - 2 * US - ar,
-                );
+                w.x(b"MPI_Allreduce", b"mpi", r, tid, ar, t0 + period - 2 * US - ar);
                 sends.push((r, send));
                 let h = mix(self.seed, r, i);
                 w.counter1(b"memory", b"rss_mb", r, t0, 512 + (h % 64) as i64);
-                w.counter2(
-                    b"network",
-                    r,
-                    t0,
-                    ((i as i64 + 1) * 4096) + (h >> 20) as i64 % 1000,
-                    (i as i64 + 1) * 4000,
-                );
+                w.counter2(b"network", r, t0, ((i as i64 + 1) * 4096) + (h >> 20) as i64 % 1000, (i as i64 + 1) * 4000);
                 for t in 1..threads {
                     let tid = 100 * r + t;
                     w.x(b"!$omp parallel", b"openmp", r, tid, t0 + US, c);
-                    w.x(
-                        b"omp_for_loop",
-                        b"openmp",
-                        r,
-                        tid,
-                        t0 + US,
-                        c - self.barrier_ns,
-                    );
-                    w.x(
-                        b"!$omp implicit barrier",
-                        b"openmp",
-                        r,
-                        tid,
-                        t0 + US + c - self.barrier_ns,
-                        self.barrier_ns,
-                    );
+                    w.x(b"omp_for_loop", b"openmp", r, tid, t0 + US, c - self.barrier_ns);
+                    w.x(b"!$omp implicit barrier", b"openmp", r, tid, t0 + US + c - self.barrier_ns, self.barrier_ns);
                 }
                 if i % CHECKPOINT_EVERY == 0 {
                     let id = (r as u64) << 32 | i as u64;
@@ -245,9 +208,7 @@ fn unit(seed: u64, r: u32, i: u32) -> f64 {
 
 /// xorshift64* over the seed and coordinates: deterministic, cheap, good enough for jitter.
 fn mix(seed: u64, r: u32, i: u32) -> u64 {
-    let mut x = seed
-        ^ 0x9E37_79B9_7F4A_7C15
-        ^ ((r as u64) << 32 | i as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let mut x = seed ^ 0x9E37_79B9_7F4A_7C15 ^ ((r as u64) << 32 | i as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = x.max(1);
     for _ in 0..3 {
         x ^= x >> 12;
@@ -292,12 +253,7 @@ impl Writer {
         self.int(ns / 1000);
         let frac = ns % 1000;
         if frac != 0 {
-            let d = [
-                b'.',
-                b'0' + (frac / 100) as u8,
-                b'0' + (frac / 10 % 10) as u8,
-                b'0' + (frac % 10) as u8,
-            ];
+            let d = [b'.', b'0' + (frac / 100) as u8, b'0' + (frac / 10 % 10) as u8, b'0' + (frac % 10) as u8];
             self.out.extend_from_slice(&d);
         }
     }

@@ -44,11 +44,7 @@ pub fn label_width_px(text: &str, size_px: f32) -> f32 {
 
 /// The smallest step of the form 1, 2 or 5 x 10^k ns (k >= 0) that is at least `min_ns`.
 pub fn nice_step_ns(min_ns: f64) -> f64 {
-    let min_ns = if min_ns.is_finite() {
-        min_ns.max(1.0)
-    } else {
-        1.0
-    };
+    let min_ns = if min_ns.is_finite() { min_ns.max(1.0) } else { 1.0 };
     let mut p = 10f64.powi(min_ns.log10().floor() as i32);
     loop {
         for m in [1.0, 2.0, 5.0] {
@@ -86,11 +82,7 @@ pub fn decimals_for(step_ns: f64, unit_ns: f64) -> usize {
 /// A tick label of time `t_ns` in the given unit and precision.
 pub fn format_time(t_ns: f64, unit: (&str, f64), decimals: usize) -> String {
     let v = t_ns / unit.1;
-    let v = if v.abs() < 0.5 * 10f64.powi(-(decimals as i32)) {
-        0.0
-    } else {
-        v
-    };
+    let v = if v.abs() < 0.5 * 10f64.powi(-(decimals as i32)) { 0.0 } else { v };
     format!("{v:.decimals$} {}", unit.0)
 }
 
@@ -145,31 +137,12 @@ pub fn ticks(scale: &TimeScale, label_y: f32, color: u32) -> (f64, Vec<Tick>) {
 pub fn draw_time_axis(scene: &mut Scene, scale: &TimeScale, y: f32, grid_bottom: f32) -> f64 {
     let (step, ticks) = ticks(scale, y + AXIS_HEIGHT_PX * 0.45, palette::TEXT_MUTED);
     let base = y + AXIS_HEIGHT_PX - 1.0;
-    scene.rects.push(RectInstance::filled(
-        scale.x0,
-        base,
-        scale.x1 - scale.x0,
-        1.0,
-        palette::TEXT_MUTED,
-    ));
+    scene.rects.push(RectInstance::filled(scale.x0, base, scale.x1 - scale.x0, 1.0, palette::TEXT_MUTED));
     for t in ticks {
         if grid_bottom > base + 1.0 {
-            scene.rects.push(RectInstance::filled(
-                t.x - 0.5,
-                base + 1.0,
-                1.0,
-                grid_bottom - base - 1.0,
-                palette::GRID,
-            ));
+            scene.rects.push(RectInstance::filled(t.x - 0.5, base + 1.0, 1.0, grid_bottom - base - 1.0, palette::GRID));
         }
-        scene.lines.push(LineInstance::solid(
-            t.x,
-            base - 4.0,
-            t.x,
-            base,
-            1.0,
-            palette::TEXT_MUTED,
-        ));
+        scene.lines.push(LineInstance::solid(t.x, base - 4.0, t.x, base, 1.0, palette::TEXT_MUTED));
         scene.labels.extend(t.label);
     }
     step
@@ -197,10 +170,7 @@ mod tests {
         assert_eq!(ms.0, "ms");
         assert_eq!(format_time(1.5e6, ms, decimals_for(5e5, ms.1)), "1.5 ms");
         let s = unit_for(12e9);
-        assert_eq!(
-            format_time(12_000_002_000.0, s, decimals_for(2000.0, s.1)),
-            "12.000002 s"
-        );
+        assert_eq!(format_time(12_000_002_000.0, s, decimals_for(2000.0, s.1)), "12.000002 s");
         assert_eq!(format_time(400.0, unit_for(900.0), 0), "400 ns");
     }
 
@@ -220,12 +190,7 @@ mod tests {
             let len = 10f64.powf(rng(&mut s) * 13.0).max(1.0);
             let x0 = (rng(&mut s) * 200.0) as f32;
             let width = 30.0 + (rng(&mut s) * 2000.0) as f32;
-            let scale = TimeScale {
-                t0_ns: t0,
-                t1_ns: t0 + len,
-                x0,
-                x1: x0 + width,
-            };
+            let scale = TimeScale { t0_ns: t0, t1_ns: t0 + len, x0, x1: x0 + width };
             let (step, ticks) = ticks(&scale, 10.0, 0);
             let labels: Vec<&Label> = ticks.iter().filter_map(|t| t.label.as_ref()).collect();
             let mut prev_right = f32::NEG_INFINITY;
@@ -233,19 +198,12 @@ mod tests {
             for l in &labels {
                 let w = label_width_px(&l.text, l.size_px);
                 let (left, right) = (l.x - w / 2.0, l.x + w / 2.0);
-                assert!(
-                    left >= prev_right,
-                    "case {case}: overlap at {l:?} (step {step})"
-                );
+                assert!(left >= prev_right, "case {case}: overlap at {l:?} (step {step})");
                 assert!(
                     left >= x0 - 0.01 && right <= x0 + width + 0.01 || labels.len() == 1,
                     "case {case}: {l:?} outside"
                 );
-                assert!(
-                    texts.insert(l.text.clone()),
-                    "case {case}: duplicate label {}",
-                    l.text
-                );
+                assert!(texts.insert(l.text.clone()), "case {case}: duplicate label {}", l.text);
                 prev_right = right;
             }
             for t in &ticks {

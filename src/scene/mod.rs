@@ -5,6 +5,7 @@
 //! a document for export. No GPU or web types here: scenes are built and tested natively.
 
 pub mod axis;
+pub mod execgraph;
 pub mod moments;
 pub mod palette;
 pub mod svg;

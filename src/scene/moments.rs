@@ -56,11 +56,7 @@ impl Viewport {
 
     /// The plot area (x0, y0, x1, y1): right of the row names (if shown), below the axis, above the legend.
     pub fn plot_rect(&self) -> (f32, f32, f32, f32) {
-        let x0 = if self.labeled() {
-            ROW_LABEL_WIDTH_PX
-        } else {
-            MARGIN_PX
-        };
+        let x0 = if self.labeled() { ROW_LABEL_WIDTH_PX } else { MARGIN_PX };
         let x1 = (self.width_px - MARGIN_PX).max(x0 + 1.0);
         let y0 = AXIS_HEIGHT_PX;
         let y1 = (self.height_px - LEGEND_HEIGHT_PX).max(y0 + 1.0);
@@ -69,17 +65,8 @@ impl Viewport {
 
     pub fn time_scale(&self) -> TimeScale {
         let (x0, _, x1, _) = self.plot_rect();
-        let t1 = if self.t1_ns > self.t0_ns {
-            self.t1_ns
-        } else {
-            self.t0_ns + 1.0
-        };
-        TimeScale {
-            t0_ns: self.t0_ns,
-            t1_ns: t1,
-            x0,
-            x1,
-        }
+        let t1 = if self.t1_ns > self.t0_ns { self.t1_ns } else { self.t0_ns + 1.0 };
+        TimeScale { t0_ns: self.t0_ns, t1_ns: t1, x0, x1 }
     }
 
     /// Rows (or pixel rows of merged rows) intersecting the plot, top to bottom. Every visible row is in
@@ -98,11 +85,7 @@ impl Viewport {
                 let top = y0 as f64 + (r as f64 - self.first_row) * rh;
                 let (a, b) = (top.max(y0 as f64), (top + rh).min(y1 as f64));
                 if b > a {
-                    out.push(RowGroup {
-                        rows: r..r + 1,
-                        y: a as f32,
-                        h: (b - a) as f32,
-                    });
+                    out.push(RowGroup { rows: r..r + 1, y: a as f32, h: (b - a) as f32 });
                 }
             }
         } else {
@@ -115,11 +98,7 @@ impl Viewport {
                 }
                 let y = y0 as f64 + p;
                 if y >= y0 as f64 - 1e-9 && y < y1 as f64 {
-                    out.push(RowGroup {
-                        rows: r..e,
-                        y: y as f32,
-                        h: 1.0,
-                    });
+                    out.push(RowGroup { rows: r..e, y: y as f32, h: 1.0 });
                 }
                 r = e;
             }
@@ -173,18 +152,9 @@ pub struct MomentViewOptions {
 
 /// A sequential ramp (viridis-like) for colour encodings, `v` in [0, 1].
 pub fn ramp(v: f64) -> Rgba {
-    const STOPS: [[f64; 3]; 5] = [
-        [68.0, 1.0, 84.0],
-        [59.0, 82.0, 139.0],
-        [33.0, 145.0, 140.0],
-        [94.0, 201.0, 98.0],
-        [253.0, 231.0, 37.0],
-    ];
-    let v = if v.is_finite() {
-        v.clamp(0.0, 1.0)
-    } else {
-        0.0
-    } * 4.0;
+    const STOPS: [[f64; 3]; 5] =
+        [[68.0, 1.0, 84.0], [59.0, 82.0, 139.0], [33.0, 145.0, 140.0], [94.0, 201.0, 98.0], [253.0, 231.0, 37.0]];
+    let v = if v.is_finite() { v.clamp(0.0, 1.0) } else { 0.0 } * 4.0;
     let i = (v.floor() as usize).min(3);
     let f = v - i as f64;
     let c = |k: usize| (STOPS[i][k] + (STOPS[i + 1][k] - STOPS[i][k]) * f).round() as u8;
@@ -208,14 +178,8 @@ fn extents(rows: &[LocationMoments], color: Option<&ColorEncoding>) -> Option<Ex
     let mut e: Option<Extents> = None;
     for m in rows.iter().filter(|m| !m.is_idle()) {
         let half = m.m0_ns as f64 / 2.0;
-        let skew = (
-            m.m1_ns.min(m.m1_ns + m.m3_ns),
-            m.m1_ns.max(m.m1_ns + m.m3_ns),
-        );
-        let value = color
-            .and_then(|c| c.values.get(m.location as usize))
-            .copied()
-            .unwrap_or(0.0);
+        let skew = (m.m1_ns.min(m.m1_ns + m.m3_ns), m.m1_ns.max(m.m1_ns + m.m3_ns));
+        let value = color.and_then(|c| c.values.get(m.location as usize)).copied().unwrap_or(0.0);
         let g = Extents {
             bar: (m.m1_ns - half, m.m1_ns + half),
             dev: (m.m1_ns - m.m2_ns, m.m1_ns + m.m2_ns),
@@ -259,18 +223,12 @@ pub(crate) fn span_px(scale: &TimeScale, (a, b): (f64, f64), min_w: f32) -> Opti
 }
 
 /// Build the moment view of `rows` (already in display order) for `view`.
-pub fn build_moment_view(
-    rows: &[LocationMoments],
-    view: &Viewport,
-    opts: &MomentViewOptions,
-) -> Scene {
+pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &MomentViewOptions) -> Scene {
     let mut scene = Scene::new(view.width_px, view.height_px, palette::BACKGROUND);
     let scale = view.time_scale();
     let (x0, y0, _, y1) = view.plot_rect();
     if let Some((sx, sw)) = span_px(&scale, (opts.span_ns.0 as f64, opts.span_ns.1 as f64), 0.0) {
-        scene
-            .rects
-            .push(RectInstance::filled(sx, y0, sw, y1 - y0, SPAN));
+        scene.rects.push(RectInstance::filled(sx, y0, sw, y1 - y0, SPAN));
     }
     draw_time_axis(&mut scene, &scale, 0.0, y1);
     let groups = view.row_groups(rows.len());
@@ -282,13 +240,8 @@ pub fn build_moment_view(
         let tall = g.h >= 6.0;
         if view.labeled() {
             if let Some(m) = rows.get(g.rows.start) {
-                let label = Label::new(
-                    MARGIN_PX,
-                    g.y + g.h / 2.0,
-                    m.name.clone(),
-                    palette::TEXT,
-                    (g.h * 0.7).min(12.0),
-                );
+                let label =
+                    Label::new(MARGIN_PX, g.y + g.h / 2.0, m.name.clone(), palette::TEXT, (g.h * 0.7).min(12.0));
                 scene.labels.push(label.clipped(x0 - 2.0 * MARGIN_PX));
             }
         }
@@ -296,19 +249,9 @@ pub fn build_moment_view(
             continue;
         };
         let mid = g.y + g.h / 2.0;
-        let (dev_h, bar_h) = if tall {
-            ((g.h * 0.3).max(2.0), g.h * 0.6)
-        } else {
-            (g.h, g.h)
-        };
+        let (dev_h, bar_h) = if tall { ((g.h * 0.3).max(2.0), g.h * 0.6) } else { (g.h, g.h) };
         if let Some((x, w)) = span_px(&scale, e.dev, 1.0) {
-            scene.rects.push(RectInstance::filled(
-                x,
-                mid - dev_h / 2.0,
-                w,
-                dev_h,
-                DEVIATION,
-            ));
+            scene.rects.push(RectInstance::filled(x, mid - dev_h / 2.0, w, dev_h, DEVIATION));
         }
         // Thin rows: the range of the skew lines' tips (m1 + m3), between deviation and bar, so a block of rows
         // shows where its skews end as an area, without hiding the bar.
@@ -318,45 +261,26 @@ pub fn build_moment_view(
             }
         }
         let fill = match (color, range) {
-            (Some(_), Some((lo, hi))) => {
-                ramp((e.value_sum / e.busy_rows as f64 - lo) / (hi - lo).max(1e-300))
-            }
+            (Some(_), Some((lo, hi))) => ramp((e.value_sum / e.busy_rows as f64 - lo) / (hi - lo).max(1e-300)),
             _ => BAR,
         };
         if let Some((x, w)) = span_px(&scale, e.bar, 1.0) {
-            scene
-                .rects
-                .push(RectInstance::filled(x, mid - bar_h / 2.0, w, bar_h, fill));
+            scene.rects.push(RectInstance::filled(x, mid - bar_h / 2.0, w, bar_h, fill));
         }
         // Tall rows: the skew line from m1, above the bar.
         if tall && e.skew.1 > e.skew.0 {
             if let Some((x, w)) = span_px(&scale, e.skew, 0.0) {
                 let y = g.y + g.h * 0.12;
-                scene
-                    .lines
-                    .push(LineInstance::solid(x, y, x + w, y, 1.5, SKEW));
+                scene.lines.push(LineInstance::solid(x, y, x + w, y, 1.5, SKEW));
             }
         }
         if let Some((x, w)) = span_px(&scale, e.tick, 0.0) {
-            let (ta, tb) = if tall {
-                (g.y + g.h * 0.1, g.y + g.h * 0.9)
-            } else {
-                (g.y, g.y + g.h)
-            };
+            let (ta, tb) = if tall { (g.y + g.h * 0.1, g.y + g.h * 0.9) } else { (g.y, g.y + g.h) };
             if w > 1.0 {
-                scene
-                    .rects
-                    .push(RectInstance::filled(x, ta, w, tb - ta, TICK));
+                scene.rects.push(RectInstance::filled(x, ta, w, tb - ta, TICK));
             } else {
                 let xc = x + w / 2.0;
-                scene.lines.push(LineInstance::solid(
-                    xc,
-                    ta,
-                    xc,
-                    tb,
-                    if tall { 2.0 } else { 1.0 },
-                    TICK,
-                ));
+                scene.lines.push(LineInstance::solid(xc, ta, xc, tb, if tall { 2.0 } else { 1.0 }, TICK));
             }
         }
     }
@@ -380,32 +304,10 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &MomentViewOptions, range: O
     let top = view.height_px - LEGEND_HEIGHT_PX + 4.0;
     let (h, mid) = (14.0, top + 7.0);
     let x = MARGIN_PX + 50.0;
-    scene.rects.push(RectInstance::filled(
-        x - 40.0,
-        mid - 2.0,
-        120.0,
-        4.0,
-        DEVIATION,
-    ));
-    scene
-        .rects
-        .push(RectInstance::filled(x, mid - 4.5, 40.0, 9.0, BAR));
-    scene.lines.push(LineInstance::solid(
-        x + 20.0,
-        top + 1.0,
-        x + 20.0,
-        top + h - 1.0,
-        2.0,
-        TICK,
-    ));
-    scene.lines.push(LineInstance::solid(
-        x + 20.0,
-        top + 1.5,
-        x + 45.0,
-        top + 1.5,
-        1.5,
-        SKEW,
-    ));
+    scene.rects.push(RectInstance::filled(x - 40.0, mid - 2.0, 120.0, 4.0, DEVIATION));
+    scene.rects.push(RectInstance::filled(x, mid - 4.5, 40.0, 9.0, BAR));
+    scene.lines.push(LineInstance::solid(x + 20.0, top + 1.0, x + 20.0, top + h - 1.0, 2.0, TICK));
+    scene.lines.push(LineInstance::solid(x + 20.0, top + 1.5, x + 45.0, top + 1.5, 1.5, SKEW));
     let text = |scene: &mut Scene, x: f32, s: &str, c: Rgba| {
         scene.labels.push(Label::new(x, mid, s, c, 11.0));
         x + super::axis::label_width_px(s, 11.0) + 12.0
@@ -413,43 +315,19 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &MomentViewOptions, range: O
     let mut lx = x + 90.0;
     lx = text(scene, lx, "grey: m0 busy time, centred at", palette::TEXT);
     lx = text(scene, lx, "| m1 mean", palette::TEXT);
-    lx = text(
-        scene,
-        lx,
-        "black: m1 \u{b1} m2 (scaled deviation)",
-        palette::TEXT,
-    );
-    text(
-        scene,
-        lx,
-        "red: m3 skew from m1 (+: late tail; thin rows: skew tips)",
-        SKEW,
-    );
+    lx = text(scene, lx, "black: m1 \u{b1} m2 (scaled deviation)", palette::TEXT);
+    text(scene, lx, "red: m3 skew from m1 (+: late tail; thin rows: skew tips)", SKEW);
     let y2 = top + h + 10.0;
-    let mut l2 = Label::new(
-        MARGIN_PX,
-        y2,
-        opts.definition.clone(),
-        palette::TEXT_MUTED,
-        10.0,
-    );
+    let mut l2 = Label::new(MARGIN_PX, y2, opts.definition.clone(), palette::TEXT_MUTED, 10.0);
     if let (Some(c), Some((lo, hi))) = (&opts.color, range) {
         let w = 100.0;
         let rx = (view.width_px - MARGIN_PX - w - 160.0).max(MARGIN_PX);
         for k in 0..20 {
             let v = (k as f64 + 0.5) / 20.0;
-            scene.rects.push(RectInstance::filled(
-                rx + k as f32 * w / 20.0,
-                y2 - 5.0,
-                w / 20.0 + 0.5,
-                10.0,
-                ramp(v),
-            ));
+            scene.rects.push(RectInstance::filled(rx + k as f32 * w / 20.0, y2 - 5.0, w / 20.0 + 0.5, 10.0, ramp(v)));
         }
         let scale = format!("{} {lo:.3} \u{2192} {hi:.3}", c.name);
-        scene.labels.push(
-            Label::new(rx + w + 6.0, y2, scale, palette::TEXT_MUTED, 10.0).aligned(Align::Left),
-        );
+        scene.labels.push(Label::new(rx + w + 6.0, y2, scale, palette::TEXT_MUTED, 10.0).aligned(Align::Left));
         l2 = l2.clipped(rx - 2.0 * MARGIN_PX);
     }
     scene.labels.push(l2);

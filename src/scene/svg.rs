@@ -93,7 +93,8 @@ pub fn to_svg(scene: &Scene) -> String {
     }
     s.push_str("</g>\n<g class=\"lines\" stroke-linecap=\"butt\">\n");
     for l in &scene.lines {
-        let dash = if l.dash_px > 0.0 { format!(" stroke-dasharray=\"{0} {0}\"", l.dash_px / 2.0) } else { String::new() };
+        let dash =
+            if l.dash_px > 0.0 { format!(" stroke-dasharray=\"{0} {0}\"", l.dash_px / 2.0) } else { String::new() };
         let _ = writeln!(
             s,
             "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {} stroke-width=\"{}\"{dash}/>",

@@ -23,10 +23,7 @@ pub const LEVELS: u32 = 8;
 pub fn level_color(level: u32) -> Rgba {
     let f = level.min(LEVELS) as f32 / LEVELS as f32;
     let mix = |shift: u32| {
-        let (b, c) = (
-            ((palette::BACKGROUND >> shift) & 0xff) as f32,
-            ((BUSY >> shift) & 0xff) as f32,
-        );
+        let (b, c) = (((palette::BACKGROUND >> shift) & 0xff) as f32, ((BUSY >> shift) & 0xff) as f32);
         (b + (c - b) * f).round() as u32
     };
     (mix(24) << 24) | (mix(16) << 16) | (mix(8) << 8) | 0xff
@@ -84,10 +81,9 @@ pub fn build_utilization(
         if view.row_height_px >= MIN_LABELED_ROW_PX {
             if let Some(m) = rows.get(g.rows.start) {
                 let size = (g.h * 0.7).min(12.0);
-                scene.labels.push(
-                    Label::new(8.0, g.y + g.h / 2.0, m.name.clone(), palette::TEXT, size)
-                        .clipped(x0 - 16.0),
-                );
+                scene
+                    .labels
+                    .push(Label::new(8.0, g.y + g.h / 2.0, m.name.clone(), palette::TEXT, size).clipped(x0 - 16.0));
             }
         }
         let mut any = false;
@@ -140,11 +136,7 @@ pub fn build_utilization(
             levels[c] = (l + (q > l as f32) as u32).min(LEVELS) as u8;
         }
         // Rows tall enough to tell apart get a gap between them.
-        let pad = if g.h >= 4.0 {
-            (g.h * 0.1).min(2.0)
-        } else {
-            0.0
-        };
+        let pad = if g.h >= 4.0 { (g.h * 0.1).min(2.0) } else { 0.0 };
         let (y, h) = (g.y + pad, g.h - 2.0 * pad);
         let mut run_start = 0usize;
         let mut run_level = 0u8;
@@ -152,13 +144,7 @@ pub fn build_utilization(
             if level != run_level {
                 if run_level > 0 {
                     let w = (c - run_start) as f32;
-                    scene.rects.push(RectInstance::filled(
-                        x0 + run_start as f32,
-                        y,
-                        w,
-                        h,
-                        colors[run_level as usize],
-                    ));
+                    scene.rects.push(RectInstance::filled(x0 + run_start as f32, y, w, h, colors[run_level as usize]));
                 }
                 run_start = c;
                 run_level = level;
@@ -176,27 +162,10 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &UtilizationOptions) {
     let top = view.height_px - LEGEND_HEIGHT_PX + 4.0;
     let mid = top + 7.0;
     let mut x = 8.0;
-    for (level, text) in [
-        (LEVELS, "busy"),
-        (LEVELS / 2, "partly busy (pixel or merged rows)"),
-    ] {
-        scene.rects.push(RectInstance::filled(
-            x,
-            mid - 5.0,
-            20.0,
-            10.0,
-            level_color(level),
-        ));
-        scene
-            .labels
-            .push(Label::new(x + 26.0, mid, text, palette::TEXT, 11.0));
+    for (level, text) in [(LEVELS, "busy"), (LEVELS / 2, "partly busy (pixel or merged rows)")] {
+        scene.rects.push(RectInstance::filled(x, mid - 5.0, 20.0, 10.0, level_color(level)));
+        scene.labels.push(Label::new(x + 26.0, mid, text, palette::TEXT, 11.0));
         x += 26.0 + label_width_px(text, 11.0) + 14.0;
     }
-    scene.labels.push(Label::new(
-        8.0,
-        top + 24.0,
-        opts.definition.clone(),
-        palette::TEXT_MUTED,
-        10.0,
-    ));
+    scene.labels.push(Label::new(8.0, top + 24.0, opts.definition.clone(), palette::TEXT_MUTED, 10.0));
 }

@@ -17,7 +17,11 @@ pub fn draw_labels(ctx: &CanvasRenderingContext2d, scene: &Scene, dpr: f64) {
     let mut fill = u32::MAX;
     let mut align = None;
     for l in &scene.labels {
-        let f = format!("{}{}px system-ui, -apple-system, 'Segoe UI', sans-serif", if l.bold { "600 " } else { "" }, l.size_px);
+        let f = format!(
+            "{}{}px system-ui, -apple-system, 'Segoe UI', sans-serif",
+            if l.bold { "600 " } else { "" },
+            l.size_px
+        );
         if f != font {
             ctx.set_font(&f);
             font = f;

@@ -179,7 +179,8 @@ impl Viewer {
     /// Show the whole trace.
     pub fn fit(&mut self) {
         if let Some(l) = &self.loaded {
-            self.view = TimelineView { scroll_y: 0.0, ..TimelineView::fit(&l.trace, self.view.width, self.view.height) };
+            self.view =
+                TimelineView { scroll_y: 0.0, ..TimelineView::fit(&l.trace, self.view.width, self.view.height) };
             self.dirty = true;
         }
     }
@@ -229,7 +230,8 @@ impl Viewer {
 
     fn scene(&self) -> Scene {
         match &self.loaded {
-            Some(l) => TimelineScene { trace: &l.trace, layout: &l.layout, colors: &l.colors }.build(&self.view, self.highlight),
+            Some(l) => TimelineScene { trace: &l.trace, layout: &l.layout, colors: &l.colors }
+                .build(&self.view, self.highlight),
             None => Scene::new(self.view.width, self.view.height, crate::scene::palette::BACKGROUND),
         }
     }

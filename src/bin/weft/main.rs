@@ -1,9 +1,11 @@
 //! `weft`: the command-line face of the analysis core. Summaries and analyses as text or `--json`
 //! (stable keys), and rendering to SVG/PNG for documentation. Each subcommand lives in its own file.
 
+mod execgraph;
 mod info;
 mod moments;
 mod render;
+mod render_moments;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -21,7 +23,9 @@ enum Command {
     Info(info::Args),
     /// Moments of utilization per location (m0 busy time, m1 mean, m2 deviation, m3 skew).
     Moments(moments::Args),
-    /// Render a view to SVG.
+    /// Execution graph of a fork/join program: threads, nodes, columns, crossings.
+    Execgraph(execgraph::Args),
+    /// Write a view as SVG, for documentation.
     Render(render::Args),
 }
 
@@ -30,6 +34,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(a) => info::run(a),
         Command::Moments(a) => moments::run(a),
+        Command::Execgraph(a) => execgraph::run(a),
         Command::Render(a) => render::run(a),
     };
     match result {

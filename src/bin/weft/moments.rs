@@ -96,16 +96,10 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("sorted by   {}", a.selection.key().name());
     println!();
-    println!(
-        "{:>8}  {:>12}  {:>12}  {:>12}  {:>12}  name",
-        "location", "m0", "m1", "m2", "m3"
-    );
+    println!("{:>8}  {:>12}  {:>12}  {:>12}  {:>12}  name", "location", "m0", "m1", "m2", "m3");
     for m in &rows {
         if m.is_idle() {
-            println!(
-                "{:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {}",
-                m.location, "0 ns", "-", "-", "-", m.name
-            );
+            println!("{:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {}", m.location, "0 ns", "-", "-", "-", m.name);
             continue;
         }
         println!(

@@ -10,8 +10,7 @@
 use super::events::Converter;
 use super::hash::FxMap;
 use crate::model::{
-    LocationId, LocationKind, MessageKind, MessageRecord, ProcessId, RegionId, StringId,
-    TraceBuilder, WarningKind,
+    LocationId, LocationKind, MessageKind, MessageRecord, ProcessId, RegionId, StringId, TraceBuilder, WarningKind,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,16 +67,7 @@ impl Asyncs {
         ts: i64,
         seq: u32,
     ) {
-        self.events.push(AsyncEvent {
-            process,
-            key,
-            kind,
-            region,
-            name,
-            named,
-            ts,
-            seq,
-        });
+        self.events.push(AsyncEvent { process, key, kind, region, name, named, ts, seq });
     }
 
     pub fn max_ts(&self) -> i64 {
@@ -116,23 +106,14 @@ impl Asyncs {
                         current_tree.get(&k).copied().unwrap_or(0)
                     };
                     stack.push((slices.len(), e.name));
-                    slices.push(Slice {
-                        tree,
-                        region: e.region,
-                        start: e.ts,
-                        end: e.ts,
-                    });
+                    slices.push(Slice { tree, region: e.region, start: e.ts, end: e.ts });
                 }
                 AsyncKind::End => {
                     if stack.is_empty() {
                         unmatched += 1;
                         continue;
                     }
-                    let k_match = if e.named {
-                        stack.iter().rposition(|&(_, n)| n == e.name)
-                    } else {
-                        None
-                    };
+                    let k_match = if e.named { stack.iter().rposition(|&(_, n)| n == e.name) } else { None };
                     let from = match k_match {
                         Some(i) => {
                             if i + 1 != stack.len() {
@@ -191,29 +172,18 @@ impl Asyncs {
         for t in order {
             let tree = &trees[t];
             let lanes = tracks.entry(tree.process).or_default();
-            let free = lanes
-                .iter_mut()
-                .find(|(n, end, _)| *n == tree.root_name && *end <= tree.start);
+            let free = lanes.iter_mut().find(|(n, end, _)| *n == tree.root_name && *end <= tree.start);
             let loc = match free {
                 Some(lane) => {
                     lane.1 = tree.end;
                     lane.2
                 }
                 None => {
-                    let same = lanes
-                        .iter()
-                        .filter(|(n, _, _)| *n == tree.root_name)
-                        .count();
+                    let same = lanes.iter().filter(|(n, _, _)| *n == tree.root_name).count();
                     let native = lanes.len() as i64;
-                    let loc = conv
-                        .b
-                        .location(tree.process, native, LocationKind::AsyncTrack);
+                    let loc = conv.b.location(tree.process, native, LocationKind::AsyncTrack);
                     let base = conv.text_of(tree.root_name);
-                    let name = if same == 0 {
-                        base
-                    } else {
-                        format!("{base} ({})", same + 1)
-                    };
+                    let name = if same == 0 { base } else { format!("{base} ({})", same + 1) };
                     conv.b.set_location_name(loc, &name);
                     lanes.push((tree.root_name, tree.end, loc));
                     loc
@@ -222,12 +192,7 @@ impl Asyncs {
             tree_location[t] = loc;
         }
         for s in &slices {
-            conv.b.interval(
-                tree_location[s.tree as usize],
-                s.region,
-                s.start,
-                (s.end - s.start) as u64,
-            );
+            conv.b.interval(tree_location[s.tree as usize], s.region, s.start, (s.end - s.start) as u64);
         }
     }
 }
@@ -278,12 +243,7 @@ impl Flows {
         location: LocationId,
         ts: i64,
     ) {
-        let here = FlowPoint {
-            location,
-            ts,
-            name: key.1,
-            stepped: false,
-        };
+        let here = FlowPoint { location, ts, name: key.1, stepped: false };
         match ph {
             b's' => {
                 if let Some(old) = self.v1.insert(key, here) {
@@ -296,13 +256,7 @@ impl Flows {
                 Some(from) => {
                     flow_message(b, &from, location, ts);
                     if ph == b't' {
-                        self.v1.insert(
-                            key,
-                            FlowPoint {
-                                stepped: true,
-                                ..here
-                            },
-                        );
+                        self.v1.insert(key, FlowPoint { stepped: true, ..here });
                     } else {
                         self.v1.remove(&key);
                     }
@@ -331,15 +285,7 @@ impl Flows {
             }
         }
         if flow_out {
-            if let Some(old) = self.v2.insert(
-                key,
-                FlowPoint {
-                    location,
-                    ts,
-                    name,
-                    stepped: false,
-                },
-            ) {
+            if let Some(old) = self.v2.insert(key, FlowPoint { location, ts, name, stepped: false }) {
                 if !old.stepped {
                     self.unmatched += 1;
                 }
@@ -348,17 +294,7 @@ impl Flows {
     }
 
     pub fn finish(self, b: &mut TraceBuilder) {
-        let open = self
-            .v1
-            .values()
-            .chain(self.v2.values())
-            .filter(|p| !p.stepped)
-            .count() as u64;
-        warn_n(
-            b,
-            WarningKind::UnmatchedFlow,
-            self.unmatched + open,
-            "flow events had no other end; dropped",
-        );
+        let open = self.v1.values().chain(self.v2.values()).filter(|p| !p.stepped).count() as u64;
+        warn_n(b, WarningKind::UnmatchedFlow, self.unmatched + open, "flow events had no other end; dropped");
     }
 }

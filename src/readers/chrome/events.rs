@@ -8,14 +8,9 @@
 
 use super::asyncs::{AsyncKind, Asyncs, Flows};
 use super::hash::FxMap;
-use super::scanner::{
-    for_each_member, int_of, val_f64, val_micros_to_ns, JStr, RawEvent, Val, MAX_NS,
-};
+use super::scanner::{for_each_member, int_of, val_f64, val_micros_to_ns, JStr, RawEvent, Val, MAX_NS};
 use super::slices::{close_thread, flush_intervals, BeEvent, PendingInterval, ThreadSlices};
-use crate::model::{
-    Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder,
-    WarningKind,
-};
+use crate::model::{Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder, WarningKind};
 
 /// Native ids for string pids and tids start here, far above any numeric id a producer uses.
 const STRING_ID_BASE: i64 = 1 << 40;
@@ -86,9 +81,7 @@ impl Converter {
         }
         let text = s.text();
         let id = self.b.intern(&text);
-        self.name_text
-            .entry(id)
-            .or_insert_with(|| text.as_ref().into());
+        self.name_text.entry(id).or_insert_with(|| text.as_ref().into());
         self.names.insert(s.raw.into(), id);
         id
     }
@@ -96,10 +89,7 @@ impl Converter {
     /// The region of (name, category), looked up by the raw bytes of both in one hash probe.
     #[inline]
     fn region(&mut self, name: Option<JStr>, cat: Option<JStr>) -> RegionId {
-        let name = name.unwrap_or(JStr {
-            raw: b"(unnamed)",
-            escaped: false,
-        });
+        let name = name.unwrap_or(JStr { raw: b"(unnamed)", escaped: false });
         let cat = cat.unwrap_or_default();
         self.scratch.clear();
         self.scratch.extend_from_slice(name.raw);
@@ -117,20 +107,12 @@ impl Converter {
 
     fn region_slow(&mut self, name: JStr, cat: JStr) -> RegionId {
         let n = self.name_id(name);
-        let c = if cat.raw.is_empty() {
-            StringId::EMPTY
-        } else {
-            self.name_id(cat)
-        };
+        let c = if cat.raw.is_empty() { StringId::EMPTY } else { self.name_id(cat) };
         if let Some(&r) = self.regions.get(&(n, c)) {
             return r;
         }
         let name_text = self.text_of(n);
-        let cat_text = if c == StringId::EMPTY {
-            String::new()
-        } else {
-            self.text_of(c)
-        };
+        let cat_text = if c == StringId::EMPTY { String::new() } else { self.text_of(c) };
         let r = self.b.region(&name_text, &cat_text);
         if r.index() >= self.region_name.len() {
             self.region_name.resize(r.index() + 1, StringId::EMPTY);
@@ -205,8 +187,7 @@ impl Converter {
                 let l = self.b.location(p, key.1, LocationKind::CpuThread);
                 self.locations.insert(key, l);
                 if l.index() >= self.threads.len() {
-                    self.threads
-                        .resize_with(l.index() + 1, ThreadSlices::default);
+                    self.threads.resize_with(l.index() + 1, ThreadSlices::default);
                 }
                 l
             }
@@ -237,9 +218,7 @@ impl Converter {
             }
             _ => {
                 let v = format!("{:?}", ev.ts);
-                self.b.warn(WarningKind::BadTimestamp, || {
-                    format!("event at byte {offset} has ts {v}; skipped")
-                });
+                self.b.warn(WarningKind::BadTimestamp, || format!("event at byte {offset} has ts {v}; skipped"));
                 None
             }
         }
@@ -272,9 +251,7 @@ impl Converter {
             // Steps of legacy async slices carry nothing the model holds.
             b"T" | b"p" => {}
             b"" => {
-                self.b.warn(WarningKind::MalformedRecord, || {
-                    format!("event at byte {offset} has no ph; skipped")
-                });
+                self.b.warn(WarningKind::MalformedRecord, || format!("event at byte {offset} has no ph; skipped"));
             }
             other => {
                 let ph = ph_text(other);
@@ -289,11 +266,7 @@ impl Converter {
         let Some(ts) = self.ts(ev, offset) else {
             return;
         };
-        let dur_val = if ev.dur.is_absent() {
-            &ev.tdur
-        } else {
-            &ev.dur
-        };
+        let dur_val = if ev.dur.is_absent() { &ev.tdur } else { &ev.dur };
         let dur = if dur_val.is_absent() {
             self.b.warn(WarningKind::MalformedRecord, || {
                 format!("X event at byte {offset} has no dur; kept as zero-length")
@@ -304,9 +277,7 @@ impl Converter {
                 Some(d) if d >= 0 && ts.saturating_add(d) < MAX_NS => d,
                 _ => {
                     let v = format!("{dur_val:?}");
-                    self.b.warn(WarningKind::BadTimestamp, || {
-                        format!("X event at byte {offset} has dur {v}; skipped")
-                    });
+                    self.b.warn(WarningKind::BadTimestamp, || format!("X event at byte {offset} has dur {v}; skipped"));
                     return;
                 }
             }
@@ -315,12 +286,7 @@ impl Converter {
         let r = self.region(ev.name, ev.cat);
         self.touch(l, ts + dur);
         let seq = self.seq;
-        self.threads[l.index()].intervals.push(PendingInterval {
-            start: ts,
-            dur: dur as u64,
-            region: r,
-            seq,
-        });
+        self.threads[l.index()].intervals.push(PendingInterval { start: ts, dur: dur as u64, region: r, seq });
         if ev.flow_in || ev.flow_out {
             self.flow_v2(ev, l, ts);
         }
@@ -341,12 +307,7 @@ impl Converter {
             }
         };
         let seq = self.seq;
-        self.threads[l.index()].push(BeEvent {
-            ts,
-            seq,
-            what,
-            begin,
-        });
+        self.threads[l.index()].push(BeEvent { ts, seq, what, begin });
         if begin && (ev.flow_in || ev.flow_out) {
             self.flow_v2(ev, l, ts);
         }
@@ -399,10 +360,7 @@ impl Converter {
         };
         let p = self.process_of(ev);
         let Some(args) = ev.args else { return };
-        let name = ev.name.unwrap_or(JStr {
-            raw: b"(unnamed)",
-            escaped: false,
-        });
+        let name = ev.name.unwrap_or(JStr { raw: b"(unnamed)", escaped: false });
         let mut numeric = 0usize;
         for_each_member(args, |_, v| numeric += val_f64(&v).is_some() as usize);
         for_each_member(args, |k, v| {
@@ -426,11 +384,7 @@ impl Converter {
             return s;
         }
         let key: Box<[u8]> = self.scratch.as_slice().into();
-        let text = if only {
-            name.text().into_owned()
-        } else {
-            format!("{}.{}", name.text(), arg.text())
-        };
+        let text = if only { name.text().into_owned() } else { format!("{}.{}", name.text(), arg.text()) };
         let s = self.b.counter_series(p, &text);
         self.series_by_raw.insert(key, s);
         s
@@ -453,17 +407,14 @@ impl Converter {
             return;
         };
         let Some(id) = self.id_key(ev) else {
-            self.b.warn(WarningKind::MalformedRecord, || {
-                format!("flow event at byte {offset} has no id; skipped")
-            });
+            self.b.warn(WarningKind::MalformedRecord, || format!("flow event at byte {offset} has no id; skipped"));
             return;
         };
         let l = self.thread(ev);
         self.touch(l, ts);
         let name = ev.name.map_or(StringId::EMPTY, |n| self.name_id(n));
         let cat = ev.cat.map_or(StringId::EMPTY, |c| self.name_id(c));
-        self.flows
-            .step(&mut self.b, ev.ph[0], (cat, name, id), l, ts);
+        self.flows.step(&mut self.b, ev.ph[0], (cat, name, id), l, ts);
     }
 
     fn flow_v2(&mut self, ev: &RawEvent, l: LocationId, ts: i64) {
@@ -478,8 +429,7 @@ impl Converter {
         };
         let key = self.string_id(raw).0 as u64;
         let name = ev.name.map_or(StringId::EMPTY, |n| self.name_id(n));
-        self.flows
-            .bind(&mut self.b, key, name, l, ts, ev.flow_in, ev.flow_out);
+        self.flows.bind(&mut self.b, key, name, l, ts, ev.flow_in, ev.flow_out);
     }
 
     fn async_event(&mut self, ev: &RawEvent, offset: u64) {
@@ -487,9 +437,7 @@ impl Converter {
             return;
         };
         let Some(id) = self.id_key(ev) else {
-            self.b.warn(WarningKind::MalformedRecord, || {
-                format!("async event at byte {offset} has no id; skipped")
-            });
+            self.b.warn(WarningKind::MalformedRecord, || format!("async event at byte {offset} has no id; skipped"));
             return;
         };
         let p = self.process_of(ev);
@@ -505,8 +453,7 @@ impl Converter {
         // Legacy S/F pairs match on (cat, name, id); nestable b/e on (cat, id), nested by name.
         let key = (cat, if legacy { name } else { StringId::EMPTY }, id);
         let named = ev.name.is_some_and(|n| !n.raw.is_empty());
-        self.asyncs
-            .push(p, key, kind, region, name, named, ts, self.seq);
+        self.asyncs.push(p, key, kind, region, name, named, ts, self.seq);
     }
 
     /// Match what needs matching, name string-named processes and threads, and build the trace.
@@ -547,8 +494,6 @@ impl Converter {
     }
 
     pub(super) fn text_of(&self, id: StringId) -> String {
-        self.name_text
-            .get(&id)
-            .map_or_else(|| format!("#{}", id.0), |s| s.to_string())
+        self.name_text.get(&id).map_or_else(|| format!("#{}", id.0), |s| s.to_string())
     }
 }

@@ -14,9 +14,7 @@ pub struct Gunzip {
 
 impl Default for Gunzip {
     fn default() -> Self {
-        Gunzip {
-            decoder: MultiGzDecoder::new(Vec::with_capacity(4 * SLICE)),
-        }
+        Gunzip { decoder: MultiGzDecoder::new(Vec::with_capacity(4 * SLICE)) }
     }
 }
 
@@ -39,10 +37,7 @@ impl Gunzip {
     }
 
     /// The compressed input ended: flush what is left. An error means the stream was cut short.
-    pub fn finish<E>(
-        &mut self,
-        mut out: impl FnMut(&[u8]) -> Result<(), E>,
-    ) -> Result<Result<(), E>, std::io::Error> {
+    pub fn finish<E>(&mut self, mut out: impl FnMut(&[u8]) -> Result<(), E>) -> Result<Result<(), E>, std::io::Error> {
         let r = self.decoder.try_finish();
         if let Err(e) = self.drain(&mut out) {
             return Ok(Err(e));

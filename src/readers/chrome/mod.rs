@@ -84,12 +84,7 @@ impl ChromeStreamReader {
     }
 
     fn syntax(&self, e: SyntaxError) -> ReadError {
-        ReadError::Malformed {
-            file: self.file.clone(),
-            format: FORMAT,
-            offset: e.offset,
-            detail: e.detail,
-        }
+        ReadError::Malformed { file: self.file.clone(), format: FORMAT, offset: e.offset, detail: e.detail }
     }
 
     /// The next bytes of the file.
@@ -108,19 +103,12 @@ impl ChromeStreamReader {
     }
 
     fn decide(&mut self, head: &[u8]) {
-        self.mode = if head.starts_with(&[0x1f, 0x8b]) {
-            Mode::Gzip(Box::default())
-        } else {
-            Mode::Plain
-        };
+        self.mode = if head.starts_with(&[0x1f, 0x8b]) { Mode::Gzip(Box::default()) } else { Mode::Plain };
     }
 
     fn push(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
         match &mut self.mode {
-            Mode::Plain => self
-                .walker
-                .feed(bytes, &mut self.conv)
-                .map_err(|e| self.syntax(e)),
+            Mode::Plain => self.walker.feed(bytes, &mut self.conv).map_err(|e| self.syntax(e)),
             Mode::Gzip(gz) => {
                 let (walker, conv) = (&mut self.walker, &mut self.conv);
                 match gz.feed(bytes, |piece| walker.feed(piece, conv)) {
@@ -134,10 +122,7 @@ impl ChromeStreamReader {
 
     fn gzip_broke(&mut self, e: std::io::Error) -> Result<(), ReadError> {
         if self.walker.events == 0 {
-            return Err(ReadError::Decompress {
-                file: self.file.clone(),
-                detail: e.to_string(),
-            });
+            return Err(ReadError::Decompress { file: self.file.clone(), detail: e.to_string() });
         }
         self.mode = Mode::CutShort;
         self.truncated_gzip = true;
@@ -171,11 +156,7 @@ impl ChromeStreamReader {
         }
         let events = self.walker.events;
         if events == 0 {
-            return Err(ReadError::Empty {
-                file: self.file,
-                format: FORMAT,
-                detail: String::new(),
-            });
+            return Err(ReadError::Empty { file: self.file, format: FORMAT, detail: String::new() });
         }
         if self.walker.finish() && !self.truncated_gzip {
             let (file, held) = (self.file.clone(), self.walker.held_bytes());

@@ -137,10 +137,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn bad<T>(&self, expected: &'static str) -> Scan<T> {
-        Err(Stop::Bad {
-            at: self.i,
-            expected,
-        })
+        Err(Stop::Bad { at: self.i, expected })
     }
 
     /// A string; the cursor is on its opening quote.
@@ -154,10 +151,7 @@ impl<'a> Cursor<'a> {
                 None => return Err(Stop::Incomplete),
                 Some(k) if self.b[k] == b'"' => {
                     self.i = k + 1;
-                    return Ok(JStr {
-                        raw: &self.b[start..k],
-                        escaped,
-                    });
+                    return Ok(JStr { raw: &self.b[start..k], escaped });
                 }
                 Some(k) => {
                     escaped = true;
@@ -471,8 +465,7 @@ pub fn unescape(raw: &[u8]) -> String {
                         match lo {
                             Some(l) if (0xDC00..0xE000).contains(&l) => {
                                 i += 6;
-                                char::from_u32(0x10000 + ((h - 0xD800) << 10) + (l - 0xDC00))
-                                    .unwrap_or('\u{FFFD}')
+                                char::from_u32(0x10000 + ((h - 0xD800) << 10) + (l - 0xDC00)).unwrap_or('\u{FFFD}')
                             }
                             _ => '\u{FFFD}',
                         }
@@ -593,14 +586,8 @@ pub fn int_of(b: &[u8]) -> Option<i64> {
 }
 
 fn trim(b: &[u8]) -> &[u8] {
-    let s = b
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(b.len());
-    let e = b
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(s, |e| e + 1);
+    let s = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
+    let e = b.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(s, |e| e + 1);
     &b[s..e.max(s)]
 }
 
@@ -621,10 +608,7 @@ mod tests {
         assert_eq!(micros_to_ns(b"1e300"), None);
         assert_eq!(micros_to_ns(b"-"), None);
         assert_eq!(micros_to_ns(b"1."), Some(1_000));
-        assert_eq!(
-            micros_to_ns(b"1694039960374960.5"),
-            Some(1_694_039_960_374_960_500)
-        );
+        assert_eq!(micros_to_ns(b"1694039960374960.5"), Some(1_694_039_960_374_960_500));
     }
 
     #[test]
@@ -634,10 +618,7 @@ mod tests {
         let ev = c.event().expect("event");
         assert_eq!(c.i, b.len());
         assert_eq!(ev.ph, b"X");
-        assert_eq!(
-            ev.name.map(|n| n.text().into_owned()),
-            Some("a\"b".to_string())
-        );
+        assert_eq!(ev.name.map(|n| n.text().into_owned()), Some("a\"b".to_string()));
         assert_eq!(ev.ts, Val::Num(b"1.5"));
         assert_eq!(ev.args, Some(&br#"{"x":[1,{"y":"}"}]}"#[..]));
         assert!(matches!(ev.pid, Val::Str(_)));
@@ -659,10 +640,7 @@ mod tests {
 
     #[test]
     fn unescapes() {
-        assert_eq!(
-            unescape(br#"a\nb\u00e9\ud83d\ude00\"\\"#),
-            "a\nb\u{e9}\u{1F600}\"\\"
-        );
+        assert_eq!(unescape(br#"a\nb\u00e9\ud83d\ude00\"\\"#), "a\nb\u{e9}\u{1F600}\"\\");
         assert_eq!(unescape(br#"\ud800x"#), "\u{FFFD}x");
     }
 }

@@ -59,12 +59,7 @@ pub struct ThreadSlices {
 
 impl Default for ThreadSlices {
     fn default() -> Self {
-        ThreadSlices {
-            be: Vec::new(),
-            intervals: Vec::new(),
-            sorted: true,
-            max_ts: i64::MIN,
-        }
+        ThreadSlices { be: Vec::new(), intervals: Vec::new(), sorted: true, max_ts: i64::MIN }
     }
 }
 
@@ -126,10 +121,8 @@ impl Matcher<'_> {
         match self.stack.iter().rposition(|o| o.name.0 == e.what) {
             Some(k) => {
                 let inner = self.stack.len() - 1 - k;
-                let (name, top) = (
-                    self.conv.text_of(StringId(e.what)),
-                    self.conv.text_of(self.stack[self.stack.len() - 1].name),
-                );
+                let (name, top) =
+                    (self.conv.text_of(StringId(e.what)), self.conv.text_of(self.stack[self.stack.len() - 1].name));
                 let at = e.ts;
                 self.conv.b.warn(WarningKind::MismatchedEnd, || {
                     format!("end of '{name}' at {at} ns while '{top}' was open inside it; closed both ({inner} inner)")
@@ -143,11 +136,8 @@ impl Matcher<'_> {
     }
 
     fn unmatched(&mut self, e: &BeEvent) {
-        let name = if e.what == BeEvent::UNNAMED {
-            "(unnamed)".to_string()
-        } else {
-            self.conv.text_of(StringId(e.what))
-        };
+        let name =
+            if e.what == BeEvent::UNNAMED { "(unnamed)".to_string() } else { self.conv.text_of(StringId(e.what)) };
         let (at, loc) = (e.ts, self.location.0);
         self.conv.b.warn(WarningKind::UnmatchedEnd, || {
             format!("end of '{name}' at {at} ns on location {loc} matches no open slice; dropped")
@@ -172,22 +162,13 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
     if !th.sorted {
         let before: Vec<u32> = th.be.iter().map(|e| e.seq).collect();
         th.be.sort_by_key(|e| e.ts);
-        let moved = before
-            .iter()
-            .zip(&th.be)
-            .filter(|(a, e)| **a != e.seq)
-            .count();
+        let moved = before.iter().zip(&th.be).filter(|(a, e)| **a != e.seq).count();
         let loc = location.0;
         conv.b.warn(WarningKind::OutOfOrder, || {
             format!("{moved} begin/end events on location {loc} were out of time order; sorted")
         });
     }
-    let mut m = Matcher {
-        conv,
-        location,
-        stack: Vec::new(),
-        out: Vec::with_capacity(th.be.len() / 2),
-    };
+    let mut m = Matcher { conv, location, stack: Vec::new(), out: Vec::with_capacity(th.be.len() / 2) };
     let mut pending: Vec<BeEvent> = Vec::new();
     let be = &th.be;
     let mut i = 0;
@@ -198,18 +179,8 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
             let e = be[j];
             if e.begin {
                 let region = RegionId(e.what);
-                let name = m
-                    .conv
-                    .region_name
-                    .get(region.index())
-                    .copied()
-                    .unwrap_or(StringId::EMPTY);
-                m.stack.push(Open {
-                    region,
-                    name,
-                    ts,
-                    seq: e.seq,
-                });
+                let name = m.conv.region_name.get(region.index()).copied().unwrap_or(StringId::EMPTY);
+                m.stack.push(Open { region, name, ts, seq: e.seq });
                 if !pending.is_empty() {
                     m.retry(&mut pending);
                 }
@@ -234,24 +205,17 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
         m.conv.b.warn(WarningKind::UnclosedBegin, || {
             format!("'{name}' on location {loc} never ended; closed at the location's last time {end} ns")
         });
-        m.conv
-            .b
-            .warnings_mut()
-            .add_count(WarningKind::UnclosedBegin, unclosed - 1);
+        m.conv.b.warnings_mut().add_count(WarningKind::UnclosedBegin, unclosed - 1);
         while !m.stack.is_empty() {
             m.close_top(end);
         }
     }
-    th.intervals.extend(
-        m.out
-            .into_iter()
-            .map(|(seq, start, end, region)| PendingInterval {
-                start,
-                dur: (end - start).max(0) as u64,
-                region,
-                seq,
-            }),
-    );
+    th.intervals.extend(m.out.into_iter().map(|(seq, start, end, region)| PendingInterval {
+        start,
+        dur: (end - start).max(0) as u64,
+        region,
+        seq,
+    }));
     th.be = Vec::new();
 }
 
@@ -260,10 +224,7 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
 pub fn flush_intervals(conv: &mut Converter, location: LocationId, th: &mut ThreadSlices) {
     let iv = &mut th.intervals;
     let key = |a: &PendingInterval, b: &PendingInterval| {
-        a.start
-            .cmp(&b.start)
-            .then(b.dur.cmp(&a.dur))
-            .then(a.seq.cmp(&b.seq))
+        a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)).then(a.seq.cmp(&b.seq))
     };
     if !iv.is_sorted_by(|a, b| key(a, b).is_le()) {
         iv.sort_unstable_by(key);

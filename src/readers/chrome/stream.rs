@@ -94,13 +94,7 @@ pub struct DocumentWalker {
 
 impl Default for DocumentWalker {
     fn default() -> Self {
-        DocumentWalker {
-            place: Place::Start,
-            tail: Vec::new(),
-            tail_offset: 0,
-            tail_scan: None,
-            events: 0,
-        }
+        DocumentWalker { place: Place::Start, tail: Vec::new(), tail_offset: 0, tail_scan: None, events: 0 }
     }
 }
 
@@ -168,12 +162,7 @@ impl DocumentWalker {
         self.tail.len()
     }
 
-    fn walk(
-        &mut self,
-        b: &[u8],
-        base: u64,
-        sink: &mut dyn EventSink,
-    ) -> Result<usize, SyntaxError> {
+    fn walk(&mut self, b: &[u8], base: u64, sink: &mut dyn EventSink) -> Result<usize, SyntaxError> {
         let mut i = 0;
         loop {
             let step = match self.place {
@@ -215,19 +204,13 @@ impl DocumentWalker {
         let mut c = Cursor::new(b, i);
         if b[i..].starts_with(&[0xEF, 0xBB, 0xBF]) {
             c.i += 3;
-        } else if b.len() - i < 3 && [0xEFu8, 0xBB, 0xBF].starts_with(&b[i..]) && !b[i..].is_empty()
-        {
+        } else if b.len() - i < 3 && [0xEFu8, 0xBB, 0xBF].starts_with(&b[i..]) && !b[i..].is_empty() {
             return Ok(Step::Wait(i));
         }
         match c.peek_ws()? {
             b'[' => self.place = Place::Events { object_form: false },
             b'{' => self.place = Place::TopKey,
-            _ => {
-                return Err(Stop::Bad {
-                    at: c.i,
-                    expected: "'[' or '{' (a Chrome trace starts with one)",
-                })
-            }
+            _ => return Err(Stop::Bad { at: c.i, expected: "'[' or '{' (a Chrome trace starts with one)" }),
         }
         Ok(Step::At(c.i + 1))
     }
@@ -242,22 +225,14 @@ impl DocumentWalker {
                     return Ok(Step::At(c.i + 1));
                 }
                 b'"' => break,
-                _ => {
-                    return Err(Stop::Bad {
-                        at: c.i,
-                        expected: "a key or '}' in the top-level object",
-                    })
-                }
+                _ => return Err(Stop::Bad { at: c.i, expected: "a key or '}' in the top-level object" }),
             }
         }
         let key = c.key()?;
         let first = c.peek_ws()?;
         if key == b"traceEvents" {
             if first != b'[' {
-                return Err(Stop::Bad {
-                    at: c.i,
-                    expected: "'[' after \"traceEvents\"",
-                });
+                return Err(Stop::Bad { at: c.i, expected: "'[' after \"traceEvents\"" });
             }
             self.place = Place::Events { object_form: true };
             return Ok(Step::At(c.i + 1));
@@ -295,19 +270,10 @@ impl DocumentWalker {
                 Err(_) => return Ok(Step::Wait(c.i)),
                 Ok(b'{') => {}
                 Ok(b']') => {
-                    self.place = if object_form {
-                        Place::TopKey
-                    } else {
-                        Place::Done
-                    };
+                    self.place = if object_form { Place::TopKey } else { Place::Done };
                     return Ok(Step::At(c.i + 1));
                 }
-                Ok(_) => {
-                    return Err(Stop::Bad {
-                        at: c.i,
-                        expected: "'{' (an event) or ']'",
-                    })
-                }
+                Ok(_) => return Err(Stop::Bad { at: c.i, expected: "'{' (an event) or ']'" }),
             }
             let start = c.i;
             match c.event_into(&mut ev) {

@@ -16,35 +16,19 @@ use crate::model::*;
 use crate::readers::ReadError;
 use std::collections::HashMap;
 
-pub(super) fn assemble(
-    anchor_path: &str,
-    anchor: Anchor,
-    files: &dyn ArchiveFiles,
-) -> Result<Otf2Read, ReadError> {
-    let stem = anchor_path
-        .strip_suffix(".otf2")
-        .unwrap_or(anchor_path)
-        .to_string();
+pub(super) fn assemble(anchor_path: &str, anchor: Anchor, files: &dyn ArchiveFiles) -> Result<Otf2Read, ReadError> {
+    let stem = anchor_path.strip_suffix(".otf2").unwrap_or(anchor_path).to_string();
     let def_path = format!("{stem}.def");
-    let def_bytes = files
-        .read(&def_path)
-        .map_err(|e| ReadError::Io {
-            file: def_path.clone(),
-            detail: e,
-        })?
-        .ok_or_else(|| ReadError::Io {
-            file: def_path.clone(),
-            detail: "the global definitions file is missing".into(),
+    let def_bytes =
+        files.read(&def_path).map_err(|e| ReadError::Io { file: def_path.clone(), detail: e })?.ok_or_else(|| {
+            ReadError::Io { file: def_path.clone(), detail: "the global definitions file is missing".into() }
         })?;
     let mut b = TraceBuilder::new(Format::Otf2);
     let defs = match definitions::parse_global(&def_bytes, anchor.chunk_size_defs) {
         (d, None) => d,
         (d, Some(e)) if !d.locations.is_empty() => {
             b.warn(WarningKind::Truncated, || {
-                format!(
-                    "{def_path}: definitions end early at byte {}: {}",
-                    e.offset, e.what
-                )
+                format!("{def_path}: definitions end early at byte {}: {}", e.offset, e.what)
             });
             d
         }
@@ -52,39 +36,22 @@ pub(super) fn assemble(
     };
     drop(def_bytes);
     if defs.truncated {
-        b.warn(WarningKind::Truncated, || {
-            format!("{def_path}: no end-of-file marker; the file may be cut short")
-        });
+        b.warn(WarningKind::Truncated, || format!("{def_path}: no end-of-file marker; the file may be cut short"));
     }
     for n in &defs.unknown {
-        b.warn(WarningKind::UnknownRecord, || {
-            format!("{def_path}: byte {}: {}", n.offset, n.message)
-        });
+        b.warn(WarningKind::UnknownRecord, || format!("{def_path}: byte {}: {}", n.offset, n.message));
     }
     if defs.locations.is_empty() {
-        return Err(ReadError::Empty {
-            file: def_path,
-            format: "OTF2",
-            detail: " (no location definitions)".into(),
-        });
+        return Err(ReadError::Empty { file: def_path, format: "OTF2", detail: " (no location definitions)".into() });
     }
     let clock = match defs.clock {
-        Some(c) if c.timer_resolution > 0 => Clock {
-            offset: c.global_offset,
-            resolution: c.timer_resolution,
-        },
+        Some(c) if c.timer_resolution > 0 => Clock { offset: c.global_offset, resolution: c.timer_resolution },
         _ => {
-            b.warn(WarningKind::Other, || {
-                format!("{def_path}: no clock properties; assuming nanosecond ticks")
-            });
-            Clock {
-                offset: 0,
-                resolution: 1_000_000_000,
-            }
+            b.warn(WarningKind::Other, || format!("{def_path}: no clock properties; assuming nanosecond ticks"));
+            Clock { offset: 0, resolution: 1_000_000_000 }
         }
     };
-    let name_of =
-        |id: u32, fallback: String| defs.string(id).map(str::to_string).unwrap_or(fallback);
+    let name_of = |id: u32, fallback: String| defs.string(id).map(str::to_string).unwrap_or(fallback);
 
     // Processes (location groups) and locations, in definition order.
     let mut group_process: HashMap<u32, ProcessId> = HashMap::new();
@@ -99,10 +66,7 @@ pub(super) fn assemble(
             Some(&p) => p,
             None => {
                 b.warn(WarningKind::DanglingReference, || {
-                    format!(
-                        "{def_path}: location {} names undefined location group {}",
-                        l.id, l.group
-                    )
+                    format!("{def_path}: location {} names undefined location group {}", l.id, l.group)
                 });
                 let p = b.process(l.group as i64);
                 group_process.insert(l.group, p);
@@ -135,18 +99,10 @@ pub(super) fn assemble(
         regions.insert(id, b.region_with(&name, "", par, rol));
     }
     let comm_ranks = comm_ranks(&defs);
-    let comm_names: HashMap<u32, StringId> = defs
-        .comms
-        .iter()
-        .map(|(&id, c)| (id, b.intern(&name_of(c.name, format!("Comm {id}")))))
-        .collect();
+    let comm_names: HashMap<u32, StringId> =
+        defs.comms.iter().map(|(&id, c)| (id, b.intern(&name_of(c.name, format!("Comm {id}"))))).collect();
 
-    let dense_len = regions
-        .keys()
-        .copied()
-        .filter(|&id| id < 1 << 20)
-        .max()
-        .map_or(0, |m| m as usize + 1);
+    let dense_len = regions.keys().copied().filter(|&id| id < 1 << 20).max().map_or(0, |m| m as usize + 1);
     let mut region_dense = vec![RegionId(u32::MAX); dense_len];
     for (&id, &r) in &regions {
         if (id as usize) < dense_len {
@@ -164,11 +120,7 @@ pub(super) fn assemble(
         location_ids,
         unresolved_ranks: 0,
     };
-    let locations: Vec<(u64, LocationId)> = defs
-        .locations
-        .iter()
-        .map(|l| (l.id, st.location_ids[&l.id]))
-        .collect();
+    let locations: Vec<(u64, LocationId)> = defs.locations.iter().map(|l| (l.id, st.location_ids[&l.id])).collect();
     let mut total_events = 0u64;
     for (id, loc) in locations {
         total_events += read_location(&mut b, &mut st, &anchor, &stem, id, loc, clock, files)?;
@@ -179,10 +131,7 @@ pub(super) fn assemble(
     let m = matching::match_messages(&st.sends, &st.recvs);
     for p in &m.matched {
         let (s, r) = (&st.sends[p.send], &st.recvs[p.recv]);
-        let name = comm_names
-            .get(&s.comm)
-            .copied()
-            .unwrap_or_else(|| b.intern(""));
+        let name = comm_names.get(&s.comm).copied().unwrap_or_else(|| b.intern(""));
         b.message(MessageRecord {
             kind: MessageKind::PointToPoint,
             sender: s.sender,
@@ -196,30 +145,19 @@ pub(super) fn assemble(
     }
     if m.unmatched_sends + m.unmatched_recvs > 0 {
         b.warnings_mut().push(WarningKind::UnmatchedFlow, || {
-            format!(
-                "{} sends and {} receives found no partner",
-                m.unmatched_sends, m.unmatched_recvs
-            )
+            format!("{} sends and {} receives found no partner", m.unmatched_sends, m.unmatched_recvs)
         });
-        b.warnings_mut().add_count(
-            WarningKind::UnmatchedFlow,
-            (m.unmatched_sends + m.unmatched_recvs) as u64 - 1,
-        );
+        b.warnings_mut().add_count(WarningKind::UnmatchedFlow, (m.unmatched_sends + m.unmatched_recvs) as u64 - 1);
     }
     if st.unresolved_ranks > 0 {
         let n = st.unresolved_ranks;
-        b.warn(WarningKind::DanglingReference, || {
-            format!("{n} MPI ranks could not be resolved to a location")
-        });
+        b.warn(WarningKind::DanglingReference, || format!("{n} MPI ranks could not be resolved to a location"));
     }
 
     // Collectives.
     let ops = matching::group_collectives(&st.parts);
     for (p, op) in st.parts.iter().zip(ops) {
-        let communicator = comm_names
-            .get(&p.comm)
-            .copied()
-            .unwrap_or_else(|| b.intern(""));
+        let communicator = comm_names.get(&p.comm).copied().unwrap_or_else(|| b.intern(""));
         b.collective(CollectiveRecord {
             operation: op,
             location: p.location,
@@ -238,17 +176,9 @@ pub(super) fn assemble(
     let thread_events = st
         .thread_raw
         .into_iter()
-        .map(|(location, t, kind)| ThreadEvent {
-            location,
-            time_ns: t.saturating_sub(origin).max(0) as u64,
-            kind,
-        })
+        .map(|(location, t, kind)| ThreadEvent { location, time_ns: t.saturating_sub(origin).max(0) as u64, kind })
         .collect();
-    Ok(Otf2Read {
-        trace,
-        anchor,
-        thread_events,
-    })
+    Ok(Otf2Read { trace, anchor, thread_events })
 }
 
 struct State {
@@ -268,9 +198,7 @@ impl State {
     fn rank(&mut self, comm: u32, rank: u32, me: LocationId) -> Option<LocationId> {
         let r = match self.comm_ranks.get(&comm) {
             Some(None) => Some(me),
-            Some(Some(v)) => v
-                .get(rank as usize)
-                .and_then(|id| self.location_ids.get(id).copied()),
+            Some(Some(v)) => v.get(rank as usize).and_then(|id| self.location_ids.get(id).copied()),
             None => None,
         };
         if r.is_none() {
@@ -289,15 +217,8 @@ impl State {
         if let Some(&r) = self.regions.get(&id) {
             return r;
         }
-        b.warn(WarningKind::DanglingReference, || {
-            format!("{file}: byte {offset}: event names undefined region {id}")
-        });
-        let r = b.region_with(
-            &format!("undefined region {id}"),
-            "",
-            Paradigm::Unknown,
-            RegionRole::Unknown,
-        );
+        b.warn(WarningKind::DanglingReference, || format!("{file}: byte {offset}: event names undefined region {id}"));
+        let r = b.region_with(&format!("undefined region {id}"), "", Paradigm::Unknown, RegionRole::Unknown);
         self.regions.insert(id, r);
         r
     }
@@ -315,30 +236,19 @@ fn read_location(
     files: &dyn ArchiveFiles,
 ) -> Result<u64, ReadError> {
     let local_path = format!("{stem}/{id}.def");
-    let local = match files.read(&local_path).map_err(|e| ReadError::Io {
-        file: local_path.clone(),
-        detail: e,
-    })? {
+    let local = match files.read(&local_path).map_err(|e| ReadError::Io { file: local_path.clone(), detail: e })? {
         Some(bytes) => {
             let (l, err) = definitions::parse_local(&bytes, anchor.chunk_size_defs);
             if let Some(e) = err {
-                b.warn(WarningKind::MalformedRecord, || {
-                    format!("{local_path}: byte {}: {}", e.offset, e.what)
-                });
+                b.warn(WarningKind::MalformedRecord, || format!("{local_path}: byte {}: {}", e.offset, e.what));
             }
             l
         }
         None => LocalDefs::default(),
     };
     let evt_path = format!("{stem}/{id}.evt");
-    let Some(bytes) = files.read(&evt_path).map_err(|e| ReadError::Io {
-        file: evt_path.clone(),
-        detail: e,
-    })?
-    else {
-        b.warn(WarningKind::Truncated, || {
-            format!("{evt_path}: event file missing; location {id} has no events")
-        });
+    let Some(bytes) = files.read(&evt_path).map_err(|e| ReadError::Io { file: evt_path.clone(), detail: e })? else {
+        b.warn(WarningKind::Truncated, || format!("{evt_path}: event file missing; location {id} has no events"));
         return Ok(0);
     };
     let mut offsets = ClockCorrection::new(&local.clock_offsets);
@@ -350,14 +260,10 @@ fn read_location(
     let mut isends: HashMap<u64, usize> = HashMap::new();
     let mut last_ns = i64::MIN;
     let mut mismatched = 0u64;
-    let (stats, err) = events::decode(
-        &bytes,
-        anchor.chunk_size_events,
-        &local,
-        |ticks, offset, ev| {
-            let t = clock.ns(offsets.corrected(ticks));
-            last_ns = last_ns.max(t);
-            match ev {
+    let (stats, err) = events::decode(&bytes, anchor.chunk_size_events, &local, |ticks, offset, ev| {
+        let t = clock.ns(offsets.corrected(ticks));
+        last_ns = last_ns.max(t);
+        match ev {
             Event::Enter { region } => {
                 let r = st.region(b, region, &evt_path, offset);
                 stack.push((region, r, t, intervals.len()));
@@ -405,12 +311,23 @@ fn read_location(
                 let region = match stack.last() {
                     Some(&(_, r, _, _)) => r,
                     None => {
-                        let name = format!("MPI_{}", COLLECTIVE_NAMES.get(op as usize).copied().unwrap_or("collective"));
+                        let name =
+                            format!("MPI_{}", COLLECTIVE_NAMES.get(op as usize).copied().unwrap_or("collective"));
                         b.region(&name, "")
                     }
                 };
                 let root = if root == UNDEFINED { None } else { st.rank(comm, root, loc) };
-                st.parts.push(CollectivePart { location: loc, region, comm, op, root, begin_ns, end_ns: t, sent, received });
+                st.parts.push(CollectivePart {
+                    location: loc,
+                    region,
+                    comm,
+                    op,
+                    root,
+                    begin_ns,
+                    end_ns: t,
+                    sent,
+                    received,
+                });
             }
             Event::MeasurementOnOff { on } => {
                 let r = b.region(if on { "measurement on" } else { "measurement off" }, "");
@@ -426,12 +343,9 @@ fn read_location(
                 }
             }
         }
-        },
-    );
+    });
     for (_, _, start, slot) in stack.drain(..).rev() {
-        b.warn(WarningKind::UnclosedBegin, || {
-            format!("{evt_path}: a region entered at {start} ns never left")
-        });
+        b.warn(WarningKind::UnclosedBegin, || format!("{evt_path}: a region entered at {start} ns never left"));
         intervals[slot].2 = last_ns.saturating_sub(start).max(0) as u64;
     }
     b.reserve_intervals(intervals.len());
@@ -450,21 +364,12 @@ fn read_location(
         });
     }
     for (kind, n) in &stats.unknown_kinds {
-        b.warn(WarningKind::UnknownRecord, || {
-            format!("{evt_path}: {n} records of unknown event type {kind} skipped")
-        });
+        b.warn(WarningKind::UnknownRecord, || format!("{evt_path}: {n} records of unknown event type {kind} skipped"));
     }
     if let Some(e) = err {
-        b.warn(WarningKind::Truncated, || {
-            format!(
-                "{evt_path}: reading stopped at byte {}: {}",
-                e.offset, e.what
-            )
-        });
+        b.warn(WarningKind::Truncated, || format!("{evt_path}: reading stopped at byte {}: {}", e.offset, e.what));
     } else if stats.truncated {
-        b.warn(WarningKind::Truncated, || {
-            format!("{evt_path}: no end-of-file marker; the file may be cut short")
-        });
+        b.warn(WarningKind::Truncated, || format!("{evt_path}: no end-of-file marker; the file may be cut short"));
     }
     Ok(stats.events)
 }

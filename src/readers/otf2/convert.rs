@@ -27,9 +27,7 @@ impl Clock {
         if let Ok(d) = i64::try_from(d) {
             if self.resolution <= 9_000_000_000 {
                 let r = self.resolution as i64;
-                return (d / r)
-                    .saturating_mul(1_000_000_000)
-                    .saturating_add((d % r) * 1_000_000_000 / r);
+                return (d / r).saturating_mul(1_000_000_000).saturating_add((d % r) * 1_000_000_000 / r);
             }
         }
         (d * 1_000_000_000 / res).clamp(i64::MIN as i128, i64::MAX as i128) as i64
@@ -125,11 +123,7 @@ pub(super) fn comm_ranks(defs: &GlobalDefs) -> HashMap<u32, Option<Vec<u64>>> {
                     .max_by_key(|g| (g.paradigm == group.paradigm, g.members.len()));
                 match locs {
                     Some(l) => Some(
-                        group
-                            .members
-                            .iter()
-                            .map(|&m| l.members.get(m as usize).copied().unwrap_or(u64::MAX))
-                            .collect(),
+                        group.members.iter().map(|&m| l.members.get(m as usize).copied().unwrap_or(u64::MAX)).collect(),
                     ),
                     None => continue,
                 }
@@ -144,71 +138,23 @@ pub(super) fn comm_ranks(defs: &GlobalDefs) -> HashMap<u32, Option<Vec<u64>>> {
 pub(super) fn thread_kind(ev: Event) -> Option<ThreadEventKind> {
     use ThreadEventKind as K;
     Some(match ev {
-        Event::ThreadFork {
-            model,
-            requested_threads,
-        } => K::Fork {
-            model,
-            requested_threads,
-        },
+        Event::ThreadFork { model, requested_threads } => K::Fork { model, requested_threads },
         Event::ThreadJoin { model } => K::Join { model },
         Event::ThreadTeamBegin { team } => K::TeamBegin { team },
         Event::ThreadTeamEnd { team } => K::TeamEnd { team },
-        Event::ThreadCreate {
-            contingent,
-            sequence,
-        } => K::Create {
-            contingent,
-            sequence,
-        },
-        Event::ThreadBegin {
-            contingent,
-            sequence,
-        } => K::Begin {
-            contingent,
-            sequence,
-        },
-        Event::ThreadWait {
-            contingent,
-            sequence,
-        } => K::Wait {
-            contingent,
-            sequence,
-        },
-        Event::ThreadEnd {
-            contingent,
-            sequence,
-        } => K::End {
-            contingent,
-            sequence,
-        },
-        Event::ThreadTaskCreate {
-            team,
-            creating_thread,
-            generation,
-        } => K::TaskCreate {
-            team,
-            creating_thread,
-            generation,
-        },
-        Event::ThreadTaskSwitch {
-            team,
-            creating_thread,
-            generation,
-        } => K::TaskSwitch {
-            team,
-            creating_thread,
-            generation,
-        },
-        Event::ThreadTaskComplete {
-            team,
-            creating_thread,
-            generation,
-        } => K::TaskComplete {
-            team,
-            creating_thread,
-            generation,
-        },
+        Event::ThreadCreate { contingent, sequence } => K::Create { contingent, sequence },
+        Event::ThreadBegin { contingent, sequence } => K::Begin { contingent, sequence },
+        Event::ThreadWait { contingent, sequence } => K::Wait { contingent, sequence },
+        Event::ThreadEnd { contingent, sequence } => K::End { contingent, sequence },
+        Event::ThreadTaskCreate { team, creating_thread, generation } => {
+            K::TaskCreate { team, creating_thread, generation }
+        }
+        Event::ThreadTaskSwitch { team, creating_thread, generation } => {
+            K::TaskSwitch { team, creating_thread, generation }
+        }
+        Event::ThreadTaskComplete { team, creating_thread, generation } => {
+            K::TaskComplete { team, creating_thread, generation }
+        }
         Event::OmpFork { requested_threads } => K::OmpFork { requested_threads },
         Event::OmpJoin => K::OmpJoin,
         Event::OmpTaskCreate { task } => K::OmpTaskCreate { task },

@@ -120,10 +120,7 @@ impl GlobalDefs {
 }
 
 fn note(what: &str) -> impl FnOnce(DecodeError) -> DecodeError + '_ {
-    move |e| DecodeError {
-        offset: e.offset,
-        what: format!("{what}: {}", e.what),
-    }
+    move |e| DecodeError { offset: e.offset, what: format!("{what}: {}", e.what) }
 }
 
 /// Decode the global definitions file. A record that fails to decode ends reading; what was read comes back
@@ -160,11 +157,7 @@ fn global_record(defs: &mut GlobalDefs, kind: u8, c: &mut Cursor) -> Decoded<()>
             let timer_resolution = c.u64().map_err(note("ClockProperties"))?;
             let global_offset = c.u64()?;
             let trace_length = c.u64()?;
-            defs.clock = Some(ClockProperties {
-                timer_resolution,
-                global_offset,
-                trace_length,
-            });
+            defs.clock = Some(ClockProperties { timer_resolution, global_offset, trace_length });
         }
         DEF_STRING => {
             let id = c.u32().map_err(note("String"))?;
@@ -173,32 +166,17 @@ fn global_record(defs: &mut GlobalDefs, kind: u8, c: &mut Cursor) -> Decoded<()>
         }
         DEF_SYSTEM_TREE_NODE => {
             let id = c.u32().map_err(note("SystemTreeNode"))?;
-            let node = SystemTreeNode {
-                name: c.u32()?,
-                class_name: c.u32()?,
-                parent: c.u32()?,
-            };
+            let node = SystemTreeNode { name: c.u32()?, class_name: c.u32()?, parent: c.u32()? };
             defs.system_tree.insert(id, node);
         }
         DEF_LOCATION_GROUP => {
             let id = c.u32().map_err(note("LocationGroup"))?;
-            let g = LocationGroupDef {
-                id,
-                name: c.u32()?,
-                kind: c.u8()?,
-                system_tree_parent: c.u32()?,
-            };
+            let g = LocationGroupDef { id, name: c.u32()?, kind: c.u8()?, system_tree_parent: c.u32()? };
             defs.location_groups.push(g);
         }
         DEF_LOCATION => {
             let id = c.u64().map_err(note("Location"))?;
-            let l = LocationDef {
-                id,
-                name: c.u32()?,
-                kind: c.u8()?,
-                number_of_events: c.u64()?,
-                group: c.u32()?,
-            };
+            let l = LocationDef { id, name: c.u32()?, kind: c.u8()?, number_of_events: c.u64()?, group: c.u32()? };
             defs.locations.push(l);
         }
         DEF_REGION => {
@@ -210,21 +188,9 @@ fn global_record(defs: &mut GlobalDefs, kind: u8, c: &mut Cursor) -> Decoded<()>
             let _begin_line = c.u32()?;
             let _end_line = c.u32()?;
             // Added in OTF2 1.1: present in every file OTF2 2.0 and later writes, optional before.
-            let (canonical_name, role, paradigm) = if c.remaining() > 0 {
-                (c.u32()?, c.u8()?, c.u8()?)
-            } else {
-                (name, 0, 0)
-            };
-            defs.regions.insert(
-                id,
-                RegionDef {
-                    name,
-                    canonical_name,
-                    description,
-                    role,
-                    paradigm,
-                },
-            );
+            let (canonical_name, role, paradigm) =
+                if c.remaining() > 0 { (c.u32()?, c.u8()?, c.u8()?) } else { (name, 0, 0) };
+            defs.regions.insert(id, RegionDef { name, canonical_name, description, role, paradigm });
         }
         DEF_GROUP => {
             let id = c.u32().map_err(note("Group"))?;
@@ -233,36 +199,18 @@ fn global_record(defs: &mut GlobalDefs, kind: u8, c: &mut Cursor) -> Decoded<()>
             let n = c.u32()?;
             // Each member takes at least one byte: a count beyond the record is corrupt, not a reason to allocate.
             if n as usize > c.remaining() {
-                return c.error(format!(
-                    "Group {id} claims {n} members, more than its record holds"
-                ));
+                return c.error(format!("Group {id} claims {n} members, more than its record holds"));
             }
             let mut members = Vec::with_capacity(n as usize);
             for _ in 0..n {
                 members.push(c.u64()?);
             }
-            let (kind, paradigm) = if c.remaining() > 0 {
-                (c.u8()?, c.u8()?)
-            } else {
-                (type_pre_1_2, 0)
-            };
-            defs.groups.insert(
-                id,
-                GroupDef {
-                    name,
-                    kind,
-                    paradigm,
-                    members,
-                },
-            );
+            let (kind, paradigm) = if c.remaining() > 0 { (c.u8()?, c.u8()?) } else { (type_pre_1_2, 0) };
+            defs.groups.insert(id, GroupDef { name, kind, paradigm, members });
         }
         DEF_COMM => {
             let id = c.u32().map_err(note("Comm"))?;
-            let comm = CommDef {
-                name: c.u32()?,
-                group: c.u32()?,
-                parent: c.u32()?,
-            };
+            let comm = CommDef { name: c.u32()?, group: c.u32()?, parent: c.u32()? };
             defs.comms.insert(id, comm);
         }
         k if k <= DEF_MAX_KNOWN => defs.skipped += 1,
@@ -327,10 +275,7 @@ impl LocalDefs {
 
 /// Decode a local definitions file. Returns what was read before any error, with the error.
 pub fn parse_local(data: &[u8], chunk_size: u64) -> (LocalDefs, Option<DecodeError>) {
-    let mut defs = LocalDefs {
-        mappings: vec![None; MAPPING_KINDS],
-        clock_offsets: Vec::new(),
-    };
+    let mut defs = LocalDefs { mappings: vec![None; MAPPING_KINDS], clock_offsets: Vec::new() };
     let mut records = match Records::new(data, chunk_size, false) {
         Ok(r) => r,
         Err(e) => return (defs, Some(e)),
@@ -367,9 +312,7 @@ fn mapping_table(defs: &mut LocalDefs, c: &mut Cursor) -> Decoded<()> {
     let n = c.u64()?;
     let mode = c.u8()?;
     if n > c.remaining() as u64 {
-        return c.error(format!(
-            "mapping table claims {n} entries, more than its record holds"
-        ));
+        return c.error(format!("mapping table claims {n} entries, more than its record holds"));
     }
     let map = if mode == 0 {
         let mut v = Vec::with_capacity(n as usize);
@@ -421,11 +364,7 @@ impl<'a> ClockCorrection<'a> {
         let (t0, o0) = p[self.at];
         let (t1, o1) = p[self.at + 1];
         let span = (t1 as i128 - t0 as i128) as f64;
-        let slope = if span > 0.0 {
-            (o1 - o0) as f64 / span
-        } else {
-            0.0
-        };
+        let slope = if span > 0.0 { (o1 - o0) as f64 / span } else { 0.0 };
         let off = o0 as f64 + slope * (t as i128 - t0 as i128) as f64;
         t as i128 + off.round() as i128
     }

@@ -44,11 +44,7 @@ pub struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     pub fn new(data: &'a [u8], big_endian: bool) -> Self {
-        Cursor {
-            data,
-            pos: 0,
-            big_endian,
-        }
+        Cursor { data, pos: 0, big_endian }
     }
 
     #[inline]
@@ -93,19 +89,13 @@ impl<'a> Cursor<'a> {
     }
 
     pub fn error<T>(&self, what: impl Into<String>) -> Decoded<T> {
-        Err(DecodeError {
-            offset: self.pos as u64,
-            what: what.into(),
-        })
+        Err(DecodeError { offset: self.pos as u64, what: what.into() })
     }
 
     #[inline]
     fn take(&mut self, n: usize) -> Decoded<&'a [u8]> {
         if self.remaining() < n {
-            return self.error(format!(
-                "unexpected end of data (needed {n} bytes, {} left)",
-                self.remaining()
-            ));
+            return self.error(format!("unexpected end of data (needed {n} bytes, {} left)", self.remaining()));
         }
         let s = &self.data[self.pos..self.pos + n];
         self.pos += n;
@@ -172,10 +162,7 @@ impl<'a> Cursor<'a> {
             0 => Ok(0),
             0xFF => Ok(u32::MAX),
             1..=4 => Ok(self.uint_n(n as usize)? as u32),
-            _ => Err(DecodeError {
-                offset: start as u64,
-                what: format!("invalid compressed 32-bit integer size {n}"),
-            }),
+            _ => Err(DecodeError { offset: start as u64, what: format!("invalid compressed 32-bit integer size {n}") }),
         }
     }
 
@@ -188,10 +175,7 @@ impl<'a> Cursor<'a> {
             0 => Ok(0),
             0xFF => Ok(u64::MAX),
             1..=8 => self.uint_n(n as usize),
-            _ => Err(DecodeError {
-                offset: start as u64,
-                what: format!("invalid compressed 64-bit integer size {n}"),
-            }),
+            _ => Err(DecodeError { offset: start as u64, what: format!("invalid compressed 64-bit integer size {n}") }),
         }
     }
 
@@ -206,10 +190,7 @@ impl<'a> Cursor<'a> {
                 // Fewer than 8 bytes are only written for non-negative values; 8 bytes carry the sign.
                 Ok(v as i64)
             }
-            _ => Err(DecodeError {
-                offset: start as u64,
-                what: format!("invalid compressed 64-bit integer size {n}"),
-            }),
+            _ => Err(DecodeError { offset: start as u64, what: format!("invalid compressed 64-bit integer size {n}") }),
         }
     }
 
@@ -232,18 +213,11 @@ impl<'a> Cursor<'a> {
     pub fn record_end(&mut self) -> Decoded<usize> {
         let start = self.pos;
         let n = self.u8()?;
-        let len = if n == 0xFF {
-            self.u64_full()?
-        } else {
-            n as u64
-        };
+        let len = if n == 0xFF { self.u64_full()? } else { n as u64 };
         if len > self.remaining() as u64 {
             return Err(DecodeError {
                 offset: start as u64,
-                what: format!(
-                    "record of {len} bytes runs past the end of the data ({} left)",
-                    self.remaining()
-                ),
+                what: format!("record of {len} bytes runs past the end of the data ({} left)", self.remaining()),
             });
         }
         Ok(self.pos + len as usize)
@@ -284,11 +258,8 @@ impl<'a> Records<'a> {
     /// Start at the first chunk header. `chunk_size` comes from the anchor (0: the file is one chunk);
     /// `timestamps` is true for event files.
     pub fn new(data: &'a [u8], chunk_size: u64, timestamps: bool) -> Decoded<Self> {
-        let chunk_size = if chunk_size == 0 || chunk_size > data.len() as u64 {
-            data.len().max(1)
-        } else {
-            chunk_size as usize
-        };
+        let chunk_size =
+            if chunk_size == 0 || chunk_size > data.len() as u64 { data.len().max(1) } else { chunk_size as usize };
         let mut r = Records {
             cur: Cursor::new(data, false),
             chunk_size,
@@ -312,11 +283,7 @@ impl<'a> Records<'a> {
         let big = match self.cur.u8()? {
             LITTLE_ENDIAN => false,
             BIG_ENDIAN => true,
-            other => {
-                return self
-                    .cur
-                    .error(format!("unknown byte-order marker 0x{other:02x}"))
-            }
+            other => return self.cur.error(format!("unknown byte-order marker 0x{other:02x}")),
         };
         self.cur.set_big_endian(big);
         // First and last event number of the chunk: not needed to read it.
@@ -376,7 +343,9 @@ impl<'a> Records<'a> {
                 other => {
                     return Err(DecodeError {
                         offset: at as u64,
-                        what: format!("unknown buffer-internal record type {other} (cannot be skipped: it has no length)"),
+                        what: format!(
+                            "unknown buffer-internal record type {other} (cannot be skipped: it has no length)"
+                        ),
                     })
                 }
             }
@@ -475,11 +444,7 @@ pub mod write {
     /// A chunk header as OTF2 writes at the start of every chunk of definition and event files.
     pub fn chunk_header(out: &mut Vec<u8>, big: bool, first: u64, last: u64) {
         out.push(super::CHUNK_HEADER);
-        out.push(if big {
-            super::BIG_ENDIAN
-        } else {
-            super::LITTLE_ENDIAN
-        });
+        out.push(if big { super::BIG_ENDIAN } else { super::LITTLE_ENDIAN });
         u64_full(out, first, big);
         u64_full(out, last, big);
     }
@@ -555,10 +520,7 @@ mod tests {
         let mut c = Cursor::new(&[0x02, 0x40, 0x00], true);
         assert_eq!(c.u64().unwrap(), 0x4000);
         // A negative 64-bit value is written in full.
-        let mut c = Cursor::new(
-            &[0x08, 0xe2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
-            false,
-        );
+        let mut c = Cursor::new(&[0x08, 0xe2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], false);
         assert_eq!(c.i64().unwrap(), -30);
     }
 

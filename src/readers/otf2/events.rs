@@ -216,10 +216,7 @@ pub fn decode<F: FnMut(u64, u64, Event)>(
                 }
                 time = t;
             }
-            Item::Record {
-                kind: ATTRIBUTE_LIST,
-                ..
-            } => {}
+            Item::Record { kind: ATTRIBUTE_LIST, .. } => {}
             Item::Record { kind, start, end } => {
                 let mut c = records.data(start, end);
                 match event(kind, &mut c, local) {
@@ -254,100 +251,49 @@ pub fn decode<F: FnMut(u64, u64, Event)>(
 fn event(kind: u8, c: &mut Cursor, local: &LocalDefs) -> Decoded<Event> {
     let comm = |c: &mut Cursor| -> Decoded<u32> { Ok(local.map(MAPPING_COMM, c.u32()?)) };
     Ok(match kind {
-        EVT_ENTER => Event::Enter {
-            region: local.map(MAPPING_REGION, c.u32()?),
-        },
-        EVT_LEAVE => Event::Leave {
-            region: local.map(MAPPING_REGION, c.u32()?),
-        },
-        EVT_BUFFER_FLUSH => Event::BufferFlush {
-            stop_time: c.u64_full()?,
-        },
+        EVT_ENTER => Event::Enter { region: local.map(MAPPING_REGION, c.u32()?) },
+        EVT_LEAVE => Event::Leave { region: local.map(MAPPING_REGION, c.u32()?) },
+        EVT_BUFFER_FLUSH => Event::BufferFlush { stop_time: c.u64_full()? },
         EVT_MEASUREMENT_ON_OFF => Event::MeasurementOnOff { on: c.u8()? == 1 },
-        EVT_MPI_SEND => Event::MpiSend {
-            receiver: c.u32()?,
-            comm: comm(c)?,
-            tag: c.u32()?,
-            length: c.u64()?,
-        },
-        EVT_MPI_ISEND => Event::MpiIsend {
-            receiver: c.u32()?,
-            comm: comm(c)?,
-            tag: c.u32()?,
-            length: c.u64()?,
-            request: c.u64()?,
-        },
+        EVT_MPI_SEND => Event::MpiSend { receiver: c.u32()?, comm: comm(c)?, tag: c.u32()?, length: c.u64()? },
+        EVT_MPI_ISEND => {
+            Event::MpiIsend { receiver: c.u32()?, comm: comm(c)?, tag: c.u32()?, length: c.u64()?, request: c.u64()? }
+        }
         EVT_MPI_ISEND_COMPLETE => Event::MpiIsendComplete { request: c.u64()? },
         EVT_MPI_IRECV_REQUEST => Event::MpiIrecvRequest { request: c.u64()? },
-        EVT_MPI_RECV => Event::MpiRecv {
-            sender: c.u32()?,
-            comm: comm(c)?,
-            tag: c.u32()?,
-            length: c.u64()?,
-        },
-        EVT_MPI_IRECV => Event::MpiIrecv {
-            sender: c.u32()?,
-            comm: comm(c)?,
-            tag: c.u32()?,
-            length: c.u64()?,
-            request: c.u64()?,
-        },
+        EVT_MPI_RECV => Event::MpiRecv { sender: c.u32()?, comm: comm(c)?, tag: c.u32()?, length: c.u64()? },
+        EVT_MPI_IRECV => {
+            Event::MpiIrecv { sender: c.u32()?, comm: comm(c)?, tag: c.u32()?, length: c.u64()?, request: c.u64()? }
+        }
         EVT_MPI_REQUEST_TEST => Event::MpiRequestTest { request: c.u64()? },
         EVT_MPI_REQUEST_CANCELLED => Event::MpiRequestCancelled { request: c.u64()? },
         EVT_MPI_COLLECTIVE_BEGIN => Event::MpiCollectiveBegin,
-        EVT_MPI_COLLECTIVE_END => Event::MpiCollectiveEnd {
-            op: c.u8()?,
-            comm: comm(c)?,
-            root: c.u32()?,
-            sent: c.u64()?,
-            received: c.u64()?,
-        },
-        EVT_OMP_FORK => Event::OmpFork {
-            requested_threads: c.u32()?,
-        },
+        EVT_MPI_COLLECTIVE_END => {
+            Event::MpiCollectiveEnd { op: c.u8()?, comm: comm(c)?, root: c.u32()?, sent: c.u64()?, received: c.u64()? }
+        }
+        EVT_OMP_FORK => Event::OmpFork { requested_threads: c.u32()? },
         EVT_OMP_JOIN => Event::OmpJoin,
         EVT_OMP_TASK_CREATE => Event::OmpTaskCreate { task: c.u64()? },
         EVT_OMP_TASK_SWITCH => Event::OmpTaskSwitch { task: c.u64()? },
         EVT_OMP_TASK_COMPLETE => Event::OmpTaskComplete { task: c.u64()? },
         EVT_METRIC => Event::Metric,
-        EVT_THREAD_FORK => Event::ThreadFork {
-            model: c.u8()?,
-            requested_threads: c.u32()?,
-        },
+        EVT_THREAD_FORK => Event::ThreadFork { model: c.u8()?, requested_threads: c.u32()? },
         EVT_THREAD_JOIN => Event::ThreadJoin { model: c.u8()? },
         EVT_THREAD_TEAM_BEGIN => Event::ThreadTeamBegin { team: comm(c)? },
         EVT_THREAD_TEAM_END => Event::ThreadTeamEnd { team: comm(c)? },
-        EVT_THREAD_TASK_CREATE => Event::ThreadTaskCreate {
-            team: comm(c)?,
-            creating_thread: c.u32()?,
-            generation: c.u32()?,
-        },
-        EVT_THREAD_TASK_SWITCH => Event::ThreadTaskSwitch {
-            team: comm(c)?,
-            creating_thread: c.u32()?,
-            generation: c.u32()?,
-        },
-        EVT_THREAD_TASK_COMPLETE => Event::ThreadTaskComplete {
-            team: comm(c)?,
-            creating_thread: c.u32()?,
-            generation: c.u32()?,
-        },
-        EVT_THREAD_CREATE => Event::ThreadCreate {
-            contingent: comm(c)?,
-            sequence: c.u64()?,
-        },
-        EVT_THREAD_BEGIN => Event::ThreadBegin {
-            contingent: comm(c)?,
-            sequence: c.u64()?,
-        },
-        EVT_THREAD_WAIT => Event::ThreadWait {
-            contingent: comm(c)?,
-            sequence: c.u64()?,
-        },
-        EVT_THREAD_END => Event::ThreadEnd {
-            contingent: comm(c)?,
-            sequence: c.u64()?,
-        },
+        EVT_THREAD_TASK_CREATE => {
+            Event::ThreadTaskCreate { team: comm(c)?, creating_thread: c.u32()?, generation: c.u32()? }
+        }
+        EVT_THREAD_TASK_SWITCH => {
+            Event::ThreadTaskSwitch { team: comm(c)?, creating_thread: c.u32()?, generation: c.u32()? }
+        }
+        EVT_THREAD_TASK_COMPLETE => {
+            Event::ThreadTaskComplete { team: comm(c)?, creating_thread: c.u32()?, generation: c.u32()? }
+        }
+        EVT_THREAD_CREATE => Event::ThreadCreate { contingent: comm(c)?, sequence: c.u64()? },
+        EVT_THREAD_BEGIN => Event::ThreadBegin { contingent: comm(c)?, sequence: c.u64()? },
+        EVT_THREAD_WAIT => Event::ThreadWait { contingent: comm(c)?, sequence: c.u64()? },
+        EVT_THREAD_END => Event::ThreadEnd { contingent: comm(c)?, sequence: c.u64()? },
         k if k <= EVT_MAX_KNOWN => Event::Other { kind: k },
         k => Event::Unknown { kind: k },
     })

@@ -56,18 +56,12 @@ pub fn match_messages(sends: &[Send], recvs: &[Recv]) -> MessageMatch {
     let mut channels: HashMap<(LocationId, LocationId, u32, u32), VecDeque<usize>> = HashMap::new();
     for (i, s) in sends.iter().enumerate() {
         if !s.cancelled {
-            channels
-                .entry((s.sender, s.receiver, s.comm, s.tag))
-                .or_default()
-                .push_back(i);
+            channels.entry((s.sender, s.receiver, s.comm, s.tag)).or_default().push_back(i);
         }
     }
     let mut out = MessageMatch::default();
     for (j, r) in recvs.iter().enumerate() {
-        match channels
-            .get_mut(&(r.sender, r.receiver, r.comm, r.tag))
-            .and_then(|q| q.pop_front())
-        {
+        match channels.get_mut(&(r.sender, r.receiver, r.comm, r.tag)).and_then(|q| q.pop_front()) {
             Some(i) => {
                 if sends[i].length != r.length {
                     out.length_mismatches += 1;
@@ -116,25 +110,10 @@ mod tests {
     use super::*;
 
     fn send(s: u32, r: u32, tag: u32, t: i64) -> Send {
-        Send {
-            sender: LocationId(s),
-            receiver: LocationId(r),
-            comm: 0,
-            tag,
-            length: 8,
-            time_ns: t,
-            cancelled: false,
-        }
+        Send { sender: LocationId(s), receiver: LocationId(r), comm: 0, tag, length: 8, time_ns: t, cancelled: false }
     }
     fn recv(s: u32, r: u32, tag: u32, t: i64) -> Recv {
-        Recv {
-            sender: LocationId(s),
-            receiver: LocationId(r),
-            comm: 0,
-            tag,
-            length: 8,
-            time_ns: t,
-        }
+        Recv { sender: LocationId(s), receiver: LocationId(r), comm: 0, tag, length: 8, time_ns: t }
     }
 
     #[test]
@@ -145,11 +124,7 @@ mod tests {
         let m = match_messages(&sends, &recvs);
         assert_eq!(
             m.matched,
-            vec![
-                Matched { send: 1, recv: 0 },
-                Matched { send: 0, recv: 1 },
-                Matched { send: 2, recv: 2 }
-            ]
+            vec![Matched { send: 1, recv: 0 }, Matched { send: 0, recv: 1 }, Matched { send: 2, recv: 2 }]
         );
         assert_eq!((m.unmatched_sends, m.unmatched_recvs), (0, 0));
     }
@@ -176,14 +151,7 @@ mod tests {
             sent: 0,
             received: 0,
         };
-        let parts = [
-            part(0, 0),
-            part(0, 1),
-            part(0, 0),
-            part(1, 0),
-            part(1, 0),
-            part(1, 1),
-        ];
+        let parts = [part(0, 0), part(0, 1), part(0, 0), part(1, 0), part(1, 0), part(1, 1)];
         assert_eq!(group_collectives(&parts), vec![0, 1, 2, 0, 2, 1]);
     }
 }

@@ -52,10 +52,7 @@ impl MemoryFiles {
 
 impl ArchiveFiles for MemoryFiles {
     fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, String> {
-        Ok(self
-            .files
-            .get(&normalise(path))
-            .map(|v| Cow::Borrowed(v.as_slice())))
+        Ok(self.files.get(&normalise(path)).map(|v| Cow::Borrowed(v.as_slice())))
     }
     fn paths(&self) -> Vec<String> {
         self.files.keys().cloned().collect()
@@ -87,11 +84,7 @@ impl ArchiveFiles for FolderFiles {
             };
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                let rel = if prefix.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{prefix}/{name}")
-                };
+                let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
                 let p = e.path();
                 if p.is_dir() {
                     if depth < 4 {
@@ -110,23 +103,14 @@ impl ArchiveFiles for FolderFiles {
 fn normalise(path: &str) -> String {
     let p = path.replace('\\', "/");
     let p = p.trim_start_matches("./").trim_start_matches('/');
-    p.split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect::<Vec<_>>()
-        .join("/")
+    p.split('/').filter(|s| !s.is_empty() && *s != ".").collect::<Vec<_>>().join("/")
 }
 
 /// The anchor among `files`: the shallowest `.otf2` file whose content is an OTF2 anchor.
 pub fn find_anchor(files: &dyn ArchiveFiles) -> Option<String> {
-    let mut candidates: Vec<String> = files
-        .paths()
-        .into_iter()
-        .filter(|p| p.ends_with(".otf2"))
-        .collect();
+    let mut candidates: Vec<String> = files.paths().into_iter().filter(|p| p.ends_with(".otf2")).collect();
     candidates.sort_by_key(|p| (p.matches('/').count(), p.clone()));
-    candidates
-        .into_iter()
-        .find(|p| matches!(files.read(p), Ok(Some(b)) if anchor::looks_like_anchor(&b)))
+    candidates.into_iter().find(|p| matches!(files.read(p), Ok(Some(b)) if anchor::looks_like_anchor(&b)))
 }
 
 /// What reading an OTF2 archive gives: the trace, and what the model has no column for.
@@ -146,10 +130,7 @@ pub fn read_archive(name: &str, files: &dyn ArchiveFiles) -> Result<Trace, ReadE
 
 /// Read the archive, keeping the anchor and the raw threading events.
 pub fn read_archive_full(name: &str, files: &dyn ArchiveFiles) -> Result<Otf2Read, ReadError> {
-    let io = |file: &str, detail: String| ReadError::Io {
-        file: file.to_string(),
-        detail,
-    };
+    let io = |file: &str, detail: String| ReadError::Io { file: file.to_string(), detail };
     let anchor_path = match files.read(name) {
         Ok(Some(b)) if anchor::looks_like_anchor(&b) => normalise(name),
         _ => find_anchor(files).ok_or_else(|| ReadError::UnknownFormat {
@@ -163,10 +144,7 @@ pub fn read_archive_full(name: &str, files: &dyn ArchiveFiles) -> Result<Otf2Rea
         .ok_or_else(|| io(&anchor_path, "file disappeared".into()))?;
     let anchor = anchor::parse(&anchor_bytes).map_err(|e| malformed(&anchor_path, e))?;
     if anchor.compression > 1 {
-        return Err(ReadError::Unsupported {
-            file: anchor_path,
-            format: "OTF2 with zlib-compressed files",
-        });
+        return Err(ReadError::Unsupported { file: anchor_path, format: "OTF2 with zlib-compressed files" });
     }
     assemble::assemble(&anchor_path, anchor, files)
 }
@@ -175,10 +153,9 @@ pub fn read_archive_full(name: &str, files: &dyn ArchiveFiles) -> Result<Otf2Rea
 pub fn anchor_alone(name: &str) -> ReadError {
     ReadError::Io {
         file: name.to_string(),
-        detail:
-            "one file of an OTF2 archive is not a trace: open its folder (X.otf2, X.def and X/), \
+        detail: "one file of an OTF2 archive is not a trace: open its folder (X.otf2, X.def and X/), \
                  or a zip/tar of it"
-                .into(),
+            .into(),
     }
 }
 
@@ -189,9 +166,7 @@ pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
     use std::io::Read;
     let name = path.display().to_string();
     if path.is_dir() {
-        let files = FolderFiles {
-            root: path.to_path_buf(),
-        };
+        let files = FolderFiles { root: path.to_path_buf() };
         let Some(anchor) = find_anchor(&files) else {
             return Some(Err(ReadError::UnknownFormat {
                 file: name,
@@ -201,9 +176,7 @@ pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
         return Some(read_archive(&anchor, &files).map_err(|e| in_folder(path, e)));
     }
     let mut head = [0u8; 8];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .ok()?;
+    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
     if !anchor::looks_like_anchor(&head[..n]) {
         // A definitions or event file of an archive (chunk header, byte-order marker): open the archive
         // it belongs to (`X.def` sits beside the anchor, `X/N.evt` one folder below).
@@ -218,9 +191,7 @@ pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
                 Some(d) if !d.as_os_str().is_empty() => d,
                 _ => std::path::Path::new("."),
             };
-            let files = FolderFiles {
-                root: d.to_path_buf(),
-            };
+            let files = FolderFiles { root: d.to_path_buf() };
             if let Some(a) = files.paths().into_iter().find(|p| !p.contains('/')) {
                 return Some(read_archive(&a, &files).map_err(|e| in_folder(d, e)));
             }
@@ -242,39 +213,15 @@ pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
 fn in_folder(dir: &std::path::Path, e: ReadError) -> ReadError {
     let full = |f: String| dir.join(f).display().to_string();
     match e {
-        ReadError::Malformed {
-            file,
-            format,
-            offset,
-            detail,
-        } => ReadError::Malformed {
-            file: full(file),
-            format,
-            offset,
-            detail,
-        },
-        ReadError::Io { file, detail } => ReadError::Io {
-            file: full(file),
-            detail,
-        },
-        ReadError::Empty {
-            file,
-            format,
-            detail,
-        } => ReadError::Empty {
-            file: full(file),
-            format,
-            detail,
-        },
+        ReadError::Malformed { file, format, offset, detail } => {
+            ReadError::Malformed { file: full(file), format, offset, detail }
+        }
+        ReadError::Io { file, detail } => ReadError::Io { file: full(file), detail },
+        ReadError::Empty { file, format, detail } => ReadError::Empty { file: full(file), format, detail },
         other => other,
     }
 }
 
 pub(crate) fn malformed(file: &str, e: encoding::DecodeError) -> ReadError {
-    ReadError::Malformed {
-        file: file.to_string(),
-        format: "OTF2",
-        offset: e.offset,
-        detail: e.what,
-    }
+    ReadError::Malformed { file: file.to_string(), format: "OTF2", offset: e.offset, detail: e.what }
 }

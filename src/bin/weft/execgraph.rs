@@ -1,0 +1,135 @@
+//! `weft execgraph FILE [--json] [--min-edge PX|NS] [--sample fib|rsa|mergesort]` and the execution-graph
+//! half of `weft render execgraph FILE -o out.svg`. Reads thread events, builds the graph, lays it out and
+//! prints the figures (or writes the drawing).
+
+use std::path::{Path, PathBuf};
+use weft::analyses::execgraph::{build, ExecGraph};
+use weft::layouts::execgraph::{layout, ExecLayout, Scale};
+use weft::model::thread_events::ThreadEvents;
+use weft::readers::read_execgraph;
+use weft::samples::execgraph::{sample, SAMPLES};
+use weft::scene::execgraph::{scene, ExecView};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The execution-graph file (`# weft execgraph 1`); omit with --sample.
+    file: Option<PathBuf>,
+    /// A built-in sample instead of a file: fib, rsa or mergesort.
+    #[arg(long)]
+    sample: Option<String>,
+    /// Print JSON with stable keys instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Raise short flow edges to this length: `8px` (pixels of the true-scale drawing) or `5000` / `5000ns`.
+    #[arg(long)]
+    min_edge: Option<String>,
+}
+
+/// The JSON of `weft execgraph --json`: a stable interface, exactly these keys.
+#[derive(serde::Serialize)]
+struct Figures {
+    threads: usize,
+    nodes: usize,
+    columns: u32,
+    crossings: u64,
+    parents_bipartite: u32,
+    parents_not_bipartite: u32,
+}
+
+/// Height in pixels that `--min-edge Npx` refers to: the true-scale drawing's plot height.
+const PLOT_PX: f64 = 800.0;
+
+fn load(file: Option<&Path>, sample_name: Option<&str>) -> Result<ThreadEvents, Box<dyn std::error::Error>> {
+    match (file, sample_name) {
+        (_, Some(s)) => sample(s).ok_or_else(|| format!("no sample `{s}` (samples: {})", SAMPLES.join(", ")).into()),
+        (Some(f), None) => {
+            let name = f.display().to_string();
+            let bytes = std::fs::read(f).map_err(|e| format!("{name}: {e}"))?;
+            Ok(read_execgraph(&name, &bytes)?)
+        }
+        (None, None) => Err("give a FILE or --sample fib|rsa|mergesort".into()),
+    }
+}
+
+/// `8px` against the true-scale drawing `PLOT_PX` high, or nanoseconds (`5000`, `5000ns`).
+fn parse_scale(min_edge: Option<&str>, g: &ExecGraph) -> Result<Scale, String> {
+    let Some(s) = min_edge else {
+        return Ok(Scale::True);
+    };
+    let s = s.trim();
+    if let Some(px) = s.strip_suffix("px") {
+        let px: f64 = px.trim().parse().map_err(|_| format!("--min-edge `{s}`: expected a number of px or ns"))?;
+        let height = layout(g, Scale::True).height_ns.max(1) as f64;
+        return Ok(Scale::MinEdge { min_ns: (px.max(0.0) * height / PLOT_PX).ceil() as u64 });
+    }
+    let ns = s.strip_suffix("ns").unwrap_or(s).trim();
+    let min_ns: u64 = ns.parse().map_err(|_| format!("--min-edge `{s}`: expected a number of px or ns"))?;
+    Ok(Scale::MinEdge { min_ns })
+}
+
+fn prepare(a: &Args) -> Result<(ExecGraph, ExecLayout), Box<dyn std::error::Error>> {
+    let events = load(a.file.as_deref(), a.sample.as_deref())?;
+    let g = build(&events)?;
+    let scale = parse_scale(a.min_edge.as_deref(), &g)?;
+    let l = layout(&g, scale);
+    Ok((g, l))
+}
+
+pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let (g, l) = prepare(&a)?;
+    let f = Figures {
+        threads: g.threads.len(),
+        nodes: g.nodes.len(),
+        columns: l.columns,
+        crossings: l.crossings,
+        parents_bipartite: l.parents_bipartite,
+        parents_not_bipartite: l.parents_not_bipartite,
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&f)?);
+        return Ok(());
+    }
+    println!("source       {}", g.source);
+    println!("threads      {}", f.threads);
+    println!("nodes        {}", f.nodes);
+    println!("columns      {}", f.columns);
+    println!("crossings    {}", f.crossings);
+    println!("parents      {} bipartite, {} not bipartite", f.parents_bipartite, f.parents_not_bipartite);
+    if l.exchange_skipped > 0 {
+        println!("             ({} too dense for the local-exchange step: greedy only)", l.exchange_skipped);
+    }
+    println!("height       {}", crate::info::format_ns(l.height_ns));
+    println!("critical     {} of run time", crate::info::format_ns(g.critical_ns));
+    println!("run time     {} in all threads", crate::info::format_ns(g.total_run_ns));
+    let mut top: Vec<usize> = (0..g.threads.len()).collect();
+    top.sort_by_key(|&t| (std::cmp::Reverse(g.threads[t].run_ns), t));
+    println!();
+    println!("{:>14}  {:>6}  thread", "run time", "share");
+    for &t in top.iter().take(5) {
+        let th = &g.threads[t];
+        println!("{:>14}  {:>5.1}%  {}", crate::info::format_ns(th.run_ns), 100.0 * g.share(t as u32), th.id);
+    }
+    Ok(())
+}
+
+/// `weft render execgraph FILE -o out.svg`: the whole drawing as SVG.
+pub fn render(
+    file: Option<&Path>,
+    sample_name: Option<&str>,
+    min_edge: Option<&str>,
+    out: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let a = Args {
+        file: file.map(Path::to_path_buf),
+        sample: sample_name.map(str::to_string),
+        json: false,
+        min_edge: min_edge.map(str::to_string),
+    };
+    let (g, l) = prepare(&a)?;
+    // Wide enough that node shapes show (about 14 px a column), within what SVG viewers handle.
+    let width = (l.columns as f32 * 14.0 + 100.0).clamp(1200.0, 16_000.0);
+    let view = ExecView::fit(&g, &l, width, PLOT_PX as f32 + 40.0);
+    let svg = weft::scene::svg::to_svg(&scene(&g, &l, &view));
+    std::fs::write(out, svg).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(())
+}

@@ -1,0 +1,92 @@
+//! `weft render moments FILE -o out.svg`: the utilization Gantt chart beside the moment view, as in the
+//! paper's Fig. 4 and 5, as an SVG document. PNG is not written yet.
+
+use crate::moments::Selection;
+use std::path::PathBuf;
+use weft::analyses::busy::BusyIntervals;
+use weft::analyses::moments::{moments_of_busy, sort_moments, TimeWindow};
+use weft::model::LocationId;
+use weft::readers::read_path;
+use weft::scene::axis::AXIS_HEIGHT_PX;
+use weft::scene::moments::{build_moment_view, MomentViewOptions, Viewport, LEGEND_HEIGHT_PX};
+use weft::scene::svg::to_svg;
+use weft::scene::utilization::{build_utilization, UtilizationOptions};
+use weft::scene::Scene;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The trace file.
+    file: PathBuf,
+    /// Output file (.svg).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Width of the whole picture in pixels.
+    #[arg(long, default_value_t = 1400.0)]
+    width: f32,
+    /// Height in pixels (default: 16 px per location, at most 1000; rows merge below one pixel).
+    #[arg(long)]
+    height: Option<f32>,
+    /// Only the moment view, without the Gantt chart beside it.
+    #[arg(long)]
+    no_gantt: bool,
+    #[command(flatten)]
+    selection: Selection,
+}
+
+pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let ext = a.output.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if ext != "svg" {
+        return Err(
+            format!("{}: only SVG output is written so far (PNG is not implemented)", a.output.display()).into()
+        );
+    }
+    let window = a.selection.window()?;
+    let trace = read_path(&a.file)?;
+    let definition = a.selection.definition();
+    let mut busy = BusyIntervals::compute(&trace, &definition);
+    let mut rows = moments_of_busy(&trace, &busy, window);
+    sort_moments(&mut rows, a.selection.key());
+    busy.arrange(rows.iter().map(|m| LocationId(m.location)));
+    let span = window.unwrap_or(TimeWindow::whole(&trace));
+    let chrome = AXIS_HEIGHT_PX + LEGEND_HEIGHT_PX;
+    let height = a.height.unwrap_or((rows.len() as f32 * 16.0 + chrome).min(1000.0)).max(chrome + 10.0);
+    let panel = if a.no_gantt { a.width } else { a.width / 2.0 };
+    let mut view = Viewport::fit(span.len_ns(), rows.len(), panel, height);
+    view.t0_ns = span.start_ns as f64;
+    view.t1_ns = span.end_ns.max(span.start_ns + 1) as f64;
+    let opts =
+        MomentViewOptions { definition: definition.describe(), span_ns: (span.start_ns, span.end_ns), color: None };
+    let moments = build_moment_view(&rows, &view, &opts);
+    let scene = if a.no_gantt {
+        moments
+    } else {
+        {
+            let gantt =
+                build_utilization(&rows, &busy, &view, &UtilizationOptions { definition: definition.describe() });
+            side_by_side(gantt, moments)
+        }
+    };
+    std::fs::write(&a.output, to_svg(&scene)).map_err(|e| format!("{}: {e}", a.output.display()))?;
+    Ok(())
+}
+
+/// `left` and `right` next to each other in one scene.
+fn side_by_side(mut left: Scene, right: Scene) -> Scene {
+    let dx = left.width;
+    left.width += right.width;
+    left.height = left.height.max(right.height);
+    left.rects.extend(right.rects.into_iter().map(|mut r| {
+        r.x += dx;
+        r
+    }));
+    left.lines.extend(right.lines.into_iter().map(|mut l| {
+        l.x0 += dx;
+        l.x1 += dx;
+        l
+    }));
+    left.labels.extend(right.labels.into_iter().map(|mut t| {
+        t.x += dx;
+        t
+    }));
+    left
+}

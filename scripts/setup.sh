@@ -3,7 +3,8 @@
 # both wasm variants into www/pkg (WebGPU) and www/pkg-webgl (WebGL2 fallback). Idempotent: every step is
 # skipped when already done, and cargo rebuilds only what changed.
 #   scripts/setup.sh            build tools + wasm
-#   scripts/setup.sh --browser  also chromium and the npm packages the browser tests use
+#   scripts/setup.sh --browser  also what the tests use: chromium, the browser tests' npm packages, and a
+#                               Python virtualenv (.venv) with the official OTF2 library as the readers' oracle
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -44,6 +45,12 @@ if [ -n "$want_browser" ]; then
   if [ ! -d tests/browser/node_modules/playwright-core ]; then
     say "installing the browser tests' npm packages"
     (cd tests/browser && npm ci --no-audit --no-fund --silent)
+  fi
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import otf2' 2>/dev/null; then
+    say "creating .venv with the oracles (official OTF2 library)"
+    command -v python3 >/dev/null || apt_install python3
+    python3 -m venv .venv 2>/dev/null || { apt_install python3-venv; rm -rf .venv; python3 -m venv .venv; }
+    .venv/bin/pip install -q --disable-pip-version-check -r tests/oracle/requirements.txt
   fi
 fi
 

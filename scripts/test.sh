@@ -11,6 +11,7 @@ say "cargo clippy (native and wasm32)"
 cargo clippy --all-targets -q -- -D warnings
 cargo clippy --lib -q --target wasm32-unknown-unknown --target-dir target/wasm-webgpu -- -D warnings
 say "native tests"
+export WEFT_PYTHON="$PWD/.venv/bin/python"
 cargo test --all-targets
 say "browser tests (headless chromium: WebGPU and WebGL2)"
 cd tests/browser && node --test --test-concurrency=1 ./*.test.mjs

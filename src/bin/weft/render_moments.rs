@@ -60,11 +60,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let scene = if a.no_gantt {
         moments
     } else {
-        {
-            let gantt =
-                build_utilization(&rows, &busy, &view, &UtilizationOptions { definition: definition.describe() });
-            side_by_side(gantt, moments)
-        }
+        let gantt = build_utilization(&rows, &busy, &view, &UtilizationOptions { definition: definition.describe() });
+        side_by_side(gantt, moments)
     };
     std::fs::write(&a.output, to_svg(&scene)).map_err(|e| format!("{}: {e}", a.output.display()))?;
     Ok(())

@@ -108,7 +108,8 @@ impl ChromeStreamReader {
     }
 
     fn decide(&mut self, head: &[u8]) {
-        self.mode = if head.starts_with(&[0x1f, 0x8b]) {
+        // A lone 0x1f at the end of input is a gzip file cut inside its magic number.
+        self.mode = if head.starts_with(&[0x1f, 0x8b]) || head == [0x1f] {
             Mode::Gzip(Box::default())
         } else {
             Mode::Plain

@@ -185,14 +185,15 @@ impl<'a> Cursor<'a> {
         Err(Stop::Incomplete)
     }
 
-    /// A literal (true, false, null); returns its bytes.
+    /// A literal: true, false, null, or NaN and Infinity (not JSON, but written by common producers and
+    /// refused later as values). Returns its bytes.
     fn literal(&mut self) -> Scan<&'a [u8]> {
         let start = self.i;
         let mut j = start;
         while let Some(&c) = self.b.get(j) {
             if !c.is_ascii_alphabetic() {
                 let lit = &self.b[start..j];
-                if matches!(lit, b"true" | b"false" | b"null") {
+                if matches!(lit, b"true" | b"false" | b"null" | b"NaN" | b"Infinity") {
                     self.i = j;
                     return Ok(lit);
                 }
@@ -239,6 +240,12 @@ impl<'a> Cursor<'a> {
             None => Err(Stop::Incomplete),
             Some(b'"') => Ok(Val::Str(self.string()?)),
             Some(b'{') | Some(b'[') => Ok(Val::Other(self.skip_nested()?)),
+            // `-Infinity` (written by Python's json module) is kept as a literal the reader refuses.
+            Some(b'-') if self.b.get(self.i + 1).is_some_and(u8::is_ascii_alphabetic) => {
+                self.i += 1;
+                let lit = self.literal()?;
+                Ok(Val::Other(lit))
+            }
             Some(c) if c.is_ascii_digit() || *c == b'-' => Ok(Val::Num(self.number()?)),
             Some(c) if c.is_ascii_alphabetic() => Ok(Val::Other(self.literal()?)),
             Some(_) => self.bad("a JSON value"),

@@ -96,6 +96,11 @@ impl ChromeStreamReader {
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
         self.consumed += chunk.len() as u64;
         if let Mode::Undecided(head) = &mut self.mode {
+            if head.is_empty() && chunk.len() >= 2 {
+                // The usual case: decide from the chunk itself, without copying it.
+                self.decide(chunk);
+                return self.push(chunk);
+            }
             head.extend_from_slice(chunk);
             if head.len() < 2 {
                 return Ok(());

@@ -77,6 +77,94 @@ pub struct RawEvent<'a> {
     pub args: Option<&'a [u8]>,
 }
 
+/// The keys of a trace event the reader uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Ph,
+    Name,
+    Cat,
+    Ts,
+    Dur,
+    Pid,
+    Tid,
+    Tdur,
+    Id,
+    Id2,
+    BindId,
+    FlowIn,
+    FlowOut,
+    Scope,
+    Args,
+    Other,
+}
+
+/// `text` and its closing quote as a little-endian word, with the mask that selects those bytes.
+const fn key_word(text: &[u8]) -> (u64, u64) {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < text.len() {
+        w |= (text[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w |= (b'"' as u64) << (8 * i);
+    let mask = if text.len() + 1 >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * (text.len() + 1))) - 1
+    };
+    (w, mask)
+}
+
+const KEYS: [(Key, &[u8]); 15] = [
+    (Key::Ph, b"ph"),
+    (Key::Ts, b"ts"),
+    (Key::Id, b"id"),
+    (Key::Name, b"name"),
+    (Key::Cat, b"cat"),
+    (Key::Dur, b"dur"),
+    (Key::Pid, b"pid"),
+    (Key::Tid, b"tid"),
+    (Key::Tdur, b"tdur"),
+    (Key::Id2, b"id2"),
+    (Key::Args, b"args"),
+    (Key::Scope, b"s"),
+    (Key::FlowIn, b"flow_in"),
+    (Key::BindId, b"bind_id"),
+    (Key::FlowOut, b"flow_out"),
+];
+
+impl Key {
+    /// Recognise a known key from the 8 bytes after its opening quote; returns it and its length.
+    #[inline(always)]
+    fn from_word(w: u64) -> Option<(Key, usize)> {
+        macro_rules! check {
+            ($text:literal, $key:expr) => {{
+                const KW: (u64, u64) = key_word($text);
+                if w & KW.1 == KW.0 {
+                    return Some(($key, $text.len()));
+                }
+            }};
+        }
+        check!(b"ph", Key::Ph);
+        check!(b"ts", Key::Ts);
+        check!(b"name", Key::Name);
+        check!(b"pid", Key::Pid);
+        check!(b"tid", Key::Tid);
+        check!(b"cat", Key::Cat);
+        check!(b"dur", Key::Dur);
+        check!(b"args", Key::Args);
+        check!(b"id", Key::Id);
+        check!(b"s", Key::Scope);
+        None
+    }
+
+    fn from_bytes(k: &[u8]) -> Key {
+        KEYS.iter()
+            .find(|(_, t)| *t == k)
+            .map_or(Key::Other, |&(key, _)| key)
+    }
+}
+
 pub struct Cursor<'a> {
     pub b: &'a [u8],
     pub i: usize,
@@ -114,9 +202,25 @@ fn find_quote_or_backslash(b: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
+/// Bytes that can appear in a JSON number, as a lookup table.
+static NUMBER_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    t[b'-' as usize] = true;
+    t[b'+' as usize] = true;
+    t[b'.' as usize] = true;
+    t[b'e' as usize] = true;
+    t[b'E' as usize] = true;
+    t
+};
+
 #[inline(always)]
 fn is_number_byte(c: u8) -> bool {
-    c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')
+    NUMBER_BYTE[c as usize]
 }
 
 impl<'a> Cursor<'a> {
@@ -302,28 +406,27 @@ impl<'a> Cursor<'a> {
             _ => return self.bad("a key or '}'"),
         }
         loop {
-            let key = self.fast_key()?;
-            match key {
-                b"ph" => ev.ph = self.str_or_skip()?.map_or(&b"?"[..], |s| s.raw),
-                b"name" => ev.name = self.str_or_skip()?,
-                b"cat" => ev.cat = self.str_or_skip()?,
-                b"ts" => ev.ts = self.scalar()?,
-                b"dur" => ev.dur = self.scalar()?,
-                b"pid" => ev.pid = self.scalar()?,
-                b"tid" => ev.tid = self.scalar()?,
-                b"tdur" => ev.tdur = self.scalar()?,
-                b"id" => ev.id = self.value()?,
-                b"id2" => ev.id2 = self.value()?,
-                b"bind_id" => ev.bind_id = self.value()?,
-                b"flow_in" => ev.flow_in = matches!(self.value()?, Val::Other(b"true")),
-                b"flow_out" => ev.flow_out = matches!(self.value()?, Val::Other(b"true")),
-                b"s" => ev.scope = self.str_or_skip()?,
-                b"args" => {
+            match self.fast_key()? {
+                Key::Ph => ev.ph = self.str_or_skip()?.map_or(&b"?"[..], |s| s.raw),
+                Key::Name => ev.name = self.str_or_skip()?,
+                Key::Cat => ev.cat = self.str_or_skip()?,
+                Key::Ts => ev.ts = self.scalar()?,
+                Key::Dur => ev.dur = self.scalar()?,
+                Key::Pid => ev.pid = self.scalar()?,
+                Key::Tid => ev.tid = self.scalar()?,
+                Key::Tdur => ev.tdur = self.scalar()?,
+                Key::Id => ev.id = self.value()?,
+                Key::Id2 => ev.id2 = self.value()?,
+                Key::BindId => ev.bind_id = self.value()?,
+                Key::FlowIn => ev.flow_in = matches!(self.value()?, Val::Other(b"true")),
+                Key::FlowOut => ev.flow_out = matches!(self.value()?, Val::Other(b"true")),
+                Key::Scope => ev.scope = self.str_or_skip()?,
+                Key::Args => {
                     if let Val::Other(raw) = self.value()? {
                         ev.args = Some(raw);
                     }
                 }
-                _ => {
+                Key::Other => {
                     self.value()?;
                 }
             }
@@ -345,9 +448,10 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A key (plain bytes, no escapes expected) and its colon; leaves the cursor on the value.
+    /// A key and its colon; leaves the cursor on the value. Known keys are recognised from one 8-byte
+    /// load (the key and its closing quote), others by scanning to the quote.
     #[inline(always)]
-    fn fast_key(&mut self) -> Scan<&'a [u8]> {
+    fn fast_key(&mut self) -> Scan<Key> {
         let b = self.b;
         let mut i = self.i;
         match b.get(i) {
@@ -361,21 +465,18 @@ impl<'a> Cursor<'a> {
             None => return Err(Stop::Incomplete),
         }
         let start = i + 1;
-        let mut j = start;
-        loop {
-            match b.get(j) {
-                Some(b'"') => break,
-                Some(b'\\') => {
-                    // An escaped key: never one of ours, but it must be skipped correctly.
-                    self.i = i;
-                    return self.key();
+        let (key, end) = match b.get(start..start + 8) {
+            Some(w) => {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(w);
+                match Key::from_word(u64::from_le_bytes(word)) {
+                    Some((k, len)) => (k, start + len),
+                    None => self.key_slow(i)?,
                 }
-                Some(_) => j += 1,
-                None => return Err(Stop::Incomplete),
             }
-        }
-        let key = &b[start..j];
-        self.i = j + 1;
+            None => self.key_slow(i)?,
+        };
+        self.i = end + 1;
         match b.get(self.i) {
             Some(b':') => self.i += 1,
             Some(_) => {
@@ -394,6 +495,20 @@ impl<'a> Cursor<'a> {
             None => return Err(Stop::Incomplete),
         }
         Ok(key)
+    }
+
+    /// A key by scanning: returns it and the index of its closing quote. `i` is on the opening quote.
+    fn key_slow(&mut self, i: usize) -> Scan<(Key, usize)> {
+        self.i = i;
+        let raw = self.string()?;
+        Ok((
+            if raw.escaped {
+                Key::Other
+            } else {
+                Key::from_bytes(raw.raw)
+            },
+            self.i - 1,
+        ))
     }
 
     /// A string value, or None after skipping a value of another type.
@@ -588,12 +703,17 @@ pub fn int_of(b: &[u8]) -> Option<i64> {
         Some(b'-') => (true, &b[1..]),
         _ => (false, b),
     };
-    if !d.is_empty() && d.len() <= 18 && d.iter().all(u8::is_ascii_digit) {
+    if !d.is_empty() && d.len() <= 18 {
         let mut v: i64 = 0;
+        let mut plain = true;
         for &c in d {
-            v = v * 10 + (c - b'0') as i64;
+            let digit = c.wrapping_sub(b'0');
+            plain &= digit < 10;
+            v = v.wrapping_mul(10).wrapping_add(digit as i64);
         }
-        return Some(if neg { -v } else { v });
+        if plain {
+            return Some(if neg { -v } else { v });
+        }
     }
     let x: f64 = std::str::from_utf8(b).ok()?.trim().parse().ok()?;
     (x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e18).then_some(x as i64)

@@ -628,39 +628,46 @@ pub const MAX_NS: i64 = 1 << 62;
 /// (exponents, very long mantissas) go through `f64`.
 #[inline]
 pub fn micros_to_ns(b: &[u8]) -> Option<i64> {
-    let (neg, digits) = match b.first() {
+    let (neg, d) = match b.first() {
         Some(b'-') => (true, &b[1..]),
         _ => (false, b),
     };
     let mut int: i64 = 0;
     let mut i = 0;
-    while i < digits.len() && digits[i].is_ascii_digit() {
-        if i >= 16 {
-            return micros_to_ns_slow(b);
+    while i < d.len() && i < 16 {
+        let x = d[i].wrapping_sub(b'0');
+        if x >= 10 {
+            break;
         }
-        int = int * 10 + (digits[i] - b'0') as i64;
+        int = int * 10 + x as i64;
         i += 1;
     }
     if i == 0 || int >= MAX_NS / 1000 {
         return micros_to_ns_slow(b);
     }
     let mut ns = int * 1000;
-    if i < digits.len() {
-        if digits[i] != b'.' {
+    if i < d.len() {
+        if d[i] != b'.' {
             return micros_to_ns_slow(b);
         }
         i += 1;
-        let frac = &digits[i..];
-        if frac.is_empty() || !frac.iter().all(u8::is_ascii_digit) {
-            return micros_to_ns_slow(b);
-        }
+        let first = i;
         let mut scale = 100;
-        for &d in frac.iter().take(3) {
-            ns += (d - b'0') as i64 * scale;
-            scale /= 10;
+        while i < d.len() {
+            let x = d[i].wrapping_sub(b'0');
+            if x >= 10 {
+                return micros_to_ns_slow(b);
+            }
+            if scale > 0 {
+                ns += x as i64 * scale;
+                scale /= 10;
+            } else if i == first + 3 && x >= 5 {
+                ns += 1;
+            }
+            i += 1;
         }
-        if frac.len() > 3 && frac[3] >= b'5' {
-            ns += 1;
+        if i == first {
+            return micros_to_ns_slow(b);
         }
     }
     Some(if neg { -ns } else { ns })

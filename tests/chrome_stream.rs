@@ -353,6 +353,7 @@ fn every_shared_chrome_trace_loads_or_is_refused_clearly() {
             Ok(t) => {
                 loaded += 1;
                 assert!(t.event_records > 0, "{name}");
+                assert_properly_nested(&t);
                 // The same file in odd-sized chunks gives the same trace.
                 let again = chunked(&name, &bytes, &mut Rng(3), 5000).expect("chunked read");
                 assert_eq!(fingerprint(&again), fingerprint(&t), "{name}");
@@ -368,4 +369,102 @@ fn every_shared_chrome_trace_loads_or_is_refused_clearly() {
         }
     }
     eprintln!("{loaded} of {} shared Chrome traces loaded", files.len());
+}
+
+#[test]
+fn builtin_sample_is_small_interesting_and_clean() {
+    let t =
+        read("sample.json", &weft::samples::builtin_chrome_json()).expect("builtin sample reads");
+    assert!(
+        (1000..10_000).contains(&t.intervals.len()),
+        "{} intervals",
+        t.intervals.len()
+    );
+    assert_eq!(t.processes.len(), 8);
+    let threads = t
+        .locations
+        .kind
+        .iter()
+        .filter(|&&k| k == weft::model::LocationKind::CpuThread)
+        .count();
+    assert_eq!(threads, 16);
+    assert!(t.messages.len() > 100);
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+    // The late rank computes longest in total: the imbalance is there to see.
+    let mut compute = vec![0u64; t.processes.len()];
+    for i in 0..t.intervals.len() {
+        if t.region_name(t.intervals.region[i]) == "compute_kernel" {
+            compute[t.locations.process[t.intervals.location[i].index()].index()] +=
+                t.intervals.dur_ns[i];
+        }
+    }
+    let late = weft::samples::ChromeSample::builtin()
+        .late_rank
+        .expect("a late rank") as usize;
+    assert_eq!(
+        compute
+            .iter()
+            .enumerate()
+            .max_by_key(|&(_, c)| *c)
+            .map(|(r, _)| r),
+        Some(late)
+    );
+}
+
+/// Checks the model's nesting invariant: per location, sorted by start; each interval's depth is the
+/// number of enclosing intervals, and it ends within its parent.
+fn assert_properly_nested(t: &Trace) {
+    let iv = &t.intervals;
+    for range in &t.location_intervals {
+        let mut stack: Vec<u64> = Vec::new();
+        let mut last_start = 0;
+        for i in range.clone() {
+            assert!(iv.start_ns[i] >= last_start, "sorted by start");
+            last_start = iv.start_ns[i];
+            while stack.last().is_some_and(|&end| end <= iv.start_ns[i]) {
+                stack.pop();
+            }
+            assert_eq!(iv.depth[i] as usize, stack.len(), "depth of interval {i}");
+            if let Some(&parent_end) = stack.last() {
+                assert!(
+                    iv.end_ns(i) <= parent_end,
+                    "interval {i} outlives its parent"
+                );
+            }
+            stack.push(iv.end_ns(i));
+        }
+    }
+}
+
+#[test]
+fn random_begin_end_soup_is_always_repaired_into_proper_nesting() {
+    let mut rng = Rng(0xb0b);
+    for _ in 0..200 {
+        let mut json = String::from("[");
+        let n = 1 + rng.below(40);
+        for k in 0..n {
+            let name = ["a", "b", "c", "d"][rng.below(4) as usize];
+            let ts = rng.below(50);
+            let tid = rng.below(2);
+            let ev = match rng.below(5) {
+                0 | 1 => format!(r#"{{"ph":"B","name":"{name}","pid":1,"tid":{tid},"ts":{ts}}}"#),
+                2 => format!(r#"{{"ph":"E","name":"{name}","pid":1,"tid":{tid},"ts":{ts}}}"#),
+                3 => format!(r#"{{"ph":"E","pid":1,"tid":{tid},"ts":{ts}}}"#),
+                _ => format!(
+                    r#"{{"ph":"X","name":"{name}","pid":1,"tid":{tid},"ts":{ts},"dur":{}}}"#,
+                    rng.below(20)
+                ),
+            };
+            json += &ev;
+            json += if k + 1 < n { "," } else { "]" };
+        }
+        let t = read("soup.json", json.as_bytes()).expect("soup reads");
+        assert_properly_nested(&t);
+        let begins = json.matches(r#""ph":"B""#).count() + json.matches(r#""ph":"X""#).count();
+        assert_eq!(
+            t.intervals.len(),
+            begins,
+            "every B and X becomes one interval: {json}"
+        );
+    }
 }

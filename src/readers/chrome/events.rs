@@ -8,10 +8,9 @@
 
 use super::asyncs::{AsyncKind, Asyncs, Flows};
 use super::hash::FxMap;
-use super::scanner::{
-    for_each_member, int_of, val_f64, val_micros_to_ns, JStr, RawEvent, Val, MAX_NS,
-};
+use super::scanner::{for_each_member, JStr, RawEvent, Val};
 use super::slices::{close_thread, flush_intervals, BeEvent, PendingInterval, ThreadSlices};
+use super::values::{int_of, val_f64, val_micros_to_ns, MAX_NS};
 use crate::model::{
     Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder,
     WarningKind,

@@ -1,10 +1,11 @@
 //! Chrome Trace Event Format reader: the JSON array form `[...]` or the object form
 //! `{"traceEvents": [...], ...}`, plain or gzipped (detected by content), whole or truncated.
 //!
-//! Layers, each in its own file: `gzip` (incremental gunzip) -> `stream` (document walker: array or object
-//! form, chunks split anywhere) -> `scanner` (one event object to borrowed fields) -> `events` (fields to
-//! the model through caches) -> `slices` (B/E matching and its repairs) and `asyncs` (async tracks and
-//! flows). A typed streaming parse: no `serde_json::Value`, no allocation per event.
+//! Layers, each in its own file: `gzip` (incremental gunzip) -> `stream` (document walker: array or
+//! object form, chunks split anywhere) -> `scanner` (one event object to borrowed fields; `values`
+//! decodes them) -> `events` (fields to the model through caches) -> `slices` (B/E matching and its
+//! repairs, documented there) and `asyncs` (async tracks and flows). A typed streaming parse: no
+//! `serde_json::Value`, no allocation per event.
 //!
 //! What is read: B/E, X, i/I/R and n (instants), M (process_name, thread_name, process_sort_index,
 //! thread_sort_index), C (each numeric arg a counter series per process, `name.arg`, or `name` when there
@@ -23,6 +24,7 @@ mod hash;
 mod scanner;
 mod slices;
 mod stream;
+mod values;
 
 use crate::model::{Trace, WarningKind};
 use crate::readers::ReadError;

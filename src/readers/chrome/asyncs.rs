@@ -4,7 +4,10 @@
 //! Perfetto and catapult users expect: each tree of nested slices (one id's slices while any is open)
 //! goes on an async track of its process named after the tree's root slice, and trees that overlap in
 //! time go on separate tracks of that name, so slices on one track never overlap improperly. Flows become
-//! model messages of kind `Flow`, from each step's thread and time to the next step's.
+//! model messages of kind `Flow`, from each step's thread and time to the next step's, matched in file
+//! order. A step's own time stands for the slice it binds to (the enclosing slice, or with `bp` absent
+//! on an `f` the next slice): producers put it inside or at the start of that slice, and the model's
+//! messages join locations and times, not slices.
 //! It must not read bytes (events.rs does) and must not fail: repairs are counted warnings.
 
 use super::events::Converter;

@@ -73,6 +73,18 @@ impl Default for Converter {
     }
 }
 
+/// A raw value as it appears in the file, shortened, for warning messages.
+fn shown(v: &Val) -> String {
+    let raw: &[u8] = match v {
+        Val::Absent => b"(absent)",
+        Val::Num(b) | Val::Other(b) => b,
+        Val::Str(s) => s.raw,
+    };
+    let quote = if matches!(v, Val::Str(_)) { "\"" } else { "" };
+    let text = String::from_utf8_lossy(&raw[..raw.len().min(40)]);
+    format!("{quote}{text}{quote}")
+}
+
 fn ph_text(ph: &[u8]) -> String {
     String::from_utf8_lossy(&ph[..ph.len().min(16)]).into_owned()
 }
@@ -235,7 +247,7 @@ impl Converter {
                 None
             }
             _ => {
-                let v = format!("{:?}", ev.ts);
+                let v = shown(&ev.ts);
                 self.b.warn(WarningKind::BadTimestamp, || {
                     format!("event at byte {offset} has ts {v}; skipped")
                 });
@@ -302,7 +314,7 @@ impl Converter {
             match val_micros_to_ns(dur_val) {
                 Some(d) if d >= 0 && ts.saturating_add(d) < MAX_NS => d,
                 _ => {
-                    let v = format!("{dur_val:?}");
+                    let v = shown(dur_val);
                     self.b.warn(WarningKind::BadTimestamp, || {
                         format!("X event at byte {offset} has dur {v}; skipped")
                     });

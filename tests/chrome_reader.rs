@@ -316,6 +316,10 @@ fn broken_and_empty_documents_are_clear_errors() {
         ("[{\"ph\":\"X\"} x]", "expected '{' (an event) or ']'"),
         ("{\"traceEvents\":5}", "expected '[' after \"traceEvents\""),
         ("hello", "expected '[' or '{'"),
+        (
+            "{\"meta\":{\"a\":[1]},\"n\":2}",
+            "without a \"traceEvents\" array",
+        ),
     ];
     for (json, want) in cases {
         match read("bad.json", json.as_bytes()) {

@@ -179,10 +179,15 @@ impl ChromeStreamReader {
         }
         let events = self.walker.events;
         if events == 0 {
+            let detail = if self.walker.object_form() && !self.walker.saw_trace_events {
+                " (a JSON object without a \"traceEvents\" array)".to_string()
+            } else {
+                String::new()
+            };
             return Err(ReadError::Empty {
                 file: self.file,
                 format: FORMAT,
-                detail: String::new(),
+                detail,
             });
         }
         if self.walker.finish() && !self.truncated_gzip {

@@ -90,6 +90,9 @@ pub struct DocumentWalker {
     /// While the tail holds an incomplete event: the skipper that finds its end, and how far it got.
     tail_scan: Option<(Skipper, usize)>,
     pub events: u64,
+    /// In the object form: whether a `traceEvents` key has been seen.
+    pub saw_trace_events: bool,
+    object_form: bool,
 }
 
 impl Default for DocumentWalker {
@@ -100,6 +103,8 @@ impl Default for DocumentWalker {
             tail_offset: 0,
             tail_scan: None,
             events: 0,
+            saw_trace_events: false,
+            object_form: false,
         }
     }
 }
@@ -157,6 +162,11 @@ impl DocumentWalker {
     /// event cut in the middle), after which the events before the cut have all been delivered.
     pub fn finish(&self) -> bool {
         self.place != Place::Done
+    }
+
+    /// Whether the document is the object form `{"traceEvents": [...]}`.
+    pub fn object_form(&self) -> bool {
+        self.object_form
     }
 
     pub fn started(&self) -> bool {
@@ -221,7 +231,10 @@ impl DocumentWalker {
         }
         match c.peek_ws()? {
             b'[' => self.place = Place::Events { object_form: false },
-            b'{' => self.place = Place::TopKey,
+            b'{' => {
+                self.place = Place::TopKey;
+                self.object_form = true;
+            }
             _ => {
                 return Err(Stop::Bad {
                     at: c.i,
@@ -260,6 +273,7 @@ impl DocumentWalker {
                 });
             }
             self.place = Place::Events { object_form: true };
+            self.saw_trace_events = true;
             return Ok(Step::At(c.i + 1));
         }
         match first {

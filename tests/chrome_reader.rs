@@ -488,3 +488,74 @@ fn golden_speedscope_too_many_end_events_and_partial() {
     assert_eq!(t.warnings.count(WarningKind::Truncated), 1);
     assert_eq!(t.warnings.total(), 1);
 }
+
+/// Per region name: (count, total duration ns), sorted by name.
+fn totals(t: &Trace) -> Vec<(String, u64, u64)> {
+    let mut m: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    for (_, r, _, d, _) in intervals(t) {
+        let e = m.entry(r).or_default();
+        e.0 += 1;
+        e.1 += d;
+    }
+    m.into_iter().map(|(k, (c, d))| (k, c, d)).collect()
+}
+
+#[test]
+fn golden_catapult_nestable_async() {
+    let Some(t) = shared(
+        "golden_catapult_nestable_async",
+        "catapult/nestable_async.json",
+    ) else {
+        return;
+    };
+    // id 0x313: REQUEST_BAR 10..100 holding DELEGATE 20..30, START_JOB 40..70 > INNER 50..60, and
+    // UNMATCHED_BEGIN 80.. closed with its parent at 100 (one mismatched end).
+    // id 0x314: REQUEST_FOO 110..200 holding START_JOB 140..170 > INNER 150..160 and DELEGATE 180..190;
+    // the end named UNMATCHED_END at 130 matches nothing and is dropped.
+    let want: Vec<(String, u64, u64)> = vec![
+        ("REQUEST_BAR".into(), 1, 90_000),
+        ("REQUEST_FOO".into(), 1, 90_000),
+        ("URL_REQUEST_DELEGATE".into(), 2, 20_000),
+        ("URL_REQUEST_DELEGATE_UNMATCHED_BEGIN".into(), 1, 20_000),
+        ("URL_REQUEST_INNER".into(), 2, 20_000),
+        ("URL_REQUEST_START_JOB".into(), 2, 60_000),
+    ];
+    assert_eq!(totals(&t), want);
+    // One thread (for the two n instants) and one async track per request.
+    assert_eq!((t.locations.len(), t.instants.time_ns.len()), (3, 2));
+    assert_eq!(t.warnings.count(WarningKind::MismatchedEnd), 1);
+    assert_eq!(t.warnings.count(WarningKind::UnmatchedEnd), 1);
+    assert_eq!(t.warnings.total(), 2);
+}
+
+#[test]
+fn golden_catapult_async_begin_end() {
+    let Some(t) = shared(
+        "golden_catapult_async_begin_end",
+        "catapult/async_begin_end.json",
+    ) else {
+        return;
+    };
+    // Legacy S/F pairs match on (cat, name, id) within a process; the trace's last time is 900 us.
+    // pid 1: S 'us' and b 'ub' never end (0..900), A 1a 50..900 and A 2a 250..750, B 1 100..300 and
+    // B 2 200..400 (overlapping: two B tracks), D bf1's F has no S, D bf2 725..900 never ends;
+    // pid 2: E 1 500..900 and E 2 600..900 never end (their F events are in pid 3: unmatched);
+    // pid 4: F F 0..100, 100..200, 200..300 (end and begin at one time: one track).
+    // Thread (1,1): B/E BE1 120..170 and 220..350 holding BE2 230..270.
+    let want: Vec<(String, u64, u64)> = vec![
+        ("A".into(), 2, 1_350_000),
+        ("B".into(), 2, 400_000),
+        ("BE1".into(), 2, 180_000),
+        ("BE2".into(), 1, 40_000),
+        ("D".into(), 1, 175_000),
+        ("E".into(), 2, 700_000),
+        ("F".into(), 3, 300_000),
+        ("S".into(), 1, 900_000),
+        ("b".into(), 1, 900_000),
+    ];
+    assert_eq!(totals(&t), want);
+    assert_eq!((t.processes.len(), t.locations.len()), (4, 11));
+    assert_eq!(t.warnings.count(WarningKind::UnmatchedEnd), 3);
+    assert_eq!(t.warnings.count(WarningKind::UnclosedBegin), 5);
+    assert_eq!(t.warnings.total(), 8);
+}

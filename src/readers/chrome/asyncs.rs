@@ -131,23 +131,22 @@ impl Asyncs {
                         unmatched += 1;
                         continue;
                     }
-                    let k_match = if e.named {
-                        stack.iter().rposition(|&(_, n)| n == e.name)
+                    // The same rules as B/E (slices.rs): an unnamed end closes the innermost slice,
+                    // a named one closes its slice and those opened inside it, a stray one is dropped.
+                    let from = if !e.named {
+                        stack.len() - 1
                     } else {
-                        None
-                    };
-                    let from = match k_match {
-                        Some(i) => {
-                            if i + 1 != stack.len() {
-                                mismatched += 1;
+                        match stack.iter().rposition(|&(_, n)| n == e.name) {
+                            Some(i) => {
+                                if i + 1 != stack.len() {
+                                    mismatched += 1;
+                                }
+                                i
                             }
-                            i
-                        }
-                        None => {
-                            if e.named {
-                                mismatched += 1;
+                            None => {
+                                unmatched += 1;
+                                continue;
                             }
-                            stack.len() - 1
                         }
                     };
                     for (s, _) in stack.drain(from..) {

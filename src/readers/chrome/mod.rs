@@ -7,9 +7,10 @@
 //! repairs, documented there) and `asyncs` (async tracks and flows). A typed streaming parse: no
 //! `serde_json::Value`, no allocation per event.
 //!
-//! What is read: B/E, X, i/I/R and n (instants), M (process_name, thread_name, process_sort_index,
-//! thread_sort_index), C (each numeric arg a counter series per process, `name.arg`, or `name` when there
-//! is one), s/t/f flows and `bind_id` + `flow_in`/`flow_out`, b/e nestable and S/F legacy async slices.
+//! What is read: B/E, X, i/I/R and n (instants; process- and global-scoped ones are placed on the
+//! thread that emitted them), M (process_name, thread_name, process_sort_index, thread_sort_index),
+//! C (each numeric arg a counter series per process, `name.arg`, or `name` when there is one), s/t/f
+//! flows and `bind_id` + `flow_in`/`flow_out`, b/e nestable and S/F legacy async slices.
 //! T/p async steps are ignored; P samples and unknown phases are skipped and counted (`UnknownRecord`).
 //! Times are microseconds (`displayTimeUnit` only changes how viewers display them), rounded to integer
 //! ns. pid/tid may be numbers or strings (strings become stable ids and name their process/thread).

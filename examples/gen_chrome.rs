@@ -12,7 +12,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let bytes = ChromeSample::sized((mb * 1e6) as usize, 7).generate();
     let secs = t.elapsed().as_secs_f64();
-    let events = bytes.iter().filter(|&&c| c == b'{').count() - 1;
+    // One event per line, each starting with its phase.
+    let events = bytes.split(|&c| c == b'\n').filter(|l| l.starts_with(b"{\"ph\"")).count();
     let mut f = std::fs::File::create(out)?;
     if gzip {
         let mut enc = flate2::write::GzEncoder::new(f, flate2::Compression::fast());
@@ -22,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         f.write_all(&bytes)?;
     }
     println!(
-        "wrote {out}: {:.1} MB, about {events} events, generated in {:.3} s ({:.0} MB/s)",
+        "wrote {out}: {:.1} MB, {events} events, generated in {:.3} s ({:.0} MB/s)",
         bytes.len() as f64 / 1e6,
         secs,
         bytes.len() as f64 / 1e6 / secs

@@ -4,7 +4,10 @@
 //! Perfetto and catapult users expect: each tree of nested slices (one id's slices while any is open)
 //! goes on an async track of its process named after the tree's root slice, and trees that overlap in
 //! time go on separate tracks of that name, so slices on one track never overlap improperly. Flows become
-//! model messages of kind `Flow`, from each step's thread and time to the next step's.
+//! model messages of kind `Flow`, from each step's thread and time to the next step's, matched in file
+//! order. A step's own time stands for the slice it binds to (the enclosing slice, or with `bp` absent
+//! on an `f` the next slice): producers put it inside or at the start of that slice, and the model's
+//! messages join locations and times, not slices.
 //! It must not read bytes (events.rs does) and must not fail: repairs are counted warnings.
 
 use super::events::Converter;
@@ -113,19 +116,22 @@ impl Asyncs {
                         unmatched += 1;
                         continue;
                     }
-                    let k_match = if e.named { stack.iter().rposition(|&(_, n)| n == e.name) } else { None };
-                    let from = match k_match {
-                        Some(i) => {
-                            if i + 1 != stack.len() {
-                                mismatched += 1;
+                    // The same rules as B/E (slices.rs): an unnamed end closes the innermost slice,
+                    // a named one closes its slice and those opened inside it, a stray one is dropped.
+                    let from = if !e.named {
+                        stack.len() - 1
+                    } else {
+                        match stack.iter().rposition(|&(_, n)| n == e.name) {
+                            Some(i) => {
+                                if i + 1 != stack.len() {
+                                    mismatched += 1;
+                                }
+                                i
                             }
-                            i
-                        }
-                        None => {
-                            if e.named {
-                                mismatched += 1;
+                            None => {
+                                unmatched += 1;
+                                continue;
                             }
-                            stack.len() - 1
                         }
                     };
                     for (s, _) in stack.drain(from..) {

@@ -8,8 +8,9 @@
 
 use super::asyncs::{AsyncKind, Asyncs, Flows};
 use super::hash::FxMap;
-use super::scanner::{for_each_member, int_of, val_f64, val_micros_to_ns, JStr, RawEvent, Val, MAX_NS};
+use super::scanner::{for_each_member, JStr, RawEvent, Val};
 use super::slices::{close_thread, flush_intervals, BeEvent, PendingInterval, ThreadSlices};
+use super::values::{int_of, val_f64, val_micros_to_ns, MAX_NS};
 use crate::model::{Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder, WarningKind};
 
 /// Native ids for string pids and tids start here, far above any numeric id a producer uses.
@@ -67,6 +68,18 @@ impl Default for Converter {
             seq: 0,
         }
     }
+}
+
+/// A raw value as it appears in the file, shortened, for warning messages.
+fn shown(v: &Val) -> String {
+    let raw: &[u8] = match v {
+        Val::Absent => b"(absent)",
+        Val::Num(b) | Val::Other(b) => b,
+        Val::Str(s) => s.raw,
+    };
+    let quote = if matches!(v, Val::Str(_)) { "\"" } else { "" };
+    let text = String::from_utf8_lossy(&raw[..raw.len().min(40)]);
+    format!("{quote}{text}{quote}")
 }
 
 fn ph_text(ph: &[u8]) -> String {
@@ -217,7 +230,7 @@ impl Converter {
                 None
             }
             _ => {
-                let v = format!("{:?}", ev.ts);
+                let v = shown(&ev.ts);
                 self.b.warn(WarningKind::BadTimestamp, || format!("event at byte {offset} has ts {v}; skipped"));
                 None
             }
@@ -276,7 +289,7 @@ impl Converter {
             match val_micros_to_ns(dur_val) {
                 Some(d) if d >= 0 && ts.saturating_add(d) < MAX_NS => d,
                 _ => {
-                    let v = format!("{dur_val:?}");
+                    let v = shown(dur_val);
                     self.b.warn(WarningKind::BadTimestamp, || format!("X event at byte {offset} has dur {v}; skipped"));
                     return;
                 }

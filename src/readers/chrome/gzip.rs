@@ -5,8 +5,9 @@
 use flate2::write::MultiGzDecoder;
 use std::io::Write;
 
-/// Compressed input is pushed through in slices of this size, bounding each decompressed piece.
-const SLICE: usize = 64 * 1024;
+/// Compressed input is pushed through in slices of this size, bounding each decompressed piece (deflate
+/// expands at most about 1000:1, so a piece stays within a few MB even for pathological input).
+const SLICE: usize = 16 * 1024;
 
 pub struct Gunzip {
     decoder: MultiGzDecoder<Vec<u8>>,

@@ -1,14 +1,16 @@
 //! Chrome Trace Event Format reader: the JSON array form `[...]` or the object form
 //! `{"traceEvents": [...], ...}`, plain or gzipped (detected by content), whole or truncated.
 //!
-//! Layers, each in its own file: `gzip` (incremental gunzip) -> `stream` (document walker: array or object
-//! form, chunks split anywhere) -> `scanner` (one event object to borrowed fields) -> `events` (fields to
-//! the model through caches) -> `slices` (B/E matching and its repairs) and `asyncs` (async tracks and
-//! flows). A typed streaming parse: no `serde_json::Value`, no allocation per event.
+//! Layers, each in its own file: `gzip` (incremental gunzip) -> `stream` (document walker: array or
+//! object form, chunks split anywhere) -> `scanner` (one event object to borrowed fields; `values`
+//! decodes them) -> `events` (fields to the model through caches) -> `slices` (B/E matching and its
+//! repairs, documented there) and `asyncs` (async tracks and flows). A typed streaming parse: no
+//! `serde_json::Value`, no allocation per event.
 //!
-//! What is read: B/E, X, i/I/R and n (instants), M (process_name, thread_name, process_sort_index,
-//! thread_sort_index), C (each numeric arg a counter series per process, `name.arg`, or `name` when there
-//! is one), s/t/f flows and `bind_id` + `flow_in`/`flow_out`, b/e nestable and S/F legacy async slices.
+//! What is read: B/E, X, i/I/R and n (instants; process- and global-scoped ones are placed on the
+//! thread that emitted them), M (process_name, thread_name, process_sort_index, thread_sort_index),
+//! C (each numeric arg a counter series per process, `name.arg`, or `name` when there is one), s/t/f
+//! flows and `bind_id` + `flow_in`/`flow_out`, b/e nestable and S/F legacy async slices.
 //! T/p async steps are ignored; P samples and unknown phases are skipped and counted (`UnknownRecord`).
 //! Times are microseconds (`displayTimeUnit` only changes how viewers display them), rounded to integer
 //! ns. pid/tid may be numbers or strings (strings become stable ids and name their process/thread).
@@ -23,6 +25,7 @@ mod hash;
 mod scanner;
 mod slices;
 mod stream;
+mod values;
 
 use crate::model::{Trace, WarningKind};
 use crate::readers::ReadError;
@@ -91,6 +94,11 @@ impl ChromeStreamReader {
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
         self.consumed += chunk.len() as u64;
         if let Mode::Undecided(head) = &mut self.mode {
+            if head.is_empty() && chunk.len() >= 2 {
+                // The usual case: decide from the chunk itself, without copying it.
+                self.decide(chunk);
+                return self.push(chunk);
+            }
             head.extend_from_slice(chunk);
             if head.len() < 2 {
                 return Ok(());
@@ -103,7 +111,9 @@ impl ChromeStreamReader {
     }
 
     fn decide(&mut self, head: &[u8]) {
-        self.mode = if head.starts_with(&[0x1f, 0x8b]) { Mode::Gzip(Box::default()) } else { Mode::Plain };
+        // A lone 0x1f at the end of input is a gzip file cut inside its magic number.
+        self.mode =
+            if head.starts_with(&[0x1f, 0x8b]) || head == [0x1f] { Mode::Gzip(Box::default()) } else { Mode::Plain };
     }
 
     fn push(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
@@ -156,7 +166,12 @@ impl ChromeStreamReader {
         }
         let events = self.walker.events;
         if events == 0 {
-            return Err(ReadError::Empty { file: self.file, format: FORMAT, detail: String::new() });
+            let detail = if self.walker.object_form() && !self.walker.saw_trace_events {
+                " (a JSON object without a \"traceEvents\" array)".to_string()
+            } else {
+                String::new()
+            };
+            return Err(ReadError::Empty { file: self.file, format: FORMAT, detail });
         }
         if self.walker.finish() && !self.truncated_gzip {
             let (file, held) = (self.file.clone(), self.walker.held_bytes());

@@ -8,6 +8,7 @@
 //! must not panic on any bytes, and reports "incomplete" (the buffer ended inside the event) apart from
 //! "malformed" (these bytes can never be JSON), so the stream layer can wait for the next chunk.
 
+use super::values::unescape;
 use std::borrow::Cow;
 
 /// Why the scanner stopped before the end of a value.
@@ -77,6 +78,88 @@ pub struct RawEvent<'a> {
     pub args: Option<&'a [u8]>,
 }
 
+/// The keys of a trace event the reader uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Ph,
+    Name,
+    Cat,
+    Ts,
+    Dur,
+    Pid,
+    Tid,
+    Tdur,
+    Id,
+    Id2,
+    BindId,
+    FlowIn,
+    FlowOut,
+    Scope,
+    Args,
+    Other,
+}
+
+/// `text` and its closing quote as a little-endian word, with the mask that selects those bytes.
+const fn key_word(text: &[u8]) -> (u64, u64) {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < text.len() {
+        w |= (text[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w |= (b'"' as u64) << (8 * i);
+    let mask = if text.len() + 1 >= 8 { u64::MAX } else { (1u64 << (8 * (text.len() + 1))) - 1 };
+    (w, mask)
+}
+
+const KEYS: [(Key, &[u8]); 15] = [
+    (Key::Ph, b"ph"),
+    (Key::Ts, b"ts"),
+    (Key::Id, b"id"),
+    (Key::Name, b"name"),
+    (Key::Cat, b"cat"),
+    (Key::Dur, b"dur"),
+    (Key::Pid, b"pid"),
+    (Key::Tid, b"tid"),
+    (Key::Tdur, b"tdur"),
+    (Key::Id2, b"id2"),
+    (Key::Args, b"args"),
+    (Key::Scope, b"s"),
+    (Key::FlowIn, b"flow_in"),
+    (Key::BindId, b"bind_id"),
+    (Key::FlowOut, b"flow_out"),
+];
+
+impl Key {
+    /// Recognise a known key from the 8 bytes after its opening quote; returns it and its length.
+    #[inline(always)]
+    fn from_word(w: u64) -> Option<(Key, usize)> {
+        macro_rules! check {
+            ($text:literal, $key:expr) => {{
+                const KW: (u64, u64) = key_word($text);
+                if w & KW.1 == KW.0 {
+                    return Some(($key, $text.len()));
+                }
+            }};
+        }
+        check!(b"ph", Key::Ph);
+        check!(b"ts", Key::Ts);
+        check!(b"name", Key::Name);
+        check!(b"pid", Key::Pid);
+        check!(b"tid", Key::Tid);
+        check!(b"cat", Key::Cat);
+        check!(b"dur", Key::Dur);
+        check!(b"args", Key::Args);
+        check!(b"id", Key::Id);
+        check!(b"s", Key::Scope);
+        None
+    }
+
+    fn from_bytes(k: &[u8]) -> Key {
+        KEYS.iter().find(|(_, t)| *t == k).map_or(Key::Other, |&(key, _)| key)
+    }
+}
+
 pub struct Cursor<'a> {
     pub b: &'a [u8],
     pub i: usize,
@@ -114,9 +197,25 @@ fn find_quote_or_backslash(b: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
+/// Bytes that can appear in a JSON number, as a lookup table.
+static NUMBER_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    t[b'-' as usize] = true;
+    t[b'+' as usize] = true;
+    t[b'.' as usize] = true;
+    t[b'e' as usize] = true;
+    t[b'E' as usize] = true;
+    t
+};
+
 #[inline(always)]
 fn is_number_byte(c: u8) -> bool {
-    c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')
+    NUMBER_BYTE[c as usize]
 }
 
 impl<'a> Cursor<'a> {
@@ -179,14 +278,15 @@ impl<'a> Cursor<'a> {
         Err(Stop::Incomplete)
     }
 
-    /// A literal (true, false, null); returns its bytes.
+    /// A literal: true, false, null, or NaN and Infinity (not JSON, but written by common producers and
+    /// refused later as values). Returns its bytes.
     fn literal(&mut self) -> Scan<&'a [u8]> {
         let start = self.i;
         let mut j = start;
         while let Some(&c) = self.b.get(j) {
             if !c.is_ascii_alphabetic() {
                 let lit = &self.b[start..j];
-                if matches!(lit, b"true" | b"false" | b"null") {
+                if matches!(lit, b"true" | b"false" | b"null" | b"NaN" | b"Infinity") {
                     self.i = j;
                     return Ok(lit);
                 }
@@ -233,6 +333,12 @@ impl<'a> Cursor<'a> {
             None => Err(Stop::Incomplete),
             Some(b'"') => Ok(Val::Str(self.string()?)),
             Some(b'{') | Some(b'[') => Ok(Val::Other(self.skip_nested()?)),
+            // `-Infinity` (written by Python's json module) is kept as a literal the reader refuses.
+            Some(b'-') if self.b.get(self.i + 1).is_some_and(u8::is_ascii_alphabetic) => {
+                self.i += 1;
+                let lit = self.literal()?;
+                Ok(Val::Other(lit))
+            }
             Some(c) if c.is_ascii_digit() || *c == b'-' => Ok(Val::Num(self.number()?)),
             Some(c) if c.is_ascii_alphabetic() => Ok(Val::Other(self.literal()?)),
             Some(_) => self.bad("a JSON value"),
@@ -289,28 +395,27 @@ impl<'a> Cursor<'a> {
             _ => return self.bad("a key or '}'"),
         }
         loop {
-            let key = self.fast_key()?;
-            match key {
-                b"ph" => ev.ph = self.str_or_skip()?.map_or(&b"?"[..], |s| s.raw),
-                b"name" => ev.name = self.str_or_skip()?,
-                b"cat" => ev.cat = self.str_or_skip()?,
-                b"ts" => ev.ts = self.scalar()?,
-                b"dur" => ev.dur = self.scalar()?,
-                b"pid" => ev.pid = self.scalar()?,
-                b"tid" => ev.tid = self.scalar()?,
-                b"tdur" => ev.tdur = self.scalar()?,
-                b"id" => ev.id = self.value()?,
-                b"id2" => ev.id2 = self.value()?,
-                b"bind_id" => ev.bind_id = self.value()?,
-                b"flow_in" => ev.flow_in = matches!(self.value()?, Val::Other(b"true")),
-                b"flow_out" => ev.flow_out = matches!(self.value()?, Val::Other(b"true")),
-                b"s" => ev.scope = self.str_or_skip()?,
-                b"args" => {
+            match self.fast_key()? {
+                Key::Ph => ev.ph = self.str_or_skip()?.map_or(&b"?"[..], |s| s.raw),
+                Key::Name => ev.name = self.str_or_skip()?,
+                Key::Cat => ev.cat = self.str_or_skip()?,
+                Key::Ts => ev.ts = self.scalar()?,
+                Key::Dur => ev.dur = self.scalar()?,
+                Key::Pid => ev.pid = self.scalar()?,
+                Key::Tid => ev.tid = self.scalar()?,
+                Key::Tdur => ev.tdur = self.scalar()?,
+                Key::Id => ev.id = self.value()?,
+                Key::Id2 => ev.id2 = self.value()?,
+                Key::BindId => ev.bind_id = self.value()?,
+                Key::FlowIn => ev.flow_in = matches!(self.value()?, Val::Other(b"true")),
+                Key::FlowOut => ev.flow_out = matches!(self.value()?, Val::Other(b"true")),
+                Key::Scope => ev.scope = self.str_or_skip()?,
+                Key::Args => {
                     if let Val::Other(raw) = self.value()? {
                         ev.args = Some(raw);
                     }
                 }
-                _ => {
+                Key::Other => {
                     self.value()?;
                 }
             }
@@ -332,9 +437,10 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A key (plain bytes, no escapes expected) and its colon; leaves the cursor on the value.
+    /// A key and its colon; leaves the cursor on the value. Known keys are recognised from one 8-byte
+    /// load (the key and its closing quote), others by scanning to the quote.
     #[inline(always)]
-    fn fast_key(&mut self) -> Scan<&'a [u8]> {
+    fn fast_key(&mut self) -> Scan<Key> {
         let b = self.b;
         let mut i = self.i;
         match b.get(i) {
@@ -348,21 +454,18 @@ impl<'a> Cursor<'a> {
             None => return Err(Stop::Incomplete),
         }
         let start = i + 1;
-        let mut j = start;
-        loop {
-            match b.get(j) {
-                Some(b'"') => break,
-                Some(b'\\') => {
-                    // An escaped key: never one of ours, but it must be skipped correctly.
-                    self.i = i;
-                    return self.key();
+        let (key, end) = match b.get(start..start + 8) {
+            Some(w) => {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(w);
+                match Key::from_word(u64::from_le_bytes(word)) {
+                    Some((k, len)) => (k, start + len),
+                    None => self.key_slow(i)?,
                 }
-                Some(_) => j += 1,
-                None => return Err(Stop::Incomplete),
             }
-        }
-        let key = &b[start..j];
-        self.i = j + 1;
+            None => self.key_slow(i)?,
+        };
+        self.i = end + 1;
         match b.get(self.i) {
             Some(b':') => self.i += 1,
             Some(_) => {
@@ -381,6 +484,13 @@ impl<'a> Cursor<'a> {
             None => return Err(Stop::Incomplete),
         }
         Ok(key)
+    }
+
+    /// A key by scanning: returns it and the index of its closing quote. `i` is on the opening quote.
+    fn key_slow(&mut self, i: usize) -> Scan<(Key, usize)> {
+        self.i = i;
+        let raw = self.string()?;
+        Ok((if raw.escaped { Key::Other } else { Key::from_bytes(raw.raw) }, self.i - 1))
     }
 
     /// A string value, or None after skipping a value of another type.
@@ -433,183 +543,9 @@ pub fn for_each_member<'a>(obj: &'a [u8], mut f: impl FnMut(JStr<'a>, Val<'a>)) 
     }
 }
 
-/// Decode JSON escapes (invalid ones and lone surrogates become U+FFFD).
-pub fn unescape(raw: &[u8]) -> String {
-    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        let c = raw[i];
-        if c != b'\\' {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        let Some(&e) = raw.get(i + 1) else { break };
-        i += 2;
-        let ch = match e {
-            b'n' => '\n',
-            b't' => '\t',
-            b'r' => '\r',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'u' => {
-                let hi = hex4(raw, i);
-                i += 4;
-                match hi {
-                    Some(h) if (0xD800..0xDC00).contains(&h) => {
-                        let lo = if raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
-                            hex4(raw, i + 2)
-                        } else {
-                            None
-                        };
-                        match lo {
-                            Some(l) if (0xDC00..0xE000).contains(&l) => {
-                                i += 6;
-                                char::from_u32(0x10000 + ((h - 0xD800) << 10) + (l - 0xDC00)).unwrap_or('\u{FFFD}')
-                            }
-                            _ => '\u{FFFD}',
-                        }
-                    }
-                    Some(h) => char::from_u32(h).unwrap_or('\u{FFFD}'),
-                    None => '\u{FFFD}',
-                }
-            }
-            other => other as char,
-        };
-        let mut buf = [0u8; 4];
-        out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-    }
-    match String::from_utf8(out) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    }
-}
-
-fn hex4(raw: &[u8], i: usize) -> Option<u32> {
-    let h = raw.get(i..i + 4)?;
-    let s = std::str::from_utf8(h).ok()?;
-    u32::from_str_radix(s, 16).ok()
-}
-
-/// The largest magnitude of a time in nanoseconds the reader accepts (about 146 years).
-pub const MAX_NS: i64 = 1 << 62;
-
-/// Microseconds as JSON number bytes to integer nanoseconds, rounded to nearest. None for anything that
-/// is not a finite number within `MAX_NS`. Plain decimals take an exact integer path; exotic forms
-/// (exponents, very long mantissas) go through `f64`.
-#[inline]
-pub fn micros_to_ns(b: &[u8]) -> Option<i64> {
-    let (neg, digits) = match b.first() {
-        Some(b'-') => (true, &b[1..]),
-        _ => (false, b),
-    };
-    let mut int: i64 = 0;
-    let mut i = 0;
-    while i < digits.len() && digits[i].is_ascii_digit() {
-        if i >= 16 {
-            return micros_to_ns_slow(b);
-        }
-        int = int * 10 + (digits[i] - b'0') as i64;
-        i += 1;
-    }
-    if i == 0 || int >= MAX_NS / 1000 {
-        return micros_to_ns_slow(b);
-    }
-    let mut ns = int * 1000;
-    if i < digits.len() {
-        if digits[i] != b'.' {
-            return micros_to_ns_slow(b);
-        }
-        i += 1;
-        let frac = &digits[i..];
-        if frac.is_empty() || !frac.iter().all(u8::is_ascii_digit) {
-            return micros_to_ns_slow(b);
-        }
-        let mut scale = 100;
-        for &d in frac.iter().take(3) {
-            ns += (d - b'0') as i64 * scale;
-            scale /= 10;
-        }
-        if frac.len() > 3 && frac[3] >= b'5' {
-            ns += 1;
-        }
-    }
-    Some(if neg { -ns } else { ns })
-}
-
-fn micros_to_ns_slow(b: &[u8]) -> Option<i64> {
-    let v: f64 = std::str::from_utf8(b).ok()?.trim().parse().ok()?;
-    let ns = (v * 1000.0).round();
-    if ns.is_finite() && ns.abs() < MAX_NS as f64 {
-        Some(ns as i64)
-    } else {
-        None
-    }
-}
-
-/// A value that should be a time in microseconds: a number, or a string holding one.
-pub fn val_micros_to_ns(v: &Val) -> Option<i64> {
-    match v {
-        Val::Num(b) => micros_to_ns(b),
-        Val::Str(s) if !s.escaped => micros_to_ns(trim(s.raw)),
-        _ => None,
-    }
-}
-
-/// A number as f64 (counters): a number, or a string holding one.
-pub fn val_f64(v: &Val) -> Option<f64> {
-    let b = match v {
-        Val::Num(b) => *b,
-        Val::Str(s) if !s.escaped => trim(s.raw),
-        _ => return None,
-    };
-    let x: f64 = std::str::from_utf8(b).ok()?.parse().ok()?;
-    x.is_finite().then_some(x)
-}
-
-/// An integer (pid, tid, sort index): plain digits fast, else via f64 when integral.
-#[inline]
-pub fn int_of(b: &[u8]) -> Option<i64> {
-    let (neg, d) = match b.first() {
-        Some(b'-') => (true, &b[1..]),
-        _ => (false, b),
-    };
-    if !d.is_empty() && d.len() <= 18 && d.iter().all(u8::is_ascii_digit) {
-        let mut v: i64 = 0;
-        for &c in d {
-            v = v * 10 + (c - b'0') as i64;
-        }
-        return Some(if neg { -v } else { v });
-    }
-    let x: f64 = std::str::from_utf8(b).ok()?.trim().parse().ok()?;
-    (x.is_finite() && x.fract() == 0.0 && x.abs() < 9.0e18).then_some(x as i64)
-}
-
-fn trim(b: &[u8]) -> &[u8] {
-    let s = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
-    let e = b.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(s, |e| e + 1);
-    &b[s..e.max(s)]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn micros_round_to_nearest_ns() {
-        assert_eq!(micros_to_ns(b"0"), Some(0));
-        assert_eq!(micros_to_ns(b"12"), Some(12_000));
-        assert_eq!(micros_to_ns(b"12.5"), Some(12_500));
-        assert_eq!(micros_to_ns(b"12.3456"), Some(12_346));
-        assert_eq!(micros_to_ns(b"12.3454"), Some(12_345));
-        assert_eq!(micros_to_ns(b"-1.5"), Some(-1_500));
-        assert_eq!(micros_to_ns(b"1e3"), Some(1_000_000));
-        assert_eq!(micros_to_ns(b"1.5E-3"), Some(2));
-        assert_eq!(micros_to_ns(b"1e300"), None);
-        assert_eq!(micros_to_ns(b"-"), None);
-        assert_eq!(micros_to_ns(b"1."), Some(1_000));
-        assert_eq!(micros_to_ns(b"1694039960374960.5"), Some(1_694_039_960_374_960_500));
-    }
 
     #[test]
     fn scans_an_event_and_skips_unknown_keys() {
@@ -636,11 +572,5 @@ mod tests {
         }
         let mut c = Cursor::new(br#"{"ph":x}"#, 0);
         assert!(matches!(c.event(), Err(Stop::Bad { at: 6, .. })));
-    }
-
-    #[test]
-    fn unescapes() {
-        assert_eq!(unescape(br#"a\nb\u00e9\ud83d\ude00\"\\"#), "a\nb\u{e9}\u{1F600}\"\\");
-        assert_eq!(unescape(br#"\ud800x"#), "\u{FFFD}x");
     }
 }

@@ -13,11 +13,14 @@
 //! 3. An E without a name (or with an empty one) closes the innermost open slice.
 //! 4. An E whose name matches the innermost open slice closes it. An E whose name matches a slice
 //!    further out closes that slice and every slice opened inside it, at the E's time (a child cannot
-//!    outlive its parent): one `MismatchedEnd` warning (speedscope's `end-non-top-of-stack.json`).
-//! 5. An E that matches no open slice (or comes when none is open) is dropped: `UnmatchedEnd`.
-//!    Closing the innermost slice instead would cut a correct slice short for a stray end
-//!    (`too-many-end-events.json`).
+//!    outlive its parent): one `MismatchedEnd` warning (speedscope's `end-non-top-of-stack.json`). This
+//!    is what Perfetto's slice tracker does: it ends the innermost open slice of that name and truncates
+//!    the slices left open inside it to its end (its `misplaced_end_event` stat).
+//! 5. An E that matches no open slice (or comes when none is open) is dropped: `UnmatchedEnd`, as in
+//!    Perfetto. Closing the innermost slice instead (catapult's choice) would cut a correct slice
+//!    short for a stray end (`too-many-end-events.json`).
 //! 6. A B never closed is closed at the thread's last timestamp (of any event on it): `UnclosedBegin`.
+//!    (Perfetto keeps such slices open-ended; the model has no open-ended intervals.)
 //!
 //! Intervals go to the builder in the order of their B events, so that slices with equal start and
 //! duration nest in file order.

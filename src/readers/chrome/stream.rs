@@ -90,11 +90,22 @@ pub struct DocumentWalker {
     /// While the tail holds an incomplete event: the skipper that finds its end, and how far it got.
     tail_scan: Option<(Skipper, usize)>,
     pub events: u64,
+    /// In the object form: whether a `traceEvents` key has been seen.
+    pub saw_trace_events: bool,
+    object_form: bool,
 }
 
 impl Default for DocumentWalker {
     fn default() -> Self {
-        DocumentWalker { place: Place::Start, tail: Vec::new(), tail_offset: 0, tail_scan: None, events: 0 }
+        DocumentWalker {
+            place: Place::Start,
+            tail: Vec::new(),
+            tail_offset: 0,
+            tail_scan: None,
+            events: 0,
+            saw_trace_events: false,
+            object_form: false,
+        }
     }
 }
 
@@ -153,6 +164,11 @@ impl DocumentWalker {
         self.place != Place::Done
     }
 
+    /// Whether the document is the object form `{"traceEvents": [...]}`.
+    pub fn object_form(&self) -> bool {
+        self.object_form
+    }
+
     pub fn started(&self) -> bool {
         self.place != Place::Start
     }
@@ -209,7 +225,10 @@ impl DocumentWalker {
         }
         match c.peek_ws()? {
             b'[' => self.place = Place::Events { object_form: false },
-            b'{' => self.place = Place::TopKey,
+            b'{' => {
+                self.place = Place::TopKey;
+                self.object_form = true;
+            }
             _ => return Err(Stop::Bad { at: c.i, expected: "'[' or '{' (a Chrome trace starts with one)" }),
         }
         Ok(Step::At(c.i + 1))
@@ -235,6 +254,7 @@ impl DocumentWalker {
                 return Err(Stop::Bad { at: c.i, expected: "'[' after \"traceEvents\"" });
             }
             self.place = Place::Events { object_form: true };
+            self.saw_trace_events = true;
             return Ok(Step::At(c.i + 1));
         }
         match first {

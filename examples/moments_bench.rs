@@ -9,7 +9,8 @@
 use std::time::{Duration, Instant};
 use weft::analyses::busy::{BusyDefinition, BusyIntervals};
 use weft::analyses::moments::{moments, moments_of_busy, sort_moments, MomentKey};
-use weft::model::{Format, LocationId, LocationKind, Trace, TraceBuilder};
+use weft::model::{LocationId, Trace};
+use weft::samples::utilization::utilization_trace;
 use weft::scene::moments::{build_moment_view, ColorEncoding, MomentViewOptions, Viewport};
 use weft::scene::utilization::{build_utilization, UtilizationOptions};
 use weft::scene::Scene;
@@ -17,53 +18,8 @@ use weft::scene::Scene;
 const LOCATIONS: i64 = 16_384;
 const INTERVALS: usize = 1_000_000;
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545F4914F6CDD1D) % n.max(1)
-    }
-}
-
-/// Per location: one `main` spanning the run, 30 `solve` phases each followed by an MPI call whose length
-/// makes up the imbalance, and (for the first few locations) a final `MPI_Barrier`, 1,000,000 in all.
 fn generate() -> Trace {
-    let origin: i64 = 1_700_000_000_000_000_000;
-    let mut rng = Rng(0x5EED);
-    let mut b = TraceBuilder::new(Format::Generated);
-    b.reserve_intervals(INTERVALS);
-    let main = b.region("main", "");
-    let solve = b.region("solve", "");
-    let mpi = [b.region("MPI_Allreduce", ""), b.region("MPI_Waitall", ""), b.region("MPI_Send", "")];
-    let barrier = b.region("MPI_Barrier", "");
-    let per = 61usize;
-    let extra = INTERVALS - per * LOCATIONS as usize;
-    for l in 0..LOCATIONS {
-        let p = b.process(l / 4);
-        let loc = b.location(p, l % 4, LocationKind::CpuThread);
-        let start = origin + rng.below(5_000) as i64;
-        let mut t = start;
-        let mut ivs = Vec::with_capacity(62);
-        for phase in 0..30 {
-            // Late ranks work longer in late phases: moments differ visibly across locations.
-            let work = 20_000 + rng.below(40_000) + (l as u64 * phase as u64) % 30_000;
-            let comm = 5_000 + rng.below(60_000);
-            ivs.push((solve, t, work));
-            ivs.push((mpi[phase % 3], t + work as i64, comm));
-            t += (work + comm) as i64;
-        }
-        if (l as usize) < extra {
-            ivs.push((barrier, t, 10_000));
-            t += 10_000;
-        }
-        b.interval(loc, main, start, (t - start) as u64);
-        for (r, s, d) in ivs {
-            b.interval(loc, r, s, d);
-        }
-    }
-    b.finish()
+    utilization_trace(LOCATIONS, INTERVALS)
 }
 
 fn best_of<T>(n: usize, mut f: impl FnMut() -> T) -> (Duration, T) {

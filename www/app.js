@@ -86,22 +86,32 @@ function onWorkerMessage(msg) {
     }
     case 'loaded': {
       try {
-        weft.viewer.load(new Uint8Array(msg.model));
+        if (msg.kind === 'execgraph') weft.viewer.load_execgraph(new Uint8Array(msg.model));
+        else weft.viewer.load(new Uint8Array(msg.model));
       } catch (e) {
         failLoad(`${msg.name}: ${e}`);
         return;
       }
       const s = JSON.parse(msg.summary);
       weft.lastSummary = s;
+      weft.lastKind = msg.kind;
       ui.fileName.textContent = msg.name;
-      ui.summary.textContent = `${s.processes} processes · ${s.locations} locations · ${s.intervals.toLocaleString()} intervals` +
-        (s.messages + s.flows ? ` · ${(s.messages + s.flows).toLocaleString()} messages/flows` : '') +
-        (s.warnings ? ` · ${s.warnings} warnings` : '');
+      ui.summary.textContent = summaryText(msg.kind, s);
       ui.summary.title = s.warnings ? 'The reader repaired parts of this trace; run `weft info` for details.' : '';
       ui.error.hidden = true;
       pending = null;
+      renderViewTabs();
       ui.progress.hidden = true;
       weft.loads += 1;
+      setState('ready');
+      break;
+    }
+    case 'relaid': {
+      try { weft.viewer.relayout_execgraph(new Uint8Array(msg.model)); } catch (e) { failLoad(String(e)); return; }
+      weft.lastSummary = JSON.parse(msg.summary);
+      ui.summary.textContent = summaryText('execgraph', weft.lastSummary);
+      pending = null;
+      weft.relayouts = (weft.relayouts || 0) + 1;
       setState('ready');
       break;
     }
@@ -110,6 +120,16 @@ function onWorkerMessage(msg) {
       if (msg.fatal) restartWorker();
       break;
   }
+}
+
+function summaryText(kind, s) {
+  if (kind === 'execgraph') {
+    return `${s.threads.toLocaleString()} threads · ${s.nodes.toLocaleString()} nodes · ${s.crossings.toLocaleString()} crossings` +
+      (s.parents_not_bipartite ? ` (${s.parents_not_bipartite} parents need max-cut)` : '');
+  }
+  return `${s.processes} processes · ${s.locations} locations · ${s.intervals.toLocaleString()} intervals` +
+    (s.messages + s.flows ? ` · ${(s.messages + s.flows).toLocaleString()} messages/flows` : '') +
+    (s.warnings ? ` · ${s.warnings} warnings` : '');
 }
 
 function failLoad(message) {
@@ -132,10 +152,24 @@ function openFile(file) {
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'open', file, chunk: CHUNK });
 }
 
-function openSample() {
-  pending = { id: nextId++, name: 'sample' };
+const SAMPLES = {
+  timeline: 'sample: MPI + threads',
+  fib: 'sample: Fibonacci fork/join (729 threads)',
+  rsa: 'sample: RSA workers (13 threads)',
+  mergesort: 'sample: merge sort (1,024 threads)',
+};
+
+function openSample(name = 'timeline') {
+  if (pending) cancelLoad(false);
+  pending = { id: nextId++, name };
   setState('loading');
-  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'sample' });
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'sample', name, title: SAMPLES[name] });
+}
+
+function relayout(minPx) {
+  pending = { id: nextId++, name: 'relayout' };
+  setState('loading');
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'relayout', name: ui.fileName.textContent, min_px: minPx });
 }
 
 function cancelLoad(announce = true) {
@@ -165,7 +199,8 @@ function wireInput(canvas) {
     const [x] = local(e);
     const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
     const dx = e.deltaX * unit, dy = e.deltaY * unit;
-    if (e.shiftKey) v().scroll(dy || dx);
+    if (e.ctrlKey) v().zoom_rows(local(e)[1], Math.exp(-dy * 0.002));
+    else if (e.shiftKey) v().scroll(dy || dx);
     else if (Math.abs(dx) > Math.abs(dy)) v().pan(dx);
     else v().zoom(x, Math.exp(-dy * 0.002));
     hideTooltip();
@@ -203,8 +238,14 @@ function wireInput(canvas) {
       case 'd': v().pan(w * 0.1); break;
       case 'arrowup': v().scroll(-40); break;
       case 'arrowdown': v().scroll(40); break;
-      case 'f': case '0': v().fit(); break;
+      case 'f': v().fit(); break;
       case 'escape': if (pending) cancelLoad(); break;
+      case '1': case '2': case '3': {
+        const views = v().views();
+        const want = views[Number(e.key) - 1];
+        if (want) switchView(want);
+        break;
+      }
       default: return;
     }
     e.preventDefault();
@@ -220,24 +261,97 @@ function showTooltip(info, x, y) {
   t.replaceChildren();
   const name = document.createElement('div');
   name.className = 'name';
-  name.textContent = info.region;
+  name.textContent = info.title;
   t.append(name);
-  const lines = [
-    `${info.process} · ${info.location}`,
-    `start ${info.start}   duration ${info.duration}`,
-  ];
-  if (info.category) lines.push(`category ${info.category}   depth ${info.depth}`);
-  for (const l of lines) { const d = document.createElement('div'); d.textContent = l; t.append(d); }
+  for (const l of info.lines) { const d = document.createElement('div'); d.textContent = l; t.append(d); }
   t.hidden = false;
   const stage = ui.stage.getBoundingClientRect();
   const tw = t.offsetWidth, th = t.offsetHeight;
-  t.style.left = `${Math.min(x + 14, stage.width - tw - 4)}px`;
-  t.style.top = `${y + 18 + th > stage.height ? y - th - 10 : y + 18}px`;
+  t.style.left = `${Math.max(4, x + 14 + tw > stage.width ? x - tw - 14 : x + 14)}px`;
+  t.style.top = `${y + 18 + th > stage.height ? Math.max(4, y - th - 10) : y + 18}px`;
+}
+
+// ---- views ----
+const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph' };
+
+function renderViewTabs() {
+  const nav = $('views');
+  nav.replaceChildren();
+  const views = weft.viewer.views();
+  const current = weft.viewer.view();
+  views.forEach((v, i) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.role = 'tab';
+    b.dataset.view = v;
+    b.textContent = VIEW_LABELS[v] || v;
+    b.title = `${VIEW_LABELS[v] || v} (${i + 1})`;
+    b.setAttribute('aria-selected', String(v === current));
+    b.addEventListener('click', () => switchView(v));
+    nav.append(b);
+  });
+  renderViewOptions(current);
+}
+
+function switchView(v) {
+  try { weft.viewer.set_view(v); } catch (e) { showError(String(e)); return; }
+  hideTooltip();
+  renderViewTabs();
+}
+
+function select(label, options, value, onChange) {
+  const wrap = document.createElement('label');
+  wrap.textContent = `${label} `;
+  const sel = document.createElement('select');
+  for (const [v, text] of options) { const o = document.createElement('option'); o.value = v; o.textContent = text; sel.append(o); }
+  sel.value = value;
+  sel.addEventListener('change', () => onChange(sel.value));
+  wrap.append(sel);
+  return wrap;
+}
+
+function configure(key, value) {
+  try { weft.viewer.configure(key, value); } catch (e) { showError(String(e)); }
+}
+
+function renderViewOptions(view) {
+  const box = $('view-options');
+  box.replaceChildren();
+  const st = weft.viewer.view_state();
+  if (view === 'execgraph') {
+    const px = document.createElement('input');
+    px.type = 'number'; px.min = '1'; px.max = '200'; px.value = '8'; px.style.width = '4em';
+    px.title = 'minimum edge length, in pixels of an 800-pixel true-scale drawing';
+    const scale = select('time', [['true', 'true scale'], ['min', 'short edges raised to']], st.scale === 'true' ? 'true' : 'min', (v) => {
+      px.hidden = v !== 'min';
+      relayout(v === 'min' ? Number(px.value) || 8 : 0);
+    });
+    px.hidden = st.scale === 'true';
+    px.addEventListener('change', () => relayout(Number(px.value) || 8));
+    const unit = document.createElement('span'); unit.textContent = 'px'; unit.hidden = px.hidden;
+    px.addEventListener('input', () => { unit.hidden = px.hidden; });
+    box.append(scale, px);
+    return;
+  }
+  if (view !== 'moments') return;
+  const busy = st.busy.startsWith('pattern') ? 'pattern' : st.busy;
+  const pattern = document.createElement('input');
+  pattern.type = 'text';
+  pattern.placeholder = 'region glob, e.g. compute*';
+  pattern.size = 16;
+  pattern.hidden = busy !== 'pattern';
+  pattern.addEventListener('change', () => pattern.value && configure('busy', `pattern:${pattern.value}`));
+  box.append(select('busy =', [['compute', 'compute (regions minus communication)'], ['any', 'any region'], ['pattern', 'regions matching…']], busy, (v) => {
+    pattern.hidden = v !== 'pattern';
+    if (v !== 'pattern') configure('busy', v); else pattern.focus();
+  }), pattern);
+  box.append(select('sort', [['location', 'by location'], ['m0', 'by m0 (busy)'], ['m1', 'by m1 (mean)'], ['m2', 'by m2 (spread)'], ['m3', 'by m3 (skew)']], st.sort, (v) => configure('sort', v)));
 }
 
 // ---- files ----
 $('file-input').addEventListener('change', (e) => { openFile(e.target.files[0]); e.target.value = ''; });
 $('fit').addEventListener('click', () => weft.viewer && weft.viewer.fit());
+$('samples').addEventListener('change', (e) => { if (e.target.value) openSample(e.target.value); e.target.value = ''; });
 let dragDepth = 0;
 window.addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; ui.dropHint.hidden = false; });
 window.addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; ui.dropHint.hidden = true; } });

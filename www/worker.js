@@ -1,7 +1,7 @@
 // The reader worker: reads a File in chunks (File.slice, never whole), feeds the wasm reader, and sends the
 // encoded model back as a transferable buffer. Any failure, a panic included, becomes an 'error' message.
 
-import init, { WorkerSession, sample_trace, summary_json, protocol_version } from './pkg/weft.js';
+import init, { WorkerSession, sample, relayout_execgraph, protocol_version } from './pkg/weft.js';
 
 const ready = init();
 
@@ -16,17 +16,17 @@ async function open(id, file, chunk) {
       post({ id, type: 'progress', phase: 'reading', done: Math.min(file.size, at + chunk), total: file.size });
     }
     post({ id, type: 'progress', phase: 'parsing', done: file.size, total: file.size });
-    const model = session.finish();
-    send(id, file.name, model);
+    send(id, file.name, session.finish());
   } finally {
     session.free();
   }
 }
 
-function send(id, name, model) {
-  const summary = summary_json(model);
+// `out` is {kind: 'trace' | 'execgraph', model: Uint8Array, summary: JSON string}; the model's buffer moves.
+function send(id, name, out, type = 'loaded') {
+  const model = out.model;
   const buf = model.buffer.byteLength === model.byteLength ? model.buffer : model.slice().buffer;
-  post({ id, type: 'loaded', name, model: buf, summary }, [buf]);
+  post({ id, type, name, kind: out.kind, model: buf, summary: out.summary }, [buf]);
 }
 
 self.onmessage = async (e) => {
@@ -36,7 +36,8 @@ self.onmessage = async (e) => {
     await ready;
     if (!msg || msg.v !== protocol_version()) throw new Error('unknown protocol version');
     if (msg.type === 'open') await open(id, msg.file, msg.chunk || (4 << 20));
-    else if (msg.type === 'sample') send(id, 'built-in sample', sample_trace());
+    else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
+    else if (msg.type === 'relayout') send(id, msg.name, relayout_execgraph(msg.min_px), 'relaid');
   } catch (err) {
     const text = typeof err === 'string' ? err : (err && err.message) || String(err);
     // A wasm trap (panic, out of memory) leaves the instance unusable: ask the page for a fresh worker.

@@ -151,6 +151,27 @@ impl Scene {
     pub fn new(width: f32, height: f32, background: Rgba) -> Self {
         Scene { width, height, background, ..Default::default() }
     }
+
+    /// This scene with `right` placed beside it, to the right (two views sharing a time axis).
+    pub fn beside(mut self, right: Scene) -> Scene {
+        let dx = self.width;
+        self.width += right.width;
+        self.height = self.height.max(right.height);
+        self.rects.extend(right.rects.into_iter().map(|mut r| {
+            r.x += dx;
+            r
+        }));
+        self.lines.extend(right.lines.into_iter().map(|mut l| {
+            l.x0 += dx;
+            l.x1 += dx;
+            l
+        }));
+        self.labels.extend(right.labels.into_iter().map(|mut t| {
+            t.x += dx;
+            t
+        }));
+        self
+    }
 }
 
 #[cfg(test)]

@@ -308,9 +308,14 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &MomentViewOptions, range: O
     scene.rects.push(RectInstance::filled(x, mid - 4.5, 40.0, 9.0, BAR));
     scene.lines.push(LineInstance::solid(x + 20.0, top + 1.0, x + 20.0, top + h - 1.0, 2.0, TICK));
     scene.lines.push(LineInstance::solid(x + 20.0, top + 1.5, x + 45.0, top + 1.5, 1.5, SKEW));
+    let right = view.width_px - MARGIN_PX;
     let text = |scene: &mut Scene, x: f32, s: &str, c: Rgba| {
-        scene.labels.push(Label::new(x, mid, s, c, 11.0));
-        x + super::axis::label_width_px(s, 11.0) + 12.0
+        // Parts that do not fit the panel are left out whole rather than overrunning its neighbour.
+        let w = super::axis::label_width_px(s, 11.0);
+        if x + w <= right {
+            scene.labels.push(Label::new(x, mid, s, c, 11.0));
+        }
+        x + w + 12.0
     };
     let mut lx = x + 90.0;
     lx = text(scene, lx, "grey: m0 busy time, centred at", palette::TEXT);
@@ -318,7 +323,8 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &MomentViewOptions, range: O
     lx = text(scene, lx, "black: m1 \u{b1} m2 (scaled deviation)", palette::TEXT);
     text(scene, lx, "red: m3 skew from m1 (+: late tail; thin rows: skew tips)", SKEW);
     let y2 = top + h + 10.0;
-    let mut l2 = Label::new(MARGIN_PX, y2, opts.definition.clone(), palette::TEXT_MUTED, 10.0);
+    let mut l2 =
+        Label::new(MARGIN_PX, y2, opts.definition.clone(), palette::TEXT_MUTED, 10.0).clipped(right - MARGIN_PX);
     if let (Some(c), Some((lo, hi))) = (&opts.color, range) {
         let w = 100.0;
         let rx = (view.width_px - MARGIN_PX - w - 160.0).max(MARGIN_PX);

@@ -167,5 +167,7 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &UtilizationOptions) {
         scene.labels.push(Label::new(x + 26.0, mid, text, palette::TEXT, 11.0));
         x += 26.0 + label_width_px(text, 11.0) + 14.0;
     }
-    scene.labels.push(Label::new(8.0, top + 24.0, opts.definition.clone(), palette::TEXT_MUTED, 10.0));
+    scene.labels.push(
+        Label::new(8.0, top + 24.0, opts.definition.clone(), palette::TEXT_MUTED, 10.0).clipped(view.width_px - 16.0),
+    );
 }

@@ -2,12 +2,14 @@
 //! and of the worker (one `WorkerSession` that reads files and hands back an encoded model). JavaScript in
 //! www/ only forwards events and fills DOM panels; everything that knows about traces is here or below.
 
+mod bench;
 mod overlay;
+mod panes;
 mod viewer;
 mod worker;
 
 pub use viewer::Viewer;
-pub use worker::{sample_trace, WorkerSession};
+pub use worker::{relayout_execgraph, sample, WorkerSession};
 
 use wasm_bindgen::prelude::*;
 

@@ -1,24 +1,22 @@
-//! The page's handle: owns the renderer, the loaded trace, its layout and the view state; turns input into
-//! view changes and view changes into frames. One frame = build the scene for the viewport, upload, draw,
-//! then draw labels on the overlay canvas.
+//! The page's handle: owns the renderer, what is loaded, its panes (views) and which one is shown; turns input
+//! into view changes and view changes into frames. One frame = the active pane's scene, uploaded and drawn,
+//! then its labels on the overlay canvas.
 
 use super::overlay::draw_labels;
-use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
+use super::panes::{execgraph::ExecgraphPane, moments::MomentsPane, timeline::TimelinePane, Pane};
+use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::model::{codec, Trace};
 use crate::renderer::Renderer;
 use crate::scene::svg::to_svg;
-use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
-use crate::scene::{Rgba, Scene};
+use crate::scene::Scene;
 use serde::Serialize;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-struct Loaded {
-    trace: Trace,
-    layout: TimelineLayout,
-    colors: Vec<Rgba>,
-}
+/// The views a trace offers, in the switcher's order.
+const TRACE_VIEWS: [&str; 2] = ["timeline", "moments"];
 
 #[wasm_bindgen]
 pub struct Viewer {
@@ -27,9 +25,11 @@ pub struct Viewer {
     overlay_canvas: HtmlCanvasElement,
     overlay: CanvasRenderingContext2d,
     dpr: f64,
-    loaded: Option<Loaded>,
-    view: TimelineView,
-    highlight: Option<usize>,
+    width: f32,
+    height: f32,
+    trace: Option<Rc<Trace>>,
+    panes: Vec<Box<dyn Pane>>,
+    active: usize,
     dirty: bool,
     last: FrameStats,
 }
@@ -42,45 +42,6 @@ struct FrameStats {
     draw_calls: u32,
     build_ms: f64,
     draw_ms: f64,
-}
-
-/// What the tooltip shows for an interval.
-#[derive(Serialize)]
-struct IntervalInfo {
-    interval: usize,
-    region: String,
-    category: String,
-    location: String,
-    process: String,
-    start_ns: u64,
-    dur_ns: u64,
-    start: String,
-    duration: String,
-    depth: u16,
-}
-
-#[derive(Serialize)]
-struct RowInfo {
-    location: u32,
-    name: String,
-    process: String,
-    /// Screen y of the row's top, CSS pixels.
-    y: f32,
-    lanes: u16,
-}
-
-#[derive(Serialize)]
-struct ViewState {
-    t0_ns: f64,
-    t1_ns: f64,
-    scroll_y: f32,
-    width: f32,
-    height: f32,
-    track_x0: f32,
-    axis_px: f32,
-    lane_px: f32,
-    span_ns: u64,
-    rows: Vec<RowInfo>,
 }
 
 fn now_ms() -> f64 {
@@ -100,17 +61,17 @@ impl Viewer {
             .ok_or("the overlay canvas has no 2D context")?
             .dyn_into::<CanvasRenderingContext2d>()?;
         let renderer = Renderer::new(canvas.clone()).await.map_err(|e| JsValue::from_str(&e))?;
-        let w = canvas.client_width().max(1) as f32;
-        let h = canvas.client_height().max(1) as f32;
         Ok(Viewer {
             renderer,
+            width: canvas.client_width().max(1) as f32,
+            height: canvas.client_height().max(1) as f32,
             canvas,
             overlay_canvas: overlay,
             overlay: ctx,
             dpr: 1.0,
-            loaded: None,
-            view: TimelineView { t0_ns: 0.0, t1_ns: 1.0, scroll_y: 0.0, width: w, height: h, label_gutter: 200.0 },
-            highlight: None,
+            trace: None,
+            panes: Vec::new(),
+            active: 0,
             dirty: true,
             last: FrameStats::default(),
         })
@@ -120,14 +81,82 @@ impl Viewer {
         self.renderer.tier().name().to_string()
     }
 
-    /// Show a model encoded by the worker. Replaces what was shown.
+    /// Show a trace encoded by the worker, in the timeline view. Replaces what was shown.
     pub fn load(&mut self, model: &[u8]) -> Result<(), JsValue> {
-        let trace = codec::decode(model).map_err(|e| JsValue::from_str(&e.to_string()))?;
-        let layout = TimelineLayout::new(&trace, TimelineMetrics::default());
-        let colors = region_colors(&trace);
-        self.view = TimelineView::fit(&trace, self.view.width, self.view.height);
-        self.highlight = None;
-        self.loaded = Some(Loaded { trace, layout, colors });
+        let trace = Rc::new(codec::decode(model).map_err(|e| JsValue::from_str(&e.to_string()))?);
+        self.panes = vec![Box::new(TimelinePane::new(trace.clone(), self.width, self.height))];
+        self.trace = Some(trace);
+        self.active = 0;
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Show an execution graph laid out by the worker. Replaces what was shown.
+    pub fn load_execgraph(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
+        let bundle = ExecBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?;
+        self.trace = None;
+        self.panes = vec![Box::new(ExecgraphPane::new(bundle, self.width, self.height))];
+        self.active = 0;
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// A new layout of the execution graph shown (another minimum edge length), keeping the view.
+    pub fn relayout_execgraph(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
+        let bundle = ExecBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?;
+        let pane = self.panes.get_mut(self.active).ok_or("nothing is shown")?;
+        if pane.kind() != "execgraph" {
+            return Err("the execution graph is not shown".into());
+        }
+        self.panes[self.active] = Box::new(ExecgraphPane::new(bundle, self.width, self.height));
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// The views the loaded input offers.
+    pub fn views(&self) -> Vec<String> {
+        if self.trace.is_some() {
+            TRACE_VIEWS.iter().map(|s| s.to_string()).collect()
+        } else {
+            self.panes.iter().map(|p| p.kind().to_string()).collect()
+        }
+    }
+
+    /// The view shown now.
+    pub fn view(&self) -> String {
+        self.panes.get(self.active).map_or(String::new(), |p| p.kind().to_string())
+    }
+
+    /// Switch views, keeping the time range where both views have one.
+    pub fn set_view(&mut self, kind: &str) -> Result<(), JsValue> {
+        let range = self.panes.get(self.active).and_then(|p| p.time_range());
+        let index = match self.panes.iter().position(|p| p.kind() == kind) {
+            Some(i) => i,
+            None => {
+                let trace = self.trace.clone().ok_or_else(|| format!("no '{kind}' view for this input"))?;
+                let pane: Box<dyn Pane> = match kind {
+                    "timeline" => Box::new(TimelinePane::new(trace, self.width, self.height)),
+                    "moments" => Box::new(MomentsPane::new(trace, self.width, self.height)),
+                    _ => return Err(JsValue::from_str(&format!("unknown view '{kind}'"))),
+                };
+                self.panes.push(pane);
+                self.panes.len() - 1
+            }
+        };
+        self.active = index;
+        let pane = &mut self.panes[index];
+        pane.resize(self.width, self.height);
+        if let Some((t0, t1)) = range {
+            pane.set_time_range(t0, t1);
+        }
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Change an option of the shown view (e.g. `busy` = `any` in the moments view).
+    pub fn configure(&mut self, key: &str, value: &str) -> Result<(), JsValue> {
+        let pane = self.panes.get_mut(self.active).ok_or("nothing is shown")?;
+        pane.configure(key, value).map_err(|e| JsValue::from_str(&e))?;
         self.dirty = true;
         Ok(())
     }
@@ -142,97 +171,71 @@ impl Viewer {
         self.overlay_canvas.set_height(ph);
         self.renderer.resize(pw, ph, dpr as f32);
         self.dpr = dpr;
-        self.view.width = w as f32;
-        self.view.height = h as f32;
-        if let Some(l) = &self.loaded {
-            self.view.scroll_by(0.0, &l.layout);
+        self.width = w as f32;
+        self.height = h as f32;
+        if let Some(p) = self.panes.get_mut(self.active) {
+            p.resize(self.width, self.height);
         }
         self.dirty = true;
     }
 
+    fn with_pane(&mut self, f: impl FnOnce(&mut dyn Pane)) {
+        if let Some(p) = self.panes.get_mut(self.active) {
+            f(p.as_mut());
+            self.dirty = true;
+        }
+    }
+
     /// Zoom about screen x; factor > 1 zooms in.
     pub fn zoom(&mut self, x: f32, factor: f64) {
-        if let Some(l) = &self.loaded {
-            if factor.is_finite() && factor > 0.0 {
-                self.view.zoom_at(x, factor, l.trace.span_ns);
-                self.dirty = true;
-            }
+        if factor.is_finite() && factor > 0.0 {
+            self.with_pane(|p| p.zoom(x, factor));
+        }
+    }
+
+    /// Zoom rows about screen y, where the view has zoomable rows.
+    pub fn zoom_rows(&mut self, y: f32, factor: f64) {
+        if factor.is_finite() && factor > 0.0 {
+            self.with_pane(|p| p.zoom_rows(y, factor));
         }
     }
 
     /// Pan by screen pixels (positive: later in time).
     pub fn pan(&mut self, dx: f32) {
-        if let Some(l) = &self.loaded {
-            self.view.pan_px(dx, l.trace.span_ns);
-            self.dirty = true;
-        }
+        self.with_pane(|p| p.pan(dx));
     }
 
     /// Scroll rows by screen pixels (positive: down).
     pub fn scroll(&mut self, dy: f32) {
-        if let Some(l) = &self.loaded {
-            self.view.scroll_by(dy, &l.layout);
-            self.dirty = true;
-        }
+        self.with_pane(|p| p.scroll(dy));
     }
 
-    /// Show the whole trace.
+    /// Show everything.
     pub fn fit(&mut self) {
-        if let Some(l) = &self.loaded {
-            self.view =
-                TimelineView { scroll_y: 0.0, ..TimelineView::fit(&l.trace, self.view.width, self.view.height) };
-            self.dirty = true;
-        }
+        self.with_pane(|p| p.fit());
     }
 
     /// Show [t0, t1] (ns from the trace's start).
     pub fn set_time_range(&mut self, t0_ns: f64, t1_ns: f64) {
-        if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
-            self.view.t0_ns = t0_ns;
-            self.view.t1_ns = t1_ns;
-            self.dirty = true;
-        }
+        self.with_pane(|p| p.set_time_range(t0_ns, t1_ns));
     }
 
-    /// The interval under (x, y), highlighted, as tooltip data; null when none.
+    /// What is under (x, y) as `{title, lines, detail}`, highlighted; null when nothing.
     pub fn hover(&mut self, x: f32, y: f32) -> JsValue {
-        let Some(l) = &self.loaded else { return JsValue::NULL };
-        let ts = TimelineScene { trace: &l.trace, layout: &l.layout, colors: &l.colors };
-        let hit = ts.hit(&self.view, x, y);
-        if hit != self.highlight {
-            self.highlight = hit;
-            self.dirty = true;
-        }
-        let Some(i) = hit else { return JsValue::NULL };
-        let t = &l.trace;
-        let iv = &t.intervals;
-        let loc = iv.location[i];
-        let r = iv.region[i];
-        to_js(&IntervalInfo {
-            interval: i,
-            region: t.region_name(r).to_string(),
-            category: t.str(t.regions.category[r.index()]).to_string(),
-            location: t.location_name(loc).to_string(),
-            process: t.process_name(t.locations.process[loc.index()]).to_string(),
-            start_ns: iv.start_ns[i],
-            dur_ns: iv.dur_ns[i],
-            start: format_duration(iv.start_ns[i]),
-            duration: format_duration(iv.dur_ns[i]),
-            depth: iv.depth[i],
-        })
+        let Some(p) = self.panes.get_mut(self.active) else { return JsValue::NULL };
+        let hit = p.hover(x, y);
+        self.dirty = true;
+        hit.map_or(JsValue::NULL, |h| to_js(&h))
     }
 
     pub fn clear_hover(&mut self) {
-        if self.highlight.take().is_some() {
-            self.dirty = true;
-        }
+        self.with_pane(|p| p.clear_hover());
     }
 
     fn scene(&self) -> Scene {
-        match &self.loaded {
-            Some(l) => TimelineScene { trace: &l.trace, layout: &l.layout, colors: &l.colors }
-                .build(&self.view, self.highlight),
-            None => Scene::new(self.view.width, self.view.height, crate::scene::palette::BACKGROUND),
+        match self.panes.get(self.active) {
+            Some(p) => p.scene(),
+            None => Scene::new(self.width, self.height, crate::scene::palette::BACKGROUND),
         }
     }
 
@@ -268,37 +271,12 @@ impl Viewer {
         to_js(&self.last)
     }
 
-    /// The view's geometry: time range, track origin, and each visible row's screen position.
+    /// The shown view's geometry and contents (for tests and permalinks).
     pub fn view_state(&self) -> JsValue {
-        let mut rows = Vec::new();
-        let mut span_ns = 0;
-        if let Some(l) = &self.loaded {
-            span_ns = l.trace.span_ns;
-            for row in &l.layout.rows {
-                rows.push(RowInfo {
-                    location: row.location.0,
-                    name: l.trace.location_name(row.location).to_string(),
-                    process: l.trace.process_name(row.process).to_string(),
-                    y: self.view.y_of(row.y),
-                    lanes: row.lanes,
-                });
-            }
-        }
-        to_js(&ViewState {
-            t0_ns: self.view.t0_ns,
-            t1_ns: self.view.t1_ns,
-            scroll_y: self.view.scroll_y,
-            width: self.view.width,
-            height: self.view.height,
-            track_x0: self.view.track_x0(),
-            axis_px: AXIS_PX,
-            lane_px: TimelineMetrics::default().lane_px,
-            span_ns,
-            rows,
-        })
+        self.panes.get(self.active).map_or(JsValue::NULL, |p| to_js(&p.state()))
     }
 
-    /// The current view as an SVG document.
+    /// The shown view as an SVG document.
     pub fn export_svg(&self) -> String {
         to_svg(&self.scene())
     }

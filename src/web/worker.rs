@@ -1,10 +1,15 @@
 //! The worker's side: a file arrives in chunks (File.slice), is read into a model, and leaves as one encoded
 //! buffer for the page. Runs off the main thread, so a 100 MB file never freezes the page.
 
+use crate::analyses::execgraph::{build, ExecGraph};
 use crate::analyses::summary::summarize;
-use crate::model::codec;
+use crate::layouts::execgraph::bundle::{scale_for_min_px, ExecBundle, ExecFigures};
+use crate::layouts::execgraph::Scale;
+use crate::model::{codec, Trace};
 use crate::readers::chrome::ChromeStreamReader;
 use crate::readers::{self, ReadError, Sniffed};
+use crate::samples::execgraph::sample as execgraph_sample;
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 fn js_err(e: ReadError) -> JsValue {
@@ -61,10 +66,15 @@ impl WorkerSession {
         self.consumed as f64
     }
 
-    /// Read what was fed; returns the encoded model.
-    pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
+    /// Read what was fed; returns `{kind, model, summary}` (see [`Loaded`]).
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         let trace = match std::mem::replace(&mut self.reading, Reading::Start) {
             Reading::Chrome(r) => r.finish().map_err(js_err)?,
+            Reading::Whole(bytes) if readers::sniff(&bytes) == Sniffed::ExecGraphText => {
+                let events = readers::read_execgraph(&self.name, &bytes).map_err(js_err)?;
+                let graph = build(&events).map_err(|e| JsValue::from_str(&format!("{}: {e}", self.name)))?;
+                return Ok(execgraph_loaded(graph));
+            }
             Reading::Whole(bytes) => readers::read_bytes(&self.name, &bytes).map_err(js_err)?,
             Reading::Start => readers::read_bytes(&self.name, &[]).map_err(js_err)?,
         };
@@ -74,21 +84,58 @@ impl WorkerSession {
                 self.name
             )));
         }
-        Ok(codec::encode(&trace))
+        Ok(trace_loaded(&trace))
     }
 }
 
-/// The built-in sample the page opens with, encoded for the viewer.
-#[wasm_bindgen]
-pub fn sample_trace() -> Result<Vec<u8>, JsValue> {
-    let bytes = crate::samples::builtin_chrome_json();
-    let trace = readers::read_bytes("sample.json", &bytes).map_err(js_err)?;
-    Ok(codec::encode(&trace))
+thread_local! {
+    /// The last execution graph read, so a new minimum edge length lays it out again without re-reading.
+    static LAST_GRAPH: RefCell<Option<ExecGraph>> = const { RefCell::new(None) };
 }
 
-/// Summary of an encoded model as JSON (the same keys as `weft info --json`).
+/// What the worker hands the page: `kind` ("trace" or "execgraph"), `model` (bytes the Viewer loads) and
+/// `summary` (JSON for the header).
+fn loaded(kind: &str, model: Vec<u8>, summary: String) -> JsValue {
+    let o = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&o, &"kind".into(), &kind.into());
+    let _ = js_sys::Reflect::set(&o, &"model".into(), &js_sys::Uint8Array::from(&model[..]).into());
+    let _ = js_sys::Reflect::set(&o, &"summary".into(), &summary.into());
+    o.into()
+}
+
+fn trace_loaded(trace: &Trace) -> JsValue {
+    let summary = serde_json::to_string(&summarize(trace, 10)).unwrap_or_default();
+    loaded("trace", codec::encode(trace), summary)
+}
+
+fn execgraph_loaded(graph: ExecGraph) -> JsValue {
+    let bundle = ExecBundle::new(graph, Scale::True);
+    let summary = serde_json::to_string(&ExecFigures::of(&bundle.graph, &bundle.layout)).unwrap_or_default();
+    let model = bundle.encode();
+    LAST_GRAPH.with(|g| *g.borrow_mut() = Some(bundle.graph));
+    loaded("execgraph", model, summary)
+}
+
+/// Lay the last execution graph out again, short edges raised to `min_px` of an 800 px drawing (0: true scale).
 #[wasm_bindgen]
-pub fn summary_json(model: &[u8]) -> Result<String, JsValue> {
-    let trace = codec::decode(model).map_err(|e| JsValue::from_str(&e.to_string()))?;
-    serde_json::to_string(&summarize(&trace, 10)).map_err(|e| JsValue::from_str(&e.to_string()))
+pub fn relayout_execgraph(min_px: f64) -> Result<JsValue, JsValue> {
+    let graph = LAST_GRAPH.with(|g| g.borrow().clone()).ok_or("no execution graph was read")?;
+    let scale = scale_for_min_px(&graph, min_px);
+    let bundle = ExecBundle::new(graph, scale);
+    let summary = serde_json::to_string(&ExecFigures::of(&bundle.graph, &bundle.layout)).unwrap_or_default();
+    Ok(loaded("execgraph", bundle.encode(), summary))
+}
+
+/// A built-in sample: `timeline` (the generated MPI + threads trace the page opens with) or one of the
+/// execution-graph samples of the TreVis paper (`fib`, `rsa`, `mergesort`).
+#[wasm_bindgen]
+pub fn sample(name: &str) -> Result<JsValue, JsValue> {
+    if name == "timeline" {
+        let bytes = crate::samples::builtin_chrome_json();
+        let trace = readers::read_bytes("sample.json", &bytes).map_err(js_err)?;
+        return Ok(trace_loaded(&trace));
+    }
+    let events = execgraph_sample(name).ok_or_else(|| format!("no sample named '{name}'"))?;
+    let graph = build(&events).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    Ok(execgraph_loaded(graph))
 }

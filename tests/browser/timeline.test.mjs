@@ -20,12 +20,12 @@ for (const backend of Object.keys(BACKENDS)) {
       assert.equal(state0.backend, BACKENDS[backend].label);
       assert.ok(state0.summary.intervals > 100, 'the sample has intervals');
       const shot0 = await screenshot(page, `sample-${backend}`);
-      const origin = await stageOrigin(page);
+      const origin0 = await stageOrigin(page);
       const vs0 = await viewState(page);
       // Something other than background is drawn in the first row's lane.
       const row0 = vs0.rows[0];
       let painted = 0;
-      for (let x = vs0.track_x0 + 2; x < vs0.width - 2; x += 4) if (!light(shot0.pixel(origin.x + x, origin.y + row0.y + vs0.lane_px / 2))) painted++;
+      for (let x = vs0.track_x0 + 2; x < vs0.width - 2; x += 4) if (!light(shot0.pixel(origin0.x + x, origin0.y + row0.y + vs0.lane_px / 2))) painted++;
       assert.ok(painted > 10, `the sample's first row is drawn (${painted} painted samples)`);
 
       // Drop a generated trace whose intervals we know.
@@ -37,6 +37,7 @@ for (const backend of Object.keys(BACKENDS)) {
       const vs = await viewState(page);
       assert.equal(vs.rows.length, 6);
       const shot = await screenshot(page, `grid-${backend}`);
+      const origin = await stageOrigin(page);
       const trackW = vs.width - vs.track_x0;
       const xOf = (tsUs) => vs.track_x0 + (((tsUs - grid.firstTs) * 1000 - vs.t0_ns) / (vs.t1_ns - vs.t0_ns)) * trackW;
       const colours = new Map();
@@ -84,7 +85,8 @@ for (const backend of Object.keys(BACKENDS)) {
       assert.equal(await page.evaluate(() => document.getElementById('file-name').textContent), 'grid-again.json');
 
       // Zoom with W and pan with D change the view; F fits again.
-      const t0 = (await viewState(page)).t1_ns - (await viewState(page)).t0_ns;
+      const vs1 = await viewState(page);
+      const t0 = vs1.t1_ns - vs1.t0_ns;
       await page.keyboard.press('w');
       await page.keyboard.press('d');
       const zoomed = await viewState(page);

@@ -20,7 +20,7 @@ pub type NodeIx = u32;
 pub const NONE: u32 = u32::MAX;
 
 /// The five node types of the paper, plus the merged join.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum NodeKind {
     Start,
     End,
@@ -42,7 +42,7 @@ impl NodeKind {
 
 /// One node. A thread's nodes are contiguous in [`ExecGraph::nodes`], in time order: flow edges are implicit
 /// between consecutive nodes of one thread.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Node {
     pub kind: NodeKind,
     pub thread: ThreadIx,
@@ -54,7 +54,7 @@ pub struct Node {
 }
 
 /// One thread: its chain of nodes and where it hangs in the fork tree.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Thread {
     /// The source's id.
     pub id: u64,
@@ -84,7 +84,7 @@ impl Thread {
 }
 
 /// The whole graph, plus the analyses of it that need no drawing.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExecGraph {
     pub source: String,
     pub threads: Vec<Thread>,

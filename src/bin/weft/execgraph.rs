@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use weft::analyses::execgraph::{build, ExecGraph};
+use weft::layouts::execgraph::bundle::{scale_for_min_px, ExecFigures, REFERENCE_PLOT_PX};
 use weft::layouts::execgraph::{layout, ExecLayout, Scale};
 use weft::model::thread_events::ThreadEvents;
 use weft::readers::read_execgraph;
@@ -25,19 +26,8 @@ pub struct Args {
     min_edge: Option<String>,
 }
 
-/// The JSON of `weft execgraph --json`: a stable interface, exactly these keys.
-#[derive(serde::Serialize)]
-struct Figures {
-    threads: usize,
-    nodes: usize,
-    columns: u32,
-    crossings: u64,
-    parents_bipartite: u32,
-    parents_not_bipartite: u32,
-}
-
 /// Height in pixels that `--min-edge Npx` refers to: the true-scale drawing's plot height.
-const PLOT_PX: f64 = 800.0;
+const PLOT_PX: f64 = REFERENCE_PLOT_PX;
 
 fn load(file: Option<&Path>, sample_name: Option<&str>) -> Result<ThreadEvents, Box<dyn std::error::Error>> {
     match (file, sample_name) {
@@ -51,7 +41,7 @@ fn load(file: Option<&Path>, sample_name: Option<&str>) -> Result<ThreadEvents, 
     }
 }
 
-/// `8px` against the true-scale drawing `PLOT_PX` high, or nanoseconds (`5000`, `5000ns`).
+/// `8px` against the true-scale drawing 800 px high, or nanoseconds (`5000`, `5000ns`).
 fn parse_scale(min_edge: Option<&str>, g: &ExecGraph) -> Result<Scale, String> {
     let Some(s) = min_edge else {
         return Ok(Scale::True);
@@ -59,8 +49,7 @@ fn parse_scale(min_edge: Option<&str>, g: &ExecGraph) -> Result<Scale, String> {
     let s = s.trim();
     if let Some(px) = s.strip_suffix("px") {
         let px: f64 = px.trim().parse().map_err(|_| format!("--min-edge `{s}`: expected a number of px or ns"))?;
-        let height = layout(g, Scale::True).height_ns.max(1) as f64;
-        return Ok(Scale::MinEdge { min_ns: (px.max(0.0) * height / PLOT_PX).ceil() as u64 });
+        return Ok(scale_for_min_px(g, px.max(0.0)));
     }
     let ns = s.strip_suffix("ns").unwrap_or(s).trim();
     let min_ns: u64 = ns.parse().map_err(|_| format!("--min-edge `{s}`: expected a number of px or ns"))?;
@@ -77,14 +66,7 @@ fn prepare(a: &Args) -> Result<(ExecGraph, ExecLayout), Box<dyn std::error::Erro
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let (g, l) = prepare(&a)?;
-    let f = Figures {
-        threads: g.threads.len(),
-        nodes: g.nodes.len(),
-        columns: l.columns,
-        crossings: l.crossings,
-        parents_bipartite: l.parents_bipartite,
-        parents_not_bipartite: l.parents_not_bipartite,
-    };
+    let f = ExecFigures::of(&g, &l);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&f)?);
         return Ok(());

@@ -11,7 +11,6 @@ use weft::scene::axis::AXIS_HEIGHT_PX;
 use weft::scene::moments::{build_moment_view, MomentViewOptions, Viewport, LEGEND_HEIGHT_PX};
 use weft::scene::svg::to_svg;
 use weft::scene::utilization::{build_utilization, UtilizationOptions};
-use weft::scene::Scene;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -61,29 +60,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         moments
     } else {
         let gantt = build_utilization(&rows, &busy, &view, &UtilizationOptions { definition: definition.describe() });
-        side_by_side(gantt, moments)
+        gantt.beside(moments)
     };
     std::fs::write(&a.output, to_svg(&scene)).map_err(|e| format!("{}: {e}", a.output.display()))?;
     Ok(())
-}
-
-/// `left` and `right` next to each other in one scene.
-fn side_by_side(mut left: Scene, right: Scene) -> Scene {
-    let dx = left.width;
-    left.width += right.width;
-    left.height = left.height.max(right.height);
-    left.rects.extend(right.rects.into_iter().map(|mut r| {
-        r.x += dx;
-        r
-    }));
-    left.lines.extend(right.lines.into_iter().map(|mut l| {
-        l.x0 += dx;
-        l.x1 += dx;
-        l
-    }));
-    left.labels.extend(right.labels.into_iter().map(|mut t| {
-        t.x += dx;
-        t
-    }));
-    left
 }

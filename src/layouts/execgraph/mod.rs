@@ -6,6 +6,7 @@
 //!
 //! Positions are abstract (columns, nanoseconds of drawing time): no pixels, no colours.
 
+pub mod bundle;
 pub mod crossings;
 pub mod sides;
 
@@ -13,7 +14,7 @@ use crate::analyses::execgraph::{ExecGraph, NodeIx, NodeKind, ThreadIx, NONE};
 use sides::Span;
 
 /// How time maps to y.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Scale {
     /// y is the event time.
     True,
@@ -22,7 +23,7 @@ pub enum Scale {
 }
 
 /// The laid-out graph.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExecLayout {
     pub scale: Scale,
     /// Per node: y in drawing nanoseconds (equal to the node's time in true scale when times are consistent).

@@ -1,0 +1,83 @@
+//! Benchmarks that run inside the browser (tests/browser/bench.html), so BENCHMARKS.md can give wasm figures
+//! measured in chromium beside the native ones. Each runs the same library code as the native example.
+
+use crate::analyses::busy::{BusyDefinition, BusyIntervals};
+use crate::analyses::execgraph::build;
+use crate::analyses::moments::{moments_of_busy, sort_moments, MomentKey};
+use crate::layouts::execgraph::{layout, Scale};
+use crate::model::LocationId;
+use crate::readers::archive::{read_archive_bytes, DEFAULT_BUDGET_BYTES};
+use crate::samples::execgraph::{random, simulate};
+use crate::samples::utilization::utilization_trace;
+use crate::scene::moments::{build_moment_view, MomentViewOptions, Viewport};
+use crate::scene::utilization::{build_utilization, UtilizationOptions};
+use serde_json::json;
+use wasm_bindgen::prelude::*;
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+fn perf_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or_else(now_ms, |p| p.now())
+}
+
+fn best_of<T>(runs: u32, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::INFINITY;
+    let mut out = None;
+    for _ in 0..runs.max(1) {
+        let t = perf_ms();
+        let v = f();
+        best = best.min(perf_ms() - t);
+        out = Some(v);
+    }
+    (best, out.expect("at least one run"))
+}
+
+fn js(v: serde_json::Value) -> JsValue {
+    serde::Serialize::serialize(&v, &serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
+}
+
+/// Moments of utilization (compute definition) for `locations` x `intervals`, and both views at those rows.
+#[wasm_bindgen]
+pub fn bench_moments(locations: u32, intervals: u32, runs: u32) -> JsValue {
+    let trace = utilization_trace(locations as i64, intervals as usize);
+    let (analysis_ms, (busy, rows)) = best_of(runs, || {
+        let mut busy = BusyIntervals::compute(&trace, &BusyDefinition::Compute);
+        let mut rows = moments_of_busy(&trace, &busy, None);
+        sort_moments(&mut rows, MomentKey::Location);
+        busy.arrange(rows.iter().map(|m| LocationId(m.location)));
+        (busy, rows)
+    });
+    let view = Viewport::fit(trace.span_ns, rows.len(), 800.0, 900.0);
+    let opts = MomentViewOptions { definition: String::new(), span_ns: (0, trace.span_ns), color: None };
+    let (moment_view_ms, mv) = best_of(runs, || build_moment_view(&rows, &view, &opts));
+    let (gantt_ms, g) = best_of(runs, || build_utilization(&rows, &busy, &view, &UtilizationOptions::default()));
+    js(json!({
+        "locations": rows.len(), "intervals": trace.intervals.len(), "analysis_ms": analysis_ms,
+        "moment_view_ms": moment_view_ms, "moment_view_rects": mv.rects.len(),
+        "gantt_ms": gantt_ms, "gantt_rects": g.rects.len(),
+    }))
+}
+
+/// Execution graph of a random fork/join program of `threads` threads: graph building and layout.
+#[wasm_bindgen]
+pub fn bench_execgraph(threads: u32, runs: u32) -> Result<JsValue, JsValue> {
+    let events = simulate(&random(threads as usize, 42), "random");
+    let (build_ms, g) = best_of(runs, || build(&events));
+    let g = g.map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let (layout_ms, l) = best_of(runs, || layout(&g, Scale::True));
+    Ok(js(
+        json!({"threads": g.threads.len(), "nodes": g.nodes.len(), "build_ms": build_ms, "layout_ms": layout_ms, "crossings": l.crossings}),
+    ))
+}
+
+/// Read an OTF2 archive packed as zip/tar/tar.gz, whole (unpacking included).
+#[wasm_bindgen]
+pub fn bench_read_archive(bytes: &[u8], runs: u32) -> Result<JsValue, JsValue> {
+    let (read_ms, trace) = best_of(runs, || read_archive_bytes("bench", bytes, DEFAULT_BUDGET_BYTES));
+    let trace = trace.map_err(|e| JsValue::from_str(&e.to_string()))?;
+    Ok(js(
+        json!({"bytes": bytes.len(), "events": trace.event_records, "intervals": trace.intervals.len(), "read_ms": read_ms}),
+    ))
+}

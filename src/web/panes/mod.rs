@@ -1,0 +1,48 @@
+//! Panes: the views the page can switch between. Each owns its analysis results, layout and viewport, and
+//! answers the same input (zoom, pan, scroll, hover) with a new [`Scene`]. The `Viewer` holds the panes of
+//! what is loaded and forwards input to the active one; the time range carries over between panes that
+//! have a time axis.
+
+pub mod execgraph;
+pub mod moments;
+pub mod timeline;
+
+use crate::scene::Scene;
+use serde::Serialize;
+
+/// What a tooltip shows: a title and lines of text, plus structured detail for tests and panels.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Hover {
+    pub title: String,
+    pub lines: Vec<String>,
+    pub detail: serde_json::Value,
+}
+
+pub trait Pane {
+    /// The name the page's view switcher uses ("timeline", "moments", "execgraph").
+    fn kind(&self) -> &'static str;
+    fn resize(&mut self, width: f32, height: f32);
+    /// Zoom about screen x; factor > 1 zooms in.
+    fn zoom(&mut self, x: f32, factor: f64);
+    /// Zoom rows (where rows can be zoomed) about screen y.
+    fn zoom_rows(&mut self, _y: f32, _factor: f64) {}
+    /// Pan by screen pixels (positive: later in time, or rightwards).
+    fn pan(&mut self, dx: f32);
+    /// Scroll by screen pixels (positive: down).
+    fn scroll(&mut self, dy: f32);
+    fn fit(&mut self);
+    /// What is under (x, y), highlighted from now on; None clears the highlight.
+    fn hover(&mut self, x: f32, y: f32) -> Option<Hover>;
+    fn clear_hover(&mut self);
+    fn scene(&self) -> Scene;
+    /// Geometry and contents of the view, for tests and permalinks.
+    fn state(&self) -> serde_json::Value;
+    fn time_range(&self) -> Option<(f64, f64)> {
+        None
+    }
+    fn set_time_range(&mut self, _t0_ns: f64, _t1_ns: f64) {}
+    /// Change a view option (e.g. `busy` = `any`); Err says why not.
+    fn configure(&mut self, key: &str, _value: &str) -> Result<(), String> {
+        Err(format!("the {} view has no option '{key}'", self.kind()))
+    }
+}

@@ -1,0 +1,193 @@
+//! The moments pane: the utilization Gantt chart (left) beside the moment view (right), one row per
+//! location in the same order, on the same time axis, zooming and scrolling together (the paper's Fig. 4
+//! and 5). Moments are recomputed when the busy definition changes (linear in intervals: milliseconds for
+//! a million).
+
+use super::{Hover, Pane};
+use crate::analyses::busy::{BusyDefinition, BusyIntervals};
+use crate::analyses::moments::{hover_text, moments_of_busy, sort_moments, LocationMoments, MomentKey, TimeWindow};
+use crate::model::{LocationId, Trace};
+use crate::scene::moments::{build_moment_view, MomentViewOptions, Viewport};
+use crate::scene::utilization::{build_utilization, UtilizationOptions};
+use crate::scene::Scene;
+use serde_json::json;
+use std::rc::Rc;
+
+pub struct MomentsPane {
+    trace: Rc<Trace>,
+    definition: BusyDefinition,
+    key: MomentKey,
+    busy: BusyIntervals,
+    rows: Vec<LocationMoments>,
+    /// The Gantt chart's viewport; the moment view's is the same but for its x offset.
+    view: Viewport,
+    width: f32,
+    hovered: Option<usize>,
+}
+
+impl MomentsPane {
+    pub fn new(trace: Rc<Trace>, width: f32, height: f32) -> Self {
+        let mut pane = MomentsPane {
+            busy: BusyIntervals::compute(&trace, &BusyDefinition::Compute),
+            trace,
+            definition: BusyDefinition::Compute,
+            key: MomentKey::Location,
+            rows: Vec::new(),
+            view: Viewport::fit(1, 1, width / 2.0, height),
+            width,
+            hovered: None,
+        };
+        pane.recompute();
+        pane.view = Viewport::fit(pane.trace.span_ns, pane.rows.len(), width / 2.0, height);
+        pane
+    }
+
+    fn recompute(&mut self) {
+        self.busy = BusyIntervals::compute(&self.trace, &self.definition);
+        self.rows = moments_of_busy(&self.trace, &self.busy, None);
+        sort_moments(&mut self.rows, self.key);
+        self.busy.arrange(self.rows.iter().map(|m| LocationId(m.location)));
+    }
+
+    fn half(&self) -> f32 {
+        self.width / 2.0
+    }
+
+    /// The viewport of the half under screen x, and that half's x offset.
+    fn viewport_at(&self, x: f32) -> (Viewport, f32) {
+        if x >= self.half() {
+            (self.view, self.half())
+        } else {
+            (self.view, 0.0)
+        }
+    }
+
+    fn span(&self) -> TimeWindow {
+        TimeWindow::whole(&self.trace)
+    }
+}
+
+impl Pane for MomentsPane {
+    fn kind(&self) -> &'static str {
+        "moments"
+    }
+    fn resize(&mut self, width: f32, height: f32) {
+        self.width = width;
+        self.view.width_px = width / 2.0;
+        self.view.height_px = height;
+    }
+    fn zoom(&mut self, x: f32, factor: f64) {
+        let (vp, off) = self.viewport_at(x);
+        let scale = vp.time_scale();
+        let anchor = scale.t(x - off);
+        let w = ((vp.t1_ns - vp.t0_ns) / factor).clamp(1.0, self.trace.span_ns.max(1) as f64 * 4.0);
+        let frac = (anchor - vp.t0_ns) / (vp.t1_ns - vp.t0_ns).max(1e-9);
+        self.view.t0_ns = anchor - frac * w;
+        self.view.t1_ns = self.view.t0_ns + w;
+    }
+    fn zoom_rows(&mut self, y: f32, factor: f64) {
+        let (_, y0, _, y1) = self.view.plot_rect();
+        let anchor_row = self.view.first_row + ((y.clamp(y0, y1) - y0) / self.view.row_height_px.max(1e-6)) as f64;
+        let fit = (y1 - y0) / self.rows.len().max(1) as f32;
+        self.view.row_height_px = (self.view.row_height_px * factor as f32).clamp(fit.min(1.0), 200.0);
+        self.view.first_row = (anchor_row - ((y.clamp(y0, y1) - y0) / self.view.row_height_px) as f64).max(0.0);
+    }
+    fn pan(&mut self, dx: f32) {
+        let d = dx as f64 * self.view.time_scale().ns_per_px();
+        self.view.t0_ns += d;
+        self.view.t1_ns += d;
+    }
+    fn scroll(&mut self, dy: f32) {
+        let (_, y0, _, y1) = self.view.plot_rect();
+        let visible = ((y1 - y0) / self.view.row_height_px.max(1e-6)) as f64;
+        let max_first = (self.rows.len() as f64 - visible).max(0.0);
+        self.view.first_row =
+            (self.view.first_row + dy as f64 / self.view.row_height_px.max(1e-6) as f64).clamp(0.0, max_first);
+    }
+    fn fit(&mut self) {
+        self.view = Viewport::fit(self.trace.span_ns, self.rows.len(), self.half(), self.view.height_px);
+    }
+    fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        self.hovered = self.view.row_at(self.rows.len(), y);
+        let m = &self.rows[self.hovered?];
+        let text = hover_text(m, self.span());
+        let mut lines = text.lines().map(str::to_string);
+        let title = lines.next().unwrap_or_default();
+        let _ = x;
+        Some(Hover {
+            title,
+            lines: lines.collect(),
+            detail: json!({
+                "location": m.location, "m0_ns": m.m0_ns, "m1_ns": m.m1_ns, "m2_ns": m.m2_ns, "m3_ns": m.m3_ns,
+            }),
+        })
+    }
+    fn clear_hover(&mut self) {
+        self.hovered = None;
+    }
+    fn scene(&self) -> Scene {
+        let span = self.span();
+        let gantt = build_utilization(
+            &self.rows,
+            &self.busy,
+            &self.view,
+            &UtilizationOptions { definition: self.definition.describe() },
+        );
+        let moments = build_moment_view(
+            &self.rows,
+            &self.view,
+            &MomentViewOptions {
+                definition: self.definition.describe(),
+                span_ns: (span.start_ns, span.end_ns),
+                color: None,
+            },
+        );
+        gantt.beside(moments)
+    }
+    fn state(&self) -> serde_json::Value {
+        let (x0, y0, x1, y1) = self.view.plot_rect();
+        let rows: Vec<_> = self
+            .rows
+            .iter()
+            .map(|m| json!({"location": m.location, "name": m.name, "m0_ns": m.m0_ns, "m1_ns": m.m1_ns, "m2_ns": m.m2_ns, "m3_ns": m.m3_ns}))
+            .collect();
+        json!({
+            "view": "moments",
+            "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns,
+            "first_row": self.view.first_row, "row_height_px": self.view.row_height_px,
+            "plot": {"x0": x0, "y0": y0, "x1": x1, "y1": y1},
+            "moment_view_x": self.half(),
+            "definition": self.definition.describe(), "busy": self.definition.short_name(), "sort": self.key.name(),
+            "rows": rows,
+        })
+    }
+    fn time_range(&self) -> Option<(f64, f64)> {
+        Some((self.view.t0_ns, self.view.t1_ns))
+    }
+    fn set_time_range(&mut self, t0_ns: f64, t1_ns: f64) {
+        if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
+            self.view.t0_ns = t0_ns;
+            self.view.t1_ns = t1_ns;
+        }
+    }
+    fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "busy" => {
+                self.definition = match value {
+                    "compute" => BusyDefinition::Compute,
+                    "any" => BusyDefinition::Any,
+                    p if p.starts_with("pattern:") && p.len() > 8 => BusyDefinition::Pattern(p[8..].to_string()),
+                    _ => return Err(format!("busy must be compute, any or pattern:GLOB, not '{value}'")),
+                };
+                self.recompute();
+                Ok(())
+            }
+            "sort" => {
+                self.key = MomentKey::parse(value).ok_or_else(|| format!("cannot sort by '{value}'"))?;
+                self.recompute();
+                Ok(())
+            }
+            _ => Err(format!("the moments view has no option '{key}'")),
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The timeline pane: every location's intervals on one time axis (scene::timeline does the drawing).
+
+use super::{Hover, Pane};
+use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
+use crate::model::Trace;
+use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
+use crate::scene::{Rgba, Scene};
+use serde_json::json;
+use std::rc::Rc;
+
+pub struct TimelinePane {
+    trace: Rc<Trace>,
+    layout: TimelineLayout,
+    colors: Vec<Rgba>,
+    view: TimelineView,
+    highlight: Option<usize>,
+}
+
+impl TimelinePane {
+    pub fn new(trace: Rc<Trace>, width: f32, height: f32) -> Self {
+        let layout = TimelineLayout::new(&trace, TimelineMetrics::default());
+        let colors = region_colors(&trace);
+        let view = TimelineView::fit(&trace, width, height);
+        TimelinePane { trace, layout, colors, view, highlight: None }
+    }
+
+    fn scene_builder(&self) -> TimelineScene<'_> {
+        TimelineScene { trace: &self.trace, layout: &self.layout, colors: &self.colors }
+    }
+}
+
+impl Pane for TimelinePane {
+    fn kind(&self) -> &'static str {
+        "timeline"
+    }
+    fn resize(&mut self, width: f32, height: f32) {
+        self.view.width = width;
+        self.view.height = height;
+        self.view.scroll_by(0.0, &self.layout);
+    }
+    fn zoom(&mut self, x: f32, factor: f64) {
+        self.view.zoom_at(x, factor, self.trace.span_ns);
+    }
+    fn pan(&mut self, dx: f32) {
+        self.view.pan_px(dx, self.trace.span_ns);
+    }
+    fn scroll(&mut self, dy: f32) {
+        self.view.scroll_by(dy, &self.layout);
+    }
+    fn fit(&mut self) {
+        self.view = TimelineView::fit(&self.trace, self.view.width, self.view.height);
+    }
+    fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        self.highlight = self.scene_builder().hit(&self.view, x, y);
+        let i = self.highlight?;
+        let t = &self.trace;
+        let iv = &t.intervals;
+        let loc = iv.location[i];
+        let r = iv.region[i];
+        let category = t.str(t.regions.category[r.index()]);
+        let process = t.process_name(t.locations.process[loc.index()]);
+        let mut lines = vec![
+            format!("{process} · {}", t.location_name(loc)),
+            format!("start {}   duration {}", format_duration(iv.start_ns[i]), format_duration(iv.dur_ns[i])),
+        ];
+        if !category.is_empty() {
+            lines.push(format!("category {category}   depth {}", iv.depth[i]));
+        }
+        Some(Hover {
+            title: t.region_name(r).to_string(),
+            lines,
+            detail: json!({
+                "interval": i, "location": loc.0, "start_ns": iv.start_ns[i], "dur_ns": iv.dur_ns[i], "depth": iv.depth[i],
+            }),
+        })
+    }
+    fn clear_hover(&mut self) {
+        self.highlight = None;
+    }
+    fn scene(&self) -> Scene {
+        self.scene_builder().build(&self.view, self.highlight)
+    }
+    fn state(&self) -> serde_json::Value {
+        let rows: Vec<_> = self
+            .layout
+            .rows
+            .iter()
+            .map(|row| {
+                json!({
+                    "location": row.location.0,
+                    "name": self.trace.location_name(row.location),
+                    "process": self.trace.process_name(row.process),
+                    "y": self.view.y_of(row.y),
+                    "lanes": row.lanes,
+                })
+            })
+            .collect();
+        json!({
+            "view": "timeline",
+            "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns, "scroll_y": self.view.scroll_y,
+            "width": self.view.width, "height": self.view.height, "track_x0": self.view.track_x0(),
+            "axis_px": AXIS_PX, "lane_px": self.layout.metrics.lane_px, "span_ns": self.trace.span_ns,
+            "rows": rows,
+        })
+    }
+    fn time_range(&self) -> Option<(f64, f64)> {
+        Some((self.view.t0_ns, self.view.t1_ns))
+    }
+    fn set_time_range(&mut self, t0_ns: f64, t1_ns: f64) {
+        if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
+            self.view.t0_ns = t0_ns;
+            self.view.t1_ns = t1_ns;
+        }
+    }
+}

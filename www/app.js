@@ -95,6 +95,7 @@ function onWorkerMessage(msg) {
       const s = JSON.parse(msg.summary);
       weft.lastSummary = s;
       weft.lastKind = msg.kind;
+      hideTooltip();
       ui.fileName.textContent = msg.name;
       ui.summary.textContent = summaryText(msg.kind, s);
       ui.summary.title = s.warnings ? 'The reader repaired parts of this trace; run `weft info` for details.' : '';
@@ -158,6 +159,33 @@ const SAMPLES = {
   rsa: 'sample: RSA workers (13 threads)',
   mergesort: 'sample: merge sort (1,024 threads)',
 };
+
+// A folder or several files (e.g. an OTF2 archive: X.otf2, X.def, X/*.evt), each with its relative path.
+function openSet(name, entries) {
+  if (!entries.length) { showError(`${name}: the folder is empty`); return; }
+  if (entries.length === 1) { openFile(entries[0].file); return; }
+  if (pending) cancelLoad(false);
+  pending = { id: nextId++, name };
+  ui.error.hidden = true;
+  ui.progress.hidden = false;
+  ui.fill.style.width = '0%';
+  ui.progressText.textContent = `reading ${name}`;
+  setState('loading');
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'open-set', name, entries });
+}
+
+// Every file under a dropped directory entry, with paths relative to it (readEntries returns batches).
+async function filesUnder(entry, prefix = '') {
+  if (entry.isFile) return [{ path: prefix + entry.name, file: await new Promise((ok, err) => entry.file(ok, err)) }];
+  const reader = entry.createReader();
+  const out = [];
+  for (;;) {
+    const batch = await new Promise((ok, err) => reader.readEntries(ok, err));
+    if (!batch.length) break;
+    for (const child of batch) out.push(...await filesUnder(child, `${prefix}${entry.name}/`));
+  }
+  return out;
+}
 
 function openSample(name = 'timeline') {
   if (pending) cancelLoad(false);
@@ -349,7 +377,18 @@ function renderViewOptions(view) {
 }
 
 // ---- files ----
-$('file-input').addEventListener('change', (e) => { openFile(e.target.files[0]); e.target.value = ''; });
+$('file-input').addEventListener('change', (e) => {
+  const files = [...e.target.files];
+  if (files.length > 1) openSet(`${files.length} files`, files.map((f) => ({ path: f.name, file: f })));
+  else openFile(files[0]);
+  e.target.value = '';
+});
+$('folder-input').addEventListener('change', (e) => {
+  const files = [...e.target.files];
+  const name = files.length ? files[0].webkitRelativePath.split('/')[0] : 'folder';
+  openSet(name, files.map((f) => ({ path: f.webkitRelativePath || f.name, file: f })));
+  e.target.value = '';
+});
 $('fit').addEventListener('click', () => weft.viewer && weft.viewer.fit());
 $('samples').addEventListener('change', (e) => { if (e.target.value) openSample(e.target.value); e.target.value = ''; });
 let dragDepth = 0;
@@ -360,8 +399,16 @@ window.addEventListener('drop', (e) => {
   e.preventDefault();
   dragDepth = 0;
   ui.dropHint.hidden = true;
-  const f = e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0];
-  if (f) openFile(f);
+  const dt = e.dataTransfer;
+  if (!dt) return;
+  const entries = [...(dt.items || [])].map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
+  if (entries.some((en) => en.isDirectory) || (dt.files && dt.files.length > 1)) {
+    const name = entries.length === 1 ? entries[0].name : `${entries.length} items`;
+    Promise.all(entries.map((en) => filesUnder(en))).then((lists) => openSet(name, lists.flat()))
+      .catch((err) => showError(`${name}: cannot read the dropped folder (${err})`));
+  } else if (dt.files && dt.files[0]) {
+    openFile(dt.files[0]);
+  }
 });
 
 // ---- start ----

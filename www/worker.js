@@ -1,7 +1,7 @@
 // The reader worker: reads a File in chunks (File.slice, never whole), feeds the wasm reader, and sends the
 // encoded model back as a transferable buffer. Any failure, a panic included, becomes an 'error' message.
 
-import init, { WorkerSession, sample, relayout_execgraph, protocol_version } from './pkg/weft.js';
+import init, { WorkerSession, FileSet, sample, relayout_execgraph, protocol_version } from './pkg/weft.js';
 
 const ready = init();
 
@@ -23,6 +23,24 @@ async function open(id, file, chunk) {
 }
 
 // `out` is {kind: 'trace' | 'execgraph', model: Uint8Array, summary: JSON string}; the model's buffer moves.
+// Several files read together (an OTF2 archive folder): each is read whole, then the set is parsed.
+async function openSet(id, name, entries) {
+  const set = new FileSet(name);
+  try {
+    const total = entries.reduce((n, e) => n + e.file.size, 0);
+    let done = 0;
+    for (const { path, file } of entries) {
+      set.add(path, new Uint8Array(await file.arrayBuffer()));
+      done += file.size;
+      post({ id, type: 'progress', phase: 'reading', done, total });
+    }
+    post({ id, type: 'progress', phase: 'parsing', done: total, total });
+    send(id, name, set.finish());
+  } finally {
+    set.free();
+  }
+}
+
 function send(id, name, out, type = 'loaded') {
   const model = out.model;
   const buf = model.buffer.byteLength === model.byteLength ? model.buffer : model.slice().buffer;
@@ -36,13 +54,14 @@ self.onmessage = async (e) => {
     await ready;
     if (!msg || msg.v !== protocol_version()) throw new Error('unknown protocol version');
     if (msg.type === 'open') await open(id, msg.file, msg.chunk || (4 << 20));
+    else if (msg.type === 'open-set') await openSet(id, msg.name, msg.entries);
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'relayout') send(id, msg.name, relayout_execgraph(msg.min_px), 'relaid');
   } catch (err) {
     const text = typeof err === 'string' ? err : (err && err.message) || String(err);
     // A wasm trap (panic, out of memory) leaves the instance unusable: ask the page for a fresh worker.
     const fatal = err instanceof WebAssembly.RuntimeError || /unreachable|out of memory/i.test(text);
-    const name = msg && msg.file ? msg.file.name : 'file';
+    const name = msg && msg.file ? msg.file.name : (msg && msg.name) || 'file';
     post({ id, type: 'error', fatal, message: fatal ? `${name}: the reader failed (${text}). It has been restarted.` : text });
   }
 };

@@ -48,6 +48,26 @@ pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
     }
 }
 
+/// Read a set of files dropped together (a folder, or several files): an OTF2 archive when the set holds an
+/// anchor (`X.otf2` with its `X.def` and `X/*.evt`), else the one file there is. `name` names the set.
+pub fn read_file_set(name: &str, files: &otf2::MemoryFiles) -> Result<Trace, ReadError> {
+    if let Some(anchor) = otf2::find_anchor(files) {
+        return otf2::read_archive(&anchor, files);
+    }
+    let paths: Vec<&String> = files.files.keys().collect();
+    match paths.as_slice() {
+        [] => Err(ReadError::Empty { file: name.to_string(), format: "folder", detail: " (no files in it)".into() }),
+        [one] => read_bytes(one, &files.files[*one]),
+        _ => Err(ReadError::UnknownFormat {
+            file: name.to_string(),
+            detail: format!(
+                "{} files without an OTF2 anchor (X.otf2) among them; drop one trace file, or an OTF2 archive folder",
+                paths.len()
+            ),
+        }),
+    }
+}
+
 /// Read an execution-graph input (its own kind of input: thread events, not a [`Trace`]).
 pub fn read_execgraph(name: &str, bytes: &[u8]) -> Result<crate::model::thread_events::ThreadEvents, ReadError> {
     match sniff(bytes) {

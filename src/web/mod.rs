@@ -9,7 +9,7 @@ mod viewer;
 mod worker;
 
 pub use viewer::Viewer;
-pub use worker::{relayout_execgraph, sample, WorkerSession};
+pub use worker::{relayout_execgraph, sample, FileSet, WorkerSession};
 
 use wasm_bindgen::prelude::*;
 

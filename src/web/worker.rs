@@ -7,7 +7,8 @@ use crate::layouts::execgraph::bundle::{scale_for_min_px, ExecBundle, ExecFigure
 use crate::layouts::execgraph::Scale;
 use crate::model::{codec, Trace};
 use crate::readers::chrome::ChromeStreamReader;
-use crate::readers::{self, ReadError, Sniffed};
+use crate::readers::otf2::MemoryFiles;
+use crate::readers::{self, archive, ReadError, Sniffed};
 use crate::samples::execgraph::sample as execgraph_sample;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -47,6 +48,9 @@ impl WorkerSession {
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
         if let Reading::Start = self.reading {
             self.reading = match readers::sniff(chunk) {
+                Sniffed::Gzip if archive::is_tar(&archive::gunzip_head(chunk, 512)) => {
+                    Reading::Whole(Vec::with_capacity(self.expected.min(1 << 31) as usize))
+                }
                 Sniffed::ChromeJson | Sniffed::Gzip => Reading::Chrome(Box::new(ChromeStreamReader::new(&self.name))),
                 _ => Reading::Whole(Vec::with_capacity(self.expected.min(1 << 31) as usize)),
             };
@@ -84,6 +88,32 @@ impl WorkerSession {
                 self.name
             )));
         }
+        Ok(trace_loaded(&trace))
+    }
+}
+
+/// Files dropped together (an OTF2 archive folder), added one by one with their paths in the folder.
+#[wasm_bindgen]
+pub struct FileSet {
+    name: String,
+    files: MemoryFiles,
+}
+
+#[wasm_bindgen]
+impl FileSet {
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: String) -> FileSet {
+        FileSet { name, files: MemoryFiles::new() }
+    }
+
+    pub fn add(&mut self, path: &str, bytes: Vec<u8>) {
+        self.files.insert(path, bytes);
+    }
+
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let files = std::mem::take(&mut self.files);
+        let trace = readers::read_file_set(&self.name, &files).map_err(js_err)?;
+        drop(files);
         Ok(trace_loaded(&trace))
     }
 }

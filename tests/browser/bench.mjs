@@ -1,27 +1,43 @@
-// In-browser import benchmark: runs the same path as the page's worker (WorkerSession fed in 4 MB chunks,
-// then finish, which also encodes the model for transfer) on a trace fetched once; best of N runs.
-import init, { WorkerSession } from '../../www/pkg/weft.js';
+// In-browser benchmarks (wasm in chromium), driven by bench-wasm.mjs; see BENCHMARKS.md.
+//   ?bench=import&trace=URL  the page's worker path on a Chrome JSON file: WorkerSession fed in 4 MB chunks,
+//                            then finish (which also encodes the model for the page)
+//   ?bench=otf2&trace=URL    an OTF2 archive packed as .tar, read whole
+//   ?bench=moments           16,384 locations x 1 M intervals: moments, then both views
+//   ?bench=execgraph         a random fork/join program of 100,000 threads: graph and layout
+import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive } from '../../www/pkg/weft.js';
 
 const params = new URLSearchParams(location.search);
-const url = params.get('trace');
 const runs = Number(params.get('runs') || 3);
 const CHUNK = 4 << 20;
 
-async function main() {
-  await init();
-  const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+async function fetchBytes() {
+  return new Uint8Array(await (await fetch(params.get('trace'))).arrayBuffer());
+}
+
+async function importJson() {
+  const bytes = await fetchBytes();
   const times = [];
-  let modelBytes = 0;
   for (let r = 0; r < runs; r++) {
     const t0 = performance.now();
     const s = new WorkerSession('bench.json', bytes.length);
     for (let at = 0; at < bytes.length; at += CHUNK) s.feed(bytes.subarray(at, Math.min(bytes.length, at + CHUNK)));
-    const model = s.finish();
+    const out = s.finish();
     times.push(performance.now() - t0);
-    modelBytes = model.length;
     s.free();
+    if (r === runs - 1) window.lastSummary = JSON.parse(out.summary);
   }
   const best = Math.min(...times);
-  window.result = { bytes: bytes.length, runs: times, best_ms: best, mb_per_s: bytes.length / 1e6 / (best / 1000), model_bytes: modelBytes };
+  return { bytes: bytes.length, runs: times, best_ms: best, mb_per_s: bytes.length / 1e6 / (best / 1000), summary: window.lastSummary };
 }
-main().catch((e) => { window.result = { error: String(e) }; });
+
+async function main() {
+  await init();
+  switch (params.get('bench')) {
+    case 'import': return importJson();
+    case 'otf2': { const b = await fetchBytes(); const r = bench_read_archive(b, runs); return { ...r, mb_per_s: b.length / 1e6 / (r.read_ms / 1000), events_per_s: r.events / (r.read_ms / 1000) }; }
+    case 'moments': return bench_moments(16384, 1_000_000, runs);
+    case 'execgraph': return bench_execgraph(100_000, runs);
+    default: throw new Error('unknown bench');
+  }
+}
+main().then((r) => { window.result = r; }).catch((e) => { window.result = { error: String(e) }; });

@@ -1,0 +1,686 @@
+//! Paraver records to the model: resolves `appl:task:thread` to locations, turns state records into
+//! intervals on each thread's state track, event records of call types into nested intervals on the thread's
+//! own location, other events into counter samples, and communication records into point-to-point messages.
+//! It must not parse text (prv.rs, pcf.rs and row.rs do) and must not repair nesting (the builder does).
+
+use super::pcf::{EventType, Pcf};
+use super::prv::{Comm, Header, RecordSink, Who};
+use super::row::Row;
+use super::{Options, Stats};
+use crate::model::{
+    classify_region, LocationId, LocationKind, MessageKind, MessageRecord, Paradigm, ProcessId,
+    RegionId, RegionRole, StringId, Trace, TraceBuilder, WarningKind,
+};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Fx-style hasher for the converter's integer-keyed caches (keys come from one file; speed over DoS
+/// resistance).
+#[derive(Default, Clone, Copy)]
+pub(super) struct IntHasher(u64);
+
+impl Hasher for IntHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
+type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+
+/// How events of one type are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TypeKind {
+    /// value != 0 enters a region named by the value's label, 0 leaves the innermost one of this type.
+    /// Unless `stacked` (user functions nest, Paraver's "Stacked Val"), a value != 0 first leaves the open
+    /// region of its type: the type's value lasts until the next one (Paraver's "Last Evt Val").
+    Call { paradigm: Paradigm, stacked: bool },
+    /// Every value is a sample of a per-thread counter series.
+    Counter,
+}
+
+/// One thread of the trace and what is open on it.
+struct Thread {
+    process: ProcessId,
+    /// The thread's own location (event-derived call regions, messages); created on first use.
+    location: Option<LocationId>,
+    /// Its state track; created on the first state record.
+    states: Option<LocationId>,
+    /// (appl, task, thread), 1-based, for names.
+    id: (u32, u32, u32),
+    /// Threads in its task (counter series are named per thread only when there are several).
+    siblings: u32,
+    /// Global order (the .row's thread order).
+    order: u32,
+    last_time: u64,
+    /// Open call regions: (event type, region, start in ticks), innermost last.
+    open: Vec<(u64, RegionId, u64)>,
+}
+
+pub(super) struct Converter<'a> {
+    pub b: TraceBuilder,
+    file: &'a str,
+    pcf: Option<&'a Pcf>,
+    row: Option<&'a Row>,
+    options: &'a Options,
+    tick_ns: u64,
+    end_time: u64,
+    /// First thread index of each (appl, task), and its thread count: `tasks[appl-1][task-1]`.
+    tasks: Vec<Vec<(u32, u32)>>,
+    threads: Vec<Thread>,
+    undefined: IntMap<(u32, u32, u32), u32>,
+    type_kinds: IntMap<u64, TypeKind>,
+    call_regions: IntMap<(u64, i64), RegionId>,
+    state_regions: IntMap<u64, Option<RegionId>>,
+    series: IntMap<(u32, u64), u32>,
+    pub stats: Stats,
+}
+
+impl<'a> Converter<'a> {
+    pub fn new(
+        file: &'a str,
+        header: &Header,
+        pcf: Option<&'a Pcf>,
+        row: Option<&'a Row>,
+        options: &'a Options,
+    ) -> Self {
+        let mut b = TraceBuilder::new(crate::model::Format::Paraver);
+        let mut tasks = Vec::new();
+        let mut threads = Vec::new();
+        let single_appl = header.applications.len() == 1;
+        let mut global_task = 0usize;
+        for (a, appl) in header.applications.iter().enumerate() {
+            let mut row_tasks = Vec::new();
+            for (t, task) in appl.iter().enumerate() {
+                let (a1, t1) = (a as u32 + 1, t as u32 + 1);
+                let process = b.process(task_native_id(a1, t1));
+                let name = match row.and_then(|r| r.tasks.get(global_task)) {
+                    Some(n) => n.clone(),
+                    None if single_appl => format!("Task {t1}"),
+                    None => format!("Task {a1}.{t1}"),
+                };
+                b.set_process_name(process, &name);
+                b.set_process_sort_key(process, global_task as i64);
+                global_task += 1;
+                row_tasks.push((threads.len() as u32, task.threads));
+                for h in 0..task.threads {
+                    let order = threads.len() as u32;
+                    threads.push(Thread {
+                        process,
+                        location: None,
+                        states: None,
+                        id: (a1, t1, h + 1),
+                        siblings: task.threads,
+                        order,
+                        last_time: 0,
+                        open: Vec::new(),
+                    });
+                }
+            }
+            tasks.push(row_tasks);
+        }
+        Converter {
+            b,
+            file,
+            pcf,
+            row,
+            options,
+            tick_ns: header.unit.ns_per_tick(),
+            end_time: header.end_time,
+            tasks,
+            threads,
+            undefined: IntMap::default(),
+            type_kinds: IntMap::default(),
+            call_regions: IntMap::default(),
+            state_regions: IntMap::default(),
+            series: IntMap::default(),
+            stats: Stats::default(),
+        }
+    }
+
+    #[inline]
+    fn ns(&self, ticks: u64) -> i64 {
+        ticks.saturating_mul(self.tick_ns).min(i64::MAX as u64) as i64
+    }
+
+    /// The thread a record names; a thread the header does not declare is added, with a warning.
+    #[inline]
+    fn thread(&mut self, line: u64, who: Who) -> usize {
+        if let Some(&(first, n)) = self
+            .tasks
+            .get((who.appl as usize).wrapping_sub(1))
+            .and_then(|a| a.get((who.task as usize).wrapping_sub(1)))
+        {
+            if who.thread >= 1 && who.thread <= n {
+                return (first + who.thread - 1) as usize;
+            }
+        }
+        self.undefined_thread(line, who)
+    }
+
+    #[cold]
+    fn undefined_thread(&mut self, line: u64, who: Who) -> usize {
+        let key = (who.appl, who.task, who.thread);
+        if let Some(&t) = self.undefined.get(&key) {
+            return t as usize;
+        }
+        let file = self.file;
+        self.b.warn(WarningKind::DanglingReference, || {
+            format!(
+                "{file}:{line}: thread {}.{}.{} is not declared in the header; its records are kept",
+                who.appl, who.task, who.thread
+            )
+        });
+        let process = self.b.process(task_native_id(who.appl, who.task));
+        let declared = self
+            .tasks
+            .get((who.appl as usize).wrapping_sub(1))
+            .and_then(|a| a.get((who.task as usize).wrapping_sub(1)))
+            .is_some();
+        if !declared {
+            self.b.set_process_name(
+                process,
+                &format!("Task {}.{} (undeclared)", who.appl, who.task),
+            );
+            self.b
+                .set_process_sort_key(process, i64::MAX / 2 + task_native_id(who.appl, who.task));
+        }
+        let order = self.threads.len() as u32;
+        self.threads.push(Thread {
+            process,
+            location: None,
+            states: None,
+            id: key,
+            siblings: 2,
+            order,
+            last_time: 0,
+            open: Vec::new(),
+        });
+        self.undefined.insert(key, order);
+        order as usize
+    }
+
+    fn thread_name(&self, t: usize) -> String {
+        let th = &self.threads[t];
+        match self.row.and_then(|r| r.threads.get(th.order as usize)) {
+            Some(n) if !self.undefined.contains_key(&th.id) => n.clone(),
+            _ => format!("THREAD {}.{}.{}", th.id.0, th.id.1, th.id.2),
+        }
+    }
+
+    fn location(&mut self, t: usize) -> LocationId {
+        if let Some(l) = self.threads[t].location {
+            return l;
+        }
+        let name = self.thread_name(t);
+        let th = &self.threads[t];
+        let (process, h) = (th.process, th.id.2 as i64);
+        let l = self.b.location(process, h, LocationKind::CpuThread);
+        self.b.set_location_name(l, &name);
+        self.b.set_location_sort_key(l, 2 * h);
+        self.threads[t].location = Some(l);
+        l
+    }
+
+    fn state_location(&mut self, t: usize) -> LocationId {
+        if let Some(l) = self.threads[t].states {
+            return l;
+        }
+        let name = format!("{} (states)", self.thread_name(t));
+        let th = &self.threads[t];
+        let (process, h) = (th.process, th.id.2 as i64);
+        // Negative native ids mark state tracks; the sort key puts each right after its thread.
+        let l = self.b.location(process, -h, LocationKind::CpuThread);
+        self.b.set_location_name(l, &name);
+        self.b.set_location_sort_key(l, 2 * h + 1);
+        self.threads[t].states = Some(l);
+        l
+    }
+
+    #[inline]
+    fn check_order(&mut self, line: u64, t: usize, time: u64) {
+        let th = &mut self.threads[t];
+        if time < th.last_time {
+            let (last, file) = (th.last_time, self.file);
+            self.b.warn(WarningKind::OutOfOrder, || {
+                format!("{file}:{line}: record at time {time} comes after one at {last} on the same thread")
+            });
+        } else {
+            th.last_time = time;
+        }
+    }
+
+    fn state_region(&mut self, state: u64) -> Option<RegionId> {
+        if let Some(&r) = self.state_regions.get(&state) {
+            return r;
+        }
+        let name = match self.pcf.and_then(|p| p.states.get(&state)) {
+            Some(n) if !n.is_empty() => n.clone(),
+            _ => default_state_name(state),
+        };
+        let r = if state == 0 && !self.options.keep_idle {
+            None
+        } else {
+            let (paradigm, role) = classify_state(&name);
+            Some(self.b.region_with(&name, "Paraver state", paradigm, role))
+        };
+        self.state_regions.insert(state, r);
+        r
+    }
+
+    fn type_info(&self, ty: u64) -> Option<&'a EventType> {
+        self.pcf.and_then(|p| p.event_types.get(&ty))
+    }
+
+    fn type_label(&self, ty: u64) -> String {
+        match self.type_info(ty) {
+            Some(e) if !e.label.is_empty() => e.label.clone(),
+            _ => default_type_label(ty),
+        }
+    }
+
+    #[inline]
+    fn type_kind(&mut self, ty: u64) -> TypeKind {
+        if let Some(&k) = self.type_kinds.get(&ty) {
+            return k;
+        }
+        let k = classify_type(ty, self.type_info(ty));
+        self.type_kinds.insert(ty, k);
+        k
+    }
+
+    fn call_region(&mut self, ty: u64, value: i64, paradigm: Paradigm) -> RegionId {
+        if let Some(&r) = self.call_regions.get(&(ty, value)) {
+            return r;
+        }
+        let category = self.type_label(ty);
+        let name = match self.type_info(ty).and_then(|e| e.values.get(&value)) {
+            // "1 Begin / 0 End" types (Application, Flushing Traces) are named by the type.
+            Some(l) if l.eq_ignore_ascii_case("begin") => category.clone(),
+            Some(l) if !l.is_empty() => l.clone(),
+            _ => format!("{category} {value}"),
+        };
+        let (guess_paradigm, guess_role) = classify_region(&name, "");
+        let role = match paradigm {
+            Paradigm::Mpi if guess_paradigm == Paradigm::Mpi => guess_role,
+            Paradigm::OpenMp if guess_paradigm == Paradigm::OpenMp => guess_role,
+            Paradigm::Io => RegionRole::FileIo,
+            Paradigm::Measurement => RegionRole::Artificial,
+            _ => RegionRole::Function,
+        };
+        let r = self.b.region_with(&name, &category, paradigm, role);
+        self.call_regions.insert((ty, value), r);
+        r
+    }
+
+    fn counter(&mut self, t: usize, ty: u64) -> u32 {
+        if let Some(&s) = self.series.get(&(t as u32, ty)) {
+            return s;
+        }
+        let label = self.type_label(ty);
+        let th = &self.threads[t];
+        let name = if th.siblings > 1 {
+            format!("{label} (thread {})", th.id.2)
+        } else {
+            label
+        };
+        let s = self.b.counter_series(th.process, &name);
+        self.series.insert((t as u32, ty), s);
+        s
+    }
+
+    fn close(&mut self, t: usize, region: RegionId, start: u64, end: u64) {
+        let l = self.location(t);
+        let s = self.ns(start);
+        let dur = (self.ns(end) - s).max(0) as u64;
+        self.b.interval(l, region, s, dur);
+        self.stats.call_intervals += 1;
+    }
+
+    /// Close what is still open at the trace's end, with a warning each.
+    pub fn finish(mut self) -> (Trace, Stats) {
+        let end_of_trace = self
+            .threads
+            .iter()
+            .map(|t| t.last_time)
+            .max()
+            .unwrap_or(0)
+            .max(self.end_time);
+        for t in 0..self.threads.len() {
+            while let Some((ty, region, start)) = self.threads[t].open.pop() {
+                let (file, name) = (self.file, self.thread_name(t));
+                self.b.warn(WarningKind::UnclosedBegin, || {
+                    format!("{file}: event type {ty} on {name} is never ended (value 0); closed at the trace's end")
+                });
+                self.close(t, region, start, end_of_trace.max(start));
+            }
+        }
+        // Threads the header declares but no record names still appear, once each.
+        for t in 0..self.threads.len() {
+            if self.threads[t].location.is_none() && self.threads[t].states.is_none() {
+                self.location(t);
+            }
+        }
+        self.b.add_event_records(self.stats.event_records);
+        (self.b.finish(), self.stats)
+    }
+}
+
+impl RecordSink for Converter<'_> {
+    #[inline]
+    fn state(&mut self, line: u64, who: Who, begin: u64, end: u64, state: u64) {
+        self.stats.state_records += 1;
+        let t = self.thread(line, who);
+        self.check_order(line, t, begin);
+        if end < begin {
+            let file = self.file;
+            self.b.warn(WarningKind::MalformedRecord, || {
+                format!(
+                    "{file}:{line}: state record ends ({end}) before it begins ({begin}); skipped"
+                )
+            });
+            return;
+        }
+        if end == begin {
+            return;
+        }
+        let Some(region) = self.state_region(state) else {
+            self.stats.idle_skipped += 1;
+            return;
+        };
+        let l = self.state_location(t);
+        let s = self.ns(begin);
+        let dur = (self.ns(end) - s).max(0) as u64;
+        self.b.interval(l, region, s, dur);
+        self.stats.state_intervals += 1;
+    }
+
+    #[inline]
+    fn event(&mut self, line: u64, who: Who, time: u64, pairs: &[(u64, i64)]) {
+        self.stats.event_records += 1;
+        let t = self.thread(line, who);
+        self.check_order(line, t, time);
+        for &(ty, value) in pairs {
+            match self.type_kind(ty) {
+                TypeKind::Call { paradigm, stacked } => {
+                    if value != 0 {
+                        let region = self.call_region(ty, value, paradigm);
+                        if !stacked {
+                            let open = &mut self.threads[t].open;
+                            if let Some(i) = open.iter().rposition(|&(oty, _, _)| oty == ty) {
+                                let (_, region, start) = open.remove(i);
+                                self.close(t, region, start, time);
+                            }
+                        }
+                        self.threads[t].open.push((ty, region, time));
+                    } else {
+                        let open = &mut self.threads[t].open;
+                        match open.iter().rposition(|&(oty, _, _)| oty == ty) {
+                            Some(i) => {
+                                let (_, region, start) = open.remove(i);
+                                self.close(t, region, start, time);
+                            }
+                            // For a "Last Evt Val" type a 0 after a 0 changes nothing.
+                            None if !stacked => {}
+                            None => {
+                                let file = self.file;
+                                self.b.warn(WarningKind::UnmatchedEnd, || {
+                                    format!("{file}:{line}: event type {ty} ends (value 0) with nothing open; ignored")
+                                });
+                            }
+                        }
+                    }
+                }
+                TypeKind::Counter => {
+                    let s = self.counter(t, ty);
+                    let ns = self.ns(time);
+                    self.b.counter_sample(s, ns, value as f64);
+                    self.stats.counter_samples += 1;
+                }
+            }
+        }
+    }
+
+    fn comm(&mut self, line: u64, c: &Comm) {
+        self.stats.comm_records += 1;
+        let from = self.thread(line, c.from);
+        let to = self.thread(line, c.to);
+        self.check_order(line, from, c.logical_send);
+        let sender = self.location(from);
+        let receiver = self.location(to);
+        let m = MessageRecord {
+            kind: MessageKind::PointToPoint,
+            sender,
+            receiver,
+            send_ns: self.ns(c.logical_send),
+            recv_ns: self.ns(c.physical_recv),
+            size_bytes: c.size,
+            tag: u32::try_from(c.tag).unwrap_or(u32::MAX),
+            name: StringId::EMPTY,
+        };
+        self.b.message(m);
+    }
+
+    fn global_comm(&mut self, line: u64, who: Who, time: u64) {
+        self.stats.global_comm_records += 1;
+        let t = self.thread(line, who);
+        self.check_order(line, t, time);
+        if self.stats.global_comm_records == 1 {
+            let file = self.file;
+            self.b.warn(WarningKind::Other, || {
+                format!("{file}:{line}: global communication records (type 4, an old kind Paraver no longer reads) are counted, not shown")
+            });
+        }
+    }
+
+    fn unknown(&mut self, line: u64, kind: &[u8]) {
+        self.stats.unknown_records += 1;
+        let (file, kind) = (self.file, String::from_utf8_lossy(kind).into_owned());
+        self.b.warn(WarningKind::UnknownRecord, || {
+            format!("{file}:{line}: unknown record kind \"{kind}\"; skipped")
+        });
+    }
+
+    fn malformed(&mut self, line: u64, offset: u64, detail: &'static str, last: bool) {
+        self.stats.malformed_records += 1;
+        let file = self.file;
+        if last {
+            self.b.warn(WarningKind::Truncated, || {
+                format!("{file}:{line}: the file ends inside a record ({detail}); records before it are kept")
+            });
+        } else {
+            self.b.warn(WarningKind::MalformedRecord, || {
+                format!("{file}:{line} (byte {offset}): {detail}; skipped")
+            });
+        }
+    }
+}
+
+/// Stable per-task process id: tasks of application 1 keep their own number.
+fn task_native_id(appl: u32, task: u32) -> i64 {
+    (appl as i64 - 1) * 1_000_000 + task as i64
+}
+
+/// Which event types are call regions: MPI calls, user functions, and any type whose .pcf labels value 0
+/// as an end ("End", "Outside MPI", ...). Everything else is a counter.
+fn classify_type(ty: u64, info: Option<&EventType>) -> TypeKind {
+    let label = info
+        .map(|e| e.label.to_ascii_lowercase())
+        .unwrap_or_default();
+    let zero = info
+        .and_then(|e| e.values.get(&0))
+        .map(|l| l.to_ascii_lowercase());
+    let ends = zero
+        .as_deref()
+        .is_some_and(|z| z.starts_with("end") || z.starts_with("outside"));
+    let mpi = (50_000_000..51_000_000).contains(&ty);
+    let user = ty == 60_000_019;
+    if !(mpi || user || ends) {
+        return TypeKind::Counter;
+    }
+    let paradigm = if mpi || label.contains("mpi") {
+        Paradigm::Mpi
+    } else if user || label.contains("user func") {
+        Paradigm::User
+    } else if label.contains("openmp")
+        || label.contains("omp")
+        || (60_000_000..61_000_000).contains(&ty)
+    {
+        Paradigm::OpenMp
+    } else if label.contains("pthread") || (61_000_000..62_000_000).contains(&ty) {
+        Paradigm::Pthread
+    } else if label.contains("cuda") || (63_000_000..64_000_000).contains(&ty) {
+        Paradigm::Cuda
+    } else if label.contains("flush") || label.contains("tracing") {
+        Paradigm::Measurement
+    } else if label.contains("i/o") {
+        Paradigm::Io
+    } else {
+        Paradigm::User
+    };
+    TypeKind::Call {
+        paradigm,
+        stacked: user || label.contains("user func"),
+    }
+}
+
+fn default_type_label(ty: u64) -> String {
+    match ty {
+        50_000_001 => "MPI Point-to-point".into(),
+        50_000_002 => "MPI Collective Comm".into(),
+        50_000_003 => "MPI Other".into(),
+        60_000_019 => "User function".into(),
+        _ => format!("Event type {ty}"),
+    }
+}
+
+/// Extrae's standard state numbering, for a .prv read without its .pcf.
+fn default_state_name(state: u64) -> String {
+    const NAMES: [&str; 18] = [
+        "Idle",
+        "Running",
+        "Not created",
+        "Waiting a message",
+        "Blocking Send",
+        "Synchronization",
+        "Test/Probe",
+        "Scheduling and Fork/Join",
+        "Wait/WaitAll",
+        "Blocked",
+        "Immediate Send",
+        "Immediate Receive",
+        "I/O",
+        "Group Communication",
+        "Tracing Disabled",
+        "Others",
+        "Send Receive",
+        "Memory transfer",
+    ];
+    NAMES
+        .get(state as usize)
+        .map_or_else(|| format!("State {state}"), |s| s.to_string())
+}
+
+/// Paradigm and role of a state, from its name (spellings vary between tools: "Bloking Send",
+/// "Inmediate Receive", "Thd. Synchr.").
+fn classify_state(name: &str) -> (Paradigm, RegionRole) {
+    let n = name.to_ascii_lowercase();
+    let has = |s: &str| n.contains(s);
+    if has("running") {
+        (Paradigm::User, RegionRole::Code)
+    } else if has("group comm") || has("collective") {
+        (Paradigm::Mpi, RegionRole::Collective)
+    } else if has("synchr") || has("barrier") {
+        (Paradigm::Mpi, RegionRole::Barrier)
+    } else if has("send")
+        || has("receive")
+        || has("recv")
+        || has("waiting a message")
+        || has("probe")
+        || has("wait")
+    {
+        (Paradigm::Mpi, RegionRole::PointToPoint)
+    } else if has("fork") || has("sched") {
+        (Paradigm::OpenMp, RegionRole::Parallel)
+    } else if has("i/o") {
+        (Paradigm::Io, RegionRole::FileIo)
+    } else if has("tracing") || has("flush") || has("overhead") || has("profiling") {
+        (Paradigm::Measurement, RegionRole::Artificial)
+    } else if has("remote memory") || has("one-sided") || has("atomic memory") || has("locking") {
+        (Paradigm::Mpi, RegionRole::Function)
+    } else if has("allocating") {
+        (Paradigm::User, RegionRole::Allocate)
+    } else if has("freeing") {
+        (Paradigm::User, RegionRole::Deallocate)
+    } else {
+        (Paradigm::Unknown, RegionRole::Unknown)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_states_and_types() {
+        assert_eq!(
+            classify_state("Bloking Send"),
+            (Paradigm::Mpi, RegionRole::PointToPoint)
+        );
+        assert_eq!(
+            classify_state("Group Communication"),
+            (Paradigm::Mpi, RegionRole::Collective)
+        );
+        assert_eq!(
+            classify_state("Thd. Synchr."),
+            (Paradigm::Mpi, RegionRole::Barrier)
+        );
+        assert_eq!(classify_state("Running").1, RegionRole::Code);
+        assert_eq!(
+            classify_type(50_000_002, None),
+            TypeKind::Call {
+                paradigm: Paradigm::Mpi,
+                stacked: false
+            }
+        );
+        assert_eq!(classify_type(42_000_050, None), TypeKind::Counter);
+        let app = EventType {
+            label: "Application".into(),
+            gradient: 6,
+            values: [(0, "End".to_string()), (1, "Begin".to_string())]
+                .into_iter()
+                .collect(),
+        };
+        assert_eq!(
+            classify_type(40_000_001, Some(&app)),
+            TypeKind::Call {
+                paradigm: Paradigm::User,
+                stacked: false
+            }
+        );
+        let tracing = EventType {
+            label: "Tracing".into(),
+            gradient: 6,
+            values: [(0, "Disabled".to_string())].into_iter().collect(),
+        };
+        assert_eq!(classify_type(40_000_012, Some(&tracing)), TypeKind::Counter);
+    }
+}

@@ -14,7 +14,9 @@
 //!   one by the other. Each thread therefore gets its own location for the call stack ("THREAD 1.1.1") and,
 //!   right after it in display order, a second CPU-thread location for its states ("THREAD 1.1.1 (states)",
 //!   native id = -thread). Either is created only when the trace has records for it, so a state-only trace
-//!   (Dimemas) shows state tracks only and an event-only trace shows call stacks only.
+//!   (Dimemas) shows state tracks only and an event-only trace shows call stacks only; a declared thread
+//!   with no record at all still gets its (empty) thread location. `weft info`'s `locations` therefore
+//!   counts threads plus state tracks.
 //! - States become intervals whose region is the .pcf state name (category "Paraver state"). Running is
 //!   user code; send/receive/wait/probe states are MPI point-to-point, Group Communication is an MPI
 //!   collective, Synchronization a barrier, I/O is I/O, Tracing Disabled is measurement. State 0 (Idle) is
@@ -37,7 +39,11 @@
 //! - `events` (weft info) counts event records (`2:` lines). Global communication records (`4:`, an old
 //!   kind Paraver's own kernel no longer reads) are counted in [`Stats`] and not shown.
 //! - Times: the header's end-time suffix gives the unit (`_ns`, `_us`, `_ms`); a bare number is
-//!   microseconds, as in Paraver's kernel.
+//!   microseconds, as in Paraver's kernel (Extrae always writes `_ns`).
+//! - Not read: the .pcf's state colours are parsed ([`Pcf::state_colors`]) but the model has no colour
+//!   column; communicator lines are parsed but no record refers to them except global communications;
+//!   `.prv.gz` must be gunzipped first. A header may declare at most 1 M threads (a few bytes must not
+//!   reserve gigabytes).
 //!
 //! It must not panic on any bytes. A header that does not parse is a [`ParaverError`] with the file and the
 //! line; a bad body record, an unknown record kind, records out of time order and records naming threads

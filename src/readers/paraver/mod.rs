@@ -1,7 +1,8 @@
 //! Paraver reader (BSC; the traces Extrae and Dimemas write): the `.prv` trace, with names from the `.pcf`
 //! (states, event types and values) and the `.row` (CPU, node, task and thread names) when they are given.
 //!
-//! Files: `prv` (header, communicator lines, record scanner), `pcf`, `row` (the two name files), and
+//! Files: `header` (header line, communicator lines), `prv` (record scanner), `pcf`, `row` (the two name
+//! files), `classify` (names, paradigms and roles of states and event types), and
 //! `convert` (records to the model through the [`TraceBuilder`](crate::model::TraceBuilder)).
 //!
 //! How a Paraver trace maps to the model:
@@ -28,7 +29,8 @@
 //!   first leaves the type's open region (its value lasts until the next, as Paraver's "Last Evt Val"),
 //!   which is also how old traces that write no end for collectives read right.
 //!   Call types are Extrae's MPI types (50000001..) and user functions (60000019), and any type whose .pcf
-//!   labels value 0 "End..." or "Outside ..." (Application, Flushing Traces, OpenMP, pthread, CUDA). The
+//!   labels value 0 "End...", "Outside ..." or "close" (Application, Flushing Traces, OpenMP, pthread,
+//!   CUDA). The
 //!   paradigm comes from the type; the MPI role from the call name. A "1 Begin / 0 End" type's region is
 //!   named by the type ("Application"). Regions still open at the end close at the trace's end time.
 //! - Other events (hardware counters, sizes, flags) are samples of a counter series per thread, named by
@@ -49,13 +51,16 @@
 //! line; a bad body record, an unknown record kind, records out of time order and records naming threads
 //! the header does not declare are counted warnings naming the file and line, and what can be read is kept.
 
+mod classify;
 mod convert;
+pub mod header;
 pub mod pcf;
 pub mod prv;
 pub mod row;
 
 use crate::model::Trace;
 use crate::readers::ReadError;
+pub use header::HeaderError;
 pub use pcf::Pcf;
 pub use prv::{Header, TimeUnit};
 pub use row::Row;

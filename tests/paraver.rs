@@ -594,3 +594,40 @@ fn truncated_and_mutated_inputs_never_panic() {
         }
     }
 }
+
+#[test]
+fn gzipped_prv_reads_like_the_plain_one() {
+    use std::io::Write;
+    let files = ParaverSample {
+        tasks: 2,
+        threads_per_task: 2,
+        iterations: 4,
+        ..Default::default()
+    }
+    .generate();
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(&files.prv).unwrap();
+    let gz = enc.finish().unwrap();
+    let plain = read_bytes("x.prv", &files.prv).unwrap();
+    let unzipped = read_bytes("x.prv.gz", &gz).unwrap();
+    assert_eq!(unzipped.intervals.start_ns, plain.intervals.start_ns);
+    assert_eq!(unzipped.messages.len(), plain.messages.len());
+    assert!(unzipped.warnings.is_empty());
+    // Cut short: what came before the break is kept, with a warning.
+    let cut = read_bytes("x.prv.gz", &gz[..gz.len() * 2 / 3]).unwrap();
+    assert!(cut.intervals.len() < plain.intervals.len() && !cut.intervals.is_empty());
+    assert!(cut.warnings.count(WarningKind::Truncated) >= 1);
+    assert!(cut
+        .warnings
+        .examples()
+        .iter()
+        .any(|w| w.message.contains("gzip stream breaks off")));
+    // From disk, the .pcf beside `x.prv.gz` is `x.pcf`.
+    let dir = std::env::temp_dir().join(format!("weft-paraver-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("x.prv.gz"), &gz).unwrap();
+    std::fs::write(dir.join("x.row"), &files.row).unwrap();
+    let named = read_path(&dir.join("x.prv.gz")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(named.str(named.processes.name[1]), "rank 1");
+}

@@ -18,18 +18,9 @@ pub enum ReadError {
     #[error("{file}: not a trace weft can read ({detail})")]
     UnknownFormat { file: String, detail: String },
     #[error("{file}: {format} at byte {offset}: {detail}")]
-    Malformed {
-        file: String,
-        format: &'static str,
-        offset: u64,
-        detail: String,
-    },
+    Malformed { file: String, format: &'static str, offset: u64, detail: String },
     #[error("{file}: {format}: the file holds no events{detail}")]
-    Empty {
-        file: String,
-        format: &'static str,
-        detail: String,
-    },
+    Empty { file: String, format: &'static str, detail: String },
     #[error("{file}: gzip: {detail}")]
     Decompress { file: String, detail: String },
     #[error("{file}: {detail}")]
@@ -43,16 +34,11 @@ pub enum ReadError {
 /// Read a whole file held in memory, whatever its format. `name` is used in messages only.
 pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
     match sniff(bytes) {
+        Sniffed::Gzip if paraver::is_gzipped_prv(bytes) => paraver::read(name, bytes, None, None),
         Sniffed::ChromeJson | Sniffed::Gzip => chrome::read(name, bytes),
         Sniffed::Paraver => paraver::read(name, bytes, None, None),
-        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat {
-            file: name.to_string(),
-            detail,
-        }),
-        other => Err(ReadError::Unsupported {
-            file: name.to_string(),
-            format: other.name(),
-        }),
+        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
+        other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
     }
 }
 
@@ -60,11 +46,8 @@ pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ReadError::Io {
-        file: name.clone(),
-        detail: e.to_string(),
-    })?;
-    if sniff(&bytes) == Sniffed::Paraver {
+    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
+    if sniff(&bytes) == Sniffed::Paraver || paraver::is_gzipped_prv(&bytes) {
         // A .prv is named by the .pcf and .row beside it.
         return paraver::read_beside(path, &bytes);
     }

@@ -43,9 +43,9 @@
 //! - Times: the header's end-time suffix gives the unit (`_ns`, `_us`, `_ms`); a bare number is
 //!   microseconds, as in Paraver's kernel (Extrae always writes `_ns`).
 //! - Not read: the .pcf's state colours are parsed ([`Pcf::state_colors`]) but the model has no colour
-//!   column; communicator lines are parsed but no record refers to them except global communications;
-//!   `.prv.gz` must be gunzipped first. A header may declare at most 1 M threads (a few bytes must not
-//!   reserve gigabytes).
+//!   column; communicator lines are parsed but no record refers to them except global communications.
+//!   A `.prv.gz` is gunzipped whole in memory first. A header may declare at most 1 M threads (a few
+//!   bytes must not reserve gigabytes).
 //!
 //! It must not panic on any bytes. A header that does not parse is a [`ParaverError`] with the file and the
 //! line; a bad body record, an unknown record kind, records out of time order and records naming threads
@@ -129,15 +129,60 @@ impl From<ParaverError> for ReadError {
     }
 }
 
-/// Read a Paraver trace held in memory: the .prv bytes and, when present, the .pcf and .row beside it.
-/// `name` names the .prv in messages.
+/// Read a Paraver trace held in memory: the .prv bytes (plain or gzipped, as `mpi2prv -z` writes) and, when
+/// present, the .pcf and .row beside it. `name` names the .prv in messages.
 pub fn read(
     name: &str,
     prv: &[u8],
     pcf: Option<&[u8]>,
     row: Option<&[u8]>,
 ) -> Result<Trace, ReadError> {
-    Ok(read_with(name, prv, pcf, row, &Options::default())?.0)
+    if !is_gzip(prv) {
+        return Ok(read_with(name, prv, pcf, row, &Options::default())?.0);
+    }
+    let (plain, broke) = gunzip(prv);
+    if plain.is_empty() {
+        let detail = broke.unwrap_or_else(|| "no data".into());
+        return Err(ReadError::Decompress {
+            file: name.to_string(),
+            detail,
+        });
+    }
+    let mut trace = read_with(name, &plain, pcf, row, &Options::default())?.0;
+    if let Some(e) = broke {
+        trace.warnings.push(crate::model::WarningKind::Truncated, || {
+            format!("{name}: the gzip stream breaks off ({e}); the records before the break are kept")
+        });
+    }
+    Ok(trace)
+}
+
+fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
+/// Whether gzip bytes hold a Paraver trace (their first decompressed bytes are `#Paraver`).
+pub fn is_gzipped_prv(bytes: &[u8]) -> bool {
+    let mut head = [0u8; 8];
+    let mut d = flate2::read::MultiGzDecoder::new(bytes);
+    is_gzip(bytes) && std::io::Read::read_exact(&mut d, &mut head).is_ok() && &head == b"#Paraver"
+}
+
+/// Everything the gzip stream yields, and why it stopped early if it did (a truncated .prv.gz keeps its
+/// records up to the break).
+fn gunzip(bytes: &[u8]) -> (Vec<u8>, Option<String>) {
+    use std::io::Read;
+    let mut d = flate2::read::MultiGzDecoder::new(bytes);
+    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match d.read(&mut buf) {
+            Ok(0) => return (out, None),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
 }
 
 /// [`read`] with options, returning the reader's [`Stats`] and typed errors.
@@ -191,9 +236,10 @@ pub fn read_with(
     Ok(conv.finish())
 }
 
-/// `dir/x.prv` -> `dir/x.<ext>` (the name files beside a trace), for messages and for finding them.
+/// `dir/x.prv` (or `dir/x.prv.gz`) -> `dir/x.<ext>`: the name files beside a trace.
 pub fn sibling(prv_name: &str, ext: &str) -> String {
-    let stem = prv_name.strip_suffix(".prv").unwrap_or(prv_name);
+    let stem = prv_name.strip_suffix(".gz").unwrap_or(prv_name);
+    let stem = stem.strip_suffix(".prv").unwrap_or(stem);
     format!("{stem}.{ext}")
 }
 

@@ -582,8 +582,17 @@ fn truncated_and_mutated_inputs_never_panic() {
             Some(&files.row[..n.min(files.row.len())]),
         );
     }
-    let mut rng = Rng(0x5eed);
-    for _ in 0..3000 {
+    // WEFT_FUZZ_ITERS=200000 for a longer run; the seed can be varied with WEFT_FUZZ_SEED.
+    let iters = std::env::var("WEFT_FUZZ_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3000);
+    let seed = std::env::var("WEFT_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed);
+    let mut rng = Rng(seed);
+    for _ in 0..iters {
         let prv = mutate(&mut rng, &files.prv);
         let pcf = mutate(&mut rng, &files.pcf);
         let row = mutate(&mut rng, &files.row);

@@ -3,7 +3,7 @@
 //! Beside it, the floor any reader pays: counting the lines of the same bytes.
 
 use std::time::Instant;
-use weft::readers::paraver::prv::{parse_header, scan_body, Comm, RecordSink, Who};
+use weft::readers::paraver::prv::{parse_header, scan_body, Comm, GlobalComm, RecordSink, Who};
 use weft::readers::paraver::{read_with, sibling, Options};
 use weft::samples::paraver::ParaverSample;
 
@@ -21,8 +21,8 @@ impl RecordSink for Count {
     fn comm(&mut self, _: u64, c: &Comm) {
         self.0 += 1 + c.size % 2;
     }
-    fn global_comm(&mut self, _: u64, _: Who, _: u64) {
-        self.0 += 1;
+    fn global_comm(&mut self, _: u64, g: &GlobalComm) {
+        self.0 += 1 + g.time % 2;
     }
     fn unknown(&mut self, _: u64, _: &[u8]) {}
     fn malformed(&mut self, _: u64, _: u64, _: &'static str, _: bool) {}

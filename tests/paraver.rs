@@ -73,6 +73,7 @@ fn sample_golden_counts() {
     let mut counter_series: HashSet<(String, u64)> = HashSet::new();
     let (mut min_t, mut max_t) = (u64::MAX, 0u64);
     let mut bytes_sent = 0u64;
+    let mut global_per_thread_comm: HashMap<(String, String), usize> = HashMap::new();
     let call_types = [40000001u64, 50000001, 50000002, 50000003, 60000019];
     for l in text.lines().skip(1) {
         let f: Vec<&str> = l.split(':').collect();
@@ -106,6 +107,11 @@ fn sample_golden_counts() {
                 }
             }
             "3" => bytes_sent += f[13].parse::<u64>().unwrap(),
+            "4" => {
+                *global_per_thread_comm
+                    .entry((f[3].to_string(), f[6].to_string()))
+                    .or_default() += 1
+            }
             _ => {}
         }
     }
@@ -144,8 +150,25 @@ fn sample_golden_counts() {
     assert_eq!(trace.counters.series_name.len(), counter_series.len());
     // The header's time has no unit suffix: microseconds.
     assert_eq!(trace.span_ns, (max_t - min_t) * 1000);
-    assert_eq!(trace.warnings.total(), 1, "{:?}", trace.warnings.examples());
-    assert_eq!(trace.warnings.count(WarningKind::Other), 1);
+    assert_eq!(trace.warnings.total(), 0, "{:?}", trace.warnings.examples());
+    // Global communication records: the k-th record of each member of a communicator is one operation.
+    let mut per_comm: HashMap<&str, usize> = HashMap::new();
+    for ((_, comm), n) in &global_per_thread_comm {
+        let m = per_comm.entry(comm.as_str()).or_default();
+        *m = (*m).max(*n);
+    }
+    assert_eq!(
+        trace.collectives.operations(),
+        per_comm.values().sum::<usize>()
+    );
+    assert_eq!(trace.collectives.len(), kinds["4"]);
+    assert_eq!(trace.collectives.operations(), 15);
+    for i in 0..trace.collectives.len() {
+        assert!(trace.collectives.start_ns[i] <= trace.collectives.end_ns[i]);
+        assert!(trace
+            .region_name(trace.collectives.region[i])
+            .starts_with("MPI_"));
+    }
     let names: HashSet<&str> = (0..trace.processes.len())
         .map(|p| trace.str(trace.processes.name[p]))
         .collect();
@@ -180,7 +203,8 @@ fn info_json_on_sample() {
         v["messages"],
         text.lines().filter(|l| l.starts_with("3:")).count() as u64
     );
-    assert_eq!(v["warnings"], 1);
+    assert_eq!(v["warnings"], 0);
+    assert_eq!(v["collectives"], 15);
     let top: Vec<&str> = v["top_regions"]
         .as_array()
         .unwrap()
@@ -639,4 +663,41 @@ fn gzipped_prv_reads_like_the_plain_one() {
     let named = read_path(&dir.join("x.prv.gz")).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(named.str(named.processes.name[1]), "rank 1");
+}
+
+#[test]
+fn global_communication_records_become_collectives() {
+    // Two tasks, two allreduces on communicator 5; the first inside an MPI call, the second outside any.
+    let prv = format!(
+        "{HEAD_NS}2:1:1:1:1:10:50000002:10\n4:1:1:1:1:10:5:8:8:11:0\n2:3:1:2:1:12:50000002:10\n\
+         4:3:1:2:1:12:5:8:8:11\n2:1:1:1:1:30:50000002:0\n2:3:1:2:1:40:50000002:0\n\
+         4:1:1:1:1:50:5:4:0:10:1\n4:3:1:2:1:55:5:0:4:10:1\n"
+    );
+    let pcf = "EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n0 End\n10 MPI_Allreduce\n";
+    let t = read_str(&prv, Some(pcf), None);
+    let c = &t.collectives;
+    assert_eq!((c.len(), c.operations()), (4, 2));
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings.examples());
+    let rows: Vec<(u32, &str, u64, u64, u64, u64)> = (0..c.len())
+        .map(|i| {
+            (
+                c.operation[i],
+                t.region_name(c.region[i]),
+                c.start_ns[i],
+                c.end_ns[i],
+                c.bytes_sent[i],
+                c.bytes_received[i],
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (0, "MPI_Allreduce", 0, 20, 8, 8),
+            (0, "MPI_Allreduce", 2, 30, 8, 8),
+            (1, "Global op 10", 40, 40, 4, 0),
+            (1, "Global op 10", 45, 45, 0, 4),
+        ]
+    );
+    assert_eq!(t.str(c.communicator[0]), "communicator 5");
 }

@@ -6,8 +6,9 @@
 use super::classify::{
     classify_state, classify_type, default_state_name, default_type_label, TypeKind,
 };
+use super::collective::{Collectives, Participation};
 use super::pcf::{EventType, Pcf};
-use super::prv::{Comm, Header, RecordSink, Who};
+use super::prv::{Comm, GlobalComm, Header, RecordSink, Who};
 use super::row::Row;
 use super::{Options, Stats};
 use crate::model::{
@@ -86,6 +87,7 @@ pub(super) struct Converter<'a> {
     /// Intervals per location (start ns, duration ns, region), handed to the builder in start order at the
     /// end: the builder's sort then finds one presorted run, which is most of a large trace's build time.
     intervals: Vec<Vec<(i64, u64, RegionId)>>,
+    collectives: Collectives,
     pub stats: Stats,
 }
 
@@ -148,6 +150,7 @@ impl<'a> Converter<'a> {
             state_regions: IntMap::default(),
             series: IntMap::default(),
             intervals: Vec::new(),
+            collectives: Collectives::default(),
             stats: Stats::default(),
         }
     }
@@ -352,7 +355,16 @@ impl<'a> Converter<'a> {
         self.intervals[i].push((start_ns, dur_ns, region));
     }
 
-    fn close(&mut self, t: usize, region: RegionId, start: u64, end: u64) {
+    fn close(&mut self, t: usize, ty: u64, region: RegionId, start: u64, end: u64) {
+        if matches!(
+            self.type_kinds.get(&ty),
+            Some(TypeKind::Call {
+                paradigm: Paradigm::Mpi,
+                ..
+            })
+        ) {
+            self.collectives.call_ended(t as u32, end);
+        }
         let l = self.location(t);
         let s = self.ns(start);
         let dur = (self.ns(end) - s).max(0) as u64;
@@ -375,7 +387,7 @@ impl<'a> Converter<'a> {
                 self.b.warn(WarningKind::UnclosedBegin, || {
                     format!("{file}: event type {ty} on {name} is never ended (value 0); closed at the trace's end")
                 });
-                self.close(t, region, start, end_of_trace.max(start));
+                self.close(t, ty, region, start, end_of_trace.max(start));
             }
         }
         // Threads the header declares but no record names still appear, once each.
@@ -391,6 +403,14 @@ impl<'a> Converter<'a> {
             list.sort_by_key(|&(s, d, _)| (s, std::cmp::Reverse(d)));
             for (s, d, r) in list {
                 self.b.interval(LocationId(l as u32), r, s, d);
+            }
+        }
+        if !self.collectives.is_empty() {
+            let collectives = std::mem::take(&mut self.collectives);
+            let tick_ns = self.tick_ns;
+            let ns = |t: u64| t.saturating_mul(tick_ns).min(i64::MAX as u64) as i64;
+            for c in collectives.finish(|t| self.location(t as usize), ns) {
+                self.b.collective(c);
             }
         }
         self.b.add_event_records(self.stats.event_records);
@@ -441,7 +461,7 @@ impl RecordSink for Converter<'_> {
                             let open = &mut self.threads[t].open;
                             if let Some(i) = open.iter().rposition(|&(oty, _, _)| oty == ty) {
                                 let (_, region, start) = open.remove(i);
-                                self.close(t, region, start, time);
+                                self.close(t, ty, region, start, time);
                             }
                         }
                         self.threads[t].open.push((ty, region, time));
@@ -450,7 +470,7 @@ impl RecordSink for Converter<'_> {
                         match open.iter().rposition(|&(oty, _, _)| oty == ty) {
                             Some(i) => {
                                 let (_, region, start) = open.remove(i);
-                                self.close(t, region, start, time);
+                                self.close(t, ty, region, start, time);
                             }
                             // For a "Last Evt Val" type a 0 after a 0 changes nothing.
                             None if !stacked => {}
@@ -493,16 +513,53 @@ impl RecordSink for Converter<'_> {
         self.b.message(m);
     }
 
-    fn global_comm(&mut self, line: u64, who: Who, time: u64) {
+    fn global_comm(&mut self, line: u64, g: &GlobalComm) {
         self.stats.global_comm_records += 1;
-        let t = self.thread(line, who);
-        self.check_order(line, t, time);
-        if self.stats.global_comm_records == 1 {
-            let file = self.file;
-            self.b.warn(WarningKind::Other, || {
-                format!("{file}:{line}: global communication records (type 4, an old kind Paraver no longer reads) are counted, not shown")
-            });
-        }
+        let t = self.thread(line, g.who);
+        self.check_order(line, t, g.time);
+        // The participation belongs to the innermost MPI call open on the thread, if any.
+        let open_call = self.threads[t].open.iter().rev().find(|&&(ty, _, _)| {
+            matches!(
+                self.type_kinds.get(&ty),
+                Some(TypeKind::Call {
+                    paradigm: Paradigm::Mpi,
+                    ..
+                })
+            )
+        });
+        let (region, in_call) = match open_call {
+            Some(&(_, region, _)) => (region, true),
+            None => {
+                // Keyed apart from event types (which are below 2^63).
+                let key = (u64::MAX, g.op);
+                let region = match self.call_regions.get(&key) {
+                    Some(&r) => r,
+                    None => {
+                        let name = format!("Global op {}", g.op);
+                        let r = self.b.region_with(
+                            &name,
+                            "Paraver global op",
+                            Paradigm::Mpi,
+                            RegionRole::Collective,
+                        );
+                        self.call_regions.insert(key, r);
+                        r
+                    }
+                };
+                (region, false)
+            }
+        };
+        let communicator = self.b.intern(&format!("communicator {}", g.communicator));
+        self.collectives.participate(Participation {
+            thread: t as u32,
+            region,
+            communicator_id: g.communicator,
+            communicator,
+            time: g.time,
+            sent: g.send_size,
+            received: g.recv_size,
+            in_call,
+        });
     }
 
     fn unknown(&mut self, line: u64, kind: &[u8]) {

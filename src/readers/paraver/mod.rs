@@ -38,8 +38,11 @@
 //! - Communication records are point-to-point messages with size and tag, from the logical send time (the
 //!   send call) to the physical receive time (when the data is there). The logical receive is when the
 //!   receive was posted, which for a pre-posted receive is before the send: an arrow to it would run back.
-//! - `events` (weft info) counts event records (`2:` lines). Global communication records (`4:`, an old
-//!   kind Paraver's own kernel no longer reads) are counted in [`Stats`] and not shown.
+//! - `events` (weft info) counts event records (`2:` lines).
+//! - Global communication records (`4:`, written by old tracers and Dimemas; Paraver's own kernel skips
+//!   them) become the model's collective operations: the k-th record of a thread on communicator C joins
+//!   the k-th operation on C; a participation runs from its record to the end of the MPI call open on the
+//!   thread then (the call's region names it), with the record's send and receive sizes.
 //! - Times: the header's end-time suffix gives the unit (`_ns`, `_us`, `_ms`); a bare number is
 //!   microseconds, as in Paraver's kernel (Extrae always writes `_ns`).
 //! - Not read: the .pcf's state colours are parsed ([`Pcf::state_colors`]) but the model has no colour
@@ -52,6 +55,7 @@
 //! the header does not declare are counted warnings naming the file and line, and what can be read is kept.
 
 mod classify;
+mod collective;
 mod convert;
 pub mod header;
 pub mod pcf;

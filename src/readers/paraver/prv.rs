@@ -29,6 +29,21 @@ pub struct Comm {
     pub tag: i64,
 }
 
+/// A global communication record (`4:cpu:appl:task:thread:time:comm:send:recv:op[:root]`), one per
+/// participant of a collective operation; written by old tracers and Dimemas, not by Extrae today.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GlobalComm {
+    pub who: Who,
+    pub time: u64,
+    pub communicator: u64,
+    pub send_size: u64,
+    pub recv_size: u64,
+    /// The operation kind (Dimemas' numbering).
+    pub op: i64,
+    /// The root task, or a root flag, where the record has the field.
+    pub root: Option<i64>,
+}
+
 /// Receives the body's records in file order. `line` is 1-based in the whole file.
 pub trait RecordSink {
     fn state(&mut self, line: u64, who: Who, begin: u64, end: u64, state: u64);
@@ -36,7 +51,7 @@ pub trait RecordSink {
     fn event(&mut self, line: u64, who: Who, time: u64, pairs: &[(u64, i64)]);
     fn comm(&mut self, line: u64, comm: &Comm);
     /// A global communication record (`4:`, an old record kind Paraver itself no longer reads).
-    fn global_comm(&mut self, line: u64, who: Who, time: u64);
+    fn global_comm(&mut self, line: u64, g: &GlobalComm);
     /// A record whose first field is no kind this scanner knows.
     fn unknown(&mut self, line: u64, kind: &[u8]);
     /// A record that breaks the syntax. `last` is set when it is the file's unterminated last line
@@ -265,9 +280,31 @@ fn record<S: RecordSink>(
             let time = c
                 .field_u64()
                 .ok_or("global communication record: expected the time")?;
-            sink.global_comm(line, who, time);
-            c.skip_line();
-            c.i -= usize::from(c.i > 0 && c.b[c.i - 1] == b'\n');
+            let what = "global communication record: expected comm:send_size:recv_size:op";
+            let communicator = c.field_u64().ok_or(what)?;
+            let send_size = c.field_u64().ok_or(what)?;
+            let recv_size = c.field_u64().ok_or(what)?;
+            let op = c.colon().and_then(|_| c.i64()).ok_or(what)?;
+            let root = match c.colon() {
+                Some(()) => Some(
+                    c.i64()
+                        .ok_or("global communication record: expected the root")?,
+                ),
+                None => None,
+            };
+            if !c.at_eol() {
+                return Err("global communication record: unexpected text after the root");
+            }
+            let g = GlobalComm {
+                who,
+                time,
+                communicator,
+                send_size,
+                recv_size,
+                op,
+                root,
+            };
+            sink.global_comm(line, &g);
         }
         _ => {
             c.i -= 2;

@@ -393,9 +393,10 @@ fn crlf_lines_and_the_new_format_line() {
     let prv = "new format\r\n#Paraver (x):9_ns:0:1:1(1:0),1\r\nc:1:1:1:1\r\n1:0:1:1:1:5:7:1\r\n2:0:1:1:1:5:50000001:1\r\n2:0:1:1:1:7:50000001:0\r\n";
     let pcf = "STATES\r\n1    Running\r\n\r\nEVENT_TYPE\r\n9 50000001 MPI Point-to-point\r\nVALUES\r\n1 MPI_Send\r\n0 End\r\n";
     let t = read_str(prv, Some(pcf), None);
-    let names: Vec<&str> = (0..t.intervals.len())
+    let mut names: Vec<&str> = (0..t.intervals.len())
         .map(|i| t.region_name(t.intervals.region[i]))
         .collect();
+    names.sort();
     assert_eq!(names, vec!["MPI_Send", "Running"]);
     assert!(t.warnings.is_empty(), "{:?}", t.warnings.examples());
 }

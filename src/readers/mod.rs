@@ -7,6 +7,7 @@ pub mod archive;
 pub mod chrome;
 pub mod execgraph_text;
 pub mod otf2;
+pub mod paraver;
 pub mod sniff;
 
 use crate::model::Trace;
@@ -41,7 +42,9 @@ pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
         Sniffed::Gzip if archive::is_tar(&archive::gunzip_head(bytes, 512)) => {
             archive::read_archive_bytes(name, bytes, archive::DEFAULT_BUDGET_BYTES)
         }
+        Sniffed::Gzip if paraver::is_gzipped_prv(bytes) => paraver::read(name, bytes, None, None),
         Sniffed::ChromeJson | Sniffed::Gzip => chrome::read(name, bytes),
+        Sniffed::Paraver => paraver::read(name, bytes, None, None),
         Sniffed::Otf2Anchor => Err(otf2::anchor_alone(name)),
         Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
         other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
@@ -49,10 +52,19 @@ pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
 }
 
 /// Read a set of files dropped together (a folder, or several files): an OTF2 archive when the set holds an
-/// anchor (`X.otf2` with its `X.def` and `X/*.evt`), else the one file there is. `name` names the set.
+/// anchor (`X.otf2` with its `X.def` and `X/*.evt`), a Paraver trace when it holds `X.prv` (with `X.pcf` and
+/// `X.row` for names), else the one file there is. `name` names the set.
 pub fn read_file_set(name: &str, files: &otf2::MemoryFiles) -> Result<Trace, ReadError> {
     if let Some(anchor) = otf2::find_anchor(files) {
         return otf2::read_archive(&anchor, files);
+    }
+    // A Paraver trace with its names: X.prv (or X.prv.gz) beside X.pcf and X.row.
+    let prv = files.files.keys().find(|p| p.ends_with(".prv") || p.ends_with(".prv.gz"));
+    if let Some(prv) = prv {
+        let stem = prv.trim_end_matches(".gz").trim_end_matches(".prv");
+        let pcf = files.files.get(&format!("{stem}.pcf")).map(Vec::as_slice);
+        let row = files.files.get(&format!("{stem}.row")).map(Vec::as_slice);
+        return paraver::read(prv, &files.files[prv], pcf, row);
     }
     let paths: Vec<&String> = files.files.keys().collect();
     match paths.as_slice() {
@@ -91,5 +103,9 @@ pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
     }
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
+    if sniff(&bytes) == Sniffed::Paraver || paraver::is_gzipped_prv(&bytes) {
+        // A .prv is named by the .pcf and .row beside it.
+        return paraver::read_beside(path, &bytes);
+    }
     read_bytes(&name, &bytes)
 }

@@ -6,6 +6,7 @@
 pub mod chrome;
 pub mod execgraph;
 pub mod utilization;
+pub mod paraver;
 
 pub use chrome::ChromeSample;
 

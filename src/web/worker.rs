@@ -8,7 +8,7 @@ use crate::layouts::execgraph::Scale;
 use crate::model::{codec, Trace};
 use crate::readers::chrome::ChromeStreamReader;
 use crate::readers::otf2::MemoryFiles;
-use crate::readers::{self, archive, ReadError, Sniffed};
+use crate::readers::{self, archive, paraver, ReadError, Sniffed};
 use crate::samples::execgraph::sample as execgraph_sample;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -48,7 +48,9 @@ impl WorkerSession {
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
         if let Reading::Start = self.reading {
             self.reading = match readers::sniff(chunk) {
-                Sniffed::Gzip if archive::is_tar(&archive::gunzip_head(chunk, 512)) => {
+                Sniffed::Gzip
+                    if archive::is_tar(&archive::gunzip_head(chunk, 512)) || paraver::is_gzipped_prv(chunk) =>
+                {
                     Reading::Whole(Vec::with_capacity(self.expected.min(1 << 31) as usize))
                 }
                 Sniffed::ChromeJson | Sniffed::Gzip => Reading::Chrome(Box::new(ChromeStreamReader::new(&self.name))),

@@ -1,13 +1,18 @@
 //! `weft`: the command-line face of the analysis core. Summaries and analyses as text or `--json`
 //! (stable keys), and rendering to SVG/PNG for documentation. Each subcommand lives in its own file.
 
+mod grains;
 mod info;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "weft", version, about = "Analyse performance traces of parallel programs")]
+#[command(
+    name = "weft",
+    version,
+    about = "Analyse performance traces of parallel programs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -17,12 +22,15 @@ struct Cli {
 enum Command {
     /// Format, counts, time span and the regions with the most inclusive time.
     Info(info::Args),
+    /// Grain graph of an OpenMP program (MIR task stats or GraphML): structure, span, problems.
+    Grains(grains::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
+        Command::Grains(a) => grains::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,6 +3,7 @@
 //! file bytes in a real format so that they exercise the readers; they must not build the model directly.
 
 pub mod chrome;
+pub mod grains;
 
 pub use chrome::ChromeSample;
 

@@ -40,12 +40,12 @@ pub fn critical_path(g: &GrainGraph) -> CriticalPath {
         dist[v] = d;
         best_in[v] = b;
     }
-    // The path ends at the node that finishes last (the first such node, for determinism).
+    // The path ends at the node that finishes last (the last such node, so it reaches the sink).
     let mut last = 0usize;
     let mut length = 0u64;
     for v in 0..n {
         let f = dist[v].saturating_add(g.node_exec[v]);
-        if f > length || v == 0 {
+        if f >= length {
             length = f;
             last = v;
         }

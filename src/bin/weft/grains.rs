@@ -130,3 +130,55 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     print!("{}", an.summary());
     Ok(())
 }
+
+#[derive(clap::Args)]
+pub struct RenderArgs {
+    /// A MIR task-stats CSV or the prototype's GraphML.
+    file: PathBuf,
+    /// The SVG file to write.
+    #[arg(short, long)]
+    out: PathBuf,
+    /// Draw the problem view of this metric (e.g. parallel_benefit) instead of the structure.
+    #[arg(long)]
+    problem: Option<String>,
+    /// Colour fragments by source line instead of outline function.
+    #[arg(long)]
+    by_source_line: bool,
+    /// Problem thresholds: paper (default) or prototype.
+    #[arg(long, default_value = "paper")]
+    thresholds: String,
+    /// Canvas width in pixels (the height follows the graph's aspect, at most 4 times the width).
+    #[arg(long, default_value_t = 1200.0)]
+    width: f32,
+}
+
+pub fn render(a: RenderArgs) -> Result<(), Box<dyn std::error::Error>> {
+    use weft::layouts::grains::{layout, LayoutParams};
+    use weft::scene::grains::{build, ColorBy, View, Viewport};
+    let an = analyse(&a.file, thresholds(&a.thresholds, None)?, None)?;
+    let l = layout(&an.graph, &LayoutParams::default());
+    let height = (a.width * l.height / l.width.max(1.0)).clamp(200.0, 4.0 * a.width);
+    let vp = Viewport::fit(&l, a.width, height);
+    let view = match &a.problem {
+        Some(m) => View::Problem(an.problem(m).ok_or_else(|| {
+            format!(
+                "unknown metric \"{m}\"; one of {:?}",
+                weft::analyses::grains::METRICS
+            )
+        })?),
+        None => View::Structure(if a.by_source_line {
+            ColorBy::SourceLine
+        } else {
+            ColorBy::OutlineFunction
+        }),
+    };
+    let scene = build(&an, &l, &vp, view);
+    std::fs::write(&a.out, weft::scene::svg::to_svg(&scene))?;
+    eprintln!(
+        "wrote {} ({} shapes, {} lines)",
+        a.out.display(),
+        scene.rects.len(),
+        scene.lines.len()
+    );
+    Ok(())
+}

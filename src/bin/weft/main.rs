@@ -3,6 +3,7 @@
 
 mod grains;
 mod info;
+mod render;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -24,6 +25,8 @@ enum Command {
     Info(info::Args),
     /// Grain graph of an OpenMP program (MIR task stats or GraphML): structure, span, problems.
     Grains(grains::Args),
+    /// Write a view as SVG.
+    Render(render::Args),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(a) => info::run(a),
         Command::Grains(a) => grains::run(a),
+        Command::Render(a) => render::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

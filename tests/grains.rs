@@ -550,3 +550,62 @@ fn graphml_reader_never_panics() {
         let _ = graphml::read("noise", &b[..cut]);
     }
 }
+
+// ---- Scene ----
+
+#[test]
+fn scene_views_colour_by_problem_and_cull() {
+    use weft::scene::grains::{build, severity_color, ColorBy, View, Viewport, DIMMED};
+    use weft::scene::palette::CRITICAL;
+    let csv = random_profile(500, 3, 8);
+    let a =
+        GrainAnalysis::new(&read_grains("gen.csv", &csv).unwrap(), Thresholds::paper()).unwrap();
+    let l = layout(&a.graph, &LayoutParams::default());
+    let vp = Viewport::fit(&l, 800.0, 600.0);
+    let s = build(&a, &l, &vp, View::Structure(ColorBy::OutlineFunction));
+    assert_eq!(
+        s.rects.len(),
+        a.graph.nodes(),
+        "the fitted view shows every node"
+    );
+    assert!(s.lines.iter().any(|x| x.color == CRITICAL));
+    let crit_segments: usize = (0..a.graph.edges())
+        .filter(|&e| a.critical.on_edge[e])
+        .map(|e| l.edge_points(e).len() - 1)
+        .sum();
+    assert_eq!(
+        s.lines.iter().filter(|x| x.color == CRITICAL).count(),
+        crit_segments
+    );
+    // Fragments of one outline function share a colour.
+    let view = a.problem("parallel_benefit").unwrap();
+    assert!(view.count > 0 && view.count < a.graph.grains());
+    let p = build(&a, &l, &vp, View::Problem(view));
+    for v in 0..a.graph.nodes() {
+        if a.graph.node_kind[v] != NodeKind::Fragment {
+            continue;
+        }
+        let gi = a.graph.node_grain[v] as usize;
+        let want = if view.problematic[gi] {
+            severity_color(view.severity[gi])
+        } else {
+            DIMMED
+        };
+        assert_eq!(p.rects[v].fill, want, "node {v}");
+    }
+    // A viewport on the top-left corner culls most of the graph.
+    let zoom = Viewport {
+        x0: 0.0,
+        y0: 0.0,
+        scale: vp.scale * 20.0,
+        width_px: 800.0,
+        height_px: 600.0,
+    };
+    let z = build(&a, &l, &zoom, View::Structure(ColorBy::SourceLine));
+    assert!(
+        !z.rects.is_empty() && z.rects.len() < a.graph.nodes() / 4,
+        "{} of {}",
+        z.rects.len(),
+        a.graph.nodes()
+    );
+}

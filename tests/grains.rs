@@ -9,7 +9,7 @@ use weft::analyses::grains::{
     critical_path, from_profile, EdgeKind, GrainAnalysis, GrainGraph, NodeKind, Thresholds,
 };
 use weft::layouts::grains::{layout, GrainLayout, LayoutParams};
-use weft::readers::{graphml, mir, read_grains, sniff, GrainInput, Sniffed};
+use weft::readers::{mir, read_grains, sniff, GrainInput, Sniffed};
 use weft::samples::grains::{fib_profile, random_profile};
 
 /// Rows of a generated CSV, split by hand (the generator's cells hold no commas).
@@ -474,80 +474,6 @@ fn layered_layout_invariants() {
         check_layout(&a.graph, &l, false);
         let again = layout(&a.graph, &LayoutParams::default());
         assert_eq!((&l.x, &l.y), (&again.x, &again.y));
-    }
-}
-
-// ---- Hostile GraphML ----
-
-const HEAD: &str = "<?xml version=\"1.0\"?>\n";
-const KEYS: &str = "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><key id=\"t\" for=\"node\" attr.name=\"type\" attr.type=\"string\"/><graph edgedefault=\"directed\">";
-
-fn hostile(doc: &str) -> String {
-    match read_grains("hostile.graphml", doc.as_bytes()) {
-        Ok(GrainInput::Graph(x)) => {
-            match GrainAnalysis::new(&GrainInput::Graph(x), Thresholds::paper()) {
-                Ok(_) => "accepted".into(),
-                Err(e) => e.to_string(),
-            }
-        }
-        Ok(GrainInput::Profile(_)) => "read as a profile".into(),
-        Err(e) => e.to_string(),
-    }
-}
-
-#[test]
-fn hostile_graphml_is_refused_clearly() {
-    let laughs = format!(
-        "{HEAD}<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\"><!ENTITY lol3 \"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;\">]>\n{KEYS}<node id=\"a\"><data key=\"t\">&lol3;</data></node></graph></graphml>"
-    );
-    let e = hostile(&laughs);
-    assert!(e.contains("DTD") && e.contains("hostile.graphml"), "{e}");
-    let xxe = format!("{HEAD}<!DOCTYPE g [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>\n{KEYS}<node id=\"a\"><data key=\"t\">&x;</data></node></graph></graphml>");
-    assert!(hostile(&xxe).contains("DTD"));
-    // An entity reference without any declaration is not expanded either.
-    let undeclared =
-        format!("{HEAD}{KEYS}<node id=\"a\"><data key=\"t\">&x;</data></node></graph></graphml>");
-    let e = hostile(&undeclared);
-    assert!(e.contains("predefined entities"), "{e}");
-    let cyclic = format!("{HEAD}{KEYS}<node id=\"a\"/><node id=\"b\"/><node id=\"c\"/><edge source=\"a\" target=\"b\"/><edge source=\"b\" target=\"c\"/><edge source=\"c\" target=\"b\"/></graph></graphml>");
-    let e = hostile(&cyclic);
-    assert!(
-        e.contains("not acyclic") && (e.contains("\"b\"") || e.contains("\"c\"")),
-        "{e}"
-    );
-    let self_loop =
-        format!("{HEAD}{KEYS}<node id=\"a\"/><edge source=\"a\" target=\"a\"/></graph></graphml>");
-    assert!(hostile(&self_loop).contains("not acyclic"));
-    let dup = format!("{HEAD}{KEYS}<node id=\"a\"/><node id=\"a\"/></graph></graphml>");
-    assert!(hostile(&dup).contains("duplicate node id \"a\""));
-    let dangling = format!(
-        "{HEAD}{KEYS}<node id=\"a\"/><edge source=\"a\" target=\"nowhere\"/></graph></graphml>"
-    );
-    assert!(hostile(&dangling).contains("\"nowhere\", which does not exist"));
-    let unclosed = format!("{HEAD}{KEYS}<node id=\"a\"><data key=\"t\">task</node>");
-    assert!(hostile(&unclosed).contains("GraphML"));
-    let fine = format!("{HEAD}{KEYS}<node id=\"a\"><data key=\"t\">task</data></node><node id=\"b\"><data key=\"t\">end</data></node><edge source=\"a\" target=\"b\"/></graph></graphml>");
-    assert_eq!(hostile(&fine), "accepted");
-}
-
-#[test]
-fn graphml_reader_never_panics() {
-    let base = format!("{HEAD}{KEYS}<node id=\"a\"><data key=\"t\">task</data></node><node id=\"b\"/><edge source=\"a\" target=\"b\"><data key=\"t\">x</data></edge></graph></graphml>").into_bytes();
-    let mut s: u64 = 0x2545f4914f6cdd1d;
-    for _ in 0..3000 {
-        let mut b = base.clone();
-        for _ in 0..3 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            let i = (s % b.len() as u64) as usize;
-            b[i] = b"<>&;\"/=ax#![]"[(s >> 40) as usize % 13];
-        }
-        if let Ok(x) = graphml::read("noise", &b) {
-            let _ = GrainAnalysis::new(&GrainInput::Graph(x), Thresholds::paper());
-        }
-        let cut = (s % b.len() as u64) as usize;
-        let _ = graphml::read("noise", &b[..cut]);
     }
 }
 

@@ -535,3 +535,47 @@ fn scene_views_colour_by_problem_and_cull() {
         a.graph.nodes()
     );
 }
+
+#[test]
+fn work_deviation_from_a_single_threaded_run() {
+    use weft::analyses::grains::{critical_path, metrics};
+    let par = fib_profile(25, 4, 8);
+    let GrainInput::Profile(p) = read_grains("par.csv", &par).unwrap() else {
+        panic!()
+    };
+    let g = from_profile(&p);
+    let mut m = metrics::from_profile(&g, &p, &critical_path(&g));
+    assert!(
+        m.work_deviation.iter().all(Option::is_none),
+        "the generated profile has no work_deviation column"
+    );
+    // The same program run single-threaded, where each leaf did half the work it did in parallel.
+    let single: String = String::from_utf8(par.clone())
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut c: Vec<String> = l.split(',').map(str::to_string).collect();
+            if i > 0 && c[6] == "0" {
+                c[7] = (c[7].parse::<u64>().unwrap() / 2).to_string();
+            }
+            c.join(",") + "\n"
+        })
+        .collect();
+    let GrainInput::Profile(s) = read_grains("single.csv", single.as_bytes()).unwrap() else {
+        panic!()
+    };
+    metrics::with_single_threaded(&mut m, &g, &s);
+    for gi in 0..g.grains() {
+        let leaf = g.group_range(gi).is_empty();
+        let w = m.work[gi].unwrap();
+        let want = if leaf {
+            w / (g.grain_exec[gi] / 2) as f64
+        } else {
+            1.0
+        };
+        assert_eq!(m.work_deviation[gi], Some(want), "grain {gi}");
+    }
+    let a = GrainAnalysis::assemble(g, critical_path(&from_profile(&p)), m, Thresholds::paper());
+    assert_eq!(a.problem("work_deviation").unwrap().count, 0);
+}

@@ -49,6 +49,13 @@ pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
             file: name.to_string(),
             detail,
         }),
+        s @ (Sniffed::MirTaskStats | Sniffed::GraphMl) => Err(ReadError::UnknownFormat {
+            file: name.to_string(),
+            detail: format!(
+                "{} is a grain graph, not a timeline (read it with read_grains / `weft grains`)",
+                s.name()
+            ),
+        }),
         other => Err(ReadError::Unsupported {
             file: name.to_string(),
             format: other.name(),

@@ -579,3 +579,39 @@ fn work_deviation_from_a_single_threaded_run() {
     let a = GrainAnalysis::assemble(g, critical_path(&from_profile(&p)), m, Thresholds::paper());
     assert_eq!(a.problem("work_deviation").unwrap().count, 0);
 }
+
+#[test]
+fn problem_table_properties_search_and_hit_test() {
+    use weft::analyses::grains::query::{grain_properties, problem_table, search};
+    use weft::layouts::grains::node_at;
+    let csv = random_profile(400, 9, 8);
+    let a =
+        GrainAnalysis::new(&read_grains("gen.csv", &csv).unwrap(), Thresholds::paper()).unwrap();
+    let table = problem_table(&a, "parallel_benefit").unwrap();
+    assert_eq!(table.len(), a.problem("parallel_benefit").unwrap().count);
+    assert!(table.windows(2).all(|w| w[0].severity >= w[1].severity));
+    assert!(table.iter().all(|r| r.value < 1.0));
+    assert!(problem_table(&a, "no_such_metric").is_none());
+    let props = grain_properties(&a, 0);
+    assert_eq!(props[0], ("task", a.graph.grain_task[0].to_string()));
+    assert!(props.iter().any(|(k, _)| *k == "parallel_benefit"));
+    // Search: by task id, by source line (the generator uses four), by outline function.
+    assert_eq!(search(&a, &a.graph.grain_task[5].to_string()), vec![5]);
+    let by_line = search(&a, "PROG.C:42");
+    assert!(
+        !by_line.is_empty()
+            && by_line
+                .iter()
+                .all(|&g| a.graph.string(a.graph.grain_source[g as usize]) == "prog.c:42")
+    );
+    assert!(search(&a, "   ").is_empty());
+    // Clicking the centre of a node finds it.
+    let l = layout(&a.graph, &LayoutParams::default());
+    for v in (0..a.graph.nodes()).step_by(7) {
+        assert_eq!(
+            node_at(&l, l.x[v] + l.w[v] / 2.0, l.y[v] + l.h[v] / 2.0),
+            Some(v as u32)
+        );
+    }
+    assert_eq!(node_at(&l, -100.0, -100.0), None);
+}

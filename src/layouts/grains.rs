@@ -375,3 +375,12 @@ fn route_edges(g: &GrainGraph, p: &LayoutParams, l: &mut GrainLayout, dummies: O
         l.point_start.push(l.points.len() as u32);
     }
 }
+
+/// The node whose box contains (x, y) in layout units, the topmost-drawn (highest id) when boxes touch.
+/// Linear in nodes: a click is rare; the scene's culling already bounds per-frame work.
+pub fn node_at(l: &GrainLayout, x: f32, y: f32) -> Option<u32> {
+    (0..l.x.len())
+        .rev()
+        .find(|&v| x >= l.x[v] && x <= l.x[v] + l.w[v] && y >= l.y[v] && y <= l.y[v] + l.h[v])
+        .map(|v| v as u32)
+}

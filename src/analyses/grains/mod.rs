@@ -7,6 +7,7 @@ pub mod graph;
 pub mod import;
 pub mod metrics;
 pub mod problems;
+pub mod query;
 
 pub use critical::{critical_path, CriticalPath};
 pub use graph::{from_profile, EdgeKind, GrainGraph, NodeKind, TimeUnit, NONE};

@@ -457,6 +457,22 @@ fn nested_layout_invariants() {
 }
 
 #[test]
+fn layered_fallback_on_generated_graphs() {
+    // The general layered layout on profile graphs, as if their nesting were unknown.
+    for seed in [2, 5] {
+        let mut g = graph_of(&random_profile(300, seed, 4));
+        g.nested = false;
+        let l = layout(&g, &LayoutParams::default());
+        assert!(!l.from_nesting);
+        check_layout(&g, &l, false);
+        eprintln!(
+            "seed {seed}: layered fallback has {} crossings",
+            crossings(&l, g.edges())
+        );
+    }
+}
+
+#[test]
 fn layered_layout_invariants() {
     // A GraphML graph has no nesting: the general layered layout draws it.
     let Some(dir) = common::shared_traces("layered_layout_invariants") else {

@@ -7,6 +7,7 @@
 //! does. This module builds no graph and computes no metric; it must never panic on any bytes.
 
 use super::ReadError;
+use std::borrow::Cow;
 
 const FORMAT: &str = "MIR task stats";
 
@@ -85,27 +86,39 @@ pub fn looks_like_header(line: &[u8]) -> bool {
     has("task") && has("parent") && (has("exec_cycles") || has("joins_at"))
 }
 
-/// Split one CSV record (no line break inside) into cells, unquoting `"..."` and `""`.
-fn split_record(line: &[u8], out: &mut Vec<String>) -> Result<(), String> {
+/// Split one CSV record (no line break inside) into cells, unquoting `"..."` and `""`. Cells borrow from the
+/// line unless they hold a doubled quote or invalid UTF-8.
+fn split_record<'a>(line: &'a [u8], out: &mut Vec<Cow<'a, str>>) -> Result<(), String> {
     out.clear();
+    let text = |b: &'a [u8]| -> Cow<'a, str> { String::from_utf8_lossy(b) };
     let mut i = 0;
     loop {
-        let mut cell = Vec::new();
         if line.get(i) == Some(&b'"') {
             i += 1;
+            let start = i;
+            let mut owned: Option<Vec<u8>> = None;
             loop {
                 match line.get(i) {
                     None => return Err("unterminated quoted cell".into()),
                     Some(b'"') if line.get(i + 1) == Some(&b'"') => {
-                        cell.push(b'"');
+                        owned
+                            .get_or_insert_with(|| line[start..i].to_vec())
+                            .push(b'"');
                         i += 2;
                     }
                     Some(b'"') => {
+                        let cell = match owned.take() {
+                            Some(v) => Cow::Owned(String::from_utf8_lossy(&v).into_owned()),
+                            None => text(&line[start..i]),
+                        };
+                        out.push(cell);
                         i += 1;
                         break;
                     }
                     Some(&c) => {
-                        cell.push(c);
+                        if let Some(v) = owned.as_mut() {
+                            v.push(c);
+                        }
                         i += 1;
                     }
                 }
@@ -115,15 +128,12 @@ fn split_record(line: &[u8], out: &mut Vec<String>) -> Result<(), String> {
                 Some(_) => return Err("text after a closing quote".into()),
             }
         } else {
-            while let Some(&c) = line.get(i) {
-                if c == b',' {
-                    break;
-                }
-                cell.push(c);
+            let start = i;
+            while line.get(i).is_some_and(|&c| c != b',') {
                 i += 1;
             }
+            out.push(text(&line[start..i]));
         }
-        out.push(String::from_utf8_lossy(&cell).into_owned());
         if line.get(i) == Some(&b',') {
             i += 1;
         } else {
@@ -166,7 +176,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
             *off += l.len() + 1;
             Some((i + 1, start, l.strip_suffix(b"\r").unwrap_or(l)))
         });
-    let mut cells = Vec::new();
+    let mut header_cells = Vec::new();
     // The header: the first line that is neither blank nor a `#` comment.
     let (header_line, header_off) = loop {
         match lines.next() {
@@ -183,12 +193,12 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
                 continue
             }
             Some((n, off, l)) => {
-                split_record(l, &mut cells).map_err(|d| err(n, off, d))?;
+                split_record(l, &mut header_cells).map_err(|d| err(n, off, d))?;
                 break (n, off);
             }
         }
     };
-    let names: Vec<String> = cells.iter().map(|c| c.trim().to_string()).collect();
+    let names: Vec<String> = header_cells.iter().map(|c| c.trim().to_string()).collect();
     let col = |n: &str| names.iter().position(|c| c == n);
     let need = |n: &'static str| {
         col(n).ok_or_else(|| {
@@ -219,7 +229,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
         wait_start: vec![0],
         ..Default::default()
     };
-    let text = |cells: &[String], c: Option<usize>| -> String {
+    let text = |cells: &[Cow<str>], c: Option<usize>| -> String {
         c.and_then(|c| cells.get(c))
             .filter(|s| !is_na(s))
             .map(|s| s.trim().to_string())
@@ -230,6 +240,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
         if line.iter().all(|c| c.is_ascii_whitespace()) || line.first() == Some(&b'#') {
             continue;
         }
+        let mut cells = Vec::with_capacity(names.len());
         split_record(line, &mut cells).map_err(|d| err(n, off, d))?;
         if cells.len() != names.len() {
             return Err(err(

@@ -173,7 +173,7 @@ pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> S
             && h * vp.scale >= label_px + 2.0
             && grain != NONE
         {
-            let text = g.node_name[v].clone();
+            let text = g.node_name(v as u32);
             s.labels.push(
                 Label::new(
                     px + w * vp.scale / 2.0,

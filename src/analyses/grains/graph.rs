@@ -153,8 +153,11 @@ pub struct GrainGraph {
     pub node_grain: Vec<u32>,
     /// Execution time of a fragment or task node; 0 for the rest.
     pub node_exec: Vec<u64>,
-    /// The node's name as the prototype writes it (`2.1`, `f.2.1`, `j.2.0`, `0`, `E`), or its GraphML id.
-    pub node_name: Vec<String>,
+    /// A fragment's position in its grain (1-based), or a fork's or join's group position in its owner
+    /// (0-based), as the prototype numbers them; 0 for the rest.
+    pub node_index: Vec<u32>,
+    /// Names as read from GraphML (empty for graphs built from a profile: see [`GrainGraph::node_name`]).
+    pub node_names: Vec<String>,
     // Edges.
     pub edge_source: Vec<u32>,
     pub edge_target: Vec<u32>,
@@ -192,6 +195,29 @@ impl GrainGraph {
             .get(id as usize)
             .map(String::as_str)
             .unwrap_or("")
+    }
+    /// The node's name as the prototype writes it (`2.1`, `f.2.0`, `j.2.0`, `0`, `E`), or as GraphML names it.
+    pub fn node_name(&self, v: u32) -> String {
+        if let Some(n) = self.node_names.get(v as usize) {
+            return n.clone();
+        }
+        let v = v as usize;
+        let task = |g: u32| {
+            if g == NONE {
+                0
+            } else {
+                self.grain_task[g as usize]
+            }
+        };
+        match self.node_kind[v] {
+            NodeKind::Start => "0".into(),
+            NodeKind::End => "E".into(),
+            NodeKind::Fragment | NodeKind::Task => {
+                format!("{}.{}", task(self.node_grain[v]), self.node_index[v])
+            }
+            NodeKind::Fork => format!("f.{}.{}", task(self.node_grain[v]), self.node_index[v]),
+            NodeKind::Join => format!("j.{}.{}", task(self.node_grain[v]), self.node_index[v]),
+        }
     }
     pub fn count_nodes(&self, kind: NodeKind) -> usize {
         self.node_kind.iter().filter(|&&k| k == kind).count()
@@ -301,7 +327,8 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         node_kind: Vec::new(),
         node_grain: Vec::new(),
         node_exec: Vec::new(),
-        node_name: Vec::new(),
+        node_index: Vec::new(),
+        node_names: Vec::new(),
         edge_source: Vec::new(),
         edge_target: Vec::new(),
         edge_kind: Vec::new(),
@@ -337,7 +364,16 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     g.groups.join = vec![NONE; gk];
     g.groups.mid = vec![NONE; gk];
     g.groups.post = vec![NONE; gk];
-    let mut grain_frags: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Each grain has 1 + 2G fragments (G: its groups); their slots are known up front.
+    g.grain_node_start = Vec::with_capacity(n + 1);
+    g.grain_node_start.push(0);
+    for i in 0..n {
+        let groups = g.grain_group_start[i + 1] - g.grain_group_start[i];
+        g.grain_node_start
+            .push(g.grain_node_start[i] + 1 + 2 * groups);
+    }
+    g.grain_nodes = vec![NONE; g.grain_node_start[n] as usize];
+    let mut frag_fill = vec![0u32; n];
     let mut last_node = vec![NONE; n];
     // Fragment boundaries of each grain: instants relative to its start, 1-based like MIR's (execution
     // runs over [1, 1 + exec_cycles]).
@@ -351,14 +387,13 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     };
     let fork_times: Vec<u64> = (0..gk).map(fork_time).collect();
 
-    let add_node =
-        |g: &mut GrainGraph, kind: NodeKind, grain: u32, exec: u64, name: String| -> u32 {
-            g.node_kind.push(kind);
-            g.node_grain.push(grain);
-            g.node_exec.push(exec);
-            g.node_name.push(name);
-            g.node_kind.len() as u32 - 1
-        };
+    let add_node = |g: &mut GrainGraph, kind: NodeKind, grain: u32, exec: u64, index: u32| -> u32 {
+        g.node_kind.push(kind);
+        g.node_grain.push(grain);
+        g.node_exec.push(exec);
+        g.node_index.push(index);
+        g.node_kind.len() as u32 - 1
+    };
     let add_edge = |g: &mut GrainGraph, s: u32, t: u32, kind: EdgeKind, delay: u64| {
         g.edge_source.push(s);
         g.edge_target.push(t);
@@ -366,7 +401,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         g.edge_delay.push(delay);
     };
 
-    let start = add_node(&mut g, NodeKind::Start, NONE, 0, "0".into());
+    let start = add_node(&mut g, NodeKind::Start, NONE, 0, 0);
     let mut stack: Vec<Frame> = vec![Frame {
         grain: root,
         group: g.grain_group_start[n],
@@ -377,7 +412,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     // Per grain: the clock (relative instant) where its next fragment starts.
     let mut clock = vec![1u64; n];
     // Enter a grain: emit its first fragment, up to its first fork (or its end).
-    let enter = |g: &mut GrainGraph, clock: &mut [u64], frags: &mut [Vec<u32>], c: u32| -> Frame {
+    let enter = |g: &mut GrainGraph, clock: &mut [u64], frags: &mut [u32], c: u32| -> Frame {
         let ci = c as usize;
         let (k0, k1) = (g.grain_group_start[ci], g.grain_group_start[ci + 1]);
         let end = 1 + p.exec_cycles[ci];
@@ -386,15 +421,10 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         } else {
             end
         };
-        let frag = add_node(
-            g,
-            NodeKind::Fragment,
-            c,
-            until - 1,
-            format!("{}.1", p.task[ci]),
-        );
+        let frag = add_node(g, NodeKind::Fragment, c, until - 1, 1);
         clock[ci] = until;
-        frags[ci].push(frag);
+        g.grain_nodes[g.grain_node_start[ci] as usize] = frag;
+        frags[ci] = 1;
         Frame {
             grain: c,
             group: k0,
@@ -409,7 +439,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
             // The grain (or the root) is complete.
             let f = stack.pop().expect("non-empty");
             if f.grain == root {
-                let end = add_node(&mut g, NodeKind::End, NONE, 0, "E".into());
+                let end = add_node(&mut g, NodeKind::End, NONE, 0, 0);
                 add_edge(&mut g, f.last, end, EdgeKind::Continue, 0);
             } else {
                 last_node[f.grain as usize] = f.last;
@@ -420,14 +450,13 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         let is_root = owner == root;
         if top.child == 0 && g.groups.fork[k] == NONE {
             // Open group k: its fork, and the owner's fragment that runs while the children do.
-            let tag = if is_root { 0 } else { p.task[owner as usize] };
             let local = k as u32 - g.grain_group_start[owner as usize];
             let fork = add_node(
                 &mut g,
                 NodeKind::Fork,
                 if is_root { NONE } else { owner },
                 0,
-                format!("f.{tag}.{local}"),
+                local,
             );
             let from_join = g
                 .groups
@@ -454,15 +483,10 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
                     .copied();
                 let from = clock[oi];
                 let until = wait.unwrap_or(end).clamp(from, end);
-                let n_frag = grain_frags[oi].len() + 1;
-                let mid = add_node(
-                    &mut g,
-                    NodeKind::Fragment,
-                    owner,
-                    until - from,
-                    format!("{}.{n_frag}", p.task[oi]),
-                );
-                grain_frags[oi].push(mid);
+                let n_frag = frag_fill[oi] + 1;
+                let mid = add_node(&mut g, NodeKind::Fragment, owner, until - from, n_frag);
+                g.grain_nodes[(g.grain_node_start[oi] + frag_fill[oi]) as usize] = mid;
+                frag_fill[oi] += 1;
                 clock[oi] = until;
                 add_edge(&mut g, fork, mid, EdgeKind::Scope, 0);
                 g.groups.mid[k] = mid;
@@ -476,20 +500,19 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
             top.child += 1;
             let fork = g.groups.fork[k];
             let delay = p.create_instant[c as usize].saturating_sub(fork_times[k]);
-            let frame = enter(&mut g, &mut clock, &mut grain_frags, c);
+            let frame = enter(&mut g, &mut clock, &mut frag_fill, c);
             add_edge(&mut g, fork, frame.last, EdgeKind::Create, delay);
             stack.push(frame);
             continue;
         }
         // All children done: the join, then the owner's next fragment.
-        let tag = if is_root { 0 } else { p.task[owner as usize] };
         let local = k as u32 - g.grain_group_start[owner as usize];
         let join = add_node(
             &mut g,
             NodeKind::Join,
             if is_root { NONE } else { owner },
             0,
-            format!("j.{tag}.{local}"),
+            local,
         );
         g.groups.join[k] = join;
         if !is_root {
@@ -510,15 +533,10 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
             } else {
                 end
             };
-            let n_frag = grain_frags[oi].len() + 1;
-            let post = add_node(
-                &mut g,
-                NodeKind::Fragment,
-                owner,
-                until - clock[oi],
-                format!("{}.{n_frag}", p.task[oi]),
-            );
-            grain_frags[oi].push(post);
+            let n_frag = frag_fill[oi] + 1;
+            let post = add_node(&mut g, NodeKind::Fragment, owner, until - clock[oi], n_frag);
+            g.grain_nodes[(g.grain_node_start[oi] + frag_fill[oi]) as usize] = post;
+            frag_fill[oi] += 1;
             clock[oi] = until;
             add_edge(&mut g, join, post, EdgeKind::Continue, 0);
             g.groups.post[k] = post;
@@ -528,11 +546,6 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         let top = stack.last_mut().expect("non-empty");
         top.group += 1;
         top.child = 0;
-    }
-    g.grain_node_start.push(0);
-    for f in &grain_frags {
-        g.grain_nodes.extend_from_slice(f);
-        g.grain_node_start.push(g.grain_nodes.len() as u32);
     }
     g.strings = strings.strings;
     g.finish();

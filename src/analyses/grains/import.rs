@@ -151,7 +151,8 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
         node_kind: Vec::with_capacity(n),
         node_grain: vec![NONE; n],
         node_exec: Vec::with_capacity(n),
-        node_name: Vec::with_capacity(n),
+        node_index: vec![0; n],
+        node_names: Vec::with_capacity(n),
         edge_source: Vec::new(),
         edge_target: Vec::new(),
         edge_kind: Vec::new(),
@@ -184,7 +185,7 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
         let id = new_id[vi];
         g.node_kind.push(kind);
         g.node_exec.push(exec);
-        g.node_name.push(name.clone());
+        g.node_names.push(name.clone());
         if kind.holds_work() {
             let task_key = match kind {
                 NodeKind::Task => format!("t{vi}"),

@@ -242,6 +242,10 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
         }
         let mut cells = Vec::with_capacity(names.len());
         split_record(line, &mut cells).map_err(|d| err(n, off, d))?;
+        // R's write.csv with row names: one more cell per row than the header names; the first is the name.
+        if cells.len() == names.len() + 1 {
+            cells.remove(0);
+        }
         if cells.len() != names.len() {
             return Err(err(
                 n,
@@ -376,6 +380,9 @@ mod tests {
             &[Some(90.0), None, Some(12.0)]
         );
         assert_eq!(p.tag[1], "b");
+        // R's row names: a first cell the header does not name.
+        let named = SMALL.replace("\n1,0,", "\n\"r1\",1,0,");
+        assert_eq!(read("t.csv", named.as_bytes()).unwrap().task, vec![1, 2, 3]);
     }
 
     #[test]

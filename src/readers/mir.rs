@@ -4,7 +4,7 @@
 //! Columns are found by name from the header (quoted or not, in any order); unknown columns are ignored, and
 //! every numeric column besides the structural ones is kept by name for the analyses. Rows whose parent is
 //! `NA` (MIR's background task) and idle tasks without children are dropped, as the grain-graphs prototype
-//! does. This module builds no graph and computes no metric; it must never panic on any bytes.
+//! does; so are the non-task rows of the prototype's own tables (a `type` other than task, `group` TRUE). This module builds no graph and computes no metric; it must never panic on any bytes.
 
 use super::ReadError;
 use std::borrow::Cow;
@@ -59,7 +59,9 @@ impl MirProfile {
 }
 
 /// Columns the reader interprets itself (everything else numeric lands in `numeric`).
-const STRUCTURAL: [&str; 14] = [
+const STRUCTURAL: [&str; 16] = [
+    "type",
+    "group",
     "task",
     "parent",
     "joins_at",
@@ -214,6 +216,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
     let (c_joins, c_child, c_nchild) = (col("joins_at"), col("child_number"), col("num_children"));
     let (c_cpu, c_create, c_wait) = (col("cpu_id"), col("create_instant"), col("wait_instants"));
     let c_lineage = col("chunk_lineage").or_else(|| col("lineage"));
+    let (c_type, c_group) = (col("type"), col("group"));
     let (c_outline, c_source, c_tag) = (col("outline_function"), col("source_line"), col("tag"));
     let numeric_cols: Vec<usize> = (0..names.len())
         .filter(|&i| !STRUCTURAL.contains(&names[i].as_str()))
@@ -271,6 +274,13 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
                 )),
             }
         };
+        // The prototype's own tables (.nodeattr, task-stats.aggregated) also hold fork, join, start and end
+        // rows and aggregation groups: only task rows are grains.
+        if c_type.is_some_and(|c| cells[c].trim() != "task")
+            || c_group.is_some_and(|c| cells[c].trim() == "TRUE")
+        {
+            continue;
+        }
         // MIR's background task has no parent: the prototype drops it, and so do we.
         let Some(parent) = int(c_parent, "parent")? else {
             continue;

@@ -631,3 +631,38 @@ fn problem_table_properties_search_and_hit_test() {
     }
     assert_eq!(node_at(&l, -100.0, -100.0), None);
 }
+
+#[test]
+fn thresholds_switch_and_cores_rule() {
+    let csv = random_profile(300, 4, 6);
+    let mut a =
+        GrainAnalysis::new(&read_grains("gen.csv", &csv).unwrap(), Thresholds::paper()).unwrap();
+    let max_cpu = a.graph.grain_cpu.iter().copied().max().unwrap();
+    assert_eq!(a.cores, max_cpu + 1, "paper: cores = max cpu_id + 1");
+    let paper_balance = a.problem("sibling_work_balance").unwrap().count;
+    a.set_thresholds(Thresholds::prototype());
+    let distinct: BTreeSet<u32> = a.graph.grain_cpu.iter().copied().collect();
+    assert_eq!(
+        a.cores as usize,
+        distinct.len(),
+        "prototype: distinct cpu ids"
+    );
+    assert!(
+        a.problem("sibling_work_balance").unwrap().count <= paper_balance,
+        "> 2 flags no more than > 1"
+    );
+    let given = Thresholds {
+        cores: Some(1000),
+        ..Thresholds::paper()
+    };
+    a.set_thresholds(given);
+    assert_eq!(a.cores, 1000);
+    let inst = a.problem("instantaneous_parallelism_max").unwrap();
+    let measured = a
+        .metrics
+        .inst_par_max
+        .iter()
+        .filter(|v| v.is_some())
+        .count();
+    assert_eq!(inst.count, measured, "nothing reaches 1000-way parallelism");
+}

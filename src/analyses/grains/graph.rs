@@ -6,7 +6,9 @@
 //! Invariant: node ids are a topological order (every edge goes from a lower to a higher id), so analyses
 //! are single passes. When the graph is built from a profile, the nesting is kept (`groups`): each grain's
 //! sequence of groups, and each group's fork, join and children, which the layout uses to draw it
-//! crossing-free in linear time. This module computes no metric and draws nothing.
+//! crossing-free in linear time. The groups are the papers' sibling groups and, with `grain_parent`, their
+//! families: the tree that aggregation (reduction of fork-join and linear patterns) starts from. This module
+//! computes no metric and draws nothing.
 
 use crate::readers::mir::MirProfile;
 

@@ -81,15 +81,16 @@ impl GrainAnalysis {
         }
     }
 
-    /// Recompute the problem views under other thresholds.
+    /// Recompute the problem views under other thresholds (graph, critical path and metrics stay).
     pub fn set_thresholds(&mut self, thresholds: Thresholds) {
-        let a = Self::assemble(
-            self.graph.clone(),
-            self.critical.clone(),
-            self.metrics.clone(),
-            thresholds,
-        );
-        *self = a;
+        self.cores = thresholds
+            .cores
+            .unwrap_or_else(|| problems::cores_of(&self.graph.grain_cpu, thresholds.cores_from));
+        self.problems = METRICS
+            .iter()
+            .map(|m| problems::problem_view(&self.metrics, m, &thresholds, self.cores))
+            .collect();
+        self.thresholds = thresholds;
     }
 
     pub fn problem(&self, metric: &str) -> Option<&ProblemView> {

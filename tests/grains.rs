@@ -464,11 +464,9 @@ fn layered_fallback_on_generated_graphs() {
         g.nested = false;
         let l = layout(&g, &LayoutParams::default());
         assert!(!l.from_nesting);
-        check_layout(&g, &l, false);
-        eprintln!(
-            "seed {seed}: layered fallback has {} crossings",
-            crossings(&l, g.edges())
-        );
+        // Barycenter sweeps untangle these fork-join graphs completely, and edges keep to their layer bands,
+        // so the drawing has no crossings either.
+        check_layout(&g, &l, true);
     }
 }
 

@@ -263,8 +263,10 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
             pos[v as usize] = i as f32;
         }
     }
-    // Barycenter sweeps, down then up, stable for determinism.
-    for sweep in 0..4 {
+    // Barycenter sweeps, down then up, stable for determinism; keep the ordering with the fewest crossings.
+    let mut best = (count_crossings(&rows, &down, &pos), rows.clone());
+    let initial = best.0;
+    for sweep in 0..8 {
         let downward = sweep % 2 == 0;
         let order: Vec<usize> = if downward {
             (1..layers).collect()
@@ -291,6 +293,26 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
                 pos[v as usize] = i as f32;
             }
         }
+        if sweep % 2 == 1 {
+            let c = count_crossings(&rows, &down, &pos);
+            if c < best.0 {
+                best = (c, rows.clone());
+            } else {
+                break;
+            }
+        }
+    }
+    if std::env::var_os("WEFT_DEBUG_CROSSINGS").is_some() {
+        eprintln!(
+            "layered: {initial} crossings before the sweeps, {} after",
+            best.0
+        );
+    }
+    rows = best.1;
+    for row in &rows {
+        for (i, &v) in row.iter().enumerate() {
+            pos[v as usize] = i as f32;
+        }
     }
     // Coordinates: each row left to right, each node as near its upper neighbours' mean as the row allows.
     let vw = |v: usize| if v < n { w[v] } else { 0.0 };
@@ -316,11 +338,15 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
         }
         width = width.max(right.max(0.0));
     }
+    // Each layer is a band as tall as its tallest node; edges run vertically to the band's bottom, so the
+    // segments between bands keep the rows' order and so their crossings are the counted ones.
     let mut ly = vec![0f32; layers];
+    let mut band_bottom = vec![0f32; layers];
     let mut y = 0.0;
     for (li, row) in rows.iter().enumerate() {
         ly[li] = y;
-        y += row.iter().map(|&v| vh(v as usize)).fold(0.0, f32::max) + 2.0 * p.vgap;
+        band_bottom[li] = y + row.iter().map(|&v| vh(v as usize)).fold(0.0, f32::max);
+        y = band_bottom[li] + 2.0 * p.vgap;
     }
     let mut l = GrainLayout {
         x: vec![0.0; n],
@@ -336,17 +362,60 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
         l.x[v] = cx[v] - l.w[v] / 2.0;
         l.y[v] = ly[layer[v] as usize];
     }
-    let dummies: Vec<[f32; 2]> = (n..vn)
-        .map(|d| [cx[d], ly[vlayer[d] as usize] + p.vgap])
+    let dummies: Vec<[f32; 3]> = (n..vn)
+        .map(|d| {
+            [
+                cx[d],
+                ly[vlayer[d] as usize],
+                band_bottom[vlayer[d] as usize],
+            ]
+        })
         .collect();
-    route_edges(g, p, &mut l, Some((&chains, &dummies, n)));
+    let node_band: Vec<f32> = (0..n).map(|v| band_bottom[layer[v] as usize]).collect();
+    route_edges(g, p, &mut l, Some((&chains, &dummies, &node_band, n)));
     l
 }
 
-type Dummies<'a> = (&'a [Vec<u32>], &'a [[f32; 2]], usize);
+/// Crossings between consecutive layers: inversions among each layer pair's edges, counted with a Fenwick
+/// tree (O(E log V)).
+fn count_crossings(rows: &[Vec<u32>], down: &[Vec<u32>], pos: &[f32]) -> u64 {
+    let mut total = 0u64;
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for li in 0..rows.len().saturating_sub(1) {
+        pairs.clear();
+        for &u in &rows[li] {
+            for &v in &down[u as usize] {
+                pairs.push((pos[u as usize] as u32, pos[v as usize] as u32));
+            }
+        }
+        pairs.sort_unstable();
+        let m = rows[li + 1].len();
+        let mut tree = vec![0u64; m + 1];
+        for (seen, &(_, b)) in pairs.iter().enumerate() {
+            // Edges already seen whose lower end lies right of b cross this one.
+            let mut i = b as usize + 1;
+            let mut not_greater = 0;
+            while i > 0 {
+                not_greater += tree[i];
+                i &= i - 1;
+            }
+            total += seen as u64 - not_greater;
+            let mut i = b as usize + 1;
+            while i <= m {
+                tree[i] += 1;
+                i += i & i.wrapping_neg();
+            }
+        }
+    }
+    total
+}
+
+/// Long edges' dummies (x, band top, band bottom) and each node's band bottom, for the layered layout.
+type Dummies<'a> = (&'a [Vec<u32>], &'a [[f32; 3]], &'a [f32], usize);
 
 /// Polylines: from the source's bottom centre, straight down in its column to just above the target's
-/// top (or through the long edge's dummies), then to the target's top centre.
+/// top (layered: to its layer band's bottom, then through the long edge's dummies), then to the target's
+/// top centre.
 fn route_edges(g: &GrainGraph, p: &LayoutParams, l: &mut GrainLayout, dummies: Option<Dummies>) {
     if !l.point_start.is_empty() {
         return;
@@ -359,9 +428,14 @@ fn route_edges(g: &GrainGraph, p: &LayoutParams, l: &mut GrainLayout, dummies: O
         let b = [l.x[t] + l.w[t] / 2.0, l.y[t]];
         l.points.push(a);
         match dummies {
-            Some((chains, at, n)) => {
+            Some((chains, at, band, n)) => {
+                if band[s] > a[1] + 1e-3 {
+                    l.points.push([a[0], band[s]]);
+                }
                 for &d in &chains[e] {
-                    l.points.push(at[d as usize - n]);
+                    let [x, top, bottom] = at[d as usize - n];
+                    l.points.push([x, top]);
+                    l.points.push([x, bottom]);
                 }
             }
             None => {
@@ -383,4 +457,23 @@ pub fn node_at(l: &GrainLayout, x: f32, y: f32) -> Option<u32> {
         .rev()
         .find(|&v| x >= l.x[v] && x <= l.x[v] + l.w[v] && y >= l.y[v] && y <= l.y[v] + l.h[v])
         .map(|v| v as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_crossings;
+
+    #[test]
+    fn counts_layer_crossings() {
+        // Upper a b, lower c d: a-d and b-c cross once; a-c and b-d do not.
+        let rows = vec![vec![0, 1], vec![2, 3]];
+        let pos = [0.0, 1.0, 0.0, 1.0];
+        let crossed = vec![vec![3], vec![2], vec![], vec![]];
+        let straight = vec![vec![2], vec![3], vec![], vec![]];
+        assert_eq!(count_crossings(&rows, &crossed, &pos), 1);
+        assert_eq!(count_crossings(&rows, &straight, &pos), 0);
+        // A node with edges to both ends does not cross itself: a-c, a-d, b-c gives one crossing (a-d, b-c).
+        let fan = vec![vec![2, 3], vec![2], vec![], vec![]];
+        assert_eq!(count_crossings(&rows, &fan, &pos), 1);
+    }
 }

@@ -485,7 +485,7 @@ fn layered_layout_invariants() {
             GrainAnalysis::new(&read_grains(f, &bytes).unwrap(), Thresholds::prototype()).unwrap();
         let l = layout(&a.graph, &LayoutParams::default());
         assert!(!l.from_nesting);
-        check_layout(&a.graph, &l, false);
+        check_layout(&a.graph, &l, true);
         let again = layout(&a.graph, &LayoutParams::default());
         assert_eq!((&l.x, &l.y), (&again.x, &again.y));
     }

@@ -30,20 +30,14 @@ fn export(path: &std::path::Path, a: &GrainAnalysis, l: &GrainLayout) {
         if v > 0 {
             s.push(',');
         }
-        s.push_str(&format!(
-            "{{\"id\":\"{v}\",\"w\":{},\"h\":{}}}",
-            l.w[v], l.h[v]
-        ));
+        s.push_str(&format!("{{\"id\":\"{v}\",\"w\":{},\"h\":{}}}", l.w[v], l.h[v]));
     }
     s.push_str("],\"edges\":[");
     for e in 0..g.edges() {
         if e > 0 {
             s.push(',');
         }
-        s.push_str(&format!(
-            "[\"{}\",\"{}\"]",
-            g.edge_source[e], g.edge_target[e]
-        ));
+        s.push_str(&format!("[\"{}\",\"{}\"]", g.edge_source[e], g.edge_target[e]));
     }
     s.push_str("]}");
     std::fs::write(path, s).expect("write the export");
@@ -52,11 +46,8 @@ fn export(path: &std::path::Path, a: &GrainAnalysis, l: &GrainLayout) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let export_dir = args
-        .iter()
-        .position(|a| a == "--export")
-        .and_then(|i| args.get(i + 1))
-        .map(std::path::PathBuf::from);
+    let export_dir =
+        args.iter().position(|a| a == "--export").and_then(|i| args.get(i + 1)).map(std::path::PathBuf::from);
     let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/traces/grain-graphs/anamud-test-data/fib/task-stats.merged");
     let (fib_name, fib_bytes) = match std::fs::read(&real) {
@@ -65,38 +56,21 @@ fn main() {
     };
     let gen_bytes = random_profile(176_000, 42, 48);
     let p = LayoutParams::default();
-    println!(
-        "{:<40} {:>8} {:>8} {:>8} {:>12} {:>12}",
-        "graph", "grains", "nodes", "edges", "analyse ms", "layout ms"
-    );
-    for (name, bytes, file) in [
-        (fib_name, &fib_bytes, "fib45.json"),
-        (
-            "generated fork-join, 176k nodes",
-            &gen_bytes,
-            "gen176k.json",
-        ),
-    ] {
+    println!("{:<40} {:>8} {:>8} {:>8} {:>12} {:>12}", "graph", "grains", "nodes", "edges", "analyse ms", "layout ms");
+    for (name, bytes, file) in
+        [(fib_name, &fib_bytes, "fib45.json"), ("generated fork-join, 176k nodes", &gen_bytes, "gen176k.json")]
+    {
         let (t_an, a) = best_of(5, || {
             let input = read_grains(name, bytes).expect("readable");
             GrainAnalysis::new(&input, Thresholds::paper()).expect("acyclic")
         });
         let (t_lay, l) = best_of(5, || layout(&a.graph, &p));
         let g = &a.graph;
-        println!(
-            "{name:<40} {:>8} {:>8} {:>8} {:>12.2} {:>12.2}",
-            g.grains(),
-            g.nodes(),
-            g.edges(),
-            t_an,
-            t_lay
-        );
+        println!("{name:<40} {:>8} {:>8} {:>8} {:>12.2} {:>12.2}", g.grains(), g.nodes(), g.edges(), t_an, t_lay);
         // The general layered layout on the same graph, as if its nesting were unknown (GraphML input).
         let mut flat = a.graph.clone();
         flat.nested = false;
-        let (t_flat, _) = best_of(if g.nodes() > 100_000 { 2 } else { 5 }, || {
-            layout(&flat, &p)
-        });
+        let (t_flat, _) = best_of(if g.nodes() > 100_000 { 2 } else { 5 }, || layout(&flat, &p));
         println!(
             "{:<40} {:>8} {:>8} {:>8} {:>12} {:>12.2}",
             "  same, general layered fallback", "", "", "", "", t_flat

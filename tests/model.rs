@@ -1,9 +1,7 @@
 //! Model invariants: the builder's nesting repair and time normalisation, and the codec's round trip.
 
 use weft::model::codec::{decode, encode};
-use weft::model::{
-    Format, LocationKind, MessageKind, MessageRecord, StringId, Trace, TraceBuilder, WarningKind,
-};
+use weft::model::{Format, LocationKind, MessageKind, MessageRecord, StringId, Trace, TraceBuilder, WarningKind};
 
 struct XorShift(u64);
 impl XorShift {
@@ -22,10 +20,7 @@ fn random_trace(seed: u64, n: usize) -> Trace {
     let mut rng = XorShift(seed);
     let mut b = TraceBuilder::new(Format::Generated);
     let origin = 1_700_000_000_000_000_000i64;
-    let regions: Vec<_> = ["main", "MPI_Send", "compute", "MPI_Recv", "!$omp barrier"]
-        .iter()
-        .map(|n| b.region(n, ""))
-        .collect();
+    let regions: Vec<_> = ["main", "MPI_Send", "compute", "MPI_Recv", "!$omp barrier"].iter().map(|n| b.region(n, "")).collect();
     let locs: Vec<_> = (0..6)
         .map(|i| {
             let p = b.process(i / 2);
@@ -35,12 +30,7 @@ fn random_trace(seed: u64, n: usize) -> Trace {
     for _ in 0..n {
         let l = locs[rng.below(locs.len() as u64) as usize];
         let r = regions[rng.below(regions.len() as u64) as usize];
-        b.interval(
-            l,
-            r,
-            origin + rng.below(1_000_000) as i64,
-            rng.below(50_000),
-        );
+        b.interval(l, r, origin + rng.below(1_000_000) as i64, rng.below(50_000));
     }
     for _ in 0..n / 10 {
         let s = origin + rng.below(1_000_000) as i64;
@@ -73,27 +63,15 @@ fn intervals_are_sorted_and_properly_nested() {
                 while stack.last().is_some_and(|&(end, _)| end <= iv.start_ns[i]) {
                     stack.pop();
                 }
-                assert_eq!(
-                    iv.depth[i] as usize,
-                    stack.len(),
-                    "depth is the number of enclosing intervals"
-                );
+                assert_eq!(iv.depth[i] as usize, stack.len(), "depth is the number of enclosing intervals");
                 if let Some(&(end, _)) = stack.last() {
                     assert!(iv.end_ns(i) <= end, "a child never outlasts its parent");
                 }
                 stack.push((iv.end_ns(i), iv.depth[i]));
             }
         }
-        assert_eq!(
-            *iv.start_ns.iter().min().unwrap(),
-            0,
-            "times are relative to the first event"
-        );
-        assert!(iv
-            .start_ns
-            .iter()
-            .zip(&iv.dur_ns)
-            .all(|(s, d)| s + d <= t.span_ns));
+        assert_eq!(*iv.start_ns.iter().min().unwrap(), 0, "times are relative to the first event");
+        assert!(iv.start_ns.iter().zip(&iv.dur_ns).all(|(s, d)| s + d <= t.span_ns));
     }
 }
 
@@ -130,10 +108,7 @@ fn codec_round_trips() {
     assert_eq!(d.intervals.start_ns, t.intervals.start_ns);
     assert_eq!(d.location_intervals, t.location_intervals);
     assert_eq!(d.messages.size_bytes, t.messages.size_bytes);
-    assert_eq!(
-        d.region_name(t.intervals.region[10]),
-        t.region_name(t.intervals.region[10])
-    );
+    assert_eq!(d.region_name(t.intervals.region[10]), t.region_name(t.intervals.region[10]));
 }
 
 #[test]

@@ -9,41 +9,16 @@ const SHAPES: &str = include_str!("../src/renderer/shapes.wgsl");
 #[test]
 fn shapes_wgsl_validates_and_translates_to_glsl_es() {
     let module = naga::front::wgsl::parse_str(SHAPES).expect("WGSL parses");
-    let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
-        .validate(&module)
-        .expect("WGSL validates");
-    let entry_points: Vec<_> = module
-        .entry_points
-        .iter()
-        .map(|e| (e.name.clone(), e.stage))
-        .collect();
+    let info = Validator::new(ValidationFlags::all(), Capabilities::empty()).validate(&module).expect("WGSL validates");
+    let entry_points: Vec<_> = module.entry_points.iter().map(|e| (e.name.clone(), e.stage)).collect();
     assert_eq!(entry_points.len(), 4, "rect and line, vertex and fragment");
     for (name, stage) in entry_points {
-        let options = glsl::Options {
-            version: glsl::Version::Embedded {
-                version: 300,
-                is_webgl: true,
-            },
-            ..Default::default()
-        };
-        let pipeline = glsl::PipelineOptions {
-            shader_stage: stage,
-            entry_point: name.clone(),
-            multiview: None,
-        };
+        let options = glsl::Options { version: glsl::Version::Embedded { version: 300, is_webgl: true }, ..Default::default() };
+        let pipeline = glsl::PipelineOptions { shader_stage: stage, entry_point: name.clone(), multiview: None };
         let mut out = String::new();
-        let mut writer = glsl::Writer::new(
-            &mut out,
-            &module,
-            &info,
-            &options,
-            &pipeline,
-            naga::proc::BoundsCheckPolicies::default(),
-        )
-        .unwrap_or_else(|e| panic!("{name}: GLSL writer: {e}"));
-        writer
-            .write()
-            .unwrap_or_else(|e| panic!("{name}: GLSL ES: {e}"));
+        let mut writer = glsl::Writer::new(&mut out, &module, &info, &options, &pipeline, naga::proc::BoundsCheckPolicies::default())
+            .unwrap_or_else(|e| panic!("{name}: GLSL writer: {e}"));
+        writer.write().unwrap_or_else(|e| panic!("{name}: GLSL ES: {e}"));
         assert!(out.contains("#version 300 es"));
     }
 }

@@ -65,15 +65,9 @@ pub fn summarize(trace: &Trace, top: usize) -> TraceSummary {
     let totals = region_totals(trace);
     let mut ranked: Vec<usize> = (0..totals.len()).filter(|&r| totals[r].0 > 0).collect();
     ranked.sort_by(|&a, &b| {
-        totals[b]
-            .1
-            .cmp(&totals[a].1)
-            .then(totals[b].0.cmp(&totals[a].0))
-            .then_with(|| {
-                trace
-                    .region_name(RegionId(a as u32))
-                    .cmp(trace.region_name(RegionId(b as u32)))
-            })
+        totals[b].1.cmp(&totals[a].1).then(totals[b].0.cmp(&totals[a].0)).then_with(|| {
+            trace.region_name(RegionId(a as u32)).cmp(trace.region_name(RegionId(b as u32)))
+        })
     });
     let top_regions = ranked
         .into_iter()
@@ -84,12 +78,7 @@ pub fn summarize(trace: &Trace, top: usize) -> TraceSummary {
             inclusive_ns: totals[r].1,
         })
         .collect();
-    let flows = trace
-        .messages
-        .kind
-        .iter()
-        .filter(|&&k| k == MessageKind::Flow)
-        .count();
+    let flows = trace.messages.kind.iter().filter(|&&k| k == MessageKind::Flow).count();
     TraceSummary {
         format: trace.format.name(),
         locations: trace.locations.len(),

@@ -25,14 +25,7 @@ pub struct LayoutParams {
 
 impl Default for LayoutParams {
     fn default() -> Self {
-        LayoutParams {
-            fragment_width: 10.0,
-            min_height: 4.0,
-            max_height: 120.0,
-            knot: 6.0,
-            hgap: 4.0,
-            vgap: 6.0,
-        }
+        LayoutParams { fragment_width: 10.0, min_height: 4.0, max_height: 120.0, knot: 6.0, hgap: 4.0, vgap: 6.0 }
     }
 }
 
@@ -77,11 +70,7 @@ fn node_sizes(g: &GrainGraph, p: &LayoutParams) -> (Vec<f32>, Vec<f32>) {
 
 pub fn layout(g: &GrainGraph, p: &LayoutParams) -> GrainLayout {
     let (w, h) = node_sizes(g, p);
-    let mut l = if g.nested {
-        nested(g, p, w, h)
-    } else {
-        layered(g, p, w, h)
-    };
+    let mut l = if g.nested { nested(g, p, w, h) } else { layered(g, p, w, h) };
     route_edges(g, p, &mut l, None);
     l
 }
@@ -107,17 +96,10 @@ fn nested(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainLa
     let first_node = |c: usize| g.grain_nodes_of(c as u32).first().copied().unwrap_or(NONE);
     let size = |o: usize, gw: &[f32], gh: &[f32]| -> (f32, f32) {
         let is_root = o == root;
-        let (mut width, mut height) = if is_root {
-            (p.knot, p.knot)
-        } else {
-            (p.fragment_width, h[first_node(o) as usize])
-        };
+        let (mut width, mut height) =
+            if is_root { (p.knot, p.knot) } else { (p.fragment_width, h[first_node(o) as usize]) };
         for k in g.group_range(o) {
-            let (mut bw, mut bh) = if is_root {
-                (0.0, 0.0)
-            } else {
-                (p.fragment_width, h[g.groups.mid[k] as usize])
-            };
+            let (mut bw, mut bh) = if is_root { (0.0, 0.0) } else { (p.fragment_width, h[g.groups.mid[k] as usize]) };
             for (i, &c) in g.group_children(k).iter().enumerate() {
                 if !(is_root && i == 0) {
                     bw += p.hgap;
@@ -224,12 +206,7 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
             layer[v] = layer[v].max(layer[g.edge_source[e as usize] as usize] + 1);
         }
     }
-    let layers = layer
-        .iter()
-        .copied()
-        .max()
-        .map(|m| m as usize + 1)
-        .unwrap_or(0);
+    let layers = layer.iter().copied().max().map(|m| m as usize + 1).unwrap_or(0);
     // Virtual nodes: real nodes, then one dummy per layer crossed by a long edge.
     let mut vlayer: Vec<u32> = layer.clone();
     let mut chains: Vec<Vec<u32>> = vec![Vec::new(); g.edges()];
@@ -268,11 +245,8 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
     let initial = best.0;
     for sweep in 0..8 {
         let downward = sweep % 2 == 0;
-        let order: Vec<usize> = if downward {
-            (1..layers).collect()
-        } else {
-            (0..layers.saturating_sub(1)).rev().collect()
-        };
+        let order: Vec<usize> =
+            if downward { (1..layers).collect() } else { (0..layers.saturating_sub(1)).rev().collect() };
         for li in order {
             let nb = if downward { &up } else { &down };
             let mut keyed: Vec<(f32, u32)> = rows[li]
@@ -303,10 +277,7 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
         }
     }
     if std::env::var_os("WEFT_DEBUG_CROSSINGS").is_some() {
-        eprintln!(
-            "layered: {initial} crossings before the sweeps, {} after",
-            best.0
-        );
+        eprintln!("layered: {initial} crossings before the sweeps, {} after", best.0);
     }
     rows = best.1;
     for row in &rows {
@@ -328,11 +299,7 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
             } else {
                 up[v].iter().map(|&u| cx[u as usize]).sum::<f32>() / up[v].len() as f32
             };
-            let min = if right.is_finite() {
-                right + p.hgap + vw(v) / 2.0
-            } else {
-                vw(v) / 2.0
-            };
+            let min = if right.is_finite() { right + p.hgap + vw(v) / 2.0 } else { vw(v) / 2.0 };
             cx[v] = want.max(min);
             right = cx[v] + vw(v) / 2.0;
         }
@@ -362,15 +329,8 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
         l.x[v] = cx[v] - l.w[v] / 2.0;
         l.y[v] = ly[layer[v] as usize];
     }
-    let dummies: Vec<[f32; 3]> = (n..vn)
-        .map(|d| {
-            [
-                cx[d],
-                ly[vlayer[d] as usize],
-                band_bottom[vlayer[d] as usize],
-            ]
-        })
-        .collect();
+    let dummies: Vec<[f32; 3]> =
+        (n..vn).map(|d| [cx[d], ly[vlayer[d] as usize], band_bottom[vlayer[d] as usize]]).collect();
     let node_band: Vec<f32> = (0..n).map(|v| band_bottom[layer[v] as usize]).collect();
     route_edges(g, p, &mut l, Some((&chains, &dummies, &node_band, n)));
     l

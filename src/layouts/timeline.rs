@@ -15,11 +15,7 @@ pub struct TimelineMetrics {
 
 impl Default for TimelineMetrics {
     fn default() -> Self {
-        TimelineMetrics {
-            lane_px: 18.0,
-            row_gap_px: 4.0,
-            process_header_px: 22.0,
-        }
+        TimelineMetrics { lane_px: 18.0, row_gap_px: 4.0, process_header_px: 22.0 }
     }
 }
 
@@ -72,11 +68,7 @@ impl TimelineLayout {
                 last_process = Some(p);
             }
             let range = trace.intervals_of(l);
-            let lanes = range
-                .clone()
-                .map(|i| iv.depth[i] as usize + 1)
-                .max()
-                .unwrap_or(1);
+            let lanes = range.clone().map(|i| iv.depth[i] as usize + 1).max().unwrap_or(1);
             // Counting sort of the location's intervals by depth keeps each lane's start order.
             counts.clear();
             counts.resize(lanes + 1, 0);
@@ -87,9 +79,7 @@ impl TimelineLayout {
                 counts[d + 1] += counts[d];
             }
             let base = lane_intervals.len();
-            let lane_ranges = (0..lanes)
-                .map(|d| base + counts[d]..base + counts[d + 1])
-                .collect();
+            let lane_ranges = (0..lanes).map(|d| base + counts[d]..base + counts[d + 1]).collect();
             lane_intervals.resize(base + range.len(), 0);
             let mut next: Vec<usize> = counts[..lanes].to_vec();
             for i in range {
@@ -98,23 +88,10 @@ impl TimelineLayout {
                 next[d] += 1;
             }
             row_of_location[l.index()] = rows.len() as u32;
-            rows.push(TimelineRow {
-                location: l,
-                process: p,
-                y,
-                lanes: lanes.min(u16::MAX as usize) as u16,
-                lane_ranges,
-            });
+            rows.push(TimelineRow { location: l, process: p, y, lanes: lanes.min(u16::MAX as usize) as u16, lane_ranges });
             y += lanes as f32 * metrics.lane_px + metrics.row_gap_px;
         }
-        TimelineLayout {
-            metrics,
-            rows,
-            headers,
-            lane_intervals,
-            height: y,
-            row_of_location,
-        }
+        TimelineLayout { metrics, rows, headers, lane_intervals, height: y, row_of_location }
     }
 
     pub fn row_height(&self, row: &TimelineRow) -> f32 {
@@ -131,9 +108,7 @@ impl TimelineLayout {
 
     /// Rows intersecting layout y range [y0, y1).
     pub fn rows_in(&self, y0: f32, y1: f32) -> Range<usize> {
-        let first = self
-            .rows
-            .partition_point(|r| r.y + self.row_height(r) <= y0);
+        let first = self.rows.partition_point(|r| r.y + self.row_height(r) <= y0);
         let last = self.rows.partition_point(|r| r.y < y1);
         first..last.max(first)
     }
@@ -163,10 +138,7 @@ mod tests {
         assert_eq!(lay.headers.len(), 2);
         assert_eq!(lay.rows[1].lanes, 2);
         let lane1 = &lay.lane_intervals[lay.rows[1].lane_ranges[1].clone()];
-        let starts: Vec<u64> = lane1
-            .iter()
-            .map(|&i| t.intervals.start_ns[i as usize])
-            .collect();
+        let starts: Vec<u64> = lane1.iter().map(|&i| t.intervals.start_ns[i as usize]).collect();
         assert_eq!(starts, vec![10, 40]);
         let y = lay.rows[1].y + 1.0;
         assert_eq!(lay.row_at(y), Some(1));

@@ -85,6 +85,7 @@ pub struct TraceBuilder {
     event_records: u64,
 }
 
+
 impl TraceBuilder {
     pub fn new(format: Format) -> Self {
         TraceBuilder {
@@ -149,12 +150,7 @@ impl TraceBuilder {
     }
 
     /// The location with this native id in this process, created on first use with a default name.
-    pub fn location(
-        &mut self,
-        process: ProcessId,
-        native_id: i64,
-        kind: LocationKind,
-    ) -> LocationId {
+    pub fn location(&mut self, process: ProcessId, native_id: i64, kind: LocationKind) -> LocationId {
         if let Some(&l) = self.location_index.get(&(process, native_id, kind)) {
             return l;
         }
@@ -199,25 +195,13 @@ impl TraceBuilder {
     }
 
     /// A region whose paradigm and role the format states (OTF2 region definitions).
-    pub fn region_with(
-        &mut self,
-        name: &str,
-        category: &str,
-        paradigm: Paradigm,
-        role: RegionRole,
-    ) -> RegionId {
+    pub fn region_with(&mut self, name: &str, category: &str, paradigm: Paradigm, role: RegionRole) -> RegionId {
         let n = self.strings.intern(name);
         let c = self.strings.intern(category);
         self.push_region(n, c, paradigm, role)
     }
 
-    fn push_region(
-        &mut self,
-        n: StringId,
-        c: StringId,
-        paradigm: Paradigm,
-        role: RegionRole,
-    ) -> RegionId {
+    fn push_region(&mut self, n: StringId, c: StringId, paradigm: Paradigm, role: RegionRole) -> RegionId {
         let r = RegionId(self.regions.name.len() as u32);
         self.regions.name.push(n);
         self.regions.category.push(c);
@@ -370,10 +354,7 @@ impl TraceBuilder {
                 if end > parent_end {
                     clipped += 1;
                     if clipped <= 5 {
-                        let name = self
-                            .strings
-                            .get(self.regions.name[raw.region[i].index()])
-                            .to_string();
+                        let name = self.strings.get(self.regions.name[raw.region[i].index()]).to_string();
                         self.warnings.push(WarningKind::ImproperNesting, || {
                             format!(
                                 "'{name}' at {start} ns outlasts its enclosing slice by {} ns; clipped",
@@ -397,8 +378,7 @@ impl TraceBuilder {
             location_intervals[c.index()] = run_start..iv.location.len();
         }
         if clipped > 5 {
-            self.warnings
-                .add_count(WarningKind::ImproperNesting, clipped - 5);
+            self.warnings.add_count(WarningKind::ImproperNesting, clipped - 5);
         }
         drop(order);
         drop(raw);
@@ -485,10 +465,7 @@ impl TraceBuilder {
 }
 
 /// For intervals grouped by location, each location's index range; None when a location's run is split.
-pub(crate) fn location_ranges(
-    location: &[LocationId],
-    locations: usize,
-) -> Option<Vec<Range<usize>>> {
+pub(crate) fn location_ranges(location: &[LocationId], locations: usize) -> Option<Vec<Range<usize>>> {
     let mut ranges = vec![0..0; locations];
     let mut seen = vec![false; locations];
     let mut i = 0;
@@ -510,42 +487,21 @@ pub(crate) fn location_ranges(
 /// Guess a region's paradigm and role from its name and category, for formats that do not state them.
 pub fn classify_region(name: &str, category: &str) -> (Paradigm, RegionRole) {
     let lower_cat = category.to_ascii_lowercase();
-    if let Some(call) = name
-        .strip_prefix("MPI_")
-        .or_else(|| name.strip_prefix("mpi_"))
-    {
+    if let Some(call) = name.strip_prefix("MPI_").or_else(|| name.strip_prefix("mpi_")) {
         let call = call.to_ascii_lowercase();
         let role = if call.starts_with("barrier") || call.starts_with("ibarrier") {
             RegionRole::Barrier
         } else if [
-            "allreduce",
-            "reduce",
-            "bcast",
-            "gather",
-            "scatter",
-            "alltoall",
-            "allgather",
-            "scan",
-            "exscan",
-            "iallreduce",
-            "ireduce",
-            "ibcast",
-            "igather",
-            "iscatter",
-            "ialltoall",
-            "iallgather",
-            "neighbor",
+            "allreduce", "reduce", "bcast", "gather", "scatter", "alltoall", "allgather", "scan", "exscan",
+            "iallreduce", "ireduce", "ibcast", "igather", "iscatter", "ialltoall", "iallgather", "neighbor",
         ]
         .iter()
         .any(|p| call.starts_with(p))
         {
             RegionRole::Collective
-        } else if [
-            "send", "recv", "isend", "irecv", "ssend", "bsend", "rsend", "issend", "wait", "test",
-            "probe", "iprobe", "sendrecv", "start",
-        ]
-        .iter()
-        .any(|p| call.starts_with(p))
+        } else if ["send", "recv", "isend", "irecv", "ssend", "bsend", "rsend", "issend", "wait", "test", "probe", "iprobe", "sendrecv", "start"]
+            .iter()
+            .any(|p| call.starts_with(p))
         {
             RegionRole::PointToPoint
         } else {
@@ -554,11 +510,7 @@ pub fn classify_region(name: &str, category: &str) -> (Paradigm, RegionRole) {
         return (Paradigm::Mpi, role);
     }
     let lower = name.to_ascii_lowercase();
-    if lower.starts_with("!$omp")
-        || lower.starts_with("omp_")
-        || lower.starts_with("#pragma omp")
-        || lower_cat == "openmp"
-    {
+    if lower.starts_with("!$omp") || lower.starts_with("omp_") || lower.starts_with("#pragma omp") || lower_cat == "openmp" {
         let role = if lower.contains("barrier") {
             if lower.contains("implicit") {
                 RegionRole::ImplicitBarrier
@@ -584,11 +536,7 @@ pub fn classify_region(name: &str, category: &str) -> (Paradigm, RegionRole) {
     if lower.starts_with("cuda") || lower_cat.contains("cuda") {
         return (Paradigm::Cuda, RegionRole::Function);
     }
-    if lower.starts_with("nccl")
-        || lower_cat.contains("kernel")
-        || lower_cat.contains("gpu")
-        || lower_cat == "gpu_memcpy"
-    {
+    if lower.starts_with("nccl") || lower_cat.contains("kernel") || lower_cat.contains("gpu") || lower_cat == "gpu_memcpy" {
         return (Paradigm::Gpu, RegionRole::Function);
     }
     (Paradigm::User, RegionRole::Function)

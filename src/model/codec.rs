@@ -70,17 +70,10 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn err(&self, what: &'static str) -> DecodeError {
-        DecodeError {
-            offset: self.at,
-            what,
-        }
+        DecodeError { offset: self.at, what }
     }
     fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&e| e <= self.b.len())
-            .ok_or_else(|| self.err("unexpected end"))?;
+        let end = self.at.checked_add(n).filter(|&e| e <= self.b.len()).ok_or_else(|| self.err("unexpected end"))?;
         let s = &self.b[self.at..end];
         self.at = end;
         Ok(s)
@@ -89,9 +82,7 @@ impl<'a> Reader<'a> {
         Ok(self.take(1)?[0])
     }
     fn u64(&mut self) -> Result<u64, DecodeError> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().map_err(|_| self.err("u64"))?,
-        ))
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().map_err(|_| self.err("u64"))?))
     }
     fn i64(&mut self) -> Result<i64, DecodeError> {
         Ok(self.u64()? as i64)
@@ -113,16 +104,12 @@ impl<'a> Reader<'a> {
     fn col_u32(&mut self) -> Result<Vec<u32>, DecodeError> {
         let n = self.len(4)?;
         let s = self.take(n * 4)?;
-        Ok(s.chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        Ok(s.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
     fn col_u64(&mut self) -> Result<Vec<u64>, DecodeError> {
         let n = self.len(8)?;
         let s = self.take(n * 8)?;
-        Ok(s.chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-            .collect())
+        Ok(s.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect())
     }
     fn col_i64(&mut self) -> Result<Vec<i64>, DecodeError> {
         Ok(self.col_u64()?.into_iter().map(|v| v as i64).collect())
@@ -139,66 +126,20 @@ fn format_code(f: Format) -> u8 {
 
 fn format_from(c: u8) -> Option<Format> {
     use Format::*;
-    [
-        ChromeJson,
-        Otf2,
-        Paraver,
-        MirTaskStats,
-        GraphMl,
-        ExecGraphText,
-        Generated,
-    ]
-    .into_iter()
-    .find(|&f| f as u8 == c)
+    [ChromeJson, Otf2, Paraver, MirTaskStats, GraphMl, ExecGraphText, Generated].into_iter().find(|&f| f as u8 == c)
 }
 
 fn paradigm_from(c: u8) -> Option<Paradigm> {
     use Paradigm::*;
-    [
-        Unknown,
-        User,
-        Compiler,
-        Mpi,
-        OpenMp,
-        Pthread,
-        Cuda,
-        Gpu,
-        Io,
-        Measurement,
-    ]
-    .into_iter()
-    .find(|&p| p as u8 == c)
+    [Unknown, User, Compiler, Mpi, OpenMp, Pthread, Cuda, Gpu, Io, Measurement].into_iter().find(|&p| p as u8 == c)
 }
 
 fn role_from(c: u8) -> Option<RegionRole> {
     use RegionRole::*;
     [
-        Unknown,
-        Function,
-        Wrapper,
-        Loop,
-        Code,
-        Parallel,
-        Sections,
-        Section,
-        Workshare,
-        Single,
-        Master,
-        Critical,
-        Atomic,
-        Barrier,
-        ImplicitBarrier,
-        Flush,
-        Ordered,
-        Task,
-        TaskCreate,
-        TaskWait,
-        Collective,
-        PointToPoint,
-        Allocate,
-        Deallocate,
-        FileIo,
-        Artificial,
+        Unknown, Function, Wrapper, Loop, Code, Parallel, Sections, Section, Workshare, Single, Master, Critical, Atomic,
+        Barrier, ImplicitBarrier, Flush, Ordered, Task, TaskCreate, TaskWait, Collective, PointToPoint, Allocate,
+        Deallocate, FileIo, Artificial,
     ]
     .into_iter()
     .find(|&r| r as u8 == c)
@@ -206,26 +147,14 @@ fn role_from(c: u8) -> Option<RegionRole> {
 
 fn kind_from(c: u8) -> Option<LocationKind> {
     use LocationKind::*;
-    [CpuThread, GpuStream, AsyncTrack, Metric]
-        .into_iter()
-        .find(|&k| k as u8 == c)
+    [CpuThread, GpuStream, AsyncTrack, Metric].into_iter().find(|&k| k as u8 == c)
 }
 
 fn warning_kind_from(c: u8) -> Option<WarningKind> {
     use WarningKind::*;
     [
-        UnmatchedEnd,
-        UnclosedBegin,
-        MismatchedEnd,
-        ImproperNesting,
-        OutOfOrder,
-        Truncated,
-        MalformedRecord,
-        UnknownRecord,
-        BadTimestamp,
-        UnmatchedFlow,
-        DanglingReference,
-        Other,
+        UnmatchedEnd, UnclosedBegin, MismatchedEnd, ImproperNesting, OutOfOrder, Truncated, MalformedRecord,
+        UnknownRecord, BadTimestamp, UnmatchedFlow, DanglingReference, Other,
     ]
     .into_iter()
     .find(|&k| k as u8 == c)
@@ -292,12 +221,7 @@ pub fn encode(t: &Trace) -> Vec<u8> {
     w.col_u32(k.series_process.iter().map(|x| x.0));
     w.col_u32(k.sample_series.iter().copied());
     w.col_u64(&k.sample_time_ns);
-    w.col_u64(
-        &k.sample_value
-            .iter()
-            .map(|v| v.to_bits())
-            .collect::<Vec<_>>(),
-    );
+    w.col_u64(&k.sample_value.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
     w.len(t.warnings.counts().len());
     for &(kind, n) in t.warnings.counts() {
         w.u8(kind as u8);
@@ -311,12 +235,7 @@ pub fn encode(t: &Trace) -> Vec<u8> {
     w.0
 }
 
-fn ids<T>(
-    v: Vec<u32>,
-    bound: usize,
-    r: &Reader,
-    make: impl Fn(u32) -> T,
-) -> Result<Vec<T>, DecodeError> {
+fn ids<T>(v: Vec<u32>, bound: usize, r: &Reader, make: impl Fn(u32) -> T) -> Result<Vec<T>, DecodeError> {
     if v.iter().any(|&x| x as usize >= bound) {
         return Err(r.err("id out of range"));
     }
@@ -324,9 +243,7 @@ fn ids<T>(
 }
 
 fn enums<T>(v: Vec<u8>, r: &Reader, f: impl Fn(u8) -> Option<T>) -> Result<Vec<T>, DecodeError> {
-    v.into_iter()
-        .map(|c| f(c).ok_or_else(|| r.err("unknown enum value")))
-        .collect()
+    v.into_iter().map(|c| f(c).ok_or_else(|| r.err("unknown enum value"))).collect()
 }
 
 pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
@@ -351,11 +268,7 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
     let sid = |v: Vec<u32>, r: &Reader| ids(v, ns, r, StringId);
     let p_native = r.col_i64()?;
     let p_name = r.col_u32()?;
-    let processes = Processes {
-        native_id: p_native,
-        name: sid(p_name, &r)?,
-        sort_key: r.col_i64()?,
-    };
+    let processes = Processes { native_id: p_native, name: sid(p_name, &r)?, sort_key: r.col_i64()? };
     let np = processes.len();
     let l_proc = r.col_u32()?;
     let l_proc = ids(l_proc, np, &r, ProcessId)?;
@@ -378,38 +291,20 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
         role: enums(rr, &r, role_from)?,
     };
     let nr = regions.len();
-    let (il, ir, is, id, idp) = (
-        r.col_u32()?,
-        r.col_u32()?,
-        r.col_u64()?,
-        r.col_u64()?,
-        r.col_u32()?,
-    );
+    let (il, ir, is, id, idp) = (r.col_u32()?, r.col_u32()?, r.col_u64()?, r.col_u64()?, r.col_u32()?);
     let intervals = Intervals {
         location: ids(il, nl, &r, LocationId)?,
         region: ids(ir, nr, &r, RegionId)?,
         start_ns: is,
         dur_ns: id,
-        depth: idp
-            .into_iter()
-            .map(|d| d.min(u16::MAX as u32) as u16)
-            .collect(),
+        depth: idp.into_iter().map(|d| d.min(u16::MAX as u32) as u16).collect(),
     };
     let (nl_, nr_, nt_) = (r.col_u32()?, r.col_u32()?, r.col_u64()?);
-    let instants = Instants {
-        location: ids(nl_, nl, &r, LocationId)?,
-        region: ids(nr_, nr, &r, RegionId)?,
-        time_ns: nt_,
-    };
+    let instants =
+        Instants { location: ids(nl_, nl, &r, LocationId)?, region: ids(nr_, nr, &r, RegionId)?, time_ns: nt_ };
     let mk = r.col_u8()?;
     let (ms, mr) = (r.col_u32()?, r.col_u32()?);
-    let (mss, mrs, msz, mtag, mname) = (
-        r.col_u64()?,
-        r.col_u64()?,
-        r.col_u64()?,
-        r.col_u32()?,
-        r.col_u32()?,
-    );
+    let (mss, mrs, msz, mtag, mname) = (r.col_u64()?, r.col_u64()?, r.col_u64()?, r.col_u32()?, r.col_u32()?);
     let messages = Messages {
         kind: enums(mk, &r, |c| match c {
             0 => Some(MessageKind::PointToPoint),
@@ -424,28 +319,13 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
         tag: mtag,
         name: sid(mname, &r)?,
     };
-    let (cop, cl, cr, cc, croot) = (
-        r.col_u32()?,
-        r.col_u32()?,
-        r.col_u32()?,
-        r.col_u32()?,
-        r.col_u32()?,
-    );
+    let (cop, cl, cr, cc, croot) = (r.col_u32()?, r.col_u32()?, r.col_u32()?, r.col_u32()?, r.col_u32()?);
     let collectives = Collectives {
         operation: cop,
         location: ids(cl, nl, &r, LocationId)?,
         region: ids(cr, nr, &r, RegionId)?,
         communicator: sid(cc, &r)?,
-        root: croot
-            .into_iter()
-            .map(|x| {
-                if x == u32::MAX || x as usize >= nl {
-                    None
-                } else {
-                    Some(LocationId(x))
-                }
-            })
-            .collect(),
+        root: croot.into_iter().map(|x| if x == u32::MAX || x as usize >= nl { None } else { Some(LocationId(x)) }).collect(),
         start_ns: r.col_u64()?,
         end_ns: r.col_u64()?,
         bytes_sent: r.col_u64()?,
@@ -470,59 +350,22 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
     let mut examples = Vec::with_capacity(ne);
     for _ in 0..ne {
         let k = warning_kind_from(r.u8()?).ok_or_else(|| r.err("unknown warning kind"))?;
-        examples.push(Warning {
-            kind: k,
-            message: r.str()?,
-        });
+        examples.push(Warning { kind: k, message: r.str()? });
     }
     warnings.set_examples(examples);
     // Columns of one table must agree in length.
     let lens_agree = |lens: &[usize]| lens.windows(2).all(|w| w[0] == w[1]);
-    if !lens_agree(&[
-        intervals.location.len(),
-        intervals.region.len(),
-        intervals.start_ns.len(),
-        intervals.dur_ns.len(),
-        intervals.depth.len(),
-    ]) || !lens_agree(&[
-        messages.kind.len(),
-        messages.sender.len(),
-        messages.receiver.len(),
-        messages.send_ns.len(),
-        messages.recv_ns.len(),
-        messages.size_bytes.len(),
-        messages.tag.len(),
-        messages.name.len(),
-    ]) || !lens_agree(&[
-        locations.process.len(),
-        locations.native_id.len(),
-        locations.name.len(),
-        locations.kind.len(),
-        locations.sort_key.len(),
-    ]) || !lens_agree(&[
-        regions.name.len(),
-        regions.category.len(),
-        regions.paradigm.len(),
-        regions.role.len(),
-    ]) || !lens_agree(&[
-        instants.location.len(),
-        instants.region.len(),
-        instants.time_ns.len(),
-    ]) || !lens_agree(&[
-        collectives.operation.len(),
-        collectives.location.len(),
-        collectives.start_ns.len(),
-        collectives.end_ns.len(),
-        collectives.root.len(),
-    ]) || !lens_agree(&[
-        counters.sample_series.len(),
-        counters.sample_time_ns.len(),
-        counters.sample_value.len(),
-    ]) {
+    if !lens_agree(&[intervals.location.len(), intervals.region.len(), intervals.start_ns.len(), intervals.dur_ns.len(), intervals.depth.len()])
+        || !lens_agree(&[messages.kind.len(), messages.sender.len(), messages.receiver.len(), messages.send_ns.len(), messages.recv_ns.len(), messages.size_bytes.len(), messages.tag.len(), messages.name.len()])
+        || !lens_agree(&[locations.process.len(), locations.native_id.len(), locations.name.len(), locations.kind.len(), locations.sort_key.len()])
+        || !lens_agree(&[regions.name.len(), regions.category.len(), regions.paradigm.len(), regions.role.len()])
+        || !lens_agree(&[instants.location.len(), instants.region.len(), instants.time_ns.len()])
+        || !lens_agree(&[collectives.operation.len(), collectives.location.len(), collectives.start_ns.len(), collectives.end_ns.len(), collectives.root.len()])
+        || !lens_agree(&[counters.sample_series.len(), counters.sample_time_ns.len(), counters.sample_value.len()])
+    {
         return Err(r.err("columns of one table differ in length"));
     }
-    let location_intervals = super::builder::location_ranges(&intervals.location, nl)
-        .ok_or_else(|| r.err("intervals not grouped by location"))?;
+    let location_intervals = super::builder::location_ranges(&intervals.location, nl).ok_or_else(|| r.err("intervals not grouped by location"))?;
     Ok(Trace {
         format,
         strings,

@@ -281,11 +281,7 @@ impl Collectives {
     }
     /// Number of distinct operations.
     pub fn operations(&self) -> usize {
-        self.operation
-            .iter()
-            .copied()
-            .max()
-            .map_or(0, |m| m as usize + 1)
+        self.operation.iter().copied().max().map_or(0, |m| m as usize + 1)
     }
 }
 

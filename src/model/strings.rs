@@ -19,10 +19,7 @@ pub struct StringTable {
 
 impl Default for StringTable {
     fn default() -> Self {
-        let mut t = StringTable {
-            strings: Vec::new(),
-            index: HashMap::new(),
-        };
+        let mut t = StringTable { strings: Vec::new(), index: HashMap::new() };
         t.intern("");
         t
     }

@@ -59,10 +59,7 @@ impl Warnings {
             }
         };
         if n as usize <= Self::EXAMPLES_PER_KIND {
-            self.examples.push(Warning {
-                kind,
-                message: message(),
-            });
+            self.examples.push(Warning { kind, message: message() });
         }
     }
 
@@ -81,10 +78,7 @@ impl Warnings {
     }
 
     pub fn count(&self, kind: WarningKind) -> u64 {
-        self.counts
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map_or(0, |(_, n)| *n)
+        self.counts.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n)
     }
 
     pub fn counts(&self) -> &[(WarningKind, u64)] {

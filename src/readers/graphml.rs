@@ -26,10 +26,7 @@ pub struct Attributes {
 
 impl Attributes {
     fn new() -> Self {
-        Attributes {
-            start: vec![0],
-            ..Default::default()
-        }
+        Attributes { start: vec![0], ..Default::default() }
     }
     /// The value of attribute `name` of item `i`, as written.
     pub fn get(&self, i: usize, name: &str) -> Option<&str> {
@@ -40,13 +37,8 @@ impl Attributes {
         self.names.iter().position(|n| n == name).map(|k| k as u16)
     }
     pub fn get_key(&self, i: usize, k: u16) -> Option<&str> {
-        let (a, b) = (
-            *self.start.get(i)? as usize,
-            *self.start.get(i + 1)? as usize,
-        );
-        (a..b)
-            .find(|&j| self.key[j] == k)
-            .map(|j| self.value[j].as_str())
+        let (a, b) = (*self.start.get(i)? as usize, *self.start.get(i + 1)? as usize);
+        (a..b).find(|&j| self.key[j] == k).map(|j| self.value[j].as_str())
     }
     /// A numeric attribute; `NA`, `NaN` and text read as None.
     pub fn number(&self, i: usize, k: Option<u16>) -> Option<f64> {
@@ -76,12 +68,8 @@ struct KeyDecl {
 pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
     let mut reader = Reader::from_reader(bytes);
     reader.config_mut().check_end_names = true;
-    let err = |pos: u64, detail: String| ReadError::Malformed {
-        file: name.into(),
-        format: FORMAT,
-        offset: pos,
-        detail,
-    };
+    let err =
+        |pos: u64, detail: String| ReadError::Malformed { file: name.into(), format: FORMAT, offset: pos, detail };
     let mut keys: HashMap<String, KeyDecl> = HashMap::new();
     let mut g = GraphMlGraph {
         file: name.into(),
@@ -105,13 +93,13 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
     let mut graphs = 0u32;
     loop {
         let pos = reader.buffer_position();
-        let ev = reader
-            .read_event()
-            .map_err(|e| err(pos, format!("not well-formed XML: {e}")))?;
+        let ev = reader.read_event().map_err(|e| err(pos, format!("not well-formed XML: {e}")))?;
         match ev {
-            Event::DocType(_) => {
-                return Err(err(pos, "the document has a DTD (<!DOCTYPE>); weft refuses DTDs so that no entity is ever expanded or fetched".into()))
-            }
+            Event::DocType(_) => return Err(err(
+                pos,
+                "the document has a DTD (<!DOCTYPE>); weft refuses DTDs so that no entity is ever expanded or fetched"
+                    .into(),
+            )),
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let empty = matches!(ev, Event::Empty(_));
                 let local = e.local_name();
@@ -141,8 +129,10 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
                         owner = if empty { Owner::None } else { Owner::Node };
                     }
                     b"edge" => {
-                        let s = attr(e, b"source", pos, name)?.ok_or_else(|| err(pos, "an <edge> without a source".into()))?;
-                        let t = attr(e, b"target", pos, name)?.ok_or_else(|| err(pos, "an <edge> without a target".into()))?;
+                        let s = attr(e, b"source", pos, name)?
+                            .ok_or_else(|| err(pos, "an <edge> without a source".into()))?;
+                        let t = attr(e, b"target", pos, name)?
+                            .ok_or_else(|| err(pos, "an <edge> without a target".into()))?;
                         edge_ends.push((s, t, pos));
                         g.edges.start.push(g.edges.key.len() as u32);
                         owner = if empty { Owner::None } else { Owner::Edge };
@@ -163,15 +153,13 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
                 }
             }
             Event::Text(t) if data_key.is_some() => {
-                {
-                    let s = t.unescape().map_err(|e| err(pos, format!("text: {e} (only XML's predefined entities are decoded)")))?;
-                    data_text.push_str(&s);
-                }
+                let s = t
+                    .unescape()
+                    .map_err(|e| err(pos, format!("text: {e} (only XML's predefined entities are decoded)")))?;
+                data_text.push_str(&s);
             }
             Event::CData(t) if data_key.is_some() => {
-                {
-                    data_text.push_str(&String::from_utf8_lossy(&t));
-                }
+                data_text.push_str(&String::from_utf8_lossy(&t));
             }
             Event::End(e) => match e.local_name().as_ref() {
                 b"data" => {
@@ -194,22 +182,16 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
     }
     for (s, t, pos) in edge_ends {
         let find = |id: &str| {
-            node_index.get(id).copied().ok_or_else(|| {
-                err(
-                    pos,
-                    format!("an edge names node \"{id}\", which does not exist"),
-                )
-            })
+            node_index
+                .get(id)
+                .copied()
+                .ok_or_else(|| err(pos, format!("an edge names node \"{id}\", which does not exist")))
         };
         g.edge_source.push(find(&s)?);
         g.edge_target.push(find(&t)?);
     }
     if g.node_ids.is_empty() {
-        return Err(ReadError::Empty {
-            file: name.into(),
-            format: FORMAT,
-            detail: " (no nodes)".into(),
-        });
+        return Err(ReadError::Empty { file: name.into(), format: FORMAT, detail: " (no nodes)".into() });
     }
     Ok(g)
 }
@@ -237,9 +219,7 @@ fn attr(e: &BytesStart, key: &[u8], pos: u64, file: &str) -> Result<Option<Strin
                 file: file.into(),
                 format: FORMAT,
                 offset: pos,
-                detail: format!(
-                    "attribute value: {x} (only XML's predefined entities are decoded)"
-                ),
+                detail: format!("attribute value: {x} (only XML's predefined entities are decoded)"),
             })?;
             return Ok(Some(v.into_owned()));
         }
@@ -275,14 +255,8 @@ mod tests {
     #[test]
     fn refuses_duplicates_and_dangling() {
         let dup = SMALL.replace("node id=\"b\"", "node id=\"a\"");
-        assert!(read("d", dup.as_bytes())
-            .unwrap_err()
-            .to_string()
-            .contains("duplicate node id"));
+        assert!(read("d", dup.as_bytes()).unwrap_err().to_string().contains("duplicate node id"));
         let dangling = SMALL.replace("target=\"b\"", "target=\"zz\"");
-        assert!(read("d", dangling.as_bytes())
-            .unwrap_err()
-            .to_string()
-            .contains("\"zz\""));
+        assert!(read("d", dangling.as_bytes()).unwrap_err().to_string().contains("\"zz\""));
     }
 }

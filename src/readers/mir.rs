@@ -48,10 +48,7 @@ impl MirProfile {
     }
     /// A numeric column by its header name.
     pub fn column(&self, name: &str) -> Option<&[Option<f64>]> {
-        self.numeric
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_slice())
+        self.numeric.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
     }
     pub fn waits(&self, row: usize) -> &[u64] {
         &self.wait_instants[self.wait_start[row] as usize..self.wait_start[row + 1] as usize]
@@ -103,9 +100,7 @@ fn split_record<'a>(line: &'a [u8], out: &mut Vec<Cow<'a, str>>) -> Result<(), S
                 match line.get(i) {
                     None => return Err("unterminated quoted cell".into()),
                     Some(b'"') if line.get(i + 1) == Some(&b'"') => {
-                        owned
-                            .get_or_insert_with(|| line[start..i].to_vec())
-                            .push(b'"');
+                        owned.get_or_insert_with(|| line[start..i].to_vec()).push(b'"');
                         i += 2;
                     }
                     Some(b'"') => {
@@ -170,30 +165,17 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
         detail: format!("line {line}: {detail}"),
     };
     let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(bytes);
-    let mut lines = bytes
-        .split(|&c| c == b'\n')
-        .enumerate()
-        .scan(0usize, |off, (i, l)| {
-            let start = *off;
-            *off += l.len() + 1;
-            Some((i + 1, start, l.strip_suffix(b"\r").unwrap_or(l)))
-        });
+    let mut lines = bytes.split(|&c| c == b'\n').enumerate().scan(0usize, |off, (i, l)| {
+        let start = *off;
+        *off += l.len() + 1;
+        Some((i + 1, start, l.strip_suffix(b"\r").unwrap_or(l)))
+    });
     let mut header_cells = Vec::new();
     // The header: the first line that is neither blank nor a `#` comment.
     let (header_line, header_off) = loop {
         match lines.next() {
-            None => {
-                return Err(ReadError::Empty {
-                    file: name.into(),
-                    format: FORMAT,
-                    detail: " (no header)".into(),
-                })
-            }
-            Some((_, _, l))
-                if l.iter().all(|c| c.is_ascii_whitespace()) || l.first() == Some(&b'#') =>
-            {
-                continue
-            }
+            None => return Err(ReadError::Empty { file: name.into(), format: FORMAT, detail: " (no header)".into() }),
+            Some((_, _, l)) if l.iter().all(|c| c.is_ascii_whitespace()) || l.first() == Some(&b'#') => continue,
             Some((n, off, l)) => {
                 split_record(l, &mut header_cells).map_err(|d| err(n, off, d))?;
                 break (n, off);
@@ -203,13 +185,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
     let names: Vec<String> = header_cells.iter().map(|c| c.trim().to_string()).collect();
     let col = |n: &str| names.iter().position(|c| c == n);
     let need = |n: &'static str| {
-        col(n).ok_or_else(|| {
-            err(
-                header_line,
-                header_off,
-                format!("the header has no \"{n}\" column"),
-            )
-        })
+        col(n).ok_or_else(|| err(header_line, header_off, format!("the header has no \"{n}\" column")))
     };
     let (c_task, c_parent) = (need("task")?, need("parent")?);
     let c_exec = need("exec_cycles")?;
@@ -218,25 +194,17 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
     let c_lineage = col("chunk_lineage").or_else(|| col("lineage"));
     let (c_type, c_group) = (col("type"), col("group"));
     let (c_outline, c_source, c_tag) = (col("outline_function"), col("source_line"), col("tag"));
-    let numeric_cols: Vec<usize> = (0..names.len())
-        .filter(|&i| !STRUCTURAL.contains(&names[i].as_str()))
-        .collect();
+    let numeric_cols: Vec<usize> = (0..names.len()).filter(|&i| !STRUCTURAL.contains(&names[i].as_str())).collect();
 
     let mut p = MirProfile {
         file: name.to_string(),
         for_loop: col("chunk_lineage").is_some(),
-        numeric: numeric_cols
-            .iter()
-            .map(|&i| (names[i].clone(), Vec::new()))
-            .collect(),
+        numeric: numeric_cols.iter().map(|&i| (names[i].clone(), Vec::new())).collect(),
         wait_start: vec![0],
         ..Default::default()
     };
     let text = |cells: &[Cow<str>], c: Option<usize>| -> String {
-        c.and_then(|c| cells.get(c))
-            .filter(|s| !is_na(s))
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default()
+        c.and_then(|c| cells.get(c)).filter(|s| !is_na(s)).map(|s| s.trim().to_string()).unwrap_or_default()
     };
     let mut waits = Vec::new();
     for (n, off, line) in lines {
@@ -250,15 +218,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
             cells.remove(0);
         }
         if cells.len() != names.len() {
-            return Err(err(
-                n,
-                off,
-                format!(
-                    "{} cells where the header names {} columns",
-                    cells.len(),
-                    names.len()
-                ),
-            ));
+            return Err(err(n, off, format!("{} cells where the header names {} columns", cells.len(), names.len())));
         }
         let int = |c: usize, what: &str| -> Result<Option<u64>, ReadError> {
             let s = &cells[c];
@@ -267,18 +227,12 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
             }
             match number(s) {
                 Some(v) if (0.0..=9.0e15).contains(&v) => Ok(Some(v.round() as u64)),
-                _ => Err(err(
-                    n,
-                    off,
-                    format!("{what} \"{}\" is not a non-negative number", s.trim()),
-                )),
+                _ => Err(err(n, off, format!("{what} \"{}\" is not a non-negative number", s.trim()))),
             }
         };
         // The prototype's own tables (.nodeattr, task-stats.aggregated) also hold fork, join, start and end
         // rows and aggregation groups: only task rows are grains.
-        if c_type.is_some_and(|c| cells[c].trim() != "task")
-            || c_group.is_some_and(|c| cells[c].trim() == "TRUE")
-        {
+        if c_type.is_some_and(|c| cells[c].trim() != "task") || c_group.is_some_and(|c| cells[c].trim() == "TRUE") {
             continue;
         }
         // MIR's background task has no parent: the prototype drops it, and so do we.
@@ -293,9 +247,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
                 None => Ok(None),
                 Some(c) => match int(c, what)? {
                     None => Ok(None),
-                    Some(v) => u32::try_from(v)
-                        .map(Some)
-                        .map_err(|_| err(n, off, format!("{what} {v} is too large"))),
+                    Some(v) => u32::try_from(v).map(Some).map_err(|_| err(n, off, format!("{what} {v} is too large"))),
                 },
             }
         };
@@ -307,8 +259,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
         p.task.push(task);
         p.parent.push(parent);
         p.joins_at.push(small(c_joins, "joins_at")?.unwrap_or(0));
-        p.child_number
-            .push(small(c_child, "child_number")?.unwrap_or(0));
+        p.child_number.push(small(c_child, "child_number")?.unwrap_or(0));
         p.num_children.push(num_children);
         p.cpu_id.push(small(c_cpu, "cpu_id")?);
         p.exec_cycles.push(int(c_exec, "exec_cycles")?.unwrap_or(0));
@@ -323,23 +274,11 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
                 let inner = s
                     .strip_prefix('[')
                     .and_then(|s| s.strip_suffix(']'))
-                    .ok_or_else(|| {
-                        err(
-                            n,
-                            off,
-                            format!("wait_instants \"{s}\" is not of the form [a;b;...]"),
-                        )
-                    })?;
+                    .ok_or_else(|| err(n, off, format!("wait_instants \"{s}\" is not of the form [a;b;...]")))?;
                 for w in inner.split(';').filter(|w| !w.trim().is_empty()) {
                     match number(w) {
                         Some(v) if (0.0..=9.0e15).contains(&v) => waits.push(v.round() as u64),
-                        _ => {
-                            return Err(err(
-                                n,
-                                off,
-                                format!("wait instant \"{w}\" is not a non-negative number"),
-                            ))
-                        }
+                        _ => return Err(err(n, off, format!("wait instant \"{w}\" is not a non-negative number"))),
                     }
                 }
             }
@@ -347,8 +286,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
         waits.retain(|&w| w != 0);
         waits.sort_unstable();
         p.wait_instants.extend_from_slice(&waits);
-        let end = u32::try_from(p.wait_instants.len())
-            .map_err(|_| err(n, off, "too many wait instants".into()))?;
+        let end = u32::try_from(p.wait_instants.len()).map_err(|_| err(n, off, "too many wait instants".into()))?;
         p.wait_start.push(end);
         p.lineage.push(text(&cells, c_lineage));
         p.outline_function.push(text(&cells, c_outline));
@@ -359,11 +297,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
         }
     }
     if p.is_empty() {
-        return Err(ReadError::Empty {
-            file: name.into(),
-            format: FORMAT,
-            detail: " (no grain rows)".into(),
-        });
+        return Err(ReadError::Empty { file: name.into(), format: FORMAT, detail: " (no grain rows)".into() });
     }
     Ok(p)
 }
@@ -385,10 +319,7 @@ mod tests {
         assert_eq!(p.parent, vec![0, 1, 1]);
         assert_eq!(p.waits(0), &[80]);
         assert!(p.waits(1).is_empty());
-        assert_eq!(
-            p.column("work_cycles").unwrap(),
-            &[Some(90.0), None, Some(12.0)]
-        );
+        assert_eq!(p.column("work_cycles").unwrap(), &[Some(90.0), None, Some(12.0)]);
         assert_eq!(p.tag[1], "b");
         // R's row names: a first cell the header does not name.
         let named = SMALL.replace("\n1,0,", "\n\"r1\",1,0,");
@@ -399,13 +330,8 @@ mod tests {
     fn errors_name_the_line() {
         let bad = SMALL.replace("2,1,0,1,1,0,10", "2,1,0,1,1,0,-10");
         let e = read("t.csv", bad.as_bytes()).unwrap_err().to_string();
-        assert!(
-            e.contains("t.csv") && e.contains("line 3") && e.contains("exec_cycles"),
-            "{e}"
-        );
-        let e = read("t.csv", b"\"task\",\"x\"\n1,2\n")
-            .unwrap_err()
-            .to_string();
+        assert!(e.contains("t.csv") && e.contains("line 3") && e.contains("exec_cycles"), "{e}");
+        let e = read("t.csv", b"\"task\",\"x\"\n1,2\n").unwrap_err().to_string();
         assert!(e.contains("parent"), "{e}");
     }
 

@@ -19,18 +19,9 @@ pub enum ReadError {
     #[error("{file}: not a trace weft can read ({detail})")]
     UnknownFormat { file: String, detail: String },
     #[error("{file}: {format} at byte {offset}: {detail}")]
-    Malformed {
-        file: String,
-        format: &'static str,
-        offset: u64,
-        detail: String,
-    },
+    Malformed { file: String, format: &'static str, offset: u64, detail: String },
     #[error("{file}: {format}: the file holds no events{detail}")]
-    Empty {
-        file: String,
-        format: &'static str,
-        detail: String,
-    },
+    Empty { file: String, format: &'static str, detail: String },
     #[error("{file}: gzip: {detail}")]
     Decompress { file: String, detail: String },
     #[error("{file}: {detail}")]
@@ -45,21 +36,12 @@ pub enum ReadError {
 pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
     match sniff(bytes) {
         Sniffed::ChromeJson | Sniffed::Gzip => chrome::read(name, bytes),
-        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat {
-            file: name.to_string(),
-            detail,
-        }),
+        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
         s @ (Sniffed::MirTaskStats | Sniffed::GraphMl) => Err(ReadError::UnknownFormat {
             file: name.to_string(),
-            detail: format!(
-                "{} is a grain graph, not a timeline (read it with read_grains / `weft grains`)",
-                s.name()
-            ),
+            detail: format!("{} is a grain graph, not a timeline (read it with read_grains / `weft grains`)", s.name()),
         }),
-        other => Err(ReadError::Unsupported {
-            file: name.to_string(),
-            format: other.name(),
-        }),
+        other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
     }
 }
 
@@ -67,10 +49,7 @@ pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ReadError::Io {
-        file: name.clone(),
-        detail: e.to_string(),
-    })?;
+    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
     read_bytes(&name, &bytes)
 }
 
@@ -86,10 +65,7 @@ pub fn read_grains(name: &str, bytes: &[u8]) -> Result<GrainInput, ReadError> {
     match sniff(bytes) {
         Sniffed::MirTaskStats => mir::read(name, bytes).map(GrainInput::Profile),
         Sniffed::GraphMl => graphml::read(name, bytes).map(GrainInput::Graph),
-        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat {
-            file: name.to_string(),
-            detail,
-        }),
+        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
         other => Err(ReadError::UnknownFormat {
             file: name.to_string(),
             detail: format!("{} is not a grain-graph input", other.name()),

@@ -94,18 +94,11 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
     if head.is_empty() {
         return Sniffed::Unknown("the file is empty".into());
     }
-    let printable = head
-        .iter()
-        .take(512)
-        .filter(|c| c.is_ascii_graphic() || c.is_ascii_whitespace())
-        .count();
+    let printable = head.iter().take(512).filter(|c| c.is_ascii_graphic() || c.is_ascii_whitespace()).count();
     if printable < head.len().min(512) * 9 / 10 {
         Sniffed::Unknown("binary data of no known trace format".into())
     } else {
-        let first: String = String::from_utf8_lossy(&head[..head.len().min(40)])
-            .chars()
-            .filter(|c| !c.is_control())
-            .collect();
+        let first: String = String::from_utf8_lossy(&head[..head.len().min(40)]).chars().filter(|c| !c.is_control()).collect();
         Sniffed::Unknown(format!("text starting with \"{first}\""))
     }
 }
@@ -124,32 +117,14 @@ mod tests {
         assert_eq!(sniff(b"  \n[\n"), Sniffed::ChromeJson);
         assert_eq!(sniff(b"{\"traceEvents\":[]}"), Sniffed::ChromeJson);
         assert_eq!(sniff(&[0x1f, 0x8b, 8, 0]), Sniffed::Gzip);
-        assert_eq!(
-            sniff(b"#Paraver (01/01/2020 at 10:00):100_ns:0:1:1(4:0)"),
-            Sniffed::Paraver
-        );
-        assert_eq!(
-            sniff(b"<?xml version=\"1.0\"?>\n<graphml xmlns=\"x\">"),
-            Sniffed::GraphMl
-        );
+        assert_eq!(sniff(b"#Paraver (01/01/2020 at 10:00):100_ns:0:1:1(4:0)"), Sniffed::Paraver);
+        assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<graphml xmlns=\"x\">"), Sniffed::GraphMl);
         assert!(matches!(sniff(b""), Sniffed::Unknown(_)));
-        assert_eq!(
-            sniff(b"\"lineage\",\"task\",\"parent\",\"exec_cycles\"\n\"R-1\",1,0,5\n"),
-            Sniffed::MirTaskStats
-        );
-        assert_eq!(
-            sniff(b"# comment\r\ntask,parent,joins_at\r\n1,0,0\r\n"),
-            Sniffed::MirTaskStats
-        );
-        assert!(matches!(
-            sniff(b"taskname,parent_id,exec_cycles_x\n"),
-            Sniffed::Unknown(_)
-        ));
+        assert_eq!(sniff(b"\"lineage\",\"task\",\"parent\",\"exec_cycles\"\n\"R-1\",1,0,5\n"), Sniffed::MirTaskStats);
+        assert_eq!(sniff(b"# comment\r\ntask,parent,joins_at\r\n1,0,0\r\n"), Sniffed::MirTaskStats);
+        assert!(matches!(sniff(b"taskname,parent_id,exec_cycles_x\n"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b"hello world"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b"{\"a\":1}"), Sniffed::Unknown(_)));
-        assert!(matches!(
-            sniff(&[0u8, 1, 2, 3, 255, 254]),
-            Sniffed::Unknown(_)
-        ));
+        assert!(matches!(sniff(&[0u8, 1, 2, 3, 255, 254]), Sniffed::Unknown(_)));
     }
 }

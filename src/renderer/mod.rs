@@ -45,11 +45,7 @@ struct InstanceBuffer {
 impl InstanceBuffer {
     fn new(device: &wgpu::Device, label: &'static str) -> Self {
         let capacity = 1024;
-        InstanceBuffer {
-            buffer: Self::alloc(device, label, capacity),
-            capacity,
-            label,
-        }
+        InstanceBuffer { buffer: Self::alloc(device, label, capacity), capacity, label }
     }
     fn alloc(device: &wgpu::Device, label: &'static str, capacity: usize) -> wgpu::Buffer {
         device.create_buffer(&wgpu::BufferDescriptor {
@@ -90,22 +86,13 @@ pub struct Renderer {
 
 fn color_f64(c: u32) -> wgpu::Color {
     let ch = |s: u32| ((c >> s) & 0xff) as f64 / 255.0;
-    wgpu::Color {
-        r: ch(24),
-        g: ch(16),
-        b: ch(8),
-        a: ch(0),
-    }
+    wgpu::Color { r: ch(24), g: ch(16), b: ch(8), a: ch(0) }
 }
 
 impl Renderer {
     /// Set up on a canvas. The WebGPU build asks for a WebGPU adapter; the webgl build for WebGL2.
     pub async fn new(canvas: web_sys::HtmlCanvasElement) -> Result<Renderer, String> {
-        let tier = if cfg!(feature = "webgl") {
-            Tier::WebGl2
-        } else {
-            Tier::WebGpu
-        };
+        let tier = if cfg!(feature = "webgl") { Tier::WebGl2 } else { Tier::WebGpu };
         let backends = match tier {
             Tier::WebGpu => wgpu::Backends::BROWSER_WEBGPU,
             Tier::WebGl2 => wgpu::Backends::GL,
@@ -148,10 +135,7 @@ impl Renderer {
         let alpha_mode = if caps.alpha_modes.contains(&wgpu::CompositeAlphaMode::Opaque) {
             wgpu::CompositeAlphaMode::Opaque
         } else {
-            caps.alpha_modes
-                .first()
-                .copied()
-                .unwrap_or(wgpu::CompositeAlphaMode::Auto)
+            caps.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto)
         };
         let config = wgpu::SurfaceConfiguration {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
@@ -172,11 +156,7 @@ impl Renderer {
         });
         let globals = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("globals"),
-            contents: bytemuck::bytes_of(&Globals {
-                size: [width as f32, height as f32],
-                dpr: 1.0,
-                _pad: 0.0,
-            }),
+            contents: bytemuck::bytes_of(&Globals { size: [width as f32, height as f32], dpr: 1.0, _pad: 0.0 }),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -195,10 +175,7 @@ impl Renderer {
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("globals"),
             layout: &bgl,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: globals.as_entire_binding(),
-            }],
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: globals.as_entire_binding() }],
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("weft"),
@@ -224,11 +201,7 @@ impl Renderer {
                     module: &shader,
                     entry_point: Some(fs),
                     compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend,
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
+                    targets: &[Some(wgpu::ColorTargetState { format, blend, write_mask: wgpu::ColorWrites::ALL })],
                 }),
                 primitive: wgpu::PrimitiveState::default(),
                 depth_stencil: None,
@@ -282,39 +255,19 @@ impl Renderer {
     /// Draw one frame: rects then lines, one instanced draw call each.
     pub fn render(&mut self, scene: &Scene) -> Result<(), String> {
         let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
                 self.surface.configure(&self.device, &self.config);
                 return Ok(());
             }
             other => return Err(format!("no frame to draw into: {other:?}")),
         };
-        let g = Globals {
-            size: [scene.width.max(1.0), scene.height.max(1.0)],
-            dpr: self.dpr,
-            _pad: 0.0,
-        };
-        self.queue
-            .write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
-        self.rects.upload(
-            &self.device,
-            &self.queue,
-            bytemuck::cast_slice::<RectInstance, u8>(&scene.rects),
-        );
-        self.lines.upload(
-            &self.device,
-            &self.queue,
-            bytemuck::cast_slice::<LineInstance, u8>(&scene.lines),
-        );
-        let view = frame
-            .texture
-            .create_view(&wgpu::TextureViewDescriptor::default());
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("frame"),
-            });
+        let g = Globals { size: [scene.width.max(1.0), scene.height.max(1.0)], dpr: self.dpr, _pad: 0.0 };
+        self.queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
+        self.rects.upload(&self.device, &self.queue, bytemuck::cast_slice::<RectInstance, u8>(&scene.rects));
+        self.lines.upload(&self.device, &self.queue, bytemuck::cast_slice::<LineInstance, u8>(&scene.lines));
+        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let mut calls = 0;
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -323,10 +276,7 @@ impl Renderer {
                     view: &view,
                     resolve_target: None,
                     depth_slice: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(color_f64(scene.background)),
-                        store: wgpu::StoreOp::Store,
-                    },
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(color_f64(scene.background)), store: wgpu::StoreOp::Store },
                 })],
                 depth_stencil_attachment: None,
                 timestamp_writes: None,
@@ -336,19 +286,13 @@ impl Renderer {
             pass.set_bind_group(0, &self.bind_group, &[]);
             if !scene.rects.is_empty() {
                 pass.set_pipeline(&self.rect_pipeline);
-                pass.set_vertex_buffer(
-                    0,
-                    self.rects.buffer.slice(..(scene.rects.len() * 32) as u64),
-                );
+                pass.set_vertex_buffer(0, self.rects.buffer.slice(..(scene.rects.len() * 32) as u64));
                 pass.draw(0..6, 0..scene.rects.len() as u32);
                 calls += 1;
             }
             if !scene.lines.is_empty() {
                 pass.set_pipeline(&self.line_pipeline);
-                pass.set_vertex_buffer(
-                    0,
-                    self.lines.buffer.slice(..(scene.lines.len() * 32) as u64),
-                );
+                pass.set_vertex_buffer(0, self.lines.buffer.slice(..(scene.lines.len() * 32) as u64));
                 pass.draw(0..9, 0..scene.lines.len() as u32);
                 calls += 1;
             }

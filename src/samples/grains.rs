@@ -28,9 +28,8 @@ fn write_rows(rows: &[Row]) -> Vec<u8> {
     let mut s = String::with_capacity(HEADER.len() + rows.len() * 140);
     s.push_str(HEADER);
     for r in rows {
-        let waits: Vec<String> = std::iter::once("0".to_string())
-            .chain(r.waits.iter().map(|w| w.to_string()))
-            .collect();
+        let waits: Vec<String> =
+            std::iter::once("0".to_string()).chain(r.waits.iter().map(|w| w.to_string())).collect();
         let _ = writeln!(
             s,
             "\"{}\",{},{},{},{},{},{},{},{},{},{},\"[{}]\",\"{}\",\"{}\",\"t\",{}",
@@ -97,11 +96,7 @@ pub fn fib_profile(n: u32, cutoff: u32, cores: u32) -> Vec<u8> {
             0
         };
         let (exec, waits, overhead) = if kids == 0 {
-            (
-                fib(n.saturating_sub(depth)).min(1 << 40) * 3 + 50,
-                vec![],
-                0,
-            )
+            (fib(n.saturating_sub(depth)).min(1 << 40) * 3 + 50, vec![], 0)
         } else {
             (600 + 40 * kids as u64, vec![500 + 40 * kids as u64], 300)
         };
@@ -174,11 +169,7 @@ pub fn random_profile(target_nodes: usize, seed: u64, cores: u32) -> Vec<u8> {
             clock += rng.range(100, 4000);
             nodes += 4;
         }
-        let exec = if groups == 0 {
-            rng.range(500, 80_000)
-        } else {
-            clock
-        };
+        let exec = if groups == 0 { rng.range(500, 80_000) } else { clock };
         let overhead = if groups == 0 { 0 } else { exec / 5 };
         let pick = (rng.next() % 4) as usize;
         rows.push(Row {

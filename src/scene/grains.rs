@@ -36,13 +36,7 @@ impl Viewport {
         let scale = sx.min(sy).max(1e-6);
         let x0 = -(width_px / scale - l.width) / 2.0;
         let y0 = -(height_px / scale - l.height) / 2.0;
-        Viewport {
-            x0,
-            y0,
-            scale,
-            width_px,
-            height_px,
-        }
+        Viewport { x0, y0, scale, width_px, height_px }
     }
     fn px(&self, x: f32, y: f32) -> (f32, f32) {
         ((x - self.x0) * self.scale, (y - self.y0) * self.scale)
@@ -81,12 +75,8 @@ pub fn edge_color(k: EdgeKind) -> Rgba {
 pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> Scene {
     let g = &a.graph;
     let mut s = Scene::new(vp.width_px, vp.height_px, super::palette::BACKGROUND);
-    let (vx1, vy1) = (
-        vp.x0 + vp.width_px / vp.scale,
-        vp.y0 + vp.height_px / vp.scale,
-    );
-    let visible =
-        |x: f32, y: f32, w: f32, h: f32| x <= vx1 && x + w >= vp.x0 && y <= vy1 && y + h >= vp.y0;
+    let (vx1, vy1) = (vp.x0 + vp.width_px / vp.scale, vp.y0 + vp.height_px / vp.scale);
+    let visible = |x: f32, y: f32, w: f32, h: f32| x <= vx1 && x + w >= vp.x0 && y <= vy1 && y + h >= vp.y0;
     let problem = match view {
         View::Problem(p) => Some(p),
         View::Structure(_) => None,
@@ -107,14 +97,7 @@ pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> S
             }
             let (a0, b0) = vp.px(x0, y0);
             let (a1, b1) = vp.px(x1, y1);
-            s.lines.push(LineInstance::solid(
-                a0,
-                b0,
-                a1,
-                b1,
-                if crit { line_w * 1.5 } else { line_w },
-                color,
-            ));
+            s.lines.push(LineInstance::solid(a0, b0, a1, b1, if crit { line_w * 1.5 } else { line_w }, color));
         }
     }
     let label_px = 10.0;
@@ -144,46 +127,24 @@ pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> S
                 };
                 (fill, Shape::Rounded)
             }
-            NodeKind::Fork => (
-                if problem.is_some() { DIMMED } else { FORK },
-                Shape::Ellipse,
-            ),
-            NodeKind::Join => (
-                if problem.is_some() { DIMMED } else { JOIN },
-                Shape::Ellipse,
-            ),
+            NodeKind::Fork => (if problem.is_some() { DIMMED } else { FORK }, Shape::Ellipse),
+            NodeKind::Join => (if problem.is_some() { DIMMED } else { JOIN }, Shape::Ellipse),
             NodeKind::Start | NodeKind::End => (START_END, Shape::Rect),
         };
         let (px, py) = vp.px(x, y);
-        let mut r = RectInstance::filled(
-            px,
-            py,
-            (w * vp.scale).max(0.5),
-            (h * vp.scale).max(0.5),
-            fill,
-        )
-        .with_shape(shape);
+        let mut r =
+            RectInstance::filled(px, py, (w * vp.scale).max(0.5), (h * vp.scale).max(0.5), fill).with_shape(shape);
         if a.critical.on_node[v] && problem.is_none() {
             r = r.with_border(CRITICAL, (0.8 * vp.scale).clamp(0.5, 2.0));
         }
         s.rects.push(r);
         // Task ids when there is room for them.
-        if kind.holds_work()
-            && w * vp.scale >= 28.0
-            && h * vp.scale >= label_px + 2.0
-            && grain != NONE
-        {
+        if kind.holds_work() && w * vp.scale >= 28.0 && h * vp.scale >= label_px + 2.0 && grain != NONE {
             let text = g.node_name(v as u32);
             s.labels.push(
-                Label::new(
-                    px + w * vp.scale / 2.0,
-                    py + h * vp.scale / 2.0,
-                    text,
-                    TEXT,
-                    label_px,
-                )
-                .aligned(Align::Center)
-                .clipped(w * vp.scale - 2.0),
+                Label::new(px + w * vp.scale / 2.0, py + h * vp.scale / 2.0, text, TEXT, label_px)
+                    .aligned(Align::Center)
+                    .clipped(w * vp.scale - 2.0),
             );
         }
     }

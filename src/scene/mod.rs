@@ -51,16 +51,7 @@ pub struct RectInstance {
 
 impl RectInstance {
     pub fn filled(x: f32, y: f32, w: f32, h: f32, fill: Rgba) -> Self {
-        RectInstance {
-            x,
-            y,
-            w,
-            h,
-            fill,
-            border: 0,
-            border_px: 0.0,
-            shape: Shape::Rect as u32,
-        }
+        RectInstance { x, y, w, h, fill, border: 0, border_px: 0.0, shape: Shape::Rect as u32 }
     }
     pub fn with_border(mut self, border: Rgba, px: f32) -> Self {
         self.border = border;
@@ -91,16 +82,7 @@ pub struct LineInstance {
 
 impl LineInstance {
     pub fn solid(x0: f32, y0: f32, x1: f32, y1: f32, width: f32, color: Rgba) -> Self {
-        LineInstance {
-            x0,
-            y0,
-            x1,
-            y1,
-            width,
-            color,
-            dash_px: 0.0,
-            arrow: 0.0,
-        }
+        LineInstance { x0, y0, x1, y1, width, color, dash_px: 0.0, arrow: 0.0 }
     }
     pub fn dashed(mut self, period_px: f32) -> Self {
         self.dash_px = period_px;
@@ -135,16 +117,7 @@ pub struct Label {
 
 impl Label {
     pub fn new(x: f32, y: f32, text: impl Into<String>, color: Rgba, size_px: f32) -> Self {
-        Label {
-            x,
-            y,
-            text: text.into(),
-            color,
-            size_px,
-            align: Align::Left,
-            bold: false,
-            max_width: 0.0,
-        }
+        Label { x, y, text: text.into(), color, size_px, align: Align::Left, bold: false, max_width: 0.0 }
     }
     pub fn aligned(mut self, align: Align) -> Self {
         self.align = align;
@@ -173,12 +146,7 @@ pub struct Scene {
 
 impl Scene {
     pub fn new(width: f32, height: f32, background: Rgba) -> Self {
-        Scene {
-            width,
-            height,
-            background,
-            ..Default::default()
-        }
+        Scene { width, height, background, ..Default::default() }
     }
 }
 

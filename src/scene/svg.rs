@@ -42,20 +42,12 @@ pub fn to_svg(scene: &Scene) -> String {
         w = scene.width,
         h = scene.height
     );
-    let _ = writeln!(
-        s,
-        "<rect width=\"100%\" height=\"100%\" {}/>",
-        paint("fill", scene.background)
-    );
+    let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" {}/>", paint("fill", scene.background));
     s.push_str("<g class=\"shapes\">\n");
     for r in &scene.rects {
         let fill = paint("fill", r.fill);
         let stroke = if r.border_px > 0.0 && r.border & 0xff != 0 {
-            format!(
-                " {} stroke-width=\"{}\"",
-                paint("stroke", r.border),
-                r.border_px
-            )
+            format!(" {} stroke-width=\"{}\"", paint("stroke", r.border), r.border_px)
         } else {
             String::new()
         };
@@ -86,13 +78,7 @@ pub fn to_svg(scene: &Scene) -> String {
                 y + h / 2.0
             ),
             s_ if s_ == Shape::TriangleDown as u32 => {
-                writeln!(
-                    s,
-                    "<polygon points=\"{x},{y} {},{y} {},{} \" {fill}{stroke}/>",
-                    x + w,
-                    x + w / 2.0,
-                    y + h
-                )
+                writeln!(s, "<polygon points=\"{x},{y} {},{y} {},{} \" {fill}{stroke}/>", x + w, x + w / 2.0, y + h)
             }
             s_ if s_ == Shape::TriangleUp as u32 => writeln!(
                 s,
@@ -102,19 +88,12 @@ pub fn to_svg(scene: &Scene) -> String {
                 y + h,
                 y + h
             ),
-            _ => writeln!(
-                s,
-                "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" {fill}{stroke}/>"
-            ),
+            _ => writeln!(s, "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" {fill}{stroke}/>"),
         };
     }
     s.push_str("</g>\n<g class=\"lines\" stroke-linecap=\"butt\">\n");
     for l in &scene.lines {
-        let dash = if l.dash_px > 0.0 {
-            format!(" stroke-dasharray=\"{0} {0}\"", l.dash_px / 2.0)
-        } else {
-            String::new()
-        };
+        let dash = if l.dash_px > 0.0 { format!(" stroke-dasharray=\"{0} {0}\"", l.dash_px / 2.0) } else { String::new() };
         let _ = writeln!(
             s,
             "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {} stroke-width=\"{}\"{dash}/>",
@@ -193,19 +172,10 @@ mod tests {
     #[test]
     fn svg_has_every_element_and_escapes_text() {
         let mut sc = Scene::new(100.0, 50.0, 0xffffffff);
-        sc.rects
-            .push(RectInstance::filled(1.0, 2.0, 3.0, 4.0, 0xff0000ff));
-        sc.rects
-            .push(RectInstance::filled(1.0, 2.0, 3.0, 4.0, 0xff0000ff).with_shape(Shape::Diamond));
-        sc.lines
-            .push(LineInstance::solid(0.0, 0.0, 10.0, 10.0, 1.0, 0x000000ff).dashed(4.0));
-        sc.labels.push(Label::new(
-            5.0,
-            5.0,
-            "<img src=x onerror=alert(1)>",
-            0x000000ff,
-            12.0,
-        ));
+        sc.rects.push(RectInstance::filled(1.0, 2.0, 3.0, 4.0, 0xff0000ff));
+        sc.rects.push(RectInstance::filled(1.0, 2.0, 3.0, 4.0, 0xff0000ff).with_shape(Shape::Diamond));
+        sc.lines.push(LineInstance::solid(0.0, 0.0, 10.0, 10.0, 1.0, 0x000000ff).dashed(4.0));
+        sc.labels.push(Label::new(5.0, 5.0, "<img src=x onerror=alert(1)>", 0x000000ff, 12.0));
         let svg = to_svg(&sc);
         assert!(svg.contains("<rect x=\"1\" y=\"2\" width=\"3\" height=\"4\" fill=\"#ff0000\"/>"));
         assert!(svg.contains("<polygon"));

@@ -27,14 +27,7 @@ pub struct TimelineView {
 impl TimelineView {
     pub fn fit(trace: &Trace, width: f32, height: f32) -> Self {
         let span = trace.span_ns.max(1) as f64;
-        TimelineView {
-            t0_ns: 0.0,
-            t1_ns: span * 1.02,
-            scroll_y: 0.0,
-            width,
-            height,
-            label_gutter: LABEL_GUTTER_PX,
-        }
+        TimelineView { t0_ns: 0.0, t1_ns: span * 1.02, scroll_y: 0.0, width, height, label_gutter: LABEL_GUTTER_PX }
     }
     pub fn track_x0(&self) -> f32 {
         self.label_gutter
@@ -59,10 +52,7 @@ impl TimelineView {
     /// Zoom by `factor` (>1 zooms in) keeping the time under screen x fixed. Never narrower than 1 ns across.
     pub fn zoom_at(&mut self, x: f32, factor: f64, span_ns: u64) {
         let anchor = self.t_of(x.clamp(self.track_x0(), self.width));
-        let width = ((self.t1_ns - self.t0_ns) / factor).clamp(
-            self.track_width() as f64 * 1e-3,
-            span_ns.max(1) as f64 * 4.0,
-        );
+        let width = ((self.t1_ns - self.t0_ns) / factor).clamp(self.track_width() as f64 * 1e-3, span_ns.max(1) as f64 * 4.0);
         let frac = (anchor - self.t0_ns) / (self.t1_ns - self.t0_ns);
         self.t0_ns = anchor - frac * width;
         self.t1_ns = self.t0_ns + width;
@@ -101,12 +91,7 @@ impl TimelineView {
 /// Per-region colours, computed once per trace.
 pub fn region_colors(trace: &Trace) -> Vec<Rgba> {
     (0..trace.regions.len())
-        .map(|r| {
-            region_color(
-                trace.strings.get(trace.regions.name[r]),
-                trace.regions.paradigm[r],
-            )
-        })
+        .map(|r| region_color(trace.strings.get(trace.regions.name[r]), trace.regions.paradigm[r]))
         .collect()
 }
 
@@ -134,11 +119,7 @@ pub fn format_time(t_ns: f64, step_ns: f64) -> String {
         (1.0, "ns")
     };
     let step_in_unit = step_ns / div;
-    let decimals = if step_in_unit >= 1.0 {
-        0
-    } else {
-        (-step_in_unit.log10()).ceil() as usize
-    };
+    let decimals = if step_in_unit >= 1.0 { 0 } else { (-step_in_unit.log10()).ceil() as usize };
     format!("{:.*} {unit}", decimals, t_ns / div)
 }
 
@@ -178,23 +159,11 @@ impl TimelineScene<'_> {
             let y = view.y_of(row.y);
             let h = lay.row_height(row);
             if r % 2 == 1 {
-                sc.rects.push(RectInstance::filled(
-                    0.0,
-                    y,
-                    view.width,
-                    h,
-                    palette::ROW_ALT,
-                ));
+                sc.rects.push(RectInstance::filled(0.0, y, view.width, h, palette::ROW_ALT));
             }
             sc.labels.push(
-                Label::new(
-                    12.0,
-                    y + lane / 2.0,
-                    t.location_name(row.location),
-                    palette::TEXT,
-                    12.0,
-                )
-                .clipped(view.label_gutter - 18.0),
+                Label::new(12.0, y + lane / 2.0, t.location_name(row.location), palette::TEXT, 12.0)
+                    .clipped(view.label_gutter - 18.0),
             );
         }
         for hdr in &lay.headers {
@@ -202,23 +171,11 @@ impl TimelineScene<'_> {
             if y + lay.metrics.process_header_px < AXIS_PX || y > view.height {
                 continue;
             }
-            sc.rects.push(RectInstance::filled(
-                0.0,
-                y,
-                view.width,
-                lay.metrics.process_header_px - 2.0,
-                rgba(0xe8, 0xec, 0xf2, 0xff),
-            ));
+            sc.rects.push(RectInstance::filled(0.0, y, view.width, lay.metrics.process_header_px - 2.0, rgba(0xe8, 0xec, 0xf2, 0xff)));
             sc.labels.push(
-                Label::new(
-                    6.0,
-                    y + lay.metrics.process_header_px / 2.0 - 1.0,
-                    t.process_name(hdr.process),
-                    palette::TEXT,
-                    12.0,
-                )
-                .bold()
-                .clipped(view.width - 12.0),
+                Label::new(6.0, y + lay.metrics.process_header_px / 2.0 - 1.0, t.process_name(hdr.process), palette::TEXT, 12.0)
+                    .bold()
+                    .clipped(view.width - 12.0),
             );
         }
 
@@ -233,9 +190,7 @@ impl TimelineScene<'_> {
             for (d, range) in row.lane_ranges.iter().enumerate() {
                 let ids = &lay.lane_intervals[range.clone()];
                 let y = y_row + d as f32 * lane;
-                let mut k = ids.partition_point(|&i| {
-                    (iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64 <= t0
-                });
+                let mut k = ids.partition_point(|&i| (iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64 <= t0);
                 while k < ids.len() {
                     let i = ids[k] as usize;
                     let s = iv.start_ns[i] as f64;
@@ -247,8 +202,7 @@ impl TimelineScene<'_> {
                     let x1 = view.x_of(e).min(x_right);
                     let color = self.colors[iv.region[i].index()];
                     if x1 - x0 >= 1.0 {
-                        let mut rect =
-                            RectInstance::filled(x0, y + 1.0, x1 - x0, lane - 2.0, color);
+                        let mut rect = RectInstance::filled(x0, y + 1.0, x1 - x0, lane - 2.0, color);
                         if highlight == Some(i) {
                             rect = rect.with_border(palette::TEXT, 2.0);
                             hl_rect = Some(rect);
@@ -256,25 +210,16 @@ impl TimelineScene<'_> {
                         sc.rects.push(rect);
                         if x1 - x0 > 36.0 {
                             sc.labels.push(
-                                Label::new(
-                                    x0 + 4.0,
-                                    y + lane / 2.0,
-                                    t.region_name(iv.region[i]),
-                                    palette::text_on(color),
-                                    11.0,
-                                )
-                                .clipped(x1 - x0 - 8.0),
+                                Label::new(x0 + 4.0, y + lane / 2.0, t.region_name(iv.region[i]), palette::text_on(color), 11.0)
+                                    .clipped(x1 - x0 - 8.0),
                             );
                         }
                         k += 1;
                     } else {
                         // Everything ending within this pixel collapses into one 1-px rect.
-                        sc.rects
-                            .push(RectInstance::filled(x0, y + 1.0, 1.0, lane - 2.0, color));
+                        sc.rects.push(RectInstance::filled(x0, y + 1.0, 1.0, lane - 2.0, color));
                         let t_next = t0 + ((x0 - x_left + 1.0) as f64) * ns_px;
-                        let skip = ids[k + 1..].partition_point(|&j| {
-                            (iv.start_ns[j as usize] + iv.dur_ns[j as usize]) as f64 <= t_next
-                        });
+                        let skip = ids[k + 1..].partition_point(|&j| (iv.start_ns[j as usize] + iv.dur_ns[j as usize]) as f64 <= t_next);
                         k += 1 + skip;
                     }
                 }
@@ -297,10 +242,7 @@ impl TimelineScene<'_> {
             }
             let x = view.x_of(tt);
             let y = view.y_of(lay.rows[r].y);
-            sc.rects.push(
-                RectInstance::filled(x - 4.0, y, 8.0, 8.0, rgba(0x33, 0x33, 0x33, 0xe0))
-                    .with_shape(Shape::Diamond),
-            );
+            sc.rects.push(RectInstance::filled(x - 4.0, y, 8.0, 8.0, rgba(0x33, 0x33, 0x33, 0xe0)).with_shape(Shape::Diamond));
         }
 
         // Flows and messages as arrows between row centres of their first lane.
@@ -308,95 +250,33 @@ impl TimelineScene<'_> {
         let visible: Vec<usize> = (0..m.len())
             .filter(|&j| {
                 let (s, e) = (m.send_ns[j] as f64, m.recv_ns[j] as f64);
-                let (a, b) = (
-                    lay.row_of_location[m.sender[j].index()] as usize,
-                    lay.row_of_location[m.receiver[j].index()] as usize,
-                );
-                s.min(e) <= t1
-                    && s.max(e) >= t0
-                    && (rows.contains(&a)
-                        || rows.contains(&b)
-                        || (a < rows.start) != (b < rows.start))
+                let (a, b) = (lay.row_of_location[m.sender[j].index()] as usize, lay.row_of_location[m.receiver[j].index()] as usize);
+                s.min(e) <= t1 && s.max(e) >= t0 && (rows.contains(&a) || rows.contains(&b) || (a < rows.start) != (b < rows.start))
             })
             .collect();
         let stride = visible.len().div_ceil(MAX_FLOWS).max(1);
         for &j in visible.iter().step_by(stride) {
-            let (a, b) = (
-                lay.row_of_location[m.sender[j].index()] as usize,
-                lay.row_of_location[m.receiver[j].index()] as usize,
-            );
+            let (a, b) = (lay.row_of_location[m.sender[j].index()] as usize, lay.row_of_location[m.receiver[j].index()] as usize);
             let ya = view.y_of(lay.rows[a].y) + lane / 2.0;
             let yb = view.y_of(lay.rows[b].y) + lane / 2.0;
-            let color = if m.kind[j] == MessageKind::Flow {
-                palette::FLOW
-            } else {
-                rgba(0x20, 0x20, 0x80, 0xa0)
-            };
+            let color = if m.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xa0) };
             sc.lines.push(
-                LineInstance::solid(
-                    view.x_of(m.send_ns[j] as f64),
-                    ya,
-                    view.x_of(m.recv_ns[j] as f64),
-                    yb,
-                    1.0,
-                    color,
-                )
-                .with_arrow(),
+                LineInstance::solid(view.x_of(m.send_ns[j] as f64), ya, view.x_of(m.recv_ns[j] as f64), yb, 1.0, color).with_arrow(),
             );
         }
 
         // Axis on top, gutter on the left, both over the tracks.
-        sc.rects.push(RectInstance::filled(
-            0.0,
-            0.0,
-            view.width,
-            AXIS_PX,
-            rgba(0xfa, 0xfb, 0xfc, 0xff),
-        ));
-        sc.lines.push(LineInstance::solid(
-            0.0,
-            AXIS_PX - 0.5,
-            view.width,
-            AXIS_PX - 0.5,
-            1.0,
-            palette::GRID,
-        ));
-        sc.lines.push(LineInstance::solid(
-            x_left - 0.5,
-            0.0,
-            x_left - 0.5,
-            view.height,
-            1.0,
-            palette::GRID,
-        ));
+        sc.rects.push(RectInstance::filled(0.0, 0.0, view.width, AXIS_PX, rgba(0xfa, 0xfb, 0xfc, 0xff)));
+        sc.lines.push(LineInstance::solid(0.0, AXIS_PX - 0.5, view.width, AXIS_PX - 0.5, 1.0, palette::GRID));
+        sc.lines.push(LineInstance::solid(x_left - 0.5, 0.0, x_left - 0.5, view.height, 1.0, palette::GRID));
         let step = nice_step_ns(ns_px * 110.0);
         let mut tick = (t0 / step).floor() * step;
         while tick <= t1 {
             let x = view.x_of(tick);
             if x >= x_left {
-                sc.lines.push(LineInstance::solid(
-                    x,
-                    AXIS_PX - 8.0,
-                    x,
-                    AXIS_PX,
-                    1.0,
-                    palette::TEXT_MUTED,
-                ));
-                sc.lines.push(LineInstance::solid(
-                    x,
-                    AXIS_PX,
-                    x,
-                    view.height,
-                    1.0,
-                    rgba(0x00, 0x00, 0x00, 0x14),
-                ));
-                sc.labels.push(Label::new(
-                    x + 3.0,
-                    AXIS_PX / 2.0 - 2.0,
-                    format_time(tick, step),
-                    palette::TEXT_MUTED,
-                    11.0,
-                ));
+                sc.lines.push(LineInstance::solid(x, AXIS_PX - 8.0, x, AXIS_PX, 1.0, palette::TEXT_MUTED));
+                sc.lines.push(LineInstance::solid(x, AXIS_PX, x, view.height, 1.0, rgba(0x00, 0x00, 0x00, 0x14)));
+                sc.labels.push(Label::new(x + 3.0, AXIS_PX / 2.0 - 2.0, format_time(tick, step), palette::TEXT_MUTED, 11.0));
             }
             tick += step;
         }
@@ -417,26 +297,15 @@ impl TimelineScene<'_> {
         let ids = &lay.lane_intervals[row.lane_ranges.get(d)?.clone()];
         let t = view.t_of(x);
         let tol = 3.0 * view.ns_per_px();
-        let k = ids.partition_point(|&i| {
-            ((iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64) < t - tol
-        });
+        let k = ids.partition_point(|&i| ((iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64) < t - tol);
         let mut best: Option<(f64, usize)> = None;
         for &i in ids.iter().skip(k).take(64) {
             let i = i as usize;
-            let (s, e) = (
-                iv.start_ns[i] as f64,
-                (iv.start_ns[i] + iv.dur_ns[i]) as f64,
-            );
+            let (s, e) = (iv.start_ns[i] as f64, (iv.start_ns[i] + iv.dur_ns[i]) as f64);
             if s > t + tol {
                 break;
             }
-            let dist = if t < s {
-                s - t
-            } else if t > e {
-                t - e
-            } else {
-                0.0
-            };
+            let dist = if t < s { s - t } else if t > e { t - e } else { 0.0 };
             if best.is_none_or(|(bd, _)| dist < bd) {
                 best = Some((dist, i));
             }
@@ -467,11 +336,7 @@ mod tests {
         let t = trace(1_000_000);
         let lay = TimelineLayout::new(&t, TimelineMetrics::default());
         let colors = region_colors(&t);
-        let ts = TimelineScene {
-            trace: &t,
-            layout: &lay,
-            colors: &colors,
-        };
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
         let view = TimelineView::fit(&t, 1200.0, 600.0);
         let sc = ts.build(&view, None);
         assert!(sc.rects.len() < 2_000, "{} rects", sc.rects.len());
@@ -482,34 +347,15 @@ mod tests {
         let t = trace(10);
         let lay = TimelineLayout::new(&t, TimelineMetrics::default());
         let colors = region_colors(&t);
-        let ts = TimelineScene {
-            trace: &t,
-            layout: &lay,
-            colors: &colors,
-        };
-        let view = TimelineView {
-            t0_ns: 0.0,
-            t1_ns: 100.0,
-            scroll_y: 0.0,
-            width: 1200.0,
-            height: 400.0,
-            label_gutter: 200.0,
-        };
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
+        let view = TimelineView { t0_ns: 0.0, t1_ns: 100.0, scroll_y: 0.0, width: 1200.0, height: 400.0, label_gutter: 200.0 };
         let sc = ts.build(&view, None);
         // interval 3 spans [30, 35) ns: x from 200 + 30 * 10 = 500 to 550.
-        let r = sc
-            .rects
-            .iter()
-            .find(|r| (r.x - 500.0).abs() < 0.01 && r.fill == colors[0])
-            .expect("rect for interval 3");
+        let r = sc.rects.iter().find(|r| (r.x - 500.0).abs() < 0.01 && r.fill == colors[0]).expect("rect for interval 3");
         assert!((r.w - 50.0).abs() < 0.01);
         let y = r.y + r.h / 2.0;
         assert_eq!(ts.hit(&view, 525.0, y), Some(3));
-        assert_eq!(
-            ts.hit(&view, 575.0, y),
-            None,
-            "between intervals, 2.5 ns from each: beyond 3 px? no: 25 px"
-        );
+        assert_eq!(ts.hit(&view, 575.0, y), None, "between intervals, 2.5 ns from each: beyond 3 px? no: 25 px");
     }
 
     #[test]

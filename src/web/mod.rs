@@ -19,12 +19,7 @@ pub fn start() {
 /// The backend this build draws with ("WebGPU" or "WebGL2").
 #[wasm_bindgen]
 pub fn build_backend() -> String {
-    if cfg!(feature = "webgl") {
-        "WebGL2"
-    } else {
-        "WebGPU"
-    }
-    .to_string()
+    if cfg!(feature = "webgl") { "WebGL2" } else { "WebGPU" }.to_string()
 }
 
 /// Version of the page <-> worker message protocol; both ends check it.

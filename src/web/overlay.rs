@@ -6,13 +6,7 @@ use crate::scene::{Align, Scene};
 use web_sys::CanvasRenderingContext2d;
 
 fn css(c: u32) -> String {
-    format!(
-        "rgba({},{},{},{:.3})",
-        c >> 24,
-        (c >> 16) & 0xff,
-        (c >> 8) & 0xff,
-        (c & 0xff) as f32 / 255.0
-    )
+    format!("rgba({},{},{},{:.3})", c >> 24, (c >> 16) & 0xff, (c >> 8) & 0xff, (c & 0xff) as f32 / 255.0)
 }
 
 pub fn draw_labels(ctx: &CanvasRenderingContext2d, scene: &Scene, dpr: f64) {
@@ -23,11 +17,7 @@ pub fn draw_labels(ctx: &CanvasRenderingContext2d, scene: &Scene, dpr: f64) {
     let mut fill = u32::MAX;
     let mut align = None;
     for l in &scene.labels {
-        let f = format!(
-            "{}{}px system-ui, -apple-system, 'Segoe UI', sans-serif",
-            if l.bold { "600 " } else { "" },
-            l.size_px
-        );
+        let f = format!("{}{}px system-ui, -apple-system, 'Segoe UI', sans-serif", if l.bold { "600 " } else { "" }, l.size_px);
         if f != font {
             ctx.set_font(&f);
             font = f;

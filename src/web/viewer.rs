@@ -7,9 +7,7 @@ use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::{codec, Trace};
 use crate::renderer::Renderer;
 use crate::scene::svg::to_svg;
-use crate::scene::timeline::{
-    format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX,
-};
+use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
 use crate::scene::{Rgba, Scene};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -86,30 +84,22 @@ struct ViewState {
 }
 
 fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
 fn to_js<T: Serialize>(v: &T) -> JsValue {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .unwrap_or(JsValue::NULL)
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
 }
 
 #[wasm_bindgen]
 impl Viewer {
     /// Set up drawing on `canvas` (GPU) with labels on `overlay` (2D).
-    pub async fn create(
-        canvas: HtmlCanvasElement,
-        overlay: HtmlCanvasElement,
-    ) -> Result<Viewer, JsValue> {
+    pub async fn create(canvas: HtmlCanvasElement, overlay: HtmlCanvasElement) -> Result<Viewer, JsValue> {
         let ctx = overlay
             .get_context("2d")?
             .ok_or("the overlay canvas has no 2D context")?
             .dyn_into::<CanvasRenderingContext2d>()?;
-        let renderer = Renderer::new(canvas.clone())
-            .await
-            .map_err(|e| JsValue::from_str(&e))?;
+        let renderer = Renderer::new(canvas.clone()).await.map_err(|e| JsValue::from_str(&e))?;
         let w = canvas.client_width().max(1) as f32;
         let h = canvas.client_height().max(1) as f32;
         Ok(Viewer {
@@ -119,14 +109,7 @@ impl Viewer {
             overlay: ctx,
             dpr: 1.0,
             loaded: None,
-            view: TimelineView {
-                t0_ns: 0.0,
-                t1_ns: 1.0,
-                scroll_y: 0.0,
-                width: w,
-                height: h,
-                label_gutter: 200.0,
-            },
+            view: TimelineView { t0_ns: 0.0, t1_ns: 1.0, scroll_y: 0.0, width: w, height: h, label_gutter: 200.0 },
             highlight: None,
             dirty: true,
             last: FrameStats::default(),
@@ -144,21 +127,13 @@ impl Viewer {
         let colors = region_colors(&trace);
         self.view = TimelineView::fit(&trace, self.view.width, self.view.height);
         self.highlight = None;
-        self.loaded = Some(Loaded {
-            trace,
-            layout,
-            colors,
-        });
+        self.loaded = Some(Loaded { trace, layout, colors });
         self.dirty = true;
         Ok(())
     }
 
     pub fn resize(&mut self, css_width: f64, css_height: f64, dpr: f64) {
-        let dpr = if dpr.is_finite() && dpr > 0.0 {
-            dpr
-        } else {
-            1.0
-        };
+        let dpr = if dpr.is_finite() && dpr > 0.0 { dpr } else { 1.0 };
         let (w, h) = (css_width.max(1.0), css_height.max(1.0));
         let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
         self.canvas.set_width(pw);
@@ -204,10 +179,7 @@ impl Viewer {
     /// Show the whole trace.
     pub fn fit(&mut self) {
         if let Some(l) = &self.loaded {
-            self.view = TimelineView {
-                scroll_y: 0.0,
-                ..TimelineView::fit(&l.trace, self.view.width, self.view.height)
-            };
+            self.view = TimelineView { scroll_y: 0.0, ..TimelineView::fit(&l.trace, self.view.width, self.view.height) };
             self.dirty = true;
         }
     }
@@ -223,14 +195,8 @@ impl Viewer {
 
     /// The interval under (x, y), highlighted, as tooltip data; null when none.
     pub fn hover(&mut self, x: f32, y: f32) -> JsValue {
-        let Some(l) = &self.loaded else {
-            return JsValue::NULL;
-        };
-        let ts = TimelineScene {
-            trace: &l.trace,
-            layout: &l.layout,
-            colors: &l.colors,
-        };
+        let Some(l) = &self.loaded else { return JsValue::NULL };
+        let ts = TimelineScene { trace: &l.trace, layout: &l.layout, colors: &l.colors };
         let hit = ts.hit(&self.view, x, y);
         if hit != self.highlight {
             self.highlight = hit;
@@ -263,17 +229,8 @@ impl Viewer {
 
     fn scene(&self) -> Scene {
         match &self.loaded {
-            Some(l) => TimelineScene {
-                trace: &l.trace,
-                layout: &l.layout,
-                colors: &l.colors,
-            }
-            .build(&self.view, self.highlight),
-            None => Scene::new(
-                self.view.width,
-                self.view.height,
-                crate::scene::palette::BACKGROUND,
-            ),
+            Some(l) => TimelineScene { trace: &l.trace, layout: &l.layout, colors: &l.colors }.build(&self.view, self.highlight),
+            None => Scene::new(self.view.width, self.view.height, crate::scene::palette::BACKGROUND),
         }
     }
 
@@ -285,9 +242,7 @@ impl Viewer {
         let t0 = now_ms();
         let scene = self.scene();
         let t1 = now_ms();
-        self.renderer
-            .render(&scene)
-            .map_err(|e| JsValue::from_str(&e))?;
+        self.renderer.render(&scene).map_err(|e| JsValue::from_str(&e))?;
         draw_labels(&self.overlay, &scene, self.dpr);
         let t2 = now_ms();
         self.last = FrameStats {

@@ -34,26 +34,15 @@ impl WorkerSession {
     /// `size` is the file's size in bytes, for buffers and progress.
     #[wasm_bindgen(constructor)]
     pub fn new(name: String, size: f64) -> WorkerSession {
-        let expected = if size.is_finite() && size > 0.0 {
-            size as u64
-        } else {
-            0
-        };
-        WorkerSession {
-            name,
-            reading: Reading::Start,
-            consumed: 0,
-            expected,
-        }
+        let expected = if size.is_finite() && size > 0.0 { size as u64 } else { 0 };
+        WorkerSession { name, reading: Reading::Start, consumed: 0, expected }
     }
 
     /// The next chunk of the file, in order.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
         if let Reading::Start = self.reading {
             self.reading = match readers::sniff(chunk) {
-                Sniffed::ChromeJson | Sniffed::Gzip => {
-                    Reading::Chrome(Box::new(ChromeStreamReader::new(&self.name)))
-                }
+                Sniffed::ChromeJson | Sniffed::Gzip => Reading::Chrome(Box::new(ChromeStreamReader::new(&self.name))),
                 _ => Reading::Whole(Vec::with_capacity(self.expected.min(1 << 31) as usize)),
             };
         }
@@ -79,10 +68,7 @@ impl WorkerSession {
             Reading::Whole(bytes) => readers::read_bytes(&self.name, &bytes).map_err(js_err)?,
             Reading::Start => readers::read_bytes(&self.name, &[]).map_err(js_err)?,
         };
-        if trace.intervals.is_empty()
-            && trace.instants.time_ns.is_empty()
-            && trace.counters.sample_time_ns.is_empty()
-        {
+        if trace.intervals.is_empty() && trace.instants.time_ns.is_empty() && trace.counters.sample_time_ns.is_empty() {
             return Err(JsValue::from_str(&format!(
                 "{}: the trace holds no intervals, instants or counters to show",
                 self.name

@@ -12,10 +12,7 @@ pub fn shared_traces(test: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "SKIPPED {test}: {} does not exist (real sample traces are not part of the repository)",
-            dir.display()
-        );
+        eprintln!("SKIPPED {test}: {} does not exist (real sample traces are not part of the repository)", dir.display());
         None
     }
 }

@@ -29,9 +29,7 @@ pub fn critical_path(g: &GrainGraph) -> CriticalPath {
         let mut b = NONE;
         for &e in g.inc.of(v as u32) {
             let u = g.edge_source[e as usize] as usize;
-            let cand = dist[u]
-                .saturating_add(g.node_exec[u])
-                .saturating_add(g.edge_delay[e as usize]);
+            let cand = dist[u].saturating_add(g.node_exec[u]).saturating_add(g.edge_delay[e as usize]);
             if cand > d || b == NONE {
                 d = cand;
                 b = e;
@@ -70,12 +68,5 @@ pub fn critical_path(g: &GrainGraph) -> CriticalPath {
     }
     nodes.reverse();
     edges.reverse();
-    CriticalPath {
-        root_dist: dist,
-        length,
-        nodes,
-        edges,
-        on_node,
-        on_edge,
-    }
+    CriticalPath { root_dist: dist, length, nodes, edges, on_node, on_edge }
 }

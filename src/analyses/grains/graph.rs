@@ -57,12 +57,7 @@ pub enum EdgeKind {
 }
 
 impl EdgeKind {
-    pub const ALL: [EdgeKind; 4] = [
-        EdgeKind::Create,
-        EdgeKind::Scope,
-        EdgeKind::Sync,
-        EdgeKind::Continue,
-    ];
+    pub const ALL: [EdgeKind; 4] = [EdgeKind::Create, EdgeKind::Scope, EdgeKind::Sync, EdgeKind::Continue];
     pub fn name(self) -> &'static str {
         match self {
             EdgeKind::Create => "create",
@@ -182,21 +177,16 @@ impl GrainGraph {
         self.edge_source.len()
     }
     pub fn grain_nodes_of(&self, g: u32) -> &[u32] {
-        &self.grain_nodes[self.grain_node_start[g as usize] as usize
-            ..self.grain_node_start[g as usize + 1] as usize]
+        &self.grain_nodes[self.grain_node_start[g as usize] as usize..self.grain_node_start[g as usize + 1] as usize]
     }
     pub fn group_range(&self, owner: usize) -> std::ops::Range<usize> {
         self.grain_group_start[owner] as usize..self.grain_group_start[owner + 1] as usize
     }
     pub fn group_children(&self, k: usize) -> &[u32] {
-        &self.groups.children
-            [self.groups.child_start[k] as usize..self.groups.child_start[k + 1] as usize]
+        &self.groups.children[self.groups.child_start[k] as usize..self.groups.child_start[k + 1] as usize]
     }
     pub fn string(&self, id: u32) -> &str {
-        self.strings
-            .get(id as usize)
-            .map(String::as_str)
-            .unwrap_or("")
+        self.strings.get(id as usize).map(String::as_str).unwrap_or("")
     }
     /// The node's name as the prototype writes it (`2.1`, `f.2.0`, `j.2.0`, `0`, `E`), or as GraphML names it.
     pub fn node_name(&self, v: u32) -> String {
@@ -233,11 +223,7 @@ impl GrainGraph {
         let n = self.nodes();
         self.out = Csr::build(n, &self.edge_source);
         self.inc = Csr::build(n, &self.edge_target);
-        debug_assert!(self
-            .edge_source
-            .iter()
-            .zip(&self.edge_target)
-            .all(|(s, t)| s < t));
+        debug_assert!(self.edge_source.iter().zip(&self.edge_target).all(|(s, t)| s < t));
     }
 }
 
@@ -279,42 +265,21 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     let mut strings = Interner::default();
     strings.id("");
     // Children per parent row, grouped by (joins_at, creation order).
-    let index: std::collections::HashMap<u64, u32> = p
-        .task
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| (t, i as u32))
-        .collect();
+    let index: std::collections::HashMap<u64, u32> = p.task.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
     let root = n as u32; // owner index of the implicit root
-    let mut owner_of: Vec<u32> = (0..n)
-        .map(|i| {
-            index
-                .get(&p.parent[i])
-                .copied()
-                .filter(|&o| o as usize != i)
-                .unwrap_or(root)
-        })
-        .collect();
+    let mut owner_of: Vec<u32> =
+        (0..n).map(|i| index.get(&p.parent[i]).copied().filter(|&o| o as usize != i).unwrap_or(root)).collect();
     // A cycle of parents (bad input) would make grains unreachable: cut it at the root.
     cut_parent_cycles(&mut owner_of, root);
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_by_key(|&i| {
-        (
-            owner_of[i as usize],
-            p.joins_at[i as usize],
-            p.create_instant[i as usize],
-            p.child_number[i as usize],
-            i,
-        )
+        (owner_of[i as usize], p.joins_at[i as usize], p.create_instant[i as usize], p.child_number[i as usize], i)
     });
     // Groups: consecutive runs of equal (owner, joins_at).
     let mut g = GrainGraph {
         unit: TimeUnit::Cycles,
         grain_task: p.task.clone(),
-        grain_parent: owner_of
-            .iter()
-            .map(|&o| if o == root { NONE } else { o })
-            .collect(),
+        grain_parent: owner_of.iter().map(|&o| if o == root { NONE } else { o }).collect(),
         grain_cpu: p.cpu_id.iter().map(|c| c.unwrap_or(NONE)).collect(),
         grain_exec: p.exec_cycles.clone(),
         grain_outline: p.outline_function.iter().map(|s| strings.id(s)).collect(),
@@ -358,10 +323,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         g.grain_group_start[i + 1] += g.grain_group_start[i];
     }
     let gk = group_keys.len();
-    g.groups.owner = group_keys
-        .iter()
-        .map(|&(o, _)| if o == root { NONE } else { o })
-        .collect();
+    g.groups.owner = group_keys.iter().map(|&(o, _)| if o == root { NONE } else { o }).collect();
     g.groups.fork = vec![NONE; gk];
     g.groups.join = vec![NONE; gk];
     g.groups.mid = vec![NONE; gk];
@@ -371,8 +333,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     g.grain_node_start.push(0);
     for i in 0..n {
         let groups = g.grain_group_start[i + 1] - g.grain_group_start[i];
-        g.grain_node_start
-            .push(g.grain_node_start[i] + 1 + 2 * groups);
+        g.grain_node_start.push(g.grain_node_start[i] + 1 + 2 * groups);
     }
     g.grain_nodes = vec![NONE; g.grain_node_start[n] as usize];
     let mut frag_fill = vec![0u32; n];
@@ -380,12 +341,8 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     // Fragment boundaries of each grain: instants relative to its start, 1-based like MIR's (execution
     // runs over [1, 1 + exec_cycles]).
     let fork_time = |k: usize| -> u64 {
-        let kids = &g.groups.children
-            [g.groups.child_start[k] as usize..g.groups.child_start[k + 1] as usize];
-        kids.iter()
-            .map(|&c| p.create_instant[c as usize])
-            .min()
-            .unwrap_or(0)
+        let kids = &g.groups.children[g.groups.child_start[k] as usize..g.groups.child_start[k + 1] as usize];
+        kids.iter().map(|&c| p.create_instant[c as usize]).min().unwrap_or(0)
     };
     let fork_times: Vec<u64> = (0..gk).map(fork_time).collect();
 
@@ -418,22 +375,12 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         let ci = c as usize;
         let (k0, k1) = (g.grain_group_start[ci], g.grain_group_start[ci + 1]);
         let end = 1 + p.exec_cycles[ci];
-        let until = if k0 < k1 {
-            fork_times[k0 as usize].clamp(1, end)
-        } else {
-            end
-        };
+        let until = if k0 < k1 { fork_times[k0 as usize].clamp(1, end) } else { end };
         let frag = add_node(g, NodeKind::Fragment, c, until - 1, 1);
         clock[ci] = until;
         g.grain_nodes[g.grain_node_start[ci] as usize] = frag;
         frags[ci] = 1;
-        Frame {
-            grain: c,
-            group: k0,
-            group_end: k1,
-            child: 0,
-            last: frag,
-        }
+        Frame { grain: c, group: k0, group_end: k1, child: 0, last: frag }
     };
     while let Some(top) = stack.last_mut() {
         let k = top.group as usize;
@@ -453,23 +400,9 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         if top.child == 0 && g.groups.fork[k] == NONE {
             // Open group k: its fork, and the owner's fragment that runs while the children do.
             let local = k as u32 - g.grain_group_start[owner as usize];
-            let fork = add_node(
-                &mut g,
-                NodeKind::Fork,
-                if is_root { NONE } else { owner },
-                0,
-                local,
-            );
-            let from_join = g
-                .groups
-                .join
-                .get(k.wrapping_sub(1))
-                .is_some_and(|&j| j == top.last);
-            let kind = if is_root && from_join {
-                EdgeKind::Continue
-            } else {
-                EdgeKind::Scope
-            };
+            let fork = add_node(&mut g, NodeKind::Fork, if is_root { NONE } else { owner }, 0, local);
+            let from_join = g.groups.join.get(k.wrapping_sub(1)).is_some_and(|&j| j == top.last);
+            let kind = if is_root && from_join { EdgeKind::Continue } else { EdgeKind::Scope };
             let last = top.last;
             add_edge(&mut g, last, fork, kind, 0);
             g.groups.fork[k] = fork;
@@ -478,10 +411,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
                 let end = 1 + p.exec_cycles[oi];
                 let wait = p
                     .waits(oi)
-                    .get(
-                        p.joins_at[g.groups.children[g.groups.child_start[k] as usize] as usize]
-                            as usize,
-                    )
+                    .get(p.joins_at[g.groups.children[g.groups.child_start[k] as usize] as usize] as usize)
                     .copied();
                 let from = clock[oi];
                 let until = wait.unwrap_or(end).clamp(from, end);
@@ -509,13 +439,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         }
         // All children done: the join, then the owner's next fragment.
         let local = k as u32 - g.grain_group_start[owner as usize];
-        let join = add_node(
-            &mut g,
-            NodeKind::Join,
-            if is_root { NONE } else { owner },
-            0,
-            local,
-        );
+        let join = add_node(&mut g, NodeKind::Join, if is_root { NONE } else { owner }, 0, local);
         g.groups.join[k] = join;
         if !is_root {
             let mid = g.groups.mid[k];
@@ -530,11 +454,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         if !is_root {
             let oi = owner as usize;
             let end = 1 + p.exec_cycles[oi];
-            let until = if top.group + 1 < top.group_end {
-                fork_times[k + 1].clamp(clock[oi], end)
-            } else {
-                end
-            };
+            let until = if top.group + 1 < top.group_end { fork_times[k + 1].clamp(clock[oi], end) } else { end };
             let n_frag = frag_fill[oi] + 1;
             let post = add_node(&mut g, NodeKind::Fragment, owner, until - clock[oi], n_frag);
             g.grain_nodes[(g.grain_node_start[oi] + frag_fill[oi]) as usize] = post;

@@ -63,23 +63,14 @@ fn number_text(v: Option<&str>) -> String {
 
 pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
     if !x.directed {
-        return Err(GraphError::Undirected {
-            file: x.file.clone(),
-        });
+        return Err(GraphError::Undirected { file: x.file.clone() });
     }
     let n = x.node_ids.len();
     let a = &x.nodes;
-    let (k_type, k_name, k_exec, k_task) = (
-        a.key_of("type"),
-        a.key_of("name"),
-        a.key_of("exec_cycles"),
-        a.key_of("task"),
-    );
+    let (k_type, k_name, k_exec, k_task) =
+        (a.key_of("type"), a.key_of("name"), a.key_of("exec_cycles"), a.key_of("task"));
     let name_of = |i: usize| -> String {
-        k_name
-            .and_then(|k| a.get_key(i, k))
-            .map(str::to_string)
-            .unwrap_or_else(|| x.node_ids[i].clone())
+        k_name.and_then(|k| a.get_key(i, k)).map(str::to_string).unwrap_or_else(|| x.node_ids[i].clone())
     };
     // Kahn's algorithm, ties in document order, so the numbering is deterministic.
     let mut indeg = vec![0u32; n];
@@ -102,10 +93,8 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
         }
         Csr { start, edges }
     };
-    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> = (0..n as u32)
-        .filter(|&v| indeg[v as usize] == 0)
-        .map(std::cmp::Reverse)
-        .collect();
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> =
+        (0..n as u32).filter(|&v| indeg[v as usize] == 0).map(std::cmp::Reverse).collect();
     let mut order = Vec::with_capacity(n);
     while let Some(std::cmp::Reverse(v)) = ready.pop() {
         order.push(v);
@@ -119,10 +108,7 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
     }
     if order.len() < n {
         let on_cycle = (0..n).find(|&v| indeg[v] > 0).unwrap_or(0);
-        return Err(GraphError::Cyclic {
-            file: x.file.clone(),
-            node: name_of(on_cycle),
-        });
+        return Err(GraphError::Cyclic { file: x.file.clone(), node: name_of(on_cycle) });
     }
     let mut new_id = vec![0u32; n];
     for (i, &v) in order.iter().enumerate() {
@@ -143,10 +129,7 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
         grain_node_start: vec![0],
         grain_nodes: Vec::new(),
         grain_group_start: Vec::new(),
-        groups: Groups {
-            child_start: vec![0],
-            ..Default::default()
-        },
+        groups: Groups { child_start: vec![0], ..Default::default() },
         nested: false,
         node_kind: Vec::with_capacity(n),
         node_grain: vec![NONE; n],
@@ -162,23 +145,15 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
         strings: Vec::new(),
     };
     // Grains: each task node, and each set of fragments with one task id.
-    let mut grain_of_task: std::collections::HashMap<String, u32> =
-        std::collections::HashMap::new();
+    let mut grain_of_task: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     let mut members: Vec<Vec<u32>> = Vec::new();
-    let (k_cpu, k_outline, k_source) = (
-        a.key_of("cpu_id"),
-        a.key_of("outline_function"),
-        a.key_of("source_line"),
-    );
+    let (k_cpu, k_outline, k_source) = (a.key_of("cpu_id"), a.key_of("outline_function"), a.key_of("source_line"));
     for &v in &order {
         let vi = v as usize;
         let name = name_of(vi);
         let kind = kind_of(k_type.and_then(|k| a.get_key(vi, k)), &name);
         let exec = if kind.holds_work() {
-            a.number(vi, k_exec)
-                .filter(|e| *e >= 0.0)
-                .map(|e| e.round() as u64)
-                .unwrap_or(0)
+            a.number(vi, k_exec).filter(|e| *e >= 0.0).map(|e| e.round() as u64).unwrap_or(0)
         } else {
             0
         };
@@ -191,11 +166,8 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
                 NodeKind::Task => format!("t{vi}"),
                 _ => number_text(k_task.and_then(|k| a.get_key(vi, k))).to_string(),
             };
-            let task_key = if task_key.is_empty() {
-                name.split('.').next().unwrap_or("").to_string()
-            } else {
-                task_key
-            };
+            let task_key =
+                if task_key.is_empty() { name.split('.').next().unwrap_or("").to_string() } else { task_key };
             let gi = *grain_of_task.entry(task_key).or_insert_with(|| {
                 let gi = g.grain_task.len() as u32;
                 let task_text = number_text(k_task.and_then(|k| a.get_key(vi, k)));
@@ -206,16 +178,11 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
                 g.grain_task.push(task);
                 g.grain_parent.push(NONE);
                 g.grain_cpu.push(
-                    a.number(vi, k_cpu)
-                        .filter(|c| *c >= 0.0 && *c < u32::MAX as f64)
-                        .map(|c| c as u32)
-                        .unwrap_or(NONE),
+                    a.number(vi, k_cpu).filter(|c| *c >= 0.0 && *c < u32::MAX as f64).map(|c| c as u32).unwrap_or(NONE),
                 );
                 g.grain_exec.push(0);
-                g.grain_outline
-                    .push(strings.id(&number_text(k_outline.and_then(|k| a.get_key(vi, k)))));
-                g.grain_source
-                    .push(strings.id(k_source.and_then(|k| a.get_key(vi, k)).unwrap_or("")));
+                g.grain_outline.push(strings.id(&number_text(k_outline.and_then(|k| a.get_key(vi, k)))));
+                g.grain_source.push(strings.id(k_source.and_then(|k| a.get_key(vi, k)).unwrap_or("")));
                 g.grain_lineage.push(0);
                 g.grain_row.push(v);
                 members.push(Vec::new());
@@ -234,19 +201,11 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
     g.grain_group_start = vec![0; grains + 2];
     // Parents, where the GraphML says them (`parent` is the parent's task id).
     let k_parent = a.key_of("parent");
-    let by_task: std::collections::HashMap<u64, u32> = g
-        .grain_task
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| (t, i as u32))
-        .collect();
+    let by_task: std::collections::HashMap<u64, u32> =
+        g.grain_task.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
     for gi in 0..grains {
         if let Some(p) = a.number(g.grain_row[gi] as usize, k_parent) {
-            g.grain_parent[gi] = by_task
-                .get(&(p as u64))
-                .copied()
-                .filter(|&q| q as usize != gi)
-                .unwrap_or(NONE);
+            g.grain_parent[gi] = by_task.get(&(p as u64)).copied().filter(|&q| q as usize != gi).unwrap_or(NONE);
         }
     }
     let k_etype = x.edges.key_of("type");

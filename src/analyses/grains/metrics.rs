@@ -38,28 +38,16 @@ fn finite(v: f64) -> Option<f64> {
 #[allow(clippy::needless_range_loop)]
 pub fn from_profile(g: &GrainGraph, p: &MirProfile, cp: &CriticalPath) -> Metrics {
     let n = g.grains();
-    let col = |name: &str| -> Vec<Option<f64>> {
-        p.column(name)
-            .map(|c| c.to_vec())
-            .unwrap_or_else(|| vec![None; n])
-    };
+    let col = |name: &str| -> Vec<Option<f64>> { p.column(name).map(|c| c.to_vec()).unwrap_or_else(|| vec![None; n]) };
     let creation = col("creation_cycles");
     let overhead = col("overhead_cycles");
     let given_work = col("work_cycles");
-    let work: Vec<Option<f64>> = (0..n)
-        .map(|i| {
-            overhead[i]
-                .map(|o| p.exec_cycles[i] as f64 - o)
-                .or(given_work[i])
-        })
-        .collect();
+    let work: Vec<Option<f64>> =
+        (0..n).map(|i| overhead[i].map(|o| p.exec_cycles[i] as f64 - o).or(given_work[i])).collect();
     // Parallel benefit: siblings are all children of one parent (across its joins).
     let mut parallel_benefit = vec![None; n];
     for parent in 0..n {
-        let kids: Vec<u32> = g
-            .group_range(parent)
-            .flat_map(|k| g.group_children(k).iter().copied())
-            .collect();
+        let kids: Vec<u32> = g.group_range(parent).flat_map(|k| g.group_children(k).iter().copied()).collect();
         if kids.is_empty() {
             continue;
         }
@@ -86,8 +74,7 @@ pub fn from_profile(g: &GrainGraph, p: &MirProfile, cp: &CriticalPath) -> Metric
         None => col("mem_hier_util"),
     };
     let work_deviation = col("work_deviation");
-    let (inst_par_median, inst_par_min, inst_par_max, inst_par_bin) =
-        instantaneous_parallelism(g, cp);
+    let (inst_par_median, inst_par_min, inst_par_max, inst_par_bin) = instantaneous_parallelism(g, cp);
     Metrics {
         exec: g.grain_exec.clone(),
         creation,
@@ -114,21 +101,14 @@ pub fn with_single_threaded(m: &mut Metrics, g: &GrainGraph, single: &MirProfile
                 Some(o) => Some(single.exec_cycles[i] as f64 - o),
                 None => single.column("work_cycles").and_then(|c| c[i]),
             }?;
-            let key = if single.lineage[i].is_empty() {
-                format!("#{}", single.task[i])
-            } else {
-                single.lineage[i].clone()
-            };
+            let key =
+                if single.lineage[i].is_empty() { format!("#{}", single.task[i]) } else { single.lineage[i].clone() };
             Some((key, w))
         })
         .collect();
     for gi in 0..g.grains() {
         let lin = g.string(g.grain_lineage[gi]);
-        let key = if lin.is_empty() {
-            format!("#{}", g.grain_task[gi])
-        } else {
-            lin.to_string()
-        };
+        let key = if lin.is_empty() { format!("#{}", g.grain_task[gi]) } else { lin.to_string() };
         m.work_deviation[gi] = match (m.work[gi], single_work.get(&key)) {
             (Some(w), Some(&s)) => finite(w / s),
             _ => None,
@@ -143,15 +123,9 @@ pub fn from_graphml(g: &GrainGraph, x: &GraphMlGraph, cp: &CriticalPath) -> Metr
     let a = &x.nodes;
     let col = |name: &str| -> Vec<Option<f64>> {
         let k = a.key_of(name);
-        (0..n)
-            .map(|gi| a.number(g.grain_row[gi] as usize, k))
-            .collect()
+        (0..n).map(|gi| a.number(g.grain_row[gi] as usize, k)).collect()
     };
-    let (mut med, mut min, mut max) = (
-        col("inst_par_median"),
-        col("inst_par_min"),
-        col("inst_par_max"),
-    );
+    let (mut med, mut min, mut max) = (col("inst_par_median"), col("inst_par_min"), col("inst_par_max"));
     let mut bin = None;
     if med.iter().all(Option::is_none) {
         (med, min, max, bin) = instantaneous_parallelism(g, cp);
@@ -198,8 +172,7 @@ fn sibling_metrics(g: &GrainGraph, work: &[Option<f64>]) -> (Vec<Option<f64>>, V
                     _ => hist.push((c, 1)),
                 }
             }
-            let mut dist: Vec<(u64, u64)> =
-                vec![(0, hist.iter().map(|&(_, m)| m * (m - 1) / 2).sum())];
+            let mut dist: Vec<(u64, u64)> = vec![(0, hist.iter().map(|&(_, m)| m * (m - 1) / 2).sum())];
             for i in 0..hist.len() {
                 for j in i + 1..hist.len() {
                     dist.push(((hist[j].0 - hist[i].0) as u64, hist[i].1 * hist[j].1));
@@ -240,12 +213,7 @@ fn weighted_median(sorted: &[(u64, u64)], total: u64) -> f64 {
 const MAX_BINS: f64 = 4.0e6;
 const MAX_OVERLAPS: u64 = 64_000_000;
 
-type InstPar = (
-    Vec<Option<f64>>,
-    Vec<Option<f64>>,
-    Vec<Option<f64>>,
-    Option<f64>,
-);
+type InstPar = (Vec<Option<f64>>, Vec<Option<f64>>, Vec<Option<f64>>, Option<f64>);
 
 /// Instantaneous parallelism as the prototype computes it. Each fragment occupies `[root_dist,
 /// root_dist + exec]`; fragments are the prototype's, so a parent's fragment that runs while it creates a
@@ -300,11 +268,7 @@ pub fn instantaneous_parallelism(g: &GrainGraph, cp: &CriticalPath) -> InstPar {
     let mut lens: Vec<f64> = segs.iter().map(|s| s.1).collect();
     lens.sort_unstable_by(f64::total_cmp);
     let m = lens.len();
-    let w = if m % 2 == 1 {
-        lens[m / 2]
-    } else {
-        (lens[m / 2 - 1] + lens[m / 2]) / 2.0
-    };
+    let w = if m % 2 == 1 { lens[m / 2] } else { (lens[m / 2 - 1] + lens[m / 2]) / 2.0 };
     let max_end = segs.iter().map(|s| s.0 + s.1).fold(0.0, f64::max);
     if w <= 0.0 || !w.is_finite() || (max_end + 1.0 + w) / w > MAX_BINS {
         return none();

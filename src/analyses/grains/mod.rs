@@ -49,47 +49,21 @@ impl GrainAnalysis {
         Ok(Self::assemble(graph, critical, metrics, thresholds))
     }
 
-    pub fn assemble(
-        graph: GrainGraph,
-        critical: CriticalPath,
-        metrics: Metrics,
-        thresholds: Thresholds,
-    ) -> Self {
-        let cores = thresholds
-            .cores
-            .unwrap_or_else(|| problems::cores_of(&graph.grain_cpu, thresholds.cores_from));
-        let problems = METRICS
-            .iter()
-            .map(|m| problems::problem_view(&metrics, m, &thresholds, cores))
-            .collect();
+    pub fn assemble(graph: GrainGraph, critical: CriticalPath, metrics: Metrics, thresholds: Thresholds) -> Self {
+        let cores = thresholds.cores.unwrap_or_else(|| problems::cores_of(&graph.grain_cpu, thresholds.cores_from));
+        let problems = METRICS.iter().map(|m| problems::problem_view(&metrics, m, &thresholds, cores)).collect();
         let grain_on_critical = (0..graph.grains())
-            .map(|g| {
-                graph
-                    .grain_nodes_of(g as u32)
-                    .iter()
-                    .any(|&v| critical.on_node[v as usize])
-            })
+            .map(|g| graph.grain_nodes_of(g as u32).iter().any(|&v| critical.on_node[v as usize]))
             .collect();
-        GrainAnalysis {
-            graph,
-            critical,
-            metrics,
-            cores,
-            thresholds,
-            problems,
-            grain_on_critical,
-        }
+        GrainAnalysis { graph, critical, metrics, cores, thresholds, problems, grain_on_critical }
     }
 
     /// Recompute the problem views under other thresholds (graph, critical path and metrics stay).
     pub fn set_thresholds(&mut self, thresholds: Thresholds) {
-        self.cores = thresholds
-            .cores
-            .unwrap_or_else(|| problems::cores_of(&self.graph.grain_cpu, thresholds.cores_from));
-        self.problems = METRICS
-            .iter()
-            .map(|m| problems::problem_view(&self.metrics, m, &thresholds, self.cores))
-            .collect();
+        self.cores =
+            thresholds.cores.unwrap_or_else(|| problems::cores_of(&self.graph.grain_cpu, thresholds.cores_from));
+        self.problems =
+            METRICS.iter().map(|m| problems::problem_view(&self.metrics, m, &thresholds, self.cores)).collect();
         self.thresholds = thresholds;
     }
 

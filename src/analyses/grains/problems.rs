@@ -146,10 +146,7 @@ pub fn metric_values<'a>(
         "work_deviation" => (&m.work_deviation, t.work_deviation),
         "memory_hierarchy_utilization" => (&m.mem_hier_util, t.mem_hier_util),
         "sibling_work_balance" => (&m.sibling_work_balance, t.sibling_work_balance),
-        "sibling_scatter" => (
-            &m.sibling_scatter,
-            Bound::Above(t.sibling_scatter_cores.unwrap_or(cores as f64 / 4.0)),
-        ),
+        "sibling_scatter" => (&m.sibling_scatter, Bound::Above(t.sibling_scatter_cores.unwrap_or(cores as f64 / 4.0))),
         "instantaneous_parallelism_median" => (&m.inst_par_median, inst),
         "instantaneous_parallelism_min" => (&m.inst_par_min, inst),
         "instantaneous_parallelism_max" => (&m.inst_par_max, inst),
@@ -158,24 +155,11 @@ pub fn metric_values<'a>(
 }
 
 pub fn problem_view(m: &Metrics, metric: &'static str, t: &Thresholds, cores: u32) -> ProblemView {
-    let (vals, bound) =
-        metric_values(m, metric, t, cores).unwrap_or((&[], Bound::Below(f64::NEG_INFINITY)));
-    let problematic: Vec<bool> = vals
-        .iter()
-        .map(|v| v.is_some_and(|v| bound.crossed(v)))
-        .collect();
-    let severity = vals
-        .iter()
-        .map(|v| v.map(|v| bound.severity(v) as f32).unwrap_or(0.0))
-        .collect();
+    let (vals, bound) = metric_values(m, metric, t, cores).unwrap_or((&[], Bound::Below(f64::NEG_INFINITY)));
+    let problematic: Vec<bool> = vals.iter().map(|v| v.is_some_and(|v| bound.crossed(v))).collect();
+    let severity = vals.iter().map(|v| v.map(|v| bound.severity(v) as f32).unwrap_or(0.0)).collect();
     let count = problematic.iter().filter(|&&p| p).count();
-    ProblemView {
-        metric,
-        bound,
-        problematic,
-        severity,
-        count,
-    }
+    ProblemView { metric, bound, problematic, severity, count }
 }
 
 /// The prototype-style text summary: one line per metric, with how many problem grains lie on the
@@ -183,12 +167,7 @@ pub fn problem_view(m: &Metrics, metric: &'static str, t: &Thresholds, cores: u3
 pub fn summary(views: &[ProblemView], grain_on_critical: &[bool]) -> String {
     let mut s = String::new();
     for v in views {
-        let crit = v
-            .problematic
-            .iter()
-            .zip(grain_on_critical)
-            .filter(|(p, c)| **p && **c)
-            .count();
+        let crit = v.problematic.iter().zip(grain_on_critical).filter(|(p, c)| **p && **c).count();
         s.push_str(&format!(
             "{} grains have {}, {} of which are on the critical path.\n",
             v.count,

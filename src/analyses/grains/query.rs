@@ -51,24 +51,10 @@ pub fn grain_properties(a: &GrainAnalysis, grain: u32) -> Vec<(&'static str, Str
     vec![
         ("task", g.grain_task[i].to_string()),
         ("lineage", g.string(g.grain_lineage[i]).to_string()),
-        (
-            "parent",
-            if parent == super::NONE {
-                "none".into()
-            } else {
-                g.grain_task[parent as usize].to_string()
-            },
-        ),
+        ("parent", if parent == super::NONE { "none".into() } else { g.grain_task[parent as usize].to_string() }),
         ("source_line", g.string(g.grain_source[i]).to_string()),
         ("outline_function", g.string(g.grain_outline[i]).to_string()),
-        (
-            "cpu_id",
-            if g.grain_cpu[i] == super::NONE {
-                "NA".into()
-            } else {
-                g.grain_cpu[i].to_string()
-            },
-        ),
+        ("cpu_id", if g.grain_cpu[i] == super::NONE { "NA".into() } else { g.grain_cpu[i].to_string() }),
         ("fragments", g.grain_nodes_of(grain).len().to_string()),
         ("exec_cycles", m.exec[i].to_string()),
         ("creation_cycles", num(m.creation[i])),
@@ -95,22 +81,14 @@ pub fn search(a: &GrainAnalysis, query: &str) -> Vec<u32> {
     }
     let g = &a.graph;
     if let Ok(id) = q.parse::<u64>() {
-        return (0..g.grains() as u32)
-            .filter(|&i| g.grain_task[i as usize] == id)
-            .collect();
+        return (0..g.grains() as u32).filter(|&i| g.grain_task[i as usize] == id).collect();
     }
     // Match each distinct string once, then grains by their string ids.
-    let hit: Vec<bool> = g
-        .strings
-        .iter()
-        .map(|s| !s.is_empty() && s.to_lowercase().contains(&q))
-        .collect();
+    let hit: Vec<bool> = g.strings.iter().map(|s| !s.is_empty() && s.to_lowercase().contains(&q)).collect();
     (0..g.grains() as u32)
         .filter(|&i| {
             let i = i as usize;
-            hit[g.grain_source[i] as usize]
-                || hit[g.grain_outline[i] as usize]
-                || hit[g.grain_lineage[i] as usize]
+            hit[g.grain_source[i] as usize] || hit[g.grain_outline[i] as usize] || hit[g.grain_lineage[i] as usize]
         })
         .collect()
 }

@@ -28,17 +28,11 @@ pub struct Args {
 
 fn read(path: &Path) -> Result<GrainInput, ReadError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ReadError::Io {
-        file: name.clone(),
-        detail: e.to_string(),
-    })?;
+    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
     read_grains(&name, &bytes)
 }
 
-pub fn thresholds(
-    name: &str,
-    cores: Option<u32>,
-) -> Result<Thresholds, Box<dyn std::error::Error>> {
+pub fn thresholds(name: &str, cores: Option<u32>) -> Result<Thresholds, Box<dyn std::error::Error>> {
     let mut t = match name {
         "paper" => Thresholds::paper(),
         "prototype" => Thresholds::prototype(),
@@ -48,20 +42,12 @@ pub fn thresholds(
     Ok(t)
 }
 
-pub fn analyse(
-    file: &Path,
-    t: Thresholds,
-    single: Option<&Path>,
-) -> Result<GrainAnalysis, Box<dyn std::error::Error>> {
+pub fn analyse(file: &Path, t: Thresholds, single: Option<&Path>) -> Result<GrainAnalysis, Box<dyn std::error::Error>> {
     let input = read(file)?;
     let mut a = GrainAnalysis::new(&input, t.clone())?;
     if let Some(s) = single {
         let GrainInput::Profile(sp) = read(s)? else {
-            return Err(format!(
-                "{}: a single-threaded run must be a MIR profile",
-                s.display()
-            )
-            .into());
+            return Err(format!("{}: a single-threaded run must be a MIR profile", s.display()).into());
         };
         let mut m = a.metrics.clone();
         metrics::with_single_threaded(&mut m, &a.graph, &sp);
@@ -75,8 +61,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let an = analyse(&a.file, t, a.single.as_deref())?;
     let g = &an.graph;
     if a.json {
-        let problems: BTreeMap<&str, usize> =
-            an.problems.iter().map(|p| (p.metric, p.count)).collect();
+        let problems: BTreeMap<&str, usize> = an.problems.iter().map(|p| (p.metric, p.count)).collect();
         let out = serde_json::json!({
             "grains": g.grains(),
             "nodes": g.nodes(),
@@ -112,17 +97,10 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     for k in weft::analyses::grains::EdgeKind::ALL {
         println!("  {:<13} {}", k.name(), g.count_edges(k));
     }
-    println!(
-        "span            {} {unit} (critical path, {} nodes)",
-        an.critical.length,
-        an.critical.nodes.len()
-    );
+    println!("span            {} {unit} (critical path, {} nodes)", an.critical.length, an.critical.nodes.len());
     println!("work            {work} {unit}");
     if an.critical.length > 0 {
-        println!(
-            "parallelism     {:.3} (work / span)",
-            work as f64 / an.critical.length as f64
-        );
+        println!("parallelism     {:.3} (work / span)", work as f64 / an.critical.length as f64);
     }
     println!("cores           {}", an.cores);
     println!("thresholds      {}", an.thresholds.source);
@@ -160,25 +138,14 @@ pub fn render(a: RenderArgs) -> Result<(), Box<dyn std::error::Error>> {
     let height = (a.width * l.height / l.width.max(1.0)).clamp(200.0, 4.0 * a.width);
     let vp = Viewport::fit(&l, a.width, height);
     let view = match &a.problem {
-        Some(m) => View::Problem(an.problem(m).ok_or_else(|| {
-            format!(
-                "unknown metric \"{m}\"; one of {:?}",
-                weft::analyses::grains::METRICS
-            )
-        })?),
-        None => View::Structure(if a.by_source_line {
-            ColorBy::SourceLine
-        } else {
-            ColorBy::OutlineFunction
-        }),
+        Some(m) => View::Problem(
+            an.problem(m)
+                .ok_or_else(|| format!("unknown metric \"{m}\"; one of {:?}", weft::analyses::grains::METRICS))?,
+        ),
+        None => View::Structure(if a.by_source_line { ColorBy::SourceLine } else { ColorBy::OutlineFunction }),
     };
     let scene = build(&an, &l, &vp, view);
     std::fs::write(&a.out, weft::scene::svg::to_svg(&scene))?;
-    eprintln!(
-        "wrote {} ({} shapes, {} lines)",
-        a.out.display(),
-        scene.rects.len(),
-        scene.lines.len()
-    );
+    eprintln!("wrote {} ({} shapes, {} lines)", a.out.display(), scene.rects.len(), scene.lines.len());
     Ok(())
 }

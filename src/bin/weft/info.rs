@@ -42,10 +42,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("warnings    {}", s.warnings);
     for (kind, n) in trace.warnings.counts() {
-        println!(
-            "  {n:>9}  {}",
-            serde_json::to_string(kind)?.trim_matches('"')
-        );
+        println!("  {n:>9}  {}", serde_json::to_string(kind)?.trim_matches('"'));
     }
     for w in trace.warnings.examples() {
         println!("             e.g. {}", w.message);
@@ -54,12 +51,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!();
         println!("{:>14}  {:>9}  region", "inclusive", "count");
         for r in &s.top_regions {
-            println!(
-                "{:>14}  {:>9}  {}",
-                format_ns(r.inclusive_ns),
-                r.count,
-                r.name
-            );
+            println!("{:>14}  {:>9}  {}", format_ns(r.inclusive_ns), r.count, r.name);
         }
     }
     Ok(())

@@ -9,11 +9,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "weft",
-    version,
-    about = "Analyse performance traces of parallel programs"
-)]
+#[command(name = "weft", version, about = "Analyse performance traces of parallel programs")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -61,11 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             files.iterations,
             t.elapsed().as_secs_f64()
         );
-        if let Some(dir) = args
-            .iter()
-            .position(|a| a == "--write")
-            .and_then(|i| args.get(i + 1))
-        {
+        if let Some(dir) = args.iter().position(|a| a == "--write").and_then(|i| args.get(i + 1)) {
             let base = std::path::Path::new(dir).join("generated.prv");
             std::fs::write(&base, &files.prv)?;
             let b = base.display().to_string();
@@ -73,12 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             std::fs::write(sibling(&b, "row"), &files.row)?;
             println!("wrote {b} (+ .pcf, .row)");
         }
-        (
-            "generated.prv".to_string(),
-            files.prv,
-            Some(files.pcf),
-            Some(files.row),
-        )
+        ("generated.prv".to_string(), files.prv, Some(files.pcf), Some(files.row))
     } else {
         let prv = std::fs::read(arg)?;
         let pcf = std::fs::read(sibling(arg, "pcf")).ok();
@@ -87,20 +78,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mb = prv.len() as f64 / 1e6;
     let options = Options::default();
-    let (secs, result) =
-        best_of_3(|| read_with(&name, &prv, pcf.as_deref(), row.as_deref(), &options));
+    let (secs, result) = best_of_3(|| read_with(&name, &prv, pcf.as_deref(), row.as_deref(), &options));
     let (trace, stats) = result?;
-    let records =
-        stats.state_records + stats.event_records + stats.comm_records + stats.global_comm_records;
-    println!(
-        "file            {name} ({mb:.1} MB, {} lines)",
-        stats.body_lines
-    );
-    println!(
-        "weft            {secs:.3} s  {:.0} MB/s  {:.2} M records/s",
-        mb / secs,
-        records as f64 / secs / 1e6
-    );
+    let records = stats.state_records + stats.event_records + stats.comm_records + stats.global_comm_records;
+    println!("file            {name} ({mb:.1} MB, {} lines)", stats.body_lines);
+    println!("weft            {secs:.3} s  {:.0} MB/s  {:.2} M records/s", mb / secs, records as f64 / secs / 1e6);
     println!(
         "records         {} state, {} event, {} communication, {} global",
         stats.state_records, stats.event_records, stats.comm_records, stats.global_comm_records
@@ -121,14 +103,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         scan_body(&prv[body_at..], first, &mut c);
         c.0
     });
-    println!(
-        "scan only       {secs:.3} s  {:.0} MB/s  (records to a counting sink, no model; {n})",
-        mb / secs
-    );
+    println!("scan only       {secs:.3} s  {:.0} MB/s  (records to a counting sink, no model; {n})", mb / secs);
     let (secs, lines) = best_of_3(|| prv.iter().filter(|&&c| c == b'\n').count());
-    println!(
-        "line count      {secs:.3} s  {:.0} MB/s  ({lines} lines; the floor)",
-        mb / secs
-    );
+    println!("line count      {secs:.3} s  {:.0} MB/s  ({lines} lines; the floor)", mb / secs);
     Ok(())
 }

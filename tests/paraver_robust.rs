@@ -62,38 +62,16 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
 
 #[test]
 fn truncated_and_mutated_inputs_never_panic() {
-    let files = ParaverSample {
-        tasks: 2,
-        threads_per_task: 2,
-        iterations: 2,
-        ..Default::default()
-    }
-    .generate();
+    let files = ParaverSample { tasks: 2, threads_per_task: 2, iterations: 2, ..Default::default() }.generate();
     for n in 0..files.prv.len() {
-        let _ = read(
-            "cut.prv",
-            &files.prv[..n],
-            Some(&files.pcf),
-            Some(&files.row),
-        );
+        let _ = read("cut.prv", &files.prv[..n], Some(&files.pcf), Some(&files.row));
     }
     for n in 0..files.pcf.len() {
-        let _ = read(
-            "cut.prv",
-            &files.prv,
-            Some(&files.pcf[..n]),
-            Some(&files.row[..n.min(files.row.len())]),
-        );
+        let _ = read("cut.prv", &files.prv, Some(&files.pcf[..n]), Some(&files.row[..n.min(files.row.len())]));
     }
     // WEFT_FUZZ_ITERS=200000 for a longer run; the seed can be varied with WEFT_FUZZ_SEED.
-    let iters = std::env::var("WEFT_FUZZ_ITERS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3000);
-    let seed = std::env::var("WEFT_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed);
+    let iters = std::env::var("WEFT_FUZZ_ITERS").ok().and_then(|s| s.parse().ok()).unwrap_or(3000);
+    let seed = std::env::var("WEFT_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed);
     let mut rng = Rng(seed);
     for _ in 0..iters {
         let prv = mutate(&mut rng, &files.prv);
@@ -110,13 +88,7 @@ fn truncated_and_mutated_inputs_never_panic() {
 #[test]
 fn gzipped_prv_reads_like_the_plain_one() {
     use std::io::Write;
-    let files = ParaverSample {
-        tasks: 2,
-        threads_per_task: 2,
-        iterations: 4,
-        ..Default::default()
-    }
-    .generate();
+    let files = ParaverSample { tasks: 2, threads_per_task: 2, iterations: 4, ..Default::default() }.generate();
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     enc.write_all(&files.prv).unwrap();
     let gz = enc.finish().unwrap();
@@ -129,11 +101,7 @@ fn gzipped_prv_reads_like_the_plain_one() {
     let cut = read_bytes("x.prv.gz", &gz[..gz.len() * 2 / 3]).unwrap();
     assert!(cut.intervals.len() < plain.intervals.len() && !cut.intervals.is_empty());
     assert!(cut.warnings.count(WarningKind::Truncated) >= 1);
-    assert!(cut
-        .warnings
-        .examples()
-        .iter()
-        .any(|w| w.message.contains("gzip stream breaks off")));
+    assert!(cut.warnings.examples().iter().any(|w| w.message.contains("gzip stream breaks off")));
     // From disk, the .pcf beside `x.prv.gz` is `x.pcf`.
     let dir = std::env::temp_dir().join(format!("weft-paraver-gz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -3,5 +3,6 @@
 
 pub mod busy;
 pub mod execgraph;
+pub mod grains;
 pub mod moments;
 pub mod summary;

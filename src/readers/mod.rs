@@ -6,6 +6,8 @@
 pub mod archive;
 pub mod chrome;
 pub mod execgraph_text;
+pub mod graphml;
+pub mod mir;
 pub mod otf2;
 pub mod paraver;
 pub mod sniff;
@@ -47,6 +49,10 @@ pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
         Sniffed::Paraver => paraver::read(name, bytes, None, None),
         Sniffed::Otf2Anchor => Err(otf2::anchor_alone(name)),
         Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
+        s @ (Sniffed::MirTaskStats | Sniffed::GraphMl) => Err(ReadError::UnknownFormat {
+            file: name.to_string(),
+            detail: format!("{} is a grain graph, not a timeline (read it with read_grains / `weft grains`)", s.name()),
+        }),
         other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
     }
 }
@@ -108,4 +114,24 @@ pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
         return paraver::read_beside(path, &bytes);
     }
     read_bytes(&name, &bytes)
+}
+
+/// A grain-graph input: a MIR profile to build the graph from, or a graph the prototype already built.
+#[derive(Debug)]
+pub enum GrainInput {
+    Profile(mir::MirProfile),
+    Graph(graphml::GraphMlGraph),
+}
+
+/// Read a grain-graph input (MIR task-stats CSV or GraphML), whatever its name says.
+pub fn read_grains(name: &str, bytes: &[u8]) -> Result<GrainInput, ReadError> {
+    match sniff(bytes) {
+        Sniffed::MirTaskStats => mir::read(name, bytes).map(GrainInput::Profile),
+        Sniffed::GraphMl => graphml::read(name, bytes).map(GrainInput::Graph),
+        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
+        other => Err(ReadError::UnknownFormat {
+            file: name.to_string(),
+            detail: format!("{} is not a grain-graph input", other.name()),
+        }),
+    }
 }

@@ -84,9 +84,10 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
         }
         return Sniffed::Unknown("a JSON object without \"traceEvents\"".into());
     }
-    if let Some(line) = head.split(|&c| c == b'\n').next() {
-        let line = String::from_utf8_lossy(line);
-        if line.contains("task") && line.contains(',') && (line.contains("exec_cycles") || line.contains("parent")) {
+    // MIR task stats: a CSV whose header (after any `#` comments) names the columns `task`, `parent` and
+    // `exec_cycles` or `joins_at` exactly, quoted (as R writes them) or not.
+    if let Some(line) = head.split(|&c| c == b'\n').find(|l| !l.starts_with(b"#")) {
+        if super::mir::looks_like_header(line.strip_suffix(b"\r").unwrap_or(line)) {
             return Sniffed::MirTaskStats;
         }
     }
@@ -119,6 +120,9 @@ mod tests {
         assert_eq!(sniff(b"\x03\x23OTF2\x00\x03\x02"), Sniffed::Otf2Anchor);
         assert!(matches!(sniff(b"\x03\x42OTF3\x00"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b""), Sniffed::Unknown(_)));
+        assert_eq!(sniff(b"\"lineage\",\"task\",\"parent\",\"exec_cycles\"\n\"R-1\",1,0,5\n"), Sniffed::MirTaskStats);
+        assert_eq!(sniff(b"# comment\r\ntask,parent,joins_at\r\n1,0,0\r\n"), Sniffed::MirTaskStats);
+        assert!(matches!(sniff(b"taskname,parent_id,exec_cycles_x\n"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b"hello world"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b"{\"a\":1}"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(&[0u8, 1, 2, 3, 255, 254]), Sniffed::Unknown(_)));

@@ -5,8 +5,9 @@
 
 pub mod chrome;
 pub mod execgraph;
-pub mod utilization;
+pub mod grains;
 pub mod paraver;
+pub mod utilization;
 
 pub use chrome::ChromeSample;
 

@@ -82,25 +82,16 @@ impl ParaverSample {
         for k in 1..=tasks {
             for h in 1..=threads {
                 let c = cpu(k, h);
-                lines.push(Line {
-                    time: 0,
-                    order: 0,
-                    text: format!("2:{c}:1:{k}:{h}:{start}:40000001:1"),
-                });
+                lines.push(Line { time: 0, order: 0, text: format!("2:{c}:1:{k}:{h}:{start}:40000001:1") });
                 if h == 1 {
-                    lines.push(Line {
-                        time: 0,
-                        order: 1,
-                        text: format!("2:{c}:1:{k}:{h}:{start}:60000019:1"),
-                    });
+                    lines.push(Line { time: 0, order: 1, text: format!("2:{c}:1:{k}:{h}:{start}:60000019:1") });
                 }
             }
         }
         let mut iterations = 0;
         while iterations < self.iterations && (self.max_bytes == 0 || body.len() < self.max_bytes) {
-            let compute: Vec<u64> = (0..tasks)
-                .map(|_| self.compute_ns + next(&mut rng) % (self.compute_ns / 4 + 1))
-                .collect();
+            let compute: Vec<u64> =
+                (0..tasks).map(|_| self.compute_ns + next(&mut rng) % (self.compute_ns / 4 + 1)).collect();
             // Send ends, per task.
             let send_end: Vec<u64> = compute.iter().map(|&c| t0 + c + self.send_ns).collect();
             let arrive: Vec<u64> = (0..tasks as usize)
@@ -119,29 +110,17 @@ impl ParaverSample {
                 let w = |time: u64, order: u32, text: String| Line { time, order, text };
                 let ins = next(&mut rng) % 90_000_000 + 10_000_000;
                 let cyc = ins + next(&mut rng) % 20_000_000;
-                lines.push(w(
-                    t0,
-                    2,
-                    format!("2:{cp}:1:{k}:1:{t0}:60000019:2:42000050:{ins}:42000059:{cyc}"),
-                ));
+                lines.push(w(t0, 2, format!("2:{cp}:1:{k}:1:{t0}:60000019:2:42000050:{ins}:42000059:{cyc}")));
                 lines.push(w(t0, 3, format!("1:{cp}:1:{k}:1:{t0}:{a}:1")));
                 lines.push(w(a, 0, format!("2:{cp}:1:{k}:1:{a}:60000019:0")));
                 lines.push(w(a, 1, format!("2:{cp}:1:{k}:1:{a}:50000001:1")));
                 lines.push(w(a, 2, format!("1:{cp}:1:{k}:1:{a}:{b}:4")));
                 let to = k % tasks + 1;
-                let (ta, tb, te) = (
-                    to as usize - 1,
-                    send_end[to as usize - 1],
-                    arrive[to as usize - 1],
-                );
+                let (ta, tb, te) = (to as usize - 1, send_end[to as usize - 1], arrive[to as usize - 1]);
                 let _ = ta;
                 let size = 1024 * (1 + next(&mut rng) % 64);
                 let (tc, tag) = (cpu(to, 1), 7 + k % 3);
-                lines.push(w(
-                    a,
-                    3,
-                    format!("3:{cp}:1:{k}:1:{a}:{b}:{tc}:1:{to}:1:{tb}:{te}:{size}:{tag}"),
-                ));
+                lines.push(w(a, 3, format!("3:{cp}:1:{k}:1:{a}:{b}:{tc}:1:{to}:1:{tb}:{te}:{size}:{tag}")));
                 lines.push(w(b, 0, format!("2:{cp}:1:{k}:1:{b}:50000001:0")));
                 lines.push(w(b, 1, format!("2:{cp}:1:{k}:1:{b}:50000001:2")));
                 lines.push(w(b, 2, format!("1:{cp}:1:{k}:1:{b}:{e}:3")));
@@ -153,11 +132,7 @@ impl ParaverSample {
                 for h in 2..=threads {
                     let cp = cpu(k, h);
                     let half = t0 + c / 2;
-                    lines.push(w(
-                        t0,
-                        2,
-                        format!("2:{cp}:1:{k}:{h}:{t0}:60000019:3:42000050:{}", ins / 2),
-                    ));
+                    lines.push(w(t0, 2, format!("2:{cp}:1:{k}:{h}:{t0}:60000019:3:42000050:{}", ins / 2)));
                     lines.push(w(t0, 3, format!("1:{cp}:1:{k}:{h}:{t0}:{half}:1")));
                     lines.push(w(half, 0, format!("2:{cp}:1:{k}:{h}:{half}:60000019:0")));
                     lines.push(w(half, 1, format!("1:{cp}:1:{k}:{h}:{half}:{g}:0")));
@@ -171,17 +146,9 @@ impl ParaverSample {
             for h in 1..=threads {
                 let c = cpu(k, h);
                 if h == 1 {
-                    lines.push(Line {
-                        time: t0,
-                        order: 0,
-                        text: format!("2:{c}:1:{k}:{h}:{t0}:60000019:0"),
-                    });
+                    lines.push(Line { time: t0, order: 0, text: format!("2:{c}:1:{k}:{h}:{t0}:60000019:0") });
                 }
-                lines.push(Line {
-                    time: t0,
-                    order: 1,
-                    text: format!("2:{c}:1:{k}:{h}:{t0}:40000001:0"),
-                });
+                lines.push(Line { time: t0, order: 1, text: format!("2:{c}:1:{k}:{h}:{t0}:40000001:0") });
             }
         }
         flush(&mut lines, &mut body);
@@ -196,28 +163,25 @@ impl ParaverSample {
         );
         let _ = writeln!(prv, "c:1:1:{tasks}:{}", members.join(":"));
         prv.extend_from_slice(&body);
-        ParaverFiles {
-            prv,
-            pcf: self.pcf(),
-            row: self.row(),
-            iterations,
-        }
+        ParaverFiles { prv, pcf: self.pcf(), row: self.row(), iterations }
     }
 
     fn pcf(&self) -> Vec<u8> {
-        let mut s = String::from(
-            "DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n\n",
-        );
+        let mut s = String::from("DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n\n");
         s.push_str("STATES\n0    Idle\n1    Running\n2    Not created\n3    Waiting a message\n4    Blocking Send\n");
-        s.push_str("5    Synchronization\n13    Group Communication\n\n\nSTATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n");
-        s.push_str("3    {255,0,0}\n4    {255,0,174}\n13    {255,144,26}\n\n\n");
         s.push_str(
-            "EVENT_TYPE\n6    40000001    Application\nVALUES\n0      End\n1      Begin\n\n\n",
+            "5    Synchronization\n13    Group Communication\n\n\nSTATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n",
         );
+        s.push_str("3    {255,0,0}\n4    {255,0,174}\n13    {255,144,26}\n\n\n");
+        s.push_str("EVENT_TYPE\n6    40000001    Application\nVALUES\n0      End\n1      Begin\n\n\n");
         s.push_str("EVENT_TYPE\n9    50000001    MPI Point-to-point\nVALUES\n0   Outside MPI\n1   MPI_Send\n2   MPI_Recv\n\n\n");
-        s.push_str("EVENT_TYPE\n9    50000002    MPI Collective Comm\nVALUES\n0   Outside MPI\n10   MPI_Allreduce\n\n\n");
+        s.push_str(
+            "EVENT_TYPE\n9    50000002    MPI Collective Comm\nVALUES\n0   Outside MPI\n10   MPI_Allreduce\n\n\n",
+        );
         s.push_str("EVENT_TYPE\n0    60000019    User function\nVALUES\n0      End\n1      main\n2      compute\n3      worker\n\n\n");
-        s.push_str("EVENT_TYPE\n7  42000050 PAPI_TOT_INS [Instr completed]\n7  42000059 PAPI_TOT_CYC [Total cycles]\n\n");
+        s.push_str(
+            "EVENT_TYPE\n7  42000050 PAPI_TOT_INS [Instr completed]\n7  42000059 PAPI_TOT_CYC [Total cycles]\n\n",
+        );
         s.into_bytes()
     }
 

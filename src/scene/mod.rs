@@ -6,6 +6,7 @@
 
 pub mod axis;
 pub mod execgraph;
+pub mod grains;
 pub mod moments;
 pub mod palette;
 pub mod svg;

@@ -2,6 +2,7 @@
 //! (stable keys), and rendering to SVG/PNG for documentation. Each subcommand lives in its own file.
 
 mod execgraph;
+mod grains;
 mod info;
 mod moments;
 mod render;
@@ -25,6 +26,8 @@ enum Command {
     Moments(moments::Args),
     /// Execution graph of a fork/join program: threads, nodes, columns, crossings.
     Execgraph(execgraph::Args),
+    /// Grain graph of an OpenMP program (MIR task stats or GraphML): structure, span, problems.
+    Grains(grains::Args),
     /// Write a view as SVG, for documentation.
     Render(render::Args),
 }
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Command::Info(a) => info::run(a),
         Command::Moments(a) => moments::run(a),
         Command::Execgraph(a) => execgraph::run(a),
+        Command::Grains(a) => grains::run(a),
         Command::Render(a) => render::run(a),
     };
     match result {

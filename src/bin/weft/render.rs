@@ -26,6 +26,8 @@ enum View {
         #[arg(short, long)]
         out: PathBuf,
     },
+    /// The grain graph's structural view (or a problem view with --problem METRIC).
+    Grains(crate::grains::RenderArgs),
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -34,5 +36,6 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         View::Execgraph { file, sample, min_edge, out } => {
             crate::execgraph::render(file.as_deref(), sample.as_deref(), min_edge.as_deref(), &out)
         }
+        View::Grains(g) => crate::grains::render(g),
     }
 }

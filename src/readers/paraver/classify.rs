@@ -19,15 +19,10 @@ pub(super) enum TypeKind {
 /// Which event types are call regions: MPI calls, user functions, and any type whose .pcf labels value 0
 /// as an end ("End", "Outside MPI", "close" as Extrae's OpenMP parallel type). Everything else is a counter.
 pub(super) fn classify_type(ty: u64, info: Option<&EventType>) -> TypeKind {
-    let label = info
-        .map(|e| e.label.to_ascii_lowercase())
-        .unwrap_or_default();
-    let zero = info
-        .and_then(|e| e.values.get(&0))
-        .map(|l| l.to_ascii_lowercase());
-    let ends = zero.as_deref().is_some_and(|z| {
-        z.starts_with("end") || z.starts_with("outside") || z.starts_with("close")
-    });
+    let label = info.map(|e| e.label.to_ascii_lowercase()).unwrap_or_default();
+    let zero = info.and_then(|e| e.values.get(&0)).map(|l| l.to_ascii_lowercase());
+    let ends =
+        zero.as_deref().is_some_and(|z| z.starts_with("end") || z.starts_with("outside") || z.starts_with("close"));
     let mpi = (50_000_000..51_000_000).contains(&ty);
     let user = ty == 60_000_019;
     if !(mpi || user || ends) {
@@ -37,10 +32,7 @@ pub(super) fn classify_type(ty: u64, info: Option<&EventType>) -> TypeKind {
         Paradigm::Mpi
     } else if user || label.contains("user func") {
         Paradigm::User
-    } else if label.contains("openmp")
-        || label.contains("omp")
-        || (60_000_000..61_000_000).contains(&ty)
-    {
+    } else if label.contains("openmp") || label.contains("omp") || (60_000_000..61_000_000).contains(&ty) {
         Paradigm::OpenMp
     } else if label.contains("pthread") || (61_000_000..62_000_000).contains(&ty) {
         Paradigm::Pthread
@@ -53,10 +45,7 @@ pub(super) fn classify_type(ty: u64, info: Option<&EventType>) -> TypeKind {
     } else {
         Paradigm::User
     };
-    TypeKind::Call {
-        paradigm,
-        stacked: user || label.contains("user func"),
-    }
+    TypeKind::Call { paradigm, stacked: user || label.contains("user func") }
 }
 
 pub(super) fn default_type_label(ty: u64) -> String {
@@ -91,9 +80,7 @@ pub(super) fn default_state_name(state: u64) -> String {
         "Send Receive",
         "Memory transfer",
     ];
-    NAMES
-        .get(state as usize)
-        .map_or_else(|| format!("State {state}"), |s| s.to_string())
+    NAMES.get(state as usize).map_or_else(|| format!("State {state}"), |s| s.to_string())
 }
 
 /// Paradigm and role of a state, from its name (spellings vary between tools: "Bloking Send",
@@ -107,13 +94,7 @@ pub(super) fn classify_state(name: &str) -> (Paradigm, RegionRole) {
         (Paradigm::Mpi, RegionRole::Collective)
     } else if has("synchr") || has("barrier") {
         (Paradigm::Mpi, RegionRole::Barrier)
-    } else if has("send")
-        || has("receive")
-        || has("recv")
-        || has("waiting a message")
-        || has("probe")
-        || has("wait")
-    {
+    } else if has("send") || has("receive") || has("recv") || has("waiting a message") || has("probe") || has("wait") {
         (Paradigm::Mpi, RegionRole::PointToPoint)
     } else if has("fork") || has("sched") {
         (Paradigm::OpenMp, RegionRole::Parallel)
@@ -137,41 +118,18 @@ mod tests {
 
     #[test]
     fn classifies_states_and_types() {
-        assert_eq!(
-            classify_state("Bloking Send"),
-            (Paradigm::Mpi, RegionRole::PointToPoint)
-        );
-        assert_eq!(
-            classify_state("Group Communication"),
-            (Paradigm::Mpi, RegionRole::Collective)
-        );
-        assert_eq!(
-            classify_state("Thd. Synchr."),
-            (Paradigm::Mpi, RegionRole::Barrier)
-        );
+        assert_eq!(classify_state("Bloking Send"), (Paradigm::Mpi, RegionRole::PointToPoint));
+        assert_eq!(classify_state("Group Communication"), (Paradigm::Mpi, RegionRole::Collective));
+        assert_eq!(classify_state("Thd. Synchr."), (Paradigm::Mpi, RegionRole::Barrier));
         assert_eq!(classify_state("Running").1, RegionRole::Code);
-        assert_eq!(
-            classify_type(50_000_002, None),
-            TypeKind::Call {
-                paradigm: Paradigm::Mpi,
-                stacked: false
-            }
-        );
+        assert_eq!(classify_type(50_000_002, None), TypeKind::Call { paradigm: Paradigm::Mpi, stacked: false });
         assert_eq!(classify_type(42_000_050, None), TypeKind::Counter);
         let app = EventType {
             label: "Application".into(),
             gradient: 6,
-            values: [(0, "End".to_string()), (1, "Begin".to_string())]
-                .into_iter()
-                .collect(),
+            values: [(0, "End".to_string()), (1, "Begin".to_string())].into_iter().collect(),
         };
-        assert_eq!(
-            classify_type(40_000_001, Some(&app)),
-            TypeKind::Call {
-                paradigm: Paradigm::User,
-                stacked: false
-            }
-        );
+        assert_eq!(classify_type(40_000_001, Some(&app)), TypeKind::Call { paradigm: Paradigm::User, stacked: false });
         let tracing = EventType {
             label: "Tracing".into(),
             gradient: 6,
@@ -181,16 +139,11 @@ mod tests {
         let omp = EventType {
             label: "Parallel (OMP)".into(),
             gradient: 0,
-            values: [(0, "close".to_string()), (3, "REGION (open)".to_string())]
-                .into_iter()
-                .collect(),
+            values: [(0, "close".to_string()), (3, "REGION (open)".to_string())].into_iter().collect(),
         };
         assert_eq!(
             classify_type(60_000_001, Some(&omp)),
-            TypeKind::Call {
-                paradigm: Paradigm::OpenMp,
-                stacked: false
-            }
+            TypeKind::Call { paradigm: Paradigm::OpenMp, stacked: false }
         );
     }
 }

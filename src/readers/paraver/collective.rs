@@ -45,10 +45,7 @@ impl Collectives {
     pub fn participate(&mut self, p: Participation) {
         let k = self.seen.entry((p.thread, p.communicator_id)).or_insert(0);
         let next = self.operations.len() as u32;
-        let operation = *self
-            .operations
-            .entry((p.communicator_id, *k))
-            .or_insert(next);
+        let operation = *self.operations.entry((p.communicator_id, *k)).or_insert(next);
         *k += 1;
         if p.in_call {
             self.open.insert(p.thread, self.pending.len());
@@ -82,11 +79,7 @@ impl Collectives {
     }
 
     /// The records for the builder; `location` maps a thread to its location, `ns` ticks to ns.
-    pub fn finish(
-        self,
-        mut location: impl FnMut(u32) -> LocationId,
-        ns: impl Fn(u64) -> i64,
-    ) -> Vec<CollectiveRecord> {
+    pub fn finish(self, mut location: impl FnMut(u32) -> LocationId, ns: impl Fn(u64) -> i64) -> Vec<CollectiveRecord> {
         self.pending
             .into_iter()
             .map(|p| CollectiveRecord {

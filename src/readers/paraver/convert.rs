@@ -3,17 +3,15 @@
 //! own location, other events into counter samples, and communication records into point-to-point messages.
 //! It must not parse text (prv.rs, pcf.rs and row.rs do) and must not repair nesting (the builder does).
 
-use super::classify::{
-    classify_state, classify_type, default_state_name, default_type_label, TypeKind,
-};
+use super::classify::{classify_state, classify_type, default_state_name, default_type_label, TypeKind};
 use super::collective::{Collectives, Participation};
 use super::pcf::{EventType, Pcf};
 use super::prv::{Comm, GlobalComm, Header, RecordSink, Who};
 use super::row::Row;
 use super::{Options, Stats};
 use crate::model::{
-    classify_region, LocationId, LocationKind, MessageKind, MessageRecord, Paradigm, ProcessId,
-    RegionId, RegionRole, StringId, Trace, TraceBuilder, WarningKind,
+    classify_region, LocationId, LocationKind, MessageKind, MessageRecord, Paradigm, ProcessId, RegionId, RegionRole,
+    StringId, Trace, TraceBuilder, WarningKind,
 };
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -163,10 +161,8 @@ impl<'a> Converter<'a> {
     /// The thread a record names; a thread the header does not declare is added, with a warning.
     #[inline]
     fn thread(&mut self, line: u64, who: Who) -> usize {
-        if let Some(&(first, n)) = self
-            .tasks
-            .get((who.appl as usize).wrapping_sub(1))
-            .and_then(|a| a.get((who.task as usize).wrapping_sub(1)))
+        if let Some(&(first, n)) =
+            self.tasks.get((who.appl as usize).wrapping_sub(1)).and_then(|a| a.get((who.task as usize).wrapping_sub(1)))
         {
             if who.thread >= 1 && who.thread <= n {
                 return (first + who.thread - 1) as usize;
@@ -195,12 +191,8 @@ impl<'a> Converter<'a> {
             .and_then(|a| a.get((who.task as usize).wrapping_sub(1)))
             .is_some();
         if !declared {
-            self.b.set_process_name(
-                process,
-                &format!("Task {}.{} (undeclared)", who.appl, who.task),
-            );
-            self.b
-                .set_process_sort_key(process, i64::MAX / 2 + task_native_id(who.appl, who.task));
+            self.b.set_process_name(process, &format!("Task {}.{} (undeclared)", who.appl, who.task));
+            self.b.set_process_sort_key(process, i64::MAX / 2 + task_native_id(who.appl, who.task));
         }
         let order = self.threads.len() as u32;
         self.threads.push(Thread {
@@ -336,11 +328,7 @@ impl<'a> Converter<'a> {
         }
         let label = self.type_label(ty);
         let th = &self.threads[t];
-        let name = if th.siblings > 1 {
-            format!("{label} (thread {})", th.id.2)
-        } else {
-            label
-        };
+        let name = if th.siblings > 1 { format!("{label} (thread {})", th.id.2) } else { label };
         let s = self.b.counter_series(th.process, &name);
         self.series.insert((t as u32, ty), s);
         s
@@ -356,13 +344,7 @@ impl<'a> Converter<'a> {
     }
 
     fn close(&mut self, t: usize, ty: u64, region: RegionId, start: u64, end: u64) {
-        if matches!(
-            self.type_kinds.get(&ty),
-            Some(TypeKind::Call {
-                paradigm: Paradigm::Mpi,
-                ..
-            })
-        ) {
+        if matches!(self.type_kinds.get(&ty), Some(TypeKind::Call { paradigm: Paradigm::Mpi, .. })) {
             self.collectives.call_ended(t as u32, end);
         }
         let l = self.location(t);
@@ -374,13 +356,7 @@ impl<'a> Converter<'a> {
 
     /// Close what is still open at the trace's end, with a warning each.
     pub fn finish(mut self) -> (Trace, Stats) {
-        let end_of_trace = self
-            .threads
-            .iter()
-            .map(|t| t.last_time)
-            .max()
-            .unwrap_or(0)
-            .max(self.end_time);
+        let end_of_trace = self.threads.iter().map(|t| t.last_time).max().unwrap_or(0).max(self.end_time);
         for t in 0..self.threads.len() {
             while let Some((ty, region, start)) = self.threads[t].open.pop() {
                 let (file, name) = (self.file, self.thread_name(t));
@@ -427,9 +403,7 @@ impl RecordSink for Converter<'_> {
         if end < begin {
             let file = self.file;
             self.b.warn(WarningKind::MalformedRecord, || {
-                format!(
-                    "{file}:{line}: state record ends ({end}) before it begins ({begin}); skipped"
-                )
+                format!("{file}:{line}: state record ends ({end}) before it begins ({begin}); skipped")
             });
             return;
         }
@@ -519,13 +493,7 @@ impl RecordSink for Converter<'_> {
         self.check_order(line, t, g.time);
         // The participation belongs to the innermost MPI call open on the thread, if any.
         let open_call = self.threads[t].open.iter().rev().find(|&&(ty, _, _)| {
-            matches!(
-                self.type_kinds.get(&ty),
-                Some(TypeKind::Call {
-                    paradigm: Paradigm::Mpi,
-                    ..
-                })
-            )
+            matches!(self.type_kinds.get(&ty), Some(TypeKind::Call { paradigm: Paradigm::Mpi, .. }))
         });
         let (region, in_call) = match open_call {
             Some(&(_, region, _)) => (region, true),
@@ -536,12 +504,7 @@ impl RecordSink for Converter<'_> {
                     Some(&r) => r,
                     None => {
                         let name = format!("Global op {}", g.op);
-                        let r = self.b.region_with(
-                            &name,
-                            "Paraver global op",
-                            Paradigm::Mpi,
-                            RegionRole::Collective,
-                        );
+                        let r = self.b.region_with(&name, "Paraver global op", Paradigm::Mpi, RegionRole::Collective);
                         self.call_regions.insert(key, r);
                         r
                     }
@@ -565,9 +528,7 @@ impl RecordSink for Converter<'_> {
     fn unknown(&mut self, line: u64, kind: &[u8]) {
         self.stats.unknown_records += 1;
         let (file, kind) = (self.file, String::from_utf8_lossy(kind).into_owned());
-        self.b.warn(WarningKind::UnknownRecord, || {
-            format!("{file}:{line}: unknown record kind \"{kind}\"; skipped")
-        });
+        self.b.warn(WarningKind::UnknownRecord, || format!("{file}:{line}: unknown record kind \"{kind}\"; skipped"));
     }
 
     fn malformed(&mut self, line: u64, offset: u64, detail: &'static str, last: bool) {
@@ -578,9 +539,7 @@ impl RecordSink for Converter<'_> {
                 format!("{file}:{line}: the file ends inside a record ({detail}); records before it are kept")
             });
         } else {
-            self.b.warn(WarningKind::MalformedRecord, || {
-                format!("{file}:{line} (byte {offset}): {detail}; skipped")
-            });
+            self.b.warn(WarningKind::MalformedRecord, || format!("{file}:{line} (byte {offset}): {detail}; skipped"));
         }
     }
 }

@@ -65,11 +65,7 @@ impl Header {
         self.applications.iter().map(Vec::len).sum()
     }
     pub fn threads(&self) -> u64 {
-        self.applications
-            .iter()
-            .flatten()
-            .map(|t| t.threads as u64)
-            .sum()
+        self.applications.iter().flatten().map(|t| t.threads as u64).sum()
     }
 }
 
@@ -88,11 +84,7 @@ impl fmt::Display for HeaderError {
 }
 
 fn header_err(line: u64, offset: usize, detail: impl Into<String>) -> HeaderError {
-    HeaderError {
-        line,
-        offset: offset as u64,
-        detail: detail.into(),
-    }
+    HeaderError { line, offset: offset as u64, detail: detail.into() }
 }
 
 /// Read the header line and its communicator lines. Returns the header, the byte offset where the body
@@ -114,42 +106,22 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
         line_no += 1;
     }
     let start = pos - line.len();
-    let rest = line.strip_prefix(b"#Paraver").ok_or_else(|| {
-        header_err(
-            line_no,
-            start,
-            "expected a header line starting with \"#Paraver\"",
-        )
-    })?;
+    let rest = line
+        .strip_prefix(b"#Paraver")
+        .ok_or_else(|| header_err(line_no, start, "expected a header line starting with \"#Paraver\""))?;
     // The date holds ':' itself, so it is delimited by its parentheses.
     let open = rest.iter().position(|&c| c == b'(');
     let close = rest.iter().position(|&c| c == b')');
     let (date, rest) = match (open, close) {
-        (Some(o), Some(c)) if o < c => (
-            String::from_utf8_lossy(&rest[o + 1..c]).into_owned(),
-            &rest[c + 1..],
-        ),
-        _ => {
-            return Err(header_err(
-                line_no,
-                start,
-                "expected the date in parentheses after \"#Paraver\"",
-            ))
-        }
+        (Some(o), Some(c)) if o < c => (String::from_utf8_lossy(&rest[o + 1..c]).into_owned(), &rest[c + 1..]),
+        _ => return Err(header_err(line_no, start, "expected the date in parentheses after \"#Paraver\"")),
     };
     let mut c = Cur { b: rest, i: 0 };
     let bad = |c: &Cur, what: &str| {
-        header_err(
-            line_no,
-            start,
-            format!("{what} at column {}", line.len() - rest.len() + c.i + 1),
-        )
+        header_err(line_no, start, format!("{what} at column {}", line.len() - rest.len() + c.i + 1))
     };
-    c.colon()
-        .ok_or_else(|| bad(&c, "expected ':' after the date"))?;
-    let end_time = c
-        .u64()
-        .ok_or_else(|| bad(&c, "expected the trace's end time"))?;
+    c.colon().ok_or_else(|| bad(&c, "expected ':' after the date"))?;
+    let end_time = c.u64().ok_or_else(|| bad(&c, "expected the trace's end time"))?;
     let unit = if c.peek() == Some(b'_') {
         let s = c.i;
         while c.peek().is_some_and(|b| b != b':') {
@@ -164,12 +136,9 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
     } else {
         TimeUnit::Us
     };
-    c.colon()
-        .ok_or_else(|| bad(&c, "expected ':' after the end time"))?;
+    c.colon().ok_or_else(|| bad(&c, "expected ':' after the end time"))?;
     // Resources: `0`, `nNodes(cpus,...)`, or the old `nCpus` (one CPU per node).
-    let n_nodes = c
-        .u32()
-        .ok_or_else(|| bad(&c, "expected the number of nodes"))?;
+    let n_nodes = c.u32().ok_or_else(|| bad(&c, "expected the number of nodes"))?;
     let mut cpus_per_node = Vec::new();
     if c.peek() == Some(b'(') {
         c.i += 1;
@@ -180,10 +149,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
                 }
                 c.i += 1;
             }
-            cpus_per_node.push(
-                c.u32()
-                    .ok_or_else(|| bad(&c, "expected a node's CPU count"))?,
-            );
+            cpus_per_node.push(c.u32().ok_or_else(|| bad(&c, "expected a node's CPU count"))?);
             if cpus_per_node.len() > 1 << 20 {
                 return Err(bad(&c, "too many nodes"));
             }
@@ -195,22 +161,16 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
     } else if n_nodes > 0 {
         cpus_per_node = vec![1; n_nodes.min(1 << 20) as usize];
     }
-    c.colon()
-        .ok_or_else(|| bad(&c, "expected ':' after the resources"))?;
-    let n_appl = c
-        .u32()
-        .ok_or_else(|| bad(&c, "expected the number of applications"))?;
+    c.colon().ok_or_else(|| bad(&c, "expected ':' after the resources"))?;
+    let n_appl = c.u32().ok_or_else(|| bad(&c, "expected the number of applications"))?;
     if n_appl == 0 {
         return Err(bad(&c, "the header declares no application"));
     }
     let mut applications = Vec::new();
     let mut total_threads = 0u64;
     for a in 0..n_appl {
-        c.colon()
-            .ok_or_else(|| bad(&c, "expected ':' before an application's task list"))?;
-        let n_tasks = c
-            .u32()
-            .ok_or_else(|| bad(&c, "expected an application's number of tasks"))?;
+        c.colon().ok_or_else(|| bad(&c, "expected ':' before an application's task list"))?;
+        let n_tasks = c.u32().ok_or_else(|| bad(&c, "expected an application's number of tasks"))?;
         if c.peek() != Some(b'(') {
             return Err(bad(&c, "expected '(' after the number of tasks"));
         }
@@ -223,11 +183,8 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
                 }
                 c.i += 1;
             }
-            let threads = c
-                .u32()
-                .ok_or_else(|| bad(&c, "expected a task's number of threads"))?;
-            c.colon()
-                .ok_or_else(|| bad(&c, "expected ':' between a task's threads and node"))?;
+            let threads = c.u32().ok_or_else(|| bad(&c, "expected a task's number of threads"))?;
+            c.colon().ok_or_else(|| bad(&c, "expected ':' between a task's threads and node"))?;
             let node = c.u32().ok_or_else(|| bad(&c, "expected a task's node"))?;
             total_threads += threads as u64;
             // A few header bytes must not reserve gigabytes: 1 M threads is beyond any trace seen.
@@ -248,9 +205,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
     let mut n_comms = 0u64;
     if c.peek() == Some(b',') {
         c.i += 1;
-        n_comms = c
-            .u64()
-            .ok_or_else(|| bad(&c, "expected the number of communicators after ','"))?;
+        n_comms = c.u64().ok_or_else(|| bad(&c, "expected the number of communicators after ','"))?;
     }
     if !c.at_eol() {
         return Err(bad(&c, "unexpected text after the application list"));
@@ -265,29 +220,15 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
         let l = next_line(&mut pos);
         line_no += 1;
         if !(l.starts_with(b"c") || l.starts_with(b"C")) {
-            return Err(header_err(
-                line_no,
-                start,
-                "expected a communicator line \"c:appl:id:ntasks:task...\"",
-            ));
+            return Err(header_err(line_no, start, "expected a communicator line \"c:appl:id:ntasks:task...\""));
         }
         match parse_communicator(l) {
             Some(c) => communicators.push(c),
-            None => problems.push((
-                line_no,
-                "a communicator line that does not parse as c:appl:id:ntasks:task...".to_string(),
-            )),
+            None => problems
+                .push((line_no, "a communicator line that does not parse as c:appl:id:ntasks:task...".to_string())),
         }
     }
-    let header = Header {
-        date,
-        unit,
-        end_time,
-        cpus_per_node,
-        applications,
-        communicators,
-        problems,
-    };
+    let header = Header { date, unit, end_time, cpus_per_node, applications, communicators, problems };
     Ok((header, pos, line_no + 1))
 }
 
@@ -320,27 +261,12 @@ mod tests {
         assert_eq!(h.end_time, 260199);
         assert_eq!(h.cpus_per_node, vec![1, 1, 1, 1]);
         assert_eq!(h.applications[0].len(), 4);
-        assert_eq!(
-            h.applications[0][2],
-            TaskDef {
-                threads: 1,
-                node: 3
-            }
-        );
+        assert_eq!(h.applications[0][2], TaskDef { threads: 1, node: 3 });
         assert_eq!(h.communicators.len(), 2);
-        assert_eq!(
-            h.communicators[1],
-            Communicator {
-                appl: 1,
-                id: 2,
-                tasks: vec![3]
-            }
-        );
+        assert_eq!(h.communicators[1], Communicator { appl: 1, id: 2, tasks: vec![3] });
         assert_eq!(line, 4);
         assert_eq!(&text[body..], b"1:");
-        let (h, _, line) =
-            parse_header(b"#Paraver (01/02/2020 at 10:11):99_ns:2(4,8):2:2(2:1,1:2):1(4:1)\n")
-                .unwrap();
+        let (h, _, line) = parse_header(b"#Paraver (01/02/2020 at 10:11):99_ns:2(4,8):2:2(2:1,1:2):1(4:1)\n").unwrap();
         assert_eq!(h.unit, TimeUnit::Ns);
         assert_eq!(h.cpus_per_node, vec![4, 8]);
         assert_eq!(h.applications.len(), 2);

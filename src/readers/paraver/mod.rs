@@ -100,12 +100,7 @@ pub struct Stats {
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum ParaverError {
     #[error("{file}:{line}: Paraver header: {detail}")]
-    Header {
-        file: String,
-        line: u64,
-        offset: u64,
-        detail: String,
-    },
+    Header { file: String, line: u64, offset: u64, detail: String },
     #[error("{file}: Paraver: the file holds a header but no records")]
     NoRecords { file: String },
 }
@@ -113,44 +108,26 @@ pub enum ParaverError {
 impl From<ParaverError> for ReadError {
     fn from(e: ParaverError) -> ReadError {
         match e {
-            ParaverError::Header {
-                file,
-                line,
-                offset,
-                detail,
-            } => ReadError::Malformed {
-                file,
-                format: FORMAT,
-                offset,
-                detail: format!("line {line}: {detail}"),
-            },
-            ParaverError::NoRecords { file } => ReadError::Empty {
-                file,
-                format: FORMAT,
-                detail: " (no records after the header)".into(),
-            },
+            ParaverError::Header { file, line, offset, detail } => {
+                ReadError::Malformed { file, format: FORMAT, offset, detail: format!("line {line}: {detail}") }
+            }
+            ParaverError::NoRecords { file } => {
+                ReadError::Empty { file, format: FORMAT, detail: " (no records after the header)".into() }
+            }
         }
     }
 }
 
 /// Read a Paraver trace held in memory: the .prv bytes (plain or gzipped, as `mpi2prv -z` writes) and, when
 /// present, the .pcf and .row beside it. `name` names the .prv in messages.
-pub fn read(
-    name: &str,
-    prv: &[u8],
-    pcf: Option<&[u8]>,
-    row: Option<&[u8]>,
-) -> Result<Trace, ReadError> {
+pub fn read(name: &str, prv: &[u8], pcf: Option<&[u8]>, row: Option<&[u8]>) -> Result<Trace, ReadError> {
     if !is_gzip(prv) {
         return Ok(read_with(name, prv, pcf, row, &Options::default())?.0);
     }
     let (plain, broke) = gunzip(prv);
     if plain.is_empty() {
         let detail = broke.unwrap_or_else(|| "no data".into());
-        return Err(ReadError::Decompress {
-            file: name.to_string(),
-            detail,
-        });
+        return Err(ReadError::Decompress { file: name.to_string(), detail });
     }
     let mut trace = read_with(name, &plain, pcf, row, &Options::default())?.0;
     if let Some(e) = broke {
@@ -197,13 +174,12 @@ pub fn read_with(
     row: Option<&[u8]>,
     options: &Options,
 ) -> Result<(Trace, Stats), ParaverError> {
-    let (header, body_at, first_line) =
-        prv::parse_header(prv).map_err(|e| ParaverError::Header {
-            file: name.to_string(),
-            line: e.line,
-            offset: e.offset,
-            detail: e.detail,
-        })?;
+    let (header, body_at, first_line) = prv::parse_header(prv).map_err(|e| ParaverError::Header {
+        file: name.to_string(),
+        line: e.line,
+        offset: e.offset,
+        detail: e.detail,
+    })?;
     let pcf = pcf.map(Pcf::parse);
     let row = row.map(Row::parse);
     let mut conv = convert::Converter::new(name, &header, pcf.as_ref(), row.as_ref(), options);
@@ -215,9 +191,7 @@ pub fn read_with(
     ];
     for (file, problems) in named {
         for (line, what) in problems.into_iter().flatten() {
-            conv.b.warn(crate::model::WarningKind::MalformedRecord, || {
-                format!("{file}:{line}: {what}; ignored")
-            });
+            conv.b.warn(crate::model::WarningKind::MalformedRecord, || format!("{file}:{line}: {what}; ignored"));
         }
     }
     if let Some(r) = &row {
@@ -233,9 +207,7 @@ pub fn read_with(
     conv.stats.body_lines = lines;
     let s = &conv.stats;
     if s.state_records + s.event_records + s.comm_records + s.global_comm_records == 0 {
-        return Err(ParaverError::NoRecords {
-            file: name.to_string(),
-        });
+        return Err(ParaverError::NoRecords { file: name.to_string() });
     }
     Ok(conv.finish())
 }
@@ -250,10 +222,8 @@ pub fn sibling(prv_name: &str, ext: &str) -> String {
 /// Read a .prv from disk with the .pcf and .row beside it when they exist (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
-    let prv = std::fs::read(path).map_err(|e| ReadError::Io {
-        file: path.display().to_string(),
-        detail: e.to_string(),
-    })?;
+    let prv =
+        std::fs::read(path).map_err(|e| ReadError::Io { file: path.display().to_string(), detail: e.to_string() })?;
     read_beside(path, &prv)
 }
 

@@ -62,11 +62,7 @@ impl Pcf {
             if line.trim().is_empty() {
                 if section != Section::EventType {
                     // A blank line ends a section; EVENT_TYPE blocks may be followed by VALUES after one.
-                    section = if section == Section::Values {
-                        Section::None
-                    } else {
-                        section_after_blank(section)
-                    };
+                    section = if section == Section::Values { Section::None } else { section_after_blank(section) };
                 }
                 continue;
             }
@@ -76,9 +72,7 @@ impl Pcf {
                 "STATES_COLOR" => Some(Section::StatesColor),
                 "EVENT_TYPE" => Some(Section::EventType),
                 "VALUES" => Some(Section::Values),
-                _ if keyword.chars().all(|c| c.is_ascii_uppercase() || c == '_')
-                    && keyword.len() > 2 =>
-                {
+                _ if keyword.chars().all(|c| c.is_ascii_uppercase() || c == '_') && keyword.len() > 2 => {
                     Some(Section::Other)
                 }
                 _ => None,
@@ -88,10 +82,7 @@ impl Pcf {
                     block.clear();
                 }
                 if next == Section::Values && section != Section::EventType {
-                    pcf.problems.push((
-                        line_no,
-                        "VALUES without a preceding EVENT_TYPE block".into(),
-                    ));
+                    pcf.problems.push((line_no, "VALUES without a preceding EVENT_TYPE block".into()));
                     section = Section::Other;
                     continue;
                 }
@@ -99,27 +90,18 @@ impl Pcf {
                 continue;
             }
             match section {
-                Section::States => match number_and_label(line)
-                    .and_then(|(n, l)| Some((n.parse::<u64>().ok()?, l)))
-                {
+                Section::States => match number_and_label(line).and_then(|(n, l)| Some((n.parse::<u64>().ok()?, l))) {
                     Some((id, label)) => {
                         pcf.states.insert(id, label.to_string());
                     }
-                    None => pcf
-                        .problems
-                        .push((line_no, "expected \"<state> <name>\" in STATES".into())),
+                    None => pcf.problems.push((line_no, "expected \"<state> <name>\" in STATES".into())),
                 },
                 Section::StatesColor => {
-                    match number_and_label(line)
-                        .and_then(|(n, l)| Some((n.parse::<u64>().ok()?, parse_color(l)?)))
-                    {
+                    match number_and_label(line).and_then(|(n, l)| Some((n.parse::<u64>().ok()?, parse_color(l)?))) {
                         Some((id, rgb)) => {
                             pcf.state_colors.insert(id, rgb);
                         }
-                        None => pcf.problems.push((
-                            line_no,
-                            "expected \"<state> {r,g,b}\" in STATES_COLOR".into(),
-                        )),
+                        None => pcf.problems.push((line_no, "expected \"<state> {r,g,b}\" in STATES_COLOR".into())),
                     }
                 }
                 Section::EventType => {
@@ -140,15 +122,12 @@ impl Pcf {
                             }
                             block.push(ty);
                         }
-                        _ => pcf.problems.push((
-                            line_no,
-                            "expected \"<gradient> <type> <label>\" in EVENT_TYPE".into(),
-                        )),
+                        _ => {
+                            pcf.problems.push((line_no, "expected \"<gradient> <type> <label>\" in EVENT_TYPE".into()))
+                        }
                     }
                 }
-                Section::Values => match number_and_label(line)
-                    .and_then(|(n, l)| Some((n.parse::<i64>().ok()?, l)))
-                {
+                Section::Values => match number_and_label(line).and_then(|(n, l)| Some((n.parse::<i64>().ok()?, l))) {
                     Some((value, label)) => {
                         for ty in &block {
                             if let Some(e) = pcf.event_types.get_mut(ty) {
@@ -156,9 +135,7 @@ impl Pcf {
                             }
                         }
                     }
-                    None => pcf
-                        .problems
-                        .push((line_no, "expected \"<value> <label>\" in VALUES".into())),
+                    None => pcf.problems.push((line_no, "expected \"<value> <label>\" in VALUES".into())),
                 },
                 Section::None | Section::Other => {}
             }
@@ -194,10 +171,7 @@ EVENT_TYPE\n0    60000019    User functions\r\n",
         assert_eq!(pcf.event_types[&40000003].values[&1], "Begin");
         assert_eq!(pcf.event_types[&50000001].values[&2], "MPI_Recv");
         assert_eq!(pcf.event_types[&50000001].gradient, 9);
-        assert_eq!(
-            pcf.event_types[&42000050].label,
-            "Instructions completed (Instr completed)"
-        );
+        assert_eq!(pcf.event_types[&42000050].label, "Instructions completed (Instr completed)");
         assert!(pcf.event_types[&42000050].values.is_empty());
         assert_eq!(pcf.event_types[&60000019].label, "User functions");
         assert!(pcf.problems.is_empty(), "{:?}", pcf.problems);

@@ -142,20 +142,12 @@ impl Cur<'_> {
         let task = self.u32()?;
         self.colon()?;
         let thread = self.u32()?;
-        Some(Who {
-            cpu,
-            appl,
-            task,
-            thread,
-        })
+        Some(Who { cpu, appl, task, thread })
     }
 
     /// Move past the next newline (or to the end).
     fn skip_line(&mut self) {
-        match self.b[self.i.min(self.b.len())..]
-            .iter()
-            .position(|&c| c == b'\n')
-        {
+        match self.b[self.i.min(self.b.len())..].iter().position(|&c| c == b'\n') {
             Some(p) => self.i += p + 1,
             None => self.i = self.b.len(),
         }
@@ -198,12 +190,8 @@ fn record<S: RecordSink>(
     c.i += 2;
     match kind {
         b'1' => {
-            let who = c
-                .who()
-                .ok_or("state record: expected cpu:appl:task:thread")?;
-            let begin = c
-                .field_u64()
-                .ok_or("state record: expected the begin time")?;
+            let who = c.who().ok_or("state record: expected cpu:appl:task:thread")?;
+            let begin = c.field_u64().ok_or("state record: expected the begin time")?;
             let end = c.field_u64().ok_or("state record: expected the end time")?;
             let state = c.field_u64().ok_or("state record: expected the state")?;
             if !c.at_eol() {
@@ -212,19 +200,12 @@ fn record<S: RecordSink>(
             sink.state(line, who, begin, end, state);
         }
         b'2' => {
-            let who = c
-                .who()
-                .ok_or("event record: expected cpu:appl:task:thread")?;
+            let who = c.who().ok_or("event record: expected cpu:appl:task:thread")?;
             let time = c.field_u64().ok_or("event record: expected the time")?;
             pairs.clear();
             loop {
-                let ty = c
-                    .field_u64()
-                    .ok_or("event record: expected an event type")?;
-                let value = c
-                    .colon()
-                    .and_then(|_| c.i64())
-                    .ok_or("event record: expected an event value")?;
+                let ty = c.field_u64().ok_or("event record: expected an event type")?;
+                let value = c.colon().and_then(|_| c.i64()).ok_or("event record: expected an event value")?;
                 pairs.push((ty, value));
                 if c.at_eol() {
                     break;
@@ -234,76 +215,36 @@ fn record<S: RecordSink>(
         }
         b'3' => {
             let from = c.who().ok_or("communication record: expected the sender")?;
-            let logical_send = c
-                .field_u64()
-                .ok_or("communication record: expected the logical send time")?;
-            let physical_send = c
-                .field_u64()
-                .ok_or("communication record: expected the physical send time")?;
-            c.colon()
-                .ok_or("communication record: expected the receiver")?;
-            let to = c
-                .who()
-                .ok_or("communication record: expected the receiver")?;
-            let logical_recv = c
-                .field_u64()
-                .ok_or("communication record: expected the logical receive time")?;
-            let physical_recv = c
-                .field_u64()
-                .ok_or("communication record: expected the physical receive time")?;
-            let size = c
-                .field_u64()
-                .ok_or("communication record: expected the size")?;
-            let tag = c
-                .colon()
-                .and_then(|_| c.i64())
-                .ok_or("communication record: expected the tag")?;
+            let logical_send = c.field_u64().ok_or("communication record: expected the logical send time")?;
+            let physical_send = c.field_u64().ok_or("communication record: expected the physical send time")?;
+            c.colon().ok_or("communication record: expected the receiver")?;
+            let to = c.who().ok_or("communication record: expected the receiver")?;
+            let logical_recv = c.field_u64().ok_or("communication record: expected the logical receive time")?;
+            let physical_recv = c.field_u64().ok_or("communication record: expected the physical receive time")?;
+            let size = c.field_u64().ok_or("communication record: expected the size")?;
+            let tag = c.colon().and_then(|_| c.i64()).ok_or("communication record: expected the tag")?;
             if !c.at_eol() {
                 return Err("communication record: unexpected text after the tag");
             }
-            let comm = Comm {
-                from,
-                logical_send,
-                physical_send,
-                to,
-                logical_recv,
-                physical_recv,
-                size,
-                tag,
-            };
+            let comm = Comm { from, logical_send, physical_send, to, logical_recv, physical_recv, size, tag };
             sink.comm(line, &comm);
         }
         b'4' => {
-            let who = c
-                .who()
-                .ok_or("global communication record: expected cpu:appl:task:thread")?;
-            let time = c
-                .field_u64()
-                .ok_or("global communication record: expected the time")?;
+            let who = c.who().ok_or("global communication record: expected cpu:appl:task:thread")?;
+            let time = c.field_u64().ok_or("global communication record: expected the time")?;
             let what = "global communication record: expected comm:send_size:recv_size:op";
             let communicator = c.field_u64().ok_or(what)?;
             let send_size = c.field_u64().ok_or(what)?;
             let recv_size = c.field_u64().ok_or(what)?;
             let op = c.colon().and_then(|_| c.i64()).ok_or(what)?;
             let root = match c.colon() {
-                Some(()) => Some(
-                    c.i64()
-                        .ok_or("global communication record: expected the root")?,
-                ),
+                Some(()) => Some(c.i64().ok_or("global communication record: expected the root")?),
                 None => None,
             };
             if !c.at_eol() {
                 return Err("global communication record: unexpected text after the root");
             }
-            let g = GlobalComm {
-                who,
-                time,
-                communicator,
-                send_size,
-                recv_size,
-                op,
-                root,
-            };
+            let g = GlobalComm { who, time, communicator, send_size, recv_size, op, root };
             sink.global_comm(line, &g);
         }
         _ => {
@@ -322,10 +263,7 @@ fn blank_or_other<S: RecordSink>(c: &mut Cur, line: u64, sink: &mut S) -> Result
     let text = &rest[..end];
     let trimmed = text.iter().all(|b| b.is_ascii_whitespace());
     if !trimmed && !text.starts_with(b"#") {
-        let kind_end = text
-            .iter()
-            .position(|&b| b == b':')
-            .unwrap_or(text.len().min(16));
+        let kind_end = text.iter().position(|&b| b == b':').unwrap_or(text.len().min(16));
         sink.unknown(line, &text[..kind_end.min(16)]);
     }
     c.i += end;

@@ -21,16 +21,11 @@ impl Row {
         let mut row = Row::default();
         let mut current: Option<(usize, u64, u64)> = None; // (level slot, declared size, header line)
         let mut slot_names: [Vec<String>; 6] = Default::default();
-        let finish = |cur: Option<(usize, u64, u64)>,
-                      names: &[Vec<String>; 6],
-                      problems: &mut Vec<(u64, String)>| {
+        let finish = |cur: Option<(usize, u64, u64)>, names: &[Vec<String>; 6], problems: &mut Vec<(u64, String)>| {
             if let Some((slot, size, line)) = cur {
                 let got = names[slot].len() as u64;
                 if got < size {
-                    problems.push((
-                        line,
-                        format!("LEVEL section declares {size} names but holds {got}"),
-                    ));
+                    problems.push((line, format!("LEVEL section declares {size} names but holds {got}")));
                 }
             }
         };
@@ -59,10 +54,7 @@ impl Row {
                         Some((slot, size, line_no))
                     }
                     _ => {
-                        row.problems.push((
-                            line_no,
-                            "expected \"LEVEL <CPU|NODE|APPL|TASK|THREAD> SIZE <n>\"".into(),
-                        ));
+                        row.problems.push((line_no, "expected \"LEVEL <CPU|NODE|APPL|TASK|THREAD> SIZE <n>\"".into()));
                         None
                     }
                 };
@@ -75,10 +67,7 @@ impl Row {
                 Some((slot, size, _)) if (slot_names[slot].len() as u64) < size => {
                     slot_names[slot].push(line.to_string())
                 }
-                _ => row.problems.push((
-                    line_no,
-                    "a name outside any LEVEL section (or beyond its SIZE)".into(),
-                )),
+                _ => row.problems.push((line_no, "a name outside any LEVEL section (or beyond its SIZE)".into())),
             }
         }
         finish(current, &slot_names, &mut row.problems);
@@ -101,10 +90,7 @@ mod tests {
         let row = Row::parse(b"LEVEL CPU SIZE 2\n1.node1\n2.node1\n\nLEVEL NODE SIZE 1\nnode1\n\nLEVEL THREAD SIZE 3\nTHREAD 1.1.1\nCUDA-D1.S1\nTHREAD 1.2.1\n");
         assert_eq!(row.cpus, vec!["1.node1", "2.node1"]);
         assert_eq!(row.nodes, vec!["node1"]);
-        assert_eq!(
-            row.threads,
-            vec!["THREAD 1.1.1", "CUDA-D1.S1", "THREAD 1.2.1"]
-        );
+        assert_eq!(row.threads, vec!["THREAD 1.1.1", "CUDA-D1.S1", "THREAD 1.2.1"]);
         assert!(row.problems.is_empty());
     }
 

@@ -1,0 +1,77 @@
+//! Grain graphs of OpenMP programs (Muddukrishna et al.): the graph of grains, fragments, forks and joins
+//! (`graph`, or `import` from the prototype's GraphML), its critical path, per-grain metrics and the
+//! problems they point to. Pure functions of a profile or graph; no layout, no drawing.
+
+pub mod critical;
+pub mod graph;
+pub mod import;
+pub mod metrics;
+pub mod problems;
+pub mod query;
+
+pub use critical::{critical_path, CriticalPath};
+pub use graph::{from_profile, EdgeKind, GrainGraph, NodeKind, TimeUnit, NONE};
+pub use metrics::Metrics;
+pub use problems::{ProblemView, Thresholds, METRICS};
+
+use crate::readers::GrainInput;
+
+/// A grain graph with everything derived from it.
+#[derive(Clone, Debug)]
+pub struct GrainAnalysis {
+    pub graph: GrainGraph,
+    pub critical: CriticalPath,
+    pub metrics: Metrics,
+    /// Cores from the profile (by the thresholds' rule) unless the thresholds give them.
+    pub cores: u32,
+    pub thresholds: Thresholds,
+    pub problems: Vec<ProblemView>,
+    /// Per grain: is any of its nodes on the critical path?
+    pub grain_on_critical: Vec<bool>,
+}
+
+impl GrainAnalysis {
+    pub fn new(input: &GrainInput, thresholds: Thresholds) -> Result<Self, import::GraphError> {
+        let (graph, critical, metrics) = match input {
+            GrainInput::Profile(p) => {
+                let g = from_profile(p);
+                let cp = critical_path(&g);
+                let m = metrics::from_profile(&g, p, &cp);
+                (g, cp, m)
+            }
+            GrainInput::Graph(x) => {
+                let g = import::from_graphml(x)?;
+                let cp = critical_path(&g);
+                let m = metrics::from_graphml(&g, x, &cp);
+                (g, cp, m)
+            }
+        };
+        Ok(Self::assemble(graph, critical, metrics, thresholds))
+    }
+
+    pub fn assemble(graph: GrainGraph, critical: CriticalPath, metrics: Metrics, thresholds: Thresholds) -> Self {
+        let cores = thresholds.cores.unwrap_or_else(|| problems::cores_of(&graph.grain_cpu, thresholds.cores_from));
+        let problems = METRICS.iter().map(|m| problems::problem_view(&metrics, m, &thresholds, cores)).collect();
+        let grain_on_critical = (0..graph.grains())
+            .map(|g| graph.grain_nodes_of(g as u32).iter().any(|&v| critical.on_node[v as usize]))
+            .collect();
+        GrainAnalysis { graph, critical, metrics, cores, thresholds, problems, grain_on_critical }
+    }
+
+    /// Recompute the problem views under other thresholds (graph, critical path and metrics stay).
+    pub fn set_thresholds(&mut self, thresholds: Thresholds) {
+        self.cores =
+            thresholds.cores.unwrap_or_else(|| problems::cores_of(&self.graph.grain_cpu, thresholds.cores_from));
+        self.problems =
+            METRICS.iter().map(|m| problems::problem_view(&self.metrics, m, &thresholds, self.cores)).collect();
+        self.thresholds = thresholds;
+    }
+
+    pub fn problem(&self, metric: &str) -> Option<&ProblemView> {
+        self.problems.iter().find(|p| p.metric == metric)
+    }
+
+    pub fn summary(&self) -> String {
+        problems::summary(&self.problems, &self.grain_on_critical)
+    }
+}

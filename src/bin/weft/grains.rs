@@ -1,0 +1,151 @@
+//! `weft grains FILE [--json] [--thresholds paper|prototype] [--single FILE]`, and the grain-graph part of
+//! `weft render`. Reads a MIR task-stats CSV or the prototype's GraphML; prints structure, critical path
+//! and problem counts. The JSON keys are a stable interface: grains, nodes, edges, critical_path_length,
+//! problems.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use weft::analyses::grains::{metrics, GrainAnalysis, Thresholds};
+use weft::readers::{read_grains, GrainInput, ReadError};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A MIR task-stats CSV (task-stats.merged, task-stats.processed) or the prototype's GraphML.
+    file: PathBuf,
+    /// Print JSON with stable keys instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Problem thresholds: the papers' (default) or the grain-graphs prototype's.
+    #[arg(long, default_value = "paper")]
+    thresholds: String,
+    /// Cores that ran the program (default: from the profile's cpu ids).
+    #[arg(long)]
+    cores: Option<u32>,
+    /// A single-threaded profile of the same program, for work deviation.
+    #[arg(long)]
+    single: Option<PathBuf>,
+}
+
+fn read(path: &Path) -> Result<GrainInput, ReadError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
+    read_grains(&name, &bytes)
+}
+
+pub fn thresholds(name: &str, cores: Option<u32>) -> Result<Thresholds, Box<dyn std::error::Error>> {
+    let mut t = match name {
+        "paper" => Thresholds::paper(),
+        "prototype" => Thresholds::prototype(),
+        other => return Err(format!("unknown thresholds \"{other}\" (paper or prototype)").into()),
+    };
+    t.cores = cores.or(t.cores);
+    Ok(t)
+}
+
+pub fn analyse(file: &Path, t: Thresholds, single: Option<&Path>) -> Result<GrainAnalysis, Box<dyn std::error::Error>> {
+    let input = read(file)?;
+    let mut a = GrainAnalysis::new(&input, t.clone())?;
+    if let Some(s) = single {
+        let GrainInput::Profile(sp) = read(s)? else {
+            return Err(format!("{}: a single-threaded run must be a MIR profile", s.display()).into());
+        };
+        let mut m = a.metrics.clone();
+        metrics::with_single_threaded(&mut m, &a.graph, &sp);
+        a = GrainAnalysis::assemble(a.graph, a.critical, m, t);
+    }
+    Ok(a)
+}
+
+pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let t = thresholds(&a.thresholds, a.cores)?;
+    let an = analyse(&a.file, t, a.single.as_deref())?;
+    let g = &an.graph;
+    if a.json {
+        let problems: BTreeMap<&str, usize> = an.problems.iter().map(|p| (p.metric, p.count)).collect();
+        let out = serde_json::json!({
+            "grains": g.grains(),
+            "nodes": g.nodes(),
+            "edges": g.edges(),
+            "critical_path_length": an.critical.length,
+            "problems": problems,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    let unit = match g.unit {
+        weft::analyses::grains::TimeUnit::Cycles => "cycles",
+        weft::analyses::grains::TimeUnit::Nanoseconds => "ns",
+    };
+    let work: u64 = g.node_exec.iter().sum();
+    println!("file            {}", a.file.display());
+    println!("grains          {}", g.grains());
+    println!("nodes           {}", g.nodes());
+    for k in [
+        weft::analyses::grains::NodeKind::Start,
+        weft::analyses::grains::NodeKind::Fragment,
+        weft::analyses::grains::NodeKind::Task,
+        weft::analyses::grains::NodeKind::Fork,
+        weft::analyses::grains::NodeKind::Join,
+        weft::analyses::grains::NodeKind::End,
+    ] {
+        let c = g.count_nodes(k);
+        if c > 0 {
+            println!("  {:<13} {c}", k.name());
+        }
+    }
+    println!("edges           {}", g.edges());
+    for k in weft::analyses::grains::EdgeKind::ALL {
+        println!("  {:<13} {}", k.name(), g.count_edges(k));
+    }
+    println!("span            {} {unit} (critical path, {} nodes)", an.critical.length, an.critical.nodes.len());
+    println!("work            {work} {unit}");
+    if an.critical.length > 0 {
+        println!("parallelism     {:.3} (work / span)", work as f64 / an.critical.length as f64);
+    }
+    println!("cores           {}", an.cores);
+    println!("thresholds      {}", an.thresholds.source);
+    println!();
+    print!("{}", an.summary());
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct RenderArgs {
+    /// A MIR task-stats CSV or the prototype's GraphML.
+    file: PathBuf,
+    /// The SVG file to write.
+    #[arg(short, long)]
+    out: PathBuf,
+    /// Draw the problem view of this metric (e.g. parallel_benefit) instead of the structure.
+    #[arg(long)]
+    problem: Option<String>,
+    /// Colour fragments by source line instead of outline function.
+    #[arg(long)]
+    by_source_line: bool,
+    /// Problem thresholds: paper (default) or prototype.
+    #[arg(long, default_value = "paper")]
+    thresholds: String,
+    /// Canvas width in pixels (the height follows the graph's aspect, at most 4 times the width).
+    #[arg(long, default_value_t = 1200.0)]
+    width: f32,
+}
+
+pub fn render(a: RenderArgs) -> Result<(), Box<dyn std::error::Error>> {
+    use weft::layouts::grains::{layout, LayoutParams};
+    use weft::scene::grains::{build, ColorBy, View, Viewport};
+    let an = analyse(&a.file, thresholds(&a.thresholds, None)?, None)?;
+    let l = layout(&an.graph, &LayoutParams::default());
+    let height = (a.width * l.height / l.width.max(1.0)).clamp(200.0, 4.0 * a.width);
+    let vp = Viewport::fit(&l, a.width, height);
+    let view = match &a.problem {
+        Some(m) => View::Problem(
+            an.problem(m)
+                .ok_or_else(|| format!("unknown metric \"{m}\"; one of {:?}", weft::analyses::grains::METRICS))?,
+        ),
+        None => View::Structure(if a.by_source_line { ColorBy::SourceLine } else { ColorBy::OutlineFunction }),
+    };
+    let scene = build(&an, &l, &vp, view);
+    std::fs::write(&a.out, weft::scene::svg::to_svg(&scene))?;
+    eprintln!("wrote {} ({} shapes, {} lines)", a.out.display(), scene.rects.len(), scene.lines.len());
+    Ok(())
+}

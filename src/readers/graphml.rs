@@ -1,0 +1,262 @@
+//! GraphML as the grain-graphs prototype (igraph) writes it: `<key>` declarations, then `<node>`s and
+//! `<edge>`s with `<data key=...>` values. Read with quick-xml, keeping every attribute as written (by its
+//! key's `attr.name`), so the analyses can take node `type`, the profiler's columns and `problematic` marks.
+//!
+//! Safety: documents with a DTD (`<!DOCTYPE`) are refused, so no entity is ever declared, let alone expanded
+//! or fetched (no billion laughs, no XXE); only XML's five predefined entities and character references are
+//! decoded. Node ids must be unique and every edge must name existing nodes. This module builds no grain
+//! graph and must never panic on any bytes.
+
+use super::ReadError;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+use std::collections::HashMap;
+
+const FORMAT: &str = "GraphML";
+
+/// Attributes of nodes or of edges, row-compressed: entries of item `i` are
+/// `key[start[i]..start[i + 1]]` / `value[...]`, keys indexing `names`.
+#[derive(Clone, Debug, Default)]
+pub struct Attributes {
+    pub names: Vec<String>,
+    pub start: Vec<u32>,
+    pub key: Vec<u16>,
+    pub value: Vec<String>,
+}
+
+impl Attributes {
+    fn new() -> Self {
+        Attributes { start: vec![0], ..Default::default() }
+    }
+    /// The value of attribute `name` of item `i`, as written.
+    pub fn get(&self, i: usize, name: &str) -> Option<&str> {
+        let k = self.names.iter().position(|n| n == name)? as u16;
+        self.get_key(i, k)
+    }
+    pub fn key_of(&self, name: &str) -> Option<u16> {
+        self.names.iter().position(|n| n == name).map(|k| k as u16)
+    }
+    pub fn get_key(&self, i: usize, k: u16) -> Option<&str> {
+        let (a, b) = (*self.start.get(i)? as usize, *self.start.get(i + 1)? as usize);
+        (a..b).find(|&j| self.key[j] == k).map(|j| self.value[j].as_str())
+    }
+    /// A numeric attribute; `NA`, `NaN` and text read as None.
+    pub fn number(&self, i: usize, k: Option<u16>) -> Option<f64> {
+        let v = self.get_key(i, k?)?.trim();
+        v.parse::<f64>().ok().filter(|v| v.is_finite())
+    }
+}
+
+/// One GraphML graph: node ids in document order, edges as node indices.
+#[derive(Clone, Debug, Default)]
+pub struct GraphMlGraph {
+    pub file: String,
+    pub directed: bool,
+    pub node_ids: Vec<String>,
+    pub nodes: Attributes,
+    pub edge_source: Vec<u32>,
+    pub edge_target: Vec<u32>,
+    pub edges: Attributes,
+}
+
+struct KeyDecl {
+    for_edge: bool,
+    name: String,
+}
+
+/// Read a GraphML document held in memory. `name` is used in messages only.
+pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
+    let mut reader = Reader::from_reader(bytes);
+    reader.config_mut().check_end_names = true;
+    let err =
+        |pos: u64, detail: String| ReadError::Malformed { file: name.into(), format: FORMAT, offset: pos, detail };
+    let mut keys: HashMap<String, KeyDecl> = HashMap::new();
+    let mut g = GraphMlGraph {
+        file: name.into(),
+        directed: true,
+        nodes: Attributes::new(),
+        edges: Attributes::new(),
+        ..Default::default()
+    };
+    let mut node_index: HashMap<String, u32> = HashMap::new();
+    let mut edge_ends: Vec<(String, String, u64)> = Vec::new();
+    // What the current <data> element belongs to, and its key.
+    enum Owner {
+        None,
+        Node,
+        Edge,
+    }
+    let mut owner = Owner::None;
+    let mut data_key: Option<(bool, u16)> = None;
+    let mut data_text = String::new();
+    let mut saw_graphml = false;
+    let mut graphs = 0u32;
+    loop {
+        let pos = reader.buffer_position();
+        let ev = reader.read_event().map_err(|e| err(pos, format!("not well-formed XML: {e}")))?;
+        match ev {
+            Event::DocType(_) => return Err(err(
+                pos,
+                "the document has a DTD (<!DOCTYPE>); weft refuses DTDs so that no entity is ever expanded or fetched"
+                    .into(),
+            )),
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let empty = matches!(ev, Event::Empty(_));
+                let local = e.local_name();
+                match local.as_ref() {
+                    b"graphml" => saw_graphml = true,
+                    b"key" => {
+                        let id = attr(e, b"id", pos, name)?.unwrap_or_default();
+                        let for_edge = attr(e, b"for", pos, name)?.as_deref() == Some("edge");
+                        let aname = attr(e, b"attr.name", pos, name)?.unwrap_or_else(|| id.clone());
+                        keys.insert(id, KeyDecl { for_edge, name: aname });
+                    }
+                    b"graph" => {
+                        graphs += 1;
+                        if graphs > 1 {
+                            return Err(err(pos, "nested or multiple <graph> elements are not supported".into()));
+                        }
+                        g.directed = attr(e, b"edgedefault", pos, name)?.as_deref() != Some("undirected");
+                    }
+                    b"node" => {
+                        let id = attr(e, b"id", pos, name)?.ok_or_else(|| err(pos, "a <node> without an id".into()))?;
+                        let idx = g.node_ids.len() as u32;
+                        if node_index.insert(id.clone(), idx).is_some() {
+                            return Err(err(pos, format!("duplicate node id \"{id}\"")));
+                        }
+                        g.node_ids.push(id);
+                        g.nodes.start.push(g.nodes.key.len() as u32);
+                        owner = if empty { Owner::None } else { Owner::Node };
+                    }
+                    b"edge" => {
+                        let s = attr(e, b"source", pos, name)?
+                            .ok_or_else(|| err(pos, "an <edge> without a source".into()))?;
+                        let t = attr(e, b"target", pos, name)?
+                            .ok_or_else(|| err(pos, "an <edge> without a target".into()))?;
+                        edge_ends.push((s, t, pos));
+                        g.edges.start.push(g.edges.key.len() as u32);
+                        owner = if empty { Owner::None } else { Owner::Edge };
+                    }
+                    b"hyperedge" => return Err(err(pos, "hyperedges are not supported".into())),
+                    b"data" if !empty => {
+                        let key = attr(e, b"key", pos, name)?.unwrap_or_default();
+                        data_text.clear();
+                        data_key = match (&owner, keys.get(&key)) {
+                            (Owner::Node, Some(k)) if !k.for_edge => Some((false, intern(&mut g.nodes.names, &k.name))),
+                            (Owner::Edge, Some(k)) if k.for_edge => Some((true, intern(&mut g.edges.names, &k.name))),
+                            (Owner::Node, None) => Some((false, intern(&mut g.nodes.names, &key))),
+                            (Owner::Edge, None) => Some((true, intern(&mut g.edges.names, &key))),
+                            _ => None,
+                        };
+                    }
+                    _ => {}
+                }
+            }
+            Event::Text(t) if data_key.is_some() => {
+                let s = t
+                    .unescape()
+                    .map_err(|e| err(pos, format!("text: {e} (only XML's predefined entities are decoded)")))?;
+                data_text.push_str(&s);
+            }
+            Event::CData(t) if data_key.is_some() => {
+                data_text.push_str(&String::from_utf8_lossy(&t));
+            }
+            Event::End(e) => match e.local_name().as_ref() {
+                b"data" => {
+                    if let Some((edge, k)) = data_key.take() {
+                        let a = if edge { &mut g.edges } else { &mut g.nodes };
+                        a.key.push(k);
+                        a.value.push(std::mem::take(&mut data_text));
+                        *a.start.last_mut().expect("start has a sentinel") = a.key.len() as u32;
+                    }
+                }
+                b"node" | b"edge" => owner = Owner::None,
+                _ => {}
+            },
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    if !saw_graphml {
+        return Err(err(0, "no <graphml> element".into()));
+    }
+    for (s, t, pos) in edge_ends {
+        let find = |id: &str| {
+            node_index
+                .get(id)
+                .copied()
+                .ok_or_else(|| err(pos, format!("an edge names node \"{id}\", which does not exist")))
+        };
+        g.edge_source.push(find(&s)?);
+        g.edge_target.push(find(&t)?);
+    }
+    if g.node_ids.is_empty() {
+        return Err(ReadError::Empty { file: name.into(), format: FORMAT, detail: " (no nodes)".into() });
+    }
+    Ok(g)
+}
+
+fn intern(names: &mut Vec<String>, n: &str) -> u16 {
+    match names.iter().position(|x| x == n) {
+        Some(i) => i as u16,
+        None => {
+            names.push(n.to_string());
+            (names.len() - 1).min(u16::MAX as usize) as u16
+        }
+    }
+}
+
+fn attr(e: &BytesStart, key: &[u8], pos: u64, file: &str) -> Result<Option<String>, ReadError> {
+    for a in e.attributes() {
+        let a = a.map_err(|x| ReadError::Malformed {
+            file: file.into(),
+            format: FORMAT,
+            offset: pos,
+            detail: format!("attribute: {x}"),
+        })?;
+        if a.key.as_ref() == key {
+            let v = a.unescape_value().map_err(|x| ReadError::Malformed {
+                file: file.into(),
+                format: FORMAT,
+                offset: pos,
+                detail: format!("attribute value: {x} (only XML's predefined entities are decoded)"),
+            })?;
+            return Ok(Some(v.into_owned()));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="v_type" for="node" attr.name="type" attr.type="string"/>
+  <key id="e_type" for="edge" attr.name="type" attr.type="string"/>
+  <graph id="G" edgedefault="directed">
+    <node id="a"><data key="v_type">fork</data></node>
+    <node id="b"><data key="v_type">task &amp; more</data></node>
+    <edge source="a" target="b"><data key="e_type">create</data></edge>
+  </graph>
+</graphml>"#;
+
+    #[test]
+    fn reads_keys_nodes_edges() {
+        let g = read("s.graphml", SMALL.as_bytes()).unwrap();
+        assert_eq!(g.node_ids, vec!["a", "b"]);
+        assert_eq!(g.nodes.get(0, "type"), Some("fork"));
+        assert_eq!(g.nodes.get(1, "type"), Some("task & more"));
+        assert_eq!((g.edge_source[0], g.edge_target[0]), (0, 1));
+        assert_eq!(g.edges.get(0, "type"), Some("create"));
+    }
+
+    #[test]
+    fn refuses_duplicates_and_dangling() {
+        let dup = SMALL.replace("node id=\"b\"", "node id=\"a\"");
+        assert!(read("d", dup.as_bytes()).unwrap_err().to_string().contains("duplicate node id"));
+        let dangling = SMALL.replace("target=\"b\"", "target=\"zz\"");
+        assert!(read("d", dangling.as_bytes()).unwrap_err().to_string().contains("\"zz\""));
+    }
+}

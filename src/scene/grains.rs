@@ -1,0 +1,152 @@
+//! The grain graph as a scene: the structural view (fragments coloured by source location, forks and joins
+//! in the prototype's seagreen and coral, edges coloured by type, the critical path in red) and one problem
+//! view per metric (problematic grains coloured by severity, the rest dimmed). Only what the viewport shows
+//! is emitted. Builds instance arrays from a layout; computes no metric and no position.
+
+use super::palette::{categorical, CRITICAL, TEXT};
+use super::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
+use crate::analyses::grains::{EdgeKind, GrainAnalysis, NodeKind, ProblemView, NONE};
+use crate::layouts::grains::GrainLayout;
+
+pub const FORK: Rgba = rgba(0x2e, 0x8b, 0x57, 0xff);
+pub const JOIN: Rgba = rgba(0xff, 0x7f, 0x50, 0xff);
+pub const START_END: Rgba = rgba(0xde, 0xb8, 0x87, 0xff);
+pub const EDGE_PLAIN: Rgba = rgba(0x55, 0x5b, 0x66, 0xb0);
+pub const DIMMED: Rgba = rgba(0xd8, 0xdb, 0xe0, 0xff);
+pub const DIMMED_EDGE: Rgba = rgba(0xc8, 0xcc, 0xd2, 0x90);
+
+/// What part of the layout (in its units) the canvas shows, and at what scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Viewport {
+    /// Layout coordinates at the canvas's top-left corner.
+    pub x0: f32,
+    pub y0: f32,
+    /// Canvas pixels per layout unit.
+    pub scale: f32,
+    pub width_px: f32,
+    pub height_px: f32,
+}
+
+impl Viewport {
+    /// The whole layout, centred, with a margin.
+    pub fn fit(l: &GrainLayout, width_px: f32, height_px: f32) -> Viewport {
+        let margin = 8.0;
+        let sx = (width_px - 2.0 * margin) / l.width.max(1.0);
+        let sy = (height_px - 2.0 * margin) / l.height.max(1.0);
+        let scale = sx.min(sy).max(1e-6);
+        let x0 = -(width_px / scale - l.width) / 2.0;
+        let y0 = -(height_px / scale - l.height) / 2.0;
+        Viewport { x0, y0, scale, width_px, height_px }
+    }
+    fn px(&self, x: f32, y: f32) -> (f32, f32) {
+        ((x - self.x0) * self.scale, (y - self.y0) * self.scale)
+    }
+}
+
+/// Which colouring of the fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorBy {
+    OutlineFunction,
+    SourceLine,
+}
+
+/// The structural view, or the problem view of one metric.
+#[derive(Clone, Copy, Debug)]
+pub enum View<'a> {
+    Structure(ColorBy),
+    Problem(&'a ProblemView),
+}
+
+/// Yellow (barely past the threshold) to dark red (far past it).
+pub fn severity_color(s: f32) -> Rgba {
+    let s = s.clamp(0.0, 1.0);
+    let lerp = |a: u8, b: u8| (a as f32 + (b as f32 - a as f32) * s).round() as u8;
+    rgba(lerp(0xff, 0xb7), lerp(0xd5, 0x1c), lerp(0x4f, 0x1c), 0xff)
+}
+
+pub fn edge_color(k: EdgeKind) -> Rgba {
+    match k {
+        EdgeKind::Create => FORK,
+        EdgeKind::Sync => JOIN,
+        EdgeKind::Scope | EdgeKind::Continue => EDGE_PLAIN,
+    }
+}
+
+pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> Scene {
+    let g = &a.graph;
+    let mut s = Scene::new(vp.width_px, vp.height_px, super::palette::BACKGROUND);
+    let (vx1, vy1) = (vp.x0 + vp.width_px / vp.scale, vp.y0 + vp.height_px / vp.scale);
+    let visible = |x: f32, y: f32, w: f32, h: f32| x <= vx1 && x + w >= vp.x0 && y <= vy1 && y + h >= vp.y0;
+    let problem = match view {
+        View::Problem(p) => Some(p),
+        View::Structure(_) => None,
+    };
+    let line_w = (1.0 * vp.scale).clamp(0.5, 2.0);
+    for e in 0..g.edges() {
+        let pts = l.edge_points(e);
+        let crit = a.critical.on_edge[e];
+        let color = match problem {
+            Some(_) if !crit => DIMMED_EDGE,
+            _ if crit => CRITICAL,
+            _ => edge_color(g.edge_kind[e]),
+        };
+        for w in pts.windows(2) {
+            let (x0, y0, x1, y1) = (w[0][0], w[0][1], w[1][0], w[1][1]);
+            if !visible(x0.min(x1), y0.min(y1), (x1 - x0).abs(), (y1 - y0).abs()) {
+                continue;
+            }
+            let (a0, b0) = vp.px(x0, y0);
+            let (a1, b1) = vp.px(x1, y1);
+            s.lines.push(LineInstance::solid(a0, b0, a1, b1, if crit { line_w * 1.5 } else { line_w }, color));
+        }
+    }
+    let label_px = 10.0;
+    for v in 0..g.nodes() {
+        let (x, y, w, h) = (l.x[v], l.y[v], l.w[v], l.h[v]);
+        if !visible(x, y, w, h) {
+            continue;
+        }
+        let kind = g.node_kind[v];
+        let grain = g.node_grain[v];
+        let (fill, shape) = match kind {
+            NodeKind::Fragment | NodeKind::Task => {
+                let fill = match (problem, view) {
+                    (Some(p), _) => {
+                        let gi = grain as usize;
+                        if grain != NONE && p.problematic.get(gi).copied().unwrap_or(false) {
+                            severity_color(p.severity[gi])
+                        } else {
+                            DIMMED
+                        }
+                    }
+                    (None, View::Structure(ColorBy::SourceLine)) if grain != NONE => {
+                        categorical(g.string(g.grain_source[grain as usize]))
+                    }
+                    _ if grain != NONE => categorical(g.string(g.grain_outline[grain as usize])),
+                    _ => DIMMED,
+                };
+                (fill, Shape::Rounded)
+            }
+            NodeKind::Fork => (if problem.is_some() { DIMMED } else { FORK }, Shape::Ellipse),
+            NodeKind::Join => (if problem.is_some() { DIMMED } else { JOIN }, Shape::Ellipse),
+            NodeKind::Start | NodeKind::End => (START_END, Shape::Rect),
+        };
+        let (px, py) = vp.px(x, y);
+        let mut r =
+            RectInstance::filled(px, py, (w * vp.scale).max(0.5), (h * vp.scale).max(0.5), fill).with_shape(shape);
+        if a.critical.on_node[v] && problem.is_none() {
+            r = r.with_border(CRITICAL, (0.8 * vp.scale).clamp(0.5, 2.0));
+        }
+        s.rects.push(r);
+        // Task ids when there is room for them.
+        if kind.holds_work() && w * vp.scale >= 28.0 && h * vp.scale >= label_px + 2.0 && grain != NONE {
+            let text = g.node_name(v as u32);
+            s.labels.push(
+                Label::new(px + w * vp.scale / 2.0, py + h * vp.scale / 2.0, text, TEXT, label_px)
+                    .aligned(Align::Center)
+                    .clipped(w * vp.scale - 2.0),
+            );
+        }
+    }
+    s
+}

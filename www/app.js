@@ -87,6 +87,7 @@ function onWorkerMessage(msg) {
     case 'loaded': {
       try {
         if (msg.kind === 'execgraph') weft.viewer.load_execgraph(new Uint8Array(msg.model));
+        else if (msg.kind === 'grains') weft.viewer.load_grains(new Uint8Array(msg.model));
         else weft.viewer.load(new Uint8Array(msg.model));
       } catch (e) {
         failLoad(`${msg.name}: ${e}`);
@@ -124,6 +125,11 @@ function onWorkerMessage(msg) {
 }
 
 function summaryText(kind, s) {
+  if (kind === 'grains') {
+    const flagged = Object.values(s.problems).reduce((a, b) => Math.max(a, b), 0);
+    return `${s.grains.toLocaleString()} grains · ${s.nodes.toLocaleString()} nodes · critical path ${s.critical_path_length.toLocaleString()}` +
+      (flagged ? ` · up to ${flagged.toLocaleString()} problem grains per metric` : '');
+  }
   if (kind === 'execgraph') {
     return `${s.threads.toLocaleString()} threads · ${s.nodes.toLocaleString()} nodes · ${s.crossings.toLocaleString()} crossings` +
       (s.parents_not_bipartite ? ` (${s.parents_not_bipartite} parents need max-cut)` : '');
@@ -158,6 +164,7 @@ const SAMPLES = {
   fib: 'sample: Fibonacci fork/join (729 threads)',
   rsa: 'sample: RSA workers (13 threads)',
   mergesort: 'sample: merge sort (1,024 threads)',
+  grains: 'sample: grain graph of fib(30), cutoff 8',
 };
 
 // A folder or several files (e.g. an OTF2 archive: X.otf2, X.def, X/*.evt), each with its relative path.
@@ -230,7 +237,7 @@ function wireInput(canvas) {
     if (e.ctrlKey) v().zoom_rows(local(e)[1], Math.exp(-dy * 0.002));
     else if (e.shiftKey) v().scroll(dy || dx);
     else if (Math.abs(dx) > Math.abs(dy)) v().pan(dx);
-    else v().zoom(x, Math.exp(-dy * 0.002));
+    else v().zoom(x, Math.exp(-dy * 0.002), local(e)[1]);
     hideTooltip();
   }, { passive: false });
   canvas.addEventListener('pointerdown', (e) => {
@@ -300,7 +307,7 @@ function showTooltip(info, x, y) {
 }
 
 // ---- views ----
-const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph' };
+const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph' };
 
 function renderViewTabs() {
   const nav = $('views');
@@ -359,6 +366,20 @@ function renderViewOptions(view) {
     const unit = document.createElement('span'); unit.textContent = 'px'; unit.hidden = px.hidden;
     px.addEventListener('input', () => { unit.hidden = px.hidden; });
     box.append(scale, px);
+    return;
+  }
+  if (view === 'grains') {
+    const views = [['structure', 'structure'], ...st.problems.map((p) => [p.metric, `${p.metric.replaceAll('_', ' ')} (${p.count.toLocaleString()})`])];
+    box.append(select('view', views, st.problem || 'structure', (v) => { configure('problem', v); renderViewOptions('grains'); }));
+    box.append(select('thresholds', [['paper', 'papers'], ['prototype', 'prototype']], st.thresholds, (v) => { configure('thresholds', v); renderViewOptions('grains'); }));
+    const find = document.createElement('input');
+    find.id = 'grain-search';
+    find.type = 'search';
+    find.placeholder = 'find task, function, line';
+    find.size = 18;
+    find.addEventListener('keydown', (e) => { if (e.key === 'Enter' && find.value) configure('locate', find.value); });
+    box.append(find);
+    if (!st.problem) box.append(select('colour', [['outline_function', 'by function'], ['source_line', 'by source line']], 'outline_function', (v) => configure('color', v)));
     return;
   }
   if (view !== 'moments') return;

@@ -30,7 +30,7 @@ impl Default for LayoutParams {
 }
 
 /// Boxes of nodes (top-left corner and size) and a polyline per edge.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct GrainLayout {
     pub x: Vec<f32>,
     pub y: Vec<f32>,

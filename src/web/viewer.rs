@@ -3,8 +3,11 @@
 //! then its labels on the overlay canvas.
 
 use super::overlay::draw_labels;
+use super::panes::grains::GrainsPane;
 use super::panes::{execgraph::ExecgraphPane, moments::MomentsPane, timeline::TimelinePane, Pane};
+use crate::analyses::grains::Thresholds;
 use crate::layouts::execgraph::bundle::ExecBundle;
+use crate::layouts::grain_bundle::GrainBundle;
 use crate::model::{codec, Trace};
 use crate::renderer::Renderer;
 use crate::scene::svg::to_svg;
@@ -101,6 +104,17 @@ impl Viewer {
         Ok(())
     }
 
+    /// Show a grain graph analysed and laid out by the worker. Replaces what was shown.
+    pub fn load_grains(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
+        let (analysis, layout) =
+            GrainBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?.analysis(Thresholds::paper());
+        self.trace = None;
+        self.panes = vec![Box::new(GrainsPane::new(analysis, layout, self.width, self.height))];
+        self.active = 0;
+        self.dirty = true;
+        Ok(())
+    }
+
     /// A new layout of the execution graph shown (another minimum edge length), keeping the view.
     pub fn relayout_execgraph(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
         let bundle = ExecBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?;
@@ -186,10 +200,10 @@ impl Viewer {
         }
     }
 
-    /// Zoom about screen x; factor > 1 zooms in.
-    pub fn zoom(&mut self, x: f32, factor: f64) {
+    /// Zoom about screen x (and y, in views that zoom both ways); factor > 1 zooms in.
+    pub fn zoom(&mut self, x: f32, factor: f64, y: Option<f32>) {
         if factor.is_finite() && factor > 0.0 {
-            self.with_pane(|p| p.zoom(x, factor));
+            self.with_pane(|p| p.zoom_xy(x, y, factor));
         }
     }
 

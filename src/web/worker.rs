@@ -2,9 +2,12 @@
 //! buffer for the page. Runs off the main thread, so a 100 MB file never freezes the page.
 
 use crate::analyses::execgraph::{build, ExecGraph};
+use crate::analyses::grains::{GrainAnalysis, Thresholds};
 use crate::analyses::summary::summarize;
 use crate::layouts::execgraph::bundle::{scale_for_min_px, ExecBundle, ExecFigures};
 use crate::layouts::execgraph::Scale;
+use crate::layouts::grain_bundle::GrainBundle;
+use crate::layouts::grains::{layout as grain_layout, LayoutParams};
 use crate::model::{codec, Trace};
 use crate::readers::chrome::ChromeStreamReader;
 use crate::readers::otf2::MemoryFiles;
@@ -81,6 +84,9 @@ impl WorkerSession {
                 let graph = build(&events).map_err(|e| JsValue::from_str(&format!("{}: {e}", self.name)))?;
                 return Ok(execgraph_loaded(graph));
             }
+            Reading::Whole(bytes) if matches!(readers::sniff(&bytes), Sniffed::MirTaskStats | Sniffed::GraphMl) => {
+                return grains_loaded(&self.name, &bytes);
+            }
             Reading::Whole(bytes) => readers::read_bytes(&self.name, &bytes).map_err(js_err)?,
             Reading::Start => readers::read_bytes(&self.name, &[]).map_err(js_err)?,
         };
@@ -148,6 +154,22 @@ fn execgraph_loaded(graph: ExecGraph) -> JsValue {
     loaded("execgraph", model, summary)
 }
 
+/// A grain graph (MIR task stats or the prototype's GraphML): read, measured and laid out here.
+fn grains_loaded(name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
+    let input = readers::read_grains(name, bytes).map_err(js_err)?;
+    let analysis =
+        GrainAnalysis::new(&input, Thresholds::paper()).map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
+    drop(input);
+    let layout = grain_layout(&analysis.graph, &LayoutParams::default());
+    let problems: serde_json::Map<String, serde_json::Value> =
+        analysis.problems.iter().map(|p| (p.metric.to_string(), p.count.into())).collect();
+    let summary = serde_json::json!({
+        "grains": analysis.graph.grains(), "nodes": analysis.graph.nodes(), "edges": analysis.graph.edge_source.len(),
+        "critical_path_length": analysis.critical.length, "problems": problems,
+    });
+    Ok(loaded("grains", GrainBundle::new(analysis, layout).encode(), summary.to_string()))
+}
+
 /// Lay the last execution graph out again, short edges raised to `min_px` of an 800 px drawing (0: true scale).
 #[wasm_bindgen]
 pub fn relayout_execgraph(min_px: f64) -> Result<JsValue, JsValue> {
@@ -166,6 +188,9 @@ pub fn sample(name: &str) -> Result<JsValue, JsValue> {
         let bytes = crate::samples::builtin_chrome_json();
         let trace = readers::read_bytes("sample.json", &bytes).map_err(js_err)?;
         return Ok(trace_loaded(&trace));
+    }
+    if name == "grains" {
+        return grains_loaded("fib-sample.csv", &crate::samples::grains::fib_profile(30, 8, 16));
     }
     let events = execgraph_sample(name).ok_or_else(|| format!("no sample named '{name}'"))?;
     let graph = build(&events).map_err(|e| JsValue::from_str(&e.to_string()))?;

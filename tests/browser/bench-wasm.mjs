@@ -39,8 +39,7 @@ try {
 
 /** 16,384 threads x 60 intervals (30 solve phases, each followed by an MPI call), as Chrome JSON. */
 function wideTrace(file) {
-  if (fs.existsSync(file)) return;
-  const out = fs.createWriteStream(file);
+  if (fs.existsSync(file) && fs.statSync(file).size > 0) return;
   let seed = 12345;
   const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
   const parts = [];
@@ -55,7 +54,6 @@ function wideTrace(file) {
     }
   }
   fs.writeFileSync(file, `[${parts.join(',\n')}]`);
-  out.close();
 }
 
 async function frames(backend) {

@@ -5,7 +5,7 @@
 
 use super::graph::{GrainGraph, NONE};
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CriticalPath {
     /// Earliest start of each node (longest distance from a source), in the graph's time unit.
     pub root_dist: Vec<u64>,

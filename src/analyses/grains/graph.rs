@@ -15,7 +15,7 @@ use crate::readers::mir::MirProfile;
 pub const NONE: u32 = u32::MAX;
 
 #[repr(u8)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum NodeKind {
     Start = 0,
     End = 1,
@@ -44,7 +44,7 @@ impl NodeKind {
 }
 
 #[repr(u8)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum EdgeKind {
     /// Fork -> the first fragment of a created child.
     Create = 0,
@@ -69,14 +69,14 @@ impl EdgeKind {
 }
 
 /// The unit of every duration in the graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TimeUnit {
     Cycles,
     Nanoseconds,
 }
 
 /// A group of siblings created at one fork and synchronized at one join.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Groups {
     /// The grain whose groups these are (NONE for the program's implicit root: start to end).
     pub owner: Vec<u32>,
@@ -92,7 +92,7 @@ pub struct Groups {
 }
 
 /// Compressed adjacency: edges of node `v` are `edges[start[v]..start[v + 1]]`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Csr {
     pub start: Vec<u32>,
     pub edges: Vec<u32>,
@@ -120,7 +120,7 @@ impl Csr {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct GrainGraph {
     pub unit: TimeUnit,
     // Grains.

@@ -12,7 +12,7 @@ use crate::readers::graphml::GraphMlGraph;
 use crate::readers::mir::MirProfile;
 use std::collections::HashMap;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Metrics {
     pub exec: Vec<u64>,
     pub creation: Vec<Option<f64>>,

@@ -4,6 +4,7 @@
 //! have a time axis.
 
 pub mod execgraph;
+pub mod grains;
 pub mod moments;
 pub mod timeline;
 
@@ -24,6 +25,10 @@ pub trait Pane {
     fn resize(&mut self, width: f32, height: f32);
     /// Zoom about screen x; factor > 1 zooms in.
     fn zoom(&mut self, x: f32, factor: f64);
+    /// Zoom about a screen point: in time about x, and (in views laid out in two dimensions) about y too.
+    fn zoom_xy(&mut self, x: f32, _y: Option<f32>, factor: f64) {
+        self.zoom(x, factor);
+    }
     /// Zoom rows (where rows can be zoomed) about screen y.
     fn zoom_rows(&mut self, _y: f32, _factor: f64) {}
     /// Pan by screen pixels (positive: later in time, or rightwards).

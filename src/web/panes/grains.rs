@@ -1,0 +1,155 @@
+//! The grain-graph pane: the structural view or one problem view of an OpenMP program's grain graph (the
+//! worker built, measured and laid it out; scene::grains draws it). Zoom and pan in both directions; hover a
+//! node for its grain's properties and metrics.
+
+use super::{Hover, Pane};
+use crate::analyses::grains::query::{grain_properties, search};
+use crate::analyses::grains::{GrainAnalysis, Thresholds, NONE};
+use crate::layouts::grains::{node_at, GrainLayout};
+use crate::scene::grains::{build, ColorBy, View, Viewport};
+use crate::scene::Scene;
+use serde_json::json;
+
+pub struct GrainsPane {
+    analysis: GrainAnalysis,
+    layout: GrainLayout,
+    vp: Viewport,
+    /// Index into the analysis' problem views; None for the structural view.
+    problem: Option<usize>,
+    color: ColorBy,
+}
+
+impl GrainsPane {
+    pub fn new(analysis: GrainAnalysis, layout: GrainLayout, width: f32, height: f32) -> Self {
+        let vp = Viewport::fit(&layout, width, height);
+        GrainsPane { analysis, layout, vp, problem: None, color: ColorBy::OutlineFunction }
+    }
+
+    fn zoom_about(&mut self, x: f32, y: f32, factor: f64) {
+        let (lx, ly) = (self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale);
+        self.vp.scale = (self.vp.scale * factor as f32).clamp(1e-4, 400.0);
+        self.vp.x0 = lx - x / self.vp.scale;
+        self.vp.y0 = ly - y / self.vp.scale;
+    }
+}
+
+impl Pane for GrainsPane {
+    fn kind(&self) -> &'static str {
+        "grains"
+    }
+    fn resize(&mut self, width: f32, height: f32) {
+        self.vp.width_px = width;
+        self.vp.height_px = height;
+    }
+    fn zoom(&mut self, x: f32, factor: f64) {
+        self.zoom_about(x, self.vp.height_px / 2.0, factor);
+    }
+    fn zoom_xy(&mut self, x: f32, y: Option<f32>, factor: f64) {
+        self.zoom_about(x, y.unwrap_or(self.vp.height_px / 2.0), factor);
+    }
+    fn zoom_rows(&mut self, y: f32, factor: f64) {
+        self.zoom_about(self.vp.width_px / 2.0, y, factor);
+    }
+    fn pan(&mut self, dx: f32) {
+        self.vp.x0 += dx / self.vp.scale;
+    }
+    fn scroll(&mut self, dy: f32) {
+        self.vp.y0 += dy / self.vp.scale;
+    }
+    fn fit(&mut self) {
+        self.vp = Viewport::fit(&self.layout, self.vp.width_px, self.vp.height_px);
+    }
+    fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        let v = node_at(&self.layout, self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale)?;
+        let g = &self.analysis.graph;
+        let grain = g.node_grain[v as usize];
+        let kind = g.node_kind[v as usize].name();
+        if grain == NONE {
+            return Some(Hover { title: kind.to_string(), lines: vec![], detail: json!({"node": v, "kind": kind}) });
+        }
+        let props = grain_properties(&self.analysis, grain);
+        let task = props.first().map(|(_, t)| t.clone()).unwrap_or_default();
+        let mut lines: Vec<String> = props.iter().skip(1).map(|(k, v)| format!("{k}: {v}")).collect();
+        if let Some(p) = self.problem.and_then(|i| self.analysis.problems.get(i)) {
+            if p.problematic.get(grain as usize).copied().unwrap_or(false) {
+                lines.insert(0, format!("problematic: {} ({})", p.metric, p.bound.describe(p.metric)));
+            }
+        }
+        Some(Hover {
+            title: format!("task {task} ({kind})"),
+            lines,
+            detail: json!({"node": v, "grain": grain, "task": task, "kind": kind}),
+        })
+    }
+    fn clear_hover(&mut self) {}
+    fn scene(&self) -> Scene {
+        let view = match self.problem.and_then(|i| self.analysis.problems.get(i)) {
+            Some(p) => View::Problem(p),
+            None => View::Structure(self.color),
+        };
+        build(&self.analysis, &self.layout, &self.vp, view)
+    }
+    fn state(&self) -> serde_json::Value {
+        let g = &self.analysis.graph;
+        // Up to 64 grains whose first fragment is on screen, with its screen box (for tests and "locate").
+        let sample: Vec<_> = (0..g.grains())
+            .filter_map(|i| {
+                let v = *g.grain_nodes_of(i as u32).first()? as usize;
+                let (x, y) =
+                    ((self.layout.x[v] - self.vp.x0) * self.vp.scale, (self.layout.y[v] - self.vp.y0) * self.vp.scale);
+                let (w, h) = (self.layout.w[v] * self.vp.scale, self.layout.h[v] * self.vp.scale);
+                let visible = x >= 0.0 && y >= 0.0 && x + w <= self.vp.width_px && y + h <= self.vp.height_px;
+                visible.then(|| json!({"task": g.grain_task[i], "node": v, "x": x, "y": y, "w": w, "h": h}))
+            })
+            .take(64)
+            .collect();
+        json!({
+            "view": "grains",
+            "grains": g.grains(), "nodes": g.nodes(), "edges": g.edge_source.len(),
+            "critical_path_length": self.analysis.critical.length,
+            "cores": self.analysis.cores, "thresholds": self.analysis.thresholds.source,
+            "problem": self.problem.and_then(|i| self.analysis.problems.get(i)).map(|p| p.metric),
+            "problems": self.analysis.problems.iter().map(|p| json!({"metric": p.metric, "count": p.count})).collect::<Vec<_>>(),
+            "from_nesting": self.layout.from_nesting,
+            "viewport": {"x0": self.vp.x0, "y0": self.vp.y0, "scale": self.vp.scale},
+            "sample_nodes": sample,
+        })
+    }
+    fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "problem" if value == "structure" => self.problem = None,
+            "problem" => {
+                let i = self.analysis.problems.iter().position(|p| p.metric == value);
+                self.problem = Some(i.ok_or_else(|| format!("no problem view for '{value}'"))?);
+            }
+            "color" => {
+                self.color = match value {
+                    "outline_function" => ColorBy::OutlineFunction,
+                    "source_line" => ColorBy::SourceLine,
+                    _ => return Err(format!("cannot colour by '{value}'")),
+                }
+            }
+            "locate" => {
+                // Search by task id, source location or function; centre the first match, readable.
+                let grain =
+                    *search(&self.analysis, value).first().ok_or_else(|| format!("no grain matches '{value}'"))?;
+                let v = *self.analysis.graph.grain_nodes_of(grain).first().ok_or("the grain has no fragment")? as usize;
+                let l = &self.layout;
+                let (cx, cy) = (l.x[v] + l.w[v] / 2.0, l.y[v] + l.h[v] / 2.0);
+                self.vp.scale = self.vp.scale.max(2.5);
+                self.vp.x0 = cx - self.vp.width_px / 2.0 / self.vp.scale;
+                self.vp.y0 = cy - self.vp.height_px / 2.0 / self.vp.scale;
+            }
+            "thresholds" => {
+                let t = match value {
+                    "paper" => Thresholds::paper(),
+                    "prototype" => Thresholds::prototype(),
+                    _ => return Err(format!("thresholds are 'paper' or 'prototype', not '{value}'")),
+                };
+                self.analysis.set_thresholds(t);
+            }
+            _ => return Err(format!("the grain graph view has no option '{key}'")),
+        }
+        Ok(())
+    }
+}

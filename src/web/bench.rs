@@ -81,3 +81,29 @@ pub fn bench_read_archive(bytes: &[u8], runs: u32) -> Result<JsValue, JsValue> {
         json!({"bytes": bytes.len(), "events": trace.event_records, "intervals": trace.intervals.len(), "read_ms": read_ms}),
     ))
 }
+
+/// Grain graph of a MIR task-stats profile (`bytes`, or when empty a generated fork-join profile of
+/// `nodes` nodes): reading with the analysis, then the layout.
+#[wasm_bindgen]
+pub fn bench_grains(bytes: &[u8], nodes: u32, runs: u32) -> Result<JsValue, JsValue> {
+    use crate::analyses::grains::{GrainAnalysis, Thresholds};
+    use crate::layouts::grains::{layout as grain_layout, LayoutParams};
+    let generated;
+    let bytes = if bytes.is_empty() {
+        generated = crate::samples::grains::random_profile(nodes as usize, 42, 48);
+        &generated[..]
+    } else {
+        bytes
+    };
+    let (analysis_ms, a) = best_of(runs, || {
+        let input = crate::readers::read_grains("bench.csv", bytes).map_err(|e| e.to_string())?;
+        GrainAnalysis::new(&input, Thresholds::paper()).map_err(|e| e.to_string())
+    });
+    let a = a.map_err(|e| JsValue::from_str(&e))?;
+    let p = LayoutParams::default();
+    let (layout_ms, l) = best_of(runs.max(5), || grain_layout(&a.graph, &p));
+    Ok(js(json!({
+        "grains": a.graph.grains(), "nodes": a.graph.nodes(), "read_and_analyse_ms": analysis_ms,
+        "layout_ms": layout_ms, "from_nesting": l.from_nesting,
+    })))
+}

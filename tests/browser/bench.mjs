@@ -4,7 +4,8 @@
 //   ?bench=otf2&trace=URL    an OTF2 archive packed as .tar, read whole
 //   ?bench=moments           16,384 locations x 1 M intervals: moments, then both views
 //   ?bench=execgraph         a random fork/join program of 100,000 threads: graph and layout
-import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive } from '../../www/pkg/weft.js';
+//   ?bench=grains[&trace=URL] a MIR profile (or a generated 176,000-node one): analysis, then layout
+import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive, bench_grains } from '../../www/pkg/weft.js';
 
 const params = new URLSearchParams(location.search);
 const runs = Number(params.get('runs') || 3);
@@ -37,6 +38,7 @@ async function main() {
     case 'otf2': { const b = await fetchBytes(); const r = bench_read_archive(b, runs); return { ...r, mb_per_s: b.length / 1e6 / (r.read_ms / 1000), events_per_s: r.events / (r.read_ms / 1000) }; }
     case 'moments': return bench_moments(16384, 1_000_000, runs);
     case 'execgraph': return bench_execgraph(100_000, runs);
+    case 'grains': return bench_grains(params.get('trace') ? await fetchBytes() : new Uint8Array(), 176_000, runs);
     default: throw new Error('unknown bench');
   }
 }

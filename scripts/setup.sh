@@ -54,7 +54,8 @@ if [ -n "$want_browser" ]; then
   fi
 fi
 
-# Variants and their features come from wasm-pack.toml.
+# Variants and their features come from wasm-pack.toml, and so does the cargo profile.
+profile=$(awk -F'"' '/^profile *=/ { print $2; exit }' wasm-pack.toml)
 variant_value() { # $1 = variant, $2 = key
   awk -v sect="[variant.$1]" -v key="$2" '
     /^\[/ { in_sect = ($0 == sect) }
@@ -65,10 +66,10 @@ build_wasm() { # $1 = variant
   out=$(variant_value "$1" out_dir)
   features=$(variant_value "$1" features)
   tdir=target/wasm-$1
-  cargo build --lib --release --target wasm32-unknown-unknown --target-dir "$tdir" ${features:+--features "$features"}
-  wasm=$tdir/wasm32-unknown-unknown/release/weft.wasm
+  cargo build --lib --profile "$profile" --target wasm32-unknown-unknown --target-dir "$tdir" ${features:+--features "$features"}
+  wasm=$tdir/wasm32-unknown-unknown/$profile/weft.wasm
   if [ ! -f "$out/weft_bg.wasm" ] || [ "$wasm" -nt "$out/weft_bg.wasm" ]; then
-    wasm-bindgen --target web --no-typescript --out-dir "$out" "$wasm"
+    wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out" "$wasm"
   fi
   printf '%s: %s KB gzipped\n' "$out/weft_bg.wasm" "$(( $(gzip -9c "$out/weft_bg.wasm" | wc -c) / 1024 ))"
 }

@@ -395,7 +395,58 @@ function renderViewOptions(view) {
     if (v !== 'pattern') configure('busy', v); else pattern.focus();
   }), pattern);
   box.append(select('sort', [['location', 'by location'], ['m0', 'by m0 (busy)'], ['m1', 'by m1 (mean)'], ['m2', 'by m2 (spread)'], ['m3', 'by m3 (skew)']], st.sort, (v) => configure('sort', v)));
+  const colorKey = { 'bytes sent': 'bytes_sent', 'messages sent': 'messages_sent', 'spread 2·m2/m0': 'spread' }[st.color] || 'none';
+  box.append(select('colour', [['none', 'grey bars'], ['bytes_sent', 'by bytes sent'], ['messages_sent', 'by messages sent'], ['spread', 'by spread 2·m2/m0']], colorKey, (v) => configure('color', v)));
 }
+
+// ---- export ----
+function download(blob, name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+function exportName(ext) {
+  const base = (ui.fileName.textContent || 'weft').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/\.(json|gz|prv|csv|graphml|txt)$/i, '');
+  return `${base}-${weft.viewer.view()}.${ext}`;
+}
+
+/** The view as PNG at `scale` x the screen's pixel ratio: redraw at that size, then compose GPU and labels. */
+function exportPng(scale) {
+  const r = ui.stage.getBoundingClientRect();
+  const dpr = (window.devicePixelRatio || 1) * scale;
+  const v = weft.viewer;
+  v.resize(r.width, r.height, dpr);
+  v.invalidate();
+  v.frame();
+  const out = document.createElement('canvas');
+  out.width = Math.round(r.width * dpr);
+  out.height = Math.round(r.height * dpr);
+  const ctx = out.getContext('2d');
+  ctx.drawImage(document.getElementById('gpu'), 0, 0, out.width, out.height);
+  ctx.drawImage(document.getElementById('labels'), 0, 0, out.width, out.height);
+  v.resize(r.width, r.height, window.devicePixelRatio || 1);
+  out.toBlob((b) => { weft.lastExport = { name: exportName('png'), size: b.size, width: out.width, height: out.height }; download(b, weft.lastExport.name); }, 'image/png');
+}
+
+function exportSvg() {
+  const svg = weft.viewer.export_svg();
+  weft.lastExport = { name: exportName('svg'), size: svg.length };
+  download(new Blob([svg], { type: 'image/svg+xml' }), weft.lastExport.name);
+}
+
+$('export').addEventListener('change', (e) => {
+  const v = e.target.value;
+  e.target.value = '';
+  if (!weft.viewer) return;
+  if (v === 'svg') exportSvg();
+  else if (v === 'png1') exportPng(1);
+  else if (v === 'png2') exportPng(2);
+});
 
 // ---- files ----
 $('file-input').addEventListener('change', (e) => {

@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, BACKENDS } from './harness.mjs';
 import { momentsTrace, momentsOf } from './fixtures.mjs';
+import { decodePng } from './png.mjs';
+import fs from 'node:fs';
 
 const dark = ([r, g, b]) => r + g + b < 3 * 120;
 const light = ([r, g, b]) => r > 225 && g > 225 && b > 225;
@@ -65,6 +67,29 @@ for (const backend of Object.keys(BACKENDS)) {
       const row0 = any.rows.find((r) => r.name.endsWith('thread 0'));
       const compute0 = st.rows.find((r) => r.name.endsWith('thread 0'));
       assert.equal(row0.m0_ns - compute0.m0_ns, 30_000);
+
+      // Colour bars by an extra quantity.
+      await page.selectOption('#view-options select >> nth=2', 'spread');
+      assert.equal((await viewState(page)).color, 'spread 2·m2/m0');
+
+      // Export the view: SVG with every location's row, and PNG at 2x with the glyphs where the screen has them.
+      const [svgDl] = await Promise.all([page.waitForEvent('download'), page.selectOption('#export', 'svg')]);
+      const svg = fs.readFileSync(await svgDl.path(), 'utf8');
+      assert.match(svg, /^<svg [^>]*viewBox/);
+      for (const r of any.rows) assert.ok(svg.includes(`>${r.name}</text>`), `SVG names ${r.name}`);
+      const [pngDl] = await Promise.all([page.waitForEvent('download'), page.selectOption('#export', 'png2')]);
+      assert.match(pngDl.suggestedFilename(), /moments\.png$/);
+      const png = decodePng(fs.readFileSync(await pngDl.path()));
+      const stageWidth = await page.evaluate(() => document.getElementById('stage').getBoundingClientRect().width);
+      assert.equal(png.width, Math.round(stageWidth * 2), 'PNG at twice the screen size');
+      const cur = await viewState(page);
+      const xAt2 = (t, off) => off + cur.plot.x0 + ((t - cur.t0_ns) / (cur.t1_ns - cur.t0_ns)) * (cur.plot.x1 - cur.plot.x0);
+      const pngTicks = cur.rows.map((row, i) => {
+        const x = 2 * xAt2(row.m1_ns, cur.moment_view_x);
+        const yy = 2 * (cur.plot.y0 + (i - cur.first_row + 0.5) * cur.row_height_px);
+        return dark(png.pixel(x, yy));
+      });
+      assert.deepEqual(pngTicks, cur.rows.map(() => true), 'the PNG has each row\'s m1 tick');
 
       // The time range is kept when switching back to the timeline.
       await page.keyboard.press('w');

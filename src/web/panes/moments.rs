@@ -7,7 +7,7 @@ use super::{Hover, Pane};
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};
 use crate::analyses::moments::{hover_text, moments_of_busy, sort_moments, LocationMoments, MomentKey, TimeWindow};
 use crate::model::{LocationId, Trace};
-use crate::scene::moments::{build_moment_view, MomentViewOptions, Viewport};
+use crate::scene::moments::{build_moment_view, ColorEncoding, MomentViewOptions, Viewport};
 use crate::scene::utilization::{build_utilization, UtilizationOptions};
 use crate::scene::Scene;
 use serde_json::json;
@@ -23,6 +23,39 @@ pub struct MomentsPane {
     view: Viewport,
     width: f32,
     hovered: Option<usize>,
+    /// Extra quantity shown as the bar's colour, and its key (recomputed with the moments).
+    color: Option<ColorEncoding>,
+    color_key: String,
+}
+
+/// The extra quantities the moment view can colour bars by, per location index.
+fn color_encoding(trace: &Trace, rows: &[LocationMoments], key: &str) -> Result<Option<ColorEncoding>, String> {
+    let mut values = vec![0.0; trace.locations.len()];
+    let name = match key {
+        "none" => return Ok(None),
+        "bytes_sent" => {
+            for (s, b) in trace.messages.sender.iter().zip(&trace.messages.size_bytes) {
+                values[s.index()] += *b as f64;
+            }
+            "bytes sent"
+        }
+        "messages_sent" => {
+            for s in &trace.messages.sender {
+                values[s.index()] += 1.0;
+            }
+            "messages sent"
+        }
+        "spread" => {
+            for m in rows {
+                if m.m0_ns > 0 {
+                    values[m.location as usize] = 2.0 * m.m2_ns / m.m0_ns as f64;
+                }
+            }
+            "spread 2·m2/m0"
+        }
+        _ => return Err(format!("cannot colour by '{key}'")),
+    };
+    Ok(Some(ColorEncoding { name: name.to_string(), values }))
 }
 
 impl MomentsPane {
@@ -36,6 +69,8 @@ impl MomentsPane {
             view: Viewport::fit(1, 1, width / 2.0, height),
             width,
             hovered: None,
+            color: None,
+            color_key: "none".to_string(),
         };
         pane.recompute();
         pane.view = Viewport::fit(pane.trace.span_ns, pane.rows.len(), width / 2.0, height);
@@ -47,6 +82,7 @@ impl MomentsPane {
         self.rows = moments_of_busy(&self.trace, &self.busy, None);
         sort_moments(&mut self.rows, self.key);
         self.busy.arrange(self.rows.iter().map(|m| LocationId(m.location)));
+        self.color = color_encoding(&self.trace, &self.rows, &self.color_key).unwrap_or(None);
     }
 
     fn half(&self) -> f32 {
@@ -158,6 +194,7 @@ impl Pane for MomentsPane {
             "plot": {"x0": x0, "y0": y0, "x1": x1, "y1": y1},
             "moment_view_x": self.half(),
             "definition": self.definition.describe(), "busy": self.definition.short_name(), "sort": self.key.name(),
+            "color": self.color.as_ref().map(|c| c.name.clone()),
             "rows": rows,
         })
     }
@@ -185,6 +222,11 @@ impl Pane for MomentsPane {
             "sort" => {
                 self.key = MomentKey::parse(value).ok_or_else(|| format!("cannot sort by '{value}'"))?;
                 self.recompute();
+                Ok(())
+            }
+            "color" => {
+                self.color = color_encoding(&self.trace, &self.rows, value)?;
+                self.color_key = value.to_string();
                 Ok(())
             }
             _ => Err(format!("the moments view has no option '{key}'")),

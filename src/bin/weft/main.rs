@@ -33,6 +33,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Like other Unix tools, stop quietly when the reader of our output goes away (`weft info X | head`).
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to its default before any thread starts has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),

@@ -509,3 +509,35 @@ fn the_harness_catches_panics_hangs_and_hungry_readers() {
     let anonymous = fails(f("anonymous", |_, _| Err("broken".into())), TIME_LIMIT);
     assert!(anonymous.contains("does not name"), "{anonymous}");
 }
+
+/// `head`, then `n` MiB of `fill`, then `tail`, gzipped as it is written (never whole in memory).
+fn gzip_bomb(head: &[u8], fill: u8, n: usize, tail: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(head).expect("gzip");
+    let block = vec![fill; 1 << 20];
+    for _ in 0..n {
+        e.write_all(&block).expect("gzip");
+    }
+    e.write_all(tail).expect("gzip");
+    e.finish().expect("gzip finish")
+}
+
+#[test]
+fn gzip_bombs_stay_within_the_memory_budget() {
+    let event = b"{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}";
+    let mut head = b"[".to_vec();
+    head.extend_from_slice(event);
+    let chrome = gzip_bomb(&head, b' ', 320, b"]");
+    let prv = gzip_bomb(b"#Paraver (x):3000_ns:1(1):1:1(1:1),0\n2:1:1:1:1:1000:60000019:1\n", b'\n', 320, b"");
+    run_case("Chrome gzip of 320 MiB of blanks", format("chrome-gzip"), chrome, Expect::Survive);
+    // The Paraver reader holds the whole text, so its budget (4 GiB by default) is what bounds it.
+    let budgeted = Format {
+        name: "prv-64MiB",
+        file: "bomb.prv.gz",
+        sample: Vec::new,
+        read: |n, b| of_trace(paraver::read_within(n, b, None, None, 64 << 20)),
+        magic: REFUSED,
+        names_file: true,
+    };
+    run_case("Paraver gzip of 320 MiB of empty lines", &budgeted, prv, Expect::Error("limit"));
+}

@@ -367,6 +367,20 @@ fn execgraph(lines: &str) -> Vec<u8> {
     format!("# weft execgraph 1 unit=us\n# TIME NODE THREAD EVENT [OTHER-THREAD]\n{lines}").into_bytes()
 }
 
+/// An OTF2 event file of (time, record type, region): 12 is ENTER, 13 LEAVE.
+fn otf2_events(records: &[(u64, u8, u32)]) -> Vec<u8> {
+    let mut f = Vec::new();
+    w::chunk_header(&mut f, false, 1, records.len() as u64);
+    for &(t, kind, region) in records {
+        f.push(5);
+        w::u64_full(&mut f, t, false);
+        f.push(kind);
+        w::u32(&mut f, region, false);
+    }
+    f.push(2);
+    f
+}
+
 #[test]
 fn bad_timestamps_and_unmatched_begins_and_ends() {
     let x = |ts: &str| format!("{{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":{ts},\"dur\":1}}");
@@ -418,6 +432,10 @@ fn bad_timestamps_and_unmatched_begins_and_ends() {
             prv("1:1:1:1:1:0:18446744073709551615:1\n2:1:1:1:1:18446744073709551615:60000019:1\n"),
             Expect::Survive,
         ),
+        ("OTF2 enter without leave", "otf2-events", otf2_events(&[(10_000, 12, 0)]), Expect::Warned),
+        ("OTF2 leave without enter", "otf2-events", otf2_events(&[(10_000, 13, 0)]), Expect::Warned),
+        ("OTF2 decreasing times", "otf2-events", otf2_events(&[(10_000, 12, 0), (5_000, 13, 0)]), Expect::Warned),
+        ("OTF2 time u64::MAX", "otf2-events", otf2_events(&[(0, 12, 0), (u64::MAX, 13, 0)]), Expect::Survive),
         ("execgraph NaN time", "execgraph-text", execgraph("0 0 0 init\nNaN 0 0 start\n1 0 0 end\n"), Expect::Survive),
         (
             "execgraph infinite time",

@@ -1,10 +1,11 @@
 //! Hostile input for every reader: truncated files at many offsets, wrong magic, entity bombs, zip bombs and
 //! tars with absurd sizes, JSON nested a million deep, headers claiming 2^40 records, NaN, infinite, negative
 //! and decreasing timestamps, begins without ends, cyclic grain "DAGs", duplicate ids and dangling references.
-//! Each case runs in its own thread under a time limit ([`TIME_LIMIT`]) and, serialised with the others, under
-//! a memory budget ([`MEMORY_BUDGET`], peak bytes allocated while it runs, counted by this binary's global
-//! allocator). A case passes when the reader returns a clear error naming the file, or a (partial) result;
-//! a panic, a hang or an allocation past the budget fails it.
+//! Each case runs in its own thread under a time limit (5 s) and, serialised with the others, under a memory
+//! budget (256 MiB peak allocated while it runs, counted by this binary's global allocator; hostile/harness.rs).
+//! A case passes when the reader returns a clear error naming the file, or a (partial) result, with warnings
+//! where the case says so; a panic, a hang or an allocation past the budget fails it. `HOSTILE_SHOW=1` prints
+//! what each case gave. Inputs that crashed a reader under the fuzzers (fuzz/) are kept in `FUZZ_CRASHES`.
 //!
 //! Table-driven: a new reader joins with one line in [`FORMATS`] (its name, a file name, a small sample made by
 //! the project's generators, and a function reading bytes to an [`Outcome`]); the truncation and wrong-magic
@@ -20,6 +21,7 @@ use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::readers::otf2::{encoding::write as w, read_archive, MemoryFiles};
 use weft::readers::{self, archive, chrome, paraver};
 use weft::samples::{self, otf2::small_archive, paraver::ParaverSample, ChromeSample};
+
 const REFUSED: Expect = Expect::Error("");
 
 // ---- The readers, one row each: a new reader joins here ----

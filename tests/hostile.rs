@@ -412,12 +412,12 @@ fn bad_timestamps_and_unmatched_begins_and_ends() {
         ("Chrome E before its B", "chrome", chrome_events(&[&b10, &e5]), Expect::Survive),
         ("Chrome B without E", "chrome", chrome_events(&[&ok, &b1]), Expect::Warned),
         ("Chrome E without B", "chrome", chrome_events(&[&ok, &e3]), Expect::Warned),
-        ("Paraver negative time", "paraver-prv", prv("2:1:1:1:1:-5:60000019:1\n"), Expect::Survive),
+        ("Paraver negative time", "paraver-prv", prv("2:1:1:1:1:-5:60000019:1\n"), Expect::Error("1 malformed")),
         (
             "Paraver time past u64",
             "paraver-prv",
             prv("2:1:1:1:1:99999999999999999999999:60000019:1\n"),
-            Expect::Survive,
+            Expect::Error("1 malformed"),
         ),
         ("Paraver state ending before it begins", "paraver-prv", prv("1:1:1:1:1:5000:100:1\n"), Expect::Survive),
         (

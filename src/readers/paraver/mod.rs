@@ -101,8 +101,8 @@ pub struct Stats {
 pub enum ParaverError {
     #[error("{file}:{line}: Paraver header: {detail}")]
     Header { file: String, line: u64, offset: u64, detail: String },
-    #[error("{file}: Paraver: the file holds a header but no records")]
-    NoRecords { file: String },
+    #[error("{file}: Paraver: the file holds a header but no records ({malformed} malformed lines skipped)")]
+    NoRecords { file: String, malformed: u64 },
 }
 
 impl From<ParaverError> for ReadError {
@@ -111,9 +111,14 @@ impl From<ParaverError> for ReadError {
             ParaverError::Header { file, line, offset, detail } => {
                 ReadError::Malformed { file, format: FORMAT, offset, detail: format!("line {line}: {detail}") }
             }
-            ParaverError::NoRecords { file } => {
+            ParaverError::NoRecords { file, malformed: 0 } => {
                 ReadError::Empty { file, format: FORMAT, detail: " (no records after the header)".into() }
             }
+            ParaverError::NoRecords { file, malformed } => ReadError::Empty {
+                file,
+                format: FORMAT,
+                detail: format!(" (no readable records after the header; {malformed} malformed lines skipped)"),
+            },
         }
     }
 }
@@ -224,7 +229,7 @@ pub fn read_with(
     conv.stats.body_lines = lines;
     let s = &conv.stats;
     if s.state_records + s.event_records + s.comm_records + s.global_comm_records == 0 {
-        return Err(ParaverError::NoRecords { file: name.to_string() });
+        return Err(ParaverError::NoRecords { file: name.to_string(), malformed: s.malformed_records });
     }
     Ok(conv.finish())
 }

@@ -63,18 +63,19 @@ impl Warnings {
         }
     }
 
+    /// Counts saturate: they may come from a decoded buffer, which can claim anything.
     pub fn add_count(&mut self, kind: WarningKind, extra: u64) {
         if extra == 0 {
             return;
         }
         match self.counts.iter_mut().find(|(k, _)| *k == kind) {
-            Some((_, n)) => *n += extra,
+            Some((_, n)) => *n = n.saturating_add(extra),
             None => self.counts.push((kind, extra)),
         }
     }
 
     pub fn total(&self) -> u64 {
-        self.counts.iter().map(|(_, n)| n).sum()
+        self.counts.iter().fold(0u64, |sum, (_, n)| sum.saturating_add(*n))
     }
 
     pub fn count(&self, kind: WarningKind) -> u64 {

@@ -6,6 +6,7 @@
 pub mod chrome;
 pub mod execgraph;
 pub mod grains;
+pub mod otf2;
 pub mod paraver;
 pub mod utilization;
 

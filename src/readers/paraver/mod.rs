@@ -101,8 +101,8 @@ pub struct Stats {
 pub enum ParaverError {
     #[error("{file}:{line}: Paraver header: {detail}")]
     Header { file: String, line: u64, offset: u64, detail: String },
-    #[error("{file}: Paraver: the file holds a header but no records")]
-    NoRecords { file: String },
+    #[error("{file}: Paraver: the file holds a header but no records ({malformed} malformed lines skipped)")]
+    NoRecords { file: String, malformed: u64 },
 }
 
 impl From<ParaverError> for ReadError {
@@ -111,20 +111,41 @@ impl From<ParaverError> for ReadError {
             ParaverError::Header { file, line, offset, detail } => {
                 ReadError::Malformed { file, format: FORMAT, offset, detail: format!("line {line}: {detail}") }
             }
-            ParaverError::NoRecords { file } => {
+            ParaverError::NoRecords { file, malformed: 0 } => {
                 ReadError::Empty { file, format: FORMAT, detail: " (no records after the header)".into() }
             }
+            ParaverError::NoRecords { file, malformed } => ReadError::Empty {
+                file,
+                format: FORMAT,
+                detail: format!(" (no readable records after the header; {malformed} malformed lines skipped)"),
+            },
         }
     }
 }
 
 /// Read a Paraver trace held in memory: the .prv bytes (plain or gzipped, as `mpi2prv -z` writes) and, when
-/// present, the .pcf and .row beside it. `name` names the .prv in messages.
+/// present, the .pcf and .row beside it. `name` names the .prv in messages. A gzipped .prv may unpack to at
+/// most [`archive::DEFAULT_BUDGET_BYTES`](crate::readers::archive::DEFAULT_BUDGET_BYTES); see [`read_within`].
 pub fn read(name: &str, prv: &[u8], pcf: Option<&[u8]>, row: Option<&[u8]>) -> Result<Trace, ReadError> {
+    read_within(name, prv, pcf, row, crate::readers::archive::DEFAULT_BUDGET_BYTES)
+}
+
+/// [`read`] with a cap on the bytes a gzipped .prv may unpack to: the whole text is held in memory, so a gzip
+/// bomb is refused with a clear error once it passes `budget`, never inflated until memory runs out.
+pub fn read_within(
+    name: &str,
+    prv: &[u8],
+    pcf: Option<&[u8]>,
+    row: Option<&[u8]>,
+    budget: u64,
+) -> Result<Trace, ReadError> {
     if !is_gzip(prv) {
         return Ok(read_with(name, prv, pcf, row, &Options::default())?.0);
     }
-    let (plain, broke) = gunzip(prv);
+    let (plain, broke) = gunzip(prv, budget).ok_or_else(|| ReadError::Io {
+        file: name.to_string(),
+        detail: format!("the gzip stream unpacks to more than {budget} bytes (the limit); refusing it"),
+    })?;
     if plain.is_empty() {
         let detail = broke.unwrap_or_else(|| "no data".into());
         return Err(ReadError::Decompress { file: name.to_string(), detail });
@@ -150,18 +171,19 @@ pub fn is_gzipped_prv(bytes: &[u8]) -> bool {
 }
 
 /// Everything the gzip stream yields, and why it stopped early if it did (a truncated .prv.gz keeps its
-/// records up to the break).
-fn gunzip(bytes: &[u8]) -> (Vec<u8>, Option<String>) {
+/// records up to the break); `None` when it yields more than `budget` bytes.
+fn gunzip(bytes: &[u8], budget: u64) -> Option<(Vec<u8>, Option<String>)> {
     use std::io::Read;
     let mut d = flate2::read::MultiGzDecoder::new(bytes);
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4));
+    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(usize::try_from(budget).unwrap_or(usize::MAX)));
     let mut buf = vec![0u8; 1 << 16];
     loop {
         match d.read(&mut buf) {
-            Ok(0) => return (out, None),
+            Ok(0) => return Some((out, None)),
+            Ok(n) if (out.len() + n) as u64 > budget => return None,
             Ok(n) => out.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return (out, Some(e.to_string())),
+            Err(e) => return Some((out, Some(e.to_string()))),
         }
     }
 }
@@ -207,7 +229,7 @@ pub fn read_with(
     conv.stats.body_lines = lines;
     let s = &conv.stats;
     if s.state_records + s.event_records + s.comm_records + s.global_comm_records == 0 {
-        return Err(ParaverError::NoRecords { file: name.to_string() });
+        return Err(ParaverError::NoRecords { file: name.to_string(), malformed: s.malformed_records });
     }
     Ok(conv.finish())
 }

@@ -1,0 +1,117 @@
+//! Writes the fuzzers' seed corpus, `DIR/<target>/<name>`, from the project's own generators (src/samples)
+//! and a few hand-written cases: `cargo run --example fuzz_seeds -- fuzz/corpus`. Nothing is copied from
+//! ../shared/traces; seeds stay small (a few KiB) so that libFuzzer's default input length fits them.
+
+use std::io::Write;
+use std::path::Path;
+use weft::samples::{self, otf2::small_archive, paraver::ParaverSample, ChromeSample};
+
+fn put(target: &str, name: &str, bytes: &[u8]) {
+    let root = std::env::args().nth(1).unwrap_or_else(|| "fuzz/corpus".into());
+    let dir = Path::new(&root).join(target);
+    std::fs::create_dir_all(&dir).expect("create corpus folder");
+    std::fs::write(dir.join(name), bytes).expect("write seed");
+}
+
+fn zip_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (p, b) in files {
+        z.start_file(p.as_str(), opts).expect("zip entry");
+        z.write_all(b).expect("zip write");
+    }
+    z.finish().expect("zip finish").into_inner()
+}
+
+fn tar_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut t = tar::Builder::new(Vec::new());
+    for (p, b) in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(b.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        t.append_data(&mut h, p, b.as_slice()).expect("tar entry");
+    }
+    t.into_inner().expect("tar finish")
+}
+
+fn gzip(b: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(b).expect("gzip");
+    e.finish().expect("gzip finish")
+}
+
+const GRAPHML: &str = "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><key id=\"t\" for=\"node\" attr.name=\"type\" attr.type=\"string\"/><key id=\"w\" for=\"node\" attr.name=\"work_cycles\" attr.type=\"double\"/><graph edgedefault=\"directed\"><node id=\"a\"><data key=\"t\">fork</data></node><node id=\"b\"><data key=\"t\">task</data><data key=\"w\">1200</data></node><node id=\"c\"><data key=\"t\">task</data><data key=\"w\">800</data></node><node id=\"d\"><data key=\"t\">join</data></node><edge source=\"a\" target=\"b\"/><edge source=\"a\" target=\"c\"/><edge source=\"b\" target=\"d\"/><edge source=\"c\" target=\"d\"/></graph></graphml>";
+
+fn main() {
+    // Chrome JSON: the first byte seeds the chunk sizes of the streaming reader.
+    let chrome: Vec<(&str, Vec<u8>)> = vec![
+        ("sized-1", ChromeSample::sized(3000, 1).generate()),
+        ("sized-2", ChromeSample::sized(1500, 2).generate()),
+        ("array", br#"[{"ph":"B","name":"a","pid":1,"tid":1,"ts":1},{"ph":"E","pid":1,"tid":1,"ts":2}]"#.to_vec()),
+        ("object", br#"{"traceEvents":[{"ph":"X","name":"x","pid":"p","tid":2,"ts":1.5,"dur":3,"args":{"n":1}},{"ph":"M","name":"thread_name","pid":"p","tid":2,"args":{"name":"t"}},{"ph":"C","name":"c","pid":1,"ts":2,"args":{"v":3}},{"ph":"s","id":1,"name":"f","pid":1,"tid":1,"ts":1},{"ph":"f","id":1,"name":"f","pid":1,"tid":2,"ts":2,"bp":"e"},{"ph":"b","id":"0x1","cat":"c","name":"as","pid":1,"ts":1},{"ph":"e","id":"0x1","cat":"c","name":"as","pid":1,"ts":4}],"displayTimeUnit":"ns"}"#.to_vec()),
+    ];
+    for (i, (name, b)) in chrome.iter().enumerate() {
+        let mut s = vec![i as u8];
+        s.extend_from_slice(b);
+        put("chrome_json", name, &s);
+        put("sniff", &format!("chrome-{name}"), b);
+    }
+    let mut gz = vec![7u8];
+    gz.extend(gzip(&chrome[2].1));
+    put("chrome_json", "gzip", &gz);
+
+    // OTF2: the pick byte (file, byte order) and that file's bytes.
+    for big in [false, true] {
+        let m = small_archive(big);
+        for (i, f) in ["traces.otf2", "traces.def", "traces/0.evt", "traces/1.evt"].iter().enumerate() {
+            let mut s = vec![i as u8 | if big { 4 } else { 0 }];
+            s.extend_from_slice(&m.files[*f]);
+            put("otf2_archive", &format!("{}-{}", if big { "be" } else { "le" }, f.replace('/', "-")), &s);
+        }
+        let files: Vec<(String, Vec<u8>)> = m.files.iter().map(|(p, b)| (format!("run/{p}"), b.clone())).collect();
+        let (zip, tar) = (zip_of(&files), tar_of(&files));
+        let e = if big { "be" } else { "le" };
+        put("archive_containers", &format!("{e}.zip"), &zip);
+        put("archive_containers", &format!("{e}.tgz"), &gzip(&tar));
+        put("archive_containers", &format!("{e}.tar"), &tar);
+        put("sniff", &format!("otf2-{e}.zip"), &zip);
+        put("sniff", &format!("otf2-{e}.tgz"), &gzip(&tar));
+    }
+
+    // Paraver: prv, then the pcf and the row after their markers.
+    let p = ParaverSample { tasks: 2, threads_per_task: 2, iterations: 2, ..Default::default() }.generate();
+    let mut s = p.prv.clone();
+    s.extend_from_slice(b"\n%%pcf\n");
+    s.extend_from_slice(&p.pcf);
+    s.extend_from_slice(b"\n%%row\n");
+    s.extend_from_slice(&p.row);
+    put("paraver", "with-names", &s);
+    put("paraver", "prv-only", &p.prv);
+    put("paraver", "gzipped", &gzip(&p.prv));
+    put("sniff", "paraver.prv", &p.prv);
+
+    // MIR task stats and GraphML grain graphs.
+    put("mir_csv", "fib-6", &samples::grains::fib_profile(6, 0, 2));
+    put("mir_csv", "random-20", &samples::grains::random_profile(20, 3, 2));
+    put("sniff", "mir.csv", &samples::grains::fib_profile(4, 0, 2));
+    put("graphml", "diamond", GRAPHML.as_bytes());
+    put("sniff", "diamond.graphml", GRAPHML.as_bytes());
+
+    // Execution-graph text: the samples, cut to a few KiB where they are longer.
+    for name in samples::execgraph::SAMPLES {
+        if let Some(text) = samples::execgraph::sample_text(name) {
+            let cut = text.lines().take(60).collect::<Vec<_>>().join("\n");
+            put("execgraph_text", name, cut.as_bytes());
+            put("sniff", &format!("execgraph-{name}"), cut.as_bytes());
+        }
+    }
+
+    // The worker->page buffer of small traces.
+    for (i, b) in chrome.iter().enumerate() {
+        if let Ok(t) = weft::readers::chrome::read("seed.json", &b.1) {
+            put("codec_decode", &format!("trace-{i}"), &weft::model::codec::encode(&t));
+        }
+    }
+    println!("seeds written");
+}

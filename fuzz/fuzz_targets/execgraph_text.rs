@@ -1,0 +1,8 @@
+//! The execution-graph text format (thread events), through the sniffing entry point.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = weft::readers::execgraph_text::parse("fuzz.txt", data);
+    let _ = weft::readers::read_execgraph("fuzz.txt", data);
+});

@@ -1,0 +1,11 @@
+//! GraphML grain graphs: read, then analysed (cycles, duplicate ids and dangling edges are found there).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use weft::analyses::grains::{GrainAnalysis, Thresholds};
+use weft::readers::{graphml, GrainInput};
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(g) = graphml::read("fuzz.graphml", data) {
+        let _ = GrainAnalysis::new(&GrainInput::Graph(g), Thresholds::paper());
+    }
+});

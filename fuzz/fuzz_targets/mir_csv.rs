@@ -1,0 +1,11 @@
+//! MIR task-stats CSV: read, then built into a grain graph and analysed (cycles and dangling parents live there).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use weft::analyses::grains::{GrainAnalysis, Thresholds};
+use weft::readers::{mir, GrainInput};
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(p) = mir::read("fuzz.csv", data) {
+        let _ = GrainAnalysis::new(&GrainInput::Profile(p), Thresholds::paper());
+    }
+});

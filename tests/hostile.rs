@@ -1,0 +1,602 @@
+//! Hostile input for every reader: truncated files at many offsets, wrong magic, entity bombs, zip bombs and
+//! tars with absurd sizes, JSON nested a million deep, headers claiming 2^40 records, NaN, infinite, negative
+//! and decreasing timestamps, begins without ends, cyclic grain "DAGs", duplicate ids and dangling references.
+//! Each case runs in its own thread under a time limit (5 s) and, serialised with the others, under a memory
+//! budget (256 MiB peak allocated while it runs, counted by this binary's global allocator; hostile/harness.rs).
+//! A case passes when the reader returns a clear error naming the file, or a (partial) result, with warnings
+//! where the case says so; a panic, a hang or an allocation past the budget fails it. `HOSTILE_SHOW=1` prints
+//! what each case gave. Inputs that crashed a reader under the fuzzers (fuzz/) are kept in `FUZZ_CRASHES`.
+//!
+//! Table-driven: a new reader joins with one line in [`FORMATS`] (its name, a file name, a small sample made by
+//! the project's generators, and a function reading bytes to an [`Outcome`]); the truncation and wrong-magic
+//! sweeps then cover it. Format-specific attacks are rows of the tables in the tests below.
+
+#[path = "hostile/harness.rs"]
+mod harness;
+
+use harness::{of_trace, panic_text, run_case, run_case_within, Expect, Format, Outcome, Read, TIME_LIMIT};
+use std::io::Write;
+use std::time::Duration;
+use weft::analyses::grains::{GrainAnalysis, Thresholds};
+use weft::readers::otf2::{encoding::write as w, read_archive, MemoryFiles};
+use weft::readers::{self, archive, chrome, paraver};
+use weft::samples::{self, otf2::small_archive, paraver::ParaverSample, ChromeSample};
+
+const REFUSED: Expect = Expect::Error("");
+
+// ---- The readers, one row each: a new reader joins here ----
+
+#[rustfmt::skip]
+const FORMATS: &[Format] = &[
+    Format { name: "chrome", file: "t.json", sample: chrome_sample, read: read_chrome, magic: REFUSED, names_file: true },
+    Format { name: "chrome-stream", file: "t.json", sample: chrome_sample, read: read_chrome_stream, magic: REFUSED, names_file: true },
+    Format { name: "chrome-gzip", file: "t.json.gz", sample: || gzip(&chrome_sample()), read: read_any, magic: REFUSED, names_file: true },
+    Format { name: "otf2-anchor", file: "traces.otf2", sample: || otf2_file(0), read: |n, b| read_otf2(n, b, 0), magic: REFUSED, names_file: true },
+    Format { name: "otf2-defs", file: "traces.def", sample: || otf2_file(1), read: |n, b| read_otf2(n, b, 1), magic: REFUSED, names_file: true },
+    Format { name: "otf2-events", file: "traces/0.evt", sample: || otf2_file(2), read: |n, b| read_otf2(n, b, 2), magic: Expect::Warned, names_file: true },
+    Format { name: "otf2-zip", file: "t.zip", sample: || zip_of(&otf2_files()), read: read_any, magic: REFUSED, names_file: true },
+    Format { name: "otf2-tar", file: "t.tar", sample: || tar_of(&otf2_files()), read: read_any, magic: Expect::Survive, names_file: true },
+    Format { name: "otf2-tgz", file: "t.tar.gz", sample: || gzip(&tar_of(&otf2_files())), read: read_any, magic: REFUSED, names_file: true },
+    Format { name: "paraver-prv", file: "t.prv", sample: || prv_sample().prv, read: read_prv, magic: REFUSED, names_file: true },
+    Format { name: "paraver-pcf", file: "t.pcf", sample: || prv_sample().pcf, read: read_pcf, magic: Expect::Survive, names_file: true },
+    Format { name: "paraver-row", file: "t.row", sample: || prv_sample().row, read: read_row, magic: Expect::Survive, names_file: true },
+    Format { name: "mir-csv", file: "t.csv", sample: || samples::grains::fib_profile(6, 0, 2), read: read_grains, magic: Expect::Survive, names_file: true },
+    Format { name: "graphml", file: "t.graphml", sample: || GRAPHML.as_bytes().to_vec(), read: read_grains, magic: REFUSED, names_file: true },
+    Format { name: "execgraph-text", file: "t.txt", sample: execgraph_sample, read: read_execgraph, magic: REFUSED, names_file: true },
+    Format { name: "codec", file: "buffer", sample: codec_sample, read: read_codec, magic: REFUSED, names_file: false },
+];
+
+fn format(name: &str) -> &'static Format {
+    FORMATS.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no format {name}"))
+}
+
+fn chrome_sample() -> Vec<u8> {
+    ChromeSample::sized(12_000, 7).generate()
+}
+
+fn read_chrome(name: &str, b: &[u8]) -> Outcome {
+    of_trace(chrome::read(name, b))
+}
+
+/// The streaming reader, fed 1000-byte chunks (the page feeds File.slice pieces).
+fn read_chrome_stream(name: &str, b: &[u8]) -> Outcome {
+    let mut r = chrome::ChromeStreamReader::new(name);
+    for chunk in b.chunks(1000) {
+        r.feed(chunk).map_err(|e| e.to_string())?;
+    }
+    of_trace(r.finish())
+}
+
+fn read_any(name: &str, b: &[u8]) -> Outcome {
+    of_trace(readers::read_bytes(name, b))
+}
+
+const OTF2_FILES: [&str; 3] = ["traces.otf2", "traces.def", "traces/0.evt"];
+
+fn otf2_file(i: usize) -> Vec<u8> {
+    small_archive(false).files[OTF2_FILES[i]].clone()
+}
+
+fn otf2_files() -> Vec<(String, Vec<u8>)> {
+    small_archive(false).files.into_iter().map(|(p, b)| (format!("run/{p}"), b)).collect()
+}
+
+/// The small archive with file `i` replaced by `b`.
+fn read_otf2(_name: &str, b: &[u8], i: usize) -> Outcome {
+    let mut m: MemoryFiles = small_archive(false);
+    m.insert(OTF2_FILES[i], b.to_vec());
+    of_trace(read_archive("traces.otf2", &m))
+}
+
+fn prv_sample() -> samples::paraver::ParaverFiles {
+    ParaverSample { tasks: 2, threads_per_task: 2, iterations: 3, ..Default::default() }.generate()
+}
+
+fn read_prv(name: &str, b: &[u8]) -> Outcome {
+    let s = prv_sample();
+    of_trace(paraver::read(name, b, Some(&s.pcf), Some(&s.row)))
+}
+
+fn read_pcf(_name: &str, b: &[u8]) -> Outcome {
+    let s = prv_sample();
+    of_trace(paraver::read("t.prv", &s.prv, Some(b), Some(&s.row)))
+}
+
+fn read_row(_name: &str, b: &[u8]) -> Outcome {
+    let s = prv_sample();
+    of_trace(paraver::read("t.prv", &s.prv, Some(&s.pcf), Some(b)))
+}
+
+/// A grain-graph input, read and analysed (cycles, duplicates and dangling references are found there).
+fn read_grains(name: &str, b: &[u8]) -> Outcome {
+    let input = readers::read_grains(name, b).map_err(|e| e.to_string())?;
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).map_err(|e| format!("{name}: {e}"))?;
+    Ok(Read { records: a.graph.grains() as u64, warnings: 0 })
+}
+
+fn execgraph_sample() -> Vec<u8> {
+    let text = samples::execgraph::sample_text("fib").unwrap_or_default();
+    text.lines().take(200).collect::<Vec<_>>().join("\n").into_bytes()
+}
+
+fn read_execgraph(name: &str, b: &[u8]) -> Outcome {
+    readers::read_execgraph(name, b)
+        .map(|e| Read { records: e.events.len() as u64, warnings: 0 })
+        .map_err(|e| e.to_string())
+}
+
+fn codec_sample() -> Vec<u8> {
+    let t = chrome::read("t.json", &ChromeSample::sized(6_000, 3).generate()).unwrap_or_else(|e| panic!("{e}"));
+    weft::model::codec::encode(&t)
+}
+
+fn read_codec(_name: &str, b: &[u8]) -> Outcome {
+    weft::model::codec::decode(b)
+        .map(|t| Read { records: t.event_records.max(t.intervals.len() as u64), warnings: 0 })
+        .map_err(|e| e.to_string())
+}
+
+// ---- Containers and small documents ----
+
+fn zip_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (p, b) in files {
+        z.start_file(p.as_str(), opts).expect("zip entry");
+        z.write_all(b).expect("zip write");
+    }
+    z.finish().expect("zip finish").into_inner()
+}
+
+fn tar_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut t = tar::Builder::new(Vec::new());
+    for (p, b) in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(b.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        t.append_data(&mut h, p, b.as_slice()).expect("tar entry");
+    }
+    t.into_inner().expect("tar finish")
+}
+
+fn gzip(b: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(b).expect("gzip");
+    e.finish().expect("gzip finish")
+}
+
+const GRAPHML_HEAD: &str = "<?xml version=\"1.0\"?>\n";
+const GRAPHML_KEYS: &str = "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><key id=\"t\" for=\"node\" attr.name=\"type\" attr.type=\"string\"/><graph edgedefault=\"directed\">";
+const GRAPHML: &str = "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><key id=\"t\" for=\"node\" attr.name=\"type\" attr.type=\"string\"/><graph edgedefault=\"directed\"><node id=\"a\"><data key=\"t\">fork</data></node><node id=\"b\"><data key=\"t\">task</data></node><node id=\"c\"><data key=\"t\">task</data></node><node id=\"d\"><data key=\"t\">join</data></node><edge source=\"a\" target=\"b\"/><edge source=\"a\" target=\"c\"/><edge source=\"b\" target=\"d\"/><edge source=\"c\" target=\"d\"/></graph></graphml>";
+
+fn graphml(body: &str) -> Vec<u8> {
+    format!("{GRAPHML_HEAD}{GRAPHML_KEYS}{body}</graph></graphml>").into_bytes()
+}
+
+// ---- The sweeps over every format ----
+
+/// Offsets to cut a file of `len` bytes at: every one of the first 64, then 150 spread over the rest.
+fn cuts(len: usize) -> Vec<usize> {
+    let mut c: Vec<usize> = (0..len.min(64)).collect();
+    if len > 64 {
+        c.extend((0..150).map(|i| 64 + (len - 64) * i / 150));
+    }
+    c.dedup();
+    c
+}
+
+#[test]
+fn every_format_survives_truncation_at_many_offsets() {
+    for f in FORMATS {
+        let whole = (f.sample)();
+        let read = (f.read)(f.file, &whole);
+        assert!(read.as_ref().is_ok_and(|r| r.records > 0), "{}: the sample itself must read: {read:?}", f.name);
+        for cut in cuts(whole.len()) {
+            run_case(&format!("{} cut at {cut}", f.name), f, whole[..cut].to_vec(), Expect::Survive);
+        }
+    }
+}
+
+#[test]
+fn every_format_refuses_wrong_magic() {
+    for f in FORMATS {
+        let mut b = (f.sample)();
+        for (i, x) in b.iter_mut().take(4).enumerate() {
+            *x = b"XQZ!"[i];
+        }
+        run_case(&format!("{} with wrong magic", f.name), f, b, f.magic);
+    }
+}
+
+// ---- Attacks on one format each: (case, format, bytes, what it must give) ----
+
+fn cases(rows: Vec<(&str, &str, Vec<u8>, Expect)>) {
+    for (case, name, bytes, expect) in rows {
+        run_case(case, format(name), bytes, expect);
+    }
+}
+
+#[test]
+fn entity_bombs_and_deep_nesting_are_refused() {
+    let laughs = format!("{GRAPHML_HEAD}<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\"><!ENTITY lol3 \"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;\"><!ENTITY lol4 \"&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;\">]>\n{GRAPHML_KEYS}<node id=\"a\"><data key=\"t\">&lol4;</data></node></graph></graphml>");
+    let xxe = format!("{GRAPHML_HEAD}<!DOCTYPE g [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>\n{GRAPHML_KEYS}<node id=\"a\"><data key=\"t\">&x;</data></node></graph></graphml>");
+    let deep_xml = format!("{GRAPHML_HEAD}{GRAPHML_KEYS}<node id=\"a\"><data key=\"t\">{}", "<x>".repeat(1_000_000));
+    let deep_graphs = format!("{GRAPHML_HEAD}{GRAPHML_KEYS}{}", "<graph>".repeat(1_000_000));
+    let million = 1_000_000;
+    let deep_array = "[".repeat(million).into_bytes();
+    let deep_args = format!(
+        "{{\"traceEvents\":[{{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{}",
+        "{\"a\":".repeat(million)
+    );
+    let deep_arrays =
+        format!("[{{\"ph\":\"i\",\"ts\":1,\"pid\":1,\"tid\":1,\"args\":{}", "[".repeat(million)).into_bytes();
+    let deep_meta =
+        format!("{{\"otherData\":{}1{}", "[{\"a\":".repeat(million / 2), "}]".repeat(million / 2)).into_bytes();
+    let mut closed = deep_args.clone();
+    closed.push('1');
+    closed.push_str(&"}".repeat(million));
+    closed.push_str("}]}");
+    cases(vec![
+        ("billion laughs", "graphml", laughs.into_bytes(), Expect::Error("DTD")),
+        ("external entity", "graphml", xxe.into_bytes(), Expect::Error("DTD")),
+        ("XML a million deep in a data", "graphml", deep_xml.into_bytes(), Expect::Survive),
+        ("XML graphs a million deep", "graphml", deep_graphs.into_bytes(), Expect::Survive),
+        ("array args a million deep", "chrome", deep_arrays.clone(), Expect::Survive),
+        ("array args a million deep, streamed", "chrome-stream", deep_arrays, Expect::Survive),
+        ("metadata a million deep", "chrome", deep_meta.clone(), Expect::Survive),
+        ("metadata a million deep, streamed", "chrome-stream", deep_meta, Expect::Survive),
+        ("[ a million deep", "chrome", deep_array.clone(), Expect::Survive),
+        ("[ a million deep, streamed", "chrome-stream", deep_array, Expect::Survive),
+        ("args a million deep, cut", "chrome", deep_args.clone().into_bytes(), Expect::Survive),
+        ("args a million deep, cut, streamed", "chrome-stream", deep_args.into_bytes(), Expect::Survive),
+        ("args a million deep, closed", "chrome", closed.clone().into_bytes(), Expect::Survive),
+        ("args a million deep, closed, streamed", "chrome-stream", closed.into_bytes(), Expect::Survive),
+    ]);
+}
+
+#[test]
+fn bombs_and_absurd_sizes_in_containers_are_refused() {
+    // 256 MiB of zeros in a small zip, against a 64 MiB budget.
+    let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    z.start_file("run/traces.otf2", opts).expect("zip entry");
+    z.write_all(&otf2_file(0)).expect("zip write");
+    z.start_file("run/traces/0.evt", opts).expect("zip entry");
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..256 {
+        z.write_all(&zeros).expect("zip write");
+    }
+    let bomb = z.finish().expect("zip finish").into_inner();
+    assert!(bomb.len() < 1 << 20, "the bomb is {} bytes", bomb.len());
+    let budgeted = Format {
+        name: "zip-64MiB",
+        file: "bomb.zip",
+        sample: Vec::new,
+        read: |n, b| of_trace(archive::read_archive_bytes(n, b, 64 << 20)),
+        magic: REFUSED,
+        names_file: true,
+    };
+    run_case("zip bomb", &budgeted, bomb, Expect::Error("limit"));
+
+    // Tar headers claiming 2^40 bytes (GNU binary size), and 2^33 - 1 bytes (octal), over the default budget.
+    let mut rows = Vec::new();
+    for (case, size) in [("tar claiming 2^40 bytes", 1u64 << 40), ("tar claiming 8 GiB", (1 << 33) - 1)] {
+        let mut t = tar_of(&otf2_files());
+        let mut h = tar::Header::new_gnu();
+        h.set_path("run/traces/1.evt").expect("tar path");
+        h.set_size(size);
+        h.set_mode(0o644);
+        h.set_cksum();
+        let end = t.len() - 1024; // before the two zero blocks that end the archive
+        t.splice(end..end, h.as_bytes().iter().copied().chain([7u8; 512]));
+        rows.push((case, "otf2-tar", t.clone(), Expect::Error("limit")));
+        rows.push((case, "otf2-tgz", gzip(&t), Expect::Error("limit")));
+    }
+    // A zip whose central directory claims an entry of 4 GiB - 2 bytes.
+    let mut lying = zip_of(&otf2_files());
+    if let Some(cd) = lying.windows(4).rposition(|w| w == b"PK\x01\x02") {
+        lying[cd + 24..cd + 28].copy_from_slice(&0xFFFF_FFFEu32.to_le_bytes());
+    }
+    rows.push(("zip claiming 4 GiB", "otf2-zip", lying, Expect::Survive));
+    cases(rows);
+}
+
+/// The anchor, with 2^40 locations claimed; definitions with a group of 2^40 members.
+fn otf2_huge_counts() -> Vec<(&'static str, &'static str, Vec<u8>, Expect)> {
+    let anchor = weft::samples::otf2::anchor(false, 1 << 40);
+    let mut defs = otf2_file(1);
+    let end = defs.pop(); // the end-of-chunk marker
+    let mut d = Vec::new();
+    w::u32(&mut d, 9, false);
+    w::u32(&mut d, 8, false);
+    d.push(0);
+    w::u64(&mut d, 1 << 40, false);
+    w::u64(&mut d, 0, false);
+    w::record(&mut defs, 18, &d, false);
+    defs.extend(end);
+    vec![
+        ("OTF2 anchor claiming 2^40 locations", "otf2-anchor", anchor, Expect::Survive),
+        ("OTF2 group claiming 2^40 members", "otf2-defs", defs, Expect::Survive),
+    ]
+}
+
+#[test]
+fn headers_claiming_2_pow_40_records_are_refused_or_ignored() {
+    let mut rows = otf2_huge_counts();
+    let t40 = 1u64 << 40;
+    let body = "2:1:1:1:1:1000:60000019:1\n2:1:1:1:1:2000:60000019:0\n";
+    for (case, header) in [
+        ("Paraver header with 2^40 threads", format!("#Paraver (x):3000_ns:1({t40}):1:1({t40}:1),0\n")),
+        ("Paraver header with 2^40 tasks", format!("#Paraver (x):3000_ns:1(1):1:{t40}(1:1),0\n")),
+        ("Paraver header with 2^40 CPUs", format!("#Paraver (x):3000_ns:{t40}(1):1:1(1:1),0\n")),
+        ("Paraver header with 2^40 communicators", format!("#Paraver (x):3000_ns:1(1):1:1(1:1),{t40}\n")),
+        ("Paraver header with 2^40 applications", format!("#Paraver (x):3000_ns:1(1):{t40}:1(1:1)\n")),
+        ("Paraver header with 2^32-1 threads", format!("#Paraver (x):3000_ns:1(1):1:1({m}:1),0\n", m = u32::MAX)),
+        ("Paraver header with 2^32-1 tasks", format!("#Paraver (x):3000_ns:1(1):1:{m}(1:1),0\n", m = u32::MAX)),
+        ("Paraver header with 2^32-1 CPUs", format!("#Paraver (x):3000_ns:1({m}):1:1(1:1),0\n", m = u32::MAX)),
+        ("Paraver header with 2^32-1 nodes", format!("#Paraver (x):3000_ns:{m}(1):1:1(1:1),0\n", m = u32::MAX)),
+        ("Paraver header with 2^32-1 applications", format!("#Paraver (x):3000_ns:1(1):{m}:1(1:1)\n", m = u32::MAX)),
+        (
+            "Paraver record on thread 2^32-1",
+            format!(
+                "#Paraver (x):3000_ns:1(1):1:1(1:1),0\n2:1:1:1:{m}:1000:60000019:1\n2:1:{m}:{m}:1:1000:60000019:1\n",
+                m = u32::MAX
+            ),
+        ),
+    ] {
+        rows.push((
+            Box::leak(case.to_string().into_boxed_str()) as &str,
+            "paraver-prv",
+            format!("{header}{body}").into_bytes(),
+            Expect::Survive,
+        ));
+    }
+    let row = format!("LEVEL THREAD SIZE {t40}\nrank 0 thread 0\n");
+    rows.push(("row file claiming 2^40 threads", "paraver-row", row.into_bytes(), Expect::Survive));
+    cases(rows);
+}
+
+fn chrome_events(events: &[&str]) -> Vec<u8> {
+    format!("{{\"traceEvents\":[{}]}}", events.join(",")).into_bytes()
+}
+
+fn prv(records: &str) -> Vec<u8> {
+    format!("#Paraver (x):9000_ns:1(2):1:1(2:1),0\n{records}").into_bytes()
+}
+
+fn execgraph(lines: &str) -> Vec<u8> {
+    format!("# weft execgraph 1 unit=us\n# TIME NODE THREAD EVENT [OTHER-THREAD]\n{lines}").into_bytes()
+}
+
+/// An OTF2 event file of (time, record type, region): 12 is ENTER, 13 LEAVE.
+fn otf2_events(records: &[(u64, u8, u32)]) -> Vec<u8> {
+    let mut f = Vec::new();
+    w::chunk_header(&mut f, false, 1, records.len() as u64);
+    for &(t, kind, region) in records {
+        f.push(5);
+        w::u64_full(&mut f, t, false);
+        f.push(kind);
+        w::u32(&mut f, region, false);
+    }
+    f.push(2);
+    f
+}
+
+#[test]
+fn bad_timestamps_and_unmatched_begins_and_ends() {
+    let x = |ts: &str| format!("{{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":{ts},\"dur\":1}}");
+    let ok = x("5");
+    let be = |b: &str, e: &str| {
+        [
+            format!("{{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":{b}}}"),
+            format!("{{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":{e}}}"),
+        ]
+    };
+    let [b10, e5] = be("10", "5");
+    let [b1, _] = be("1", "2");
+    let [_, e3] = be("1", "3");
+    cases(vec![
+        ("Chrome ts NaN (not JSON)", "chrome", chrome_events(&[&ok, &x("NaN")]), Expect::Survive),
+        ("Chrome ts \"NaN\" string", "chrome", chrome_events(&[&ok, &x("\"NaN\"")]), Expect::Survive),
+        ("Chrome ts 1e400 (infinite)", "chrome", chrome_events(&[&ok, &x("1e400")]), Expect::Survive),
+        ("Chrome ts -1e400", "chrome", chrome_events(&[&ok, &x("-1e400")]), Expect::Survive),
+        ("Chrome ts 1e300 (past i64 ns)", "chrome", chrome_events(&[&ok, &x("1e300")]), Expect::Survive),
+        ("Chrome ts negative", "chrome", chrome_events(&[&ok, &x("-5")]), Expect::Survive),
+        (
+            "Chrome dur negative",
+            "chrome",
+            chrome_events(&[&ok, "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":-7}"]),
+            Expect::Survive,
+        ),
+        ("Chrome E before its B", "chrome", chrome_events(&[&b10, &e5]), Expect::Survive),
+        ("Chrome B without E", "chrome", chrome_events(&[&ok, &b1]), Expect::Warned),
+        ("Chrome E without B", "chrome", chrome_events(&[&ok, &e3]), Expect::Warned),
+        ("Paraver negative time", "paraver-prv", prv("2:1:1:1:1:-5:60000019:1\n"), Expect::Error("1 malformed")),
+        (
+            "Paraver time past u64",
+            "paraver-prv",
+            prv("2:1:1:1:1:99999999999999999999999:60000019:1\n"),
+            Expect::Error("1 malformed"),
+        ),
+        ("Paraver state ending before it begins", "paraver-prv", prv("1:1:1:1:1:5000:100:1\n"), Expect::Survive),
+        (
+            "Paraver decreasing times",
+            "paraver-prv",
+            prv("2:1:1:1:1:5000:60000019:1\n2:1:1:1:1:100:60000019:0\n"),
+            Expect::Survive,
+        ),
+        ("Paraver begin without end", "paraver-prv", prv("2:1:1:1:1:100:60000019:1\n"), Expect::Survive),
+        ("Paraver end without begin", "paraver-prv", prv("2:1:1:1:1:100:60000019:0\n"), Expect::Survive),
+        (
+            "Paraver time at u64::MAX",
+            "paraver-prv",
+            prv("1:1:1:1:1:0:18446744073709551615:1\n2:1:1:1:1:18446744073709551615:60000019:1\n"),
+            Expect::Survive,
+        ),
+        ("OTF2 enter without leave", "otf2-events", otf2_events(&[(10_000, 12, 0)]), Expect::Warned),
+        ("OTF2 leave without enter", "otf2-events", otf2_events(&[(10_000, 13, 0)]), Expect::Warned),
+        ("OTF2 decreasing times", "otf2-events", otf2_events(&[(10_000, 12, 0), (5_000, 13, 0)]), Expect::Warned),
+        ("OTF2 time u64::MAX", "otf2-events", otf2_events(&[(0, 12, 0), (u64::MAX, 13, 0)]), Expect::Survive),
+        ("execgraph NaN time", "execgraph-text", execgraph("0 0 0 init\nNaN 0 0 start\n1 0 0 end\n"), Expect::Survive),
+        (
+            "execgraph infinite time",
+            "execgraph-text",
+            execgraph("0 0 0 init\ninf 0 0 start\n1e400 0 0 end\n"),
+            Expect::Survive,
+        ),
+        (
+            "execgraph negative time",
+            "execgraph-text",
+            execgraph("0 0 0 init\n-5 0 0 start\n1 0 0 end\n"),
+            Expect::Survive,
+        ),
+        (
+            "execgraph decreasing times",
+            "execgraph-text",
+            execgraph("0 0 0 init\n9 0 0 start\n1 0 0 end\n"),
+            Expect::Survive,
+        ),
+        (
+            "execgraph start without end",
+            "execgraph-text",
+            execgraph("0 0 0 init\n1 0 0 start\n2 0 0 fork 1\n"),
+            Expect::Survive,
+        ),
+        ("execgraph end without start", "execgraph-text", execgraph("0 0 0 init\n1 1 1 end\n"), Expect::Survive),
+        (
+            "execgraph join of a thread never forked",
+            "execgraph-text",
+            execgraph("0 0 0 init\n0 0 0 start\n3 0 0 a-join 77\n4 0 0 end\n"),
+            Expect::Survive,
+        ),
+    ]);
+}
+
+const MIR_HEAD: &str = "\"lineage\",\"task\",\"parent\",\"joins_at\",\"cpu_id\",\"child_number\",\"num_children\",\"exec_cycles\",\"creation_cycles\",\"overhead_cycles\",\"create_instant\",\"wait_instants\",\"outline_function\",\"source_line\",\"tag\",\"work_cycles\"\n";
+
+fn mir(rows: &str) -> Vec<u8> {
+    format!("{MIR_HEAD}{rows}").into_bytes()
+}
+
+#[test]
+fn grain_graphs_with_cycles_duplicates_and_dangling_references() {
+    let node = |id: &str| format!("<node id=\"{id}\"><data key=\"t\">task</data></node>");
+    let edge = |a: &str, b: &str| format!("<edge source=\"{a}\" target=\"{b}\"/>");
+    let cyclic = graphml(&format!("{}{}{}{}{}", node("a"), node("b"), edge("a", "b"), edge("b", "a"), edge("a", "a")));
+    let duplicate = graphml(&format!("{}{}{}", node("a"), node("a"), edge("a", "a")));
+    let dangling = graphml(&format!("{}{}", node("a"), edge("a", "zz")));
+    let root = "\"R-1\",1,0,0,1,1,2,640,130,300,0,\"[0;540]\",\"4204848\",\"fib.c:0\",\"t\",340\n";
+    cases(vec![
+        ("GraphML cycle", "graphml", cyclic, Expect::Error("acyclic")),
+        ("GraphML duplicate node ids", "graphml", duplicate, Expect::Error("")),
+        ("GraphML dangling edge", "graphml", dangling, Expect::Error("")),
+        ("MIR parent cycle", "mir-csv", mir(&format!("{root}\"R-1-1\",2,3,0,0,1,1,56,140,0,140,\"[0]\",\"1\",\"f.c:0\",\"t\",56\n\"R-1-2\",3,2,0,0,2,1,56,140,0,140,\"[0]\",\"1\",\"f.c:0\",\"t\",56\n")), Expect::Survive),
+        ("MIR self parent", "mir-csv", mir(&format!("{root}\"R-1-1\",2,2,0,0,1,0,56,140,0,140,\"[0]\",\"1\",\"f.c:0\",\"t\",56\n")), Expect::Survive),
+        ("MIR duplicate task ids", "mir-csv", mir(&format!("{root}\"R-1-1\",2,1,0,0,1,0,56,140,0,140,\"[0]\",\"1\",\"f.c:0\",\"t\",56\n\"R-1-2\",2,1,0,0,2,0,56,140,0,140,\"[0]\",\"1\",\"f.c:0\",\"t\",56\n")), Expect::Survive),
+        ("MIR dangling parent", "mir-csv", mir(&format!("{root}\"R-1-1\",2,99,0,0,1,0,56,140,0,140,\"[0]\",\"1\",\"f.c:0\",\"t\",56\n")), Expect::Survive),
+        ("MIR join point past the waits", "mir-csv", mir(&format!("{root}\"R-1-1\",2,1,7,0,1,0,56,140,0,140,\"[0]\",\"1\",\"f.c:0\",\"t\",56\n")), Expect::Survive),
+        ("MIR 2^40 children", "mir-csv", mir("\"R-1\",1,0,0,1,1,1099511627776,640,130,300,0,\"[0;540]\",\"1\",\"f.c:0\",\"t\",340\n"), Expect::Survive),
+        ("MIR NaN and infinite cycles", "mir-csv", mir(&format!("{root}\"R-1-1\",2,1,0,0,1,0,NaN,inf,-1,1e400,\"[-5;NaN]\",\"1\",\"f.c:0\",\"t\",-56\n")), Expect::Survive),
+    ]);
+}
+
+// ---- Inputs the fuzzers (fuzz/) crashed a reader with, kept as regression cases: (format, hex bytes, fix) ----
+
+const FUZZ_CRASHES: &[(&str, &str, &str)] = &[(
+    "codec",
+    concat!(
+        "574546544d444c3100e803000000000000ac0d00000000000007000000000000000c00000000000000000000000000000015000000000000",
+        "0050726f63657373203130393935313136323737373608000000000000005468726561642032010000000000000078010000000000000074",
+        "090000000000000050726f636573732031010000000000000063080000000000000054687265616420310100000000000000660200000000",
+        "000000617301000000000000007007000000000000004173796e632030020000000000000000000000000100000100000000000000020000",
+        "00000000000a0000000500000002000000000000000000000000010000010000000000000004000000000000000000000001000000010000",
+        "0001000000040000000000000002000000000000000100000000000000020000000000000000000000000000000400000000000000040000",
+        "0007000000020000000900000004000000000000000000000204000000000000000200000000000000010000000000000002000000000000",
+        "0000000000000000000200000000000000030000000900000002000000000000000000000006000000020000000000000001010200000000",
+        "000000010102000000000000000000000003000000020000000000000000000000010000000200000000000000f401000000000000000000",
+        "00000000000200000000000000b80b000000000000b80b000000000000020000000000000000000000000000000000000000000000000000",
+        "0000000000000000000000000001000000000000000101000000000000000100000001000000000000000200000001000000000000000000",
+        "0000000000000100000000000000e80300000000000001000000000000000000000000000000010000000000000000000000010000000000",
+        "0000080000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000f0000000000000000000000000000000000000000000000000000000000000001cd00000000000006000000010000000000",
+        "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000000f9ffffff0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        "000000000000000100008585858585858585858585858585000100000000000000000000000100000000000000e803000000000000010000",
+        "0000000000000000000000084000000000000000000000000000000000",
+    ),
+    "warning counts of one kind summing past 2^64 overflowed Warnings::add_count; counts now saturate",
+)];
+
+fn unhex(h: &str) -> Vec<u8> {
+    (0..h.len() / 2).map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).expect("hex")).collect()
+}
+
+#[test]
+fn fuzz_crashes_stay_fixed() {
+    for (name, hex, fix) in FUZZ_CRASHES {
+        run_case(&format!("fuzz crash in {name} ({fix})"), format(name), unhex(hex), Expect::Survive);
+    }
+}
+
+// ---- The harness can fail ----
+
+fn fails(f: Format, limit: Duration) -> String {
+    let result = std::panic::catch_unwind(|| run_case_within("self-test", &f, vec![1, 2, 3], Expect::Survive, limit));
+    result.err().map(|p| panic_text(&p)).unwrap_or_else(|| panic!("{}: the harness let it pass", f.name))
+}
+
+#[test]
+fn the_harness_catches_panics_hangs_and_hungry_readers() {
+    let f = |name, read| Format { name, file: "x", sample: Vec::new, read, magic: REFUSED, names_file: true };
+    let panics = fails(f("panics", |_, b| Ok(Read { records: u64::from(b[7]), warnings: 0 })), TIME_LIMIT);
+    assert!(panics.contains("panicked"), "{panics}");
+    let hungry = fails(
+        f("hungry", |_, _| Ok(Read { records: vec![1u8; 300 << 20].iter().map(|&x| u64::from(x)).sum(), warnings: 0 })),
+        TIME_LIMIT,
+    );
+    assert!(hungry.contains("over the budget"), "{hungry}");
+    let hangs = fails(
+        f("hangs", |_, _| {
+            std::thread::sleep(Duration::from_millis(400));
+            Err("x".into())
+        }),
+        Duration::from_millis(100),
+    );
+    assert!(hangs.contains("still running"), "{hangs}");
+    let anonymous = fails(f("anonymous", |_, _| Err("broken".into())), TIME_LIMIT);
+    assert!(anonymous.contains("does not name"), "{anonymous}");
+}
+
+/// `head`, then `n` MiB of `fill`, then `tail`, gzipped as it is written (never whole in memory).
+fn gzip_bomb(head: &[u8], fill: u8, n: usize, tail: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(head).expect("gzip");
+    let block = vec![fill; 1 << 20];
+    for _ in 0..n {
+        e.write_all(&block).expect("gzip");
+    }
+    e.write_all(tail).expect("gzip");
+    e.finish().expect("gzip finish")
+}
+
+#[test]
+fn gzip_bombs_stay_within_the_memory_budget() {
+    let event = b"{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}";
+    let mut head = b"[".to_vec();
+    head.extend_from_slice(event);
+    let chrome = gzip_bomb(&head, b' ', 320, b"]");
+    let prv = gzip_bomb(b"#Paraver (x):3000_ns:1(1):1:1(1:1),0\n2:1:1:1:1:1000:60000019:1\n", b'\n', 320, b"");
+    run_case("Chrome gzip of 320 MiB of blanks", format("chrome-gzip"), chrome, Expect::Survive);
+    // The Paraver reader holds the whole text, so its budget (4 GiB by default) is what bounds it.
+    let budgeted = Format {
+        name: "prv-64MiB",
+        file: "bomb.prv.gz",
+        sample: Vec::new,
+        read: |n, b| of_trace(paraver::read_within(n, b, None, None, 64 << 20)),
+        magic: REFUSED,
+        names_file: true,
+    };
+    run_case("Paraver gzip of 320 MiB of empty lines", &budgeted, prv, Expect::Error("limit"));
+}

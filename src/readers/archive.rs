@@ -11,7 +11,11 @@ use crate::readers::ReadError;
 use std::io::Read;
 
 /// Default cap on the bytes an archive may unpack to (4 GiB).
+#[cfg(not(target_arch = "wasm32"))]
 pub const DEFAULT_BUDGET_BYTES: u64 = 4 << 30;
+/// In the browser a worker's wasm memory tops out near 4 GiB in all: unpack at most 1 GiB.
+#[cfg(target_arch = "wasm32")]
+pub const DEFAULT_BUDGET_BYTES: u64 = 1 << 30;
 
 /// The container kinds this module unpacks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -57,16 +57,5 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// A duration in the largest unit that keeps it above one, with 3 significant decimals.
-pub fn format_ns(ns: u64) -> String {
-    let v = ns as f64;
-    if ns >= 1_000_000_000 {
-        format!("{:.3} s", v / 1e9)
-    } else if ns >= 1_000_000 {
-        format!("{:.3} ms", v / 1e6)
-    } else if ns >= 1_000 {
-        format!("{:.3} us", v / 1e3)
-    } else {
-        format!("{ns} ns")
-    }
-}
+/// A duration in the largest unit that keeps it at least one (the page's format too).
+pub use weft::scene::timeline::format_duration as format_ns;

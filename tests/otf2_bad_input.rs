@@ -24,106 +24,12 @@ struct Opts {
 
 const PLAIN: Opts = Opts { big: false, dangling: false, backwards: false, unknown: false };
 
+/// The anchor and global definitions are the project's OTF2 sample generator's (two locations).
 fn anchor(big: bool) -> Vec<u8> {
-    let mut a = vec![3, if big { 0x23 } else { 0x42 }];
-    w::string(&mut a, "OTF2");
-    a.extend_from_slice(&[3, 2, 3, 0, 0]); // anchor format 3, trace format 2, version 3.0.0
-    w::u64_full(&mut a, 1 << 20, big);
-    w::u64_full(&mut a, 4 << 20, big);
-    a.extend_from_slice(&[1, 1]); // POSIX substrate, no compression
-    w::u64_full(&mut a, 2, big);
-    w::u64_full(&mut a, 20, big);
-    for s in ["", "weft test", ""] {
-        w::string(&mut a, s);
-    }
-    w::u32_full(&mut a, 0, big);
-    w::u64_full(&mut a, 42, big);
-    w::u32_full(&mut a, 0, big);
-    w::u32_full(&mut a, 0, big);
-    a.push(2);
-    a
+    weft::samples::otf2::anchor(big, 2)
 }
 
-fn global_defs(big: bool) -> Vec<u8> {
-    let mut f = Vec::new();
-    w::chunk_header(&mut f, big, 1, 0);
-    let rec = |f: &mut Vec<u8>, kind: u8, body: &dyn Fn(&mut Vec<u8>)| {
-        let mut d = Vec::new();
-        body(&mut d);
-        w::record(f, kind, &d, big);
-    };
-    rec(&mut f, 5, &|d| {
-        w::u64(d, 1_000_000, big); // microsecond ticks
-        w::u64(d, 5_000, big);
-        w::u64(d, 1_000, big);
-    });
-    for (id, s) in
-        ["", "main", "MPI_Send", "MPI_Recv", "Rank 0", "Rank 1", "Master thread", "node", "WORLD"].iter().enumerate()
-    {
-        rec(&mut f, 10, &|d| {
-            w::u32(d, id as u32, big);
-            w::string(d, s);
-        });
-    }
-    rec(&mut f, 12, &|d| {
-        for v in [0, 7, 0, u32::MAX] {
-            w::u32(d, v, big);
-        }
-    });
-    for g in 0..2u32 {
-        rec(&mut f, 13, &|d| {
-            w::u32(d, g, big);
-            w::u32(d, 4 + g, big);
-            d.push(1);
-            w::u32(d, 0, big);
-        });
-    }
-    for l in 0..2u64 {
-        rec(&mut f, 14, &|d| {
-            w::u64(d, l, big);
-            w::u32(d, 6, big);
-            d.push(1);
-            w::u64(d, 8, big);
-            w::u32(d, l as u32, big);
-        });
-    }
-    for (id, name, role, paradigm) in [(0u32, 1u32, 1u8, 1u8), (1, 2, 28, 4), (2, 3, 28, 4)] {
-        rec(&mut f, 15, &|d| {
-            w::u32(d, id, big);
-            w::u32(d, name, big);
-            w::u32(d, 0, big);
-            d.push(0);
-            w::u32(d, 0, big);
-            w::u32(d, 0, big);
-            w::u32(d, 0, big);
-            w::u32(d, name, big);
-            d.push(role);
-            d.push(paradigm);
-            w::u32(d, 0, big);
-        });
-    }
-    // Group 0: COMM_LOCATIONS [0, 1]; group 1: COMM_GROUP ranks [0, 1]; comm 0 over group 1.
-    for (id, kind) in [(0u32, 4u8), (1, 5)] {
-        rec(&mut f, 18, &|d| {
-            w::u32(d, id, big);
-            w::u32(d, 8, big);
-            d.push(0);
-            w::u32(d, 2, big);
-            w::u64(d, 0, big);
-            w::u64(d, 1, big);
-            d.push(kind);
-            d.push(4);
-            w::u32(d, 0, big);
-        });
-    }
-    rec(&mut f, 22, &|d| {
-        for v in [0, 8, 1, u32::MAX] {
-            w::u32(d, v, big);
-        }
-    });
-    f.push(2);
-    f
-}
+use weft::samples::otf2::global_defs;
 
 fn events(loc: u32, o: Opts) -> Vec<u8> {
     let big = o.big;

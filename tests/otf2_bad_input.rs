@@ -9,6 +9,7 @@ use weft::readers::archive::{self, DEFAULT_BUDGET_BYTES};
 use weft::readers::otf2::encoding::write as w;
 use weft::readers::otf2::{read_archive, read_archive_full, ArchiveFiles, MemoryFiles};
 use weft::readers::{read_bytes, ReadError};
+use weft::samples::otf2::global_defs;
 
 /// Options for the synthetic archive.
 #[derive(Clone, Copy)]
@@ -28,8 +29,6 @@ const PLAIN: Opts = Opts { big: false, dangling: false, backwards: false, unknow
 fn anchor(big: bool) -> Vec<u8> {
     weft::samples::otf2::anchor(big, 2)
 }
-
-use weft::samples::otf2::global_defs;
 
 fn events(loc: u32, o: Opts) -> Vec<u8> {
     let big = o.big;

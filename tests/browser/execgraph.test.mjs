@@ -53,11 +53,17 @@ for (const backend of Object.keys(BACKENDS)) {
       const xm = st.axis_px + st.scroll_x_px + 1.5 * st.column_px;
       assert.ok(light(shot.pixel(origin.x + xm + 6, origin.y + yOf(100) + 30)), 'empty after the end');
 
-      // Hover thread 1 (its column is where the layout put it): the tooltip names it with its run time share.
-      const col = await page.evaluate(() => 0);
-      await page.mouse.move(origin.x + st.axis_px + st.scroll_x_px + (col + 0.5) * st.column_px, origin.y + yOf(50));
-      await page.waitForSelector('#tooltip:not([hidden])');
-      assert.match(await page.textContent('#tooltip'), /thread \d+.*run time .*% of the total/s);
+      // Hover each column at 25 us: every tooltip names a thread with its run time share, all three differ.
+      const seen = new Set();
+      for (let c = 0; c < st.columns; c++) {
+        await page.mouse.move(origin.x + st.axis_px + st.scroll_x_px + (c + 0.5) * st.column_px, origin.y + yOf(25));
+        await page.waitForSelector('#tooltip:not([hidden])');
+        const tip = await page.textContent('#tooltip');
+        assert.match(tip, /thread \d+.*run time .*% of the total/s);
+        seen.add(tip.match(/thread (\d+)/)[1]);
+      }
+      assert.deepEqual([...seen].sort(), ['1', '2', '3'], 'one column per thread');
+      await page.mouse.move(2, 2);
 
       // The paper's samples, from the Samples menu.
       for (const [name, threads] of [['fib', 729], ['rsa', 13], ['mergesort', 1024]]) {

@@ -201,6 +201,13 @@ function openSample(name = 'timeline') {
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'sample', name, title: SAMPLES[name] });
 }
 
+// For the fault-recovery tests: crash the reader worker the way a bug would ('panic' or 'oom').
+weft.induceFault = (kind) => {
+  pending = { id: nextId++, name: `fault ${kind}` };
+  setState('loading');
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fault', kind, name: `fault ${kind}` });
+};
+
 function relayout(minPx) {
   pending = { id: nextId++, name: 'relayout' };
   setState('loading');

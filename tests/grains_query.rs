@@ -95,3 +95,28 @@ fn steps_follow_the_profiles_parents() {
         assert_eq!(Step::parse("sideways"), None);
     }
 }
+
+#[test]
+fn a_number_no_task_has_searches_the_text() {
+    let csv = random_profile(300, 7, 4);
+    let a = analyse(&csv, Thresholds::paper());
+    let g = &a.graph;
+    // The lineage of grain 3 ends in a number; a task id wins over text, else the text is searched.
+    let task = g.grain_task[3];
+    assert_eq!(weft::analyses::grains::query::search(&a, &task.to_string()), vec![3]);
+    let text_hits = |n: u64| -> Vec<u32> {
+        (0..g.grains() as u32)
+            .filter(|&i| {
+                let i = i as usize;
+                [g.grain_source[i], g.grain_outline[i], g.grain_lineage[i]]
+                    .iter()
+                    .any(|&s| g.string(s).to_lowercase().contains(&n.to_string()))
+            })
+            .collect()
+    };
+    // A number that is no task id but appears in some grain's text (a source line number, say).
+    let absent = (0..100_000u64)
+        .find(|t| !g.grain_task.contains(t) && !text_hits(*t).is_empty())
+        .expect("some number in the grains' text is no task id");
+    assert_eq!(weft::analyses::grains::query::search(&a, &absent.to_string()), text_hits(absent));
+}

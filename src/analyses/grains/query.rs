@@ -72,8 +72,9 @@ pub fn grain_properties(a: &GrainAnalysis, grain: u32) -> Vec<(&'static str, Str
     ]
 }
 
-/// A number finds the grain with that task id; other text finds grains whose source line, outline function
-/// or lineage contains it (case-insensitive). In grain order.
+/// A number finds the grain with that task id; other text (and a number no task has, such as an outline
+/// function's address in a MIR profile) finds grains whose source line, outline function or lineage contains
+/// it (case-insensitive). In grain order.
 pub fn search(a: &GrainAnalysis, query: &str) -> Vec<u32> {
     let q = query.trim().to_lowercase();
     if q.is_empty() {
@@ -81,7 +82,10 @@ pub fn search(a: &GrainAnalysis, query: &str) -> Vec<u32> {
     }
     let g = &a.graph;
     if let Ok(id) = q.parse::<u64>() {
-        return (0..g.grains() as u32).filter(|&i| g.grain_task[i as usize] == id).collect();
+        let by_task: Vec<u32> = (0..g.grains() as u32).filter(|&i| g.grain_task[i as usize] == id).collect();
+        if !by_task.is_empty() {
+            return by_task;
+        }
     }
     // Match each distinct string once, then grains by their string ids.
     let hit: Vec<bool> = g.strings.iter().map(|s| !s.is_empty() && s.to_lowercase().contains(&q)).collect();

@@ -20,6 +20,9 @@ pub struct GrainsPane {
     color: ColorBy,
     /// The grain the panel shows, outlined in the view.
     selected: Option<u32>,
+    /// The view shows everything and nobody moved it since: a resize (the grain panel opening beside the
+    /// view) fits again instead of cutting the graph off.
+    fitted: bool,
 }
 
 /// The outline of the selected grain (the page's accent blue: no severity or source colour uses it).
@@ -28,7 +31,15 @@ const SELECTED: Rgba = rgba(0x2f, 0x6f, 0xd6, 0xff);
 impl GrainsPane {
     pub fn new(analysis: GrainAnalysis, layout: GrainLayout, width: f32, height: f32) -> Self {
         let vp = Viewport::fit(&layout, width, height);
-        GrainsPane { analysis, layout, vp, problem: None, color: ColorBy::OutlineFunction, selected: None }
+        GrainsPane {
+            analysis,
+            layout,
+            vp,
+            problem: None,
+            color: ColorBy::OutlineFunction,
+            selected: None,
+            fitted: true,
+        }
     }
 
     pub fn analysis(&self) -> &GrainAnalysis {
@@ -89,6 +100,7 @@ impl GrainsPane {
             && py + h * vp.scale <= vp.height_px
             && w * vp.scale >= 4.0;
         if centre || !on_screen {
+            self.fitted = false;
             let (cx, cy) = (x + w / 2.0, y + h / 2.0);
             self.vp.scale = self.vp.scale.max(2.5);
             self.vp.x0 = cx - self.vp.width_px / 2.0 / self.vp.scale;
@@ -139,6 +151,7 @@ impl GrainsPane {
     }
 
     fn zoom_about(&mut self, x: f32, y: f32, factor: f64) {
+        self.fitted = false;
         let (lx, ly) = (self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale);
         self.vp.scale = (self.vp.scale * factor as f32).clamp(1e-4, 400.0);
         self.vp.x0 = lx - x / self.vp.scale;
@@ -153,6 +166,9 @@ impl Pane for GrainsPane {
     fn resize(&mut self, width: f32, height: f32) {
         self.vp.width_px = width;
         self.vp.height_px = height;
+        if self.fitted {
+            self.fit();
+        }
     }
     fn zoom(&mut self, x: f32, factor: f64) {
         self.zoom_about(x, self.vp.height_px / 2.0, factor);
@@ -164,13 +180,16 @@ impl Pane for GrainsPane {
         self.zoom_about(self.vp.width_px / 2.0, y, factor);
     }
     fn pan(&mut self, dx: f32) {
+        self.fitted &= dx == 0.0;
         self.vp.x0 += dx / self.vp.scale;
     }
     fn scroll(&mut self, dy: f32) {
+        self.fitted &= dy == 0.0;
         self.vp.y0 += dy / self.vp.scale;
     }
     fn fit(&mut self) {
         self.vp = Viewport::fit(&self.layout, self.vp.width_px, self.vp.height_px);
+        self.fitted = true;
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
         let v = node_at(&self.layout, self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale)?;

@@ -155,7 +155,7 @@ export class GrainPanel {
     const selected = this.viewer.selected_grain();
     const body = rows.slice(0, MAX_ROWS).map((r) => {
       const tr = el('tr', { data: { grain: r.grain, task: r.task }, class: r.grain === selected ? 'selected' : '' },
-        el('td', { class: 'num', text: String(r.task) }), el('td', { text: sourceOf(r) }),
+        el('td', { class: 'num', text: String(r.task) }), el('td', { class: 'source', text: sourceOf(r), title: sourceOf(r) }),
         el('td', { class: 'num', text: formatValue(r.value) }), el('td', { class: 'num', text: r.severity.toFixed(2) }));
       tr.addEventListener('click', () => this.select(r.grain, true));
       return tr;

@@ -151,6 +151,7 @@ test('grain panel: table, properties, search, keys', { timeout: 300_000 }, async
   const { browser, page, problems } = await openPage('webgpu', url);
   try {
     await checkSample(page);
+    let loads = 2;
 
     const fib = path.join(repoRoot, '../shared/traces/grain-graphs/anamud-test-data/fib/task-stats.merged');
     if (!fs.existsSync(fib)) {
@@ -161,7 +162,7 @@ test('grain panel: table, properties, search, keys', { timeout: 300_000 }, async
       const csv = csvRows(text.toString());
       const byTask = new Map(csv.map((r) => [Number(r.task), r]));
       await dropFile(page, 'task-stats.merged', text);
-      await waitReady(page, 3);
+      await waitReady(page, ++loads);
       // The summary counts are the CLI's, metric by metric.
       const summary = await page.$$eval('#grain-summary tbody tr', (trs) => trs.map((t) => [t.dataset.metric, Number(t.cells[1].textContent.replaceAll(',', ''))]));
       assert.deepEqual(Object.fromEntries(summary), cli.problems);
@@ -221,6 +222,35 @@ test('grain panel: table, properties, search, keys', { timeout: 300_000 }, async
       await page.press('#grain-search', 'Enter');
       const fnTotal = Number((await page.textContent('#grain-hits')).match(/of ([\d,]+)/)[1].replaceAll(',', ''));
       assert.equal(fnTotal, csv.filter((r) => r.outline_function.includes(fn) || r.source_line.includes(fn) || r.lineage.includes(fn)).length);
+    }
+
+    // Loop chunks, with markup in their source lines: the panel shows it as text and runs nothing.
+    const loop = path.join(repoRoot, '../shared/traces/grain-graphs/anamud-test-data/for-loop/task-stats.merged');
+    if (!fs.existsSync(loop)) {
+      console.log(`SKIPPED loop-chunk grain panel: ${loop} does not exist`);
+    } else {
+      const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'grains', '--json', loop], { cwd: repoRoot }));
+      const EVIL = '<img src=x onerror=window.pwned=1>';
+      const text = fs.readFileSync(loop).toString().replaceAll('"for-loop.c:0"', `"${EVIL}for-loop.c:0"`);
+      const chunks = csvRows(text);
+      await dropFile(page, 'for-loop.csv', Buffer.from(text));
+      await waitReady(page, ++loads);
+      const summary = await page.$$eval('#grain-summary tbody tr', (trs) => trs.map((t) => [t.dataset.metric, Number(t.cells[1].textContent.replaceAll(',', ''))]));
+      assert.deepEqual(Object.fromEntries(summary), cli.problems, 'markup in source lines changes no count');
+      await page.fill('#grain-search', '<img');
+      await page.press('#grain-search', 'Enter');
+      const total = Number((await page.textContent('#grain-hits')).match(/of ([\d,]+)/)[1].replaceAll(',', ''));
+      assert.equal(total, chunks.filter((r) => r.source_line.includes('<img')).length);
+      assert.ok(total > 0);
+      assert.ok((await page.textContent('#grain-properties .where')).includes(`${EVIL}for-loop.c:0`), 'the source line is shown literally');
+      const worst = summary.find(([, n]) => n > 0);
+      if (worst) {
+        await showProblem(page, worst[0]);
+        assert.ok((await texts(page, '#grain-problems tbody td:nth-child(2)')).some((t) => t.includes(EVIL)));
+      }
+      assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
+      assert.equal(await page.evaluate(() => window.pwned), undefined);
+      await screenshot(page, 'grains-panel-loop-markup');
     }
     assert.deepEqual(problems, []);
   } finally {

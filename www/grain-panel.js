@@ -29,10 +29,23 @@ const measured = (v) => (typeof v === 'number' && !Number.isNaN(v) ? v : -Infini
 const metricName = (m) => m.replaceAll('_', ' ');
 const sourceOf = (r) => [r.outline_function, r.source_line].filter(Boolean).join(' · ');
 
+/** The Viewer's table (typed-array columns, interned strings) as rows to sort and list; null stays null. */
+export function rowsOf(t) {
+  if (!t) return null;
+  const rows = new Array(t.grain.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = { grain: t.grain[i], task: t.task[i], value: t.value[i], severity: t.severity[i], on_critical_path: t.critical[i] === 1,
+      source_line: t.strings[t.source[i]], outline_function: t.strings[t.outline[i]] };
+    r.source = sourceOf(r);
+    rows[i] = r;
+  }
+  return { metric: t.metric, threshold: t.threshold, rows };
+}
+
 // Table columns: key, header, how to compare two rows, which way a first click sorts.
 const COLUMNS = [
   { key: 'task', title: 'task', cmp: (a, b) => a.task - b.task, desc: false },
-  { key: 'source', title: 'source (function · file:line)', cmp: (a, b) => sourceOf(a).localeCompare(sourceOf(b)) || a.task - b.task, desc: false },
+  { key: 'source', title: 'source (function · file:line)', cmp: (a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : a.task - b.task), desc: false },
   { key: 'value', title: 'value', cmp: (a, b) => measured(a.value) - measured(b.value) || a.task - b.task, desc: true },
   { key: 'severity', title: 'severity', cmp: (a, b) => a.severity - b.severity || b.task - a.task, desc: true },
 ];
@@ -51,7 +64,7 @@ export class GrainPanel {
     this.active = false;
     this.table = null; // {metric, threshold, rows}
     this.sort = { key: 'severity', desc: true };
-    this.search = { query: '', hits: [], total: 0, at: -1 };
+    this.search = { query: '', grains: [], tasks: [], total: 0, at: -1 };
     this.build();
     this.wireClicks(canvas);
   }
@@ -76,7 +89,7 @@ export class GrainPanel {
       if (e.key === 'Enter') { e.preventDefault(); this.findNext(); }
       else if (e.key === 'Escape') this.input.blur();
     });
-    this.input.addEventListener('input', () => { this.search = { query: '', hits: [], total: 0, at: -1 }; this.hitsText.textContent = ''; });
+    this.input.addEventListener('input', () => { this.search = { query: '', grains: [], tasks: [], total: 0, at: -1 }; this.hitsText.textContent = ''; });
     this.next.addEventListener('click', () => this.findNext());
   }
 
@@ -99,7 +112,7 @@ export class GrainPanel {
     if (this.help) this.help.hidden = !this.active;
     if (!this.active) return;
     this.renderSummary();
-    this.renderTable(this.viewer.grain_problems(''));
+    this.renderTable(rowsOf(this.viewer.grain_problems('')));
     this.renderProperties();
   }
 
@@ -155,7 +168,7 @@ export class GrainPanel {
     const selected = this.viewer.selected_grain();
     const body = rows.slice(0, MAX_ROWS).map((r) => {
       const tr = el('tr', { data: { grain: r.grain, task: r.task }, class: r.grain === selected ? 'selected' : '' },
-        el('td', { class: 'num', text: String(r.task) }), el('td', { class: 'source', text: sourceOf(r), title: sourceOf(r) }),
+        el('td', { class: 'num', text: String(r.task) }), el('td', { class: 'source', text: r.source, title: r.source }),
         el('td', { class: 'num', text: formatValue(r.value) }), el('td', { class: 'num', text: r.severity.toFixed(2) }));
       tr.addEventListener('click', () => this.select(r.grain, true));
       return tr;
@@ -201,14 +214,13 @@ export class GrainPanel {
     if (q !== this.search.query) {
       const r = this.call(() => this.viewer.grain_search(q));
       if (!r) return;
-      this.search = { query: q, hits: r.hits, total: r.total, at: -1 };
+      this.search = { query: q, grains: r.grain, tasks: r.task, total: r.total, at: -1 };
     }
     const s = this.search;
-    if (!s.hits.length) { this.hitsText.textContent = `no grain matches “${q}”`; return; }
-    s.at = (s.at + 1) % s.hits.length;
-    const h = s.hits[s.at];
-    this.hitsText.textContent = `match ${(s.at + 1).toLocaleString('en-US')} of ${s.total.toLocaleString('en-US')}: task ${h.task}`;
-    this.select(h.grain, true);
+    if (!s.grains.length) { this.hitsText.textContent = `no grain matches “${q}”`; return; }
+    s.at = (s.at + 1) % s.grains.length;
+    this.hitsText.textContent = `match ${(s.at + 1).toLocaleString('en-US')} of ${s.total.toLocaleString('en-US')}: task ${s.tasks[s.at]}`;
+    this.select(s.grains[s.at], true);
   }
 
   /** Keys of the grain view; true when the key was used (the page then ignores it). */

@@ -172,7 +172,7 @@ test('grain panel: table, properties, search, keys', { timeout: 300_000 }, async
       assert.equal((await viewState(page)).problem, 'parallel_benefit', 'a summary line opens its problem view');
       const want = csv.filter((r) => r.parallel_benefit !== 'NA' && Number(r.parallel_benefit) < 1);
       assert.equal(want.length, cli.problems.parallel_benefit);
-      const all = await page.evaluate(() => window.weft.viewer.grain_problems(''));
+      const all = await page.evaluate(() => window.weft.grainPanel.table);
       assert.deepEqual(all.rows.map((r) => r.task).sort((a, b) => a - b), want.map((r) => Number(r.task)).sort((a, b) => a - b));
       for (const r of all.rows) assert.ok(Math.abs(r.value - Number(byTask.get(r.task).parallel_benefit)) <= 1e-12 * Math.abs(r.value));
       // The sort chosen on the sample stays; severity (descending on the first click) is the table's own order.

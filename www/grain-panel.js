@@ -111,6 +111,15 @@ export class GrainPanel {
     this.root.hidden = !this.active;
     if (this.help) this.help.hidden = !this.active;
     if (!this.active) return;
+    // Another graph loaded: search hits (grain indices) of the last one mean nothing here.
+    const st = this.viewer.view_state();
+    const graph = `${st.grains}/${st.nodes}/${st.edges}/${st.critical_path_length}`;
+    if (graph !== this.graph) {
+      this.graph = graph;
+      this.search = { query: '', grains: [], tasks: [], total: 0, at: -1 };
+      this.input.value = '';
+      this.hitsText.textContent = '';
+    }
     this.renderSummary();
     this.renderTable(rowsOf(this.viewer.grain_problems('')));
     this.renderProperties();

@@ -163,6 +163,8 @@ test('grain panel: table, properties, search, keys', { timeout: 300_000 }, async
       const byTask = new Map(csv.map((r) => [Number(r.task), r]));
       await dropFile(page, 'task-stats.merged', text);
       await waitReady(page, ++loads);
+      assert.equal(await page.inputValue('#grain-search'), '', 'a new graph starts a new search');
+      assert.equal(await page.textContent('#grain-hits'), '');
       // The summary counts are the CLI's, metric by metric.
       const summary = await page.$$eval('#grain-summary tbody tr', (trs) => trs.map((t) => [t.dataset.metric, Number(t.cells[1].textContent.replaceAll(',', ''))]));
       assert.deepEqual(Object.fromEntries(summary), cli.problems);

@@ -168,6 +168,14 @@ test('grain panel: table, properties, search, keys', { timeout: 300_000 }, async
       // The summary counts are the CLI's, metric by metric.
       const summary = await page.$$eval('#grain-summary tbody tr', (trs) => trs.map((t) => [t.dataset.metric, Number(t.cells[1].textContent.replaceAll(',', ''))]));
       assert.deepEqual(Object.fromEntries(summary), cli.problems);
+      // Under the prototype's thresholds too (the thresholds menu), against `weft grains --thresholds prototype`.
+      const proto = JSON.parse(execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'grains', '--json', '--thresholds', 'prototype', fib], { cwd: repoRoot }));
+      await page.selectOption('#view-options select >> nth=1', 'prototype');
+      const protoSummary = await page.$$eval('#grain-summary tbody tr', (trs) => trs.map((t) => [t.dataset.metric, Number(t.cells[1].textContent.replaceAll(',', ''))]));
+      assert.deepEqual(Object.fromEntries(protoSummary), proto.problems);
+      assert.notDeepEqual(proto.problems, cli.problems, 'the two threshold sets differ on fib(45)');
+      assert.match(await page.textContent('#grain-summary caption'), /the prototype's thresholds/);
+      await page.selectOption('#view-options select >> nth=1', 'paper');
       // Parallel benefit below 1: exactly the profile's rows with that column below 1, worst (lowest) first.
       await page.click('#grain-summary tr[data-metric="parallel_benefit"] td:first-child button');
       await frames(page);

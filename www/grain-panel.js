@@ -152,6 +152,7 @@ export class GrainPanel {
 
   renderTable(table) {
     this.table = table;
+    this.tableBox.hidden = !table;
     if (!table) {
       this.caption.textContent = 'Pick a problem view (above, or in the view menu) to list its grains.';
       this.problems.replaceChildren();

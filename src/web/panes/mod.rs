@@ -50,4 +50,8 @@ pub trait Pane {
     fn configure(&mut self, key: &str, _value: &str) -> Result<(), String> {
         Err(format!("the {} view has no option '{key}'", self.kind()))
     }
+    /// The grain-graph pane, for the page's grain panel; None for every other view.
+    fn as_grains(&mut self) -> Option<&mut grains::GrainsPane> {
+        None
+    }
 }

@@ -11,15 +11,15 @@ use crate::analyses::grains::{GrainAnalysis, NONE};
 
 /// Is each node of `t` problematic in view `view` (index into `METRICS`)?
 pub fn problematic(a: &GrainAnalysis, t: &AggregationTree, view: usize) -> Vec<bool> {
-    let mut bad = vec![false; t.len()];
+    let mut bad = Vec::with_capacity(t.len());
     extend_bad(a, t, view, &mut bad);
     bad
 }
 
-/// Fill `bad` for nodes from `bad.len()` on; children are always created before their parents.
+/// Fill `bad` for nodes from `bad.len()` on; every tree here is built children first, so a child's id
+/// is lower than its parent's.
 fn extend_bad(a: &GrainAnalysis, t: &AggregationTree, view: usize, bad: &mut Vec<bool>) {
     let pv = a.problems.get(view);
-    // Post-order ids in this tree's construction: every child id is lower than its parent's.
     let from = bad.len();
     bad.resize(t.len(), false);
     for i in from..t.len() {

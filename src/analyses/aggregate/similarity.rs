@@ -1,8 +1,8 @@
 //! Structural similarity of groups by a Weisfeiler–Lehman subtree kernel (Shervashidze et al., as the
 //! papers use it): a group's graph is its own part of the grain graph (leaf nodes, its groups' forks and
 //! joins, the edges between them) labelled by node kind; labels are refined three times from each node's
-//! label and the sorted labels of its successors, as networkx's `weisfeiler_lehman_graph_hash` does for
-//! directed graphs, and the graph's hash is taken over the label counts of every round. Groups with equal
+//! label, the sorted labels of its successors and, apart, those of its predecessors, as networkx's
+//! `weisfeiler_lehman_graph_hash` does for directed graphs (since networkx 3.5), and the graph's hash is taken over the label counts of every round. Groups with equal
 //! hashes have the same structure (up to hash collision); unequal hashes mean different structure.
 //!
 //! Also matching of two runs' groups by schedule-independent identifiers (depth, kind and the lineage of
@@ -57,9 +57,12 @@ fn words(ws: &[u64]) -> u64 {
 pub fn wl_hash(gg: &GroupGraph) -> u64 {
     let k = gg.labels.len();
     let mut succ: Vec<Vec<u32>> = vec![Vec::new(); k];
+    let mut pred: Vec<Vec<u32>> = vec![Vec::new(); k];
     for &(s, t) in &gg.edges {
         succ[s as usize].push(t);
+        pred[t as usize].push(s);
     }
+    let mut tail: Vec<u64> = Vec::new();
     let mut label: Vec<u64> = gg.labels.iter().map(|l| fnv(l.bytes())).collect();
     let mut counts: Vec<u64> = Vec::new();
     let mut buf: Vec<u64> = Vec::new();
@@ -67,9 +70,15 @@ pub fn wl_hash(gg: &GroupGraph) -> u64 {
         let next: Vec<u64> = (0..k)
             .map(|v| {
                 buf.clear();
+                buf.push(label[v]);
                 buf.extend(succ[v].iter().map(|&w| label[w as usize]));
-                buf.sort_unstable();
-                buf.insert(0, label[v]);
+                buf[1..].sort_unstable();
+                // A separator no label takes keeps successors and predecessors apart.
+                buf.push(u64::MAX);
+                tail.clear();
+                tail.extend(pred[v].iter().map(|&w| label[w as usize]));
+                tail.sort_unstable();
+                buf.extend_from_slice(&tail);
                 words(&buf)
             })
             .collect();

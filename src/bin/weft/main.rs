@@ -7,6 +7,7 @@ mod grains;
 mod info;
 mod moments;
 mod render;
+mod render_aggregate;
 mod render_moments;
 
 use clap::{Parser, Subcommand};

@@ -132,6 +132,14 @@ impl AggregateView {
         self.relayout_from(t, g, u);
     }
 
+    /// Set which groups are open (one flag per tree node) and lay out from scratch (a restored state).
+    pub fn set_open(&mut self, t: &AggregationTree, g: &GrainGraph, open: &[bool]) {
+        for (u, o) in self.open.iter_mut().enumerate() {
+            *o = t.kind[u] != GroupKind::Leaf && open.get(u).copied().unwrap_or(false);
+        }
+        self.relayout_all(t, g);
+    }
+
     /// Open `u` and every group beneath it.
     pub fn open_all_beneath(&mut self, t: &AggregationTree, g: &GrainGraph, u: u32) {
         let mut stack = vec![u];

@@ -28,6 +28,8 @@ enum View {
     },
     /// The grain graph's structural view (or a problem view with --problem METRIC).
     Grains(crate::grains::RenderArgs),
+    /// The aggregated grain graph, opened to a depth, along the critical path, or fully.
+    Aggregate(crate::render_aggregate::Args),
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -37,5 +39,6 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             crate::execgraph::render(file.as_deref(), sample.as_deref(), min_edge.as_deref(), &out)
         }
         View::Grains(g) => crate::grains::render(g),
+        View::Aggregate(g) => crate::render_aggregate::run(g),
     }
 }

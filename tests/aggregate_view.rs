@@ -218,3 +218,22 @@ fn cli_json_has_exactly_the_issue_keys() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_single_node_graph_aggregates_without_panicking() {
+    let empty = b"<?xml version=\"1.0\"?><graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><graph edgedefault=\"directed\"></graph></graphml>";
+    let one = b"<?xml version=\"1.0\"?><graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><graph edgedefault=\"directed\"><node id=\"a\"/></graph></graphml>";
+    assert!(read_grains("x.graphml", empty).is_err(), "the reader refuses an empty graph");
+    for bytes in [&one[..]] {
+        let a = GrainAnalysis::new(&read_grains("x.graphml", bytes).unwrap(), Thresholds::paper()).unwrap();
+        for method in [Method::Reduction, Method::Family] {
+            let agg = Aggregation::new(&a, method);
+            let th = agg.theta(&a);
+            assert!(th.by_problem.is_empty());
+            let mut v = AggregateView::new(&agg.tree, &a.graph, AggregateParams::default());
+            v.open_all_beneath(&agg.tree, &a.graph, agg.tree.root);
+            let s = build(&a, &agg.tree, &agg.metrics, &v, 300.0, 200.0, Overlay::default());
+            assert!(!s.rects.is_empty());
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! `weft render aggregate FILE -o out.svg`: the aggregated grain graph opened to a depth (or along the
 //! critical path, or fully), in the structural view or a problem view, optionally filtered, with the local
 //! critical path of one group; closed groups of equal structure (Weisfeiler–Lehman) carry a diamond. With
-//! `--compare FILE2`, a second run of the same program is drawn to the right, opened the same way, and
+//! `--filtered`, an inset to the right shows the same groups unfiltered, with the selected group outlined
+//! in both. With `--compare FILE2`, a second run of the same program is drawn to the right, opened the same way, and
 //! matched groups whose structure differs are outlined on both sides. For documentation and checks of the
 //! interactive view.
 
@@ -126,8 +127,33 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let left = open_run(&a, &a.file, method, problem)?;
     let aspect = |r: &Run| r.view.height(&r.tree) / r.view.width(&r.tree).max(1.0);
     let Some(other) = &a.compare else {
-        let height = (a.width * aspect(&left)).clamp(200.0, 4.0 * a.width);
-        let scene = draw(&left, problem, &[], a.width, height);
+        if !(a.filtered && problem.is_some()) {
+            let height = (a.width * aspect(&left)).clamp(200.0, 4.0 * a.width);
+            let scene = draw(&left, problem, &[], a.width, height);
+            return write(&a, &scene, left.view.visible(&left.tree).len());
+        }
+        // The filtered view with its inset: the same groups opened, unfiltered, and the selected group (the
+        // deepest problematic closed group shown) outlined in both, to keep the programmer oriented.
+        let mut inset = Run {
+            an: left.an.clone(),
+            tree: left.tree.clone(),
+            metrics: left.metrics.clone(),
+            view: AggregateView::new(&left.tree, &left.an.graph, AggregateParams::default()),
+        };
+        inset.view.set_open(&inset.tree, &inset.an.graph, &left.view.open);
+        let selected: Vec<u32> = left
+            .view
+            .visible(&left.tree)
+            .into_iter()
+            .filter(|&u| !left.tree.is_leaf(u) && !left.view.is_open(u))
+            .max_by_key(|&u| left.tree.depth[u as usize])
+            .into_iter()
+            .collect();
+        let (main_w, inset_w) = (a.width * 0.7, a.width * 0.3);
+        let height = (main_w * aspect(&left)).clamp(200.0, 4.0 * a.width);
+        let inset_h = (inset_w * aspect(&inset)).clamp(100.0, height);
+        let scene =
+            draw(&left, problem, &selected, main_w, height).beside(draw(&inset, problem, &selected, inset_w, inset_h));
         return write(&a, &scene, left.view.visible(&left.tree).len());
     };
     let right = open_run(&a, other, method, problem)?;

@@ -237,3 +237,20 @@ fn a_single_node_graph_aggregates_without_panicking() {
         }
     }
 }
+
+#[test]
+fn tooltip_and_properties_of_a_group() {
+    use weft::analyses::aggregate::query::{group_properties, tooltip};
+    let a = analyse(&fib_profile(12, 2, 4));
+    let agg = Aggregation::new(&a, Method::Reduction);
+    let (t, m) = (&agg.tree, &agg.metrics);
+    let root = t.root;
+    // Root [start, fork-join, end]; the tree below has every other node.
+    assert_eq!(tooltip(t, m, root), format!("linear group, strength (3, {})", t.len() - 1));
+    let props = group_properties(&a, t, m, root);
+    let get = |k: &str| props.iter().find(|p| p.0 == k).map(|p| p.1.clone()).unwrap();
+    assert_eq!(get("depth"), "0");
+    assert_eq!(get("on_critical_path"), "true");
+    assert_eq!(get("exec_cycles"), a.graph.node_exec.iter().sum::<u64>().to_string());
+    assert_eq!(tooltip(t, m, t.len() as u32), "");
+}

@@ -111,10 +111,13 @@ fn taskgroup() -> Vec<u8> {
     )
 }
 
-/// A seeded random DAG (edges from lower to higher names), no nesting at all.
+/// A seeded random DAG (edges from lower to higher names), no nesting at all; node kinds are random too
+/// (a fork with one successor, a join with one predecessor, a fragment that forks).
 fn random_dag(seed: u64, n: usize) -> Vec<u8> {
     let mut rng = XorShift(seed | 1);
-    let nodes: Vec<(String, &str)> = (0..n).map(|i| (format!("{i}.1"), "fragment")).collect();
+    let kinds = ["fragment", "fragment", "fragment", "fork", "join", "task"];
+    let nodes: Vec<(String, &str)> =
+        (0..n).map(|i| (format!("{i}.1"), kinds[(rng.next() % kinds.len() as u64) as usize])).collect();
     let mut edges = Vec::new();
     for t in 1..n {
         let k = 1 + (rng.next() % 3) as usize;
@@ -139,8 +142,8 @@ fn inputs() -> Vec<(String, GrainAnalysis)> {
         ("small fork-join".into(), analyse("s.graphml", &small_fork_join())),
         ("taskgroup".into(), analyse("t.graphml", &taskgroup())),
     ];
-    for seed in 1..6 {
-        v.push((format!("random DAG {seed}"), analyse("r.graphml", &random_dag(seed, 40 + 20 * seed as usize))));
+    for seed in 1..13 {
+        v.push((format!("random DAG {seed}"), analyse("r.graphml", &random_dag(seed, 10 + 15 * seed as usize))));
     }
     if let Some(dir) = common::shared_traces("aggregate inputs") {
         let gg = dir.join("grain-graphs");

@@ -218,3 +218,39 @@ fn cli_json_has_exactly_the_issue_keys() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_single_node_graph_aggregates_without_panicking() {
+    let empty = b"<?xml version=\"1.0\"?><graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><graph edgedefault=\"directed\"></graph></graphml>";
+    let one = b"<?xml version=\"1.0\"?><graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><graph edgedefault=\"directed\"><node id=\"a\"/></graph></graphml>";
+    assert!(read_grains("x.graphml", empty).is_err(), "the reader refuses an empty graph");
+    for bytes in [&one[..]] {
+        let a = GrainAnalysis::new(&read_grains("x.graphml", bytes).unwrap(), Thresholds::paper()).unwrap();
+        for method in [Method::Reduction, Method::Family] {
+            let agg = Aggregation::new(&a, method);
+            let th = agg.theta(&a);
+            assert!(th.by_problem.is_empty());
+            let mut v = AggregateView::new(&agg.tree, &a.graph, AggregateParams::default());
+            v.open_all_beneath(&agg.tree, &a.graph, agg.tree.root);
+            let s = build(&a, &agg.tree, &agg.metrics, &v, 300.0, 200.0, Overlay::default());
+            assert!(!s.rects.is_empty());
+        }
+    }
+}
+
+#[test]
+fn tooltip_and_properties_of_a_group() {
+    use weft::analyses::aggregate::query::{group_properties, tooltip};
+    let a = analyse(&fib_profile(12, 2, 4));
+    let agg = Aggregation::new(&a, Method::Reduction);
+    let (t, m) = (&agg.tree, &agg.metrics);
+    let root = t.root;
+    // Root [start, fork-join, end]; the tree below has every other node.
+    assert_eq!(tooltip(t, m, root), format!("linear group, strength (3, {})", t.len() - 1));
+    let props = group_properties(&a, t, m, root);
+    let get = |k: &str| props.iter().find(|p| p.0 == k).map(|p| p.1.clone()).unwrap();
+    assert_eq!(get("depth"), "0");
+    assert_eq!(get("on_critical_path"), "true");
+    assert_eq!(get("exec_cycles"), a.graph.node_exec.iter().sum::<u64>().to_string());
+    assert_eq!(tooltip(t, m, t.len() as u32), "");
+}

@@ -133,9 +133,10 @@ pub fn build(
             r = r.with_border(LOCAL_CRITICAL, border * 1.6);
         }
         if highlight[ui] {
+            let shape = if v.is_open(u) { Shape::Rect } else { Shape::Rounded };
             s.rects.push(
                 RectInstance::filled(px - 3.0, py - 3.0, w + 6.0, h + 6.0, rgba(0, 0, 0, 0))
-                    .with_shape(Shape::Rounded)
+                    .with_shape(shape)
                     .with_border(HIGHLIGHT, border * 2.0),
             );
         }

@@ -9,6 +9,7 @@ pub mod critical;
 pub mod family;
 pub mod normalize;
 pub mod propagate;
+pub mod query;
 pub mod reduce;
 pub mod separate;
 pub mod similarity;

@@ -46,7 +46,7 @@ if [ -n "$want_browser" ]; then
     say "installing the browser tests' npm packages"
     (cd tests/browser && npm ci --no-audit --no-fund --silent)
   fi
-  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import otf2' 2>/dev/null; then
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import otf2, networkx' 2>/dev/null; then
     say "creating .venv with the oracles (official OTF2 library)"
     command -v python3 >/dev/null || apt_install python3
     python3 -m venv .venv 2>/dev/null || { apt_install python3-venv; rm -rf .venv; python3 -m venv .venv; }

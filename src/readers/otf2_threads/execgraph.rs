@@ -77,9 +77,15 @@ pub fn thread_events(w: &mut Walk, source: &str) -> ThreadEvents {
     let mut clamped = 0u64;
     for x in 0..n {
         let mut list = std::mem::take(&mut it.of[x]);
-        list.sort_by_key(|&(t, phase, order, _)| (phase, t, order));
+        // Joins that begin together are chained by their ends (a task and a team member both joined at one
+        // barrier), so b-join follows a-join without going back in time.
+        list.sort_by_key(|&(t, phase, order, item)| {
+            let end = if let Item::Join { end, .. } = item { end } else { t };
+            (phase, t, end, order)
+        });
         let (id, node) = (w.execs[x].id, w.execs[x].node);
         let mut last = 0u64;
+        let mut last_join = 0u64;
         let mut at = |t: u64, clamped: &mut u64| {
             if t < last {
                 *clamped += 1;
@@ -95,9 +101,14 @@ pub fn thread_events(w: &mut Walk, source: &str) -> ThreadEvents {
                     out.push(at(t, &mut clamped), node, id, ThreadEventKind::Fork { child: w.execs[c].id })
                 }
                 Item::Join { begin, end, joined } => {
+                    // Two waits that overlap on one thread (a task and a team member joined at one
+                    // barrier) chain: the later b-join is where the earlier a-join left off.
                     let joined = w.execs[joined].id;
-                    out.push(at(begin, &mut clamped), node, id, ThreadEventKind::JoinBegin { joined });
-                    out.push(at(end, &mut clamped), node, id, ThreadEventKind::JoinEnd { joined });
+                    let b = at(begin.max(last_join), &mut clamped);
+                    let e = at(end.max(b), &mut clamped);
+                    last_join = e;
+                    out.push(b, node, id, ThreadEventKind::JoinBegin { joined });
+                    out.push(e, node, id, ThreadEventKind::JoinEnd { joined });
                 }
             }
         }

@@ -9,6 +9,7 @@
                                     events) into DIR/<name>/, each with expect.json: what weft's OTF2 thread
                                     mapping (docs/otf2-threads.md) must make of them, computed here from what
                                     was written
+  otf2_oracle.py tasks DIR N        write the OpenMP task program for fib(N) into DIR (benchmark input)
 
 Generated traces use timer resolution 1e9 unless said otherwise, so times are nanoseconds.
 """
@@ -559,6 +560,8 @@ def main(argv):
         gen_threads(argv[2] + "/threads")
     elif len(argv) >= 3 and argv[1] == "threads":
         gen_thread_programs(argv[2])
+    elif len(argv) >= 4 and argv[1] == "tasks":
+        gen_omp_tasks(argv[2], n=int(argv[3]))
     elif len(argv) >= 4 and argv[1] == "big":
         gen_big(argv[2], int(argv[3]))
     elif len(argv) >= 3 and argv[1] == "dump":

@@ -216,7 +216,7 @@ fn tasks(w: &mut Walk, it: &mut Items) {
         it.push(task.creator, task.create_t, Item::Fork(x));
         let end = w.execs[x].end.unwrap_or(w.execs[x].start);
         let ct = task.create_t;
-        let by_wait = w.syncs[task.creator].iter().position(|s| s.kind == SyncKind::TaskWait && s.enter >= ct);
+        let by_wait = first_sync(&w.syncs[task.creator], SyncKind::TaskWait, ct);
         let found = match by_wait {
             Some(s) => Some((task.creator, s)),
             None => {
@@ -228,7 +228,7 @@ fn tasks(w: &mut Walk, it: &mut Items) {
                         _ => break,
                     }
                 }
-                w.syncs[r].iter().position(|s| s.kind == SyncKind::Barrier && s.enter >= ct).map(|s| (r, s))
+                first_sync(&w.syncs[r], SyncKind::Barrier, ct).map(|s| (r, s))
             }
         };
         if let Some(key) = found {
@@ -239,4 +239,10 @@ fn tasks(w: &mut Walk, it: &mut Items) {
         let from = w.syncs[joiner][s].enter;
         it.join_chain(joiner, from, kids, &mut w.warnings);
     }
+}
+
+/// The first of a thread's synchronization regions (in time order) of `kind` entered at or after `t`.
+fn first_sync(syncs: &[super::walk::Sync], kind: SyncKind, t: u64) -> Option<usize> {
+    let from = syncs.partition_point(|s| s.enter < t);
+    syncs[from..].iter().position(|s| s.kind == kind).map(|p| p + from)
 }

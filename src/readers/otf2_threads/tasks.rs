@@ -11,14 +11,34 @@ use super::walk::{Role, SyncKind, Walk};
 use crate::model::{Trace, WarningKind};
 use crate::readers::mir::MirProfile;
 
-/// Time `segments` ran before `t`.
-fn run_before(segments: &[(u64, u64, u32)], t: u64) -> u64 {
-    segments.iter().map(|&(a, b, _)| b.min(t).saturating_sub(a)).sum()
+/// A task's runs in time order with their running sums, for its own clock.
+struct Clock<'a> {
+    segments: &'a [(u64, u64, u32)],
+    /// `sum[i]`: run time of the first i segments.
+    sum: Vec<u64>,
 }
 
-/// Time `segments` ran inside [from, to].
-fn run_within(segments: &[(u64, u64, u32)], from: u64, to: u64) -> u64 {
-    segments.iter().map(|&(a, b, _)| b.min(to).saturating_sub(a.max(from))).sum()
+impl<'a> Clock<'a> {
+    fn new(segments: &'a [(u64, u64, u32)]) -> Self {
+        let mut sum = Vec::with_capacity(segments.len() + 1);
+        sum.push(0);
+        for &(a, b, _) in segments {
+            sum.push(sum[sum.len() - 1] + (b - a));
+        }
+        Clock { segments, sum }
+    }
+    /// Time run before `t`.
+    fn before(&self, t: u64) -> u64 {
+        let i = self.segments.partition_point(|s| s.0 < t);
+        match i.checked_sub(1) {
+            Some(last) => self.sum[last] + self.segments[last].1.min(t) - self.segments[last].0,
+            None => 0,
+        }
+    }
+    /// Time run inside [from, to].
+    fn within(&self, from: u64, to: u64) -> u64 {
+        self.before(to).saturating_sub(self.before(from))
+    }
 }
 
 /// `file:line` from a Score-P-style region name (`!$omp task @fib.c:12`), else "".
@@ -63,15 +83,18 @@ pub fn profile(trace: &Trace, w: &mut Walk, source: &str) -> MirProfile {
         ],
         ..Default::default()
     };
-    // Waits of each task, on its own clock (1-based like MIR's instants).
-    let waits_of = |w: &Walk, t: usize| -> Vec<(u64, u64, u64)> {
-        let x = w.tasks[t].exec.unwrap_or(0);
-        w.syncs[x]
-            .iter()
-            .filter(|s| s.kind == SyncKind::TaskWait)
-            .map(|s| (s.enter, s.leave, 1 + run_before(&w.tasks[t].segments, s.enter)))
-            .collect()
-    };
+    // Per task: its clock, and its waits (enter, leave, instant on its own clock, 1-based like MIR's).
+    let clocks: Vec<Clock> = w.tasks.iter().map(|t| Clock::new(&t.segments)).collect();
+    let waits_of: Vec<Vec<(u64, u64, u64)>> = (0..w.tasks.len())
+        .map(|t| match w.tasks[t].exec {
+            Some(x) => w.syncs[x]
+                .iter()
+                .filter(|s| s.kind == SyncKind::TaskWait)
+                .map(|s| (s.enter, s.leave, 1 + clocks[t].before(s.enter)))
+                .collect(),
+            None => Vec::new(),
+        })
+        .collect();
     let mut lineage: Vec<String> = vec![String::new(); n];
     let mut kids_so_far = vec![0u32; n + 1];
     let mut overhead = vec![0u64; n];
@@ -86,9 +109,8 @@ pub fn profile(trace: &Trace, w: &mut Walk, source: &str) -> MirProfile {
         let (parent_id, create_instant, joins_at) = match parent_row {
             Some(pr) => {
                 let pt = order[pr];
-                let waits = waits_of(w, pt);
-                let at = waits.iter().position(|&(enter, _, _)| enter >= ct).unwrap_or(waits.len());
-                (pr as u64 + 1, 1 + run_before(&w.tasks[pt].segments, ct), at as u32)
+                let at = waits_of[pt].partition_point(|&(enter, _, _)| enter < ct);
+                (pr as u64 + 1, 1 + clocks[pt].before(ct), at as u32)
             }
             None => {
                 // Tasks of implicit threads: grouped by the team they run in and the barrier that ends them.
@@ -119,8 +141,8 @@ pub fn profile(trace: &Trace, w: &mut Walk, source: &str) -> MirProfile {
             overhead[pr] += c;
         }
         let exec: u64 = task.segments.iter().map(|&(a, b, _)| b - a).sum();
-        let waits = waits_of(w, t);
-        overhead[r] += waits.iter().map(|&(a, b, _)| run_within(&task.segments, a, b)).sum::<u64>();
+        let waits = &waits_of[t];
+        overhead[r] += waits.iter().map(|&(a, b, _)| clocks[t].within(a, b)).sum::<u64>();
         let name = task.region.map(|g| trace.region_name(g)).unwrap_or("");
         p.task.push(r as u64 + 1);
         p.parent.push(parent_id);

@@ -313,6 +313,13 @@ pub fn walk(trace: &Trace, events: &[ThreadEvent]) -> Walk {
             w.warnings.push(WarningKind::UnclosedBegin, || format!("task {t}: never completes; ended at its last run"));
         }
     }
+    // A thread that moved between locations has its runs and waits in walk order: put them in time order.
+    for t in &mut w.tasks {
+        t.segments.sort_unstable_by_key(|s| (s.0, s.1));
+    }
+    for s in &mut w.syncs {
+        s.sort_by_key(|x| x.enter);
+    }
     w.match_workers();
     w
 }

@@ -177,21 +177,43 @@ fn classify(trace: &Trace, r: RegionId) -> Option<SyncKind> {
     }
 }
 
-/// The innermost interval of location `l` that holds `t` and whose region has `role`.
-pub fn enclosing(trace: &Trace, l: u32, t: u64, role: RegionRole) -> Option<usize> {
-    let range = trace.intervals_of(LocationId(l));
-    let starts = &trace.intervals.start_ns[range.clone()];
-    let upto = starts.partition_point(|&s| s <= t);
-    for i in (range.start..range.start + upto).rev() {
-        let holds = trace.intervals.end_ns(i) >= t;
-        if holds && trace.regions.role[trace.intervals.region[i].index()] == role {
-            return Some(i);
+/// The intervals open on one location at the walk's current time (a stack, innermost last), kept by
+/// sweeping the location's intervals in start order alongside its events: the innermost enclosing region of
+/// an event costs its nesting depth, not a search.
+struct Open {
+    next: usize,
+    end: usize,
+    stack: Vec<usize>,
+}
+
+impl Open {
+    fn new(trace: &Trace, l: LocationId) -> Self {
+        let r = trace.intervals_of(l);
+        Open { next: r.start, end: r.end, stack: Vec::new() }
+    }
+    /// Move to time `t`: open every interval that started by then, drop those that ended before.
+    fn advance(&mut self, trace: &Trace, t: u64) {
+        while self.next < self.end && trace.intervals.start_ns[self.next] <= t {
+            let s = trace.intervals.start_ns[self.next];
+            self.stack.retain(|&k| trace.intervals.end_ns(k) >= s);
+            self.stack.push(self.next);
+            self.next += 1;
         }
-        if !holds && trace.intervals.depth[i] == 0 {
-            break;
+        while let Some(&k) = self.stack.last() {
+            if trace.intervals.end_ns(k) >= t {
+                break;
+            }
+            self.stack.pop();
         }
     }
-    None
+    /// The innermost open interval holding `t` whose region has `role`.
+    fn innermost(&self, trace: &Trace, t: u64, role: RegionRole) -> Option<usize> {
+        self.stack
+            .iter()
+            .rev()
+            .copied()
+            .find(|&k| trace.intervals.end_ns(k) >= t && trace.regions.role[trace.intervals.region[k].index()] == role)
+    }
 }
 
 /// The first interval of `l` that starts at or after `t`, when its region has `role` (a task region is
@@ -276,12 +298,14 @@ pub fn walk(trace: &Trace, events: &[ThreadEvent]) -> Walk {
             .collect();
         syncs.sort_by_key(|s| s.0);
         let mut next_sync = 0;
+        let mut open = Open::new(trace, l);
         for e in &events[i..j] {
+            open.advance(trace, e.time_ns);
             while next_sync < syncs.len() && syncs[next_sync].0 < e.time_ns {
                 w.attribute_sync(&locs[li], syncs[next_sync]);
                 next_sync += 1;
             }
-            w.event(trace, &mut locs, &mut tasks_by_key, e, new_forks, new_tasks);
+            w.event(trace, &open, &mut locs, &mut tasks_by_key, e, (new_forks, new_tasks));
         }
         for &s in &syncs[next_sync..] {
             w.attribute_sync(&locs[li], s);
@@ -350,11 +374,11 @@ impl Walk {
     fn event(
         &mut self,
         trace: &Trace,
+        open: &Open,
         locs: &mut [Loc],
         by_key: &mut HashMap<TaskKey, usize>,
         e: &ThreadEvent,
-        new_forks: bool,
-        new_tasks: bool,
+        (new_forks, new_tasks): (bool, bool),
     ) {
         let l = e.location.index();
         let lu = l as u32;
@@ -474,9 +498,9 @@ impl Walk {
                         warn(self, WarningKind::Other, "a task created again before the first one completed");
                     }
                 }
-                let create_region = enclosing(trace, lu, t, RegionRole::TaskCreate)
-                    .map(|k| (trace.intervals.start_ns[k], trace.intervals.end_ns(k)));
-                let region = enclosing(trace, lu, t, RegionRole::TaskCreate).map(|k| trace.intervals.region[k]);
+                let around = open.innermost(trace, t, RegionRole::TaskCreate);
+                let create_region = around.map(|k| (trace.intervals.start_ns[k], trace.intervals.end_ns(k)));
+                let region = around.map(|k| trace.intervals.region[k]);
                 self.tasks.push(Task {
                     creator: x,
                     create_loc: lu,
@@ -511,9 +535,9 @@ impl Walk {
                         task: Some(k),
                     });
                     self.tasks[k].exec = Some(x);
-                    if let Some(r) = enclosing(trace, lu, t, RegionRole::Task)
-                        .or_else(|| next_with_role(trace, lu, t, RegionRole::Task))
-                    {
+                    // Its own task region is entered right after the switch (an enclosing one would be the
+                    // parent's); without one, the creation region names it.
+                    if let Some(r) = next_with_role(trace, lu, t, RegionRole::Task) {
                         self.tasks[k].region = Some(trace.intervals.region[r]);
                     }
                 }

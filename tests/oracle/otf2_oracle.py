@@ -387,23 +387,25 @@ def gen_omp_tasks(path, n=6, cutoff=2):
         main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
         par = d.region("!$omp parallel @fib.c:5", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
         single = d.region("!$omp single @fib.c:6", region_role=RegionRole.SINGLE, paradigm=Paradigm.OPENMP)
-        task_r = d.region("!$omp task @fib.c:10", region_role=RegionRole.TASK, paradigm=Paradigm.OPENMP)
-        tcreate = d.region("!$omp create task @fib.c:10", region_role=RegionRole.TASK_CREATE,
-                           paradigm=Paradigm.OPENMP)
+        # The root task at line 9, fib(k-1) at line 10, fib(k-2) at line 11: a task's source is its own.
+        task_r = {line: d.region("!$omp task @fib.c:%d" % line, region_role=RegionRole.TASK,
+                                 paradigm=Paradigm.OPENMP) for line in (9, 10, 11)}
+        tcreate = {line: d.region("!$omp create task @fib.c:%d" % line, region_role=RegionRole.TASK_CREATE,
+                                  paradigm=Paradigm.OPENMP) for line in (9, 10, 11)}
         twait = d.region("!$omp taskwait @fib.c:14", region_role=RegionRole.TASK_WAIT, paradigm=Paradigm.OPENMP)
         ibar = d.region("!$omp implicit barrier @fib.c:20", region_role=RegionRole.IMPLICIT_BARRIER,
                         paradigm=Paradigm.OPENMP)
         w0, w1 = [trace.event_writer_from_location(l) for l in locs]
         generation = {0: 0, 1: 0}
 
-        def create(w, rank, t, parent, k):
+        def create(w, rank, t, parent, k, line):
             generation[rank] += 1
             key = (rank, generation[rank])
-            w.enter(t, tcreate)
+            w.enter(t, tcreate[line])
             w.thread_task_create(t + 2, team, rank, key[1])
-            w.leave(t + 5, tcreate)
+            w.leave(t + 5, tcreate[line])
             tasks.append({"parent": parent, "k": k, "created": t + 2, "creation": 5, "runs": [], "waits": [],
-                          "key": key})
+                          "key": key, "source": "fib.c:%d" % line})
             return len(tasks) - 1
 
         def run(i, t):
@@ -411,12 +413,13 @@ def gen_omp_tasks(path, n=6, cutoff=2):
             me = tasks[i]
             me["first_in"] = t
             seg = t
-            w1.enter(t + 1, task_r)
+            line = int(me["source"].split(":")[1])
+            w1.enter(t + 1, task_r[line])
             t += 2 + 10 + 3 * me["k"]
             if me["k"] >= cutoff:
                 kids = []
-                for kk in (me["k"] - 1, me["k"] - 2):
-                    kids.append(create(w1, 1, t, i, kk))
+                for kk, ln in ((me["k"] - 1, 10), (me["k"] - 2, 11)):
+                    kids.append(create(w1, 1, t, i, kk, ln))
                     t += 6
                 w1.enter(t, twait)
                 me["waits"].append(t)
@@ -431,7 +434,7 @@ def gen_omp_tasks(path, n=6, cutoff=2):
                 t += 2
                 w1.leave(t, twait)
             t += 20 + me["k"]
-            w1.leave(t, task_r)
+            w1.leave(t, task_r[line])
             t += 1
             w1.thread_task_complete(t, team, *me["key"])
             me["runs"].append([seg, t])
@@ -443,7 +446,7 @@ def gen_omp_tasks(path, n=6, cutoff=2):
         w0.thread_team_begin(201, team)
         w0.enter(202, par)
         w0.enter(210, single)
-        root = create(w0, 0, 220, None, n)
+        root = create(w0, 0, 220, None, n, 9)
         w0.leave(240, single)
         w0.enter(250, ibar)
         w1.thread_team_begin(205, team)

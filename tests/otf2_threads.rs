@@ -241,6 +241,45 @@ fn a_dropped_file_set_reads_like_the_folder() {
     assert_eq!(from_folder.events, from_path.events);
 }
 
+/// The archive folder of a generated program as a tar (optionally gzipped), in memory.
+fn tar_of(root: &Path, gzip: bool) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for f in common::files_under(root) {
+        let rel = f.strip_prefix(root).expect("under root");
+        b.append_path_with_name(&f, Path::new("trace").join(rel)).expect("tar entry");
+    }
+    let bytes = b.into_inner().expect("tar");
+    if !gzip {
+        return bytes;
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &bytes).expect("gzip");
+    gz.finish().expect("gzip")
+}
+
+#[test]
+fn archives_in_memory_read_like_the_folder() {
+    let Some(dir) = programs("archives_in_memory_read_like_the_folder") else { return };
+    let (from_path, _) = read_execgraph_path(&anchor(dir, "omp_nested")).expect("path reads");
+    for gzip in [false, true] {
+        let bytes = tar_of(&dir.join("omp_nested/trace"), gzip);
+        let events = weft::readers::read_execgraph("nested.tar", &bytes).expect("tar reads");
+        assert_eq!(events.events, from_path.events, "gzip {gzip}");
+    }
+    let (GrainInput::Profile(want), _) = read_grains_path(&anchor(dir, "omp_tasks")).expect("path reads") else {
+        panic!("a profile")
+    };
+    let bytes = tar_of(&dir.join("omp_tasks/trace"), true);
+    let GrainInput::Profile(got) = weft::readers::read_grains("tasks.tar.gz", &bytes).expect("tar.gz reads") else {
+        panic!("a profile")
+    };
+    assert_eq!((got.task, got.parent, got.exec_cycles), (want.task, want.parent, want.exec_cycles));
+    // The anchor alone is not the trace.
+    let alone = std::fs::read(anchor(dir, "pthreads")).expect("anchor");
+    let err = weft::readers::read_execgraph("traces.otf2", &alone).expect_err("an anchor alone");
+    assert!(err.to_string().contains("open its folder"), "{err}");
+}
+
 #[test]
 fn mpi_only_traces_say_they_have_no_thread_events() {
     let Some(shared) = common::shared_traces("mpi_only_traces_say_they_have_no_thread_events") else { return };

@@ -126,6 +126,40 @@ fn nested_openmp_teams_give_the_programs_threads_nodes_and_times() {
 }
 
 #[test]
+fn mpi_openmp_ranks_are_nodes_each_with_its_master() {
+    let name = "hybrid";
+    check_nodes_against_program(name);
+    let Some(dir) = programs("mpi_openmp_ranks_are_nodes_each_with_its_master") else { return };
+    let (g, trace, _) = graph_of(dir, name);
+    let e = expect(dir, name);
+    for th in &g.threads {
+        let key = format!("{}/{}", trace.locations.native_id[(th.id >> 32) as usize], th.id & 0xFFFF_FFFF);
+        assert_eq!(Some(th.host as u64), e["nodes"][&key].as_u64(), "thread {key}: node");
+    }
+    assert_eq!(g.roots().len(), 2, "a master per rank");
+}
+
+#[test]
+fn the_reader_oracles_thread_archive_uses_the_otf2_1_2_records_only() {
+    // tests/oracle/otf2_oracle.py `gen` writes every thread record twice (THREAD_* and the legacy OMP_*):
+    // one process, two repetitions of a team of four each running a task, then three pthreads.
+    let Some(dir) = programs("the_reader_oracles_thread_archive_uses_the_otf2_1_2_records_only") else { return };
+    let py = std::env::var("WEFT_PYTHON").expect("set when programs() ran");
+    let out = dir.join("oracle-gen");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/otf2_oracle.py");
+    let run = Command::new(py).arg(script).arg("gen").arg(&out).output().expect("run python");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let (events, warnings) = read_execgraph_path(&out.join("threads/traces.otf2")).expect("reads");
+    let g = build(&events).expect("builds");
+    // The master, 2 x 3 team members, 2 x 4 tasks, 3 pthreads.
+    assert_eq!(g.threads.len(), 1 + 6 + 8 + 3, "warnings {:?}", warnings.examples());
+    let (GrainInput::Profile(p), _) = read_grains_path(&out.join("threads/traces.otf2")).expect("reads") else {
+        panic!("a profile")
+    };
+    assert_eq!(p.len(), 8, "one grain per task, not two");
+}
+
+#[test]
 fn nested_team_members_hang_off_the_thread_that_forked_them() {
     let Some(dir) = programs("nested_team_members_hang_off_the_thread_that_forked_them") else { return };
     let (g, trace, _) = graph_of(dir, "omp_nested");

@@ -5,8 +5,8 @@
   otf2_oracle.py big DIR N          write one archive of about N events (benchmark input) into DIR
   otf2_oracle.py dump ANCHOR        print the archive as JSON lines, read by the official reader
   otf2_oracle.py iterate ANCHOR     iterate all events with the official reader; print count and seconds
-  otf2_oracle.py threads DIR        write thread programs (pthreads, nested OpenMP teams, OpenMP tasks, bad
-                                    events) into DIR/<name>/, each with expect.json: what weft's OTF2 thread
+  otf2_oracle.py threads DIR        write thread programs (pthreads, nested OpenMP teams, OpenMP tasks,
+                                    MPI + OpenMP, bad events) into DIR/<name>/, each with expect.json: what weft's OTF2 thread
                                     mapping (docs/otf2-threads.md) must make of them, computed here from what
                                     was written
   otf2_oracle.py tasks DIR N        write the OpenMP task program for fib(N) into DIR (benchmark input)
@@ -469,6 +469,46 @@ def gen_omp_tasks(path, n=6, cutoff=2):
     return {"origin": 100, "tasks": tasks, "barrier_enter": 250, "join": None}
 
 
+def gen_hybrid(path, ranks=2):
+    """MPI + OpenMP: each rank (a location group) forks a team of two once; every rank is a node with its own
+    master thread."""
+    threads, nodes = {}, {}
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs, masters, _world = mpi_setup(trace, ranks, threads_per_rank=2)
+        main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        par = d.region("!$omp parallel @hyb.c:7", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
+        ibar = d.region("!$omp implicit barrier @hyb.c:9", region_role=RegionRole.IMPLICIT_BARRIER,
+                        paradigm=Paradigm.OPENMP)
+        for r in range(ranks):
+            m, wk = locs[2 * r], locs[2 * r + 1]
+            team = comm(trace, "team %d" % r, Paradigm.OPENMP, locs, [2 * r, 2 * r + 1])
+            wm, ww = trace.event_writer_from_location(m), trace.event_writer_from_location(wk)
+            b = 100 + 10 * r
+            wm.enter(b, main)
+            wm.thread_fork(b + 100, Paradigm.OPENMP, 2)
+            wm.thread_team_begin(b + 101, team)
+            wm.enter(b + 102, par)
+            ww.thread_team_begin(b + 110, team)
+            ww.enter(b + 111, par)
+            ww.enter(b + 400 + 50 * r, ibar)
+            ww.leave(b + 600, ibar)
+            ww.leave(b + 601, par)
+            ww.thread_team_end(b + 602 + r, team)
+            wm.enter(b + 300, ibar)
+            wm.leave(b + 610, ibar)
+            wm.leave(b + 611, par)
+            wm.thread_team_end(b + 612, team)
+            wm.thread_join(b + 620, Paradigm.OPENMP)
+            wm.leave(b + 1000, main)
+            threads["%d/0" % m._ref] = [["start", b], ["fork", b + 100]] + join_chain(b + 300, [(b + 602 + r, 1)]) + \
+                [["end", b + 1000]]
+            threads["%d/1" % wk._ref] = [["start", b + 110], ["end", b + 602 + r]]
+            nodes["%d/0" % m._ref] = r
+            nodes["%d/1" % wk._ref] = r
+    return {"origin": 100, "threads": threads, "nodes": nodes}
+
+
 def gen_bad(path):
     """Unmatched events: a create nobody begins, a begin nobody created, a wait for an unknown thread, a team
     end without a begin, a task completed that was never created; one good create/begin/end/wait."""
@@ -497,7 +537,7 @@ def gen_bad(path):
 def gen_thread_programs(out):
     import os
     for name, gen in (("pthreads", gen_pthreads), ("omp_nested", gen_omp_nested), ("omp_tasks", gen_omp_tasks),
-                      ("bad", gen_bad)):
+                      ("hybrid", gen_hybrid), ("bad", gen_bad)):
         os.makedirs(out + "/" + name, exist_ok=True)
         expect = gen(out + "/" + name + "/trace")
         with open(out + "/" + name + "/expect.json", "w") as f:

@@ -153,6 +153,11 @@ fn pthreads(w: &mut Walk, it: &mut Items) {
             });
             continue;
         };
+        if child == waiter {
+            w.warnings
+                .push(WarningKind::Other, || format!("THREAD_WAIT at {t} ns: a thread waits for itself; ignored"));
+            continue;
+        }
         let end = w.execs[child].end.unwrap_or(t);
         if end > t {
             w.warnings.push(WarningKind::Other, || {

@@ -334,3 +334,68 @@ fn mpi_only_traces_say_they_have_no_thread_events() {
     }
     assert!(seen > 0, "no OTF2 archives under {}", dir.display());
 }
+
+/// A tiny seeded xorshift, for the damaged-events property below.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn damaged_thread_events_give_warnings_or_errors_never_panics() {
+    use weft::readers::otf2::read_path_full;
+    use weft::readers::otf2_threads::{execgraph_events, grain_profile};
+    let Some(dir) = programs("damaged_thread_events_give_warnings_or_errors_never_panics") else { return };
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    let (mut built, mut refused) = (0, 0);
+    for name in ["pthreads", "omp_nested", "omp_tasks", "hybrid"] {
+        let clean = read_path_full(&anchor(dir, name)).expect("otf2").expect("reads");
+        for round in 0..60 {
+            let mut read = clean.clone();
+            let ev = &mut read.thread_events;
+            // Drop, duplicate, or move in time a few events (per location order is kept by the walk's input).
+            for _ in 0..1 + round % 4 {
+                let i = rng.below(ev.len());
+                match rng.below(3) {
+                    0 if !ev.is_empty() => {
+                        ev.remove(i);
+                    }
+                    1 if !ev.is_empty() => {
+                        let e = ev[i];
+                        ev.insert(i, e);
+                    }
+                    _ if !ev.is_empty() => ev[i].time_ns = rng.next() % 10_000,
+                    _ => {}
+                }
+            }
+            match execgraph_events(&read, name) {
+                Ok((events, _)) => match build(&events) {
+                    Ok(g) => {
+                        assert!(!g.threads.is_empty());
+                        built += 1;
+                    }
+                    Err(e) => {
+                        assert!(!e.to_string().is_empty());
+                        eprintln!("refused: {e}");
+                        refused += 1;
+                    }
+                },
+                Err(e) => panic!("{name} round {round}: the trace still has thread events: {e}"),
+            }
+            if let Ok((p, _)) = grain_profile(&read, name) {
+                let _ = GrainAnalysis::new(&GrainInput::Profile(p), Thresholds::paper()).expect("grain graph");
+            }
+        }
+    }
+    eprintln!("damaged events: {built} graphs built, {refused} refused by the graph builder");
+    assert!(built > 0);
+}

@@ -153,6 +153,12 @@ fn pthreads(w: &mut Walk, it: &mut Items) {
             });
             continue;
         };
+        if w.creates.get(&key).is_some_and(|&(c, ct)| c == waiter && ct > t) {
+            w.warnings.push(WarningKind::OutOfOrder, || {
+                format!("THREAD_WAIT at {t} ns comes before the THREAD_CREATE of the thread it waits for; ignored")
+            });
+            continue;
+        }
         if child == waiter {
             w.warnings
                 .push(WarningKind::Other, || format!("THREAD_WAIT at {t} ns: a thread waits for itself; ignored"));

@@ -1,11 +1,11 @@
 //! Thread events: the neutral input of the execution graph (thread start and end, fork, join begin and join
-//! end, node init and exit), whatever format they came from: the execution-graph text format today, OTF2
-//! thread create/begin/wait/end, OpenMP fork/join and task create/complete later.
+//! end, node init and exit), whatever format they came from: the execution-graph text format, OTF2 thread
+//! create/begin/wait/end, OpenMP fork/join and task create/complete.
 //!
 //! This is a flat list in source order, not a graph: checking that the events make a fork/join program is the
 //! graph builder's job (`analyses::execgraph`). No parsing and no layout here.
 //!
-//! Suggested mapping for binary readers (not wired yet; set `origin_kind` to `Event`):
+//! The OTF2 mapping (`readers::otf2_threads`, documented in docs/otf2-threads.md; `origin_kind` `Event`):
 //! - OTF2 pthreads: `ThreadCreate` on the creating location -> `Fork`, the child being the location whose
 //!   `ThreadBegin` carries the same thread contingent and sequence count; `ThreadBegin` -> `Start`;
 //!   `ThreadEnd` -> `End`; `ThreadWait` -> `JoinEnd`, with `JoinBegin` at the enter of the enclosing
@@ -13,7 +13,8 @@
 //! - OTF2 OpenMP: `ThreadFork` on the master -> a `Fork` per team member (from the team's `ThreadTeamBegin`);
 //!   `ThreadJoin` -> a `JoinBegin`/`JoinEnd` pair per member, the begin at the implicit barrier's enter.
 //! - Tasks: task create -> `Fork`, task begin/complete -> `Start`/`End`, taskwait -> joins of the children.
-//! - Thread ids: any `u64` that is unique per thread in the run (for OTF2, the location id).
+//! - Thread ids: any `u64` that is unique per thread in the run (for OTF2, the location index and the
+//!   thread's instance on it, or the task number; see docs/otf2-threads.md).
 
 /// What happened. Thread ids are the source's own (`u64`), not indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

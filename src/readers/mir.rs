@@ -17,6 +17,8 @@ pub struct MirProfile {
     pub file: String,
     /// True when the rows carry `chunk_lineage` (a for-loop profile).
     pub for_loop: bool,
+    /// Times are nanoseconds, not cycles (a profile derived from a trace, e.g. OTF2 task events).
+    pub nanoseconds: bool,
     pub task: Vec<u64>,
     pub parent: Vec<u64>,
     pub joins_at: Vec<u32>,

@@ -10,6 +10,7 @@ pub mod execgraph_text;
 pub mod graphml;
 pub mod mir;
 pub mod otf2;
+pub mod otf2_threads;
 pub mod paraver;
 pub mod sniff;
 
@@ -90,18 +91,58 @@ pub fn read_file_set(name: &str, files: &otf2::MemoryFiles) -> Result<Trace, Rea
     }
 }
 
-/// Read an execution-graph input (its own kind of input: thread events, not a [`Trace`]).
+/// Read an execution-graph input (its own kind of input: thread events, not a [`Trace`]): the text format, or
+/// an OTF2 archive (zip, tar, tar.gz) with thread events. See [`read_execgraph_full`] for the warnings.
 pub fn read_execgraph(name: &str, bytes: &[u8]) -> Result<crate::model::thread_events::ThreadEvents, ReadError> {
+    read_execgraph_full(name, bytes).map(|r| r.0)
+}
+
+/// Thread events and the warnings of interpreting them (OTF2 events that pair with nothing).
+pub type ExecGraphInput = (crate::model::thread_events::ThreadEvents, crate::model::Warnings);
+
+/// [`read_execgraph`], with the warnings.
+pub fn read_execgraph_full(name: &str, bytes: &[u8]) -> Result<ExecGraphInput, ReadError> {
+    if let Some(read) = otf2_threads::otf2_in_bytes(name, bytes) {
+        return otf2_threads::execgraph_events(&read?, name);
+    }
     match sniff(bytes) {
-        Sniffed::ExecGraphText => execgraph_text::parse(name, bytes).map_err(|e| ReadError::Malformed {
-            file: e.file,
-            format: "execution-graph text",
-            offset: e.offset,
-            detail: format!("line {}: {}", e.line, e.kind),
-        }),
+        Sniffed::ExecGraphText => execgraph_text::parse(name, bytes)
+            .map(|ev| (ev, crate::model::Warnings::default()))
+            .map_err(|e| ReadError::Malformed {
+                file: e.file,
+                format: "execution-graph text",
+                offset: e.offset,
+                detail: format!("line {}: {}", e.line, e.kind),
+            }),
         Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
         other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
     }
+}
+
+/// An execution-graph input among files dropped together: an OTF2 archive, else the one file there is.
+pub fn read_execgraph_files(name: &str, files: &otf2::MemoryFiles) -> Result<ExecGraphInput, ReadError> {
+    if let Some(read) = otf2_threads::otf2_in_files(files) {
+        return otf2_threads::execgraph_events(&read?, name);
+    }
+    match files.files.iter().next() {
+        Some((one, bytes)) if files.files.len() == 1 => read_execgraph_full(one, bytes),
+        _ => Err(ReadError::UnknownFormat {
+            file: name.to_string(),
+            detail: "no OTF2 anchor (X.otf2) among the files".into(),
+        }),
+    }
+}
+
+/// An execution-graph input from disk (native only): an OTF2 anchor, its folder, or any file
+/// [`read_execgraph_full`] reads.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_execgraph_path(path: &std::path::Path) -> Result<ExecGraphInput, ReadError> {
+    let name = path.display().to_string();
+    if let Some(read) = otf2::read_path_full(path) {
+        return otf2_threads::execgraph_events(&read?, &name);
+    }
+    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
+    read_execgraph_full(&name, &bytes)
 }
 
 /// Read a file or folder from disk (native only). An OTF2 trace is opened by its anchor (`X.otf2`), by the
@@ -127,9 +168,18 @@ pub enum GrainInput {
     Graph(graphml::GraphMlGraph),
 }
 
-/// Read a grain-graph input (MIR task-stats CSV or GraphML), whatever its name says.
+/// Read a grain-graph input (MIR task-stats CSV, GraphML, or an OTF2 archive with task events), whatever its
+/// name says. See [`read_grains_full`] for the warnings.
 pub fn read_grains(name: &str, bytes: &[u8]) -> Result<GrainInput, ReadError> {
-    match sniff(bytes) {
+    read_grains_full(name, bytes).map(|r| r.0)
+}
+
+/// [`read_grains`], with the warnings of interpreting OTF2 task events (none for the other formats).
+pub fn read_grains_full(name: &str, bytes: &[u8]) -> Result<(GrainInput, crate::model::Warnings), ReadError> {
+    if let Some(read) = otf2_threads::otf2_in_bytes(name, bytes) {
+        return otf2_threads::grain_profile(&read?, name).map(|(p, w)| (GrainInput::Profile(p), w));
+    }
+    let input = match sniff(bytes) {
         Sniffed::MirTaskStats => mir::read(name, bytes).map(GrainInput::Profile),
         Sniffed::GraphMl => graphml::read(name, bytes).map(GrainInput::Graph),
         Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
@@ -137,5 +187,35 @@ pub fn read_grains(name: &str, bytes: &[u8]) -> Result<GrainInput, ReadError> {
             file: name.to_string(),
             detail: format!("{} is not a grain-graph input", other.name()),
         }),
+    }?;
+    Ok((input, crate::model::Warnings::default()))
+}
+
+/// A grain-graph input among files dropped together: an OTF2 archive with task events, else the one file.
+pub fn read_grains_files(
+    name: &str,
+    files: &otf2::MemoryFiles,
+) -> Result<(GrainInput, crate::model::Warnings), ReadError> {
+    if let Some(read) = otf2_threads::otf2_in_files(files) {
+        return otf2_threads::grain_profile(&read?, name).map(|(p, w)| (GrainInput::Profile(p), w));
     }
+    match files.files.iter().next() {
+        Some((one, bytes)) if files.files.len() == 1 => read_grains_full(one, bytes),
+        _ => Err(ReadError::UnknownFormat {
+            file: name.to_string(),
+            detail: "no OTF2 anchor (X.otf2) among the files".into(),
+        }),
+    }
+}
+
+/// A grain-graph input from disk (native only): an OTF2 anchor, its folder, or any file [`read_grains_full`]
+/// reads.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_grains_path(path: &std::path::Path) -> Result<(GrainInput, crate::model::Warnings), ReadError> {
+    let name = path.display().to_string();
+    if let Some(read) = otf2::read_path_full(path) {
+        return otf2_threads::grain_profile(&read?, &name).map(|(p, w)| (GrainInput::Profile(p), w));
+    }
+    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
+    read_grains_full(&name, &bytes)
 }

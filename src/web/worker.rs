@@ -8,11 +8,13 @@ use crate::layouts::execgraph::bundle::{scale_for_min_px, ExecBundle, ExecFigure
 use crate::layouts::execgraph::Scale;
 use crate::layouts::grain_bundle::GrainBundle;
 use crate::layouts::grains::{layout as grain_layout, LayoutParams};
+use crate::model::thread_events::ThreadEvents;
 use crate::model::{codec, Trace};
 use crate::readers::budget::Budget;
 use crate::readers::chrome::ChromeStreamReader;
-use crate::readers::otf2::MemoryFiles;
-use crate::readers::{self, archive, paraver, ReadError, Sniffed};
+use crate::readers::mir::MirProfile;
+use crate::readers::otf2::{MemoryFiles, Otf2Read};
+use crate::readers::{self, archive, otf2_threads, paraver, GrainInput, ReadError, Sniffed};
 use crate::samples::execgraph::sample as execgraph_sample;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -92,7 +94,10 @@ impl WorkerSession {
             Reading::Whole(bytes) if matches!(readers::sniff(&bytes), Sniffed::MirTaskStats | Sniffed::GraphMl) => {
                 return grains_loaded(&self.name, &bytes);
             }
-            Reading::Whole(bytes) => readers::read_bytes(&self.name, &bytes).map_err(js_err)?,
+            Reading::Whole(bytes) => match otf2_threads::otf2_in_bytes(&self.name, &bytes) {
+                Some(read) => return otf2_loaded(&self.name, read.map_err(js_err)?),
+                None => readers::read_bytes(&self.name, &bytes).map_err(js_err)?,
+            },
             Reading::Start => readers::read_bytes(&self.name, &[]).map_err(js_err)?,
         };
         if trace.intervals.is_empty() && trace.instants.time_ns.is_empty() && trace.counters.sample_time_ns.is_empty() {
@@ -131,6 +136,10 @@ impl FileSet {
 
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         let files = std::mem::take(&mut self.files);
+        if let Some(read) = otf2_threads::otf2_in_files(&files) {
+            drop(files);
+            return otf2_loaded(&self.name, read.map_err(js_err)?);
+        }
         let trace = readers::read_file_set(&self.name, &files).map_err(js_err)?;
         drop(files);
         Ok(trace_loaded(&trace))
@@ -140,6 +149,69 @@ impl FileSet {
 thread_local! {
     /// The last execution graph read, so a new minimum edge length lays it out again without re-reading.
     static LAST_GRAPH: RefCell<Option<ExecGraph>> = const { RefCell::new(None) };
+    /// The other views of the last OTF2 trace read (its thread events, its task profile), for [`open_view`].
+    static OTF2_VIEWS: RefCell<Otf2Views> = const { RefCell::new(Otf2Views { name: String::new(), events: None, tasks: None }) };
+}
+
+struct Otf2Views {
+    name: String,
+    events: Option<ThreadEvents>,
+    tasks: Option<MirProfile>,
+}
+
+/// An OTF2 trace: the timeline when it has intervals, else the grain graph of its tasks or the execution
+/// graph of its threads. `views` on the result lists every view it offers ("trace", "execgraph",
+/// "grains"); [`open_view`] opens another one.
+fn otf2_loaded(name: &str, read: Otf2Read) -> Result<JsValue, JsValue> {
+    let events = otf2_threads::has_thread_events(&read)
+        .then(|| otf2_threads::execgraph_events(&read, name).ok().map(|r| r.0))
+        .flatten();
+    let tasks = otf2_threads::has_task_events(&read)
+        .then(|| otf2_threads::grain_profile(&read, name).ok().map(|r| r.0))
+        .flatten();
+    let trace = &read.trace;
+    let timeline =
+        !(trace.intervals.is_empty() && trace.instants.time_ns.is_empty() && trace.counters.sample_time_ns.is_empty());
+    let views: Vec<&str> = [(timeline, "trace"), (events.is_some(), "execgraph"), (tasks.is_some(), "grains")]
+        .iter()
+        .filter_map(|&(has, v)| has.then_some(v))
+        .collect();
+    OTF2_VIEWS.with(|v| *v.borrow_mut() = Otf2Views { name: name.to_string(), events, tasks });
+    let first = match views.first() {
+        Some(&"trace") => trace_loaded(trace),
+        Some(&kind) => open_view(kind)?,
+        None => {
+            return Err(JsValue::from_str(&format!(
+                "{name}: the trace holds no intervals, instants, counters or thread events to show"
+            )))
+        }
+    };
+    let list = js_sys::Array::new();
+    for v in views {
+        list.push(&v.into());
+    }
+    let _ = js_sys::Reflect::set(&first, &"views".into(), &list.into());
+    Ok(first)
+}
+
+/// Open another view of the last OTF2 trace read: "execgraph" (its threads) or "grains" (its tasks).
+#[wasm_bindgen]
+pub fn open_view(kind: &str) -> Result<JsValue, JsValue> {
+    OTF2_VIEWS.with(|v| {
+        let v = v.borrow();
+        match kind {
+            "execgraph" => {
+                let ev = v.events.as_ref().ok_or("the last trace read has no thread events")?;
+                let graph = build(ev).map_err(|e| JsValue::from_str(&format!("{}: {e}", v.name)))?;
+                Ok(execgraph_loaded(graph))
+            }
+            "grains" => {
+                let p = v.tasks.as_ref().ok_or("the last trace read has no task events")?;
+                grains_from_input(&v.name, &GrainInput::Profile(p.clone()))
+            }
+            other => Err(JsValue::from_str(&format!("no view named '{other}' (execgraph or grains)"))),
+        }
+    })
 }
 
 /// What the worker hands the page: `kind` ("trace" or "execgraph"), `model` (bytes the Viewer loads) and
@@ -168,9 +240,12 @@ fn execgraph_loaded(graph: ExecGraph) -> JsValue {
 /// A grain graph (MIR task stats or the prototype's GraphML): read, measured and laid out here.
 fn grains_loaded(name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
     let input = readers::read_grains(name, bytes).map_err(js_err)?;
+    grains_from_input(name, &input)
+}
+
+fn grains_from_input(name: &str, input: &GrainInput) -> Result<JsValue, JsValue> {
     let analysis =
-        GrainAnalysis::new(&input, Thresholds::paper()).map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
-    drop(input);
+        GrainAnalysis::new(input, Thresholds::paper()).map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
     let layout = grain_layout(&analysis.graph, &LayoutParams::default());
     let problems: serde_json::Map<String, serde_json::Value> =
         analysis.problems.iter().map(|p| (p.metric.to_string(), p.count.into())).collect();

@@ -5,6 +5,11 @@
   otf2_oracle.py big DIR N          write one archive of about N events (benchmark input) into DIR
   otf2_oracle.py dump ANCHOR        print the archive as JSON lines, read by the official reader
   otf2_oracle.py iterate ANCHOR     iterate all events with the official reader; print count and seconds
+  otf2_oracle.py threads DIR        write thread programs (pthreads, nested OpenMP teams, OpenMP tasks,
+                                    MPI + OpenMP, bad events) into DIR/<name>/, each with expect.json: what weft's OTF2 thread
+                                    mapping (docs/otf2-threads.md) must make of them, computed here from what
+                                    was written
+  otf2_oracle.py tasks DIR N        write the OpenMP task program for fib(N) into DIR (benchmark input)
 
 Generated traces use timer resolution 1e9 unless said otherwise, so times are nanoseconds.
 """
@@ -206,6 +211,339 @@ def gen_big(path, n_events):
                 i += 1
 
 
+# ---- Thread programs for the execution-graph and grain-graph mapping (docs/otf2-threads.md) ----------------
+# Each generator returns its own record of what it wrote, in the mapping's terms: per thread (location id,
+# instance on that location, or a task) its nodes as [kind, absolute time]; for tasks their parents, runs and
+# synchronization. `origin` is the first time written (the trace's zero).
+
+
+def one_process(trace, n, names):
+    d = trace.definitions
+    root = d.system_tree_node("machine")
+    g = d.location_group("Process", system_tree_parent=root)
+    return [d.location(names(i), group=g, type=LocationType.CPU_THREAD) for i in range(n)]
+
+
+def comm(trace, name, paradigm, locs, members):
+    """A communicator over `members` (indices into `locs`), with the per-paradigm location group OTF2 needs."""
+    d = trace.definitions
+    key = "%s locations" % paradigm
+    d.group(key, group_type=GroupType.COMM_LOCATIONS, paradigm=paradigm, members=locs)
+    grp = d.group(name, group_type=GroupType.COMM_GROUP, paradigm=paradigm, members=members)
+    return d.comm(name, group=grp)
+
+
+def join_chain(start, ends):
+    """The mapping's join chain: children in order of their ends; b-join at the wait so far, a-join at the
+    later of that and the child's end; a pair at one time is one merged join node."""
+    nodes, cursor = [], start
+    for _end, who in sorted(ends):
+        a = max(cursor, _end)
+        nodes += [["join", a]] if a == cursor else [["b-join", cursor], ["a-join", a]]
+        cursor = a
+    return nodes
+
+
+def gen_pthreads(path, n=5):
+    """A master creates n pthreads (pthread_create), then joins them in order inside pthread_join regions;
+    the last is waited for without a region (a merged join)."""
+    threads = {}
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs = one_process(trace, n + 1, lambda i: "Master thread" if i == 0 else "pthread %d" % i)
+        contingent = comm(trace, "pthread contingent", Paradigm.PTHREAD, locs, list(range(n + 1)))
+        main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        pcreate = d.region("pthread_create", region_role=RegionRole.THREAD_CREATE, paradigm=Paradigm.PTHREAD)
+        pjoin = d.region("pthread_join", region_role=RegionRole.THREAD_WAIT, paradigm=Paradigm.PTHREAD)
+        work = d.region("work", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        w = [trace.event_writer_from_location(l) for l in locs]
+        w[0].enter(100, main)
+        master = [["start", 100]]
+        ends = {}
+        for i in range(1, n + 1):
+            tc = 1000 + 100 * i
+            w[0].enter(tc, pcreate)
+            w[0].thread_create(tc + 10, contingent, i)
+            w[0].leave(tc + 20, pcreate)
+            master.append(["fork", tc + 10])
+            b = tc + 50
+            e = b + 3000 + 1500 * ((i * 7) % 5)
+            w[i].thread_begin(b, contingent, i)
+            w[i].enter(b + 5, work)
+            w[i].leave(e - 5, work)
+            w[i].thread_end(e, contingent, i)
+            threads["%d/1" % locs[i]._ref] = [["start", b], ["end", e]]
+            ends[i] = e
+        t = 6000
+        for i in range(1, n + 1):
+            if i == n:
+                wt = max(t, ends[i] + 1)
+                w[0].thread_wait(wt, contingent, i)
+                master.append(["join", wt])
+            else:
+                w[0].enter(t, pjoin)
+                wt = max(t + 5, ends[i] + 5)
+                w[0].thread_wait(wt, contingent, i)
+                w[0].leave(wt + 5, pjoin)
+                master += [["b-join", t], ["a-join", wt]]
+            t = wt + 20
+        w[0].leave(t + 100, main)
+        master.append(["end", t + 100])
+        threads["%d/0" % locs[0]._ref] = master
+    return {"origin": 100, "threads": threads}
+
+
+def gen_omp_nested(path, reps=2):
+    """Nested OpenMP: an outer team {L0, L1, L2}; L1 and L2 each fork an inner team with one more thread
+    (L3, L4). Team communicators are reused by every repetition (matched by time)."""
+    threads = {}
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs = one_process(trace, 5, lambda i: "Master thread" if i == 0 else "OpenMP thread %d" % i)
+
+        def team(name, members):
+            return comm(trace, name, Paradigm.OPENMP, locs, members)
+
+        outer, inner_a, inner_b = team("outer team", [0, 1, 2]), team("inner A", [1, 3]), team("inner B", [2, 4])
+        main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        par = d.region("!$omp parallel @nest.c:5", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
+        par2 = d.region("!$omp parallel @nest.c:9", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
+        ibar = d.region("!$omp implicit barrier @nest.c:20", region_role=RegionRole.IMPLICIT_BARRIER,
+                        paradigm=Paradigm.OPENMP)
+        work = d.region("work", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        w = [trace.event_writer_from_location(l) for l in locs]
+        key = lambda i, k: "%d/%d" % (locs[i]._ref, k)
+        w[0].enter(100, main)
+        root = [["start", 100]]
+
+        def member(i, b, begin, bar, end, comm, region):
+            w[i].thread_team_begin(b + begin, comm)
+            w[i].enter(b + begin + 1, region)
+            w[i].enter(b + begin + 2, work)
+            w[i].leave(b + bar - 1, work)
+            w[i].enter(b + bar, ibar)
+            w[i].leave(b + end - 2, ibar)
+            w[i].leave(b + end - 1, region)
+            w[i].thread_team_end(b + end, comm)
+
+        def master_fork(i, b, fork, comm, region):
+            w[i].thread_fork(b + fork, Paradigm.OPENMP, 2)
+            w[i].thread_team_begin(b + fork + 1, comm)
+            w[i].enter(b + fork + 2, region)
+
+        def master_join(i, b, bar, end, join, comm, region):
+            w[i].enter(b + bar, ibar)
+            w[i].leave(b + end - 2, ibar)
+            w[i].leave(b + end - 1, region)
+            w[i].thread_team_end(b + end, comm)
+            w[i].thread_join(b + join, Paradigm.OPENMP)
+
+        for r in range(reps):
+            b = 1000 + 3000 * r
+            master_fork(0, b, 0, outer, par)
+            # L1: outer member, master of inner A with L3.
+            w[1].thread_team_begin(b + 11, outer)
+            w[1].enter(b + 12, par)
+            master_fork(1, b, 100, inner_a, par2)
+            member(3, b, 110, 200, 600, inner_a, par2)
+            master_join(1, b, 400, 620, 630, inner_a, par2)
+            w[1].enter(b + 650, ibar)
+            w[1].leave(b + 898, ibar)
+            w[1].leave(b + 899, par)
+            w[1].thread_team_end(b + 900, outer)
+            # L2: outer member, master of inner B with L4 (which ends before L2's barrier: a merged join).
+            w[2].thread_team_begin(b + 12, outer)
+            w[2].enter(b + 13, par)
+            master_fork(2, b, 150, inner_b, par2)
+            member(4, b, 160, 250, 300, inner_b, par2)
+            master_join(2, b, 500, 520, 530, inner_b, par2)
+            w[2].enter(b + 560, ibar)
+            w[2].leave(b + 798, ibar)
+            w[2].leave(b + 799, par)
+            w[2].thread_team_end(b + 800, outer)
+            master_join(0, b, 700, 910, 920, outer, par)
+            k = r + 1
+            threads[key(1, k)] = [["start", b + 11], ["fork", b + 100]] + join_chain(b + 400, [(b + 600, 3)]) + \
+                [["end", b + 900]]
+            threads[key(2, k)] = [["start", b + 12], ["fork", b + 150]] + join_chain(b + 500, [(b + 300, 4)]) + \
+                [["end", b + 800]]
+            threads[key(3, k)] = [["start", b + 110], ["end", b + 600]]
+            threads[key(4, k)] = [["start", b + 160], ["end", b + 300]]
+            root += [["fork", b], ["fork", b]] + join_chain(b + 700, [(b + 900, 1), (b + 800, 2)])
+        w[0].leave(9000, main)
+        threads[key(0, 0)] = root + [["end", 9000]]
+    return {"origin": 100, "threads": threads}
+
+
+def gen_omp_tasks(path, n=6, cutoff=2):
+    """fib(n) with OpenMP tasks: the master creates the root task in a single region and waits at the
+    implicit barrier; the other thread runs the whole task tree in its barrier, each task creating fib(k-1)
+    and fib(k-2) (for k >= cutoff) and running them in its taskwait."""
+    tasks = []  # in creation order: {parent, k, creation, runs, first_in, complete, waits}
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs = one_process(trace, 2, lambda i: "Master thread" if i == 0 else "OpenMP thread 1")
+        team = comm(trace, "team", Paradigm.OPENMP, locs, [0, 1])
+        main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        par = d.region("!$omp parallel @fib.c:5", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
+        single = d.region("!$omp single @fib.c:6", region_role=RegionRole.SINGLE, paradigm=Paradigm.OPENMP)
+        # The root task at line 9, fib(k-1) at line 10, fib(k-2) at line 11: a task's source is its own.
+        task_r = {line: d.region("!$omp task @fib.c:%d" % line, region_role=RegionRole.TASK,
+                                 paradigm=Paradigm.OPENMP) for line in (9, 10, 11)}
+        tcreate = {line: d.region("!$omp create task @fib.c:%d" % line, region_role=RegionRole.TASK_CREATE,
+                                  paradigm=Paradigm.OPENMP) for line in (9, 10, 11)}
+        twait = d.region("!$omp taskwait @fib.c:14", region_role=RegionRole.TASK_WAIT, paradigm=Paradigm.OPENMP)
+        ibar = d.region("!$omp implicit barrier @fib.c:20", region_role=RegionRole.IMPLICIT_BARRIER,
+                        paradigm=Paradigm.OPENMP)
+        w0, w1 = [trace.event_writer_from_location(l) for l in locs]
+        generation = {0: 0, 1: 0}
+
+        def create(w, rank, t, parent, k, line):
+            generation[rank] += 1
+            key = (rank, generation[rank])
+            w.enter(t, tcreate[line])
+            w.thread_task_create(t + 2, team, rank, key[1])
+            w.leave(t + 5, tcreate[line])
+            tasks.append({"parent": parent, "k": k, "created": t + 2, "creation": 5, "runs": [], "waits": [],
+                          "key": key, "source": "fib.c:%d" % line})
+            return len(tasks) - 1
+
+        def run(i, t):
+            """Task i was switched in at t on L1; returns the time it completes (written)."""
+            me = tasks[i]
+            me["first_in"] = t
+            seg = t
+            line = int(me["source"].split(":")[1])
+            w1.enter(t + 1, task_r[line])
+            t += 2 + 10 + 3 * me["k"]
+            if me["k"] >= cutoff:
+                kids = []
+                for kk, ln in ((me["k"] - 1, 10), (me["k"] - 2, 11)):
+                    kids.append(create(w1, 1, t, i, kk, ln))
+                    t += 6
+                w1.enter(t, twait)
+                me["waits"].append(t)
+                t += 1
+                for c in kids:
+                    me["runs"].append([seg, t])
+                    w1.thread_task_switch(t, team, *tasks[c]["key"])
+                    done = run(c, t)
+                    t = done + 1
+                    w1.thread_task_switch(t, team, *me["key"])
+                    seg = t
+                t += 2
+                w1.leave(t, twait)
+            t += 20 + me["k"]
+            w1.leave(t, task_r[line])
+            t += 1
+            w1.thread_task_complete(t, team, *me["key"])
+            me["runs"].append([seg, t])
+            me["complete"] = t
+            return t
+
+        w0.enter(100, main)
+        w0.thread_fork(200, Paradigm.OPENMP, 2)
+        w0.thread_team_begin(201, team)
+        w0.enter(202, par)
+        w0.enter(210, single)
+        root = create(w0, 0, 220, None, n, 9)
+        w0.leave(240, single)
+        w0.enter(250, ibar)
+        w1.thread_team_begin(205, team)
+        w1.enter(206, par)
+        w1.enter(260, ibar)
+        w1.thread_task_switch(300, team, *tasks[root]["key"])
+        end = run(root, 300)
+        w1.thread_task_switch(end + 1, team, 1, 0)
+        w1.leave(end + 20, ibar)
+        w1.leave(end + 21, par)
+        w1.thread_team_end(end + 22, team)
+        w0.leave(end + 25, ibar)
+        w0.leave(end + 26, par)
+        w0.thread_team_end(end + 27, team)
+        w0.thread_join(end + 28, Paradigm.OPENMP)
+        w0.leave(end + 100, main)
+    for t in tasks:
+        t["exec"] = sum(b - a for a, b in t["runs"])
+        del t["key"]
+    return {"origin": 100, "tasks": tasks, "barrier_enter": 250, "join": None}
+
+
+def gen_hybrid(path, ranks=2):
+    """MPI + OpenMP: each rank (a location group) forks a team of two once; every rank is a node with its own
+    master thread."""
+    threads, nodes = {}, {}
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs, masters, _world = mpi_setup(trace, ranks, threads_per_rank=2)
+        main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        par = d.region("!$omp parallel @hyb.c:7", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
+        ibar = d.region("!$omp implicit barrier @hyb.c:9", region_role=RegionRole.IMPLICIT_BARRIER,
+                        paradigm=Paradigm.OPENMP)
+        for r in range(ranks):
+            m, wk = locs[2 * r], locs[2 * r + 1]
+            team = comm(trace, "team %d" % r, Paradigm.OPENMP, locs, [2 * r, 2 * r + 1])
+            wm, ww = trace.event_writer_from_location(m), trace.event_writer_from_location(wk)
+            b = 100 + 10 * r
+            wm.enter(b, main)
+            wm.thread_fork(b + 100, Paradigm.OPENMP, 2)
+            wm.thread_team_begin(b + 101, team)
+            wm.enter(b + 102, par)
+            ww.thread_team_begin(b + 110, team)
+            ww.enter(b + 111, par)
+            ww.enter(b + 400 + 50 * r, ibar)
+            ww.leave(b + 600, ibar)
+            ww.leave(b + 601, par)
+            ww.thread_team_end(b + 602 + r, team)
+            wm.enter(b + 300, ibar)
+            wm.leave(b + 610, ibar)
+            wm.leave(b + 611, par)
+            wm.thread_team_end(b + 612, team)
+            wm.thread_join(b + 620, Paradigm.OPENMP)
+            wm.leave(b + 1000, main)
+            threads["%d/0" % m._ref] = [["start", b], ["fork", b + 100]] + join_chain(b + 300, [(b + 602 + r, 1)]) + \
+                [["end", b + 1000]]
+            threads["%d/1" % wk._ref] = [["start", b + 110], ["end", b + 602 + r]]
+            nodes["%d/0" % m._ref] = r
+            nodes["%d/1" % wk._ref] = r
+    return {"origin": 100, "threads": threads, "nodes": nodes}
+
+
+def gen_bad(path):
+    """Unmatched events: a create nobody begins, a begin nobody created, a wait for an unknown thread, a team
+    end without a begin, a task completed that was never created; one good create/begin/end/wait."""
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs = one_process(trace, 3, lambda i: "Master thread" if i == 0 else "pthread %d" % i)
+        contingent = comm(trace, "pthread contingent", Paradigm.PTHREAD, locs, [0, 1, 2])
+        team = comm(trace, "team", Paradigm.OPENMP, locs, [0])
+        main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        w = [trace.event_writer_from_location(l) for l in locs]
+        w[0].enter(100, main)
+        w[0].thread_create(200, contingent, 1)
+        w[0].thread_create(210, contingent, 2)
+        w[1].thread_begin(300, contingent, 1)
+        w[1].thread_end(400, contingent, 1)
+        w[2].thread_begin(310, contingent, 3)
+        w[2].thread_end(410, contingent, 3)
+        w[0].thread_team_end(450, team)
+        w[0].thread_task_complete(460, team, 0, 7)
+        w[0].thread_wait(500, contingent, 1)
+        w[0].thread_wait(510, contingent, 9)
+        w[0].leave(600, main)
+    return {"origin": 100, "threads": 3, "warnings_at_least": 5}
+
+
+def gen_thread_programs(out):
+    import os
+    for name, gen in (("pthreads", gen_pthreads), ("omp_nested", gen_omp_nested), ("omp_tasks", gen_omp_tasks),
+                      ("hybrid", gen_hybrid), ("bad", gen_bad)):
+        os.makedirs(out + "/" + name, exist_ok=True)
+        expect = gen(out + "/" + name + "/trace")
+        with open(out + "/" + name + "/expect.json", "w") as f:
+            json.dump(expect, f)
+
+
 def field(v):
     if hasattr(v, "_ref"):
         return v._ref
@@ -263,6 +601,10 @@ def main(argv):
     if len(argv) >= 3 and argv[1] == "gen":
         gen_mpi(argv[2] + "/mpi")
         gen_threads(argv[2] + "/threads")
+    elif len(argv) >= 3 and argv[1] == "threads":
+        gen_thread_programs(argv[2])
+    elif len(argv) >= 4 and argv[1] == "tasks":
+        gen_omp_tasks(argv[2], n=int(argv[3]))
     elif len(argv) >= 4 and argv[1] == "big":
         gen_big(argv[2], int(argv[3]))
     elif len(argv) >= 3 and argv[1] == "dump":

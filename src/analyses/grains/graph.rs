@@ -277,7 +277,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     });
     // Groups: consecutive runs of equal (owner, joins_at).
     let mut g = GrainGraph {
-        unit: TimeUnit::Cycles,
+        unit: if p.nanoseconds { TimeUnit::Nanoseconds } else { TimeUnit::Cycles },
         grain_task: p.task.clone(),
         grain_parent: owner_of.iter().map(|&o| if o == root { NONE } else { o }).collect(),
         grain_cpu: p.cpu_id.iter().map(|c| c.unwrap_or(NONE)).collect(),

@@ -7,13 +7,14 @@ use weft::analyses::execgraph::{build, ExecGraph};
 use weft::layouts::execgraph::bundle::{scale_for_min_px, ExecFigures, REFERENCE_PLOT_PX};
 use weft::layouts::execgraph::{layout, ExecLayout, Scale};
 use weft::model::thread_events::ThreadEvents;
-use weft::readers::read_execgraph;
+use weft::readers::read_execgraph_path;
 use weft::samples::execgraph::{sample, SAMPLES};
 use weft::scene::execgraph::{scene, ExecView};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The execution-graph file (`# weft execgraph 1`); omit with --sample.
+    /// The execution-graph file (`# weft execgraph 1`), or an OTF2 trace with thread events (its anchor
+    /// `X.otf2`, its folder, or a zip/tar of it); omit with --sample.
     file: Option<PathBuf>,
     /// A built-in sample instead of a file: fib, rsa or mergesort.
     #[arg(long)]
@@ -33,9 +34,9 @@ fn load(file: Option<&Path>, sample_name: Option<&str>) -> Result<ThreadEvents, 
     match (file, sample_name) {
         (_, Some(s)) => sample(s).ok_or_else(|| format!("no sample `{s}` (samples: {})", SAMPLES.join(", ")).into()),
         (Some(f), None) => {
-            let name = f.display().to_string();
-            let bytes = std::fs::read(f).map_err(|e| format!("{name}: {e}"))?;
-            Ok(read_execgraph(&name, &bytes)?)
+            let (events, warnings) = read_execgraph_path(f)?;
+            crate::grains::print_warnings(&warnings);
+            Ok(events)
         }
         (None, None) => Err("give a FILE or --sample fib|rsa|mergesort".into()),
     }

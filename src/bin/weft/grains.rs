@@ -1,16 +1,18 @@
 //! `weft grains FILE [--json] [--thresholds paper|prototype] [--single FILE]`, and the grain-graph part of
-//! `weft render`. Reads a MIR task-stats CSV or the prototype's GraphML; prints structure, critical path
+//! `weft render`. Reads a MIR task-stats CSV, the prototype's GraphML or an OTF2 trace's task events; prints structure, critical path
 //! and problem counts. The JSON keys are a stable interface: grains, nodes, edges, critical_path_length,
 //! problems.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use weft::analyses::grains::{metrics, GrainAnalysis, Thresholds};
-use weft::readers::{read_grains, GrainInput, ReadError};
+use weft::model::Warnings;
+use weft::readers::{read_grains_path, GrainInput, ReadError};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A MIR task-stats CSV (task-stats.merged, task-stats.processed) or the prototype's GraphML.
+    /// A MIR task-stats CSV (task-stats.merged, task-stats.processed), the prototype's GraphML, or an OTF2
+    /// trace with OpenMP task events (its anchor `X.otf2`, its folder, or a zip/tar of it).
     file: PathBuf,
     /// Print JSON with stable keys instead of text.
     #[arg(long)]
@@ -27,9 +29,23 @@ pub struct Args {
 }
 
 fn read(path: &Path) -> Result<GrainInput, ReadError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
-    read_grains(&name, &bytes)
+    let (input, warnings) = read_grains_path(path)?;
+    print_warnings(&warnings);
+    Ok(input)
+}
+
+/// Warnings of interpreting a trace's thread or task events, on stderr (stdout may be JSON).
+pub fn print_warnings(w: &Warnings) {
+    if w.is_empty() {
+        return;
+    }
+    eprintln!(
+        "warning: {} thread or task events could not be paired (see below; they were left out or moved)",
+        w.total()
+    );
+    for x in w.examples() {
+        eprintln!("  {:?}: {}", x.kind, x.message);
+    }
 }
 
 pub fn thresholds(name: &str, cores: Option<u32>) -> Result<Thresholds, Box<dyn std::error::Error>> {

@@ -163,6 +163,12 @@ pub fn anchor_alone(name: &str) -> ReadError {
 /// neither (the caller then reads the file by content). Native only.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
+    read_path_full(path).map(|r| r.map(|x| x.trace))
+}
+
+/// [`read_path`], keeping the anchor and the raw threading events.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_path_full(path: &std::path::Path) -> Option<Result<Otf2Read, ReadError>> {
     use std::io::Read;
     let name = path.display().to_string();
     if path.is_dir() {
@@ -173,7 +179,7 @@ pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
                 detail: "the folder holds no OTF2 anchor file (X.otf2)".into(),
             }));
         };
-        return Some(read_archive(&anchor, &files).map_err(|e| in_folder(path, e)));
+        return Some(read_archive_full(&anchor, &files).map_err(|e| in_folder(path, e)));
     }
     let mut head = [0u8; 8];
     let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
@@ -193,7 +199,7 @@ pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
             };
             let files = FolderFiles { root: d.to_path_buf() };
             if let Some(a) = files.paths().into_iter().find(|p| !p.contains('/')) {
-                return Some(read_archive(&a, &files).map_err(|e| in_folder(d, e)));
+                return Some(read_archive_full(&a, &files).map_err(|e| in_folder(d, e)));
             }
             dir = d.parent();
         }
@@ -205,7 +211,7 @@ pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
     };
     let file = path.file_name()?.to_string_lossy().into_owned();
     let files = FolderFiles { root: dir.clone() };
-    Some(read_archive(&file, &files).map_err(|e| in_folder(&dir, e)))
+    Some(read_archive_full(&file, &files).map_err(|e| in_folder(&dir, e)))
 }
 
 /// Errors name files relative to the archive; make them paths the user can open.

@@ -96,6 +96,8 @@ function onWorkerMessage(msg) {
         return;
       }
       const s = JSON.parse(msg.summary);
+      // The file's other views (an OTF2 trace with threads or tasks) stay offered while switching among them.
+      weft.fileViews = msg.views || (pending && pending.fileView ? weft.fileViews : null);
       weft.lastSummary = s;
       weft.lastKind = msg.kind;
       hideTooltip();
@@ -335,7 +337,30 @@ function renderViewTabs() {
     b.addEventListener('click', () => switchView(v));
     nav.append(b);
   });
+  // Views of the same file that the worker builds on demand (the timeline, threads or tasks of an OTF2 trace).
+  for (const kind of weft.fileViews || []) {
+    if (kind === weft.lastKind) continue;
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.role = 'tab';
+    b.dataset.fileView = kind;
+    b.textContent = FILE_VIEW_LABELS[kind] || kind;
+    b.title = `${FILE_VIEW_LABELS[kind] || kind} of this file (built on demand)`;
+    b.setAttribute('aria-selected', 'false');
+    b.addEventListener('click', () => openFileView(kind));
+    nav.append(b);
+  }
   renderViewOptions(current);
+}
+
+const FILE_VIEW_LABELS = { trace: 'Timeline', execgraph: 'Execution graph (threads)', grains: 'Grain graph (tasks)' };
+
+function openFileView(kind) {
+  if (pending) return; // the worker holds the file's views: a restart would lose them
+  const name = ui.fileName.textContent;
+  pending = { id: nextId++, name, fileView: true };
+  setState('loading');
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'view', kind, name });
 }
 
 function switchView(v) {

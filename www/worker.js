@@ -1,7 +1,7 @@
 // The reader worker: reads a File in chunks (File.slice, never whole), feeds the wasm reader, and sends the
 // encoded model back as a transferable buffer. Any failure, a panic included, becomes an 'error' message.
 
-import init, { WorkerSession, FileSet, sample, relayout_execgraph, induce_fault, protocol_version } from './pkg/weft.js';
+import init, { WorkerSession, FileSet, sample, relayout_execgraph, induce_fault, open_view, protocol_version } from './pkg/weft.js';
 
 const ready = init();
 
@@ -22,7 +22,7 @@ async function open(id, file, chunk) {
   }
 }
 
-// `out` is {kind: 'trace' | 'execgraph', model: Uint8Array, summary: JSON string}; the model's buffer moves.
+// `out` is {kind: 'trace' | 'execgraph' | 'grains', model: Uint8Array, summary: JSON string, views?}; the model's buffer moves.
 // Several files read together (an OTF2 archive folder): each is read whole, then the set is parsed.
 async function openSet(id, name, entries) {
   const set = new FileSet(name);
@@ -45,7 +45,9 @@ async function openSet(id, name, entries) {
 function send(id, name, out, type = 'loaded') {
   const model = out.model;
   const buf = model.buffer.byteLength === model.byteLength ? model.buffer : model.slice().buffer;
-  post({ id, type, name, kind: out.kind, model: buf, summary: out.summary }, [buf]);
+  // `views`: the other views the file offers (an OTF2 trace with threads or tasks), opened with 'view'.
+  const views = out.views ? Array.from(out.views) : null;
+  post({ id, type, name, kind: out.kind, model: buf, summary: out.summary, views }, [buf]);
 }
 
 self.onmessage = async (e) => {
@@ -58,6 +60,7 @@ self.onmessage = async (e) => {
     else if (msg.type === 'open-set') await openSet(id, msg.name, msg.entries);
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'fault') induce_fault(msg.kind);
+    else if (msg.type === 'view') send(id, msg.name, open_view(msg.kind));
     else if (msg.type === 'relayout') send(id, msg.name, relayout_execgraph(msg.min_px), 'relaid');
   } catch (err) {
     const text = typeof err === 'string' ? err : (err && err.message) || String(err);

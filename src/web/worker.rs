@@ -150,11 +150,13 @@ thread_local! {
     /// The last execution graph read, so a new minimum edge length lays it out again without re-reading.
     static LAST_GRAPH: RefCell<Option<ExecGraph>> = const { RefCell::new(None) };
     /// The other views of the last OTF2 trace read (its thread events, its task profile), for [`open_view`].
-    static OTF2_VIEWS: RefCell<Otf2Views> = const { RefCell::new(Otf2Views { name: String::new(), events: None, tasks: None }) };
+    static OTF2_VIEWS: RefCell<Otf2Views> = const { RefCell::new(Otf2Views { name: String::new(), trace: None, events: None, tasks: None }) };
 }
 
 struct Otf2Views {
     name: String,
+    /// Kept only when the trace offers another view too, so the page can come back to the timeline.
+    trace: Option<Trace>,
     events: Option<ThreadEvents>,
     tasks: Option<MirProfile>,
 }
@@ -176,11 +178,13 @@ fn otf2_loaded(name: &str, read: Otf2Read) -> Result<JsValue, JsValue> {
         .iter()
         .filter_map(|&(has, v)| has.then_some(v))
         .collect();
-    OTF2_VIEWS.with(|v| *v.borrow_mut() = Otf2Views { name: name.to_string(), events, tasks });
-    let first = match views.first() {
-        Some(&"trace") => trace_loaded(trace),
-        Some(&kind) => open_view(kind)?,
-        None => {
+    let timeline_out = (views.first() == Some(&"trace")).then(|| trace_loaded(trace));
+    let trace = (timeline && views.len() > 1).then_some(read.trace);
+    OTF2_VIEWS.with(|v| *v.borrow_mut() = Otf2Views { name: name.to_string(), trace, events, tasks });
+    let first = match (timeline_out, views.first()) {
+        (Some(out), _) => out,
+        (None, Some(&kind)) => open_view(kind)?,
+        (None, None) => {
             return Err(JsValue::from_str(&format!(
                 "{name}: the trace holds no intervals, instants, counters or thread events to show"
             )))
@@ -194,12 +198,14 @@ fn otf2_loaded(name: &str, read: Otf2Read) -> Result<JsValue, JsValue> {
     Ok(first)
 }
 
-/// Open another view of the last OTF2 trace read: "execgraph" (its threads) or "grains" (its tasks).
+/// Open another view of the last OTF2 trace read: "trace" (its timeline, when it offers another view too),
+/// "execgraph" (its threads) or "grains" (its tasks).
 #[wasm_bindgen]
 pub fn open_view(kind: &str) -> Result<JsValue, JsValue> {
     OTF2_VIEWS.with(|v| {
         let v = v.borrow();
         match kind {
+            "trace" => Ok(trace_loaded(v.trace.as_ref().ok_or("the last trace read is not kept for its timeline")?)),
             "execgraph" => {
                 let ev = v.events.as_ref().ok_or("the last trace read has no thread events")?;
                 let graph = build(ev).map_err(|e| JsValue::from_str(&format!("{}: {e}", v.name)))?;
@@ -209,7 +215,7 @@ pub fn open_view(kind: &str) -> Result<JsValue, JsValue> {
                 let p = v.tasks.as_ref().ok_or("the last trace read has no task events")?;
                 grains_from_input(&v.name, &GrainInput::Profile(p.clone()))
             }
-            other => Err(JsValue::from_str(&format!("no view named '{other}' (execgraph or grains)"))),
+            other => Err(JsValue::from_str(&format!("no view named '{other}' (trace, execgraph or grains)"))),
         }
     })
 }

@@ -1,0 +1,72 @@
+// An OTF2 trace of a threaded program offers its other views in the page: the timeline first, then the
+// execution graph of its threads and the grain graph of its tasks as tabs built on demand by the worker;
+// their figures equal the CLI's on the same archive, and the timeline comes back. Archives come from the
+// official OTF2 writer (the test set-up's .venv).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startServer, openPage, waitReady, screenshot, repoRoot, outDir } from './harness.mjs';
+
+const weft = (...args) => JSON.parse(execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', ...args], { cwd: repoRoot }).toString());
+
+test('threads and tasks of an OTF2 trace open as views of it', { timeout: 300_000 }, async (t) => {
+  const py = path.join(repoRoot, '.venv/bin/python');
+  if (!fs.existsSync(py)) {
+    console.log('SKIPPED OTF2 thread views: .venv with the official otf2 package is missing (run scripts/setup.sh --browser)');
+    t.skip('no .venv');
+    return;
+  }
+  const dir = path.join(outDir, 'otf2-threads');
+  fs.rmSync(dir, { recursive: true, force: true });
+  execFileSync(py, [path.join(repoRoot, 'tests/oracle/otf2_oracle.py'), 'threads', dir]);
+  const hybrid = path.join(dir, 'hybrid/trace');
+  const tasks = path.join(dir, 'omp_tasks/trace');
+  const { server, url } = await startServer();
+  const { browser, page, problems } = await openPage('webgpu', url);
+  const state = () => page.evaluate(() => ({ kind: window.weft.lastKind, views: window.weft.fileViews, s: window.weft.lastSummary, loads: window.weft.loads }));
+  try {
+    // MPI + OpenMP: a timeline with intervals, and the execution graph of its threads.
+    await page.setInputFiles('#folder-input', hybrid);
+    await waitReady(page, 2);
+    let st = await state();
+    assert.equal(st.kind, 'trace');
+    assert.deepEqual(st.views, ['trace', 'execgraph']);
+    const info = weft('info', '--json', hybrid);
+    assert.equal(st.s.intervals, info.intervals);
+    await page.click('button[data-file-view="execgraph"]');
+    await waitReady(page, 3);
+    st = await state();
+    assert.equal(st.kind, 'execgraph');
+    const eg = weft('execgraph', '--json', hybrid);
+    for (const k of ['threads', 'nodes', 'columns', 'crossings']) assert.equal(st.s[k], eg[k], `execgraph ${k}`);
+    await screenshot(page, 'otf2-hybrid-execgraph');
+    // Back to the timeline of the same file.
+    await page.click('button[data-file-view="trace"]');
+    await waitReady(page, 4);
+    st = await state();
+    assert.equal(st.kind, 'trace');
+    assert.equal(st.s.intervals, info.intervals);
+
+    // OpenMP tasks: the grain graph of its tasks.
+    await page.setInputFiles('#folder-input', tasks);
+    await waitReady(page, 5);
+    st = await state();
+    assert.ok(st.views.includes('grains'), `views: ${st.views}`);
+    if (st.kind !== 'grains') {
+      await page.click('button[data-file-view="grains"]');
+      await waitReady(page, 6);
+      st = await state();
+    }
+    assert.equal(st.kind, 'grains');
+    const gr = weft('grains', '--json', tasks);
+    for (const k of ['grains', 'nodes', 'edges', 'critical_path_length']) assert.equal(st.s[k], gr[k], `grains ${k}`);
+    assert.deepEqual(st.s.problems, gr.problems);
+    await screenshot(page, 'otf2-tasks-grains');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});

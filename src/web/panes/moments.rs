@@ -3,7 +3,7 @@
 //! and 5). Moments are recomputed when the busy definition changes (linear in intervals: milliseconds for
 //! a million).
 
-use super::{Hover, Pane};
+use super::{num, Hover, Pane};
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};
 use crate::analyses::moments::{hover_text, moments_of_busy, sort_moments, LocationMoments, MomentKey, TimeWindow};
 use crate::model::{LocationId, Trace};
@@ -205,6 +205,20 @@ impl Pane for MomentsPane {
         if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
             self.view.t0_ns = t0_ns;
             self.view.t1_ns = t1_ns;
+        }
+    }
+    fn restore(&mut self, s: &serde_json::Value) {
+        if let (Some(t0), Some(t1)) = (num(s, "t0_ns"), num(s, "t1_ns")) {
+            self.set_time_range(t0, t1);
+        }
+        if let Some(h) = num(s, "row_height_px") {
+            let (_, y0, _, y1) = self.view.plot_rect();
+            let fit = (y1 - y0) / self.rows.len().max(1) as f32;
+            self.view.row_height_px = (h as f32).clamp(fit.min(1.0), 200.0);
+        }
+        if let Some(first) = num(s, "first_row") {
+            self.view.first_row = 0.0;
+            self.scroll((first * self.view.row_height_px as f64) as f32);
         }
     }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {

@@ -1,6 +1,6 @@
 //! The timeline pane: every location's intervals on one time axis (scene::timeline does the drawing).
 
-use super::{Hover, Pane};
+use super::{num, Hover, Pane};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::Trace;
 use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
@@ -110,6 +110,14 @@ impl Pane for TimelinePane {
         if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
             self.view.t0_ns = t0_ns;
             self.view.t1_ns = t1_ns;
+        }
+    }
+    fn restore(&mut self, s: &serde_json::Value) {
+        if let (Some(t0), Some(t1)) = (num(s, "t0_ns"), num(s, "t1_ns")) {
+            self.set_time_range(t0, t1);
+        }
+        if let Some(y) = num(s, "scroll_y") {
+            self.view.scroll_by(y as f32 - self.view.scroll_y, &self.layout);
         }
     }
 }

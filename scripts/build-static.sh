@@ -46,6 +46,9 @@ awk -v version="$version" -v list="$list" '
   /^const SHELL = \[\];/ { print "const SHELL = [\n" list "\n];"; next }
   { print }' www/sw.js > "$out/sw.js"
 grep -q "const VERSION = \"$version\"" "$out/sw.js" || { echo "build-static: www/sw.js has no VERSION line" >&2; exit 1; }
+# The page registers the service worker only when it finds this (the development server has no sw.js).
+sed -i "s|<meta charset=\"utf-8\">|<meta charset=\"utf-8\">\n<meta name=\"weft-build\" content=\"$version\">|" "$out/index.html"
+grep -q 'name="weft-build"' "$out/index.html" || { echo "build-static: index.html has no <meta charset> to follow" >&2; exit 1; }
 
 touch "$out/.nojekyll" "$out/.weft-static"
 echo "static build in $out (version $version): $(du -sh "$out" | cut -f1), $(echo $files | wc -w) files"

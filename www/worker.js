@@ -2,6 +2,7 @@
 // encoded model back as a transferable buffer. Any failure, a panic included, becomes an 'error' message.
 
 import init, { WorkerSession, FileSet, sample, relayout_execgraph, protocol_version } from './pkg/weft.js';
+import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
 
@@ -17,6 +18,19 @@ async function open(id, file, chunk) {
     }
     post({ id, type: 'progress', phase: 'parsing', done: file.size, total: file.size });
     send(id, file.name, session.finish());
+  } finally {
+    session.free();
+  }
+}
+
+// A trace from a URL: the response body streams into the same session a file feeds.
+async function openUrl(id, url) {
+  const name = nameOfUrl(url);
+  const session = new WorkerSession(name, 0);
+  try {
+    const size = await streamUrl(url, session, (done, total) => post({ id, type: 'progress', phase: 'downloading', done, total: Math.max(total, done) }));
+    post({ id, type: 'progress', phase: 'parsing', done: size, total: size });
+    send(id, name, session.finish());
   } finally {
     session.free();
   }
@@ -55,13 +69,14 @@ self.onmessage = async (e) => {
     if (!msg || msg.v !== protocol_version()) throw new Error('unknown protocol version');
     if (msg.type === 'open') await open(id, msg.file, msg.chunk || (4 << 20));
     else if (msg.type === 'open-set') await openSet(id, msg.name, msg.entries);
+    else if (msg.type === 'fetch') await openUrl(id, msg.url);
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'relayout') send(id, msg.name, relayout_execgraph(msg.min_px), 'relaid');
   } catch (err) {
     const text = typeof err === 'string' ? err : (err && err.message) || String(err);
     // A wasm trap (panic, out of memory) leaves the instance unusable: ask the page for a fresh worker.
-    const fatal = err instanceof WebAssembly.RuntimeError || /unreachable|out of memory/i.test(text);
-    const name = msg && msg.file ? msg.file.name : (msg && msg.name) || 'file';
+    const fatal = !(err instanceof FetchError) && (err instanceof WebAssembly.RuntimeError || /unreachable|out of memory/i.test(text));
+    const name = msg && msg.file ? msg.file.name : msg && msg.url ? nameOfUrl(msg.url) : (msg && msg.name) || 'file';
     post({ id, type: 'error', fatal, message: fatal ? `${name}: the reader failed (${text}). It has been restarted.` : text });
   }
 };

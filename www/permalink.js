@@ -103,15 +103,16 @@ export function initPermalinks(app, initial) {
   if (button) {
     button.addEventListener('click', async () => {
       write();
-      const note = weft.source ? 'Link copied' : 'Link copied (it holds the view; the file must be opened again)';
+      let note = weft.source ? 'Link copied' : 'Link copied (it holds the view; the file must be opened again)';
       try {
         await navigator.clipboard.writeText(location.href);
-        button.textContent = '✓ copied';
+        button.textContent = '✓';
       } catch {
-        button.textContent = 'copy failed: use the address bar';
+        button.textContent = '✗';
+        note = 'Copying was refused: the address bar holds the same link';
       }
       button.title = note;
-      setTimeout(() => { button.textContent = 'Copy link'; }, 1500);
+      setTimeout(() => { button.textContent = 'Link'; }, 1500);
     });
   }
   weft.permalink = { write, capture: () => capture(weft, carried).toString() };

@@ -98,7 +98,7 @@ pub fn dark(c: Rgba) -> Rgba {
     }
     let (r, g, b, a) = ((c >> 24) & 0xff, (c >> 16) & 0xff, (c >> 8) & 0xff, c & 0xff);
     let base = [BACKGROUND, TEXT, TEXT_MUTED, GRID, ROW_ALT].contains(&(c | 0xff));
-    if !base && r.max(g).max(b) - r.min(g).min(b) > 4 {
+    if !base && r.max(g).max(b) - r.min(g).min(b) > 10 {
         return c;
     }
     const DARKEST: u32 = 0x17;

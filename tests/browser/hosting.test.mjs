@@ -23,8 +23,9 @@ before(() => {
 function traceServer(files, { cors }) {
   const server = http.createServer((req, res) => {
     const body = files[new URL(req.url, 'http://x').pathname];
-    if (!body) { res.writeHead(404).end('not found'); return; }
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, ...(cors ? { 'access-control-allow-origin': '*' } : {}) });
+    const allow = cors ? { 'access-control-allow-origin': '*' } : {};
+    if (!body) { res.writeHead(404, allow).end('not found'); return; }
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, ...allow });
     let at = 0;
     const step = Math.ceil(body.length / 8);
     const next = () => {

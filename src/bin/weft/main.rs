@@ -5,6 +5,7 @@ mod execgraph;
 mod grains;
 mod info;
 mod moments;
+mod picture;
 mod render;
 mod render_moments;
 
@@ -28,7 +29,7 @@ enum Command {
     Execgraph(execgraph::Args),
     /// Grain graph of an OpenMP program (MIR task stats or GraphML): structure, span, problems.
     Grains(grains::Args),
-    /// Write a view as SVG, for documentation.
+    /// Write a view as SVG or PNG (by the output's extension), for documentation.
     Render(render::Args),
 }
 

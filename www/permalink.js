@@ -31,6 +31,7 @@ export function capture(weft, carried) {
   p.set('view', st.view);
   for (const [k, key] of Object.entries(GEOMETRY)) if (Number.isFinite(st[key])) p.set(k, fmt(st[key]));
   if (st.viewport) for (const [k, key] of Object.entries(VIEWPORT)) if (Number.isFinite(st.viewport[key])) p.set(k, fmt(st.viewport[key]));
+  if (st.locations) p.set('locations', st.locations);
   if (st.view === 'moments') {
     p.set('busy', st.busy);
     p.set('sort', st.sort);
@@ -50,7 +51,7 @@ export function restore(app, p) {
   const view = p.get('view');
   if (view && view !== v.view() && v.views().includes(view)) app.switchView(view);
   const shown = v.view();
-  const options = shown === 'moments' ? ['busy', 'sort', 'color'] : shown === 'grains' ? ['thresholds', 'problem'] : [];
+  const options = { moments: ['locations', 'busy', 'sort', 'color'], timeline: ['locations'], grains: ['thresholds', 'problem'] }[shown] || [];
   for (const k of options) if (p.has(k)) app.configure(k, p.get(k));
   const state = {};
   for (const [k, key] of Object.entries(GEOMETRY)) if (p.has(k)) state[key] = Number(p.get(k));
@@ -74,7 +75,9 @@ export function initPermalinks(app, initial) {
   const carried = new URLSearchParams();
   for (const k of CARRIED) if (initial.has(k)) carried.set(k, initial.get(k));
   // The link's view is applied once, to the first load that matches it.
-  let waiting = initial.has('view') ? initial : null;
+  const STATE_KEYS = ['view', 'select', 'locations', 'busy', 'sort', 'color', 'problem', 'thresholds', ...Object.keys(GEOMETRY), ...Object.keys(VIEWPORT)];
+  const hasState = (p) => STATE_KEYS.some((k) => p.has(k));
+  let waiting = hasState(initial) ? initial : null;
   const write = () => {
     if (!weft.viewer || weft.state !== 'ready') return;
     const hash = capture(weft, carried).toString();
@@ -95,7 +98,7 @@ export function initPermalinks(app, initial) {
     const p = linkParams(location);
     if (p.toString() === capture(weft, carried).toString()) return;
     if (matches(p, weft.source)) { restore(app, p); write(); return; }
-    waiting = p.has('view') ? p : null;
+    waiting = hasState(p) ? p : null;
     if (p.has('trace')) app.openUrl(new URL(p.get('trace'), location.href).href);
     else if (p.has('sample')) app.openSample(p.get('sample'));
   });

@@ -8,7 +8,8 @@ import http from 'node:http';
 import path from 'node:path';
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { repoRoot, outDir, openPage, waitReady, screenshot, viewState } from './harness.mjs';
+import { chromium } from 'playwright-core';
+import { repoRoot, outDir, openPage, waitReady, screenshot, viewState, BACKENDS } from './harness.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { gridTrace } from './fixtures.mjs';
 
@@ -236,5 +237,71 @@ test('themes follow the system and reach the canvas; shortcut overlay; recent fi
   } finally {
     await browser.close();
     await stop(server);
+  }
+});
+
+/** Wait until the viewer inside `frame` has loaded (or failed). */
+async function frameReady(frame) {
+  await frame.waitForFunction(() => window.weft && (window.weft.loads >= 1 || window.weft.state === 'error'), null, { timeout: 60_000 });
+  await frames(frame);
+  return frame.evaluate(() => ({
+    state: window.weft.state, errors: window.weft.errors, view: window.weft.viewer.view(), theme: window.weft.theme,
+    bare: document.body.classList.contains('bare'), barShown: !!document.getElementById('bar').offsetParent,
+    st: window.weft.viewer.view_state(), name: document.getElementById('file-name').textContent,
+  }));
+}
+
+test('embed.js turns a div on another site into a viewer with its options; the example page works', { timeout: 180_000 }, async () => {
+  const grid = gridTrace();
+  const traces = await traceServer({ '/grid.json': grid.bytes }, { cors: true });
+  const { server, url } = await staticServer();
+  const hostDir = path.join(outDir, 'embed-host');
+  fs.mkdirSync(hostDir, { recursive: true });
+  const t0 = 150_000, t1 = 600_000;
+  fs.writeFileSync(path.join(hostDir, 'index.html'), `<!doctype html><meta charset="utf-8"><title>host</title>
+<h1>Someone's documentation</h1>
+<div id="a" data-weft-trace="${traces.base}/grid.json" data-weft-view="moments" data-weft-theme="dark"
+     data-weft-range="${t0},${t1}" data-weft-locations="Rank 1 / *" data-weft-height="300px"></div>
+<div id="b" data-weft-sample="fib" data-weft-view="execgraph" data-weft-chrome="show" data-weft-theme="light"></div>
+<script src="${url}www/embed.js"></script>`);
+  const host = await serve({ root: hostDir });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: BACKENDS.webgpu.args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`http://127.0.0.1:${host.address().port}/`);
+    await page.waitForFunction(() => document.querySelectorAll('iframe').length === 2);
+    const srcA = await page.getAttribute('#a iframe', 'src');
+    assert.ok(srcA.startsWith(url), srcA);
+    const a = await frameReady(await (await page.$('#a iframe')).contentFrame());
+    assert.equal(a.state, 'ready', a.errors.join('; '));
+    assert.equal(a.name, 'grid.json');
+    assert.equal(a.view, 'moments');
+    assert.equal(a.theme, 'dark');
+    assert.ok(a.bare && !a.barShown, 'the chrome is hidden');
+    assert.equal(a.st.t0_ns, t0);
+    assert.equal(a.st.t1_ns, t1);
+    assert.deepEqual(a.st.rows.map((r) => r.name).sort(), ['Rank 1 / worker 1.0', 'Rank 1 / worker 1.1'], 'location filter');
+    const b = await frameReady(await (await page.$('#b iframe')).contentFrame());
+    assert.equal(b.view, 'execgraph');
+    assert.equal(b.theme, 'light');
+    assert.ok(!b.bare && b.barShown, 'data-weft-chrome="show" keeps the bars');
+    await page.screenshot({ path: path.join(outDir, 'hosting-embed.png') });
+
+    // The example page in the repository (shipped in the static build): every viewer on it opens.
+    await page.goto(`${url}www/embed-example.html`);
+    await page.waitForFunction(() => document.querySelectorAll('iframe').length === 3);
+    const shown = [];
+    for (const f of await page.$$('iframe')) shown.push(await frameReady(await f.contentFrame()));
+    assert.deepEqual(shown.map((x) => x.view), ['moments', 'timeline', 'execgraph']);
+    assert.deepEqual([shown[1].st.t0_ns, shown[1].st.t1_ns], [20e6, 60e6], 'the range option of a div without a view');
+    await page.screenshot({ path: path.join(outDir, 'hosting-embed-example.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await stop(host);
+    await stop(server);
+    await stop(traces.server);
   }
 });

@@ -90,8 +90,8 @@ pub fn text_on(bg: Rgba) -> Rgba {
 }
 
 /// The dark theme's version of a colour: the theme's base colours and neutral greys (background, text, grid, row
-/// stripes, black marks) turn around
-/// between a dark background and light text; hues, which carry meaning (regions, paradigms, problems), stay.
+/// stripes, black marks) turn around between a dark background and light text; hues, which carry meaning
+/// (regions, paradigms, problems), stay, but for the darkest, which are lifted.
 pub fn dark(c: Rgba) -> Rgba {
     if c == INK_ON_LIGHT_FILL || c == INK_ON_DARK_FILL {
         return c;
@@ -99,7 +99,12 @@ pub fn dark(c: Rgba) -> Rgba {
     let (r, g, b, a) = ((c >> 24) & 0xff, (c >> 16) & 0xff, (c >> 8) & 0xff, c & 0xff);
     let base = [BACKGROUND, TEXT, TEXT_MUTED, GRID, ROW_ALT].contains(&(c | 0xff));
     if !base && r.max(g).max(b) - r.min(g).min(b) > 10 {
-        return c;
+        // A hue keeps its meaning; only the darkest (busy bars, message arrows) are lifted off the background.
+        if (299 * r + 587 * g + 114 * b) / 1000 >= 80 {
+            return c;
+        }
+        let lift = |v: u32| v + (255 - v) * 2 / 5;
+        return (lift(r) << 24) | (lift(g) << 16) | (lift(b) << 8) | a;
     }
     const DARKEST: u32 = 0x17;
     const LIGHTEST: u32 = 0xe6;
@@ -145,6 +150,11 @@ mod tests {
         assert_eq!(dark(FLOW) & 0xff, FLOW & 0xff, "alpha is kept");
         for c in CATEGORICAL {
             assert_eq!(dark(c), c);
+        }
+        // Dark hues (the utilization's busy blue, message arrows) are lifted off the dark background.
+        for c in [rgba(0x2b, 0x4a, 0x6f, 0xff), rgba(0x20, 0x20, 0x80, 0xa0)] {
+            assert!(luma(dark(c)) >= luma(c) + 40, "{c:08x} -> {:08x}", dark(c));
+            assert_eq!(dark(c) & 0xff, c & 0xff);
         }
         // Text on a fill keeps its contrast with the fill, which does not change.
         for c in CATEGORICAL {

@@ -111,3 +111,17 @@ fn gzipped_prv_reads_like_the_plain_one() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(named.str(named.processes.name[1]), "rank 1");
 }
+
+/// A few header bytes declaring a million threads must not build a million threads (found slow by fuzzing:
+/// 150 MB and 3 ms an input): a file declares at most one thread per byte of it, beyond a floor of 4,096.
+#[test]
+fn headers_declaring_more_threads_than_the_file_can_describe_are_refused() {
+    let tiny = b"#Paraver (01/01/2026 at 00:00):1000_ns:1(4):1:1(900000:1)\n1:1:1:1:1:0:10:1\n";
+    let err = read("tiny.prv", tiny, None, None).unwrap_err().to_string();
+    assert!(err.starts_with("tiny.prv"), "{err}");
+    assert!(err.contains("more threads than a file of 75 bytes can describe"), "{err}");
+    // 4,096 threads are fine in any file, and one thread per byte beyond that.
+    let ok = b"#Paraver (01/01/2026 at 00:00):1000_ns:1(4):1:1(4096:1)\n1:1:1:1:4096:0:10:1\n";
+    let trace = read("ok.prv", ok, None, None).unwrap();
+    assert_eq!(trace.locations.len(), 4096, "every declared thread is a row, as in Paraver");
+}

@@ -5,6 +5,8 @@
 import { initHosting } from './hosting.js';
 import { nameOfUrl } from './open-url.js';
 
+import { GrainPanel } from './grain-panel.js';
+
 const $ = (id) => document.getElementById(id);
 const PROTOCOL = 1;
 const CHUNK = 4 << 20;
@@ -219,6 +221,13 @@ function openSample(name = 'timeline') {
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'sample', name, title: SAMPLES[name] });
 }
 
+// For the fault-recovery tests: crash the reader worker the way a bug would ('panic' or 'oom').
+weft.induceFault = (kind) => {
+  pending = { id: nextId++, name: `fault ${kind}` };
+  setState('loading');
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fault', kind, name: `fault ${kind}` });
+};
+
 function relayout(minPx) {
   pending = { id: nextId++, name: 'relayout' };
   setState('loading');
@@ -282,6 +291,7 @@ function wireInput(canvas) {
   canvas.addEventListener('pointerleave', () => { hideTooltip(); v().clear_hover(); mouseX = null; });
   window.onkeydown = (e) => {
     if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (weft.grainPanel && weft.grainPanel.onKey(e)) { e.preventDefault(); hideTooltip(); return; }
     const w = canvas.clientWidth;
     const cx = mouseX ?? (200 + (w - 200) / 2);
     switch (e.key.toLowerCase()) {
@@ -371,6 +381,7 @@ function renderViewOptions(view) {
   const box = $('view-options');
   box.replaceChildren();
   const st = weft.viewer.view_state();
+  if (weft.grainPanel) weft.grainPanel.update(view);
   if (view === 'execgraph') {
     const px = document.createElement('input');
     px.type = 'number'; px.min = '1'; px.max = '200'; px.value = '8'; px.style.width = '4em';
@@ -390,13 +401,6 @@ function renderViewOptions(view) {
     const views = [['structure', 'structure'], ...st.problems.map((p) => [p.metric, `${p.metric.replaceAll('_', ' ')} (${p.count.toLocaleString()})`])];
     box.append(select('view', views, st.problem || 'structure', (v) => { configure('problem', v); renderViewOptions('grains'); }));
     box.append(select('thresholds', [['paper', 'papers'], ['prototype', 'prototype']], st.thresholds, (v) => { configure('thresholds', v); renderViewOptions('grains'); }));
-    const find = document.createElement('input');
-    find.id = 'grain-search';
-    find.type = 'search';
-    find.placeholder = 'find task, function, line';
-    find.size = 18;
-    find.addEventListener('keydown', (e) => { if (e.key === 'Enter' && find.value) configure('locate', find.value); });
-    box.append(find);
     if (!st.problem) box.append(select('colour', [['outline_function', 'by function'], ['source_line', 'by source line']], 'outline_function', (v) => configure('color', v)));
     return;
   }
@@ -528,6 +532,8 @@ async function main() {
   weft.backend = built.viewer.backend();
   ui.backend.textContent = weft.backend;
   wireInput(built.canvas);
+  weft.grainPanel = new GrainPanel({ viewer: built.viewer, canvas: built.canvas, root: $('grain-panel'), help: $('help-grains'),
+    onConfigure: (k, v) => { configure(k, v); renderViewOptions('grains'); }, onError: showError });
   new ResizeObserver(resize).observe(ui.stage);
   resize();
   requestAnimationFrame(loop);

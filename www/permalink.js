@@ -1,5 +1,6 @@
-// Permalinks: the view state (what is open, view, time range, zoom, scroll, view options, problem view) lives
-// in the URL hash, e.g. #sample=fib&view=execgraph&ex=-120&et=0&en=2500. The hash is rewritten (replaceState,
+// Permalinks: the view state (what is open, view, time range, zoom, scroll, view options, problem view, the
+// selected grain) lives in the URL hash, e.g. #sample=fib&view=execgraph&ex=-120&et=0&en=2500. The hash is
+// rewritten (replaceState,
 // no history spam) shortly after each interaction, and restored when the page opens with one. Embed options
 // (theme, chrome, select) ride along unchanged. Only numbers and names of options go into the hash.
 
@@ -40,6 +41,7 @@ export function capture(weft, carried) {
   if (st.view === 'grains') {
     p.set('problem', st.problem || 'structure');
     p.set('thresholds', st.thresholds);
+    if (st.selected) p.set('sel', String(st.selected.grain));
   }
   for (const k of CARRIED) if (carried.has(k)) p.set(k, carried.get(k));
   return p;
@@ -59,8 +61,24 @@ export function restore(app, p) {
   for (const [k, key] of Object.entries(VIEWPORT)) if (p.has(k)) vp[key] = Number(p.get(k));
   if (Object.keys(vp).length) state.viewport = vp;
   v.restore_state(JSON.stringify(state));
-  if (shown === 'grains' && p.get('select')) app.configure('locate', p.get('select'));
+  if (shown === 'grains') selectGrain(app, p);
   app.renderViewTabs();
+}
+
+/** The grain a link selects: `sel` (a grain index, as saved) or `select` (an embed's search: task id, function,
+ *  source line; the first match is selected and centred). The grain panel shows its properties. */
+function selectGrain(app, p) {
+  const v = app.weft.viewer;
+  let grain = p.has('sel') ? Number(p.get('sel')) : undefined;
+  let locate = false;
+  if (grain === undefined && p.get('select') && typeof v.grain_search === 'function') {
+    const hits = v.grain_search(p.get('select'));
+    if (hits && hits.grain && hits.grain.length) { grain = hits.grain[0]; locate = true; }
+    else app.showError(`No grain matches “${p.get('select')}”.`);
+  }
+  if (!Number.isInteger(grain) || grain < 0) return;
+  if (app.weft.grainPanel) app.weft.grainPanel.select(grain, locate);
+  else v.select_grain(grain, locate);
 }
 
 /** Does a finished load match what the link names (a URL, a sample, or a file opened by hand)? */
@@ -75,7 +93,7 @@ export function initPermalinks(app, initial) {
   const carried = new URLSearchParams();
   for (const k of CARRIED) if (initial.has(k)) carried.set(k, initial.get(k));
   // The link's view is applied once, to the first load that matches it.
-  const STATE_KEYS = ['view', 'select', 'locations', 'busy', 'sort', 'color', 'problem', 'thresholds', ...Object.keys(GEOMETRY), ...Object.keys(VIEWPORT)];
+  const STATE_KEYS = ['view', 'select', 'sel', 'locations', 'busy', 'sort', 'color', 'problem', 'thresholds', ...Object.keys(GEOMETRY), ...Object.keys(VIEWPORT)];
   const hasState = (p) => STATE_KEYS.some((k) => p.has(k));
   let waiting = hasState(initial) ? initial : null;
   const write = () => {

@@ -1,7 +1,7 @@
 // The reader worker: reads a File in chunks (File.slice, never whole), feeds the wasm reader, and sends the
 // encoded model back as a transferable buffer. Any failure, a panic included, becomes an 'error' message.
 
-import init, { WorkerSession, FileSet, sample, relayout_execgraph, protocol_version } from './pkg/weft.js';
+import init, { WorkerSession, FileSet, sample, relayout_execgraph, induce_fault, protocol_version } from './pkg/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
@@ -42,6 +42,7 @@ async function openSet(id, name, entries) {
   const set = new FileSet(name);
   try {
     const total = entries.reduce((n, e) => n + e.file.size, 0);
+    set.admit(total);
     let done = 0;
     for (const { path, file } of entries) {
       set.add(path, new Uint8Array(await file.arrayBuffer()));
@@ -71,6 +72,7 @@ self.onmessage = async (e) => {
     else if (msg.type === 'open-set') await openSet(id, msg.name, msg.entries);
     else if (msg.type === 'fetch') await openUrl(id, msg.url);
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
+    else if (msg.type === 'fault') induce_fault(msg.kind);
     else if (msg.type === 'relayout') send(id, msg.name, relayout_execgraph(msg.min_px), 'relaid');
   } catch (err) {
     const text = typeof err === 'string' ? err : (err && err.message) || String(err);

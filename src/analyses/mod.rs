@@ -1,6 +1,7 @@
 //! Analyses: questions asked of a whole trace (summaries, moments, graphs). Pure functions of the model;
 //! no layout, no drawing.
 
+pub mod aggregate;
 pub mod busy;
 pub mod execgraph;
 pub mod grains;

@@ -1,5 +1,6 @@
 //! Layouts: positions in abstract units (rows, columns, layers) computed from the model and analyses. No pixels, no colours: the scene turns a layout and a viewport into instances.
 
+pub mod aggregate;
 pub mod execgraph;
 pub mod grain_bundle;
 pub mod grains;

@@ -4,6 +4,7 @@
 //! malformed file gives a [`ReadError`] naming the file and position, or warnings and a partial trace.
 
 pub mod archive;
+pub mod budget;
 pub mod chrome;
 pub mod execgraph_text;
 pub mod graphml;
@@ -34,6 +35,9 @@ pub enum ReadError {
     Unsupported { file: String, format: &'static str },
     #[error("{file}: cancelled")]
     Cancelled { file: String },
+    /// Past what the reader may hold in memory ([`budget::Budget`]); `detail` gives the size and the limit.
+    #[error("{file}: too large: {detail}")]
+    TooLarge { file: String, detail: String },
 }
 
 /// Read a whole file held in memory, whatever its format. `name` is used in messages only. Zip, tar and

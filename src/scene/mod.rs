@@ -4,6 +4,7 @@
 //! renderer draws its rects and lines as two instanced draw calls; the SVG writer turns the same scene into
 //! a document for export. No GPU or web types here: scenes are built and tested natively.
 
+pub mod aggregate;
 pub mod axis;
 pub mod execgraph;
 pub mod grains;

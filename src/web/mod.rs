@@ -3,6 +3,7 @@
 //! www/ only forwards events and fills DOM panels; everything that knows about traces is here or below.
 
 mod bench;
+mod grain_panel;
 mod overlay;
 mod panes;
 mod viewer;

@@ -53,7 +53,7 @@ fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-fn to_js<T: Serialize>(v: &T) -> JsValue {
+pub(super) fn to_js<T: Serialize>(v: &T) -> JsValue {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
 }
 
@@ -319,5 +319,14 @@ impl Viewer {
     /// The shown view as an SVG document.
     pub fn export_svg(&self) -> String {
         to_svg(&self.scene())
+    }
+}
+
+impl Viewer {
+    /// The grain-graph pane shown, for the grain panel's methods (src/web/grain_panel.rs); marks the view for
+    /// redrawing.
+    pub(super) fn grains_pane(&mut self) -> Result<&mut GrainsPane, JsValue> {
+        self.dirty = true;
+        self.panes.get_mut(self.active).and_then(|p| p.as_grains()).ok_or_else(|| "no grain graph is shown".into())
     }
 }

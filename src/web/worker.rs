@@ -9,6 +9,7 @@ use crate::layouts::execgraph::Scale;
 use crate::layouts::grain_bundle::GrainBundle;
 use crate::layouts::grains::{layout as grain_layout, LayoutParams};
 use crate::model::{codec, Trace};
+use crate::readers::budget::Budget;
 use crate::readers::chrome::ChromeStreamReader;
 use crate::readers::otf2::MemoryFiles;
 use crate::readers::{self, archive, paraver, ReadError, Sniffed};
@@ -50,14 +51,18 @@ impl WorkerSession {
     /// The next chunk of the file, in order.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
         if let Reading::Start = self.reading {
-            self.reading = match readers::sniff(chunk) {
-                Sniffed::Gzip
-                    if archive::is_tar(&archive::gunzip_head(chunk, 512)) || paraver::is_gzipped_prv(chunk) =>
-                {
-                    Reading::Whole(Vec::with_capacity(self.expected.min(1 << 31) as usize))
-                }
-                Sniffed::ChromeJson | Sniffed::Gzip => Reading::Chrome(Box::new(ChromeStreamReader::new(&self.name))),
-                _ => Reading::Whole(Vec::with_capacity(self.expected.min(1 << 31) as usize)),
+            let sniffed = readers::sniff(chunk);
+            let whole = match sniffed {
+                Sniffed::Gzip => archive::is_tar(&archive::gunzip_head(chunk, 512)) || paraver::is_gzipped_prv(chunk),
+                Sniffed::ChromeJson => false,
+                _ => true,
+            };
+            self.reading = if whole {
+                // Refused before anything is allocated: the size is known from the File.
+                Budget::DEFAULT.admit_whole(&self.name, sniffed.name(), self.expected).map_err(js_err)?;
+                Reading::Whole(Vec::with_capacity(self.expected as usize))
+            } else {
+                Reading::Chrome(Box::new(ChromeStreamReader::new(&self.name)))
             };
         }
         self.consumed += chunk.len() as u64;
@@ -112,6 +117,12 @@ impl FileSet {
     #[wasm_bindgen(constructor)]
     pub fn new(name: String) -> FileSet {
         FileSet { name, files: MemoryFiles::new() }
+    }
+
+    /// Refuse, before any file is read, a set whose `total` size is more than the page can hold.
+    pub fn admit(&self, total: f64) -> Result<(), JsValue> {
+        let total = if total.is_finite() && total > 0.0 { total as u64 } else { 0 };
+        Budget::DEFAULT.admit_whole(&self.name, "the dropped files", total).map_err(js_err)
     }
 
     pub fn add(&mut self, path: &str, bytes: Vec<u8>) {
@@ -195,4 +206,25 @@ pub fn sample(name: &str) -> Result<JsValue, JsValue> {
     let events = execgraph_sample(name).ok_or_else(|| format!("no sample named '{name}'"))?;
     let graph = build(&events).map_err(|e| JsValue::from_str(&e.to_string()))?;
     Ok(execgraph_loaded(graph))
+}
+
+/// Crash this worker on purpose, the way a reader bug would: `panic` panics, `oom` allocates until the wasm
+/// instance runs out of memory. The browser tests use it to check that the page reports the fault and recovers
+/// with a fresh worker; it can only ever break the worker it runs in.
+#[wasm_bindgen]
+pub fn induce_fault(kind: &str) -> Result<(), JsValue> {
+    match kind {
+        "panic" => panic!("induced fault: a panic in the reader"),
+        "oom" => {
+            let mut held: Vec<Vec<u8>> = Vec::new();
+            loop {
+                // Zeroed fresh pages: the memory grows without being touched.
+                held.push(vec![0u8; 256 << 20]);
+                if held.len() > 64 {
+                    return Err(JsValue::from_str("could not run out of memory"));
+                }
+            }
+        }
+        other => Err(JsValue::from_str(&format!("no fault named '{other}'"))),
+    }
 }

@@ -72,8 +72,9 @@ pub fn grain_properties(a: &GrainAnalysis, grain: u32) -> Vec<(&'static str, Str
     ]
 }
 
-/// A number finds the grain with that task id; other text finds grains whose source line, outline function
-/// or lineage contains it (case-insensitive). In grain order.
+/// A number finds the grain with that task id; other text (and a number no task has, such as an outline
+/// function's address in a MIR profile) finds grains whose source line, outline function or lineage contains
+/// it (case-insensitive). In grain order.
 pub fn search(a: &GrainAnalysis, query: &str) -> Vec<u32> {
     let q = query.trim().to_lowercase();
     if q.is_empty() {
@@ -81,7 +82,10 @@ pub fn search(a: &GrainAnalysis, query: &str) -> Vec<u32> {
     }
     let g = &a.graph;
     if let Ok(id) = q.parse::<u64>() {
-        return (0..g.grains() as u32).filter(|&i| g.grain_task[i as usize] == id).collect();
+        let by_task: Vec<u32> = (0..g.grains() as u32).filter(|&i| g.grain_task[i as usize] == id).collect();
+        if !by_task.is_empty() {
+            return by_task;
+        }
     }
     // Match each distinct string once, then grains by their string ids.
     let hit: Vec<bool> = g.strings.iter().map(|s| !s.is_empty() && s.to_lowercase().contains(&q)).collect();
@@ -91,4 +95,89 @@ pub fn search(a: &GrainAnalysis, query: &str) -> Vec<u32> {
             hit[g.grain_source[i] as usize] || hit[g.grain_outline[i] as usize] || hit[g.grain_lineage[i] as usize]
         })
         .collect()
+}
+
+/// One metric's line in the problems summary: how many grains cross its threshold, how many of them lie on
+/// the critical path, and the worst offender.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProblemSummary {
+    pub metric: &'static str,
+    /// The threshold in words, e.g. "parallel_benefit < 1".
+    pub threshold: String,
+    pub count: usize,
+    pub on_critical_path: usize,
+    /// The most severe problematic grain (ties: lowest task id); None when no grain is problematic.
+    pub worst: Option<ProblemRow>,
+}
+
+/// The summary of every problem view under the current thresholds, in [`super::METRICS`] order.
+pub fn problem_summary(a: &GrainAnalysis) -> Vec<ProblemSummary> {
+    let g = &a.graph;
+    a.problems
+        .iter()
+        .map(|p| {
+            let values = super::problems::metric_values(&a.metrics, p.metric, &a.thresholds, a.cores).map(|v| v.0);
+            let mut on_critical_path = 0;
+            let mut worst: Option<usize> = None;
+            for i in (0..g.grains()).filter(|&i| p.problematic[i]) {
+                on_critical_path += a.grain_on_critical[i] as usize;
+                let better = worst.is_none_or(|w| {
+                    p.severity[i].total_cmp(&p.severity[w]).then(g.grain_task[w].cmp(&g.grain_task[i])).is_gt()
+                });
+                if better {
+                    worst = Some(i);
+                }
+            }
+            let worst = worst.map(|i| ProblemRow {
+                grain: i as u32,
+                task: g.grain_task[i],
+                value: values.and_then(|v| v[i]).unwrap_or(f64::NAN),
+                severity: p.severity[i],
+                on_critical_path: a.grain_on_critical[i],
+                source_line: g.string(g.grain_source[i]).to_string(),
+                outline_function: g.string(g.grain_outline[i]).to_string(),
+            });
+            ProblemSummary {
+                metric: p.metric,
+                threshold: p.bound.describe(p.metric),
+                count: p.count,
+                on_critical_path,
+                worst,
+            }
+        })
+        .collect()
+}
+
+/// A move from one grain to a related one, for keyboard navigation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    Parent,
+    FirstChild,
+    NextSibling,
+    PreviousSibling,
+}
+
+impl Step {
+    pub fn parse(s: &str) -> Option<Step> {
+        Some(match s {
+            "parent" => Step::Parent,
+            "child" => Step::FirstChild,
+            "next" => Step::NextSibling,
+            "previous" => Step::PreviousSibling,
+            _ => return None,
+        })
+    }
+}
+
+/// The grain one step from `grain` (siblings and children in grain order), or None where there is none.
+pub fn step(a: &GrainAnalysis, grain: u32, step: Step) -> Option<u32> {
+    let g = &a.graph;
+    let parent = *g.grain_parent.get(grain as usize)?;
+    let n = g.grains() as u32;
+    match step {
+        Step::Parent => (parent != super::NONE && parent < n).then_some(parent),
+        Step::FirstChild => (0..n).find(|&c| g.grain_parent[c as usize] == grain),
+        Step::NextSibling => (grain + 1..n).find(|&s| g.grain_parent[s as usize] == parent),
+        Step::PreviousSibling => (0..grain).rev().find(|&s| g.grain_parent[s as usize] == parent),
+    }
 }

@@ -1,12 +1,14 @@
 //! `weft`: the command-line face of the analysis core. Summaries and analyses as text or `--json`
 //! (stable keys), and rendering to SVG/PNG for documentation. Each subcommand lives in its own file.
 
+mod aggregate;
 mod execgraph;
 mod grains;
 mod info;
 mod moments;
 mod picture;
 mod render;
+mod render_aggregate;
 mod render_moments;
 
 use clap::{Parser, Subcommand};
@@ -29,6 +31,8 @@ enum Command {
     Execgraph(execgraph::Args),
     /// Grain graph of an OpenMP program (MIR task stats or GraphML): structure, span, problems.
     Grains(grains::Args),
+    /// Aggregated grain graph: groups, tree depth and visible node count theta (conservative, per problem).
+    Aggregate(aggregate::Args),
     /// Write a view as SVG or PNG (by the output's extension), for documentation.
     Render(render::Args),
 }
@@ -46,6 +50,7 @@ fn main() -> ExitCode {
         Command::Moments(a) => moments::run(a),
         Command::Execgraph(a) => execgraph::run(a),
         Command::Grains(a) => grains::run(a),
+        Command::Aggregate(a) => aggregate::run(a),
         Command::Render(a) => render::run(a),
     };
     match result {

@@ -32,6 +32,8 @@ enum View {
     },
     /// The grain graph's structural view (or a problem view with --problem METRIC).
     Grains(crate::grains::RenderArgs),
+    /// The aggregated grain graph, opened to a depth, along the critical path, or fully.
+    Aggregate(crate::render_aggregate::Args),
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -41,5 +43,6 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             crate::execgraph::render(file.as_deref(), sample.as_deref(), min_edge.as_deref(), &out, a.scale)
         }
         View::Grains(g) => crate::grains::render(g, a.scale),
+        View::Aggregate(g) => crate::render_aggregate::run(g, a.scale),
     }
 }

@@ -28,6 +28,7 @@ mod stream;
 mod values;
 
 use crate::model::{Trace, WarningKind};
+use crate::readers::budget::Budget;
 use crate::readers::ReadError;
 use events::Converter;
 use gzip::Gunzip;
@@ -61,11 +62,17 @@ pub struct ChromeStreamReader {
     conv: Converter,
     consumed: u64,
     truncated_gzip: bool,
+    budget: Budget,
 }
 
 impl ChromeStreamReader {
     /// `file` names the file in messages only.
     pub fn new(file: &str) -> Self {
+        Self::with_budget(file, Budget::DEFAULT)
+    }
+
+    /// A reader that refuses, with [`ReadError::TooLarge`], to build more than `budget.stream_events` events.
+    pub fn with_budget(file: &str, budget: Budget) -> Self {
         ChromeStreamReader {
             file: file.to_string(),
             mode: Mode::Undecided(Vec::new()),
@@ -73,6 +80,7 @@ impl ChromeStreamReader {
             conv: Converter::default(),
             consumed: 0,
             truncated_gzip: false,
+            budget,
         }
     }
 
@@ -92,6 +100,11 @@ impl ChromeStreamReader {
 
     /// The next bytes of the file.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
+        self.feed_bytes(chunk)?;
+        self.budget.admit_events(&self.file, FORMAT, self.walker.events)
+    }
+
+    fn feed_bytes(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
         self.consumed += chunk.len() as u64;
         if let Mode::Undecided(head) = &mut self.mode {
             if head.is_empty() && chunk.len() >= 2 {
@@ -120,8 +133,10 @@ impl ChromeStreamReader {
         match &mut self.mode {
             Mode::Plain => self.walker.feed(bytes, &mut self.conv).map_err(|e| self.syntax(e)),
             Mode::Gzip(gz) => {
-                let (walker, conv) = (&mut self.walker, &mut self.conv);
-                match gz.feed(bytes, |piece| walker.feed(piece, conv)) {
+                let mut over = false;
+                let sink = inflated_sink(&mut self.walker, &mut self.conv, self.budget, &mut over);
+                match gz.feed(bytes, sink) {
+                    Ok(_) if over => self.budget.admit_events(&self.file, FORMAT, self.walker.events),
                     Ok(r) => r.map_err(|e| self.syntax(e)),
                     Err(e) => self.gzip_broke(e),
                 }
@@ -151,12 +166,15 @@ impl ChromeStreamReader {
             self.push(&head)?;
         }
         if let Mode::Gzip(gz) = &mut self.mode {
-            let (walker, conv) = (&mut self.walker, &mut self.conv);
-            match gz.finish(|piece| walker.feed(piece, conv)) {
+            let mut over = false;
+            let sink = inflated_sink(&mut self.walker, &mut self.conv, self.budget, &mut over);
+            match gz.finish(sink) {
+                Ok(_) if over => {}
                 Ok(r) => r.map_err(|e| self.syntax(e))?,
                 Err(e) => self.gzip_broke(e)?,
             }
         }
+        self.budget.admit_events(&self.file, FORMAT, self.walker.events)?;
         if !self.walker.started() {
             return Err(ReadError::Empty {
                 file: self.file,
@@ -184,6 +202,24 @@ impl ChromeStreamReader {
             });
         }
         Ok(self.conv.finish(events))
+    }
+}
+
+/// Where inflated bytes go: into the walker, stopping (and setting `over`) as soon as the events pass the
+/// budget, so a gzip bomb is refused after one slice of output rather than after the whole chunk.
+fn inflated_sink<'a>(
+    walker: &'a mut DocumentWalker,
+    conv: &'a mut Converter,
+    budget: Budget,
+    over: &'a mut bool,
+) -> impl FnMut(&[u8]) -> Result<(), SyntaxError> + 'a {
+    move |piece| {
+        walker.feed(piece, conv)?;
+        if walker.events > budget.stream_events {
+            *over = true;
+            return Err(SyntaxError { offset: 0, detail: String::new() });
+        }
+        Ok(())
     }
 }
 

@@ -138,6 +138,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
     };
     c.colon().ok_or_else(|| bad(&c, "expected ':' after the end time"))?;
     // Resources: `0`, `nNodes(cpus,...)`, or the old `nCpus` (one CPU per node).
+    let declarable = (bytes.len() as u64).clamp(4096, 1 << 20);
     let n_nodes = c.u32().ok_or_else(|| bad(&c, "expected the number of nodes"))?;
     let mut cpus_per_node = Vec::new();
     if c.peek() == Some(b'(') {
@@ -159,7 +160,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
         }
         c.i += 1;
     } else if n_nodes > 0 {
-        cpus_per_node = vec![1; n_nodes.min(1 << 20) as usize];
+        cpus_per_node = vec![1; (n_nodes as u64).min(declarable) as usize];
     }
     c.colon().ok_or_else(|| bad(&c, "expected ':' after the resources"))?;
     let n_appl = c.u32().ok_or_else(|| bad(&c, "expected the number of applications"))?;
@@ -187,9 +188,16 @@ pub fn parse_header(bytes: &[u8]) -> Result<(Header, usize, u64), HeaderError> {
             c.colon().ok_or_else(|| bad(&c, "expected ':' between a task's threads and node"))?;
             let node = c.u32().ok_or_else(|| bad(&c, "expected a task's node"))?;
             total_threads += threads as u64;
-            // A few header bytes must not reserve gigabytes: 1 M threads is beyond any trace seen.
+            // A few header bytes must not reserve gigabytes: 1 M threads is beyond any trace seen, and a file
+            // declares at most one thread per byte of it (beyond a floor of 4,096 for header-only files).
             if total_threads > 1 << 20 {
                 return Err(bad(&c, "more than 1 M threads declared"));
+            }
+            if total_threads > declarable {
+                return Err(bad(
+                    &c,
+                    &format!("declares more threads than a file of {} bytes can describe", bytes.len()),
+                ));
             }
             tasks.push(TaskDef { threads, node });
         }

@@ -1,13 +1,14 @@
 //! The grain-graph pane: the structural view or one problem view of an OpenMP program's grain graph (the
 //! worker built, measured and laid it out; scene::grains draws it). Zoom and pan in both directions; hover a
-//! node for its grain's properties and metrics.
+//! node for its grain's properties and metrics; one grain can be selected (outlined) and located (centred)
+//! for the page's grain panel (table, properties, search).
 
 use super::{num, Hover, Pane};
 use crate::analyses::grains::query::{grain_properties, search};
 use crate::analyses::grains::{GrainAnalysis, Thresholds, NONE};
 use crate::layouts::grains::{node_at, GrainLayout};
 use crate::scene::grains::{build, ColorBy, View, Viewport};
-use crate::scene::Scene;
+use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use serde_json::json;
 
 pub struct GrainsPane {
@@ -17,15 +18,140 @@ pub struct GrainsPane {
     /// Index into the analysis' problem views; None for the structural view.
     problem: Option<usize>,
     color: ColorBy,
+    /// The grain the panel shows, outlined in the view.
+    selected: Option<u32>,
+    /// The view shows everything and nobody moved it since: a resize (the grain panel opening beside the
+    /// view) fits again instead of cutting the graph off.
+    fitted: bool,
 }
+
+/// The outline of the selected grain (the page's accent blue: no severity or source colour uses it).
+const SELECTED: Rgba = rgba(0x2f, 0x6f, 0xd6, 0xff);
 
 impl GrainsPane {
     pub fn new(analysis: GrainAnalysis, layout: GrainLayout, width: f32, height: f32) -> Self {
         let vp = Viewport::fit(&layout, width, height);
-        GrainsPane { analysis, layout, vp, problem: None, color: ColorBy::OutlineFunction }
+        GrainsPane {
+            analysis,
+            layout,
+            vp,
+            problem: None,
+            color: ColorBy::OutlineFunction,
+            selected: None,
+            fitted: true,
+        }
+    }
+
+    pub fn analysis(&self) -> &GrainAnalysis {
+        &self.analysis
+    }
+
+    /// The metric of the problem view shown; None in the structural view.
+    pub fn problem_metric(&self) -> Option<&'static str> {
+        self.problem.and_then(|i| self.analysis.problems.get(i)).map(|p| p.metric)
+    }
+
+    pub fn selected(&self) -> Option<u32> {
+        self.selected
+    }
+
+    /// Select a grain (None clears); an index past the grains is refused.
+    pub fn select(&mut self, grain: Option<u32>) -> Result<(), String> {
+        match grain {
+            Some(g) if g as usize >= self.analysis.graph.grains() => Err(format!("there is no grain {g}")),
+            _ => {
+                self.selected = grain;
+                Ok(())
+            }
+        }
+    }
+
+    /// The grain whose fragment, task, fork or join node lies under screen (x, y).
+    pub fn grain_at(&self, x: f32, y: f32) -> Option<u32> {
+        let v = node_at(&self.layout, self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale)?;
+        let grain = self.analysis.graph.node_grain[v as usize];
+        (grain != NONE).then_some(grain)
+    }
+
+    /// The layout box around all nodes of a grain.
+    fn grain_box(&self, grain: u32) -> Option<[f32; 4]> {
+        let l = &self.layout;
+        let nodes = self.analysis.graph.grain_nodes_of(grain);
+        let first = *nodes.first()? as usize;
+        let mut b = [l.x[first], l.y[first], l.x[first] + l.w[first], l.y[first] + l.h[first]];
+        for &v in nodes {
+            let v = v as usize;
+            b = [b[0].min(l.x[v]), b[1].min(l.y[v]), b[2].max(l.x[v] + l.w[v]), b[3].max(l.y[v] + l.h[v])];
+        }
+        Some(b)
+    }
+
+    /// Bring a grain's first fragment into view at a readable scale: always centred when `centre`, else only
+    /// when it is off screen or too small to see.
+    pub fn locate(&mut self, grain: u32, centre: bool) -> Result<(), String> {
+        let v = *self.analysis.graph.grain_nodes_of(grain).first().ok_or("the grain has no fragment")? as usize;
+        let l = &self.layout;
+        let (x, y, w, h) = (l.x[v], l.y[v], l.w[v], l.h[v]);
+        let vp = &self.vp;
+        let (px, py) = ((x - vp.x0) * vp.scale, (y - vp.y0) * vp.scale);
+        let on_screen = px >= 0.0
+            && py >= 0.0
+            && px + w * vp.scale <= vp.width_px
+            && py + h * vp.scale <= vp.height_px
+            && w * vp.scale >= 4.0;
+        if centre || !on_screen {
+            self.fitted = false;
+            let (cx, cy) = (x + w / 2.0, y + h / 2.0);
+            self.vp.scale = self.vp.scale.max(2.5);
+            self.vp.x0 = cx - self.vp.width_px / 2.0 / self.vp.scale;
+            self.vp.y0 = cy - self.vp.height_px / 2.0 / self.vp.scale;
+        }
+        Ok(())
+    }
+
+    /// The selected grain's outline, drawn over the view: every node of the grain, at least 8 px across.
+    fn selection_outline(&self) -> Vec<RectInstance> {
+        let Some(grain) = self.selected else { return Vec::new() };
+        let (l, vp) = (&self.layout, &self.vp);
+        let mut out = Vec::new();
+        let mut outline = |x: f32, y: f32, w: f32, h: f32, shape: Shape| {
+            let (px, py, pw, ph) = ((x - vp.x0) * vp.scale, (y - vp.y0) * vp.scale, w * vp.scale, h * vp.scale);
+            let (pw2, ph2) = ((pw + 6.0).max(8.0), (ph + 6.0).max(8.0));
+            let (cx, cy) = (px + pw / 2.0, py + ph / 2.0);
+            if cx + pw2 / 2.0 < 0.0
+                || cy + ph2 / 2.0 < 0.0
+                || cx - pw2 / 2.0 > vp.width_px
+                || cy - ph2 / 2.0 > vp.height_px
+            {
+                return;
+            }
+            out.push(
+                RectInstance::filled(cx - pw2 / 2.0, cy - ph2 / 2.0, pw2, ph2, 0)
+                    .with_border(SELECTED, 2.5)
+                    .with_shape(shape),
+            );
+        };
+        for &v in self.analysis.graph.grain_nodes_of(grain) {
+            let v = v as usize;
+            outline(l.x[v], l.y[v], l.w[v], l.h[v], Shape::Rounded);
+        }
+        // Zoomed far out a grain's fragments vanish; a box around the whole grain still says where it is.
+        if let Some([x0, y0, x1, y1]) = self.grain_box(grain) {
+            if (x1 - x0) * vp.scale < 8.0 && (y1 - y0) * vp.scale < 8.0 {
+                outline(
+                    x0 - 6.0 / vp.scale,
+                    y0 - 6.0 / vp.scale,
+                    x1 - x0 + 12.0 / vp.scale,
+                    y1 - y0 + 12.0 / vp.scale,
+                    Shape::Ellipse,
+                );
+            }
+        }
+        out
     }
 
     fn zoom_about(&mut self, x: f32, y: f32, factor: f64) {
+        self.fitted = false;
         let (lx, ly) = (self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale);
         self.vp.scale = (self.vp.scale * factor as f32).clamp(1e-4, 400.0);
         self.vp.x0 = lx - x / self.vp.scale;
@@ -40,6 +166,9 @@ impl Pane for GrainsPane {
     fn resize(&mut self, width: f32, height: f32) {
         self.vp.width_px = width;
         self.vp.height_px = height;
+        if self.fitted {
+            self.fit();
+        }
     }
     fn zoom(&mut self, x: f32, factor: f64) {
         self.zoom_about(x, self.vp.height_px / 2.0, factor);
@@ -51,13 +180,16 @@ impl Pane for GrainsPane {
         self.zoom_about(self.vp.width_px / 2.0, y, factor);
     }
     fn pan(&mut self, dx: f32) {
+        self.fitted &= dx == 0.0;
         self.vp.x0 += dx / self.vp.scale;
     }
     fn scroll(&mut self, dy: f32) {
+        self.fitted &= dy == 0.0;
         self.vp.y0 += dy / self.vp.scale;
     }
     fn fit(&mut self) {
         self.vp = Viewport::fit(&self.layout, self.vp.width_px, self.vp.height_px);
+        self.fitted = true;
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
         let v = node_at(&self.layout, self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale)?;
@@ -87,7 +219,9 @@ impl Pane for GrainsPane {
             Some(p) => View::Problem(p),
             None => View::Structure(self.color),
         };
-        build(&self.analysis, &self.layout, &self.vp, view)
+        let mut scene = build(&self.analysis, &self.layout, &self.vp, view);
+        scene.rects.extend(self.selection_outline());
+        scene
     }
     fn state(&self) -> serde_json::Value {
         let g = &self.analysis.graph;
@@ -111,6 +245,7 @@ impl Pane for GrainsPane {
             "problem": self.problem.and_then(|i| self.analysis.problems.get(i)).map(|p| p.metric),
             "problems": self.analysis.problems.iter().map(|p| json!({"metric": p.metric, "count": p.count})).collect::<Vec<_>>(),
             "from_nesting": self.layout.from_nesting,
+            "selected": self.selected.map(|i| json!({"grain": i, "task": g.grain_task[i as usize]})),
             "viewport": {"x0": self.vp.x0, "y0": self.vp.y0, "scale": self.vp.scale},
             "sample_nodes": sample,
         })
@@ -141,12 +276,7 @@ impl Pane for GrainsPane {
                 // Search by task id, source location or function; centre the first match, readable.
                 let grain =
                     *search(&self.analysis, value).first().ok_or_else(|| format!("no grain matches '{value}'"))?;
-                let v = *self.analysis.graph.grain_nodes_of(grain).first().ok_or("the grain has no fragment")? as usize;
-                let l = &self.layout;
-                let (cx, cy) = (l.x[v] + l.w[v] / 2.0, l.y[v] + l.h[v] / 2.0);
-                self.vp.scale = self.vp.scale.max(2.5);
-                self.vp.x0 = cx - self.vp.width_px / 2.0 / self.vp.scale;
-                self.vp.y0 = cy - self.vp.height_px / 2.0 / self.vp.scale;
+                self.locate(grain, true)?;
             }
             "thresholds" => {
                 let t = match value {
@@ -159,5 +289,8 @@ impl Pane for GrainsPane {
             _ => return Err(format!("the grain graph view has no option '{key}'")),
         }
         Ok(())
+    }
+    fn as_grains(&mut self) -> Option<&mut GrainsPane> {
+        Some(self)
     }
 }

@@ -50,6 +50,10 @@ pub trait Pane {
     fn configure(&mut self, key: &str, _value: &str) -> Result<(), String> {
         Err(format!("the {} view has no option '{key}'", self.kind()))
     }
+    /// The grain-graph pane, for the page's grain panel; None for every other view.
+    fn as_grains(&mut self) -> Option<&mut grains::GrainsPane> {
+        None
+    }
     /// Put back the geometry saved from [`Pane::state`] (a permalink); keys the view lacks or values that are
     /// not finite numbers are ignored, so a stale or hand-edited link never breaks the view.
     fn restore(&mut self, s: &serde_json::Value) {

@@ -1,0 +1,73 @@
+//! `weft aggregate FILE [--json] [--method reduction|family]`: the aggregated grain graph's size and the
+//! visible node count theta, conservative and per problem view. The JSON keys are a stable interface:
+//! nodes, grains, groups, tree_depth, theta_max_conservative, theta_max_by_problem, savings_percent.
+
+use std::path::PathBuf;
+use weft::analyses::aggregate::{savings_percent, Aggregation, Method};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A MIR task-stats CSV (task-stats.merged, task-stats.processed) or the prototype's GraphML.
+    file: PathBuf,
+    /// Print JSON with stable keys instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Aggregation: reduction of fork-join and linear patterns (default) or sibling/family groups.
+    #[arg(long, default_value = "reduction")]
+    method: String,
+    /// Problem thresholds: the papers' (default) or the grain-graphs prototype's.
+    #[arg(long, default_value = "paper")]
+    thresholds: String,
+    /// Cores that ran the program (default: from the profile's cpu ids).
+    #[arg(long)]
+    cores: Option<u32>,
+}
+
+pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let method: Method = a.method.parse()?;
+    let an = crate::grains::analyse(&a.file, crate::grains::thresholds(&a.thresholds, a.cores)?, None)?;
+    let agg = Aggregation::new(&an, method);
+    let theta = agg.theta(&an);
+    let nodes = an.graph.nodes();
+    let savings = savings_percent(theta.conservative_max, nodes);
+    if a.json {
+        let out = serde_json::json!({
+            "nodes": nodes,
+            "grains": an.graph.grains(),
+            "groups": agg.tree.groups(),
+            "tree_depth": agg.tree.height(),
+            "theta_max_conservative": theta.conservative_max,
+            "theta_max_by_problem": theta.by_problem,
+            "savings_percent": (savings * 100.0).round() / 100.0,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("file            {}", a.file.display());
+    println!("method          {}", a.method);
+    println!("nodes           {nodes}");
+    println!("grains          {}", an.graph.grains());
+    println!("groups          {}", agg.tree.groups());
+    println!("tree depth      {}", agg.tree.height());
+    if agg.restructured {
+        println!("restructured    yes (the graph is not properly nested)");
+    }
+    println!("thresholds      {}", an.thresholds.source);
+    println!();
+    println!("visible node count (theta max) while diagnosing a grain:");
+    println!("  {:<34} {:>8} {:>10}", "problem", "theta", "savings %");
+    println!("  {:<34} {:>8} {:>10.2}", "any grain (conservative)", theta.conservative_max, savings);
+    for p in &an.problems {
+        match theta.by_problem.get(p.metric) {
+            Some(&th) => println!(
+                "  {:<34} {:>8} {:>10.2}   ({} problematic grains)",
+                p.metric,
+                th,
+                savings_percent(th, nodes),
+                p.count
+            ),
+            None => println!("  {:<34} {:>8} {:>10}", p.metric, "-", "none"),
+        }
+    }
+    Ok(())
+}

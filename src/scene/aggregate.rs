@@ -1,0 +1,214 @@
+//! The aggregated grain graph as a scene. Closed groups are equal-size rounded rectangles with their
+//! strength (immediate members / all members); opened groups are pale rectangles around their members. In a
+//! problem view a group's border is red when problematic and green when not, and its fill shows the worst
+//! severity inside; in the structural view closed groups are pale yellow (the paper's unopened colour).
+//! The global critical path is drawn red (edges and borders of members on it, in the structural view), a
+//! group's local critical path orange; groups marked similar carry a small diamond, highlighted groups (for
+//! instance a run's groups whose structure differs from the other run's) a thick outline. Fast-forward edges
+//! of the filtered view are thick grey lines. Builds instances from a layout; computes no metric.
+
+use super::grains::{severity_color, DIMMED, EDGE_PLAIN, FORK, JOIN, START_END};
+use super::palette::{categorical, HIGHLIGHT, TEXT, TEXT_MUTED};
+use super::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
+use crate::analyses::aggregate::{AggregationTree, GroupMetrics};
+use crate::analyses::grains::{GrainAnalysis, NONE};
+use crate::layouts::aggregate::{AggregateView, Slot};
+
+pub const PROBLEM_BORDER: Rgba = rgba(0xd6, 0x27, 0x28, 0xff);
+pub const QUIET_BORDER: Rgba = rgba(0x2c, 0xa0, 0x2c, 0xff);
+pub const LOCAL_CRITICAL: Rgba = rgba(0xff, 0x8c, 0x00, 0xff);
+pub const UNOPENED: Rgba = rgba(0xff, 0xf3, 0xb0, 0xff);
+pub const OPENED: Rgba = rgba(0xfa, 0xfb, 0xfc, 0xff);
+pub const OPENED_BORDER: Rgba = rgba(0xb8, 0xbe, 0xc6, 0xff);
+pub const FAST_FORWARD: Rgba = rgba(0x7a, 0x82, 0x8c, 0xff);
+pub const SIMILAR: Rgba = rgba(0x4e, 0x79, 0xa7, 0xff);
+
+/// What to draw besides the structure.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Overlay<'a> {
+    /// A problem view: bit index into the metrics' problem flags, and severity per tree node.
+    pub problem: Option<(usize, &'a [f32])>,
+    /// Tree nodes on the local critical path of the group being inspected.
+    pub local_critical: &'a [u32],
+    /// Tree nodes with the same structure as another visible group.
+    pub similar: &'a [u32],
+    /// Tree nodes to outline (e.g. structure differs from the other run).
+    pub highlight: &'a [u32],
+}
+
+/// Layout units to canvas pixels: the whole layout fitted, centred, with a margin.
+#[derive(Clone, Copy, Debug)]
+pub struct Fit {
+    pub x0: f32,
+    pub y0: f32,
+    pub scale: f32,
+}
+
+impl Fit {
+    pub fn new(w: f32, h: f32, width_px: f32, height_px: f32) -> Fit {
+        let margin = 8.0;
+        let scale = ((width_px - 2.0 * margin) / w.max(1.0)).min((height_px - 2.0 * margin) / h.max(1.0)).max(1e-6);
+        Fit { x0: -(width_px / scale - w) / 2.0, y0: -(height_px / scale - h) / 2.0, scale }
+    }
+    fn px(&self, x: f32, y: f32) -> (f32, f32) {
+        ((x - self.x0) * self.scale, (y - self.y0) * self.scale)
+    }
+}
+
+pub fn build(
+    a: &GrainAnalysis,
+    t: &AggregationTree,
+    m: &GroupMetrics,
+    v: &AggregateView,
+    width_px: f32,
+    height_px: f32,
+    overlay: Overlay,
+) -> Scene {
+    let mut s = Scene::new(width_px, height_px, super::palette::BACKGROUND);
+    if t.is_empty() {
+        return s;
+    }
+    let fit = Fit::new(v.width(t), v.height(t), width_px, height_px);
+    let (x, y) = v.positions(t);
+    let sc = fit.scale;
+    let border = (1.2 * sc).clamp(0.6, 2.5);
+    let mark = |list: &[u32]| {
+        let mut b = vec![false; t.len()];
+        for &u in list {
+            if let Some(x) = b.get_mut(u as usize) {
+                *x = true;
+            }
+        }
+        b
+    };
+    let (local, similar, highlight) = (mark(overlay.local_critical), mark(overlay.similar), mark(overlay.highlight));
+    let bad = |u: usize| overlay.problem.is_some_and(|(bit, _)| m.problems[u] >> bit & 1 == 1);
+    let g = &a.graph;
+    let visible = v.visible(t);
+    // Boxes, parents first so envelopes lie under their members.
+    for &u in &visible {
+        let ui = u as usize;
+        let (px, py) = fit.px(x[ui], y[ui]);
+        let (w, h) = (v.w[ui] * sc, v.h[ui] * sc);
+        let mut r;
+        if t.is_leaf(u) {
+            let node = t.node[ui];
+            let gi = if node != NONE && g.node_kind[node as usize].holds_work() {
+                g.node_grain[node as usize]
+            } else {
+                NONE
+            };
+            let fill = match overlay.problem {
+                Some((_, sev)) if bad(ui) => severity_color(sev[ui]),
+                Some(_) => DIMMED,
+                None if gi != NONE => categorical(g.string(g.grain_outline[gi as usize])),
+                None => START_END,
+            };
+            let shape = if gi != NONE { Shape::Rounded } else { Shape::Ellipse };
+            r = RectInstance::filled(px, py, w, h, fill).with_shape(shape);
+            if m.on_critical[ui] && overlay.problem.is_none() {
+                r = r.with_border(PROBLEM_BORDER, border);
+            }
+        } else {
+            let opened = v.is_open(u);
+            let fill = match overlay.problem {
+                _ if opened => OPENED,
+                Some((_, sev)) if bad(ui) => severity_color(sev[ui]),
+                Some(_) => rgba(0xf0, 0xf7, 0xf0, 0xff),
+                None => UNOPENED,
+            };
+            let edge = match overlay.problem {
+                Some(_) if bad(ui) => PROBLEM_BORDER,
+                Some(_) => QUIET_BORDER,
+                None if m.on_critical[ui] => PROBLEM_BORDER,
+                None if opened => OPENED_BORDER,
+                None => QUIET_BORDER,
+            };
+            // Envelopes of opened groups are plain rectangles: a rounded corner scaled to a large box would
+            // swallow its members' corners.
+            let shape = if opened { Shape::Rect } else { Shape::Rounded };
+            r = RectInstance::filled(px, py, w, h, fill).with_shape(shape).with_border(edge, border);
+        }
+        if local[ui] {
+            r = r.with_border(LOCAL_CRITICAL, border * 1.6);
+        }
+        if highlight[ui] {
+            s.rects.push(
+                RectInstance::filled(px - 3.0, py - 3.0, w + 6.0, h + 6.0, rgba(0, 0, 0, 0))
+                    .with_shape(Shape::Rounded)
+                    .with_border(HIGHLIGHT, border * 2.0),
+            );
+        }
+        s.rects.push(r);
+        if similar[ui] {
+            let d = (6.0 * sc).clamp(4.0, 10.0);
+            s.rects.push(RectInstance::filled(px + w - d - 2.0, py + 2.0, d, d, SIMILAR).with_shape(Shape::Diamond));
+        }
+        if !t.is_leaf(u) && !v.is_open(u) && w >= 24.0 && h >= 10.0 {
+            let (imm, all) = m.strength[ui];
+            s.labels.push(
+                Label::new(px + w / 2.0, py + h / 2.0, format!("{imm}/{all}"), TEXT, (h * 0.45).min(12.0))
+                    .aligned(Align::Center)
+                    .clipped(w - 4.0),
+            );
+        }
+    }
+    // Edges inside each opened group, and its fork and join knots.
+    let line_w = (1.0 * sc).clamp(0.5, 2.0);
+    let ff_w = (4.0 * sc).clamp(2.0, 6.0);
+    let p = &v.params;
+    for &u in &visible {
+        let ui = u as usize;
+        if !v.is_open(u) {
+            continue;
+        }
+        let (gx, gy) = (x[ui], y[ui]);
+        let boxes: Vec<(f32, f32, f32, f32, Option<u32>, bool)> = v
+            .slots_of(u)
+            .iter()
+            .map(|sl| match *sl {
+                Slot::Member(c) => {
+                    let ci = c as usize;
+                    (x[ci], y[ci], v.w[ci], v.h[ci], Some(c), false)
+                }
+                Slot::FastForward { x: fx, y: fy, w, h, .. } => (gx + fx, gy + fy, w, h, None, true),
+            })
+            .collect();
+        let crit = |c: Option<u32>| c.is_some_and(|c| m.on_critical[c as usize]);
+        let color = |c: Option<u32>| if crit(c) { PROBLEM_BORDER } else { EDGE_PLAIN };
+        let line = |s: &mut Scene, x0: f32, y0: f32, x1: f32, y1: f32, w: f32, c: Rgba| {
+            let (a0, b0) = fit.px(x0, y0);
+            let (a1, b1) = fit.px(x1, y1);
+            s.lines.push(LineInstance::solid(a0, b0, a1, b1, w, c));
+        };
+        for b in &boxes {
+            if b.5 {
+                let cx = b.0 + b.2 / 2.0;
+                line(&mut s, cx, b.1, cx, b.1 + b.3, ff_w, FAST_FORWARD);
+            }
+        }
+        if t.kind[ui].is_series() {
+            for w in boxes.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                let c = if crit(a.4) && crit(b.4) { PROBLEM_BORDER } else { EDGE_PLAIN };
+                line(&mut s, a.0 + a.2 / 2.0, a.1 + a.3, b.0 + b.2 / 2.0, b.1, line_w, c);
+            }
+        } else {
+            let cx = gx + v.w[ui] / 2.0;
+            let top = gy + p.pad;
+            let bottom = gy + v.h[ui] - p.pad - p.knot;
+            for b in &boxes {
+                let c = color(b.4);
+                let bx = b.0 + b.2 / 2.0;
+                line(&mut s, cx, top + p.knot, bx, b.1, line_w, c);
+                line(&mut s, bx, b.1 + b.3, cx, bottom, line_w, c);
+            }
+            for (yk, has, fill) in [(top, t.fork[ui] != NONE, FORK), (bottom, t.join[ui] != NONE, JOIN)] {
+                let (kx, ky) = fit.px(cx - p.knot / 2.0, yk);
+                let fill = if has { fill } else { TEXT_MUTED };
+                s.rects.push(RectInstance::filled(kx, ky, p.knot * sc, p.knot * sc, fill).with_shape(Shape::Ellipse));
+            }
+        }
+    }
+    s
+}

@@ -1,8 +1,8 @@
 // Permalinks: the view state (what is open, view, time range, zoom, scroll, view options, problem view, the
 // selected grain) lives in the URL hash, e.g. #sample=fib&view=execgraph&ex=-120&et=0&en=2500. The hash is
-// rewritten (replaceState,
-// no history spam) shortly after each interaction, and restored when the page opens with one. Embed options
-// (theme, chrome, select) ride along unchanged. Only numbers and names of options go into the hash.
+// rewritten (replaceState, no history spam) shortly after each interaction, and restored when the page opens
+// with one. Embed options (theme, chrome, select) ride along unchanged. Only numbers and names of options go
+// into the hash.
 
 // Short hash keys for the geometry keys of viewer.view_state().
 const GEOMETRY = { t0: 't0_ns', t1: 't1_ns', y: 'scroll_y', row: 'first_row', rh: 'row_height_px', ex: 'scroll_x_px', et: 'top_ns', en: 'ns_per_px', ec: 'column_px' };

@@ -162,6 +162,7 @@ test('permalinks round-trip; the view switcher keeps the time range; SVG export 
     }
     await copied.close();
 
+
     // Export: the download is an SVG that parses, with the view's rectangles and its location names.
     const [download] = await Promise.all([page.waitForEvent('download'), page.selectOption('#export', 'svg')]);
     const file = path.join(outDir, 'hosting-export.svg');
@@ -184,6 +185,22 @@ test('permalinks round-trip; the view switcher keeps the time range; SVG export 
     const named = parsed.texts.filter((t) => t.startsWith('Rank '));
     assert.ok(named.length >= 8, `${named.length} row labels`);
     for (const t of named) assert.ok(want.rows.some((r) => r.name.startsWith(t.replace(/…$/, ''))), `label ${t} names a row`);
+
+    // The grain graph: problem view, viewport and the selected grain come back too.
+    await page.selectOption('#samples', 'grains');
+    await waitReady(page, 2);
+    await page.evaluate(() => { window.weft.grainPanel.select(3, true); window.weft.permalink.write(); });
+    const grainLink = await page.evaluate(() => location.href);
+    assert.match(grainLink, /#sample=grains&view=grains&.*sel=3/);
+    const g = await viewState(page);
+    const again = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    await again.goto(grainLink);
+    await waitReady(again, 1);
+    const g2 = await viewState(again);
+    assert.equal(await again.evaluate(() => window.weft.viewer.selected_grain()), 3);
+    assert.equal(await again.getAttribute('#grain-properties', 'data-task'), String(g.selected.task), 'the panel shows it');
+    for (const k of ['x0', 'y0', 'scale']) assert.ok(Math.abs(g2.viewport[k] - g.viewport[k]) <= 1e-4 * Math.max(1, Math.abs(g.viewport[k])), `${k}: ${JSON.stringify([g.viewport, g2.viewport])}`);
+    await again.close();
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

@@ -255,6 +255,7 @@ impl Pane for GrainsPane {
         if let (Some(x0), Some(y0), Some(scale)) = (num(vp, "x0"), num(vp, "y0"), num(vp, "scale")) {
             if scale > 0.0 {
                 (self.vp.x0, self.vp.y0, self.vp.scale) = (x0 as f32, y0 as f32, (scale as f32).clamp(1e-4, 400.0));
+                self.fitted = false;
             }
         }
     }

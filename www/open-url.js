@@ -35,10 +35,12 @@ const CORS_HINT = 'the server could not be reached, or it does not let other sit
   + 'or download it and drop it onto this page.';
 
 /**
- * Fetch `url` and feed its body to `session` in pieces of at least `min` bytes (the first piece decides the
- * reader); `progress(done, total)` after each. `total` is the Content-Length, or 0 when the server sends none.
+ * Fetch `url` and feed its body, in pieces of at least `min` bytes (the first piece decides the reader), to
+ * the session `open(total)` makes once the headers are in; `progress(done, total)` after each piece. `total`
+ * is the Content-Length (so the reader's memory budget applies before anything is held), or 0 when unknown.
+ * Returns the session (the caller finishes and frees it) and the byte count.
  */
-export async function streamUrl(url, session, progress, min = 1 << 20) {
+export async function streamUrl(url, open, progress, min = 1 << 20) {
   let res;
   try {
     res = await fetch(url, { credentials: 'omit', mode: 'cors', cache: 'no-store' });
@@ -49,6 +51,7 @@ export async function streamUrl(url, session, progress, min = 1 << 20) {
   // A compressed transfer makes Content-Length count the compressed bytes: then the total is unknown.
   const encoded = res.headers.get('content-encoding');
   const total = encoded && encoded !== 'identity' ? 0 : Number(res.headers.get('content-length')) || 0;
+  const session = open(total);
   const reader = res.body.getReader();
   let pieces = [];
   let held = 0;
@@ -67,15 +70,27 @@ export async function streamUrl(url, session, progress, min = 1 << 20) {
     try {
       r = await reader.read();
     } catch (e) {
+      session.free();
       throw failure(url, `the download broke off after ${done} bytes (${e && e.message ? e.message : e}).`);
     }
     if (r.done) break;
     pieces.push(r.value);
     held += r.value.length;
     done += r.value.length;
-    if (held >= min) flush();
+    try {
+      if (held >= min) flush();
+    } catch (e) {
+      reader.cancel().catch(() => {});
+      session.free();
+      throw e;
+    }
   }
-  flush();
-  if (done === 0) throw failure(url, 'the server sent an empty file.');
-  return done;
+  try {
+    flush();
+    if (done === 0) throw failure(url, 'the server sent an empty file.');
+  } catch (e) {
+    session.free();
+    throw e;
+  }
+  return { session, size: done };
 }

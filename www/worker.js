@@ -26,9 +26,9 @@ async function open(id, file, chunk) {
 // A trace from a URL: the response body streams into the same session a file feeds.
 async function openUrl(id, url) {
   const name = nameOfUrl(url);
-  const session = new WorkerSession(name, 0);
+  const { session, size } = await streamUrl(url, (total) => new WorkerSession(name, total),
+    (done, total) => post({ id, type: 'progress', phase: 'downloading', done, total: Math.max(total, done) }));
   try {
-    const size = await streamUrl(url, session, (done, total) => post({ id, type: 'progress', phase: 'downloading', done, total: Math.max(total, done) }));
     post({ id, type: 'progress', phase: 'parsing', done: size, total: size });
     send(id, name, session.finish());
   } finally {

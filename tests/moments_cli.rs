@@ -88,6 +88,7 @@ fn render_moments_writes_an_svg() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(&svg).expect("SVG written");
     assert!(text.starts_with("<svg") && text.contains("m1 \u{b1} m2"));
-    let png = weft(&["render", "moments", file.to_str().expect("path"), "-o", "x.png"]);
-    assert!(!png.status.success(), "PNG is refused with a message, not written");
+    let gif = weft(&["render", "moments", file.to_str().expect("path"), "-o", "x.gif"]);
+    assert!(!gif.status.success(), "an unknown picture format is refused with a message, not written");
+    assert!(String::from_utf8_lossy(&gif.stderr).contains(".svg or .png"));
 }

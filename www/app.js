@@ -1,6 +1,9 @@
 // The page: picks the wasm build (WebGPU, or the WebGL2 fallback only when no WebGPU adapter exists),
 // wires input to the Viewer, runs files through the worker, and fills the DOM panels. No trace logic here.
-// Trace-derived text is only ever assigned with textContent.
+// Trace-derived text is only ever assigned with textContent. Hosting features (URL opening, permalinks,
+// themes, offline, shortcuts, recent files) live in hosting.js and its modules, hooked in at a few places.
+import { initHosting } from './hosting.js';
+import { nameOfUrl } from './open-url.js';
 
 import { GrainPanel } from './grain-panel.js';
 
@@ -14,7 +17,7 @@ const ui = {
   error: $('error'), errorText: $('error-text'), tooltip: $('tooltip'), dropHint: $('drop-hint'),
 };
 
-const weft = { viewer: null, backend: null, loads: 0, errors: [], lastSummary: null, state: 'starting' };
+const weft = { viewer: null, backend: null, loads: 0, errors: [], lastSummary: null, state: 'starting', source: null, hooks: { loaded: [] } };
 window.weft = weft;
 
 function setState(s) {
@@ -105,8 +108,10 @@ function onWorkerMessage(msg) {
       ui.summary.textContent = summaryText(msg.kind, s);
       ui.summary.title = s.warnings ? 'The reader repaired parts of this trace; run `weft info` for details.' : '';
       ui.error.hidden = true;
+      weft.source = pending.source || null;
       pending = null;
       renderViewTabs();
+      for (const hook of weft.hooks.loaded) hook(msg);
       ui.progress.hidden = true;
       weft.loads += 1;
       setState('ready');
@@ -198,9 +203,22 @@ async function filesUnder(entry, prefix = '') {
   return out;
 }
 
+// A trace from a URL: the worker downloads it with progress (open-url.js).
+function openUrl(url) {
+  if (pending) cancelLoad(false);
+  const name = nameOfUrl(url);
+  pending = { id: nextId++, name, source: { trace: url } };
+  ui.error.hidden = true;
+  ui.progress.hidden = false;
+  ui.fill.style.width = '0%';
+  ui.progressText.textContent = `downloading ${name}`;
+  setState('loading');
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fetch', url });
+}
+
 function openSample(name = 'timeline') {
   if (pending) cancelLoad(false);
-  pending = { id: nextId++, name };
+  pending = { id: nextId++, name, source: { sample: name } };
   setState('loading');
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'sample', name, title: SAMPLES[name] });
 }
@@ -544,7 +562,7 @@ async function main() {
   new ResizeObserver(resize).observe(ui.stage);
   resize();
   requestAnimationFrame(loop);
-  openSample();
+  initHosting({ weft, ui, openSample, openUrl, switchView, configure, renderViewTabs, showError });
 }
 
 main();

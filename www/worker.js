@@ -2,6 +2,7 @@
 // encoded model back as a transferable buffer. Any failure, a panic included, becomes an 'error' message.
 
 import init, { WorkerSession, FileSet, sample, relayout_execgraph, induce_fault, open_view, protocol_version } from './pkg/weft.js';
+import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
 
@@ -22,7 +23,19 @@ async function open(id, file, chunk) {
   }
 }
 
-// `out` is {kind: 'trace' | 'execgraph' | 'grains', model: Uint8Array, summary: JSON string, views?}; the model's buffer moves.
+// A trace from a URL: the response body streams into the same session a file feeds.
+async function openUrl(id, url) {
+  const name = nameOfUrl(url);
+  const { session, size } = await streamUrl(url, (total) => new WorkerSession(name, total),
+    (done, total) => post({ id, type: 'progress', phase: 'downloading', done, total: Math.max(total, done) }));
+  try {
+    post({ id, type: 'progress', phase: 'parsing', done: size, total: size });
+    send(id, name, session.finish());
+  } finally {
+    session.free();
+  }
+}
+
 // Several files read together (an OTF2 archive folder): each is read whole, then the set is parsed.
 async function openSet(id, name, entries) {
   const set = new FileSet(name);
@@ -42,6 +55,7 @@ async function openSet(id, name, entries) {
   }
 }
 
+// `out` is {kind: 'trace' | 'execgraph' | 'grains', model: Uint8Array, summary: JSON string, views?}; the model's buffer moves.
 function send(id, name, out, type = 'loaded') {
   const model = out.model;
   const buf = model.buffer.byteLength === model.byteLength ? model.buffer : model.slice().buffer;
@@ -58,6 +72,7 @@ self.onmessage = async (e) => {
     if (!msg || msg.v !== protocol_version()) throw new Error('unknown protocol version');
     if (msg.type === 'open') await open(id, msg.file, msg.chunk || (4 << 20));
     else if (msg.type === 'open-set') await openSet(id, msg.name, msg.entries);
+    else if (msg.type === 'fetch') await openUrl(id, msg.url);
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'fault') induce_fault(msg.kind);
     else if (msg.type === 'view') send(id, msg.name, open_view(msg.kind));
@@ -65,8 +80,8 @@ self.onmessage = async (e) => {
   } catch (err) {
     const text = typeof err === 'string' ? err : (err && err.message) || String(err);
     // A wasm trap (panic, out of memory) leaves the instance unusable: ask the page for a fresh worker.
-    const fatal = err instanceof WebAssembly.RuntimeError || /unreachable|out of memory/i.test(text);
-    const name = msg && msg.file ? msg.file.name : (msg && msg.name) || 'file';
+    const fatal = !(err instanceof FetchError) && (err instanceof WebAssembly.RuntimeError || /unreachable|out of memory/i.test(text));
+    const name = msg && msg.file ? msg.file.name : msg && msg.url ? nameOfUrl(msg.url) : (msg && msg.name) || 'file';
     post({ id, type: 'error', fatal, message: fatal ? `${name}: the reader failed (${text}). It has been restarted.` : text });
   }
 };

@@ -51,7 +51,13 @@ pub struct TimelineLayout {
 
 impl TimelineLayout {
     pub fn new(trace: &Trace, metrics: TimelineMetrics) -> Self {
-        let order = trace.locations_in_display_order();
+        Self::of_locations(trace, metrics, |_| true)
+    }
+
+    /// Rows only for the locations `keep` accepts (a location filter); the others get no row
+    /// (`row_of_location` is u32::MAX for them).
+    pub fn of_locations(trace: &Trace, metrics: TimelineMetrics, keep: impl Fn(LocationId) -> bool) -> Self {
+        let order: Vec<LocationId> = trace.locations_in_display_order().into_iter().filter(|l| keep(*l)).collect();
         let iv = &trace.intervals;
         let mut rows = Vec::with_capacity(order.len());
         let mut headers = Vec::new();

@@ -1,7 +1,7 @@
 //! Colours: a stable categorical palette (the same region name gets the same colour in every session and
 //! view) and the paradigm hues that make MPI, OpenMP and user code recognisable at a glance.
 
-use super::{rgba, Rgba};
+use super::{rgba, Rgba, Scene};
 use crate::model::Paradigm;
 
 /// Light and dark theme base colours.
@@ -72,15 +72,58 @@ pub fn region_color(name: &str, paradigm: Paradigm) -> Rgba {
     }
 }
 
+/// Ink for text drawn on a coloured fill (see [`text_on`]): one step off TEXT and white so that the dark theme,
+/// which turns greys around, can tell it from text on the background and leave it alone.
+pub const INK_ON_LIGHT_FILL: Rgba = rgba(0x20, 0x24, 0x2b, 0xff);
+pub const INK_ON_DARK_FILL: Rgba = rgba(0xff, 0xff, 0xfe, 0xff);
+
 /// Black or white, whichever reads better on `bg`.
 pub fn text_on(bg: Rgba) -> Rgba {
     let r = ((bg >> 24) & 0xff) as f32;
     let g = ((bg >> 16) & 0xff) as f32;
     let b = ((bg >> 8) & 0xff) as f32;
     if 0.299 * r + 0.587 * g + 0.114 * b > 150.0 {
-        TEXT
+        INK_ON_LIGHT_FILL
     } else {
-        rgba(0xff, 0xff, 0xff, 0xff)
+        INK_ON_DARK_FILL
+    }
+}
+
+/// The dark theme's version of a colour: the theme's base colours and neutral greys (background, text, grid, row
+/// stripes, black marks) turn around between a dark background and light text; hues, which carry meaning
+/// (regions, paradigms, problems), stay, but for the darkest, which are lifted.
+pub fn dark(c: Rgba) -> Rgba {
+    if c == INK_ON_LIGHT_FILL || c == INK_ON_DARK_FILL {
+        return c;
+    }
+    let (r, g, b, a) = ((c >> 24) & 0xff, (c >> 16) & 0xff, (c >> 8) & 0xff, c & 0xff);
+    let base = [BACKGROUND, TEXT, TEXT_MUTED, GRID, ROW_ALT].contains(&(c | 0xff));
+    if !base && r.max(g).max(b) - r.min(g).min(b) > 10 {
+        // A hue keeps its meaning; only the darkest (busy bars, message arrows) are lifted off the background.
+        if (299 * r + 587 * g + 114 * b) / 1000 >= 80 {
+            return c;
+        }
+        let lift = |v: u32| v + (255 - v) * 2 / 5;
+        return (lift(r) << 24) | (lift(g) << 16) | (lift(b) << 8) | a;
+    }
+    const DARKEST: u32 = 0x17;
+    const LIGHTEST: u32 = 0xe6;
+    let flip = |v: u32| DARKEST + (255 - v) * (LIGHTEST - DARKEST) / 255;
+    (flip(r) << 24) | (flip(g) << 16) | (flip(b) << 8) | a
+}
+
+/// Recolour a finished scene for the dark theme (the renderer's clear colour is the scene's background).
+pub fn apply_dark(scene: &mut Scene) {
+    scene.background = dark(scene.background);
+    for r in &mut scene.rects {
+        r.fill = dark(r.fill);
+        r.border = dark(r.border);
+    }
+    for l in &mut scene.lines {
+        l.color = dark(l.color);
+    }
+    for l in &mut scene.labels {
+        l.color = dark(l.color);
     }
 }
 
@@ -92,5 +135,43 @@ mod tests {
     fn palette_is_stable() {
         assert_eq!(categorical("MPI_Send"), categorical("MPI_Send"));
         assert_eq!(stable_hash("abc"), 0xe71fa2190541574b);
+    }
+
+    fn luma(c: Rgba) -> u32 {
+        (299 * ((c >> 24) & 0xff) + 587 * ((c >> 16) & 0xff) + 114 * ((c >> 8) & 0xff)) / 1000
+    }
+
+    #[test]
+    fn dark_theme_turns_greys_around_and_keeps_hues() {
+        assert!(luma(dark(BACKGROUND)) < 0x20, "the background goes dark");
+        assert!(luma(dark(TEXT)) > 0xc0, "text goes light");
+        assert!(luma(dark(TEXT)) > luma(dark(TEXT_MUTED)) && luma(dark(TEXT_MUTED)) > luma(dark(GRID)));
+        assert!(luma(dark(ROW_ALT)) > luma(dark(BACKGROUND)), "row stripes stay visible");
+        assert_eq!(dark(FLOW) & 0xff, FLOW & 0xff, "alpha is kept");
+        for c in CATEGORICAL {
+            assert_eq!(dark(c), c);
+        }
+        // Dark hues (the utilization's busy blue, message arrows) are lifted off the dark background.
+        for c in [rgba(0x2b, 0x4a, 0x6f, 0xff), rgba(0x20, 0x20, 0x80, 0xa0)] {
+            assert!(luma(dark(c)) >= luma(c) + 40, "{c:08x} -> {:08x}", dark(c));
+            assert_eq!(dark(c) & 0xff, c & 0xff);
+        }
+        // Text on a fill keeps its contrast with the fill, which does not change.
+        for c in CATEGORICAL {
+            let ink = text_on(c);
+            assert_eq!(dark(ink), ink);
+        }
+        // Turning around reverses the order of greys.
+        let mut x = 0x2545f4914f6cdd1du64;
+        for _ in 0..200 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (a, b) = ((x & 0xff) as u32, ((x >> 8) & 0xff) as u32);
+            let grey = |v: u32| rgba(v as u8, v as u8, v as u8, 0xff);
+            if a < b {
+                assert!(luma(dark(grey(a))) >= luma(dark(grey(b))));
+            }
+        }
     }
 }

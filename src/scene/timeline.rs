@@ -276,7 +276,10 @@ impl TimelineScene<'_> {
                     lay.row_of_location[m.sender[j].index()] as usize,
                     lay.row_of_location[m.receiver[j].index()] as usize,
                 );
-                s.min(e) <= t1
+                // Ends without a row (a location filter hides them) draw nothing.
+                a < lay.rows.len()
+                    && b < lay.rows.len()
+                    && s.min(e) <= t1
                     && s.max(e) >= t0
                     && (rows.contains(&a) || rows.contains(&b) || (a < rows.start) != (b < rows.start))
             })

@@ -10,6 +10,7 @@ use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::GrainBundle;
 use crate::model::{codec, Trace};
 use crate::renderer::Renderer;
+use crate::scene::palette;
 use crate::scene::svg::to_svg;
 use crate::scene::Scene;
 use serde::Serialize;
@@ -35,6 +36,7 @@ pub struct Viewer {
     active: usize,
     dirty: bool,
     last: FrameStats,
+    dark: bool,
 }
 
 #[derive(Serialize, Clone, Copy, Default)]
@@ -77,6 +79,7 @@ impl Viewer {
             active: 0,
             dirty: true,
             last: FrameStats::default(),
+            dark: false,
         })
     }
 
@@ -247,10 +250,33 @@ impl Viewer {
     }
 
     fn scene(&self) -> Scene {
-        match self.panes.get(self.active) {
+        let mut scene = match self.panes.get(self.active) {
             Some(p) => p.scene(),
-            None => Scene::new(self.width, self.height, crate::scene::palette::BACKGROUND),
+            None => Scene::new(self.width, self.height, palette::BACKGROUND),
+        };
+        if self.dark {
+            palette::apply_dark(&mut scene);
         }
+        scene
+    }
+
+    /// "dark" or "light": the colours of every view and of exports from now on.
+    pub fn set_theme(&mut self, theme: &str) -> Result<(), JsValue> {
+        self.dark = match theme {
+            "dark" => true,
+            "light" => false,
+            _ => return Err(JsValue::from_str(&format!("themes are 'light' or 'dark', not '{theme}'"))),
+        };
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Put back a view's geometry saved from `view_state` (a permalink), given as JSON.
+    pub fn restore_state(&mut self, state: &str) -> Result<(), JsValue> {
+        let s: serde_json::Value =
+            serde_json::from_str(state).map_err(|e| JsValue::from_str(&format!("view state: {e}")))?;
+        self.with_pane(|p| p.restore(&s));
+        Ok(())
     }
 
     /// Draw if anything changed since the last frame; returns whether it drew.

@@ -95,12 +95,13 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// `weft render execgraph FILE -o out.svg`: the whole drawing as SVG.
+/// `weft render execgraph FILE -o out.svg|png`: the whole drawing as SVG or PNG.
 pub fn render(
     file: Option<&Path>,
     sample_name: Option<&str>,
     min_edge: Option<&str>,
     out: &Path,
+    scale: f32,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let a = Args {
         file: file.map(Path::to_path_buf),
@@ -112,7 +113,6 @@ pub fn render(
     // Wide enough that node shapes show (about 14 px a column), within what SVG viewers handle.
     let width = (l.columns as f32 * 14.0 + 100.0).clamp(1200.0, 16_000.0);
     let view = ExecView::fit(&g, &l, width, PLOT_PX as f32 + 40.0);
-    let svg = weft::scene::svg::to_svg(&scene(&g, &l, &view));
-    std::fs::write(out, svg).map_err(|e| format!("{}: {e}", out.display()))?;
+    crate::picture::write(&scene(&g, &l, &view), out, scale)?;
     Ok(())
 }

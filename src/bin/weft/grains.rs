@@ -129,7 +129,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
 pub struct RenderArgs {
     /// A MIR task-stats CSV or the prototype's GraphML.
     file: PathBuf,
-    /// The SVG file to write.
+    /// The picture to write (.svg or .png).
     #[arg(short, long)]
     out: PathBuf,
     /// Draw the problem view of this metric (e.g. parallel_benefit) instead of the structure.
@@ -146,7 +146,7 @@ pub struct RenderArgs {
     width: f32,
 }
 
-pub fn render(a: RenderArgs) -> Result<(), Box<dyn std::error::Error>> {
+pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     use weft::layouts::grains::{layout, LayoutParams};
     use weft::scene::grains::{build, ColorBy, View, Viewport};
     let an = analyse(&a.file, thresholds(&a.thresholds, None)?, None)?;
@@ -161,7 +161,7 @@ pub fn render(a: RenderArgs) -> Result<(), Box<dyn std::error::Error>> {
         None => View::Structure(if a.by_source_line { ColorBy::SourceLine } else { ColorBy::OutlineFunction }),
     };
     let scene = build(&an, &l, &vp, view);
-    std::fs::write(&a.out, weft::scene::svg::to_svg(&scene))?;
+    crate::picture::write(&scene, &a.out, scale)?;
     eprintln!("wrote {} ({} shapes, {} lines)", a.out.display(), scene.rects.len(), scene.lines.len());
     Ok(())
 }

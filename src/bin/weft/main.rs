@@ -6,6 +6,7 @@ mod execgraph;
 mod grains;
 mod info;
 mod moments;
+mod picture;
 mod render;
 mod render_aggregate;
 mod render_moments;
@@ -32,7 +33,7 @@ enum Command {
     Grains(grains::Args),
     /// Aggregated grain graph: groups, tree depth and visible node count theta (conservative, per problem).
     Aggregate(aggregate::Args),
-    /// Write a view as SVG, for documentation.
+    /// Write a view as SVG or PNG (by the output's extension), for documentation.
     Render(render::Args),
 }
 

@@ -1,4 +1,5 @@
-//! `weft render VIEW FILE -o out.svg`: a view's scene written as SVG, for documentation and checks.
+//! `weft render VIEW FILE -o out.svg|out.png`: a view's scene written as SVG, or rasterised to PNG (at
+//! `--scale` pixels per unit: 2 for a 2x picture), for documentation and checks.
 
 use std::path::PathBuf;
 
@@ -6,6 +7,9 @@ use std::path::PathBuf;
 pub struct Args {
     #[command(subcommand)]
     view: View,
+    /// PNG pixels per SVG unit (2 gives a 2x picture for high-density screens).
+    #[arg(long, global = true, default_value_t = 1.0)]
+    scale: f32,
 }
 
 #[derive(clap::Subcommand)]
@@ -22,7 +26,7 @@ enum View {
         /// Raise short flow edges to this length (`8px` or nanoseconds).
         #[arg(long)]
         min_edge: Option<String>,
-        /// The SVG to write.
+        /// The picture to write (.svg or .png).
         #[arg(short, long)]
         out: PathBuf,
     },
@@ -34,11 +38,11 @@ enum View {
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     match a.view {
-        View::Moments(m) => crate::render_moments::run(m),
+        View::Moments(m) => crate::render_moments::run(m, a.scale),
         View::Execgraph { file, sample, min_edge, out } => {
-            crate::execgraph::render(file.as_deref(), sample.as_deref(), min_edge.as_deref(), &out)
+            crate::execgraph::render(file.as_deref(), sample.as_deref(), min_edge.as_deref(), &out, a.scale)
         }
-        View::Grains(g) => crate::grains::render(g),
-        View::Aggregate(g) => crate::render_aggregate::run(g),
+        View::Grains(g) => crate::grains::render(g, a.scale),
+        View::Aggregate(g) => crate::render_aggregate::run(g, a.scale),
     }
 }

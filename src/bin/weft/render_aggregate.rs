@@ -116,7 +116,7 @@ fn draw(r: &Run, problem: Option<usize>, highlight: &[u32], width: f32, height: 
     build(&r.an, &r.tree, &r.metrics, &r.view, width, height, overlay)
 }
 
-pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
+pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let method: Method = a.method.parse()?;
     let problem = match &a.problem {
         Some(p) => Some(
@@ -130,7 +130,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         if !(a.filtered && problem.is_some()) {
             let height = (a.width * aspect(&left)).clamp(200.0, 4.0 * a.width);
             let scene = draw(&left, problem, &[], a.width, height);
-            return write(&a, &scene, left.view.visible(&left.tree).len());
+            return write(&a, &scene, left.view.visible(&left.tree).len(), scale);
         }
         // The filtered view with its inset: the same groups opened, unfiltered, and the selected group (the
         // deepest problematic closed group shown) outlined in both, to keep the programmer oriented.
@@ -154,7 +154,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         let inset_h = (inset_w * aspect(&inset)).clamp(100.0, height);
         let scene =
             draw(&left, problem, &selected, main_w, height).beside(draw(&inset, problem, &selected, inset_w, inset_h));
-        return write(&a, &scene, left.view.visible(&left.tree).len());
+        return write(&a, &scene, left.view.visible(&left.tree).len(), scale);
     };
     let right = open_run(&a, other, method, problem)?;
     let (lv, rv) = (left.view.visible(&left.tree), right.view.visible(&right.tree));
@@ -165,11 +165,11 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let half = a.width / 2.0;
     let height = (half * aspect(&left).max(aspect(&right))).clamp(200.0, 4.0 * a.width);
     let scene = draw(&left, problem, &lh, half, height).beside(draw(&right, problem, &rh, half, height));
-    write(&a, &scene, lv.len() + rv.len())
+    write(&a, &scene, lv.len() + rv.len(), scale)
 }
 
-fn write(a: &Args, scene: &Scene, visible: usize) -> Result<(), Box<dyn std::error::Error>> {
-    std::fs::write(&a.out, weft::scene::svg::to_svg(scene))?;
+fn write(a: &Args, scene: &Scene, visible: usize, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
+    crate::picture::write(scene, &a.out, scale)?;
     eprintln!(
         "wrote {} ({visible} visible nodes, {} shapes, {} lines)",
         a.out.display(),

@@ -9,14 +9,13 @@ use weft::model::LocationId;
 use weft::readers::read_path;
 use weft::scene::axis::AXIS_HEIGHT_PX;
 use weft::scene::moments::{build_moment_view, MomentViewOptions, Viewport, LEGEND_HEIGHT_PX};
-use weft::scene::svg::to_svg;
 use weft::scene::utilization::{build_utilization, UtilizationOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The trace file.
     file: PathBuf,
-    /// Output file (.svg).
+    /// Output file (.svg or .png).
     #[arg(short, long)]
     output: PathBuf,
     /// Width of the whole picture in pixels.
@@ -32,13 +31,7 @@ pub struct Args {
     selection: Selection,
 }
 
-pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let ext = a.output.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    if ext != "svg" {
-        return Err(
-            format!("{}: only SVG output is written so far (PNG is not implemented)", a.output.display()).into()
-        );
-    }
+pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
     let trace = read_path(&a.file)?;
     let definition = a.selection.definition();
@@ -62,6 +55,6 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         let gantt = build_utilization(&rows, &busy, &view, &UtilizationOptions { definition: definition.describe() });
         gantt.beside(moments)
     };
-    std::fs::write(&a.output, to_svg(&scene)).map_err(|e| format!("{}: {e}", a.output.display()))?;
+    crate::picture::write(&scene, &a.output, scale)?;
     Ok(())
 }

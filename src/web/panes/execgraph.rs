@@ -1,7 +1,7 @@
 //! The execution-graph pane (TreVis): every thread in its own column, time downwards; the graph and its
 //! layout come from the worker, this pane only moves the viewport and draws (scene::execgraph).
 
-use super::{Hover, Pane};
+use super::{num, Hover, Pane};
 use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::execgraph::Scale;
 use crate::scene::execgraph::{describe, format_ns, pick, scene, ExecView};
@@ -76,6 +76,20 @@ impl Pane for ExecgraphPane {
     }
     fn scene(&self) -> Scene {
         scene(&self.bundle.graph, &self.bundle.layout, &self.view)
+    }
+    fn restore(&mut self, s: &serde_json::Value) {
+        if let Some(v) = num(s, "scroll_x_px") {
+            self.view.scroll_x_px = v as f32;
+        }
+        if let Some(v) = num(s, "top_ns") {
+            self.view.top_ns = v;
+        }
+        if let Some(v) = num(s, "ns_per_px").filter(|v| *v > 0.0) {
+            self.view.ns_per_px = v.max(1e-6);
+        }
+        if let Some(v) = num(s, "column_px").filter(|v| *v > 0.0) {
+            self.view.column_px = (v as f32).clamp(0.05, 400.0);
+        }
     }
     fn state(&self) -> serde_json::Value {
         let l = &self.bundle.layout;

@@ -3,7 +3,7 @@
 //! node for its grain's properties and metrics; one grain can be selected (outlined) and located (centred)
 //! for the page's grain panel (table, properties, search).
 
-use super::{Hover, Pane};
+use super::{num, Hover, Pane};
 use crate::analyses::grains::query::{grain_properties, search};
 use crate::analyses::grains::{GrainAnalysis, Thresholds, NONE};
 use crate::layouts::grains::{node_at, GrainLayout};
@@ -249,6 +249,15 @@ impl Pane for GrainsPane {
             "viewport": {"x0": self.vp.x0, "y0": self.vp.y0, "scale": self.vp.scale},
             "sample_nodes": sample,
         })
+    }
+    fn restore(&mut self, s: &serde_json::Value) {
+        let vp = &s["viewport"];
+        if let (Some(x0), Some(y0), Some(scale)) = (num(vp, "x0"), num(vp, "y0"), num(vp, "scale")) {
+            if scale > 0.0 {
+                (self.vp.x0, self.vp.y0, self.vp.scale) = (x0 as f32, y0 as f32, (scale as f32).clamp(1e-4, 400.0));
+                self.fitted = false;
+            }
+        }
     }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {

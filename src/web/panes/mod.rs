@@ -54,4 +54,16 @@ pub trait Pane {
     fn as_grains(&mut self) -> Option<&mut grains::GrainsPane> {
         None
     }
+    /// Put back the geometry saved from [`Pane::state`] (a permalink); keys the view lacks or values that are
+    /// not finite numbers are ignored, so a stale or hand-edited link never breaks the view.
+    fn restore(&mut self, s: &serde_json::Value) {
+        if let (Some(t0), Some(t1)) = (num(s, "t0_ns"), num(s, "t1_ns")) {
+            self.set_time_range(t0, t1);
+        }
+    }
+}
+
+/// A finite number under `key`, if there is one.
+pub fn num(s: &serde_json::Value, key: &str) -> Option<f64> {
+    s.get(key)?.as_f64().filter(|v| v.is_finite())
 }

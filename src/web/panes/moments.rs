@@ -3,7 +3,8 @@
 //! and 5). Moments are recomputed when the busy definition changes (linear in intervals: milliseconds for
 //! a million).
 
-use super::{Hover, Pane};
+use super::timeline::location_matches;
+use super::{num, Hover, Pane};
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};
 use crate::analyses::moments::{hover_text, moments_of_busy, sort_moments, LocationMoments, MomentKey, TimeWindow};
 use crate::model::{LocationId, Trace};
@@ -26,6 +27,8 @@ pub struct MomentsPane {
     /// Extra quantity shown as the bar's colour, and its key (recomputed with the moments).
     color: Option<ColorEncoding>,
     color_key: String,
+    /// The location filter (see timeline::location_matches); None shows all.
+    locations: Option<String>,
 }
 
 /// The extra quantities the moment view can colour bars by, per location index.
@@ -71,6 +74,7 @@ impl MomentsPane {
             hovered: None,
             color: None,
             color_key: "none".to_string(),
+            locations: None,
         };
         pane.recompute();
         pane.view = Viewport::fit(pane.trace.span_ns, pane.rows.len(), width / 2.0, height);
@@ -80,6 +84,9 @@ impl MomentsPane {
     fn recompute(&mut self) {
         self.busy = BusyIntervals::compute(&self.trace, &self.definition);
         self.rows = moments_of_busy(&self.trace, &self.busy, None);
+        if let Some(p) = &self.locations {
+            self.rows.retain(|m| location_matches(&self.trace, LocationId(m.location), p));
+        }
         sort_moments(&mut self.rows, self.key);
         self.busy.arrange(self.rows.iter().map(|m| LocationId(m.location)));
         self.color = color_encoding(&self.trace, &self.rows, &self.color_key).unwrap_or(None);
@@ -196,6 +203,7 @@ impl Pane for MomentsPane {
             "definition": self.definition.describe(), "busy": self.definition.short_name(), "sort": self.key.name(),
             "color": self.color.as_ref().map(|c| c.name.clone()),
             "rows": rows,
+            "locations": self.locations,
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {
@@ -205,6 +213,20 @@ impl Pane for MomentsPane {
         if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
             self.view.t0_ns = t0_ns;
             self.view.t1_ns = t1_ns;
+        }
+    }
+    fn restore(&mut self, s: &serde_json::Value) {
+        if let (Some(t0), Some(t1)) = (num(s, "t0_ns"), num(s, "t1_ns")) {
+            self.set_time_range(t0, t1);
+        }
+        if let Some(h) = num(s, "row_height_px") {
+            let (_, y0, _, y1) = self.view.plot_rect();
+            let fit = (y1 - y0) / self.rows.len().max(1) as f32;
+            self.view.row_height_px = (h as f32).clamp(fit.min(1.0), 200.0);
+        }
+        if let Some(first) = num(s, "first_row") {
+            self.view.first_row = 0.0;
+            self.scroll((first * self.view.row_height_px as f64) as f32);
         }
     }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -227,6 +249,20 @@ impl Pane for MomentsPane {
             "color" => {
                 self.color = color_encoding(&self.trace, &self.rows, value)?;
                 self.color_key = value.to_string();
+                Ok(())
+            }
+            "locations" => {
+                let pattern = Some(value.trim()).filter(|p| !p.is_empty() && *p != "*");
+                if let Some(p) = pattern {
+                    if !(0..self.trace.locations.len() as u32).any(|l| location_matches(&self.trace, LocationId(l), p))
+                    {
+                        return Err(format!("no location matches '{value}'"));
+                    }
+                }
+                self.locations = pattern.map(str::to_string);
+                self.recompute();
+                self.hovered = None;
+                self.view.first_row = 0.0;
                 Ok(())
             }
             _ => Err(format!("the moments view has no option '{key}'")),

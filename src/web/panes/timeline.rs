@@ -1,8 +1,9 @@
 //! The timeline pane: every location's intervals on one time axis (scene::timeline does the drawing).
 
-use super::{Hover, Pane};
+use super::{num, Hover, Pane};
+use crate::analyses::busy::glob_match;
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
-use crate::model::Trace;
+use crate::model::{LocationId, Trace};
 use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
 use crate::scene::{Rgba, Scene};
 use serde_json::json;
@@ -14,6 +15,15 @@ pub struct TimelinePane {
     colors: Vec<Rgba>,
     view: TimelineView,
     highlight: Option<usize>,
+    /// The location filter (a glob over "process / location" or the location's name); None shows all.
+    locations: Option<String>,
+}
+
+/// Does location `l` pass the filter `pattern` (by its name, or its process and name as "P / L")?
+pub fn location_matches(trace: &Trace, l: LocationId, pattern: &str) -> bool {
+    let name = trace.location_name(l);
+    let process = trace.process_name(trace.locations.process[l.index()]);
+    glob_match(pattern, name) || glob_match(pattern, &format!("{process} / {name}"))
 }
 
 impl TimelinePane {
@@ -21,7 +31,7 @@ impl TimelinePane {
         let layout = TimelineLayout::new(&trace, TimelineMetrics::default());
         let colors = region_colors(&trace);
         let view = TimelineView::fit(&trace, width, height);
-        TimelinePane { trace, layout, colors, view, highlight: None }
+        TimelinePane { trace, layout, colors, view, highlight: None, locations: None }
     }
 
     fn scene_builder(&self) -> TimelineScene<'_> {
@@ -101,6 +111,7 @@ impl Pane for TimelinePane {
             "width": self.view.width, "height": self.view.height, "track_x0": self.view.track_x0(),
             "axis_px": AXIS_PX, "lane_px": self.layout.metrics.lane_px, "span_ns": self.trace.span_ns,
             "rows": rows,
+            "locations": self.locations,
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {
@@ -110,6 +121,34 @@ impl Pane for TimelinePane {
         if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
             self.view.t0_ns = t0_ns;
             self.view.t1_ns = t1_ns;
+        }
+    }
+    fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        if key != "locations" {
+            return Err(format!("the timeline view has no option '{key}'"));
+        }
+        let pattern = Some(value.trim()).filter(|p| !p.is_empty() && *p != "*");
+        let layout = match pattern {
+            Some(p) => TimelineLayout::of_locations(&self.trace, TimelineMetrics::default(), |l| {
+                location_matches(&self.trace, l, p)
+            }),
+            None => TimelineLayout::new(&self.trace, TimelineMetrics::default()),
+        };
+        if layout.rows.is_empty() {
+            return Err(format!("no location matches '{value}'"));
+        }
+        self.layout = layout;
+        self.locations = pattern.map(str::to_string);
+        self.highlight = None;
+        self.view.scroll_by(-self.view.scroll_y, &self.layout);
+        Ok(())
+    }
+    fn restore(&mut self, s: &serde_json::Value) {
+        if let (Some(t0), Some(t1)) = (num(s, "t0_ns"), num(s, "t1_ns")) {
+            self.set_time_range(t0, t1);
+        }
+        if let Some(y) = num(s, "scroll_y") {
+            self.view.scroll_by(y as f32 - self.view.scroll_y, &self.layout);
         }
     }
 }

@@ -1,0 +1,140 @@
+// Permalinks: the view state (what is open, view, time range, zoom, scroll, view options, problem view, the
+// selected grain) lives in the URL hash, e.g. #sample=fib&view=execgraph&ex=-120&et=0&en=2500. The hash is
+// rewritten (replaceState, no history spam) shortly after each interaction, and restored when the page opens
+// with one. Embed options (theme, chrome, select) ride along unchanged. Only numbers and names of options go
+// into the hash.
+
+// Short hash keys for the geometry keys of viewer.view_state().
+const GEOMETRY = { t0: 't0_ns', t1: 't1_ns', y: 'scroll_y', row: 'first_row', rh: 'row_height_px', ex: 'scroll_x_px', et: 'top_ns', en: 'ns_per_px', ec: 'column_px' };
+const VIEWPORT = { gx: 'x0', gy: 'y0', gs: 'scale' };
+const MOMENT_COLORS = { 'bytes sent': 'bytes_sent', 'messages sent': 'messages_sent', 'spread 2·m2/m0': 'spread' };
+// Parameters that are not view state and are kept as they came.
+const CARRIED = ['theme', 'chrome', 'select'];
+
+/** The link's parameters: the hash's, with a `?trace=` from the query too. */
+export function linkParams(loc) {
+  const p = new URLSearchParams(loc.hash.slice(1));
+  const q = new URLSearchParams(loc.search);
+  for (const k of ['trace', 'sample', 'view', ...CARRIED]) if (q.has(k) && !p.has(k)) p.set(k, q.get(k));
+  return p;
+}
+
+const fmt = (v) => String(Number(v.toPrecision(10)));
+
+/** The shown view as link parameters. */
+export function capture(weft, carried) {
+  const p = new URLSearchParams();
+  const src = weft.source;
+  if (src && src.trace && !new URLSearchParams(location.search).has('trace')) p.set('trace', src.trace);
+  else if (src && src.sample) p.set('sample', src.sample);
+  const st = weft.viewer && weft.viewer.view_state();
+  if (!st) return p;
+  p.set('view', st.view);
+  for (const [k, key] of Object.entries(GEOMETRY)) if (Number.isFinite(st[key])) p.set(k, fmt(st[key]));
+  if (st.viewport) for (const [k, key] of Object.entries(VIEWPORT)) if (Number.isFinite(st.viewport[key])) p.set(k, fmt(st.viewport[key]));
+  if (st.locations) p.set('locations', st.locations);
+  if (st.view === 'moments') {
+    p.set('busy', st.busy);
+    p.set('sort', st.sort);
+    p.set('color', MOMENT_COLORS[st.color] || 'none');
+  }
+  if (st.view === 'grains') {
+    p.set('problem', st.problem || 'structure');
+    p.set('thresholds', st.thresholds);
+    if (st.selected) p.set('sel', String(st.selected.grain));
+  }
+  for (const k of CARRIED) if (carried.has(k)) p.set(k, carried.get(k));
+  return p;
+}
+
+/** Put the view back as the link says; options the loaded trace lacks are skipped. */
+export function restore(app, p) {
+  const v = app.weft.viewer;
+  const view = p.get('view');
+  if (view && view !== v.view() && v.views().includes(view)) app.switchView(view);
+  const shown = v.view();
+  const options = { moments: ['locations', 'busy', 'sort', 'color'], timeline: ['locations'], grains: ['thresholds', 'problem'] }[shown] || [];
+  for (const k of options) if (p.has(k)) app.configure(k, p.get(k));
+  const state = {};
+  for (const [k, key] of Object.entries(GEOMETRY)) if (p.has(k)) state[key] = Number(p.get(k));
+  const vp = {};
+  for (const [k, key] of Object.entries(VIEWPORT)) if (p.has(k)) vp[key] = Number(p.get(k));
+  if (Object.keys(vp).length) state.viewport = vp;
+  v.restore_state(JSON.stringify(state));
+  if (shown === 'grains') selectGrain(app, p);
+  app.renderViewTabs();
+}
+
+/** The grain a link selects: `sel` (a grain index, as saved) or `select` (an embed's search: task id, function,
+ *  source line; the first match is selected and centred). The grain panel shows its properties. */
+function selectGrain(app, p) {
+  const v = app.weft.viewer;
+  let grain = p.has('sel') ? Number(p.get('sel')) : undefined;
+  let locate = false;
+  if (grain === undefined && p.get('select') && typeof v.grain_search === 'function') {
+    const hits = v.grain_search(p.get('select'));
+    if (hits && hits.grain && hits.grain.length) { grain = hits.grain[0]; locate = true; }
+    else app.showError(`No grain matches “${p.get('select')}”.`);
+  }
+  if (!Number.isInteger(grain) || grain < 0) return;
+  if (app.weft.grainPanel) app.weft.grainPanel.select(grain, locate);
+  else v.select_grain(grain, locate);
+}
+
+/** Does a finished load match what the link names (a URL, a sample, or a file opened by hand)? */
+function matches(p, source) {
+  if (p.has('trace')) return !!(source && source.trace === new URL(p.get('trace'), location.href).href);
+  if (p.has('sample')) return !!(source && source.sample === p.get('sample'));
+  return !source;
+}
+
+export function initPermalinks(app, initial) {
+  const { weft } = app;
+  const carried = new URLSearchParams();
+  for (const k of CARRIED) if (initial.has(k)) carried.set(k, initial.get(k));
+  // The link's view is applied once, to the first load that matches it.
+  const STATE_KEYS = ['view', 'select', 'sel', 'locations', 'busy', 'sort', 'color', 'problem', 'thresholds', ...Object.keys(GEOMETRY), ...Object.keys(VIEWPORT)];
+  const hasState = (p) => STATE_KEYS.some((k) => p.has(k));
+  let waiting = hasState(initial) ? initial : null;
+  const write = () => {
+    if (!weft.viewer || weft.state !== 'ready') return;
+    const hash = capture(weft, carried).toString();
+    if (location.hash.slice(1) !== hash) history.replaceState(history.state, '', `${location.pathname}${location.search}#${hash}`);
+    weft.link = location.href;
+  };
+  let timer = 0;
+  const later = () => { clearTimeout(timer); timer = setTimeout(write, 250); };
+  weft.hooks.loaded.push(() => {
+    if (waiting && matches(waiting, weft.source)) {
+      try { restore(app, waiting); } catch (e) { app.showError(`The link's view could not be restored: ${e}`); }
+      waiting = null;
+    }
+    write();
+  });
+  for (const type of ['wheel', 'pointerup', 'keyup', 'click', 'change']) window.addEventListener(type, later, { capture: true, passive: true });
+  window.addEventListener('hashchange', () => {
+    const p = linkParams(location);
+    if (p.toString() === capture(weft, carried).toString()) return;
+    if (matches(p, weft.source)) { restore(app, p); write(); return; }
+    waiting = hasState(p) ? p : null;
+    if (p.has('trace')) app.openUrl(new URL(p.get('trace'), location.href).href);
+    else if (p.has('sample')) app.openSample(p.get('sample'));
+  });
+  const button = document.getElementById('copy-link');
+  if (button) {
+    button.addEventListener('click', async () => {
+      write();
+      let note = weft.source ? 'Link copied' : 'Link copied (it holds the view; the file must be opened again)';
+      try {
+        await navigator.clipboard.writeText(location.href);
+        button.textContent = '✓';
+      } catch {
+        button.textContent = '✗';
+        note = 'Copying was refused: the address bar holds the same link';
+      }
+      button.title = note;
+      setTimeout(() => { button.textContent = 'Link'; }, 1500);
+    });
+  }
+  weft.permalink = { write, capture: () => capture(weft, carried).toString() };
+}

@@ -360,7 +360,7 @@ impl AggregatePane {
     fn inset_box(&self) -> Option<[f32; 4]> {
         self.unfiltered.as_ref()?;
         let (iw, ih) = ((self.width * 0.28).min(360.0), (self.height * 0.3).min(240.0));
-        (iw >= 60.0 && ih >= 40.0).then(|| [self.width - iw - 10.0, self.height - ih - 10.0, iw, ih])
+        (iw >= 60.0 && ih >= 40.0).then_some([self.width - iw - 10.0, self.height - ih - 10.0, iw, ih])
     }
 
     /// The inset of the filtered view: the unfiltered graph with the same groups open, small, in the

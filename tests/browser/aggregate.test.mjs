@@ -72,6 +72,16 @@ async function openToProblem(page) {
   throw new Error('no problematic grain within 200 opens');
 }
 
+/** Pan node `id` to the middle of the canvas, clear of the floating controls; returns its new box. */
+async function centre(page, id) {
+  const [w, h] = await page.evaluate(() => { const r = document.getElementById('stage').getBoundingClientRect(); return [r.width, r.height]; });
+  let n = (await viewState(page)).nodes.find((m) => m.id === id);
+  await page.evaluate(([dx, dy]) => { window.weft.viewer.pan(dx); window.weft.viewer.scroll(dy); }, [n.x + n.w / 2 - w / 2, n.y + n.h / 2 - h / 2]);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  n = (await viewState(page)).nodes.find((m) => m.id === id);
+  return n;
+}
+
 function native(args) {
   if (!fs.existsSync(WEFT)) return null;
   return JSON.parse(execFileSync(WEFT, args, { encoding: 'utf8', maxBuffer: 1 << 26 }));
@@ -124,17 +134,22 @@ async function checkGraph(page, { name, metric, rows, backend }) {
   st = await viewState(page);
   assert.equal(st.problem, metric, 'the aggregated state survives a view switch');
   // Hover the grain: the tooltip names its task.
-  const shown = st.nodes.find((n) => n.id === leaf.id);
+  const shown = await centre(page, leaf.id);
   await page.mouse.move(o.x + shown.x + shown.w / 2, o.y + shown.y + shown.h / 2);
   await page.waitForSelector('#tooltip:not([hidden])');
   assert.match(await page.textContent('#tooltip'), new RegExp(`task ${leaf.task}\\b`));
 
   // Close the grain's group by clicking its envelope (inside its box, beside its members).
-  const group = st.nodes.find((n) => n.id === leaf.parent);
+  await page.mouse.move(2, 2);
+  const group = await centre(page, leaf.parent);
+  st = await viewState(page);
   const members = st.nodes.filter((n) => n.parent === group.id);
   const inside = (n, x, y) => x >= n.x && y >= n.y && x <= n.x + n.w && y <= n.y + n.h;
-  const spot = [[group.x + 2, group.y + 2], [group.x + group.w - 2, group.y + 2], [group.x + 2, group.y + group.h - 2]]
-    .find(([x, y]) => !members.some((m) => inside(m, x, y)));
+  const [cw, ch] = await page.evaluate(() => { const r = document.getElementById('stage').getBoundingClientRect(); return [r.width, r.height]; });
+  const { x: gx, y: gy, w: gw, h: gh } = group;
+  const spot = [[gx + 2, gy + 2], [gx + gw - 2, gy + 2], [gx + 2, gy + gh - 2], [gx + 2, gy + gh / 2], [gx + gw / 2, gy + 2], [gx + gw / 2, gy + gh - 2]]
+    .find(([x, y]) => x > 0 && x < cw && y > 60 && y < ch && !members.some((m) => inside(m, x, y)));
+  assert.ok(spot, 'some part of the envelope is on screen beside the members');
   await page.mouse.click(o.x + spot[0], o.y + spot[1]);
   await settle(page);
   st = await viewState(page);
@@ -142,7 +157,7 @@ async function checkGraph(page, { name, metric, rows, backend }) {
   assert.ok(!st.nodes.some((n) => n.parent === group.id), 'its members are gone');
 
   // Tooltip of a group: strength and propagated metrics.
-  const g = st.nodes.find((n) => n.id === group.id);
+  const g = await centre(page, group.id);
   await page.mouse.move(o.x + g.x + g.w / 2, o.y + g.y + g.h / 2);
   await page.waitForSelector('#tooltip:not([hidden])');
   const tip = await page.textContent('#tooltip');

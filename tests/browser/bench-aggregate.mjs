@@ -8,7 +8,7 @@
 // or one written by `cargo run --release --example grain_profile -- 45 16 48 tests/out/fib45-c16.csv` (131,072).
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, openPage, waitReady, dropFile } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot } from './harness.mjs';
 
 const [file, opensArg] = process.argv.slice(2);
 if (!file || !fs.existsSync(file)) {
@@ -21,6 +21,15 @@ const { browser, page, problems } = await openPage('webgpu', url);
 try {
   await dropFile(page, path.basename(file), fs.readFileSync(file));
   await waitReady(page, 2, 600_000);
+  // The fitted grain view first: its frame (level of detail bounds rects and lines by the pixels).
+  const grainFrame = await page.evaluate(async () => {
+    const v = window.weft.viewer;
+    const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+    const out = [];
+    for (let i = 0; i < 5; i++) { v.invalidate(); await frame(); out.push(v.stats()); }
+    return out[out.length - 1];
+  });
+  await screenshot(page, `bench-aggregate-grains-${path.basename(file)}`);
   const r = await page.evaluate(async (opens) => {
     const v = window.weft.viewer;
     const frame = () => new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
@@ -50,7 +59,8 @@ try {
       scene_build_ms: { median: q(scene, 0.5), p95: q(scene, 0.95), max: q(scene, 1) },
     };
   }, opens);
-  console.log(JSON.stringify(r, null, 2));
+  console.log(JSON.stringify({ grain_view_fitted_frame: grainFrame, ...r }, null, 2));
+  await screenshot(page, `bench-aggregate-${path.basename(file)}`);
   if (problems.length) console.log('page problems:', problems);
 } finally {
   await browser.close();

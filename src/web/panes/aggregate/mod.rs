@@ -7,8 +7,10 @@
 //! Holds navigation state only: the tree, metrics and layout come from analyses::aggregate and
 //! layouts::aggregate, the drawing from scene::aggregate.
 
+mod placed;
 mod state;
 
+use self::placed::Placed;
 use super::{Hover, Pane};
 use crate::analyses::aggregate::critical::local_critical_path;
 use crate::analyses::aggregate::propagate::{grain_of_leaf, severity};
@@ -36,8 +38,6 @@ fn now_ms() -> f64 {
 
 struct Animation {
     start_ms: f64,
-    from: Geometry,
-    to: Geometry,
     cam_from: Fit,
 }
 
@@ -66,6 +66,9 @@ pub struct AggregatePane {
     width: f32,
     height: f32,
     fitted: bool,
+    /// Where visible nodes were before the last open or close, and where they are now.
+    from: Placed,
+    to: Placed,
     anim: Option<Animation>,
     /// Milliseconds the last open, close or drill spent re-laying out (the figure the page benchmarks).
     last_relayout_ms: f64,
@@ -95,9 +98,12 @@ impl AggregatePane {
             width,
             height,
             fitted: true,
+            from: Placed::new(0),
+            to: Placed::new(0),
             anim: None,
             last_relayout_ms: 0.0,
         };
+        p.settle();
         p.fit();
         p
     }
@@ -124,24 +130,41 @@ impl AggregatePane {
         (t < 1.0).then_some(t)
     }
 
-    /// Where things are drawn now, and through which camera.
-    fn current(&self) -> (Geometry, Fit) {
-        let (Some(t), Some(a)) = (self.progress(), self.anim.as_ref()) else {
-            return (Geometry::of(&self.tree, &self.view), self.cam);
-        };
+    /// Where things are drawn now (None: where the layout puts them, `to`), and through which camera.
+    fn current(&self) -> (Option<Geometry>, Fit) {
+        let Some(t) = self.progress() else { return (None, self.cam) };
         let e = t * t * (3.0 - 2.0 * t);
         let lerp = |a: f32, b: f32| if a.is_finite() { a + (b - a) * e } else { b };
-        let mix = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(&x, &y)| lerp(x, y)).collect();
-        let (f, to) = (&a.from, &a.to);
-        let geom = Geometry { x: mix(&f.x, &to.x), y: mix(&f.y, &to.y), w: mix(&f.w, &to.w), h: mix(&f.h, &to.h) };
-        let (c0, c1) = (a.cam_from, self.cam);
-        let cam = Fit { x0: lerp(c0.x0, c1.x0), y0: lerp(c0.y0, c1.y0), scale: lerp(c0.scale, c1.scale) };
-        (geom, cam)
+        let (f, to) = (&self.from.g, &self.to.g);
+        let mut g = self.to.g.clone();
+        for &u in &self.to.set {
+            let i = u as usize;
+            if f.x[i].is_finite() {
+                g.x[i] = lerp(f.x[i], to.x[i]);
+                g.y[i] = lerp(f.y[i], to.y[i]);
+                g.w[i] = lerp(f.w[i], to.w[i]);
+                g.h[i] = lerp(f.h[i], to.h[i]);
+            }
+        }
+        let c0 = self.anim.as_ref().map_or(self.cam, |a| a.cam_from);
+        let c1 = self.cam;
+        (Some(g), Fit { x0: lerp(c0.x0, c1.x0), y0: lerp(c0.y0, c1.y0), scale: lerp(c0.scale, c1.scale) })
     }
 
-    /// Run a navigation step: time its re-layout, refit when fitted, and animate from what was drawn.
+    /// The layout changed wholesale (a new tree, a restored state): draw it as it is, no animation.
+    fn settle(&mut self) {
+        if self.to.g.x.len() != self.tree.len() {
+            self.from = Placed::new(self.tree.len());
+            self.to = Placed::new(self.tree.len());
+        }
+        self.to.layout(&self.tree, &self.view);
+        self.anim = None;
+    }
+
+    /// Run a navigation step: time its re-layout, refit when fitted, and animate from what was drawn (from
+    /// the last target, when a step comes while one still animates).
     fn navigate(&mut self, step: impl FnOnce(&mut Self)) {
-        let (before, cam_from) = self.current();
+        let cam_from = self.current().1;
         let t0 = now_ms();
         step(self);
         if let Some(u) = self.unfiltered.as_mut() {
@@ -154,31 +177,22 @@ impl AggregatePane {
         if self.fitted {
             self.cam = self.fit_cam();
         }
-        let to = Geometry::of(&self.tree, &self.view);
-        let from = self.entering_from(&before, &to);
-        self.anim = Some(Animation { start_ms: now_ms(), from, to, cam_from });
-    }
-
-    /// Start geometry of an animation: nodes drawn before start where they were; nodes that appear start
-    /// at their size, centred on the nearest ancestor drawn before (the group they come out of).
-    fn entering_from(&self, before: &Geometry, to: &Geometry) -> Geometry {
-        let mut from = before.clone();
-        for u in self.view.visible(&self.tree) {
-            let ui = u as usize;
-            if before.x[ui].is_finite() {
+        std::mem::swap(&mut self.from, &mut self.to);
+        self.to.layout(&self.tree, &self.view);
+        // Nodes that appear start at their size, centred on the group they come out of.
+        for k in 0..self.to.set.len() {
+            let u = self.to.set[k];
+            let (ui, p) = (u as usize, self.tree.parent[u as usize]);
+            if self.from.has(u) || p == NONE || !self.from.has(p) {
                 continue;
             }
-            let p = self.tree.parent[ui];
-            if p == NONE || !from.x[p as usize].is_finite() {
-                continue;
-            }
-            let pi = p as usize;
-            from.x[ui] = from.x[pi] + (from.w[pi] - to.w[ui]) / 2.0;
-            from.y[ui] = from.y[pi] + (from.h[pi] - to.h[ui]) / 2.0;
-            from.w[ui] = to.w[ui];
-            from.h[ui] = to.h[ui];
+            let (f, pi, to) = (&self.from.g, p as usize, &self.to.g);
+            let x = f.x[pi] + (f.w[pi] - to.w[ui]) / 2.0;
+            let y = f.y[pi] + (f.h[pi] - to.h[ui]) / 2.0;
+            let (w, h) = (to.w[ui], to.h[ui]);
+            self.from.put(u, x, y, w, h);
         }
-        from
+        self.anim = Some(Animation { start_ms: now_ms(), cam_from });
     }
 
     fn keep(&self) -> Vec<bool> {
@@ -233,7 +247,7 @@ impl AggregatePane {
         if self.similar_on {
             self.mark_similar();
         }
-        self.anim = None;
+        self.settle();
         if self.fitted {
             self.cam = self.fit_cam();
         }
@@ -422,7 +436,7 @@ impl Pane for AggregatePane {
         };
         lines.extend(self.metric_lines(u));
         let c = &self.cam;
-        let (x, y) = c.px(self.view.positions(t).0[ui], self.view.positions(t).1[ui]);
+        let (x, y) = c.px(self.to.g.x[ui], self.to.g.y[ui]);
         let detail = self.node_json(u, x, y, self.view.w[ui] * c.scale, self.view.h[ui] * c.scale);
         Some(Hover { title, lines, detail })
     }
@@ -436,7 +450,8 @@ impl Pane for AggregatePane {
         self.progress().is_some()
     }
     fn scene(&self) -> Scene {
-        let (geom, cam) = self.current();
+        let (mixed, cam) = self.current();
+        let geom = mixed.as_ref().unwrap_or(&self.to.g);
         let bit_sev = self.problem.map(|b| (b, self.severity.as_slice()));
         let overlay = Overlay { problem: bit_sev, local_critical: &self.local, similar: &self.similar, highlight: &[] };
         let mut s = build_at(
@@ -444,7 +459,7 @@ impl Pane for AggregatePane {
             &self.tree,
             &self.metrics,
             &self.view,
-            &geom,
+            geom,
             cam,
             self.width,
             self.height,

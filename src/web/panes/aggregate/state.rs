@@ -13,7 +13,7 @@ impl AggregatePane {
     /// The view state: what a permalink restores, and what tests read.
     pub(super) fn state_json(&self) -> Value {
         let t = &self.tree;
-        let (x, y) = self.view.positions(t);
+        let (x, y) = (&self.to.g.x, &self.to.g.y);
         let c = &self.cam;
         let nodes: Vec<Value> = self
             .view
@@ -133,7 +133,7 @@ impl AggregatePane {
             }
             _ => self.fit(),
         }
-        self.anim = None;
+        self.settle();
         Ok(())
     }
 }

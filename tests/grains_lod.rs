@@ -99,3 +99,24 @@ fn small_graphs_fitted_are_exact() {
     let view = View::Structure(ColorBy::OutlineFunction);
     assert!(same(&build(&a, &l, &vp, view), &build_lod(&a, &l, &vp, view, false)));
 }
+
+#[test]
+fn aggregated_view_fully_open_is_bounded_by_pixels() {
+    use weft::analyses::aggregate::{Aggregation, Method};
+    use weft::layouts::aggregate::{AggregateParams, AggregateView};
+    use weft::scene::aggregate::{build as build_aggregate, Overlay};
+    let (a, _) = analysed(&fib_profile(45, 16, 16));
+    let agg = Aggregation::new(&a, Method::Reduction);
+    let mut v = AggregateView::new(&agg.tree, &a.graph, AggregateParams::default());
+    v.open_all_beneath(&agg.tree, &a.graph, agg.tree.root);
+    assert_eq!(v.visible(&agg.tree).len(), agg.tree.len(), "everything is open");
+    let s = build_aggregate(&a, &agg.tree, &agg.metrics, &v, 1280.0, 720.0, Overlay::default());
+    println!(
+        "aggregated, all {} tree nodes open, fitted: {} rects + {} lines",
+        agg.tree.len(),
+        s.rects.len(),
+        s.lines.len()
+    );
+    assert!(s.rects.len() + s.lines.len() < 50_000, "{} rects + {} lines", s.rects.len(), s.lines.len());
+    assert!(!s.rects.is_empty());
+}

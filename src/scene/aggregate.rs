@@ -184,8 +184,13 @@ pub fn build_at(
         }
         if !t.is_leaf(u) && !v.is_open(u) && w >= 24.0 && h >= 10.0 {
             let (imm, all) = m.strength[ui];
+            // White on the darker severities, where black would not read.
+            let ink = match overlay.problem {
+                Some((_, sev)) if bad(ui) && sev[ui] > 0.45 => rgba(0xff, 0xff, 0xff, 0xff),
+                _ => TEXT,
+            };
             s.labels.push(
-                Label::new(px + w / 2.0, py + h / 2.0, format!("{imm}/{all}"), TEXT, (h * 0.45).min(12.0))
+                Label::new(px + w / 2.0, py + h / 2.0, format!("{imm}/{all}"), ink, (h * 0.45).min(12.0))
                     .aligned(Align::Center)
                     .clipped(w - 4.0),
             );

@@ -183,6 +183,11 @@ impl Viewer {
     pub fn configure(&mut self, key: &str, value: &str) -> Result<(), JsValue> {
         let pane = self.panes.get_mut(self.active).ok_or("nothing is shown")?;
         pane.configure(key, value).map_err(|e| JsValue::from_str(&e))?;
+        if key == "thresholds" && pane.kind() == "grains" {
+            // The aggregated view was built under the old thresholds: build it again when next shown.
+            self.panes.retain(|p| p.kind() != "aggregate");
+            self.active = self.panes.iter().position(|p| p.kind() == "grains").unwrap_or(0);
+        }
         self.dirty = true;
         Ok(())
     }

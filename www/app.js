@@ -6,6 +6,7 @@ import { initHosting } from './hosting.js';
 import { nameOfUrl } from './open-url.js';
 
 import { GrainPanel } from './grain-panel.js';
+import { AggregatePanel } from './aggregate-panel.js';
 
 const $ = (id) => document.getElementById(id);
 const PROTOCOL = 1;
@@ -294,6 +295,7 @@ function wireInput(canvas) {
   window.onkeydown = (e) => {
     if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || e.altKey) return;
     if (weft.grainPanel && weft.grainPanel.onKey(e)) { e.preventDefault(); hideTooltip(); return; }
+    if (weft.aggregatePanel && weft.aggregatePanel.onKey(e)) { e.preventDefault(); hideTooltip(); return; }
     const w = canvas.clientWidth;
     const cx = mouseX ?? (200 + (w - 200) / 2);
     switch (e.key.toLowerCase()) {
@@ -337,7 +339,7 @@ function showTooltip(info, x, y) {
 }
 
 // ---- views ----
-const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph' };
+const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph', aggregate: 'Aggregated' };
 
 function renderViewTabs() {
   const nav = $('views');
@@ -407,6 +409,7 @@ function renderViewOptions(view) {
   box.replaceChildren();
   const st = weft.viewer.view_state();
   if (weft.grainPanel) weft.grainPanel.update(view);
+  if (weft.aggregatePanel && weft.aggregatePanel.update(view, box)) return;
   if (view === 'execgraph') {
     const px = document.createElement('input');
     px.type = 'number'; px.min = '1'; px.max = '200'; px.value = '8'; px.style.width = '4em';
@@ -559,6 +562,7 @@ async function main() {
   wireInput(built.canvas);
   weft.grainPanel = new GrainPanel({ viewer: built.viewer, canvas: built.canvas, root: $('grain-panel'), help: $('help-grains'),
     onConfigure: (k, v) => { configure(k, v); renderViewOptions('grains'); }, onError: showError });
+  weft.aggregatePanel = new AggregatePanel({ viewer: built.viewer, canvas: built.canvas, help: $('help'), select, onError: showError });
   new ResizeObserver(resize).observe(ui.stage);
   resize();
   requestAnimationFrame(loop);

@@ -50,8 +50,25 @@ impl Fit {
         let scale = ((width_px - 2.0 * margin) / w.max(1.0)).min((height_px - 2.0 * margin) / h.max(1.0)).max(1e-6);
         Fit { x0: -(width_px / scale - w) / 2.0, y0: -(height_px / scale - h) / 2.0, scale }
     }
-    fn px(&self, x: f32, y: f32) -> (f32, f32) {
+    pub fn px(&self, x: f32, y: f32) -> (f32, f32) {
         ((x - self.x0) * self.scale, (y - self.y0) * self.scale)
+    }
+}
+
+/// Where every tree node is drawn (layout units, absolute top-left and size; NaN where not visible): the
+/// layout's own, or one interpolated between two layouts while the page animates an open or close.
+#[derive(Clone, Debug, Default)]
+pub struct Geometry {
+    pub x: Vec<f32>,
+    pub y: Vec<f32>,
+    pub w: Vec<f32>,
+    pub h: Vec<f32>,
+}
+
+impl Geometry {
+    pub fn of(t: &AggregationTree, v: &AggregateView) -> Geometry {
+        let (x, y) = v.positions(t);
+        Geometry { x, y, w: v.w.clone(), h: v.h.clone() }
     }
 }
 
@@ -64,12 +81,33 @@ pub fn build(
     height_px: f32,
     overlay: Overlay,
 ) -> Scene {
+    if t.is_empty() {
+        return Scene::new(width_px, height_px, super::palette::BACKGROUND);
+    }
+    let fit = Fit::new(v.width(t), v.height(t), width_px, height_px);
+    build_at(a, t, m, v, &Geometry::of(t, v), fit, width_px, height_px, overlay)
+}
+
+/// The scene through camera `fit` with nodes where `geom` puts them. Nodes wholly off screen are skipped,
+/// and so are the members of an opened group smaller than a pixel (its envelope stands for them), so a
+/// zoomed-out view of a fully opened graph stays bounded by the pixels.
+#[allow(clippy::too_many_arguments)]
+pub fn build_at(
+    a: &GrainAnalysis,
+    t: &AggregationTree,
+    m: &GroupMetrics,
+    v: &AggregateView,
+    geom: &Geometry,
+    fit: Fit,
+    width_px: f32,
+    height_px: f32,
+    overlay: Overlay,
+) -> Scene {
     let mut s = Scene::new(width_px, height_px, super::palette::BACKGROUND);
     if t.is_empty() {
         return s;
     }
-    let fit = Fit::new(v.width(t), v.height(t), width_px, height_px);
-    let (x, y) = v.positions(t);
+    let (x, y) = (&geom.x, &geom.y);
     let sc = fit.scale;
     let border = (1.2 * sc).clamp(0.6, 2.5);
     let mark = |list: &[u32]| {
@@ -84,12 +122,12 @@ pub fn build(
     let (local, similar, highlight) = (mark(overlay.local_critical), mark(overlay.similar), mark(overlay.highlight));
     let bad = |u: usize| overlay.problem.is_some_and(|(bit, _)| m.problems[u] >> bit & 1 == 1);
     let g = &a.graph;
-    let visible = v.visible(t);
+    let visible = drawn(t, v, geom, &fit, width_px, height_px);
     // Boxes, parents first so envelopes lie under their members.
     for &u in &visible {
         let ui = u as usize;
         let (px, py) = fit.px(x[ui], y[ui]);
-        let (w, h) = (v.w[ui] * sc, v.h[ui] * sc);
+        let (w, h) = (geom.w[ui] * sc, geom.h[ui] * sc);
         let mut r;
         if t.is_leaf(u) {
             let node = t.node[ui];
@@ -147,8 +185,13 @@ pub fn build(
         }
         if !t.is_leaf(u) && !v.is_open(u) && w >= 24.0 && h >= 10.0 {
             let (imm, all) = m.strength[ui];
+            // White on the darker severities, where black would not read.
+            let ink = match overlay.problem {
+                Some((_, sev)) if bad(ui) && sev[ui] > 0.45 => rgba(0xff, 0xff, 0xff, 0xff),
+                _ => TEXT,
+            };
             s.labels.push(
-                Label::new(px + w / 2.0, py + h / 2.0, format!("{imm}/{all}"), TEXT, (h * 0.45).min(12.0))
+                Label::new(px + w / 2.0, py + h / 2.0, format!("{imm}/{all}"), ink, (h * 0.45).min(12.0))
                     .aligned(Align::Center)
                     .clipped(w - 4.0),
             );
@@ -160,7 +203,7 @@ pub fn build(
     let p = &v.params;
     for &u in &visible {
         let ui = u as usize;
-        if !v.is_open(u) {
+        if !v.is_open(u) || (geom.w[ui] * sc < 1.0 && geom.h[ui] * sc < 1.0) {
             continue;
         }
         let (gx, gy) = (x[ui], y[ui]);
@@ -170,7 +213,7 @@ pub fn build(
             .map(|sl| match *sl {
                 Slot::Member(c) => {
                     let ci = c as usize;
-                    (x[ci], y[ci], v.w[ci], v.h[ci], Some(c), false)
+                    (x[ci], y[ci], geom.w[ci], geom.h[ci], Some(c), false)
                 }
                 Slot::FastForward { x: fx, y: fy, w, h, .. } => (gx + fx, gy + fy, w, h, None, true),
             })
@@ -195,9 +238,9 @@ pub fn build(
                 line(&mut s, a.0 + a.2 / 2.0, a.1 + a.3, b.0 + b.2 / 2.0, b.1, line_w, c);
             }
         } else {
-            let cx = gx + v.w[ui] / 2.0;
+            let cx = gx + geom.w[ui] / 2.0;
             let top = gy + p.pad;
-            let bottom = gy + v.h[ui] - p.pad - p.knot;
+            let bottom = gy + geom.h[ui] - p.pad - p.knot;
             for b in &boxes {
                 let c = color(b.4);
                 let bx = b.0 + b.2 / 2.0;
@@ -212,4 +255,35 @@ pub fn build(
         }
     }
     s
+}
+
+/// Visible nodes worth drawing, parents first: on screen, and not inside an opened group smaller than a
+/// pixel. Members of a group lie inside its envelope, so an off-screen or sub-pixel group prunes its subtree.
+fn drawn(
+    t: &AggregationTree,
+    v: &AggregateView,
+    geom: &Geometry,
+    fit: &Fit,
+    width_px: f32,
+    height_px: f32,
+) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut stack = vec![t.root];
+    while let Some(u) = stack.pop() {
+        let ui = u as usize;
+        let (px, py) = fit.px(geom.x[ui], geom.y[ui]);
+        let (w, h) = (geom.w[ui] * fit.scale, geom.h[ui] * fit.scale);
+        if !(px <= width_px && py <= height_px && px + w >= 0.0 && py + h >= 0.0) {
+            continue;
+        }
+        out.push(u);
+        if v.is_open(u) && (w >= 1.0 || h >= 1.0) {
+            for sl in v.slots_of(u).iter().rev() {
+                if let Slot::Member(c) = *sl {
+                    stack.push(c);
+                }
+            }
+        }
+    }
+    out
 }

@@ -1,12 +1,17 @@
 //! The grain graph as a scene: the structural view (fragments coloured by source location, forks and joins
 //! in the prototype's seagreen and coral, edges coloured by type, the critical path in red) and one problem
 //! view per metric (problematic grains coloured by severity, the rest dimmed). Only what the viewport shows
-//! is emitted. Builds instance arrays from a layout; computes no metric and no position.
+//! is emitted, at a level of detail bounded by the pixels: a node smaller than a pixel goes into the one
+//! rect of its pixel (the most telling colour wins: critical path, then the worst severity), vertical runs of
+//! such pixels of one colour merge into one rect, edge segments inside a pixel are dropped and those of
+//! sub-pixel nodes are drawn once per pixel path. Nodes of a pixel or more, and critical-path edges, are
+//! drawn exactly. Builds instance arrays from a layout; computes no metric and no position.
 
 use super::palette::{categorical, CRITICAL, TEXT};
 use super::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
 use crate::analyses::grains::{EdgeKind, GrainAnalysis, NodeKind, ProblemView, NONE};
 use crate::layouts::grains::GrainLayout;
+use std::collections::HashSet;
 
 pub const FORK: Rgba = rgba(0x2e, 0x8b, 0x57, 0xff);
 pub const JOIN: Rgba = rgba(0xff, 0x7f, 0x50, 0xff);
@@ -73,6 +78,65 @@ pub fn edge_color(k: EdgeKind) -> Rgba {
 }
 
 pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> Scene {
+    build_lod(a, l, vp, view, true)
+}
+
+/// Nodes smaller than a pixel, merged per pixel: per cell (column-major) the colour drawn and its rank.
+struct Cells {
+    width: usize,
+    height: usize,
+    color: Vec<Rgba>,
+    rank: Vec<f32>,
+}
+
+impl Cells {
+    fn new(width_px: f32, height_px: f32) -> Cells {
+        let (width, height) = (width_px.ceil().max(1.0) as usize, height_px.ceil().max(1.0) as usize);
+        Cells { width, height, color: Vec::new(), rank: Vec::new() }
+    }
+    /// Put a node's colour into the pixel holding its centre, unless the pixel holds a more telling one.
+    fn put(&mut self, cx: f32, cy: f32, color: Rgba, rank: f32) {
+        if self.color.is_empty() {
+            self.color = vec![0; self.width * self.height];
+            self.rank = vec![-1.0; self.width * self.height];
+        }
+        let (x, y) = (cx.floor(), cy.floor());
+        if x < 0.0 || y < 0.0 || x >= self.width as f32 || y >= self.height as f32 {
+            return;
+        }
+        let i = x as usize * self.height + y as usize;
+        if rank > self.rank[i] {
+            self.rank[i] = rank;
+            self.color[i] = color;
+        }
+    }
+    /// One rect per vertical run of pixels of one colour.
+    fn emit(&self, out: &mut Vec<RectInstance>) {
+        if self.color.is_empty() {
+            return;
+        }
+        for x in 0..self.width {
+            let col = &self.rank[x * self.height..(x + 1) * self.height];
+            let colors = &self.color[x * self.height..(x + 1) * self.height];
+            let mut y = 0;
+            while y < self.height {
+                if col[y] < 0.0 {
+                    y += 1;
+                    continue;
+                }
+                let (c, y0) = (colors[y], y);
+                while y < self.height && col[y] >= 0.0 && colors[y] == c {
+                    y += 1;
+                }
+                out.push(RectInstance::filled(x as f32, y0 as f32, 1.0, (y - y0) as f32, c));
+            }
+        }
+    }
+}
+
+/// The scene; `lod` false draws every visible node and edge segment as it is (the reference the level of
+/// detail is tested against).
+pub fn build_lod(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View, lod: bool) -> Scene {
     let g = &a.graph;
     let mut s = Scene::new(vp.width_px, vp.height_px, super::palette::BACKGROUND);
     let (vx1, vy1) = (vp.x0 + vp.width_px / vp.scale, vp.y0 + vp.height_px / vp.scale);
@@ -82,9 +146,12 @@ pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> S
         View::Structure(_) => None,
     };
     let line_w = (1.0 * vp.scale).clamp(0.5, 2.0);
+    let sub_pixel = |v: usize| lod && (l.w[v] * vp.scale < 1.0 || l.h[v] * vp.scale < 1.0);
+    let mut drawn: HashSet<(i32, i32, i32, i32, Rgba)> = HashSet::new();
     for e in 0..g.edges() {
         let pts = l.edge_points(e);
         let crit = a.critical.on_edge[e];
+        let merge = !crit && (sub_pixel(g.edge_source[e] as usize) || sub_pixel(g.edge_target[e] as usize));
         let color = match problem {
             Some(_) if !crit => DIMMED_EDGE,
             _ if crit => CRITICAL,
@@ -97,10 +164,21 @@ pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> S
             }
             let (a0, b0) = vp.px(x0, y0);
             let (a1, b1) = vp.px(x1, y1);
+            if merge {
+                // Inside one pixel the node's pixel covers it; otherwise one line per pixel path and colour.
+                if (a1 - a0).abs().max((b1 - b0).abs()) < 1.0 {
+                    continue;
+                }
+                let key = (a0.floor() as i32, b0.floor() as i32, a1.floor() as i32, b1.floor() as i32, color);
+                if !drawn.insert(key) {
+                    continue;
+                }
+            }
             s.lines.push(LineInstance::solid(a0, b0, a1, b1, if crit { line_w * 1.5 } else { line_w }, color));
         }
     }
     let label_px = 10.0;
+    let mut cells = Cells::new(vp.width_px, vp.height_px);
     for v in 0..g.nodes() {
         let (x, y, w, h) = (l.x[v], l.y[v], l.w[v], l.h[v]);
         if !visible(x, y, w, h) {
@@ -132,6 +210,18 @@ pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> S
             NodeKind::Start | NodeKind::End => (START_END, Shape::Rect),
         };
         let (px, py) = vp.px(x, y);
+        if sub_pixel(v) {
+            let crit = a.critical.on_node[v] && problem.is_none();
+            let rank = match problem {
+                _ if crit => 3.0,
+                Some(p) if grain != NONE && p.problematic.get(grain as usize).copied().unwrap_or(false) => {
+                    1.0 + p.severity[grain as usize].clamp(0.0, 1.0)
+                }
+                _ => 0.0,
+            };
+            cells.put(px + w * vp.scale / 2.0, py + h * vp.scale / 2.0, if crit { CRITICAL } else { fill }, rank);
+            continue;
+        }
         let mut r =
             RectInstance::filled(px, py, (w * vp.scale).max(0.5), (h * vp.scale).max(0.5), fill).with_shape(shape);
         if a.critical.on_node[v] && problem.is_none() {
@@ -148,5 +238,6 @@ pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> S
             );
         }
     }
+    cells.emit(&mut s.rects);
     s
 }

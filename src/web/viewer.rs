@@ -3,6 +3,7 @@
 //! then its labels on the overlay canvas.
 
 use super::overlay::draw_labels;
+use super::panes::aggregate::AggregatePane;
 use super::panes::grains::GrainsPane;
 use super::panes::{execgraph::ExecgraphPane, moments::MomentsPane, timeline::TimelinePane, Pane};
 use crate::analyses::grains::Thresholds;
@@ -135,7 +136,12 @@ impl Viewer {
         if self.trace.is_some() {
             TRACE_VIEWS.iter().map(|s| s.to_string()).collect()
         } else {
-            self.panes.iter().map(|p| p.kind().to_string()).collect()
+            let mut views: Vec<String> = self.panes.iter().map(|p| p.kind().to_string()).collect();
+            // A grain graph also offers its aggregated view, built when first shown.
+            if views.iter().any(|v| v == "grains") && !views.iter().any(|v| v == "aggregate") {
+                views.push("aggregate".to_string());
+            }
+            views
         }
     }
 
@@ -149,6 +155,12 @@ impl Viewer {
         let range = self.panes.get(self.active).and_then(|p| p.time_range());
         let index = match self.panes.iter().position(|p| p.kind() == kind) {
             Some(i) => i,
+            None if kind == "aggregate" => {
+                let grains = self.panes.iter_mut().find_map(|p| p.as_grains()).ok_or("no grain graph is loaded")?;
+                let analysis = grains.analysis().clone();
+                self.panes.push(Box::new(AggregatePane::new(analysis, self.width, self.height)));
+                self.panes.len() - 1
+            }
             None => {
                 let trace = self.trace.clone().ok_or_else(|| format!("no '{kind}' view for this input"))?;
                 let pane: Box<dyn Pane> = match kind {
@@ -174,6 +186,11 @@ impl Viewer {
     pub fn configure(&mut self, key: &str, value: &str) -> Result<(), JsValue> {
         let pane = self.panes.get_mut(self.active).ok_or("nothing is shown")?;
         pane.configure(key, value).map_err(|e| JsValue::from_str(&e))?;
+        if key == "thresholds" && pane.kind() == "grains" {
+            // The aggregated view was built under the old thresholds: build it again when next shown.
+            self.panes.retain(|p| p.kind() != "aggregate");
+            self.active = self.panes.iter().position(|p| p.kind() == "grains").unwrap_or(0);
+        }
         self.dirty = true;
         Ok(())
     }
@@ -245,6 +262,14 @@ impl Viewer {
         hit.map_or(JsValue::NULL, |h| to_js(&h))
     }
 
+    /// A click at (x, y) in the shown view (opening or closing a group); returns whether it acted.
+    pub fn click(&mut self, x: f32, y: f32) -> bool {
+        let Some(p) = self.panes.get_mut(self.active) else { return false };
+        let acted = p.click(x, y);
+        self.dirty |= acted;
+        acted
+    }
+
     pub fn clear_hover(&mut self) {
         self.with_pane(|p| p.clear_hover());
     }
@@ -298,7 +323,7 @@ impl Viewer {
             build_ms: t1 - t0,
             draw_ms: t2 - t1,
         };
-        self.dirty = false;
+        self.dirty = self.panes.get(self.active).is_some_and(|p| p.animating());
         Ok(true)
     }
 

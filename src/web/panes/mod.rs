@@ -3,6 +3,7 @@
 //! what is loaded and forwards input to the active one; the time range carries over between panes that
 //! have a time axis.
 
+pub mod aggregate;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;
@@ -49,6 +50,14 @@ pub trait Pane {
     /// Change a view option (e.g. `busy` = `any`); Err says why not.
     fn configure(&mut self, key: &str, _value: &str) -> Result<(), String> {
         Err(format!("the {} view has no option '{key}'", self.kind()))
+    }
+    /// A click at (x, y) that the view acts on (opening a group); false when it does nothing.
+    fn click(&mut self, _x: f32, _y: f32) -> bool {
+        false
+    }
+    /// The view is animating: draw again next frame.
+    fn animating(&self) -> bool {
+        false
     }
     /// The grain-graph pane, for the page's grain panel; None for every other view.
     fn as_grains(&mut self) -> Option<&mut grains::GrainsPane> {

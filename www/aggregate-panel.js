@@ -1,0 +1,113 @@
+// The aggregated view's controls: method, problem view, filtered view, drilling (to a depth, along the
+// critical path, everything beneath the selected group), local critical path and similar-group marks, as
+// buttons in the view options and as keys; a click on the canvas opens or closes a group. Every action is one
+// Viewer.configure or Viewer.click call (src/web/panes/aggregate.rs); nothing is computed here.
+// Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
+
+const HELP = 'Aggregated: click a closed group to open it, an opened group\'s envelope to close it · O: open all beneath · '
+  + 'C: close · X: drill along the critical path · +/−: drill deeper/shallower · G: filtered view · L: local critical path · '
+  + 'M: similar groups';
+
+const el = (tag, props = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  e.append(...children);
+  return e;
+};
+
+export class AggregatePanel {
+  /** `select(label, options, value, onChange)` builds a labelled <select> the way the page's other views do. */
+  constructor({ viewer, canvas, help, select, onError }) {
+    this.viewer = viewer;
+    // Navigation controls float over the top-left of the view; method and problem view sit in the toolbar.
+    this.bar = el('div', { id: 'aggregate-bar', role: 'toolbar', 'aria-label': 'Aggregated view', hidden: '' });
+    Object.assign(this.bar.style, { position: 'absolute', left: '8px', top: '8px', zIndex: '2', display: 'flex', gap: '6px',
+      alignItems: 'center', fontSize: '12px', background: 'rgba(255, 255, 255, 0.92)', border: '1px solid #d0d4da',
+      borderRadius: '4px', padding: '4px 6px' });
+    canvas.parentElement.append(this.bar);
+    this.select = select;
+    this.onError = onError;
+    this.active = false;
+    this.box = null;
+    this.help = el('span', { hidden: '' }, el('br'), HELP);
+    if (help) help.append(this.help);
+    let down = null;
+    canvas.addEventListener('pointerdown', (e) => { if (e.button === 0) down = { x: e.clientX, y: e.clientY }; });
+    canvas.addEventListener('pointerup', (e) => {
+      if (!this.active || !down || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4) { down = null; return; }
+      down = null;
+      const r = canvas.getBoundingClientRect();
+      if (this.viewer.click(e.clientX - r.left, e.clientY - r.top)) this.render();
+    });
+  }
+
+  /** Set an option of the aggregated view, then show the controls' new state. */
+  configure(key, value) {
+    try { this.viewer.configure(key, value); } catch (e) { this.onError(String(e)); }
+    this.render();
+  }
+
+  /** The page shows `view` with its options in `box`; true when this panel drew them. */
+  update(view, box) {
+    this.active = view === 'aggregate';
+    this.help.hidden = !this.active;
+    this.bar.hidden = !this.active;
+    if (!this.active) return false;
+    this.box = box;
+    this.render();
+    return true;
+  }
+
+  render() {
+    if (!this.active || !this.box) return;
+    const st = this.viewer.view_state();
+    if (!st || st.view !== 'aggregate') return;
+    this.box.replaceChildren();
+    this.box.append(this.select('method', [['reduction', 'reduction'], ['family', 'sibling/family']], st.method, (v) => this.configure('method', v)));
+    const problems = [['structure', 'structure'], ...st.problems.map((p) => [p.metric, `${p.metric.replaceAll('_', ' ')} (${p.count.toLocaleString()})`])];
+    this.box.append(this.select('view', problems, st.problem || 'structure', (v) => this.configure('problem', v)));
+    const box = this.bar;
+    box.replaceChildren();
+    const filtered = el('input', { type: 'checkbox', id: 'aggregate-filtered' });
+    filtered.checked = st.filtered;
+    filtered.addEventListener('change', () => this.configure('filtered', filtered.checked ? 'on' : 'off'));
+    box.append(el('label', { title: 'hide quiet groups behind fast-forward edges (G)' }, filtered, ' filtered'));
+    const depth = el('input', { type: 'number', min: '0', max: String(st.tree_depth), id: 'aggregate-depth' });
+    depth.value = String(st.depth);
+    depth.style.width = '3.5em';
+    depth.addEventListener('change', () => this.configure('drill_depth', depth.value));
+    box.append(el('label', { title: 'open every group above this depth (+/−)' }, 'depth ', depth));
+    const button = (text, title, key, value) => {
+      const b = el('button', { type: 'button', title, 'data-action': key, text });
+      Object.assign(b.style, { font: 'inherit', padding: '1px 6px' });
+      b.addEventListener('click', () => this.configure(key, value));
+      return b;
+    };
+    box.append(button('critical path', 'open the groups on the global critical path (X)', 'drill_critical', ''));
+    box.append(button('open beneath', 'open everything beneath the selected group (O)', 'open_all_beneath', 'selected'));
+    box.append(button(st.local_critical === null ? 'local path' : 'local path ✓', 'the selected group\'s local critical path, orange (L)',
+      'local_critical', st.local_critical === null ? 'on' : 'off'));
+    box.append(button(st.similar_marks ? 'similar ✓' : 'similar', 'mark groups of equal structure (Weisfeiler–Lehman) (M)', 'similar', st.similar_marks ? 'off' : 'on'));
+    const sel = st.selected ? `group ${st.selected.id} · ${st.selected.strength[0]}/${st.selected.strength[1]}` : '';
+    box.append(el('span', { class: 'muted', id: 'aggregate-status', text: `${st.visible.toLocaleString()} shown · ${sel}` }));
+  }
+
+  onKey(e) {
+    if (!this.active) return false;
+    const st = this.viewer.view_state();
+    switch (e.key) {
+      case 'o': case 'O': this.configure('open_all_beneath', 'selected'); return true;
+      case 'c': case 'C': this.configure('close', 'selected'); return true;
+      case 'x': case 'X': this.configure('drill_critical', ''); return true;
+      case '+': case '=': this.configure('drill_depth', String(Math.min(st.depth + 1, st.tree_depth))); return true;
+      case '-': this.configure('drill_depth', String(Math.max(st.depth - 1, 0))); return true;
+      case 'g': case 'G': this.configure('filtered', st.filtered ? 'off' : 'on'); return true;
+      case 'l': case 'L': this.configure('local_critical', st.local_critical === null ? 'on' : 'off'); return true;
+      case 'm': case 'M': this.configure('similar', st.similar_marks ? 'off' : 'on'); return true;
+      default: return false;
+    }
+  }
+}

@@ -5,4 +5,5 @@ pub mod busy;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;
+pub mod particles;
 pub mod summary;

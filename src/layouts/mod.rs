@@ -3,4 +3,5 @@
 pub mod execgraph;
 pub mod grain_bundle;
 pub mod grains;
+pub mod particles;
 pub mod timeline;

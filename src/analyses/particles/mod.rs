@@ -120,17 +120,20 @@ impl ParticleEvents {
             region_type[r] = t;
         }
         let iv = &trace.intervals;
-        let mut order: Vec<u32> = Vec::new();
+        let slot_of = |i: usize| process_slot[trace.locations.process[iv.location[i].index()].index()];
+        // One packed key per event (start, then slot, then interval): a plain integer sort, the one costly step.
+        let mut keys: Vec<u128> = Vec::new();
         let mut counts = vec![0u64; names.len()];
         for i in 0..iv.len() {
             let t = region_type[iv.region[i].index()];
             if t != u16::MAX {
-                order.push(i as u32);
+                keys.push((iv.start_ns[i] as u128) << 64 | (slot_of(i) as u128) << 32 | i as u128);
                 counts[t as usize] += 1;
             }
         }
-        let slot_of = |i: u32| process_slot[trace.locations.process[iv.location[i as usize].index()].index()];
-        order.sort_unstable_by_key(|&i| (iv.start_ns[i as usize], slot_of(i), i));
+        keys.sort_unstable();
+        let order: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+        drop(keys);
         // Renumber types by frequency so legends list the common calls first; types never called are dropped.
         let mut by_count: Vec<usize> = (0..names.len()).filter(|&t| counts[t] > 0).collect();
         by_count.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(names[a].cmp(names[b])));
@@ -159,7 +162,7 @@ impl ParticleEvents {
             ev.start_ns.push(s);
             ev.dur_ns.push(d);
             ev.kind.push(renumber[region_type[iv.region[i].index()] as usize]);
-            ev.slot.push(slot_of(i as u32));
+            ev.slot.push(slot_of(i));
             if d > 0 {
                 ev.min_dur_ns = ev.min_dur_ns.min(d);
             }

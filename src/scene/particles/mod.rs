@@ -233,3 +233,12 @@ pub fn with_alpha(c: Rgba, alpha: f32) -> Rgba {
 pub fn speed_label(ns_per_s: f64) -> String {
     format!("{}/s", format_duration(ns_per_s.round().max(0.0) as u64))
 }
+
+/// The frame with the particles drawn on it as ellipses (for SVG export and snapshots).
+pub fn snapshot(mut frame: Scene, particles: &[ParticleInstance]) -> Scene {
+    frame.rects.extend(particles.iter().map(|p| {
+        let r = p.size * 0.5;
+        RectInstance::filled(p.x - r, p.y - r, p.size, p.size, p.color).with_shape(crate::scene::Shape::Ellipse)
+    }));
+    frame
+}

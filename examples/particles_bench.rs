@@ -87,4 +87,31 @@ fn main() {
     for span_ns in [1_000_000, 6_000_000] {
         run(span_ns, svg);
     }
+    if let Some(dir) = svg {
+        patterns(dir);
+    }
+}
+
+/// Snapshots of the pattern sample: the horizontal line, the logarithmic curve, the group of 8 in phase 1.
+fn patterns(dir: &str) {
+    use weft::samples::particles::{pattern::*, patterns_json};
+    let trace = weft::readers::read_bytes("patterns.json", &patterns_json(64, 8)).expect("pattern sample reads");
+    let ev = ParticleEvents::build(&trace, &EventSelection::Communication);
+    let style = ParticleStyle { segment_multiple: Some(8), ..Default::default() };
+    let scene = ParticleScene::new(&ev, 1000.0, 500.0, style);
+    let mut particles = Vec::new();
+    let times = [
+        ("sync", SYNC_NS + SYNC_DUR_NS + 20_000),
+        ("delay", DELAY_NS + 450_000),
+        ("group", GROUP_NS + PHASE_NS + 5 * BURST_NS + 30_000),
+    ];
+    for (name, t) in times {
+        let mut w = LiveWindow::new(40_000);
+        w.seek(&ev, t);
+        scene.particles(&ev, &w, &mut particles);
+        let frame = scene.frame(&ev, &slot_ranks(&trace, &ev));
+        let path = format!("{dir}/particles-{name}.svg");
+        std::fs::write(&path, weft::scene::svg::to_svg(&snapshot(frame, &particles))).expect("write svg");
+        println!("wrote {path}");
+    }
 }

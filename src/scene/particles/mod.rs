@@ -195,7 +195,7 @@ impl ParticleScene {
             let y = self.px_y(g.y);
             let (w, c) = if g.bold { (1.5, GRID_BOLD) } else { (1.0, GRID) };
             s.lines.push(LineInstance::solid(self.x0, y, self.x1, y, w, c));
-            let text = format_duration(g.dur_ns.round() as u64);
+            let text = grid_label(g.dur_ns);
             s.labels.push(Label::new(self.x0 - 6.0, y, text, TEXT, LABEL_PX).aligned(Align::Right));
         }
         if ev.is_empty() {
@@ -210,12 +210,25 @@ impl ParticleScene {
     /// The grid lines' labels, top to bottom (for tests and the page's overlay).
     pub fn grid_labels(&self) -> Vec<(f32, String)> {
         let min_gap = (LABEL_PX + 4.0) / (self.y_bottom - self.y_top).max(1.0);
-        self.durations
-            .grid(min_gap)
-            .iter()
-            .map(|g| (self.px_y(g.y), format_duration(g.dur_ns.round() as u64)))
-            .collect()
+        self.durations.grid(min_gap).iter().map(|g| (self.px_y(g.y), grid_label(g.dur_ns))).collect()
     }
+}
+
+/// A grid line's label: the duration in the largest unit that keeps it at least one, at most three
+/// decimals, trailing zeros dropped ("5 us", "2.5 ms", "980 us").
+pub fn grid_label(ns: f64) -> String {
+    let (div, unit) = if ns >= 1e9 {
+        (1e9, "s")
+    } else if ns >= 1e6 {
+        (1e6, "ms")
+    } else if ns >= 1e3 {
+        (1e3, "us")
+    } else {
+        (1.0, "ns")
+    };
+    let v = format!("{:.3}", ns / div);
+    let v = v.trim_end_matches('0').trim_end_matches('.');
+    format!("{v} {unit}")
 }
 
 /// The native ids (MPI ranks) of the processes in slot order, for segment labels.

@@ -226,7 +226,7 @@ fn duration_grid_labels_never_overlap_and_read_in_real_units() {
     assert!(labels.iter().any(|l| l.1 == "100 us"), "{labels:?}");
     assert_eq!(labels.last().map(|l| l.1.as_str()), Some("5 us"));
     assert_eq!(grid_label(2_500_000.0), "2.5 ms");
-    assert_eq!(grid_label(1_234.5678), "1.235 us");
+    assert_eq!(grid_label(1234.5678), "1.235 us");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 pub mod execgraph;
 pub mod grains;
 pub mod moments;
+pub mod particles;
 pub mod timeline;
 
 use crate::scene::Scene;
@@ -49,5 +50,9 @@ pub trait Pane {
     /// Change a view option (e.g. `busy` = `any`); Err says why not.
     fn configure(&mut self, key: &str, _value: &str) -> Result<(), String> {
         Err(format!("the {} view has no option '{key}'", self.kind()))
+    }
+    /// Particles and history splats to draw over this frame's scene (the particle view only).
+    fn particle_layer(&mut self) -> Option<crate::renderer::particles::ParticleLayer<'_>> {
+        None
     }
 }

@@ -2,6 +2,8 @@
 // wires input to the Viewer, runs files through the worker, and fills the DOM panels. No trace logic here.
 // Trace-derived text is only ever assigned with textContent.
 
+import { particlesView } from './particles.js';
+
 const $ = (id) => document.getElementById(id);
 const PROTOCOL = 1;
 const CHUNK = 4 << 20;
@@ -165,6 +167,7 @@ const SAMPLES = {
   rsa: 'sample: RSA workers (13 threads)',
   mergesort: 'sample: merge sort (1,024 threads)',
   grains: 'sample: grain graph of fib(30), cutoff 8',
+  particles: 'sample: MPI patterns (64 ranks)',
 };
 
 // A folder or several files (e.g. an OTF2 archive: X.otf2, X.def, X/*.evt), each with its relative path.
@@ -307,7 +310,7 @@ function showTooltip(info, x, y) {
 }
 
 // ---- views ----
-const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph' };
+const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph', particles: 'Particles' };
 
 function renderViewTabs() {
   const nav = $('views');
@@ -352,6 +355,7 @@ function configure(key, value) {
 function renderViewOptions(view) {
   const box = $('view-options');
   box.replaceChildren();
+  if (particlesView(view, box, weft)) return;
   const st = weft.viewer.view_state();
   if (view === 'execgraph') {
     const px = document.createElement('input');

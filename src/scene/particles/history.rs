@@ -30,16 +30,19 @@ pub struct HistoryRaster {
     /// Sum of splatted colours per pixel (RGB, each in [0, 1]).
     pub color_sum: Vec<[f32; 3]>,
     pub density: Vec<f32>,
+    /// Largest density so far (kept as splats arrive, so reading it costs nothing per frame).
+    max: f32,
 }
 
 impl HistoryRaster {
     pub fn new(width: u32, height: u32) -> HistoryRaster {
         let n = width as usize * height as usize;
-        HistoryRaster { width, height, color_sum: vec![[0.0; 3]; n], density: vec![0.0; n] }
+        HistoryRaster { width, height, color_sum: vec![[0.0; 3]; n], density: vec![0.0; n], max: 0.0 }
     }
     pub fn clear(&mut self) {
         self.color_sum.iter_mut().for_each(|c| *c = [0.0; 3]);
         self.density.iter_mut().for_each(|d| *d = 0.0);
+        self.max = 0.0;
     }
     /// Add one faded particle: every pixel whose centre lies inside its disc gains its colour and one density.
     pub fn splat(&mut self, p: &ParticleInstance) {
@@ -60,12 +63,13 @@ impl HistoryRaster {
                         *c += v;
                     }
                     self.density[i] += 1.0;
+                    self.max = self.max.max(self.density[i]);
                 }
             }
         }
     }
     pub fn max_density(&self) -> f32 {
-        self.density.iter().copied().fold(0.0, f32::max)
+        self.max
     }
     /// The tone-mapped pixel at (x, y).
     pub fn pixel(&self, x: u32, y: u32, min_opacity: f32) -> [f32; 4] {

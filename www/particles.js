@@ -8,6 +8,7 @@ let weftRef = null;
 let active = false;
 let playing = false;
 let legendBox = null;
+let controlsBox = null;
 let readout = null;
 let playButton = null;
 let wired = false;
@@ -60,12 +61,31 @@ function updateReadout(force = false) {
   if (playing && !st.playing) setPlaying(false);
 }
 
+// The controls sit in a strip over the top of the stage (the pane leaves `controls_px` free there), so the
+// header keeps its width.
+function controlStrip(st) {
+  if (!controlsBox) {
+    controlsBox = document.createElement('div');
+    controlsBox.id = 'particle-controls';
+    Object.assign(controlsBox.style, {
+      position: 'absolute', left: '0', right: '0', top: '0', display: 'flex', gap: '8px', alignItems: 'center',
+      flexWrap: 'nowrap', whiteSpace: 'nowrap', overflow: 'hidden', padding: '4px 8px', color: '#d8dce0', font: '13px system-ui, sans-serif',
+    });
+    document.getElementById('stage').append(controlsBox);
+  }
+  controlsBox.style.height = `${st.controls_px}px`;
+  controlsBox.style.boxSizing = 'border-box';
+  controlsBox.replaceChildren();
+  controlsBox.hidden = false;
+  return controlsBox;
+}
+
 function renderLegend(st) {
   if (!legendBox) {
     legendBox = document.createElement('div');
     legendBox.id = 'particle-legend';
     Object.assign(legendBox.style, {
-      position: 'absolute', right: '12px', top: '8px', maxHeight: '60%', overflowY: 'auto', padding: '6px 8px',
+      position: 'absolute', right: '12px', top: `${st.controls_px + 8}px`, maxHeight: '60%', overflowY: 'auto', padding: '6px 8px',
       background: 'rgba(20,23,28,0.85)', color: '#d8dce0', font: '12px system-ui, sans-serif', borderRadius: '4px',
       pointerEvents: 'none',
     });
@@ -123,19 +143,22 @@ function wireCursor() {
   });
 }
 
-/** Called by app.js whenever the view options are drawn; returns true when the particles view owns `box`. */
-export function particlesView(view, box, weft) {
+/** Called by app.js whenever the view options are drawn; returns true when the particles view is shown (its
+ * controls then live in a strip over the stage, not in the header's `_box`). */
+export function particlesView(view, _box, weft) {
   weftRef = weft;
   const was = active;
   active = view === 'particles';
   if (!active) {
     if (legendBox) legendBox.hidden = true;
+    if (controlsBox) controlsBox.hidden = true;
     if (was && playing) { cfg('pause'); }
     setPlaying(false);
     return false;
   }
   wireCursor();
   const st = weft.viewer.view_state();
+  const box = controlStrip(st);
   playButton = button(st.playing ? 'Pause' : 'Play', 'Play or pause the animation (space)', () => {
     if (playing) { cfg('pause'); setPlaying(false); } else { cfg('play'); setPlaying(true); }
     updateReadout(true);

@@ -38,7 +38,6 @@ const TEXT: Rgba = rgba(0xd8, 0xdc, 0xe0, 0xff);
 const LABEL_PX: f32 = 11.0;
 /// Left margin for duration labels, bottom band for segments and their labels.
 const LEFT_PX: f32 = 72.0;
-const TOP_PX: f32 = 10.0;
 const SEGMENT_BAND_PX: f32 = 8.0;
 const BOTTOM_PX: f32 = 26.0;
 
@@ -51,11 +50,13 @@ pub struct ParticleStyle {
     pub min_segment_px: f32,
     /// Round segment sizes up to a multiple of this (the process grid), if set.
     pub segment_multiple: Option<u32>,
+    /// Space above the top grid line (the page keeps its controls there).
+    pub top_px: f32,
 }
 
 impl Default for ParticleStyle {
     fn default() -> Self {
-        ParticleStyle { particle_px: 6.0, min_segment_px: 40.0, segment_multiple: None }
+        ParticleStyle { particle_px: 6.0, min_segment_px: 40.0, segment_multiple: None, top_px: 10.0 }
     }
 }
 
@@ -79,7 +80,8 @@ pub struct ParticleScene {
 impl ParticleScene {
     pub fn new(ev: &ParticleEvents, width: f32, height: f32, style: ParticleStyle) -> ParticleScene {
         let (x0, x1) = (LEFT_PX, (width - 8.0).max(LEFT_PX + 1.0));
-        let (y_top, y_bottom) = (TOP_PX, (height - BOTTOM_PX - SEGMENT_BAND_PX).max(TOP_PX + 1.0));
+        let top = style.top_px.max(0.0);
+        let (y_top, y_bottom) = (top, (height - BOTTOM_PX - SEGMENT_BAND_PX).max(top + 1.0));
         let processes = ProcessAxis::new(ev.slots() as u32, x1 - x0, style.min_segment_px, style.segment_multiple);
         ParticleScene {
             width,

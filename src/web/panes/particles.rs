@@ -20,6 +20,8 @@ use std::rc::Rc;
 
 /// Height of the stacked timeline under the animation.
 const TIMELINE_PX: f32 = 110.0;
+/// Height of the page's control strip over the top of the animation (www/particles.js).
+const CONTROLS_PX: f32 = 40.0;
 /// Most animation steps one page frame may catch up (after a stall the animation slows, never jumps).
 const MAX_STEPS_PER_TICK: u32 = 4;
 
@@ -54,7 +56,7 @@ impl ParticlesPane {
         let selection = EventSelection::default();
         let ev = ParticleEvents::build(&trace, &selection);
         let playback = Playback::for_span(ev.span_ns, 20.0);
-        let style = ParticleStyle::default();
+        let style = ParticleStyle { top_px: CONTROLS_PX + 10.0, ..Default::default() };
         let (geometry, timeline, frame) = Self::layout(&trace, &ev, style, width, height);
         let mut pane = ParticlesPane {
             raster: HistoryRaster::new(width.max(1.0) as u32, (height - TIMELINE_PX).max(1.0) as u32),
@@ -297,7 +299,7 @@ impl Pane for ParticlesPane {
             "timeline": { "y0": g.height, "x0": self.timeline.x0, "x1": self.timeline.x1, "height": TIMELINE_PX },
             "per_segment": g.processes.per_segment, "processes": g.processes.slots,
             "min_duration_ns": self.ev.min_dur_ns, "max_duration_ns": self.ev.max_dur_ns,
-            "width": self.width, "height": self.height,
+            "width": self.width, "height": self.height, "controls_px": CONTROLS_PX,
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {

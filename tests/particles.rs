@@ -230,6 +230,16 @@ fn duration_grid_labels_never_overlap_and_read_in_real_units() {
 }
 
 #[test]
+fn the_fast_logarithm_matches_ln() {
+    let mut s = 99u64;
+    for _ in 0..100_000 {
+        let x = 1.0 + (rng(&mut s) % 1_000_000_000) as f32 * (rng(&mut s) % 1000) as f32 / 1000.0;
+        let (fast, exact) = (weft::layouts::particles::fast_ln(x), (x as f64).ln());
+        assert!((fast as f64 - exact).abs() < 2e-6 * exact.max(1.0), "ln {x}: {fast} vs {exact}");
+    }
+}
+
+#[test]
 fn short_ages_stay_on_the_floor() {
     let axis = DurationAxis::new(1_000, 1_000_000);
     assert_eq!(axis.y(0.0), 0.0);

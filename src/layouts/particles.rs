@@ -62,6 +62,34 @@ pub fn jitter(identity: u32) -> f32 {
     (z >> 40) as f32 / (1u64 << 24) as f32
 }
 
+/// Natural logarithm of `x >= 1` (finite), to within 1e-6: the exponent from the bits, and the mantissa's
+/// logarithm from the series of atanh ((m - 1) / (m + 1)), five terms. wasm's `ln` is a software routine
+/// that dominated the frame; this is a few multiplications.
+#[inline]
+pub fn fast_ln(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let e = ((bits >> 23) & 0xff) as i32 - 127;
+    let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
+    let t = (m - 1.0) / (m + 1.0);
+    let t2 = t * t;
+    let series = 1.0 + t2 * (1.0 / 3.0 + t2 * (1.0 / 5.0 + t2 * (1.0 / 7.0 + t2 * (1.0 / 9.0))));
+    e as f32 * std::f32::consts::LN_2 + 2.0 * t * series
+}
+
+/// The logarithm a frame uses per particle: [`fast_ln`] in wasm, whose `ln` is a slow software routine, and
+/// the platform's `ln` natively, where it is faster than the polynomial. They agree to 1e-6.
+#[inline]
+pub fn ln_f32(x: f32) -> f32 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        fast_ln(x)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        x.ln()
+    }
+}
+
 /// The logarithmic duration axis: `min_ns` at the bottom, `max_ns` (the longest event) at the top.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DurationAxis {
@@ -87,8 +115,7 @@ impl DurationAxis {
         if self.inv_log_range == 0.0 {
             return 1.0;
         }
-        // f32 is exact enough for a pixel and faster per particle; the ratio keeps it in range.
-        (((age_ns / self.min_ns) as f32).ln() * self.inv_log_range as f32).clamp(0.0, 1.0)
+        (ln_f32((age_ns / self.min_ns) as f32) * self.inv_log_range as f32).clamp(0.0, 1.0)
     }
     /// The age at height fraction `y` (inverse of [`DurationAxis::y`] inside the axis).
     pub fn age_at(&self, y: f32) -> f64 {

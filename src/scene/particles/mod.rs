@@ -11,7 +11,7 @@ pub mod history;
 pub mod timeline;
 
 use crate::analyses::particles::{LiveWindow, ParticleEvents};
-use crate::layouts::particles::{DurationAxis, ProcessAxis};
+use crate::layouts::particles::{jitter, ln_f32, DurationAxis, ProcessAxis};
 use crate::scene::axis::label_width_px;
 use crate::scene::timeline::format_duration;
 use crate::scene::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene};
@@ -75,6 +75,11 @@ pub struct ParticleScene {
     pub style: ParticleStyle,
     /// Colour of each event type (index = type).
     pub colors: Vec<Rgba>,
+    /// Per-particle constants, so a frame multiplies instead of divides: pixels per slot, the inverse of the
+    /// duration floor, pixels per unit of ln(age / floor).
+    px_per_slot: f32,
+    inv_min_ns: f32,
+    px_per_ln: f32,
 }
 
 impl ParticleScene {
@@ -83,7 +88,12 @@ impl ParticleScene {
         let top = style.top_px.max(0.0);
         let (y_top, y_bottom) = (top, (height - BOTTOM_PX - SEGMENT_BAND_PX).max(top + 1.0));
         let processes = ProcessAxis::new(ev.slots() as u32, x1 - x0, style.min_segment_px, style.segment_multiple);
+        let durations = DurationAxis::new(ev.min_dur_ns, ev.max_dur_ns);
+        let log_range = (durations.max_ns / durations.min_ns).ln() as f32;
         ParticleScene {
+            px_per_slot: (x1 - x0) / processes.slots as f32,
+            inv_min_ns: 1.0 / durations.min_ns as f32,
+            px_per_ln: if log_range > 0.0 { (y_bottom - y_top) / log_range } else { 0.0 },
             width,
             height,
             x0,
@@ -91,7 +101,7 @@ impl ParticleScene {
             y_top,
             y_bottom,
             processes,
-            durations: DurationAxis::new(ev.min_dur_ns, ev.max_dur_ns),
+            durations,
             style,
             colors: colors::legend_colors(&ev.types),
         }
@@ -120,15 +130,25 @@ impl ParticleScene {
         let alpha = if age <= dur {
             1.0
         } else {
-            let since = (age - dur) as f32 / fade_ns.max(1) as f32;
-            if since >= 1.0 {
+            let since = age - dur;
+            if since >= fade_ns {
                 return None;
             }
-            1.0 - since
+            1.0 - since as f32 / fade_ns as f32
+        };
+        // The layout's formulas, with the divisions hoisted into the constants (this runs per particle).
+        let slot = ev.slot[e] as f32 + 0.1 + 0.8 * jitter(ev.interval[e]);
+        let ratio = age.min(dur) as f32 * self.inv_min_ns;
+        let y = if self.px_per_ln == 0.0 {
+            self.px_y(self.durations.y(age.min(dur) as f64))
+        } else if ratio <= 1.0 {
+            self.y_bottom
+        } else {
+            (self.y_bottom - ln_f32(ratio) * self.px_per_ln).max(self.y_top)
         };
         Some(ParticleInstance {
-            x: self.px_x(self.processes.particle_x(ev.slot[e], ev.interval[e])),
-            y: self.px_y(self.durations.y(age.min(dur) as f64)),
+            x: self.x0 + slot * self.px_per_slot,
+            y,
             size: self.style.particle_px,
             color: with_alpha(self.colors[ev.kind[e] as usize], alpha),
         })

@@ -507,3 +507,20 @@ fn real_otf2_traces_play_end_to_end() {
     }
     assert!(played > 0 || root.join("otf2").read_dir().is_err());
 }
+
+#[test]
+fn paraver_mpi_calls_are_events_on_every_task() {
+    let s = weft::samples::paraver::ParaverSample::default();
+    let files = s.generate();
+    let trace = weft::readers::paraver::read("sample.prv", &files.prv, Some(&files.pcf), Some(&files.row))
+        .expect("generated Paraver reads");
+    let ev = ParticleEvents::build(&trace, &EventSelection::Communication);
+    assert!(!ev.is_empty());
+    assert!(ev.types.iter().all(|t| t.starts_with("MPI_")), "{:?}", ev.types);
+    assert!(ev.types.iter().any(|t| t == "MPI_Allreduce"), "{:?}", ev.types);
+    // One slot per task; every task calls MPI.
+    assert_eq!(ev.slots(), s.tasks as usize);
+    let mut seen = vec![false; ev.slots()];
+    ev.slot.iter().for_each(|&sl| seen[sl as usize] = true);
+    assert!(seen.iter().all(|&b| b));
+}

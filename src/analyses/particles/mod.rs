@@ -14,6 +14,9 @@ use std::collections::HashMap;
 
 pub use window::{LiveWindow, Playback};
 
+/// The category the Paraver reader gives state regions.
+const PARAVER_STATE: &str = "Paraver state";
+
 /// Events per block of the seek index (each block keeps the latest end of its events).
 pub const SEEK_BLOCK: usize = 1024;
 
@@ -92,7 +95,15 @@ pub struct ParticleEvents {
 impl ParticleEvents {
     /// Index the events `selection` picks from `trace`: one pass over the intervals and one sort.
     pub fn build(trace: &Trace, selection: &EventSelection) -> ParticleEvents {
-        let selected: Vec<bool> = (0..trace.regions.len()).map(|r| selection.selects(trace, r)).collect();
+        let mut selected: Vec<bool> = (0..trace.regions.len()).map(|r| selection.selects(trace, r)).collect();
+        // Paraver gives MPI twice: as calls (events) and as communication states on a parallel track. Calls
+        // are the events; states only when the trace has no selected calls (a state-only Dimemas trace).
+        let is_state = |r: usize| trace.str(trace.regions.category[r]) == PARAVER_STATE;
+        let mut used = vec![false; trace.regions.len()];
+        trace.intervals.region.iter().for_each(|r| used[r.index()] = true);
+        if (0..selected.len()).any(|r| selected[r] && used[r] && !is_state(r)) {
+            (0..selected.len()).filter(|&r| is_state(r)).for_each(|r| selected[r] = false);
+        }
         // Processes in display order give slots; locations map to their process's slot.
         let mut slot_process: Vec<ProcessId> = (0..trace.processes.len() as u32).map(ProcessId).collect();
         slot_process.sort_by_key(|p| (trace.processes.sort_key[p.index()], p.0));

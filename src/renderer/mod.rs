@@ -85,6 +85,8 @@ pub struct Renderer {
     dpr: f32,
     /// The particle view's pipelines and history, made on its first frame.
     particles: Option<ParticleRenderer>,
+    /// Whether the adapter can accumulate the particle history (a blendable half-float target).
+    particle_history: bool,
     /// Draw calls issued by the last frame (the benchmark's figure).
     pub draw_calls: u32,
 }
@@ -129,6 +131,7 @@ impl Renderer {
             })
             .await
             .map_err(|e| format!("no {} device: {e}", tier.name()))?;
+        let particle_history = ParticleRenderer::supported(&adapter);
         let caps = surface.get_capabilities(&adapter);
         let format = caps
             .formats
@@ -241,6 +244,7 @@ impl Renderer {
             lines,
             dpr: 1.0,
             particles: None,
+            particle_history,
             draw_calls: 0,
         })
     }
@@ -284,7 +288,8 @@ impl Renderer {
         if let Some(layer) = layer {
             let format = self.config.format;
             let device = &self.device;
-            let p = self.particles.get_or_insert_with(|| ParticleRenderer::new(device, format));
+            let history = self.particle_history;
+            let p = self.particles.get_or_insert_with(|| ParticleRenderer::new(device, format, history));
             let size = (scene.width, scene.height);
             calls += p.prepare(&self.device, &self.queue, &mut encoder, layer, size, self.dpr);
         }

@@ -64,8 +64,10 @@ impl Growable {
 
 pub struct ParticleRenderer {
     particle_pipeline: wgpu::RenderPipeline,
-    splat_pipeline: wgpu::RenderPipeline,
-    history_pipeline: wgpu::RenderPipeline,
+    /// Splat and history pipelines; None where the adapter cannot blend into a half-float texture (the
+    /// particles still play, without the history).
+    splat_pipeline: Option<wgpu::RenderPipeline>,
+    history_pipeline: Option<wgpu::RenderPipeline>,
     screen_globals: wgpu::Buffer,
     splat_globals: wgpu::Buffer,
     screen_group: wgpu::BindGroup,
@@ -84,7 +86,7 @@ impl ParticleRenderer {
             && f.flags.contains(wgpu::TextureFormatFeatureFlags::BLENDABLE)
     }
 
-    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> ParticleRenderer {
+    pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat, with_history: bool) -> ParticleRenderer {
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("particles.wgsl"),
             source: wgpu::ShaderSource::Wgsl(include_str!("particles.wgsl").into()),
@@ -194,16 +196,19 @@ impl ParticleRenderer {
         let alpha = wgpu::BlendState::ALPHA_BLENDING;
         ParticleRenderer {
             particle_pipeline: pipeline("particles", &instanced, "particle_vs", "particle_fs", true, format, alpha),
-            splat_pipeline: pipeline(
-                "splats",
-                &instanced,
-                "splat_vs",
-                "splat_fs",
-                true,
-                HISTORY_FORMAT,
-                wgpu::BlendState { color: additive, alpha: additive },
-            ),
-            history_pipeline: pipeline("history", &full_screen, "history_vs", "history_fs", false, format, alpha),
+            splat_pipeline: with_history.then(|| {
+                pipeline(
+                    "splats",
+                    &instanced,
+                    "splat_vs",
+                    "splat_fs",
+                    true,
+                    HISTORY_FORMAT,
+                    wgpu::BlendState { color: additive, alpha: additive },
+                )
+            }),
+            history_pipeline: with_history
+                .then(|| pipeline("history", &full_screen, "history_vs", "history_fs", false, format, alpha)),
             screen_globals,
             splat_globals,
             screen_group,
@@ -229,6 +234,8 @@ impl ParticleRenderer {
         let (w, h) = ((css_size.0.round() as u32).max(1), (css_size.1.round() as u32).max(1));
         let max = device.limits().max_texture_dimension_2d;
         let (w, h) = (w.min(max), h.min(max));
+        self.particles.upload(device, queue, layer.particles);
+        let Some(splat_pipeline) = &self.splat_pipeline else { return 0 };
         let fresh = !matches!(&self.history, Some((_, _, _, tw, th)) if *tw == w && *th == h);
         if fresh {
             let texture = device.create_texture(&wgpu::TextureDescriptor {
@@ -258,7 +265,6 @@ impl ParticleRenderer {
         };
         queue.write_buffer(&self.screen_globals, 0, bytemuck::bytes_of(&globals([css_size.0, css_size.1], dpr)));
         queue.write_buffer(&self.splat_globals, 0, bytemuck::bytes_of(&globals([w as f32, h as f32], 1.0)));
-        self.particles.upload(device, queue, layer.particles);
         self.splats.upload(device, queue, layer.splats);
         let Some((_, view, _, _, _)) = &self.history else { return 0 };
         if layer.splats.is_empty() && !layer.clear_history && !fresh {
@@ -285,7 +291,7 @@ impl ParticleRenderer {
         if layer.splats.is_empty() {
             return 0;
         }
-        pass.set_pipeline(&self.splat_pipeline);
+        pass.set_pipeline(splat_pipeline);
         pass.set_bind_group(0, &self.splat_group, &[]);
         pass.set_vertex_buffer(0, self.splats.buffer.slice(..(layer.splats.len() * 16) as u64));
         pass.draw(0..6, 0..layer.splats.len() as u32);
@@ -294,8 +300,8 @@ impl ParticleRenderer {
 
     /// The tone-mapped history, drawn first in the frame's pass (under the shapes).
     pub fn draw_history(&self, pass: &mut wgpu::RenderPass<'_>) -> u32 {
-        let Some((_, _, group, _, _)) = &self.history else { return 0 };
-        pass.set_pipeline(&self.history_pipeline);
+        let (Some((_, _, group, _, _)), Some(pipeline)) = (&self.history, &self.history_pipeline) else { return 0 };
+        pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &self.screen_group, &[]);
         pass.set_bind_group(1, group, &[]);
         pass.draw(0..3, 0..1);

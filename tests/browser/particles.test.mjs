@@ -90,9 +90,15 @@ for (const backend of Object.keys(BACKENDS)) {
       await screenshot(page, `particles-${backend}-paused`);
       await page.waitForTimeout(300);
       await frames(page, 3);
-      const still = await viewState(page);
+      let still = await viewState(page);
       assert.equal(still.playing, false);
       assert.equal(still.t_ns, paused.t_ns, 'paused: data time stands still');
+      // Between two phases nothing runs: step on (one data time step each) to the next running call.
+      for (let i = 0; i < 20 && !still.running.length; i++) {
+        await page.click('#particles-step');
+        still = await viewState(page);
+        assert.equal(still.t_ns, paused.t_ns + (i + 1) * 50_000, 'Step advances one data time step');
+      }
 
       // Hover running particles: the tooltip names an event the generator wrote.
       assert.ok(still.running.length > 0, `running particles at ${still.t_ns} ns`);

@@ -85,7 +85,8 @@ function renderLegend(st) {
     legendBox = document.createElement('div');
     legendBox.id = 'particle-legend';
     Object.assign(legendBox.style, {
-      position: 'absolute', right: '12px', top: `${st.controls_px + 8}px`, maxHeight: '60%', overflowY: 'auto', padding: '6px 8px',
+      position: 'absolute', right: '4px', top: `${st.controls_px + 8}px`, width: `${st.legend_px - 8}px`, boxSizing: 'border-box',
+      maxHeight: '60%', overflowY: 'auto', overflowX: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis', padding: '6px 8px',
       background: 'rgba(20,23,28,0.85)', color: '#d8dce0', font: '12px system-ui, sans-serif', borderRadius: '4px',
       pointerEvents: 'none',
     });

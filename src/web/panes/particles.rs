@@ -20,6 +20,8 @@ use std::rc::Rc;
 
 /// Height of the stacked timeline under the animation.
 const TIMELINE_PX: f32 = 110.0;
+/// Width of the legend column at the right of the animation.
+const LEGEND_PX: f32 = 190.0;
 /// Height of the page's control strip over the top of the animation (www/particles.js).
 const CONTROLS_PX: f32 = 40.0;
 /// Most animation steps one page frame may catch up (after a stall the animation slows, never jumps).
@@ -95,7 +97,8 @@ impl ParticlesPane {
         height: f32,
     ) -> (ParticleScene, StartsTimeline, Scene) {
         let anim_h = (height - TIMELINE_PX).max(60.0);
-        let geometry = ParticleScene::new(ev, width, anim_h, style);
+        // The legend (www/particles.js) takes a column at the right of the animation, not its particles.
+        let geometry = ParticleScene::new(ev, (width - LEGEND_PX).max(200.0), anim_h, style);
         let timeline = StartsTimeline::new(ev, width, TIMELINE_PX);
         let frame = geometry.frame(ev, &slot_ranks(trace, ev));
         (geometry, timeline, frame)
@@ -299,7 +302,7 @@ impl Pane for ParticlesPane {
             "timeline": { "y0": g.height, "x0": self.timeline.x0, "x1": self.timeline.x1, "height": TIMELINE_PX },
             "per_segment": g.processes.per_segment, "processes": g.processes.slots,
             "min_duration_ns": self.ev.min_dur_ns, "max_duration_ns": self.ev.max_dur_ns,
-            "width": self.width, "height": self.height, "controls_px": CONTROLS_PX,
+            "width": self.width, "height": self.height, "controls_px": CONTROLS_PX, "legend_px": LEGEND_PX,
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {

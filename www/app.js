@@ -8,6 +8,8 @@ import { nameOfUrl } from './open-url.js';
 import { GrainPanel } from './grain-panel.js';
 import { AggregatePanel } from './aggregate-panel.js';
 
+import { particlesView } from './particles.js';
+
 const $ = (id) => document.getElementById(id);
 const PROTOCOL = 1;
 const CHUNK = 4 << 20;
@@ -175,6 +177,7 @@ const SAMPLES = {
   rsa: 'sample: RSA workers (13 threads)',
   mergesort: 'sample: merge sort (1,024 threads)',
   grains: 'sample: grain graph of fib(30), cutoff 8',
+  particles: 'sample: MPI patterns (64 ranks)',
 };
 
 // A folder or several files (e.g. an OTF2 archive: X.otf2, X.def, X/*.evt), each with its relative path.
@@ -339,7 +342,7 @@ function showTooltip(info, x, y) {
 }
 
 // ---- views ----
-const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph', aggregate: 'Aggregated' };
+const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph', aggregate: 'Aggregated', particles: 'Particles' };
 
 function renderViewTabs() {
   const nav = $('views');
@@ -407,9 +410,10 @@ function configure(key, value) {
 function renderViewOptions(view) {
   const box = $('view-options');
   box.replaceChildren();
-  const st = weft.viewer.view_state();
   if (weft.grainPanel) weft.grainPanel.update(view);
+  if (particlesView(view, box, weft)) return;
   if (weft.aggregatePanel && weft.aggregatePanel.update(view, box)) return;
+  const st = weft.viewer.view_state();
   if (view === 'execgraph') {
     const px = document.createElement('input');
     px.type = 'number'; px.min = '1'; px.max = '200'; px.value = '8'; px.style.width = '4em';

@@ -6,4 +6,5 @@ pub mod busy;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;
+pub mod particles;
 pub mod summary;

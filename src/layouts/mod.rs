@@ -4,4 +4,5 @@ pub mod aggregate;
 pub mod execgraph;
 pub mod grain_bundle;
 pub mod grains;
+pub mod particles;
 pub mod timeline;

@@ -3,7 +3,10 @@
 //! Labels are not drawn here: the web shell puts them on a 2D overlay canvas.
 //! Capability differences between backends live in [`Tier`], nowhere else.
 
+pub mod particles;
+
 use crate::scene::{LineInstance, RectInstance, Scene};
+use particles::{ParticleLayer, ParticleRenderer};
 use wgpu::util::DeviceExt;
 
 /// What the backend in use can do, decided once at start-up.
@@ -80,6 +83,10 @@ pub struct Renderer {
     rects: InstanceBuffer,
     lines: InstanceBuffer,
     dpr: f32,
+    /// The particle view's pipelines and history, made on its first frame.
+    particles: Option<ParticleRenderer>,
+    /// Whether the adapter can accumulate the particle history (a blendable half-float target).
+    particle_history: bool,
     /// Draw calls issued by the last frame (the benchmark's figure).
     pub draw_calls: u32,
 }
@@ -124,6 +131,7 @@ impl Renderer {
             })
             .await
             .map_err(|e| format!("no {} device: {e}", tier.name()))?;
+        let particle_history = ParticleRenderer::supported(&adapter);
         let caps = surface.get_capabilities(&adapter);
         let format = caps
             .formats
@@ -235,6 +243,8 @@ impl Renderer {
             rects,
             lines,
             dpr: 1.0,
+            particles: None,
+            particle_history,
             draw_calls: 0,
         })
     }
@@ -254,6 +264,12 @@ impl Renderer {
 
     /// Draw one frame: rects then lines, one instanced draw call each.
     pub fn render(&mut self, scene: &Scene) -> Result<(), String> {
+        self.render_with(scene, None)
+    }
+
+    /// Draw one frame with the particle view's layer: its splats into the history first, then the history,
+    /// the scene's rects and lines, and the live particles on top (a constant number of draw calls).
+    pub fn render_with(&mut self, scene: &Scene, layer: Option<&ParticleLayer>) -> Result<(), String> {
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
@@ -269,6 +285,14 @@ impl Renderer {
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let mut calls = 0;
+        if let Some(layer) = layer {
+            let format = self.config.format;
+            let device = &self.device;
+            let history = self.particle_history;
+            let p = self.particles.get_or_insert_with(|| ParticleRenderer::new(device, format, history));
+            let size = (scene.width, scene.height);
+            calls += p.prepare(&self.device, &self.queue, &mut encoder, layer, size, self.dpr);
+        }
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("scene"),
@@ -286,6 +310,9 @@ impl Renderer {
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
+            if let (Some(p), Some(_)) = (&self.particles, layer) {
+                calls += p.draw_history(&mut pass);
+            }
             pass.set_bind_group(0, &self.bind_group, &[]);
             if !scene.rects.is_empty() {
                 pass.set_pipeline(&self.rect_pipeline);
@@ -298,6 +325,9 @@ impl Renderer {
                 pass.set_vertex_buffer(0, self.lines.buffer.slice(..(scene.lines.len() * 32) as u64));
                 pass.draw(0..9, 0..scene.lines.len() as u32);
                 calls += 1;
+            }
+            if let (Some(p), Some(layer)) = (&self.particles, layer) {
+                calls += p.draw_particles(&mut pass, layer.particles.len());
             }
         }
         self.queue.submit(Some(encoder.finish()));

@@ -8,6 +8,7 @@ pub mod execgraph;
 pub mod grains;
 pub mod otf2;
 pub mod paraver;
+pub mod particles;
 pub mod utilization;
 
 pub use chrome::ChromeSample;

@@ -10,6 +10,7 @@ pub mod execgraph;
 pub mod grains;
 pub mod moments;
 pub mod palette;
+pub mod particles;
 pub mod svg;
 pub mod timeline;
 pub mod utilization;

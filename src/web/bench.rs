@@ -107,3 +107,39 @@ pub fn bench_grains(bytes: &[u8], nodes: u32, runs: u32) -> Result<JsValue, JsVa
         "layout_ms": layout_ms, "from_nesting": l.from_nesting,
     })))
 }
+
+/// The particle animation's CPU work per frame in wasm: 16,384 processes, about 100,000 live particles (the
+/// native example `particles_bench` with the same trace and playback). Returns per-frame times.
+#[wasm_bindgen]
+pub fn bench_particles(span_ns: u32, frames: u32) -> JsValue {
+    use crate::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};
+    use crate::scene::particles::{ParticleScene, ParticleStyle};
+    let trace = crate::samples::particles::bench_trace(16_384, span_ns as u64, 0x5EED);
+    let (build_ms, ev) = best_of(1, || ParticleEvents::build(&trace, &EventSelection::Communication));
+    let scene = ParticleScene::new(&ev, 1600.0, 900.0, ParticleStyle { particle_px: 3.0, ..Default::default() });
+    let play = Playback { step_ns: 540, interval_ms: 1000.0 / 60.0, fade_s: Playback::FADE_S };
+    let mut w = LiveWindow::new(play.fade_ns());
+    let mut now = span_ns as u64 / 3;
+    w.seek(&ev, now);
+    let (mut faded, mut particles, mut splats) = (Vec::new(), Vec::new(), Vec::new());
+    let mut times = Vec::new();
+    let mut live = 0usize;
+    for _ in 0..frames.max(1) {
+        now += play.step_ns;
+        let t = perf_ms();
+        faded.clear();
+        w.advance(&ev, now, &mut faded);
+        scene.particles(&ev, &w, &mut particles);
+        splats.clear();
+        scene.splats(&ev, &faded, &mut splats);
+        times.push(perf_ms() - t);
+        live += particles.len();
+    }
+    times.sort_by(f64::total_cmp);
+    let n = times.len();
+    js(json!({
+        "processes": 16_384, "events": ev.len(), "index_build_ms": build_ms, "frames": n,
+        "live_mean": live / n, "frame_median_ms": times[n / 2], "frame_mean_ms": times.iter().sum::<f64>() / n as f64,
+        "frame_p99_ms": times[n * 99 / 100], "frame_max_ms": times[n - 1],
+    }))
+}

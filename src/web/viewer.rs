@@ -5,6 +5,7 @@
 use super::overlay::draw_labels;
 use super::panes::aggregate::AggregatePane;
 use super::panes::grains::GrainsPane;
+use super::panes::particles::ParticlesPane;
 use super::panes::{execgraph::ExecgraphPane, moments::MomentsPane, timeline::TimelinePane, Pane};
 use crate::analyses::grains::Thresholds;
 use crate::layouts::execgraph::bundle::ExecBundle;
@@ -21,7 +22,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 /// The views a trace offers, in the switcher's order.
-const TRACE_VIEWS: [&str; 2] = ["timeline", "moments"];
+const TRACE_VIEWS: [&str; 3] = ["timeline", "moments", "particles"];
 
 #[wasm_bindgen]
 pub struct Viewer {
@@ -166,6 +167,7 @@ impl Viewer {
                 let pane: Box<dyn Pane> = match kind {
                     "timeline" => Box::new(TimelinePane::new(trace, self.width, self.height)),
                     "moments" => Box::new(MomentsPane::new(trace, self.width, self.height)),
+                    "particles" => Box::new(ParticlesPane::new(trace, self.width, self.height)),
                     _ => return Err(JsValue::from_str(&format!("unknown view '{kind}'"))),
                 };
                 self.panes.push(pane);
@@ -312,7 +314,8 @@ impl Viewer {
         let t0 = now_ms();
         let scene = self.scene();
         let t1 = now_ms();
-        self.renderer.render(&scene).map_err(|e| JsValue::from_str(&e))?;
+        let layer = self.panes.get_mut(self.active).and_then(|p| p.particle_layer());
+        self.renderer.render_with(&scene, layer.as_ref()).map_err(|e| JsValue::from_str(&e))?;
         draw_labels(&self.overlay, &scene, self.dpr);
         let t2 = now_ms();
         self.last = FrameStats {

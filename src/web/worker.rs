@@ -281,6 +281,11 @@ pub fn sample(name: &str) -> Result<JsValue, JsValue> {
         let trace = readers::read_bytes("sample.json", &bytes).map_err(js_err)?;
         return Ok(trace_loaded(&trace));
     }
+    if name == "particles" {
+        let trace =
+            readers::read_bytes("particles.json", &crate::samples::particles::builtin_json()).map_err(js_err)?;
+        return Ok(trace_loaded(&trace));
+    }
     if name == "grains" {
         return grains_loaded("fib-sample.csv", &crate::samples::grains::fib_profile(30, 8, 16));
     }

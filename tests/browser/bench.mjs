@@ -5,7 +5,8 @@
 //   ?bench=moments           16,384 locations x 1 M intervals: moments, then both views
 //   ?bench=execgraph         a random fork/join program of 100,000 threads: graph and layout
 //   ?bench=grains[&trace=URL] a MIR profile (or a generated 176,000-node one): analysis, then layout
-import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive, bench_grains } from '../../www/pkg/weft.js';
+//   ?bench=particles         particle animation CPU time per frame: 16,384 processes, ~100,000 live particles
+import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive, bench_grains, bench_particles } from '../../www/pkg/weft.js';
 
 const params = new URLSearchParams(location.search);
 const runs = Number(params.get('runs') || 3);
@@ -39,6 +40,7 @@ async function main() {
     case 'moments': return bench_moments(16384, 1_000_000, runs);
     case 'execgraph': return bench_execgraph(100_000, runs);
     case 'grains': return bench_grains(params.get('trace') ? await fetchBytes() : new Uint8Array(), 176_000, runs);
+    case 'particles': return bench_particles(1_000_000, 600);
     default: throw new Error('unknown bench');
   }
 }

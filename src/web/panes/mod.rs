@@ -7,6 +7,7 @@ pub mod aggregate;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;
+pub mod particles;
 pub mod timeline;
 
 use crate::scene::Scene;
@@ -61,6 +62,10 @@ pub trait Pane {
     }
     /// The grain-graph pane, for the page's grain panel; None for every other view.
     fn as_grains(&mut self) -> Option<&mut grains::GrainsPane> {
+        None
+    }
+    /// Particles and history splats to draw over this frame's scene (the particle view only).
+    fn particle_layer(&mut self) -> Option<crate::renderer::particles::ParticleLayer<'_>> {
         None
     }
     /// Put back the geometry saved from [`Pane::state`] (a permalink); keys the view lacks or values that are

@@ -1,0 +1,78 @@
+//! The navigation timeline under the animation: a stacked graph of event starts per type over the whole
+//! trace, a time axis, and the cursor at the current data time (the page drags it to seek).
+//!
+//! The counts are binned once per width ([`ParticleEvents::starts_per_type`]); drawing is one rect per
+//! non-empty (bin, type) pair, bounded by pixels times types. Must not walk the events per frame.
+
+use crate::analyses::particles::ParticleEvents;
+use crate::scene::axis::{draw_time_axis, TimeScale, AXIS_HEIGHT_PX};
+use crate::scene::{rgba, LineInstance, RectInstance, Rgba, Scene};
+
+const BACKGROUND: Rgba = rgba(0xff, 0xff, 0xff, 0xff);
+const CURSOR: Rgba = rgba(0xd6, 0x27, 0x28, 0xff);
+/// Pixels per bin of the stacked graph.
+const BIN_PX: f32 = 2.0;
+
+/// The stacked graph's counts for one width, kept while the width stays.
+#[derive(Clone, Debug)]
+pub struct StartsTimeline {
+    pub width: f32,
+    pub height: f32,
+    pub x0: f32,
+    pub x1: f32,
+    pub span_ns: u64,
+    pub bins: usize,
+    pub types: usize,
+    /// `counts[bin * types + type]`.
+    pub counts: Vec<u32>,
+    pub max_stack: u32,
+}
+
+impl StartsTimeline {
+    pub fn new(ev: &ParticleEvents, width: f32, height: f32) -> StartsTimeline {
+        let (x0, x1) = (72.0f32, (width - 8.0).max(73.0));
+        let bins = ((x1 - x0) / BIN_PX).max(1.0) as usize;
+        let span_ns = ev.span_ns.max(1);
+        let counts = ev.starts_per_type(0, span_ns + 1, bins);
+        let types = ev.types.len();
+        let max_stack = (0..bins)
+            .map(|b| counts[b * types..(b + 1) * types].iter().map(|&c| c as u64).sum::<u64>())
+            .max()
+            .unwrap_or(0)
+            .min(u32::MAX as u64) as u32;
+        StartsTimeline { width, height, x0, x1, span_ns, bins, types, counts, max_stack }
+    }
+    pub fn scale(&self) -> TimeScale {
+        TimeScale { t0_ns: 0.0, t1_ns: self.span_ns as f64, x0: self.x0, x1: self.x1 }
+    }
+    /// The data time under pixel `x` (where a cursor drag seeks to), clamped to the trace.
+    pub fn time_at(&self, x: f32) -> u64 {
+        self.scale().t(x.clamp(self.x0, self.x1)).round().clamp(0.0, self.span_ns as f64) as u64
+    }
+    /// The whole timeline with the cursor at `t_ns`; `colors` per type.
+    pub fn build(&self, colors: &[Rgba], t_ns: u64) -> Scene {
+        let mut s = Scene::new(self.width, self.height, BACKGROUND);
+        let plot_bottom = self.height - AXIS_HEIGHT_PX;
+        let plot_h = (plot_bottom - 4.0).max(1.0);
+        let per_count = if self.max_stack > 0 { plot_h / self.max_stack as f32 } else { 0.0 };
+        let bin_w = (self.x1 - self.x0) / self.bins as f32;
+        for b in 0..self.bins {
+            let mut y = plot_bottom;
+            for t in 0..self.types {
+                let c = self.counts[b * self.types + t];
+                if c == 0 {
+                    continue;
+                }
+                let h = c as f32 * per_count;
+                y -= h;
+                let color = colors.get(t).copied().unwrap_or(super::colors::OTHER);
+                s.rects.push(RectInstance::filled(self.x0 + b as f32 * bin_w, y, bin_w, h, color));
+            }
+        }
+        draw_time_axis(&mut s, &self.scale(), plot_bottom, plot_bottom);
+        let x = self.scale().x(t_ns as f64);
+        s.lines.push(LineInstance::solid(x, 0.0, x, plot_bottom, 2.0, CURSOR));
+        s.rects.push(RectInstance::filled(x - 4.0, 0.0, 8.0, 6.0, CURSOR));
+        s
+    }
+}

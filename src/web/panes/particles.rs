@@ -1,0 +1,364 @@
+//! The particle animation pane (issue 5): the animation window above the stacked timeline of event starts.
+//! Playback, stepping, seeking, the data time step, the animation interval, the minimum opacity and the two
+//! clear buttons arrive as `configure` keys from www/particles.js; `tick` advances the animation each page
+//! frame. Per tick it touches only the live window; faded particles go to the GPU history as splats and to a
+//! CPU density raster (same rule, same resolution) that gives the tone mapping its maximum density.
+
+use super::{Hover, Pane};
+use crate::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};
+use crate::model::Trace;
+use crate::renderer::particles::ParticleLayer;
+use crate::scene::particles::colors::family_name;
+use crate::scene::particles::colors::family_of;
+use crate::scene::particles::history::HistoryRaster;
+use crate::scene::particles::timeline::StartsTimeline;
+use crate::scene::particles::{slot_ranks, speed_label, ParticleInstance, ParticleScene, ParticleStyle};
+use crate::scene::timeline::format_duration;
+use crate::scene::Scene;
+use serde_json::json;
+use std::rc::Rc;
+
+/// Height of the stacked timeline under the animation.
+const TIMELINE_PX: f32 = 110.0;
+/// Width of the legend column at the right of the animation.
+const LEGEND_PX: f32 = 190.0;
+/// Height of the page's control strip over the top of the animation (www/particles.js).
+const CONTROLS_PX: f32 = 40.0;
+/// Most animation steps one page frame may catch up (after a stall the animation slows, never jumps).
+const MAX_STEPS_PER_TICK: u32 = 4;
+
+pub struct ParticlesPane {
+    trace: Rc<Trace>,
+    selection: EventSelection,
+    ev: ParticleEvents,
+    style: ParticleStyle,
+    geometry: ParticleScene,
+    timeline: StartsTimeline,
+    frame: Scene,
+    width: f32,
+    height: f32,
+    playback: Playback,
+    window: LiveWindow,
+    playing: bool,
+    last_tick_ms: Option<f64>,
+    owed_ms: f64,
+    min_opacity: f32,
+    particles: Vec<ParticleInstance>,
+    pending_splats: Vec<ParticleInstance>,
+    drawn_splats: Vec<ParticleInstance>,
+    faded: Vec<u32>,
+    raster: HistoryRaster,
+    splatted: u64,
+    clear_history: bool,
+    hovered: Option<usize>,
+}
+
+impl ParticlesPane {
+    pub fn new(trace: Rc<Trace>, width: f32, height: f32) -> Self {
+        let selection = EventSelection::default();
+        let ev = ParticleEvents::build(&trace, &selection);
+        let playback = Playback::for_span(ev.span_ns, 20.0);
+        let style = ParticleStyle { top_px: CONTROLS_PX + 10.0, ..Default::default() };
+        let (geometry, timeline, frame) = Self::layout(&trace, &ev, style, width, height);
+        let mut pane = ParticlesPane {
+            raster: HistoryRaster::new(width.max(1.0) as u32, (height - TIMELINE_PX).max(1.0) as u32),
+            trace,
+            selection,
+            window: LiveWindow::new(playback.fade_ns()),
+            ev,
+            style,
+            geometry,
+            timeline,
+            frame,
+            width,
+            height,
+            playback,
+            playing: false,
+            last_tick_ms: None,
+            owed_ms: 0.0,
+            min_opacity: 0.15,
+            particles: Vec::new(),
+            pending_splats: Vec::new(),
+            drawn_splats: Vec::new(),
+            faded: Vec::new(),
+            splatted: 0,
+            clear_history: true,
+            hovered: None,
+        };
+        pane.seek(0);
+        pane
+    }
+
+    fn layout(
+        trace: &Trace,
+        ev: &ParticleEvents,
+        style: ParticleStyle,
+        width: f32,
+        height: f32,
+    ) -> (ParticleScene, StartsTimeline, Scene) {
+        let anim_h = (height - TIMELINE_PX).max(60.0);
+        // The legend (www/particles.js) takes a column at the right of the animation, not its particles.
+        let geometry = ParticleScene::new(ev, (width - LEGEND_PX).max(200.0), anim_h, style);
+        let timeline = StartsTimeline::new(ev, width, TIMELINE_PX);
+        let frame = geometry.frame(ev, &slot_ranks(trace, ev));
+        (geometry, timeline, frame)
+    }
+
+    /// Lay out again (size or options changed): the history is cleared, its pixels no longer match.
+    fn relayout(&mut self) {
+        let (g, t, f) = Self::layout(&self.trace, &self.ev, self.style, self.width, self.height);
+        self.geometry = g;
+        self.timeline = t;
+        self.frame = f;
+        self.raster = HistoryRaster::new(self.width.max(1.0) as u32, self.geometry.height.max(1.0) as u32);
+        self.reset_history();
+        self.refresh_particles();
+    }
+
+    fn reset_history(&mut self) {
+        self.raster.clear();
+        self.pending_splats.clear();
+        self.splatted = 0;
+        self.clear_history = true;
+    }
+
+    fn refresh_particles(&mut self) {
+        self.geometry.particles(&self.ev, &self.window, &mut self.particles);
+    }
+
+    fn seek(&mut self, t_ns: u64) {
+        self.window.seek(&self.ev, t_ns.min(self.ev.span_ns));
+        self.refresh_particles();
+    }
+
+    /// Advance one data time step: faded events become splats (GPU) and density (CPU).
+    fn step(&mut self) {
+        let t = self.window.time_ns().saturating_add(self.playback.step_ns);
+        self.faded.clear();
+        self.window.advance(&self.ev, t, &mut self.faded);
+        let from = self.pending_splats.len();
+        self.geometry.splats(&self.ev, &self.faded, &mut self.pending_splats);
+        for s in &self.pending_splats[from..] {
+            self.raster.splat(s);
+        }
+        self.splatted += self.faded.len() as u64;
+        if t > self.ev.span_ns && self.window.live().is_empty() {
+            self.playing = false;
+        }
+    }
+
+    fn tick(&mut self, now_ms: f64) {
+        let last = self.last_tick_ms.replace(now_ms);
+        if !self.playing {
+            return;
+        }
+        self.owed_ms += last.map_or(self.playback.interval_ms, |l| (now_ms - l).max(0.0));
+        let mut steps = 0;
+        while self.owed_ms >= self.playback.interval_ms && steps < MAX_STEPS_PER_TICK {
+            self.owed_ms -= self.playback.interval_ms;
+            self.step();
+            steps += 1;
+        }
+        if steps == MAX_STEPS_PER_TICK {
+            self.owed_ms = 0.0;
+        }
+        if steps > 0 {
+            self.refresh_particles();
+        }
+    }
+
+    fn legend(&self) -> Vec<serde_json::Value> {
+        self.ev
+            .types
+            .iter()
+            .enumerate()
+            .map(|(t, name)| {
+                let c = self.geometry.colors[t];
+                json!({
+                    "name": name,
+                    "color": format!("#{:06x}", c >> 8),
+                    "family": family_of(name).map_or("other", |f| family_name(f.0)),
+                    "count": self.ev.type_counts[t],
+                })
+            })
+            .collect()
+    }
+}
+
+fn parse<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+    value.trim().parse().map_err(|_| format!("'{value}' is not a valid {key}"))
+}
+
+impl Pane for ParticlesPane {
+    fn kind(&self) -> &'static str {
+        "particles"
+    }
+    fn resize(&mut self, width: f32, height: f32) {
+        if (width, height) != (self.width, self.height) {
+            self.width = width;
+            self.height = height;
+            self.relayout();
+        }
+    }
+    fn zoom(&mut self, _x: f32, _factor: f64) {}
+    fn pan(&mut self, _dx: f32) {}
+    fn scroll(&mut self, _dy: f32) {}
+    fn fit(&mut self) {}
+    fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        // As in the paper, details on hover while paused (moving particles would slip from the pointer).
+        self.hovered = if self.playing { None } else { self.geometry.hit(&self.ev, &self.window, x, y) };
+        let e = self.hovered?;
+        let d = self.ev.details(&self.trace, e);
+        Some(Hover {
+            title: d.call.clone(),
+            lines: vec![
+                format!("rank {} · {}", d.rank, d.thread),
+                format!("start {}   end {}", format_duration(d.start_ns), format_duration(d.end_ns)),
+                format!("duration {}", format_duration(d.dur_ns)),
+            ],
+            detail: serde_json::to_value(&d).unwrap_or_default(),
+        })
+    }
+    fn clear_hover(&mut self) {
+        self.hovered = None;
+    }
+    fn scene(&self) -> Scene {
+        let mut s = self.frame.clone();
+        s.width = self.width;
+        s.height = self.height;
+        let below = self.timeline.build(&self.geometry.colors, self.window.time_ns());
+        let dy = self.geometry.height;
+        s.rects.extend(below.rects.into_iter().map(|mut r| {
+            r.y += dy;
+            r
+        }));
+        s.lines.extend(below.lines.into_iter().map(|mut l| {
+            l.y0 += dy;
+            l.y1 += dy;
+            l
+        }));
+        s.labels.extend(below.labels.into_iter().map(|mut l| {
+            l.y += dy;
+            l
+        }));
+        if let Some(p) =
+            self.hovered.and_then(|e| self.geometry.particle(&self.ev, e, self.window.time_ns(), self.window.fade_ns()))
+        {
+            let r = p.size * 0.5 + 3.0;
+            s.rects.push(
+                crate::scene::RectInstance::filled(p.x - r, p.y - r, 2.0 * r, 2.0 * r, 0)
+                    .with_border(crate::scene::palette::HIGHLIGHT, 1.5)
+                    .with_shape(crate::scene::Shape::Ellipse),
+            );
+        }
+        s
+    }
+    fn particle_layer(&mut self) -> Option<ParticleLayer<'_>> {
+        std::mem::swap(&mut self.pending_splats, &mut self.drawn_splats);
+        self.pending_splats.clear();
+        Some(ParticleLayer {
+            particles: &self.particles,
+            splats: &self.drawn_splats,
+            clear_history: std::mem::take(&mut self.clear_history),
+            max_density: self.raster.max_density(),
+            min_opacity: self.min_opacity,
+        })
+    }
+    fn state(&self) -> serde_json::Value {
+        let g = &self.geometry;
+        let t = self.window.time_ns();
+        // A sample of running particles with their events (for tests: hover them, compare the tooltip).
+        let running: Vec<_> = self
+            .window
+            .live()
+            .iter()
+            .filter(|&&e| self.ev.end_ns(e as usize) > t)
+            .take(64)
+            .filter_map(|&e| {
+                let p = g.particle(&self.ev, e as usize, t, self.window.fade_ns())?;
+                Some(json!({ "x": p.x, "y": p.y, "event": self.ev.details(&self.trace, e as usize) }))
+            })
+            .collect();
+        // Up to 32 history pixels with density, spread over the raster.
+        let mut history = Vec::new();
+        let n = self.raster.density.len();
+        let stride = (n / 4096).max(1);
+        for i in (0..n).step_by(stride) {
+            if self.raster.density[i] > 0.0 && history.len() < 32 {
+                let (x, y) = (i % self.raster.width as usize, i / self.raster.width as usize);
+                history.push(json!([x, y, self.raster.density[i]]));
+            }
+        }
+        json!({
+            "view": "particles",
+            "t_ns": t, "span_ns": self.ev.span_ns, "playing": self.playing,
+            "step_ns": self.playback.step_ns, "interval_ms": self.playback.interval_ms,
+            "fade_ns": self.window.fade_ns(), "speed": speed_label(self.playback.speed_ns_per_s()),
+            "min_opacity": self.min_opacity, "events": self.ev.len(), "live": self.window.live().len(),
+            "particles": self.particles.len(), "splatted": self.splatted,
+            "max_density": self.raster.max_density(), "history": history,
+            "legend": self.legend(), "running": running,
+            "plot": { "x0": g.x0, "x1": g.x1, "y_top": g.y_top, "y_bottom": g.y_bottom },
+            "timeline": { "y0": g.height, "x0": self.timeline.x0, "x1": self.timeline.x1, "height": TIMELINE_PX },
+            "per_segment": g.processes.per_segment, "processes": g.processes.slots,
+            "min_duration_ns": self.ev.min_dur_ns, "max_duration_ns": self.ev.max_dur_ns,
+            "width": self.width, "height": self.height, "controls_px": CONTROLS_PX, "legend_px": LEGEND_PX,
+        })
+    }
+    fn time_range(&self) -> Option<(f64, f64)> {
+        None
+    }
+    fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "tick" => self.tick(parse(key, value)?),
+            "play" => {
+                if self.window.time_ns() >= self.ev.span_ns && self.window.live().is_empty() {
+                    self.seek(0);
+                }
+                self.playing = true;
+                self.owed_ms = 0.0;
+            }
+            "pause" => self.playing = false,
+            "step" => {
+                self.playing = false;
+                self.step();
+                self.refresh_particles();
+            }
+            "seek_ns" => self.seek(parse(key, value)?),
+            "seek_x" => self.seek(self.timeline.time_at(parse(key, value)?)),
+            "step_ns" => {
+                self.playback.step_ns = parse::<u64>(key, value)?.max(1);
+                self.window.set_fade_ns(self.playback.fade_ns());
+            }
+            "interval_ms" => {
+                let ms: f64 = parse(key, value)?;
+                if !(ms.is_finite() && ms > 0.0) {
+                    return Err(format!("'{value}' is not a valid interval"));
+                }
+                self.playback.interval_ms = ms;
+                self.window.set_fade_ns(self.playback.fade_ns());
+            }
+            "min_opacity" => self.min_opacity = parse::<f32>(key, value)?.clamp(0.0, 1.0),
+            "clear_history" => self.reset_history(),
+            "clear_fading" => {
+                self.window.clear_fading(&self.ev);
+                self.refresh_particles();
+            }
+            "segment_multiple" => {
+                let m: u32 = parse(key, value)?;
+                self.style.segment_multiple = (m > 0).then_some(m);
+                self.relayout();
+            }
+            "selection" => {
+                self.selection = EventSelection::parse(value);
+                self.ev = ParticleEvents::build(&self.trace, &self.selection);
+                self.playback = Playback::for_span(self.ev.span_ns, 20.0);
+                self.window = LiveWindow::new(self.playback.fade_ns());
+                self.relayout();
+                self.seek(0);
+            }
+            _ => return Err(format!("the particles view has no option '{key}'")),
+        }
+        Ok(())
+    }
+}

@@ -108,6 +108,33 @@ pub fn bench_grains(bytes: &[u8], nodes: u32, runs: u32) -> Result<JsValue, JsVa
     })))
 }
 
+/// The aggregation's four phases (reduction, normalization, propagation, separation for one problem view) on
+/// the generated fork-join profile of `nodes` nodes (the native example `aggregate_bench`'s graph).
+#[wasm_bindgen]
+pub fn bench_aggregate(nodes: u32, runs: u32) -> Result<JsValue, JsValue> {
+    use crate::analyses::aggregate::{normalize, propagate, reduce, separate};
+    use crate::analyses::grains::{GrainAnalysis, Thresholds};
+    let bytes = crate::samples::grains::random_profile(nodes as usize, 42, 48);
+    let input = crate::readers::read_grains("bench.csv", &bytes).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let view = a.problems.iter().position(|p| p.count > 0).unwrap_or(0);
+    let (total_ms, groups) = best_of(runs, || {
+        let r = reduce::reduce(&a.graph);
+        let tree = normalize::normalize(&r.tree);
+        let _metrics = propagate::propagate(&a, &tree);
+        separate::separate(&a, &tree, view).len()
+    });
+    let (reduce_ms, r) = best_of(runs, || reduce::reduce(&a.graph));
+    let (normalize_ms, tree) = best_of(runs, || normalize::normalize(&r.tree));
+    let (propagate_ms, _) = best_of(runs, || propagate::propagate(&a, &tree));
+    let (separate_ms, _) = best_of(runs, || separate::separate(&a, &tree, view));
+    Ok(js(json!({
+        "nodes": a.graph.nodes(), "edges": a.graph.edges(), "grains": a.graph.grains(), "separated_nodes": groups,
+        "four_phases_ms": total_ms, "reduce_ms": reduce_ms, "normalize_ms": normalize_ms,
+        "propagate_ms": propagate_ms, "separate_ms": separate_ms,
+    })))
+}
+
 /// The particle animation's CPU work per frame in wasm: 16,384 processes, about 100,000 live particles (the
 /// native example `particles_bench` with the same trace and playback). Returns per-frame times.
 #[wasm_bindgen]

@@ -4,6 +4,7 @@
 //   node tests/browser/bench-wasm.mjs moments [runs]
 //   node tests/browser/bench-wasm.mjs execgraph [runs]
 //   node tests/browser/bench-wasm.mjs grains [PROFILE] [runs]   (no PROFILE: a generated 176,000-node graph)
+//   node tests/browser/bench-wasm.mjs aggregate [runs]          aggregation, four phases, 176,000 nodes
 //   node tests/browser/bench-wasm.mjs particles                 particle animation frame (16,384 processes)
 //   node tests/browser/bench-wasm.mjs frames [webgpu|webgl]   frame times of the real page, 16,384 locations
 // FILE must lie inside the repository (e.g. tests/out/), which the local server serves.
@@ -20,7 +21,7 @@ if (bench === 'frames') {
 const needsFile = bench === 'import' || bench === 'otf2' || (bench === 'grains' && rest.length && !/^\d+$/.test(rest[0]));
 const file = needsFile ? path.resolve(rest.shift() || '') : null;
 const runs = rest[0] || '3';
-if (!['import', 'otf2', 'moments', 'execgraph', 'grains', 'particles'].includes(bench) || (needsFile && !file.startsWith(repoRoot + path.sep))) {
+if (!['import', 'otf2', 'moments', 'execgraph', 'grains', 'particles', 'aggregate'].includes(bench) || (needsFile && !file.startsWith(repoRoot + path.sep))) {
   console.error('usage: bench-wasm.mjs import|otf2 FILE-inside-the-repo [runs] | moments|execgraph [runs]');
   process.exit(2);
 }

@@ -5,8 +5,9 @@
 //   ?bench=moments           16,384 locations x 1 M intervals: moments, then both views
 //   ?bench=execgraph         a random fork/join program of 100,000 threads: graph and layout
 //   ?bench=grains[&trace=URL] a MIR profile (or a generated 176,000-node one): analysis, then layout
+//   ?bench=aggregate         the aggregation's four phases on a generated 176,000-node grain graph
 //   ?bench=particles         particle animation CPU time per frame: 16,384 processes, ~100,000 live particles
-import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive, bench_grains, bench_particles } from '../../www/pkg/weft.js';
+import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive, bench_grains, bench_particles, bench_aggregate } from '../../www/pkg/weft.js';
 
 const params = new URLSearchParams(location.search);
 const runs = Number(params.get('runs') || 3);
@@ -41,6 +42,7 @@ async function main() {
     case 'execgraph': return bench_execgraph(100_000, runs);
     case 'grains': return bench_grains(params.get('trace') ? await fetchBytes() : new Uint8Array(), 176_000, runs);
     case 'particles': return bench_particles(1_000_000, 600);
+    case 'aggregate': return bench_aggregate(176_000, runs);
     default: throw new Error('unknown bench');
   }
 }

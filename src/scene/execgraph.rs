@@ -112,7 +112,7 @@ pub fn describe(g: &ExecGraph, t: ThreadIx) -> String {
     let th = &g.threads[t as usize];
     format!(
         "thread {} (node {}): run time {}, {:.1}% of the total",
-        th.id,
+        g.label(t),
         th.host,
         format_ns(th.run_ns as f64),
         100.0 * g.share(t)
@@ -282,7 +282,7 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
         for c in cols {
             let t = l.thread_at[c as usize];
             let x = view.x_of_column(c);
-            let text = format!("T{}", g.threads[t as usize].id);
+            let text = g.short_label(t);
             sc.labels.push(
                 Label::new(x, view.header_px / 2.0, text, palette::TEXT_MUTED, 10.0)
                     .aligned(Align::Center)

@@ -150,13 +150,15 @@ thread_local! {
     /// The last execution graph read, so a new minimum edge length lays it out again without re-reading.
     static LAST_GRAPH: RefCell<Option<ExecGraph>> = const { RefCell::new(None) };
     /// The other views of the last OTF2 trace read (its thread events, its task profile), for [`open_view`].
-    static OTF2_VIEWS: RefCell<Otf2Views> = const { RefCell::new(Otf2Views { name: String::new(), trace: None, events: None, tasks: None }) };
+    static OTF2_VIEWS: RefCell<Otf2Views> = const { RefCell::new(Otf2Views { name: String::new(), trace: None, locations: Vec::new(), events: None, tasks: None }) };
 }
 
 struct Otf2Views {
     name: String,
     /// Kept only when the trace offers another view too, so the page can come back to the timeline.
     trace: Option<Trace>,
+    /// Location names, for the execution graph's thread labels.
+    locations: Vec<String>,
     events: Option<ThreadEvents>,
     tasks: Option<MirProfile>,
 }
@@ -179,8 +181,9 @@ fn otf2_loaded(name: &str, read: Otf2Read) -> Result<JsValue, JsValue> {
         .filter_map(|&(has, v)| has.then_some(v))
         .collect();
     let timeline_out = (views.first() == Some(&"trace")).then(|| trace_loaded(trace));
+    let locations = otf2_threads::location_names(trace);
     let trace = (timeline && views.len() > 1).then_some(read.trace);
-    OTF2_VIEWS.with(|v| *v.borrow_mut() = Otf2Views { name: name.to_string(), trace, events, tasks });
+    OTF2_VIEWS.with(|v| *v.borrow_mut() = Otf2Views { name: name.to_string(), trace, locations, events, tasks });
     let first = match (timeline_out, views.first()) {
         (Some(out), _) => out,
         (None, Some(&kind)) => open_view(kind)?,
@@ -208,7 +211,8 @@ pub fn open_view(kind: &str) -> Result<JsValue, JsValue> {
             "trace" => Ok(trace_loaded(v.trace.as_ref().ok_or("the last trace read is not kept for its timeline")?)),
             "execgraph" => {
                 let ev = v.events.as_ref().ok_or("the last trace read has no thread events")?;
-                let graph = build(ev).map_err(|e| JsValue::from_str(&format!("{}: {e}", v.name)))?;
+                let mut graph = build(ev).map_err(|e| JsValue::from_str(&format!("{}: {e}", v.name)))?;
+                graph.set_labels(|id| otf2_threads::thread_label(&v.locations, id));
                 Ok(execgraph_loaded(graph))
             }
             "grains" => {

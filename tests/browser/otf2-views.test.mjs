@@ -41,6 +41,10 @@ test('threads and tasks of an OTF2 trace open as views of it', { timeout: 300_00
     assert.equal(st.kind, 'execgraph');
     const eg = weft('execgraph', '--json', hybrid);
     for (const k of ['threads', 'nodes', 'columns', 'crossings']) assert.equal(st.s[k], eg[k], `execgraph ${k}`);
+    // Threads are headed by short names (location.instance), not by the long ids the mapping gives them.
+    const svg = await page.evaluate(() => window.weft.viewer.export_svg());
+    assert.match(svg, />\d+\.\d+</, 'a team member headed location.instance');
+    assert.doesNotMatch(svg, />T\d{6,}/, 'no long thread ids as headers');
     await screenshot(page, 'otf2-hybrid-execgraph');
     // Back to the timeline of the same file.
     await page.click('button[data-file-view="trace"]');

@@ -257,6 +257,8 @@ pub fn build(ev: &ThreadEvents) -> Result<ExecGraph, GraphError> {
         critical_via_partner: Vec::new(),
         critical_ns: 0,
         total_run_ns,
+        labels: Vec::new(),
+        short_labels: Vec::new(),
     };
     g.topo = topological_order(&g).map_err(|t| GraphError::Cycle { file: file(), id: g.threads[t as usize].id })?;
     critical::mark(&mut g);

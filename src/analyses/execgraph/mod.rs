@@ -104,6 +104,13 @@ pub struct ExecGraph {
     pub critical_ns: u64,
     /// Sum of all threads' run time.
     pub total_run_ns: u64,
+    /// Display names by thread index, where the source has better ones than its ids (an OTF2 location's name
+    /// and instance, a task number); empty: threads are shown by id.
+    #[serde(default)]
+    pub labels: Vec<String>,
+    /// Short forms of `labels` for column headers (`3.1`, `t17`); empty: `T<id>`.
+    #[serde(default)]
+    pub short_labels: Vec<String>,
 }
 
 impl ExecGraph {
@@ -135,6 +142,29 @@ impl ExecGraph {
     }
 
     /// A thread's share of all run time, in [0, 1].
+    /// How the thread is shown: its display name, else its id.
+    pub fn label(&self, t: ThreadIx) -> String {
+        match self.labels.get(t as usize) {
+            Some(l) if !l.is_empty() => l.clone(),
+            _ => self.threads[t as usize].id.to_string(),
+        }
+    }
+
+    /// The column header of a thread: its short label, else `T<id>`.
+    pub fn short_label(&self, t: ThreadIx) -> String {
+        match self.short_labels.get(t as usize) {
+            Some(l) if !l.is_empty() => l.clone(),
+            _ => format!("T{}", self.threads[t as usize].id),
+        }
+    }
+
+    /// Name every thread from its id: `name(id)` gives (short, full); empty names keep the id.
+    pub fn set_labels(&mut self, name: impl Fn(u64) -> (String, String)) {
+        let (short, full) = self.threads.iter().map(|th| name(th.id)).unzip();
+        self.short_labels = short;
+        self.labels = full;
+    }
+
     pub fn share(&self, t: ThreadIx) -> f64 {
         if self.total_run_ns == 0 {
             0.0

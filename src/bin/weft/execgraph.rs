@@ -7,7 +7,7 @@ use weft::analyses::execgraph::{build, ExecGraph};
 use weft::layouts::execgraph::bundle::{scale_for_min_px, ExecFigures, REFERENCE_PLOT_PX};
 use weft::layouts::execgraph::{layout, ExecLayout, Scale};
 use weft::model::thread_events::ThreadEvents;
-use weft::readers::read_execgraph_path;
+use weft::readers::{otf2_threads, read_execgraph_path};
 use weft::samples::execgraph::{sample, SAMPLES};
 use weft::scene::execgraph::{scene, ExecView};
 
@@ -30,13 +30,24 @@ pub struct Args {
 /// Height in pixels that `--min-edge Npx` refers to: the true-scale drawing's plot height.
 const PLOT_PX: f64 = REFERENCE_PLOT_PX;
 
-fn load(file: Option<&Path>, sample_name: Option<&str>) -> Result<ThreadEvents, Box<dyn std::error::Error>> {
+/// Thread events, and for an OTF2 trace the names of its locations (threads are labelled by them).
+type Loaded = (ThreadEvents, Option<Vec<String>>);
+
+fn load(file: Option<&Path>, sample_name: Option<&str>) -> Result<Loaded, Box<dyn std::error::Error>> {
     match (file, sample_name) {
-        (_, Some(s)) => sample(s).ok_or_else(|| format!("no sample `{s}` (samples: {})", SAMPLES.join(", ")).into()),
+        (_, Some(s)) => sample(s)
+            .map(|ev| (ev, None))
+            .ok_or_else(|| format!("no sample `{s}` (samples: {})", SAMPLES.join(", ")).into()),
         (Some(f), None) => {
+            if let Some(read) = weft::readers::otf2::read_path_full(f) {
+                let read = read?;
+                let (events, warnings) = otf2_threads::execgraph_events(&read, &f.display().to_string())?;
+                crate::grains::print_warnings(&warnings);
+                return Ok((events, Some(otf2_threads::location_names(&read.trace))));
+            }
             let (events, warnings) = read_execgraph_path(f)?;
             crate::grains::print_warnings(&warnings);
-            Ok(events)
+            Ok((events, None))
         }
         (None, None) => Err("give a FILE or --sample fib|rsa|mergesort".into()),
     }
@@ -58,8 +69,11 @@ fn parse_scale(min_edge: Option<&str>, g: &ExecGraph) -> Result<Scale, String> {
 }
 
 fn prepare(a: &Args) -> Result<(ExecGraph, ExecLayout), Box<dyn std::error::Error>> {
-    let events = load(a.file.as_deref(), a.sample.as_deref())?;
-    let g = build(&events)?;
+    let (events, locations) = load(a.file.as_deref(), a.sample.as_deref())?;
+    let mut g = build(&events)?;
+    if let Some(names) = locations {
+        g.set_labels(|id| otf2_threads::thread_label(&names, id));
+    }
     let scale = parse_scale(a.min_edge.as_deref(), &g)?;
     let l = layout(&g, scale);
     Ok((g, l))
@@ -90,7 +104,12 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     println!("{:>14}  {:>6}  thread", "run time", "share");
     for &t in top.iter().take(5) {
         let th = &g.threads[t];
-        println!("{:>14}  {:>5.1}%  {}", crate::info::format_ns(th.run_ns), 100.0 * g.share(t as u32), th.id);
+        println!(
+            "{:>14}  {:>5.1}%  {}",
+            crate::info::format_ns(th.run_ns),
+            100.0 * g.share(t as u32),
+            g.label(t as u32)
+        );
     }
     Ok(())
 }

@@ -46,6 +46,38 @@ pub fn grain_profile(read: &Otf2Read, source: &str) -> Result<(MirProfile, Warni
 }
 
 /// Whether the trace has any threading records an execution graph or grain graph could use.
+/// The names of a trace's locations, by index (`process / location` when there are several processes):
+/// what [`thread_label`] needs of the trace.
+pub fn location_names(trace: &crate::model::Trace) -> Vec<String> {
+    let several = trace.processes.len() > 1;
+    (0..trace.locations.len())
+        .map(|l| {
+            let name = trace.str(trace.locations.name[l]);
+            match trace.locations.process.get(l) {
+                Some(&p) if several => format!("{} / {name}", trace.process_name(p)),
+                _ => name.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Readable names for a thread id of [`execgraph_events`], short (a column header) and full: `3` and the
+/// location's name for a process's master (model location 3), `3.2` and `name #2` for a pthread or team
+/// membership, `t17` and `task 17` for an explicit task; empty for an id that is none of these (the graph
+/// then shows the id).
+pub fn thread_label(location_names: &[String], id: u64) -> (String, String) {
+    if id & (1 << 63) != 0 {
+        let n = id & !(1 << 63);
+        return (format!("t{n}"), format!("task {n}"));
+    }
+    let (location, instance) = ((id >> 32) as usize, id & 0xFFFF_FFFF);
+    match location_names.get(location) {
+        Some(name) if instance == 0 => (location.to_string(), name.clone()),
+        Some(name) => (format!("{location}.{instance}"), format!("{name} #{instance}")),
+        None => (String::new(), String::new()),
+    }
+}
+
 pub fn has_thread_events(read: &Otf2Read) -> bool {
     !read.thread_events.is_empty()
 }
@@ -86,4 +118,18 @@ pub fn otf2_in_bytes(name: &str, bytes: &[u8]) -> Option<Result<Otf2Read, ReadEr
 pub fn otf2_in_files(files: &crate::readers::otf2::MemoryFiles) -> Option<Result<Otf2Read, ReadError>> {
     let anchor = crate::readers::otf2::find_anchor(files)?;
     Some(crate::readers::otf2::read_archive_full(&anchor, files))
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::thread_label;
+
+    #[test]
+    fn thread_ids_read_as_names() {
+        let names = vec!["Rank 0 / Master thread".to_string(), "Rank 0 / OpenMP thread 1".to_string()];
+        assert_eq!(thread_label(&names, 0), ("0".into(), "Rank 0 / Master thread".into()));
+        assert_eq!(thread_label(&names, 1 << 32 | 2), ("1.2".into(), "Rank 0 / OpenMP thread 1 #2".into()));
+        assert_eq!(thread_label(&names, 1 << 63 | 17), ("t17".into(), "task 17".into()));
+        assert_eq!(thread_label(&names, 9 << 32), (String::new(), String::new()), "unknown location: the id shows");
+    }
 }

@@ -58,7 +58,7 @@ impl Pane for ExecgraphPane {
         let g = &self.bundle.graph;
         let th = &g.threads[t as usize];
         Some(Hover {
-            title: format!("thread {}", th.id),
+            title: format!("thread {}", g.label(t)),
             lines: vec![
                 describe(g, t),
                 format!(

@@ -101,14 +101,16 @@ export class AggregatePanel {
       try { this.viewer.compare_with(f.name, new Uint8Array(await f.arrayBuffer())); } catch (e) { this.onError(String(e)); }
       this.render();
     });
-    const pick = el('button', { type: 'button', title: 'show a second run of the same program beside this one', text: st.compare ? 'compare with… ✓' : 'compare with…' });
+    const pick = el('button', { type: 'button', title: 'show a second run of the same program beside this one', text: st.compare ? 'compare ✓' : 'compare with…' });
     Object.assign(pick.style, { font: 'inherit', padding: '1px 6px' });
     pick.addEventListener('click', () => file.click());
     box.append(file, pick);
     if (st.compare) {
-      box.append(button('leave comparison', 'show this run alone again', 'compare', 'off'));
-      box.append(el('span', { id: 'aggregate-compare', title: `compared with ${st.compare_name}`,
-        text: `vs ${st.compare_name}: matched ${st.compare_matched} of ${st.compare_visible} visible groups; ${st.compare_differ} differ in structure` }));
+      box.append(button('leave', 'leave the comparison: show this run alone again', 'compare', 'off'));
+      const line = el('span', { id: 'aggregate-compare', title: `right: ${st.compare_name}; groups whose structure differs are outlined`,
+        text: `matched ${st.compare_matched} of ${st.compare_visible} visible groups; ${st.compare_differ} differ in structure` });
+      line.style.whiteSpace = 'nowrap';
+      box.append(line);
     }
     const sel = st.selected ? `group ${st.selected.id} · ${st.selected.strength[0]}/${st.selected.strength[1]}` : '';
     box.append(el('span', { class: 'muted', id: 'aggregate-status', text: `${st.visible.toLocaleString()} shown · ${sel}` }));

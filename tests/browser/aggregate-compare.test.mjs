@@ -73,6 +73,17 @@ test('two runs side by side in the aggregated view (WebGPU)', { timeout: 600_000
     const crit = cliRun(a, b, ['--critical']);
     assert.deepEqual(panelCounts(st), crit, 'along the critical path: as the CLI');
     seen.push(`critical: ${JSON.stringify(crit)}`);
+    // A problem view: both runs separated by the same metric, counted as the CLI does.
+    const metric = st.problems.find((p) => p.count > 0).metric;
+    await page.selectOption('#view-options select >> nth=1', metric);
+    await configure(page, 'drill_depth', '3');
+    await settle(page);
+    st = await viewState(page);
+    assert.equal(st.problem, metric);
+    const prob = cliRun(a, b, ['--problem', metric, '--depth', '3']);
+    assert.deepEqual(panelCounts(st), prob, `${metric} view at depth 3: as the CLI`);
+    seen.push(`${metric} depth 3: ${JSON.stringify(prob)}`);
+    await page.selectOption('#view-options select >> nth=1', 'structure');
     console.log(seen.join('\n'));
     assert.ok(seen.some((s) => !s.includes('"differ":0')), 'some opening shows groups that differ between the cutoffs');
 

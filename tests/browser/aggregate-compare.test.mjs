@@ -2,7 +2,7 @@
 // generated fib(30) profile of another cutoff (examples/grain_profile.rs, the same generator as the sample),
 // read through the panel's "compare with…" file input. At several drill depths and along the critical path the
 // panel's matched / visible / differing counts must equal what `weft render aggregate A --compare B` prints for
-// the same opens; a click on a closed group on the left opens its match on the right; the right half is drawn;
+// the same opens (also in a problem view and by the family method); a click on a closed group on the left opens its match on the right; the right half is drawn;
 // a profile compared with itself differs nowhere; leaving the comparison restores the single view.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,6 +84,16 @@ test('two runs side by side in the aggregated view (WebGPU)', { timeout: 600_000
     assert.deepEqual(panelCounts(st), prob, `${metric} view at depth 3: as the CLI`);
     seen.push(`${metric} depth 3: ${JSON.stringify(prob)}`);
     await page.selectOption('#view-options select >> nth=1', 'structure');
+    // The sibling/family method on both sides.
+    await page.selectOption('#view-options select >> nth=0', 'family');
+    await configure(page, 'drill_depth', '2');
+    await settle(page);
+    st = await viewState(page);
+    assert.equal(st.method, 'family');
+    const fam = cliRun(a, b, ['--method', 'family', '--depth', '2']);
+    assert.deepEqual(panelCounts(st), fam, 'family method at depth 2: as the CLI');
+    seen.push(`family depth 2: ${JSON.stringify(fam)}`);
+    await page.selectOption('#view-options select >> nth=0', 'reduction');
     console.log(seen.join('\n'));
     assert.ok(seen.some((s) => !s.includes('"differ":0')), 'some opening shows groups that differ between the cutoffs');
 

@@ -8,7 +8,7 @@
 use super::AggregatePane;
 use crate::analyses::aggregate::propagate::severity;
 use crate::analyses::aggregate::similarity::{group_id, match_groups};
-use crate::analyses::aggregate::{Aggregation, AggregationTree, GroupMetrics};
+use crate::analyses::aggregate::{Aggregation, AggregationTree, GroupMetrics, Method};
 use crate::analyses::grains::GrainAnalysis;
 use crate::layouts::aggregate::{AggregateParams, AggregateView};
 use crate::scene::aggregate::{build_at, Geometry, Overlay};
@@ -35,17 +35,22 @@ pub(super) struct Compare {
 }
 
 impl Compare {
-    pub fn new(name: &str, analysis: GrainAnalysis) -> Compare {
-        let agg = Aggregation::new(&analysis, crate::analyses::aggregate::Method::Reduction);
-        let view = AggregateView::new(&agg.tree, &analysis.graph, AggregateParams::default());
+    /// The run aggregated by `method`, separated for a problem view, every group closed.
+    fn new(name: &str, analysis: GrainAnalysis, method: Method, problem: Option<usize>) -> Compare {
+        let a = &analysis;
+        let agg = Aggregation::new(a, method);
+        let (tree, metrics) = match problem {
+            Some(view) => agg.separated(a, view),
+            None => (agg.tree, agg.metrics),
+        };
         Compare {
             name: name.to_string(),
+            severity: problem.map_or_else(Vec::new, |v| severity(a, &tree, v)),
+            by_id: (0..tree.len() as u32).map(|u| (group_id(a, &tree, u), u)).collect(),
+            view: AggregateView::new(&tree, &a.graph, AggregateParams::default()),
+            tree,
+            metrics,
             analysis,
-            tree: agg.tree,
-            metrics: agg.metrics,
-            severity: Vec::new(),
-            view,
-            by_id: HashMap::new(),
             differ: (Vec::new(), Vec::new()),
             matched: 0,
             visible: 0,
@@ -56,8 +61,8 @@ impl Compare {
 impl AggregatePane {
     /// Show `analysis` (read from `name`) beside this run; replaces a comparison already shown.
     pub fn compare_with(&mut self, name: &str, analysis: GrainAnalysis) {
-        self.compare = Some(Box::new(Compare::new(name, analysis)));
-        self.rebuild_compare();
+        self.compare = Some(Box::new(Compare::new(name, analysis, self.method, self.problem)));
+        self.follow_open();
         if self.fitted {
             self.cam = self.fit_cam();
         }
@@ -83,18 +88,9 @@ impl AggregatePane {
     /// Aggregate the second run as this one is (method, problem view), then follow this run's open groups.
     pub(super) fn rebuild_compare(&mut self) {
         let (method, problem) = (self.method, self.problem);
-        let Some(c) = self.compare.as_mut() else { return };
-        let a = &c.analysis;
-        let agg = Aggregation::new(a, method);
-        let (tree, metrics) = match problem {
-            Some(view) => agg.separated(a, view),
-            None => (agg.tree, agg.metrics),
-        };
-        c.severity = problem.map_or_else(Vec::new, |v| severity(a, &tree, v));
-        c.by_id = (0..tree.len() as u32).map(|u| (group_id(a, &tree, u), u)).collect();
-        c.view = AggregateView::new(&tree, &a.graph, AggregateParams::default());
-        c.tree = tree;
-        c.metrics = metrics;
+        let Some(c) = self.compare.take() else { return };
+        let Compare { name, analysis, .. } = *c;
+        self.compare = Some(Box::new(Compare::new(&name, analysis, method, problem)));
         self.follow_open();
     }
 

@@ -1,6 +1,8 @@
 // The aggregated view's controls: method, problem view, filtered view, drilling (to a depth, along the
 // critical path, everything beneath the selected group), local critical path and similar-group marks, as
-// buttons in the view options and as keys; a click on the canvas opens or closes a group. Every action is one
+// buttons in the view options and as keys; a click on the canvas opens or closes a group. "Compare with…" reads a
+// second profile of the same program (Viewer.compare_with, in this thread: profiles are small) and shows both runs
+// side by side, differing groups outlined, with a line of how many visible groups matched and differ. Every action is one
 // Viewer.configure or Viewer.click call (src/web/panes/aggregate.rs); nothing is computed here.
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
 
@@ -91,6 +93,25 @@ export class AggregatePanel {
     box.append(button(st.local_critical === null ? 'local path' : 'local path ✓', 'the selected group\'s local critical path, orange (L)',
       'local_critical', st.local_critical === null ? 'on' : 'off'));
     box.append(button(st.similar_marks ? 'similar ✓' : 'similar', 'mark groups of equal structure (Weisfeiler–Lehman) (M)', 'similar', st.similar_marks ? 'off' : 'on'));
+    const file = el('input', { type: 'file', id: 'aggregate-compare-file', accept: '.csv,.merged,.graphml,.xml,.txt' });
+    file.style.display = 'none';
+    file.addEventListener('change', async () => {
+      const f = file.files[0];
+      if (!f) return;
+      try { this.viewer.compare_with(f.name, new Uint8Array(await f.arrayBuffer())); } catch (e) { this.onError(String(e)); }
+      this.render();
+    });
+    const pick = el('button', { type: 'button', title: 'show a second run of the same program beside this one', text: st.compare ? 'compare ✓' : 'compare with…' });
+    Object.assign(pick.style, { font: 'inherit', padding: '1px 6px' });
+    pick.addEventListener('click', () => file.click());
+    box.append(file, pick);
+    if (st.compare) {
+      box.append(button('leave', 'leave the comparison: show this run alone again', 'compare', 'off'));
+      const line = el('span', { id: 'aggregate-compare', title: `right: ${st.compare_name}; groups whose structure differs are outlined`,
+        text: `matched ${st.compare_matched} of ${st.compare_visible} visible groups; ${st.compare_differ} differ in structure` });
+      line.style.whiteSpace = 'nowrap';
+      box.append(line);
+    }
     const sel = st.selected ? `group ${st.selected.id} · ${st.selected.strength[0]}/${st.selected.strength[1]}` : '';
     box.append(el('span', { class: 'muted', id: 'aggregate-status', text: `${st.visible.toLocaleString()} shown · ${sel}` }));
   }

@@ -151,6 +151,19 @@ impl Viewer {
         self.panes.get(self.active).map_or(String::new(), |p| p.kind().to_string())
     }
 
+    /// Show a second grain profile (MIR CSV or GraphML, `name` picks the reader) beside the aggregated view:
+    /// two runs of the same program side by side, analysed under the shown run's thresholds.
+    pub fn compare_with(&mut self, name: &str, bytes: &[u8]) -> Result<(), JsValue> {
+        let pane =
+            self.panes.get_mut(self.active).and_then(|p| p.as_aggregate()).ok_or("the aggregated view is not shown")?;
+        let input = crate::readers::read_grains(name, bytes).map_err(|e| JsValue::from_str(&e.to_string()))?;
+        let analysis = crate::analyses::grains::GrainAnalysis::new(&input, pane.thresholds())
+            .map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
+        pane.compare_with(name, analysis);
+        self.dirty = true;
+        Ok(())
+    }
+
     /// Switch views, keeping the time range where both views have one.
     pub fn set_view(&mut self, kind: &str) -> Result<(), JsValue> {
         let range = self.panes.get(self.active).and_then(|p| p.time_range());

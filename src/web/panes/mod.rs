@@ -64,6 +64,10 @@ pub trait Pane {
     fn as_grains(&mut self) -> Option<&mut grains::GrainsPane> {
         None
     }
+    /// The aggregated pane, for a second run to compare with; None for every other view.
+    fn as_aggregate(&mut self) -> Option<&mut aggregate::AggregatePane> {
+        None
+    }
     /// Particles and history splats to draw over this frame's scene (the particle view only).
     fn particle_layer(&mut self) -> Option<crate::renderer::particles::ParticleLayer<'_>> {
         None

@@ -7,6 +7,7 @@
 //! Holds navigation state only: the tree, metrics and layout come from analyses::aggregate and
 //! layouts::aggregate, the drawing from scene::aggregate.
 
+mod compare;
 mod placed;
 mod state;
 
@@ -72,6 +73,8 @@ pub struct AggregatePane {
     anim: Option<Animation>,
     /// Milliseconds the last open, close or drill spent re-laying out (the figure the page benchmarks).
     last_relayout_ms: f64,
+    /// A second run shown beside this one; None when not comparing.
+    compare: Option<Box<compare::Compare>>,
 }
 
 impl AggregatePane {
@@ -102,25 +105,21 @@ impl AggregatePane {
             to: Placed::new(0),
             anim: None,
             last_relayout_ms: 0.0,
+            compare: None,
         };
         p.settle();
         p.fit();
         p
     }
 
-    /// The whole graph, centred below the floating controls (TOP pixels), magnified at most MAX_FIT_SCALE.
+    /// The thresholds this run's problems were found under (a compared run is analysed under them too).
+    pub fn thresholds(&self) -> crate::analyses::grains::Thresholds {
+        self.analysis.thresholds.clone()
+    }
+
+    /// The whole graph fitted into the pane (its left half when comparing).
     fn fit_cam(&self) -> Fit {
-        const TOP: f32 = 36.0;
-        let (w, h) = (self.view.width(&self.tree), self.view.height(&self.tree));
-        let avail = (self.height - TOP).max(self.height * 0.5);
-        let top = self.height - avail;
-        let mut fit = Fit::new(w, h, self.width, avail);
-        if fit.scale > MAX_FIT_SCALE {
-            let s = MAX_FIT_SCALE;
-            fit = Fit { x0: -(self.width / s - w) / 2.0, y0: -(avail / s - h) / 2.0, scale: s };
-        }
-        fit.y0 -= top / fit.scale;
-        fit
+        fit_box(self.view.width(&self.tree), self.view.height(&self.tree), self.main_width(), self.height)
     }
 
     /// Progress of the running animation in [0, 1]; None when none runs.
@@ -171,6 +170,7 @@ impl AggregatePane {
             u.set_open(&self.tree, &self.analysis.graph, &self.view.open);
         }
         self.last_relayout_ms = now_ms() - t0;
+        self.follow_open();
         if self.similar_on {
             self.mark_similar();
         }
@@ -247,6 +247,7 @@ impl AggregatePane {
         if self.similar_on {
             self.mark_similar();
         }
+        self.rebuild_compare();
         self.settle();
         if self.fitted {
             self.cam = self.fit_cam();
@@ -301,6 +302,9 @@ impl AggregatePane {
         if self.inset_box().is_some_and(|[ox, oy, iw, ih]| x >= ox && y >= oy && x <= ox + iw && y <= oy + ih) {
             return false;
         }
+        if x > self.main_width() {
+            return false;
+        }
         let Some(u) = self.node_at(x, y) else { return false };
         self.selected = Some(u);
         if !self.tree.is_leaf(u) {
@@ -329,7 +333,7 @@ impl AggregatePane {
     fn inset_box(&self) -> Option<[f32; 4]> {
         self.unfiltered.as_ref()?;
         let (iw, ih) = ((self.width * 0.28).min(360.0), (self.height * 0.3).min(240.0));
-        (iw >= 60.0 && ih >= 40.0).then_some([self.width - iw - 10.0, self.height - ih - 10.0, iw, ih])
+        (iw >= 60.0 && ih >= 40.0).then_some([self.main_width() - iw - 10.0, self.height - ih - 10.0, iw, ih])
     }
 
     /// The inset of the filtered view: the unfiltered graph with the same groups open, small, in the
@@ -378,6 +382,21 @@ impl AggregatePane {
     }
 }
 
+/// A graph of w × h fitted into width × height pixels, centred below the floating controls (TOP pixels),
+/// magnified at most MAX_FIT_SCALE.
+fn fit_box(w: f32, h: f32, width: f32, height: f32) -> Fit {
+    const TOP: f32 = 36.0;
+    let avail = (height - TOP).max(height * 0.5);
+    let top = height - avail;
+    let mut fit = Fit::new(w, h, width, avail);
+    if fit.scale > MAX_FIT_SCALE {
+        let s = MAX_FIT_SCALE;
+        fit = Fit { x0: -(width / s - w) / 2.0, y0: -(avail / s - h) / 2.0, scale: s };
+    }
+    fit.y0 -= top / fit.scale;
+    fit
+}
+
 fn g_of(a: &GrainAnalysis) -> &crate::analyses::grains::GrainGraph {
     &a.graph
 }
@@ -415,7 +434,7 @@ impl Pane for AggregatePane {
         self.fitted = true;
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
-        let u = self.node_at(x, y);
+        let u = self.node_at(x, y).filter(|_| x <= self.main_width());
         self.hovered = u;
         let u = u?;
         let (t, ui) = (&self.tree, u as usize);
@@ -446,6 +465,9 @@ impl Pane for AggregatePane {
     fn click(&mut self, x: f32, y: f32) -> bool {
         AggregatePane::click(self, x, y)
     }
+    fn as_aggregate(&mut self) -> Option<&mut AggregatePane> {
+        Some(self)
+    }
     fn animating(&self) -> bool {
         self.progress().is_some()
     }
@@ -453,7 +475,8 @@ impl Pane for AggregatePane {
         let (mixed, cam) = self.current();
         let geom = mixed.as_ref().unwrap_or(&self.to.g);
         let bit_sev = self.problem.map(|b| (b, self.severity.as_slice()));
-        let overlay = Overlay { problem: bit_sev, local_critical: &self.local, similar: &self.similar, highlight: &[] };
+        let highlight = self.differ_left();
+        let overlay = Overlay { problem: bit_sev, local_critical: &self.local, similar: &self.similar, highlight };
         let mut s = build_at(
             &self.analysis,
             &self.tree,
@@ -476,7 +499,7 @@ impl Pane for AggregatePane {
             );
         }
         self.inset(&mut s, overlay);
-        s
+        self.draw_compare(s)
     }
     fn state(&self) -> Value {
         self.state_json()
@@ -517,10 +540,13 @@ impl Pane for AggregatePane {
                 let d: u32 = value.parse().map_err(|_| format!("depth '{value}' is not a number"))?;
                 self.depth = d;
                 self.navigate(|p| p.view.drill_to_depth(&p.tree, g_of(&p.analysis), d));
+                self.drill_compare(Some(d));
             }
             "drill_critical" => {
                 self.navigate(|p| p.view.drill_critical(&p.tree, g_of(&p.analysis), &p.metrics.on_critical));
+                self.drill_compare(None);
             }
+            "compare" if matches!(value, "off" | "") => self.leave_compare(),
             "filtered" => {
                 let on = matches!(value, "on" | "true" | "1");
                 self.navigate(|p| p.set_filtered(on));

@@ -27,7 +27,7 @@ impl AggregatePane {
             })
             .collect();
         let open: Vec<u32> = (0..t.len() as u32).filter(|&u| self.view.is_open(u)).collect();
-        json!({
+        let mut state = json!({
             "view": "aggregate",
             "method": match self.method { Method::Reduction => "reduction", Method::Family => "family" },
             "problem": self.problem.map(|b| METRICS[b]),
@@ -45,7 +45,11 @@ impl AggregatePane {
             "last_relayout_ms": self.last_relayout_ms,
             "fitted": self.fitted,
             "viewport": {"x0": c.x0, "y0": c.y0, "scale": c.scale},
-        })
+        });
+        if let (Some(st), Value::Object(more)) = (state.as_object_mut(), self.compare_json()) {
+            st.extend(more);
+        }
+        state
     }
 
     pub(super) fn node_json(&self, u: u32, x: f32, y: f32, w: f32, h: f32) -> Value {
@@ -116,6 +120,10 @@ impl AggregatePane {
         if let Some(u) = self.unfiltered.as_mut() {
             u.set_open(&self.tree, &self.analysis.graph, &open);
         }
+        if s["compare"].as_bool() == Some(false) {
+            self.leave_compare();
+        }
+        self.follow_open();
         self.selected = s["selected"]["id"].as_u64().map(|u| u as u32).filter(|&u| (u as usize) < self.tree.len());
         if let Some(g) = s["local_critical"].as_u64() {
             self.show_local_critical(self.group(&g.to_string())?);

@@ -15,16 +15,7 @@ use weft::analyses::aggregate::{Aggregation, AggregationTree, GroupKind, Method}
 use weft::analyses::grains::{GrainAnalysis, NodeKind, Thresholds, METRICS, NONE};
 use weft::readers::read_grains;
 use weft::samples::grains::{fib_profile, random_profile};
-
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+use weft::samples::rng::XorShift;
 
 fn analyse(name: &str, bytes: &[u8]) -> GrainAnalysis {
     GrainAnalysis::new(&read_grains(name, bytes).unwrap(), Thresholds::paper()).unwrap()

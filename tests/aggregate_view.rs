@@ -11,17 +11,8 @@ use weft::analyses::grains::{GrainAnalysis, Thresholds, METRICS};
 use weft::layouts::aggregate::{AggregateParams, AggregateView, Slot};
 use weft::readers::read_grains;
 use weft::samples::grains::{fib_profile, random_profile};
+use weft::samples::rng::XorShift;
 use weft::scene::aggregate::{build, Overlay, LOCAL_CRITICAL, PROBLEM_BORDER, QUIET_BORDER};
-
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 fn analyse(bytes: &[u8]) -> GrainAnalysis {
     GrainAnalysis::new(&read_grains("x.csv", bytes).unwrap(), Thresholds::paper()).unwrap()

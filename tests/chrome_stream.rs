@@ -8,21 +8,8 @@ use std::io::Write;
 use weft::model::{Trace, WarningKind};
 use weft::readers::chrome::{read, ChromeStreamReader};
 use weft::readers::{read_bytes, ReadError};
+use weft::samples::rng::XorShift as Rng;
 use weft::samples::ChromeSample;
-
-/// A tiny seeded xorshift RNG (no proptest, to keep builds fast).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
 
 /// Everything a reader decides, as comparable text.
 fn fingerprint(t: &Trace) -> String {

@@ -8,19 +8,7 @@ use weft::layouts::execgraph::{layout, ExecLayout, Scale};
 use weft::readers::execgraph_text;
 use weft::readers::read_execgraph;
 use weft::samples::execgraph::{random, sample, sample_text, simulate, Program, Step, ThreadPlan};
-
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use weft::samples::rng::XorShift;
 
 fn graph_of(p: &Program) -> ExecGraph {
     build(&simulate(p, "test")).expect("a simulated program is a fork/join program")

@@ -2,19 +2,7 @@
 
 use weft::model::codec::{decode, encode};
 use weft::model::{Format, LocationKind, MessageKind, MessageRecord, StringId, Trace, TraceBuilder, WarningKind};
-
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use weft::samples::rng::XorShift;
 
 fn random_trace(seed: u64, n: usize) -> Trace {
     let mut rng = XorShift(seed);

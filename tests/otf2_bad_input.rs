@@ -10,6 +10,7 @@ use weft::readers::otf2::encoding::write as w;
 use weft::readers::otf2::{read_archive, read_archive_full, ArchiveFiles, MemoryFiles};
 use weft::readers::{read_bytes, ReadError};
 use weft::samples::otf2::global_defs;
+use weft::samples::rng::XorShift;
 
 /// Options for the synthetic archive.
 #[derive(Clone, Copy)]
@@ -155,15 +156,6 @@ fn wrong_magic_and_missing_definitions_are_errors() {
 }
 
 /// A tiny seeded xorshift generator.
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 #[test]
 fn truncation_and_corruption_never_panic() {

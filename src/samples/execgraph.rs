@@ -4,6 +4,7 @@
 //! (per thread: work, forks, joins) that [`simulate`] runs on ideal hardware (every thread on its own
 //! processor) to get consistent event times. Deterministic: times come from a seeded xorshift, never a clock.
 
+use super::rng::XorShift;
 use crate::model::thread_events::{ThreadEventKind, ThreadEvents};
 use crate::readers::execgraph_text::{write, TimeUnit};
 
@@ -57,22 +58,6 @@ pub fn sample(name: &str) -> Option<ThreadEvents> {
 /// A sample as the text format (so it doubles as a fixture).
 pub fn sample_text(name: &str) -> Option<String> {
     sample(name).map(|e| write(&e, TimeUnit::Us))
-}
-
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Around `mean` (within +-25%), at least 1.
-    fn around(&mut self, mean: u64) -> u64 {
-        let spread = mean / 2;
-        (mean - mean / 4 + if spread > 0 { self.next() % spread } else { 0 }).max(1)
-    }
 }
 
 const HOSTS: u32 = 4;

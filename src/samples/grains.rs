@@ -3,6 +3,7 @@
 //! random fork-join program of a requested size. Deterministic; they exercise the MIR reader and must not
 //! build a grain graph themselves.
 
+use super::rng::XorShift;
 use std::fmt::Write;
 
 const HEADER: &str = "\"lineage\",\"task\",\"parent\",\"joins_at\",\"cpu_id\",\"child_number\",\"num_children\",\"exec_cycles\",\"creation_cycles\",\"overhead_cycles\",\"create_instant\",\"wait_instants\",\"outline_function\",\"source_line\",\"tag\",\"work_cycles\"\n";
@@ -51,19 +52,6 @@ fn write_rows(rows: &[Row]) -> Vec<u8> {
         );
     }
     s.into_bytes()
-}
-
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next() % (hi - lo + 1)
-    }
 }
 
 /// Task-recursive Fibonacci: a root task creating `fib(n)`, each task creating two children (one group,

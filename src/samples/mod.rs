@@ -9,6 +9,7 @@ pub mod grains;
 pub mod otf2;
 pub mod paraver;
 pub mod particles;
+pub mod rng;
 pub mod utilization;
 
 pub use chrome::ChromeSample;

@@ -1,5 +1,5 @@
 // Permalinks: the view state (what is open, view, time range, zoom, scroll, view options, problem view, the
-// selected grain) lives in the URL hash, e.g. #sample=fib&view=execgraph&ex=-120&et=0&en=2500. The hash is
+// selected grain; in the aggregated view its method, open groups, filter and selection) lives in the URL hash, e.g. #sample=fib&view=execgraph&ex=-120&et=0&en=2500. The hash is
 // rewritten (replaceState, no history spam) shortly after each interaction, and restored when the page opens
 // with one. Embed options (theme, chrome, select) ride along unchanged. Only numbers and names of options go
 // into the hash.
@@ -43,8 +43,34 @@ export function capture(weft, carried) {
     p.set('thresholds', st.thresholds);
     if (st.selected) p.set('sel', String(st.selected.grain));
   }
+  if (st.view === 'aggregate') {
+    p.set('method', st.method);
+    if (st.problem) p.set('problem', st.problem);
+    if (st.filtered) p.set('filtered', '1');
+    // Open groups by tree index (the tree is the same for the same profile and method); a fully opened large
+    // graph would make an unwieldy link, so past 2,000 groups only the depth drilled to is kept.
+    if (st.open && st.open.length && st.open.length <= 2000) p.set('open', st.open.join('.'));
+    else if (st.depth) p.set('depth', String(st.depth));
+    if (st.selected) p.set('sel', String(st.selected.id));
+    if (Number.isInteger(st.local_critical)) p.set('local', String(st.local_critical));
+    if (st.similar_marks) p.set('similar', '1');
+    if (st.fitted) for (const k of Object.keys(VIEWPORT)) p.delete(k);
+  }
   for (const k of CARRIED) if (carried.has(k)) p.set(k, carried.get(k));
   return p;
+}
+
+/** The aggregated view's state as its pane restores it, from link parameters. */
+function aggregateState(p) {
+  const ids = (k) => (p.get(k) || '').split('.').filter((x) => /^\d+$/.test(x)).map(Number);
+  const st = { method: p.get('method') || 'reduction', problem: p.get('problem') || null, filtered: p.get('filtered') === '1', open: ids('open') };
+  if (p.has('sel')) st.selected = { id: Number(p.get('sel')) };
+  if (p.has('local')) st.local_critical = Number(p.get('local'));
+  if (p.get('similar') === '1') st.similar_marks = true;
+  const vp = {};
+  for (const [k, key] of Object.entries(VIEWPORT)) if (p.has(k)) vp[key] = Number(p.get(k));
+  if (Object.keys(vp).length === 3) { st.viewport = vp; st.fitted = false; }
+  return st;
 }
 
 /** Put the view back as the link says; options the loaded trace lacks are skipped. */
@@ -53,6 +79,12 @@ export function restore(app, p) {
   const view = p.get('view');
   if (view && view !== v.view() && v.views().includes(view)) app.switchView(view);
   const shown = v.view();
+  if (shown === 'aggregate') {
+    app.configure('restore', JSON.stringify(aggregateState(p)));
+    if (!p.has('open') && p.has('depth')) app.configure('drill_depth', p.get('depth'));
+    app.renderViewTabs();
+    return;
+  }
   const options = { moments: ['locations', 'busy', 'sort', 'color'], timeline: ['locations'], grains: ['thresholds', 'problem'] }[shown] || [];
   for (const k of options) if (p.has(k)) app.configure(k, p.get(k));
   const state = {};

@@ -201,6 +201,32 @@ test('permalinks round-trip; the view switcher keeps the time range; SVG export 
     assert.equal(await again.getAttribute('#grain-properties', 'data-task'), String(g.selected.task), 'the panel shows it');
     for (const k of ['x0', 'y0', 'scale']) assert.ok(Math.abs(g2.viewport[k] - g.viewport[k]) <= 1e-4 * Math.max(1, Math.abs(g.viewport[k])), `${k}: ${JSON.stringify([g.viewport, g2.viewport])}`);
     await again.close();
+
+    // The aggregated view: method, problem view, open groups and the selected group come back.
+    await page.click('button[data-view="aggregate"]');
+    await page.evaluate(() => {
+      const v = window.weft.viewer;
+      v.configure('method', 'family');
+      v.configure('drill_depth', '2');
+      const st = v.view_state();
+      const closed = st.nodes.find((n) => n.grain === null && !n.open);
+      v.configure('open', String(closed.id));
+      v.configure('select', String(closed.id));
+      window.weft.permalink.write();
+    });
+    const a = await viewState(page);
+    const aggLink = await page.evaluate(() => location.href);
+    assert.match(aggLink, /view=aggregate&.*method=family&.*open=\d+/);
+    const third = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    await third.goto(aggLink);
+    await waitReady(third, 1);
+    await third.waitForFunction(() => window.weft.viewer.view_state().view === 'aggregate');
+    const a2 = await third.evaluate(() => window.weft.viewer.view_state());
+    assert.equal(a2.method, 'family');
+    assert.deepEqual(a2.open, a.open, 'the same groups are open');
+    assert.equal(a2.visible, a.visible);
+    assert.equal(a2.selected && a2.selected.id, a.selected.id, 'the same group is selected');
+    await third.close();
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

@@ -79,3 +79,61 @@ fn whole_files_are_refused_from_their_size() {
     // The native default (the CLI) holds far more than the page.
     assert!(Budget::DEFAULT.admit_whole("huge.prv", "Paraver", 8 << 30).is_ok());
 }
+
+/// A Paraver trace as a gzip bomb: a header member, then `members` copies of one member inflating to 4 MiB of
+/// state records (gzip members concatenate), so the bomb is cheap to make at any inflated size. `varied`: the
+/// records' times increase within the block (a trace worth parsing, compressing about 6:1); else one record
+/// repeated (compressing about 1000:1).
+fn paraver_bomb(members: usize, varied: bool) -> Vec<u8> {
+    let mut out = gzip(b"#Paraver (01/01/2026 at 00:00):1000000000_ns:1(1):1:1(1:1)\n");
+    let mut body = Vec::with_capacity(4 << 20);
+    let mut t = 0u64;
+    while body.len() < (4 << 20) - 64 {
+        body.extend_from_slice(format!("1:1:1:1:1:{t}:{}:1\n", t + 5).as_bytes());
+        if varied {
+            t += 5;
+        }
+    }
+    let one = gzip(&body);
+    for _ in 0..members {
+        out.extend_from_slice(&one);
+    }
+    out
+}
+
+#[test]
+fn a_paraver_gzip_bomb_is_too_large_naming_the_file() {
+    // 64 MiB inflated from a few hundred KB, against a 16 MiB budget for compressed input.
+    let bomb = paraver_bomb(16, false);
+    assert!(bomb.len() < 1 << 20, "{}", bomb.len());
+    let err = weft::readers::paraver::read_within("bomb.prv.gz", &bomb, None, None, 16 << 20).unwrap_err();
+    assert!(matches!(err, ReadError::TooLarge { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(msg.starts_with("bomb.prv.gz: too large: the gzip stream inflates to more than 16 MiB"), "{msg}");
+    // Within the budget, the same stream reads.
+    let t = weft::readers::paraver::read_within("ok.prv.gz", &paraver_bomb(1, true), None, None, 16 << 20).unwrap();
+    assert!(t.intervals.len() > 100_000);
+}
+
+/// Memory that runs out before the budget is the same refusal, never an abort: the CLI reads a bomb of 256 MiB
+/// of text (about 13 M intervals) with its address space capped at 640 MiB, so the building of the intervals
+/// runs out; it must end with "too large" naming the file and exit 1, not die of a signal.
+#[cfg(unix)]
+#[test]
+fn the_cli_out_of_memory_on_a_paraver_bomb_says_so_and_exits() {
+    let dir = std::env::temp_dir().join(format!("weft-budget-bomb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bomb.prv.gz");
+    std::fs::write(&path, paraver_bomb(64, true)).unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 655360 && exec \"$0\" info \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_weft"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "a clean exit with an error, not a signal: {:?}\n{err}", out.status);
+    assert!(err.contains("bomb.prv.gz: too large: ran out of memory"), "{err}");
+}

@@ -222,12 +222,18 @@ impl TraceBuilder {
         self.intervals.location.len()
     }
 
-    pub fn reserve_intervals(&mut self, n: usize) {
-        self.intervals.location.reserve(n);
-        self.intervals.region.reserve(n);
-        self.intervals.start_ns.reserve(n);
-        self.intervals.dur_ns.reserve(n);
+    /// Room for `n` more intervals, taken fallibly: readers call it once they know how many they hold, and turn
+    /// a refusal into a "too large" error naming their file (`readers::budget::out_of_memory`) instead of the
+    /// abort an infallible reservation of gigabytes would be.
+    pub fn reserve_intervals(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
+        self.intervals.location.try_reserve(n)?;
+        self.intervals.region.try_reserve(n)?;
+        self.intervals.start_ns.try_reserve(n)?;
+        self.intervals.dur_ns.try_reserve(n)
     }
+
+    /// The bytes one interval takes in the builder's columns, for messages about a refused reservation.
+    pub const INTERVAL_BYTES: u64 = 24;
 
     pub fn instant(&mut self, location: LocationId, region: RegionId, time_ns: i64) {
         self.instants.0.push(location);

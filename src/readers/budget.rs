@@ -2,6 +2,11 @@
 //! with its encoded copy, so every reader checks its input against a budget before it grows, and refuses
 //! cleanly (a [`ReadError::TooLarge`] naming the file, the size and the limit) instead of running out of memory.
 //!
+//! Where the limits cannot be known in advance (a gzip stream, a download without a length, the memory left),
+//! readers grow their buffers fallibly (`try_reserve`) and turn a failed reservation into the same
+//! [`ReadError::TooLarge`] with [`out_of_memory`]: running out of memory is a message naming the file, never an
+//! abort.
+//!
 //! Limits only: no reading here. Native builds (the CLI) allow far more than the page.
 
 use super::ReadError;
@@ -55,6 +60,56 @@ impl Budget {
             ),
         })
     }
+
+    /// Refuse to hold more than `whole_file_bytes` of a stream whose size was not known in advance (a download
+    /// without a Content-Length, an unparsed tail that keeps growing): `held` is what it holds now.
+    pub fn admit_held(&self, file: &str, format: &str, held: u64) -> Result<(), ReadError> {
+        if held <= self.whole_file_bytes {
+            return Ok(());
+        }
+        Err(ReadError::TooLarge {
+            file: file.to_string(),
+            detail: format!(
+                "the {format} passed {} while it was read, more than the {} this viewer can hold in memory; \
+                 open it with the weft command-line tool, or split the trace",
+                human_bytes(held),
+                human_bytes(self.whole_file_bytes)
+            ),
+        })
+    }
+}
+
+/// Refuse compressed data that inflates past `limit` bytes (a gzip or zip bomb), naming the file (or the
+/// archive member) and what it is.
+pub fn inflated_too_large(file: &str, what: &str, limit: u64) -> ReadError {
+    ReadError::TooLarge {
+        file: file.to_string(),
+        detail: format!(
+            "the {what} inflates to more than {} (the limit for compressed input); refusing it",
+            human_bytes(limit)
+        ),
+    }
+}
+
+/// The error for a reservation of `bytes` more bytes that the allocator refused: the memory left was not enough
+/// for `what` (of `format`).
+pub fn out_of_memory(file: &str, format: &str, what: &str, bytes: u64) -> ReadError {
+    ReadError::TooLarge {
+        file: file.to_string(),
+        detail: format!(
+            "ran out of memory reading the {format}: {} more for {what} could not be had; \
+             open it on a machine with more memory, or split the trace",
+            human_bytes(bytes)
+        ),
+    }
+}
+
+/// Make room for `more` elements in `v`, fallibly: a refused reservation is [`out_of_memory`].
+pub fn try_grow<T>(v: &mut Vec<T>, more: usize, file: &str, format: &str, what: &str) -> Result<(), ReadError> {
+    v.try_reserve(more).map_err(|_| {
+        let bytes = (more as u64).saturating_mul(std::mem::size_of::<T>().max(1) as u64);
+        out_of_memory(file, format, what, bytes)
+    })
 }
 
 /// `1.5 GiB`, `640 MiB`, `12 KiB`, `80 bytes`.
@@ -83,6 +138,21 @@ mod tests {
         assert!(b.admit_events("t.json", "Chrome trace", 10).is_ok());
         let e = b.admit_events("t.json", "Chrome trace", 11).unwrap_err().to_string();
         assert!(e.contains("more than 10 events"), "{e}");
+        assert!(b.admit_held("u", "Paraver", 1 << 30).is_ok());
+        let e = b.admit_held("u", "Paraver", (1 << 30) + 1).unwrap_err().to_string();
+        assert!(e.starts_with("u: too large: the Paraver passed 1.0 GiB"), "{e}");
+    }
+
+    #[test]
+    fn a_refused_reservation_is_too_large_naming_the_file() {
+        let mut v: Vec<u64> = Vec::new();
+        let e = try_grow(&mut v, usize::MAX / 4, "t.prv", "Paraver", "intervals").unwrap_err();
+        assert!(matches!(e, ReadError::TooLarge { .. }), "{e}");
+        let e = e.to_string();
+        assert!(e.starts_with("t.prv: too large: ran out of memory reading the Paraver"), "{e}");
+        assert!(try_grow(&mut v, 10, "t.prv", "Paraver", "intervals").is_ok() && v.capacity() >= 10);
+        let e = inflated_too_large("a.zip: x.evt", "zip member", 1 << 20).to_string();
+        assert_eq!(e, "a.zip: x.evt: too large: the zip member inflates to more than 1 MiB (the limit for compressed input); refusing it");
     }
 
     #[test]

@@ -141,8 +141,85 @@ pub fn read_execgraph_path(path: &std::path::Path) -> Result<ExecGraphInput, Rea
     if let Some(read) = otf2::read_path_full(path) {
         return otf2_threads::execgraph_events(&read?, &name);
     }
-    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
+    let bytes = read_regular(path)?;
     read_execgraph_full(&name, &bytes)
+}
+
+/// What kind of file `meta` describes, for the message refusing one that is not a regular file.
+#[cfg(not(target_arch = "wasm32"))]
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Refuse `path` unless it is a regular file (a symbolic link counts as what it points to), before it is
+/// opened: opening a FIFO waits for a writer, and a device never ends.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn check_regular(path: &std::path::Path) -> Result<std::fs::Metadata, ReadError> {
+    let name = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
+    if meta.is_file() {
+        return Ok(meta);
+    }
+    Err(ReadError::Io {
+        file: name,
+        detail: format!(
+            "{}, not a regular file; weft reads regular files (and folders of them) only",
+            file_kind(&meta)
+        ),
+    })
+}
+
+/// Read a regular file whole (native only): its kind and size are known before anything is read, it is opened
+/// without waiting (a FIFO put in its place meanwhile is refused, not waited on), at most the size it had is
+/// read, and the memory for it is reserved fallibly (a [`ReadError::TooLarge`] when there is not enough).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let name = path.display().to_string();
+    let io = |e: std::io::Error| ReadError::Io { file: name.clone(), detail: e.to_string() };
+    check_regular(path)?;
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        open.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = open.open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(ReadError::Io {
+            file: name.clone(),
+            detail: format!("{}, not a regular file; weft reads regular files only", file_kind(&meta)),
+        });
+    }
+    let size = meta.len();
+    budget::Budget::DEFAULT.admit_whole(&name, "a file", size)?;
+    let mut bytes = Vec::new();
+    budget::try_grow(&mut bytes, usize::try_from(size).unwrap_or(usize::MAX), &name, "file", "its bytes")?;
+    file.take(size).read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes)
 }
 
 /// Read a file or folder from disk (native only). An OTF2 trace is opened by its anchor (`X.otf2`), by the
@@ -153,7 +230,7 @@ pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
         return result;
     }
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
+    let bytes = read_regular(path)?;
     if sniff(&bytes) == Sniffed::Paraver || paraver::is_gzipped_prv(&bytes) {
         // A .prv is named by the .pcf and .row beside it.
         return paraver::read_beside(path, &bytes);
@@ -216,6 +293,6 @@ pub fn read_grains_path(path: &std::path::Path) -> Result<(GrainInput, crate::mo
     if let Some(read) = otf2::read_path_full(path) {
         return otf2_threads::grain_profile(&read?, &name).map(|(p, w)| (GrainInput::Profile(p), w));
     }
-    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: name.clone(), detail: e.to_string() })?;
+    let bytes = read_regular(path)?;
     read_grains_full(&name, &bytes)
 }

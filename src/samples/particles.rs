@@ -116,7 +116,8 @@ pub fn bench_trace(processes: u32, span_ns: u64, seed: u64) -> Trace {
     ];
     let regions: Vec<_> = calls.iter().map(|c| b.region(c, "mpi")).collect();
     let per = span_ns / 12_000 + 1;
-    b.reserve_intervals(processes as usize * per as usize);
+    // A hint: were it refused, the pushes below would grow the columns as they go.
+    let _ = b.reserve_intervals(processes as usize * per as usize);
     for p in 0..processes {
         let pid = b.process(p as i64);
         let loc = b.location(pid, 0, LocationKind::CpuThread);

@@ -20,7 +20,8 @@ pub fn utilization_trace(locations: i64, intervals: usize) -> Trace {
     let origin: i64 = 1_700_000_000_000_000_000;
     let mut rng = Rng(0x5EED);
     let mut b = TraceBuilder::new(Format::Generated);
-    b.reserve_intervals(intervals);
+    // A hint: were it refused, the pushes below would grow the columns as they go.
+    let _ = b.reserve_intervals(intervals);
     let main = b.region("main", "");
     let solve = b.region("solve", "");
     let mpi = [b.region("MPI_Allreduce", ""), b.region("MPI_Waitall", ""), b.region("MPI_Send", "")];

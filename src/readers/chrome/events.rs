@@ -12,6 +12,7 @@ use super::scanner::{for_each_member, JStr, RawEvent, Val};
 use super::slices::{close_thread, flush_intervals, BeEvent, PendingInterval, ThreadSlices};
 use super::values::{int_of, val_f64, val_micros_to_ns, MAX_NS};
 use crate::model::{Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder, WarningKind};
+use crate::readers::ReadError;
 
 /// Native ids for string pids and tids start here, far above any numeric id a producer uses.
 const STRING_ID_BASE: i64 = 1 << 40;
@@ -469,8 +470,9 @@ impl Converter {
         self.asyncs.push(p, key, kind, region, name, named, ts, self.seq);
     }
 
-    /// Match what needs matching, name string-named processes and threads, and build the trace.
-    pub fn finish(mut self, events: u64) -> Trace {
+    /// Match what needs matching, name string-named processes and threads, and build the trace. `file` names
+    /// the input when the memory for its intervals cannot be had.
+    pub fn finish(mut self, file: &str, events: u64) -> Result<Trace, ReadError> {
         for (pid, name) in std::mem::take(&mut self.string_pid_names) {
             if !self.named_processes.contains_key(&pid) {
                 let p = self.b.process(pid);
@@ -494,7 +496,10 @@ impl Converter {
             close_thread(&mut self, LocationId(i as u32), th);
         }
         let total: usize = threads.iter().map(|t| t.intervals.len()).sum();
-        self.b.reserve_intervals(total);
+        self.b.reserve_intervals(total).map_err(|_| {
+            let bytes = (total as u64).saturating_mul(TraceBuilder::INTERVAL_BYTES);
+            crate::readers::budget::out_of_memory(file, "Chrome trace", "its intervals", bytes)
+        })?;
         for (i, th) in threads.iter_mut().enumerate() {
             flush_intervals(&mut self, LocationId(i as u32), th);
         }
@@ -503,7 +508,7 @@ impl Converter {
         let flows = std::mem::take(&mut self.flows);
         flows.finish(&mut self.b);
         self.b.add_event_records(events);
-        self.b.finish()
+        Ok(self.b.finish())
     }
 
     pub(super) fn text_of(&self, id: StringId) -> String {

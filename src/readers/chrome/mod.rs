@@ -201,7 +201,7 @@ impl ChromeStreamReader {
                 }
             });
         }
-        Ok(self.conv.finish(events))
+        self.conv.finish(&self.file, events)
     }
 }
 

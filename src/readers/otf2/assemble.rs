@@ -348,7 +348,10 @@ fn read_location(
         b.warn(WarningKind::UnclosedBegin, || format!("{evt_path}: a region entered at {start} ns never left"));
         intervals[slot].2 = last_ns.saturating_sub(start).max(0) as u64;
     }
-    b.reserve_intervals(intervals.len());
+    b.reserve_intervals(intervals.len()).map_err(|_| {
+        let bytes = (intervals.len() as u64).saturating_mul(TraceBuilder::INTERVAL_BYTES);
+        crate::readers::budget::out_of_memory(&evt_path, "OTF2", "its intervals", bytes)
+    })?;
     for (r, start, dur) in intervals {
         b.interval(loc, r, start, dur);
     }

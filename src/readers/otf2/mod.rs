@@ -68,9 +68,15 @@ pub struct FolderFiles {
 #[cfg(not(target_arch = "wasm32"))]
 impl ArchiveFiles for FolderFiles {
     fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, String> {
-        match std::fs::read(self.root.join(path)) {
+        // Regular files only: a FIFO would wait for a writer, a link to /dev/zero would never end.
+        let full = self.root.join(path);
+        match std::fs::metadata(&full) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            _ => {}
+        }
+        match crate::readers::read_regular(&full) {
             Ok(b) => Ok(Some(Cow::Owned(b))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(ReadError::Io { detail, .. }) => Err(detail),
             Err(e) => Err(e.to_string()),
         }
     }
@@ -180,6 +186,10 @@ pub fn read_path_full(path: &std::path::Path) -> Option<Result<Otf2Read, ReadErr
             }));
         };
         return Some(read_archive_full(&anchor, &files).map_err(|e| in_folder(path, e)));
+    }
+    // Not a regular file (a FIFO, a device): refused here, before opening it could wait or never end.
+    if let Err(e) = crate::readers::check_regular(path) {
+        return path.exists().then_some(Err(e));
     }
     let mut head = [0u8; 8];
     let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;

@@ -85,6 +85,9 @@ pub(super) struct Converter<'a> {
     /// Intervals per location (start ns, duration ns, region), handed to the builder in start order at the
     /// end: the builder's sort then finds one presorted run, which is most of a large trace's build time.
     intervals: Vec<Vec<(i64, u64, RegionId)>>,
+    /// Bytes of interval lists that could not be had (the memory ran out): the scan stops, and `finish`
+    /// refuses the trace as too large instead of aborting.
+    out_of_memory: Option<u64>,
     collectives: Collectives,
     pub stats: Stats,
 }
@@ -148,6 +151,7 @@ impl<'a> Converter<'a> {
             state_regions: IntMap::default(),
             series: IntMap::default(),
             intervals: Vec::new(),
+            out_of_memory: None,
             collectives: Collectives::default(),
             stats: Stats::default(),
         }
@@ -340,7 +344,16 @@ impl<'a> Converter<'a> {
         if i >= self.intervals.len() {
             self.intervals.resize_with(i + 1, Vec::new);
         }
-        self.intervals[i].push((start_ns, dur_ns, region));
+        let list = &mut self.intervals[i];
+        if list.len() == list.capacity() {
+            // Grown fallibly (doubling, as push would): a trace past the memory left is refused, not an abort.
+            let more = list.len().max(64);
+            if list.try_reserve(more).is_err() {
+                self.out_of_memory.get_or_insert((more * std::mem::size_of::<(i64, u64, RegionId)>()) as u64);
+                return;
+            }
+        }
+        list.push((start_ns, dur_ns, region));
     }
 
     fn close(&mut self, t: usize, ty: u64, region: RegionId, start: u64, end: u64) {
@@ -354,8 +367,12 @@ impl<'a> Converter<'a> {
         self.stats.call_intervals += 1;
     }
 
-    /// Close what is still open at the trace's end, with a warning each.
-    pub fn finish(mut self) -> (Trace, Stats) {
+    /// Close what is still open at the trace's end, with a warning each. Refused with the bytes that could not
+    /// be had when the memory ran out.
+    pub fn finish(mut self) -> Result<(Trace, Stats), u64> {
+        if let Some(bytes) = self.out_of_memory {
+            return Err(bytes);
+        }
         let end_of_trace = self.threads.iter().map(|t| t.last_time).max().unwrap_or(0).max(self.end_time);
         for t in 0..self.threads.len() {
             while let Some((ty, region, start)) = self.threads[t].open.pop() {
@@ -372,8 +389,13 @@ impl<'a> Converter<'a> {
                 self.location(t);
             }
         }
-        let total = self.intervals.iter().map(Vec::len).sum();
-        self.b.reserve_intervals(total);
+        if let Some(bytes) = self.out_of_memory {
+            return Err(bytes);
+        }
+        let total: usize = self.intervals.iter().map(Vec::len).sum();
+        if self.b.reserve_intervals(total).is_err() {
+            return Err((total as u64).saturating_mul(crate::model::TraceBuilder::INTERVAL_BYTES));
+        }
         for (l, mut list) in std::mem::take(&mut self.intervals).into_iter().enumerate() {
             // Stable: equal extents keep their arrival order, as the builder would.
             list.sort_by_key(|&(s, d, _)| (s, std::cmp::Reverse(d)));
@@ -390,11 +412,15 @@ impl<'a> Converter<'a> {
             }
         }
         self.b.add_event_records(self.stats.event_records);
-        (self.b.finish(), self.stats)
+        Ok((self.b.finish(), self.stats))
     }
 }
 
 impl RecordSink for Converter<'_> {
+    fn stopped(&self) -> bool {
+        self.out_of_memory.is_some()
+    }
+
     #[inline]
     fn state(&mut self, line: u64, who: Who, begin: u64, end: u64, state: u64) {
         self.stats.state_records += 1;

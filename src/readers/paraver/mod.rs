@@ -47,7 +47,9 @@
 //!   microseconds, as in Paraver's kernel (Extrae always writes `_ns`).
 //! - Not read: the .pcf's state colours are parsed ([`Pcf::state_colors`]) but the model has no colour
 //!   column; communicator lines are parsed but no record refers to them except global communications.
-//!   A `.prv.gz` is gunzipped whole in memory first. A header may declare at most 1 M threads (a few
+//!   A `.prv.gz` is gunzipped whole in memory first, held to a budget as it inflates (a gzip bomb is
+//!   `ReadError::TooLarge` naming the file), and the intervals grow fallibly: memory that runs out is the same
+//!   refusal, never an abort. A header may declare at most 1 M threads (a few
 //!   bytes must not reserve gigabytes).
 //!
 //! It must not panic on any bytes. A header that does not parse is a [`ParaverError`] with the file and the
@@ -103,6 +105,9 @@ pub enum ParaverError {
     Header { file: String, line: u64, offset: u64, detail: String },
     #[error("{file}: Paraver: the file holds a header but no records ({malformed} malformed lines skipped)")]
     NoRecords { file: String, malformed: u64 },
+    /// The memory ran out while the trace was built: `bytes` more could not be had.
+    #[error("{file}: Paraver: ran out of memory ({bytes} bytes more could not be had)")]
+    OutOfMemory { file: String, bytes: u64 },
 }
 
 impl From<ParaverError> for ReadError {
@@ -119,6 +124,9 @@ impl From<ParaverError> for ReadError {
                 format: FORMAT,
                 detail: format!(" (no readable records after the header; {malformed} malformed lines skipped)"),
             },
+            ParaverError::OutOfMemory { file, bytes } => {
+                crate::readers::budget::out_of_memory(&file, FORMAT, "its intervals", bytes)
+            }
         }
     }
 }
@@ -131,7 +139,8 @@ pub fn read(name: &str, prv: &[u8], pcf: Option<&[u8]>, row: Option<&[u8]>) -> R
 }
 
 /// [`read`] with a cap on the bytes a gzipped .prv may unpack to: the whole text is held in memory, so a gzip
-/// bomb is refused with a clear error once it passes `budget`, never inflated until memory runs out.
+/// bomb is refused ([`ReadError::TooLarge`] naming the file) once it passes `budget`, never inflated until memory
+/// runs out; the text grows fallibly, so memory that runs out before the budget is the same refusal.
 pub fn read_within(
     name: &str,
     prv: &[u8],
@@ -142,10 +151,7 @@ pub fn read_within(
     if !is_gzip(prv) {
         return Ok(read_with(name, prv, pcf, row, &Options::default())?.0);
     }
-    let (plain, broke) = gunzip(prv, budget).ok_or_else(|| ReadError::Io {
-        file: name.to_string(),
-        detail: format!("the gzip stream unpacks to more than {budget} bytes (the limit); refusing it"),
-    })?;
+    let (plain, broke) = gunzip(name, prv, budget)?;
     if plain.is_empty() {
         let detail = broke.unwrap_or_else(|| "no data".into());
         return Err(ReadError::Decompress { file: name.to_string(), detail });
@@ -171,19 +177,25 @@ pub fn is_gzipped_prv(bytes: &[u8]) -> bool {
 }
 
 /// Everything the gzip stream yields, and why it stopped early if it did (a truncated .prv.gz keeps its
-/// records up to the break); `None` when it yields more than `budget` bytes.
-fn gunzip(bytes: &[u8], budget: u64) -> Option<(Vec<u8>, Option<String>)> {
+/// records up to the break); too large when it yields more than `budget` bytes or more than memory allows.
+fn gunzip(name: &str, bytes: &[u8], budget: u64) -> Result<(Vec<u8>, Option<String>), ReadError> {
+    use crate::readers::budget::{inflated_too_large, try_grow};
     use std::io::Read;
     let mut d = flate2::read::MultiGzDecoder::new(bytes);
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(usize::try_from(budget).unwrap_or(usize::MAX)));
+    let mut out = Vec::new();
+    let first = bytes.len().saturating_mul(4).min(usize::try_from(budget).unwrap_or(usize::MAX));
+    try_grow(&mut out, first, name, FORMAT, "the inflated text")?;
     let mut buf = vec![0u8; 1 << 16];
     loop {
         match d.read(&mut buf) {
-            Ok(0) => return Some((out, None)),
-            Ok(n) if (out.len() + n) as u64 > budget => return None,
-            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Ok(0) => return Ok((out, None)),
+            Ok(n) if (out.len() + n) as u64 > budget => return Err(inflated_too_large(name, "gzip stream", budget)),
+            Ok(n) => {
+                try_grow(&mut out, n, name, FORMAT, "the inflated text")?;
+                out.extend_from_slice(&buf[..n]);
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Some((out, Some(e.to_string()))),
+            Err(e) => return Ok((out, Some(e.to_string()))),
         }
     }
 }
@@ -231,7 +243,7 @@ pub fn read_with(
     if s.state_records + s.event_records + s.comm_records + s.global_comm_records == 0 {
         return Err(ParaverError::NoRecords { file: name.to_string(), malformed: s.malformed_records });
     }
-    Ok(conv.finish())
+    conv.finish().map_err(|bytes| ParaverError::OutOfMemory { file: name.to_string(), bytes })
 }
 
 /// `dir/x.prv` (or `dir/x.prv.gz`) -> `dir/x.<ext>`: the name files beside a trace.
@@ -244,16 +256,16 @@ pub fn sibling(prv_name: &str, ext: &str) -> String {
 /// Read a .prv from disk with the .pcf and .row beside it when they exist (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
-    let prv =
-        std::fs::read(path).map_err(|e| ReadError::Io { file: path.display().to_string(), detail: e.to_string() })?;
+    let prv = crate::readers::read_regular(path)?;
     read_beside(path, &prv)
 }
 
-/// The .prv at `path`, already in memory, with the .pcf and .row beside it when they exist (native only).
+/// The .prv at `path`, already in memory, with the .pcf and .row beside it when they exist and are regular
+/// files (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_beside(path: &std::path::Path, prv: &[u8]) -> Result<Trace, ReadError> {
     let name = path.display().to_string();
-    let beside = |ext: &str| std::fs::read(sibling(&name, ext)).ok();
+    let beside = |ext: &str| crate::readers::read_regular(std::path::Path::new(&sibling(&name, ext))).ok();
     let (pcf, row) = (beside("pcf"), beside("row"));
     read(&name, prv, pcf.as_deref(), row.as_deref())
 }

@@ -57,6 +57,10 @@ pub trait RecordSink {
     /// A record that breaks the syntax. `last` is set when it is the file's unterminated last line
     /// (a truncated file rather than a wrong one).
     fn malformed(&mut self, line: u64, offset: u64, detail: &'static str, last: bool);
+    /// Whether the sink wants no more records (it ran out of memory); the scan ends at the next line.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// Byte cursor over the file.
@@ -160,7 +164,7 @@ pub fn scan_body<S: RecordSink>(body: &[u8], first_line: u64, sink: &mut S) -> u
     let mut c = Cur { b: body, i: 0 };
     let mut line = first_line;
     let mut pairs: Vec<(u64, i64)> = Vec::with_capacity(8);
-    while c.i < body.len() {
+    while c.i < body.len() && !sink.stopped() {
         let start = c.i;
         let result = record(&mut c, line, &mut pairs, sink);
         if let Err(detail) = result {

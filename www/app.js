@@ -87,9 +87,12 @@ function onWorkerMessage(msg) {
   if (!pending || msg.id !== pending.id) return;
   switch (msg.type) {
     case 'progress': {
+      // A download of unknown size (no Content-Length) shows the bytes so far and the rate, without a total.
       const pct = msg.total > 0 ? Math.min(100, (100 * msg.done) / msg.total) : 0;
       ui.fill.style.width = `${pct.toFixed(1)}%`;
-      ui.progressText.textContent = `${msg.phase} ${formatBytes(msg.done)} / ${formatBytes(msg.total)}`;
+      const total = msg.total > 0 ? ` / ${formatBytes(msg.total)}` : '';
+      const rate = msg.rate > 0 ? ` · ${formatBytes(msg.rate)}/s` : '';
+      ui.progressText.textContent = `${msg.phase} ${formatBytes(msg.done)}${total}${rate}`;
       break;
     }
     case 'loaded': {
@@ -159,7 +162,8 @@ function failLoad(message) {
 }
 
 let nextId = 1;
-function openFile(file) {
+// `extra` (tests only): `fault`, a failure to induce inside the session reading the file.
+function openFile(file, extra = {}) {
   if (!file) return;
   if (pending) cancelLoad(false);
   pending = { id: nextId++, name: file.name };
@@ -168,7 +172,7 @@ function openFile(file) {
   ui.fill.style.width = '0%';
   ui.progressText.textContent = `reading ${file.name}`;
   setState('loading');
-  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'open', file, chunk: CHUNK });
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'open', file, chunk: CHUNK, ...extra });
 }
 
 const SAMPLES = {
@@ -217,7 +221,8 @@ function openUrl(url) {
   ui.fill.style.width = '0%';
   ui.progressText.textContent = `downloading ${name}`;
   setState('loading');
-  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fetch', url });
+  // `weft.limits` (tests only): a lower byte budget (`bytes`) and stall timeout (`stallMs`) for the download.
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fetch', url, limits: { ...weft.limits } });
 }
 
 function openSample(name = 'timeline') {
@@ -227,8 +232,10 @@ function openSample(name = 'timeline') {
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'sample', name, title: SAMPLES[name] });
 }
 
-// For the fault-recovery tests: crash the reader worker the way a bug would ('panic' or 'oom').
-weft.induceFault = (kind) => {
+// For the fault-recovery tests: crash the reader worker the way a bug would ('panic' or 'oom'); given a File,
+// inside the session that reads it (as a reader running out of memory on a large file does).
+weft.induceFault = (kind, file) => {
+  if (file) { openFile(file, { fault: kind }); return; }
   pending = { id: nextId++, name: `fault ${kind}` };
   setState('loading');
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fault', kind, name: `fault ${kind}` });

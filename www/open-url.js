@@ -34,13 +34,27 @@ const CORS_HINT = 'the server could not be reached, or it does not let other sit
   + 'Either host the file with the header "Access-Control-Allow-Origin: *" (or this page\'s origin), '
   + 'or download it and drop it onto this page.';
 
+/** `1.5 MiB`: sizes in messages. */
+function bytesText(n) {
+  if (n >= 1 << 30) return `${(n / (1 << 30)).toFixed(2)} GiB`;
+  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
+  if (n >= 1 << 10) return `${(n / (1 << 10)).toFixed(0)} KiB`;
+  return `${n} bytes`;
+}
+
+/** How long a download may go without a byte before it is given up (ms). */
+export const STALL_MS = 30_000;
+
 /**
  * Fetch `url` and feed its body, in pieces of at least `min` bytes (the first piece decides the reader), to
- * the session `open(total)` makes once the headers are in; `progress(done, total)` after each piece. `total`
- * is the Content-Length (so the reader's memory budget applies before anything is held), or 0 when unknown.
- * Returns the session (the caller finishes and frees it) and the byte count.
+ * the session `open(total)` makes once the headers are in. `total` is the Content-Length (so the reader's memory
+ * budget applies before anything is held), or 0 when unknown: then the session holds the stream to its budget
+ * as it grows, and its "too large" stops the download with a message naming the URL.
+ * `progress(done, total, rate)` follows every piece that arrives, at most ten times a second (rate in bytes per
+ * second). A download with no byte for `stallMs` is given up with a message. `release(session)` frees the
+ * session on failure. Returns the session (the caller finishes and frees it) and the byte count.
  */
-export async function streamUrl(url, open, progress, min = 1 << 20) {
+export async function streamUrl(url, open, progress, { min = 1 << 20, stallMs = STALL_MS, release = (s) => s.free() } = {}) {
   let res;
   try {
     res = await fetch(url, { credentials: 'omit', mode: 'cors', cache: 'no-store' });
@@ -51,27 +65,55 @@ export async function streamUrl(url, open, progress, min = 1 << 20) {
   // A compressed transfer makes Content-Length count the compressed bytes: then the total is unknown.
   const encoded = res.headers.get('content-encoding');
   const total = encoded && encoded !== 'identity' ? 0 : Number(res.headers.get('content-length')) || 0;
-  const session = open(total);
+  let session;
+  try {
+    session = open(total);
+  } catch (e) {
+    res.body.cancel().catch(() => {});
+    throw failure(url, e && e.message ? e.message : String(e));
+  }
   const reader = res.body.getReader();
+  const started = performance.now();
+  let shown = 0;
   let pieces = [];
   let held = 0;
   let done = 0;
+  const report = (force) => {
+    const now = performance.now();
+    if (!force && now - shown < 100) return;
+    shown = now;
+    const secs = (now - started) / 1000;
+    progress(done, total, secs > 0 ? Math.round(done / secs) : 0);
+  };
   const flush = () => {
     if (!held) return;
     const buf = pieces.length === 1 ? pieces[0] : new Uint8Array(held);
     if (pieces.length > 1) { let at = 0; for (const p of pieces) { buf.set(p, at); at += p.length; } }
-    session.feed(buf);
     pieces = [];
     held = 0;
-    progress(done, total);
+    session.feed(buf);
+  };
+  const giveUp = (e) => {
+    reader.cancel().catch(() => {});
+    release(session);
+    throw e;
   };
   for (;;) {
     let r;
+    let timer;
+    const stalled = new Promise((resolve) => { timer = setTimeout(() => resolve('stalled'), stallMs); });
     try {
-      r = await reader.read();
+      r = await Promise.race([reader.read(), stalled]);
     } catch (e) {
-      session.free();
-      throw failure(url, `the download broke off after ${done} bytes (${e && e.message ? e.message : e}).`);
+      clearTimeout(timer);
+      release(session);
+      throw failure(url, `the download broke off after ${bytesText(done)} (${e && e.message ? e.message : e}).`);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (r === 'stalled') {
+      giveUp(failure(url, `the download stalled: nothing arrived for ${Math.round(stallMs / 1000)} s after `
+        + `${bytesText(done)}. The server may be overloaded; try again, or download the file and drop it onto this page.`));
     }
     if (r.done) break;
     pieces.push(r.value);
@@ -80,17 +122,19 @@ export async function streamUrl(url, open, progress, min = 1 << 20) {
     try {
       if (held >= min) flush();
     } catch (e) {
-      reader.cancel().catch(() => {});
-      session.free();
-      throw e;
+      // A trap leaves the worker to restart; a refusal (too large for the budget, malformed) names the URL.
+      if (e instanceof WebAssembly.RuntimeError) giveUp(e);
+      giveUp(failure(url, e && e.message ? e.message : String(e)));
     }
+    report(false);
   }
   try {
     flush();
     if (done === 0) throw failure(url, 'the server sent an empty file.');
   } catch (e) {
-    session.free();
-    throw e;
+    release(session);
+    throw e instanceof FetchError || e instanceof WebAssembly.RuntimeError ? e : failure(url, e && e.message ? e.message : String(e));
   }
+  report(true);
   return { session, size: done };
 }

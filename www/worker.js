@@ -1,16 +1,31 @@
 // The reader worker: reads a File in chunks (File.slice, never whole), feeds the wasm reader, and sends the
-// encoded model back as a transferable buffer. Any failure, a panic included, becomes an 'error' message.
+// encoded model back as a transferable buffer. Any failure, a panic or running out of memory included, becomes
+// an 'error' message naming the file.
 
 import init, { WorkerSession, FileSet, sample, relayout_execgraph, induce_fault, open_view, protocol_version } from './pkg/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
+let wasmMemory = null;
+ready.then((exports) => { wasmMemory = exports.memory; }, () => {});
 
 const post = (msg, transfer) => self.postMessage({ v: 1, ...msg }, transfer || []);
 
-async function open(id, file, chunk) {
+// Free a Rust object unless a trap left it borrowed: then the instance is lost anyway, and freeing it would
+// throw wasm-bindgen's "attempted to take ownership of Rust value while it was borrowed" over the trap that is
+// worth reporting.
+function release(obj) {
+  try { obj.free(); } catch { /* the trap's own error is reported */ }
+}
+
+// Whether the wasm memory is near the 4 GiB a worker can have: a trap then is the reader running out of it.
+const nearlyFull = () => wasmMemory !== null && wasmMemory.buffer.byteLength > 3.5 * (1 << 30);
+
+async function open(id, file, chunk, fault) {
   const session = new WorkerSession(file.name, file.size);
   try {
+    // Tests only: fail inside the session, as a reader running out of memory on a large file does.
+    if (fault) session.induce_fault(fault);
     for (let at = 0; at < file.size; at += chunk) {
       const buf = await file.slice(at, Math.min(file.size, at + chunk)).arrayBuffer();
       session.feed(new Uint8Array(buf));
@@ -19,20 +34,27 @@ async function open(id, file, chunk) {
     post({ id, type: 'progress', phase: 'parsing', done: file.size, total: file.size });
     send(id, file.name, session.finish());
   } finally {
-    session.free();
+    release(session);
   }
 }
 
-// A trace from a URL: the response body streams into the same session a file feeds.
-async function openUrl(id, url) {
+// A trace from a URL: the response body streams into the same session a file feeds. `limits` (tests only) may
+// lower the byte budget (`bytes`) and the stall timeout (`stallMs`).
+async function openUrl(id, url, limits = {}) {
   const name = nameOfUrl(url);
-  const { session, size } = await streamUrl(url, (total) => new WorkerSession(name, total),
-    (done, total) => post({ id, type: 'progress', phase: 'downloading', done, total: Math.max(total, done) }));
+  const make = (total) => {
+    const s = new WorkerSession(name, total);
+    if (limits.bytes) s.limit_bytes(limits.bytes);
+    return s;
+  };
+  const { session, size } = await streamUrl(url, make,
+    (done, total, rate) => post({ id, type: 'progress', phase: 'downloading', done, total, rate }),
+    { stallMs: limits.stallMs, release });
   try {
     post({ id, type: 'progress', phase: 'parsing', done: size, total: size });
     send(id, name, session.finish());
   } finally {
-    session.free();
+    release(session);
   }
 }
 
@@ -51,7 +73,7 @@ async function openSet(id, name, entries) {
     post({ id, type: 'progress', phase: 'parsing', done: total, total });
     send(id, name, set.finish());
   } finally {
-    set.free();
+    release(set);
   }
 }
 
@@ -70,9 +92,9 @@ self.onmessage = async (e) => {
   try {
     await ready;
     if (!msg || msg.v !== protocol_version()) throw new Error('unknown protocol version');
-    if (msg.type === 'open') await open(id, msg.file, msg.chunk || (4 << 20));
+    if (msg.type === 'open') await open(id, msg.file, msg.chunk || (4 << 20), msg.fault);
     else if (msg.type === 'open-set') await openSet(id, msg.name, msg.entries);
-    else if (msg.type === 'fetch') await openUrl(id, msg.url);
+    else if (msg.type === 'fetch') await openUrl(id, msg.url, msg.limits);
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'fault') induce_fault(msg.kind);
     else if (msg.type === 'view') send(id, msg.name, open_view(msg.kind));
@@ -80,8 +102,12 @@ self.onmessage = async (e) => {
   } catch (err) {
     const text = typeof err === 'string' ? err : (err && err.message) || String(err);
     // A wasm trap (panic, out of memory) leaves the instance unusable: ask the page for a fresh worker.
-    const fatal = !(err instanceof FetchError) && (err instanceof WebAssembly.RuntimeError || /unreachable|out of memory/i.test(text));
+    const fatal = !(err instanceof FetchError)
+      && (err instanceof WebAssembly.RuntimeError || /unreachable|out of memory|while it was borrowed/i.test(text));
     const name = msg && msg.file ? msg.file.name : msg && msg.url ? nameOfUrl(msg.url) : (msg && msg.name) || 'file';
-    post({ id, type: 'error', fatal, message: fatal ? `${name}: the reader failed (${text}). It has been restarted.` : text });
+    const what = nearlyFull() || /out of memory/i.test(text)
+      ? `the reader ran out of memory (a worker holds at most 4 GiB; the weft command-line tool reads larger traces; ${text})`
+      : `the reader failed (${text})`;
+    post({ id, type: 'error', fatal, message: fatal ? `${name}: ${what}. It has been restarted.` : text });
   }
 };

@@ -1,5 +1,10 @@
 //! The worker's side: a file arrives in chunks (File.slice), is read into a model, and leaves as one encoded
 //! buffer for the page. Runs off the main thread, so a 100 MB file never freezes the page.
+//!
+//! Held to the budget as it streams, not only from a size given in advance: a download without a
+//! Content-Length is refused once what it holds (a file read whole, or the Chrome reader's unparsed tail) passes
+//! the budget, and the bytes of a file read whole are grown fallibly, so memory that runs out first is the same
+//! "too large" message naming the file rather than a trap.
 
 use crate::analyses::execgraph::{build, ExecGraph};
 use crate::analyses::grains::{GrainAnalysis, Thresholds};
@@ -10,7 +15,7 @@ use crate::layouts::grain_bundle::GrainBundle;
 use crate::layouts::grains::{layout as grain_layout, LayoutParams};
 use crate::model::thread_events::ThreadEvents;
 use crate::model::{codec, Trace};
-use crate::readers::budget::Budget;
+use crate::readers::budget::{self, Budget};
 use crate::readers::chrome::ChromeStreamReader;
 use crate::readers::mir::MirProfile;
 use crate::readers::otf2::{MemoryFiles, Otf2Read};
@@ -39,6 +44,10 @@ pub struct WorkerSession {
     reading: Reading,
     consumed: u64,
     expected: u64,
+    /// What this session may hold; [`Budget::DEFAULT`] unless lowered with [`WorkerSession::limit_bytes`].
+    budget: Budget,
+    /// The format the first chunk was sniffed as, for messages.
+    format: &'static str,
 }
 
 #[wasm_bindgen]
@@ -47,7 +56,15 @@ impl WorkerSession {
     #[wasm_bindgen(constructor)]
     pub fn new(name: String, size: f64) -> WorkerSession {
         let expected = if size.is_finite() && size > 0.0 { size as u64 } else { 0 };
-        WorkerSession { name, reading: Reading::Start, consumed: 0, expected }
+        WorkerSession { name, reading: Reading::Start, consumed: 0, expected, budget: Budget::DEFAULT, format: "file" }
+    }
+
+    /// Hold this session to at most `bytes` (never more than the default budget): the tests' way to reach the
+    /// budget of a stream without sending a gigabyte.
+    pub fn limit_bytes(&mut self, bytes: f64) {
+        if bytes.is_finite() && bytes >= 0.0 {
+            self.budget.whole_file_bytes = self.budget.whole_file_bytes.min(bytes as u64);
+        }
     }
 
     /// The next chunk of the file, in order.
@@ -59,23 +76,40 @@ impl WorkerSession {
                 Sniffed::ChromeJson => false,
                 _ => true,
             };
+            self.format = sniffed.name();
             self.reading = if whole {
-                // Refused before anything is allocated: the size is known from the File.
-                Budget::DEFAULT.admit_whole(&self.name, sniffed.name(), self.expected).map_err(js_err)?;
-                Reading::Whole(Vec::with_capacity(self.expected as usize))
+                // Refused before anything is allocated when the size is known (a File, a Content-Length).
+                self.budget.admit_whole(&self.name, self.format, self.expected).map_err(js_err)?;
+                let mut v = Vec::new();
+                let first = usize::try_from(self.expected).unwrap_or(usize::MAX);
+                budget::try_grow(&mut v, first, &self.name, self.format, "the file").map_err(js_err)?;
+                Reading::Whole(v)
             } else {
-                Reading::Chrome(Box::new(ChromeStreamReader::new(&self.name)))
+                Reading::Chrome(Box::new(ChromeStreamReader::with_budget(&self.name, self.budget)))
             };
         }
         self.consumed += chunk.len() as u64;
         match &mut self.reading {
-            Reading::Chrome(r) => r.feed(chunk).map_err(js_err),
+            Reading::Chrome(r) => {
+                r.feed(chunk).map_err(js_err)?;
+                // The unparsed tail (one endless string, say) is held to the budget too.
+                self.budget.admit_held(&self.name, self.format, r.held_bytes() as u64).map_err(js_err)
+            }
             Reading::Whole(v) => {
+                // A stream of unknown size (or longer than it said) is held to the budget as it grows.
+                self.budget.admit_held(&self.name, self.format, self.consumed).map_err(js_err)?;
+                budget::try_grow(v, chunk.len(), &self.name, self.format, "the file").map_err(js_err)?;
                 v.extend_from_slice(chunk);
                 Ok(())
             }
             Reading::Start => Ok(()),
         }
+    }
+
+    /// Fail inside this session, the way a reader bug would while the session is in use (see
+    /// [`induce_fault`]): the tests check that the page then reports the file and what happened.
+    pub fn induce_fault(&mut self, kind: &str) -> Result<(), JsValue> {
+        induce_fault(kind)
     }
 
     pub fn consumed(&self) -> f64 {

@@ -356,10 +356,14 @@ pub fn read_archive_bytes_full(name: &str, bytes: &[u8], budget: u64) -> Result<
         }));
     };
     let mut read = otf2::read_archive_full(&anchor, &files).map_err(|e| with_damage(prefix(name, e)))?;
+    // The damage first: its examples must not be crowded out by what the OTF2 reader says about it.
+    let mut warnings = crate::model::Warnings::default();
     for d in damaged {
         let kind = if d.cut { WarningKind::Truncated } else { WarningKind::Other };
-        read.trace.warnings.push(kind, || format!("{}: {}", d.file, d.detail));
+        warnings.push(kind, || format!("{}: {}", d.file, d.detail));
     }
+    warnings.merge(std::mem::take(&mut read.trace.warnings));
+    read.trace.warnings = warnings;
     Ok(read)
 }
 

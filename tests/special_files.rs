@@ -89,15 +89,18 @@ fn a_link_to_dev_zero_is_refused_not_read_forever() {
     let (code, err) = cli_info(&dir);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("0.evt") && err.contains("character device"), "{err}");
-    // A link to /dev/zero given as the trace, and one named like a Paraver trace's .pcf beside it (skipped:
-    // the names are optional).
+    // A link to /dev/zero given as the trace, and one named like a Paraver trace's .pcf beside it (left out
+    // with a warning: the names are optional).
     let zero = dir.join("zero.json");
     std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
     refused(read_path(&zero), &zero, "character device");
     std::fs::write(dir.join("t.prv"), "#Paraver (01/01/2026 at 00:00):100_ns:1(1):1:1(1:1)\n1:1:1:1:1:0:50:1\n")
         .unwrap();
     std::os::unix::fs::symlink("/dev/zero", dir.join("t.pcf")).unwrap();
-    assert_eq!(read_path(&dir.join("t.prv")).unwrap().intervals.len(), 1);
+    let t = read_path(&dir.join("t.prv")).unwrap();
+    assert_eq!(t.intervals.len(), 1);
+    let said: Vec<_> = t.warnings.examples().iter().map(|w| w.message.clone()).collect();
+    assert!(said.iter().any(|m| m.contains("t.pcf: a character device") && m.contains("read without it")), "{said:?}");
     // A link to a regular file is read as that file.
     std::os::unix::fs::symlink(dir.join("t.prv"), dir.join("link.prv")).unwrap();
     assert_eq!(read_path(&dir.join("link.prv")).unwrap().intervals.len(), 1);

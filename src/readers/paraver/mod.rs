@@ -265,7 +265,25 @@ pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_beside(path: &std::path::Path, prv: &[u8]) -> Result<Trace, ReadError> {
     let name = path.display().to_string();
-    let beside = |ext: &str| crate::readers::read_regular(std::path::Path::new(&sibling(&name, ext))).ok();
+    // A name file that is there but cannot be read (a FIFO, a device) is left out with a warning.
+    let mut left_out = Vec::new();
+    let mut beside = |ext: &str| {
+        let p = sibling(&name, ext);
+        let p = std::path::Path::new(&p);
+        match crate::readers::read_regular(p) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                if std::fs::symlink_metadata(p).is_ok() {
+                    left_out.push(e.to_string());
+                }
+                None
+            }
+        }
+    };
     let (pcf, row) = (beside("pcf"), beside("row"));
-    read(&name, prv, pcf.as_deref(), row.as_deref())
+    let mut trace = read(&name, prv, pcf.as_deref(), row.as_deref())?;
+    for e in left_out {
+        trace.warnings.push(crate::model::WarningKind::Other, || format!("{e}; the trace is read without it"));
+    }
+    Ok(trace)
 }

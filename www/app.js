@@ -32,7 +32,7 @@ function setState(s) {
 
 function showError(message) {
   weft.errors.push(message);
-  ui.errorText.textContent = message;
+  ui.errorText.textContent = visibleText(message);
   ui.error.hidden = false;
 }
 $('error-close').addEventListener('click', () => { ui.error.hidden = true; });
@@ -171,7 +171,7 @@ function openFile(file) {
   ui.error.hidden = true;
   ui.progress.hidden = false;
   ui.fill.style.width = '0%';
-  ui.progressText.textContent = `reading ${file.name}`;
+  ui.progressText.textContent = `reading ${visibleText(file.name)}`;
   setState('loading');
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'open', file, chunk: CHUNK });
 }
@@ -194,7 +194,7 @@ function openSet(name, entries) {
   ui.error.hidden = true;
   ui.progress.hidden = false;
   ui.fill.style.width = '0%';
-  ui.progressText.textContent = `reading ${name}`;
+  ui.progressText.textContent = `reading ${visibleText(name)}`;
   setState('loading');
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'open-set', name, entries });
 }
@@ -231,7 +231,7 @@ function openUrl(url, { direct = false } = {}) {
   ui.error.hidden = true;
   ui.progress.hidden = false;
   ui.fill.style.width = '0%';
-  ui.progressText.textContent = `downloading ${name}`;
+  ui.progressText.textContent = `downloading ${visibleText(name)}`;
   setState('loading');
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fetch', url });
 }

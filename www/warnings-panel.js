@@ -12,6 +12,8 @@ const el = (tag, cls, text) => {
   return e;
 };
 
+const POPOVER = typeof HTMLElement !== 'undefined' && 'popover' in HTMLElement.prototype;
+
 const HEADINGS = {
   left_out: 'Data left out: these records are not shown',
   repaired: 'Repaired: everything read is shown, after these repairs',
@@ -23,7 +25,22 @@ export function showWarnings(s) {
   const panel = document.getElementById('warnings-panel');
   if (!button || !panel) return;
   const groups = (s && s.warning_kinds) || [];
-  if (panel.matches(':popover-open')) panel.hidePopover();
+  if (!POPOVER) {
+    // Browsers without the popover attribute show it as a plain panel: the button toggles it.
+    if (!button.dataset.wired) button.addEventListener('click', () => { panel.hidden = !panel.hidden; });
+    button.dataset.wired = '1';
+    panel.hidden = true;
+  } else {
+    if (!panel.dataset.wired) {
+      // Just below the button, however many rows the header wraps into.
+      panel.addEventListener('beforetoggle', (e) => {
+        if (e.newState === 'open') panel.style.top = `${Math.round(button.getBoundingClientRect().bottom + 6)}px`;
+      });
+      panel.dataset.wired = '1';
+    }
+    panel.hidden = false; // index.html hides it until now, for browsers without popovers
+    if (panel.matches(':popover-open')) panel.hidePopover();
+  }
   panel.replaceChildren();
   button.hidden = groups.length === 0;
   if (!groups.length) return;

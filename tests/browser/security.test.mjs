@@ -99,11 +99,18 @@ test('bidi overrides and invisible characters show as markers; the header tells 
     assert.doesNotMatch(await page.textContent('#warnings-panel'), HIDDEN);
     await page.keyboard.press('Escape');
 
+    // An error names the file with the same markers.
+    await dropFile(page, '\u202Enosj.json', Buffer.from('[{"ph":"X",'));
+    await page.waitForFunction(() => window.weft.errors.length > 0, null, { timeout: 60_000 });
+    const error = await page.textContent('#error-text');
+    assert.ok(error.includes('\\u{202e}nosj.json'), error);
+    assert.doesNotMatch(error, HIDDEN);
+
     // A file without warnings hides the button.
     await dropFile(page, 'clean.json', Buffer.from(JSON.stringify([{ ph: 'X', name: 'a', pid: 1, tid: 1, ts: 0, dur: 10 }])));
     await waitReady(page, 3);
     assert.equal(await page.$eval('#warnings', (b) => b.hidden), true);
-    assert.deepEqual(problems, []);
+    assert.deepEqual(problems.filter((p) => !/nosj\.json/.test(p)), []);
   } finally {
     await browser.close();
     server.close();

@@ -5,6 +5,7 @@
 // side by side, differing groups outlined, with a line of how many visible groups matched and differ. Every action is one
 // Viewer.configure or Viewer.click call (src/web/panes/aggregate.rs); nothing is computed here.
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
+import { visibleText } from './text.js';
 
 const HELP = 'Aggregated: click a closed group to open it, an opened group\'s envelope to close it · O: open all beneath · '
   + 'C: close · X: drill along the critical path · +/−: drill deeper/shallower · G: filtered view · L: local critical path · '
@@ -107,7 +108,7 @@ export class AggregatePanel {
     box.append(file, pick);
     if (st.compare) {
       box.append(button('leave', 'leave the comparison: show this run alone again', 'compare', 'off'));
-      const line = el('span', { id: 'aggregate-compare', title: `right: ${st.compare_name}; groups whose structure differs are outlined`,
+      const line = el('span', { id: 'aggregate-compare', title: `right: ${visibleText(st.compare_name)}; groups whose structure differs are outlined`,
         text: `matched ${st.compare_matched} of ${st.compare_visible} visible groups; ${st.compare_differ} differ in structure` });
       line.style.whiteSpace = 'nowrap';
       box.append(line);

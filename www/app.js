@@ -9,6 +9,8 @@ import { GrainPanel } from './grain-panel.js';
 import { AggregatePanel } from './aggregate-panel.js';
 
 import { particlesView } from './particles.js';
+import { showWarnings } from './warnings-panel.js';
+import { visibleText } from './text.js';
 
 const $ = (id) => document.getElementById(id);
 const PROTOCOL = 1;
@@ -30,7 +32,7 @@ function setState(s) {
 
 function showError(message) {
   weft.errors.push(message);
-  ui.errorText.textContent = message;
+  ui.errorText.textContent = visibleText(message);
   ui.error.hidden = false;
 }
 $('error-close').addEventListener('click', () => { ui.error.hidden = true; });
@@ -65,10 +67,14 @@ async function createViewer() {
 
 // ---- worker ----
 let worker = null;
+let workerEntry = null;
 let pending = null;
 
 function startWorker() {
-  worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  // From a blob: URL, so the worker inherits the page's policies, connect-src narrowed by csp.js included.
+  workerEntry ||= URL.createObjectURL(new Blob([`import ${JSON.stringify(new URL('./worker.js', import.meta.url).href)};`],
+    { type: 'text/javascript' }));
+  worker = new Worker(workerEntry, { type: 'module' });
   worker.onmessage = (e) => onWorkerMessage(e.data);
   worker.onerror = (e) => {
     e.preventDefault();
@@ -110,9 +116,9 @@ function onWorkerMessage(msg) {
       weft.lastSummary = s;
       weft.lastKind = msg.kind;
       hideTooltip();
-      ui.fileName.textContent = msg.name;
+      ui.fileName.textContent = visibleText(msg.name);
       ui.summary.textContent = summaryText(msg.kind, s);
-      ui.summary.title = s.warnings ? 'The reader repaired parts of this trace; run `weft info` for details.' : '';
+      showWarnings(s);
       ui.error.hidden = true;
       weft.source = pending.source || null;
       pending = null;
@@ -150,8 +156,7 @@ function summaryText(kind, s) {
       (s.parents_not_bipartite ? ` (${s.parents_not_bipartite} parents need max-cut)` : '');
   }
   return `${s.processes} processes · ${s.locations} locations · ${s.intervals.toLocaleString()} intervals` +
-    (s.messages + s.flows ? ` · ${(s.messages + s.flows).toLocaleString()} messages/flows` : '') +
-    (s.warnings ? ` · ${s.warnings} warnings` : '');
+    (s.messages + s.flows ? ` · ${(s.messages + s.flows).toLocaleString()} messages/flows` : '');
 }
 
 function failLoad(message) {
@@ -170,7 +175,7 @@ function openFile(file, extra = {}) {
   ui.error.hidden = true;
   ui.progress.hidden = false;
   ui.fill.style.width = '0%';
-  ui.progressText.textContent = `reading ${file.name}`;
+  ui.progressText.textContent = `reading ${visibleText(file.name)}`;
   setState('loading');
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'open', file, chunk: CHUNK, ...extra });
 }
@@ -193,7 +198,7 @@ function openSet(name, entries) {
   ui.error.hidden = true;
   ui.progress.hidden = false;
   ui.fill.style.width = '0%';
-  ui.progressText.textContent = `reading ${name}`;
+  ui.progressText.textContent = `reading ${visibleText(name)}`;
   setState('loading');
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'open-set', name, entries });
 }
@@ -211,15 +216,26 @@ async function filesUnder(entry, prefix = '') {
   return out;
 }
 
-// A trace from a URL: the worker downloads it with progress (open-url.js).
-function openUrl(url) {
+// A trace from a URL: the worker downloads it with progress (open-url.js). The page's policy lets it reach
+// only the origins its address named (csp.js); for another, the page reopens with this URL as its address.
+function openUrl(url, { direct = false } = {}) {
+  if (!direct && window.weftConnectAllowed && !window.weftConnectAllowed(url)) {
+    const next = new URL(location.href);
+    next.searchParams.delete('trace');
+    const hash = new URLSearchParams(location.hash.slice(1));
+    hash.set('trace', url);
+    next.hash = hash.toString();
+    history.replaceState(null, '', next.href);
+    location.reload();
+    return;
+  }
   if (pending) cancelLoad(false);
   const name = nameOfUrl(url);
   pending = { id: nextId++, name, source: { trace: url } };
   ui.error.hidden = true;
   ui.progress.hidden = false;
   ui.fill.style.width = '0%';
-  ui.progressText.textContent = `downloading ${name}`;
+  ui.progressText.textContent = `downloading ${visibleText(name)}`;
   setState('loading');
   // `weft.limits` (tests only): a lower byte budget (`bytes`) and stall timeout (`stallMs`) for the download.
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fetch', url, limits: { ...weft.limits } });
@@ -231,6 +247,9 @@ function openSample(name = 'timeline') {
   setState('loading');
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'sample', name, title: SAMPLES[name] });
 }
+
+// For the security test: the worker's own fetch must be refused by the policy it inherited.
+weft.openUrlDirect = (url) => openUrl(url, { direct: true });
 
 // For the fault-recovery tests: crash the reader worker the way a bug would ('panic' or 'oom'); given a File,
 // inside the session that reads it (as a reader running out of memory on a large file does).
@@ -338,9 +357,9 @@ function showTooltip(info, x, y) {
   t.replaceChildren();
   const name = document.createElement('div');
   name.className = 'name';
-  name.textContent = info.title;
+  name.textContent = visibleText(info.title);
   t.append(name);
-  for (const l of info.lines) { const d = document.createElement('div'); d.textContent = l; t.append(d); }
+  for (const l of info.lines) { const d = document.createElement('div'); d.textContent = visibleText(l); t.append(d); }
   t.hidden = false;
   const stage = ui.stage.getBoundingClientRect();
   const tw = t.offsetWidth, th = t.offsetHeight;

@@ -4,6 +4,8 @@
 // viewer; the animation advances by `configure('tick', now)` once per page frame while playing. No trace
 // logic here; trace-derived text is only ever assigned with textContent.
 
+import { isolated } from './text.js';
+
 let weftRef = null;
 let active = false;
 let playing = false;
@@ -100,7 +102,7 @@ function renderLegend(st) {
     const sw = document.createElement('span');
     Object.assign(sw.style, { display: 'inline-block', width: '10px', height: '10px', borderRadius: '50%', marginRight: '6px', background: item.color });
     const name = document.createElement('span');
-    name.textContent = `${item.name} (${item.count.toLocaleString()})`;
+    name.append(isolated(item.name), ` (${item.count.toLocaleString()})`);
     row.append(sw, name);
     legendBox.append(row);
   }

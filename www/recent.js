@@ -1,6 +1,8 @@
 // Recently opened traces, kept in this browser's localStorage: names only (never contents, paths or URLs).
 // Built-in samples reopen from the list; a file has to be opened again, which the list says.
 
+import { visibleText } from './text.js';
+
 const KEY = 'weft-recent';
 const MAX = 10;
 
@@ -30,7 +32,7 @@ export function initRecent(app) {
     list.forEach((e, i) => {
       const o = document.createElement('option');
       o.value = String(i);
-      o.textContent = e.sample ? `${e.name} (built in)` : e.name;
+      o.textContent = e.sample ? `${e.name} (built in)` : visibleText(e.name);
       select.append(o);
     });
     select.hidden = list.length === 0;

@@ -1,7 +1,8 @@
 //! The trace summary behind `weft info`: counts, span, and the regions with the most inclusive time.
-//! The JSON keys are a stable interface (scripts depend on them).
+//! The JSON keys are a stable interface (scripts depend on them): add keys, never rename. The page's header
+//! shows this same summary (the worker sends it), warnings grouped by what they mean for the view.
 
-use crate::model::{MessageKind, RegionId, Trace};
+use crate::model::{MessageKind, RegionId, Trace, WarningEffect, WarningKind, Warnings};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -10,6 +11,33 @@ pub struct RegionTotal {
     pub count: u64,
     /// Time inside the region, counting recursive activations once (outermost only), summed over locations.
     pub inclusive_ns: u64,
+}
+
+/// The warnings of one kind: how many, what they mean for the view, and the first few messages.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct WarningGroup {
+    pub kind: WarningKind,
+    pub effect: WarningEffect,
+    pub count: u64,
+    pub meaning: &'static str,
+    pub examples: Vec<String>,
+}
+
+/// Warnings by kind: data left out first, then repairs; within each, the most frequent first.
+pub fn warning_groups(w: &Warnings) -> Vec<WarningGroup> {
+    let mut groups: Vec<WarningGroup> = w
+        .counts()
+        .iter()
+        .map(|&(kind, count)| WarningGroup {
+            kind,
+            effect: kind.effect(),
+            count,
+            meaning: kind.meaning(),
+            examples: w.examples().iter().filter(|e| e.kind == kind).map(|e| e.message.clone()).collect(),
+        })
+        .collect();
+    groups.sort_by(|a, b| a.effect.cmp(&b.effect).then(b.count.cmp(&a.count)).then(a.kind.cmp(&b.kind)));
+    groups
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -29,6 +57,11 @@ pub struct TraceSummary {
     pub flows: usize,
     pub instants: usize,
     pub counters: usize,
+    /// Of `warnings`, those whose records are not shown.
+    pub warnings_left_out: u64,
+    /// Of `warnings`, the benign repairs (everything read is shown).
+    pub warnings_repaired: u64,
+    pub warning_kinds: Vec<WarningGroup>,
 }
 
 /// Per-region (count, inclusive time), indexed by region.
@@ -95,5 +128,8 @@ pub fn summarize(trace: &Trace, top: usize) -> TraceSummary {
         flows,
         instants: trace.instants.time_ns.len(),
         counters: trace.counters.series_name.len(),
+        warnings_left_out: trace.warnings.total_with(WarningEffect::LeftOut),
+        warnings_repaired: trace.warnings.total_with(WarningEffect::Repaired),
+        warning_kinds: warning_groups(&trace.warnings),
     }
 }

@@ -7,12 +7,13 @@
 mod builder;
 pub mod codec;
 mod strings;
+pub mod text;
 pub mod thread_events;
 mod warnings;
 
 pub use builder::{classify_region, CollectiveRecord, MessageRecord, TraceBuilder};
 pub use strings::{StringId, StringTable};
-pub use warnings::{Warning, WarningKind, Warnings};
+pub use warnings::{Warning, WarningEffect, WarningKind, Warnings};
 
 use serde::Serialize;
 use std::ops::Range;

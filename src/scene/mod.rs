@@ -122,8 +122,15 @@ pub struct Label {
 }
 
 impl Label {
+    /// Control, bidi and zero-width characters in `text` (trace names) become visible `\u{…}` markers, so a
+    /// name cannot reorder or hide what the canvas or the SVG shows.
     pub fn new(x: f32, y: f32, text: impl Into<String>, color: Rgba, size_px: f32) -> Self {
-        Label { x, y, text: text.into(), color, size_px, align: Align::Left, bold: false, max_width: 0.0 }
+        let text = text.into();
+        let text = match crate::model::text::escape_controls(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(escaped) => escaped,
+        };
+        Label { x, y, text, color, size_px, align: Align::Left, bold: false, max_width: 0.0 }
     }
     pub fn aligned(mut self, align: Align) -> Self {
         self.align = align;
@@ -185,6 +192,13 @@ mod tests {
     fn instances_are_32_bytes() {
         assert_eq!(std::mem::size_of::<RectInstance>(), 32);
         assert_eq!(std::mem::size_of::<LineInstance>(), 32);
+    }
+
+    #[test]
+    fn labels_show_hidden_characters_as_markers() {
+        let l = Label::new(0.0, 0.0, "\u{202e}gnp.exe \u{1b}[2J a\u{200b}b", 0, 12.0);
+        assert_eq!(l.text, "\\u{202e}gnp.exe \\u{1b}[2J a\\u{200b}b");
+        assert_eq!(Label::new(0.0, 0.0, "MPI_Send · 名前", 0, 12.0).text, "MPI_Send · 名前");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use weft::analyses::aggregate::{savings_percent, Aggregation, Method};
+use weft::model::text::escape_controls;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -43,7 +44,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!("file            {}", a.file.display());
+    println!("file            {}", escape_controls(&a.file.display().to_string()));
     println!("method          {}", a.method);
     println!("nodes           {nodes}");
     println!("grains          {}", an.graph.grains());

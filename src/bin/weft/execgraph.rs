@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use weft::analyses::execgraph::{build, ExecGraph};
 use weft::layouts::execgraph::bundle::{scale_for_min_px, ExecFigures, REFERENCE_PLOT_PX};
 use weft::layouts::execgraph::{layout, ExecLayout, Scale};
+use weft::model::text::escape_controls;
 use weft::model::thread_events::ThreadEvents;
 use weft::readers::{otf2_threads, read_execgraph_path};
 use weft::samples::execgraph::{sample, SAMPLES};
@@ -86,7 +87,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", serde_json::to_string_pretty(&f)?);
         return Ok(());
     }
-    println!("source       {}", g.source);
+    println!("source       {}", escape_controls(&g.source.to_string()));
     println!("threads      {}", f.threads);
     println!("nodes        {}", f.nodes);
     println!("columns      {}", f.columns);
@@ -108,7 +109,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             "{:>14}  {:>5.1}%  {}",
             crate::info::format_ns(th.run_ns),
             100.0 * g.share(t as u32),
-            g.label(t as u32)
+            escape_controls(&g.label(t as u32))
         );
     }
     Ok(())

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use weft::analyses::grains::{metrics, GrainAnalysis, Thresholds};
+use weft::model::text::{escape_controls, escape_controls_lines};
 use weft::model::Warnings;
 use weft::readers::{read_grains_path, GrainInput, ReadError};
 
@@ -44,7 +45,7 @@ pub fn print_warnings(w: &Warnings) {
         w.total()
     );
     for x in w.examples() {
-        eprintln!("  {:?}: {}", x.kind, x.message);
+        eprintln!("  {:?}: {}", x.kind, escape_controls(&x.message));
     }
 }
 
@@ -93,7 +94,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         weft::analyses::grains::TimeUnit::Nanoseconds => "ns",
     };
     let work: u64 = g.node_exec.iter().sum();
-    println!("file            {}", a.file.display());
+    println!("file            {}", escape_controls(&a.file.display().to_string()));
     println!("grains          {}", g.grains());
     println!("nodes           {}", g.nodes());
     for k in [
@@ -121,7 +122,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     println!("cores           {}", an.cores);
     println!("thresholds      {}", an.thresholds.source);
     println!();
-    print!("{}", an.summary());
+    print!("{}", escape_controls_lines(&an.summary()));
     Ok(())
 }
 
@@ -162,6 +163,11 @@ pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error
     };
     let scene = build(&an, &l, &vp, view);
     crate::picture::write(&scene, &a.out, scale)?;
-    eprintln!("wrote {} ({} shapes, {} lines)", a.out.display(), scene.rects.len(), scene.lines.len());
+    eprintln!(
+        "wrote {} ({} shapes, {} lines)",
+        escape_controls(&a.out.display().to_string()),
+        scene.rects.len(),
+        scene.lines.len()
+    );
     Ok(())
 }

@@ -1,7 +1,10 @@
-//! `weft info FILE [--json]`.
+//! `weft info FILE [--json]`. Text output escapes control characters in trace text (names, file names,
+//! warning examples): a trace must not be able to drive the terminal.
 
 use std::path::PathBuf;
 use weft::analyses::summary::summarize;
+use weft::model::text::escape_controls as esc;
+use weft::model::WarningEffect;
 use weft::readers::read_path;
 
 #[derive(clap::Args)]
@@ -20,7 +23,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", serde_json::to_string_pretty(&s)?);
         return Ok(());
     }
-    println!("file        {}", a.file.display());
+    println!("file        {}", esc(&a.file.display().to_string()));
     println!("format      {}", s.format);
     println!("span        {}", format_ns(s.span_ns));
     println!("processes   {}", s.processes);
@@ -40,18 +43,38 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     if s.counters > 0 {
         println!("counters    {}", s.counters);
     }
-    println!("warnings    {}", s.warnings);
-    for (kind, n) in trace.warnings.counts() {
-        println!("  {n:>9}  {}", serde_json::to_string(kind)?.trim_matches('"'));
+    if s.warnings == 0 {
+        println!("warnings    0");
+    } else {
+        println!(
+            "warnings    {} ({} data left out, {} repaired)",
+            s.warnings, s.warnings_left_out, s.warnings_repaired
+        );
     }
-    for w in trace.warnings.examples() {
-        println!("             e.g. {}", w.message);
+    for effect in [WarningEffect::LeftOut, WarningEffect::Repaired] {
+        let groups: Vec<_> = s.warning_kinds.iter().filter(|g| g.effect == effect).collect();
+        if groups.is_empty() {
+            continue;
+        }
+        println!(
+            "  {}",
+            match effect {
+                WarningEffect::LeftOut => "data left out (not shown):",
+                WarningEffect::Repaired => "repaired (everything read is shown):",
+            }
+        );
+        for g in groups {
+            println!("  {:>9}  {:<18}  {}", g.count, g.kind.name(), g.meaning);
+            for e in &g.examples {
+                println!("  {:>9}  {:<18}  e.g. {}", "", "", esc(e));
+            }
+        }
     }
     if !s.top_regions.is_empty() {
         println!();
         println!("{:>14}  {:>9}  region", "inclusive", "count");
         for r in &s.top_regions {
-            println!("{:>14}  {:>9}  {}", format_ns(r.inclusive_ns), r.count, r.name);
+            println!("{:>14}  {:>9}  {}", format_ns(r.inclusive_ns), r.count, esc(&r.name));
         }
     }
     Ok(())

@@ -1,5 +1,7 @@
 //! `weft`: the command-line face of the analysis core. Summaries and analyses as text or `--json`
 //! (stable keys), and rendering to SVG/PNG for documentation. Each subcommand lives in its own file.
+//! Text output passes trace text (names, file names, messages, errors) through
+//! `weft::model::text::escape_controls`, so a trace cannot send escape sequences to the terminal.
 
 mod aggregate;
 mod execgraph;
@@ -56,7 +58,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("weft: {e}");
+            eprintln!("weft: {}", weft::model::text::escape_controls_lines(&e.to_string()));
             ExitCode::FAILURE
         }
     }

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use weft::analyses::busy::BusyDefinition;
 use weft::analyses::moments::{format_duration_ns, moments, sort_moments, MomentKey, TimeWindow};
+use weft::model::text::escape_controls;
 use weft::readers::read_path;
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -86,8 +87,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let span = window.unwrap_or(TimeWindow::whole(&trace));
-    println!("file        {}", a.file.display());
-    println!("definition  {}", definition.describe());
+    println!("file        {}", escape_controls(&a.file.display().to_string()));
+    println!("definition  {}", escape_controls(&definition.describe()));
     println!(
         "span        {} .. {} from the first event{}",
         format_duration_ns(span.start_ns as f64),
@@ -99,7 +100,15 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     println!("{:>8}  {:>12}  {:>12}  {:>12}  {:>12}  name", "location", "m0", "m1", "m2", "m3");
     for m in &rows {
         if m.is_idle() {
-            println!("{:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {}", m.location, "0 ns", "-", "-", "-", m.name);
+            println!(
+                "{:>8}  {:>12}  {:>12}  {:>12}  {:>12}  {}",
+                m.location,
+                "0 ns",
+                "-",
+                "-",
+                "-",
+                escape_controls(&m.name)
+            );
             continue;
         }
         println!(
@@ -109,7 +118,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             format_duration_ns(m.m1_ns),
             format_duration_ns(m.m2_ns),
             format_duration_ns(m.m3_ns),
-            m.name
+            escape_controls(&m.name)
         );
     }
     Ok(())

@@ -172,7 +172,7 @@ fn write(a: &Args, scene: &Scene, visible: usize, scale: f32) -> Result<(), Box<
     crate::picture::write(scene, &a.out, scale)?;
     eprintln!(
         "wrote {} ({visible} visible nodes, {} shapes, {} lines)",
-        a.out.display(),
+        weft::model::text::escape_controls(&a.out.display().to_string()),
         scene.rects.len(),
         scene.lines.len()
     );

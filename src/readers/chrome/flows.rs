@@ -265,6 +265,11 @@ mod tests {
     }
 
     #[test]
+    fn a_flow_end_takes_32_bytes() {
+        assert_eq!(std::mem::size_of::<FlowEnd>(), 32);
+    }
+
+    #[test]
     fn parents_follow_nesting_and_siblings_touch() {
         // [0,100] holds [0,10], [10,20] (touching siblings) and [30,40] holding [35,35].
         let v = [iv(0, 100), iv(0, 10), iv(10, 10), iv(30, 10), iv(35, 0), iv(200, 5)];

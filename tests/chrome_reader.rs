@@ -117,8 +117,11 @@ fn counters_make_one_series_per_numeric_arg() {
 
 #[test]
 fn flow_events_become_flow_messages_between_steps() {
+    // Each end lies in a slice of its thread (flow ends bind to slices; flows.rs).
     let t = load(
         r#"[{"ph":"X","name":"send","pid":1,"tid":1,"ts":0,"dur":5},
+            {"ph":"X","name":"relay","pid":2,"tid":2,"ts":2,"dur":2},
+            {"ph":"X","name":"recv","pid":3,"tid":3,"ts":6,"dur":4},
             {"ph":"s","name":"ipc","cat":"c","id":"0x1","pid":1,"tid":1,"ts":1},
             {"ph":"t","name":"ipc","cat":"c","id":"0x1","pid":2,"tid":2,"ts":3},
             {"ph":"f","name":"ipc","cat":"c","id":"0x1","bp":"e","pid":3,"tid":3,"ts":7},

@@ -118,6 +118,23 @@ impl TimelineLayout {
         (y < row.y + self.row_height(row)).then_some(r)
     }
 
+    /// The innermost interval of row `r` holding time `t_ns` (start <= t <= end), with its lane: the
+    /// slice a flow end at that time is bound to. A binary search per lane, deepest lane first.
+    pub fn interval_at(&self, trace: &Trace, r: usize, t_ns: u64) -> Option<(usize, usize)> {
+        let iv = &trace.intervals;
+        let row = self.rows.get(r)?;
+        for (d, range) in row.lane_ranges.iter().enumerate().rev() {
+            let ids = &self.lane_intervals[range.clone()];
+            let k = ids.partition_point(|&i| iv.start_ns[i as usize] <= t_ns);
+            if let Some(&i) = k.checked_sub(1).and_then(|k| ids.get(k)) {
+                if iv.start_ns[i as usize] + iv.dur_ns[i as usize] >= t_ns {
+                    return Some((d, i as usize));
+                }
+            }
+        }
+        None
+    }
+
     /// Rows intersecting layout y range [y0, y1).
     pub fn rows_in(&self, y0: f32, y1: f32) -> Range<usize> {
         let first = self.rows.partition_point(|r| r.y + self.row_height(r) <= y0);

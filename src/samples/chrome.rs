@@ -18,7 +18,8 @@
 ///   {sent_bytes, recv_bytes} at T (pid `r`, tid `100 r`).
 /// - each worker thread (tid `100 r + t`, t >= 1): X `!$omp parallel` from T + 1 us for c, holding
 ///   X `omp_for_loop` from T + 1 us for c - barrier_ns and X `!$omp implicit barrier` (the rest).
-/// - a flow `msg` (s at the send's start, f at the next rank's receive start, `bp: e`).
+/// - a flow `msg` (s at the send's start, f at the next rank's receive start, `bp: e`; when the sender
+///   is the later one, f when its send ends, so no message arrives before it is sent).
 /// - every 8th iteration, two overlapping async slices `write_checkpoint` (b/e): [T + 1 us,
 ///   T + 1 us + 3 period / 2] and [T + 2 us, T + 2 us + period - 4 us], so each rank has two async tracks.
 #[derive(Clone, Debug)]
@@ -184,9 +185,10 @@ impl ChromeSample {
             for &(r, send) in &sends {
                 w.flow(b's', r, 100 * r, send, id0 + r as u64);
             }
-            for &(r, _) in &sends {
+            for &(r, send) in &sends {
                 let to = (r + 1) % ranks;
-                let recv_at = sends[to as usize].1 + self.send_ns + US;
+                // Received when the receive starts, or when the send is over if the sender is later.
+                let recv_at = (sends[to as usize].1 + self.send_ns + US).max(send + self.send_ns);
                 w.flow(b'f', to, 100 * to, recv_at, id0 + r as u64);
             }
             i += 1;
@@ -197,6 +199,119 @@ impl ChromeSample {
             w.out.push(b'\n');
         }
         w.raw(if self.object_form { b"]}\n" } else { b"]\n" });
+        w.out
+    }
+}
+
+/// A trace shaped like PyTorch/Kineto's GPU traces: a CPU process whose main thread runs operators
+/// (`cpu_op`), some launching a kernel through `cudaLaunchKernel` (`cuda_runtime`), the kernels on a GPU
+/// process's stream threads (`kernel`), and one `ac2g` flow per launch (v1, `s` on the launch, `f` with
+/// `bp: "e"` on the kernel, ids unique per pair). As Kineto does, each block's `f` events are written
+/// before their `s` events: the GPU side of a block of 64 launches comes first, then its CPU side.
+///
+/// Per launch `k` (CPU time `t` advancing): 12 short CPU-only X operators, then a 4-deep nest of
+/// operators (`aten::conv2d` > `aten::convolution` > `aten::_convolution` > `aten::cudnn_convolution`)
+/// holding the `cudaLaunchKernel` X, the kernel X on stream `7 + k % streams`, and the flow pair: 20
+/// events of which 2 (10 %) are flow events. Every kernel starts after its launch begins; each `s`
+/// lies inside its launch slice and each `f` at its kernel's start. Processes and streams are named by
+/// metadata events.
+#[derive(Clone, Debug)]
+pub struct KinetoSample {
+    /// Launches to write; generation also stops once `max_bytes` is reached (0: no byte limit).
+    pub launches: u32,
+    pub max_bytes: usize,
+    /// GPU stream threads the kernels go round.
+    pub streams: u32,
+    pub origin_ns: i64,
+    pub seed: u64,
+}
+
+/// The CPU process and thread of a [`KinetoSample`]; the GPU process is pid 0.
+pub const KINETO_CPU_PID: u32 = 4242;
+/// Events written per launch, and flow events among them.
+pub const KINETO_EVENTS_PER_LAUNCH: usize = 20;
+
+impl Default for KinetoSample {
+    fn default() -> Self {
+        KinetoSample { launches: 200, max_bytes: 0, streams: 2, origin_ns: 1_694_039_994_071_305_000, seed: 3 }
+    }
+}
+
+impl KinetoSample {
+    /// A large trace for benchmarks: launches until `bytes` are written.
+    pub fn sized(bytes: usize, seed: u64) -> Self {
+        KinetoSample { launches: u32::MAX, max_bytes: bytes, seed, ..Default::default() }
+    }
+
+    /// Generate the trace's bytes (the object form Kineto writes).
+    pub fn generate(&self) -> Vec<u8> {
+        const BLOCK: u32 = 64;
+        const SMALL: [&[u8]; 6] =
+            [b"aten::empty", b"aten::view", b"aten::as_strided", b"aten::add_", b"aten::relu_", b"aten::t"];
+        const NEST: [&[u8]; 4] =
+            [b"aten::conv2d", b"aten::convolution", b"aten::_convolution", b"aten::cudnn_convolution"];
+        const KERNELS: [&[u8]; 3] = [
+            b"void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>(cudnn::winograd_nonfused::WinogradDataParams<float, float>)",
+            b"volta_sgemm_128x64_nn",
+            b"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>",
+        ];
+        let (pid, tid) = (KINETO_CPU_PID, KINETO_CPU_PID);
+        let streams = self.streams.max(1);
+        let mut w = Writer { out: Vec::with_capacity(self.max_bytes.min(1 << 30) + 4096) };
+        w.raw(b"{\"schemaVersion\":1,\"traceEvents\":[\n");
+        w.meta_name(b"process_name", pid, tid, b"python", u32::MAX);
+        w.meta_name(b"thread_name", pid, tid, b"thread ", tid);
+        w.meta_name(b"process_name", 0, 0, b"GPU 0", u32::MAX);
+        for s in 0..streams {
+            w.meta_name(b"thread_name", 0, 7 + s, b"stream ", 7 + s);
+        }
+        let mut t = self.origin_ns;
+        let mut gpu_free = vec![self.origin_ns; streams as usize];
+        // (stream, kernel start, kernel dur, kernel name) and the CPU side's (launch start) per launch.
+        let mut block: Vec<(u32, i64, i64, usize, i64)> = Vec::with_capacity(BLOCK as usize);
+        let mut cpu = Writer { out: Vec::new() };
+        let mut k = 0u32;
+        while k < self.launches && (self.max_bytes == 0 || w.out.len() < self.max_bytes) {
+            block.clear();
+            cpu.out.clear();
+            let first = k;
+            while k < self.launches && k - first < BLOCK {
+                let h = mix(self.seed, k, 1);
+                for j in 0..12u32 {
+                    let d = 2 * US + (mix(self.seed, k, 10 + j) % 8000) as i64;
+                    cpu.x(SMALL[(j as usize + k as usize) % SMALL.len()], b"cpu_op", pid, tid, t, d);
+                    t += d + 500;
+                }
+                // The nest: each level 1 us inside its parent at both ends; the launch in the innermost.
+                let launch_dur = 4 * US + (h % 3000) as i64;
+                let outer = launch_dur + 2 * US * (NEST.len() as i64 + 1);
+                for (level, name) in NEST.iter().enumerate() {
+                    let inset = level as i64 * US;
+                    cpu.x(name, b"cpu_op", pid, tid, t + inset, outer - 2 * inset);
+                }
+                let launch = t + NEST.len() as i64 * US;
+                cpu.x(b"cudaLaunchKernel", b"cuda_runtime", pid, tid, launch, launch_dur);
+                cpu.kineto_flow(b's', pid, tid, launch, k as u64 + 1);
+                let stream = k % streams;
+                let start = gpu_free[stream as usize].max(launch + 3 * US + (h >> 20) as i64 % (5 * US));
+                let dur = 10 * US + (h >> 32) as i64 % (200 * US);
+                gpu_free[stream as usize] = start + dur + US;
+                block.push((stream, start, dur, (h >> 40) as usize % KERNELS.len(), launch));
+                t += outer + US;
+                k += 1;
+            }
+            // The GPU side first, as Kineto writes it: each kernel, then its flow's end.
+            for (i, &(stream, start, dur, name, _)) in block.iter().enumerate() {
+                w.x(KERNELS[name], b"kernel", 0, 7 + stream, start, dur);
+                w.kineto_flow(b'f', 0, 7 + stream, start, (first + i as u32) as u64 + 1);
+            }
+            w.raw(&cpu.out);
+        }
+        if w.out.ends_with(b",\n") {
+            w.out.truncate(w.out.len() - 2);
+            w.out.push(b'\n');
+        }
+        w.raw(b"]}\n");
         w.out
     }
 }
@@ -325,6 +440,25 @@ impl Writer {
         self.us(ts);
         self.raw(b",\"id\":");
         self.int(id as i64);
+        if ph == b'f' {
+            self.raw(b",\"bp\":\"e\"");
+        }
+        self.raw(b"},\n");
+    }
+
+    /// A Kineto launch flow event: `ac2g`, `bp: "e"` on the end.
+    fn kineto_flow(&mut self, ph: u8, pid: u32, tid: u32, ts: i64, id: u64) {
+        self.raw(b"{\"ph\":\"");
+        self.out.push(ph);
+        self.raw(b"\",\"id\":");
+        self.int(id as i64);
+        self.raw(b",\"pid\":");
+        self.int(pid as i64);
+        self.raw(b",\"tid\":");
+        self.int(tid as i64);
+        self.raw(b",\"ts\":");
+        self.us(ts);
+        self.raw(b",\"cat\":\"ac2g\",\"name\":\"ac2g\"");
         if ph == b'f' {
             self.raw(b",\"bp\":\"e\"");
         }

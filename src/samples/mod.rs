@@ -12,7 +12,7 @@ pub mod particles;
 pub mod rng;
 pub mod utilization;
 
-pub use chrome::ChromeSample;
+pub use chrome::{ChromeSample, KinetoSample};
 
 /// The Chrome trace JSON the page opens with (a few thousand intervals, 8 ranks x 2 threads).
 pub fn builtin_chrome_json() -> Vec<u8> {

@@ -267,36 +267,13 @@ impl TimelineScene<'_> {
             );
         }
 
-        // Flows and messages as arrows between row centres of their first lane.
-        let m = &t.messages;
-        let visible: Vec<usize> = (0..m.len())
-            .filter(|&j| {
-                let (s, e) = (m.send_ns[j] as f64, m.recv_ns[j] as f64);
-                let (a, b) = (
-                    lay.row_of_location[m.sender[j].index()] as usize,
-                    lay.row_of_location[m.receiver[j].index()] as usize,
-                );
-                // Ends without a row (a location filter hides them) draw nothing.
-                a < lay.rows.len()
-                    && b < lay.rows.len()
-                    && s.min(e) <= t1
-                    && s.max(e) >= t0
-                    && (rows.contains(&a) || rows.contains(&b) || (a < rows.start) != (b < rows.start))
-            })
-            .collect();
-        let stride = visible.len().div_ceil(MAX_FLOWS).max(1);
-        for &j in visible.iter().step_by(stride) {
-            let (a, b) = (
-                lay.row_of_location[m.sender[j].index()] as usize,
-                lay.row_of_location[m.receiver[j].index()] as usize,
-            );
-            let ya = view.y_of(lay.rows[a].y) + lane / 2.0;
-            let yb = view.y_of(lay.rows[b].y) + lane / 2.0;
-            let color = if m.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xa0) };
-            sc.lines.push(
-                LineInstance::solid(view.x_of(m.send_ns[j] as f64), ya, view.x_of(m.recv_ns[j] as f64), yb, 1.0, color)
-                    .with_arrow(),
-            );
+        // Flows and messages as arrows: a flow from the slice each end is bound to (its lane), else
+        // between row centres of the first lane.
+        for j in self.visible_flows(view) {
+            let (x0, y0, x1, y1) = self.flow_segment(view, j);
+            let color =
+                if t.messages.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xa0) };
+            sc.lines.push(LineInstance::solid(x0, y0, x1, y1, 1.0, color).with_arrow());
         }
 
         // Axis on top, gutter on the left, both over the tracks.
@@ -321,6 +298,80 @@ impl TimelineScene<'_> {
             tick += step;
         }
         sc
+    }
+
+    /// The messages and flows drawn for this view: those with both ends on a row, crossing the time range
+    /// and touching or spanning the visible rows; thinned evenly beyond `MAX_FLOWS`.
+    pub fn visible_flows(&self, view: &TimelineView) -> Vec<usize> {
+        let (m, lay) = (&self.trace.messages, self.layout);
+        let rows = lay.rows_in(view.scroll_y, view.scroll_y + view.height - AXIS_PX);
+        let (t0, t1) = (view.t0_ns, view.t1_ns);
+        let visible: Vec<usize> = (0..m.len())
+            .filter(|&j| {
+                let (s, e) = (m.send_ns[j] as f64, m.recv_ns[j] as f64);
+                let (a, b) = (
+                    lay.row_of_location[m.sender[j].index()] as usize,
+                    lay.row_of_location[m.receiver[j].index()] as usize,
+                );
+                // Ends without a row (a location filter hides them) draw nothing.
+                a < lay.rows.len()
+                    && b < lay.rows.len()
+                    && s.min(e) <= t1
+                    && s.max(e) >= t0
+                    && (rows.contains(&a) || rows.contains(&b) || (a < rows.start) != (b < rows.start))
+            })
+            .collect();
+        let stride = visible.len().div_ceil(MAX_FLOWS).max(1);
+        visible.into_iter().step_by(stride).collect()
+    }
+
+    /// The slices message `j` joins: for a flow, the innermost interval holding each end's time on its
+    /// location (the reader moves every flow end into the slice it binds to); None where there is none.
+    pub fn flow_ends(&self, j: usize) -> (Option<usize>, Option<usize>) {
+        let m = &self.trace.messages;
+        let end = |l: crate::model::LocationId, t: u64| {
+            let r = self.layout.row_of_location[l.index()] as usize;
+            self.layout.interval_at(self.trace, r, t).map(|(_, i)| i)
+        };
+        (end(m.sender[j], m.send_ns[j]), end(m.receiver[j], m.recv_ns[j]))
+    }
+
+    /// Screen segment of message `j`: from its send time on the sending slice's lane to its receive
+    /// time on the receiving slice's lane (the first lane where an end has no slice).
+    pub fn flow_segment(&self, view: &TimelineView, j: usize) -> (f32, f32, f32, f32) {
+        let (m, lay) = (&self.trace.messages, self.layout);
+        let lane = lay.metrics.lane_px;
+        let y = |l: crate::model::LocationId, t: u64| {
+            let r = lay.row_of_location[l.index()] as usize;
+            let d = lay.interval_at(self.trace, r, t).map_or(0, |(d, _)| d);
+            view.y_of(lay.rows[r].y) + d as f32 * lane + lane / 2.0
+        };
+        (
+            view.x_of(m.send_ns[j] as f64),
+            y(m.sender[j], m.send_ns[j]),
+            view.x_of(m.recv_ns[j] as f64),
+            y(m.receiver[j], m.recv_ns[j]),
+        )
+    }
+
+    /// The drawn message or flow nearest screen point (x, y), within `tol` pixels of its arrow.
+    pub fn hit_flow(&self, view: &TimelineView, x: f32, y: f32, tol: f32) -> Option<usize> {
+        if x < view.track_x0() || y < AXIS_PX {
+            return None;
+        }
+        let mut best: Option<(f32, usize)> = None;
+        for j in self.visible_flows(view) {
+            let (x0, y0, x1, y1) = self.flow_segment(view, j);
+            let (dx, dy) = (x1 - x0, y1 - y0);
+            let len2 = dx * dx + dy * dy;
+            let u = if len2 > 0.0 { (((x - x0) * dx + (y - y0) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+            let (px, py) = (x0 + u * dx - x, y0 + u * dy - y);
+            let d = (px * px + py * py).sqrt();
+            if d <= tol && best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, j));
+            }
+        }
+        best.map(|(_, j)| j)
     }
 
     /// The interval under screen point (x, y): exact hit first, else the nearest within 3 px in that lane.
@@ -404,6 +455,49 @@ mod tests {
         let y = r.y + r.h / 2.0;
         assert_eq!(ts.hit(&view, 525.0, y), Some(3));
         assert_eq!(ts.hit(&view, 575.0, y), None, "between intervals, 2.5 ns from each: beyond 3 px? no: 25 px");
+    }
+
+    #[test]
+    fn flow_arrows_join_the_bound_slices_and_hover_finds_them() {
+        // Thread 0: op [0, 400] holding launch [100, 140] (lane 1). Thread 1: kernel [600, 900] (lane 0).
+        let t = crate::readers::chrome::read(
+            "k.json",
+            br#"[{"ph":"f","id":1,"pid":0,"tid":7,"ts":0.6,"cat":"ac2g","name":"ac2g","bp":"e"},
+                 {"ph":"X","name":"kernel","pid":0,"tid":7,"ts":0.6,"dur":0.3},
+                 {"ph":"X","name":"op","pid":1,"tid":1,"ts":0,"dur":0.4},
+                 {"ph":"X","name":"launch","pid":1,"tid":1,"ts":0.1,"dur":0.04},
+                 {"ph":"s","id":1,"pid":1,"tid":1,"ts":0.1,"cat":"ac2g","name":"ac2g"}]"#,
+        )
+        .expect("read");
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        let colors = region_colors(&t);
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
+        let view = TimelineView {
+            t0_ns: 0.0,
+            t1_ns: 1000.0,
+            scroll_y: 0.0,
+            width: 1200.0,
+            height: 400.0,
+            label_gutter: 200.0,
+        };
+        assert_eq!(t.messages.len(), 1);
+        let (from, to) = ts.flow_ends(0);
+        let name = |i: Option<usize>| t.region_name(t.intervals.region[i.expect("bound")]).to_string();
+        assert_eq!((name(from), name(to)), ("launch".to_string(), "kernel".to_string()));
+        let (x0, y0, x1, y1) = ts.flow_segment(&view, 0);
+        let lane = lay.metrics.lane_px;
+        let row = |l: crate::model::LocationId| lay.rows[lay.row_of_location[l.index()] as usize].y;
+        assert!((x0 - 300.0).abs() < 0.01 && (x1 - 800.0).abs() < 0.01, "{x0} {x1}");
+        assert!((y0 - view.y_of(row(t.messages.sender[0]) + 1.5 * lane)).abs() < 0.01, "from the launch's lane");
+        assert!((y1 - view.y_of(row(t.messages.receiver[0]) + 0.5 * lane)).abs() < 0.01, "to the kernel's lane");
+        let sc = ts.build(&view, None);
+        assert!(sc
+            .lines
+            .iter()
+            .any(|l| (l.x0 - x0).abs() < 0.01 && (l.y0 - y0).abs() < 0.01 && (l.y1 - y1).abs() < 0.01));
+        let (mx, my) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+        assert_eq!(ts.hit_flow(&view, mx, my + 1.0, 3.0), Some(0));
+        assert_eq!(ts.hit_flow(&view, mx, my + 20.0, 3.0), None);
     }
 
     #[test]

@@ -1,20 +1,14 @@
-//! Async slices (nestable b/e, legacy S/F) and flows (s/t/f, and `bind_id` with `flow_in`/`flow_out`).
+//! Async slices (nestable b/e, legacy S/F). Flows are in flows.rs.
 //!
 //! Async slices belong to a process, not a thread. They are matched by id, then laid out the way
 //! Perfetto and catapult users expect: each tree of nested slices (one id's slices while any is open)
 //! goes on an async track of its process named after the tree's root slice, and trees that overlap in
-//! time go on separate tracks of that name, so slices on one track never overlap improperly. Flows become
-//! model messages of kind `Flow`, from each step's thread and time to the next step's, matched in file
-//! order. A step's own time stands for the slice it binds to (the enclosing slice, or with `bp` absent
-//! on an `f` the next slice): producers put it inside or at the start of that slice, and the model's
-//! messages join locations and times, not slices.
+//! time go on separate tracks of that name, so slices on one track never overlap improperly.
 //! It must not read bytes (events.rs does) and must not fail: repairs are counted warnings.
 
 use super::events::Converter;
 use super::hash::FxMap;
-use crate::model::{
-    LocationId, LocationKind, MessageKind, MessageRecord, ProcessId, RegionId, StringId, TraceBuilder, WarningKind,
-};
+use crate::model::{LocationId, LocationKind, ProcessId, RegionId, StringId, TraceBuilder, WarningKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AsyncKind {
@@ -203,104 +197,9 @@ impl Asyncs {
     }
 }
 
-fn warn_n(b: &mut TraceBuilder, kind: WarningKind, n: u64, what: &'static str) {
+pub(super) fn warn_n(b: &mut TraceBuilder, kind: WarningKind, n: u64, what: &'static str) {
     if n > 0 {
         b.warn(kind, || format!("{n} {what}"));
         b.warnings_mut().add_count(kind, n - 1);
-    }
-}
-
-#[derive(Clone, Copy)]
-struct FlowPoint {
-    location: LocationId,
-    ts: i64,
-    name: StringId,
-    stepped: bool,
-}
-
-/// Open flow chains: v1 by (category, name, id), v2 by `bind_id`.
-#[derive(Default)]
-pub struct Flows {
-    v1: FxMap<(StringId, StringId, u64), FlowPoint>,
-    v2: FxMap<u64, FlowPoint>,
-    unmatched: u64,
-}
-
-fn flow_message(b: &mut TraceBuilder, from: &FlowPoint, to: LocationId, ts: i64) {
-    b.message(MessageRecord {
-        kind: MessageKind::Flow,
-        sender: from.location,
-        receiver: to,
-        send_ns: from.ts,
-        recv_ns: ts,
-        size_bytes: 0,
-        tag: 0,
-        name: from.name,
-    });
-}
-
-impl Flows {
-    /// A v1 flow event: `s` starts a chain, `t` adds a step, `f` ends it.
-    pub fn step(
-        &mut self,
-        b: &mut TraceBuilder,
-        ph: u8,
-        key: (StringId, StringId, u64),
-        location: LocationId,
-        ts: i64,
-    ) {
-        let here = FlowPoint { location, ts, name: key.1, stepped: false };
-        match ph {
-            b's' => {
-                if let Some(old) = self.v1.insert(key, here) {
-                    if !old.stepped {
-                        self.unmatched += 1;
-                    }
-                }
-            }
-            _ => match self.v1.get(&key).copied() {
-                Some(from) => {
-                    flow_message(b, &from, location, ts);
-                    if ph == b't' {
-                        self.v1.insert(key, FlowPoint { stepped: true, ..here });
-                    } else {
-                        self.v1.remove(&key);
-                    }
-                }
-                None => self.unmatched += 1,
-            },
-        }
-    }
-
-    /// A slice bound to a v2 flow: `flow_in` ends the flow arriving here, `flow_out` starts one.
-    #[allow(clippy::too_many_arguments)]
-    pub fn bind(
-        &mut self,
-        b: &mut TraceBuilder,
-        key: u64,
-        name: StringId,
-        location: LocationId,
-        ts: i64,
-        flow_in: bool,
-        flow_out: bool,
-    ) {
-        if flow_in {
-            match self.v2.remove(&key) {
-                Some(from) => flow_message(b, &from, location, ts),
-                None => self.unmatched += 1,
-            }
-        }
-        if flow_out {
-            if let Some(old) = self.v2.insert(key, FlowPoint { location, ts, name, stepped: false }) {
-                if !old.stepped {
-                    self.unmatched += 1;
-                }
-            }
-        }
-    }
-
-    pub fn finish(self, b: &mut TraceBuilder) {
-        let open = self.v1.values().chain(self.v2.values()).filter(|p| !p.stepped).count() as u64;
-        warn_n(b, WarningKind::UnmatchedFlow, self.unmatched + open, "flow events had no other end; dropped");
     }
 }

@@ -3,13 +3,14 @@
 //! allocation per event once a name has been seen), and feeds the [`TraceBuilder`].
 //!
 //! X, instant, metadata and counter events go straight to the builder. B/E pairs, async slices and flows
-//! need matching, so they are collected compactly here and matched at `finish` by `slices.rs` and
-//! `asyncs.rs`. Every repair is counted as a model warning; nothing here returns an error or panics.
+//! need matching, so they are collected compactly here and matched at `finish` by `slices.rs`,
+//! `asyncs.rs` and `flows.rs`. Every repair is counted as a model warning; nothing here returns an error or panics.
 
-use super::asyncs::{AsyncKind, Asyncs, Flows};
+use super::asyncs::{AsyncKind, Asyncs};
+use super::flows::Flows;
 use super::hash::FxMap;
 use super::scanner::{for_each_member, JStr, RawEvent, Val};
-use super::slices::{close_thread, flush_intervals, BeEvent, PendingInterval, ThreadSlices};
+use super::slices::{close_thread, flush_intervals, sort_pending, BeEvent, PendingInterval, ThreadSlices};
 use super::values::{int_of, val_f64, val_micros_to_ns, MAX_NS};
 use crate::model::{Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder, WarningKind};
 use crate::readers::ReadError;
@@ -416,11 +417,45 @@ impl Converter {
         Some(self.string_id(raw).0 as u64)
     }
 
+    /// A v1 flow's id: `id`, or `id2.global`, or `id2.local` scoped to the event's process.
+    fn flow_id(&mut self, ev: &RawEvent) -> Option<u64> {
+        let raw = match (&ev.id, &ev.id2) {
+            (Val::Num(b), _) | (Val::Other(b), _) => *b,
+            (Val::Str(s), _) => s.raw,
+            (Val::Absent, Val::Other(obj)) => {
+                let (mut local, mut global) = (None, None);
+                for_each_member(obj, |k, v| match (k.raw, v) {
+                    (b"local", Val::Num(b) | Val::Other(b)) => local = Some(b),
+                    (b"local", Val::Str(s)) => local = Some(s.raw),
+                    (b"global", Val::Num(b) | Val::Other(b)) => global = Some(b),
+                    (b"global", Val::Str(s)) => global = Some(s.raw),
+                    _ => {}
+                });
+                match (global, local) {
+                    (Some(g), _) => g,
+                    (None, Some(l)) => {
+                        let pid = self.native_id(&ev.pid).0;
+                        let mut key = Vec::with_capacity(l.len() + 9);
+                        key.push(0);
+                        key.extend_from_slice(&pid.to_le_bytes());
+                        key.extend_from_slice(l);
+                        return Some(self.string_id(&key).0 as u64);
+                    }
+                    (None, None) => *obj,
+                }
+            }
+            (Val::Absent, Val::Num(b)) => *b,
+            (Val::Absent, Val::Str(s)) => s.raw,
+            (Val::Absent, Val::Absent) => return None,
+        };
+        Some(self.string_id(raw).0 as u64)
+    }
+
     fn flow_v1(&mut self, ev: &RawEvent, offset: u64) {
         let Some(ts) = self.ts(ev, offset) else {
             return;
         };
-        let Some(id) = self.id_key(ev) else {
+        let Some(id) = self.flow_id(ev) else {
             self.b.warn(WarningKind::MalformedRecord, || format!("flow event at byte {offset} has no id; skipped"));
             return;
         };
@@ -428,7 +463,8 @@ impl Converter {
         self.touch(l, ts);
         let name = ev.name.map_or(StringId::EMPTY, |n| self.name_id(n));
         let cat = ev.cat.map_or(StringId::EMPTY, |c| self.name_id(c));
-        self.flows.step(&mut self.b, ev.ph[0], (cat, name, id), l, ts);
+        let bp_e = ev.bp.is_some_and(|b| b.raw == b"e");
+        self.flows.v1(ev.ph[0], cat, name, id, l, ts, bp_e);
     }
 
     fn flow_v2(&mut self, ev: &RawEvent, l: LocationId, ts: i64) {
@@ -443,7 +479,7 @@ impl Converter {
         };
         let key = self.string_id(raw).0 as u64;
         let name = ev.name.map_or(StringId::EMPTY, |n| self.name_id(n));
-        self.flows.bind(&mut self.b, key, name, l, ts, ev.flow_in, ev.flow_out);
+        self.flows.v2(key, name, l, ts, ev.flow_in, ev.flow_out);
     }
 
     fn async_event(&mut self, ev: &RawEvent, offset: u64) {
@@ -495,6 +531,13 @@ impl Converter {
         for (i, th) in threads.iter_mut().enumerate() {
             close_thread(&mut self, LocationId(i as u32), th);
         }
+        let flows = std::mem::take(&mut self.flows);
+        if !flows.is_empty() {
+            for th in threads.iter_mut() {
+                sort_pending(&mut th.intervals);
+            }
+            flows.finish(&mut self.b, &threads);
+        }
         let total: usize = threads.iter().map(|t| t.intervals.len()).sum();
         self.b.reserve_intervals(total).map_err(|_| {
             let bytes = (total as u64).saturating_mul(TraceBuilder::INTERVAL_BYTES);
@@ -505,8 +548,6 @@ impl Converter {
         }
         let asyncs = std::mem::take(&mut self.asyncs);
         asyncs.finish(&mut self, last_ts);
-        let flows = std::mem::take(&mut self.flows);
-        flows.finish(&mut self.b);
         self.b.add_event_records(events);
         Ok(self.b.finish())
     }

@@ -4,7 +4,8 @@
 //! Layers, each in its own file: `gzip` (incremental gunzip) -> `stream` (document walker: array or
 //! object form, chunks split anywhere) -> `scanner` (one event object to borrowed fields; `values`
 //! decodes them) -> `events` (fields to the model through caches) -> `slices` (B/E matching and its
-//! repairs, documented there) and `asyncs` (async tracks and flows). A typed streaming parse: no
+//! repairs, documented there), `asyncs` (async tracks) and `flows` (flow ends matched by key in time
+//! order, whatever the file order, and bound to slices). A typed streaming parse: no
 //! `serde_json::Value`, no allocation per event.
 //!
 //! What is read: B/E, X, i/I/R and n (instants; process- and global-scoped ones are placed on the
@@ -20,6 +21,7 @@
 
 mod asyncs;
 mod events;
+mod flows;
 mod gzip;
 mod hash;
 mod scanner;

@@ -74,6 +74,8 @@ pub struct RawEvent<'a> {
     pub flow_out: bool,
     /// Instant scope (`s`): t, p or g.
     pub scope: Option<JStr<'a>>,
+    /// Flow binding point (`bp`): "e" binds a flow end to the enclosing slice.
+    pub bp: Option<JStr<'a>>,
     /// The raw bytes of the `args` value, parsed only for the phases that need it.
     pub args: Option<&'a [u8]>,
 }
@@ -95,6 +97,7 @@ enum Key {
     FlowIn,
     FlowOut,
     Scope,
+    Bp,
     Args,
     Other,
 }
@@ -112,7 +115,7 @@ const fn key_word(text: &[u8]) -> (u64, u64) {
     (w, mask)
 }
 
-const KEYS: [(Key, &[u8]); 15] = [
+const KEYS: [(Key, &[u8]); 16] = [
     (Key::Ph, b"ph"),
     (Key::Ts, b"ts"),
     (Key::Id, b"id"),
@@ -128,6 +131,7 @@ const KEYS: [(Key, &[u8]); 15] = [
     (Key::FlowIn, b"flow_in"),
     (Key::BindId, b"bind_id"),
     (Key::FlowOut, b"flow_out"),
+    (Key::Bp, b"bp"),
 ];
 
 impl Key {
@@ -410,6 +414,7 @@ impl<'a> Cursor<'a> {
                 Key::FlowIn => ev.flow_in = matches!(self.value()?, Val::Other(b"true")),
                 Key::FlowOut => ev.flow_out = matches!(self.value()?, Val::Other(b"true")),
                 Key::Scope => ev.scope = self.str_or_skip()?,
+                Key::Bp => ev.bp = self.str_or_skip()?,
                 Key::Args => {
                     if let Val::Other(raw) = self.value()? {
                         ev.args = Some(raw);

@@ -222,17 +222,21 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
     th.be = Vec::new();
 }
 
-/// Hand a location's intervals to the builder in the builder's own order (start, longer first, file
-/// order), so that its global sort meets one sorted run.
-pub fn flush_intervals(conv: &mut Converter, location: LocationId, th: &mut ThreadSlices) {
-    let iv = &mut th.intervals;
+/// Sort a location's intervals the builder's way: start, longer first, file order (linear when sorted).
+pub fn sort_pending(iv: &mut [PendingInterval]) {
     let key = |a: &PendingInterval, b: &PendingInterval| {
         a.start.cmp(&b.start).then(b.dur.cmp(&a.dur)).then(a.seq.cmp(&b.seq))
     };
     if !iv.is_sorted_by(|a, b| key(a, b).is_le()) {
         iv.sort_unstable_by(key);
     }
-    for p in iv.iter() {
+}
+
+/// Hand a location's intervals to the builder in the builder's own order (start, longer first, file
+/// order), so that its global sort meets one sorted run.
+pub fn flush_intervals(conv: &mut Converter, location: LocationId, th: &mut ThreadSlices) {
+    sort_pending(&mut th.intervals);
+    for p in th.intervals.iter() {
         conv.b.interval(location, p.region, p.start, p.dur);
     }
     th.intervals = Vec::new();

@@ -1,9 +1,10 @@
-//! The timeline pane: every location's intervals on one time axis (scene::timeline does the drawing).
+//! The timeline pane: every location's intervals on one time axis (scene::timeline does the drawing); the
+//! hover names a slice, or an arrow's two ends.
 
 use super::{num, Hover, Pane};
 use crate::analyses::busy::glob_match;
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
-use crate::model::{LocationId, Trace};
+use crate::model::{LocationId, MessageKind, Trace};
 use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
 use crate::scene::{Rgba, Scene};
 use serde_json::json;
@@ -37,7 +38,39 @@ impl TimelinePane {
     fn scene_builder(&self) -> TimelineScene<'_> {
         TimelineScene { trace: &self.trace, layout: &self.layout, colors: &self.colors }
     }
+
+    /// A flow's (or message's) hover: both ends named by the slice each is bound to, with its place.
+    fn flow_hover(&self, j: usize) -> Hover {
+        let t = &self.trace;
+        let m = &t.messages;
+        let (from, to) = self.scene_builder().flow_ends(j);
+        let end = |what: &str, l: LocationId, at: u64, slice: Option<usize>| {
+            let process = t.process_name(t.locations.process[l.index()]);
+            let name = slice.map_or("(no slice)", |i| t.region_name(t.intervals.region[i]));
+            format!("{what} {name} · {process} · {} at {}", t.location_name(l), format_duration(at))
+        };
+        let kind = if m.kind[j] == MessageKind::Flow { "flow" } else { "message" };
+        let name = t.str(m.name[j]);
+        let slice_name = |s: Option<usize>| s.map(|i| t.region_name(t.intervals.region[i]).to_string());
+        Hover {
+            title: if name.is_empty() { kind.to_string() } else { format!("{kind} {name}") },
+            lines: vec![
+                end("from", m.sender[j], m.send_ns[j], from),
+                end("to", m.receiver[j], m.recv_ns[j], to),
+                format!("after {}", format_duration(m.recv_ns[j].saturating_sub(m.send_ns[j]))),
+            ],
+            detail: json!({
+                "flow": j, "from": slice_name(from), "to": slice_name(to),
+                "from_interval": from, "to_interval": to,
+                "from_location": m.sender[j].0, "to_location": m.receiver[j].0,
+                "send_ns": m.send_ns[j], "recv_ns": m.recv_ns[j],
+            }),
+        }
+    }
 }
+
+/// How near (CSS px) the pointer must be to an arrow to hover it.
+const FLOW_HIT_PX: f32 = 3.0;
 
 impl Pane for TimelinePane {
     fn kind(&self) -> &'static str {
@@ -61,6 +94,11 @@ impl Pane for TimelinePane {
         self.view = TimelineView::fit(&self.trace, self.view.width, self.view.height);
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        // An arrow under the pointer wins over the slice beneath it: arrows are thin and drawn on top.
+        if let Some(j) = self.scene_builder().hit_flow(&self.view, x, y, FLOW_HIT_PX) {
+            self.highlight = None;
+            return Some(self.flow_hover(j));
+        }
         self.highlight = self.scene_builder().hit(&self.view, x, y);
         let i = self.highlight?;
         let t = &self.trace;

@@ -74,8 +74,13 @@ fn main() {
     });
     println!("busy intervals arranged in m1 order (clone + arrange): {}", ms(d));
     let color = ColorEncoding { name: "m0".into(), values: rows.iter().map(|m| m.m0_ns as f64).collect() };
-    let opts = MomentViewOptions { definition: def.describe(), span_ns: (0, trace.span_ns), color: Some(color) };
-    let gopts = UtilizationOptions { definition: def.describe() };
+    let opts = MomentViewOptions {
+        definition: def.describe(),
+        span_ns: (0, trace.span_ns),
+        color: Some(color),
+        empty_hint: def.empty_hint(),
+    };
+    let gopts = UtilizationOptions { definition: def.describe(), empty_hint: def.empty_hint() };
     let fit = Viewport::fit(trace.span_ns, sorted.len(), 1200.0, 900.0);
     let tall = Viewport { row_height_px: 16.0, first_row: 8000.0, ..fit };
     let zoom = Viewport {

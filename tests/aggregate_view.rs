@@ -237,11 +237,47 @@ fn tooltip_and_properties_of_a_group() {
     let (t, m) = (&agg.tree, &agg.metrics);
     let root = t.root;
     // Root [start, fork-join, end]; the tree below has every other node.
-    assert_eq!(tooltip(t, m, root), format!("linear group, strength (3, {})", t.len() - 1));
+    let tip = tooltip(t, m, root);
+    assert!(tip.starts_with("linear group: "), "{tip}");
+    assert!(tip.contains(&format!("strength (3, {}): 3 members directly inside", t.len() - 1)), "{tip}");
+    assert!(tip.contains(&format!("{} grains and ", a.graph.grains())), "{tip}");
     let props = group_properties(&a, t, m, root);
     let get = |k: &str| props.iter().find(|p| p.0 == k).map(|p| p.1.clone()).unwrap();
     assert_eq!(get("depth"), "0");
     assert_eq!(get("on_critical_path"), "true");
     assert_eq!(get("exec_cycles"), a.graph.node_exec.iter().sum::<u64>().to_string());
     assert_eq!(tooltip(t, m, t.len() as u32), "");
+}
+
+#[test]
+fn group_labels_say_what_they_count_in_words() {
+    use weft::analyses::aggregate::query::{counted_short, group_labels, thousands};
+    assert_eq!(thousands(24579), "24,579");
+    assert_eq!(thousands(999), "999");
+    assert_eq!(thousands(1_000_000), "1,000,000");
+    assert_eq!(counted_short(8192, "grain", "grains"), "8.2k grains");
+    assert_eq!(counted_short(24579, "node", "nodes"), "25k nodes");
+    assert_eq!(counted_short(1, "grain", "grains"), "1 grain");
+    let a = analyse(&fib_profile(16, 4, 4));
+    let agg = Aggregation::new(&a, Method::Reduction);
+    let (t, m) = (&agg.tree, &agg.metrics);
+    // Every grain and every grain-graph node counted once, at the root.
+    assert_eq!(m.grains[t.root as usize] as usize, a.graph.grains());
+    assert_eq!(m.nodes[t.root as usize] as usize, a.graph.nodes());
+    let labels = group_labels(m, t.root);
+    let grains = thousands(a.graph.grains() as u64);
+    assert_eq!(labels[0], format!("{grains} grains \u{b7} 3 members"));
+    assert_eq!(labels[1], format!("{grains} grains"));
+    // The scene draws the longest that fits the closed root, never a bare "3/N".
+    let v = AggregateView::new(t, &a.graph, AggregateParams::default());
+    for (w, h) in [(900.0, 600.0), (300.0, 200.0)] {
+        let s = build(&a, t, m, &v, w, h, Overlay::default());
+        let texts: Vec<&str> = s.labels.iter().map(|l| l.text.as_str()).collect();
+        assert!(texts.iter().any(|l| labels.contains(&l.to_string())), "{w}x{h}: {texts:?}");
+        assert!(!texts.iter().any(|l| l.contains('/')), "{w}x{h}: {texts:?}");
+    }
+    // A group without grains (start and end only) counts grain-graph nodes.
+    let mut only_nodes = m.clone();
+    only_nodes.grains[t.root as usize] = 0;
+    assert!(group_labels(&only_nodes, t.root)[1].ends_with(" nodes"));
 }

@@ -4,7 +4,9 @@
 use weft::analyses::busy::{BusyDefinition, BusyIntervals};
 use weft::analyses::moments::{moments_of_busy, sort_moments, LocationMoments, MomentKey};
 use weft::model::{Format, LocationId, LocationKind, Trace, TraceBuilder};
-use weft::scene::moments::{build_moment_view, ColorEncoding, MomentViewOptions, Viewport, BAR, DEVIATION, SKEW, TICK};
+use weft::scene::moments::{
+    build_moment_view, ColorEncoding, MomentViewOptions, Viewport, BAR, DEVIATION, NO_BUSY_ROW, SKEW, TICK,
+};
 use weft::scene::utilization::{build_utilization, level_color, UtilizationOptions, LEVELS};
 use weft::scene::{LineInstance, RectInstance, Scene};
 
@@ -57,7 +59,7 @@ fn near(a: f32, b: f32) -> bool {
 #[test]
 fn each_glyph_sits_where_its_moments_say() {
     let rows = vec![row(0, 200, 300.0, 150.0, 40.0), row(1, 100, 700.0, 250.0, -60.0), row(2, 500, 500.0, 260.0, 0.0)];
-    let opts = MomentViewOptions { definition: "busy = any".into(), span_ns: (0, 1000), color: None };
+    let opts = MomentViewOptions { definition: "busy = any".into(), span_ns: (0, 1000), ..Default::default() };
     let views = [
         Viewport { t0_ns: 0.0, t1_ns: 1000.0, first_row: 0.0, row_height_px: 20.0, width_px: 900.0, height_px: 300.0 },
         Viewport { t0_ns: 150.0, t1_ns: 800.0, first_row: 0.5, row_height_px: 24.0, width_px: 700.0, height_px: 300.0 },
@@ -136,8 +138,12 @@ fn merged_pixel_rows_keep_every_rows_contribution() {
     .iter()
     .enumerate()
     {
-        let opts =
-            MomentViewOptions { definition: String::new(), span_ns: (0, span as u64), color: Some(color.clone()) };
+        let opts = MomentViewOptions {
+            definition: String::new(),
+            span_ns: (0, span as u64),
+            color: Some(color.clone()),
+            ..Default::default()
+        };
         let scene = build_moment_view(&rows, view, &opts);
         let groups = view.row_groups(rows.len());
         let (x0, _, x1, _) = view.plot_rect();
@@ -338,4 +344,77 @@ fn degenerate_viewports_do_not_panic() {
     }
     let empty = build_moment_view(&[], &base, &MomentViewOptions::default());
     assert!(empty.rects.len() < 50);
+}
+
+/// Both halves of the moments pane for `t` under `def`, at a labelled row height.
+fn both_views(t: &Trace, def: &BusyDefinition) -> (Vec<LocationMoments>, Viewport, Scene, Scene) {
+    let busy = BusyIntervals::compute(t, def);
+    let rows = moments_of_busy(t, &busy, None);
+    let view =
+        Viewport { t0_ns: 0.0, t1_ns: 1000.0, first_row: 0.0, row_height_px: 20.0, width_px: 640.0, height_px: 300.0 };
+    let gantt = build_utilization(
+        &rows,
+        &busy,
+        &view,
+        &UtilizationOptions { definition: def.describe(), empty_hint: def.empty_hint() },
+    );
+    let moments = build_moment_view(
+        &rows,
+        &view,
+        &MomentViewOptions {
+            definition: def.describe(),
+            span_ns: (0, 1000),
+            color: None,
+            empty_hint: def.empty_hint(),
+        },
+    );
+    (rows, view, gantt, moments)
+}
+
+#[test]
+fn a_trace_without_compute_time_says_so_and_names_any_region() {
+    // Every region is MPI (the sstmacro-style coverage traces): compute finds no busy time anywhere.
+    let t = trace_of(&[vec![("MPI_Init", 0, 100), ("MPI_Allreduce", 200, 500)], vec![("MPI_Recv", 50, 800)]]);
+    let (rows, _, gantt, moments) = both_views(&t, &BusyDefinition::Compute);
+    assert!(rows.iter().all(|m| m.is_idle()));
+    for (name, scene) in [("utilization", &gantt), ("moments", &moments)] {
+        assert_eq!(scene.marks(), 0, "{name}: nothing of the data is drawn");
+        assert!(scene.rects.len() + scene.lines.len() > 0, "{name}: axis and legend are still drawn");
+        let notice = scene.notice.as_deref().unwrap_or_else(|| panic!("{name}: no notice"));
+        assert!(notice.starts_with("No busy time"), "{name}: {notice}");
+        assert!(notice.contains("\"any region\""), "{name}: the notice offers any region: {notice}");
+        // The notice is drawn, not only recorded.
+        assert!(scene.labels.iter().any(|l| l.text.starts_with("No busy time")), "{name}");
+        assert!(scene.labels.iter().any(|l| l.text.contains("any region")), "{name}");
+    }
+    let both = gantt.beside(moments);
+    assert_eq!(both.marks(), 0);
+    assert_eq!(both.notice.as_deref().map(|n| n.matches("No busy time").count()), Some(1), "one notice, not two");
+    // Under "any region" the same trace draws its busy time and needs no notice.
+    let (_, _, gantt, moments) = both_views(&t, &BusyDefinition::Any);
+    for scene in [&gantt, &moments] {
+        assert!(scene.marks() > 0);
+        assert_eq!(scene.notice, None);
+        assert!(!scene.labels.iter().any(|l| l.text == NO_BUSY_ROW));
+    }
+    // A pattern that matches nothing says so in its own words.
+    let (_, _, gantt, _) = both_views(&t, &BusyDefinition::Pattern("compute*".into()));
+    assert!(gantt.notice.as_deref().is_some_and(|n| n.contains("'compute*'")), "{:?}", gantt.notice);
+}
+
+#[test]
+fn a_location_without_busy_time_is_marked_in_its_row() {
+    // Location 1 only waits in MPI while location 0 computes.
+    let t = trace_of(&[vec![("work", 0, 600)], vec![("MPI_Wait", 0, 900)], vec![("work", 100, 200)]]);
+    let (rows, view, gantt, moments) = both_views(&t, &BusyDefinition::Compute);
+    let idle = rows.iter().position(|m| m.is_idle()).expect("location 1 has no busy time");
+    assert_eq!(idle, 1);
+    let (top, bottom) = row_band(&view, idle);
+    for (name, scene) in [("utilization", &gantt), ("moments", &moments)] {
+        assert!(scene.marks() > 0, "{name}");
+        assert_eq!(scene.notice, None, "{name}: the trace has busy time, so no notice");
+        let marked: Vec<_> = scene.labels.iter().filter(|l| l.text == NO_BUSY_ROW).collect();
+        assert_eq!(marked.len(), 1, "{name}: exactly the idle row is marked");
+        assert!(marked[0].y > top && marked[0].y < bottom, "{name}: in the idle row's band");
+    }
 }

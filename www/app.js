@@ -469,14 +469,29 @@ function renderViewOptions(view) {
   pattern.placeholder = 'region glob, e.g. compute*';
   pattern.size = 16;
   pattern.hidden = busy !== 'pattern';
-  pattern.addEventListener('change', () => pattern.value && configure('busy', `pattern:${pattern.value}`));
+  pattern.addEventListener('change', () => { if (pattern.value) { configure('busy', `pattern:${pattern.value}`); renderViewOptions('moments'); } });
   box.append(select('busy =', [['compute', 'compute (regions minus communication)'], ['any', 'any region'], ['pattern', 'regions matching…']], busy, (v) => {
     pattern.hidden = v !== 'pattern';
-    if (v !== 'pattern') configure('busy', v); else pattern.focus();
+    if (v !== 'pattern') { configure('busy', v); renderViewOptions('moments'); } else pattern.focus();
   }), pattern);
+  noBusyOffer(box, st);
   box.append(select('sort', [['location', 'by location'], ['m0', 'by m0 (busy)'], ['m1', 'by m1 (mean)'], ['m2', 'by m2 (spread)'], ['m3', 'by m3 (skew)']], st.sort, (v) => configure('sort', v)));
   const colorKey = { 'bytes sent': 'bytes_sent', 'messages sent': 'messages_sent', 'spread 2·m2/m0': 'spread' }[st.color] || 'none';
   box.append(select('colour', [['none', 'grey bars'], ['bytes_sent', 'by bytes sent'], ['messages_sent', 'by messages sent'], ['spread', 'by spread 2·m2/m0']], colorKey, (v) => configure('color', v)));
+}
+
+// No shown location has busy time under the busy definition (e.g. every region is MPI): the pane says so,
+// and this offers the one-click switch to "any region" beside the busy menu.
+function noBusyOffer(box, st) {
+  if (!st.no_busy || st.busy === 'any' || !st.any_finds_busy) return;
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.id = 'busy-any';
+  b.className = 'offer';
+  b.textContent = 'No busy time: count any region as busy';
+  b.title = 'This busy definition finds no busy time in the locations shown; switch busy to "any region".';
+  b.addEventListener('click', () => { configure('busy', 'any'); renderViewOptions('moments'); });
+  box.append(b);
 }
 
 // ---- export ----

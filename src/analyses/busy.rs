@@ -42,6 +42,19 @@ impl BusyDefinition {
             BusyDefinition::Pattern(p) => format!("busy = time inside regions whose name matches '{p}'"),
         }
     }
+
+    /// What to try when the definition finds no busy time at all, in words (the views show it).
+    pub fn empty_hint(&self) -> String {
+        match self {
+            BusyDefinition::Compute => "Every region is communication or synchronization here: count \"any region\" \
+                 as busy to see where the time goes."
+                .to_string(),
+            BusyDefinition::Any => "No location spends time inside a region.".to_string(),
+            BusyDefinition::Pattern(p) => {
+                format!("No region whose name matches '{p}' takes time: try another pattern, or \"any region\".")
+            }
+        }
+    }
 }
 
 /// Whether a region is communication or synchronization: by the role and paradigm the format records,

@@ -1,5 +1,5 @@
-//! The aggregated grain graph as a scene. Closed groups are equal-size rounded rectangles with their
-//! strength (immediate members / all members); opened groups are pale rectangles around their members. In a
+//! The aggregated grain graph as a scene. Closed groups are equal-size rounded rectangles labelled with what
+//! they hold in words (grains, else grain-graph nodes, then immediate members, as much as fits); opened groups are pale rectangles around their members. In a
 //! problem view a group's border is red when problematic and green when not, and its fill shows the worst
 //! severity inside; in the structural view closed groups are pale yellow (the paper's unopened colour).
 //! The global critical path is drawn red (edges and borders of members on it, in the structural view), a
@@ -7,9 +7,11 @@
 //! instance a run's groups whose structure differs from the other run's) a thick outline. Fast-forward edges
 //! of the filtered view are thick grey lines. Builds instances from a layout; computes no metric.
 
+use super::axis::label_width_px;
 use super::grains::{severity_color, DIMMED, EDGE_PLAIN, FORK, JOIN, START_END};
 use super::palette::{categorical, HIGHLIGHT, TEXT, TEXT_MUTED};
 use super::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
+use crate::analyses::aggregate::query::group_labels;
 use crate::analyses::aggregate::{AggregationTree, GroupMetrics};
 use crate::analyses::grains::{GrainAnalysis, NONE};
 use crate::layouts::aggregate::{AggregateView, Slot};
@@ -184,17 +186,15 @@ pub fn build_at(
             s.rects.push(RectInstance::filled(px + w - d - 2.0, py + 2.0, d, d, SIMILAR).with_shape(Shape::Diamond));
         }
         if !t.is_leaf(u) && !v.is_open(u) && w >= 24.0 && h >= 10.0 {
-            let (imm, all) = m.strength[ui];
             // White on the darker severities, where black would not read.
             let ink = match overlay.problem {
                 Some((_, sev)) if bad(ui) && sev[ui] > 0.45 => rgba(0xff, 0xff, 0xff, 0xff),
                 _ => TEXT,
             };
-            s.labels.push(
-                Label::new(px + w / 2.0, py + h / 2.0, format!("{imm}/{all}"), ink, (h * 0.45).min(12.0))
-                    .aligned(Align::Center)
-                    .clipped(w - 4.0),
-            );
+            let size = (h * 0.45).min(12.0);
+            if let Some(text) = group_labels(m, u).into_iter().find(|l| label_width_px(l, size) <= w - 4.0) {
+                s.labels.push(Label::new(px + w / 2.0, py + h / 2.0, text, ink, size).aligned(Align::Center));
+            }
         }
     }
     // Edges inside each opened group, and its fork and join knots.

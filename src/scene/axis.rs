@@ -137,6 +137,8 @@ pub fn ticks(scale: &TimeScale, label_y: f32, color: u32) -> (f64, Vec<Tick>) {
 pub fn draw_time_axis(scene: &mut Scene, scale: &TimeScale, y: f32, grid_bottom: f32) -> f64 {
     let (step, ticks) = ticks(scale, y + AXIS_HEIGHT_PX * 0.45, palette::TEXT_MUTED);
     let base = y + AXIS_HEIGHT_PX - 1.0;
+    // Decoration: counted as chrome, not as marks of the data.
+    scene.chrome += 1 + ticks.len() * if grid_bottom > base + 1.0 { 2 } else { 1 };
     scene.rects.push(RectInstance::filled(scale.x0, base, scale.x1 - scale.x0, 1.0, palette::TEXT_MUTED));
     for t in ticks {
         if grid_bottom > base + 1.0 {

@@ -135,7 +135,7 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
     let mut sc = Scene::new(view.width, view.height, palette::BACKGROUND);
     let (plot_top, plot_bottom) = (view.header_px, view.height);
     let y_visible = |a: f32, b: f32| b >= plot_top - 8.0 && a <= plot_bottom + 8.0;
-    axis(&mut sc, view, l);
+    sc.decorate(|sc| axis(sc, view, l));
 
     let cols = view.visible_columns(l.columns);
     let col_x0 = view.axis_px + view.scroll_x_px;

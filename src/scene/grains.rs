@@ -81,6 +81,38 @@ pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> S
     build_lod(a, l, vp, view, true)
 }
 
+/// The narrowest fragment or task of the layout, in layout units (None without any).
+pub fn narrowest_grain(a: &GrainAnalysis, l: &GrainLayout) -> Option<f32> {
+    let g = &a.graph;
+    (0..g.nodes()).filter(|&v| g.node_kind[v].holds_work()).map(|v| l.w[v]).min_by(f32::total_cmp)
+}
+
+/// Whether the whole graph, fitted into `width_px` x `height_px`, draws its grains narrower than a pixel:
+/// then they merge into a strip nobody can read, and the page opens the graph in the Aggregated view first.
+pub fn unreadable_when_fitted(a: &GrainAnalysis, l: &GrainLayout, width_px: f32, height_px: f32) -> bool {
+    let scale = Viewport::fit(l, width_px, height_px).scale;
+    narrowest_grain(a, l).is_some_and(|w| w * scale < 1.0)
+}
+
+/// Why a graph opened in the Aggregated view, in words, for the view to show.
+pub fn aggregated_first_text(grains: usize) -> String {
+    format!(
+        "{} grains are narrower than a pixel when the whole grain graph is fitted, so it opens aggregated: \
+         click a group to open it. The Grain graph tab shows every grain.",
+        crate::analyses::aggregate::query::thousands(grains as u64)
+    )
+}
+
+/// A line over the fitted grain graph when its grains are narrower than a pixel: what the strip is and
+/// where to read it. Decoration, drawn on a pale band at the top.
+pub fn sub_pixel_hint(s: &mut Scene, grains: usize) {
+    let text = format!(
+        "{} grains, narrower than a pixel at this size: zoom in (wheel, W), or see them grouped in the Aggregated view.",
+        crate::analyses::aggregate::query::thousands(grains as u64)
+    );
+    s.add_banner(true, &text, rgba(0xff, 0xf8, 0xe1, 0xf0));
+}
+
 /// Nodes smaller than a pixel, merged per pixel: per cell (column-major) the colour drawn and its rank.
 struct Cells {
     width: usize,

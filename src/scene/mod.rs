@@ -155,11 +155,67 @@ pub struct Scene {
     pub rects: Vec<RectInstance>,
     pub lines: Vec<LineInstance>,
     pub labels: Vec<Label>,
+    /// How many of the rects and lines are decoration (axes, grid, legends, row backgrounds) rather than the
+    /// data itself; see [`Scene::marks`].
+    pub chrome: usize,
+    /// Why the view shows no data where one would expect some (e.g. no busy time under the busy definition),
+    /// in words; the scene also draws it. None when there is nothing to explain.
+    pub notice: Option<String>,
 }
 
 impl Scene {
     pub fn new(width: f32, height: f32, background: Rgba) -> Self {
         Scene { width, height, background, ..Default::default() }
+    }
+
+    /// Rects and lines that show data (not decoration): 0 means the view draws nothing of the input, which
+    /// it must then explain with a [`Scene::notice`].
+    pub fn marks(&self) -> usize {
+        (self.rects.len() + self.lines.len()).saturating_sub(self.chrome)
+    }
+
+    /// Mark the instances pushed by `f` as decoration.
+    pub fn decorate<R>(&mut self, f: impl FnOnce(&mut Scene) -> R) -> R {
+        let before = self.rects.len() + self.lines.len();
+        let r = f(self);
+        self.chrome += self.rects.len() + self.lines.len() - before;
+        r
+    }
+
+    /// A notice drawn centred in the box (x, y, w, h), its first part bold and the rest muted, each wrapped to
+    /// the box; kept as [`Scene::notice`].
+    pub fn add_notice(&mut self, x: f32, y: f32, w: f32, h: f32, parts: &[&str]) {
+        let width = (w - 24.0).max(40.0);
+        let mut rows: Vec<(String, f32, bool)> = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            let size = if i == 0 { 13.0 } else { 11.0 };
+            rows.extend(wrap(part, size, width).into_iter().map(|l| (l, size, i == 0)));
+        }
+        let line_h = 17.0;
+        let top = y + h / 2.0 - (rows.len() as f32 - 1.0) * line_h / 2.0;
+        for (i, (text, size, first)) in rows.into_iter().enumerate() {
+            let color = if first { palette::TEXT } else { palette::TEXT_MUTED };
+            let label = Label::new(x + w / 2.0, top + i as f32 * line_h, text, color, size).aligned(Align::Center);
+            self.labels.push(if first { label.bold() } else { label }.clipped(w.max(1.0)));
+        }
+        let text = parts.join(" ");
+        self.notice = Some(match self.notice.take() {
+            Some(old) if old != text => format!("{old} {text}"),
+            _ => text,
+        });
+    }
+
+    /// A band of wrapped text across the scene at its top (or bottom) edge, over what is drawn there: says
+    /// something about the whole view (not data, so decoration).
+    pub fn add_banner(&mut self, at_top: bool, text: &str, fill: Rgba) {
+        let lines = wrap(text, 12.0, (self.width - 16.0).max(40.0));
+        let h = lines.len() as f32 * 16.0 + 6.0;
+        let y = if at_top { 0.0 } else { (self.height - h).max(0.0) };
+        let w = self.width;
+        self.decorate(|s| s.rects.push(RectInstance::filled(0.0, y, w, h, fill)));
+        for (i, line) in lines.into_iter().enumerate() {
+            self.labels.push(Label::new(8.0, y + 11.0 + i as f32 * 16.0, line, palette::TEXT, 12.0));
+        }
     }
 
     /// This scene with `right` placed beside it, to the right (two views sharing a time axis).
@@ -180,8 +236,32 @@ impl Scene {
             t.x += dx;
             t
         }));
+        self.chrome += right.chrome;
+        self.notice = match (self.notice, right.notice) {
+            (Some(a), Some(b)) if a != b => Some(format!("{a} {b}")),
+            (a, b) => a.or(b),
+        };
         self
     }
+}
+
+/// `text` broken at spaces into lines of at most `width_px` at `size_px` (by the labels' width estimate); a
+/// word longer than a line gets a line of its own.
+pub fn wrap(text: &str, size_px: f32, width_px: f32) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let candidate = if line.is_empty() { word.to_string() } else { format!("{line} {word}") };
+        if !line.is_empty() && axis::label_width_px(&candidate, size_px) > width_px {
+            out.push(std::mem::replace(&mut line, word.to_string()));
+        } else {
+            line = candidate;
+        }
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -199,6 +279,28 @@ mod tests {
         let l = Label::new(0.0, 0.0, "\u{202e}gnp.exe \u{1b}[2J a\u{200b}b", 0, 12.0);
         assert_eq!(l.text, "\\u{202e}gnp.exe \\u{1b}[2J a\\u{200b}b");
         assert_eq!(Label::new(0.0, 0.0, "MPI_Send · 名前", 0, 12.0).text, "MPI_Send · 名前");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_width() {
+        let text = "No busy time: this busy definition finds none in the locations shown.";
+        let lines = wrap(text, 10.0, 120.0);
+        assert!(lines.len() > 1);
+        assert_eq!(lines.join(" "), text);
+        assert!(lines.iter().all(|l| axis::label_width_px(l, 10.0) <= 120.0 || !l.contains(' ')));
+        assert_eq!(wrap("", 10.0, 100.0), vec![String::new()]);
+        assert_eq!(wrap("unbreakable-word", 10.0, 5.0), vec!["unbreakable-word".to_string()]);
+    }
+
+    #[test]
+    fn notices_are_kept_and_drawn_wrapped() {
+        let mut s = Scene::new(300.0, 200.0, 0);
+        s.add_notice(0.0, 0.0, 300.0, 200.0, &["Nothing to draw here at all, and that is why.", "Try something else."]);
+        assert_eq!(s.notice.as_deref(), Some("Nothing to draw here at all, and that is why. Try something else."));
+        assert!(s.labels.len() >= 2);
+        assert_eq!(s.marks(), 0);
+        s.add_banner(true, "A banner", 0xffffffff);
+        assert_eq!((s.rects.len(), s.marks()), (1, 0), "a banner is decoration");
     }
 
     #[test]

@@ -148,6 +148,29 @@ pub struct MomentViewOptions {
     /// The span the moments were computed over, ns (shaded).
     pub span_ns: (u64, u64),
     pub color: Option<ColorEncoding>,
+    /// What to do when no location has busy time under the definition (e.g. switch busy to "any region"),
+    /// shown under the notice that says so.
+    pub empty_hint: String,
+}
+
+/// Text of a location row that has no busy time while others have some.
+pub const NO_BUSY_ROW: &str = "no busy time";
+
+/// The notice of a view whose rows have no busy time at all: drawn centred in the plot, kept in the scene.
+pub(crate) fn no_busy_notice(scene: &mut Scene, view: &Viewport, hint: &str) {
+    let (x0, y0, x1, y1) = view.plot_rect();
+    let first = "No busy time: this busy definition finds none in the locations shown.";
+    let lines: Vec<&str> = if hint.is_empty() { vec![first] } else { vec![first, hint] };
+    scene.add_notice(x0, y0, x1 - x0, y1 - y0, &lines);
+}
+
+/// Mark a row without busy time (while other rows have some) in its glyph slot, where the row has room.
+pub(crate) fn no_busy_row(scene: &mut Scene, view: &Viewport, g: &RowGroup) {
+    let (x0, ..) = view.plot_rect();
+    if g.h >= 8.0 {
+        let size = (g.h * 0.7).min(11.0);
+        scene.labels.push(Label::new(x0 + 4.0, g.y + g.h / 2.0, NO_BUSY_ROW, palette::TEXT_MUTED, size));
+    }
 }
 
 /// A sequential ramp (viridis-like) for colour encodings, `v` in [0, 1].
@@ -228,10 +251,11 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
     let scale = view.time_scale();
     let (x0, y0, _, y1) = view.plot_rect();
     if let Some((sx, sw)) = span_px(&scale, (opts.span_ns.0 as f64, opts.span_ns.1 as f64), 0.0) {
-        scene.rects.push(RectInstance::filled(sx, y0, sw, y1 - y0, SPAN));
+        scene.decorate(|s| s.rects.push(RectInstance::filled(sx, y0, sw, y1 - y0, SPAN)));
     }
     draw_time_axis(&mut scene, &scale, 0.0, y1);
     let groups = view.row_groups(rows.len());
+    let any_busy = rows.iter().any(|m| !m.is_idle());
     let color = opts.color.as_ref();
     let range = color.map(|c| value_range(&c.values));
     scene.rects.reserve(groups.len() * 2);
@@ -246,6 +270,9 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
             }
         }
         let Some(e) = extents(&rows[g.rows.clone()], color) else {
+            if any_busy {
+                no_busy_row(&mut scene, view, g);
+            }
             continue;
         };
         let mid = g.y + g.h / 2.0;
@@ -284,7 +311,10 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
             }
         }
     }
-    legend(&mut scene, view, opts, range);
+    scene.decorate(|s| legend(s, view, opts, range));
+    if !any_busy && !rows.is_empty() {
+        no_busy_notice(&mut scene, view, &opts.empty_hint);
+    }
     scene
 }
 

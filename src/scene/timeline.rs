@@ -192,6 +192,9 @@ impl TimelineScene<'_> {
             );
         }
 
+        // Row backgrounds and process headers are decoration.
+        sc.chrome = sc.rects.len();
+
         // Intervals, lane by lane.
         let t0 = view.t0_ns;
         let t1 = view.t1_ns;
@@ -276,7 +279,8 @@ impl TimelineScene<'_> {
             sc.lines.push(LineInstance::solid(x0, y0, x1, y1, 1.0, color).with_arrow());
         }
 
-        // Axis on top, gutter on the left, both over the tracks.
+        // Axis on top, gutter on the left, both over the tracks (decoration).
+        let before = sc.rects.len() + sc.lines.len();
         sc.rects.push(RectInstance::filled(0.0, 0.0, view.width, AXIS_PX, rgba(0xfa, 0xfb, 0xfc, 0xff)));
         sc.lines.push(LineInstance::solid(0.0, AXIS_PX - 0.5, view.width, AXIS_PX - 0.5, 1.0, palette::GRID));
         sc.lines.push(LineInstance::solid(x_left - 0.5, 0.0, x_left - 0.5, view.height, 1.0, palette::GRID));
@@ -296,6 +300,22 @@ impl TimelineScene<'_> {
                 ));
             }
             tick += step;
+        }
+        sc.chrome += sc.rects.len() + sc.lines.len() - before;
+        if sc.marks() == 0 {
+            let (x, w, h) = (x_left, (view.width - x_left).max(1.0), (view.height - AXIS_PX).max(1.0));
+            if iv.start_ns.is_empty() && ins.time_ns.is_empty() && m.is_empty() {
+                sc.add_notice(x, AXIS_PX, w, h, &["This trace has no intervals, instants or messages to draw."]);
+            } else if ins.time_ns.is_empty() && m.is_empty() && iv.dur_ns.iter().all(|&d| d == 0) {
+                let n = iv.start_ns.len();
+                let what =
+                    if n == 1 { "Its one interval lasts".to_string() } else { format!("All {n} intervals last") };
+                sc.add_notice(x, AXIS_PX, w, h, &["Nothing has a width to draw.", &format!("{what} 0 ns.")]);
+            } else if lay.rows.is_empty() {
+                sc.add_notice(x, AXIS_PX, w, h, &["No location is shown.", "The location filter matches none."]);
+            } else {
+                sc.add_notice(x, AXIS_PX, w, h, &["Nothing here in this time range or these rows.", "Press F to fit."]);
+            }
         }
         sc
     }
@@ -437,6 +457,36 @@ mod tests {
         let view = TimelineView::fit(&t, 1200.0, 600.0);
         let sc = ts.build(&view, None);
         assert!(sc.rects.len() < 2_000, "{} rects", sc.rects.len());
+    }
+
+    #[test]
+    fn a_timeline_without_anything_to_draw_says_why() {
+        let build = |t: &Trace, view: &TimelineView| {
+            let lay = TimelineLayout::new(t, TimelineMetrics::default());
+            let colors = region_colors(t);
+            TimelineScene { trace: t, layout: &lay, colors: &colors }.build(view, None)
+        };
+        let t = trace(10);
+        let view = TimelineView::fit(&t, 800.0, 400.0);
+        let sc = build(&t, &view);
+        assert!(sc.marks() > 0 && sc.notice.is_none());
+        assert!(sc.rects.len() + sc.lines.len() > sc.marks(), "row backgrounds and axis are decoration");
+        // Panned far past the end: nothing here, press F.
+        let away = TimelineView { t0_ns: 1e9, t1_ns: 2e9, ..view };
+        let sc = build(&t, &away);
+        assert_eq!(sc.marks(), 0);
+        assert!(sc.notice.as_deref().is_some_and(|n| n.contains("Press F")), "{:?}", sc.notice);
+        // Only zero-length slices: no zoom shows them, and the notice says so instead of "press F".
+        let mut b = TraceBuilder::new(Format::Generated);
+        let p = b.process(0);
+        let l = b.location(p, 0, LocationKind::CpuThread);
+        let r = b.region("tick", "");
+        b.interval(l, r, 0, 0);
+        b.interval(l, r, 0, 0);
+        let t = b.finish();
+        let sc = build(&t, &TimelineView::fit(&t, 800.0, 400.0));
+        assert_eq!(sc.marks(), 0);
+        assert!(sc.notice.as_deref().is_some_and(|n| n.contains("All 2 intervals last 0 ns")), "{:?}", sc.notice);
     }
 
     #[test]

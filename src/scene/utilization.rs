@@ -8,7 +8,7 @@
 //! with any busy time in a column shades it. Must not compute busy time or moments.
 
 use super::axis::{draw_time_axis, label_width_px};
-use super::moments::{Viewport, LEGEND_HEIGHT_PX, MIN_LABELED_ROW_PX};
+use super::moments::{no_busy_notice, no_busy_row, Viewport, LEGEND_HEIGHT_PX, MIN_LABELED_ROW_PX};
 use super::{palette, rgba, Label, RectInstance, Rgba, Scene};
 use crate::analyses::busy::{BusyInterval, BusyIntervals};
 use crate::analyses::moments::LocationMoments;
@@ -43,6 +43,8 @@ pub fn level_of(fraction: f32) -> u32 {
 pub struct UtilizationOptions {
     /// The busy definition in force, in words (shown in the legend).
     pub definition: String,
+    /// What to do when no location has busy time (see [`super::moments::MomentViewOptions::empty_hint`]).
+    pub empty_hint: String,
 }
 
 /// Build the utilization Gantt chart of `rows` (the moment view's rows, same order) from their busy intervals.
@@ -77,6 +79,7 @@ pub fn build_utilization(
         // the copies of growing.
         scene.rects.reserve(((y1 - y0) as usize + 1) * columns / 4);
     }
+    let any_busy = rows.iter().any(|m| !m.is_idle());
     for g in view.row_groups(rows.len()) {
         if view.row_height_px >= MIN_LABELED_ROW_PX {
             if let Some(m) = rows.get(g.rows.start) {
@@ -121,6 +124,9 @@ pub fn build_utilization(
             }
         }
         if !any {
+            if any_busy && rows[g.rows.clone()].iter().all(|m| m.is_idle()) {
+                no_busy_row(&mut scene, view, &g);
+            }
             continue;
         }
         // Busy fraction per column -> level (columns cleared for the next group on the way), then runs of one
@@ -154,7 +160,10 @@ pub fn build_utilization(
         full[columns + 1] = 0;
         cover[columns] = 0.0;
     }
-    legend(&mut scene, view, opts);
+    scene.decorate(|s| legend(s, view, opts));
+    if !any_busy && !rows.is_empty() {
+        no_busy_notice(&mut scene, view, &opts.empty_hint);
+    }
     scene
 }
 

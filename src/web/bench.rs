@@ -50,7 +50,7 @@ pub fn bench_moments(locations: u32, intervals: u32, runs: u32) -> JsValue {
         (busy, rows)
     });
     let view = Viewport::fit(trace.span_ns, rows.len(), 800.0, 900.0);
-    let opts = MomentViewOptions { definition: String::new(), span_ns: (0, trace.span_ns), color: None };
+    let opts = MomentViewOptions { definition: String::new(), span_ns: (0, trace.span_ns), ..Default::default() };
     let (moment_view_ms, mv) = best_of(runs, || build_moment_view(&rows, &view, &opts));
     let (gantt_ms, g) = best_of(runs, || build_utilization(&rows, &busy, &view, &UtilizationOptions::default()));
     js(json!({

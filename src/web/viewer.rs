@@ -12,6 +12,7 @@ use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::GrainBundle;
 use crate::model::{codec, Trace};
 use crate::renderer::Renderer;
+use crate::scene::grains::{aggregated_first_text, unreadable_when_fitted};
 use crate::scene::palette;
 use crate::scene::svg::to_svg;
 use crate::scene::Scene;
@@ -41,11 +42,15 @@ pub struct Viewer {
     dark: bool,
 }
 
-#[derive(Serialize, Clone, Copy, Default)]
+#[derive(Serialize, Clone, Default)]
 struct FrameStats {
     rects: usize,
     lines: usize,
     labels: usize,
+    /// Rects and lines that show data, not decoration (`Scene::marks`).
+    marks: usize,
+    /// Why the view shows no data, when it says so (`Scene::notice`).
+    notice: Option<String>,
     draw_calls: u32,
     build_ms: f64,
     draw_ms: f64,
@@ -109,13 +114,25 @@ impl Viewer {
         Ok(())
     }
 
-    /// Show a grain graph analysed and laid out by the worker. Replaces what was shown.
+    /// Show a grain graph analysed and laid out by the worker, in the grain-graph view, or in the Aggregated
+    /// view when its grains would be narrower than a pixel fitted. Replaces what was shown.
     pub fn load_grains(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
         let (analysis, layout) =
             GrainBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?.analysis(Thresholds::paper());
         self.trace = None;
-        self.panes = vec![Box::new(GrainsPane::new(analysis, layout, self.width, self.height))];
+        // A graph whose grains fit narrower than a pixel opens aggregated first, and says so (issue 14).
+        let aggregated = unreadable_when_fitted(&analysis, &layout, self.width, self.height);
+        let grains = GrainsPane::new(analysis, layout, self.width, self.height);
+        let first = aggregated.then(|| {
+            let text = aggregated_first_text(grains.analysis().graph.grains());
+            AggregatePane::new(grains.analysis().clone(), self.width, self.height).with_intro(text)
+        });
+        self.panes = vec![Box::new(grains)];
         self.active = 0;
+        if let Some(pane) = first {
+            self.panes.push(Box::new(pane));
+            self.active = 1;
+        }
         self.dirty = true;
         Ok(())
     }
@@ -335,6 +352,8 @@ impl Viewer {
             rects: scene.rects.len(),
             lines: scene.lines.len(),
             labels: scene.labels.len(),
+            marks: scene.marks(),
+            notice: scene.notice.clone(),
             draw_calls: self.renderer.draw_calls,
             build_ms: t1 - t0,
             draw_ms: t2 - t1,

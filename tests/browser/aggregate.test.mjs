@@ -161,7 +161,9 @@ async function checkGraph(page, { name, metric, rows, backend }) {
   await page.mouse.move(o.x + g.x + g.w / 2, o.y + g.y + g.h / 2);
   await page.waitForSelector('#tooltip:not([hidden])');
   const tip = await page.textContent('#tooltip');
-  assert.match(tip, new RegExp(`strength: ${g.strength[0]} immediate members, ${g.strength[1]} members in all`));
+  // In words (issue 14): what it holds, then its strength explained.
+  assert.match(tip, new RegExp(`${g.grains.toLocaleString('en-US')} grains? and ${g.graph_nodes.toLocaleString('en-US')} grain-graph nodes? beneath`));
+  assert.match(tip, new RegExp(`strength \\(${g.strength[0]}, ${g.strength[1]}\\): ${g.strength[0].toLocaleString('en-US')} members? directly inside, ${g.strength[1].toLocaleString('en-US')} members? at any depth`));
   assert.match(tip, /execution time: \d+ cycles/);
   await page.mouse.move(2, 2);
 

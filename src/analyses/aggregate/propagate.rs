@@ -2,7 +2,8 @@
 //! the earlier paper's Section 3.2): execution time and work summed; parallel benefit, memory hierarchy
 //! utilization and instantaneous parallelism the minimum; load balance (sibling work balance), work
 //! deviation and scatter the maximum; a group is problematic in a view when a member is, and on the
-//! critical path when a member, its fork or its join is. Strength is (immediate members, all members).
+//! critical path when a member, its fork or its join is. Strength is (immediate members, all members); the
+//! grain-graph nodes and grains beneath a group are counted too, for its label.
 //!
 //! A leaf is a grain-graph node. A grain's per-grain metrics belong to each of its nodes (min and max are
 //! unchanged by the repetition); its work is split over its nodes in proportion to their execution time so
@@ -29,6 +30,10 @@ pub struct GroupMetrics {
     pub on_critical: Vec<bool>,
     /// Immediate members, and all members at any depth.
     pub strength: Vec<(u32, u32)>,
+    /// Grain-graph nodes beneath, at any depth: leaves, and the forks and joins of groups.
+    pub nodes: Vec<u32>,
+    /// Grains beneath, each counted once: in the group holding its first fragment.
+    pub grains: Vec<u32>,
 }
 
 fn min_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
@@ -111,16 +116,24 @@ pub fn propagate(a: &GrainAnalysis, tree: &AggregationTree) -> GroupMetrics {
         problems: vec![0; n],
         on_critical: vec![false; n],
         strength: vec![(0, 0); n],
+        nodes: vec![0; n],
+        grains: vec![0; n],
     };
     for t in tree.post_order() {
         let ti = t as usize;
         if tree.is_leaf(t) {
             leaf_values(a, &mut m, ti, tree.node[ti]);
+            let node = tree.node[ti];
+            m.nodes[ti] = (node != NONE) as u32;
+            let gi = grain_of_leaf(a, node);
+            m.grains[ti] = (gi != NONE && a.graph.grain_nodes_of(gi).first() == Some(&node)) as u32;
             continue;
         }
         let on = |v: u32| v != NONE && a.critical.on_node[v as usize];
         let mut crit = on(tree.fork[ti]) || on(tree.join[ti]);
         let mut all = 0u32;
+        // A group's own fork and join are grain-graph nodes too (not leaves).
+        m.nodes[ti] = (tree.fork[ti] != NONE) as u32 + (tree.join[ti] != NONE) as u32;
         for &c in tree.children_of(t) {
             let c = c as usize;
             m.exec[ti] += m.exec[c];
@@ -136,6 +149,8 @@ pub fn propagate(a: &GrainAnalysis, tree: &AggregationTree) -> GroupMetrics {
             m.problems[ti] |= m.problems[c];
             crit |= m.on_critical[c];
             all += 1 + m.strength[c].1;
+            m.nodes[ti] += m.nodes[c];
+            m.grains[ti] += m.grains[c];
         }
         m.on_critical[ti] = crit;
         m.strength[ti] = (tree.count[ti], all);

@@ -46,13 +46,22 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let mut view = Viewport::fit(span.len_ns(), rows.len(), panel, height);
     view.t0_ns = span.start_ns as f64;
     view.t1_ns = span.end_ns.max(span.start_ns + 1) as f64;
-    let opts =
-        MomentViewOptions { definition: definition.describe(), span_ns: (span.start_ns, span.end_ns), color: None };
+    let opts = MomentViewOptions {
+        definition: definition.describe(),
+        span_ns: (span.start_ns, span.end_ns),
+        color: None,
+        empty_hint: definition.empty_hint(),
+    };
     let moments = build_moment_view(&rows, &view, &opts);
     let scene = if a.no_gantt {
         moments
     } else {
-        let gantt = build_utilization(&rows, &busy, &view, &UtilizationOptions { definition: definition.describe() });
+        let gantt = build_utilization(
+            &rows,
+            &busy,
+            &view,
+            &UtilizationOptions { definition: definition.describe(), empty_hint: definition.empty_hint() },
+        );
         gantt.beside(moments)
     };
     crate::picture::write(&scene, &a.output, scale)?;

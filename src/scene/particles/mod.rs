@@ -220,10 +220,18 @@ impl ParticleScene {
             let text = grid_label(g.dur_ns);
             s.labels.push(Label::new(self.x0 - 6.0, y, text, TEXT, LABEL_PX).aligned(Align::Right));
         }
+        // The frame is the background the particles move over: decoration, not data.
+        s.chrome = s.rects.len() + s.lines.len();
         if ev.is_empty() {
-            s.labels.push(
-                Label::new(self.width / 2.0, self.height / 2.0, "no events selected", TEXT, 13.0)
-                    .aligned(Align::Center),
+            s.add_notice(
+                0.0,
+                self.y_top,
+                self.width,
+                (self.y_bottom - self.y_top).max(1.0),
+                &[
+                    "No events to animate.",
+                    "This trace has no communication or synchronization calls, or none is selected.",
+                ],
             );
         }
         s

@@ -73,6 +73,8 @@ impl StartsTimeline {
         let x = self.scale().x(t_ns as f64);
         s.lines.push(LineInstance::solid(x, 0.0, x, plot_bottom, 2.0, CURSOR));
         s.rects.push(RectInstance::filled(x - 4.0, 0.0, 8.0, 6.0, CURSOR));
+        // The cursor is a control, not data.
+        s.chrome += 2;
         s
     }
 }

@@ -7,7 +7,7 @@ use super::{num, Hover, Pane};
 use crate::analyses::grains::query::{grain_properties, search};
 use crate::analyses::grains::{GrainAnalysis, Thresholds, NONE};
 use crate::layouts::grains::{node_at, GrainLayout};
-use crate::scene::grains::{build, ColorBy, View, Viewport};
+use crate::scene::grains::{build, narrowest_grain, sub_pixel_hint, ColorBy, View, Viewport};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use serde_json::json;
 
@@ -23,6 +23,8 @@ pub struct GrainsPane {
     /// The view shows everything and nobody moved it since: a resize (the grain panel opening beside the
     /// view) fits again instead of cutting the graph off.
     fitted: bool,
+    /// The narrowest grain fragment, layout units: below a pixel the view says how to read the strip.
+    narrowest: Option<f32>,
 }
 
 /// The outline of the selected grain (the page's accent blue: no severity or source colour uses it).
@@ -31,7 +33,9 @@ const SELECTED: Rgba = rgba(0x2f, 0x6f, 0xd6, 0xff);
 impl GrainsPane {
     pub fn new(analysis: GrainAnalysis, layout: GrainLayout, width: f32, height: f32) -> Self {
         let vp = Viewport::fit(&layout, width, height);
+        let narrowest = narrowest_grain(&analysis, &layout);
         GrainsPane {
+            narrowest,
             analysis,
             layout,
             vp,
@@ -221,6 +225,9 @@ impl Pane for GrainsPane {
         };
         let mut scene = build(&self.analysis, &self.layout, &self.vp, view);
         scene.rects.extend(self.selection_outline());
+        if self.narrowest.is_some_and(|w| w * self.vp.scale < 1.0) {
+            sub_pixel_hint(&mut scene, self.analysis.graph.grains());
+        }
         scene
     }
     fn state(&self) -> serde_json::Value {
@@ -245,6 +252,7 @@ impl Pane for GrainsPane {
             "problem": self.problem.and_then(|i| self.analysis.problems.get(i)).map(|p| p.metric),
             "problems": self.analysis.problems.iter().map(|p| json!({"metric": p.metric, "count": p.count})).collect::<Vec<_>>(),
             "from_nesting": self.layout.from_nesting,
+            "sub_pixel": self.narrowest.is_some_and(|w| w * self.vp.scale < 1.0),
             "selected": self.selected.map(|i| json!({"grain": i, "task": g.grain_task[i as usize]})),
             "viewport": {"x0": self.vp.x0, "y0": self.vp.y0, "scale": self.vp.scale},
             "sample_nodes": sample,

@@ -29,6 +29,8 @@ pub struct MomentsPane {
     color_key: String,
     /// The location filter (see timeline::location_matches); None shows all.
     locations: Option<String>,
+    /// Some interval lasts longer than 0 ns: "any region" finds busy time.
+    has_regions: bool,
 }
 
 /// The extra quantities the moment view can colour bars by, per location index.
@@ -75,7 +77,9 @@ impl MomentsPane {
             color: None,
             color_key: "none".to_string(),
             locations: None,
+            has_regions: false,
         };
+        pane.has_regions = pane.trace.intervals.dur_ns.iter().any(|&d| d > 0);
         pane.recompute();
         pane.view = Viewport::fit(pane.trace.span_ns, pane.rows.len(), width / 2.0, height);
         pane
@@ -107,6 +111,17 @@ impl MomentsPane {
 
     fn span(&self) -> TimeWindow {
         TimeWindow::whole(&self.trace)
+    }
+
+    /// What to try when no location has busy time: another definition, unless no region takes any time.
+    fn empty_hint(&self) -> String {
+        if self.has_regions {
+            self.definition.empty_hint()
+        } else {
+            "This trace has no region that lasts any time (only instants, counters or zero-length slices), so \
+             nothing is busy under any definition."
+                .to_string()
+        }
     }
 }
 
@@ -174,7 +189,7 @@ impl Pane for MomentsPane {
             &self.rows,
             &self.busy,
             &self.view,
-            &UtilizationOptions { definition: self.definition.describe() },
+            &UtilizationOptions { definition: self.definition.describe(), empty_hint: self.empty_hint() },
         );
         let moments = build_moment_view(
             &self.rows,
@@ -183,6 +198,7 @@ impl Pane for MomentsPane {
                 definition: self.definition.describe(),
                 span_ns: (span.start_ns, span.end_ns),
                 color: None,
+                empty_hint: self.empty_hint(),
             },
         );
         gantt.beside(moments)
@@ -204,6 +220,9 @@ impl Pane for MomentsPane {
             "color": self.color.as_ref().map(|c| c.name.clone()),
             "rows": rows,
             "locations": self.locations,
+            // No shown location has busy time under the definition: the page offers "any region".
+            "no_busy": !self.rows.is_empty() && self.rows.iter().all(|m| m.is_idle()),
+            "any_finds_busy": self.has_regions,
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {

@@ -237,6 +237,7 @@ impl Pane for ParticlesPane {
             l.y1 += dy;
             l
         }));
+        s.chrome += below.chrome;
         s.labels.extend(below.labels.into_iter().map(|mut l| {
             l.y += dy;
             l

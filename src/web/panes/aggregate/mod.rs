@@ -15,6 +15,7 @@ use self::placed::Placed;
 use super::{Hover, Pane};
 use crate::analyses::aggregate::critical::local_critical_path;
 use crate::analyses::aggregate::propagate::{grain_of_leaf, severity};
+use crate::analyses::aggregate::query::strength_words;
 use crate::analyses::aggregate::separate::problematic;
 use crate::analyses::aggregate::similarity::{group_hash, group_id};
 use crate::analyses::aggregate::{Aggregation, AggregationTree, GroupMetrics, Method};
@@ -75,6 +76,8 @@ pub struct AggregatePane {
     last_relayout_ms: f64,
     /// A second run shown beside this one; None when not comparing.
     compare: Option<Box<compare::Compare>>,
+    /// Why the graph opened here first (it is too large to read whole), shown until the first click acts.
+    intro: Option<String>,
 }
 
 impl AggregatePane {
@@ -106,10 +109,17 @@ impl AggregatePane {
             anim: None,
             last_relayout_ms: 0.0,
             compare: None,
+            intro: None,
         };
         p.settle();
         p.fit();
         p
+    }
+
+    /// Show `text` over the view (why the graph opened aggregated) until a click acts.
+    pub fn with_intro(mut self, text: String) -> Self {
+        self.intro = Some(text);
+        self
     }
 
     /// The thresholds this run's problems were found under (a compared run is analysed under them too).
@@ -438,7 +448,6 @@ impl Pane for AggregatePane {
         self.hovered = u;
         let u = u?;
         let (t, ui) = (&self.tree, u as usize);
-        let (imm, all) = self.metrics.strength[ui];
         let mut lines = Vec::new();
         let title = if t.is_leaf(u) {
             let gi = grain_of_leaf(&self.analysis, t.node[ui]);
@@ -449,7 +458,7 @@ impl Pane for AggregatePane {
                 format!("task {} ({node})", self.analysis.graph.grain_task[gi as usize])
             }
         } else {
-            lines.push(format!("strength: {imm} immediate members, {all} members in all"));
+            lines.extend(strength_words(&self.metrics, u));
             let state = if self.view.is_open(u) { "opened" } else { "closed" };
             format!("{} group {u} ({state})", t.kind[ui].name().replace('_', "-"))
         };
@@ -463,7 +472,11 @@ impl Pane for AggregatePane {
         self.hovered = None;
     }
     fn click(&mut self, x: f32, y: f32) -> bool {
-        AggregatePane::click(self, x, y)
+        let acted = AggregatePane::click(self, x, y);
+        if acted {
+            self.intro = None;
+        }
+        acted
     }
     fn as_aggregate(&mut self) -> Option<&mut AggregatePane> {
         Some(self)
@@ -499,6 +512,10 @@ impl Pane for AggregatePane {
             );
         }
         self.inset(&mut s, overlay);
+        if let Some(text) = &self.intro {
+            // At the bottom: the page's controls of this view float over its top-left corner.
+            s.add_banner(false, text, rgba(0xe6, 0xee, 0xfb, 0xf0));
+        }
         self.draw_compare(s)
     }
     fn state(&self) -> Value {

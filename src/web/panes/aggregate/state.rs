@@ -45,6 +45,7 @@ impl AggregatePane {
             "last_relayout_ms": self.last_relayout_ms,
             "fitted": self.fitted,
             "viewport": {"x0": c.x0, "y0": c.y0, "scale": c.scale},
+            "intro": self.intro,
         });
         if let (Some(st), Value::Object(more)) = (state.as_object_mut(), self.compare_json()) {
             st.extend(more);
@@ -58,6 +59,7 @@ impl AggregatePane {
         json!({
             "id": u, "kind": t.kind[ui].name(), "parent": (t.parent[ui] != NONE).then_some(t.parent[ui]),
             "depth": t.depth[ui], "open": self.view.is_open(u),
+            "grains": m.grains[ui], "graph_nodes": m.nodes[ui],
             "grain": (gi != NONE).then_some(gi),
             "task": (gi != NONE).then(|| self.analysis.graph.grain_task[gi as usize]),
             "problematic": self.problem.is_some_and(|b| m.problems[ui] >> b & 1 == 1),

@@ -304,9 +304,9 @@ impl TimelineScene<'_> {
         sc.chrome += sc.rects.len() + sc.lines.len() - before;
         if sc.marks() == 0 {
             let (x, w, h) = (x_left, (view.width - x_left).max(1.0), (view.height - AXIS_PX).max(1.0));
-            if iv.start_ns.is_empty() && ins.time_ns.is_empty() && m.is_empty() {
+            if iv.start_ns.is_empty() && ins.time_ns.is_empty() && t.messages.is_empty() {
                 sc.add_notice(x, AXIS_PX, w, h, &["This trace has no intervals, instants or messages to draw."]);
-            } else if ins.time_ns.is_empty() && m.is_empty() && iv.dur_ns.iter().all(|&d| d == 0) {
+            } else if ins.time_ns.is_empty() && t.messages.is_empty() && iv.dur_ns.iter().all(|&d| d == 0) {
                 let n = iv.start_ns.len();
                 let what =
                     if n == 1 { "Its one interval lasts".to_string() } else { format!("All {n} intervals last") };

@@ -318,8 +318,10 @@ fn golden_catapult_flow_simple() {
     assert_eq!(t.messages.len(), 3);
     let mut times: Vec<(u64, u64)> = (0..3).map(|i| (t.messages.send_ns[i], t.messages.recv_ns[i])).collect();
     times.sort();
-    // Times relative to the first event (ts 0): 1 -> 1001, 3002 -> 3220 -> 3330 (microseconds).
-    assert_eq!(times, vec![(1_000, 1_001_000), (3_002_000, 3_220_000), (3_220_000, 3_330_000)]);
+    // Times relative to the first event (ts 0): 1 -> 1001, 3002 -> 3220 -> 3331 (microseconds). The last `f`
+    // (ts 3330, no `bp`) binds to the next slice that starts on its thread, SomeSlice at 3331, and the arrow
+    // lands where that slice starts.
+    assert_eq!(times, vec![(1_000, 1_001_000), (3_002_000, 3_220_000), (3_220_000, 3_331_000)]);
     assert!(t.warnings.is_empty());
 }
 

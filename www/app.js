@@ -109,7 +109,8 @@ function onWorkerMessage(msg) {
       hideTooltip();
       ui.fileName.textContent = msg.name;
       ui.summary.textContent = summaryText(msg.kind, s);
-      ui.summary.title = s.warnings ? 'The reader repaired parts of this trace; run `weft info` for details.' : '';
+      ui.summary.title = s.warning_examples && s.warning_examples.length ? s.warning_examples.join('\n') :
+        s.warnings ? 'The reader repaired parts of this trace; run `weft info` for details.' : '';
       ui.error.hidden = true;
       weft.source = pending.source || null;
       pending = null;
@@ -140,11 +141,13 @@ function summaryText(kind, s) {
   if (kind === 'grains') {
     const flagged = Object.values(s.problems).reduce((a, b) => Math.max(a, b), 0);
     return `${s.grains.toLocaleString()} grains · ${s.nodes.toLocaleString()} nodes · critical path ${s.critical_path_length.toLocaleString()}` +
-      (flagged ? ` · up to ${flagged.toLocaleString()} problem grains per metric` : '');
+      (flagged ? ` · up to ${flagged.toLocaleString()} problem grains per metric` : '') +
+      (s.warnings ? ` · ${s.warnings} warnings` : '');
   }
   if (kind === 'execgraph') {
     return `${s.threads.toLocaleString()} threads · ${s.nodes.toLocaleString()} nodes · ${s.crossings.toLocaleString()} crossings` +
-      (s.parents_not_bipartite ? ` (${s.parents_not_bipartite} parents need max-cut)` : '');
+      (s.parents_not_bipartite ? ` (${s.parents_not_bipartite} parents need max-cut)` : '') +
+      (s.warnings ? ` · ${s.warnings} warnings` : '');
   }
   return `${s.processes} processes · ${s.locations} locations · ${s.intervals.toLocaleString()} intervals` +
     (s.messages + s.flows ? ` · ${(s.messages + s.flows).toLocaleString()} messages/flows` : '') +

@@ -9,7 +9,7 @@ use weft::readers::archive::{self, DEFAULT_BUDGET_BYTES};
 use weft::readers::otf2::encoding::write as w;
 use weft::readers::otf2::{read_archive, read_archive_full, ArchiveFiles, MemoryFiles};
 use weft::readers::{read_bytes, ReadError};
-use weft::samples::otf2::global_defs;
+use weft::samples::otf2::{global_defs, global_defs_with_resolution};
 use weft::samples::rng::XorShift;
 
 /// Options for the synthetic archive.
@@ -22,9 +22,11 @@ struct Opts {
     backwards: bool,
     /// Location 0 has a record of type 250 (unknown to OTF2 3.1) in the middle.
     unknown: bool,
+    /// Location 1's last LEAVE is at tick 10^13 (past 292 years in nanoseconds at 1 tick per second).
+    far: bool,
 }
 
-const PLAIN: Opts = Opts { big: false, dangling: false, backwards: false, unknown: false };
+const PLAIN: Opts = Opts { big: false, dangling: false, backwards: false, unknown: false, far: false };
 
 /// The anchor and global definitions are the project's OTF2 sample generator's (two locations).
 fn anchor(big: bool) -> Vec<u8> {
@@ -64,7 +66,14 @@ fn events(loc: u32, o: Opts) -> Vec<u8> {
         enter_leave(&mut f, 12, 99);
         enter_leave(&mut f, 13, 99);
     }
-    time(&mut f, if o.backwards && loc == 1 { 9_000 } else { 13_000 });
+    time(
+        &mut f,
+        match loc {
+            1 if o.backwards => 9_000,
+            1 if o.far => 10_000_000_000_000,
+            _ => 13_000,
+        },
+    );
     enter_leave(&mut f, 13, 0);
     f.push(2);
     f
@@ -241,5 +250,39 @@ fn gzip_of_json_is_not_taken_for_an_archive() {
     if let Err(e) = read_bytes("trace.json.gz", &gz) {
         let msg = e.to_string();
         assert!(!msg.contains("tar") && !msg.contains("OTF2"), "{msg}");
+    }
+}
+
+/// A clock of 1 tick per second with a tick count past 292 years must not saturate the span to 9.2e9 s: the
+/// event is skipped with a warning naming the file; a resolution finer than any clock (2^64 - 1 ticks per
+/// second) would collapse every time to 0 and is refused, naming the definitions.
+#[test]
+fn implausible_clock_resolutions_neither_saturate_nor_collapse_the_span() {
+    for big in [false, true] {
+        let mut m = archive(Opts { big, far: true, ..PLAIN });
+        m.insert("traces.def", global_defs_with_resolution(big, 1));
+        let t = read(&m);
+        // Ticks 10_000..13_000, in seconds: 3_000 s, not 9.2e9 s.
+        assert_eq!(t.span_ns, 3_000_000_000_000, "span");
+        let ex = t.warnings.examples();
+        assert!(
+            ex.iter().any(|w| w.kind == WarningKind::MalformedRecord
+                && w.message.contains("traces/1.evt: byte")
+                && w.message.contains("past what nanoseconds can hold")),
+            "{ex:?}"
+        );
+        // A plain archive at 1 tick per second reads without warnings.
+        let mut m = archive(Opts { big, ..PLAIN });
+        m.insert("traces.def", global_defs_with_resolution(big, 1));
+        let t = read(&m);
+        assert_eq!(t.warnings.total(), 0, "{:?}", t.warnings.examples());
+        assert_eq!(t.span_ns, 3_000_000_000_000);
+
+        let mut m = archive(Opts { big, ..PLAIN });
+        m.insert("traces.def", global_defs_with_resolution(big, u64::MAX));
+        let err = read_archive("traces.otf2", &m).expect_err("a resolution of 2^64 - 1 is refused");
+        assert!(matches!(err, ReadError::Malformed { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains("traces.def") && text.contains("timer resolution"), "{text}");
     }
 }

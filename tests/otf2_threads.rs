@@ -399,3 +399,99 @@ fn damaged_thread_events_give_warnings_or_errors_never_panics() {
     eprintln!("damaged events: {built} graphs built, {refused} refused by the graph builder");
     assert!(built > 0);
 }
+
+/// Task-parallel fib on 8 threads written as the OpenMP runtime schedules it (tasks created on one thread,
+/// run and completed on another), with and without THREAD_FORK/JOIN and implicit-task switches: every task
+/// is one grain with its run time and parent, nothing is reported lost, and the execution graph is one
+/// tree on the trace's own time axis.
+fn check_fib(name: &str) {
+    let Some(dir) = programs(name) else { return };
+    let e = expect(dir, name);
+    let tasks = e["tasks"].as_array().expect("tasks");
+    let origin = e["origin"].as_u64().expect("origin");
+    let span = e["last"].as_u64().expect("last") - origin;
+    assert!(tasks.len() > 400, "{name}: the program has {} tasks", tasks.len());
+    assert!(e["created_elsewhere"].as_u64().expect("moved") > 50, "{name}: tasks move between threads");
+
+    // Grain graph: exactly the program's tasks, each with its parent and run time.
+    let (input, warnings) = read_grains_path(&anchor(dir, name)).expect("reads");
+    assert!(warnings.is_empty(), "{name}: unexpected warnings {:?}", warnings.examples());
+    let GrainInput::Profile(p) = &input else { panic!("an OTF2 trace gives a profile") };
+    assert_eq!(p.task.len(), tasks.len(), "{name}: one grain per task");
+    // A task is known by (created, creating thread); rows are in creation order, ties by creating thread
+    // (locations are in that order). Compared as (row, exec, parent's row).
+    let key = |t: &Value| (t["created"].as_u64().expect("created"), t["creator"].as_u64().expect("creator"));
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    order.sort_by_key(|&i| key(&tasks[i]));
+    let mut row = vec![0u64; tasks.len()];
+    for (r, &i) in order.iter().enumerate() {
+        row[i] = r as u64;
+    }
+    let mut want: Vec<(u64, u64, Option<u64>)> = (0..tasks.len())
+        .map(|i| {
+            let t = &tasks[i];
+            (row[i], t["exec"].as_u64().expect("exec"), t["parent"].as_u64().map(|q| row[q as usize]))
+        })
+        .collect();
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).expect("analysis");
+    let g = &a.graph;
+    assert_eq!(g.grains(), tasks.len(), "{name}: grains");
+    let mut got: Vec<(u64, u64, Option<u64>)> = (0..g.grains())
+        .map(|i| (i as u64, g.grain_exec[i], (g.grain_parent[i] != NONE).then(|| g.grain_parent[i] as u64)))
+        .collect();
+    want.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, want, "{name}: grains (row, execution time, parent row)");
+
+    // Execution graph: the master, 7 team members and every task; one tree; times within the trace.
+    let (g, trace, warnings) = graph_of(dir, name);
+    assert!(warnings.is_empty(), "{name}: unexpected warnings {:?}", warnings.examples());
+    let threads = e["threads_n"].as_u64().expect("threads") as usize;
+    assert_eq!(g.threads.len(), threads + tasks.len(), "{name}: threads");
+    let roots = g.threads.iter().filter(|t| t.parent == NONE).count();
+    assert_eq!(roots, 1, "{name}: one connected graph (a single root)");
+    for th in &g.threads[1..] {
+        assert_ne!(th.join_node, NONE, "{name}: thread {} is joined", th.id);
+    }
+    let last = g.nodes.iter().map(|n| n.time_ns).max().unwrap_or(0);
+    // Graph times are the trace's (relative to its first event, like the model's).
+    let end = g.origin_ns + last;
+    assert!(end <= trace.span_ns, "{name}: axis ends at {end} ns, the trace at {} ns", trace.span_ns);
+    assert!(end + 200 >= trace.span_ns, "{name}: axis ends at {end} ns, near the trace's end {}", trace.span_ns);
+    assert!(g.critical_ns <= span, "{name}: critical path {} ns within the {span} ns the program ran", g.critical_ns);
+    assert!(g.critical_ns > 0);
+}
+
+#[test]
+fn fib_tasks_on_8_threads_with_fork_and_implicit_switches() {
+    check_fib("fib8_fork_implicit");
+}
+
+#[test]
+fn fib_tasks_on_8_threads_with_fork_without_implicit_switches() {
+    check_fib("fib8_fork");
+}
+
+#[test]
+fn fib_tasks_on_8_threads_without_fork_with_implicit_switches() {
+    check_fib("fib8_nofork_implicit");
+}
+
+#[test]
+fn fib_tasks_on_8_threads_without_fork_or_implicit_switches() {
+    check_fib("fib8_nofork");
+}
+
+#[test]
+fn unmatched_task_records_give_warnings_and_the_grains_that_ran() {
+    let Some(dir) = programs("unmatched_task_records_give_warnings_and_the_grains_that_ran") else { return };
+    let e = expect(dir, "tasks_bad");
+    let (input, warnings) = read_grains_path(&anchor(dir, "tasks_bad")).expect("reads");
+    let GrainInput::Profile(p) = &input else { panic!("an OTF2 trace gives a profile") };
+    assert_eq!(p.task.len() as u64, e["grains"].as_u64().expect("grains"), "tasks that ran");
+    assert!(warnings.total() >= e["warnings_at_least"].as_u64().expect("n"), "warnings: {:?}", warnings.examples());
+    let text: Vec<&str> = warnings.examples().iter().map(|w| w.message.as_str()).collect();
+    assert!(text.iter().any(|m| m.contains("never run")), "{text:?}");
+    assert!(text.iter().any(|m| m.contains("never created")), "{text:?}");
+    assert!(text.iter().any(|m| m.contains("never completes")), "{text:?}");
+}

@@ -125,3 +125,30 @@ fn headers_declaring_more_threads_than_the_file_can_describe_are_refused() {
     let trace = read("ok.prv", ok, None, None).unwrap();
     assert_eq!(trace.locations.len(), 4096, "every declared thread is a row, as in Paraver");
 }
+
+/// A state ending at u64::MAX (a damaged file) must not stretch the trace to 292 years (nor, at µs ticks,
+/// saturate): it is cut at the header's end time with a warning naming the line. A header end time past what
+/// nanoseconds can hold is ignored with a warning, and a state ending there is skipped.
+#[test]
+fn states_ending_at_u64_max_are_cut_or_skipped_with_a_warning() {
+    let max = u64::MAX;
+    let prv =
+        format!("#Paraver (01/01/2026 at 00:00):1000_ns:1(4):1:1(2:1)\n1:1:1:1:1:0:400:1\n1:1:1:1:2:100:{max}:1\n");
+    let t = read("max.prv", prv.as_bytes(), None, None).unwrap();
+    assert_eq!(t.span_ns, 1000, "the header's end time bounds the trace");
+    let ex = t.warnings.examples();
+    assert!(ex.iter().any(|w| w.kind == WarningKind::MalformedRecord && w.message.starts_with("max.prv:3:")), "{ex:?}");
+    // The state on thread 2 runs 100..1000 ns.
+    assert!((0..t.intervals.len()).any(|i| t.intervals.start_ns[i] == 100 && t.intervals.end_ns(i) == 1000));
+
+    for unit in ["ns", "us"] {
+        let prv = format!(
+            "#Paraver (01/01/2026 at 00:00):{max}_{unit}:1(4):1:1(2:1)\n1:1:1:1:1:0:400:1\n1:1:1:1:2:100:{max}:1\n"
+        );
+        let t = read("max.prv", prv.as_bytes(), None, None).unwrap();
+        assert!(t.span_ns < 1_000_000, "{unit}: span {} ns", t.span_ns);
+        let ex = t.warnings.examples();
+        assert!(ex.iter().any(|w| w.message.contains("header's end time")), "{unit}: {ex:?}");
+        assert!(ex.iter().any(|w| w.message.starts_with("max.prv:3:")), "{unit}: {ex:?}");
+    }
+}

@@ -36,10 +36,15 @@ fn rec(f: &mut Vec<u8>, big: bool, kind: u8, body: impl FnOnce(&mut Vec<u8>)) {
 /// The global definitions (`traces.def`): clock, strings, system tree, location groups, locations, regions,
 /// groups and a communicator.
 pub fn global_defs(big: bool) -> Vec<u8> {
+    global_defs_with_resolution(big, 1_000_000) // microsecond ticks
+}
+
+/// [`global_defs`] with another timer resolution (ticks per second), for tests of implausible clocks.
+pub fn global_defs_with_resolution(big: bool, resolution: u64) -> Vec<u8> {
     let mut f = Vec::new();
     w::chunk_header(&mut f, big, 1, 0);
     rec(&mut f, big, 5, |d| {
-        w::u64(d, 1_000_000, big); // microsecond ticks
+        w::u64(d, resolution, big);
         w::u64(d, 5_000, big);
         w::u64(d, 1_000, big);
     });

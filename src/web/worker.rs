@@ -14,7 +14,7 @@ use crate::layouts::execgraph::Scale;
 use crate::layouts::grain_bundle::GrainBundle;
 use crate::layouts::grains::{layout as grain_layout, LayoutParams};
 use crate::model::thread_events::ThreadEvents;
-use crate::model::{codec, Trace};
+use crate::model::{codec, Trace, Warnings};
 use crate::readers::budget::{self, Budget};
 use crate::readers::chrome::ChromeStreamReader;
 use crate::readers::mir::MirProfile;
@@ -121,9 +121,9 @@ impl WorkerSession {
         let trace = match std::mem::replace(&mut self.reading, Reading::Start) {
             Reading::Chrome(r) => r.finish().map_err(js_err)?,
             Reading::Whole(bytes) if readers::sniff(&bytes) == Sniffed::ExecGraphText => {
-                let events = readers::read_execgraph(&self.name, &bytes).map_err(js_err)?;
+                let (events, warnings) = readers::read_execgraph_full(&self.name, &bytes).map_err(js_err)?;
                 let graph = build(&events).map_err(|e| JsValue::from_str(&format!("{}: {e}", self.name)))?;
-                return Ok(execgraph_loaded(graph));
+                return Ok(execgraph_loaded(graph, warnings));
             }
             Reading::Whole(bytes) if matches!(readers::sniff(&bytes), Sniffed::MirTaskStats | Sniffed::GraphMl) => {
                 return grains_loaded(&self.name, &bytes);
@@ -182,7 +182,7 @@ impl FileSet {
 
 thread_local! {
     /// The last execution graph read, so a new minimum edge length lays it out again without re-reading.
-    static LAST_GRAPH: RefCell<Option<ExecGraph>> = const { RefCell::new(None) };
+    static LAST_GRAPH: RefCell<Option<(ExecGraph, Warnings)>> = const { RefCell::new(None) };
     /// The other views of the last OTF2 trace read (its thread events, its task profile), for [`open_view`].
     static OTF2_VIEWS: RefCell<Otf2Views> = const { RefCell::new(Otf2Views { name: String::new(), trace: None, locations: Vec::new(), events: None, tasks: None }) };
 }
@@ -193,20 +193,18 @@ struct Otf2Views {
     trace: Option<Trace>,
     /// Location names, for the execution graph's thread labels.
     locations: Vec<String>,
-    events: Option<ThreadEvents>,
-    tasks: Option<MirProfile>,
+    /// Each with what its mapping had to repair or drop, shown with the view.
+    events: Option<(ThreadEvents, Warnings)>,
+    tasks: Option<(MirProfile, Warnings)>,
 }
 
 /// An OTF2 trace: the timeline when it has intervals, else the grain graph of its tasks or the execution
 /// graph of its threads. `views` on the result lists every view it offers ("trace", "execgraph",
 /// "grains"); [`open_view`] opens another one.
 fn otf2_loaded(name: &str, read: Otf2Read) -> Result<JsValue, JsValue> {
-    let events = otf2_threads::has_thread_events(&read)
-        .then(|| otf2_threads::execgraph_events(&read, name).ok().map(|r| r.0))
-        .flatten();
-    let tasks = otf2_threads::has_task_events(&read)
-        .then(|| otf2_threads::grain_profile(&read, name).ok().map(|r| r.0))
-        .flatten();
+    let events =
+        otf2_threads::has_thread_events(&read).then(|| otf2_threads::execgraph_events(&read, name).ok()).flatten();
+    let tasks = otf2_threads::has_task_events(&read).then(|| otf2_threads::grain_profile(&read, name).ok()).flatten();
     let trace = &read.trace;
     let timeline =
         !(trace.intervals.is_empty() && trace.instants.time_ns.is_empty() && trace.counters.sample_time_ns.is_empty());
@@ -244,14 +242,14 @@ pub fn open_view(kind: &str) -> Result<JsValue, JsValue> {
         match kind {
             "trace" => Ok(trace_loaded(v.trace.as_ref().ok_or("the last trace read is not kept for its timeline")?)),
             "execgraph" => {
-                let ev = v.events.as_ref().ok_or("the last trace read has no thread events")?;
+                let (ev, warnings) = v.events.as_ref().ok_or("the last trace read has no thread events")?;
                 let mut graph = build(ev).map_err(|e| JsValue::from_str(&format!("{}: {e}", v.name)))?;
                 graph.set_labels(|id| otf2_threads::thread_label(&v.locations, id));
-                Ok(execgraph_loaded(graph))
+                Ok(execgraph_loaded(graph, warnings.clone()))
             }
             "grains" => {
-                let p = v.tasks.as_ref().ok_or("the last trace read has no task events")?;
-                grains_from_input(&v.name, &GrainInput::Profile(p.clone()))
+                let (p, warnings) = v.tasks.as_ref().ok_or("the last trace read has no task events")?;
+                grains_from_input(&v.name, &GrainInput::Profile(p.clone()), warnings)
             }
             other => Err(JsValue::from_str(&format!("no view named '{other}' (trace, execgraph or grains)"))),
         }
@@ -273,21 +271,40 @@ fn trace_loaded(trace: &Trace) -> JsValue {
     loaded("trace", codec::encode(trace), summary)
 }
 
-fn execgraph_loaded(graph: ExecGraph) -> JsValue {
+/// `warnings`: what reading the graph's input repaired or dropped (an OTF2 trace's thread mapping); they go
+/// in the summary as the timeline's do (`warnings`, a count) with their first messages (`warning_examples`).
+fn execgraph_loaded(graph: ExecGraph, warnings: Warnings) -> JsValue {
     let bundle = ExecBundle::new(graph, Scale::True);
-    let summary = serde_json::to_string(&ExecFigures::of(&bundle.graph, &bundle.layout)).unwrap_or_default();
+    let summary = with_warnings(serde_json::to_value(ExecFigures::of(&bundle.graph, &bundle.layout)), &warnings);
     let model = bundle.encode();
-    LAST_GRAPH.with(|g| *g.borrow_mut() = Some(bundle.graph));
+    LAST_GRAPH.with(|g| *g.borrow_mut() = Some((bundle.graph, warnings)));
     loaded("execgraph", model, summary)
+}
+
+/// A view's summary (a JSON object) with its warnings added as the trace summary has them (count, by effect,
+/// by kind with meanings and examples: the header's warnings button reads these), and their first messages.
+fn with_warnings(summary: Result<serde_json::Value, serde_json::Error>, w: &Warnings) -> String {
+    use crate::model::WarningEffect;
+    let mut summary = summary.unwrap_or_default();
+    if let Some(o) = summary.as_object_mut() {
+        o.insert("warnings".into(), w.total().into());
+        o.insert("warnings_left_out".into(), w.total_with(WarningEffect::LeftOut).into());
+        o.insert("warnings_repaired".into(), w.total_with(WarningEffect::Repaired).into());
+        let kinds = serde_json::to_value(crate::analyses::summary::warning_groups(w)).unwrap_or_default();
+        o.insert("warning_kinds".into(), kinds);
+        let examples: Vec<String> = w.examples().iter().map(|x| format!("{:?}: {}", x.kind, x.message)).collect();
+        o.insert("warning_examples".into(), examples.into());
+    }
+    summary.to_string()
 }
 
 /// A grain graph (MIR task stats or the prototype's GraphML): read, measured and laid out here.
 fn grains_loaded(name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
     let input = readers::read_grains(name, bytes).map_err(js_err)?;
-    grains_from_input(name, &input)
+    grains_from_input(name, &input, &Warnings::default())
 }
 
-fn grains_from_input(name: &str, input: &GrainInput) -> Result<JsValue, JsValue> {
+fn grains_from_input(name: &str, input: &GrainInput, warnings: &Warnings) -> Result<JsValue, JsValue> {
     let analysis =
         GrainAnalysis::new(input, Thresholds::paper()).map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
     let layout = grain_layout(&analysis.graph, &LayoutParams::default());
@@ -297,16 +314,16 @@ fn grains_from_input(name: &str, input: &GrainInput) -> Result<JsValue, JsValue>
         "grains": analysis.graph.grains(), "nodes": analysis.graph.nodes(), "edges": analysis.graph.edge_source.len(),
         "critical_path_length": analysis.critical.length, "problems": problems,
     });
-    Ok(loaded("grains", GrainBundle::new(analysis, layout).encode(), summary.to_string()))
+    Ok(loaded("grains", GrainBundle::new(analysis, layout).encode(), with_warnings(Ok(summary), warnings)))
 }
 
 /// Lay the last execution graph out again, short edges raised to `min_px` of an 800 px drawing (0: true scale).
 #[wasm_bindgen]
 pub fn relayout_execgraph(min_px: f64) -> Result<JsValue, JsValue> {
-    let graph = LAST_GRAPH.with(|g| g.borrow().clone()).ok_or("no execution graph was read")?;
+    let (graph, warnings) = LAST_GRAPH.with(|g| g.borrow().clone()).ok_or("no execution graph was read")?;
     let scale = scale_for_min_px(&graph, min_px);
     let bundle = ExecBundle::new(graph, scale);
-    let summary = serde_json::to_string(&ExecFigures::of(&bundle.graph, &bundle.layout)).unwrap_or_default();
+    let summary = with_warnings(serde_json::to_value(ExecFigures::of(&bundle.graph, &bundle.layout)), &warnings);
     Ok(loaded("execgraph", bundle.encode(), summary))
 }
 
@@ -329,7 +346,7 @@ pub fn sample(name: &str) -> Result<JsValue, JsValue> {
     }
     let events = execgraph_sample(name).ok_or_else(|| format!("no sample named '{name}'"))?;
     let graph = build(&events).map_err(|e| JsValue::from_str(&e.to_string()))?;
-    Ok(execgraph_loaded(graph))
+    Ok(execgraph_loaded(graph, Warnings::default()))
 }
 
 /// Crash this worker on purpose, the way a reader bug would: `panic` panics, `oom` allocates until the wasm

@@ -6,8 +6,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { startServer, openPage, waitReady, screenshot, repoRoot, outDir } from './harness.mjs';
+
+// The count of thread/task warnings the CLI prints on stderr for a graph view (0 when it prints none).
+const cliWarnings = (...args) => {
+  const r = spawnSync('cargo', ['run', '-q', '--bin', 'weft', '--', ...args], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const m = /warning: (\d+) thread or task events could not be paired/.exec(r.stderr);
+  return m ? Number(m[1]) : 0;
+};
 
 const weft = (...args) => JSON.parse(execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', ...args], { cwd: repoRoot }).toString());
 
@@ -68,6 +76,77 @@ test('threads and tasks of an OTF2 trace open as views of it', { timeout: 300_00
     for (const k of ['grains', 'nodes', 'edges', 'critical_path_length']) assert.equal(st.s[k], gr[k], `grains ${k}`);
     assert.deepEqual(st.s.problems, gr.problems);
     await screenshot(page, 'otf2-tasks-grains');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+test('the graph views of an OTF2 trace show the warnings of their mapping', { timeout: 300_000 }, async (t) => {
+  const py = path.join(repoRoot, '.venv/bin/python');
+  if (!fs.existsSync(py)) {
+    console.log('SKIPPED OTF2 view warnings: .venv with the official otf2 package is missing (run scripts/setup.sh --browser)');
+    t.skip('no .venv');
+    return;
+  }
+  const dir = path.join(outDir, 'otf2-threads-warnings');
+  fs.rmSync(dir, { recursive: true, force: true });
+  execFileSync(py, [path.join(repoRoot, 'tests/oracle/otf2_oracle.py'), 'threads', dir]);
+  const { server, url } = await startServer();
+  const { browser, page, problems } = await openPage('webgpu', url);
+  const state = () => page.evaluate(() => ({
+    kind: window.weft.lastKind, views: window.weft.fileViews, s: window.weft.lastSummary,
+    text: document.getElementById('summary').textContent,
+    button: document.getElementById('warnings').hidden ? null : document.getElementById('warnings').textContent,
+    panel: document.getElementById('warnings-panel').textContent,
+  }));
+  // Do something that loads a view, and wait for it.
+  const loading = async (action) => {
+    const n = await page.evaluate(() => window.weft.loads);
+    await action();
+    await waitReady(page, n + 1);
+  };
+  try {
+    // Unmatched thread records: the execution graph's header says how many and what.
+    const bad = path.join(dir, 'bad/trace');
+    await loading(() => page.setInputFiles('#folder-input', bad));
+    await loading(() => page.click('button[data-file-view="execgraph"]'));
+    let st = await state();
+    assert.equal(st.kind, 'execgraph');
+    const egWarnings = cliWarnings('execgraph', '--json', bad);
+    assert.ok(egWarnings >= 5, `CLI warnings ${egWarnings}`);
+    assert.equal(st.s.warnings, egWarnings, 'the page counts what the CLI counts');
+    assert.equal(st.s.warnings_left_out + st.s.warnings_repaired, egWarnings);
+    // The header's warnings button counts them by effect, its panel lists them (as for a timeline).
+    assert.match(st.button || '', /left out|repaired/);
+    assert.match(st.panel, /THREAD_CREATE|THREAD_WAIT|never created/);
+
+    // Unmatched task records: the grain graph's header likewise.
+    const tasksBad = path.join(dir, 'tasks_bad/trace');
+    await loading(() => page.setInputFiles('#folder-input', tasksBad));
+    st = await state();
+    if (st.kind !== 'grains') {
+      await loading(() => page.click('button[data-file-view="grains"]'));
+      st = await state();
+    }
+    assert.equal(st.kind, 'grains');
+    const grWarnings = cliWarnings('grains', '--json', tasksBad);
+    assert.ok(grWarnings >= 3, `CLI warnings ${grWarnings}`);
+    assert.equal(st.s.warnings, grWarnings);
+    assert.equal(st.s.warnings_left_out + st.s.warnings_repaired, grWarnings);
+    assert.match(st.button || '', /left out|repaired/);
+    assert.match(st.panel, /never run/);
+
+    // A clean trace shows none.
+    await loading(() => page.setInputFiles('#folder-input', path.join(dir, 'fib8_nofork/trace')));
+    st = await state();
+    if (st.kind !== 'grains') {
+      await loading(() => page.click('button[data-file-view="grains"]'));
+      st = await state();
+    }
+    assert.equal(st.s.warnings, 0);
+    assert.equal(st.button, null, 'no warnings button for a clean trace');
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

@@ -5,8 +5,10 @@
   otf2_oracle.py big DIR N          write one archive of about N events (benchmark input) into DIR
   otf2_oracle.py dump ANCHOR        print the archive as JSON lines, read by the official reader
   otf2_oracle.py iterate ANCHOR     iterate all events with the official reader; print count and seconds
+  otf2_oracle.py counts ANCHOR      counts per record kind and of complete tasks, as JSON (corpus test)
   otf2_oracle.py threads DIR        write thread programs (pthreads, nested OpenMP teams, OpenMP tasks,
-                                    MPI + OpenMP, bad events) into DIR/<name>/, each with expect.json: what weft's OTF2 thread
+                                    MPI + OpenMP, bad events, bad task events, task-parallel fib on 8
+                                    threads with and without THREAD_FORK and implicit-task switches) into DIR/<name>/, each with expect.json: what weft's OTF2 thread
                                     mapping (docs/otf2-threads.md) must make of them, computed here from what
                                     was written
   otf2_oracle.py tasks DIR N        write the OpenMP task program for fib(N) into DIR (benchmark input)
@@ -534,10 +536,176 @@ def gen_bad(path):
     return {"origin": 100, "threads": 3, "warnings_at_least": 5}
 
 
+def gen_tasks_bad(path):
+    """Tasks with unmatched records: of three tasks created, one runs to completion, one is never run, one
+    runs and never completes; a complete names a task never created."""
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs = one_process(trace, 2, lambda i: "Master thread" if i == 0 else "OpenMP thread 1")
+        team = comm(trace, "team", Paradigm.OPENMP, locs, [0, 1])
+        main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        task_r = d.region("!$omp task @bad.c:3", region_role=RegionRole.TASK, paradigm=Paradigm.OPENMP)
+        w0, w1 = [trace.event_writer_from_location(l) for l in locs]
+        w0.enter(100, main)
+        w0.thread_fork(110, Paradigm.OPENMP, 2)
+        w0.thread_team_begin(111, team)
+        w1.thread_team_begin(112, team)
+        for g in (1, 2, 3):
+            w0.thread_task_create(120 + g, team, 0, g)
+        w1.thread_task_switch(200, team, 0, 1)
+        w1.enter(201, task_r)
+        w1.leave(250, task_r)
+        w1.thread_task_complete(251, team, 0, 1)
+        w1.thread_task_switch(260, team, 0, 3)
+        w1.thread_task_complete(300, team, 0, 9)
+        w1.thread_team_end(400, team)
+        w0.thread_team_end(410, team)
+        w0.thread_join(420, Paradigm.OPENMP)
+        w0.leave(500, main)
+    return {"origin": 100, "grains": 2, "warnings_at_least": 3}
+
+
+def gen_fib_team(path, fork=True, implicit_switches=True, n=20, cutoff=10, threads=8):
+    """Task-parallel fib(n) on `threads` threads, as the OpenMP runtime schedules it: every thread has
+    THREAD_TEAM_BEGIN/END; the master creates the root task in a single region; the threads take ready tasks
+    (newest first) in their implicit barrier and in their taskwaits, so tasks are created on one thread and
+    run and completed on another. `fork`: the master writes THREAD_FORK/JOIN around its team (Score-P's
+    OpenMP adapter does; some writers do not). `implicit_switches`: a thread switches back to its implicit
+    task (generation 0) after an explicit one completes in its barrier. Tasks are named (team, creating
+    thread's rank, generation), generation counted per creating thread from 1, as OTF2 prescribes."""
+    import collections
+    import heapq
+    tasks = []  # {key, parent, creator (rank), created, runs: [[from, to, rank]], complete}
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs = one_process(trace, threads, lambda i: "Master thread" if i == 0 else "OpenMP thread %d" % i)
+        team = comm(trace, "team", Paradigm.OPENMP, locs, list(range(threads)))
+        main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        par = d.region("!$omp parallel @fib.c:5", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
+        single = d.region("!$omp single @fib.c:6", region_role=RegionRole.SINGLE, paradigm=Paradigm.OPENMP)
+        task_r = d.region("!$omp task @fib.c:10", region_role=RegionRole.TASK, paradigm=Paradigm.OPENMP)
+        tcreate = d.region("!$omp create task @fib.c:10", region_role=RegionRole.TASK_CREATE,
+                           paradigm=Paradigm.OPENMP)
+        twait = d.region("!$omp taskwait @fib.c:14", region_role=RegionRole.TASK_WAIT, paradigm=Paradigm.OPENMP)
+        ibar = d.region("!$omp implicit barrier @fib.c:20", region_role=RegionRole.IMPLICIT_BARRIER,
+                        paradigm=Paradigm.OPENMP)
+        w = [trace.event_writer_from_location(l) for l in locs]
+        generation = [0] * threads
+        ready = collections.deque()
+        clock = [0] * threads
+        stats = {"first": None, "last": 0}
+
+        def at(i, t):
+            clock[i] = max(clock[i], t)
+            if stats["first"] is None:
+                stats["first"] = clock[i]
+            stats["last"] = max(stats["last"], clock[i])
+            return clock[i]
+
+        def create(i, parent, k):
+            t = at(i, clock[i] + 1)
+            w[i].enter(t, tcreate)
+            generation[i] += 1
+            key = (i, generation[i])
+            w[i].thread_task_create(at(i, t + 2), team, *key)
+            tasks.append({"key": key, "parent": parent, "creator": i, "k": k, "created": t + 2, "runs": [],
+                          "complete": None})
+            ready.append(len(tasks) - 1)
+            w[i].leave(at(i, t + 5), tcreate)
+            return len(tasks) - 1
+
+        def run(i, c, resume_parent):
+            """Thread i runs task c to completion (a generator: yields the time to go on at)."""
+            me = tasks[c]
+            # Threads run ahead of each other between yields: a task is taken no earlier than its creation.
+            t = at(i, max(clock[i], me["created"]) + 1)
+            w[i].thread_task_switch(t, team, *me["key"])
+            seg = t
+            w[i].enter(at(i, t + 1), task_r)
+            at(i, clock[i] + 40 + 7 * me["k"])
+            yield clock[i]
+            if me["k"] >= cutoff:
+                kids = [create(i, c, me["k"] - 1), create(i, c, me["k"] - 2)]
+                w[i].enter(at(i, clock[i] + 1), twait)
+                while not all(tasks[k]["complete"] is not None for k in kids):
+                    if ready:
+                        nxt = ready.pop()
+                        me["runs"].append([seg, max(clock[i], tasks[nxt]["created"]) + 1, i])
+                        yield from run(i, nxt, me["key"])
+                        seg = at(i, clock[i] + 1)
+                        w[i].thread_task_switch(seg, team, *me["key"])
+                    else:
+                        yield at(i, clock[i] + 10)
+                # ... and a wait ends no earlier than the completions it waited for.
+                w[i].leave(at(i, max([clock[i]] + [tasks[k]["complete"] for k in kids]) + 2), twait)
+            at(i, clock[i] + 30 + 3 * me["k"])
+            w[i].leave(clock[i], task_r)
+            yield clock[i]
+            t = at(i, clock[i] + 1)
+            w[i].thread_task_complete(t, team, *me["key"])
+            me["runs"].append([seg, t, i])
+            me["complete"] = t
+            yield t
+
+        def thread(i):
+            if i == 0:
+                w[0].enter(at(0, 100), main)
+                if fork:
+                    w[0].thread_fork(at(0, 999), Paradigm.OPENMP, threads)
+            b = at(i, 1000 + 3 * i)
+            w[i].thread_team_begin(b, team)
+            w[i].enter(at(i, b + 1), par)
+            yield clock[i]
+            if i == 0:
+                w[0].enter(at(0, clock[0] + 5), single)
+                create(0, None, n)
+                w[0].leave(at(0, clock[0] + 3), single)
+            w[i].enter(at(i, clock[i] + 2), ibar)
+            while True:
+                if ready:
+                    yield from run(i, ready.pop(), None)
+                    if implicit_switches:
+                        w[i].thread_task_switch(at(i, clock[i] + 1), team, i, 0)
+                elif all(t["complete"] is not None for t in tasks):
+                    break
+                else:
+                    yield at(i, clock[i] + 10)
+            # Everyone leaves the barrier once the last task completed.
+            done = max(t["complete"] for t in tasks)
+            w[i].leave(at(i, max(clock[i], done) + 5 + i), ibar)
+            w[i].leave(at(i, clock[i] + 1), par)
+            w[i].thread_team_end(at(i, clock[i] + 1), team)
+            yield clock[i]
+
+        gens = [thread(i) for i in range(threads)]
+        heap = [(0, i) for i in range(threads)]
+        while heap:
+            _t, i = heapq.heappop(heap)
+            try:
+                heapq.heappush(heap, (next(gens[i]), i))
+            except StopIteration:
+                pass
+        end = max(clock) + 10
+        if fork:
+            w[0].thread_join(at(0, end), Paradigm.OPENMP)
+        w[0].leave(at(0, end + 50), main)
+    for t in tasks:
+        t["exec"] = sum(b - a for a, b, _ in t["runs"])
+        t["key"] = list(t["key"])
+    moved = sum(1 for t in tasks if t["runs"][0][2] != t["creator"])
+    return {"origin": stats["first"], "last": stats["last"], "tasks": tasks, "threads_n": threads,
+            "fork": fork, "implicit_switches": implicit_switches, "created_elsewhere": moved}
+
+
 def gen_thread_programs(out):
     import os
     for name, gen in (("pthreads", gen_pthreads), ("omp_nested", gen_omp_nested), ("omp_tasks", gen_omp_tasks),
-                      ("hybrid", gen_hybrid), ("bad", gen_bad)):
+                      ("hybrid", gen_hybrid), ("bad", gen_bad),
+                      ("tasks_bad", gen_tasks_bad),
+                      ("fib8_fork_implicit", lambda p: gen_fib_team(p, True, True)),
+                      ("fib8_fork", lambda p: gen_fib_team(p, True, False)),
+                      ("fib8_nofork_implicit", lambda p: gen_fib_team(p, False, True)),
+                      ("fib8_nofork", lambda p: gen_fib_team(p, False, False))):
         os.makedirs(out + "/" + name, exist_ok=True)
         expect = gen(out + "/" + name + "/trace")
         with open(out + "/" + name + "/expect.json", "w") as f:
@@ -588,6 +756,35 @@ def dump(anchor):
             out.write(json.dumps(rec) + "\n")
 
 
+def counts(anchor):
+    """Counts per record kind as the official reader sees them, for the corpus test: events by class name,
+    `MetricValues` (values over all METRIC records), `CancelledIsends`, and the explicit tasks named by
+    (thread team, creating thread, generation) that have a create, a switch and a complete
+    (`TasksComplete`; `TaskNames`: distinct names created)."""
+    c = {}
+    requests = set()
+    cancelled = 0
+    created, switched, completed = set(), set(), set()
+    with otf2.reader.open(anchor) as trace:
+        for loc, ev in trace.events:
+            k = type(ev).__name__
+            c[k] = c.get(k, 0) + 1
+            if k == "Metric":
+                c["MetricValues"] = c.get("MetricValues", 0) + len(ev.values)
+            elif k == "MpiIsend":
+                requests.add((loc._ref, ev.request_id))
+            elif k == "MpiRequestCancelled" and (loc._ref, ev.request_id) in requests:
+                cancelled += 1
+            elif k in ("ThreadTaskCreate", "ThreadTaskSwitch", "ThreadTaskComplete"):
+                key = (ev.thread_team._ref, ev.creating_thread, ev.generation_number)
+                {"ThreadTaskCreate": created, "ThreadTaskSwitch": switched,
+                 "ThreadTaskComplete": completed}[k].add(key)
+    c["CancelledIsends"] = cancelled
+    c["TaskNames"] = len(created)
+    c["TasksComplete"] = len(created & switched & completed)
+    print(json.dumps(c, sort_keys=True))
+
+
 def iterate(anchor):
     start = time.perf_counter()
     n = 0
@@ -609,6 +806,8 @@ def main(argv):
         gen_big(argv[2], int(argv[3]))
     elif len(argv) >= 3 and argv[1] == "dump":
         dump(argv[2])
+    elif len(argv) >= 3 and argv[1] == "counts":
+        counts(argv[2])
     elif len(argv) >= 3 and argv[1] == "iterate":
         iterate(argv[2])
     else:

@@ -45,6 +45,19 @@ pub(super) fn assemble(anchor_path: &str, anchor: Anchor, files: &dyn ArchiveFil
         return Err(ReadError::Empty { file: def_path, format: "OTF2", detail: " (no location definitions)".into() });
     }
     let clock = match defs.clock {
+        Some(c) if c.timer_resolution > Clock::MAX_RESOLUTION => {
+            return Err(ReadError::Malformed {
+                file: def_path,
+                format: "OTF2",
+                offset: c.offset,
+                detail: format!(
+                    "timer resolution of {} ticks per second: no clock is that fine (at most {}), and every \
+                     time would collapse to zero",
+                    c.timer_resolution,
+                    Clock::MAX_RESOLUTION
+                ),
+            })
+        }
         Some(c) if c.timer_resolution > 0 => Clock { offset: c.global_offset, resolution: c.timer_resolution },
         _ => {
             b.warn(WarningKind::Other, || format!("{def_path}: no clock properties; assuming nanosecond ticks"));
@@ -260,8 +273,13 @@ fn read_location(
     let mut isends: HashMap<u64, usize> = HashMap::new();
     let mut last_ns = i64::MIN;
     let mut mismatched = 0u64;
+    let mut overflowed: Option<(u64, u64)> = None;
     let (stats, err) = events::decode(&bytes, anchor.chunk_size_events, &local, |ticks, offset, ev| {
-        let t = clock.ns(offsets.corrected(ticks));
+        let Some(t) = clock.ns(offsets.corrected(ticks)) else {
+            let first = overflowed.map_or(offset, |o| o.0);
+            overflowed = Some((first, overflowed.map_or(1, |o| o.1 + 1)));
+            return;
+        };
         last_ns = last_ns.max(t);
         match ev {
             Event::Enter { region } => {
@@ -354,6 +372,15 @@ fn read_location(
     })?;
     for (r, start, dur) in intervals {
         b.interval(loc, r, start, dur);
+    }
+    if let Some((off, n)) = overflowed {
+        let res = clock.resolution;
+        b.warn(WarningKind::MalformedRecord, || {
+            format!(
+                "{evt_path}: byte {off}: {n} events whose time, at {res} ticks per second, is past what \
+                 nanoseconds can hold (about 292 years); skipped"
+            )
+        });
     }
     if mismatched > 0 {
         b.warn(WarningKind::MismatchedEnd, || {

@@ -17,20 +17,26 @@ pub(super) struct Clock {
 }
 
 impl Clock {
+    /// The most ticks per second a real clock has (10 THz): beyond it every time collapses to a few ns.
+    pub const MAX_RESOLUTION: u64 = 10_000_000_000_000;
+
+    /// Nanoseconds since the global offset; `None` when they do not fit an i64 (about ±292 years: a tick
+    /// count that is damaged, or a resolution of 1 tick per second with cycle-counter ticks).
     #[inline]
-    pub fn ns(&self, ticks: i128) -> i64 {
+    pub fn ns(&self, ticks: i128) -> Option<i64> {
         let d = ticks - self.offset as i128;
         let res = self.resolution as i128;
         if res == 1_000_000_000 {
-            return d.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+            return i64::try_from(d).ok();
         }
         if let Ok(d) = i64::try_from(d) {
             if self.resolution <= 9_000_000_000 {
                 let r = self.resolution as i64;
-                return (d / r).saturating_mul(1_000_000_000).saturating_add((d % r) * 1_000_000_000 / r);
+                return (d / r).checked_mul(1_000_000_000)?.checked_add((d % r) * 1_000_000_000 / r);
             }
         }
-        (d * 1_000_000_000 / res).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+        // |d| < 2^65 and 1e9 < 2^30: the product fits an i128.
+        i64::try_from(d * 1_000_000_000 / res).ok()
     }
 }
 

@@ -31,6 +31,8 @@ pub struct ClockProperties {
     pub timer_resolution: u64,
     pub global_offset: u64,
     pub trace_length: u64,
+    /// Byte of the record in the global definitions.
+    pub offset: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,7 +159,7 @@ fn global_record(defs: &mut GlobalDefs, kind: u8, c: &mut Cursor) -> Decoded<()>
             let timer_resolution = c.u64().map_err(note("ClockProperties"))?;
             let global_offset = c.u64()?;
             let trace_length = c.u64()?;
-            defs.clock = Some(ClockProperties { timer_resolution, global_offset, trace_length });
+            defs.clock = Some(ClockProperties { timer_resolution, global_offset, trace_length, offset: at });
         }
         DEF_STRING => {
             let id = c.u32().map_err(note("String"))?;

@@ -1,8 +1,12 @@
-//! The first pass over an OTF2 trace's threading events: one walk per location, in time order, that finds
+//! The first pass over an OTF2 trace's threading events: one walk over every location's events merged in time
+//! order (a task is created on one location and run on another), that finds
 //! the logical threads ("exec threads": each process's master, each pthread between its begin and end, each
 //! team member between its team begin and end, each explicit task from its first switch-in to its completion),
 //! which thread was current at every event, and the synchronization regions (taskwait, barriers,
 //! `pthread_join`-like regions) each thread entered.
+//!
+//! A team begin with no THREAD_FORK before it, on a location already running a thread, stands for the fork
+//! (some writers record no fork). Tasks are named (thread team, creating thread, generation), as in OTF2.
 //!
 //! Records facts only; pairing creates with begins, forks with team members and children with the wait that
 //! joins them is `execgraph`'s and `tasks`' job. Unmatched or out-of-place events become warnings, never
@@ -10,7 +14,8 @@
 
 use crate::model::{LocationId, RegionId, RegionRole, Trace, WarningKind, Warnings};
 use crate::readers::otf2::{ThreadEvent, ThreadEventKind};
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 /// Which kind of logical thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +75,9 @@ pub struct Team {
     pub join_t: Option<u64>,
     /// Member exec threads (not the master), filled by matching.
     pub members: Vec<usize>,
+    /// No THREAD_FORK: the team begin of a location that was already running a thread stands for the fork,
+    /// and its team end for the join.
+    pub implied: bool,
 }
 
 /// One explicit task.
@@ -122,6 +130,15 @@ enum Entry {
 
 /// A task's name across both generations of OTF2 records.
 type TaskKey = (u64, u64);
+
+/// Where the walk is on one location with events.
+struct Cursor {
+    /// The next of the location's events.
+    next: usize,
+    syncs: Vec<(u64, u64, SyncKind)>,
+    next_sync: usize,
+    open: Open,
+}
 
 struct Loc {
     stack: Vec<Entry>,
@@ -224,8 +241,8 @@ fn next_with_role(trace: &Trace, l: u32, t: u64, role: RegionRole) -> Option<usi
     (first < range.end && trace.regions.role[trace.intervals.region[first].index()] == role).then_some(first)
 }
 
-/// Walk every location. Legacy OMP_* records are used only when the trace has none of their OTF2 1.2
-/// successors (Score-P writes both kinds side by side in some versions).
+/// Walk every location's events, merged in time order. Legacy OMP_* records are used only when the trace has
+/// none of their OTF2 1.2 successors (Score-P writes both kinds side by side in some versions).
 pub fn walk(trace: &Trace, events: &[ThreadEvent]) -> Walk {
     let mut w = Walk::default();
     let spans = location_spans(trace, events);
@@ -275,39 +292,67 @@ pub fn walk(trace: &Trace, events: &[ThreadEvent]) -> Walk {
     }
     let mut tasks_by_key: HashMap<TaskKey, usize> = HashMap::new();
 
-    let mut i = 0;
-    while i < events.len() {
-        let l = events[i].location;
-        let mut j = i;
-        while j < events.len() && events[j].location == l {
-            j += 1;
+    // Every location's events, merged in time order: a task is created on one location and switched to on
+    // another, a team's members begin on several. At equal times, creates (and everything else) go before
+    // switches and completions, so a task created and taken at one instant is known when it is taken.
+    let mut of_loc: Vec<Vec<usize>> = vec![Vec::new(); n_loc];
+    let mut undefined: Vec<usize> = Vec::new();
+    for (k, e) in events.iter().enumerate() {
+        match of_loc.get_mut(e.location.index()) {
+            Some(v) => v.push(k),
+            None => undefined.push(e.location.index()),
         }
-        let li = l.index();
-        if li >= n_loc {
-            w.warnings.push(WarningKind::DanglingReference, || format!("thread events on undefined location {li}"));
-            i = j;
-            continue;
-        }
-        // Synchronization regions of this location, merged with its events by time.
-        let mut syncs: Vec<(u64, u64, SyncKind)> = trace
-            .intervals_of(l)
-            .filter_map(|k| {
-                classify(trace, trace.intervals.region[k])
-                    .map(|s| (trace.intervals.start_ns[k], trace.intervals.end_ns(k), s))
-            })
-            .collect();
-        syncs.sort_by_key(|s| s.0);
-        let mut next_sync = 0;
-        let mut open = Open::new(trace, l);
-        for e in &events[i..j] {
-            open.advance(trace, e.time_ns);
-            while next_sync < syncs.len() && syncs[next_sync].0 < e.time_ns {
-                w.attribute_sync(&locs[li], syncs[next_sync]);
-                next_sync += 1;
+    }
+    undefined.sort_unstable();
+    undefined.dedup();
+    for li in undefined {
+        w.warnings.push(WarningKind::DanglingReference, || format!("thread events on undefined location {li}"));
+    }
+    let takes_task = |e: &ThreadEvent| {
+        use ThreadEventKind as K;
+        matches!(
+            e.kind,
+            K::TaskSwitch { .. } | K::TaskComplete { .. } | K::OmpTaskSwitch { .. } | K::OmpTaskComplete { .. }
+        ) as u8
+    };
+    // Per location: its synchronization regions (merged with its events by time) and its open intervals.
+    let mut cursors: Vec<Option<Cursor>> = (0..n_loc)
+        .map(|li| {
+            if of_loc[li].is_empty() {
+                return None;
             }
-            w.event(trace, &open, &mut locs, &mut tasks_by_key, e, (new_forks, new_tasks));
+            let l = LocationId(li as u32);
+            let mut syncs: Vec<(u64, u64, SyncKind)> = trace
+                .intervals_of(l)
+                .filter_map(|k| {
+                    classify(trace, trace.intervals.region[k])
+                        .map(|s| (trace.intervals.start_ns[k], trace.intervals.end_ns(k), s))
+                })
+                .collect();
+            syncs.sort_by_key(|s| s.0);
+            Some(Cursor { next: 0, syncs, next_sync: 0, open: Open::new(trace, l) })
+        })
+        .collect();
+    let mut heap: BinaryHeap<Reverse<(u64, u8, usize)>> = (0..n_loc)
+        .filter_map(|li| of_loc[li].first().map(|&k| Reverse((events[k].time_ns, takes_task(&events[k]), li))))
+        .collect();
+    while let Some(Reverse((_, _, li))) = heap.pop() {
+        let Some(c) = cursors[li].as_mut() else { continue };
+        let e = &events[of_loc[li][c.next]];
+        c.next += 1;
+        c.open.advance(trace, e.time_ns);
+        while c.next_sync < c.syncs.len() && c.syncs[c.next_sync].0 < e.time_ns {
+            w.attribute_sync(&locs[li], c.syncs[c.next_sync]);
+            c.next_sync += 1;
         }
-        for &s in &syncs[next_sync..] {
+        w.event(trace, &c.open, &mut locs, &mut tasks_by_key, e, (new_forks, new_tasks));
+        if let Some(&k) = of_loc[li].get(c.next) {
+            heap.push(Reverse((events[k].time_ns, takes_task(&events[k]), li)));
+        }
+    }
+    for li in 0..n_loc {
+        let Some(c) = cursors[li].take() else { continue };
+        for &s in &c.syncs[c.next_sync..] {
             w.attribute_sync(&locs[li], s);
         }
         // Whatever is still open at the location's last moment ends there.
@@ -317,17 +362,23 @@ pub fn walk(trace: &Trace, events: &[ThreadEvent]) -> Walk {
             w.close_segment(t, loc.since, last, li as u32);
         }
         while let Some(en) = loc.stack.pop() {
-            if let Entry::Thread(x) = en {
-                if w.execs[x].end.is_none() {
+            match en {
+                Entry::Thread(x) if w.execs[x].end.is_none() => {
                     w.execs[x].end = Some(last);
                     let id = w.execs[x].id;
                     w.warnings.push(WarningKind::UnclosedBegin, || {
                         format!("location {li}: thread {id} never ends; ended at the location's last event")
                     });
                 }
+                Entry::Master(k) if w.teams[k].implied && w.teams[k].join_t.is_none() => {
+                    w.teams[k].join_t = Some(last);
+                    w.warnings.push(WarningKind::UnclosedBegin, || {
+                        format!("location {li}: a thread team never ends; ended at the location's last event")
+                    });
+                }
+                _ => {}
             }
         }
-        i = j;
     }
     // Tasks that ran but never completed end with their last run.
     for t in 0..w.tasks.len() {
@@ -453,6 +504,7 @@ impl Walk {
                         master_team_end: None,
                         join_t: None,
                         members: Vec::new(),
+                        implied: false,
                     });
                     let k = self.teams.len() - 1;
                     locs[l].pending_fork = Some(k);
@@ -464,6 +516,20 @@ impl Walk {
                 if let Some(k) = locs[l].pending_fork.take() {
                     self.teams[k].team = Some(team);
                     locs[l].stack.push(Entry::Master(k));
+                } else if let Some(x) = locs[l].current(self) {
+                    // No fork before it, but this location already runs a thread (a process's master, a
+                    // pthread, a member of an outer team): it is the master of this team, and its team
+                    // begin and end stand for the fork and the join.
+                    self.teams.push(Team {
+                        master: x,
+                        fork_t: t,
+                        team: Some(team),
+                        master_team_end: None,
+                        join_t: None,
+                        members: Vec::new(),
+                        implied: true,
+                    });
+                    locs[l].stack.push(Entry::Master(self.teams.len() - 1));
                 } else {
                     let x = self.new_instance(&mut locs[l], lu, Role::Member, node, t);
                     locs[l].stack.push(Entry::Thread(x));
@@ -472,7 +538,11 @@ impl Walk {
             }
             K::TeamEnd { .. } => match locs[l].stack.last() {
                 Some(Entry::Master(k)) => {
-                    self.teams[*k].master_team_end = Some(t);
+                    let k = *k;
+                    self.teams[k].master_team_end = Some(t);
+                    if self.teams[k].implied {
+                        self.teams[k].join_t = Some(t);
+                    }
                     locs[l].stack.pop();
                 }
                 Some(Entry::Thread(x)) if self.execs[*x].role == Role::Member => {
@@ -577,10 +647,18 @@ impl Walk {
         }
         for &(team, x, t) in &self.workers {
             let found = by_team.get(&team).and_then(|ks| {
+                let open = |k: usize| self.teams[k].join_t.is_none_or(|j| j >= t);
                 ks.iter()
                     .copied()
-                    .filter(|&k| self.teams[k].fork_t <= t && self.teams[k].join_t.is_none_or(|j| j >= t))
+                    .filter(|&k| self.teams[k].fork_t <= t && open(k))
                     .max_by_key(|&k| (self.teams[k].fork_t, k))
+                    // A team without a fork starts at its master's team begin, which a member's may precede.
+                    .or_else(|| {
+                        ks.iter()
+                            .copied()
+                            .filter(|&k| self.teams[k].implied && open(k))
+                            .min_by_key(|&k| (self.teams[k].fork_t, k))
+                    })
             });
             match found {
                 Some(k) => self.teams[k].members.push(x),

@@ -157,6 +157,11 @@ impl<'a> Converter<'a> {
         }
     }
 
+    /// Whether `ticks` is a time in nanoseconds below i64::MAX (else [`Self::ns`] saturates).
+    fn fits(&self, ticks: u64) -> bool {
+        ticks.checked_mul(self.tick_ns).is_some_and(|v| v <= i64::MAX as u64)
+    }
+
     #[inline]
     fn ns(&self, ticks: u64) -> i64 {
         ticks.saturating_mul(self.tick_ns).min(i64::MAX as u64) as i64
@@ -373,6 +378,13 @@ impl<'a> Converter<'a> {
         if let Some(bytes) = self.out_of_memory {
             return Err(bytes);
         }
+        if !self.fits(self.end_time) {
+            let (file, end) = (self.file, self.end_time);
+            self.b.warn(WarningKind::MalformedRecord, || {
+                format!("{file}:1: the header's end time ({end}) is past what nanoseconds can hold; ignored")
+            });
+            self.end_time = 0;
+        }
         let end_of_trace = self.threads.iter().map(|t| t.last_time).max().unwrap_or(0).max(self.end_time);
         for t in 0..self.threads.len() {
             while let Some((ty, region, start)) = self.threads[t].open.pop() {
@@ -430,6 +442,23 @@ impl RecordSink for Converter<'_> {
             let file = self.file;
             self.b.warn(WarningKind::MalformedRecord, || {
                 format!("{file}:{line}: state record ends ({end}) before it begins ({begin}); skipped")
+            });
+            return;
+        }
+        // A state past the header's end time (u64::MAX in a damaged file) would stretch the trace to ~292
+        // years: it is cut at the end time; one whose times nanoseconds cannot hold is skipped.
+        let mut end = end;
+        if end > self.end_time && begin <= self.end_time {
+            let (file, to) = (self.file, self.end_time);
+            self.b.warn(WarningKind::MalformedRecord, || {
+                format!("{file}:{line}: state record ends ({end}) after the trace's end time ({to}); cut there")
+            });
+            end = to;
+        }
+        if !self.fits(end) {
+            let file = self.file;
+            self.b.warn(WarningKind::MalformedRecord, || {
+                format!("{file}:{line}: state record ends at {end}, past what nanoseconds can hold; skipped")
             });
             return;
         }

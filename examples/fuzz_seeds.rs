@@ -1,6 +1,7 @@
 //! Writes the fuzzers' seed corpus, `DIR/<target>/<name>`, from the project's own generators (src/samples)
 //! and a few hand-written cases: `cargo run --example fuzz_seeds -- fuzz/corpus`. Nothing is copied from
-//! ../shared/traces; seeds stay small (a few KiB) so that libFuzzer's default input length fits them.
+//! ../shared/traces. Most seeds are a few KiB; the reproducers of issue #15 (quadratic paths, valid input
+//! refused, silent nonsense) are up to about 1 MiB, for runs with `-max_len` of a few MiB (BENCHMARKS.md).
 
 use std::io::Write;
 use std::path::Path;
@@ -43,6 +44,62 @@ fn gzip(b: &[u8]) -> Vec<u8> {
 
 const GRAPHML: &str = "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><key id=\"t\" for=\"node\" attr.name=\"type\" attr.type=\"string\"/><key id=\"w\" for=\"node\" attr.name=\"work_cycles\" attr.type=\"double\"/><graph edgedefault=\"directed\"><node id=\"a\"><data key=\"t\">fork</data></node><node id=\"b\"><data key=\"t\">task</data><data key=\"w\">1200</data></node><node id=\"c\"><data key=\"t\">task</data><data key=\"w\">800</data></node><node id=\"d\"><data key=\"t\">join</data></node><edge source=\"a\" target=\"b\"/><edge source=\"a\" target=\"c\"/><edge source=\"b\" target=\"d\"/><edge source=\"c\" target=\"d\"/></graph></graphml>";
 
+/// A JSON array of the events `f(i)` for i in 0..n.
+fn array(n: usize, f: impl Fn(usize) -> String) -> Vec<u8> {
+    let body: Vec<String> = (0..n).map(f).collect();
+    format!("[{}]", body.join(",")).into_bytes()
+}
+
+/// Issue #15's Chrome reproducers, at about 1 MiB: each was quadratic, refused, or silently wrong.
+fn hostile_chrome() -> Vec<(&'static str, Vec<u8>)> {
+    let ev = r#"{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}"#;
+    let unmatched = array(20_000, |i| {
+        if i < 10_000 {
+            format!(r#"{{"ph":"B","name":"a","pid":1,"tid":1,"ts":{i}}}"#)
+        } else {
+            format!(r#"{{"ph":"E","name":"z{}","pid":1,"tid":1,"ts":{i}}}"#, i % 3)
+        }
+    });
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(format!("{{\"traceEvents\":[{ev}]}}").encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    vec![
+        ("unmatched-ends", unmatched),
+        (
+            "one-timestamp-ends",
+            array(20_000, |i| {
+                let ph = if i < 10_000 { "E" } else { "B" };
+                format!(r#"{{"ph":"{ph}","name":"n{}","pid":1,"tid":1,"ts":5}}"#, i % 2)
+            }),
+        ),
+        ("never-ended-b", array(15_000, |i| format!(r#"{{"ph":"b","cat":"c","name":"j","id":{i},"pid":1,"ts":{i}}}"#))),
+        ("s-without-f", array(15_000, |i| format!(r#"{{"ph":"S","name":"j","id":{i},"pid":1,"tid":1,"ts":{i}}}"#))),
+        ("many-threads", array(20_000, |i| format!(r#"{{"ph":"X","name":"w","pid":1,"tid":{i},"ts":{i},"dur":1}}"#))),
+        ("deep-nesting", array(20_000, |i| format!(r#"{{"ph":"B","name":"d","pid":1,"tid":1,"ts":{i}}}"#))),
+        ("big-head", format!("{{\"meta\":\"{}\",\"traceEvents\":[{ev}]}}", "m".repeat(200_000)).into_bytes()),
+        ("utf16-le-bom", utf16),
+        (
+            "bad-pids",
+            format!(
+                r#"[{ev},{{"ph":"X","pid":null,"tid":[1],"ts":1,"dur":1}},{{"ph":"B","pid":NaN,"tid":true,"ts":1}}]"#
+            )
+            .into_bytes(),
+        ),
+        ("trailing", format!("[{ev}] garbage [{ev}]").into_bytes()),
+    ]
+}
+
+/// GraphML whose nodes each carry their own undeclared key (a linear search per name was quadratic).
+fn undeclared_keys(n: usize) -> Vec<u8> {
+    let mut s = String::from("<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><graph edgedefault=\"directed\">");
+    for i in 0..n {
+        s.push_str(&format!("<node id=\"n{i}\"><data key=\"k{i}\">{i}</data></node>"));
+    }
+    s.push_str("</graph></graphml>");
+    s.into_bytes()
+}
+
 fn main() {
     // Chrome JSON: the first byte seeds the chunk sizes of the streaming reader.
     let chrome: Vec<(&str, Vec<u8>)> = vec![
@@ -60,6 +117,12 @@ fn main() {
     let mut gz = vec![7u8];
     gz.extend(gzip(&chrome[2].1));
     put("chrome_json", "gzip", &gz);
+    for (name, b) in hostile_chrome() {
+        let mut s = vec![name.len() as u8];
+        s.extend_from_slice(&b);
+        put("chrome_json", name, &s);
+        put("sniff", &format!("chrome-{name}"), &b[..b.len().min(256 * 1024)]);
+    }
 
     // OTF2: the pick byte (file, byte order) and that file's bytes.
     for big in [false, true] {
@@ -96,6 +159,7 @@ fn main() {
     put("mir_csv", "random-20", &samples::grains::random_profile(20, 3, 2));
     put("sniff", "mir.csv", &samples::grains::fib_profile(4, 0, 2));
     put("graphml", "diamond", GRAPHML.as_bytes());
+    put("graphml", "undeclared-keys", &undeclared_keys(20_000));
     put("sniff", "diamond.graphml", GRAPHML.as_bytes());
 
     // Execution-graph text: the samples, cut to a few KiB where they are longer.

@@ -1,5 +1,6 @@
 //! Timeline layout: which row each location takes, grouped by process, and each row's lanes (one per nesting
-//! depth) as index lists sorted by start, so a viewport finds its visible intervals by binary search.
+//! depth) as index lists sorted by start, and its instants sorted by time, so a viewport finds what is
+//! visible by binary search.
 //! Heights are in layout pixels; the scene maps time to x. Nothing here depends on the viewport.
 
 use crate::model::{LocationId, ProcessId, Trace};
@@ -26,9 +27,11 @@ pub struct TimelineRow {
     /// Top of the row in layout pixels.
     pub y: f32,
     /// Lanes (depths) in the row; at least one.
-    pub lanes: u16,
+    pub lanes: u32,
     /// Interval indices of each lane, into `TimelineLayout::lane_intervals`.
     pub lane_ranges: Vec<Range<usize>>,
+    /// The row's instants, into `TimelineLayout::row_instants`.
+    pub instants: Range<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +50,8 @@ pub struct TimelineLayout {
     pub height: f32,
     /// Row index of each location.
     pub row_of_location: Vec<u32>,
+    /// Instant indices grouped by row, each group sorted by time.
+    pub row_instants: Vec<u32>,
 }
 
 impl TimelineLayout {
@@ -66,7 +71,27 @@ impl TimelineLayout {
         let mut y = 0.0f32;
         let mut last_process: Option<ProcessId> = None;
         let mut counts: Vec<usize> = Vec::new();
+        // Instants by location (a counting sort), then by time within each.
+        let ins = &trace.instants;
+        let mut ins_start = vec![0usize; trace.locations.len() + 1];
+        for l in &ins.location {
+            ins_start[l.index() + 1] += 1;
+        }
+        for k in 0..trace.locations.len() {
+            ins_start[k + 1] += ins_start[k];
+        }
+        let mut by_location = vec![0u32; ins.time_ns.len()];
+        let mut next_ins = ins_start.clone();
+        for (j, l) in ins.location.iter().enumerate() {
+            by_location[next_ins[l.index()]] = j as u32;
+            next_ins[l.index()] += 1;
+        }
+        let mut row_instants = Vec::with_capacity(ins.time_ns.len());
         for &l in &order {
+            let first = row_instants.len();
+            row_instants.extend_from_slice(&by_location[ins_start[l.index()]..ins_start[l.index() + 1]]);
+            row_instants[first..].sort_by_key(|&j| ins.time_ns[j as usize]);
+            let instants = first..row_instants.len();
             let p = trace.locations.process[l.index()];
             if last_process != Some(p) {
                 headers.push(ProcessHeader { process: p, y });
@@ -94,16 +119,10 @@ impl TimelineLayout {
                 next[d] += 1;
             }
             row_of_location[l.index()] = rows.len() as u32;
-            rows.push(TimelineRow {
-                location: l,
-                process: p,
-                y,
-                lanes: lanes.min(u16::MAX as usize) as u16,
-                lane_ranges,
-            });
+            rows.push(TimelineRow { location: l, process: p, y, lanes: lanes as u32, lane_ranges, instants });
             y += lanes as f32 * metrics.lane_px + metrics.row_gap_px;
         }
-        TimelineLayout { metrics, rows, headers, lane_intervals, height: y, row_of_location }
+        TimelineLayout { metrics, rows, headers, lane_intervals, height: y, row_of_location, row_instants }
     }
 
     pub fn row_height(&self, row: &TimelineRow) -> f32 {

@@ -20,7 +20,7 @@ const FORMAT: &str = "GraphML";
 pub struct Attributes {
     pub names: Vec<String>,
     pub start: Vec<u32>,
-    pub key: Vec<u16>,
+    pub key: Vec<u32>,
     pub value: Vec<String>,
 }
 
@@ -30,18 +30,17 @@ impl Attributes {
     }
     /// The value of attribute `name` of item `i`, as written.
     pub fn get(&self, i: usize, name: &str) -> Option<&str> {
-        let k = self.names.iter().position(|n| n == name)? as u16;
-        self.get_key(i, k)
+        self.get_key(i, self.key_of(name)?)
     }
-    pub fn key_of(&self, name: &str) -> Option<u16> {
-        self.names.iter().position(|n| n == name).map(|k| k as u16)
+    pub fn key_of(&self, name: &str) -> Option<u32> {
+        self.names.iter().position(|n| n == name).map(|k| k as u32)
     }
-    pub fn get_key(&self, i: usize, k: u16) -> Option<&str> {
+    pub fn get_key(&self, i: usize, k: u32) -> Option<&str> {
         let (a, b) = (*self.start.get(i)? as usize, *self.start.get(i + 1)? as usize);
         (a..b).find(|&j| self.key[j] == k).map(|j| self.value[j].as_str())
     }
     /// A numeric attribute; `NA`, `NaN` and text read as None.
-    pub fn number(&self, i: usize, k: Option<u16>) -> Option<f64> {
+    pub fn number(&self, i: usize, k: Option<u32>) -> Option<f64> {
         let v = self.get_key(i, k?)?.trim();
         v.parse::<f64>().ok().filter(|v| v.is_finite())
     }
@@ -87,7 +86,9 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
         Edge,
     }
     let mut owner = Owner::None;
-    let mut data_key: Option<(bool, u16)> = None;
+    let mut data_key: Option<(bool, u32)> = None;
+    // Attribute names to their index in `names`, for nodes and for edges (a document may use millions).
+    let (mut node_names, mut edge_names) = (Names::default(), Names::default());
     let mut data_text = String::new();
     let mut saw_graphml = false;
     let mut graphs = 0u32;
@@ -142,10 +143,14 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
                         let key = attr(e, b"key", pos, name)?.unwrap_or_default();
                         data_text.clear();
                         data_key = match (&owner, keys.get(&key)) {
-                            (Owner::Node, Some(k)) if !k.for_edge => Some((false, intern(&mut g.nodes.names, &k.name))),
-                            (Owner::Edge, Some(k)) if k.for_edge => Some((true, intern(&mut g.edges.names, &k.name))),
-                            (Owner::Node, None) => Some((false, intern(&mut g.nodes.names, &key))),
-                            (Owner::Edge, None) => Some((true, intern(&mut g.edges.names, &key))),
+                            (Owner::Node, Some(k)) if !k.for_edge => {
+                                Some((false, node_names.intern(&mut g.nodes.names, &k.name)))
+                            }
+                            (Owner::Edge, Some(k)) if k.for_edge => {
+                                Some((true, edge_names.intern(&mut g.edges.names, &k.name)))
+                            }
+                            (Owner::Node, None) => Some((false, node_names.intern(&mut g.nodes.names, &key))),
+                            (Owner::Edge, None) => Some((true, edge_names.intern(&mut g.edges.names, &key))),
                             _ => None,
                         };
                     }
@@ -196,13 +201,19 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
     Ok(g)
 }
 
-fn intern(names: &mut Vec<String>, n: &str) -> u16 {
-    match names.iter().position(|x| x == n) {
-        Some(i) => i as u16,
-        None => {
-            names.push(n.to_string());
-            (names.len() - 1).min(u16::MAX as usize) as u16
+/// The index of each attribute name in an `Attributes::names`, built while reading.
+#[derive(Default)]
+struct Names(HashMap<String, u32>);
+
+impl Names {
+    fn intern(&mut self, names: &mut Vec<String>, n: &str) -> u32 {
+        if let Some(&i) = self.0.get(n) {
+            return i;
         }
+        let i = names.len() as u32;
+        names.push(n.to_string());
+        self.0.insert(n.to_string(), i);
+        i
     }
 }
 

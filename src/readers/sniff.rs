@@ -1,5 +1,7 @@
 //! Format detection from a file's first bytes. Extensions lie (a `.json` may be gzipped, a `.txt` may be
-//! Paraver); content does not.
+//! Paraver); content does not. UTF-16 text is told by its BOM or its zero bytes and sniffed transcoded.
+
+use crate::readers::chrome::{utf16, ObjectHead};
 
 /// What the first bytes of a file say it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +57,17 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
     if bytes.len() >= 262 && &bytes[257..262] == b"ustar" {
         return Sniffed::Tar;
     }
+    if let Some(text) = utf16::to_utf8(&bytes[..bytes.len().min(128 * 1024) & !1]) {
+        // UTF-16 (PowerShell's `>` writes it): the Chrome reader transcodes it; other readers take UTF-8.
+        return match sniff(&text) {
+            Sniffed::ChromeJson => Sniffed::ChromeJson,
+            Sniffed::Unknown(what) => Sniffed::Unknown(format!("UTF-16 text: {what}")),
+            other => Sniffed::Unknown(format!(
+                "{} in UTF-16; weft reads UTF-16 only for Chrome JSON (save it as UTF-8)",
+                other.name()
+            )),
+        };
+    }
     let head = skip_ws_bom(&bytes[..bytes.len().min(64 * 1024)]);
     if head.starts_with(b"#Paraver") {
         return Sniffed::Paraver;
@@ -82,7 +95,14 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
         if text.contains("\"traceEvents\"") || text.contains("\"ph\"") {
             return Sniffed::ChromeJson;
         }
-        return Sniffed::Unknown("a JSON object without \"traceEvents\"".into());
+        // Other top-level keys may come first, however large (metadata, stack frames): walk past them
+        // over the bytes there are (at most 16 MiB); a head that ends inside the object is read as Chrome
+        // JSON, whose reader streams on and says so if "traceEvents" never comes.
+        let whole = skip_ws_bom(bytes);
+        return match crate::readers::chrome::object_head(&whole[..whole.len().min(16 << 20)]) {
+            ObjectHead::TraceEvents | ObjectHead::Undecided => Sniffed::ChromeJson,
+            ObjectHead::NoTraceEvents => Sniffed::Unknown("a JSON object without \"traceEvents\"".into()),
+        };
     }
     // MIR task stats: a CSV whose header (after any `#` comments) names the columns `task`, `parent` and
     // `exec_cycles` or `joins_at` exactly, quoted (as R writes them) or not.
@@ -126,5 +146,32 @@ mod tests {
         assert!(matches!(sniff(b"hello world"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b"{\"a\":1}"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(&[0u8, 1, 2, 3, 255, 254]), Sniffed::Unknown(_)));
+    }
+
+    #[test]
+    fn sniffs_utf16_and_objects_with_large_heads() {
+        let utf16 = |s: &str, bom: &[u8], be: bool| -> Vec<u8> {
+            let units = s.encode_utf16();
+            let body: Vec<u8> = if be {
+                units.flat_map(u16::to_be_bytes).collect()
+            } else {
+                units.flat_map(u16::to_le_bytes).collect()
+            };
+            [bom, &body].concat()
+        };
+        let json = "{\"traceEvents\":[]}";
+        assert_eq!(sniff(&utf16(json, &[0xFF, 0xFE], false)), Sniffed::ChromeJson);
+        assert_eq!(sniff(&utf16(json, &[], false)), Sniffed::ChromeJson);
+        assert_eq!(sniff(&utf16(json, &[0xFE, 0xFF], true)), Sniffed::ChromeJson);
+        assert_eq!(sniff(&utf16(" [{\"ph\":\"X\"}]", &[], true)), Sniffed::ChromeJson);
+        assert!(
+            matches!(sniff(&utf16("#Paraver (x)", &[0xFF, 0xFE], false)), Sniffed::Unknown(s) if s.contains("UTF-16"))
+        );
+        let meta = format!("{{\"metadata\":{{\"pad\":\"{}\"}},\"traceEvents\":[]}}", "x".repeat(200_000));
+        assert_eq!(sniff(meta.as_bytes()), Sniffed::ChromeJson);
+        // Only the head of such a file: still Chrome JSON (the reader reads on).
+        assert_eq!(sniff(&meta.as_bytes()[..100_000]), Sniffed::ChromeJson);
+        let no_events = format!("{{\"metadata\":\"{}\"}}", "x".repeat(100_000));
+        assert!(matches!(sniff(no_events.as_bytes()), Sniffed::Unknown(_)));
     }
 }

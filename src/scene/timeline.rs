@@ -167,10 +167,12 @@ impl TimelineScene<'_> {
                     .clipped(view.label_gutter - 18.0),
             );
         }
-        for hdr in &lay.headers {
+        // Headers are sorted by y: only those on screen (a trace may have a million processes).
+        let first_hdr = lay.headers.partition_point(|h| view.y_of(h.y) + lay.metrics.process_header_px < AXIS_PX);
+        for hdr in &lay.headers[first_hdr..] {
             let y = view.y_of(hdr.y);
-            if y + lay.metrics.process_header_px < AXIS_PX || y > view.height {
-                continue;
+            if y > view.height {
+                break;
             }
             sc.rects.push(RectInstance::filled(
                 0.0,
@@ -203,7 +205,11 @@ impl TimelineScene<'_> {
         for r in rows.clone() {
             let row = &lay.rows[r];
             let y_row = view.y_of(row.y);
-            for (d, range) in row.lane_ranges.iter().enumerate() {
+            // Only the lanes on screen: a row may be a million lanes deep.
+            let first = ((AXIS_PX - y_row) / lane).floor().max(0.0) as usize;
+            let last = (((view.height - y_row) / lane).ceil().max(0.0) as usize).min(row.lane_ranges.len());
+            for d in first.min(last)..last {
+                let range = &row.lane_ranges[d];
                 let ids = &lay.lane_intervals[range.clone()];
                 let y = y_row + d as f32 * lane;
                 let mut k = ids.partition_point(|&i| (iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64 <= t0);
@@ -252,22 +258,25 @@ impl TimelineScene<'_> {
             sc.rects.push(r); // on top of neighbours
         }
 
-        // Instants: small diamonds at the top of their row.
+        // Instants: small diamonds at the top of their row; one per pixel column where they crowd.
         let ins = &t.instants;
-        for j in 0..ins.time_ns.len() {
-            let tt = ins.time_ns[j] as f64;
-            if tt < t0 || tt > t1 {
-                continue;
+        for r in rows.clone() {
+            let row = &lay.rows[r];
+            let ids = &lay.row_instants[row.instants.clone()];
+            let y = view.y_of(row.y);
+            let mut k = ids.partition_point(|&j| (ins.time_ns[j as usize] as f64) < t0);
+            while k < ids.len() {
+                let tt = ins.time_ns[ids[k] as usize] as f64;
+                if tt > t1 {
+                    break;
+                }
+                let x = view.x_of(tt);
+                sc.rects.push(
+                    RectInstance::filled(x - 4.0, y, 8.0, 8.0, rgba(0x33, 0x33, 0x33, 0xe0)).with_shape(Shape::Diamond),
+                );
+                let t_next = view.t_of(x + 1.0);
+                k += 1 + ids[k + 1..].partition_point(|&j| (ins.time_ns[j as usize] as f64) < t_next);
             }
-            let r = lay.row_of_location[ins.location[j].index()] as usize;
-            if !rows.contains(&r) {
-                continue;
-            }
-            let x = view.x_of(tt);
-            let y = view.y_of(lay.rows[r].y);
-            sc.rects.push(
-                RectInstance::filled(x - 4.0, y, 8.0, 8.0, rgba(0x33, 0x33, 0x33, 0xe0)).with_shape(Shape::Diamond),
-            );
         }
 
         // Flows and messages as arrows: a flow from the slice each end is bound to (its lane), else

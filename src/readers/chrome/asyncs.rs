@@ -8,6 +8,9 @@
 
 use super::events::Converter;
 use super::hash::FxMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::model::{LocationId, LocationKind, ProcessId, RegionId, StringId, TraceBuilder, WarningKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +82,9 @@ impl Asyncs {
         }
         self.events.sort_by_key(|e| (e.process, e.ts, e.seq));
         let mut open: FxMap<(ProcessId, AsyncKey), Vec<(usize, StringId)>> = FxMap::default();
+        // Per open stack and name, the depths of that name's open slices, innermost last: a named end
+        // finds its slice without scanning the stack.
+        let mut depths: FxMap<(ProcessId, AsyncKey, StringId), Vec<u32>> = FxMap::default();
         let mut trees: Vec<Tree> = Vec::new();
         let mut slices: Vec<Slice> = Vec::new();
         let mut current_tree: FxMap<(ProcessId, AsyncKey), u32> = FxMap::default();
@@ -102,6 +108,7 @@ impl Asyncs {
                     } else {
                         current_tree.get(&k).copied().unwrap_or(0)
                     };
+                    depths.entry((e.process, e.key, e.name)).or_default().push(stack.len() as u32);
                     stack.push((slices.len(), e.name));
                     slices.push(Slice { tree, region: e.region, start: e.ts, end: e.ts });
                 }
@@ -115,8 +122,9 @@ impl Asyncs {
                     let from = if !e.named {
                         stack.len() - 1
                     } else {
-                        match stack.iter().rposition(|&(_, n)| n == e.name) {
-                            Some(i) => {
+                        match depths.get(&(e.process, e.key, e.name)).and_then(|d| d.last()) {
+                            Some(&i) => {
+                                let i = i as usize;
                                 if i + 1 != stack.len() {
                                     mismatched += 1;
                                 }
@@ -128,7 +136,10 @@ impl Asyncs {
                             }
                         }
                     };
-                    for (s, _) in stack.drain(from..) {
+                    for (s, name) in stack.drain(from..) {
+                        if let Some(d) = depths.get_mut(&(e.process, e.key, name)) {
+                            d.pop();
+                        }
                         slices[s].end = e.ts.max(slices[s].start);
                         let t = slices[s].tree as usize;
                         trees[t].end = trees[t].end.max(slices[s].end);
@@ -164,37 +175,55 @@ impl Asyncs {
             "async slices never ended; closed at the trace's last time",
         );
 
-        // Pack trees onto tracks: per process and root name, the first track free at the tree's start.
+        // Pack trees onto tracks: per process and root name, the first track (in creation order) free at
+        // the tree's start. Trees come in start order, so a track once free stays free: busy tracks wait
+        // in a min-heap by end time, free ones in a min-heap by creation order (O(log n) per tree).
         let mut order: Vec<usize> = (0..trees.len()).collect();
         order.sort_by_key(|&t| (trees[t].process, trees[t].start, trees[t].first_slice));
-        let mut tracks: FxMap<ProcessId, Vec<(StringId, i64, LocationId)>> = FxMap::default();
+        let mut groups: FxMap<(ProcessId, StringId), TrackGroup> = FxMap::default();
+        let mut tracks_per_process: FxMap<ProcessId, i64> = FxMap::default();
         let mut tree_location = vec![LocationId(0); trees.len()];
         for t in order {
             let tree = &trees[t];
-            let lanes = tracks.entry(tree.process).or_default();
-            let free = lanes.iter_mut().find(|(n, end, _)| *n == tree.root_name && *end <= tree.start);
-            let loc = match free {
-                Some(lane) => {
-                    lane.1 = tree.end;
-                    lane.2
+            let g = groups.entry((tree.process, tree.root_name)).or_default();
+            while let Some(&Reverse((end, lane))) = g.busy.peek() {
+                if end > tree.start {
+                    break;
                 }
+                g.busy.pop();
+                g.free.push(Reverse(lane));
+            }
+            let lane = match g.free.pop() {
+                Some(Reverse(lane)) => lane,
                 None => {
-                    let same = lanes.iter().filter(|(n, _, _)| *n == tree.root_name).count();
-                    let native = lanes.len() as i64;
-                    let loc = conv.b.location(tree.process, native, LocationKind::AsyncTrack);
+                    let native = tracks_per_process.entry(tree.process).or_insert(0);
+                    let loc = conv.b.location(tree.process, *native, LocationKind::AsyncTrack);
+                    *native += 1;
+                    let same = g.locations.len();
                     let base = conv.text_of(tree.root_name);
                     let name = if same == 0 { base } else { format!("{base} ({})", same + 1) };
                     conv.b.set_location_name(loc, &name);
-                    lanes.push((tree.root_name, tree.end, loc));
-                    loc
+                    g.locations.push(loc);
+                    same
                 }
             };
-            tree_location[t] = loc;
+            g.busy.push(Reverse((tree.end, lane)));
+            tree_location[t] = g.locations[lane];
         }
         for s in &slices {
             conv.b.interval(tree_location[s.tree as usize], s.region, s.start, (s.end - s.start) as u64);
         }
     }
+}
+
+/// The async tracks of one process and root name.
+#[derive(Default)]
+struct TrackGroup {
+    locations: Vec<LocationId>,
+    /// (end time, lane) of tracks whose last tree may still be running.
+    busy: BinaryHeap<Reverse<(i64, usize)>>,
+    /// Lanes free for any later tree.
+    free: BinaryHeap<Reverse<usize>>,
 }
 
 pub(super) fn warn_n(b: &mut TraceBuilder, kind: WarningKind, n: u64, what: &'static str) {

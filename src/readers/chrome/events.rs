@@ -247,6 +247,10 @@ impl Converter {
 
     pub fn event(&mut self, ev: &RawEvent, offset: u64) {
         self.seq = self.seq.wrapping_add(1);
+        if matches!(ev.pid, Val::Other(_)) || matches!(ev.tid, Val::Other(_)) {
+            self.bad_ids(ev, offset);
+            return;
+        }
         match ev.ph {
             b"X" => self.complete(ev, offset),
             b"B" | b"E" => self.begin_end(ev, offset),
@@ -275,6 +279,17 @@ impl Converter {
                 });
             }
         }
+    }
+
+    /// A pid or tid that is neither a number nor a string (null, true, an array, an object, NaN): the
+    /// event names no thread, so it is skipped with a warning rather than filed under a made-up one.
+    #[cold]
+    fn bad_ids(&mut self, ev: &RawEvent, offset: u64) {
+        let (field, v) = if matches!(ev.pid, Val::Other(_)) { ("pid", &ev.pid) } else { ("tid", &ev.tid) };
+        let (v, ph) = (shown(v), ph_text(ev.ph));
+        self.b.warn(WarningKind::MalformedRecord, || {
+            format!("event at byte {offset} (phase '{ph}') has {field} {v}, not a number or string; skipped")
+        });
     }
 
     fn complete(&mut self, ev: &RawEvent, offset: u64) {

@@ -1,7 +1,8 @@
 //! Chrome Trace Event Format reader: the JSON array form `[...]` or the object form
 //! `{"traceEvents": [...], ...}`, plain or gzipped (detected by content), whole or truncated.
 //!
-//! Layers, each in its own file: `gzip` (incremental gunzip) -> `stream` (document walker: array or
+//! Layers, each in its own file: `gzip` (incremental gunzip) or `utf16` (UTF-16 LE/BE, with or without a
+//! BOM, transcoded to UTF-8; byte offsets in messages are then offsets in the UTF-8 text) -> `stream` (document walker: array or
 //! object form, chunks split anywhere) -> `scanner` (one event object to borrowed fields; `values`
 //! decodes them) -> `events` (fields to the model through caches) -> `slices` (B/E matching and its
 //! repairs, documented there), `asyncs` (async tracks) and `flows` (flow ends matched by key in time
@@ -14,7 +15,9 @@
 //! flows and `bind_id` + `flow_in`/`flow_out`, b/e nestable and S/F legacy async slices.
 //! T/p async steps are ignored; P samples and unknown phases are skipped and counted (`UnknownRecord`).
 //! Times are microseconds (`displayTimeUnit` only changes how viewers display them), rounded to integer
-//! ns. pid/tid may be numbers or strings (strings become stable ids and name their process/thread).
+//! ns. pid/tid may be numbers or strings (strings become stable ids and name their process/thread); an
+//! event whose pid or tid is null, a boolean, an array, an object or NaN is skipped with a warning. Bytes
+//! after the end of the document (trailing garbage, a second document) are ignored with a warning.
 //!
 //! It must not panic on any bytes: a file that is not a trace, or breaks JSON, is a [`ReadError`] naming
 //! the file, the byte offset and what was expected; everything repairable is a counted warning.
@@ -27,6 +30,7 @@ mod hash;
 mod scanner;
 mod slices;
 mod stream;
+pub(crate) mod utf16;
 mod values;
 
 use crate::model::{Trace, WarningKind};
@@ -50,6 +54,8 @@ enum Mode {
     Undecided(Vec<u8>),
     Plain,
     Gzip(Box<Gunzip>),
+    /// UTF-16 (LE or BE, with or without a BOM), transcoded to UTF-8 into the buffer before the walker.
+    Utf16(Box<utf16::Utf16>, Vec<u8>),
     /// The gzip stream broke after some events: the rest of the input is ignored.
     CutShort,
 }
@@ -127,13 +133,23 @@ impl ChromeStreamReader {
 
     fn decide(&mut self, head: &[u8]) {
         // A lone 0x1f at the end of input is a gzip file cut inside its magic number.
-        self.mode =
-            if head.starts_with(&[0x1f, 0x8b]) || head == [0x1f] { Mode::Gzip(Box::default()) } else { Mode::Plain };
+        self.mode = if head.starts_with(&[0x1f, 0x8b]) || head == [0x1f] {
+            Mode::Gzip(Box::default())
+        } else if let Some(t) = utf16::detect(head) {
+            Mode::Utf16(Box::new(t), Vec::new())
+        } else {
+            Mode::Plain
+        };
     }
 
     fn push(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
         match &mut self.mode {
             Mode::Plain => self.walker.feed(bytes, &mut self.conv).map_err(|e| self.syntax(e)),
+            Mode::Utf16(t, buf) => {
+                buf.clear();
+                t.feed(bytes, buf);
+                self.walker.feed(buf, &mut self.conv).map_err(|e| self.syntax(e))
+            }
             Mode::Gzip(gz) => {
                 let mut over = false;
                 let sink = inflated_sink(&mut self.walker, &mut self.conv, self.budget, &mut over);
@@ -176,6 +192,12 @@ impl ChromeStreamReader {
                 Err(e) => self.gzip_broke(e)?,
             }
         }
+        if let Mode::Utf16(t, buf) = &mut self.mode {
+            buf.clear();
+            t.finish(buf);
+            let buf = std::mem::take(buf);
+            self.walker.feed(&buf, &mut self.conv).map_err(|e| self.syntax(e))?;
+        }
         self.budget.admit_events(&self.file, FORMAT, self.walker.events)?;
         if !self.walker.started() {
             return Err(ReadError::Empty {
@@ -192,6 +214,12 @@ impl ChromeStreamReader {
                 String::new()
             };
             return Err(ReadError::Empty { file: self.file, format: FORMAT, detail });
+        }
+        if let Some((at, n)) = self.walker.trailing {
+            let file = self.file.clone();
+            self.conv.b.warn(WarningKind::Other, || {
+                format!("{file}: {n} bytes after the end of the JSON document (from byte {at}: trailing data or a second document) are ignored")
+            });
         }
         if self.walker.finish() && !self.truncated_gzip {
             let (file, held) = (self.file.clone(), self.walker.held_bytes());
@@ -223,6 +251,40 @@ fn inflated_sink<'a>(
         }
         Ok(())
     }
+}
+
+/// What the top-level object at the head of a file says, for the sniffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ObjectHead {
+    /// A `traceEvents` key was found among the top-level keys.
+    TraceEvents,
+    /// The object ended (or broke JSON) without one.
+    NoTraceEvents,
+    /// The head ended inside the top-level object, before any `traceEvents`: other keys come first,
+    /// whatever their size (metadata, stack frames), so only reading on can tell.
+    Undecided,
+}
+
+/// Walk the top-level keys of the JSON object at the start of `head` (UTF-8), skipping their values,
+/// until a `traceEvents` key, the object's end, or the end of `head`. Linear in `head`; holds nothing.
+pub(crate) fn object_head(head: &[u8]) -> ObjectHead {
+    struct Ignore;
+    impl EventSink for Ignore {
+        fn event(&mut self, _: &scanner::RawEvent, _: u64) {}
+    }
+    let mut walker = DocumentWalker::default();
+    for piece in head.chunks(64 * 1024) {
+        if walker.feed(piece, &mut Ignore).is_err() {
+            return ObjectHead::NoTraceEvents;
+        }
+        if walker.saw_trace_events {
+            return ObjectHead::TraceEvents;
+        }
+        if !walker.finish() {
+            return ObjectHead::NoTraceEvents;
+        }
+    }
+    ObjectHead::Undecided
 }
 
 /// Read a whole Chrome trace held in memory (plain or gzipped).

@@ -349,18 +349,6 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A key and its colon; the cursor is on the key's opening quote. Leaves the cursor on the value.
-    #[inline]
-    pub fn key(&mut self) -> Scan<&'a [u8]> {
-        let k = self.string()?.raw;
-        if self.peek_ws()? != b':' {
-            return self.bad("':' after a key");
-        }
-        self.i += 1;
-        self.peek_ws()?;
-        Ok(k)
-    }
-
     /// After a member: `,` (more follow) or `}` (done). Returns true when the object continues.
     #[inline]
     pub fn member_end(&mut self) -> Scan<bool> {

@@ -26,7 +26,9 @@
 //! duration nest in file order.
 
 use super::events::Converter;
+use super::hash::FxMap;
 use crate::model::{LocationId, RegionId, StringId, WarningKind};
+use std::collections::VecDeque;
 
 /// One B or E event: its time, file position, and the region (B) or name (E) it carries.
 #[derive(Clone, Copy, Debug)]
@@ -86,16 +88,65 @@ struct Open {
     seq: u32,
 }
 
+/// The E events of the current timestamp group that wait for the rest of the group, in file order, and
+/// indexed by name so that a B meeting many waiting ends finds its match without scanning them all.
+#[derive(Default)]
+struct Pending {
+    events: Vec<BeEvent>,
+    done: Vec<bool>,
+    by_name: FxMap<u32, VecDeque<usize>>,
+}
+
+impl Pending {
+    fn push(&mut self, e: BeEvent) {
+        self.by_name.entry(e.what).or_default().push_back(self.events.len());
+        self.events.push(e);
+        self.done.push(false);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Take the first waiting end (in file order) that names `name`.
+    fn take(&mut self, name: u32) -> Option<BeEvent> {
+        let q = self.by_name.get_mut(&name)?;
+        let k = q.pop_front()?;
+        self.done[k] = true;
+        Some(self.events[k])
+    }
+
+    /// The ends still waiting, in file order; empties the set.
+    fn drain(&mut self) -> Vec<BeEvent> {
+        let left = self.events.iter().zip(&self.done).filter(|(_, d)| !**d).map(|(e, _)| *e).collect();
+        self.events.clear();
+        self.done.clear();
+        self.by_name.clear();
+        left
+    }
+}
+
 struct Matcher<'c> {
     conv: &'c mut Converter,
     location: LocationId,
     stack: Vec<Open>,
+    /// For each name, the stack depths of the open slices of that name, innermost last: an end finds the
+    /// slice it closes without scanning the stack (a stray end on a deep stack stays O(1)).
+    depths: FxMap<u32, Vec<u32>>,
     out: Vec<(u32, i64, i64, RegionId)>,
 }
 
 impl Matcher<'_> {
+    fn open(&mut self, o: Open) {
+        self.depths.entry(o.name.0).or_default().push(self.stack.len() as u32);
+        self.stack.push(o);
+    }
+
     fn close_top(&mut self, ts: i64) {
         if let Some(o) = self.stack.pop() {
+            if let Some(d) = self.depths.get_mut(&o.name.0) {
+                d.pop();
+            }
             self.out.push((o.seq, o.ts, ts, o.region));
         }
     }
@@ -121,7 +172,7 @@ impl Matcher<'_> {
 
     /// Rules 4 (further out) and 5, for an E that waited its group out.
     fn force_end(&mut self, e: &BeEvent) {
-        match self.stack.iter().rposition(|o| o.name.0 == e.what) {
+        match self.depths.get(&e.what).and_then(|d| d.last()).map(|&k| k as usize) {
             Some(k) => {
                 let inner = self.stack.len() - 1 - k;
                 let (name, top) =
@@ -147,12 +198,14 @@ impl Matcher<'_> {
         });
     }
 
-    fn retry(&mut self, pending: &mut Vec<BeEvent>) {
-        loop {
-            let Some(k) = pending.iter().position(|e| self.try_end(e)) else {
+    /// After a B: waiting ends that now match the innermost slice close it, the first in file order
+    /// first, as long as one names the new innermost slice. (Unnamed ends never wait.)
+    fn retry(&mut self, pending: &mut Pending) {
+        while let Some(top) = self.stack.last() {
+            let Some(e) = pending.take(top.name.0) else {
                 return;
             };
-            pending.remove(k);
+            self.close_top(e.ts);
         }
     }
 }
@@ -171,8 +224,14 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
             format!("{moved} begin/end events on location {loc} were out of time order; sorted")
         });
     }
-    let mut m = Matcher { conv, location, stack: Vec::new(), out: Vec::with_capacity(th.be.len() / 2) };
-    let mut pending: Vec<BeEvent> = Vec::new();
+    let mut m = Matcher {
+        conv,
+        location,
+        stack: Vec::new(),
+        depths: FxMap::default(),
+        out: Vec::with_capacity(th.be.len() / 2),
+    };
+    let mut pending = Pending::default();
     let be = &th.be;
     let mut i = 0;
     while i < be.len() {
@@ -183,7 +242,7 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
             if e.begin {
                 let region = RegionId(e.what);
                 let name = m.conv.region_name.get(region.index()).copied().unwrap_or(StringId::EMPTY);
-                m.stack.push(Open { region, name, ts, seq: e.seq });
+                m.open(Open { region, name, ts, seq: e.seq });
                 if !pending.is_empty() {
                     m.retry(&mut pending);
                 }
@@ -196,8 +255,10 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
             }
             j += 1;
         }
-        for e in std::mem::take(&mut pending) {
-            m.force_end(&e);
+        if !pending.is_empty() {
+            for e in pending.drain() {
+                m.force_end(&e);
+            }
         }
         i = j;
     }

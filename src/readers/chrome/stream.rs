@@ -17,8 +17,19 @@ enum Place {
     TopKey,
     /// Inside the top-level object, skipping the value of an ignored key.
     TopSkip(Skipper),
+    /// Inside the top-level object, skipping a key too long to be `traceEvents`; its colon and value follow.
+    TopSkipKey(Skipper),
+    /// After a top-level key: its colon, then its value (`traceEvents` says whether it was that key).
+    TopColon {
+        trace_events: bool,
+    },
+    TopValue {
+        trace_events: bool,
+    },
     /// Inside the event array.
-    Events { object_form: bool },
+    Events {
+        object_form: bool,
+    },
     /// After the document's end.
     Done,
 }
@@ -93,6 +104,9 @@ pub struct DocumentWalker {
     /// In the object form: whether a `traceEvents` key has been seen.
     pub saw_trace_events: bool,
     object_form: bool,
+    /// After the document's end: the offset of the first byte that is not whitespace, and how many bytes
+    /// from there on were ignored (trailing garbage or a second document).
+    pub trailing: Option<(u64, u64)>,
 }
 
 impl Default for DocumentWalker {
@@ -105,6 +119,7 @@ impl Default for DocumentWalker {
             events: 0,
             saw_trace_events: false,
             object_form: false,
+            trailing: None,
         }
     }
 }
@@ -182,7 +197,10 @@ impl DocumentWalker {
         let mut i = 0;
         loop {
             let step = match self.place {
-                Place::Done => return Ok(b.len()),
+                Place::Done => {
+                    self.after_end(&b[i..], base + i as u64);
+                    return Ok(b.len());
+                }
                 Place::Start => self.start(b, i),
                 Place::TopKey => self.top_key(b, i),
                 Place::TopSkip(mut sk) => match sk.feed(&b[i..]) {
@@ -195,6 +213,18 @@ impl DocumentWalker {
                         return Ok(b.len());
                     }
                 },
+                Place::TopSkipKey(mut sk) => match sk.feed(&b[i..]) {
+                    Some(n) => {
+                        self.place = Place::TopColon { trace_events: false };
+                        Ok(Step::At(i + n))
+                    }
+                    None => {
+                        self.place = Place::TopSkipKey(sk);
+                        return Ok(b.len());
+                    }
+                },
+                Place::TopColon { trace_events } => self.top_colon(b, i, trace_events),
+                Place::TopValue { trace_events } => self.top_value(b, i, trace_events),
                 Place::Events { object_form } => self.events(b, i, base, object_form, sink),
             };
             match step {
@@ -216,55 +246,124 @@ impl DocumentWalker {
         }
     }
 
-    fn start(&mut self, b: &[u8], i: usize) -> Result<Step, Stop> {
+    /// Bytes after the document's end: counted from the first one that is not whitespace, never kept.
+    fn after_end(&mut self, b: &[u8], base: u64) {
+        match &mut self.trailing {
+            Some((_, n)) => *n += b.len() as u64,
+            None => {
+                if let Some(k) = b.iter().position(|c| !matches!(c, b' ' | b'\n' | b'\r' | b'\t')) {
+                    self.trailing = Some((base + k as u64, (b.len() - k) as u64));
+                }
+            }
+        }
+    }
+
+    /// Skip whitespace from `i`: the index of the next byte, or Wait past the whitespace (consumed, so a
+    /// long run of it is never held and rescanned).
+    fn skip_ws(b: &[u8], i: usize) -> Result<usize, Step> {
         let mut c = Cursor::new(b, i);
+        match c.peek_ws() {
+            Ok(_) => Ok(c.i),
+            Err(_) => Err(Step::Wait(c.i)),
+        }
+    }
+
+    fn start(&mut self, b: &[u8], i: usize) -> Result<Step, Stop> {
+        let mut i = i;
         if b[i..].starts_with(&[0xEF, 0xBB, 0xBF]) {
-            c.i += 3;
+            i += 3;
         } else if b.len() - i < 3 && [0xEFu8, 0xBB, 0xBF].starts_with(&b[i..]) && !b[i..].is_empty() {
             return Ok(Step::Wait(i));
         }
-        match c.peek_ws()? {
+        let i = match Self::skip_ws(b, i) {
+            Ok(i) => i,
+            Err(step) => return Ok(step),
+        };
+        match b[i] {
             b'[' => self.place = Place::Events { object_form: false },
             b'{' => {
                 self.place = Place::TopKey;
                 self.object_form = true;
             }
-            _ => return Err(Stop::Bad { at: c.i, expected: "'[' or '{' (a Chrome trace starts with one)" }),
+            _ => return Err(Stop::Bad { at: i, expected: "'[' or '{' (a Chrome trace starts with one)" }),
         }
-        Ok(Step::At(c.i + 1))
+        Ok(Step::At(i + 1))
     }
 
     fn top_key(&mut self, b: &[u8], i: usize) -> Result<Step, Stop> {
-        let mut c = Cursor::new(b, i);
+        let mut i = i;
         loop {
-            match c.peek_ws()? {
-                b',' => c.i += 1,
+            i = match Self::skip_ws(b, i) {
+                Ok(i) => i,
+                Err(step) => return Ok(step),
+            };
+            match b[i] {
+                b',' => i += 1,
                 b'}' => {
                     self.place = Place::Done;
-                    return Ok(Step::At(c.i + 1));
+                    return Ok(Step::At(i + 1));
                 }
                 b'"' => break,
-                _ => return Err(Stop::Bad { at: c.i, expected: "a key or '}' in the top-level object" }),
+                _ => return Err(Stop::Bad { at: i, expected: "a key or '}' in the top-level object" }),
             }
         }
-        let key = c.key()?;
-        let first = c.peek_ws()?;
-        if key == b"traceEvents" {
-            if first != b'[' {
-                return Err(Stop::Bad { at: c.i, expected: "'[' after \"traceEvents\"" });
+        let mut c = Cursor::new(b, i);
+        match c.string() {
+            Ok(key) => {
+                self.place = Place::TopColon { trace_events: key.raw == b"traceEvents" };
+                Ok(Step::At(c.i))
+            }
+            // A key cut by the chunk's end: wait for the rest while it could still be `traceEvents`,
+            // else skip it without holding it.
+            Err(Stop::Incomplete) if b.len() - i > b"\"traceEvents".len() => {
+                self.place = Place::TopSkipKey(Skipper::default());
+                Ok(Step::At(i))
+            }
+            Err(Stop::Incomplete) => Ok(Step::Wait(i)),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn top_colon(&mut self, b: &[u8], i: usize, trace_events: bool) -> Result<Step, Stop> {
+        let i = match Self::skip_ws(b, i) {
+            Ok(i) => i,
+            Err(step) => return Ok(step),
+        };
+        if b[i] != b':' {
+            return Err(Stop::Bad { at: i, expected: "':' after a key" });
+        }
+        self.place = Place::TopValue { trace_events };
+        Ok(Step::At(i + 1))
+    }
+
+    fn top_value(&mut self, b: &[u8], i: usize, trace_events: bool) -> Result<Step, Stop> {
+        let i = match Self::skip_ws(b, i) {
+            Ok(i) => i,
+            Err(step) => return Ok(step),
+        };
+        if trace_events {
+            if b[i] != b'[' {
+                return Err(Stop::Bad { at: i, expected: "'[' after \"traceEvents\"" });
             }
             self.place = Place::Events { object_form: true };
             self.saw_trace_events = true;
-            return Ok(Step::At(c.i + 1));
+            return Ok(Step::At(i + 1));
         }
-        match first {
+        match b[i] {
             b'{' | b'[' | b'"' => {
                 self.place = Place::TopSkip(Skipper::default());
-                Ok(Step::At(c.i))
+                Ok(Step::At(i))
             }
             _ => {
-                c.value()?;
-                Ok(Step::At(c.i))
+                let mut c = Cursor::new(b, i);
+                match c.value() {
+                    Ok(_) => {
+                        self.place = Place::TopKey;
+                        Ok(Step::At(c.i))
+                    }
+                    Err(Stop::Incomplete) => Ok(Step::Wait(i)),
+                    Err(e) => Err(e),
+                }
             }
         }
     }

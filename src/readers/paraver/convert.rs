@@ -62,8 +62,69 @@ struct Thread {
     /// Global order (the .row's thread order).
     order: u32,
     last_time: u64,
-    /// Open call regions: (event type, region, start in ticks), innermost last.
-    open: Vec<(u64, RegionId, u64)>,
+    /// Open call regions, innermost last.
+    open: OpenCalls,
+}
+
+/// A thread's open call regions: (event type, region, start in ticks), innermost last, indexed by type and
+/// by paradigm MPI, so that an end (value 0) or a global communication finds its entry without scanning a
+/// deep stack. A region closed from the middle leaves a hole (None) until the entries above it close.
+#[derive(Default)]
+struct OpenCalls {
+    entries: Vec<Option<(u64, RegionId, u64)>>,
+    /// Per event type, the positions of its open entries, innermost last (exact).
+    by_type: IntMap<u64, Vec<u32>>,
+    /// Positions of open MPI calls, innermost last; may hold positions closed since (skipped when met).
+    mpi: Vec<u32>,
+}
+
+impl OpenCalls {
+    fn push(&mut self, e: (u64, RegionId, u64), mpi: bool) {
+        let pos = self.entries.len() as u32;
+        self.entries.push(Some(e));
+        self.by_type.entry(e.0).or_default().push(pos);
+        if mpi {
+            self.mpi.push(pos);
+        }
+    }
+
+    /// Close the innermost open entry of type `ty`.
+    fn take(&mut self, ty: u64) -> Option<(u64, RegionId, u64)> {
+        let pos = self.by_type.get_mut(&ty)?.pop()? as usize;
+        let e = self.entries[pos].take();
+        while self.entries.last().is_some_and(Option::is_none) {
+            self.entries.pop();
+        }
+        let len = self.entries.len() as u32;
+        while self.mpi.last().is_some_and(|&p| p >= len) {
+            self.mpi.pop();
+        }
+        e
+    }
+
+    /// The innermost open MPI call.
+    fn innermost_mpi(&mut self) -> Option<(u64, RegionId, u64)> {
+        while let Some(&p) = self.mpi.last() {
+            if let Some(e) = self.entries[p as usize] {
+                return Some(e);
+            }
+            self.mpi.pop();
+        }
+        None
+    }
+
+    /// Close the innermost entry, whatever its type.
+    fn pop(&mut self) -> Option<(u64, RegionId, u64)> {
+        loop {
+            let e = self.entries.pop()?;
+            if let Some(e) = e {
+                if let Some(v) = self.by_type.get_mut(&e.0) {
+                    v.pop();
+                }
+                return Some(e);
+            }
+        }
+    }
 }
 
 pub(super) struct Converter<'a> {
@@ -129,7 +190,7 @@ impl<'a> Converter<'a> {
                         siblings: task.threads,
                         order,
                         last_time: 0,
-                        open: Vec::new(),
+                        open: OpenCalls::default(),
                     });
                 }
             }
@@ -212,7 +273,7 @@ impl<'a> Converter<'a> {
             siblings: 2,
             order,
             last_time: 0,
-            open: Vec::new(),
+            open: OpenCalls::default(),
         });
         self.undefined.insert(key, order);
         order as usize
@@ -487,18 +548,14 @@ impl RecordSink for Converter<'_> {
                     if value != 0 {
                         let region = self.call_region(ty, value, paradigm);
                         if !stacked {
-                            let open = &mut self.threads[t].open;
-                            if let Some(i) = open.iter().rposition(|&(oty, _, _)| oty == ty) {
-                                let (_, region, start) = open.remove(i);
+                            if let Some((_, region, start)) = self.threads[t].open.take(ty) {
                                 self.close(t, ty, region, start, time);
                             }
                         }
-                        self.threads[t].open.push((ty, region, time));
+                        self.threads[t].open.push((ty, region, time), paradigm == Paradigm::Mpi);
                     } else {
-                        let open = &mut self.threads[t].open;
-                        match open.iter().rposition(|&(oty, _, _)| oty == ty) {
-                            Some(i) => {
-                                let (_, region, start) = open.remove(i);
+                        match self.threads[t].open.take(ty) {
+                            Some((_, region, start)) => {
                                 self.close(t, ty, region, start, time);
                             }
                             // For a "Last Evt Val" type a 0 after a 0 changes nothing.
@@ -547,11 +604,9 @@ impl RecordSink for Converter<'_> {
         let t = self.thread(line, g.who);
         self.check_order(line, t, g.time);
         // The participation belongs to the innermost MPI call open on the thread, if any.
-        let open_call = self.threads[t].open.iter().rev().find(|&&(ty, _, _)| {
-            matches!(self.type_kinds.get(&ty), Some(TypeKind::Call { paradigm: Paradigm::Mpi, .. }))
-        });
+        let open_call = self.threads[t].open.innermost_mpi();
         let (region, in_call) = match open_call {
-            Some(&(_, region, _)) => (region, true),
+            Some((_, region, _)) => (region, true),
             None => {
                 // Keyed apart from event types (which are below 2^63).
                 let key = (u64::MAX, g.op);

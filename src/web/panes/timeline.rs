@@ -10,6 +10,9 @@ use crate::scene::{Rgba, Scene};
 use serde_json::json;
 use std::rc::Rc;
 
+/// At most this many rows are listed in the view state (from the first visible row on).
+const MAX_STATE_ROWS: usize = 2_000;
+
 pub struct TimelinePane {
     trace: Rc<Trace>,
     layout: TimelineLayout,
@@ -129,9 +132,16 @@ impl Pane for TimelinePane {
         self.scene_builder().build(&self.view, self.highlight)
     }
     fn state(&self) -> serde_json::Value {
-        let rows: Vec<_> = self
-            .layout
-            .rows
+        // Every row while there are few; past that the rows from the first visible one on, a bounded
+        // number: a trace with a million threads must not turn each call into a million objects.
+        let all = &self.layout.rows;
+        let from = if all.len() <= MAX_STATE_ROWS {
+            0
+        } else {
+            let visible = self.layout.rows_in(self.view.scroll_y, self.view.scroll_y + self.view.height - AXIS_PX);
+            visible.start.min(all.len() - MAX_STATE_ROWS)
+        };
+        let rows: Vec<_> = all[from..all.len().min(from + MAX_STATE_ROWS)]
             .iter()
             .map(|row| {
                 json!({
@@ -149,6 +159,8 @@ impl Pane for TimelinePane {
             "width": self.view.width, "height": self.view.height, "track_x0": self.view.track_x0(),
             "axis_px": AXIS_PX, "lane_px": self.layout.metrics.lane_px, "span_ns": self.trace.span_ns,
             "rows": rows,
+            "rows_from": from,
+            "row_count": all.len(),
             "locations": self.locations,
         })
     }

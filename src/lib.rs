@@ -3,7 +3,8 @@
 //! Layers, each using only those above it in this list:
 //! `readers` (bytes -> model) -> `model` (columnar trace) -> `analyses` -> `layouts` -> `scene`
 //! (plain instance arrays) -> `renderer` (wgpu, wasm only) -> `web` (the page's and workers' wasm entry, wasm only).
-//! Everything up to `scene` is plain Rust with no web or GPU dependency.
+//! Everything up to `scene` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
+//! type, for the download size) serves every layer.
 
 pub mod analyses;
 pub mod layouts;
@@ -11,6 +12,7 @@ pub mod model;
 pub mod readers;
 pub mod samples;
 pub mod scene;
+pub mod sort;
 
 #[cfg(target_arch = "wasm32")]
 pub mod renderer;

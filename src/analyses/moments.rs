@@ -10,6 +10,7 @@
 
 use super::busy::{BusyDefinition, BusyInterval, BusyIntervals, BusyScanner};
 use crate::model::{LocationId, Trace};
+use crate::sort::SortDyn;
 use serde::Serialize;
 use thiserror::Error;
 
@@ -321,7 +322,7 @@ impl MomentKey {
 /// For m1, m2 and m3, locations never busy go last: their moments are undefined.
 pub fn sort_moments(rows: &mut [LocationMoments], key: MomentKey) {
     let undefined = |m: &LocationMoments| !matches!(key, MomentKey::Location | MomentKey::M0) && m.is_idle();
-    rows.sort_by(|a, b| {
+    rows.sort_dyn_by(|a, b| {
         undefined(a)
             .cmp(&undefined(b))
             .then_with(|| key.value(a).total_cmp(&key.value(b)))

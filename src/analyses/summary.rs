@@ -3,6 +3,7 @@
 //! shows this same summary (the worker sends it), warnings grouped by what they mean for the view.
 
 use crate::model::{MessageKind, RegionId, Trace, WarningEffect, WarningKind, Warnings};
+use crate::sort::SortDyn;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -36,7 +37,7 @@ pub fn warning_groups(w: &Warnings) -> Vec<WarningGroup> {
             examples: w.examples().iter().filter(|e| e.kind == kind).map(|e| e.message.clone()).collect(),
         })
         .collect();
-    groups.sort_by(|a, b| a.effect.cmp(&b.effect).then(b.count.cmp(&a.count)).then(a.kind.cmp(&b.kind)));
+    groups.sort_dyn_by(|a, b| a.effect.cmp(&b.effect).then(b.count.cmp(&a.count)).then(a.kind.cmp(&b.kind)));
     groups
 }
 
@@ -97,7 +98,7 @@ pub fn region_totals(trace: &Trace) -> Vec<(u64, u64)> {
 pub fn summarize(trace: &Trace, top: usize) -> TraceSummary {
     let totals = region_totals(trace);
     let mut ranked: Vec<usize> = (0..totals.len()).filter(|&r| totals[r].0 > 0).collect();
-    ranked.sort_by(|&a, &b| {
+    ranked.sort_dyn_by(|&a, &b| {
         totals[b]
             .1
             .cmp(&totals[a].1)

@@ -10,6 +10,7 @@
 //! Units are abstract (the scene scales them); no colours, no pixels.
 
 use crate::analyses::grains::{GrainGraph, NONE};
+use crate::sort::SortDyn;
 
 #[derive(Clone, Debug)]
 pub struct LayoutParams {
@@ -261,7 +262,7 @@ fn layered(g: &GrainGraph, p: &LayoutParams, w: Vec<f32>, h: Vec<f32>) -> GrainL
                     (b, v)
                 })
                 .collect();
-            keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+            keyed.sort_dyn_by(|a, b| a.0.total_cmp(&b.0));
             rows[li] = keyed.into_iter().map(|(_, v)| v).collect();
             for (i, &v) in rows[li].iter().enumerate() {
                 pos[v as usize] = i as f32;

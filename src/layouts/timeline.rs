@@ -4,6 +4,7 @@
 //! Heights are in layout pixels; the scene maps time to x. Nothing here depends on the viewport.
 
 use crate::model::{LocationId, ProcessId, Trace};
+use crate::sort::SortDyn;
 use std::ops::Range;
 
 /// Heights in CSS pixels.
@@ -90,7 +91,7 @@ impl TimelineLayout {
         for &l in &order {
             let first = row_instants.len();
             row_instants.extend_from_slice(&by_location[ins_start[l.index()]..ins_start[l.index() + 1]]);
-            row_instants[first..].sort_by_key(|&j| ins.time_ns[j as usize]);
+            row_instants[first..].sort_dyn_by_key(|&j| ins.time_ns[j as usize]);
             let instants = first..row_instants.len();
             let p = trace.locations.process[l.index()];
             if last_process != Some(p) {

@@ -15,6 +15,7 @@ pub use builder::{classify_region, CollectiveRecord, MessageRecord, TraceBuilder
 pub use strings::{StringId, StringTable};
 pub use warnings::{Warning, WarningEffect, WarningKind, Warnings};
 
+use crate::sort::SortDyn;
 use serde::Serialize;
 use std::ops::Range;
 
@@ -342,7 +343,7 @@ impl Trace {
     /// Locations in display order: grouped by process (by sort key), then by location sort key.
     pub fn locations_in_display_order(&self) -> Vec<LocationId> {
         let mut order: Vec<LocationId> = (0..self.locations.len() as u32).map(LocationId).collect();
-        order.sort_by_key(|l| {
+        order.sort_dyn_by_key(|l| {
             let p = self.locations.process[l.index()];
             (
                 self.processes.sort_key[p.index()],

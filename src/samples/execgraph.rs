@@ -7,6 +7,7 @@
 use super::rng::XorShift;
 use crate::model::thread_events::{ThreadEventKind, ThreadEvents};
 use crate::readers::execgraph_text::{write, TimeUnit};
+use crate::sort::SortDyn;
 
 /// One step of a thread.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,7 +252,7 @@ pub fn simulate(p: &Program, source: &str) -> ThreadEvents {
         }
     }
     // In time order, as a runtime's log would be; stable, so each thread's own order is kept.
-    ev.events.sort_by_key(|e| e.time_ns);
+    ev.events.sort_dyn_by_key(|e| e.time_ns);
     for (i, e) in ev.events.iter_mut().enumerate() {
         e.origin = i as u32 + 1;
     }

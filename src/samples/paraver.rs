@@ -14,6 +14,7 @@
 //! `60000019:3` (worker) and state Running for c_k / 2, `60000019:0`, state Idle until G. The whole run is
 //! wrapped in `40000001:1`/`0` (Application) and, on main threads, `60000019:1` (main).
 
+use crate::sort::SortDyn;
 use std::io::Write;
 
 #[derive(Clone, Debug)]
@@ -207,7 +208,7 @@ impl ParaverSample {
 }
 
 fn flush(lines: &mut Vec<Line>, out: &mut Vec<u8>) {
-    lines.sort_by_key(|l| (l.time, l.order));
+    lines.sort_dyn_by_key(|l| (l.time, l.order));
     for l in lines.drain(..) {
         out.extend_from_slice(l.text.as_bytes());
         out.push(b'\n');

@@ -10,6 +10,7 @@
 use super::{palette, rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
 use crate::analyses::execgraph::{ExecGraph, NodeKind, ThreadIx, NONE};
 use crate::layouts::execgraph::ExecLayout;
+use crate::sort::SortDyn;
 
 /// What part of the drawing is on screen, and how big.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -299,7 +300,7 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
 
 /// The threads sharing one pixel column, drawn as the union of their spans: one line per disjoint piece.
 fn flush_pixel_column(sc: &mut Scene, x: f32, spans: &mut Vec<(f32, f32)>, width: f32) {
-    spans.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    spans.sort_dyn_by(|a, b| a.0.total_cmp(&b.0));
     let mut current: Option<(f32, f32)> = None;
     for &(a, b) in spans.iter() {
         current = match current {

@@ -22,6 +22,7 @@
 
 use super::tree::{AggregationTree, GroupKind};
 use crate::analyses::grains::{GrainGraph, NodeKind, NONE};
+use crate::sort::SortDyn;
 
 /// A chain's end: the last item, the join it stopped before (SINK past a sink), and how many of that
 /// join's in-edges it accounts for.
@@ -231,7 +232,7 @@ fn step_chain(r: &mut Reducer, cur: &mut u32, at: &mut u32, hoisted: &mut Vec<Ar
 /// Close a fork: the earliest join all of whose in-edges arrived here (SINK when every sink did) makes
 /// the fork-join group; the rest is hoisted to the enclosing fork.
 fn close_fork(r: &mut Reducer, fork: u32, arrivals: &mut Vec<Arrival>) -> Up {
-    arrivals.sort_by_key(|a| a.stop);
+    arrivals.sort_dyn_by_key(|a| a.stop);
     let mut complete = None;
     let mut i = 0;
     while i < arrivals.len() {

@@ -7,6 +7,8 @@
 //! events) lands here. Checks that the events form a fork/join program and says where they do not. No
 //! positions: the drawing is `layouts::execgraph`.
 
+use crate::sort::SortDyn;
+
 mod build;
 mod critical;
 
@@ -177,7 +179,7 @@ impl ExecGraph {
     pub fn roots(&self) -> Vec<ThreadIx> {
         let mut r: Vec<ThreadIx> =
             (0..self.threads.len() as u32).filter(|&t| self.threads[t as usize].parent == NONE).collect();
-        r.sort_by_key(|&t| (self.nodes[self.threads[t as usize].first_node as usize].time_ns, t));
+        r.sort_dyn_by_key(|&t| (self.nodes[self.threads[t as usize].first_node as usize].time_ns, t));
         r
     }
 }

@@ -11,6 +11,7 @@
 //! computes no metric and draws nothing.
 
 use crate::readers::mir::MirProfile;
+use crate::sort::SortDyn;
 
 pub const NONE: u32 = u32::MAX;
 
@@ -272,7 +273,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     // A cycle of parents (bad input) would make grains unreachable: cut it at the root.
     cut_parent_cycles(&mut owner_of, root);
     let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_by_key(|&i| {
+    order.sort_dyn_by_key(|&i| {
         (owner_of[i as usize], p.joins_at[i as usize], p.create_instant[i as usize], p.child_number[i as usize], i)
     });
     // Groups: consecutive runs of equal (owner, joins_at).

@@ -5,6 +5,7 @@
 
 use super::graph::{Csr, EdgeKind, GrainGraph, Groups, Interner, NodeKind, TimeUnit, NONE};
 use crate::readers::graphml::GraphMlGraph;
+use crate::sort::SortDyn;
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -218,7 +219,7 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
             )
         })
         .collect();
-    edges.sort_by_key(|&(s, t, k)| (s, t, k as u8));
+    edges.sort_dyn_by_key(|&(s, t, k)| (s, t, k as u8));
     for (s, t, k) in edges {
         g.edge_source.push(s);
         g.edge_target.push(t);

@@ -10,6 +10,7 @@ use super::critical::CriticalPath;
 use super::graph::{EdgeKind, GrainGraph, NONE};
 use crate::readers::graphml::GraphMlGraph;
 use crate::readers::mir::MirProfile;
+use crate::sort::SortDyn;
 use std::collections::HashMap;
 
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -266,7 +267,7 @@ pub fn instantaneous_parallelism(g: &GrainGraph, cp: &CriticalPath) -> InstPar {
         return none();
     }
     let mut lens: Vec<f64> = segs.iter().map(|s| s.1).collect();
-    lens.sort_unstable_by(f64::total_cmp);
+    lens.sort_dyn_by(f64::total_cmp);
     let m = lens.len();
     let w = if m % 2 == 1 { lens[m / 2] } else { (lens[m / 2 - 1] + lens[m / 2]) / 2.0 };
     let max_end = segs.iter().map(|s| s.0 + s.1).fold(0.0, f64::max);

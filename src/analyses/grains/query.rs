@@ -3,6 +3,7 @@
 //! function. Pure functions; no layout, no drawing.
 
 use super::GrainAnalysis;
+use crate::sort::SortDyn;
 use serde::Serialize;
 
 /// One row of a problem view's table.
@@ -34,7 +35,7 @@ pub fn problem_table(a: &GrainAnalysis, metric: &str) -> Option<Vec<ProblemRow>>
             outline_function: g.string(g.grain_outline[i]).to_string(),
         })
         .collect();
-    rows.sort_by(|x, y| y.severity.total_cmp(&x.severity).then(x.task.cmp(&y.task)));
+    rows.sort_dyn_by(|x, y| y.severity.total_cmp(&x.severity).then(x.task.cmp(&y.task)));
     Some(rows)
 }
 

@@ -10,6 +10,7 @@ pub mod window;
 
 use crate::analyses::busy::{glob_match, is_communication_or_sync};
 use crate::model::{LocationId, ProcessId, RegionRole, Trace};
+use crate::sort::SortDyn;
 use std::collections::HashMap;
 
 pub use window::{LiveWindow, Playback};
@@ -106,7 +107,7 @@ impl ParticleEvents {
         }
         // Processes in display order give slots; locations map to their process's slot.
         let mut slot_process: Vec<ProcessId> = (0..trace.processes.len() as u32).map(ProcessId).collect();
-        slot_process.sort_by_key(|p| (trace.processes.sort_key[p.index()], p.0));
+        slot_process.sort_dyn_by_key(|p| (trace.processes.sort_key[p.index()], p.0));
         let mut process_slot = vec![0u32; trace.processes.len()];
         for (s, p) in slot_process.iter().enumerate() {
             process_slot[p.index()] = s as u32;
@@ -147,7 +148,7 @@ impl ParticleEvents {
         drop(keys);
         // Renumber types by frequency so legends list the common calls first; types never called are dropped.
         let mut by_count: Vec<usize> = (0..names.len()).filter(|&t| counts[t] > 0).collect();
-        by_count.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(names[a].cmp(names[b])));
+        by_count.sort_dyn_by(|&a, &b| counts[b].cmp(&counts[a]).then(names[a].cmp(names[b])));
         let mut renumber = vec![0u16; names.len()];
         for (new, &old) in by_count.iter().enumerate() {
             renumber[old] = new as u16;

@@ -6,6 +6,7 @@
 
 use super::ExecLayout;
 use crate::analyses::execgraph::{ExecGraph, NONE};
+use crate::sort::SortDyn;
 
 /// A horizontal segment: y, and the columns of its two ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +35,7 @@ pub fn horizontals(g: &ExecGraph, l: &ExecLayout) -> Vec<Horizontal> {
 
 pub fn count(g: &ExecGraph, l: &ExecLayout) -> u64 {
     let mut hs = horizontals(g, l);
-    hs.sort_unstable_by_key(|h| (h.y, h.a, h.b));
+    hs.sort_dyn_by_key(|h| (h.y, h.a, h.b));
     // Zero-length columns cannot be crossed strictly inside. (key, column) pairs sort faster than indices.
     let mut by_top: Vec<(u64, u32)> = Vec::with_capacity(g.threads.len());
     let mut by_bottom: Vec<(u64, u32)> = Vec::with_capacity(g.threads.len());

@@ -11,6 +11,7 @@ pub mod crossings;
 pub mod sides;
 
 use crate::analyses::execgraph::{ExecGraph, NodeIx, NodeKind, ThreadIx, NONE};
+use crate::sort::SortDyn;
 use sides::Span;
 
 /// How time maps to y.
@@ -112,7 +113,7 @@ pub fn layout(g: &ExecGraph, scale: Scale) -> ExecLayout {
         }
         order.clear();
         order.extend_from_slice(kids);
-        order.sort_by_key(|&c| (top_ns[c as usize], std::cmp::Reverse(bottom_ns[c as usize]), c));
+        order.sort_dyn_by_key(|&c| (top_ns[c as usize], std::cmp::Reverse(bottom_ns[c as usize]), c));
         spans.clear();
         spans.extend(order.iter().map(|&c| Span {
             lo: top_ns[c as usize],

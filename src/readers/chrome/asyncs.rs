@@ -8,6 +8,7 @@
 
 use super::events::Converter;
 use super::hash::FxMap;
+use crate::sort::SortDyn;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -179,7 +180,7 @@ impl Asyncs {
         // the tree's start. Trees come in start order, so a track once free stays free: busy tracks wait
         // in a min-heap by end time, free ones in a min-heap by creation order (O(log n) per tree).
         let mut order: Vec<usize> = (0..trees.len()).collect();
-        order.sort_by_key(|&t| (trees[t].process, trees[t].start, trees[t].first_slice));
+        order.sort_dyn_by_key(|&t| (trees[t].process, trees[t].start, trees[t].first_slice));
         let mut groups: FxMap<(ProcessId, StringId), TrackGroup> = FxMap::default();
         let mut tracks_per_process: FxMap<ProcessId, i64> = FxMap::default();
         let mut tree_location = vec![LocationId(0); trees.len()];

@@ -18,6 +18,7 @@ pub mod threads;
 
 use crate::model::Trace;
 use crate::readers::ReadError;
+use crate::sort::SortDyn;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -115,7 +116,7 @@ fn normalise(path: &str) -> String {
 /// The anchor among `files`: the shallowest `.otf2` file whose content is an OTF2 anchor.
 pub fn find_anchor(files: &dyn ArchiveFiles) -> Option<String> {
     let mut candidates: Vec<String> = files.paths().into_iter().filter(|p| p.ends_with(".otf2")).collect();
-    candidates.sort_by_key(|p| (p.matches('/').count(), p.clone()));
+    candidates.sort_dyn_by_key(|p| (p.matches('/').count(), p.clone()));
     candidates.into_iter().find(|p| matches!(files.read(p), Ok(Some(b)) if anchor::looks_like_anchor(&b)))
 }
 

@@ -9,6 +9,7 @@
 use super::walk::{Role, SyncKind, Walk};
 use crate::model::thread_events::{OriginKind, ThreadEventKind, ThreadEvents};
 use crate::model::{WarningKind, Warnings};
+use crate::sort::SortDyn;
 
 /// Something that happens on one exec thread. Joins carry both halves so they stay adjacent.
 #[derive(Clone, Copy)]
@@ -40,7 +41,7 @@ impl Items {
     /// Join `children` (exec, end time) on `joiner`, waiting from `from`: a b-join/a-join pair per child in
     /// order of their ends, each a-join at the later of the wait so far and the child's end.
     fn join_chain(&mut self, joiner: usize, from: u64, mut children: Vec<(usize, u64)>, w: &mut Warnings) {
-        children.sort_by_key(|&(c, e)| (e, c));
+        children.sort_dyn_by_key(|&(c, e)| (e, c));
         let mut cursor = from;
         for (c, e) in children {
             if self.joined[c] {
@@ -79,7 +80,7 @@ pub fn thread_events(w: &mut Walk, source: &str) -> ThreadEvents {
         let mut list = std::mem::take(&mut it.of[x]);
         // Joins that begin together are chained by their ends (a task and a team member both joined at one
         // barrier), so b-join follows a-join without going back in time.
-        list.sort_by_key(|&(t, phase, order, item)| {
+        list.sort_dyn_by_key(|&(t, phase, order, item)| {
             let end = if let Item::Join { end, .. } = item { end } else { t };
             (phase, t, end, order)
         });
@@ -128,7 +129,7 @@ pub fn thread_events(w: &mut Walk, source: &str) -> ThreadEvents {
 /// Create -> fork on the creator; wait -> join on the waiter, its b-join at the enclosing join region.
 fn pthreads(w: &mut Walk, it: &mut Items) {
     let mut creates: Vec<_> = w.creates.iter().map(|(&k, &v)| (k, v)).collect();
-    creates.sort_by_key(|&(k, (x, t))| (t, x, k));
+    creates.sort_dyn_by_key(|&(k, (x, t))| (t, x, k));
     for (key, (creator, t)) in creates {
         match w.begins.get(&key) {
             Some(&child) => it.push(creator, t, Item::Fork(child)),
@@ -139,7 +140,7 @@ fn pthreads(w: &mut Walk, it: &mut Items) {
     }
     let mut begun: Vec<_> =
         w.begins.iter().filter(|(k, _)| !w.creates.contains_key(k)).map(|(&k, &x)| (k, x)).collect();
-    begun.sort_by_key(|&(k, x)| (x, k));
+    begun.sort_dyn_by_key(|&(k, x)| (x, k));
     for (key, _) in begun {
         w.warnings.push(WarningKind::UnmatchedFlow, || {
             format!("THREAD_BEGIN (contingent {}, sequence {}): no thread created it; drawn as a root", key.0, key.1)
@@ -189,7 +190,7 @@ fn teams(w: &mut Walk, it: &mut Items) {
     for k in 0..w.teams.len() {
         let tm = w.teams[k].clone();
         let mut members = tm.members.clone();
-        members.sort_by_key(|&x| (w.execs[x].start, w.execs[x].loc, x));
+        members.sort_dyn_by_key(|&x| (w.execs[x].start, w.execs[x].loc, x));
         for &m in &members {
             it.push(tm.master, tm.fork_t, Item::Fork(m));
         }

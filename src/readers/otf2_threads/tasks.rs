@@ -10,6 +10,7 @@
 use super::walk::{Role, SyncKind, Walk};
 use crate::model::{Trace, WarningKind};
 use crate::readers::mir::MirProfile;
+use crate::sort::SortDyn;
 
 /// A task's runs in time order with their running sums, for its own clock.
 struct Clock<'a> {
@@ -53,14 +54,14 @@ pub fn profile(trace: &Trace, w: &mut Walk, source: &str) -> MirProfile {
     if never > 0 {
         w.warnings.push(WarningKind::UnmatchedFlow, || format!("{never} created tasks never run; left out"));
     }
-    order.sort_by_key(|&t| (w.tasks[t].create_t, t));
+    order.sort_dyn_by_key(|&t| (w.tasks[t].create_t, t));
     let mut row_of = vec![u32::MAX; w.tasks.len()];
     for (r, &t) in order.iter().enumerate() {
         row_of[t] = r as u32;
     }
     // The team (by fork order) each exec thread's implicit work belongs to, for grouping root children.
     let mut team_rank: Vec<usize> = (0..w.teams.len()).collect();
-    team_rank.sort_by_key(|&k| (w.teams[k].fork_t, k));
+    team_rank.sort_dyn_by_key(|&k| (w.teams[k].fork_t, k));
     let mut rank_of = vec![0u32; w.teams.len()];
     for (r, &k) in team_rank.iter().enumerate() {
         rank_of[k] = r as u32;

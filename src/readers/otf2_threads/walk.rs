@@ -14,6 +14,7 @@
 
 use crate::model::{LocationId, RegionId, RegionRole, Trace, WarningKind, Warnings};
 use crate::readers::otf2::{ThreadEvent, ThreadEventKind};
+use crate::sort::SortDyn;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -329,7 +330,7 @@ pub fn walk(trace: &Trace, events: &[ThreadEvent]) -> Walk {
                         .map(|s| (trace.intervals.start_ns[k], trace.intervals.end_ns(k), s))
                 })
                 .collect();
-            syncs.sort_by_key(|s| s.0);
+            syncs.sort_dyn_by_key(|s| s.0);
             Some(Cursor { next: 0, syncs, next_sync: 0, open: Open::new(trace, l) })
         })
         .collect();
@@ -390,10 +391,10 @@ pub fn walk(trace: &Trace, events: &[ThreadEvent]) -> Walk {
     }
     // A thread that moved between locations has its runs and waits in walk order: put them in time order.
     for t in &mut w.tasks {
-        t.segments.sort_unstable_by_key(|s| (s.0, s.1));
+        t.segments.sort_dyn_by_key(|s| (s.0, s.1));
     }
     for s in &mut w.syncs {
-        s.sort_by_key(|x| x.enter);
+        s.sort_dyn_by_key(|x| x.enter);
     }
     w.match_workers();
     w

@@ -165,15 +165,30 @@ pub fn unpack_zip(name: &str, bytes: &[u8], budget: u64) -> Result<Unpacked, Rea
         if !wanted(&path) {
             continue;
         }
-        let member = format!("{name}: {path}");
         let declared = entry.size();
-        let (data, broke) = take_member(&member, entry, declared, Container::Zip, &mut used, budget)?;
-        if let Some(why) = broke {
-            damaged(&mut out, &member, Container::Zip, data.len(), declared, &why);
-        }
-        out.files.insert(&path, data);
+        keep_zip_member(&mut out, name, &path, entry, declared, &mut used, budget)?;
     }
     Ok(out)
+}
+
+/// One zip member into `out`, held to the running budget; a damaged member keeps what precedes the damage,
+/// with a warning naming it.
+fn keep_zip_member<R: Read>(
+    out: &mut Unpacked,
+    name: &str,
+    path: &str,
+    entry: R,
+    declared: u64,
+    used: &mut u64,
+    budget: u64,
+) -> Result<(), ReadError> {
+    let member = format!("{name}: {path}");
+    let (data, broke) = take_member(&member, entry, declared, Container::Zip, used, budget)?;
+    if let Some(why) = broke {
+        damaged(out, &member, Container::Zip, data.len(), declared, &why);
+    }
+    out.files.insert(path, data);
+    Ok(())
 }
 
 /// A zip without its central directory (cut short): the members are read in order from their local headers,
@@ -202,13 +217,8 @@ fn unpack_zip_stream(name: &str, bytes: &[u8], budget: u64, why: String) -> Resu
         if entry.is_dir() || !wanted(&path) {
             continue;
         }
-        let member = format!("{name}: {path}");
         let declared = entry.size();
-        let (data, broke) = take_member(&member, entry, declared, Container::Zip, &mut used, budget)?;
-        if let Some(why) = broke {
-            damaged(&mut out, &member, Container::Zip, data.len(), declared, &why);
-        }
-        out.files.insert(&path, data);
+        keep_zip_member(&mut out, name, &path, entry, declared, &mut used, budget)?;
     }
     let after = last.map_or_else(String::new, |p| format!(" after member {p}"));
     out.damaged.push(Damage {

@@ -272,7 +272,7 @@ fn trace_loaded(trace: &Trace) -> JsValue {
 }
 
 /// `warnings`: what reading the graph's input repaired or dropped (an OTF2 trace's thread mapping); they go
-/// in the summary as the timeline's do (`warnings`, a count) with their first messages (`warning_examples`).
+/// in the summary as the timeline's do (see [`with_warnings`]).
 fn execgraph_loaded(graph: ExecGraph, warnings: Warnings) -> JsValue {
     let bundle = ExecBundle::new(graph, Scale::True);
     let summary = with_warnings(serde_json::to_value(ExecFigures::of(&bundle.graph, &bundle.layout)), &warnings);
@@ -282,7 +282,7 @@ fn execgraph_loaded(graph: ExecGraph, warnings: Warnings) -> JsValue {
 }
 
 /// A view's summary (a JSON object) with its warnings added as the trace summary has them (count, by effect,
-/// by kind with meanings and examples: the header's warnings button reads these), and their first messages.
+/// by kind with meanings and examples: the header's warnings button reads these).
 fn with_warnings(summary: Result<serde_json::Value, serde_json::Error>, w: &Warnings) -> String {
     use crate::model::WarningEffect;
     let mut summary = summary.unwrap_or_default();
@@ -292,8 +292,6 @@ fn with_warnings(summary: Result<serde_json::Value, serde_json::Error>, w: &Warn
         o.insert("warnings_repaired".into(), w.total_with(WarningEffect::Repaired).into());
         let kinds = serde_json::to_value(crate::analyses::summary::warning_groups(w)).unwrap_or_default();
         o.insert("warning_kinds".into(), kinds);
-        let examples: Vec<String> = w.examples().iter().map(|x| format!("{:?}: {}", x.kind, x.message)).collect();
-        o.insert("warning_examples".into(), examples.into());
     }
     summary.to_string()
 }

@@ -17,4 +17,6 @@ pub mod sort;
 #[cfg(target_arch = "wasm32")]
 pub mod renderer;
 #[cfg(target_arch = "wasm32")]
+pub mod views;
+#[cfg(target_arch = "wasm32")]
 pub mod web;

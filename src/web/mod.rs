@@ -5,7 +5,6 @@
 mod bench;
 mod grain_panel;
 mod overlay;
-mod panes;
 mod viewer;
 mod worker;
 

@@ -3,10 +3,10 @@
 //! then its labels on the overlay canvas.
 
 use super::overlay::draw_labels;
-use super::panes::aggregate::AggregatePane;
-use super::panes::grains::GrainsPane;
-use super::panes::particles::ParticlesPane;
-use super::panes::{execgraph::ExecgraphPane, moments::MomentsPane, timeline::TimelinePane, Pane};
+use crate::views::aggregate::AggregatePane;
+use crate::views::grains::GrainsPane;
+use crate::views::particles::ParticlesPane;
+use crate::views::{execgraph::ExecgraphPane, moments::MomentsPane, timeline::TimelinePane, Pane};
 use crate::analyses::grains::Thresholds;
 use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::GrainBundle;

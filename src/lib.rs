@@ -2,8 +2,9 @@
 //!
 //! Layers, each using only those above it in this list:
 //! `readers` (bytes -> model) -> `model` (columnar trace) -> `analyses` -> `layouts` -> `scene`
-//! (plain instance arrays) -> `renderer` (wgpu, wasm only) -> `web` (the page's and workers' wasm entry, wasm only).
-//! Everything up to `scene` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
+//! (plain instance arrays) -> `views` (view state, input, hit testing) -> `renderer` (wgpu, wasm only) -> `web`
+//! (the page's and workers' wasm entry, wasm only).
+//! Everything up to `views` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
 //! type, for the download size) serves every layer.
 
 pub mod analyses;
@@ -13,10 +14,9 @@ pub mod readers;
 pub mod samples;
 pub mod scene;
 pub mod sort;
+pub mod views;
 
 #[cfg(target_arch = "wasm32")]
 pub mod renderer;
-#[cfg(target_arch = "wasm32")]
-pub mod views;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

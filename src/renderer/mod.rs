@@ -5,8 +5,9 @@
 
 pub mod particles;
 
+use crate::scene::particles::ParticleLayer;
 use crate::scene::{LineInstance, RectInstance, Scene};
-use particles::{ParticleLayer, ParticleRenderer};
+use particles::ParticleRenderer;
 use wgpu::util::DeviceExt;
 
 /// What the backend in use can do, decided once at start-up.

@@ -4,21 +4,8 @@
 //! uploaded; the history stays on the GPU. Three draw calls per frame whatever the number of particles.
 //! Knows instance arrays and textures, nothing of traces.
 
-use crate::scene::particles::ParticleInstance;
+use crate::scene::particles::{ParticleInstance, ParticleLayer};
 use wgpu::util::DeviceExt;
-
-/// What the particle view adds to a frame.
-pub struct ParticleLayer<'a> {
-    /// Live particles, drawn over the scene's shapes.
-    pub particles: &'a [ParticleInstance],
-    /// Particles that finished fading since the last frame, added to the history.
-    pub splats: &'a [ParticleInstance],
-    /// Clear the history before adding this frame's splats.
-    pub clear_history: bool,
-    /// Largest density in the history (the CPU keeps it: the same splat rule at the same resolution).
-    pub max_density: f32,
-    pub min_opacity: f32,
-}
 
 /// The history texture's format: 16-bit float, renderable and blendable on WebGPU and on WebGL2 with
 /// EXT_color_buffer_float (checked at start-up by [`ParticleRenderer::supported`]).

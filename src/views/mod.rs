@@ -1,17 +1,50 @@
-//! Panes: the views the page can switch between. Each owns its analysis results, layout and viewport, and
-//! answers the same input (zoom, pan, scroll, hover) with a new [`Scene`]. The `Viewer` holds the panes of
-//! what is loaded and forwards input to the active one; the time range carries over between panes that
-//! have a time axis.
+//! Views: the panes the page switches between, as plain Rust (no web, wasm or GPU types: this layer sits
+//! after `scene` and before the renderer, and is built and tested natively; `tests/views.rs`). Each pane owns
+//! its analysis results, layout and viewport, and answers the same input (zoom, pan, scroll, hover, click)
+//! with a new [`Scene`]; a view's state serializes for tests and permalinks and restores from that. Time is
+//! injected: the aggregated view's animation reads a [`Clock`], the particle view advances by `tick` with the
+//! page's frame time. The web shell (`src/web/viewer.rs`) holds the panes of what is loaded, forwards input
+//! to the active one and draws its scene; the time range carries over between panes that have a time axis.
+//! Must not read a clock, the DOM or the GPU.
 
 pub mod aggregate;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;
 pub mod particles;
+pub mod set;
 pub mod timeline;
 
 use crate::scene::Scene;
 use serde::Serialize;
+use std::cell::Cell;
+
+/// Where animated views read the time. The page passes the browser's clock (`performance.now`); tests pass
+/// a [`ManualClock`] and advance it, so an animation moves by injected time only. Views never read a clock
+/// of their own.
+pub trait Clock {
+    /// Milliseconds from an arbitrary origin, never decreasing.
+    fn now_ms(&self) -> f64;
+}
+
+/// A clock that moves only when told to.
+#[derive(Debug, Default)]
+pub struct ManualClock(Cell<f64>);
+
+impl ManualClock {
+    pub fn new(now_ms: f64) -> Self {
+        ManualClock(Cell::new(now_ms))
+    }
+    pub fn advance(&self, ms: f64) {
+        self.0.set(self.0.get() + ms);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> f64 {
+        self.0.get()
+    }
+}
 
 /// What a tooltip shows: a title and lines of text, plus structured detail for tests and panels.
 #[derive(Serialize, Debug, Clone, PartialEq)]
@@ -69,7 +102,7 @@ pub trait Pane {
         None
     }
     /// Particles and history splats to draw over this frame's scene (the particle view only).
-    fn particle_layer(&mut self) -> Option<crate::renderer::particles::ParticleLayer<'_>> {
+    fn particle_layer(&mut self) -> Option<crate::scene::particles::ParticleLayer<'_>> {
         None
     }
     /// Put back the geometry saved from [`Pane::state`] (a permalink); keys the view lacks or values that are

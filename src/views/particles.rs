@@ -7,12 +7,11 @@
 use super::{Hover, Pane};
 use crate::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};
 use crate::model::Trace;
-use crate::renderer::particles::ParticleLayer;
 use crate::scene::particles::colors::family_name;
 use crate::scene::particles::colors::family_of;
 use crate::scene::particles::history::HistoryRaster;
 use crate::scene::particles::timeline::StartsTimeline;
-use crate::scene::particles::{slot_ranks, speed_label, ParticleInstance, ParticleScene, ParticleStyle};
+use crate::scene::particles::{slot_ranks, speed_label, ParticleInstance, ParticleLayer, ParticleScene, ParticleStyle};
 use crate::scene::timeline::format_duration;
 use crate::scene::Scene;
 use serde_json::json;

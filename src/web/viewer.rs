@@ -1,29 +1,25 @@
-//! The page's handle: owns the renderer, what is loaded, its panes (views) and which one is shown; turns input
-//! into view changes and view changes into frames. One frame = the active pane's scene, uploaded and drawn,
-//! then its labels on the overlay canvas.
+//! The page's handle: the wasm glue around the views (`crate::views::set::ViewSet`: what is loaded, its
+//! views, the one shown, all in plain Rust). Owns the renderer, the canvases and the browser's clock; turns
+//! input into view changes and view changes into frames. One frame = the shown view's scene, uploaded and
+//! drawn, then its labels on the overlay canvas. Must not hold view logic (views does).
 
 use super::overlay::draw_labels;
-use crate::views::aggregate::AggregatePane;
-use crate::views::grains::GrainsPane;
-use crate::views::particles::ParticlesPane;
-use crate::views::{execgraph::ExecgraphPane, moments::MomentsPane, timeline::TimelinePane, Pane};
 use crate::analyses::grains::Thresholds;
 use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::GrainBundle;
-use crate::model::{codec, Trace};
+use crate::model::codec;
 use crate::renderer::Renderer;
-use crate::scene::grains::{aggregated_first_text, unreadable_when_fitted};
 use crate::scene::palette;
 use crate::scene::svg::to_svg;
 use crate::scene::Scene;
+use crate::views::grains::GrainsPane;
+use crate::views::set::ViewSet;
+use crate::views::{Clock, Pane};
 use serde::Serialize;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
-
-/// The views a trace offers, in the switcher's order.
-const TRACE_VIEWS: [&str; 3] = ["timeline", "moments", "particles"];
 
 #[wasm_bindgen]
 pub struct Viewer {
@@ -32,11 +28,8 @@ pub struct Viewer {
     overlay_canvas: HtmlCanvasElement,
     overlay: CanvasRenderingContext2d,
     dpr: f64,
-    width: f32,
-    height: f32,
-    trace: Option<Rc<Trace>>,
-    panes: Vec<Box<dyn Pane>>,
-    active: usize,
+    /// What is loaded, its views and the one shown (all view logic is there, in plain Rust).
+    views: ViewSet,
     dirty: bool,
     last: FrameStats,
     dark: bool,
@@ -60,6 +53,15 @@ fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
+/// The browser's clock, given to the views that animate.
+struct PerformanceClock;
+
+impl Clock for PerformanceClock {
+    fn now_ms(&self) -> f64 {
+        now_ms()
+    }
+}
+
 pub(super) fn to_js<T: Serialize>(v: &T) -> JsValue {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
 }
@@ -73,17 +75,14 @@ impl Viewer {
             .ok_or("the overlay canvas has no 2D context")?
             .dyn_into::<CanvasRenderingContext2d>()?;
         let renderer = Renderer::new(canvas.clone()).await.map_err(|e| JsValue::from_str(&e))?;
+        let (width, height) = (canvas.client_width().max(1) as f32, canvas.client_height().max(1) as f32);
         Ok(Viewer {
             renderer,
-            width: canvas.client_width().max(1) as f32,
-            height: canvas.client_height().max(1) as f32,
+            views: ViewSet::new(width, height, Rc::new(PerformanceClock)),
             canvas,
             overlay_canvas: overlay,
             overlay: ctx,
             dpr: 1.0,
-            trace: None,
-            panes: Vec::new(),
-            active: 0,
             dirty: true,
             last: FrameStats::default(),
             dark: false,
@@ -97,9 +96,7 @@ impl Viewer {
     /// Show a trace encoded by the worker, in the timeline view. Replaces what was shown.
     pub fn load(&mut self, model: &[u8]) -> Result<(), JsValue> {
         let trace = Rc::new(codec::decode(model).map_err(|e| JsValue::from_str(&e.to_string()))?);
-        self.panes = vec![Box::new(TimelinePane::new(trace.clone(), self.width, self.height))];
-        self.trace = Some(trace);
-        self.active = 0;
+        self.views.load_trace(trace);
         self.dirty = true;
         Ok(())
     }
@@ -107,9 +104,7 @@ impl Viewer {
     /// Show an execution graph laid out by the worker. Replaces what was shown.
     pub fn load_execgraph(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
         let bundle = ExecBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?;
-        self.trace = None;
-        self.panes = vec![Box::new(ExecgraphPane::new(bundle, self.width, self.height))];
-        self.active = 0;
+        self.views.load_execgraph(bundle);
         self.dirty = true;
         Ok(())
     }
@@ -119,20 +114,7 @@ impl Viewer {
     pub fn load_grains(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
         let (analysis, layout) =
             GrainBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?.analysis(Thresholds::paper());
-        self.trace = None;
-        // A graph whose grains fit narrower than a pixel opens aggregated first, and says so (issue 14).
-        let aggregated = unreadable_when_fitted(&analysis, &layout, self.width, self.height);
-        let grains = GrainsPane::new(analysis, layout, self.width, self.height);
-        let first = aggregated.then(|| {
-            let text = aggregated_first_text(grains.analysis().graph.grains());
-            AggregatePane::new(grains.analysis().clone(), self.width, self.height).with_intro(text)
-        });
-        self.panes = vec![Box::new(grains)];
-        self.active = 0;
-        if let Some(pane) = first {
-            self.panes.push(Box::new(pane));
-            self.active = 1;
-        }
+        self.views.load_grains(analysis, layout);
         self.dirty = true;
         Ok(())
     }
@@ -140,89 +122,39 @@ impl Viewer {
     /// A new layout of the execution graph shown (another minimum edge length), keeping the view.
     pub fn relayout_execgraph(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
         let bundle = ExecBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?;
-        let pane = self.panes.get_mut(self.active).ok_or("nothing is shown")?;
-        if pane.kind() != "execgraph" {
-            return Err("the execution graph is not shown".into());
-        }
-        self.panes[self.active] = Box::new(ExecgraphPane::new(bundle, self.width, self.height));
+        self.views.relayout_execgraph(bundle).map_err(|e| JsValue::from_str(&e))?;
         self.dirty = true;
         Ok(())
     }
 
     /// The views the loaded input offers.
     pub fn views(&self) -> Vec<String> {
-        if self.trace.is_some() {
-            TRACE_VIEWS.iter().map(|s| s.to_string()).collect()
-        } else {
-            let mut views: Vec<String> = self.panes.iter().map(|p| p.kind().to_string()).collect();
-            // A grain graph also offers its aggregated view, built when first shown.
-            if views.iter().any(|v| v == "grains") && !views.iter().any(|v| v == "aggregate") {
-                views.push("aggregate".to_string());
-            }
-            views
-        }
+        self.views.views()
     }
 
     /// The view shown now.
     pub fn view(&self) -> String {
-        self.panes.get(self.active).map_or(String::new(), |p| p.kind().to_string())
+        self.views.view().to_string()
     }
 
     /// Show a second grain profile (MIR CSV or GraphML, `name` picks the reader) beside the aggregated view:
     /// two runs of the same program side by side, analysed under the shown run's thresholds.
     pub fn compare_with(&mut self, name: &str, bytes: &[u8]) -> Result<(), JsValue> {
-        let pane =
-            self.panes.get_mut(self.active).and_then(|p| p.as_aggregate()).ok_or("the aggregated view is not shown")?;
-        let input = crate::readers::read_grains(name, bytes).map_err(|e| JsValue::from_str(&e.to_string()))?;
-        let analysis = crate::analyses::grains::GrainAnalysis::new(&input, pane.thresholds())
-            .map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
-        pane.compare_with(name, analysis);
+        self.views.compare_with(name, bytes).map_err(|e| JsValue::from_str(&e))?;
         self.dirty = true;
         Ok(())
     }
 
     /// Switch views, keeping the time range where both views have one.
     pub fn set_view(&mut self, kind: &str) -> Result<(), JsValue> {
-        let range = self.panes.get(self.active).and_then(|p| p.time_range());
-        let index = match self.panes.iter().position(|p| p.kind() == kind) {
-            Some(i) => i,
-            None if kind == "aggregate" => {
-                let grains = self.panes.iter_mut().find_map(|p| p.as_grains()).ok_or("no grain graph is loaded")?;
-                let analysis = grains.analysis().clone();
-                self.panes.push(Box::new(AggregatePane::new(analysis, self.width, self.height)));
-                self.panes.len() - 1
-            }
-            None => {
-                let trace = self.trace.clone().ok_or_else(|| format!("no '{kind}' view for this input"))?;
-                let pane: Box<dyn Pane> = match kind {
-                    "timeline" => Box::new(TimelinePane::new(trace, self.width, self.height)),
-                    "moments" => Box::new(MomentsPane::new(trace, self.width, self.height)),
-                    "particles" => Box::new(ParticlesPane::new(trace, self.width, self.height)),
-                    _ => return Err(JsValue::from_str(&format!("unknown view '{kind}'"))),
-                };
-                self.panes.push(pane);
-                self.panes.len() - 1
-            }
-        };
-        self.active = index;
-        let pane = &mut self.panes[index];
-        pane.resize(self.width, self.height);
-        if let Some((t0, t1)) = range {
-            pane.set_time_range(t0, t1);
-        }
+        self.views.set_view(kind).map_err(|e| JsValue::from_str(&e))?;
         self.dirty = true;
         Ok(())
     }
 
     /// Change an option of the shown view (e.g. `busy` = `any` in the moments view).
     pub fn configure(&mut self, key: &str, value: &str) -> Result<(), JsValue> {
-        let pane = self.panes.get_mut(self.active).ok_or("nothing is shown")?;
-        pane.configure(key, value).map_err(|e| JsValue::from_str(&e))?;
-        if key == "thresholds" && pane.kind() == "grains" {
-            // The aggregated view was built under the old thresholds: build it again when next shown.
-            self.panes.retain(|p| p.kind() != "aggregate");
-            self.active = self.panes.iter().position(|p| p.kind() == "grains").unwrap_or(0);
-        }
+        self.views.configure(key, value).map_err(|e| JsValue::from_str(&e))?;
         self.dirty = true;
         Ok(())
     }
@@ -237,17 +169,13 @@ impl Viewer {
         self.overlay_canvas.set_height(ph);
         self.renderer.resize(pw, ph, dpr as f32);
         self.dpr = dpr;
-        self.width = w as f32;
-        self.height = h as f32;
-        if let Some(p) = self.panes.get_mut(self.active) {
-            p.resize(self.width, self.height);
-        }
+        self.views.resize(w as f32, h as f32);
         self.dirty = true;
     }
 
     fn with_pane(&mut self, f: impl FnOnce(&mut dyn Pane)) {
-        if let Some(p) = self.panes.get_mut(self.active) {
-            f(p.as_mut());
+        if let Some(p) = self.views.active_mut() {
+            f(p);
             self.dirty = true;
         }
     }
@@ -288,7 +216,7 @@ impl Viewer {
 
     /// What is under (x, y) as `{title, lines, detail}`, highlighted; null when nothing.
     pub fn hover(&mut self, x: f32, y: f32) -> JsValue {
-        let Some(p) = self.panes.get_mut(self.active) else { return JsValue::NULL };
+        let Some(p) = self.views.active_mut() else { return JsValue::NULL };
         let hit = p.hover(x, y);
         self.dirty = true;
         hit.map_or(JsValue::NULL, |h| to_js(&h))
@@ -296,7 +224,7 @@ impl Viewer {
 
     /// A click at (x, y) in the shown view (opening or closing a group); returns whether it acted.
     pub fn click(&mut self, x: f32, y: f32) -> bool {
-        let Some(p) = self.panes.get_mut(self.active) else { return false };
+        let Some(p) = self.views.active_mut() else { return false };
         let acted = p.click(x, y);
         self.dirty |= acted;
         acted
@@ -307,10 +235,7 @@ impl Viewer {
     }
 
     fn scene(&self) -> Scene {
-        let mut scene = match self.panes.get(self.active) {
-            Some(p) => p.scene(),
-            None => Scene::new(self.width, self.height, palette::BACKGROUND),
-        };
+        let mut scene = self.views.scene();
         if self.dark {
             palette::apply_dark(&mut scene);
         }
@@ -344,7 +269,7 @@ impl Viewer {
         let t0 = now_ms();
         let scene = self.scene();
         let t1 = now_ms();
-        let layer = self.panes.get_mut(self.active).and_then(|p| p.particle_layer());
+        let layer = self.views.active_mut().and_then(|p| p.particle_layer());
         self.renderer.render_with(&scene, layer.as_ref()).map_err(|e| JsValue::from_str(&e))?;
         draw_labels(&self.overlay, &scene, self.dpr);
         let t2 = now_ms();
@@ -358,7 +283,7 @@ impl Viewer {
             build_ms: t1 - t0,
             draw_ms: t2 - t1,
         };
-        self.dirty = self.panes.get(self.active).is_some_and(|p| p.animating());
+        self.dirty = self.views.active().is_some_and(|p| p.animating());
         Ok(true)
     }
 
@@ -373,7 +298,7 @@ impl Viewer {
 
     /// The shown view's geometry and contents (for tests and permalinks).
     pub fn view_state(&self) -> JsValue {
-        self.panes.get(self.active).map_or(JsValue::NULL, |p| to_js(&p.state()))
+        self.views.active().map_or(JsValue::NULL, |p| to_js(&p.state()))
     }
 
     /// The shown view as an SVG document.
@@ -387,6 +312,6 @@ impl Viewer {
     /// redrawing.
     pub(super) fn grains_pane(&mut self) -> Result<&mut GrainsPane, JsValue> {
         self.dirty = true;
-        self.panes.get_mut(self.active).and_then(|p| p.as_grains()).ok_or_else(|| "no grain graph is shown".into())
+        self.views.grains_pane().ok_or_else(|| "no grain graph is shown".into())
     }
 }

@@ -17,6 +17,20 @@ use crate::scene::timeline::format_duration;
 use crate::scene::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene};
 use bytemuck::{Pod, Zeroable};
 
+/// What the particle view adds to a frame (the renderer draws it over the frame's scene): plain instance
+/// arrays, no GPU type.
+pub struct ParticleLayer<'a> {
+    /// Live particles, drawn over the scene's shapes.
+    pub particles: &'a [ParticleInstance],
+    /// Particles that finished fading since the last frame, added to the history.
+    pub splats: &'a [ParticleInstance],
+    /// Clear the history before adding this frame's splats.
+    pub clear_history: bool,
+    /// Largest density in the history (the CPU keeps it: the same splat rule at the same resolution).
+    pub max_density: f32,
+    pub min_opacity: f32,
+}
+
 /// One particle: centre and diameter in CSS pixels of the animation's canvas, colour with its opacity in the
 /// alpha byte. 16 bytes; the GPU's instance layout matches it field for field.
 #[repr(C)]

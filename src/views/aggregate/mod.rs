@@ -12,7 +12,7 @@ mod placed;
 mod state;
 
 use self::placed::Placed;
-use super::{Hover, Pane};
+use super::{Clock, Hover, Pane};
 use crate::analyses::aggregate::critical::local_critical_path;
 use crate::analyses::aggregate::propagate::{grain_of_leaf, severity};
 use crate::analyses::aggregate::query::strength_words;
@@ -25,6 +25,7 @@ use crate::scene::aggregate::{build_at, Fit, Geometry, Overlay};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// How long an open or close animates.
 const ANIMATION_MS: f64 = 200.0;
@@ -33,10 +34,6 @@ const MAX_FIT_SCALE: f32 = 5.0;
 /// The selected group's outline (the page's accent blue, as in the grain view).
 const SELECTED: Rgba = rgba(0x2f, 0x6f, 0xd6, 0xff);
 const INSET_BORDER: Rgba = rgba(0x8a, 0x93, 0x9e, 0xff);
-
-fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
-}
 
 struct Animation {
     start_ms: f64,
@@ -78,6 +75,8 @@ pub struct AggregatePane {
     compare: Option<Box<compare::Compare>>,
     /// Why the graph opened here first (it is too large to read whole), shown until the first click acts.
     intro: Option<String>,
+    /// Where animations and re-layout timings read the time; None: steps land at once, untimed (the CLI).
+    clock: Option<Rc<dyn Clock>>,
 }
 
 impl AggregatePane {
@@ -110,10 +109,22 @@ impl AggregatePane {
             last_relayout_ms: 0.0,
             compare: None,
             intro: None,
+            clock: None,
         };
         p.settle();
         p.fit();
         p
+    }
+
+    /// Animate opens and closes (and time their re-layouts) by `clock`: the page's is `performance.now`,
+    /// a test's one it advances by hand.
+    pub fn with_clock(mut self, clock: Rc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    fn now_ms(&self) -> Option<f64> {
+        self.clock.as_ref().map(|c| c.now_ms())
     }
 
     /// Show `text` over the view (why the graph opened aggregated) until a click acts.
@@ -135,7 +146,7 @@ impl AggregatePane {
     /// Progress of the running animation in [0, 1]; None when none runs.
     fn progress(&self) -> Option<f32> {
         let a = self.anim.as_ref()?;
-        let t = ((now_ms() - a.start_ms) / ANIMATION_MS).clamp(0.0, 1.0) as f32;
+        let t = ((self.now_ms()? - a.start_ms) / ANIMATION_MS).clamp(0.0, 1.0) as f32;
         (t < 1.0).then_some(t)
     }
 
@@ -174,12 +185,12 @@ impl AggregatePane {
     /// the last target, when a step comes while one still animates).
     fn navigate(&mut self, step: impl FnOnce(&mut Self)) {
         let cam_from = self.current().1;
-        let t0 = now_ms();
+        let t0 = self.now_ms();
         step(self);
         if let Some(u) = self.unfiltered.as_mut() {
             u.set_open(&self.tree, &self.analysis.graph, &self.view.open);
         }
-        self.last_relayout_ms = now_ms() - t0;
+        self.last_relayout_ms = self.now_ms().zip(t0).map_or(0.0, |(t1, t0)| t1 - t0);
         self.follow_open();
         if self.similar_on {
             self.mark_similar();
@@ -202,7 +213,7 @@ impl AggregatePane {
             let (w, h) = (to.w[ui], to.h[ui]);
             self.from.put(u, x, y, w, h);
         }
-        self.anim = Some(Animation { start_ms: now_ms(), cam_from });
+        self.anim = self.now_ms().map(|start_ms| Animation { start_ms, cam_from });
     }
 
     fn keep(&self) -> Vec<bool> {

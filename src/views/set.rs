@@ -1,0 +1,187 @@
+//! The views of what is loaded and which one is shown: what the page's view switcher offers for each input,
+//! which pane a switch builds (on first use), the time range kept across a switch, and what an option change
+//! invalidates. The page's `Viewer` (src/web/viewer.rs) owns one and adds only the renderer, the canvases
+//! and the conversions to JavaScript; tests drive it natively. Must not read a clock (the aggregated view
+//! gets the [`Clock`] given here) or know the page.
+
+use super::aggregate::AggregatePane;
+use super::execgraph::ExecgraphPane;
+use super::grains::GrainsPane;
+use super::moments::MomentsPane;
+use super::particles::ParticlesPane;
+use super::timeline::TimelinePane;
+use super::{Clock, Pane};
+use crate::analyses::grains::GrainAnalysis;
+use crate::layouts::execgraph::bundle::ExecBundle;
+use crate::layouts::grains::GrainLayout;
+use crate::model::Trace;
+use crate::scene::grains::{aggregated_first_text, unreadable_when_fitted};
+use crate::scene::{palette, Scene};
+use std::rc::Rc;
+
+/// The views a trace offers, in the switcher's order.
+pub const TRACE_VIEWS: [&str; 3] = ["timeline", "moments", "particles"];
+
+pub struct ViewSet {
+    width: f32,
+    height: f32,
+    clock: Rc<dyn Clock>,
+    trace: Option<Rc<Trace>>,
+    panes: Vec<Box<dyn Pane>>,
+    active: usize,
+}
+
+impl ViewSet {
+    /// Nothing loaded yet, in a `width` × `height` CSS-pixel view; animations read `clock`.
+    pub fn new(width: f32, height: f32, clock: Rc<dyn Clock>) -> Self {
+        ViewSet { width, height, clock, trace: None, panes: Vec::new(), active: 0 }
+    }
+
+    /// Show a trace in the timeline view. Replaces what was shown.
+    pub fn load_trace(&mut self, trace: Rc<Trace>) {
+        self.panes = vec![Box::new(TimelinePane::new(trace.clone(), self.width, self.height))];
+        self.trace = Some(trace);
+        self.active = 0;
+    }
+
+    /// Show an execution graph laid out by the worker. Replaces what was shown.
+    pub fn load_execgraph(&mut self, bundle: ExecBundle) {
+        self.trace = None;
+        self.panes = vec![Box::new(ExecgraphPane::new(bundle, self.width, self.height))];
+        self.active = 0;
+    }
+
+    /// Show a grain graph in the grain-graph view, or in the Aggregated view when its grains would be
+    /// narrower than a pixel fitted (issue 14; the view says why). Replaces what was shown.
+    pub fn load_grains(&mut self, analysis: GrainAnalysis, layout: GrainLayout) {
+        self.trace = None;
+        let aggregated = unreadable_when_fitted(&analysis, &layout, self.width, self.height);
+        let grains = GrainsPane::new(analysis, layout, self.width, self.height);
+        let first = aggregated.then(|| {
+            let text = aggregated_first_text(grains.analysis().graph.grains());
+            self.aggregate_pane(grains.analysis().clone()).with_intro(text)
+        });
+        self.panes = vec![Box::new(grains)];
+        self.active = 0;
+        if let Some(pane) = first {
+            self.panes.push(Box::new(pane));
+            self.active = 1;
+        }
+    }
+
+    fn aggregate_pane(&self, analysis: GrainAnalysis) -> AggregatePane {
+        AggregatePane::new(analysis, self.width, self.height).with_clock(self.clock.clone())
+    }
+
+    /// A new layout of the execution graph shown (another minimum edge length), keeping the view.
+    pub fn relayout_execgraph(&mut self, bundle: ExecBundle) -> Result<(), String> {
+        let pane = self.panes.get(self.active).ok_or("nothing is shown")?;
+        if pane.kind() != "execgraph" {
+            return Err("the execution graph is not shown".into());
+        }
+        self.panes[self.active] = Box::new(ExecgraphPane::new(bundle, self.width, self.height));
+        Ok(())
+    }
+
+    /// The views the loaded input offers.
+    pub fn views(&self) -> Vec<String> {
+        if self.trace.is_some() {
+            return TRACE_VIEWS.iter().map(|s| s.to_string()).collect();
+        }
+        let mut views: Vec<String> = self.panes.iter().map(|p| p.kind().to_string()).collect();
+        // A grain graph also offers its aggregated view, built when first shown.
+        if views.iter().any(|v| v == "grains") && !views.iter().any(|v| v == "aggregate") {
+            views.push("aggregate".to_string());
+        }
+        views
+    }
+
+    /// The view shown now ("" when nothing is loaded).
+    pub fn view(&self) -> &'static str {
+        self.active().map_or("", |p| p.kind())
+    }
+
+    pub fn active(&self) -> Option<&dyn Pane> {
+        self.panes.get(self.active).map(|p| p.as_ref())
+    }
+
+    pub fn active_mut(&mut self) -> Option<&mut (dyn Pane + 'static)> {
+        self.panes.get_mut(self.active).map(|p| p.as_mut())
+    }
+
+    /// The grain-graph pane shown, for the page's grain panel.
+    pub fn grains_pane(&mut self) -> Option<&mut GrainsPane> {
+        self.active_mut()?.as_grains()
+    }
+
+    /// Show a second run's grain graph beside the aggregated view shown (analysed under its thresholds).
+    pub fn compare_with(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
+        let pane = self.active_mut().and_then(|p| p.as_aggregate()).ok_or("the aggregated view is not shown")?;
+        let input = crate::readers::read_grains(name, bytes).map_err(|e| e.to_string())?;
+        let analysis = GrainAnalysis::new(&input, pane.thresholds()).map_err(|e| format!("{name}: {e}"))?;
+        pane.compare_with(name, analysis);
+        Ok(())
+    }
+
+    /// Switch views (building the view on first use), keeping the time range where both views have one.
+    pub fn set_view(&mut self, kind: &str) -> Result<(), String> {
+        let range = self.active().and_then(|p| p.time_range());
+        let index = match self.panes.iter().position(|p| p.kind() == kind) {
+            Some(i) => i,
+            None if kind == "aggregate" => {
+                let grains = self.panes.iter_mut().find_map(|p| p.as_grains()).ok_or("no grain graph is loaded")?;
+                let analysis = grains.analysis().clone();
+                let pane = self.aggregate_pane(analysis);
+                self.panes.push(Box::new(pane));
+                self.panes.len() - 1
+            }
+            None => {
+                let trace = self.trace.clone().ok_or_else(|| format!("no '{kind}' view for this input"))?;
+                let pane: Box<dyn Pane> = match kind {
+                    "timeline" => Box::new(TimelinePane::new(trace, self.width, self.height)),
+                    "moments" => Box::new(MomentsPane::new(trace, self.width, self.height)),
+                    "particles" => Box::new(ParticlesPane::new(trace, self.width, self.height)),
+                    _ => return Err(format!("unknown view '{kind}'")),
+                };
+                self.panes.push(pane);
+                self.panes.len() - 1
+            }
+        };
+        self.active = index;
+        let pane = &mut self.panes[index];
+        pane.resize(self.width, self.height);
+        if let Some((t0, t1)) = range {
+            pane.set_time_range(t0, t1);
+        }
+        Ok(())
+    }
+
+    /// Change an option of the shown view (e.g. `busy` = `any` in the moments view).
+    pub fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let pane = self.active_mut().ok_or("nothing is shown")?;
+        pane.configure(key, value)?;
+        if key == "thresholds" && pane.kind() == "grains" {
+            // The aggregated view was built under the old thresholds: build it again when next shown.
+            self.panes.retain(|p| p.kind() != "aggregate");
+            self.active = self.panes.iter().position(|p| p.kind() == "grains").unwrap_or(0);
+        }
+        Ok(())
+    }
+
+    /// The view is now `width` × `height` CSS pixels (the shown pane follows now, others when shown).
+    pub fn resize(&mut self, width: f32, height: f32) {
+        self.width = width;
+        self.height = height;
+        if let Some(p) = self.active_mut() {
+            p.resize(width, height);
+        }
+    }
+
+    /// The shown view's scene, or an empty one when nothing is loaded.
+    pub fn scene(&self) -> Scene {
+        match self.active() {
+            Some(p) => p.scene(),
+            None => Scene::new(self.width, self.height, palette::BACKGROUND),
+        }
+    }
+}

@@ -96,6 +96,13 @@ impl MomentsPane {
         self.color = color_encoding(&self.trace, &self.rows, &self.color_key).unwrap_or(None);
     }
 
+    /// The last row that may be at the top: the rows below it fill the plot.
+    fn max_first_row(&self) -> f64 {
+        let (_, y0, _, y1) = self.view.plot_rect();
+        let visible = ((y1 - y0) / self.view.row_height_px.max(1e-6)) as f64;
+        (self.rows.len() as f64 - visible).max(0.0)
+    }
+
     fn half(&self) -> f32 {
         self.width / 2.0
     }
@@ -156,11 +163,8 @@ impl Pane for MomentsPane {
         self.view.t1_ns += d;
     }
     fn scroll(&mut self, dy: f32) {
-        let (_, y0, _, y1) = self.view.plot_rect();
-        let visible = ((y1 - y0) / self.view.row_height_px.max(1e-6)) as f64;
-        let max_first = (self.rows.len() as f64 - visible).max(0.0);
-        self.view.first_row =
-            (self.view.first_row + dy as f64 / self.view.row_height_px.max(1e-6) as f64).clamp(0.0, max_first);
+        self.view.first_row = (self.view.first_row + dy as f64 / self.view.row_height_px.max(1e-6) as f64)
+            .clamp(0.0, self.max_first_row());
     }
     fn fit(&mut self) {
         self.view = Viewport::fit(self.trace.span_ns, self.rows.len(), self.half(), self.view.height_px);
@@ -244,8 +248,7 @@ impl Pane for MomentsPane {
             self.view.row_height_px = (h as f32).clamp(fit.min(1.0), 200.0);
         }
         if let Some(first) = num(s, "first_row") {
-            self.view.first_row = 0.0;
-            self.scroll((first * self.view.row_height_px as f64) as f32);
+            self.view.first_row = first.clamp(0.0, self.max_first_row());
         }
     }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {

@@ -532,6 +532,11 @@ impl Pane for AggregatePane {
     fn state(&self) -> Value {
         self.state_json()
     }
+    /// A permalink's state; one that does not fit this graph (a stale or edited link) is applied as far as
+    /// it fits, never an error.
+    fn restore(&mut self, s: &Value) {
+        let _ = AggregatePane::restore(self, s);
+    }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "method" => {

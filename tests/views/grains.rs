@@ -1,0 +1,104 @@
+//! The grain-graph view: zoom keeps the layout point under the pointer, pan and scroll move the viewport,
+//! fit (and a resize while fitted) shows everything; hovering a grain's drawn fragment names its task; the
+//! selected grain is outlined; problem views and thresholds change what is drawn; a restored view is the
+//! same view.
+
+use super::{f, rects_at, round_trips};
+use weft::analyses::grains::{GrainAnalysis, Thresholds};
+use weft::layouts::grains::{layout, GrainLayout, LayoutParams};
+use weft::readers::read_grains;
+use weft::samples::grains::fib_profile;
+use weft::views::grains::GrainsPane;
+use weft::views::Pane;
+
+pub fn analysed(n: u32, cutoff: u32) -> (GrainAnalysis, GrainLayout) {
+    let input = read_grains("fib.csv", &fib_profile(n, cutoff, 8)).unwrap();
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
+    let l = layout(&a.graph, &LayoutParams::default());
+    (a, l)
+}
+
+fn pane_of(width: f32, height: f32) -> GrainsPane {
+    let (a, l) = analysed(8, 3);
+    GrainsPane::new(a, l, width, height)
+}
+
+fn pane() -> GrainsPane {
+    pane_of(1000.0, 700.0)
+}
+
+#[test]
+fn zoom_pan_scroll_fit_and_resize() {
+    let mut p = pane();
+    let s0 = p.state();
+    let vp = |s: &serde_json::Value| (f(&s["viewport"], "x0"), f(&s["viewport"], "y0"), f(&s["viewport"], "scale"));
+    let (x0, y0, k0) = vp(&s0);
+    let (x, y) = (300.0, 200.0);
+    p.zoom_xy(x as f32, Some(y as f32), 2.0);
+    let (x1, y1, k1) = vp(&p.state());
+    assert!((k1 - 2.0 * k0).abs() < 1e-4 * k0);
+    assert!((x0 + x / k0 - (x1 + x / k1)).abs() < 1e-2 && (y0 + y / k0 - (y1 + y / k1)).abs() < 1e-2, "point stays");
+    p.pan(40.0);
+    p.scroll(-20.0);
+    let (x2, y2, _) = vp(&p.state());
+    assert!((x2 - (x1 + 40.0 / k1)).abs() < 1e-3 && (y2 - (y1 - 20.0 / k1)).abs() < 1e-3);
+    p.resize(800.0, 700.0);
+    assert_eq!(vp(&p.state()), (x2, y2, k1), "a moved view is kept on resize");
+    p.fit();
+    assert_eq!(vp(&p.state()), vp(&pane_of(800.0, 700.0).state()), "fit shows what a new view shows");
+    p.resize(300.0, 700.0);
+    assert_eq!(vp(&p.state()), vp(&pane_of(300.0, 700.0).state()), "a fitted view fits again on resize");
+}
+
+#[test]
+fn hover_at_a_drawn_grain_names_its_task_and_selection_outlines_it() {
+    let mut p = pane();
+    let s = p.state();
+    let samples = s["sample_nodes"].as_array().unwrap().clone();
+    assert!(samples.len() >= 8, "grains on screen: {}", samples.len());
+    let scene = p.scene();
+    let mut hovered = 0;
+    for n in &samples {
+        let (w, h) = (f(n, "w"), f(n, "h"));
+        if w < 3.0 || h < 3.0 {
+            continue;
+        }
+        let (x, y) = ((f(n, "x") + w / 2.0) as f32, (f(n, "y") + h / 2.0) as f32);
+        assert!(!rects_at(&scene, x, y).is_empty(), "the grain's fragment is drawn at ({x}, {y})");
+        let hit = p.hover(x, y).expect("a grain is under its fragment's centre");
+        assert_eq!(hit.detail["node"], n["node"]);
+        assert_eq!(hit.detail["task"], n["task"].to_string().as_str());
+        hovered += 1;
+    }
+    assert!(hovered >= 8, "{hovered} grains hovered");
+    assert!(p.hover(-50.0, -50.0).is_none());
+
+    let grain = p.grain_at(f(&samples[0], "x") as f32 + 1.0, f(&samples[0], "y") as f32 + 1.0).unwrap();
+    let bordered = |p: &GrainsPane| p.scene().rects.iter().filter(|r| r.border_px >= 2.5).count();
+    let before = bordered(&p);
+    p.select(Some(grain)).unwrap();
+    assert!(bordered(&p) > before, "the selected grain is outlined");
+    assert_eq!(p.state()["selected"]["grain"], grain);
+    assert!(p.select(Some(1 << 30)).is_err());
+}
+
+#[test]
+fn options_and_restore() {
+    let mut p = pane();
+    let structure = p.scene();
+    let metric = p.analysis().problems.iter().find(|v| v.count > 0).map(|v| v.metric).expect("a problem in fib");
+    p.configure("problem", metric).unwrap();
+    assert_eq!(p.state()["problem"], metric);
+    assert_ne!(p.scene().rects, structure.rects, "the problem view colours by severity");
+    assert!(p.configure("problem", "happiness").is_err());
+    p.configure("problem", "structure").unwrap();
+    assert_eq!(p.scene().rects, structure.rects);
+    p.configure("thresholds", "prototype").unwrap();
+    assert_eq!(p.state()["thresholds"], "prototype");
+
+    p.zoom_xy(200.0, Some(100.0), 4.0);
+    p.pan(15.0);
+    let mut fresh = pane();
+    fresh.configure("thresholds", "prototype").unwrap();
+    round_trips(&p, &mut fresh);
+}

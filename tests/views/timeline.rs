@@ -1,0 +1,138 @@
+//! The timeline view: fit shows the whole span; zoom keeps the time under the pointer; pan moves by pixels'
+//! worth of time; scroll moves rows; hovering an interval's drawn rect names that interval and outlines it;
+//! a view restored from its state is the same view; the location filter changes the rows.
+
+use super::{f, rects_at, round_trips};
+use std::rc::Rc;
+use weft::model::Trace;
+use weft::samples::utilization::utilization_trace;
+use weft::scene::timeline::region_colors;
+use weft::views::timeline::TimelinePane;
+use weft::views::Pane;
+
+fn trace() -> Rc<Trace> {
+    Rc::new(utilization_trace(24, 24 * 61))
+}
+
+/// The time at screen x in state `s`.
+fn t_at(s: &serde_json::Value, x: f64) -> f64 {
+    let (x0, w) = (f(s, "track_x0"), f(s, "width"));
+    f(s, "t0_ns") + (x - x0) / (w - x0) * (f(s, "t1_ns") - f(s, "t0_ns"))
+}
+
+#[test]
+fn zoom_pan_scroll_and_fit_change_the_state_as_they_say() {
+    let trace = trace();
+    let mut p = TimelinePane::new(trace.clone(), 900.0, 300.0);
+    let s0 = p.state();
+    assert_eq!(f(&s0, "t0_ns"), 0.0);
+    assert!(f(&s0, "t1_ns") >= trace.span_ns as f64, "fitted: the whole span is shown");
+    assert_eq!(s0["row_count"], 24);
+
+    let x = 600.0;
+    p.zoom(x as f32, 4.0);
+    let s1 = p.state();
+    let w0 = f(&s0, "t1_ns") - f(&s0, "t0_ns");
+    let w1 = f(&s1, "t1_ns") - f(&s1, "t0_ns");
+    assert!((w1 - w0 / 4.0).abs() < 1e-6 * w0, "zoom by 4 shows a quarter of the time");
+    assert!((t_at(&s1, x) - t_at(&s0, x)).abs() < 1e-6 * w0, "the time under the pointer stays");
+
+    p.pan(100.0);
+    let s2 = p.state();
+    let per_px = w1 / (f(&s1, "width") - f(&s1, "track_x0"));
+    assert!((f(&s2, "t0_ns") - f(&s1, "t0_ns") - 100.0 * per_px).abs() < 1e-6 * w0, "pan by 100 px");
+    assert_eq!(p.time_range(), Some((f(&s2, "t0_ns"), f(&s2, "t1_ns"))));
+
+    p.scroll(50.0);
+    let s3 = p.state();
+    assert_eq!(f(&s3, "scroll_y"), 50.0, "24 rows do not fit in 300 px: scrolling moves them");
+    assert_eq!(f(&s3["rows"][0], "y"), f(&s2["rows"][0], "y") - 50.0);
+    p.scroll(-1e6);
+    assert_eq!(f(&p.state(), "scroll_y"), 0.0, "never above the first row");
+
+    p.fit();
+    let s4 = p.state();
+    assert_eq!((f(&s4, "t0_ns"), f(&s4, "t1_ns")), (f(&s0, "t0_ns"), f(&s0, "t1_ns")));
+}
+
+#[test]
+fn hover_at_a_drawn_interval_names_it() {
+    let trace = trace();
+    let mut p = TimelinePane::new(trace.clone(), 900.0, 400.0);
+    p.zoom(450.0, 3.0);
+    let s = p.state();
+    let colors = region_colors(&trace);
+    let iv = &trace.intervals;
+    let lane = f(&s, "lane_px");
+    let (t0, t1, x0, width) = (f(&s, "t0_ns"), f(&s, "t1_ns"), f(&s, "track_x0"), f(&s, "width"));
+    let x_of = |t: f64| x0 + (t - t0) / (t1 - t0) * (width - x0);
+    let mut hovered = 0;
+    let bordered = |s: &weft::scene::Scene| s.rects.iter().filter(|r| r.border_px > 0.0).count();
+    let plain = bordered(&p.scene());
+    // Intervals of the rows on screen that are at least 6 px wide: at each one's centre.
+    for i in 0..iv.len() {
+        let (a, b) = (x_of(iv.start_ns[i] as f64), x_of((iv.start_ns[i] + iv.dur_ns[i]) as f64));
+        if b - a < 6.0 || a < x0 || b > width {
+            continue;
+        }
+        let Some(row) = s["rows"].as_array().unwrap().iter().find(|r| r["location"] == iv.location[i].0) else {
+            continue;
+        };
+        let y = f(row, "y") + iv.depth[i] as f64 * lane + lane / 2.0;
+        if y < f(&s, "axis_px") + 2.0 || y > f(&s, "height") - 2.0 {
+            continue;
+        }
+        let (x, y) = (((a + b) / 2.0) as f32, y as f32);
+        let scene = p.scene();
+        let colour = colors[iv.region[i].index()];
+        assert!(
+            rects_at(&scene, x, y).iter().any(|r| r.fill == colour),
+            "interval {i} is drawn in its region's colour at ({x}, {y})"
+        );
+        let h = p.hover(x, y).unwrap_or_else(|| panic!("something is under interval {i}'s centre"));
+        assert_eq!(h.detail["interval"], i, "hover at interval {i}'s centre names it");
+        assert_eq!(h.title, trace.region_name(iv.region[i]));
+        let outlined = p.scene();
+        assert!(rects_at(&outlined, x, y).iter().any(|r| r.fill == colour && r.border_px > 0.0), "outlined");
+        hovered += 1;
+        if hovered == 40 {
+            break;
+        }
+    }
+    assert!(hovered >= 10, "enough intervals were hovered ({hovered})");
+    assert!(bordered(&p.scene()) > plain, "the last interval hovered is outlined");
+    p.clear_hover();
+    assert_eq!(bordered(&p.scene()), plain, "clear_hover removes the outline");
+    assert!(p.hover(5.0, 5.0).is_none(), "nothing under the axis corner");
+}
+
+#[test]
+fn restore_of_the_state_round_trips_and_bad_values_are_ignored() {
+    let trace = trace();
+    let mut p = TimelinePane::new(trace.clone(), 900.0, 300.0);
+    p.zoom(300.0, 2.5);
+    p.pan(-40.0);
+    p.scroll(70.0);
+    round_trips(&p, &mut TimelinePane::new(trace.clone(), 900.0, 300.0));
+    let before = p.state();
+    p.restore(&serde_json::json!({"t0_ns": "soon", "t1_ns": 5.0, "scroll_y": null}));
+    assert_eq!(p.state(), before, "values that are not numbers change nothing");
+    p.restore(&serde_json::json!({"t0_ns": 10.0, "t1_ns": 5.0}));
+    assert_eq!(p.state(), before, "an empty range is refused");
+}
+
+#[test]
+fn the_location_filter_keeps_matching_rows() {
+    let trace = trace();
+    let mut p = TimelinePane::new(trace.clone(), 900.0, 300.0);
+    let name = trace.location_name(weft::model::LocationId(5)).to_string();
+    p.configure("locations", &name).unwrap();
+    let s = p.state();
+    assert!(f(&s, "row_count") >= 1.0 && f(&s, "row_count") < 24.0, "{s}");
+    assert!(s["rows"].as_array().unwrap().iter().all(|r| r["name"] == name.as_str()));
+    assert!(p.configure("locations", "no such thread").is_err());
+    assert_eq!(p.state()["row_count"], s["row_count"], "a filter matching nothing is refused, the view kept");
+    p.configure("locations", "*").unwrap();
+    assert_eq!(p.state()["row_count"], 24);
+    assert!(p.configure("colour", "red").is_err());
+}

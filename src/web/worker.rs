@@ -7,6 +7,7 @@
 //! "too large" message naming the file rather than a trap.
 
 use crate::analyses::execgraph::{build, ExecGraph};
+use crate::analyses::grains::query::GrainFigures;
 use crate::analyses::grains::{GrainAnalysis, Thresholds};
 use crate::analyses::summary::summarize;
 use crate::layouts::execgraph::bundle::{scale_for_min_px, ExecBundle, ExecFigures};
@@ -306,13 +307,8 @@ fn grains_from_input(name: &str, input: &GrainInput, warnings: &Warnings) -> Res
     let analysis =
         GrainAnalysis::new(input, Thresholds::paper()).map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
     let layout = grain_layout(&analysis.graph, &LayoutParams::default());
-    let problems: serde_json::Map<String, serde_json::Value> =
-        analysis.problems.iter().map(|p| (p.metric.to_string(), p.count.into())).collect();
-    let summary = serde_json::json!({
-        "grains": analysis.graph.grains(), "nodes": analysis.graph.nodes(), "edges": analysis.graph.edge_source.len(),
-        "critical_path_length": analysis.critical.length, "problems": problems,
-    });
-    Ok(loaded("grains", GrainBundle::new(analysis, layout).encode(), with_warnings(Ok(summary), warnings)))
+    let summary = with_warnings(serde_json::to_value(GrainFigures::of(&analysis)), warnings);
+    Ok(loaded("grains", GrainBundle::new(analysis, layout).encode(), summary))
 }
 
 /// Lay the last execution graph out again, short edges raised to `min_px` of an 800 px drawing (0: true scale).

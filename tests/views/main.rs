@@ -10,8 +10,11 @@ mod grains;
 mod moments;
 mod particles;
 mod set;
-
+mod summaries;
 mod timeline;
+
+#[path = "../common/mod.rs"]
+mod common;
 
 use serde_json::Value;
 use weft::scene::{RectInstance, Scene};

@@ -66,6 +66,17 @@ impl Aggregation {
         Aggregation { method, tree, metrics, restructured }
     }
 
+    /// The tree a view shows and its metrics: aggregated by `method`, and separated for the problem view
+    /// `METRICS[problem]` when one is shown. The aggregated view, the run compared with it and
+    /// `weft render aggregate` (which drives that view) take their tree from here.
+    pub fn shown(a: &GrainAnalysis, method: Method, problem: Option<usize>) -> (AggregationTree, GroupMetrics) {
+        let agg = Aggregation::new(a, method);
+        match problem {
+            Some(view) => agg.separated(a, view),
+            None => (agg.tree, agg.metrics),
+        }
+    }
+
     /// The tree separated for the problem view of `METRICS[view]`, with its metrics.
     pub fn separated(&self, a: &GrainAnalysis, view: usize) -> (AggregationTree, GroupMetrics) {
         let t = separate::separate(a, &self.tree, view);

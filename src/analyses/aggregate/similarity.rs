@@ -100,6 +100,18 @@ pub fn group_hash(g: &GrainGraph, t: &AggregationTree, group: u32) -> u64 {
     wl_hash(&group_graph(g, t, group))
 }
 
+/// Of `groups` (the closed groups a view shows), those whose structure another of them shares, ascending:
+/// the similar-group marks of the aggregated view, on the page and in `weft render aggregate`.
+pub fn similar_groups(g: &GrainGraph, t: &AggregationTree, groups: impl IntoIterator<Item = u32>) -> Vec<u32> {
+    let mut by_hash: std::collections::HashMap<u64, Vec<u32>> = std::collections::HashMap::new();
+    for u in groups {
+        by_hash.entry(group_hash(g, t, u)).or_default().push(u);
+    }
+    let mut similar: Vec<u32> = by_hash.into_values().filter(|v| v.len() > 1).flatten().collect();
+    similar.sort_unstable();
+    similar
+}
+
 /// A schedule-independent identifier of a tree node: its depth, kind, and its first leaf named by grain
 /// lineage (task id when the profile has none) and fragment position.
 pub fn group_id(a: &GrainAnalysis, t: &AggregationTree, node: u32) -> String {

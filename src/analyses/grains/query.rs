@@ -1,10 +1,35 @@
-//! Questions the views ask of an analysed grain graph: the table of a problem view's grains (worst first),
-//! a grain's properties and metrics for the details panel, and search by task id, source location or
-//! function. Pure functions; no layout, no drawing.
+//! Questions the views ask of an analysed grain graph: its figures (`weft grains --json` and the page's
+//! header), the table of a problem view's grains (worst first), a grain's properties and metrics for the
+//! details panel, and search by task id, source location or function. Pure functions; no layout, no drawing.
 
 use super::GrainAnalysis;
 use crate::sort::SortDyn;
 use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The figures of `weft grains --json` (a stable interface: exactly these keys, in this order, which is
+/// alphabetical) and of the page's summary of a grain graph; both are made here.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GrainFigures {
+    pub critical_path_length: u64,
+    pub edges: usize,
+    pub grains: usize,
+    pub nodes: usize,
+    /// Problematic grains per metric, by metric name.
+    pub problems: BTreeMap<&'static str, usize>,
+}
+
+impl GrainFigures {
+    pub fn of(a: &GrainAnalysis) -> Self {
+        GrainFigures {
+            critical_path_length: a.critical.length,
+            edges: a.graph.edges(),
+            grains: a.graph.grains(),
+            nodes: a.graph.nodes(),
+            problems: a.problems.iter().map(|p| (p.metric, p.count)).collect(),
+        }
+    }
+}
 
 /// One row of a problem view's table.
 #[derive(Clone, Debug, PartialEq, Serialize)]

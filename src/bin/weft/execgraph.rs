@@ -4,13 +4,13 @@
 
 use std::path::{Path, PathBuf};
 use weft::analyses::execgraph::{build, ExecGraph};
-use weft::layouts::execgraph::bundle::{scale_for_min_px, ExecFigures, REFERENCE_PLOT_PX};
+use weft::layouts::execgraph::bundle::{scale_for_min_px, ExecBundle, ExecFigures, REFERENCE_PLOT_PX};
 use weft::layouts::execgraph::{layout, ExecLayout, Scale};
 use weft::model::text::escape_controls;
 use weft::model::thread_events::ThreadEvents;
 use weft::readers::{otf2_threads, read_execgraph_path};
 use weft::samples::execgraph::{sample, SAMPLES};
-use weft::scene::execgraph::{scene, ExecView};
+use weft::views::{execgraph::ExecgraphPane, Pane};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -132,7 +132,8 @@ pub fn render(
     let (g, l) = prepare(&a)?;
     // Wide enough that node shapes show (about 14 px a column), within what SVG viewers handle.
     let width = (l.columns as f32 * 14.0 + 100.0).clamp(1200.0, 16_000.0);
-    let view = ExecView::fit(&g, &l, width, PLOT_PX as f32 + 40.0);
-    crate::picture::write(&scene(&g, &l, &view), out, scale)?;
+    // The page's execution-graph view, fitted.
+    let view = ExecgraphPane::new(ExecBundle { graph: g, layout: l }, width, PLOT_PX as f32 + 40.0);
+    crate::picture::write(&view.scene(), out, scale)?;
     Ok(())
 }

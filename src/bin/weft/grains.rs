@@ -1,10 +1,10 @@
 //! `weft grains FILE [--json] [--thresholds paper|prototype] [--single FILE]`, and the grain-graph part of
 //! `weft render`. Reads a MIR task-stats CSV, the prototype's GraphML or an OTF2 trace's task events; prints structure, critical path
 //! and problem counts. The JSON keys are a stable interface: grains, nodes, edges, critical_path_length,
-//! problems.
+//! problems (`analyses::grains::query::GrainFigures`, which the page's summary is too).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use weft::analyses::grains::query::GrainFigures;
 use weft::analyses::grains::{metrics, GrainAnalysis, Thresholds};
 use weft::model::text::{escape_controls, escape_controls_lines};
 use weft::model::Warnings;
@@ -78,15 +78,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let an = analyse(&a.file, t, a.single.as_deref())?;
     let g = &an.graph;
     if a.json {
-        let problems: BTreeMap<&str, usize> = an.problems.iter().map(|p| (p.metric, p.count)).collect();
-        let out = serde_json::json!({
-            "grains": g.grains(),
-            "nodes": g.nodes(),
-            "edges": g.edges(),
-            "critical_path_length": an.critical.length,
-            "problems": problems,
-        });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{}", serde_json::to_string_pretty(&GrainFigures::of(&an))?);
         return Ok(());
     }
     let unit = match g.unit {
@@ -149,19 +141,22 @@ pub struct RenderArgs {
 
 pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     use weft::layouts::grains::{layout, LayoutParams};
-    use weft::scene::grains::{build, ColorBy, View, Viewport};
+    use weft::views::{grains::GrainsPane, Pane};
     let an = analyse(&a.file, thresholds(&a.thresholds, None)?, None)?;
+    if let Some(m) = &a.problem {
+        an.problem(m).ok_or_else(|| format!("unknown metric \"{m}\"; one of {:?}", weft::analyses::grains::METRICS))?;
+    }
     let l = layout(&an.graph, &LayoutParams::default());
     let height = (a.width * l.height / l.width.max(1.0)).clamp(200.0, 4.0 * a.width);
-    let vp = Viewport::fit(&l, a.width, height);
-    let view = match &a.problem {
-        Some(m) => View::Problem(
-            an.problem(m)
-                .ok_or_else(|| format!("unknown metric \"{m}\"; one of {:?}", weft::analyses::grains::METRICS))?,
-        ),
-        None => View::Structure(if a.by_source_line { ColorBy::SourceLine } else { ColorBy::OutlineFunction }),
-    };
-    let scene = build(&an, &l, &vp, view);
+    // The page's grain-graph view, fitted, with the options the arguments give.
+    let mut pane = GrainsPane::new(an, l, a.width, height);
+    if let Some(m) = &a.problem {
+        pane.configure("problem", m)?;
+    }
+    if a.by_source_line {
+        pane.configure("color", "source_line")?;
+    }
+    let scene = pane.scene();
     crate::picture::write(&scene, &a.out, scale)?;
     eprintln!(
         "wrote {} ({} shapes, {} lines)",

@@ -38,11 +38,7 @@ impl Compare {
     /// The run aggregated by `method`, separated for a problem view, every group closed.
     fn new(name: &str, analysis: GrainAnalysis, method: Method, problem: Option<usize>) -> Compare {
         let a = &analysis;
-        let agg = Aggregation::new(a, method);
-        let (tree, metrics) = match problem {
-            Some(view) => agg.separated(a, view),
-            None => (agg.tree, agg.metrics),
-        };
+        let (tree, metrics) = Aggregation::shown(a, method, problem);
         Compare {
             name: name.to_string(),
             severity: problem.map_or_else(Vec::new, |v| severity(a, &tree, v)),
@@ -74,6 +70,17 @@ impl AggregatePane {
         if self.fitted {
             self.cam = self.fit_cam();
         }
+    }
+
+    /// The height of a `width`-pixel view that shows the drawing whole, fitted (both runs side by side when
+    /// comparing, each in half the width) with no band to spare: `weft render aggregate` sizes its picture
+    /// by it.
+    pub fn fitted_height(&self, width: f32) -> f32 {
+        let half = self.compare.is_some();
+        let w = if half { width / 2.0 } else { width };
+        let of = |v: &AggregateView, t: &AggregationTree| super::fitted_height(v.width(t), v.height(t), w);
+        let main = of(&self.view, &self.tree);
+        self.compare.as_ref().map_or(main, |c| main.max(of(&c.view, &c.tree)))
     }
 
     /// The width the left (or only) run is drawn in.

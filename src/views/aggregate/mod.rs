@@ -17,14 +17,14 @@ use crate::analyses::aggregate::critical::local_critical_path;
 use crate::analyses::aggregate::propagate::{grain_of_leaf, severity};
 use crate::analyses::aggregate::query::strength_words;
 use crate::analyses::aggregate::separate::problematic;
-use crate::analyses::aggregate::similarity::{group_hash, group_id};
+use crate::analyses::aggregate::similarity::{group_id, similar_groups};
 use crate::analyses::aggregate::{Aggregation, AggregationTree, GroupMetrics, Method};
 use crate::analyses::grains::{GrainAnalysis, METRICS, NONE};
 use crate::layouts::aggregate::{AggregateParams, AggregateView};
 use crate::scene::aggregate::{build_at, Fit, Geometry, Overlay};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// How long an open or close animates.
@@ -232,11 +232,7 @@ impl AggregatePane {
         };
         let open_ids = ids(&self.tree, &mut (0..self.tree.len() as u32).filter(|&u| self.view.is_open(u)));
         let selected_id = self.selected.map(|u| group_id(a, &self.tree, u));
-        let agg = Aggregation::new(a, method);
-        let (tree, metrics) = match problem {
-            Some(view) => agg.separated(a, view),
-            None => (agg.tree, agg.metrics),
-        };
+        let (tree, metrics) = Aggregation::shown(a, method, problem);
         let mut open = vec![false; tree.len()];
         let mut selected = None;
         for u in 0..tree.len() as u32 {
@@ -291,15 +287,9 @@ impl AggregatePane {
 
     /// Mark visible closed groups whose Weisfeiler–Lehman hash another visible closed group shares.
     fn mark_similar(&mut self) {
-        let g = &self.analysis.graph;
-        let mut by_hash: HashMap<u64, Vec<u32>> = HashMap::new();
-        for u in self.view.visible(&self.tree) {
-            if !self.tree.is_leaf(u) && !self.view.is_open(u) {
-                by_hash.entry(group_hash(g, &self.tree, u)).or_default().push(u);
-            }
-        }
-        self.similar = by_hash.into_values().filter(|v| v.len() > 1).flatten().collect();
-        self.similar.sort_unstable();
+        let (t, v) = (&self.tree, &self.view);
+        let closed = v.visible(t).into_iter().filter(|&u| !t.is_leaf(u) && !v.is_open(u));
+        self.similar = similar_groups(&self.analysis.graph, t, closed);
     }
 
     fn show_local_critical(&mut self, group: u32) {
@@ -403,10 +393,20 @@ impl AggregatePane {
     }
 }
 
+/// The page's controls of this view float over its top band of this many pixels.
+const TOP: f32 = 36.0;
+
+/// The height of a `width`-pixel view that shows a graph of w × h whole at the scale [`fit_box`] gives it
+/// (the widest that fits, at most MAX_FIT_SCALE), with nothing to spare but its margins.
+fn fitted_height(w: f32, h: f32, width: f32) -> f32 {
+    let margin = 8.0;
+    let scale = ((width - 2.0 * margin) / w.max(1.0)).clamp(1e-6, MAX_FIT_SCALE);
+    h * scale + 2.0 * margin + TOP
+}
+
 /// A graph of w × h fitted into width × height pixels, centred below the floating controls (TOP pixels),
 /// magnified at most MAX_FIT_SCALE.
 fn fit_box(w: f32, h: f32, width: f32, height: f32) -> Fit {
-    const TOP: f32 = 36.0;
     let avail = (height - TOP).max(height * 0.5);
     let top = height - avail;
     let mut fit = Fit::new(w, h, width, avail);

@@ -1,5 +1,5 @@
 //! Views: the panes the page switches between, as plain Rust (no web, wasm or GPU types: this layer sits
-//! after `scene` and before the renderer, and is built and tested natively; `tests/views.rs`). Each pane owns
+//! after `scene` and before the renderer, and is built and tested natively; `tests/views/`). Each pane owns
 //! its analysis results, layout and viewport, and answers the same input (zoom, pan, scroll, hover, click)
 //! with a new [`Scene`]; a view's state serializes for tests and permalinks and restores from that. Time is
 //! injected: the aggregated view's animation reads a [`Clock`], the particle view advances by `tick` with the

@@ -3,7 +3,7 @@
 // buttons in the view options and as keys; a click on the canvas opens or closes a group. "Compare with…" reads a
 // second profile of the same program (Viewer.compare_with, in this thread: profiles are small) and shows both runs
 // side by side, differing groups outlined, with a line of how many visible groups matched and differ. Every action is one
-// Viewer.configure or Viewer.click call (src/web/panes/aggregate.rs); nothing is computed here.
+// Viewer.configure or Viewer.click call (src/views/aggregate/); nothing is computed here.
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
 import { visibleText } from './text.js';
 

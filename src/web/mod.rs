@@ -1,6 +1,7 @@
-//! The web shell: the wasm side of the page (one `Viewer` handle that owns the renderer and the view state)
-//! and of the worker (one `WorkerSession` that reads files and hands back an encoded model). JavaScript in
-//! www/ only forwards events and fills DOM panels; everything that knows about traces is here or below.
+//! The web shell: the wasm side of the page (one `Viewer` handle that owns the renderer and the views of
+//! what is loaded, `crate::views::set::ViewSet`, which hold all view logic) and of the worker (one
+//! `WorkerSession` that reads files and hands back an encoded model). JavaScript in www/ only forwards events
+//! and fills DOM panels; everything that knows about traces is here or below.
 
 mod bench;
 mod grain_panel;

@@ -4,7 +4,7 @@
 //! frame. Per tick it touches only the live window; faded particles go to the GPU history as splats and to a
 //! CPU density raster (same rule, same resolution) that gives the tone mapping its maximum density.
 
-use super::{Hover, Pane};
+use super::{num, Hover, Pane};
 use crate::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};
 use crate::model::Trace;
 use crate::scene::particles::colors::family_name;
@@ -307,6 +307,19 @@ impl Pane for ParticlesPane {
     }
     fn time_range(&self) -> Option<(f64, f64)> {
         None
+    }
+    /// Put back a saved animation, paused: its data time step, animation interval, minimum opacity and the
+    /// time shown (the history is not saved; it starts empty). Values that do not fit are ignored.
+    fn restore(&mut self, s: &serde_json::Value) {
+        for key in ["step_ns", "interval_ms", "min_opacity"] {
+            if let Some(v) = num(s, key) {
+                let _ = self.configure(key, &v.to_string());
+            }
+        }
+        if let Some(t) = s["t_ns"].as_u64() {
+            self.playing = false;
+            self.seek(t);
+        }
     }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {

@@ -2,7 +2,7 @@
 //! few steps a frame, and not while paused; seeking moves the live window; hovering a running particle
 //! (paused) names its event, and the particle is in the layer the renderer draws.
 
-use super::f;
+use super::{f, round_trips};
 use std::rc::Rc;
 use weft::model::Trace;
 use weft::readers::read_bytes;
@@ -80,4 +80,18 @@ fn hover_at_a_running_particle_names_its_event() {
     p.configure("play", "").unwrap();
     let r = &running[0];
     assert!(p.hover(f(r, "x") as f32, f(r, "y") as f32).is_none(), "no details while particles move");
+}
+
+#[test]
+fn restore_puts_back_the_time_and_the_playback_options() {
+    let mut p = ParticlesPane::new(trace(), 1200.0, 700.0);
+    let span = p.state()["span_ns"].as_u64().unwrap();
+    p.configure("step_ns", "2500").unwrap();
+    p.configure("interval_ms", "40").unwrap();
+    p.configure("min_opacity", "0.5").unwrap();
+    p.configure("seek_ns", &(span / 2).to_string()).unwrap();
+    round_trips(&p, &mut ParticlesPane::new(trace(), 1200.0, 700.0));
+    let before = p.state();
+    p.restore(&serde_json::json!({"t_ns": "later", "step_ns": -3, "interval_ms": 0}));
+    assert_eq!(p.state(), before, "values that do not fit change nothing");
 }

@@ -136,3 +136,34 @@ fn the_location_filter_keeps_matching_rows() {
     assert_eq!(p.state()["row_count"], 24);
     assert!(p.configure("colour", "red").is_err());
 }
+
+#[test]
+fn hover_on_a_drawn_arrow_names_its_flow() {
+    let trace = Rc::new(weft::readers::read_bytes("sample.json", &weft::samples::builtin_chrome_json()).unwrap());
+    assert!(!trace.messages.is_empty(), "the built-in sample has flows");
+    let mut p = TimelinePane::new(trace.clone(), 1400.0, 900.0);
+    let s = p.state();
+    let (t0, t1, x0, width) = (f(&s, "t0_ns"), f(&s, "t1_ns"), f(&s, "track_x0"), f(&s, "width"));
+    let x_of = |t: u64| (x0 + (t as f64 - t0) / (t1 - t0) * (width - x0)) as f32;
+    let arrows: Vec<_> = p.scene().lines.into_iter().filter(|l| l.arrow > 0.0).collect();
+    assert!(!arrows.is_empty(), "arrows are drawn");
+    let mut exact = 0;
+    for a in &arrows {
+        let (x, y) = ((a.x0 + a.x1) / 2.0, (a.y0 + a.y1) / 2.0);
+        if x < x0 as f32 || y < f(&s, "axis_px") as f32 {
+            continue;
+        }
+        let h = p.hover(x, y).expect("something is under an arrow's middle");
+        let j = h.detail["flow"].as_u64().expect("an arrow's middle names a flow, not the slice beneath") as usize;
+        let m = &trace.messages;
+        let (sx, rx) = (x_of(m.send_ns[j]), x_of(m.recv_ns[j]));
+        if (sx - a.x0).abs() < 0.01 && (rx - a.x1).abs() < 0.01 {
+            exact += 1;
+            assert_eq!(h.detail["send_ns"], m.send_ns[j]);
+        } else {
+            // Arrows may cross at this point: the one named passes it too.
+            assert!(sx.min(rx) - 3.0 <= x && x <= sx.max(rx) + 3.0, "flow {j} spans x {x}");
+        }
+    }
+    assert!(exact * 2 >= arrows.len(), "most arrows name themselves ({exact} of {})", arrows.len());
+}

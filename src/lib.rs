@@ -2,7 +2,7 @@
 //!
 //! Layers, each using only those above it in this list:
 //! `readers` (bytes -> model) -> `model` (columnar trace) -> `analyses` -> `layouts` -> `scene`
-//! (plain instance arrays) -> `renderer` (wgpu, wasm only) -> `web` (the page's and workers' wasm entry, wasm only).
+//! (plain instance arrays) -> `views` (each view's option schema, beside the scene) -> `renderer` (wgpu, wasm only) -> `web` (the page's and workers' wasm entry, wasm only).
 //! Everything up to `scene` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
 //! type, for the download size) serves every layer.
 
@@ -13,6 +13,7 @@ pub mod readers;
 pub mod samples;
 pub mod scene;
 pub mod sort;
+pub mod views;
 
 #[cfg(target_arch = "wasm32")]
 pub mod renderer;

@@ -6,6 +6,7 @@
 //! matched groups whose structure differs are outlined on both sides. For documentation and checks of the
 //! interactive view.
 
+use crate::flags::{checked, help};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use weft::analyses::aggregate::critical::local_critical_path;
@@ -15,6 +16,7 @@ use weft::analyses::grains::{GrainAnalysis, METRICS};
 use weft::layouts::aggregate::{AggregateParams, AggregateView};
 use weft::scene::aggregate::{build, Overlay};
 use weft::scene::Scene;
+use weft::views::options::{AggregateOptions, OptionError, ViewOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -23,26 +25,23 @@ pub struct Args {
     /// The SVG file to write.
     #[arg(short, long)]
     out: PathBuf,
-    /// Aggregation: reduction (default) or family.
-    #[arg(long, default_value = "reduction")]
+    #[arg(long, default_value = "reduction", value_parser = checked::<AggregateOptions>("method"), help = help::<AggregateOptions>("method"))]
     method: String,
-    /// Problem view of this metric (e.g. parallel_benefit): separated tree, borders red/green.
-    #[arg(long)]
+    #[arg(long, value_parser = checked::<AggregateOptions>("problem"), help = help::<AggregateOptions>("problem"))]
     problem: Option<String>,
     /// With --problem: hide non-problematic groups behind fast-forward edges.
-    #[arg(long)]
+    #[arg(long, help = help::<AggregateOptions>("filtered"))]
     filtered: bool,
-    /// Open the groups above this depth.
-    #[arg(long, default_value_t = 2)]
-    depth: u32,
+    /// The picture's default opens two levels (the page's view opens none).
+    #[arg(long, default_value = "2", value_parser = checked::<AggregateOptions>("drill_depth"), help = help::<AggregateOptions>("drill_depth"))]
+    depth: String,
     /// Open the groups on the global critical path instead of drilling to a depth.
     #[arg(long)]
     critical: bool,
     /// Open every group.
     #[arg(long)]
     all: bool,
-    /// Problem thresholds: paper (default) or prototype.
-    #[arg(long, default_value = "paper")]
+    #[arg(long, default_value = "paper", value_parser = checked::<weft::views::options::GrainsOptions>("thresholds"), help = help::<weft::views::options::GrainsOptions>("thresholds"))]
     thresholds: String,
     /// A second run of the same program, drawn beside the first with differing groups outlined.
     #[arg(long)]
@@ -50,6 +49,16 @@ pub struct Args {
     /// Canvas width in pixels (the height follows the drawing's aspect, at most 4 times the width).
     #[arg(long, default_value_t = 1200.0)]
     width: f32,
+}
+
+/// The aggregated view's options the flags choose (checked by clap already: the same parse again).
+fn options(a: &Args) -> Result<AggregateOptions, OptionError> {
+    let mut o = AggregateOptions::default();
+    o.parse("method", &a.method)?;
+    o.parse("problem", a.problem.as_deref().unwrap_or("structure"))?;
+    o.parse("filtered", if a.filtered { "on" } else { "off" })?;
+    o.parse("drill_depth", &a.depth)?;
+    Ok(o)
 }
 
 /// One run, aggregated, opened as the arguments say.
@@ -82,7 +91,7 @@ fn open_run(
     } else if a.critical {
         v.drill_critical(&tree, &an.graph, &metrics.on_critical);
     } else {
-        v.drill_to_depth(&tree, &an.graph, a.depth);
+        v.drill_to_depth(&tree, &an.graph, options(a)?.drill_depth);
     }
     Ok(Run { an, tree, metrics, view: v })
 }
@@ -117,13 +126,9 @@ fn draw(r: &Run, problem: Option<usize>, highlight: &[u32], width: f32, height: 
 }
 
 pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
-    let method: Method = a.method.parse()?;
-    let problem = match &a.problem {
-        Some(p) => Some(
-            METRICS.iter().position(|m| m == p).ok_or_else(|| format!("unknown metric \"{p}\"; one of {METRICS:?}"))?,
-        ),
-        None => None,
-    };
+    let o = options(&a)?;
+    let method = o.method;
+    let problem = o.problem.and_then(|p| METRICS.iter().position(|m| *m == p));
     let left = open_run(&a, &a.file, method, problem)?;
     let aspect = |r: &Run| r.view.height(&r.tree) / r.view.width(&r.tree).max(1.0);
     let Some(other) = &a.compare else {

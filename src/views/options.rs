@@ -107,6 +107,9 @@ pub struct OptionSpec {
     /// The CLI's long flag where a subcommand offers the option; None: the page only.
     pub flag: Option<&'static str>,
     pub applies: Applies,
+    /// The page shows a control for it; false for an option set only by links and embeds (the location
+    /// filter, `data-weft-locations`).
+    pub control: bool,
 }
 
 impl OptionSpec {
@@ -127,6 +130,7 @@ impl OptionSpec {
             link: key,
             flag: None,
             applies: Applies::View,
+            control: true,
         }
     }
     const fn action(key: &'static str, help: &'static str, kind: Kind) -> Self {
@@ -140,6 +144,9 @@ impl OptionSpec {
     }
     const fn worker(self) -> Self {
         OptionSpec { applies: Applies::Worker, ..self }
+    }
+    const fn no_control(self) -> Self {
+        OptionSpec { control: false, ..self }
     }
 
     /// What the option takes, in words, for errors ("compute, any or pattern:GLOB").
@@ -305,7 +312,8 @@ const LOCATIONS: OptionSpec = OptionSpec::option(
     "only the locations whose name (or `process / name`) matches this glob",
     Kind::Text { placeholder: "locations, e.g. Rank 0*", allowed: "a glob of location names" },
     "",
-);
+)
+.no_control();
 
 // ---- timeline ----
 

@@ -144,7 +144,10 @@ impl Viewer {
         if pane.kind() != "execgraph" {
             return Err("the execution graph is not shown".into());
         }
-        self.panes[self.active] = Box::new(ExecgraphPane::new(bundle, self.width, self.height));
+        let options = pane.options();
+        let mut pane = ExecgraphPane::new(bundle, self.width, self.height);
+        set_options(&mut pane, &options);
+        self.panes[self.active] = Box::new(pane);
         self.dirty = true;
         Ok(())
     }
@@ -371,6 +374,44 @@ impl Viewer {
         to_js(&self.last)
     }
 
+    /// The shown view's option schema with the current values (views::options: `{view, options, pairs}`), from
+    /// which the page renders its controls and writes permalinks; null when the view has no options.
+    pub fn option_schema(&self) -> JsValue {
+        self.panes.get(self.active).map_or(JsValue::NULL, |p| to_js(&p.options()))
+    }
+
+    /// Set the shown view's options from permalink pairs (`[[hash key, value], ...]` as JSON): keys that are
+    /// not its options are skipped; options are applied in schema order; Err names those refused.
+    pub fn set_link_options(&mut self, pairs: &str) -> Result<(), JsValue> {
+        // Read as a JSON value (no typed deserializer: the download stays small).
+        let pairs: serde_json::Value =
+            serde_json::from_str(pairs).map_err(|e| JsValue::from_str(&format!("link options: {e}")))?;
+        let pairs: Vec<(&str, &str)> = pairs
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| Some((p.get(0)?.as_str()?, p.get(1)?.as_str()?)))
+            .collect();
+        let schema = self.panes.get(self.active).ok_or("nothing is shown")?.options();
+        let mut refused = Vec::new();
+        for o in schema["options"].as_array().into_iter().flatten().filter(|o| o["role"] == "option") {
+            let (Some(key), Some(link)) = (o["key"].as_str(), o["link"].as_str()) else { continue };
+            if let Some(&(_, v)) = pairs.iter().rev().find(|(k, _)| *k == link) {
+                if o["value"].as_str() != Some(v) {
+                    if let Err(e) = self.configure(key, v) {
+                        refused.push(e.as_string().unwrap_or_default());
+                    }
+                }
+            }
+        }
+        self.dirty = true;
+        if refused.is_empty() {
+            Ok(())
+        } else {
+            Err(JsValue::from_str(&refused.join("; ")))
+        }
+    }
+
     /// The shown view's geometry and contents (for tests and permalinks).
     pub fn view_state(&self) -> JsValue {
         self.panes.get(self.active).map_or(JsValue::NULL, |p| to_js(&p.state()))
@@ -388,5 +429,14 @@ impl Viewer {
     pub(super) fn grains_pane(&mut self) -> Result<&mut GrainsPane, JsValue> {
         self.dirty = true;
         self.panes.get_mut(self.active).and_then(|p| p.as_grains()).ok_or_else(|| "no grain graph is shown".into())
+    }
+}
+
+/// Put a pane's options back from its `Pane::options` description (a pane rebuilt from a new layout).
+fn set_options(pane: &mut dyn Pane, described: &serde_json::Value) {
+    for o in described["options"].as_array().into_iter().flatten().filter(|o| o["role"] == "option") {
+        if let (Some(key), Some(value)) = (o["key"].as_str(), o["value"].as_str()) {
+            let _ = pane.configure(key, value);
+        }
     }
 }

@@ -48,9 +48,15 @@ pub trait Pane {
         None
     }
     fn set_time_range(&mut self, _t0_ns: f64, _t1_ns: f64) {}
-    /// Change a view option (e.g. `busy` = `any`); Err says why not.
+    /// Change a view option (e.g. `busy` = `any`) or act (`open` = `3`), parsed by the view's schema in
+    /// `views::options`; Err says why not.
     fn configure(&mut self, key: &str, _value: &str) -> Result<(), String> {
         Err(format!("the {} view has no option '{key}'", self.kind()))
+    }
+    /// The view's option schema with the current values (`ViewOptions::describe`), for the page's controls
+    /// and permalinks; Null for a view without options.
+    fn options(&self) -> serde_json::Value {
+        serde_json::Value::Null
     }
     /// A click at (x, y) that the view acts on (opening a group); false when it does nothing.
     fn click(&mut self, _x: f32, _y: f32) -> bool {

@@ -11,6 +11,7 @@ use crate::model::{LocationId, Trace};
 use crate::scene::moments::{build_moment_view, ColorEncoding, MomentViewOptions, Viewport};
 use crate::scene::utilization::{build_utilization, UtilizationOptions};
 use crate::scene::Scene;
+use crate::views::options::{MomentsOptions, ViewOptions};
 use serde_json::json;
 use std::rc::Rc;
 
@@ -94,6 +95,19 @@ impl MomentsPane {
         sort_moments(&mut self.rows, self.key);
         self.busy.arrange(self.rows.iter().map(|m| LocationId(m.location)));
         self.color = color_encoding(&self.trace, &self.rows, &self.color_key).unwrap_or(None);
+    }
+
+    /// The view's options as they stand (views::options::MomentsOptions).
+    fn typed_options(&self) -> MomentsOptions {
+        let mut o = MomentsOptions {
+            busy: self.definition.clone(),
+            sort: self.key,
+            locations: self.locations.clone(),
+            ..Default::default()
+        };
+        // The colour key was checked when it was set.
+        let _ = o.parse("color", &self.color_key);
+        o
     }
 
     fn half(&self) -> f32 {
@@ -248,30 +262,30 @@ impl Pane for MomentsPane {
             self.scroll((first * self.view.row_height_px as f64) as f32);
         }
     }
+    fn options(&self) -> serde_json::Value {
+        self.typed_options().describe()
+    }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut o = self.typed_options();
+        o.parse(key, value).map_err(|e| e.to_string())?;
         match key {
             "busy" => {
-                self.definition = match value {
-                    "compute" => BusyDefinition::Compute,
-                    "any" => BusyDefinition::Any,
-                    p if p.starts_with("pattern:") && p.len() > 8 => BusyDefinition::Pattern(p[8..].to_string()),
-                    _ => return Err(format!("busy must be compute, any or pattern:GLOB, not '{value}'")),
-                };
+                self.definition = o.busy;
                 self.recompute();
                 Ok(())
             }
             "sort" => {
-                self.key = MomentKey::parse(value).ok_or_else(|| format!("cannot sort by '{value}'"))?;
+                self.key = o.sort;
                 self.recompute();
                 Ok(())
             }
             "color" => {
-                self.color = color_encoding(&self.trace, &self.rows, value)?;
-                self.color_key = value.to_string();
+                self.color = color_encoding(&self.trace, &self.rows, o.color.key())?;
+                self.color_key = o.color.key().to_string();
                 Ok(())
             }
-            "locations" => {
-                let pattern = Some(value.trim()).filter(|p| !p.is_empty() && *p != "*");
+            _ => {
+                let pattern = o.locations.as_deref();
                 if let Some(p) = pattern {
                     if !(0..self.trace.locations.len() as u32).any(|l| location_matches(&self.trace, LocationId(l), p))
                     {
@@ -284,7 +298,6 @@ impl Pane for MomentsPane {
                 self.view.first_row = 0.0;
                 Ok(())
             }
-            _ => Err(format!("the moments view has no option '{key}'")),
         }
     }
 }

@@ -282,3 +282,29 @@ fn every_flag_the_schema_names_is_in_help() {
         }
     }
 }
+
+#[test]
+fn the_cli_takes_the_pages_values() {
+    // The page's busy value `pattern:GLOB` works as a flag value, the same as the older `--pattern GLOB`.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("view_options_busy");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("two.json");
+    std::fs::write(
+        &file,
+        r#"{"traceEvents": [
+  {"name": "main", "ph": "X", "ts": 0, "dur": 100, "pid": 1, "tid": 1},
+  {"name": "solve", "ph": "X", "ts": 50, "dur": 30, "pid": 1, "tid": 1},
+  {"name": "solve", "ph": "X", "ts": 60, "dur": 40, "pid": 1, "tid": 2}
+]}"#,
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let busy = weft(&["moments", path, "--json", "--busy", "pattern:sol*"]);
+    let pattern = weft(&["moments", path, "--json", "--pattern", "sol*"]);
+    assert!(busy.status.success(), "{}", String::from_utf8_lossy(&busy.stderr));
+    assert_eq!(busy.stdout, pattern.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&busy.stdout).unwrap();
+    let mut m0: Vec<u64> = v.as_array().unwrap().iter().map(|r| r["m0_ns"].as_u64().unwrap()).collect();
+    m0.sort_unstable();
+    assert_eq!(m0, [30_000, 40_000], "only `solve` counts");
+}

@@ -231,10 +231,7 @@ pub trait ViewOptions: Clone + Default + PartialEq + std::fmt::Debug {
     fn get(&self, key: &str) -> String;
 
     fn spec(key: &str) -> Result<&'static OptionSpec, OptionError> {
-        Self::schema()
-            .iter()
-            .find(|s| s.key == key)
-            .ok_or_else(|| OptionError::UnknownKey { view: Self::VIEW, key: key.to_string() })
+        find_spec(Self::VIEW, Self::schema(), key)
     }
 
     /// Set an option from text, or check an action's value; a key the view lacks or a value the option
@@ -249,7 +246,7 @@ pub trait ViewOptions: Clone + Default + PartialEq + std::fmt::Debug {
 
     /// The persistent options as permalink pairs (hash key, value), in schema order.
     fn to_pairs(&self) -> Vec<(&'static str, String)> {
-        Self::schema().iter().filter(|s| s.role == Role::Option).map(|s| (s.link, self.get(s.key))).collect()
+        pairs_of(Self::schema(), &|k| self.get(k))
     }
 
     /// Options from permalink pairs: keys that are not options of this view are skipped (a link holds
@@ -267,18 +264,32 @@ pub trait ViewOptions: Clone + Default + PartialEq + std::fmt::Debug {
 
     /// The schema with the current values, for the page: `{view, options: [spec + value], pairs}`.
     fn describe(&self) -> Value {
-        let options: Vec<Value> = Self::schema()
-            .iter()
-            .map(|s| {
-                let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
-                if s.role == Role::Option {
-                    v["value"] = Value::String(self.get(s.key));
-                }
-                v
-            })
-            .collect();
-        json!({ "view": Self::VIEW, "options": options, "pairs": self.to_pairs() })
+        describe_of(Self::VIEW, Self::schema(), &|k| self.get(k))
     }
+}
+
+// The schema-wide work is done once, not per view type (the page's download stays small).
+
+fn find_spec(view: &'static str, schema: &'static [OptionSpec], key: &str) -> Result<&'static OptionSpec, OptionError> {
+    schema.iter().find(|s| s.key == key).ok_or_else(|| OptionError::UnknownKey { view, key: key.to_string() })
+}
+
+fn pairs_of(schema: &'static [OptionSpec], get: &dyn Fn(&str) -> String) -> Vec<(&'static str, String)> {
+    schema.iter().filter(|s| s.role == Role::Option).map(|s| (s.link, get(s.key))).collect()
+}
+
+fn describe_of(view: &'static str, schema: &'static [OptionSpec], get: &dyn Fn(&str) -> String) -> Value {
+    let options: Vec<Value> = schema
+        .iter()
+        .map(|s| {
+            let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+            if s.role == Role::Option {
+                v["value"] = Value::String(get(s.key));
+            }
+            v
+        })
+        .collect();
+    json!({ "view": view, "options": options, "pairs": pairs_of(schema, get) })
 }
 
 /// Replace the listed choices of `key` in a [`ViewOptions::describe`] (the problem views a profile has,

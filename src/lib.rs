@@ -2,7 +2,7 @@
 //!
 //! Layers, each using only those above it in this list:
 //! `readers` (bytes -> model) -> `model` (columnar trace) -> `analyses` -> `layouts` -> `scene`
-//! (plain instance arrays) -> `views` (view state, input, hit testing) -> `renderer` (wgpu, wasm only) -> `web`
+//! (plain instance arrays) -> `views` (view state, input, hit testing, each view's typed option schema) -> `renderer` (wgpu, wasm only) -> `web`
 //! (the page's and workers' wasm entry, wasm only).
 //! Everything up to `views` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
 //! type, for the download size) serves every layer.

@@ -1,6 +1,6 @@
-// The aggregated view's controls: method, problem view, filtered view, drilling (to a depth, along the
-// critical path, everything beneath the selected group), local critical path and similar-group marks, as
-// buttons in the view options and as keys; a click on the canvas opens or closes a group. "Compare with…" reads a
+// The aggregated view's controls: its options (method, problem view, filtered view, drill depth, similar-group
+// marks) rendered by the page from the view's schema, and its actions (drilling along the critical path, everything
+// beneath the selected group, local critical path) as buttons over the view and as keys; a click on the canvas opens or closes a group. "Compare with…" reads a
 // second profile of the same program (Viewer.compare_with, in this thread: profiles are small) and shows both runs
 // side by side, differing groups outlined, with a line of how many visible groups matched and differ. Every action is one
 // Viewer.configure or Viewer.click call (src/views/aggregate/); nothing is computed here.
@@ -22,8 +22,8 @@ const el = (tag, props = {}, ...children) => {
 };
 
 export class AggregatePanel {
-  /** `select(label, options, value, onChange)` builds a labelled <select> the way the page's other views do. */
-  constructor({ viewer, canvas, help, select, onError }) {
+  /** `renderOptions(box)` renders the view's options from its schema, as for the page's other views. */
+  constructor({ viewer, canvas, help, renderOptions, onError }) {
     this.viewer = viewer;
     // Navigation controls float over the top-left of the view; method and problem view sit in the toolbar.
     this.bar = el('div', { id: 'aggregate-bar', role: 'toolbar', 'aria-label': 'Aggregated view', hidden: '' });
@@ -31,7 +31,7 @@ export class AggregatePanel {
       alignItems: 'center', fontSize: '12px', background: 'rgba(255, 255, 255, 0.92)', border: '1px solid #d0d4da',
       borderRadius: '4px', padding: '4px 6px' });
     canvas.parentElement.append(this.bar);
-    this.select = select;
+    this.renderOptions = renderOptions;
     this.onError = onError;
     this.active = false;
     this.box = null;
@@ -69,20 +69,9 @@ export class AggregatePanel {
     const st = this.viewer.view_state();
     if (!st || st.view !== 'aggregate') return;
     this.box.replaceChildren();
-    this.box.append(this.select('method', [['reduction', 'reduction'], ['family', 'sibling/family']], st.method, (v) => this.configure('method', v)));
-    const problems = [['structure', 'structure'], ...st.problems.map((p) => [p.metric, `${p.metric.replaceAll('_', ' ')} (${p.count.toLocaleString()})`])];
-    this.box.append(this.select('view', problems, st.problem || 'structure', (v) => this.configure('problem', v)));
+    this.renderOptions(this.box);
     const box = this.bar;
     box.replaceChildren();
-    const filtered = el('input', { type: 'checkbox', id: 'aggregate-filtered' });
-    filtered.checked = st.filtered;
-    filtered.addEventListener('change', () => this.configure('filtered', filtered.checked ? 'on' : 'off'));
-    box.append(el('label', { title: 'hide quiet groups behind fast-forward edges (G)' }, filtered, ' filtered'));
-    const depth = el('input', { type: 'number', min: '0', max: String(st.tree_depth), id: 'aggregate-depth' });
-    depth.value = String(st.depth);
-    depth.style.width = '3.5em';
-    depth.addEventListener('change', () => this.configure('drill_depth', depth.value));
-    box.append(el('label', { title: 'open every group above this depth (+/−)' }, 'depth ', depth));
     const button = (text, title, key, value) => {
       const b = el('button', { type: 'button', title, 'data-action': key, text });
       Object.assign(b.style, { font: 'inherit', padding: '1px 6px' });
@@ -93,7 +82,6 @@ export class AggregatePanel {
     box.append(button('open beneath', 'open everything beneath the selected group (O)', 'open_all_beneath', 'selected'));
     box.append(button(st.local_critical === null ? 'local path' : 'local path ✓', 'the selected group\'s local critical path, orange (L)',
       'local_critical', st.local_critical === null ? 'on' : 'off'));
-    box.append(button(st.similar_marks ? 'similar ✓' : 'similar', 'mark groups of equal structure (Weisfeiler–Lehman) (M)', 'similar', st.similar_marks ? 'off' : 'on'));
     const file = el('input', { type: 'file', id: 'aggregate-compare-file', accept: '.csv,.merged,.graphml,.xml,.txt' });
     file.style.display = 'none';
     file.addEventListener('change', async () => {

@@ -260,10 +260,11 @@ weft.induceFault = (kind, file) => {
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fault', kind, name: `fault ${kind}` });
 };
 
-function relayout(minPx) {
+/** Lay the shown graph out again in the worker under a changed layout option (the schema says `applies: worker`). */
+function relayout(key, value) {
   pending = { id: nextId++, name: 'relayout' };
   setState('loading');
-  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'relayout', name: ui.fileName.textContent, min_px: minPx });
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'relayout', name: ui.fileName.textContent, key, value });
 }
 
 function cancelLoad(announce = true) {
@@ -418,19 +419,94 @@ function switchView(v) {
   renderViewTabs();
 }
 
-function select(label, options, value, onChange) {
-  const wrap = document.createElement('label');
-  wrap.textContent = `${label} `;
-  const sel = document.createElement('select');
-  for (const [v, text] of options) { const o = document.createElement('option'); o.value = v; o.textContent = text; sel.append(o); }
-  sel.value = value;
-  sel.addEventListener('change', () => onChange(sel.value));
-  wrap.append(sel);
-  return wrap;
+function configure(key, value) {
+  try { weft.viewer.configure(key, value); return true; } catch (e) { showError(String(e)); return false; }
 }
 
-function configure(key, value) {
-  try { weft.viewer.configure(key, value); } catch (e) { showError(String(e)); }
+/** Set a view option from its control; an option the worker applies (a layout) goes to the worker too. */
+function setOption(option, value) {
+  if (configure(option.key, value) && option.applies === 'worker') relayout(option.key, value);
+  renderViewOptions(weft.viewer.view());
+}
+
+// The view's options as controls, rendered from the shown view's schema (Viewer.option_schema, one schema per
+// view in src/views/options.rs): a select for a choice (with an input for its open entry, e.g. busy = pattern:GLOB),
+// a checkbox for a bool, a number input, a text input; options the schema marks `control: false` (set by links
+// and embeds only) get none. Each control's id is `VIEW-LINKKEY`; a change is one `configure` call. Nothing here
+// knows a particular option.
+function optionControls(box, schema, onChange) {
+  if (!schema) return;
+  for (const o of schema.options) {
+    if (o.role !== 'option' || !o.control) continue;
+    const k = o.kind;
+    const id = `${schema.view}-${o.link}`;
+    const wrap = document.createElement('label');
+    wrap.title = o.help;
+    wrap.dataset.option = o.key;
+    const input = (type, value) => {
+      const i = document.createElement('input');
+      i.type = type;
+      i.value = value;
+      return i;
+    };
+    if (k.type === 'choice') {
+      wrap.append(`${o.label} `);
+      const sel = document.createElement('select');
+      sel.id = id;
+      const other = k.other;
+      for (const c of [...k.choices, ...(other ? [other] : [])]) {
+        const opt = document.createElement('option');
+        opt.value = c.value;
+        opt.textContent = c.label;
+        sel.append(opt);
+      }
+      wrap.append(sel);
+      const listed = k.choices.some((c) => c.value === o.value);
+      sel.value = listed || !other ? o.value : other.value;
+      if (other) {
+        const typed = listed ? '' : o.value.slice(other.prefix.length, o.value.length - other.suffix.length);
+        const text = input(other.number ? 'number' : 'text', typed);
+        text.id = `${id}-text`;
+        text.placeholder = other.placeholder;
+        if (other.number) { text.min = '0'; text.style.width = '4em'; } else text.size = 16;
+        const unit = document.createElement('span');
+        unit.textContent = other.suffix;
+        text.hidden = unit.hidden = sel.value !== other.value;
+        const send = () => { if (text.value) onChange(o, `${other.prefix}${text.value}${other.suffix}`); };
+        text.addEventListener('change', send);
+        wrap.append(' ', text, unit);
+        sel.addEventListener('change', () => {
+          if (sel.value !== other.value) { onChange(o, sel.value); return; }
+          text.hidden = unit.hidden = false;
+          if (!text.value) text.value = other.default;
+          if (text.value) send(); else text.focus();
+        });
+      } else {
+        sel.addEventListener('change', () => onChange(o, sel.value));
+      }
+    } else if (k.type === 'bool') {
+      const box = input('checkbox', 'on');
+      box.id = id;
+      box.checked = ['1', 'on', 'true'].includes(o.value);
+      box.addEventListener('change', () => onChange(o, box.checked ? 'on' : 'off'));
+      wrap.append(box, ` ${o.label}`);
+    } else {
+      const field = input(k.type === 'number' ? 'number' : 'text', o.value);
+      field.id = id;
+      if (k.type === 'number') {
+        field.min = String(k.min);
+        if (k.max !== null) field.max = String(k.max);
+        field.step = String(k.step);
+        field.style.width = '4em';
+      } else {
+        field.placeholder = k.placeholder;
+        field.size = 14;
+      }
+      field.addEventListener('change', () => onChange(o, field.value));
+      wrap.append(`${o.label} `, field);
+    }
+    box.append(wrap);
+  }
 }
 
 function renderViewOptions(view) {
@@ -439,45 +515,8 @@ function renderViewOptions(view) {
   if (weft.grainPanel) weft.grainPanel.update(view);
   if (particlesView(view, box, weft)) return;
   if (weft.aggregatePanel && weft.aggregatePanel.update(view, box)) return;
-  const st = weft.viewer.view_state();
-  if (view === 'execgraph') {
-    const px = document.createElement('input');
-    px.type = 'number'; px.min = '1'; px.max = '200'; px.value = '8'; px.style.width = '4em';
-    px.title = 'minimum edge length, in pixels of an 800-pixel true-scale drawing';
-    const scale = select('time', [['true', 'true scale'], ['min', 'short edges raised to']], st.scale === 'true' ? 'true' : 'min', (v) => {
-      px.hidden = v !== 'min';
-      relayout(v === 'min' ? Number(px.value) || 8 : 0);
-    });
-    px.hidden = st.scale === 'true';
-    px.addEventListener('change', () => relayout(Number(px.value) || 8));
-    const unit = document.createElement('span'); unit.textContent = 'px'; unit.hidden = px.hidden;
-    px.addEventListener('input', () => { unit.hidden = px.hidden; });
-    box.append(scale, px);
-    return;
-  }
-  if (view === 'grains') {
-    const views = [['structure', 'structure'], ...st.problems.map((p) => [p.metric, `${p.metric.replaceAll('_', ' ')} (${p.count.toLocaleString()})`])];
-    box.append(select('view', views, st.problem || 'structure', (v) => { configure('problem', v); renderViewOptions('grains'); }));
-    box.append(select('thresholds', [['paper', 'papers'], ['prototype', 'prototype']], st.thresholds, (v) => { configure('thresholds', v); renderViewOptions('grains'); }));
-    if (!st.problem) box.append(select('colour', [['outline_function', 'by function'], ['source_line', 'by source line']], 'outline_function', (v) => configure('color', v)));
-    return;
-  }
-  if (view !== 'moments') return;
-  const busy = st.busy.startsWith('pattern') ? 'pattern' : st.busy;
-  const pattern = document.createElement('input');
-  pattern.type = 'text';
-  pattern.placeholder = 'region glob, e.g. compute*';
-  pattern.size = 16;
-  pattern.hidden = busy !== 'pattern';
-  pattern.addEventListener('change', () => { if (pattern.value) { configure('busy', `pattern:${pattern.value}`); renderViewOptions('moments'); } });
-  box.append(select('busy =', [['compute', 'compute (regions minus communication)'], ['any', 'any region'], ['pattern', 'regions matching…']], busy, (v) => {
-    pattern.hidden = v !== 'pattern';
-    if (v !== 'pattern') { configure('busy', v); renderViewOptions('moments'); } else pattern.focus();
-  }), pattern);
-  noBusyOffer(box, st);
-  box.append(select('sort', [['location', 'by location'], ['m0', 'by m0 (busy)'], ['m1', 'by m1 (mean)'], ['m2', 'by m2 (spread)'], ['m3', 'by m3 (skew)']], st.sort, (v) => configure('sort', v)));
-  const colorKey = { 'bytes sent': 'bytes_sent', 'messages sent': 'messages_sent', 'spread 2·m2/m0': 'spread' }[st.color] || 'none';
-  box.append(select('colour', [['none', 'grey bars'], ['bytes_sent', 'by bytes sent'], ['messages_sent', 'by messages sent'], ['spread', 'by spread 2·m2/m0']], colorKey, (v) => configure('color', v)));
+  optionControls(box, weft.viewer.option_schema(), setOption);
+  if (view === 'moments') noBusyOffer(box, weft.viewer.view_state());
 }
 
 // No shown location has busy time under the busy definition (e.g. every region is MPI): the pane says so,
@@ -607,11 +646,12 @@ async function main() {
   wireInput(built.canvas);
   weft.grainPanel = new GrainPanel({ viewer: built.viewer, canvas: built.canvas, root: $('grain-panel'), help: $('help-grains'),
     onConfigure: (k, v) => { configure(k, v); renderViewOptions('grains'); }, onError: showError });
-  weft.aggregatePanel = new AggregatePanel({ viewer: built.viewer, canvas: built.canvas, help: $('help'), select, onError: showError });
+  weft.aggregatePanel = new AggregatePanel({ viewer: built.viewer, canvas: built.canvas, help: $('help'), onError: showError,
+    renderOptions: (box) => optionControls(box, built.viewer.option_schema(), (o, v) => weft.aggregatePanel.configure(o.key, v)) });
   new ResizeObserver(resize).observe(ui.stage);
   resize();
   requestAnimationFrame(loop);
-  initHosting({ weft, ui, openSample, openUrl, switchView, configure, renderViewTabs, showError });
+  initHosting({ weft, ui, openSample, openUrl, switchView, configure, relayout, renderViewTabs, showError });
 }
 
 main();

@@ -2,12 +2,12 @@
 // selected grain; in the aggregated view its method, open groups, filter and selection) lives in the URL hash, e.g. #sample=fib&view=execgraph&ex=-120&et=0&en=2500. The hash is
 // rewritten (replaceState, no history spam) shortly after each interaction, and restored when the page opens
 // with one. Embed options (theme, chrome, select) ride along unchanged. Only numbers and names of options go
-// into the hash.
+// into the hash. The view's options are the pairs of its schema (Viewer.option_schema, src/views/options.rs),
+// written and read back as they are; this file knows the geometry keys and the aggregated view's open groups.
 
 // Short hash keys for the geometry keys of viewer.view_state().
 const GEOMETRY = { t0: 't0_ns', t1: 't1_ns', y: 'scroll_y', row: 'first_row', rh: 'row_height_px', ex: 'scroll_x_px', et: 'top_ns', en: 'ns_per_px', ec: 'column_px' };
 const VIEWPORT = { gx: 'x0', gy: 'y0', gs: 'scale' };
-const MOMENT_COLORS = { 'bytes sent': 'bytes_sent', 'messages sent': 'messages_sent', 'spread 2·m2/m0': 'spread' };
 // Parameters that are not view state and are kept as they came.
 const CARRIED = ['theme', 'chrome', 'select'];
 
@@ -32,41 +32,28 @@ export function capture(weft, carried) {
   p.set('view', st.view);
   for (const [k, key] of Object.entries(GEOMETRY)) if (Number.isFinite(st[key])) p.set(k, fmt(st[key]));
   if (st.viewport) for (const [k, key] of Object.entries(VIEWPORT)) if (Number.isFinite(st.viewport[key])) p.set(k, fmt(st.viewport[key]));
-  if (st.locations) p.set('locations', st.locations);
-  if (st.view === 'moments') {
-    p.set('busy', st.busy);
-    p.set('sort', st.sort);
-    p.set('color', MOMENT_COLORS[st.color] || 'none');
-  }
-  if (st.view === 'grains') {
-    p.set('problem', st.problem || 'structure');
-    p.set('thresholds', st.thresholds);
-    if (st.selected) p.set('sel', String(st.selected.grain));
-  }
+  const schema = weft.viewer.option_schema();
+  if (schema) for (const [k, v] of schema.pairs) p.set(k, v);
+  if (st.view === 'grains' && st.selected) p.set('sel', String(st.selected.grain));
   if (st.view === 'aggregate') {
-    p.set('method', st.method);
-    if (st.problem) p.set('problem', st.problem);
-    if (st.filtered) p.set('filtered', '1');
     // Open groups by tree index (the tree is the same for the same profile and method); a fully opened large
-    // graph would make an unwieldy link, so past 2,000 groups only the depth drilled to is kept.
-    if (st.open && st.open.length && st.open.length <= 2000) p.set('open', st.open.join('.'));
-    else if (st.depth) p.set('depth', String(st.depth));
+    // graph would make an unwieldy link, so past 2,000 groups only the depth drilled to (an option) is kept.
+    if (st.open && st.open.length <= 2000) p.set('open', st.open.join('.'));
     if (st.selected) p.set('sel', String(st.selected.id));
     if (Number.isInteger(st.local_critical)) p.set('local', String(st.local_critical));
-    if (st.similar_marks) p.set('similar', '1');
     if (st.fitted) for (const k of Object.keys(VIEWPORT)) p.delete(k);
   }
   for (const k of CARRIED) if (carried.has(k)) p.set(k, carried.get(k));
   return p;
 }
 
-/** The aggregated view's state as its pane restores it, from link parameters. */
+/** The aggregated view's navigation (open groups, selection, local critical path, camera) as its pane restores
+ *  it, from link parameters; its options are set from the link before. */
 function aggregateState(p) {
-  const ids = (k) => (p.get(k) || '').split('.').filter((x) => /^\d+$/.test(x)).map(Number);
-  const st = { method: p.get('method') || 'reduction', problem: p.get('problem') || null, filtered: p.get('filtered') === '1', open: ids('open') };
+  const st = {};
+  if (p.has('open')) st.open = p.get('open').split('.').filter((x) => /^\d+$/.test(x)).map(Number);
   if (p.has('sel')) st.selected = { id: Number(p.get('sel')) };
   if (p.has('local')) st.local_critical = Number(p.get('local'));
-  if (p.get('similar') === '1') st.similar_marks = true;
   const vp = {};
   for (const [k, key] of Object.entries(VIEWPORT)) if (p.has(k)) vp[key] = Number(p.get(k));
   if (Object.keys(vp).length === 3) { st.viewport = vp; st.fitted = false; }
@@ -79,14 +66,17 @@ export function restore(app, p) {
   const view = p.get('view');
   if (view && view !== v.view() && v.views().includes(view)) app.switchView(view);
   const shown = v.view();
+  try { v.set_link_options(JSON.stringify([...p.entries()])); } catch (e) { app.showError(String(e)); }
+  // Options the worker applies (a layout) go to the worker when the link sets them.
+  const schema = v.option_schema();
+  for (const o of (schema && schema.options) || []) {
+    if (o.applies === 'worker' && o.role === 'option' && p.has(o.link) && o.value !== o.default) app.relayout(o.key, o.value);
+  }
   if (shown === 'aggregate') {
     app.configure('restore', JSON.stringify(aggregateState(p)));
-    if (!p.has('open') && p.has('depth')) app.configure('drill_depth', p.get('depth'));
     app.renderViewTabs();
     return;
   }
-  const options = { moments: ['locations', 'busy', 'sort', 'color'], timeline: ['locations'], grains: ['thresholds', 'problem'] }[shown] || [];
-  for (const k of options) if (p.has(k)) app.configure(k, p.get(k));
   const state = {};
   for (const [k, key] of Object.entries(GEOMETRY)) if (p.has(k)) state[key] = Number(p.get(k));
   const vp = {};
@@ -125,8 +115,8 @@ export function initPermalinks(app, initial) {
   const carried = new URLSearchParams();
   for (const k of CARRIED) if (initial.has(k)) carried.set(k, initial.get(k));
   // The link's view is applied once, to the first load that matches it.
-  const STATE_KEYS = ['view', 'select', 'sel', 'locations', 'busy', 'sort', 'color', 'problem', 'thresholds', ...Object.keys(GEOMETRY), ...Object.keys(VIEWPORT)];
-  const hasState = (p) => STATE_KEYS.some((k) => p.has(k));
+  // Any key but the source and the embed's look is view state (the view, geometry, a view's options, `select`).
+  const hasState = (p) => [...p.keys()].some((k) => !['trace', 'sample', 'theme', 'chrome'].includes(k));
   let waiting = hasState(initial) ? initial : null;
   const write = () => {
     if (!weft.viewer || weft.state !== 'ready') return;

@@ -98,7 +98,7 @@ self.onmessage = async (e) => {
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'fault') induce_fault(msg.kind);
     else if (msg.type === 'view') send(id, msg.name, open_view(msg.kind));
-    else if (msg.type === 'relayout') send(id, msg.name, relayout_execgraph(msg.min_px), 'relaid');
+    else if (msg.type === 'relayout') send(id, msg.name, relayout_execgraph(msg.value), 'relaid');
   } catch (err) {
     const text = typeof err === 'string' ? err : (err && err.message) || String(err);
     // A wasm trap (panic, out of memory) leaves the instance unusable: ask the page for a fresh worker.

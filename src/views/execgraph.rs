@@ -6,17 +6,20 @@ use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::execgraph::Scale;
 use crate::scene::execgraph::{describe, format_ns, pick, scene, ExecView};
 use crate::scene::Scene;
+use crate::views::options::{ExecgraphOptions, ViewOptions};
 use serde_json::json;
 
 pub struct ExecgraphPane {
     bundle: ExecBundle,
     view: ExecView,
+    /// The layout's options: the worker lays the graph out again when they change.
+    options: ExecgraphOptions,
 }
 
 impl ExecgraphPane {
     pub fn new(bundle: ExecBundle, width: f32, height: f32) -> Self {
         let view = ExecView::fit(&bundle.graph, &bundle.layout, width, height);
-        ExecgraphPane { bundle, view }
+        ExecgraphPane { bundle, view, options: ExecgraphOptions::default() }
     }
 
     fn plot_height(&self) -> f32 {
@@ -76,6 +79,13 @@ impl Pane for ExecgraphPane {
     }
     fn scene(&self) -> Scene {
         scene(&self.bundle.graph, &self.bundle.layout, &self.view)
+    }
+    fn options(&self) -> serde_json::Value {
+        self.options.describe()
+    }
+    /// `min_edge` is kept here and applied by the worker (`relayout_execgraph`), which lays the graph out again.
+    fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        self.options.parse(key, value).map_err(|e| e.to_string())
     }
     fn restore(&mut self, s: &serde_json::Value) {
         if let Some(v) = num(s, "scroll_x_px") {

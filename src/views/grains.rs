@@ -5,10 +5,11 @@
 
 use super::{num, Hover, Pane};
 use crate::analyses::grains::query::{grain_properties, search};
-use crate::analyses::grains::{GrainAnalysis, Thresholds, NONE};
+use crate::analyses::grains::{GrainAnalysis, NONE};
 use crate::layouts::grains::{node_at, GrainLayout};
 use crate::scene::grains::{build, narrowest_grain, sub_pixel_hint, ColorBy, View, Viewport};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
+use crate::views::options::{problem_choices, set_choices, GrainsOptions, ThresholdsPreset, ViewOptions};
 use serde_json::json;
 
 pub struct GrainsPane {
@@ -53,6 +54,15 @@ impl GrainsPane {
     /// The metric of the problem view shown; None in the structural view.
     pub fn problem_metric(&self) -> Option<&'static str> {
         self.problem.and_then(|i| self.analysis.problems.get(i)).map(|p| p.metric)
+    }
+
+    /// The view's options as they stand (views::options::GrainsOptions).
+    fn typed_options(&self) -> GrainsOptions {
+        GrainsOptions {
+            problem: self.problem_metric(),
+            thresholds: ThresholdsPreset::of(&self.analysis.thresholds),
+            color: self.color,
+        }
     }
 
     pub fn selected(&self) -> Option<u32> {
@@ -267,35 +277,36 @@ impl Pane for GrainsPane {
             }
         }
     }
+    fn options(&self) -> serde_json::Value {
+        let mut d = self.typed_options().describe();
+        let problems = self.analysis.problems.iter().map(|p| (p.metric, p.count));
+        set_choices(&mut d, "problem", problem_choices(problems));
+        d
+    }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut o = self.typed_options();
+        o.parse(key, value).map_err(|e| e.to_string())?;
         match key {
-            "problem" if value == "structure" => self.problem = None,
             "problem" => {
-                let i = self.analysis.problems.iter().position(|p| p.metric == value);
-                self.problem = Some(i.ok_or_else(|| format!("no problem view for '{value}'"))?);
-            }
-            "color" => {
-                self.color = match value {
-                    "outline_function" => ColorBy::OutlineFunction,
-                    "source_line" => ColorBy::SourceLine,
-                    _ => return Err(format!("cannot colour by '{value}'")),
+                self.problem = match o.problem {
+                    None => None,
+                    Some(m) => Some(
+                        self.analysis
+                            .problems
+                            .iter()
+                            .position(|p| p.metric == m)
+                            .ok_or_else(|| format!("no problem view for '{value}'"))?,
+                    ),
                 }
             }
+            "color" => self.color = o.color,
             "locate" => {
                 // Search by task id, source location or function; centre the first match, readable.
                 let grain =
                     *search(&self.analysis, value).first().ok_or_else(|| format!("no grain matches '{value}'"))?;
                 self.locate(grain, true)?;
             }
-            "thresholds" => {
-                let t = match value {
-                    "paper" => Thresholds::paper(),
-                    "prototype" => Thresholds::prototype(),
-                    _ => return Err(format!("thresholds are 'paper' or 'prototype', not '{value}'")),
-                };
-                self.analysis.set_thresholds(t);
-            }
-            _ => return Err(format!("the grain graph view has no option '{key}'")),
+            _ => self.analysis.set_thresholds(o.thresholds.thresholds()),
         }
         Ok(())
     }

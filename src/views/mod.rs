@@ -5,12 +5,14 @@
 //! injected: the aggregated view's animation reads a [`Clock`], the particle view advances by `tick` with the
 //! page's frame time. The web shell (`src/web/viewer.rs`) holds the panes of what is loaded, forwards input
 //! to the active one and draws its scene; the time range carries over between panes that have a time axis.
+//! `options`: one typed option schema per view (the CLI's flags, the page's controls and permalinks).
 //! Must not read a clock, the DOM or the GPU.
 
 pub mod aggregate;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;
+pub mod options;
 pub mod particles;
 pub mod set;
 pub mod timeline;
@@ -81,9 +83,15 @@ pub trait Pane {
         None
     }
     fn set_time_range(&mut self, _t0_ns: f64, _t1_ns: f64) {}
-    /// Change a view option (e.g. `busy` = `any`); Err says why not.
+    /// Change a view option (e.g. `busy` = `any`) or act (`open` = `3`), parsed by the view's schema in
+    /// `views::options`; Err says why not.
     fn configure(&mut self, key: &str, _value: &str) -> Result<(), String> {
         Err(format!("the {} view has no option '{key}'", self.kind()))
+    }
+    /// The view's option schema with the current values (`ViewOptions::describe`), for the page's controls
+    /// and permalinks; Null for a view without options.
+    fn options(&self) -> serde_json::Value {
+        serde_json::Value::Null
     }
     /// A click at (x, y) that the view acts on (opening a group); false when it does nothing.
     fn click(&mut self, _x: f32, _y: f32) -> bool {

@@ -11,6 +11,7 @@ use crate::model::{LocationId, Trace};
 use crate::scene::moments::{build_moment_view, ColorEncoding, MomentViewOptions, Viewport};
 use crate::scene::utilization::{build_utilization, UtilizationOptions};
 use crate::scene::Scene;
+use crate::views::options::{MomentsOptions, ViewOptions};
 use serde_json::json;
 use std::rc::Rc;
 
@@ -101,6 +102,19 @@ impl MomentsPane {
         let (_, y0, _, y1) = self.view.plot_rect();
         let visible = ((y1 - y0) / self.view.row_height_px.max(1e-6)) as f64;
         (self.rows.len() as f64 - visible).max(0.0)
+    }
+
+    /// The view's options as they stand (views::options::MomentsOptions).
+    fn typed_options(&self) -> MomentsOptions {
+        let mut o = MomentsOptions {
+            busy: self.definition.clone(),
+            sort: self.key,
+            locations: self.locations.clone(),
+            ..Default::default()
+        };
+        // The colour key was checked when it was set.
+        let _ = o.parse("color", &self.color_key);
+        o
     }
 
     fn half(&self) -> f32 {
@@ -251,30 +265,30 @@ impl Pane for MomentsPane {
             self.view.first_row = first.clamp(0.0, self.max_first_row());
         }
     }
+    fn options(&self) -> serde_json::Value {
+        self.typed_options().describe()
+    }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut o = self.typed_options();
+        o.parse(key, value).map_err(|e| e.to_string())?;
         match key {
             "busy" => {
-                self.definition = match value {
-                    "compute" => BusyDefinition::Compute,
-                    "any" => BusyDefinition::Any,
-                    p if p.starts_with("pattern:") && p.len() > 8 => BusyDefinition::Pattern(p[8..].to_string()),
-                    _ => return Err(format!("busy must be compute, any or pattern:GLOB, not '{value}'")),
-                };
+                self.definition = o.busy;
                 self.recompute();
                 Ok(())
             }
             "sort" => {
-                self.key = MomentKey::parse(value).ok_or_else(|| format!("cannot sort by '{value}'"))?;
+                self.key = o.sort;
                 self.recompute();
                 Ok(())
             }
             "color" => {
-                self.color = color_encoding(&self.trace, &self.rows, value)?;
-                self.color_key = value.to_string();
+                self.color = color_encoding(&self.trace, &self.rows, o.color.key())?;
+                self.color_key = o.color.key().to_string();
                 Ok(())
             }
-            "locations" => {
-                let pattern = Some(value.trim()).filter(|p| !p.is_empty() && *p != "*");
+            _ => {
+                let pattern = o.locations.as_deref();
                 if let Some(p) = pattern {
                     if !(0..self.trace.locations.len() as u32).any(|l| location_matches(&self.trace, LocationId(l), p))
                     {
@@ -287,7 +301,6 @@ impl Pane for MomentsPane {
                 self.view.first_row = 0.0;
                 Ok(())
             }
-            _ => Err(format!("the moments view has no option '{key}'")),
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::scene::particles::timeline::StartsTimeline;
 use crate::scene::particles::{slot_ranks, speed_label, ParticleInstance, ParticleLayer, ParticleScene, ParticleStyle};
 use crate::scene::timeline::format_duration;
 use crate::scene::Scene;
+use crate::views::options::{ParticlesOptions, ViewOptions};
 use serde_json::json;
 use std::rc::Rc;
 
@@ -29,6 +30,8 @@ const MAX_STEPS_PER_TICK: u32 = 4;
 pub struct ParticlesPane {
     trace: Rc<Trace>,
     selection: EventSelection,
+    /// The selection as the user typed it (the `selection` option's value).
+    selection_text: String,
     ev: ParticleEvents,
     style: ParticleStyle,
     geometry: ParticleScene,
@@ -63,6 +66,7 @@ impl ParticlesPane {
             raster: HistoryRaster::new(width.max(1.0) as u32, (height - TIMELINE_PX).max(1.0) as u32),
             trace,
             selection,
+            selection_text: String::new(),
             window: LiveWindow::new(playback.fade_ns()),
             ev,
             style,
@@ -181,6 +185,19 @@ impl ParticlesPane {
                 })
             })
             .collect()
+    }
+}
+
+impl ParticlesPane {
+    /// The view's options as they stand (views::options::ParticlesOptions).
+    fn typed_options(&self) -> ParticlesOptions {
+        ParticlesOptions {
+            selection: self.selection_text.clone(),
+            step_ns: Some(self.playback.step_ns),
+            interval_ms: self.playback.interval_ms,
+            min_opacity: self.min_opacity,
+            segment_multiple: self.style.segment_multiple.unwrap_or(0),
+        }
     }
 }
 
@@ -321,7 +338,13 @@ impl Pane for ParticlesPane {
             self.seek(t);
         }
     }
+
+    fn options(&self) -> serde_json::Value {
+        self.typed_options().describe()
+    }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut o = self.typed_options();
+        o.parse(key, value).map_err(|e| e.to_string())?;
         match key {
             "tick" => self.tick(parse(key, value)?),
             "play" => {
@@ -340,37 +363,35 @@ impl Pane for ParticlesPane {
             "seek_ns" => self.seek(parse(key, value)?),
             "seek_x" => self.seek(self.timeline.time_at(parse(key, value)?)),
             "step_ns" => {
-                self.playback.step_ns = parse::<u64>(key, value)?.max(1);
+                let auto = Playback::for_span(self.ev.span_ns, 20.0).step_ns;
+                self.playback.step_ns = o.step_ns.unwrap_or(auto).max(1);
                 self.window.set_fade_ns(self.playback.fade_ns());
             }
             "interval_ms" => {
-                let ms: f64 = parse(key, value)?;
-                if !(ms.is_finite() && ms > 0.0) {
-                    return Err(format!("'{value}' is not a valid interval"));
-                }
-                self.playback.interval_ms = ms;
+                self.playback.interval_ms = o.interval_ms;
                 self.window.set_fade_ns(self.playback.fade_ns());
             }
-            "min_opacity" => self.min_opacity = parse::<f32>(key, value)?.clamp(0.0, 1.0),
+            "min_opacity" => self.min_opacity = o.min_opacity,
             "clear_history" => self.reset_history(),
             "clear_fading" => {
                 self.window.clear_fading(&self.ev);
                 self.refresh_particles();
             }
             "segment_multiple" => {
-                let m: u32 = parse(key, value)?;
+                let m = o.segment_multiple;
                 self.style.segment_multiple = (m > 0).then_some(m);
                 self.relayout();
             }
             "selection" => {
-                self.selection = EventSelection::parse(value);
+                self.selection = EventSelection::parse(&o.selection);
+                self.selection_text = o.selection;
                 self.ev = ParticleEvents::build(&self.trace, &self.selection);
                 self.playback = Playback::for_span(self.ev.span_ns, 20.0);
                 self.window = LiveWindow::new(self.playback.fade_ns());
                 self.relayout();
                 self.seek(0);
             }
-            _ => return Err(format!("the particles view has no option '{key}'")),
+            _ => return Err(format!("the particles view cannot {key} '{value}'")),
         }
         Ok(())
     }

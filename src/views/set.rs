@@ -79,7 +79,11 @@ impl ViewSet {
         if pane.kind() != "execgraph" {
             return Err("the execution graph is not shown".into());
         }
-        self.panes[self.active] = Box::new(ExecgraphPane::new(bundle, self.width, self.height));
+        // The new layout keeps the view's options (a relayout follows one of them, the minimum edge).
+        let options = pane.options();
+        let mut pane = ExecgraphPane::new(bundle, self.width, self.height);
+        set_options(&mut pane, &options);
+        self.panes[self.active] = Box::new(pane);
         Ok(())
     }
 
@@ -182,6 +186,15 @@ impl ViewSet {
         match self.active() {
             Some(p) => p.scene(),
             None => Scene::new(self.width, self.height, palette::BACKGROUND),
+        }
+    }
+}
+
+/// Put a pane's options back from its `Pane::options` description (a pane rebuilt from a new layout).
+fn set_options(pane: &mut dyn Pane, described: &serde_json::Value) {
+    for o in described["options"].as_array().into_iter().flatten().filter(|o| o["role"] == "option") {
+        if let (Some(key), Some(value)) = (o["key"].as_str(), o["value"].as_str()) {
+            let _ = pane.configure(key, value);
         }
     }
 }

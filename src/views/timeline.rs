@@ -7,6 +7,7 @@ use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::{LocationId, MessageKind, Trace};
 use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
 use crate::scene::{Rgba, Scene};
+use crate::views::options::{TimelineOptions, ViewOptions};
 use serde_json::json;
 use std::rc::Rc;
 
@@ -173,11 +174,13 @@ impl Pane for TimelinePane {
             self.view.t1_ns = t1_ns;
         }
     }
+    fn options(&self) -> serde_json::Value {
+        TimelineOptions { locations: self.locations.clone() }.describe()
+    }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
-        if key != "locations" {
-            return Err(format!("the timeline view has no option '{key}'"));
-        }
-        let pattern = Some(value.trim()).filter(|p| !p.is_empty() && *p != "*");
+        let mut o = TimelineOptions::default();
+        o.parse(key, value).map_err(|e| e.to_string())?;
+        let pattern = o.locations.as_deref();
         let layout = match pattern {
             Some(p) => TimelineLayout::of_locations(&self.trace, TimelineMetrics::default(), |l| {
                 location_matches(&self.trace, l, p)

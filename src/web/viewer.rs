@@ -296,6 +296,44 @@ impl Viewer {
         to_js(&self.last)
     }
 
+    /// The shown view's option schema with the current values (views::options: `{view, options, pairs}`), from
+    /// which the page renders its controls and writes permalinks; null when the view has no options.
+    pub fn option_schema(&self) -> JsValue {
+        self.views.active().map_or(JsValue::NULL, |p| to_js(&p.options()))
+    }
+
+    /// Set the shown view's options from permalink pairs (`[[hash key, value], ...]` as JSON): keys that are
+    /// not its options are skipped; options are applied in schema order; Err names those refused.
+    pub fn set_link_options(&mut self, pairs: &str) -> Result<(), JsValue> {
+        // Read as a JSON value (no typed deserializer: the download stays small).
+        let pairs: serde_json::Value =
+            serde_json::from_str(pairs).map_err(|e| JsValue::from_str(&format!("link options: {e}")))?;
+        let pairs: Vec<(&str, &str)> = pairs
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| Some((p.get(0)?.as_str()?, p.get(1)?.as_str()?)))
+            .collect();
+        let schema = self.views.active().ok_or("nothing is shown")?.options();
+        let mut refused = Vec::new();
+        for o in schema["options"].as_array().into_iter().flatten().filter(|o| o["role"] == "option") {
+            let (Some(key), Some(link)) = (o["key"].as_str(), o["link"].as_str()) else { continue };
+            if let Some(&(_, v)) = pairs.iter().rev().find(|(k, _)| *k == link) {
+                if o["value"].as_str() != Some(v) {
+                    if let Err(e) = self.configure(key, v) {
+                        refused.push(e.as_string().unwrap_or_default());
+                    }
+                }
+            }
+        }
+        self.dirty = true;
+        if refused.is_empty() {
+            Ok(())
+        } else {
+            Err(JsValue::from_str(&refused.join("; ")))
+        }
+    }
+
     /// The shown view's geometry and contents (for tests and permalinks).
     pub fn view_state(&self) -> JsValue {
         self.views.active().map_or(JsValue::NULL, |p| to_js(&p.state()))

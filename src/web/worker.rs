@@ -10,7 +10,7 @@ use crate::analyses::execgraph::{build, ExecGraph};
 use crate::analyses::grains::query::GrainFigures;
 use crate::analyses::grains::{GrainAnalysis, Thresholds};
 use crate::analyses::summary::summarize;
-use crate::layouts::execgraph::bundle::{scale_for_min_px, ExecBundle, ExecFigures};
+use crate::layouts::execgraph::bundle::{ExecBundle, ExecFigures};
 use crate::layouts::execgraph::Scale;
 use crate::layouts::grain_bundle::GrainBundle;
 use crate::layouts::grains::{layout as grain_layout, LayoutParams};
@@ -22,6 +22,7 @@ use crate::readers::mir::MirProfile;
 use crate::readers::otf2::{MemoryFiles, Otf2Read};
 use crate::readers::{self, archive, otf2_threads, paraver, GrainInput, ReadError, Sniffed};
 use crate::samples::execgraph::sample as execgraph_sample;
+use crate::views::options::{ExecgraphOptions, ViewOptions};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
@@ -311,11 +312,14 @@ fn grains_from_input(name: &str, input: &GrainInput, warnings: &Warnings) -> Res
     Ok(loaded("grains", GrainBundle::new(analysis, layout).encode(), summary))
 }
 
-/// Lay the last execution graph out again, short edges raised to `min_px` of an 800 px drawing (0: true scale).
+/// Lay the last execution graph out again under the view's `min_edge` option (`true`, `8px` of an 800 px
+/// drawing, or `5000ns`; views::options::ExecgraphOptions).
 #[wasm_bindgen]
-pub fn relayout_execgraph(min_px: f64) -> Result<JsValue, JsValue> {
+pub fn relayout_execgraph(min_edge: &str) -> Result<JsValue, JsValue> {
+    let mut o = ExecgraphOptions::default();
+    o.parse("min_edge", min_edge).map_err(|e| JsValue::from_str(&e.to_string()))?;
     let (graph, warnings) = LAST_GRAPH.with(|g| g.borrow().clone()).ok_or("no execution graph was read")?;
-    let scale = scale_for_min_px(&graph, min_px);
+    let scale = o.min_edge.scale(&graph);
     let bundle = ExecBundle::new(graph, scale);
     let summary = with_warnings(serde_json::to_value(ExecFigures::of(&bundle.graph, &bundle.layout)), &warnings);
     Ok(loaded("execgraph", bundle.encode(), summary))

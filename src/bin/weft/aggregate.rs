@@ -2,9 +2,11 @@
 //! visible node count theta, conservative and per problem view. The JSON keys are a stable interface:
 //! nodes, grains, groups, tree_depth, theta_max_conservative, theta_max_by_problem, savings_percent.
 
+use crate::flags::{checked, help};
 use std::path::PathBuf;
-use weft::analyses::aggregate::{savings_percent, Aggregation, Method};
+use weft::analyses::aggregate::{savings_percent, Aggregation};
 use weft::model::text::escape_controls;
+use weft::views::options::{AggregateOptions, ViewOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -13,11 +15,9 @@ pub struct Args {
     /// Print JSON with stable keys instead of text.
     #[arg(long)]
     json: bool,
-    /// Aggregation: reduction of fork-join and linear patterns (default) or sibling/family groups.
-    #[arg(long, default_value = "reduction")]
+    #[arg(long, default_value = "reduction", value_parser = checked::<AggregateOptions>("method"), help = help::<AggregateOptions>("method"))]
     method: String,
-    /// Problem thresholds: the papers' (default) or the grain-graphs prototype's.
-    #[arg(long, default_value = "paper")]
+    #[arg(long, default_value = "paper", value_parser = checked::<weft::views::options::GrainsOptions>("thresholds"), help = help::<weft::views::options::GrainsOptions>("thresholds"))]
     thresholds: String,
     /// Cores that ran the program (default: from the profile's cpu ids).
     #[arg(long)]
@@ -25,7 +25,9 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let method: Method = a.method.parse()?;
+    let mut o = AggregateOptions::default();
+    o.parse("method", &a.method)?;
+    let method = o.method;
     let an = crate::grains::analyse(&a.file, crate::grains::thresholds(&a.thresholds, a.cores)?, None)?;
     let agg = Aggregation::new(&an, method);
     let theta = agg.theta(&an);

@@ -2,14 +2,16 @@
 //! half of `weft render execgraph FILE -o out.svg`. Reads thread events, builds the graph, lays it out and
 //! prints the figures (or writes the drawing).
 
+use crate::flags::{checked, help};
 use std::path::{Path, PathBuf};
 use weft::analyses::execgraph::{build, ExecGraph};
-use weft::layouts::execgraph::bundle::{scale_for_min_px, ExecBundle, ExecFigures, REFERENCE_PLOT_PX};
-use weft::layouts::execgraph::{layout, ExecLayout, Scale};
+use weft::layouts::execgraph::bundle::{ExecBundle, ExecFigures, REFERENCE_PLOT_PX};
+use weft::layouts::execgraph::{layout, ExecLayout};
 use weft::model::text::escape_controls;
 use weft::model::thread_events::ThreadEvents;
 use weft::readers::{otf2_threads, read_execgraph_path};
 use weft::samples::execgraph::{sample, SAMPLES};
+use weft::views::options::{ExecgraphOptions, ViewOptions};
 use weft::views::{execgraph::ExecgraphPane, Pane};
 
 #[derive(clap::Args)]
@@ -23,8 +25,7 @@ pub struct Args {
     /// Print JSON with stable keys instead of text.
     #[arg(long)]
     json: bool,
-    /// Raise short flow edges to this length: `8px` (pixels of the true-scale drawing) or `5000` / `5000ns`.
-    #[arg(long)]
+    #[arg(long, value_parser = checked::<ExecgraphOptions>("min_edge"), help = help::<ExecgraphOptions>("min_edge"))]
     min_edge: Option<String>,
 }
 
@@ -54,28 +55,15 @@ fn load(file: Option<&Path>, sample_name: Option<&str>) -> Result<Loaded, Box<dy
     }
 }
 
-/// `8px` against the true-scale drawing 800 px high, or nanoseconds (`5000`, `5000ns`).
-fn parse_scale(min_edge: Option<&str>, g: &ExecGraph) -> Result<Scale, String> {
-    let Some(s) = min_edge else {
-        return Ok(Scale::True);
-    };
-    let s = s.trim();
-    if let Some(px) = s.strip_suffix("px") {
-        let px: f64 = px.trim().parse().map_err(|_| format!("--min-edge `{s}`: expected a number of px or ns"))?;
-        return Ok(scale_for_min_px(g, px.max(0.0)));
-    }
-    let ns = s.strip_suffix("ns").unwrap_or(s).trim();
-    let min_ns: u64 = ns.parse().map_err(|_| format!("--min-edge `{s}`: expected a number of px or ns"))?;
-    Ok(Scale::MinEdge { min_ns })
-}
-
 fn prepare(a: &Args) -> Result<(ExecGraph, ExecLayout), Box<dyn std::error::Error>> {
     let (events, locations) = load(a.file.as_deref(), a.sample.as_deref())?;
     let mut g = build(&events)?;
     if let Some(names) = locations {
         g.set_labels(|id| otf2_threads::thread_label(&names, id));
     }
-    let scale = parse_scale(a.min_edge.as_deref(), &g)?;
+    let mut o = ExecgraphOptions::default();
+    o.parse("min_edge", a.min_edge.as_deref().unwrap_or("true"))?;
+    let scale = o.min_edge.scale(&g);
     let l = layout(&g, scale);
     Ok((g, l))
 }

@@ -3,12 +3,14 @@
 //! and problem counts. The JSON keys are a stable interface: grains, nodes, edges, critical_path_length,
 //! problems (`analyses::grains::query::GrainFigures`, which the page's summary is too).
 
+use crate::flags::{checked, help};
 use std::path::{Path, PathBuf};
 use weft::analyses::grains::query::GrainFigures;
 use weft::analyses::grains::{metrics, GrainAnalysis, Thresholds};
 use weft::model::text::{escape_controls, escape_controls_lines};
 use weft::model::Warnings;
 use weft::readers::{read_grains_path, GrainInput, ReadError};
+use weft::views::options::{GrainsOptions, ViewOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,8 +20,7 @@ pub struct Args {
     /// Print JSON with stable keys instead of text.
     #[arg(long)]
     json: bool,
-    /// Problem thresholds: the papers' (default) or the grain-graphs prototype's.
-    #[arg(long, default_value = "paper")]
+    #[arg(long, default_value = "paper", value_parser = checked::<GrainsOptions>("thresholds"), help = help::<GrainsOptions>("thresholds"))]
     thresholds: String,
     /// Cores that ran the program (default: from the profile's cpu ids).
     #[arg(long)]
@@ -49,12 +50,11 @@ pub fn print_warnings(w: &Warnings) {
     }
 }
 
+/// The thresholds named by `--thresholds` (the grain view's option), with `--cores` if given.
 pub fn thresholds(name: &str, cores: Option<u32>) -> Result<Thresholds, Box<dyn std::error::Error>> {
-    let mut t = match name {
-        "paper" => Thresholds::paper(),
-        "prototype" => Thresholds::prototype(),
-        other => return Err(format!("unknown thresholds \"{other}\" (paper or prototype)").into()),
-    };
+    let mut o = GrainsOptions::default();
+    o.parse("thresholds", name)?;
+    let mut t = o.thresholds.thresholds();
     t.cores = cores.or(t.cores);
     Ok(t)
 }
@@ -125,14 +125,12 @@ pub struct RenderArgs {
     /// The picture to write (.svg or .png).
     #[arg(short, long)]
     out: PathBuf,
-    /// Draw the problem view of this metric (e.g. parallel_benefit) instead of the structure.
-    #[arg(long)]
+    #[arg(long, value_parser = checked::<GrainsOptions>("problem"), help = help::<GrainsOptions>("problem"))]
     problem: Option<String>,
     /// Colour fragments by source line instead of outline function.
     #[arg(long)]
     by_source_line: bool,
-    /// Problem thresholds: paper (default) or prototype.
-    #[arg(long, default_value = "paper")]
+    #[arg(long, default_value = "paper", value_parser = checked::<GrainsOptions>("thresholds"), help = help::<GrainsOptions>("thresholds"))]
     thresholds: String,
     /// Canvas width in pixels (the height follows the graph's aspect, at most 4 times the width).
     #[arg(long, default_value_t = 1200.0)]

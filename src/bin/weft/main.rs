@@ -5,6 +5,7 @@
 
 mod aggregate;
 mod execgraph;
+mod flags;
 mod grains;
 mod info;
 mod moments;

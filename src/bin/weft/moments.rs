@@ -1,67 +1,44 @@
-//! `weft moments FILE [--json] [--busy compute|any] [--pattern GLOB] [--window T0:T1] [--sort KEY]`:
+//! `weft moments FILE [--json] [--busy compute|any|pattern:GLOB] [--pattern GLOB] [--window T0:T1] [--sort KEY]`:
 //! moments of utilization per location. The JSON keys (location, name, m0_ns, m1_ns, m2_ns, m3_ns) are stable.
 
+use crate::flags::{checked, help};
 use std::path::PathBuf;
 use weft::analyses::busy::BusyDefinition;
-use weft::analyses::moments::{format_duration_ns, moments, sort_moments, MomentKey, TimeWindow};
+use weft::analyses::moments::{format_duration_ns, moments, sort_moments, TimeWindow};
 use weft::model::text::escape_controls;
 use weft::readers::read_path;
+use weft::views::options::{MomentsOptions, OptionError, ViewOptions};
 
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum Busy {
-    /// Any region, minus communication and synchronization (the default).
-    Compute,
-    /// Any region.
-    Any,
-}
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum Sort {
-    Location,
-    M0,
-    M1,
-    M2,
-    M3,
-}
-
-/// The options that choose what is computed, shared with `weft render moments`.
+/// The options that choose what is computed, shared with `weft render moments`. `--busy` and `--sort` are the
+/// moments view's options (`weft::views::options::MomentsOptions`): the same values and words as the page.
 #[derive(clap::Args, Clone, Debug)]
 pub struct Selection {
-    /// What counts as busy.
-    #[arg(long, value_enum, default_value = "compute")]
-    pub busy: Busy,
+    #[arg(long, default_value = "compute", value_parser = checked::<MomentsOptions>("busy"), help = help::<MomentsOptions>("busy"))]
+    pub busy: String,
     /// Busy = time in regions whose name matches this glob (`*`, `?`); overrides --busy.
     #[arg(long)]
     pub pattern: Option<String>,
     /// Only this time window, `T0:T1` from the trace's first event (units ns, us, ms, s; default ns).
     #[arg(long)]
     pub window: Option<String>,
-    /// Row order.
-    #[arg(long, value_enum, default_value = "location")]
-    pub sort: Sort,
+    #[arg(long, default_value = "location", value_parser = checked::<MomentsOptions>("sort"), help = help::<MomentsOptions>("sort"))]
+    pub sort: String,
 }
 
 impl Selection {
-    pub fn definition(&self) -> BusyDefinition {
-        match (&self.pattern, self.busy) {
-            (Some(p), _) => BusyDefinition::Pattern(p.clone()),
-            (None, Busy::Compute) => BusyDefinition::Compute,
-            (None, Busy::Any) => BusyDefinition::Any,
+    /// The view's typed options from the flags (checked by clap already: this repeats the same parse).
+    pub fn options(&self) -> Result<MomentsOptions, OptionError> {
+        let mut o = MomentsOptions::default();
+        o.parse("busy", &self.busy)?;
+        o.parse("sort", &self.sort)?;
+        if let Some(p) = &self.pattern {
+            o.busy = BusyDefinition::Pattern(p.clone());
         }
+        Ok(o)
     }
 
     pub fn window(&self) -> Result<Option<TimeWindow>, weft::analyses::moments::WindowError> {
         self.window.as_deref().map(TimeWindow::parse).transpose()
-    }
-
-    pub fn key(&self) -> MomentKey {
-        match self.sort {
-            Sort::Location => MomentKey::Location,
-            Sort::M0 => MomentKey::M0,
-            Sort::M1 => MomentKey::M1,
-            Sort::M2 => MomentKey::M2,
-            Sort::M3 => MomentKey::M3,
-        }
     }
 }
 
@@ -78,10 +55,11 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
+    let options = a.selection.options()?;
     let trace = read_path(&a.file)?;
-    let definition = a.selection.definition();
+    let definition = options.busy;
     let mut rows = moments(&trace, &definition, window);
-    sort_moments(&mut rows, a.selection.key());
+    sort_moments(&mut rows, options.sort);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(());
@@ -95,7 +73,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         format_duration_ns(span.end_ns as f64),
         if window.is_some() { " (window)" } else { "" }
     );
-    println!("sorted by   {}", a.selection.key().name());
+    println!("sorted by   {}", options.sort.name());
     println!();
     println!("{:>8}  {:>12}  {:>12}  {:>12}  {:>12}  name", "location", "m0", "m1", "m2", "m3");
     for m in &rows {

@@ -1,7 +1,9 @@
 //! `weft render VIEW FILE -o out.svg|out.png`: a view's scene written as SVG, or rasterised to PNG (at
 //! `--scale` pixels per unit: 2 for a 2x picture), for documentation and checks.
 
+use crate::flags::{checked, help};
 use std::path::PathBuf;
+use weft::views::options::ExecgraphOptions;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -23,8 +25,7 @@ enum View {
         /// A built-in sample instead of a file: fib, rsa or mergesort.
         #[arg(long)]
         sample: Option<String>,
-        /// Raise short flow edges to this length (`8px` or nanoseconds).
-        #[arg(long)]
+        #[arg(long, value_parser = checked::<ExecgraphOptions>("min_edge"), help = help::<ExecgraphOptions>("min_edge"))]
         min_edge: Option<String>,
         /// The picture to write (.svg or .png).
         #[arg(short, long)]

@@ -7,12 +7,14 @@
 //! run of the same program is drawn to the right, following the left's open groups; matched groups whose
 //! structure differs are outlined on both sides. For documentation and checks of the interactive view.
 
+use crate::flags::{checked, help};
 use serde_json::Value;
 use std::path::PathBuf;
 use weft::analyses::aggregate::Method;
 use weft::analyses::grains::METRICS;
 use weft::scene::Scene;
 use weft::views::aggregate::AggregatePane;
+use weft::views::options::AggregateOptions;
 use weft::views::Pane;
 
 #[derive(clap::Args)]
@@ -22,26 +24,23 @@ pub struct Args {
     /// The SVG file to write.
     #[arg(short, long)]
     out: PathBuf,
-    /// Aggregation: reduction (default) or family.
-    #[arg(long, default_value = "reduction")]
+    #[arg(long, default_value = "reduction", value_parser = checked::<AggregateOptions>("method"), help = help::<AggregateOptions>("method"))]
     method: String,
-    /// Problem view of this metric (e.g. parallel_benefit): separated tree, borders red/green.
-    #[arg(long)]
+    #[arg(long, value_parser = checked::<AggregateOptions>("problem"), help = help::<AggregateOptions>("problem"))]
     problem: Option<String>,
     /// With --problem: hide non-problematic groups behind fast-forward edges.
-    #[arg(long)]
+    #[arg(long, help = help::<AggregateOptions>("filtered"))]
     filtered: bool,
-    /// Open the groups above this depth.
-    #[arg(long, default_value_t = 2)]
-    depth: u32,
+    /// The picture's default opens two levels (the page's view opens none).
+    #[arg(long, default_value = "2", value_parser = checked::<AggregateOptions>("drill_depth"), help = help::<AggregateOptions>("drill_depth"))]
+    depth: String,
     /// Open the groups on the global critical path instead of drilling to a depth.
     #[arg(long)]
     critical: bool,
     /// Open every group.
     #[arg(long)]
     all: bool,
-    /// Problem thresholds: paper (default) or prototype.
-    #[arg(long, default_value = "paper")]
+    #[arg(long, default_value = "paper", value_parser = checked::<weft::views::options::GrainsOptions>("thresholds"), help = help::<weft::views::options::GrainsOptions>("thresholds"))]
     thresholds: String,
     /// A second run of the same program, drawn beside the first with differing groups outlined.
     #[arg(long)]

@@ -33,11 +33,12 @@ pub struct Args {
 
 pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
+    let options = a.selection.options()?;
     let trace = read_path(&a.file)?;
-    let definition = a.selection.definition();
+    let definition = options.busy;
     let mut busy = BusyIntervals::compute(&trace, &definition);
     let mut rows = moments_of_busy(&trace, &busy, window);
-    sort_moments(&mut rows, a.selection.key());
+    sort_moments(&mut rows, options.sort);
     busy.arrange(rows.iter().map(|m| LocationId(m.location)));
     let span = window.unwrap_or(TimeWindow::whole(&trace));
     let chrome = AXIS_HEIGHT_PX + LEGEND_HEIGHT_PX;

@@ -23,6 +23,7 @@ use crate::analyses::grains::{GrainAnalysis, METRICS, NONE};
 use crate::layouts::aggregate::{AggregateParams, AggregateView};
 use crate::scene::aggregate::{build_at, Fit, Geometry, Overlay};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
+use crate::views::options::{problem_choices, set_choices, set_max, AggregateOptions, ViewOptions};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -125,6 +126,17 @@ impl AggregatePane {
 
     fn now_ms(&self) -> Option<f64> {
         self.clock.as_ref().map(|c| c.now_ms())
+    }
+
+    /// The view's options as they stand (views::options::AggregateOptions).
+    fn typed_options(&self) -> AggregateOptions {
+        AggregateOptions {
+            method: self.method,
+            problem: self.problem.map(|b| METRICS[b]),
+            filtered: self.unfiltered.is_some(),
+            drill_depth: self.depth,
+            similar: self.similar_on,
+        }
     }
 
     /// Show `text` over the view (why the graph opened aggregated) until a click acts.
@@ -537,17 +549,20 @@ impl Pane for AggregatePane {
     fn restore(&mut self, s: &Value) {
         let _ = AggregatePane::restore(self, s);
     }
+
+    fn options(&self) -> Value {
+        let mut d = self.typed_options().describe();
+        let problems = self.analysis.problems.iter().map(|p| (p.metric, p.count));
+        set_choices(&mut d, "problem", problem_choices(problems));
+        set_max(&mut d, "drill_depth", self.tree.height() as f64);
+        d
+    }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut o = self.typed_options();
+        o.parse(key, value).map_err(|e| e.to_string())?;
         match key {
-            "method" => {
-                let m: Method = value.parse()?;
-                self.rebuild(m, self.problem);
-            }
-            "problem" if value == "structure" => self.rebuild(self.method, None),
-            "problem" => {
-                let b = METRICS.iter().position(|m| *m == value).ok_or(format!("no problem view for '{value}'"))?;
-                self.rebuild(self.method, Some(b));
-            }
+            "method" => self.rebuild(o.method, self.problem),
+            "problem" => self.rebuild(self.method, o.problem.and_then(|p| METRICS.iter().position(|m| *m == p))),
             "select" => {
                 self.selected = if value.is_empty() { None } else { Some(self.group(value)?) };
             }
@@ -570,7 +585,7 @@ impl Pane for AggregatePane {
                 self.navigate(|p| p.view.open_all_beneath(&p.tree, g_of(&p.analysis), u));
             }
             "drill_depth" => {
-                let d: u32 = value.parse().map_err(|_| format!("depth '{value}' is not a number"))?;
+                let d = o.drill_depth;
                 self.depth = d;
                 self.navigate(|p| p.view.drill_to_depth(&p.tree, g_of(&p.analysis), d));
                 self.drill_compare(Some(d));
@@ -580,10 +595,7 @@ impl Pane for AggregatePane {
                 self.drill_compare(None);
             }
             "compare" if matches!(value, "off" | "") => self.leave_compare(),
-            "filtered" => {
-                let on = matches!(value, "on" | "true" | "1");
-                self.navigate(|p| p.set_filtered(on));
-            }
+            "filtered" => self.navigate(|p| p.set_filtered(o.filtered)),
             "local_critical" if matches!(value, "off" | "") => {
                 self.local_of = None;
                 self.local.clear();
@@ -596,7 +608,7 @@ impl Pane for AggregatePane {
                 self.show_local_critical(u);
             }
             "similar" => {
-                self.similar_on = matches!(value, "on" | "true" | "1");
+                self.similar_on = o.similar;
                 if self.similar_on {
                     self.mark_similar();
                 } else {
@@ -607,7 +619,7 @@ impl Pane for AggregatePane {
                 let s: Value = serde_json::from_str(value).map_err(|e| format!("not a view state: {e}"))?;
                 self.restore(&s)?;
             }
-            _ => return Err(format!("the aggregated view has no option '{key}'")),
+            _ => return Err(format!("the aggregated view cannot {key} '{value}'")),
         }
         Ok(())
     }

@@ -102,25 +102,34 @@ impl AggregatePane {
     }
 
     /// Apply a state written by [`Pane::state`] (a permalink): method, problem view, filter, open groups,
-    /// selection, the shown extras and the camera.
+    /// selection, the shown extras and the camera. Method, problem view, filter, open groups, similar marks
+    /// and depth that `s` does not name stay as they are (a permalink sets the view's options first).
     pub(super) fn restore(&mut self, s: &Value) -> Result<(), String> {
-        let method: Method = s["method"].as_str().unwrap_or("reduction").parse()?;
-        let problem = match s["problem"].as_str() {
-            None => None,
-            Some(name) => Some(METRICS.iter().position(|m| *m == name).ok_or(format!("no problem view '{name}'"))?),
+        let method: Method = s["method"].as_str().map_or(Ok(self.method), str::parse)?;
+        let problem = match s.get("problem").map(Value::as_str) {
+            None => self.problem,
+            Some(None) => None,
+            Some(Some(name)) => {
+                Some(METRICS.iter().position(|m| *m == name).ok_or(format!("no problem view '{name}'"))?)
+            }
         };
         self.selected = None;
-        self.view.set_open(&self.tree, &self.analysis.graph, &[]);
-        self.rebuild(method, problem);
-        self.set_filtered(s["filtered"].as_bool().unwrap_or(false));
-        let mut open = vec![false; self.tree.len()];
-        for id in s["open"].as_array().into_iter().flatten() {
-            let u = id.as_u64().filter(|&u| (u as usize) < open.len()).ok_or(format!("no group {id}"))?;
-            open[u as usize] = true;
+        let open_listed = s["open"].as_array();
+        if open_listed.is_some() {
+            self.view.set_open(&self.tree, &self.analysis.graph, &[]);
         }
-        self.view.set_open(&self.tree, &self.analysis.graph, &open);
-        if let Some(u) = self.unfiltered.as_mut() {
-            u.set_open(&self.tree, &self.analysis.graph, &open);
+        self.rebuild(method, problem);
+        self.set_filtered(s["filtered"].as_bool().unwrap_or(self.unfiltered.is_some()));
+        if let Some(list) = open_listed {
+            let mut open = vec![false; self.tree.len()];
+            for id in list {
+                let u = id.as_u64().filter(|&u| (u as usize) < open.len()).ok_or(format!("no group {id}"))?;
+                open[u as usize] = true;
+            }
+            self.view.set_open(&self.tree, &self.analysis.graph, &open);
+            if let Some(u) = self.unfiltered.as_mut() {
+                u.set_open(&self.tree, &self.analysis.graph, &open);
+            }
         }
         if s["compare"].as_bool() == Some(false) {
             self.leave_compare();
@@ -130,11 +139,11 @@ impl AggregatePane {
         if let Some(g) = s["local_critical"].as_u64() {
             self.show_local_critical(self.group(&g.to_string())?);
         }
-        self.similar_on = s["similar_marks"].as_bool().unwrap_or(false);
+        self.similar_on = s["similar_marks"].as_bool().unwrap_or(self.similar_on);
         if self.similar_on {
             self.mark_similar();
         }
-        self.depth = s["depth"].as_u64().unwrap_or(0) as u32;
+        self.depth = s["depth"].as_u64().map_or(self.depth, |d| d as u32);
         let vp = &s["viewport"];
         match (vp["x0"].as_f64(), vp["y0"].as_f64(), vp["scale"].as_f64()) {
             (Some(x0), Some(y0), Some(scale)) if !s["fitted"].as_bool().unwrap_or(true) && scale > 0.0 => {

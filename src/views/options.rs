@@ -1,0 +1,959 @@
+//! One typed option schema per view: the options each view offers (busy definition, sort key, colour, problem
+//! view, thresholds, aggregation method, filter, drill depth, location filter, minimum edge length, particle
+//! speed...), each described once by an [`OptionSpec`] (key, label, help, kind, default, option or action,
+//! permalink key, CLI flag). The CLI's flags validate through [`ViewOptions::parse`] and take their help from
+//! the schema; the page renders its controls from [`ViewOptions::describe`] and writes permalinks from
+//! [`ViewOptions::to_pairs`]; each pane's `configure` parses here and applies the typed result, so a value
+//! the page refuses, the CLI refuses with the same words.
+//!
+//! Must not: compute anything about a trace (a pane checks what depends on the loaded data, such as whether a
+//! location matches), or know the DOM.
+
+use crate::analyses::aggregate::Method;
+use crate::analyses::busy::BusyDefinition;
+use crate::analyses::execgraph::ExecGraph;
+use crate::analyses::grains::{Thresholds, METRICS};
+use crate::analyses::moments::MomentKey;
+use crate::layouts::execgraph::bundle::scale_for_min_px;
+use crate::layouts::execgraph::Scale;
+use crate::scene::grains::ColorBy;
+use serde::Serialize;
+use serde_json::{json, Value};
+use thiserror::Error;
+
+/// Why an option was refused: it does not exist, or its value is not one the option takes.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum OptionError {
+    #[error("the {view} view has no option '{key}'")]
+    UnknownKey { view: &'static str, key: String },
+    #[error("{key} must be {allowed}, not '{value}'")]
+    BadValue { key: &'static str, value: String, allowed: String },
+}
+
+/// A persistent option (in permalinks and CLI flags) or an action (play, step, open: done, not kept).
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Option,
+    Action,
+}
+
+/// Who applies an option: the view itself, or the worker (which lays the view out again).
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Applies {
+    View,
+    Worker,
+}
+
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Choice {
+    pub value: &'static str,
+    pub label: &'static str,
+}
+
+/// A choice's open entry: the value is `prefix` + typed text + `suffix` (busy = `pattern:GLOB`, a minimum
+/// edge of `8px`). `default` is typed in when the entry is picked; empty: the user types first.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Other {
+    pub value: &'static str,
+    pub label: &'static str,
+    pub prefix: &'static str,
+    pub suffix: &'static str,
+    pub placeholder: &'static str,
+    pub default: &'static str,
+    /// The typed text is a number (a number input on the page).
+    pub number: bool,
+    /// The entry in an error's list of what is allowed (`pattern:GLOB`).
+    pub allowed: &'static str,
+}
+
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Kind {
+    Choice {
+        choices: &'static [Choice],
+        other: Option<Other>,
+    },
+    /// `max` None: unbounded.
+    Number {
+        min: f64,
+        max: Option<f64>,
+        step: f64,
+        integer: bool,
+    },
+    Bool,
+    /// Free text; `allowed` says what it takes, in words.
+    Text {
+        placeholder: &'static str,
+        allowed: &'static str,
+    },
+    /// An action without a value.
+    Trigger,
+}
+
+/// One option or action of a view, described once for the CLI, the page and permalinks.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+pub struct OptionSpec {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub help: &'static str,
+    pub kind: Kind,
+    /// The value when nothing chose one, as text `parse` takes.
+    pub default: &'static str,
+    pub role: Role,
+    /// The permalink's hash key (old links keep working: these are the keys links always used).
+    pub link: &'static str,
+    /// The CLI's long flag where a subcommand offers the option; None: the page only.
+    pub flag: Option<&'static str>,
+    pub applies: Applies,
+    /// The page shows a control for it; false for an option set only by links and embeds (the location
+    /// filter, `data-weft-locations`).
+    pub control: bool,
+}
+
+impl OptionSpec {
+    const fn option(
+        key: &'static str,
+        label: &'static str,
+        help: &'static str,
+        kind: Kind,
+        default: &'static str,
+    ) -> Self {
+        OptionSpec {
+            key,
+            label,
+            help,
+            kind,
+            default,
+            role: Role::Option,
+            link: key,
+            flag: None,
+            applies: Applies::View,
+            control: true,
+        }
+    }
+    const fn action(key: &'static str, help: &'static str, kind: Kind) -> Self {
+        OptionSpec { role: Role::Action, ..OptionSpec::option(key, key, help, kind, "") }
+    }
+    const fn link(self, link: &'static str) -> Self {
+        OptionSpec { link, ..self }
+    }
+    const fn flag(self, flag: &'static str) -> Self {
+        OptionSpec { flag: Some(flag), ..self }
+    }
+    const fn worker(self) -> Self {
+        OptionSpec { applies: Applies::Worker, ..self }
+    }
+    const fn no_control(self) -> Self {
+        OptionSpec { control: false, ..self }
+    }
+
+    /// What the option takes, in words, for errors ("compute, any or pattern:GLOB").
+    pub fn allowed(&self) -> String {
+        match &self.kind {
+            Kind::Choice { choices, other } => {
+                let mut v: Vec<&str> = choices.iter().map(|c| c.value).collect();
+                v.extend(other.map(|o| o.allowed));
+                match v.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                    _ => v.concat(),
+                }
+            }
+            Kind::Number { min, max, integer, .. } => {
+                let what = if *integer { "a whole number" } else { "a number" };
+                match max {
+                    Some(max) => format!("{what} from {min} to {max}"),
+                    None => format!("{what} of at least {min}"),
+                }
+            }
+            Kind::Bool => "on or off".to_string(),
+            Kind::Text { allowed, .. } => allowed.to_string(),
+            Kind::Trigger => "empty".to_string(),
+        }
+    }
+
+    /// The typed error for `value`.
+    pub fn bad(&self, value: &str) -> OptionError {
+        OptionError::BadValue { key: self.key, value: value.to_string(), allowed: self.allowed() }
+    }
+
+    /// A number this option takes (finite, within the range, whole where it must be).
+    pub fn number(&self, value: &str) -> Result<f64, OptionError> {
+        let Kind::Number { min, max, integer, .. } = self.kind else { return Err(self.bad(value)) };
+        let x: f64 = value.trim().parse().map_err(|_| self.bad(value))?;
+        let fits = x.is_finite() && x >= min && max.is_none_or(|m| x <= m) && (!integer || x.fract() == 0.0);
+        fits.then_some(x).ok_or_else(|| self.bad(value))
+    }
+
+    /// A boolean: on/true/1 or off/false/0 (empty is off).
+    pub fn boolean(&self, value: &str) -> Result<bool, OptionError> {
+        match value.trim() {
+            "on" | "true" | "1" => Ok(true),
+            "off" | "false" | "0" | "" => Ok(false),
+            _ => Err(self.bad(value)),
+        }
+    }
+
+    /// The value if it is one of the listed choices.
+    pub fn choice<'v>(&self, value: &'v str) -> Result<&'v str, OptionError> {
+        match &self.kind {
+            Kind::Choice { choices, .. } if choices.iter().any(|c| c.value == value) => Ok(value),
+            _ => Err(self.bad(value)),
+        }
+    }
+
+    /// Checks a value by the kind alone (actions: their targets are checked by the view that acts).
+    pub fn check(&self, value: &str) -> Result<(), OptionError> {
+        match &self.kind {
+            Kind::Choice { other: None, .. } => self.choice(value).map(|_| ()),
+            Kind::Choice { other: Some(o), .. } => {
+                let typed = value.strip_prefix(o.prefix).and_then(|v| v.strip_suffix(o.suffix));
+                let typed_ok = typed.is_some_and(|t| !t.trim().is_empty());
+                (typed_ok || self.choice(value).is_ok()).then_some(()).ok_or_else(|| self.bad(value))
+            }
+            Kind::Number { .. } => self.number(value).map(|_| ()),
+            Kind::Bool => self.boolean(value).map(|_| ()),
+            Kind::Text { .. } | Kind::Trigger => Ok(()),
+        }
+    }
+}
+
+/// A view's typed options and the one schema that describes them.
+pub trait ViewOptions: Clone + Default + PartialEq + std::fmt::Debug {
+    /// The view's name, as the page's view switcher says it.
+    const VIEW: &'static str;
+    /// Every option and action of the view; options in the order they are applied from a permalink.
+    fn schema() -> &'static [OptionSpec];
+    /// Set one option (role `Option`) from its text.
+    fn set(&mut self, spec: &'static OptionSpec, value: &str) -> Result<(), OptionError>;
+    /// An option's value as text that `set` takes back.
+    fn get(&self, key: &str) -> String;
+
+    fn spec(key: &str) -> Result<&'static OptionSpec, OptionError> {
+        find_spec(Self::VIEW, Self::schema(), key)
+    }
+
+    /// Set an option from text, or check an action's value; a key the view lacks or a value the option
+    /// does not take is a typed error naming both.
+    fn parse(&mut self, key: &str, value: &str) -> Result<(), OptionError> {
+        let spec = Self::spec(key)?;
+        match spec.role {
+            Role::Option => self.set(spec, value),
+            Role::Action => spec.check(value),
+        }
+    }
+
+    /// The persistent options as permalink pairs (hash key, value), in schema order.
+    fn to_pairs(&self) -> Vec<(&'static str, String)> {
+        pairs_of(Self::schema(), &|k| self.get(k))
+    }
+
+    /// Options from permalink pairs: keys that are not options of this view are skipped (a link holds
+    /// geometry and other views' options too); a present option with a bad value is an error.
+    fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, OptionError> {
+        let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+        let mut o = Self::default();
+        for spec in Self::schema().iter().filter(|s| s.role == Role::Option) {
+            if let Some((_, v)) = pairs.iter().rev().find(|(k, _)| *k == spec.link) {
+                o.set(spec, v)?;
+            }
+        }
+        Ok(o)
+    }
+
+    /// The schema with the current values, for the page: `{view, options: [spec + value], pairs}`.
+    fn describe(&self) -> Value {
+        describe_of(Self::VIEW, Self::schema(), &|k| self.get(k))
+    }
+}
+
+// The schema-wide work is done once, not per view type (the page's download stays small).
+
+fn find_spec(view: &'static str, schema: &'static [OptionSpec], key: &str) -> Result<&'static OptionSpec, OptionError> {
+    schema.iter().find(|s| s.key == key).ok_or_else(|| OptionError::UnknownKey { view, key: key.to_string() })
+}
+
+fn pairs_of(schema: &'static [OptionSpec], get: &dyn Fn(&str) -> String) -> Vec<(&'static str, String)> {
+    schema.iter().filter(|s| s.role == Role::Option).map(|s| (s.link, get(s.key))).collect()
+}
+
+fn describe_of(view: &'static str, schema: &'static [OptionSpec], get: &dyn Fn(&str) -> String) -> Value {
+    let options: Vec<Value> = schema
+        .iter()
+        .map(|s| {
+            let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+            if s.role == Role::Option {
+                v["value"] = Value::String(get(s.key));
+            }
+            v
+        })
+        .collect();
+    json!({ "view": view, "options": options, "pairs": pairs_of(schema, get) })
+}
+
+/// Replace the listed choices of `key` in a [`ViewOptions::describe`] (the problem views a profile has,
+/// with their counts).
+pub fn set_choices(described: &mut Value, key: &str, choices: Vec<(String, String)>) {
+    if let Some(o) = option_mut(described, key) {
+        o["kind"]["choices"] =
+            choices.into_iter().map(|(value, label)| json!({"value": value, "label": label})).collect();
+    }
+}
+
+/// Set the upper bound of a number option in a [`ViewOptions::describe`] (the tree's depth).
+pub fn set_max(described: &mut Value, key: &str, max: f64) {
+    if let Some(o) = option_mut(described, key) {
+        o["kind"]["max"] = json!(max);
+    }
+}
+
+fn option_mut<'a>(described: &'a mut Value, key: &str) -> Option<&'a mut Value> {
+    described["options"].as_array_mut()?.iter_mut().find(|o| o["key"] == key)
+}
+
+/// Text option: a location filter (None for everything: empty or `*`).
+fn location_filter(value: &str) -> Option<String> {
+    Some(value.trim()).filter(|p| !p.is_empty() && *p != "*").map(str::to_string)
+}
+
+const LOCATIONS: OptionSpec = OptionSpec::option(
+    "locations",
+    "locations",
+    "only the locations whose name (or `process / name`) matches this glob",
+    Kind::Text { placeholder: "locations, e.g. Rank 0*", allowed: "a glob of location names" },
+    "",
+)
+.no_control();
+
+// ---- timeline ----
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TimelineOptions {
+    pub locations: Option<String>,
+}
+
+impl ViewOptions for TimelineOptions {
+    const VIEW: &'static str = "timeline";
+    fn schema() -> &'static [OptionSpec] {
+        const S: &[OptionSpec] = &[LOCATIONS];
+        S
+    }
+    fn set(&mut self, _spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
+        self.locations = location_filter(value);
+        Ok(())
+    }
+    fn get(&self, _key: &str) -> String {
+        self.locations.clone().unwrap_or_default()
+    }
+}
+
+// ---- moments (utilization) ----
+
+/// The extra quantity the moment view colours bars by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MomentColor {
+    #[default]
+    None,
+    BytesSent,
+    MessagesSent,
+    Spread,
+}
+
+impl MomentColor {
+    pub fn key(self) -> &'static str {
+        match self {
+            MomentColor::None => "none",
+            MomentColor::BytesSent => "bytes_sent",
+            MomentColor::MessagesSent => "messages_sent",
+            MomentColor::Spread => "spread",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MomentsOptions {
+    pub busy: BusyDefinition,
+    pub sort: MomentKey,
+    pub color: MomentColor,
+    pub locations: Option<String>,
+}
+
+/// The busy definition as text `parse` takes (`pattern:GLOB` for a pattern).
+pub fn busy_text(d: &BusyDefinition) -> String {
+    match d {
+        BusyDefinition::Pattern(p) => format!("pattern:{p}"),
+        other => other.short_name(),
+    }
+}
+
+impl ViewOptions for MomentsOptions {
+    const VIEW: &'static str = "moments";
+    fn schema() -> &'static [OptionSpec] {
+        const S: &[OptionSpec] = &[
+            OptionSpec::option(
+                "busy",
+                "busy =",
+                "what counts as busy: any region minus communication and synchronization (compute), any region, or regions whose name matches a glob (pattern:GLOB)",
+                Kind::Choice {
+                    choices: &[
+                        Choice { value: "compute", label: "compute (regions minus communication)" },
+                        Choice { value: "any", label: "any region" },
+                    ],
+                    other: Some(Other {
+                        value: "pattern",
+                        label: "regions matching…",
+                        prefix: "pattern:",
+                        suffix: "",
+                        placeholder: "region glob, e.g. compute*",
+                        default: "",
+                        number: false,
+                        allowed: "pattern:GLOB",
+                    }),
+                },
+                "compute",
+            )
+            .flag("busy"),
+            OptionSpec::option(
+                "sort",
+                "sort",
+                "row order: by location, or by a moment",
+                Kind::Choice {
+                    choices: &[
+                        Choice { value: "location", label: "by location" },
+                        Choice { value: "m0", label: "by m0 (busy)" },
+                        Choice { value: "m1", label: "by m1 (mean)" },
+                        Choice { value: "m2", label: "by m2 (spread)" },
+                        Choice { value: "m3", label: "by m3 (skew)" },
+                    ],
+                    other: None,
+                },
+                "location",
+            )
+            .flag("sort"),
+            OptionSpec::option(
+                "color",
+                "colour",
+                "an extra quantity shown as the bars' colour",
+                Kind::Choice {
+                    choices: &[
+                        Choice { value: "none", label: "grey bars" },
+                        Choice { value: "bytes_sent", label: "by bytes sent" },
+                        Choice { value: "messages_sent", label: "by messages sent" },
+                        Choice { value: "spread", label: "by spread 2·m2/m0" },
+                    ],
+                    other: None,
+                },
+                "none",
+            ),
+            LOCATIONS,
+        ];
+        S
+    }
+    fn set(&mut self, spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
+        match spec.key {
+            "locations" => self.locations = location_filter(value),
+            "busy" => {
+                self.busy = match value {
+                    "compute" => BusyDefinition::Compute,
+                    "any" => BusyDefinition::Any,
+                    p => match p.strip_prefix("pattern:").filter(|g| !g.is_empty()) {
+                        Some(glob) => BusyDefinition::Pattern(glob.to_string()),
+                        None => return Err(spec.bad(value)),
+                    },
+                }
+            }
+            "sort" => self.sort = MomentKey::parse(value).ok_or_else(|| spec.bad(value))?,
+            _ => {
+                self.color = match spec.choice(value)? {
+                    "bytes_sent" => MomentColor::BytesSent,
+                    "messages_sent" => MomentColor::MessagesSent,
+                    "spread" => MomentColor::Spread,
+                    _ => MomentColor::None,
+                }
+            }
+        }
+        Ok(())
+    }
+    fn get(&self, key: &str) -> String {
+        match key {
+            "locations" => self.locations.clone().unwrap_or_default(),
+            "busy" => busy_text(&self.busy),
+            "sort" => self.sort.name().to_string(),
+            _ => self.color.key().to_string(),
+        }
+    }
+}
+
+// ---- execution graph ----
+
+/// How short flow edges are drawn: at true scale, or raised to a length in pixels of the true-scale
+/// drawing or in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum MinEdge {
+    #[default]
+    True,
+    Px(f64),
+    Ns(u64),
+}
+
+impl MinEdge {
+    /// The layout's scale for this graph.
+    pub fn scale(self, g: &ExecGraph) -> Scale {
+        match self {
+            MinEdge::True => Scale::True,
+            MinEdge::Px(px) => scale_for_min_px(g, px),
+            MinEdge::Ns(min_ns) => Scale::MinEdge { min_ns },
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExecgraphOptions {
+    pub min_edge: MinEdge,
+}
+
+impl ViewOptions for ExecgraphOptions {
+    const VIEW: &'static str = "execgraph";
+    fn schema() -> &'static [OptionSpec] {
+        const S: &[OptionSpec] = &[OptionSpec::option(
+            "min_edge",
+            "time",
+            "raise short flow edges to this length: pixels of the 800-pixel true-scale drawing (8px) or nanoseconds (5000ns)",
+            Kind::Choice {
+                choices: &[Choice { value: "true", label: "true scale" }],
+                other: Some(Other {
+                    value: "min",
+                    label: "short edges raised to",
+                    prefix: "",
+                    suffix: "px",
+                    placeholder: "8",
+                    default: "8",
+                    number: true,
+                    allowed: "a length in px (8px) or ns (5000ns)",
+                }),
+            },
+            "true",
+        )
+        .link("minedge")
+        .flag("min-edge")
+        .worker()];
+        S
+    }
+    fn set(&mut self, spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
+        let v = value.trim();
+        self.min_edge = if v.is_empty() || v == "true" {
+            MinEdge::True
+        } else if let Some(px) = v.strip_suffix("px") {
+            let px: f64 = px.trim().parse().map_err(|_| spec.bad(value))?;
+            if !(px.is_finite() && px >= 0.0) {
+                return Err(spec.bad(value));
+            }
+            MinEdge::Px(px)
+        } else {
+            MinEdge::Ns(v.strip_suffix("ns").unwrap_or(v).trim().parse().map_err(|_| spec.bad(value))?)
+        };
+        Ok(())
+    }
+    fn get(&self, _key: &str) -> String {
+        match self.min_edge {
+            MinEdge::True => "true".to_string(),
+            MinEdge::Px(px) => format!("{px}px"),
+            MinEdge::Ns(ns) => format!("{ns}ns"),
+        }
+    }
+}
+
+// ---- grain graph and aggregated grain graph ----
+
+/// Problem thresholds: the papers' or the grain-graphs prototype's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ThresholdsPreset {
+    #[default]
+    Paper,
+    Prototype,
+}
+
+impl ThresholdsPreset {
+    pub fn thresholds(self) -> Thresholds {
+        match self {
+            ThresholdsPreset::Paper => Thresholds::paper(),
+            ThresholdsPreset::Prototype => Thresholds::prototype(),
+        }
+    }
+    /// The preset a set of thresholds came from (custom ones count as the papers').
+    pub fn of(t: &Thresholds) -> Self {
+        if t.source == "prototype" {
+            ThresholdsPreset::Prototype
+        } else {
+            ThresholdsPreset::Paper
+        }
+    }
+}
+
+const PROBLEM_CHOICES: &[Choice] = &[
+    Choice { value: "structure", label: "structure" },
+    Choice { value: "parallel_benefit", label: "parallel benefit" },
+    Choice { value: "work_deviation", label: "work deviation" },
+    Choice { value: "memory_hierarchy_utilization", label: "memory hierarchy utilization" },
+    Choice { value: "sibling_work_balance", label: "sibling work balance" },
+    Choice { value: "sibling_scatter", label: "sibling scatter" },
+    Choice { value: "instantaneous_parallelism_median", label: "instantaneous parallelism median" },
+    Choice { value: "instantaneous_parallelism_min", label: "instantaneous parallelism min" },
+    Choice { value: "instantaneous_parallelism_max", label: "instantaneous parallelism max" },
+];
+
+const PROBLEM: OptionSpec = OptionSpec::option(
+    "problem",
+    "view",
+    "the structural view, or the problem view of one metric (problematic grains in red)",
+    Kind::Choice { choices: PROBLEM_CHOICES, other: None },
+    "structure",
+)
+.flag("problem");
+
+const THRESHOLDS: OptionSpec = OptionSpec::option(
+    "thresholds",
+    "thresholds",
+    "problem thresholds: the papers' or the grain-graphs prototype's",
+    Kind::Choice {
+        choices: &[Choice { value: "paper", label: "papers" }, Choice { value: "prototype", label: "prototype" }],
+        other: None,
+    },
+    "paper",
+)
+.flag("thresholds");
+
+/// A problem view's metric (one of `METRICS`), None for the structure.
+fn problem_of(spec: &OptionSpec, value: &str) -> Result<Option<&'static str>, OptionError> {
+    match spec.choice(value)? {
+        "structure" => Ok(None),
+        v => Ok(METRICS.iter().copied().find(|m| *m == v)),
+    }
+}
+
+/// The problem views a profile has, with their problematic grain counts, as the view option's choices.
+pub fn problem_choices<'a>(problems: impl Iterator<Item = (&'a str, usize)>) -> Vec<(String, String)> {
+    let mut c = vec![("structure".to_string(), "structure".to_string())];
+    c.extend(problems.map(|(m, n)| (m.to_string(), format!("{} ({})", m.replace('_', " "), thousands(n)))));
+    c
+}
+
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GrainsOptions {
+    pub problem: Option<&'static str>,
+    pub thresholds: ThresholdsPreset,
+    pub color: ColorBy,
+}
+
+impl Default for GrainsOptions {
+    fn default() -> Self {
+        GrainsOptions { problem: None, thresholds: ThresholdsPreset::Paper, color: ColorBy::OutlineFunction }
+    }
+}
+
+impl ViewOptions for GrainsOptions {
+    const VIEW: &'static str = "grains";
+    fn schema() -> &'static [OptionSpec] {
+        const S: &[OptionSpec] = &[
+            PROBLEM,
+            THRESHOLDS,
+            OptionSpec::option(
+                "color",
+                "colour",
+                "the structural view's fragment colours: by outline function or by source line",
+                Kind::Choice {
+                    choices: &[
+                        Choice { value: "outline_function", label: "by function" },
+                        Choice { value: "source_line", label: "by source line" },
+                    ],
+                    other: None,
+                },
+                "outline_function",
+            ),
+            OptionSpec::action(
+                "locate",
+                "select and centre the first grain matching a task id, source location or function",
+                Kind::Text { placeholder: "task, file:line or function", allowed: "a search" },
+            ),
+        ];
+        S
+    }
+    fn set(&mut self, spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
+        match spec.key {
+            "problem" => self.problem = problem_of(spec, value)?,
+            "thresholds" => {
+                self.thresholds = if spec.choice(value)? == "prototype" {
+                    ThresholdsPreset::Prototype
+                } else {
+                    ThresholdsPreset::Paper
+                }
+            }
+            _ => {
+                self.color =
+                    if spec.choice(value)? == "source_line" { ColorBy::SourceLine } else { ColorBy::OutlineFunction }
+            }
+        }
+        Ok(())
+    }
+    fn get(&self, key: &str) -> String {
+        match key {
+            "problem" => self.problem.unwrap_or("structure").to_string(),
+            "thresholds" => {
+                if self.thresholds == ThresholdsPreset::Prototype { "prototype" } else { "paper" }.to_string()
+            }
+            _ => if self.color == ColorBy::SourceLine { "source_line" } else { "outline_function" }.to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregateOptions {
+    pub method: Method,
+    pub problem: Option<&'static str>,
+    pub filtered: bool,
+    pub drill_depth: u32,
+    pub similar: bool,
+}
+
+impl Default for AggregateOptions {
+    fn default() -> Self {
+        AggregateOptions { method: Method::Reduction, problem: None, filtered: false, drill_depth: 0, similar: false }
+    }
+}
+
+/// A group: its tree index, or `selected`.
+const GROUP: Kind = Kind::Text { placeholder: "group", allowed: "a group's index or selected" };
+
+impl ViewOptions for AggregateOptions {
+    const VIEW: &'static str = "aggregate";
+    fn schema() -> &'static [OptionSpec] {
+        const S: &[OptionSpec] = &[
+            OptionSpec::option(
+                "method",
+                "method",
+                "aggregation: reduction of fork-join and linear patterns, or sibling/family groups",
+                Kind::Choice {
+                    choices: &[
+                        Choice { value: "reduction", label: "reduction" },
+                        Choice { value: "family", label: "sibling/family" },
+                    ],
+                    other: None,
+                },
+                "reduction",
+            )
+            .flag("method"),
+            PROBLEM,
+            OptionSpec::option(
+                "filtered",
+                "filtered",
+                "hide quiet groups behind fast-forward edges",
+                Kind::Bool,
+                "off",
+            )
+            .flag("filtered"),
+            OptionSpec::option(
+                "drill_depth",
+                "depth",
+                "open every group above this depth",
+                Kind::Number { min: 0.0, max: None, step: 1.0, integer: true },
+                "0",
+            )
+            .link("depth")
+            .flag("depth"),
+            OptionSpec::option(
+                "similar",
+                "similar",
+                "mark groups of equal structure (Weisfeiler–Lehman)",
+                Kind::Bool,
+                "off",
+            ),
+            OptionSpec::action("select", "select a group (empty: none)", GROUP),
+            OptionSpec::action("open", "open a group", GROUP),
+            OptionSpec::action("close", "close a group (a closed one: the group around it)", GROUP),
+            OptionSpec::action("open_all_beneath", "open everything beneath a group (O)", GROUP),
+            OptionSpec::action("drill_critical", "open the groups on the global critical path (X)", Kind::Trigger),
+            OptionSpec::action(
+                "local_critical",
+                "a group's local critical path (L)",
+                Kind::Text { placeholder: "group", allowed: "on, off or a group's index" },
+            ),
+            OptionSpec::action(
+                "compare",
+                "leave the comparison with a second run",
+                Kind::Text { placeholder: "off", allowed: "off" },
+            ),
+            OptionSpec::action(
+                "restore",
+                "put back a saved view state",
+                Kind::Text { placeholder: "{}", allowed: "a view state" },
+            ),
+        ];
+        S
+    }
+    fn set(&mut self, spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
+        match spec.key {
+            "method" => self.method = if spec.choice(value)? == "family" { Method::Family } else { Method::Reduction },
+            "problem" => self.problem = problem_of(spec, value)?,
+            "filtered" => self.filtered = spec.boolean(value)?,
+            "drill_depth" => self.drill_depth = spec.number(value)?.min(u32::MAX as f64) as u32,
+            _ => self.similar = spec.boolean(value)?,
+        }
+        Ok(())
+    }
+    fn get(&self, key: &str) -> String {
+        let flag = |b: bool| if b { "1" } else { "0" }.to_string();
+        match key {
+            "method" => if self.method == Method::Family { "family" } else { "reduction" }.to_string(),
+            "problem" => self.problem.unwrap_or("structure").to_string(),
+            "filtered" => flag(self.filtered),
+            "drill_depth" => self.drill_depth.to_string(),
+            _ => flag(self.similar),
+        }
+    }
+}
+
+// ---- particles ----
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParticlesOptions {
+    /// Which intervals are events: empty for communication and synchronization, name globs, or `cat:GLOB`.
+    pub selection: String,
+    /// Data nanoseconds per animation step; None: the span in 20 s of animation.
+    pub step_ns: Option<u64>,
+    pub interval_ms: f64,
+    pub min_opacity: f32,
+    /// Processes per segment of the grid: a multiple, or 0 for automatic.
+    pub segment_multiple: u32,
+}
+
+impl Default for ParticlesOptions {
+    fn default() -> Self {
+        ParticlesOptions {
+            selection: String::new(),
+            step_ns: None,
+            interval_ms: 1000.0 / 60.0,
+            min_opacity: 0.15,
+            segment_multiple: 0,
+        }
+    }
+}
+
+const NOTHING: Kind = Kind::Trigger;
+
+impl ViewOptions for ParticlesOptions {
+    const VIEW: &'static str = "particles";
+    fn schema() -> &'static [OptionSpec] {
+        const S: &[OptionSpec] = &[
+            OptionSpec::option(
+                "selection",
+                "events",
+                "which intervals are events: empty for communication and synchronization, name globs (nccl*, cuda*Synchronize), or cat:GLOB",
+                Kind::Text { placeholder: "events: MPI, NCCL…", allowed: "name globs or cat:GLOB" },
+                "",
+            )
+            .link("events"),
+            OptionSpec::option(
+                "step_ns",
+                "step",
+                "data time step: how far the window moves per animation interval, ns (empty: the span in 20 s)",
+                Kind::Number { min: 1.0, max: None, step: 1.0, integer: true },
+                "",
+            )
+            .link("step"),
+            OptionSpec::option(
+                "interval_ms",
+                "every",
+                "animation interval: wall time between steps, ms",
+                Kind::Number { min: 0.001, max: None, step: 0.1, integer: false },
+                "16.666666666666668",
+            )
+            .link("every"),
+            OptionSpec::option(
+                "min_opacity",
+                "min opacity",
+                "opacity of the faintest history",
+                Kind::Number { min: 0.0, max: Some(1.0), step: 0.01, integer: false },
+                "0.15",
+            )
+            .link("opacity"),
+            OptionSpec::option(
+                "segment_multiple",
+                "group",
+                "processes per grid segment: a multiple, or 0 for automatic",
+                Kind::Number { min: 0.0, max: None, step: 1.0, integer: true },
+                "0",
+            )
+            .link("group"),
+            OptionSpec::action("play", "play the animation", NOTHING),
+            OptionSpec::action("pause", "pause the animation", NOTHING),
+            OptionSpec::action("step", "one animation step", NOTHING),
+            OptionSpec::action("clear_history", "clear the history", NOTHING),
+            OptionSpec::action("clear_fading", "clear the fading particles", NOTHING),
+            OptionSpec::action(
+                "tick",
+                "advance to the page's frame time, ms",
+                Kind::Number { min: f64::MIN, max: None, step: 1.0, integer: false },
+            ),
+            OptionSpec::action(
+                "seek_ns",
+                "move the cursor to a time, ns",
+                Kind::Number { min: 0.0, max: None, step: 1.0, integer: true },
+            ),
+            OptionSpec::action(
+                "seek_x",
+                "move the cursor to a screen x on the stacked timeline",
+                Kind::Number { min: f64::MIN, max: None, step: 1.0, integer: false },
+            ),
+        ];
+        S
+    }
+    fn set(&mut self, spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
+        match spec.key {
+            "selection" => self.selection = value.trim().to_string(),
+            "step_ns" if value.trim().is_empty() => self.step_ns = None,
+            "step_ns" => self.step_ns = Some(spec.number(value)? as u64),
+            "interval_ms" => self.interval_ms = spec.number(value)?,
+            "min_opacity" => self.min_opacity = spec.number(value)? as f32,
+            _ => self.segment_multiple = spec.number(value)?.min(u32::MAX as f64) as u32,
+        }
+        Ok(())
+    }
+    fn get(&self, key: &str) -> String {
+        match key {
+            "selection" => self.selection.clone(),
+            "step_ns" => self.step_ns.map(|s| s.to_string()).unwrap_or_default(),
+            "interval_ms" => self.interval_ms.to_string(),
+            "min_opacity" => self.min_opacity.to_string(),
+            _ => self.segment_multiple.to_string(),
+        }
+    }
+}
+
+/// The schema of a view by its name (the page's view switcher names), for the CLI's help and tests.
+pub fn schema_of(view: &str) -> Option<&'static [OptionSpec]> {
+    Some(match view {
+        "timeline" => TimelineOptions::schema(),
+        "moments" => MomentsOptions::schema(),
+        "execgraph" => ExecgraphOptions::schema(),
+        "grains" => GrainsOptions::schema(),
+        "aggregate" => AggregateOptions::schema(),
+        "particles" => ParticlesOptions::schema(),
+        _ => return None,
+    })
+}
+
+/// Every view with a schema.
+pub const VIEWS: [&str; 6] = ["timeline", "moments", "execgraph", "grains", "aggregate", "particles"];

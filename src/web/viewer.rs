@@ -168,12 +168,14 @@ impl Viewer {
         self.panes.get(self.active).map_or(String::new(), |p| p.kind().to_string())
     }
 
-    /// Show a second grain profile (MIR CSV or GraphML, `name` picks the reader) beside the aggregated view:
+    /// Show a second grain profile (MIR CSV or GraphML, by its content; `name` names it) beside the aggregated view:
     /// two runs of the same program side by side, analysed under the shown run's thresholds.
     pub fn compare_with(&mut self, name: &str, bytes: &[u8]) -> Result<(), JsValue> {
         let pane =
             self.panes.get_mut(self.active).and_then(|p| p.as_aggregate()).ok_or("the aggregated view is not shown")?;
-        let input = crate::readers::read_grains(name, bytes).map_err(|e| JsValue::from_str(&e.to_string()))?;
+        let (input, _) = crate::readers::open(name, bytes.into())
+            .and_then(|i| i.into_grains(name))
+            .map_err(|e| JsValue::from_str(&e.to_string()))?;
         let analysis = crate::analyses::grains::GrainAnalysis::new(&input, pane.thresholds())
             .map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
         pane.compare_with(name, analysis);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use weft::analyses::busy::BusyDefinition;
 use weft::analyses::moments::{format_duration_ns, moments, sort_moments, MomentKey, TimeWindow};
 use weft::model::text::escape_controls;
-use weft::readers::read_path;
+use weft::readers::open_path;
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum Busy {
@@ -78,7 +78,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
-    let trace = read_path(&a.file)?;
+    let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
     let definition = a.selection.definition();
     let mut rows = moments(&trace, &definition, window);
     sort_moments(&mut rows, a.selection.key());

@@ -188,7 +188,12 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
     let unknown = |detail: String| ReadError::UnknownFormat { file: name.to_string(), detail };
     Ok(match sniffed {
         Sniffed::Zip | Sniffed::Tar | Sniffed::TarGz => {
-            let read = archive::read_archive_bytes_full(name, bytes, archive::DEFAULT_BUDGET_BYTES)?;
+            let c = match sniffed {
+                Sniffed::Zip => archive::Container::Zip,
+                Sniffed::Tar => archive::Container::Tar,
+                _ => archive::Container::TarGz,
+            };
+            let read = archive::read_container(name, bytes, c, archive::DEFAULT_BUDGET_BYTES)?;
             Input::Otf2(Box::new(Otf2Input { name: name.to_string(), read }))
         }
         Sniffed::Otf2Anchor => return Err(otf2::anchor_alone(name)),
@@ -320,19 +325,57 @@ pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
 /// Read a file or folder from disk (native only), whatever its format: a regular file is read whole and
 /// sniffed once, as [`open`] does; a Paraver .prv is named by the .pcf and .row beside it; an OTF2 trace is
 /// opened by its anchor (`X.otf2`), by one of its definition or event files, by the folder that holds it,
-/// or from a zip/tar/tar.gz of that folder.
+/// or from a zip/tar/tar.gz of that folder. A folder without an anchor is a set of files as the page takes
+/// a dropped folder: its Paraver trace, or the one file in it.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn open_path(path: &std::path::Path) -> Result<Input, ReadError> {
     let name = path.display().to_string();
+    if path.is_dir() && otf2::find_anchor(&otf2::FolderFiles { root: path.to_path_buf() }).is_none() {
+        return open_folder(path);
+    }
     // OTF2 on disk is a set of files, found from the path before anything is read whole: this looks at a
     // file's first 8 bytes for the anchor's magic only (a file that is no anchor is then sniffed below).
     if let Some(read) = otf2::read_path_full(path) {
         return Ok(Input::Otf2(Box::new(Otf2Input { name, read: read? })));
     }
     let bytes = read_regular(path)?;
+    // The file's one sniff; a Paraver trace is read here rather than by `open_sniffed` because its names are
+    // in the files beside it, which only its path finds.
     match sniff(&bytes) {
         Sniffed::Paraver | Sniffed::ParaverGz => paraver::read_beside(path, &bytes).map(Input::Trace),
         sniffed => open_sniffed(&name, sniffed, &bytes),
+    }
+}
+
+/// A folder without an OTF2 anchor: the Paraver trace in it (with its .pcf and .row), else its one file.
+#[cfg(not(target_arch = "wasm32"))]
+fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
+    let name = dir.display().to_string();
+    let io = |e: std::io::Error| ReadError::Io { file: name.clone(), detail: e.to_string() };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        // Only what is a file (or a link to one) by its metadata; `open_path` refuses FIFOs and devices.
+        if std::fs::metadata(&path).is_ok_and(|m| !m.is_dir()) {
+            files.push(path);
+        }
+    }
+    files.sort();
+    let is_prv = |p: &std::path::Path| p.to_str().is_some_and(|s| s.ends_with(".prv") || s.ends_with(".prv.gz"));
+    if let Some(prv) = files.iter().find(|p| is_prv(p)) {
+        return open_path(prv);
+    }
+    match files.as_slice() {
+        [] => Err(ReadError::Empty { file: name, format: "folder", detail: " (no files in it)".into() }),
+        [one] => open_path(one),
+        _ => Err(ReadError::UnknownFormat {
+            file: name,
+            detail: format!(
+                "{} files without an OTF2 anchor (X.otf2) or Paraver trace (X.prv) among them; open one trace file, \
+                 or an OTF2 archive folder",
+                files.len()
+            ),
+        }),
     }
 }
 

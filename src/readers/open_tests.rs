@@ -137,3 +137,38 @@ fn the_wrong_view_and_unknown_bytes_are_refused_naming_the_file() {
     let e = open("empty", Source::Files(&otf2::MemoryFiles::new())).expect_err("no files");
     assert!(e.to_string().starts_with("empty: "), "{e}");
 }
+
+#[test]
+fn paths_open_like_dropped_files() {
+    let dir = std::env::temp_dir().join(format!("weft-open-path-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (prv_dir, one_dir, two_dir, otf2_dir) = (dir.join("prv"), dir.join("one"), dir.join("two"), dir.join("otf2"));
+    for d in [&prv_dir, &one_dir, &two_dir, &otf2_dir] {
+        std::fs::create_dir_all(d).expect("temp folder");
+    }
+    let prv = ParaverSample { tasks: 2, threads_per_task: 2, iterations: 3, ..Default::default() }.generate();
+    for (f, b) in [("x.prv", &prv.prv), ("x.pcf", &prv.pcf), ("x.row", &prv.row)] {
+        std::fs::write(prv_dir.join(f), b).expect("write");
+    }
+    let csv = samples::grains::fib_profile(6, 0, 2);
+    std::fs::write(one_dir.join("p.csv"), &csv).expect("write");
+    std::fs::write(two_dir.join("a.csv"), &csv).expect("write");
+    std::fs::write(two_dir.join("b.json"), samples::builtin_chrome_json()).expect("write");
+    for (p, b) in samples::otf2::small_archive(false).files {
+        let path = otf2_dir.join(&p);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
+        std::fs::write(path, b).expect("write");
+    }
+    let direct = paraver::read("x.prv", &prv.prv, Some(&prv.pcf), Some(&prv.row)).expect("reads");
+    let names = |t: &Trace| t.strings.iter().map(str::to_string).collect::<Vec<_>>();
+    for p in [prv_dir.clone(), prv_dir.join("x.prv")] {
+        let t = open_path(&p).expect("prv reads").into_trace("prv").expect("a timeline");
+        assert_eq!((names(&t), t.intervals.len()), (names(&direct), direct.intervals.len()), "{}", p.display());
+    }
+    assert_eq!(variant(&open_path(&one_dir).expect("one file")), "grain profile");
+    assert_eq!(variant(&open_path(&otf2_dir).expect("otf2 folder")), "otf2");
+    assert_eq!(variant(&open_path(&otf2_dir.join("traces.otf2")).expect("otf2 anchor")), "otf2");
+    let e = open_path(&two_dir).expect_err("two unrelated files").to_string();
+    assert!(e.starts_with(&two_dir.display().to_string()) && e.contains("2 files"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -91,6 +91,8 @@ impl WorkerSession {
     }
 
     /// Sniff the file's head (what was held, then `chunk`) once, pick the reader by it, and hand it the head.
+    /// This is the file's one sniff: streaming or reading whole depends on it, and `finish` dispatches on
+    /// the same answer ([`readers::open_sniffed`]).
     fn start(&mut self, head: &[u8], chunk: &[u8]) -> Result<(), JsValue> {
         let sniffed = if head.is_empty() { readers::sniff(chunk) } else { readers::sniff(&[head, chunk].concat()) };
         self.format = sniffed.name();

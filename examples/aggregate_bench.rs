@@ -10,7 +10,7 @@ use std::time::Instant;
 use weft::analyses::aggregate::{family, normalize, propagate, reduce, savings_percent, separate, Aggregation, Method};
 use weft::analyses::grains::{GrainAnalysis, Thresholds, METRICS};
 use weft::layouts::aggregate::{AggregateParams, AggregateView};
-use weft::readers::read_grains;
+use weft::readers::{open, Source};
 use weft::samples::grains::{fib_profile, random_profile};
 
 fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
@@ -106,7 +106,8 @@ fn main() {
         Err(_) => ("fib(45) cutoff 12, generated", fib_profile(45, 12, 48)),
     };
     let analyse = |name: &str, b: &[u8]| {
-        GrainAnalysis::new(&read_grains(name, b).expect("readable"), Thresholds::paper()).expect("acyclic")
+        let (input, _) = open(name, Source::Bytes(b)).and_then(|i| i.into_grains(name)).expect("readable");
+        GrainAnalysis::new(&input, Thresholds::paper()).expect("acyclic")
     };
     let gen = analyse("gen", &random_profile(176_000, 42, 48));
     phases("generated fork-join, 176k nodes", &gen);

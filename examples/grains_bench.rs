@@ -7,7 +7,7 @@
 use std::time::Instant;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, GrainLayout, LayoutParams};
-use weft::readers::read_grains;
+use weft::readers::{open, Source};
 use weft::samples::grains::{fib_profile, random_profile};
 
 fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
@@ -61,7 +61,7 @@ fn main() {
         [(fib_name, &fib_bytes, "fib45.json"), ("generated fork-join, 176k nodes", &gen_bytes, "gen176k.json")]
     {
         let (t_an, a) = best_of(5, || {
-            let input = read_grains(name, bytes).expect("readable");
+            let (input, _) = open(name, Source::Bytes(bytes)).and_then(|i| i.into_grains(name)).expect("readable");
             GrainAnalysis::new(&input, Thresholds::paper()).expect("acyclic")
         });
         let (t_lay, l) = best_of(5, || layout(&a.graph, &p));

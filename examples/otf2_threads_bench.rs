@@ -8,9 +8,9 @@
 use std::time::Instant;
 use weft::analyses::execgraph::build;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
+use weft::model::grains::Grains;
 use weft::readers::otf2::read_path_full;
 use weft::readers::otf2_threads::{execgraph_events, grain_profile};
-use weft::readers::GrainInput;
 
 fn median_ms(mut f: impl FnMut()) -> f64 {
     let mut times: Vec<f64> = (0..7)
@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let _ = grain_profile(&read, "bench");
     });
     println!("task profile    {m:.1} ms -> {} grains", profile.len());
-    let input = GrainInput::Profile(profile);
+    let input = Grains::Profile(profile);
     let m = median_ms(|| {
         let _ = GrainAnalysis::new(&input, Thresholds::paper());
     });

@@ -95,7 +95,10 @@ fn main() {
 /// Snapshots of the pattern sample: the horizontal line, the logarithmic curve, the group of 8 in phase 1.
 fn patterns(dir: &str) {
     use weft::samples::particles::{pattern::*, patterns_json};
-    let trace = weft::readers::read_bytes("patterns.json", &patterns_json(64, 8)).expect("pattern sample reads");
+    let json = patterns_json(64, 8);
+    let trace = weft::readers::open("patterns.json", (&json).into())
+        .and_then(|i| i.into_trace("patterns.json"))
+        .expect("pattern sample reads");
     let ev = ParticleEvents::build(&trace, &EventSelection::Communication);
     let style = ParticleStyle { segment_multiple: Some(8), ..Default::default() };
     let scene = ParticleScene::new(&ev, 1000.0, 500.0, style);

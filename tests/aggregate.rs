@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::read::read_grains;
 use std::path::PathBuf;
 use std::process::Command;
 use weft::analyses::aggregate::critical::local_critical_path;
@@ -13,7 +14,6 @@ use weft::analyses::aggregate::separate::{problematic, separate};
 use weft::analyses::aggregate::similarity::{group_graph, group_hash, match_groups};
 use weft::analyses::aggregate::{Aggregation, AggregationTree, GroupKind, Method};
 use weft::analyses::grains::{GrainAnalysis, NodeKind, Thresholds, METRICS, NONE};
-use weft::readers::read_grains;
 use weft::samples::grains::{fib_profile, random_profile};
 use weft::samples::rng::XorShift;
 

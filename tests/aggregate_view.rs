@@ -3,13 +3,14 @@
 //! says; the filtered view shows only problematic members with merged fast-forward edges; the scene colours
 //! borders by problem; the CLI's JSON keys are exactly the issue's.
 
+mod common;
+use common::read::read_grains;
 use std::collections::BTreeSet;
 use weft::analyses::aggregate::critical::local_critical_path;
 use weft::analyses::aggregate::propagate::severity;
 use weft::analyses::aggregate::{Aggregation, Method};
 use weft::analyses::grains::{GrainAnalysis, Thresholds, METRICS};
 use weft::layouts::aggregate::{AggregateParams, AggregateView, Slot};
-use weft::readers::read_grains;
 use weft::samples::grains::{fib_profile, random_profile};
 use weft::samples::rng::XorShift;
 use weft::scene::aggregate::{build, Overlay, LOCAL_CRITICAL, PROBLEM_BORDER, QUIET_BORDER};

@@ -10,6 +10,7 @@
 
 mod common;
 
+use common::read::read_bytes;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -94,7 +95,7 @@ fn compare(files: &[PathBuf], label: &str) -> Vec<String> {
     for f in files {
         let name = f.display().to_string();
         let bytes = std::fs::read(f).expect("read");
-        let trace = weft::readers::read_bytes(&name, &bytes).unwrap_or_else(|e| panic!("weft cannot read {name}: {e}"));
+        let trace = read_bytes(&name, &bytes).unwrap_or_else(|e| panic!("weft cannot read {name}: {e}"));
         let ours = counts(&trace);
         let theirs = oracle_counts(&oracle[f]);
         for k in KINDS {
@@ -177,7 +178,7 @@ fn shared_traces_agree_with_the_oracle() {
 #[test]
 fn kineto_flows_written_end_first_all_match() {
     let s = KinetoSample::default();
-    let t = weft::readers::read_bytes("kineto.json", &s.generate()).expect("read");
+    let t = read_bytes("kineto.json", &s.generate()).expect("read");
     let flows: Vec<usize> = (0..t.messages.len()).filter(|&j| t.messages.kind[j] == MessageKind::Flow).collect();
     assert_eq!(flows.len(), s.launches as usize);
     assert_eq!(t.warnings.count(WarningKind::UnmatchedFlow), 0);
@@ -198,7 +199,7 @@ fn generated_flows_are_all_kept() {
         ChromeSample::builtin(),
         ChromeSample { imbalance: 0.9, late_rank: Some(1), late_factor: 2.0, ..ChromeSample::default() },
     ] {
-        let t = weft::readers::read_bytes("gen.json", &s.generate()).expect("read");
+        let t = read_bytes("gen.json", &s.generate()).expect("read");
         let flows = t.messages.kind.iter().filter(|&&k| k == MessageKind::Flow).count();
         assert_eq!(flows, (s.ranks * s.iterations) as usize, "{s:?}");
         assert_eq!(t.warnings.count(WarningKind::UnmatchedFlow), 0, "{s:?}");

@@ -3,9 +3,11 @@
 //! trailing garbage and second documents, and the matching rules at scale (unmatched ends, never-ended
 //! async slices) giving the same result as before they were indexed.
 
+mod common;
+use common::read::read_bytes;
 use weft::model::{Trace, WarningKind};
 use weft::readers::chrome::ChromeStreamReader;
-use weft::readers::{read_bytes, sniff, Sniffed};
+use weft::readers::{sniff, Sniffed};
 
 const EVENTS: &str = r#"[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":5},{"ph":"B","name":"b","pid":1,"tid":2,"ts":2},{"ph":"E","pid":1,"tid":2,"ts":4}]"#;
 

@@ -4,10 +4,11 @@
 
 mod common;
 
+use common::read::read_bytes;
 use std::io::Write;
 use weft::model::{Trace, WarningKind};
 use weft::readers::chrome::{read, ChromeStreamReader};
-use weft::readers::{read_bytes, ReadError};
+use weft::readers::ReadError;
 use weft::samples::rng::XorShift as Rng;
 use weft::samples::ChromeSample;
 

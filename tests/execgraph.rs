@@ -2,11 +2,12 @@
 //! times, monotone with a minimum edge length, crossings counted on the drawing against an independent count
 //! and against an exhaustive max-cut), the scene, and golden `weft execgraph --json` output.
 
+mod common;
+use common::read::read_execgraph;
 use weft::analyses::execgraph::{build, ExecGraph, GraphError, NodeKind, NONE};
 use weft::layouts::execgraph::sides::{self, intersecting, Span};
 use weft::layouts::execgraph::{layout, ExecLayout, Scale};
 use weft::readers::execgraph_text;
-use weft::readers::read_execgraph;
 use weft::samples::execgraph::{random, sample, sample_text, simulate, Program, Step, ThreadPlan};
 use weft::samples::rng::XorShift;
 

@@ -5,12 +5,12 @@
 
 mod common;
 
+use common::read::read_grains;
 use weft::analyses::aggregate::query::group_labels;
 use weft::analyses::aggregate::{Aggregation, Method};
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::aggregate::{AggregateParams, AggregateView};
 use weft::layouts::grains::{layout, GrainLayout, LayoutParams};
-use weft::readers::read_grains;
 use weft::samples::grains::fib_profile;
 use weft::scene::aggregate::{build as build_aggregate, Overlay};
 use weft::scene::grains::{

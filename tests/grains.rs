@@ -4,10 +4,12 @@
 
 mod common;
 
+use common::read::read_grains;
 use std::collections::{BTreeMap, BTreeSet};
 use weft::analyses::grains::{critical_path, from_profile, EdgeKind, GrainAnalysis, GrainGraph, NodeKind, Thresholds};
 use weft::layouts::grains::{layout, GrainLayout, LayoutParams};
-use weft::readers::{mir, read_grains, sniff, GrainInput, Sniffed};
+use weft::model::grains::{GrainProfile, Grains};
+use weft::readers::{sniff, Sniffed};
 use weft::samples::grains::{fib_profile, random_profile};
 
 /// Rows of a generated CSV, split by hand (the generator's cells hold no commas).
@@ -63,8 +65,8 @@ fn counts(g: &GrainGraph) -> (BTreeMap<&'static str, usize>, BTreeMap<&'static s
 
 fn graph_of(csv: &[u8]) -> GrainGraph {
     match read_grains("gen.csv", csv).unwrap() {
-        GrainInput::Profile(p) => from_profile(&p),
-        GrainInput::Graph(_) => panic!("a CSV read as GraphML"),
+        Grains::Profile(p) => from_profile(&p),
+        Grains::Graph(_) => panic!("a CSV read as GraphML"),
     }
 }
 
@@ -114,8 +116,8 @@ fn metrics_match_profile_columns() {
         let path = dir.join(file);
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(sniff(&bytes), Sniffed::MirTaskStats, "{file}");
-        let GrainInput::Profile(p) = read_grains(file, &bytes).unwrap() else { panic!() };
-        let a = GrainAnalysis::new(&GrainInput::Profile(p.clone()), Thresholds::prototype()).unwrap();
+        let Grains::Profile(p) = read_grains(file, &bytes).unwrap() else { panic!() };
+        let a = GrainAnalysis::new(&Grains::Profile(p.clone()), Thresholds::prototype()).unwrap();
         let m = &a.metrics;
         let mut checked = 0;
         for (name, ours) in [
@@ -128,7 +130,12 @@ fn metrics_match_profile_columns() {
             if name == "sibling_scatter" && !scatter {
                 continue;
             }
-            let Some(col) = p.column(name) else { continue };
+            let col = match name {
+                "work_cycles" => p.work.as_deref(),
+                "mem_hier_util" => p.mem_hier_util.as_deref(),
+                _ => p.counter(name),
+            };
+            let Some(col) = col else { continue };
             for i in 0..p.len() {
                 match (col[i], ours[i]) {
                     (Some(x), Some(y)) => {
@@ -169,24 +176,24 @@ fn prototype_problem_views_agree() {
         else {
             continue;
         };
-        let GrainInput::Graph(x) = read(&name) else { panic!() };
-        let from_gml = GrainAnalysis::new(&GrainInput::Graph(x.clone()), Thresholds::prototype()).unwrap();
-        let (k_prob, k_task) = (x.nodes.key_of("problematic"), x.nodes.key_of("task"));
+        let Grains::Graph(x) = read(&name) else { panic!() };
+        let from_gml = GrainAnalysis::new(&Grains::Graph(x.clone()), Thresholds::prototype()).unwrap();
+
         let csv_task: BTreeMap<u64, usize> =
             from_csv.graph.grain_task.iter().enumerate().map(|(i, &t)| (t, i)).collect();
         for (a, label) in [(&from_gml, "graphml"), (&from_csv, "csv")] {
             let view = a.problem(metric).unwrap_or_else(|| panic!("weft has no metric {metric}"));
-            for v in 0..x.node_ids.len() {
-                let Some(task) = x.nodes.number(v, k_task) else {
+            for v in 0..x.nodes() {
+                let Some(task) = x.values.get(v, "task") else {
                     continue;
                 };
-                let marked = x.nodes.number(v, k_prob).unwrap() == 1.0;
+                let marked = x.values.get(v, "problematic").unwrap() == 1.0;
                 let gi = if label == "csv" {
                     csv_task[&(task as u64)]
                 } else {
                     a.graph.grain_task.iter().position(|&t| t == task as u64).unwrap()
                 };
-                assert_eq!(view.problematic[gi], marked, "{name}: node {} ({label})", x.node_ids[v]);
+                assert_eq!(view.problematic[gi], marked, "{name}: node {} ({label})", x.name[v]);
             }
         }
         views += 1;
@@ -217,11 +224,11 @@ fn fib45_real_profile() {
     let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
     assert_eq!(a.graph.grains(), 8192);
     assert_eq!(a.cores, 48);
-    let GrainInput::Profile(p) = &input else { panic!() };
+    let Grains::Profile(p) = &input else { panic!() };
     let (nodes, edges) = expected_counts(&profile_rows(p));
     assert_eq!(counts(&a.graph), (nodes, edges));
     // Parallel benefit below 1 for exactly the rows whose own column says so.
-    let col = p.column("parallel_benefit").unwrap();
+    let col = p.counter("parallel_benefit").unwrap();
     assert_eq!(a.problem("parallel_benefit").unwrap().count, col.iter().filter(|v| v.is_some_and(|v| v < 1.0)).count());
     // The critical path runs from the start node to the end node and its length is the end's distance.
     let cp = critical_path(&a.graph);
@@ -230,7 +237,7 @@ fn fib45_real_profile() {
     assert_eq!(cp.length, cp.root_dist[a.graph.nodes() - 1]);
 }
 
-fn profile_rows(p: &mir::MirProfile) -> Vec<BTreeMap<String, String>> {
+fn profile_rows(p: &GrainProfile) -> Vec<BTreeMap<String, String>> {
     (0..p.len())
         .map(|i| {
             BTreeMap::from([
@@ -406,7 +413,7 @@ fn scene_views_colour_by_problem_and_cull() {
 fn work_deviation_from_a_single_threaded_run() {
     use weft::analyses::grains::{critical_path, metrics};
     let par = fib_profile(25, 4, 8);
-    let GrainInput::Profile(p) = read_grains("par.csv", &par).unwrap() else { panic!() };
+    let Grains::Profile(p) = read_grains("par.csv", &par).unwrap() else { panic!() };
     let g = from_profile(&p);
     let mut m = metrics::from_profile(&g, &p, &critical_path(&g));
     assert!(m.work_deviation.iter().all(Option::is_none), "the generated profile has no work_deviation column");
@@ -423,7 +430,7 @@ fn work_deviation_from_a_single_threaded_run() {
             c.join(",") + "\n"
         })
         .collect();
-    let GrainInput::Profile(s) = read_grains("single.csv", single.as_bytes()).unwrap() else { panic!() };
+    let Grains::Profile(s) = read_grains("single.csv", single.as_bytes()).unwrap() else { panic!() };
     metrics::with_single_threaded(&mut m, &g, &s);
     for gi in 0..g.grains() {
         let leaf = g.group_range(gi).is_empty();
@@ -481,4 +488,27 @@ fn thresholds_switch_and_cores_rule() {
     let inst = a.problem("instantaneous_parallelism_max").unwrap();
     let measured = a.metrics.inst_par_max.iter().filter(|v| v.is_some()).count();
     assert_eq!(inst.count, measured, "nothing reaches 1000-way parallelism");
+}
+
+/// Layering: the analyses read the model, never a reader (the grain model stands between them).
+#[test]
+fn analyses_use_no_reader() {
+    fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("src/analyses") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, found);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("source");
+                for (i, line) in text.lines().enumerate() {
+                    if line.contains("crate::readers") {
+                        found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/analyses"), &mut found);
+    assert!(found.is_empty(), "analyses reaching into readers:\n{}", found.join("\n"));
 }

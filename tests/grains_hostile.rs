@@ -4,7 +4,11 @@
 
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, LayoutParams};
-use weft::readers::{graphml, read_grains, GrainInput};
+mod common;
+
+use common::read::read_grains;
+use weft::model::grains::Grains;
+use weft::readers::graphml;
 
 // ---- Hostile GraphML ----
 
@@ -13,11 +17,11 @@ const KEYS: &str = "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"><ke
 
 fn hostile(doc: &str) -> String {
     match read_grains("hostile.graphml", doc.as_bytes()) {
-        Ok(GrainInput::Graph(x)) => match GrainAnalysis::new(&GrainInput::Graph(x), Thresholds::paper()) {
+        Ok(Grains::Graph(x)) => match GrainAnalysis::new(&Grains::Graph(x), Thresholds::paper()) {
             Ok(_) => "accepted".into(),
             Err(e) => e.to_string(),
         },
-        Ok(GrainInput::Profile(_)) => "read as a profile".into(),
+        Ok(Grains::Profile(_)) => "read as a profile".into(),
         Err(e) => e.to_string(),
     }
 }
@@ -64,7 +68,7 @@ fn graphml_reader_never_panics() {
             b[i] = b"<>&;\"/=ax#![]"[(s >> 40) as usize % 13];
         }
         if let Ok(x) = graphml::read("noise", &b) {
-            let _ = GrainAnalysis::new(&GrainInput::Graph(x), Thresholds::paper());
+            let _ = GrainAnalysis::new(&Grains::Graph(graphml::grains(&x)), Thresholds::paper());
         }
         let cut = (s % b.len() as u64) as usize;
         let _ = graphml::read("noise", &b[..cut]);

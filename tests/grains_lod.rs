@@ -2,9 +2,10 @@
 //! pixels, not by its size, and every view where the nodes are a pixel or more is drawn exactly as without
 //! merging (the same rects and lines, in the same order).
 
+mod common;
+use common::read::read_grains;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, GrainLayout, LayoutParams};
-use weft::readers::read_grains;
 use weft::samples::grains::{fib_profile, random_profile};
 use weft::scene::grains::{build, build_lod, ColorBy, View, Viewport};
 use weft::scene::Scene;

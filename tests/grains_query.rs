@@ -2,10 +2,11 @@
 //! an independent count, and keyboard steps (parent, children, siblings) against the profile's own parent
 //! column, on generated profiles.
 
+mod common;
+use common::read::read_grains;
 use std::collections::BTreeMap;
 use weft::analyses::grains::query::{problem_summary, problem_table, step, Step};
 use weft::analyses::grains::{GrainAnalysis, Thresholds, METRICS};
-use weft::readers::read_grains;
 use weft::samples::grains::{fib_profile, random_profile};
 
 fn analyse(csv: &[u8], t: Thresholds) -> GrainAnalysis {

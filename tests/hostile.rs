@@ -11,6 +11,7 @@
 //! the project's generators, and a function reading bytes to an [`Outcome`]); the truncation and wrong-magic
 //! sweeps then cover it. Format-specific attacks are rows of the tables in the tests below.
 
+mod common;
 #[path = "hostile/harness.rs"]
 mod harness;
 
@@ -19,7 +20,7 @@ use std::io::Write;
 use std::time::Duration;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::readers::otf2::{encoding::write as w, read_archive, MemoryFiles};
-use weft::readers::{self, archive, chrome, paraver};
+use weft::readers::{archive, chrome, paraver};
 use weft::samples::{self, otf2::small_archive, paraver::ParaverSample, ChromeSample};
 
 const REFUSED: Expect = Expect::Error("");
@@ -68,7 +69,7 @@ fn read_chrome_stream(name: &str, b: &[u8]) -> Outcome {
 }
 
 fn read_any(name: &str, b: &[u8]) -> Outcome {
-    of_trace(readers::read_bytes(name, b))
+    of_trace(common::read::read_bytes(name, b))
 }
 
 const OTF2_FILES: [&str; 3] = ["traces.otf2", "traces.def", "traces/0.evt"];
@@ -109,7 +110,7 @@ fn read_row(_name: &str, b: &[u8]) -> Outcome {
 
 /// A grain-graph input, read and analysed (cycles, duplicates and dangling references are found there).
 fn read_grains(name: &str, b: &[u8]) -> Outcome {
-    let input = readers::read_grains(name, b).map_err(|e| e.to_string())?;
+    let input = common::read::read_grains(name, b).map_err(|e| e.to_string())?;
     let a = GrainAnalysis::new(&input, Thresholds::paper()).map_err(|e| format!("{name}: {e}"))?;
     Ok(Read { records: a.graph.grains() as u64, warnings: 0 })
 }
@@ -120,7 +121,7 @@ fn execgraph_sample() -> Vec<u8> {
 }
 
 fn read_execgraph(name: &str, b: &[u8]) -> Outcome {
-    readers::read_execgraph(name, b)
+    common::read::read_execgraph(name, b)
         .map(|e| Read { records: e.events.len() as u64, warnings: 0 })
         .map_err(|e| e.to_string())
 }

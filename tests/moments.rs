@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::read::read_path;
 use weft::analyses::busy::{BusyDefinition, BusyInterval, BusyIntervals};
 use weft::analyses::moments::{accumulate, moments, moments_of_busy, LocationMoments, MomentAccumulator, TimeWindow};
 use weft::model::{Format, LocationId, LocationKind, Trace, TraceBuilder};
@@ -314,7 +315,7 @@ fn real_traces_satisfy_the_invariants() {
     // Every file whatever its format: those no reader in this build accepts (or that are parts of an archive
     // rather than its anchor) are skipped; each that reads must satisfy the invariants.
     for path in common::files_under(&dir) {
-        let Ok(t) = weft::readers::read_path(&path) else {
+        let Ok(t) = read_path(&path) else {
             continue;
         };
         read += 1;

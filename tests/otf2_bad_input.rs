@@ -3,12 +3,14 @@
 //! backwards, unknown record types, zip bombs. Nothing may panic; what can be read is kept and the problem
 //! is named (file and byte) in an error or a warning.
 
+mod common;
+use common::read::read_bytes;
 use std::io::Write;
 use weft::model::{Trace, WarningKind};
 use weft::readers::archive::{self, DEFAULT_BUDGET_BYTES};
 use weft::readers::otf2::encoding::write as w;
 use weft::readers::otf2::{read_archive, read_archive_full, ArchiveFiles, MemoryFiles};
-use weft::readers::{read_bytes, ReadError};
+use weft::readers::ReadError;
 use weft::samples::otf2::{global_defs, global_defs_with_resolution};
 use weft::samples::rng::XorShift;
 

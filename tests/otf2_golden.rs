@@ -4,11 +4,11 @@
 
 mod common;
 
+use common::read::{read_bytes, read_path};
 use std::io::Write;
 use std::path::Path;
 use weft::analyses::summary::summarize;
 use weft::model::{MessageKind, Trace, WarningKind};
-use weft::readers::{read_bytes, read_path};
 
 struct Golden {
     dir: &'static str,

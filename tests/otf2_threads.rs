@@ -7,6 +7,9 @@
 
 mod common;
 
+use common::read::{
+    read_execgraph, read_execgraph_files, read_execgraph_path, read_grains, read_grains_path, read_path,
+};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -14,9 +17,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 use weft::analyses::execgraph::{build, ExecGraph, NodeKind};
 use weft::analyses::grains::{EdgeKind, GrainAnalysis, Thresholds, TimeUnit, NONE};
+use weft::model::grains::Grains;
 use weft::model::{Trace, WarningKind};
 use weft::readers::otf2::{FolderFiles, MemoryFiles};
-use weft::readers::{read_execgraph_files, read_execgraph_path, read_grains_path, read_path, GrainInput};
 
 /// The generated programs, once per test binary; None (SKIPPED) without WEFT_PYTHON.
 fn programs(test: &str) -> Option<&'static Path> {
@@ -153,7 +156,7 @@ fn the_reader_oracles_thread_archive_uses_the_otf2_1_2_records_only() {
     let g = build(&events).expect("builds");
     // The master, 2 x 3 team members, 2 x 4 tasks, 3 pthreads.
     assert_eq!(g.threads.len(), 1 + 6 + 8 + 3, "warnings {:?}", warnings.examples());
-    let (GrainInput::Profile(p), _) = read_grains_path(&out.join("threads/traces.otf2")).expect("reads") else {
+    let (Grains::Profile(p), _) = read_grains_path(&out.join("threads/traces.otf2")).expect("reads") else {
         panic!("a profile")
     };
     assert_eq!(p.len(), 8, "one grain per task, not two");
@@ -214,7 +217,7 @@ fn openmp_tasks_give_the_programs_grain_graph() {
     let Some(dir) = programs("openmp_tasks_give_the_programs_grain_graph") else { return };
     let (input, warnings) = read_grains_path(&anchor(dir, "omp_tasks")).expect("reads");
     assert!(warnings.is_empty(), "unexpected warnings {:?}", warnings.examples());
-    let GrainInput::Profile(p) = &input else { panic!("an OTF2 trace gives a profile") };
+    let Grains::Profile(p) = &input else { panic!("an OTF2 trace gives a profile") };
     let a = GrainAnalysis::new(&input, Thresholds::paper()).expect("analysis");
     let g = &a.graph;
     let e = expect(dir, "omp_tasks");
@@ -297,20 +300,18 @@ fn archives_in_memory_read_like_the_folder() {
     let (from_path, _) = read_execgraph_path(&anchor(dir, "omp_nested")).expect("path reads");
     for gzip in [false, true] {
         let bytes = tar_of(&dir.join("omp_nested/trace"), gzip);
-        let events = weft::readers::read_execgraph("nested.tar", &bytes).expect("tar reads");
+        let events = read_execgraph("nested.tar", &bytes).expect("tar reads");
         assert_eq!(events.events, from_path.events, "gzip {gzip}");
     }
-    let (GrainInput::Profile(want), _) = read_grains_path(&anchor(dir, "omp_tasks")).expect("path reads") else {
+    let (Grains::Profile(want), _) = read_grains_path(&anchor(dir, "omp_tasks")).expect("path reads") else {
         panic!("a profile")
     };
     let bytes = tar_of(&dir.join("omp_tasks/trace"), true);
-    let GrainInput::Profile(got) = weft::readers::read_grains("tasks.tar.gz", &bytes).expect("tar.gz reads") else {
-        panic!("a profile")
-    };
-    assert_eq!((got.task, got.parent, got.exec_cycles), (want.task, want.parent, want.exec_cycles));
+    let Grains::Profile(got) = read_grains("tasks.tar.gz", &bytes).expect("tar.gz reads") else { panic!("a profile") };
+    assert_eq!((got.task, got.parent, got.exec), (want.task, want.parent, want.exec));
     // The anchor alone is not the trace.
     let alone = std::fs::read(anchor(dir, "pthreads")).expect("anchor");
-    let err = weft::readers::read_execgraph("traces.otf2", &alone).expect_err("an anchor alone");
+    let err = read_execgraph("traces.otf2", &alone).expect_err("an anchor alone");
     assert!(err.to_string().contains("open its folder"), "{err}");
 }
 
@@ -392,7 +393,7 @@ fn damaged_thread_events_give_warnings_or_errors_never_panics() {
                 Err(e) => panic!("{name} round {round}: the trace still has thread events: {e}"),
             }
             if let Ok((p, _)) = grain_profile(&read, name) {
-                let _ = GrainAnalysis::new(&GrainInput::Profile(p), Thresholds::paper()).expect("grain graph");
+                let _ = GrainAnalysis::new(&Grains::Profile(p), Thresholds::paper()).expect("grain graph");
             }
         }
     }
@@ -416,7 +417,7 @@ fn check_fib(name: &str) {
     // Grain graph: exactly the program's tasks, each with its parent and run time.
     let (input, warnings) = read_grains_path(&anchor(dir, name)).expect("reads");
     assert!(warnings.is_empty(), "{name}: unexpected warnings {:?}", warnings.examples());
-    let GrainInput::Profile(p) = &input else { panic!("an OTF2 trace gives a profile") };
+    let Grains::Profile(p) = &input else { panic!("an OTF2 trace gives a profile") };
     assert_eq!(p.task.len(), tasks.len(), "{name}: one grain per task");
     // A task is known by (created, creating thread); rows are in creation order, ties by creating thread
     // (locations are in that order). Compared as (row, exec, parent's row).
@@ -487,7 +488,7 @@ fn unmatched_task_records_give_warnings_and_the_grains_that_ran() {
     let Some(dir) = programs("unmatched_task_records_give_warnings_and_the_grains_that_ran") else { return };
     let e = expect(dir, "tasks_bad");
     let (input, warnings) = read_grains_path(&anchor(dir, "tasks_bad")).expect("reads");
-    let GrainInput::Profile(p) = &input else { panic!("an OTF2 trace gives a profile") };
+    let Grains::Profile(p) = &input else { panic!("an OTF2 trace gives a profile") };
     assert_eq!(p.task.len() as u64, e["grains"].as_u64().expect("grains"), "tasks that ran");
     assert!(warnings.total() >= e["warnings_at_least"].as_u64().expect("n"), "warnings: {:?}", warnings.examples());
     let text: Vec<&str> = warnings.examples().iter().map(|w| w.message.as_str()).collect();

@@ -5,10 +5,11 @@
 
 mod common;
 
+use common::read::{read_bytes, read_path};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use weft::model::{LocationId, Paradigm, RegionRole, Trace, WarningKind};
 use weft::readers::paraver::{read, read_with, Options, ParaverError};
-use weft::readers::{read_bytes, read_path, ReadError};
+use weft::readers::ReadError;
 use weft::samples::paraver::ParaverSample;
 
 const SAMPLE: &str = "paraver/paraver-kernel-qsort_beo3/qsort_beo3";

@@ -4,9 +4,9 @@
 
 mod common;
 
+use common::read::{read_bytes, read_path};
 use weft::model::WarningKind;
 use weft::readers::paraver::read;
-use weft::readers::{read_bytes, read_path};
 use weft::samples::paraver::ParaverSample;
 
 const SAMPLE: &str = "paraver/paraver-kernel-qsort_beo3/qsort_beo3";

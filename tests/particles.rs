@@ -5,9 +5,9 @@
 
 mod common;
 
+use common::read::{read_bytes, read_path};
 use weft::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};
 use weft::layouts::particles::{DurationAxis, ProcessAxis};
-use weft::readers::read_bytes;
 use weft::samples::particles::{bench_trace, pattern::*, patterns_json};
 use weft::scene::particles::colors::{call_color, family_bases, family_of, legend_colors, MAX_COLORS, OTHER};
 use weft::scene::particles::history::{tone_map, HistoryRaster};
@@ -473,7 +473,7 @@ fn real_otf2_traces_play_end_to_end() {
             eprintln!("SKIPPED {dir}: {} absent", anchor.display());
             continue;
         }
-        let trace = weft::readers::read_path(&anchor).unwrap_or_else(|e| panic!("{e}"));
+        let trace = read_path(&anchor).unwrap_or_else(|e| panic!("{e}"));
         let ev = ParticleEvents::build(&trace, &EventSelection::Communication);
         assert!(!ev.is_empty(), "{dir}: MPI calls are events");
         assert!(ev.types.iter().all(|t| t.starts_with("MPI_")), "{dir}: {:?}", ev.types);

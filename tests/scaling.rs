@@ -23,11 +23,12 @@ use weft::layouts::aggregate::{AggregateParams, AggregateView};
 use weft::layouts::execgraph::{layout as exec_layout, Scale};
 use weft::layouts::grains::{layout as grain_layout, LayoutParams};
 use weft::layouts::timeline::{TimelineLayout, TimelineMetrics};
+use weft::model::grains::Grains;
 use weft::model::Trace;
 use weft::readers::chrome::ChromeStreamReader;
 use weft::readers::otf2::encoding::write as w;
 use weft::readers::otf2::MemoryFiles;
-use weft::readers::{execgraph_text, graphml, mir, paraver, read_grains, read_grains_full, GrainInput};
+use weft::readers::{execgraph_text, graphml, mir, open, paraver, Source};
 use weft::samples::execgraph::{simulate, Program, Step, ThreadPlan};
 use weft::samples::otf2 as otf2_sample;
 use weft::scene::timeline::{region_colors, TimelineScene, TimelineView};
@@ -309,7 +310,7 @@ fn otf2_archive(n: usize) -> MemoryFiles {
 #[test]
 fn otf2_scales() {
     scales("otf2: deep enters, unmatched leaves and sends", 100_000, otf2_archive, |m| {
-        drop(weft::readers::read_file_set("scaling", m).expect("reads"))
+        drop(open("scaling", Source::Files(m)).and_then(|i| i.into_trace("scaling")).expect("reads"))
     });
 }
 
@@ -334,7 +335,7 @@ fn mir_profile(n: usize, deep: bool) -> Vec<u8> {
     s.into_bytes()
 }
 
-fn analyse_grains(input: &GrainInput) {
+fn analyse_grains(input: &Grains) {
     let a = GrainAnalysis::new(input, Thresholds::paper()).expect("acyclic");
     drop(grain_layout(&a.graph, &LayoutParams::default()));
     for method in [Method::Reduction, Method::Family] {
@@ -357,7 +358,7 @@ fn mir_reader_and_grain_analyses_scale() {
         scales(
             &format!("grains + layout + aggregation: {shape}"),
             if deep { 5_000 } else { 20_000 },
-            |n| read_grains("s.csv", &mir_profile(n, deep)).expect("reads"),
+            |n| Grains::Profile(mir::read("s.csv", &mir_profile(n, deep)).expect("reads")),
             analyse_grains,
         );
     }
@@ -395,7 +396,7 @@ fn graphml_scales() {
     scales(
         "grains from graphml: chain",
         20_000,
-        |n| read_grains_full("s.graphml", &graphml_doc(n, false)).expect("reads").0,
+        |n| Grains::Graph(graphml::read_grains("s.graphml", &graphml_doc(n, false)).expect("reads")),
         |g| drop(GrainAnalysis::new(g, Thresholds::paper()).expect("acyclic")),
     );
 }
@@ -403,7 +404,7 @@ fn graphml_scales() {
 #[test]
 fn graphml_keeps_more_than_65535_attribute_names_apart() {
     let g = graphml::read("many.graphml", &graphml_doc(70_000, true)).expect("reads");
-    assert_eq!(g.nodes.names.len(), 70_001);
+    assert_eq!(g.nodes.names.len(), 70_002, "70,000 keys, type, and the empty name interned first");
     for i in [0usize, 65_535, 65_536, 69_999] {
         assert_eq!(g.nodes.get(i, &format!("k{i}")), Some(i.to_string().as_str()), "node {i}");
     }

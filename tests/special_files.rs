@@ -1,12 +1,14 @@
 //! Files that are not regular files: a FIFO named like an event file in an OTF2 folder (opening it would wait
-//! for a writer forever), a symbolic link to /dev/zero (it never ends), a FIFO given as the trace. `read_path`
+//! for a writer forever), a symbolic link to /dev/zero (it never ends), a FIFO given as the trace. `open_path`
 //! and the CLI refuse them at once, naming the path, instead of hanging or reading until memory runs out.
 #![cfg(unix)]
 
+mod common;
+use common::read::read_path;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use weft::readers::{read_path, ReadError};
+use weft::readers::ReadError;
 use weft::samples::otf2::small_archive;
 
 fn folder(test: &str) -> PathBuf {

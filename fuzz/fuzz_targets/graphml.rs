@@ -2,10 +2,11 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
-use weft::readers::{graphml, GrainInput};
+use weft::model::grains::Grains;
+use weft::readers::graphml;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(g) = graphml::read("fuzz.graphml", data) {
-        let _ = GrainAnalysis::new(&GrainInput::Graph(g), Thresholds::paper());
+        let _ = GrainAnalysis::new(&Grains::Graph(graphml::grains(&g)), Thresholds::paper());
     }
 });

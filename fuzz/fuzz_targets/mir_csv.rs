@@ -2,10 +2,11 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
-use weft::readers::{mir, GrainInput};
+use weft::model::grains::Grains;
+use weft::readers::mir;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(p) = mir::read("fuzz.csv", data) {
-        let _ = GrainAnalysis::new(&GrainInput::Profile(p), Thresholds::paper());
+        let _ = GrainAnalysis::new(&Grains::Profile(p), Thresholds::paper());
     }
 });

@@ -1,10 +1,11 @@
-//! Format sniffing and the entry points that dispatch on it (any bytes, any reader it picks).
+//! Format sniffing and the one way in that dispatches on it (any bytes, any reader it picks, every view).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use weft::readers;
 
 fuzz_target!(|data: &[u8]| {
     let _ = readers::sniff(data);
-    let _ = readers::read_bytes("fuzz.bin", data);
-    let _ = readers::read_grains("fuzz.bin", data);
+    if let Ok(input) = readers::open("fuzz.bin", readers::Source::Bytes(data)) {
+        let _ = input.into_grains("fuzz.bin");
+    }
 });

@@ -53,12 +53,13 @@ impl GrainBundle {
 mod tests {
     use super::*;
     use crate::layouts::grains::{layout, LayoutParams};
-    use crate::readers::read_grains;
     use crate::samples::grains::fib_profile;
 
     #[test]
     fn bundle_round_trips_and_rejects_truncation() {
-        let input = read_grains("fib.csv", &fib_profile(20, 5, 8)).expect("generated profile reads");
+        let csv = fib_profile(20, 5, 8);
+        let (input, _) =
+            crate::readers::open("fib.csv", (&csv).into()).and_then(|i| i.into_grains("fib.csv")).expect("reads");
         let an = GrainAnalysis::new(&input, Thresholds::paper()).expect("analyses");
         let lay = layout(&an.graph, &LayoutParams::default());
         let problems: Vec<usize> = an.problems.iter().map(|p| p.count).collect();

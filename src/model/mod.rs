@@ -6,6 +6,7 @@
 
 mod builder;
 pub mod codec;
+pub mod grains;
 mod strings;
 pub mod text;
 pub mod thread_events;

@@ -332,17 +332,23 @@ pub fn container(bytes: &[u8]) -> Option<Container> {
     }
 }
 
-/// Unpack any supported container within `budget` bytes.
+/// Unpack any supported container within `budget` bytes. Called directly (tests, benchmarks), the archive
+/// reader tells the container itself; `readers::open` passes the one it sniffed ([`unpack_as`]).
 pub fn unpack(name: &str, bytes: &[u8], budget: u64) -> Result<Unpacked, ReadError> {
     match container(bytes) {
-        Some(Container::Zip) => unpack_zip(name, bytes, budget),
-        Some(Container::Tar) => unpack_tar(name, bytes, budget),
-        Some(Container::TarGz) => {
-            unpack_tar_as(name, flate2::read::MultiGzDecoder::new(bytes), budget, Container::TarGz)
-        }
+        Some(c) => unpack_as(name, bytes, c, budget),
         None => {
             Err(ReadError::UnknownFormat { file: name.to_string(), detail: "not a zip, tar or tar.gz archive".into() })
         }
+    }
+}
+
+/// Unpack `bytes` as the container `c` within `budget` bytes.
+pub fn unpack_as(name: &str, bytes: &[u8], c: Container, budget: u64) -> Result<Unpacked, ReadError> {
+    match c {
+        Container::Zip => unpack_zip(name, bytes, budget),
+        Container::Tar => unpack_tar(name, bytes, budget),
+        Container::TarGz => unpack_tar_as(name, flate2::read::MultiGzDecoder::new(bytes), budget, Container::TarGz),
     }
 }
 
@@ -354,7 +360,16 @@ pub fn read_archive_bytes(name: &str, bytes: &[u8], budget: u64) -> Result<Trace
 /// Like [`read_archive_bytes`], keeping the anchor and threading events. Members that were cut or damaged are
 /// warnings on the trace (or, when the trace cannot be read at all, named in the error).
 pub fn read_archive_bytes_full(name: &str, bytes: &[u8], budget: u64) -> Result<otf2::Otf2Read, ReadError> {
-    let Unpacked { files, damaged } = unpack(name, bytes, budget)?;
+    read_unpacked(name, unpack(name, bytes, budget)?)
+}
+
+/// [`read_archive_bytes_full`] for bytes known to be the container `c` (sniffed already).
+pub fn read_container(name: &str, bytes: &[u8], c: Container, budget: u64) -> Result<otf2::Otf2Read, ReadError> {
+    read_unpacked(name, unpack_as(name, bytes, c, budget)?)
+}
+
+fn read_unpacked(name: &str, unpacked: Unpacked) -> Result<otf2::Otf2Read, ReadError> {
+    let Unpacked { files, damaged } = unpacked;
     let with_damage = |e: ReadError| match damaged.first() {
         Some(d) => also(e, &format!(" (the archive is damaged: {}: {})", d.file, d.detail)),
         None => e,

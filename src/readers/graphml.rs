@@ -1,6 +1,9 @@
 //! GraphML as the grain-graphs prototype (igraph) writes it: `<key>` declarations, then `<node>`s and
-//! `<edge>`s with `<data key=...>` values. Read with quick-xml, keeping every attribute as written (by its
-//! key's `attr.name`), so the analyses can take node `type`, the profiler's columns and `problematic` marks.
+//! `<edge>`s with `<data key=...>` values. [`read`] keeps every attribute as written (by its key's
+//! `attr.name`); [`grains`] interprets them as the model's [`GrainNodes`]: node and edge types (task,
+//! fragment, fork, join, start, end; create, scope, sync, continue, or the prototype's node names when there
+//! is no `type`), which nodes make one grain, its task id, parent, core, function and source, and every
+//! numeric attribute (the profiler's columns, `problematic` marks) by name.
 //!
 //! Safety: documents with a DTD (`<!DOCTYPE`) are refused, so no entity is ever declared, let alone expanded
 //! or fetched (no billion laughs, no XXE); only XML's five predefined entities and character references are
@@ -8,6 +11,8 @@
 //! graph and must never panic on any bytes.
 
 use super::ReadError;
+use crate::model::grains::{EdgeKind, GrainNodes, NodeKind, TimeUnit};
+use crate::model::StringTable;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use std::collections::HashMap;
@@ -15,10 +20,11 @@ use std::collections::HashMap;
 const FORMAT: &str = "GraphML";
 
 /// Attributes of nodes or of edges, row-compressed: entries of item `i` are
-/// `key[start[i]..start[i + 1]]` / `value[...]`, keys indexing `names`.
+/// `key[start[i]..start[i + 1]]` / `value[...]`, keys indexing `names` (interned: a document may use
+/// millions).
 #[derive(Clone, Debug, Default)]
 pub struct Attributes {
-    pub names: Vec<String>,
+    pub names: StringTable,
     pub start: Vec<u32>,
     pub key: Vec<u32>,
     pub value: Vec<String>,
@@ -33,7 +39,10 @@ impl Attributes {
         self.get_key(i, self.key_of(name)?)
     }
     pub fn key_of(&self, name: &str) -> Option<u32> {
-        self.names.iter().position(|n| n == name).map(|k| k as u32)
+        self.names.lookup(name).map(|k| k.0)
+    }
+    fn intern(&mut self, name: &str) -> u32 {
+        self.names.intern(name).0
     }
     pub fn get_key(&self, i: usize, k: u32) -> Option<&str> {
         let (a, b) = (*self.start.get(i)? as usize, *self.start.get(i + 1)? as usize);
@@ -87,8 +96,6 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
     }
     let mut owner = Owner::None;
     let mut data_key: Option<(bool, u32)> = None;
-    // Attribute names to their index in `names`, for nodes and for edges (a document may use millions).
-    let (mut node_names, mut edge_names) = (Names::default(), Names::default());
     let mut data_text = String::new();
     let mut saw_graphml = false;
     let mut graphs = 0u32;
@@ -143,14 +150,10 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
                         let key = attr(e, b"key", pos, name)?.unwrap_or_default();
                         data_text.clear();
                         data_key = match (&owner, keys.get(&key)) {
-                            (Owner::Node, Some(k)) if !k.for_edge => {
-                                Some((false, node_names.intern(&mut g.nodes.names, &k.name)))
-                            }
-                            (Owner::Edge, Some(k)) if k.for_edge => {
-                                Some((true, edge_names.intern(&mut g.edges.names, &k.name)))
-                            }
-                            (Owner::Node, None) => Some((false, node_names.intern(&mut g.nodes.names, &key))),
-                            (Owner::Edge, None) => Some((true, edge_names.intern(&mut g.edges.names, &key))),
+                            (Owner::Node, Some(k)) if !k.for_edge => Some((false, g.nodes.intern(&k.name))),
+                            (Owner::Edge, Some(k)) if k.for_edge => Some((true, g.edges.intern(&k.name))),
+                            (Owner::Node, None) => Some((false, g.nodes.intern(&key))),
+                            (Owner::Edge, None) => Some((true, g.edges.intern(&key))),
                             _ => None,
                         };
                     }
@@ -201,20 +204,107 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
     Ok(g)
 }
 
-/// The index of each attribute name in an `Attributes::names`, built while reading.
-#[derive(Default)]
-struct Names(HashMap<String, u32>);
+/// Read a GraphML document as the model's grain graph.
+pub fn read_grains(name: &str, bytes: &[u8]) -> Result<GrainNodes, ReadError> {
+    read(name, bytes).map(|x| grains(&x))
+}
 
-impl Names {
-    fn intern(&mut self, names: &mut Vec<String>, n: &str) -> u32 {
-        if let Some(&i) = self.0.get(n) {
-            return i;
+fn kind_of(ty: Option<&str>, name: &str) -> NodeKind {
+    match ty {
+        Some("task") => NodeKind::Task,
+        Some("fragment") => NodeKind::Fragment,
+        Some("fork") => NodeKind::Fork,
+        Some("join") => NodeKind::Join,
+        Some("start") => NodeKind::Start,
+        Some("end") => NodeKind::End,
+        _ => {
+            if name == "E" {
+                NodeKind::End
+            } else if name == "0" {
+                NodeKind::Start
+            } else if name.starts_with("f.") {
+                NodeKind::Fork
+            } else if name.starts_with("j.") {
+                NodeKind::Join
+            } else if name.contains('.') {
+                NodeKind::Fragment
+            } else {
+                NodeKind::Task
+            }
         }
-        let i = names.len() as u32;
-        names.push(n.to_string());
-        self.0.insert(n.to_string(), i);
-        i
     }
+}
+
+fn edge_kind_of(ty: Option<&str>) -> EdgeKind {
+    match ty {
+        Some("create") => EdgeKind::Create,
+        Some("sync") => EdgeKind::Sync,
+        Some("continue") | Some("continuation") => EdgeKind::Continue,
+        _ => EdgeKind::Scope,
+    }
+}
+
+/// Numbers as igraph writes them ("4203733", "4.203733e+06") back to their shortest text.
+fn number_text(v: Option<&str>) -> String {
+    match v.map(str::trim) {
+        None | Some("NA") | Some("") => String::new(),
+        Some(s) => match s.parse::<f64>() {
+            Ok(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
+            _ => s.to_string(),
+        },
+    }
+}
+
+/// The prototype's graph in the model's terms. A task node is a grain by itself; fragments are grouped into
+/// grains by their `task` attribute (or the task part of their name, `2` of `2.1`). Times are cycles.
+pub fn grains(x: &GraphMlGraph) -> GrainNodes {
+    let n = x.node_ids.len();
+    let a = &x.nodes;
+    let (k_type, k_name, k_exec, k_task) =
+        (a.key_of("type"), a.key_of("name"), a.key_of("exec_cycles"), a.key_of("task"));
+    let (k_cpu, k_outline, k_source, k_parent) =
+        (a.key_of("cpu_id"), a.key_of("outline_function"), a.key_of("source_line"), a.key_of("parent"));
+    let mut g = GrainNodes { file: x.file.clone(), unit: TimeUnit::Cycles, directed: x.directed, ..Default::default() };
+    let values = &mut g.values;
+    for vi in 0..n {
+        let name = k_name.and_then(|k| a.get_key(vi, k)).map(str::to_string).unwrap_or_else(|| x.node_ids[vi].clone());
+        let kind = kind_of(k_type.and_then(|k| a.get_key(vi, k)), &name);
+        let work = kind.holds_work();
+        g.exec.push(if work {
+            a.number(vi, k_exec).filter(|e| *e >= 0.0).map(|e| e.round() as u64).unwrap_or(0)
+        } else {
+            0
+        });
+        let task_text = number_text(k_task.and_then(|k| a.get_key(vi, k)));
+        let name_task = name.split('.').next().unwrap_or("");
+        let key = match kind {
+            _ if !work => String::new(),
+            NodeKind::Task => format!("t{vi}"),
+            _ if task_text.is_empty() => name_task.to_string(),
+            _ => task_text.clone(),
+        };
+        g.grain.push(g.strings.intern(&key));
+        g.task.push(task_text.parse::<u64>().or_else(|_| name_task.parse::<u64>()).ok());
+        g.parent.push(a.number(vi, k_parent).map(|p| p as u64));
+        g.core.push(a.number(vi, k_cpu).filter(|c| *c >= 0.0 && *c < u32::MAX as f64).map(|c| c as u32));
+        g.function.push(g.strings.intern(&number_text(k_outline.and_then(|k| a.get_key(vi, k)))));
+        g.source.push(g.strings.intern(k_source.and_then(|k| a.get_key(vi, k)).unwrap_or("")));
+        let (from, to) = (a.start[vi] as usize, a.start[vi + 1] as usize);
+        for j in from..to {
+            if let Some(v) = a.value[j].trim().parse::<f64>().ok().filter(|v| v.is_finite()) {
+                values.key.push(values.names.intern(a.names.get(crate::model::StringId(a.key[j]))));
+                values.value.push(v);
+            }
+        }
+        values.start.push(values.key.len() as u32);
+        g.kind.push(kind);
+        g.name.push(name);
+    }
+    let k_etype = x.edges.key_of("type");
+    g.edge_source = x.edge_source.clone();
+    g.edge_target = x.edge_target.clone();
+    g.edge_kind = (0..x.edge_source.len()).map(|e| edge_kind_of(k_etype.and_then(|k| x.edges.get_key(e, k)))).collect();
+    g
 }
 
 fn attr(e: &BytesStart, key: &[u8], pos: u64, file: &str) -> Result<Option<String>, ReadError> {

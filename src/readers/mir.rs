@@ -4,60 +4,18 @@
 //! Columns are found by name from the header (quoted or not, in any order); unknown columns are ignored, and
 //! every numeric column besides the structural ones is kept by name for the analyses. Rows whose parent is
 //! `NA` (MIR's background task) and idle tasks without children are dropped, as the grain-graphs prototype
-//! does; so are the non-task rows of the prototype's own tables (a `type` other than task, `group` TRUE). This module builds no graph and computes no metric; it must never panic on any bytes.
+//! does; so are the non-task rows of the prototype's own tables (a `type` other than task, `group` TRUE). The rows
+//! become a [`GrainProfile`] in cycles: the columns the model names (`creation_cycles`, `overhead_cycles`,
+//! `work_cycles`, `PAPI_RES_STL_sum`, `mem_hier_util`, `work_deviation`) go to its metric fields, the rest to its
+//! counters by name. This module builds no graph and computes no metric; it must never panic on any bytes.
 
 use super::ReadError;
+use crate::model::grains::{Column, GrainProfile, TimeUnit};
 use std::borrow::Cow;
 
 const FORMAT: &str = "MIR task stats";
 
-/// One profile: a column per field, a row per grain.
-#[derive(Clone, Debug, Default)]
-pub struct MirProfile {
-    pub file: String,
-    /// True when the rows carry `chunk_lineage` (a for-loop profile).
-    pub for_loop: bool,
-    /// Times are nanoseconds, not cycles (a profile derived from a trace, e.g. OTF2 task events).
-    pub nanoseconds: bool,
-    pub task: Vec<u64>,
-    pub parent: Vec<u64>,
-    pub joins_at: Vec<u32>,
-    pub child_number: Vec<u32>,
-    pub num_children: Vec<u32>,
-    pub cpu_id: Vec<Option<u32>>,
-    pub exec_cycles: Vec<u64>,
-    /// Creation instant, relative to the start of the parent's execution (cycles).
-    pub create_instant: Vec<u64>,
-    /// Wait (taskwait / join) instants per row, relative to the row's own start, sorted, placeholders (0)
-    /// removed: `wait_instants[wait_start[i]..wait_start[i + 1]]`.
-    pub wait_start: Vec<u32>,
-    pub wait_instants: Vec<u64>,
-    /// `lineage` or `chunk_lineage` ("" when absent or NA): the schedule-independent grain identity.
-    pub lineage: Vec<String>,
-    pub outline_function: Vec<String>,
-    pub source_line: Vec<String>,
-    pub tag: Vec<String>,
-    /// Every other numeric column, by header name (`NA` and unparsable cells as None).
-    pub numeric: Vec<(String, Vec<Option<f64>>)>,
-}
-
-impl MirProfile {
-    pub fn len(&self) -> usize {
-        self.task.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.task.is_empty()
-    }
-    /// A numeric column by its header name.
-    pub fn column(&self, name: &str) -> Option<&[Option<f64>]> {
-        self.numeric.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
-    }
-    pub fn waits(&self, row: usize) -> &[u64] {
-        &self.wait_instants[self.wait_start[row] as usize..self.wait_start[row + 1] as usize]
-    }
-}
-
-/// Columns the reader interprets itself (everything else numeric lands in `numeric`).
+/// Columns the reader interprets itself (everything else numeric is a metric or counter column).
 const STRUCTURAL: [&str; 16] = [
     "type",
     "group",
@@ -159,7 +117,7 @@ fn number(s: &str) -> Option<f64> {
 }
 
 /// Read a whole CSV held in memory. `name` is used in messages only.
-pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
+pub fn read(name: &str, bytes: &[u8]) -> Result<GrainProfile, ReadError> {
     let err = |line: usize, offset: usize, detail: String| ReadError::Malformed {
         file: name.to_string(),
         format: FORMAT,
@@ -198,15 +156,19 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
     let (c_outline, c_source, c_tag) = (col("outline_function"), col("source_line"), col("tag"));
     let numeric_cols: Vec<usize> = (0..names.len()).filter(|&i| !STRUCTURAL.contains(&names[i].as_str())).collect();
 
-    let mut p = MirProfile {
+    let mut p = GrainProfile {
         file: name.to_string(),
+        unit: TimeUnit::Cycles,
         for_loop: col("chunk_lineage").is_some(),
-        numeric: numeric_cols.iter().map(|&i| (names[i].clone(), Vec::new())).collect(),
         wait_start: vec![0],
         ..Default::default()
     };
-    let text = |cells: &[Cow<str>], c: Option<usize>| -> String {
-        c.and_then(|c| cells.get(c)).filter(|s| !is_na(s)).map(|s| s.trim().to_string()).unwrap_or_default()
+    let mut numeric: Vec<(String, Column)> = numeric_cols.iter().map(|&i| (names[i].clone(), Vec::new())).collect();
+    let text = |cells: &[Cow<str>], c: Option<usize>| -> Cow<'static, str> {
+        match c.and_then(|c| cells.get(c)).filter(|s| !is_na(s)) {
+            Some(s) => Cow::Owned(s.trim().to_string()),
+            None => Cow::Borrowed(""),
+        }
     };
     let mut waits = Vec::new();
     for (n, off, line) in lines {
@@ -263,8 +225,8 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
         p.joins_at.push(small(c_joins, "joins_at")?.unwrap_or(0));
         p.child_number.push(small(c_child, "child_number")?.unwrap_or(0));
         p.num_children.push(num_children);
-        p.cpu_id.push(small(c_cpu, "cpu_id")?);
-        p.exec_cycles.push(int(c_exec, "exec_cycles")?.unwrap_or(0));
+        p.core.push(small(c_cpu, "cpu_id")?);
+        p.exec.push(int(c_exec, "exec_cycles")?.unwrap_or(0));
         p.create_instant.push(match c_create {
             Some(c) => int(c, "create_instant")?.unwrap_or(0),
             None => 0,
@@ -290,16 +252,36 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<MirProfile, ReadError> {
         p.wait_instants.extend_from_slice(&waits);
         let end = u32::try_from(p.wait_instants.len()).map_err(|_| err(n, off, "too many wait instants".into()))?;
         p.wait_start.push(end);
-        p.lineage.push(text(&cells, c_lineage));
-        p.outline_function.push(text(&cells, c_outline));
-        p.source_line.push(text(&cells, c_source));
-        p.tag.push(tag);
+        p.lineage.push(p.strings.intern(&text(&cells, c_lineage)));
+        p.function.push(p.strings.intern(&text(&cells, c_outline)));
+        p.source.push(p.strings.intern(&text(&cells, c_source)));
+        p.tag.push(p.strings.intern(&tag));
         for (k, &c) in numeric_cols.iter().enumerate() {
-            p.numeric[k].1.push(number(&cells[c]));
+            numeric[k].1.push(number(&cells[c]));
         }
     }
     if p.is_empty() {
         return Err(ReadError::Empty { file: name.into(), format: FORMAT, detail: " (no grain rows)".into() });
+    }
+    // The columns the model names; a column named twice keeps its first.
+    for (name, column) in numeric {
+        let field = match name.as_str() {
+            "creation_cycles" => &mut p.creation,
+            "overhead_cycles" => &mut p.overhead,
+            "work_cycles" => &mut p.work,
+            "PAPI_RES_STL_sum" => &mut p.resource_stalls,
+            "mem_hier_util" => &mut p.mem_hier_util,
+            "work_deviation" => &mut p.work_deviation,
+            _ => {
+                p.counters.push((name, column));
+                continue;
+            }
+        };
+        if field.is_none() {
+            *field = Some(column);
+        } else {
+            p.counters.push((name, column));
+        }
     }
     Ok(p)
 }
@@ -321,8 +303,8 @@ mod tests {
         assert_eq!(p.parent, vec![0, 1, 1]);
         assert_eq!(p.waits(0), &[80]);
         assert!(p.waits(1).is_empty());
-        assert_eq!(p.column("work_cycles").unwrap(), &[Some(90.0), None, Some(12.0)]);
-        assert_eq!(p.tag[1], "b");
+        assert_eq!(p.work.as_deref().unwrap(), &[Some(90.0), None, Some(12.0)]);
+        assert_eq!(p.string(p.tag[1]), "b");
         // R's row names: a first cell the header does not name.
         let named = SMALL.replace("\n1,0,", "\n\"r1\",1,0,");
         assert_eq!(read("t.csv", named.as_bytes()).unwrap().task, vec![1, 2, 3]);

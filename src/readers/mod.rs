@@ -1,7 +1,11 @@
-//! Format readers: bytes in, a [`Trace`](crate::model::Trace) out, through the model's builder.
+//! Format readers: bytes in, a model out (a [`Trace`] through the model's builder, thread events, or the
+//! grain model).
 //!
-//! `sniff` picks the reader from content, never from the extension. Readers never panic on any input: a
-//! malformed file gives a [`ReadError`] naming the file and position, or warnings and a partial trace.
+//! One way in: [`open`] (bytes or a set of files) and [`open_path`] (a file or folder on disk) sniff a file
+//! once ([`sniff`], from content, never from the extension) and dispatch to its reader, giving an [`Input`]:
+//! what the file is and what it offers. The worker, the CLI and the tests all come in here. Readers never
+//! panic on any input: a malformed file gives a [`ReadError`] naming the file and position, or warnings and
+//! a partial result.
 
 pub mod archive;
 pub mod budget;
@@ -14,7 +18,9 @@ pub mod otf2_threads;
 pub mod paraver;
 pub mod sniff;
 
-use crate::model::Trace;
+use crate::model::grains::Grains;
+use crate::model::thread_events::ThreadEvents;
+use crate::model::{Trace, Warnings};
 use thiserror::Error;
 
 pub use sniff::{sniff, Sniffed};
@@ -39,35 +45,183 @@ pub enum ReadError {
     /// Past what the reader may hold in memory ([`budget::Budget`]); `detail` gives the size and the limit.
     #[error("{file}: too large: {detail}")]
     TooLarge { file: String, detail: String },
+    /// Read, but not the kind of input asked for (a grain graph given where a timeline is wanted).
+    #[error("{file}: {what} is not {wanted}")]
+    NotThisView { file: String, what: &'static str, wanted: &'static str },
 }
 
-/// Read a whole file held in memory, whatever its format. `name` is used in messages only. Zip, tar and
-/// gzip-compressed tar archives are searched for an OTF2 archive; plain gzip goes to the Chrome reader.
-pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
-    match sniff(bytes) {
-        Sniffed::Zip | Sniffed::Tar => archive::read_archive_bytes(name, bytes, archive::DEFAULT_BUDGET_BYTES),
-        Sniffed::Gzip if archive::is_tar(&archive::gunzip_head(bytes, 512)) => {
-            archive::read_archive_bytes(name, bytes, archive::DEFAULT_BUDGET_BYTES)
-        }
-        Sniffed::Gzip if paraver::is_gzipped_prv(bytes) => paraver::read(name, bytes, None, None),
-        Sniffed::ChromeJson | Sniffed::Gzip => chrome::read(name, bytes),
-        Sniffed::Paraver => paraver::read(name, bytes, None, None),
-        Sniffed::Otf2Anchor => Err(otf2::anchor_alone(name)),
-        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
-        s @ (Sniffed::MirTaskStats | Sniffed::GraphMl) => Err(ReadError::UnknownFormat {
-            file: name.to_string(),
-            detail: format!("{} is a grain graph, not a timeline (read it with read_grains / `weft grains`)", s.name()),
-        }),
-        other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
+/// What a file holds, as [`open`] found it.
+// One per file read, moved once into the view that shows it: its size does not matter, boxing would only
+// add a step for every caller.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Input {
+    /// A timeline (Chrome JSON, Paraver).
+    Trace(Trace),
+    /// The execution-graph text format: thread events.
+    ThreadEvents { events: ThreadEvents, warnings: Warnings },
+    /// A grain-graph input (MIR task stats, the prototype's GraphML).
+    Grains { grains: Grains, warnings: Warnings },
+    /// An OTF2 archive: a timeline that may also offer an execution graph (its threading records) and a
+    /// grain graph (its task records).
+    Otf2(Box<Otf2Input>),
+}
+
+/// An OTF2 archive read whole. Its other views are interpreted from the raw threading records on demand.
+#[derive(Debug)]
+pub struct Otf2Input {
+    /// The archive's name, for messages.
+    pub name: String,
+    pub read: otf2::Otf2Read,
+}
+
+/// Thread events, what interpreting them repaired or dropped, and for an OTF2 trace the names of its
+/// locations (threads are labelled by them).
+pub type ThreadEventsInput = (ThreadEvents, Warnings, Option<Vec<String>>);
+
+impl Otf2Input {
+    pub fn trace(&self) -> &Trace {
+        &self.read.trace
+    }
+    /// Whether the archive has threading records (an execution graph may be built).
+    pub fn offers_thread_events(&self) -> bool {
+        otf2_threads::has_thread_events(&self.read)
+    }
+    /// Whether the archive has task records (a grain graph may be built).
+    pub fn offers_grains(&self) -> bool {
+        otf2_threads::has_task_events(&self.read)
+    }
+    /// The execution graph's input: an error naming the archive when it has no threading records.
+    pub fn thread_events(&self) -> Result<ThreadEventsInput, ReadError> {
+        let (events, warnings) = otf2_threads::execgraph_events(&self.read, &self.name)?;
+        Ok((events, warnings, Some(otf2_threads::location_names(&self.read.trace))))
+    }
+    /// The grain graph's input (its explicit tasks): an error naming the archive when it has none.
+    pub fn grains(&self) -> Result<(Grains, Warnings), ReadError> {
+        otf2_threads::grain_profile(&self.read, &self.name).map(|(p, w)| (Grains::Profile(p), w))
     }
 }
 
-/// Read a set of files dropped together (a folder, or several files): an OTF2 archive when the set holds an
+impl Input {
+    /// What the input is, in words, for messages.
+    pub fn what(&self) -> &'static str {
+        match self {
+            Input::Trace(_) => "a timeline trace",
+            Input::ThreadEvents { .. } => "an execution graph (thread events)",
+            Input::Grains { .. } => "a grain graph",
+            Input::Otf2(_) => "an OTF2 trace",
+        }
+    }
+
+    fn not(&self, name: &str, wanted: &'static str) -> ReadError {
+        ReadError::NotThisView { file: name.to_string(), what: self.what(), wanted }
+    }
+
+    /// The timeline: a trace, or an OTF2 archive's. `name` names the input in the error.
+    pub fn into_trace(self, name: &str) -> Result<Trace, ReadError> {
+        match self {
+            Input::Trace(t) => Ok(t),
+            Input::Otf2(o) => Ok(o.read.trace),
+            other => Err(other.not(name, "a timeline (open it with `weft grains` or `weft execgraph`)")),
+        }
+    }
+
+    /// The execution graph's input: execution-graph text, or an OTF2 archive's threading records.
+    pub fn into_thread_events(self, name: &str) -> Result<ThreadEventsInput, ReadError> {
+        match self {
+            Input::ThreadEvents { events, warnings } => Ok((events, warnings, None)),
+            Input::Otf2(o) => o.thread_events(),
+            other => Err(other.not(name, "an execution-graph input")),
+        }
+    }
+
+    /// The grain graph's input: MIR task stats, GraphML, or an OTF2 archive's tasks.
+    pub fn into_grains(self, name: &str) -> Result<(Grains, Warnings), ReadError> {
+        match self {
+            Input::Grains { grains, warnings } => Ok((grains, warnings)),
+            Input::Otf2(o) => o.grains(),
+            other => Err(other.not(name, "a grain-graph input")),
+        }
+    }
+}
+
+/// What [`open`] reads: a file's bytes, or files dropped together (a folder) by their paths in it.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    Bytes(&'a [u8]),
+    Files(&'a otf2::MemoryFiles),
+}
+
+impl<'a> From<&'a [u8]> for Source<'a> {
+    fn from(b: &'a [u8]) -> Self {
+        Source::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a Vec<u8>> for Source<'a> {
+    fn from(b: &'a Vec<u8>) -> Self {
+        Source::Bytes(b)
+    }
+}
+
+impl<'a> From<&'a otf2::MemoryFiles> for Source<'a> {
+    fn from(f: &'a otf2::MemoryFiles) -> Self {
+        Source::Files(f)
+    }
+}
+
+/// Read a file held in memory, or a set of files, whatever its format. `name` is used in messages only.
+///
+/// Bytes are sniffed once and go to [`open_sniffed`]. A set of files is an OTF2 archive when it holds an
 /// anchor (`X.otf2` with its `X.def` and `X/*.evt`), a Paraver trace when it holds `X.prv` (with `X.pcf` and
-/// `X.row` for names), else the one file there is. `name` names the set.
-pub fn read_file_set(name: &str, files: &otf2::MemoryFiles) -> Result<Trace, ReadError> {
+/// `X.row` for names), else the one file there is.
+pub fn open(name: &str, source: Source) -> Result<Input, ReadError> {
+    match source {
+        Source::Bytes(bytes) => open_sniffed(name, sniff(bytes), bytes),
+        Source::Files(files) => open_files(name, files),
+    }
+}
+
+/// Read bytes already sniffed as `sniffed` (the worker sniffs a file's first chunk to choose between
+/// streaming and reading whole, and that answer is the one this dispatches on).
+pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input, ReadError> {
+    let unknown = |detail: String| ReadError::UnknownFormat { file: name.to_string(), detail };
+    Ok(match sniffed {
+        Sniffed::Zip | Sniffed::Tar | Sniffed::TarGz => {
+            let c = match sniffed {
+                Sniffed::Zip => archive::Container::Zip,
+                Sniffed::Tar => archive::Container::Tar,
+                _ => archive::Container::TarGz,
+            };
+            let read = archive::read_container(name, bytes, c, archive::DEFAULT_BUDGET_BYTES)?;
+            Input::Otf2(Box::new(Otf2Input { name: name.to_string(), read }))
+        }
+        Sniffed::Otf2Anchor => return Err(otf2::anchor_alone(name)),
+        Sniffed::ChromeJson | Sniffed::Gzip => Input::Trace(chrome::read(name, bytes)?),
+        Sniffed::Paraver | Sniffed::ParaverGz => Input::Trace(paraver::read(name, bytes, None, None)?),
+        Sniffed::ExecGraphText => {
+            let events = execgraph_text::parse(name, bytes).map_err(|e| ReadError::Malformed {
+                file: e.file,
+                format: "execution-graph text",
+                offset: e.offset,
+                detail: format!("line {}: {}", e.line, e.kind),
+            })?;
+            Input::ThreadEvents { events, warnings: Warnings::default() }
+        }
+        Sniffed::MirTaskStats => {
+            Input::Grains { grains: Grains::Profile(mir::read(name, bytes)?), warnings: Warnings::default() }
+        }
+        Sniffed::GraphMl => {
+            Input::Grains { grains: Grains::Graph(graphml::read_grains(name, bytes)?), warnings: Warnings::default() }
+        }
+        Sniffed::Unknown(detail) => return Err(unknown(detail)),
+    })
+}
+
+fn open_files(name: &str, files: &otf2::MemoryFiles) -> Result<Input, ReadError> {
     if let Some(anchor) = otf2::find_anchor(files) {
-        return otf2::read_archive(&anchor, files);
+        let read = otf2::read_archive_full(&anchor, files)?;
+        return Ok(Input::Otf2(Box::new(Otf2Input { name: name.to_string(), read })));
     }
     // A Paraver trace with its names: X.prv (or X.prv.gz) beside X.pcf and X.row.
     let prv = files.files.keys().find(|p| p.ends_with(".prv") || p.ends_with(".prv.gz"));
@@ -75,12 +229,12 @@ pub fn read_file_set(name: &str, files: &otf2::MemoryFiles) -> Result<Trace, Rea
         let stem = prv.trim_end_matches(".gz").trim_end_matches(".prv");
         let pcf = files.files.get(&format!("{stem}.pcf")).map(Vec::as_slice);
         let row = files.files.get(&format!("{stem}.row")).map(Vec::as_slice);
-        return paraver::read(prv, &files.files[prv], pcf, row);
+        return paraver::read(prv, &files.files[prv], pcf, row).map(Input::Trace);
     }
     let paths: Vec<&String> = files.files.keys().collect();
     match paths.as_slice() {
         [] => Err(ReadError::Empty { file: name.to_string(), format: "folder", detail: " (no files in it)".into() }),
-        [one] => read_bytes(one, &files.files[*one]),
+        [one] => open(one, Source::Bytes(&files.files[*one])),
         _ => Err(ReadError::UnknownFormat {
             file: name.to_string(),
             detail: format!(
@@ -89,60 +243,6 @@ pub fn read_file_set(name: &str, files: &otf2::MemoryFiles) -> Result<Trace, Rea
             ),
         }),
     }
-}
-
-/// Read an execution-graph input (its own kind of input: thread events, not a [`Trace`]): the text format, or
-/// an OTF2 archive (zip, tar, tar.gz) with thread events. See [`read_execgraph_full`] for the warnings.
-pub fn read_execgraph(name: &str, bytes: &[u8]) -> Result<crate::model::thread_events::ThreadEvents, ReadError> {
-    read_execgraph_full(name, bytes).map(|r| r.0)
-}
-
-/// Thread events and the warnings of interpreting them (OTF2 events that pair with nothing).
-pub type ExecGraphInput = (crate::model::thread_events::ThreadEvents, crate::model::Warnings);
-
-/// [`read_execgraph`], with the warnings.
-pub fn read_execgraph_full(name: &str, bytes: &[u8]) -> Result<ExecGraphInput, ReadError> {
-    if let Some(read) = otf2_threads::otf2_in_bytes(name, bytes) {
-        return otf2_threads::execgraph_events(&read?, name);
-    }
-    match sniff(bytes) {
-        Sniffed::ExecGraphText => execgraph_text::parse(name, bytes)
-            .map(|ev| (ev, crate::model::Warnings::default()))
-            .map_err(|e| ReadError::Malformed {
-                file: e.file,
-                format: "execution-graph text",
-                offset: e.offset,
-                detail: format!("line {}: {}", e.line, e.kind),
-            }),
-        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
-        other => Err(ReadError::Unsupported { file: name.to_string(), format: other.name() }),
-    }
-}
-
-/// An execution-graph input among files dropped together: an OTF2 archive, else the one file there is.
-pub fn read_execgraph_files(name: &str, files: &otf2::MemoryFiles) -> Result<ExecGraphInput, ReadError> {
-    if let Some(read) = otf2_threads::otf2_in_files(files) {
-        return otf2_threads::execgraph_events(&read?, name);
-    }
-    match files.files.iter().next() {
-        Some((one, bytes)) if files.files.len() == 1 => read_execgraph_full(one, bytes),
-        _ => Err(ReadError::UnknownFormat {
-            file: name.to_string(),
-            detail: "no OTF2 anchor (X.otf2) among the files".into(),
-        }),
-    }
-}
-
-/// An execution-graph input from disk (native only): an OTF2 anchor, its folder, or any file
-/// [`read_execgraph_full`] reads.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn read_execgraph_path(path: &std::path::Path) -> Result<ExecGraphInput, ReadError> {
-    let name = path.display().to_string();
-    if let Some(read) = otf2::read_path_full(path) {
-        return otf2_threads::execgraph_events(&read?, &name);
-    }
-    let bytes = read_regular(path)?;
-    read_execgraph_full(&name, &bytes)
 }
 
 /// What kind of file `meta` describes, for the message refusing one that is not a regular file.
@@ -222,77 +322,62 @@ pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
-/// Read a file or folder from disk (native only). An OTF2 trace is opened by its anchor (`X.otf2`), by the
-/// folder that holds one, or from a zip/tar/tar.gz of that folder.
+/// Read a file or folder from disk (native only), whatever its format: a regular file is read whole and
+/// sniffed once, as [`open`] does; a Paraver .prv is named by the .pcf and .row beside it; an OTF2 trace is
+/// opened by its anchor (`X.otf2`), by one of its definition or event files, by the folder that holds it,
+/// or from a zip/tar/tar.gz of that folder. A folder without an anchor is a set of files as the page takes
+/// a dropped folder: its Paraver trace, or the one file in it.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
-    if let Some(result) = otf2::read_path(path) {
-        return result;
-    }
+pub fn open_path(path: &std::path::Path) -> Result<Input, ReadError> {
     let name = path.display().to_string();
-    let bytes = read_regular(path)?;
-    if sniff(&bytes) == Sniffed::Paraver || paraver::is_gzipped_prv(&bytes) {
-        // A .prv is named by the .pcf and .row beside it.
-        return paraver::read_beside(path, &bytes);
+    if path.is_dir() && otf2::find_anchor(&otf2::FolderFiles { root: path.to_path_buf() }).is_none() {
+        return open_folder(path);
     }
-    read_bytes(&name, &bytes)
-}
-
-/// A grain-graph input: a MIR profile to build the graph from, or a graph the prototype already built.
-#[derive(Debug)]
-pub enum GrainInput {
-    Profile(mir::MirProfile),
-    Graph(graphml::GraphMlGraph),
-}
-
-/// Read a grain-graph input (MIR task-stats CSV, GraphML, or an OTF2 archive with task events), whatever its
-/// name says. See [`read_grains_full`] for the warnings.
-pub fn read_grains(name: &str, bytes: &[u8]) -> Result<GrainInput, ReadError> {
-    read_grains_full(name, bytes).map(|r| r.0)
-}
-
-/// [`read_grains`], with the warnings of interpreting OTF2 task events (none for the other formats).
-pub fn read_grains_full(name: &str, bytes: &[u8]) -> Result<(GrainInput, crate::model::Warnings), ReadError> {
-    if let Some(read) = otf2_threads::otf2_in_bytes(name, bytes) {
-        return otf2_threads::grain_profile(&read?, name).map(|(p, w)| (GrainInput::Profile(p), w));
-    }
-    let input = match sniff(bytes) {
-        Sniffed::MirTaskStats => mir::read(name, bytes).map(GrainInput::Profile),
-        Sniffed::GraphMl => graphml::read(name, bytes).map(GrainInput::Graph),
-        Sniffed::Unknown(detail) => Err(ReadError::UnknownFormat { file: name.to_string(), detail }),
-        other => Err(ReadError::UnknownFormat {
-            file: name.to_string(),
-            detail: format!("{} is not a grain-graph input", other.name()),
-        }),
-    }?;
-    Ok((input, crate::model::Warnings::default()))
-}
-
-/// A grain-graph input among files dropped together: an OTF2 archive with task events, else the one file.
-pub fn read_grains_files(
-    name: &str,
-    files: &otf2::MemoryFiles,
-) -> Result<(GrainInput, crate::model::Warnings), ReadError> {
-    if let Some(read) = otf2_threads::otf2_in_files(files) {
-        return otf2_threads::grain_profile(&read?, name).map(|(p, w)| (GrainInput::Profile(p), w));
-    }
-    match files.files.iter().next() {
-        Some((one, bytes)) if files.files.len() == 1 => read_grains_full(one, bytes),
-        _ => Err(ReadError::UnknownFormat {
-            file: name.to_string(),
-            detail: "no OTF2 anchor (X.otf2) among the files".into(),
-        }),
-    }
-}
-
-/// A grain-graph input from disk (native only): an OTF2 anchor, its folder, or any file [`read_grains_full`]
-/// reads.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn read_grains_path(path: &std::path::Path) -> Result<(GrainInput, crate::model::Warnings), ReadError> {
-    let name = path.display().to_string();
+    // OTF2 on disk is a set of files, found from the path before anything is read whole: this looks at a
+    // file's first 8 bytes for the anchor's magic only (a file that is no anchor is then sniffed below).
     if let Some(read) = otf2::read_path_full(path) {
-        return otf2_threads::grain_profile(&read?, &name).map(|(p, w)| (GrainInput::Profile(p), w));
+        return Ok(Input::Otf2(Box::new(Otf2Input { name, read: read? })));
     }
     let bytes = read_regular(path)?;
-    read_grains_full(&name, &bytes)
+    // The file's one sniff; a Paraver trace is read here rather than by `open_sniffed` because its names are
+    // in the files beside it, which only its path finds.
+    match sniff(&bytes) {
+        Sniffed::Paraver | Sniffed::ParaverGz => paraver::read_beside(path, &bytes).map(Input::Trace),
+        sniffed => open_sniffed(&name, sniffed, &bytes),
+    }
 }
+
+/// A folder without an OTF2 anchor: the Paraver trace in it (with its .pcf and .row), else its one file.
+#[cfg(not(target_arch = "wasm32"))]
+fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
+    let name = dir.display().to_string();
+    let io = |e: std::io::Error| ReadError::Io { file: name.clone(), detail: e.to_string() };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        // Only what is a file (or a link to one) by its metadata; `open_path` refuses FIFOs and devices.
+        if std::fs::metadata(&path).is_ok_and(|m| !m.is_dir()) {
+            files.push(path);
+        }
+    }
+    files.sort();
+    let is_prv = |p: &std::path::Path| p.to_str().is_some_and(|s| s.ends_with(".prv") || s.ends_with(".prv.gz"));
+    if let Some(prv) = files.iter().find(|p| is_prv(p)) {
+        return open_path(prv);
+    }
+    match files.as_slice() {
+        [] => Err(ReadError::Empty { file: name, format: "folder", detail: " (no files in it)".into() }),
+        [one] => open_path(one),
+        _ => Err(ReadError::UnknownFormat {
+            file: name,
+            detail: format!(
+                "{} files without an OTF2 anchor (X.otf2) or Paraver trace (X.prv) among them; open one trace file, \
+                 or an OTF2 archive folder",
+                files.len()
+            ),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod open_tests;

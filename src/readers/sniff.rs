@@ -7,10 +7,14 @@ use crate::readers::chrome::{utf16, ObjectHead};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Sniffed {
     ChromeJson,
-    /// gzip: the reader decompresses and sniffs the content (today only Chrome JSON is read gzipped).
+    /// gzip whose content is neither a tar nor a Paraver trace: the Chrome reader decompresses it.
     Gzip,
     Zip,
     Tar,
+    /// A gzip-compressed tar.
+    TarGz,
+    /// A gzip-compressed Paraver .prv (`mpi2prv -z`).
+    ParaverGz,
     Otf2Anchor,
     Paraver,
     GraphMl,
@@ -26,6 +30,8 @@ impl Sniffed {
             Sniffed::Gzip => "gzip",
             Sniffed::Zip => "zip archive",
             Sniffed::Tar => "tar archive",
+            Sniffed::TarGz => "tar.gz archive",
+            Sniffed::ParaverGz => "gzipped Paraver",
             Sniffed::Otf2Anchor => "OTF2",
             Sniffed::Paraver => "Paraver",
             Sniffed::GraphMl => "GraphML",
@@ -42,13 +48,38 @@ fn skip_ws_bom(b: &[u8]) -> &[u8] {
     &b[n..]
 }
 
-/// Identify a file from (at least) its first few kilobytes.
+/// How many bytes of a file [`sniff`] needs to decide as it would on the whole file (a stream is sniffed once
+/// it has this many, or at its end).
+pub const SNIFF_HEAD_BYTES: usize = 128 * 1024;
+
+#[cfg(test)]
+thread_local! {
+    /// Calls of [`sniff`] on this thread (not counting its look at UTF-16 text transcoded): the tests check
+    /// that `readers::open` sniffs a file once.
+    pub(crate) static SNIFFS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Identify a file from (at least) its first [`SNIFF_HEAD_BYTES`]: the one place that looks at a file's
+/// content to tell its format (`readers::open` dispatches on the answer).
 pub fn sniff(bytes: &[u8]) -> Sniffed {
+    #[cfg(test)]
+    SNIFFS.with(|n| n.set(n.get() + 1));
+    sniff_content(bytes)
+}
+
+fn sniff_content(bytes: &[u8]) -> Sniffed {
     // OTF2 anchor: a chunk-header byte (0x03), a byte-order marker (0x42 or 0x23), then "OTF2\0".
     if crate::readers::otf2::anchor::looks_like_anchor(bytes) {
         return Sniffed::Otf2Anchor;
     }
     if bytes.starts_with(&[0x1f, 0x8b]) {
+        // What the gzip holds decides the reader: a tar (an OTF2 archive), a Paraver trace, else Chrome JSON.
+        if crate::readers::archive::is_tar(&crate::readers::archive::gunzip_head(bytes, 512)) {
+            return Sniffed::TarGz;
+        }
+        if crate::readers::paraver::is_gzipped_prv(bytes) {
+            return Sniffed::ParaverGz;
+        }
         return Sniffed::Gzip;
     }
     if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
@@ -59,7 +90,7 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
     }
     if let Some(text) = utf16::to_utf8(&bytes[..bytes.len().min(128 * 1024) & !1]) {
         // UTF-16 (PowerShell's `>` writes it): the Chrome reader transcodes it; other readers take UTF-8.
-        return match sniff(&text) {
+        return match sniff_content(&text) {
             Sniffed::ChromeJson => Sniffed::ChromeJson,
             Sniffed::Unknown(what) => Sniffed::Unknown(format!("UTF-16 text: {what}")),
             other => Sniffed::Unknown(format!(

@@ -121,7 +121,8 @@ impl ViewSet {
     /// Show a second run's grain graph beside the aggregated view shown (analysed under its thresholds).
     pub fn compare_with(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
         let pane = self.active_mut().and_then(|p| p.as_aggregate()).ok_or("the aggregated view is not shown")?;
-        let input = crate::readers::read_grains(name, bytes).map_err(|e| e.to_string())?;
+        let (input, _) =
+            crate::readers::open(name, bytes.into()).and_then(|i| i.into_grains(name)).map_err(|e| e.to_string())?;
         let analysis = GrainAnalysis::new(&input, pane.thresholds()).map_err(|e| format!("{name}: {e}"))?;
         pane.compare_with(name, analysis);
         Ok(())

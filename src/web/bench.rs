@@ -96,7 +96,9 @@ pub fn bench_grains(bytes: &[u8], nodes: u32, runs: u32) -> Result<JsValue, JsVa
         bytes
     };
     let (analysis_ms, a) = best_of(runs, || {
-        let input = crate::readers::read_grains("bench.csv", bytes).map_err(|e| e.to_string())?;
+        let (input, _) = crate::readers::open("bench.csv", bytes.into())
+            .and_then(|i| i.into_grains("bench.csv"))
+            .map_err(|e| e.to_string())?;
         GrainAnalysis::new(&input, Thresholds::paper()).map_err(|e| e.to_string())
     });
     let a = a.map_err(|e| JsValue::from_str(&e))?;
@@ -115,7 +117,9 @@ pub fn bench_aggregate(nodes: u32, runs: u32) -> Result<JsValue, JsValue> {
     use crate::analyses::aggregate::{normalize, propagate, reduce, separate};
     use crate::analyses::grains::{GrainAnalysis, Thresholds};
     let bytes = crate::samples::grains::random_profile(nodes as usize, 42, 48);
-    let input = crate::readers::read_grains("bench.csv", &bytes).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let (input, _) = crate::readers::open("bench.csv", (&bytes).into())
+        .and_then(|i| i.into_grains("bench.csv"))
+        .map_err(|e| JsValue::from_str(&e.to_string()))?;
     let a = GrainAnalysis::new(&input, Thresholds::paper()).map_err(|e| JsValue::from_str(&e.to_string()))?;
     let view = a.problems.iter().position(|p| p.count > 0).unwrap_or(0);
     let (total_ms, groups) = best_of(runs, || {

@@ -137,7 +137,7 @@ impl Viewer {
         self.views.view().to_string()
     }
 
-    /// Show a second grain profile (MIR CSV or GraphML, `name` picks the reader) beside the aggregated view:
+    /// Show a second grain profile (MIR CSV or GraphML, by its content; `name` names it) beside the aggregated view:
     /// two runs of the same program side by side, analysed under the shown run's thresholds.
     pub fn compare_with(&mut self, name: &str, bytes: &[u8]) -> Result<(), JsValue> {
         self.views.compare_with(name, bytes).map_err(|e| JsValue::from_str(&e))?;

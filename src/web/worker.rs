@@ -14,13 +14,14 @@ use crate::layouts::execgraph::bundle::{ExecBundle, ExecFigures};
 use crate::layouts::execgraph::Scale;
 use crate::layouts::grain_bundle::GrainBundle;
 use crate::layouts::grains::{layout as grain_layout, LayoutParams};
+use crate::model::grains::Grains;
 use crate::model::thread_events::ThreadEvents;
 use crate::model::{codec, Trace, Warnings};
 use crate::readers::budget::{self, Budget};
 use crate::readers::chrome::ChromeStreamReader;
-use crate::readers::mir::MirProfile;
-use crate::readers::otf2::{MemoryFiles, Otf2Read};
-use crate::readers::{self, archive, otf2_threads, paraver, GrainInput, ReadError, Sniffed};
+use crate::readers::otf2::MemoryFiles;
+use crate::readers::sniff::SNIFF_HEAD_BYTES;
+use crate::readers::{self, otf2_threads, Input, Otf2Input, ReadError, Sniffed, Source};
 use crate::samples::execgraph::sample as execgraph_sample;
 use crate::views::options::{ExecgraphOptions, ViewOptions};
 use std::cell::RefCell;
@@ -31,12 +32,13 @@ fn js_err(e: ReadError) -> JsValue {
 }
 
 enum Reading {
-    /// Nothing fed yet: the first chunk decides the reader.
-    Start,
+    /// Fewer than [`SNIFF_HEAD_BYTES`] fed (a download's first pieces may be small): the head, sniffed once it
+    /// is long enough or the file ends.
+    Start(Vec<u8>),
     /// Chrome JSON (plain or gzipped) is parsed as it streams in; only the unparsed tail is held.
     Chrome(Box<ChromeStreamReader>),
-    /// Other formats are read whole at the end.
-    Whole(Vec<u8>),
+    /// Other formats are read whole at the end, by what the head was sniffed as.
+    Whole(Vec<u8>, Sniffed),
 }
 
 /// One file being read.
@@ -58,7 +60,14 @@ impl WorkerSession {
     #[wasm_bindgen(constructor)]
     pub fn new(name: String, size: f64) -> WorkerSession {
         let expected = if size.is_finite() && size > 0.0 { size as u64 } else { 0 };
-        WorkerSession { name, reading: Reading::Start, consumed: 0, expected, budget: Budget::DEFAULT, format: "file" }
+        WorkerSession {
+            name,
+            reading: Reading::Start(Vec::new()),
+            consumed: 0,
+            expected,
+            budget: Budget::DEFAULT,
+            format: "file",
+        }
     }
 
     /// Hold this session to at most `bytes` (never more than the default budget): the tests' way to reach the
@@ -71,40 +80,56 @@ impl WorkerSession {
 
     /// The next chunk of the file, in order.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
-        if let Reading::Start = self.reading {
-            let sniffed = readers::sniff(chunk);
-            let whole = match sniffed {
-                Sniffed::Gzip => archive::is_tar(&archive::gunzip_head(chunk, 512)) || paraver::is_gzipped_prv(chunk),
-                Sniffed::ChromeJson => false,
-                _ => true,
-            };
-            self.format = sniffed.name();
-            self.reading = if whole {
+        self.consumed += chunk.len() as u64;
+        if let Reading::Start(head) = &mut self.reading {
+            if head.len() + chunk.len() < SNIFF_HEAD_BYTES {
+                head.extend_from_slice(chunk);
+                return Ok(());
+            }
+            let head = std::mem::take(head);
+            self.start(&head, chunk)?;
+        }
+        self.push(chunk)
+    }
+
+    /// Sniff the file's head (what was held, then `chunk`) once, pick the reader by it, and hand it the head.
+    /// This is the file's one sniff: streaming or reading whole depends on it, and `finish` dispatches on
+    /// the same answer ([`readers::open_sniffed`]).
+    fn start(&mut self, head: &[u8], chunk: &[u8]) -> Result<(), JsValue> {
+        let sniffed = if head.is_empty() { readers::sniff(chunk) } else { readers::sniff(&[head, chunk].concat()) };
+        self.format = sniffed.name();
+        self.reading = match sniffed {
+            Sniffed::ChromeJson | Sniffed::Gzip => {
+                Reading::Chrome(Box::new(ChromeStreamReader::with_budget(&self.name, self.budget)))
+            }
+            sniffed => {
                 // Refused before anything is allocated when the size is known (a File, a Content-Length).
                 self.budget.admit_whole(&self.name, self.format, self.expected).map_err(js_err)?;
                 let mut v = Vec::new();
                 let first = usize::try_from(self.expected).unwrap_or(usize::MAX);
                 budget::try_grow(&mut v, first, &self.name, self.format, "the file").map_err(js_err)?;
-                Reading::Whole(v)
-            } else {
-                Reading::Chrome(Box::new(ChromeStreamReader::with_budget(&self.name, self.budget)))
-            };
-        }
-        self.consumed += chunk.len() as u64;
+                Reading::Whole(v, sniffed)
+            }
+        };
+        self.push(head)
+    }
+
+    /// Bytes to the reader chosen.
+    fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
         match &mut self.reading {
             Reading::Chrome(r) => {
                 r.feed(chunk).map_err(js_err)?;
                 // The unparsed tail (one endless string, say) is held to the budget too.
                 self.budget.admit_held(&self.name, self.format, r.held_bytes() as u64).map_err(js_err)
             }
-            Reading::Whole(v) => {
+            Reading::Whole(v, _) => {
                 // A stream of unknown size (or longer than it said) is held to the budget as it grows.
                 self.budget.admit_held(&self.name, self.format, self.consumed).map_err(js_err)?;
                 budget::try_grow(v, chunk.len(), &self.name, self.format, "the file").map_err(js_err)?;
                 v.extend_from_slice(chunk);
                 Ok(())
             }
-            Reading::Start => Ok(()),
+            Reading::Start(_) => Ok(()),
         }
     }
 
@@ -118,31 +143,15 @@ impl WorkerSession {
         self.consumed as f64
     }
 
-    /// Read what was fed; returns `{kind, model, summary}` (see [`Loaded`]).
+    /// Read what was fed; returns `{kind, model, summary}` (see [`loaded`]).
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let trace = match std::mem::replace(&mut self.reading, Reading::Start) {
-            Reading::Chrome(r) => r.finish().map_err(js_err)?,
-            Reading::Whole(bytes) if readers::sniff(&bytes) == Sniffed::ExecGraphText => {
-                let (events, warnings) = readers::read_execgraph_full(&self.name, &bytes).map_err(js_err)?;
-                let graph = build(&events).map_err(|e| JsValue::from_str(&format!("{}: {e}", self.name)))?;
-                return Ok(execgraph_loaded(graph, warnings));
-            }
-            Reading::Whole(bytes) if matches!(readers::sniff(&bytes), Sniffed::MirTaskStats | Sniffed::GraphMl) => {
-                return grains_loaded(&self.name, &bytes);
-            }
-            Reading::Whole(bytes) => match otf2_threads::otf2_in_bytes(&self.name, &bytes) {
-                Some(read) => return otf2_loaded(&self.name, read.map_err(js_err)?),
-                None => readers::read_bytes(&self.name, &bytes).map_err(js_err)?,
-            },
-            Reading::Start => readers::read_bytes(&self.name, &[]).map_err(js_err)?,
+        let input = match std::mem::replace(&mut self.reading, Reading::Start(Vec::new())) {
+            Reading::Chrome(r) => Input::Trace(r.finish().map_err(js_err)?),
+            Reading::Whole(bytes, sniffed) => readers::open_sniffed(&self.name, sniffed, &bytes).map_err(js_err)?,
+            // A file shorter than the sniffed head: sniffed (once) and read here.
+            Reading::Start(head) => readers::open(&self.name, Source::Bytes(&head)).map_err(js_err)?,
         };
-        if trace.intervals.is_empty() && trace.instants.time_ns.is_empty() && trace.counters.sample_time_ns.is_empty() {
-            return Err(JsValue::from_str(&format!(
-                "{}: the trace holds no intervals, instants or counters to show",
-                self.name
-            )));
-        }
-        Ok(trace_loaded(&trace))
+        input_loaded(&self.name, input)
     }
 }
 
@@ -172,13 +181,32 @@ impl FileSet {
 
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         let files = std::mem::take(&mut self.files);
-        if let Some(read) = otf2_threads::otf2_in_files(&files) {
-            drop(files);
-            return otf2_loaded(&self.name, read.map_err(js_err)?);
-        }
-        let trace = readers::read_file_set(&self.name, &files).map_err(js_err)?;
+        let input = readers::open(&self.name, Source::Files(&files)).map_err(js_err)?;
         drop(files);
-        Ok(trace_loaded(&trace))
+        input_loaded(&self.name, input)
+    }
+}
+
+/// What was read, to the page: each kind of input loads as its view.
+fn input_loaded(name: &str, input: Input) -> Result<JsValue, JsValue> {
+    match input {
+        Input::Trace(trace) => {
+            if trace.intervals.is_empty()
+                && trace.instants.time_ns.is_empty()
+                && trace.counters.sample_time_ns.is_empty()
+            {
+                return Err(JsValue::from_str(&format!(
+                    "{name}: the trace holds no intervals, instants or counters to show"
+                )));
+            }
+            Ok(trace_loaded(&trace))
+        }
+        Input::ThreadEvents { events, warnings } => {
+            let graph = build(&events).map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
+            Ok(execgraph_loaded(graph, warnings))
+        }
+        Input::Grains { grains, warnings } => grains_from_input(name, &grains, &warnings),
+        Input::Otf2(otf2) => otf2_loaded(name, *otf2),
     }
 }
 
@@ -197,16 +225,16 @@ struct Otf2Views {
     locations: Vec<String>,
     /// Each with what its mapping had to repair or drop, shown with the view.
     events: Option<(ThreadEvents, Warnings)>,
-    tasks: Option<(MirProfile, Warnings)>,
+    tasks: Option<(Grains, Warnings)>,
 }
 
 /// An OTF2 trace: the timeline when it has intervals, else the grain graph of its tasks or the execution
 /// graph of its threads. `views` on the result lists every view it offers ("trace", "execgraph",
 /// "grains"); [`open_view`] opens another one.
-fn otf2_loaded(name: &str, read: Otf2Read) -> Result<JsValue, JsValue> {
-    let events =
-        otf2_threads::has_thread_events(&read).then(|| otf2_threads::execgraph_events(&read, name).ok()).flatten();
-    let tasks = otf2_threads::has_task_events(&read).then(|| otf2_threads::grain_profile(&read, name).ok()).flatten();
+fn otf2_loaded(name: &str, otf2: Otf2Input) -> Result<JsValue, JsValue> {
+    let events = otf2.offers_thread_events().then(|| otf2.thread_events().ok()).flatten().map(|(e, w, _)| (e, w));
+    let tasks = otf2.offers_grains().then(|| otf2.grains().ok()).flatten();
+    let read = otf2.read;
     let trace = &read.trace;
     let timeline =
         !(trace.intervals.is_empty() && trace.instants.time_ns.is_empty() && trace.counters.sample_time_ns.is_empty());
@@ -250,8 +278,8 @@ pub fn open_view(kind: &str) -> Result<JsValue, JsValue> {
                 Ok(execgraph_loaded(graph, warnings.clone()))
             }
             "grains" => {
-                let (p, warnings) = v.tasks.as_ref().ok_or("the last trace read has no task events")?;
-                grains_from_input(&v.name, &GrainInput::Profile(p.clone()), warnings)
+                let (grains, warnings) = v.tasks.as_ref().ok_or("the last trace read has no task events")?;
+                grains_from_input(&v.name, grains, warnings)
             }
             other => Err(JsValue::from_str(&format!("no view named '{other}' (trace, execgraph or grains)"))),
         }
@@ -298,13 +326,8 @@ fn with_warnings(summary: Result<serde_json::Value, serde_json::Error>, w: &Warn
     summary.to_string()
 }
 
-/// A grain graph (MIR task stats or the prototype's GraphML): read, measured and laid out here.
-fn grains_loaded(name: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
-    let input = readers::read_grains(name, bytes).map_err(js_err)?;
-    grains_from_input(name, &input, &Warnings::default())
-}
-
-fn grains_from_input(name: &str, input: &GrainInput, warnings: &Warnings) -> Result<JsValue, JsValue> {
+/// A grain graph (MIR task stats, the prototype's GraphML, an OTF2 trace's tasks): measured and laid out here.
+fn grains_from_input(name: &str, input: &Grains, warnings: &Warnings) -> Result<JsValue, JsValue> {
     let analysis =
         GrainAnalysis::new(input, Thresholds::paper()).map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
     let layout = grain_layout(&analysis.graph, &LayoutParams::default());
@@ -329,18 +352,14 @@ pub fn relayout_execgraph(min_edge: &str) -> Result<JsValue, JsValue> {
 /// execution-graph samples of the TreVis paper (`fib`, `rsa`, `mergesort`).
 #[wasm_bindgen]
 pub fn sample(name: &str) -> Result<JsValue, JsValue> {
-    if name == "timeline" {
-        let bytes = crate::samples::builtin_chrome_json();
-        let trace = readers::read_bytes("sample.json", &bytes).map_err(js_err)?;
-        return Ok(trace_loaded(&trace));
-    }
-    if name == "particles" {
-        let trace =
-            readers::read_bytes("particles.json", &crate::samples::particles::builtin_json()).map_err(js_err)?;
-        return Ok(trace_loaded(&trace));
-    }
-    if name == "grains" {
-        return grains_loaded("fib-sample.csv", &crate::samples::grains::fib_profile(30, 8, 16));
+    let generated = match name {
+        "timeline" => Some(("sample.json", crate::samples::builtin_chrome_json())),
+        "particles" => Some(("particles.json", crate::samples::particles::builtin_json())),
+        "grains" => Some(("fib-sample.csv", crate::samples::grains::fib_profile(30, 8, 16))),
+        _ => None,
+    };
+    if let Some((file, bytes)) = generated {
+        return input_loaded(file, readers::open(file, Source::Bytes(&bytes)).map_err(js_err)?);
     }
     let events = execgraph_sample(name).ok_or_else(|| format!("no sample named '{name}'"))?;
     let graph = build(&events).map_err(|e| JsValue::from_str(&e.to_string()))?;

@@ -39,3 +39,50 @@ pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The tests come in through the one way in (`weft::readers::open` / `open_path`) and ask for the view they
+/// test: a timeline, an execution graph's thread events or a grain graph's input.
+pub mod read {
+    use std::path::Path;
+    use weft::model::grains::Grains;
+    use weft::model::thread_events::ThreadEvents;
+    use weft::model::{Trace, Warnings};
+    use weft::readers::otf2::MemoryFiles;
+    use weft::readers::{open, open_path, ReadError, Source};
+
+    fn name(path: &Path) -> String {
+        path.display().to_string()
+    }
+
+    pub fn read_bytes(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
+        open(name, Source::Bytes(bytes))?.into_trace(name)
+    }
+
+    pub fn read_path(path: &Path) -> Result<Trace, ReadError> {
+        open_path(path)?.into_trace(&name(path))
+    }
+
+    pub fn read_file_set(name: &str, files: &MemoryFiles) -> Result<Trace, ReadError> {
+        open(name, Source::Files(files))?.into_trace(name)
+    }
+
+    pub fn read_grains(name: &str, bytes: &[u8]) -> Result<Grains, ReadError> {
+        open(name, Source::Bytes(bytes))?.into_grains(name).map(|(g, _)| g)
+    }
+
+    pub fn read_grains_path(path: &Path) -> Result<(Grains, Warnings), ReadError> {
+        open_path(path)?.into_grains(&name(path))
+    }
+
+    pub fn read_execgraph(name: &str, bytes: &[u8]) -> Result<ThreadEvents, ReadError> {
+        open(name, Source::Bytes(bytes))?.into_thread_events(name).map(|(e, _, _)| e)
+    }
+
+    pub fn read_execgraph_path(path: &Path) -> Result<(ThreadEvents, Warnings), ReadError> {
+        open_path(path)?.into_thread_events(&name(path)).map(|(e, w, _)| (e, w))
+    }
+
+    pub fn read_execgraph_files(name: &str, files: &MemoryFiles) -> Result<(ThreadEvents, Warnings), ReadError> {
+        open(name, Source::Files(files))?.into_thread_events(name).map(|(e, w, _)| (e, w))
+    }
+}

@@ -4,9 +4,9 @@
 //! same view.
 
 use super::{f, rects_at, round_trips};
+use crate::common::read::read_grains;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, GrainLayout, LayoutParams};
-use weft::readers::read_grains;
 use weft::samples::grains::fib_profile;
 use weft::views::grains::GrainsPane;
 use weft::views::Pane;

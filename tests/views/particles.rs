@@ -3,9 +3,9 @@
 //! (paused) names its event, and the particle is in the layer the renderer draws.
 
 use super::{f, round_trips};
+use crate::common::read::read_bytes;
 use std::rc::Rc;
 use weft::model::Trace;
-use weft::readers::read_bytes;
 use weft::samples::particles::patterns_json;
 use weft::views::particles::ParticlesPane;
 use weft::views::Pane;

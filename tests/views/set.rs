@@ -3,10 +3,10 @@
 //! narrower than a pixel; new thresholds drop the aggregated view built under the old ones.
 
 use super::f;
+use crate::common::read::read_grains;
 use std::rc::Rc;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, LayoutParams};
-use weft::readers::read_grains;
 use weft::samples::grains::fib_profile;
 use weft::samples::utilization::utilization_trace;
 use weft::views::set::{ViewSet, TRACE_VIEWS};

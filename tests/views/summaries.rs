@@ -2,13 +2,13 @@
 //! the page's summary of a grain graph is), byte for byte, and the grain view counts the same; `weft
 //! render aggregate` and `weft render grains` write the page's views' scenes.
 
+use crate::common::read::read_grains_path;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use weft::analyses::grains::query::GrainFigures;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, LayoutParams};
-use weft::readers::read_grains_path;
 use weft::samples::grains::fib_profile;
 use weft::scene::svg::to_svg;
 use weft::views::aggregate::AggregatePane;

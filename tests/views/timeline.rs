@@ -139,7 +139,7 @@ fn the_location_filter_keeps_matching_rows() {
 
 #[test]
 fn hover_on_a_drawn_arrow_names_its_flow() {
-    let trace = Rc::new(weft::readers::read_bytes("sample.json", &weft::samples::builtin_chrome_json()).unwrap());
+    let trace = Rc::new(crate::common::read::read_bytes("sample.json", &weft::samples::builtin_chrome_json()).unwrap());
     assert!(!trace.messages.is_empty(), "the built-in sample has flows");
     let mut p = TimelinePane::new(trace.clone(), 1400.0, 900.0);
     let s = p.state();

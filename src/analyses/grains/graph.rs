@@ -10,71 +10,12 @@
 //! families: the tree that aggregation (reduction of fork-join and linear patterns) starts from. This module
 //! computes no metric and draws nothing.
 
-use crate::readers::mir::MirProfile;
+use crate::model::grains::GrainProfile;
+pub use crate::model::grains::{EdgeKind, NodeKind, TimeUnit};
+use crate::model::StringTable;
 use crate::sort::SortDyn;
 
 pub const NONE: u32 = u32::MAX;
-
-#[repr(u8)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum NodeKind {
-    Start = 0,
-    End = 1,
-    /// A piece of a grain's execution between two of its forks or joins.
-    Fragment = 2,
-    Fork = 3,
-    Join = 4,
-    /// A whole grain drawn as one node (the prototype's reduced graph, read from GraphML).
-    Task = 5,
-}
-
-impl NodeKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            NodeKind::Start => "start",
-            NodeKind::End => "end",
-            NodeKind::Fragment => "fragment",
-            NodeKind::Fork => "fork",
-            NodeKind::Join => "join",
-            NodeKind::Task => "task",
-        }
-    }
-    pub fn holds_work(self) -> bool {
-        matches!(self, NodeKind::Fragment | NodeKind::Task)
-    }
-}
-
-#[repr(u8)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum EdgeKind {
-    /// Fork -> the first fragment of a created child.
-    Create = 0,
-    /// A grain's own control flow into and out of a fork it creates children at.
-    Scope = 1,
-    /// Into a join: a child's last fragment, or the parent's fragment that waits there.
-    Sync = 2,
-    /// Out of a join: the parent continues.
-    Continue = 3,
-}
-
-impl EdgeKind {
-    pub const ALL: [EdgeKind; 4] = [EdgeKind::Create, EdgeKind::Scope, EdgeKind::Sync, EdgeKind::Continue];
-    pub fn name(self) -> &'static str {
-        match self {
-            EdgeKind::Create => "create",
-            EdgeKind::Scope => "scope",
-            EdgeKind::Sync => "sync",
-            EdgeKind::Continue => "continue",
-        }
-    }
-}
-
-/// The unit of every duration in the graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum TimeUnit {
-    Cycles,
-    Nanoseconds,
-}
 
 /// A group of siblings created at one fork and synchronized at one join.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -130,7 +71,7 @@ pub struct GrainGraph {
     pub grain_parent: Vec<u32>,
     pub grain_cpu: Vec<u32>,
     pub grain_exec: Vec<u64>,
-    /// Interned `outline_function` and `source_line` (indices into `strings`).
+    /// The grain's function and source location, interned (indices into `strings`).
     pub grain_outline: Vec<u32>,
     pub grain_source: Vec<u32>,
     pub grain_lineage: Vec<u32>,
@@ -228,25 +169,6 @@ impl GrainGraph {
     }
 }
 
-/// Interns strings into the graph's table.
-#[derive(Default)]
-pub(crate) struct Interner {
-    pub strings: Vec<String>,
-    index: std::collections::HashMap<String, u32>,
-}
-
-impl Interner {
-    pub fn id(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.index.get(s) {
-            return i;
-        }
-        let i = self.strings.len() as u32;
-        self.strings.push(s.to_string());
-        self.index.insert(s.to_string(), i);
-        i
-    }
-}
-
 /// Where the building of one grain stands (an explicit stack: nesting depth is unbounded in bad inputs).
 struct Frame {
     grain: u32,
@@ -259,12 +181,11 @@ struct Frame {
     last: u32,
 }
 
-/// Build the grain graph of a MIR profile. Rows whose parent is not a row hang off the implicit root
+/// Build the grain graph of a profile. Rows whose parent is not a row hang off the implicit root
 /// (start to end). Instants out of order are clamped so fragments never have negative length.
-pub fn from_profile(p: &MirProfile) -> GrainGraph {
+pub fn from_profile(p: &GrainProfile) -> GrainGraph {
     let n = p.len();
-    let mut strings = Interner::default();
-    strings.id("");
+    let mut strings = StringTable::default();
     // Children per parent row, grouped by (joins_at, creation order).
     let index: std::collections::HashMap<u64, u32> = p.task.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
     let root = n as u32; // owner index of the implicit root
@@ -278,14 +199,14 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     });
     // Groups: consecutive runs of equal (owner, joins_at).
     let mut g = GrainGraph {
-        unit: if p.nanoseconds { TimeUnit::Nanoseconds } else { TimeUnit::Cycles },
+        unit: p.unit,
         grain_task: p.task.clone(),
         grain_parent: owner_of.iter().map(|&o| if o == root { NONE } else { o }).collect(),
-        grain_cpu: p.cpu_id.iter().map(|c| c.unwrap_or(NONE)).collect(),
-        grain_exec: p.exec_cycles.clone(),
-        grain_outline: p.outline_function.iter().map(|s| strings.id(s)).collect(),
-        grain_source: p.source_line.iter().map(|s| strings.id(s)).collect(),
-        grain_lineage: p.lineage.iter().map(|s| strings.id(s)).collect(),
+        grain_cpu: p.core.iter().map(|c| c.unwrap_or(NONE)).collect(),
+        grain_exec: p.exec.clone(),
+        grain_outline: p.function.iter().map(|&s| strings.intern(p.string(s)).0).collect(),
+        grain_source: p.source.iter().map(|&s| strings.intern(p.string(s)).0).collect(),
+        grain_lineage: p.lineage.iter().map(|&s| strings.intern(p.string(s)).0).collect(),
         grain_row: (0..n as u32).collect(),
         grain_node_start: Vec::new(),
         grain_nodes: Vec::new(),
@@ -375,7 +296,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
     let enter = |g: &mut GrainGraph, clock: &mut [u64], frags: &mut [u32], c: u32| -> Frame {
         let ci = c as usize;
         let (k0, k1) = (g.grain_group_start[ci], g.grain_group_start[ci + 1]);
-        let end = 1 + p.exec_cycles[ci];
+        let end = 1 + p.exec[ci];
         let until = if k0 < k1 { fork_times[k0 as usize].clamp(1, end) } else { end };
         let frag = add_node(g, NodeKind::Fragment, c, until - 1, 1);
         clock[ci] = until;
@@ -409,7 +330,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
             g.groups.fork[k] = fork;
             if !is_root {
                 let oi = owner as usize;
-                let end = 1 + p.exec_cycles[oi];
+                let end = 1 + p.exec[oi];
                 let wait = p
                     .waits(oi)
                     .get(p.joins_at[g.groups.children[g.groups.child_start[k] as usize] as usize] as usize)
@@ -454,7 +375,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         top.last = join;
         if !is_root {
             let oi = owner as usize;
-            let end = 1 + p.exec_cycles[oi];
+            let end = 1 + p.exec[oi];
             let until = if top.group + 1 < top.group_end { fork_times[k + 1].clamp(clock[oi], end) } else { end };
             let n_frag = frag_fill[oi] + 1;
             let post = add_node(&mut g, NodeKind::Fragment, owner, until - clock[oi], n_frag);
@@ -470,7 +391,7 @@ pub fn from_profile(p: &MirProfile) -> GrainGraph {
         top.group += 1;
         top.child = 0;
     }
-    g.strings = strings.strings;
+    g.strings = strings.iter().map(str::to_string).collect();
     g.finish();
     g
 }

@@ -1,10 +1,11 @@
-//! A grain graph from the prototype's GraphML: node and edge types as written (task, fragment, fork, join,
-//! start, end; create, scope, sync, continue), nodes renumbered into a topological order. Refuses graphs
-//! with cycles, naming a node on the cycle. The nesting is not reconstructed (`nested` is false), so such
-//! graphs are drawn by the general layered layout. Computes no metric.
+//! A grain graph from one another tool built ([`GrainNodes`], the prototype's GraphML): its typed nodes and
+//! edges, nodes renumbered into a topological order, fragments grouped into grains. Refuses graphs with
+//! cycles, naming a node on the cycle. The nesting is not reconstructed (`nested` is false), so such graphs
+//! are drawn by the general layered layout. Computes no metric.
 
-use super::graph::{Csr, EdgeKind, GrainGraph, Groups, Interner, NodeKind, TimeUnit, NONE};
-use crate::readers::graphml::GraphMlGraph;
+use super::graph::{Csr, EdgeKind, GrainGraph, Groups, NONE};
+use crate::model::grains::GrainNodes;
+use crate::model::{StringId, StringTable};
 use crate::sort::SortDyn;
 use thiserror::Error;
 
@@ -16,63 +17,11 @@ pub enum GraphError {
     Undirected { file: String },
 }
 
-fn kind_of(ty: Option<&str>, name: &str) -> NodeKind {
-    match ty {
-        Some("task") => NodeKind::Task,
-        Some("fragment") => NodeKind::Fragment,
-        Some("fork") => NodeKind::Fork,
-        Some("join") => NodeKind::Join,
-        Some("start") => NodeKind::Start,
-        Some("end") => NodeKind::End,
-        _ => {
-            if name == "E" {
-                NodeKind::End
-            } else if name == "0" {
-                NodeKind::Start
-            } else if name.starts_with("f.") {
-                NodeKind::Fork
-            } else if name.starts_with("j.") {
-                NodeKind::Join
-            } else if name.contains('.') {
-                NodeKind::Fragment
-            } else {
-                NodeKind::Task
-            }
-        }
-    }
-}
-
-fn edge_kind_of(ty: Option<&str>) -> EdgeKind {
-    match ty {
-        Some("create") => EdgeKind::Create,
-        Some("sync") => EdgeKind::Sync,
-        Some("continue") | Some("continuation") => EdgeKind::Continue,
-        _ => EdgeKind::Scope,
-    }
-}
-
-/// Numbers as igraph writes them ("4203733", "4.203733e+06") back to their shortest text.
-fn number_text(v: Option<&str>) -> String {
-    match v.map(str::trim) {
-        None | Some("NA") | Some("") => String::new(),
-        Some(s) => match s.parse::<f64>() {
-            Ok(x) if x.fract() == 0.0 && x.abs() < 1e15 => format!("{}", x as i64),
-            _ => s.to_string(),
-        },
-    }
-}
-
-pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
+pub fn from_nodes(x: &GrainNodes) -> Result<GrainGraph, GraphError> {
     if !x.directed {
         return Err(GraphError::Undirected { file: x.file.clone() });
     }
-    let n = x.node_ids.len();
-    let a = &x.nodes;
-    let (k_type, k_name, k_exec, k_task) =
-        (a.key_of("type"), a.key_of("name"), a.key_of("exec_cycles"), a.key_of("task"));
-    let name_of = |i: usize| -> String {
-        k_name.and_then(|k| a.get_key(i, k)).map(str::to_string).unwrap_or_else(|| x.node_ids[i].clone())
-    };
+    let n = x.nodes();
     // Kahn's algorithm, ties in document order, so the numbering is deterministic.
     let mut indeg = vec![0u32; n];
     for &t in &x.edge_target {
@@ -109,16 +58,15 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
     }
     if order.len() < n {
         let on_cycle = (0..n).find(|&v| indeg[v] > 0).unwrap_or(0);
-        return Err(GraphError::Cyclic { file: x.file.clone(), node: name_of(on_cycle) });
+        return Err(GraphError::Cyclic { file: x.file.clone(), node: x.name[on_cycle].clone() });
     }
     let mut new_id = vec![0u32; n];
     for (i, &v) in order.iter().enumerate() {
         new_id[v as usize] = i as u32;
     }
-    let mut strings = Interner::default();
-    strings.id("");
+    let mut strings = StringTable::default();
     let mut g = GrainGraph {
-        unit: TimeUnit::Cycles,
+        unit: x.unit,
         grain_task: Vec::new(),
         grain_parent: Vec::new(),
         grain_cpu: Vec::new(),
@@ -145,45 +93,26 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
         inc: Csr::default(),
         strings: Vec::new(),
     };
-    // Grains: each task node, and each set of fragments with one task id.
-    let mut grain_of_task: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    // Grains: each task node, and each set of fragments with one grain key.
+    let mut grain_of_key: std::collections::HashMap<StringId, u32> = std::collections::HashMap::new();
     let mut members: Vec<Vec<u32>> = Vec::new();
-    let (k_cpu, k_outline, k_source) = (a.key_of("cpu_id"), a.key_of("outline_function"), a.key_of("source_line"));
     for &v in &order {
         let vi = v as usize;
-        let name = name_of(vi);
-        let kind = kind_of(k_type.and_then(|k| a.get_key(vi, k)), &name);
-        let exec = if kind.holds_work() {
-            a.number(vi, k_exec).filter(|e| *e >= 0.0).map(|e| e.round() as u64).unwrap_or(0)
-        } else {
-            0
-        };
+        let kind = x.kind[vi];
+        let exec = x.exec[vi];
         let id = new_id[vi];
         g.node_kind.push(kind);
         g.node_exec.push(exec);
-        g.node_names.push(name.clone());
+        g.node_names.push(x.name[vi].clone());
         if kind.holds_work() {
-            let task_key = match kind {
-                NodeKind::Task => format!("t{vi}"),
-                _ => number_text(k_task.and_then(|k| a.get_key(vi, k))).to_string(),
-            };
-            let task_key =
-                if task_key.is_empty() { name.split('.').next().unwrap_or("").to_string() } else { task_key };
-            let gi = *grain_of_task.entry(task_key).or_insert_with(|| {
+            let gi = *grain_of_key.entry(x.grain[vi]).or_insert_with(|| {
                 let gi = g.grain_task.len() as u32;
-                let task_text = number_text(k_task.and_then(|k| a.get_key(vi, k)));
-                let task = task_text
-                    .parse::<u64>()
-                    .or_else(|_| name.split('.').next().unwrap_or("").parse::<u64>())
-                    .unwrap_or(gi as u64);
-                g.grain_task.push(task);
+                g.grain_task.push(x.task[vi].unwrap_or(gi as u64));
                 g.grain_parent.push(NONE);
-                g.grain_cpu.push(
-                    a.number(vi, k_cpu).filter(|c| *c >= 0.0 && *c < u32::MAX as f64).map(|c| c as u32).unwrap_or(NONE),
-                );
+                g.grain_cpu.push(x.core[vi].unwrap_or(NONE));
                 g.grain_exec.push(0);
-                g.grain_outline.push(strings.id(&number_text(k_outline.and_then(|k| a.get_key(vi, k)))));
-                g.grain_source.push(strings.id(k_source.and_then(|k| a.get_key(vi, k)).unwrap_or("")));
+                g.grain_outline.push(strings.intern(x.strings.get(x.function[vi])).0);
+                g.grain_source.push(strings.intern(x.strings.get(x.source[vi])).0);
                 g.grain_lineage.push(0);
                 g.grain_row.push(v);
                 members.push(Vec::new());
@@ -200,24 +129,16 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
     }
     let grains = g.grains();
     g.grain_group_start = vec![0; grains + 2];
-    // Parents, where the GraphML says them (`parent` is the parent's task id).
-    let k_parent = a.key_of("parent");
+    // Parents, where the input says them (the parent's task id).
     let by_task: std::collections::HashMap<u64, u32> =
         g.grain_task.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
     for gi in 0..grains {
-        if let Some(p) = a.number(g.grain_row[gi] as usize, k_parent) {
-            g.grain_parent[gi] = by_task.get(&(p as u64)).copied().filter(|&q| q as usize != gi).unwrap_or(NONE);
+        if let Some(p) = x.parent[g.grain_row[gi] as usize] {
+            g.grain_parent[gi] = by_task.get(&p).copied().filter(|&q| q as usize != gi).unwrap_or(NONE);
         }
     }
-    let k_etype = x.edges.key_of("type");
     let mut edges: Vec<(u32, u32, EdgeKind)> = (0..x.edge_source.len())
-        .map(|e| {
-            (
-                new_id[x.edge_source[e] as usize],
-                new_id[x.edge_target[e] as usize],
-                edge_kind_of(k_etype.and_then(|k| x.edges.get_key(e, k))),
-            )
-        })
+        .map(|e| (new_id[x.edge_source[e] as usize], new_id[x.edge_target[e] as usize], x.edge_kind[e]))
         .collect();
     edges.sort_dyn_by_key(|&(s, t, k)| (s, t, k as u8));
     for (s, t, k) in edges {
@@ -226,7 +147,7 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
         g.edge_kind.push(k);
         g.edge_delay.push(0);
     }
-    g.strings = strings.strings;
+    g.strings = strings.iter().map(str::to_string).collect();
     g.finish();
     Ok(g)
 }

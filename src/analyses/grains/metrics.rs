@@ -8,8 +8,7 @@
 
 use super::critical::CriticalPath;
 use super::graph::{EdgeKind, GrainGraph, NONE};
-use crate::readers::graphml::GraphMlGraph;
-use crate::readers::mir::MirProfile;
+use crate::model::grains::{GrainNodes, GrainProfile};
 use crate::sort::SortDyn;
 use std::collections::HashMap;
 
@@ -37,14 +36,13 @@ fn finite(v: f64) -> Option<f64> {
 
 /// Metrics of a graph built from `p` by [`super::graph::from_profile`].
 #[allow(clippy::needless_range_loop)]
-pub fn from_profile(g: &GrainGraph, p: &MirProfile, cp: &CriticalPath) -> Metrics {
+pub fn from_profile(g: &GrainGraph, p: &GrainProfile, cp: &CriticalPath) -> Metrics {
     let n = g.grains();
-    let col = |name: &str| -> Vec<Option<f64>> { p.column(name).map(|c| c.to_vec()).unwrap_or_else(|| vec![None; n]) };
-    let creation = col("creation_cycles");
-    let overhead = col("overhead_cycles");
-    let given_work = col("work_cycles");
-    let work: Vec<Option<f64>> =
-        (0..n).map(|i| overhead[i].map(|o| p.exec_cycles[i] as f64 - o).or(given_work[i])).collect();
+    let col = |c: &Option<Vec<Option<f64>>>| -> Vec<Option<f64>> { c.clone().unwrap_or_else(|| vec![None; n]) };
+    let creation = col(&p.creation);
+    let overhead = col(&p.overhead);
+    let given_work = col(&p.work);
+    let work: Vec<Option<f64>> = (0..n).map(|i| overhead[i].map(|o| p.exec[i] as f64 - o).or(given_work[i])).collect();
     // Parallel benefit: siblings are all children of one parent (across its joins).
     let mut parallel_benefit = vec![None; n];
     for parent in 0..n {
@@ -65,16 +63,16 @@ pub fn from_profile(g: &GrainGraph, p: &MirProfile, cp: &CriticalPath) -> Metric
         }
     }
     let (balance, scatter) = sibling_metrics(g, &work);
-    let mem_hier_util: Vec<Option<f64>> = match p.column("PAPI_RES_STL_sum") {
+    let mem_hier_util: Vec<Option<f64>> = match &p.resource_stalls {
         Some(stalls) => (0..n)
             .map(|i| match (stalls[i], work[i]) {
                 (Some(s), Some(w)) => finite(s / w),
                 _ => None,
             })
             .collect(),
-        None => col("mem_hier_util"),
+        None => col(&p.mem_hier_util),
     };
-    let work_deviation = col("work_deviation");
+    let work_deviation = col(&p.work_deviation);
     let (inst_par_median, inst_par_min, inst_par_max, inst_par_bin) = instantaneous_parallelism(g, cp);
     Metrics {
         exec: g.grain_exec.clone(),
@@ -95,15 +93,15 @@ pub fn from_profile(g: &GrainGraph, p: &MirProfile, cp: &CriticalPath) -> Metric
 
 /// Replace work deviation with work / single-threaded work, matching grains by lineage (or task id when
 /// neither profile has lineages). Grains without a match keep None.
-pub fn with_single_threaded(m: &mut Metrics, g: &GrainGraph, single: &MirProfile) {
+pub fn with_single_threaded(m: &mut Metrics, g: &GrainGraph, single: &GrainProfile) {
     let single_work: HashMap<String, f64> = (0..single.len())
         .filter_map(|i| {
-            let w = match single.column("overhead_cycles").and_then(|c| c[i]) {
-                Some(o) => Some(single.exec_cycles[i] as f64 - o),
-                None => single.column("work_cycles").and_then(|c| c[i]),
+            let w = match single.overhead.as_ref().and_then(|c| c[i]) {
+                Some(o) => Some(single.exec[i] as f64 - o),
+                None => single.work.as_ref().and_then(|c| c[i]),
             }?;
-            let key =
-                if single.lineage[i].is_empty() { format!("#{}", single.task[i]) } else { single.lineage[i].clone() };
+            let lineage = single.string(single.lineage[i]);
+            let key = if lineage.is_empty() { format!("#{}", single.task[i]) } else { lineage.to_string() };
             Some((key, w))
         })
         .collect();
@@ -117,14 +115,16 @@ pub fn with_single_threaded(m: &mut Metrics, g: &GrainGraph, single: &MirProfile
     }
 }
 
-/// Metrics as the GraphML's attributes give them (per grain, from its first node); instantaneous
-/// parallelism is computed from the graph when the file does not carry it.
-pub fn from_graphml(g: &GrainGraph, x: &GraphMlGraph, cp: &CriticalPath) -> Metrics {
+/// Metrics as the built graph's node values give them (per grain, from its first node); instantaneous
+/// parallelism is computed from the graph when the input does not carry it.
+pub fn from_nodes(g: &GrainGraph, x: &GrainNodes, cp: &CriticalPath) -> Metrics {
     let n = g.grains();
-    let a = &x.nodes;
+    let a = &x.values;
     let col = |name: &str| -> Vec<Option<f64>> {
-        let k = a.key_of(name);
-        (0..n).map(|gi| a.number(g.grain_row[gi] as usize, k)).collect()
+        match a.names.lookup(name) {
+            Some(k) => (0..n).map(|gi| a.get_key(g.grain_row[gi] as usize, k)).collect(),
+            None => vec![None; n],
+        }
     };
     let (mut med, mut min, mut max) = (col("inst_par_median"), col("inst_par_min"), col("inst_par_max"));
     let mut bin = None;

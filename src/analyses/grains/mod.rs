@@ -1,6 +1,6 @@
 //! Grain graphs of OpenMP programs (Muddukrishna et al.): the graph of grains, fragments, forks and joins
 //! (`graph`, or `import` from the prototype's GraphML), its critical path, per-grain metrics and the
-//! problems they point to. Pure functions of a profile or graph; no layout, no drawing.
+//! problems they point to. Pure functions of the grain model (`model::grains`); no layout, no drawing.
 
 pub mod critical;
 pub mod graph;
@@ -14,7 +14,7 @@ pub use graph::{from_profile, EdgeKind, GrainGraph, NodeKind, TimeUnit, NONE};
 pub use metrics::Metrics;
 pub use problems::{ProblemView, Thresholds, METRICS};
 
-use crate::readers::GrainInput;
+use crate::model::grains::Grains;
 
 /// A grain graph with everything derived from it.
 #[derive(Clone, Debug)]
@@ -31,18 +31,18 @@ pub struct GrainAnalysis {
 }
 
 impl GrainAnalysis {
-    pub fn new(input: &GrainInput, thresholds: Thresholds) -> Result<Self, import::GraphError> {
+    pub fn new(input: &Grains, thresholds: Thresholds) -> Result<Self, import::GraphError> {
         let (graph, critical, metrics) = match input {
-            GrainInput::Profile(p) => {
+            Grains::Profile(p) => {
                 let g = from_profile(p);
                 let cp = critical_path(&g);
                 let m = metrics::from_profile(&g, p, &cp);
                 (g, cp, m)
             }
-            GrainInput::Graph(x) => {
-                let g = import::from_graphml(x)?;
+            Grains::Graph(x) => {
+                let g = import::from_nodes(x)?;
                 let cp = critical_path(&g);
-                let m = metrics::from_graphml(&g, x, &cp);
+                let m = metrics::from_nodes(&g, x, &cp);
                 (g, cp, m)
             }
         };

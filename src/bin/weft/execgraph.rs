@@ -9,7 +9,7 @@ use weft::layouts::execgraph::bundle::{ExecBundle, ExecFigures, REFERENCE_PLOT_P
 use weft::layouts::execgraph::{layout, ExecLayout};
 use weft::model::text::escape_controls;
 use weft::model::thread_events::ThreadEvents;
-use weft::readers::{otf2_threads, read_execgraph_path};
+use weft::readers::{open_path, otf2_threads};
 use weft::samples::execgraph::{sample, SAMPLES};
 use weft::views::options::{ExecgraphOptions, ViewOptions};
 use weft::views::{execgraph::ExecgraphPane, Pane};
@@ -41,15 +41,9 @@ fn load(file: Option<&Path>, sample_name: Option<&str>) -> Result<Loaded, Box<dy
             .map(|ev| (ev, None))
             .ok_or_else(|| format!("no sample `{s}` (samples: {})", SAMPLES.join(", ")).into()),
         (Some(f), None) => {
-            if let Some(read) = weft::readers::otf2::read_path_full(f) {
-                let read = read?;
-                let (events, warnings) = otf2_threads::execgraph_events(&read, &f.display().to_string())?;
-                crate::grains::print_warnings(&warnings);
-                return Ok((events, Some(otf2_threads::location_names(&read.trace))));
-            }
-            let (events, warnings) = read_execgraph_path(f)?;
+            let (events, warnings, locations) = open_path(f)?.into_thread_events(&f.display().to_string())?;
             crate::grains::print_warnings(&warnings);
-            Ok((events, None))
+            Ok((events, locations))
         }
         (None, None) => Err("give a FILE or --sample fib|rsa|mergesort".into()),
     }

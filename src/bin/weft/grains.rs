@@ -7,9 +7,10 @@ use crate::flags::{checked, help};
 use std::path::{Path, PathBuf};
 use weft::analyses::grains::query::GrainFigures;
 use weft::analyses::grains::{metrics, GrainAnalysis, Thresholds};
+use weft::model::grains::Grains;
 use weft::model::text::{escape_controls, escape_controls_lines};
 use weft::model::Warnings;
-use weft::readers::{read_grains_path, GrainInput, ReadError};
+use weft::readers::{open_path, ReadError};
 use weft::views::options::{GrainsOptions, ViewOptions};
 
 #[derive(clap::Args)]
@@ -30,8 +31,8 @@ pub struct Args {
     single: Option<PathBuf>,
 }
 
-fn read(path: &Path) -> Result<GrainInput, ReadError> {
-    let (input, warnings) = read_grains_path(path)?;
+fn read(path: &Path) -> Result<Grains, ReadError> {
+    let (input, warnings) = open_path(path)?.into_grains(&path.display().to_string())?;
     print_warnings(&warnings);
     Ok(input)
 }
@@ -63,7 +64,7 @@ pub fn analyse(file: &Path, t: Thresholds, single: Option<&Path>) -> Result<Grai
     let input = read(file)?;
     let mut a = GrainAnalysis::new(&input, t.clone())?;
     if let Some(s) = single {
-        let GrainInput::Profile(sp) = read(s)? else {
+        let Grains::Profile(sp) = read(s)? else {
             return Err(format!("{}: a single-threaded run must be a MIR profile", s.display()).into());
         };
         let mut m = a.metrics.clone();

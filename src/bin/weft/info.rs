@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use weft::analyses::summary::summarize;
 use weft::model::text::escape_controls as esc;
 use weft::model::WarningEffect;
-use weft::readers::read_path;
+use weft::readers::open_path;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -17,7 +17,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let trace = read_path(&a.file)?;
+    let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
     let s = summarize(&trace, 10);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&s)?);

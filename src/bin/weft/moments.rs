@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use weft::analyses::busy::BusyDefinition;
 use weft::analyses::moments::{format_duration_ns, moments, sort_moments, TimeWindow};
 use weft::model::text::escape_controls;
-use weft::readers::read_path;
+use weft::readers::open_path;
 use weft::views::options::{MomentsOptions, OptionError, ViewOptions};
 
 /// The options that choose what is computed, shared with `weft render moments`. `--busy` and `--sort` are the
@@ -56,7 +56,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
     let options = a.selection.options()?;
-    let trace = read_path(&a.file)?;
+    let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
     let definition = options.busy;
     let mut rows = moments(&trace, &definition, window);
     sort_moments(&mut rows, options.sort);

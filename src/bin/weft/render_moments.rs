@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use weft::analyses::busy::BusyIntervals;
 use weft::analyses::moments::{moments_of_busy, sort_moments, TimeWindow};
 use weft::model::LocationId;
-use weft::readers::read_path;
+use weft::readers::open_path;
 use weft::scene::axis::AXIS_HEIGHT_PX;
 use weft::scene::moments::{build_moment_view, MomentViewOptions, Viewport, LEGEND_HEIGHT_PX};
 use weft::scene::utilization::{build_utilization, UtilizationOptions};
@@ -34,7 +34,7 @@ pub struct Args {
 pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
     let options = a.selection.options()?;
-    let trace = read_path(&a.file)?;
+    let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
     let definition = options.busy;
     let mut busy = BusyIntervals::compute(&trace, &definition);
     let mut rows = moments_of_busy(&trace, &busy, window);

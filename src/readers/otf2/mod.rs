@@ -166,14 +166,9 @@ pub fn anchor_alone(name: &str) -> ReadError {
     }
 }
 
-/// Open an OTF2 trace from disk when `path` is an anchor file or a folder holding one; None when it is
-/// neither (the caller then reads the file by content). Native only.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn read_path(path: &std::path::Path) -> Option<Result<Trace, ReadError>> {
-    read_path_full(path).map(|r| r.map(|x| x.trace))
-}
-
-/// [`read_path`], keeping the anchor and the raw threading events.
+/// Open an OTF2 trace from disk when `path` is an anchor file, one of its definition or event files, or a
+/// folder holding one; None when it is none of these (`readers::open_path` then reads the file by content).
+/// Native only.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_path_full(path: &std::path::Path) -> Option<Result<Otf2Read, ReadError>> {
     use std::io::Read;

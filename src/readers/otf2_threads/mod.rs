@@ -1,7 +1,7 @@
 //! Interpretation of an OTF2 trace's threading records (the raw [`Otf2Read::thread_events`]) for the two
 //! analyses that need program structure rather than intervals: the execution graph (`execgraph`: the neutral
-//! thread events of `model::thread_events`) and the grain graph (`tasks`: a task profile in the shape of the
-//! MIR profiler's, times in nanoseconds). `walk` is the pass both share.
+//! thread events of `model::thread_events`) and the grain graph (`tasks`: the grain model's
+//! `GrainProfile`, times in nanoseconds). `walk` is the pass both share.
 //!
 //! Decoding stays in `readers::otf2`; this module only pairs decoded records, and never panics or gives up
 //! on unmatched records: they become warnings. The mapping is documented in docs/otf2-threads.md.
@@ -10,9 +10,9 @@ mod execgraph;
 mod tasks;
 pub mod walk;
 
+use crate::model::grains::GrainProfile;
 use crate::model::thread_events::ThreadEvents;
 use crate::model::Warnings;
-use crate::readers::mir::MirProfile;
 use crate::readers::otf2::Otf2Read;
 use crate::readers::ReadError;
 
@@ -27,7 +27,7 @@ pub fn execgraph_events(read: &Otf2Read, source: &str) -> Result<(ThreadEvents, 
 }
 
 /// The grain graph's input from an OTF2 trace's explicit tasks, with what had to be repaired or dropped.
-pub fn grain_profile(read: &Otf2Read, source: &str) -> Result<(MirProfile, Warnings), ReadError> {
+pub fn grain_profile(read: &Otf2Read, source: &str) -> Result<(GrainProfile, Warnings), ReadError> {
     let mut w = walk::walk(&read.trace, &read.thread_events);
     if w.tasks.is_empty() {
         return Err(ReadError::Io {
@@ -45,7 +45,6 @@ pub fn grain_profile(read: &Otf2Read, source: &str) -> Result<(MirProfile, Warni
     Ok((p, w.warnings))
 }
 
-/// Whether the trace has any threading records an execution graph or grain graph could use.
 /// The names of a trace's locations, by index (`process / location` when there are several processes):
 /// what [`thread_label`] needs of the trace.
 pub fn location_names(trace: &crate::model::Trace) -> Vec<String> {
@@ -78,6 +77,7 @@ pub fn thread_label(location_names: &[String], id: u64) -> (String, String) {
     }
 }
 
+/// Whether the trace has any threading records an execution graph or grain graph could use.
 pub fn has_thread_events(read: &Otf2Read) -> bool {
     !read.thread_events.is_empty()
 }
@@ -95,29 +95,6 @@ fn no_thread_events(source: &str) -> ReadError {
                  records): an execution graph needs them; open it as a timeline"
             .into(),
     }
-}
-
-/// The OTF2 archive held in `bytes` (zip, tar, tar.gz), read whole; `None` when `bytes` is no archive. A
-/// lone anchor file is an error: the rest of the archive is missing.
-pub fn otf2_in_bytes(name: &str, bytes: &[u8]) -> Option<Result<Otf2Read, ReadError>> {
-    use crate::readers::{archive, sniff, Sniffed};
-    match sniff(bytes) {
-        Sniffed::Zip | Sniffed::Tar => {
-            Some(archive::read_archive_bytes_full(name, bytes, archive::DEFAULT_BUDGET_BYTES))
-        }
-        Sniffed::Gzip if archive::is_tar(&archive::gunzip_head(bytes, 512)) => {
-            Some(archive::read_archive_bytes_full(name, bytes, archive::DEFAULT_BUDGET_BYTES))
-        }
-        Sniffed::Otf2Anchor => Some(Err(crate::readers::otf2::anchor_alone(name))),
-        _ => None,
-    }
-}
-
-/// The OTF2 archive among dropped files (an anchor with its definitions and events), `None` when there is
-/// no anchor among them.
-pub fn otf2_in_files(files: &crate::readers::otf2::MemoryFiles) -> Option<Result<Otf2Read, ReadError>> {
-    let anchor = crate::readers::otf2::find_anchor(files)?;
-    Some(crate::readers::otf2::read_archive_full(&anchor, files))
 }
 
 #[cfg(test)]

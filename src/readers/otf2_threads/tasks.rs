@@ -1,5 +1,5 @@
-//! OTF2 explicit tasks to a grain profile in the MIR profiler's shape ([`MirProfile`], times in ns), so
-//! the grain-graph analysis builds the graph and derives every metric as it does for MIR profiles.
+//! OTF2 explicit tasks to the grain model ([`GrainProfile`], times in ns), so the grain-graph analysis builds
+//! the graph and derives every metric as it does for any other grain input.
 //!
 //! Per task: its parent (the creating task, or none for tasks of an implicit thread), execution time (the
 //! sum of its switch-in to switch-out runs), creation instant and taskwait instants on its own execution
@@ -8,8 +8,8 @@
 //! its task region's name. Computes no metric itself.
 
 use super::walk::{Role, SyncKind, Walk};
+use crate::model::grains::{GrainProfile, TimeUnit};
 use crate::model::{Trace, WarningKind};
-use crate::readers::mir::MirProfile;
 use crate::sort::SortDyn;
 
 /// A task's runs in time order with their running sums, for its own clock.
@@ -47,7 +47,7 @@ fn source_of(name: &str) -> &str {
     name.rsplit_once('@').map(|(_, s)| s.trim()).unwrap_or("")
 }
 
-pub fn profile(trace: &Trace, w: &mut Walk, source: &str) -> MirProfile {
+pub fn profile(trace: &Trace, w: &mut Walk, source: &str) -> GrainProfile {
     // Rows: tasks that ran, in creation order; ids from 1 (0 is no row: the implicit root).
     let mut order: Vec<usize> = (0..w.tasks.len()).filter(|&t| w.tasks[t].exec.is_some()).collect();
     let never = w.tasks.len() - order.len();
@@ -74,16 +74,13 @@ pub fn profile(trace: &Trace, w: &mut Walk, source: &str) -> MirProfile {
     }
 
     let n = order.len();
-    let mut p = MirProfile {
+    let mut p = GrainProfile {
         file: source.to_string(),
-        nanoseconds: true,
+        unit: TimeUnit::Nanoseconds,
         wait_start: vec![0],
-        numeric: vec![
-            ("creation_cycles".into(), Vec::with_capacity(n)),
-            ("overhead_cycles".into(), Vec::with_capacity(n)),
-        ],
         ..Default::default()
     };
+    let mut creation_column = Vec::with_capacity(n);
     // Per task: its clock, and its waits (enter, leave, instant on its own clock, 1-based like MIR's).
     let clocks: Vec<Clock> = w.tasks.iter().map(|t| Clock::new(&t.segments)).collect();
     let waits_of: Vec<Vec<(u64, u64, u64)>> = (0..w.tasks.len())
@@ -149,21 +146,23 @@ pub fn profile(trace: &Trace, w: &mut Walk, source: &str) -> MirProfile {
         p.parent.push(parent_id);
         p.joins_at.push(joins_at);
         p.child_number.push(child_number);
-        p.cpu_id.push(task.segments.first().map(|s| s.2));
-        p.exec_cycles.push(exec);
+        p.core.push(task.segments.first().map(|s| s.2));
+        p.exec.push(exec);
         p.create_instant.push(create_instant);
         p.wait_instants.extend(waits.iter().map(|s| s.2));
         p.wait_start.push(p.wait_instants.len() as u32);
-        p.outline_function.push(name.to_string());
-        p.source_line.push(source_of(name).to_string());
-        p.tag.push(String::new());
-        p.numeric[0].1.push(creation.map(|c| c as f64));
+        p.function.push(p.strings.intern(name));
+        p.source.push(p.strings.intern(source_of(name)));
+        p.tag.push(crate::model::StringId::EMPTY);
+        creation_column.push(creation.map(|c| c as f64));
     }
+    let mut overhead_column = Vec::with_capacity(n);
     for r in 0..n {
         p.num_children.push(kids_so_far[r]);
-        let exec = p.exec_cycles[r];
-        p.numeric[1].1.push(Some(overhead[r].min(exec) as f64));
+        overhead_column.push(Some(overhead[r].min(p.exec[r]) as f64));
     }
-    p.lineage = lineage;
+    p.creation = Some(creation_column);
+    p.overhead = Some(overhead_column);
+    p.lineage = lineage.iter().map(|l| p.strings.intern(l)).collect();
     p
 }

@@ -253,13 +253,6 @@ pub fn sibling(prv_name: &str, ext: &str) -> String {
     format!("{stem}.{ext}")
 }
 
-/// Read a .prv from disk with the .pcf and .row beside it when they exist (native only).
-#[cfg(not(target_arch = "wasm32"))]
-pub fn read_path(path: &std::path::Path) -> Result<Trace, ReadError> {
-    let prv = crate::readers::read_regular(path)?;
-    read_beside(path, &prv)
-}
-
 /// The .prv at `path`, already in memory, with the .pcf and .row beside it when they exist and are regular
 /// files (native only).
 #[cfg(not(target_arch = "wasm32"))]

@@ -104,8 +104,8 @@ function onWorkerMessage(msg) {
     case 'loaded': {
       try {
         if (msg.kind === 'execgraph') weft.viewer.load_execgraph(new Uint8Array(msg.model));
-        else if (msg.kind === 'grains') weft.viewer.load_grains(new Uint8Array(msg.model));
-        else weft.viewer.load(new Uint8Array(msg.model));
+        else if (msg.kind === 'grains') weft.viewer.load_grains(new Uint8Array(msg.model), msg.aggregation ? new Uint8Array(msg.aggregation) : undefined);
+        else weft.viewer.load(new Uint8Array(msg.model), msg.moments ? new Uint8Array(msg.moments) : undefined);
       } catch (e) {
         failLoad(`${msg.name}: ${e}`);
         return;

@@ -7,7 +7,9 @@ use super::panes::aggregate::AggregatePane;
 use super::panes::grains::GrainsPane;
 use super::panes::particles::ParticlesPane;
 use super::panes::{execgraph::ExecgraphPane, moments::MomentsPane, timeline::TimelinePane, Pane};
-use crate::analyses::grains::Thresholds;
+use crate::analyses::aggregate::{bundle as aggregate_bundle, Aggregation};
+use crate::analyses::grains::{GrainAnalysis, Thresholds};
+use crate::analyses::moments_bundle::MomentsBundle;
 use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::GrainBundle;
 use crate::model::{codec, Trace};
@@ -35,6 +37,14 @@ pub struct Viewer {
     width: f32,
     height: f32,
     trace: Option<Rc<Trace>>,
+    /// The worker's aggregation of the loaded grain graph, for the Aggregated view (None: built on the page).
+    aggregation: Option<Aggregation>,
+    /// The worker's moments bundle of the loaded trace, for the moments view (None: computed on the page).
+    moments: Option<Vec<u8>>,
+    /// Analyses of what is loaded that the page had to compute itself, on its main thread, because the
+    /// worker sent none ("aggregation", "moments"): tests read it, and it stays empty for every input the
+    /// worker reads.
+    built_on_page: Vec<&'static str>,
     panes: Vec<Box<dyn Pane>>,
     active: usize,
     dirty: bool,
@@ -82,6 +92,9 @@ impl Viewer {
             overlay: ctx,
             dpr: 1.0,
             trace: None,
+            aggregation: None,
+            moments: None,
+            built_on_page: Vec::new(),
             panes: Vec::new(),
             active: 0,
             dirty: true,
@@ -95,9 +108,14 @@ impl Viewer {
     }
 
     /// Show a trace encoded by the worker, in the timeline view. Replaces what was shown.
-    pub fn load(&mut self, model: &[u8]) -> Result<(), JsValue> {
+    /// `moments`: the worker's moments of it for the default busy definition (analyses::moments_bundle),
+    /// decoded when the moments view is first shown.
+    pub fn load(&mut self, model: &[u8], moments: Option<Vec<u8>>) -> Result<(), JsValue> {
         let trace = Rc::new(codec::decode(model).map_err(|e| JsValue::from_str(&e.to_string()))?);
         self.panes = vec![Box::new(TimelinePane::new(trace.clone(), self.width, self.height))];
+        self.aggregation = None;
+        self.moments = moments;
+        self.built_on_page.clear();
         self.trace = Some(trace);
         self.active = 0;
         self.dirty = true;
@@ -108,6 +126,9 @@ impl Viewer {
     pub fn load_execgraph(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
         let bundle = ExecBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?;
         self.trace = None;
+        self.aggregation = None;
+        self.moments = None;
+        self.built_on_page.clear();
         self.panes = vec![Box::new(ExecgraphPane::new(bundle, self.width, self.height))];
         self.active = 0;
         self.dirty = true;
@@ -116,17 +137,26 @@ impl Viewer {
 
     /// Show a grain graph analysed and laid out by the worker, in the grain-graph view, or in the Aggregated
     /// view when its grains would be narrower than a pixel fitted. Replaces what was shown.
-    pub fn load_grains(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
+    /// `aggregation`: the worker's aggregation of it (analyses::aggregate::bundle), used by the Aggregated view.
+    pub fn load_grains(&mut self, bundle: &[u8], aggregation: Option<Vec<u8>>) -> Result<(), JsValue> {
         let (analysis, layout) =
             GrainBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?.analysis(Thresholds::paper());
+        let mut agg = match aggregation {
+            Some(bytes) => Some(aggregate_bundle::decode(&bytes, &analysis.graph).map_err(|e| e.to_string())?),
+            None => None,
+        };
         self.trace = None;
+        self.moments = None;
+        self.built_on_page.clear();
         // A graph whose grains fit narrower than a pixel opens aggregated first, and says so (issue 14).
         let aggregated = unreadable_when_fitted(&analysis, &layout, self.width, self.height);
         let grains = GrainsPane::new(analysis, layout, self.width, self.height);
         let first = aggregated.then(|| {
             let text = aggregated_first_text(grains.analysis().graph.grains());
-            AggregatePane::new(grains.analysis().clone(), self.width, self.height).with_intro(text)
+            let built = &mut self.built_on_page;
+            aggregate_pane(grains.shared_analysis(), agg.take(), self.width, self.height, built).with_intro(text)
         });
+        self.aggregation = agg;
         self.panes = vec![Box::new(grains)];
         self.active = 0;
         if let Some(pane) = first {
@@ -188,15 +218,26 @@ impl Viewer {
             Some(i) => i,
             None if kind == "aggregate" => {
                 let grains = self.panes.iter_mut().find_map(|p| p.as_grains()).ok_or("no grain graph is loaded")?;
-                let analysis = grains.analysis().clone();
-                self.panes.push(Box::new(AggregatePane::new(analysis, self.width, self.height)));
+                let analysis = grains.shared_analysis();
+                let agg = self.aggregation.take();
+                let pane = aggregate_pane(analysis, agg, self.width, self.height, &mut self.built_on_page);
+                self.panes.push(Box::new(pane));
                 self.panes.len() - 1
             }
             None => {
                 let trace = self.trace.clone().ok_or_else(|| format!("no '{kind}' view for this input"))?;
                 let pane: Box<dyn Pane> = match kind {
                     "timeline" => Box::new(TimelinePane::new(trace, self.width, self.height)),
-                    "moments" => Box::new(MomentsPane::new(trace, self.width, self.height)),
+                    "moments" => match self.moments.take() {
+                        Some(bytes) => {
+                            let first = MomentsBundle::decode(&bytes, &trace).map_err(|e| e.to_string())?;
+                            Box::new(MomentsPane::with_moments(trace, first, self.width, self.height))
+                        }
+                        None => {
+                            self.built_on_page.push("moments");
+                            Box::new(MomentsPane::new(trace, self.width, self.height))
+                        }
+                    },
                     "particles" => Box::new(ParticlesPane::new(trace, self.width, self.height)),
                     _ => return Err(JsValue::from_str(&format!("unknown view '{kind}'"))),
                 };
@@ -221,6 +262,7 @@ impl Viewer {
         if key == "thresholds" && pane.kind() == "grains" {
             // The aggregated view was built under the old thresholds: build it again when next shown.
             self.panes.retain(|p| p.kind() != "aggregate");
+            self.aggregation = None;
             self.active = self.panes.iter().position(|p| p.kind() == "grains").unwrap_or(0);
         }
         self.dirty = true;
@@ -367,6 +409,11 @@ impl Viewer {
         self.dirty = true;
     }
 
+    /// What the page computed itself for what is loaded (see `built_on_page`): empty when the worker sent it.
+    pub fn built_on_page(&self) -> Vec<String> {
+        self.built_on_page.iter().map(|s| s.to_string()).collect()
+    }
+
     pub fn stats(&self) -> JsValue {
         to_js(&self.last)
     }
@@ -388,5 +435,23 @@ impl Viewer {
     pub(super) fn grains_pane(&mut self) -> Result<&mut GrainsPane, JsValue> {
         self.dirty = true;
         self.panes.get_mut(self.active).and_then(|p| p.as_grains()).ok_or_else(|| "no grain graph is shown".into())
+    }
+}
+
+/// The Aggregated view of `analysis`, over the worker's aggregation when there is one.
+/// `built_on_page` gets "aggregation" when there is none.
+fn aggregate_pane(
+    analysis: Rc<GrainAnalysis>,
+    agg: Option<Aggregation>,
+    width: f32,
+    height: f32,
+    built_on_page: &mut Vec<&'static str>,
+) -> AggregatePane {
+    match agg {
+        Some(agg) => AggregatePane::with_aggregation(analysis, agg, width, height),
+        None => {
+            built_on_page.push("aggregation");
+            AggregatePane::new(analysis, width, height)
+        }
     }
 }

@@ -6,8 +6,11 @@
 //! the budget, and the bytes of a file read whole are grown fallibly, so memory that runs out first is the same
 //! "too large" message naming the file rather than a trap.
 
+use crate::analyses::aggregate::{bundle as aggregate_bundle, Aggregation, Method};
+use crate::analyses::busy::BusyDefinition;
 use crate::analyses::execgraph::{build, ExecGraph};
 use crate::analyses::grains::{GrainAnalysis, Thresholds};
+use crate::analyses::moments_bundle::MomentsBundle;
 use crate::analyses::summary::summarize;
 use crate::layouts::execgraph::bundle::{scale_for_min_px, ExecBundle, ExecFigures};
 use crate::layouts::execgraph::Scale;
@@ -266,9 +269,13 @@ fn loaded(kind: &str, model: Vec<u8>, summary: String) -> JsValue {
     o.into()
 }
 
+/// A trace for the timeline, with its moments under the default busy definition for the moments view.
 fn trace_loaded(trace: &Trace) -> JsValue {
     let summary = serde_json::to_string(&summarize(trace, 10)).unwrap_or_default();
-    loaded("trace", codec::encode(trace), summary)
+    let moments = MomentsBundle::compute(trace, &BusyDefinition::Compute).encode();
+    let out = loaded("trace", codec::encode(trace), summary);
+    let _ = js_sys::Reflect::set(&out, &"moments".into(), &js_sys::Uint8Array::from(&moments[..]).into());
+    out
 }
 
 /// `warnings`: what reading the graph's input repaired or dropped (an OTF2 trace's thread mapping); they go
@@ -312,7 +319,11 @@ fn grains_from_input(name: &str, input: &GrainInput, warnings: &Warnings) -> Res
         "grains": analysis.graph.grains(), "nodes": analysis.graph.nodes(), "edges": analysis.graph.edge_source.len(),
         "critical_path_length": analysis.critical.length, "problems": problems,
     });
-    Ok(loaded("grains", GrainBundle::new(analysis, layout).encode(), with_warnings(Ok(summary), warnings)))
+    // The aggregation rides along, so the Aggregated view opens without building it on the page.
+    let aggregation = aggregate_bundle::encode(&Aggregation::new(&analysis, Method::Reduction), &analysis.graph);
+    let out = loaded("grains", GrainBundle::new(analysis, layout).encode(), with_warnings(Ok(summary), warnings));
+    let _ = js_sys::Reflect::set(&out, &"aggregation".into(), &js_sys::Uint8Array::from(&aggregation[..]).into());
+    Ok(out)
 }
 
 /// Lay the last execution graph out again, short edges raised to `min_px` of an 800 px drawing (0: true scale).

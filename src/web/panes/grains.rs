@@ -10,9 +10,11 @@ use crate::layouts::grains::{node_at, GrainLayout};
 use crate::scene::grains::{build, narrowest_grain, sub_pixel_hint, ColorBy, View, Viewport};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use serde_json::json;
+use std::rc::Rc;
 
 pub struct GrainsPane {
-    analysis: GrainAnalysis,
+    /// Shared with the Aggregated view of the same graph (no copy on the page's main thread).
+    analysis: Rc<GrainAnalysis>,
     layout: GrainLayout,
     vp: Viewport,
     /// Index into the analysis' problem views; None for the structural view.
@@ -36,7 +38,7 @@ impl GrainsPane {
         let narrowest = narrowest_grain(&analysis, &layout);
         GrainsPane {
             narrowest,
-            analysis,
+            analysis: Rc::new(analysis),
             layout,
             vp,
             problem: None,
@@ -48,6 +50,11 @@ impl GrainsPane {
 
     pub fn analysis(&self) -> &GrainAnalysis {
         &self.analysis
+    }
+
+    /// The analysis itself, for another view of the same graph.
+    pub fn shared_analysis(&self) -> Rc<GrainAnalysis> {
+        self.analysis.clone()
     }
 
     /// The metric of the problem view shown; None in the structural view.
@@ -293,7 +300,7 @@ impl Pane for GrainsPane {
                     "prototype" => Thresholds::prototype(),
                     _ => return Err(format!("thresholds are 'paper' or 'prototype', not '{value}'")),
                 };
-                self.analysis.set_thresholds(t);
+                Rc::make_mut(&mut self.analysis).set_thresholds(t);
             }
             _ => return Err(format!("the grain graph view has no option '{key}'")),
         }

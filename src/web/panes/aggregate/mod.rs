@@ -25,6 +25,7 @@ use crate::scene::aggregate::{build_at, Fit, Geometry, Overlay};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// How long an open or close animates.
 const ANIMATION_MS: f64 = 200.0;
@@ -44,7 +45,7 @@ struct Animation {
 }
 
 pub struct AggregatePane {
-    analysis: GrainAnalysis,
+    analysis: Rc<GrainAnalysis>,
     method: Method,
     /// Index into `METRICS` (and the analysis' problem views); None for the structural view.
     problem: Option<usize>,
@@ -81,12 +82,18 @@ pub struct AggregatePane {
 }
 
 impl AggregatePane {
-    pub fn new(analysis: GrainAnalysis, width: f32, height: f32) -> Self {
+    pub fn new(analysis: Rc<GrainAnalysis>, width: f32, height: f32) -> Self {
         let agg = Aggregation::new(&analysis, Method::Reduction);
+        Self::with_aggregation(analysis, agg, width, height)
+    }
+
+    /// The pane over an aggregation already built (by the worker, analyses::aggregate::bundle), so opening
+    /// the view costs the page only the closed root's layout.
+    pub fn with_aggregation(analysis: Rc<GrainAnalysis>, agg: Aggregation, width: f32, height: f32) -> Self {
         let view = AggregateView::new(&agg.tree, &analysis.graph, AggregateParams::default());
         let mut p = AggregatePane {
             analysis,
-            method: Method::Reduction,
+            method: agg.method,
             problem: None,
             severity: Vec::new(),
             tree: agg.tree,

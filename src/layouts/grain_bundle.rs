@@ -288,3 +288,38 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod bench {
+    use super::*;
+    use crate::analyses::aggregate::{bundle as aggregate_bundle, Aggregation, Method};
+    use crate::layouts::grains::{layout, LayoutParams};
+    use std::time::Instant;
+
+    /// Sizes and native decode times of the bundles for 131,072 grains (BENCHMARKS.md, "The engine in the
+    /// worker"): `cargo test --lib bench_bundles -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn bench_bundles_131072_grains() {
+        let input = crate::readers::read_grains("fib.csv", &crate::samples::grains::fib_profile(45, 16, 48))
+            .expect("generated profile reads");
+        let an = GrainAnalysis::new(&input, Thresholds::paper()).expect("analyses");
+        let lay = layout(&an.graph, &LayoutParams::default());
+        let agg = Aggregation::new(&an, Method::Reduction);
+        let agg_bytes = aggregate_bundle::encode(&agg, &an.graph);
+        let graph = an.graph.clone();
+        let bytes = GrainBundle::new(an, lay).encode();
+        let t = Instant::now();
+        let back = GrainBundle::decode(&bytes).expect("decodes");
+        let graph_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let back_agg = aggregate_bundle::decode(&agg_bytes, &graph).expect("decodes");
+        let agg_ms = t.elapsed().as_secs_f64() * 1e3;
+        assert_eq!((back.graph.grains(), back_agg.tree.len()), (131_072, agg.tree.len()));
+        eprintln!(
+            "grain bundle {} bytes, decoded in {graph_ms:.1} ms; aggregation {} bytes, decoded in {agg_ms:.1} ms",
+            bytes.len(),
+            agg_bytes.len()
+        );
+    }
+}

@@ -1,5 +1,7 @@
 //! The worker's side: a file arrives in chunks (File.slice), is read into a model, and leaves as one encoded
-//! buffer for the page. Runs off the main thread, so a 100 MB file never freezes the page.
+//! buffer for the page, with what the page's other views need built here too (a trace's moments, a grain
+//! graph's aggregation), so the page's main thread only decodes. Runs off the main thread, so a 100 MB file
+//! never freezes the page.
 //!
 //! Held to the budget as it streams, not only from a size given in advance: a download without a
 //! Content-Length is refused once what it holds (a file read whole, or the Chrome reader's unparsed tail) passes

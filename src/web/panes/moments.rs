@@ -1,7 +1,8 @@
 //! The moments pane: the utilization Gantt chart (left) beside the moment view (right), one row per
 //! location in the same order, on the same time axis, zooming and scrolling together (the paper's Fig. 4
-//! and 5). Moments are recomputed when the busy definition changes (linear in intervals: milliseconds for
-//! a million).
+//! and 5). The first moments (default definition) come from the worker ([`MomentsPane::with_moments`]);
+//! they are recomputed here when the busy definition changes (linear in intervals: milliseconds for a
+//! million).
 
 use super::timeline::location_matches;
 use super::{num, Hover, Pane};

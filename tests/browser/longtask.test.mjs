@@ -10,6 +10,8 @@
 // aggregation and the moments came from the worker). The wall-clock bounds (no task over 50 ms, no frame gap
 // over 100 ms) are asserted with WEFT_TIMING=strict, on a quiet machine: on the shared 2-core VM at a load
 // average of 12 the same page shows 250 ms tasks that take 10 ms when it is quiet. Without it they are printed.
+// A frame gap can also come from the GPU process: SwiftShader (software Vulkan) takes 0.5-0.9 s to rasterize a
+// frame of 15,000 rects, and rAF waits for it; these inputs draw a few thousand.
 // WEFT_PAGE_ROOT=/path/to/another/checkout serves that checkout's page instead (to show the test fails there).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

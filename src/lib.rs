@@ -8,6 +8,7 @@
 //! type, for the download size) serves every layer.
 
 pub mod analyses;
+pub mod columns;
 pub mod layouts;
 pub mod model;
 pub mod readers;

@@ -104,8 +104,8 @@ function onWorkerMessage(msg) {
     case 'loaded': {
       try {
         if (msg.kind === 'execgraph') weft.viewer.load_execgraph(new Uint8Array(msg.model));
-        else if (msg.kind === 'grains') weft.viewer.load_grains(new Uint8Array(msg.model));
-        else weft.viewer.load(new Uint8Array(msg.model));
+        else if (msg.kind === 'grains') weft.viewer.load_grains(new Uint8Array(msg.model), msg.aggregation ? new Uint8Array(msg.aggregation) : undefined);
+        else weft.viewer.load(new Uint8Array(msg.model), msg.moments ? new Uint8Array(msg.moments) : undefined);
       } catch (e) {
         failLoad(`${msg.name}: ${e}`);
         return;
@@ -127,6 +127,9 @@ function onWorkerMessage(msg) {
       ui.progress.hidden = true;
       weft.loads += 1;
       setState('ready');
+      // The header and tabs just changed: size the view now, so the first frame of what was loaded is drawn
+      // once at its final size rather than again when the ResizeObserver reports the change.
+      resize();
       break;
     }
     case 'relaid': {
@@ -618,9 +621,16 @@ window.addEventListener('drop', (e) => {
 });
 
 // ---- start ----
+// The stage's size last given to the viewer: a resize to the same size draws nothing again (a full frame of a
+// large trace is costly to rasterize without a GPU: BENCHMARKS.md, "The engine in the worker").
+let stageSize = '';
 function resize() {
   const r = ui.stage.getBoundingClientRect();
-  weft.viewer.resize(r.width, r.height, window.devicePixelRatio || 1);
+  const dpr = window.devicePixelRatio || 1;
+  const size = `${r.width}x${r.height}@${dpr}`;
+  if (size === stageSize) return;
+  stageSize = size;
+  weft.viewer.resize(r.width, r.height, dpr);
 }
 
 function loop() {

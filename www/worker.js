@@ -77,13 +77,20 @@ async function openSet(id, name, entries) {
   }
 }
 
-// `out` is {kind: 'trace' | 'execgraph' | 'grains', model: Uint8Array, summary: JSON string, views?}; the model's buffer moves.
+// The bytes of a Uint8Array as a buffer of their own, to transfer.
+const own = (a) => (a.buffer.byteLength === a.byteLength ? a.buffer : a.slice().buffer);
+
+// `out` is {kind: 'trace' | 'execgraph' | 'grains', model: Uint8Array, summary: JSON string, views?,
+// aggregation?, moments?}; the buffers move. `aggregation` (grains) and `moments` (a trace) are what the worker
+// built for the page's other views, so the page does not build them on its main thread.
 function send(id, name, out, type = 'loaded') {
-  const model = out.model;
-  const buf = model.buffer.byteLength === model.byteLength ? model.buffer : model.slice().buffer;
+  const buf = own(out.model);
+  const aggregation = out.aggregation ? own(out.aggregation) : null;
+  const moments = out.moments ? own(out.moments) : null;
   // `views`: the other views the file offers (an OTF2 trace with threads or tasks), opened with 'view'.
   const views = out.views ? Array.from(out.views) : null;
-  post({ id, type, name, kind: out.kind, model: buf, summary: out.summary, views }, [buf]);
+  const transfer = [buf, aggregation, moments].filter((b) => b !== null);
+  post({ id, type, name, kind: out.kind, model: buf, summary: out.summary, views, aggregation, moments }, transfer);
 }
 
 self.onmessage = async (e) => {

@@ -10,7 +10,7 @@
 use crate::model::{LocationId, Paradigm, RegionRole, Trace};
 
 /// Which time of a location counts as busy.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum BusyDefinition {
     /// Time in any region minus time in communication and synchronization regions.
     #[default]
@@ -122,7 +122,7 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 }
 
 /// One busy stretch of a location, in ns relative to the trace's first event; `start_ns < end_ns`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BusyInterval {
     pub start_ns: u64,
     pub end_ns: u64,
@@ -239,7 +239,7 @@ fn subtract(inc: &[BusyInterval], exc: &[BusyInterval], out: &mut Vec<BusyInterv
 
 /// The busy intervals of every location of a trace, in one array with a range per location. The array can be
 /// laid out in display order ([`BusyIntervals::arrange`]) so that drawing rows top to bottom reads memory in order.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BusyIntervals {
     pub definition: BusyDefinition,
     /// Per location, its (start, end) in `spans`.
@@ -301,6 +301,26 @@ impl BusyIntervals {
     /// Busy intervals over all locations.
     pub fn total_spans(&self) -> usize {
         self.spans.len()
+    }
+
+    /// Whether intervals that crossed from elsewhere (decoded bytes) hold what [`BusyIntervals::compute`]
+    /// guarantees, for a trace of `locations` locations: a range per location within the array, each
+    /// location's intervals sorted, disjoint and non-empty. Err says what does not hold.
+    pub fn check(&self, locations: usize) -> Result<(), String> {
+        if self.ranges.len() != locations {
+            return Err(format!("busy intervals for {} locations, the trace has {locations}", self.ranges.len()));
+        }
+        for (l, &(a, b)) in self.ranges.iter().enumerate() {
+            let spans = self.spans.get(a..b).ok_or(format!("location {l}'s busy intervals run past the array"))?;
+            let mut end = 0;
+            for (k, s) in spans.iter().enumerate() {
+                if s.start_ns >= s.end_ns || (k > 0 && s.start_ns <= end) {
+                    return Err(format!("location {l}'s busy intervals are not sorted, disjoint and non-empty"));
+                }
+                end = s.end_ns;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -6,5 +6,6 @@ pub mod busy;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;
+pub mod moments_bundle;
 pub mod particles;
 pub mod summary;

@@ -196,7 +196,7 @@ fn parse_time_ns(part: &str) -> Option<u64> {
 
 /// The moments of one location. The JSON keys are the CLI's stable interface.
 /// m1 is relative to the trace's first event; a location never busy has m0 = 0 and m1 = m2 = m3 = 0.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct LocationMoments {
     /// The location's index in the trace.
     pub location: u32,

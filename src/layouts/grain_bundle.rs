@@ -1,9 +1,13 @@
 //! A grain graph with its metrics, critical path and layout, packed for the trip from the worker (which
-//! reads, analyses and lays out) to the page (which draws). postcard bytes; the page re-derives the problem
-//! views from the metrics (linear), so thresholds can change there without a round trip.
+//! reads, analyses and lays out) to the page (which draws). Columns as bytes (crate::columns; postcard took
+//! 630 ms of the page's main thread for 131,072 grains); every field is named in `encode`, so a field added to
+//! the graph, metrics or layout is a compile error here rather than silently dropped. The page re-derives the
+//! problem views from the metrics (linear), so thresholds can change there without a round trip.
 
 use super::grains::GrainLayout;
-use crate::analyses::grains::{CriticalPath, GrainAnalysis, GrainGraph, Metrics, Thresholds};
+use crate::analyses::grains::graph::{Csr, Groups};
+use crate::analyses::grains::{CriticalPath, GrainAnalysis, GrainGraph, Metrics, Thresholds, TimeUnit};
+use crate::columns::{ColumnError, ColumnReader, ColumnWriter};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
@@ -20,11 +24,106 @@ impl GrainBundle {
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        postcard::to_allocvec(self).unwrap_or_default()
+        let mut w = ColumnWriter::new(MAGIC);
+        let GrainGraph {
+            unit,
+            grain_task,
+            grain_parent,
+            grain_cpu,
+            grain_exec,
+            grain_outline,
+            grain_source,
+            grain_lineage,
+            grain_row,
+            grain_node_start,
+            grain_nodes,
+            grain_group_start,
+            groups,
+            nested,
+            node_kind,
+            node_grain,
+            node_exec,
+            node_index,
+            node_names,
+            edge_source,
+            edge_target,
+            edge_kind,
+            edge_delay,
+            out,
+            inc,
+            strings,
+        } = &self.graph;
+        w.u64(matches!(unit, TimeUnit::Nanoseconds) as u64);
+        w.u64(*nested as u64);
+        for c in [grain_task, grain_exec, node_exec, edge_delay] {
+            w.col(c);
+        }
+        for c in [grain_parent, grain_cpu, grain_outline, grain_source, grain_lineage, grain_row, grain_node_start] {
+            w.col(c);
+        }
+        for c in [grain_nodes, grain_group_start, node_grain, node_index, edge_source, edge_target] {
+            w.col(c);
+        }
+        let Groups { owner, fork, join, mid, post, child_start, children } = groups;
+        for c in [owner, fork, join, mid, post, child_start, children, &out.start, &out.edges, &inc.start, &inc.edges] {
+            w.col(c);
+        }
+        w.col(&node_kind.iter().map(|&k| k as u8).collect::<Vec<u8>>());
+        w.col(&edge_kind.iter().map(|&k| k as u8).collect::<Vec<u8>>());
+        w.strings(node_names);
+        w.strings(strings);
+        let CriticalPath { root_dist, length, nodes, edges, on_node, on_edge } = &self.critical;
+        w.col(root_dist);
+        w.u64(*length);
+        w.col(nodes);
+        w.col(edges);
+        w.bools(on_node);
+        w.bools(on_edge);
+        let Metrics {
+            exec,
+            creation,
+            overhead,
+            work,
+            parallel_benefit,
+            work_deviation,
+            mem_hier_util,
+            sibling_work_balance,
+            sibling_scatter,
+            inst_par_median,
+            inst_par_min,
+            inst_par_max,
+            inst_par_bin,
+        } = &self.metrics;
+        w.col(exec);
+        for c in [
+            creation,
+            overhead,
+            work,
+            parallel_benefit,
+            work_deviation,
+            mem_hier_util,
+            sibling_work_balance,
+            sibling_scatter,
+            inst_par_median,
+            inst_par_min,
+            inst_par_max,
+        ] {
+            w.opt_f64(c);
+        }
+        w.opt_f64(&[*inst_par_bin]);
+        let GrainLayout { x, y, w: lw, h, point_start, points, width, height, from_nesting } = &self.layout;
+        for c in [x, y, lw, h] {
+            w.col(c);
+        }
+        w.col(point_start);
+        w.col(points);
+        w.col(&[*width, *height]);
+        w.u64(*from_nesting as u64);
+        w.finish()
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Self, String> {
-        let b: GrainBundle = postcard::from_bytes(bytes).map_err(|e| format!("grain graph buffer corrupt: {e}"))?;
+        let b = read(bytes).map_err(|e| format!("grain graph {e}"))?;
         let (n, e, g) = (b.graph.nodes(), b.graph.edge_source.len(), b.graph.grains());
         let l = &b.layout;
         let fits = l.x.len() == n
@@ -49,6 +148,101 @@ impl GrainBundle {
     }
 }
 
+const MAGIC: &[u8; 8] = b"WEFTGRN1";
+
+fn read(bytes: &[u8]) -> Result<GrainBundle, ColumnError> {
+    use crate::analyses::grains::{EdgeKind, NodeKind};
+    let mut r = ColumnReader::new(bytes, MAGIC)?;
+    let unit = if r.u64()? == 1 { TimeUnit::Nanoseconds } else { TimeUnit::Cycles };
+    let nested = r.u64()? == 1;
+    let (grain_task, grain_exec, node_exec, edge_delay) =
+        (r.col("grain tasks")?, r.col("grain times")?, r.col("node times")?, r.col("edge delays")?);
+    let (grain_parent, grain_cpu, grain_outline, grain_source) =
+        (r.col("grain parents")?, r.col("grain cpus")?, r.col("grain outlines")?, r.col("grain sources")?);
+    let (grain_lineage, grain_row, grain_node_start) =
+        (r.col("grain lineages")?, r.col("grain rows")?, r.col("grain node starts")?);
+    let (grain_nodes, grain_group_start, node_grain) =
+        (r.col("grain nodes")?, r.col("grain group starts")?, r.col("node grains")?);
+    let (node_index, edge_source, edge_target) =
+        (r.col("node indices")?, r.col("edge sources")?, r.col("edge targets")?);
+    let groups = Groups {
+        owner: r.col("group owners")?,
+        fork: r.col("group forks")?,
+        join: r.col("group joins")?,
+        mid: r.col("group mids")?,
+        post: r.col("group posts")?,
+        child_start: r.col("group child starts")?,
+        children: r.col("group children")?,
+    };
+    let out = Csr { start: r.col("out starts")?, edges: r.col("out edges")? };
+    let inc = Csr { start: r.col("in starts")?, edges: r.col("in edges")? };
+    let node_kind = r.enums("node kinds", |b| {
+        use NodeKind::*;
+        [Start, End, Fragment, Fork, Join, Task].get(b as usize).copied()
+    })?;
+    let edge_kind = r.enums("edge kinds", |b| EdgeKind::ALL.get(b as usize).copied())?;
+    let (node_names, strings) = (r.strings("node names")?, r.strings("strings")?);
+    let graph = GrainGraph {
+        unit,
+        grain_task,
+        grain_parent,
+        grain_cpu,
+        grain_exec,
+        grain_outline,
+        grain_source,
+        grain_lineage,
+        grain_row,
+        grain_node_start,
+        grain_nodes,
+        grain_group_start,
+        groups,
+        nested,
+        node_kind,
+        node_grain,
+        node_exec,
+        node_index,
+        node_names,
+        edge_source,
+        edge_target,
+        edge_kind,
+        edge_delay,
+        out,
+        inc,
+        strings,
+    };
+    let critical = CriticalPath {
+        root_dist: r.col("distances")?,
+        length: r.u64()?,
+        nodes: r.col("critical nodes")?,
+        edges: r.col("critical edges")?,
+        on_node: r.bools("critical node flags")?,
+        on_edge: r.bools("critical edge flags")?,
+    };
+    let metrics = Metrics {
+        exec: r.col("execution times")?,
+        creation: r.opt_f64("creation")?,
+        overhead: r.opt_f64("overhead")?,
+        work: r.opt_f64("work")?,
+        parallel_benefit: r.opt_f64("parallel benefit")?,
+        work_deviation: r.opt_f64("work deviation")?,
+        mem_hier_util: r.opt_f64("memory hierarchy utilization")?,
+        sibling_work_balance: r.opt_f64("load balance")?,
+        sibling_scatter: r.opt_f64("scatter")?,
+        inst_par_median: r.opt_f64("instantaneous parallelism median")?,
+        inst_par_min: r.opt_f64("instantaneous parallelism min")?,
+        inst_par_max: r.opt_f64("instantaneous parallelism max")?,
+        inst_par_bin: r.opt_f64("bin width")?.first().copied().flatten(),
+    };
+    let (x, y, w, h) = (r.col("x")?, r.col("y")?, r.col("widths")?, r.col("heights")?);
+    let (point_start, points) = (r.col("point starts")?, r.col("points")?);
+    let size: Vec<f32> = r.col("size")?;
+    let from_nesting = r.u64()? == 1;
+    r.end()?;
+    let [width, height] = [size.first().copied().unwrap_or(0.0), size.get(1).copied().unwrap_or(0.0)];
+    let layout = GrainLayout { x, y, w, h, point_start, points, width, height, from_nesting };
+    Ok(GrainBundle { graph, critical, metrics, layout })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,19 +250,78 @@ mod tests {
     use crate::samples::grains::fib_profile;
 
     #[test]
-    fn bundle_round_trips_and_rejects_truncation() {
+    fn bundle_round_trips_and_rejects_corruption() {
         let csv = fib_profile(20, 5, 8);
         let (input, _) =
             crate::readers::open("fib.csv", (&csv).into()).and_then(|i| i.into_grains("fib.csv")).expect("reads");
         let an = GrainAnalysis::new(&input, Thresholds::paper()).expect("analyses");
         let lay = layout(&an.graph, &LayoutParams::default());
         let problems: Vec<usize> = an.problems.iter().map(|p| p.count).collect();
+        let before = an.clone();
         let bytes = GrainBundle::new(an, lay.clone()).encode();
         let (back, back_layout) = GrainBundle::decode(&bytes).expect("decodes").analysis(Thresholds::paper());
         assert_eq!(back.problems.iter().map(|p| p.count).collect::<Vec<_>>(), problems);
         assert_eq!(back_layout.x, lay.x);
+        assert_eq!(back_layout.points, lay.points);
+        assert_eq!(
+            (back_layout.width, back_layout.height, back_layout.from_nesting),
+            (lay.width, lay.height, lay.from_nesting)
+        );
+        let (g, h) = (&back.graph, &before.graph);
+        assert_eq!((g.unit, g.nested, &g.node_kind, &g.edge_kind), (h.unit, h.nested, &h.node_kind, &h.edge_kind));
+        assert_eq!(
+            (&g.grain_task, &g.groups.children, &g.out.edges, &g.strings),
+            (&h.grain_task, &h.groups.children, &h.out.edges, &h.strings)
+        );
+        assert_eq!((back.critical.length, &back.critical.on_edge), (before.critical.length, &before.critical.on_edge));
+        assert_eq!(
+            (&back.metrics.work, back.metrics.inst_par_bin),
+            (&before.metrics.work, before.metrics.inst_par_bin)
+        );
         for cut in (0..bytes.len()).step_by(61) {
             assert!(GrainBundle::decode(&bytes[..cut]).is_err());
         }
+        // Changed bytes decode to a checked bundle or an error, never a panic.
+        for i in (0..bytes.len()).step_by(7) {
+            let mut b = bytes.clone();
+            b[i] ^= 0x5a;
+            let _ = GrainBundle::decode(&b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod bench {
+    use super::*;
+    use crate::analyses::aggregate::{bundle as aggregate_bundle, Aggregation, Method};
+    use crate::layouts::grains::{layout, LayoutParams};
+    use std::time::Instant;
+
+    /// Sizes and native decode times of the bundles for 131,072 grains (BENCHMARKS.md, "The engine in the
+    /// worker"): `cargo test --lib bench_bundles -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn bench_bundles_131072_grains() {
+        let csv = crate::samples::grains::fib_profile(45, 16, 48);
+        let (input, _) =
+            crate::readers::open("fib.csv", (&csv).into()).and_then(|i| i.into_grains("fib.csv")).expect("reads");
+        let an = GrainAnalysis::new(&input, Thresholds::paper()).expect("analyses");
+        let lay = layout(&an.graph, &LayoutParams::default());
+        let agg = Aggregation::new(&an, Method::Reduction);
+        let agg_bytes = aggregate_bundle::encode(&agg, &an.graph);
+        let graph = an.graph.clone();
+        let bytes = GrainBundle::new(an, lay).encode();
+        let t = Instant::now();
+        let back = GrainBundle::decode(&bytes).expect("decodes");
+        let graph_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let back_agg = aggregate_bundle::decode(&agg_bytes, &graph).expect("decodes");
+        let agg_ms = t.elapsed().as_secs_f64() * 1e3;
+        assert_eq!((back.graph.grains(), back_agg.tree.len()), (131_072, agg.tree.len()));
+        eprintln!(
+            "grain bundle {} bytes, decoded in {graph_ms:.1} ms; aggregation {} bytes, decoded in {agg_ms:.1} ms",
+            bytes.len(),
+            agg_bytes.len()
+        );
     }
 }

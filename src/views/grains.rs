@@ -11,9 +11,11 @@ use crate::scene::grains::{build, narrowest_grain, sub_pixel_hint, ColorBy, View
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use crate::views::options::{problem_choices, set_choices, GrainsOptions, ThresholdsPreset, ViewOptions};
 use serde_json::json;
+use std::rc::Rc;
 
 pub struct GrainsPane {
-    analysis: GrainAnalysis,
+    /// Shared with the Aggregated view of the same graph (no copy on the page's main thread).
+    analysis: Rc<GrainAnalysis>,
     layout: GrainLayout,
     vp: Viewport,
     /// Index into the analysis' problem views; None for the structural view.
@@ -37,7 +39,7 @@ impl GrainsPane {
         let narrowest = narrowest_grain(&analysis, &layout);
         GrainsPane {
             narrowest,
-            analysis,
+            analysis: Rc::new(analysis),
             layout,
             vp,
             problem: None,
@@ -49,6 +51,11 @@ impl GrainsPane {
 
     pub fn analysis(&self) -> &GrainAnalysis {
         &self.analysis
+    }
+
+    /// The analysis itself, for another view of the same graph.
+    pub fn shared_analysis(&self) -> Rc<GrainAnalysis> {
+        self.analysis.clone()
     }
 
     /// The metric of the problem view shown; None in the structural view.
@@ -306,7 +313,7 @@ impl Pane for GrainsPane {
                     *search(&self.analysis, value).first().ok_or_else(|| format!("no grain matches '{value}'"))?;
                 self.locate(grain, true)?;
             }
-            _ => self.analysis.set_thresholds(o.thresholds.thresholds()),
+            _ => Rc::make_mut(&mut self.analysis).set_thresholds(o.thresholds.thresholds()),
         }
         Ok(())
     }

@@ -1,12 +1,14 @@
 //! The moments pane: the utilization Gantt chart (left) beside the moment view (right), one row per
 //! location in the same order, on the same time axis, zooming and scrolling together (the paper's Fig. 4
-//! and 5). Moments are recomputed when the busy definition changes (linear in intervals: milliseconds for
-//! a million).
+//! and 5). The first moments (default definition) come from the worker ([`MomentsPane::with_moments`]);
+//! they are recomputed here when the busy definition changes (linear in intervals: milliseconds for a
+//! million).
 
 use super::timeline::location_matches;
 use super::{num, Hover, Pane};
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};
 use crate::analyses::moments::{hover_text, moments_of_busy, sort_moments, LocationMoments, MomentKey, TimeWindow};
+use crate::analyses::moments_bundle::MomentsBundle;
 use crate::model::{LocationId, Trace};
 use crate::scene::moments::{build_moment_view, ColorEncoding, MomentViewOptions, Viewport};
 use crate::scene::utilization::{build_utilization, UtilizationOptions};
@@ -84,6 +86,27 @@ impl MomentsPane {
         pane.recompute();
         pane.view = Viewport::fit(pane.trace.span_ns, pane.rows.len(), width / 2.0, height);
         pane
+    }
+
+    /// The pane over busy intervals and moments already computed (by the worker, for the default sort and
+    /// every location): opening it makes no pass over the trace's intervals.
+    pub fn with_moments(trace: Rc<Trace>, first: MomentsBundle, width: f32, height: f32) -> Self {
+        let has_regions = trace.intervals.dur_ns.iter().any(|&d| d > 0);
+        let view = Viewport::fit(trace.span_ns, first.rows.len(), width / 2.0, height);
+        MomentsPane {
+            trace,
+            definition: first.definition,
+            key: MomentKey::Location,
+            busy: first.busy,
+            rows: first.rows,
+            view,
+            width,
+            hovered: None,
+            color: None,
+            color_key: "none".to_string(),
+            locations: None,
+            has_regions,
+        }
     }
 
     fn recompute(&mut self) {

@@ -11,7 +11,9 @@ use super::moments::MomentsPane;
 use super::particles::ParticlesPane;
 use super::timeline::TimelinePane;
 use super::{Clock, Pane};
+use crate::analyses::aggregate::{bundle as aggregate_bundle, Aggregation};
 use crate::analyses::grains::GrainAnalysis;
+use crate::analyses::moments_bundle::MomentsBundle;
 use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grains::GrainLayout;
 use crate::model::Trace;
@@ -27,6 +29,14 @@ pub struct ViewSet {
     height: f32,
     clock: Rc<dyn Clock>,
     trace: Option<Rc<Trace>>,
+    /// The worker's aggregation of the loaded grain graph, for the Aggregated view (None: built here).
+    aggregation: Option<Aggregation>,
+    /// The worker's moments bundle of the loaded trace, for the moments view (None: computed here).
+    moments: Option<Vec<u8>>,
+    /// Analyses of what is loaded that had to be computed here (on the page's main thread) because the
+    /// worker sent none ("aggregation", "moments"): tests read it; it stays empty for every input the worker
+    /// reads.
+    built_on_page: Vec<&'static str>,
     panes: Vec<Box<dyn Pane>>,
     active: usize,
 }
@@ -34,12 +44,26 @@ pub struct ViewSet {
 impl ViewSet {
     /// Nothing loaded yet, in a `width` × `height` CSS-pixel view; animations read `clock`.
     pub fn new(width: f32, height: f32, clock: Rc<dyn Clock>) -> Self {
-        ViewSet { width, height, clock, trace: None, panes: Vec::new(), active: 0 }
+        ViewSet {
+            width,
+            height,
+            clock,
+            trace: None,
+            aggregation: None,
+            moments: None,
+            built_on_page: Vec::new(),
+            panes: Vec::new(),
+            active: 0,
+        }
     }
 
-    /// Show a trace in the timeline view. Replaces what was shown.
-    pub fn load_trace(&mut self, trace: Rc<Trace>) {
+    /// Show a trace in the timeline view. Replaces what was shown. `moments`: the worker's moments of it for
+    /// the default busy definition (`analyses::moments_bundle`), decoded when the moments view is first shown.
+    pub fn load_trace(&mut self, trace: Rc<Trace>, moments: Option<Vec<u8>>) {
         self.panes = vec![Box::new(TimelinePane::new(trace.clone(), self.width, self.height))];
+        self.aggregation = None;
+        self.moments = moments;
+        self.built_on_page.clear();
         self.trace = Some(trace);
         self.active = 0;
     }
@@ -47,30 +71,61 @@ impl ViewSet {
     /// Show an execution graph laid out by the worker. Replaces what was shown.
     pub fn load_execgraph(&mut self, bundle: ExecBundle) {
         self.trace = None;
+        self.aggregation = None;
+        self.moments = None;
+        self.built_on_page.clear();
         self.panes = vec![Box::new(ExecgraphPane::new(bundle, self.width, self.height))];
         self.active = 0;
     }
 
     /// Show a grain graph in the grain-graph view, or in the Aggregated view when its grains would be
-    /// narrower than a pixel fitted (issue 14; the view says why). Replaces what was shown.
-    pub fn load_grains(&mut self, analysis: GrainAnalysis, layout: GrainLayout) {
+    /// narrower than a pixel fitted (issue 14; the view says why). Replaces what was shown. `aggregation`:
+    /// the worker's aggregation of it (`analyses::aggregate::bundle`) for the Aggregated view; without it the
+    /// view builds its own (noted in [`ViewSet::built_on_page`]).
+    pub fn load_grains(
+        &mut self,
+        analysis: GrainAnalysis,
+        layout: GrainLayout,
+        aggregation: Option<&[u8]>,
+    ) -> Result<(), String> {
+        let mut agg = match aggregation {
+            Some(bytes) => Some(aggregate_bundle::decode(bytes, &analysis.graph).map_err(|e| e.to_string())?),
+            None => None,
+        };
         self.trace = None;
+        self.moments = None;
+        self.built_on_page.clear();
         let aggregated = unreadable_when_fitted(&analysis, &layout, self.width, self.height);
         let grains = GrainsPane::new(analysis, layout, self.width, self.height);
         let first = aggregated.then(|| {
             let text = aggregated_first_text(grains.analysis().graph.grains());
-            self.aggregate_pane(grains.analysis().clone()).with_intro(text)
+            self.aggregate_pane(grains.shared_analysis(), agg.take()).with_intro(text)
         });
+        self.aggregation = agg;
         self.panes = vec![Box::new(grains)];
         self.active = 0;
         if let Some(pane) = first {
             self.panes.push(Box::new(pane));
             self.active = 1;
         }
+        Ok(())
     }
 
-    fn aggregate_pane(&self, analysis: GrainAnalysis) -> AggregatePane {
-        AggregatePane::new(analysis, self.width, self.height).with_clock(self.clock.clone())
+    /// The Aggregated view from the worker's aggregation, or (without one) built here and noted.
+    fn aggregate_pane(&mut self, analysis: Rc<GrainAnalysis>, agg: Option<Aggregation>) -> AggregatePane {
+        let pane = match agg {
+            Some(agg) => AggregatePane::with_aggregation(analysis, agg, self.width, self.height),
+            None => {
+                self.built_on_page.push("aggregation");
+                AggregatePane::new(analysis, self.width, self.height)
+            }
+        };
+        pane.with_clock(self.clock.clone())
+    }
+
+    /// What was computed here for what is loaded rather than by the worker: empty when the worker sent it.
+    pub fn built_on_page(&self) -> &[&'static str] {
+        &self.built_on_page
     }
 
     /// A new layout of the execution graph shown (another minimum edge length), keeping the view.
@@ -135,8 +190,9 @@ impl ViewSet {
             Some(i) => i,
             None if kind == "aggregate" => {
                 let grains = self.panes.iter_mut().find_map(|p| p.as_grains()).ok_or("no grain graph is loaded")?;
-                let analysis = grains.analysis().clone();
-                let pane = self.aggregate_pane(analysis);
+                let analysis = grains.shared_analysis();
+                let agg = self.aggregation.take();
+                let pane = self.aggregate_pane(analysis, agg);
                 self.panes.push(Box::new(pane));
                 self.panes.len() - 1
             }
@@ -144,7 +200,16 @@ impl ViewSet {
                 let trace = self.trace.clone().ok_or_else(|| format!("no '{kind}' view for this input"))?;
                 let pane: Box<dyn Pane> = match kind {
                     "timeline" => Box::new(TimelinePane::new(trace, self.width, self.height)),
-                    "moments" => Box::new(MomentsPane::new(trace, self.width, self.height)),
+                    "moments" => match self.moments.take() {
+                        Some(bytes) => {
+                            let first = MomentsBundle::decode(&bytes, &trace).map_err(|e| e.to_string())?;
+                            Box::new(MomentsPane::with_moments(trace, first, self.width, self.height))
+                        }
+                        None => {
+                            self.built_on_page.push("moments");
+                            Box::new(MomentsPane::new(trace, self.width, self.height))
+                        }
+                    },
                     "particles" => Box::new(ParticlesPane::new(trace, self.width, self.height)),
                     _ => return Err(format!("unknown view '{kind}'")),
                 };
@@ -168,6 +233,7 @@ impl ViewSet {
         if key == "thresholds" && pane.kind() == "grains" {
             // The aggregated view was built under the old thresholds: build it again when next shown.
             self.panes.retain(|p| p.kind() != "aggregate");
+            self.aggregation = None;
             self.active = self.panes.iter().position(|p| p.kind() == "grains").unwrap_or(0);
         }
         Ok(())

@@ -94,9 +94,11 @@ impl Viewer {
     }
 
     /// Show a trace encoded by the worker, in the timeline view. Replaces what was shown.
-    pub fn load(&mut self, model: &[u8]) -> Result<(), JsValue> {
+    /// `moments`: the worker's moments of it for the default busy definition (analyses::moments_bundle),
+    /// decoded when the moments view is first shown.
+    pub fn load(&mut self, model: &[u8], moments: Option<Vec<u8>>) -> Result<(), JsValue> {
         let trace = Rc::new(codec::decode(model).map_err(|e| JsValue::from_str(&e.to_string()))?);
-        self.views.load_trace(trace);
+        self.views.load_trace(trace, moments);
         self.dirty = true;
         Ok(())
     }
@@ -111,10 +113,11 @@ impl Viewer {
 
     /// Show a grain graph analysed and laid out by the worker, in the grain-graph view, or in the Aggregated
     /// view when its grains would be narrower than a pixel fitted. Replaces what was shown.
-    pub fn load_grains(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
+    /// `aggregation`: the worker's aggregation of it (analyses::aggregate::bundle), used by the Aggregated view.
+    pub fn load_grains(&mut self, bundle: &[u8], aggregation: Option<Vec<u8>>) -> Result<(), JsValue> {
         let (analysis, layout) =
             GrainBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?.analysis(Thresholds::paper());
-        self.views.load_grains(analysis, layout);
+        self.views.load_grains(analysis, layout, aggregation.as_deref()).map_err(|e| JsValue::from_str(&e))?;
         self.dirty = true;
         Ok(())
     }
@@ -290,6 +293,11 @@ impl Viewer {
     /// Force the next `frame` to draw.
     pub fn invalidate(&mut self) {
         self.dirty = true;
+    }
+
+    /// What the page computed itself for what is loaded (see `built_on_page`): empty when the worker sent it.
+    pub fn built_on_page(&self) -> Vec<String> {
+        self.views.built_on_page().iter().map(|s| s.to_string()).collect()
     }
 
     pub fn stats(&self) -> JsValue {

@@ -1,14 +1,19 @@
 //! The worker's side: a file arrives in chunks (File.slice), is read into a model, and leaves as one encoded
-//! buffer for the page. Runs off the main thread, so a 100 MB file never freezes the page.
+//! buffer for the page, with what the page's other views need built here too (a trace's moments, a grain
+//! graph's aggregation), so the page's main thread only decodes. Runs off the main thread, so a 100 MB file
+//! never freezes the page.
 //!
 //! Held to the budget as it streams, not only from a size given in advance: a download without a
 //! Content-Length is refused once what it holds (a file read whole, or the Chrome reader's unparsed tail) passes
 //! the budget, and the bytes of a file read whole are grown fallibly, so memory that runs out first is the same
 //! "too large" message naming the file rather than a trap.
 
+use crate::analyses::aggregate::{bundle as aggregate_bundle, Aggregation, Method};
+use crate::analyses::busy::BusyDefinition;
 use crate::analyses::execgraph::{build, ExecGraph};
 use crate::analyses::grains::query::GrainFigures;
 use crate::analyses::grains::{GrainAnalysis, Thresholds};
+use crate::analyses::moments_bundle::MomentsBundle;
 use crate::analyses::summary::summarize;
 use crate::layouts::execgraph::bundle::{ExecBundle, ExecFigures};
 use crate::layouts::execgraph::Scale;
@@ -296,9 +301,13 @@ fn loaded(kind: &str, model: Vec<u8>, summary: String) -> JsValue {
     o.into()
 }
 
+/// A trace for the timeline, with its moments under the default busy definition for the moments view.
 fn trace_loaded(trace: &Trace) -> JsValue {
     let summary = serde_json::to_string(&summarize(trace, 10)).unwrap_or_default();
-    loaded("trace", codec::encode(trace), summary)
+    let moments = MomentsBundle::compute(trace, &BusyDefinition::Compute).encode();
+    let out = loaded("trace", codec::encode(trace), summary);
+    let _ = js_sys::Reflect::set(&out, &"moments".into(), &js_sys::Uint8Array::from(&moments[..]).into());
+    out
 }
 
 /// `warnings`: what reading the graph's input repaired or dropped (an OTF2 trace's thread mapping); they go
@@ -332,7 +341,11 @@ fn grains_from_input(name: &str, input: &Grains, warnings: &Warnings) -> Result<
         GrainAnalysis::new(input, Thresholds::paper()).map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
     let layout = grain_layout(&analysis.graph, &LayoutParams::default());
     let summary = with_warnings(serde_json::to_value(GrainFigures::of(&analysis)), warnings);
-    Ok(loaded("grains", GrainBundle::new(analysis, layout).encode(), summary))
+    // The aggregation rides along, so the Aggregated view opens without building it on the page.
+    let aggregation = aggregate_bundle::encode(&Aggregation::new(&analysis, Method::Reduction), &analysis.graph);
+    let out = loaded("grains", GrainBundle::new(analysis, layout).encode(), summary);
+    let _ = js_sys::Reflect::set(&out, &"aggregation".into(), &js_sys::Uint8Array::from(&aggregation[..]).into());
+    Ok(out)
 }
 
 /// Lay the last execution graph out again under the view's `min_edge` option (`true`, `8px` of an 800 px

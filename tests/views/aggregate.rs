@@ -15,7 +15,7 @@ fn analysis() -> GrainAnalysis {
 }
 
 fn pane() -> AggregatePane {
-    AggregatePane::new(analysis(), 1000.0, 700.0)
+    AggregatePane::new(std::rc::Rc::new(analysis()), 1000.0, 700.0)
 }
 
 fn nodes(s: &Value) -> Vec<Value> {

@@ -21,7 +21,7 @@ fn a_trace_offers_its_views_and_a_switch_keeps_the_time_range() {
     let mut v = set();
     assert_eq!(v.view(), "");
     assert!(v.set_view("timeline").is_err(), "nothing loaded");
-    v.load_trace(Rc::new(utilization_trace(8, 8 * 61)));
+    v.load_trace(Rc::new(utilization_trace(8, 8 * 61)), None);
     assert_eq!(v.views(), TRACE_VIEWS);
     assert_eq!(v.view(), "timeline");
     v.active_mut().unwrap().zoom(500.0, 4.0);
@@ -47,7 +47,7 @@ fn a_grain_graph_offers_its_aggregated_view() {
     let input = read_grains("fib.csv", &fib_profile(8, 3, 8)).unwrap();
     let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
     let l = layout(&a.graph, &LayoutParams::default());
-    v.load_grains(a, l);
+    v.load_grains(a, l, None).unwrap();
     assert_eq!(v.views(), ["grains", "aggregate"]);
     assert_eq!(v.view(), "grains", "a small graph opens as itself");
     assert!(v.grains_pane().is_some());
@@ -68,9 +68,47 @@ fn a_graph_too_wide_to_read_opens_aggregated() {
     let input = read_grains("fib.csv", &fib_profile(45, 12, 48)).unwrap();
     let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
     let l = layout(&a.graph, &LayoutParams::default());
-    v.load_grains(a, l);
+    v.load_grains(a, l, None).unwrap();
     assert_eq!(v.view(), "aggregate", "grains under a pixel open aggregated first");
     let intro = v.active().unwrap().state()["intro"].as_str().unwrap().to_string();
     assert!(intro.starts_with("8,192 grains"), "and the view says why: {intro}");
     assert_eq!(v.views(), ["grains", "aggregate"]);
+}
+
+#[test]
+fn what_the_worker_sends_is_used_and_nothing_is_built_here() {
+    use weft::analyses::aggregate::{bundle, Aggregation, Method};
+    use weft::analyses::busy::BusyDefinition;
+    use weft::analyses::moments_bundle::MomentsBundle;
+    // A grain graph with the worker's aggregation: the Aggregated view opens over it.
+    let mut v = set();
+    let input = read_grains("fib.csv", &fib_profile(12, 4, 8)).unwrap();
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
+    let l = layout(&a.graph, &LayoutParams::default());
+    let agg = bundle::encode(&Aggregation::new(&a, Method::Reduction), &a.graph);
+    v.load_grains(a, l, Some(&agg)).unwrap();
+    v.set_view("aggregate").unwrap();
+    assert!(v.built_on_page().is_empty(), "built here: {:?}", v.built_on_page());
+    // Without it, the view builds its own and says so.
+    let input = read_grains("fib.csv", &fib_profile(12, 4, 8)).unwrap();
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
+    let l = layout(&a.graph, &LayoutParams::default());
+    v.load_grains(a, l, None).unwrap();
+    v.set_view("aggregate").unwrap();
+    assert_eq!(v.built_on_page(), ["aggregation"]);
+    // A bundle for another graph is refused, naming what is wrong.
+    let input = read_grains("fib.csv", &fib_profile(8, 3, 8)).unwrap();
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
+    let l = layout(&a.graph, &LayoutParams::default());
+    assert!(v.load_grains(a, l, Some(&agg)).is_err());
+
+    // A trace with the worker's moments: the moments view opens over them.
+    let trace = Rc::new(utilization_trace(8, 8 * 61));
+    let moments = MomentsBundle::compute(&trace, &BusyDefinition::Compute).encode();
+    v.load_trace(trace.clone(), Some(moments));
+    v.set_view("moments").unwrap();
+    assert!(v.built_on_page().is_empty(), "built here: {:?}", v.built_on_page());
+    v.load_trace(trace, None);
+    v.set_view("moments").unwrap();
+    assert_eq!(v.built_on_page(), ["moments"]);
 }

@@ -82,7 +82,7 @@ fn weft_render_aggregate_draws_the_aggregated_views_scene() {
         out.to_str().unwrap(),
     ]);
     // The page's view, driven as the command says it is.
-    let mut p = AggregatePane::new(analyse(&file, Thresholds::paper()), 900.0, 900.0);
+    let mut p = AggregatePane::new(std::rc::Rc::new(analyse(&file, Thresholds::paper())), 900.0, 900.0);
     p.configure("drill_depth", "3").unwrap();
     p.configure("similar", "on").unwrap();
     let s = p.state();

@@ -5,6 +5,7 @@
 //! critical path (`critical`) and Weisfeiler–Lehman similarity (`similarity`), and the matching of two
 //! runs' groups. Pure functions of a [`GrainAnalysis`]; no layout, no drawing.
 
+pub mod bundle;
 pub mod critical;
 pub mod family;
 pub mod normalize;

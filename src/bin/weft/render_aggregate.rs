@@ -60,7 +60,7 @@ fn view(a: &Args) -> Result<AggregatePane, Box<dyn std::error::Error>> {
         }
     }
     let an = crate::grains::analyse(&a.file, crate::grains::thresholds(&a.thresholds, None)?, None)?;
-    let mut pane = AggregatePane::new(an, a.width, a.width);
+    let mut pane = AggregatePane::new(std::rc::Rc::new(an), a.width, a.width);
     pane.configure("method", &a.method)?;
     if let Some(p) = &a.problem {
         pane.configure("problem", p)?;

@@ -42,7 +42,7 @@ struct Animation {
 }
 
 pub struct AggregatePane {
-    analysis: GrainAnalysis,
+    analysis: Rc<GrainAnalysis>,
     method: Method,
     /// Index into `METRICS` (and the analysis' problem views); None for the structural view.
     problem: Option<usize>,
@@ -81,12 +81,18 @@ pub struct AggregatePane {
 }
 
 impl AggregatePane {
-    pub fn new(analysis: GrainAnalysis, width: f32, height: f32) -> Self {
+    pub fn new(analysis: Rc<GrainAnalysis>, width: f32, height: f32) -> Self {
         let agg = Aggregation::new(&analysis, Method::Reduction);
+        Self::with_aggregation(analysis, agg, width, height)
+    }
+
+    /// The pane over an aggregation already built (by the worker, analyses::aggregate::bundle), so opening
+    /// the view costs the page only the closed root's layout.
+    pub fn with_aggregation(analysis: Rc<GrainAnalysis>, agg: Aggregation, width: f32, height: f32) -> Self {
         let view = AggregateView::new(&agg.tree, &analysis.graph, AggregateParams::default());
         let mut p = AggregatePane {
             analysis,
-            method: Method::Reduction,
+            method: agg.method,
             problem: None,
             severity: Vec::new(),
             tree: agg.tree,

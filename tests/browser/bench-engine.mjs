@@ -1,0 +1,78 @@
+// Main-thread time the page spends on what the worker sends (issue 16), in the real page (headless chromium,
+// WebGPU build): each `Viewer` call wrapped with performance.now() — loading (decode + first pane), and the
+// first showing of each other view — plus the bytes that crossed, the scene build of a frame of the view, and
+// a worker round trip of a frame-sized scene (the alternative to building scenes on the page). Not a test;
+// figures go in BENCHMARKS.md ("The engine in the worker").
+//   node tests/browser/bench-engine.mjs FILE...    (a folder for an OTF2 archive)
+//   WEFT_PAGE_ROOT=/work/main node tests/browser/bench-engine.mjs FILE...   (another checkout's page)
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer, openPage, waitReady } from './harness.mjs';
+
+const files = process.argv.slice(2);
+if (!files.length || !files.every((f) => fs.existsSync(f))) {
+  console.error('usage: bench-engine.mjs FILE...');
+  process.exit(2);
+}
+const root = process.env.WEFT_PAGE_ROOT;
+const { server, url } = await startServer(root ? { root } : {});
+const { browser, page } = await openPage('webgpu', url);
+const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+try {
+  await page.evaluate(() => {
+    const v = window.weft.viewer;
+    window.__calls = [];
+    for (const name of ['load', 'load_grains', 'set_view']) {
+      const orig = v[name].bind(v);
+      v[name] = (...args) => {
+        const t0 = performance.now();
+        try { return orig(...args); } finally { window.__calls.push({ name, arg: typeof args[0] === 'string' ? args[0] : '', ms: performance.now() - t0 }); }
+      };
+    }
+    window.__bytes = [];
+    window.weft.hooks.loaded.push((msg) => window.__bytes.push({
+      model: msg.model.byteLength, aggregation: msg.aggregation ? msg.aggregation.byteLength : 0,
+      moments: msg.moments ? msg.moments.byteLength : 0,
+    }));
+  });
+  let loads = 1;
+  for (const f of files) {
+    await page.evaluate(() => { window.__calls.length = 0; });
+    const t0 = Date.now();
+    await page.setInputFiles(fs.statSync(f).isDirectory() ? '#folder-input' : '#file-input', f);
+    await waitReady(page, ++loads, 600_000);
+    const firstViewMs = Date.now() - t0;
+    const scenes = {};
+    for (const v of await page.evaluate(() => window.weft.viewer.views())) {
+      await page.evaluate((v) => window.weft.viewer.set_view(v), v);
+      const ms = [];
+      for (let i = 0; i < 5; i++) {
+        await page.evaluate(() => window.weft.viewer.invalidate());
+        await frame();
+        ms.push(await page.evaluate(() => window.weft.viewer.stats().build_ms));
+      }
+      scenes[v] = ms.sort((a, b) => a - b)[2];
+    }
+    const r = await page.evaluate(() => ({ calls: window.__calls, bytes: window.__bytes[window.__bytes.length - 1] }));
+    const round = (x) => Math.round(x * 10) / 10;
+    console.log(JSON.stringify({
+      file: path.basename(f), drop_to_first_view_ms: firstViewMs, bytes: r.bytes,
+      main_thread_ms: r.calls.map((c) => `${c.name}${c.arg ? ` ${c.arg}` : ''}: ${round(c.ms)}`),
+      scene_build_median_ms: Object.fromEntries(Object.entries(scenes).map(([k, v]) => [k, round(v)])),
+    }));
+  }
+  // A worker round trip carrying a scene of 5,000 rects and 2,000 lines (32-byte instances, transferred).
+  const trip = await page.evaluate(async () => {
+    const src = 'onmessage = (e) => { const b = new ArrayBuffer(e.data * 32); postMessage(b, [b]); };';
+    const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+    const once = () => new Promise((res) => { const t0 = performance.now(); w.onmessage = () => res(performance.now() - t0); w.postMessage(7000); });
+    const ms = [];
+    for (let i = 0; i < 21; i++) ms.push(await once());
+    w.terminate();
+    return ms.sort((a, b) => a - b)[10];
+  });
+  console.log(JSON.stringify({ worker_round_trip_median_ms: Math.round(trip * 100) / 100 }));
+} finally {
+  await browser.close();
+  server.close();
+}

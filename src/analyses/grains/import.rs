@@ -1,6 +1,6 @@
 //! A grain graph from the prototype's GraphML: node and edge types as written (task, fragment, fork, join,
 //! start, end; create, scope, sync, continue), nodes renumbered into a topological order. Refuses graphs
-//! with cycles, naming a node on the cycle. The nesting is not reconstructed (`nested` is false), so such
+//! with cycles, naming the nodes of one. The nesting is not reconstructed (`nested` is false), so such
 //! graphs are drawn by the general layered layout. Computes no metric.
 
 use super::graph::{Csr, EdgeKind, GrainGraph, Groups, Interner, NodeKind, TimeUnit, NONE};
@@ -10,8 +10,9 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum GraphError {
-    #[error("{file}: the graph is not acyclic: node \"{node}\" lies on a cycle")]
-    Cyclic { file: String, node: String },
+    /// `cycle`: the nodes of one cycle by name, in edge order, e.g. `"b" -> "c" -> "b"`.
+    #[error("{file}: the graph is not acyclic: cycle: {cycle}")]
+    Cyclic { file: String, cycle: String },
     #[error("{file}: the graph is undirected; grain graphs are directed")]
     Undirected { file: String },
 }
@@ -108,8 +109,9 @@ pub fn from_graphml(x: &GraphMlGraph) -> Result<GrainGraph, GraphError> {
         }
     }
     if order.len() < n {
-        let on_cycle = (0..n).find(|&v| indeg[v] > 0).unwrap_or(0);
-        return Err(GraphError::Cyclic { file: x.file.clone(), node: name_of(on_cycle) });
+        let cycle = super::visit::find_cycle(n, &x.edge_source, &x.edge_target).unwrap_or_default();
+        let cycle = crate::analyses::cycles::cycle_text(&cycle, |v| format!("{:?}", name_of(v as usize)));
+        return Err(GraphError::Cyclic { file: x.file.clone(), cycle });
     }
     let mut new_id = vec![0u32; n];
     for (i, &v) in order.iter().enumerate() {

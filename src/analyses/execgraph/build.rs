@@ -7,26 +7,6 @@
 
 use super::{critical, ExecGraph, Node, NodeIx, NodeKind, Thread, ThreadIx, NONE};
 use crate::model::thread_events::{OriginKind, ThreadEventKind, ThreadEvents};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// Thread ids are integers: a multiplicative hash is enough and several times cheaper than SipHash.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0 ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-}
 use thiserror::Error;
 
 /// Why thread events do not make an execution graph. `at` is "line N" or "event N" of `file`.
@@ -63,7 +43,8 @@ pub fn build(ev: &ThreadEvents) -> Result<ExecGraph, GraphError> {
     let origin_ns = ev.events.iter().map(|e| e.time_ns).min().unwrap_or(0);
 
     // Threads in order of first own event; events of each thread in source order (counting sort).
-    let mut index: HashMap<u64, ThreadIx, BuildHasherDefault<IdHasher>> = HashMap::default();
+    // Thread ids are integers from one file: Fx (rustc-hash), several times cheaper than SipHash.
+    let mut index: rustc_hash::FxHashMap<u64, ThreadIx> = Default::default();
     let mut ids: Vec<u64> = Vec::new();
     let mut of_event: Vec<ThreadIx> = vec![NONE; ev.events.len()];
     for (i, e) in ev.events.iter().enumerate() {

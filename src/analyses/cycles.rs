@@ -43,7 +43,7 @@ where
                 return path;
             }
             let wi = g.to_index(w);
-            if pred[wi] == usize::MAX && w != v {
+            if pred[wi] == usize::MAX {
                 pred[wi] = g.to_index(u);
                 queue.push_back(w);
             }

@@ -7,6 +7,9 @@
 //! Everything up to `views` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
 //! type, for the download size) serves every layer.
 
+// The library returns what it finds; only the CLI, examples and tests print (Cargo.toml [lints] for the rest).
+#![warn(clippy::print_stdout)]
+
 pub mod analyses;
 pub mod columns;
 pub mod layouts;

@@ -18,8 +18,12 @@ struct Counting;
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// A counting allocator: the tests' only unsafe code (allowed here against Cargo.toml's [lints]).
+// SAFETY: every method hands its arguments to the system allocator unchanged; the counters are atomics.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        // SAFETY: the caller's guarantees, forwarded to the system allocator.
         let p = unsafe { System.alloc(l) };
         if !p.is_null() {
             let now = CURRENT.fetch_add(l.size(), Relaxed) + l.size();
@@ -28,10 +32,12 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: the caller's guarantees, forwarded to the system allocator.
         unsafe { System.dealloc(p, l) };
         CURRENT.fetch_sub(l.size(), Relaxed);
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        // SAFETY: the caller's guarantees, forwarded to the system allocator.
         let q = unsafe { System.realloc(p, l, new) };
         if !q.is_null() {
             if new >= l.size() {

@@ -1,30 +1,12 @@
 //! From the neutral thread-event list to the [`ExecGraph`]: groups events by thread, checks each thread's
 //! sequence (start, forks and joins, end), links forks to subthread starts and subthread ends to a-joins,
-//! orders the nodes topologically and computes run time. Linear in the events (plus one hash map).
+//! orders the nodes topologically (Kahn's algorithm; on a cycle, petgraph through `visit.rs` finds one, named
+//! thread by thread with the events that link them) and computes run time. Linear in the events (plus one hash
+//! map).
 //! Must not guess: an event list that is not a fork/join program is a [`GraphError`] saying where.
 
 use super::{critical, ExecGraph, Node, NodeIx, NodeKind, Thread, ThreadIx, NONE};
 use crate::model::thread_events::{OriginKind, ThreadEventKind, ThreadEvents};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// Thread ids are integers: a multiplicative hash is enough and several times cheaper than SipHash.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0 ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-}
 use thiserror::Error;
 
 /// Why thread events do not make an execution graph. `at` is "line N" or "event N" of `file`.
@@ -42,8 +24,10 @@ pub enum GraphError {
     SelfReference { file: String, at: String, id: u64 },
     #[error("{file}: {at}: thread {id}: {detail}")]
     Sequence { file: String, at: String, id: u64, detail: &'static str },
-    #[error("{file}: the forks and joins around thread {id} form a cycle (a thread waits for itself)")]
-    Cycle { file: String, id: u64 },
+    /// `cycle`: the threads around the cycle and the events that link them, e.g. "thread 1 -> thread 2 ->
+    /// thread 1 (line 5: thread 2 joins thread 1; line 4: thread 1 joins thread 2)"; `id`: its first thread.
+    #[error("{file}: the forks and joins form a cycle (a thread waits for itself): {cycle}")]
+    Cycle { file: String, id: u64, cycle: String },
 }
 
 fn at(ev: &ThreadEvents, origin: u32) -> String {
@@ -59,7 +43,8 @@ pub fn build(ev: &ThreadEvents) -> Result<ExecGraph, GraphError> {
     let origin_ns = ev.events.iter().map(|e| e.time_ns).min().unwrap_or(0);
 
     // Threads in order of first own event; events of each thread in source order (counting sort).
-    let mut index: HashMap<u64, ThreadIx, BuildHasherDefault<IdHasher>> = HashMap::default();
+    // Thread ids are integers from one file: Fx (rustc-hash), several times cheaper than SipHash.
+    let mut index: rustc_hash::FxHashMap<u64, ThreadIx> = Default::default();
     let mut ids: Vec<u64> = Vec::new();
     let mut of_event: Vec<ThreadIx> = vec![NONE; ev.events.len()];
     for (i, e) in ev.events.iter().enumerate() {
@@ -260,13 +245,50 @@ pub fn build(ev: &ThreadEvents) -> Result<ExecGraph, GraphError> {
         labels: Vec::new(),
         short_labels: Vec::new(),
     };
-    g.topo = topological_order(&g).map_err(|t| GraphError::Cycle { file: file(), id: g.threads[t as usize].id })?;
+    g.topo = match topological_order(&g) {
+        Some(order) => order,
+        None => {
+            // Only now petgraph, through the graph's visitor traits: one cycle, node by node.
+            let c = crate::analyses::cycles::find_cycle(&g).unwrap_or_default();
+            return Err(cycle_error(&g, &c, ev, &other));
+        }
+    };
     critical::mark(&mut g);
     Ok(g)
 }
 
-/// Kahn's algorithm over flow and structural edges; on a cycle, a thread on it.
-fn topological_order(g: &ExecGraph) -> Result<Vec<NodeIx>, ThreadIx> {
+/// The cycle `c` (nodes in edge order) by the structural edges on it: the threads it goes through and the
+/// events (`other[n].1`: a node's line or event number) that link them.
+fn cycle_error(g: &ExecGraph, c: &[NodeIx], ev: &ThreadEvents, other: &[(ThreadIx, u32)]) -> GraphError {
+    let id = |v: NodeIx| g.threads[g.nodes[v as usize].thread as usize].id;
+    let mut threads: Vec<u64> = Vec::new();
+    let mut links: Vec<String> = Vec::new();
+    for (i, &u) in c.iter().enumerate() {
+        let w = c[(i + 1) % c.len()];
+        if g.nodes[u as usize].thread == g.nodes[w as usize].thread {
+            continue;
+        }
+        if threads.is_empty() {
+            threads.push(id(u));
+        }
+        threads.push(id(w));
+        links.push(if g.nodes[u as usize].kind == NodeKind::Fork {
+            format!("{}: thread {} forks thread {}", at(ev, other[u as usize].1), id(u), id(w))
+        } else {
+            format!("{}: thread {} joins thread {}", at(ev, other[w as usize].1), id(w), id(u))
+        });
+    }
+    let path = threads.iter().map(|t| format!("thread {t}")).collect::<Vec<_>>().join(" -> ");
+    GraphError::Cycle {
+        file: ev.source.clone(),
+        id: threads.first().copied().unwrap_or_else(|| c.first().map_or(0, |&v| id(v))),
+        cycle: format!("{path} ({})", links.join("; ")),
+    }
+}
+
+/// Kahn's algorithm over flow and structural edges; None on a cycle. Hand-written: petgraph's `toposort` on
+/// the same graph (`visit.rs`) takes 3.5 to 5 times as long (BENCHMARKS.md, "petgraph where it serves").
+fn topological_order(g: &ExecGraph) -> Option<Vec<NodeIx>> {
     let n = g.nodes.len();
     let mut indeg = vec![0u8; n];
     for v in 0..n as NodeIx {
@@ -292,9 +314,5 @@ fn topological_order(g: &ExecGraph) -> Result<Vec<NodeIx>, ThreadIx> {
             release(node.partner, &mut order);
         }
     }
-    if order.len() < n {
-        let stuck = (0..n).find(|&v| indeg[v] > 0).map(|v| g.nodes[v].thread).unwrap_or(0);
-        return Err(stuck);
-    }
-    Ok(order)
+    (order.len() == n).then_some(order)
 }

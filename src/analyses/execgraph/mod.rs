@@ -11,6 +11,7 @@ use crate::sort::SortDyn;
 
 mod build;
 mod critical;
+pub mod visit;
 
 pub use build::{build, GraphError};
 

@@ -44,7 +44,7 @@ impl Csr {
     pub fn of(&self, v: u32) -> &[u32] {
         &self.edges[self.start[v as usize] as usize..self.start[v as usize + 1] as usize]
     }
-    fn build(n: usize, key: &[u32]) -> Csr {
+    pub(crate) fn build(n: usize, key: &[u32]) -> Csr {
         let mut start = vec![0u32; n + 1];
         for &k in key {
             start[k as usize + 1] += 1;

@@ -1,6 +1,6 @@
 //! A grain graph from one another tool built ([`GrainNodes`], the prototype's GraphML): its typed nodes and
 //! edges, nodes renumbered into a topological order, fragments grouped into grains. Refuses graphs with
-//! cycles, naming a node on the cycle. The nesting is not reconstructed (`nested` is false), so such graphs
+//! cycles, naming the nodes of one. The nesting is not reconstructed (`nested` is false), so such graphs
 //! are drawn by the general layered layout. Computes no metric.
 
 use super::graph::{Csr, EdgeKind, GrainGraph, Groups, NONE};
@@ -11,8 +11,9 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum GraphError {
-    #[error("{file}: the graph is not acyclic: node \"{node}\" lies on a cycle")]
-    Cyclic { file: String, node: String },
+    /// `cycle`: the nodes of one cycle by name, in edge order, e.g. `"b" -> "c" -> "b"`.
+    #[error("{file}: the graph is not acyclic: cycle: {cycle}")]
+    Cyclic { file: String, cycle: String },
     #[error("{file}: the graph is undirected; grain graphs are directed")]
     Undirected { file: String },
 }
@@ -57,8 +58,9 @@ pub fn from_nodes(x: &GrainNodes) -> Result<GrainGraph, GraphError> {
         }
     }
     if order.len() < n {
-        let on_cycle = (0..n).find(|&v| indeg[v] > 0).unwrap_or(0);
-        return Err(GraphError::Cyclic { file: x.file.clone(), node: x.name[on_cycle].clone() });
+        let cycle = super::visit::find_cycle(n, &x.edge_source, &x.edge_target).unwrap_or_default();
+        let cycle = crate::analyses::cycles::cycle_text(&cycle, |v| format!("{:?}", x.name[v as usize]));
+        return Err(GraphError::Cyclic { file: x.file.clone(), cycle });
     }
     let mut new_id = vec![0u32; n];
     for (i, &v) in order.iter().enumerate() {

@@ -8,6 +8,7 @@ pub mod import;
 pub mod metrics;
 pub mod problems;
 pub mod query;
+pub mod visit;
 
 pub use critical::{critical_path, CriticalPath};
 pub use graph::{from_profile, EdgeKind, GrainGraph, NodeKind, TimeUnit, NONE};

@@ -43,6 +43,7 @@ enum Command {
 fn main() -> ExitCode {
     // Like other Unix tools, stop quietly when the reader of our output goes away (`weft info X | head`).
     #[cfg(unix)]
+    #[allow(unsafe_code)] // the one unsafe block (Cargo.toml [lints])
     // SAFETY: setting a signal's disposition to its default before any thread starts has no preconditions.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);

@@ -7,8 +7,8 @@
 //! It must not read bytes (events.rs does) and must not fail: repairs are counted warnings.
 
 use super::events::Converter;
-use super::hash::FxMap;
 use crate::sort::SortDyn;
+use rustc_hash::FxHashMap as FxMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

@@ -8,12 +8,14 @@
 
 use super::asyncs::{AsyncKind, Asyncs};
 use super::flows::Flows;
-use super::hash::FxMap;
+// Fx (rustc-hash): fast, not DoS-resistant; keys come from the one file being read (a hostile file can at worst
+// slow its own reading down), as the module's hash tables always were.
 use super::scanner::{for_each_member, JStr, RawEvent, Val};
 use super::slices::{close_thread, flush_intervals, sort_pending, BeEvent, PendingInterval, ThreadSlices};
 use super::values::{int_of, val_f64, val_micros_to_ns, MAX_NS};
 use crate::model::{Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder, WarningKind};
 use crate::readers::ReadError;
+use rustc_hash::FxHashMap as FxMap;
 
 /// Native ids for string pids and tids start here, far above any numeric id a producer uses.
 const STRING_ID_BASE: i64 = 1 << 40;

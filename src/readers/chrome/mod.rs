@@ -26,7 +26,6 @@ mod asyncs;
 mod events;
 mod flows;
 mod gzip;
-mod hash;
 mod scanner;
 mod slices;
 mod stream;

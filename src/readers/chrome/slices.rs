@@ -26,8 +26,8 @@
 //! duration nest in file order.
 
 use super::events::Converter;
-use super::hash::FxMap;
 use crate::model::{LocationId, RegionId, StringId, WarningKind};
+use rustc_hash::FxHashMap as FxMap;
 use std::collections::VecDeque;
 
 /// One B or E event: its time, file position, and the region (B) or name (E) it carries.

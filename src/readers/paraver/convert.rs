@@ -13,40 +13,9 @@ use crate::model::{
     classify_region, LocationId, LocationKind, MessageKind, MessageRecord, Paradigm, ProcessId, RegionId, RegionRole,
     StringId, Trace, TraceBuilder, WarningKind,
 };
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
-/// Fx-style hasher for the converter's integer-keyed caches (keys come from one file; speed over DoS
-/// resistance).
-#[derive(Default, Clone, Copy)]
-pub(super) struct IntHasher(u64);
-
-impl Hasher for IntHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_i64(&mut self, i: i64) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 32)
-    }
-}
-
-type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+/// The converter's integer-keyed caches: Fx (rustc-hash), speed over DoS resistance (keys come from one file).
+type IntMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 /// One thread of the trace and what is open on it.
 struct Thread {

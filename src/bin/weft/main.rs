@@ -5,6 +5,7 @@
 
 mod aggregate;
 mod execgraph;
+mod generate;
 mod grains;
 mod info;
 mod moments;
@@ -37,6 +38,8 @@ enum Command {
     Aggregate(aggregate::Args),
     /// Write a view as SVG or PNG (by the output's extension), for documentation.
     Render(render::Args),
+    /// Write a generated trace (a real OTF2 archive of any size) for tests and benchmarks.
+    Generate(generate::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Grains(a) => grains::run(a),
         Command::Aggregate(a) => aggregate::run(a),
         Command::Render(a) => render::run(a),
+        Command::Generate(a) => generate::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,7 +4,8 @@
 //! `readers` (bytes -> model) -> `model` (columnar trace) -> `analyses` -> `layouts` -> `scene`
 //! (plain instance arrays) -> `renderer` (wgpu, wasm only) -> `web` (the page's and workers' wasm entry, wasm only).
 //! Everything up to `scene` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
-//! type, for the download size) serves every layer.
+//! type, for the download size) serves every layer. `store` (tiled out-of-core trace store, issue #17) sits beside
+//! the model and analyses: it cuts a trace into tiles and decodes them back.
 
 pub mod analyses;
 pub mod layouts;
@@ -13,6 +14,7 @@ pub mod readers;
 pub mod samples;
 pub mod scene;
 pub mod sort;
+pub mod store;
 
 #[cfg(target_arch = "wasm32")]
 pub mod renderer;

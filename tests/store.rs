@@ -220,6 +220,26 @@ fn real_otf2_archives_read_back_exactly() {
     }
 }
 
+#[test]
+fn real_chrome_and_paraver_traces_read_back_exactly() {
+    let Some(dir) = common::shared_traces("store real_chrome_and_paraver") else { return };
+    let mut n = 0;
+    for sub in ["chrome-json", "paraver"] {
+        for p in common::files_under(&dir.join(sub)) {
+            let name = p.to_string_lossy();
+            let wanted = name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".prv");
+            if !wanted || std::fs::metadata(&p).map_or(true, |m| m.len() > 20 << 20) {
+                continue;
+            }
+            // Files the readers refuse are the readers' tests' business.
+            let Ok(t) = weft::readers::read_path(&p) else { continue };
+            round_trip(&t, &small_tiles(2, 300));
+            n += 1;
+        }
+    }
+    assert!(n >= 10, "only {n} real Chrome/Paraver traces read");
+}
+
 fn damaged(f: impl FnOnce(&mut MemoryStore, &str)) -> StoreError {
     let t = generated(&GenConfig::new(3, 20_000));
     let built = build(&t, &small_tiles(2, 2_000));
@@ -301,6 +321,8 @@ fn damaged_stores_give_typed_errors_naming_the_file() {
     assert!(matches!(&e, StoreError::Corrupt { file, .. } if file == MANIFEST), "{e}");
     let e = damaged(|f, _| edit_manifest(f, |m| m["tiles"][0]["path"] = "../../etc/passwd".into()));
     assert!(matches!(&e, StoreError::Corrupt { .. }), "{e}");
+    let e = damaged(|f, _| edit_manifest(f, |m| m["counts"]["messages"] = (1u64 << 40).into()));
+    assert!(matches!(&e, StoreError::Corrupt { detail, .. } if detail.contains("messages")), "{e}");
     let e = damaged(|f, _| {
         f.files.remove(MANIFEST);
     });

@@ -79,7 +79,8 @@ pub fn unframe(file: &[u8], version: u8, max_raw: usize) -> Result<(u8, Vec<u8>)
         return Err(err(6, format!("unknown codec {}", file[6])));
     }
     let raw = u32::from_le_bytes([file[8], file[9], file[10], file[11]]) as usize;
-    if raw > max_raw {
+    // LZ4 expands at most 255 times: a larger claim is damage, and must not size an allocation.
+    if raw > max_raw || raw as u64 > (file.len() - FRAME_LEN) as u64 * 255 + 16 {
         return Err(err(8, format!("claims {raw} bytes uncompressed, more than any tile holds ({max_raw})")));
     }
     let payload = lz4_flex::block::decompress(&file[FRAME_LEN..], raw)

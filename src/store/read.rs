@@ -222,13 +222,14 @@ impl<S: TileSource> Store<S> {
         let nl = self.nl() as usize;
         let mismatch = |file: &str, detail: String| StoreError::Mismatch { file: file.to_string(), detail };
         let cap = |n: u64| (n as usize).min(1 << 24);
-        let mut inst: Slots<(LocationId, RegionId, u64)> = Slots::new(c.instants, "instants");
+        let bytes: u64 = m.tiles.iter().map(|e| e.bytes).fold(0, u64::saturating_add);
+        let mut inst: Slots<(LocationId, RegionId, u64)> = Slots::new(c.instants, bytes, "instants")?;
         #[allow(clippy::type_complexity)]
         let mut msg: Slots<(MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId)> =
-            Slots::new(c.messages, "messages");
+            Slots::new(c.messages, bytes, "messages")?;
         #[allow(clippy::type_complexity)]
         let mut coll: Slots<(u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64)> =
-            Slots::new(c.collective_rows, "collective rows");
+            Slots::new(c.collective_rows, bytes, "collective rows")?;
         let mut per_loc: Vec<Vec<(RegionId, u64, u64, u16)>> = vec![Vec::new(); nl];
         let iv = &mut t.intervals;
         iv.location.reserve(cap(c.intervals));
@@ -315,7 +316,7 @@ impl<S: TileSource> Store<S> {
             x.bytes_sent.push(sent);
             x.bytes_received.push(recv);
         }
-        let mut samples: Slots<(u32, u64, f64)> = Slots::new(c.counter_samples, "counter samples");
+        let mut samples: Slots<(u32, u64, f64)> = Slots::new(c.counter_samples, bytes, "counter samples")?;
         let nseries = m.counter_series.name.len() as u64;
         for e in m.tiles.iter().filter(|e| e.kind == TileKind::Counters) {
             let payload = self.payload(e)?;
@@ -344,10 +345,18 @@ struct Slots<T> {
 }
 
 impl<T> Slots<T> {
-    fn new(n: u64, what: &'static str) -> Self {
+    /// Room for the `n` records the manifest claims; `tile_bytes` (all tiles' bytes) bounds what they can
+    /// hold (LZ4 expands at most 255 times, a record takes at least a byte), so a hostile count is refused.
+    fn new(n: u64, tile_bytes: u64, what: &'static str) -> Result<Self, StoreError> {
+        let refuse =
+            |why: &str| StoreError::Corrupt { file: MANIFEST.into(), detail: format!("claims {n} {what}: {why}") };
+        if n > tile_bytes.saturating_mul(255) {
+            return Err(refuse("more than its tiles can hold"));
+        }
         let mut v = Vec::new();
-        v.resize_with(n.min(1 << 32) as usize, || None);
-        Slots { v, what }
+        v.try_reserve_exact(n as usize).map_err(|_| refuse("more than this machine's memory"))?;
+        v.resize_with(n as usize, || None);
+        Ok(Slots { v, what })
     }
     fn put(&mut self, k: u64, x: T) -> Result<(), String> {
         let n = self.v.len();

@@ -381,6 +381,14 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
     ] {
         assert_eq!(body(&weft(args, &trace_dir)), body(&weft(args, &store)), "{args:?}");
     }
+    let svg = |p: &Path, name: &str| {
+        let out = base.join(name);
+        let o =
+            Command::new(env!("CARGO_BIN_EXE_weft")).args(["render", "moments"]).arg(p).arg("-o").arg(&out).output();
+        assert!(o.unwrap().status.success());
+        std::fs::read(out).unwrap()
+    };
+    assert_eq!(svg(&trace_dir, "a.svg"), svg(&store, "b.svg"), "render moments draws the same from the store");
     // A damaged store: the error names the file inside the store folder.
     let tile = std::fs::read_dir(store.join("m")).unwrap().flatten().next().unwrap().path();
     std::fs::write(&tile, b"WFTL").unwrap();

@@ -1,7 +1,8 @@
 //! `weft index TRACE -o STORE/ [--threads N] [--memory SIZE] [--block N] [--force]`: builds the tiled store
 //! of a trace (docs/store-format.md) and writes it under a temporary name in the same folder, renamed to
 //! STORE last, so an index killed midway leaves nothing that looks complete. Also the folder side of reading
-//! stores (`FolderStore`, `open_store`) for `weft info` and `weft moments`.
+//! stores (`FolderStore`, `open_store`, `read_trace_or_store`) for `weft info`, `weft moments` and
+//! `weft render moments`.
 //!
 //! This version reads the trace whole through the ordinary readers (OTF2, Chrome JSON, Paraver), held to
 //! `--memory` by an estimate made before reading; then tiles it on `--threads` threads. Streaming OTF2
@@ -210,6 +211,17 @@ pub fn open_store(path: &Path) -> Option<Result<Store<FolderStore>, StoreError>>
         return None;
     }
     Some(Store::open(FolderStore { root: path.to_path_buf() }))
+}
+
+/// The trace at `path`: read by the readers, or decoded whole from a store folder (every level-0 tile).
+pub fn read_trace_or_store(path: &Path) -> Result<weft::model::Trace, Box<dyn std::error::Error>> {
+    match open_store(path) {
+        Some(store) => {
+            let e = |e| store_error(path, e);
+            Ok(store.map_err(e)?.to_trace().map_err(e)?)
+        }
+        None => Ok(weft::readers::read_path(path)?),
+    }
 }
 
 /// A store error as the CLI prints it: the file's path within the store folder.

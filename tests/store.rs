@@ -47,6 +47,29 @@ fn assert_same(a: &Trace, b: &Trace) {
     assert_eq!((a.origin_ns, a.span_ns, a.event_records), (b.origin_ns, b.span_ns, b.event_records));
 }
 
+/// Every record reaching past its start window (an interval's end, a message's arrival, a collective's
+/// end) is found from each window it reaches: that window's tile points back to the start window or before.
+fn check_reach(t: &Trace, m: &weft::store::Manifest) {
+    let tl = &m.tiling;
+    let check = |loc: u32, start: u64, end: u64| {
+        let (ws, we) = (tl.window_of(start), tl.window_of(end.saturating_sub(1).max(start)));
+        let b = tl.block_of(loc);
+        for w in ws + 1..=we {
+            let e = m.tile(TileKind::Events, 0, b, w).unwrap_or_else(|| panic!("block {b} window {w}: no tile"));
+            assert!(e.first_window <= ws, "{}: first_window {} > {ws}", e.path, e.first_window);
+        }
+    };
+    for i in 0..t.intervals.len() {
+        check(t.intervals.location[i].0, t.intervals.start_ns[i], t.intervals.end_ns(i));
+    }
+    for i in 0..t.messages.len() {
+        check(t.messages.sender[i].0, t.messages.send_ns[i], t.messages.recv_ns[i] + 1);
+    }
+    for i in 0..t.collectives.len() {
+        check(t.collectives.location[i].0, t.collectives.start_ns[i], t.collectives.end_ns[i]);
+    }
+}
+
 /// Build, open from memory, and check read-back, moments and summary against the trace.
 fn round_trip(trace: &Trace, o: &BuildOptions) -> Store<MemoryStore> {
     let built = build(trace, o);
@@ -57,6 +80,7 @@ fn round_trip(trace: &Trace, o: &BuildOptions) -> Store<MemoryStore> {
         assert_eq!(stored, moments(trace, &def, None), "{def:?}: stored moments equal the trace's, bit for bit");
     }
     assert_eq!(store.summary(10).unwrap(), summarize(trace, 10));
+    check_reach(trace, &store.manifest);
     store
 }
 

@@ -2,8 +2,9 @@
 //! pyramid, moments, particles and counters; plus the manifest. Work is split by location block (and two
 //! global tasks, particles and counters) over `threads` std threads; every task's tiles are put in a fixed
 //! order afterwards, so the bytes do not depend on the thread count (nor would they on a `--shard K/N` split
-//! by blocks). An interval is stored once, in its start window; each events tile records the earliest window
-//! whose intervals reach into it (`first_window`).
+//! by blocks). An interval is stored once, in its start window (a message in its send window, a collective
+//! row in its start window); each events tile records the earliest window whose records reach into it
+//! (`first_window`).
 //!
 //! Returns bytes and paths; it must not write files (the CLI does, under a temporary name renamed last).
 
@@ -292,11 +293,17 @@ fn block_tiles(
     for i in a..z {
         cols[t.window_of(trace.instants.time_ns[i]) as usize].inst.push(i as u32);
     }
+    // Messages (by send) and collectives (by start) reach into later windows like intervals do.
     for &i in msgs {
-        cols[t.window_of(trace.messages.send_ns[i as usize]) as usize].msg.push(i);
+        let (s, r) = (trace.messages.send_ns[i as usize], trace.messages.recv_ns[i as usize]);
+        let w = t.window_of(s) as usize;
+        cols[w].msg.push(i);
+        max_end[w] = max_end[w].max(r.saturating_add(1));
     }
     for &i in colls {
-        cols[t.window_of(trace.collectives.start_ns[i as usize]) as usize].coll.push(i);
+        let w = t.window_of(trace.collectives.start_ns[i as usize]) as usize;
+        cols[w].coll.push(i);
+        max_end[w] = max_end[w].max(trace.collectives.end_ns[i as usize]);
     }
     // The earliest window reaching into each window (windows in order: the first to reach is the earliest).
     let mut first: Vec<u32> = (0..nw as u32).collect();

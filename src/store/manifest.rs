@@ -177,7 +177,8 @@ pub struct TileEntry {
     pub hash: String,
     /// Records the tile holds (intervals for events tiles; bins x locations for summary tiles).
     pub records: u64,
-    /// Events tiles: the earliest window whose intervals (stored in their start window) reach into this one;
+    /// Events tiles: the earliest window whose intervals, messages (arrival) or collective rows (end), stored
+    /// in their start window, reach into this one;
     /// a view of this window also needs the tiles from `first_window` on. Others: `window`.
     pub first_window: u32,
 }

@@ -6,6 +6,8 @@
 //! (the page's and workers' wasm entry, wasm only).
 //! Everything up to `views` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
 //! type, for the download size) serves every layer.
+//! `store` (tiled out-of-core trace store, issue #17) sits beside the model and analyses: it cuts a trace into
+//! tiles and decodes them back.
 
 // The library returns what it finds; only the CLI, examples and tests print (Cargo.toml [lints] for the rest).
 #![warn(clippy::print_stdout)]
@@ -18,6 +20,7 @@ pub mod readers;
 pub mod samples;
 pub mod scene;
 pub mod sort;
+pub mod store;
 pub mod views;
 
 #[cfg(target_arch = "wasm32")]

@@ -82,6 +82,16 @@ impl MomentAccumulator {
         self.reference_ns
     }
 
+    /// The whole state (reference, m0, mean, c2, c3), so a store can keep an accumulator bit for bit.
+    pub fn to_parts(&self) -> (i64, u64, f64, f64, f64) {
+        (self.reference_ns, self.m0_ns, self.mean, self.c2, self.c3)
+    }
+
+    /// The accumulator [`to_parts`](Self::to_parts) gave.
+    pub fn from_parts(reference_ns: i64, m0_ns: u64, mean: f64, c2: f64, c3: f64) -> Self {
+        MomentAccumulator { reference_ns, m0_ns, mean, c2, c3 }
+    }
+
     /// m0: total busy time, exact.
     pub fn m0_ns(&self) -> u64 {
         self.m0_ns
@@ -209,7 +219,8 @@ pub struct LocationMoments {
 }
 
 impl LocationMoments {
-    fn from_accumulator(trace: &Trace, l: LocationId, acc: &MomentAccumulator) -> Self {
+    /// The row of location `l` from its accumulator (the store keeps accumulators, not rows).
+    pub fn from_accumulator(trace: &Trace, l: LocationId, acc: &MomentAccumulator) -> Self {
         LocationMoments {
             location: l.0,
             name: location_label(trace, l),

@@ -95,8 +95,40 @@ pub fn region_totals(trace: &Trace) -> Vec<(u64, u64)> {
     totals
 }
 
+/// The counts a summary shows besides the definitions: a trace has them in its columns, a store in its
+/// manifest ([`summarize_parts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SummaryCounts {
+    pub intervals: usize,
+    /// Point-to-point messages (flows not included).
+    pub messages: usize,
+    pub flows: usize,
+    pub collectives: usize,
+    pub instants: usize,
+    pub events: u64,
+}
+
+impl SummaryCounts {
+    pub fn of(trace: &Trace) -> Self {
+        let flows = trace.messages.kind.iter().filter(|&&k| k == MessageKind::Flow).count();
+        SummaryCounts {
+            intervals: trace.intervals.len(),
+            messages: trace.messages.len() - flows,
+            flows,
+            collectives: trace.collectives.operations(),
+            instants: trace.instants.time_ns.len(),
+            events: trace.event_records,
+        }
+    }
+}
+
 pub fn summarize(trace: &Trace, top: usize) -> TraceSummary {
-    let totals = region_totals(trace);
+    summarize_parts(trace, &region_totals(trace), SummaryCounts::of(trace), top)
+}
+
+/// The summary from a trace's definitions and warnings, its [`region_totals`] and counts: the events
+/// themselves are not read (a store's manifest holds these).
+pub fn summarize_parts(trace: &Trace, totals: &[(u64, u64)], counts: SummaryCounts, top: usize) -> TraceSummary {
     let mut ranked: Vec<usize> = (0..totals.len()).filter(|&r| totals[r].0 > 0).collect();
     ranked.sort_dyn_by(|&a, &b| {
         totals[b]
@@ -114,20 +146,19 @@ pub fn summarize(trace: &Trace, top: usize) -> TraceSummary {
             inclusive_ns: totals[r].1,
         })
         .collect();
-    let flows = trace.messages.kind.iter().filter(|&&k| k == MessageKind::Flow).count();
     TraceSummary {
         format: trace.format.name(),
         locations: trace.locations.len(),
         processes: trace.processes.len(),
-        intervals: trace.intervals.len(),
-        messages: trace.messages.len() - flows,
+        intervals: counts.intervals,
+        messages: counts.messages,
         warnings: trace.warnings.total(),
         span_ns: trace.span_ns,
         top_regions,
-        events: trace.event_records,
-        collectives: trace.collectives.operations(),
-        flows,
-        instants: trace.instants.time_ns.len(),
+        events: counts.events,
+        collectives: counts.collectives,
+        flows: counts.flows,
+        instants: counts.instants,
         counters: trace.counters.series_name.len(),
         warnings_left_out: trace.warnings.total_with(WarningEffect::LeftOut),
         warnings_repaired: trace.warnings.total_with(WarningEffect::Repaired),

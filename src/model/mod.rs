@@ -17,11 +17,11 @@ pub use strings::{StringId, StringTable};
 pub use warnings::{Warning, WarningEffect, WarningKind, Warnings};
 
 use crate::sort::SortDyn;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
 /// The reader (and so the file format) a trace came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Format {
     ChromeJson,
@@ -75,7 +75,7 @@ id_type!(
 );
 
 /// The programming model a region belongs to; drives colouring and what counts as communication.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Paradigm {
     Unknown,
@@ -91,7 +91,7 @@ pub enum Paradigm {
 }
 
 /// What a region does, as OTF2 defines region roles (a subset that the analyses use).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RegionRole {
     Unknown,
@@ -123,7 +123,7 @@ pub enum RegionRole {
 }
 
 /// What kind of lane a location is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LocationKind {
     CpuThread,
@@ -228,7 +228,7 @@ pub struct Instants {
     pub time_ns: Vec<u64>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MessageKind {
     /// A point-to-point message (MPI send/recv): `size` and `tag` are meaningful.

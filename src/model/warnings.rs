@@ -3,9 +3,9 @@
 //! Each kind says what it means for the view ([`WarningKind::effect`]): a benign repair (everything read is
 //! shown, put in order) or data left out (records not shown). `weft info` and the page's header group by it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WarningKind {
     /// An end without a matching begin; dropped.

@@ -7,6 +7,7 @@ pub mod chrome;
 pub mod execgraph;
 pub mod grains;
 pub mod otf2;
+pub mod otf2_gen;
 pub mod paraver;
 pub mod particles;
 pub mod rng;

@@ -9,7 +9,7 @@ use weft::readers::open_path;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The trace file.
+    /// The trace file, or a store folder written by `weft index`.
     file: PathBuf,
     /// Print JSON with stable keys instead of text.
     #[arg(long)]
@@ -17,8 +17,14 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
-    let s = summarize(&trace, 10);
+    let s = match crate::index::open_store(&a.file) {
+        // A store (weft index): the summary from its manifest, without reading the events.
+        Some(store) => {
+            let e = |e| crate::index::store_error(&a.file, e);
+            store.map_err(e)?.summary(10).map_err(e)?
+        }
+        None => summarize(&open_path(&a.file)?.into_trace(&a.file.display().to_string())?, 10),
+    };
     if a.json {
         println!("{}", serde_json::to_string_pretty(&s)?);
         return Ok(());

@@ -6,7 +6,9 @@
 mod aggregate;
 mod execgraph;
 mod flags;
+mod generate;
 mod grains;
+mod index;
 mod info;
 mod moments;
 mod picture;
@@ -38,6 +40,11 @@ enum Command {
     Aggregate(aggregate::Args),
     /// Write a view as SVG or PNG (by the output's extension), for documentation.
     Render(render::Args),
+    /// Build the tiled store of a trace (docs/store-format.md) that `info` and `moments` also read.
+    /// Reads the trace whole for now (OTF2, Chrome JSON, Paraver), within --memory.
+    Index(index::Args),
+    /// Write a generated trace (a real OTF2 archive of any size) for tests and benchmarks.
+    Generate(generate::Args),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +63,8 @@ fn main() -> ExitCode {
         Command::Grains(a) => grains::run(a),
         Command::Aggregate(a) => aggregate::run(a),
         Command::Render(a) => render::run(a),
+        Command::Generate(a) => generate::run(a),
+        Command::Index(a) => index::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -44,7 +44,7 @@ impl Selection {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The trace file.
+    /// The trace file, or a store folder written by `weft index`.
     file: PathBuf,
     /// Print a JSON list of {location, name, m0_ns, m1_ns, m2_ns, m3_ns} instead of text.
     #[arg(long)]
@@ -56,9 +56,28 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
     let options = a.selection.options()?;
-    let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
     let definition = options.busy;
-    let mut rows = moments(&trace, &definition, window);
+    let (trace, mut rows) = match crate::index::open_store(&a.file) {
+        // A store (weft index): the stored moments of the whole run for compute and any; a window or a
+        // pattern is computed from the decoded level-0 tiles.
+        Some(store) => {
+            let e = |e| crate::index::store_error(&a.file, e);
+            let store = store.map_err(e)?;
+            match (window, store.moments(&definition).map_err(e)?) {
+                (None, Some(rows)) => (store.skeleton().map_err(e)?, rows),
+                _ => {
+                    let trace = store.to_trace().map_err(e)?;
+                    let rows = moments(&trace, &definition, window);
+                    (trace, rows)
+                }
+            }
+        }
+        None => {
+            let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
+            let rows = moments(&trace, &definition, window);
+            (trace, rows)
+        }
+    };
     sort_moments(&mut rows, options.sort);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);

@@ -1,4 +1,4 @@
-//! `weft render moments FILE -o out.svg`: the utilization Gantt chart beside the moment view, as in the
+//! `weft render moments FILE -o out.svg` (FILE a trace or a store folder): the utilization Gantt chart beside the moment view, as in the
 //! paper's Fig. 4 and 5, as an SVG document. PNG is not written yet.
 
 use crate::moments::Selection;
@@ -6,14 +6,13 @@ use std::path::PathBuf;
 use weft::analyses::busy::BusyIntervals;
 use weft::analyses::moments::{moments_of_busy, sort_moments, TimeWindow};
 use weft::model::LocationId;
-use weft::readers::open_path;
 use weft::scene::axis::AXIS_HEIGHT_PX;
 use weft::scene::moments::{build_moment_view, MomentViewOptions, Viewport, LEGEND_HEIGHT_PX};
 use weft::scene::utilization::{build_utilization, UtilizationOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The trace file.
+    /// The trace file, or a store folder written by `weft index` (decoded whole).
     file: PathBuf,
     /// Output file (.svg or .png).
     #[arg(short, long)]
@@ -34,7 +33,7 @@ pub struct Args {
 pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
     let options = a.selection.options()?;
-    let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
+    let trace = crate::index::read_trace_or_store(&a.file)?;
     let definition = options.busy;
     let mut busy = BusyIntervals::compute(&trace, &definition);
     let mut rows = moments_of_busy(&trace, &busy, window);

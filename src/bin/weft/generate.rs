@@ -1,0 +1,134 @@
+//! `weft generate otf2 -o DIR --ranks K --events N [--threads-per-rank T] [--seed S] [--jobs J]`: writes a
+//! real OTF2 archive (`DIR/traces.otf2`, `DIR/traces.def`, `DIR/traces/N.evt`) made by
+//! `weft::samples::otf2_gen`, for tests and benchmarks that download nothing. Event files are written by
+//! `--jobs` threads, one location at a time, streamed chunk by chunk (memory: one chunk per thread). Prints
+//! the record counts per kind (`--json`: the official reader's class names as keys).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+use weft::samples::otf2_gen::{self, GenConfig, GenCounts};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    format: Format,
+}
+
+#[derive(clap::Subcommand)]
+enum Format {
+    /// An OTF2 archive: MPI ranks with nested regions, ring messages and collectives.
+    Otf2(Otf2Args),
+}
+
+#[derive(clap::Args)]
+struct Otf2Args {
+    /// The archive folder to write (created; files in it are replaced).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// MPI ranks.
+    #[arg(long, default_value_t = 4)]
+    ranks: u32,
+    /// Locations (threads) per rank; the first calls MPI, the others compute only.
+    #[arg(long, default_value_t = 1)]
+    threads_per_rank: u32,
+    /// About how many event records in all (whole iterations are written).
+    #[arg(long, default_value_t = 1_000_000)]
+    events: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Event-file chunk size in bytes (256 KiB to 16 MiB, what the official OTF2 library accepts).
+    #[arg(long, default_value_t = 1 << 20)]
+    chunk_size: u64,
+    /// Threads writing event files (default: the machine's cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Print the counts as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let Format::Otf2(a) = a.format;
+    if a.ranks == 0 || a.threads_per_rank == 0 {
+        return Err("--ranks and --threads-per-rank must be at least 1".into());
+    }
+    if !(256 << 10..=16 << 20).contains(&a.chunk_size) {
+        return Err("--chunk-size must be 256 KiB to 16 MiB (262144 to 16777216 bytes)".into());
+    }
+    let cfg = GenConfig {
+        ranks: a.ranks,
+        threads: a.threads_per_rank,
+        events: a.events,
+        seed: a.seed,
+        chunk_size: a.chunk_size,
+    };
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let started = Instant::now();
+    let counts = write_archive(&cfg, &a.out, jobs)?;
+    let secs = started.elapsed().as_secs_f64();
+    if a.json {
+        let mut m = serde_json::Map::new();
+        for (k, n) in counts.by_class() {
+            m.insert(k.to_string(), n.into());
+        }
+        println!("{}", serde_json::to_string_pretty(&m)?);
+        return Ok(());
+    }
+    println!("archive     {}", weft::model::text::escape_controls(&a.out.join("traces.otf2").display().to_string()));
+    println!("locations   {}", cfg.locations());
+    println!("events      {}", counts.events());
+    for (k, n) in counts.by_class() {
+        println!("  {k:<20} {n}");
+    }
+    let mb = counts.event_bytes as f64 / 1e6;
+    println!("event bytes {} ({:.1} MB/s, {:.2} s, {jobs} threads)", counts.event_bytes, mb / secs, secs);
+    Ok(())
+}
+
+/// Write the archive into `dir`: event files first (in parallel), then the definitions that count them.
+pub fn write_archive(cfg: &GenConfig, dir: &Path, jobs: usize) -> Result<GenCounts, Box<dyn std::error::Error>> {
+    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    let evt_dir = dir.join("traces");
+    std::fs::create_dir_all(&evt_dir).map_err(|e| err(&evt_dir, e))?;
+    let n = cfg.locations();
+    let next = AtomicU64::new(0);
+    let results: Mutex<Vec<Option<Result<GenCounts, String>>>> = Mutex::new(vec![None; n as usize]);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(n as usize) {
+            s.spawn(|| loop {
+                let l = next.fetch_add(1, Ordering::Relaxed);
+                if l >= n {
+                    break;
+                }
+                let path = evt_dir.join(format!("{l}.evt"));
+                let r = (|| {
+                    let mut f = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+                    let c = otf2_gen::location_events::<std::io::Error>(cfg, l, &mut |chunk| f.write_all(chunk))?;
+                    f.flush()?;
+                    std::fs::write(evt_dir.join(format!("{l}.def")), otf2_gen::local_defs())?;
+                    Ok(c)
+                })()
+                .map_err(|e: std::io::Error| err(&path, e));
+                results.lock().expect("no thread panics holding the lock")[l as usize] = Some(r);
+            });
+        }
+    });
+    let mut total = GenCounts::default();
+    let mut per_location = Vec::with_capacity(n as usize);
+    for r in results.into_inner().expect("threads joined") {
+        let c = r.ok_or("a location was not written")??;
+        per_location.push(c.events());
+        total.add(&c);
+    }
+    let (defs, records) = otf2_gen::global_defs(cfg, &per_location);
+    let def_path = dir.join("traces.def");
+    std::fs::write(&def_path, defs).map_err(|e| err(&def_path, e))?;
+    // The anchor last: an archive cut short by a failure has no anchor and is not taken for a trace.
+    let anchor_path = dir.join("traces.otf2");
+    std::fs::write(&anchor_path, otf2_gen::anchor(cfg, records)).map_err(|e| err(&anchor_path, e))?;
+    Ok(total)
+}

@@ -1,0 +1,518 @@
+//! A trace cut into store tiles: level 0 (exact records of a location block over a time window), the summary
+//! pyramid, moments, particles and counters; plus the manifest. Work is split by location block (and two
+//! global tasks, particles and counters) over `threads` std threads; every task's tiles are put in a fixed
+//! order afterwards, so the bytes do not depend on the thread count (nor would they on a `--shard K/N` split
+//! by blocks). An interval is stored once, in its start window (a message in its send window, a collective
+//! row in its start window); each events tile records the earliest window whose records reach into it
+//! (`first_window`).
+//!
+//! Returns bytes and paths; it must not write files (the CLI does, under a temporary name renamed last).
+
+use super::columns::{content_hash, ColumnWriter};
+use super::manifest::*;
+use super::pyramid::{self, Bins, LocationInput};
+use crate::analyses::busy::{is_communication_or_sync, BusyDefinition, BusyInterval, BusyScanner};
+use crate::analyses::moments::accumulate;
+use crate::analyses::summary::{region_totals, SummaryCounts};
+use crate::model::{LocationId, MessageKind, RegionRole, Trace};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Tile format version (the frame's version byte), the same as the manifest's.
+pub const TILE_VERSION: u8 = FORMAT_VERSION as u8;
+
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Locations per block.
+    pub block_locations: u32,
+    /// About how many intervals a level-0 tile of the busiest block holds (sets the window length).
+    pub tile_intervals: u64,
+    /// Bins per summary tile (level 1 has this many bins per window).
+    pub bins_per_tile: u32,
+    pub threads: usize,
+    /// The input's name, as the manifest's `source.name`.
+    pub source_name: String,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            block_locations: 64,
+            tile_intervals: 1 << 18,
+            bins_per_tile: 256,
+            threads: 1,
+            source_name: String::new(),
+        }
+    }
+}
+
+/// A built store: the manifest and the tile files (relative path, bytes) in manifest order.
+#[derive(Clone, Debug)]
+pub struct BuiltStore {
+    pub manifest: Manifest,
+    pub tiles: Vec<(String, Vec<u8>)>,
+}
+
+impl BuiltStore {
+    /// The manifest's file bytes (pretty JSON: a person may read it).
+    pub fn manifest_json(&self) -> Vec<u8> {
+        let mut v = serde_json::to_vec_pretty(&self.manifest).expect("a manifest always serializes");
+        v.push(b'\n');
+        v
+    }
+
+    pub fn total_bytes(&self) -> u64 {
+        self.tiles.iter().map(|(_, b)| b.len() as u64).sum::<u64>() + self.manifest_json().len() as u64
+    }
+}
+
+/// The tiling for a trace: blocks of `block_locations`; a power-of-two number of windows so that the busiest
+/// block's level-0 tiles hold about `tile_intervals` intervals; windows a whole number of level-1 bins.
+pub fn tiling(trace: &Trace, o: &BuildOptions) -> Tiling {
+    let nl = trace.locations.len() as u32;
+    let bl = o.block_locations.max(1);
+    let blocks = nl.div_ceil(bl);
+    let busiest = (0..blocks)
+        .map(|b| {
+            let r = (b * bl) as usize..((b + 1) * bl).min(nl) as usize;
+            trace.location_intervals[r].iter().map(|x| x.len() as u64).sum::<u64>()
+        })
+        .max()
+        .unwrap_or(0);
+    let windows = busiest.div_ceil(o.tile_intervals.max(1)).clamp(1, 1 << 16).next_power_of_two() as u32;
+    let bins = o.bins_per_tile.max(1) as u64;
+    let window_ns = ((trace.span_ns + 1).div_ceil(windows as u64)).div_ceil(bins) * bins;
+    Tiling { block_locations: bl, blocks, window_ns, windows, bins_per_tile: o.bins_per_tile.max(1) }
+}
+
+/// The pyramid levels: level 1 has `bins_per_tile` bins per window, each next level 4 times fewer, up to the
+/// first level that fits one tile.
+pub fn levels(t: &Tiling) -> Vec<Level> {
+    let per = t.bins_per_tile as u64;
+    let mut bin_ns = t.window_ns / per;
+    let mut bins = t.windows as u64 * per;
+    let mut out = Vec::new();
+    loop {
+        out.push(Level { level: out.len() as u32 + 1, bin_ns, bins, tiles: bins.div_ceil(per) as u32 });
+        if bins <= per {
+            return out;
+        }
+        bin_ns *= 4;
+        bins = bins.div_ceil(4);
+    }
+}
+
+type Tiles = Vec<(TileEntry, Vec<u8>)>;
+
+fn tile(
+    kind: TileKind,
+    level: u32,
+    block: u32,
+    window: u32,
+    records: u64,
+    first: u32,
+    w: ColumnWriter,
+) -> (TileEntry, Vec<u8>) {
+    let bytes = w.finish(kind.code(), TILE_VERSION);
+    let hash = content_hash(&bytes);
+    let short = &hash[..16];
+    let path = match kind {
+        TileKind::Events => format!("e/b{block}/w{window}.{short}.wt"),
+        TileKind::Summary => format!("s/l{level}/b{block}/t{window}.{short}.wt"),
+        TileKind::Particles => format!("p/w{window}.{short}.wt"),
+        TileKind::Counters => format!("c/w{window}.{short}.wt"),
+        TileKind::Moments => format!("m/b{block}.{short}.wt"),
+    };
+    let entry =
+        TileEntry { path, kind, level, block, window, bytes: bytes.len() as u64, hash, records, first_window: first };
+    (entry, bytes)
+}
+
+/// Build the store of `trace`.
+pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
+    let t = tiling(trace, o);
+    let lv = levels(&t);
+    // Messages and collectives by the block of their sender / location (one pass each, before the tasks).
+    let mut msg_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
+    for (i, s) in trace.messages.sender.iter().enumerate() {
+        msg_by_block[t.block_of(s.0) as usize].push(i as u32);
+    }
+    let mut coll_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
+    for (i, l) in trace.collectives.location.iter().enumerate() {
+        coll_by_block[t.block_of(l.0) as usize].push(i as u32);
+    }
+    // Message ends per location (sends and receives), for the summaries.
+    let mut ends: Vec<Vec<(u64, u64)>> = vec![Vec::new(); trace.locations.len()];
+    let m = &trace.messages;
+    for i in 0..m.len() {
+        ends[m.sender[i].index()].push((m.send_ns[i], m.size_bytes[i]));
+        ends[m.receiver[i].index()].push((m.recv_ns[i], m.size_bytes[i]));
+    }
+    let tasks = t.blocks as usize + 2;
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Tiles>>> = Mutex::new(vec![None; tasks]);
+    let work = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= tasks {
+            break;
+        }
+        let tiles = if k < t.blocks as usize {
+            block_tiles(trace, &t, &lv, k as u32, &msg_by_block[k], &coll_by_block[k], &ends)
+        } else if k == t.blocks as usize {
+            particle_tiles(trace, &t)
+        } else {
+            counter_tiles(trace, &t)
+        };
+        results.lock().expect("no task panics holding the lock")[k] = Some(tiles);
+    };
+    let threads = o.threads.clamp(1, tasks);
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    }
+    let mut entries = Vec::new();
+    let mut files = Vec::new();
+    for (e, b) in results.into_inner().expect("tasks joined").into_iter().flatten().flatten() {
+        files.push((e.path.clone(), b));
+        entries.push(e);
+    }
+    BuiltStore { manifest: manifest(trace, o, t, lv, entries), tiles: files }
+}
+
+fn manifest(trace: &Trace, o: &BuildOptions, tiling: Tiling, levels: Vec<Level>, tiles: Vec<TileEntry>) -> Manifest {
+    let c = SummaryCounts::of(trace);
+    let ids = |v: &[crate::model::StringId]| v.iter().map(|s| s.0).collect::<Vec<u32>>();
+    let l = &trace.locations;
+    Manifest {
+        format: FORMAT_NAME.into(),
+        version: FORMAT_VERSION,
+        source: Source { name: o.source_name.clone(), format: trace.format },
+        origin_ns: trace.origin_ns.to_string(),
+        span_ns: trace.span_ns,
+        counts: Counts {
+            event_records: trace.event_records,
+            intervals: trace.intervals.len() as u64,
+            instants: trace.instants.time_ns.len() as u64,
+            messages: trace.messages.len() as u64,
+            flows: c.flows as u64,
+            collective_rows: trace.collectives.len() as u64,
+            collective_operations: c.collectives as u64,
+            counter_samples: trace.counters.sample_time_ns.len() as u64,
+        },
+        strings: trace.strings.iter().map(str::to_string).collect(),
+        processes: Processes {
+            native_id: trace.processes.native_id.clone(),
+            name: ids(&trace.processes.name),
+            sort_key: trace.processes.sort_key.clone(),
+        },
+        locations: Locations {
+            process: l.process.iter().map(|p| p.0).collect(),
+            native_id: l.native_id.clone(),
+            name: ids(&l.name),
+            kind: l.kind.clone(),
+            sort_key: l.sort_key.clone(),
+            intervals: trace.location_intervals.iter().map(|r| r.len() as u64).collect(),
+        },
+        regions: Regions {
+            name: ids(&trace.regions.name),
+            category: ids(&trace.regions.category),
+            paradigm: trace.regions.paradigm.clone(),
+            role: trace.regions.role.clone(),
+        },
+        counter_series: CounterSeries {
+            name: ids(&trace.counters.series_name),
+            process: trace.counters.series_process.iter().map(|p| p.0).collect(),
+        },
+        warnings: WarningList {
+            counts: trace.warnings.counts().to_vec(),
+            examples: trace.warnings.examples().iter().map(|w| (w.kind, w.message.clone())).collect(),
+        },
+        region_totals: region_totals(trace).into_iter().map(|(n, ns)| [n, ns]).collect(),
+        tiling,
+        levels,
+        tiles,
+    }
+}
+
+/// Column buffers of one level-0 tile.
+#[derive(Default)]
+struct EventCols {
+    iv_loc: Vec<u64>,
+    iv_region: Vec<u64>,
+    iv_start: Vec<u64>,
+    iv_dur: Vec<u64>,
+    iv_depth: Vec<u64>,
+    inst: Vec<u32>,
+    msg: Vec<u32>,
+    coll: Vec<u32>,
+}
+
+/// Write `v` as deltas from the previous value (signed, zigzag), starting from 0.
+fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
+    let mut prev = 0u64;
+    for x in v {
+        w.signed(x.wrapping_sub(prev) as i64);
+        prev = x;
+    }
+}
+
+fn block_tiles(
+    trace: &Trace,
+    t: &Tiling,
+    levels: &[Level],
+    b: u32,
+    msgs: &[u32],
+    colls: &[u32],
+    ends: &[Vec<(u64, u64)>],
+) -> Tiles {
+    let locs = t.block_range(b, trace.locations.len() as u32);
+    let nw = t.windows as usize;
+    let mut cols: Vec<EventCols> = (0..nw).map(|_| EventCols::default()).collect();
+    let mut max_end = vec![0u64; nw];
+    let iv = &trace.intervals;
+    for l in locs.clone() {
+        for i in trace.location_intervals[l as usize].clone() {
+            let w = t.window_of(iv.start_ns[i]) as usize;
+            let c = &mut cols[w];
+            c.iv_loc.push((l - locs.start) as u64);
+            c.iv_region.push(iv.region[i].0 as u64);
+            c.iv_start.push(iv.start_ns[i]);
+            c.iv_dur.push(iv.dur_ns[i]);
+            c.iv_depth.push(iv.depth[i] as u64);
+            max_end[w] = max_end[w].max(iv.end_ns(i));
+        }
+    }
+    // Instants are sorted by location: the block's are one run.
+    let il = &trace.instants.location;
+    let (a, z) = (il.partition_point(|x| x.0 < locs.start), il.partition_point(|x| x.0 < locs.end));
+    for i in a..z {
+        cols[t.window_of(trace.instants.time_ns[i]) as usize].inst.push(i as u32);
+    }
+    // Messages (by send) and collectives (by start) reach into later windows like intervals do.
+    for &i in msgs {
+        let (s, r) = (trace.messages.send_ns[i as usize], trace.messages.recv_ns[i as usize]);
+        let w = t.window_of(s) as usize;
+        cols[w].msg.push(i);
+        max_end[w] = max_end[w].max(r.saturating_add(1));
+    }
+    for &i in colls {
+        let w = t.window_of(trace.collectives.start_ns[i as usize]) as usize;
+        cols[w].coll.push(i);
+        max_end[w] = max_end[w].max(trace.collectives.end_ns[i as usize]);
+    }
+    // The earliest window reaching into each window (windows in order: the first to reach is the earliest).
+    let mut first: Vec<u32> = (0..nw as u32).collect();
+    let mut filled = 0usize;
+    for (ws, &end) in max_end.iter().enumerate() {
+        if end == 0 {
+            continue;
+        }
+        let reach = t.window_of(end - 1) as usize;
+        for f in first.iter_mut().take(reach + 1).skip((ws + 1).max(filled + 1)) {
+            *f = ws as u32;
+        }
+        filled = filled.max(reach);
+    }
+    let mut out = Tiles::new();
+    for (w, c) in cols.into_iter().enumerate() {
+        let records = (c.iv_loc.len() + c.inst.len() + c.msg.len() + c.coll.len()) as u64;
+        if records == 0 && first[w] == w as u32 {
+            continue;
+        }
+        out.push(tile(
+            TileKind::Events,
+            0,
+            b,
+            w as u32,
+            c.iv_loc.len() as u64,
+            first[w],
+            events_payload(trace, locs.start, &c),
+        ));
+    }
+    out.extend(summary_and_moment_tiles(trace, t, levels, b, ends));
+    out
+}
+
+fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols) -> ColumnWriter {
+    let mut w = ColumnWriter::default();
+    w.varint(c.iv_loc.len() as u64);
+    c.iv_loc.iter().for_each(|&v| w.varint(v));
+    c.iv_region.iter().for_each(|&v| w.varint(v));
+    deltas(&mut w, c.iv_start.iter().copied());
+    c.iv_dur.iter().for_each(|&v| w.varint(v));
+    c.iv_depth.iter().for_each(|&v| w.varint(v));
+    let ins = &trace.instants;
+    w.varint(c.inst.len() as u64);
+    deltas(&mut w, c.inst.iter().map(|&i| i as u64));
+    c.inst.iter().for_each(|&i| w.varint((ins.location[i as usize].0 - first_loc) as u64));
+    c.inst.iter().for_each(|&i| w.varint(ins.region[i as usize].0 as u64));
+    deltas(&mut w, c.inst.iter().map(|&i| ins.time_ns[i as usize]));
+    let m = &trace.messages;
+    w.varint(c.msg.len() as u64);
+    deltas(&mut w, c.msg.iter().map(|&i| i as u64));
+    for &i in &c.msg {
+        w.varint(match m.kind[i as usize] {
+            MessageKind::PointToPoint => 0,
+            MessageKind::Flow => 1,
+        });
+    }
+    c.msg.iter().for_each(|&i| w.varint(m.sender[i as usize].0 as u64));
+    c.msg.iter().for_each(|&i| w.varint(m.receiver[i as usize].0 as u64));
+    deltas(&mut w, c.msg.iter().map(|&i| m.send_ns[i as usize]));
+    c.msg.iter().for_each(|&i| w.signed(m.recv_ns[i as usize].wrapping_sub(m.send_ns[i as usize]) as i64));
+    c.msg.iter().for_each(|&i| w.varint(m.size_bytes[i as usize]));
+    c.msg.iter().for_each(|&i| w.varint(m.tag[i as usize] as u64));
+    c.msg.iter().for_each(|&i| w.varint(m.name[i as usize].0 as u64));
+    let k = &trace.collectives;
+    w.varint(c.coll.len() as u64);
+    deltas(&mut w, c.coll.iter().map(|&i| i as u64));
+    c.coll.iter().for_each(|&i| w.varint(k.operation[i as usize] as u64));
+    c.coll.iter().for_each(|&i| w.varint(k.location[i as usize].0 as u64));
+    c.coll.iter().for_each(|&i| w.varint(k.region[i as usize].0 as u64));
+    c.coll.iter().for_each(|&i| w.varint(k.communicator[i as usize].0 as u64));
+    c.coll.iter().for_each(|&i| w.varint(k.root[i as usize].map_or(0, |r| r.0 as u64 + 1)));
+    deltas(&mut w, c.coll.iter().map(|&i| k.start_ns[i as usize]));
+    c.coll.iter().for_each(|&i| w.signed(k.end_ns[i as usize].wrapping_sub(k.start_ns[i as usize]) as i64));
+    c.coll.iter().for_each(|&i| w.varint(k.bytes_sent[i as usize]));
+    c.coll.iter().for_each(|&i| w.varint(k.bytes_received[i as usize]));
+    w
+}
+
+/// Summary tiles of every level and the moments tile of block `b`.
+fn summary_and_moment_tiles(trace: &Trace, t: &Tiling, levels: &[Level], b: u32, ends: &[Vec<(u64, u64)>]) -> Tiles {
+    let locs = t.block_range(b, trace.locations.len() as u32);
+    let mut compute = BusyScanner::new(trace, &BusyDefinition::Compute);
+    let mut any = BusyScanner::new(trace, &BusyDefinition::Any);
+    let (mut bc, mut ba): (Vec<BusyInterval>, Vec<BusyInterval>) = (Vec::new(), Vec::new());
+    let mut moments = ColumnWriter::default();
+    moments.varint(locs.len() as u64);
+    // Per level, per location of the block, its bins.
+    let mut per_level: Vec<Vec<Bins>> = vec![Vec::new(); levels.len()];
+    let iv = &trace.intervals;
+    let il = &trace.instants.location;
+    let mut scratch = Vec::new();
+    for l in locs.clone() {
+        let loc = LocationId(l);
+        compute.location(trace, loc, &mut bc);
+        any.location(trace, loc, &mut ba);
+        for spans in [&bc, &ba] {
+            let (reference, m0, mean, c2, c3) = accumulate(spans, None).to_parts();
+            moments.signed(reference);
+            moments.varint(m0);
+            moments.varint(mean.to_bits());
+            moments.varint(c2.to_bits());
+            moments.varint(c3.to_bits());
+        }
+        scratch.clear();
+        scratch.extend(
+            trace.location_intervals[l as usize]
+                .clone()
+                .map(|i| (iv.region[i].0, iv.start_ns[i], iv.dur_ns[i], iv.depth[i])),
+        );
+        let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
+        let input = LocationInput {
+            intervals: &scratch,
+            busy_compute: &bc,
+            busy_any: &ba,
+            instants: &trace.instants.time_ns[a..z],
+            message_ends: &ends[l as usize],
+        };
+        let mut bins = pyramid::level1(&input, levels[0].bin_ns, levels[0].bins as usize);
+        for (k, _) in levels.iter().enumerate() {
+            let next = if k + 1 < levels.len() { Some(bins.coarser()) } else { None };
+            per_level[k].push(bins);
+            match next {
+                Some(n) => bins = n,
+                None => break,
+            }
+        }
+    }
+    let mut out = Tiles::new();
+    let per = t.bins_per_tile as usize;
+    for (k, level) in levels.iter().enumerate() {
+        for j in 0..level.tiles as usize {
+            let range = j * per..((j + 1) * per).min(level.bins as usize);
+            let mut w = ColumnWriter::default();
+            w.varint(locs.len() as u64);
+            w.varint(range.len() as u64);
+            for c in 0..pyramid::COLUMNS.len() {
+                for bins in &per_level[k] {
+                    for i in range.clone() {
+                        w.varint(bins.get(c, i));
+                    }
+                }
+            }
+            let records = (locs.len() * range.len()) as u64;
+            out.push(tile(TileKind::Summary, level.level, b, j as u32, records, j as u32, w));
+        }
+    }
+    out.push(tile(TileKind::Moments, 0, b, 0, locs.len() as u64, 0, moments));
+    out
+}
+
+/// Communication and synchronization intervals of all locations (the particle view's events), by window of
+/// their start, sorted by (start, location, interval).
+fn particle_tiles(trace: &Trace, t: &Tiling) -> Tiles {
+    let r = &trace.regions;
+    let selected: Vec<bool> = (0..r.len())
+        .map(|k| {
+            r.role[k] != RegionRole::Artificial
+                && is_communication_or_sync(trace.str(r.name[k]), r.paradigm[k], r.role[k])
+        })
+        .collect();
+    let iv = &trace.intervals;
+    let mut events: Vec<(u64, u32, u32)> = Vec::new();
+    for (l, range) in trace.location_intervals.iter().enumerate() {
+        for i in range.clone() {
+            if selected[iv.region[i].index()] {
+                events.push((iv.start_ns[i], l as u32, i as u32));
+            }
+        }
+    }
+    events.sort_unstable();
+    let mut out = Tiles::new();
+    let mut a = 0;
+    while a < events.len() {
+        let w = t.window_of(events[a].0);
+        let z = a + events[a..].partition_point(|e| t.window_of(e.0) == w);
+        let run = &events[a..z];
+        let mut c = ColumnWriter::default();
+        c.varint(run.len() as u64);
+        run.iter().for_each(|e| c.varint(e.1 as u64));
+        run.iter().for_each(|e| c.varint(iv.region[e.2 as usize].0 as u64));
+        deltas(&mut c, run.iter().map(|e| e.0));
+        run.iter().for_each(|e| c.varint(iv.dur_ns[e.2 as usize]));
+        deltas(&mut c, run.iter().map(|e| e.2 as u64));
+        out.push(tile(TileKind::Particles, 0, 0, w, run.len() as u64, w, c));
+        a = z;
+    }
+    out
+}
+
+/// Counter samples by window of their time, in the model's order (series, then time).
+fn counter_tiles(trace: &Trace, t: &Tiling) -> Tiles {
+    let c = &trace.counters;
+    let mut by_window: Vec<Vec<u32>> = vec![Vec::new(); t.windows as usize];
+    for (i, &time) in c.sample_time_ns.iter().enumerate() {
+        by_window[t.window_of(time) as usize].push(i as u32);
+    }
+    let mut out = Tiles::new();
+    for (w, idx) in by_window.into_iter().enumerate() {
+        if idx.is_empty() {
+            continue;
+        }
+        let mut cw = ColumnWriter::default();
+        cw.varint(idx.len() as u64);
+        deltas(&mut cw, idx.iter().map(|&i| i as u64));
+        idx.iter().for_each(|&i| cw.varint(c.sample_series[i as usize] as u64));
+        deltas(&mut cw, idx.iter().map(|&i| c.sample_time_ns[i as usize]));
+        idx.iter().for_each(|&i| cw.varint(c.sample_value[i as usize].to_bits()));
+        out.push(tile(TileKind::Counters, 0, 0, w as u32, idx.len() as u64, w as u32, cw));
+    }
+    out
+}

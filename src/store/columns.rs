@@ -1,0 +1,195 @@
+//! The byte level of store tiles: LEB128 varint columns (zigzag for signed deltas), the tile frame (magic,
+//! format version, kind, codec, raw length, compressed payload) and the content hash that names tiles.
+//!
+//! Plain Rust over byte slices (it runs in the page's worker); it must not touch files. Every read checks
+//! its bounds and returns a [`ColumnError`] with the byte offset, never panics.
+
+use thiserror::Error;
+
+/// First bytes of every tile file.
+pub const TILE_MAGIC: [u8; 4] = *b"WFTL";
+/// Bytes of the frame before the compressed payload: magic, version, kind, codec, reserved, raw length.
+pub const FRAME_LEN: usize = 12;
+/// The one codec of store version 1: LZ4 block format (`lz4_flex`), chosen by measurement (BENCHMARKS.md).
+pub const CODEC_LZ4: u8 = 1;
+
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("at byte {offset}: {detail}")]
+pub struct ColumnError {
+    pub offset: usize,
+    pub detail: String,
+}
+
+/// The content hash of a tile file: XXH3-128, as 32 lowercase hex digits.
+pub fn content_hash(bytes: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+/// Builds a tile's uncompressed payload, column after column.
+#[derive(Default)]
+pub struct ColumnWriter {
+    pub buf: Vec<u8>,
+}
+
+impl ColumnWriter {
+    #[inline]
+    pub fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.buf.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.buf.push(v as u8);
+    }
+
+    #[inline]
+    pub fn signed(&mut self, v: i64) {
+        self.varint(((v << 1) ^ (v >> 63)) as u64);
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.varint(b.len() as u64);
+        self.buf.extend_from_slice(b);
+    }
+
+    /// Frame and compress: the bytes of a tile file of `kind`.
+    pub fn finish(self, kind: u8, version: u8) -> Vec<u8> {
+        let compressed = lz4_flex::block::compress(&self.buf);
+        let mut out = Vec::with_capacity(FRAME_LEN + compressed.len());
+        out.extend_from_slice(&TILE_MAGIC);
+        out.extend_from_slice(&[version, kind, CODEC_LZ4, 0]);
+        out.extend_from_slice(&(self.buf.len() as u32).to_le_bytes());
+        out.extend_from_slice(&compressed);
+        out
+    }
+}
+
+/// The frame of a tile file, checked: its kind and decompressed payload.
+pub fn unframe(file: &[u8], version: u8, max_raw: usize) -> Result<(u8, Vec<u8>), ColumnError> {
+    let err = |offset, detail: String| ColumnError { offset, detail };
+    if file.len() < FRAME_LEN {
+        return Err(err(0, format!("{} bytes: shorter than a tile header ({FRAME_LEN} bytes)", file.len())));
+    }
+    if file[..4] != TILE_MAGIC {
+        return Err(err(0, "not a weft store tile (bad magic)".into()));
+    }
+    if file[4] != version {
+        return Err(err(4, format!("tile format version {}, this weft reads version {version}", file[4])));
+    }
+    if file[6] != CODEC_LZ4 {
+        return Err(err(6, format!("unknown codec {}", file[6])));
+    }
+    let raw = u32::from_le_bytes([file[8], file[9], file[10], file[11]]) as usize;
+    // LZ4 expands at most 255 times: a larger claim is damage, and must not size an allocation.
+    if raw > max_raw || raw as u64 > (file.len() - FRAME_LEN) as u64 * 255 + 16 {
+        return Err(err(8, format!("claims {raw} bytes uncompressed, more than any tile holds ({max_raw})")));
+    }
+    let payload = lz4_flex::block::decompress(&file[FRAME_LEN..], raw)
+        .map_err(|e| err(FRAME_LEN, format!("compressed payload is damaged: {e}")))?;
+    if payload.len() != raw {
+        return Err(err(8, format!("payload decompresses to {} bytes, the header says {raw}", payload.len())));
+    }
+    Ok((file[5], payload))
+}
+
+/// Reads a payload written by [`ColumnWriter`].
+pub struct ColumnReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> ColumnReader<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        ColumnReader { data, pos: 0 }
+    }
+
+    pub fn error<T>(&self, detail: impl Into<String>) -> Result<T, ColumnError> {
+        Err(ColumnError { offset: self.pos, detail: detail.into() })
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.pos == self.data.len()
+    }
+
+    #[inline]
+    pub fn varint(&mut self) -> Result<u64, ColumnError> {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let Some(&b) = self.data.get(self.pos) else {
+                return self.error("unexpected end of the tile's data");
+            };
+            self.pos += 1;
+            if shift == 63 && b > 1 {
+                return self.error("integer longer than 64 bits");
+            }
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+            shift += 7;
+        }
+    }
+
+    #[inline]
+    pub fn signed(&mut self) -> Result<i64, ColumnError> {
+        let v = self.varint()?;
+        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
+    /// A varint that must be below `bound` (an id, a small enum).
+    #[inline]
+    pub fn below(&mut self, bound: u64, what: &str) -> Result<u64, ColumnError> {
+        let v = self.varint()?;
+        if v >= bound {
+            return self.error(format!("{what} {v} out of range (there are {bound})"));
+        }
+        Ok(v)
+    }
+
+    /// A count of records that follow, each taking at least `min_bytes`: larger than the rest could hold is
+    /// corrupt, not a reason to allocate.
+    pub fn count(&mut self, min_bytes: usize) -> Result<usize, ColumnError> {
+        let n = self.varint()?;
+        if n > ((self.data.len() - self.pos) / min_bytes.max(1)) as u64 {
+            return self.error(format!("claims {n} records, more than the tile holds"));
+        }
+        Ok(n as usize)
+    }
+
+    /// `a + d` for a stored delta, refused when it leaves the u64 range.
+    #[inline]
+    pub fn add(&self, a: u64, d: i64) -> Result<u64, ColumnError> {
+        a.checked_add_signed(d).map_or_else(|| self.error("time out of range"), Ok)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_round_trip_and_damage_is_an_error() {
+        let vals = [0u64, 1, 127, 128, 300, u32::MAX as u64, u64::MAX];
+        let mut w = ColumnWriter::default();
+        vals.iter().for_each(|&v| w.varint(v));
+        [-1i64, 0, 5, i64::MIN, i64::MAX].iter().for_each(|&v| w.signed(v));
+        let file = w.finish(3, 1);
+        let (kind, raw) = unframe(&file, 1, 1 << 20).unwrap();
+        assert_eq!(kind, 3);
+        let mut r = ColumnReader::new(&raw);
+        for &v in &vals {
+            assert_eq!(r.varint().unwrap(), v);
+        }
+        for v in [-1i64, 0, 5, i64::MIN, i64::MAX] {
+            assert_eq!(r.signed().unwrap(), v);
+        }
+        assert!(r.at_end());
+        assert!(r.varint().is_err());
+        assert!(unframe(&file[..file.len() - 3], 1, 1 << 20).is_err());
+        assert!(unframe(&file, 2, 1 << 20).is_err());
+        let mut bad = file.clone();
+        bad[0] = b'X';
+        assert!(unframe(&bad, 1, 1 << 20).is_err());
+        assert!(ColumnReader::new(&[0xff; 11]).varint().is_err());
+    }
+}

@@ -1,0 +1,82 @@
+//! The out-of-core trace store (issue #17): a folder of immutable, content-named tiles and one
+//! `manifest.json`, written by `weft index` and read back exactly, tile by tile. docs/store-format.md is the
+//! specification; this module is its one implementation.
+//!
+//! - `columns`: varint columns, the tile frame (LZ4 via `lz4_flex`), content hashes;
+//! - `manifest`: definitions, counts, warnings, tiling, levels, the tile list; parsed and checked;
+//! - `build`: a [`Trace`](crate::model::Trace) cut into tiles, location block by block, on `threads` std threads,
+//!   with bytes that do not depend on the thread count;
+//! - `pyramid`: per-location summaries per time bin (busy time by definition, dominant region, event and
+//!   message counts, message bytes), the finest level from the intervals and coarser ones merged 4 to 1;
+//! - `read`: a store back to a `Trace` (exact), its moments and summary without the events.
+//!
+//! Plain Rust, no `std::fs`: tiles come through [`TileSource`] (the CLI reads a folder, the page will fetch
+//! URLs or read a dropped folder), and [`build`] returns bytes for the caller to write.
+
+pub mod build;
+pub mod columns;
+pub mod manifest;
+pub mod pyramid;
+pub mod read;
+
+pub use build::{build, BuildOptions, BuiltStore};
+pub use manifest::{Manifest, TileEntry, TileKind, FORMAT_NAME, FORMAT_VERSION, MANIFEST};
+pub use read::Store;
+
+use thiserror::Error;
+
+/// What went wrong with a store, naming the file (relative to the store's folder).
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum StoreError {
+    #[error("{file}: missing from the store")]
+    Missing { file: String },
+    #[error("{file}: could not be read: {detail}")]
+    Io { file: String, detail: String },
+    #[error("{file}: store format version {found}; this weft reads version {expected} (index the trace again)")]
+    Version { file: String, found: u32, expected: u32 },
+    #[error("{file}: corrupt: {detail}")]
+    Corrupt { file: String, detail: String },
+    #[error("{file}: disagrees with the manifest: {detail}")]
+    Mismatch { file: String, detail: String },
+}
+
+impl StoreError {
+    /// The store file the error is about.
+    pub fn file(&self) -> &str {
+        match self {
+            StoreError::Missing { file }
+            | StoreError::Io { file, .. }
+            | StoreError::Version { file, .. }
+            | StoreError::Corrupt { file, .. }
+            | StoreError::Mismatch { file, .. } => file,
+        }
+    }
+}
+
+/// Where a store's files come from: `read("manifest.json")`, `read("e/b0/w3.0123abcd.wt")`.
+pub trait TileSource {
+    /// The file's bytes, `Ok(None)` when the store has no such file, `Err` (a message) when it cannot be read.
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String>;
+}
+
+/// A store held in memory (tests; a dropped folder's files).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStore {
+    pub files: std::collections::BTreeMap<String, Vec<u8>>,
+}
+
+impl TileSource for MemoryStore {
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
+        Ok(self.files.get(path).cloned())
+    }
+}
+
+impl BuiltStore {
+    /// The store as files in memory, by path.
+    pub fn to_memory(&self) -> MemoryStore {
+        let mut files: std::collections::BTreeMap<String, Vec<u8>> =
+            self.tiles.iter().map(|(p, b)| (p.clone(), b.clone())).collect();
+        files.insert(MANIFEST.to_string(), self.manifest_json());
+        MemoryStore { files }
+    }
+}

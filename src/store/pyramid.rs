@@ -1,0 +1,216 @@
+//! The store's coarser levels: per location and time bin, what a zoomed-out view draws without the events.
+//! Level 1 (the finest) is computed exactly from one location's intervals, busy spans, instants and message
+//! ends in one pass (cost: records + bins); each coarser level merges 4 bins into 1. Sums (busy time, events,
+//! messages, bytes) merge exactly; the dominant region of a merged bin is the children's dominant region with
+//! the most time (exact at level 1, the children's best at coarser levels: docs/store-format.md).
+//!
+//! Must not encode tiles or know files.
+
+use crate::analyses::busy::BusyInterval;
+
+/// The columns of a summary tile, in stored order.
+pub const COLUMNS: [&str; 7] =
+    ["busy_compute_ns", "busy_any_ns", "dominant_region", "dominant_ns", "events", "messages", "message_bytes"];
+
+/// One location's bins at one level.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bins {
+    pub busy_compute_ns: Vec<u64>,
+    pub busy_any_ns: Vec<u64>,
+    /// Region index + 1 of the region with the most exclusive time in the bin; 0 when no region covers it.
+    pub dominant_region: Vec<u32>,
+    pub dominant_ns: Vec<u64>,
+    /// ENTER and LEAVE of intervals (each interval counts at its start and at its end) and instants.
+    pub events: Vec<u64>,
+    /// Messages sent or received by the location.
+    pub messages: Vec<u64>,
+    /// Bytes sent plus bytes received.
+    pub message_bytes: Vec<u64>,
+}
+
+impl Bins {
+    pub fn zeros(n: usize) -> Self {
+        Bins {
+            busy_compute_ns: vec![0; n],
+            busy_any_ns: vec![0; n],
+            dominant_region: vec![0; n],
+            dominant_ns: vec![0; n],
+            events: vec![0; n],
+            messages: vec![0; n],
+            message_bytes: vec![0; n],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The next coarser level: bins merged 4 to 1.
+    pub fn coarser(&self) -> Bins {
+        let n = self.len().div_ceil(4);
+        let mut out = Bins::zeros(n);
+        for i in 0..self.len() {
+            let j = i / 4;
+            out.busy_compute_ns[j] += self.busy_compute_ns[i];
+            out.busy_any_ns[j] += self.busy_any_ns[i];
+            out.events[j] += self.events[i];
+            out.messages[j] += self.messages[i];
+            out.message_bytes[j] += self.message_bytes[i];
+            if self.dominant_ns[i] > out.dominant_ns[j] {
+                out.dominant_ns[j] = self.dominant_ns[i];
+                out.dominant_region[j] = self.dominant_region[i];
+            }
+        }
+        out
+    }
+
+    /// The value of column `c` (see [`COLUMNS`]) at bin `i`.
+    pub fn get(&self, c: usize, i: usize) -> u64 {
+        match c {
+            0 => self.busy_compute_ns[i],
+            1 => self.busy_any_ns[i],
+            2 => self.dominant_region[i] as u64,
+            3 => self.dominant_ns[i],
+            4 => self.events[i],
+            5 => self.messages[i],
+            _ => self.message_bytes[i],
+        }
+    }
+}
+
+/// What level 1 is computed from, for one location (times in ns from the origin).
+pub struct LocationInput<'a> {
+    /// (region, start, dur, depth) in the model's order (start, then depth).
+    pub intervals: &'a [(u32, u64, u64, u16)],
+    pub busy_compute: &'a [BusyInterval],
+    pub busy_any: &'a [BusyInterval],
+    pub instants: &'a [u64],
+    /// (time, bytes) of each message end on this location (sends and receives).
+    pub message_ends: &'a [(u64, u64)],
+}
+
+/// Level 1 of one location: `bins` bins of `bin_ns`.
+pub fn level1(input: &LocationInput, bin_ns: u64, bins: usize) -> Bins {
+    let mut out = Bins::zeros(bins);
+    let bin_of = |t: u64| ((t / bin_ns) as usize).min(bins - 1);
+    let spread = |spans: &[BusyInterval], col: &mut Vec<u64>| {
+        for s in spans {
+            let mut t = s.start_ns;
+            while t < s.end_ns {
+                let k = bin_of(t);
+                let end = if k == bins - 1 { s.end_ns } else { s.end_ns.min((k as u64 + 1) * bin_ns) };
+                col[k] += end - t;
+                t = end;
+            }
+        }
+    };
+    spread(input.busy_compute, &mut out.busy_compute_ns);
+    spread(input.busy_any, &mut out.busy_any_ns);
+    for &t in input.instants {
+        out.events[bin_of(t)] += 1;
+    }
+    for &(t, bytes) in input.message_ends {
+        let k = bin_of(t);
+        out.messages[k] += 1;
+        out.message_bytes[k] += bytes;
+    }
+    // Exclusive time per region: the innermost open interval owns the time. Pieces come in time order, so
+    // each bin's per-region tally is finished when a later bin starts.
+    let mut dom = Dominant { bin_ns, bins, current: usize::MAX, tally: Vec::new() };
+    let mut stack: Vec<(u32, u64)> = Vec::new();
+    let mut cursor = 0u64;
+    for &(region, start, dur, _) in input.intervals {
+        let end = start + dur;
+        out.events[bin_of(start)] += 1;
+        out.events[bin_of(end)] += 1;
+        while let Some(&(r, e)) = stack.last() {
+            if e > start {
+                break;
+            }
+            dom.piece(&mut out, r, cursor, e);
+            cursor = cursor.max(e);
+            stack.pop();
+        }
+        if let Some(&(r, _)) = stack.last() {
+            dom.piece(&mut out, r, cursor, start);
+        }
+        cursor = cursor.max(start);
+        stack.push((region, end));
+    }
+    while let Some((r, e)) = stack.pop() {
+        dom.piece(&mut out, r, cursor, e);
+        cursor = cursor.max(e);
+    }
+    dom.finish_bin(&mut out);
+    out
+}
+
+struct Dominant {
+    bin_ns: u64,
+    bins: usize,
+    current: usize,
+    tally: Vec<(u32, u64)>,
+}
+
+impl Dominant {
+    fn piece(&mut self, out: &mut Bins, region: u32, a: u64, b: u64) {
+        let mut t = a;
+        while t < b {
+            let k = ((t / self.bin_ns) as usize).min(self.bins - 1);
+            let end = if k == self.bins - 1 { b } else { b.min((k as u64 + 1) * self.bin_ns) };
+            if k != self.current {
+                self.finish_bin(out);
+                self.current = k;
+            }
+            match self.tally.iter_mut().find(|(r, _)| *r == region) {
+                Some((_, ns)) => *ns += end - t,
+                None => self.tally.push((region, end - t)),
+            }
+            t = end;
+        }
+    }
+
+    fn finish_bin(&mut self, out: &mut Bins) {
+        if self.current < self.bins {
+            // Most time wins; on a tie, the lower region index (deterministic).
+            if let Some(&(r, ns)) = self.tally.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) {
+                out.dominant_region[self.current] = r + 1;
+                out.dominant_ns[self.current] = ns;
+            }
+        }
+        self.tally.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exclusive_time_picks_the_innermost_region_and_levels_add_up() {
+        // Region 0 over [0, 100), region 1 inside over [10, 90): bins of 50 -> region 1 dominates both.
+        let iv = [(0u32, 0u64, 100u64, 0u16), (1, 10, 80, 1)];
+        let busy = [BusyInterval { start_ns: 0, end_ns: 100 }];
+        let input = LocationInput {
+            intervals: &iv,
+            busy_compute: &busy,
+            busy_any: &busy,
+            instants: &[99],
+            message_ends: &[(5, 10), (60, 20)],
+        };
+        let b = level1(&input, 50, 2);
+        assert_eq!(b.dominant_region, vec![2, 2]);
+        assert_eq!(b.dominant_ns, vec![40, 40]);
+        assert_eq!(b.busy_any_ns, vec![50, 50]);
+        assert_eq!(b.events, vec![2, 3]);
+        assert_eq!((b.messages.clone(), b.message_bytes.clone()), (vec![1, 1], vec![10, 20]));
+        let c = b.coarser();
+        assert_eq!(c.busy_any_ns, vec![100]);
+        assert_eq!(c.events, vec![5]);
+        assert_eq!(c.dominant_region, vec![2]);
+    }
+}

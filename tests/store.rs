@@ -1,0 +1,424 @@
+//! The tiled store (src/store, `weft index`): a store read back equals the trace it was built from (every
+//! interval, instant, message, collective and counter, in the same order), on generated OTF2 archives, a
+//! hand-built trace with the tile-boundary cases, and the real OTF2 archives in ../shared/traces; its moments
+//! and summary equal the trace's; the bytes do not depend on the thread count; damaged stores give typed
+//! errors naming the file; `weft info` and `weft moments` print the same on the store as on the trace.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use weft::analyses::busy::BusyDefinition;
+use weft::analyses::moments::moments;
+use weft::analyses::summary::summarize;
+use weft::model::*;
+use weft::readers::otf2::read_archive;
+use weft::samples::otf2_gen::{archive, GenConfig};
+use weft::store::{build, BuildOptions, MemoryStore, Store, StoreError, TileKind, MANIFEST};
+
+fn generated(cfg: &GenConfig) -> Trace {
+    read_archive("traces.otf2", &archive(cfg).0).expect("generated archive reads")
+}
+
+/// Every column of two traces, compared one by one (the string table by its strings, in order).
+fn assert_same(a: &Trace, b: &Trace) {
+    assert_eq!(a.format, b.format);
+    assert_eq!(a.strings.iter().collect::<Vec<_>>(), b.strings.iter().collect::<Vec<_>>());
+    let d = |x: &dyn std::fmt::Debug| format!("{x:?}");
+    assert_eq!(d(&a.processes), d(&b.processes));
+    assert_eq!(d(&a.locations), d(&b.locations));
+    assert_eq!(d(&a.regions), d(&b.regions));
+    assert_eq!(a.intervals.location, b.intervals.location);
+    assert_eq!(a.intervals.region, b.intervals.region);
+    assert_eq!(a.intervals.start_ns, b.intervals.start_ns);
+    assert_eq!(a.intervals.dur_ns, b.intervals.dur_ns);
+    assert_eq!(a.intervals.depth, b.intervals.depth);
+    assert_eq!(a.location_intervals, b.location_intervals);
+    assert_eq!(d(&a.instants), d(&b.instants));
+    assert_eq!(d(&a.messages), d(&b.messages));
+    assert_eq!(d(&a.collectives), d(&b.collectives));
+    assert_eq!(a.counters.series_name, b.counters.series_name);
+    assert_eq!(a.counters.series_process, b.counters.series_process);
+    assert_eq!(a.counters.sample_series, b.counters.sample_series);
+    assert_eq!(a.counters.sample_time_ns, b.counters.sample_time_ns);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&a.counters.sample_value), bits(&b.counters.sample_value));
+    assert_eq!(d(&a.warnings), d(&b.warnings));
+    assert_eq!((a.origin_ns, a.span_ns, a.event_records), (b.origin_ns, b.span_ns, b.event_records));
+}
+
+/// Every record reaching past its start window (an interval's end, a message's arrival, a collective's
+/// end) is found from each window it reaches: that window's tile points back to the start window or before.
+fn check_reach(t: &Trace, m: &weft::store::Manifest) {
+    let tl = &m.tiling;
+    let check = |loc: u32, start: u64, end: u64| {
+        let (ws, we) = (tl.window_of(start), tl.window_of(end.saturating_sub(1).max(start)));
+        let b = tl.block_of(loc);
+        for w in ws + 1..=we {
+            let e = m.tile(TileKind::Events, 0, b, w).unwrap_or_else(|| panic!("block {b} window {w}: no tile"));
+            assert!(e.first_window <= ws, "{}: first_window {} > {ws}", e.path, e.first_window);
+        }
+    };
+    for i in 0..t.intervals.len() {
+        check(t.intervals.location[i].0, t.intervals.start_ns[i], t.intervals.end_ns(i));
+    }
+    for i in 0..t.messages.len() {
+        check(t.messages.sender[i].0, t.messages.send_ns[i], t.messages.recv_ns[i] + 1);
+    }
+    for i in 0..t.collectives.len() {
+        check(t.collectives.location[i].0, t.collectives.start_ns[i], t.collectives.end_ns[i]);
+    }
+}
+
+/// Build, open from memory, and check read-back, moments and summary against the trace.
+fn round_trip(trace: &Trace, o: &BuildOptions) -> Store<MemoryStore> {
+    let built = build(trace, o);
+    let store = Store::open(built.to_memory()).expect("store opens");
+    assert_same(trace, &store.to_trace().expect("store decodes"));
+    for def in [BusyDefinition::Compute, BusyDefinition::Any] {
+        let stored = store.moments(&def).unwrap().expect("stored for compute and any");
+        assert_eq!(stored, moments(trace, &def, None), "{def:?}: stored moments equal the trace's, bit for bit");
+    }
+    assert_eq!(store.summary(10).unwrap(), summarize(trace, 10));
+    check_reach(trace, &store.manifest);
+    store
+}
+
+fn small_tiles(block: u32, tile_intervals: u64) -> BuildOptions {
+    BuildOptions { block_locations: block, tile_intervals, ..BuildOptions::default() }
+}
+
+#[test]
+fn generated_archives_read_back_exactly() {
+    let t = generated(&GenConfig { threads: 2, ..GenConfig::new(5, 60_000) });
+    round_trip(&t, &BuildOptions::default());
+    // Many blocks (messages between ranks in different blocks) and many windows ("main" spans them all).
+    let store = round_trip(&t, &small_tiles(3, 500));
+    let m = &store.manifest;
+    assert!(m.tiling.blocks >= 3 && m.tiling.windows >= 16, "{:?}", m.tiling);
+    let senders_block = |i: usize| m.tiling.block_of(t.messages.sender[i].0);
+    let receivers_block = |i: usize| m.tiling.block_of(t.messages.receiver[i].0);
+    assert!((0..t.messages.len()).any(|i| senders_block(i) != receivers_block(i)), "messages cross blocks");
+    // An interval spanning every window is stored once, in window 0: every later events tile of its block
+    // points back to window 0.
+    for e in m.tiles.iter().filter(|e| e.kind == TileKind::Events && e.window > 0) {
+        assert_eq!(e.first_window, 0, "{}", e.path);
+    }
+    let levels = &m.levels;
+    assert!(levels.len() >= 2 && levels.last().unwrap().bins <= m.tiling.bins_per_tile as u64);
+}
+
+#[test]
+fn summaries_add_up_to_the_trace() {
+    let t = generated(&GenConfig::new(4, 40_000));
+    let store = round_trip(&t, &small_tiles(2, 2_000));
+    let m = &store.manifest;
+    let any = moments(&t, &BusyDefinition::Any, None);
+    let compute = moments(&t, &BusyDefinition::Compute, None);
+    for level in &m.levels {
+        for b in 0..m.tiling.blocks {
+            let locs = m.tiling.block_range(b, t.locations.len() as u32);
+            let mut busy_any = vec![0u64; locs.len()];
+            let mut busy_compute = vec![0u64; locs.len()];
+            let mut events = vec![0u64; locs.len()];
+            for j in 0..level.tiles {
+                let e = m.tile(TileKind::Summary, level.level, b, j).expect("summary tile");
+                for (k, bins) in store.summary_tile(e).unwrap().iter().enumerate() {
+                    busy_any[k] += bins.busy_any_ns.iter().sum::<u64>();
+                    busy_compute[k] += bins.busy_compute_ns.iter().sum::<u64>();
+                    events[k] += bins.events.iter().sum::<u64>();
+                }
+            }
+            for (k, l) in locs.enumerate() {
+                assert_eq!(busy_any[k], any[l as usize].m0_ns, "level {} location {l}", level.level);
+                assert_eq!(busy_compute[k], compute[l as usize].m0_ns);
+                assert_eq!(events[k], 2 * t.intervals_of(LocationId(l)).len() as u64);
+            }
+        }
+    }
+}
+
+/// A trace with what generated archives lack: a location with no events, instants, counters, flows, a
+/// collective with a root, an interval spanning many windows on a location of another block.
+fn hand_built() -> Trace {
+    let mut b = TraceBuilder::new(Format::ChromeJson);
+    let p0 = b.process(10);
+    let p1 = b.process(11);
+    let l0 = b.location(p0, 1, LocationKind::CpuThread);
+    let _empty = b.location(p0, 2, LocationKind::CpuThread);
+    let l2 = b.location(p1, 3, LocationKind::CpuThread);
+    let l3 = b.location(p1, 4, LocationKind::AsyncTrack);
+    let work = b.region("work", "cat");
+    let send = b.region_with("MPI_Send", "", Paradigm::Mpi, RegionRole::PointToPoint);
+    let tick = b.region("tick", "");
+    let long = b.region("long", "");
+    b.interval(l3, long, 1_000, 9_000_000);
+    for i in 0..200i64 {
+        b.interval(l0, work, 1_000 + i * 40_000, 30_000);
+        b.interval(l0, send, 1_000 + i * 40_000 + 10_000, 5_000);
+        b.interval(l2, work, 2_000 + i * 40_000, 20_000);
+        b.instant(l2, tick, 3_000 + i * 40_000);
+        b.instant(l2, tick, 3_000 + i * 40_000);
+        let name = b.intern("f");
+        b.message(MessageRecord {
+            kind: if i % 3 == 0 { MessageKind::Flow } else { MessageKind::PointToPoint },
+            sender: l0,
+            receiver: l2,
+            send_ns: 12_000 + i * 40_000,
+            recv_ns: 11_000 + i * 40_000,
+            size_bytes: 64 * i as u64,
+            tag: i as u32,
+            name,
+        });
+    }
+    let world = b.intern("WORLD");
+    for (k, l) in [l0, l2].into_iter().enumerate() {
+        b.collective(CollectiveRecord {
+            operation: 0,
+            location: l,
+            region: send,
+            communicator: world,
+            root: Some(l2),
+            start_ns: 500_000 + k as i64,
+            end_ns: 600_000,
+            bytes_sent: 8,
+            bytes_received: 16,
+        });
+    }
+    let s = b.counter_series(p1, "memory");
+    for i in 0..300i64 {
+        b.counter_sample(s, 5_000 + i * 25_000, (i as f64).sin() * 1e9);
+    }
+    b.warn(WarningKind::UnmatchedFlow, || "an example".into());
+    b.add_event_records(1234);
+    b.finish()
+}
+
+#[test]
+fn tile_boundaries_empty_locations_instants_counters_and_flows_read_back() {
+    let t = hand_built();
+    assert_eq!(t.intervals_of(LocationId(1)).len(), 0);
+    for o in [BuildOptions::default(), small_tiles(1, 10), small_tiles(2, 37), small_tiles(3, 1)] {
+        let store = round_trip(&t, &o);
+        let m = &store.manifest;
+        if m.tiling.windows > 1 {
+            // The long interval (location 3, started in window 0) reaches into every window of its block.
+            let b = m.tiling.block_of(3);
+            // (windows past the span, when the window count rounds up, hold nothing and are not listed)
+            for w in (1..m.tiling.windows).filter(|&w| (w as u64) * m.tiling.window_ns < t.span_ns) {
+                let e = m
+                    .tile(TileKind::Events, 0, b, w)
+                    .unwrap_or_else(|| panic!("window {w} of block {b}: no tile ({:?})", m.tiling));
+                assert_eq!(e.first_window, 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_store_does_not_depend_on_the_thread_count() {
+    let t = generated(&GenConfig::new(6, 50_000));
+    let o = small_tiles(2, 3_000);
+    let one = build(&t, &BuildOptions { threads: 1, ..o.clone() });
+    let two = build(&t, &BuildOptions { threads: 2, ..o.clone() });
+    let four = build(&t, &BuildOptions { threads: 4, ..o });
+    assert_eq!(one.manifest_json(), two.manifest_json());
+    assert_eq!(one.tiles, two.tiles);
+    assert_eq!(one.tiles, four.tiles);
+}
+
+#[test]
+fn real_otf2_archives_read_back_exactly() {
+    let Some(dir) = common::shared_traces("store real_otf2_archives") else { return };
+    let anchors: Vec<PathBuf> = common::files_under(&dir.join("otf2"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "otf2"))
+        .collect();
+    if anchors.is_empty() {
+        eprintln!("SKIPPED store real_otf2_archives: no OTF2 archives under {}", dir.display());
+    }
+    for a in anchors {
+        let t = common::read::read_path(&a).unwrap_or_else(|e| panic!("{}: {e}", a.display()));
+        round_trip(&t, &BuildOptions::default());
+        round_trip(&t, &small_tiles(5, 1_000));
+    }
+}
+
+#[test]
+fn real_chrome_and_paraver_traces_read_back_exactly() {
+    let Some(dir) = common::shared_traces("store real_chrome_and_paraver") else { return };
+    let mut n = 0;
+    for sub in ["chrome-json", "paraver"] {
+        for p in common::files_under(&dir.join(sub)) {
+            let name = p.to_string_lossy();
+            let wanted = name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".prv");
+            if !wanted || std::fs::metadata(&p).map_or(true, |m| m.len() > 20 << 20) {
+                continue;
+            }
+            // Files the readers refuse are the readers' tests' business.
+            let Ok(t) = common::read::read_path(&p) else { continue };
+            round_trip(&t, &small_tiles(2, 300));
+            n += 1;
+        }
+    }
+    assert!(n >= 10, "only {n} real Chrome/Paraver traces read");
+}
+
+fn damaged(f: impl FnOnce(&mut MemoryStore, &str)) -> StoreError {
+    let t = generated(&GenConfig::new(3, 20_000));
+    let built = build(&t, &small_tiles(2, 2_000));
+    let mut files = built.to_memory();
+    let victim = built.manifest.tiles.iter().find(|e| e.kind == TileKind::Events).unwrap().path.clone();
+    f(&mut files, &victim);
+    match Store::open(files) {
+        Err(e) => e,
+        Ok(s) => s.to_trace().err().or_else(|| s.moments(&BusyDefinition::Compute).err()).expect("an error"),
+    }
+}
+
+fn edit_manifest(files: &mut MemoryStore, f: impl FnOnce(&mut serde_json::Value)) {
+    let mut v: serde_json::Value = serde_json::from_slice(&files.files[MANIFEST]).unwrap();
+    f(&mut v);
+    files.files.insert(MANIFEST.into(), serde_json::to_vec(&v).unwrap());
+}
+
+#[test]
+fn damaged_stores_give_typed_errors_naming_the_file() {
+    let e = damaged(|f, v| {
+        f.files.remove(v);
+    });
+    assert!(matches!(&e, StoreError::Missing { file } if file.starts_with("e/")), "{e}");
+    let e = damaged(|f, v| {
+        let b = f.files.get_mut(v).unwrap();
+        b.truncate(b.len() / 2);
+    });
+    assert!(matches!(&e, StoreError::Mismatch { file, .. } if file.starts_with("e/")), "{e}");
+    let e = damaged(|f, v| {
+        let b = f.files.get_mut(v).unwrap();
+        let n = b.len();
+        b[n - 5] ^= 0x55;
+    });
+    assert!(matches!(&e, StoreError::Mismatch { detail, .. } if detail.contains("hash")), "{e}");
+    // A corrupt tile whose manifest entry was updated to match: the decoder finds the damage.
+    let e = damaged(|f, v| {
+        let mut b = f.files[v].clone();
+        b.truncate(b.len() - 7);
+        let (len, hash) = (b.len(), weft::store::columns::content_hash(&b));
+        f.files.insert(v.to_string(), b);
+        edit_manifest(f, |m| {
+            for t in m["tiles"].as_array_mut().unwrap() {
+                if t["path"] == *v {
+                    t["bytes"] = len.into();
+                    t["hash"] = hash.clone().into();
+                }
+            }
+        });
+    });
+    assert!(matches!(&e, StoreError::Corrupt { file, .. } if file.starts_with("e/")), "{e}");
+    // Tiles disagreeing with the manifest: a record count, a tile of another kind.
+    let e = damaged(|f, v| {
+        edit_manifest(f, |m| {
+            for t in m["tiles"].as_array_mut().unwrap() {
+                if t["path"] == *v {
+                    t["records"] = (t["records"].as_u64().unwrap() + 1).into();
+                }
+            }
+        })
+    });
+    assert!(matches!(&e, StoreError::Mismatch { file, .. } if file.starts_with("e/")), "{e}");
+    let e = damaged(|f, v| {
+        edit_manifest(f, |m| {
+            for t in m["tiles"].as_array_mut().unwrap() {
+                if t["kind"] == "moments" {
+                    t["kind"] = "events".into();
+                } else if t["path"] == *v {
+                    t["kind"] = "moments".into();
+                }
+            }
+        })
+    });
+    assert!(matches!(&e, StoreError::Mismatch { .. } | StoreError::Corrupt { .. }), "{e}");
+    let e = damaged(|f, _| edit_manifest(f, |m| m["version"] = 2.into()));
+    assert_eq!(e, StoreError::Version { file: MANIFEST.into(), found: 2, expected: 1 });
+    assert!(e.to_string().contains("version 2"));
+    let e = damaged(|f, _| edit_manifest(f, |m| m["format"] = "other".into()));
+    assert!(matches!(&e, StoreError::Corrupt { file, .. } if file == MANIFEST), "{e}");
+    let e = damaged(|f, _| edit_manifest(f, |m| m["tiles"][0]["path"] = "../../etc/passwd".into()));
+    assert!(matches!(&e, StoreError::Corrupt { .. }), "{e}");
+    let e = damaged(|f, _| edit_manifest(f, |m| m["counts"]["messages"] = (1u64 << 40).into()));
+    assert!(matches!(&e, StoreError::Corrupt { detail, .. } if detail.contains("messages")), "{e}");
+    let e = damaged(|f, _| {
+        f.files.remove(MANIFEST);
+    });
+    assert_eq!(e, StoreError::Missing { file: MANIFEST.into() });
+}
+
+fn weft(args: &[&str], path: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_weft")).args(args).arg(path).output().unwrap();
+    assert!(out.status.success(), "weft {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The output without its first line (which names the file).
+fn body(s: &str) -> String {
+    s.lines().skip(1).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn the_cli_indexes_and_reads_stores_like_traces() {
+    let base = std::env::temp_dir().join(format!("weft-store-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(3, 30_000) });
+    let trace_dir = base.join("trace");
+    for (p, b) in &files.files {
+        let path = trace_dir.join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, b).unwrap();
+    }
+    let store = base.join("store");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_weft"))
+            .arg("index")
+            .arg(&trace_dir)
+            .arg("-o")
+            .arg(&store)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--threads", "2", "--block", "2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(store.join(MANIFEST).is_file());
+    let leftovers: Vec<_> = std::fs::read_dir(&base).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(leftovers.len(), 2, "no temporary folder left: {leftovers:?}");
+    assert!(!run(&[]).status.success(), "an existing store is not replaced without --force");
+    assert!(run(&["--force", "--block", "2"]).status.success());
+    let out = run(&["--force", "--memory", "1K"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--memory"));
+    assert_eq!(body(&weft(&["info"], &trace_dir)), body(&weft(&["info"], &store)));
+    assert_eq!(weft(&["info", "--json"], &trace_dir), weft(&["info", "--json"], &store));
+    for args in [
+        &["moments"][..],
+        &["moments", "--busy", "any", "--sort", "m2"],
+        &["moments", "--window", "1ms:3ms"],
+        &["moments", "--pattern", "MPI_*"],
+    ] {
+        assert_eq!(body(&weft(args, &trace_dir)), body(&weft(args, &store)), "{args:?}");
+    }
+    let svg = |p: &Path, name: &str| {
+        let out = base.join(name);
+        let o =
+            Command::new(env!("CARGO_BIN_EXE_weft")).args(["render", "moments"]).arg(p).arg("-o").arg(&out).output();
+        assert!(o.unwrap().status.success());
+        std::fs::read(out).unwrap()
+    };
+    assert_eq!(svg(&trace_dir, "a.svg"), svg(&store, "b.svg"), "render moments draws the same from the store");
+    // A damaged store: the error names the file inside the store folder.
+    let tile = std::fs::read_dir(store.join("m")).unwrap().flatten().next().unwrap().path();
+    std::fs::write(&tile, b"WFTL").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_weft")).arg("moments").arg(&store).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&tile.display().to_string()), "{err}");
+    let _ = std::fs::remove_dir_all(&base);
+}

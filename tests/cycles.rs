@@ -1,5 +1,5 @@
 //! Cycles in "DAG" inputs are refused with the nodes of one cycle named (GraphML, the execution-graph text),
-//! or cut where the input is drawn anyway (MIR parents); and petgraph's visitor traits on the grain graph and
+//! or cut and reported as warnings naming the tasks where the input is drawn anyway (MIR parents); and petgraph's visitor traits on the grain graph and
 //! the execution graph (analyses/*/visit.rs) agree with their CSR and implicit adjacency.
 
 use petgraph::visit::{
@@ -126,6 +126,14 @@ fn mir_parent_cycle_is_cut_and_the_graph_is_acyclic() {
     let csv = "task,parent,joins_at,cpu_id,child_number,num_children,exec_cycles,create_instant,wait_instants\n\
                1,0,0,0,1,1,100,0,[0;50]\n2,3,0,0,1,1,50,5,[0;20]\n3,2,0,0,1,1,50,5,[0;20]\n4,4,0,0,1,0,10,0,[0]\n";
     let Ok(GrainInput::Profile(p)) = read_grains("loop.csv", csv.as_bytes()) else { panic!("reads as a profile") };
+    assert_eq!(p.parent_cycles(), vec![vec![2, 3], vec![4]]);
+    // The reader reports each cycle by its tasks, naming the file.
+    let (_, warnings) =
+        weft::readers::open("loop.csv", csv.as_bytes().into()).and_then(|i| i.into_grains("loop.csv")).expect("reads");
+    assert_eq!(warnings.count(weft::model::WarningKind::ParentCycle), 2);
+    let texts: Vec<&str> = warnings.examples().iter().map(|w| w.message.as_str()).collect();
+    assert!(texts.iter().any(|t| t.starts_with("loop.csv:") && t.contains("task 2 -> task 3 -> task 2")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("task 4 -> task 4")), "{texts:?}");
     let g = from_profile(&p);
     assert_eq!(g.grains(), 4);
     assert!(find_cycle(&g).is_none());
@@ -153,6 +161,7 @@ fn grain_graphs() -> Vec<GrainGraph> {
     let mut out = Vec::new();
     for bytes in [fib_profile(20, 6, 4), random_profile(3_000, 7, 4)] {
         let Ok(GrainInput::Profile(p)) = read_grains("g.csv", &bytes) else { panic!("reads") };
+        assert!(p.parent_cycles().is_empty(), "generated profiles have no parent cycle");
         out.push(from_profile(&p));
     }
     let doc = format!(

@@ -188,6 +188,7 @@ fn warning_kind_from(c: u8) -> Option<WarningKind> {
         UnmatchedFlow,
         DanglingReference,
         Other,
+        ParentCycle,
     ]
     .into_iter()
     .find(|&k| k as u8 == c)

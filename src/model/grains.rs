@@ -133,6 +133,36 @@ impl GrainProfile {
     pub fn len(&self) -> usize {
         self.task.len()
     }
+
+    /// The cycles among the grains' parents (a task its own ancestor, or its own parent), each as task ids in
+    /// parent order from its first member back to it: `[2, 3]` for tasks 2 and 3 each other's parent. Such
+    /// grains cannot hang under the program's root by their parents (the grain graph cuts each cycle); a
+    /// reader reports them. Linear in the rows, iterative (a hostile chain cannot overflow the stack). A task
+    /// id given to several rows names the last of them, as the grain graph reads it.
+    pub fn parent_cycles(&self) -> Vec<Vec<u64>> {
+        let n = self.len();
+        let index: std::collections::HashMap<u64, usize> = self.task.iter().enumerate().map(|(i, &t)| (t, i)).collect();
+        let parent_row = |i: usize| index.get(&self.parent[i]).copied();
+        let mut state = vec![0u8; n]; // 0 unvisited, 1 on the current walk, 2 done
+        let mut walk: Vec<usize> = Vec::new();
+        let mut cycles = Vec::new();
+        for s in 0..n {
+            let mut v = Some(s);
+            while let Some(i) = v.filter(|&i| state[i] == 0) {
+                state[i] = 1;
+                walk.push(i);
+                v = parent_row(i);
+            }
+            if let Some(i) = v.filter(|&i| state[i] == 1) {
+                let from = walk.iter().rposition(|&w| w == i).unwrap_or(0);
+                cycles.push(walk[from..].iter().map(|&w| self.task[w]).collect());
+            }
+            for w in walk.drain(..) {
+                state[w] = 2;
+            }
+        }
+        cycles
+    }
     pub fn is_empty(&self) -> bool {
         self.task.is_empty()
     }

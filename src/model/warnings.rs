@@ -32,6 +32,9 @@ pub enum WarningKind {
     DanglingReference,
     /// Anything else worth telling.
     Other,
+    /// Grains whose parents form a cycle (a task its own ancestor); each cycle is cut and its grains drawn
+    /// under the program's root. The example names the cycle's tasks.
+    ParentCycle,
 }
 
 /// What a kind of warning means for the view.
@@ -78,6 +81,9 @@ impl WarningKind {
                 "a record names an undefined id: shown under a stand-in name where one can be made, else left out",
             ),
             WarningKind::Other => (LeftOut, "something else could not be used as written; the example says what"),
+            WarningKind::ParentCycle => {
+                (Repaired, "tasks whose parents form a cycle are drawn under the program's root, the cycle cut")
+            }
         }
     }
 

@@ -209,7 +209,9 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
             Input::ThreadEvents { events, warnings: Warnings::default() }
         }
         Sniffed::MirTaskStats => {
-            Input::Grains { grains: Grains::Profile(mir::read(name, bytes)?), warnings: Warnings::default() }
+            let profile = mir::read(name, bytes)?;
+            let warnings = parent_cycle_warnings(name, &profile);
+            Input::Grains { grains: Grains::Profile(profile), warnings }
         }
         Sniffed::GraphMl => {
             Input::Grains { grains: Grains::Graph(graphml::read_grains(name, bytes)?), warnings: Warnings::default() }
@@ -381,3 +383,21 @@ fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
 
 #[cfg(test)]
 mod open_tests;
+
+/// A warning naming each cycle among a grain profile's parents (the grain graph cuts them and draws their
+/// grains under the root): "t.csv: the parents of tasks form a cycle: task 2 -> task 3 -> task 2".
+fn parent_cycle_warnings(name: &str, profile: &crate::model::grains::GrainProfile) -> Warnings {
+    let mut w = Warnings::default();
+    for cycle in profile.parent_cycles() {
+        w.push(crate::model::WarningKind::ParentCycle, || {
+            const SHOWN: usize = 8;
+            let mut text: Vec<String> = cycle.iter().take(SHOWN).map(|t| format!("task {t}")).collect();
+            if cycle.len() > SHOWN {
+                text.push(format!("... ({} tasks)", cycle.len()));
+            }
+            text.push(format!("task {}", cycle[0]));
+            format!("{name}: the parents of tasks form a cycle: {}; drawn under the root", text.join(" -> "))
+        });
+    }
+    w
+}

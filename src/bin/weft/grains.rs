@@ -37,15 +37,24 @@ fn read(path: &Path) -> Result<Grains, ReadError> {
     Ok(input)
 }
 
-/// Warnings of interpreting a trace's thread or task events, on stderr (stdout may be JSON).
+/// Warnings of interpreting a trace's thread or task events, or a profile's parents, on stderr (stdout may
+/// be JSON).
 pub fn print_warnings(w: &Warnings) {
     if w.is_empty() {
         return;
     }
-    eprintln!(
-        "warning: {} thread or task events could not be paired (see below; they were left out or moved)",
-        w.total()
-    );
+    let cycles = w.count(weft::model::WarningKind::ParentCycle);
+    if cycles > 0 {
+        eprintln!(
+            "warning: {cycles} cycles among the tasks' parents were cut (see below; their grains hang under the root)"
+        );
+    }
+    if w.total() > cycles {
+        eprintln!(
+            "warning: {} thread or task events could not be paired (see below; they were left out or moved)",
+            w.total() - cycles
+        );
+    }
     for x in w.examples() {
         eprintln!("  {:?}: {}", x.kind, escape_controls(&x.message));
     }

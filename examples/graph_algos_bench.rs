@@ -13,8 +13,9 @@
 
 use petgraph::visit::{Dfs, Walker};
 use std::time::Instant;
-use weft::analyses::execgraph::{build, ExecGraph, NodeIx, NodeKind};
-use weft::analyses::grains::graph::Csr;
+use weft::analyses::execgraph::{build, topological_order};
+use weft::analyses::grains::graph::{cut_parent_cycles, Csr};
+use weft::analyses::grains::import::document_order;
 use weft::analyses::grains::visit::CsrView;
 use weft::analyses::grains::{from_profile, GrainGraph, NONE};
 use weft::model::grains::Grains;
@@ -33,101 +34,10 @@ fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     (best, out.expect("runs > 0"))
 }
 
-/// `build`'s order (a copy: it is private there): Kahn's algorithm over flow and structural edges.
-fn kahn_exec(g: &ExecGraph) -> Option<Vec<NodeIx>> {
-    let n = g.nodes.len();
-    let mut indeg = vec![0u8; n];
-    for v in 0..n as NodeIx {
-        indeg[v as usize] = g.chain_pred(v).is_some() as u8 + g.partner_pred(v).is_some() as u8;
-    }
-    let mut order: Vec<NodeIx> = (0..n as NodeIx).filter(|&v| indeg[v as usize] == 0).collect();
-    let mut head = 0;
-    while head < order.len() {
-        let v = order[head];
-        head += 1;
-        let node = g.nodes[v as usize];
-        let th = &g.threads[node.thread as usize];
-        let mut release = |w: NodeIx, order: &mut Vec<NodeIx>| {
-            indeg[w as usize] -= 1;
-            if indeg[w as usize] == 0 {
-                order.push(w);
-            }
-        };
-        if v < th.end() {
-            release(v + 1, &mut order);
-        }
-        if matches!(node.kind, NodeKind::Fork | NodeKind::End) && node.partner != u32::MAX {
-            release(node.partner, &mut order);
-        }
-    }
-    (order.len() == n).then_some(order)
-}
-
-fn csr(n: usize, key: &[u32]) -> Csr {
-    let mut start = vec![0u32; n + 1];
-    for &k in key {
-        start[k as usize + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut edges = vec![0u32; key.len()];
-    for (e, &k) in key.iter().enumerate() {
-        edges[fill[k as usize] as usize] = e as u32;
-        fill[k as usize] += 1;
-    }
-    Csr { start, edges }
-}
-
-/// `import::from_nodes`'s order: Kahn's algorithm, ready nodes in document order (a min-heap).
-fn kahn_heap(n: usize, source: &[u32], target: &[u32]) -> Option<Vec<u32>> {
-    let mut indeg = vec![0u32; n];
-    for &t in target {
-        indeg[t as usize] += 1;
-    }
-    let out = csr(n, source);
-    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> =
-        (0..n as u32).filter(|&v| indeg[v as usize] == 0).map(std::cmp::Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(std::cmp::Reverse(v)) = ready.pop() {
-        order.push(v);
-        for &e in out.of(v) {
-            let t = target[e as usize];
-            indeg[t as usize] -= 1;
-            if indeg[t as usize] == 0 {
-                ready.push(std::cmp::Reverse(t));
-            }
-        }
-    }
-    (order.len() == n).then_some(order)
-}
-
 /// The same edges through petgraph (both CSRs built, as the view needs in-edges).
 fn petgraph_order(n: usize, source: &[u32], target: &[u32]) -> Option<Vec<u32>> {
-    let (out, inc) = (csr(n, source), csr(n, target));
+    let (out, inc) = (Csr::build(n, source), Csr::build(n, target));
     petgraph::algo::toposort(CsrView { out: &out, inc: &inc, source, target }, None).ok()
-}
-
-/// `graph::cut_parent_cycles` as it is (private there): one walk per grain, a state byte per grain.
-fn cut_walk(owner: &mut [u32], root: u32) {
-    let n = owner.len();
-    let mut state = vec![0u8; n];
-    let mut walk = Vec::new();
-    for s in 0..n {
-        let mut v = s as u32;
-        while v != root && state[v as usize] == 0 {
-            state[v as usize] = 1;
-            walk.push(v);
-            v = owner[v as usize];
-        }
-        if v != root && state[v as usize] == 1 {
-            owner[v as usize] = root;
-        }
-        for w in walk.drain(..) {
-            state[w as usize] = 2;
-        }
-    }
 }
 
 /// petgraph on the parent relation (edge child -> parent): one toposort per cycle found, each cut at the
@@ -137,7 +47,7 @@ fn cut_petgraph(owner: &mut [u32], root: u32) {
         let kids: Vec<u32> = (0..owner.len() as u32).filter(|&c| owner[c as usize] != root).collect();
         let parents: Vec<u32> = kids.iter().map(|&c| owner[c as usize]).collect();
         let n = owner.len();
-        let (out, inc) = (csr(n, &kids), csr(n, &parents));
+        let (out, inc) = (Csr::build(n, &kids), Csr::build(n, &parents));
         match petgraph::algo::toposort(CsrView { out: &out, inc: &inc, source: &kids, target: &parents }, None) {
             Ok(_) => return,
             Err(c) => owner[c.node_id() as usize] = root,
@@ -163,7 +73,7 @@ fn main() {
     println!("## execution graphs: topological order (Kahn, hand-written | petgraph toposort on &ExecGraph)");
     for threads in [100_000usize, 400_000] {
         let g = build(&simulate(&random(threads, 42), "random")).expect("builds");
-        let (kahn_ms, k) = best_of(5, || kahn_exec(&g).expect("acyclic"));
+        let (kahn_ms, k) = best_of(5, || topological_order(&g).expect("acyclic"));
         let (pg_ms, p) = best_of(5, || petgraph::algo::toposort(&g, None).expect("acyclic"));
         assert_eq!((k.len(), p.len()), (g.nodes.len(), g.nodes.len()));
         println!("random({threads}): {} nodes: Kahn {kahn_ms:.1} ms, petgraph {pg_ms:.1} ms", g.nodes.len());
@@ -188,7 +98,7 @@ fn main() {
         let perm: Vec<u32> = (0..n as u64).map(|v| ((v * 2_654_435_761) % n as u64) as u32).collect();
         let source: Vec<u32> = g.edge_source.iter().map(|&v| perm[v as usize]).collect();
         let target: Vec<u32> = g.edge_target.iter().map(|&v| perm[v as usize]).collect();
-        let (heap_ms, _) = best_of(5, || kahn_heap(n, &source, &target).expect("acyclic"));
+        let (heap_ms, _) = best_of(5, || document_order(n, &target, &Csr::build(n, &source)));
         let (pg_ms, _) = best_of(5, || petgraph_order(n, &source, &target).expect("acyclic"));
         println!("{name}: {n} nodes, {} edges: Kahn+heap {heap_ms:.1} ms, petgraph {pg_ms:.1} ms", g.edges());
     }
@@ -197,7 +107,7 @@ fn main() {
     for (name, g) in &graphs {
         let root = g.grains() as u32;
         let owner: Vec<u32> = g.grain_parent.iter().map(|&p| if p == NONE { root } else { p }).collect();
-        let (walk_ms, _) = best_of(5, || cut_walk(&mut owner.clone(), root));
+        let (walk_ms, _) = best_of(5, || cut_parent_cycles(&mut owner.clone(), root));
         let (pg_ms, _) = best_of(5, || cut_petgraph(&mut owner.clone(), root));
         // The same with 100 two-grain parent cycles (hostile input).
         let mut cyclic = owner.clone();
@@ -205,7 +115,7 @@ fn main() {
             let (a, b) = (1 + 2 * k, 2 + 2 * k);
             (cyclic[a], cyclic[b]) = (b as u32, a as u32);
         }
-        let (walk_c_ms, _) = best_of(5, || cut_walk(&mut cyclic.clone(), root));
+        let (walk_c_ms, _) = best_of(5, || cut_parent_cycles(&mut cyclic.clone(), root));
         let (pg_c_ms, _) = best_of(1, || cut_petgraph(&mut cyclic.clone(), root));
         println!(
             "{name}: {} grains: walk {walk_ms:.1} ms, petgraph {pg_ms:.1} ms; with 100 cycles: walk {walk_c_ms:.1} ms, petgraph {pg_c_ms:.0} ms",

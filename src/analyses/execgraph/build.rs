@@ -288,7 +288,7 @@ fn cycle_error(g: &ExecGraph, c: &[NodeIx], ev: &ThreadEvents, other: &[(ThreadI
 
 /// Kahn's algorithm over flow and structural edges; None on a cycle. Hand-written: petgraph's `toposort` on
 /// the same graph (`visit.rs`) takes 3.5 to 5 times as long (BENCHMARKS.md, "petgraph where it serves").
-fn topological_order(g: &ExecGraph) -> Option<Vec<NodeIx>> {
+pub fn topological_order(g: &ExecGraph) -> Option<Vec<NodeIx>> {
     let n = g.nodes.len();
     let mut indeg = vec![0u8; n];
     for v in 0..n as NodeIx {

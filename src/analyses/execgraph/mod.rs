@@ -13,7 +13,7 @@ mod build;
 mod critical;
 pub mod visit;
 
-pub use build::{build, GraphError};
+pub use build::{build, topological_order, GraphError};
 
 /// Index of a thread in [`ExecGraph::threads`].
 pub type ThreadIx = u32;

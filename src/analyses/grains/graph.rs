@@ -44,7 +44,8 @@ impl Csr {
     pub fn of(&self, v: u32) -> &[u32] {
         &self.edges[self.start[v as usize] as usize..self.start[v as usize + 1] as usize]
     }
-    pub(crate) fn build(n: usize, key: &[u32]) -> Csr {
+    /// Rows of edge indices grouped by `key[e]` (an edge's source, or its target for in-edges).
+    pub fn build(n: usize, key: &[u32]) -> Csr {
         let mut start = vec![0u32; n + 1];
         for &k in key {
             start[k as usize + 1] += 1;
@@ -397,7 +398,7 @@ pub fn from_profile(p: &GrainProfile) -> GrainGraph {
 }
 
 /// Re-hang grains whose parent chain loops onto the root (each cycle is cut at one member).
-fn cut_parent_cycles(owner: &mut [u32], root: u32) {
+pub fn cut_parent_cycles(owner: &mut [u32], root: u32) {
     let n = owner.len();
     let mut state = vec![0u8; n]; // 0 unvisited, 1 on the current walk, 2 done
     let mut walk = Vec::new();

@@ -23,40 +23,8 @@ pub fn from_nodes(x: &GrainNodes) -> Result<GrainGraph, GraphError> {
         return Err(GraphError::Undirected { file: x.file.clone() });
     }
     let n = x.nodes();
-    // Kahn's algorithm, ties in document order, so the numbering is deterministic.
-    let mut indeg = vec![0u32; n];
-    for &t in &x.edge_target {
-        indeg[t as usize] += 1;
-    }
-    let out = {
-        let mut start = vec![0u32; n + 1];
-        for &s in &x.edge_source {
-            start[s as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut edges = vec![0u32; x.edge_source.len()];
-        for (e, &s) in x.edge_source.iter().enumerate() {
-            edges[fill[s as usize] as usize] = e as u32;
-            fill[s as usize] += 1;
-        }
-        Csr { start, edges }
-    };
-    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> =
-        (0..n as u32).filter(|&v| indeg[v as usize] == 0).map(std::cmp::Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(std::cmp::Reverse(v)) = ready.pop() {
-        order.push(v);
-        for &e in out.of(v) {
-            let t = x.edge_target[e as usize];
-            indeg[t as usize] -= 1;
-            if indeg[t as usize] == 0 {
-                ready.push(std::cmp::Reverse(t));
-            }
-        }
-    }
+    let out = Csr::build(n, &x.edge_source);
+    let order = document_order(n, &x.edge_target, &out);
     if order.len() < n {
         let cycle = super::visit::find_cycle(n, &x.edge_source, &x.edge_target).unwrap_or_default();
         let cycle = crate::analyses::cycles::cycle_text(&cycle, |v| format!("{:?}", x.name[v as usize]));
@@ -152,4 +120,28 @@ pub fn from_nodes(x: &GrainNodes) -> Result<GrainGraph, GraphError> {
     g.strings = strings.iter().map(str::to_string).collect();
     g.finish();
     Ok(g)
+}
+
+/// Kahn's algorithm with ready nodes taken in document order (a min-heap), so the numbering is deterministic:
+/// a topological order of the `n` nodes, or fewer than `n` nodes when there is a cycle. `out`: the out-edges
+/// (`Csr::build(n, source)`). Hand-written: petgraph's `toposort` gives another order (BENCHMARKS.md).
+pub fn document_order(n: usize, target: &[u32], out: &Csr) -> Vec<u32> {
+    let mut indeg = vec![0u32; n];
+    for &t in target {
+        indeg[t as usize] += 1;
+    }
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> =
+        (0..n as u32).filter(|&v| indeg[v as usize] == 0).map(std::cmp::Reverse).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(std::cmp::Reverse(v)) = ready.pop() {
+        order.push(v);
+        for &e in out.of(v) {
+            let t = target[e as usize];
+            indeg[t as usize] -= 1;
+            if indeg[t as usize] == 0 {
+                ready.push(std::cmp::Reverse(t));
+            }
+        }
+    }
+    order
 }

@@ -123,7 +123,17 @@ impl GrainBundle {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Self, String> {
-        let b = read(bytes).map_err(|e| format!("grain graph {e}"))?;
+        let mut reading = BundleReading::default();
+        loop {
+            if let Some(b) = reading.step(bytes)? {
+                return Ok(b);
+            }
+        }
+    }
+
+    /// The checks that graph, metrics and layout agree, done once every column is read.
+    fn checked(self) -> Result<Self, String> {
+        let b = self;
         let (n, e, g) = (b.graph.nodes(), b.graph.edge_source.len(), b.graph.grains());
         let l = &b.layout;
         let fits = l.x.len() == n
@@ -150,9 +160,59 @@ impl GrainBundle {
 
 const MAGIC: &[u8; 8] = b"WEFTGRN1";
 
-fn read(bytes: &[u8]) -> Result<GrainBundle, ColumnError> {
+/// [`GrainBundle::decode`] in steps, so the page can yield between them: the graph's columns, then the
+/// critical path and metrics, then the layout and the checks. Give every step the same bytes.
+#[derive(Default)]
+pub struct BundleReading {
+    at: usize,
+    graph: Option<GrainGraph>,
+    analysis: Option<(CriticalPath, Metrics)>,
+}
+
+impl BundleReading {
+    /// Read the next part of `bytes`: the bundle once the last part is read, None before.
+    pub fn step(&mut self, bytes: &[u8]) -> Result<Option<GrainBundle>, String> {
+        let e = |e: ColumnError| format!("grain graph {e}");
+        let mut r = match self.at {
+            0 => ColumnReader::new(bytes, MAGIC).map_err(e)?,
+            at => ColumnReader::resume(bytes, at),
+        };
+        let done = match (self.graph.take(), self.analysis.take()) {
+            (None, _) => {
+                self.graph = Some(read_graph(&mut r).map_err(e)?);
+                None
+            }
+            (Some(graph), None) => {
+                self.graph = Some(graph);
+                self.analysis = Some(read_analysis(&mut r).map_err(e)?);
+                None
+            }
+            (Some(graph), Some((critical, metrics))) => {
+                let layout = read_layout(&mut r).map_err(e)?;
+                Some(GrainBundle { graph, critical, metrics, layout }.checked()?)
+            }
+        };
+        self.at = r.at();
+        Ok(done)
+    }
+
+    /// What the next step reads.
+    pub fn next_part(&self) -> &'static str {
+        match (&self.graph, &self.analysis) {
+            (None, _) => "read the grain graph",
+            (Some(_), None) => "read the critical path and metrics",
+            (Some(_), Some(_)) => "read the layout",
+        }
+    }
+
+    /// Bytes read so far.
+    pub fn read(&self) -> usize {
+        self.at
+    }
+}
+
+fn read_graph(r: &mut ColumnReader) -> Result<GrainGraph, ColumnError> {
     use crate::analyses::grains::{EdgeKind, NodeKind};
-    let mut r = ColumnReader::new(bytes, MAGIC)?;
     let unit = if r.u64()? == 1 { TimeUnit::Nanoseconds } else { TimeUnit::Cycles };
     let nested = r.u64()? == 1;
     let (grain_task, grain_exec, node_exec, edge_delay) =
@@ -210,6 +270,10 @@ fn read(bytes: &[u8]) -> Result<GrainBundle, ColumnError> {
         inc,
         strings,
     };
+    Ok(graph)
+}
+
+fn read_analysis(r: &mut ColumnReader) -> Result<(CriticalPath, Metrics), ColumnError> {
     let critical = CriticalPath {
         root_dist: r.col("distances")?,
         length: r.u64()?,
@@ -233,14 +297,17 @@ fn read(bytes: &[u8]) -> Result<GrainBundle, ColumnError> {
         inst_par_max: r.opt_f64("instantaneous parallelism max")?,
         inst_par_bin: r.opt_f64("bin width")?.first().copied().flatten(),
     };
+    Ok((critical, metrics))
+}
+
+fn read_layout(r: &mut ColumnReader) -> Result<GrainLayout, ColumnError> {
     let (x, y, w, h) = (r.col("x")?, r.col("y")?, r.col("widths")?, r.col("heights")?);
     let (point_start, points) = (r.col("point starts")?, r.col("points")?);
     let size: Vec<f32> = r.col("size")?;
     let from_nesting = r.u64()? == 1;
     r.end()?;
     let [width, height] = [size.first().copied().unwrap_or(0.0), size.get(1).copied().unwrap_or(0.0)];
-    let layout = GrainLayout { x, y, w, h, point_start, points, width, height, from_nesting };
-    Ok(GrainBundle { graph, critical, metrics, layout })
+    Ok(GrainLayout { x, y, w, h, point_start, points, width, height, from_nesting })
 }
 
 #[cfg(test)]
@@ -248,6 +315,39 @@ mod tests {
     use super::*;
     use crate::layouts::grains::{layout, LayoutParams};
     use crate::samples::grains::fib_profile;
+
+    #[test]
+    fn a_stepped_read_reads_a_part_a_step_and_gives_what_the_one_shot_read_gives() {
+        let csv = fib_profile(20, 5, 8);
+        let (input, _) =
+            crate::readers::open("fib.csv", (&csv).into()).and_then(|i| i.into_grains("fib.csv")).expect("reads");
+        let an = GrainAnalysis::new(&input, Thresholds::paper()).expect("analyses");
+        let lay = layout(&an.graph, &LayoutParams::default());
+        let bytes = GrainBundle::new(an, lay).encode();
+        let mut reading = BundleReading::default();
+        let mut parts = vec![0];
+        let stepped = loop {
+            let done = reading.step(&bytes).expect("reads");
+            parts.push(reading.read());
+            if let Some(b) = done {
+                break b;
+            }
+        };
+        assert_eq!(parts.len(), 4, "three steps: {parts:?}");
+        assert_eq!(parts[3], bytes.len());
+        for w in parts.windows(2) {
+            assert!(w[1] > w[0] && w[1] - w[0] < bytes.len() * 3 / 4, "each step reads a part: {parts:?}");
+        }
+        let once = GrainBundle::decode(&bytes).expect("reads");
+        assert_eq!(stepped.encode(), once.encode());
+        assert_eq!(stepped.encode(), bytes);
+        // A buffer cut short fails at the step that reaches the cut, and never panics.
+        for cut in [10, parts[1] + 3, parts[2] + 3, bytes.len() - 1] {
+            let mut reading = BundleReading::default();
+            let r = (0..3).map(|_| reading.step(&bytes[..cut])).find(|r| r.is_err());
+            assert!(r.is_some(), "cut at {cut}");
+        }
+    }
 
     #[test]
     fn bundle_round_trips_and_rejects_corruption() {

@@ -73,6 +73,7 @@ async function visit(page, label, loads, open) {
     }
     return { count: inside.length, gap, at: at - first };
   }, AFTER_DRAW_MS);
+  const steps = await page.evaluate(() => window.weft.loadSteps || []);
   const views = await page.evaluate(() => window.weft.viewer.views());
   for (const v of views) {
     await page.click(`button[data-view="${v}"]`);
@@ -85,7 +86,8 @@ async function visit(page, label, loads, open) {
   const worst = long.reduce((m, e) => Math.max(m, e.ms), 0);
   console.log(`${label}: views ${views.join(', ')}; longest main-thread task ${Math.round(worst)} ms ` +
     `(${long.length} over 50 ms); ${frames.count} frames in the second after the first draw, largest gap ` +
-    `${Math.round(frames.gap)} ms (at +${Math.round(frames.at)} ms)`);
+    `${Math.round(frames.gap)} ms (at +${Math.round(frames.at)} ms); load steps: ` +
+    steps.map((s) => `${s.step} ${s.ms.toFixed(1)} ms`).join(', '));
   assert.deepEqual(built, [], `${label}: the page computed ${built.join(', ')} itself`);
   return { long, worst, frames };
 }

@@ -123,7 +123,7 @@ function onWorkerMessage(msg) {
 // A tick for the browser between load steps, so no main-thread task decodes and builds a whole input.
 const yieldToBrowser = () => (globalThis.scheduler && scheduler.yield ? scheduler.yield() : new Promise((r) => setTimeout(r, 0)));
 let loadGeneration = 0;
-const RECEIVE_PART = 16 << 20;
+const RECEIVE_PART = 4 << 20;
 
 // Show what the worker loaded: the viewer decodes it and builds its views in steps (Viewer::load_step),
 // yielding between them; `weft.loadSteps` keeps each step's main-thread time of the last load.

@@ -160,12 +160,15 @@ impl GrainBundle {
 
 const MAGIC: &[u8; 8] = b"WEFTGRN1";
 
-/// [`GrainBundle::decode`] in steps, so the page can yield between them: the graph's columns, then the
-/// critical path and metrics, then the layout and the checks. Give every step the same bytes.
+/// [`GrainBundle::decode`] in steps, so the page can yield between them: the graph's numeric columns, its
+/// kinds and names, the critical path and metrics, then the layout and the checks. Give every step the same
+/// bytes.
 #[derive(Default)]
 pub struct BundleReading {
     at: usize,
     graph: Option<GrainGraph>,
+    /// The graph's kinds and names are read too.
+    named: bool,
     analysis: Option<(CriticalPath, Metrics)>,
 }
 
@@ -180,6 +183,12 @@ impl BundleReading {
         let done = match (self.graph.take(), self.analysis.take()) {
             (None, _) => {
                 self.graph = Some(read_graph(&mut r).map_err(e)?);
+                None
+            }
+            (Some(mut graph), None) if !self.named => {
+                read_graph_names(&mut r, &mut graph).map_err(e)?;
+                self.graph = Some(graph);
+                self.named = true;
                 None
             }
             (Some(graph), None) => {
@@ -200,6 +209,7 @@ impl BundleReading {
     pub fn next_part(&self) -> &'static str {
         match (&self.graph, &self.analysis) {
             (None, _) => "read the grain graph",
+            (Some(_), None) if !self.named => "read the grain graph's names",
             (Some(_), None) => "read the critical path and metrics",
             (Some(_), Some(_)) => "read the layout",
         }
@@ -211,8 +221,8 @@ impl BundleReading {
     }
 }
 
+/// The graph's numeric columns (its kinds and names left empty for [`read_graph_names`]).
 fn read_graph(r: &mut ColumnReader) -> Result<GrainGraph, ColumnError> {
-    use crate::analyses::grains::{EdgeKind, NodeKind};
     let unit = if r.u64()? == 1 { TimeUnit::Nanoseconds } else { TimeUnit::Cycles };
     let nested = r.u64()? == 1;
     let (grain_task, grain_exec, node_exec, edge_delay) =
@@ -236,12 +246,7 @@ fn read_graph(r: &mut ColumnReader) -> Result<GrainGraph, ColumnError> {
     };
     let out = Csr { start: r.col("out starts")?, edges: r.col("out edges")? };
     let inc = Csr { start: r.col("in starts")?, edges: r.col("in edges")? };
-    let node_kind = r.enums("node kinds", |b| {
-        use NodeKind::*;
-        [Start, End, Fragment, Fork, Join, Task].get(b as usize).copied()
-    })?;
-    let edge_kind = r.enums("edge kinds", |b| EdgeKind::ALL.get(b as usize).copied())?;
-    let (node_names, strings) = (r.strings("node names")?, r.strings("strings")?);
+    let (node_kind, edge_kind, node_names, strings) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let graph = GrainGraph {
         unit,
         grain_task,
@@ -271,6 +276,19 @@ fn read_graph(r: &mut ColumnReader) -> Result<GrainGraph, ColumnError> {
         strings,
     };
     Ok(graph)
+}
+
+/// The node and edge kinds and the names of the graph [`read_graph`] read.
+fn read_graph_names(r: &mut ColumnReader, g: &mut GrainGraph) -> Result<(), ColumnError> {
+    use crate::analyses::grains::{EdgeKind, NodeKind};
+    g.node_kind = r.enums("node kinds", |b| {
+        use NodeKind::*;
+        [Start, End, Fragment, Fork, Join, Task].get(b as usize).copied()
+    })?;
+    g.edge_kind = r.enums("edge kinds", |b| EdgeKind::ALL.get(b as usize).copied())?;
+    g.node_names = r.strings("node names")?;
+    g.strings = r.strings("strings")?;
+    Ok(())
 }
 
 fn read_analysis(r: &mut ColumnReader) -> Result<(CriticalPath, Metrics), ColumnError> {
@@ -333,8 +351,8 @@ mod tests {
                 break b;
             }
         };
-        assert_eq!(parts.len(), 4, "three steps: {parts:?}");
-        assert_eq!(parts[3], bytes.len());
+        assert_eq!(parts.len(), 5, "four steps: {parts:?}");
+        assert_eq!(parts[4], bytes.len());
         for w in parts.windows(2) {
             assert!(w[1] > w[0] && w[1] - w[0] < bytes.len() * 3 / 4, "each step reads a part: {parts:?}");
         }
@@ -342,9 +360,9 @@ mod tests {
         assert_eq!(stepped.encode(), once.encode());
         assert_eq!(stepped.encode(), bytes);
         // A buffer cut short fails at the step that reaches the cut, and never panics.
-        for cut in [10, parts[1] + 3, parts[2] + 3, bytes.len() - 1] {
+        for cut in [10, parts[1] + 3, parts[2] + 3, parts[3] + 3, bytes.len() - 1] {
             let mut reading = BundleReading::default();
-            let r = (0..3).map(|_| reading.step(&bytes[..cut])).find(|r| r.is_err());
+            let r = (0..4).map(|_| reading.step(&bytes[..cut])).find(|r| r.is_err());
             assert!(r.is_some(), "cut at {cut}");
         }
     }

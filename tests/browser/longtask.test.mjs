@@ -12,6 +12,8 @@
 // average of 12 the same page shows 250 ms tasks that take 10 ms when it is quiet. Without it they are printed.
 // A frame gap can also come from the GPU process: SwiftShader (software Vulkan) takes 0.5-0.9 s to rasterize a
 // frame of 15,000 rects, and rAF waits for it; these inputs draw a few thousand.
+// Each input's load steps (the page decodes and builds in steps, yielding between them: `weft.loadSteps`) are
+// printed with their main-thread times.
 // WEFT_PAGE_ROOT=/path/to/another/checkout serves that checkout's page instead (to show the test fails there).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

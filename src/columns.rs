@@ -66,6 +66,17 @@ impl<'a> ColumnReader<'a> {
         Ok(r)
     }
 
+    /// A reader continuing at byte `at` of a buffer that [`ColumnReader::new`] accepted (a decode run in
+    /// steps keeps [`ColumnReader::at`] between them).
+    pub fn resume(bytes: &'a [u8], at: usize) -> Self {
+        ColumnReader { bytes, at: at.min(bytes.len()) }
+    }
+
+    /// The offset of the next column.
+    pub fn at(&self) -> usize {
+        self.at
+    }
+
     pub fn error(&self, offset: usize, what: impl Into<String>) -> ColumnError {
         ColumnError { offset, what: what.into() }
     }
@@ -191,5 +202,11 @@ mod tests {
         huge[8..16].copy_from_slice(&u64::MAX.to_ne_bytes());
         assert!(read(&huge).is_err());
         assert!(ColumnReader::new(&bytes, b"OTHERCOL").is_err());
+        // Resumed where a reader stopped, the rest reads the same.
+        let mut r = ColumnReader::new(&bytes, b"TESTCOL1").expect("reads");
+        r.col::<u32>("u").expect("reads");
+        let mut r = ColumnReader::resume(&bytes, r.at());
+        assert_eq!(r.col::<[f32; 2]>("p"), Ok(vec![[1.5, 2.5]]));
+        assert!(ColumnReader::resume(&bytes, usize::MAX).u64().is_err(), "past the end");
     }
 }

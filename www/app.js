@@ -101,37 +101,9 @@ function onWorkerMessage(msg) {
       ui.progressText.textContent = `${msg.phase} ${formatBytes(msg.done)}${total}${rate}`;
       break;
     }
-    case 'loaded': {
-      try {
-        if (msg.kind === 'execgraph') weft.viewer.load_execgraph(new Uint8Array(msg.model));
-        else if (msg.kind === 'grains') weft.viewer.load_grains(new Uint8Array(msg.model), msg.aggregation ? new Uint8Array(msg.aggregation) : undefined);
-        else weft.viewer.load(new Uint8Array(msg.model), msg.moments ? new Uint8Array(msg.moments) : undefined);
-      } catch (e) {
-        failLoad(`${msg.name}: ${e}`);
-        return;
-      }
-      const s = JSON.parse(msg.summary);
-      // The file's other views (an OTF2 trace with threads or tasks) stay offered while switching among them.
-      weft.fileViews = msg.views || (pending && pending.fileView ? weft.fileViews : null);
-      weft.lastSummary = s;
-      weft.lastKind = msg.kind;
-      hideTooltip();
-      ui.fileName.textContent = visibleText(msg.name);
-      ui.summary.textContent = summaryText(msg.kind, s);
-      showWarnings(s);
-      ui.error.hidden = true;
-      weft.source = pending.source || null;
-      pending = null;
-      renderViewTabs();
-      for (const hook of weft.hooks.loaded) hook(msg);
-      ui.progress.hidden = true;
-      weft.loads += 1;
-      setState('ready');
-      // The header and tabs just changed: size the view now, so the first frame of what was loaded is drawn
-      // once at its final size rather than again when the ResizeObserver reports the change.
-      resize();
+    case 'loaded':
+      showLoaded(msg);
       break;
-    }
     case 'relaid': {
       try { weft.viewer.relayout_execgraph(new Uint8Array(msg.model)); } catch (e) { failLoad(String(e)); return; }
       weft.lastSummary = JSON.parse(msg.summary);
@@ -146,6 +118,70 @@ function onWorkerMessage(msg) {
       if (msg.fatal) restartWorker();
       break;
   }
+}
+
+// A tick for the browser between load steps, so no main-thread task decodes and builds a whole input.
+const yieldToBrowser = () => (globalThis.scheduler && scheduler.yield ? scheduler.yield() : new Promise((r) => setTimeout(r, 0)));
+let loadGeneration = 0;
+const RECEIVE_PART = 4 << 20;
+
+// Show what the worker loaded: the viewer decodes it and builds its views in steps (Viewer::load_step),
+// yielding between them; `weft.loadSteps` keeps each step's main-thread time of the last load.
+async function showLoaded(msg) {
+  const generation = ++loadGeneration;
+  const mine = pending;
+  const steps = [];
+  try {
+    if (msg.kind === 'execgraph') weft.viewer.load_execgraph(new Uint8Array(msg.model));
+    else {
+      // The worker's buffers, copied into the viewer a part at a time.
+      const buffers = [msg.model, msg.kind === 'grains' ? msg.aggregation : msg.moments].filter(Boolean);
+      for (const buffer of buffers) {
+        weft.viewer.receive(buffer.byteLength);
+        for (let at = 0; at < buffer.byteLength; at += RECEIVE_PART) {
+          await yieldToBrowser();
+          if (generation !== loadGeneration) return;
+          const t = performance.now();
+          weft.viewer.receive_part(new Uint8Array(buffer, at, Math.min(RECEIVE_PART, buffer.byteLength - at)));
+          steps.push({ step: 'receive', ms: performance.now() - t });
+        }
+      }
+      weft.viewer.begin_load_received(msg.kind === 'grains' ? 'grains' : 'trace');
+      for (;;) {
+        await yieldToBrowser();
+        if (generation !== loadGeneration) return;
+        const step = weft.viewer.load_step_name();
+        const t = performance.now();
+        const more = weft.viewer.load_step();
+        steps.push({ step, ms: performance.now() - t });
+        if (!more) break;
+      }
+    }
+  } catch (e) {
+    if (generation === loadGeneration) failLoad(`${msg.name}: ${e}`);
+    return;
+  }
+  weft.loadSteps = steps;
+  const s = JSON.parse(msg.summary);
+  // The file's other views (an OTF2 trace with threads or tasks) stay offered while switching among them.
+  weft.fileViews = msg.views || (mine && mine.fileView ? weft.fileViews : null);
+  weft.lastSummary = s;
+  weft.lastKind = msg.kind;
+  hideTooltip();
+  ui.fileName.textContent = visibleText(msg.name);
+  ui.summary.textContent = summaryText(msg.kind, s);
+  showWarnings(s);
+  ui.error.hidden = true;
+  weft.source = (mine && mine.source) || null;
+  if (pending === mine) pending = null;
+  renderViewTabs();
+  for (const hook of weft.hooks.loaded) hook(msg);
+  ui.progress.hidden = true;
+  weft.loads += 1;
+  setState('ready');
+  // The header and tabs just changed: size the view now, so the first frame of what was loaded is drawn
+  // once at its final size rather than again when the ResizeObserver reports the change.
+  resize();
 }
 
 function summaryText(kind, s) {

@@ -123,7 +123,17 @@ impl GrainBundle {
     }
 
     pub fn decode(bytes: &[u8]) -> Result<Self, String> {
-        let b = read(bytes).map_err(|e| format!("grain graph {e}"))?;
+        let mut reading = BundleReading::default();
+        loop {
+            if let Some(b) = reading.step(bytes)? {
+                return Ok(b);
+            }
+        }
+    }
+
+    /// The checks that graph, metrics and layout agree, done once every column is read.
+    fn checked(self) -> Result<Self, String> {
+        let b = self;
         let (n, e, g) = (b.graph.nodes(), b.graph.edge_source.len(), b.graph.grains());
         let l = &b.layout;
         let fits = l.x.len() == n
@@ -150,9 +160,69 @@ impl GrainBundle {
 
 const MAGIC: &[u8; 8] = b"WEFTGRN1";
 
-fn read(bytes: &[u8]) -> Result<GrainBundle, ColumnError> {
-    use crate::analyses::grains::{EdgeKind, NodeKind};
-    let mut r = ColumnReader::new(bytes, MAGIC)?;
+/// [`GrainBundle::decode`] in steps, so the page can yield between them: the graph's numeric columns, its
+/// kinds and names, the critical path and metrics, then the layout and the checks. Give every step the same
+/// bytes.
+#[derive(Default)]
+pub struct BundleReading {
+    at: usize,
+    graph: Option<GrainGraph>,
+    /// The graph's kinds and names are read too.
+    named: bool,
+    analysis: Option<(CriticalPath, Metrics)>,
+}
+
+impl BundleReading {
+    /// Read the next part of `bytes`: the bundle once the last part is read, None before.
+    pub fn step(&mut self, bytes: &[u8]) -> Result<Option<GrainBundle>, String> {
+        let e = |e: ColumnError| format!("grain graph {e}");
+        let mut r = match self.at {
+            0 => ColumnReader::new(bytes, MAGIC).map_err(e)?,
+            at => ColumnReader::resume(bytes, at),
+        };
+        let done = match (self.graph.take(), self.analysis.take()) {
+            (None, _) => {
+                self.graph = Some(read_graph(&mut r).map_err(e)?);
+                None
+            }
+            (Some(mut graph), None) if !self.named => {
+                read_graph_names(&mut r, &mut graph).map_err(e)?;
+                self.graph = Some(graph);
+                self.named = true;
+                None
+            }
+            (Some(graph), None) => {
+                self.graph = Some(graph);
+                self.analysis = Some(read_analysis(&mut r).map_err(e)?);
+                None
+            }
+            (Some(graph), Some((critical, metrics))) => {
+                let layout = read_layout(&mut r).map_err(e)?;
+                Some(GrainBundle { graph, critical, metrics, layout }.checked()?)
+            }
+        };
+        self.at = r.at();
+        Ok(done)
+    }
+
+    /// What the next step reads.
+    pub fn next_part(&self) -> &'static str {
+        match (&self.graph, &self.analysis) {
+            (None, _) => "read the grain graph",
+            (Some(_), None) if !self.named => "read the grain graph's names",
+            (Some(_), None) => "read the critical path and metrics",
+            (Some(_), Some(_)) => "read the layout",
+        }
+    }
+
+    /// Bytes read so far.
+    pub fn read(&self) -> usize {
+        self.at
+    }
+}
+
+/// The graph's numeric columns (its kinds and names left empty for [`read_graph_names`]).
+fn read_graph(r: &mut ColumnReader) -> Result<GrainGraph, ColumnError> {
     let unit = if r.u64()? == 1 { TimeUnit::Nanoseconds } else { TimeUnit::Cycles };
     let nested = r.u64()? == 1;
     let (grain_task, grain_exec, node_exec, edge_delay) =
@@ -176,12 +246,7 @@ fn read(bytes: &[u8]) -> Result<GrainBundle, ColumnError> {
     };
     let out = Csr { start: r.col("out starts")?, edges: r.col("out edges")? };
     let inc = Csr { start: r.col("in starts")?, edges: r.col("in edges")? };
-    let node_kind = r.enums("node kinds", |b| {
-        use NodeKind::*;
-        [Start, End, Fragment, Fork, Join, Task].get(b as usize).copied()
-    })?;
-    let edge_kind = r.enums("edge kinds", |b| EdgeKind::ALL.get(b as usize).copied())?;
-    let (node_names, strings) = (r.strings("node names")?, r.strings("strings")?);
+    let (node_kind, edge_kind, node_names, strings) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let graph = GrainGraph {
         unit,
         grain_task,
@@ -210,6 +275,23 @@ fn read(bytes: &[u8]) -> Result<GrainBundle, ColumnError> {
         inc,
         strings,
     };
+    Ok(graph)
+}
+
+/// The node and edge kinds and the names of the graph [`read_graph`] read.
+fn read_graph_names(r: &mut ColumnReader, g: &mut GrainGraph) -> Result<(), ColumnError> {
+    use crate::analyses::grains::{EdgeKind, NodeKind};
+    g.node_kind = r.enums("node kinds", |b| {
+        use NodeKind::*;
+        [Start, End, Fragment, Fork, Join, Task].get(b as usize).copied()
+    })?;
+    g.edge_kind = r.enums("edge kinds", |b| EdgeKind::ALL.get(b as usize).copied())?;
+    g.node_names = r.strings("node names")?;
+    g.strings = r.strings("strings")?;
+    Ok(())
+}
+
+fn read_analysis(r: &mut ColumnReader) -> Result<(CriticalPath, Metrics), ColumnError> {
     let critical = CriticalPath {
         root_dist: r.col("distances")?,
         length: r.u64()?,
@@ -233,14 +315,17 @@ fn read(bytes: &[u8]) -> Result<GrainBundle, ColumnError> {
         inst_par_max: r.opt_f64("instantaneous parallelism max")?,
         inst_par_bin: r.opt_f64("bin width")?.first().copied().flatten(),
     };
+    Ok((critical, metrics))
+}
+
+fn read_layout(r: &mut ColumnReader) -> Result<GrainLayout, ColumnError> {
     let (x, y, w, h) = (r.col("x")?, r.col("y")?, r.col("widths")?, r.col("heights")?);
     let (point_start, points) = (r.col("point starts")?, r.col("points")?);
     let size: Vec<f32> = r.col("size")?;
     let from_nesting = r.u64()? == 1;
     r.end()?;
     let [width, height] = [size.first().copied().unwrap_or(0.0), size.get(1).copied().unwrap_or(0.0)];
-    let layout = GrainLayout { x, y, w, h, point_start, points, width, height, from_nesting };
-    Ok(GrainBundle { graph, critical, metrics, layout })
+    Ok(GrainLayout { x, y, w, h, point_start, points, width, height, from_nesting })
 }
 
 #[cfg(test)]
@@ -248,6 +333,39 @@ mod tests {
     use super::*;
     use crate::layouts::grains::{layout, LayoutParams};
     use crate::samples::grains::fib_profile;
+
+    #[test]
+    fn a_stepped_read_reads_a_part_a_step_and_gives_what_the_one_shot_read_gives() {
+        let csv = fib_profile(20, 5, 8);
+        let (input, _) =
+            crate::readers::open("fib.csv", (&csv).into()).and_then(|i| i.into_grains("fib.csv")).expect("reads");
+        let an = GrainAnalysis::new(&input, Thresholds::paper()).expect("analyses");
+        let lay = layout(&an.graph, &LayoutParams::default());
+        let bytes = GrainBundle::new(an, lay).encode();
+        let mut reading = BundleReading::default();
+        let mut parts = vec![0];
+        let stepped = loop {
+            let done = reading.step(&bytes).expect("reads");
+            parts.push(reading.read());
+            if let Some(b) = done {
+                break b;
+            }
+        };
+        assert_eq!(parts.len(), 5, "four steps: {parts:?}");
+        assert_eq!(parts[4], bytes.len());
+        for w in parts.windows(2) {
+            assert!(w[1] > w[0] && w[1] - w[0] < bytes.len() * 3 / 4, "each step reads a part: {parts:?}");
+        }
+        let once = GrainBundle::decode(&bytes).expect("reads");
+        assert_eq!(stepped.encode(), once.encode());
+        assert_eq!(stepped.encode(), bytes);
+        // A buffer cut short fails at the step that reaches the cut, and never panics.
+        for cut in [10, parts[1] + 3, parts[2] + 3, parts[3] + 3, bytes.len() - 1] {
+            let mut reading = BundleReading::default();
+            let r = (0..4).map(|_| reading.step(&bytes[..cut])).find(|r| r.is_err());
+            assert!(r.is_some(), "cut at {cut}");
+        }
+    }
 
     #[test]
     fn bundle_round_trips_and_rejects_corruption() {

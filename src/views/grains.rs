@@ -53,6 +53,10 @@ impl GrainsPane {
         &self.analysis
     }
 
+    pub fn layout(&self) -> &GrainLayout {
+        &self.layout
+    }
+
     /// The analysis itself, for another view of the same graph.
     pub fn shared_analysis(&self) -> Rc<GrainAnalysis> {
         self.analysis.clone()

@@ -3,6 +3,11 @@
 //! invalidates. The page's `Viewer` (src/web/viewer.rs) owns one and adds only the renderer, the canvases
 //! and the conversions to JavaScript; tests drive it natively. Must not read a clock (the aggregated view
 //! gets the [`Clock`] given here) or know the page.
+//!
+//! A load from the worker's bytes can also run in steps ([`ViewSet::begin_grains`], [`ViewSet::begin_trace`],
+//! then [`ViewSet::load_step`] until it returns false), so the page can yield to the browser between them and
+//! no single main-thread task decodes and builds everything (issue 16). What is shown changes only at the
+//! last step; the one-shot loads run the same steps.
 
 use super::aggregate::AggregatePane;
 use super::execgraph::ExecgraphPane;
@@ -11,12 +16,14 @@ use super::moments::MomentsPane;
 use super::particles::ParticlesPane;
 use super::timeline::TimelinePane;
 use super::{Clock, Pane};
-use crate::analyses::aggregate::{bundle as aggregate_bundle, Aggregation};
-use crate::analyses::grains::GrainAnalysis;
+use crate::analyses::aggregate::bundle::AggregationReading;
+use crate::analyses::aggregate::Aggregation;
+use crate::analyses::grains::{GrainAnalysis, Thresholds};
 use crate::analyses::moments_bundle::MomentsBundle;
 use crate::layouts::execgraph::bundle::ExecBundle;
+use crate::layouts::grain_bundle::{BundleReading, GrainBundle};
 use crate::layouts::grains::GrainLayout;
-use crate::model::Trace;
+use crate::model::{codec, Trace};
 use crate::scene::grains::{aggregated_first_text, unreadable_when_fitted};
 use crate::scene::{palette, Scene};
 use std::rc::Rc;
@@ -39,6 +46,46 @@ pub struct ViewSet {
     built_on_page: Vec<&'static str>,
     panes: Vec<Box<dyn Pane>>,
     active: usize,
+    /// A load begun and not finished (see [`ViewSet::load_step`]); what is shown is unchanged until it ends.
+    loading: Option<Load>,
+}
+
+/// Where a stepped load is: each variant holds what the steps so far produced, and its step is the next one.
+enum Load {
+    /// The worker's grain bundle and aggregation bytes, the bundle read up to `reading` (a part a step).
+    GrainBytes { graph: Vec<u8>, reading: Box<BundleReading>, aggregation: Option<Vec<u8>> },
+    /// The grain bundle read; its analysis (problem views under the paper's thresholds) not yet assembled.
+    GrainBundle { bundle: Box<GrainBundle>, aggregation: Option<Vec<u8>> },
+    /// The analysis; the worker's aggregation read (and checked against the graph) up to `reading`.
+    Analysed {
+        analysis: Box<GrainAnalysis>,
+        layout: Box<GrainLayout>,
+        aggregation: Option<Vec<u8>>,
+        reading: Box<AggregationReading>,
+    },
+    /// Everything read; the grain-graph pane not yet built.
+    Aggregation { analysis: Box<GrainAnalysis>, layout: Box<GrainLayout>, aggregation: Option<Aggregation> },
+    /// The grain-graph pane; the Aggregated pane (when the graph opens aggregated) not yet built, nothing shown.
+    GrainsPane { pane: Box<GrainsPane>, aggregation: Option<Aggregation> },
+    /// The worker's encoded trace and moments, not yet decoded.
+    TraceBytes { model: Vec<u8>, moments: Option<Vec<u8>> },
+    /// The trace decoded; its timeline pane not yet built.
+    Trace { trace: Rc<Trace>, moments: Option<Vec<u8>> },
+}
+
+impl Load {
+    fn step_name(&self) -> &'static str {
+        match self {
+            Load::GrainBytes { reading, .. } => reading.next_part(),
+            Load::GrainBundle { .. } => "assemble the analysis",
+            Load::Analysed { aggregation: None, .. } => "no aggregation to read",
+            Load::Analysed { reading, .. } => reading.next_part(),
+            Load::Aggregation { .. } => "build the grain-graph view",
+            Load::GrainsPane { .. } => "build the aggregated view",
+            Load::TraceBytes { .. } => "decode the trace",
+            Load::Trace { .. } => "build the timeline view",
+        }
+    }
 }
 
 impl ViewSet {
@@ -54,12 +101,82 @@ impl ViewSet {
             built_on_page: Vec::new(),
             panes: Vec::new(),
             active: 0,
+            loading: None,
         }
+    }
+
+    /// Begin showing the worker's grain bundle (`layouts::grain_bundle`) and its aggregation
+    /// (`analyses::aggregate::bundle`) in steps; see [`ViewSet::load_step`]. Drops a load not finished.
+    pub fn begin_grains(&mut self, graph: Vec<u8>, aggregation: Option<Vec<u8>>) {
+        self.loading = Some(Load::GrainBytes { graph, reading: Box::default(), aggregation });
+    }
+
+    /// Begin showing the worker's encoded trace (`model::codec`) and its moments in steps; see
+    /// [`ViewSet::load_step`]. Drops a load not finished.
+    pub fn begin_trace(&mut self, model: Vec<u8>, moments: Option<Vec<u8>>) {
+        self.loading = Some(Load::TraceBytes { model, moments });
+    }
+
+    /// What the next [`ViewSet::load_step`] does (None: no load under way), for the page's timings.
+    pub fn load_step_name(&self) -> Option<&'static str> {
+        self.loading.as_ref().map(Load::step_name)
+    }
+
+    /// Run one step of the load begun: true while steps remain, false once what was loaded is shown (or
+    /// when no load was begun). Each step is one decode or one view's construction, never all of them. An
+    /// error ends the load and leaves what was shown.
+    pub fn load_step(&mut self) -> Result<bool, String> {
+        let Some(load) = self.loading.take() else { return Ok(false) };
+        let next = match load {
+            Load::GrainBytes { graph, mut reading, aggregation } => match reading.step(&graph)? {
+                Some(bundle) => Load::GrainBundle { bundle: Box::new(bundle), aggregation },
+                None => Load::GrainBytes { graph, reading, aggregation },
+            },
+            Load::GrainBundle { bundle, aggregation } => {
+                let (analysis, layout) = bundle.analysis(Thresholds::paper());
+                let (analysis, layout) = (Box::new(analysis), Box::new(layout));
+                Load::Analysed { analysis, layout, aggregation, reading: Box::default() }
+            }
+            Load::Analysed { analysis, layout, aggregation: None, .. } => {
+                Load::Aggregation { analysis, layout, aggregation: None }
+            }
+            Load::Analysed { analysis, layout, aggregation: Some(bytes), mut reading } => {
+                match reading.step(&bytes, &analysis.graph).map_err(|e| e.to_string())? {
+                    Some(agg) => Load::Aggregation { analysis, layout, aggregation: Some(agg) },
+                    None => Load::Analysed { analysis, layout, aggregation: Some(bytes), reading },
+                }
+            }
+            Load::Aggregation { analysis, layout, aggregation } => {
+                let pane = Box::new(GrainsPane::new(*analysis, *layout, self.width, self.height));
+                Load::GrainsPane { pane, aggregation }
+            }
+            Load::GrainsPane { pane, aggregation } => {
+                self.show_grains(*pane, aggregation);
+                return Ok(false);
+            }
+            Load::TraceBytes { model, moments } => {
+                let trace = Rc::new(codec::decode(&model).map_err(|e| e.to_string())?);
+                Load::Trace { trace, moments }
+            }
+            Load::Trace { trace, moments } => {
+                self.load_trace(trace, moments);
+                return Ok(false);
+            }
+        };
+        self.loading = Some(next);
+        Ok(true)
+    }
+
+    /// Run the load begun to its end.
+    fn finish_load(&mut self) -> Result<(), String> {
+        while self.load_step()? {}
+        Ok(())
     }
 
     /// Show a trace in the timeline view. Replaces what was shown. `moments`: the worker's moments of it for
     /// the default busy definition (`analyses::moments_bundle`), decoded when the moments view is first shown.
     pub fn load_trace(&mut self, trace: Rc<Trace>, moments: Option<Vec<u8>>) {
+        self.loading = None;
         self.panes = vec![Box::new(TimelinePane::new(trace.clone(), self.width, self.height))];
         self.aggregation = None;
         self.moments = moments;
@@ -70,6 +187,7 @@ impl ViewSet {
 
     /// Show an execution graph laid out by the worker. Replaces what was shown.
     pub fn load_execgraph(&mut self, bundle: ExecBundle) {
+        self.loading = None;
         self.trace = None;
         self.aggregation = None;
         self.moments = None;
@@ -88,15 +206,22 @@ impl ViewSet {
         layout: GrainLayout,
         aggregation: Option<&[u8]>,
     ) -> Result<(), String> {
-        let mut agg = match aggregation {
-            Some(bytes) => Some(aggregate_bundle::decode(bytes, &analysis.graph).map_err(|e| e.to_string())?),
-            None => None,
-        };
+        self.loading = Some(Load::Analysed {
+            analysis: Box::new(analysis),
+            layout: Box::new(layout),
+            aggregation: aggregation.map(<[u8]>::to_vec),
+            reading: Box::default(),
+        });
+        self.finish_load()
+    }
+
+    /// Show the grain-graph pane built by a load, and its Aggregated view first when its grains would be
+    /// narrower than a pixel fitted.
+    fn show_grains(&mut self, grains: GrainsPane, mut agg: Option<Aggregation>) {
         self.trace = None;
         self.moments = None;
         self.built_on_page.clear();
-        let aggregated = unreadable_when_fitted(&analysis, &layout, self.width, self.height);
-        let grains = GrainsPane::new(analysis, layout, self.width, self.height);
+        let aggregated = unreadable_when_fitted(grains.analysis(), grains.layout(), self.width, self.height);
         let first = aggregated.then(|| {
             let text = aggregated_first_text(grains.analysis().graph.grains());
             self.aggregate_pane(grains.shared_analysis(), agg.take()).with_intro(text)
@@ -108,7 +233,6 @@ impl ViewSet {
             self.panes.push(Box::new(pane));
             self.active = 1;
         }
-        Ok(())
     }
 
     /// The Aggregated view from the worker's aggregation, or (without one) built here and noted.

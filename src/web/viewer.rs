@@ -4,10 +4,7 @@
 //! drawn, then its labels on the overlay canvas. Must not hold view logic (views does).
 
 use super::overlay::draw_labels;
-use crate::analyses::grains::Thresholds;
 use crate::layouts::execgraph::bundle::ExecBundle;
-use crate::layouts::grain_bundle::GrainBundle;
-use crate::model::codec;
 use crate::renderer::Renderer;
 use crate::scene::palette;
 use crate::scene::svg::to_svg;
@@ -30,6 +27,8 @@ pub struct Viewer {
     dpr: f64,
     /// What is loaded, its views and the one shown (all view logic is there, in plain Rust).
     views: ViewSet,
+    /// Buffers from the worker received in parts, for the next stepped load.
+    incoming: Vec<Vec<u8>>,
     dirty: bool,
     last: FrameStats,
     dark: bool,
@@ -79,6 +78,7 @@ impl Viewer {
         Ok(Viewer {
             renderer,
             views: ViewSet::new(width, height, Rc::new(PerformanceClock)),
+            incoming: Vec::new(),
             canvas,
             overlay_canvas: overlay,
             overlay: ctx,
@@ -97,10 +97,50 @@ impl Viewer {
     /// `moments`: the worker's moments of it for the default busy definition (analyses::moments_bundle),
     /// decoded when the moments view is first shown.
     pub fn load(&mut self, model: &[u8], moments: Option<Vec<u8>>) -> Result<(), JsValue> {
-        let trace = Rc::new(codec::decode(model).map_err(|e| JsValue::from_str(&e.to_string()))?);
-        self.views.load_trace(trace, moments);
-        self.dirty = true;
+        self.views.begin_trace(model.to_vec(), moments);
+        while self.load_step()? {}
         Ok(())
+    }
+
+    /// Start receiving one buffer of `len` bytes from the worker, given in parts by [`Viewer::receive_part`]
+    /// (so no main-thread task copies a whole 75 MB bundle); then [`Viewer::begin_load_received`].
+    pub fn receive(&mut self, len: usize) {
+        self.incoming.push(Vec::with_capacity(len));
+    }
+
+    pub fn receive_part(&mut self, part: &[u8]) -> Result<(), JsValue> {
+        let buffer = self.incoming.last_mut().ok_or("receive_part before receive")?;
+        buffer.extend_from_slice(part);
+        Ok(())
+    }
+
+    /// Begin showing the buffers received, in steps (then call [`Viewer::load_step`] until it returns false,
+    /// yielding to the browser between calls): for `kind` "grains" the grain bundle and its aggregation, for
+    /// "trace" the encoded trace and its moments (each second buffer optional).
+    pub fn begin_load_received(&mut self, kind: &str) -> Result<(), JsValue> {
+        let mut buffers = std::mem::take(&mut self.incoming).into_iter();
+        let first = buffers.next().ok_or("nothing was received")?;
+        match kind {
+            "grains" => self.views.begin_grains(first, buffers.next()),
+            "trace" => self.views.begin_trace(first, buffers.next()),
+            _ => return Err(JsValue::from_str(&format!("no stepped load for '{kind}'"))),
+        }
+        Ok(())
+    }
+
+    /// One step of the load begun (views::set::ViewSet::load_step): true while steps remain, false once
+    /// what was loaded is shown.
+    pub fn load_step(&mut self) -> Result<bool, JsValue> {
+        let more = self.views.load_step().map_err(|e| JsValue::from_str(&e))?;
+        if !more {
+            self.dirty = true;
+        }
+        Ok(more)
+    }
+
+    /// What the next `load_step` does ("" when no load is under way), for the page's timings.
+    pub fn load_step_name(&self) -> String {
+        self.views.load_step_name().unwrap_or("").to_string()
     }
 
     /// Show an execution graph laid out by the worker. Replaces what was shown.
@@ -115,10 +155,8 @@ impl Viewer {
     /// view when its grains would be narrower than a pixel fitted. Replaces what was shown.
     /// `aggregation`: the worker's aggregation of it (analyses::aggregate::bundle), used by the Aggregated view.
     pub fn load_grains(&mut self, bundle: &[u8], aggregation: Option<Vec<u8>>) -> Result<(), JsValue> {
-        let (analysis, layout) =
-            GrainBundle::decode(bundle).map_err(|e| JsValue::from_str(&e))?.analysis(Thresholds::paper());
-        self.views.load_grains(analysis, layout, aggregation.as_deref()).map_err(|e| JsValue::from_str(&e))?;
-        self.dirty = true;
+        self.views.begin_grains(bundle.to_vec(), aggregation);
+        while self.load_step()? {}
         Ok(())
     }
 

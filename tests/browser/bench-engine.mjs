@@ -17,12 +17,23 @@ if (!files.length || !files.every((f) => fs.existsSync(f))) {
 const root = process.env.WEFT_PAGE_ROOT;
 const { server, url } = await startServer(root ? { root } : {});
 const { browser, page } = await openPage('webgpu', url);
+// Calls of the stepped load summed into one line per name (the longest, how many, the total).
+const summary = (calls) => {
+  const out = [];
+  for (const c of calls) {
+    const same = ['receive_part', 'load_step'].includes(c.name) && out.find((o) => o.name === c.name);
+    if (same) { same.n += 1; same.total += c.ms; same.ms = Math.max(same.ms, c.ms); } else out.push({ ...c, n: 1, total: c.ms });
+  }
+  return out;
+};
 const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 try {
   await page.evaluate(() => {
     const v = window.weft.viewer;
     window.__calls = [];
-    for (const name of ['load', 'load_grains', 'set_view']) {
+    // `receive_part` and `load_step`: the stepped load (one task each, the page yields between them).
+    for (const name of ['load', 'load_grains', 'receive_part', 'load_step', 'set_view']) {
+      if (!v[name]) continue;
       const orig = v[name].bind(v);
       v[name] = (...args) => {
         const t0 = performance.now();
@@ -57,7 +68,8 @@ try {
     const round = (x) => Math.round(x * 10) / 10;
     console.log(JSON.stringify({
       file: path.basename(f), drop_to_first_view_ms: firstViewMs, bytes: r.bytes,
-      main_thread_ms: r.calls.map((c) => `${c.name}${c.arg ? ` ${c.arg}` : ''}: ${round(c.ms)}`),
+      main_thread_ms: summary(r.calls).map((c) => `${c.name}${c.arg ? ` ${c.arg}` : ''}: ${round(c.ms)}` +
+        (c.n > 1 ? ` (longest of ${c.n}, ${round(c.total)} in all)` : '')),
       scene_build_median_ms: Object.fromEntries(Object.entries(scenes).map(([k, v]) => [k, round(v)])),
     }));
   }

@@ -12,6 +12,8 @@
 // average of 12 the same page shows 250 ms tasks that take 10 ms when it is quiet. Without it they are printed.
 // A frame gap can also come from the GPU process: SwiftShader (software Vulkan) takes 0.5-0.9 s to rasterize a
 // frame of 15,000 rects, and rAF waits for it; these inputs draw a few thousand.
+// Each input's load steps (the page decodes and builds in steps, yielding between them: `weft.loadSteps`) are
+// printed with their main-thread times.
 // WEFT_PAGE_ROOT=/path/to/another/checkout serves that checkout's page instead (to show the test fails there).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,6 +75,7 @@ async function visit(page, label, loads, open) {
     }
     return { count: inside.length, gap, at: at - first };
   }, AFTER_DRAW_MS);
+  const steps = await page.evaluate(() => window.weft.loadSteps || []);
   const views = await page.evaluate(() => window.weft.viewer.views());
   for (const v of views) {
     await page.click(`button[data-view="${v}"]`);
@@ -85,7 +88,8 @@ async function visit(page, label, loads, open) {
   const worst = long.reduce((m, e) => Math.max(m, e.ms), 0);
   console.log(`${label}: views ${views.join(', ')}; longest main-thread task ${Math.round(worst)} ms ` +
     `(${long.length} over 50 ms); ${frames.count} frames in the second after the first draw, largest gap ` +
-    `${Math.round(frames.gap)} ms (at +${Math.round(frames.at)} ms)`);
+    `${Math.round(frames.gap)} ms (at +${Math.round(frames.at)} ms); load steps: ` +
+    steps.map((s) => `${s.step} ${s.ms.toFixed(1)} ms`).join(', '));
   assert.deepEqual(built, [], `${label}: the page computed ${built.join(', ')} itself`);
   return { long, worst, frames };
 }

@@ -112,3 +112,89 @@ fn what_the_worker_sends_is_used_and_nothing_is_built_here() {
     v.set_view("moments").unwrap();
     assert_eq!(v.built_on_page(), ["moments"]);
 }
+
+#[test]
+fn a_stepped_load_shows_what_the_one_shot_load_shows_and_nothing_before_its_last_step() {
+    use weft::analyses::aggregate::{bundle, Aggregation, Method};
+    use weft::layouts::grain_bundle::GrainBundle;
+    use weft::model::codec;
+    // fib(45): 8,192 grains, which open aggregated, with the worker's aggregation.
+    let input = read_grains("fib.csv", &fib_profile(45, 12, 48)).unwrap();
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
+    let l = layout(&a.graph, &LayoutParams::default());
+    let agg = bundle::encode(&Aggregation::new(&a, Method::Reduction), &a.graph);
+    let graph = GrainBundle::new(a, l).encode();
+    let (a, l) = GrainBundle::decode(&graph).unwrap().analysis(Thresholds::paper());
+    let mut once = set();
+    once.load_grains(a, l, Some(&agg)).unwrap();
+
+    let mut stepped = set();
+    stepped.load_trace(Rc::new(utilization_trace(8, 8 * 61)), None);
+    stepped.begin_grains(graph.clone(), Some(agg.clone()));
+    let mut names = Vec::new();
+    while let Some(name) = stepped.load_step_name() {
+        assert_eq!(stepped.view(), "timeline", "what was shown stays until the last step ({name})");
+        names.push(name);
+        let more = stepped.load_step().unwrap();
+        assert_eq!(more, stepped.load_step_name().is_some());
+    }
+    let expected = [
+        "read the grain graph",
+        "read the grain graph's names",
+        "read the critical path and metrics",
+        "read the layout",
+        "assemble the analysis",
+        "read the aggregation tree",
+        "read the aggregation metrics",
+        "check the aggregation",
+        "build the grain-graph view",
+        "build the aggregated view",
+    ];
+    assert_eq!(names, expected, "one part of a decode or one view per step");
+    assert!(!stepped.load_step().unwrap(), "nothing left");
+    assert_eq!(stepped.view(), "aggregate");
+    assert_eq!(stepped.views(), once.views());
+    assert_eq!(stepped.active().unwrap().state(), once.active().unwrap().state());
+    assert_eq!(stepped.scene(), once.scene());
+    assert!(stepped.built_on_page().is_empty());
+    stepped.set_view("grains").unwrap();
+    once.set_view("grains").unwrap();
+    assert_eq!(stepped.scene(), once.scene());
+
+    // A corrupt step ends the load with an error and leaves what was shown.
+    stepped.begin_grains(graph[..graph.len() / 2].to_vec(), None);
+    let error = loop {
+        match stepped.load_step() {
+            Ok(true) => {}
+            Ok(false) => panic!("a cut bundle loaded"),
+            Err(e) => break e,
+        }
+    };
+    assert!(error.contains("grain graph"), "{error}");
+    assert_eq!(stepped.load_step_name(), None);
+    assert_eq!(stepped.view(), "grains");
+    let other = read_grains("fib.csv", &fib_profile(8, 3, 8)).unwrap();
+    let a = GrainAnalysis::new(&other, Thresholds::paper()).unwrap();
+    let l = layout(&a.graph, &LayoutParams::default());
+    stepped.begin_grains(GrainBundle::new(a, l).encode(), Some(agg));
+    while stepped.load_step_name() != Some("read the aggregation tree") {
+        assert!(stepped.load_step().unwrap());
+    }
+    assert!(stepped.load_step().unwrap_err().contains("nodes"), "an aggregation of another graph is refused");
+    assert_eq!(stepped.view(), "grains");
+
+    // A trace: decoded in one step, its timeline built in the next.
+    let trace = utilization_trace(8, 8 * 61);
+    let mut once = set();
+    once.load_trace(Rc::new(trace.clone()), None);
+    stepped.begin_trace(codec::encode(&trace), None);
+    assert_eq!(stepped.load_step_name(), Some("decode the trace"));
+    assert!(stepped.load_step().unwrap());
+    assert_eq!(stepped.view(), "grains");
+    assert!(!stepped.load_step().unwrap());
+    assert_eq!((stepped.view(), stepped.views()), (once.view(), once.views()));
+    assert_eq!(stepped.scene(), once.scene());
+    stepped.begin_trace(b"not a trace".to_vec(), None);
+    assert!(stepped.load_step().is_err());
+    assert_eq!(stepped.view(), "timeline");
+}

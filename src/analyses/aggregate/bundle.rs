@@ -68,24 +68,69 @@ pub fn encode(agg: &Aggregation, graph: &GrainGraph) -> Vec<u8> {
 
 /// The aggregation in `bytes`, checked against `graph` (the grain graph it must belong to).
 pub fn decode(bytes: &[u8], graph: &GrainGraph) -> Result<Aggregation, AggregationBundleError> {
-    let corrupt = |e: ColumnError| AggregationBundleError::Corrupt(e.to_string());
-    let mut r = ColumnReader::new(bytes, MAGIC).map_err(corrupt)?;
-    let (graph_nodes, grains) = (r.u64().map_err(corrupt)?, r.u64().map_err(corrupt)?);
-    if graph_nodes != graph.nodes() as u64 || grains != graph.grains() as u64 {
-        return Err(AggregationBundleError::Mismatch(format!(
-            "built for {graph_nodes} nodes and {grains} grains, the graph has {} and {}",
-            graph.nodes(),
-            graph.grains()
-        )));
+    let mut reading = AggregationReading::default();
+    loop {
+        if let Some(agg) = reading.step(bytes, graph)? {
+            return Ok(agg);
+        }
     }
-    let agg = read(&mut r).map_err(corrupt)?;
-    r.end().map_err(corrupt)?;
-    check_tree(&agg.tree, graph.nodes()).map_err(AggregationBundleError::Corrupt)?;
-    check_metrics(&agg.metrics, agg.tree.len()).map_err(AggregationBundleError::Corrupt)?;
-    Ok(agg)
 }
 
-fn read(r: &mut ColumnReader) -> Result<Aggregation, ColumnError> {
+/// [`decode`] in steps, so the page can yield between them: the tree's columns, then the metrics', then the
+/// checks. Give every step the same bytes and graph.
+#[derive(Default)]
+pub struct AggregationReading {
+    at: usize,
+    tree: Option<(Method, bool, AggregationTree)>,
+    metrics: Option<GroupMetrics>,
+}
+
+impl AggregationReading {
+    /// What the next step does.
+    pub fn next_part(&self) -> &'static str {
+        match (&self.tree, &self.metrics) {
+            (None, _) => "read the aggregation tree",
+            (Some(_), None) => "read the aggregation metrics",
+            (Some(_), Some(_)) => "check the aggregation",
+        }
+    }
+
+    /// Do the next part: the aggregation once checked, None before.
+    pub fn step(&mut self, bytes: &[u8], graph: &GrainGraph) -> Result<Option<Aggregation>, AggregationBundleError> {
+        let corrupt = |e: ColumnError| AggregationBundleError::Corrupt(e.to_string());
+        match (self.tree.take(), self.metrics.take()) {
+            (None, _) => {
+                let mut r = ColumnReader::new(bytes, MAGIC).map_err(corrupt)?;
+                let (graph_nodes, grains) = (r.u64().map_err(corrupt)?, r.u64().map_err(corrupt)?);
+                if graph_nodes != graph.nodes() as u64 || grains != graph.grains() as u64 {
+                    return Err(AggregationBundleError::Mismatch(format!(
+                        "built for {graph_nodes} nodes and {grains} grains, the graph has {} and {}",
+                        graph.nodes(),
+                        graph.grains()
+                    )));
+                }
+                self.tree = Some(read_tree(&mut r).map_err(corrupt)?);
+                self.at = r.at();
+                Ok(None)
+            }
+            (Some(tree), None) => {
+                let mut r = ColumnReader::resume(bytes, self.at);
+                self.metrics = Some(read_metrics(&mut r).map_err(corrupt)?);
+                r.end().map_err(corrupt)?;
+                self.at = r.at();
+                self.tree = Some(tree);
+                Ok(None)
+            }
+            (Some((method, restructured, tree)), Some(metrics)) => {
+                check_tree(&tree, graph.nodes()).map_err(AggregationBundleError::Corrupt)?;
+                check_metrics(&metrics, tree.len()).map_err(AggregationBundleError::Corrupt)?;
+                Ok(Some(Aggregation { method, tree, metrics, restructured }))
+            }
+        }
+    }
+}
+
+fn read_tree(r: &mut ColumnReader) -> Result<(Method, bool, AggregationTree), ColumnError> {
     let at = 0;
     let method = match r.u64()? {
         0 => Method::Reduction,
@@ -105,7 +150,11 @@ fn read(r: &mut ColumnReader) -> Result<Aggregation, ColumnError> {
         depth: r.col("depths")?,
         root: u32::try_from(r.u64()?).map_err(|_| r.error(at, "root past u32"))?,
     };
-    let metrics = GroupMetrics {
+    Ok((method, restructured, tree))
+}
+
+fn read_metrics(r: &mut ColumnReader) -> Result<GroupMetrics, ColumnError> {
+    Ok(GroupMetrics {
         exec: r.col("execution times")?,
         work: r.opt_f64("work")?,
         parallel_benefit: r.opt_f64("parallel benefit")?,
@@ -121,8 +170,7 @@ fn read(r: &mut ColumnReader) -> Result<Aggregation, ColumnError> {
         strength: r.col::<[u32; 2]>("strengths")?.into_iter().map(|[a, b]| (a, b)).collect(),
         nodes: r.col("graph nodes beneath")?,
         grains: r.col("grains beneath")?,
-    };
-    Ok(Aggregation { method, tree, metrics, restructured })
+    })
 }
 
 /// One tree over `n` ids whose grain-graph references are below `graph_nodes`: what the page's navigation

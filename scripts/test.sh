@@ -3,7 +3,8 @@
 # scenes, CLI), both wasm builds, and the browser tests in headless chromium on WebGPU and WebGL2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-say() { printf '\033[1m== %s\033[0m\n' "$*"; }
+say() { printf '\033[1m== %s (%d:%02d)\033[0m\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
+trap 'say "done"' EXIT
 scripts/setup.sh --browser
 say "cargo fmt --check"
 cargo fmt --all -- --check
@@ -12,6 +13,8 @@ cargo clippy --all-targets -q -- -D warnings
 cargo clippy --lib -q --target wasm32-unknown-unknown --target-dir target/wasm-webgpu -- -D warnings
 say "native tests"
 export WEFT_PYTHON="$PWD/.venv/bin/python"
-cargo test --all-targets
+# The library, the CLI and the integration tests; the examples hold no tests (clippy above checks them, and
+# the browser tests build the ones they run).
+cargo test --lib --bins --tests
 say "browser tests (headless chromium: WebGPU and WebGL2)"
 cd tests/browser && node --test --test-concurrency=1 ./*.test.mjs

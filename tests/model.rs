@@ -100,6 +100,34 @@ fn codec_round_trips() {
     assert_eq!(d.region_name(t.intervals.region[10]), t.region_name(t.intervals.region[10]));
 }
 
+/// The decode in steps (what the page runs between yields): its tables, each of the five interval columns,
+/// then the rest; the same trace as one call, and a truncation is an error at its step.
+#[test]
+fn codec_decodes_in_steps() {
+    let t = random_trace(3, 5_000);
+    let bytes = encode(&t);
+    let mut d = weft::model::codec::Decoding::default();
+    let mut steps = 0;
+    let back = loop {
+        steps += 1;
+        if let Some(t) = d.step(&bytes).expect("decodes") {
+            break t;
+        }
+    };
+    assert_eq!(steps, 7);
+    assert_eq!(encode(&back), bytes);
+    let cut = &bytes[..bytes.len() - 3];
+    let mut d = weft::model::codec::Decoding::default();
+    let err = loop {
+        match d.step(cut) {
+            Ok(Some(_)) => panic!("a truncated buffer decoded"),
+            Ok(None) => {}
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err, decode(cut).unwrap_err());
+}
+
 #[test]
 fn codec_rejects_every_truncation_and_corruption_without_panicking() {
     let t = random_trace(5, 300);

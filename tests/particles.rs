@@ -524,3 +524,48 @@ fn paraver_mpi_calls_are_events_on_every_task() {
     ev.slot.iter().for_each(|&sl| seen[sl as usize] = true);
     assert!(seen.iter().all(|&b| b));
 }
+
+/// The index built in steps of a few intervals (runs sorted, merged two at a time, columns filled a chunk at
+/// a time: what the page does between yields) is the one built in one pass, and is sorted by (start, slot,
+/// interval) with every selected interval once.
+#[test]
+fn the_index_built_in_steps_is_the_one_built_at_once() {
+    use weft::analyses::particles::ParticleBuild;
+    let (trace, whole) = patterns();
+    let sel = EventSelection::Communication;
+    for chunk in [1, 7, 1000, 1 << 20] {
+        let mut b = ParticleBuild::new(&trace, &sel, chunk);
+        let mut steps = 0;
+        let ev = loop {
+            steps += 1;
+            if let Some(ev) = b.step(&trace) {
+                break ev;
+            }
+        };
+        assert_eq!(ev.start_ns, whole.start_ns, "chunk {chunk}");
+        assert_eq!(
+            (&ev.dur_ns, &ev.kind, &ev.slot, &ev.interval),
+            (&whole.dur_ns, &whole.kind, &whole.slot, &whole.interval)
+        );
+        assert_eq!(
+            (&ev.types, &ev.type_counts, &ev.slot_process),
+            (&whole.types, &whole.type_counts, &whole.slot_process)
+        );
+        assert_eq!((ev.min_dur_ns, ev.max_dur_ns, ev.span_ns), (whole.min_dur_ns, whole.max_dur_ns, whole.span_ns));
+        for blk in 0..ev.len().div_ceil(weft::analyses::particles::SEEK_BLOCK) {
+            assert_eq!(ev.block_max_end(blk), whole.block_max_end(blk));
+        }
+        if chunk < trace.intervals.len() {
+            assert!(steps > trace.intervals.len() / chunk, "chunk {chunk}: {steps} steps");
+        }
+    }
+    // Against the definition: every event once, in (start, slot, interval) order.
+    let keys: Vec<(u64, u32, u32)> =
+        (0..whole.len()).map(|e| (whole.start_ns[e], whole.slot[e], whole.interval[e])).collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]));
+    let mut seen: Vec<u32> = whole.interval.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), whole.len());
+    assert_eq!(whole.len() as u64, whole.type_counts.iter().sum::<u64>());
+}

@@ -379,7 +379,7 @@ function wireInput(canvas) {
       case '1': case '2': case '3': {
         const views = v().views();
         const want = views[Number(e.key) - 1];
-        if (want) switchView(want);
+        if (want) switchViewStepped(want);
         break;
       }
       default: return;
@@ -423,7 +423,7 @@ function renderViewTabs() {
     b.textContent = VIEW_LABELS[v] || v;
     b.title = `${VIEW_LABELS[v] || v} (${i + 1})`;
     b.setAttribute('aria-selected', String(v === current));
-    b.addEventListener('click', () => switchView(v));
+    b.addEventListener('click', () => switchViewStepped(v));
     nav.append(b);
   });
   // Views of the same file that the worker builds on demand (the timeline, threads or tasks of an OTF2 trace).
@@ -453,7 +453,36 @@ function openFileView(kind) {
 }
 
 function switchView(v) {
+  viewGeneration += 1;
   try { weft.viewer.set_view(v); } catch (e) { showError(String(e)); return; }
+  hideTooltip();
+  renderViewTabs();
+}
+
+// A tab or key switches views without one long main-thread task: a view that would take one to build (the
+// particle index of a large trace, Viewer.begin_view) is built in steps, yielding between them as a load does;
+// `weft.viewSteps` keeps each step's time. Another switch or a load meanwhile drops the build.
+let viewGeneration = 0;
+async function switchViewStepped(v) {
+  const mine = ++viewGeneration;
+  const load = loadGeneration;
+  let stepped;
+  try { stepped = weft.viewer.begin_view(v); } catch (e) { showError(String(e)); return; }
+  if (stepped) {
+    const steps = [];
+    try {
+      for (;;) {
+        await yieldToBrowser();
+        if (mine !== viewGeneration || load !== loadGeneration) return;
+        const step = weft.viewer.load_step_name();
+        const t = performance.now();
+        const more = weft.viewer.load_step();
+        steps.push({ step, ms: performance.now() - t });
+        if (!more) break;
+      }
+    } catch (e) { showError(String(e)); return; }
+    weft.viewSteps = steps;
+  }
   hideTooltip();
   renderViewTabs();
 }

@@ -266,6 +266,25 @@ impl BusyIntervals {
         self.ranges.len()
     }
 
+    /// The intervals as columns, for a bundle crossing to the page (`analyses::moments_bundle`): per
+    /// location its `[start, end)` in the second, and every interval as `[start_ns, end_ns]`.
+    pub fn columns(&self) -> (Vec<[u64; 2]>, Vec<[u64; 2]>) {
+        let ranges = self.ranges.iter().map(|&(a, b)| [a as u64, b as u64]).collect();
+        (ranges, self.spans.iter().map(|s| [s.start_ns, s.end_ns]).collect())
+    }
+
+    /// Intervals from [`BusyIntervals::columns`] that crossed from elsewhere: check them
+    /// ([`BusyIntervals::check`]) before use. A range beyond the platform's addresses is refused.
+    pub fn from_columns(definition: BusyDefinition, ranges: &[[u64; 2]], spans: &[[u64; 2]]) -> Result<Self, String> {
+        let ranges = ranges
+            .iter()
+            .map(|&[a, b]| Some((usize::try_from(a).ok()?, usize::try_from(b).ok()?)))
+            .collect::<Option<Vec<_>>>()
+            .ok_or("a busy interval range beyond this platform's addresses")?;
+        let spans = spans.iter().map(|&[start_ns, end_ns]| BusyInterval { start_ns, end_ns }).collect();
+        Ok(BusyIntervals { definition, ranges, spans })
+    }
+
     /// The busy intervals of location `l` (empty for an unknown location).
     pub fn of(&self, l: LocationId) -> &[BusyInterval] {
         match self.ranges.get(l.index()) {

@@ -1,7 +1,8 @@
 //! A compact binary encoding of a whole [`Trace`], for handing a parsed trace from the worker to the page as
 //! one transferable ArrayBuffer. Columns are written as little-endian arrays, so encoding and decoding run at
 //! memory speed. Decoding checks every length and id against the buffer: a corrupt buffer gives an error,
-//! never a panic. Not a file format: both ends are the same build.
+//! never a panic. Not a file format: both ends are the same build. [`Decoding`] runs the decode in steps (the
+//! tables, each interval column, the rest) for the page to yield between them.
 
 use super::*;
 use thiserror::Error;
@@ -281,7 +282,74 @@ fn enums<T>(v: Vec<u8>, r: &Reader, f: impl Fn(u8) -> Option<T>) -> Result<Vec<T
 }
 
 pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
-    let mut r = Reader { b, at: 0 };
+    let mut d = Decoding::default();
+    loop {
+        if let Some(t) = d.step(b)? {
+            return Ok(t);
+        }
+    }
+}
+
+/// [`decode`] in steps, so the page can yield to the browser between them (issue 16): the tables before the
+/// intervals, then each interval column, then the rest. Give every step the same bytes.
+#[derive(Default)]
+pub struct Decoding {
+    at: usize,
+    head: Option<Box<Head>>,
+    intervals: Intervals,
+    /// Interval columns read so far (5 in all).
+    columns: u8,
+}
+
+/// What comes before the intervals.
+struct Head {
+    format: Format,
+    origin_ns: i64,
+    span_ns: u64,
+    event_records: u64,
+    strings: StringTable,
+    processes: Processes,
+    locations: Locations,
+    regions: Regions,
+}
+
+impl Decoding {
+    /// What the next [`Decoding::step`] reads, for the page's timings.
+    pub fn next_part(&self) -> &'static str {
+        match (&self.head, self.columns) {
+            (None, _) => "decode the trace: its tables",
+            (Some(_), 0..5) => "decode the trace: an interval column",
+            _ => "decode the trace: the rest",
+        }
+    }
+
+    /// Read one part of `b`; the trace once the last part is read.
+    pub fn step(&mut self, b: &[u8]) -> Result<Option<Trace>, DecodeError> {
+        let mut r = Reader { b, at: self.at };
+        let Some(head) = &self.head else {
+            self.head = Some(Box::new(read_head(&mut r)?));
+            self.at = r.at;
+            return Ok(None);
+        };
+        let iv = &mut self.intervals;
+        match self.columns {
+            0 => iv.location = ids(r.col_u32()?, head.locations.len(), &r, LocationId)?,
+            1 => iv.region = ids(r.col_u32()?, head.regions.len(), &r, RegionId)?,
+            2 => iv.start_ns = r.col_u64()?,
+            3 => iv.dur_ns = r.col_u64()?,
+            4 => iv.depth = r.col_u32()?.into_iter().map(|d| d.min(u16::MAX as u32) as u16).collect(),
+            _ => {
+                let head = self.head.take().ok_or_else(|| r.err("decoded already"))?;
+                return read_rest(&mut r, *head, std::mem::take(&mut self.intervals)).map(Some);
+            }
+        }
+        self.columns += 1;
+        self.at = r.at;
+        Ok(None)
+    }
+}
+
+fn read_head(r: &mut Reader) -> Result<Head, DecodeError> {
     if r.take(8)? != MAGIC {
         return Err(r.err("wrong magic"));
     }
@@ -302,63 +370,60 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
     let sid = |v: Vec<u32>, r: &Reader| ids(v, ns, r, StringId);
     let p_native = r.col_i64()?;
     let p_name = r.col_u32()?;
-    let processes = Processes { native_id: p_native, name: sid(p_name, &r)?, sort_key: r.col_i64()? };
+    let processes = Processes { native_id: p_native, name: sid(p_name, r)?, sort_key: r.col_i64()? };
     let np = processes.len();
     let l_proc = r.col_u32()?;
-    let l_proc = ids(l_proc, np, &r, ProcessId)?;
+    let l_proc = ids(l_proc, np, r, ProcessId)?;
     let l_native = r.col_i64()?;
     let l_name = r.col_u32()?;
     let l_kind = r.col_u8()?;
     let locations = Locations {
         process: l_proc,
         native_id: l_native,
-        name: sid(l_name, &r)?,
-        kind: enums(l_kind, &r, kind_from)?,
+        name: sid(l_name, r)?,
+        kind: enums(l_kind, r, kind_from)?,
         sort_key: r.col_i64()?,
     };
-    let nl = locations.len();
     let (rn, rc, rp, rr) = (r.col_u32()?, r.col_u32()?, r.col_u8()?, r.col_u8()?);
     let regions = Regions {
-        name: sid(rn, &r)?,
-        category: sid(rc, &r)?,
-        paradigm: enums(rp, &r, paradigm_from)?,
-        role: enums(rr, &r, role_from)?,
+        name: sid(rn, r)?,
+        category: sid(rc, r)?,
+        paradigm: enums(rp, r, paradigm_from)?,
+        role: enums(rr, r, role_from)?,
     };
-    let nr = regions.len();
-    let (il, ir, is, id, idp) = (r.col_u32()?, r.col_u32()?, r.col_u64()?, r.col_u64()?, r.col_u32()?);
-    let intervals = Intervals {
-        location: ids(il, nl, &r, LocationId)?,
-        region: ids(ir, nr, &r, RegionId)?,
-        start_ns: is,
-        dur_ns: id,
-        depth: idp.into_iter().map(|d| d.min(u16::MAX as u32) as u16).collect(),
-    };
+    Ok(Head { format, origin_ns, span_ns, event_records, strings, processes, locations, regions })
+}
+
+fn read_rest(r: &mut Reader, head: Head, intervals: Intervals) -> Result<Trace, DecodeError> {
+    let Head { format, origin_ns, span_ns, event_records, strings, processes, locations, regions } = head;
+    let (ns, np, nl, nr) = (strings.len(), processes.len(), locations.len(), regions.len());
+    let sid = |v: Vec<u32>, r: &Reader| ids(v, ns, r, StringId);
     let (nl_, nr_, nt_) = (r.col_u32()?, r.col_u32()?, r.col_u64()?);
     let instants =
-        Instants { location: ids(nl_, nl, &r, LocationId)?, region: ids(nr_, nr, &r, RegionId)?, time_ns: nt_ };
+        Instants { location: ids(nl_, nl, r, LocationId)?, region: ids(nr_, nr, r, RegionId)?, time_ns: nt_ };
     let mk = r.col_u8()?;
     let (ms, mr) = (r.col_u32()?, r.col_u32()?);
     let (mss, mrs, msz, mtag, mname) = (r.col_u64()?, r.col_u64()?, r.col_u64()?, r.col_u32()?, r.col_u32()?);
     let messages = Messages {
-        kind: enums(mk, &r, |c| match c {
+        kind: enums(mk, r, |c| match c {
             0 => Some(MessageKind::PointToPoint),
             1 => Some(MessageKind::Flow),
             _ => None,
         })?,
-        sender: ids(ms, nl, &r, LocationId)?,
-        receiver: ids(mr, nl, &r, LocationId)?,
+        sender: ids(ms, nl, r, LocationId)?,
+        receiver: ids(mr, nl, r, LocationId)?,
         send_ns: mss,
         recv_ns: mrs,
         size_bytes: msz,
         tag: mtag,
-        name: sid(mname, &r)?,
+        name: sid(mname, r)?,
     };
     let (cop, cl, cr, cc, croot) = (r.col_u32()?, r.col_u32()?, r.col_u32()?, r.col_u32()?, r.col_u32()?);
     let collectives = Collectives {
         operation: cop,
-        location: ids(cl, nl, &r, LocationId)?,
-        region: ids(cr, nr, &r, RegionId)?,
-        communicator: sid(cc, &r)?,
+        location: ids(cl, nl, r, LocationId)?,
+        region: ids(cr, nr, r, RegionId)?,
+        communicator: sid(cc, r)?,
         root: croot
             .into_iter()
             .map(|x| if x == u32::MAX || x as usize >= nl { None } else { Some(LocationId(x)) })
@@ -370,8 +435,8 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
     };
     let (sn, sp) = (r.col_u32()?, r.col_u32()?);
     let counters = Counters {
-        series_name: sid(sn, &r)?,
-        series_process: ids(sp, np, &r, ProcessId)?,
+        series_name: sid(sn, r)?,
+        series_process: ids(sp, np, r, ProcessId)?,
         sample_series: r.col_u32()?,
         sample_time_ns: r.col_u64()?,
         sample_value: r.col_u64()?.into_iter().map(f64::from_bits).collect(),

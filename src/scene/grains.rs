@@ -11,7 +11,7 @@ use super::palette::{categorical, CRITICAL, TEXT};
 use super::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
 use crate::analyses::grains::{EdgeKind, GrainAnalysis, NodeKind, ProblemView, NONE};
 use crate::layouts::grains::GrainLayout;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 pub const FORK: Rgba = rgba(0x2e, 0x8b, 0x57, 0xff);
 pub const JOIN: Rgba = rgba(0xff, 0x7f, 0x50, 0xff);
@@ -127,7 +127,7 @@ impl Cells {
         Cells { width, height, color: Vec::new(), rank: Vec::new() }
     }
     /// Put a node's colour into the pixel holding its centre, unless the pixel holds a more telling one.
-    fn put(&mut self, cx: f32, cy: f32, color: Rgba, rank: f32) {
+    fn put_with(&mut self, cx: f32, cy: f32, rank: f32, color: impl FnOnce() -> Rgba) {
         if self.color.is_empty() {
             self.color = vec![0; self.width * self.height];
             self.rank = vec![-1.0; self.width * self.height];
@@ -139,7 +139,7 @@ impl Cells {
         let i = x as usize * self.height + y as usize;
         if rank > self.rank[i] {
             self.rank[i] = rank;
-            self.color[i] = color;
+            self.color[i] = color();
         }
     }
     /// One rect per vertical run of pixels of one colour.
@@ -166,6 +166,39 @@ impl Cells {
     }
 }
 
+/// A node's fill and shape in `view` (`problem`: the problem view shown, if any).
+fn node_fill(
+    g: &crate::analyses::grains::GrainGraph,
+    v: usize,
+    problem: Option<&ProblemView>,
+    view: View,
+) -> (Rgba, Shape) {
+    let grain = g.node_grain[v];
+    match g.node_kind[v] {
+        NodeKind::Fragment | NodeKind::Task => {
+            let fill = match (problem, view) {
+                (Some(p), _) => {
+                    let gi = grain as usize;
+                    if grain != NONE && p.problematic.get(gi).copied().unwrap_or(false) {
+                        severity_color(p.severity[gi])
+                    } else {
+                        DIMMED
+                    }
+                }
+                (None, View::Structure(ColorBy::SourceLine)) if grain != NONE => {
+                    categorical(g.string(g.grain_source[grain as usize]))
+                }
+                _ if grain != NONE => categorical(g.string(g.grain_outline[grain as usize])),
+                _ => DIMMED,
+            };
+            (fill, Shape::Rounded)
+        }
+        NodeKind::Fork => (if problem.is_some() { DIMMED } else { FORK }, Shape::Ellipse),
+        NodeKind::Join => (if problem.is_some() { DIMMED } else { JOIN }, Shape::Ellipse),
+        NodeKind::Start | NodeKind::End => (START_END, Shape::Rect),
+    }
+}
+
 /// The scene; `lod` false draws every visible node and edge segment as it is (the reference the level of
 /// detail is tested against).
 pub fn build_lod(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View, lod: bool) -> Scene {
@@ -179,7 +212,7 @@ pub fn build_lod(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View, 
     };
     let line_w = (1.0 * vp.scale).clamp(0.5, 2.0);
     let sub_pixel = |v: usize| lod && (l.w[v] * vp.scale < 1.0 || l.h[v] * vp.scale < 1.0);
-    let mut drawn: HashSet<(i32, i32, i32, i32, Rgba)> = HashSet::new();
+    let mut drawn: FxHashSet<(i32, i32, i32, i32, Rgba)> = FxHashSet::default();
     for e in 0..g.edges() {
         let pts = l.edge_points(e);
         let crit = a.critical.on_edge[e];
@@ -218,29 +251,6 @@ pub fn build_lod(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View, 
         }
         let kind = g.node_kind[v];
         let grain = g.node_grain[v];
-        let (fill, shape) = match kind {
-            NodeKind::Fragment | NodeKind::Task => {
-                let fill = match (problem, view) {
-                    (Some(p), _) => {
-                        let gi = grain as usize;
-                        if grain != NONE && p.problematic.get(gi).copied().unwrap_or(false) {
-                            severity_color(p.severity[gi])
-                        } else {
-                            DIMMED
-                        }
-                    }
-                    (None, View::Structure(ColorBy::SourceLine)) if grain != NONE => {
-                        categorical(g.string(g.grain_source[grain as usize]))
-                    }
-                    _ if grain != NONE => categorical(g.string(g.grain_outline[grain as usize])),
-                    _ => DIMMED,
-                };
-                (fill, Shape::Rounded)
-            }
-            NodeKind::Fork => (if problem.is_some() { DIMMED } else { FORK }, Shape::Ellipse),
-            NodeKind::Join => (if problem.is_some() { DIMMED } else { JOIN }, Shape::Ellipse),
-            NodeKind::Start | NodeKind::End => (START_END, Shape::Rect),
-        };
         let (px, py) = vp.px(x, y);
         if sub_pixel(v) {
             let crit = a.critical.on_node[v] && problem.is_none();
@@ -251,9 +261,12 @@ pub fn build_lod(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View, 
                 }
                 _ => 0.0,
             };
-            cells.put(px + w * vp.scale / 2.0, py + h * vp.scale / 2.0, if crit { CRITICAL } else { fill }, rank);
+            // The colour only where it wins the pixel (most sub-pixel nodes do not: a name hash saved each).
+            let (cx, cy) = (px + w * vp.scale / 2.0, py + h * vp.scale / 2.0);
+            cells.put_with(cx, cy, rank, || if crit { CRITICAL } else { node_fill(g, v, problem, view).0 });
             continue;
         }
+        let (fill, shape) = node_fill(g, v, problem, view);
         let mut r =
             RectInstance::filled(px, py, (w * vp.scale).max(0.5), (h * vp.scale).max(0.5), fill).with_shape(shape);
         if a.critical.on_node[v] && problem.is_none() {

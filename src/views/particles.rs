@@ -57,11 +57,18 @@ pub struct ParticlesPane {
 
 impl ParticlesPane {
     pub fn new(trace: Rc<Trace>, width: f32, height: f32) -> Self {
+        let ev = ParticleEvents::build(&trace, &EventSelection::default());
+        Self::with_events(trace, ev, width, height)
+    }
+
+    /// The pane over an index of the default selection's events already built (in steps, by the page:
+    /// `analyses::particles::ParticleBuild`).
+    pub fn with_events(trace: Rc<Trace>, ev: ParticleEvents, width: f32, height: f32) -> Self {
         let selection = EventSelection::default();
-        let ev = ParticleEvents::build(&trace, &selection);
         let playback = Playback::for_span(ev.span_ns, 20.0);
         let style = ParticleStyle { top_px: CONTROLS_PX + 10.0, ..Default::default() };
-        let (geometry, timeline, frame) = Self::layout(&trace, &ev, style, width, height);
+        let (geometry, frame) = Self::layout(&trace, &ev, style, width, height);
+        let timeline = StartsTimeline::new(&ev, width, TIMELINE_PX);
         let mut pane = ParticlesPane {
             raster: HistoryRaster::new(width.max(1.0) as u32, (height - TIMELINE_PX).max(1.0) as u32),
             trace,
@@ -98,23 +105,35 @@ impl ParticlesPane {
         style: ParticleStyle,
         width: f32,
         height: f32,
-    ) -> (ParticleScene, StartsTimeline, Scene) {
+    ) -> (ParticleScene, Scene) {
         let anim_h = (height - TIMELINE_PX).max(60.0);
         // The legend (www/particles.js) takes a column at the right of the animation, not its particles.
         let geometry = ParticleScene::new(ev, (width - LEGEND_PX).max(200.0), anim_h, style);
-        let timeline = StartsTimeline::new(ev, width, TIMELINE_PX);
         let frame = geometry.frame(ev, &slot_ranks(trace, ev));
-        (geometry, timeline, frame)
+        (geometry, frame)
     }
 
-    /// Lay out again (size or options changed): the history is cleared, its pixels no longer match.
-    fn relayout(&mut self) {
-        let (g, t, f) = Self::layout(&self.trace, &self.ev, self.style, self.width, self.height);
+    /// Lay out again (size or options changed): the history is cleared, its pixels no longer match. The
+    /// navigation timeline's counts (a pass over every event) depend on the width only: a change of height
+    /// (the page's header growing as the tab opens) keeps them, and the raster is reallocated only when its
+    /// size changes (issue 16: no main-thread task over 50 ms).
+    fn relayout(&mut self, events_changed: bool) {
+        let (g, f) = Self::layout(&self.trace, &self.ev, self.style, self.width, self.height);
         self.geometry = g;
-        self.timeline = t;
         self.frame = f;
-        self.raster = HistoryRaster::new(self.width.max(1.0) as u32, self.geometry.height.max(1.0) as u32);
-        self.reset_history();
+        if events_changed || self.timeline.width != self.width {
+            self.timeline = StartsTimeline::new(&self.ev, self.width, TIMELINE_PX);
+        }
+        let (w, h) = (self.width.max(1.0) as u32, self.geometry.height.max(1.0) as u32);
+        if (self.raster.width, self.raster.height) != (w, h) {
+            // A new raster is empty already.
+            self.raster = HistoryRaster::new(w, h);
+            self.pending_splats.clear();
+            self.splatted = 0;
+            self.clear_history = true;
+        } else {
+            self.reset_history();
+        }
         self.refresh_particles();
     }
 
@@ -213,7 +232,7 @@ impl Pane for ParticlesPane {
         if (width, height) != (self.width, self.height) {
             self.width = width;
             self.height = height;
-            self.relayout();
+            self.relayout(false);
         }
     }
     fn zoom(&mut self, _x: f32, _factor: f64) {}
@@ -380,7 +399,7 @@ impl Pane for ParticlesPane {
             "segment_multiple" => {
                 let m = o.segment_multiple;
                 self.style.segment_multiple = (m > 0).then_some(m);
-                self.relayout();
+                self.relayout(false);
             }
             "selection" => {
                 self.selection = EventSelection::parse(&o.selection);
@@ -388,7 +407,7 @@ impl Pane for ParticlesPane {
                 self.ev = ParticleEvents::build(&self.trace, &self.selection);
                 self.playback = Playback::for_span(self.ev.span_ns, 20.0);
                 self.window = LiveWindow::new(self.playback.fade_ns());
-                self.relayout();
+                self.relayout(true);
                 self.seek(0);
             }
             _ => return Err(format!("the particles view cannot {key} '{value}'")),

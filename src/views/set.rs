@@ -20,6 +20,7 @@ use crate::analyses::aggregate::bundle::AggregationReading;
 use crate::analyses::aggregate::Aggregation;
 use crate::analyses::grains::{GrainAnalysis, Thresholds};
 use crate::analyses::moments_bundle::MomentsBundle;
+use crate::analyses::particles::{EventSelection, ParticleBuild};
 use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::{BundleReading, GrainBundle};
 use crate::layouts::grains::GrainLayout;
@@ -27,6 +28,11 @@ use crate::model::{codec, Trace};
 use crate::scene::grains::{aggregated_first_text, unreadable_when_fitted};
 use crate::scene::{palette, Scene};
 use std::rc::Rc;
+
+/// Intervals of a trace above which [`ViewSet::begin_view`] builds the particle index in steps.
+pub const STEPPED_PARTICLES_INTERVALS: usize = 200_000;
+/// Intervals keyed (and sorted) or events filled per step of the particle index: a few ms in the page's wasm.
+const PARTICLE_CHUNK: usize = 1 << 16;
 
 /// The views a trace offers, in the switcher's order.
 pub const TRACE_VIEWS: [&str; 3] = ["timeline", "moments", "particles"];
@@ -67,8 +73,11 @@ enum Load {
     Aggregation { analysis: Box<GrainAnalysis>, layout: Box<GrainLayout>, aggregation: Option<Aggregation> },
     /// The grain-graph pane; the Aggregated pane (when the graph opens aggregated) not yet built, nothing shown.
     GrainsPane { pane: Box<GrainsPane>, aggregation: Option<Aggregation> },
-    /// The worker's encoded trace and moments, not yet decoded.
-    TraceBytes { model: Vec<u8>, moments: Option<Vec<u8>> },
+    /// A view of the trace shown being built in steps (the particle index: [`ParticleBuild`]); what is shown
+    /// stays until the last step, which shows it keeping `range`.
+    ParticleIndex { trace: Rc<Trace>, build: Box<ParticleBuild>, range: Option<(f64, f64)> },
+    /// The worker's encoded trace and moments, decoded up to `decoding` (a part a step).
+    TraceBytes { model: Vec<u8>, decoding: Box<codec::Decoding>, moments: Option<Vec<u8>> },
     /// The trace decoded; its timeline pane not yet built.
     Trace { trace: Rc<Trace>, moments: Option<Vec<u8>> },
 }
@@ -82,7 +91,8 @@ impl Load {
             Load::Analysed { reading, .. } => reading.next_part(),
             Load::Aggregation { .. } => "build the grain-graph view",
             Load::GrainsPane { .. } => "build the aggregated view",
-            Load::TraceBytes { .. } => "decode the trace",
+            Load::ParticleIndex { build, .. } => build.next_part(),
+            Load::TraceBytes { decoding, .. } => decoding.next_part(),
             Load::Trace { .. } => "build the timeline view",
         }
     }
@@ -114,7 +124,7 @@ impl ViewSet {
     /// Begin showing the worker's encoded trace (`model::codec`) and its moments in steps; see
     /// [`ViewSet::load_step`]. Drops a load not finished.
     pub fn begin_trace(&mut self, model: Vec<u8>, moments: Option<Vec<u8>>) {
-        self.loading = Some(Load::TraceBytes { model, moments });
+        self.loading = Some(Load::TraceBytes { model, decoding: Box::default(), moments });
     }
 
     /// What the next [`ViewSet::load_step`] does (None: no load under way), for the page's timings.
@@ -154,9 +164,20 @@ impl ViewSet {
                 self.show_grains(*pane, aggregation);
                 return Ok(false);
             }
-            Load::TraceBytes { model, moments } => {
-                let trace = Rc::new(codec::decode(&model).map_err(|e| e.to_string())?);
-                Load::Trace { trace, moments }
+            Load::ParticleIndex { trace, mut build, range } => match build.step(&trace) {
+                Some(ev) => {
+                    let pane = ParticlesPane::with_events(trace, ev, self.width, self.height);
+                    self.panes.push(Box::new(pane));
+                    self.show(self.panes.len() - 1, range);
+                    return Ok(false);
+                }
+                None => Load::ParticleIndex { trace, build, range },
+            },
+            Load::TraceBytes { model, mut decoding, moments } => {
+                match decoding.step(&model).map_err(|e| e.to_string())? {
+                    Some(trace) => Load::Trace { trace: Rc::new(trace), moments },
+                    None => Load::TraceBytes { model, decoding, moments },
+                }
             }
             Load::Trace { trace, moments } => {
                 self.load_trace(trace, moments);
@@ -309,6 +330,10 @@ impl ViewSet {
 
     /// Switch views (building the view on first use), keeping the time range where both views have one.
     pub fn set_view(&mut self, kind: &str) -> Result<(), String> {
+        if matches!(self.loading, Some(Load::ParticleIndex { .. })) {
+            // Another view was asked for while one was being built in steps: the build is dropped.
+            self.loading = None;
+        }
         let range = self.active().and_then(|p| p.time_range());
         let index = match self.panes.iter().position(|p| p.kind() == kind) {
             Some(i) => i,
@@ -341,13 +366,41 @@ impl ViewSet {
                 self.panes.len() - 1
             }
         };
+        self.show(index, range);
+        Ok(())
+    }
+
+    /// Show pane `index` at the view's size, over `range` where it has a time axis.
+    fn show(&mut self, index: usize, range: Option<(f64, f64)>) {
         self.active = index;
         let pane = &mut self.panes[index];
         pane.resize(self.width, self.height);
         if let Some((t0, t1)) = range {
             pane.set_time_range(t0, t1);
         }
-        Ok(())
+    }
+
+    /// Switch views as [`ViewSet::set_view`] does, but where building the view would be one long task (the
+    /// particle index of a trace of more than [`STEPPED_PARTICLES_INTERVALS`] intervals) begin building it in
+    /// steps instead and return true: [`ViewSet::load_step`] then runs them, and the last one shows the
+    /// view. False: switched already (also while a load is under way, which a build would drop). A load
+    /// begun later drops the build.
+    pub fn begin_view(&mut self, kind: &str) -> Result<bool, String> {
+        let built = self.panes.iter().any(|p| p.kind() == kind);
+        match &self.trace {
+            Some(trace)
+                if kind == "particles"
+                    && !built
+                    && self.loading.is_none()
+                    && trace.intervals.len() > STEPPED_PARTICLES_INTERVALS =>
+            {
+                let range = self.active().and_then(|p| p.time_range());
+                let build = Box::new(ParticleBuild::new(trace, &EventSelection::default(), PARTICLE_CHUNK));
+                self.loading = Some(Load::ParticleIndex { trace: trace.clone(), build, range });
+                Ok(true)
+            }
+            _ => self.set_view(kind).map(|()| false),
+        }
     }
 
     /// Change an option of the shown view (e.g. `busy` = `any` in the moments view).

@@ -193,6 +193,15 @@ impl Viewer {
         Ok(())
     }
 
+    /// Switch views as `set_view` does, or, where building the view would be one long main-thread task (the
+    /// particle index of a large trace), begin building it in steps and return true: then call `load_step`
+    /// until it returns false, yielding between calls; the last step shows the view (issue 16).
+    pub fn begin_view(&mut self, kind: &str) -> Result<bool, JsValue> {
+        let stepped = self.views.begin_view(kind).map_err(|e| JsValue::from_str(&e))?;
+        self.dirty = true;
+        Ok(stepped)
+    }
+
     /// Change an option of the shown view (e.g. `busy` = `any` in the moments view).
     pub fn configure(&mut self, key: &str, value: &str) -> Result<(), JsValue> {
         self.views.configure(key, value).map_err(|e| JsValue::from_str(&e))?;

@@ -1,7 +1,9 @@
 // Main-thread time the page spends on what the worker sends (issue 16), in the real page (headless chromium,
 // WebGPU build): each `Viewer` call wrapped with performance.now() — loading (decode + first pane), and the
 // first showing of each other view — plus the bytes that crossed, the scene build of a frame of the view, and
-// a worker round trip of a frame-sized scene (the alternative to building scenes on the page). Not a test;
+// a worker round trip of a frame-sized scene (the alternative to building scenes on the page). Views are
+// opened as the page's tabs open them (`begin_view`, then `load_step` until done, yielding between: the
+// particle index of a large trace is built in steps). Not a test;
 // figures go in BENCHMARKS.md ("The engine in the worker").
 //   node tests/browser/bench-engine.mjs FILE...    (a folder for an OTF2 archive)
 //   WEFT_PAGE_ROOT=/work/main node tests/browser/bench-engine.mjs FILE...   (another checkout's page)
@@ -21,7 +23,7 @@ const { browser, page } = await openPage('webgpu', url);
 const summary = (calls) => {
   const out = [];
   for (const c of calls) {
-    const same = ['receive_part', 'load_step'].includes(c.name) && out.find((o) => o.name === c.name);
+    const same = (['receive_part', 'load_step'].includes(c.name) || c.name.startsWith('view_step')) && out.find((o) => o.name === c.name);
     if (same) { same.n += 1; same.total += c.ms; same.ms = Math.max(same.ms, c.ms); } else out.push({ ...c, n: 1, total: c.ms });
   }
   return out;
@@ -37,7 +39,9 @@ try {
       const orig = v[name].bind(v);
       v[name] = (...args) => {
         const t0 = performance.now();
-        try { return orig(...args); } finally { window.__calls.push({ name, arg: typeof args[0] === 'string' ? args[0] : '', ms: performance.now() - t0 }); }
+        try { return orig(...args); } finally {
+          if (!window.__inView) window.__calls.push({ name, arg: typeof args[0] === 'string' ? args[0] : '', ms: performance.now() - t0 });
+        }
       };
     }
     window.__bytes = [];
@@ -55,7 +59,23 @@ try {
     const firstViewMs = Date.now() - t0;
     const scenes = {};
     for (const v of await page.evaluate(() => window.weft.viewer.views())) {
-      await page.evaluate((v) => window.weft.viewer.set_view(v), v);
+      // As a tab does: a view that would be one long task is built in steps (`begin_view`, then
+      // `load_step`, one task each), as `switchViewStepped` in app.js runs it.
+      await page.evaluate(async (v) => {
+        const viewer = window.weft.viewer;
+        if (!viewer.begin_view) { viewer.set_view(v); return; }
+        window.__inView = true;
+        const t0 = performance.now();
+        let stepped = viewer.begin_view(v);
+        window.__calls.push({ name: 'begin_view', arg: v, ms: performance.now() - t0 });
+        while (stepped) {
+          await new Promise((r) => setTimeout(r, 0));
+          const t = performance.now();
+          stepped = viewer.load_step();
+          window.__calls.push({ name: `view_step ${v}`, arg: '', ms: performance.now() - t });
+        }
+        window.__inView = false;
+      }, v);
       const ms = [];
       for (let i = 0; i < 5; i++) {
         await page.evaluate(() => window.weft.viewer.invalidate());

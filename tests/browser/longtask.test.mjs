@@ -1,26 +1,37 @@
 // The page's main thread stays free while large inputs load and every view of them opens (issue 16): the
-// worker builds the analyses (aggregation tree, moments) and layouts and the page only decodes and draws.
-// Observed with the Long Tasks API (`PerformanceObserver`, type 'longtask', buffered): no task over 50 ms from
-// the moment a file is chosen until every tab of it has been shown; and requestAnimationFrame timestamps: no
-// gap over 100 ms in the second after the first draw (headless chromium runs rAF at 60 Hz).
+// worker builds the analyses (aggregation tree, moments) and layouts, and the page decodes and builds its views
+// in steps of a few ms (`Viewer::load_step`, `Viewer::begin_view`), yielding to the browser between them.
+// Observed with the Long Tasks API (`PerformanceObserver`, type 'longtask', buffered) from the moment a file is
+// chosen until every tab of it has been clicked and shown, and with requestAnimationFrame timestamps in the
+// second after the first draw (headless chromium runs rAF at 60 Hz).
 // Inputs: fib(45)'s MIR profile (8,192 grains; ../shared/traces, or the same program generated), a generated
-// 131,072-grain profile (which opens aggregated first) and, where ../shared/traces is present, the 32-rank
-// OTF2 stencil trace (timeline, moments, particles).
+// 131,072-grain profile (which opens aggregated first), where ../shared/traces is present the 32-rank OTF2
+// stencil trace (timeline, moments, particles), and a generated 100 MB Chrome trace (1,449,985 intervals:
+// its decode, moments and particle index, the steps that were one long task each before).
+//
+// Asserted by default, for every input: no main-thread task over 50 ms, and no frame gap over 100 ms in the
+// second after the first draw (the display's rate with room for one late frame; not for the 100 MB trace, whose
+// single 15,000-rect frame takes SwiftShader, the software Vulkan these tests run on, 0.5-0.9 s of GPU-process
+// time to rasterize: a GPU's cost, not the main thread's). What makes the bound fair on the shared 2-core VM,
+// where five other engineers build and test: a long task's duration is wall time, so a step of 20 ms that the
+// OS deschedules can read 60 ms, and the browser's own tasks (garbage collection, style and layout of a large
+// DOM change, the compositor) land on the same thread. So an input that breaks a bound is loaded and visited
+// once more, and the test fails only when the second visit breaks a bound too: load spikes rarely repeat at the
+// same place, an engine step that takes too long does every time. Each long task is printed with the
+// `Viewer` calls inside it (every method of the wasm Viewer is wrapped and timed), so a failure says whether
+// the engine (a `Viewer` call that long) or the page's JavaScript and the browser (no such call) took the time.
+// WEFT_TIMING=loose prints the bounds' failures instead of asserting them (for a machine loaded beyond that).
 // Always asserted: the page computed none of the analyses itself (`Viewer::built_on_page` is empty: the
-// aggregation and the moments came from the worker). The wall-clock bounds (no task over 50 ms, no frame gap
-// over 100 ms) are asserted with WEFT_TIMING=strict, on a quiet machine: on the shared 2-core VM at a load
-// average of 12 the same page shows 250 ms tasks that take 10 ms when it is quiet. Without it they are printed.
-// A frame gap can also come from the GPU process: SwiftShader (software Vulkan) takes 0.5-0.9 s to rasterize a
-// frame of 15,000 rects, and rAF waits for it; these inputs draw a few thousand.
-// Each input's load steps (the page decodes and builds in steps, yielding between them: `weft.loadSteps`) are
-// printed with their main-thread times.
-// WEFT_PAGE_ROOT=/path/to/another/checkout serves that checkout's page instead (to show the test fails there).
+// aggregation and the moments came from the worker). Each input's load steps and view steps are printed.
+// WEFT_PAGE_ROOT=/path/to/another/checkout serves that checkout's page instead (to show the test fails there:
+// main before issue 16's smooth branch builds the 100 MB trace's particle index in one 200-300 ms task).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startServer, openPage, waitReady, repoRoot, outDir } from './harness.mjs';
+import { writeBigChromeTrace } from './bigtrace.mjs';
 
 const LONG_TASK_MS = 50;
 const FRAME_GAP_MS = 100;
@@ -38,7 +49,7 @@ function generatedProfile(n, cutoff, cores) {
   return file;
 }
 
-// Long tasks and frame timestamps from now on; `__loaded` gets the time each input is shown.
+// Long tasks, frame timestamps and every Viewer call from now on; `__loaded` gets the time each input is shown.
 const observe = (page) => page.evaluate(() => {
   const w = window;
   w.__long = [];
@@ -50,6 +61,20 @@ const observe = (page) => page.evaluate(() => {
   requestAnimationFrame(tick);
   w.__loaded = [];
   w.weft.hooks.loaded.push(() => w.__loaded.push(performance.now()));
+  // Every method of the wasm Viewer, timed (calls of 1 ms or more kept): what of a long task is the engine's.
+  w.__calls = [];
+  const proto = Object.getPrototypeOf(w.weft.viewer);
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const f = proto[name];
+    if (name === 'constructor' || typeof f !== 'function') continue;
+    proto[name] = function (...args) {
+      const t0 = performance.now();
+      try { return f.apply(this, args); } finally {
+        const ms = performance.now() - t0;
+        if (ms >= 1) w.__calls.push({ name, start: t0, ms });
+      }
+    };
+  }
 });
 
 const now = (page) => page.evaluate(() => performance.now());
@@ -77,19 +102,30 @@ async function visit(page, label, loads, open) {
   }, AFTER_DRAW_MS);
   const steps = await page.evaluate(() => window.weft.loadSteps || []);
   const views = await page.evaluate(() => window.weft.viewer.views());
+  const viewSteps = [];
   for (const v of views) {
     await page.click(`button[data-view="${v}"]`);
+    // A view built in steps (a large trace's particle index) is shown at its last step.
+    await page.waitForFunction((v) => window.weft.viewer.view() === v, v, { timeout: 60_000 });
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     assert.equal(await page.evaluate(() => window.weft.viewer.view()), v, `${label}: the ${v} tab opens`);
+    const vs = await page.evaluate(() => { const s = window.weft.viewSteps || []; window.weft.viewSteps = []; return s; });
+    if (vs.length) viewSteps.push(`${v}: ${vs.length} steps, longest ${Math.max(...vs.map((s) => s.ms)).toFixed(1)} ms`);
     await sleep(300);
   }
   const built = await page.evaluate(() => (window.weft.viewer.built_on_page ? window.weft.viewer.built_on_page() : ['unknown']));
-  const long = await page.evaluate((t0) => window.__long.filter((e) => e.start >= t0), t0);
+  // Each long task with the Viewer calls that ran inside it.
+  const long = await page.evaluate((t0) => window.__long.filter((e) => e.start >= t0).map((e) => ({
+    ...e,
+    calls: window.__calls.filter((c) => c.start >= e.start - 1 && c.start + c.ms <= e.start + e.ms + 1)
+      .map((c) => `${c.name} ${Math.round(c.ms)} ms`),
+  })), t0);
   const worst = long.reduce((m, e) => Math.max(m, e.ms), 0);
   console.log(`${label}: views ${views.join(', ')}; longest main-thread task ${Math.round(worst)} ms ` +
-    `(${long.length} over 50 ms); ${frames.count} frames in the second after the first draw, largest gap ` +
-    `${Math.round(frames.gap)} ms (at +${Math.round(frames.at)} ms); load steps: ` +
-    steps.map((s) => `${s.step} ${s.ms.toFixed(1)} ms`).join(', '));
+    `(${long.length} over 50 ms${long.length ? `: ${long.map((e) => `${Math.round(e.ms)} ms [${e.calls.join(', ') || 'no Viewer call'}]`).join('; ')}` : ''}); ` +
+    `${frames.count} frames in the second after the first draw, largest gap ${Math.round(frames.gap)} ms ` +
+    `(at +${Math.round(frames.at)} ms); load steps: ` + steps.map((s) => `${s.step} ${s.ms.toFixed(1)} ms`).join(', ') +
+    (viewSteps.length ? `; view steps: ${viewSteps.join('; ')}` : ''));
   assert.deepEqual(built, [], `${label}: the page computed ${built.join(', ')} itself`);
   return { long, worst, frames };
 }
@@ -99,34 +135,47 @@ test('no long task and no frame gap while large inputs load and every view opens
   const { server, url } = await startServer(root ? { root } : {});
   const { browser, page, problems } = await openPage('webgpu', url);
   const failures = [];
-  const check = (label, r) => {
-    if (r.worst > LONG_TASK_MS) failures.push(`${label}: main-thread tasks of ${r.long.map((e) => Math.round(e.ms)).join(', ')} ms`);
-    if (r.frames.gap > FRAME_GAP_MS) failures.push(`${label}: no frame for ${Math.round(r.frames.gap)} ms after the first draw`);
+  // What breaks the bounds in one visit ([] when nothing does).
+  const over = (label, r, frameBound) => [
+    ...(r.worst > LONG_TASK_MS ? [`${label}: main-thread tasks of ${r.long.map((e) => Math.round(e.ms)).join(', ')} ms`] : []),
+    ...(frameBound && r.frames.gap > FRAME_GAP_MS ? [`${label}: no frame for ${Math.round(r.frames.gap)} ms after the first draw`] : []),
+  ];
+  let loads = 1;
+  // Visit an input; visit it again when the first visit breaks a bound, and keep the second's failures.
+  const check = async (label, open, frameBound = true) => {
+    let broken = over(label, await visit(page, label, ++loads, open), frameBound);
+    if (broken.length) {
+      console.log(`${label}: over the bounds once (${broken.join('; ')}): visiting it again`);
+      broken = over(`${label} (second visit)`, await visit(page, `${label} (second visit)`, ++loads, open), frameBound);
+    }
+    failures.push(...broken);
   };
   try {
     await observe(page);
-    let loads = 1;
     const real45 = path.join(traces, 'grain-graphs/anamud-test-data/fib/task-stats.merged');
     const fib45 = fs.existsSync(real45) ? real45 : generatedProfile(45, 12, 48);
     const big = generatedProfile(45, 16, 48);
     for (const [label, file] of [['fib(45), 8,192 grains', fib45], ['generated fib, 131,072 grains', big]]) {
-      loads += 1;
-      check(label, await visit(page, label, loads, () => page.setInputFiles('#file-input', file)));
+      await check(label, () => page.setInputFiles('#file-input', file));
     }
     const stencil = path.join(traces, 'otf2/tracer-stencil4d-mpi-32');
     if (fs.existsSync(stencil)) {
-      loads += 1;
-      const label = 'OTF2 stencil, 32 ranks';
-      check(label, await visit(page, label, loads, () => page.setInputFiles('#folder-input', stencil)));
+      await check('OTF2 stencil, 32 ranks', () => page.setInputFiles('#folder-input', stencil));
     } else {
-      console.log(`SKIPPED the real OTF2 trace: ${stencil} is absent (the generated inputs above still ran)`);
+      console.log(`SKIPPED the real OTF2 trace: ${stencil} is absent (the generated inputs still ran)`);
     }
-    if (process.env.WEFT_TIMING === 'strict') assert.deepEqual(failures, []);
-    else if (failures.length) console.log(`over the bounds (asserted with WEFT_TIMING=strict):\n  ${failures.join('\n  ')}`);
+    const n100 = path.join(outDir, 'n100.json');
+    if (!fs.existsSync(n100)) await writeBigChromeTrace(n100, 100e6);
+    await check('100 MB Chrome trace', () => page.setInputFiles('#file-input', n100), false);
+    if (process.env.WEFT_TIMING === 'loose') {
+      if (failures.length) console.log(`over the bounds (asserted unless WEFT_TIMING=loose):\n  ${failures.join('\n  ')}`);
+    } else {
+      assert.deepEqual(failures, [], 'main-thread tasks over 50 ms or frame gaps over 100 ms, twice in a row');
+    }
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
     server.close();
   }
-  t.diagnostic('main thread observed with PerformanceObserver(longtask) and requestAnimationFrame');
+  t.diagnostic('main thread observed with PerformanceObserver(longtask), requestAnimationFrame and timed Viewer calls');
 });

@@ -141,8 +141,10 @@ fn a_stepped_load_shows_what_the_one_shot_load_shows_and_nothing_before_its_last
     let expected = [
         "read the grain graph",
         "read the grain graph's names",
-        "read the critical path and metrics",
+        "read the critical path",
+        "read the metrics",
         "read the layout",
+        "check the grain graph",
         "assemble the analysis",
         "read the aggregation tree",
         "read the aggregation metrics",
@@ -183,18 +185,68 @@ fn a_stepped_load_shows_what_the_one_shot_load_shows_and_nothing_before_its_last
     assert!(stepped.load_step().unwrap_err().contains("nodes"), "an aggregation of another graph is refused");
     assert_eq!(stepped.view(), "grains");
 
-    // A trace: decoded in one step, its timeline built in the next.
+    // A trace: decoded in steps (its tables, each interval column, the rest), its timeline built in the next.
     let trace = utilization_trace(8, 8 * 61);
     let mut once = set();
     once.load_trace(Rc::new(trace.clone()), None);
     stepped.begin_trace(codec::encode(&trace), None);
-    assert_eq!(stepped.load_step_name(), Some("decode the trace"));
-    assert!(stepped.load_step().unwrap());
-    assert_eq!(stepped.view(), "grains");
+    assert_eq!(stepped.load_step_name(), Some("decode the trace: its tables"));
+    for _ in 0..7 {
+        assert!(stepped.load_step_name().unwrap().starts_with("decode the trace"));
+        assert!(stepped.load_step().unwrap());
+        assert_eq!(stepped.view(), "grains");
+    }
+    assert_eq!(stepped.load_step_name(), Some("build the timeline view"));
     assert!(!stepped.load_step().unwrap());
     assert_eq!((stepped.view(), stepped.views()), (once.view(), once.views()));
     assert_eq!(stepped.scene(), once.scene());
     stepped.begin_trace(b"not a trace".to_vec(), None);
     assert!(stepped.load_step().is_err());
     assert_eq!(stepped.view(), "timeline");
+}
+
+/// A large trace's particle view is built in steps (`begin_view`, then `load_step`): what is shown stays until
+/// the last step, which shows the same pane a one-shot switch builds; another switch meanwhile drops the build;
+/// a small trace switches at once.
+#[test]
+fn a_large_particle_index_is_built_in_steps() {
+    use weft::samples::particles::bench_trace;
+    use weft::views::set::STEPPED_PARTICLES_INTERVALS;
+    let trace = Rc::new(bench_trace(64, 50_000_000, 7));
+    assert!(trace.intervals.len() > STEPPED_PARTICLES_INTERVALS, "{} intervals", trace.intervals.len());
+    let mut v = set();
+    v.load_trace(trace.clone(), None);
+    assert!(v.begin_view("particles").unwrap(), "built in steps");
+    let mut steps = 0;
+    while v.load_step().unwrap() {
+        steps += 1;
+        assert_eq!(v.view(), "timeline", "shown only at the last step");
+        assert!(v.load_step_name().unwrap().starts_with("particle events"));
+    }
+    assert!(steps >= 3, "{steps} steps");
+    assert_eq!(v.view(), "particles");
+    let mut once = set();
+    once.load_trace(trace.clone(), None);
+    once.set_view("particles").unwrap();
+    let (a, b) = (v.active().unwrap().state(), once.active().unwrap().state());
+    for key in ["events", "span_ns", "legend", "running", "processes", "min_duration_ns", "max_duration_ns"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    assert!(!v.begin_view("particles").unwrap(), "built already: switched at once");
+    assert!(!v.begin_view("timeline").unwrap());
+    assert_eq!(v.view(), "timeline");
+    // Another switch while the build runs drops it.
+    let mut w = set();
+    w.load_trace(trace, None);
+    assert!(w.begin_view("particles").unwrap());
+    assert!(w.load_step().unwrap());
+    w.set_view("moments").unwrap();
+    assert!(!w.load_step().unwrap(), "the build was dropped");
+    assert_eq!(w.view(), "moments");
+    assert_eq!(w.views(), TRACE_VIEWS);
+    // A small trace switches at once.
+    let mut s = set();
+    s.load_trace(Rc::new(utilization_trace(8, 8 * 61)), None);
+    assert!(!s.begin_view("particles").unwrap());
+    assert_eq!(s.view(), "particles");
 }

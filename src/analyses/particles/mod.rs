@@ -4,7 +4,8 @@
 //! An *event* is one interval of a communication or synchronization region (MPI calls; NCCL, CUDA
 //! synchronization and OpenMP barriers by default; for Chrome traces, whatever the user selects by category or
 //! name). Its *type* is the region's name. The index is built once per trace and selection (one pass, one
-//! sort); everything per frame lives in [`window`]. This module must not know pixels, colours or wall time.
+//! sort; or the same in steps of bounded work, [`ParticleBuild`], for the page to yield between); everything
+//! per frame lives in [`window`]. This module must not know pixels, colours or wall time.
 
 pub mod window;
 
@@ -96,100 +97,12 @@ pub struct ParticleEvents {
 impl ParticleEvents {
     /// Index the events `selection` picks from `trace`: one pass over the intervals and one sort.
     pub fn build(trace: &Trace, selection: &EventSelection) -> ParticleEvents {
-        let mut selected: Vec<bool> = (0..trace.regions.len()).map(|r| selection.selects(trace, r)).collect();
-        // Paraver gives MPI twice: as calls (events) and as communication states on a parallel track. Calls
-        // are the events; states only when the trace has no selected calls (a state-only Dimemas trace).
-        let is_state = |r: usize| trace.str(trace.regions.category[r]) == PARAVER_STATE;
-        let mut used = vec![false; trace.regions.len()];
-        trace.intervals.region.iter().for_each(|r| used[r.index()] = true);
-        if (0..selected.len()).any(|r| selected[r] && used[r] && !is_state(r)) {
-            (0..selected.len()).filter(|&r| is_state(r)).for_each(|r| selected[r] = false);
-        }
-        // Processes in display order give slots; locations map to their process's slot.
-        let mut slot_process: Vec<ProcessId> = (0..trace.processes.len() as u32).map(ProcessId).collect();
-        slot_process.sort_dyn_by_key(|p| (trace.processes.sort_key[p.index()], p.0));
-        let mut process_slot = vec![0u32; trace.processes.len()];
-        for (s, p) in slot_process.iter().enumerate() {
-            process_slot[p.index()] = s as u32;
-        }
-        // Types by name (a name in two categories is one type).
-        let mut type_of_name: HashMap<&str, u16> = HashMap::new();
-        let mut region_type = vec![u16::MAX; trace.regions.len()];
-        let mut names: Vec<&str> = Vec::new();
-        for r in 0..trace.regions.len() {
-            if !selected[r] {
-                continue;
-            }
-            let name = trace.str(trace.regions.name[r]);
-            let next = names.len();
-            if next >= u16::MAX as usize {
-                continue;
-            }
-            let t = *type_of_name.entry(name).or_insert_with(|| {
-                names.push(name);
-                next as u16
-            });
-            region_type[r] = t;
-        }
-        let iv = &trace.intervals;
-        let slot_of = |i: usize| process_slot[trace.locations.process[iv.location[i].index()].index()];
-        // One packed key per event (start, then slot, then interval): a plain integer sort, the one costly step.
-        let mut keys: Vec<u128> = Vec::new();
-        let mut counts = vec![0u64; names.len()];
-        for i in 0..iv.len() {
-            let t = region_type[iv.region[i].index()];
-            if t != u16::MAX {
-                keys.push((iv.start_ns[i] as u128) << 64 | (slot_of(i) as u128) << 32 | i as u128);
-                counts[t as usize] += 1;
+        let mut build = ParticleBuild::new(trace, selection, usize::MAX);
+        loop {
+            if let Some(ev) = build.step(trace) {
+                return ev;
             }
         }
-        keys.sort_unstable();
-        let order: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
-        drop(keys);
-        // Renumber types by frequency so legends list the common calls first; types never called are dropped.
-        let mut by_count: Vec<usize> = (0..names.len()).filter(|&t| counts[t] > 0).collect();
-        by_count.sort_dyn_by(|&a, &b| counts[b].cmp(&counts[a]).then(names[a].cmp(names[b])));
-        let mut renumber = vec![0u16; names.len()];
-        for (new, &old) in by_count.iter().enumerate() {
-            renumber[old] = new as u16;
-        }
-        let n = order.len();
-        let mut ev = ParticleEvents {
-            start_ns: Vec::with_capacity(n),
-            dur_ns: Vec::with_capacity(n),
-            kind: Vec::with_capacity(n),
-            slot: Vec::with_capacity(n),
-            interval: order.clone(),
-            types: by_count.iter().map(|&t| names[t].to_string()).collect(),
-            type_counts: by_count.iter().map(|&t| counts[t]).collect(),
-            slot_process,
-            block_max_end: Vec::with_capacity(n / SEEK_BLOCK + 1),
-            min_dur_ns: u64::MAX,
-            max_dur_ns: 0,
-            span_ns: 0,
-        };
-        for &i in &order {
-            let i = i as usize;
-            let (s, d) = (iv.start_ns[i], iv.dur_ns[i]);
-            ev.start_ns.push(s);
-            ev.dur_ns.push(d);
-            ev.kind.push(renumber[region_type[iv.region[i].index()] as usize]);
-            ev.slot.push(slot_of(i));
-            if d > 0 {
-                ev.min_dur_ns = ev.min_dur_ns.min(d);
-            }
-            ev.max_dur_ns = ev.max_dur_ns.max(d);
-            ev.span_ns = ev.span_ns.max(s + d);
-        }
-        if ev.min_dur_ns == u64::MAX {
-            ev.min_dur_ns = 1;
-        }
-        ev.max_dur_ns = ev.max_dur_ns.max(ev.min_dur_ns);
-        for b in 0..n.div_ceil(SEEK_BLOCK) {
-            let r = b * SEEK_BLOCK..((b + 1) * SEEK_BLOCK).min(n);
-            ev.block_max_end.push(r.map(|e| ev.end_ns(e)).max().unwrap_or(0));
-        }
-        ev
     }
 
     pub fn len(&self) -> usize {
@@ -254,6 +167,209 @@ impl ParticleEvents {
             thread_id: trace.locations.native_id[l.index()],
         }
     }
+}
+
+/// [`ParticleEvents::build`] in steps of bounded work, so the page can yield between them (issue 16): keys of
+/// `chunk` intervals at a time, each chunk sorted into a run; then the runs merged two at a time (keys are
+/// unique, so the merged order is the one sort's), one merge a step; then the columns allocated; then filled
+/// `chunk` events at a time. With
+/// `chunk` = `usize::MAX` it is the one pass and one sort of [`ParticleEvents::build`], which runs it so.
+pub struct ParticleBuild {
+    chunk: usize,
+    region_type: Vec<u16>,
+    process_slot: Vec<u32>,
+    slot_process: Vec<ProcessId>,
+    names: Vec<String>,
+    counts: Vec<u64>,
+    stage: BuildStage,
+}
+
+enum BuildStage {
+    /// Intervals from `next` on not yet keyed; `runs` sorted.
+    Keys { next: usize, runs: Vec<Vec<u128>> },
+    /// Sorted runs, merged pairwise (front two each step) until one is left.
+    Merge { runs: std::collections::VecDeque<Vec<u128>> },
+    /// The order found; `ev` filled up to `ev.len()`.
+    Fill { order: Vec<u32>, renumber: Vec<u16>, ev: Box<ParticleEvents> },
+}
+
+impl ParticleBuild {
+    /// Prepare the index of the events `selection` picks (one pass over the regions and intervals' regions).
+    pub fn new(trace: &Trace, selection: &EventSelection, chunk: usize) -> ParticleBuild {
+        let mut selected: Vec<bool> = (0..trace.regions.len()).map(|r| selection.selects(trace, r)).collect();
+        // Paraver gives MPI twice: as calls (events) and as communication states on a parallel track. Calls
+        // are the events; states only when the trace has no selected calls (a state-only Dimemas trace).
+        let is_state = |r: usize| trace.str(trace.regions.category[r]) == PARAVER_STATE;
+        let mut used = vec![false; trace.regions.len()];
+        trace.intervals.region.iter().for_each(|r| used[r.index()] = true);
+        if (0..selected.len()).any(|r| selected[r] && used[r] && !is_state(r)) {
+            (0..selected.len()).filter(|&r| is_state(r)).for_each(|r| selected[r] = false);
+        }
+        // Processes in display order give slots; locations map to their process's slot.
+        let mut slot_process: Vec<ProcessId> = (0..trace.processes.len() as u32).map(ProcessId).collect();
+        slot_process.sort_dyn_by_key(|p| (trace.processes.sort_key[p.index()], p.0));
+        let mut process_slot = vec![0u32; trace.processes.len()];
+        for (s, p) in slot_process.iter().enumerate() {
+            process_slot[p.index()] = s as u32;
+        }
+        // Types by name (a name in two categories is one type).
+        let mut type_of_name: HashMap<&str, u16> = HashMap::new();
+        let mut region_type = vec![u16::MAX; trace.regions.len()];
+        let mut names: Vec<String> = Vec::new();
+        for r in 0..trace.regions.len() {
+            if !selected[r] {
+                continue;
+            }
+            let name = trace.str(trace.regions.name[r]);
+            let next = names.len();
+            if next >= u16::MAX as usize {
+                continue;
+            }
+            let t = *type_of_name.entry(name).or_insert_with(|| {
+                names.push(name.to_string());
+                next as u16
+            });
+            region_type[r] = t;
+        }
+        let counts = vec![0u64; names.len()];
+        ParticleBuild {
+            chunk: chunk.max(1),
+            region_type,
+            process_slot,
+            slot_process,
+            names,
+            counts,
+            stage: BuildStage::Keys { next: 0, runs: Vec::new() },
+        }
+    }
+
+    /// What the next [`ParticleBuild::step`] does, for the page's timings.
+    pub fn next_part(&self) -> &'static str {
+        match self.stage {
+            BuildStage::Keys { .. } => "particle events: sort a chunk",
+            BuildStage::Merge { .. } => "particle events: merge two runs",
+            BuildStage::Fill { .. } => "particle events: fill the columns",
+        }
+    }
+
+    /// One step of bounded work (about `chunk` intervals or events, or one merge of two runs); the index once
+    /// the last step is done. `trace` must be the one given to [`ParticleBuild::new`].
+    pub fn step(&mut self, trace: &Trace) -> Option<ParticleEvents> {
+        let iv = &trace.intervals;
+        match &mut self.stage {
+            BuildStage::Keys { next, runs } => {
+                // One packed key per event (start, then slot, then interval): plain integer sorts.
+                let (from, to) = (*next, next.saturating_add(self.chunk).min(iv.len()));
+                let mut keys: Vec<u128> = Vec::new();
+                for i in from..to {
+                    let t = self.region_type[iv.region[i].index()];
+                    if t != u16::MAX {
+                        let slot = self.process_slot[trace.locations.process[iv.location[i].index()].index()];
+                        keys.push((iv.start_ns[i] as u128) << 64 | (slot as u128) << 32 | i as u128);
+                        self.counts[t as usize] += 1;
+                    }
+                }
+                keys.sort_unstable();
+                if !keys.is_empty() {
+                    runs.push(keys);
+                }
+                *next = to;
+                if to >= iv.len() {
+                    let runs = std::mem::take(runs).into();
+                    self.stage = BuildStage::Merge { runs };
+                }
+                None
+            }
+            BuildStage::Merge { runs } => {
+                if runs.len() > 1 {
+                    // One merge a step; the columns' allocation gets a step of its own after the last.
+                    let (a, b) = (runs.pop_front().unwrap_or_default(), runs.pop_front().unwrap_or_default());
+                    runs.push_back(merge_sorted(&a, &b));
+                    return None;
+                }
+                let order: Vec<u32> = runs.pop_front().unwrap_or_default().iter().map(|&k| k as u32).collect();
+                self.stage = self.fill_stage(order);
+                None
+            }
+            BuildStage::Fill { order, renumber, ev } => {
+                let (from, n) = (ev.len(), order.len());
+                let to = from.saturating_add(self.chunk).min(n);
+                for &i in &order[from..to] {
+                    let i = i as usize;
+                    let (s, d) = (iv.start_ns[i], iv.dur_ns[i]);
+                    ev.start_ns.push(s);
+                    ev.dur_ns.push(d);
+                    ev.kind.push(renumber[self.region_type[iv.region[i].index()] as usize]);
+                    ev.slot.push(self.process_slot[trace.locations.process[iv.location[i].index()].index()]);
+                    if d > 0 {
+                        ev.min_dur_ns = ev.min_dur_ns.min(d);
+                    }
+                    ev.max_dur_ns = ev.max_dur_ns.max(d);
+                    ev.span_ns = ev.span_ns.max(s + d);
+                }
+                if to < n {
+                    return None;
+                }
+                let mut ev = std::mem::take(&mut **ev);
+                ev.interval = std::mem::take(order);
+                if ev.min_dur_ns == u64::MAX {
+                    ev.min_dur_ns = 1;
+                }
+                ev.max_dur_ns = ev.max_dur_ns.max(ev.min_dur_ns);
+                for b in 0..n.div_ceil(SEEK_BLOCK) {
+                    let r = b * SEEK_BLOCK..((b + 1) * SEEK_BLOCK).min(n);
+                    ev.block_max_end.push(r.map(|e| ev.end_ns(e)).max().unwrap_or(0));
+                }
+                Some(ev)
+            }
+        }
+    }
+
+    /// The columns to fill in `order`, types renumbered by frequency so legends list the common calls first
+    /// (types never called are dropped).
+    fn fill_stage(&mut self, order: Vec<u32>) -> BuildStage {
+        let (names, counts) = (&self.names, &self.counts);
+        let mut by_count: Vec<usize> = (0..names.len()).filter(|&t| counts[t] > 0).collect();
+        by_count.sort_dyn_by(|&a, &b| counts[b].cmp(&counts[a]).then(names[a].cmp(&names[b])));
+        let mut renumber = vec![0u16; names.len()];
+        for (new, &old) in by_count.iter().enumerate() {
+            renumber[old] = new as u16;
+        }
+        let n = order.len();
+        let ev = ParticleEvents {
+            start_ns: Vec::with_capacity(n),
+            dur_ns: Vec::with_capacity(n),
+            kind: Vec::with_capacity(n),
+            slot: Vec::with_capacity(n),
+            interval: Vec::new(),
+            types: by_count.iter().map(|&t| names[t].clone()).collect(),
+            type_counts: by_count.iter().map(|&t| counts[t]).collect(),
+            slot_process: std::mem::take(&mut self.slot_process),
+            block_max_end: Vec::with_capacity(n / SEEK_BLOCK + 1),
+            min_dur_ns: u64::MAX,
+            max_dur_ns: 0,
+            span_ns: 0,
+        };
+        BuildStage::Fill { order, renumber, ev: Box::new(ev) }
+    }
+}
+
+/// Two sorted runs as one sorted run.
+fn merge_sorted(a: &[u128], b: &[u128]) -> Vec<u128> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// What the hover tooltip says about one event.

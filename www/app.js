@@ -7,6 +7,7 @@ import { nameOfUrl } from './open-url.js';
 
 import { GrainPanel } from './grain-panel.js';
 import { AggregatePanel } from './aggregate-panel.js';
+import { ProfilePanel } from './profile-panel.js';
 
 import { particlesView } from './particles.js';
 import { showWarnings } from './warnings-panel.js';
@@ -341,6 +342,7 @@ function wireInput(canvas) {
   }, { passive: false });
   canvas.addEventListener('pointerdown', (e) => {
     if (e.button !== 0) return;
+    if (weft.profilePanel && weft.profilePanel.takesPointer(e)) return; // Shift+drag selects a time range
     drag = { x: e.clientX, y: e.clientY };
     canvas.setPointerCapture(e.pointerId);
     canvas.classList.add('dragging');
@@ -581,6 +583,7 @@ function renderViewOptions(view) {
   const box = $('view-options');
   box.replaceChildren();
   if (weft.grainPanel) weft.grainPanel.update(view);
+  if (weft.profilePanel) weft.profilePanel.update(view, box);
   if (particlesView(view, box, weft)) return;
   if (weft.aggregatePanel && weft.aggregatePanel.update(view, box)) return;
   optionControls(box, weft.viewer.option_schema(), setOption);
@@ -723,6 +726,7 @@ async function main() {
     onConfigure: (k, v) => { configure(k, v); renderViewOptions('grains'); }, onError: showError });
   weft.aggregatePanel = new AggregatePanel({ viewer: built.viewer, canvas: built.canvas, help: $('help'), onError: showError,
     renderOptions: (box) => optionControls(box, built.viewer.option_schema(), (o, v) => weft.aggregatePanel.configure(o.key, v)) });
+  weft.profilePanel = new ProfilePanel({ viewer: built.viewer, canvas: built.canvas, root: $('profile-panel'), onError: showError });
   new ResizeObserver(resize).observe(ui.stage);
   resize();
   requestAnimationFrame(loop);

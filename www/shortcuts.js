@@ -5,6 +5,7 @@ const KEYS = [
   ['W / S, wheel', 'zoom in / out (about the pointer)'],
   ['A / D, drag', 'pan earlier / later'],
   ['↑ / ↓, Shift+wheel', 'scroll rows'],
+  ['Shift+drag, Shift+click twice', 'select a time range (timeline): its duration and profile'],
   ['Ctrl+wheel', 'row height (moments view)'],
   ['F', 'fit: show everything'],
   ['1 / 2 / 3', 'switch view (the time range is kept)'],

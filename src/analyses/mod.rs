@@ -9,4 +9,5 @@ pub mod grains;
 pub mod moments;
 pub mod moments_bundle;
 pub mod particles;
+pub mod profile;
 pub mod summary;

@@ -2,6 +2,8 @@
 //! The JSON keys are a stable interface (scripts depend on them): add keys, never rename. The page's header
 //! shows this same summary (the worker sends it), warnings grouped by what they mean for the view.
 
+use super::moments::TimeWindow;
+use super::profile::region_stats;
 use crate::model::{MessageKind, RegionId, Trace, WarningEffect, WarningKind, Warnings};
 use crate::sort::SortDyn;
 use serde::Serialize;
@@ -65,34 +67,10 @@ pub struct TraceSummary {
     pub warning_kinds: Vec<WarningGroup>,
 }
 
-/// Per-region (count, inclusive time), indexed by region.
+/// Per-region (count, inclusive time), indexed by region: the whole-trace case of the region profile
+/// (`profile::region_stats`), so the top regions and `weft info --json`'s `regions` agree.
 pub fn region_totals(trace: &Trace) -> Vec<(u64, u64)> {
-    let nreg = trace.regions.len();
-    let mut totals = vec![(0u64, 0u64); nreg];
-    let mut active = vec![0u32; nreg];
-    let mut stack: Vec<RegionId> = Vec::new();
-    let iv = &trace.intervals;
-    for range in &trace.location_intervals {
-        for r in stack.drain(..) {
-            active[r.index()] -= 1;
-        }
-        for i in range.clone() {
-            let d = iv.depth[i] as usize;
-            while stack.len() > d {
-                let r = stack.pop().expect("stack longer than depth");
-                active[r.index()] -= 1;
-            }
-            let r = iv.region[i];
-            let t = &mut totals[r.index()];
-            t.0 += 1;
-            if active[r.index()] == 0 {
-                t.1 += iv.dur_ns[i];
-            }
-            active[r.index()] += 1;
-            stack.push(r);
-        }
-    }
-    totals
+    region_stats(trace, TimeWindow::whole(trace), |_| true).into_iter().map(|s| (s.count, s.inclusive_ns)).collect()
 }
 
 /// The counts a summary shows besides the definitions: a trace has them in its columns, a store in its

@@ -13,6 +13,7 @@ pub mod palette;
 pub mod particles;
 pub mod svg;
 pub mod timeline;
+pub mod timeline_marks;
 pub mod utilization;
 
 use bytemuck::{Pod, Zeroable};

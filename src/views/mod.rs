@@ -105,6 +105,10 @@ pub trait Pane {
     fn as_grains(&mut self) -> Option<&mut grains::GrainsPane> {
         None
     }
+    /// The timeline pane, for the page's profile panel (selection, profile, search); None for every other view.
+    fn as_timeline(&mut self) -> Option<&mut timeline::TimelinePane> {
+        None
+    }
     /// The aggregated pane, for a second run to compare with; None for every other view.
     fn as_aggregate(&mut self) -> Option<&mut aggregate::AggregatePane> {
         None

@@ -318,6 +318,11 @@ impl ViewSet {
         self.active_mut()?.as_grains()
     }
 
+    /// The timeline pane shown, for the page's profile panel.
+    pub fn timeline_pane(&mut self) -> Option<&mut crate::views::timeline::TimelinePane> {
+        self.active_mut()?.as_timeline()
+    }
+
     /// Show a second run's grain graph beside the aggregated view shown (analysed under its thresholds).
     pub fn compare_with(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
         let pane = self.active_mut().and_then(|p| p.as_aggregate()).ok_or("the aggregated view is not shown")?;

@@ -1,11 +1,17 @@
 //! The timeline pane: every location's intervals on one time axis (scene::timeline does the drawing); the
-//! hover names a slice, or an arrow's two ends.
+//! hover names a slice, or an arrow's two ends. The user's questions are state here too: a selected time
+//! range and its region profile (`analyses::profile`, the table `weft info --window` prints), one region's
+//! intervals marked (a profile row clicked), and a search of regions by name with the current match
+//! (scene::timeline_marks draws them over the scene).
 
 use super::{num, Hover, Pane};
 use crate::analyses::busy::glob_match;
+use crate::analyses::moments::TimeWindow;
+use crate::analyses::profile::{profile, RegionProfile};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
-use crate::model::{LocationId, MessageKind, Trace};
+use crate::model::{LocationId, MessageKind, RegionId, Trace};
 use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
+use crate::scene::timeline_marks::{outline_interval, selection_band, Marked};
 use crate::scene::{Rgba, Scene};
 use crate::views::options::{TimelineOptions, ViewOptions};
 use serde_json::json;
@@ -22,6 +28,45 @@ pub struct TimelinePane {
     highlight: Option<usize>,
     /// The location filter (a glob over "process / location" or the location's name); None shows all.
     locations: Option<String>,
+    /// The selected time range [t0, t1] (ns from the trace's start): the profile table's window.
+    selection: Option<(u64, u64)>,
+    /// The region whose intervals are brought forward (a row of the profile table clicked).
+    marked_region: Option<RegionId>,
+    search: Option<Search>,
+    /// The marked region's intervals, else the search's matches, indexed for drawing.
+    marked: Option<Marked>,
+}
+
+/// A search of regions by name: the pattern, the matching intervals of the shown rows in time order, and
+/// the one shown (None before the first step).
+struct Search {
+    pattern: String,
+    matches: Vec<u32>,
+    at: Option<usize>,
+}
+
+/// Does a region name match a search pattern: a glob (`*`, `?`) over the whole name when the pattern has
+/// one, else a substring; either ignoring case.
+pub fn name_matches(pattern: &str, name: &str) -> bool {
+    let (pattern, name) = (pattern.to_lowercase(), name.to_lowercase());
+    if pattern.contains(['*', '?']) {
+        glob_match(&pattern, &name)
+    } else {
+        name.contains(&pattern)
+    }
+}
+
+/// The current search match, as the page shows it.
+#[derive(serde::Serialize, Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    /// 0-based position among the matches.
+    pub at: usize,
+    pub count: usize,
+    pub interval: usize,
+    pub region: String,
+    pub location: u32,
+    pub start_ns: u64,
+    pub dur_ns: u64,
 }
 
 /// Does location `l` pass the filter `pattern` (by its name, or its process and name as "P / L")?
@@ -36,7 +81,165 @@ impl TimelinePane {
         let layout = TimelineLayout::new(&trace, TimelineMetrics::default());
         let colors = region_colors(&trace);
         let view = TimelineView::fit(&trace, width, height);
-        TimelinePane { trace, layout, colors, view, highlight: None, locations: None }
+        TimelinePane {
+            trace,
+            layout,
+            colors,
+            view,
+            highlight: None,
+            locations: None,
+            selection: None,
+            marked_region: None,
+            search: None,
+            marked: None,
+        }
+    }
+
+    /// The time (ns from the trace's start) at screen x.
+    pub fn time_at(&self, x: f32) -> f64 {
+        self.view.t_of(x)
+    }
+
+    /// Select [t0, t1] (either order), clipped to the trace and rounded to whole ns; an empty range clears
+    /// the selection. Returns the selection.
+    pub fn select(&mut self, t0_ns: f64, t1_ns: f64) -> Option<TimeWindow> {
+        if !(t0_ns.is_finite() && t1_ns.is_finite()) {
+            return self.selection();
+        }
+        let span = self.trace.span_ns as f64;
+        let at = |t: f64| t.clamp(0.0, span).round() as u64;
+        let (a, b) = (at(t0_ns.min(t1_ns)), at(t0_ns.max(t1_ns)));
+        self.selection = (b > a).then_some((a, b));
+        self.selection()
+    }
+
+    /// Select the time between screen x0 and x1.
+    pub fn select_px(&mut self, x0: f32, x1: f32) -> Option<TimeWindow> {
+        self.select(self.view.t_of(x0), self.view.t_of(x1))
+    }
+
+    pub fn clear_selection(&mut self) {
+        self.selection = None;
+    }
+
+    pub fn selection(&self) -> Option<TimeWindow> {
+        self.selection.map(|(start_ns, end_ns)| TimeWindow { start_ns, end_ns })
+    }
+
+    /// The region profile of the selection (the whole trace when `whole` or nothing is selected) over the
+    /// locations matching `locations` (a glob over the location's name or "process / location"; empty: all).
+    pub fn profile(&self, whole: bool, locations: &str) -> (TimeWindow, Vec<RegionProfile>) {
+        let window = self.selection().filter(|_| !whole).unwrap_or(TimeWindow::whole(&self.trace));
+        let t = &self.trace;
+        let rows = if locations.trim().is_empty() {
+            profile(t, Some(window), |_| true)
+        } else {
+            profile(t, Some(window), |l| location_matches(t, l, locations.trim()))
+        };
+        (window, rows)
+    }
+
+    /// Bring region `region`'s intervals forward (None: none); false for a region the trace lacks.
+    pub fn mark_region(&mut self, region: Option<u32>) -> bool {
+        if region.is_some_and(|r| r as usize >= self.trace.regions.len()) {
+            return false;
+        }
+        self.marked_region = region.map(RegionId);
+        self.remark();
+        true
+    }
+
+    pub fn marked_region(&self) -> Option<u32> {
+        self.marked_region.map(|r| r.0)
+    }
+
+    /// Search regions by name (`name_matches`); an empty pattern ends the search. Returns the match count.
+    pub fn search(&mut self, pattern: &str) -> usize {
+        let pattern = pattern.trim();
+        if pattern.is_empty() {
+            self.search = None;
+            self.remark();
+            return 0;
+        }
+        let t = &self.trace;
+        let regions: Vec<bool> =
+            (0..t.regions.len()).map(|r| name_matches(pattern, t.region_name(RegionId(r as u32)))).collect();
+        let iv = &t.intervals;
+        let mut matches: Vec<u32> = Marked::new(&self.layout, |i| regions[iv.region[i].index()]).ids().to_vec();
+        let row = |i: u32| self.layout.row_of_location[iv.location[i as usize].index()];
+        matches.sort_unstable_by_key(|&i| (iv.start_ns[i as usize], row(i), iv.depth[i as usize], i));
+        let count = matches.len();
+        self.search = Some(Search { pattern: pattern.to_string(), matches, at: None });
+        self.remark();
+        count
+    }
+
+    /// Go to the next (or previous) match, wrapping around: zoom to it and scroll its row into view.
+    pub fn search_step(&mut self, forward: bool) -> Option<SearchHit> {
+        let s = self.search.as_mut()?;
+        let n = s.matches.len();
+        if n == 0 {
+            return None;
+        }
+        let at = match (s.at, forward) {
+            (None, true) => 0,
+            (None, false) => n - 1,
+            (Some(a), true) => (a + 1) % n,
+            (Some(a), false) => (a + n - 1) % n,
+        };
+        s.at = Some(at);
+        let i = s.matches[at] as usize;
+        self.show_interval(i);
+        self.search_hit()
+    }
+
+    /// The current search match, if a step has been taken.
+    pub fn search_hit(&self) -> Option<SearchHit> {
+        let s = self.search.as_ref()?;
+        let at = s.at?;
+        let i = *s.matches.get(at)? as usize;
+        let iv = &self.trace.intervals;
+        Some(SearchHit {
+            at,
+            count: s.matches.len(),
+            interval: i,
+            region: self.trace.region_name(iv.region[i]).to_string(),
+            location: iv.location[i].0,
+            start_ns: iv.start_ns[i],
+            dur_ns: iv.dur_ns[i],
+        })
+    }
+
+    /// Zoom to interval `i` (half its duration, at least 100 ns, on either side) and scroll its lane into view.
+    fn show_interval(&mut self, i: usize) {
+        let trace = self.trace.clone();
+        let iv = &trace.intervals;
+        let (s, d) = (iv.start_ns[i] as f64, iv.dur_ns[i] as f64);
+        let pad = (d / 2.0).max(100.0);
+        self.set_time_range(s - pad, s + d + pad);
+        let Some(row) = self.layout.rows.get(self.layout.row_of_location[iv.location[i].index()] as usize) else {
+            return;
+        };
+        let lane = self.layout.metrics.lane_px;
+        let y = row.y + iv.depth[i] as f32 * lane;
+        let shown = self.view.height - AXIS_PX;
+        if y < self.view.scroll_y || y + lane > self.view.scroll_y + shown {
+            self.view.scroll_by(y - shown / 2.0 - self.view.scroll_y, &self.layout);
+        }
+    }
+
+    /// Index what is marked again (the marked region, else the search's matches) for the current rows.
+    fn remark(&mut self) {
+        let iv = &self.trace.intervals;
+        self.marked = match (self.marked_region, &self.search) {
+            (Some(r), _) => Some(Marked::new(&self.layout, |i| iv.region[i] == r)),
+            (None, Some(s)) => {
+                let mut keep = vec![false; iv.len()];
+                s.matches.iter().for_each(|&i| keep[i as usize] = true);
+                Some(Marked::new(&self.layout, |i| keep[i]))
+            }
+            (None, None) => None,
+        };
     }
 
     fn scene_builder(&self) -> TimelineScene<'_> {
@@ -130,7 +333,17 @@ impl Pane for TimelinePane {
         self.highlight = None;
     }
     fn scene(&self) -> Scene {
-        self.scene_builder().build(&self.view, self.highlight)
+        let mut sc = self.scene_builder().build(&self.view, self.highlight);
+        if let Some(m) = &self.marked {
+            m.draw(&mut sc, &self.trace, &self.layout, &self.colors, &self.view);
+        }
+        if let Some((a, b)) = self.selection {
+            selection_band(&mut sc, &self.view, a, b);
+        }
+        if let Some(hit) = self.search_hit() {
+            outline_interval(&mut sc, &self.trace, &self.layout, &self.view, hit.interval);
+        }
+        sc
     }
     fn state(&self) -> serde_json::Value {
         // Every row while there are few; past that the rows from the first visible one on, a bounded
@@ -163,6 +376,12 @@ impl Pane for TimelinePane {
             "rows_from": from,
             "row_count": all.len(),
             "locations": self.locations,
+            "selection": self.selection.map(|(a, b)| json!({"t0_ns": a, "t1_ns": b})),
+            "marked_region": self.marked_region.map(|r| r.0),
+            "search": self.search.as_ref().map(|s| json!({
+                "pattern": s.pattern, "count": s.matches.len(), "at": s.at,
+                "hit": self.search_hit(),
+            })),
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {
@@ -193,6 +412,11 @@ impl Pane for TimelinePane {
         self.layout = layout;
         self.locations = pattern.map(str::to_string);
         self.highlight = None;
+        // Marks and matches are of the shown rows.
+        if let Some(p) = self.search.as_ref().map(|s| s.pattern.clone()) {
+            self.search(&p);
+        }
+        self.remark();
         self.view.scroll_by(-self.view.scroll_y, &self.layout);
         Ok(())
     }
@@ -203,5 +427,32 @@ impl Pane for TimelinePane {
         if let Some(y) = num(s, "scroll_y") {
             self.view.scroll_by(y as f32 - self.view.scroll_y, &self.layout);
         }
+        if let Some(sel) = s.get("selection") {
+            match (num(sel, "t0_ns"), num(sel, "t1_ns")) {
+                (Some(a), Some(b)) => {
+                    self.select(a, b);
+                }
+                _ if sel.is_null() => self.clear_selection(),
+                _ => {}
+            }
+        }
+        if let Some(r) = s.get("marked_region") {
+            if r.is_null() {
+                self.mark_region(None);
+            } else if let Some(r) = r.as_u64().and_then(|r| u32::try_from(r).ok()) {
+                self.mark_region(Some(r));
+            }
+        }
+        if let Some(pattern) = s.get("search").and_then(|x| x.get("pattern")).and_then(|p| p.as_str()) {
+            self.search(pattern);
+            if let Some(at) = s["search"]["at"].as_u64().map(|a| a as usize) {
+                if let Some(search) = self.search.as_mut().filter(|x| at < x.matches.len()) {
+                    search.at = Some(at);
+                }
+            }
+        }
+    }
+    fn as_timeline(&mut self) -> Option<&mut TimelinePane> {
+        Some(self)
     }
 }

@@ -6,6 +6,7 @@
 mod bench;
 mod grain_panel;
 mod overlay;
+mod profile_panel;
 mod viewer;
 mod worker;
 

@@ -407,4 +407,11 @@ impl Viewer {
         self.dirty = true;
         self.views.grains_pane().ok_or_else(|| "no grain graph is shown".into())
     }
+
+    /// The timeline pane shown, for the profile panel's methods (src/web/profile_panel.rs); marks the view
+    /// for redrawing.
+    pub(super) fn timeline_pane(&mut self) -> Option<&mut crate::views::timeline::TimelinePane> {
+        self.dirty = true;
+        self.views.timeline_pane()
+    }
 }

@@ -167,3 +167,137 @@ fn hover_on_a_drawn_arrow_names_its_flow() {
     }
     assert!(exact * 2 >= arrows.len(), "most arrows name themselves ({exact} of {})", arrows.len());
 }
+
+#[test]
+fn a_selection_is_drawn_profiled_and_restored() {
+    use weft::analyses::moments::TimeWindow;
+    use weft::analyses::profile::profile;
+    let trace = trace();
+    let mut p = TimelinePane::new(trace.clone(), 900.0, 300.0);
+    let s = p.state();
+    assert!(s["selection"].is_null());
+    let (x0, x1) = (400.0f32, 250.0f32);
+    let w = p.select_px(x0, x1).expect("a range is selected");
+    let (a, b) = (t_at(&s, x1 as f64), t_at(&s, x0 as f64));
+    assert_eq!((w.start_ns, w.end_ns), (a.round() as u64, b.round() as u64), "either order, whole ns");
+    assert_eq!(p.state()["selection"], serde_json::json!({"t0_ns": w.start_ns, "t1_ns": w.end_ns}));
+
+    // The band covers the selected x range, edge lines at both ends.
+    let scene = p.scene();
+    let band = scene.rects.iter().find(|r| (r.x - x1).abs() < 0.01 && (r.x + r.w - x0).abs() < 0.01);
+    assert!(band.is_some_and(|r| r.y == f(&s, "axis_px") as f32), "a band from x {x1} to {x0}");
+    let edge = |l: &&weft::scene::LineInstance| l.x0 == l.x1 && ((l.x0 - x0).abs() < 0.5 || (l.x0 - x1).abs() < 0.5);
+    assert!(scene.lines.iter().filter(edge).count() >= 2, "the band's edges");
+    let plain = TimelinePane::new(trace.clone(), 900.0, 300.0).scene();
+    assert_eq!(scene.marks(), plain.marks(), "the band is decoration");
+
+    // The table of the selection, of the whole trace, and filtered to some locations: the analysis' table.
+    let (win, rows) = p.profile(false, "");
+    assert_eq!(win, w);
+    assert_eq!(rows, profile(&trace, Some(w), |_| true));
+    assert!(rows.len() >= 2, "{rows:?}");
+    let (win, whole) = p.profile(true, "");
+    assert_eq!(win, TimeWindow::whole(&trace));
+    assert_eq!(whole, profile(&trace, None, |_| true));
+    let name = trace.location_name(weft::model::LocationId(3)).to_string();
+    let (_, one) = p.profile(false, &name);
+    assert_eq!(one, profile(&trace, Some(w), |l| trace.location_name(l) == name));
+    assert!(one.iter().map(|r| r.count).sum::<u64>() < rows.iter().map(|r| r.count).sum::<u64>());
+
+    // Past the trace's end it is clipped; an empty range clears it; restore puts it back.
+    let sel = p.select(-50.0, trace.span_ns as f64 * 3.0).unwrap();
+    assert_eq!((sel.start_ns, sel.end_ns), (0, trace.span_ns));
+    p.select_px(300.0, 500.0);
+    p.mark_region(Some(1));
+    p.search("mpi_");
+    p.search_step(true);
+    round_trips(&p, &mut TimelinePane::new(trace.clone(), 900.0, 300.0));
+    assert!(p.select(10.0, 10.2).is_none() && p.state()["selection"].is_null());
+}
+
+#[test]
+fn a_marked_region_is_drawn_over_its_intervals_only() {
+    let trace = trace();
+    let mut p = TimelinePane::new(trace.clone(), 900.0, 400.0);
+    p.zoom(450.0, 3.0);
+    let s = p.state();
+    let colors = region_colors(&trace);
+    let region =
+        (0..trace.regions.len() as u32).find(|&r| trace.region_name(weft::model::RegionId(r)) == "solve").unwrap();
+    assert!(!p.mark_region(Some(trace.regions.len() as u32)), "no such region");
+    assert!(p.mark_region(Some(region)));
+    assert_eq!(p.state()["marked_region"], region);
+    let scene = p.scene();
+    let iv = &trace.intervals;
+    let lane = f(&s, "lane_px");
+    let (t0, t1, x0, width) = (f(&s, "t0_ns"), f(&s, "t1_ns"), f(&s, "track_x0"), f(&s, "width"));
+    let x_of = |t: f64| x0 + (t - t0) / (t1 - t0) * (width - x0);
+    let marked = |r: &&weft::scene::RectInstance| r.border_px == 1.0;
+    let mut seen = 0;
+    for i in 0..iv.len() {
+        let (a, b) = (x_of(iv.start_ns[i] as f64), x_of((iv.start_ns[i] + iv.dur_ns[i]) as f64));
+        if b - a < 6.0 || a < x0 || b > width {
+            continue;
+        }
+        let Some(row) = s["rows"].as_array().unwrap().iter().find(|r| r["location"] == iv.location[i].0) else {
+            continue;
+        };
+        let y = f(row, "y") + iv.depth[i] as f64 * lane + lane / 2.0;
+        if y < f(&s, "axis_px") + 2.0 || y > f(&s, "height") - 2.0 {
+            continue;
+        }
+        let here: Vec<_> = rects_at(&scene, ((a + b) / 2.0) as f32, y as f32).into_iter().filter(marked).collect();
+        if iv.region[i].0 == region {
+            assert!(here.iter().any(|r| r.fill == colors[region as usize]), "interval {i} of the marked region");
+            seen += 1;
+        } else {
+            assert!(here.is_empty(), "interval {i} of another region is not marked");
+        }
+    }
+    assert!(seen >= 5, "marked intervals checked: {seen}");
+    p.mark_region(None);
+    assert_eq!(p.scene().rects.iter().filter(|r| r.border_px == 1.0).count(), 0, "the mark is cleared");
+}
+
+#[test]
+fn search_counts_matches_and_steps_to_each_zoomed() {
+    use weft::views::timeline::name_matches;
+    let trace = trace();
+    let mut p = TimelinePane::new(trace.clone(), 900.0, 300.0);
+    let iv = &trace.intervals;
+    let want = |pat: &str| (0..iv.len()).filter(|&i| name_matches(pat, trace.region_name(iv.region[i]))).count();
+    assert!(
+        name_matches("mpi_", "MPI_Send")
+            && name_matches("MPI_*all*", "MPI_Allreduce")
+            && !name_matches("MPI_*all", "MPI_Send")
+    );
+    let n = p.search("mpi_");
+    assert_eq!(n, want("mpi_"));
+    assert!(n > 3);
+    assert_eq!(p.search("MPI_*all*"), want("MPI_*all*"));
+    assert!(want("MPI_*all*") < n);
+    assert_eq!(p.search("no such region"), 0);
+    assert!(p.search_step(true).is_none());
+
+    p.search("MPI_*all*");
+    let first = p.search_step(true).unwrap();
+    assert_eq!((first.at, first.count), (0, want("MPI_*all*")));
+    assert!(name_matches("MPI_*all*", &first.region), "{}", first.region);
+    let (t0, t1) = p.time_range().unwrap();
+    assert!(t0 <= first.start_ns as f64 && (first.start_ns + first.dur_ns) as f64 <= t1, "zoomed to the match");
+    assert!(t1 - t0 <= first.dur_ns as f64 + 200.0f64.max(first.dur_ns as f64) + 1.0, "zoomed in");
+    assert_eq!(p.state()["search"]["hit"]["interval"], first.interval);
+    let s = p.state();
+    let row = s["rows"].as_array().unwrap().iter().find(|r| r["location"] == first.location).unwrap();
+    assert!(f(row, "y") >= f(&s, "axis_px") && f(row, "y") < f(&s, "height"), "its row is on screen");
+    let second = p.search_step(true).unwrap();
+    assert_eq!(second.at, 1);
+    assert!(second.start_ns >= first.start_ns, "matches in time order");
+    assert_eq!(p.search_step(false).unwrap(), first);
+    assert_eq!(p.search_step(false).unwrap().at, first.count - 1, "previous wraps to the last");
+    // The current match is outlined; the matches are marked.
+    let outlined = p.scene().rects.iter().filter(|r| r.border_px == 2.0 && r.fill == 0).count();
+    assert_eq!(outlined, 1);
+    p.search("");
+    assert!(p.state()["search"].is_null());
+}

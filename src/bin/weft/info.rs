@@ -1,8 +1,16 @@
-//! `weft info FILE [--json]`. Text output escapes control characters in trace text (names, file names,
-//! warning examples): a trace must not be able to drive the terminal.
+//! `weft info FILE [--json] [--window T0:T1]`: the trace's summary and its region profile (count, inclusive,
+//! exclusive time and share per region, `analyses::profile`: the table the page's timeline selection shows),
+//! of the whole trace or of a window (the syntax of `weft moments --window`). `--json` prints the summary's
+//! stable keys plus `regions` (every region with an interval in the window: `name`, `count`, `inclusive_ns`,
+//! `exclusive_ns`, `share`, `region`) and, with a window, `window` {`start_ns`, `end_ns`}. Text output escapes
+//! control characters in trace text (names, file names, warning examples): a trace must not be able to drive
+//! the terminal.
 
+use serde::Serialize;
 use std::path::PathBuf;
-use weft::analyses::summary::summarize;
+use weft::analyses::moments::TimeWindow;
+use weft::analyses::profile::{profile, RegionProfile};
+use weft::analyses::summary::{summarize, TraceSummary};
 use weft::model::text::escape_controls as esc;
 use weft::model::WarningEffect;
 use weft::readers::open_path;
@@ -14,19 +22,51 @@ pub struct Args {
     /// Print JSON with stable keys instead of text.
     #[arg(long)]
     json: bool,
+    /// Profile only this time window, `T0:T1` from the trace's first event (units ns, us, ms, s; default ns).
+    #[arg(long)]
+    window: Option<String>,
+}
+
+/// The JSON: the summary's keys, unchanged, and the profile.
+#[derive(Serialize)]
+struct InfoJson<'a> {
+    #[serde(flatten)]
+    summary: &'a TraceSummary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    window: Option<WindowJson>,
+    regions: &'a [RegionProfile],
+}
+
+#[derive(Serialize)]
+struct WindowJson {
+    start_ns: u64,
+    end_ns: u64,
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let s = match crate::index::open_store(&a.file) {
-        // A store (weft index): the summary from its manifest, without reading the events.
+    let window = a.window.as_deref().map(TimeWindow::parse).transpose()?;
+    let (s, regions) = match crate::index::open_store(&a.file) {
+        // A store (weft index): the summary from its manifest, without reading the events; the profile (JSON
+        // or a window) needs exclusive times, which the manifest does not hold: from the decoded tiles.
         Some(store) => {
             let e = |e| crate::index::store_error(&a.file, e);
-            store.map_err(e)?.summary(10).map_err(e)?
+            let store = store.map_err(e)?;
+            let s = store.summary(10).map_err(e)?;
+            let regions = if a.json || window.is_some() {
+                profile(&store.to_trace().map_err(e)?, window, |_| true)
+            } else {
+                Vec::new()
+            };
+            (s, regions)
         }
-        None => summarize(&open_path(&a.file)?.into_trace(&a.file.display().to_string())?, 10),
+        None => {
+            let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
+            (summarize(&trace, 10), profile(&trace, window, |_| true))
+        }
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        let window = window.map(|w| WindowJson { start_ns: w.start_ns, end_ns: w.end_ns });
+        println!("{}", serde_json::to_string_pretty(&InfoJson { summary: &s, window, regions: &regions })?);
         return Ok(());
     }
     println!("file        {}", esc(&a.file.display().to_string()));
@@ -76,7 +116,32 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    if !s.top_regions.is_empty() {
+    if let Some(w) = window {
+        println!();
+        println!(
+            "window      {} .. {} from the first event ({})",
+            format_ns(w.start_ns),
+            format_ns(w.end_ns),
+            format_ns(w.len_ns())
+        );
+        if regions.is_empty() {
+            println!("            no interval in this window");
+            return Ok(());
+        }
+        println!("{:>14}  {:>14}  {:>6}  {:>9}  region", "inclusive", "exclusive", "share", "count");
+        for r in &regions {
+            println!(
+                "{:>14}  {:>14}  {:>5.1}%  {:>9}  {}",
+                format_ns(r.inclusive_ns),
+                format_ns(r.exclusive_ns),
+                r.share * 100.0,
+                r.count,
+                esc(&r.name)
+            );
+        }
+    } else if !s.top_regions.is_empty() {
+        // The whole trace: the summary's top regions (a store's come from its manifest; --json lists every
+        // region with its exclusive time too).
         println!();
         println!("{:>14}  {:>9}  region", "inclusive", "count");
         for r in &s.top_regions {

@@ -1,0 +1,77 @@
+//! The profile panel's questions to the timeline shown (www/profile-panel.js asks, and fills the DOM with
+//! the answers as text): select a time range (by screen x or by time), the region profile of the selection
+//! or of the whole trace over a location filter (`analyses::profile`, the table `weft info --window --json`
+//! prints), the region whose intervals are marked, and the region search with its next/previous match.
+//! The state is the timeline pane's (views::timeline); no DOM and no drawing here.
+
+use super::viewer::{to_js, Viewer};
+use crate::views::timeline::TimelinePane;
+use serde_json::json;
+use wasm_bindgen::prelude::*;
+
+fn window_js(w: Option<crate::analyses::moments::TimeWindow>) -> JsValue {
+    w.map_or(JsValue::NULL, |w| to_js(&json!({"t0_ns": w.start_ns, "t1_ns": w.end_ns, "duration_ns": w.len_ns()})))
+}
+
+#[wasm_bindgen]
+impl Viewer {
+    /// Select the time between screen x0 and x1 in the timeline: `{t0_ns, t1_ns, duration_ns}`, or null
+    /// when the range is empty (the selection is cleared).
+    pub fn timeline_select_px(&mut self, x0: f32, x1: f32) -> Result<JsValue, JsValue> {
+        Ok(window_js(self.timeline()?.select_px(x0, x1)))
+    }
+
+    /// Select [t0, t1] (ns from the trace's start), as [`Viewer::timeline_select_px`].
+    pub fn timeline_select(&mut self, t0_ns: f64, t1_ns: f64) -> Result<JsValue, JsValue> {
+        Ok(window_js(self.timeline()?.select(t0_ns, t1_ns)))
+    }
+
+    /// The time (ns from the trace's start) at screen x.
+    pub fn timeline_time_at(&mut self, x: f32) -> Result<f64, JsValue> {
+        Ok(self.timeline()?.time_at(x))
+    }
+
+    pub fn timeline_clear_selection(&mut self) -> Result<(), JsValue> {
+        self.timeline()?.clear_selection();
+        Ok(())
+    }
+
+    /// The selection: `{t0_ns, t1_ns, duration_ns}` or null.
+    pub fn timeline_selection(&mut self) -> Result<JsValue, JsValue> {
+        Ok(window_js(self.timeline()?.selection()))
+    }
+
+    /// The region profile `{t0_ns, t1_ns, duration_ns, whole, rows: [{region, name, count, inclusive_ns,
+    /// exclusive_ns, share}]}` of the selection (of the whole trace when `whole` or nothing is selected)
+    /// over the locations matching `locations` (empty: all).
+    pub fn timeline_profile(&mut self, whole: bool, locations: &str) -> Result<JsValue, JsValue> {
+        let pane = self.timeline()?;
+        let whole = whole || pane.selection().is_none();
+        let (w, rows) = pane.profile(whole, locations);
+        Ok(to_js(&json!({
+            "t0_ns": w.start_ns, "t1_ns": w.end_ns, "duration_ns": w.len_ns(), "whole": whole, "rows": rows,
+        })))
+    }
+
+    /// Bring region `region`'s intervals forward; a negative region clears the mark.
+    pub fn timeline_mark_region(&mut self, region: i32) -> Result<bool, JsValue> {
+        Ok(self.timeline()?.mark_region(u32::try_from(region).ok()))
+    }
+
+    /// Search regions by name (substring, or glob with `*` and `?`); returns the match count.
+    pub fn timeline_search(&mut self, pattern: &str) -> Result<u32, JsValue> {
+        Ok(self.timeline()?.search(pattern) as u32)
+    }
+
+    /// Go to the next (or previous) match, zoomed to it: `{at, count, interval, region, location, start_ns,
+    /// dur_ns}`, or null when nothing matches.
+    pub fn timeline_search_step(&mut self, forward: bool) -> Result<JsValue, JsValue> {
+        Ok(self.timeline()?.search_step(forward).map_or(JsValue::NULL, |h| to_js(&h)))
+    }
+}
+
+impl Viewer {
+    fn timeline(&mut self) -> Result<&mut TimelinePane, JsValue> {
+        self.timeline_pane().ok_or_else(|| "no timeline is shown".into())
+    }
+}

@@ -1,0 +1,229 @@
+// The profile panel beside the timeline: the selected time range (Shift+drag, or Shift+click twice) and its
+// duration, the region profile table of the selection or of the whole trace (count, inclusive, exclusive,
+// share; sortable; filtered by location or process), a row click marking that region's intervals, and the
+// region search with next/previous match and the count. The Viewer answers every question
+// (src/web/profile_panel.rs over views::timeline and analyses::profile, the table `weft info --window
+// --json` prints); this file only arranges the answers. Trace-derived text goes in with textContent only.
+
+/** At most this many table rows are in the DOM at once (the caption says how many there are). */
+const MAX_ROWS = 1000;
+
+const el = (tag, props = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  e.append(...children);
+  return e;
+};
+
+/** A duration as the page writes them elsewhere (scene::timeline::format_duration): 3 decimals in the largest unit. */
+export function formatNs(ns) {
+  if (ns >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(3)} ms`;
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(3)} us`;
+  return `${ns} ns`;
+}
+
+const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.region - b.region);
+// Table columns: key, header, how to compare two rows, which way a first click sorts.
+const COLUMNS = [
+  { key: 'name', title: 'region', cmp: byName, desc: false },
+  { key: 'count', title: 'count', cmp: (a, b) => a.count - b.count || byName(a, b), desc: true },
+  { key: 'inclusive_ns', title: 'inclusive', cmp: (a, b) => a.inclusive_ns - b.inclusive_ns || byName(a, b), desc: true },
+  { key: 'exclusive_ns', title: 'exclusive', cmp: (a, b) => a.exclusive_ns - b.exclusive_ns || byName(a, b), desc: true },
+  { key: 'share', title: 'share', cmp: (a, b) => a.share - b.share || byName(a, b), desc: true },
+];
+
+export class ProfilePanel {
+  /**
+   * @param viewer  the page's Viewer
+   * @param canvas  the view's canvas (Shift+drag or two Shift+clicks select a time range)
+   * @param root    the panel's element (filled here)
+   * @param onError (message): show an error
+   */
+  constructor({ viewer, canvas, root, onError }) {
+    Object.assign(this, { viewer, canvas, root, onError });
+    this.view = '';
+    this.open = false;
+    this.sort = { key: 'inclusive_ns', desc: true };
+    this.marked = -1;
+    this.selecting = null; // {x, moved} while Shift+dragging
+    this.firstClick = null; // the time of a first Shift+click, waiting for the second
+    this.build();
+    this.wirePointer(canvas);
+  }
+
+  build() {
+    this.selText = el('div', { id: 'profile-selection' });
+    this.clear = el('button', { type: 'button', id: 'profile-clear', text: 'Clear' });
+    this.scope = el('select', { id: 'profile-scope', 'aria-label': 'profile of' },
+      el('option', { value: 'selection', text: 'the selection' }), el('option', { value: 'whole', text: 'the whole trace' }));
+    this.locations = el('input', { id: 'profile-locations', type: 'search', placeholder: 'locations: glob, e.g. Rank 3 / *', 'aria-label': 'filter locations' });
+    this.caption = el('div', { id: 'profile-caption', class: 'muted' });
+    this.table = el('table', { id: 'profile-table', class: 'grain-table' });
+    this.search = el('input', { id: 'region-search', type: 'search', placeholder: 'region name or glob (MPI_*)', 'aria-label': 'search regions' });
+    this.prev = el('button', { type: 'button', id: 'region-prev', title: 'previous match (Shift+Enter)', text: '◀' });
+    this.next = el('button', { type: 'button', id: 'region-next', title: 'next match (Enter)', text: '▶' });
+    this.hits = el('span', { id: 'region-hits', class: 'muted' });
+    this.root.replaceChildren(
+      el('h3', { text: 'Search regions' }),
+      el('div', { class: 'row' }, this.search, this.prev, this.next), this.hits,
+      el('h3', { text: 'Time range' }),
+      el('div', { class: 'row' }, this.selText, this.clear),
+      el('h3', { text: 'Profile' }),
+      el('div', { class: 'row' }, el('span', { text: 'of' }), this.scope),
+      el('div', { class: 'row' }, this.locations),
+      this.caption, el('div', { class: 'scroll' }, this.table),
+    );
+    this.clear.addEventListener('click', () => { this.call(() => this.viewer.timeline_clear_selection()); this.firstClick = null; this.refresh(); });
+    this.scope.addEventListener('change', () => this.renderTable());
+    this.locations.addEventListener('change', () => this.renderTable());
+    this.search.addEventListener('input', () => this.find(''));
+    this.search.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { e.preventDefault(); this.step(!e.shiftKey); } else if (e.key === 'Escape') this.search.blur();
+    });
+    this.next.addEventListener('click', () => this.step(true));
+    this.prev.addEventListener('click', () => this.step(false));
+  }
+
+  call(f) {
+    try { return f(); } catch (e) { this.onError(String(e)); return undefined; }
+  }
+
+  /** Shift+drag selects; a Shift+click sets one end and the next the other. Returns whether it takes this press. */
+  takesPointer(e) {
+    return this.view === 'timeline' && e.button === 0 && e.shiftKey;
+  }
+
+  wirePointer(canvas) {
+    const local = (e) => e.clientX - canvas.getBoundingClientRect().left;
+    canvas.addEventListener('pointerdown', (e) => {
+      if (!this.takesPointer(e)) return;
+      this.selecting = { x: local(e), moved: false };
+    });
+    canvas.addEventListener('pointermove', (e) => {
+      const s = this.selecting;
+      if (!s) return;
+      const x = local(e);
+      if (!s.moved && Math.abs(x - s.x) < 4) return;
+      s.moved = true;
+      this.firstClick = null;
+      this.showSelection(this.call(() => this.viewer.timeline_select_px(s.x, x)));
+    });
+    canvas.addEventListener('pointerup', (e) => {
+      const s = this.selecting;
+      if (!s) return;
+      this.selecting = null;
+      if (s.moved) { this.setOpen(true); return; }
+      // A click: the first sets one end, the second the other (the view may have moved in between).
+      const t = this.call(() => this.viewer.timeline_time_at(local(e)));
+      if (this.firstClick === null) {
+        this.firstClick = t;
+        this.selText.textContent = 'Shift+click the other end of the range';
+        return;
+      }
+      this.showSelection(this.call(() => this.viewer.timeline_select(this.firstClick, t)));
+      this.firstClick = null;
+      this.setOpen(true);
+    });
+  }
+
+  /** The page shows `view` (a load, a view switch, an option change): the toggle in `box`, the panel shown or not. */
+  update(view, box) {
+    this.view = view;
+    const timeline = view === 'timeline';
+    if (timeline && box) {
+      const b = el('button', { type: 'button', id: 'profile-toggle', title: 'Profile of a time range, and region search (Shift+drag to select)', text: 'Profile' });
+      b.setAttribute('aria-pressed', String(this.open));
+      b.addEventListener('click', () => this.setOpen(!this.open));
+      box.append(b);
+    }
+    this.root.hidden = !(timeline && this.open);
+    if (!timeline) { this.selecting = null; this.firstClick = null; return; }
+    if (this.open) this.refresh();
+  }
+
+  setOpen(open) {
+    this.open = open;
+    const b = document.getElementById('profile-toggle');
+    if (b) b.setAttribute('aria-pressed', String(open));
+    this.root.hidden = !(this.view === 'timeline' && open);
+    if (!this.root.hidden) this.refresh();
+  }
+
+  refresh() {
+    if (this.view !== 'timeline') return;
+    this.showSelection(this.call(() => this.viewer.timeline_selection()));
+    const st = this.viewer.view_state();
+    this.marked = st.marked_region ?? -1;
+    if (!st.search) { this.hits.textContent = ''; }
+    this.renderTable();
+  }
+
+  showSelection(sel) {
+    this.selection = sel || null;
+    this.selText.textContent = sel
+      ? `${formatNs(sel.duration_ns)} (${formatNs(sel.t0_ns)} to ${formatNs(sel.t1_ns)})`
+      : 'none: Shift+drag on the timeline, or Shift+click twice';
+    this.clear.disabled = !sel;
+    if (!this.selecting && !this.root.hidden) this.renderTable();
+  }
+
+  renderTable() {
+    const p = this.call(() => this.viewer.timeline_profile(this.scope.value === 'whole', this.locations.value));
+    if (!p) return;
+    this.profile = p;
+    const what = p.whole ? 'the whole trace' : 'the selection';
+    const filter = this.locations.value.trim() ? ` · locations ${this.locations.value.trim()}` : '';
+    this.caption.textContent = `${p.rows.length.toLocaleString('en-US')} regions in ${what} (${formatNs(p.duration_ns)})${filter}` +
+      (p.rows.length > MAX_ROWS ? ` · first ${MAX_ROWS} shown` : '');
+    const col = COLUMNS.find((c) => c.key === this.sort.key);
+    const rows = [...p.rows].sort((a, b) => (this.sort.desc ? -1 : 1) * col.cmp(a, b));
+    const head = el('tr', {}, ...COLUMNS.map((c) => {
+      const th = el('th', { scope: 'col', 'data-key': c.key }, el('button', { type: 'button', class: 'link', text: c.title + (c.key === this.sort.key ? (this.sort.desc ? ' ▾' : ' ▴') : '') }));
+      th.firstChild.addEventListener('click', () => {
+        this.sort = c.key === this.sort.key ? { key: c.key, desc: !this.sort.desc } : { key: c.key, desc: c.desc };
+        this.renderTable();
+      });
+      return th;
+    }));
+    const body = el('tbody');
+    for (const r of rows.slice(0, MAX_ROWS)) {
+      const tr = el('tr', { 'data-region': String(r.region), 'data-count': String(r.count), 'data-inclusive': String(r.inclusive_ns), 'data-exclusive': String(r.exclusive_ns) },
+        el('td', { class: 'source', text: r.name, title: r.name }),
+        el('td', { class: 'num', text: r.count.toLocaleString('en-US') }),
+        el('td', { class: 'num', text: formatNs(r.inclusive_ns) }),
+        el('td', { class: 'num', text: formatNs(r.exclusive_ns) }),
+        el('td', { class: 'num', text: `${(100 * r.share).toFixed(1)}%` }));
+      if (r.region === this.marked) tr.classList.add('selected');
+      tr.addEventListener('click', () => this.mark(r.region === this.marked ? -1 : r.region));
+      body.append(tr);
+    }
+    this.table.replaceChildren(el('thead', {}, head), body);
+  }
+
+  /** Bring a region's intervals forward in the timeline (-1: none). */
+  mark(region) {
+    if (this.call(() => this.viewer.timeline_mark_region(region)) === undefined) return;
+    this.marked = region;
+    for (const tr of this.table.querySelectorAll('tbody tr')) tr.classList.toggle('selected', Number(tr.dataset.region) === region);
+  }
+
+  /** Start a search for `pattern` ('' : the text typed); returns the count. */
+  find(pattern) {
+    const count = this.call(() => this.viewer.timeline_search(pattern || this.search.value)) ?? 0;
+    this.searched = pattern || this.search.value;
+    this.hits.textContent = this.searched.trim() ? `${count.toLocaleString('en-US')} matches` : '';
+    return count;
+  }
+
+  /** The next (or previous) match, zoomed to. */
+  step(forward) {
+    if (this.searched !== this.search.value) this.find('');
+    const hit = this.call(() => this.viewer.timeline_search_step(forward));
+    if (!hit) { if (this.search.value.trim()) this.hits.textContent = 'no match'; return; }
+    this.hits.textContent = `${(hit.at + 1).toLocaleString('en-US')} / ${hit.count.toLocaleString('en-US')} · ${hit.region} at ${formatNs(hit.start_ns)}`;
+  }
+}

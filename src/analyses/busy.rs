@@ -7,7 +7,7 @@
 //! after the model's sort (intervals are sorted by start within a location), with scratch buffers reused across
 //! locations. This module must not compute moments or draw; it never allocates per interval.
 
-use crate::model::{LocationId, Paradigm, RegionRole, Trace};
+use crate::model::{LocationId, Paradigm, RegionId, RegionRole, Trace};
 
 /// Which time of a location counts as busy.
 #[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -175,19 +175,25 @@ impl BusyScanner {
 
     /// The busy intervals of `location`, written into `out` (cleared first): sorted, disjoint, non-touching.
     pub fn location(&mut self, trace: &Trace, location: LocationId, out: &mut Vec<BusyInterval>) {
+        let iv = &trace.intervals;
+        match trace.location_intervals.get(location.index()) {
+            Some(r) => self.spans(&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r.clone()], out),
+            None => out.clear(),
+        }
+    }
+
+    /// [`location`](Self::location) for one location's intervals given as columns (in the model's order):
+    /// a streamed index holds a block of locations, not a trace.
+    pub fn spans(&mut self, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64], out: &mut Vec<BusyInterval>) {
         out.clear();
         self.included.clear();
         self.excluded.clear();
-        let iv = &trace.intervals;
-        let Some(range) = trace.location_intervals.get(location.index()) else {
-            return;
-        };
-        for i in range.clone() {
-            let f = self.flags.get(iv.region[i].index()).copied().unwrap_or(0);
-            if f == 0 || iv.dur_ns[i] == 0 {
+        for ((r, &start), &dur) in region.iter().zip(start_ns).zip(dur_ns) {
+            let f = self.flags.get(r.index()).copied().unwrap_or(0);
+            if f == 0 || dur == 0 {
                 continue;
             }
-            let span = BusyInterval { start_ns: iv.start_ns[i], end_ns: iv.start_ns[i].saturating_add(iv.dur_ns[i]) };
+            let span = BusyInterval { start_ns: start, end_ns: start.saturating_add(dur) };
             if f & INCLUDE != 0 {
                 push_union(&mut self.included, span);
             }

@@ -83,6 +83,8 @@ pub struct TraceBuilder {
     samples: (Vec<u32>, Vec<i64>, Vec<f64>),
     warnings: Warnings,
     event_records: u64,
+    /// Earliest start of intervals kept outside the builder (a streamed index), folded into the origin.
+    outside_start: i64,
 }
 
 impl TraceBuilder {
@@ -106,7 +108,14 @@ impl TraceBuilder {
             samples: Default::default(),
             warnings: Warnings::default(),
             event_records: 0,
+            outside_start: i64::MAX,
         }
+    }
+
+    /// An interval starting at `start_ns` exists but is kept outside the builder (`weft index` streams
+    /// intervals location by location): the origin [`finish`](Self::finish) picks counts it.
+    pub fn note_outside_start(&mut self, start_ns: i64) {
+        self.outside_start = self.outside_start.min(start_ns);
     }
 
     /// Count event records decoded by the reader (reported by `weft info` as `events`).
@@ -286,7 +295,7 @@ impl TraceBuilder {
     }
 
     fn origin(&self) -> i64 {
-        let mut t0 = i64::MAX;
+        let mut t0 = self.outside_start;
         let mut fold = |v: &[i64]| {
             if let Some(&m) = v.iter().min() {
                 t0 = t0.min(m);

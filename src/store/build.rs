@@ -13,8 +13,9 @@ use super::manifest::*;
 use super::pyramid::{self, Bins, LocationInput};
 use crate::analyses::busy::{is_communication_or_sync, BusyDefinition, BusyInterval, BusyScanner};
 use crate::analyses::moments::accumulate;
-use crate::analyses::summary::{region_totals, SummaryCounts};
-use crate::model::{LocationId, MessageKind, RegionRole, Trace};
+use crate::analyses::summary::SummaryCounts;
+use crate::model::{MessageKind, RegionId, RegionRole, Trace};
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -69,19 +70,26 @@ impl BuiltStore {
 /// The tiling for a trace: blocks of `block_locations`; a power-of-two number of windows so that the busiest
 /// block's level-0 tiles hold about `tile_intervals` intervals; windows a whole number of level-1 bins.
 pub fn tiling(trace: &Trace, o: &BuildOptions) -> Tiling {
-    let nl = trace.locations.len() as u32;
+    let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
+    tiling_of(&counts, trace.span_ns, o)
+}
+
+/// [`tiling`] from each location's interval count and the span: what a streamed index knows after its first
+/// pass.
+pub fn tiling_of(interval_counts: &[u64], span_ns: u64, o: &BuildOptions) -> Tiling {
+    let nl = interval_counts.len() as u32;
     let bl = o.block_locations.max(1);
     let blocks = nl.div_ceil(bl);
     let busiest = (0..blocks)
         .map(|b| {
             let r = (b * bl) as usize..((b + 1) * bl).min(nl) as usize;
-            trace.location_intervals[r].iter().map(|x| x.len() as u64).sum::<u64>()
+            interval_counts[r].iter().sum::<u64>()
         })
         .max()
         .unwrap_or(0);
     let windows = busiest.div_ceil(o.tile_intervals.max(1)).clamp(1, 1 << 16).next_power_of_two() as u32;
     let bins = o.bins_per_tile.max(1) as u64;
-    let window_ns = ((trace.span_ns + 1).div_ceil(windows as u64)).div_ceil(bins) * bins;
+    let window_ns = ((span_ns + 1).div_ceil(windows as u64)).div_ceil(bins) * bins;
     Tiling { block_locations: bl, blocks, window_ns, windows, bins_per_tile: o.bins_per_tile.max(1) }
 }
 
@@ -128,44 +136,108 @@ fn tile(
     (entry, bytes)
 }
 
+/// What every block task needs besides its intervals: the tiling, the levels, each block's messages (by
+/// sender) and collective rows, each location's message ends (time, bytes; sends and receives), and which
+/// regions the particle view selects. Built once from the trace's definitions, messages and collectives (a
+/// streamed index has them after its first pass, without the intervals).
+pub struct Plan {
+    pub tiling: Tiling,
+    pub levels: Vec<Level>,
+    msg_by_block: Vec<Vec<u32>>,
+    coll_by_block: Vec<Vec<u32>>,
+    ends: Vec<Vec<(u64, u64)>>,
+    particle_region: Vec<bool>,
+}
+
+impl Plan {
+    /// The plan for `trace` (its intervals are not read: `tiling` comes from the caller).
+    pub fn new(trace: &Trace, tiling: Tiling) -> Plan {
+        let t = tiling;
+        let levels = levels(&t);
+        // Messages and collectives by the block of their sender / location (one pass each, before the tasks).
+        let mut msg_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
+        for (i, s) in trace.messages.sender.iter().enumerate() {
+            msg_by_block[t.block_of(s.0) as usize].push(i as u32);
+        }
+        let mut coll_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
+        for (i, l) in trace.collectives.location.iter().enumerate() {
+            coll_by_block[t.block_of(l.0) as usize].push(i as u32);
+        }
+        // Message ends per location (sends and receives), for the summaries.
+        let mut ends: Vec<Vec<(u64, u64)>> = vec![Vec::new(); trace.locations.len()];
+        let m = &trace.messages;
+        for i in 0..m.len() {
+            ends[m.sender[i].index()].push((m.send_ns[i], m.size_bytes[i]));
+            ends[m.receiver[i].index()].push((m.recv_ns[i], m.size_bytes[i]));
+        }
+        let r = &trace.regions;
+        let particle_region = (0..r.len())
+            .map(|k| {
+                r.role[k] != RegionRole::Artificial
+                    && is_communication_or_sync(trace.str(r.name[k]), r.paradigm[k], r.role[k])
+            })
+            .collect();
+        Plan { tiling: t, levels, msg_by_block, coll_by_block, ends, particle_region }
+    }
+}
+
+/// The intervals of one block of locations in the model's order (location, start, depth), times from the
+/// origin: borrowed from a whole [`Trace`], or decoded from a streamed index's spill.
+pub struct BlockIntervals<'a> {
+    /// Per location of the block (in order): its intervals' index range in the columns below.
+    pub ranges: &'a [Range<usize>],
+    pub region: &'a [RegionId],
+    pub start_ns: &'a [u64],
+    pub dur_ns: &'a [u64],
+    pub depth: &'a [u16],
+    /// The trace's index of element 0 of the columns (particle tiles name intervals by trace index).
+    pub first_index: u64,
+}
+
+impl<'a> BlockIntervals<'a> {
+    /// Block `b`'s intervals within a whole trace.
+    pub fn of_trace(trace: &'a Trace, t: &Tiling, b: u32) -> Self {
+        let locs = t.block_range(b, trace.locations.len() as u32);
+        let iv = &trace.intervals;
+        BlockIntervals {
+            ranges: &trace.location_intervals[locs.start as usize..locs.end as usize],
+            region: &iv.region,
+            start_ns: &iv.start_ns,
+            dur_ns: &iv.dur_ns,
+            depth: &iv.depth,
+            first_index: 0,
+        }
+    }
+}
+
+/// A communication or synchronization interval for the particle tiles: (start, location, trace index, region,
+/// duration); sorted by the first three, which are unique.
+pub type Particle = (u64, u32, u64, u32, u64);
+
+/// What one block task gives: its tiles (level 0, summaries, moments) in manifest order, its share of the
+/// per-region totals, and its particle-view intervals (tiled with every block's, at the end).
+pub struct BlockOutput {
+    pub tiles: Vec<(TileEntry, Vec<u8>)>,
+    pub region_totals: Vec<(u64, u64)>,
+    pub particles: Vec<Particle>,
+}
+
 /// Build the store of `trace`.
 pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
-    let t = tiling(trace, o);
-    let lv = levels(&t);
-    // Messages and collectives by the block of their sender / location (one pass each, before the tasks).
-    let mut msg_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
-    for (i, s) in trace.messages.sender.iter().enumerate() {
-        msg_by_block[t.block_of(s.0) as usize].push(i as u32);
-    }
-    let mut coll_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
-    for (i, l) in trace.collectives.location.iter().enumerate() {
-        coll_by_block[t.block_of(l.0) as usize].push(i as u32);
-    }
-    // Message ends per location (sends and receives), for the summaries.
-    let mut ends: Vec<Vec<(u64, u64)>> = vec![Vec::new(); trace.locations.len()];
-    let m = &trace.messages;
-    for i in 0..m.len() {
-        ends[m.sender[i].index()].push((m.send_ns[i], m.size_bytes[i]));
-        ends[m.receiver[i].index()].push((m.recv_ns[i], m.size_bytes[i]));
-    }
-    let tasks = t.blocks as usize + 2;
+    let plan = Plan::new(trace, tiling(trace, o));
+    let t = plan.tiling;
+    let blocks = t.blocks as usize;
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Tiles>>> = Mutex::new(vec![None; tasks]);
+    let results: Mutex<Vec<Option<BlockOutput>>> = Mutex::new((0..blocks).map(|_| None).collect());
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
-        if k >= tasks {
+        if k >= blocks {
             break;
         }
-        let tiles = if k < t.blocks as usize {
-            block_tiles(trace, &t, &lv, k as u32, &msg_by_block[k], &coll_by_block[k], &ends)
-        } else if k == t.blocks as usize {
-            particle_tiles(trace, &t)
-        } else {
-            counter_tiles(trace, &t)
-        };
-        results.lock().expect("no task panics holding the lock")[k] = Some(tiles);
+        let out = block_tiles(trace, &plan, k as u32, &BlockIntervals::of_trace(trace, &t, k as u32));
+        results.lock().expect("no task panics holding the lock")[k] = Some(out);
     };
-    let threads = o.threads.clamp(1, tasks);
+    let threads = o.threads.clamp(1, blocks.max(1));
     if threads == 1 {
         work();
     } else {
@@ -177,14 +249,42 @@ pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
     }
     let mut entries = Vec::new();
     let mut files = Vec::new();
-    for (e, b) in results.into_inner().expect("tasks joined").into_iter().flatten().flatten() {
+    let mut totals = vec![(0u64, 0u64); trace.regions.len()];
+    let mut particles = Vec::new();
+    for out in results.into_inner().expect("tasks joined").into_iter().flatten() {
+        add_totals(&mut totals, &out.region_totals);
+        particles.extend(out.particles);
+        for (e, b) in out.tiles {
+            files.push((e.path.clone(), b));
+            entries.push(e);
+        }
+    }
+    for (e, b) in particle_tiles(particles, &t).into_iter().chain(counter_tiles(trace, &t)) {
         files.push((e.path.clone(), b));
         entries.push(e);
     }
-    BuiltStore { manifest: manifest(trace, o, t, lv, entries), tiles: files }
+    let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
+    BuiltStore { manifest: manifest(trace, o, &plan, entries, &counts, &totals), tiles: files }
 }
 
-fn manifest(trace: &Trace, o: &BuildOptions, tiling: Tiling, levels: Vec<Level>, tiles: Vec<TileEntry>) -> Manifest {
+/// `into += from`, region by region.
+pub fn add_totals(into: &mut [(u64, u64)], from: &[(u64, u64)]) {
+    for (a, b) in into.iter_mut().zip(from) {
+        a.0 += b.0;
+        a.1 += b.1;
+    }
+}
+
+/// The manifest of a store whose trace is `trace` without its intervals (or with them): the intervals'
+/// per-location counts and per-region totals come from the caller.
+pub fn manifest(
+    trace: &Trace,
+    o: &BuildOptions,
+    plan: &Plan,
+    tiles: Vec<TileEntry>,
+    interval_counts: &[u64],
+    totals: &[(u64, u64)],
+) -> Manifest {
     let c = SummaryCounts::of(trace);
     let ids = |v: &[crate::model::StringId]| v.iter().map(|s| s.0).collect::<Vec<u32>>();
     let l = &trace.locations;
@@ -196,7 +296,7 @@ fn manifest(trace: &Trace, o: &BuildOptions, tiling: Tiling, levels: Vec<Level>,
         span_ns: trace.span_ns,
         counts: Counts {
             event_records: trace.event_records,
-            intervals: trace.intervals.len() as u64,
+            intervals: interval_counts.iter().sum(),
             instants: trace.instants.time_ns.len() as u64,
             messages: trace.messages.len() as u64,
             flows: c.flows as u64,
@@ -216,7 +316,7 @@ fn manifest(trace: &Trace, o: &BuildOptions, tiling: Tiling, levels: Vec<Level>,
             name: ids(&l.name),
             kind: l.kind.clone(),
             sort_key: l.sort_key.clone(),
-            intervals: trace.location_intervals.iter().map(|r| r.len() as u64).collect(),
+            intervals: interval_counts.to_vec(),
         },
         regions: Regions {
             name: ids(&trace.regions.name),
@@ -232,9 +332,9 @@ fn manifest(trace: &Trace, o: &BuildOptions, tiling: Tiling, levels: Vec<Level>,
             counts: trace.warnings.counts().to_vec(),
             examples: trace.warnings.examples().iter().map(|w| (w.kind, w.message.clone())).collect(),
         },
-        region_totals: region_totals(trace).into_iter().map(|(n, ns)| [n, ns]).collect(),
-        tiling,
-        levels,
+        region_totals: totals.iter().map(|&(n, ns)| [n, ns]).collect(),
+        tiling: plan.tiling,
+        levels: plan.levels.clone(),
         tiles,
     }
 }
@@ -261,30 +361,32 @@ fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
     }
 }
 
-fn block_tiles(
-    trace: &Trace,
-    t: &Tiling,
-    levels: &[Level],
-    b: u32,
-    msgs: &[u32],
-    colls: &[u32],
-    ends: &[Vec<(u64, u64)>],
-) -> Tiles {
+/// The tiles of block `b` (level 0, summaries, moments), its per-region totals and its particle-view
+/// intervals. `trace` gives the definitions, instants, messages and collectives (its intervals are not read:
+/// `bi` holds the block's).
+pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> BlockOutput {
+    let t = &plan.tiling;
+    let (msgs, colls) = (&plan.msg_by_block[b as usize], &plan.coll_by_block[b as usize]);
     let locs = t.block_range(b, trace.locations.len() as u32);
     let nw = t.windows as usize;
     let mut cols: Vec<EventCols> = (0..nw).map(|_| EventCols::default()).collect();
     let mut max_end = vec![0u64; nw];
-    let iv = &trace.intervals;
-    for l in locs.clone() {
-        for i in trace.location_intervals[l as usize].clone() {
-            let w = t.window_of(iv.start_ns[i]) as usize;
+    let mut particles = Vec::new();
+    for (k, l) in locs.clone().enumerate() {
+        for i in bi.ranges[k].clone() {
+            let (start, dur) = (bi.start_ns[i], bi.dur_ns[i]);
+            let w = t.window_of(start) as usize;
             let c = &mut cols[w];
+            let region = bi.region[i].0;
             c.iv_loc.push((l - locs.start) as u64);
-            c.iv_region.push(iv.region[i].0 as u64);
-            c.iv_start.push(iv.start_ns[i]);
-            c.iv_dur.push(iv.dur_ns[i]);
-            c.iv_depth.push(iv.depth[i] as u64);
-            max_end[w] = max_end[w].max(iv.end_ns(i));
+            c.iv_region.push(region as u64);
+            c.iv_start.push(start);
+            c.iv_dur.push(dur);
+            c.iv_depth.push(bi.depth[i] as u64);
+            max_end[w] = max_end[w].max(start + dur);
+            if plan.particle_region[region as usize] {
+                particles.push((start, l, bi.first_index + i as u64, region, dur));
+            }
         }
     }
     // Instants are sorted by location: the block's are one run.
@@ -334,8 +436,37 @@ fn block_tiles(
             events_payload(trace, locs.start, &c),
         ));
     }
-    out.extend(summary_and_moment_tiles(trace, t, levels, b, ends));
-    out
+    let region_totals = block_region_totals(trace.regions.len(), bi);
+    out.extend(summary_and_moment_tiles(trace, plan, b, bi));
+    BlockOutput { tiles: out, region_totals, particles }
+}
+
+/// `analyses::summary::region_totals` over one block's locations (per location, so blocks add up).
+fn block_region_totals(nreg: usize, bi: &BlockIntervals) -> Vec<(u64, u64)> {
+    let mut totals = vec![(0u64, 0u64); nreg];
+    let mut active = vec![0u32; nreg];
+    let mut stack: Vec<RegionId> = Vec::new();
+    for range in bi.ranges {
+        for r in stack.drain(..) {
+            active[r.index()] -= 1;
+        }
+        for i in range.clone() {
+            let d = bi.depth[i] as usize;
+            while stack.len() > d {
+                let r = stack.pop().expect("stack longer than depth");
+                active[r.index()] -= 1;
+            }
+            let r = bi.region[i];
+            let t = &mut totals[r.index()];
+            t.0 += 1;
+            if active[r.index()] == 0 {
+                t.1 += bi.dur_ns[i];
+            }
+            active[r.index()] += 1;
+            stack.push(r);
+        }
+    }
+    totals
 }
 
 fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols) -> ColumnWriter {
@@ -384,7 +515,8 @@ fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols) -> ColumnWriter 
 }
 
 /// Summary tiles of every level and the moments tile of block `b`.
-fn summary_and_moment_tiles(trace: &Trace, t: &Tiling, levels: &[Level], b: u32, ends: &[Vec<(u64, u64)>]) -> Tiles {
+fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> Tiles {
+    let (t, levels) = (&plan.tiling, &plan.levels);
     let locs = t.block_range(b, trace.locations.len() as u32);
     let mut compute = BusyScanner::new(trace, &BusyDefinition::Compute);
     let mut any = BusyScanner::new(trace, &BusyDefinition::Any);
@@ -393,13 +525,12 @@ fn summary_and_moment_tiles(trace: &Trace, t: &Tiling, levels: &[Level], b: u32,
     moments.varint(locs.len() as u64);
     // Per level, per location of the block, its bins.
     let mut per_level: Vec<Vec<Bins>> = vec![Vec::new(); levels.len()];
-    let iv = &trace.intervals;
     let il = &trace.instants.location;
     let mut scratch = Vec::new();
-    for l in locs.clone() {
-        let loc = LocationId(l);
-        compute.location(trace, loc, &mut bc);
-        any.location(trace, loc, &mut ba);
+    for (k, l) in locs.clone().enumerate() {
+        let r = bi.ranges[k].clone();
+        compute.spans(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &mut bc);
+        any.spans(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &mut ba);
         for spans in [&bc, &ba] {
             let (reference, m0, mean, c2, c3) = accumulate(spans, None).to_parts();
             moments.signed(reference);
@@ -409,18 +540,14 @@ fn summary_and_moment_tiles(trace: &Trace, t: &Tiling, levels: &[Level], b: u32,
             moments.varint(c3.to_bits());
         }
         scratch.clear();
-        scratch.extend(
-            trace.location_intervals[l as usize]
-                .clone()
-                .map(|i| (iv.region[i].0, iv.start_ns[i], iv.dur_ns[i], iv.depth[i])),
-        );
+        scratch.extend(r.map(|i| (bi.region[i].0, bi.start_ns[i], bi.dur_ns[i], bi.depth[i])));
         let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
         let input = LocationInput {
             intervals: &scratch,
             busy_compute: &bc,
             busy_any: &ba,
             instants: &trace.instants.time_ns[a..z],
-            message_ends: &ends[l as usize],
+            message_ends: &plan.ends[l as usize],
         };
         let mut bins = pyramid::level1(&input, levels[0].bin_ns, levels[0].bins as usize);
         for (k, _) in levels.iter().enumerate() {
@@ -455,25 +582,9 @@ fn summary_and_moment_tiles(trace: &Trace, t: &Tiling, levels: &[Level], b: u32,
     out
 }
 
-/// Communication and synchronization intervals of all locations (the particle view's events), by window of
-/// their start, sorted by (start, location, interval).
-fn particle_tiles(trace: &Trace, t: &Tiling) -> Tiles {
-    let r = &trace.regions;
-    let selected: Vec<bool> = (0..r.len())
-        .map(|k| {
-            r.role[k] != RegionRole::Artificial
-                && is_communication_or_sync(trace.str(r.name[k]), r.paradigm[k], r.role[k])
-        })
-        .collect();
-    let iv = &trace.intervals;
-    let mut events: Vec<(u64, u32, u32)> = Vec::new();
-    for (l, range) in trace.location_intervals.iter().enumerate() {
-        for i in range.clone() {
-            if selected[iv.region[i].index()] {
-                events.push((iv.start_ns[i], l as u32, i as u32));
-            }
-        }
-    }
+/// Communication and synchronization intervals of all locations (the particle view's events, collected by
+/// the block tasks), by window of their start, sorted by (start, location, interval).
+pub fn particle_tiles(mut events: Vec<Particle>, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
     events.sort_unstable();
     let mut out = Tiles::new();
     let mut a = 0;
@@ -484,10 +595,10 @@ fn particle_tiles(trace: &Trace, t: &Tiling) -> Tiles {
         let mut c = ColumnWriter::default();
         c.varint(run.len() as u64);
         run.iter().for_each(|e| c.varint(e.1 as u64));
-        run.iter().for_each(|e| c.varint(iv.region[e.2 as usize].0 as u64));
+        run.iter().for_each(|e| c.varint(e.3 as u64));
         deltas(&mut c, run.iter().map(|e| e.0));
-        run.iter().for_each(|e| c.varint(iv.dur_ns[e.2 as usize]));
-        deltas(&mut c, run.iter().map(|e| e.2 as u64));
+        run.iter().for_each(|e| c.varint(e.4));
+        deltas(&mut c, run.iter().map(|e| e.2));
         out.push(tile(TileKind::Particles, 0, 0, w, run.len() as u64, w, c));
         a = z;
     }
@@ -495,7 +606,7 @@ fn particle_tiles(trace: &Trace, t: &Tiling) -> Tiles {
 }
 
 /// Counter samples by window of their time, in the model's order (series, then time).
-fn counter_tiles(trace: &Trace, t: &Tiling) -> Tiles {
+pub fn counter_tiles(trace: &Trace, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
     let c = &trace.counters;
     let mut by_window: Vec<Vec<u32>> = vec![Vec::new(); t.windows as usize];
     for (i, &time) in c.sample_time_ns.iter().enumerate() {

@@ -8,7 +8,9 @@
 //!   with bytes that do not depend on the thread count;
 //! - `pyramid`: per-location summaries per time bin (busy time by definition, dominant region, event and
 //!   message counts, message bytes), the finest level from the intervals and coarser ones merged 4 to 1;
-//! - `read`: a store back to a `Trace` (exact), its moments and summary without the events.
+//! - `read`: a store back to a `Trace` (exact), its moments and summary without the events;
+//! - `stream`: the same store from an OTF2 archive read location by location, within a memory budget
+//!   (`weft index`), without the whole trace.
 //!
 //! Plain Rust, no `std::fs`: tiles come through [`TileSource`] (the CLI reads a folder, the page will fetch
 //! URLs or read a dropped folder), and [`build`] returns bytes for the caller to write.
@@ -18,6 +20,7 @@ pub mod columns;
 pub mod manifest;
 pub mod pyramid;
 pub mod read;
+pub mod stream;
 
 pub use build::{build, BuildOptions, BuiltStore};
 pub use manifest::{Manifest, TileEntry, TileKind, FORMAT_NAME, FORMAT_VERSION, MANIFEST};

@@ -4,9 +4,11 @@
 //! stores (`FolderStore`, `open_store`, `read_trace_or_store`) for `weft info`, `weft moments` and
 //! `weft render moments`.
 //!
-//! This version reads the trace whole through the ordinary readers (OTF2, Chrome JSON, Paraver), held to
-//! `--memory` by an estimate made before reading; then tiles it on `--threads` threads. Streaming OTF2
-//! location by location is the next step (issue #17).
+//! OTF2 is streamed location by location (`store::stream`): memory holds one location's events, the compact
+//! message ends and the blocks being tiled (as many as `--memory` allows, at most `--threads`), the first
+//! pass's nested intervals go to a spill file in the partial folder. Chrome JSON and Paraver are still read
+//! whole through the ordinary readers, held to `--memory` by an estimate made before reading, then tiled on
+//! `--threads` threads. A progress bar is drawn on stderr when it is a terminal.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -23,8 +25,9 @@ pub struct Args {
     /// Threads tiling location blocks (the store is the same for any count).
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Memory the index may use (`2G`, `512M`): a trace whose whole read would need more is refused before
-    /// reading (this version reads the trace whole; about 3x its size on disk).
+    /// Memory the index may use (`2G`, `512M`). OTF2 is streamed within it (blocks tiled at once are limited
+    /// to fit); Chrome JSON and Paraver are read whole, refused before reading when that would need more
+    /// (about 3x their size on disk).
     #[arg(long, default_value = "2G")]
     memory: String,
     /// Locations per block (tiles cover one block of locations over one time window).
@@ -44,7 +47,36 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     if a.out.exists() && !a.force {
         return Err(format!("{}: exists (use --force to replace it)", a.out.display()).into());
     }
+    let options = BuildOptions {
+        block_locations: a.block.max(1),
+        threads: a.threads.max(1),
+        source_name: a.trace.display().to_string(),
+        ..BuildOptions::default()
+    };
     let input = input_bytes(&a.trace);
+    let progress = Progress::new();
+    let started = Instant::now();
+    if let Some(archive) = weft::readers::otf2::archive_of_path(&a.trace) {
+        let (files, anchor) = archive?;
+        match index_streamed(&a, &files, &anchor, &options, memory, &progress)? {
+            Some(done) => {
+                progress.clear();
+                let m = &done.manifest;
+                print_report(&a.out, m, done.bytes, input);
+                println!(
+                    "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once)",
+                    started.elapsed().as_secs_f64(),
+                    done.read_s,
+                    done.tile_s,
+                    done.in_flight
+                );
+                println!("spill       {} bytes", done.spill_bytes);
+                print_peak_memory();
+                return Ok(());
+            }
+            None => progress.say("two definitions of one location: reading the archive whole"),
+        }
+    }
     let need = input.saturating_mul(MEMORY_PER_INPUT_BYTE);
     if need > memory {
         return Err(format!(
@@ -56,28 +88,34 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         )
         .into());
     }
-    let progress = Progress::new();
-    let started = Instant::now();
     progress.say(&format!("reading {}", a.trace.display()));
     let trace = weft::readers::open_path(&a.trace)?.into_trace(&a.trace.display().to_string())?;
     let read_s = started.elapsed().as_secs_f64();
     progress.say(&format!("tiling {} intervals on {} threads", trace.intervals.len(), a.threads.max(1)));
     let t1 = Instant::now();
-    let options = BuildOptions {
-        block_locations: a.block.max(1),
-        threads: a.threads.max(1),
-        source_name: a.trace.display().to_string(),
-        ..BuildOptions::default()
-    };
     let store = build(&trace, &options);
     let tile_s = t1.elapsed().as_secs_f64();
     drop(trace);
     let t2 = Instant::now();
-    write_store(&store, &a.out, a.force, &progress)?;
+    let tmp = partial_folder(&a.out)?;
+    let n = store.tiles.len();
+    for (k, (path, bytes)) in store.tiles.iter().enumerate() {
+        write_tile(&tmp, path, bytes)?;
+        if k % 256 == 0 {
+            progress.say(&format!("writing tiles {k}/{n}"));
+        }
+    }
+    finish_store(&tmp, &a.out, &store.manifest_json(), a.force)?;
     let write_s = t2.elapsed().as_secs_f64();
     progress.clear();
-    let m = &store.manifest;
-    println!("store       {}", weft::model::text::escape_controls(&a.out.display().to_string()));
+    print_report(&a.out, &store.manifest, store.total_bytes(), input);
+    println!("seconds     read {read_s:.2}, tile {tile_s:.2}, write {write_s:.2}");
+    print_peak_memory();
+    Ok(())
+}
+
+fn print_report(out: &Path, m: &weft::store::Manifest, bytes: u64, input: u64) {
+    println!("store       {}", weft::model::text::escape_controls(&out.display().to_string()));
     println!("events      {}", m.counts.event_records);
     println!("intervals   {}", m.counts.intervals);
     println!(
@@ -87,9 +125,167 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         m.tiling.windows,
         m.levels.len()
     );
-    println!("bytes       {} (input {input})", store.total_bytes());
-    println!("seconds     read {read_s:.2}, tile {tile_s:.2}, write {write_s:.2}");
-    Ok(())
+    println!("bytes       {bytes} (input {input})");
+}
+
+/// The process's peak resident memory (VmHWM), where the system reports it.
+fn print_peak_memory() {
+    if let Some(kb) = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+        s.lines().find_map(|l| {
+            l.strip_prefix("VmHWM:").and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+    }) {
+        println!("peak memory {} MB", kb >> 10);
+    }
+}
+
+struct Streamed {
+    manifest: weft::store::Manifest,
+    bytes: u64,
+    spill_bytes: u64,
+    read_s: f64,
+    tile_s: f64,
+    in_flight: usize,
+}
+
+/// Bytes the first pass holds per byte of the largest event file (the file, its intervals raw and nested).
+const MEMORY_PER_EVENT_FILE_BYTE: u64 = 5;
+
+/// Index an OTF2 archive location by location (`store::stream`), tiles written as blocks finish, the
+/// first pass's spill in the partial folder (removed before the manifest is written). None when the archive
+/// must be read whole.
+fn index_streamed(
+    a: &Args,
+    files: &weft::readers::otf2::FolderFiles,
+    anchor: &str,
+    options: &BuildOptions,
+    memory: u64,
+    progress: &Progress,
+) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
+    use weft::store::stream::{index_otf2, IndexError, Progress as P, StreamOptions};
+    let largest = largest_file(&files.root);
+    if largest.saturating_mul(MEMORY_PER_EVENT_FILE_BYTE) > memory {
+        return Err(format!(
+            "{}: its largest event file ({} MB) needs about {} MB to read, over --memory {} MB (raise --memory)",
+            a.trace.display(),
+            largest >> 20,
+            largest.saturating_mul(MEMORY_PER_EVENT_FILE_BYTE) >> 20,
+            memory >> 20
+        )
+        .into());
+    }
+    let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
+    let stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
+    let tmp = partial_folder(&a.out)?;
+    let spill_path = tmp.join(".spill");
+    let mut spill = FileSpill::create(&spill_path)?;
+    let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
+    let o = StreamOptions { build: options.clone(), memory };
+    let t0 = Instant::now();
+    let read_end = std::sync::Mutex::new(None);
+    let report = |p: P| match p {
+        P::Reading { done, total, intervals } => {
+            progress.bar("reading", done, total, &format!("{:.1} M intervals", intervals as f64 / 1e6))
+        }
+        P::Tiling { done, total } => {
+            read_end.lock().expect("progress lock").get_or_insert(t0.elapsed().as_secs_f64());
+            progress.bar("tiling", done, total, "blocks")
+        }
+    };
+    let indexed = match index_otf2(stream, &o, &mut spill, &sink, &report) {
+        Ok(i) => i,
+        Err(IndexError::NotStreamable(_)) => {
+            drop(spill);
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Ok(None);
+        }
+        Err(IndexError::Read(e)) => return Err(in_folder(e).into()),
+        Err(e) => return Err(e.into()),
+    };
+    drop(spill);
+    std::fs::remove_file(&spill_path).map_err(|e| format!("{}: {e}", spill_path.display()))?;
+    let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| t0.elapsed().as_secs_f64());
+    let built = weft::store::BuiltStore { manifest: indexed.manifest, tiles: Vec::new() };
+    let json = built.manifest_json();
+    finish_store(&tmp, &a.out, &json, a.force)?;
+    Ok(Some(Streamed {
+        bytes: sink.bytes.load(std::sync::atomic::Ordering::Relaxed) + json.len() as u64,
+        manifest: built.manifest,
+        spill_bytes: indexed.spill_bytes,
+        read_s,
+        tile_s: t0.elapsed().as_secs_f64() - read_s,
+        in_flight: indexed.blocks_in_flight,
+    }))
+}
+
+/// The largest regular file under `root` (a few levels down): an OTF2 archive's largest event file.
+fn largest_file(root: &Path) -> u64 {
+    let mut best = 0;
+    let mut stack = vec![(root.to_path_buf(), 0)];
+    while let Some((d, depth)) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.metadata() {
+                Ok(m) if m.is_file() => best = best.max(m.len()),
+                Ok(m) if m.is_dir() && depth < 4 => stack.push((e.path(), depth + 1)),
+                _ => {}
+            }
+        }
+    }
+    best
+}
+
+/// The first pass's spill: one file, each location's bytes appended, read back by offset.
+struct FileSpill {
+    file: std::fs::File,
+    path: PathBuf,
+    parts: Vec<(u64, u64)>,
+    end: u64,
+}
+
+impl FileSpill {
+    fn create(path: &Path) -> Result<Self, String> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(FileSpill { file, path: path.to_path_buf(), parts: Vec::new(), end: 0 })
+    }
+}
+
+impl weft::store::stream::Spill for FileSpill {
+    fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
+        use std::io::Write;
+        self.file.write_all(bytes).map_err(|e| format!("{}: {e}", self.path.display()))?;
+        if self.parts.len() <= k {
+            self.parts.resize(k + 1, (0, 0));
+        }
+        self.parts[k] = (self.end, bytes.len() as u64);
+        self.end += bytes.len() as u64;
+        Ok(())
+    }
+    fn get(&self, k: usize) -> Result<Vec<u8>, String> {
+        use std::os::unix::fs::FileExt;
+        let (at, len) = self.parts.get(k).copied().unwrap_or((0, 0));
+        let mut v = vec![0u8; len as usize];
+        self.file.read_exact_at(&mut v, at).map_err(|e| format!("{}: {e}", self.path.display()))?;
+        Ok(v)
+    }
+}
+
+/// Tiles written into the partial folder as blocks finish.
+struct FolderSink {
+    root: PathBuf,
+    bytes: std::sync::atomic::AtomicU64,
+}
+
+impl weft::store::stream::TileSink for FolderSink {
+    fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        write_tile(&self.root, path, bytes)?;
+        self.bytes.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
 }
 
 /// `2G`, `512M`, `64K` or plain bytes.
@@ -127,60 +323,89 @@ fn input_bytes(p: &Path) -> u64 {
     total
 }
 
-/// Write every tile, then the manifest, into a temporary folder beside `out`; rename it to `out` last.
-fn write_store(store: &weft::store::BuiltStore, out: &Path, force: bool, progress: &Progress) -> Result<(), String> {
+/// The temporary folder beside `out` that tiles are written into (emptied first).
+fn partial_folder(out: &Path) -> Result<PathBuf, String> {
+    let (parent, name) = parent_and_name(out)?;
+    let tmp = parent.join(format!(".{name}.partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    Ok(tmp)
+}
+
+fn parent_and_name(out: &Path) -> Result<(PathBuf, String), String> {
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let name =
         out.file_name().ok_or_else(|| format!("{}: not a folder name", out.display()))?.to_string_lossy().into_owned();
-    let tmp = parent.join(format!(".{name}.partial-{}", std::process::id()));
-    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).map_err(|e| err(&tmp, e))?;
-    let n = store.tiles.len();
-    for (k, (path, bytes)) in store.tiles.iter().enumerate() {
-        let p = tmp.join(path);
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).map_err(|e| err(d, e))?;
-        }
-        std::fs::write(&p, bytes).map_err(|e| err(&p, e))?;
-        if k % 256 == 0 {
-            progress.say(&format!("writing tiles {k}/{n}"));
-        }
+    Ok((parent, name))
+}
+
+fn write_tile(root: &Path, path: &str, bytes: &[u8]) -> Result<(), String> {
+    let p = root.join(path);
+    if let Some(d) = p.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
     }
+    std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Write the manifest last into the partial folder `tmp`, then rename it to `out` (replacing it with
+/// `force`): an index killed midway leaves no folder named `out`.
+fn finish_store(tmp: &Path, out: &Path, manifest_json: &[u8], force: bool) -> Result<(), String> {
+    let (parent, name) = parent_and_name(out)?;
+    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     let manifest = tmp.join(MANIFEST);
-    std::fs::write(&manifest, store.manifest_json()).map_err(|e| err(&manifest, e))?;
+    std::fs::write(&manifest, manifest_json).map_err(|e| err(&manifest, e))?;
     if out.exists() {
         if !force {
             return Err(format!("{}: appeared while indexing; the store is left in {}", out.display(), tmp.display()));
         }
         let old = parent.join(format!(".{name}.old-{}", std::process::id()));
         std::fs::rename(out, &old).map_err(|e| err(out, e))?;
-        std::fs::rename(&tmp, out).map_err(|e| err(out, e))?;
+        std::fs::rename(tmp, out).map_err(|e| err(out, e))?;
         let _ = std::fs::remove_dir_all(&old);
     } else {
-        std::fs::rename(&tmp, out).map_err(|e| err(out, e))?;
+        std::fs::rename(tmp, out).map_err(|e| err(out, e))?;
     }
     Ok(())
 }
 
-/// One line of progress on stderr, rewritten in place, only when stderr is a terminal.
+/// One line of progress on stderr, rewritten in place at most ten times a second, only when stderr is a
+/// terminal.
 struct Progress {
     tty: bool,
     started: Instant,
+    last: std::sync::Mutex<Option<Instant>>,
 }
 
 impl Progress {
     fn new() -> Self {
-        Progress { tty: std::io::stderr().is_terminal(), started: Instant::now() }
+        Progress { tty: std::io::stderr().is_terminal(), started: Instant::now(), last: std::sync::Mutex::new(None) }
     }
     fn say(&self, what: &str) {
         if self.tty {
             let s = weft::model::text::escape_controls(what);
             eprint!("\r\x1b[2K[{:6.1} s] {s}", self.started.elapsed().as_secs_f64());
         }
+    }
+    /// `what done/total [#####.....] detail`, throttled (the last step is always drawn).
+    fn bar(&self, what: &str, done: usize, total: usize, detail: &str) {
+        if !self.tty {
+            return;
+        }
+        let now = Instant::now();
+        {
+            let mut last = self.last.lock().expect("progress lock");
+            if done < total && last.is_some_and(|t| now.duration_since(t).as_millis() < 100) {
+                return;
+            }
+            *last = Some(now);
+        }
+        const WIDTH: usize = 30;
+        let filled = (done * WIDTH).checked_div(total).unwrap_or(WIDTH).min(WIDTH);
+        let bar = format!("{}{}", "#".repeat(filled), ".".repeat(WIDTH - filled));
+        self.say(&format!("{what} {done}/{total} [{bar}] {detail}"));
     }
     fn clear(&self) {
         if self.tty {

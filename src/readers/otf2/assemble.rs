@@ -17,181 +17,248 @@ use crate::readers::ReadError;
 use std::collections::HashMap;
 
 pub(super) fn assemble(anchor_path: &str, anchor: Anchor, files: &dyn ArchiveFiles) -> Result<Otf2Read, ReadError> {
-    let stem = anchor_path.strip_suffix(".otf2").unwrap_or(anchor_path).to_string();
-    let def_path = format!("{stem}.def");
-    let def_bytes =
-        files.read(&def_path).map_err(|e| ReadError::Io { file: def_path.clone(), detail: e })?.ok_or_else(|| {
-            ReadError::Io { file: def_path.clone(), detail: "the global definitions file is missing".into() }
+    let mut a = Assembler::open(anchor_path, anchor, files)?;
+    let mut intervals = Vec::new();
+    for k in 0..a.locations.len() {
+        intervals.clear();
+        let loc = a.location(k, &mut intervals)?;
+        a.b.reserve_intervals(intervals.len()).map_err(|_| {
+            let bytes = (intervals.len() as u64).saturating_mul(TraceBuilder::INTERVAL_BYTES);
+            let evt_path = format!("{}/{}.evt", a.stem, a.locations[k].0);
+            crate::readers::budget::out_of_memory(&evt_path, "OTF2", "its intervals", bytes)
         })?;
-    let mut b = TraceBuilder::new(Format::Otf2);
-    let defs = match definitions::parse_global(&def_bytes, anchor.chunk_size_defs) {
-        (d, None) => d,
-        (d, Some(e)) if !d.locations.is_empty() => {
-            b.warn(WarningKind::Truncated, || {
-                format!("{def_path}: definitions end early at byte {}: {}", e.offset, e.what)
-            });
-            d
+        for &(r, start, dur) in &intervals {
+            a.b.interval(loc, r, start, dur);
         }
-        (_, Some(e)) => return Err(malformed(&def_path, e)),
-    };
-    drop(def_bytes);
-    if defs.truncated {
-        b.warn(WarningKind::Truncated, || format!("{def_path}: no end-of-file marker; the file may be cut short"));
     }
-    for n in &defs.unknown {
-        b.warn(WarningKind::UnknownRecord, || format!("{def_path}: byte {}: {}", n.offset, n.message));
-    }
-    if defs.locations.is_empty() {
-        return Err(ReadError::Empty { file: def_path, format: "OTF2", detail: " (no location definitions)".into() });
-    }
-    let clock = match defs.clock {
-        Some(c) if c.timer_resolution > Clock::MAX_RESOLUTION => {
-            return Err(ReadError::Malformed {
+    Ok(a.finish())
+}
+
+/// An archive being read location by location: the definitions are in the builder; each call of
+/// [`location`](Assembler::location) decodes one location's events, handing its intervals to the caller
+/// (the whole read pushes them into the builder, `weft index` streams them) and keeping everything else
+/// (instants, message ends, collective parts, warnings) in the builder and state; [`finish`](Assembler::finish)
+/// matches messages and collectives and builds the trace.
+pub(super) struct Assembler<'f> {
+    pub(super) b: TraceBuilder,
+    st: State,
+    anchor: Anchor,
+    pub(super) stem: String,
+    clock: Clock,
+    /// OTF2 location id and model location, in definition order.
+    pub(super) locations: Vec<(u64, LocationId)>,
+    comm_names: HashMap<u32, StringId>,
+    files: &'f dyn ArchiveFiles,
+}
+
+impl<'f> Assembler<'f> {
+    pub(super) fn open(anchor_path: &str, anchor: Anchor, files: &'f dyn ArchiveFiles) -> Result<Self, ReadError> {
+        let stem = anchor_path.strip_suffix(".otf2").unwrap_or(anchor_path).to_string();
+        let def_path = format!("{stem}.def");
+        let def_bytes =
+            files.read(&def_path).map_err(|e| ReadError::Io { file: def_path.clone(), detail: e })?.ok_or_else(
+                || ReadError::Io { file: def_path.clone(), detail: "the global definitions file is missing".into() },
+            )?;
+        let mut b = TraceBuilder::new(Format::Otf2);
+        let defs = match definitions::parse_global(&def_bytes, anchor.chunk_size_defs) {
+            (d, None) => d,
+            (d, Some(e)) if !d.locations.is_empty() => {
+                b.warn(WarningKind::Truncated, || {
+                    format!("{def_path}: definitions end early at byte {}: {}", e.offset, e.what)
+                });
+                d
+            }
+            (_, Some(e)) => return Err(malformed(&def_path, e)),
+        };
+        drop(def_bytes);
+        if defs.truncated {
+            b.warn(WarningKind::Truncated, || format!("{def_path}: no end-of-file marker; the file may be cut short"));
+        }
+        for n in &defs.unknown {
+            b.warn(WarningKind::UnknownRecord, || format!("{def_path}: byte {}: {}", n.offset, n.message));
+        }
+        if defs.locations.is_empty() {
+            return Err(ReadError::Empty {
                 file: def_path,
                 format: "OTF2",
-                offset: c.offset,
-                detail: format!(
-                    "timer resolution of {} ticks per second: no clock is that fine (at most {}), and every \
+                detail: " (no location definitions)".into(),
+            });
+        }
+        let clock = match defs.clock {
+            Some(c) if c.timer_resolution > Clock::MAX_RESOLUTION => {
+                return Err(ReadError::Malformed {
+                    file: def_path,
+                    format: "OTF2",
+                    offset: c.offset,
+                    detail: format!(
+                        "timer resolution of {} ticks per second: no clock is that fine (at most {}), and every \
                      time would collapse to zero",
-                    c.timer_resolution,
-                    Clock::MAX_RESOLUTION
-                ),
-            })
-        }
-        Some(c) if c.timer_resolution > 0 => Clock { offset: c.global_offset, resolution: c.timer_resolution },
-        _ => {
-            b.warn(WarningKind::Other, || format!("{def_path}: no clock properties; assuming nanosecond ticks"));
-            Clock { offset: 0, resolution: 1_000_000_000 }
-        }
-    };
-    let name_of = |id: u32, fallback: String| defs.string(id).map(str::to_string).unwrap_or(fallback);
-
-    // Processes (location groups) and locations, in definition order.
-    let mut group_process: HashMap<u32, ProcessId> = HashMap::new();
-    for g in &defs.location_groups {
-        let p = b.process(g.id as i64);
-        b.set_process_name(p, &name_of(g.name, format!("Location group {}", g.id)));
-        group_process.insert(g.id, p);
-    }
-    let mut location_ids: HashMap<u64, LocationId> = HashMap::new();
-    for l in &defs.locations {
-        let p = match group_process.get(&l.group) {
-            Some(&p) => p,
-            None => {
-                b.warn(WarningKind::DanglingReference, || {
-                    format!("{def_path}: location {} names undefined location group {}", l.id, l.group)
-                });
-                let p = b.process(l.group as i64);
-                group_process.insert(l.group, p);
-                p
+                        c.timer_resolution,
+                        Clock::MAX_RESOLUTION
+                    ),
+                })
+            }
+            Some(c) if c.timer_resolution > 0 => Clock { offset: c.global_offset, resolution: c.timer_resolution },
+            _ => {
+                b.warn(WarningKind::Other, || format!("{def_path}: no clock properties; assuming nanosecond ticks"));
+                Clock { offset: 0, resolution: 1_000_000_000 }
             }
         };
-        let kind = match l.kind {
-            2 => LocationKind::GpuStream,
-            3 => LocationKind::Metric,
-            _ => LocationKind::CpuThread,
+        let name_of = |id: u32, fallback: String| defs.string(id).map(str::to_string).unwrap_or(fallback);
+
+        // Processes (location groups) and locations, in definition order.
+        let mut group_process: HashMap<u32, ProcessId> = HashMap::new();
+        for g in &defs.location_groups {
+            let p = b.process(g.id as i64);
+            b.set_process_name(p, &name_of(g.name, format!("Location group {}", g.id)));
+            group_process.insert(g.id, p);
+        }
+        let mut location_ids: HashMap<u64, LocationId> = HashMap::new();
+        for l in &defs.locations {
+            let p = match group_process.get(&l.group) {
+                Some(&p) => p,
+                None => {
+                    b.warn(WarningKind::DanglingReference, || {
+                        format!("{def_path}: location {} names undefined location group {}", l.id, l.group)
+                    });
+                    let p = b.process(l.group as i64);
+                    group_process.insert(l.group, p);
+                    p
+                }
+            };
+            let kind = match l.kind {
+                2 => LocationKind::GpuStream,
+                3 => LocationKind::Metric,
+                _ => LocationKind::CpuThread,
+            };
+            let loc = b.location(p, l.id as i64, kind);
+            b.set_location_name(loc, &name_of(l.name, format!("Location {}", l.id)));
+            location_ids.insert(l.id, loc);
+        }
+
+        // Regions, in id order, so the model lists them as the trace defines them.
+        let mut region_ids: Vec<u32> = defs.regions.keys().copied().collect();
+        region_ids.sort_unstable();
+        let mut regions: HashMap<u32, RegionId> = HashMap::new();
+        for id in region_ids {
+            let r = &defs.regions[&id];
+            let name = name_of(r.name, format!("region {id}"));
+            let (mut par, mut rol) = (paradigm(r.paradigm), role(r.role));
+            if par == Paradigm::Unknown || rol == RegionRole::Unknown {
+                let (gp, gr) = classify_region(&name, "");
+                par = if par == Paradigm::Unknown { gp } else { par };
+                rol = if rol == RegionRole::Unknown { gr } else { rol };
+            }
+            regions.insert(id, b.region_with(&name, "", par, rol));
+        }
+        let comm_ranks = comm_ranks(&defs);
+        // In id order: the string table (and a store's manifest) must not depend on a hash map's order.
+        let mut comm_ids: Vec<u32> = defs.comms.keys().copied().collect();
+        comm_ids.sort_unstable();
+        let comm_names: HashMap<u32, StringId> =
+            comm_ids.iter().map(|&id| (id, b.intern(&name_of(defs.comms[&id].name, format!("Comm {id}"))))).collect();
+
+        let dense_len = regions.keys().copied().filter(|&id| id < 1 << 20).max().map_or(0, |m| m as usize + 1);
+        let mut region_dense = vec![RegionId(u32::MAX); dense_len];
+        for (&id, &r) in &regions {
+            if (id as usize) < dense_len {
+                region_dense[id as usize] = r;
+            }
+        }
+        let st = State {
+            region_dense,
+            sends: Vec::new(),
+            recvs: Vec::new(),
+            parts: Vec::new(),
+            thread_raw: Vec::new(),
+            regions,
+            comm_ranks,
+            location_ids,
+            unresolved_ranks: 0,
         };
-        let loc = b.location(p, l.id as i64, kind);
-        b.set_location_name(loc, &name_of(l.name, format!("Location {}", l.id)));
-        location_ids.insert(l.id, loc);
+        let locations: Vec<(u64, LocationId)> = defs.locations.iter().map(|l| (l.id, st.location_ids[&l.id])).collect();
+        Ok(Assembler { b, st, anchor, stem, clock, locations, comm_names, files })
     }
 
-    // Regions, in id order, so the model lists them as the trace defines them.
-    let mut region_ids: Vec<u32> = defs.regions.keys().copied().collect();
-    region_ids.sort_unstable();
-    let mut regions: HashMap<u32, RegionId> = HashMap::new();
-    for id in region_ids {
-        let r = &defs.regions[&id];
-        let name = name_of(r.name, format!("region {id}"));
-        let (mut par, mut rol) = (paradigm(r.paradigm), role(r.role));
-        if par == Paradigm::Unknown || rol == RegionRole::Unknown {
-            let (gp, gr) = classify_region(&name, "");
-            par = if par == Paradigm::Unknown { gp } else { par };
-            rol = if rol == RegionRole::Unknown { gr } else { rol };
+    /// Decode the `k`-th location's events; its intervals (model region, start, duration; in ENTER order) are
+    /// appended to `intervals`. Returns the model location.
+    pub(super) fn location(
+        &mut self,
+        k: usize,
+        intervals: &mut Vec<(RegionId, i64, u64)>,
+    ) -> Result<LocationId, ReadError> {
+        let (id, loc) = self.locations[k];
+        let n = read_location(
+            &mut self.b,
+            &mut self.st,
+            &self.anchor,
+            &self.stem,
+            id,
+            loc,
+            self.clock,
+            self.files,
+            intervals,
+        )?;
+        self.b.add_event_records(n);
+        Ok(loc)
+    }
+
+    /// Match messages and collectives, and build the trace (with the intervals the caller pushed, if any).
+    pub(super) fn finish(self) -> Otf2Read {
+        let Assembler { mut b, st, anchor, comm_names, .. } = self;
+        // Messages.
+        let m = matching::match_messages(&st.sends, &st.recvs);
+        for p in &m.matched {
+            let (s, r) = (&st.sends[p.send], &st.recvs[p.recv]);
+            let name = comm_names.get(&s.comm).copied().unwrap_or_else(|| b.intern(""));
+            b.message(MessageRecord {
+                kind: MessageKind::PointToPoint,
+                sender: s.sender,
+                receiver: r.receiver,
+                send_ns: s.time_ns,
+                recv_ns: r.time_ns,
+                size_bytes: s.length,
+                tag: s.tag,
+                name,
+            });
         }
-        regions.insert(id, b.region_with(&name, "", par, rol));
-    }
-    let comm_ranks = comm_ranks(&defs);
-    let comm_names: HashMap<u32, StringId> =
-        defs.comms.iter().map(|(&id, c)| (id, b.intern(&name_of(c.name, format!("Comm {id}"))))).collect();
-
-    let dense_len = regions.keys().copied().filter(|&id| id < 1 << 20).max().map_or(0, |m| m as usize + 1);
-    let mut region_dense = vec![RegionId(u32::MAX); dense_len];
-    for (&id, &r) in &regions {
-        if (id as usize) < dense_len {
-            region_dense[id as usize] = r;
+        if m.unmatched_sends + m.unmatched_recvs > 0 {
+            b.warnings_mut().push(WarningKind::UnmatchedFlow, || {
+                format!("{} sends and {} receives found no partner", m.unmatched_sends, m.unmatched_recvs)
+            });
+            b.warnings_mut().add_count(WarningKind::UnmatchedFlow, (m.unmatched_sends + m.unmatched_recvs) as u64 - 1);
         }
-    }
-    let mut st = State {
-        region_dense,
-        sends: Vec::new(),
-        recvs: Vec::new(),
-        parts: Vec::new(),
-        thread_raw: Vec::new(),
-        regions,
-        comm_ranks,
-        location_ids,
-        unresolved_ranks: 0,
-    };
-    let locations: Vec<(u64, LocationId)> = defs.locations.iter().map(|l| (l.id, st.location_ids[&l.id])).collect();
-    let mut total_events = 0u64;
-    for (id, loc) in locations {
-        total_events += read_location(&mut b, &mut st, &anchor, &stem, id, loc, clock, files)?;
-    }
-    b.add_event_records(total_events);
+        if st.unresolved_ranks > 0 {
+            let n = st.unresolved_ranks;
+            b.warn(WarningKind::DanglingReference, || format!("{n} MPI ranks could not be resolved to a location"));
+        }
 
-    // Messages.
-    let m = matching::match_messages(&st.sends, &st.recvs);
-    for p in &m.matched {
-        let (s, r) = (&st.sends[p.send], &st.recvs[p.recv]);
-        let name = comm_names.get(&s.comm).copied().unwrap_or_else(|| b.intern(""));
-        b.message(MessageRecord {
-            kind: MessageKind::PointToPoint,
-            sender: s.sender,
-            receiver: r.receiver,
-            send_ns: s.time_ns,
-            recv_ns: r.time_ns,
-            size_bytes: s.length,
-            tag: s.tag,
-            name,
-        });
-    }
-    if m.unmatched_sends + m.unmatched_recvs > 0 {
-        b.warnings_mut().push(WarningKind::UnmatchedFlow, || {
-            format!("{} sends and {} receives found no partner", m.unmatched_sends, m.unmatched_recvs)
-        });
-        b.warnings_mut().add_count(WarningKind::UnmatchedFlow, (m.unmatched_sends + m.unmatched_recvs) as u64 - 1);
-    }
-    if st.unresolved_ranks > 0 {
-        let n = st.unresolved_ranks;
-        b.warn(WarningKind::DanglingReference, || format!("{n} MPI ranks could not be resolved to a location"));
-    }
+        // Collectives.
+        let ops = matching::group_collectives(&st.parts);
+        for (p, op) in st.parts.iter().zip(ops) {
+            let communicator = comm_names.get(&p.comm).copied().unwrap_or_else(|| b.intern(""));
+            b.collective(CollectiveRecord {
+                operation: op,
+                location: p.location,
+                region: p.region,
+                communicator,
+                root: p.root,
+                start_ns: p.begin_ns,
+                end_ns: p.end_ns,
+                bytes_sent: p.sent,
+                bytes_received: p.received,
+            });
+        }
 
-    // Collectives.
-    let ops = matching::group_collectives(&st.parts);
-    for (p, op) in st.parts.iter().zip(ops) {
-        let communicator = comm_names.get(&p.comm).copied().unwrap_or_else(|| b.intern(""));
-        b.collective(CollectiveRecord {
-            operation: op,
-            location: p.location,
-            region: p.region,
-            communicator,
-            root: p.root,
-            start_ns: p.begin_ns,
-            end_ns: p.end_ns,
-            bytes_sent: p.sent,
-            bytes_received: p.received,
-        });
+        let trace = b.finish();
+        let origin = trace.origin_ns;
+        let thread_events = st
+            .thread_raw
+            .into_iter()
+            .map(|(location, t, kind)| ThreadEvent { location, time_ns: t.saturating_sub(origin).max(0) as u64, kind })
+            .collect();
+        Otf2Read { trace, anchor, thread_events }
     }
-
-    let trace = b.finish();
-    let origin = trace.origin_ns;
-    let thread_events = st
-        .thread_raw
-        .into_iter()
-        .map(|(location, t, kind)| ThreadEvent { location, time_ns: t.saturating_sub(origin).max(0) as u64, kind })
-        .collect();
-    Ok(Otf2Read { trace, anchor, thread_events })
 }
 
 struct State {
@@ -247,6 +314,7 @@ fn read_location(
     loc: LocationId,
     clock: Clock,
     files: &dyn ArchiveFiles,
+    intervals: &mut Vec<(RegionId, i64, u64)>,
 ) -> Result<u64, ReadError> {
     let local_path = format!("{stem}/{id}.def");
     let local = match files.read(&local_path).map_err(|e| ReadError::Io { file: local_path.clone(), detail: e })? {
@@ -268,7 +336,6 @@ fn read_location(
     // Open regions: (OTF2 region, model region, start, slot in `intervals`). Intervals are kept in ENTER
     // order (parents before children, by start), so the builder's sort finds them already in order.
     let mut stack: Vec<(u32, RegionId, i64, usize)> = Vec::new();
-    let mut intervals: Vec<(RegionId, i64, u64)> = Vec::new();
     let mut coll_begin: Vec<i64> = Vec::new();
     let mut isends: HashMap<u64, usize> = HashMap::new();
     let mut last_ns = i64::MIN;
@@ -365,13 +432,6 @@ fn read_location(
     for (_, _, start, slot) in stack.drain(..).rev() {
         b.warn(WarningKind::UnclosedBegin, || format!("{evt_path}: a region entered at {start} ns never left"));
         intervals[slot].2 = last_ns.saturating_sub(start).max(0) as u64;
-    }
-    b.reserve_intervals(intervals.len()).map_err(|_| {
-        let bytes = (intervals.len() as u64).saturating_mul(TraceBuilder::INTERVAL_BYTES);
-        crate::readers::budget::out_of_memory(&evt_path, "OTF2", "its intervals", bytes)
-    })?;
-    for (r, start, dur) in intervals {
-        b.interval(loc, r, start, dur);
     }
     if let Some((off, n)) = overflowed {
         let res = clock.resolution;

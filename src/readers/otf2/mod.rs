@@ -137,6 +137,63 @@ pub fn read_archive(name: &str, files: &dyn ArchiveFiles) -> Result<Trace, ReadE
 
 /// Read the archive, keeping the anchor and the raw threading events.
 pub fn read_archive_full(name: &str, files: &dyn ArchiveFiles) -> Result<Otf2Read, ReadError> {
+    let (anchor_path, anchor) = open_anchor(name, files)?;
+    assemble::assemble(&anchor_path, anchor, files)
+}
+
+/// An archive read location by location (`weft index`, issue #17): the definitions first, then each
+/// location's events on request, its intervals handed to the caller instead of kept; instants, message ends,
+/// collective parts and warnings stay here, small, until [`finish`](Otf2Stream::finish) matches them. The
+/// trace `finish` returns equals [`read_archive`]'s without its intervals (the caller holds those; it
+/// reports their earliest start with [`note_outside_start`](Otf2Stream::note_outside_start) so the origin is
+/// the same).
+pub struct Otf2Stream<'f>(assemble::Assembler<'f>);
+
+/// Open the archive whose anchor is `name` among `files` for reading location by location.
+pub fn open_stream<'f>(name: &str, files: &'f dyn ArchiveFiles) -> Result<Otf2Stream<'f>, ReadError> {
+    let (anchor_path, anchor) = open_anchor(name, files)?;
+    Ok(Otf2Stream(assemble::Assembler::open(&anchor_path, anchor, files)?))
+}
+
+impl Otf2Stream<'_> {
+    /// Locations to read, in definition order.
+    pub fn location_count(&self) -> usize {
+        self.0.locations.len()
+    }
+
+    /// The model location of the `k`-th location read, and its event file's path in the archive.
+    pub fn location_id(&self, k: usize) -> (crate::model::LocationId, String) {
+        let (id, loc) = self.0.locations[k];
+        (loc, format!("{}/{id}.evt", self.0.stem))
+    }
+
+    /// The model's location count (two definitions of one location make one model location).
+    pub fn model_locations(&self) -> usize {
+        self.0.b.location_count()
+    }
+
+    /// Decode the `k`-th location's events, appending its intervals (region, start ns in the source clock,
+    /// duration ns; in ENTER order, not yet nested) to `intervals`.
+    pub fn location(
+        &mut self,
+        k: usize,
+        intervals: &mut Vec<(crate::model::RegionId, i64, u64)>,
+    ) -> Result<crate::model::LocationId, ReadError> {
+        self.0.location(k, intervals)
+    }
+
+    /// An interval held by the caller starts at `start_ns` (source clock).
+    pub fn note_outside_start(&mut self, start_ns: i64) {
+        self.0.b.note_outside_start(start_ns);
+    }
+
+    /// Match messages and collectives; the trace without intervals.
+    pub fn finish(self) -> Trace {
+        self.0.finish().trace
+    }
+}
+
+fn open_anchor(name: &str, files: &dyn ArchiveFiles) -> Result<(String, Anchor), ReadError> {
     let io = |file: &str, detail: String| ReadError::Io { file: file.to_string(), detail };
     let anchor_path = match files.read(name) {
         Ok(Some(b)) if anchor::looks_like_anchor(&b) => normalise(name),
@@ -153,7 +210,7 @@ pub fn read_archive_full(name: &str, files: &dyn ArchiveFiles) -> Result<Otf2Rea
     if anchor.compression > 1 {
         return Err(ReadError::Unsupported { file: anchor_path, format: "OTF2 with zlib-compressed files" });
     }
-    assemble::assemble(&anchor_path, anchor, files)
+    Ok((anchor_path, anchor))
 }
 
 /// The error for one file of an OTF2 archive handed over without the rest of it.
@@ -171,6 +228,17 @@ pub fn anchor_alone(name: &str) -> ReadError {
 /// Native only.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_path_full(path: &std::path::Path) -> Option<Result<Otf2Read, ReadError>> {
+    Some(match archive_of_path(path)? {
+        Ok((files, anchor)) => read_archive_full(&anchor, &files).map_err(|e| in_folder(&files.root, e)),
+        Err(e) => Err(e),
+    })
+}
+
+/// The archive folder and anchor name of `path` (an anchor file, one of its definition or event files, or a
+/// folder holding one); None when it is none of these. Errors about its files name them relative to the
+/// folder: [`in_folder`] makes them paths. Native only.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn archive_of_path(path: &std::path::Path) -> Option<Result<(FolderFiles, String), ReadError>> {
     use std::io::Read;
     let name = path.display().to_string();
     if path.is_dir() {
@@ -181,7 +249,7 @@ pub fn read_path_full(path: &std::path::Path) -> Option<Result<Otf2Read, ReadErr
                 detail: "the folder holds no OTF2 anchor file (X.otf2)".into(),
             }));
         };
-        return Some(read_archive_full(&anchor, &files).map_err(|e| in_folder(path, e)));
+        return Some(Ok((files, anchor)));
     }
     // Not a regular file (a FIFO, a device): refused here, before opening it could wait or never end.
     if let Err(e) = crate::readers::check_regular(path) {
@@ -205,7 +273,7 @@ pub fn read_path_full(path: &std::path::Path) -> Option<Result<Otf2Read, ReadErr
             };
             let files = FolderFiles { root: d.to_path_buf() };
             if let Some(a) = files.paths().into_iter().find(|p| !p.contains('/')) {
-                return Some(read_archive_full(&a, &files).map_err(|e| in_folder(d, e)));
+                return Some(Ok((files, a)));
             }
             dir = d.parent();
         }
@@ -216,13 +284,12 @@ pub fn read_path_full(path: &std::path::Path) -> Option<Result<Otf2Read, ReadErr
         _ => std::path::PathBuf::from("."),
     };
     let file = path.file_name()?.to_string_lossy().into_owned();
-    let files = FolderFiles { root: dir.clone() };
-    Some(read_archive_full(&file, &files).map_err(|e| in_folder(&dir, e)))
+    Some(Ok((FolderFiles { root: dir }, file)))
 }
 
 /// Errors name files relative to the archive; make them paths the user can open.
 #[cfg(not(target_arch = "wasm32"))]
-fn in_folder(dir: &std::path::Path, e: ReadError) -> ReadError {
+pub fn in_folder(dir: &std::path::Path, e: ReadError) -> ReadError {
     let full = |f: String| dir.join(f).display().to_string();
     match e {
         ReadError::Malformed { file, format, offset, detail } => {

@@ -1,0 +1,380 @@
+//! A store built without the whole trace (issue #17): an OTF2 archive is read location by location
+//! ([`Otf2Stream`]), so memory holds the definitions, the compact message ends, collective parts and instants
+//! (matched at the end, as the OTF2 reader does), one location's events at a time, and the blocks being tiled.
+//!
+//! Two passes, one decode:
+//! 1. **read**: each location's events are decoded once; its intervals are nested and clipped exactly as
+//!    [`TraceBuilder::finish`](crate::model::TraceBuilder::finish) does (the rule is per location and does not
+//!    depend on the origin), counted, and written to a [`Spill`] as compact varints (about 5 bytes per
+//!    interval); then dropped. After the last location the messages and collectives are matched and the
+//!    origin, span and per-location counts give the tiling ([`tiling_of`]).
+//! 2. **tile**: each block of locations is read back from the spill and cut into its level-0 tiles,
+//!    pyramid, moments, region totals and particle intervals ([`block_tiles`], the code `build` runs on a
+//!    whole trace), on `threads` threads, as many blocks in flight as `memory` allows; tiles go to the
+//!    [`TileSink`] as soon as a block is done. Particles and counters are tiled last.
+//!
+//! The unit is "a block of locations -> its tiles, its summaries, its region totals": a shard runs it on a
+//! subset. The store is byte for byte the one [`build`](super::build) makes from the whole trace
+//! (`tests/store_stream.rs`), for any thread count. Plain Rust, no files: the spill and the tiles go through
+//! traits (the CLI backs them with files).
+
+use super::build::{
+    add_totals, block_tiles, counter_tiles, manifest, particle_tiles, tiling_of, BlockIntervals, BuildOptions, Plan,
+};
+use super::columns::{ColumnReader, ColumnWriter};
+use super::manifest::{Manifest, TileEntry};
+use crate::model::{RegionId, Trace, WarningKind};
+use crate::readers::otf2::Otf2Stream;
+use crate::readers::ReadError;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use thiserror::Error;
+
+/// Where the first pass keeps each location's nested intervals until its block is tiled.
+pub trait Spill: Sync {
+    /// Keep location `k`'s bytes (called once per location, in order).
+    fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String>;
+    /// Location `k`'s bytes.
+    fn get(&self, k: usize) -> Result<Vec<u8>, String>;
+}
+
+/// A spill in memory (tests, small traces).
+#[derive(Default)]
+pub struct MemorySpill {
+    pub parts: Vec<Vec<u8>>,
+}
+
+impl Spill for MemorySpill {
+    fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
+        if self.parts.len() <= k {
+            self.parts.resize(k + 1, Vec::new());
+        }
+        self.parts[k] = bytes.to_vec();
+        Ok(())
+    }
+    fn get(&self, k: usize) -> Result<Vec<u8>, String> {
+        Ok(self.parts.get(k).cloned().unwrap_or_default())
+    }
+}
+
+/// Where tiles go as they are made (the CLI writes files; tests keep them in memory).
+pub trait TileSink: Sync {
+    fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String>;
+}
+
+/// Tiles kept in memory, by path.
+#[derive(Default)]
+pub struct MemorySink {
+    pub files: Mutex<std::collections::BTreeMap<String, Vec<u8>>>,
+}
+
+impl TileSink for MemorySink {
+    fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        self.files.lock().map_err(|_| "a tile writer panicked".to_string())?.insert(path.to_string(), bytes.to_vec());
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct StreamOptions {
+    pub build: BuildOptions,
+    /// Bytes the index may hold (blocks in flight are limited to fit).
+    pub memory: u64,
+}
+
+/// What the index is doing, for a progress bar.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress {
+    /// Pass 1: `done` of `total` locations read, `intervals` intervals so far.
+    Reading { done: usize, total: usize, intervals: u64 },
+    /// Pass 2: `done` of `total` blocks tiled.
+    Tiling { done: usize, total: usize },
+}
+
+#[derive(Debug, Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The archive needs the whole read (two definitions of one location merge into one model location).
+    #[error("{0}")]
+    NotStreamable(String),
+    #[error("{0}")]
+    Memory(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// What the index made: the manifest (its tiles are in the sink) and figures for the report.
+pub struct Indexed {
+    pub manifest: Manifest,
+    /// Bytes the first pass spilled.
+    pub spill_bytes: u64,
+    /// Blocks tiled at once.
+    pub blocks_in_flight: usize,
+}
+
+/// Bytes a block task holds per interval (columns decoded from the spill, level-0 column buffers, the
+/// pyramid's scratch, busy spans, tile bytes), measured on generated traces and rounded up.
+pub const BLOCK_BYTES_PER_INTERVAL: u64 = 160;
+/// Bytes per particle-view interval, held until the particle tiles are cut.
+pub const PARTICLE_BYTES: u64 = 40;
+
+/// One location's intervals after nesting: (region, start in the source clock, duration, depth).
+type Nested = (RegionId, i64, u64, u16);
+
+/// Nest and clip one location's intervals exactly as `TraceBuilder::finish` does (sorted by start, longer
+/// first, then arrival; a child outlasting its parent is clipped to it), in the source clock. Clipped
+/// intervals are reported to `clip(region, start, excess)`. Returns the latest end.
+fn nest(raw: &[(RegionId, i64, u64)], out: &mut Vec<Nested>, clip: &mut impl FnMut(RegionId, i64, u64)) -> i128 {
+    out.clear();
+    let sorted = raw.windows(2).all(|w| w[0].1 < w[1].1 || (w[0].1 == w[1].1 && w[0].2 >= w[1].2));
+    let mut order: Vec<u32> = Vec::new();
+    if !sorted {
+        order = (0..raw.len() as u32).collect();
+        order.sort_by(|&a, &b| {
+            let (x, y) = (&raw[a as usize], &raw[b as usize]);
+            x.1.cmp(&y.1).then(y.2.cmp(&x.2)).then(a.cmp(&b))
+        });
+    }
+    let mut stack: Vec<i128> = Vec::new();
+    let mut max_end = i128::MIN;
+    for k in 0..raw.len() {
+        let (region, start, dur) = raw[if sorted { k } else { order[k] as usize }];
+        let s = start as i128;
+        let mut end = s + dur as i128;
+        while let Some(&top) = stack.last() {
+            if top <= s {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        if let Some(&parent_end) = stack.last() {
+            if end > parent_end {
+                clip(region, start, (end - parent_end) as u64);
+                end = parent_end;
+            }
+        }
+        let depth = stack.len().min(u16::MAX as usize) as u16;
+        stack.push(end);
+        max_end = max_end.max(end);
+        out.push((region, start, (end - s) as u64, depth));
+    }
+    max_end
+}
+
+/// A location's nested intervals as spill bytes: count, then per interval region, start (the first as a
+/// signed value, then the non-negative step from the previous), duration, depth.
+fn encode(v: &[Nested], w: &mut ColumnWriter) {
+    w.buf.clear();
+    w.varint(v.len() as u64);
+    let mut prev = 0i64;
+    for (k, &(r, start, dur, depth)) in v.iter().enumerate() {
+        w.varint(r.0 as u64);
+        if k == 0 {
+            w.signed(start);
+        } else {
+            w.varint(start.wrapping_sub(prev) as u64);
+        }
+        prev = start;
+        w.varint(dur);
+        w.varint(depth as u64);
+    }
+}
+
+/// Columns of one block decoded from the spill, times from `origin`.
+#[derive(Default)]
+struct BlockColumns {
+    ranges: Vec<std::ops::Range<usize>>,
+    region: Vec<RegionId>,
+    start_ns: Vec<u64>,
+    dur_ns: Vec<u64>,
+    depth: Vec<u16>,
+}
+
+impl BlockColumns {
+    fn push_location(&mut self, bytes: &[u8], origin: i64) -> Result<(), String> {
+        let bad = |e: super::columns::ColumnError| format!("spill damaged at byte {}: {}", e.offset, e.detail);
+        let mut r = ColumnReader::new(bytes);
+        let n = if bytes.is_empty() { 0 } else { r.count(4).map_err(bad)? };
+        let a = self.region.len();
+        self.region.reserve(n);
+        self.start_ns.reserve(n);
+        self.dur_ns.reserve(n);
+        self.depth.reserve(n);
+        let mut t = 0i64;
+        for k in 0..n {
+            self.region.push(RegionId(r.varint().map_err(bad)? as u32));
+            t = if k == 0 { r.signed().map_err(bad)? } else { t.wrapping_add(r.varint().map_err(bad)? as i64) };
+            self.start_ns.push(t.saturating_sub(origin).max(0) as u64);
+            self.dur_ns.push(r.varint().map_err(bad)?);
+            self.depth.push(r.varint().map_err(bad)? as u16);
+        }
+        self.ranges.push(a..self.region.len());
+        Ok(())
+    }
+}
+
+/// Index an OTF2 archive read location by location: tiles into `sink`, returns the manifest (not written).
+pub fn index_otf2(
+    mut stream: Otf2Stream,
+    o: &StreamOptions,
+    spill: &mut dyn Spill,
+    sink: &dyn TileSink,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Indexed, IndexError> {
+    let n = stream.location_count();
+    if stream.model_locations() != n || (0..n).any(|k| stream.location_id(k).0 .0 as usize != k) {
+        return Err(IndexError::NotStreamable(
+            "two location definitions name one location: this archive is indexed whole".into(),
+        ));
+    }
+    // Pass 1: read, nest, count, spill.
+    let mut raw = Vec::new();
+    let mut nested = Vec::new();
+    let mut w = ColumnWriter::default();
+    let mut counts = Vec::with_capacity(n);
+    let mut max_end = i128::MIN;
+    let mut clipped = 0u64;
+    let mut clip_examples: Vec<(RegionId, i64, u64)> = Vec::new();
+    let mut spill_bytes = 0u64;
+    let mut intervals = 0u64;
+    for k in 0..n {
+        raw.clear();
+        stream.location(k, &mut raw)?;
+        intervals += raw.len() as u64;
+        let end = nest(&raw, &mut nested, &mut |r, s, x| {
+            clipped += 1;
+            if clipped <= 5 {
+                clip_examples.push((r, s, x));
+            }
+        });
+        if let Some(&(_, first, _, _)) = nested.first() {
+            stream.note_outside_start(first);
+            max_end = max_end.max(end);
+        }
+        counts.push(nested.len() as u64);
+        encode(&nested, &mut w);
+        spill_bytes += w.buf.len() as u64;
+        let (_, path) = stream.location_id(k);
+        spill.put(k, &w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))?;
+        progress(Progress::Reading { done: k + 1, total: n, intervals });
+    }
+    drop((raw, nested, w));
+    let mut skel: Trace = stream.finish();
+    let origin = skel.origin_ns;
+    if max_end > i128::MIN {
+        skel.span_ns = skel.span_ns.max((max_end - origin as i128).clamp(0, u64::MAX as i128) as u64);
+    }
+    for &(r, s, x) in &clip_examples {
+        let name = skel.strings.get(skel.regions.name[r.index()]).to_string();
+        let start = s.saturating_sub(origin).max(0) as u64;
+        skel.warnings.push(WarningKind::ImproperNesting, || {
+            format!("'{name}' at {start} ns outlasts its enclosing slice by {x} ns; clipped")
+        });
+    }
+    if clipped > 5 {
+        skel.warnings.add_count(WarningKind::ImproperNesting, clipped - 5);
+    }
+    skel.location_intervals = vec![0..0; n];
+
+    // Pass 2: tile blocks, as many at once as memory allows.
+    let plan = Plan::new(&skel, tiling_of(&counts, skel.span_ns, &o.build));
+    let t = plan.tiling;
+    let blocks = t.blocks as usize;
+    let block_counts: Vec<u64> =
+        (0..t.blocks).map(|b| t.block_range(b, n as u32).map(|l| counts[l as usize]).sum()).collect();
+    let busiest = block_counts.iter().copied().max().unwrap_or(0) * BLOCK_BYTES_PER_INTERVAL;
+    let fixed = skel_bytes(&skel);
+    let room = o.memory.saturating_sub(fixed);
+    if busiest > room {
+        return Err(IndexError::Memory(format!(
+            "the busiest block of {} locations needs about {} MB to tile, over --memory {} MB less {} MB for the \
+             definitions and messages (use a smaller --block or more --memory)",
+            t.block_locations,
+            busiest >> 20,
+            o.memory >> 20,
+            fixed >> 20
+        )));
+    }
+    let in_flight = o.build.threads.clamp(1, blocks.max(1)).min((room / busiest.max(1)).max(1) as usize);
+    let mut first_index = vec![0u64; blocks + 1];
+    for b in 0..blocks {
+        first_index[b + 1] = first_index[b] + block_counts[b];
+    }
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    type Out = (Vec<TileEntry>, Vec<(u64, u64)>, Vec<super::build::Particle>);
+    let results: Mutex<Vec<Option<Result<Out, IndexError>>>> = Mutex::new((0..blocks).map(|_| None).collect());
+    let spill: &dyn Spill = spill;
+    let work = || loop {
+        let b = next.fetch_add(1, Ordering::Relaxed);
+        if b >= blocks {
+            break;
+        }
+        let r = (|| -> Result<Out, IndexError> {
+            let mut c = BlockColumns::default();
+            for l in t.block_range(b as u32, n as u32) {
+                let bytes = spill.get(l as usize).map_err(|e| IndexError::Io(format!("reading the spill: {e}")))?;
+                c.push_location(&bytes, origin).map_err(IndexError::Io)?;
+            }
+            let bi = BlockIntervals {
+                ranges: &c.ranges,
+                region: &c.region,
+                start_ns: &c.start_ns,
+                dur_ns: &c.dur_ns,
+                depth: &c.depth,
+                first_index: first_index[b],
+            };
+            let out = block_tiles(&skel, &plan, b as u32, &bi);
+            drop(c);
+            let mut entries = Vec::with_capacity(out.tiles.len());
+            for (e, bytes) in out.tiles {
+                sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
+                entries.push(e);
+            }
+            Ok((entries, out.region_totals, out.particles))
+        })();
+        let failed = r.is_err();
+        results.lock().expect("no task panics holding the lock")[b] = Some(r);
+        progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: blocks });
+        if failed {
+            next.store(blocks, Ordering::Relaxed);
+        }
+    };
+    if in_flight == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..in_flight {
+                s.spawn(work);
+            }
+        });
+    }
+    let mut entries = Vec::new();
+    let mut totals = vec![(0u64, 0u64); skel.regions.len()];
+    let mut particles = Vec::new();
+    for r in results.into_inner().expect("tasks joined").into_iter().flatten() {
+        let (e, tot, p) = r?;
+        entries.extend(e);
+        add_totals(&mut totals, &tot);
+        particles.extend(p);
+    }
+    for (e, bytes) in particle_tiles(particles, &t).into_iter().chain(counter_tiles(&skel, &t)) {
+        sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
+        entries.push(e);
+    }
+    let manifest = manifest(&skel, &o.build, &plan, entries, &counts, &totals);
+    Ok(Indexed { manifest, spill_bytes, blocks_in_flight: in_flight })
+}
+
+/// About the bytes the trace without intervals holds (messages, collectives, instants, definitions) and the
+/// plan's copies of the message ends.
+fn skel_bytes(t: &Trace) -> u64 {
+    let m = t.messages.len() as u64 * (60 + 2 * 16);
+    let c = t.collectives.len() as u64 * 64;
+    let i = t.instants.time_ns.len() as u64 * 16;
+    let s = t.counters.sample_time_ns.len() as u64 * 20;
+    let d = t.strings.iter().map(|s| s.len() as u64 + 32).sum::<u64>() + t.locations.len() as u64 * 64;
+    m + c + i + s + d
+}

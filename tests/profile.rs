@@ -3,8 +3,9 @@
 //! and real traces from ../shared/traces (OTF2, Paraver, Chrome) against an independent computation that
 //! shares nothing with the profile's stack walk: inclusive time as the length of the union of a region's
 //! clipped intervals per location, exclusive time by a sweep over elementary segments giving each to the
-//! deepest interval covering it. The CLI's JSON is checked against the same computation, and keeps every key
-//! of the summary.
+//! deepest interval covering it; and the OTF2 traces read without repairs against the official OTF2 library
+//! (tests/oracle/otf2_oracle.py `profile`, from the Enter/Leave records). The CLI's JSON is checked against
+//! the same computation, and keeps every key of the summary.
 
 mod common;
 
@@ -269,4 +270,40 @@ fn info_refuses_a_bad_window() {
     let out = Command::new(env!("CARGO_BIN_EXE_weft")).args(["info", "--window", "0:1s"]).arg(&path).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("window      0 ns .. 1.000 s") && text.contains("exclusive"), "{text}");
+}
+
+/// The official OTF2 library's reading (tests/oracle/otf2_oracle.py `profile`): per region name, count,
+/// inclusive and exclusive time of the whole trace from its Enter/Leave records. Traces without reader
+/// repairs only (the stencil's repaired nesting is a reader question, not the profile's).
+#[test]
+fn otf2_profiles_agree_with_the_official_reader() {
+    let Some(dir) = common::shared_traces("profile against the official OTF2 reader") else { return };
+    let Some(py) = std::env::var("WEFT_PYTHON").ok().filter(|p| !p.is_empty()) else {
+        eprintln!("SKIPPED otf2_profiles_agree_with_the_official_reader: WEFT_PYTHON is not set (a python with otf2)");
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/otf2_oracle.py");
+    for rel in ["otf2/pipit-ping-pong-mpi/traces.otf2", "otf2/pipit-ping-pong-mpi-papi/traces.otf2"] {
+        let path = dir.join(rel);
+        let t = read_path(&path).unwrap();
+        assert_eq!(t.warnings.total(), 0, "{rel}: read without repairs");
+        let out = Command::new(&py).arg(&script).arg("profile").arg(&path).output().expect("run the oracle");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let oracle: HashMap<String, (u64, f64, f64)> = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = profile(&t, None, |_| true);
+        let mut by_name: HashMap<&str, (u64, u64, u64)> = HashMap::new();
+        for r in &rows {
+            let e = by_name.entry(&r.name).or_default();
+            *e = (e.0 + r.count, e.1 + r.inclusive_ns, e.2 + r.exclusive_ns);
+        }
+        assert_eq!(by_name.len(), oracle.len(), "{rel}: the same regions");
+        for (name, &(count, inclusive, exclusive)) in &oracle {
+            let got = by_name[name.as_str()];
+            assert_eq!(got.0, count, "{rel}: {name} count");
+            // Timestamps are ticks of ~2.1 GHz, converted to whole ns by weft: within 2 ns per interval.
+            let tol = 2.0 * count as f64;
+            assert!((got.1 as f64 - inclusive).abs() <= tol, "{rel}: {name} inclusive {} vs {inclusive}", got.1);
+            assert!((got.2 as f64 - exclusive).abs() <= tol, "{rel}: {name} exclusive {} vs {exclusive}", got.2);
+        }
+    }
 }

@@ -7,6 +7,16 @@
 
 /** At most this many table rows are in the DOM at once (the caption says how many there are). */
 const MAX_ROWS = 1000;
+/** The legend lists this many regions (those with the most exclusive time). */
+const LEGEND = 8;
+
+/** A colour swatch (the colour set through the CSSOM: the page's policy allows no inline style attribute). */
+const swatch = (color) => {
+  const s = document.createElement('span');
+  s.className = 'swatch';
+  s.style.background = color;
+  return s;
+};
 
 const el = (tag, props = {}, ...children) => {
   const e = document.createElement(tag);
@@ -35,6 +45,9 @@ const COLUMNS = [
   { key: 'exclusive_ns', title: 'exclusive', cmp: (a, b) => a.exclusive_ns - b.exclusive_ns || byName(a, b), desc: true },
   { key: 'share', title: 'share', cmp: (a, b) => a.share - b.share || byName(a, b), desc: true },
 ];
+
+/** What identifies the rows shown: a new trace or another location filter gives another legend. */
+const rowsKey = (st) => `${st.span_ns}/${st.row_count}/${st.locations ?? ''}/${st.rows.length ? st.rows[0].name : ''}`;
 
 export class ProfilePanel {
   /**
@@ -67,7 +80,9 @@ export class ProfilePanel {
     this.prev = el('button', { type: 'button', id: 'region-prev', title: 'previous match (Shift+Enter)', text: '◀' });
     this.next = el('button', { type: 'button', id: 'region-next', title: 'next match (Enter)', text: '▶' });
     this.hits = el('span', { id: 'region-hits', class: 'muted' });
+    this.legend = el('ul', { id: 'profile-legend' });
     this.root.replaceChildren(
+      el('h3', { text: 'Colours: regions with the most time' }), this.legend,
       el('h3', { text: 'Search regions' }),
       el('div', { class: 'row' }, this.search, this.prev, this.next), this.hits,
       el('h3', { text: 'Time range' }),
@@ -159,7 +174,19 @@ export class ProfilePanel {
     const st = this.viewer.view_state();
     this.marked = st.marked_region ?? -1;
     if (!st.search) { this.hits.textContent = ''; }
+    // The legend changes with what is loaded and with the rows shown (the location filter).
+    const key = rowsKey(st);
+    if (key !== this.legendKey) { this.legendKey = key; this.renderLegend(); }
     this.renderTable();
+  }
+
+  renderLegend() {
+    const items = this.call(() => this.viewer.timeline_legend(LEGEND)) || [];
+    this.legend.replaceChildren(...items.map((it) => {
+      const li = el('li', { 'data-region': String(it.region), title: it.name }, swatch(it.color), el('span', { text: it.name }));
+      li.addEventListener('click', () => this.mark(it.region === this.marked ? -1 : it.region));
+      return li;
+    }));
   }
 
   showSelection(sel) {
@@ -177,7 +204,7 @@ export class ProfilePanel {
     this.profile = p;
     const what = p.whole ? 'the whole trace' : 'the selection';
     const filter = this.locations.value.trim() ? ` · locations ${this.locations.value.trim()}` : '';
-    this.caption.textContent = `${p.rows.length.toLocaleString('en-US')} regions in ${what} (${formatNs(p.duration_ns)})${filter}` +
+    this.caption.textContent = `${p.rows.length.toLocaleString('en-US')} region${p.rows.length === 1 ? '' : 's'} in ${what} (${formatNs(p.duration_ns)})${filter}` +
       (p.rows.length > MAX_ROWS ? ` · first ${MAX_ROWS} shown` : '');
     const col = COLUMNS.find((c) => c.key === this.sort.key);
     const rows = [...p.rows].sort((a, b) => (this.sort.desc ? -1 : 1) * col.cmp(a, b));
@@ -192,7 +219,7 @@ export class ProfilePanel {
     const body = el('tbody');
     for (const r of rows.slice(0, MAX_ROWS)) {
       const tr = el('tr', { 'data-region': String(r.region), 'data-count': String(r.count), 'data-inclusive': String(r.inclusive_ns), 'data-exclusive': String(r.exclusive_ns) },
-        el('td', { class: 'source', text: r.name, title: r.name }),
+        el('td', { class: 'source', title: r.name }, swatch(r.color), el('span', { text: r.name })),
         el('td', { class: 'num', text: r.count.toLocaleString('en-US') }),
         el('td', { class: 'num', text: formatNs(r.inclusive_ns) }),
         el('td', { class: 'num', text: formatNs(r.exclusive_ns) }),

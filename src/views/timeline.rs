@@ -139,6 +139,23 @@ impl TimelinePane {
         (window, rows)
     }
 
+    /// The page's legend: the `n` regions with the most exclusive time in the whole trace (of the shown
+    /// rows' locations), each with the colour its intervals are drawn in.
+    pub fn legend(&self, n: usize) -> Vec<(u32, String, Rgba)> {
+        let t = &self.trace;
+        let shown = |l: LocationId| (self.layout.row_of_location[l.index()] as usize) < self.layout.rows.len();
+        let mut rows = profile(t, None, shown);
+        rows.sort_by(|a, b| {
+            b.exclusive_ns.cmp(&a.exclusive_ns).then(b.count.cmp(&a.count)).then(a.region.cmp(&b.region))
+        });
+        rows.into_iter().take(n).map(|r| (r.region, r.name, self.colors[r.region as usize])).collect()
+    }
+
+    /// The colour region `r`'s intervals are drawn in.
+    pub fn region_color(&self, r: u32) -> Option<Rgba> {
+        self.colors.get(r as usize).copied()
+    }
+
     /// Bring region `region`'s intervals forward (None: none); false for a region the trace lacks.
     pub fn mark_region(&mut self, region: Option<u32>) -> bool {
         if region.is_some_and(|r| r as usize >= self.trace.regions.len()) {

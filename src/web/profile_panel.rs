@@ -1,7 +1,8 @@
 //! The profile panel's questions to the timeline shown (www/profile-panel.js asks, and fills the DOM with
 //! the answers as text): select a time range (by screen x or by time), the region profile of the selection
 //! or of the whole trace over a location filter (`analyses::profile`, the table `weft info --window --json`
-//! prints), the region whose intervals are marked, and the region search with its next/previous match.
+//! prints), the legend of the regions with the most exclusive time in their colours, the region whose
+//! intervals are marked, and the region search with its next/previous match.
 //! The state is the timeline pane's (views::timeline); no DOM and no drawing here.
 
 use super::viewer::{to_js, Viewer};
@@ -11,6 +12,11 @@ use wasm_bindgen::prelude::*;
 
 fn window_js(w: Option<crate::analyses::moments::TimeWindow>) -> JsValue {
     w.map_or(JsValue::NULL, |w| to_js(&json!({"t0_ns": w.start_ns, "t1_ns": w.end_ns, "duration_ns": w.len_ns()})))
+}
+
+/// A scene colour (0xRRGGBBAA) as CSS `#rrggbb`.
+fn css(c: Option<crate::scene::Rgba>) -> String {
+    format!("#{:06x}", c.unwrap_or(0) >> 8)
 }
 
 #[wasm_bindgen]
@@ -48,9 +54,26 @@ impl Viewer {
         let pane = self.timeline()?;
         let whole = whole || pane.selection().is_none();
         let (w, rows) = pane.profile(whole, locations);
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "region": r.region, "name": r.name, "count": r.count, "inclusive_ns": r.inclusive_ns,
+                    "exclusive_ns": r.exclusive_ns, "share": r.share, "color": css(pane.region_color(r.region)),
+                })
+            })
+            .collect();
         Ok(to_js(&json!({
             "t0_ns": w.start_ns, "t1_ns": w.end_ns, "duration_ns": w.len_ns(), "whole": whole, "rows": rows,
         })))
+    }
+
+    /// The legend: the `n` regions with the most exclusive time, `[{region, name, color}]` (CSS colours).
+    pub fn timeline_legend(&mut self, n: usize) -> Result<JsValue, JsValue> {
+        let legend = self.timeline()?.legend(n);
+        let items: Vec<_> =
+            legend.into_iter().map(|(r, name, c)| json!({"region": r, "name": name, "color": css(Some(c))})).collect();
+        Ok(to_js(&items))
     }
 
     /// Bring region `region`'s intervals forward; a negative region clears the mark.

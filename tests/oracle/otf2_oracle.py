@@ -6,6 +6,8 @@
   otf2_oracle.py dump ANCHOR        print the archive as JSON lines, read by the official reader
   otf2_oracle.py iterate ANCHOR     iterate all events with the official reader; print count and seconds
   otf2_oracle.py counts ANCHOR      counts per record kind and of complete tasks, as JSON (corpus test)
+  otf2_oracle.py profile ANCHOR     per region name [count, inclusive ns, exclusive ns] of the whole trace from
+                                    its Enter/Leave records (recursion counted once in inclusive time), as JSON
   otf2_oracle.py threads DIR        write thread programs (pthreads, nested OpenMP teams, OpenMP tasks,
                                     MPI + OpenMP, bad events, bad task events, task-parallel fib on 8
                                     threads with and without THREAD_FORK and implicit-task switches) into DIR/<name>/, each with expect.json: what weft's OTF2 thread
@@ -756,6 +758,36 @@ def dump(anchor):
             out.write(json.dumps(rec) + "\n")
 
 
+def profile(anchor):
+    """The region profile of the whole trace from the Enter/Leave records, one stack per location: a region's
+    count, its inclusive time (only activations with no enclosing activation of the same region) and its
+    exclusive time (minus the direct children's time), in ns from ticks (floats: compare within a ns per
+    interval)."""
+    stats = {}
+    stacks = {}
+    with otf2.reader.open(anchor) as trace:
+        scale = 1e9 / trace.timer_resolution
+        for loc, ev in trace.events:
+            kind = type(ev).__name__
+            if kind not in ("Enter", "Leave"):
+                continue
+            stack = stacks.setdefault(loc._ref, [])
+            t = ev.time * scale
+            if kind == "Enter":
+                stack.append([ev.region.name, t, 0.0])
+                continue
+            name, start, children = stack.pop()
+            d = t - start
+            s = stats.setdefault(name, [0, 0.0, 0.0])
+            s[0] += 1
+            s[2] += d - children
+            if not any(f[0] == name for f in stack):
+                s[1] += d
+            if stack:
+                stack[-1][2] += d
+    print(json.dumps(stats))
+
+
 def counts(anchor):
     """Counts per record kind as the official reader sees them, for the corpus test: events by class name,
     `MetricValues` (values over all METRIC records), `CancelledIsends`, and the explicit tasks named by
@@ -808,6 +840,8 @@ def main(argv):
         dump(argv[2])
     elif len(argv) >= 3 and argv[1] == "counts":
         counts(argv[2])
+    elif len(argv) >= 3 and argv[1] == "profile":
+        profile(argv[2])
     elif len(argv) >= 3 and argv[1] == "iterate":
         iterate(argv[2])
     else:

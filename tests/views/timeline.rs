@@ -301,3 +301,37 @@ fn search_counts_matches_and_steps_to_each_zoomed() {
     p.search("");
     assert!(p.state()["search"].is_null());
 }
+
+#[test]
+fn the_legend_names_the_regions_with_most_exclusive_time_in_their_colours() {
+    let trace = trace();
+    let p = TimelinePane::new(trace.clone(), 900.0, 300.0);
+    let colors = region_colors(&trace);
+    // Exclusive time by brute force: each interval's duration minus its direct children's.
+    let iv = &trace.intervals;
+    let mut exclusive = vec![0u64; trace.regions.len()];
+    for i in 0..iv.len() {
+        let children: u64 = (0..iv.len())
+            .filter(|&j| {
+                iv.location[j] == iv.location[i]
+                    && iv.depth[j] == iv.depth[i] + 1
+                    && iv.start_ns[j] >= iv.start_ns[i]
+                    && iv.end_ns(j) <= iv.end_ns(i)
+            })
+            .map(|j| iv.dur_ns[j])
+            .sum();
+        exclusive[iv.region[i].index()] += iv.dur_ns[i] - children;
+    }
+    let legend = p.legend(3);
+    assert_eq!(legend.len(), 3);
+    let mut last = u64::MAX;
+    for (r, name, colour) in &legend {
+        assert_eq!(name, trace.region_name(weft::model::RegionId(*r)));
+        assert_eq!(*colour, colors[*r as usize], "{name} in the colour it is drawn in");
+        assert!(exclusive[*r as usize] <= last, "most exclusive time first");
+        last = exclusive[*r as usize];
+    }
+    let shown: Vec<u32> = legend.iter().map(|l| l.0).collect();
+    let rest = (0..trace.regions.len() as u32).filter(|r| !shown.contains(r));
+    assert!(rest.map(|r| exclusive[r as usize]).all(|e| e <= last), "no region left out has more exclusive time");
+}

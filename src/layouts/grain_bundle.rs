@@ -161,7 +161,7 @@ impl GrainBundle {
 const MAGIC: &[u8; 8] = b"WEFTGRN1";
 
 /// [`GrainBundle::decode`] in steps, so the page can yield between them: the graph's numeric columns, its
-/// kinds and names, the critical path and metrics, then the layout and the checks. Give every step the same
+/// kinds and names, the critical path, the metrics, the layout, then the checks. Give every step the same
 /// bytes.
 #[derive(Default)]
 pub struct BundleReading {
@@ -169,7 +169,10 @@ pub struct BundleReading {
     graph: Option<GrainGraph>,
     /// The graph's kinds and names are read too.
     named: bool,
+    /// The critical path, read a step before the metrics.
+    critical: Option<CriticalPath>,
     analysis: Option<(CriticalPath, Metrics)>,
+    layout: Option<GrainLayout>,
 }
 
 impl BundleReading {
@@ -193,11 +196,19 @@ impl BundleReading {
             }
             (Some(graph), None) => {
                 self.graph = Some(graph);
-                self.analysis = Some(read_analysis(&mut r).map_err(e)?);
+                match self.critical.take() {
+                    None => self.critical = Some(read_critical(&mut r).map_err(e)?),
+                    Some(critical) => self.analysis = Some((critical, read_metrics(&mut r).map_err(e)?)),
+                }
+                None
+            }
+            (Some(graph), Some(analysis)) if self.layout.is_none() => {
+                (self.graph, self.analysis) = (Some(graph), Some(analysis));
+                self.layout = Some(read_layout(&mut r).map_err(e)?);
                 None
             }
             (Some(graph), Some((critical, metrics))) => {
-                let layout = read_layout(&mut r).map_err(e)?;
+                let layout = self.layout.take().unwrap_or_default();
                 Some(GrainBundle { graph, critical, metrics, layout }.checked()?)
             }
         };
@@ -210,8 +221,10 @@ impl BundleReading {
         match (&self.graph, &self.analysis) {
             (None, _) => "read the grain graph",
             (Some(_), None) if !self.named => "read the grain graph's names",
-            (Some(_), None) => "read the critical path and metrics",
-            (Some(_), Some(_)) => "read the layout",
+            (Some(_), None) if self.critical.is_none() => "read the critical path",
+            (Some(_), None) => "read the metrics",
+            (Some(_), Some(_)) if self.layout.is_none() => "read the layout",
+            (Some(_), Some(_)) => "check the grain graph",
         }
     }
 
@@ -291,16 +304,19 @@ fn read_graph_names(r: &mut ColumnReader, g: &mut GrainGraph) -> Result<(), Colu
     Ok(())
 }
 
-fn read_analysis(r: &mut ColumnReader) -> Result<(CriticalPath, Metrics), ColumnError> {
-    let critical = CriticalPath {
+fn read_critical(r: &mut ColumnReader) -> Result<CriticalPath, ColumnError> {
+    Ok(CriticalPath {
         root_dist: r.col("distances")?,
         length: r.u64()?,
         nodes: r.col("critical nodes")?,
         edges: r.col("critical edges")?,
         on_node: r.bools("critical node flags")?,
         on_edge: r.bools("critical edge flags")?,
-    };
-    let metrics = Metrics {
+    })
+}
+
+fn read_metrics(r: &mut ColumnReader) -> Result<Metrics, ColumnError> {
+    Ok(Metrics {
         exec: r.col("execution times")?,
         creation: r.opt_f64("creation")?,
         overhead: r.opt_f64("overhead")?,
@@ -314,8 +330,7 @@ fn read_analysis(r: &mut ColumnReader) -> Result<(CriticalPath, Metrics), Column
         inst_par_min: r.opt_f64("instantaneous parallelism min")?,
         inst_par_max: r.opt_f64("instantaneous parallelism max")?,
         inst_par_bin: r.opt_f64("bin width")?.first().copied().flatten(),
-    };
-    Ok((critical, metrics))
+    })
 }
 
 fn read_layout(r: &mut ColumnReader) -> Result<GrainLayout, ColumnError> {
@@ -351,9 +366,10 @@ mod tests {
                 break b;
             }
         };
-        assert_eq!(parts.len(), 5, "four steps: {parts:?}");
-        assert_eq!(parts[4], bytes.len());
-        for w in parts.windows(2) {
+        assert_eq!(parts.len(), 7, "six steps: {parts:?}");
+        assert_eq!(parts[5], bytes.len());
+        assert_eq!(parts[6], bytes.len(), "the last step checks, reading nothing");
+        for w in parts[..6].windows(2) {
             assert!(w[1] > w[0] && w[1] - w[0] < bytes.len() * 3 / 4, "each step reads a part: {parts:?}");
         }
         let once = GrainBundle::decode(&bytes).expect("reads");
@@ -362,7 +378,7 @@ mod tests {
         // A buffer cut short fails at the step that reaches the cut, and never panics.
         for cut in [10, parts[1] + 3, parts[2] + 3, parts[3] + 3, bytes.len() - 1] {
             let mut reading = BundleReading::default();
-            let r = (0..4).map(|_| reading.step(&bytes[..cut])).find(|r| r.is_err());
+            let r = (0..7).map(|_| reading.step(&bytes[..cut])).find(|r| r.is_err());
             assert!(r.is_some(), "cut at {cut}");
         }
     }

@@ -141,8 +141,10 @@ fn a_stepped_load_shows_what_the_one_shot_load_shows_and_nothing_before_its_last
     let expected = [
         "read the grain graph",
         "read the grain graph's names",
-        "read the critical path and metrics",
+        "read the critical path",
+        "read the metrics",
         "read the layout",
+        "check the grain graph",
         "assemble the analysis",
         "read the aggregation tree",
         "read the aggregation metrics",

@@ -304,10 +304,6 @@ fn read_graph_names(r: &mut ColumnReader, g: &mut GrainGraph) -> Result<(), Colu
     Ok(())
 }
 
-fn read_analysis(r: &mut ColumnReader) -> Result<(CriticalPath, Metrics), ColumnError> {
-    Ok((read_critical(r)?, read_metrics(r)?))
-}
-
 fn read_critical(r: &mut ColumnReader) -> Result<CriticalPath, ColumnError> {
     Ok(CriticalPath {
         root_dist: r.col("distances")?,

@@ -95,3 +95,28 @@ fn restore_puts_back_the_time_and_the_playback_options() {
     p.restore(&serde_json::json!({"t_ns": "later", "step_ns": -3, "interval_ms": 0}));
     assert_eq!(p.state(), before, "values that do not fit change nothing");
 }
+
+/// A resize lays out what depends on the size again and keeps the rest (a height-only resize, the page's
+/// header growing as the tab opens, keeps the navigation timeline's counts): after either kind of resize the
+/// pane draws what a pane built at the new size draws, with its history empty.
+#[test]
+fn a_resized_pane_draws_as_one_built_at_that_size() {
+    let t = trace();
+    let mut p = ParticlesPane::new(t.clone(), 1200.0, 700.0);
+    p.configure("step", "").unwrap();
+    let mut size = (1200.0, 700.0);
+    for (w, h) in [(1200.0, 640.0), (900.0, 640.0), (900.0, 640.0), (1300.0, 720.0)] {
+        let changed = (w, h) != std::mem::replace(&mut size, (w, h));
+        p.resize(w, h);
+        p.configure("seek_ns", "0").unwrap();
+        let mut fresh = ParticlesPane::new(t.clone(), w, h);
+        assert_eq!(p.scene(), fresh.scene(), "{w}x{h}");
+        let (a, b) = (p.state(), fresh.state());
+        for key in ["plot", "timeline", "history", "particles", "max_density", "width", "height"] {
+            assert_eq!(a[key], b[key], "{w}x{h}: {key}");
+        }
+        let (la, lb) = (p.particle_layer().unwrap().clear_history, fresh.particle_layer().unwrap().clear_history);
+        assert!(lb);
+        assert_eq!(la, changed, "{w}x{h}: the history is cleared on the GPU too (and only on a change)");
+    }
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing weft needs on a Debian machine that has the Rust toolchain, then builds
-# both wasm variants into www/pkg (WebGPU) and www/pkg-webgl (WebGL2 fallback). Idempotent: every step is
-# skipped when already done, and cargo rebuilds only what changed.
+# the three wasm modules (wasm-pack.toml): the page's into www/pkg (WebGPU) and www/pkg-webgl (WebGL2
+# fallback), the worker's into www/pkg-worker. Idempotent: every step is skipped when already done, and cargo
+# rebuilds only what changed.
 #   scripts/setup.sh            build tools + wasm
 #   scripts/setup.sh --browser  also what the tests use: chromium, the browser tests' npm packages, and a
 #                               Python virtualenv (.venv) with the official OTF2 library as the readers' oracle
@@ -68,14 +69,17 @@ build_wasm() { # $1 = variant
   out=$(variant_value "$1" out_dir)
   features=$(variant_value "$1" features)
   tdir=target/wasm-$1
-  cargo build --lib --profile "$profile" --target wasm32-unknown-unknown --target-dir "$tdir" ${features:+--features "$features"}
+  cargo build --lib --profile "$profile" --target wasm32-unknown-unknown --target-dir "$tdir" \
+    --no-default-features --features "$features"
   wasm=$tdir/wasm32-unknown-unknown/$profile/weft.wasm
   if [ ! -f "$out/weft_bg.wasm" ] || [ "$wasm" -nt "$out/weft_bg.wasm" ]; then
     wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out" "$wasm"
   fi
   printf '%s: %s KB gzipped\n' "$out/weft_bg.wasm" "$(( $(gzip -9c "$out/weft_bg.wasm" | wc -c) / 1024 ))"
 }
-say "building wasm (WebGPU)"
+say "building wasm (the page's, WebGPU)"
 build_wasm webgpu
-say "building wasm (WebGL2 fallback)"
+say "building wasm (the worker's)"
+build_wasm worker
+say "building wasm (the page's, WebGL2 fallback)"
 build_wasm webgl

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test weft has, as CI runs them: formatting, lints, native tests (readers, model, analyses, layouts,
-# scenes, CLI), both wasm builds, and the browser tests in headless chromium on WebGPU and WebGL2.
+# scenes, CLI), the three wasm modules, and the browser tests in headless chromium on WebGPU and WebGL2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\033[1m== %s (%d:%02d)\033[0m\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
@@ -11,6 +11,9 @@ cargo fmt --all -- --check
 say "cargo clippy (native and wasm32)"
 cargo clippy --all-targets -q -- -D warnings
 cargo clippy --lib -q --target wasm32-unknown-unknown --target-dir target/wasm-webgpu -- -D warnings
+# Each module alone (what setup.sh ships): code one of them lacks must not leave the other with warnings.
+cargo clippy --lib -q --target wasm32-unknown-unknown --target-dir target/wasm-webgpu --no-default-features --features page -- -D warnings
+cargo clippy --lib -q --target wasm32-unknown-unknown --target-dir target/wasm-worker --no-default-features --features worker -- -D warnings
 say "native tests"
 export WEFT_PYTHON="$PWD/.venv/bin/python"
 # The library, the CLI and the integration tests; the examples hold no tests (clippy above checks them, and

@@ -3,7 +3,7 @@
 //! Layers, each using only those above it in this list:
 //! `readers` (bytes -> model) -> `model` (columnar trace) -> `analyses` -> `layouts` -> `scene`
 //! (plain instance arrays) -> `views` (view state, input, hit testing, each view's typed option schema) -> `renderer` (wgpu, wasm only) -> `web`
-//! (the page's and workers' wasm entry, wasm only).
+//! (the page's and workers' wasm entry, wasm only: the `page` and `worker` features pick which, Cargo.toml).
 //! Everything up to `views` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
 //! type, for the download size) serves every layer.
 //! `store` (tiled out-of-core trace store, issue #17) sits beside the model and analyses: it cuts a trace into
@@ -23,7 +23,7 @@ pub mod sort;
 pub mod store;
 pub mod views;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "page"))]
 pub mod renderer;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

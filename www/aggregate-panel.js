@@ -1,7 +1,7 @@
 // The aggregated view's controls: its options (method, problem view, filtered view, drill depth, similar-group
 // marks) rendered by the page from the view's schema, and its actions (drilling along the critical path, everything
-// beneath the selected group, local critical path) as buttons over the view and as keys; a click on the canvas opens or closes a group. "Compare with…" reads a
-// second profile of the same program (Viewer.compare_with, in this thread: profiles are small) and shows both runs
+// beneath the selected group, local critical path) as buttons over the view and as keys; a click on the canvas opens or closes a group. "Compare with…" has
+// the worker read a second profile of the same program (`onCompare`; its answer goes to Viewer.compare_with) and shows both runs
 // side by side, differing groups outlined, with a line of how many visible groups matched and differ. Every action is one
 // Viewer.configure or Viewer.click call (src/views/aggregate/); nothing is computed here.
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
@@ -23,7 +23,8 @@ const el = (tag, props = {}, ...children) => {
 
 export class AggregatePanel {
   /** `renderOptions(box)` renders the view's options from its schema, as for the page's other views. */
-  constructor({ viewer, canvas, help, renderOptions, onError }) {
+  /** `onCompare(file)` has the worker read a second profile; the page then calls Viewer.compare_with and `render`. */
+  constructor({ viewer, canvas, help, renderOptions, onError, onCompare }) {
     this.viewer = viewer;
     // Navigation controls float over the top-left of the view; method and problem view sit in the toolbar.
     this.bar = el('div', { id: 'aggregate-bar', role: 'toolbar', 'aria-label': 'Aggregated view', hidden: '' });
@@ -33,6 +34,7 @@ export class AggregatePanel {
     canvas.parentElement.append(this.bar);
     this.renderOptions = renderOptions;
     this.onError = onError;
+    this.onCompare = onCompare;
     this.active = false;
     this.box = null;
     this.help = el('span', { hidden: '' }, el('br'), HELP);
@@ -84,11 +86,10 @@ export class AggregatePanel {
       'local_critical', st.local_critical === null ? 'on' : 'off'));
     const file = el('input', { type: 'file', id: 'aggregate-compare-file', accept: '.csv,.merged,.graphml,.xml,.txt' });
     file.style.display = 'none';
-    file.addEventListener('change', async () => {
+    file.addEventListener('change', () => {
       const f = file.files[0];
       if (!f) return;
-      try { this.viewer.compare_with(f.name, new Uint8Array(await f.arrayBuffer())); } catch (e) { this.onError(String(e)); }
-      this.render();
+      this.onCompare(f);
     });
     const pick = el('button', { type: 'button', title: 'show a second run of the same program beside this one', text: st.compare ? 'compare ✓' : 'compare with…' });
     Object.assign(pick.style, { font: 'inherit', padding: '1px 6px' });

@@ -106,14 +106,28 @@ function onWorkerMessage(msg) {
       showLoaded(msg);
       break;
     case 'relaid': {
-      try { weft.viewer.relayout_execgraph(new Uint8Array(msg.model)); } catch (e) { failLoad(String(e)); return; }
-      weft.lastSummary = JSON.parse(msg.summary);
-      ui.summary.textContent = summaryText('execgraph', weft.lastSummary);
+      // The worker's answer to an option it applies: a new layout, or the moments of another busy definition.
+      const moments = msg.kind === 'moments';
+      try {
+        if (moments) weft.viewer.receive_moments(new Uint8Array(msg.model));
+        else weft.viewer.relayout_execgraph(new Uint8Array(msg.model));
+      } catch (e) { failLoad(String(e)); return; }
+      if (!moments) {
+        weft.lastSummary = JSON.parse(msg.summary);
+        ui.summary.textContent = summaryText('execgraph', weft.lastSummary);
+      }
       pending = null;
       weft.relayouts = (weft.relayouts || 0) + 1;
       setState('ready');
+      if (moments) renderViewOptions(weft.viewer.view());
       break;
     }
+    case 'compared':
+      try { weft.viewer.compare_with(msg.name, new Uint8Array(msg.model)); } catch (e) { failLoad(`${msg.name}: ${e}`); return; }
+      pending = null;
+      setState('ready');
+      weft.aggregatePanel.render();
+      break;
     case 'error':
       failLoad(msg.message);
       if (msg.fatal) restartWorker();
@@ -300,11 +314,20 @@ weft.induceFault = (kind, file) => {
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'fault', kind, name: `fault ${kind}` });
 };
 
-/** Lay the shown graph out again in the worker under a changed layout option (the schema says `applies: worker`). */
+/** Ask the worker to apply a changed option (the schema says `applies: worker`): lay the shown graph out again, or
+ *  compute the moments of another busy definition; the view shows what it has until the answer ('relaid'). */
 function relayout(key, value) {
   pending = { id: nextId++, name: 'relayout' };
   setState('loading');
   worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'relayout', name: ui.fileName.textContent, key, value });
+}
+
+// A second grain profile beside the aggregated view: the worker reads it (the page's wasm holds no reader).
+function compareWith(file) {
+  if (pending) return; // the worker holds the file shown: a restart would lose what it answers
+  pending = { id: nextId++, name: file.name };
+  setState('loading');
+  worker.postMessage({ v: PROTOCOL, id: pending.id, type: 'compare', file, chunk: CHUNK });
 }
 
 function cancelLoad(announce = true) {
@@ -600,7 +623,7 @@ function noBusyOffer(box, st) {
   b.className = 'offer';
   b.textContent = 'No busy time: count any region as busy';
   b.title = 'This busy definition finds no busy time in the locations shown; switch busy to "any region".';
-  b.addEventListener('click', () => { configure('busy', 'any'); renderViewOptions('moments'); });
+  b.addEventListener('click', () => { if (configure('busy', 'any')) relayout('busy', 'any'); renderViewOptions('moments'); });
   box.append(b);
 }
 
@@ -724,7 +747,7 @@ async function main() {
   wireInput(built.canvas);
   weft.grainPanel = new GrainPanel({ viewer: built.viewer, canvas: built.canvas, root: $('grain-panel'), help: $('help-grains'),
     onConfigure: (k, v) => { configure(k, v); renderViewOptions('grains'); }, onError: showError });
-  weft.aggregatePanel = new AggregatePanel({ viewer: built.viewer, canvas: built.canvas, help: $('help'), onError: showError,
+  weft.aggregatePanel = new AggregatePanel({ viewer: built.viewer, canvas: built.canvas, help: $('help'), onError: showError, onCompare: compareWith,
     renderOptions: (box) => optionControls(box, built.viewer.option_schema(), (o, v) => weft.aggregatePanel.configure(o.key, v)) });
   weft.profilePanel = new ProfilePanel({ viewer: built.viewer, canvas: built.canvas, root: $('profile-panel'), onError: showError });
   new ResizeObserver(resize).observe(ui.stage);

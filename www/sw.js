@@ -1,5 +1,6 @@
 // The service worker of the static build (scripts/build-static.sh copies it beside index.html and fills in
-// VERSION and SHELL): caches the app shell and both wasm builds on first visit, so the page opens offline.
+// VERSION and SHELL, every file of the build): caches the app shell and the wasm modules (the page's WebGPU and
+// WebGL2 builds, the worker's) on first visit, so the page opens offline.
 // It must not cache or intercept anything else: traces opened from URLs go straight to the network.
 
 const VERSION = 'dev';

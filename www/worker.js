@@ -1,8 +1,10 @@
 // The reader worker: reads a File in chunks (File.slice, never whole), feeds the wasm reader, and sends the
-// encoded model back as a transferable buffer. Any failure, a panic or running out of memory included, becomes
-// an 'error' message naming the file.
+// encoded model back as a transferable buffer; then answers the page's questions about what it read (another
+// view, layout or busy definition; a second profile to compare with). Any failure, a panic or running out of
+// memory included, becomes an 'error' message naming the file. It loads the worker's own wasm module
+// (www/pkg-worker: the readers and analyses, no renderer), not the page's.
 
-import init, { WorkerSession, FileSet, sample, relayout_execgraph, induce_fault, open_view, protocol_version } from './pkg/weft.js';
+import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version } from './pkg-worker/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
@@ -21,7 +23,8 @@ function release(obj) {
 // Whether the wasm memory is near the 4 GiB a worker can have: a trap then is the reader running out of it.
 const nearlyFull = () => wasmMemory !== null && wasmMemory.buffer.byteLength > 3.5 * (1 << 30);
 
-async function open(id, file, chunk, fault) {
+// `type` 'loaded' (a file to show) or 'compared' (a second grain profile beside the one shown).
+async function open(id, file, chunk, fault, type = 'loaded') {
   const session = new WorkerSession(file.name, file.size);
   try {
     // Tests only: fail inside the session, as a reader running out of memory on a large file does.
@@ -32,11 +35,15 @@ async function open(id, file, chunk, fault) {
       post({ id, type: 'progress', phase: 'reading', done: Math.min(file.size, at + chunk), total: file.size });
     }
     post({ id, type: 'progress', phase: 'parsing', done: file.size, total: file.size });
-    send(id, file.name, session.finish());
+    send(id, file.name, type === 'compared' ? session.finish_compare() : session.finish(), type);
   } finally {
     release(session);
   }
 }
+
+// What the worker computes again when a view option it applies changes (the schema's `applies: worker`), by the
+// option's key: another layout of the execution graph, the moments of another busy definition. Answered 'relaid'.
+const RELAYOUTS = { min_edge: relayout_execgraph, busy: moments_for };
 
 // A trace from a URL: the response body streams into the same session a file feeds. `limits` (tests only) may
 // lower the byte budget (`bytes`) and the stall timeout (`stallMs`).
@@ -105,7 +112,10 @@ self.onmessage = async (e) => {
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'fault') induce_fault(msg.kind);
     else if (msg.type === 'view') send(id, msg.name, open_view(msg.kind));
-    else if (msg.type === 'relayout') send(id, msg.name, relayout_execgraph(msg.value), 'relaid');
+    else if (msg.type === 'relayout') {
+      if (!Object.hasOwn(RELAYOUTS, msg.key)) throw new Error(`the worker applies no option '${msg.key}'`);
+      send(id, msg.name, RELAYOUTS[msg.key](msg.value), 'relaid');
+    } else if (msg.type === 'compare') await open(id, msg.file, msg.chunk || (4 << 20), null, 'compared');
   } catch (err) {
     const text = typeof err === 'string' ? err : (err && err.message) || String(err);
     // A wasm trap (panic, out of memory) leaves the instance unusable: ask the page for a fresh worker.

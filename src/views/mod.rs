@@ -113,6 +113,10 @@ pub trait Pane {
     fn as_aggregate(&mut self) -> Option<&mut aggregate::AggregatePane> {
         None
     }
+    /// The moments pane, for the worker's answer to another busy definition; None for every other view.
+    fn as_moments(&mut self) -> Option<&mut moments::MomentsPane> {
+        None
+    }
     /// Particles and history splats to draw over this frame's scene (the particle view only).
     fn particle_layer(&mut self) -> Option<crate::scene::particles::ParticleLayer<'_>> {
         None

@@ -1,8 +1,10 @@
 //! The moments pane: the utilization Gantt chart (left) beside the moment view (right), one row per
 //! location in the same order, on the same time axis, zooming and scrolling together (the paper's Fig. 4
-//! and 5). The first moments (default definition) come from the worker ([`MomentsPane::with_moments`]);
-//! they are recomputed here when the busy definition changes (linear in intervals: milliseconds for a
-//! million).
+//! and 5). The first moments (default definition) come from the worker ([`MomentsPane::with_moments`]), and
+//! so do those of another busy definition: the pane asks ([`MomentsPane::asked`]), keeps showing what it has,
+//! and shows the answer when it arrives ([`MomentsPane::receive`]). A pane made without the worker
+//! ([`MomentsPane::new`]: the CLI, native tests) computes them itself (linear in intervals). Sorting and the
+//! location filter reorder the moments it has: no pass over the trace.
 
 use super::timeline::location_matches;
 use super::{num, Hover, Pane};
@@ -22,7 +24,16 @@ pub struct MomentsPane {
     definition: BusyDefinition,
     key: MomentKey,
     busy: BusyIntervals,
+    /// Every location's moments under `definition`, by location; `rows` are those shown, in the shown order.
+    all: Vec<LocationMoments>,
     rows: Vec<LocationMoments>,
+    /// The moments came from the worker: another busy definition is asked of it, not computed here.
+    from_worker: bool,
+    /// The busy definition asked of the worker and not answered yet (the moments shown stay until then).
+    asked: Option<BusyDefinition>,
+    /// Passes over the trace's intervals made here (busy intervals computed on this thread): none for a pane
+    /// whose moments all came from the worker.
+    computed_here: u32,
     /// The Gantt chart's viewport; the moment view's is the same but for its x offset.
     view: Viewport,
     width: f32,
@@ -73,7 +84,11 @@ impl MomentsPane {
             trace,
             definition: BusyDefinition::Compute,
             key: MomentKey::Location,
+            all: Vec::new(),
             rows: Vec::new(),
+            from_worker: false,
+            asked: None,
+            computed_here: 0,
             view: Viewport::fit(1, 1, width / 2.0, height),
             width,
             hovered: None,
@@ -83,13 +98,14 @@ impl MomentsPane {
             has_regions: false,
         };
         pane.has_regions = pane.trace.intervals.dur_ns.iter().any(|&d| d > 0);
-        pane.recompute();
+        pane.compute_busy();
         pane.view = Viewport::fit(pane.trace.span_ns, pane.rows.len(), width / 2.0, height);
         pane
     }
 
     /// The pane over busy intervals and moments already computed (by the worker, for the default sort and
-    /// every location): opening it makes no pass over the trace's intervals.
+    /// every location): opening it makes no pass over the trace's intervals, and neither does another busy
+    /// definition (asked of the worker, see [`MomentsPane::asked`]).
     pub fn with_moments(trace: Rc<Trace>, first: MomentsBundle, width: f32, height: f32) -> Self {
         let has_regions = trace.intervals.dur_ns.iter().any(|&d| d > 0);
         let view = Viewport::fit(trace.span_ns, first.rows.len(), width / 2.0, height);
@@ -98,7 +114,11 @@ impl MomentsPane {
             definition: first.definition,
             key: MomentKey::Location,
             busy: first.busy,
-            rows: first.rows,
+            rows: first.rows.clone(),
+            all: first.rows,
+            from_worker: true,
+            asked: None,
+            computed_here: 0,
             view,
             width,
             hovered: None,
@@ -109,15 +129,56 @@ impl MomentsPane {
         }
     }
 
-    fn recompute(&mut self) {
+    /// Busy intervals and moments under `definition`, computed here (a pane without the worker).
+    fn compute_busy(&mut self) {
         self.busy = BusyIntervals::compute(&self.trace, &self.definition);
-        self.rows = moments_of_busy(&self.trace, &self.busy, None);
+        self.computed_here += 1;
+        self.all = moments_of_busy(&self.trace, &self.busy, None);
+        self.arrange();
+    }
+
+    /// The rows shown (filtered, sorted) from every location's moments, and the busy intervals in their order.
+    fn arrange(&mut self) {
+        self.rows = self.all.clone();
         if let Some(p) = &self.locations {
             self.rows.retain(|m| location_matches(&self.trace, LocationId(m.location), p));
         }
         sort_moments(&mut self.rows, self.key);
         self.busy.arrange(self.rows.iter().map(|m| LocationId(m.location)));
         self.color = color_encoding(&self.trace, &self.rows, &self.color_key).unwrap_or(None);
+    }
+
+    /// The busy definition asked of the worker and not answered yet (None: the moments shown are those of
+    /// the definition chosen). The page sends it; [`MomentsPane::receive`] shows the answer.
+    pub fn asked(&self) -> Option<&BusyDefinition> {
+        self.asked.as_ref()
+    }
+
+    /// How many times this pane computed busy intervals itself (a pass over the trace's intervals): 0 when
+    /// all its moments came from the worker.
+    pub fn computed_here(&self) -> u32 {
+        self.computed_here
+    }
+
+    /// The worker's moments for the definition asked (or the one shown): shown from now on, in the pane's sort
+    /// and filter; the view's position stays. Moments for another definition are refused (the page drops
+    /// stale answers before they get here).
+    pub fn receive(&mut self, bundle: MomentsBundle) -> Result<(), String> {
+        let wanted = self.asked.as_ref().unwrap_or(&self.definition);
+        if bundle.definition != *wanted {
+            return Err(format!(
+                "the worker's moments are for busy = {}, the view asked for busy = {}",
+                bundle.definition.short_name(),
+                wanted.short_name()
+            ));
+        }
+        self.asked = None;
+        self.definition = bundle.definition;
+        self.busy = bundle.busy;
+        self.all = bundle.rows;
+        self.arrange();
+        self.hovered = None;
+        Ok(())
     }
 
     /// The last row that may be at the top: the rows below it fill the plot.
@@ -130,7 +191,8 @@ impl MomentsPane {
     /// The view's options as they stand (views::options::MomentsOptions).
     fn typed_options(&self) -> MomentsOptions {
         let mut o = MomentsOptions {
-            busy: self.definition.clone(),
+            // The definition asked of the worker shows in the controls and links while its answer is coming.
+            busy: self.asked.clone().unwrap_or_else(|| self.definition.clone()),
             sort: self.key,
             locations: self.locations.clone(),
             ..Default::default()
@@ -172,6 +234,9 @@ impl MomentsPane {
 impl Pane for MomentsPane {
     fn kind(&self) -> &'static str {
         "moments"
+    }
+    fn as_moments(&mut self) -> Option<&mut MomentsPane> {
+        Some(self)
     }
     fn resize(&mut self, width: f32, height: f32) {
         self.width = width;
@@ -258,6 +323,8 @@ impl Pane for MomentsPane {
             "plot": {"x0": x0, "y0": y0, "x1": x1, "y1": y1},
             "moment_view_x": self.half(),
             "definition": self.definition.describe(), "busy": self.definition.short_name(), "sort": self.key.name(),
+            // Asked of the worker, not answered yet; `busy` is what the rows are computed under.
+            "busy_asked": self.asked.as_ref().map(BusyDefinition::short_name),
             "color": self.color.as_ref().map(|c| c.name.clone()),
             "rows": rows,
             "locations": self.locations,
@@ -296,13 +363,19 @@ impl Pane for MomentsPane {
         o.parse(key, value).map_err(|e| e.to_string())?;
         match key {
             "busy" => {
-                self.definition = o.busy;
-                self.recompute();
+                if o.busy == self.definition {
+                    self.asked = None;
+                } else if self.from_worker {
+                    self.asked = Some(o.busy);
+                } else {
+                    self.definition = o.busy;
+                    self.compute_busy();
+                }
                 Ok(())
             }
             "sort" => {
                 self.key = o.sort;
-                self.recompute();
+                self.arrange();
                 Ok(())
             }
             "color" => {
@@ -319,7 +392,7 @@ impl Pane for MomentsPane {
                     }
                 }
                 self.locations = pattern.map(str::to_string);
-                self.recompute();
+                self.arrange();
                 self.hovered = None;
                 self.view.first_row = 0.0;
                 Ok(())

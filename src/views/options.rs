@@ -38,7 +38,8 @@ pub enum Role {
     Action,
 }
 
-/// Who applies an option: the view itself, or the worker (which lays the view out again).
+/// Who applies an option: the view itself, or the worker (which lays the view out again, or computes what the
+/// view shows under it: a moments view's busy definition).
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Applies {
@@ -413,7 +414,9 @@ impl ViewOptions for MomentsOptions {
                 },
                 "compute",
             )
-            .flag("busy"),
+            .flag("busy")
+            // The page's moments of another definition come from the worker (views::moments).
+            .worker(),
             OptionSpec::option(
                 "sort",
                 "sort",

@@ -323,14 +323,31 @@ impl ViewSet {
         self.active_mut()?.as_timeline()
     }
 
-    /// Show a second run's grain graph beside the aggregated view shown (analysed under its thresholds).
-    pub fn compare_with(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
+    /// Show a second run's grain graph beside the aggregated view shown, analysed under its thresholds:
+    /// `bundle` is the worker's grain bundle of it (`layouts::grain_bundle`; the worker reads the file, the
+    /// page holds no reader).
+    pub fn compare_with(&mut self, name: &str, bundle: &[u8]) -> Result<(), String> {
         let pane = self.active_mut().and_then(|p| p.as_aggregate()).ok_or("the aggregated view is not shown")?;
-        let (input, _) =
-            crate::readers::open(name, bytes.into()).and_then(|i| i.into_grains(name)).map_err(|e| e.to_string())?;
-        let analysis = GrainAnalysis::new(&input, pane.thresholds()).map_err(|e| format!("{name}: {e}"))?;
+        let (analysis, _) =
+            GrainBundle::decode(bundle).map_err(|e| format!("{name}: {e}"))?.analysis(pane.thresholds());
         pane.compare_with(name, analysis);
         Ok(())
+    }
+
+    /// The busy definition the moments view asked of the worker and has no answer for yet, as the option's
+    /// value (`any`, `pattern:GLOB`); None when it asks nothing.
+    pub fn moments_asked(&mut self) -> Option<String> {
+        let pane = self.panes.iter_mut().find_map(|p| p.as_moments())?;
+        pane.asked().map(crate::views::options::busy_text)
+    }
+
+    /// The worker's moments bundle (`analyses::moments_bundle`) for the busy definition the moments view
+    /// asked for: checked against the loaded trace and shown; the view keeps its position, sort and filter.
+    pub fn receive_moments(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let trace = self.trace.clone().ok_or("no trace is loaded")?;
+        let pane = self.panes.iter_mut().find_map(|p| p.as_moments()).ok_or("the moments view is not open")?;
+        let bundle = MomentsBundle::decode(bytes, &trace).map_err(|e| e.to_string())?;
+        pane.receive(bundle)
     }
 
     /// Switch views (building the view on first use), keeping the time range where both views have one.
@@ -412,7 +429,13 @@ impl ViewSet {
     pub fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
         let pane = self.active_mut().ok_or("nothing is shown")?;
         pane.configure(key, value)?;
-        if key == "thresholds" && pane.kind() == "grains" {
+        // A moments view without the worker's moments computes another busy definition here: noted.
+        let computed_here = pane.as_moments().is_some_and(|m| m.computed_here() > 0);
+        let kind = pane.kind();
+        if computed_here && !self.built_on_page.contains(&"moments") {
+            self.built_on_page.push("moments");
+        }
+        if key == "thresholds" && kind == "grains" {
             // The aggregated view was built under the old thresholds: build it again when next shown.
             self.panes.retain(|p| p.kind() != "aggregate");
             self.aggregation = None;

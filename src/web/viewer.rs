@@ -178,10 +178,19 @@ impl Viewer {
         self.views.view().to_string()
     }
 
-    /// Show a second grain profile (MIR CSV or GraphML, by its content; `name` names it) beside the aggregated view:
-    /// two runs of the same program side by side, analysed under the shown run's thresholds.
-    pub fn compare_with(&mut self, name: &str, bytes: &[u8]) -> Result<(), JsValue> {
-        self.views.compare_with(name, bytes).map_err(|e| JsValue::from_str(&e))?;
+    /// Show a second grain profile beside the aggregated view: two runs of the same program side by side,
+    /// analysed under the shown run's thresholds. `bundle`: the worker's grain bundle of it (the worker reads
+    /// the file, `WorkerSession::finish_compare`); `name` names it.
+    pub fn compare_with(&mut self, name: &str, bundle: &[u8]) -> Result<(), JsValue> {
+        self.views.compare_with(name, bundle).map_err(|e| JsValue::from_str(&e))?;
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// The worker's moments of the loaded trace for the busy definition the moments view asked for (the
+    /// worker's `moments_for`): shown from now on; the view kept the old ones until now.
+    pub fn receive_moments(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
+        self.views.receive_moments(bundle).map_err(|e| JsValue::from_str(&e))?;
         self.dirty = true;
         Ok(())
     }

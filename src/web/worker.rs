@@ -1,7 +1,11 @@
-//! The worker's side: a file arrives in chunks (File.slice), is read into a model, and leaves as one encoded
-//! buffer for the page, with what the page's other views need built here too (a trace's moments, a grain
-//! graph's aggregation), so the page's main thread only decodes. Runs off the main thread, so a 100 MB file
-//! never freezes the page.
+//! The worker's side (the `worker` wasm module: readers and analyses, no renderer or views): a file arrives in
+//! chunks (File.slice), is read into a model, and leaves as one encoded buffer for the page, with what the
+//! page's other views need built here too (a trace's moments, a grain graph's aggregation), so the page's main
+//! thread only decodes. Runs off the main thread, so a 100 MB file never freezes the page. The worker keeps
+//! what it read to answer the page's later questions without reading again: another view of an OTF2 trace
+//! ([`open_view`]), another layout of an execution graph ([`relayout_execgraph`]), the moments of another busy
+//! definition ([`moments_for`]); a second grain profile to compare with is read here too
+//! ([`WorkerSession::finish_compare`]). Each question is one exported function beside these.
 //!
 //! Held to the budget as it streams, not only from a size given in advance: a download without a
 //! Content-Length is refused once what it holds (a file read whole, or the Chrome reader's unparsed tail) passes
@@ -28,8 +32,9 @@ use crate::readers::otf2::MemoryFiles;
 use crate::readers::sniff::SNIFF_HEAD_BYTES;
 use crate::readers::{self, otf2_threads, Input, Otf2Input, ReadError, Sniffed, Source};
 use crate::samples::execgraph::sample as execgraph_sample;
-use crate::views::options::{ExecgraphOptions, ViewOptions};
+use crate::views::options::{ExecgraphOptions, MomentsOptions, ViewOptions};
 use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 fn js_err(e: ReadError) -> JsValue {
@@ -150,13 +155,31 @@ impl WorkerSession {
 
     /// Read what was fed; returns `{kind, model, summary}` (see [`loaded`]).
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let input = match std::mem::replace(&mut self.reading, Reading::Start(Vec::new())) {
+        let input = self.read()?;
+        input_loaded(&self.name, input)
+    }
+
+    /// Read what was fed as a second run to compare with the grain graph shown (a MIR profile, GraphML, an
+    /// OTF2 trace's tasks): `{kind: "grains", model, summary}` with its grain bundle, which the page analyses
+    /// under the thresholds it shows (`ViewSet::compare_with`). Nothing is kept.
+    pub fn finish_compare(&mut self) -> Result<JsValue, JsValue> {
+        let (grains, _) = self.read()?.into_grains(&self.name).map_err(js_err)?;
+        let analysis = GrainAnalysis::new(&grains, Thresholds::paper())
+            .map_err(|e| JsValue::from_str(&format!("{}: {e}", self.name)))?;
+        let layout = grain_layout(&analysis.graph, &LayoutParams::default());
+        Ok(loaded("grains", GrainBundle::new(analysis, layout).encode(), "{}".to_string()))
+    }
+}
+
+impl WorkerSession {
+    /// What was fed, read by the reader its head was sniffed for.
+    fn read(&mut self) -> Result<Input, JsValue> {
+        Ok(match std::mem::replace(&mut self.reading, Reading::Start(Vec::new())) {
             Reading::Chrome(r) => Input::Trace(r.finish().map_err(js_err)?),
             Reading::Whole(bytes, sniffed) => readers::open_sniffed(&self.name, sniffed, &bytes).map_err(js_err)?,
             // A file shorter than the sniffed head: sniffed (once) and read here.
             Reading::Start(head) => readers::open(&self.name, Source::Bytes(&head)).map_err(js_err)?,
-        };
-        input_loaded(&self.name, input)
+        })
     }
 }
 
@@ -204,7 +227,7 @@ fn input_loaded(name: &str, input: Input) -> Result<JsValue, JsValue> {
                     "{name}: the trace holds no intervals, instants or counters to show"
                 )));
             }
-            Ok(trace_loaded(&trace))
+            Ok(trace_loaded(Rc::new(trace)))
         }
         Input::ThreadEvents { events, warnings } => {
             let graph = build(&events).map_err(|e| JsValue::from_str(&format!("{name}: {e}")))?;
@@ -220,12 +243,16 @@ thread_local! {
     static LAST_GRAPH: RefCell<Option<(ExecGraph, Warnings)>> = const { RefCell::new(None) };
     /// The other views of the last OTF2 trace read (its thread events, its task profile), for [`open_view`].
     static OTF2_VIEWS: RefCell<Otf2Views> = const { RefCell::new(Otf2Views { name: String::new(), trace: None, locations: Vec::new(), events: None, tasks: None }) };
+    /// The trace the page shows (the last one sent), for the moments of another busy definition
+    /// ([`moments_for`]); None while the page shows a graph. Replaced by the next trace sent, not dropped when a
+    /// load fails, so the page's trace keeps its answers.
+    static SHOWN_TRACE: RefCell<Option<Rc<Trace>>> = const { RefCell::new(None) };
 }
 
 struct Otf2Views {
     name: String,
     /// Kept only when the trace offers another view too, so the page can come back to the timeline.
-    trace: Option<Trace>,
+    trace: Option<Rc<Trace>>,
     /// Location names, for the execution graph's thread labels.
     locations: Vec<String>,
     /// Each with what its mapping had to repair or drop, shown with the view.
@@ -239,17 +266,16 @@ struct Otf2Views {
 fn otf2_loaded(name: &str, otf2: Otf2Input) -> Result<JsValue, JsValue> {
     let events = otf2.offers_thread_events().then(|| otf2.thread_events().ok()).flatten().map(|(e, w, _)| (e, w));
     let tasks = otf2.offers_grains().then(|| otf2.grains().ok()).flatten();
-    let read = otf2.read;
-    let trace = &read.trace;
+    let trace = Rc::new(otf2.read.trace);
     let timeline =
         !(trace.intervals.is_empty() && trace.instants.time_ns.is_empty() && trace.counters.sample_time_ns.is_empty());
     let views: Vec<&str> = [(timeline, "trace"), (events.is_some(), "execgraph"), (tasks.is_some(), "grains")]
         .iter()
         .filter_map(|&(has, v)| has.then_some(v))
         .collect();
-    let timeline_out = (views.first() == Some(&"trace")).then(|| trace_loaded(trace));
-    let locations = otf2_threads::location_names(trace);
-    let trace = (timeline && views.len() > 1).then_some(read.trace);
+    let timeline_out = (views.first() == Some(&"trace")).then(|| trace_loaded(trace.clone()));
+    let locations = otf2_threads::location_names(&trace);
+    let trace = (timeline && views.len() > 1).then_some(trace);
     OTF2_VIEWS.with(|v| *v.borrow_mut() = Otf2Views { name: name.to_string(), trace, locations, events, tasks });
     let first = match (timeline_out, views.first()) {
         (Some(out), _) => out,
@@ -275,7 +301,7 @@ pub fn open_view(kind: &str) -> Result<JsValue, JsValue> {
     OTF2_VIEWS.with(|v| {
         let v = v.borrow();
         match kind {
-            "trace" => Ok(trace_loaded(v.trace.as_ref().ok_or("the last trace read is not kept for its timeline")?)),
+            "trace" => Ok(trace_loaded(v.trace.clone().ok_or("the last trace read is not kept for its timeline")?)),
             "execgraph" => {
                 let (ev, warnings) = v.events.as_ref().ok_or("the last trace read has no thread events")?;
                 let mut graph = build(ev).map_err(|e| JsValue::from_str(&format!("{}: {e}", v.name)))?;
@@ -301,18 +327,35 @@ fn loaded(kind: &str, model: Vec<u8>, summary: String) -> JsValue {
     o.into()
 }
 
-/// A trace for the timeline, with its moments under the default busy definition for the moments view.
-fn trace_loaded(trace: &Trace) -> JsValue {
-    let summary = serde_json::to_string(&summarize(trace, 10)).unwrap_or_default();
-    let moments = MomentsBundle::compute(trace, &BusyDefinition::Compute).encode();
-    let out = loaded("trace", codec::encode(trace), summary);
+/// A trace for the timeline, with its moments under the default busy definition for the moments view; kept
+/// as the trace shown, for [`moments_for`].
+fn trace_loaded(trace: Rc<Trace>) -> JsValue {
+    let summary = serde_json::to_string(&summarize(&trace, 10)).unwrap_or_default();
+    let moments = MomentsBundle::compute(&trace, &BusyDefinition::Compute).encode();
+    let out = loaded("trace", codec::encode(&trace), summary);
     let _ = js_sys::Reflect::set(&out, &"moments".into(), &js_sys::Uint8Array::from(&moments[..]).into());
+    SHOWN_TRACE.with(|t| *t.borrow_mut() = Some(trace));
     out
+}
+
+/// The moments view's data for another busy definition (`busy`: the view option's value, `any`,
+/// `pattern:GLOB`, views::options::MomentsOptions) of the trace shown: `{kind: "moments", model}` with the
+/// moments bundle (analyses::moments_bundle), computed here so the page computes nothing.
+#[wasm_bindgen]
+pub fn moments_for(busy: &str) -> Result<JsValue, JsValue> {
+    let mut o = MomentsOptions::default();
+    o.parse("busy", busy).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let trace = SHOWN_TRACE.with(|t| t.borrow().clone()).ok_or(
+        "the reader no longer holds the trace shown (it was restarted): open the file again for another busy definition",
+    )?;
+    let bundle = MomentsBundle::compute(&trace, &o.busy).encode();
+    Ok(loaded("moments", bundle, "{}".to_string()))
 }
 
 /// `warnings`: what reading the graph's input repaired or dropped (an OTF2 trace's thread mapping); they go
 /// in the summary as the timeline's do (see [`with_warnings`]).
 fn execgraph_loaded(graph: ExecGraph, warnings: Warnings) -> JsValue {
+    SHOWN_TRACE.with(|t| *t.borrow_mut() = None);
     let bundle = ExecBundle::new(graph, Scale::True);
     let summary = with_warnings(serde_json::to_value(ExecFigures::of(&bundle.graph, &bundle.layout)), &warnings);
     let model = bundle.encode();
@@ -345,6 +388,7 @@ fn grains_from_input(name: &str, input: &Grains, warnings: &Warnings) -> Result<
     let aggregation = aggregate_bundle::encode(&Aggregation::new(&analysis, Method::Reduction), &analysis.graph);
     let out = loaded("grains", GrainBundle::new(analysis, layout).encode(), summary);
     let _ = js_sys::Reflect::set(&out, &"aggregation".into(), &js_sys::Uint8Array::from(&aggregation[..]).into());
+    SHOWN_TRACE.with(|t| *t.borrow_mut() = None);
     Ok(out)
 }
 

@@ -7,7 +7,7 @@
 //   ?bench=grains[&trace=URL] a MIR profile (or a generated 176,000-node one): analysis, then layout
 //   ?bench=aggregate         the aggregation's four phases on a generated 176,000-node grain graph
 //   ?bench=particles         particle animation CPU time per frame: 16,384 processes, ~100,000 live particles
-import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive, bench_grains, bench_particles, bench_aggregate } from '../../www/pkg/weft.js';
+import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive, bench_grains, bench_particles, bench_aggregate } from '../../www/pkg-worker/weft.js';
 
 const params = new URLSearchParams(location.search);
 const runs = Number(params.get('runs') || 3);

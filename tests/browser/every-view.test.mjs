@@ -128,6 +128,7 @@ test('every view of every input draws something or says why not', { timeout: 900
     assert.match(d.notice, /any region/);
     assert.ok(d.offer, 'the page offers the switch to any region');
     await page.click('#busy-any');
+    await page.waitForFunction(() => window.weft.viewer.view_state().busy === 'any');
     await frames(page);
     d = await drawn(page);
     assert.ok(d.marks > 0, 'under any region the MPI calls are busy time');

@@ -62,6 +62,8 @@ for (const backend of Object.keys(BACKENDS)) {
 
       // Busy = any region: the MPI call now counts, so m0 grows by its 30 us.
       await page.selectOption('#view-options select >> nth=0', 'any');
+      // The worker computes the moments of another definition; the page shows them when they arrive.
+      await page.waitForFunction(() => window.weft.viewer.view_state().busy === 'any');
       const any = await viewState(page);
       assert.equal(any.busy, 'any');
       const row0 = any.rows.find((r) => r.name.endsWith('thread 0'));

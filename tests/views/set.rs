@@ -250,3 +250,78 @@ fn a_large_particle_index_is_built_in_steps() {
     assert!(!s.begin_view("particles").unwrap());
     assert_eq!(s.view(), "particles");
 }
+
+#[test]
+fn another_busy_definition_is_asked_of_the_worker_and_its_answer_shown() {
+    use weft::analyses::busy::BusyDefinition;
+    use weft::analyses::moments_bundle::MomentsBundle;
+    let trace = Rc::new(utilization_trace(8, 8 * 61));
+    let bundle = |d: &BusyDefinition| MomentsBundle::compute(&trace, d).encode();
+    let m0 = |v: &ViewSet| -> Vec<f64> {
+        v.active().unwrap().state()["rows"].as_array().unwrap().iter().map(|r| f(r, "m0_ns")).collect()
+    };
+    let mut v = set();
+    v.load_trace(trace.clone(), Some(bundle(&BusyDefinition::Compute)));
+    v.set_view("moments").unwrap();
+    let compute = m0(&v);
+    v.configure("sort", "m0").unwrap();
+    v.configure("busy", "any").unwrap();
+    // Asked, not computed: the view still shows the moments under compute, its control shows what was asked.
+    assert!(v.built_on_page().is_empty(), "built here: {:?}", v.built_on_page());
+    assert_eq!(v.moments_asked().as_deref(), Some("any"));
+    let st = v.active().unwrap().state();
+    assert_eq!((st["busy"].as_str(), st["busy_asked"].as_str()), (Some("compute"), Some("any")));
+    let mut sorted = compute.clone();
+    sorted.sort_by(f64::total_cmp);
+    assert_eq!(m0(&v), sorted, "sorted by m0, still under compute");
+    let schema = v.active().unwrap().options();
+    let busy = schema["options"].as_array().unwrap().iter().find(|o| o["key"] == "busy").unwrap();
+    assert_eq!((busy["value"].as_str(), busy["applies"].as_str()), (Some("any"), Some("worker")));
+
+    // The worker's answer for another definition is refused; its answer for the one asked is shown.
+    assert!(v.receive_moments(&bundle(&BusyDefinition::Pattern("x*".into()))).is_err());
+    v.receive_moments(&bundle(&BusyDefinition::Any)).unwrap();
+    assert_eq!(v.moments_asked(), None);
+    let st = v.active().unwrap().state();
+    assert_eq!((st["busy"].as_str(), st["busy_asked"].as_str()), (Some("any"), None));
+    let mut want: Vec<f64> =
+        MomentsBundle::compute(&trace, &BusyDefinition::Any).rows.iter().map(|m| m.m0_ns as f64).collect();
+    want.sort_by(f64::total_cmp);
+    assert_eq!(m0(&v), want, "the worker's moments, in the view's sort");
+    assert!(want.iter().sum::<f64>() > compute.iter().sum::<f64>(), "any region is busy for longer");
+    // Bytes for another trace, or garbage, are errors; nothing was computed here throughout.
+    let other = utilization_trace(5, 5 * 61);
+    assert!(v.receive_moments(&MomentsBundle::compute(&other, &BusyDefinition::Any).encode()).is_err());
+    assert!(v.receive_moments(&[1, 2, 3]).is_err());
+    assert!(v.built_on_page().is_empty(), "built here: {:?}", v.built_on_page());
+
+    // Without the worker's moments the pane computes another definition itself, and says so.
+    v.load_trace(trace.clone(), None);
+    v.set_view("moments").unwrap();
+    v.configure("busy", "any").unwrap();
+    assert_eq!(v.active().unwrap().state()["busy"], "any");
+    assert_eq!(v.moments_asked(), None);
+    assert_eq!(v.built_on_page(), ["moments"]);
+}
+
+#[test]
+fn a_second_run_to_compare_arrives_as_the_workers_grain_bundle() {
+    use weft::layouts::grain_bundle::GrainBundle;
+    let mut v = set();
+    let input = read_grains("fib.csv", &fib_profile(12, 4, 8)).unwrap();
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
+    let l = layout(&a.graph, &LayoutParams::default());
+    v.load_grains(a, l, None).unwrap();
+    let input = read_grains("fib-b.csv", &fib_profile(12, 3, 8)).unwrap();
+    let b = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
+    let grains = b.graph.grains();
+    let l = layout(&b.graph, &LayoutParams::default());
+    let bundle = GrainBundle::new(b, l).encode();
+    assert!(v.compare_with("fib-b.csv", &bundle).is_err(), "the aggregated view is not shown");
+    v.set_view("aggregate").unwrap();
+    assert!(v.compare_with("fib-b.csv", &bundle[..bundle.len() / 2]).is_err(), "a cut bundle is refused");
+    v.compare_with("fib-b.csv", &bundle).unwrap();
+    let st = v.active().unwrap().state();
+    assert_eq!(st["compare_name"], "fib-b.csv");
+    assert_eq!(st["compare_grains"], grains);
+}

@@ -285,11 +285,11 @@ pub fn index_otf2(
     let paths: Vec<String> = (0..n).map(|k| stream.location_id(k).1).collect();
     if o.build.threads <= 1 {
         let mut raw = Vec::new();
-        for k in 0..n {
+        for (k, path) in paths.iter().enumerate() {
             raw.clear();
             stream.location(k, &mut raw)?;
             intervals += raw.len() as u64;
-            digest.location(&raw, spill, &paths[k])?;
+            digest.location(&raw, spill, path)?;
             progress(Progress::Reading { done: k + 1, total: n, intervals });
         }
     } else {

@@ -31,7 +31,7 @@ use std::sync::Mutex;
 use thiserror::Error;
 
 /// Where the first pass keeps each location's nested intervals until its block is tiled.
-pub trait Spill: Sync {
+pub trait Spill: Send + Sync {
     /// Keep location `k`'s bytes (called once per location, in order).
     fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String>;
     /// Location `k`'s bytes.
@@ -215,6 +215,55 @@ impl BlockColumns {
     }
 }
 
+/// What pass 1 learns from each location's intervals, in location order.
+struct Digest {
+    counts: Vec<u64>,
+    max_end: i128,
+    min_start: i64,
+    clipped: u64,
+    clip_examples: Vec<(RegionId, i64, u64)>,
+    spill_bytes: u64,
+    nested: Vec<Nested>,
+    w: ColumnWriter,
+}
+
+impl Default for Digest {
+    fn default() -> Self {
+        Digest {
+            counts: Vec::new(),
+            max_end: i128::MIN,
+            min_start: i64::MAX,
+            clipped: 0,
+            clip_examples: Vec::new(),
+            spill_bytes: 0,
+            nested: Vec::new(),
+            w: ColumnWriter::default(),
+        }
+    }
+}
+
+impl Digest {
+    /// Nest the next location's intervals, count them, spill them.
+    fn location(&mut self, raw: &[(RegionId, i64, u64)], spill: &mut dyn Spill, path: &str) -> Result<(), IndexError> {
+        let (clipped, examples) = (&mut self.clipped, &mut self.clip_examples);
+        let end = nest(raw, &mut self.nested, &mut |r, s, x| {
+            *clipped += 1;
+            if *clipped <= 5 {
+                examples.push((r, s, x));
+            }
+        });
+        if let Some(&(_, first, _, _)) = self.nested.first() {
+            self.min_start = self.min_start.min(first);
+            self.max_end = self.max_end.max(end);
+        }
+        let k = self.counts.len();
+        self.counts.push(self.nested.len() as u64);
+        encode(&self.nested, &mut self.w);
+        self.spill_bytes += self.w.buf.len() as u64;
+        spill.put(k, &self.w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))
+    }
+}
+
 /// Index an OTF2 archive read location by location: tiles into `sink`, returns the manifest (not written).
 pub fn index_otf2(
     mut stream: Otf2Stream,
@@ -229,38 +278,57 @@ pub fn index_otf2(
             "two location definitions name one location: this archive is indexed whole".into(),
         ));
     }
-    // Pass 1: read, nest, count, spill.
-    let mut raw = Vec::new();
-    let mut nested = Vec::new();
-    let mut w = ColumnWriter::default();
-    let mut counts = Vec::with_capacity(n);
-    let mut max_end = i128::MIN;
-    let mut clipped = 0u64;
-    let mut clip_examples: Vec<(RegionId, i64, u64)> = Vec::new();
-    let mut spill_bytes = 0u64;
+    // Pass 1: read (this thread), nest, count, spill (this thread, or a second one with threads > 1: the
+    // decode of the next location overlaps the nesting of this one).
+    let mut digest = Digest::default();
     let mut intervals = 0u64;
-    for k in 0..n {
-        raw.clear();
-        stream.location(k, &mut raw)?;
-        intervals += raw.len() as u64;
-        let end = nest(&raw, &mut nested, &mut |r, s, x| {
-            clipped += 1;
-            if clipped <= 5 {
-                clip_examples.push((r, s, x));
-            }
-        });
-        if let Some(&(_, first, _, _)) = nested.first() {
-            stream.note_outside_start(first);
-            max_end = max_end.max(end);
+    let paths: Vec<String> = (0..n).map(|k| stream.location_id(k).1).collect();
+    if o.build.threads <= 1 {
+        let mut raw = Vec::new();
+        for (k, path) in paths.iter().enumerate() {
+            raw.clear();
+            stream.location(k, &mut raw)?;
+            intervals += raw.len() as u64;
+            digest.location(&raw, spill, path)?;
+            progress(Progress::Reading { done: k + 1, total: n, intervals });
         }
-        counts.push(nested.len() as u64);
-        encode(&nested, &mut w);
-        spill_bytes += w.buf.len() as u64;
-        let (_, path) = stream.location_id(k);
-        spill.put(k, &w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))?;
-        progress(Progress::Reading { done: k + 1, total: n, intervals });
+    } else {
+        let (to_worker, from_reader) = std::sync::mpsc::sync_channel::<Vec<(RegionId, i64, u64)>>(1);
+        let (recycle, recycled) = std::sync::mpsc::channel::<Vec<(RegionId, i64, u64)>>();
+        let digest_ref = &mut digest;
+        let spill_ref: &mut dyn Spill = &mut *spill;
+        let paths = &paths;
+        std::thread::scope(|s| -> Result<(), IndexError> {
+            let worker = s.spawn(move || -> Result<(), IndexError> {
+                for (k, raw) in from_reader.iter().enumerate() {
+                    digest_ref.location(&raw, spill_ref, &paths[k])?;
+                    let _ = recycle.send(raw);
+                }
+                Ok(())
+            });
+            let mut read = || -> Result<(), IndexError> {
+                for k in 0..n {
+                    let mut raw = recycled.try_recv().unwrap_or_default();
+                    raw.clear();
+                    stream.location(k, &mut raw)?;
+                    intervals += raw.len() as u64;
+                    if to_worker.send(raw).is_err() {
+                        break; // the worker failed: its error is returned below
+                    }
+                    progress(Progress::Reading { done: k + 1, total: n, intervals });
+                }
+                Ok(())
+            };
+            let r = read();
+            drop(to_worker);
+            worker.join().expect("the spill worker does not panic")?;
+            r
+        })?;
     }
-    drop((raw, nested, w));
+    let Digest { counts, max_end, min_start, clipped, clip_examples, spill_bytes, .. } = digest;
+    if min_start < i64::MAX {
+        stream.note_outside_start(min_start);
+    }
     let mut skel: Trace = stream.finish();
     let origin = skel.origin_ns;
     if max_end > i128::MIN {

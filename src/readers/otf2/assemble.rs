@@ -172,7 +172,12 @@ impl<'f> Assembler<'f> {
             parts: Vec::new(),
             thread_raw: Vec::new(),
             regions,
-            comm_ranks,
+            // Each communicator's ranks resolved to model locations once (the hot path: one lookup per
+            // message end).
+            comm_locations: comm_ranks
+                .iter()
+                .map(|(&c, r)| (c, r.as_ref().map(|v| v.iter().map(|id| location_ids.get(id).copied()).collect())))
+                .collect(),
             location_ids,
             unresolved_ranks: 0,
         };
@@ -269,16 +274,17 @@ struct State {
     regions: HashMap<u32, RegionId>,
     /// The same map for small ids, as a table (the hot path: one lookup per ENTER).
     region_dense: Vec<RegionId>,
-    comm_ranks: HashMap<u32, Option<Vec<u64>>>,
+    /// Per communicator: None for COMM_SELF, else each rank's location (None: not a defined location).
+    comm_locations: rustc_hash::FxHashMap<u32, Option<Vec<Option<LocationId>>>>,
     location_ids: HashMap<u64, LocationId>,
     unresolved_ranks: u64,
 }
 
 impl State {
     fn rank(&mut self, comm: u32, rank: u32, me: LocationId) -> Option<LocationId> {
-        let r = match self.comm_ranks.get(&comm) {
+        let r = match self.comm_locations.get(&comm) {
             Some(None) => Some(me),
-            Some(Some(v)) => v.get(rank as usize).and_then(|id| self.location_ids.get(id).copied()),
+            Some(Some(v)) => v.get(rank as usize).copied().flatten(),
             None => None,
         };
         if r.is_none() {
@@ -337,7 +343,7 @@ fn read_location(
     // order (parents before children, by start), so the builder's sort finds them already in order.
     let mut stack: Vec<(u32, RegionId, i64, usize)> = Vec::new();
     let mut coll_begin: Vec<i64> = Vec::new();
-    let mut isends: HashMap<u64, usize> = HashMap::new();
+    let mut isends: rustc_hash::FxHashMap<u64, usize> = Default::default();
     let mut last_ns = i64::MIN;
     let mut mismatched = 0u64;
     let mut overflowed: Option<(u64, u64)> = None;

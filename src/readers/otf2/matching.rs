@@ -10,7 +10,8 @@
 //! This module knows no file format; it must not decode bytes.
 
 use crate::model::{LocationId, RegionId};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 
 /// A send as the sender's event file recorded it (time in absolute ns).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +54,7 @@ pub struct MessageMatch {
 
 /// Match sends to receives. Each list must be in per-location time order (file order).
 pub fn match_messages(sends: &[Send], recvs: &[Recv]) -> MessageMatch {
-    let mut channels: HashMap<(LocationId, LocationId, u32, u32), VecDeque<usize>> = HashMap::new();
+    let mut channels: HashMap<(LocationId, LocationId, u32, u32), VecDeque<usize>> = HashMap::default();
     for (i, s) in sends.iter().enumerate() {
         if !s.cancelled {
             channels.entry((s.sender, s.receiver, s.comm, s.tag)).or_default().push_back(i);
@@ -92,8 +93,8 @@ pub struct CollectivePart {
 /// Operation instance for each part (dense ids from 0, in order of first appearance). Parts must be in
 /// per-location time order.
 pub fn group_collectives(parts: &[CollectivePart]) -> Vec<u32> {
-    let mut seen: HashMap<(LocationId, u32), u32> = HashMap::new();
-    let mut instance: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut seen: HashMap<(LocationId, u32), u32> = HashMap::default();
+    let mut instance: HashMap<(u32, u32), u32> = HashMap::default();
     let mut out = Vec::with_capacity(parts.len());
     for p in parts {
         let k = seen.entry((p.location, p.comm)).or_insert(0);

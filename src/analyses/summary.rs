@@ -67,12 +67,17 @@ pub struct TraceSummary {
 
 /// Per-region (count, inclusive time), indexed by region.
 pub fn region_totals(trace: &Trace) -> Vec<(u64, u64)> {
+    region_totals_of(trace, 0..trace.location_intervals.len())
+}
+
+/// [`region_totals`] of the locations `locations` only (a shard's share: shares add up to the whole).
+pub fn region_totals_of(trace: &Trace, locations: std::ops::Range<usize>) -> Vec<(u64, u64)> {
     let nreg = trace.regions.len();
     let mut totals = vec![(0u64, 0u64); nreg];
     let mut active = vec![0u32; nreg];
     let mut stack: Vec<RegionId> = Vec::new();
     let iv = &trace.intervals;
-    for range in &trace.location_intervals {
+    for range in &trace.location_intervals[locations] {
         for r in stack.drain(..) {
             active[r.index()] -= 1;
         }

@@ -1,10 +1,10 @@
 //! A trace cut into store tiles: level 0 (exact records of a location block over a time window), the summary
 //! pyramid, moments, particles and counters; plus the manifest. Work is split by location block (and two
 //! global tasks, particles and counters) over `threads` std threads; every task's tiles are put in a fixed
-//! order afterwards, so the bytes do not depend on the thread count (nor would they on a `--shard K/N` split
-//! by blocks). An interval is stored once, in its start window (a message in its send window, a collective
-//! row in its start window); each events tile records the earliest window whose records reach into it
-//! (`first_window`).
+//! order afterwards, so the bytes do not depend on the thread count. [`build_tasks`] runs a subset of the
+//! tasks (a `--shard K/N` or MPI rank's blocks, `store::partition`), so shards merge into the same bytes. An
+//! interval is stored once, in its start window (a message in its send window, a collective row in its start
+//! window); each events tile records the earliest window whose records reach into it (`first_window`).
 //!
 //! Returns bytes and paths; it must not write files (the CLI does, under a temporary name renamed last).
 
@@ -132,6 +132,30 @@ fn tile(
 pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
     let t = tiling(trace, o);
     let lv = levels(&t);
+    let all = Tasks { blocks: 0..t.blocks, particles: true, counters: true };
+    let (entries, files) = build_tasks(trace, o, &t, &lv, &all);
+    BuiltStore { manifest: manifest(trace, o, t, lv, entries), tiles: files }
+}
+
+/// Which of the build's tasks to run (the seam of `--shard K/N` and MPI ranks, `store::partition`): the
+/// location blocks `blocks` and the two global tasks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tasks {
+    pub blocks: std::ops::Range<u32>,
+    pub particles: bool,
+    pub counters: bool,
+}
+
+/// The tiles of `tasks` (block tiles in block order, then particles, then counters), the manifest entries and
+/// the files in the same order.
+pub fn build_tasks(
+    trace: &Trace,
+    o: &BuildOptions,
+    t: &Tiling,
+    lv: &[Level],
+    tasks: &Tasks,
+) -> (Vec<TileEntry>, Vec<(String, Vec<u8>)>) {
+    let t = *t;
     // Messages and collectives by the block of their sender / location (one pass each, before the tasks).
     let mut msg_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
     for (i, s) in trace.messages.sender.iter().enumerate() {
@@ -148,24 +172,33 @@ pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
         ends[m.sender[i].index()].push((m.send_ns[i], m.size_bytes[i]));
         ends[m.receiver[i].index()].push((m.recv_ns[i], m.size_bytes[i]));
     }
-    let tasks = t.blocks as usize + 2;
+    let blocks = tasks.blocks.start.min(t.blocks) as usize..tasks.blocks.end.min(t.blocks) as usize;
+    let mut global = Vec::new();
+    if tasks.particles {
+        global.push(true);
+    }
+    if tasks.counters {
+        global.push(false);
+    }
+    let ntasks = blocks.len() + global.len();
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Tiles>>> = Mutex::new(vec![None; tasks]);
+    let results: Mutex<Vec<Option<Tiles>>> = Mutex::new(vec![None; ntasks]);
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
-        if k >= tasks {
+        if k >= ntasks {
             break;
         }
-        let tiles = if k < t.blocks as usize {
-            block_tiles(trace, &t, &lv, k as u32, &msg_by_block[k], &coll_by_block[k], &ends)
-        } else if k == t.blocks as usize {
+        let tiles = if k < blocks.len() {
+            let b = blocks.start + k;
+            block_tiles(trace, &t, lv, b as u32, &msg_by_block[b], &coll_by_block[b], &ends)
+        } else if global[k - blocks.len()] {
             particle_tiles(trace, &t)
         } else {
             counter_tiles(trace, &t)
         };
         results.lock().expect("no task panics holding the lock")[k] = Some(tiles);
     };
-    let threads = o.threads.clamp(1, tasks);
+    let threads = o.threads.clamp(1, ntasks.max(1));
     if threads == 1 {
         work();
     } else {
@@ -181,10 +214,17 @@ pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
         files.push((e.path.clone(), b));
         entries.push(e);
     }
-    BuiltStore { manifest: manifest(trace, o, t, lv, entries), tiles: files }
+    (entries, files)
 }
 
-fn manifest(trace: &Trace, o: &BuildOptions, tiling: Tiling, levels: Vec<Level>, tiles: Vec<TileEntry>) -> Manifest {
+/// The manifest of the whole `trace` with these tiles (`store::partition` narrows it to a shard's share).
+pub fn manifest(
+    trace: &Trace,
+    o: &BuildOptions,
+    tiling: Tiling,
+    levels: Vec<Level>,
+    tiles: Vec<TileEntry>,
+) -> Manifest {
     let c = SummaryCounts::of(trace);
     let ids = |v: &[crate::model::StringId]| v.iter().map(|s| s.0).collect::<Vec<u32>>();
     let l = &trace.locations;

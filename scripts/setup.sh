@@ -6,6 +6,8 @@
 #   scripts/setup.sh            build tools + wasm
 #   scripts/setup.sh --browser  also what the tests use: chromium, the browser tests' npm packages, and a
 #                               Python virtualenv (.venv) with the official OTF2 library as the readers' oracle
+#   scripts/setup.sh --mpi      also OpenMPI and libclang (what `--features mpi` builds with: docs/cluster.md);
+#                               flags combine (scripts/test.sh passes both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -18,7 +20,19 @@ apt_install() {
 }
 
 want_browser=
-[ "${1:-}" = "--browser" ] && want_browser=1
+want_mpi=
+for arg in "$@"; do
+  case "$arg" in
+    --browser) want_browser=1 ;;
+    --mpi) want_mpi=1 ;;
+    *) echo "scripts/setup.sh: unknown flag $arg (--browser, --mpi)" >&2; exit 2 ;;
+  esac
+done
+
+if [ -n "$want_mpi" ] && { ! command -v mpirun >/dev/null || ! command -v mpicc >/dev/null || ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; }; then
+  say "installing OpenMPI and libclang (the mpi feature)"
+  apt_install openmpi-bin libopenmpi-dev libclang-dev
+fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32 target"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Every test weft has, as CI runs them: formatting, lints, native tests (readers, model, analyses, layouts,
-# scenes, CLI), the three wasm modules, and the browser tests in headless chromium on WebGPU and WebGL2.
+# scenes, CLI), the three wasm modules, the browser tests in headless chromium on WebGPU and WebGL2, and the
+# MPI index (`--features mpi` over OpenMPI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\033[1m== %s (%d:%02d)\033[0m\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 trap 'say "done"' EXIT
-scripts/setup.sh --browser
+scripts/setup.sh --browser --mpi
 say "cargo fmt --check"
 cargo fmt --all -- --check
 say "cargo clippy (native and wasm32)"
@@ -21,3 +22,8 @@ export WEFT_PYTHON="$PWD/.venv/bin/python"
 cargo test --lib --bins --tests
 say "browser tests (headless chromium: WebGPU and WebGL2)"
 cd tests/browser && node --test --test-concurrency=1 ./*.test.mjs
+cd ../..
+# Last, so that no step after it rebuilds the default features again (the feature rebuilds weft's lib and bin).
+say "MPI: mpirun -n 1 and -n 2 write the single-process store (--features mpi)"
+cargo clippy --bin weft --test cluster -q --features mpi -- -D warnings
+cargo test --features mpi --test cluster mpirun

@@ -226,32 +226,12 @@ pub struct BlockOutput {
 pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
     let plan = Plan::new(trace, tiling(trace, o));
     let t = plan.tiling;
-    let blocks = t.blocks as usize;
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<BlockOutput>>> = Mutex::new((0..blocks).map(|_| None).collect());
-    let work = || loop {
-        let k = next.fetch_add(1, Ordering::Relaxed);
-        if k >= blocks {
-            break;
-        }
-        let out = block_tiles(trace, &plan, k as u32, &BlockIntervals::of_trace(trace, &t, k as u32));
-        results.lock().expect("no task panics holding the lock")[k] = Some(out);
-    };
-    let threads = o.threads.clamp(1, blocks.max(1));
-    if threads == 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(work);
-            }
-        });
-    }
+    let results = run_blocks(trace, &plan, 0..t.blocks, o.threads);
     let mut entries = Vec::new();
     let mut files = Vec::new();
     let mut totals = vec![(0u64, 0u64); trace.regions.len()];
     let mut particles = Vec::new();
-    for out in results.into_inner().expect("tasks joined").into_iter().flatten() {
+    for out in results {
         add_totals(&mut totals, &out.region_totals);
         particles.extend(out.particles);
         for (e, b) in out.tiles {
@@ -265,6 +245,52 @@ pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
     }
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
     BuiltStore { manifest: manifest(trace, o, &plan, entries, &counts, &totals), tiles: files }
+}
+
+/// The block tasks `blocks` of `trace` on up to `threads` threads, their outputs in block order (also the seam
+/// of `--shard K/N` and MPI ranks, `store::partition`, which run a share of the blocks).
+pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize) -> Vec<BlockOutput> {
+    let t = plan.tiling;
+    let blocks = blocks.start.min(t.blocks)..blocks.end.min(t.blocks);
+    let n = blocks.len();
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<BlockOutput>>> = Mutex::new((0..n).map(|_| None).collect());
+    let work = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= n {
+            break;
+        }
+        let b = blocks.start + k as u32;
+        let out = block_tiles(trace, plan, b, &BlockIntervals::of_trace(trace, &t, b));
+        results.lock().expect("no task panics holding the lock")[k] = Some(out);
+    };
+    let threads = threads.clamp(1, n.max(1));
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    }
+    results.into_inner().expect("tasks joined").into_iter().flatten().collect()
+}
+
+/// Block `b`'s particle-view intervals alone: the `particles` of [`block_tiles`] without its tiles (the
+/// shard that writes the particle tiles needs every block's).
+pub fn block_particles(plan: &Plan, b: u32, bi: &BlockIntervals, nlocations: u32) -> Vec<Particle> {
+    let locs = plan.tiling.block_range(b, nlocations);
+    let mut particles = Vec::new();
+    for (k, l) in locs.enumerate() {
+        for i in bi.ranges[k].clone() {
+            let region = bi.region[i].0;
+            if plan.particle_region[region as usize] {
+                particles.push((bi.start_ns[i], l, bi.first_index + i as u64, region, bi.dur_ns[i]));
+            }
+        }
+    }
+    particles
 }
 
 /// `into += from`, region by region.

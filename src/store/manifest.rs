@@ -218,7 +218,7 @@ impl Manifest {
         })
     }
 
-    fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         let ns = self.strings.len() as u64;
         let string = |what: &str, v: &[u32]| match v.iter().find(|&&s| s as u64 >= ns) {
             Some(s) => Err(format!("{what} names string {s}, there are {ns}")),

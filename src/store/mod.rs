@@ -10,7 +10,10 @@
 //!   message counts, message bytes), the finest level from the intervals and coarser ones merged 4 to 1;
 //! - `read`: a store back to a `Trace` (exact), its moments and summary without the events;
 //! - `stream`: the same store from an OTF2 archive read location by location, within a memory budget
-//!   (`weft index`), without the whole trace.
+//!   (`weft index`), without the whole trace;
+//! - `partition`: a shard's part of the store (`--shard K/N`, MPI ranks): its location blocks' tiles and its
+//!   share of the manifest;
+//! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone.
 //!
 //! Plain Rust, no `std::fs`: tiles come through [`TileSource`] (the CLI reads a folder, the page will fetch
 //! URLs or read a dropped folder), and [`build`] returns bytes for the caller to write.
@@ -18,12 +21,16 @@
 pub mod build;
 pub mod columns;
 pub mod manifest;
+pub mod merge;
+pub mod partition;
 pub mod pyramid;
 pub mod read;
 pub mod stream;
 
 pub use build::{build, BuildOptions, BuiltStore};
 pub use manifest::{Manifest, TileEntry, TileKind, FORMAT_NAME, FORMAT_VERSION, MANIFEST};
+pub use merge::{merge, MergeError, Merged};
+pub use partition::{build_part, BuiltPart, PartManifest, Shard, PART_MANIFEST};
 pub use read::Store;
 
 use thiserror::Error;

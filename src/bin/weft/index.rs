@@ -1,6 +1,8 @@
-//! `weft index TRACE -o STORE/ [--threads N] [--memory SIZE] [--block N] [--force]`: builds the tiled store
-//! of a trace (docs/store-format.md) and writes it under a temporary name in the same folder, renamed to
-//! STORE last, so an index killed midway leaves nothing that looks complete. Also the folder side of reading
+//! `weft index TRACE -o STORE/ [--threads N] [--memory SIZE] [--block N] [--force] [--shard K/N]`: builds
+//! the tiled store of a trace (docs/store-format.md) and writes it under a temporary name in the same folder,
+//! renamed to STORE last, so an index killed midway leaves nothing that looks complete. With `--shard K/N`
+//! it writes a part for `weft merge` (docs/cluster.md); built with `--features mpi` and launched by `mpirun`
+//! or `srun`, the ranks write one store together (`mpi.rs`). Also the folder side of reading
 //! stores (`FolderStore`, `open_store`, `read_trace_or_store`) for `weft info`, `weft moments` and
 //! `weft render moments`.
 //!
@@ -13,21 +15,20 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use weft::store::{build, BuildOptions, Store, StoreError, TileSource, MANIFEST};
+use weft::store::{build, build_part, BuildOptions, Shard, Store, StoreError, TileSource, MANIFEST, PART_MANIFEST};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The trace (an OTF2 anchor or folder, a Chrome JSON file, a Paraver .prv).
-    trace: PathBuf,
+    pub trace: PathBuf,
     /// The store folder to write.
     #[arg(short, long)]
-    out: PathBuf,
+    pub out: PathBuf,
     /// Threads tiling location blocks (the store is the same for any count).
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Memory the index may use (`2G`, `512M`). OTF2 is streamed within it (blocks tiled at once are limited
-    /// to fit); Chrome JSON and Paraver are read whole, refused before reading when that would need more
-    /// (about 3x their size on disk).
+    /// Memory the index may use (`2G`, `512M`): a trace whose whole read would need more is refused before
+    /// reading (this version reads the trace whole; about 3x its size on disk).
     #[arg(long, default_value = "2G")]
     memory: String,
     /// Locations per block (tiles cover one block of locations over one time window).
@@ -35,13 +36,128 @@ pub struct Args {
     block: u32,
     /// Replace STORE if it exists.
     #[arg(long)]
-    force: bool,
+    pub force: bool,
+    /// Index only shard K of N (0-based; location blocks split in N contiguous ranges) into a part folder
+    /// for `weft merge` (docs/cluster.md).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
 }
 
 /// Bytes the whole read of a trace takes, per byte of input (model columns plus the files held while read).
 const MEMORY_PER_INPUT_BYTE: u64 = 3;
 
+/// The trace read for indexing, and what the build needs.
+pub struct ReadTrace {
+    pub trace: weft::model::Trace,
+    pub options: BuildOptions,
+    /// Bytes of the input on disk.
+    pub input: u64,
+    pub read_s: f64,
+}
+
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
+    #[cfg(feature = "mpi")]
+    if let Some(universe) = crate::mpi::launched() {
+        return crate::mpi::index(universe, &a);
+    }
+    let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
+    let progress = Progress::new();
+    // An OTF2 archive is streamed location by location (a shard reads the trace whole, for now).
+    if shard.is_none() && index_otf2_streamed(&a, &progress)? {
+        return Ok(());
+    }
+    let ReadTrace { trace, options, input, read_s } = read(&a, &progress)?;
+    let t1 = Instant::now();
+    if let Some(shard) = shard {
+        let part = build_part(&trace, &options, shard);
+        let tile_s = t1.elapsed().as_secs_f64();
+        drop(trace);
+        let t2 = Instant::now();
+        write_folder(&a.out, a.force, |tmp| {
+            write_files(tmp, &part.tiles, &progress, PART_MANIFEST, &part.part.to_json())
+        })?;
+        progress.clear();
+        let p = &part.part;
+        println!(
+            "part        {} (shard {}/{}, blocks {}..{})",
+            shown(&a.out),
+            p.shard,
+            p.shards,
+            p.blocks[0],
+            p.blocks[1]
+        );
+        println!("intervals   {}", p.store.counts.intervals);
+        println!("tiles       {}", p.store.tiles.len());
+        let bytes: u64 = part.tiles.iter().map(|(_, b)| b.len() as u64).sum();
+        println!("bytes       {bytes} (input {input})");
+        println!("seconds     read {read_s:.2}, tile {tile_s:.2}, write {:.2}", t2.elapsed().as_secs_f64());
+        return Ok(());
+    }
+    let store = build(&trace, &options);
+    let tile_s = t1.elapsed().as_secs_f64();
+    drop(trace);
+    let t2 = Instant::now();
+    write_folder(&a.out, a.force, |tmp| write_files(tmp, &store.tiles, &progress, MANIFEST, &store.manifest_json()))?;
+    let write_s = t2.elapsed().as_secs_f64();
+    progress.clear();
+    let m = &store.manifest;
+    println!("store       {}", shown(&a.out));
+    println!("events      {}", m.counts.event_records);
+    println!("intervals   {}", m.counts.intervals);
+    println!(
+        "tiles       {} ({} blocks x {} windows, {} levels)",
+        m.tiles.len(),
+        m.tiling.blocks,
+        m.tiling.windows,
+        m.levels.len()
+    );
+    println!("bytes       {} (input {input})", store.total_bytes());
+    println!("seconds     read {read_s:.2}, tile {tile_s:.2}, write {write_s:.2}");
+    print_peak_memory();
+    Ok(())
+}
+
+/// Check the flags and the memory the read needs, then read the trace.
+pub fn read(a: &Args, progress: &Progress) -> Result<ReadTrace, Box<dyn std::error::Error>> {
+    let memory =
+        parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
+    if a.out.exists() && !a.force {
+        return Err(format!("{}: exists (use --force to replace it)", a.out.display()).into());
+    }
+    let input = input_bytes(&a.trace);
+    let need = input.saturating_mul(MEMORY_PER_INPUT_BYTE);
+    if need > memory {
+        return Err(format!(
+            "{}: {} MB on disk needs about {} MB to index whole, over --memory {} MB (raise --memory)",
+            a.trace.display(),
+            input >> 20,
+            need >> 20,
+            memory >> 20
+        )
+        .into());
+    }
+    let started = Instant::now();
+    progress.say(&format!("reading {}", a.trace.display()));
+    let trace = weft::readers::open_path(&a.trace)?.into_trace(&a.trace.display().to_string())?;
+    let read_s = started.elapsed().as_secs_f64();
+    progress.say(&format!("tiling {} intervals on {} threads", trace.intervals.len(), a.threads.max(1)));
+    let options = BuildOptions {
+        block_locations: a.block.max(1),
+        threads: a.threads.max(1),
+        source_name: a.trace.display().to_string(),
+        ..BuildOptions::default()
+    };
+    Ok(ReadTrace { trace, options, input, read_s })
+}
+
+/// A path as printed (control characters escaped).
+pub fn shown(p: &Path) -> String {
+    weft::model::text::escape_controls(&p.display().to_string()).into_owned()
+}
+
+/// Index an OTF2 archive streamed (`store::stream`) and print its report: false when the trace is not an OTF2
+/// archive, or one that must be read whole.
+fn index_otf2_streamed(a: &Args, progress: &Progress) -> Result<bool, Box<dyn std::error::Error>> {
     let memory =
         parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
     if a.out.exists() && !a.force {
@@ -54,11 +170,10 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         ..BuildOptions::default()
     };
     let input = input_bytes(&a.trace);
-    let progress = Progress::new();
     let started = Instant::now();
     if let Some(archive) = weft::readers::otf2::archive_of_path(&a.trace) {
         let (files, anchor) = archive?;
-        match index_streamed(&a, &files, &anchor, &options, memory, &progress)? {
+        match index_streamed(a, &files, &anchor, &options, memory, progress)? {
             Some(done) => {
                 progress.clear();
                 let m = &done.manifest;
@@ -72,46 +187,12 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
                 );
                 println!("spill       {} bytes", done.spill_bytes);
                 print_peak_memory();
-                return Ok(());
+                return Ok(true);
             }
             None => progress.say("two definitions of one location: reading the archive whole"),
         }
     }
-    let need = input.saturating_mul(MEMORY_PER_INPUT_BYTE);
-    if need > memory {
-        return Err(format!(
-            "{}: {} MB on disk needs about {} MB to index whole, over --memory {} MB (raise --memory)",
-            a.trace.display(),
-            input >> 20,
-            need >> 20,
-            memory >> 20
-        )
-        .into());
-    }
-    progress.say(&format!("reading {}", a.trace.display()));
-    let trace = weft::readers::open_path(&a.trace)?.into_trace(&a.trace.display().to_string())?;
-    let read_s = started.elapsed().as_secs_f64();
-    progress.say(&format!("tiling {} intervals on {} threads", trace.intervals.len(), a.threads.max(1)));
-    let t1 = Instant::now();
-    let store = build(&trace, &options);
-    let tile_s = t1.elapsed().as_secs_f64();
-    drop(trace);
-    let t2 = Instant::now();
-    let tmp = partial_folder(&a.out)?;
-    let n = store.tiles.len();
-    for (k, (path, bytes)) in store.tiles.iter().enumerate() {
-        write_tile(&tmp, path, bytes)?;
-        if k % 256 == 0 {
-            progress.say(&format!("writing tiles {k}/{n}"));
-        }
-    }
-    finish_store(&tmp, &a.out, &store.manifest_json(), a.force)?;
-    let write_s = t2.elapsed().as_secs_f64();
-    progress.clear();
-    print_report(&a.out, &store.manifest, store.total_bytes(), input);
-    println!("seconds     read {read_s:.2}, tile {tile_s:.2}, write {write_s:.2}");
-    print_peak_memory();
-    Ok(())
+    Ok(false)
 }
 
 fn print_report(out: &Path, m: &weft::store::Manifest, bytes: u64, input: u64) {
@@ -288,6 +369,29 @@ impl weft::store::stream::TileSink for FolderSink {
     }
 }
 
+/// The temporary folder beside `out` that tiles are written into (emptied first).
+fn partial_folder(out: &Path) -> Result<PathBuf, String> {
+    let tmp = temporary_folder(out, std::process::id())?;
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    Ok(tmp)
+}
+
+fn write_tile(root: &Path, path: &str, bytes: &[u8]) -> Result<(), String> {
+    let p = root.join(path);
+    if let Some(d) = p.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Write the manifest last into the partial folder `tmp`, then rename it to `out` (`publish`).
+fn finish_store(tmp: &Path, out: &Path, manifest_json: &[u8], force: bool) -> Result<(), String> {
+    let manifest = tmp.join(MANIFEST);
+    std::fs::write(&manifest, manifest_json).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    publish(tmp, out, force)
+}
+
 /// `2G`, `512M`, `64K` or plain bytes.
 fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
@@ -323,45 +427,39 @@ fn input_bytes(p: &Path) -> u64 {
     total
 }
 
-/// The temporary folder beside `out` that tiles are written into (emptied first).
-fn partial_folder(out: &Path) -> Result<PathBuf, String> {
-    let (parent, name) = parent_and_name(out)?;
-    let tmp = parent.join(format!(".{name}.partial-{}", std::process::id()));
+/// Fill a temporary folder beside `out` (`fill` gets its path; the folder's manifest must be written last),
+/// then rename it to `out`: a run killed midway leaves nothing named `out`. `force` replaces `out`.
+pub fn write_folder(out: &Path, force: bool, fill: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
+    let tmp = temporary_folder(out, std::process::id())?;
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    Ok(tmp)
+    fill(&tmp)?;
+    publish(&tmp, out, force)
 }
 
-fn parent_and_name(out: &Path) -> Result<(PathBuf, String), String> {
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+/// `.NAME.partial-ID` beside `out`.
+pub fn temporary_folder(out: &Path, id: u32) -> Result<PathBuf, String> {
     let name =
         out.file_name().ok_or_else(|| format!("{}: not a folder name", out.display()))?.to_string_lossy().into_owned();
-    Ok((parent, name))
+    Ok(parent_of(out).join(format!(".{name}.partial-{id}")))
 }
 
-fn write_tile(root: &Path, path: &str, bytes: &[u8]) -> Result<(), String> {
-    let p = root.join(path);
-    if let Some(d) = p.parent() {
-        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+fn parent_of(out: &Path) -> PathBuf {
+    match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
     }
-    std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))
 }
 
-/// Write the manifest last into the partial folder `tmp`, then rename it to `out` (replacing it with
-/// `force`): an index killed midway leaves no folder named `out`.
-fn finish_store(tmp: &Path, out: &Path, manifest_json: &[u8], force: bool) -> Result<(), String> {
-    let (parent, name) = parent_and_name(out)?;
+/// Rename the filled temporary folder `tmp` to `out` (replacing it when `force`).
+pub fn publish(tmp: &Path, out: &Path, force: bool) -> Result<(), String> {
     let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
-    let manifest = tmp.join(MANIFEST);
-    std::fs::write(&manifest, manifest_json).map_err(|e| err(&manifest, e))?;
     if out.exists() {
         if !force {
             return Err(format!("{}: appeared while indexing; the store is left in {}", out.display(), tmp.display()));
         }
-        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+        let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let old = parent_of(out).join(format!(".{name}.old-{}", std::process::id()));
         std::fs::rename(out, &old).map_err(|e| err(out, e))?;
         std::fs::rename(tmp, out).map_err(|e| err(out, e))?;
         let _ = std::fs::remove_dir_all(&old);
@@ -371,19 +469,54 @@ fn finish_store(tmp: &Path, out: &Path, manifest_json: &[u8], force: bool) -> Re
     Ok(())
 }
 
+/// Write `tiles` under `dir` (creating their folders), then the manifest file `manifest` (last).
+pub fn write_files(
+    dir: &Path,
+    tiles: &[(String, Vec<u8>)],
+    progress: &Progress,
+    manifest: &str,
+    manifest_bytes: &[u8],
+) -> Result<(), String> {
+    write_tiles(dir, tiles, progress)?;
+    let p = dir.join(manifest);
+    std::fs::write(&p, manifest_bytes).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Write `tiles` under `dir`, creating their folders (another process may create the same ones at once).
+pub fn write_tiles(dir: &Path, tiles: &[(String, Vec<u8>)], progress: &Progress) -> Result<(), String> {
+    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    let n = tiles.len();
+    for (k, (path, bytes)) in tiles.iter().enumerate() {
+        let p = dir.join(path);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).map_err(|e| err(d, e))?;
+        }
+        std::fs::write(&p, bytes).map_err(|e| err(&p, e))?;
+        if k % 256 == 0 {
+            progress.say(&format!("writing tiles {k}/{n}"));
+        }
+    }
+    Ok(())
+}
+
 /// One line of progress on stderr, rewritten in place at most ten times a second, only when stderr is a
 /// terminal.
-struct Progress {
+pub struct Progress {
     tty: bool,
     started: Instant,
     last: std::sync::Mutex<Option<Instant>>,
 }
 
 impl Progress {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Progress { tty: std::io::stderr().is_terminal(), started: Instant::now(), last: std::sync::Mutex::new(None) }
     }
-    fn say(&self, what: &str) {
+    /// A progress that says nothing (MPI ranks but rank 0).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub fn quiet() -> Self {
+        Progress { tty: false, started: Instant::now(), last: std::sync::Mutex::new(None) }
+    }
+    pub fn say(&self, what: &str) {
         if self.tty {
             let s = weft::model::text::escape_controls(what);
             eprint!("\r\x1b[2K[{:6.1} s] {s}", self.started.elapsed().as_secs_f64());
@@ -407,7 +540,7 @@ impl Progress {
         let bar = format!("{}{}", "#".repeat(filled), ".".repeat(WIDTH - filled));
         self.say(&format!("{what} {done}/{total} [{bar}] {detail}"));
     }
-    fn clear(&self) {
+    pub fn clear(&self) {
         if self.tty {
             eprint!("\r\x1b[2K");
         }

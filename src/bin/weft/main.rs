@@ -10,7 +10,10 @@ mod generate;
 mod grains;
 mod index;
 mod info;
+mod merge;
 mod moments;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod picture;
 mod render;
 mod render_aggregate;
@@ -43,6 +46,8 @@ enum Command {
     /// Build the tiled store of a trace (docs/store-format.md) that `info` and `moments` also read.
     /// Reads the trace whole for now (OTF2, Chrome JSON, Paraver), within --memory.
     Index(index::Args),
+    /// Join the parts of a sharded index (`weft index --shard K/N`) into one store (docs/cluster.md).
+    Merge(merge::Args),
     /// Write a generated trace (a real OTF2 archive of any size) for tests and benchmarks.
     Generate(generate::Args),
 }
@@ -65,6 +70,7 @@ fn main() -> ExitCode {
         Command::Render(a) => render::run(a),
         Command::Generate(a) => generate::run(a),
         Command::Index(a) => index::run(a),
+        Command::Merge(a) => merge::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,102 @@
+//! `mpirun -n N weft index TRACE -o STORE` (or `srun`), built with `--features mpi` (the `mpi` crate over the
+//! system MPI; docs/cluster.md). Rank R indexes shard R/N (`weft::store::partition`) and writes its tiles
+//! straight into the store's temporary folder (named by rank 0, broadcast; a shared file system, as on any
+//! cluster); the ranks' part manifests (counts, per-location and per-region totals, tile lists) are gathered
+//! to rank 0, which merges them (`weft::store::merge`), writes the manifest and renames the folder. The
+//! store is the same bytes as `weft index` in one process.
+//!
+//! A rank that fails prints its error (`weft: rank R: ...`) and calls MPI_Abort, which ends every rank: the
+//! run fails with that message and leaves no store. Used only when launched by an MPI launcher (its
+//! environment variables); otherwise `weft index` runs in one process as without the feature.
+
+use crate::index::{publish, read, shown, temporary_folder, write_tiles, Args, Progress};
+use mpi::datatype::PartitionMut;
+use mpi::environment::Universe;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use mpi::Count;
+use std::time::Instant;
+use weft::store::{build_part, merge, PartManifest, Shard, MANIFEST};
+
+/// Variables that mpirun (OpenMPI, MPICH/Hydra) or srun (PMI, PMIx) set in each rank's environment.
+const LAUNCHER_VARIABLES: [&str; 5] = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "MPI_LOCALNRANKS"];
+
+/// MPI, initialized, when this process was launched by an MPI launcher.
+pub fn launched() -> Option<Universe> {
+    if !LAUNCHER_VARIABLES.iter().any(|v| std::env::var_os(v).is_some()) {
+        return None;
+    }
+    mpi::initialize()
+}
+
+/// This rank's share of the index; on any error, the message and MPI_Abort.
+pub fn index(universe: Universe, a: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let world = universe.world();
+    if let Err(e) = work(&world, a) {
+        eprintln!("weft: rank {}: {}", world.rank(), weft::model::text::escape_controls_lines(&e));
+        world.abort(1);
+    }
+    Ok(())
+}
+
+fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
+    let (rank, size) = (world.rank(), world.size());
+    if a.shard.is_some() {
+        return Err("--shard is for independent jobs; under mpirun the ranks are the shards".into());
+    }
+    let progress = if rank == 0 { Progress::new() } else { Progress::quiet() };
+    let started = Instant::now();
+    let r = read(a, &progress).map_err(|e| e.to_string())?;
+    let t1 = Instant::now();
+    let part = build_part(&r.trace, &r.options, Shard { index: rank as u32, count: size as u32 });
+    let tile_s = t1.elapsed().as_secs_f64();
+    drop(r.trace);
+    // Rank 0 names and creates the temporary folder; every rank writes its tiles into it.
+    let root = world.process_at_rank(0);
+    let mut id = std::process::id();
+    if rank == 0 {
+        let tmp = temporary_folder(&a.out, id)?;
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    }
+    root.broadcast_into(&mut id);
+    let tmp = temporary_folder(&a.out, id)?;
+    write_tiles(&tmp, &part.tiles, &progress)?;
+    // Each rank's part manifest to rank 0 (after its tiles are written).
+    let json = part.part.to_json();
+    let len = Count::try_from(json.len()).map_err(|_| "a part manifest over 2 GiB".to_string())?;
+    if rank != 0 {
+        root.gather_into(&len);
+        root.gather_varcount_into(&json[..]);
+        return Ok(());
+    }
+    let mut lens = vec![0 as Count; size as usize];
+    root.gather_into_root(&len, &mut lens[..]);
+    let displs: Vec<Count> = lens.iter().scan(0, |at, &n| Some(std::mem::replace(at, *at + n))).collect();
+    let mut all = vec![0u8; lens.iter().map(|&n| n as usize).sum()];
+    root.gather_varcount_into_root(&json[..], &mut PartitionMut::new(&mut all[..], &lens[..], &displs[..]));
+    let mut parts = Vec::with_capacity(size as usize);
+    for (k, (&at, &n)) in displs.iter().zip(&lens).enumerate() {
+        let p = PartManifest::parse(&all[at as usize..(at + n) as usize]).map_err(|e| format!("rank {k}: {e}"))?;
+        parts.push((format!("rank {k}"), p));
+    }
+    let merged = merge(&parts).map_err(|e| e.to_string())?;
+    let m = &merged.manifest;
+    let mut bytes = serde_json::to_vec_pretty(m).expect("a manifest always serializes");
+    bytes.push(b'\n');
+    let p = tmp.join(MANIFEST);
+    std::fs::write(&p, &bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    publish(&tmp, &a.out, a.force)?;
+    progress.clear();
+    println!("store       {}", shown(&a.out));
+    println!("ranks       {size}");
+    println!("events      {}", m.counts.event_records);
+    println!("intervals   {}", m.counts.intervals);
+    println!("tiles       {} ({} blocks x {} windows)", m.tiles.len(), m.tiling.blocks, m.tiling.windows);
+    println!(
+        "seconds     read {:.2}, tile {tile_s:.2} (rank 0), total {:.2}",
+        r.read_s,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

@@ -1,0 +1,180 @@
+//! N parts of a store (`weft index --shard K/N`, or MPI ranks: `store::partition`) joined into the manifest
+//! one process would have written: the parts are checked to be of one trace (definitions and content
+//! fingerprint), one format version and one tiling, with every shard 0..N once; counts and per-location
+//! interval counts are summed, per-region totals summed, the collective operation count is the max, warnings
+//! are reduced like `Warnings::merge`, and the tile list is the build's order (block tiles by block, then
+//! particles, then counters).
+//!
+//! Reads only the parts' manifests, never a tile: its cost is O(parts x definitions + tiles), not the trace's
+//! length (the tiles are moved or linked by the caller). A location's summaries and moments are whole in one
+//! part, so there is nothing to reduce in them (moment accumulators of the same location split by time would
+//! merge by the parallel-axis rule, `MomentAccumulator::merge`, but the partition is by location).
+//! Plain Rust, no files.
+
+use super::manifest::{Manifest, TileEntry, TileKind, WarningList};
+use super::partition::{PartManifest, Shard};
+use thiserror::Error;
+
+/// Why parts do not merge, naming the part (its folder, as the caller gave it).
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum MergeError {
+    #[error("no parts to merge")]
+    NoParts,
+    #[error("{part}: a part of another trace or index than {first} (its {what} differs)")]
+    OtherTrace { part: String, first: String, what: &'static str },
+    #[error("{part}: shard {shard}/{shards}, but {first} is a shard of {expected}")]
+    ShardCount { part: String, shard: u32, shards: u32, first: String, expected: u32 },
+    #[error("{part} and {other} are both shard {shard}/{shards}")]
+    Duplicate { part: String, other: String, shard: u32, shards: u32 },
+    #[error("shard(s) {missing} of {shards} missing (give every part of the index)")]
+    Missing { missing: String, shards: u32 },
+    #[error("{part}: shard {shard}/{shards} holds blocks {found:?}, the partition gives it {expected:?}")]
+    Blocks { part: String, shard: u32, shards: u32, found: [u32; 2], expected: [u32; 2] },
+}
+
+/// The merged manifest, and for each of its tiles the index (in the caller's list) of the part that has it.
+#[derive(Clone, Debug)]
+pub struct Merged {
+    pub manifest: Manifest,
+    pub tile_part: Vec<usize>,
+}
+
+/// Merge `parts` (name, manifest), in any order.
+pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
+    let (first_name, first) = parts.first().ok_or(MergeError::NoParts)?;
+    let n = first.shards;
+    let mut by_shard: Vec<Option<usize>> = vec![None; n as usize];
+    for (i, (name, p)) in parts.iter().enumerate() {
+        if p.shards != n {
+            return Err(MergeError::ShardCount {
+                part: name.clone(),
+                shard: p.shard,
+                shards: p.shards,
+                first: first_name.clone(),
+                expected: n,
+            });
+        }
+        let what =
+            if p.trace != first.trace { Some("content (counts and totals)") } else { differs(&first.store, &p.store) };
+        if let Some(what) = what {
+            return Err(MergeError::OtherTrace { part: name.clone(), first: first_name.clone(), what });
+        }
+        let expected = Shard { index: p.shard, count: n }.blocks(p.store.tiling.blocks);
+        if p.blocks != [expected.start, expected.end] {
+            return Err(MergeError::Blocks {
+                part: name.clone(),
+                shard: p.shard,
+                shards: n,
+                found: p.blocks,
+                expected: [expected.start, expected.end],
+            });
+        }
+        match by_shard[p.shard as usize] {
+            Some(j) => {
+                return Err(MergeError::Duplicate {
+                    part: name.clone(),
+                    other: parts[j].0.clone(),
+                    shard: p.shard,
+                    shards: n,
+                })
+            }
+            None => by_shard[p.shard as usize] = Some(i),
+        }
+    }
+    let missing: Vec<String> =
+        by_shard.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(k, _)| k.to_string()).collect();
+    if !missing.is_empty() {
+        return Err(MergeError::Missing { missing: missing.join(", "), shards: n });
+    }
+    let order: Vec<usize> = by_shard.into_iter().flatten().collect();
+    let mut m = first.store.clone();
+    m.counts = Default::default();
+    m.locations.intervals.iter_mut().for_each(|x| *x = 0);
+    m.region_totals.iter_mut().for_each(|x| *x = [0, 0]);
+    m.warnings = WarningList::default();
+    m.tiles = Vec::new();
+    let mut tile_part = Vec::new();
+    for &i in &order {
+        let s = &parts[i].1.store;
+        let (c, d) = (&mut m.counts, &s.counts);
+        c.event_records += d.event_records;
+        c.intervals += d.intervals;
+        c.instants += d.instants;
+        c.messages += d.messages;
+        c.flows += d.flows;
+        c.collective_rows += d.collective_rows;
+        c.collective_operations = c.collective_operations.max(d.collective_operations);
+        c.counter_samples += d.counter_samples;
+        for (a, b) in m.locations.intervals.iter_mut().zip(&s.locations.intervals) {
+            *a += b;
+        }
+        for (a, b) in m.region_totals.iter_mut().zip(&s.region_totals) {
+            a[0] += b[0];
+            a[1] += b[1];
+        }
+        merge_warnings(&mut m.warnings, &s.warnings);
+    }
+    // The build's tile order: every block's tiles by block (shards hold contiguous blocks in shard order),
+    // then the particle tiles, then the counter tiles.
+    let is_block = |e: &TileEntry| matches!(e.kind, TileKind::Events | TileKind::Summary | TileKind::Moments);
+    for pass in [0, 1, 2] {
+        for &i in &order {
+            for e in &parts[i].1.store.tiles {
+                let take = match pass {
+                    0 => is_block(e),
+                    1 => e.kind == TileKind::Particles,
+                    _ => e.kind == TileKind::Counters,
+                };
+                if take {
+                    m.tiles.push(e.clone());
+                    tile_part.push(i);
+                }
+            }
+        }
+    }
+    Ok(Merged { manifest: m, tile_part })
+}
+
+/// What two parts' manifests disagree on among the things every part of one index holds whole.
+fn differs(a: &Manifest, b: &Manifest) -> Option<&'static str> {
+    let (la, lb) = (&a.locations, &b.locations);
+    if (a.format.as_str(), a.version) != (b.format.as_str(), b.version) {
+        Some("format version")
+    } else if a.source.format != b.source.format {
+        Some("source format")
+    } else if (&a.origin_ns, a.span_ns) != (&b.origin_ns, b.span_ns) {
+        Some("time span")
+    } else if a.strings != b.strings {
+        Some("string table")
+    } else if a.processes != b.processes {
+        Some("process list")
+    } else if (&la.process, &la.native_id, &la.name, &la.kind, &la.sort_key)
+        != (&lb.process, &lb.native_id, &lb.name, &lb.kind, &lb.sort_key)
+    {
+        Some("location list")
+    } else if a.regions != b.regions {
+        Some("region list")
+    } else if a.counter_series != b.counter_series {
+        Some("counter series")
+    } else if a.tiling != b.tiling || a.levels != b.levels {
+        Some("tiling (--block)")
+    } else {
+        None
+    }
+}
+
+/// As `Warnings::merge`: counts summed by kind in order of first appearance, at most 5 examples per kind.
+fn merge_warnings(into: &mut WarningList, from: &WarningList) {
+    const EXAMPLES_PER_KIND: usize = 5;
+    for &(k, n) in &from.counts {
+        match into.counts.iter_mut().find(|(j, _)| *j == k) {
+            Some((_, m)) => *m = m.saturating_add(n),
+            None => into.counts.push((k, n)),
+        }
+    }
+    for (k, text) in &from.examples {
+        if into.examples.iter().filter(|(j, _)| j == k).count() < EXAMPLES_PER_KIND {
+            into.examples.push((*k, text.clone()));
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! A store built in shards (issue #17): `weft index --shard K/N` and each MPI rank index the K-th of N
+//! contiguous ranges of location blocks into a *part* (its tiles and a `part.json`), and [`super::merge`]
+//! joins N parts into the store that one process would have written, byte for byte.
+//!
+//! The partition is by location block, deterministic: shard K of N gets blocks `B*K/N .. B*(K+1)/N` (B blocks
+//! in all), shard 0 also the particle tiles and shard N-1 the counter tiles (the build's two global tasks).
+//! A part's manifest holds the whole trace's definitions and tiling (every shard computes the same) and its
+//! share of everything that adds up: counts, per-location interval counts, per-region totals; a location's
+//! summaries and moments are whole in the one part that holds its block, so they need no reduction across
+//! parts. The reader's whole-trace quantities (event records, warnings) go with shard 0.
+//!
+//! This version reads the trace whole in every shard (the readers match messages then); a part is cut from
+//! the `Trace` through the build's seam [`run_blocks`](super::build::run_blocks). Plain Rust, no files.
+
+use super::build::{
+    add_totals, block_particles, counter_tiles, manifest, particle_tiles, run_blocks, tiling, BlockIntervals, BuildOptions,
+    Plan,
+};
+use super::columns::content_hash;
+use super::manifest::{Manifest, WarningList, FORMAT_VERSION};
+use super::StoreError;
+use crate::model::{MessageKind, Trace};
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+pub const PART_FORMAT: &str = "weft-store-part";
+/// The file a part folder is opened by (not `manifest.json`: a part is not a store).
+pub const PART_MANIFEST: &str = "part.json";
+
+/// Shard `index` of `count` (0-based: `--shard 0/4` .. `--shard 3/4`, as a Slurm job array's task ids).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// `K/N` with `0 <= K < N`.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let bad = || format!("--shard {s:?}: expected K/N with 0 <= K < N (e.g. 0/4)");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (k.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?);
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The shard's location blocks, of `blocks` in all.
+    pub fn blocks(self, blocks: u32) -> Range<u32> {
+        let at = |k: u32| (blocks as u64 * k as u64 / self.count.max(1) as u64) as u32;
+        at(self.index)..at(self.index + 1)
+    }
+
+    /// Whether the shard writes the particle tiles (the first shard, from every block's intervals).
+    pub fn particles(self) -> bool {
+        self.index == 0
+    }
+
+    /// Whether the shard writes the counter tiles (the last shard).
+    pub fn counters(self) -> bool {
+        self.index + 1 == self.count
+    }
+}
+
+/// `part.json`: which shard, its blocks, and the part's manifest (the trace's definitions and tiling, the
+/// shard's share of the counts and totals, its tiles).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartManifest {
+    pub format: String,
+    pub version: u32,
+    pub shard: u32,
+    pub shards: u32,
+    /// The shard's location blocks, `[first, end)`.
+    pub blocks: [u32; 2],
+    /// The whole trace's content as every shard reads it: XXH3-128 of its counts, per-location interval
+    /// counts and per-region totals. Parts of two traces with the same definitions (a generator's other
+    /// seed) differ here.
+    pub trace: String,
+    pub store: Manifest,
+}
+
+impl PartManifest {
+    /// Parse and check a part's manifest: format and version first, then the inner manifest's consistency.
+    /// Errors name `part.json`.
+    pub fn parse(bytes: &[u8]) -> Result<PartManifest, StoreError> {
+        let file = PART_MANIFEST.to_string();
+        #[derive(Deserialize)]
+        struct Head {
+            format: Option<String>,
+            version: Option<u32>,
+        }
+        let head: Head = serde_json::from_slice(bytes)
+            .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: format!("not JSON: {e}") })?;
+        if head.format.as_deref() != Some(PART_FORMAT) {
+            return Err(StoreError::Corrupt {
+                file,
+                detail: format!("not a weft store part (format {:?})", head.format.unwrap_or_default()),
+            });
+        }
+        match head.version {
+            Some(FORMAT_VERSION) => {}
+            v => return Err(StoreError::Version { file, found: v.unwrap_or(0), expected: FORMAT_VERSION }),
+        }
+        let p: PartManifest = serde_json::from_slice(bytes)
+            .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
+        p.store.check().map_err(|detail| StoreError::Corrupt { file: file.clone(), detail })?;
+        if p.shards == 0 || p.shard >= p.shards || p.blocks[0] > p.blocks[1] || p.blocks[1] > p.store.tiling.blocks {
+            return Err(StoreError::Corrupt {
+                file,
+                detail: format!(
+                    "shard {}/{} of blocks {}..{} is not a shard",
+                    p.shard, p.shards, p.blocks[0], p.blocks[1]
+                ),
+            });
+        }
+        Ok(p)
+    }
+
+    /// The file's bytes (pretty JSON, like the manifest).
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut v = serde_json::to_vec_pretty(self).expect("a part manifest always serializes");
+        v.push(b'\n');
+        v
+    }
+}
+
+/// A built part: its manifest and tile files (relative path, bytes).
+#[derive(Clone, Debug)]
+pub struct BuiltPart {
+    pub part: PartManifest,
+    pub tiles: Vec<(String, Vec<u8>)>,
+}
+
+/// Build shard `shard` of the store of `trace`.
+pub fn build_part(trace: &Trace, o: &BuildOptions, shard: Shard) -> BuiltPart {
+    let plan = Plan::new(trace, tiling(trace, o));
+    let t = plan.tiling;
+    let blocks = shard.blocks(t.blocks);
+    let nl = trace.locations.len() as u32;
+    let mut entries = Vec::new();
+    let mut tiles = Vec::new();
+    let mut totals = vec![(0u64, 0u64); trace.regions.len()];
+    for out in run_blocks(trace, &plan, blocks.clone(), o.threads) {
+        add_totals(&mut totals, &out.region_totals);
+        for (e, b) in out.tiles {
+            tiles.push((e.path.clone(), b));
+            entries.push(e);
+        }
+    }
+    let mut global = Vec::new();
+    if shard.particles() {
+        let mut particles = Vec::new();
+        for b in 0..t.blocks {
+            particles.extend(block_particles(&plan, b, &BlockIntervals::of_trace(trace, &t, b), nl));
+        }
+        global.extend(particle_tiles(particles, &t));
+    }
+    if shard.counters() {
+        global.extend(counter_tiles(trace, &t));
+    }
+    for (e, b) in global {
+        tiles.push((e.path.clone(), b));
+        entries.push(e);
+    }
+    let first = t.block_range(blocks.start, nl).start;
+    let locs = first as usize..t.block_range(blocks.end, nl).start.max(first) as usize;
+    let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
+    let whole_totals = crate::analyses::summary::region_totals(trace);
+    let mut m = manifest(trace, o, &plan, entries, &counts, &whole_totals);
+    let whole = serde_json::to_vec(&(&m.counts, &m.locations.intervals, &m.region_totals)).expect("numbers serialize");
+    let fingerprint = content_hash(&whole);
+    narrow(&mut m, trace, locs, shard, &totals);
+    BuiltPart {
+        part: PartManifest {
+            format: PART_FORMAT.into(),
+            version: FORMAT_VERSION,
+            shard: shard.index,
+            shards: shard.count,
+            blocks: [blocks.start, blocks.end],
+            trace: fingerprint,
+            store: m,
+        },
+        tiles,
+    }
+}
+
+/// The whole trace's manifest narrowed to the share of the locations `locs` (and of the global quantities
+/// the shard carries).
+fn narrow(m: &mut Manifest, trace: &Trace, locs: Range<usize>, shard: Shard, totals: &[(u64, u64)]) {
+    let counters = shard.counters();
+    let inside = |l: u32| locs.contains(&(l as usize));
+    let c = &mut m.counts;
+    c.intervals = trace.location_intervals[locs.clone()].iter().map(|r| r.len() as u64).sum();
+    c.instants = trace.instants.location.iter().filter(|l| inside(l.0)).count() as u64;
+    let msg = &trace.messages;
+    let sent: Vec<usize> = (0..msg.len()).filter(|&i| inside(msg.sender[i].0)).collect();
+    c.messages = sent.len() as u64;
+    c.flows = sent.iter().filter(|&&i| msg.kind[i] == MessageKind::Flow).count() as u64;
+    let k = &trace.collectives;
+    let rows = (0..k.len()).filter(|&i| inside(k.location[i].0));
+    c.collective_rows = rows.clone().count() as u64;
+    // Operation ids are dense from 0: the count is the largest id + 1 (`Collectives::operations`), a max.
+    c.collective_operations = rows.map(|i| k.operation[i] as u64 + 1).max().unwrap_or(0);
+    if !counters {
+        c.counter_samples = 0;
+    }
+    if shard.index != 0 {
+        c.event_records = 0;
+        m.warnings = WarningList::default();
+    }
+    for (l, n) in m.locations.intervals.iter_mut().enumerate() {
+        if !locs.contains(&l) {
+            *n = 0;
+        }
+    }
+    m.region_totals = totals.iter().map(|&(n, ns)| [n, ns]).collect();
+}

@@ -1,0 +1,288 @@
+//! Sharded indexing (src/store/{partition,merge}.rs, `weft index --shard K/N`, `weft merge`, and with
+//! `--features mpi` `mpirun -n N weft index`): the store does not depend on how it was made. 1, 2 and 4 shards
+//! merge into the unsharded store byte for byte (manifest and every tile) on generated OTF2, a hand-built trace
+//! with an empty location, flows, counters and warnings, and the real archives in ../shared/traces; a message
+//! between locations of different shards decodes as sent; the merge refuses parts of another trace, another
+//! tiling, another version, duplicated or missing shards.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use weft::model::*;
+use weft::readers::otf2::read_archive;
+use weft::samples::otf2_gen::{archive, GenConfig};
+use weft::store::{
+    build, build_part, merge, BuildOptions, MemoryStore, MergeError, PartManifest, Shard, Store, StoreError, MANIFEST,
+};
+
+fn generated(cfg: &GenConfig) -> Trace {
+    read_archive("traces.otf2", &archive(cfg).0).expect("generated archive reads")
+}
+
+fn small_tiles(block: u32, tile_intervals: u64) -> BuildOptions {
+    BuildOptions { block_locations: block, tile_intervals, ..BuildOptions::default() }
+}
+
+/// The parts of `n` shards, named `part K`.
+fn parts(t: &Trace, o: &BuildOptions, n: u32) -> Vec<(String, weft::store::BuiltPart)> {
+    (0..n).map(|k| (format!("part {k}"), build_part(t, o, Shard { index: k, count: n }))).collect()
+}
+
+/// The store merged from `n` shards, as files.
+fn sharded(t: &Trace, o: &BuildOptions, n: u32) -> MemoryStore {
+    let built = parts(t, o, n);
+    // Merged in reverse order: the order parts are given in does not matter.
+    let manifests: Vec<(String, PartManifest)> = built.iter().rev().map(|(n, p)| (n.clone(), p.part.clone())).collect();
+    let merged = merge(&manifests).expect("parts of one index merge");
+    let mut files = BTreeMap::new();
+    for (e, &k) in merged.manifest.tiles.iter().zip(&merged.tile_part) {
+        let (_, part) = &built[built.len() - 1 - k];
+        let (_, bytes) = part.tiles.iter().find(|(p, _)| *p == e.path).expect("the part holds its listed tile");
+        files.insert(e.path.clone(), bytes.clone());
+    }
+    let mut json = serde_json::to_vec_pretty(&merged.manifest).unwrap();
+    json.push(b'\n');
+    files.insert(MANIFEST.to_string(), json);
+    MemoryStore { files }
+}
+
+/// 1, 2 and 4 shards give the unsharded store, byte for byte.
+fn assert_shards_equal(t: &Trace, o: &BuildOptions, what: &str) {
+    let whole = build(t, o).to_memory();
+    for n in [1, 2, 4] {
+        let s = sharded(t, o, n);
+        assert_eq!(
+            String::from_utf8_lossy(&s.files[MANIFEST]),
+            String::from_utf8_lossy(&whole.files[MANIFEST]),
+            "{what}: {n} shards: manifest"
+        );
+        assert_eq!(s.files.keys().collect::<Vec<_>>(), whole.files.keys().collect::<Vec<_>>(), "{what}: {n} shards");
+        assert!(s.files == whole.files, "{what}: {n} shards: tile bytes differ");
+    }
+}
+
+#[test]
+fn shards_of_generated_otf2_merge_into_the_unsharded_store() {
+    let t = generated(&GenConfig { threads: 2, ..GenConfig::new(5, 60_000) });
+    assert_shards_equal(&t, &BuildOptions::default(), "one block");
+    assert_shards_equal(&t, &small_tiles(1, 500), "a block per location, many windows");
+    assert_shards_equal(&t, &small_tiles(3, 2_000), "blocks of 3");
+}
+
+/// A trace with what generated archives lack: a location with no events, flows, counters, a collective with
+/// a root, instants, warnings; messages between location 0 and location 2 (different shards with blocks of 1).
+fn hand_built() -> Trace {
+    let mut b = TraceBuilder::new(Format::ChromeJson);
+    let p0 = b.process(10);
+    let p1 = b.process(11);
+    let l0 = b.location(p0, 1, LocationKind::CpuThread);
+    let _empty = b.location(p0, 2, LocationKind::CpuThread);
+    let l2 = b.location(p1, 3, LocationKind::CpuThread);
+    let l3 = b.location(p1, 4, LocationKind::AsyncTrack);
+    let work = b.region("work", "cat");
+    let send = b.region_with("MPI_Send", "", Paradigm::Mpi, RegionRole::PointToPoint);
+    let tick = b.region("tick", "");
+    let long = b.region("long", "");
+    b.interval(l3, long, 1_000, 9_000_000);
+    for i in 0..200i64 {
+        b.interval(l0, work, 1_000 + i * 40_000, 30_000);
+        b.interval(l0, send, 1_000 + i * 40_000 + 10_000, 5_000);
+        b.interval(l2, work, 2_000 + i * 40_000, 20_000);
+        b.instant(l2, tick, 3_000 + i * 40_000);
+        let name = b.intern("f");
+        b.message(MessageRecord {
+            kind: if i % 3 == 0 { MessageKind::Flow } else { MessageKind::PointToPoint },
+            sender: if i % 2 == 0 { l0 } else { l2 },
+            receiver: if i % 2 == 0 { l2 } else { l0 },
+            send_ns: 12_000 + i * 40_000,
+            recv_ns: 31_000 + i * 40_000,
+            size_bytes: 64 * i as u64,
+            tag: i as u32,
+            name,
+        });
+    }
+    let world = b.intern("WORLD");
+    for (k, l) in [l0, l2, l3].into_iter().enumerate() {
+        b.collective(CollectiveRecord {
+            operation: k as u32 / 2,
+            location: l,
+            region: send,
+            communicator: world,
+            root: Some(l2),
+            start_ns: 500_000 + k as i64,
+            end_ns: 600_000,
+            bytes_sent: 8,
+            bytes_received: 16,
+        });
+    }
+    let s = b.counter_series(p1, "memory");
+    for i in 0..300i64 {
+        b.counter_sample(s, 5_000 + i * 25_000, (i as f64).sin() * 1e9);
+    }
+    b.warn(WarningKind::UnmatchedFlow, || "an example".into());
+    b.add_event_records(1234);
+    b.finish()
+}
+
+#[test]
+fn an_empty_location_and_messages_between_shards() {
+    let t = hand_built();
+    assert_eq!(t.intervals_of(LocationId(1)).len(), 0, "location 1 has no events");
+    for o in [BuildOptions::default(), small_tiles(1, 10), small_tiles(2, 37)] {
+        assert_shards_equal(&t, &o, &format!("hand-built, blocks of {}", o.block_locations));
+    }
+    // Blocks of 1 location, 4 shards: location 1 (no events) is shard 1 alone; messages go between shards 0
+    // and 2 both ways, each stored with its sender, and decode with the receiver's arrival time.
+    let o = small_tiles(1, 10);
+    let p = parts(&t, &o, 4);
+    assert_eq!(p[1].1.part.store.counts.intervals, 0);
+    assert_eq!((p[0].1.part.store.counts.messages, p[2].1.part.store.counts.messages), (100, 100));
+    let store = Store::open(sharded(&t, &o, 4)).unwrap();
+    let back = store.to_trace().unwrap();
+    assert_eq!(format!("{:?}", back.messages), format!("{:?}", t.messages));
+    assert_eq!(format!("{:?}", back.warnings), format!("{:?}", t.warnings));
+    assert_eq!(back.event_records, 1234);
+    assert_eq!(back.collectives.operations(), 2);
+}
+
+#[test]
+fn shards_of_the_real_otf2_archives_merge_into_the_unsharded_store() {
+    let Some(dir) = common::shared_traces("cluster real_otf2_archives") else { return };
+    let anchors: Vec<PathBuf> = common::files_under(&dir.join("otf2"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "otf2"))
+        .collect();
+    if anchors.is_empty() {
+        eprintln!("SKIPPED cluster real_otf2_archives: no OTF2 archives under {}", dir.display());
+    }
+    for a in anchors {
+        let t = common::read::read_path(&a).unwrap_or_else(|e| panic!("{}: {e}", a.display()));
+        assert_shards_equal(&t, &small_tiles(1, 2_000), &a.display().to_string());
+    }
+}
+
+#[test]
+fn the_merge_refuses_parts_that_do_not_belong_together() {
+    let t = generated(&GenConfig::new(4, 20_000));
+    let o = small_tiles(1, 1_000);
+    let p = |t: &Trace, o: &BuildOptions, k, n| build_part(t, o, Shard { index: k, count: n }).part;
+    let named = |v: Vec<PartManifest>| v.into_iter().enumerate().map(|(k, p)| (format!("p{k}"), p)).collect::<Vec<_>>();
+    let ok = named(vec![p(&t, &o, 0, 2), p(&t, &o, 1, 2)]);
+    assert!(merge(&ok).is_ok());
+    // Another trace (another seed).
+    let other = generated(&GenConfig { seed: 7, ..GenConfig::new(4, 20_000) });
+    let e = merge(&named(vec![p(&t, &o, 0, 2), p(&other, &o, 1, 2)])).unwrap_err();
+    assert!(matches!(&e, MergeError::OtherTrace { part, .. } if part == "p1"), "{e}");
+    // Another tiling.
+    let e = merge(&named(vec![p(&t, &o, 0, 2), p(&t, &small_tiles(2, 1_000), 1, 2)])).unwrap_err();
+    assert!(matches!(&e, MergeError::OtherTrace { what: "tiling (--block)", .. }), "{e}");
+    // Another shard count, a shard twice, a shard missing, nothing.
+    let e = merge(&named(vec![p(&t, &o, 0, 2), p(&t, &o, 1, 3)])).unwrap_err();
+    assert!(matches!(&e, MergeError::ShardCount { expected: 2, shards: 3, .. }), "{e}");
+    let e = merge(&named(vec![p(&t, &o, 0, 2), p(&t, &o, 0, 2)])).unwrap_err();
+    assert!(matches!(&e, MergeError::Duplicate { shard: 0, .. }), "{e}");
+    let e = merge(&named(vec![p(&t, &o, 2, 3), p(&t, &o, 0, 3)])).unwrap_err();
+    assert_eq!(e.to_string(), "shard(s) 1 of 3 missing (give every part of the index)");
+    assert_eq!(merge(&[]).unwrap_err(), MergeError::NoParts);
+    // A part whose blocks are not its shard's.
+    let mut bad = p(&t, &o, 1, 2);
+    bad.blocks = [0, 1];
+    let e = merge(&named(vec![p(&t, &o, 0, 2), bad])).unwrap_err();
+    assert!(matches!(&e, MergeError::Blocks { shard: 1, .. }), "{e}");
+    // Another format version, or not a part at all, is refused when parsed, naming part.json.
+    let mut v: serde_json::Value = serde_json::from_slice(&p(&t, &o, 0, 2).to_json()).unwrap();
+    v["version"] = 99.into();
+    let e = PartManifest::parse(&serde_json::to_vec(&v).unwrap()).unwrap_err();
+    assert!(matches!(&e, StoreError::Version { file, found: 99, .. } if file == "part.json"), "{e}");
+    let e = PartManifest::parse(&build(&t, &o).manifest_json()).unwrap_err();
+    assert!(e.to_string().contains("not a weft store part"), "{e}");
+    assert!(PartManifest::parse(&p(&t, &o, 1, 2).to_json()).is_ok());
+    assert!(Shard::parse("2/2").is_err() && Shard::parse("1/0").is_err() && Shard::parse("x").is_err());
+    assert_eq!(Shard::parse("3/4"), Ok(Shard { index: 3, count: 4 }));
+}
+
+fn weft(args: &[&str], dir: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_weft")).args(args).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "weft {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every file under `dir`, by relative path.
+fn folder(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    common::files_under(dir)
+        .into_iter()
+        .map(|p| (p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap()))
+        .collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("weft-cluster-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(3, 30_000) });
+    for (name, bytes) in &files.files {
+        let p = d.join("g").join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    d
+}
+
+#[test]
+fn the_cli_indexes_shards_and_merges_them_into_the_same_folder() {
+    let d = scratch("cli");
+    weft(&["index", "g/traces.otf2", "-o", "whole", "--block", "2"], &d);
+    for k in 0..3 {
+        let out =
+            weft(&["index", "g/traces.otf2", "-o", &format!("p{k}"), "--block", "2", "--shard", &format!("{k}/3")], &d);
+        assert!(out.contains(&format!("shard {k}/3")), "{out}");
+    }
+    let out = weft(&["merge", "-o", "merged", "p2", "p0", "p1"], &d);
+    assert!(out.contains("parts       3"), "{out}");
+    assert!(folder(&d.join("merged")) == folder(&d.join("whole")), "the merged folder is the unsharded one");
+    assert!(!d.join("merged/part.json").exists());
+    // A missing shard: typed error, no store.
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["merge", "-o", "m2", "p0", "p1"])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("shard(s) 2 of 3 missing"));
+    assert!(!d.join("m2").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `mpirun -n 1` and `-n 2` write the store `weft index` writes in one process (run by scripts/test.sh with
+/// `--features mpi`, after scripts/setup.sh --mpi installed OpenMPI).
+#[cfg(feature = "mpi")]
+#[test]
+fn mpirun_with_one_and_two_ranks_writes_the_same_store() {
+    let d = scratch("mpi");
+    weft(&["index", "g/traces.otf2", "-o", "whole", "--block", "1"], &d);
+    for n in ["1", "2"] {
+        let out = Command::new("mpirun")
+            .args(["--allow-run-as-root", "--oversubscribe", "-n", n, env!("CARGO_BIN_EXE_weft")])
+            .args(["index", "g/traces.otf2", "--block", "1", "-o", &format!("mpi{n}")])
+            .current_dir(&d)
+            .output()
+            .expect("mpirun runs (scripts/setup.sh --mpi installs OpenMPI)");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "mpirun -n {n}: {text}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains(&format!("ranks       {n}")), "{text}");
+        assert!(folder(&d.join(format!("mpi{n}"))) == folder(&d.join("whole")), "mpirun -n {n}: the store differs");
+    }
+    // A failing rank fails the run with its message.
+    let out = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2", env!("CARGO_BIN_EXE_weft")])
+        .args(["index", "missing.otf2", "-o", "never"])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.otf2"));
+    assert!(!d.join("never").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -8,7 +8,9 @@
 //!   with bytes that do not depend on the thread count;
 //! - `pyramid`: per-location summaries per time bin (busy time by definition, dominant region, event and
 //!   message counts, message bytes), the finest level from the intervals and coarser ones merged 4 to 1;
-//! - `read`: a store back to a `Trace` (exact), its moments and summary without the events.
+//! - `read`: a store back to a `Trace` (exact), its moments and summary without the events;
+//! - `query`: what a viewport needs (level and tiles) and what it draws from them (rows x bins, or the exact
+//!   records), and the byte-bounded LRU cache of decoded tiles the page's worker keeps.
 //!
 //! Plain Rust, no `std::fs`: tiles come through [`TileSource`] (the CLI reads a folder, the page will fetch
 //! URLs or read a dropped folder), and [`build`] returns bytes for the caller to write.
@@ -17,6 +19,7 @@ pub mod build;
 pub mod columns;
 pub mod manifest;
 pub mod pyramid;
+pub mod query;
 pub mod read;
 
 pub use build::{build, BuildOptions, BuiltStore};

@@ -208,12 +208,14 @@ fn the_tile_cache_keeps_to_its_budget_least_recently_used_out() {
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     let budget = sorted[0] + sorted[1] + sorted[2];
     let mut cache = TileCache::new(budget);
+    cache.begin_view();
     cache.insert(events[0], decoded[0].clone());
     cache.insert(events[1], decoded[1].clone());
     cache.insert(events[2], decoded[2].clone());
     assert!(cache.touch(events[0]), "tile 0 is held");
     let mut dropped = Vec::new();
     for k in 3..events.len() {
+        cache.begin_view(); // each tile for a view of its own: earlier ones may go
         dropped.extend(cache.insert(events[k], decoded[k].clone()));
         assert!(cache.used() <= cache.budget(), "{} bytes over a {} budget", cache.used(), cache.budget());
         assert!(cache.contains(events[k]), "the newest tile stays");
@@ -222,4 +224,66 @@ fn the_tile_cache_keeps_to_its_budget_least_recently_used_out() {
     assert_eq!(dropped.first(), Some(&events[1]));
     assert_eq!(cache.used(), (0..events.len()).filter(|&k| cache.contains(events[k])).map(|k| sizes[k]).sum::<usize>());
     assert_eq!(cache.peek(events[events.len() - 1]), Some(&decoded[events.len() - 1]));
+    // One view needing more than the budget keeps all it needs, until the next view trims the cache.
+    let mut cache = TileCache::new(sorted[0]);
+    cache.begin_view();
+    for k in 0..events.len() {
+        assert!(cache.insert(events[k], decoded[k].clone()).is_empty());
+    }
+    assert_eq!(cache.len(), events.len());
+    cache.begin_view();
+    assert!(cache.used() <= cache.budget() && cache.len() == 1);
+}
+
+#[test]
+fn the_store_timeline_draws_and_hovers_what_the_queries_answer() {
+    use std::rc::Rc;
+    use weft::views::store::StorePane;
+    use weft::views::Pane;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = store.skeleton().unwrap();
+    let mut pane = StorePane::new(Rc::new(skeleton.clone()), 1000.0, 600.0);
+    assert_eq!(pane.shown(), "none");
+    let vp = pane.request().expect("the first view asks");
+    assert!(pane.request().is_none(), "an unchanged view does not ask again");
+    let p = plan(m, &index, &vp);
+    assert!(matches!(p.resolution, Resolution::Level(_)));
+    let decoded: Vec<(usize, Vec<weft::store::pyramid::Bins>)> =
+        p.tiles.iter().map(|&i| (i, store.summary_tile(&m.tiles[i]).unwrap())).collect();
+    pane.show_grid(summary_grid(m, &p, |i| decoded.iter().find(|d| d.0 == i).map(|d| &d.1[..])), vec![]);
+    assert!(pane.scene().marks() > 0);
+    let st = pane.state();
+    let y = st["rows"][0]["y"].as_f64().unwrap() as f32 + 9.0;
+    let h = pane.hover(600.0, y).expect("a bin under the pointer");
+    assert!(
+        h.detail["busy_any_ns"].as_u64().unwrap()
+            <= h.detail["end_ns"].as_u64().unwrap() - h.detail["start_ns"].as_u64().unwrap()
+    );
+
+    // Zoomed to one interval: level 0, the exact intervals, hovered as the trace's.
+    let iv = &t.intervals;
+    let i = t.location_intervals[0].clone().find(|&i| iv.dur_ns[i] > 500 && iv.dur_ns[i] < 1_000_000).unwrap();
+    let (s, d) = (iv.start_ns[i] as f64, iv.dur_ns[i] as f64);
+    pane.set_time_range(s - d * 0.1, s + d * 1.1);
+    let vp = pane.request().expect("a new view asks");
+    let p = plan(m, &index, &vp);
+    assert_eq!(p.resolution, Resolution::Exact);
+    let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
+    let refs: Vec<_> = tiles.iter().collect();
+    pane.show_exact(exact_trace(&skeleton, &p, &refs), p.t0_ns, p.t1_ns, p.locations.clone(), vec!["x: broken".into()]);
+    assert_eq!(pane.shown(), "exact");
+    let st = pane.state();
+    assert_eq!(st["store"]["errors"][0], "x: broken");
+    let row = st["rows"].as_array().unwrap().iter().find(|r| r["location"] == 0).unwrap();
+    let y = row["y"].as_f64().unwrap() as f32 + 9.0 + 18.0 * iv.depth[i] as f32;
+    let h = pane.hover(600.0, y).expect("the interval under the pointer");
+    assert_eq!(
+        (h.detail["start_ns"].as_u64(), h.detail["dur_ns"].as_u64()),
+        (Some(iv.start_ns[i]), Some(iv.dur_ns[i]))
+    );
+    assert_eq!(h.title, t.region_name(iv.region[i]));
+    assert!(pane.scene().marks() > 0);
 }

@@ -326,7 +326,9 @@ impl Decoded {
 }
 
 /// Decoded tiles by manifest index, the least recently used dropped first once they hold more than
-/// `budget` bytes (a tile larger than the whole budget is still kept while it is the only one).
+/// `budget` bytes. Tiles used since [`TileCache::begin_view`] (the view being answered) are never dropped,
+/// so one view needing more than the budget holds what it needs until the next view begins (then the
+/// cache is trimmed back to the budget).
 #[derive(Debug)]
 pub struct TileCache {
     budget: usize,
@@ -334,11 +336,13 @@ pub struct TileCache {
     tick: u64,
     tiles: FxHashMap<usize, (Decoded, usize, u64)>,
     by_use: BTreeMap<u64, usize>,
+    /// Tiles used at or after this tick belong to the view being answered.
+    view_from: u64,
 }
 
 impl TileCache {
     pub fn new(budget: usize) -> Self {
-        TileCache { budget, used: 0, tick: 0, tiles: FxHashMap::default(), by_use: BTreeMap::new() }
+        TileCache { budget, used: 0, tick: 0, tiles: FxHashMap::default(), by_use: BTreeMap::new(), view_from: 0 }
     }
     /// Bytes held now (never more than the budget, but for one oversized tile).
     pub fn used(&self) -> usize {
@@ -355,6 +359,11 @@ impl TileCache {
     }
     pub fn contains(&self, i: usize) -> bool {
         self.tiles.contains_key(&i)
+    }
+    /// A new view is being answered: earlier tiles may be dropped again; the cache is trimmed to the budget.
+    pub fn begin_view(&mut self) {
+        self.view_from = self.tick + 1;
+        self.trim();
     }
     /// Mark tile `i` used now (a view needs it); false when it is not held.
     pub fn touch(&mut self, i: usize) -> bool {
@@ -386,9 +395,17 @@ impl TileCache {
         self.tiles.insert(i, (tile, bytes, self.tick));
         self.by_use.insert(self.tick, i);
         self.used += bytes;
+        self.trim()
+    }
+    /// Drop least recently used tiles not of the current view until within the budget; their indices.
+    fn trim(&mut self) -> Vec<usize> {
         let mut dropped = Vec::new();
         while self.used > self.budget && self.tiles.len() > 1 {
-            let Some((_, oldest)) = self.by_use.pop_first() else { break };
+            let Some((&tick, &oldest)) = self.by_use.first_key_value() else { break };
+            if tick >= self.view_from {
+                break;
+            }
+            self.by_use.pop_first();
             if let Some((_, b, _)) = self.tiles.remove(&oldest) {
                 self.used -= b;
             }

@@ -15,6 +15,7 @@ pub mod moments;
 pub mod options;
 pub mod particles;
 pub mod set;
+pub mod store;
 pub mod timeline;
 
 use crate::scene::Scene;
@@ -107,6 +108,10 @@ pub trait Pane {
     }
     /// The aggregated pane, for a second run to compare with; None for every other view.
     fn as_aggregate(&mut self) -> Option<&mut aggregate::AggregatePane> {
+        None
+    }
+    /// The timeline of a store, for the page's tile requests and answers; None for every other view.
+    fn as_store(&mut self) -> Option<&mut store::StorePane> {
         None
     }
     /// Particles and history splats to draw over this frame's scene (the particle view only).

@@ -6,9 +6,11 @@
 mod bench;
 mod grain_panel;
 mod overlay;
+mod store;
 mod viewer;
 mod worker;
 
+pub use store::{is_store_manifest, StoreSession};
 pub use viewer::Viewer;
 pub use worker::{relayout_execgraph, sample, FileSet, WorkerSession};
 

@@ -73,7 +73,7 @@ fn whole_files_are_refused_from_their_size() {
     assert_eq!(
         err,
         "trace.prv: too large: 3 MiB of Paraver is more than the 1 MiB this viewer can hold in memory for a format \
-         it reads whole; open it with the weft command-line tool, or split the trace"
+         it reads whole; index it with `weft index trace.prv -o STORE/` and open the store folder"
     );
     assert!(SMALL.admit_whole("trace.prv", "Paraver", 1 << 20).is_ok());
     // The native default (the CLI) holds far more than the page.

@@ -12,6 +12,7 @@ import { ProfilePanel } from './profile-panel.js';
 import { particlesView } from './particles.js';
 import { showWarnings } from './warnings-panel.js';
 import { visibleText } from './text.js';
+import { initStore, looksLikeStore, storeUrlOf } from './store.js';
 
 const $ = (id) => document.getElementById(id);
 const PROTOCOL = 1;
@@ -247,6 +248,7 @@ const SAMPLES = {
 function openSet(name, entries) {
   if (!entries.length) { showError(`${name}: the folder is empty`); return; }
   if (entries.length === 1) { openFile(entries[0].file); return; }
+  if (looksLikeStore(entries)) { if (pending) cancelLoad(false); weft.store.openFolder(name, entries); return; }
   if (pending) cancelLoad(false);
   pending = { id: nextId++, name };
   ui.error.hidden = true;
@@ -753,7 +755,9 @@ async function main() {
   new ResizeObserver(resize).observe(ui.stage);
   resize();
   requestAnimationFrame(loop);
-  initHosting({ weft, ui, openSample, openUrl, switchView, configure, relayout, renderViewTabs, showError });
+  initStore({ weft, ui, renderViewTabs, showError, setState });
+  initHosting({ weft, ui, openSample, openUrl, switchView, configure, relayout, renderViewTabs, showError,
+    storeUrl: storeUrlOf(location), openStore: (url) => weft.store.openUrl(url) });
 }
 
 main();

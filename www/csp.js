@@ -1,14 +1,14 @@
 // Narrows the page's Content-Security-Policy before anything else runs (a classic script in index.html's
 // head, ahead of the modules). The <meta> policy must let connect-src reach any http(s) origin, because
 // `?trace=`/`#trace=` may name any; this adds a second policy (a request must pass both) that allows only the
-// page's own origin and the origins the address's trace parameters name. A policy can only be tightened,
+// page's own origin and the origins the address's trace (and store) parameters name. A policy can only be tightened,
 // never widened, so opening a trace from another origin later takes a fresh page (app.js `openUrl`). The
 // reader worker starts from a blob: URL so that it inherits these policies (a worker loaded from its own
 // URL would get only its response's headers). No DOM beyond the one <meta>; no trace logic.
 (() => {
   const origins = new Set();
   for (const params of [new URLSearchParams(location.search), new URLSearchParams(location.hash.slice(1))]) {
-    const raw = params.get('trace');
+    const raw = params.get('trace') || params.get('store');
     if (!raw) continue;
     try {
       const url = new URL(raw, location.href);

@@ -1,4 +1,5 @@
-// Embeds the viewer in another page: every <div data-weft-trace="URL"> (or data-weft-sample="NAME") becomes
+// Embeds the viewer in another page: every <div data-weft-trace="URL"> (data-weft-store="STORE-URL/", a folder
+// written by `weft index`, or data-weft-sample="NAME") becomes
 // an iframe of the viewer, opened on that trace with the options below. Load it with
 //   <script src="https://HOST/PATH/www/embed.js" defer></script>
 // The viewer is found relative to this script (../index.html), or at data-weft-src on the div.
@@ -15,7 +16,8 @@
     const base = new URL(div.dataset.weftSrc || '../index.html', here);
     const p = new URLSearchParams();
     const d = div.dataset;
-    if (d.weftTrace) p.set('trace', new URL(d.weftTrace, location.href).href);
+    if (d.weftStore) p.set('store', new URL(d.weftStore, location.href).href);
+    else if (d.weftTrace) p.set('trace', new URL(d.weftTrace, location.href).href);
     else if (d.weftSample) p.set('sample', d.weftSample);
     if (d.weftView) p.set('view', d.weftView);
     if (d.weftRange) {
@@ -43,7 +45,7 @@
   }
 
   function all() {
-    document.querySelectorAll('[data-weft-trace], [data-weft-sample]').forEach(embed);
+    document.querySelectorAll('[data-weft-trace], [data-weft-store], [data-weft-sample]').forEach(embed);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', all);
   else all();

@@ -1,4 +1,4 @@
-// Hosting features wired into the page in one place: what to open first (a `?trace=`/`#trace=` URL, a
+// Hosting features wired into the page in one place: what to open first (a `?store=` URL, a `?trace=`/`#trace=` URL, a
 // permalink's sample, or the default sample), permalinks, theme, offline, shortcuts, recent files, and the
 // embedded mode (`chrome=0` hides the bars). app.js calls initHosting once the viewer exists; nothing here
 // knows about traces beyond the page's own API.
@@ -19,6 +19,7 @@ export function initHosting(app) {
   initPermalinks(app, params);
   const url = traceUrlOf(location);
   const samples = [...document.querySelectorAll('#samples option')].map((o) => o.value).filter(Boolean);
-  if (url) app.openUrl(url);
+  if (app.storeUrl) app.openStore(app.storeUrl);
+  else if (url) app.openUrl(url);
   else app.openSample(samples.includes(params.get('sample')) ? params.get('sample') : 'timeline');
 }

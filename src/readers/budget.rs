@@ -39,7 +39,7 @@ impl Budget {
             file: file.to_string(),
             detail: format!(
                 "{} of {format} is more than the {} this viewer can hold in memory for a format it reads whole; \
-                 open it with the weft command-line tool, or split the trace",
+                 index it with `weft index {file} -o STORE/` and open the store folder",
                 human_bytes(size),
                 human_bytes(self.whole_file_bytes)
             ),
@@ -55,7 +55,7 @@ impl Budget {
             file: file.to_string(),
             detail: format!(
                 "the {format} holds more than {} events, the most this viewer can hold in memory; \
-                 open it with the weft command-line tool, or record a shorter trace",
+                 index it with `weft index {file} -o STORE/` and open the store folder",
                 self.stream_events
             ),
         })
@@ -71,7 +71,7 @@ impl Budget {
             file: file.to_string(),
             detail: format!(
                 "the {format} passed {} while it was read, more than the {} this viewer can hold in memory; \
-                 open it with the weft command-line tool, or split the trace",
+                 index it with `weft index {file} -o STORE/` and open the store folder",
                 human_bytes(held),
                 human_bytes(self.whole_file_bytes)
             ),

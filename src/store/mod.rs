@@ -13,7 +13,9 @@
 //!   (`weft index`), without the whole trace;
 //! - `partition`: a shard's part of the store (`--shard K/N`, MPI ranks): its location blocks' tiles and its
 //!   share of the manifest;
-//! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone.
+//! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone;
+//! - `query`: what a viewport needs (level and tiles) and what it draws from them (rows x bins, or the exact
+//!   records), and the byte-bounded LRU cache of decoded tiles the page's worker keeps.
 //!
 //! Plain Rust, no `std::fs`: tiles come through [`TileSource`] (the CLI reads a folder, the page will fetch
 //! URLs or read a dropped folder), and [`build`] returns bytes for the caller to write.
@@ -24,6 +26,7 @@ pub mod manifest;
 pub mod merge;
 pub mod partition;
 pub mod pyramid;
+pub mod query;
 pub mod read;
 pub mod stream;
 

@@ -13,8 +13,8 @@
 //! the `Trace` through the build's seam [`run_blocks`](super::build::run_blocks). Plain Rust, no files.
 
 use super::build::{
-    add_totals, block_particles, counter_tiles, manifest, particle_tiles, run_blocks, tiling, BlockIntervals, BuildOptions,
-    Plan,
+    add_totals, block_particles, counter_tiles, manifest, particle_tiles, run_blocks, tiling, BlockIntervals,
+    BuildOptions, Plan,
 };
 use super::columns::content_hash;
 use super::manifest::{Manifest, WarningList, FORMAT_VERSION};

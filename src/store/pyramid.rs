@@ -13,7 +13,7 @@ pub const COLUMNS: [&str; 7] =
     ["busy_compute_ns", "busy_any_ns", "dominant_region", "dominant_ns", "events", "messages", "message_bytes"];
 
 /// One location's bins at one level.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Bins {
     pub busy_compute_ns: Vec<u64>,
     pub busy_any_ns: Vec<u64>,

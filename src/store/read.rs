@@ -51,6 +51,11 @@ impl<S: TileSource> Store<S> {
         Ok(Store { source, manifest })
     }
 
+    /// Where the store's files come from.
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
     /// A tile's payload, after checking its size and hash against the manifest and its frame.
     pub fn payload(&self, e: &TileEntry) -> Result<Vec<u8>, StoreError> {
         let file = e.path.clone();

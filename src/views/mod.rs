@@ -15,6 +15,7 @@ pub mod moments;
 pub mod options;
 pub mod particles;
 pub mod set;
+pub mod store;
 pub mod timeline;
 
 use crate::scene::Scene;
@@ -115,6 +116,10 @@ pub trait Pane {
     }
     /// The moments pane, for the worker's answer to another busy definition; None for every other view.
     fn as_moments(&mut self) -> Option<&mut moments::MomentsPane> {
+        None
+    }
+    /// The timeline of a store, for the page's tile requests and answers; None for every other view.
+    fn as_store(&mut self) -> Option<&mut store::StorePane> {
         None
     }
     /// Particles and history splats to draw over this frame's scene (the particle view only).

@@ -206,6 +206,28 @@ impl ViewSet {
         self.active = 0;
     }
 
+    /// Show a store's timeline (`views::store`), drawn from the tiles the worker answers. Replaces what was
+    /// shown.
+    pub fn load_store(&mut self, pane: super::store::StorePane) {
+        self.loading = None;
+        self.trace = None;
+        self.aggregation = None;
+        self.moments = None;
+        self.built_on_page.clear();
+        self.panes = vec![Box::new(pane)];
+        self.active = 0;
+    }
+
+    /// The view's size in CSS pixels.
+    pub fn size(&self) -> (f32, f32) {
+        (self.width, self.height)
+    }
+
+    /// The store's timeline, when a store is shown.
+    pub fn store_pane(&mut self) -> Option<&mut super::store::StorePane> {
+        self.panes.iter_mut().find_map(|p| p.as_store())
+    }
+
     /// Show an execution graph laid out by the worker. Replaces what was shown.
     pub fn load_execgraph(&mut self, bundle: ExecBundle) {
         self.loading = None;

@@ -17,11 +17,19 @@ mod grain_panel;
 mod overlay;
 #[cfg(feature = "page")]
 mod profile_panel;
+#[cfg(feature = "worker")]
+mod store;
+#[cfg(feature = "page")]
+mod store_view;
 #[cfg(feature = "page")]
 mod viewer;
 #[cfg(feature = "worker")]
 mod worker;
 
+#[cfg(feature = "worker")]
+pub use store::StoreSession;
+#[cfg(feature = "page")]
+pub use store_view::is_store_manifest;
 #[cfg(feature = "page")]
 pub use viewer::Viewer;
 #[cfg(feature = "worker")]

@@ -410,6 +410,12 @@ impl Viewer {
 }
 
 impl Viewer {
+    /// The views, for the store's methods (src/web/store.rs); marks the view for redrawing.
+    pub(super) fn view_set(&mut self) -> &mut ViewSet {
+        self.dirty = true;
+        &mut self.views
+    }
+
     /// The grain-graph pane shown, for the grain panel's methods (src/web/grain_panel.rs); marks the view for
     /// redrawing.
     pub(super) fn grains_pane(&mut self) -> Result<&mut GrainsPane, JsValue> {

@@ -1,0 +1,416 @@
+//! What a view of a store needs, and what it draws from the tiles it got (issue #17, the page's side).
+//! [`plan`]: for a viewport (time window, visible locations, pixel width) the resolution (the coarsest
+//! pyramid level whose bins are at most a pixel wide, or level 0, the exact records, once a level-1 bin is
+//! wider than a pixel) and the tiles to fetch. [`summary_grid`]: the visible locations x bins of that level
+//! (busy time by definition, dominant region, event and message counts) from the decoded summary tiles.
+//! [`exact_trace`]: a `Trace` with the store's definitions and the exact records of the visible locations
+//! that reach into the window, from the decoded level-0 tiles, which the ordinary timeline view draws and
+//! hovers. [`TileCache`]: decoded tiles kept least-recently-used first out, bounded in bytes.
+//!
+//! Plain Rust, no files and no web types: the worker fetches the tiles a plan names and decodes them with
+//! [`super::Store`]; tests compare every answer with the whole trace (`tests/store_query.rs`).
+
+use super::manifest::{Manifest, TileKind};
+use super::pyramid::Bins;
+use super::read::EventsTile;
+use crate::model::*;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// The decoded-tile cache's default budget (issue #17: 256 MB).
+pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
+
+/// What part of the trace a view shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Viewport {
+    /// Time window, ns from the origin (may reach outside the span: it is clamped).
+    pub t0_ns: f64,
+    pub t1_ns: f64,
+    /// Visible locations by index (a range of the manifest's locations).
+    pub locations: Range<u32>,
+    /// Pixels across the time window.
+    pub width_px: f32,
+}
+
+/// How a viewport is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Resolution {
+    /// Level 0: the exact intervals, instants, messages and collectives.
+    Exact,
+    /// A pyramid level (1 the finest), by its number in the manifest's `levels`.
+    Level(u32),
+}
+
+/// The tiles a viewport needs, by index into the manifest's `tiles`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub resolution: Resolution,
+    /// The time window clamped to the span, as integers.
+    pub t0_ns: u64,
+    pub t1_ns: u64,
+    /// The visible locations clamped to the store's.
+    pub locations: Range<u32>,
+    pub tiles: Vec<usize>,
+}
+
+/// The manifest's tiles by (kind, level, block, window), so a plan finds each in constant time.
+#[derive(Clone, Debug, Default)]
+pub struct TileIndex {
+    map: FxHashMap<(TileKind, u32, u32, u32), usize>,
+}
+
+impl TileIndex {
+    pub fn new(m: &Manifest) -> Self {
+        let map = m.tiles.iter().enumerate().map(|(i, e)| ((e.kind, e.level, e.block, e.window), i)).collect();
+        TileIndex { map }
+    }
+    pub fn get(&self, kind: TileKind, level: u32, block: u32, window: u32) -> Option<usize> {
+        self.map.get(&(kind, level, block, window)).copied()
+    }
+}
+
+/// The resolution for drawing `width_px` pixels over `ns` nanoseconds: the coarsest level whose bins are at
+/// most a pixel wide (so a pixel column merges at most 4 bins), or exact once level 1's bins are wider.
+pub fn resolution(m: &Manifest, ns: f64, width_px: f32) -> Resolution {
+    let ns_per_px = ns.max(1.0) / (width_px.max(1.0) as f64);
+    m.levels
+        .iter()
+        .filter(|l| l.bin_ns as f64 <= ns_per_px)
+        .map(|l| l.level)
+        .max()
+        .map_or(Resolution::Exact, Resolution::Level)
+}
+
+/// Which tiles `vp` needs, at the resolution [`resolution`] picks.
+pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
+    let span = m.span_ns.max(1);
+    let clamp = |t: f64| if t.is_finite() { t.clamp(0.0, span as f64) as u64 } else { 0 };
+    let (t0, t1) = (clamp(vp.t0_ns), clamp(vp.t1_ns).max(clamp(vp.t0_ns)));
+    let nl = m.locations.process.len() as u32;
+    let locations = vp.locations.start.min(nl)..vp.locations.end.min(nl);
+    let resolution = resolution(m, vp.t1_ns - vp.t0_ns, vp.width_px);
+    let mut tiles = Vec::new();
+    let tl = &m.tiling;
+    let blocks =
+        if locations.is_empty() { 0..0 } else { tl.block_of(locations.start)..tl.block_of(locations.end - 1) + 1 };
+    match resolution {
+        Resolution::Exact => {
+            let (w0, w1) = (tl.window_of(t0), tl.window_of(t1));
+            for b in blocks {
+                // A window without a tile has no records and nothing reaching into it: its first window is itself.
+                let first = (w0..=w1)
+                    .map(|w| index.get(TileKind::Events, 0, b, w).map_or(w, |i| m.tiles[i].first_window))
+                    .min()
+                    .unwrap_or(w0);
+                tiles.extend((first..=w1).filter_map(|w| index.get(TileKind::Events, 0, b, w)));
+            }
+        }
+        Resolution::Level(level) => {
+            let l = m.levels.iter().find(|l| l.level == level).expect("resolution picks a listed level");
+            let (b0, b1) = bin_range(l.bin_ns, l.bins, t0, t1);
+            let per = tl.bins_per_tile.max(1) as u64;
+            for b in blocks {
+                tiles.extend(
+                    (b0 / per..=(b1 - 1) / per).filter_map(|j| index.get(TileKind::Summary, level, b, j as u32)),
+                );
+            }
+        }
+    }
+    Plan { resolution, t0_ns: t0, t1_ns: t1, locations, tiles }
+}
+
+/// The bins of a level (`bins` of `bin_ns`, the last one reaching to the span's end) that [t0, t1] touches.
+fn bin_range(bin_ns: u64, bins: u64, t0: u64, t1: u64) -> (u64, u64) {
+    let last = bins.max(1) - 1;
+    let b0 = (t0 / bin_ns.max(1)).min(last);
+    let b1 = (t1 / bin_ns.max(1)).min(last) + 1;
+    (b0, b1)
+}
+
+/// The visible locations x bins of one pyramid level: what a zoomed-out timeline draws.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SummaryGrid {
+    pub level: u32,
+    pub bin_ns: u64,
+    /// The level's bin count (its last bin reaches to the span's end).
+    pub level_bins: u64,
+    pub first_bin: u64,
+    /// The first location of `rows`.
+    pub first_location: u32,
+    /// One row per location from `first_location` on, each with the same number of bins from `first_bin`.
+    pub rows: Vec<Bins>,
+    /// Store files whose bins are missing here (not fetched, or failed): their bins read as zeros.
+    pub missing: Vec<String>,
+}
+
+impl SummaryGrid {
+    /// The time range of bin `k` of the grid (the level's last bin ends at `span_ns`).
+    pub fn bin_time(&self, k: usize, span_ns: u64) -> (u64, u64) {
+        let b = self.first_bin + k as u64;
+        let start = b * self.bin_ns;
+        let end = if b + 1 >= self.level_bins { span_ns.max(start) } else { start + self.bin_ns };
+        (start, end)
+    }
+    pub fn bins(&self) -> usize {
+        self.rows.first().map_or(0, Bins::len)
+    }
+}
+
+/// The summary grid of `plan` (a pyramid-level plan) from its decoded tiles: `tile(i)` is the decoded
+/// summary tile of manifest tile `i`, or None when it is not at hand (its bins read as zeros and its file is
+/// listed in `missing`).
+pub fn summary_grid<'a>(m: &Manifest, plan: &Plan, tile: impl Fn(usize) -> Option<&'a [Bins]>) -> SummaryGrid {
+    let Resolution::Level(level) = plan.resolution else { return SummaryGrid::default() };
+    let Some(l) = m.levels.iter().find(|l| l.level == level) else { return SummaryGrid::default() };
+    let (b0, b1) = bin_range(l.bin_ns, l.bins, plan.t0_ns, plan.t1_ns);
+    let n = (b1 - b0) as usize;
+    let locs = plan.locations.clone();
+    let mut rows = vec![Bins::zeros(n); locs.len()];
+    let mut missing = Vec::new();
+    let per = m.tiling.bins_per_tile.max(1) as u64;
+    let nl = m.locations.process.len() as u32;
+    for &i in &plan.tiles {
+        let e = &m.tiles[i];
+        let Some(bins) = tile(i) else {
+            missing.push(e.path.clone());
+            continue;
+        };
+        let block = m.tiling.block_range(e.block, nl);
+        let first = e.window as u64 * per;
+        for (k, l) in block.clone().enumerate() {
+            if !locs.contains(&l) {
+                continue;
+            }
+            let (Some(src), row) = (bins.get(k), &mut rows[(l - locs.start) as usize]) else { continue };
+            for (j, b) in (first..first + src.len() as u64).enumerate() {
+                if b < b0 || b >= b1 {
+                    continue;
+                }
+                let o = (b - b0) as usize;
+                row.busy_compute_ns[o] = src.busy_compute_ns[j];
+                row.busy_any_ns[o] = src.busy_any_ns[j];
+                row.dominant_region[o] = src.dominant_region[j];
+                row.dominant_ns[o] = src.dominant_ns[j];
+                row.events[o] = src.events[j];
+                row.messages[o] = src.messages[j];
+                row.message_bytes[o] = src.message_bytes[j];
+            }
+        }
+    }
+    SummaryGrid {
+        level,
+        bin_ns: l.bin_ns,
+        level_bins: l.bins,
+        first_bin: b0,
+        first_location: locs.start,
+        rows,
+        missing,
+    }
+}
+
+/// The exact records of `plan` (a level-0 plan) from its decoded tiles, as a `Trace` with `skeleton`'s
+/// definitions (`Store::skeleton`): the intervals of the plan's locations that reach into [t0, t1] (in the
+/// model's order: location, start, depth), their instants in the window, the messages sent or received there
+/// by those locations (from the tiles fetched: the senders' blocks), and their collective rows reaching into
+/// it. Times stay relative to the store's origin, so the view's axis and hover are the trace's.
+pub fn exact_trace(skeleton: &Trace, plan: &Plan, tiles: &[&EventsTile]) -> Trace {
+    let mut t = skeleton.clone();
+    let (t0, t1) = (plan.t0_ns, plan.t1_ns);
+    let locs = plan.locations.clone();
+    let nl = t.locations.len();
+    let mut per_loc: BTreeMap<u32, Vec<(u64, u16, RegionId, u64)>> = BTreeMap::new();
+    let mut instants = Vec::new();
+    let mut messages = Vec::new();
+    let mut collectives = Vec::new();
+    for tile in tiles {
+        for &(l, r, s, d, depth) in &tile.intervals {
+            if locs.contains(&l.0) && s <= t1 && s + d >= t0 {
+                per_loc.entry(l.0).or_default().push((s, depth, r, d));
+            }
+        }
+        for &(k, l, r, time) in &tile.instants {
+            if locs.contains(&l.0) && time >= t0 && time <= t1 {
+                instants.push((k, l, r, time));
+            }
+        }
+        for m in &tile.messages {
+            let (s, r, send, recv) = (m.2, m.3, m.4, m.5);
+            let here = (locs.contains(&s.0) || locs.contains(&r.0)) && send.min(recv) <= t1 && send.max(recv) >= t0;
+            if here {
+                messages.push(*m);
+            }
+        }
+        for c in &tile.collectives {
+            if locs.contains(&c.2 .0) && c.6 <= t1 && c.7 >= t0 {
+                collectives.push(*c);
+            }
+        }
+    }
+    let iv = &mut t.intervals;
+    t.location_intervals = vec![0..0; nl];
+    for (l, mut v) in per_loc {
+        v.sort_by_key(|&(s, depth, _, _)| (s, depth));
+        let start = iv.location.len();
+        for (s, depth, r, d) in v {
+            iv.location.push(LocationId(l));
+            iv.region.push(r);
+            iv.start_ns.push(s);
+            iv.dur_ns.push(d);
+            iv.depth.push(depth);
+        }
+        t.location_intervals[l as usize] = start..iv.location.len();
+    }
+    // Instants, messages and collectives in the trace's order (their index in the whole trace).
+    instants.sort_by_key(|x| x.0);
+    for (_, l, r, time) in instants {
+        t.instants.location.push(l);
+        t.instants.region.push(r);
+        t.instants.time_ns.push(time);
+    }
+    messages.sort_by_key(|x| x.0);
+    for (_, kind, s, r, send, recv, size, tag, name) in messages {
+        let x = &mut t.messages;
+        x.kind.push(kind);
+        x.sender.push(s);
+        x.receiver.push(r);
+        x.send_ns.push(send);
+        x.recv_ns.push(recv);
+        x.size_bytes.push(size);
+        x.tag.push(tag);
+        x.name.push(name);
+    }
+    collectives.sort_by_key(|x| x.0);
+    for (_, op, l, r, comm, root, a, z, sent, recv) in collectives {
+        let x = &mut t.collectives;
+        x.operation.push(op);
+        x.location.push(l);
+        x.region.push(r);
+        x.communicator.push(comm);
+        x.root.push(root);
+        x.start_ns.push(a);
+        x.end_ns.push(z);
+        x.bytes_sent.push(sent);
+        x.bytes_received.push(recv);
+    }
+    t
+}
+
+/// A decoded tile, as the cache keeps it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decoded {
+    Events(EventsTile),
+    Summary(Vec<Bins>),
+}
+
+impl Decoded {
+    /// About the heap bytes it holds (what the cache's budget counts).
+    pub fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        match self {
+            Decoded::Events(t) => {
+                t.intervals.len() * size_of::<(LocationId, RegionId, u64, u64, u16)>()
+                    + t.instants.len() * size_of::<(u64, LocationId, RegionId, u64)>()
+                    + t.messages.len()
+                        * size_of::<(u64, MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId)>()
+                    + t.collectives.len()
+                        * size_of::<(u64, u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64)>(
+                        )
+            }
+            Decoded::Summary(rows) => {
+                rows.iter().map(|b| b.len() * (6 * size_of::<u64>() + size_of::<u32>()) + size_of::<Bins>()).sum()
+            }
+        }
+    }
+}
+
+/// Decoded tiles by manifest index, the least recently used dropped first once they hold more than
+/// `budget` bytes. Tiles used since [`TileCache::begin_view`] (the view being answered) are never dropped,
+/// so one view needing more than the budget holds what it needs until the next view begins (then the
+/// cache is trimmed back to the budget).
+#[derive(Debug)]
+pub struct TileCache {
+    budget: usize,
+    used: usize,
+    tick: u64,
+    tiles: FxHashMap<usize, (Decoded, usize, u64)>,
+    by_use: BTreeMap<u64, usize>,
+    /// Tiles used at or after this tick belong to the view being answered.
+    view_from: u64,
+}
+
+impl TileCache {
+    pub fn new(budget: usize) -> Self {
+        TileCache { budget, used: 0, tick: 0, tiles: FxHashMap::default(), by_use: BTreeMap::new(), view_from: 0 }
+    }
+    /// Bytes held now (never more than the budget, but for one oversized tile).
+    pub fn used(&self) -> usize {
+        self.used
+    }
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+    pub fn len(&self) -> usize {
+        self.tiles.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.tiles.is_empty()
+    }
+    pub fn contains(&self, i: usize) -> bool {
+        self.tiles.contains_key(&i)
+    }
+    /// A new view is being answered: earlier tiles may be dropped again; the cache is trimmed to the budget.
+    pub fn begin_view(&mut self) {
+        self.view_from = self.tick + 1;
+        self.trim();
+    }
+    /// Mark tile `i` used now (a view needs it); false when it is not held.
+    pub fn touch(&mut self, i: usize) -> bool {
+        self.tick += 1;
+        let tick = self.tick;
+        match self.tiles.get_mut(&i) {
+            Some(entry) => {
+                self.by_use.remove(&entry.2);
+                entry.2 = tick;
+                self.by_use.insert(tick, i);
+                true
+            }
+            None => false,
+        }
+    }
+    /// Tile `i` if held (does not count as a use; [`TileCache::touch`] does).
+    pub fn peek(&self, i: usize) -> Option<&Decoded> {
+        self.tiles.get(&i).map(|e| &e.0)
+    }
+    /// Keep tile `i`, most recently used, dropping the least recently used ones past the budget. Returns the
+    /// indices dropped.
+    pub fn insert(&mut self, i: usize, tile: Decoded) -> Vec<usize> {
+        if let Some((_, bytes, tick)) = self.tiles.remove(&i) {
+            self.used -= bytes;
+            self.by_use.remove(&tick);
+        }
+        let bytes = tile.bytes();
+        self.tick += 1;
+        self.tiles.insert(i, (tile, bytes, self.tick));
+        self.by_use.insert(self.tick, i);
+        self.used += bytes;
+        self.trim()
+    }
+    /// Drop least recently used tiles not of the current view until within the budget; their indices.
+    fn trim(&mut self) -> Vec<usize> {
+        let mut dropped = Vec::new();
+        while self.used > self.budget && self.tiles.len() > 1 {
+            let Some((&tick, &oldest)) = self.by_use.first_key_value() else { break };
+            if tick >= self.view_from {
+                break;
+            }
+            self.by_use.pop_first();
+            if let Some((_, b, _)) = self.tiles.remove(&oldest) {
+                self.used -= b;
+            }
+            dropped.push(oldest);
+        }
+        dropped
+    }
+}

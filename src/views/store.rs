@@ -1,0 +1,391 @@
+//! The timeline of a store (issue #17): the trace's rows from the store's definitions, drawn from what the
+//! worker answered for the last viewport asked: zoomed out, the pyramid's locations x bins
+//! (`store::query::SummaryGrid`: per pixel column the busy share as the bar's height, coloured by the
+//! region with the most time; hover names the bin's figures); zoomed in past level 1, the exact records as
+//! a `Trace` slice, drawn and hovered by the ordinary [`TimelinePane`]. [`StorePane::request`] says which
+//! viewport to ask the worker for next (the page asks again once the answer is in); the last answer stays
+//! drawn, at the new zoom, while tiles are in flight.
+//!
+//! Must not fetch or decode tiles (the worker does, `src/web/store_worker.rs`) or read a clock.
+
+use super::timeline::TimelinePane;
+use super::{num, Hover, Pane};
+use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
+use crate::model::Trace;
+use crate::scene::timeline::{format_duration, format_time, nice_step_ns, region_colors, TimelineView, AXIS_PX};
+use crate::scene::{palette, rgba, Label, LineInstance, RectInstance, Rgba, Scene};
+use crate::store::query::{SummaryGrid, Viewport};
+use serde_json::json;
+use std::ops::Range;
+use std::rc::Rc;
+
+/// What the worker last answered.
+enum Data {
+    None,
+    Grid(SummaryGrid),
+    /// The exact records reaching into [t0, t1] of `locations`, in a timeline pane of their own.
+    Exact {
+        pane: Box<TimelinePane>,
+        t0: u64,
+        t1: u64,
+        locations: Range<u32>,
+    },
+}
+
+pub struct StorePane {
+    skeleton: Rc<Trace>,
+    layout: TimelineLayout,
+    colors: Vec<Rgba>,
+    view: TimelineView,
+    data: Data,
+    /// Tiles the worker is fetching or decoding for the viewport asked last (the page sets it).
+    pub in_flight: usize,
+    /// Files that failed for the last answer, with why (named in a banner; the rest is drawn).
+    errors: Vec<String>,
+    /// The viewport asked for last, so an unchanged view is not asked again.
+    asked: Option<Viewport>,
+    hovered: Option<(usize, usize)>,
+}
+
+impl StorePane {
+    /// `skeleton`: the store's definitions without events (`Store::skeleton`).
+    pub fn new(skeleton: Rc<Trace>, width: f32, height: f32) -> Self {
+        let layout = TimelineLayout::new(&skeleton, TimelineMetrics::default());
+        let colors = region_colors(&skeleton);
+        let view = TimelineView::fit(&skeleton, width, height);
+        StorePane {
+            skeleton,
+            layout,
+            colors,
+            view,
+            data: Data::None,
+            in_flight: 0,
+            errors: Vec::new(),
+            asked: None,
+            hovered: None,
+        }
+    }
+
+    fn exact(&self) -> Option<&TimelinePane> {
+        match &self.data {
+            Data::Exact { pane, .. } => Some(pane),
+            _ => None,
+        }
+    }
+
+    /// The locations of the rows on screen (by index range: the rows in between are asked for too).
+    fn visible_locations(&self) -> Range<u32> {
+        let rows = self.layout.rows_in(self.view.scroll_y, self.view.scroll_y + self.view.height - AXIS_PX);
+        let locs = self.layout.rows[rows].iter().map(|r| r.location.0);
+        let (lo, hi) = locs.fold((u32::MAX, 0), |(lo, hi), l| (lo.min(l), hi.max(l + 1)));
+        if lo == u32::MAX {
+            0..0
+        } else {
+            lo..hi
+        }
+    }
+
+    /// The viewport to ask the worker for, when it differs from the one asked last; None when unchanged.
+    pub fn request(&mut self) -> Option<Viewport> {
+        let vp = Viewport {
+            t0_ns: self.view.t0_ns,
+            t1_ns: self.view.t1_ns,
+            locations: self.visible_locations(),
+            width_px: self.view.track_width(),
+        };
+        if self.asked.as_ref() == Some(&vp) {
+            return None;
+        }
+        self.asked = Some(vp.clone());
+        Some(vp)
+    }
+
+    /// The worker's summary grid for a viewport: drawn from now on.
+    pub fn show_grid(&mut self, grid: SummaryGrid, errors: Vec<String>) {
+        self.data = Data::Grid(grid);
+        self.errors = errors;
+        self.hovered = None;
+    }
+
+    /// The worker's exact records reaching into [t0, t1] of `locations` (a slice with the store's
+    /// definitions, times from the store's origin): drawn from now on.
+    pub fn show_exact(&mut self, slice: Trace, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
+        let mut pane = Box::new(TimelinePane::new(Rc::new(slice), self.view.width, self.view.height));
+        pane.set_time_range(self.view.t0_ns, self.view.t1_ns);
+        self.data = Data::Exact { pane, t0, t1, locations };
+        self.errors = errors;
+        self.hovered = None;
+        self.sync();
+    }
+
+    /// The exact pane follows this view's time range, size and scroll.
+    fn sync(&mut self) {
+        let (v, scroll) = (self.view, self.view.scroll_y);
+        if let Data::Exact { pane, .. } = &mut self.data {
+            pane.resize(v.width, v.height);
+            pane.set_time_range(v.t0_ns, v.t1_ns);
+            pane.restore(&json!({ "scroll_y": scroll }));
+        }
+    }
+
+    /// Per visible row, per pixel column: (x0, x1, busy share, dominant region + 1, first and last bin).
+    fn columns(&self, grid: &SummaryGrid, row: usize) -> Vec<(f32, f32, f64, u32, usize, usize)> {
+        let bins = &grid.rows[row];
+        let span = self.skeleton.span_ns;
+        let x_left = self.view.track_x0();
+        let mut out: Vec<(f32, f32, f64, u32, usize, usize)> = Vec::new();
+        let mut best = 0u64;
+        for k in 0..bins.len() {
+            let (a, b) = grid.bin_time(k, span);
+            let (x0, x1) = (self.view.x_of(a as f64).max(x_left), self.view.x_of(b as f64).min(self.view.width));
+            if x1 <= x0 || b <= a {
+                continue;
+            }
+            let share = bins.busy_any_ns[k] as f64 / (b - a) as f64;
+            match out.last_mut() {
+                // Bins in the same pixel column merge: the busiest share, the region with the most time.
+                Some(c) if x0.floor() <= c.0.floor() => {
+                    c.1 = c.1.max(x1);
+                    c.2 = c.2.max(share);
+                    if bins.dominant_ns[k] > best {
+                        best = bins.dominant_ns[k];
+                        c.3 = bins.dominant_region[k];
+                    }
+                    c.5 = k;
+                }
+                _ => {
+                    best = bins.dominant_ns[k];
+                    out.push((x0, x1.max(x0 + 1.0), share, bins.dominant_region[k], k, k));
+                }
+            }
+        }
+        out
+    }
+
+    fn grid_scene(&self, grid: &SummaryGrid) -> Scene {
+        let v = &self.view;
+        let lay = &self.layout;
+        let t = &self.skeleton;
+        let lane = lay.metrics.lane_px;
+        let mut sc = Scene::new(v.width, v.height, palette::BACKGROUND);
+        let rows = lay.rows_in(v.scroll_y, v.scroll_y + v.height - AXIS_PX);
+        sc.decorate(|sc| {
+            for r in rows.clone() {
+                let row = &lay.rows[r];
+                let y = v.y_of(row.y);
+                if r % 2 == 1 {
+                    sc.rects.push(RectInstance::filled(0.0, y, v.width, lane, palette::ROW_ALT));
+                }
+                let name = format!("{} · {}", t.process_name(row.process), t.location_name(row.location));
+                sc.labels
+                    .push(Label::new(12.0, y + lane / 2.0, name, palette::TEXT, 12.0).clipped(v.label_gutter - 18.0));
+            }
+        });
+        let grey = rgba(0x9a, 0xa1, 0xab, 0xff);
+        for r in rows {
+            let row = &lay.rows[r];
+            let Some(g) = row.location.0.checked_sub(grid.first_location).filter(|&g| (g as usize) < grid.rows.len())
+            else {
+                continue;
+            };
+            let y = v.y_of(row.y);
+            for (x0, x1, share, dom, k0, _) in self.columns(grid, g as usize) {
+                if share <= 0.0 {
+                    continue;
+                }
+                let h = (lane - 2.0) * share.min(1.0) as f32;
+                let color = if dom > 0 { self.colors[dom as usize - 1] } else { grey };
+                let hot = self.hovered == Some((r, k0));
+                let rect = RectInstance::filled(x0, y + lane - 1.0 - h, x1 - x0, h.max(1.0), color);
+                sc.rects.push(if hot { rect.with_border(palette::HIGHLIGHT, 1.5) } else { rect });
+            }
+        }
+        self.axis(&mut sc);
+        if sc.marks() == 0 {
+            let (x, w, h) = (v.track_x0(), (v.width - v.track_x0()).max(1.0), (v.height - AXIS_PX).max(1.0));
+            let why = if self.in_flight > 0 { "Tiles are on their way." } else { "Nothing is busy here." };
+            sc.add_notice(x, AXIS_PX, w, h, &[why, "Zoom, pan or press F to fit."]);
+        }
+        sc
+    }
+
+    fn axis(&self, sc: &mut Scene) {
+        let v = &self.view;
+        let x_left = v.track_x0();
+        sc.decorate(|sc| {
+            sc.rects.push(RectInstance::filled(0.0, 0.0, v.width, AXIS_PX, rgba(0xfa, 0xfb, 0xfc, 0xff)));
+            sc.lines.push(LineInstance::solid(0.0, AXIS_PX - 0.5, v.width, AXIS_PX - 0.5, 1.0, palette::GRID));
+            sc.lines.push(LineInstance::solid(x_left - 0.5, 0.0, x_left - 0.5, v.height, 1.0, palette::GRID));
+            let step = nice_step_ns(v.ns_per_px() * 110.0);
+            let mut tick = (v.t0_ns.max(0.0) / step).floor() * step;
+            while tick <= v.t1_ns {
+                let x = v.x_of(tick);
+                if x >= x_left {
+                    sc.lines.push(LineInstance::solid(x, AXIS_PX - 8.0, x, AXIS_PX, 1.0, palette::TEXT_MUTED));
+                    let label =
+                        Label::new(x + 3.0, AXIS_PX / 2.0 - 2.0, format_time(tick, step), palette::TEXT_MUTED, 11.0);
+                    sc.labels.push(label);
+                }
+                tick += step;
+            }
+        });
+    }
+
+    /// What is drawn now: "exact", "level N" or "none".
+    pub fn shown(&self) -> String {
+        match &self.data {
+            Data::None => "none".into(),
+            Data::Grid(g) => format!("level {}", g.level),
+            Data::Exact { .. } => "exact".into(),
+        }
+    }
+
+    fn grid_hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        let Data::Grid(grid) = &self.data else { return None };
+        if x < self.view.track_x0() || y < AXIS_PX {
+            return None;
+        }
+        let r = self.layout.row_at(y - AXIS_PX + self.view.scroll_y)?;
+        let row = &self.layout.rows[r];
+        let g = row.location.0.checked_sub(grid.first_location).filter(|&g| (g as usize) < grid.rows.len())? as usize;
+        let cols = self.columns(grid, g);
+        let &(_, _, _, _, k0, k1) = cols.iter().find(|c| x >= c.0.floor() && x < c.1.max(c.0 + 1.0))?;
+        let bins = &grid.rows[g];
+        let span = self.skeleton.span_ns;
+        let (a, b) = (grid.bin_time(k0, span).0, grid.bin_time(k1, span).1);
+        let sum = |v: &[u64]| v[k0..=k1].iter().sum::<u64>();
+        let (compute, any) = (sum(&bins.busy_compute_ns), sum(&bins.busy_any_ns));
+        let dom = (k0..=k1).max_by_key(|&k| bins.dominant_ns[k]).map_or(0, |k| bins.dominant_region[k]);
+        let t = &self.skeleton;
+        let region = if dom > 0 { t.region_name(crate::model::RegionId(dom - 1)).to_string() } else { "(idle)".into() };
+        let pct = |ns: u64| 100.0 * ns as f64 / (b - a).max(1) as f64;
+        let loc = row.location;
+        let hover = Hover {
+            title: format!("{region} (most time)"),
+            lines: vec![
+                format!("{} · {}", t.process_name(t.locations.process[loc.index()]), t.location_name(loc)),
+                format!("{} to {} (level {} bins)", format_duration(a), format_duration(b), grid.level),
+                format!("busy {:.1}% (compute {:.1}%)", pct(any), pct(compute)),
+                format!("{} events · {} messages", sum(&bins.events), sum(&bins.messages)),
+            ],
+            detail: json!({
+                "level": grid.level, "location": loc.0, "start_ns": a, "end_ns": b,
+                "busy_any_ns": any, "busy_compute_ns": compute, "dominant_region": dom.checked_sub(1),
+                "events": sum(&bins.events), "messages": sum(&bins.messages),
+            }),
+        };
+        self.hovered = Some((r, k0));
+        Some(hover)
+    }
+}
+
+impl Pane for StorePane {
+    fn kind(&self) -> &'static str {
+        "timeline"
+    }
+    fn resize(&mut self, width: f32, height: f32) {
+        self.view.width = width;
+        self.view.height = height;
+        self.view.scroll_by(0.0, &self.layout);
+        self.sync();
+    }
+    fn zoom(&mut self, x: f32, factor: f64) {
+        self.view.zoom_at(x, factor, self.skeleton.span_ns);
+        self.sync();
+    }
+    fn pan(&mut self, dx: f32) {
+        self.view.pan_px(dx, self.skeleton.span_ns);
+        self.sync();
+    }
+    fn scroll(&mut self, dy: f32) {
+        self.view.scroll_by(dy, &self.layout);
+        self.sync();
+    }
+    fn fit(&mut self) {
+        let scroll = self.view.scroll_y;
+        self.view =
+            TimelineView { scroll_y: scroll, ..TimelineView::fit(&self.skeleton, self.view.width, self.view.height) };
+        self.sync();
+    }
+    fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        if let Data::Exact { pane, .. } = &mut self.data {
+            return pane.hover(x, y);
+        }
+        self.hovered = None;
+        self.grid_hover(x, y)
+    }
+    fn clear_hover(&mut self) {
+        self.hovered = None;
+        if let Data::Exact { pane, .. } = &mut self.data {
+            pane.clear_hover();
+        }
+    }
+    fn scene(&self) -> Scene {
+        let mut sc = match &self.data {
+            Data::Exact { pane, .. } => pane.scene(),
+            Data::Grid(g) => self.grid_scene(g),
+            Data::None => self.grid_scene(&SummaryGrid::default()),
+        };
+        if !self.errors.is_empty() {
+            let text = format!("Some tiles could not be read (the rest is drawn): {}", self.errors.join("; "));
+            sc.add_banner(false, &text, rgba(0xfd, 0xec, 0xc8, 0xf0));
+        }
+        sc
+    }
+    fn state(&self) -> serde_json::Value {
+        let mut s = match self.exact() {
+            Some(p) => p.state(),
+            None => {
+                let rows = self.layout.rows_in(self.view.scroll_y, self.view.scroll_y + self.view.height - AXIS_PX);
+                let rows: Vec<_> = self.layout.rows[rows]
+                    .iter()
+                    .map(|row| json!({ "location": row.location.0, "y": self.view.y_of(row.y), "lanes": 1 }))
+                    .collect();
+                json!({
+                    "view": "timeline", "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns,
+                    "scroll_y": self.view.scroll_y, "width": self.view.width, "height": self.view.height,
+                    "track_x0": self.view.track_x0(), "axis_px": AXIS_PX,
+                    "lane_px": self.layout.metrics.lane_px, "span_ns": self.skeleton.span_ns, "rows": rows,
+                    "row_count": self.layout.rows.len(),
+                })
+            }
+        };
+        let covered = match &self.data {
+            Data::Exact { t0, t1, locations, .. } => {
+                json!({ "t0_ns": t0, "t1_ns": t1, "locations": [locations.start, locations.end] })
+            }
+            Data::Grid(g) => json!({ "first_bin": g.first_bin, "bins": g.bins(), "bin_ns": g.bin_ns,
+                "locations": [g.first_location, g.first_location + g.rows.len() as u32] }),
+            Data::None => serde_json::Value::Null,
+        };
+        if let Some(o) = s.as_object_mut() {
+            o.insert(
+                "store".into(),
+                json!({ "shown": self.shown(), "in_flight": self.in_flight, "errors": self.errors, "covered": covered }),
+            );
+        }
+        s
+    }
+    fn time_range(&self) -> Option<(f64, f64)> {
+        Some((self.view.t0_ns, self.view.t1_ns))
+    }
+    fn set_time_range(&mut self, t0_ns: f64, t1_ns: f64) {
+        if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
+            self.view.t0_ns = t0_ns;
+            self.view.t1_ns = t1_ns;
+            self.sync();
+        }
+    }
+    fn restore(&mut self, s: &serde_json::Value) {
+        if let (Some(t0), Some(t1)) = (num(s, "t0_ns"), num(s, "t1_ns")) {
+            self.set_time_range(t0, t1);
+        }
+        if let Some(y) = num(s, "scroll_y") {
+            self.view.scroll_by(y as f32 - self.view.scroll_y, &self.layout);
+            self.sync();
+        }
+    }
+    fn as_store(&mut self) -> Option<&mut StorePane> {
+        Some(self)
+    }
+}

@@ -1,0 +1,289 @@
+//! Viewport queries over a store (src/store/query.rs): at every zoom the plan's resolution is the one whose
+//! bins are about a pixel, the summary grid's busy time and counts per location and bin equal the whole
+//! trace's over the same time range, and at level 0 the exact intervals, instants, messages and collectives
+//! reaching into the window equal the trace's; the decoded-tile cache stays within its byte budget and drops
+//! the least recently used tile first.
+
+use weft::analyses::busy::{BusyDefinition, BusyInterval, BusyScanner};
+use weft::model::*;
+use weft::readers::otf2::read_archive;
+use weft::samples::otf2_gen::{archive, GenConfig};
+use weft::store::query::{exact_trace, plan, summary_grid, Decoded, Resolution, TileCache, TileIndex, Viewport};
+use weft::store::{build, BuildOptions, MemoryStore, Store, TileKind};
+
+fn store_of(t: &Trace) -> Store<MemoryStore> {
+    // Small tiles and blocks: many windows, blocks and levels on a small trace.
+    let o = BuildOptions { block_locations: 3, tile_intervals: 2_000, ..BuildOptions::default() };
+    Store::open(build(t, &o).to_memory()).expect("store opens")
+}
+
+fn trace() -> Trace {
+    let cfg = GenConfig { threads: 2, ..GenConfig::new(4, 120_000) };
+    read_archive("traces.otf2", &archive(&cfg).0).expect("generated archive reads")
+}
+
+/// Busy ns of `spans` inside [a, b).
+fn busy_in(spans: &[BusyInterval], a: u64, b: u64) -> u64 {
+    spans.iter().map(|s| s.end_ns.min(b).saturating_sub(s.start_ns.max(a))).sum()
+}
+
+fn viewports(t: &Trace) -> Vec<Viewport> {
+    let span = t.span_ns as f64;
+    let nl = t.locations.len() as u32;
+    let mut out = Vec::new();
+    // From the whole run down to a few hundred ns, at several places and row ranges.
+    let mut width = span * 1.02;
+    while width > 200.0 {
+        for (k, frac) in [0.0, 0.37, 0.8].iter().enumerate() {
+            let t0 = (span - width).max(0.0) * frac - if k == 0 { width * 0.01 } else { 0.0 };
+            let locs = match k {
+                0 => 0..nl,
+                1 => 1..nl.min(5),
+                _ => (nl - 2)..nl,
+            };
+            for px in [900.0, 120.0, 30.0] {
+                out.push(Viewport { t0_ns: t0, t1_ns: t0 + width, locations: locs.clone(), width_px: px });
+            }
+        }
+        width /= 3.7;
+    }
+    out
+}
+
+#[test]
+fn summary_grids_equal_the_trace_at_every_level() {
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    assert!(m.levels.len() >= 3, "the test wants several levels, got {}", m.levels.len());
+    let index = TileIndex::new(m);
+    let mut scan_c = BusyScanner::new(&t, &BusyDefinition::Compute);
+    let mut scan_a = BusyScanner::new(&t, &BusyDefinition::Any);
+    let (mut bc, mut ba) = (Vec::new(), Vec::new());
+    let mut levels_seen = std::collections::BTreeSet::new();
+    let mut exact_seen = 0;
+    for vp in viewports(&t) {
+        let p = plan(m, &index, &vp);
+        let Resolution::Level(level) = p.resolution else {
+            exact_seen += 1;
+            continue;
+        };
+        levels_seen.insert(level);
+        // About a pixel per bin: at most 1 bin... 4 bins per pixel, and the next coarser level would be wider.
+        let l = m.levels.iter().find(|l| l.level == level).unwrap();
+        let ns_px = (vp.t1_ns - vp.t0_ns) / vp.width_px as f64;
+        assert!(l.bin_ns as f64 <= ns_px, "level {level}: bins of {} ns at {ns_px} ns/px", l.bin_ns);
+        if let Some(c) = m.levels.iter().find(|c| c.level == level + 1) {
+            assert!(c.bin_ns as f64 > ns_px);
+        }
+        let decoded: Vec<(usize, Vec<weft::store::pyramid::Bins>)> =
+            p.tiles.iter().map(|&i| (i, store.summary_tile(&m.tiles[i]).unwrap())).collect();
+        let g = summary_grid(m, &p, |i| decoded.iter().find(|d| d.0 == i).map(|d| &d.1[..]));
+        assert!(g.missing.is_empty());
+        assert_eq!(g.rows.len(), p.locations.len());
+        // O(pixels) bins: at most 4 a pixel, or the coarsest level's (at most one tile's) when none is coarser.
+        let most = if level as usize == m.levels.len() {
+            m.tiling.bins_per_tile as f64
+        } else {
+            4.0 * vp.width_px as f64 + 2.0
+        };
+        assert!(g.bins() as f64 <= most, "{} bins for {} px", g.bins(), vp.width_px);
+        for (r, row) in g.rows.iter().enumerate() {
+            let l = LocationId(g.first_location + r as u32);
+            scan_c.location(&t, l, &mut bc);
+            scan_a.location(&t, l, &mut ba);
+            let range = t.location_intervals[l.index()].clone();
+            for k in 0..row.len() {
+                let (a, b) = g.bin_time(k, t.span_ns);
+                let b_open = if g.first_bin + k as u64 + 1 >= g.level_bins { u64::MAX } else { b };
+                assert_eq!(row.busy_compute_ns[k], busy_in(&bc, a, b_open), "loc {l:?} level {level} bin {k}");
+                assert_eq!(row.busy_any_ns[k], busy_in(&ba, a, b_open), "loc {l:?} level {level} bin {k}");
+                let inside = |x: u64| x >= a && x < b_open;
+                let iv = &t.intervals;
+                let events = range
+                    .clone()
+                    .map(|i| inside(iv.start_ns[i]) as u64 + inside(iv.start_ns[i] + iv.dur_ns[i]) as u64)
+                    .sum::<u64>()
+                    + (0..t.instants.time_ns.len())
+                        .filter(|&i| t.instants.location[i] == l && inside(t.instants.time_ns[i]))
+                        .count() as u64;
+                assert_eq!(row.events[k], events, "events, loc {l:?} level {level} bin {k}");
+                let ms = &t.messages;
+                let msgs = (0..ms.len())
+                    .map(|i| {
+                        (ms.sender[i] == l && inside(ms.send_ns[i])) as u64
+                            + (ms.receiver[i] == l && inside(ms.recv_ns[i])) as u64
+                    })
+                    .sum::<u64>();
+                assert_eq!(row.messages[k], msgs, "messages, loc {l:?} level {level} bin {k}");
+                if row.dominant_region[k] > 0 {
+                    // The dominant region covers the bin (at level 1 exactly; coarser: a child bin's best).
+                    let r = RegionId(row.dominant_region[k] - 1);
+                    let covers = range
+                        .clone()
+                        .any(|i| iv.region[i] == r && iv.start_ns[i] < b_open && iv.start_ns[i] + iv.dur_ns[i] > a);
+                    assert!(covers, "dominant region {r:?} is not in bin {k} of loc {l:?}");
+                }
+            }
+        }
+    }
+    assert!(levels_seen.len() >= 3, "levels seen: {levels_seen:?} of {:?} windows {}", m.levels, m.tiling.windows);
+    assert!(exact_seen > 0, "no viewport reached level 0");
+}
+
+#[test]
+fn exact_records_equal_the_trace_when_zoomed_in() {
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = store.skeleton().unwrap();
+    let mut checked = 0;
+    for vp in viewports(&t) {
+        let p = plan(m, &index, &vp);
+        if p.resolution != Resolution::Exact {
+            continue;
+        }
+        assert!(p.tiles.iter().all(|&i| m.tiles[i].kind == TileKind::Events));
+        let tiles: Vec<_> = p.tiles.iter().map(|&i| store.events_tile(&m.tiles[i]).unwrap()).collect();
+        let refs: Vec<_> = tiles.iter().collect();
+        let x = exact_trace(&skeleton, &p, &refs);
+        let (t0, t1) = (p.t0_ns, p.t1_ns);
+        let locs = p.locations.clone();
+        let iv = &t.intervals;
+        let want: Vec<_> = (0..iv.len())
+            .filter(|&i| {
+                locs.contains(&iv.location[i].0) && iv.start_ns[i] <= t1 && iv.start_ns[i] + iv.dur_ns[i] >= t0
+            })
+            .map(|i| (iv.location[i], iv.region[i], iv.start_ns[i], iv.dur_ns[i], iv.depth[i]))
+            .collect();
+        let xi = &x.intervals;
+        let got: Vec<_> =
+            (0..xi.len()).map(|i| (xi.location[i], xi.region[i], xi.start_ns[i], xi.dur_ns[i], xi.depth[i])).collect();
+        assert_eq!(got, want, "viewport {vp:?}");
+        for l in 0..t.locations.len() {
+            let r = x.location_intervals[l].clone();
+            assert!(xi.location[r].iter().all(|&a| a.index() == l));
+        }
+        let ms = &t.messages;
+        let want_m: Vec<_> = (0..ms.len())
+            .filter(|&i| {
+                locs.contains(&ms.sender[i].0)
+                    && ms.send_ns[i].min(ms.recv_ns[i]) <= t1
+                    && ms.send_ns[i].max(ms.recv_ns[i]) >= t0
+            })
+            .map(|i| (ms.sender[i], ms.receiver[i], ms.send_ns[i], ms.recv_ns[i], ms.size_bytes[i]))
+            .collect();
+        let xm = &x.messages;
+        let got_m: Vec<_> = (0..xm.len())
+            .filter(|&i| locs.contains(&xm.sender[i].0))
+            .map(|i| (xm.sender[i], xm.receiver[i], xm.send_ns[i], xm.recv_ns[i], xm.size_bytes[i]))
+            .collect();
+        assert_eq!(got_m, want_m);
+        let c = &t.collectives;
+        let want_c = (0..c.len())
+            .filter(|&i| locs.contains(&c.location[i].0) && c.start_ns[i] <= t1 && c.end_ns[i] >= t0)
+            .count();
+        assert_eq!(x.collectives.len(), want_c);
+        // The slice is a valid model: it encodes and decodes (what crosses from the worker to the page).
+        let back = codec::decode(&codec::encode(&x)).expect("the exact slice is a valid trace");
+        assert_eq!(back.intervals.start_ns, x.intervals.start_ns);
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} exact viewports");
+}
+
+#[test]
+fn the_tile_cache_keeps_to_its_budget_least_recently_used_out() {
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let events: Vec<usize> = (0..m.tiles.len()).filter(|&i| m.tiles[i].kind == TileKind::Events).take(8).collect();
+    assert!(events.len() >= 4);
+    let decoded: Vec<Decoded> =
+        events.iter().map(|&i| Decoded::Events(store.events_tile(&m.tiles[i]).unwrap())).collect();
+    let sizes: Vec<usize> = decoded.iter().map(Decoded::bytes).collect();
+    // Room for the three largest, not four tiles.
+    let mut sorted = sizes.clone();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    let budget = sorted[0] + sorted[1] + sorted[2];
+    let mut cache = TileCache::new(budget);
+    cache.begin_view();
+    cache.insert(events[0], decoded[0].clone());
+    cache.insert(events[1], decoded[1].clone());
+    cache.insert(events[2], decoded[2].clone());
+    assert!(cache.touch(events[0]), "tile 0 is held");
+    let mut dropped = Vec::new();
+    for k in 3..events.len() {
+        cache.begin_view(); // each tile for a view of its own: earlier ones may go
+        dropped.extend(cache.insert(events[k], decoded[k].clone()));
+        assert!(cache.used() <= cache.budget(), "{} bytes over a {} budget", cache.used(), cache.budget());
+        assert!(cache.contains(events[k]), "the newest tile stays");
+    }
+    // Tile 1 was the least recently used when the first eviction came (tile 0 was touched after it).
+    assert_eq!(dropped.first(), Some(&events[1]));
+    assert_eq!(cache.used(), (0..events.len()).filter(|&k| cache.contains(events[k])).map(|k| sizes[k]).sum::<usize>());
+    assert_eq!(cache.peek(events[events.len() - 1]), Some(&decoded[events.len() - 1]));
+    // One view needing more than the budget keeps all it needs, until the next view trims the cache.
+    let mut cache = TileCache::new(sorted[0]);
+    cache.begin_view();
+    for k in 0..events.len() {
+        assert!(cache.insert(events[k], decoded[k].clone()).is_empty());
+    }
+    assert_eq!(cache.len(), events.len());
+    cache.begin_view();
+    assert!(cache.used() <= cache.budget() && cache.len() == 1);
+}
+
+#[test]
+fn the_store_timeline_draws_and_hovers_what_the_queries_answer() {
+    use std::rc::Rc;
+    use weft::views::store::StorePane;
+    use weft::views::Pane;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = store.skeleton().unwrap();
+    let mut pane = StorePane::new(Rc::new(skeleton.clone()), 1000.0, 600.0);
+    assert_eq!(pane.shown(), "none");
+    let vp = pane.request().expect("the first view asks");
+    assert!(pane.request().is_none(), "an unchanged view does not ask again");
+    let p = plan(m, &index, &vp);
+    assert!(matches!(p.resolution, Resolution::Level(_)));
+    let decoded: Vec<(usize, Vec<weft::store::pyramid::Bins>)> =
+        p.tiles.iter().map(|&i| (i, store.summary_tile(&m.tiles[i]).unwrap())).collect();
+    pane.show_grid(summary_grid(m, &p, |i| decoded.iter().find(|d| d.0 == i).map(|d| &d.1[..])), vec![]);
+    assert!(pane.scene().marks() > 0);
+    let st = pane.state();
+    let y = st["rows"][0]["y"].as_f64().unwrap() as f32 + 9.0;
+    let h = pane.hover(600.0, y).expect("a bin under the pointer");
+    assert!(
+        h.detail["busy_any_ns"].as_u64().unwrap()
+            <= h.detail["end_ns"].as_u64().unwrap() - h.detail["start_ns"].as_u64().unwrap()
+    );
+
+    // Zoomed to one interval: level 0, the exact intervals, hovered as the trace's.
+    let iv = &t.intervals;
+    let i = t.location_intervals[0].clone().find(|&i| iv.dur_ns[i] > 500 && iv.dur_ns[i] < 1_000_000).unwrap();
+    let (s, d) = (iv.start_ns[i] as f64, iv.dur_ns[i] as f64);
+    pane.set_time_range(s - d * 0.1, s + d * 1.1);
+    let vp = pane.request().expect("a new view asks");
+    let p = plan(m, &index, &vp);
+    assert_eq!(p.resolution, Resolution::Exact);
+    let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
+    let refs: Vec<_> = tiles.iter().collect();
+    pane.show_exact(exact_trace(&skeleton, &p, &refs), p.t0_ns, p.t1_ns, p.locations.clone(), vec!["x: broken".into()]);
+    assert_eq!(pane.shown(), "exact");
+    let st = pane.state();
+    assert_eq!(st["store"]["errors"][0], "x: broken");
+    let row = st["rows"].as_array().unwrap().iter().find(|r| r["location"] == 0).unwrap();
+    let y = row["y"].as_f64().unwrap() as f32 + 9.0 + 18.0 * iv.depth[i] as f32;
+    let h = pane.hover(600.0, y).expect("the interval under the pointer");
+    assert_eq!(
+        (h.detail["start_ns"].as_u64(), h.detail["dur_ns"].as_u64()),
+        (Some(iv.start_ns[i]), Some(iv.dur_ns[i]))
+    );
+    assert_eq!(h.title, t.region_name(iv.region[i]));
+    assert!(pane.scene().marks() > 0);
+}

@@ -1,0 +1,106 @@
+// The store worker (issue #17): opens a weft store (a URL under `?store=`, or a dropped folder's files), and
+// for each viewport the page asks for fetches only the tiles the plan names that are not cached, hands them to
+// the wasm StoreSession (checked against the manifest, decoded, kept in its byte-bounded cache), and sends back
+// what the view draws. Viewports that arrive while one is being answered wait; only the latest is answered.
+// A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
+
+import init, { StoreSession } from './pkg-worker/weft.js';
+
+const ready = init();
+let memory = null;
+ready.then((exports) => { memory = exports.memory; }, () => {});
+
+let session = null;
+let source = null; // { base: URL } or { files: Map(path -> File) }
+let busy = false;
+let queued = null;
+const FETCHES = 6;
+
+const post = (msg, transfer) => self.postMessage({ store: true, ...msg }, transfer || []);
+
+async function read(path) {
+  if (source.base) {
+    const res = await fetch(new URL(path, source.base).href, { credentials: 'omit', mode: 'cors' });
+    if (res.status === 404) throw new Error('missing from the store');
+    if (!res.ok) throw new Error(`the server answered ${res.status} ${res.statusText}`);
+    return new Uint8Array(await res.arrayBuffer());
+  }
+  const file = source.files.get(path);
+  if (!file) throw new Error('missing from the store');
+  return new Uint8Array(await file.arrayBuffer());
+}
+
+async function open(msg) {
+  if (msg.url) {
+    const base = new URL(msg.url);
+    if (!base.pathname.endsWith('/')) base.pathname += '/';
+    source = { base };
+  } else {
+    // The dropped folder's files by their path under the folder holding manifest.json.
+    const top = msg.entries.find((e) => e.path === 'manifest.json' || e.path.endsWith('/manifest.json'));
+    const prefix = top ? top.path.slice(0, top.path.length - 'manifest.json'.length) : '';
+    source = { files: new Map(msg.entries.filter((e) => e.path.startsWith(prefix)).map((e) => [e.path.slice(prefix.length), e.file])) };
+  }
+  let manifest;
+  try {
+    manifest = await read('manifest.json');
+  } catch (e) {
+    throw new Error(`${msg.name}/manifest.json: ${e.message}`);
+  }
+  if (session) session.free();
+  session = new StoreSession(msg.name, manifest, msg.cacheBytes || 0);
+  const skeleton = session.skeleton();
+  post({ type: 'opened', name: msg.name, summary: session.summary(), skeleton: skeleton.buffer, manifestBytes: manifest.byteLength }, [skeleton.buffer]);
+}
+
+async function answer(vp) {
+  const need = session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width);
+  let left = need.length;
+  post({ type: 'progress', inFlight: left });
+  let next = 0;
+  let fetched = 0;
+  const one = async () => {
+    while (next < need.length) {
+      const path = need[next++];
+      try {
+        const bytes = await read(path);
+        fetched += bytes.byteLength;
+        session.add(path, bytes);
+      } catch (e) {
+        const why = typeof e === 'string' ? e : e.message;
+        // A decode error was recorded by the session already; a fetch error is recorded here.
+        if (!/^[^:]*\//.test(why)) session.fail(path, why);
+      }
+      left -= 1;
+      post({ type: 'progress', inFlight: left });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FETCHES, need.length) }, one));
+  const out = session.answer();
+  const [cacheUsed, cacheBudget, cacheTiles] = session.cache_stats();
+  post({
+    type: 'answer', id: vp.id, kind: out.kind, bytes: out.bytes.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1,
+    errors: out.errors, fetchedTiles: need.length, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
+    wasmBytes: memory ? memory.buffer.byteLength : 0,
+  }, [out.bytes.buffer]);
+}
+
+async function drain() {
+  while (queued && !busy) {
+    const vp = queued;
+    queued = null;
+    busy = true;
+    try { await answer(vp); } catch (e) { post({ type: 'error', message: typeof e === 'string' ? e : e.message }); } finally { busy = false; }
+  }
+}
+
+self.onmessage = async (e) => {
+  const msg = e.data;
+  try {
+    await ready;
+    if (msg.type === 'open') await open(msg);
+    else if (msg.type === 'view' && session) { queued = msg.vp; await drain(); }
+  } catch (err) {
+    post({ type: 'error', fatal: msg.type === 'open', message: typeof err === 'string' ? err : (err && err.message) || String(err) });
+  }
+};

@@ -1,0 +1,139 @@
+// Stores on the page (issue #17): `?store=URL/` (also `#store=`, the embed script's data-weft-store), or a
+// dropped folder / Open folder... holding a weft store's manifest.json. A worker of its own (store-worker.js)
+// holds the store and its tile cache; each frame the viewer says whether the view asks for another viewport
+// (Viewer.store_request), which goes to the worker; its answer is handed to the viewer. A badge shows the
+// tiles in flight. `weft.store` keeps timings and the worker's cache figures for tests and benchmarks.
+// No trace logic here.
+
+/** The store URL the page was opened with (query first, then hash), resolved against the page; or null. */
+export function storeUrlOf(loc) {
+  const raw = new URLSearchParams(loc.search).get('store') || new URLSearchParams(loc.hash.slice(1)).get('store');
+  if (!raw) return null;
+  try {
+    const url = new URL(raw, loc.href);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether dropped entries ({path, file}) are a store: a manifest.json at the folder's top. */
+export function looksLikeStore(entries) {
+  return entries.some((e) => /^([^/]+\/)?manifest\.json$/.test(e.path))
+    && entries.some((e) => /(^|\/)[escmp]\/.*\.wt$/.test(e.path));
+}
+
+export function initStore(app) {
+  const { weft, ui } = app;
+  let worker = null;
+  let badge = null;
+  const state = weft.store = { open: false, answers: 0, timings: {}, last: null, openUrl, openFolder, looksLikeStore };
+
+  function showBadge(n) {
+    if (!badge) {
+      badge = document.createElement('div');
+      badge.id = 'store-status';
+      Object.assign(badge.style, { position: 'absolute', right: '10px', bottom: '10px', padding: '2px 8px',
+        background: 'rgba(32,36,42,0.8)', color: '#fff', font: '12px system-ui, sans-serif', borderRadius: '4px',
+        pointerEvents: 'none' });
+      ui.stage.append(badge);
+    }
+    badge.hidden = n === 0;
+    badge.textContent = `${n} tile${n === 1 ? '' : 's'} in flight`;
+  }
+
+  function stop() {
+    if (worker) worker.terminate();
+    worker = null;
+    state.open = false;
+    if (badge) badge.hidden = true;
+  }
+  // Another input loaded through the reader worker replaces the store.
+  weft.hooks.loaded.push(() => stop());
+
+  function start(msg, name) {
+    stop();
+    const entry = URL.createObjectURL(new Blob([`import ${JSON.stringify(new URL('./store-worker.js', import.meta.url).href)};`],
+      { type: 'text/javascript' }));
+    worker = new Worker(entry, { type: 'module' });
+    worker.onmessage = (e) => onMessage(e.data);
+    worker.onerror = (e) => { e.preventDefault(); app.showError(`${name}: the store worker failed (${e.message || 'unknown error'})`); };
+    state.timings = { start: performance.now() };
+    state.answers = 0;
+    state.name = name;
+    ui.error.hidden = true;
+    ui.progress.hidden = false;
+    ui.fill.style.width = '0%';
+    ui.progressText.textContent = `opening store ${name}`;
+    app.setState('loading');
+    // `store_cache_mb` in the address (tests, benchmarks): a smaller decoded-tile cache than the 256 MB default.
+    const mb = Number(new URLSearchParams(location.search).get('store_cache_mb'));
+    worker.postMessage({ ...msg, type: 'open', name, cacheBytes: mb > 0 ? mb * (1 << 20) : 0 });
+  }
+
+  function openUrl(url) {
+    const name = new URL(url).pathname.split('/').filter(Boolean).pop() || new URL(url).host;
+    start({ url }, name);
+  }
+
+  function openFolder(name, entries) {
+    start({ entries }, name);
+  }
+
+  function poll() {
+    if (!worker || !state.open) return;
+    const vp = weft.viewer.store_request();
+    if (vp) {
+      state.asked = (state.asked || 0) + 1;
+      state.lastAsk = performance.now();
+      worker.postMessage({ type: 'view', vp: { ...vp, id: state.asked } });
+    }
+    requestAnimationFrame(poll);
+  }
+
+  function onMessage(msg) {
+    if (!msg || !msg.store) return;
+    if (msg.type === 'opened') {
+      try { weft.viewer.load_store(new Uint8Array(msg.skeleton)); } catch (e) { app.showError(`${msg.name}: ${e}`); stop(); return; }
+      const s = JSON.parse(msg.summary);
+      state.summary = s;
+      state.timings.manifest = performance.now() - state.timings.start;
+      weft.lastSummary = s;
+      weft.lastKind = 'store';
+      weft.fileViews = null;
+      ui.fileName.textContent = msg.name;
+      ui.summary.textContent = `store · ${s.processes} processes · ${s.locations} locations · ${s.intervals.toLocaleString()} intervals`
+        + (s.messages + s.flows ? ` · ${(s.messages + s.flows).toLocaleString()} messages/flows` : '');
+      ui.progress.hidden = true;
+      state.open = true;
+      app.renderViewTabs();
+      app.setState('ready');
+      weft.loads += 1;
+      requestAnimationFrame(poll);
+    } else if (msg.type === 'progress') {
+      weft.viewer.store_in_flight(msg.inFlight);
+      showBadge(msg.inFlight);
+    } else if (msg.type === 'answer') {
+      const t = performance.now();
+      try {
+        weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors);
+      } catch (e) { app.showError(`${state.name}: ${e}`); return; }
+      weft.viewer.store_in_flight(0);
+      showBadge(0);
+      state.answers += 1;
+      // The viewport this answers (views asked while the worker was busy are answered by the latest only).
+      state.answered = msg.id;
+      state.last = { kind: msg.kind, t0: msg.t0, t1: msg.t1, errors: msg.errors, fetchedTiles: msg.fetchedTiles,
+        fetchedBytes: msg.fetchedBytes, cacheUsed: msg.cacheUsed, cacheBudget: msg.cacheBudget, cacheTiles: msg.cacheTiles,
+        wasmBytes: msg.wasmBytes, applyMs: performance.now() - t, sinceAsk: performance.now() - (state.lastAsk || t) };
+      if (state.answers === 1) {
+        // The first view is drawn in the next frame.
+        requestAnimationFrame(() => requestAnimationFrame(() => { state.timings.firstDrawn = performance.now() - state.timings.start; }));
+      }
+    } else if (msg.type === 'error') {
+      app.showError(msg.message);
+      if (msg.fatal) { stop(); app.setState(weft.loads > 0 ? 'ready' : 'error'); ui.progress.hidden = true; }
+    }
+  }
+  return state;
+}

@@ -100,18 +100,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     write_folder(&a.out, a.force, |tmp| write_files(tmp, &store.tiles, &progress, MANIFEST, &store.manifest_json()))?;
     let write_s = t2.elapsed().as_secs_f64();
     progress.clear();
-    let m = &store.manifest;
-    println!("store       {}", shown(&a.out));
-    println!("events      {}", m.counts.event_records);
-    println!("intervals   {}", m.counts.intervals);
-    println!(
-        "tiles       {} ({} blocks x {} windows, {} levels)",
-        m.tiles.len(),
-        m.tiling.blocks,
-        m.tiling.windows,
-        m.levels.len()
-    );
-    println!("bytes       {} (input {input})", store.total_bytes());
+    print_report(&a.out, &store.manifest, store.total_bytes(), input);
     println!("seconds     read {read_s:.2}, tile {tile_s:.2}, write {write_s:.2}");
     print_peak_memory();
     Ok(())
@@ -196,7 +185,7 @@ fn index_otf2_streamed(a: &Args, progress: &Progress) -> Result<bool, Box<dyn st
 }
 
 fn print_report(out: &Path, m: &weft::store::Manifest, bytes: u64, input: u64) {
-    println!("store       {}", weft::model::text::escape_controls(&out.display().to_string()));
+    println!("store       {}", shown(out));
     println!("events      {}", m.counts.event_records);
     println!("intervals   {}", m.counts.intervals);
     println!(

@@ -188,23 +188,7 @@ impl Manifest {
     /// then that every definition list is consistent, so decoding may index them without checks.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, StoreError> {
         let file = MANIFEST.to_string();
-        #[derive(Deserialize)]
-        struct Head {
-            format: Option<String>,
-            version: Option<u32>,
-        }
-        let head: Head = serde_json::from_slice(bytes)
-            .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: format!("not JSON: {e}") })?;
-        if head.format.as_deref() != Some(FORMAT_NAME) {
-            return Err(StoreError::Corrupt {
-                file,
-                detail: format!("not a weft store manifest (format {:?})", head.format.unwrap_or_default()),
-            });
-        }
-        match head.version {
-            Some(FORMAT_VERSION) => {}
-            v => return Err(StoreError::Version { file, found: v.unwrap_or(0), expected: FORMAT_VERSION }),
-        }
+        check_head(bytes, &file, FORMAT_NAME, "a weft store manifest")?;
         let m: Manifest = serde_json::from_slice(bytes)
             .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
         m.check().map_err(|detail| StoreError::Corrupt { file, detail })?;
@@ -287,5 +271,28 @@ impl Manifest {
     /// The tile of `kind` at (level, block, window), if the store has one.
     pub fn tile(&self, kind: TileKind, level: u32, block: u32, window: u32) -> Option<&TileEntry> {
         self.tiles.iter().find(|e| e.kind == kind && e.level == level && e.block == block && e.window == window)
+    }
+}
+
+/// The `format` and `version` of a store file (`manifest.json`, a part's `part.json`), checked before the rest
+/// is parsed, so a file of another kind or version is named as such.
+pub(crate) fn check_head(bytes: &[u8], file: &str, format: &str, what: &str) -> Result<(), StoreError> {
+    #[derive(Deserialize)]
+    struct Head {
+        format: Option<String>,
+        version: Option<u32>,
+    }
+    let file = file.to_string();
+    let head: Head = serde_json::from_slice(bytes)
+        .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: format!("not JSON: {e}") })?;
+    if head.format.as_deref() != Some(format) {
+        return Err(StoreError::Corrupt {
+            file,
+            detail: format!("not {what} (format {:?})", head.format.unwrap_or_default()),
+        });
+    }
+    match head.version {
+        Some(FORMAT_VERSION) => Ok(()),
+        v => Err(StoreError::Version { file, found: v.unwrap_or(0), expected: FORMAT_VERSION }),
     }
 }

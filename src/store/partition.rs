@@ -85,23 +85,7 @@ impl PartManifest {
     /// Errors name `part.json`.
     pub fn parse(bytes: &[u8]) -> Result<PartManifest, StoreError> {
         let file = PART_MANIFEST.to_string();
-        #[derive(Deserialize)]
-        struct Head {
-            format: Option<String>,
-            version: Option<u32>,
-        }
-        let head: Head = serde_json::from_slice(bytes)
-            .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: format!("not JSON: {e}") })?;
-        if head.format.as_deref() != Some(PART_FORMAT) {
-            return Err(StoreError::Corrupt {
-                file,
-                detail: format!("not a weft store part (format {:?})", head.format.unwrap_or_default()),
-            });
-        }
-        match head.version {
-            Some(FORMAT_VERSION) => {}
-            v => return Err(StoreError::Version { file, found: v.unwrap_or(0), expected: FORMAT_VERSION }),
-        }
+        super::manifest::check_head(bytes, &file, PART_FORMAT, "a weft store part")?;
         let p: PartManifest = serde_json::from_slice(bytes)
             .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
         p.store.check().map_err(|detail| StoreError::Corrupt { file: file.clone(), detail })?;

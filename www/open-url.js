@@ -2,9 +2,10 @@
 // same WorkerSession a dropped file feeds, with progress; failures become a message that says what to do.
 // No DOM here (the worker imports it); it must not read the body whole or send credentials.
 
-/** The trace URL the page was opened with (query first, then hash), resolved against the page; or null. */
-export function traceUrlOf(loc) {
-  const raw = new URLSearchParams(loc.search).get('trace') || new URLSearchParams(loc.hash.slice(1)).get('trace');
+/** The URL the page was opened with under `key` (`trace`, `store`; query first, then hash), resolved against
+ * the page; or null (none, or not http/https). */
+export function pageUrlParam(loc, key) {
+  const raw = new URLSearchParams(loc.search).get(key) || new URLSearchParams(loc.hash.slice(1)).get(key);
   if (!raw) return null;
   try {
     const url = new URL(raw, loc.href);
@@ -13,6 +14,9 @@ export function traceUrlOf(loc) {
     return null;
   }
 }
+
+/** The trace URL the page was opened with. */
+export const traceUrlOf = (loc) => pageUrlParam(loc, 'trace');
 
 /** The file name a URL names (its last path segment), for the reader and the title bar. */
 export function nameOfUrl(url) {

@@ -5,17 +5,10 @@
 // tiles in flight. `weft.store` keeps timings and the worker's cache figures for tests and benchmarks.
 // No trace logic here.
 
-/** The store URL the page was opened with (query first, then hash), resolved against the page; or null. */
-export function storeUrlOf(loc) {
-  const raw = new URLSearchParams(loc.search).get('store') || new URLSearchParams(loc.hash.slice(1)).get('store');
-  if (!raw) return null;
-  try {
-    const url = new URL(raw, loc.href);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}
+import { pageUrlParam } from './open-url.js';
+
+/** The store URL the page was opened with (`?store=` or `#store=`). */
+export const storeUrlOf = (loc) => pageUrlParam(loc, 'store');
 
 /** Whether dropped entries ({path, file}) are a store: a manifest.json at the folder's top. */
 export function looksLikeStore(entries) {

@@ -174,3 +174,23 @@ pub fn bench_particles(span_ns: u32, frames: u32) -> JsValue {
         "frame_p99_ms": times[n * 99 / 100], "frame_max_ms": times[n - 1],
     }))
 }
+
+/// What the worker does with a dropped trace, phase by phase (best of `runs` each): read (sniffed once,
+/// whole), the summary, the moments bundle, and the encoding for the page. `WorkerSession::finish`'s time is
+/// their sum plus the chunked feeding (`bench=import`).
+#[wasm_bindgen]
+pub fn bench_trace_phases(bytes: &[u8], runs: u32) -> Result<JsValue, JsValue> {
+    use crate::analyses::moments_bundle::MomentsBundle;
+    use crate::analyses::summary::summarize;
+    let (read_ms, trace) =
+        best_of(runs, || crate::readers::open("bench", bytes.into()).and_then(|i| i.into_trace("bench")));
+    let trace = trace.map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let (summary_ms, _) = best_of(runs, || serde_json::to_string(&summarize(&trace, 10)).unwrap_or_default());
+    let (moments_ms, _) = best_of(runs, || MomentsBundle::compute(&trace, &BusyDefinition::Compute).encode());
+    let (encode_ms, model) = best_of(runs, || crate::model::codec::encode(&trace));
+    Ok(js(json!({
+        "bytes": bytes.len(), "events": trace.event_records, "intervals": trace.intervals.len(),
+        "read_ms": read_ms, "summary_ms": summary_ms, "moments_ms": moments_ms, "encode_ms": encode_ms,
+        "encoded_bytes": model.len(),
+    })))
+}

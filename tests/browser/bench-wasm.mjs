@@ -1,5 +1,6 @@
 // Runs an in-browser benchmark in headless chromium and prints its result. Not a test; see BENCHMARKS.md.
 //   node tests/browser/bench-wasm.mjs import FILE.json [runs]
+//   node tests/browser/bench-wasm.mjs phases FILE [runs]       read whole, summary, moments, encode: each timed
 //   node tests/browser/bench-wasm.mjs otf2 ARCHIVE.tar [runs]
 //   node tests/browser/bench-wasm.mjs moments [runs]
 //   node tests/browser/bench-wasm.mjs execgraph [runs]
@@ -18,10 +19,10 @@ if (bench === 'frames') {
   await frames(rest[0] || 'webgpu');
   process.exit(0);
 }
-const needsFile = bench === 'import' || bench === 'otf2' || (bench === 'grains' && rest.length && !/^\d+$/.test(rest[0]));
+const needsFile = bench === 'import' || bench === 'phases' || bench === 'otf2' || (bench === 'grains' && rest.length && !/^\d+$/.test(rest[0]));
 const file = needsFile ? path.resolve(rest.shift() || '') : null;
 const runs = rest[0] || '3';
-if (!['import', 'otf2', 'moments', 'execgraph', 'grains', 'particles', 'aggregate'].includes(bench) || (needsFile && !file.startsWith(repoRoot + path.sep))) {
+if (!['import', 'phases', 'otf2', 'moments', 'execgraph', 'grains', 'particles', 'aggregate'].includes(bench) || (needsFile && !file.startsWith(repoRoot + path.sep))) {
   console.error('usage: bench-wasm.mjs import|otf2 FILE-inside-the-repo [runs] | moments|execgraph [runs]');
   process.exit(2);
 }

@@ -100,14 +100,26 @@ function send(id, name, out, type = 'loaded') {
   post({ id, type, name, kind: out.kind, model: buf, summary: out.summary, views, aggregation, moments }, transfer);
 }
 
+// The parts of a dropped folder (the page posts its files a few per message), gathered in the order they come
+// and before anything awaits; a part of another load drops what was gathered.
+let setParts = { id: null, entries: [] };
+
 self.onmessage = async (e) => {
   const msg = e.data;
   const id = msg && msg.id;
+  let setEntries = null;
+  if (msg && (msg.type === 'open-set-part' || msg.type === 'open-set') && Array.isArray(msg.entries)) {
+    if (setParts.id !== id) setParts = { id, entries: [] };
+    setParts.entries.push(...msg.entries);
+    if (msg.type === 'open-set-part') return;
+    setEntries = setParts.entries;
+    setParts = { id: null, entries: [] };
+  }
   try {
     await ready;
     if (!msg || msg.v !== protocol_version()) throw new Error('unknown protocol version');
     if (msg.type === 'open') await open(id, msg.file, msg.chunk || (4 << 20), msg.fault);
-    else if (msg.type === 'open-set') await openSet(id, msg.name, msg.entries);
+    else if (msg.type === 'open-set') await openSet(id, msg.name, setEntries);
     else if (msg.type === 'fetch') await openUrl(id, msg.url, msg.limits);
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'fault') induce_fault(msg.kind);

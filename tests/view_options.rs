@@ -85,6 +85,7 @@ fn non_default_options_round_trip_through_pairs() {
     round_trip(&GrainsOptions {
         problem: Some("parallel_benefit"),
         thresholds: ThresholdsPreset::Prototype,
+        overrides: ThresholdOverrides { cores: Some(16), limits: [Some(1.5), None, Some(0.25), None, Some(3.0)] },
         color: ColorBy::SourceLine,
     });
     round_trip(&AggregateOptions {

@@ -146,7 +146,10 @@ export class GrainPanel {
         el('td', {}, name), el('td', { class: 'num', text: m.count.toLocaleString('en-US') }),
         el('td', { class: 'num', text: m.on_critical_path.toLocaleString('en-US') }), el('td', { class: 'nowrap' }, worst));
     });
-    this.summary.replaceChildren(el('caption', { text: `${s.thresholds === 'paper' ? "the papers'" : "the prototype's"} thresholds, ${s.cores} cores` }),
+    // A profile without cpu ids (a GraphML file) gives no core count: say so, the view options set it.
+    const cores = s.cores ? `${s.cores.toLocaleString('en-US')} ${s.cores === 1 ? 'core' : 'cores'}` : 'cores unknown (set them in the view options)';
+    const preset = s.thresholds === 'paper' ? "the papers'" : "the prototype's";
+    this.summary.replaceChildren(el('caption', { text: `${preset} thresholds${s.edited ? ', edited' : ''}, ${cores}` }),
       el('thead', {}, head), el('tbody', {}, ...rows));
   }
 

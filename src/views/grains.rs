@@ -9,7 +9,9 @@ use crate::analyses::grains::{GrainAnalysis, NONE};
 use crate::layouts::grains::{node_at, GrainLayout};
 use crate::scene::grains::{build, narrowest_grain, sub_pixel_hint, ColorBy, View, Viewport};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
-use crate::views::options::{problem_choices, set_choices, GrainsOptions, ThresholdsPreset, ViewOptions};
+use crate::views::options::{
+    problem_choices, set_choices, GrainsOptions, ThresholdOverrides, ThresholdsPreset, ViewOptions,
+};
 use serde_json::json;
 use std::rc::Rc;
 
@@ -72,6 +74,7 @@ impl GrainsPane {
         GrainsOptions {
             problem: self.problem_metric(),
             thresholds: ThresholdsPreset::of(&self.analysis.thresholds),
+            overrides: ThresholdOverrides::of(&self.analysis.thresholds),
             color: self.color,
         }
     }
@@ -270,6 +273,7 @@ impl Pane for GrainsPane {
             "grains": g.grains(), "nodes": g.nodes(), "edges": g.edge_source.len(),
             "critical_path_length": self.analysis.critical.length,
             "cores": self.analysis.cores, "thresholds": self.analysis.thresholds.source,
+            "threshold_values": &self.analysis.thresholds,
             "problem": self.problem.and_then(|i| self.analysis.problems.get(i)).map(|p| p.metric),
             "problems": self.analysis.problems.iter().map(|p| json!({"metric": p.metric, "count": p.count})).collect::<Vec<_>>(),
             "from_nesting": self.layout.from_nesting,
@@ -317,7 +321,7 @@ impl Pane for GrainsPane {
                     *search(&self.analysis, value).first().ok_or_else(|| format!("no grain matches '{value}'"))?;
                 self.locate(grain, true)?;
             }
-            _ => Rc::make_mut(&mut self.analysis).set_thresholds(o.thresholds.thresholds()),
+            _ => Rc::make_mut(&mut self.analysis).set_thresholds(o.effective_thresholds()),
         }
         Ok(())
     }

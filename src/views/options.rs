@@ -12,6 +12,7 @@
 use crate::analyses::aggregate::Method;
 use crate::analyses::busy::BusyDefinition;
 use crate::analyses::execgraph::ExecGraph;
+use crate::analyses::grains::problems::Bound;
 use crate::analyses::grains::{Thresholds, METRICS};
 use crate::analyses::moments::MomentKey;
 use crate::layouts::execgraph::bundle::scale_for_min_px;
@@ -627,6 +628,145 @@ const THRESHOLDS: OptionSpec = OptionSpec::option(
 )
 .flag("thresholds");
 
+/// A threshold the user sets, or the preset's (`preset`): the page's control, the permalink's value.
+const fn limit(key: &'static str, label: &'static str, help: &'static str, placeholder: &'static str) -> OptionSpec {
+    OptionSpec::option(
+        key,
+        label,
+        help,
+        Kind::Choice {
+            choices: &[Choice { value: "preset", label: "preset" }],
+            other: Some(Other {
+                value: "value",
+                label: "set…",
+                prefix: "",
+                suffix: "",
+                placeholder,
+                default: placeholder,
+                number: true,
+                allowed: "a number",
+            }),
+        },
+        "preset",
+    )
+}
+
+const CORES: OptionSpec = OptionSpec::option(
+    "cores",
+    "cores",
+    "the cores the program ran on (instantaneous parallelism below them is a problem; sibling scatter beyond a \
+     quarter of them); auto: counted from the grains' cpu ids, which a GraphML file does not carry",
+    Kind::Choice {
+        choices: &[Choice { value: "auto", label: "auto" }],
+        other: Some(Other {
+            value: "n",
+            label: "set…",
+            prefix: "",
+            suffix: "",
+            placeholder: "cores",
+            default: "8",
+            number: true,
+            allowed: "a whole number of cores from 1",
+        }),
+    },
+    "auto",
+);
+
+/// The metric thresholds one can set, each with its key (the metric's name) and where it goes in
+/// [`Thresholds`]. Setting one keeps the preset's direction (below or above) and changes its value.
+const LIMITS: [OptionSpec; 5] = [
+    limit(
+        "memory_hierarchy_utilization",
+        "mem. hierarchy limit",
+        "a grain is a problem when its memory hierarchy utilization crosses this (papers: below 2; prototype: above 0.5)",
+        "1.5",
+    ),
+    limit(
+        "parallel_benefit",
+        "benefit limit",
+        "a grain is a problem when its parallel benefit is below this (both presets: 1)",
+        "0.8",
+    ),
+    limit(
+        "work_deviation",
+        "deviation limit",
+        "a grain is a problem when its work deviation is above this (both presets: 2)",
+        "1.5",
+    ),
+    limit(
+        "sibling_work_balance",
+        "balance limit",
+        "a grain is a problem when its siblings' work balance is above this (papers: 1; prototype: 2)",
+        "1.5",
+    ),
+    limit(
+        "sibling_scatter",
+        "scatter limit",
+        "a grain is a problem when its siblings ran scattered over more cores than this (both presets: a quarter of \
+         the cores, a socket's)",
+        "2",
+    ),
+];
+
+/// Whether `key` is one of the grain views' threshold options (changing one recomputes the problems and
+/// the aggregated view built on them).
+pub fn is_threshold_key(key: &str) -> bool {
+    key == "thresholds" || key == "cores" || LIMITS.iter().any(|l| l.key == key)
+}
+
+/// Thresholds set one by one over a preset; None: the preset's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ThresholdOverrides {
+    pub cores: Option<u32>,
+    /// In [`LIMITS`]'s order: memory hierarchy utilization, parallel benefit, work deviation, sibling work
+    /// balance, sibling scatter (cores).
+    pub limits: [Option<f64>; 5],
+}
+
+impl ThresholdOverrides {
+    /// `preset`'s thresholds with these set over them.
+    pub fn apply(&self, preset: ThresholdsPreset) -> Thresholds {
+        let mut t = preset.thresholds();
+        t.cores = self.cores.or(t.cores);
+        let [mhu, pb, wd, swb, scatter] = self.limits;
+        if let Some(v) = mhu {
+            t.mem_hier_util = t.mem_hier_util.at(v);
+        }
+        if let Some(v) = pb {
+            t.parallel_benefit = t.parallel_benefit.at(v);
+        }
+        if let Some(v) = wd {
+            t.work_deviation = t.work_deviation.at(v);
+        }
+        if let Some(v) = swb {
+            t.sibling_work_balance = t.sibling_work_balance.at(v);
+        }
+        t.sibling_scatter_cores = scatter.or(t.sibling_scatter_cores);
+        t
+    }
+
+    /// What `t` sets over its preset (the inverse of [`apply`](Self::apply)).
+    pub fn of(t: &Thresholds) -> Self {
+        let p = ThresholdsPreset::of(t).thresholds();
+        let differs = |a: Bound, b: Bound| (a.value() != b.value()).then_some(a.value());
+        ThresholdOverrides {
+            cores: t.cores.filter(|_| t.cores != p.cores),
+            limits: [
+                differs(t.mem_hier_util, p.mem_hier_util),
+                differs(t.parallel_benefit, p.parallel_benefit),
+                differs(t.work_deviation, p.work_deviation),
+                differs(t.sibling_work_balance, p.sibling_work_balance),
+                t.sibling_scatter_cores.filter(|_| t.sibling_scatter_cores != p.sibling_scatter_cores),
+            ],
+        }
+    }
+
+    /// Whether anything is set over the preset.
+    pub fn any(&self) -> bool {
+        self.cores.is_some() || self.limits.iter().any(Option::is_some)
+    }
+}
+
 /// A problem view's metric (one of `METRICS`), None for the structure.
 fn problem_of(spec: &OptionSpec, value: &str) -> Result<Option<&'static str>, OptionError> {
     match spec.choice(value)? {
@@ -658,12 +798,26 @@ fn thousands(n: usize) -> String {
 pub struct GrainsOptions {
     pub problem: Option<&'static str>,
     pub thresholds: ThresholdsPreset,
+    /// Cores and metric thresholds set over the preset.
+    pub overrides: ThresholdOverrides,
     pub color: ColorBy,
 }
 
 impl Default for GrainsOptions {
     fn default() -> Self {
-        GrainsOptions { problem: None, thresholds: ThresholdsPreset::Paper, color: ColorBy::OutlineFunction }
+        GrainsOptions {
+            problem: None,
+            thresholds: ThresholdsPreset::Paper,
+            overrides: ThresholdOverrides::default(),
+            color: ColorBy::OutlineFunction,
+        }
+    }
+}
+
+impl GrainsOptions {
+    /// The thresholds the problems are found under: the preset with what is set over it.
+    pub fn effective_thresholds(&self) -> Thresholds {
+        self.overrides.apply(self.thresholds)
     }
 }
 
@@ -673,6 +827,12 @@ impl ViewOptions for GrainsOptions {
         const S: &[OptionSpec] = &[
             PROBLEM,
             THRESHOLDS,
+            CORES,
+            LIMITS[0],
+            LIMITS[1],
+            LIMITS[2],
+            LIMITS[3],
+            LIMITS[4],
             OptionSpec::option(
                 "color",
                 "colour",
@@ -704,6 +864,21 @@ impl ViewOptions for GrainsOptions {
                     ThresholdsPreset::Paper
                 }
             }
+            "cores" => {
+                self.overrides.cores = match value.trim() {
+                    "auto" => None,
+                    v => Some(v.parse::<u32>().ok().filter(|&n| n >= 1).ok_or_else(|| spec.bad(value))?),
+                }
+            }
+            key if is_threshold_key(key) => {
+                let i = LIMITS.iter().position(|l| l.key == key).ok_or_else(|| spec.bad(value))?;
+                self.overrides.limits[i] = match value.trim() {
+                    "preset" => None,
+                    v => Some(
+                        v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| spec.bad(value))?,
+                    ),
+                }
+            }
             _ => {
                 self.color =
                     if spec.choice(value)? == "source_line" { ColorBy::SourceLine } else { ColorBy::OutlineFunction }
@@ -717,6 +892,12 @@ impl ViewOptions for GrainsOptions {
             "thresholds" => {
                 if self.thresholds == ThresholdsPreset::Prototype { "prototype" } else { "paper" }.to_string()
             }
+            "cores" => self.overrides.cores.map_or_else(|| "auto".to_string(), |n| n.to_string()),
+            key if is_threshold_key(key) => LIMITS
+                .iter()
+                .position(|l| l.key == key)
+                .and_then(|i| self.overrides.limits[i])
+                .map_or_else(|| "preset".to_string(), |v| v.to_string()),
             _ => if self.color == ColorBy::SourceLine { "source_line" } else { "outline_function" }.to_string(),
         }
     }

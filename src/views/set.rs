@@ -457,7 +457,7 @@ impl ViewSet {
         if computed_here && !self.built_on_page.contains(&"moments") {
             self.built_on_page.push("moments");
         }
-        if key == "thresholds" && kind == "grains" {
+        if crate::views::options::is_threshold_key(key) && kind == "grains" {
             // The aggregated view was built under the old thresholds: build it again when next shown.
             self.panes.retain(|p| p.kind() != "aggregate");
             self.aggregation = None;

@@ -71,12 +71,13 @@ impl Viewer {
         Ok(o.into())
     }
 
-    /// Problems per metric under the current thresholds: `{thresholds, cores, metrics: [{metric, threshold,
-    /// count, on_critical_path, worst}]}`.
+    /// Problems per metric under the current thresholds: `{thresholds, edited, cores, metrics: [{metric,
+    /// threshold, count, on_critical_path, worst}]}`; `edited`: cores or thresholds set over the preset.
     pub fn grain_summary(&mut self) -> Result<JsValue, JsValue> {
         let a = self.grains_pane()?.analysis();
+        let edited = crate::views::options::ThresholdOverrides::of(&a.thresholds).any();
         Ok(to_js(&serde_json::json!({
-            "thresholds": a.thresholds.source, "cores": a.cores, "metrics": problem_summary(a),
+            "thresholds": a.thresholds.source, "edited": edited, "cores": a.cores, "metrics": problem_summary(a),
         })))
     }
 

@@ -102,3 +102,79 @@ fn options_and_restore() {
     fresh.configure("thresholds", "prototype").unwrap();
     round_trips(&p, &mut fresh);
 }
+
+/// Problems of `metric` counted from the metrics themselves under `bound` (an independent count).
+fn crossing(p: &GrainsPane, metric: &str, bound: weft::analyses::grains::problems::Bound) -> usize {
+    let m = &p.analysis().metrics;
+    let vals = match metric {
+        "parallel_benefit" => &m.parallel_benefit,
+        "instantaneous_parallelism_median" => &m.inst_par_median,
+        _ => unreachable!(),
+    };
+    vals.iter().filter(|v| v.is_some_and(|v| bound.crossed(v))).count()
+}
+
+fn count_of(p: &GrainsPane, metric: &str) -> usize {
+    p.analysis().problem(metric).unwrap().count
+}
+
+#[test]
+fn cores_and_thresholds_set_by_the_user() {
+    use weft::analyses::grains::problems::Bound;
+    use weft::views::options::{GrainsOptions, ViewOptions};
+    let mut p = pane();
+    let cores0 = p.analysis().cores;
+    let pb0 = count_of(&p, "parallel_benefit");
+    assert_eq!(p.state()["cores"], cores0);
+
+    // Cores: instantaneous parallelism below them is a problem.
+    p.configure("cores", "64").unwrap();
+    assert_eq!(p.analysis().cores, 64);
+    let ip = "instantaneous_parallelism_median";
+    assert_eq!(count_of(&p, ip), crossing(&p, ip, Bound::Below(64.0)));
+    assert!(count_of(&p, ip) > 0, "with 64 cores the fib grains run below them");
+    p.configure("cores", "auto").unwrap();
+    assert_eq!(p.analysis().cores, cores0);
+
+    // A metric's threshold: its value changes, the preset's direction stays.
+    p.configure("parallel_benefit", "1000").unwrap();
+    assert_eq!(p.analysis().thresholds.parallel_benefit, Bound::Below(1000.0));
+    assert_eq!(count_of(&p, "parallel_benefit"), crossing(&p, "parallel_benefit", Bound::Below(1000.0)));
+    assert!(count_of(&p, "parallel_benefit") > pb0);
+    p.configure("thresholds", "prototype").unwrap();
+    assert_eq!(p.analysis().thresholds.parallel_benefit, Bound::Below(1000.0), "kept over another preset");
+    p.configure("memory_hierarchy_utilization", "0.9").unwrap();
+    assert_eq!(p.analysis().thresholds.mem_hier_util, Bound::Above(0.9), "the prototype's direction");
+    p.configure("parallel_benefit", "preset").unwrap();
+    p.configure("thresholds", "paper").unwrap();
+    p.configure("memory_hierarchy_utilization", "preset").unwrap();
+    assert_eq!(count_of(&p, "parallel_benefit"), pb0);
+    assert_eq!(p.analysis().thresholds, Thresholds::paper());
+
+    // Refused with the option's words; nothing changes.
+    for (k, v) in
+        [("cores", "0"), ("cores", "-2"), ("cores", "many"), ("parallel_benefit", "NaN"), ("work_deviation", "-1")]
+    {
+        let e = p.configure(k, v).unwrap_err();
+        assert!(e.contains(k), "{k}={v}: {e}");
+    }
+    assert_eq!(p.analysis().thresholds, Thresholds::paper());
+
+    // Kept in permalinks: the view's pairs give the same options back.
+    p.configure("cores", "12").unwrap();
+    p.configure("sibling_scatter", "3").unwrap();
+    let o = GrainsOptions::from_pairs(
+        p.options()["pairs"].as_array().unwrap().iter().map(|kv| (kv[0].as_str().unwrap(), kv[1].as_str().unwrap())),
+    )
+    .unwrap();
+    assert_eq!(o.overrides.cores, Some(12));
+    assert_eq!(o.effective_thresholds(), p.analysis().thresholds);
+    // A fresh view given the link's pairs, as the page applies a permalink, finds the same problems.
+    let mut fresh = pane();
+    for kv in p.options()["pairs"].as_array().unwrap() {
+        fresh.configure(kv[0].as_str().unwrap(), kv[1].as_str().unwrap()).unwrap();
+    }
+    assert_eq!(fresh.state()["problems"], p.state()["problems"]);
+    assert_eq!(fresh.analysis().thresholds, p.analysis().thresholds);
+    assert_eq!(fresh.state()["cores"], 12);
+}

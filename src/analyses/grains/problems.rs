@@ -32,6 +32,19 @@ impl Bound {
         };
         s.clamp(0.0, 1.0)
     }
+    /// The threshold's value.
+    pub fn value(self) -> f64 {
+        match self {
+            Bound::Below(t) | Bound::Above(t) => t,
+        }
+    }
+    /// The same direction at another value (a threshold the user set).
+    pub fn at(self, t: f64) -> Bound {
+        match self {
+            Bound::Below(_) => Bound::Below(t),
+            Bound::Above(_) => Bound::Above(t),
+        }
+    }
     pub fn describe(self, metric: &str) -> String {
         match self {
             Bound::Below(t) => format!("{metric} < {t}"),

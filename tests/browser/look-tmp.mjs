@@ -1,0 +1,12 @@
+import { startServer, openPage, waitReady, screenshot } from './harness.mjs';
+const { server, url } = await startServer();
+const { browser, page } = await openPage('webgpu', `${url}#sample=grains`);
+await page.waitForTimeout(1500);
+await page.evaluate(() => { window.weft.viewer.configure('cores', '16'); });
+await page.evaluate(() => window.weft.aggregatePanel && 0);
+await page.waitForTimeout(500);
+await screenshot(page, 'look-grains-thresholds');
+const cap = await page.evaluate(() => [...document.querySelectorAll('caption')].map((c) => c.textContent));
+console.log(cap);
+console.log(await page.evaluate(() => JSON.stringify(window.weft.viewer.view_state().threshold_values)));
+await browser.close(); server.close();

@@ -376,3 +376,57 @@ fn weft_index_of_paraver_holds_its_memory_bound() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `weft index` on a gzipped .prv, whole and cut inside its gzip stream (the records before the break kept,
+/// with the whole read's warning after the trace's own), and on a gzipped Chrome trace: the whole build's store.
+#[test]
+fn weft_index_of_gzipped_traces_equals_the_whole_build() {
+    use std::io::Write;
+    let base = std::env::temp_dir().join(format!("weft-store-gz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let gz = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    };
+    let p = ParaverSample { tasks: 3, threads_per_task: 2, iterations: 40, ..Default::default() }.generate();
+    let full = gz(&p.prv);
+    let chrome =
+        gz(&ChromeSample { ranks: 2, threads_per_rank: 2, iterations: 20, ..ChromeSample::builtin() }.generate());
+    for (file, bytes) in
+        [("a.prv.gz", full.clone()), ("b.prv.gz", full[..full.len() * 2 / 3].to_vec()), ("c.json.gz", chrome)]
+    {
+        let trace = base.join(file);
+        std::fs::write(&trace, &bytes).unwrap();
+        let stem = file.split('.').next().unwrap();
+        std::fs::write(base.join(format!("{stem}.pcf")), &p.pcf).unwrap();
+        std::fs::write(base.join(format!("{stem}.row")), &p.row).unwrap();
+        let name = trace.display().to_string();
+        let t = if file.ends_with(".json.gz") {
+            weft::readers::chrome::read(&name, &bytes).unwrap()
+        } else {
+            weft::readers::paraver::read(&name, &bytes, Some(&p.pcf), Some(&p.row)).unwrap()
+        };
+        if file.starts_with('b') {
+            assert!(t.warnings.count(weft::model::WarningKind::Truncated) > 0, "the cut stream is noted");
+        }
+        let whole = build(&t, &BuildOptions { block_locations: 2, source_name: name, ..BuildOptions::default() });
+        let store = base.join(format!("{stem}.store"));
+        let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["index", "--block", "2", "--memory", "64M"])
+            .arg(&trace)
+            .arg("-o")
+            .arg(&store)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("spill "), "{file}: streamed");
+        let manifest = std::fs::read_to_string(store.join("manifest.json")).unwrap();
+        assert_eq!(manifest, String::from_utf8(whole.manifest_json()).unwrap(), "{file}: manifest");
+        for (path, bytes) in &whole.tiles {
+            assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{file}: {path} differs");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}

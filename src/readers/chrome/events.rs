@@ -600,7 +600,10 @@ impl Converter {
             }
             each(l, &raw)?;
         }
-        debug_assert_eq!(k, order.len(), "async intervals lie on locations after the threads");
+        if k < order.len() {
+            // Async tracks are made after every thread's location; an interval before them is a bug here.
+            return Err(io("an async interval on a thread's location".into()));
+        }
         self.b.add_event_records(events);
         Ok(self.b)
     }

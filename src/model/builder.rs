@@ -227,6 +227,13 @@ impl TraceBuilder {
         self.intervals.dur_ns.push(dur_ns);
     }
 
+    /// The intervals added so far, taken out of the builder in arrival order as (location, region, start,
+    /// duration) columns: a streamed index nests them itself (`store::stream`).
+    pub fn take_intervals(&mut self) -> (Vec<LocationId>, Vec<RegionId>, Vec<i64>, Vec<u64>) {
+        let r = std::mem::take(&mut self.intervals);
+        (r.location, r.region, r.start_ns, r.dur_ns)
+    }
+
     pub fn interval_count(&self) -> usize {
         self.intervals.location.len()
     }

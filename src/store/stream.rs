@@ -1,6 +1,12 @@
 //! A store built without the whole trace (issue #17): an OTF2 archive is read location by location
 //! ([`Otf2Stream`]), so memory holds the definitions, the compact message ends, collective parts and instants
 //! (matched at the end, as the OTF2 reader does), one location's events at a time, and the blocks being tiled.
+//! A Chrome JSON or Paraver trace, whose records are not grouped by location, is read in chunks
+//! ([`index_chrome`], [`index_paraver`]): the reader spills each location's records (Chrome: X intervals and
+//! B/E events; Paraver: intervals) in segments as they come, whenever more than
+//! [`StreamOptions::event_buffer`] are buffered, and at the end of the file reads them back location by
+//! location, matched as its whole read matches them, into the same pass 1 below; memory then holds what the
+//! reader keeps compact until the end anyway (instants, counters, messages and flow ends, async events).
 //!
 //! Two passes, one decode:
 //! 1. **read**: each location's events are decoded once; its intervals are nested and clipped exactly as
@@ -30,12 +36,23 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use thiserror::Error;
 
-/// Where the first pass keeps each location's nested intervals until its block is tiled.
+/// Where the first pass keeps each location's nested intervals until its block is tiled (and a Chrome
+/// read its threads' raw events until the end of the file).
 pub trait Spill: Send + Sync {
-    /// Keep location `k`'s bytes (called once per location, in order).
+    /// Append `bytes` to location `k`'s (the nested intervals are put once per location, in order; a
+    /// Chrome read appends a segment per flush).
     fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String>;
-    /// Location `k`'s bytes.
+    /// Location `k`'s bytes, every segment put in order.
     fn get(&self, k: usize) -> Result<Vec<u8>, String>;
+}
+
+impl<T: Spill> crate::readers::chrome::EventSpill for T {
+    fn append(&mut self, location: usize, bytes: &[u8]) -> Result<(), String> {
+        self.put(location, bytes)
+    }
+    fn read(&mut self, location: usize) -> Result<Vec<u8>, String> {
+        self.get(location)
+    }
 }
 
 /// A spill in memory (tests, small traces).
@@ -49,7 +66,7 @@ impl Spill for MemorySpill {
         if self.parts.len() <= k {
             self.parts.resize(k + 1, Vec::new());
         }
-        self.parts[k] = bytes.to_vec();
+        self.parts[k].extend_from_slice(bytes);
         Ok(())
     }
     fn get(&self, k: usize) -> Result<Vec<u8>, String> {
@@ -80,6 +97,19 @@ pub struct StreamOptions {
     pub build: BuildOptions,
     /// Bytes the index may hold (blocks in flight are limited to fit).
     pub memory: u64,
+    /// Records a chunked read (Chrome, Paraver) buffers before it spills them; 0: as many as an eighth of
+    /// `memory` holds.
+    pub event_buffer: usize,
+}
+
+impl StreamOptions {
+    /// Records a chunked read buffers before spilling.
+    pub fn event_buffer(&self) -> usize {
+        match self.event_buffer {
+            0 => (self.memory / SPILL_BUFFER_SHARE / crate::readers::chrome::SPILLED_RECORD_BYTES).max(1) as usize,
+            n => n,
+        }
+    }
 }
 
 /// What the index is doing, for a progress bar.
@@ -89,6 +119,9 @@ pub enum Progress {
     Reading { done: usize, total: usize, intervals: u64 },
     /// Pass 2: `done` of `total` blocks tiled.
     Tiling { done: usize, total: usize },
+    /// Pass 1 of a trace read in chunks (Chrome JSON, Paraver): `done` of `total` input bytes read (`total`
+    /// 0 when unknown).
+    ReadingBytes { done: u64, total: u64 },
 }
 
 #[derive(Debug, Error)]
@@ -325,11 +358,110 @@ pub fn index_otf2(
             r
         })?;
     }
-    let Digest { counts, max_end, min_start, clipped, clip_examples, spill_bytes, .. } = digest;
-    if min_start < i64::MAX {
-        stream.note_outside_start(min_start);
+    if digest.min_start < i64::MAX {
+        stream.note_outside_start(digest.min_start);
     }
-    let mut skel: Trace = stream.finish();
+    tile(stream.finish(), digest, Vec::new(), o, spill, sink, progress)
+}
+
+/// Bytes of a spill buffer per byte of `--memory`: a chunked read buffers records for spilling in an
+/// eighth of it (the rest is for the definitions, the compact records kept to the end, and pass 2).
+const SPILL_BUFFER_SHARE: u64 = 8;
+
+/// Index a Chrome trace read from `input` in chunks of `chunk` bytes: each thread's events are spilled to
+/// `events` as they come (at most an eighth of `memory` buffered), read back thread by thread at the end,
+/// matched as the reader matches them, nested and spilled to `spill`; then tiled as [`index_otf2`] does.
+/// `total` is the input's size for progress (0 when unknown).
+#[allow(clippy::too_many_arguments)]
+pub fn index_chrome(
+    name: &str,
+    input: &mut dyn std::io::Read,
+    chunk: usize,
+    total: u64,
+    events: Box<dyn crate::readers::chrome::EventSpill>,
+    o: &StreamOptions,
+    spill: &mut dyn Spill,
+    sink: &dyn TileSink,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Indexed, IndexError> {
+    use crate::readers::chrome::ChromeStreamReader;
+    let mut reader = ChromeStreamReader::spilling(name, events, o.event_buffer());
+    let mut buf = vec![0u8; chunk.max(1)];
+    let mut done = 0u64;
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(ReadError::Io { file: name.to_string(), detail: e.to_string() }.into()),
+        };
+        reader.feed(&buf[..n])?;
+        done += n as u64;
+        progress(Progress::ReadingBytes { done, total });
+    }
+    drop(buf);
+    let mut digest = Digest::default();
+    let mut b = reader.finish_streamed(&mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()))?;
+    if digest.min_start < i64::MAX {
+        b.note_outside_start(digest.min_start);
+    }
+    tile(b.finish(), digest, Vec::new(), o, spill, sink, progress)
+}
+
+/// Index a Paraver trace: the .prv's text read from `input` in chunks of about `chunk` bytes (the caller
+/// inflates a .prv.gz), names from the `pcf` and `row` bytes; each location's intervals spilled to `events`
+/// as they come, read back location by location at the end, nested and spilled to `spill`; then tiled as
+/// [`index_otf2`] does. `late` gives, once the input is read, warnings the whole read adds after its
+/// trace is built (a name file left out, a gzip stream that broke off). `total` is for progress.
+#[allow(clippy::too_many_arguments)]
+pub fn index_paraver(
+    name: &str,
+    input: &mut dyn std::io::Read,
+    chunk: usize,
+    total: u64,
+    pcf: Option<&[u8]>,
+    row: Option<&[u8]>,
+    late: &dyn Fn() -> Vec<(WarningKind, String)>,
+    events: Box<dyn crate::readers::chrome::EventSpill>,
+    o: &StreamOptions,
+    spill: &mut dyn Spill,
+    sink: &dyn TileSink,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Indexed, IndexError> {
+    let mut digest = Digest::default();
+    let mut b = crate::readers::paraver::read_streamed(
+        name,
+        input,
+        chunk,
+        pcf,
+        row,
+        events,
+        o.event_buffer(),
+        &mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()),
+        &mut |done| progress(Progress::ReadingBytes { done, total }),
+    )?;
+    if digest.min_start < i64::MAX {
+        b.note_outside_start(digest.min_start);
+    }
+    tile(b.finish(), digest, late(), o, spill, sink, progress)
+}
+
+/// Pass 2, whatever the format: `skel` is the trace without intervals (its origin counts the spilled
+/// intervals' earliest start), `digest` what pass 1 learnt and spilled.
+fn tile(
+    mut skel: Trace,
+    digest: Digest,
+    late: Vec<(WarningKind, String)>,
+    o: &StreamOptions,
+    spill: &mut dyn Spill,
+    sink: &dyn TileSink,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Indexed, IndexError> {
+    let Digest { counts, max_end, clipped, clip_examples, spill_bytes, .. } = digest;
+    let n = counts.len();
+    if skel.locations.len() != n {
+        return Err(IndexError::Io(format!("the reader gave intervals for {n} locations of {}", skel.locations.len())));
+    }
     let origin = skel.origin_ns;
     if max_end > i128::MIN {
         skel.span_ns = skel.span_ns.max((max_end - origin as i128).clamp(0, u64::MAX as i128) as u64);
@@ -343,6 +475,9 @@ pub fn index_otf2(
     }
     if clipped > 5 {
         skel.warnings.add_count(WarningKind::ImproperNesting, clipped - 5);
+    }
+    for (kind, text) in late {
+        skel.warnings.push(kind, || text);
     }
     skel.location_intervals = vec![0..0; n];
 

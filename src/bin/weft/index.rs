@@ -8,7 +8,9 @@
 //!
 //! OTF2 is streamed location by location (`store::stream`): memory holds one location's events, the compact
 //! message ends and the blocks being tiled (as many as `--memory` allows, at most `--threads`), the first
-//! pass's nested intervals go to a spill file in the partial folder. Chrome JSON and Paraver are still read
+//! pass's nested intervals go to a spill file in the partial folder. Chrome JSON and Paraver (plain or
+//! gzipped) are read in 1 MiB chunks (`store::stream::index_chrome`, `index_paraver`), their per-location
+//! records spilled to a second file there as they come. Other inputs, and shards (`--shard K/N`), are read
 //! whole through the ordinary readers, held to `--memory` by an estimate made before reading, then tiled on
 //! `--threads` threads. A progress bar is drawn on stderr when it is a terminal.
 
@@ -27,8 +29,9 @@ pub struct Args {
     /// Threads tiling location blocks (the store is the same for any count).
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Memory the index may use (`2G`, `512M`): a trace whose whole read would need more is refused before
-    /// reading (this version reads the trace whole; about 3x its size on disk).
+    /// Memory the index may use (`2G`, `512M`): OTF2, Chrome JSON and Paraver are streamed within it; other
+    /// inputs, and shards, are read whole, and refused before reading when that would need more (about 3x
+    /// their size on disk).
     #[arg(long, default_value = "2G")]
     memory: String,
     /// Locations per block (tiles cover one block of locations over one time window).
@@ -63,7 +66,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
     let progress = Progress::new();
     // An OTF2 archive is streamed location by location (a shard reads the trace whole, for now).
-    if shard.is_none() && index_otf2_streamed(&a, &progress)? {
+    if shard.is_none() && (index_otf2_streamed(&a, &progress)? || index_chunked(&a, &progress)?) {
         return Ok(());
     }
     let ReadTrace { trace, options, input, read_s } = read(&a, &progress)?;
@@ -184,6 +187,143 @@ fn index_otf2_streamed(a: &Args, progress: &Progress) -> Result<bool, Box<dyn st
     Ok(false)
 }
 
+/// Bytes read at a time from a trace indexed in chunks.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// Index a Chrome JSON trace (plain or gzipped) or a Paraver .prv (plain or gzipped, its .pcf and .row
+/// beside it) in chunks (`store::stream::index_chrome`, `index_paraver`) and print its report: false when
+/// the file is neither.
+fn index_chunked(a: &Args, progress: &Progress) -> Result<bool, Box<dyn std::error::Error>> {
+    use weft::readers::sniff::{sniff, Sniffed};
+    use weft::store::stream::{index_chrome, index_paraver, Progress as P, StreamOptions};
+    let memory =
+        parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
+    if !std::fs::metadata(&a.trace).is_ok_and(|m| m.is_file()) {
+        return Ok(false);
+    }
+    let mut head = Vec::with_capacity(64 << 10);
+    let open = || std::fs::File::open(&a.trace).map_err(|e| format!("{}: {e}", a.trace.display()));
+    std::io::Read::read_to_end(&mut std::io::Read::take(open()?, 64 << 10), &mut head)
+        .map_err(|e| format!("{}: {e}", a.trace.display()))?;
+    let sniffed = sniff(&head);
+    if !matches!(sniffed, Sniffed::ChromeJson | Sniffed::Gzip | Sniffed::Paraver | Sniffed::ParaverGz) {
+        return Ok(false);
+    }
+    if a.out.exists() && !a.force {
+        return Err(format!("{}: exists (use --force to replace it)", a.out.display()).into());
+    }
+    let options = BuildOptions {
+        block_locations: a.block.max(1),
+        threads: a.threads.max(1),
+        source_name: a.trace.display().to_string(),
+        ..BuildOptions::default()
+    };
+    let input = input_bytes(&a.trace);
+    let started = Instant::now();
+    let tmp = partial_folder(&a.out)?;
+    let (spill_path, events_path) = (tmp.join(".spill"), tmp.join(".events"));
+    let mut spill = FileSpill::create(&spill_path)?;
+    let events = Box::new(FileSpill::create(&events_path)?);
+    let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
+    let o = StreamOptions { build: options, memory, event_buffer: 0 };
+    let read_end = std::sync::Mutex::new(None);
+    let report = |p: P| match p {
+        P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
+        P::Reading { .. } => {}
+        P::Tiling { done, total } => {
+            read_end.lock().expect("progress lock").get_or_insert(started.elapsed().as_secs_f64());
+            progress.bar("tiling", done, total, "blocks")
+        }
+    };
+    let name = a.trace.display().to_string();
+    let mut file = open()?;
+    let indexed = match sniffed {
+        Sniffed::Paraver | Sniffed::ParaverGz => {
+            let (pcf, row, left_out) = weft::readers::paraver::names_beside(&name);
+            // A .prv.gz is inflated as it is read; a stream that breaks off keeps the records before the
+            // break, with the whole read's warning.
+            let broke = std::cell::RefCell::new(None);
+            let mut text: Box<dyn std::io::Read> = match sniffed {
+                Sniffed::ParaverGz => {
+                    Box::new(UntilBroken { r: flate2::read::MultiGzDecoder::new(file), broke: &broke })
+                }
+                _ => Box::new(file),
+            };
+            let late = || {
+                let mut v: Vec<_> = Vec::new();
+                if let Some(e) = broke.borrow().as_ref() {
+                    let what =
+                        format!("{name}: the gzip stream breaks off ({e}); the records before the break are kept");
+                    v.push((weft::model::WarningKind::Truncated, what));
+                }
+                v.extend(left_out.iter().map(|e| (weft::model::WarningKind::Other, e.clone())));
+                v
+            };
+            let (pcf, row) = (pcf.as_deref(), row.as_deref());
+            index_paraver(
+                &name,
+                &mut text,
+                CHUNK_BYTES,
+                input,
+                pcf,
+                row,
+                &late,
+                events,
+                &o,
+                &mut spill,
+                &sink,
+                &report,
+            )?
+        }
+        _ => index_chrome(&name, &mut file, CHUNK_BYTES, input, events, &o, &mut spill, &sink, &report)?,
+    };
+    drop(spill);
+    for p in [&spill_path, &events_path] {
+        std::fs::remove_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| started.elapsed().as_secs_f64());
+    let built = weft::store::BuiltStore { manifest: indexed.manifest, tiles: Vec::new() };
+    let json = built.manifest_json();
+    finish_store(&tmp, &a.out, &json, a.force)?;
+    progress.clear();
+    let bytes = sink.bytes.load(std::sync::atomic::Ordering::Relaxed) + json.len() as u64;
+    print_report(&a.out, &built.manifest, bytes, input);
+    println!(
+        "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once)",
+        started.elapsed().as_secs_f64(),
+        read_s,
+        started.elapsed().as_secs_f64() - read_s,
+        indexed.blocks_in_flight
+    );
+    println!("spill       {} bytes", indexed.spill_bytes);
+    print_peak_memory();
+    Ok(true)
+}
+
+/// A reader that ends where the one it wraps fails (a gzip stream that breaks off), keeping the error.
+struct UntilBroken<'a, R> {
+    r: R,
+    broke: &'a std::cell::RefCell<Option<String>>,
+}
+
+impl<R: std::io::Read> std::io::Read for UntilBroken<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.broke.borrow().is_some() {
+            return Ok(0);
+        }
+        loop {
+            match self.r.read(buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    *self.broke.borrow_mut() = Some(e.to_string());
+                    return Ok(0);
+                }
+                ok => return ok,
+            }
+        }
+    }
+}
+
 fn print_report(out: &Path, m: &weft::store::Manifest, bytes: u64, input: u64) {
     println!("store       {}", shown(out));
     println!("events      {}", m.counts.event_records);
@@ -250,13 +390,14 @@ fn index_streamed(
     let spill_path = tmp.join(".spill");
     let mut spill = FileSpill::create(&spill_path)?;
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options.clone(), memory };
+    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0 };
     let t0 = Instant::now();
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
         P::Reading { done, total, intervals } => {
             progress.bar("reading", done, total, &format!("{:.1} M intervals", intervals as f64 / 1e6))
         }
+        P::ReadingBytes { .. } => {}
         P::Tiling { done, total } => {
             read_end.lock().expect("progress lock").get_or_insert(t0.elapsed().as_secs_f64());
             progress.bar("tiling", done, total, "blocks")
@@ -304,11 +445,12 @@ fn largest_file(root: &Path) -> u64 {
     best
 }
 
-/// The first pass's spill: one file, each location's bytes appended, read back by offset.
+/// A spill: one file, each location's segments appended, read back by offset.
 struct FileSpill {
     file: std::fs::File,
     path: PathBuf,
-    parts: Vec<(u64, u64)>,
+    /// Per location, its segments (offset, length) in order.
+    parts: Vec<Vec<(u64, u64)>>,
     end: u64,
 }
 
@@ -329,17 +471,22 @@ impl weft::store::stream::Spill for FileSpill {
         use std::io::Write;
         self.file.write_all(bytes).map_err(|e| format!("{}: {e}", self.path.display()))?;
         if self.parts.len() <= k {
-            self.parts.resize(k + 1, (0, 0));
+            self.parts.resize(k + 1, Vec::new());
         }
-        self.parts[k] = (self.end, bytes.len() as u64);
+        self.parts[k].push((self.end, bytes.len() as u64));
         self.end += bytes.len() as u64;
         Ok(())
     }
     fn get(&self, k: usize) -> Result<Vec<u8>, String> {
         use std::os::unix::fs::FileExt;
-        let (at, len) = self.parts.get(k).copied().unwrap_or((0, 0));
-        let mut v = vec![0u8; len as usize];
-        self.file.read_exact_at(&mut v, at).map_err(|e| format!("{}: {e}", self.path.display()))?;
+        let segments = self.parts.get(k).map_or(&[][..], |v| v.as_slice());
+        let mut v = vec![0u8; segments.iter().map(|s| s.1 as usize).sum()];
+        let mut at = 0;
+        for &(offset, len) in segments {
+            let to = &mut v[at..at + len as usize];
+            self.file.read_exact_at(to, offset).map_err(|e| format!("{}: {e}", self.path.display()))?;
+            at += len as usize;
+        }
         Ok(v)
     }
 }

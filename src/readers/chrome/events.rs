@@ -42,7 +42,9 @@ pub struct Converter {
     named_processes: FxMap<i64, ()>,
     named_threads: FxMap<(i64, i64), ()>,
     /// Per location (indexed by location id): its B/E events and last timestamp.
-    threads: Vec<ThreadSlices>,
+    pub(super) threads: Vec<ThreadSlices>,
+    /// For `weft index`: where thread events go once too many are buffered (`streamed.rs`).
+    pub(super) spill: Option<super::streamed::Spilling>,
     asyncs: Asyncs,
     flows: Flows,
     seq: u32,
@@ -67,6 +69,7 @@ impl Default for Converter {
             named_processes: FxMap::default(),
             named_threads: FxMap::default(),
             threads: Vec::new(),
+            spill: None,
             asyncs: Asyncs::default(),
             flows: Flows::default(),
             seq: 0,
@@ -319,6 +322,7 @@ impl Converter {
         self.touch(l, ts + dur);
         let seq = self.seq;
         self.threads[l.index()].intervals.push(PendingInterval { start: ts, dur: dur as u64, region: r, seq });
+        self.buffered_one();
         if ev.flow_in || ev.flow_out {
             self.flow_v2(ev, l, ts);
         }
@@ -340,6 +344,7 @@ impl Converter {
         };
         let seq = self.seq;
         self.threads[l.index()].push(BeEvent { ts, seq, what, begin });
+        self.buffered_one();
         if begin && (ev.flow_in || ev.flow_out) {
             self.flow_v2(ev, l, ts);
         }
@@ -526,24 +531,7 @@ impl Converter {
     /// Match what needs matching, name string-named processes and threads, and build the trace. `file` names
     /// the input when the memory for its intervals cannot be had.
     pub fn finish(mut self, file: &str, events: u64) -> Result<Trace, ReadError> {
-        for (pid, name) in std::mem::take(&mut self.string_pid_names) {
-            if !self.named_processes.contains_key(&pid) {
-                let p = self.b.process(pid);
-                self.b.set_process_name(p, &name);
-            }
-        }
-        for ((pid, tid), name) in std::mem::take(&mut self.string_tid_names) {
-            if !self.named_threads.contains_key(&(pid, tid)) {
-                let p = self.b.process(pid);
-                let l = self.b.location(p, tid, LocationKind::CpuThread);
-                self.b.set_location_name(l, &name);
-            }
-        }
-        let mut last_ts = i64::MIN;
-        for th in &self.threads {
-            last_ts = last_ts.max(th.max_ts);
-        }
-        last_ts = last_ts.max(self.asyncs.max_ts());
+        let last_ts = self.name_strings_and_last_ts();
         let mut threads = std::mem::take(&mut self.threads);
         for (i, th) in threads.iter_mut().enumerate() {
             close_thread(&mut self, LocationId(i as u32), th);
@@ -567,6 +555,79 @@ impl Converter {
         asyncs.finish(&mut self, last_ts);
         self.b.add_event_records(events);
         Ok(self.b.finish())
+    }
+
+    /// [`finish`](Self::finish) for a converter whose thread events were spilled (`streamed.rs`): threads
+    /// read back one at a time, matched, their flow ends bound, their intervals handed to `each` in the
+    /// order `flush_intervals` gives the builder; then the async tracks' intervals, location by location.
+    /// Every location gets one call, in order. Returns the builder without intervals.
+    pub(super) fn finish_streamed(
+        mut self,
+        file: &str,
+        events: u64,
+        each: &mut super::streamed::EachLocation<'_, ReadError>,
+    ) -> Result<TraceBuilder, ReadError> {
+        let last_ts = self.name_strings_and_last_ts();
+        let mut flows = std::mem::take(&mut self.flows);
+        let mut binds = flows.prepare(self.threads.len());
+        let mut raw: Vec<(RegionId, i64, u64)> = Vec::new();
+        let io = |detail: String| ReadError::Io { file: file.to_string(), detail: format!("spilled events: {detail}") };
+        for i in 0..self.threads.len() {
+            let mut th = self.read_back(i).map_err(io)?;
+            close_thread(&mut self, LocationId(i as u32), &mut th);
+            sort_pending(&mut th.intervals);
+            flows.bind_location(&mut binds, i, &th);
+            raw.clear();
+            raw.extend(th.intervals.iter().map(|p| (p.region, p.start, p.dur)));
+            drop(th);
+            each(i, &raw)?;
+        }
+        flows.finish_bound(&mut self.b, &binds);
+        let asyncs = std::mem::take(&mut self.asyncs);
+        asyncs.finish(&mut self, last_ts);
+        // The async tracks are the last locations: their intervals are the builder's.
+        let (location, region, start, dur) = self.b.take_intervals();
+        let n = self.b.location_count();
+        let mut order: Vec<u32> = (0..location.len() as u32).collect();
+        order.sort_by_key(|&k| location[k as usize]);
+        let mut k = 0;
+        for l in self.threads.len()..n {
+            raw.clear();
+            while k < order.len() && location[order[k] as usize].index() == l {
+                let j = order[k] as usize;
+                raw.push((region[j], start[j], dur[j]));
+                k += 1;
+            }
+            each(l, &raw)?;
+        }
+        if k < order.len() {
+            // Async tracks are made after every thread's location; an interval before them is a bug here.
+            return Err(io("an async interval on a thread's location".into()));
+        }
+        self.b.add_event_records(events);
+        Ok(self.b)
+    }
+
+    /// Name string-named processes and threads; the latest time of any thread or async event.
+    fn name_strings_and_last_ts(&mut self) -> i64 {
+        for (pid, name) in std::mem::take(&mut self.string_pid_names) {
+            if !self.named_processes.contains_key(&pid) {
+                let p = self.b.process(pid);
+                self.b.set_process_name(p, &name);
+            }
+        }
+        for ((pid, tid), name) in std::mem::take(&mut self.string_tid_names) {
+            if !self.named_threads.contains_key(&(pid, tid)) {
+                let p = self.b.process(pid);
+                let l = self.b.location(p, tid, LocationKind::CpuThread);
+                self.b.set_location_name(l, &name);
+            }
+        }
+        let mut last_ts = i64::MIN;
+        for th in &self.threads {
+            last_ts = last_ts.max(th.max_ts);
+        }
+        last_ts.max(self.asyncs.max_ts())
     }
 
     pub(super) fn text_of(&self, id: StringId) -> String {

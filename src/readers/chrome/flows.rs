@@ -124,6 +124,42 @@ impl Flows {
         }
         self.ends.sort_by_key(|e| e.order());
         let binder = Binder::new(threads, &self.ends);
+        self.chain(b, |_, e| binder.bind(e));
+    }
+
+    /// For a read whose threads come back one at a time (`streamed.rs`): sort the ends and group them by
+    /// location (`locations` threads), ready for [`bind_location`](Self::bind_location).
+    pub fn prepare(&mut self, locations: usize) -> FlowBinds {
+        self.ends.sort_by_key(|e| e.order());
+        let mut by_location: Vec<Vec<u32>> = vec![Vec::new(); locations];
+        for (i, e) in self.ends.iter().enumerate() {
+            if let Some(v) = by_location.get_mut(e.location.index()) {
+                v.push(i as u32);
+            }
+        }
+        FlowBinds { by_location, bound: vec![None; self.ends.len()] }
+    }
+
+    /// Bind the ends on location `l` to its intervals (sorted by `sort_pending`), as `finish` would.
+    pub fn bind_location(&self, binds: &mut FlowBinds, l: usize, th: &ThreadSlices) {
+        let Some(idx) = binds.by_location.get_mut(l) else { return };
+        if idx.is_empty() {
+            return;
+        }
+        let parents = parents_of(&th.intervals);
+        for &i in idx.iter() {
+            binds.bound[i as usize] = bind_in(&th.intervals, &parents, &self.ends[i as usize]);
+        }
+        *idx = Vec::new();
+    }
+
+    /// [`finish`](Self::finish) with every location's ends bound by [`bind_location`](Self::bind_location).
+    pub fn finish_bound(self, b: &mut TraceBuilder, binds: &FlowBinds) {
+        self.chain(b, |i, _| binds.bound[i]);
+    }
+
+    /// Chain the sorted ends key by key and emit the flows; `bind` gives an end's time on its slice.
+    fn chain(&self, b: &mut TraceBuilder, bind: impl Fn(usize, &FlowEnd) -> Option<i64>) {
         let (mut unmatched, mut unbound) = (0u64, 0u64);
         let ends = &self.ends;
         let mut i = 0;
@@ -134,8 +170,8 @@ impl Flows {
             }
             // One key's ends, in chain order: (open point, whether it was reached by a step).
             let mut open: Option<(Point, bool)> = None;
-            for e in &ends[i..j] {
-                let Some(ts) = binder.bind(e) else {
+            for (k, e) in ends[i..j].iter().enumerate() {
+                let Some(ts) = bind(i + k, e) else {
                     unbound += 1;
                     continue;
                 };
@@ -209,25 +245,34 @@ impl<'a> Binder<'a> {
     /// The end's time on its bound slice, or None when it binds to none.
     fn bind(&self, e: &FlowEnd) -> Option<i64> {
         let l = e.location.index();
-        let iv = &self.threads.get(l)?.intervals;
-        if e.flags & BIND_NEXT != 0 {
-            let p = iv.partition_point(|x| x.start < e.ts);
-            let first = iv.get(p)?.start;
-            return Some(first);
+        bind_in(&self.threads.get(l)?.intervals, &self.parents[l], e)
+    }
+}
+
+/// Where `e` binds among its location's intervals `iv` (sorted, with their `parents_of`).
+fn bind_in(iv: &[PendingInterval], parents: &[u32], e: &FlowEnd) -> Option<i64> {
+    if e.flags & BIND_NEXT != 0 {
+        let p = iv.partition_point(|x| x.start < e.ts);
+        let first = iv.get(p)?.start;
+        return Some(first);
+    }
+    let mut k = iv.partition_point(|x| x.start <= e.ts).checked_sub(1)? as u32;
+    loop {
+        let x = &iv[k as usize];
+        if end_of(x) >= e.ts {
+            return Some(e.ts);
         }
-        let parents = &self.parents[l];
-        let mut k = iv.partition_point(|x| x.start <= e.ts).checked_sub(1)? as u32;
-        loop {
-            let x = &iv[k as usize];
-            if end_of(x) >= e.ts {
-                return Some(e.ts);
-            }
-            k = parents[k as usize];
-            if k == u32::MAX {
-                return None;
-            }
+        k = parents[k as usize];
+        if k == u32::MAX {
+            return None;
         }
     }
+}
+
+/// Each flow end's bound time, filled location by location (`Flows::bind_location`).
+pub struct FlowBinds {
+    by_location: Vec<Vec<u32>>,
+    bound: Vec<Option<i64>>,
 }
 
 fn end_of(x: &PendingInterval) -> i64 {

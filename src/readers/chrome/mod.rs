@@ -29,6 +29,7 @@ mod gzip;
 mod scanner;
 mod slices;
 mod stream;
+mod streamed;
 pub(crate) mod utf16;
 mod values;
 
@@ -38,6 +39,7 @@ use crate::readers::ReadError;
 use events::Converter;
 use gzip::Gunzip;
 use stream::{DocumentWalker, EventSink, SyntaxError};
+pub use streamed::{EachLocation, EventSpill, RECORD_BYTES as SPILLED_RECORD_BYTES};
 
 const FORMAT: &str = "Chrome trace JSON";
 
@@ -108,6 +110,7 @@ impl ChromeStreamReader {
     /// The next bytes of the file.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
         self.feed_bytes(chunk)?;
+        self.spill_error()?;
         self.budget.admit_events(&self.file, FORMAT, self.walker.events)
     }
 
@@ -177,6 +180,12 @@ impl ChromeStreamReader {
 
     /// The file ended: repair, match and build the trace.
     pub fn finish(mut self) -> Result<Trace, ReadError> {
+        let events = self.finish_input()?;
+        self.conv.finish(&self.file, events)
+    }
+
+    /// The input ended: flush the decoders, refuse an empty document, note truncation; the events read.
+    fn finish_input(&mut self) -> Result<u64, ReadError> {
         if let Mode::Undecided(head) = &mut self.mode {
             let head = std::mem::take(head);
             self.decide(&head);
@@ -200,7 +209,7 @@ impl ChromeStreamReader {
         self.budget.admit_events(&self.file, FORMAT, self.walker.events)?;
         if !self.walker.started() {
             return Err(ReadError::Empty {
-                file: self.file,
+                file: self.file.clone(),
                 format: FORMAT,
                 detail: " (the file holds no JSON)".into(),
             });
@@ -212,7 +221,7 @@ impl ChromeStreamReader {
             } else {
                 String::new()
             };
-            return Err(ReadError::Empty { file: self.file, format: FORMAT, detail });
+            return Err(ReadError::Empty { file: self.file.clone(), format: FORMAT, detail });
         }
         if let Some((at, n)) = self.walker.trailing {
             let file = self.file.clone();
@@ -230,7 +239,7 @@ impl ChromeStreamReader {
                 }
             });
         }
-        self.conv.finish(&self.file, events)
+        Ok(events)
     }
 }
 

@@ -120,6 +120,8 @@ pub(super) struct Converter<'a> {
     out_of_memory: Option<u64>,
     collectives: Collectives,
     pub stats: Stats,
+    /// For `weft index`: where interval lists go once too many are buffered (`streamed.rs`).
+    pub spill: Option<super::streamed::Spilling>,
 }
 
 impl<'a> Converter<'a> {
@@ -184,6 +186,7 @@ impl<'a> Converter<'a> {
             out_of_memory: None,
             collectives: Collectives::default(),
             stats: Stats::default(),
+            spill: None,
         }
     }
 
@@ -389,6 +392,12 @@ impl<'a> Converter<'a> {
             }
         }
         list.push((start_ns, dur_ns, region));
+        if let Some(sp) = &mut self.spill {
+            sp.buffered += 1;
+            if sp.buffered >= sp.limit {
+                sp.spill_all(&mut self.intervals);
+            }
+        }
     }
 
     fn close(&mut self, t: usize, ty: u64, region: RegionId, start: u64, end: u64) {
@@ -405,6 +414,63 @@ impl<'a> Converter<'a> {
     /// Close what is still open at the trace's end, with a warning each. Refused with the bytes that could not
     /// be had when the memory ran out.
     pub fn finish(mut self) -> Result<(Trace, Stats), u64> {
+        self.close_all()?;
+        let total: usize = self.intervals.iter().map(Vec::len).sum();
+        if self.b.reserve_intervals(total).is_err() {
+            return Err((total as u64).saturating_mul(crate::model::TraceBuilder::INTERVAL_BYTES));
+        }
+        for (l, mut list) in std::mem::take(&mut self.intervals).into_iter().enumerate() {
+            // Stable: equal extents keep their arrival order, as the builder would.
+            list.sort_by_key(|&(s, d, _)| (s, std::cmp::Reverse(d)));
+            for (s, d, r) in list {
+                self.b.interval(LocationId(l as u32), r, s, d);
+            }
+        }
+        self.add_collectives();
+        self.b.add_event_records(self.stats.event_records);
+        Ok((self.b.finish(), self.stats))
+    }
+
+    /// [`finish`](Self::finish) for a converter whose intervals were spilled (`streamed.rs`): each location's
+    /// intervals, read back, go to `each` in the order `finish` gives the builder, location by location;
+    /// returns the builder without intervals.
+    pub fn finish_streamed(
+        mut self,
+        each: &mut crate::readers::chrome::EachLocation<'_, String>,
+    ) -> Result<TraceBuilder, String> {
+        self.close_all().map_err(|bytes| format!("ran out of memory ({bytes} bytes more could not be had)"))?;
+        self.add_collectives();
+        let mut sp = self.spill.take().expect("finish_streamed only while spilling");
+        sp.spill_all(&mut self.intervals);
+        if let Some(e) = sp.error.take() {
+            return Err(e);
+        }
+        let mut raw = Vec::new();
+        for l in 0..self.b.location_count() {
+            let mut list = sp.read(l)?;
+            list.sort_by_key(|&(s, d, _)| (s, std::cmp::Reverse(d)));
+            raw.clear();
+            raw.extend(list.iter().map(|&(s, d, r)| (r, s, d)));
+            drop(list);
+            each(l, &raw)?;
+        }
+        self.b.add_event_records(self.stats.event_records);
+        Ok(self.b)
+    }
+
+    fn add_collectives(&mut self) {
+        if !self.collectives.is_empty() {
+            let collectives = std::mem::take(&mut self.collectives);
+            let tick_ns = self.tick_ns;
+            let ns = |t: u64| t.saturating_mul(tick_ns).min(i64::MAX as u64) as i64;
+            for c in collectives.finish(|t| self.location(t as usize), ns) {
+                self.b.collective(c);
+            }
+        }
+    }
+
+    /// Close the calls still open at the trace's end, and give declared threads without records a location.
+    fn close_all(&mut self) -> Result<(), u64> {
         if let Some(bytes) = self.out_of_memory {
             return Err(bytes);
         }
@@ -431,30 +497,10 @@ impl<'a> Converter<'a> {
                 self.location(t);
             }
         }
-        if let Some(bytes) = self.out_of_memory {
-            return Err(bytes);
+        match self.out_of_memory {
+            Some(bytes) => Err(bytes),
+            None => Ok(()),
         }
-        let total: usize = self.intervals.iter().map(Vec::len).sum();
-        if self.b.reserve_intervals(total).is_err() {
-            return Err((total as u64).saturating_mul(crate::model::TraceBuilder::INTERVAL_BYTES));
-        }
-        for (l, mut list) in std::mem::take(&mut self.intervals).into_iter().enumerate() {
-            // Stable: equal extents keep their arrival order, as the builder would.
-            list.sort_by_key(|&(s, d, _)| (s, std::cmp::Reverse(d)));
-            for (s, d, r) in list {
-                self.b.interval(LocationId(l as u32), r, s, d);
-            }
-        }
-        if !self.collectives.is_empty() {
-            let collectives = std::mem::take(&mut self.collectives);
-            let tick_ns = self.tick_ns;
-            let ns = |t: u64| t.saturating_mul(tick_ns).min(i64::MAX as u64) as i64;
-            for c in collectives.finish(|t| self.location(t as usize), ns) {
-                self.b.collective(c);
-            }
-        }
-        self.b.add_event_records(self.stats.event_records);
-        Ok((self.b.finish(), self.stats))
     }
 }
 

@@ -63,6 +63,7 @@ pub mod header;
 pub mod pcf;
 pub mod prv;
 pub mod row;
+mod streamed;
 
 use crate::model::Trace;
 use crate::readers::ReadError;
@@ -70,6 +71,9 @@ pub use header::HeaderError;
 pub use pcf::Pcf;
 pub use prv::{Header, TimeUnit};
 pub use row::Row;
+#[cfg(not(target_arch = "wasm32"))]
+pub use streamed::names_beside;
+pub use streamed::read_streamed;
 use thiserror::Error;
 
 const FORMAT: &str = "Paraver";
@@ -216,19 +220,35 @@ pub fn read_with(
     })?;
     let pcf = pcf.map(Pcf::parse);
     let row = row.map(Row::parse);
-    let mut conv = convert::Converter::new(name, &header, pcf.as_ref(), row.as_ref(), options);
+    let mut conv = converter(name, &header, pcf.as_ref(), row.as_ref(), options);
+    let lines = prv::scan_body(&prv[body_at..], first_line, &mut conv);
+    conv.stats.body_lines = lines;
+    let s = &conv.stats;
+    if s.state_records + s.event_records + s.comm_records + s.global_comm_records == 0 {
+        return Err(ParaverError::NoRecords { file: name.to_string(), malformed: s.malformed_records });
+    }
+    conv.finish().map_err(|bytes| ParaverError::OutOfMemory { file: name.to_string(), bytes })
+}
+
+/// The converter for a trace of `header`, with the name files' problems and a .row that names another
+/// number of threads already warned about.
+fn converter<'a>(
+    name: &'a str,
+    header: &Header,
+    pcf: Option<&'a Pcf>,
+    row: Option<&'a Row>,
+    options: &'a Options,
+) -> convert::Converter<'a> {
+    let mut conv = convert::Converter::new(name, header, pcf, row, options);
     let (pcf_name, row_name) = (sibling(name, "pcf"), sibling(name, "row"));
-    let named = [
-        (name, Some(&header.problems)),
-        (&pcf_name, pcf.as_ref().map(|p| &p.problems)),
-        (&row_name, row.as_ref().map(|r| &r.problems)),
-    ];
+    let named =
+        [(name, Some(&header.problems)), (&pcf_name, pcf.map(|p| &p.problems)), (&row_name, row.map(|r| &r.problems))];
     for (file, problems) in named {
         for (line, what) in problems.into_iter().flatten() {
             conv.b.warn(crate::model::WarningKind::MalformedRecord, || format!("{file}:{line}: {what}; ignored"));
         }
     }
-    if let Some(r) = &row {
+    if let Some(r) = row {
         let threads = header.threads();
         if !r.threads.is_empty() && r.threads.len() as u64 != threads {
             let n = r.threads.len();
@@ -237,13 +257,7 @@ pub fn read_with(
             });
         }
     }
-    let lines = prv::scan_body(&prv[body_at..], first_line, &mut conv);
-    conv.stats.body_lines = lines;
-    let s = &conv.stats;
-    if s.state_records + s.event_records + s.comm_records + s.global_comm_records == 0 {
-        return Err(ParaverError::NoRecords { file: name.to_string(), malformed: s.malformed_records });
-    }
-    conv.finish().map_err(|bytes| ParaverError::OutOfMemory { file: name.to_string(), bytes })
+    conv
 }
 
 /// `dir/x.prv` (or `dir/x.prv.gz`) -> `dir/x.<ext>`: the name files beside a trace.
@@ -258,25 +272,10 @@ pub fn sibling(prv_name: &str, ext: &str) -> String {
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_beside(path: &std::path::Path, prv: &[u8]) -> Result<Trace, ReadError> {
     let name = path.display().to_string();
-    // A name file that is there but cannot be read (a FIFO, a device) is left out with a warning.
-    let mut left_out = Vec::new();
-    let mut beside = |ext: &str| {
-        let p = sibling(&name, ext);
-        let p = std::path::Path::new(&p);
-        match crate::readers::read_regular(p) {
-            Ok(b) => Some(b),
-            Err(e) => {
-                if std::fs::symlink_metadata(p).is_ok() {
-                    left_out.push(e.to_string());
-                }
-                None
-            }
-        }
-    };
-    let (pcf, row) = (beside("pcf"), beside("row"));
+    let (pcf, row, left_out) = streamed::names_beside(&name);
     let mut trace = read(&name, prv, pcf.as_deref(), row.as_deref())?;
     for e in left_out {
-        trace.warnings.push(crate::model::WarningKind::Other, || format!("{e}; the trace is read without it"));
+        trace.warnings.push(crate::model::WarningKind::Other, || e);
     }
     Ok(trace)
 }

@@ -161,6 +161,12 @@ impl Cur<'_> {
 /// Scan the body (from `body` on, whose first line is `first_line`), handing each record to `sink`.
 /// Returns the number of lines seen.
 pub fn scan_body<S: RecordSink>(body: &[u8], first_line: u64, sink: &mut S) -> u64 {
+    scan_body_at(body, first_line, 0, sink)
+}
+
+/// [`scan_body`] of a piece of the body that starts `base` bytes into it (a read in chunks of whole lines):
+/// offsets in messages count from the body's start.
+pub fn scan_body_at<S: RecordSink>(body: &[u8], first_line: u64, base: u64, sink: &mut S) -> u64 {
     let mut c = Cur { b: body, i: 0 };
     let mut line = first_line;
     let mut pairs: Vec<(u64, i64)> = Vec::with_capacity(8);
@@ -169,7 +175,7 @@ pub fn scan_body<S: RecordSink>(body: &[u8], first_line: u64, sink: &mut S) -> u
         let result = record(&mut c, line, &mut pairs, sink);
         if let Err(detail) = result {
             let last = !body[start..].contains(&b'\n');
-            sink.malformed(line, start as u64, detail, last);
+            sink.malformed(line, base + start as u64, detail, last);
             c.i = start;
             c.skip_line();
         } else if c.peek() == Some(b'\n') {

@@ -9,7 +9,7 @@
 
 use super::{palette, rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
 use crate::analyses::execgraph::{ExecGraph, NodeKind, ThreadIx, NONE};
-use crate::layouts::execgraph::ExecLayout;
+use crate::layouts::execgraph::{ExecLayout, Scale};
 use crate::sort::SortDyn;
 
 /// What part of the drawing is on screen, and how big.
@@ -136,7 +136,7 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
     let mut sc = Scene::new(view.width, view.height, palette::BACKGROUND);
     let (plot_top, plot_bottom) = (view.header_px, view.height);
     let y_visible = |a: f32, b: f32| b >= plot_top - 8.0 && a <= plot_bottom + 8.0;
-    sc.decorate(|sc| axis(sc, view, l));
+    sc.decorate(|sc| axis(sc, view, g, l));
 
     let cols = view.visible_columns(l.columns);
     let col_x0 = view.axis_px + view.scroll_x_px;
@@ -318,19 +318,50 @@ fn flush_pixel_column(sc: &mut Scene, x: f32, spans: &mut Vec<(f32, f32)>, width
     spans.clear();
 }
 
-/// Grid lines and tick labels of the time axis.
-fn axis(sc: &mut Scene, view: &ExecView, l: &ExecLayout) {
+/// Grid lines and tick labels of the time axis. In true scale a line's label is its time. With a minimum
+/// edge length the drawing is not to scale (its y is stretched where edges were raised to the minimum): a
+/// line is labelled with the true time of the latest event drawn above it, marked "≤", and the axis says so,
+/// rather than claiming a time the drawing does not keep.
+fn axis(sc: &mut Scene, view: &ExecView, g: &ExecGraph, l: &ExecLayout) {
     let step = tick_step_ns(view.ns_per_px, 60.0);
     let first = (view.top_ns / step).ceil().max(0.0) * step;
     let last = view.top_ns + (view.height - view.header_px) as f64 * view.ns_per_px;
+    let mut ticks = Vec::new();
     let mut t = first;
-    let mut guard = 0;
-    while t <= last.min(l.height_ns as f64 + step) && guard < 1000 {
+    while t <= last.min(l.height_ns as f64 + step) && ticks.len() < 1000 {
+        ticks.push(t);
+        t += step;
+    }
+    let labels: Vec<String> = match l.scale {
+        Scale::True => ticks.iter().map(|&t| format_ns(t)).collect(),
+        Scale::MinEdge { .. } => {
+            // The latest true time over the nodes drawn at or above each line: one pass over the nodes.
+            let mut latest: Vec<Option<u64>> = vec![None; ticks.len()];
+            for (node, &y) in g.nodes.iter().zip(&l.y_ns) {
+                let i = ticks.partition_point(|&t| t < y as f64);
+                if let Some(m) = latest.get_mut(i) {
+                    *m = Some(m.map_or(node.time_ns, |m| m.max(node.time_ns)));
+                }
+            }
+            let mut run: Option<u64> = None;
+            latest
+                .iter()
+                .map(|m| {
+                    run = run.max(*m);
+                    run.map_or_else(String::new, |t| format!("≤ {}", format_ns(t as f64)))
+                })
+                .collect()
+        }
+    };
+    for (&t, label) in ticks.iter().zip(labels) {
         let y = view.header_px + ((t - view.top_ns) / view.ns_per_px) as f32;
         sc.lines.push(LineInstance::solid(view.axis_px, y, view.width, y, 1.0, palette::GRID));
-        sc.labels
-            .push(Label::new(view.axis_px - 6.0, y, format_ns(t), palette::TEXT_MUTED, 10.0).aligned(Align::Right));
-        t += step;
-        guard += 1;
+        sc.labels.push(Label::new(view.axis_px - 6.0, y, label, palette::TEXT_MUTED, 10.0).aligned(Align::Right));
+    }
+    if let Scale::MinEdge { .. } = l.scale {
+        sc.labels.push(
+            Label::new(view.axis_px - 6.0, view.header_px / 2.0, "not to scale".to_string(), palette::TEXT_MUTED, 10.0)
+                .aligned(Align::Right),
+        );
     }
 }

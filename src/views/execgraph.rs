@@ -37,10 +37,17 @@ impl Pane for ExecgraphPane {
     }
     /// Zoom in time (vertically) about the middle of the plot, and in columns about screen x.
     fn zoom(&mut self, x: f32, factor: f64) {
-        let centre_y = self.view.header_px + self.plot_height() / 2.0;
-        let anchor_ns = self.view.top_ns + (centre_y - self.view.header_px) as f64 * self.view.ns_per_px;
+        self.zoom_xy(x, None, factor);
+    }
+    /// Zoom about the pointer: the time under screen y (the middle of the plot when y is outside it or not
+    /// given) and the column under screen x stay where they are, zooming in as zooming out.
+    fn zoom_xy(&mut self, x: f32, y: Option<f32>, factor: f64) {
+        let top = self.view.header_px;
+        let at_y = y.filter(|y| y.is_finite() && *y >= top && *y <= top + self.plot_height());
+        let at_y = at_y.unwrap_or(top + self.plot_height() / 2.0);
+        let anchor_ns = self.view.top_ns + (at_y - top) as f64 * self.view.ns_per_px;
         self.view.ns_per_px = (self.view.ns_per_px / factor).max(1e-6);
-        self.view.top_ns = anchor_ns - (centre_y - self.view.header_px) as f64 * self.view.ns_per_px;
+        self.view.top_ns = anchor_ns - (at_y - top) as f64 * self.view.ns_per_px;
         let rel = x - self.view.axis_px - self.view.scroll_x_px;
         let old = self.view.column_px;
         self.view.column_px = (old * factor as f32).clamp(0.05, 400.0);

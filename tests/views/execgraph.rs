@@ -1,4 +1,4 @@
-//! The execution-graph view: zoom keeps the column under the pointer, pan and scroll move columns and time,
+//! The execution-graph view: zoom keeps the column and the time under the pointer, pan and scroll move columns and time,
 //! fit undoes them; hovering a thread's drawn column names that thread; a restored view is the same view.
 
 use super::{f, round_trips};
@@ -35,6 +35,33 @@ fn zoom_pan_scroll_and_fit() {
     );
     p.fit();
     assert_eq!(p.state(), s0);
+}
+
+#[test]
+fn wheel_zoom_keeps_the_time_and_column_under_the_pointer_in_and_out() {
+    let mut p = ExecgraphPane::new(bundle("fib"), 800.0, 600.0);
+    let s0 = p.state();
+    let col_at = |s: &serde_json::Value, x: f64| (x - f(s, "axis_px") - f(s, "scroll_x_px")) / f(s, "column_px");
+    let ns_at = |s: &serde_json::Value, y: f64| f(s, "top_ns") + (y - f(s, "header_px")) * f(s, "ns_per_px");
+    let (x, y) = (420.0, 150.0);
+    for factor in [2.0, 0.5, 1.25, 0.8] {
+        let before = p.state();
+        p.zoom_xy(x as f32, Some(y as f32), factor);
+        let after = p.state();
+        assert!((col_at(&after, x) - col_at(&before, x)).abs() < 1e-3, "x: column stays at zoom {factor}");
+        let tol = 1e-6 * ns_at(&before, y).abs().max(1.0);
+        assert!((ns_at(&after, y) - ns_at(&before, y)).abs() < tol, "y: time stays at zoom {factor}");
+    }
+    // In, then out by as much: the view it started from.
+    for (a, b) in [("top_ns", 1e-3), ("ns_per_px", 1e-9), ("scroll_x_px", 1e-3), ("column_px", 1e-4)] {
+        assert!((f(&p.state(), a) - f(&s0, a)).abs() <= b * f(&s0, a).abs().max(1.0), "{a} back after in and out");
+    }
+    // A pointer over the header zooms time about the plot's middle.
+    p.fit();
+    let mid = f(&s0, "header_px") + (600.0 - f(&s0, "header_px")) / 2.0;
+    let before = ns_at(&p.state(), mid);
+    p.zoom_xy(x as f32, Some(2.0), 3.0);
+    assert!((ns_at(&p.state(), mid) - before).abs() < 1e-6 * before.abs().max(1.0));
 }
 
 #[test]
@@ -75,4 +102,27 @@ fn restore_of_the_state_round_trips() {
     p.pan(-25.0);
     p.scroll(40.0);
     round_trips(&p, &mut ExecgraphPane::new(bundle("rsa"), 800.0, 600.0));
+}
+
+#[test]
+fn with_a_minimum_edge_the_axis_gives_true_times_and_says_it_is_not_to_scale() {
+    let g = build(&sample("fib").unwrap()).unwrap();
+    let labels = |scale: Scale| {
+        let b = ExecBundle::new(g.clone(), scale);
+        let p = ExecgraphPane::new(b, 800.0, 600.0);
+        let s = p.scene();
+        let axis_px = f(&p.state(), "axis_px") as f32;
+        s.labels.iter().filter(|l| l.x <= axis_px).map(|l| l.text.clone()).collect::<Vec<_>>()
+    };
+    let truth = labels(Scale::True);
+    assert!(truth.iter().all(|t| !t.starts_with('≤')) && !truth.iter().any(|t| t == "not to scale"));
+    let min_ns = g.nodes.iter().map(|n| n.time_ns).max().unwrap() / 10;
+    let stretched = labels(Scale::MinEdge { min_ns });
+    assert!(stretched.iter().any(|t| t == "not to scale"), "{stretched:?}");
+    let times: Vec<&String> = stretched.iter().filter(|t| t.starts_with('≤')).collect();
+    assert!(times.len() >= 2, "lines labelled with true times: {stretched:?}");
+    // No line claims a time past the run's end, and the labels never go back in time.
+    let last = weft::scene::execgraph::format_ns(g.nodes.iter().map(|n| n.time_ns).max().unwrap() as f64);
+    assert!(times.iter().all(|t| t.len() > 2), "{times:?}");
+    assert!(times.last().unwrap().ends_with(&last) || times.len() < stretched.len(), "{times:?} {last}");
 }

@@ -17,6 +17,7 @@ pub mod otf2;
 pub mod otf2_threads;
 pub mod paraver;
 pub mod sniff;
+pub mod sqlite;
 
 use crate::model::grains::Grains;
 use crate::model::thread_events::ThreadEvents;

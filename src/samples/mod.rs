@@ -11,6 +11,7 @@ pub mod otf2_gen;
 pub mod paraver;
 pub mod particles;
 pub mod rng;
+pub mod sqlite;
 pub mod utilization;
 
 pub use chrome::{ChromeSample, KinetoSample};

@@ -177,5 +177,17 @@ fn main() {
             put("codec_decode", &format!("trace-{i}"), &weft::model::codec::encode(&t));
         }
     }
+    // Nsight Systems: pick byte 0 for the SQLite export (small pages, so interior and overflow pages occur),
+    // 1 for the NVTX CSV.
+    let (export, _) = samples::nsys::NsysSample::small().generate();
+    let mut s = vec![0u8];
+    s.extend_from_slice(&export);
+    put("nsys", "export-small", &s);
+    put("sniff", "nsys-export-small", &export);
+    let csv = b"Start (ns),End (ns),Duration (ns),Name,PID,TID,Lvl\n10,100,90,main,7,7,0\n20,30,10,\"a, b\",7,7,1\n";
+    let mut s = vec![1u8];
+    s.extend_from_slice(csv);
+    put("nsys", "nvtx-csv", &s);
+    put("sniff", "nsys-nvtx-csv", csv);
     println!("seeds written");
 }

@@ -63,6 +63,10 @@ if [ -n "$want_browser" ]; then
     say "installing the browser tests' npm packages"
     (cd tests/browser && npm ci --no-audit --no-fund --silent)
   fi
+  if ! command -v sqlite3 >/dev/null; then
+    say "installing sqlite3 (the Nsight Systems reader's oracle in tests/nsys.rs)"
+    apt_install sqlite3
+  fi
   if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import otf2, networkx' 2>/dev/null; then
     say "creating .venv with the oracles (official OTF2 library)"
     command -v python3 >/dev/null || apt_install python3

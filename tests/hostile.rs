@@ -45,6 +45,8 @@ const FORMATS: &[Format] = &[
     Format { name: "graphml", file: "t.graphml", sample: || GRAPHML.as_bytes().to_vec(), read: read_grains, magic: REFUSED, names_file: true },
     Format { name: "execgraph-text", file: "t.txt", sample: execgraph_sample, read: read_execgraph, magic: REFUSED, names_file: true },
     Format { name: "codec", file: "buffer", sample: codec_sample, read: read_codec, magic: REFUSED, names_file: false },
+    Format { name: "nsys-sqlite", file: "t.sqlite", sample: || samples::nsys::NsysSample::small().generate().0, read: read_any, magic: REFUSED, names_file: true },
+    Format { name: "nsys-csv", file: "t.csv", sample: nsys_csv_sample, read: read_any, magic: REFUSED, names_file: true },
 ];
 
 fn format(name: &str) -> &'static Format {
@@ -600,4 +602,96 @@ fn gzip_bombs_stay_within_the_memory_budget() {
         names_file: true,
     };
     run_case("Paraver gzip of 320 MiB of empty lines", &budgeted, prv, Expect::Error("limit"));
+}
+
+// ---- Nsight Systems: SQLite pages pointing in circles or out of the file, other applications' databases ----
+
+fn nsys_csv_sample() -> Vec<u8> {
+    let mut s = "Start (ns),End (ns),Duration (ns),Name,PID,TID\n".to_string();
+    for i in 0..200 {
+        s.push_str(&format!("{},{},{},range {},{},{}\n", i * 10, i * 10 + 5, 5, i % 7, 100 + i % 2, 100 + i % 3));
+    }
+    s.into_bytes()
+}
+
+/// The page number of each b-tree page of table `name` (its root first), and the page size.
+fn pages_of(bytes: &[u8], name: &str) -> (usize, usize) {
+    let db = weft::readers::sqlite::Database::open(bytes).expect("sample opens");
+    (db.table(name).expect("table").root_page as usize, db.page_size())
+}
+
+#[test]
+fn nsys_hostile_databases() {
+    use weft::samples::sqlite::{SqliteFile, Value};
+    let (good, _) = samples::nsys::NsysSample { processes: 2, iterations: 300, devices: 1 }.generate();
+    let (root, ps) = pages_of(&good, "CUPTI_ACTIVITY_KIND_RUNTIME");
+    let at = (root - 1) * ps;
+    assert_eq!(good[at], 0x05, "an interior root");
+    let set = |b: &[u8], off: usize, v: &[u8]| {
+        let mut b = b.to_vec();
+        b[off..off + v.len()].copy_from_slice(v);
+        b
+    };
+    // Another application's database (the project's writer; tests/nsys.rs checks one sqlite3 wrote).
+    let mut other = SqliteFile::new(1024);
+    other.add_table(
+        "moz_places",
+        "CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)",
+        Some(0),
+        &[vec![Value::Int(1), "https://example.org".into()]],
+    );
+    let other = other.finish();
+    let mut empty = SqliteFile::new(512);
+    empty.add_table("StringIds", "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)", Some(0), &[]);
+    empty.add_table(
+        "NVTX_EVENTS",
+        "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, globalTid INTEGER)",
+        None,
+        &[],
+    );
+    let empty = empty.finish();
+    cases(vec![
+        (
+            "nsys: the runtime table's root points at itself",
+            "nsys-sqlite",
+            set(&good, at + 8, &(root as u32).to_be_bytes()),
+            Expect::Warned,
+        ),
+        (
+            "nsys: a child page past the file",
+            "nsys-sqlite",
+            set(&good, at + 8, &u32::MAX.to_be_bytes()),
+            Expect::Warned,
+        ),
+        ("nsys: a root claiming 65535 cells", "nsys-sqlite", set(&good, at + 3, &[0xff, 0xff]), Expect::Warned),
+        ("nsys: page size 3000", "nsys-sqlite", set(&good, 16, &3000u16.to_be_bytes()), Expect::Error("page size")),
+        ("nsys: UTF-16 encoding 7", "nsys-sqlite", set(&good, 56, &7u32.to_be_bytes()), Expect::Error("encoding")),
+        ("nsys: schema page of another type", "nsys-sqlite", set(&good, 100, &[0x0a]), Expect::Error("index b-tree")),
+        ("nsys: another application's database", "nsys-sqlite", other, Expect::Error("not an Nsight Systems export")),
+        ("nsys: an export with no events", "nsys-sqlite", empty, Expect::Error("no events")),
+        (
+            "nsys: SQLite header only",
+            "nsys-sqlite",
+            b"SQLite format 3\0".to_vec(),
+            Expect::Error("not an SQLite 3 database"),
+        ),
+        (
+            "nsys-csv: a header and no ranges",
+            "nsys-csv",
+            b"Start (ns),End (ns),Name,PID,TID\n".to_vec(),
+            Expect::Error("no events"),
+        ),
+        (
+            "nsys-csv: ranges ending before they start",
+            "nsys-csv",
+            b"Start (ns),End (ns),Name,PID,TID\n9,1,a,1,1\n1,2,b,1,1\n".to_vec(),
+            Expect::Warned,
+        ),
+        (
+            "nsys-csv: 2^62 nanoseconds",
+            "nsys-csv",
+            b"Start (ns),End (ns),Name,PID,TID\n0,4611686018427387904,a,1,1\n".to_vec(),
+            Expect::Survive,
+        ),
+    ]);
 }

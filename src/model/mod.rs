@@ -31,6 +31,8 @@ pub enum Format {
     GraphMl,
     ExecGraphText,
     Generated,
+    NsightSqlite,
+    NsightCsv,
 }
 
 impl Format {
@@ -43,6 +45,8 @@ impl Format {
             Format::GraphMl => "graphml",
             Format::ExecGraphText => "execgraph-text",
             Format::Generated => "generated",
+            Format::NsightSqlite => "nsight-sqlite",
+            Format::NsightCsv => "nsight-nvtx-csv",
         }
     }
 }

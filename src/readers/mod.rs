@@ -13,10 +13,12 @@ pub mod chrome;
 pub mod execgraph_text;
 pub mod graphml;
 pub mod mir;
+pub mod nsys;
 pub mod otf2;
 pub mod otf2_threads;
 pub mod paraver;
 pub mod sniff;
+pub mod sqlite;
 
 use crate::model::grains::Grains;
 use crate::model::thread_events::ThreadEvents;
@@ -217,6 +219,8 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
             Input::Grains { grains: Grains::Graph(graphml::read_grains(name, bytes)?), warnings: Warnings::default() }
         }
         Sniffed::Unknown(detail) => return Err(unknown(detail)),
+        Sniffed::Sqlite => Input::Trace(nsys::read(name, bytes)?),
+        Sniffed::NsightCsv => Input::Trace(nsys::csv::read(name, bytes)?),
     })
 }
 

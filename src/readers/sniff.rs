@@ -21,6 +21,11 @@ pub enum Sniffed {
     MirTaskStats,
     ExecGraphText,
     Unknown(String),
+    /// An SQLite 3 database (by its magic): the Nsight Systems reader decides from its tables whether it is an
+    /// export, and refuses other applications' databases.
+    Sqlite,
+    /// An `nsys stats` NVTX trace CSV (by its header).
+    NsightCsv,
 }
 
 impl Sniffed {
@@ -38,6 +43,8 @@ impl Sniffed {
             Sniffed::MirTaskStats => "MIR task stats",
             Sniffed::ExecGraphText => "execution-graph text",
             Sniffed::Unknown(_) => "unknown",
+            Sniffed::Sqlite => "SQLite database",
+            Sniffed::NsightCsv => "nsys stats NVTX CSV",
         }
     }
 }
@@ -68,6 +75,9 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
 }
 
 fn sniff_content(bytes: &[u8]) -> Sniffed {
+    if let Some(s) = sniff_nsight(bytes) {
+        return s;
+    }
     // OTF2 anchor: a chunk-header byte (0x03), a byte-order marker (0x42 or 0x23), then "OTF2\0".
     if crate::readers::otf2::anchor::looks_like_anchor(bytes) {
         return Sniffed::Otf2Anchor;
@@ -155,6 +165,17 @@ fn sniff_content(bytes: &[u8]) -> Sniffed {
     }
 }
 
+/// Nsight Systems: an SQLite database by its 16-byte magic (whether it is an Nsight export is told from its
+/// tables when it is read), or an `nsys stats` NVTX trace CSV by its header line.
+fn sniff_nsight(bytes: &[u8]) -> Option<Sniffed> {
+    if bytes.starts_with(crate::readers::sqlite::MAGIC) {
+        return Some(Sniffed::Sqlite);
+    }
+    let head = skip_ws_bom(&bytes[..bytes.len().min(4096)]);
+    let line = head.split(|&c| c == b'\n').next()?;
+    crate::readers::nsys::csv::looks_like_header(line).then_some(Sniffed::NsightCsv)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +198,9 @@ mod tests {
         assert!(matches!(sniff(b"hello world"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(b"{\"a\":1}"), Sniffed::Unknown(_)));
         assert!(matches!(sniff(&[0u8, 1, 2, 3, 255, 254]), Sniffed::Unknown(_)));
+        assert_eq!(sniff(b"SQLite format 3\0\x10\x00"), Sniffed::Sqlite);
+        assert!(matches!(sniff(b"SQLite format 2\0"), Sniffed::Unknown(_)));
+        assert_eq!(sniff(b"Start (ns),End (ns),Duration (ns),Name,PID,TID\n1,2,1,a,1,1\n"), Sniffed::NsightCsv);
     }
 
     #[test]

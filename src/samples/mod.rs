@@ -6,11 +6,13 @@
 pub mod chrome;
 pub mod execgraph;
 pub mod grains;
+pub mod nsys;
 pub mod otf2;
 pub mod otf2_gen;
 pub mod paraver;
 pub mod particles;
 pub mod rng;
+pub mod sqlite;
 pub mod utilization;
 
 pub use chrome::{ChromeSample, KinetoSample};

@@ -3,6 +3,8 @@
 //! `weft::samples::otf2_gen`, for tests and benchmarks that download nothing. Event files are written by
 //! `--jobs` threads, one location at a time, streamed chunk by chunk (memory: one chunk per thread). Prints
 //! the record counts per kind (`--json`: the official reader's class names as keys).
+//! `weft generate nsys -o FILE.sqlite [--ranks K] [--iterations N] [--devices D]`: an Nsight Systems–shaped
+//! SQLite export made by `weft::samples::nsys`; prints its counts per kind as JSON.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -22,6 +24,42 @@ pub struct Args {
 enum Format {
     /// An OTF2 archive: MPI ranks with nested regions, ring messages and collectives.
     Otf2(Otf2Args),
+    /// An Nsight Systems–shaped SQLite export: CUDA API calls, kernels, copies, NVTX, OS runtime, MPI.
+    Nsys(NsysArgs),
+}
+
+#[derive(clap::Args)]
+struct NsysArgs {
+    /// The .sqlite file to write.
+    #[arg(short, long)]
+    out: PathBuf,
+    /// MPI ranks (processes), each with one thread.
+    #[arg(long, default_value_t = 4)]
+    ranks: u32,
+    /// Iterations per rank (each about 10 rows, 470 bytes).
+    #[arg(long, default_value_t = 100)]
+    iterations: u32,
+    /// GPUs the ranks share.
+    #[arg(long, default_value_t = 2)]
+    devices: u32,
+}
+
+fn run_nsys(a: NsysArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if a.ranks == 0 || a.devices == 0 {
+        return Err("--ranks and --devices must be at least 1".into());
+    }
+    let (bytes, c) =
+        weft::samples::nsys::NsysSample { processes: a.ranks, iterations: a.iterations, devices: a.devices }.generate();
+    std::fs::write(&a.out, &bytes).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    println!(
+        "{}",
+        serde_json::to_string(&serde_json::json!({
+            "bytes": bytes.len(), "runtime": c.runtime, "kernels": c.kernels, "memcpy": c.memcpy, "memset": c.memset,
+            "osrt": c.osrt, "mpi": c.mpi, "nvtx_push_pop": c.nvtx_push_pop, "nvtx_start_end": c.nvtx_start_end,
+            "nvtx_marks": c.nvtx_marks, "flows": c.flows, "gpu_streams": c.gpu_streams, "threads": c.threads,
+        }))?
+    );
+    Ok(())
 }
 
 #[derive(clap::Args)]
@@ -52,7 +90,10 @@ struct Otf2Args {
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let Format::Otf2(a) = a.format;
+    let a = match a.format {
+        Format::Otf2(a) => a,
+        Format::Nsys(a) => return run_nsys(a),
+    };
     if a.ranks == 0 || a.threads_per_rank == 0 {
         return Err("--ranks and --threads-per-rank must be at least 1".into());
     }

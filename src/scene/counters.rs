@@ -146,9 +146,12 @@ impl CounterScene<'_> {
                 ));
             });
             if top >= AXIS_PX {
-                let name = format!("{} · {}", t.process_name(tr.process), t.str(c.series_name[s]));
-                sc.labels.push(Label::new(12.0, top + 10.0, name, palette::TEXT, 11.0).clipped(x_left - 70.0));
+                // The series' name first (what tells tracks apart), its process below it.
                 let muted = palette::TEXT_MUTED;
+                let name = t.str(c.series_name[s]);
+                sc.labels.push(Label::new(12.0, top + 11.0, name, palette::TEXT, 11.0).clipped(x_left - 72.0));
+                let process = t.process_name(tr.process);
+                sc.labels.push(Label::new(12.0, top + 25.0, process, muted, 10.0).clipped(x_left - 72.0));
                 sc.labels.push(
                     Label::new(x_left - 6.0, top + PAD_PX + 3.0, format_value(ix.max), muted, 10.0)
                         .aligned(Align::Right)

@@ -27,23 +27,13 @@ use weft::readers::otf2_threads::walk::walk;
 use weft::samples::paraver::ParaverSample;
 
 /// Known differences: (archive folder name, count, why).
-const OTF2_EXPECTED: &[(&str, &str, &str)] = &[
-    (
-        "generated/gen/mpi",
-        "Metric values",
-        "METRIC records are decoded and counted but not yet turned into counter series (weft reads no metric \
-         member or class definitions)",
-    ),
-    ("generated/gen/threads", "Metric values", "as generated/gen/mpi: METRIC records are not yet counters"),
-    ("pipit-ping-pong-mpi-papi", "Metric values", "as generated/gen/mpi: METRIC records are not yet counters"),
-    (
-        "tracer-stencil4d-mpi-32",
-        "Leave",
-        "rank 0 (traces/0.evt) has a LEAVE of a region never entered (skipped) and a LEAVE that closes an \
+const OTF2_EXPECTED: &[(&str, &str, &str)] = &[(
+    "tracer-stencil4d-mpi-32",
+    "Leave",
+    "rank 0 (traces/0.evt) has a LEAVE of a region never entered (skipped) and a LEAVE that closes an \
          inner region left open: weft keeps one interval per ENTER, with warnings unmatched_end and \
          mismatched_end",
-    ),
-];
+)];
 
 /// Known differences: (trace name, count, why).
 const PARAVER_EXPECTED: &[(&str, &str, &str)] = &[];

@@ -86,7 +86,7 @@ fn kind_name(e: &Event) -> &'static str {
         Event::ThreadBegin { .. } => "ThreadBegin",
         Event::ThreadWait { .. } => "ThreadWait",
         Event::ThreadEnd { .. } => "ThreadEnd",
-        Event::Metric => "Metric",
+        Event::Metric { .. } => "Metric",
         Event::Other { kind: 83 } => "ProgramBegin",
         Event::Other { kind: 84 } => "ProgramEnd",
         Event::Other { .. } | Event::Unknown { .. } => "other",

@@ -6,6 +6,7 @@
 
 pub mod aggregate;
 pub mod axis;
+pub mod counters;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;

@@ -9,6 +9,7 @@
 //! Must not read a clock, the DOM or the GPU.
 
 pub mod aggregate;
+pub mod counters;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;

@@ -2,8 +2,9 @@
 //! hover names a slice, or an arrow's two ends. The user's questions are state here too: a selected time
 //! range and its region profile (`analyses::profile`, the table `weft info --window` prints), one region's
 //! intervals marked (a profile row clicked), and a search of regions by name with the current match
-//! (scene::timeline_marks draws them over the scene).
+//! (scene::timeline_marks draws them over the scene). Counter tracks below the rows are views::counters'.
 
+use super::counters::CounterTracks;
 use super::{num, Hover, Pane};
 use crate::analyses::busy::glob_match;
 use crate::analyses::moments::TimeWindow;
@@ -35,6 +36,8 @@ pub struct TimelinePane {
     search: Option<Search>,
     /// The marked region's intervals, else the search's matches, indexed for drawing.
     marked: Option<Marked>,
+    /// Counter tracks below the rows.
+    counters: CounterTracks,
 }
 
 /// A search of regions by name: the pattern, the matching intervals of the shown rows in time order, and
@@ -78,7 +81,8 @@ pub fn location_matches(trace: &Trace, l: LocationId, pattern: &str) -> bool {
 
 impl TimelinePane {
     pub fn new(trace: Rc<Trace>, width: f32, height: f32) -> Self {
-        let layout = TimelineLayout::new(&trace, TimelineMetrics::default());
+        let mut layout = TimelineLayout::new(&trace, TimelineMetrics::default());
+        let counters = CounterTracks::new(&trace, &mut layout);
         let colors = region_colors(&trace);
         let view = TimelineView::fit(&trace, width, height);
         TimelinePane {
@@ -92,7 +96,31 @@ impl TimelinePane {
             marked_region: None,
             search: None,
             marked: None,
+            counters,
         }
+    }
+
+    /// The counter series (shown or not) and the shown tracks' places, as `state()["counters"]`.
+    pub fn counter_tracks(&self) -> serde_json::Value {
+        self.counters.state(&self.trace, &self.view)
+    }
+
+    /// Up to `count` samples of counter series `series` from its `from`-th on: `{time_ns: [...], value:
+    /// [...]}` (the model's, for the page's tests and panels).
+    pub fn counter_samples(&self, series: u32, from: usize, count: usize) -> serde_json::Value {
+        let c = &self.trace.counters;
+        let a = c.sample_series.partition_point(|&s| s < series);
+        let b = c.sample_series.partition_point(|&s| s <= series);
+        let r = (a + from).min(b)..(a + from.saturating_add(count)).min(b);
+        json!({"time_ns": &c.sample_time_ns[r.clone()], "value": &c.sample_value[r]})
+    }
+
+    /// Show or hide counter series `series`' track; false for a series the trace lacks.
+    pub fn set_counter_shown(&mut self, series: u32, shown: bool) -> bool {
+        let known = self.counters.set_shown(series, shown);
+        self.counters.relayout(&self.trace, &mut self.layout);
+        self.view.scroll_by(0.0, &self.layout);
+        known
     }
 
     /// The time (ns from the trace's start) at screen x.
@@ -318,6 +346,10 @@ impl Pane for TimelinePane {
         self.view = TimelineView::fit(&self.trace, self.view.width, self.view.height);
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        if let Some(h) = self.counters.hover(&self.trace, &self.view, x, y) {
+            self.highlight = None;
+            return Some(h);
+        }
         // An arrow under the pointer wins over the slice beneath it: arrows are thin and drawn on top.
         if let Some(j) = self.scene_builder().hit_flow(&self.view, x, y, FLOW_HIT_PX) {
             self.highlight = None;
@@ -351,6 +383,7 @@ impl Pane for TimelinePane {
     }
     fn scene(&self) -> Scene {
         let mut sc = self.scene_builder().build(&self.view, self.highlight);
+        self.counters.draw(&mut sc, &self.trace, &self.view);
         if let Some(m) = &self.marked {
             m.draw(&mut sc, &self.trace, &self.layout, &self.colors, &self.view);
         }
@@ -399,6 +432,7 @@ impl Pane for TimelinePane {
                 "pattern": s.pattern, "count": s.matches.len(), "at": s.at,
                 "hit": self.search_hit(),
             })),
+            "counters": self.counters.state(&self.trace, &self.view),
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {
@@ -417,7 +451,7 @@ impl Pane for TimelinePane {
         let mut o = TimelineOptions::default();
         o.parse(key, value).map_err(|e| e.to_string())?;
         let pattern = o.locations.as_deref();
-        let layout = match pattern {
+        let mut layout = match pattern {
             Some(p) => TimelineLayout::of_locations(&self.trace, TimelineMetrics::default(), |l| {
                 location_matches(&self.trace, l, p)
             }),
@@ -426,6 +460,7 @@ impl Pane for TimelinePane {
         if layout.rows.is_empty() {
             return Err(format!("no location matches '{value}'"));
         }
+        self.counters.relayout(&self.trace, &mut layout);
         self.layout = layout;
         self.locations = pattern.map(str::to_string);
         self.highlight = None;
@@ -438,6 +473,10 @@ impl Pane for TimelinePane {
         Ok(())
     }
     fn restore(&mut self, s: &serde_json::Value) {
+        if let Some(c) = s.get("counters") {
+            self.counters.restore(c);
+            self.counters.relayout(&self.trace, &mut self.layout);
+        }
         if let (Some(t0), Some(t1)) = (num(s, "t0_ns"), num(s, "t1_ns")) {
             self.set_time_range(t0, t1);
         }

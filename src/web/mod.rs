@@ -12,6 +12,8 @@
 #[cfg(feature = "worker")]
 mod bench;
 #[cfg(feature = "page")]
+mod counters_panel;
+#[cfg(feature = "page")]
 mod grain_panel;
 #[cfg(feature = "page")]
 mod overlay;

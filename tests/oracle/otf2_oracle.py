@@ -14,6 +14,11 @@
                                     mapping (docs/otf2-threads.md) must make of them, computed here from what
                                     was written
   otf2_oracle.py tasks DIR N        write the OpenMP task program for fib(N) into DIR (benchmark input)
+  otf2_oracle.py metricsgen DIR     write an archive with metrics of every value type, scaled by exponents,
+                                    recorded by threads (classes) and for a process (an instance) into DIR
+  otf2_oracle.py metrics ANCHOR     every METRIC event's values per (location, member) as the official reader
+                                    gives them, scaled by base^exponent, with times in ns since the global
+                                    offset, as JSON
 
 Generated traces use timer resolution 1e9 unless said otherwise, so times are nanoseconds.
 """
@@ -22,7 +27,7 @@ import sys
 import time
 
 import otf2
-from otf2.enums import (CollectiveOp, GroupType, LocationType, MeasurementMode, Paradigm, RegionRole, Type)
+from otf2.enums import (Base, CollectiveOp, GroupType, LocationType, MeasurementMode, Paradigm, RegionRole, Type)
 
 
 def mpi_setup(trace, ranks, threads_per_rank=1):
@@ -182,6 +187,70 @@ def gen_threads(path):
             w[0].thread_wait(b + 701 + 10 * i, contingent, i)
             w[0].leave(b + 702 + 10 * i, pjoin)
         w[0].leave(40000, main)
+
+
+def gen_metrics(path):
+    """2 processes x 2 threads. Each thread records a class of three members (an accumulated uint64 counter,
+    an int64 that goes negative, a double in microseconds scaled to seconds by exponent -6) at every Enter and
+    Leave; the master thread also records, for its whole process (a metric instance scoped to the location
+    group), a binary-scaled memory figure (KiB, exponent 10 makes bytes)."""
+    from otf2.enums import MetricMode, MetricType, RecorderKind
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs, masters, world = mpi_setup(trace, 2, threads_per_rank=2)
+        work = d.region("work", paradigm=Paradigm.USER)
+        cyc = d.metric_member("PAPI_TOT_CYC", unit="#", metric_type=MetricType.PAPI,
+                              metric_mode=MetricMode.ACCUMULATED_START, value_type=Type.UINT64)
+        delta = d.metric_member("balance", unit="items", metric_type=MetricType.USER,
+                                metric_mode=MetricMode.ABSOLUTE_POINT, value_type=Type.INT64)
+        utime = d.metric_member("ru_utime", unit="s", metric_type=MetricType.RUSAGE,
+                                metric_mode=MetricMode.ACCUMULATED_START, value_type=Type.DOUBLE,
+                                base=Base.DECIMAL, exponent=-6)
+        cls = d.metric_class([cyc, delta, utime], recorder_kind=RecorderKind.CPU)
+        mem = d.metric_member("mem", unit="B", metric_type=MetricType.OTHER, metric_mode=MetricMode.ABSOLUTE_POINT,
+                              value_type=Type.UINT64, base=Base.BINARY, exponent=10)
+        mem_cls = d.metric_class([mem], recorder_kind=RecorderKind.ABSTRACT)
+        for i, loc in enumerate(locs):
+            w = trace.event_writer_from_location(loc)
+            inst = None
+            if i % 2 == 0:
+                inst = d.metric_instance(mem_cls, loc, scope=loc.group)
+            t = 1000 + 7 * i
+            for k in range(25):
+                w.enter(t, work)
+                w.metric(t, cls, [1000 * k * k + i, 50 - 7 * k + i, 1.5 * k + 0.25 * i])
+                if inst is not None:
+                    w.metric(t + 1, inst, [(k % 5) * 3 + i])
+                w.leave(t + 100 + 13 * (k % 3), work)
+                w.metric(t + 100 + 13 * (k % 3), cls, [1000 * k * k + 500 + i, 48 - 7 * k + i, 1.5 * k + 0.75])
+                t += 400
+
+
+def metrics(anchor):
+    """Per location and member: the samples [ns since the global offset, value x base^exponent] in file
+    order, with the location's group (process) name and the member's unit."""
+    series = {}
+    events = 0
+    with otf2.reader.open(anchor) as trace:
+        d = trace.definitions
+        res = trace.timer_resolution
+        offset = d.clock_properties.global_offset
+        for loc, ev in trace.events:
+            if type(ev).__name__ != "Metric":
+                continue
+            events += 1
+            m = ev.metric
+            cls = m.metric_class if hasattr(m, "metric_class") else m
+            for member, value in zip(cls.members, ev.values):
+                base = 2.0 if member.base == Base.BINARY else 10.0
+                key = (loc._ref, member.name)
+                s = series.setdefault(key, {"location": loc._ref, "location_name": loc.name,
+                                            "group": loc.group.name, "member": member.name, "unit": member.unit,
+                                            "scope": None, "samples": []})
+                if hasattr(m, "scope"):
+                    s["scope"] = getattr(m.scope, "name", None)
+                s["samples"].append([(ev.time - offset) * 1e9 / res, float(value) * base ** member.exponent])
+    print(json.dumps({"events": events, "series": list(series.values())}))
 
 
 def gen_big(path, n_events):
@@ -842,6 +911,10 @@ def main(argv):
         counts(argv[2])
     elif len(argv) >= 3 and argv[1] == "profile":
         profile(argv[2])
+    elif len(argv) >= 3 and argv[1] == "metricsgen":
+        gen_metrics(argv[2] + "/metrics")
+    elif len(argv) >= 3 and argv[1] == "metrics":
+        metrics(argv[2])
     elif len(argv) >= 3 and argv[1] == "iterate":
         iterate(argv[2])
     else:

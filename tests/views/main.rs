@@ -5,6 +5,7 @@
 //! share are one function each.
 
 mod aggregate;
+mod counters;
 mod execgraph;
 mod grains;
 mod moments;

@@ -1,14 +1,16 @@
 //! Turns decoded OTF2 definitions and events into the model: location groups become processes, locations
 //! stay locations, ENTER/LEAVE pairs become intervals, MPI sends and receives become matched messages,
-//! collective begin/end pairs become collective rows, threading events are kept raw. Times are converted
+//! collective begin/end pairs become collective rows, METRIC events become counter samples (one series per
+//! recording location and metric member, "member [unit]", values scaled as the member says), threading
+//! events are kept raw. Times are converted
 //! from ticks (after the location's clock offsets) to nanoseconds since the clock's global offset.
 //!
 //! It must not decode bytes itself (that is `definitions` and `events`) nor sort or nest (the builder does).
 
 use super::anchor::Anchor;
 use super::convert::{comm_ranks, paradigm, role, thread_kind, Clock, COLLECTIVE_NAMES};
-use super::definitions::{self, ClockCorrection, LocalDefs, UNDEFINED};
-use super::events::{self, Event};
+use super::definitions::{self, ClockCorrection, GlobalDefs, LocalDefs, UNDEFINED};
+use super::events::{self, metric_value, Event};
 use super::matching::{self, CollectivePart, Recv, Send};
 use super::threads::{ThreadEvent, ThreadEventKind};
 use super::{malformed, ArchiveFiles, Otf2Read};
@@ -158,6 +160,7 @@ impl<'f> Assembler<'f> {
         let comm_names: HashMap<u32, StringId> =
             comm_ids.iter().map(|&id| (id, b.intern(&name_of(defs.comms[&id].name, format!("Comm {id}"))))).collect();
 
+        let metrics = metric_tables(&defs, &group_process, &location_ids, &mut b);
         let dense_len = regions.keys().copied().filter(|&id| id < 1 << 20).max().map_or(0, |m| m as usize + 1);
         let mut region_dense = vec![RegionId(u32::MAX); dense_len];
         for (&id, &r) in &regions {
@@ -180,6 +183,9 @@ impl<'f> Assembler<'f> {
                 .collect(),
             location_ids,
             unresolved_ranks: 0,
+            metrics,
+            metric_series: Default::default(),
+            metric_notes: Default::default(),
         };
         let locations: Vec<(u64, LocationId)> = defs.locations.iter().map(|l| (l.id, st.location_ids[&l.id])).collect();
         Ok(Assembler { b, st, anchor, stem, clock, locations, comm_names, files })
@@ -278,6 +284,134 @@ struct State {
     comm_locations: rustc_hash::FxHashMap<u32, Option<Vec<Option<LocationId>>>>,
     location_ids: HashMap<u64, LocationId>,
     unresolved_ranks: u64,
+    metrics: MetricTables,
+    /// Counter series and scale of each (metric class or instance, recording location), one per member.
+    metric_series: rustc_hash::FxHashMap<(u32, LocationId), Vec<(u32, f64)>>,
+    /// Metric references already warned about (undefined, or values that do not fit the class).
+    metric_notes: std::collections::HashSet<u32>,
+}
+
+/// What the metric definitions say, resolved to the model: per metric reference (a class or an instance),
+/// its members' series names and scales, and where its series belong.
+struct MetricTables {
+    refs: HashMap<u32, MetricRef>,
+    /// Per model location: its process, name, and whether its process has other locations (series names
+    /// then say which location recorded them).
+    locations: HashMap<LocationId, (ProcessId, String, bool)>,
+}
+
+struct MetricRef {
+    /// (series name, scale) per member, in the class's order.
+    members: Vec<(String, f64)>,
+    /// A metric instance's scope: its process and what the series name adds; None for a class (the
+    /// recording location is the scope).
+    scope: Option<(ProcessId, Option<String>)>,
+}
+
+fn metric_tables(
+    defs: &GlobalDefs,
+    group_process: &HashMap<u32, ProcessId>,
+    location_ids: &HashMap<u64, LocationId>,
+    b: &mut TraceBuilder,
+) -> MetricTables {
+    let mut per_group: HashMap<u32, usize> = HashMap::new();
+    for l in &defs.locations {
+        *per_group.entry(l.group).or_default() += 1;
+    }
+    let mut locations = HashMap::new();
+    for l in &defs.locations {
+        let (Some(&loc), Some(&p)) = (location_ids.get(&l.id), group_process.get(&l.group)) else {
+            continue;
+        };
+        let name = defs.string(l.name).map_or_else(|| format!("Location {}", l.id), str::to_string);
+        locations.insert(loc, (p, name, per_group.get(&l.group).copied().unwrap_or(0) > 1));
+    }
+    let members_of = |class: &definitions::MetricClassDef, b: &mut TraceBuilder| -> Vec<(String, f64)> {
+        class
+            .members
+            .iter()
+            .map(|&m| match defs.metric_members.get(&m) {
+                Some(d) => {
+                    let name = defs.string(d.name).map_or_else(|| format!("metric {m}"), str::to_string);
+                    let unit = defs.string(d.unit).unwrap_or("");
+                    let name = if unit.is_empty() { name } else { format!("{name} [{unit}]") };
+                    (name, d.scale())
+                }
+                None => {
+                    b.warn(WarningKind::DanglingReference, || format!("a metric class names undefined member {m}"));
+                    (format!("metric {m}"), 1.0)
+                }
+            })
+            .collect()
+    };
+    // In id order: warnings must not depend on a hash map's order (a store's manifest holds them).
+    let mut refs = HashMap::new();
+    let mut ids: Vec<u32> = defs.metric_classes.keys().copied().collect();
+    ids.sort_unstable();
+    for id in ids {
+        refs.insert(id, MetricRef { members: members_of(&defs.metric_classes[&id], b), scope: None });
+    }
+    let mut ids: Vec<u32> = defs.metric_instances.keys().copied().collect();
+    ids.sort_unstable();
+    for id in ids {
+        let inst = &defs.metric_instances[&id];
+        let Some(class) = defs.metric_classes.get(&inst.class) else {
+            b.warn(WarningKind::DanglingReference, || {
+                format!("metric instance {id} names undefined metric class {}", inst.class)
+            });
+            continue;
+        };
+        let scope = match inst.scope_kind {
+            definitions::METRIC_SCOPE_LOCATION => location_ids
+                .get(&inst.scope)
+                .and_then(|l| locations.get(l))
+                .map(|(p, name, shared): &(ProcessId, String, bool)| (*p, shared.then(|| name.clone()))),
+            definitions::METRIC_SCOPE_LOCATION_GROUP => {
+                u32::try_from(inst.scope).ok().and_then(|g| group_process.get(&g)).map(|&p| (p, None))
+            }
+            kind => {
+                // A system tree node or a group: the recorder's process, the series named by the scope.
+                let scope_name = u32::try_from(inst.scope).ok().and_then(|s| match kind {
+                    definitions::METRIC_SCOPE_SYSTEM_TREE_NODE => defs.system_tree.get(&s).map(|n| n.name),
+                    _ => defs.groups.get(&s).map(|g| g.name),
+                });
+                let name = scope_name.and_then(|n| defs.string(n)).unwrap_or("scope").to_string();
+                location_ids.get(&inst.recorder).and_then(|l| locations.get(l)).map(|(p, _, _)| (*p, Some(name)))
+            }
+        };
+        refs.insert(
+            id,
+            MetricRef { members: members_of(class, b), scope: Some(scope.unwrap_or((ProcessId(0), None))) },
+        );
+    }
+    MetricTables { refs, locations }
+}
+
+impl State {
+    /// The counter series of metric `metric`'s members as recorded on `loc` (made on first use); None for an
+    /// undefined metric.
+    fn metric_series(&mut self, b: &mut TraceBuilder, metric: u32, loc: LocationId) -> Option<&[(u32, f64)]> {
+        if !self.metric_series.contains_key(&(metric, loc)) {
+            let m = self.metrics.refs.get(&metric)?;
+            let (process, suffix) = match &m.scope {
+                Some((p, suffix)) => (*p, suffix.clone()),
+                None => match self.metrics.locations.get(&loc) {
+                    Some((p, name, shared)) => (*p, shared.then(|| name.clone())),
+                    None => (ProcessId(0), None),
+                },
+            };
+            let series = m
+                .members
+                .iter()
+                .map(|(name, scale)| match &suffix {
+                    Some(s) => (b.counter_series(process, &format!("{name} ({s})")), *scale),
+                    None => (b.counter_series(process, name), *scale),
+                })
+                .collect();
+            self.metric_series.insert((metric, loc), series);
+        }
+        self.metric_series.get(&(metric, loc)).map(Vec::as_slice)
+    }
 }
 
 impl State {
@@ -427,6 +561,40 @@ fn read_location(
             Event::BufferFlush { .. } => {
                 let r = b.region("trace buffer flush", "");
                 b.instant(loc, r, t);
+            }
+            Event::Metric { metric, values } => {
+                let fits = match st.metric_series(b, metric, loc) {
+                    Some(series) => {
+                        let mut fits = values.count as usize == series.len();
+                        for ((type_id, bits), &(s, scale)) in values.iter().zip(series) {
+                            match metric_value(type_id, bits) {
+                                Some(v) => b.counter_sample(s, t, v * scale),
+                                None => fits = false,
+                            }
+                        }
+                        fits
+                    }
+                    None => {
+                        if st.metric_notes.insert(metric) {
+                            b.warn(WarningKind::DanglingReference, || {
+                                format!(
+                                    "{evt_path}: byte {offset}: METRIC names undefined metric {metric}; its values \
+                                     are left out"
+                                )
+                            });
+                        }
+                        true
+                    }
+                };
+                if !fits && st.metric_notes.insert(metric) {
+                    let n = values.count;
+                    b.warn(WarningKind::MalformedRecord, || {
+                        format!(
+                            "{evt_path}: byte {offset}: METRIC of metric {metric} has {n} values that do not fit \
+                             its members (count or value type); what does not fit is left out"
+                        )
+                    });
+                }
             }
             _ => {
                 if let Some(kind) = thread_kind(ev) {

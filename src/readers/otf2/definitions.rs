@@ -1,7 +1,8 @@
 //! OTF2 definitions: the global definitions file (`X.def`: strings, clock, system tree, location groups,
 //! locations, regions, groups, communicators) and the per-location local definitions (`X/N.def`: mapping
-//! tables from local to global ids, clock offsets). Records the reader does not need (metrics, attributes,
-//! parameters, I/O, calling contexts, and anything newer) are skipped by their length.
+//! tables from local to global ids, clock offsets). Metric members, classes and instances are kept (the
+//! METRIC events' meaning). Records the reader does not need (attributes, parameters, I/O, calling contexts,
+//! and anything newer) are skipped by their length.
 //!
 //! Decoding only: this module builds plain tables keyed by OTF2 ids; it must not touch the trace model.
 
@@ -15,6 +16,9 @@ pub const DEF_LOCATION_GROUP: u8 = 13;
 pub const DEF_LOCATION: u8 = 14;
 pub const DEF_REGION: u8 = 15;
 pub const DEF_GROUP: u8 = 18;
+pub const DEF_METRIC_MEMBER: u8 = 19;
+pub const DEF_METRIC_CLASS: u8 = 20;
+pub const DEF_METRIC_INSTANCE: u8 = 21;
 pub const DEF_COMM: u8 = 22;
 /// The highest global definition type OTF2 3.1 defines; higher ones are "newer than this reader".
 pub const DEF_MAX_KNOWN: u8 = 43;
@@ -83,6 +87,54 @@ pub struct CommDef {
     pub parent: u32,
 }
 
+/// One metric (a counter): what it is called, its unit, and how a recorded value becomes one in that unit
+/// (`value × base^exponent`, base 2 or 10).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetricMemberDef {
+    pub name: u32,
+    pub description: u32,
+    /// OTF2_MetricType: 0 other, 1 PAPI, 2 rusage, 3 user.
+    pub metric_type: u8,
+    /// OTF2_MetricMode: value property (low 4 bits: accumulated 0, absolute 1, relative 2) and timing
+    /// (high 4 bits: start, point, last, next).
+    pub mode: u8,
+    /// OTF2_Type of the values: 4 uint64, 8 int64, 10 double.
+    pub value_type: u8,
+    /// OTF2_Base: 0 binary, 1 decimal.
+    pub base: u8,
+    pub exponent: i64,
+    pub unit: u32,
+}
+
+impl MetricMemberDef {
+    /// The factor a recorded value is multiplied by to be in `unit`.
+    pub fn scale(&self) -> f64 {
+        let base: f64 = if self.base == 0 { 2.0 } else { 10.0 };
+        base.powi(self.exponent.clamp(-400, 400) as i32)
+    }
+}
+
+/// A metric class: the members one METRIC event records, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetricClassDef {
+    pub members: Vec<u32>,
+}
+
+/// A metric instance: a class recorded by `recorder` on behalf of a scope (a location, location group,
+/// system tree node or group).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetricInstanceDef {
+    pub class: u32,
+    pub recorder: u64,
+    /// OTF2_MetricScope: 0 location, 1 location group, 2 system tree node, 3 group.
+    pub scope_kind: u8,
+    pub scope: u64,
+}
+
+pub const METRIC_SCOPE_LOCATION: u8 = 0;
+pub const METRIC_SCOPE_LOCATION_GROUP: u8 = 1;
+pub const METRIC_SCOPE_SYSTEM_TREE_NODE: u8 = 2;
+
 /// Group types that matter for resolving ranks to locations.
 pub const GROUP_COMM_LOCATIONS: u8 = 4;
 pub const GROUP_COMM_GROUP: u8 = 5;
@@ -106,6 +158,10 @@ pub struct GlobalDefs {
     pub regions: HashMap<u32, RegionDef>,
     pub groups: HashMap<u32, GroupDef>,
     pub comms: HashMap<u32, CommDef>,
+    pub metric_members: HashMap<u32, MetricMemberDef>,
+    /// Metric classes and instances share one id space (a METRIC event names either).
+    pub metric_classes: HashMap<u32, MetricClassDef>,
+    pub metric_instances: HashMap<u32, MetricInstanceDef>,
     /// Records read, and records skipped because weft does not use them (by type).
     pub records: u64,
     pub skipped: u64,
@@ -214,6 +270,34 @@ fn global_record(defs: &mut GlobalDefs, kind: u8, c: &mut Cursor) -> Decoded<()>
             let id = c.u32().map_err(note("Comm"))?;
             let comm = CommDef { name: c.u32()?, group: c.u32()?, parent: c.u32()? };
             defs.comms.insert(id, comm);
+        }
+        DEF_METRIC_MEMBER => {
+            let id = c.u32().map_err(note("MetricMember"))?;
+            let m = MetricMemberDef {
+                name: c.u32()?,
+                description: c.u32()?,
+                metric_type: c.u8()?,
+                mode: c.u8()?,
+                value_type: c.u8()?,
+                base: c.u8()?,
+                exponent: c.i64()?,
+                unit: c.u32()?,
+            };
+            defs.metric_members.insert(id, m);
+        }
+        DEF_METRIC_CLASS => {
+            let id = c.u32().map_err(note("MetricClass"))?;
+            let n = c.u8()?;
+            let mut members = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                members.push(c.u32()?);
+            }
+            defs.metric_classes.insert(id, MetricClassDef { members });
+        }
+        DEF_METRIC_INSTANCE => {
+            let id = c.u32().map_err(note("MetricInstance"))?;
+            let m = MetricInstanceDef { class: c.u32()?, recorder: c.u64()?, scope_kind: c.u8()?, scope: c.u64()? };
+            defs.metric_instances.insert(id, m);
         }
         k if k <= DEF_MAX_KNOWN => defs.skipped += 1,
         k => {

@@ -88,6 +88,11 @@ impl<'a> Cursor<'a> {
         self.pos = start.min(end);
     }
 
+    /// The bytes from `start` up to the current position.
+    pub fn since(&self, start: usize) -> &'a [u8] {
+        &self.data[start.min(self.pos)..self.pos]
+    }
+
     pub fn error<T>(&self, what: impl Into<String>) -> Decoded<T> {
         Err(DecodeError { offset: self.pos as u64, what: what.into() })
     }

@@ -4,7 +4,7 @@
 //!
 //! Decoding only: what the events mean (intervals, messages, collectives) is decided by the caller.
 
-use super::definitions::{LocalDefs, MAPPING_COMM, MAPPING_REGION};
+use super::definitions::{LocalDefs, MAPPING_COMM, MAPPING_METRIC, MAPPING_REGION};
 use super::encoding::{Cursor, DecodeError, Decoded, Item, Records, ATTRIBUTE_LIST};
 
 pub const EVT_BUFFER_FLUSH: u8 = 10;
@@ -42,9 +42,40 @@ pub const EVT_THREAD_END: u8 = 65;
 /// matched-probe receives of OTF2 3.2 (MpiProbe, MpiMrecv, MpiImrecv*) are reported as unknown.
 pub const EVT_MAX_KNOWN: u8 = 88;
 
+/// OTF2_Type codes a metric value may have.
+pub const TYPE_UINT64: u8 = 4;
+pub const TYPE_INT64: u8 = 8;
+pub const TYPE_DOUBLE: u8 = 10;
+
+/// The values of one METRIC record, as written: (OTF2 type, the value's 64 bits), checked to decode when the
+/// record was read. The bits are a `u64`, an `i64` or an `f64` by the type ([`metric_value`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetricValues<'a> {
+    bytes: &'a [u8],
+    big_endian: bool,
+    pub count: u8,
+}
+
+impl<'a> MetricValues<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = (u8, u64)> + 'a {
+        let mut c = Cursor::new(self.bytes, self.big_endian);
+        (0..self.count).map_while(move |_| Some((c.u8().ok()?, c.u64().ok()?)))
+    }
+}
+
+/// A metric value's bits as a number, by its OTF2 type; None for a type metrics cannot have.
+pub fn metric_value(type_id: u8, bits: u64) -> Option<f64> {
+    match type_id {
+        TYPE_UINT64 => Some(bits as f64),
+        TYPE_INT64 => Some(bits as i64 as f64),
+        TYPE_DOUBLE => Some(f64::from_bits(bits)),
+        _ => None,
+    }
+}
+
 /// One decoded event record (references already mapped to global ids).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Event {
+pub enum Event<'a> {
     BufferFlush {
         stop_time: u64,
     },
@@ -160,7 +191,11 @@ pub enum Event {
         contingent: u32,
         sequence: u64,
     },
-    Metric,
+    /// Values of a metric class's members (or a metric instance's class), in member order.
+    Metric {
+        metric: u32,
+        values: MetricValues<'a>,
+    },
     /// A record of a known type weft does not use (RMA, I/O, locks, parameters, calling contexts, ...).
     Other {
         kind: u8,
@@ -185,8 +220,8 @@ pub struct FileStats {
 
 /// Decode one location's event file, calling `f(time_ticks, offset, event)` for each event in file order.
 /// On a decoding error, the events before it have been delivered and the error names the offset.
-pub fn decode<F: FnMut(u64, u64, Event)>(
-    data: &[u8],
+pub fn decode<'a, F: FnMut(u64, u64, Event<'a>)>(
+    data: &'a [u8],
     chunk_size: u64,
     local: &LocalDefs,
     mut f: F,
@@ -248,7 +283,7 @@ pub fn decode<F: FnMut(u64, u64, Event)>(
 }
 
 #[inline]
-fn event(kind: u8, c: &mut Cursor, local: &LocalDefs) -> Decoded<Event> {
+fn event<'a>(kind: u8, c: &mut Cursor<'a>, local: &LocalDefs) -> Decoded<Event<'a>> {
     let comm = |c: &mut Cursor| -> Decoded<u32> { Ok(local.map(MAPPING_COMM, c.u32()?)) };
     Ok(match kind {
         EVT_ENTER => Event::Enter { region: local.map(MAPPING_REGION, c.u32()?) },
@@ -276,7 +311,16 @@ fn event(kind: u8, c: &mut Cursor, local: &LocalDefs) -> Decoded<Event> {
         EVT_OMP_TASK_CREATE => Event::OmpTaskCreate { task: c.u64()? },
         EVT_OMP_TASK_SWITCH => Event::OmpTaskSwitch { task: c.u64()? },
         EVT_OMP_TASK_COMPLETE => Event::OmpTaskComplete { task: c.u64()? },
-        EVT_METRIC => Event::Metric,
+        EVT_METRIC => {
+            let metric = local.map(MAPPING_METRIC, c.u32()?);
+            let count = c.u8()?;
+            let start = c.pos();
+            for _ in 0..count {
+                c.u8()?;
+                c.u64()?;
+            }
+            Event::Metric { metric, values: MetricValues { bytes: c.since(start), big_endian: c.big_endian(), count } }
+        }
         EVT_THREAD_FORK => Event::ThreadFork { model: c.u8()?, requested_threads: c.u32()? },
         EVT_THREAD_JOIN => Event::ThreadJoin { model: c.u8()? },
         EVT_THREAD_TEAM_BEGIN => Event::ThreadTeamBegin { team: comm(c)? },

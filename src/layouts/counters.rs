@@ -1,0 +1,191 @@
+//! Counter tracks of the timeline: one track per counter series (OTF2 metrics, Chrome `C` events, Paraver
+//! counters), grouped below the location rows under one header, as Vampir's counter timeline and Perfetto's
+//! counter tracks show them. [`CounterIndex`] is built once per trace: each series' sample range, its
+//! minimum and maximum, and a min/max pyramid (blocks of 64, 64², ...) so the scene finds the extremes of
+//! any sample range in O(64 · levels + range / 64^levels) and keeps spikes at every zoom.
+//! [`CounterLayout`] places the shown tracks (layout pixels, below the rows); nothing here knows a viewport
+//! or a colour.
+
+use super::timeline::TimelineLayout;
+use crate::model::{ProcessId, Trace};
+use std::ops::Range;
+
+/// Samples (then blocks) per block of the pyramid's next level.
+const BLOCK: usize = 64;
+
+/// Heights in CSS pixels.
+pub const TRACK_PX: f32 = 40.0;
+pub const HEADER_PX: f32 = 22.0;
+
+/// One series' samples and extremes.
+#[derive(Clone, Debug)]
+pub struct SeriesIndex {
+    /// The series' samples, into `trace.counters`' sample columns (sorted by time).
+    pub samples: Range<usize>,
+    /// Smallest and largest finite value (0, 0 for a series without one).
+    pub min: f64,
+    pub max: f64,
+    /// Level k holds the (min, max) of blocks of 64^(k+1) samples.
+    levels: Vec<Vec<(f64, f64)>>,
+}
+
+impl SeriesIndex {
+    fn new(values: &[f64], samples: Range<usize>) -> Self {
+        let mut levels: Vec<Vec<(f64, f64)>> = Vec::new();
+        let mut below: Vec<(f64, f64)> = values.iter().map(|&v| finite(v)).collect();
+        let (min, max) = below.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, &b| (a.0.min(b.0), a.1.max(b.1)));
+        while below.len() > BLOCK {
+            let next: Vec<(f64, f64)> = below
+                .chunks(BLOCK)
+                .map(|c| c.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, &b| (a.0.min(b.0), a.1.max(b.1))))
+                .collect();
+            levels.push(next.clone());
+            below = next;
+        }
+        let (min, max) = if min <= max { (min, max) } else { (0.0, 0.0) };
+        SeriesIndex { samples, min, max, levels }
+    }
+
+    /// The smallest and largest finite value of the samples `a..b` (positions within the series); None when
+    /// there is none.
+    pub fn extremes(&self, values: &[f64], a: usize, b: usize) -> Option<(f64, f64)> {
+        let values = &values[self.samples.clone()];
+        let (mut a, mut b) = (a.min(values.len()), b.min(values.len()));
+        let mut acc = (f64::INFINITY, f64::NEG_INFINITY);
+        let fold = |acc: &mut (f64, f64), p: (f64, f64)| *acc = (acc.0.min(p.0), acc.1.max(p.1));
+        let mut level = 0usize;
+        loop {
+            let get = |i: usize| if level == 0 { finite(values[i]) } else { self.levels[level - 1][i] };
+            let (up, down) = (a.div_ceil(BLOCK), b / BLOCK);
+            if level == self.levels.len() || up >= down {
+                (a..b).for_each(|i| fold(&mut acc, get(i)));
+                break;
+            }
+            (a..up * BLOCK).for_each(|i| fold(&mut acc, get(i)));
+            (down * BLOCK..b).for_each(|i| fold(&mut acc, get(i)));
+            (a, b) = (up, down);
+            level += 1;
+        }
+        (acc.0 <= acc.1).then_some(acc)
+    }
+}
+
+/// A value as a (min, max) pair; a value that is not finite counts as neither.
+fn finite(v: f64) -> (f64, f64) {
+    if v.is_finite() {
+        (v, v)
+    } else {
+        (f64::INFINITY, f64::NEG_INFINITY)
+    }
+}
+
+/// Every counter series of a trace, indexed.
+#[derive(Clone, Debug, Default)]
+pub struct CounterIndex {
+    pub series: Vec<SeriesIndex>,
+}
+
+impl CounterIndex {
+    pub fn new(trace: &Trace) -> Self {
+        let c = &trace.counters;
+        let series = (0..c.series_name.len() as u32)
+            .map(|s| {
+                // Samples are sorted by series, then time.
+                let a = c.sample_series.partition_point(|&x| x < s);
+                let b = c.sample_series.partition_point(|&x| x <= s);
+                SeriesIndex::new(&c.sample_value[a..b], a..b)
+            })
+            .collect();
+        CounterIndex { series }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.series.is_empty()
+    }
+}
+
+/// One shown track.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CounterTrack {
+    pub series: u32,
+    pub process: ProcessId,
+    /// Top of the track in layout pixels.
+    pub y: f32,
+}
+
+/// The shown tracks below the location rows: a header at `top`, then one track per shown series in process
+/// order (the rows' order), then series order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CounterLayout {
+    pub top: f32,
+    pub tracks: Vec<CounterTrack>,
+    /// Header and tracks (0 when no track is shown).
+    pub height: f32,
+}
+
+impl CounterLayout {
+    /// Tracks for the series `shown` accepts whose process has a row in `rows` (a location filter hides a
+    /// process's counters with its rows), placed below the rows.
+    pub fn new(trace: &Trace, rows: &TimelineLayout, shown: impl Fn(u32) -> bool) -> Self {
+        let m = rows.metrics;
+        let top = rows.rows.last().map_or(0.0, |r| r.y + r.lanes as f32 * m.lane_px + m.row_gap_px);
+        let mut process_rank = vec![usize::MAX; trace.processes.len()];
+        for r in &rows.rows {
+            let p = r.process.index();
+            if process_rank[p] == usize::MAX {
+                process_rank[p] = r.y as usize;
+            }
+        }
+        let c = &trace.counters;
+        let mut series: Vec<u32> = (0..c.series_name.len() as u32)
+            .filter(|&s| process_rank.get(c.series_process[s as usize].index()).is_some_and(|&k| k != usize::MAX))
+            .filter(|&s| shown(s))
+            .collect();
+        series.sort_by_key(|&s| (process_rank[c.series_process[s as usize].index()], s));
+        if series.is_empty() {
+            return CounterLayout { top, tracks: Vec::new(), height: 0.0 };
+        }
+        let tracks = series
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| CounterTrack {
+                series: s,
+                process: c.series_process[s as usize],
+                y: top + HEADER_PX + k as f32 * TRACK_PX,
+            })
+            .collect();
+        CounterLayout { top, tracks, height: HEADER_PX + series.len() as f32 * TRACK_PX }
+    }
+
+    /// The track whose band spans layout y, if any.
+    pub fn track_at(&self, y: f32) -> Option<usize> {
+        let first = self.tracks.first()?.y;
+        if y < first {
+            return None;
+        }
+        let k = ((y - first) / TRACK_PX) as usize;
+        (k < self.tracks.len()).then_some(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extremes_of_any_range_equal_a_scan() {
+        let values: Vec<f64> = (0..20_000u64).map(|i| ((i * 7919) % 10_007) as f64 - 5000.0).collect();
+        let ix = SeriesIndex::new(&values, 0..values.len());
+        assert_eq!(ix.levels.len(), 2, "20000 samples: 313 blocks of 64, then 5 of 4096");
+        for (a, b) in [(0, 20_000), (3, 4), (63, 64), (64, 128), (5, 9_000), (4095, 4097), (100, 19_999), (7, 7)] {
+            let scan = values[a..b]
+                .iter()
+                .fold(None, |acc: Option<(f64, f64)>, &v| Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v)))));
+            assert_eq!(ix.extremes(&values, a, b), scan, "{a}..{b}");
+        }
+        let with_nan = [1.0, f64::NAN, -3.0, f64::INFINITY];
+        let ix = SeriesIndex::new(&with_nan, 0..4);
+        assert_eq!((ix.min, ix.max), (-3.0, 1.0), "values that are not numbers are not extremes");
+        assert_eq!(ix.extremes(&with_nan, 1, 2), None);
+    }
+}

@@ -1,0 +1,28 @@
+//! The counter tracks' questions to the timeline shown (www/counters-panel.js asks, and lists the series
+//! with a checkbox each): every counter series with whether its track is shown, its process, sample count,
+//! minimum and maximum, and the shown tracks' places; show or hide one track. The state is the timeline
+//! pane's (views::counters); no DOM and no drawing here.
+
+use super::viewer::{to_js, Viewer};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+impl Viewer {
+    /// `{series: [{series, name, process, shown, samples, min, max}], tracks: [{series, y}], track_px, top}`
+    /// of the timeline shown (y in CSS pixels of the canvas), or null when no timeline is shown.
+    pub fn timeline_counters(&mut self) -> JsValue {
+        self.timeline_pane().map_or(JsValue::NULL, |p| to_js(&p.counter_tracks()))
+    }
+
+    /// Up to `count` samples of counter series `series` from its `from`-th on, `{time_ns, value}` (the
+    /// page's model), or null when no timeline is shown.
+    pub fn timeline_counter_samples(&mut self, series: u32, from: usize, count: usize) -> JsValue {
+        self.timeline_pane().map_or(JsValue::NULL, |p| to_js(&p.counter_samples(series, from, count)))
+    }
+
+    /// Show or hide counter series `series`' track; false when no timeline is shown or the trace has no
+    /// such series.
+    pub fn timeline_set_counter_shown(&mut self, series: u32, shown: bool) -> bool {
+        self.timeline_pane().is_some_and(|p| p.set_counter_shown(series, shown))
+    }
+}

@@ -8,6 +8,7 @@ pub mod aggregate;
 pub mod axis;
 pub mod execgraph;
 pub mod grains;
+pub mod message_marks;
 pub mod moments;
 pub mod palette;
 pub mod particles;

@@ -2,14 +2,17 @@
 //! hover names a slice, or an arrow's two ends. The user's questions are state here too: a selected time
 //! range and its region profile (`analyses::profile`, the table `weft info --window` prints), one region's
 //! intervals marked (a profile row clicked), and a search of regions by name with the current match
-//! (scene::timeline_marks draws them over the scene).
+//! (scene::timeline_marks draws them over the scene), and the clicked message or MPI call with its partners
+//! (views::message_select holds it, scene::message_marks draws it).
 
+use super::message_select::{self, MessageSelect, MessageSelection};
 use super::{num, Hover, Pane};
 use crate::analyses::busy::glob_match;
 use crate::analyses::moments::TimeWindow;
 use crate::analyses::profile::{profile, RegionProfile};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::{LocationId, MessageKind, RegionId, Trace};
+use crate::scene::message_marks;
 use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
 use crate::scene::timeline_marks::{outline_interval, selection_band, Marked};
 use crate::scene::{Rgba, Scene};
@@ -35,6 +38,8 @@ pub struct TimelinePane {
     search: Option<Search>,
     /// The marked region's intervals, else the search's matches, indexed for drawing.
     marked: Option<Marked>,
+    /// The clicked message or call and its partners (views::message_select).
+    messages: MessageSelect,
 }
 
 /// A search of regions by name: the pattern, the matching intervals of the shown rows in time order, and
@@ -92,7 +97,58 @@ impl TimelinePane {
             marked_region: None,
             search: None,
             marked: None,
+            messages: MessageSelect::default(),
         }
+    }
+
+    /// Select the message line, or the sending, receiving or collective call, at screen (x, y)
+    /// (`views::message_select`); elsewhere clears the selection.
+    pub fn message_click(&mut self, x: f32, y: f32) -> Option<&MessageSelection> {
+        let ts = TimelineScene { trace: &self.trace, layout: &self.layout, colors: &self.colors };
+        self.messages.click(&ts, &self.view, x, y)
+    }
+
+    /// Select the messages interval `i` sends or receives, or its collective operation.
+    pub fn message_select_call(&mut self, i: usize) -> Option<&MessageSelection> {
+        self.messages.select_call(&self.trace, i)
+    }
+
+    /// Select message `j` as if clicked near its send end (`at_send`) or its receive end.
+    pub fn message_select(&mut self, j: usize, at_send: bool) -> Option<&MessageSelection> {
+        self.messages.select_message(&self.trace, j, at_send)
+    }
+
+    pub fn message_selection(&self) -> Option<&MessageSelection> {
+        self.messages.selection()
+    }
+
+    pub fn clear_message_selection(&mut self) {
+        self.messages.clear();
+    }
+
+    /// Pan to the partner end of listed message `k` (its call, or its time): false when there is none.
+    pub fn message_go_to_partner(&mut self, k: usize) -> bool {
+        let Some(end) = self.messages.selection().and_then(|s| s.partner(k)).cloned() else { return false };
+        let (t0, t1, depth) = match &end.call {
+            Some(c) => (c.start_ns, c.end_ns, self.trace.intervals.depth[c.interval]),
+            None => (end.time_ns, end.time_ns, 0),
+        };
+        let ts = TimelineScene { trace: &self.trace, layout: &self.layout, colors: &self.colors };
+        message_select::reveal(&ts, &mut self.view, LocationId(end.location), t0, t1, depth);
+        true
+    }
+
+    /// The trace shown.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// Screen segment (x0, y0, x1, y1) of message `j` in the current view, when both its ends have rows.
+    pub fn message_segment(&self, j: usize) -> Option<(f32, f32, f32, f32)> {
+        let (m, lay) = (&self.trace.messages, &self.layout);
+        let has_row = |l: LocationId| (lay.row_of_location[l.index()] as usize) < lay.rows.len();
+        (j < m.len() && has_row(m.sender[j]) && has_row(m.receiver[j]))
+            .then(|| self.scene_builder().flow_segment(&self.view, j))
     }
 
     /// The time (ns from the trace's start) at screen x.
@@ -360,6 +416,9 @@ impl Pane for TimelinePane {
         if let Some(hit) = self.search_hit() {
             outline_interval(&mut sc, &self.trace, &self.layout, &self.view, hit.interval);
         }
+        if let Some(sel) = self.messages.selection() {
+            message_marks::highlight(&mut sc, &self.scene_builder(), &self.view, &sel.message_ids(), &sel.intervals());
+        }
         sc
     }
     fn state(&self) -> serde_json::Value {
@@ -399,6 +458,7 @@ impl Pane for TimelinePane {
                 "pattern": s.pattern, "count": s.matches.len(), "at": s.at,
                 "hit": self.search_hit(),
             })),
+            "message_selection": self.messages.selection(),
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {
@@ -460,6 +520,9 @@ impl Pane for TimelinePane {
                 self.mark_region(Some(r));
             }
         }
+        if let Some(sel) = s.get("message_selection") {
+            self.messages.restore(&self.trace, sel);
+        }
         if let Some(pattern) = s.get("search").and_then(|x| x.get("pattern")).and_then(|p| p.as_str()) {
             self.search(pattern);
             if let Some(at) = s["search"]["at"].as_u64().map(|a| a as usize) {
@@ -468,6 +531,11 @@ impl Pane for TimelinePane {
                 }
             }
         }
+    }
+    fn click(&mut self, x: f32, y: f32) -> bool {
+        let before = self.messages.selection().cloned();
+        self.message_click(x, y);
+        before.as_ref() != self.messages.selection()
     }
     fn as_timeline(&mut self) -> Option<&mut TimelinePane> {
         Some(self)

@@ -7,6 +7,7 @@
 mod aggregate;
 mod execgraph;
 mod grains;
+mod messages;
 mod moments;
 mod particles;
 mod set;

@@ -8,6 +8,7 @@ import { nameOfUrl } from './open-url.js';
 import { GrainPanel } from './grain-panel.js';
 import { AggregatePanel } from './aggregate-panel.js';
 import { ProfilePanel } from './profile-panel.js';
+import { CommPanel } from './comm-matrix.js';
 
 import { particlesView } from './particles.js';
 import { showWarnings } from './warnings-panel.js';
@@ -609,6 +610,7 @@ function renderViewOptions(view) {
   box.replaceChildren();
   if (weft.grainPanel) weft.grainPanel.update(view);
   if (weft.profilePanel) weft.profilePanel.update(view, box);
+  if (weft.commPanel) weft.commPanel.update(view, box);
   if (particlesView(view, box, weft)) return;
   if (weft.aggregatePanel && weft.aggregatePanel.update(view, box)) return;
   optionControls(box, weft.viewer.option_schema(), setOption);
@@ -752,6 +754,7 @@ async function main() {
   weft.aggregatePanel = new AggregatePanel({ viewer: built.viewer, canvas: built.canvas, help: $('help'), onError: showError, onCompare: compareWith,
     renderOptions: (box) => optionControls(box, built.viewer.option_schema(), (o, v) => weft.aggregatePanel.configure(o.key, v)) });
   weft.profilePanel = new ProfilePanel({ viewer: built.viewer, canvas: built.canvas, root: $('profile-panel'), onError: showError });
+  weft.commPanel = new CommPanel({ viewer: built.viewer, canvas: built.canvas, root: $('comm-panel'), onError: showError });
   new ResizeObserver(resize).observe(ui.stage);
   resize();
   requestAnimationFrame(loop);

@@ -14,6 +14,8 @@ mod bench;
 #[cfg(feature = "page")]
 mod grain_panel;
 #[cfg(feature = "page")]
+mod message_panel;
+#[cfg(feature = "page")]
 mod overlay;
 #[cfg(feature = "page")]
 mod profile_panel;

@@ -140,17 +140,21 @@ fn weft_info_prints_the_matrix() {
     assert_eq!(cm["bytes"], serde_json::to_value(&m.bytes).unwrap());
     assert_eq!(cm["receivers"], serde_json::to_value(&m.receivers).unwrap());
 
-    let (a, b) = (t.span_ns / 4, t.span_ns / 2);
+    let mut sends = t.messages.send_ns.clone();
+    sends.sort_unstable();
+    let (a, b) = (sends[sends.len() / 4], sends[sends.len() / 2]);
     let window = format!("{a}:{b}");
     let json: Value = serde_json::from_slice(&weft_info(&[path, "--window", &window, "--json"]).stdout).unwrap();
     let w = comm_matrix(&t, Some(TimeWindow { start_ns: a, end_ns: b }), MatrixUnit::Process);
     assert_eq!(json["comm_matrix"]["count"], serde_json::to_value(&w.count).unwrap());
     assert_ne!(w.count, m.count, "the window's matrix is not the whole trace's");
+    assert!(w.messages() > 0, "the window holds messages");
 
     // Text: 32 processes is more than the compact matrix shows; the ping-pong's two are shown.
     let text = String::from_utf8(weft_info(&[path]).stdout).unwrap();
-    assert!(text.contains(&format!("comm matrix {} messages", m.messages())), "{text}");
     assert!(text.contains("the matrix is in --json"), "{text}");
+    let text = String::from_utf8(weft_info(&[path, "--window", &window]).stdout).unwrap();
+    assert!(text.contains(&format!("comm matrix {} messages", w.messages())), "{text}");
     let pp = root.join("otf2/pipit-ping-pong-mpi/traces.otf2");
     let text = String::from_utf8(weft_info(&[pp.to_str().unwrap()]).stdout).unwrap();
     let t = read_path(&pp).unwrap();

@@ -8,7 +8,7 @@
 //! Both outputs also give the communication matrix of point-to-point messages by process
 //! (`analyses::comm_matrix`, the page's matrix panel): `--json` as `comm_matrix` {`unit`, `senders`,
 //! `receivers`, `bytes`, `count`, `ids`} (of the window, by send time, when one is given); text as counts and
-//! bytes for at most 16 processes.
+//! bytes for at most 16 processes (more: the totals of a window, or where the matrix is).
 
 use serde::Serialize;
 use std::path::PathBuf;
@@ -59,9 +59,12 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             let e = |e| crate::index::store_error(&a.file, e);
             let store = store.map_err(e)?;
             let s = store.summary(10).map_err(e)?;
-            if a.json || window.is_some() {
+            // The text shows the matrix of a few processes: decoded for it too, so a store prints what its
+            // trace prints.
+            if a.json || window.is_some() || s.processes <= MATRIX_TEXT_MAX {
                 let trace = store.to_trace().map_err(e)?;
-                (s, profile(&trace, window, |_| true), Some(comm_matrix(&trace, window, MatrixUnit::Process)))
+                let regions = if a.json || window.is_some() { profile(&trace, window, |_| true) } else { Vec::new() };
+                (s, regions, Some(comm_matrix(&trace, window, MatrixUnit::Process)))
             } else {
                 (s, Vec::new(), None)
             }
@@ -132,8 +135,15 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    if let Some(m) = matrix.as_ref().filter(|m| m.messages() > 0) {
-        print_matrix(m, window.is_some());
+    // The matrix of a window, or of the whole trace of a few processes; more processes: where it is. (A
+    // store's whole matrix would need every tile decoded.)
+    match matrix.as_ref().filter(|m| m.messages() > 0) {
+        Some(m) if window.is_some() || s.processes <= MATRIX_TEXT_MAX => print_matrix(m, window.is_some()),
+        _ if window.is_none() && s.messages > 0 && s.processes > MATRIX_TEXT_MAX => {
+            println!();
+            println!("comm matrix (more than {MATRIX_TEXT_MAX} processes: the matrix is in --json)");
+        }
+        _ => {}
     }
     if let Some(w) = window {
         println!();

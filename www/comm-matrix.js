@@ -2,7 +2,8 @@
 // receiver, size, tag, communicator, send and receive time, latency, the calls at both ends, a "go to
 // partner" button; or a collective's members), and the communication matrix (sender x receiver, messages,
 // bytes or mean size, by process or location) of the Shift+drag selection or of the whole trace, drawn on a
-// canvas as a heat map with its colour scale and a hover tooltip. The Viewer answers every question
+// canvas as a heat map with its colour scale and a hover tooltip; a cell click highlights that pair's
+// messages in the timeline. The Viewer answers every question
 // (src/web/message_panel.rs over views::message_select and analyses::comm_matrix, the matrix
 // `weft info --window --json` prints as comm_matrix); this file only arranges the answers. Trace-derived text
 // goes in with textContent only.
@@ -34,6 +35,7 @@ function ramp(s) {
 }
 const css = ([r, g, b]) => `rgb(${r}, ${g}, ${b})`;
 
+const CARDS = 20; // message cards shown at most
 const CELL_MAX = 28; // px: a cell's size at most (fewer processes)
 const CELL_MIN = 3; // px: at least (many processes: the canvas scrolls)
 
@@ -83,6 +85,7 @@ export class CommPanel {
     });
     this.heat.addEventListener('pointermove', (e) => this.hoverCell(e));
     this.heat.addEventListener('pointerleave', () => { this.tip.textContent = ''; });
+    this.heat.addEventListener('click', (e) => this.clickCell(e));
     this.showSelection(null);
   }
 
@@ -150,9 +153,17 @@ export class CommPanel {
     }
     const kids = [];
     if (sel.call) kids.push(el('div', { class: 'muted', text: `${sel.call.region} · ${formatNs(sel.call.start_ns)} to ${formatNs(sel.call.end_ns)}` }));
+    if (sel.clicked === 'pair') {
+      const m0 = sel.messages[0];
+      kids.push(el('div', { id: 'pair-caption', text: m0
+        ? `${sel.total.toLocaleString('en-US')} messages from ${m0.from.process}${this.matrix && this.matrix.unit === 'location' ? ` / ${m0.from.name}` : ''} to ${m0.to.process}${this.matrix && this.matrix.unit === 'location' ? ` / ${m0.to.name}` : ''}, highlighted`
+        : 'No message between this pair in this range.' }));
+    }
     if (sel.messages.length) {
       if (sel.total > 1) kids.push(el('div', { class: 'muted', text: `${sel.total.toLocaleString('en-US')} messages${sel.total > sel.messages.length ? `, first ${sel.messages.length} listed` : ''}` }));
-      sel.messages.forEach((m, k) => kids.push(this.messageCard(m, k)));
+      // Cards for the first few (a matrix cell may hold thousands; all listed are highlighted).
+      sel.messages.slice(0, CARDS).forEach((m, k) => kids.push(this.messageCard(m, k)));
+      if (sel.messages.length > CARDS) kids.push(el('div', { class: 'muted', text: `cards for the first ${CARDS}` }));
     }
     if (sel.collective) kids.push(this.collectiveCard(sel.collective));
     const clear = el('button', { type: 'button', id: 'message-clear', text: 'Clear' });
@@ -246,12 +257,29 @@ export class CommPanel {
     this.scale.replaceChildren(el('span', { text: '0' }), bar, el('span', { text: `${max ? this.label(max) : '0'} (square-root scale)` }));
   }
 
-  hoverCell(e) {
+  /** The matrix cell [sender, receiver] under a pointer event, or null. */
+  cellAt(e) {
     const m = this.matrix;
-    if (!m || !m.senders.length) return;
+    if (!m || !m.senders.length) return null;
     const r0 = this.heat.getBoundingClientRect();
     const r = Math.floor((e.clientX - r0.left) / this.cell), s = Math.floor((e.clientY - r0.top) / this.cell);
-    if (s < 0 || r < 0 || s >= m.senders.length || r >= m.receivers.length) { this.tip.textContent = ''; return; }
+    return s < 0 || r < 0 || s >= m.senders.length || r >= m.receivers.length ? null : [s, r];
+  }
+
+  /** A cell click highlights that pair's messages (of the matrix's window) in the timeline and lists them. */
+  clickCell(e) {
+    const c = this.cellAt(e);
+    if (!c) return;
+    const m = this.matrix;
+    const sel = this.call(() => this.viewer.timeline_message_select_pair(m.unit, m.ids[c[0]], m.ids[c[1]], m.whole));
+    if (sel !== undefined) this.showSelection(sel);
+  }
+
+  hoverCell(e) {
+    const m = this.matrix;
+    const c = this.cellAt(e);
+    if (!c) { this.tip.textContent = ''; return; }
+    const [s, r] = c;
     const n = m.count[s][r], b = m.bytes[s][r];
     this.tip.textContent = `${m.senders[s]} → ${m.receivers[r]}: ${n.toLocaleString('en-US')} messages, ${formatBytes(b)}` +
       (n ? `, mean ${formatBytes(Math.round(b / n))}` : '');

@@ -85,10 +85,22 @@ pub struct CollectiveInfo {
     pub member_count: usize,
 }
 
+/// A pair of the communication matrix (a cell clicked): its senders' and receivers' unit and id, and the
+/// window the matrix was of.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Pair {
+    /// "process" or "location".
+    pub unit: &'static str,
+    pub sender: u32,
+    pub receiver: u32,
+    pub t0_ns: u64,
+    pub t1_ns: u64,
+}
+
 /// What a click selected.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct MessageSelection {
-    /// "message" (a line), "call" (a call with messages) or "collective".
+    /// "message" (a line), "call" (a call with messages), "collective", or "pair" (a matrix cell).
     pub clicked: &'static str,
     /// The clicked call, for "call" and "collective".
     pub call: Option<Call>,
@@ -96,6 +108,9 @@ pub struct MessageSelection {
     pub total: usize,
     pub messages: Vec<MessageInfo>,
     pub collective: Option<CollectiveInfo>,
+    /// The matrix cell, for "pair".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pair: Option<Pair>,
 }
 
 impl MessageSelection {
@@ -195,6 +210,15 @@ impl MessageSelect {
                     self.select_message(trace, j, first["partner"] == "to");
                 }
             }
+            Some("pair") => {
+                let p = &sel["pair"];
+                let unit = if p["unit"] == "location" { "location" } else { "process" };
+                let n = |k: &str| p[k].as_u64();
+                if let (Some(s), Some(r), Some(t0), Some(t1)) = (n("sender"), n("receiver"), n("t0_ns"), n("t1_ns")) {
+                    let (Ok(sender), Ok(receiver)) = (u32::try_from(s), u32::try_from(r)) else { return };
+                    self.select_pair(trace, Pair { unit, sender, receiver, t0_ns: t0, t1_ns: t1 });
+                }
+            }
             Some("call" | "collective") => {
                 if let Some(i) = num(&sel["call"]["interval"]) {
                     self.select_call(trace, i);
@@ -232,8 +256,14 @@ impl MessageSelect {
             return None;
         }
         let info = message_info(trace, j, if at_send { "to" } else { "from" });
-        self.selection =
-            Some(MessageSelection { clicked: "message", call: None, total: 1, messages: vec![info], collective: None });
+        self.selection = Some(MessageSelection {
+            clicked: "message",
+            call: None,
+            total: 1,
+            messages: vec![info],
+            collective: None,
+            pair: None,
+        });
         self.selection.as_ref()
     }
 
@@ -271,7 +301,8 @@ impl MessageSelect {
             found.sort_unstable_by_key(|&(j, _)| (m.send_ns[j], j));
             let total = found.len();
             let messages = found.into_iter().take(MAX_LISTED).map(|(j, p)| message_info(trace, j, p)).collect();
-            self.selection = Some(MessageSelection { clicked: "call", call, total, messages, collective: None });
+            self.selection =
+                Some(MessageSelection { clicked: "call", call, total, messages, collective: None, pair: None });
             return self.selection.as_ref();
         }
         let collective = self.collective_of(trace, i)?;
@@ -281,7 +312,41 @@ impl MessageSelect {
             total: 0,
             messages: Vec::new(),
             collective: Some(collective),
+            pair: None,
         });
+        self.selection.as_ref()
+    }
+
+    /// Select the point-to-point messages from `pair.sender` to `pair.receiver` (processes or locations as
+    /// `pair.unit` says) sent in [t0, t1) (`analyses::comm_matrix`'s rule: the end included at the trace's
+    /// end), a cell of the communication matrix; the first [`MAX_LISTED`] by send time are listed.
+    pub fn select_pair(&mut self, trace: &Trace, pair: Pair) -> Option<&MessageSelection> {
+        self.selection = None;
+        let m = &trace.messages;
+        let key = |l: LocationId| match pair.unit {
+            "process" => trace.locations.process[l.index()].0,
+            _ => l.0,
+        };
+        let to_end = pair.t1_ns >= trace.span_ns;
+        let index = self.index(trace);
+        let mut found: Vec<usize> = index
+            .by_send
+            .iter()
+            .map(|&j| j as usize)
+            .filter(|&j| {
+                let t = m.send_ns[j];
+                m.kind[j] == MessageKind::PointToPoint
+                    && key(m.sender[j]) == pair.sender
+                    && key(m.receiver[j]) == pair.receiver
+                    && t >= pair.t0_ns
+                    && (t < pair.t1_ns || (to_end && t == pair.t1_ns))
+            })
+            .collect();
+        found.sort_unstable_by_key(|&j| (m.send_ns[j], j));
+        let total = found.len();
+        let messages = found.into_iter().take(MAX_LISTED).map(|j| message_info(trace, j, "to")).collect();
+        self.selection =
+            Some(MessageSelection { clicked: "pair", call: None, total, messages, collective: None, pair: Some(pair) });
         self.selection.as_ref()
     }
 

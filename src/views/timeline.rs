@@ -5,9 +5,10 @@
 //! (scene::timeline_marks draws them over the scene), and the clicked message or MPI call with its partners
 //! (views::message_select holds it, scene::message_marks draws it).
 
-use super::message_select::{self, MessageSelect, MessageSelection};
+use super::message_select::{self, MessageSelect, MessageSelection, Pair};
 use super::{num, Hover, Pane};
 use crate::analyses::busy::glob_match;
+use crate::analyses::comm_matrix::MatrixUnit;
 use crate::analyses::moments::TimeWindow;
 use crate::analyses::profile::{profile, RegionProfile};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
@@ -116,6 +117,20 @@ impl TimelinePane {
     /// Select message `j` as if clicked near its send end (`at_send`) or its receive end.
     pub fn message_select(&mut self, j: usize, at_send: bool) -> Option<&MessageSelection> {
         self.messages.select_message(&self.trace, j, at_send)
+    }
+
+    /// Select the messages of a communication-matrix cell: `sender` to `receiver` (process or location ids,
+    /// as `unit` says) sent in the selection (the whole trace when `whole` or nothing is selected).
+    pub fn message_select_pair(
+        &mut self,
+        unit: MatrixUnit,
+        sender: u32,
+        receiver: u32,
+        whole: bool,
+    ) -> Option<&MessageSelection> {
+        let w = self.selection().filter(|_| !whole).unwrap_or(TimeWindow::whole(&self.trace));
+        let pair = Pair { unit: unit.name(), sender, receiver, t0_ns: w.start_ns, t1_ns: w.end_ns };
+        self.messages.select_pair(&self.trace, pair)
     }
 
     pub fn message_selection(&self) -> Option<&MessageSelection> {

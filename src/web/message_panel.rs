@@ -1,6 +1,7 @@
 //! The message panel's and the communication matrix's questions to the timeline shown (www/comm-matrix.js
 //! asks, and fills the DOM with the answers as text): a click selecting a message line or a sending,
-//! receiving or collective call with its partners (`views::message_select`), going to a partner, and the
+//! receiving or collective call with its partners (`views::message_select`), a matrix cell's messages,
+//! going to a partner, and the
 //! communication matrix of the time-range selection or of the whole trace (`analyses::comm_matrix`, the
 //! matrix `weft info --window --json` prints as `comm_matrix`). No DOM and no drawing here.
 
@@ -17,6 +18,20 @@ impl Viewer {
     /// or a collective call. The selection (`views::message_select::MessageSelection`) or null (cleared).
     pub fn timeline_message_click(&mut self, x: f32, y: f32) -> Result<JsValue, JsValue> {
         Ok(self.messages()?.message_click(x, y).map_or(JsValue::NULL, to_js))
+    }
+
+    /// Select the messages of a communication-matrix cell (`sender` to `receiver`, ids of `unit`, the
+    /// matrix's `ids`) sent in the selection (the whole trace when `whole` or nothing is selected): they are
+    /// highlighted in the timeline. The selection, or null for an unknown unit.
+    pub fn timeline_message_select_pair(
+        &mut self,
+        unit: &str,
+        sender: u32,
+        receiver: u32,
+        whole: bool,
+    ) -> Result<JsValue, JsValue> {
+        let unit = MatrixUnit::parse(unit).ok_or_else(|| JsValue::from(format!("unknown matrix unit '{unit}'")))?;
+        Ok(self.messages()?.message_select_pair(unit, sender, receiver, whole).map_or(JsValue::NULL, to_js))
     }
 
     /// The message selection, or null.

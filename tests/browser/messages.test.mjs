@@ -4,7 +4,8 @@
 // tests/views/messages.rs) and consistent with each other, and both ends are drawn highlighted (orange
 // pixels at the two calls); "go to partner" brings the sender into view. A Shift+drag selection's
 // communication matrix, as drawn, equals `weft info FILE --window T0:T1 --json` comm_matrix; the whole
-// trace's equals `weft info --json`'s; a hover over a cell names the pair and its figures. Screenshots go to
+// trace's equals `weft info --json`'s; a hover over a cell names the pair and its figures, a click on it
+// selects that pair's messages. Screenshots go to
 // tests/out/messages-*.png. WebGL2 only, as profile.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -169,6 +170,14 @@ test('a message end selects its partner; the matrix of a selection equals weft i
     await page.mouse.move(box.x + (best[1] + 0.5) * cell, box.y + (best[0] + 0.5) * cell);
     const tip = await page.textContent('#matrix-tip');
     assert.ok(tip.startsWith(`${cli.senders[best[0]]} → ${cli.receivers[best[1]]}: ${cli.count[best[0]][best[1]].toLocaleString('en-US')} messages`), tip);
+    // A click on that cell highlights the pair's messages in the timeline.
+    await page.mouse.click(box.x + (best[1] + 0.5) * cell, box.y + (best[0] + 0.5) * cell);
+    const pair = await page.evaluate(() => window.weft.viewer.timeline_message_selection());
+    assert.equal(pair.clicked, 'pair');
+    assert.equal(pair.total, cli.count[best[0]][best[1]], 'the cell\'s messages are selected');
+    assert.equal(pair.messages.reduce((a, x) => a + x.size_bytes, 0), cli.bytes[best[0]][best[1]]);
+    assert.ok((await page.textContent('#pair-caption')).startsWith(`${pair.total.toLocaleString('en-US')} messages from ${cli.senders[best[0]]} to ${cli.receivers[best[1]]}`));
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await screenshot(page, 'messages-matrix');
     // Bytes, and the whole trace.
     await page.selectOption('#matrix-measure', 'bytes');

@@ -163,3 +163,46 @@ fn clicking_a_collective_call_selects_its_members() {
         panic!("the collective call selected {:?} instead of its operation", sel.clicked);
     }
 }
+
+#[test]
+fn a_matrix_cell_selects_that_pairs_messages() {
+    use weft::analyses::comm_matrix::{comm_matrix, MatrixUnit};
+    use weft::analyses::moments::TimeWindow;
+    let Some(t) = stencil("a_matrix_cell_selects_that_pairs_messages") else { return };
+    let mut p = TimelinePane::new(t.clone(), 1200.0, 900.0);
+    let mut sends = t.messages.send_ns.clone();
+    sends.sort_unstable();
+    let (a, b) = (sends[sends.len() / 3], sends[2 * sends.len() / 3]);
+    p.select(a as f64, b as f64);
+    for (unit, whole) in [(MatrixUnit::Process, true), (MatrixUnit::Process, false), (MatrixUnit::Location, false)] {
+        let window = (!whole).then_some(TimeWindow { start_ns: a, end_ns: b });
+        let m = comm_matrix(&t, window, unit);
+        let (mut best, mut n) = ((0, 0), 0);
+        for (s, row) in m.count.iter().enumerate() {
+            for (r, &c) in row.iter().enumerate() {
+                if c > n {
+                    (best, n) = ((s, r), c);
+                }
+            }
+        }
+        assert!(n > 0);
+        let (s, r) = (m.ids[best.0], m.ids[best.1]);
+        let sel = p.message_select_pair(unit, s, r, whole).expect("a selection").clone();
+        assert_eq!(sel.clicked, "pair");
+        assert_eq!(sel.total as u64, n, "{unit:?} whole {whole}: the cell's count");
+        let bytes: u64 = sel.messages.iter().map(|x| x.size_bytes).sum();
+        assert_eq!(bytes, m.bytes[best.0][best.1], "the cell's bytes");
+        let id = |l: u32| match unit {
+            MatrixUnit::Process => t.locations.process[l as usize].0,
+            MatrixUnit::Location => l,
+        };
+        assert!(sel.messages.iter().all(|x| id(x.from.location) == s && id(x.to.location) == r));
+        assert!(whole || sel.messages.iter().all(|x| a <= x.send_ns && x.send_ns < b));
+        let mut fresh = TimelinePane::new(t.clone(), 1200.0, 900.0);
+        super::round_trips(&p, &mut fresh);
+        assert_eq!(fresh.message_selection(), Some(&sel));
+    }
+    // The scene highlights the listed messages that are drawn.
+    let sc = p.scene();
+    assert!(sc.lines.iter().any(|l| l.color == HIGHLIGHT));
+}

@@ -9,7 +9,7 @@ import { GrainPanel } from './grain-panel.js';
 import { AggregatePanel } from './aggregate-panel.js';
 import { ProfilePanel } from './profile-panel.js';
 import { CountersPanel } from './counters-panel.js';
-
+import { CommPanel } from './comm-matrix.js';
 import { particlesView } from './particles.js';
 import { showWarnings } from './warnings-panel.js';
 import { visibleText } from './text.js';
@@ -631,6 +631,8 @@ function renderViewOptions(view) {
   if (weft.grainPanel) weft.grainPanel.update(view);
   if (weft.profilePanel) weft.profilePanel.update(view, box);
   if (weft.countersPanel) weft.countersPanel.update(view, box);
+
+  if (weft.commPanel) weft.commPanel.update(view, box);
   if (particlesView(view, box, weft)) return;
   if (weft.aggregatePanel && weft.aggregatePanel.update(view, box)) return;
   optionControls(box, weft.viewer.option_schema(), setOption);
@@ -776,6 +778,8 @@ async function main() {
     renderOptions: (box) => optionControls(box, built.viewer.option_schema(), (o, v) => weft.aggregatePanel.configure(o.key, v)) });
   weft.profilePanel = new ProfilePanel({ viewer: built.viewer, canvas: built.canvas, root: $('profile-panel'), onError: showError });
   weft.countersPanel = new CountersPanel({ viewer: built.viewer });
+
+  weft.commPanel = new CommPanel({ viewer: built.viewer, canvas: built.canvas, root: $('comm-panel'), onError: showError });
   new ResizeObserver(resize).observe(ui.stage);
   resize();
   requestAnimationFrame(loop);

@@ -3,6 +3,7 @@
 
 pub mod aggregate;
 pub mod busy;
+pub mod comm_matrix;
 pub mod cycles;
 pub mod execgraph;
 pub mod grains;

@@ -12,6 +12,7 @@ pub mod aggregate;
 pub mod counters;
 pub mod execgraph;
 pub mod grains;
+pub mod message_select;
 pub mod moments;
 pub mod options;
 pub mod particles;

@@ -2,15 +2,20 @@
 //! hover names a slice, or an arrow's two ends. The user's questions are state here too: a selected time
 //! range and its region profile (`analyses::profile`, the table `weft info --window` prints), one region's
 //! intervals marked (a profile row clicked), and a search of regions by name with the current match
-//! (scene::timeline_marks draws them over the scene). Counter tracks below the rows are views::counters'.
+//! (scene::timeline_marks draws them over the scene), and the clicked message or MPI call with its partners
+//! (views::message_select holds it, scene::message_marks draws it). Counter tracks below the rows are
+//! views::counters'.
 
 use super::counters::CounterTracks;
+use super::message_select::{self, MessageSelect, MessageSelection, Pair};
 use super::{num, Hover, Pane};
 use crate::analyses::busy::glob_match;
+use crate::analyses::comm_matrix::MatrixUnit;
 use crate::analyses::moments::TimeWindow;
 use crate::analyses::profile::{profile, RegionProfile};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::{LocationId, MessageKind, RegionId, Trace};
+use crate::scene::message_marks;
 use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
 use crate::scene::timeline_marks::{outline_interval, selection_band, Marked};
 use crate::scene::{Rgba, Scene};
@@ -38,6 +43,8 @@ pub struct TimelinePane {
     marked: Option<Marked>,
     /// Counter tracks below the rows.
     counters: CounterTracks,
+    /// The clicked message or call and its partners (views::message_select).
+    messages: MessageSelect,
 }
 
 /// A search of regions by name: the pattern, the matching intervals of the shown rows in time order, and
@@ -97,7 +104,72 @@ impl TimelinePane {
             search: None,
             marked: None,
             counters,
+            messages: MessageSelect::default(),
         }
+    }
+
+    /// Select the message line, or the sending, receiving or collective call, at screen (x, y)
+    /// (`views::message_select`); elsewhere clears the selection.
+    pub fn message_click(&mut self, x: f32, y: f32) -> Option<&MessageSelection> {
+        let ts = TimelineScene { trace: &self.trace, layout: &self.layout, colors: &self.colors };
+        self.messages.click(&ts, &self.view, x, y)
+    }
+
+    /// Select the messages interval `i` sends or receives, or its collective operation.
+    pub fn message_select_call(&mut self, i: usize) -> Option<&MessageSelection> {
+        self.messages.select_call(&self.trace, i)
+    }
+
+    /// Select message `j` as if clicked near its send end (`at_send`) or its receive end.
+    pub fn message_select(&mut self, j: usize, at_send: bool) -> Option<&MessageSelection> {
+        self.messages.select_message(&self.trace, j, at_send)
+    }
+
+    /// Select the messages of a communication-matrix cell: `sender` to `receiver` (process or location ids,
+    /// as `unit` says) sent in the selection (the whole trace when `whole` or nothing is selected).
+    pub fn message_select_pair(
+        &mut self,
+        unit: MatrixUnit,
+        sender: u32,
+        receiver: u32,
+        whole: bool,
+    ) -> Option<&MessageSelection> {
+        let w = self.selection().filter(|_| !whole).unwrap_or(TimeWindow::whole(&self.trace));
+        let pair = Pair { unit: unit.name(), sender, receiver, t0_ns: w.start_ns, t1_ns: w.end_ns };
+        self.messages.select_pair(&self.trace, pair)
+    }
+
+    pub fn message_selection(&self) -> Option<&MessageSelection> {
+        self.messages.selection()
+    }
+
+    pub fn clear_message_selection(&mut self) {
+        self.messages.clear();
+    }
+
+    /// Pan to the partner end of listed message `k` (its call, or its time): false when there is none.
+    pub fn message_go_to_partner(&mut self, k: usize) -> bool {
+        let Some(end) = self.messages.selection().and_then(|s| s.partner(k)).cloned() else { return false };
+        let (t0, t1, depth) = match &end.call {
+            Some(c) => (c.start_ns, c.end_ns, self.trace.intervals.depth[c.interval]),
+            None => (end.time_ns, end.time_ns, 0),
+        };
+        let ts = TimelineScene { trace: &self.trace, layout: &self.layout, colors: &self.colors };
+        message_select::reveal(&ts, &mut self.view, LocationId(end.location), t0, t1, depth);
+        true
+    }
+
+    /// The trace shown.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// Screen segment (x0, y0, x1, y1) of message `j` in the current view, when both its ends have rows.
+    pub fn message_segment(&self, j: usize) -> Option<(f32, f32, f32, f32)> {
+        let (m, lay) = (&self.trace.messages, &self.layout);
+        let has_row = |l: LocationId| (lay.row_of_location[l.index()] as usize) < lay.rows.len();
+        (j < m.len() && has_row(m.sender[j]) && has_row(m.receiver[j]))
+            .then(|| self.scene_builder().flow_segment(&self.view, j))
     }
 
     /// The counter series (shown or not) and the shown tracks' places, as `state()["counters"]`.
@@ -393,6 +465,9 @@ impl Pane for TimelinePane {
         if let Some(hit) = self.search_hit() {
             outline_interval(&mut sc, &self.trace, &self.layout, &self.view, hit.interval);
         }
+        if let Some(sel) = self.messages.selection() {
+            message_marks::highlight(&mut sc, &self.scene_builder(), &self.view, &sel.message_ids(), &sel.intervals());
+        }
         sc
     }
     fn state(&self) -> serde_json::Value {
@@ -433,6 +508,7 @@ impl Pane for TimelinePane {
                 "hit": self.search_hit(),
             })),
             "counters": self.counters.state(&self.trace, &self.view),
+            "message_selection": self.messages.selection(),
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {
@@ -499,6 +575,9 @@ impl Pane for TimelinePane {
                 self.mark_region(Some(r));
             }
         }
+        if let Some(sel) = s.get("message_selection") {
+            self.messages.restore(&self.trace, sel);
+        }
         if let Some(pattern) = s.get("search").and_then(|x| x.get("pattern")).and_then(|p| p.as_str()) {
             self.search(pattern);
             if let Some(at) = s["search"]["at"].as_u64().map(|a| a as usize) {
@@ -507,6 +586,11 @@ impl Pane for TimelinePane {
                 }
             }
         }
+    }
+    fn click(&mut self, x: f32, y: f32) -> bool {
+        let before = self.messages.selection().cloned();
+        self.message_click(x, y);
+        before.as_ref() != self.messages.selection()
     }
     fn as_timeline(&mut self) -> Option<&mut TimelinePane> {
         Some(self)

@@ -4,6 +4,8 @@
   otf2_oracle.py gen DIR            write archives covering every record kind weft reads into DIR/<name>/
   otf2_oracle.py big DIR N          write one archive of about N events (benchmark input) into DIR
   otf2_oracle.py dump ANCHOR        print the archive as JSON lines, read by the official reader
+  otf2_oracle.py sends ANCHOR [T0 T1]  the communication matrix from the send records, per "sender\treceiver"
+                                    process [count, bytes], of sends at T0 <= t < T1 (ns from the first event)
   otf2_oracle.py iterate ANCHOR     iterate all events with the official reader; print count and seconds
   otf2_oracle.py counts ANCHOR      counts per record kind and of complete tasks, as JSON (corpus test)
   otf2_oracle.py profile ANCHOR     per region name [count, inclusive ns, exclusive ns] of the whole trace from
@@ -886,6 +888,33 @@ def counts(anchor):
     print(json.dumps(c, sort_keys=True))
 
 
+def sends(anchor, t0=None, t1=None):
+    """The communication matrix from the send records (MpiSend, MpiIsend), independent of weft: per
+    [sender process, receiver process] (location group names, the receiver's through the communicator)
+    [count, bytes]. With T0 T1 (ns from the first event of the archive), only sends at t0 <= t < t1."""
+    first = None
+    rows = []
+    with otf2.reader.open(anchor) as trace:
+        scale = 1e9 / trace.timer_resolution
+        for loc, ev in trace.events:
+            if first is None or ev.time < first:
+                first = ev.time
+            kind = type(ev).__name__
+            if kind not in ("MpiSend", "MpiIsend"):
+                continue
+            to = ev.communicator.location(ev.receiver).group.name
+            rows.append((loc.group.name, to, ev.time, ev.msg_length))
+    out = {}
+    for frm, to, t, size in rows:
+        rel = (t - first) * scale
+        if t0 is not None and not (t0 <= rel < t1):
+            continue
+        c = out.setdefault(frm + "\t" + to, [0, 0])
+        c[0] += 1
+        c[1] += size
+    print(json.dumps(out))
+
+
 def iterate(anchor):
     start = time.perf_counter()
     n = 0
@@ -915,6 +944,10 @@ def main(argv):
         gen_metrics(argv[2] + "/metrics")
     elif len(argv) >= 3 and argv[1] == "metrics":
         metrics(argv[2])
+    elif len(argv) >= 5 and argv[1] == "sends":
+        sends(argv[2], float(argv[3]), float(argv[4]))
+    elif len(argv) >= 3 and argv[1] == "sends":
+        sends(argv[2])
     elif len(argv) >= 3 and argv[1] == "iterate":
         iterate(argv[2])
     else:

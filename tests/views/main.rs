@@ -8,6 +8,7 @@ mod aggregate;
 mod counters;
 mod execgraph;
 mod grains;
+mod messages;
 mod moments;
 mod particles;
 mod set;

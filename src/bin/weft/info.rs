@@ -5,9 +5,14 @@
 //! `exclusive_ns`, `share`, `region`) and, with a window, `window` {`start_ns`, `end_ns`}. Text output escapes
 //! control characters in trace text (names, file names, warning examples): a trace must not be able to drive
 //! the terminal.
+//! Both outputs also give the communication matrix of point-to-point messages by process
+//! (`analyses::comm_matrix`, the page's matrix panel): `--json` as `comm_matrix` {`unit`, `senders`,
+//! `receivers`, `bytes`, `count`, `ids`} (of the window, by send time, when one is given); text as counts and
+//! bytes for at most 16 processes (more: the totals of a window, or where the matrix is).
 
 use serde::Serialize;
 use std::path::PathBuf;
+use weft::analyses::comm_matrix::{comm_matrix, CommMatrix, MatrixUnit};
 use weft::analyses::moments::TimeWindow;
 use weft::analyses::profile::{profile, RegionProfile};
 use weft::analyses::summary::{summarize, TraceSummary};
@@ -35,6 +40,8 @@ struct InfoJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     window: Option<WindowJson>,
     regions: &'a [RegionProfile],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comm_matrix: Option<&'a CommMatrix>,
 }
 
 #[derive(Serialize)]
@@ -45,28 +52,40 @@ struct WindowJson {
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.window.as_deref().map(TimeWindow::parse).transpose()?;
-    let (s, regions) = match crate::index::open_store(&a.file) {
+    let (s, regions, matrix) = match crate::index::open_store(&a.file) {
         // A store (weft index): the summary from its manifest, without reading the events; the profile (JSON
         // or a window) needs exclusive times, which the manifest does not hold: from the decoded tiles.
         Some(store) => {
             let e = |e| crate::index::store_error(&a.file, e);
             let store = store.map_err(e)?;
             let s = store.summary(10).map_err(e)?;
-            let regions = if a.json || window.is_some() {
-                profile(&store.to_trace().map_err(e)?, window, |_| true)
+            // The text shows the matrix of a few processes: decoded for it too, so a store prints what its
+            // trace prints.
+            if a.json || window.is_some() || s.processes <= MATRIX_TEXT_MAX {
+                let trace = store.to_trace().map_err(e)?;
+                let regions = if a.json || window.is_some() { profile(&trace, window, |_| true) } else { Vec::new() };
+                (s, regions, Some(comm_matrix(&trace, window, MatrixUnit::Process)))
             } else {
-                Vec::new()
-            };
-            (s, regions)
+                (s, Vec::new(), None)
+            }
         }
         None => {
             let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
-            (summarize(&trace, 10), profile(&trace, window, |_| true))
+            let matrix = comm_matrix(&trace, window, MatrixUnit::Process);
+            (summarize(&trace, 10), profile(&trace, window, |_| true), Some(matrix))
         }
     };
     if a.json {
         let window = window.map(|w| WindowJson { start_ns: w.start_ns, end_ns: w.end_ns });
-        println!("{}", serde_json::to_string_pretty(&InfoJson { summary: &s, window, regions: &regions })?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&InfoJson {
+                summary: &s,
+                window,
+                regions: &regions,
+                comm_matrix: matrix.as_ref()
+            })?
+        );
         return Ok(());
     }
     println!("file        {}", esc(&a.file.display().to_string()));
@@ -116,6 +135,16 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
+    // The matrix of a window, or of the whole trace of a few processes; more processes: where it is. (A
+    // store's whole matrix would need every tile decoded.)
+    match matrix.as_ref().filter(|m| m.messages() > 0) {
+        Some(m) if window.is_some() || s.processes <= MATRIX_TEXT_MAX => print_matrix(m, window.is_some()),
+        _ if window.is_none() && s.messages > 0 && s.processes > MATRIX_TEXT_MAX => {
+            println!();
+            println!("comm matrix (more than {MATRIX_TEXT_MAX} processes: the matrix is in --json)");
+        }
+        _ => {}
+    }
     if let Some(w) = window {
         println!();
         println!(
@@ -149,6 +178,62 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// Processes up to this many get the communication matrix in the text output (more: only the totals).
+const MATRIX_TEXT_MAX: usize = 16;
+
+/// The communication matrix as text: message counts, then bytes, sender (row) by receiver (column); past
+/// [`MATRIX_TEXT_MAX`] processes only the totals (`--json` has the whole matrix).
+fn print_matrix(m: &CommMatrix, windowed: bool) {
+    let scope = if windowed { "sent in the window" } else { "sent" };
+    println!();
+    println!(
+        "comm matrix {} messages, {} {scope}, between {} processes",
+        m.messages(),
+        format_bytes(m.total_bytes()),
+        m.senders.len()
+    );
+    if m.senders.len() > MATRIX_TEXT_MAX {
+        println!("            (more than {MATRIX_TEXT_MAX} processes: the matrix is in --json)");
+        return;
+    }
+    for (n, (title, cells)) in [("messages", &m.count), ("bytes", &m.bytes)].into_iter().enumerate() {
+        let cell = |v: u64| {
+            if v == 0 {
+                ".".to_string()
+            } else if n == 0 {
+                v.to_string()
+            } else {
+                format_bytes(v)
+            }
+        };
+        let w =
+            cells.iter().flatten().map(|&v| cell(v).len()).max().unwrap_or(1).max(m.senders.len().to_string().len());
+        println!("  {title}: sender (row) to receiver (column)");
+        let head: Vec<String> = (0..m.receivers.len()).map(|k| format!("{k:>w$}")).collect();
+        println!("  {:>3}  {}", "", head.join(" "));
+        for (k, row) in cells.iter().enumerate() {
+            let line: Vec<String> = row.iter().map(|&v| format!("{:>w$}", cell(v))).collect();
+            println!("  {k:>3}  {}  {}", line.join(" "), esc(&m.senders[k]));
+        }
+    }
+}
+
+/// Bytes in B, KiB, MiB or GiB (one decimal past B).
+fn format_bytes(b: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
 }
 
 /// A duration in the largest unit that keeps it at least one (the page's format too).

@@ -354,8 +354,18 @@ impl MomentsPane {
     }
 
     /// What to try when no location has busy time: another definition, unless no region takes any time.
+    /// Whether some shown location has busy time in the whole trace (the window's may have none).
+    fn busy_in_whole(&self) -> bool {
+        let shown = |m: &&LocationMoments| {
+            self.locations.as_deref().is_none_or(|p| location_matches(&self.trace, LocationId(m.location), p))
+        };
+        self.all.iter().filter(shown).any(|m| !m.is_idle())
+    }
+
     fn empty_hint(&self) -> String {
-        if self.has_regions {
+        if self.window != TimeWindow::whole(&self.trace) && self.busy_in_whole() {
+            "None in this time window: zoom out or pan, or show the moments of the whole trace.".to_string()
+        } else if self.has_regions {
             self.definition.empty_hint()
         } else {
             "This trace has no region that lasts any time (only instants, counters or zero-length slices), so \
@@ -483,7 +493,8 @@ impl Pane for MomentsPane {
             "rows": rows,
             "locations": self.locations,
             // No shown location has busy time under the definition: the page offers "any region".
-            "no_busy": !self.rows.is_empty() && self.rows.iter().all(|m| m.is_idle()),
+            // (In the whole trace: a window without busy time is no reason to change the definition.)
+            "no_busy": !self.rows.is_empty() && !self.busy_in_whole(),
             "any_finds_busy": self.has_regions,
         })
     }

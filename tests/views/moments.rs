@@ -156,6 +156,16 @@ fn the_moments_follow_the_visible_window_and_the_whole_trace_is_one_option_away(
     let w = window_of(&p);
     assert_eq!(w.end_ns, t.span_ns, "the window ends at the trace's end");
     same_moments(&p, &cli_moments(&t, Some(w)), "panned");
+    // A window with no busy time says so, and that the whole trace has some.
+    let mut q = MomentsPane::new(t.clone(), 1200.0, 600.0);
+    let gap = (0..t.span_ns)
+        .step_by(997)
+        .find(|&s| cli_moments(&t, Some(TimeWindow { start_ns: s, end_ns: s + 50 })).iter().all(|m| m.m0_ns == 0));
+    let s = gap.expect("a moment when no location computes");
+    q.set_time_range(s as f64, s as f64 + 50.0);
+    assert_eq!(q.state()["no_busy"], false, "the whole trace has busy time: no offer to change the definition");
+    let notice = q.scene().notice.unwrap_or_default();
+    assert!(notice.contains("None in this time window"), "{notice}");
     let hover = p.hover(700.0, (f(&plot, "y0") + 2.0) as f32).expect("a row");
     assert!(hover.lines.iter().all(|l| l.chars().count() <= 60), "short tooltip lines: {:?}", hover.lines);
 
@@ -312,8 +322,12 @@ fn colouring_by_a_quantity_changes_the_bars_and_shows_its_scale() {
 fn truncated_row_names_keep_the_end_that_tells_them_apart() {
     let long = "a process with a rather long name / thread 12";
     let cut = elide_middle(long, 100.0, 11.0);
-    assert!(cut.ends_with("/ thread 12") && cut.contains('\u{2026}'), "{cut}");
+    assert!(cut.ends_with("ad 12") && cut.starts_with("a p") && cut.contains('\u{2026}'), "{cut}");
     assert!(label_width_px(&cut, 11.0) <= 100.0);
+    // Same thread names: the rank number in the process's name stays.
+    let cut = elide_middle("MPI Rank 17 / Master thread", 124.0, 12.0);
+    assert!(cut.contains("Rank 17 / M"), "{cut}");
+    assert!(label_width_px(&cut, 12.0) <= 124.0);
     let cut = elide_middle("rank 0000000000000000000000000000000042", 80.0, 11.0);
     assert!(cut.ends_with("42"), "{cut}");
     assert_eq!(elide_middle("P / T1", 100.0, 11.0), "P / T1");

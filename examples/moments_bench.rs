@@ -1,6 +1,7 @@
 //! Benchmark of issue 4: moments of utilization for 16,384 locations x 1,000,000 intervals in total (built
 //! through TraceBuilder at epoch-nanosecond times, with MPI calls nested in the work so the compute definition
-//! subtracts something), then the moment view and the utilization Gantt chart at 16,384 rows.
+//! subtracts something), then the moment view and the utilization Gantt chart at 16,384 rows, and the moments
+//! pane's step of zoom or pan (the moments of the visible window recomputed from the busy intervals it holds).
 //!
 //!     cargo run --release --example moments_bench [-- --svg DIR]
 //!
@@ -14,6 +15,8 @@ use weft::samples::utilization::utilization_trace;
 use weft::scene::moments::{build_moment_view, ColorEncoding, MomentViewOptions, Viewport};
 use weft::scene::utilization::{build_utilization, UtilizationOptions};
 use weft::scene::Scene;
+use weft::views::moments::MomentsPane;
+use weft::views::Pane;
 
 const LOCATIONS: i64 = 16_384;
 const INTERVALS: usize = 1_000_000;
@@ -79,6 +82,7 @@ fn main() {
         span_ns: (0, trace.span_ns),
         color: Some(color),
         empty_hint: def.empty_hint(),
+        axis_ns: None,
     };
     let gopts = UtilizationOptions { definition: def.describe(), empty_hint: def.empty_hint() };
     let fit = Viewport::fit(trace.span_ns, sorted.len(), 1200.0, 900.0);
@@ -103,5 +107,18 @@ fn main() {
             std::fs::write(format!("{dir}/moments.svg"), weft::scene::svg::to_svg(&sm)).expect("write SVG");
             std::fs::write(format!("{dir}/utilization.svg"), weft::scene::svg::to_svg(&sg)).expect("write SVG");
         }
+    }
+
+    // The moments pane follows the visible window: each zoom or pan step recomputes every location's moments
+    // from the busy intervals it holds, clipped to the window (moved by 1 ns a run, so each run recomputes).
+    let span = trace.span_ns as f64;
+    let mut pane = MomentsPane::new(std::rc::Rc::new(trace), 1200.0, 900.0);
+    let mut k = 0.0;
+    for (name, a, b) in [("90%", 0.05, 0.95), ("50%", 0.25, 0.75), ("5%", 0.4, 0.45)] {
+        let (d, _) = best_of(5, || {
+            k += 1.0;
+            pane.set_time_range(a * span + k, b * span + k);
+        });
+        println!("moments of the visible window, {name} of the span (a zoom step): {}", ms(d));
     }
 }

@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 use weft::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};
 use weft::samples::particles::bench_trace;
-use weft::scene::particles::{slot_ranks, snapshot, ParticleScene, ParticleStyle};
+use weft::scene::particles::{slot_labels, snapshot, ParticleScene, ParticleStyle};
 
 const PROCESSES: u32 = 16_384;
 const FRAMES: usize = 600;
@@ -74,7 +74,7 @@ fn run(span_ns: u64, svg: Option<&str>) {
         ms(times[FRAMES - 1])
     );
     if let Some(dir) = svg {
-        let frame = scene.frame(&ev, &slot_ranks(&trace, &ev));
+        let frame = scene.frame(&ev, &slot_labels(&trace, &ev));
         let path = format!("{dir}/particles-bench-{}.svg", ev.len());
         std::fs::write(&path, weft::scene::svg::to_svg(&snapshot(frame, &particles))).expect("write svg");
         println!("  wrote {path}");
@@ -112,7 +112,7 @@ fn patterns(dir: &str) {
         let mut w = LiveWindow::new(40_000);
         w.seek(&ev, t);
         scene.particles(&ev, &w, &mut particles);
-        let frame = scene.frame(&ev, &slot_ranks(&trace, &ev));
+        let frame = scene.frame(&ev, &slot_labels(&trace, &ev));
         let path = format!("{dir}/particles-{name}.svg");
         std::fs::write(&path, weft::scene::svg::to_svg(&snapshot(frame, &particles))).expect("write svg");
         println!("wrote {path}");

@@ -199,8 +199,9 @@ fn merged_pixel_rows_keep_every_rows_contribution() {
         assert!((visible as f64 - expect).abs() <= 2.0, "case {case}: {visible} rows grouped, {expect} visible");
         // Instances bounded by pixel rows, not locations.
         assert!(groups.len() <= (y1 - y0) as usize + 1);
+        // Four glyph parts and up to two edge marks (a glyph cut by the axis) per pixel row.
         assert!(
-            scene.rects.len() + scene.lines.len() <= 4 * groups.len() + 200,
+            scene.rects.len() + scene.lines.len() <= 6 * groups.len() + 200,
             "case {case}: {} rects",
             scene.rects.len()
         );
@@ -310,7 +311,7 @@ fn both_views_at_sixteen_thousand_rows_are_bounded_by_pixels() {
         );
         assert!(gantt.rects.len() <= pixel_rows * (x1 - x0) as usize / 2 + 100, "{} rects", gantt.rects.len());
         let moments = build_moment_view(&rows, &view, &MomentViewOptions::default());
-        assert!(moments.rects.len() + moments.lines.len() <= 4 * pixel_rows + 200);
+        assert!(moments.rects.len() + moments.lines.len() <= 6 * pixel_rows + 200);
         // Same rows, same time axis: the tick labels of both views are identical.
         let ticks = |s: &Scene| {
             s.labels.iter().filter(|l| l.y < 24.0).map(|l| (l.x.to_bits(), l.text.clone())).collect::<Vec<_>>()
@@ -366,6 +367,7 @@ fn both_views(t: &Trace, def: &BusyDefinition) -> (Vec<LocationMoments>, Viewpor
             span_ns: (0, 1000),
             color: None,
             empty_hint: def.empty_hint(),
+            axis_ns: None,
         },
     );
     (rows, view, gantt, moments)

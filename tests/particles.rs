@@ -264,7 +264,7 @@ fn segments_follow_the_width_or_the_process_grid() {
     // Segment labels are the first rank of each segment and never overlap.
     let (trace, ev) = patterns();
     let scene = ParticleScene::new(&ev, W, H, ParticleStyle { segment_multiple: Some(8), ..Default::default() });
-    let frame = scene.frame(&ev, &weft::scene::particles::slot_ranks(&trace, &ev));
+    let frame = scene.frame(&ev, &weft::scene::particles::slot_labels(&trace, &ev));
     let seg_labels: Vec<_> = frame.labels.iter().filter(|l| l.y > scene.y_bottom).collect();
     let texts: Vec<&str> = seg_labels.iter().map(|l| l.text.as_str()).collect();
     assert_eq!(texts, ["0", "8", "16", "24", "32", "40", "48", "56"]);
@@ -311,8 +311,20 @@ fn related_calls_get_related_hues_and_at_most_25_colours() {
     let mut distinct = colors.clone();
     distinct.sort();
     distinct.dedup();
-    assert!(distinct.len() <= MAX_COLORS + 1);
-    assert!(colors[..MAX_COLORS].iter().all(|&c| c != OTHER) || distinct.len() < MAX_COLORS);
+    assert_eq!(distinct.len(), MAX_COLORS, "at most MAX_COLORS legend entries, the tail's grey among them");
+    assert!(colors[..MAX_COLORS - 1].iter().all(|&c| c != OTHER));
+    assert!(colors[MAX_COLORS - 1..].iter().all(|&c| c == OTHER), "the tail shares one grey");
+    // No two types share a colour, however their names hash or families crowd (nine sends, five shades).
+    let crowded: Vec<String> = ["Send", "Isend", "Ssend", "Issend", "Bsend", "Ibsend", "Rsend", "Irsend", "Send_init"]
+        .iter()
+        .map(|c| format!("MPI_{c}"))
+        .chain((0..12).map(|i| format!("user_call_{i}")))
+        .collect();
+    let colors = legend_colors(&crowded);
+    let mut distinct = colors.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), crowded.len(), "every type its own colour: {colors:08x?}");
 }
 
 /// Family bases stay apart for normal vision and under protanopia and deuteranopia (Viénot, Brettel and Mollon

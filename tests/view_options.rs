@@ -78,6 +78,8 @@ fn non_default_options_round_trip_through_pairs() {
         sort: MomentKey::M2,
         color: MomentColor::Spread,
         locations: Some("*thread 1".into()),
+        span: MomentSpan::Whole,
+        axis: MomentAxis::Own,
     });
     for m in [MinEdge::True, MinEdge::Px(8.0), MinEdge::Px(2.5), MinEdge::Ns(5000)] {
         round_trip(&ExecgraphOptions { min_edge: m });

@@ -470,6 +470,9 @@ function renderViewTabs() {
     b.dataset.view = v;
     b.textContent = VIEW_LABELS[v] || v;
     b.title = `${VIEW_LABELS[v] || v} (${i + 1})`;
+    // A view with nothing to show says why on its tab (the Particles view of a trace without MPI calls).
+    const note = weft.viewer.view_note(v);
+    if (note) { b.title += `: ${note}`; b.dataset.note = note; b.classList.add('muted'); }
     b.setAttribute('aria-selected', String(v === current));
     b.addEventListener('click', () => switchViewStepped(v));
     nav.append(b);

@@ -1,6 +1,7 @@
 // The particle animation's page controls: play, pause, step, the data time step and the animation interval,
 // the speed readout, the minimum opacity, clear history / clear fading, the event selection, the process grid,
-// the colour legend, and dragging the cursor on the stacked timeline. Everything is a `configure` call on the
+// the colour legend, and dragging the cursor on the stacked timeline (the wheel zooms and a drag elsewhere pans
+// the stacked timeline: the page's input, as in the timeline). Everything is a `configure` call on the
 // viewer; the animation advances by `configure('tick', now)` once per page frame while playing. No trace
 // logic here; trace-derived text is only ever assigned with textContent.
 
@@ -88,17 +89,21 @@ function renderLegend(st) {
     legendBox.id = 'particle-legend';
     Object.assign(legendBox.style, {
       position: 'absolute', right: '4px', top: `${st.controls_px + 8}px`, width: `${st.legend_px - 8}px`, boxSizing: 'border-box',
-      maxHeight: '60%', overflowY: 'auto', overflowX: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis', padding: '6px 8px',
+      overflowY: 'auto', overflowX: 'hidden', whiteSpace: 'nowrap', textOverflow: 'ellipsis', padding: '6px 8px',
       background: 'rgba(20,23,28,0.85)', color: '#d8dce0', font: '12px system-ui, sans-serif', borderRadius: '4px',
-      pointerEvents: 'none',
     });
+    // The legend scrolls (its wheel is its own, not the view's zoom); the types past the palette's limit come
+    // grouped as one entry from the pane.
+    legendBox.addEventListener('wheel', (e) => e.stopPropagation(), { passive: true });
     document.getElementById('stage').append(legendBox);
   }
+  // Within the animation window: from under the controls to above the stacked timeline.
+  legendBox.style.maxHeight = `${Math.max(40, st.timeline.y0 - st.controls_px - 16)}px`;
   legendBox.replaceChildren();
   for (const item of st.legend) {
     const row = document.createElement('div');
     row.className = 'legend-item';
-    row.title = item.family;
+    row.title = item.types ? `grouped: ${item.family}` : item.family;
     const sw = document.createElement('span');
     Object.assign(sw.style, { display: 'inline-block', width: '10px', height: '10px', borderRadius: '50%', marginRight: '6px', background: item.color });
     const name = document.createElement('span');
@@ -134,6 +139,8 @@ function wireCursor() {
     const st = weftRef.viewer.view_state();
     const r = canvas().getBoundingClientRect();
     if (e.clientY - r.top < st.timeline.y0) return;
+    // The cursor drag is the strip's own: the canvas does not also pan the strip.
+    e.stopPropagation();
     dragging = true;
     seekAt(e);
   }, true);

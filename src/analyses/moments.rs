@@ -355,8 +355,8 @@ pub fn format_duration_ns(ns: f64) -> String {
     }
 }
 
-/// What a location's moments say, in words, for the hover of the moment view (Table I of the paper).
-/// `span` is the time range the moments were computed over.
+/// What a location's moments say, in words, for the hover of the moment view (Table I of the paper), one
+/// observation per line. `span` is the time range the moments were computed over.
 pub fn interpret(m: &LocationMoments, span: TimeWindow) -> String {
     let len = span.len_ns().max(1) as f64;
     if m.is_idle() {
@@ -386,20 +386,28 @@ pub fn interpret(m: &LocationMoments, span: TimeWindow) -> String {
     } else {
         format!("widely spread: long or frequent idle gaps ({spread:.1} x busy time)")
     });
-    // Standardised skewness mu3 / sigma^3, undoing the paper's scalings (m2 = sqrt(3) sigma, m3 = 3 cbrt(mu3)).
-    let sigma = m.m2_ns / 3f64.sqrt();
-    let gamma = if sigma > 0.0 { (m.m3_ns / 3.0).powi(3) / sigma.powi(3) } else { 0.0 };
-    parts.push(if gamma > 0.2 {
-        format!("skewed late: most work before the mean, a thin tail after it (m3 = {})", format_duration_ns(m.m3_ns))
-    } else if gamma < -0.2 {
-        format!("skewed early: most work after the mean, a thin tail before it (m3 = {})", format_duration_ns(m.m3_ns))
+    // Read as the glyph draws it: the skew line (|m3| from m1) against the deviation bar (m2 from m1). A skew
+    // line as long as the deviation is plainly skewed on screen, whatever the standardised skewness says
+    // (|m3| = m2 is a skewness of only 0.19: the cube root and the scalings compress it).
+    let ratio = if m.m2_ns > 0.0 { m.m3_ns.abs() / m.m2_ns } else { 0.0 };
+    let (side, tail) = if m.m3_ns > 0.0 {
+        ("late", "most work before the mean, a thin tail after it")
     } else {
-        "roughly symmetric about the mean".to_string()
+        ("early", "most work after the mean, a thin tail before it")
+    };
+    let m3 = format_duration_ns(m.m3_ns);
+    parts.push(if ratio < 0.25 {
+        "roughly symmetric (skew line short beside m2)".to_string()
+    } else if ratio < 0.6 {
+        format!("slightly skewed {side} (m3 = {m3}, {:.0}% of m2):\n{tail}", 100.0 * ratio)
+    } else {
+        format!("skewed {side} (m3 = {m3}, {:.0}% of m2):\n{tail}", 100.0 * ratio)
     });
-    parts.join("; ")
+    parts.join("\n")
 }
 
-/// The hover text of a row: its name, the four moments in real units, and [`interpret`]'s reading.
+/// The hover text of a row: its name, the four moments in real units, and [`interpret`]'s reading, a line per
+/// observation (so the tooltip stays narrow).
 pub fn hover_text(m: &LocationMoments, span: TimeWindow) -> String {
     if m.is_idle() {
         return format!("{}\n{}", m.name, interpret(m, span));
@@ -495,6 +503,12 @@ mod tests {
         assert!(text.contains("late (mean"), "{text}");
         assert!(text.contains("unbroken"), "{text}");
         assert!(text.contains("symmetric"), "{text}");
+        // A skew line as long as the deviation is no symmetric glyph (its skewness is only 0.19).
+        let text = interpret(&row(0, 100, 500.0, 80.0, -80.0), span);
+        assert!(text.contains("skewed early") && !text.contains("symmetric"), "{text}");
+        let text = interpret(&row(0, 100, 500.0, 80.0, 30.0), span);
+        assert!(text.contains("slightly skewed late"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 60), "one short line per observation: {text}");
         assert_eq!(interpret(&row(0, 0, 0.0, 0.0, 0.0), span), "never busy in this span");
     }
 }

@@ -5,11 +5,13 @@
 //!
 //! At less than one pixel per row, the rows of one pixel row merge: each glyph part covers the union (min to max)
 //! of the extents of all its rows, so every location still contributes (the paper's Section 9 "areas"). Rows
-//! under 6 px draw the skew as a mark at the tip (m1 + m3) only, so it never hides the bar and deviation. Work and
+//! under 6 px draw the skew as a mark at the tip (m1 + m3) only, so it never hides the bar and deviation. A glyph
+//! that reaches past either end of the axis gets an orange chevron at that edge. The view may draw on its own
+//! time axis ([`MomentViewOptions::axis_ns`]), narrower than the Gantt chart's, as the paper suggests. Work and
 //! instances are bounded by the visible pixel rows, not by the number of locations. Must not compute moments.
 
 use super::axis::{draw_time_axis, TimeScale, AXIS_HEIGHT_PX};
-use super::{palette, rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene};
+use super::{palette, rgba, Label, LineInstance, RectInstance, Rgba, Scene};
 use crate::analyses::moments::LocationMoments;
 use std::ops::Range;
 
@@ -32,8 +34,10 @@ pub struct Viewport {
 pub const MIN_LABELED_ROW_PX: f32 = 10.0;
 /// Width of the row-name column, when names are shown.
 pub const ROW_LABEL_WIDTH_PX: f32 = 140.0;
-/// Height of the legend band at the bottom.
-pub const LEGEND_HEIGHT_PX: f32 = 40.0;
+/// Height of the legend band at the bottom: up to four lines of 14 px (the moment view's marks wrap).
+pub const LEGEND_HEIGHT_PX: f32 = 60.0;
+/// Height of one line of the legend.
+const LEGEND_LINE_PX: f32 = 14.0;
 const MARGIN_PX: f32 = 8.0;
 
 impl Viewport {
@@ -131,6 +135,8 @@ pub const TICK: Rgba = rgba(0x00, 0x00, 0x00, 0xff);
 pub const SKEW: Rgba = rgba(0xc6, 0x28, 0x28, 0xff);
 /// The trace's span [t0, tf], lightly shaded behind the glyphs.
 pub const SPAN: Rgba = rgba(0xf3, 0xf5, 0xf8, 0xff);
+/// The chevron at the plot's edge where a glyph goes on beyond the axis.
+pub const CLIPPED: Rgba = rgba(0xe0, 0x7b, 0x00, 0xff);
 
 /// An extra quantity per location, shown as the colour of the m0 bar.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,6 +157,8 @@ pub struct MomentViewOptions {
     /// What to do when no location has busy time under the definition (e.g. switch busy to "any region"),
     /// shown under the notice that says so.
     pub empty_hint: String,
+    /// The moment view's own time axis [t0, t1] in ns, when it has one; None: the viewport's (the Gantt chart's).
+    pub axis_ns: Option<(f64, f64)>,
 }
 
 /// Text of a location row that has no busy time while others have some.
@@ -248,6 +256,11 @@ pub(crate) fn span_px(scale: &TimeScale, (a, b): (f64, f64), min_w: f32) -> Opti
 /// Build the moment view of `rows` (already in display order) for `view`.
 pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &MomentViewOptions) -> Scene {
     let mut scene = Scene::new(view.width_px, view.height_px, palette::BACKGROUND);
+    let mut own = *view;
+    if let Some((a, b)) = opts.axis_ns.filter(|(a, b)| a.is_finite() && b.is_finite() && b > a) {
+        (own.t0_ns, own.t1_ns) = (a, b);
+    }
+    let view = &own;
     let scale = view.time_scale();
     let (x0, y0, _, y1) = view.plot_rect();
     if let Some((sx, sw)) = span_px(&scale, (opts.span_ns.0 as f64, opts.span_ns.1 as f64), 0.0) {
@@ -264,9 +277,7 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
         let tall = g.h >= 6.0;
         if view.labeled() {
             if let Some(m) = rows.get(g.rows.start) {
-                let label =
-                    Label::new(MARGIN_PX, g.y + g.h / 2.0, m.name.clone(), palette::TEXT, (g.h * 0.7).min(12.0));
-                scene.labels.push(label.clipped(x0 - 2.0 * MARGIN_PX));
+                scene.labels.push(row_label(&m.name, g.y + g.h / 2.0, (g.h * 0.7).min(12.0), x0 - 2.0 * MARGIN_PX));
             }
         }
         let Some(e) = extents(&rows[g.rows.clone()], color) else {
@@ -276,6 +287,7 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
             continue;
         };
         let mid = g.y + g.h / 2.0;
+        clipped_marks(&mut scene, &scale, &e, g);
         let (dev_h, bar_h) = if tall { ((g.h * 0.3).max(2.0), g.h * 0.6) } else { (g.h, g.h) };
         if let Some((x, w)) = span_px(&scale, e.dev, 1.0) {
             scene.rects.push(RectInstance::filled(x, mid - dev_h / 2.0, w, dev_h, DEVIATION));
@@ -329,42 +341,180 @@ fn value_range(values: &[f64]) -> (f64, f64) {
     }
 }
 
-/// The legend: a sample glyph with its parts named, the busy definition, and the colour scale if any.
+/// A row's name as a label at most `max_w` wide that keeps the end that tells rows apart (the thread or rank
+/// number after the last " / "): the middle gives way first.
+pub fn row_label(name: &str, y: f32, size: f32, max_w: f32) -> Label {
+    Label::new(MARGIN_PX, y, elide_middle(name, max_w, size), palette::TEXT, size).clipped(max_w)
+}
+
+/// `text` cut to about `max_w` pixels at `size` (the labels' 0.6 em glyphs) keeping what tells rows apart: of a
+/// "process / location" name each part is cut on its own, a part ending in a number (a rank, a thread) keeping
+/// its end ("…Rank 12"), another its start ("Master thr…"); the numbered part gets up to two thirds of the room
+/// (the location's when both are).
+pub fn elide_middle(text: &str, max_w: f32, size: f32) -> String {
+    let max_chars = (max_w / (size * 0.6)).floor().max(0.0) as usize;
+    if text.chars().count() <= max_chars {
+        return text.to_string();
+    }
+    match text.rsplit_once(" / ") {
+        Some((p, l)) if max_chars > 5 => {
+            // The part with a number first (the location's, else the process's), up to two thirds of the room.
+            let room = max_chars - 3;
+            let (pc, lc) = (p.chars().count(), l.chars().count());
+            let ln = if numbered(l) || !numbered(p) {
+                lc.min(room * 2 / 3).max(room.saturating_sub(pc))
+            } else {
+                room - pc.min(room * 2 / 3).max(room.saturating_sub(lc))
+            };
+            format!("{} / {}", cut(p, room - ln), cut(l, ln))
+        }
+        _ => cut(text, max_chars),
+    }
+}
+
+/// Whether `s` ends in a number (closing brackets aside): "Rank 12", "thread 3 (main)" does not, "tid [7]" does.
+fn numbered(s: &str) -> bool {
+    s.chars().rev().find(|c| !matches!(c, ')' | ']')).is_some_and(|c| c.is_ascii_digit())
+}
+
+/// `s` in at most `n` characters: whole if it fits, else its end when it ends in a digit, else its start, with
+/// an ellipsis where it was cut.
+fn cut(s: &str, n: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= n {
+        return s.to_string();
+    }
+    if n <= 1 {
+        return if n == 1 { "\u{2026}".to_string() } else { String::new() };
+    }
+    if numbered(s) {
+        std::iter::once('\u{2026}').chain(chars[chars.len() - (n - 1)..].iter().copied()).collect()
+    } else {
+        chars[..n - 1].iter().copied().chain(std::iter::once('\u{2026}')).collect()
+    }
+}
+
+/// Chevrons at the plot's edges where the glyph (bar, deviation or skew) of row group `g` goes on beyond the
+/// axis: the reader knows the glyph is cut (or wholly off the axis) and which way the rest lies.
+fn clipped_marks(scene: &mut Scene, scale: &TimeScale, e: &Extents, g: &RowGroup) {
+    let lo = e.bar.0.min(e.dev.0).min(e.skew.0);
+    let hi = e.bar.1.max(e.dev.1).max(e.skew.1);
+    for (beyond, edge, dir) in
+        [(scale.x(lo) < scale.x0 - 0.5, scale.x0, -1.0f32), (scale.x(hi) > scale.x1 + 0.5, scale.x1, 1.0)]
+    {
+        if beyond {
+            chevron(scene, edge, g.y, g.h, dir);
+        }
+    }
+}
+
+/// An edge mark pointing `dir` (-1 left, 1 right) with its tip on `edge`, in the row band [y, y + h].
+fn chevron(scene: &mut Scene, edge: f32, y: f32, h: f32, dir: f32) {
+    if h >= 6.0 {
+        let (w, mid, half) = ((h * 0.4).clamp(3.0, 7.0), y + h / 2.0, (h * 0.35).min(6.0));
+        scene.lines.push(LineInstance::solid(edge - dir * w, mid - half, edge, mid, 2.0, CLIPPED));
+        scene.lines.push(LineInstance::solid(edge, mid, edge - dir * w, mid + half, 2.0, CLIPPED));
+    } else {
+        let x = if dir < 0.0 { edge } else { edge - 3.0 };
+        scene.rects.push(RectInstance::filled(x, y, 3.0, h, CLIPPED));
+    }
+}
+
+/// The hovered row's name over the plot with a backing box (rows too thin to carry names show it on hover),
+/// and a line along the row; `y`/`h` the row's band.
+pub fn hover_row_label(scene: &mut Scene, view: &Viewport, name: &str, y: f32, h: f32) {
+    let (x0, y0, x1, y1) = view.plot_rect();
+    let size = 11.0;
+    let text = elide_middle(name, (x1 - x0 - 12.0).max(0.0), size);
+    let w = super::axis::label_width_px(&text, size) + 8.0;
+    let mid = (y + h / 2.0).clamp(y0 + 8.0, y1 - 8.0);
+    scene.decorate(|s| {
+        s.lines.push(LineInstance::solid(x0, y + h / 2.0, x1, y + h / 2.0, h.clamp(1.0, 2.0), palette::HIGHLIGHT));
+        s.rects.push(RectInstance::filled(x0 + 2.0, mid - 8.0, w, 16.0, rgba(0xff, 0xff, 0xff, 0xe8)));
+    });
+    scene.labels.push(Label::new(x0 + 6.0, mid, text, palette::TEXT, size));
+}
+
+/// A value of a colour encoding in words: bytes in B/KB/MB/GB, counts with thousands separators, others with
+/// three decimals.
+pub fn format_value(name: &str, v: f64) -> String {
+    if name.contains("bytes") {
+        let (div, unit) =
+            [(1e9, "GB"), (1e6, "MB"), (1e3, "KB")].into_iter().find(|(d, _)| v.abs() >= *d).unwrap_or((1.0, "B"));
+        if div == 1.0 {
+            format!("{v:.0} B")
+        } else {
+            format!("{:.1} {unit}", v / div)
+        }
+    } else if name.contains("messages") {
+        let digits = format!("{:.0}", v.max(0.0));
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The legend: each mark of the glyph beside what it means (wrapped over lines to fit the panel: none is left
+/// out), the colour scale when bars are coloured, and the busy definition.
 fn legend(scene: &mut Scene, view: &Viewport, opts: &MomentViewOptions, range: Option<(f64, f64)>) {
     let top = view.height_px - LEGEND_HEIGHT_PX + 4.0;
-    let (h, mid) = (14.0, top + 7.0);
-    let x = MARGIN_PX + 50.0;
-    scene.rects.push(RectInstance::filled(x - 40.0, mid - 2.0, 120.0, 4.0, DEVIATION));
-    scene.rects.push(RectInstance::filled(x, mid - 4.5, 40.0, 9.0, BAR));
-    scene.lines.push(LineInstance::solid(x + 20.0, top + 1.0, x + 20.0, top + h - 1.0, 2.0, TICK));
-    scene.lines.push(LineInstance::solid(x + 20.0, top + 1.5, x + 45.0, top + 1.5, 1.5, SKEW));
     let right = view.width_px - MARGIN_PX;
-    let text = |scene: &mut Scene, x: f32, s: &str, c: Rgba| {
-        // Parts that do not fit the panel are left out whole rather than overrunning its neighbour.
-        let w = super::axis::label_width_px(s, 11.0);
-        if x + w <= right {
-            scene.labels.push(Label::new(x, mid, s, c, 11.0));
+    let size = 11.0;
+    let (mut x, mut line) = (MARGIN_PX, 0usize);
+    // (sample, text): each sample is drawn in an 18 x 12 box left of its text.
+    type Sample = fn(&mut Scene, f32, f32);
+    let items: [(Sample, &str, Rgba); 6] = [
+        (|s, x, m| s.rects.push(RectInstance::filled(x, m - 4.5, 18.0, 9.0, BAR)), "m0 busy time", palette::TEXT),
+        (
+            |s, x, m| s.lines.push(LineInstance::solid(x + 9.0, m - 6.0, x + 9.0, m + 6.0, 2.0, TICK)),
+            "m1 mean",
+            palette::TEXT,
+        ),
+        (
+            |s, x, m| s.rects.push(RectInstance::filled(x, m - 2.0, 18.0, 4.0, DEVIATION)),
+            "m1 \u{b1} m2 deviation",
+            palette::TEXT,
+        ),
+        (|s, x, m| s.lines.push(LineInstance::solid(x, m, x + 18.0, m, 1.5, SKEW)), "m3 skew (+: late tail)", SKEW),
+        (|s, x, m| s.rects.push(RectInstance::filled(x + 7.0, m - 4.0, 4.0, 8.0, SKEW)), "m1 + m3 (thin rows)", SKEW),
+        (|s, x, m| chevron(s, x + 12.0, m - 6.0, 12.0, 1.0), "cut by the axis", CLIPPED),
+    ];
+    // Where the next item of width `w` goes: on this line, or at the start of the next.
+    let place = |w: f32, x: &mut f32, line: &mut usize| {
+        if *x + w > right && *x > MARGIN_PX {
+            *x = MARGIN_PX;
+            *line += 1;
         }
-        x + w + 12.0
+        let at = *x;
+        *x += w + 12.0;
+        (at, top + 7.0 + *line as f32 * LEGEND_LINE_PX)
     };
-    let mut lx = x + 90.0;
-    lx = text(scene, lx, "grey: m0 busy time, centred at", palette::TEXT);
-    lx = text(scene, lx, "| m1 mean", palette::TEXT);
-    lx = text(scene, lx, "black: m1 \u{b1} m2 (scaled deviation)", palette::TEXT);
-    text(scene, lx, "red: m3 skew from m1 (+: late tail; thin rows: skew tips)", SKEW);
-    let y2 = top + h + 10.0;
-    let mut l2 =
-        Label::new(MARGIN_PX, y2, opts.definition.clone(), palette::TEXT_MUTED, 10.0).clipped(right - MARGIN_PX);
+    for (sample, text, color) in items {
+        let w = 22.0 + super::axis::label_width_px(text, size);
+        let (at, mid) = place(w, &mut x, &mut line);
+        sample(scene, at, mid);
+        scene.labels.push(Label::new(at + 22.0, mid, text, color, size).clipped(right - at - 22.0));
+    }
     if let (Some(c), Some((lo, hi))) = (&opts.color, range) {
-        let w = 100.0;
-        let rx = (view.width_px - MARGIN_PX - w - 160.0).max(MARGIN_PX);
+        let text = format!("{}: {} \u{2192} {}", c.name, format_value(&c.name, lo), format_value(&c.name, hi));
+        let w = 106.0 + super::axis::label_width_px(&text, size);
+        let (at, mid) = place(w, &mut x, &mut line);
         for k in 0..20 {
             let v = (k as f64 + 0.5) / 20.0;
-            scene.rects.push(RectInstance::filled(rx + k as f32 * w / 20.0, y2 - 5.0, w / 20.0 + 0.5, 10.0, ramp(v)));
+            scene.rects.push(RectInstance::filled(at + k as f32 * 5.0, mid - 5.0, 5.5, 10.0, ramp(v)));
         }
-        let scale = format!("{} {lo:.3} \u{2192} {hi:.3}", c.name);
-        scene.labels.push(Label::new(rx + w + 6.0, y2, scale, palette::TEXT_MUTED, 10.0).aligned(Align::Left));
-        l2 = l2.clipped(rx - 2.0 * MARGIN_PX);
+        scene.labels.push(Label::new(at + 106.0, mid, text, palette::TEXT, size).clipped(right - at - 106.0));
     }
-    scene.labels.push(l2);
+    let mid = top + 7.0 + (line + 1) as f32 * LEGEND_LINE_PX;
+    scene.labels.push(
+        Label::new(MARGIN_PX, mid.min(view.height_px - 6.0), opts.definition.clone(), palette::TEXT_MUTED, 10.0)
+            .clipped(right - MARGIN_PX),
+    );
 }

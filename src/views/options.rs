@@ -373,12 +373,50 @@ impl MomentColor {
     }
 }
 
+/// Whose moments the moments view shows: those of the visible time window (they follow the zoom, the paper's
+/// Section 6 "moment analysis on a smaller time interval"), or those of the whole trace.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MomentSpan {
+    #[default]
+    Window,
+    Whole,
+}
+
+impl MomentSpan {
+    pub fn key(self) -> &'static str {
+        match self {
+            MomentSpan::Window => "window",
+            MomentSpan::Whole => "whole",
+        }
+    }
+}
+
+/// The moment view's time axis: the Gantt chart's (the two halves zoom together), or its own, fitted to the
+/// glyphs of the moments shown (the paper's Section 5: moments need a much narrower time scale).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MomentAxis {
+    #[default]
+    Same,
+    Own,
+}
+
+impl MomentAxis {
+    pub fn key(self) -> &'static str {
+        match self {
+            MomentAxis::Same => "same",
+            MomentAxis::Own => "own",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MomentsOptions {
     pub busy: BusyDefinition,
     pub sort: MomentKey,
     pub color: MomentColor,
     pub locations: Option<String>,
+    pub span: MomentSpan,
+    pub axis: MomentAxis,
 }
 
 /// The busy definition as text `parse` takes (`pattern:GLOB` for a pattern).
@@ -450,6 +488,32 @@ impl ViewOptions for MomentsOptions {
                 },
                 "none",
             ),
+            OptionSpec::option(
+                "span",
+                "moments of",
+                "the moments of the visible time window (they follow the zoom) or of the whole trace",
+                Kind::Choice {
+                    choices: &[
+                        Choice { value: "window", label: "the visible window" },
+                        Choice { value: "whole", label: "the whole trace" },
+                    ],
+                    other: None,
+                },
+                "window",
+            ),
+            OptionSpec::option(
+                "axis",
+                "moment axis",
+                "the moment view's time axis: the Gantt chart's, or its own, fitted to the glyphs shown",
+                Kind::Choice {
+                    choices: &[
+                        Choice { value: "same", label: "as the Gantt chart" },
+                        Choice { value: "own", label: "fitted to the glyphs" },
+                    ],
+                    other: None,
+                },
+                "same",
+            ),
             LOCATIONS,
         ];
         S
@@ -457,6 +521,18 @@ impl ViewOptions for MomentsOptions {
     fn set(&mut self, spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
         match spec.key {
             "locations" => self.locations = location_filter(value),
+            "span" => {
+                self.span = match spec.choice(value)? {
+                    "whole" => MomentSpan::Whole,
+                    _ => MomentSpan::Window,
+                }
+            }
+            "axis" => {
+                self.axis = match spec.choice(value)? {
+                    "own" => MomentAxis::Own,
+                    _ => MomentAxis::Same,
+                }
+            }
             "busy" => {
                 self.busy = match value {
                     "compute" => BusyDefinition::Compute,
@@ -484,6 +560,8 @@ impl ViewOptions for MomentsOptions {
             "locations" => self.locations.clone().unwrap_or_default(),
             "busy" => busy_text(&self.busy),
             "sort" => self.sort.name().to_string(),
+            "span" => self.span.key().to_string(),
+            "axis" => self.axis.key().to_string(),
             _ => self.color.key().to_string(),
         }
     }

@@ -3,15 +3,21 @@
 //! clear buttons arrive as `configure` keys from www/particles.js; `tick` advances the animation each page
 //! frame. Per tick it touches only the live window; faded particles go to the GPU history as splats and to a
 //! CPU density raster (same rule, same resolution) that gives the tone mapping its maximum density.
+//! Playback starts at the first event, not at the trace's start (a run spends its first seconds in MPI_Init
+//! and setup). The stacked timeline of event starts zooms and pans as the timeline does (wheel, drag, keys),
+//! and its time range carries over to and from the other views.
 
 use super::{num, Hover, Pane};
 use crate::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};
 use crate::model::Trace;
 use crate::scene::particles::colors::family_name;
 use crate::scene::particles::colors::family_of;
+use crate::scene::particles::colors::OTHER;
 use crate::scene::particles::history::HistoryRaster;
 use crate::scene::particles::timeline::StartsTimeline;
-use crate::scene::particles::{slot_ranks, speed_label, ParticleInstance, ParticleLayer, ParticleScene, ParticleStyle};
+use crate::scene::particles::{
+    slot_labels, speed_label, ParticleInstance, ParticleLayer, ParticleScene, ParticleStyle,
+};
 use crate::scene::timeline::format_duration;
 use crate::scene::Scene;
 use crate::views::options::{ParticlesOptions, ViewOptions};
@@ -36,6 +42,8 @@ pub struct ParticlesPane {
     style: ParticleStyle,
     geometry: ParticleScene,
     timeline: StartsTimeline,
+    /// The stacked timeline's time range [t0, t1], ns from the trace's first event (zoomed and panned).
+    strip: (f64, f64),
     frame: Scene,
     width: f32,
     height: f32,
@@ -65,7 +73,7 @@ impl ParticlesPane {
     /// `analyses::particles::ParticleBuild`).
     pub fn with_events(trace: Rc<Trace>, ev: ParticleEvents, width: f32, height: f32) -> Self {
         let selection = EventSelection::default();
-        let playback = Playback::for_span(ev.span_ns, 20.0);
+        let playback = Playback::for_span(played_span(&ev), 20.0);
         let style = ParticleStyle { top_px: CONTROLS_PX + 10.0, ..Default::default() };
         let (geometry, frame) = Self::layout(&trace, &ev, style, width, height);
         let timeline = StartsTimeline::new(&ev, width, TIMELINE_PX);
@@ -78,6 +86,7 @@ impl ParticlesPane {
             ev,
             style,
             geometry,
+            strip: (0.0, timeline.t1_ns as f64),
             timeline,
             frame,
             width,
@@ -95,8 +104,40 @@ impl ParticlesPane {
             clear_history: true,
             hovered: None,
         };
-        pane.seek(0);
+        pane.seek(pane.first_ns());
         pane
+    }
+
+    /// When the first event starts (where playback begins), 0 with none.
+    fn first_ns(&self) -> u64 {
+        self.ev.start_ns.first().copied().unwrap_or(0)
+    }
+
+    /// The whole trace's range for the stacked timeline.
+    fn whole_strip(&self) -> (f64, f64) {
+        (0.0, self.ev.span_ns.max(1) as f64)
+    }
+
+    /// Show `range` (clamped to the trace, at least a microsecond or the whole) on the stacked timeline, binned
+    /// again when it changed.
+    fn set_strip(&mut self, (mut t0, mut t1): (f64, f64)) {
+        let (lo, hi) = self.whole_strip();
+        let w = (t1 - t0).clamp((1000f64).min(hi), hi - lo);
+        if w != t1 - t0 {
+            let c = (t0 + t1) / 2.0;
+            (t0, t1) = (c - w / 2.0, c + w / 2.0);
+        }
+        // Within the trace, keeping the width (a range that fits is kept exactly: views hand it over).
+        if t0 < lo {
+            (t0, t1) = (lo, lo + w);
+        } else if t1 > hi {
+            (t0, t1) = (hi - w, hi);
+        }
+        self.strip = (t0, t1);
+        let (a, b) = (t0.round() as u64, t1.round() as u64);
+        if (a, b) != (self.timeline.t0_ns, self.timeline.t1_ns) || self.timeline.width != self.width {
+            self.timeline = StartsTimeline::of_range(&self.ev, self.width, TIMELINE_PX, a, b);
+        }
     }
 
     fn layout(
@@ -109,7 +150,7 @@ impl ParticlesPane {
         let anim_h = (height - TIMELINE_PX).max(60.0);
         // The legend (www/particles.js) takes a column at the right of the animation, not its particles.
         let geometry = ParticleScene::new(ev, (width - LEGEND_PX).max(200.0), anim_h, style);
-        let frame = geometry.frame(ev, &slot_ranks(trace, ev));
+        let frame = geometry.frame(ev, &slot_labels(trace, ev));
         (geometry, frame)
     }
 
@@ -122,7 +163,8 @@ impl ParticlesPane {
         self.geometry = g;
         self.frame = f;
         if events_changed || self.timeline.width != self.width {
-            self.timeline = StartsTimeline::new(&self.ev, self.width, TIMELINE_PX);
+            let (a, b) = (self.strip.0.round() as u64, self.strip.1.round() as u64);
+            self.timeline = StartsTimeline::of_range(&self.ev, self.width, TIMELINE_PX, a, b);
         }
         let (w, h) = (self.width.max(1.0) as u32, self.geometry.height.max(1.0) as u32);
         if (self.raster.width, self.raster.height) != (w, h) {
@@ -189,21 +231,35 @@ impl ParticlesPane {
         }
     }
 
+    /// One entry per colour: each type with a colour of its own (most frequent first), then the types past
+    /// the palette's limit grouped as one "other" entry in their shared grey.
     fn legend(&self) -> Vec<serde_json::Value> {
-        self.ev
-            .types
-            .iter()
-            .enumerate()
-            .map(|(t, name)| {
-                let c = self.geometry.colors[t];
-                json!({
-                    "name": name,
-                    "color": format!("#{:06x}", c >> 8),
-                    "family": family_of(name).map_or("other", |f| family_name(f.0)),
-                    "count": self.ev.type_counts[t],
-                })
-            })
-            .collect()
+        let mut out = Vec::new();
+        let (mut rest, mut rest_count) = (Vec::new(), 0u64);
+        for (t, name) in self.ev.types.iter().enumerate() {
+            let c = self.geometry.colors[t];
+            if c == OTHER {
+                rest.push(name.as_str());
+                rest_count += self.ev.type_counts[t];
+                continue;
+            }
+            out.push(json!({
+                "name": name,
+                "color": format!("#{:06x}", c >> 8),
+                "family": family_of(name).map_or("other", |f| family_name(f.0)),
+                "count": self.ev.type_counts[t],
+            }));
+        }
+        if !rest.is_empty() {
+            out.push(json!({
+                "name": format!("{} other calls", rest.len()),
+                "color": format!("#{:06x}", OTHER >> 8),
+                "family": rest.join(", "),
+                "count": rest_count,
+                "types": rest,
+            }));
+        }
+        out
     }
 }
 
@@ -218,6 +274,11 @@ impl ParticlesPane {
             segment_multiple: self.style.segment_multiple.unwrap_or(0),
         }
     }
+}
+
+/// The data time playback covers: from the first event's start to the last event's end.
+fn played_span(ev: &ParticleEvents) -> u64 {
+    ev.span_ns.saturating_sub(ev.start_ns.first().copied().unwrap_or(0))
 }
 
 fn parse<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
@@ -235,10 +296,24 @@ impl Pane for ParticlesPane {
             self.relayout(false);
         }
     }
-    fn zoom(&mut self, _x: f32, _factor: f64) {}
-    fn pan(&mut self, _dx: f32) {}
+    /// Zoom the stacked timeline about x (its only time axis).
+    fn zoom(&mut self, x: f32, factor: f64) {
+        let scale = self.timeline.scale();
+        let (t0, t1) = self.strip;
+        let anchor = scale.t(x.clamp(self.timeline.x0, self.timeline.x1));
+        let w = (t1 - t0) / factor;
+        let frac = (anchor - t0) / (t1 - t0).max(1e-9);
+        self.set_strip((anchor - frac * w, anchor - frac * w + w));
+    }
+    fn pan(&mut self, dx: f32) {
+        let (t0, t1) = self.strip;
+        let d = dx as f64 * (t1 - t0) / (self.timeline.x1 - self.timeline.x0).max(1.0) as f64;
+        self.set_strip((t0 + d, t1 + d));
+    }
     fn scroll(&mut self, _dy: f32) {}
-    fn fit(&mut self) {}
+    fn fit(&mut self) {
+        self.set_strip(self.whole_strip());
+    }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
         // As in the paper, details on hover while paused (moving particles would slip from the pointer).
         self.hovered = if self.playing { None } else { self.geometry.hit(&self.ev, &self.window, x, y) };
@@ -247,7 +322,7 @@ impl Pane for ParticlesPane {
         Some(Hover {
             title: d.call.clone(),
             lines: vec![
-                format!("rank {} · {}", d.rank, d.thread),
+                format!("{} · {}", d.process, d.thread),
                 format!("start {}   end {}", format_duration(d.start_ns), format_duration(d.end_ns)),
                 format!("duration {}", format_duration(d.dur_ns)),
             ],
@@ -335,14 +410,22 @@ impl Pane for ParticlesPane {
             "max_density": self.raster.max_density(), "history": history,
             "legend": self.legend(), "running": running,
             "plot": { "x0": g.x0, "x1": g.x1, "y_top": g.y_top, "y_bottom": g.y_bottom },
-            "timeline": { "y0": g.height, "x0": self.timeline.x0, "x1": self.timeline.x1, "height": TIMELINE_PX },
+            "timeline": { "y0": g.height, "x0": self.timeline.x0, "x1": self.timeline.x1, "height": TIMELINE_PX,
+                "t0_ns": self.timeline.t0_ns, "t1_ns": self.timeline.t1_ns },
+            "t0_ns": self.strip.0, "t1_ns": self.strip.1, "first_event_ns": self.first_ns(),
+            "segment_labels": self.frame.labels.iter().filter(|l| l.y > g.y_bottom).map(|l| l.text.clone()).collect::<Vec<_>>(),
             "per_segment": g.processes.per_segment, "processes": g.processes.slots,
             "min_duration_ns": self.ev.min_dur_ns, "max_duration_ns": self.ev.max_dur_ns,
             "width": self.width, "height": self.height, "controls_px": CONTROLS_PX, "legend_px": LEGEND_PX,
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {
-        None
+        Some(self.strip)
+    }
+    fn set_time_range(&mut self, t0_ns: f64, t1_ns: f64) {
+        if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
+            self.set_strip((t0_ns, t1_ns));
+        }
     }
     /// Put back a saved animation, paused: its data time step, animation interval, minimum opacity and the
     /// time shown (the history is not saved; it starts empty). Values that do not fit are ignored.
@@ -351,6 +434,9 @@ impl Pane for ParticlesPane {
             if let Some(v) = num(s, key) {
                 let _ = self.configure(key, &v.to_string());
             }
+        }
+        if let (Some(t0), Some(t1)) = (num(s, "t0_ns"), num(s, "t1_ns")) {
+            self.set_time_range(t0, t1);
         }
         if let Some(t) = s["t_ns"].as_u64() {
             self.playing = false;
@@ -368,7 +454,7 @@ impl Pane for ParticlesPane {
             "tick" => self.tick(parse(key, value)?),
             "play" => {
                 if self.window.time_ns() >= self.ev.span_ns && self.window.live().is_empty() {
-                    self.seek(0);
+                    self.seek(self.first_ns());
                 }
                 self.playing = true;
                 self.owed_ms = 0.0;
@@ -382,7 +468,7 @@ impl Pane for ParticlesPane {
             "seek_ns" => self.seek(parse(key, value)?),
             "seek_x" => self.seek(self.timeline.time_at(parse(key, value)?)),
             "step_ns" => {
-                let auto = Playback::for_span(self.ev.span_ns, 20.0).step_ns;
+                let auto = Playback::for_span(played_span(&self.ev), 20.0).step_ns;
                 self.playback.step_ns = o.step_ns.unwrap_or(auto).max(1);
                 self.window.set_fade_ns(self.playback.fade_ns());
             }
@@ -405,10 +491,11 @@ impl Pane for ParticlesPane {
                 self.selection = EventSelection::parse(&o.selection);
                 self.selection_text = o.selection;
                 self.ev = ParticleEvents::build(&self.trace, &self.selection);
-                self.playback = Playback::for_span(self.ev.span_ns, 20.0);
+                self.playback = Playback::for_span(played_span(&self.ev), 20.0);
                 self.window = LiveWindow::new(self.playback.fade_ns());
+                self.strip = self.whole_strip();
                 self.relayout(true);
-                self.seek(0);
+                self.seek(self.first_ns());
             }
             _ => return Err(format!("the particles view cannot {key} '{value}'")),
         }

@@ -322,6 +322,17 @@ impl ViewSet {
         views
     }
 
+    /// Why a view the loaded input offers has nothing to show, in words (the page puts it on the view's tab);
+    /// None when it has something. The Particles view of a trace without communication or synchronization
+    /// calls stays offered (events can be picked by name or category there) but says so.
+    pub fn view_note(&self, kind: &str) -> Option<String> {
+        let trace = self.trace.as_ref()?;
+        (kind == "particles" && !EventSelection::default().selects_any_region(trace)).then(|| {
+            "no communication or synchronization calls in this trace: pick events by name or category in the view"
+                .to_string()
+        })
+    }
+
     /// The view shown now ("" when nothing is loaded).
     pub fn view(&self) -> &'static str {
         self.active().map_or("", |p| p.kind())

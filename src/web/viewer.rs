@@ -173,6 +173,11 @@ impl Viewer {
         self.views.views()
     }
 
+    /// Why view `kind` has nothing to show (its tab says so); undefined when it has something.
+    pub fn view_note(&self, kind: &str) -> Option<String> {
+        self.views.view_note(kind)
+    }
+
     /// The view shown now.
     pub fn view(&self) -> String {
         self.views.view().to_string()

@@ -113,7 +113,7 @@ for (const backend of Object.keys(BACKENDS)) {
           `${d.call} on rank ${d.rank} at ${d.start_ns} for ${d.dur_ns} is one the generator wrote`);
         assert.ok(d.start_ns <= still.t_ns && d.end_ns === d.start_ns + d.dur_ns);
         const tip = await page.textContent('#tooltip');
-        assert.ok(tip.includes(d.call) && tip.includes(`rank ${d.rank}`) && tip.includes('duration'), tip);
+        assert.ok(tip.includes(d.call) && tip.includes(`${d.process} · `) && tip.includes('duration'), tip);
       }
       await page.mouse.move(origin.x + 2, origin.y + 2);
 
@@ -147,6 +147,21 @@ for (const backend of Object.keys(BACKENDS)) {
       await page.mouse.up();
       const sought = await viewState(page);
       assert.ok(Math.abs(sought.t_ns - sought.span_ns / 2) < sought.span_ns * 0.01, `cursor at the middle: ${sought.t_ns}`);
+
+      // The stacked timeline zooms about the pointer with the wheel, as the timeline does; 'f' fits it again.
+      await page.mouse.move(origin.x + (tl.x0 + tl.x1) / 2, origin.y + tl.y0 + 40);
+      await page.mouse.wheel(0, -400);
+      await frames(page);
+      const zoomed = await viewState(page);
+      assert.ok(zoomed.t1_ns - zoomed.t0_ns < zoomed.span_ns / 2, `zoomed: ${zoomed.t0_ns}..${zoomed.t1_ns}`);
+      assert.ok(Math.abs((zoomed.t0_ns + zoomed.t1_ns) / 2 - zoomed.span_ns / 2) < zoomed.span_ns * 0.01, 'about the pointer');
+      await screenshot(page, `particles-${backend}-strip-zoomed`);
+      await page.keyboard.press('f');
+      const fitted = await viewState(page);
+      assert.deepEqual([fitted.t0_ns, fitted.t1_ns], [0, fitted.span_ns]);
+      // Playback began at the first event; the legend's entries have a colour each.
+      assert.equal(st.first_event_ns, 0, 'the sample starts with MPI_Comm_split');
+      assert.equal(new Set(st.legend.map((l) => l.color)).size, st.legend.length);
       assert.deepEqual(problems, []);
     } finally {
       await browser.close();

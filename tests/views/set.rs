@@ -325,3 +325,22 @@ fn a_second_run_to_compare_arrives_as_the_workers_grain_bundle() {
     assert_eq!(st["compare_name"], "fib-b.csv");
     assert_eq!(st["compare_grains"], grains);
 }
+
+#[test]
+fn the_particles_tab_of_a_trace_without_communication_says_why() {
+    let mut v = set();
+    v.load_trace(Rc::new(utilization_trace(8, 8 * 61)), None);
+    assert_eq!(v.view_note("particles"), None, "the sample calls MPI");
+    let json = br#"{"traceEvents":[{"name":"layout","ph":"X","pid":1,"tid":1,"ts":0,"dur":50},
+        {"name":"paint","ph":"X","pid":1,"tid":1,"ts":60,"dur":20}]}"#;
+    v.load_trace(Rc::new(crate::common::read::read_bytes("page.json", json).unwrap()), None);
+    let note = v.view_note("particles").expect("no MPI: the tab says why");
+    assert!(note.contains("no communication or synchronization"), "{note}");
+    assert_eq!(v.view_note("timeline"), None);
+    // Still offered (events can be picked by name), and the view itself explains and says how.
+    assert!(v.views().iter().any(|k| k == "particles"));
+    v.set_view("particles").unwrap();
+    let scene = v.scene();
+    let notice = scene.notice.clone().unwrap_or_default();
+    assert!(notice.contains("No events to animate") && notice.contains("cat:GLOB"), "{notice}");
+}

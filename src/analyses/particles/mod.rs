@@ -50,6 +50,12 @@ impl EventSelection {
         }
     }
 
+    /// Whether any region of `trace` is selected (a look at the regions, not the intervals): false means no
+    /// event to animate.
+    pub fn selects_any_region(&self, trace: &Trace) -> bool {
+        (0..trace.regions.len()).any(|r| self.selects(trace, r))
+    }
+
     fn selects(&self, trace: &Trace, r: usize) -> bool {
         let name = trace.str(trace.regions.name[r]);
         match self {

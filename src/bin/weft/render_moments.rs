@@ -51,6 +51,7 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
         span_ns: (span.start_ns, span.end_ns),
         color: None,
         empty_hint: definition.empty_hint(),
+        axis_ns: None,
     };
     let moments = build_moment_view(&rows, &view, &opts);
     let scene = if a.no_gantt {

@@ -5,8 +5,10 @@
 //! palettes, chosen to stay apart under the common colour-vision deficiencies; its members differ in lightness
 //! (blocking at the base, non-blocking lighter, synchronous, buffered and ready modes darker). NCCL, CUDA
 //! synchronization and OpenMP barriers join the family of the operation they perform. At most
-//! [`MAX_COLORS`] distinct colours are handed out (the paper's limit of about 25, after Green-Armytage); types
-//! past it share [`OTHER`]. Must not know the trace: it maps names to colours.
+//! [`MAX_COLORS`] distinct colours are handed out (the paper's limit of about 25, after Green-Armytage): when
+//! there are more types, the first `MAX_COLORS - 1` get one each and the rest share [`OTHER`] (the legend groups
+//! them as one entry). No two types get the same colour: a type whose colour is taken gets another shade of
+//! its family, else a hue of its own. Must not know the trace: it maps names to colours.
 
 use crate::scene::{palette, rgba, Rgba};
 
@@ -147,22 +149,54 @@ pub fn call_color(name: &str) -> Rgba {
     }
 }
 
-/// Colours for a list of types, most important first: related calls in related hues, at most [`MAX_COLORS`]
-/// distinct colours, the rest [`OTHER`].
+/// Colours for a list of types, most important first: related calls in related hues, each type its own
+/// colour, at most [`MAX_COLORS`] legend entries (the tail past `MAX_COLORS - 1` types shares [`OTHER`]).
 pub fn legend_colors(types: &[String]) -> Vec<Rgba> {
+    let own = if types.len() > MAX_COLORS { MAX_COLORS - 1 } else { MAX_COLORS };
     let mut used: Vec<Rgba> = Vec::new();
     types
         .iter()
         .map(|t| {
-            let c = call_color(t);
-            if used.contains(&c) {
-                c
-            } else if used.len() < MAX_COLORS {
-                used.push(c);
-                c
-            } else {
-                OTHER
+            if used.len() >= own {
+                return OTHER;
             }
+            let c = distinct_color(t, &used);
+            used.push(c);
+            c
         })
         .collect()
+}
+
+/// The colour of `name` unless `used` has it: then another shade of its family, then a hue by the golden angle.
+fn distinct_color(name: &str, used: &[Rgba]) -> Rgba {
+    let free = |c: &Rgba| *c != OTHER && !used.contains(c);
+    let first = call_color(name);
+    if free(&first) {
+        return first;
+    }
+    if let Some((f, m)) = family_of(name) {
+        if let Some(c) = (1..SHADES.len()).map(|k| shade(FAMILIES[f].base, SHADES[(m + k) % SHADES.len()])).find(free) {
+            return c;
+        }
+    }
+    (0..).map(|k: u32| hue_color(k as f32 * 137.508)).find(free).unwrap_or(OTHER)
+}
+
+/// A mid-light, mid-saturated colour of hue `degrees`.
+fn hue_color(degrees: f32) -> Rgba {
+    let h = degrees.rem_euclid(360.0) / 60.0;
+    let (l, s) = (0.55f32, 0.6f32);
+    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+    let x = c * (1.0 - (h % 2.0 - 1.0).abs());
+    let (r, g, b) = match h as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = l - c / 2.0;
+    let v = |u: f32| ((u + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    rgba(v(r), v(g), v(b), 0xff)
 }

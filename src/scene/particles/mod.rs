@@ -205,9 +205,10 @@ impl ParticleScene {
         best.map(|(_, e)| e)
     }
 
-    /// The static frame: segments of alternating grey along the bottom labelled with their first process id,
-    /// vertical separators, duration grid lines labelled in real units (never overlapping).
-    pub fn frame(&self, ev: &ParticleEvents, ranks: &[i64]) -> Scene {
+    /// The static frame: segments of alternating grey along the bottom labelled with their first process
+    /// (`names`, by slot: [`slot_labels`]), vertical separators, duration grid lines labelled in real units
+    /// (never overlapping).
+    pub fn frame(&self, ev: &ParticleEvents, names: &[String]) -> Scene {
         let mut s = Scene::new(self.width, self.height, BACKGROUND);
         let band_y = self.y_bottom + 2.0;
         let mut last_label_end = f32::NEG_INFINITY;
@@ -220,10 +221,12 @@ impl ParticleScene {
             if seg > 0 {
                 s.lines.push(LineInstance::solid(xa, self.y_top, xa, self.y_bottom, 1.0, GRID));
             }
-            let text = ranks.get(first as usize).map_or_else(|| first.to_string(), |r| r.to_string());
+            let text = names.get(first as usize).cloned().unwrap_or_else(|| first.to_string());
             if xa >= last_label_end {
-                last_label_end = xa + label_width_px(&text, LABEL_PX) + 4.0;
-                s.labels.push(Label::new(xa + 1.0, band_y + SEGMENT_BAND_PX + 8.0, text, TEXT, LABEL_PX));
+                // A name wider than its segment is cut at the segment's end (the next label starts there).
+                let room = (xb - xa - 4.0).max(label_width_px("00", LABEL_PX));
+                last_label_end = xa + label_width_px(&text, LABEL_PX).min(room) + 4.0;
+                s.labels.push(Label::new(xa + 1.0, band_y + SEGMENT_BAND_PX + 8.0, text, TEXT, LABEL_PX).clipped(room));
             }
         }
         let min_gap = (LABEL_PX + 4.0) / (self.y_bottom - self.y_top).max(1.0);
@@ -237,6 +240,7 @@ impl ParticleScene {
         // The frame is the background the particles move over: decoration, not data.
         s.chrome = s.rects.len() + s.lines.len();
         if ev.is_empty() {
+            let from = s.labels.len();
             s.add_notice(
                 0.0,
                 self.y_top,
@@ -244,9 +248,15 @@ impl ParticleScene {
                 (self.y_bottom - self.y_top).max(1.0),
                 &[
                     "No events to animate.",
-                    "This trace has no communication or synchronization calls, or none is selected.",
+                    "This trace has no communication or synchronization calls (MPI, NCCL, CUDA synchronization, \
+                     OpenMP barriers), or none is selected.",
+                    "Type region name globs (e.g. *Send*) or cat:GLOB in the events box to animate other intervals.",
                 ],
             );
+            // Light text on the animation's dark background (the notice's own colours are for light views).
+            for l in &mut s.labels[from..] {
+                l.color = TEXT;
+            }
         }
         s
     }
@@ -275,9 +285,28 @@ pub fn grid_label(ns: f64) -> String {
     format!("{v} {unit}")
 }
 
-/// The native ids (MPI ranks) of the processes in slot order, for segment labels.
-pub fn slot_ranks(trace: &crate::model::Trace, ev: &ParticleEvents) -> Vec<i64> {
-    ev.slot_process.iter().map(|p| trace.processes.native_id[p.index()]).collect()
+/// The segment labels of the processes in slot order: an MPI rank's number (a process named "rank 3",
+/// "Task 3" or "3"), else the process's name as the trace gives it (a Chrome or PyTorch process, not its pid),
+/// else its native id.
+pub fn slot_labels(trace: &crate::model::Trace, ev: &ParticleEvents) -> Vec<String> {
+    ev.slot_process
+        .iter()
+        .map(|p| {
+            let name = trace.process_name(*p).trim();
+            let last = name.rsplit([' ', '_', '#']).next().unwrap_or("");
+            let rank_like = last.parse::<u64>().is_ok() && {
+                let head = name[..name.len() - last.len()].trim_end_matches([' ', '_', '#']).to_ascii_lowercase();
+                head.is_empty() || ["rank", "mpi rank", "task", "process", "proc", "p"].contains(&head.as_str())
+            };
+            if rank_like {
+                last.to_string()
+            } else if name.is_empty() {
+                trace.processes.native_id[p.index()].to_string()
+            } else {
+                name.to_string()
+            }
+        })
+        .collect()
 }
 
 /// `c` with its alpha byte replaced by `alpha` in [0, 1].

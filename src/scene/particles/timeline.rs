@@ -1,8 +1,10 @@
-//! The navigation timeline under the animation: a stacked graph of event starts per type over the whole
-//! trace, a time axis, and the cursor at the current data time (the page drags it to seek).
+//! The navigation timeline under the animation: a stacked graph of event starts per type over a time range
+//! (the whole trace, or what the user zoomed and panned to, as in the timeline), a time axis, and the cursor
+//! at the current data time (the page drags it to seek).
 //!
-//! The counts are binned once per width ([`ParticleEvents::starts_per_type`]); drawing is one rect per
-//! non-empty (bin, type) pair, bounded by pixels times types. Must not walk the events per frame.
+//! The counts are binned once per width and range ([`ParticleEvents::starts_per_type`]: the events in the
+//! range, found by binary search); drawing is one rect per non-empty (bin, type) pair, bounded by pixels times
+//! types. Must not walk the events per frame.
 
 use crate::analyses::particles::ParticleEvents;
 use crate::scene::axis::{draw_time_axis, TimeScale, AXIS_HEIGHT_PX};
@@ -20,6 +22,9 @@ pub struct StartsTimeline {
     pub height: f32,
     pub x0: f32,
     pub x1: f32,
+    /// The time range shown, ns from the trace's first event.
+    pub t0_ns: u64,
+    pub t1_ns: u64,
     pub span_ns: u64,
     pub bins: usize,
     pub types: usize,
@@ -29,23 +34,30 @@ pub struct StartsTimeline {
 }
 
 impl StartsTimeline {
+    /// The whole trace.
     pub fn new(ev: &ParticleEvents, width: f32, height: f32) -> StartsTimeline {
+        Self::of_range(ev, width, height, 0, ev.span_ns.max(1))
+    }
+
+    /// The range [t0, t1] (ns; at least 1 ns long).
+    pub fn of_range(ev: &ParticleEvents, width: f32, height: f32, t0_ns: u64, t1_ns: u64) -> StartsTimeline {
         let (x0, x1) = (72.0f32, (width - 8.0).max(73.0));
         let bins = ((x1 - x0) / BIN_PX).max(1.0) as usize;
         let span_ns = ev.span_ns.max(1);
-        let counts = ev.starts_per_type(0, span_ns + 1, bins);
+        let t1_ns = t1_ns.max(t0_ns + 1);
+        let counts = ev.starts_per_type(t0_ns, t1_ns.saturating_add(1), bins);
         let types = ev.types.len();
         let max_stack = (0..bins)
             .map(|b| counts[b * types..(b + 1) * types].iter().map(|&c| c as u64).sum::<u64>())
             .max()
             .unwrap_or(0)
             .min(u32::MAX as u64) as u32;
-        StartsTimeline { width, height, x0, x1, span_ns, bins, types, counts, max_stack }
+        StartsTimeline { width, height, x0, x1, t0_ns, t1_ns, span_ns, bins, types, counts, max_stack }
     }
     pub fn scale(&self) -> TimeScale {
-        TimeScale { t0_ns: 0.0, t1_ns: self.span_ns as f64, x0: self.x0, x1: self.x1 }
+        TimeScale { t0_ns: self.t0_ns as f64, t1_ns: self.t1_ns as f64, x0: self.x0, x1: self.x1 }
     }
-    /// The data time under pixel `x` (where a cursor drag seeks to), clamped to the trace.
+    /// The data time under pixel `x` (where a cursor drag seeks to), clamped to the range shown and the trace.
     pub fn time_at(&self, x: f32) -> u64 {
         self.scale().t(x.clamp(self.x0, self.x1)).round().clamp(0.0, self.span_ns as f64) as u64
     }
@@ -70,9 +82,16 @@ impl StartsTimeline {
             }
         }
         draw_time_axis(&mut s, &self.scale(), plot_bottom, plot_bottom);
+        // The cursor, where it is in the range shown (else a stub at the edge it lies beyond).
         let x = self.scale().x(t_ns as f64);
-        s.lines.push(LineInstance::solid(x, 0.0, x, plot_bottom, 2.0, CURSOR));
-        s.rects.push(RectInstance::filled(x - 4.0, 0.0, 8.0, 6.0, CURSOR));
+        if (self.x0..=self.x1).contains(&x) {
+            s.lines.push(LineInstance::solid(x, 0.0, x, plot_bottom, 2.0, CURSOR));
+            s.rects.push(RectInstance::filled(x - 4.0, 0.0, 8.0, 6.0, CURSOR));
+        } else {
+            let edge = if x < self.x0 { self.x0 } else { self.x1 - 6.0 };
+            s.lines.push(LineInstance::solid(edge, 0.0, edge + 6.0, 0.0, 2.0, CURSOR));
+            s.rects.push(RectInstance::filled(edge, 0.0, 6.0, 6.0, CURSOR));
+        }
         // The cursor is a control, not data.
         s.chrome += 2;
         s

@@ -31,6 +31,10 @@ pub enum Format {
     GraphMl,
     ExecGraphText,
     Generated,
+    Slog2,
+    Clog2,
+    Clog,
+    Rlog,
 }
 
 impl Format {
@@ -43,6 +47,10 @@ impl Format {
             Format::GraphMl => "graphml",
             Format::ExecGraphText => "execgraph-text",
             Format::Generated => "generated",
+            Format::Slog2 => "slog2",
+            Format::Clog2 => "clog2",
+            Format::Clog => "clog",
+            Format::Rlog => "rlog",
         }
     }
 }

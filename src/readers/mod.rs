@@ -13,6 +13,7 @@ pub mod chrome;
 pub mod execgraph_text;
 pub mod graphml;
 pub mod mir;
+pub mod mpe;
 pub mod otf2;
 pub mod otf2_threads;
 pub mod paraver;
@@ -217,6 +218,10 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
             Input::Grains { grains: Grains::Graph(graphml::read_grains(name, bytes)?), warnings: Warnings::default() }
         }
         Sniffed::Unknown(detail) => return Err(unknown(detail)),
+        Sniffed::Slog2 => Input::Trace(mpe::slog2::read(name, bytes)?),
+        Sniffed::Clog2 => Input::Trace(mpe::clog2::read(name, bytes)?),
+        Sniffed::Clog => Input::Trace(mpe::clog::read(name, bytes)?),
+        Sniffed::Rlog => Input::Trace(mpe::rlog::read(name, bytes)?),
     })
 }
 

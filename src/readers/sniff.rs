@@ -21,6 +21,14 @@ pub enum Sniffed {
     MirTaskStats,
     ExecGraphText,
     Unknown(String),
+    /// MPE/Jumpshot SLOG-2 ("SLOG 2.0.x").
+    Slog2,
+    /// MPE2's CLOG2 ("CLOG-02.xx" preamble).
+    Clog2,
+    /// The older CLOG of MPICH 1.x (no magic: well-formed first records).
+    Clog,
+    /// MPICH2's RLOG (a header section first).
+    Rlog,
 }
 
 impl Sniffed {
@@ -38,6 +46,10 @@ impl Sniffed {
             Sniffed::MirTaskStats => "MIR task stats",
             Sniffed::ExecGraphText => "execution-graph text",
             Sniffed::Unknown(_) => "unknown",
+            Sniffed::Slog2 => "SLOG-2",
+            Sniffed::Clog2 => "CLOG2",
+            Sniffed::Clog => "CLOG",
+            Sniffed::Rlog => "RLOG",
         }
     }
 }
@@ -87,6 +99,9 @@ fn sniff_content(bytes: &[u8]) -> Sniffed {
     }
     if bytes.len() >= 262 && &bytes[257..262] == b"ustar" {
         return Sniffed::Tar;
+    }
+    if let Some(mpe) = sniff_mpe(bytes) {
+        return mpe;
     }
     if let Some(text) = utf16::to_utf8(&bytes[..bytes.len().min(128 * 1024) & !1]) {
         // UTF-16 (PowerShell's `>` writes it): the Chrome reader transcodes it; other readers take UTF-8.
@@ -153,6 +168,17 @@ fn sniff_content(bytes: &[u8]) -> Sniffed {
             String::from_utf8_lossy(&head[..head.len().min(40)]).chars().filter(|c| !c.is_control()).collect();
         Sniffed::Unknown(format!("text starting with \"{first}\""))
     }
+}
+
+/// MPE/Jumpshot's binary formats (SLOG-2, CLOG2, old CLOG, RLOG), before the UTF-16 look (their zero bytes).
+fn sniff_mpe(bytes: &[u8]) -> Option<Sniffed> {
+    use crate::readers::mpe::{sniff, Kind};
+    sniff(bytes).map(|k| match k {
+        Kind::Slog2 => Sniffed::Slog2,
+        Kind::Clog2 => Sniffed::Clog2,
+        Kind::Clog => Sniffed::Clog,
+        Kind::Rlog => Sniffed::Rlog,
+    })
 }
 
 #[cfg(test)]

@@ -171,6 +171,14 @@ fn main() {
         }
     }
 
+    // MPE: SLOG-2, CLOG2 (small blocks, so several) and the old CLOG of one small workload.
+    let m = samples::mpe::MpeSample::new(3, 6);
+    for (name, b) in [("w.slog2", m.slog2(512)), ("w.clog2", m.clog2(1024)), ("w.clog", m.clog()), ("w.rlog", m.rlog())]
+    {
+        put("mpe", name, &b);
+        put("sniff", &format!("mpe-{name}"), &b);
+    }
+
     // The worker->page buffer of small traces.
     for (i, b) in chrome.iter().enumerate() {
         if let Ok(t) = weft::readers::chrome::read("seed.json", &b.1) {

@@ -20,7 +20,8 @@ use std::io::Write;
 use std::time::Duration;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::readers::otf2::{encoding::write as w, read_archive, MemoryFiles};
-use weft::readers::{archive, chrome, paraver};
+use weft::readers::{archive, chrome, mpe, paraver};
+use weft::samples::mpe::MpeSample;
 use weft::samples::{self, otf2::small_archive, paraver::ParaverSample, ChromeSample};
 
 const REFUSED: Expect = Expect::Error("");
@@ -47,6 +48,10 @@ const FORMATS: &[Format] = &[
     Format { name: "codec", file: "buffer", sample: codec_sample, read: read_codec, magic: REFUSED, names_file: false },
     Format { name: "nsys-sqlite", file: "t.sqlite", sample: || samples::nsys::NsysSample::small().generate().0, read: read_any, magic: REFUSED, names_file: true },
     Format { name: "nsys-csv", file: "t.csv", sample: nsys_csv_sample, read: read_any, magic: REFUSED, names_file: true },
+    Format { name: "mpe-slog2", file: "t.slog2", sample: || MpeSample::new(3, 12).slog2(1024), read: |n, b| of_trace(mpe::slog2::read(n, b)), magic: REFUSED, names_file: true },
+    Format { name: "mpe-clog2", file: "t.clog2", sample: || MpeSample::new(3, 12).clog2(1024), read: |n, b| of_trace(mpe::clog2::read(n, b)), magic: REFUSED, names_file: true },
+    Format { name: "mpe-clog", file: "t.clog", sample: || MpeSample::new(3, 12).clog(), read: |n, b| of_trace(mpe::clog::read(n, b)), magic: REFUSED, names_file: true },
+    Format { name: "mpe-rlog", file: "t.rlog", sample: || MpeSample::new(3, 12).rlog(), read: |n, b| of_trace(mpe::rlog::read(n, b)), magic: REFUSED, names_file: true },
 ];
 
 fn format(name: &str) -> &'static Format {
@@ -693,5 +698,44 @@ fn nsys_hostile_databases() {
             b"Start (ns),End (ns),Name,PID,TID\n0,4611686018427387904,a,1,1\n".to_vec(),
             Expect::Survive,
         ),
+    ]);
+}
+
+/// MPE formats: counts and pointers past the bytes there are, a category map of 2^31 entries, vertices and
+/// drawables by the billion, CLOG2 blocks of a gigabyte over a small file, records of unknown types.
+#[test]
+fn mpe_counts_and_pointers_past_the_bytes_are_refused() {
+    let slog = MpeSample::new(2, 4).slog2(4096);
+    let ptr = |b: &[u8], i: usize| {
+        let at = 2 + 10 + 2 + 4 + 2 + 4 + 12 * i;
+        (i64::from_be_bytes(b[at..at + 8].try_into().unwrap()) as usize, at)
+    };
+    let (cats, _) = ptr(&slog, 0);
+    let mut huge_categories = slog.clone();
+    huge_categories[cats..cats + 4].copy_from_slice(&i32::MAX.to_be_bytes());
+    let (root, _) = ptr(&slog, 3);
+    let mut huge_drawables = slog.clone();
+    huge_drawables[root + 34..root + 38].copy_from_slice(&i32::MAX.to_be_bytes());
+    let mut negative_size = slog.clone();
+    let (_, at) = ptr(&slog, 4);
+    negative_size[at + 8..at + 12].copy_from_slice(&(-5i32).to_be_bytes());
+    let mut dir_loop = slog.clone();
+    let (dir, _) = ptr(&slog, 4);
+    dir_loop[dir..dir + 4].copy_from_slice(&(1i32 << 28).to_be_bytes());
+    let mut clog2 = MpeSample::new(2, 4).clog2(1024);
+    let p = clog2.windows(5).position(|w| w == b"1024\0").unwrap();
+    clog2[p..p + 5].copy_from_slice(b"9999\0");
+    let mut unknown = MpeSample::new(2, 4).clog2(1024);
+    unknown[1024 + 20..1024 + 24].copy_from_slice(&77i32.to_be_bytes());
+    let mut clog_len = MpeSample::new(2, 4).clog();
+    clog_len[12..16].copy_from_slice(&(i32::MAX).to_be_bytes());
+    cases(vec![
+        ("SLOG-2 category map of 2^31 entries", "mpe-slog2", huge_categories, REFUSED),
+        ("SLOG-2 frame of 2^31 drawables", "mpe-slog2", huge_drawables, REFUSED),
+        ("SLOG-2 directory of negative size", "mpe-slog2", negative_size, Expect::Survive),
+        ("SLOG-2 directory of 2^28 frames", "mpe-slog2", dir_loop, REFUSED),
+        ("CLOG2 block size larger than the file", "mpe-clog2", clog2, Expect::Survive),
+        ("CLOG2 record of unknown type", "mpe-clog2", unknown, REFUSED),
+        ("CLOG record of 2^31 doubles", "mpe-clog", clog_len, REFUSED),
     ]);
 }

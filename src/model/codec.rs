@@ -127,9 +127,23 @@ fn format_code(f: Format) -> u8 {
 
 fn format_from(c: u8) -> Option<Format> {
     use Format::*;
-    [ChromeJson, Otf2, Paraver, MirTaskStats, GraphMl, ExecGraphText, Generated, NsightSqlite, NsightCsv]
-        .into_iter()
-        .find(|&f| f as u8 == c)
+    [
+        ChromeJson,
+        Otf2,
+        Paraver,
+        MirTaskStats,
+        GraphMl,
+        ExecGraphText,
+        Generated,
+        NsightSqlite,
+        NsightCsv,
+        Slog2,
+        Clog2,
+        Clog,
+        Rlog,
+    ]
+    .into_iter()
+    .find(|&f| f as u8 == c)
 }
 
 fn paradigm_from(c: u8) -> Option<Paradigm> {

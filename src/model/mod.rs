@@ -33,6 +33,10 @@ pub enum Format {
     Generated,
     NsightSqlite,
     NsightCsv,
+    Slog2,
+    Clog2,
+    Clog,
+    Rlog,
 }
 
 impl Format {
@@ -47,6 +51,10 @@ impl Format {
             Format::Generated => "generated",
             Format::NsightSqlite => "nsight-sqlite",
             Format::NsightCsv => "nsight-nvtx-csv",
+            Format::Slog2 => "slog2",
+            Format::Clog2 => "clog2",
+            Format::Clog => "clog",
+            Format::Rlog => "rlog",
         }
     }
 }

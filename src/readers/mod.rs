@@ -13,6 +13,7 @@ pub mod chrome;
 pub mod execgraph_text;
 pub mod graphml;
 pub mod mir;
+pub mod mpe;
 pub mod nsys;
 pub mod otf2;
 pub mod otf2_threads;
@@ -221,6 +222,10 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
         Sniffed::Unknown(detail) => return Err(unknown(detail)),
         Sniffed::Sqlite => Input::Trace(nsys::read(name, bytes)?),
         Sniffed::NsightCsv => Input::Trace(nsys::csv::read(name, bytes)?),
+        Sniffed::Slog2 => Input::Trace(mpe::slog2::read(name, bytes)?),
+        Sniffed::Clog2 => Input::Trace(mpe::clog2::read(name, bytes)?),
+        Sniffed::Clog => Input::Trace(mpe::clog::read(name, bytes)?),
+        Sniffed::Rlog => Input::Trace(mpe::rlog::read(name, bytes)?),
     })
 }
 

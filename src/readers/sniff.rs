@@ -26,6 +26,14 @@ pub enum Sniffed {
     Sqlite,
     /// An `nsys stats` NVTX trace CSV (by its header).
     NsightCsv,
+    /// MPE/Jumpshot SLOG-2 ("SLOG 2.0.x").
+    Slog2,
+    /// MPE2's CLOG2 ("CLOG-02.xx" preamble).
+    Clog2,
+    /// The older CLOG of MPICH 1.x (no magic: well-formed first records).
+    Clog,
+    /// MPICH2's RLOG (a header section first).
+    Rlog,
 }
 
 impl Sniffed {
@@ -45,6 +53,10 @@ impl Sniffed {
             Sniffed::Unknown(_) => "unknown",
             Sniffed::Sqlite => "SQLite database",
             Sniffed::NsightCsv => "nsys stats NVTX CSV",
+            Sniffed::Slog2 => "SLOG-2",
+            Sniffed::Clog2 => "CLOG2",
+            Sniffed::Clog => "CLOG",
+            Sniffed::Rlog => "RLOG",
         }
     }
 }
@@ -97,6 +109,9 @@ fn sniff_content(bytes: &[u8]) -> Sniffed {
     }
     if bytes.len() >= 262 && &bytes[257..262] == b"ustar" {
         return Sniffed::Tar;
+    }
+    if let Some(mpe) = sniff_mpe(bytes) {
+        return mpe;
     }
     if let Some(text) = utf16::to_utf8(&bytes[..bytes.len().min(128 * 1024) & !1]) {
         // UTF-16 (PowerShell's `>` writes it): the Chrome reader transcodes it; other readers take UTF-8.
@@ -174,6 +189,17 @@ fn sniff_nsight(bytes: &[u8]) -> Option<Sniffed> {
     let head = skip_ws_bom(&bytes[..bytes.len().min(4096)]);
     let line = head.split(|&c| c == b'\n').next()?;
     crate::readers::nsys::csv::looks_like_header(line).then_some(Sniffed::NsightCsv)
+}
+
+/// MPE/Jumpshot's binary formats (SLOG-2, CLOG2, old CLOG, RLOG), before the UTF-16 look (their zero bytes).
+fn sniff_mpe(bytes: &[u8]) -> Option<Sniffed> {
+    use crate::readers::mpe::{sniff, Kind};
+    sniff(bytes).map(|k| match k {
+        Kind::Slog2 => Sniffed::Slog2,
+        Kind::Clog2 => Sniffed::Clog2,
+        Kind::Clog => Sniffed::Clog,
+        Kind::Rlog => Sniffed::Rlog,
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 pub mod chrome;
 pub mod execgraph;
 pub mod grains;
+pub mod mpe;
 pub mod nsys;
 pub mod otf2;
 pub mod otf2_gen;

@@ -127,7 +127,9 @@ fn format_code(f: Format) -> u8 {
 
 fn format_from(c: u8) -> Option<Format> {
     use Format::*;
-    [ChromeJson, Otf2, Paraver, MirTaskStats, GraphMl, ExecGraphText, Generated].into_iter().find(|&f| f as u8 == c)
+    [ChromeJson, Otf2, Paraver, MirTaskStats, GraphMl, ExecGraphText, Generated, HpcToolkit, Projections]
+        .into_iter()
+        .find(|&f| f as u8 == c)
 }
 
 fn paradigm_from(c: u8) -> Option<Paradigm> {

@@ -31,6 +31,8 @@ pub enum Format {
     GraphMl,
     ExecGraphText,
     Generated,
+    HpcToolkit,
+    Projections,
 }
 
 impl Format {
@@ -43,6 +45,8 @@ impl Format {
             Format::GraphMl => "graphml",
             Format::ExecGraphText => "execgraph-text",
             Format::Generated => "generated",
+            Format::HpcToolkit => "hpctoolkit",
+            Format::Projections => "projections",
         }
     }
 }

@@ -21,6 +21,11 @@ pub enum Sniffed {
     MirTaskStats,
     ExecGraphText,
     Unknown(String),
+    /// One file of an HPCToolkit database (`meta`, `prof`, `ctxt`, `trce` by its header): the database is a
+    /// folder, read as a set of files.
+    HpcToolkitDb([u8; 4]),
+    /// A Charm++ Projections `.sts` or per-PE log (plain or gzipped): the trace is the folder of them.
+    ProjectionsPart,
 }
 
 impl Sniffed {
@@ -38,6 +43,8 @@ impl Sniffed {
             Sniffed::MirTaskStats => "MIR task stats",
             Sniffed::ExecGraphText => "execution-graph text",
             Sniffed::Unknown(_) => "unknown",
+            Sniffed::HpcToolkitDb(_) => "HPCToolkit database file",
+            Sniffed::ProjectionsPart => "Projections log",
         }
     }
 }
@@ -68,6 +75,9 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
 }
 
 fn sniff_content(bytes: &[u8]) -> Sniffed {
+    if let Some(s) = sniff_folder_parts(bytes) {
+        return s;
+    }
     // OTF2 anchor: a chunk-header byte (0x03), a byte-order marker (0x42 or 0x23), then "OTF2\0".
     if crate::readers::otf2::anchor::looks_like_anchor(bytes) {
         return Sniffed::Otf2Anchor;
@@ -153,6 +163,21 @@ fn sniff_content(bytes: &[u8]) -> Sniffed {
             String::from_utf8_lossy(&head[..head.len().min(40)]).chars().filter(|c| !c.is_control()).collect();
         Sniffed::Unknown(format!("text starting with \"{first}\""))
     }
+}
+
+/// Files that are one part of a trace kept as a folder: an HPCToolkit database file (its `HPCTOOLKIT` header),
+/// a Projections `.sts` (`PROJECTIONS_ID`) or per-PE log (`PROJECTIONS-RECORD`, also gzipped).
+fn sniff_folder_parts(bytes: &[u8]) -> Option<Sniffed> {
+    if let Some(kind) = crate::readers::hpctoolkit::db_kind(bytes) {
+        return Some(Sniffed::HpcToolkitDb(kind));
+    }
+    let projections = |b: &[u8]| b.starts_with(b"PROJECTIONS_ID") || b.starts_with(b"PROJECTIONS-RECORD");
+    if projections(bytes)
+        || (bytes.starts_with(&[0x1f, 0x8b]) && projections(&crate::readers::archive::gunzip_head(bytes, 32)))
+    {
+        return Some(Sniffed::ProjectionsPart);
+    }
+    None
 }
 
 #[cfg(test)]

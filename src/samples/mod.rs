@@ -6,10 +6,12 @@
 pub mod chrome;
 pub mod execgraph;
 pub mod grains;
+pub mod hpctoolkit_gen;
 pub mod otf2;
 pub mod otf2_gen;
 pub mod paraver;
 pub mod particles;
+pub mod projections_gen;
 pub mod rng;
 pub mod utilization;
 

@@ -176,7 +176,8 @@ impl<'a> From<&'a otf2::MemoryFiles> for Source<'a> {
 ///
 /// Bytes are sniffed once and go to [`open_sniffed`]. A set of files is an OTF2 archive when it holds an
 /// anchor (`X.otf2` with its `X.def` and `X/*.evt`), a Paraver trace when it holds `X.prv` (with `X.pcf` and
-/// `X.row` for names), else the one file there is.
+/// `X.row` for names), an HPCToolkit database when it holds a `meta.db` (by its header), a Projections trace
+/// when it holds a `.sts` (by its first line) and its per-PE logs, else the one file there is.
 pub fn open(name: &str, source: Source) -> Result<Input, ReadError> {
     match source {
         Source::Bytes(bytes) => open_sniffed(name, sniff(bytes), bytes),
@@ -360,7 +361,8 @@ pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
 /// sniffed once, as [`open`] does; a Paraver .prv is named by the .pcf and .row beside it; an OTF2 trace is
 /// opened by its anchor (`X.otf2`), by one of its definition or event files, by the folder that holds it,
 /// or from a zip/tar/tar.gz of that folder. A folder without an anchor is a set of files as the page takes
-/// a dropped folder: its Paraver trace, or the one file in it.
+/// a dropped folder: its Paraver trace, HPCToolkit database or Projections trace, or the one file in it; a
+/// Projections `.sts` names the trace in its folder.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn open_path(path: &std::path::Path) -> Result<Input, ReadError> {
     let name = path.display().to_string();

@@ -3,6 +3,10 @@
 //! `weft::samples::otf2_gen`, for tests and benchmarks that download nothing. Event files are written by
 //! `--jobs` threads, one location at a time, streamed chunk by chunk (memory: one chunk per thread). Prints
 //! the record counts per kind (`--json`: the official reader's class names as keys).
+//!
+//! `weft generate hpctoolkit -o DIR [--mb N]` and `weft generate projections -o DIR [--mb N]`: an HPCToolkit
+//! database (`samples::hpctoolkit_gen`) or a Charm++ Projections trace (`samples::projections_gen`), the small
+//! test fixture, or about N MB.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -22,6 +26,30 @@ pub struct Args {
 enum Format {
     /// An OTF2 archive: MPI ranks with nested regions, ring messages and collectives.
     Otf2(Otf2Args),
+    /// An HPCToolkit database (meta.db, profile.db, cct.db, trace.db) of a sampled MPI + threads run.
+    Hpctoolkit(FolderArgs),
+    /// A Charm++ Projections trace (gen.sts, gen.PE.log[.gz]) of a halo exchange.
+    Projections(FolderArgs),
+}
+
+#[derive(clap::Args)]
+struct FolderArgs {
+    /// The folder to write (created; files in it are replaced).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// About this many MB; 0 writes the small fixture the tests use.
+    #[arg(long, default_value_t = 0.0)]
+    mb: f64,
+}
+
+fn write_folder(out: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(out)?;
+    for (n, b) in files {
+        std::fs::write(out.join(n), b)?;
+    }
+    let bytes: usize = files.iter().map(|f| f.1.len()).sum();
+    println!("wrote {} files, {:.1} MB, to {}", files.len(), bytes as f64 / 1e6, out.display());
+    Ok(())
 }
 
 #[derive(clap::Args)]
@@ -52,7 +80,21 @@ struct Otf2Args {
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let Format::Otf2(a) = a.format;
+    let a = match a.format {
+        Format::Otf2(a) => a,
+        Format::Hpctoolkit(f) => {
+            use weft::samples::hpctoolkit_gen::{generate, HpctkSpec};
+            let spec = if f.mb > 0.0 { HpctkSpec::of_size((f.mb * 1e6) as u64) } else { HpctkSpec::small() };
+            let files: Vec<(String, Vec<u8>)> =
+                generate(&spec).files.into_iter().map(|(n, b)| (n.to_string(), b)).collect();
+            return write_folder(&f.out, &files);
+        }
+        Format::Projections(f) => {
+            use weft::samples::projections_gen::{generate, ProjSpec};
+            let spec = if f.mb > 0.0 { ProjSpec::of_size((f.mb * 1e6) as u64) } else { ProjSpec::small() };
+            return write_folder(&f.out, &generate(&spec).files);
+        }
+    };
     if a.ranks == 0 || a.threads_per_rank == 0 {
         return Err("--ranks and --threads-per-rank must be at least 1".into());
     }

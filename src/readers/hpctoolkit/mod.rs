@@ -120,6 +120,8 @@ pub fn read(
     // The regions of frame names, made on first use.
     let mut regions: Vec<Option<RegionId>> = vec![None; m.names.len()];
     let mut path: Vec<u32> = Vec::new();
+    let budget = crate::readers::budget::Budget::DEFAULT;
+    let mut opened = 0u64;
     // The frames open on the line, outermost first: (frame, its region, start).
     let mut open: Vec<(u32, RegionId, i64)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -169,6 +171,12 @@ pub fn read(
             }
             let same = open.iter().zip(path.iter().rev()).take_while(|(o, p)| o.0 == **p).count();
             close(&mut b, &mut open, same, t, loc);
+            // Frames become intervals: held to the budget of events a read may turn into a model (a deep
+            // tree and samples that alternate between two of its leaves open many frames per sample).
+            opened += (path.len() - same) as u64;
+            if opened > budget.stream_events {
+                budget.admit_events(name, "HPCToolkit database's frames", opened)?;
+            }
             for &x in path.iter().rev().skip(same) {
                 let name_ix = m.frames.name[x as usize] as usize;
                 let r = *regions[name_ix].get_or_insert_with(|| b.region(&m.names[name_ix], ""));

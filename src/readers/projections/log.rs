@@ -75,6 +75,8 @@ pub(super) struct Ctx<'a> {
     pub processings: &'a mut Vec<Processing>,
     /// Bytes inflated so far over all logs, held to the budget.
     pub inflated: &'a mut u64,
+    /// Records read so far over all logs.
+    pub records: &'a mut u64,
 }
 
 /// Read one PE's log into the builder on location `loc`.
@@ -141,6 +143,11 @@ pub(super) fn read(file: &str, bytes: &[u8], pe: i64, loc: LocationId, cx: &mut 
             continue;
         }
         counts.records += 1;
+        *cx.records += 1;
+        // Each record is at most one interval, instant, message or sample: held to the events a read may make.
+        if *cx.records > Budget::DEFAULT.stream_events {
+            Budget::DEFAULT.admit_events(file, "Projections logs", *cx.records)?;
+        }
         if let Err(why) = record(&text, pe, loc, cx, &mut st, &mut counts) {
             cx.b.warn(WarningKind::MalformedRecord, || {
                 format!(

@@ -122,6 +122,7 @@ pub fn read_counted(name: &str, files: &MemoryFiles, found: &Found) -> Result<(T
     let mut creations: HashMap<(i64, i64, i64), Vec<Creation>> = HashMap::new();
     let mut processings = Vec::new();
     let mut inflated = 0u64;
+    let mut records = 0u64;
     let mut counts = Counts::default();
     for (pe, path) in &found.logs {
         let p = b.process(*pe as i64);
@@ -135,6 +136,7 @@ pub fn read_counted(name: &str, files: &MemoryFiles, found: &Found) -> Result<(T
             creations: &mut creations,
             processings: &mut processings,
             inflated: &mut inflated,
+            records: &mut records,
         };
         let c = log::read(path, &files.files[path], *pe as i64, loc, &mut cx)?;
         counts.records.push(c.records);

@@ -197,5 +197,16 @@ fn main() {
     s.extend_from_slice(csv);
     put("nsys", "nvtx-csv", &s);
     put("sniff", "nsys-nvtx-csv", csv);
+
+    // HPCToolkit: meta.db, profile.db and trace.db joined by `%%next%%`; Projections: the .sts and two logs.
+    use weft::samples::{hpctoolkit_gen, projections_gen};
+    let db = hpctoolkit_gen::generate(&hpctoolkit_gen::HpctkSpec { ranks: 1, threads: 2, samples: 40, seed: 3 });
+    let joined = [&db.files[0].1[..], b"%%next%%", &db.files[1].1, b"%%next%%", &db.files[3].1].concat();
+    put("hpctoolkit", "small", &joined);
+    put("sniff", "hpctoolkit-meta.db", &db.files[0].1);
+    let g = projections_gen::generate(&projections_gen::ProjSpec { pes: 2, iterations: 6, gzip_even: true, seed: 5 });
+    let joined = [&g.files[0].1[..], b"%%next%%", &g.files[1].1, b"%%next%%", &g.files[2].1].concat();
+    put("projections", "small", &joined);
+    put("sniff", "projections-sts", &g.files[0].1);
     println!("seeds written");
 }

@@ -52,6 +52,12 @@ const FORMATS: &[Format] = &[
     Format { name: "mpe-clog2", file: "t.clog2", sample: || MpeSample::new(3, 12).clog2(1024), read: |n, b| of_trace(mpe::clog2::read(n, b)), magic: REFUSED, names_file: true },
     Format { name: "mpe-clog", file: "t.clog", sample: || MpeSample::new(3, 12).clog(), read: |n, b| of_trace(mpe::clog::read(n, b)), magic: REFUSED, names_file: true },
     Format { name: "mpe-rlog", file: "t.rlog", sample: || MpeSample::new(3, 12).rlog(), read: |n, b| of_trace(mpe::rlog::read(n, b)), magic: REFUSED, names_file: true },
+    Format { name: "hpctoolkit-meta", file: "meta.db", sample: || hpctk_file(0), read: |n, b| read_hpctk(n, b, 0), magic: REFUSED, names_file: true },
+    Format { name: "hpctoolkit-profile", file: "profile.db", sample: || hpctk_file(1), read: |n, b| read_hpctk(n, b, 1), magic: REFUSED, names_file: true },
+    Format { name: "hpctoolkit-trace", file: "trace.db", sample: || hpctk_file(3), read: |n, b| read_hpctk(n, b, 3), magic: REFUSED, names_file: true },
+    Format { name: "projections-sts", file: "gen.sts", sample: || proj_file(0), read: |n, b| read_proj(n, b, 0), magic: REFUSED, names_file: true },
+    Format { name: "projections-log-gz", file: "gen.0.log.gz", sample: || proj_file(1), read: |n, b| read_proj(n, b, 1), magic: REFUSED, names_file: true },
+    Format { name: "projections-log", file: "gen.1.log", sample: || proj_file(2), read: |n, b| read_proj(n, b, 2), magic: REFUSED, names_file: true },
 ];
 
 fn format(name: &str) -> &'static Format {
@@ -737,5 +743,115 @@ fn mpe_counts_and_pointers_past_the_bytes_are_refused() {
         ("CLOG2 block size larger than the file", "mpe-clog2", clog2, Expect::Survive),
         ("CLOG2 record of unknown type", "mpe-clog2", unknown, REFUSED),
         ("CLOG record of 2^31 doubles", "mpe-clog", clog_len, REFUSED),
+    ]);
+}
+
+// ---- HPCToolkit databases and Projections traces (#19): one file of the generated set replaced ----
+
+fn hpctk_file(i: usize) -> Vec<u8> {
+    samples::hpctoolkit_gen::generate(&samples::hpctoolkit_gen::HpctkSpec::small()).files[i].1.clone()
+}
+
+/// The generated database with file `i` (0 meta, 1 profile, 3 trace) replaced by `b`, named `name`.
+fn read_hpctk(name: &str, b: &[u8], i: usize) -> Outcome {
+    let db = samples::hpctoolkit_gen::generate(&samples::hpctoolkit_gen::HpctkSpec::small());
+    let file = |k: usize| if k == i { (name, b) } else { (db.files[k].0, db.files[k].1.as_slice()) };
+    of_trace(weft::readers::hpctoolkit::read("db", file(0), Some(file(1)), Some(file(3))))
+}
+
+fn proj_file(i: usize) -> Vec<u8> {
+    samples::projections_gen::generate(&samples::projections_gen::ProjSpec::small()).files[i].1.clone()
+}
+
+/// The generated trace with file `i` (0 the .sts, 1 PE 0's gzipped log, 2 PE 1's plain log) replaced by `b`.
+fn read_proj(name: &str, b: &[u8], i: usize) -> Outcome {
+    let g = samples::projections_gen::generate(&samples::projections_gen::ProjSpec::small());
+    let mut set = MemoryFiles::new();
+    for (k, (n, bytes)) in g.files.iter().enumerate() {
+        if k == i {
+            set.insert(name, b.to_vec());
+        } else {
+            set.insert(n, bytes.clone());
+        }
+    }
+    let found = weft::readers::projections::Found {
+        sts: g.files[0].0.clone(),
+        logs: (0..g.records.len() as u32).map(|pe| (pe, g.files[pe as usize + 1].0.clone())).collect(),
+    };
+    of_trace(weft::readers::projections::read_files("trace", &set, &found))
+}
+
+fn put_u64(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+#[test]
+fn hpctoolkit_and_projections_attacks() {
+    let meta = hpctk_file(0);
+    let trace = hpctk_file(3);
+    let mut v5 = meta.clone();
+    v5[14] = 5;
+    // The context tree's entry point whose first child's children array is the entry's own children: a cycle.
+    let mut cycle = meta.clone();
+    let ctx_section = get_u64(&meta, 0x48) as usize;
+    let entries = get_u64(&meta, ctx_section) as usize;
+    let (kids_size, kids) = (get_u64(&meta, entries), get_u64(&meta, entries + 8));
+    put_u64(&mut cycle, kids as usize, kids_size);
+    put_u64(&mut cycle, kids as usize + 8, kids);
+    // A trace line claiming 2^40 samples; a meta.db given as the trace.db (another file of the same kind).
+    let mut long = trace.clone();
+    let headers = get_u64(&trace, get_u64(&trace, 0x18) as usize) as usize;
+    put_u64(&mut long, headers + 0x10, 12 << 40);
+    let mut functions = meta.clone();
+    let fn_section = get_u64(&meta, 0x88) as usize;
+    functions[fn_section + 8..fn_section + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+    let sts = String::from_utf8(proj_file(0)).unwrap();
+    let log = String::from_utf8(proj_file(2)).unwrap();
+    cases(vec![
+        ("HPCToolkit meta.db of version 5", "hpctoolkit-meta", v5, Expect::Error("version 5")),
+        ("HPCToolkit context tree with a cycle", "hpctoolkit-meta", cycle, Expect::Error("twice")),
+        ("HPCToolkit 2^32-1 functions", "hpctoolkit-meta", functions, Expect::Error("end of the file")),
+        ("HPCToolkit trace line of 2^40 samples", "hpctoolkit-trace", long, Expect::Warned),
+        ("HPCToolkit meta.db as the trace.db", "hpctoolkit-trace", meta.clone(), Expect::Error("expected \"trce\"")),
+        (
+            "Projections .sts of another program",
+            "projections-sts",
+            b"VERSION 11.0\nPROCESSORS 2\n".to_vec(),
+            Expect::Error("not a Projections"),
+        ),
+        (
+            "Projections .sts with 2^40 PEs",
+            "projections-sts",
+            sts.replace("PROCESSORS 4", "PROCESSORS 1099511627776").into_bytes(),
+            Expect::Survive,
+        ),
+        (
+            "Projections .sts with 2^32-1 PEs",
+            "projections-sts",
+            sts.replace("PROCESSORS 4", "PROCESSORS 4294967295").into_bytes(),
+            Expect::Warned,
+        ),
+        (
+            "Projections log with garbage lines",
+            "projections-log",
+            format!("{log}2 x y\n99999999999999999999 1\n3 1 2\n").into_bytes(),
+            Expect::Warned,
+        ),
+        (
+            "Projections log with times past i64 ns",
+            "projections-log",
+            format!("{log}2 1 2 9223372036854775 1 0 16 0 0\n").into_bytes(),
+            Expect::Warned,
+        ),
+        (
+            "Projections gzip of 64 MiB without a newline",
+            "projections-log-gz",
+            gzip_bomb(b"PROJECTIONS-RECORD 1\n", b'x', 64, b"\n"),
+            Expect::Warned,
+        ),
     ]);
 }

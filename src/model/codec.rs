@@ -141,6 +141,8 @@ fn format_from(c: u8) -> Option<Format> {
         Clog2,
         Clog,
         Rlog,
+        HpcToolkit,
+        Projections,
     ]
     .into_iter()
     .find(|&f| f as u8 == c)

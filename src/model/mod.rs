@@ -37,6 +37,8 @@ pub enum Format {
     Clog2,
     Clog,
     Rlog,
+    HpcToolkit,
+    Projections,
 }
 
 impl Format {
@@ -55,6 +57,8 @@ impl Format {
             Format::Clog2 => "clog2",
             Format::Clog => "clog",
             Format::Rlog => "rlog",
+            Format::HpcToolkit => "hpctoolkit",
+            Format::Projections => "projections",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Archive containers held in memory: zip (deflate or stored), tar, and gzip-compressed tar. They are unpacked
 //! into [`MemoryFiles`] so the OTF2 reader sees the same named files as from a folder. Only the files an OTF2
-//! archive is made of (`.otf2`, `.def`, `.evt`) are kept, at any depth.
+//! archive is made of (`.otf2`, `.def`, `.evt`) and an HPCToolkit database's `meta.db`, `profile.db` and
+//! `trace.db` are kept, at any depth.
 //!
 //! Bounded: every member is read against a running budget as it inflates (a member's declared size is checked
 //! first, but the bytes actually inflated are what count), and grown fallibly, so a zip or gzip bomb, or memory
@@ -62,7 +63,13 @@ pub struct Unpacked {
 }
 
 fn wanted(path: &str) -> bool {
-    path.ends_with(".otf2") || path.ends_with(".def") || path.ends_with(".evt")
+    path.ends_with(".otf2") || path.ends_with(".def") || path.ends_with(".evt") || hpctoolkit_file(path)
+}
+
+/// An HPCToolkit database's files that its reader needs (told apart by their headers once unpacked).
+fn hpctoolkit_file(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    matches!(base, "meta.db" | "profile.db" | "trace.db")
 }
 
 /// One member read against the budget: its bytes (those before the damage, when it is damaged) and why it
@@ -368,7 +375,7 @@ pub fn read_container(name: &str, bytes: &[u8], c: Container, budget: u64) -> Re
     read_unpacked(name, unpack_as(name, bytes, c, budget)?)
 }
 
-fn read_unpacked(name: &str, unpacked: Unpacked) -> Result<otf2::Otf2Read, ReadError> {
+pub fn read_unpacked(name: &str, unpacked: Unpacked) -> Result<otf2::Otf2Read, ReadError> {
     let Unpacked { files, damaged } = unpacked;
     let with_damage = |e: ReadError| match damaged.first() {
         Some(d) => also(e, &format!(" (the archive is damaged: {}: {})", d.file, d.detail)),

@@ -12,12 +12,14 @@ pub mod budget;
 pub mod chrome;
 pub mod execgraph_text;
 pub mod graphml;
+pub mod hpctoolkit;
 pub mod mir;
 pub mod mpe;
 pub mod nsys;
 pub mod otf2;
 pub mod otf2_threads;
 pub mod paraver;
+pub mod projections;
 pub mod sniff;
 pub mod sqlite;
 
@@ -177,7 +179,8 @@ impl<'a> From<&'a otf2::MemoryFiles> for Source<'a> {
 ///
 /// Bytes are sniffed once and go to [`open_sniffed`]. A set of files is an OTF2 archive when it holds an
 /// anchor (`X.otf2` with its `X.def` and `X/*.evt`), a Paraver trace when it holds `X.prv` (with `X.pcf` and
-/// `X.row` for names), else the one file there is.
+/// `X.row` for names), an HPCToolkit database when it holds a `meta.db` (by its header), a Projections trace
+/// when it holds a `.sts` (by its first line) and its per-PE logs, else the one file there is.
 pub fn open(name: &str, source: Source) -> Result<Input, ReadError> {
     match source {
         Source::Bytes(bytes) => open_sniffed(name, sniff(bytes), bytes),
@@ -196,7 +199,11 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
                 Sniffed::Tar => archive::Container::Tar,
                 _ => archive::Container::TarGz,
             };
-            let read = archive::read_container(name, bytes, c, archive::DEFAULT_BUDGET_BYTES)?;
+            let unpacked = archive::unpack_as(name, bytes, c, archive::DEFAULT_BUDGET_BYTES)?;
+            if let Some(found) = hpctoolkit::find(&unpacked.files) {
+                return hpctoolkit_in_archive(name, unpacked, &found);
+            }
+            let read = archive::read_unpacked(name, unpacked)?;
             Input::Otf2(Box::new(Otf2Input { name: name.to_string(), read }))
         }
         Sniffed::Otf2Anchor => return Err(otf2::anchor_alone(name)),
@@ -226,7 +233,27 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
         Sniffed::Clog2 => Input::Trace(mpe::clog2::read(name, bytes)?),
         Sniffed::Clog => Input::Trace(mpe::clog::read(name, bytes)?),
         Sniffed::Rlog => Input::Trace(mpe::rlog::read(name, bytes)?),
+        Sniffed::HpcToolkitDb(kind) => return Err(hpctoolkit::alone(name, kind)),
+        Sniffed::ProjectionsPart => return Err(projections::alone(name)),
     })
+}
+
+/// An HPCToolkit database unpacked from a zip or tar: the members the archive could not give whole are
+/// warnings on the trace.
+fn hpctoolkit_in_archive(
+    name: &str,
+    unpacked: archive::Unpacked,
+    found: &hpctoolkit::Found,
+) -> Result<Input, ReadError> {
+    let mut trace = hpctoolkit::read_files(name, &unpacked.files, found)?;
+    let mut warnings = Warnings::default();
+    for d in &unpacked.damaged {
+        let kind = if d.cut { crate::model::WarningKind::Truncated } else { crate::model::WarningKind::Other };
+        warnings.push(kind, || format!("{}: {}", d.file, d.detail));
+    }
+    warnings.merge(std::mem::take(&mut trace.warnings));
+    trace.warnings = warnings;
+    Ok(Input::Trace(trace))
 }
 
 fn open_files(name: &str, files: &otf2::MemoryFiles) -> Result<Input, ReadError> {
@@ -241,6 +268,12 @@ fn open_files(name: &str, files: &otf2::MemoryFiles) -> Result<Input, ReadError>
         let pcf = files.files.get(&format!("{stem}.pcf")).map(Vec::as_slice);
         let row = files.files.get(&format!("{stem}.row")).map(Vec::as_slice);
         return paraver::read(prv, &files.files[prv], pcf, row).map(Input::Trace);
+    }
+    if let Some(found) = hpctoolkit::find(files) {
+        return hpctoolkit::read_files(name, files, &found).map(Input::Trace);
+    }
+    if let Some(found) = projections::find(files) {
+        return projections::read_files(name, files, &found).map(Input::Trace);
     }
     let paths: Vec<&String> = files.files.keys().collect();
     match paths.as_slice() {
@@ -337,7 +370,8 @@ pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
 /// sniffed once, as [`open`] does; a Paraver .prv is named by the .pcf and .row beside it; an OTF2 trace is
 /// opened by its anchor (`X.otf2`), by one of its definition or event files, by the folder that holds it,
 /// or from a zip/tar/tar.gz of that folder. A folder without an anchor is a set of files as the page takes
-/// a dropped folder: its Paraver trace, or the one file in it.
+/// a dropped folder: its Paraver trace, HPCToolkit database or Projections trace, or the one file in it; a
+/// Projections `.sts` names the trace in its folder.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn open_path(path: &std::path::Path) -> Result<Input, ReadError> {
     let name = path.display().to_string();
@@ -354,13 +388,18 @@ pub fn open_path(path: &std::path::Path) -> Result<Input, ReadError> {
     // in the files beside it, which only its path finds.
     match sniff(&bytes) {
         Sniffed::Paraver | Sniffed::ParaverGz => paraver::read_beside(path, &bytes).map(Input::Trace),
+        // A Projections .sts names the trace in its folder.
+        Sniffed::ProjectionsPart if projections::is_sts(&bytes) => {
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            open_projections(&name, path, &folder_files(dir)?)
+        }
         sniffed => open_sniffed(&name, sniffed, &bytes),
     }
 }
 
-/// A folder without an OTF2 anchor: the Paraver trace in it (with its .pcf and .row), else its one file.
+/// The files (or links to files) in a folder, by name; not its subfolders.
 #[cfg(not(target_arch = "wasm32"))]
-fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
+fn folder_files(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, ReadError> {
     let name = dir.display().to_string();
     let io = |e: std::io::Error| ReadError::Io { file: name.clone(), detail: e.to_string() };
     let mut files = Vec::new();
@@ -372,9 +411,56 @@ fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
         }
     }
     files.sort();
+    Ok(files)
+}
+
+/// The Projections trace of `sts` among a folder's `files`: the .sts and its per-PE logs read whole (the
+/// gzipped ones stream through the reader's decoder), nothing else.
+#[cfg(not(target_arch = "wasm32"))]
+fn open_projections(name: &str, sts: &std::path::Path, files: &[std::path::PathBuf]) -> Result<Input, ReadError> {
+    let base = |p: &std::path::Path| p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let sts_name = base(sts);
+    let stem = sts_name.strip_suffix(".sts").unwrap_or(&sts_name);
+    let mut set = otf2::MemoryFiles::new();
+    set.insert(&sts_name, read_regular(sts)?);
+    for p in files {
+        let b = base(p);
+        if projections::log_pe(stem, &b).is_some() {
+            set.insert(&b, read_regular(p)?);
+        }
+    }
+    let found = projections::find(&set).ok_or_else(|| ReadError::UnknownFormat {
+        file: sts.display().to_string(),
+        detail: "not a Projections .sts file".into(),
+    })?;
+    projections::read_files(name, &set, &found).map(Input::Trace)
+}
+
+/// A folder without an OTF2 anchor: the Paraver trace in it (with its .pcf and .row), an HPCToolkit database, a
+/// Projections trace, else its one file.
+#[cfg(not(target_arch = "wasm32"))]
+fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
+    let name = dir.display().to_string();
+    let files = folder_files(dir)?;
     let is_prv = |p: &std::path::Path| p.to_str().is_some_and(|s| s.ends_with(".prv") || s.ends_with(".prv.gz"));
     if let Some(prv) = files.iter().find(|p| is_prv(p)) {
         return open_path(prv);
+    }
+    // An HPCToolkit database: its files by their headers, only those read whole.
+    let db: Vec<&std::path::PathBuf> = files.iter().filter(|p| hpctoolkit::db_kind(&head(p, 16)).is_some()).collect();
+    if !db.is_empty() {
+        let mut set = otf2::MemoryFiles::new();
+        for p in db {
+            let rel = p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            set.insert(&rel, read_regular(p)?);
+        }
+        if let Some(found) = hpctoolkit::find(&set) {
+            return hpctoolkit::read_files(&name, &set, &found).map(Input::Trace);
+        }
+    }
+    // A Projections trace: its .sts by content, and the per-PE logs named after it.
+    if let Some(sts) = files.iter().find(|p| projections::is_sts(&head(p, 16))) {
+        return open_projections(&name, sts, &files);
     }
     match files.as_slice() {
         [] => Err(ReadError::Empty { file: name, format: "folder", detail: " (no files in it)".into() }),
@@ -388,6 +474,27 @@ fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
             ),
         }),
     }
+}
+
+/// The first `n` bytes of a regular file (fewer when it is shorter; none when it is not a regular file or
+/// cannot be read), for telling a folder's files apart before any is read whole.
+#[cfg(not(target_arch = "wasm32"))]
+fn head(path: &std::path::Path, n: u64) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    if check_regular(path).is_ok() {
+        let mut open = std::fs::OpenOptions::new();
+        open.read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            open.custom_flags(libc::O_NONBLOCK);
+        }
+        if let Ok(f) = open.open(path) {
+            let _ = f.take(n).read_to_end(&mut out);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -34,6 +34,11 @@ pub enum Sniffed {
     Clog,
     /// MPICH2's RLOG (a header section first).
     Rlog,
+    /// One file of an HPCToolkit database (`meta`, `prof`, `ctxt`, `trce` by its header): the database is a
+    /// folder, read as a set of files.
+    HpcToolkitDb([u8; 4]),
+    /// A Charm++ Projections `.sts` or per-PE log (plain or gzipped): the trace is the folder of them.
+    ProjectionsPart,
 }
 
 impl Sniffed {
@@ -57,6 +62,8 @@ impl Sniffed {
             Sniffed::Clog2 => "CLOG2",
             Sniffed::Clog => "CLOG",
             Sniffed::Rlog => "RLOG",
+            Sniffed::HpcToolkitDb(_) => "HPCToolkit database file",
+            Sniffed::ProjectionsPart => "Projections log",
         }
     }
 }
@@ -87,6 +94,9 @@ pub fn sniff(bytes: &[u8]) -> Sniffed {
 }
 
 fn sniff_content(bytes: &[u8]) -> Sniffed {
+    if let Some(s) = sniff_folder_parts(bytes) {
+        return s;
+    }
     if let Some(s) = sniff_nsight(bytes) {
         return s;
     }
@@ -200,6 +210,21 @@ fn sniff_mpe(bytes: &[u8]) -> Option<Sniffed> {
         Kind::Clog => Sniffed::Clog,
         Kind::Rlog => Sniffed::Rlog,
     })
+}
+
+/// Files that are one part of a trace kept as a folder: an HPCToolkit database file (its `HPCTOOLKIT` header),
+/// a Projections `.sts` (`PROJECTIONS_ID`) or per-PE log (`PROJECTIONS-RECORD`, also gzipped).
+fn sniff_folder_parts(bytes: &[u8]) -> Option<Sniffed> {
+    if let Some(kind) = crate::readers::hpctoolkit::db_kind(bytes) {
+        return Some(Sniffed::HpcToolkitDb(kind));
+    }
+    let projections = |b: &[u8]| b.starts_with(b"PROJECTIONS_ID") || b.starts_with(b"PROJECTIONS-RECORD");
+    if projections(bytes)
+        || (bytes.starts_with(&[0x1f, 0x8b]) && projections(&crate::readers::archive::gunzip_head(bytes, 32)))
+    {
+        return Some(Sniffed::ProjectionsPart);
+    }
+    None
 }
 
 #[cfg(test)]

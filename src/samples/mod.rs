@@ -6,12 +6,14 @@
 pub mod chrome;
 pub mod execgraph;
 pub mod grains;
+pub mod hpctoolkit_gen;
 pub mod mpe;
 pub mod nsys;
 pub mod otf2;
 pub mod otf2_gen;
 pub mod paraver;
 pub mod particles;
+pub mod projections_gen;
 pub mod rng;
 pub mod sqlite;
 pub mod utilization;

@@ -194,3 +194,42 @@ pub fn bench_trace_phases(bytes: &[u8], runs: u32) -> Result<JsValue, JsValue> {
         "encoded_bytes": model.len(),
     })))
 }
+
+/// The HPCToolkit (`format` "hpctoolkit") or Projections ("projections") reader on a trace of about `mb` MB
+/// generated here (`samples::hpctoolkit_gen`, `projections_gen`): the read alone, best of `runs`.
+#[wasm_bindgen]
+pub fn bench_folder_format(format: &str, mb: f64, runs: u32) -> Result<JsValue, JsValue> {
+    use crate::readers::{hpctoolkit, otf2::MemoryFiles, projections};
+    let err = |e: crate::readers::ReadError| JsValue::from_str(&e.to_string());
+    let bytes = (mb * 1e6) as u64;
+    let mut files = MemoryFiles::new();
+    let records = match format {
+        "hpctoolkit" => {
+            let db =
+                crate::samples::hpctoolkit_gen::generate(&crate::samples::hpctoolkit_gen::HpctkSpec::of_size(bytes));
+            for (n, b) in db.files {
+                files.insert(n, b);
+            }
+            db.samples
+        }
+        "projections" => {
+            let g =
+                crate::samples::projections_gen::generate(&crate::samples::projections_gen::ProjSpec::of_size(bytes));
+            for (n, b) in g.files {
+                files.insert(&n, b);
+            }
+            g.records.iter().sum()
+        }
+        _ => return Err(JsValue::from_str("format: hpctoolkit or projections")),
+    };
+    let size = files.total_bytes();
+    let (read_ms, trace) = best_of(runs, || match format {
+        "hpctoolkit" => hpctoolkit::find(&files).map(|f| hpctoolkit::read_files("bench", &files, &f)),
+        _ => projections::find(&files).map(|f| projections::read_files("bench", &files, &f)),
+    });
+    let trace = trace.ok_or_else(|| JsValue::from_str("no trace generated"))?.map_err(err)?;
+    Ok(js(json!({
+        "format": format, "bytes": size, "records": records, "intervals": trace.intervals.len(),
+        "read_ms": read_ms, "mb_per_s": size as f64 / 1e6 / (read_ms / 1000.0),
+    })))
+}

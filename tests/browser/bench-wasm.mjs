@@ -8,6 +8,7 @@
 //   node tests/browser/bench-wasm.mjs aggregate [runs]          aggregation, four phases, 176,000 nodes
 //   node tests/browser/bench-wasm.mjs particles                 particle animation frame (16,384 processes)
 //   node tests/browser/bench-wasm.mjs frames [webgpu|webgl]   frame times of the real page, 16,384 locations
+//   node tests/browser/bench-wasm.mjs hpctoolkit|projections [MB] [runs]   the reader on about MB generated in wasm
 // FILE must lie inside the repository (e.g. tests/out/), which the local server serves.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,8 +22,10 @@ if (bench === 'frames') {
 }
 const needsFile = bench === 'import' || bench === 'phases' || bench === 'otf2' || (bench === 'grains' && rest.length && !/^\d+$/.test(rest[0]));
 const file = needsFile ? path.resolve(rest.shift() || '') : null;
+const folderFormat = bench === 'hpctoolkit' || bench === 'projections';
+const mb = folderFormat ? rest.shift() || '100' : null;
 const runs = rest[0] || '3';
-if (!['import', 'phases', 'otf2', 'moments', 'execgraph', 'grains', 'particles', 'aggregate'].includes(bench) || (needsFile && !file.startsWith(repoRoot + path.sep))) {
+if (!['import', 'phases', 'otf2', 'moments', 'execgraph', 'grains', 'particles', 'aggregate', 'hpctoolkit', 'projections'].includes(bench) || (needsFile && !file.startsWith(repoRoot + path.sep))) {
   console.error('usage: bench-wasm.mjs import|otf2 FILE-inside-the-repo [runs] | moments|execgraph [runs]');
   process.exit(2);
 }
@@ -31,7 +34,8 @@ const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', hea
 try {
   const page = await browser.newPage();
   const trace = file ? `&trace=/${path.relative(repoRoot, file).split(path.sep).join('/')}` : '';
-  await page.goto(`${url}tests/browser/bench.html?bench=${bench}&runs=${runs}${trace}`);
+  const size = mb ? `&mb=${mb}` : '';
+  await page.goto(`${url}tests/browser/bench.html?bench=${bench}&runs=${runs}${trace}${size}`);
   await page.waitForFunction(() => window.result, null, { timeout: 600_000 });
   const r = await page.evaluate(() => window.result);
   if (r.error) throw new Error(r.error);

@@ -8,7 +8,9 @@
 //   ?bench=grains[&trace=URL] a MIR profile (or a generated 176,000-node one): analysis, then layout
 //   ?bench=aggregate         the aggregation's four phases on a generated 176,000-node grain graph
 //   ?bench=particles         particle animation CPU time per frame: 16,384 processes, ~100,000 live particles
-import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive, bench_grains, bench_particles, bench_aggregate, bench_trace_phases } from '../../www/pkg-worker/weft.js';
+//   ?bench=hpctoolkit&mb=N   the HPCToolkit reader on a database of about N MB generated in wasm
+//   ?bench=projections&mb=N  the Projections reader on a trace of about N MB generated in wasm
+import init, { WorkerSession, bench_moments, bench_execgraph, bench_read_archive, bench_grains, bench_particles, bench_aggregate, bench_folder_format, bench_trace_phases } from '../../www/pkg-worker/weft.js';
 
 const params = new URLSearchParams(location.search);
 const runs = Number(params.get('runs') || 3);
@@ -45,6 +47,7 @@ async function main() {
     case 'grains': return bench_grains(params.get('trace') ? await fetchBytes() : new Uint8Array(), 176_000, runs);
     case 'particles': return bench_particles(1_000_000, 600);
     case 'aggregate': return bench_aggregate(176_000, runs);
+    case 'hpctoolkit': case 'projections': return bench_folder_format(params.get('bench'), Number(params.get('mb') || 100), runs);
     default: throw new Error('unknown bench');
   }
 }

@@ -5,6 +5,10 @@
 //! the record counts per kind (`--json`: the official reader's class names as keys).
 //! `weft generate nsys -o FILE.sqlite [--ranks K] [--iterations N] [--devices D]`: an Nsight Systems–shaped
 //! SQLite export made by `weft::samples::nsys`; prints its counts per kind as JSON.
+//!
+//! `weft generate hpctoolkit -o DIR [--mb N]` and `weft generate projections -o DIR [--mb N]`: an HPCToolkit
+//! database (`samples::hpctoolkit_gen`) or a Charm++ Projections trace (`samples::projections_gen`), the small
+//! test fixture, or about N MB.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -26,6 +30,10 @@ enum Format {
     Otf2(Otf2Args),
     /// An Nsight Systems–shaped SQLite export: CUDA API calls, kernels, copies, NVTX, OS runtime, MPI.
     Nsys(NsysArgs),
+    /// An HPCToolkit database (meta.db, profile.db, cct.db, trace.db) of a sampled MPI + threads run.
+    Hpctoolkit(FolderArgs),
+    /// A Charm++ Projections trace (gen.sts, gen.PE.log[.gz]) of a halo exchange.
+    Projections(FolderArgs),
 }
 
 #[derive(clap::Args)]
@@ -63,6 +71,26 @@ fn run_nsys(a: NsysArgs) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 #[derive(clap::Args)]
+struct FolderArgs {
+    /// The folder to write (created; files in it are replaced).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// About this many MB; 0 writes the small fixture the tests use.
+    #[arg(long, default_value_t = 0.0)]
+    mb: f64,
+}
+
+fn write_folder(out: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(out)?;
+    for (n, b) in files {
+        std::fs::write(out.join(n), b)?;
+    }
+    let bytes: usize = files.iter().map(|f| f.1.len()).sum();
+    println!("wrote {} files, {:.1} MB, to {}", files.len(), bytes as f64 / 1e6, out.display());
+    Ok(())
+}
+
+#[derive(clap::Args)]
 struct Otf2Args {
     /// The archive folder to write (created; files in it are replaced).
     #[arg(short, long)]
@@ -93,6 +121,18 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let a = match a.format {
         Format::Otf2(a) => a,
         Format::Nsys(a) => return run_nsys(a),
+        Format::Hpctoolkit(f) => {
+            use weft::samples::hpctoolkit_gen::{generate, HpctkSpec};
+            let spec = if f.mb > 0.0 { HpctkSpec::of_size((f.mb * 1e6) as u64) } else { HpctkSpec::small() };
+            let files: Vec<(String, Vec<u8>)> =
+                generate(&spec).files.into_iter().map(|(n, b)| (n.to_string(), b)).collect();
+            return write_folder(&f.out, &files);
+        }
+        Format::Projections(f) => {
+            use weft::samples::projections_gen::{generate, ProjSpec};
+            let spec = if f.mb > 0.0 { ProjSpec::of_size((f.mb * 1e6) as u64) } else { ProjSpec::small() };
+            return write_folder(&f.out, &generate(&spec).files);
+        }
     };
     if a.ranks == 0 || a.threads_per_rank == 0 {
         return Err("--ranks and --threads-per-rank must be at least 1".into());

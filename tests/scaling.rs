@@ -1,6 +1,6 @@
 //! Scaling tests: every reader and every analysis on adversarial shapes (ends that match nothing, async slices
 //! that never end, many names, many threads, deep nesting, wide fan-outs) must stay linear, or n log n: the
-//! time at 2n over the time at n stays under 2.5 (a quadratic path gives about 4).
+//! time at 2n over the time at n stays under 3 (a quadratic path gives about 4, a linear one 2).
 //!
 //! Inputs are built outside the timed part and sized so that one run takes tens to hundreds of ms in the debug
 //! build (opt-level 1). Each time is the minimum of a few runs; the cases run one at a time (a lock), and a
@@ -35,7 +35,11 @@ use weft::scene::timeline::{region_colors, TimelineScene, TimelineView};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-const LIMIT: f64 = 2.5;
+// A quadratic path gives about 4, a linear one 2. 3, not 2.5: on the CI-sized VM the allocator alone
+// (glibc's malloc_consolidate walking the freed small blocks of 40,000-160,000 one-slice async tracks) put
+// the never-ended async cases at 2.4-3.06 on three tries, at this commit and at the one before it
+// (BENCHMARKS.md "CI time (session 6)"), so 2.5 failed a path that is not quadratic.
+const LIMIT: f64 = 3.0;
 
 /// The fastest of `runs` runs of `f`, in seconds.
 fn best(runs: usize, f: &mut dyn FnMut()) -> f64 {
@@ -48,8 +52,8 @@ fn best(runs: usize, f: &mut dyn FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Assert that `run` on `make(2n)` takes less than 2.5 times as long as on `make(n)`. When it does not, the next
-/// doubling (`make(4n)` against `make(2n)`) is measured too, and one doubling under 2.5 passes: a step where the
+/// Assert that `run` on `make(2n)` takes less than LIMIT (3) times as long as on `make(n)`. When it does not, the next
+/// doubling (`make(4n)` against `make(2n)`) is measured too, and one doubling under LIMIT passes: a step where the
 /// working set leaves a CPU cache shows in one doubling only, a quadratic path (about 4) in both.
 fn scales<I>(case: &str, n: usize, make: impl Fn(usize) -> I, run: impl Fn(&I)) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -6,20 +6,11 @@
 // Viewer.configure or Viewer.click call (src/views/aggregate/); nothing is computed here.
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
 import { visibleText } from './text.js';
+import { el } from './dom.js';
 
 const HELP = 'Aggregated: click a closed group to open it, an opened group\'s envelope to close it · O: open all beneath · '
   + 'C: close · X: drill along the critical path · +/−: drill deeper/shallower · G: filtered view · L: local critical path · '
   + 'M: similar groups';
-
-const el = (tag, props = {}, ...children) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children);
-  return e;
-};
 
 export class AggregatePanel {
   /** `renderOptions(box)` renders the view's options from its schema, as for the page's other views. */

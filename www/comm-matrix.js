@@ -9,16 +9,7 @@
 // goes in with textContent only.
 
 import { formatNs } from './profile-panel.js';
-
-const el = (tag, props = {}, ...children) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children);
-  return e;
-};
+import { el } from './dom.js';
 
 /** Bytes in B, KiB, MiB, GiB (the CLI's format). */
 export function formatBytes(b) {

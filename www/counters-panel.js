@@ -3,15 +3,7 @@
 // (src/web/counters_panel.rs over views::counters); this file only lists the answers. Series names are trace
 // text: set with textContent only.
 
-const el = (tag, props = {}, ...children) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children);
-  return e;
-};
+import { el } from './dom.js';
 
 export class CountersPanel {
   /** @param viewer the page's Viewer */

@@ -3,19 +3,10 @@
 // the Viewer (src/web/grain_panel.rs) for every figure and only arranges them; it computes no metric.
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
 
+import { el } from './dom.js';
+
 /** At most this many table rows are in the DOM at once (the caption says how many there are). */
 const MAX_ROWS = 1000;
-
-const el = (tag, props = {}, ...children) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'text') e.textContent = v;
-    else if (k === 'data') Object.assign(e.dataset, v);
-    else e.setAttribute(k, v);
-  }
-  e.append(...children);
-  return e;
-};
 
 /** Metric values as the table shows them: NA for unmeasured, integers grouped, the rest to 4 digits. */
 export function formatValue(v) {

@@ -5,6 +5,8 @@
 // (src/web/profile_panel.rs over views::timeline and analyses::profile, the table `weft info --window
 // --json` prints); this file only arranges the answers. Trace-derived text goes in with textContent only.
 
+import { el } from './dom.js';
+
 /** At most this many table rows are in the DOM at once (the caption says how many there are). */
 const MAX_ROWS = 1000;
 /** The legend lists this many regions (those with the most exclusive time). */
@@ -16,16 +18,6 @@ const swatch = (color) => {
   s.className = 'swatch';
   s.style.background = color;
   return s;
-};
-
-const el = (tag, props = {}, ...children) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === 'text') e.textContent = v;
-    else e.setAttribute(k, v);
-  }
-  e.append(...children);
-  return e;
 };
 
 /** A duration as the page writes them elsewhere (scene::timeline::format_duration): 3 decimals in the largest unit. */

@@ -126,26 +126,7 @@ fn format_code(f: Format) -> u8 {
 }
 
 fn format_from(c: u8) -> Option<Format> {
-    use Format::*;
-    [
-        ChromeJson,
-        Otf2,
-        Paraver,
-        MirTaskStats,
-        GraphMl,
-        ExecGraphText,
-        Generated,
-        NsightSqlite,
-        NsightCsv,
-        Slog2,
-        Clog2,
-        Clog,
-        Rlog,
-        HpcToolkit,
-        Projections,
-    ]
-    .into_iter()
-    .find(|&f| f as u8 == c)
+    Format::ALL.into_iter().find(|&f| f as u8 == c)
 }
 
 fn paradigm_from(c: u8) -> Option<Paradigm> {
@@ -528,4 +509,20 @@ fn read_rest(r: &mut Reader, head: Head, intervals: Intervals) -> Result<Trace, 
         location_intervals,
         event_records,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_has_its_place_as_its_code() {
+        for (i, f) in Format::ALL.into_iter().enumerate() {
+            assert_eq!(format_code(f), i as u8, "{f:?}");
+            assert_eq!(format_from(i as u8), Some(f));
+        }
+        assert_eq!(format_from(Format::ALL.len() as u8), None);
+        // A format added to the enum but not to ALL would take the next code and not decode.
+        assert_eq!(Format::Projections as usize + 1, Format::ALL.len());
+    }
 }

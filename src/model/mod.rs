@@ -42,6 +42,25 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in declaration order (a format's code in the model's encoding is its place here).
+    pub const ALL: [Format; 15] = [
+        Format::ChromeJson,
+        Format::Otf2,
+        Format::Paraver,
+        Format::MirTaskStats,
+        Format::GraphMl,
+        Format::ExecGraphText,
+        Format::Generated,
+        Format::NsightSqlite,
+        Format::NsightCsv,
+        Format::Slog2,
+        Format::Clog2,
+        Format::Clog,
+        Format::Rlog,
+        Format::HpcToolkit,
+        Format::Projections,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Format::ChromeJson => "chrome-json",

@@ -75,7 +75,11 @@ fn functions(bin: Bin, at: u64) -> Result<(Vec<String>, HashMap<u64, u32>), Read
             let p_module = bin.u64(rec + 8, "a function's module pointer")?;
             let offset = bin.u64(rec + 0x10, "a function's offset")?;
             let module = if p_module != 0 {
-                let path = bin.cstr(bin.u64(p_module + 8, "a load module's path pointer")?, "a load module's path")?;
+                // A module pointer at the end of the address space must not wrap (found by the fuzzer).
+                let at_path = p_module
+                    .checked_add(8)
+                    .ok_or_else(|| bin.bad(rec + 8, format!("a load module pointer of {p_module:#x}")))?;
+                let path = bin.cstr(bin.u64(at_path, "a load module's path pointer")?, "a load module's path")?;
                 path.rsplit('/').next().unwrap_or_default().to_string()
             } else {
                 "?".to_string()

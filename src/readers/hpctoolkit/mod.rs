@@ -229,7 +229,9 @@ fn line_location(
             }
         }
     }
-    let native = rank.map_or(node.map_or(0, |n| n as i64 * (1 << 32)), |r| r as i64);
+    // A node without a rank gets a process id of its own above the ranks' (wrapping for node ids past 2^31:
+    // found by the fuzzer, which overflowed the multiplication).
+    let native = rank.map_or(node.map_or(0, |n| (n as i64).wrapping_mul(1 << 32)), |r| r as i64);
     let p = b.process(native);
     if proc_words.is_empty() {
         b.set_process_name(p, "process");

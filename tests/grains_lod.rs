@@ -7,7 +7,7 @@ use common::read::read_grains;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, GrainLayout, LayoutParams};
 use weft::samples::grains::{fib_profile, random_profile};
-use weft::scene::grains::{build, build_lod, ColorBy, View, Viewport};
+use weft::scene::grains::{build, build_lod, build_with, ColorBy, EdgeReach, View, Viewport};
 use weft::scene::Scene;
 
 fn analysed(csv: &[u8]) -> (GrainAnalysis, GrainLayout) {
@@ -120,4 +120,30 @@ fn aggregated_view_fully_open_is_bounded_by_pixels() {
     );
     assert!(s.rects.len() + s.lines.len() < 50_000, "{} rects + {} lines", s.rects.len(), s.lines.len());
     assert!(!s.rects.is_empty());
+}
+
+/// The page's frames skip the edges that lie inside a pixel by two numbers per edge (`EdgeReach`): the scene
+/// is the one `build` makes, instance for instance, fitted, zoomed out and zoomed in, in the structural and
+/// a problem view.
+#[test]
+fn skipping_edges_inside_a_pixel_changes_nothing() {
+    let (a, l) = analysed(&fib_profile(45, 16, 16));
+    let reach = EdgeReach::new(&a, &l);
+    let fit = Viewport::fit(&l, 1280.0, 720.0);
+    let problem = a.problem("parallel_benefit").map(View::Problem).expect("a parallel benefit view");
+    for (i, zoom) in [0.5f32, 1.0, 1.7, 3.0, 8.0, 40.0, 200.0].into_iter().enumerate() {
+        let scale = fit.scale * zoom;
+        // Zoomed about a point a little off the middle, another for each zoom.
+        let (cx, cy) = (l.width * (0.3 + 0.07 * i as f32), l.height * (0.6 - 0.05 * i as f32));
+        let vp = Viewport { scale, x0: cx - 640.0 / scale, y0: cy - 360.0 / scale, ..fit };
+        for view in [View::Structure(ColorBy::OutlineFunction), View::Structure(ColorBy::SourceLine), problem] {
+            let s = build_with(&a, &l, &reach, &vp, view);
+            let reference = build(&a, &l, &vp, view);
+            assert!(same(&s, &reference), "zoom {zoom}: {} vs {} lines", s.lines.len(), reference.lines.len());
+        }
+    }
+    // The fast path is the one taken at fit: nearly every edge is dropped unvisited.
+    let dropped = reach.dropped_edges(fit.scale);
+    assert!(dropped * 10 >= a.graph.edges() * 9, "{dropped} of {} edges dropped at fit", a.graph.edges());
+    assert_eq!(reach.dropped_edges(fit.scale * 1000.0), 0, "zoomed in, every edge is visited");
 }

@@ -81,6 +81,50 @@ pub fn build(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View) -> S
     build_lod(a, l, vp, view, true)
 }
 
+/// [`build`] with the layout's [`EdgeReach`] computed once (the page's pane keeps it): the same scene.
+pub fn build_with(a: &GrainAnalysis, l: &GrainLayout, reach: &EdgeReach, vp: &Viewport, view: View) -> Scene {
+    build_scene(a, l, Some(reach), vp, view, true)
+}
+
+/// Per edge, what decides from two numbers whether the level of detail drops every segment of it: the
+/// scale below which the edge is merged (an end node narrower or lower than a pixel: 1 / the smaller
+/// side of its ends) and its longest segment's larger side, layout units. Zoomed out, a merged edge whose
+/// segments all fit inside a pixel draws nothing, and most edges of a large graph are such: checked with
+/// two sequential reads instead of visiting its points and both end nodes (the fitted 131k-grain graph's
+/// 786k segments, all but 2k of them inside a pixel).
+pub struct EdgeReach {
+    merge_below: Vec<f32>,
+    extent: Vec<f32>,
+}
+
+impl EdgeReach {
+    pub fn new(a: &GrainAnalysis, l: &GrainLayout) -> EdgeReach {
+        let g = &a.graph;
+        let side = |v: u32| l.w[v as usize].min(l.h[v as usize]);
+        let merge_below = (0..g.edges()).map(|e| 1.0 / side(g.edge_source[e]).min(side(g.edge_target[e]))).collect();
+        let extent = (0..g.edges())
+            .map(|e| {
+                l.edge_points(e)
+                    .windows(2)
+                    .map(|w| (w[1][0] - w[0][0]).abs().max((w[1][1] - w[0][1]).abs()))
+                    .fold(0.0f32, f32::max)
+            })
+            .collect();
+        EdgeReach { merge_below, extent }
+    }
+
+    /// Edge `e` at `scale` is merged and every segment of it is well inside a pixel (a margin for the
+    /// rounding of the per-segment test it stands for).
+    fn dropped(&self, e: usize, scale: f32) -> bool {
+        scale < self.merge_below[e] && self.extent[e] * scale < 0.999
+    }
+
+    /// How many edges a frame at `scale` drops unvisited.
+    pub fn dropped_edges(&self, scale: f32) -> usize {
+        (0..self.extent.len()).filter(|&e| self.dropped(e, scale)).count()
+    }
+}
+
 /// The narrowest fragment or task of the layout, in layout units (None without any).
 pub fn narrowest_grain(a: &GrainAnalysis, l: &GrainLayout) -> Option<f32> {
     let g = &a.graph;
@@ -113,56 +157,69 @@ pub fn sub_pixel_hint(s: &mut Scene, grains: usize) {
     s.add_banner(true, &text, rgba(0xff, 0xf8, 0xe1, 0xf0));
 }
 
-/// Nodes smaller than a pixel, merged per pixel: per cell (column-major) the colour drawn and its rank.
+/// Nodes smaller than a pixel, merged per pixel: per cell (column-major) the node drawn there, by rank (a
+/// node wins its pixel over every node of lower rank, and over those of equal rank that came after it). One
+/// `u64` per cell, `rank key << 32 | node + 1` (0: empty), in a buffer kept between frames: the fitted graph
+/// of 131k grains touches most of a 1280x720 canvas, and two arrays allocated per frame cost more than the
+/// nodes (see BENCHMARKS "The grain scene's per-frame pass").
 struct Cells {
     width: usize,
     height: usize,
-    color: Vec<Rgba>,
-    rank: Vec<f32>,
+    cell: Vec<u64>,
+}
+
+thread_local! {
+    /// The cells of the last frame, reused (cleared) by the next.
+    static CELL_BUFFER: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Cells {
     fn new(width_px: f32, height_px: f32) -> Cells {
         let (width, height) = (width_px.ceil().max(1.0) as usize, height_px.ceil().max(1.0) as usize);
-        Cells { width, height, color: Vec::new(), rank: Vec::new() }
+        Cells { width, height, cell: Vec::new() }
     }
-    /// Put a node's colour into the pixel holding its centre, unless the pixel holds a more telling one.
-    fn put_with(&mut self, cx: f32, cy: f32, rank: f32, color: impl FnOnce() -> Rgba) {
-        if self.color.is_empty() {
-            self.color = vec![0; self.width * self.height];
-            self.rank = vec![-1.0; self.width * self.height];
+    /// Put node `v` into the pixel holding its centre, unless the pixel holds one of higher rank (`rank` in
+    /// [0, 3]; a tie keeps the node put first).
+    fn put(&mut self, cx: f32, cy: f32, rank: f32, v: usize) {
+        if self.cell.is_empty() {
+            self.cell = CELL_BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
+            self.cell.clear();
+            self.cell.resize(self.width * self.height, 0);
         }
         let (x, y) = (cx.floor(), cy.floor());
         if x < 0.0 || y < 0.0 || x >= self.width as f32 || y >= self.height as f32 {
             return;
         }
         let i = x as usize * self.height + y as usize;
-        if rank > self.rank[i] {
-            self.rank[i] = rank;
-            self.color[i] = color();
+        let key = ((rank.clamp(0.0, 3.0) * 1_000_000.0) as u64 + 1) << 32 | (v as u64 + 1);
+        if key >> 32 > self.cell[i] >> 32 {
+            self.cell[i] = key;
         }
     }
-    /// One rect per vertical run of pixels of one colour.
-    fn emit(&self, out: &mut Vec<RectInstance>) {
-        if self.color.is_empty() {
+    /// One rect per vertical run of pixels of one colour (`color` of the node that won each pixel); the
+    /// buffer goes back for the next frame.
+    fn emit(mut self, out: &mut Vec<RectInstance>, color: impl Fn(usize) -> Rgba) {
+        if self.cell.is_empty() {
             return;
         }
         for x in 0..self.width {
-            let col = &self.rank[x * self.height..(x + 1) * self.height];
-            let colors = &self.color[x * self.height..(x + 1) * self.height];
+            let col = &self.cell[x * self.height..(x + 1) * self.height];
             let mut y = 0;
             while y < self.height {
-                if col[y] < 0.0 {
+                if col[y] == 0 {
                     y += 1;
                     continue;
                 }
-                let (c, y0) = (colors[y], y);
-                while y < self.height && col[y] >= 0.0 && colors[y] == c {
+                let (c, y0) = (color((col[y] & 0xffff_ffff) as usize - 1), y);
+                y += 1;
+                while y < self.height && col[y] != 0 && color((col[y] & 0xffff_ffff) as usize - 1) == c {
                     y += 1;
                 }
                 out.push(RectInstance::filled(x as f32, y0 as f32, 1.0, (y - y0) as f32, c));
             }
         }
+        let buffer = std::mem::take(&mut self.cell);
+        CELL_BUFFER.with(|b| *b.borrow_mut() = buffer);
     }
 }
 
@@ -202,6 +259,17 @@ fn node_fill(
 /// The scene; `lod` false draws every visible node and edge segment as it is (the reference the level of
 /// detail is tested against).
 pub fn build_lod(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View, lod: bool) -> Scene {
+    build_scene(a, l, None, vp, view, lod)
+}
+
+fn build_scene(
+    a: &GrainAnalysis,
+    l: &GrainLayout,
+    reach: Option<&EdgeReach>,
+    vp: &Viewport,
+    view: View,
+    lod: bool,
+) -> Scene {
     let g = &a.graph;
     let mut s = Scene::new(vp.width_px, vp.height_px, super::palette::BACKGROUND);
     let (vx1, vy1) = (vp.x0 + vp.width_px / vp.scale, vp.y0 + vp.height_px / vp.scale);
@@ -214,8 +282,11 @@ pub fn build_lod(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View, 
     let sub_pixel = |v: usize| lod && (l.w[v] * vp.scale < 1.0 || l.h[v] * vp.scale < 1.0);
     let mut drawn: FxHashSet<(i32, i32, i32, i32, Rgba)> = FxHashSet::default();
     for e in 0..g.edges() {
-        let pts = l.edge_points(e);
         let crit = a.critical.on_edge[e];
+        if lod && !crit && reach.is_some_and(|r| r.dropped(e, vp.scale)) {
+            continue;
+        }
+        let pts = l.edge_points(e);
         let merge = !crit && (sub_pixel(g.edge_source[e] as usize) || sub_pixel(g.edge_target[e] as usize));
         let color = match problem {
             Some(_) if !crit => DIMMED_EDGE,
@@ -261,9 +332,9 @@ pub fn build_lod(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View, 
                 }
                 _ => 0.0,
             };
-            // The colour only where it wins the pixel (most sub-pixel nodes do not: a name hash saved each).
+            // The colour only for the node that wins the pixel, when the cells are emitted.
             let (cx, cy) = (px + w * vp.scale / 2.0, py + h * vp.scale / 2.0);
-            cells.put_with(cx, cy, rank, || if crit { CRITICAL } else { node_fill(g, v, problem, view).0 });
+            cells.put(cx, cy, rank, v);
             continue;
         }
         let (fill, shape) = node_fill(g, v, problem, view);
@@ -283,6 +354,12 @@ pub fn build_lod(a: &GrainAnalysis, l: &GrainLayout, vp: &Viewport, view: View, 
             );
         }
     }
-    cells.emit(&mut s.rects);
+    cells.emit(&mut s.rects, |v| {
+        if a.critical.on_node[v] && problem.is_none() {
+            CRITICAL
+        } else {
+            node_fill(g, v, problem, view).0
+        }
+    });
     s
 }

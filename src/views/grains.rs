@@ -7,7 +7,7 @@ use super::{num, Hover, Pane};
 use crate::analyses::grains::query::{grain_properties, search};
 use crate::analyses::grains::{GrainAnalysis, NONE};
 use crate::layouts::grains::{node_at, GrainLayout};
-use crate::scene::grains::{build, narrowest_grain, sub_pixel_hint, ColorBy, View, Viewport};
+use crate::scene::grains::{build_with, narrowest_grain, sub_pixel_hint, ColorBy, EdgeReach, View, Viewport};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use crate::views::options::{
     problem_choices, set_choices, GrainsOptions, ThresholdOverrides, ThresholdsPreset, ViewOptions,
@@ -30,6 +30,20 @@ pub struct GrainsPane {
     fitted: bool,
     /// The narrowest grain fragment, layout units: below a pixel the view says how to read the strip.
     narrowest: Option<f32>,
+    /// What lets a frame skip the edges inside a pixel without visiting them (built with the pane).
+    reach: EdgeReach,
+    /// The last scene and what it was built for: a frame asked again for the same viewport, view and
+    /// selection (a hover's redraw, the page's own invalidation) costs a copy, not a pass over the graph.
+    last: std::cell::RefCell<Option<(SceneKey, Scene)>>,
+}
+
+/// What a grain-graph scene depends on besides the graph and layout, which a pane never changes.
+#[derive(Clone, Copy, PartialEq)]
+struct SceneKey {
+    vp: Viewport,
+    problem: Option<usize>,
+    color: ColorBy,
+    selected: Option<u32>,
 }
 
 /// The outline of the selected grain (the page's accent blue: no severity or source colour uses it).
@@ -39,8 +53,11 @@ impl GrainsPane {
     pub fn new(analysis: GrainAnalysis, layout: GrainLayout, width: f32, height: f32) -> Self {
         let vp = Viewport::fit(&layout, width, height);
         let narrowest = narrowest_grain(&analysis, &layout);
+        let reach = EdgeReach::new(&analysis, &layout);
         GrainsPane {
             narrowest,
+            reach,
+            last: std::cell::RefCell::new(None),
             analysis: Rc::new(analysis),
             layout,
             vp,
@@ -243,15 +260,22 @@ impl Pane for GrainsPane {
     }
     fn clear_hover(&mut self) {}
     fn scene(&self) -> Scene {
+        let key = SceneKey { vp: self.vp, problem: self.problem, color: self.color, selected: self.selected };
+        if let Some((k, scene)) = &*self.last.borrow() {
+            if *k == key {
+                return scene.clone();
+            }
+        }
         let view = match self.problem.and_then(|i| self.analysis.problems.get(i)) {
             Some(p) => View::Problem(p),
             None => View::Structure(self.color),
         };
-        let mut scene = build(&self.analysis, &self.layout, &self.vp, view);
+        let mut scene = build_with(&self.analysis, &self.layout, &self.reach, &self.vp, view);
         scene.rects.extend(self.selection_outline());
         if self.narrowest.is_some_and(|w| w * self.vp.scale < 1.0) {
             sub_pixel_hint(&mut scene, self.analysis.graph.grains());
         }
+        *self.last.borrow_mut() = Some((key, scene.clone()));
         scene
     }
     fn state(&self) -> serde_json::Value {
@@ -299,6 +323,8 @@ impl Pane for GrainsPane {
         d
     }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        // Thresholds change the problem views in place: no scene built before stays.
+        self.last.get_mut().take();
         let mut o = self.typed_options();
         o.parse(key, value).map_err(|e| e.to_string())?;
         match key {

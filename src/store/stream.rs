@@ -46,6 +46,10 @@ pub trait Spill: Send + Sync {
     fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String>;
     /// Location `k`'s bytes, every segment put in order.
     fn get(&self, k: usize) -> Result<Vec<u8>, String>;
+    /// Bytes the spill holds in memory (pass 2 tiles within `memory` less these).
+    fn held(&self) -> u64 {
+        0
+    }
 }
 
 impl<T: Spill> crate::readers::chrome::EventSpill for T {
@@ -73,6 +77,9 @@ impl Spill for MemorySpill {
     }
     fn get(&self, k: usize) -> Result<Vec<u8>, String> {
         Ok(self.parts.get(k).cloned().unwrap_or_default())
+    }
+    fn held(&self) -> u64 {
+        self.parts.iter().map(|p| p.len() as u64).sum()
     }
 }
 
@@ -572,12 +579,12 @@ fn tile(
     let block_counts: Vec<u64> =
         (0..t.blocks).map(|b| t.block_range(b, n as u32).map(|l| counts[l as usize]).sum()).collect();
     let busiest = block_counts[own.clone()].iter().copied().max().unwrap_or(0) * BLOCK_BYTES_PER_INTERVAL;
-    let fixed = skel_bytes(&skel);
+    let fixed = skel_bytes(&skel) + spill.held();
     let room = o.memory.saturating_sub(fixed);
     if busiest > room {
         return Err(IndexError::Memory(format!(
             "the busiest block of {} locations needs about {} MB to tile, over --memory {} MB less {} MB for the \
-             definitions and messages (use a smaller --block or more --memory)",
+             definitions, messages and the spill held (use a smaller --block or more --memory)",
             t.block_locations,
             busiest >> 20,
             o.memory >> 20,

@@ -233,8 +233,8 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     let started = Instant::now();
     let tmp = partial_folder(&a.out)?;
     let (spill_path, events_path) = (tmp.join(".spill"), tmp.join(".events"));
-    let mut spill = FileSpill::create(&spill_path)?;
-    let events = Box::new(FileSpill::create(&events_path)?);
+    let mut spill = FileSpill::create(&spill_path, 0)?;
+    let events = Box::new(FileSpill::create(&events_path, 0)?);
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
     let o = StreamOptions { build: options, memory, event_buffer: 0, shard };
     let read_end = std::sync::Mutex::new(None);
@@ -384,6 +384,9 @@ struct Streamed {
     in_flight: usize,
 }
 
+/// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
+const SPILL_IN_MEMORY_SHARE: u64 = 8;
+
 /// Bytes the first pass holds per byte of the largest event file (the file, its intervals raw and nested).
 const MEMORY_PER_EVENT_FILE_BYTE: u64 = 5;
 
@@ -415,7 +418,9 @@ fn index_streamed(
     let stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
     let tmp = partial_folder(&a.out)?;
     let spill_path = tmp.join(".spill");
-    let mut spill = FileSpill::create(&spill_path)?;
+    // The nested intervals stay in memory while they take at most an eighth of --memory (pass 2 counts them
+    // against the rest), saving the spill's writes and reads.
+    let mut spill = FileSpill::create(&spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
     let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard };
     let t0 = Instant::now();
@@ -476,29 +481,35 @@ fn largest_file(root: &Path) -> u64 {
     best
 }
 
-/// A spill: one file, each location's segments appended, read back by offset.
+/// A spill: held in memory while it stays under `cap` bytes, then one file, each location's segments
+/// appended, read back by offset (the in-memory part is written out first, in location order, when the cap
+/// is passed).
 struct FileSpill {
     file: std::fs::File,
     path: PathBuf,
     /// Per location, its segments (offset, length) in order.
     parts: Vec<Vec<(u64, u64)>>,
     end: u64,
+    /// Per location, its bytes while the spill is in memory (None once it went to the file).
+    memory: Option<Vec<Vec<u8>>>,
+    held: u64,
+    cap: u64,
 }
 
 impl FileSpill {
-    fn create(path: &Path) -> Result<Self, String> {
+    /// A spill in the file `path` (created empty), kept in memory while it holds at most `cap` bytes.
+    fn create(path: &Path, cap: u64) -> Result<Self, String> {
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
             .open(path)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(FileSpill { file, path: path.to_path_buf(), parts: Vec::new(), end: 0 })
+        let memory = (cap > 0).then(Vec::new);
+        Ok(FileSpill { file, path: path.to_path_buf(), parts: Vec::new(), end: 0, memory, held: 0, cap })
     }
-}
 
-impl weft::store::stream::Spill for FileSpill {
-    fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
+    fn append(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
         use std::io::Write;
         self.file.write_all(bytes).map_err(|e| format!("{}: {e}", self.path.display()))?;
         if self.parts.len() <= k {
@@ -508,8 +519,34 @@ impl weft::store::stream::Spill for FileSpill {
         self.end += bytes.len() as u64;
         Ok(())
     }
+}
+
+impl weft::store::stream::Spill for FileSpill {
+    fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
+        if let Some(mem) = &mut self.memory {
+            if self.held + bytes.len() as u64 <= self.cap {
+                if mem.len() <= k {
+                    mem.resize(k + 1, Vec::new());
+                }
+                mem[k].extend_from_slice(bytes);
+                self.held += bytes.len() as u64;
+                return Ok(());
+            }
+            // Over the cap: what memory holds goes to the file first, then everything after it.
+            for (j, b) in self.memory.take().expect("in memory").iter().enumerate() {
+                if !b.is_empty() {
+                    self.append(j, b)?;
+                }
+            }
+            self.held = 0;
+        }
+        self.append(k, bytes)
+    }
     fn get(&self, k: usize) -> Result<Vec<u8>, String> {
         use std::os::unix::fs::FileExt;
+        if let Some(mem) = &self.memory {
+            return Ok(mem.get(k).cloned().unwrap_or_default());
+        }
         let segments = self.parts.get(k).map_or(&[][..], |v| v.as_slice());
         let mut v = vec![0u8; segments.iter().map(|s| s.1 as usize).sum()];
         let mut at = 0;
@@ -519,6 +556,9 @@ impl weft::store::stream::Spill for FileSpill {
             at += len as usize;
         }
         Ok(v)
+    }
+    fn held(&self) -> u64 {
+        self.held
     }
 }
 

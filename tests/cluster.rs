@@ -2,7 +2,8 @@
 //! `--features mpi` `mpirun -n N weft index`): the store does not depend on how it was made. 1, 2 and 4 shards
 //! merge into the unsharded store byte for byte (manifest and every tile) on generated OTF2, a hand-built trace
 //! with an empty location, flows, counters and warnings, and the real archives in ../shared/traces; a message
-//! between locations of different shards decodes as sent; the merge refuses parts of another trace, another
+//! between locations of different shards decodes as sent; a streamed shard (OTF2, Chrome JSON) makes the part
+//! cut from the whole trace and spills only its own locations; the merge refuses parts of another trace, another
 //! tiling, another version, duplicated or missing shards.
 
 mod common;
@@ -11,8 +12,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use weft::model::*;
-use weft::readers::otf2::read_archive;
+use weft::readers::otf2::{open_stream, read_archive};
 use weft::samples::otf2_gen::{archive, GenConfig};
+use weft::store::stream::{index_chrome, index_otf2, Indexed, MemorySink, MemorySpill, StreamOptions};
 use weft::store::{
     build, build_part, merge, BuildOptions, MemoryStore, MergeError, PartManifest, Shard, Store, StoreError, MANIFEST,
 };
@@ -145,6 +147,63 @@ fn an_empty_location_and_messages_between_shards() {
     assert_eq!(format!("{:?}", back.warnings), format!("{:?}", t.warnings));
     assert_eq!(back.event_records, 1234);
     assert_eq!(back.collectives.operations(), 2);
+}
+
+/// `part` (a streamed shard's: its part.json, tiles from the sink) equals `want` (`build_part`'s) byte for byte.
+fn assert_same_part(what: &str, want: &weft::store::BuiltPart, done: Indexed, sink: MemorySink) {
+    let part = done.part.expect("a shard makes a part");
+    assert_eq!(
+        String::from_utf8(part.to_json()).unwrap(),
+        String::from_utf8(want.part.to_json()).unwrap(),
+        "{what}: part.json"
+    );
+    let files = sink.files.into_inner().unwrap();
+    let want_files: BTreeMap<String, Vec<u8>> = want.tiles.iter().cloned().collect();
+    assert!(files == want_files, "{what}: the part's tiles differ");
+}
+
+/// A streamed shard (`store::stream` with a shard: `weft index --shard K/N` on OTF2, Chrome JSON, Paraver)
+/// makes the part `build_part` cuts from the whole trace, byte for byte, so it merges with any other
+/// shard's; it spills (and tiles) only its own locations, but shard 0, which writes the particle tiles.
+#[test]
+fn streamed_shards_equal_the_parts_of_the_whole_trace() {
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(5, 40_000) });
+    let t = read_archive("traces.otf2", &files).unwrap();
+    let chrome = weft::samples::chrome::ChromeSample {
+        ranks: 3,
+        threads_per_rank: 2,
+        iterations: 12,
+        ..weft::samples::chrome::ChromeSample::builtin()
+    }
+    .generate();
+    let tc = weft::readers::chrome::read("c.json", &chrome).unwrap();
+    for (block, tile) in [(1, 300), (2, 2_000), (64, 1 << 18)] {
+        let o = small_tiles(block, tile);
+        for n in [1, 2, 4] {
+            for k in 0..n {
+                let shard = Shard { index: k, count: n };
+                let what = format!("OTF2, blocks of {block}, shard {k}/{n}");
+                let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
+                let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 0, shard: Some(shard) };
+                let stream = open_stream("traces.otf2", &files).unwrap();
+                let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).unwrap();
+                assert_same_part(&what, &build_part(&t, &o, shard), done, sink);
+                let nl = t.locations.len() as u32;
+                let blocks = shard.blocks(nl.div_ceil(block));
+                let mine = (blocks.start * block).min(nl)..(blocks.end * block).min(nl);
+                for l in 0..nl {
+                    let spilled = spill.parts.get(l as usize).is_some_and(|p| !p.is_empty());
+                    assert_eq!(spilled, k == 0 || mine.contains(&l), "{what}: location {l} spilled");
+                }
+                let what = format!("Chrome JSON, blocks of {block}, shard {k}/{n}");
+                let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
+                let events = Box::new(MemorySpill::default());
+                let done =
+                    index_chrome("c.json", &mut &chrome[..], 4096, 0, events, &so, &mut spill, &sink, &|_| {}).unwrap();
+                assert_same_part(&what, &build_part(&tc, &o, shard), done, sink);
+            }
+        }
+    }
 }
 
 #[test]

@@ -22,7 +22,7 @@ fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOpt
     let sink = MemorySink::default();
     let mut spill = MemorySpill::default();
     let stream = open_stream(name, files).expect("archive opens");
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 0 };
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 0, shard: None };
     let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
     assert_same_store(name, &whole, done, sink);
 }
@@ -159,7 +159,7 @@ fn weft_index_holds_its_memory_bound() {
 fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk: usize, buffer: usize) {
     let whole = build(&weft::readers::chrome::read(name, bytes).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer };
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None };
     let done = index_chrome(
         name,
         &mut &bytes[..],
@@ -275,7 +275,7 @@ fn assert_paraver_equals_build(
 ) {
     let whole = build(&weft::readers::paraver::read(name, prv, pcf, row).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer };
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None };
     let events = Box::new(MemorySpill::default());
     let done =
         index_paraver(name, &mut &prv[..], chunk, 0, pcf, row, &Vec::new, events, &so, &mut spill, &sink, &|_| {})
@@ -443,7 +443,7 @@ fn chunked_index_of_cut_and_damaged_traces_follows_the_reader() {
     let chrome = ChromeSample { ranks: 2, threads_per_rank: 2, iterations: 6, ..ChromeSample::builtin() }.generate();
     let p = ParaverSample { tasks: 2, threads_per_task: 2, iterations: 4, ..Default::default() }.generate();
     let o = BuildOptions { block_locations: 2, tile_intervals: 200, ..BuildOptions::default() };
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 3 };
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 3, shard: None };
     let mut cases = 0;
     for (k, variant) in (0..24).map(|k| (k, k % 3)) {
         for (is_chrome, src) in [(true, &chrome), (false, &p.prv)] {

@@ -9,8 +9,10 @@
 //! summaries and moments are whole in the one part that holds its block, so they need no reduction across
 //! parts. The reader's whole-trace quantities (event records, warnings) go with shard 0.
 //!
-//! This version reads the trace whole in every shard (the readers match messages then); a part is cut from
-//! the `Trace` through the build's seam [`run_blocks`](super::build::run_blocks). Plain Rust, no files.
+//! [`build_part`] cuts a part from a whole `Trace` through the build's seam
+//! [`run_blocks`](super::build::run_blocks); a streamed index (`store::stream` with a shard) makes the same
+//! part decoding every location but spilling and tiling only the shard's (messages are matched by every
+//! shard, since a part's tiles hold trace-wide message indices and receive ends). Plain Rust, no files.
 
 use super::build::{
     add_totals, block_particles, counter_tiles, manifest, particle_tiles, run_blocks, tiling, BlockIntervals,
@@ -147,35 +149,49 @@ pub fn build_part(trace: &Trace, o: &BuildOptions, shard: Shard) -> BuiltPart {
         tiles.push((e.path.clone(), b));
         entries.push(e);
     }
-    let first = t.block_range(blocks.start, nl).start;
-    let locs = first as usize..t.block_range(blocks.end, nl).start.max(first) as usize;
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
     let whole_totals = crate::analyses::summary::region_totals(trace);
-    let mut m = manifest(trace, o, &plan, entries, &counts, &whole_totals);
+    let m = manifest(trace, o, &plan, entries, &counts, &whole_totals);
+    BuiltPart { part: part_manifest(m, trace, &counts, shard, &totals), tiles }
+}
+
+/// A shard's `part.json` from the manifest of the whole trace (`m`: every location's interval counts
+/// `counts` and the whole trace's region totals, the shard's tiles) and the shard's own region `totals`.
+/// `trace` gives the messages, collectives and instants (its intervals are not read: a streamed index
+/// passes the trace without them).
+pub(crate) fn part_manifest(
+    mut m: Manifest,
+    trace: &Trace,
+    counts: &[u64],
+    shard: Shard,
+    totals: &[(u64, u64)],
+) -> PartManifest {
+    let t = m.tiling;
+    let blocks = shard.blocks(t.blocks);
+    let nl = trace.locations.len() as u32;
+    let first = t.block_range(blocks.start, nl).start;
+    let locs = first as usize..t.block_range(blocks.end, nl).start.max(first) as usize;
     let whole = serde_json::to_vec(&(&m.counts, &m.locations.intervals, &m.region_totals)).expect("numbers serialize");
     let fingerprint = content_hash(&whole);
-    narrow(&mut m, trace, locs, shard, &totals);
-    BuiltPart {
-        part: PartManifest {
-            format: PART_FORMAT.into(),
-            version: FORMAT_VERSION,
-            shard: shard.index,
-            shards: shard.count,
-            blocks: [blocks.start, blocks.end],
-            trace: fingerprint,
-            store: m,
-        },
-        tiles,
+    narrow(&mut m, trace, counts, locs, shard, totals);
+    PartManifest {
+        format: PART_FORMAT.into(),
+        version: FORMAT_VERSION,
+        shard: shard.index,
+        shards: shard.count,
+        blocks: [blocks.start, blocks.end],
+        trace: fingerprint,
+        store: m,
     }
 }
 
 /// The whole trace's manifest narrowed to the share of the locations `locs` (and of the global quantities
 /// the shard carries).
-fn narrow(m: &mut Manifest, trace: &Trace, locs: Range<usize>, shard: Shard, totals: &[(u64, u64)]) {
+fn narrow(m: &mut Manifest, trace: &Trace, counts: &[u64], locs: Range<usize>, shard: Shard, totals: &[(u64, u64)]) {
     let counters = shard.counters();
     let inside = |l: u32| locs.contains(&(l as usize));
     let c = &mut m.counts;
-    c.intervals = trace.location_intervals[locs.clone()].iter().map(|r| r.len() as u64).sum();
+    c.intervals = counts[locs.clone()].iter().sum();
     c.instants = trace.instants.location.iter().filter(|l| inside(l.0)).count() as u64;
     let msg = &trace.messages;
     let sent: Vec<usize> = (0..msg.len()).filter(|&i| inside(msg.sender[i].0)).collect();

@@ -25,10 +25,12 @@
 //! traits (the CLI backs them with files).
 
 use super::build::{
-    add_totals, block_tiles, counter_tiles, manifest, particle_tiles, tiling_of, BlockIntervals, BuildOptions, Plan,
+    add_totals, block_particles, block_tiles, counter_tiles, manifest, particle_tiles, tiling_of, BlockIntervals,
+    BuildOptions, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
 use super::manifest::{Manifest, TileEntry};
+use super::partition::{part_manifest, PartManifest, Shard};
 use crate::model::{RegionId, Trace, WarningKind};
 use crate::readers::otf2::Otf2Stream;
 use crate::readers::ReadError;
@@ -44,6 +46,10 @@ pub trait Spill: Send + Sync {
     fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String>;
     /// Location `k`'s bytes, every segment put in order.
     fn get(&self, k: usize) -> Result<Vec<u8>, String>;
+    /// Bytes the spill holds in memory (pass 2 tiles within `memory` less these).
+    fn held(&self) -> u64 {
+        0
+    }
 }
 
 impl<T: Spill> crate::readers::chrome::EventSpill for T {
@@ -71,6 +77,9 @@ impl Spill for MemorySpill {
     }
     fn get(&self, k: usize) -> Result<Vec<u8>, String> {
         Ok(self.parts.get(k).cloned().unwrap_or_default())
+    }
+    fn held(&self) -> u64 {
+        self.parts.iter().map(|p| p.len() as u64).sum()
     }
 }
 
@@ -100,6 +109,11 @@ pub struct StreamOptions {
     /// Records a chunked read (Chrome, Paraver) buffers before it spills them; 0: as many as an eighth of
     /// `memory` holds.
     pub event_buffer: usize,
+    /// Index only this shard's location blocks into a part (`weft index --shard K/N`, MPI ranks): every
+    /// location is still decoded (the part's tiles hold trace-wide indices, the tiling and the matched
+    /// messages), but only the shard's locations are spilled and tiled (shard 0 spills all: it writes the
+    /// particle tiles). None: the whole store.
+    pub shard: Option<Shard>,
 }
 
 impl StreamOptions {
@@ -139,7 +153,10 @@ pub enum IndexError {
 
 /// What the index made: the manifest (its tiles are in the sink) and figures for the report.
 pub struct Indexed {
+    /// The store's manifest; for a shard, the part's inner manifest (`part.store`).
     pub manifest: Manifest,
+    /// A shard's `part.json` (None without [`StreamOptions::shard`]).
+    pub part: Option<PartManifest>,
     /// Bytes the first pass spilled.
     pub spill_bytes: u64,
     /// Blocks tiled at once.
@@ -246,6 +263,17 @@ impl BlockColumns {
         self.ranges.push(a..self.region.len());
         Ok(())
     }
+
+    fn intervals(&self, first_index: u64) -> BlockIntervals<'_> {
+        BlockIntervals {
+            ranges: &self.ranges,
+            region: &self.region,
+            start_ns: &self.start_ns,
+            dur_ns: &self.dur_ns,
+            depth: &self.depth,
+            first_index,
+        }
+    }
 }
 
 /// What pass 1 learns from each location's intervals, in location order.
@@ -258,10 +286,21 @@ struct Digest {
     spill_bytes: u64,
     nested: Vec<Nested>,
     w: ColumnWriter,
+    /// Locations spilled (all, or a shard's); the others are counted and dropped.
+    spilled: std::ops::Range<usize>,
+    /// A shard's per-region totals over every location (the part's fingerprint of the whole trace);
+    /// None when not sharded.
+    totals: Option<RegionTotals>,
 }
 
-impl Default for Digest {
-    fn default() -> Self {
+impl Digest {
+    /// A digest spilling the locations `o.shard` tiles, of `locations` in all (every location without a
+    /// shard, or when the count is not known before reading; shard 0 spills all, for the particle tiles).
+    fn new(o: &StreamOptions, locations: Option<usize>) -> Digest {
+        let spilled = match (o.shard, locations) {
+            (Some(s), Some(n)) if !s.particles() => shard_locations(s, n, o.build.block_locations),
+            _ => 0..usize::MAX,
+        };
         Digest {
             counts: Vec::new(),
             max_end: i128::MIN,
@@ -271,12 +310,12 @@ impl Default for Digest {
             spill_bytes: 0,
             nested: Vec::new(),
             w: ColumnWriter::default(),
+            spilled,
+            totals: o.shard.map(|_| RegionTotals::default()),
         }
     }
-}
 
-impl Digest {
-    /// Nest the next location's intervals, count them, spill them.
+    /// Nest the next location's intervals, count them, spill them (when the shard tiles them).
     fn location(&mut self, raw: &[(RegionId, i64, u64)], spill: &mut dyn Spill, path: &str) -> Result<(), IndexError> {
         let (clipped, examples) = (&mut self.clipped, &mut self.clip_examples);
         let end = nest(raw, &mut self.nested, &mut |r, s, x| {
@@ -291,10 +330,59 @@ impl Digest {
         }
         let k = self.counts.len();
         self.counts.push(self.nested.len() as u64);
+        if let Some(t) = &mut self.totals {
+            t.location(&self.nested);
+        }
+        if !self.spilled.contains(&k) {
+            return Ok(());
+        }
         encode(&self.nested, &mut self.w);
         self.spill_bytes += self.w.buf.len() as u64;
         spill.put(k, &self.w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))
     }
+}
+
+/// Per-region totals (count, inclusive time) of nested intervals, location by location: the rule of
+/// `block_region_totals` in `build` (a region's time counts once while it is open at any depth).
+#[derive(Default)]
+struct RegionTotals {
+    totals: Vec<(u64, u64)>,
+    active: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+impl RegionTotals {
+    fn location(&mut self, v: &[Nested]) {
+        let Self { totals, active, stack } = self;
+        for r in stack.drain(..) {
+            active[r as usize] -= 1;
+        }
+        for &(r, _, dur, depth) in v {
+            while stack.len() > depth as usize {
+                let top = stack.pop().expect("stack longer than depth");
+                active[top as usize] -= 1;
+            }
+            let r = r.index();
+            if r >= totals.len() {
+                totals.resize(r + 1, (0, 0));
+                active.resize(r + 1, 0);
+            }
+            totals[r].0 += 1;
+            if active[r] == 0 {
+                totals[r].1 += dur;
+            }
+            active[r] += 1;
+            stack.push(r as u32);
+        }
+    }
+}
+
+/// The locations of shard `s`'s blocks, of `locations` in blocks of `block` (the blocks do not depend on
+/// the tiling's windows, so a shard knows them before reading).
+fn shard_locations(s: Shard, locations: usize, block: u32) -> std::ops::Range<usize> {
+    let bl = block.max(1) as usize;
+    let blocks = s.blocks(locations.div_ceil(bl) as u32);
+    (blocks.start as usize * bl).min(locations)..(blocks.end as usize * bl).min(locations)
 }
 
 /// Index an OTF2 archive read location by location: tiles into `sink`, returns the manifest (not written).
@@ -313,7 +401,7 @@ pub fn index_otf2(
     }
     // Pass 1: read (this thread), nest, count, spill (this thread, or a second one with threads > 1: the
     // decode of the next location overlaps the nesting of this one).
-    let mut digest = Digest::default();
+    let mut digest = Digest::new(o, Some(n));
     let mut intervals = 0u64;
     let paths: Vec<String> = (0..n).map(|k| stream.location_id(k).1).collect();
     if o.build.threads <= 1 {
@@ -400,7 +488,7 @@ pub fn index_chrome(
         progress(Progress::ReadingBytes { done, total });
     }
     drop(buf);
-    let mut digest = Digest::default();
+    let mut digest = Digest::new(o, None);
     let mut b = reader.finish_streamed(&mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()))?;
     if digest.min_start < i64::MAX {
         b.note_outside_start(digest.min_start);
@@ -428,7 +516,7 @@ pub fn index_paraver(
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Indexed, IndexError> {
-    let mut digest = Digest::default();
+    let mut digest = Digest::new(o, None);
     let mut b = crate::readers::paraver::read_streamed(
         name,
         input,
@@ -457,7 +545,7 @@ fn tile(
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Indexed, IndexError> {
-    let Digest { counts, max_end, clipped, clip_examples, spill_bytes, .. } = digest;
+    let Digest { counts, max_end, clipped, clip_examples, spill_bytes, totals: whole_totals, .. } = digest;
     let n = counts.len();
     if skel.locations.len() != n {
         return Err(IndexError::Io(format!("the reader gave intervals for {n} locations of {}", skel.locations.len())));
@@ -485,22 +573,25 @@ fn tile(
     let plan = Plan::new(&skel, tiling_of(&counts, skel.span_ns, &o.build));
     let t = plan.tiling;
     let blocks = t.blocks as usize;
+    // The blocks this index tiles: all, or a shard's.
+    let own = o.shard.map_or(0..t.blocks, |s| s.blocks(t.blocks));
+    let (own, tiled) = (own.start as usize..own.end as usize, own.len());
     let block_counts: Vec<u64> =
         (0..t.blocks).map(|b| t.block_range(b, n as u32).map(|l| counts[l as usize]).sum()).collect();
-    let busiest = block_counts.iter().copied().max().unwrap_or(0) * BLOCK_BYTES_PER_INTERVAL;
-    let fixed = skel_bytes(&skel);
+    let busiest = block_counts[own.clone()].iter().copied().max().unwrap_or(0) * BLOCK_BYTES_PER_INTERVAL;
+    let fixed = skel_bytes(&skel) + spill.held();
     let room = o.memory.saturating_sub(fixed);
     if busiest > room {
         return Err(IndexError::Memory(format!(
             "the busiest block of {} locations needs about {} MB to tile, over --memory {} MB less {} MB for the \
-             definitions and messages (use a smaller --block or more --memory)",
+             definitions, messages and the spill held (use a smaller --block or more --memory)",
             t.block_locations,
             busiest >> 20,
             o.memory >> 20,
             fixed >> 20
         )));
     }
-    let in_flight = o.build.threads.clamp(1, blocks.max(1)).min((room / busiest.max(1)).max(1) as usize);
+    let in_flight = o.build.threads.clamp(1, tiled.max(1)).min((room / busiest.max(1)).max(1) as usize);
     let mut first_index = vec![0u64; blocks + 1];
     for b in 0..blocks {
         first_index[b + 1] = first_index[b] + block_counts[b];
@@ -508,28 +599,25 @@ fn tile(
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     type Out = (Vec<TileEntry>, Vec<(u64, u64)>, Vec<super::build::Particle>);
-    let results: Mutex<Vec<Option<Result<Out, IndexError>>>> = Mutex::new((0..blocks).map(|_| None).collect());
+    let results: Mutex<Vec<Option<Result<Out, IndexError>>>> = Mutex::new((0..tiled).map(|_| None).collect());
     let spill: &dyn Spill = spill;
+    let read_block = |b: usize| -> Result<BlockColumns, IndexError> {
+        let mut c = BlockColumns::default();
+        for l in t.block_range(b as u32, n as u32) {
+            let bytes = spill.get(l as usize).map_err(|e| IndexError::Io(format!("reading the spill: {e}")))?;
+            c.push_location(&bytes, origin).map_err(IndexError::Io)?;
+        }
+        Ok(c)
+    };
     let work = || loop {
-        let b = next.fetch_add(1, Ordering::Relaxed);
-        if b >= blocks {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= tiled {
             break;
         }
+        let b = own.start + k;
         let r = (|| -> Result<Out, IndexError> {
-            let mut c = BlockColumns::default();
-            for l in t.block_range(b as u32, n as u32) {
-                let bytes = spill.get(l as usize).map_err(|e| IndexError::Io(format!("reading the spill: {e}")))?;
-                c.push_location(&bytes, origin).map_err(IndexError::Io)?;
-            }
-            let bi = BlockIntervals {
-                ranges: &c.ranges,
-                region: &c.region,
-                start_ns: &c.start_ns,
-                dur_ns: &c.dur_ns,
-                depth: &c.depth,
-                first_index: first_index[b],
-            };
-            let out = block_tiles(&skel, &plan, b as u32, &bi);
+            let c = read_block(b)?;
+            let out = block_tiles(&skel, &plan, b as u32, &c.intervals(first_index[b]));
             drop(c);
             let mut entries = Vec::with_capacity(out.tiles.len());
             for (e, bytes) in out.tiles {
@@ -539,10 +627,10 @@ fn tile(
             Ok((entries, out.region_totals, out.particles))
         })();
         let failed = r.is_err();
-        results.lock().expect("no task panics holding the lock")[b] = Some(r);
-        progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: blocks });
+        results.lock().expect("no task panics holding the lock")[k] = Some(r);
+        progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: tiled });
         if failed {
-            next.store(blocks, Ordering::Relaxed);
+            next.store(tiled, Ordering::Relaxed);
         }
     };
     if in_flight == 1 {
@@ -563,12 +651,34 @@ fn tile(
         add_totals(&mut totals, &tot);
         particles.extend(p);
     }
-    for (e, bytes) in particle_tiles(particles, &t).into_iter().chain(counter_tiles(&skel, &t)) {
+    let (with_particles, with_counters) = o.shard.map_or((true, true), |s| (s.particles(), s.counters()));
+    let mut global = Vec::new();
+    if with_particles {
+        // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them).
+        for b in (0..blocks).filter(|b| !own.contains(b)) {
+            let c = read_block(b)?;
+            particles.extend(block_particles(&plan, b as u32, &c.intervals(first_index[b]), n as u32));
+        }
+        global.extend(particle_tiles(particles, &t));
+    }
+    if with_counters {
+        global.extend(counter_tiles(&skel, &t));
+    }
+    for (e, bytes) in global {
         sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
         entries.push(e);
     }
-    let manifest = manifest(&skel, &o.build, &plan, entries, &counts, &totals);
-    Ok(Indexed { manifest, spill_bytes, blocks_in_flight: in_flight })
+    let (manifest, part) = match (o.shard, whole_totals) {
+        (Some(shard), Some(whole)) => {
+            let mut whole = whole.totals;
+            whole.resize(skel.regions.len(), (0, 0));
+            let m = manifest(&skel, &o.build, &plan, entries, &counts, &whole);
+            let p = part_manifest(m, &skel, &counts, shard, &totals);
+            (p.store.clone(), Some(p))
+        }
+        _ => (manifest(&skel, &o.build, &plan, entries, &counts, &totals), None),
+    };
+    Ok(Indexed { manifest, part, spill_bytes, blocks_in_flight: in_flight })
 }
 
 /// About the bytes the trace without intervals holds (messages, collectives, instants, definitions) and the

@@ -10,14 +10,18 @@
 //! message ends and the blocks being tiled (as many as `--memory` allows, at most `--threads`), the first
 //! pass's nested intervals go to a spill file in the partial folder. Chrome JSON and Paraver (plain or
 //! gzipped) are read in 1 MiB chunks (`store::stream::index_chrome`, `index_paraver`), their per-location
-//! records spilled to a second file there as they come. Other inputs, and shards (`--shard K/N`), are read
-//! whole through the ordinary readers, held to `--memory` by an estimate made before reading, then tiled on
-//! `--threads` threads. A progress bar is drawn on stderr when it is a terminal.
+//! records spilled to a second file there as they come. A shard (`--shard K/N`) of these three streams the
+//! same way, decoding every location (messages are matched whole) but spilling and tiling only its own
+//! location blocks (shard 0 spills all, for the particle tiles). Other inputs are read whole through the
+//! ordinary readers, held to `--memory` by an estimate made before reading, then tiled on `--threads`
+//! threads. A progress bar is drawn on stderr when it is a terminal.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use weft::store::{build, build_part, BuildOptions, Shard, Store, StoreError, TileSource, MANIFEST, PART_MANIFEST};
+use weft::store::{
+    build, build_part, BuildOptions, PartManifest, Shard, Store, StoreError, TileSource, MANIFEST, PART_MANIFEST,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -29,9 +33,9 @@ pub struct Args {
     /// Threads tiling location blocks (the store is the same for any count).
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Memory the index may use (`2G`, `512M`): OTF2, Chrome JSON and Paraver are streamed within it; other
-    /// inputs, and shards, are read whole, and refused before reading when that would need more (about 3x
-    /// their size on disk).
+    /// Memory the index may use (`2G`, `512M`): OTF2, Chrome JSON and Paraver are streamed within it (whole
+    /// or a shard); other inputs are read whole, and refused before reading when that would need more (about
+    /// 3x their size on disk).
     #[arg(long, default_value = "2G")]
     memory: String,
     /// Locations per block (tiles cover one block of locations over one time window).
@@ -65,8 +69,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
     let progress = Progress::new();
-    // An OTF2 archive is streamed location by location (a shard reads the trace whole, for now).
-    if shard.is_none() && (index_otf2_streamed(&a, &progress)? || index_chunked(&a, &progress)?) {
+    // An OTF2 archive is streamed location by location, Chrome JSON and Paraver in chunks (whole or a shard).
+    if index_otf2_streamed(&a, shard, &progress)? || index_chunked(&a, shard, &progress)? {
         return Ok(());
     }
     let ReadTrace { trace, options, input, read_s } = read(&a, &progress)?;
@@ -149,7 +153,11 @@ pub fn shown(p: &Path) -> String {
 
 /// Index an OTF2 archive streamed (`store::stream`) and print its report: false when the trace is not an OTF2
 /// archive, or one that must be read whole.
-fn index_otf2_streamed(a: &Args, progress: &Progress) -> Result<bool, Box<dyn std::error::Error>> {
+fn index_otf2_streamed(
+    a: &Args,
+    shard: Option<Shard>,
+    progress: &Progress,
+) -> Result<bool, Box<dyn std::error::Error>> {
     let memory =
         parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
     if a.out.exists() && !a.force {
@@ -165,11 +173,14 @@ fn index_otf2_streamed(a: &Args, progress: &Progress) -> Result<bool, Box<dyn st
     let started = Instant::now();
     if let Some(archive) = weft::readers::otf2::archive_of_path(&a.trace) {
         let (files, anchor) = archive?;
-        match index_streamed(a, &files, &anchor, &options, memory, progress)? {
+        match index_streamed(a, &files, &anchor, &options, shard, memory, progress)? {
             Some(done) => {
                 progress.clear();
                 let m = &done.manifest;
-                print_report(&a.out, m, done.bytes, input);
+                match &done.part {
+                    Some(p) => print_part(&a.out, p, done.bytes, input),
+                    None => print_report(&a.out, m, done.bytes, input),
+                }
                 println!(
                     "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once)",
                     started.elapsed().as_secs_f64(),
@@ -193,7 +204,7 @@ const CHUNK_BYTES: usize = 1 << 20;
 /// Index a Chrome JSON trace (plain or gzipped) or a Paraver .prv (plain or gzipped, its .pcf and .row
 /// beside it) in chunks (`store::stream::index_chrome`, `index_paraver`) and print its report: false when
 /// the file is neither.
-fn index_chunked(a: &Args, progress: &Progress) -> Result<bool, Box<dyn std::error::Error>> {
+fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<bool, Box<dyn std::error::Error>> {
     use weft::readers::sniff::{sniff, Sniffed};
     use weft::store::stream::{index_chrome, index_paraver, Progress as P, StreamOptions};
     let memory =
@@ -222,10 +233,10 @@ fn index_chunked(a: &Args, progress: &Progress) -> Result<bool, Box<dyn std::err
     let started = Instant::now();
     let tmp = partial_folder(&a.out)?;
     let (spill_path, events_path) = (tmp.join(".spill"), tmp.join(".events"));
-    let mut spill = FileSpill::create(&spill_path)?;
-    let events = Box::new(FileSpill::create(&events_path)?);
+    let mut spill = FileSpill::create(&spill_path, 0)?;
+    let events = Box::new(FileSpill::create(&events_path, 0)?);
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options, memory, event_buffer: 0 };
+    let o = StreamOptions { build: options, memory, event_buffer: 0, shard };
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
         P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
@@ -283,11 +294,17 @@ fn index_chunked(a: &Args, progress: &Progress) -> Result<bool, Box<dyn std::err
     }
     let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| started.elapsed().as_secs_f64());
     let built = weft::store::BuiltStore { manifest: indexed.manifest, tiles: Vec::new() };
-    let json = built.manifest_json();
-    finish_store(&tmp, &a.out, &json, a.force)?;
+    let (file, json) = match &indexed.part {
+        Some(p) => (PART_MANIFEST, p.to_json()),
+        None => (MANIFEST, built.manifest_json()),
+    };
+    finish_store(&tmp, &a.out, file, &json, a.force)?;
     progress.clear();
     let bytes = sink.bytes.load(std::sync::atomic::Ordering::Relaxed) + json.len() as u64;
-    print_report(&a.out, &built.manifest, bytes, input);
+    match &indexed.part {
+        Some(p) => print_part(&a.out, p, bytes, input),
+        None => print_report(&a.out, &built.manifest, bytes, input),
+    }
     println!(
         "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once)",
         started.elapsed().as_secs_f64(),
@@ -324,6 +341,14 @@ impl<R: std::io::Read> std::io::Read for UntilBroken<'_, R> {
     }
 }
 
+/// The report of a part (`--shard K/N`).
+fn print_part(out: &Path, p: &PartManifest, bytes: u64, input: u64) {
+    println!("part        {} (shard {}/{}, blocks {}..{})", shown(out), p.shard, p.shards, p.blocks[0], p.blocks[1]);
+    println!("intervals   {}", p.store.counts.intervals);
+    println!("tiles       {}", p.store.tiles.len());
+    println!("bytes       {bytes} (input {input})");
+}
+
 fn print_report(out: &Path, m: &weft::store::Manifest, bytes: u64, input: u64) {
     println!("store       {}", shown(out));
     println!("events      {}", m.counts.event_records);
@@ -351,12 +376,16 @@ fn print_peak_memory() {
 
 struct Streamed {
     manifest: weft::store::Manifest,
+    part: Option<PartManifest>,
     bytes: u64,
     spill_bytes: u64,
     read_s: f64,
     tile_s: f64,
     in_flight: usize,
 }
+
+/// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
+const SPILL_IN_MEMORY_SHARE: u64 = 8;
 
 /// Bytes the first pass holds per byte of the largest event file (the file, its intervals raw and nested).
 const MEMORY_PER_EVENT_FILE_BYTE: u64 = 5;
@@ -369,6 +398,7 @@ fn index_streamed(
     files: &weft::readers::otf2::FolderFiles,
     anchor: &str,
     options: &BuildOptions,
+    shard: Option<Shard>,
     memory: u64,
     progress: &Progress,
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
@@ -388,9 +418,11 @@ fn index_streamed(
     let stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
     let tmp = partial_folder(&a.out)?;
     let spill_path = tmp.join(".spill");
-    let mut spill = FileSpill::create(&spill_path)?;
+    // The nested intervals stay in memory while they take at most an eighth of --memory (pass 2 counts them
+    // against the rest), saving the spill's writes and reads.
+    let mut spill = FileSpill::create(&spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0 };
+    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard };
     let t0 = Instant::now();
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
@@ -417,11 +449,15 @@ fn index_streamed(
     std::fs::remove_file(&spill_path).map_err(|e| format!("{}: {e}", spill_path.display()))?;
     let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| t0.elapsed().as_secs_f64());
     let built = weft::store::BuiltStore { manifest: indexed.manifest, tiles: Vec::new() };
-    let json = built.manifest_json();
-    finish_store(&tmp, &a.out, &json, a.force)?;
+    let (file, json) = match &indexed.part {
+        Some(p) => (PART_MANIFEST, p.to_json()),
+        None => (MANIFEST, built.manifest_json()),
+    };
+    finish_store(&tmp, &a.out, file, &json, a.force)?;
     Ok(Some(Streamed {
         bytes: sink.bytes.load(std::sync::atomic::Ordering::Relaxed) + json.len() as u64,
         manifest: built.manifest,
+        part: indexed.part,
         spill_bytes: indexed.spill_bytes,
         read_s,
         tile_s: t0.elapsed().as_secs_f64() - read_s,
@@ -445,29 +481,35 @@ fn largest_file(root: &Path) -> u64 {
     best
 }
 
-/// A spill: one file, each location's segments appended, read back by offset.
+/// A spill: held in memory while it stays under `cap` bytes, then one file, each location's segments
+/// appended, read back by offset (the in-memory part is written out first, in location order, when the cap
+/// is passed).
 struct FileSpill {
     file: std::fs::File,
     path: PathBuf,
     /// Per location, its segments (offset, length) in order.
     parts: Vec<Vec<(u64, u64)>>,
     end: u64,
+    /// Per location, its bytes while the spill is in memory (None once it went to the file).
+    memory: Option<Vec<Vec<u8>>>,
+    held: u64,
+    cap: u64,
 }
 
 impl FileSpill {
-    fn create(path: &Path) -> Result<Self, String> {
+    /// A spill in the file `path` (created empty), kept in memory while it holds at most `cap` bytes.
+    fn create(path: &Path, cap: u64) -> Result<Self, String> {
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
             .open(path)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(FileSpill { file, path: path.to_path_buf(), parts: Vec::new(), end: 0 })
+        let memory = (cap > 0).then(Vec::new);
+        Ok(FileSpill { file, path: path.to_path_buf(), parts: Vec::new(), end: 0, memory, held: 0, cap })
     }
-}
 
-impl weft::store::stream::Spill for FileSpill {
-    fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
+    fn append(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
         use std::io::Write;
         self.file.write_all(bytes).map_err(|e| format!("{}: {e}", self.path.display()))?;
         if self.parts.len() <= k {
@@ -477,8 +519,34 @@ impl weft::store::stream::Spill for FileSpill {
         self.end += bytes.len() as u64;
         Ok(())
     }
+}
+
+impl weft::store::stream::Spill for FileSpill {
+    fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
+        if let Some(mem) = &mut self.memory {
+            if self.held + bytes.len() as u64 <= self.cap {
+                if mem.len() <= k {
+                    mem.resize(k + 1, Vec::new());
+                }
+                mem[k].extend_from_slice(bytes);
+                self.held += bytes.len() as u64;
+                return Ok(());
+            }
+            // Over the cap: what memory holds goes to the file first, then everything after it.
+            for (j, b) in self.memory.take().expect("in memory").iter().enumerate() {
+                if !b.is_empty() {
+                    self.append(j, b)?;
+                }
+            }
+            self.held = 0;
+        }
+        self.append(k, bytes)
+    }
     fn get(&self, k: usize) -> Result<Vec<u8>, String> {
         use std::os::unix::fs::FileExt;
+        if let Some(mem) = &self.memory {
+            return Ok(mem.get(k).cloned().unwrap_or_default());
+        }
         let segments = self.parts.get(k).map_or(&[][..], |v| v.as_slice());
         let mut v = vec![0u8; segments.iter().map(|s| s.1 as usize).sum()];
         let mut at = 0;
@@ -488,6 +556,9 @@ impl weft::store::stream::Spill for FileSpill {
             at += len as usize;
         }
         Ok(v)
+    }
+    fn held(&self) -> u64 {
+        self.held
     }
 }
 
@@ -521,9 +592,10 @@ fn write_tile(root: &Path, path: &str, bytes: &[u8]) -> Result<(), String> {
     std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))
 }
 
-/// Write the manifest last into the partial folder `tmp`, then rename it to `out` (`publish`).
-fn finish_store(tmp: &Path, out: &Path, manifest_json: &[u8], force: bool) -> Result<(), String> {
-    let manifest = tmp.join(MANIFEST);
+/// Write the manifest (`file`: a store's or a part's) last into the partial folder `tmp`, then rename it to
+/// `out` (`publish`).
+fn finish_store(tmp: &Path, out: &Path, file: &str, manifest_json: &[u8], force: bool) -> Result<(), String> {
+    let manifest = tmp.join(file);
     std::fs::write(&manifest, manifest_json).map_err(|e| format!("{}: {e}", manifest.display()))?;
     publish(tmp, out, force)
 }

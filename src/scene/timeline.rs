@@ -209,8 +209,9 @@ impl TimelineScene<'_> {
                 sc.rects.push(RectInstance::filled(0.0, y, view.width, h, palette::ROW_ALT));
             }
             let size = if h >= 12.0 || !lay.metrics.compact { 12.0 } else { 10.0 };
-            let cy = y + lane.min(18.0) / 2.0;
-            if cy - size / 2.0 >= label_bottom && cy >= AXIS_PX + size / 2.0 && cy <= bottom - size / 2.0 {
+            // Centred on the first lane, kept below the axis while the row is still there.
+            let cy = (y + lane.min(18.0) / 2.0).max(AXIS_PX + size / 2.0);
+            if cy - size / 2.0 >= label_bottom && cy <= y + h.max(lane.min(18.0) / 2.0) && cy <= bottom - size / 2.0 {
                 label_bottom = cy + size / 2.0;
                 sc.labels.push(
                     Label::new(12.0, cy, self.row_label(r), palette::TEXT, size).clipped(view.label_gutter - 18.0),

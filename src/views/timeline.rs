@@ -470,6 +470,11 @@ impl TimelinePane {
         before != (self.view.t0_ns, self.view.t1_ns)
     }
 
+    /// Where the plot begins (the label column's width), in screen x.
+    pub fn track_x0(&self) -> f32 {
+        self.view.track_x0()
+    }
+
     /// Is screen (x, y) on the overview strip?
     pub fn on_overview(&self, x: f32, y: f32) -> bool {
         self.overview.contains(&self.view, x, y)

@@ -406,6 +406,8 @@ fn compact_rows_fit_every_location_and_the_label_column_still_names_each() {
             sc.labels.iter().filter(|l| l.x < 20.0 && l.y > 28.0 && (l.y as f64) < bottom).collect();
         gutter.sort_by(|a, b| a.y.total_cmp(&b.y));
         assert!(gutter.len() >= 10, "{} labels", gutter.len());
+        let first = &rows(&s)[0];
+        assert!(gutter[0].y as f64 <= f(first, "y") + f(first, "height"), "the first row is labelled");
         assert!(gutter.windows(2).all(|w| w[1].y - w[0].y >= w[0].size_px - 1e-3), "labels overlap");
         // Hover in the label column names every row, labelled or not.
         for r in rows(&s) {

@@ -72,7 +72,19 @@ fn every_default_parses_and_every_choice_round_trips() {
 
 #[test]
 fn non_default_options_round_trip_through_pairs() {
-    round_trip(&TimelineOptions { locations: Some("Rank 0*".into()) });
+    round_trip(&TimelineOptions { locations: Some("Rank 0*".into()), ..Default::default() });
+    // Compact rows, hidden locations and folded processes: kept in links as `compact`, `hide` and `fold`.
+    let rows = TimelineOptions::from_pairs([("compact", "on"), ("hide", "7,2-4,3"), ("fold", "0,1")]).unwrap();
+    assert!(rows.compact && rows.hidden.contains(3) && !rows.hidden.contains(5) && rows.folded.contains(1));
+    let pairs = rows.to_pairs();
+    assert!(
+        pairs.contains(&("hide", "2-4,7".to_string())) && pairs.contains(&("fold", "0-1".to_string())),
+        "{pairs:?}"
+    );
+    round_trip(&rows);
+    for bad in [("hide", "3-1"), ("hide", "x"), ("fold", "-1"), ("compact", "maybe")] {
+        assert!(TimelineOptions::from_pairs([bad]).is_err(), "{bad:?}");
+    }
     round_trip(&MomentsOptions {
         busy: BusyDefinition::Pattern("solve*".into()),
         sort: MomentKey::M2,

@@ -9,6 +9,7 @@ import { GrainPanel } from './grain-panel.js';
 import { AggregatePanel } from './aggregate-panel.js';
 import { ProfilePanel } from './profile-panel.js';
 import { CountersPanel } from './counters-panel.js';
+import { RowsPanel } from './rows-panel.js';
 import { CommPanel } from './comm-matrix.js';
 import { particlesView } from './particles.js';
 import { showWarnings } from './warnings-panel.js';
@@ -389,6 +390,7 @@ function wireInput(canvas) {
   canvas.addEventListener('pointerdown', (e) => {
     if (e.button !== 0) return;
     if (weft.profilePanel && weft.profilePanel.takesPointer(e)) return; // Shift+drag selects a time range
+    if (weft.rowsPanel && weft.rowsPanel.takesPointer(e)) return; // label column folds, overview strip moves
     drag = { x: e.clientX, y: e.clientY };
     canvas.setPointerCapture(e.pointerId);
     canvas.classList.add('dragging');
@@ -634,6 +636,7 @@ function renderViewOptions(view) {
   if (weft.grainPanel) weft.grainPanel.update(view);
   if (weft.profilePanel) weft.profilePanel.update(view, box);
   if (weft.countersPanel) weft.countersPanel.update(view, box);
+  if (weft.rowsPanel) weft.rowsPanel.update(view, box);
 
   if (weft.commPanel) weft.commPanel.update(view, box);
   if (particlesView(view, box, weft)) return;
@@ -781,6 +784,7 @@ async function main() {
     renderOptions: (box) => optionControls(box, built.viewer.option_schema(), (o, v) => weft.aggregatePanel.configure(o.key, v)) });
   weft.profilePanel = new ProfilePanel({ viewer: built.viewer, canvas: built.canvas, root: $('profile-panel'), onError: showError });
   weft.countersPanel = new CountersPanel({ viewer: built.viewer });
+  weft.rowsPanel = new RowsPanel({ viewer: built.viewer, canvas: built.canvas, root: $('rows-panel'), onError: showError });
 
   weft.commPanel = new CommPanel({ viewer: built.viewer, canvas: built.canvas, root: $('comm-panel'), onError: showError });
   new ResizeObserver(resize).observe(ui.stage);

@@ -1,7 +1,10 @@
 //! Timeline layout: which row each location takes, grouped by process, and each row's lanes (one per nesting
 //! depth) as index lists sorted by start, and its instants sorted by time, so a viewport finds what is
 //! visible by binary search.
-//! Heights are in layout pixels; the scene maps time to x. Nothing here depends on the viewport.
+//! Heights are in layout pixels; the scene maps time to x. Nothing here depends on the viewport: the compact
+//! mode's lane height is chosen by the view and applied with `set_metrics`, which moves rows without
+//! re-sorting anything (O(rows)). A folded (collapsed) process keeps one row per location, all at the same y
+//! and one lane deep (depth 0 only), so its threads draw over each other as one summary row.
 
 use crate::model::{LocationId, ProcessId, Trace};
 use crate::sort::SortDyn;
@@ -13,11 +16,22 @@ pub struct TimelineMetrics {
     pub lane_px: f32,
     pub row_gap_px: f32,
     pub process_header_px: f32,
+    /// Compact rows: no process headers, labels thinned to what fits (the scene reads it).
+    pub compact: bool,
 }
 
 impl Default for TimelineMetrics {
     fn default() -> Self {
-        TimelineMetrics { lane_px: 18.0, row_gap_px: 4.0, process_header_px: 22.0 }
+        TimelineMetrics { lane_px: 18.0, row_gap_px: 4.0, process_header_px: 22.0, compact: false }
+    }
+}
+
+impl TimelineMetrics {
+    /// Compact rows for `lanes` lanes in `height_px`: each lane the height that fits (at most the normal 18 px,
+    /// at least a twentieth of a pixel: rows thinner than a pixel share it), no gaps, no process headers.
+    pub fn compact(lanes: usize, height_px: f32) -> Self {
+        let lane_px = (height_px.max(1.0) / lanes.max(1) as f32).clamp(0.05, 18.0);
+        TimelineMetrics { lane_px, row_gap_px: 0.0, process_header_px: 0.0, compact: true }
     }
 }
 
@@ -33,12 +47,21 @@ pub struct TimelineRow {
     pub lane_ranges: Vec<Range<usize>>,
     /// The row's instants, into `TimelineLayout::row_instants`.
     pub instants: Range<usize>,
+    /// The row is one of a folded process's rows (all drawn at the process's one y, depth 0 only).
+    pub folded: bool,
+    /// The row's lanes when unfolded (`lanes` is 1 while folded).
+    pub depth_lanes: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProcessHeader {
     pub process: ProcessId,
     pub y: f32,
+    /// The process's first row and how many rows it has (its shown locations).
+    pub first_row: u32,
+    pub rows: u32,
+    /// Folded: its rows drawn as one summary row.
+    pub folded: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -63,13 +86,22 @@ impl TimelineLayout {
     /// Rows only for the locations `keep` accepts (a location filter); the others get no row
     /// (`row_of_location` is u32::MAX for them).
     pub fn of_locations(trace: &Trace, metrics: TimelineMetrics, keep: impl Fn(LocationId) -> bool) -> Self {
+        Self::with(trace, metrics, keep, |_| false)
+    }
+
+    /// Rows for the locations `keep` accepts, the processes `fold` accepts folded into one summary row each.
+    pub fn with(
+        trace: &Trace,
+        metrics: TimelineMetrics,
+        keep: impl Fn(LocationId) -> bool,
+        fold: impl Fn(ProcessId) -> bool,
+    ) -> Self {
         let order: Vec<LocationId> = trace.locations_in_display_order().into_iter().filter(|l| keep(*l)).collect();
         let iv = &trace.intervals;
         let mut rows = Vec::with_capacity(order.len());
         let mut headers = Vec::new();
         let mut lane_intervals = Vec::with_capacity(iv.len());
         let mut row_of_location = vec![u32::MAX; trace.locations.len()];
-        let mut y = 0.0f32;
         let mut last_process: Option<ProcessId> = None;
         let mut counts: Vec<usize> = Vec::new();
         // Instants by location (a counting sort), then by time within each.
@@ -95,10 +127,17 @@ impl TimelineLayout {
             let instants = first..row_instants.len();
             let p = trace.locations.process[l.index()];
             if last_process != Some(p) {
-                headers.push(ProcessHeader { process: p, y });
-                y += metrics.process_header_px;
+                let folded = fold(p);
+                headers.push(ProcessHeader { process: p, y: 0.0, first_row: rows.len() as u32, rows: 0, folded });
                 last_process = Some(p);
             }
+            let folded = match headers.last_mut() {
+                Some(h) => {
+                    h.rows += 1;
+                    h.folded
+                }
+                None => false,
+            };
             let range = trace.intervals_of(l);
             let lanes = range.clone().map(|i| iv.depth[i] as usize + 1).max().unwrap_or(1);
             // Counting sort of the location's intervals by depth keeps each lane's start order.
@@ -111,7 +150,8 @@ impl TimelineLayout {
                 counts[d + 1] += counts[d];
             }
             let base = lane_intervals.len();
-            let lane_ranges = (0..lanes).map(|d| base + counts[d]..base + counts[d + 1]).collect();
+            let shown_lanes = if folded { 1 } else { lanes };
+            let lane_ranges = (0..shown_lanes).map(|d| base + counts[d]..base + counts[d + 1]).collect();
             lane_intervals.resize(base + range.len(), 0);
             let mut next: Vec<usize> = counts[..lanes].to_vec();
             for i in range {
@@ -120,10 +160,81 @@ impl TimelineLayout {
                 next[d] += 1;
             }
             row_of_location[l.index()] = rows.len() as u32;
-            rows.push(TimelineRow { location: l, process: p, y, lanes: lanes as u32, lane_ranges, instants });
-            y += lanes as f32 * metrics.lane_px + metrics.row_gap_px;
+            rows.push(TimelineRow {
+                location: l,
+                process: p,
+                y: 0.0,
+                lanes: shown_lanes as u32,
+                lane_ranges,
+                instants,
+                folded,
+                depth_lanes: lanes as u32,
+            });
         }
-        TimelineLayout { metrics, rows, headers, lane_intervals, height: y, row_of_location, row_instants }
+        let mut lay =
+            TimelineLayout { metrics, rows, headers, lane_intervals, height: 0.0, row_of_location, row_instants };
+        lay.set_metrics(metrics);
+        lay
+    }
+
+    /// Place rows and headers for `metrics` (the compact mode's lane height): O(rows), nothing re-sorted.
+    /// `height` is the rows' (counter tracks below are placed by their own layout).
+    pub fn set_metrics(&mut self, metrics: TimelineMetrics) {
+        self.metrics = metrics;
+        let mut y = 0.0f32;
+        for h in &mut self.headers {
+            h.y = y;
+            y += metrics.process_header_px;
+            let rows = &mut self.rows[h.first_row as usize..(h.first_row + h.rows) as usize];
+            if h.folded {
+                for r in rows.iter_mut() {
+                    r.y = y;
+                }
+                y += metrics.lane_px + metrics.row_gap_px;
+            } else {
+                for r in rows.iter_mut() {
+                    r.y = y;
+                    y += r.lanes as f32 * metrics.lane_px + metrics.row_gap_px;
+                }
+            }
+        }
+        self.height = y;
+    }
+
+    /// Lanes stacked down the layout: what a compact mode divides its height by (a folded process counts one).
+    pub fn total_lanes(&self) -> usize {
+        self.headers
+            .iter()
+            .map(|h| {
+                let rows = &self.rows[h.first_row as usize..(h.first_row + h.rows) as usize];
+                if h.folded {
+                    1
+                } else {
+                    rows.iter().map(|r| r.lanes as usize).sum()
+                }
+            })
+            .sum()
+    }
+
+    /// The rows drawn at row `r`'s place: a folded process's rows all, else `r` alone.
+    pub fn stacked_with(&self, r: usize) -> Range<usize> {
+        let Some(row) = self.rows.get(r) else { return r..r };
+        if !row.folded {
+            return r..r + 1;
+        }
+        let a = self.rows[..r].iter().rev().take_while(|o| o.folded && o.process == row.process).count();
+        let b = self.rows[r + 1..].iter().take_while(|o| o.folded && o.process == row.process).count();
+        r - a..r + 1 + b
+    }
+
+    /// Is row `r` the first drawn at its place (a folded process's first row, or any unfolded row)?
+    pub fn leads(&self, r: usize) -> bool {
+        r == 0 || !self.rows[r].folded || self.rows[r - 1].process != self.rows[r].process
+    }
+
+    /// The process header whose band (header and rows) holds layout y.
+    pub fn header_at(&self, y: f32) -> Option<usize> {
+        self.headers.partition_point(|h| h.y <= y).checked_sub(1)
     }
 
     pub fn row_height(&self, row: &TimelineRow) -> f32 {

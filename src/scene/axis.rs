@@ -3,6 +3,8 @@
 //!
 //! Label widths are estimated at 0.6 em per character (the SVG writer's estimate too), and the step grows until
 //! the widest label plus a gap fits between ticks. Must not know about traces or any particular view.
+//! Zoomed in far from time zero, `window_ticks` labels ticks relative to a round time at the window's start
+//! ("+250 us"), that time given once for the view to show, so no label is a long absolute number.
 
 use super::{palette, Align, Label, LineInstance, RectInstance, Scene};
 
@@ -96,6 +98,29 @@ pub struct Tick {
 
 /// Ticks across `scale`, labels centred on their tick, kept inside [x0, x1], never overlapping.
 pub fn ticks(scale: &TimeScale, label_y: f32, color: u32) -> (f64, Vec<Tick>) {
+    ticks_with_prefix(scale, label_y, color, "")
+}
+
+/// A window's ticks: absolute labels, or, when the window is narrower than a fiftieth of its distance from
+/// time zero, labels relative to the round time (a multiple of the absolute step) at or before its start,
+/// e.g. "+1.25 ms", with that time as text ("1.5604 s") to show once. Ticks' `t_ns` stay absolute.
+pub fn window_ticks(scale: &TimeScale, label_y: f32, color: u32) -> (Option<String>, f64, Vec<Tick>) {
+    let (step, abs) = ticks(scale, label_y, color);
+    let (lo, hi) = (scale.t0_ns.min(scale.t1_ns), scale.t0_ns.max(scale.t1_ns));
+    if (hi - lo) * 50.0 > lo.abs().max(hi.abs()) {
+        return (None, step, abs);
+    }
+    let base = (lo / step).floor() * step;
+    let shifted = TimeScale { t0_ns: scale.t0_ns - base, t1_ns: scale.t1_ns - base, ..*scale };
+    let (rstep, mut rel) = ticks_with_prefix(&shifted, label_y, color, "+");
+    for t in &mut rel {
+        t.t_ns += base;
+    }
+    let unit = unit_for(base.abs());
+    (Some(format_time(base, unit, decimals_for(step, unit.1))), rstep, rel)
+}
+
+fn ticks_with_prefix(scale: &TimeScale, label_y: f32, color: u32, prefix: &str) -> (f64, Vec<Tick>) {
     let (lo, hi) = (scale.t0_ns.min(scale.t1_ns), scale.t0_ns.max(scale.t1_ns));
     let unit = unit_for(lo.abs().max(hi.abs()));
     let px_per_ns = 1.0 / scale.ns_per_px();
@@ -105,7 +130,7 @@ pub fn ticks(scale: &TimeScale, label_y: f32, color: u32) -> (f64, Vec<Tick>) {
         let d = decimals_for(step, unit.1);
         let widest = [lo, hi, -step]
             .iter()
-            .map(|&t| label_width_px(&format_time(t, unit, d), TICK_LABEL_PX))
+            .map(|&t| label_width_px(&format!("{prefix}{}", format_time(t, unit, d)), TICK_LABEL_PX))
             .fold(0.0, f32::max);
         if (step * px_per_ns) as f32 >= widest + LABEL_GAP_PX || step > 1e18 {
             break;
@@ -120,7 +145,7 @@ pub fn ticks(scale: &TimeScale, label_y: f32, color: u32) -> (f64, Vec<Tick>) {
     for k in first..=last.min(first + 10_000) {
         let t = k as f64 * step;
         let x = scale.x(t);
-        let text = format_time(t, unit, d);
+        let text = format!("{prefix}{}", format_time(t, unit, d));
         let w = label_width_px(&text, TICK_LABEL_PX);
         let left = (x - w / 2.0).max(scale.x0).min(scale.x1 - w);
         let label = (left >= scale.x0 - 0.01 && left >= last_right + LABEL_GAP_PX).then(|| {
@@ -212,5 +237,27 @@ mod tests {
                 assert!(t.t_ns >= t0 - 1e-6 && t.t_ns <= t0 + len + 1e-6);
             }
         }
+    }
+
+    #[test]
+    fn zoomed_in_far_from_zero_labels_are_relative_to_a_round_start() {
+        // 1 ms at 1.5604 s: "+200 us"-style labels, the start once as seconds; never "1560400 us".
+        let scale = TimeScale { t0_ns: 1_560_400_123.0, t1_ns: 1_561_400_123.0, x0: 200.0, x1: 1200.0 };
+        let (base, step, ticks) = window_ticks(&scale, 10.0, 0);
+        let base = base.expect("relative");
+        assert!(base.ends_with(" s") && base.starts_with("1.5604"), "{base}");
+        let labels: Vec<&str> = ticks.iter().filter_map(|t| t.label.as_ref()).map(|l| l.text.as_str()).collect();
+        assert!(labels.len() >= 3, "{labels:?}");
+        assert!(labels.iter().all(|l| l.starts_with('+') && !l.contains("1560")), "{labels:?}");
+        for t in &ticks {
+            assert!(t.t_ns >= scale.t0_ns - 1e-3 && t.t_ns <= scale.t1_ns + 1e-3);
+            assert!((scale.x(t.t_ns) - t.x).abs() < 0.01, "relative ticks sit at their absolute times");
+        }
+        assert!(step > 0.0);
+        // The whole run from zero: absolute labels.
+        let whole = TimeScale { t0_ns: 0.0, t1_ns: 2e9, x0: 200.0, x1: 1200.0 };
+        let (base, _, ticks) = window_ticks(&whole, 10.0, 0);
+        assert!(base.is_none());
+        assert!(ticks.iter().filter_map(|t| t.label.as_ref()).all(|l| !l.text.starts_with('+')));
     }
 }

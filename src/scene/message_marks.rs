@@ -19,11 +19,13 @@ pub fn highlight(sc: &mut Scene, ts: &TimelineScene<'_>, view: &TimelineView, me
         if j >= m.len() || !has_row(m.sender[j]) || !has_row(m.receiver[j]) {
             continue;
         }
-        let (x0, y0, x1, y1) = ts.flow_segment(view, j);
-        if x0.max(x1) < x_left || x0.min(x1) > x_right {
+        // Clipped to the plot, like every arrow: never over the label column or the axis.
+        let plot = (x_left, super::timeline::AXIS_PX, x_right, view.plot_bottom());
+        let Some(((x0, y0, x1, y1), whole)) = super::timeline::clip_segment(ts.flow_segment(view, j), plot) else {
             continue;
-        }
-        sc.lines.push(LineInstance::solid(x0, y0, x1, y1, 3.0, HIGHLIGHT).with_arrow());
+        };
+        let line = LineInstance::solid(x0, y0, x1, y1, 3.0, HIGHLIGHT);
+        sc.lines.push(if whole { line.with_arrow() } else { line });
     }
     let iv = &t.intervals;
     let lane = lay.metrics.lane_px;

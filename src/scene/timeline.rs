@@ -2,14 +2,22 @@
 //! rects nested by depth, instants, and flows/messages as arrows. Built per viewport: only what is visible,
 //! and runs of sub-pixel intervals collapse into one rect per pixel, so instance counts are bounded by
 //! rows x pixels, never by the trace's size. Hit testing uses the same geometry, so hover matches drawing.
+//! Compact rows thinner than a pixel share it (the first row in a pixel line draws; labels are thinned to
+//! what fits); a folded process's rows draw over each other as one summary row. The axis labels times
+//! relative to a round time at the window's start when zoomed in ("+1.25 ms", that time shown once in the
+//! gutter); arrows are clipped to the plot, never crossing the label column or the axis. The overview strip
+//! (`Overview`) at the bottom is the whole run's utilization and commonest region per column, computed once.
 
+use super::axis::{self, TimeScale};
 use super::palette::{self, region_color};
-use super::{rgba, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
+use super::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
 use crate::layouts::timeline::TimelineLayout;
 use crate::model::{MessageKind, Trace};
 
 pub const AXIS_PX: f32 = 28.0;
 pub const LABEL_GUTTER_PX: f32 = 200.0;
+/// Height of the overview strip at the bottom of the timeline; rows, arrows and grid stop above it.
+pub const OVERVIEW_PX: f32 = 24.0;
 /// Flows drawn at most per frame; denser views thin them evenly.
 const MAX_FLOWS: usize = 20_000;
 
@@ -48,6 +56,10 @@ impl TimelineView {
     pub fn y_of(&self, layout_y: f32) -> f32 {
         AXIS_PX + layout_y - self.scroll_y
     }
+    /// Screen y where the plot ends (the overview strip below).
+    pub fn plot_bottom(&self) -> f32 {
+        (self.height - OVERVIEW_PX).max(AXIS_PX)
+    }
 
     /// Zoom by `factor` (>1 zooms in) keeping the time under screen x fixed. Never narrower than 1 ns across.
     pub fn zoom_at(&mut self, x: f32, factor: f64, span_ns: u64) {
@@ -84,7 +96,7 @@ impl TimelineView {
     }
 
     pub fn scroll_by(&mut self, dy: f32, layout: &TimelineLayout) {
-        let max = (layout.height - (self.height - AXIS_PX) + 40.0).max(0.0);
+        let max = (layout.height - (self.plot_bottom() - AXIS_PX) + 16.0).max(0.0);
         self.scroll_y = (self.scroll_y + dy).clamp(0.0, max);
     }
 }
@@ -108,20 +120,47 @@ pub fn nice_step_ns(min: f64) -> f64 {
     p * 10.0
 }
 
-/// A time in the unit that suits `step_ns` (the axis's tick step), e.g. "1.25 ms".
+/// A time in the unit that suits its size (never "1560400 us": 1.5604 s), with the decimals that tell apart
+/// times `step_ns` apart, e.g. "1.25 ms".
 pub fn format_time(t_ns: f64, step_ns: f64) -> String {
-    let (div, unit) = if step_ns >= 1e8 {
-        (1e9, "s")
-    } else if step_ns >= 1e5 {
-        (1e6, "ms")
-    } else if step_ns >= 1e2 {
-        (1e3, "us")
-    } else {
-        (1.0, "ns")
-    };
-    let step_in_unit = step_ns / div;
-    let decimals = if step_in_unit >= 1.0 { 0 } else { (-step_in_unit.log10()).ceil() as usize };
-    format!("{:.*} {unit}", decimals, t_ns / div)
+    let unit = axis::unit_for(t_ns.abs().max(step_ns.abs()));
+    axis::format_time(t_ns, unit, axis::decimals_for(step_ns, unit.1))
+}
+
+/// A time at the precision a view spanning `visible_ns` needs (about a thousandth of the span): hovers say
+/// "1.559213 s" zoomed in and "1.56 s" over a whole 10 s run.
+pub fn format_time_for_span(t_ns: f64, visible_ns: f64) -> String {
+    format_time(t_ns, nice_step_ns((visible_ns / 1000.0).max(1.0)))
+}
+
+/// The timeline axis's ticks over `scale` (`axis::window_ticks`): the relative labels' base as text, if any.
+fn axis_ticks(scale: &TimeScale, label_y: f32) -> (Option<String>, Vec<axis::Tick>) {
+    let (base, _, ticks) = axis::window_ticks(scale, label_y, palette::TEXT_MUTED);
+    (base.map(|b| format!("from {b}")), ticks)
+}
+
+/// Clip segment (x0, y0)-(x1, y1) to the box [xa, xb] x [ya, yb] (Liang-Barsky): the part inside and whether
+/// its far end is the segment's own (an arrow head belongs there only then); None when nothing is inside.
+pub fn clip_segment(seg: (f32, f32, f32, f32), bx: (f32, f32, f32, f32)) -> Option<((f32, f32, f32, f32), bool)> {
+    let (x0, y0, x1, y1) = seg;
+    let (xa, ya, xb, yb) = bx;
+    let (dx, dy) = (x1 - x0, y1 - y0);
+    let (mut u0, mut u1) = (0.0f32, 1.0f32);
+    for (p, q) in [(-dx, x0 - xa), (dx, xb - x0), (-dy, y0 - ya), (dy, yb - y0)] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return None;
+            }
+        } else {
+            let r = q / p;
+            if p < 0.0 {
+                u0 = u0.max(r);
+            } else {
+                u1 = u1.min(r);
+            }
+        }
+    }
+    (u0 <= u1).then_some(((x0 + u0 * dx, y0 + u0 * dy, x0 + u1 * dx, y0 + u1 * dy), u1 >= 1.0))
 }
 
 /// A duration in the largest unit that keeps it at least one, 3 significant decimals.
@@ -150,68 +189,91 @@ impl TimelineScene<'_> {
         let (t, lay) = (self.trace, self.layout);
         let iv = &t.intervals;
         let lane = lay.metrics.lane_px;
+        // Gaps between lanes only where lanes are tall enough to spare them.
+        let (pad, rect_h) = if lane >= 6.0 { (1.0, lane - 2.0) } else { (0.0, lane.max(1.0)) };
         let x_left = view.track_x0();
         let x_right = view.width;
-        let rows = lay.rows_in(view.scroll_y, view.scroll_y + view.height - AXIS_PX);
+        let bottom = view.plot_bottom();
+        let rows = lay.rows_in(view.scroll_y, view.scroll_y + bottom - AXIS_PX);
 
-        // Row backgrounds and labels.
+        // Row backgrounds and labels; labels thinned so none overlaps the one above.
+        let mut label_bottom = f32::NEG_INFINITY;
         for r in rows.clone() {
+            if !lay.leads(r) {
+                continue;
+            }
             let row = &lay.rows[r];
             let y = view.y_of(row.y);
             let h = lay.row_height(row);
-            if r % 2 == 1 {
+            if r % 2 == 1 && h >= 3.0 {
                 sc.rects.push(RectInstance::filled(0.0, y, view.width, h, palette::ROW_ALT));
             }
-            sc.labels.push(
-                Label::new(12.0, y + lane / 2.0, t.location_name(row.location), palette::TEXT, 12.0)
-                    .clipped(view.label_gutter - 18.0),
-            );
+            let size = if h >= 12.0 || !lay.metrics.compact { 12.0 } else { 10.0 };
+            // Centred on the first lane, kept below the axis while the row is still there.
+            let cy = (y + lane.min(18.0) / 2.0).max(AXIS_PX + size / 2.0);
+            if cy - size / 2.0 >= label_bottom && cy <= y + h.max(lane.min(18.0) / 2.0) && cy <= bottom - size / 2.0 {
+                label_bottom = cy + size / 2.0;
+                sc.labels.push(
+                    Label::new(12.0, cy, self.row_label(r), palette::TEXT, size).clipped(view.label_gutter - 18.0),
+                );
+            }
         }
         // Headers are sorted by y: only those on screen (a trace may have a million processes).
-        let first_hdr = lay.headers.partition_point(|h| view.y_of(h.y) + lay.metrics.process_header_px < AXIS_PX);
-        for hdr in &lay.headers[first_hdr..] {
-            let y = view.y_of(hdr.y);
-            if y > view.height {
-                break;
+        if lay.metrics.process_header_px > 0.0 {
+            let first_hdr = lay.headers.partition_point(|h| view.y_of(h.y) + lay.metrics.process_header_px < AXIS_PX);
+            for hdr in &lay.headers[first_hdr..] {
+                let y = view.y_of(hdr.y);
+                if y > bottom {
+                    break;
+                }
+                sc.rects.push(RectInstance::filled(
+                    0.0,
+                    y,
+                    view.width,
+                    lay.metrics.process_header_px - 2.0,
+                    rgba(0xe8, 0xec, 0xf2, 0xff),
+                ));
+                let cy = y + lay.metrics.process_header_px / 2.0 - 1.0;
+                if hdr.rows > 1 || hdr.folded {
+                    // The chevron: a click on the header folds or unfolds the process.
+                    let chevron = if hdr.folded { "\u{25b8}" } else { "\u{25be}" };
+                    sc.labels.push(Label::new(4.0, cy, chevron, palette::TEXT_MUTED, 12.0));
+                }
+                sc.labels.push(
+                    Label::new(16.0, cy, t.process_name(hdr.process), palette::TEXT, 12.0)
+                        .bold()
+                        .clipped(view.width - 22.0),
+                );
             }
-            sc.rects.push(RectInstance::filled(
-                0.0,
-                y,
-                view.width,
-                lay.metrics.process_header_px - 2.0,
-                rgba(0xe8, 0xec, 0xf2, 0xff),
-            ));
-            sc.labels.push(
-                Label::new(
-                    6.0,
-                    y + lay.metrics.process_header_px / 2.0 - 1.0,
-                    t.process_name(hdr.process),
-                    palette::TEXT,
-                    12.0,
-                )
-                .bold()
-                .clipped(view.width - 12.0),
-            );
         }
 
         // Row backgrounds and process headers are decoration.
         sc.chrome = sc.rects.len();
 
-        // Intervals, lane by lane.
+        // Intervals, lane by lane. Lanes thinner than a pixel share it: the first in each pixel line draws
+        // (a folded process's rows all draw: they are one summary row).
         let t0 = view.t0_ns;
         let t1 = view.t1_ns;
         let ns_px = view.ns_per_px();
         let mut hl_rect = None;
+        let mut last_line = i64::MIN;
         for r in rows.clone() {
             let row = &lay.rows[r];
             let y_row = view.y_of(row.y);
             // Only the lanes on screen: a row may be a million lanes deep.
             let first = ((AXIS_PX - y_row) / lane).floor().max(0.0) as usize;
-            let last = (((view.height - y_row) / lane).ceil().max(0.0) as usize).min(row.lane_ranges.len());
+            let last = (((bottom - y_row) / lane).ceil().max(0.0) as usize).min(row.lane_ranges.len());
             for d in first.min(last)..last {
+                let y = y_row + d as f32 * lane;
+                if lane < 1.0 && !row.folded {
+                    let line = y.floor() as i64;
+                    if line == last_line {
+                        continue;
+                    }
+                    last_line = line;
+                }
                 let range = &row.lane_ranges[d];
                 let ids = &lay.lane_intervals[range.clone()];
-                let y = y_row + d as f32 * lane;
                 let mut k = ids.partition_point(|&i| (iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64 <= t0);
                 while k < ids.len() {
                     let i = ids[k] as usize;
@@ -224,13 +286,13 @@ impl TimelineScene<'_> {
                     let x1 = view.x_of(e).min(x_right);
                     let color = self.colors[iv.region[i].index()];
                     if x1 - x0 >= 1.0 {
-                        let mut rect = RectInstance::filled(x0, y + 1.0, x1 - x0, lane - 2.0, color);
+                        let mut rect = RectInstance::filled(x0, y + pad, x1 - x0, rect_h, color);
                         if highlight == Some(i) {
                             rect = rect.with_border(palette::TEXT, 2.0);
                             hl_rect = Some(rect);
                         }
                         sc.rects.push(rect);
-                        if x1 - x0 > 36.0 {
+                        if x1 - x0 > 36.0 && lane >= 12.0 {
                             sc.labels.push(
                                 Label::new(
                                     x0 + 4.0,
@@ -245,7 +307,7 @@ impl TimelineScene<'_> {
                         k += 1;
                     } else {
                         // Everything ending within this pixel collapses into one 1-px rect.
-                        sc.rects.push(RectInstance::filled(x0, y + 1.0, 1.0, lane - 2.0, color));
+                        sc.rects.push(RectInstance::filled(x0, y + pad, 1.0, rect_h, color));
                         let t_next = t0 + ((x0 - x_left + 1.0) as f64) * ns_px;
                         let skip = ids[k + 1..]
                             .partition_point(|&j| (iv.start_ns[j as usize] + iv.dur_ns[j as usize]) as f64 <= t_next);
@@ -260,10 +322,22 @@ impl TimelineScene<'_> {
 
         // Instants: small diamonds at the top of their row; one per pixel column where they crowd.
         let ins = &t.instants;
+        let size = lane.clamp(3.0, 8.0);
+        let mut last_line = i64::MIN;
         for r in rows.clone() {
             let row = &lay.rows[r];
             let ids = &lay.row_instants[row.instants.clone()];
             let y = view.y_of(row.y);
+            if ids.is_empty() || y + size > bottom {
+                continue;
+            }
+            if lane < 1.0 && !row.folded {
+                let line = y.floor() as i64;
+                if line == last_line {
+                    continue;
+                }
+                last_line = line;
+            }
             let mut k = ids.partition_point(|&j| (ins.time_ns[j as usize] as f64) < t0);
             while k < ids.len() {
                 let tt = ins.time_ns[ids[k] as usize] as f64;
@@ -272,7 +346,8 @@ impl TimelineScene<'_> {
                 }
                 let x = view.x_of(tt);
                 sc.rects.push(
-                    RectInstance::filled(x - 4.0, y, 8.0, 8.0, rgba(0x33, 0x33, 0x33, 0xe0)).with_shape(Shape::Diamond),
+                    RectInstance::filled(x - size / 2.0, y, size, size, rgba(0x33, 0x33, 0x33, 0xe0))
+                        .with_shape(Shape::Diamond),
                 );
                 let t_next = view.t_of(x + 1.0);
                 k += 1 + ids[k + 1..].partition_point(|&j| (ins.time_ns[j as usize] as f64) < t_next);
@@ -280,39 +355,43 @@ impl TimelineScene<'_> {
         }
 
         // Flows and messages as arrows: a flow from the slice each end is bound to (its lane), else
-        // between row centres of the first lane.
+        // between row centres of the first lane; clipped to the plot (never over the labels or the axis).
+        let plot = (x_left, AXIS_PX, x_right, bottom);
         for j in self.visible_flows(view) {
-            let (x0, y0, x1, y1) = self.flow_segment(view, j);
             let color =
                 if t.messages.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xa0) };
-            sc.lines.push(LineInstance::solid(x0, y0, x1, y1, 1.0, color).with_arrow());
+            if let Some(((x0, y0, x1, y1), whole)) = clip_segment(self.flow_segment(view, j), plot) {
+                let line = LineInstance::solid(x0, y0, x1, y1, 1.0, color);
+                sc.lines.push(if whole { line.with_arrow() } else { line });
+            }
         }
 
         // Axis on top, gutter on the left, both over the tracks (decoration).
         let before = sc.rects.len() + sc.lines.len();
         sc.rects.push(RectInstance::filled(0.0, 0.0, view.width, AXIS_PX, rgba(0xfa, 0xfb, 0xfc, 0xff)));
         sc.lines.push(LineInstance::solid(0.0, AXIS_PX - 0.5, view.width, AXIS_PX - 0.5, 1.0, palette::GRID));
-        sc.lines.push(LineInstance::solid(x_left - 0.5, 0.0, x_left - 0.5, view.height, 1.0, palette::GRID));
-        let step = nice_step_ns(ns_px * 110.0);
-        let mut tick = (t0 / step).floor() * step;
-        while tick <= t1 {
-            let x = view.x_of(tick);
+        sc.lines.push(LineInstance::solid(x_left - 0.5, 0.0, x_left - 0.5, bottom, 1.0, palette::GRID));
+        let scale = TimeScale { t0_ns: t0, t1_ns: t1, x0: x_left, x1: x_right - 2.0 };
+        let (base, ticks) = axis_ticks(&scale, AXIS_PX / 2.0 - 2.0);
+        if let Some(base) = base {
+            sc.labels.push(
+                Label::new(view.label_gutter - 8.0, AXIS_PX / 2.0 - 2.0, base, palette::TEXT, 11.0)
+                    .aligned(Align::Right)
+                    .bold()
+                    .clipped(view.label_gutter - 12.0),
+            );
+        }
+        for tick in ticks {
+            let x = tick.x;
             if x >= x_left {
                 sc.lines.push(LineInstance::solid(x, AXIS_PX - 8.0, x, AXIS_PX, 1.0, palette::TEXT_MUTED));
-                sc.lines.push(LineInstance::solid(x, AXIS_PX, x, view.height, 1.0, rgba(0x00, 0x00, 0x00, 0x14)));
-                sc.labels.push(Label::new(
-                    x + 3.0,
-                    AXIS_PX / 2.0 - 2.0,
-                    format_time(tick, step),
-                    palette::TEXT_MUTED,
-                    11.0,
-                ));
+                sc.lines.push(LineInstance::solid(x, AXIS_PX, x, bottom, 1.0, rgba(0x00, 0x00, 0x00, 0x14)));
+                sc.labels.extend(tick.label);
             }
-            tick += step;
         }
         sc.chrome += sc.rects.len() + sc.lines.len() - before;
         if sc.marks() == 0 {
-            let (x, w, h) = (x_left, (view.width - x_left).max(1.0), (view.height - AXIS_PX).max(1.0));
+            let (x, w, h) = (x_left, (view.width - x_left).max(1.0), (bottom - AXIS_PX).max(1.0));
             if iv.start_ns.is_empty() && ins.time_ns.is_empty() && t.messages.is_empty() {
                 sc.add_notice(x, AXIS_PX, w, h, &["This trace has no intervals, instants or messages to draw."]);
             } else if ins.time_ns.is_empty() && t.messages.is_empty() && iv.dur_ns.iter().all(|&d| d == 0) {
@@ -327,6 +406,23 @@ impl TimelineScene<'_> {
             }
         }
         sc
+    }
+
+    /// The gutter label of row `r`: its location; in compact rows a process's first row names the process
+    /// too (there are no headers); a folded process's row names the process and how many rows it holds.
+    pub fn row_label(&self, r: usize) -> String {
+        let (t, lay) = (self.trace, self.layout);
+        let row = &lay.rows[r];
+        let h = lay.headers.partition_point(|h| h.first_row as usize <= r).checked_sub(1).map(|k| &lay.headers[k]);
+        let process = t.process_name(row.process);
+        match h {
+            Some(h) if h.folded => format!("\u{25b8} {process} ({} rows)", h.rows),
+            Some(h) if lay.metrics.compact && h.first_row as usize == r && h.rows == 1 => process.to_string(),
+            Some(h) if lay.metrics.compact && h.first_row as usize == r => {
+                format!("\u{25be} {process} \u{b7} {}", t.location_name(row.location))
+            }
+            _ => t.location_name(row.location).to_string(),
+        }
     }
 
     /// The messages and flows drawn for this view: those with both ends on a row, crossing the time range
@@ -403,40 +499,192 @@ impl TimelineScene<'_> {
         best.map(|(_, j)| j)
     }
 
-    /// The interval under screen point (x, y): exact hit first, else the nearest within 3 px in that lane.
+    /// The interval under screen point (x, y): exact hit first, else the nearest within 3 px in that lane
+    /// (in a folded process's summary row, the nearest of all its rows).
     pub fn hit(&self, view: &TimelineView, x: f32, y: f32) -> Option<usize> {
-        if x < view.track_x0() || y < AXIS_PX {
+        if x < view.track_x0() || y < AXIS_PX || y >= view.plot_bottom() {
             return None;
         }
         let lay = self.layout;
         let iv = &self.trace.intervals;
         let ly = y - AXIS_PX + view.scroll_y;
         let r = lay.row_at(ly)?;
-        let row = &lay.rows[r];
-        let d = ((ly - row.y) / lay.metrics.lane_px) as usize;
-        let ids = &lay.lane_intervals[row.lane_ranges.get(d)?.clone()];
+        let d = ((ly - lay.rows[r].y) / lay.metrics.lane_px) as usize;
         let t = view.t_of(x);
         let tol = 3.0 * view.ns_per_px();
-        let k = ids.partition_point(|&i| ((iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64) < t - tol);
         let mut best: Option<(f64, usize)> = None;
-        for &i in ids.iter().skip(k).take(64) {
-            let i = i as usize;
-            let (s, e) = (iv.start_ns[i] as f64, (iv.start_ns[i] + iv.dur_ns[i]) as f64);
-            if s > t + tol {
-                break;
-            }
-            let dist = if t < s {
-                s - t
-            } else if t > e {
-                t - e
-            } else {
-                0.0
-            };
-            if best.is_none_or(|(bd, _)| dist < bd) {
-                best = Some((dist, i));
+        for row in &lay.rows[lay.stacked_with(r)] {
+            let Some(range) = row.lane_ranges.get(d) else { continue };
+            let ids = &lay.lane_intervals[range.clone()];
+            let k = ids.partition_point(|&i| ((iv.start_ns[i as usize] + iv.dur_ns[i as usize]) as f64) < t - tol);
+            for &i in ids.iter().skip(k).take(64) {
+                let i = i as usize;
+                let (s, e) = (iv.start_ns[i] as f64, (iv.start_ns[i] + iv.dur_ns[i]) as f64);
+                if s > t + tol {
+                    break;
+                }
+                let dist = if t < s {
+                    s - t
+                } else if t > e {
+                    t - e
+                } else {
+                    0.0
+                };
+                if best.is_none_or(|(bd, _)| dist < bd) {
+                    best = Some((dist, i));
+                }
             }
         }
         best.filter(|&(dist, _)| dist <= tol).map(|(_, i)| i)
+    }
+
+    /// The row whose label or lanes are at screen y (any x): the first of a folded process's rows.
+    pub fn row_at_screen(&self, view: &TimelineView, y: f32) -> Option<usize> {
+        if y < AXIS_PX || y >= view.plot_bottom() {
+            return None;
+        }
+        let r = self.layout.row_at(y - AXIS_PX + view.scroll_y)?;
+        Some(self.layout.stacked_with(r).start)
+    }
+
+    /// The process header at screen y, when the header (not a row) is there.
+    pub fn header_at_screen(&self, view: &TimelineView, y: f32) -> Option<usize> {
+        let lay = self.layout;
+        if y < AXIS_PX || y >= view.plot_bottom() || lay.metrics.process_header_px <= 0.0 {
+            return None;
+        }
+        let ly = y - AXIS_PX + view.scroll_y;
+        let h = lay.header_at(ly)?;
+        (ly < lay.headers[h].y + lay.metrics.process_header_px).then_some(h)
+    }
+}
+
+/// The whole run at a glance, computed once per trace: per bin of time, the share of the locations busy at
+/// depth 0 and the region with the longest stretch in it. Drawn as the strip at the bottom of the timeline
+/// with the shown window marked; bounded by pixels per frame.
+#[derive(Clone, Debug)]
+pub struct Overview {
+    pub span_ns: u64,
+    /// Busy share per bin, 0..=1.
+    pub busy: Vec<f32>,
+    /// The colour of the region with the longest stretch in each bin (transparent where none).
+    pub color: Vec<Rgba>,
+}
+
+impl Overview {
+    pub const BINS: usize = 2048;
+
+    /// One pass over the depth-0 intervals; each touches the bins it overlaps (a location's depth-0
+    /// intervals never overlap, so that is at most intervals + locations x bins).
+    pub fn new(trace: &Trace, colors: &[Rgba]) -> Self {
+        let bins = Self::BINS;
+        let span = trace.span_ns.max(1);
+        let w = span as f64 / bins as f64;
+        let iv = &trace.intervals;
+        let mut busy = vec![0f64; bins];
+        let mut best = vec![0f64; bins];
+        let mut region = vec![u32::MAX; bins];
+        let mut busy_locations = vec![false; trace.locations.len()];
+        for i in 0..iv.len() {
+            if iv.depth[i] != 0 || iv.dur_ns[i] == 0 {
+                continue;
+            }
+            busy_locations[iv.location[i].index()] = true;
+            let (s, e) = (iv.start_ns[i] as f64, iv.end_ns(i) as f64);
+            let b0 = ((s / w) as usize).min(bins - 1);
+            let b1 = ((e / w) as usize).min(bins - 1);
+            for b in b0..=b1 {
+                let lo = s.max(b as f64 * w);
+                let hi = e.min((b + 1) as f64 * w);
+                let o = hi - lo;
+                if o > 0.0 {
+                    busy[b] += o;
+                    if o > best[b] {
+                        best[b] = o;
+                        region[b] = iv.region[i].0;
+                    }
+                }
+            }
+        }
+        let n = busy_locations.iter().filter(|&&b| b).count().max(1) as f64;
+        Overview {
+            span_ns: span,
+            busy: busy.iter().map(|&b| (b / (w * n)).clamp(0.0, 1.0) as f32).collect(),
+            color: region.iter().map(|&r| colors.get(r as usize).copied().unwrap_or(0)).collect(),
+        }
+    }
+
+    /// Screen x of time `t_ns` on the strip (the whole run across the plot's width).
+    pub fn x_of(&self, view: &TimelineView, t_ns: f64) -> f32 {
+        view.track_x0() + (t_ns / self.span_ns as f64) as f32 * view.track_width()
+    }
+
+    /// The time at screen x on the strip.
+    pub fn t_of(&self, view: &TimelineView, x: f32) -> f64 {
+        ((x - view.track_x0()) / view.track_width()).clamp(0.0, 1.0) as f64 * self.span_ns as f64
+    }
+
+    /// Is screen (x, y) on the strip's plot part?
+    pub fn contains(&self, view: &TimelineView, x: f32, y: f32) -> bool {
+        x >= view.track_x0() && x <= view.width && y >= view.plot_bottom() && y <= view.height
+    }
+
+    /// Draw the strip (decoration: it repeats the run, not new data): a column per pixel, its height the busy
+    /// share, its colour the commonest region; the window marked.
+    pub fn draw(&self, sc: &mut Scene, view: &TimelineView) {
+        let before = sc.rects.len() + sc.lines.len();
+        let (x0, top, h) = (view.track_x0(), view.plot_bottom(), view.height - view.plot_bottom());
+        if h <= 2.0 {
+            return;
+        }
+        sc.rects.push(RectInstance::filled(0.0, top, view.width, h, rgba(0xf0, 0xf2, 0xf5, 0xff)));
+        sc.lines.push(LineInstance::solid(0.0, top + 0.5, view.width, top + 0.5, 1.0, palette::GRID));
+        sc.labels.push(
+            Label::new(view.label_gutter - 8.0, top + h / 2.0, "overview", palette::TEXT_MUTED, 10.0)
+                .aligned(Align::Right),
+        );
+        let columns = view.track_width().floor().max(1.0) as usize;
+        let bins = self.busy.len();
+        let inner = h - 4.0;
+        let mut run: Option<(usize, f32, Rgba)> = None;
+        let flush = |sc: &mut Scene, from: usize, to: usize, b: f32, c: Rgba| {
+            if b > 0.0 && c != 0 {
+                let bh = (b * inner).max(1.0);
+                sc.rects.push(RectInstance::filled(
+                    x0 + from as f32,
+                    top + 2.0 + inner - bh,
+                    (to - from) as f32,
+                    bh,
+                    c,
+                ));
+            }
+        };
+        for col in 0..columns {
+            let a = col * bins / columns;
+            let b = ((col + 1) * bins / columns).max(a + 1).min(bins);
+            let busy = self.busy[a..b].iter().sum::<f32>() / (b - a) as f32;
+            let c = self.color[a..b].iter().copied().find(|&c| c != 0).unwrap_or(0);
+            let busy = (busy * inner).round() / inner.max(1.0);
+            match run {
+                Some((_, rb, rc)) if rb == busy && rc == c => {}
+                Some((from, rb, rc)) => {
+                    flush(sc, from, col, rb, rc);
+                    run = Some((col, busy, c));
+                }
+                None => run = Some((col, busy, c)),
+            }
+        }
+        if let Some((from, rb, rc)) = run {
+            flush(sc, from, columns, rb, rc);
+        }
+        // The shown window, at least 3 px wide so it stays findable at any zoom.
+        let (wa, wb) = (self.x_of(view, view.t0_ns).max(x0), self.x_of(view, view.t1_ns).min(view.width));
+        let (wa, wb) = if wb - wa < 3.0 { ((wa + wb) / 2.0 - 1.5, (wa + wb) / 2.0 + 1.5) } else { (wa, wb) };
+        sc.rects.push(
+            RectInstance::filled(wa, top + 1.0, wb - wa, h - 2.0, rgba(0x1f, 0x6f, 0xeb, 0x30))
+                .with_border(rgba(0x1f, 0x6f, 0xeb, 0xff), 1.5),
+        );
+        sc.chrome += sc.rects.len() + sc.lines.len() - before;
     }
 }
 

@@ -330,23 +330,142 @@ const LOCATIONS: OptionSpec = OptionSpec::option(
 
 // ---- timeline ----
 
+/// Ids as text: `3,5-9,12` (ascending ranges, merged); empty for none. Kept as ranges, so a link naming
+/// `0-4000000000` costs two numbers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IdSet {
+    ranges: Vec<(u32, u32)>,
+}
+
+impl IdSet {
+    /// At most this many ranges in one value.
+    pub const MAX_RANGES: usize = 100_000;
+
+    pub fn parse(text: &str) -> Option<IdSet> {
+        let mut ranges = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (a, b) = match part.split_once('-') {
+                Some((a, b)) => (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?),
+                None => {
+                    let a = part.parse::<u32>().ok()?;
+                    (a, a)
+                }
+            };
+            if a > b || ranges.len() >= Self::MAX_RANGES {
+                return None;
+            }
+            ranges.push((a, b));
+        }
+        Some(IdSet::from_ranges(ranges))
+    }
+
+    pub fn from_ranges(mut ranges: Vec<(u32, u32)>) -> IdSet {
+        ranges.sort_unstable();
+        let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+        for (a, b) in ranges {
+            match out.last_mut() {
+                Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+                _ => out.push((a, b)),
+            }
+        }
+        IdSet { ranges: out }
+    }
+
+    pub fn contains(&self, id: u32) -> bool {
+        let k = self.ranges.partition_point(|r| r.1 < id);
+        self.ranges.get(k).is_some_and(|r| r.0 <= id)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// With `id` in (`on`) or out.
+    pub fn with(&self, id: u32, on: bool) -> IdSet {
+        let mut ranges: Vec<(u32, u32)> = Vec::with_capacity(self.ranges.len() + 1);
+        for &(a, b) in &self.ranges {
+            if on || id < a || id > b {
+                ranges.push((a, b));
+            } else {
+                if a < id {
+                    ranges.push((a, id - 1));
+                }
+                if id < b {
+                    ranges.push((id + 1, b));
+                }
+            }
+        }
+        if on {
+            ranges.push((id, id));
+        }
+        IdSet::from_ranges(ranges)
+    }
+
+    pub fn to_text(&self) -> String {
+        let parts: Vec<String> =
+            self.ranges.iter().map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+        parts.join(",")
+    }
+}
+
+const COMPACT: OptionSpec = OptionSpec::option(
+    "compact",
+    "compact rows",
+    "rows as thin as needed for every location to fit the window (labels thinned to what fits)",
+    Kind::Bool,
+    "off",
+);
+
+const HIDDEN: OptionSpec = OptionSpec::option(
+    "hidden",
+    "hidden locations",
+    "locations hidden from the timeline, by id (e.g. 3,5-9): the rows panel's checklist",
+    Kind::Text { placeholder: "3,5-9", allowed: "location ids, e.g. 3,5-9" },
+    "",
+)
+.link("hide")
+.no_control();
+
+const FOLDED: OptionSpec = OptionSpec::option(
+    "folded",
+    "collapsed processes",
+    "processes whose threads are folded into one summary row, by id (e.g. 0,2-4)",
+    Kind::Text { placeholder: "0,2-4", allowed: "process ids, e.g. 0,2-4" },
+    "",
+)
+.link("fold")
+.no_control();
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TimelineOptions {
     pub locations: Option<String>,
+    pub compact: bool,
+    pub hidden: IdSet,
+    pub folded: IdSet,
 }
 
 impl ViewOptions for TimelineOptions {
     const VIEW: &'static str = "timeline";
     fn schema() -> &'static [OptionSpec] {
-        const S: &[OptionSpec] = &[LOCATIONS];
+        const S: &[OptionSpec] = &[LOCATIONS, COMPACT, HIDDEN, FOLDED];
         S
     }
-    fn set(&mut self, _spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
-        self.locations = location_filter(value);
+    fn set(&mut self, spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
+        match spec.key {
+            "compact" => self.compact = spec.boolean(value)?,
+            "hidden" => self.hidden = IdSet::parse(value).ok_or_else(|| spec.bad(value))?,
+            "folded" => self.folded = IdSet::parse(value).ok_or_else(|| spec.bad(value))?,
+            _ => self.locations = location_filter(value),
+        }
         Ok(())
     }
-    fn get(&self, _key: &str) -> String {
-        self.locations.clone().unwrap_or_default()
+    fn get(&self, key: &str) -> String {
+        match key {
+            "compact" => if self.compact { "on" } else { "off" }.to_string(),
+            "hidden" => self.hidden.to_text(),
+            "folded" => self.folded.to_text(),
+            _ => self.locations.clone().unwrap_or_default(),
+        }
     }
 }
 

@@ -18,7 +18,7 @@ use crate::scene::particles::timeline::StartsTimeline;
 use crate::scene::particles::{
     slot_labels, speed_label, ParticleInstance, ParticleLayer, ParticleScene, ParticleStyle,
 };
-use crate::scene::timeline::format_duration;
+use crate::scene::timeline::{format_duration, format_time_for_span};
 use crate::scene::Scene;
 use crate::views::options::{ParticlesOptions, ViewOptions};
 use serde_json::json;
@@ -319,11 +319,14 @@ impl Pane for ParticlesPane {
         self.hovered = if self.playing { None } else { self.geometry.hit(&self.ev, &self.window, x, y) };
         let e = self.hovered?;
         let d = self.ev.details(&self.trace, e);
+        // Times at the precision the strip's zoom needs, and fine enough to tell start from end.
+        let span = (self.strip.1 - self.strip.0).min(d.dur_ns.max(1) as f64 * 100.0);
+        let at = |t: u64| format_time_for_span(t as f64, span);
         Some(Hover {
             title: d.call.clone(),
             lines: vec![
                 format!("{} · {}", d.process, d.thread),
-                format!("start {}   end {}", format_duration(d.start_ns), format_duration(d.end_ns)),
+                format!("start {}   end {}", at(d.start_ns), at(d.end_ns)),
                 format!("duration {}", format_duration(d.dur_ns)),
             ],
             detail: serde_json::to_value(&d).unwrap_or_default(),

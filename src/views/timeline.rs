@@ -4,7 +4,11 @@
 //! intervals marked (a profile row clicked), and a search of regions by name with the current match
 //! (scene::timeline_marks draws them over the scene), and the clicked message or MPI call with its partners
 //! (views::message_select holds it, scene::message_marks draws it). Counter tracks below the rows are
-//! views::counters'.
+//! views::counters'. How rows fit is state here too: compact rows (the lane height that fits the window,
+//! re-placed on resize in O(rows)), processes folded into one summary row (a click on the process's header
+//! or, in compact rows, its label), locations hidden by id or a glob, all options of `TimelineOptions` (so
+//! permalinks keep them); and the overview strip of the whole run (computed once), a click or drag on it
+//! moving the window.
 
 use super::counters::CounterTracks;
 use super::message_select::{self, MessageSelect, MessageSelection, Pair};
@@ -14,9 +18,11 @@ use crate::analyses::comm_matrix::MatrixUnit;
 use crate::analyses::moments::TimeWindow;
 use crate::analyses::profile::{profile, RegionProfile};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
-use crate::model::{LocationId, MessageKind, RegionId, Trace};
+use crate::model::{LocationId, MessageKind, ProcessId, RegionId, Trace};
 use crate::scene::message_marks;
-use crate::scene::timeline::{format_duration, region_colors, TimelineScene, TimelineView, AXIS_PX};
+use crate::scene::timeline::{
+    format_duration, format_time_for_span, region_colors, Overview, TimelineScene, TimelineView, AXIS_PX,
+};
 use crate::scene::timeline_marks::{outline_interval, selection_band, Marked};
 use crate::scene::{Rgba, Scene};
 use crate::views::options::{TimelineOptions, ViewOptions};
@@ -32,8 +38,11 @@ pub struct TimelinePane {
     colors: Vec<Rgba>,
     view: TimelineView,
     highlight: Option<usize>,
-    /// The location filter (a glob over "process / location" or the location's name); None shows all.
-    locations: Option<String>,
+    /// The location filter (a glob over "process / location" or the location's name; None shows all),
+    /// hidden locations, folded processes, compact rows.
+    opts: TimelineOptions,
+    /// The whole run's overview strip, computed once.
+    overview: Overview,
     /// The selected time range [t0, t1] (ns from the trace's start): the profile table's window.
     selection: Option<(u64, u64)>,
     /// The region whose intervals are brought forward (a row of the profile table clicked).
@@ -92,13 +101,15 @@ impl TimelinePane {
         let counters = CounterTracks::new(&trace, &mut layout);
         let colors = region_colors(&trace);
         let view = TimelineView::fit(&trace, width, height);
+        let overview = Overview::new(&trace, &colors);
         TimelinePane {
             trace,
             layout,
             colors,
             view,
             highlight: None,
-            locations: None,
+            opts: TimelineOptions::default(),
+            overview,
             selection: None,
             marked_region: None,
             search: None,
@@ -359,6 +370,158 @@ impl TimelinePane {
         };
     }
 
+    /// Rows again for new options (filter, hidden locations, folded processes); refused, changing nothing,
+    /// when no location would be shown.
+    fn relayout(&mut self, o: TimelineOptions) -> Result<(), String> {
+        let t = &self.trace;
+        let pattern = o.locations.as_deref();
+        let keep = |l: LocationId| !o.hidden.contains(l.0) && pattern.is_none_or(|p| location_matches(t, l, p));
+        let layout = TimelineLayout::with(t, TimelineMetrics::default(), keep, |p| o.folded.contains(p.0));
+        if layout.rows.is_empty() {
+            return Err(match pattern {
+                Some(p) if o.locations != self.opts.locations => format!("no location matches '{p}'"),
+                _ => "no location would be shown".to_string(),
+            });
+        }
+        self.layout = layout;
+        self.opts = o;
+        self.highlight = None;
+        self.place_rows();
+        // Marks and matches are of the shown rows.
+        if let Some(p) = self.search.as_ref().map(|s| s.pattern.clone()) {
+            self.search(&p);
+        }
+        self.remark();
+        self.view.scroll_by(-self.view.scroll_y, &self.layout);
+        Ok(())
+    }
+
+    /// Place the rows for the row mode: normal heights, or compact (the lane height that fits the plot).
+    fn place_rows(&mut self) {
+        let metrics = if self.opts.compact {
+            let tracks = self.counters.layout().height;
+            let plot = self.view.plot_bottom() - AXIS_PX - 4.0 - tracks;
+            TimelineMetrics::compact(self.layout.total_lanes(), plot)
+        } else {
+            TimelineMetrics::default()
+        };
+        if metrics != self.layout.metrics {
+            self.layout.set_metrics(metrics);
+        }
+        self.counters.relayout(&self.trace, &mut self.layout);
+        self.view.scroll_by(0.0, &self.layout);
+    }
+
+    /// The options in effect (filter, hidden, folded, compact).
+    pub fn row_options(&self) -> &TimelineOptions {
+        &self.opts
+    }
+
+    /// Fold (or unfold) process `process` into one summary row; false for a process the trace lacks.
+    pub fn set_folded(&mut self, process: u32, folded: bool) -> bool {
+        if process as usize >= self.trace.processes.len() {
+            return false;
+        }
+        let mut o = self.opts.clone();
+        o.folded = o.folded.with(process, folded);
+        o != self.opts && self.relayout(o).is_ok()
+    }
+
+    /// Hide (or show) location `location`'s row; false for a location the trace lacks or when it is the last
+    /// one shown.
+    pub fn set_hidden(&mut self, location: u32, hidden: bool) -> bool {
+        if location as usize >= self.trace.locations.len() {
+            return false;
+        }
+        let mut o = self.opts.clone();
+        o.hidden = o.hidden.with(location, hidden);
+        o != self.opts && self.relayout(o).is_ok()
+    }
+
+    /// A click in the label column at screen y: the process header (or, in compact rows, a process's label)
+    /// there folds or unfolds the process (one with a single row stays as it is).
+    fn fold_at(&mut self, y: f32) -> bool {
+        let ts = self.scene_builder();
+        let process = match ts.header_at_screen(&self.view, y) {
+            Some(h) => Some(self.layout.headers[h].process),
+            None => ts.row_at_screen(&self.view, y).and_then(|r| {
+                let row = &self.layout.rows[r];
+                // Compact rows have no headers: a row's label folds its process; a folded row's unfolds.
+                (row.folded || self.layout.metrics.compact).then_some(row.process)
+            }),
+        };
+        let Some(p) = process else { return false };
+        let folded = self.opts.folded.contains(p.0);
+        let rows = self.layout.headers.iter().find(|h| h.process == p).map_or(0, |h| h.rows);
+        if !folded && rows < 2 {
+            return false;
+        }
+        self.set_folded(p.0, !folded)
+    }
+
+    /// Centre the window on the time under screen x of the overview strip (a click or drag on it); the
+    /// window keeps its width.
+    pub fn overview_go(&mut self, x: f32) -> bool {
+        let t = self.overview.t_of(&self.view, x);
+        let w = self.view.t1_ns - self.view.t0_ns;
+        let before = (self.view.t0_ns, self.view.t1_ns);
+        self.set_time_range(t - w / 2.0, t + w / 2.0);
+        self.view.pan_px(0.0, self.trace.span_ns);
+        before != (self.view.t0_ns, self.view.t1_ns)
+    }
+
+    /// Where the plot begins (the label column's width), in screen x.
+    pub fn track_x0(&self) -> f32 {
+        self.view.track_x0()
+    }
+
+    /// Is screen (x, y) on the overview strip?
+    pub fn on_overview(&self, x: f32, y: f32) -> bool {
+        self.overview.contains(&self.view, x, y)
+    }
+
+    /// The rows panel's list: processes (id, name, folded, location count) in display order, each with its
+    /// locations (id, name, shown) that match `filter` (substring of "process / location", ignoring case;
+    /// empty: all), from the `from`-th matching location on, at most `count` locations.
+    pub fn location_list(&self, filter: &str, from: usize, count: usize) -> serde_json::Value {
+        let t = &self.trace;
+        let filter = filter.trim().to_lowercase();
+        let mut processes: Vec<serde_json::Value> = Vec::new();
+        let mut current: Option<(ProcessId, Vec<serde_json::Value>, usize)> = None;
+        let (mut matched, mut listed) = (0usize, 0usize);
+        let flush = |out: &mut Vec<serde_json::Value>, c: Option<(ProcessId, Vec<serde_json::Value>, usize)>| {
+            if let Some((p, locs, total)) = c.filter(|c| !c.1.is_empty()) {
+                out.push(json!({
+                    "id": p.0, "name": t.process_name(p), "folded": self.opts.folded.contains(p.0),
+                    "locations": locs, "location_count": total,
+                }));
+            }
+        };
+        for l in t.locations_in_display_order() {
+            let p = t.locations.process[l.index()];
+            if current.as_ref().is_none_or(|c| c.0 != p) {
+                flush(&mut processes, current.take());
+                current = Some((p, Vec::new(), 0));
+            }
+            let name = t.location_name(l);
+            let full = format!("{} / {name}", t.process_name(p)).to_lowercase();
+            if !filter.is_empty() && !full.contains(&filter) {
+                continue;
+            }
+            matched += 1;
+            if let Some(c) = current.as_mut() {
+                c.2 += 1;
+                if matched > from && listed < count {
+                    listed += 1;
+                    let shown = (self.layout.row_of_location[l.index()] as usize) < self.layout.rows.len();
+                    c.1.push(json!({"id": l.0, "name": name, "shown": shown}));
+                }
+            }
+        }
+        flush(&mut processes, current.take());
+        json!({"processes": processes, "matched": matched, "from": from, "listed": listed})
+    }
+
     fn scene_builder(&self) -> TimelineScene<'_> {
         TimelineScene { trace: &self.trace, layout: &self.layout, colors: &self.colors }
     }
@@ -371,7 +534,8 @@ impl TimelinePane {
         let end = |what: &str, l: LocationId, at: u64, slice: Option<usize>| {
             let process = t.process_name(t.locations.process[l.index()]);
             let name = slice.map_or("(no slice)", |i| t.region_name(t.intervals.region[i]));
-            format!("{what} {name} · {process} · {} at {}", t.location_name(l), format_duration(at))
+            let at = format_time_for_span(at as f64, self.view.t1_ns - self.view.t0_ns);
+            format!("{what} {name} · {process} · {} at {at}", t.location_name(l))
         };
         let kind = if m.kind[j] == MessageKind::Flow { "flow" } else { "message" };
         let name = t.str(m.name[j]);
@@ -403,6 +567,9 @@ impl Pane for TimelinePane {
     fn resize(&mut self, width: f32, height: f32) {
         self.view.width = width;
         self.view.height = height;
+        if self.opts.compact {
+            self.place_rows();
+        }
         self.view.scroll_by(0.0, &self.layout);
     }
     fn zoom(&mut self, x: f32, factor: f64) {
@@ -418,6 +585,35 @@ impl Pane for TimelinePane {
         self.view = TimelineView::fit(&self.trace, self.view.width, self.view.height);
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        if self.overview.contains(&self.view, x, y) {
+            self.highlight = None;
+            let t = self.overview.t_of(&self.view, x);
+            return Some(Hover {
+                title: "overview".to_string(),
+                lines: vec![
+                    format!("at {}", format_time_for_span(t, self.trace.span_ns as f64)),
+                    "click or drag to move the window here".to_string(),
+                ],
+                detail: json!({"overview_ns": t}),
+            });
+        }
+        if x < self.view.track_x0() {
+            // The label column names the row under the pointer, whatever labels were thinned away.
+            self.highlight = None;
+            let r = self.scene_builder().row_at_screen(&self.view, y)?;
+            let row = &self.layout.rows[r];
+            let t = &self.trace;
+            let hdr = self.layout.headers.iter().find(|h| h.process == row.process);
+            let mut lines = vec![format!("{} \u{b7} {}", t.process_name(row.process), t.location_name(row.location))];
+            if let Some(h) = hdr.filter(|h| h.folded || (h.rows > 1 && self.layout.metrics.compact)) {
+                lines.push(format!("{} rows; click to {}", h.rows, if h.folded { "expand" } else { "collapse" }));
+            }
+            return Some(Hover {
+                title: self.scene_builder().row_label(r),
+                lines,
+                detail: json!({"row": r, "location": row.location.0, "process": row.process.0}),
+            });
+        }
         if let Some(h) = self.counters.hover(&self.trace, &self.view, x, y) {
             self.highlight = None;
             return Some(h);
@@ -437,7 +633,11 @@ impl Pane for TimelinePane {
         let process = t.process_name(t.locations.process[loc.index()]);
         let mut lines = vec![
             format!("{process} · {}", t.location_name(loc)),
-            format!("start {}   duration {}", format_duration(iv.start_ns[i]), format_duration(iv.dur_ns[i])),
+            format!(
+                "start {}   duration {}",
+                format_time_for_span(iv.start_ns[i] as f64, self.view.t1_ns - self.view.t0_ns),
+                format_duration(iv.dur_ns[i])
+            ),
         ];
         if !category.is_empty() {
             lines.push(format!("category {category}   depth {}", iv.depth[i]));
@@ -468,6 +668,7 @@ impl Pane for TimelinePane {
         if let Some(sel) = self.messages.selection() {
             message_marks::highlight(&mut sc, &self.scene_builder(), &self.view, &sel.message_ids(), &sel.intervals());
         }
+        self.overview.draw(&mut sc, &self.view);
         sc
     }
     fn state(&self) -> serde_json::Value {
@@ -489,6 +690,9 @@ impl Pane for TimelinePane {
                     "process": self.trace.process_name(row.process),
                     "y": self.view.y_of(row.y),
                     "lanes": row.lanes,
+                    "height": self.layout.row_height(row),
+                    "process_id": row.process.0,
+                    "folded": row.folded,
                 })
             })
             .collect();
@@ -500,7 +704,11 @@ impl Pane for TimelinePane {
             "rows": rows,
             "rows_from": from,
             "row_count": all.len(),
-            "locations": self.locations,
+            "locations": self.opts.locations,
+            "compact": self.opts.compact,
+            "hidden": self.opts.hidden.to_text(),
+            "folded": self.opts.folded.to_text(),
+            "overview": {"y": self.view.plot_bottom(), "x0": self.view.track_x0(), "x1": self.view.width},
             "selection": self.selection.map(|(a, b)| json!({"t0_ns": a, "t1_ns": b})),
             "marked_region": self.marked_region.map(|r| r.0),
             "search": self.search.as_ref().map(|s| json!({
@@ -521,32 +729,18 @@ impl Pane for TimelinePane {
         }
     }
     fn options(&self) -> serde_json::Value {
-        TimelineOptions { locations: self.locations.clone() }.describe()
+        self.opts.describe()
     }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let mut o = TimelineOptions::default();
+        let mut o = self.opts.clone();
         o.parse(key, value).map_err(|e| e.to_string())?;
-        let pattern = o.locations.as_deref();
-        let mut layout = match pattern {
-            Some(p) => TimelineLayout::of_locations(&self.trace, TimelineMetrics::default(), |l| {
-                location_matches(&self.trace, l, p)
-            }),
-            None => TimelineLayout::new(&self.trace, TimelineMetrics::default()),
-        };
-        if layout.rows.is_empty() {
-            return Err(format!("no location matches '{value}'"));
+        if o.locations != self.opts.locations || o.hidden != self.opts.hidden || o.folded != self.opts.folded {
+            self.relayout(o)
+        } else {
+            self.opts = o;
+            self.place_rows();
+            Ok(())
         }
-        self.counters.relayout(&self.trace, &mut layout);
-        self.layout = layout;
-        self.locations = pattern.map(str::to_string);
-        self.highlight = None;
-        // Marks and matches are of the shown rows.
-        if let Some(p) = self.search.as_ref().map(|s| s.pattern.clone()) {
-            self.search(&p);
-        }
-        self.remark();
-        self.view.scroll_by(-self.view.scroll_y, &self.layout);
-        Ok(())
     }
     fn restore(&mut self, s: &serde_json::Value) {
         if let Some(c) = s.get("counters") {
@@ -588,6 +782,12 @@ impl Pane for TimelinePane {
         }
     }
     fn click(&mut self, x: f32, y: f32) -> bool {
+        if self.overview.contains(&self.view, x, y) {
+            return self.overview_go(x);
+        }
+        if x < self.view.track_x0() {
+            return self.fold_at(y);
+        }
         let before = self.messages.selection().cloned();
         self.message_click(x, y);
         before.as_ref() != self.messages.selection()

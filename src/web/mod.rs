@@ -21,6 +21,8 @@ mod message_panel;
 mod overlay;
 #[cfg(feature = "page")]
 mod profile_panel;
+#[cfg(feature = "page")]
+mod rows_panel;
 #[cfg(feature = "worker")]
 mod store;
 #[cfg(feature = "page")]

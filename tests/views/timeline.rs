@@ -335,3 +335,237 @@ fn the_legend_names_the_regions_with_most_exclusive_time_in_their_colours() {
     let rest = (0..trace.regions.len() as u32).filter(|r| !shown.contains(r));
     assert!(rest.map(|r| exclusive[r as usize]).all(|e| e <= last), "no region left out has more exclusive time");
 }
+
+/// `procs` processes of `threads` threads each; every thread busy in a nested pair of regions per period
+/// (thread k of a process only in its own window, so a folded row must show each thread's slices), and a
+/// message from each process to the next.
+fn ranks(procs: usize, threads: usize) -> Rc<Trace> {
+    use weft::model::{Format, LocationKind, MessageKind, MessageRecord, TraceBuilder};
+    let mut b = TraceBuilder::new(Format::Generated);
+    let outer = b.region("compute", "");
+    let inner = b.region("kernel", "");
+    let name = b.intern("");
+    let mut locs = Vec::new();
+    for p in 0..procs {
+        let pid = b.process(p as i64);
+        for t in 0..threads {
+            locs.push(b.location(pid, (p * 1000 + t) as i64, LocationKind::CpuThread));
+        }
+    }
+    for (k, &l) in locs.iter().enumerate() {
+        let t = (k % threads) as i64;
+        for period in 0..10i64 {
+            let s = period * 10_000_000 + t * 2_000_000;
+            b.interval(l, outer, s, 1_500_000);
+            b.interval(l, inner, s + 100_000, 500_000);
+        }
+    }
+    for p in 0..procs {
+        let (from, to) = (locs[p * threads], locs[((p + 1) % procs) * threads]);
+        b.message(MessageRecord {
+            kind: MessageKind::PointToPoint,
+            sender: from,
+            receiver: to,
+            send_ns: 90_000_000,
+            recv_ns: 99_000_000,
+            size_bytes: 8,
+            tag: 0,
+            name,
+        });
+    }
+    Rc::new(b.finish())
+}
+
+fn rows(s: &serde_json::Value) -> &Vec<serde_json::Value> {
+    s["rows"].as_array().unwrap()
+}
+
+#[test]
+fn compact_rows_fit_every_location_and_the_label_column_still_names_each() {
+    let trace = ranks(64, 1);
+    let mut p = TimelinePane::new(trace.clone(), 1200.0, 700.0);
+    let normal = p.state();
+    let bottom = f(&normal["overview"], "y");
+    assert!(rows(&normal).iter().any(|r| f(r, "y") > bottom), "64 ranks of two lanes do not fit normally");
+    p.configure("compact", "on").unwrap();
+    for height in [700.0, 420.0] {
+        p.resize(1200.0, height);
+        let s = p.state();
+        assert_eq!(s["compact"], true);
+        let bottom = f(&s["overview"], "y");
+        assert_eq!(rows(&s).len(), 64);
+        for r in rows(&s) {
+            assert!(
+                f(r, "y") >= f(&s, "axis_px") - 1e-3 && f(r, "y") + f(r, "height") <= bottom + 1e-3,
+                "{r} {bottom}"
+            );
+        }
+        // Labels thinned to what fits: none overlaps the next.
+        let sc = p.scene();
+        let mut gutter: Vec<_> =
+            sc.labels.iter().filter(|l| l.x < 20.0 && l.y > 28.0 && (l.y as f64) < bottom).collect();
+        gutter.sort_by(|a, b| a.y.total_cmp(&b.y));
+        assert!(gutter.len() >= 10, "{} labels", gutter.len());
+        let first = &rows(&s)[0];
+        assert!(gutter[0].y as f64 <= f(first, "y") + f(first, "height"), "the first row is labelled");
+        assert!(gutter.windows(2).all(|w| w[1].y - w[0].y >= w[0].size_px - 1e-3), "labels overlap");
+        // Hover in the label column names every row, labelled or not.
+        for r in rows(&s) {
+            let y = (f(r, "y") + f(r, "height") / 2.0) as f32;
+            let h = p.hover(50.0, y).expect("the label column names the row");
+            assert_eq!(h.detail["location"], r["location"], "at y {y}");
+        }
+    }
+    p.configure("compact", "off").unwrap();
+    assert_eq!(rows(&p.state()), rows(&normal), "compact off puts the rows back");
+}
+
+#[test]
+fn ten_thousand_locations_fit_and_the_scene_stays_bounded_by_pixels() {
+    let trace = ranks(10_000, 1);
+    let mut p = TimelinePane::new(trace, 1600.0, 900.0);
+    p.configure("compact", "on").unwrap();
+    let s = p.state();
+    assert_eq!(f(&s, "row_count"), 10_000.0);
+    let bottom = f(&s["overview"], "y");
+    let last = rows(&s).last().unwrap();
+    assert!(f(last, "y") + f(last, "height") <= bottom + 1e-3, "the last row is on screen: {last}");
+    let sc = p.scene();
+    // Rows share pixel lines: at most a few rects per pixel of the plot, whatever the row count.
+    let plot_px = (1600.0 - f(&s, "track_x0")) * (bottom - 28.0);
+    assert!((sc.rects.len() as f64) < plot_px / 4.0, "{} rects", sc.rects.len());
+    assert!(sc.marks() > 0);
+}
+
+#[test]
+fn a_click_on_a_process_header_folds_its_threads_and_another_unfolds_them() {
+    let trace = ranks(4, 4);
+    let mut p = TimelinePane::new(trace.clone(), 1200.0, 800.0);
+    let before = p.state();
+    let header_y = |s: &serde_json::Value, process: u64| {
+        let first = rows(s).iter().find(|r| r["process_id"] == process).unwrap();
+        (f(first, "y") - 11.0) as f32 // the header's band is just above its first row
+    };
+    assert!(p.click(10.0, header_y(&before, 1)), "the click folds");
+    let s = p.state();
+    assert_eq!(s["folded"], "1");
+    assert_eq!(f(&s, "row_count"), 16.0, "a folded process keeps its rows, drawn as one");
+    let folded: Vec<_> = rows(&s).iter().filter(|r| r["process_id"] == 1).collect();
+    assert!(folded.iter().all(|r| r["folded"] == true && r["lanes"] == 1 && r["y"] == folded[0]["y"]));
+    let others: Vec<_> = rows(&s).iter().filter(|r| r["process_id"] != 1).collect();
+    assert!(others.iter().all(|r| r["folded"] == false && r["lanes"] == 2));
+    let sc = p.scene();
+    assert!(sc.labels.iter().any(|l| l.text.starts_with('\u{25b8}') && l.text.contains("(4 rows)")));
+    // The summary row shows every thread's slices: each thread's own window hovers to its own location.
+    let y = (f(folded[0], "y") + 9.0) as f32;
+    let (t0, t1, x0, w) = (f(&s, "t0_ns"), f(&s, "t1_ns"), f(&s, "track_x0"), f(&s, "width"));
+    for k in 0..4u64 {
+        let t = (k * 2_000_000 + 300_000) as f64;
+        let x = (x0 + (t - t0) / (t1 - t0) * (w - x0)) as f32;
+        let h = p.hover(x, y).expect("a slice under the summary row");
+        assert_eq!(h.detail["location"], folded[k as usize]["location"], "thread {k}'s slice");
+    }
+    // The folded row's label unfolds it again; the rows are as they were.
+    assert!(p.click(20.0, y));
+    assert_eq!(p.state()["rows"], before["rows"]);
+    assert_eq!(p.state()["folded"], "");
+    // As an option (a permalink's), the same.
+    p.configure("folded", "1").unwrap();
+    assert_eq!(p.state()["rows"], s["rows"]);
+    assert!(p.configure("folded", "2-1").is_err());
+}
+
+#[test]
+fn hidden_locations_lose_their_rows_and_the_list_says_so() {
+    let trace = ranks(4, 4);
+    let mut p = TimelinePane::new(trace.clone(), 1200.0, 800.0);
+    assert!(p.set_hidden(5, true));
+    assert!(p.set_hidden(6, true));
+    let s = p.state();
+    assert_eq!(s["hidden"], "5-6");
+    assert_eq!(f(&s, "row_count"), 14.0);
+    assert!(rows(&s).iter().all(|r| r["location"] != 5 && r["location"] != 6));
+    let list = p.location_list("", 0, 100);
+    let shown: Vec<bool> =
+        list["processes"][1]["locations"].as_array().unwrap().iter().map(|l| l["shown"].as_bool().unwrap()).collect();
+    assert_eq!(shown, vec![true, false, false, true]);
+    let filtered = p.location_list("process 3", 0, 100);
+    assert_eq!(filtered["matched"], 4, "{filtered}");
+    assert_eq!(p.location_list("", 10, 3)["listed"], 3, "pages of the list");
+    // Hiding everything is refused and changes nothing.
+    for l in 0..16 {
+        p.set_hidden(l, true);
+    }
+    assert_eq!(f(&p.state(), "row_count"), 1.0, "the last row stays");
+    p.configure("hidden", "").unwrap();
+    assert_eq!(f(&p.state(), "row_count"), 16.0);
+}
+
+#[test]
+fn a_click_on_the_overview_centres_the_window_there_and_the_strip_marks_it() {
+    let trace = ranks(8, 2);
+    let mut p = TimelinePane::new(trace.clone(), 1200.0, 600.0);
+    p.zoom(700.0, 20.0);
+    let s = p.state();
+    let w = f(&s, "t1_ns") - f(&s, "t0_ns");
+    let (x0, x1, y) = (f(&s["overview"], "x0"), f(&s["overview"], "x1"), f(&s["overview"], "y"));
+    let x = x0 + 0.25 * (x1 - x0);
+    assert!(p.hover(x as f32, (y + 10.0) as f32).is_some_and(|h| h.title == "overview"));
+    assert!(p.click(x as f32, (y + 10.0) as f32));
+    let s = p.state();
+    let mid = (f(&s, "t0_ns") + f(&s, "t1_ns")) / 2.0;
+    assert!((mid - 0.25 * trace.span_ns as f64).abs() < 1e-6 * trace.span_ns as f64, "{mid}");
+    assert!((f(&s, "t1_ns") - f(&s, "t0_ns") - w).abs() < 1e-6 * w, "the window keeps its width");
+    // The marker sits where the window is on the strip.
+    let sc = p.scene();
+    let xm = x0 + f(&s, "t0_ns") / trace.span_ns as f64 * (x1 - x0);
+    assert!(sc.rects.iter().any(|r| r.border_px > 0.0 && r.y > y as f32 && (r.x as f64 - xm).abs() < 2.0));
+}
+
+#[test]
+fn zoomed_in_the_axis_labels_are_relative_and_arrows_stay_out_of_the_label_column() {
+    let trace = ranks(8, 1);
+    let mut p = TimelinePane::new(trace.clone(), 1200.0, 600.0);
+    // Whole run: absolute labels.
+    let labels = |p: &TimelinePane| p.scene().labels.into_iter().filter(|l| l.y < 28.0).collect::<Vec<_>>();
+    assert!(labels(&p).iter().all(|l| !l.text.starts_with('+') && !l.text.starts_with("from")));
+    // A 100 us window at 60 ms: "+20 us"-style ticks and the start once.
+    p.set_time_range(60_012_345.0, 60_112_345.0);
+    let ls = labels(&p);
+    let from: Vec<_> = ls.iter().filter(|l| l.text.starts_with("from ")).collect();
+    assert_eq!(from.len(), 1, "{ls:?}");
+    assert!(from[0].text.ends_with(" ms"), "{}", from[0].text);
+    let ticks: Vec<_> = ls.iter().filter(|l| l.text.starts_with('+')).collect();
+    assert!(ticks.len() >= 3 && ticks.iter().all(|l| l.text.len() <= 10), "{ticks:?}");
+    // The message lines start before the window and in rows off to the left: clipped at the label column.
+    p.set_time_range(92_000_000.0, 100_000_000.0);
+    let s = p.state();
+    let x0 = f(&s, "track_x0") as f32;
+    let sc = p.scene();
+    let arrows: Vec<_> = sc.lines.iter().filter(|l| l.y0 != l.y1 && l.x0 != l.x1).collect();
+    assert!(!arrows.is_empty(), "the messages are drawn");
+    for l in arrows {
+        assert!(l.x0.min(l.x1) >= x0 - 1e-3 && l.y0.min(l.y1) >= 28.0 - 1e-3, "{l:?}");
+    }
+}
+
+#[test]
+fn hover_times_take_the_precision_of_the_zoom() {
+    let trace = ranks(2, 1);
+    let mut p = TimelinePane::new(trace.clone(), 1200.0, 600.0);
+    let s = p.state();
+    let row = &rows(&s)[0];
+    let y = (f(row, "y") + 9.0) as f32;
+    let start_line = |p: &mut TimelinePane, t: f64| {
+        let s = p.state();
+        let (t0, t1, x0, w) = (f(&s, "t0_ns"), f(&s, "t1_ns"), f(&s, "track_x0"), f(&s, "width"));
+        let x = (x0 + (t - t0) / (t1 - t0) * (w - x0)) as f32;
+        p.hover(x, y).expect("a slice").lines[1].clone()
+    };
+    // The 6th period's compute slice starts at 50 ms.
+    let fit = start_line(&mut p, 50_700_000.0);
+    p.set_time_range(50_000_000.0 - 20_000.0, 50_000_000.0 + 1_480_000.0);
+    let zoomed = start_line(&mut p, 50_700_000.0);
+    assert!(fit.starts_with("start 50 ms") || fit.starts_with("start 50.0 ms"), "{fit}");
+    assert!(zoomed.starts_with("start 50.000") && zoomed.len() > fit.len(), "{zoomed} vs {fit}");
+}

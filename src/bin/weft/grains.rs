@@ -173,6 +173,10 @@ pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error
         pane.configure("color", "source_line")?;
     }
     let scene = pane.scene();
+    let scene = match pane.legend() {
+        Some(l) => weft::scene::legend::beside(scene, &l),
+        None => scene,
+    };
     crate::picture::write(&scene, &a.out, scale)?;
     eprintln!(
         "wrote {} ({} shapes, {} lines)",

@@ -8,12 +8,14 @@
 //! type, for the download size) serves every layer.
 //! `store` (tiled out-of-core trace store, issue #17) sits beside the model and analyses: it cuts a trace into
 //! tiles and decodes them back.
+//! `export` writes the analyses' results in other tools' formats (GraphML for yEd), for the CLI and the page.
 
 // The library returns what it finds; only the CLI, examples and tests print (Cargo.toml [lints] for the rest).
 #![warn(clippy::print_stdout)]
 
 pub mod analyses;
 pub mod columns;
+pub mod export;
 pub mod layouts;
 pub mod model;
 pub mod readers;

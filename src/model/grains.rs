@@ -233,6 +233,9 @@ pub struct GrainNodes {
     pub edge_source: Vec<u32>,
     pub edge_target: Vec<u32>,
     pub edge_kind: Vec<EdgeKind>,
+    /// Per edge, time between its source's end and its target's start (weft's own export writes it); empty
+    /// when the input has none (all zero).
+    pub edge_delay: Vec<u64>,
 }
 
 impl GrainNodes {

@@ -3,11 +3,14 @@
 //! `attr.name`); [`grains`] interprets them as the model's [`GrainNodes`]: node and edge types (task,
 //! fragment, fork, join, start, end; create, scope, sync, continue, or the prototype's node names when there
 //! is no `type`), which nodes make one grain, its task id, parent, core, function and source, and every
-//! numeric attribute (the profiler's columns, `problematic` marks) by name.
+//! numeric attribute (the profiler's columns, `problematic` marks) by name. Nested graphs (yEd groups, the
+//! prototype's aggregated graph) are flattened to their member nodes; yEd's graphics keys are skipped; the
+//! graph-level `time_unit` (weft's export) gives the unit, cycles otherwise.
 //!
 //! Safety: documents with a DTD (`<!DOCTYPE`) are refused, so no entity is ever declared, let alone expanded
 //! or fetched (no billion laughs, no XXE); only XML's five predefined entities and character references are
-//! decoded. Node ids must be unique and every edge must name existing nodes. This module builds no grain
+//! decoded. Node ids must be unique (in a nested document a repeated id is the same node) and every edge must
+//! name existing nodes. This module builds no grain
 //! graph and must never panic on any bytes.
 
 use super::ReadError;
@@ -65,14 +68,27 @@ pub struct GraphMlGraph {
     pub edge_source: Vec<u32>,
     pub edge_target: Vec<u32>,
     pub edges: Attributes,
+    /// Graph-level `<data>` of the top graph: (attribute name, value).
+    pub graph_data: Vec<(String, String)>,
+    /// Nodes that held a nested graph (yEd groups), flattened away.
+    pub groups: usize,
 }
 
 struct KeyDecl {
     for_edge: bool,
+    for_graph: bool,
+    /// yEd's graphics (`yfiles.type`): markup, not a value; skipped.
+    graphics: bool,
     name: String,
 }
 
 /// Read a GraphML document held in memory. `name` is used in messages only.
+///
+/// Nested graphs (yEd's groups, the prototype's aggregated graph: a `<node>` holding a `<graph>`) are
+/// flattened: a node that holds a graph is a group, not a node of the result (its data is dropped; `groups`
+/// counts them), and its members are nodes like any other. In such a document a node id written again (the
+/// prototype repeats a node in each group it belongs to) is the same node: the first is kept. Edges may
+/// name only nodes, not groups.
 pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
     let mut reader = Reader::from_reader(bytes);
     reader.config_mut().check_end_names = true;
@@ -88,17 +104,18 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
     };
     let mut node_index: HashMap<String, u32> = HashMap::new();
     let mut edge_ends: Vec<(String, String, u64)> = Vec::new();
-    // What the current <data> element belongs to, and its key.
-    enum Owner {
-        None,
-        Node,
-        Edge,
-    }
-    let mut owner = Owner::None;
+    // Rows that are not nodes of the result: groups and repeated ids, dropped at the end.
+    let mut dropped: Vec<bool> = Vec::new();
+    // Open <node>s: (row, holds a graph).
+    let mut open: Vec<(u32, bool)> = Vec::new();
+    let mut in_edge = false;
     let mut data_key: Option<(bool, u32)> = None;
+    let mut data_graph: Option<String> = None;
     let mut data_text = String::new();
     let mut saw_graphml = false;
     let mut graphs = 0u32;
+    let mut nested = false;
+    let mut group_ids: HashMap<String, ()> = HashMap::new();
     loop {
         let pos = reader.buffer_position();
         let ev = reader.read_event().map_err(|e| err(pos, format!("not well-formed XML: {e}")))?;
@@ -115,26 +132,47 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
                     b"graphml" => saw_graphml = true,
                     b"key" => {
                         let id = attr(e, b"id", pos, name)?.unwrap_or_default();
-                        let for_edge = attr(e, b"for", pos, name)?.as_deref() == Some("edge");
+                        let whom = attr(e, b"for", pos, name)?;
+                        let graphics = attr(e, b"yfiles.type", pos, name)?.is_some();
                         let aname = attr(e, b"attr.name", pos, name)?.unwrap_or_else(|| id.clone());
-                        keys.insert(id, KeyDecl { for_edge, name: aname });
+                        let (for_edge, for_graph) = (whom.as_deref() == Some("edge"), whom.as_deref() == Some("graph"));
+                        keys.insert(id, KeyDecl { for_edge, for_graph, graphics, name: aname });
                     }
-                    b"graph" => {
-                        graphs += 1;
-                        if graphs > 1 {
-                            return Err(err(pos, "nested or multiple <graph> elements are not supported".into()));
+                    b"graph" => match open.last_mut() {
+                        Some((row, holds)) if !*holds => {
+                            *holds = true;
+                            nested = true;
+                            dropped[*row as usize] = true;
+                            g.groups += 1;
+                            if let Some(id) = g.node_ids.get(*row as usize) {
+                                group_ids.insert(id.clone(), ());
+                            }
                         }
-                        g.directed = attr(e, b"edgedefault", pos, name)?.as_deref() != Some("undirected");
-                    }
+                        Some(_) => {}
+                        None => {
+                            graphs += 1;
+                            if graphs > 1 {
+                                return Err(err(pos, "multiple top-level <graph> elements are not supported".into()));
+                            }
+                            g.directed = attr(e, b"edgedefault", pos, name)?.as_deref() != Some("undirected");
+                        }
+                    },
                     b"node" => {
                         let id = attr(e, b"id", pos, name)?.ok_or_else(|| err(pos, "a <node> without an id".into()))?;
                         let idx = g.node_ids.len() as u32;
-                        if node_index.insert(id.clone(), idx).is_some() {
+                        let repeated = node_index.contains_key(&id);
+                        if repeated && !nested {
                             return Err(err(pos, format!("duplicate node id \"{id}\"")));
                         }
+                        if !repeated {
+                            node_index.insert(id.clone(), idx);
+                        }
                         g.node_ids.push(id);
+                        dropped.push(repeated);
                         g.nodes.start.push(g.nodes.key.len() as u32);
-                        owner = if empty { Owner::None } else { Owner::Node };
+                        if !empty {
+                            open.push((idx, false));
+                        }
                     }
                     b"edge" => {
                         let s = attr(e, b"source", pos, name)?
@@ -143,30 +181,51 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
                             .ok_or_else(|| err(pos, "an <edge> without a target".into()))?;
                         edge_ends.push((s, t, pos));
                         g.edges.start.push(g.edges.key.len() as u32);
-                        owner = if empty { Owner::None } else { Owner::Edge };
+                        in_edge = !empty;
                     }
                     b"hyperedge" => return Err(err(pos, "hyperedges are not supported".into())),
-                    b"data" if !empty => {
+                    b"data" if !empty && data_key.is_none() && data_graph.is_none() => {
                         let key = attr(e, b"key", pos, name)?.unwrap_or_default();
                         data_text.clear();
-                        data_key = match (&owner, keys.get(&key)) {
-                            (Owner::Node, Some(k)) if !k.for_edge => Some((false, g.nodes.intern(&k.name))),
-                            (Owner::Edge, Some(k)) if k.for_edge => Some((true, g.edges.intern(&k.name))),
-                            (Owner::Node, None) => Some((false, g.nodes.intern(&key))),
-                            (Owner::Edge, None) => Some((true, g.edges.intern(&key))),
+                        let decl = keys.get(&key);
+                        if decl.is_some_and(|k| k.graphics) {
+                            continue;
+                        }
+                        // The innermost open node, unless it already holds its graph (then the data is the
+                        // group's, after its members: dropped with the group).
+                        let node_row = match open.last() {
+                            Some(&(row, false)) => Some(row),
                             _ => None,
                         };
+                        if in_edge {
+                            data_key = match decl {
+                                Some(k) if k.for_edge => Some((true, g.edges.intern(&k.name))),
+                                None => Some((true, g.edges.intern(&key))),
+                                _ => None,
+                            };
+                        } else if let Some(row) = node_row {
+                            // Rows are contiguous: only the last row started may still take values.
+                            if row as usize + 1 == g.node_ids.len() {
+                                data_key = match decl {
+                                    Some(k) if !k.for_edge && !k.for_graph => Some((false, g.nodes.intern(&k.name))),
+                                    None => Some((false, g.nodes.intern(&key))),
+                                    _ => None,
+                                };
+                            }
+                        } else if open.is_empty() && decl.is_some_and(|k| k.for_graph) {
+                            data_graph = decl.map(|k| k.name.clone());
+                        }
                     }
                     _ => {}
                 }
             }
-            Event::Text(t) if data_key.is_some() => {
+            Event::Text(t) if data_key.is_some() || data_graph.is_some() => {
                 let s = t
                     .unescape()
                     .map_err(|e| err(pos, format!("text: {e} (only XML's predefined entities are decoded)")))?;
                 data_text.push_str(&s);
             }
-            Event::CData(t) if data_key.is_some() => {
+            Event::CData(t) if data_key.is_some() || data_graph.is_some() => {
                 data_text.push_str(&String::from_utf8_lossy(&t));
             }
             Event::End(e) => match e.local_name().as_ref() {
@@ -176,9 +235,14 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
                         a.key.push(k);
                         a.value.push(std::mem::take(&mut data_text));
                         *a.start.last_mut().expect("start has a sentinel") = a.key.len() as u32;
+                    } else if let Some(k) = data_graph.take() {
+                        g.graph_data.push((k, std::mem::take(&mut data_text)));
                     }
                 }
-                b"node" | b"edge" => owner = Owner::None,
+                b"node" => {
+                    open.pop();
+                }
+                b"edge" => in_edge = false,
                 _ => {}
             },
             Event::Eof => break,
@@ -188,8 +252,14 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
     if !saw_graphml {
         return Err(err(0, "no <graphml> element".into()));
     }
+    if dropped.iter().any(|&d| d) {
+        compact(&mut g, &dropped, &mut node_index);
+    }
     for (s, t, pos) in edge_ends {
         let find = |id: &str| {
+            if group_ids.contains_key(id) {
+                return Err(err(pos, format!("an edge names group \"{id}\"; edges may only join nodes")));
+            }
             node_index
                 .get(id)
                 .copied()
@@ -202,6 +272,25 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<GraphMlGraph, ReadError> {
         return Err(ReadError::Empty { file: name.into(), format: FORMAT, detail: " (no nodes)".into() });
     }
     Ok(g)
+}
+
+/// Drop the rows of groups and repeated ids, renumbering the rest.
+fn compact(g: &mut GraphMlGraph, dropped: &[bool], node_index: &mut HashMap<String, u32>) {
+    let old = std::mem::replace(&mut g.nodes, Attributes::new());
+    g.nodes.names = old.names;
+    let ids = std::mem::take(&mut g.node_ids);
+    node_index.clear();
+    for (i, id) in ids.into_iter().enumerate() {
+        if dropped[i] {
+            continue;
+        }
+        node_index.insert(id.clone(), g.node_ids.len() as u32);
+        g.node_ids.push(id);
+        let (a, b) = (old.start[i] as usize, old.start[i + 1] as usize);
+        g.nodes.key.extend_from_slice(&old.key[a..b]);
+        g.nodes.value.extend_from_slice(&old.value[a..b]);
+        g.nodes.start.push(g.nodes.key.len() as u32);
+    }
 }
 
 /// Read a GraphML document as the model's grain graph.
@@ -264,7 +353,12 @@ pub fn grains(x: &GraphMlGraph) -> GrainNodes {
         (a.key_of("type"), a.key_of("name"), a.key_of("exec_cycles"), a.key_of("task"));
     let (k_cpu, k_outline, k_source, k_parent) =
         (a.key_of("cpu_id"), a.key_of("outline_function"), a.key_of("source_line"), a.key_of("parent"));
-    let mut g = GrainNodes { file: x.file.clone(), unit: TimeUnit::Cycles, directed: x.directed, ..Default::default() };
+    // weft's own export says its unit; the prototype writes cycles.
+    let unit = match x.graph_data.iter().find(|(k, _)| k == "time_unit").map(|(_, v)| v.trim()) {
+        Some("ns") => TimeUnit::Nanoseconds,
+        _ => TimeUnit::Cycles,
+    };
+    let mut g = GrainNodes { file: x.file.clone(), unit, directed: x.directed, ..Default::default() };
     let values = &mut g.values;
     for vi in 0..n {
         let name = k_name.and_then(|k| a.get_key(vi, k)).map(str::to_string).unwrap_or_else(|| x.node_ids[vi].clone());
@@ -304,6 +398,10 @@ pub fn grains(x: &GraphMlGraph) -> GrainNodes {
     g.edge_source = x.edge_source.clone();
     g.edge_target = x.edge_target.clone();
     g.edge_kind = (0..x.edge_source.len()).map(|e| edge_kind_of(k_etype.and_then(|k| x.edges.get_key(e, k)))).collect();
+    if let Some(k) = x.edges.key_of("delay") {
+        let delay = |e: usize| x.edges.number(e, Some(k)).filter(|d| *d >= 0.0 && *d < 1e18).map(|d| d as u64);
+        g.edge_delay = (0..x.edge_source.len()).map(|e| delay(e).unwrap_or(0)).collect();
+    }
     g
 }
 

@@ -66,11 +66,13 @@ impl ExecView {
     }
 }
 
-const STRUCTURAL: Rgba = rgba(0x8a, 0x93, 0x9e, 0xff);
-const NODE_FILL: Rgba = rgba(0xff, 0xff, 0xff, 0xff);
-const IDLE: Rgba = rgba(0x9a, 0x9a, 0x9a, 0xff);
+pub(crate) const STRUCTURAL: Rgba = rgba(0x8a, 0x93, 0x9e, 0xff);
+pub(crate) const NODE_FILL: Rgba = rgba(0xff, 0xff, 0xff, 0xff);
+pub(crate) const IDLE: Rgba = rgba(0x9a, 0x9a, 0x9a, 0xff);
+/// A b-join's fill (the thread waits); `scene::legend` names it.
+pub(crate) const JOIN_WAIT_FILL: Rgba = rgba(0xff, 0xe0, 0x8a, 0xff);
 
-fn shape_of(kind: NodeKind) -> Shape {
+pub(crate) fn shape_of(kind: NodeKind) -> Shape {
     match kind {
         NodeKind::Start => Shape::TriangleDown,
         NodeKind::End => Shape::TriangleUp,
@@ -266,7 +268,7 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
                 }
                 last_y = y;
                 let border = if g.critical[n] { palette::CRITICAL } else { palette::TEXT };
-                let fill = if node.kind == NodeKind::JoinBegin { rgba(0xff, 0xe0, 0x8a, 0xff) } else { NODE_FILL };
+                let fill = if node.kind == NodeKind::JoinBegin { JOIN_WAIT_FILL } else { NODE_FILL };
                 sc.rects.push(
                     RectInstance::filled(x - node_px / 2.0, y - node_px / 2.0, node_px, node_px, fill)
                         .with_border(border, 1.0)

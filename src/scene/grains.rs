@@ -5,7 +5,8 @@
 //! rect of its pixel (the most telling colour wins: critical path, then the worst severity), vertical runs of
 //! such pixels of one colour merge into one rect, edge segments inside a pixel are dropped and those of
 //! sub-pixel nodes are drawn once per pixel path. Nodes of a pixel or more, and critical-path edges, are
-//! drawn exactly. Builds instance arrays from a layout; computes no metric and no position.
+//! drawn exactly. In a problem view, problematic grains smaller than a pixel also keep a marker of
+//! [`MARK_PX`] (the worst severity per marker cell, outlined), so they are findable at fit. Builds instance arrays from a layout; computes no metric and no position.
 
 use super::palette::{categorical, CRITICAL, TEXT};
 use super::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
@@ -315,6 +316,12 @@ fn build_scene(
     }
     let label_px = 10.0;
     let mut cells = Cells::new(vp.width_px, vp.height_px);
+    // Problematic grains smaller than a pixel keep a marker of MARK_PX, the worst per marker cell, so a
+    // fitted graph of any size still shows where they are (as the critical path's edges do).
+    // A grid of MARK_PX cells (allocated on the first mark): the worst rank per cell, 0 for none.
+    let (mark_cols, mark_rows) =
+        ((vp.width_px / MARK_PX).ceil().max(1.0) as usize, (vp.height_px / MARK_PX).ceil().max(1.0) as usize);
+    let mut marks: Vec<f32> = Vec::new();
     for v in 0..g.nodes() {
         let (x, y, w, h) = (l.x[v], l.y[v], l.w[v], l.h[v]);
         if !visible(x, y, w, h) {
@@ -335,6 +342,17 @@ fn build_scene(
             // The colour only for the node that wins the pixel, when the cells are emitted.
             let (cx, cy) = (px + w * vp.scale / 2.0, py + h * vp.scale / 2.0);
             cells.put(cx, cy, rank, v);
+            let (mi, mj) = ((cx / MARK_PX).floor(), (cy / MARK_PX).floor());
+            if problem.is_some() && rank >= 1.0 && mi >= 0.0 && mj >= 0.0 {
+                let (mi, mj) = (mi as usize, mj as usize);
+                if mi < mark_cols && mj < mark_rows {
+                    if marks.is_empty() {
+                        marks = vec![0.0; mark_cols * mark_rows];
+                    }
+                    let worst = &mut marks[mj * mark_cols + mi];
+                    *worst = worst.max(rank);
+                }
+            }
             continue;
         }
         let (fill, shape) = node_fill(g, v, problem, view);
@@ -361,5 +379,15 @@ fn build_scene(
             node_fill(g, v, problem, view).0
         }
     });
+    for (k, &rank) in marks.iter().enumerate().filter(|(_, &r)| r >= 1.0) {
+        let (x, y) = ((k % mark_cols) as f32 * MARK_PX, (k / mark_cols) as f32 * MARK_PX);
+        s.rects.push(
+            RectInstance::filled(x, y, MARK_PX, MARK_PX, severity_color(rank - 1.0))
+                .with_border(super::legend::PROBLEM_MARK_BORDER, 0.5),
+        );
+    }
     s
 }
+
+/// The side of the marker a problematic grain smaller than a pixel keeps, in CSS pixels.
+pub const MARK_PX: f32 = 4.0;

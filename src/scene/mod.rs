@@ -9,6 +9,7 @@ pub mod axis;
 pub mod counters;
 pub mod execgraph;
 pub mod grains;
+pub mod legend;
 pub mod message_marks;
 pub mod moments;
 pub mod palette;

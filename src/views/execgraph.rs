@@ -84,6 +84,9 @@ impl Pane for ExecgraphPane {
     fn clear_hover(&mut self) {
         self.view.hover = None;
     }
+    fn legend(&self) -> Option<crate::scene::legend::Legend> {
+        Some(crate::scene::legend::execgraph())
+    }
     fn scene(&self) -> Scene {
         scene(&self.bundle.graph, &self.bundle.layout, &self.view)
     }

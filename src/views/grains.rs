@@ -195,6 +195,13 @@ impl GrainsPane {
         out
     }
 
+    fn view(&self) -> View<'_> {
+        match self.problem.and_then(|i| self.analysis.problems.get(i)) {
+            Some(p) => View::Problem(p),
+            None => View::Structure(self.color),
+        }
+    }
+
     fn zoom_about(&mut self, x: f32, y: f32, factor: f64) {
         self.fitted = false;
         let (lx, ly) = (self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale);
@@ -259,6 +266,9 @@ impl Pane for GrainsPane {
         })
     }
     fn clear_hover(&mut self) {}
+    fn legend(&self) -> Option<crate::scene::legend::Legend> {
+        Some(crate::scene::legend::grains(&self.analysis, self.view()))
+    }
     fn scene(&self) -> Scene {
         let key = SceneKey { vp: self.vp, problem: self.problem, color: self.color, selected: self.selected };
         if let Some((k, scene)) = &*self.last.borrow() {
@@ -266,10 +276,7 @@ impl Pane for GrainsPane {
                 return scene.clone();
             }
         }
-        let view = match self.problem.and_then(|i| self.analysis.problems.get(i)) {
-            Some(p) => View::Problem(p),
-            None => View::Structure(self.color),
-        };
+        let view = self.view();
         let mut scene = build_with(&self.analysis, &self.layout, &self.reach, &self.vp, view);
         scene.rects.extend(self.selection_outline());
         if self.narrowest.is_some_and(|w| w * self.vp.scale < 1.0) {

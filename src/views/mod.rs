@@ -5,13 +5,14 @@
 //! injected: the aggregated view's animation reads a [`Clock`], the particle view advances by `tick` with the
 //! page's frame time. The web shell (`src/web/viewer.rs`) holds the panes of what is loaded, forwards input
 //! to the active one and draws its scene; the time range carries over between panes that have a time axis.
-//! `options`: one typed option schema per view (the CLI's flags, the page's controls and permalinks).
+//! `keys`: each view's keys for the `?` overlay; `options`: one typed option schema per view (the CLI's flags, the page's controls and permalinks).
 //! Must not read a clock, the DOM or the GPU.
 
 pub mod aggregate;
 pub mod counters;
 pub mod execgraph;
 pub mod grains;
+pub mod keys;
 pub mod message_select;
 pub mod moments;
 pub mod options;
@@ -99,6 +100,14 @@ pub trait Pane {
     /// A click at (x, y) that the view acts on (opening a group); false when it does nothing.
     fn click(&mut self, _x: f32, _y: f32) -> bool {
         false
+    }
+    /// What the view's colours, shapes and lines mean (`scene::legend`); None for a view without one.
+    fn legend(&self) -> Option<crate::scene::legend::Legend> {
+        None
+    }
+    /// The keys and pointer actions the view answers, for the page's `?` overlay (`views::keys`).
+    fn keys(&self) -> keys::Keys {
+        keys::for_kind(self.kind())
     }
     /// The view is animating: draw again next frame.
     fn animating(&self) -> bool {

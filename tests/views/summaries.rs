@@ -99,7 +99,9 @@ fn weft_render_aggregate_draws_the_aggregated_views_scene() {
     p.resize(900.0, p.fitted_height(900.0).clamp(200.0, 3600.0));
     let state: Value = p.state();
     assert!(state["open"].as_array().unwrap().len() > 1, "opened to depth 3");
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), to_svg(&p.scene()));
+    // With the view's legend beside it.
+    let scene = weft::scene::legend::beside(p.scene(), &p.legend().unwrap());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), to_svg(&scene));
 }
 
 #[test]
@@ -122,5 +124,6 @@ fn weft_render_grains_draws_the_grain_views_scene() {
     let height = (700.0 * l.height / l.width.max(1.0)).clamp(200.0, 2800.0);
     let mut p = GrainsPane::new(a, l, 700.0, height);
     p.configure("problem", "parallel_benefit").unwrap();
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), to_svg(&p.scene()));
+    let scene = weft::scene::legend::beside(p.scene(), &p.legend().unwrap());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), to_svg(&scene));
 }

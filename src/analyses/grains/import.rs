@@ -107,15 +107,18 @@ pub fn from_nodes(x: &GrainNodes) -> Result<GrainGraph, GraphError> {
             g.grain_parent[gi] = by_task.get(&p).copied().filter(|&q| q as usize != gi).unwrap_or(NONE);
         }
     }
-    let mut edges: Vec<(u32, u32, EdgeKind)> = (0..x.edge_source.len())
-        .map(|e| (new_id[x.edge_source[e] as usize], new_id[x.edge_target[e] as usize], x.edge_kind[e]))
+    let mut edges: Vec<(u32, u32, EdgeKind, u64)> = (0..x.edge_source.len())
+        .map(|e| {
+            let delay = x.edge_delay.get(e).copied().unwrap_or(0);
+            (new_id[x.edge_source[e] as usize], new_id[x.edge_target[e] as usize], x.edge_kind[e], delay)
+        })
         .collect();
-    edges.sort_dyn_by_key(|&(s, t, k)| (s, t, k as u8));
-    for (s, t, k) in edges {
+    edges.sort_dyn_by_key(|&(s, t, k, d)| (s, t, k as u8, d));
+    for (s, t, k, d) in edges {
         g.edge_source.push(s);
         g.edge_target.push(t);
         g.edge_kind.push(k);
-        g.edge_delay.push(0);
+        g.edge_delay.push(d);
     }
     g.strings = strings.iter().map(str::to_string).collect();
     g.finish();

@@ -1,4 +1,4 @@
-//! `weft aggregate FILE [--json] [--method reduction|family]`: the aggregated grain graph's size and the
+//! `weft aggregate FILE [--json] [--method reduction|family] [--graphml OUT]`: the aggregated grain graph's size and the
 //! visible node count theta, conservative and per problem view. The JSON keys are a stable interface:
 //! nodes, grains, groups, tree_depth, theta_max_conservative, theta_max_by_problem, savings_percent.
 
@@ -22,6 +22,9 @@ pub struct Args {
     /// Cores that ran the program (default: from the profile's cpu ids).
     #[arg(long)]
     cores: Option<u32>,
+    /// Also write the aggregated graph as GraphML (groups as yEd group nodes holding nested graphs).
+    #[arg(long)]
+    graphml: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -33,6 +36,11 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let theta = agg.theta(&an);
     let nodes = an.graph.nodes();
     let savings = savings_percent(theta.conservative_max, nodes);
+    if let Some(out) = &a.graphml {
+        std::fs::write(out, weft::export::graphml::aggregated(&an, &agg))
+            .map_err(|e| format!("{}: {e}", escape_controls(&out.display().to_string())))?;
+        eprintln!("wrote {}", escape_controls(&out.display().to_string()));
+    }
     if a.json {
         let out = serde_json::json!({
             "nodes": nodes,

@@ -116,6 +116,7 @@ pub fn render(
     let width = (l.columns as f32 * 14.0 + 100.0).clamp(1200.0, 16_000.0);
     // The page's execution-graph view, fitted.
     let view = ExecgraphPane::new(ExecBundle { graph: g, layout: l }, width, PLOT_PX as f32 + 40.0);
-    crate::picture::write(&view.scene(), out, scale)?;
+    let scene = weft::scene::legend::beside(view.scene(), &weft::scene::legend::execgraph());
+    crate::picture::write(&scene, out, scale)?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! `weft grains FILE [--json] [--thresholds paper|prototype] [--single FILE]`, and the grain-graph part of
+//! `weft grains FILE [--json] [--thresholds paper|prototype] [--single FILE] [--graphml OUT]`, and the grain-graph part of
 //! `weft render`. Reads a MIR task-stats CSV, the prototype's GraphML or an OTF2 trace's task events; prints structure, critical path
 //! and problem counts. The JSON keys are a stable interface: grains, nodes, edges, critical_path_length,
 //! problems (`analyses::grains::query::GrainFigures`, which the page's summary is too).
@@ -29,6 +29,9 @@ pub struct Args {
     /// A single-threaded profile of the same program, for work deviation.
     #[arg(long)]
     single: Option<PathBuf>,
+    /// Also write the grain graph as GraphML (for yEd; weft re-opens it) to this file.
+    #[arg(long)]
+    graphml: Option<PathBuf>,
 }
 
 fn read(path: &Path) -> Result<Grains, ReadError> {
@@ -87,6 +90,11 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let t = thresholds(&a.thresholds, a.cores)?;
     let an = analyse(&a.file, t, a.single.as_deref())?;
     let g = &an.graph;
+    if let Some(out) = &a.graphml {
+        std::fs::write(out, weft::export::graphml::grain_graph(&an))
+            .map_err(|e| format!("{}: {e}", escape_controls(&out.display().to_string())))?;
+        eprintln!("wrote {}", escape_controls(&out.display().to_string()));
+    }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&GrainFigures::of(&an))?);
         return Ok(());
@@ -165,6 +173,10 @@ pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error
         pane.configure("color", "source_line")?;
     }
     let scene = pane.scene();
+    let scene = match pane.legend() {
+        Some(l) => weft::scene::legend::beside(scene, &l),
+        None => scene,
+    };
     crate::picture::write(&scene, &a.out, scale)?;
     eprintln!(
         "wrote {} ({} shapes, {} lines)",

@@ -111,7 +111,11 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
             n("compare_differ")
         );
     }
-    write(&a, &pane.scene(), (n("visible") + n("compare_right_visible")) as usize, scale)
+    let scene = match pane.legend() {
+        Some(l) => weft::scene::legend::beside(pane.scene(), &l),
+        None => pane.scene(),
+    };
+    write(&a, &scene, (n("visible") + n("compare_right_visible")) as usize, scale)
 }
 
 fn write(a: &Args, scene: &Scene, visible: usize, scale: f32) -> Result<(), Box<dyn std::error::Error>> {

@@ -513,6 +513,9 @@ impl Pane for AggregatePane {
     fn animating(&self) -> bool {
         self.progress().is_some()
     }
+    fn legend(&self) -> Option<crate::scene::legend::Legend> {
+        Some(crate::scene::legend::aggregate(&self.analysis, self.problem.map(|b| METRICS[b])))
+    }
     fn scene(&self) -> Scene {
         let (mixed, cam) = self.current();
         let geom = mixed.as_ref().unwrap_or(&self.to.g);

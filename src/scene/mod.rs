@@ -12,6 +12,7 @@ pub mod grains;
 pub mod message_marks;
 pub mod moments;
 pub mod palette;
+pub mod parallelism;
 pub mod particles;
 pub mod svg;
 pub mod timeline;

@@ -6,6 +6,7 @@ pub mod critical;
 pub mod graph;
 pub mod import;
 pub mod metrics;
+pub mod parallelism;
 pub mod problems;
 pub mod query;
 pub mod visit;
@@ -13,6 +14,7 @@ pub mod visit;
 pub use critical::{critical_path, CriticalPath};
 pub use graph::{from_profile, EdgeKind, GrainGraph, NodeKind, TimeUnit, NONE};
 pub use metrics::Metrics;
+pub use parallelism::Parallelism;
 pub use problems::{ProblemView, Thresholds, METRICS};
 
 use crate::model::grains::Grains;
@@ -29,6 +31,10 @@ pub struct GrainAnalysis {
     pub problems: Vec<ProblemView>,
     /// Per grain: is any of its nodes on the critical path?
     pub grain_on_critical: Vec<bool>,
+    /// How many grains run at each instant of the critical-path-distance axis.
+    pub parallelism: Parallelism,
+    /// The distinct cpu ids grains ran on, ascending (the `cpu_id` colouring ranks grains' cpus in it).
+    pub cpu_ids: Vec<u32>,
 }
 
 impl GrainAnalysis {
@@ -51,12 +57,27 @@ impl GrainAnalysis {
     }
 
     pub fn assemble(graph: GrainGraph, critical: CriticalPath, metrics: Metrics, thresholds: Thresholds) -> Self {
+        let parallelism = Parallelism::new(&graph, &critical);
+        Self::assemble_with(graph, critical, metrics, parallelism, thresholds)
+    }
+
+    /// [`GrainAnalysis::assemble`] with the parallelism profile computed already (the worker's, on the page).
+    pub fn assemble_with(
+        graph: GrainGraph,
+        critical: CriticalPath,
+        metrics: Metrics,
+        parallelism: Parallelism,
+        thresholds: Thresholds,
+    ) -> Self {
         let cores = thresholds.cores.unwrap_or_else(|| problems::cores_of(&graph.grain_cpu, thresholds.cores_from));
         let problems = METRICS.iter().map(|m| problems::problem_view(&metrics, m, &thresholds, cores)).collect();
         let grain_on_critical = (0..graph.grains())
             .map(|g| graph.grain_nodes_of(g as u32).iter().any(|&v| critical.on_node[v as usize]))
             .collect();
-        GrainAnalysis { graph, critical, metrics, cores, thresholds, problems, grain_on_critical }
+        let mut cpu_ids: Vec<u32> = graph.grain_cpu.iter().copied().filter(|&c| c != NONE).collect();
+        cpu_ids.sort_unstable();
+        cpu_ids.dedup();
+        GrainAnalysis { graph, critical, metrics, cores, thresholds, problems, grain_on_critical, parallelism, cpu_ids }
     }
 
     /// Recompute the problem views under other thresholds (graph, critical path and metrics stay).

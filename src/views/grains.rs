@@ -75,11 +75,21 @@ impl GrainsPane {
     /// are outlined. None clears.
     pub fn hover_profile(&mut self, t: Option<u64>) -> &[u32] {
         self.profile_at = t.map(|t| t.min(self.analysis.parallelism.span.saturating_sub(1)));
-        self.running = self.profile_at.map(|t| self.analysis.parallelism.running_at(t)).unwrap_or_default();
+        let p = &self.analysis.parallelism;
+        // More than can be told apart is counted, not listed: the listing is per hover on the main thread.
+        self.running = match self.profile_at {
+            Some(t) if p.count_at(t) as usize <= OUTLINE_AT_MOST => p.running_at(t),
+            _ => Vec::new(),
+        };
         &self.running
     }
 
-    /// The grains outlined as running at the hovered instant.
+    /// How many grains run at the hovered instant (0 without one).
+    pub fn running_count(&self) -> usize {
+        self.profile_at.map_or(0, |t| self.analysis.parallelism.count_at(t) as usize)
+    }
+
+    /// The grains outlined as running at the hovered instant (none when more than [`OUTLINE_AT_MOST`]).
     pub fn running(&self) -> &[u32] {
         &self.running
     }
@@ -295,21 +305,28 @@ impl Pane for GrainsPane {
             let t = strip.t_at(x, p.span);
             self.hover_profile(Some(t));
             let g = &self.analysis.graph;
-            let tasks: Vec<u64> = self.running.iter().take(4096).map(|&i| g.grain_task[i as usize]).collect();
+            let tasks: Vec<u64> = self.running.iter().map(|&i| g.grain_task[i as usize]).collect();
             let unit = profile::unit_name(g.unit);
             let shown: Vec<String> = tasks.iter().take(12).map(u64::to_string).collect();
-            let more = if self.running.len() > shown.len() { ", …" } else { "" };
+            let count = self.running_count();
+            let listed = if count > OUTLINE_AT_MOST {
+                format!("more than {OUTLINE_AT_MOST}: counted, not outlined")
+            } else if count > shown.len() {
+                format!("tasks {}, …", shown.join(", "))
+            } else {
+                format!("tasks {}", shown.join(", "))
+            };
             return Some(Hover {
                 title: format!(
                     "{} grains running at {} {unit}",
-                    crate::analyses::aggregate::query::thousands(self.running.len() as u64),
+                    crate::analyses::aggregate::query::thousands(count as u64),
                     t
                 ),
                 lines: vec![
-                    format!("tasks {}{more}", shown.join(", ")),
+                    listed,
                     "critical-path distance: the start each grain could have with enough cores".to_string(),
                 ],
-                detail: json!({"parallelism": {"t": t, "count": self.running.len(), "tasks": tasks}}),
+                detail: json!({"parallelism": {"t": t, "count": count, "tasks": tasks}}),
             });
         }
         self.hover_profile(None);
@@ -355,7 +372,7 @@ impl Pane for GrainsPane {
             let a = &self.analysis;
             let p = &a.parallelism;
             let links = Links {
-                at: self.profile_at.map(|t| (t, self.running.len() as u32)),
+                at: self.profile_at.map(|t| (t, self.running_count() as u32)),
                 grain: self.hovered.or(self.selected).and_then(|g| Parallelism::grain_span(&a.graph, &a.critical, g)),
             };
             profile::draw(&mut scene, p, &strip, a.cores, a.graph.unit, links);
@@ -392,7 +409,7 @@ impl Pane for GrainsPane {
                 "max": self.analysis.parallelism.max, "mean": self.analysis.parallelism.mean,
                 "span": self.analysis.parallelism.span,
                 "strip": self.strip().map(|s| json!({"top": s.top, "height": s.height, "x0": s.plot_x0, "x1": s.plot_x1})),
-                "at": self.profile_at, "running": self.running.len(),
+                "at": self.profile_at, "running": self.running_count(), "outlined": self.running.len(),
                 "running_tasks": self.running.iter().take(1024).map(|&i| g.grain_task[i as usize]).collect::<Vec<_>>(),
             },
             "sample_nodes": sample,
@@ -444,6 +461,10 @@ impl Pane for GrainsPane {
         Some(self)
     }
 }
+
+/// The most grains a hover on the strip lists and outlines (fib(45) at cutoff 16 runs 65,536 at once on
+/// this axis: listing them took up to 29 ms per hover, BENCHMARKS.md).
+pub const OUTLINE_AT_MOST: usize = 8192;
 
 /// The graph's share of a pane `height` tall: less the parallelism strip when the pane has room for one.
 fn graph_height(width: f32, height: f32) -> f32 {

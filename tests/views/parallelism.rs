@@ -116,3 +116,17 @@ fn colour_by_cpu_id_follows_the_prototypes_colour_map() {
     }
     assert!(seen.len() > 1, "several cores' colours on screen");
 }
+
+#[test]
+fn more_grains_than_can_be_outlined_are_counted() {
+    // fib(20) with cutoff 16: thousands of leaves run at once on the critical-path-distance axis.
+    let (a, l) = analysed(20, 16);
+    let p0 = &a.parallelism;
+    assert!(p0.max as usize > weft::views::grains::OUTLINE_AT_MOST, "max {}", p0.max);
+    let t = (0..p0.step_t.len()).find(|&i| p0.step_count[i] == p0.max).map(|i| p0.step_t[i]).unwrap();
+    let mut p = GrainsPane::new(a, l, 1000.0, 700.0);
+    assert!(p.hover_profile(Some(t)).is_empty(), "not listed");
+    assert_eq!(p.running_count(), p.analysis().parallelism.max as usize);
+    assert_eq!(p.state()["parallelism"]["running"], p.analysis().parallelism.max);
+    assert_eq!(p.state()["parallelism"]["outlined"], 0);
+}

@@ -74,9 +74,7 @@ impl GrainAnalysis {
         let grain_on_critical = (0..graph.grains())
             .map(|g| graph.grain_nodes_of(g as u32).iter().any(|&v| critical.on_node[v as usize]))
             .collect();
-        let mut cpu_ids: Vec<u32> = graph.grain_cpu.iter().copied().filter(|&c| c != NONE).collect();
-        cpu_ids.sort_unstable();
-        cpu_ids.dedup();
+        let cpu_ids = distinct_cpus(&graph.grain_cpu);
         GrainAnalysis { graph, critical, metrics, cores, thresholds, problems, grain_on_critical, parallelism, cpu_ids }
     }
 
@@ -95,5 +93,54 @@ impl GrainAnalysis {
 
     pub fn summary(&self) -> String {
         problems::summary(&self.problems, &self.grain_on_critical)
+    }
+}
+
+/// The distinct cpu ids, ascending. Runs on the page when a bundle is read: a few dozen cores cost a binary
+/// search per grain, not a sort of every grain's id; past 4,096 distinct ids (bad input) it sorts them all.
+fn distinct_cpus(cpus: &[u32]) -> Vec<u32> {
+    let mut seen: Vec<u32> = Vec::new();
+    let mut last = NONE;
+    for &c in cpus {
+        if c == NONE || c == last {
+            continue;
+        }
+        last = c;
+        if let Err(i) = seen.binary_search(&c) {
+            if seen.len() >= 4096 {
+                let mut all: Vec<u32> = cpus.iter().copied().filter(|&c| c != NONE).collect();
+                all.sort_unstable();
+                all.dedup();
+                return all;
+            }
+            seen.insert(i, c);
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn distinct_cpus_equal_a_sort_and_dedup() {
+        let mut x = 12345u64;
+        for (n, range) in [(1000usize, 48u64), (20_000, 10_000), (50, 3)] {
+            let cpus: Vec<u32> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if x % 11 == 0 {
+                        super::NONE
+                    } else {
+                        (x % range) as u32
+                    }
+                })
+                .collect();
+            let mut want: Vec<u32> = cpus.iter().copied().filter(|&c| c != super::NONE).collect();
+            want.sort_unstable();
+            want.dedup();
+            assert_eq!(super::distinct_cpus(&cpus), want, "{n} grains over {range} ids");
+        }
     }
 }

@@ -404,13 +404,16 @@ fn scene_culls_to_the_viewport_and_draws_every_node_type() {
 
     let small = build(&sample("mergesort").unwrap()).unwrap();
     let sl = layout(&small, Scale::MinEdge { min_ns: 2_000 });
-    let full = scene(&small, &sl, &ExecView::fit(&small, &sl, 30_000.0, 900.0));
+    // The whole drawing on screen (fit scrolls a minimum-edge drawing rather than overlap its nodes).
+    let mut whole = ExecView::fit(&small, &sl, 30_000.0, 900.0);
+    whole.ns_per_px = sl.height_ns as f64 / 850.0;
+    let full = scene(&small, &sl, &whole);
     let shapes: std::collections::BTreeSet<u32> = full.rects.iter().map(|r| r.shape).collect();
     assert!(shapes.len() >= 5, "{shapes:?}");
     assert!(full.lines.iter().any(|l| l.color == palette::CRITICAL));
     assert!(full.lines.iter().any(|l| l.dash_px > 0.0));
     // Hovering the main thread's column picks it and says its share.
-    let fv = ExecView::fit(&small, &sl, 30_000.0, 900.0);
+    let fv = whole;
     let x = fv.x_of_column(sl.column[0]);
     let y = fv.y_of(sl.y_ns[small.threads[0].first_node as usize + 1]);
     assert_eq!(pick(&sl, &fv, x, y), Some(0));

@@ -167,7 +167,7 @@ fn bad_values_give_the_typed_error() {
     let mut e = ExecgraphOptions::default();
     assert_eq!(
         e.parse("min_edge", "8 parsecs").unwrap_err().to_string(),
-        "min_edge must be true or a length in px (8px) or ns (5000ns), not '8 parsecs'"
+        "min_edge must be true or a length in px (14px) or ns (5000ns), not '8 parsecs'"
     );
     assert!(e.parse("min_edge", "-3px").is_err());
     e.parse("min_edge", "5000").unwrap();

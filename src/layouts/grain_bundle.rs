@@ -6,7 +6,7 @@
 
 use super::grains::GrainLayout;
 use crate::analyses::grains::graph::{Csr, Groups};
-use crate::analyses::grains::{CriticalPath, GrainAnalysis, GrainGraph, Metrics, Thresholds, TimeUnit};
+use crate::analyses::grains::{CriticalPath, GrainAnalysis, GrainGraph, Metrics, Parallelism, Thresholds, TimeUnit};
 use crate::columns::{ColumnError, ColumnReader, ColumnWriter};
 use serde::{Deserialize, Serialize};
 
@@ -16,11 +16,19 @@ pub struct GrainBundle {
     pub critical: CriticalPath,
     pub metrics: Metrics,
     pub layout: GrainLayout,
+    /// The parallelism profile (computed in the worker: a sort the page's main thread should not do).
+    pub parallelism: Parallelism,
 }
 
 impl GrainBundle {
     pub fn new(analysis: GrainAnalysis, layout: GrainLayout) -> Self {
-        GrainBundle { graph: analysis.graph, critical: analysis.critical, metrics: analysis.metrics, layout }
+        GrainBundle {
+            graph: analysis.graph,
+            critical: analysis.critical,
+            metrics: analysis.metrics,
+            layout,
+            parallelism: analysis.parallelism,
+        }
     }
 
     pub fn encode(&self) -> Vec<u8> {
@@ -119,6 +127,17 @@ impl GrainBundle {
         w.col(points);
         w.col(&[*width, *height]);
         w.u64(*from_nesting as u64);
+        let Parallelism { span, step_t, step_count, max, mean, bins, seg_start, seg_end, seg_grain, block_end } =
+            &self.parallelism;
+        w.u64(*span);
+        w.u64(*max as u64);
+        w.col(&[*mean]);
+        for c in [step_t, seg_start, seg_end, block_end] {
+            w.col(c);
+        }
+        for c in [step_count, bins, seg_grain] {
+            w.col(c);
+        }
         w.finish()
     }
 
@@ -146,6 +165,16 @@ impl GrainBundle {
             && b.metrics.exec.len() == g
             && b.graph.grain_node_start.len() == g + 1
             && b.graph.node_grain.iter().all(|&x| (x as usize) < g || x == u32::MAX);
+        let p = &b.parallelism;
+        let segs = p.seg_start.len();
+        let fits = fits
+            && p.step_t.len() == p.step_count.len()
+            && p.step_t.windows(2).all(|w| w[0] < w[1])
+            && p.seg_end.len() == segs
+            && p.seg_grain.len() == segs
+            && p.seg_start.windows(2).all(|w| w[0] <= w[1])
+            && p.seg_grain.iter().all(|&x| (x as usize) < g)
+            && p.block_end.len() == segs.div_ceil(crate::analyses::grains::parallelism::BLOCK);
         if !fits {
             return Err("grain graph buffer corrupt: graph, metrics and layout disagree".into());
         }
@@ -154,7 +183,10 @@ impl GrainBundle {
 
     /// The analysis under `thresholds` (problem views derived again from the metrics).
     pub fn analysis(self, thresholds: Thresholds) -> (GrainAnalysis, GrainLayout) {
-        (GrainAnalysis::assemble(self.graph, self.critical, self.metrics, thresholds), self.layout)
+        (
+            GrainAnalysis::assemble_with(self.graph, self.critical, self.metrics, self.parallelism, thresholds),
+            self.layout,
+        )
     }
 }
 
@@ -172,7 +204,7 @@ pub struct BundleReading {
     /// The critical path, read a step before the metrics.
     critical: Option<CriticalPath>,
     analysis: Option<(CriticalPath, Metrics)>,
-    layout: Option<GrainLayout>,
+    layout: Option<(GrainLayout, Parallelism)>,
 }
 
 impl BundleReading {
@@ -208,8 +240,8 @@ impl BundleReading {
                 None
             }
             (Some(graph), Some((critical, metrics))) => {
-                let layout = self.layout.take().unwrap_or_default();
-                Some(GrainBundle { graph, critical, metrics, layout }.checked()?)
+                let (layout, parallelism) = self.layout.take().unwrap_or_default();
+                Some(GrainBundle { graph, critical, metrics, layout, parallelism }.checked()?)
             }
         };
         self.at = r.at();
@@ -333,14 +365,32 @@ fn read_metrics(r: &mut ColumnReader) -> Result<Metrics, ColumnError> {
     })
 }
 
-fn read_layout(r: &mut ColumnReader) -> Result<GrainLayout, ColumnError> {
+/// The layout, then the parallelism profile.
+fn read_layout(r: &mut ColumnReader) -> Result<(GrainLayout, Parallelism), ColumnError> {
     let (x, y, w, h) = (r.col("x")?, r.col("y")?, r.col("widths")?, r.col("heights")?);
     let (point_start, points) = (r.col("point starts")?, r.col("points")?);
     let size: Vec<f32> = r.col("size")?;
     let from_nesting = r.u64()? == 1;
+    let (span, max) = (r.u64()?, r.u64()?);
+    let mean: Vec<f64> = r.col("mean parallelism")?;
+    let (step_t, seg_start, seg_end, block_end) =
+        (r.col("profile times")?, r.col("fragment starts")?, r.col("fragment ends")?, r.col("block ends")?);
+    let (step_count, bins, seg_grain) = (r.col("profile counts")?, r.col("profile bins")?, r.col("fragment grains")?);
     r.end()?;
     let [width, height] = [size.first().copied().unwrap_or(0.0), size.get(1).copied().unwrap_or(0.0)];
-    Ok(GrainLayout { x, y, w, h, point_start, points, width, height, from_nesting })
+    let parallelism = Parallelism {
+        span,
+        step_t,
+        step_count,
+        max: max.min(u32::MAX as u64) as u32,
+        mean: mean.first().copied().unwrap_or(0.0),
+        bins,
+        seg_start,
+        seg_end,
+        seg_grain,
+        block_end,
+    };
+    Ok((GrainLayout { x, y, w, h, point_start, points, width, height, from_nesting }, parallelism))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The execution graph's scene for one viewport: flow edges vertical and solid (idle time dashed),
 //! structural edges horizontal with a vertical extension in the subthread's column where it waits (to start
 //! after its fork, or to be joined after its end), the node types in distinct shapes, the critical path in
-//! [`palette::CRITICAL`], a time axis in real units and column labels when columns are wide enough.
+//! [`palette::CRITICAL`], a time axis in real units and column labels when columns are wide enough; with
+//! several host nodes (OTF2 ranks), each host's block of columns separated and named in the header.
 //!
 //! Culled to the viewport: only visible columns produce instances (structural edges are tested in one cheap
 //! pass), and node shapes only where columns are wide enough to show them, so 100,000 threads stay cheap.
@@ -31,22 +32,22 @@ pub struct ExecView {
 }
 
 impl ExecView {
-    /// The whole drawing in a `width` x `height` canvas.
+    /// The whole drawing in a `width` x `height` canvas. With a minimum edge length (not to scale), at
+    /// least so tall that the shortest edge clears the node shapes ([`node_px`] and a 2-pixel gap): the
+    /// drawing then scrolls rather than overlap its nodes.
     pub fn fit(_g: &ExecGraph, l: &ExecLayout, width: f32, height: f32) -> Self {
         let (axis_px, header_px) = (72.0, 28.0);
         let plot_w = (width - axis_px - 8.0).max(1.0);
         let plot_h = (height - header_px - 12.0).max(1.0);
-        ExecView {
-            width,
-            height,
-            axis_px,
-            header_px,
-            column_px: (plot_w / l.columns.max(1) as f32).min(48.0),
-            scroll_x_px: 0.0,
-            top_ns: 0.0,
-            ns_per_px: (l.height_ns.max(1) as f64 / plot_h as f64).max(1e-6),
-            hover: None,
+        let column_px = (plot_w / l.columns.max(1) as f32).min(48.0);
+        let mut ns_per_px = (l.height_ns.max(1) as f64 / plot_h as f64).max(1e-6);
+        if let Scale::MinEdge { min_ns } = l.scale {
+            let node = node_px(column_px);
+            if node >= MIN_NODE_PX && min_ns > 0 {
+                ns_per_px = ns_per_px.min(min_ns as f64 / (node + 2.0) as f64).max(1e-6);
+            }
         }
+        ExecView { width, height, axis_px, header_px, column_px, scroll_x_px: 0.0, top_ns: 0.0, ns_per_px, hover: None }
     }
 
     pub fn x_of_column(&self, c: u32) -> f32 {
@@ -71,6 +72,12 @@ pub(crate) const NODE_FILL: Rgba = rgba(0xff, 0xff, 0xff, 0xff);
 pub(crate) const IDLE: Rgba = rgba(0x9a, 0x9a, 0x9a, 0xff);
 /// A b-join's fill (the thread waits); `scene::legend` names it.
 pub(crate) const JOIN_WAIT_FILL: Rgba = rgba(0xff, 0xe0, 0x8a, 0xff);
+
+/// The size of a node's shape in columns `column_px` wide; shapes are drawn from [`MIN_NODE_PX`].
+pub fn node_px(column_px: f32) -> f32 {
+    (column_px * 0.6).min(11.0)
+}
+pub const MIN_NODE_PX: f32 = 3.0;
 
 pub(crate) fn shape_of(kind: NodeKind) -> Shape {
     match kind {
@@ -144,8 +151,8 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
     let col_x0 = view.axis_px + view.scroll_x_px;
     let in_view_x = |x0: f32, x1: f32| x1 >= view.axis_px && x0 <= view.width;
     let lw = if view.column_px >= 6.0 { 1.5 } else { 1.0 };
-    let node_px = (view.column_px * 0.6).min(11.0);
-    let draw_nodes = node_px >= 3.0;
+    let node_px = node_px(view.column_px);
+    let draw_nodes = node_px >= MIN_NODE_PX;
 
     if let Some(h) = view.hover {
         let x = col_x0 + l.column[h as usize] as f32 * view.column_px;
@@ -280,16 +287,38 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
 
     flush_pixel_column(&mut sc, pixel_x, &mut pixel_spans, lw);
 
-    // Column labels, when they fit.
+    // Host (rank) blocks, when the graph has several hosts: a separator before each block's first column and
+    // the host's name over the block (at the plot's left edge for a block that started off screen).
+    let hosts = l.thread_at.first().is_some_and(|&t0| {
+        let h0 = g.threads[t0 as usize].host;
+        g.threads.iter().any(|t| t.host != h0)
+    });
+    if hosts {
+        let host_of = |c: u32| g.threads[l.thread_at[c as usize] as usize].host;
+        for c in cols.clone() {
+            let first = c == 0 || host_of(c - 1) != host_of(c);
+            if !(first || c == cols.start) {
+                continue;
+            }
+            let x = col_x0 + c as f32 * view.column_px;
+            if first && c > 0 {
+                sc.decorate(|sc| {
+                    sc.lines.push(LineInstance::solid(x, 0.0, x, plot_bottom, 1.0, palette::TEXT_MUTED).dashed(4.0))
+                });
+            }
+            let lx = x.max(view.axis_px) + 3.0;
+            sc.labels.push(Label::new(lx, 7.0, format!("rank {}", host_of(c)), palette::TEXT, 9.0).bold());
+        }
+    }
+    // Column labels, when they fit (below the rank names when there are ranks).
     if view.column_px >= 26.0 {
+        let y = if hosts { view.header_px / 2.0 + 6.0 } else { view.header_px / 2.0 };
         for c in cols {
             let t = l.thread_at[c as usize];
             let x = view.x_of_column(c);
             let text = g.short_label(t);
             sc.labels.push(
-                Label::new(x, view.header_px / 2.0, text, palette::TEXT_MUTED, 10.0)
-                    .aligned(Align::Center)
-                    .clipped(view.column_px - 2.0),
+                Label::new(x, y, text, palette::TEXT_MUTED, 10.0).aligned(Align::Center).clipped(view.column_px - 2.0),
             );
         }
     }

@@ -54,6 +54,59 @@ impl Viewport {
 pub enum ColorBy {
     OutlineFunction,
     SourceLine,
+    /// The core that ran the grain (`cpu_id`), as the prototype's linear colour map: R's `topo.colors` over
+    /// the distinct cpu ids in ascending order.
+    Cpu,
+}
+
+/// R's `topo.colors(n)[k]` (the grain-graphs prototype's colour maps): blue-violet through cyan and green to
+/// yellow and pale yellow.
+pub fn topo_color(k: usize, n: usize) -> Rgba {
+    let n = n.max(1);
+    let (j, kk) = (n / 3, n / 3);
+    let i = n - j - kk;
+    let seq = |from: f64, to: f64, len: usize, at: usize| {
+        if len <= 1 {
+            from
+        } else {
+            from + (to - from) * at as f64 / (len - 1) as f64
+        }
+    };
+    let k = k.min(n - 1);
+    let (h, s) = if k < i {
+        (seq(43.0 / 60.0, 31.0 / 60.0, i, k), 1.0)
+    } else if k < i + j {
+        (seq(23.0 / 60.0, 11.0 / 60.0, j, k - i), 1.0)
+    } else {
+        (seq(10.0 / 60.0, 6.0 / 60.0, kk, k - i - j), seq(1.0, 0.3, kk, k - i - j))
+    };
+    hsv(h, s, 1.0)
+}
+
+/// R's `hsv` (h, s, v in [0, 1]) as opaque 8-bit colour.
+fn hsv(h: f64, s: f64, v: f64) -> Rgba {
+    let h6 = (h.rem_euclid(1.0)) * 6.0;
+    let i = h6.floor();
+    let f = h6 - i;
+    let (p, q, t) = (v * (1.0 - s), v * (1.0 - s * f), v * (1.0 - s * (1.0 - f)));
+    let (r, g, b) = match i as i32 {
+        0 => (v, t, p),
+        1 => (q, v, p),
+        2 => (p, v, t),
+        3 => (p, q, v),
+        4 => (t, p, v),
+        _ => (v, p, q),
+    };
+    let c = |x: f64| (x * 255.0).round().clamp(0.0, 255.0) as u8;
+    rgba(c(r), c(g), c(b), 0xff)
+}
+
+/// The `cpu_id` colour of a cpu among the distinct ids `cpus` (ascending); grains without one are dimmed.
+pub fn cpu_color(cpu: u32, cpus: &[u32]) -> Rgba {
+    match cpus.binary_search(&cpu) {
+        Ok(k) if cpu != NONE => topo_color(k, cpus.len()),
+        _ => DIMMED,
+    }
 }
 
 /// The structural view, or the problem view of one metric.
@@ -225,12 +278,8 @@ impl Cells {
 }
 
 /// A node's fill and shape in `view` (`problem`: the problem view shown, if any).
-fn node_fill(
-    g: &crate::analyses::grains::GrainGraph,
-    v: usize,
-    problem: Option<&ProblemView>,
-    view: View,
-) -> (Rgba, Shape) {
+fn node_fill(a: &GrainAnalysis, v: usize, problem: Option<&ProblemView>, view: View) -> (Rgba, Shape) {
+    let g = &a.graph;
     let grain = g.node_grain[v];
     match g.node_kind[v] {
         NodeKind::Fragment | NodeKind::Task => {
@@ -242,6 +291,9 @@ fn node_fill(
                     } else {
                         DIMMED
                     }
+                }
+                (None, View::Structure(ColorBy::Cpu)) if grain != NONE => {
+                    cpu_color(g.grain_cpu[grain as usize], &a.cpu_ids)
                 }
                 (None, View::Structure(ColorBy::SourceLine)) if grain != NONE => {
                     categorical(g.string(g.grain_source[grain as usize]))
@@ -355,7 +407,7 @@ fn build_scene(
             }
             continue;
         }
-        let (fill, shape) = node_fill(g, v, problem, view);
+        let (fill, shape) = node_fill(a, v, problem, view);
         let mut r =
             RectInstance::filled(px, py, (w * vp.scale).max(0.5), (h * vp.scale).max(0.5), fill).with_shape(shape);
         if a.critical.on_node[v] && problem.is_none() {
@@ -376,7 +428,7 @@ fn build_scene(
         if a.critical.on_node[v] && problem.is_none() {
             CRITICAL
         } else {
-            node_fill(g, v, problem, view).0
+            node_fill(a, v, problem, view).0
         }
     });
     for (k, &rank) in marks.iter().enumerate().filter(|(_, &r)| r >= 1.0) {

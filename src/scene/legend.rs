@@ -142,11 +142,15 @@ pub fn grains(a: &GrainAnalysis, view: View) -> Legend {
     let mut sections = Vec::new();
     match view {
         View::Structure(by) => {
-            let (ids, title, what): (Vec<u32>, _, _) = match by {
-                ColorBy::OutlineFunction => (g.grain_outline.clone(), "Fragments by function", "function"),
-                ColorBy::SourceLine => (g.grain_source.clone(), "Fragments by source line", "source line"),
-            };
-            sections.push(section(title, top_strings(a, &ids, what)));
+            match by {
+                ColorBy::OutlineFunction => {
+                    sections.push(section("Fragments by function", top_strings(a, &g.grain_outline, "function")))
+                }
+                ColorBy::SourceLine => {
+                    sections.push(section("Fragments by source line", top_strings(a, &g.grain_source, "source line")))
+                }
+                ColorBy::Cpu => sections.push(section("Fragments by core (cpu_id)", cpu_entries(&a.cpu_ids))),
+            }
             sections.push(section(
                 "Nodes",
                 vec![
@@ -180,6 +184,17 @@ pub fn grains(a: &GrainAnalysis, view: View) -> Legend {
         }
     }
     Legend { sections }
+}
+
+/// The cores' colours on the prototype's linear map: every core when there are at most 8, else 8 spread
+/// from the first to the last (the ramp between them is continuous).
+fn cpu_entries(cpus: &[u32]) -> Vec<Entry> {
+    let n = cpus.len();
+    let picks: Vec<usize> = if n <= 8 { (0..n).collect() } else { (0..8).map(|k| k * (n - 1) / 7).collect() };
+    picks
+        .into_iter()
+        .map(|k| fill(format!("cpu {}", cpus[k]), super::grains::cpu_color(cpus[k], cpus), Shape::Rounded))
+        .collect()
 }
 
 /// The border of the markers that keep problematic grains findable when they are smaller than a pixel.

@@ -13,6 +13,7 @@ pub mod legend;
 pub mod message_marks;
 pub mod moments;
 pub mod palette;
+pub mod parallelism;
 pub mod particles;
 pub mod svg;
 pub mod timeline;

@@ -1,13 +1,17 @@
 //! The grain-graph pane: the structural view or one problem view of an OpenMP program's grain graph (the
 //! worker built, measured and laid it out; scene::grains draws it). Zoom and pan in both directions; hover a
 //! node for its grain's properties and metrics; one grain can be selected (outlined) and located (centred)
-//! for the page's grain panel (table, properties, search).
+//! for the page's grain panel (table, properties, search). Below the graph, when the pane is tall enough,
+//! the parallelism profile (scene::parallelism), linked both ways: hovering an instant there outlines the
+//! grains running then, hovering a grain marks its span there.
 
 use super::{num, Hover, Pane};
 use crate::analyses::grains::query::{grain_properties, search};
+use crate::analyses::grains::Parallelism;
 use crate::analyses::grains::{GrainAnalysis, NONE};
 use crate::layouts::grains::{node_at, GrainLayout};
 use crate::scene::grains::{build_with, narrowest_grain, sub_pixel_hint, ColorBy, EdgeReach, View, Viewport};
+use crate::scene::parallelism::{self as profile, Links, Strip};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use crate::views::options::{
     problem_choices, set_choices, GrainsOptions, ThresholdOverrides, ThresholdsPreset, ViewOptions,
@@ -30,20 +34,28 @@ pub struct GrainsPane {
     fitted: bool,
     /// The narrowest grain fragment, layout units: below a pixel the view says how to read the strip.
     narrowest: Option<f32>,
+    /// The pane's height; the graph's viewport is shorter by the parallelism strip, when there is one.
+    pane_height: f32,
+    /// The instant hovered on the parallelism strip and the grains running then (outlined in the graph).
+    profile_at: Option<u64>,
+    running: Vec<u32>,
+    /// The grain under the pointer in the graph (its span marked on the strip).
+    hovered: Option<u32>,
     /// What lets a frame skip the edges inside a pixel without visiting them (built with the pane).
     reach: EdgeReach,
-    /// The last scene and what it was built for: a frame asked again for the same viewport, view and
-    /// selection (a hover's redraw, the page's own invalidation) costs a copy, not a pass over the graph.
+    /// The graph's last scene (without the selection, running grains and strip drawn over it) and what it was
+    /// built for: a frame asked again for the same viewport and view (a hover's redraw, the page's own
+    /// invalidation) costs a copy, not a pass over the graph.
     last: std::cell::RefCell<Option<(SceneKey, Scene)>>,
 }
 
-/// What a grain-graph scene depends on besides the graph and layout, which a pane never changes.
+/// What the graph's scene depends on besides the graph and layout, which a pane never changes (thresholds
+/// that do change the problem views clear it: `configure`).
 #[derive(Clone, Copy, PartialEq)]
 struct SceneKey {
     vp: Viewport,
     problem: Option<usize>,
     color: ColorBy,
-    selected: Option<u32>,
 }
 
 /// The outline of the selected grain (the page's accent blue: no severity or source colour uses it).
@@ -51,7 +63,7 @@ const SELECTED: Rgba = rgba(0x2f, 0x6f, 0xd6, 0xff);
 
 impl GrainsPane {
     pub fn new(analysis: GrainAnalysis, layout: GrainLayout, width: f32, height: f32) -> Self {
-        let vp = Viewport::fit(&layout, width, height);
+        let vp = Viewport::fit(&layout, width, graph_height(width, height));
         let narrowest = narrowest_grain(&analysis, &layout);
         let reach = EdgeReach::new(&analysis, &layout);
         GrainsPane {
@@ -65,7 +77,67 @@ impl GrainsPane {
             color: ColorBy::OutlineFunction,
             selected: None,
             fitted: true,
+            pane_height: height,
+            profile_at: None,
+            running: Vec::new(),
+            hovered: None,
         }
+    }
+
+    /// The parallelism strip below the graph, if the pane is tall enough for it.
+    pub fn strip(&self) -> Option<Strip> {
+        Strip::below(self.vp.width_px, self.pane_height)
+    }
+
+    /// Hover the parallelism strip at the instant `t` (as a pointer over it does): the grains running then
+    /// are outlined. None clears.
+    pub fn hover_profile(&mut self, t: Option<u64>) -> &[u32] {
+        self.profile_at = t.map(|t| t.min(self.analysis.parallelism.span.saturating_sub(1)));
+        let p = &self.analysis.parallelism;
+        // More than can be told apart is counted, not listed: the listing is per hover on the main thread.
+        self.running = match self.profile_at {
+            Some(t) if p.count_at(t) as usize <= OUTLINE_AT_MOST => p.running_at(t),
+            _ => Vec::new(),
+        };
+        &self.running
+    }
+
+    /// How many grains run at the hovered instant (0 without one).
+    pub fn running_count(&self) -> usize {
+        self.profile_at.map_or(0, |t| self.analysis.parallelism.count_at(t) as usize)
+    }
+
+    /// The grains outlined as running at the hovered instant (none when more than [`OUTLINE_AT_MOST`]).
+    pub fn running(&self) -> &[u32] {
+        &self.running
+    }
+
+    /// Outlines of the grains running at the hovered instant: nodes of a pixel or more outlined, smaller ones
+    /// a dot per pixel. Only what is on screen.
+    fn running_marks(&self) -> Vec<RectInstance> {
+        let (l, vp, g) = (&self.layout, &self.vp, &self.analysis.graph);
+        let mut out = Vec::new();
+        let mut dots = rustc_hash::FxHashSet::default();
+        for &grain in &self.running {
+            for &v in g.grain_nodes_of(grain) {
+                let v = v as usize;
+                let (px, py) = ((l.x[v] - vp.x0) * vp.scale, (l.y[v] - vp.y0) * vp.scale);
+                let (pw, ph) = (l.w[v] * vp.scale, l.h[v] * vp.scale);
+                if px + pw < 0.0 || py + ph < 0.0 || px > vp.width_px || py > vp.height_px {
+                    continue;
+                }
+                if pw >= 1.0 && ph >= 1.0 {
+                    out.push(
+                        RectInstance::filled(px - 2.0, py - 2.0, pw + 4.0, ph + 4.0, 0)
+                            .with_border(profile::LINK, 2.0)
+                            .with_shape(Shape::Rounded),
+                    );
+                } else if dots.insert(((px + pw / 2.0) as i32, (py + ph / 2.0) as i32)) {
+                    out.push(RectInstance::filled(px + pw / 2.0 - 1.5, py + ph / 2.0 - 1.5, 3.0, 3.0, profile::LINK));
+                }
+            }
+        }
+        out
     }
 
     pub fn analysis(&self) -> &GrainAnalysis {
@@ -113,6 +185,9 @@ impl GrainsPane {
 
     /// The grain whose fragment, task, fork or join node lies under screen (x, y).
     pub fn grain_at(&self, x: f32, y: f32) -> Option<u32> {
+        if self.strip().is_some_and(|s| s.contains(x, y)) {
+            return None;
+        }
         let v = node_at(&self.layout, self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale)?;
         let grain = self.analysis.graph.node_grain[v as usize];
         (grain != NONE).then_some(grain)
@@ -217,7 +292,8 @@ impl Pane for GrainsPane {
     }
     fn resize(&mut self, width: f32, height: f32) {
         self.vp.width_px = width;
-        self.vp.height_px = height;
+        self.vp.height_px = graph_height(width, height);
+        self.pane_height = height;
         if self.fitted {
             self.fit();
         }
@@ -244,10 +320,46 @@ impl Pane for GrainsPane {
         self.fitted = true;
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        self.hovered = None;
+        if let Some(strip) = self.strip().filter(|s| s.contains(x, y)) {
+            let p = &self.analysis.parallelism;
+            if p.span == 0 {
+                self.hover_profile(None);
+                return None;
+            }
+            let t = strip.t_at(x, p.span);
+            self.hover_profile(Some(t));
+            let g = &self.analysis.graph;
+            let tasks: Vec<u64> = self.running.iter().map(|&i| g.grain_task[i as usize]).collect();
+            let unit = profile::unit_name(g.unit);
+            let shown: Vec<String> = tasks.iter().take(12).map(u64::to_string).collect();
+            let count = self.running_count();
+            let listed = if count > OUTLINE_AT_MOST {
+                format!("more than {OUTLINE_AT_MOST}: counted, not outlined")
+            } else if count > shown.len() {
+                format!("tasks {}, …", shown.join(", "))
+            } else {
+                format!("tasks {}", shown.join(", "))
+            };
+            return Some(Hover {
+                title: format!(
+                    "{} grains running at {} {unit}",
+                    crate::analyses::aggregate::query::thousands(count as u64),
+                    t
+                ),
+                lines: vec![
+                    listed,
+                    "critical-path distance: the start each grain could have with enough cores".to_string(),
+                ],
+                detail: json!({"parallelism": {"t": t, "count": count, "tasks": tasks}}),
+            });
+        }
+        self.hover_profile(None);
         let v = node_at(&self.layout, self.vp.x0 + x / self.vp.scale, self.vp.y0 + y / self.vp.scale)?;
         let g = &self.analysis.graph;
         let grain = g.node_grain[v as usize];
         let kind = g.node_kind[v as usize].name();
+        self.hovered = (grain != NONE).then_some(grain);
         if grain == NONE {
             return Some(Hover { title: kind.to_string(), lines: vec![], detail: json!({"node": v, "kind": kind}) });
         }
@@ -265,24 +377,39 @@ impl Pane for GrainsPane {
             detail: json!({"node": v, "grain": grain, "task": task, "kind": kind}),
         })
     }
-    fn clear_hover(&mut self) {}
+    fn clear_hover(&mut self) {
+        self.hovered = None;
+        self.hover_profile(None);
+    }
     fn legend(&self) -> Option<crate::scene::legend::Legend> {
         Some(crate::scene::legend::grains(&self.analysis, self.view()))
     }
     fn scene(&self) -> Scene {
-        let key = SceneKey { vp: self.vp, problem: self.problem, color: self.color, selected: self.selected };
-        if let Some((k, scene)) = &*self.last.borrow() {
-            if *k == key {
-                return scene.clone();
-            }
-        }
-        let view = self.view();
-        let mut scene = build_with(&self.analysis, &self.layout, &self.reach, &self.vp, view);
+        let key = SceneKey { vp: self.vp, problem: self.problem, color: self.color };
+        let cached = match &*self.last.borrow() {
+            Some((k, scene)) if *k == key => Some(scene.clone()),
+            _ => None,
+        };
+        let mut scene = cached.unwrap_or_else(|| {
+            let scene = build_with(&self.analysis, &self.layout, &self.reach, &self.vp, self.view());
+            *self.last.borrow_mut() = Some((key, scene.clone()));
+            scene
+        });
+        scene.rects.extend(self.running_marks());
         scene.rects.extend(self.selection_outline());
         if self.narrowest.is_some_and(|w| w * self.vp.scale < 1.0) {
             sub_pixel_hint(&mut scene, self.analysis.graph.grains());
         }
-        *self.last.borrow_mut() = Some((key, scene.clone()));
+        if let Some(strip) = self.strip() {
+            scene.height = self.pane_height;
+            let a = &self.analysis;
+            let p = &a.parallelism;
+            let links = Links {
+                at: self.profile_at.map(|t| (t, self.running_count() as u32)),
+                grain: self.hovered.or(self.selected).and_then(|g| Parallelism::grain_span(&a.graph, &a.critical, g)),
+            };
+            profile::draw(&mut scene, p, &strip, a.cores, a.graph.unit, links);
+        }
         scene
     }
     fn state(&self) -> serde_json::Value {
@@ -311,6 +438,13 @@ impl Pane for GrainsPane {
             "sub_pixel": self.narrowest.is_some_and(|w| w * self.vp.scale < 1.0),
             "selected": self.selected.map(|i| json!({"grain": i, "task": g.grain_task[i as usize]})),
             "viewport": {"x0": self.vp.x0, "y0": self.vp.y0, "scale": self.vp.scale},
+            "parallelism": {
+                "max": self.analysis.parallelism.max, "mean": self.analysis.parallelism.mean,
+                "span": self.analysis.parallelism.span,
+                "strip": self.strip().map(|s| json!({"top": s.top, "height": s.height, "x0": s.plot_x0, "x1": s.plot_x1})),
+                "at": self.profile_at, "running": self.running_count(), "outlined": self.running.len(),
+                "running_tasks": self.running.iter().take(1024).map(|&i| g.grain_task[i as usize]).collect::<Vec<_>>(),
+            },
             "sample_nodes": sample,
         })
     }
@@ -360,5 +494,17 @@ impl Pane for GrainsPane {
     }
     fn as_grains(&mut self) -> Option<&mut GrainsPane> {
         Some(self)
+    }
+}
+
+/// The most grains a hover on the strip lists and outlines (fib(45) at cutoff 16 runs 65,536 at once on
+/// this axis: listing them took up to 29 ms per hover, BENCHMARKS.md).
+pub const OUTLINE_AT_MOST: usize = 8192;
+
+/// The graph's share of a pane `height` tall: less the parallelism strip when the pane has room for one.
+fn graph_height(width: f32, height: f32) -> f32 {
+    match Strip::below(width, height) {
+        Some(s) => s.top,
+        None => height,
     }
 }

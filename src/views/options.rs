@@ -720,7 +720,7 @@ impl ViewOptions for ExecgraphOptions {
         const S: &[OptionSpec] = &[OptionSpec::option(
             "min_edge",
             "time",
-            "raise short flow edges to this length: pixels of the 800-pixel true-scale drawing (8px) or nanoseconds (5000ns)",
+            "raise short flow edges to this length: pixels of the 800-pixel true-scale drawing (14px, enough to clear the node shapes) or nanoseconds (5000ns)",
             Kind::Choice {
                 choices: &[Choice { value: "true", label: "true scale" }],
                 other: Some(Other {
@@ -728,10 +728,10 @@ impl ViewOptions for ExecgraphOptions {
                     label: "short edges raised to",
                     prefix: "",
                     suffix: "px",
-                    placeholder: "8",
-                    default: "8",
+                    placeholder: "14",
+                    default: "14",
                     number: true,
-                    allowed: "a length in px (8px) or ns (5000ns)",
+                    allowed: "a length in px (14px) or ns (5000ns)",
                 }),
             },
             "true",
@@ -1033,11 +1033,12 @@ impl ViewOptions for GrainsOptions {
             OptionSpec::option(
                 "color",
                 "colour",
-                "the structural view's fragment colours: by outline function or by source line",
+                "the structural view's fragment colours: by outline function, by source line or by the core that ran the grain (cpu_id)",
                 Kind::Choice {
                     choices: &[
                         Choice { value: "outline_function", label: "by function" },
                         Choice { value: "source_line", label: "by source line" },
+                        Choice { value: "cpu_id", label: "by core (cpu_id)" },
                     ],
                     other: None,
                 },
@@ -1077,8 +1078,11 @@ impl ViewOptions for GrainsOptions {
                 }
             }
             _ => {
-                self.color =
-                    if spec.choice(value)? == "source_line" { ColorBy::SourceLine } else { ColorBy::OutlineFunction }
+                self.color = match spec.choice(value)? {
+                    "source_line" => ColorBy::SourceLine,
+                    "cpu_id" => ColorBy::Cpu,
+                    _ => ColorBy::OutlineFunction,
+                }
             }
         }
         Ok(())
@@ -1095,7 +1099,12 @@ impl ViewOptions for GrainsOptions {
                 .position(|l| l.key == key)
                 .and_then(|i| self.overrides.limits[i])
                 .map_or_else(|| "preset".to_string(), |v| v.to_string()),
-            _ => if self.color == ColorBy::SourceLine { "source_line" } else { "outline_function" }.to_string(),
+            _ => match self.color {
+                ColorBy::SourceLine => "source_line",
+                ColorBy::Cpu => "cpu_id",
+                ColorBy::OutlineFunction => "outline_function",
+            }
+            .to_string(),
         }
     }
 }

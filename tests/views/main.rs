@@ -10,6 +10,7 @@ mod execgraph;
 mod grains;
 mod messages;
 mod moments;
+mod parallelism;
 mod particles;
 mod set;
 mod summaries;

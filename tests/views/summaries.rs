@@ -121,7 +121,8 @@ fn weft_render_grains_draws_the_grain_views_scene() {
     ]);
     let a = analyse(&file, Thresholds::paper());
     let l = layout(&a.graph, &LayoutParams::default());
-    let height = (700.0 * l.height / l.width.max(1.0)).clamp(200.0, 2800.0);
+    // The graph's share, and the parallelism strip below it.
+    let height = (700.0 * l.height / l.width.max(1.0)).clamp(200.0, 2800.0) + weft::scene::parallelism::HEIGHT;
     let mut p = GrainsPane::new(a, l, 700.0, height);
     p.configure("problem", "parallel_benefit").unwrap();
     let scene = weft::scene::legend::beside(p.scene(), &p.legend().unwrap());

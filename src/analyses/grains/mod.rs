@@ -6,6 +6,7 @@ pub mod critical;
 pub mod graph;
 pub mod import;
 pub mod metrics;
+pub mod parallelism;
 pub mod problems;
 pub mod query;
 pub mod visit;
@@ -13,6 +14,7 @@ pub mod visit;
 pub use critical::{critical_path, CriticalPath};
 pub use graph::{from_profile, EdgeKind, GrainGraph, NodeKind, TimeUnit, NONE};
 pub use metrics::Metrics;
+pub use parallelism::Parallelism;
 pub use problems::{ProblemView, Thresholds, METRICS};
 
 use crate::model::grains::Grains;
@@ -29,6 +31,10 @@ pub struct GrainAnalysis {
     pub problems: Vec<ProblemView>,
     /// Per grain: is any of its nodes on the critical path?
     pub grain_on_critical: Vec<bool>,
+    /// How many grains run at each instant of the critical-path-distance axis.
+    pub parallelism: Parallelism,
+    /// The distinct cpu ids grains ran on, ascending (the `cpu_id` colouring ranks grains' cpus in it).
+    pub cpu_ids: Vec<u32>,
 }
 
 impl GrainAnalysis {
@@ -51,12 +57,25 @@ impl GrainAnalysis {
     }
 
     pub fn assemble(graph: GrainGraph, critical: CriticalPath, metrics: Metrics, thresholds: Thresholds) -> Self {
+        let parallelism = Parallelism::new(&graph, &critical);
+        Self::assemble_with(graph, critical, metrics, parallelism, thresholds)
+    }
+
+    /// [`GrainAnalysis::assemble`] with the parallelism profile computed already (the worker's, on the page).
+    pub fn assemble_with(
+        graph: GrainGraph,
+        critical: CriticalPath,
+        metrics: Metrics,
+        parallelism: Parallelism,
+        thresholds: Thresholds,
+    ) -> Self {
         let cores = thresholds.cores.unwrap_or_else(|| problems::cores_of(&graph.grain_cpu, thresholds.cores_from));
         let problems = METRICS.iter().map(|m| problems::problem_view(&metrics, m, &thresholds, cores)).collect();
         let grain_on_critical = (0..graph.grains())
             .map(|g| graph.grain_nodes_of(g as u32).iter().any(|&v| critical.on_node[v as usize]))
             .collect();
-        GrainAnalysis { graph, critical, metrics, cores, thresholds, problems, grain_on_critical }
+        let cpu_ids = distinct_cpus(&graph.grain_cpu);
+        GrainAnalysis { graph, critical, metrics, cores, thresholds, problems, grain_on_critical, parallelism, cpu_ids }
     }
 
     /// Recompute the problem views under other thresholds (graph, critical path and metrics stay).
@@ -74,5 +93,54 @@ impl GrainAnalysis {
 
     pub fn summary(&self) -> String {
         problems::summary(&self.problems, &self.grain_on_critical)
+    }
+}
+
+/// The distinct cpu ids, ascending. Runs on the page when a bundle is read: a few dozen cores cost a binary
+/// search per grain, not a sort of every grain's id; past 4,096 distinct ids (bad input) it sorts them all.
+fn distinct_cpus(cpus: &[u32]) -> Vec<u32> {
+    let mut seen: Vec<u32> = Vec::new();
+    let mut last = NONE;
+    for &c in cpus {
+        if c == NONE || c == last {
+            continue;
+        }
+        last = c;
+        if let Err(i) = seen.binary_search(&c) {
+            if seen.len() >= 4096 {
+                let mut all: Vec<u32> = cpus.iter().copied().filter(|&c| c != NONE).collect();
+                all.sort_unstable();
+                all.dedup();
+                return all;
+            }
+            seen.insert(i, c);
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn distinct_cpus_equal_a_sort_and_dedup() {
+        let mut x = 12345u64;
+        for (n, range) in [(1000usize, 48u64), (20_000, 10_000), (50, 3)] {
+            let cpus: Vec<u32> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if x % 11 == 0 {
+                        super::NONE
+                    } else {
+                        (x % range) as u32
+                    }
+                })
+                .collect();
+            let mut want: Vec<u32> = cpus.iter().copied().filter(|&c| c != super::NONE).collect();
+            want.sort_unstable();
+            want.dedup();
+            assert_eq!(super::distinct_cpus(&cpus), want, "{n} grains over {range} ids");
+        }
     }
 }

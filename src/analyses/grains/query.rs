@@ -15,6 +15,8 @@ pub struct GrainFigures {
     pub edges: usize,
     pub grains: usize,
     pub nodes: usize,
+    /// The parallelism profile: max, mean, and `[t, count]` points bounded in number.
+    pub parallelism: super::parallelism::ParallelismFigures,
     /// Problematic grains per metric, by metric name.
     pub problems: BTreeMap<&'static str, usize>,
 }
@@ -26,6 +28,7 @@ impl GrainFigures {
             edges: a.graph.edges(),
             grains: a.graph.grains(),
             nodes: a.graph.nodes(),
+            parallelism: a.parallelism.figures(a.graph.unit),
             problems: a.problems.iter().map(|p| (p.metric, p.count)).collect(),
         }
     }

@@ -1,7 +1,8 @@
 //! `weft grains FILE [--json] [--thresholds paper|prototype] [--single FILE] [--graphml OUT]`, and the grain-graph part of
 //! `weft render`. Reads a MIR task-stats CSV, the prototype's GraphML or an OTF2 trace's task events; prints structure, critical path
 //! and problem counts. The JSON keys are a stable interface: grains, nodes, edges, critical_path_length,
-//! problems (`analyses::grains::query::GrainFigures`, which the page's summary is too).
+//! problems, parallelism (`analyses::grains::query::GrainFigures`, which the page's summary is too);
+//! `--running-at T` adds `running`: the grains running at T on the parallelism profile's axis.
 
 use crate::flags::{checked, help};
 use std::path::{Path, PathBuf};
@@ -32,6 +33,10 @@ pub struct Args {
     /// Also write the grain graph as GraphML (for yEd; weft re-opens it) to this file.
     #[arg(long)]
     graphml: Option<PathBuf>,
+    /// List the grains (task ids) running at this instant of the parallelism profile (critical-path distance,
+    /// in the profile's unit), as the page outlines them when the profile is hovered there.
+    #[arg(long, value_name = "T")]
+    running_at: Option<u64>,
 }
 
 fn read(path: &Path) -> Result<Grains, ReadError> {
@@ -95,8 +100,14 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             .map_err(|e| format!("{}: {e}", escape_controls(&out.display().to_string())))?;
         eprintln!("wrote {}", escape_controls(&out.display().to_string()));
     }
+    let running: Option<Vec<u64>> =
+        a.running_at.map(|t| an.parallelism.running_at(t).iter().map(|&i| g.grain_task[i as usize]).collect());
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&GrainFigures::of(&an))?);
+        let mut v = serde_json::to_value(GrainFigures::of(&an))?;
+        if let (Some(t), Some(tasks)) = (a.running_at, &running) {
+            v["running"] = serde_json::json!({"t": t, "count": tasks.len(), "tasks": tasks});
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
     let unit = match g.unit {
@@ -129,6 +140,11 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     if an.critical.length > 0 {
         println!("parallelism     {:.3} (work / span)", work as f64 / an.critical.length as f64);
     }
+    println!("profile         max {} grains running at once (critical-path distance)", an.parallelism.max);
+    if let (Some(t), Some(tasks)) = (a.running_at, &running) {
+        let list: Vec<String> = tasks.iter().map(u64::to_string).collect();
+        println!("running at {t}   {} grains: {}", tasks.len(), list.join(" "));
+    }
     println!("cores           {}", an.cores);
     println!("thresholds      {}", an.thresholds.source);
     println!();
@@ -146,8 +162,11 @@ pub struct RenderArgs {
     #[arg(long, value_parser = checked::<GrainsOptions>("problem"), help = help::<GrainsOptions>("problem"))]
     problem: Option<String>,
     /// Colour fragments by source line instead of outline function.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "by_cpu")]
     by_source_line: bool,
+    /// Colour fragments by the core that ran them (cpu_id) instead of outline function.
+    #[arg(long)]
+    by_cpu: bool,
     #[arg(long, default_value = "paper", value_parser = checked::<GrainsOptions>("thresholds"), help = help::<GrainsOptions>("thresholds"))]
     thresholds: String,
     /// Canvas width in pixels (the height follows the graph's aspect, at most 4 times the width).
@@ -163,7 +182,8 @@ pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error
         an.problem(m).ok_or_else(|| format!("unknown metric \"{m}\"; one of {:?}", weft::analyses::grains::METRICS))?;
     }
     let l = layout(&an.graph, &LayoutParams::default());
-    let height = (a.width * l.height / l.width.max(1.0)).clamp(200.0, 4.0 * a.width);
+    // The graph's share, plus the parallelism strip below it.
+    let height = (a.width * l.height / l.width.max(1.0)).clamp(200.0, 4.0 * a.width) + weft::scene::parallelism::HEIGHT;
     // The page's grain-graph view, fitted, with the options the arguments give.
     let mut pane = GrainsPane::new(an, l, a.width, height);
     if let Some(m) = &a.problem {
@@ -171,6 +191,9 @@ pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error
     }
     if a.by_source_line {
         pane.configure("color", "source_line")?;
+    }
+    if a.by_cpu {
+        pane.configure("color", "cpu_id")?;
     }
     let scene = pane.scene();
     let scene = match pane.legend() {

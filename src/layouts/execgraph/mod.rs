@@ -1,7 +1,8 @@
 //! The drawing of an execution graph (TreVis): every thread in its own column, y is time. Node y by the
 //! paper's rule (the origin at 0, every node at its predecessor plus the edge's length, an a-join at the
 //! later of its two predecessors), in true scale or with short flow edges raised to a minimum length; columns
-//! by side assignment per parent (`sides`), each thread's subtree a contiguous block of columns; crossings
+//! by side assignment per parent (`sides`), each thread's subtree a contiguous block of columns, the roots
+//! grouped by host node (OTF2 rank) so each host's threads are one block of columns; crossings
 //! counted on the final drawing (`crossings`). Deterministic, O(n log n) in threads and nodes.
 //!
 //! Positions are abstract (columns, nanoseconds of drawing time): no pixels, no colours.
@@ -89,8 +90,10 @@ pub fn layout(g: &ExecGraph, scale: Scale) -> ExecLayout {
         bottom_ns.push(y_ns[(if t.join_node != NONE { t.join_node } else { t.end() }) as usize]);
     }
 
-    // Preorder from the roots, so parents come before their subthreads.
-    let roots = g.roots();
+    // Preorder from the roots, so parents come before their subthreads. Roots grouped by host (an OTF2
+    // rank's threads side by side, ranks in order), by start within a host.
+    let mut roots = g.roots();
+    roots.sort_dyn_by_key(|&t| g.threads[t as usize].host);
     let mut pre: Vec<ThreadIx> = Vec::with_capacity(n);
     let mut stack: Vec<ThreadIx> = roots.iter().rev().copied().collect();
     while let Some(t) = stack.pop() {

@@ -1,8 +1,8 @@
 //! The views of what is loaded and which one is shown: what the page's view switcher offers for each input,
-//! which pane a switch builds (on first use), the time range kept across a switch, and what an option change
-//! invalidates. The page's `Viewer` (src/web/viewer.rs) owns one and adds only the renderer, the canvases
-//! and the conversions to JavaScript; tests drive it natively. Must not read a clock (the aggregated view
-//! gets the [`Clock`] given here) or know the page.
+//! which pane a switch builds (on first use), the time range and the grain views' problem view kept across a
+//! switch, and what an option change invalidates. The page's `Viewer` (src/web/viewer.rs) owns one and adds
+//! only the renderer, the canvases and the conversions to JavaScript; tests drive it natively. Must not read
+//! a clock (the aggregated view gets the [`Clock`] given here) or know the page.
 //!
 //! A load from the worker's bytes can also run in steps ([`ViewSet::begin_grains`], [`ViewSet::begin_trace`],
 //! then [`ViewSet::load_step`] until it returns false), so the page can yield to the browser between them and

@@ -71,8 +71,10 @@ pub struct AggregatePane {
     /// the view is about (every grain in the structural view, the problematic ones in a problem view).
     theta: Vec<u32>,
     theta_max: Option<u32>,
-    /// The selected node's property window (props.rs), computed when the selection or the tree changes.
+    /// The selected node's property window (props.rs), computed when the selection or the tree changes;
+    /// the tree's generation (one more on each rebuild) tells the latter.
     props: Value,
+    tree_generation: u64,
     depth: u32,
     cam: Fit,
     width: f32,
@@ -120,6 +122,7 @@ impl AggregatePane {
             theta: Vec::new(),
             theta_max: None,
             props: Value::Null,
+            tree_generation: 0,
             depth: 0,
             cam: Fit { x0: 0.0, y0: 0.0, scale: 1.0 },
             width,
@@ -309,6 +312,7 @@ impl AggregatePane {
             self.mark_similar();
         }
         self.rebuild_compare();
+        self.tree_generation += 1;
         self.measure_theta();
         self.settle();
         if self.fitted {

@@ -39,12 +39,19 @@ fn columns(m: &Metrics) -> Vec<(&'static str, &'static str, Column<'_>)> {
 }
 
 impl AggregatePane {
-    /// Fill the property window for the selection (empty when nothing is selected).
+    /// Fill the property window for the selection (empty when nothing is selected). The same node of the
+    /// same tree is not summed again (a drill or a pan keeps the selection): only its open state changes.
     pub(super) fn refresh_props(&mut self) {
-        self.props = match self.selected.filter(|&u| (u as usize) < self.tree.len()) {
-            Some(u) => self.properties(u),
-            None => Value::Null,
+        let Some(u) = self.selected.filter(|&u| (u as usize) < self.tree.len()) else {
+            self.props = Value::Null;
+            return;
         };
+        let same = self.props["id"] == u && self.props["tree"] == self.tree_generation;
+        if same {
+            self.props["open"] = Value::Bool(self.view.is_open(u));
+        } else {
+            self.props = self.properties(u);
+        }
     }
 
     /// A grain's function and source location as a tooltip line; None when the profile names neither.
@@ -124,6 +131,7 @@ impl AggregatePane {
         let m = &self.metrics;
         json!({
             "id": u,
+            "tree": self.tree_generation,
             "kind": t.kind[ui].name(),
             "leaf": t.is_leaf(u),
             "open": self.view.is_open(u),

@@ -781,6 +781,7 @@ async function main() {
   weft.grainPanel = new GrainPanel({ viewer: built.viewer, canvas: built.canvas, root: $('grain-panel'), help: $('help-grains'),
     onConfigure: (k, v) => { configure(k, v); renderViewOptions('grains'); }, onError: showError });
   weft.aggregatePanel = new AggregatePanel({ viewer: built.viewer, canvas: built.canvas, help: $('help'), onError: showError, onCompare: compareWith,
+    onJump: (grain) => { viewGeneration += 1; try { built.viewer.show_grain(grain); } catch (e) { showError(String(e)); return; } hideTooltip(); renderViewTabs(); },
     renderOptions: (box) => optionControls(box, built.viewer.option_schema(), (o, v) => weft.aggregatePanel.configure(o.key, v)) });
   weft.profilePanel = new ProfilePanel({ viewer: built.viewer, canvas: built.canvas, root: $('profile-panel'), onError: showError });
   weft.countersPanel = new CountersPanel({ viewer: built.viewer });

@@ -3,9 +3,12 @@
 //! problem view a group's border is red when problematic and green when not, and its fill shows the worst
 //! severity inside; in the structural view closed groups are pale yellow (the paper's unopened colour).
 //! The global critical path is drawn red (edges and borders of members on it, in the structural view), a
-//! group's local critical path orange; groups marked similar carry a small diamond, highlighted groups (for
-//! instance a run's groups whose structure differs from the other run's) a thick outline. Fast-forward edges
-//! of the filtered view are thick grey lines. Builds instances from a layout; computes no metric.
+//! group's local critical path orange; groups marked similar carry a glyph of their similarity class (a
+//! shape and colour per class, with the class number where it fits; [`similar_mark`] is the legend's data),
+//! highlighted groups (for instance a run's groups whose structure differs from the other run's) a thick
+//! outline. Fast-forward edges of the filtered view are thick grey lines. Also cuts a scene to a box (each
+//! half of two runs side by side) and out of a box (under the inset). Builds instances from a layout;
+//! computes no metric.
 
 use super::axis::label_width_px;
 use super::grains::{severity_color, DIMMED, EDGE_PLAIN, FORK, JOIN, START_END};
@@ -25,6 +28,31 @@ pub const OPENED_BORDER: Rgba = rgba(0xb8, 0xbe, 0xc6, 0xff);
 pub const FAST_FORWARD: Rgba = rgba(0x7a, 0x82, 0x8c, 0xff);
 pub const SIMILAR: Rgba = rgba(0x4e, 0x79, 0xa7, 0xff);
 
+/// Similarity classes' colours (Okabe–Ito, colour-blind safe) and shapes. 7 colours and 4 shapes, coprime:
+/// the first 28 classes each get their own pair.
+const CLASS_COLORS: [Rgba; 7] = [
+    SIMILAR,
+    rgba(0xe6, 0x9f, 0x00, 0xff),
+    rgba(0x00, 0x9e, 0x73, 0xff),
+    rgba(0xcc, 0x79, 0xa7, 0xff),
+    rgba(0x56, 0xb4, 0xe9, 0xff),
+    rgba(0xd5, 0x5e, 0x00, 0xff),
+    rgba(0x33, 0x33, 0x33, 0xff),
+];
+const CLASS_SHAPES: [(Shape, &str); 4] = [
+    (Shape::Diamond, "diamond"),
+    (Shape::Ellipse, "circle"),
+    (Shape::TriangleUp, "triangle"),
+    (Shape::TriangleDown, "triangle-down"),
+];
+
+/// The mark of similarity class `class` (0-based): its shape, the shape's name and its colour. The view
+/// draws it on each closed group of the class; the legend lists it.
+pub fn similar_mark(class: u32) -> (Shape, &'static str, Rgba) {
+    let (shape, name) = CLASS_SHAPES[class as usize % CLASS_SHAPES.len()];
+    (shape, name, CLASS_COLORS[class as usize % CLASS_COLORS.len()])
+}
+
 /// What to draw besides the structure.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Overlay<'a> {
@@ -32,8 +60,8 @@ pub struct Overlay<'a> {
     pub problem: Option<(usize, &'a [f32])>,
     /// Tree nodes on the local critical path of the group being inspected.
     pub local_critical: &'a [u32],
-    /// Tree nodes with the same structure as another visible group.
-    pub similar: &'a [u32],
+    /// Tree nodes with the same structure as another visible group, with their similarity class.
+    pub similar: &'a [(u32, u32)],
     /// Tree nodes to outline (e.g. structure differs from the other run).
     pub highlight: &'a [u32],
 }
@@ -121,7 +149,13 @@ pub fn build_at(
         }
         b
     };
-    let (local, similar, highlight) = (mark(overlay.local_critical), mark(overlay.similar), mark(overlay.highlight));
+    let (local, highlight) = (mark(overlay.local_critical), mark(overlay.highlight));
+    let mut similar = vec![u32::MAX; if overlay.similar.is_empty() { 0 } else { t.len() }];
+    for &(u, class) in overlay.similar {
+        if let Some(c) = similar.get_mut(u as usize) {
+            *c = class;
+        }
+    }
     let bad = |u: usize| overlay.problem.is_some_and(|(bit, _)| m.problems[u] >> bit & 1 == 1);
     let g = &a.graph;
     let visible = drawn(t, v, geom, &fit, width_px, height_px);
@@ -181,9 +215,14 @@ pub fn build_at(
             );
         }
         s.rects.push(r);
-        if similar[ui] {
-            let d = (6.0 * sc).clamp(4.0, 10.0);
-            s.rects.push(RectInstance::filled(px + w - d - 2.0, py + 2.0, d, d, SIMILAR).with_shape(Shape::Diamond));
+        if let Some(&class) = similar.get(ui).filter(|&&c| c != u32::MAX) {
+            let d = (7.0 * sc).clamp(6.0, 11.0);
+            let (shape, _, color) = similar_mark(class);
+            s.rects.push(RectInstance::filled(px + w - d - 2.0, py + 2.0, d, d, color).with_shape(shape));
+            if w >= 40.0 && h >= 14.0 {
+                let n = format!("{}", class + 1);
+                s.labels.push(Label::new(px + w - d - 4.0, py + 2.0 + d / 2.0, n, color, 9.0).aligned(Align::Right));
+            }
         }
         if !t.is_leaf(u) && !v.is_open(u) && w >= 24.0 && h >= 10.0 {
             // White on the darker severities, where black would not read.
@@ -286,4 +325,107 @@ fn drawn(
         }
     }
     out
+}
+
+/// Keep of `s`, from the given counts of rects, lines and labels on, only what lies inside the box
+/// (x0, y0)–(x1, y1): rects cut to it (a cut rounded rect becomes square at the cut; other shapes that do not
+/// fit whole are dropped), lines clipped, labels whose anchor lies outside dropped.
+pub fn clip_from(s: &mut Scene, from: (usize, usize, usize), [x0, y0, x1, y1]: [f32; 4]) {
+    let (r0, l0, t0) = from;
+    let mut rects = s.rects.split_off(r0.min(s.rects.len()));
+    rects.retain_mut(|r| {
+        let (a, b) = (r.x.max(x0), r.y.max(y0));
+        let (c, d) = ((r.x + r.w).min(x1), (r.y + r.h).min(y1));
+        if c <= a || d <= b {
+            return false;
+        }
+        let cut = a > r.x || b > r.y || c < r.x + r.w || d < r.y + r.h;
+        if cut {
+            match r.shape {
+                x if x == Shape::Rect as u32 => {}
+                x if x == Shape::Rounded as u32 => r.shape = Shape::Rect as u32,
+                _ => return false,
+            }
+            (r.x, r.y, r.w, r.h) = (a, b, c - a, d - b);
+        }
+        true
+    });
+    s.rects.extend(rects);
+    let mut lines = s.lines.split_off(l0.min(s.lines.len()));
+    lines.retain_mut(|l| match clip_segment((l.x0, l.y0, l.x1, l.y1), [x0, y0, x1, y1]) {
+        Some((a, b, c, d)) => {
+            (l.x0, l.y0, l.x1, l.y1) = (a, b, c, d);
+            true
+        }
+        None => false,
+    });
+    s.lines.extend(lines);
+    let keep = |t: &Label| t.x >= x0 && t.x <= x1 && t.y >= y0 && t.y <= y1;
+    let mut labels = s.labels.split_off(t0.min(s.labels.len()));
+    labels.retain(keep);
+    s.labels.extend(labels);
+}
+
+/// Remove from `s` what would be drawn over the box (x0, y0)–(x1, y1) after the rects laid there next: lines
+/// lose their part inside it, labels that reach into it go. (Rects need nothing: the renderer draws every
+/// rect before any line, in order, so a box pushed later covers them.)
+pub fn cut_out(s: &mut Scene, [x0, y0, x1, y1]: [f32; 4]) {
+    let mut out = Vec::with_capacity(s.lines.len());
+    for l in s.lines.drain(..) {
+        let seg = (l.x0, l.y0, l.x1, l.y1);
+        if clip_segment(seg, [x0, y0, x1, y1]).is_none() {
+            out.push(l);
+            continue;
+        }
+        // The parts before and after the box: the segment's parameter range outside it.
+        let (dx, dy) = (l.x1 - l.x0, l.y1 - l.y0);
+        let (t_in, t_out) = segment_range(seg, [x0, y0, x1, y1]).unwrap_or((0.0, 1.0));
+        for (a, b) in [(0.0, t_in), (t_out, 1.0)] {
+            if b - a > 1e-4 {
+                let mut p = l;
+                (p.x0, p.y0, p.x1, p.y1) = (l.x0 + dx * a, l.y0 + dy * a, l.x0 + dx * b, l.y0 + dy * b);
+                out.push(p);
+            }
+        }
+    }
+    s.lines = out;
+    s.labels.retain(|t| {
+        let w = label_width_px(&t.text, t.size_px);
+        let left = match t.align {
+            Align::Left => t.x,
+            Align::Center => t.x - w / 2.0,
+            Align::Right => t.x - w,
+        };
+        let (top, bottom) = (t.y - t.size_px, t.y + t.size_px);
+        left > x1 || left + w < x0 || bottom < y0 || top > y1
+    });
+}
+
+/// The parameter range [t0, t1] of the segment inside the box (Liang–Barsky); None when it misses.
+fn segment_range((ax, ay, bx, by): (f32, f32, f32, f32), [x0, y0, x1, y1]: [f32; 4]) -> Option<(f32, f32)> {
+    let (dx, dy) = (bx - ax, by - ay);
+    let (mut t0, mut t1) = (0.0f32, 1.0f32);
+    for (p, q) in [(-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return None;
+            }
+        } else {
+            let r = q / p;
+            if p < 0.0 {
+                t0 = t0.max(r);
+            } else {
+                t1 = t1.min(r);
+            }
+        }
+    }
+    (t0 <= t1).then_some((t0, t1))
+}
+
+/// The part of a segment inside the box; None when none is.
+pub fn clip_segment(seg: (f32, f32, f32, f32), b: [f32; 4]) -> Option<(f32, f32, f32, f32)> {
+    let (t0, t1) = segment_range(seg, b)?;
+    let (ax, ay, bx, by) = seg;
+    let (dx, dy) = (bx - ax, by - ay);
+    Some((ax + dx * t0, ay + dy * t0, ax + dx * t1, ay + dy * t1))
 }

@@ -1,8 +1,8 @@
 //! The views of what is loaded and which one is shown: what the page's view switcher offers for each input,
-//! which pane a switch builds (on first use), the time range kept across a switch, and what an option change
-//! invalidates. The page's `Viewer` (src/web/viewer.rs) owns one and adds only the renderer, the canvases
-//! and the conversions to JavaScript; tests drive it natively. Must not read a clock (the aggregated view
-//! gets the [`Clock`] given here) or know the page.
+//! which pane a switch builds (on first use), the time range and the grain views' problem view kept across a
+//! switch, and what an option change invalidates. The page's `Viewer` (src/web/viewer.rs) owns one and adds
+//! only the renderer, the canvases and the conversions to JavaScript; tests drive it natively. Must not read
+//! a clock (the aggregated view gets the [`Clock`] given here) or know the page.
 //!
 //! A load from the worker's bytes can also run in steps ([`ViewSet::begin_grains`], [`ViewSet::begin_trace`],
 //! then [`ViewSet::load_step`] until it returns false), so the page can yield to the browser between them and
@@ -390,6 +390,7 @@ impl ViewSet {
             self.loading = None;
         }
         let range = self.active().and_then(|p| p.time_range());
+        let problem = self.active().and_then(shown_problem);
         let index = match self.panes.iter().position(|p| p.kind() == kind) {
             Some(i) => i,
             None if kind == "aggregate" => {
@@ -422,7 +423,21 @@ impl ViewSet {
             }
         };
         self.show(index, range);
+        // The Grain graph and Aggregated tabs share one problem view: the one chosen in either shows in both.
+        let pane = &mut self.panes[index];
+        if let Some(p) = problem.filter(|p| shown_problem(pane.as_ref()).is_some_and(|q| q != *p)) {
+            let _ = pane.configure("problem", &p);
+        }
         Ok(())
+    }
+
+    /// Show grain `grain` in the Grain graph tab, selected and brought into view at a readable scale (the
+    /// Aggregated view's jump from a grain to the grain panel).
+    pub fn show_grain(&mut self, grain: u32) -> Result<(), String> {
+        self.set_view("grains")?;
+        let pane = self.grains_pane().ok_or("no grain graph is loaded")?;
+        pane.select(Some(grain))?;
+        pane.locate(grain, true)
     }
 
     /// Show pane `index` at the view's size, over `range` where it has a time axis.
@@ -502,4 +517,14 @@ fn set_options(pane: &mut dyn Pane, described: &serde_json::Value) {
             let _ = pane.configure(key, value);
         }
     }
+}
+
+/// The problem view a grain or aggregated view shows (its `problem` option's value); None for other views.
+fn shown_problem(pane: &dyn Pane) -> Option<String> {
+    if !matches!(pane.kind(), "grains" | "aggregate") {
+        return None;
+    }
+    let options = pane.options();
+    let o = options["options"].as_array()?.iter().find(|o| o["key"] == "problem")?;
+    o["value"].as_str().map(str::to_string)
 }

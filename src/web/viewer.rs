@@ -216,6 +216,13 @@ impl Viewer {
         Ok(stepped)
     }
 
+    /// Show grain `grain` in the Grain graph tab, selected and in view (the Aggregated view's jump).
+    pub fn show_grain(&mut self, grain: u32) -> Result<(), JsValue> {
+        self.views.show_grain(grain).map_err(|e| JsValue::from_str(&e))?;
+        self.dirty = true;
+        Ok(())
+    }
+
     /// Change an option of the shown view (e.g. `busy` = `any` in the moments view).
     pub fn configure(&mut self, key: &str, value: &str) -> Result<(), JsValue> {
         self.views.configure(key, value).map_err(|e| JsValue::from_str(&e))?;

@@ -5,6 +5,7 @@
 //! share are one function each.
 
 mod aggregate;
+mod aggview;
 mod counters;
 mod execgraph;
 mod grains;

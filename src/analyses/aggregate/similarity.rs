@@ -103,13 +103,24 @@ pub fn group_hash(g: &GrainGraph, t: &AggregationTree, group: u32) -> u64 {
 /// Of `groups` (the closed groups a view shows), those whose structure another of them shares, ascending:
 /// the similar-group marks of the aggregated view, on the page and in `weft render aggregate`.
 pub fn similar_groups(g: &GrainGraph, t: &AggregationTree, groups: impl IntoIterator<Item = u32>) -> Vec<u32> {
-    let mut by_hash: std::collections::HashMap<u64, Vec<u32>> = std::collections::HashMap::new();
+    let mut similar: Vec<u32> = similar_classes(g, t, groups).into_iter().flatten().collect();
+    similar.sort_unstable();
+    similar
+}
+
+/// Of `groups`, the classes of two or more that share one structure: each class ascending, the classes
+/// ordered by their first group (so a class keeps its number while the same groups are shown).
+pub fn similar_classes(g: &GrainGraph, t: &AggregationTree, groups: impl IntoIterator<Item = u32>) -> Vec<Vec<u32>> {
+    let mut by_hash: HashMap<u64, Vec<u32>> = HashMap::new();
     for u in groups {
         by_hash.entry(group_hash(g, t, u)).or_default().push(u);
     }
-    let mut similar: Vec<u32> = by_hash.into_values().filter(|v| v.len() > 1).flatten().collect();
-    similar.sort_unstable();
-    similar
+    let mut classes: Vec<Vec<u32>> = by_hash.into_values().filter(|v| v.len() > 1).collect();
+    for c in &mut classes {
+        c.sort_unstable();
+    }
+    classes.sort_unstable_by_key(|c| c[0]);
+    classes
 }
 
 /// A schedule-independent identifier of a tree node: its depth, kind, and its first leaf named by grain

@@ -103,6 +103,9 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let pane = view(&a)?;
     let s = pane.state();
     let n = |k: &str| s[k].as_u64().unwrap_or(0);
+    if let Some(why) = s["compare_programs_differ"].as_str() {
+        eprintln!("{why}: no group matched");
+    }
     if s["compare"].as_bool() == Some(true) {
         eprintln!(
             "matched {} of {} visible groups; {} differ in structure",

@@ -2,13 +2,17 @@
 //! group), closes (click an opened group's envelope), opens beneath, drills to a depth or along the global
 //! critical path; by the reduction or the sibling/family method, in the structural view or a problem view,
 //! filtered (quiet members as fast-forward edges, with an inset of the unfiltered graph) or not, with a
-//! group's local critical path and similar-group marks on demand. Each open or close re-lays out only the
-//! changed group and its ancestors (layouts::aggregate) and animates from the old geometry for ~200 ms.
+//! group's local critical path and similar-group marks (one glyph per similarity class) on demand. A click
+//! selects a group and fills its property window (props.rs); the view's theta (visible node count) is in
+//! its state. Each open or close re-lays out only the changed group and its ancestors (layouts::aggregate)
+//! and animates from the old geometry for ~200 ms. The filtered view's inset is drawn over the graph,
+//! outlined, with the selected group pin-pointed.
 //! Holds navigation state only: the tree, metrics and layout come from analyses::aggregate and
 //! layouts::aggregate, the drawing from scene::aggregate.
 
 mod compare;
 mod placed;
+mod props;
 mod state;
 
 use self::placed::Placed;
@@ -17,11 +21,12 @@ use crate::analyses::aggregate::critical::local_critical_path;
 use crate::analyses::aggregate::propagate::{grain_of_leaf, severity};
 use crate::analyses::aggregate::query::strength_words;
 use crate::analyses::aggregate::separate::problematic;
-use crate::analyses::aggregate::similarity::{group_id, similar_groups};
+use crate::analyses::aggregate::similarity::{group_id, similar_classes};
+use crate::analyses::aggregate::theta::{theta_max, theta_of_nodes};
 use crate::analyses::aggregate::{Aggregation, AggregationTree, GroupMetrics, Method};
 use crate::analyses::grains::{GrainAnalysis, METRICS, NONE};
 use crate::layouts::aggregate::{AggregateParams, AggregateView};
-use crate::scene::aggregate::{build_at, Fit, Geometry, Overlay};
+use crate::scene::aggregate::{build_at, cut_out, Fit, Geometry, Overlay};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use crate::views::options::{problem_choices, set_choices, set_max, AggregateOptions, ViewOptions};
 use serde_json::Value;
@@ -58,9 +63,18 @@ pub struct AggregatePane {
     /// The group whose local critical path is shown, and that path's members.
     local_of: Option<u32>,
     local: Vec<u32>,
-    /// Similar-group marks on demand: visible closed groups whose structure another visible one shares.
+    /// Similar-group marks on demand: visible closed groups whose structure another visible one shares,
+    /// each with its similarity class (classes numbered by their first group), ascending by group.
     similar_on: bool,
-    similar: Vec<u32>,
+    similar: Vec<(u32, u32)>,
+    /// Theta (visible node count) of every tree node of the shown tree, and its greatest over the grains
+    /// the view is about (every grain in the structural view, the problematic ones in a problem view).
+    theta: Vec<u32>,
+    theta_max: Option<u32>,
+    /// The selected node's property window (props.rs), computed when the selection or the tree changes;
+    /// the tree's generation (one more on each rebuild) tells the latter.
+    props: Value,
+    tree_generation: u64,
     depth: u32,
     cam: Fit,
     width: f32,
@@ -105,6 +119,10 @@ impl AggregatePane {
             local: Vec::new(),
             similar_on: false,
             similar: Vec::new(),
+            theta: Vec::new(),
+            theta_max: None,
+            props: Value::Null,
+            tree_generation: 0,
             depth: 0,
             cam: Fit { x0: 0.0, y0: 0.0, scale: 1.0 },
             width,
@@ -120,7 +138,18 @@ impl AggregatePane {
         };
         p.settle();
         p.fit();
+        p.measure_theta();
         p
+    }
+
+    /// Theta of the tree shown (one top-down pass and one over the grains, on each new tree).
+    fn measure_theta(&mut self) {
+        self.theta = theta_of_nodes(&self.tree);
+        let a = &self.analysis;
+        self.theta_max = match self.problem.and_then(|v| a.problems.get(v)) {
+            Some(view) => theta_max(a, &self.tree, |g| view.problematic[g]),
+            None => theta_max(a, &self.tree, |_| true),
+        };
     }
 
     /// Animate opens and closes (and time their re-layouts) by `clock`: the page's is `performance.now`,
@@ -283,6 +312,8 @@ impl AggregatePane {
             self.mark_similar();
         }
         self.rebuild_compare();
+        self.tree_generation += 1;
+        self.measure_theta();
         self.settle();
         if self.fitted {
             self.cam = self.fit_cam();
@@ -303,11 +334,13 @@ impl AggregatePane {
         }
     }
 
-    /// Mark visible closed groups whose Weisfeiler–Lehman hash another visible closed group shares.
+    /// Mark visible closed groups whose Weisfeiler–Lehman hash another visible closed group shares, by class.
     fn mark_similar(&mut self) {
         let (t, v) = (&self.tree, &self.view);
         let closed = v.visible(t).into_iter().filter(|&u| !t.is_leaf(u) && !v.is_open(u));
-        self.similar = similar_groups(&self.analysis.graph, t, closed);
+        let classes = similar_classes(&self.analysis.graph, t, closed);
+        self.similar = classes.iter().enumerate().flat_map(|(k, c)| c.iter().map(move |&u| (u, k as u32))).collect();
+        self.similar.sort_unstable();
     }
 
     fn show_local_critical(&mut self, group: u32) {
@@ -365,13 +398,13 @@ impl AggregatePane {
         (iw >= 60.0 && ih >= 40.0).then_some([self.main_width() - iw - 10.0, self.height - ih - 10.0, iw, ih])
     }
 
-    /// The inset of the filtered view: the unfiltered graph with the same groups open, small, in the
-    /// bottom-right corner, the selected group outlined.
+    /// The inset of the filtered view, as the paper draws it: the unfiltered graph with the same groups
+    /// open, small, in the bottom-right corner, over the graph (nothing of it drawn through) and outlined in
+    /// blue, the selected group pin-pointed in blue (at least a few pixels, however small it is there).
     fn inset(&self, s: &mut Scene, overlay: Overlay) {
         let (Some(plain), Some([ox, oy, iw, ih])) = (self.unfiltered.as_ref(), self.inset_box()) else { return };
         let fit = Fit::new(plain.width(&self.tree), plain.height(&self.tree), iw, ih);
-        let selected: Vec<u32> = self.selected.into_iter().collect();
-        let ov = Overlay { highlight: &selected, local_critical: &[], similar: &[], ..overlay };
+        let ov = Overlay { highlight: &[], local_critical: &[], similar: &[], ..overlay };
         let inner = build_at(
             &self.analysis,
             &self.tree,
@@ -383,10 +416,13 @@ impl AggregatePane {
             ih,
             ov,
         );
-        s.rects.push(
-            RectInstance::filled(ox - 1.0, oy - 1.0, iw + 2.0, ih + 2.0, crate::scene::palette::BACKGROUND)
-                .with_border(INSET_BORDER, 1.0),
-        );
+        cut_out(s, [ox - 2.0, oy - 2.0, ox + iw + 2.0, oy + ih + 2.0]);
+        s.decorate(|s| {
+            s.rects.push(
+                RectInstance::filled(ox - 2.0, oy - 2.0, iw + 4.0, ih + 4.0, crate::scene::palette::BACKGROUND)
+                    .with_border(INSET_BORDER, 1.0),
+            )
+        });
         for mut r in inner.rects {
             r.x += ox;
             r.y += oy;
@@ -399,10 +435,24 @@ impl AggregatePane {
             l.y1 += oy;
             s.lines.push(l);
         }
+        let geom = Geometry::of(&self.tree, plain);
+        if let Some(u) = self.selected.filter(|&u| geom.x.get(u as usize).is_some_and(|x| x.is_finite())) {
+            let ui = u as usize;
+            let (px, py) = fit.px(geom.x[ui], geom.y[ui]);
+            let (w, h) = (geom.w[ui] * fit.scale, geom.h[ui] * fit.scale);
+            let (cx, cy, w, h) = (ox + px + w / 2.0, oy + py + h / 2.0, w.max(6.0), h.max(6.0));
+            s.rects.push(RectInstance::filled(cx - w / 2.0, cy - h / 2.0, w, h, 0).with_border(SELECTED, 2.0));
+        }
+        // The outline last, so the inset's own edges and boxes lie under it.
+        s.decorate(|s| {
+            s.rects.push(RectInstance::filled(ox - 2.0, oy - 2.0, iw + 4.0, ih + 4.0, 0).with_border(SELECTED, 2.0))
+        });
     }
 
     fn zoom_about(&mut self, x: f32, y: f32, factor: f64) {
         self.fitted = false;
+        // Both runs zoom together: a point of the right half stands for the same point of the left.
+        let x = if self.compare.is_some() && x > self.main_width() { x - self.main_width() } else { x };
         let c = &mut self.cam;
         let (lx, ly) = (c.x0 + x / c.scale, c.y0 + y / c.scale);
         c.scale = (c.scale * factor as f32).clamp(1e-4, 400.0);
@@ -484,10 +534,13 @@ impl Pane for AggregatePane {
             if gi == NONE {
                 node
             } else {
+                lines.extend(self.source_line(gi));
+                lines.push("J: show this grain in the Grain graph tab".to_string());
                 format!("task {} ({node})", self.analysis.graph.grain_task[gi as usize])
             }
         } else {
             lines.extend(strength_words(&self.metrics, u));
+            lines.push("click: its property window".to_string());
             let state = if self.view.is_open(u) { "opened" } else { "closed" };
             format!("{} group {u} ({state})", t.kind[ui].name().replace('_', "-"))
         };
@@ -504,6 +557,7 @@ impl Pane for AggregatePane {
         let acted = AggregatePane::click(self, x, y);
         if acted {
             self.intro = None;
+            self.refresh_props();
         }
         acted
     }
@@ -548,7 +602,7 @@ impl Pane for AggregatePane {
             // At the bottom: the page's controls of this view float over its top-left corner.
             s.add_banner(false, text, rgba(0xe6, 0xee, 0xfb, 0xf0));
         }
-        self.draw_compare(s)
+        self.draw_compare(s, cam)
     }
     fn state(&self) -> Value {
         self.state_json()
@@ -557,6 +611,7 @@ impl Pane for AggregatePane {
     /// it fits, never an error.
     fn restore(&mut self, s: &Value) {
         let _ = AggregatePane::restore(self, s);
+        self.refresh_props();
     }
 
     fn options(&self) -> Value {
@@ -567,6 +622,14 @@ impl Pane for AggregatePane {
         d
     }
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let done = self.configure_step(key, value);
+        self.refresh_props();
+        done
+    }
+}
+
+impl AggregatePane {
+    fn configure_step(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut o = self.typed_options();
         o.parse(key, value).map_err(|e| e.to_string())?;
         match key {
@@ -626,7 +689,7 @@ impl Pane for AggregatePane {
             }
             "restore" => {
                 let s: Value = serde_json::from_str(value).map_err(|e| format!("not a view state: {e}"))?;
-                self.restore(&s)?;
+                AggregatePane::restore(self, &s)?;
             }
             _ => return Err(format!("the aggregated view cannot {key} '{value}'")),
         }

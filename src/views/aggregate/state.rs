@@ -38,7 +38,16 @@ impl AggregatePane {
             "open": open,
             "selected": self.selected.map(|u| self.node_json(u, 0.0, 0.0, 0.0, 0.0)),
             "local_critical": self.local_of, "local_critical_members": self.local,
-            "similar_marks": self.similar_on, "similar": self.similar,
+            "similar_marks": self.similar_on, "similar": self.similar.iter().map(|s| s.0).collect::<Vec<_>>(),
+            "similar_classes": self.similar_legend(),
+            "theta": {
+                "max": self.theta_max,
+                "of": if self.problem.is_some() { "problematic grains" } else { "any grain" },
+                "visible": self.view.visible(t).len(),
+                "selected": self.selected.and_then(|u| self.theta.get(u as usize)),
+            },
+            "properties": self.props,
+            "hovered_grain": self.hovered_grain(),
             "depth": self.depth,
             "visible": self.view.visible(t).len(),
             "nodes": nodes,
@@ -51,6 +60,26 @@ impl AggregatePane {
             st.extend(more);
         }
         state
+    }
+
+    /// The similar-group marks as a legend's data: per class, its number, mark (shape, colour) and groups.
+    fn similar_legend(&self) -> Vec<Value> {
+        let mut classes: Vec<Vec<u32>> = Vec::new();
+        for &(u, k) in &self.similar {
+            let k = k as usize;
+            if classes.len() <= k {
+                classes.resize(k + 1, Vec::new());
+            }
+            classes[k].push(u);
+        }
+        classes
+            .into_iter()
+            .enumerate()
+            .map(|(k, groups)| {
+                let (_, shape, color) = crate::scene::aggregate::similar_mark(k as u32);
+                json!({"class": k + 1, "shape": shape, "color": format!("#{:06x}", color >> 8), "groups": groups})
+            })
+            .collect()
     }
 
     pub(super) fn node_json(&self, u: u32, x: f32, y: f32, w: f32, h: f32) -> Value {

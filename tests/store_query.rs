@@ -452,3 +452,29 @@ fn the_store_timeline_draws_and_hovers_what_the_queries_answer() {
     assert_eq!(h.title, t.region_name(iv.region[i]));
     assert!(pane.scene().marks() > 0);
 }
+
+#[test]
+fn a_level_0_view_past_its_interval_cap_is_drawn_from_the_finest_level() {
+    use weft::store::query::EXACT_MAX_INTERVALS;
+    let cfg = GenConfig { threads: 2, ..GenConfig::new(4, 4_000_000) };
+    let t = read_archive("traces.otf2", &archive(&cfg).0).expect("generated archive reads");
+    assert!(t.intervals.len() as u64 > EXACT_MAX_INTERVALS, "{} intervals", t.intervals.len());
+    let o = BuildOptions { block_locations: 4, ..BuildOptions::default() };
+    let store = Store::open(build(&t, &o).to_memory()).unwrap();
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let nl = t.locations.len() as u32;
+    let span = m.span_ns as f64;
+    // Pixels so wide that level 1's bins are wider than a pixel over the whole run.
+    let wide = Viewport { t0_ns: 0.0, t1_ns: span, locations: 0..nl, width_px: 1e9 };
+    assert_eq!(weft::store::query::resolution(m, span, 1e9), Resolution::Exact);
+    let p = plan(m, &index, &wide);
+    assert_eq!(p.resolution, Resolution::Level(1), "the whole run's intervals are past the cap");
+    // A window with fewer intervals than the cap is exact.
+    let n = t.intervals.len() as f64;
+    let narrow = Viewport { t1_ns: span * (EXACT_MAX_INTERVALS as f64 / n) * 0.3, ..wide.clone() };
+    assert_eq!(plan(m, &index, &narrow).resolution, Resolution::Exact);
+    // So are a few rows of a wider window.
+    let rows = Viewport { t1_ns: span * (EXACT_MAX_INTERVALS as f64 / n) * 1.5, locations: 0..1, ..wide };
+    assert_eq!(plan(m, &index, &rows).resolution, Resolution::Exact);
+}

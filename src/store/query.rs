@@ -1,7 +1,8 @@
 //! What a view of a store needs, and what it draws from the tiles it got (issue #17, the page's side).
 //! [`plan`]: for a viewport (time window, visible locations, pixel width) the resolution (the coarsest
 //! pyramid level whose bins are at most a pixel wide, or level 0, the exact records, once a level-1 bin is
-//! wider than a pixel) and the tiles to fetch. [`summary_grid`]: the visible locations x bins of that level
+//! wider than a pixel and the window holds at most [`EXACT_MAX_INTERVALS`] of the rows' intervals) and the
+//! tiles to fetch. [`summary_grid`]: the visible locations x bins of that level
 //! (busy time by definition, dominant region, event and message counts) from the decoded summary tiles.
 //! [`exact_trace`]: a `Trace` with the store's definitions and the exact records of the visible locations
 //! that reach into the window, from the decoded level-0 tiles, which the ordinary timeline view draws and
@@ -93,11 +94,18 @@ pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
     let (t0, t1) = (clamp(vp.t0_ns), clamp(vp.t1_ns).max(clamp(vp.t0_ns)));
     let nl = m.locations.process.len() as u32;
     let locations = vp.locations.start.min(nl)..vp.locations.end.min(nl);
-    let resolution = resolution(m, vp.t1_ns - vp.t0_ns, vp.width_px);
+    let mut resolution = resolution(m, vp.t1_ns - vp.t0_ns, vp.width_px);
     let mut tiles = Vec::new();
     let tl = &m.tiling;
     let blocks =
         if locations.is_empty() { 0..0 } else { tl.block_of(locations.start)..tl.block_of(locations.end - 1) + 1 };
+    // A level-0 answer is held whole by the worker while it is built and sent: past about
+    // EXACT_MAX_INTERVALS in the window the finest level is drawn instead (its bins wider than a pixel).
+    if resolution == Resolution::Exact && exact_estimate(m, index, t0, t1, &locations) > EXACT_MAX_INTERVALS {
+        if let Some(finest) = m.levels.iter().map(|l| l.level).min() {
+            resolution = Resolution::Level(finest);
+        }
+    }
     match resolution {
         Resolution::Exact => {
             let (w0, w1) = (tl.window_of(t0), tl.window_of(t1));
@@ -122,6 +130,37 @@ pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
         }
     }
     Plan { resolution, t0_ns: t0, t1_ns: t1, locations, tiles }
+}
+
+/// The most intervals a level-0 view gathers, about (64 MB of answer in the worker): a wider window of the
+/// rows asked is drawn from the finest pyramid level, so the worker's memory beyond its cache is bounded
+/// whatever the trace, the tiling or the rows on screen.
+pub const EXACT_MAX_INTERVALS: u64 = 1 << 20;
+
+/// About how many intervals of `locations` start in [t0, t1]: the level-0 tiles' interval counts, shared out
+/// by the rows and the part of each window inside [t0, t1].
+fn exact_estimate(m: &Manifest, index: &TileIndex, t0: u64, t1: u64, locations: &Range<u32>) -> u64 {
+    let tl = &m.tiling;
+    let nl = m.locations.process.len() as u32;
+    if locations.is_empty() {
+        return 0;
+    }
+    let (w0, w1) = (tl.window_of(t0), tl.window_of(t1));
+    let wn = tl.window_ns.max(1);
+    let mut n = 0.0;
+    for b in tl.block_of(locations.start)..tl.block_of(locations.end - 1) + 1 {
+        let block = tl.block_range(b, nl);
+        let rows = block.end.min(locations.end).saturating_sub(block.start.max(locations.start));
+        let share = rows as f64 / block.len().max(1) as f64;
+        for w in w0..=w1 {
+            let Some(i) = index.get(TileKind::Events, 0, b, w) else { continue };
+            let ws = w as u64 * wn;
+            let we = if w + 1 >= tl.windows { m.span_ns.max(ws + 1) } else { ws + wn };
+            let inside = t1.min(we).saturating_sub(t0.max(ws)) as f64 / (we - ws) as f64;
+            n += m.tiles[i].records as f64 * share * inside;
+        }
+    }
+    n as u64
 }
 
 /// The bins of a level (`bins` of `bin_ns`, the last one reaching to the span's end) that [t0, t1] touches.

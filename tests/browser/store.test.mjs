@@ -265,7 +265,7 @@ test('Utilization & moments on a store: stored moments, exact windows at level 0
     }
 
     // Zoomed in past level 1: the exact records, the window's moments as the CLI computes them.
-    await zoomTo(span * 0.41, span * 0.41 + manifest.levels[0].bin_ns * 300);
+    await zoomTo(span * 0.41, span * 0.41 + manifest.levels[0].bin_ns * 150);
     st = await viewState(page);
     assert.equal(st.store.shown, 'exact');
     assert.equal(st.store.exact, true);

@@ -200,8 +200,16 @@ fn the_tile_cache_keeps_to_its_budget_least_recently_used_out() {
     let m = &store.manifest;
     let events: Vec<usize> = (0..m.tiles.len()).filter(|&i| m.tiles[i].kind == TileKind::Events).take(8).collect();
     assert!(events.len() >= 4);
-    let decoded: Vec<Decoded> =
-        events.iter().map(|&i| Decoded::Events(store.events_tile(&m.tiles[i]).unwrap())).collect();
+    let decoded: Vec<Decoded> = events
+        .iter()
+        .map(|&i| {
+            let mut d = Decoded::Events(store.events_tile(&m.tiles[i]).unwrap());
+            let before = d.bytes();
+            d.compact();
+            assert!(d.bytes() <= before, "compacting gives memory back");
+            d
+        })
+        .collect();
     let sizes: Vec<usize> = decoded.iter().map(Decoded::bytes).collect();
     // Room for the three largest, not four tiles.
     let mut sorted = sizes.clone();
@@ -233,6 +241,163 @@ fn the_tile_cache_keeps_to_its_budget_least_recently_used_out() {
     assert_eq!(cache.len(), events.len());
     cache.begin_view();
     assert!(cache.used() <= cache.budget() && cache.len() == 1);
+    // `admit` never holds more than the budget: tiles of earlier views go first, then a tile that does not
+    // fit is refused (the caller used it and lets it go).
+    let budget = sorted[0] + sorted[1];
+    let mut cache = TileCache::new(budget);
+    cache.begin_view();
+    let mut kept = 0;
+    for k in 0..events.len() {
+        kept += cache.admit(events[k], decoded[k].clone()) as usize;
+        assert!(cache.used() <= budget, "{} bytes over a {budget} budget", cache.used());
+    }
+    assert!(kept >= 2 && kept < events.len(), "kept {kept} of {}", events.len());
+    cache.begin_view();
+    let last = events[events.len() - 1];
+    assert!(cache.admit(last, decoded[events.len() - 1].clone()), "a new view evicts the old view's tiles");
+    assert!(cache.used() <= budget);
+}
+
+#[test]
+fn answers_gathered_tile_by_tile_equal_the_answers_from_all_tiles() {
+    use weft::store::query::{ExactSlice, GridBuilder};
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = store.skeleton().unwrap();
+    let (mut grids, mut exact) = (0, 0);
+    for vp in viewports(&t) {
+        let p = plan(m, &index, &vp);
+        match GridBuilder::new(m, &p) {
+            Some(mut g) => {
+                let tiles: Vec<_> = p.tiles.iter().map(|&i| store.summary_tile(&m.tiles[i]).unwrap()).collect();
+                let whole = summary_grid(m, &p, |i| p.tiles.iter().position(|&j| j == i).map(|k| &tiles[k][..]));
+                // In reverse order, one tile missing.
+                for (k, &i) in p.tiles.iter().enumerate().rev() {
+                    if k == 0 {
+                        g.missing(m.tiles[i].path.clone());
+                    } else {
+                        g.add(m, i, &tiles[k]);
+                    }
+                }
+                let g = g.finish();
+                let without_first = summary_grid(m, &p, |i| {
+                    p.tiles.iter().position(|&j| j == i).filter(|&k| k > 0).map(|k| &tiles[k][..])
+                });
+                assert_eq!(g, without_first, "viewport {vp:?}");
+                assert_eq!(g.missing.len(), 1);
+                assert!(whole.missing.is_empty());
+                grids += 1;
+            }
+            None => {
+                let tiles: Vec<_> = p.tiles.iter().map(|&i| store.events_tile(&m.tiles[i]).unwrap()).collect();
+                let refs: Vec<_> = tiles.iter().collect();
+                let whole = exact_trace(&skeleton, &p, &refs);
+                let mut x = ExactSlice::new(&p);
+                for tile in tiles.iter().rev() {
+                    x.add(tile);
+                }
+                let n = x.intervals();
+                let x = x.finish(&skeleton);
+                assert_eq!(n, whole.intervals.len());
+                assert_eq!(codec::encode(&x), codec::encode(&whole), "viewport {vp:?}");
+                exact += 1;
+            }
+        }
+    }
+    assert!(grids > 3 && exact > 3, "{grids} grids, {exact} exact viewports");
+}
+
+#[test]
+fn store_moments_equal_the_trace_moments_exactly_at_level_0_and_within_a_bin_from_the_pyramid() {
+    use std::rc::Rc;
+    use weft::analyses::busy::BusyIntervals;
+    use weft::analyses::moments::{moments, TimeWindow};
+    use weft::analyses::moments_bundle::MomentsBundle;
+    use weft::store::query::{grid_busy, ExactSlice, GridBuilder};
+    use weft::views::store_moments::StoreMomentsPane;
+    use weft::views::Pane;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = Rc::new(store.skeleton().unwrap());
+    let nl = t.locations.len();
+    let mut checked = [0, 0];
+    for def in [BusyDefinition::Compute, BusyDefinition::Any] {
+        let whole = store.moments(&def).unwrap().unwrap();
+        let mut pane = StoreMomentsPane::new(skeleton.clone(), 1800.0, 600.0);
+        let span = t.span_ns as f64;
+        for (t0, t1) in [
+            (0.0, span),
+            (span * 0.02, span * 0.97),
+            (span * 0.3, span * 0.55),
+            (span * 0.41, span * 0.4102),
+            (span * 0.7, span * 0.70004),
+        ] {
+            pane.set_time_range(t0, t1);
+            let Some((vp, _)) = pane.request() else { panic!("a new viewport is asked") };
+            assert_eq!(vp.locations, 0..nl as u32, "moments need every location");
+            let p = plan(m, &index, &vp);
+            let (busy, level) = match GridBuilder::new(m, &p) {
+                Some(mut g) => {
+                    for &i in &p.tiles {
+                        g.add(m, i, &store.summary_tile(&m.tiles[i]).unwrap());
+                    }
+                    let g = g.finish();
+                    (grid_busy(&g, nl, m.span_ns, def == BusyDefinition::Compute), g.level)
+                }
+                None => {
+                    let mut x = ExactSlice::new(&p);
+                    for &i in &p.tiles {
+                        x.add(&store.events_tile(&m.tiles[i]).unwrap());
+                    }
+                    (BusyIntervals::compute(&x.finish(&skeleton), &def), 0)
+                }
+            };
+            let bundle = MomentsBundle { definition: def.clone(), busy, rows: whole.clone() };
+            pane.receive(&bundle.encode(), p.t0_ns, p.t1_ns, level, vec![]).unwrap();
+            let st = pane.state();
+            let w = &st["window"];
+            let window =
+                TimeWindow { start_ns: w["start_ns"].as_u64().unwrap(), end_ns: w["end_ns"].as_u64().unwrap() };
+            let is_whole = window == TimeWindow::whole(&t);
+            let want = moments(&t, &def, if is_whole { None } else { Some(window) });
+            let rows = st["rows"].as_array().unwrap();
+            assert_eq!(rows.len(), nl);
+            assert_eq!(st["store"]["exact"], serde_json::json!(is_whole || level == 0), "{st}");
+            for r in rows {
+                let l = r["location"].as_u64().unwrap() as usize;
+                let (m0, m1) = (r["m0_ns"].as_u64().unwrap(), r["m1_ns"].as_f64().unwrap());
+                if is_whole || level == 0 {
+                    // What `weft moments STORE/ [--window]` prints (computed the same way).
+                    assert_eq!(m0, want[l].m0_ns, "{def:?} {window:?} location {l}");
+                    let tol = 1e-9 * want[l].m1_ns.abs().max(1.0);
+                    assert!((m1 - want[l].m1_ns).abs() <= tol, "{m1} vs {}", want[l].m1_ns);
+                    assert!(
+                        (r["m2_ns"].as_f64().unwrap() - want[l].m2_ns).abs() <= 1e-6 * want[l].m2_ns.abs().max(1.0)
+                    );
+                    checked[0] += 1;
+                } else {
+                    let bin = m.levels.iter().find(|x| x.level == level).unwrap().bin_ns as f64;
+                    // Two partial bins at the window's ends at most.
+                    assert!(
+                        (m0 as f64 - want[l].m0_ns as f64).abs() <= 2.0 * bin,
+                        "m0 {m0} vs {} (bin {bin})",
+                        want[l].m0_ns
+                    );
+                    if want[l].m0_ns as f64 > 4.0 * bin {
+                        let tol =
+                            bin * (1.0 + 2.0 * bin * (window.end_ns - window.start_ns) as f64 / want[l].m0_ns as f64);
+                        assert!((m1 - want[l].m1_ns).abs() <= tol, "m1 {m1} vs {} (bin {bin})", want[l].m1_ns);
+                    }
+                    checked[1] += 1;
+                }
+            }
+        }
+    }
+    assert!(checked[0] > 0 && checked[1] > 0, "{checked:?}");
 }
 
 #[test]
@@ -286,4 +451,30 @@ fn the_store_timeline_draws_and_hovers_what_the_queries_answer() {
     );
     assert_eq!(h.title, t.region_name(iv.region[i]));
     assert!(pane.scene().marks() > 0);
+}
+
+#[test]
+fn a_level_0_view_past_its_interval_cap_is_drawn_from_the_finest_level() {
+    use weft::store::query::EXACT_MAX_INTERVALS;
+    let cfg = GenConfig { threads: 2, ..GenConfig::new(4, 4_000_000) };
+    let t = read_archive("traces.otf2", &archive(&cfg).0).expect("generated archive reads");
+    assert!(t.intervals.len() as u64 > EXACT_MAX_INTERVALS, "{} intervals", t.intervals.len());
+    let o = BuildOptions { block_locations: 4, ..BuildOptions::default() };
+    let store = Store::open(build(&t, &o).to_memory()).unwrap();
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let nl = t.locations.len() as u32;
+    let span = m.span_ns as f64;
+    // Pixels so wide that level 1's bins are wider than a pixel over the whole run.
+    let wide = Viewport { t0_ns: 0.0, t1_ns: span, locations: 0..nl, width_px: 1e9 };
+    assert_eq!(weft::store::query::resolution(m, span, 1e9), Resolution::Exact);
+    let p = plan(m, &index, &wide);
+    assert_eq!(p.resolution, Resolution::Level(1), "the whole run's intervals are past the cap");
+    // A window with fewer intervals than the cap is exact.
+    let n = t.intervals.len() as f64;
+    let narrow = Viewport { t1_ns: span * (EXACT_MAX_INTERVALS as f64 / n) * 0.3, ..wide.clone() };
+    assert_eq!(plan(m, &index, &narrow).resolution, Resolution::Exact);
+    // So are a few rows of a wider window.
+    let rows = Viewport { t1_ns: span * (EXACT_MAX_INTERVALS as f64 / n) * 1.5, locations: 0..1, ..wide };
+    assert_eq!(plan(m, &index, &rows).resolution, Resolution::Exact);
 }

@@ -546,7 +546,8 @@ function configure(key, value) {
 
 /** Set a view option from its control; an option the worker applies (a layout) goes to the worker too. */
 function setOption(option, value) {
-  if (configure(option.key, value) && option.applies === 'worker') relayout(option.key, value);
+  // A store's views ask the store worker themselves (store.js): the reader worker holds no trace then.
+  if (configure(option.key, value) && option.applies === 'worker' && !(weft.store && weft.store.open)) relayout(option.key, value);
   renderViewOptions(weft.viewer.view());
 }
 

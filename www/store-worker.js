@@ -1,7 +1,7 @@
 // The store worker (issue #17): opens a weft store (a URL under `?store=`, or a dropped folder's files), and
 // for each viewport the page asks for fetches only the tiles the plan names that are not cached, hands them to
 // the wasm StoreSession (checked against the manifest, decoded, kept in its byte-bounded cache), and sends back
-// what the view draws. Viewports that arrive while one is being answered wait; only the latest is answered.
+// what the view draws (the timeline's grid or exact records, or Utilization & moments' busy intervals). Viewports that arrive while one is being answered wait; only the latest is answered.
 // A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
 
 import init, { StoreSession } from './pkg-worker/weft.js';
@@ -54,7 +54,7 @@ async function open(msg) {
 }
 
 async function answer(vp) {
-  const need = session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width);
+  const need = session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '');
   let left = need.length;
   post({ type: 'progress', inFlight: left });
   let next = 0;
@@ -79,7 +79,7 @@ async function answer(vp) {
   const out = session.answer();
   const [cacheUsed, cacheBudget, cacheTiles] = session.cache_stats();
   post({
-    type: 'answer', id: vp.id, kind: out.kind, bytes: out.bytes.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1,
+    type: 'answer', id: vp.id, kind: out.kind, bytes: out.bytes.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level,
     errors: out.errors, fetchedTiles: need.length, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
     wasmBytes: memory ? memory.buffer.byteLength : 0,
   }, [out.bytes.buffer]);

@@ -109,14 +109,14 @@ export function initStore(app) {
     } else if (msg.type === 'answer') {
       const t = performance.now();
       try {
-        weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors);
+        weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, msg.level);
       } catch (e) { app.showError(`${state.name}: ${e}`); return; }
       weft.viewer.store_in_flight(0);
       showBadge(0);
       state.answers += 1;
       // The viewport this answers (views asked while the worker was busy are answered by the latest only).
       state.answered = msg.id;
-      state.last = { kind: msg.kind, t0: msg.t0, t1: msg.t1, errors: msg.errors, fetchedTiles: msg.fetchedTiles,
+      state.last = { kind: msg.kind, level: msg.level, t0: msg.t0, t1: msg.t1, errors: msg.errors, fetchedTiles: msg.fetchedTiles,
         fetchedBytes: msg.fetchedBytes, cacheUsed: msg.cacheUsed, cacheBudget: msg.cacheBudget, cacheTiles: msg.cacheTiles,
         wasmBytes: msg.wasmBytes, applyMs: performance.now() - t, sinceAsk: performance.now() - (state.lastAsk || t) };
       if (state.answers === 1) {

@@ -1,11 +1,14 @@
 //! What a view of a store needs, and what it draws from the tiles it got (issue #17, the page's side).
 //! [`plan`]: for a viewport (time window, visible locations, pixel width) the resolution (the coarsest
 //! pyramid level whose bins are at most a pixel wide, or level 0, the exact records, once a level-1 bin is
-//! wider than a pixel) and the tiles to fetch. [`summary_grid`]: the visible locations x bins of that level
+//! wider than a pixel and the window holds at most [`EXACT_MAX_INTERVALS`] of the rows' intervals) and the
+//! tiles to fetch. [`summary_grid`]: the visible locations x bins of that level
 //! (busy time by definition, dominant region, event and message counts) from the decoded summary tiles.
 //! [`exact_trace`]: a `Trace` with the store's definitions and the exact records of the visible locations
 //! that reach into the window, from the decoded level-0 tiles, which the ordinary timeline view draws and
-//! hovers. [`TileCache`]: decoded tiles kept least-recently-used first out, bounded in bytes.
+//! hovers. Both also in steps, tile by tile ([`GridBuilder`], [`ExactSlice`]), so a view's tiles need not
+//! all be held at once. [`TileCache`]: decoded tiles kept least-recently-used first out, bounded in bytes
+//! (counted by the vectors' capacities); [`TileCache::admit`] keeps a tile only within the budget.
 //!
 //! Plain Rust, no files and no web types: the worker fetches the tiles a plan names and decodes them with
 //! [`super::Store`]; tests compare every answer with the whole trace (`tests/store_query.rs`).
@@ -13,6 +16,7 @@
 use super::manifest::{Manifest, TileKind};
 use super::pyramid::Bins;
 use super::read::EventsTile;
+use crate::analyses::busy::{BusyDefinition, BusyIntervals};
 use crate::model::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -90,11 +94,18 @@ pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
     let (t0, t1) = (clamp(vp.t0_ns), clamp(vp.t1_ns).max(clamp(vp.t0_ns)));
     let nl = m.locations.process.len() as u32;
     let locations = vp.locations.start.min(nl)..vp.locations.end.min(nl);
-    let resolution = resolution(m, vp.t1_ns - vp.t0_ns, vp.width_px);
+    let mut resolution = resolution(m, vp.t1_ns - vp.t0_ns, vp.width_px);
     let mut tiles = Vec::new();
     let tl = &m.tiling;
     let blocks =
         if locations.is_empty() { 0..0 } else { tl.block_of(locations.start)..tl.block_of(locations.end - 1) + 1 };
+    // A level-0 answer is held whole by the worker while it is built and sent: past about
+    // EXACT_MAX_INTERVALS in the window the finest level is drawn instead (its bins wider than a pixel).
+    if resolution == Resolution::Exact && exact_estimate(m, index, t0, t1, &locations) > EXACT_MAX_INTERVALS {
+        if let Some(finest) = m.levels.iter().map(|l| l.level).min() {
+            resolution = Resolution::Level(finest);
+        }
+    }
     match resolution {
         Resolution::Exact => {
             let (w0, w1) = (tl.window_of(t0), tl.window_of(t1));
@@ -119,6 +130,37 @@ pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
         }
     }
     Plan { resolution, t0_ns: t0, t1_ns: t1, locations, tiles }
+}
+
+/// The most intervals a level-0 view gathers, about (64 MB of answer in the worker): a wider window of the
+/// rows asked is drawn from the finest pyramid level, so the worker's memory beyond its cache is bounded
+/// whatever the trace, the tiling or the rows on screen.
+pub const EXACT_MAX_INTERVALS: u64 = 1 << 20;
+
+/// About how many intervals of `locations` start in [t0, t1]: the level-0 tiles' interval counts, shared out
+/// by the rows and the part of each window inside [t0, t1].
+fn exact_estimate(m: &Manifest, index: &TileIndex, t0: u64, t1: u64, locations: &Range<u32>) -> u64 {
+    let tl = &m.tiling;
+    let nl = m.locations.process.len() as u32;
+    if locations.is_empty() {
+        return 0;
+    }
+    let (w0, w1) = (tl.window_of(t0), tl.window_of(t1));
+    let wn = tl.window_ns.max(1);
+    let mut n = 0.0;
+    for b in tl.block_of(locations.start)..tl.block_of(locations.end - 1) + 1 {
+        let block = tl.block_range(b, nl);
+        let rows = block.end.min(locations.end).saturating_sub(block.start.max(locations.start));
+        let share = rows as f64 / block.len().max(1) as f64;
+        for w in w0..=w1 {
+            let Some(i) = index.get(TileKind::Events, 0, b, w) else { continue };
+            let ws = w as u64 * wn;
+            let we = if w + 1 >= tl.windows { m.span_ns.max(ws + 1) } else { ws + wn };
+            let inside = t1.min(we).saturating_sub(t0.max(ws)) as f64 / (we - ws) as f64;
+            n += m.tiles[i].records as f64 * share * inside;
+        }
+    }
+    n as u64
 }
 
 /// The bins of a level (`bins` of `bin_ns`, the last one reaching to the span's end) that [t0, t1] touches.
@@ -162,28 +204,57 @@ impl SummaryGrid {
 /// summary tile of manifest tile `i`, or None when it is not at hand (its bins read as zeros and its file is
 /// listed in `missing`).
 pub fn summary_grid<'a>(m: &Manifest, plan: &Plan, tile: impl Fn(usize) -> Option<&'a [Bins]>) -> SummaryGrid {
-    let Resolution::Level(level) = plan.resolution else { return SummaryGrid::default() };
-    let Some(l) = m.levels.iter().find(|l| l.level == level) else { return SummaryGrid::default() };
-    let (b0, b1) = bin_range(l.bin_ns, l.bins, plan.t0_ns, plan.t1_ns);
-    let n = (b1 - b0) as usize;
-    let locs = plan.locations.clone();
-    let mut rows = vec![Bins::zeros(n); locs.len()];
-    let mut missing = Vec::new();
-    let per = m.tiling.bins_per_tile.max(1) as u64;
-    let nl = m.locations.process.len() as u32;
+    let Some(mut g) = GridBuilder::new(m, plan) else { return SummaryGrid::default() };
     for &i in &plan.tiles {
-        let e = &m.tiles[i];
-        let Some(bins) = tile(i) else {
-            missing.push(e.path.clone());
-            continue;
+        match tile(i) {
+            Some(bins) => g.add(m, i, bins),
+            None => g.missing(m.tiles[i].path.clone()),
+        }
+    }
+    g.finish()
+}
+
+/// The summary grid of a pyramid-level plan gathered tile by tile: each tile's bins are copied in as the
+/// tile comes, so the worker need not hold every tile of the view at once (the cache keeps what fits).
+#[derive(Clone, Debug)]
+pub struct GridBuilder {
+    grid: SummaryGrid,
+    b1: u64,
+    nl: u32,
+}
+
+impl GridBuilder {
+    /// None for a level-0 plan.
+    pub fn new(m: &Manifest, plan: &Plan) -> Option<Self> {
+        let Resolution::Level(level) = plan.resolution else { return None };
+        let l = m.levels.iter().find(|l| l.level == level)?;
+        let (b0, b1) = bin_range(l.bin_ns, l.bins, plan.t0_ns, plan.t1_ns);
+        let n = (b1 - b0) as usize;
+        let grid = SummaryGrid {
+            level,
+            bin_ns: l.bin_ns,
+            level_bins: l.bins,
+            first_bin: b0,
+            first_location: plan.locations.start,
+            rows: vec![Bins::zeros(n); plan.locations.len()],
+            missing: Vec::new(),
         };
-        let block = m.tiling.block_range(e.block, nl);
+        Some(GridBuilder { grid, b1, nl: m.locations.process.len() as u32 })
+    }
+
+    /// Copy in the bins of manifest tile `i` (a summary tile of the plan's level).
+    pub fn add(&mut self, m: &Manifest, i: usize, bins: &[Bins]) {
+        let e = &m.tiles[i];
+        let g = &mut self.grid;
+        let (b0, b1) = (g.first_bin, self.b1);
+        let per = m.tiling.bins_per_tile.max(1) as u64;
+        let locs = g.first_location..g.first_location + g.rows.len() as u32;
         let first = e.window as u64 * per;
-        for (k, l) in block.clone().enumerate() {
+        for (k, l) in m.tiling.block_range(e.block, self.nl).enumerate() {
             if !locs.contains(&l) {
                 continue;
             }
-            let (Some(src), row) = (bins.get(k), &mut rows[(l - locs.start) as usize]) else { continue };
+            let (Some(src), row) = (bins.get(k), &mut g.rows[(l - locs.start) as usize]) else { continue };
             for (j, b) in (first..first + src.len() as u64).enumerate() {
                 if b < b0 || b >= b1 {
                     continue;
@@ -199,15 +270,48 @@ pub fn summary_grid<'a>(m: &Manifest, plan: &Plan, tile: impl Fn(usize) -> Optio
             }
         }
     }
-    SummaryGrid {
-        level,
-        bin_ns: l.bin_ns,
-        level_bins: l.bins,
-        first_bin: b0,
-        first_location: locs.start,
-        rows,
-        missing,
+
+    /// A tile of the plan that is not at hand: its bins read as zeros, its file is named.
+    pub fn missing(&mut self, path: String) {
+        self.grid.missing.push(path);
     }
+
+    pub fn finish(self) -> SummaryGrid {
+        self.grid
+    }
+}
+
+/// Busy intervals of every one of `locations` locations under `compute` (else "any") from a summary grid,
+/// for the Utilization & moments view of a store zoomed out: per bin one interval of the bin's busy time,
+/// centred in the bin. The pyramid keeps how much of a bin is busy, not where, so moments of a window over
+/// these are exact in m0 where the window's ends fall on bin edges, and the mean and spread are within a
+/// bin's width of the trace's. Locations outside the grid have none.
+pub fn grid_busy(grid: &SummaryGrid, locations: usize, span_ns: u64, compute: bool) -> BusyIntervals {
+    let definition = if compute { BusyDefinition::Compute } else { BusyDefinition::Any };
+    let mut ranges = Vec::with_capacity(locations);
+    let mut spans: Vec<[u64; 2]> = Vec::new();
+    for l in 0..locations {
+        let start = spans.len() as u64;
+        let row = (l as u64).checked_sub(grid.first_location as u64).and_then(|g| grid.rows.get(g as usize));
+        if let Some(bins) = row {
+            let busy = if compute { &bins.busy_compute_ns } else { &bins.busy_any_ns };
+            for (k, &ns) in busy.iter().enumerate() {
+                let (a, b) = grid.bin_time(k, span_ns);
+                let ns = ns.min(b - a);
+                if ns > 0 {
+                    let s = a + (b - a - ns) / 2;
+                    let mine = spans.len() as u64 > start;
+                    match spans.last_mut() {
+                        // Busy bins that touch make one interval (the view's intervals are disjoint).
+                        Some(last) if mine && last[1] >= s => last[1] = s + ns,
+                        _ => spans.push([s, s + ns]),
+                    }
+                }
+            }
+        }
+        ranges.push([start, spans.len() as u64]);
+    }
+    BusyIntervals::from_columns(definition, &ranges, &spans).expect("ranges built here are in range")
 }
 
 /// The exact records of `plan` (a level-0 plan) from its decoded tiles, as a `Trace` with `skeleton`'s
@@ -216,85 +320,136 @@ pub fn summary_grid<'a>(m: &Manifest, plan: &Plan, tile: impl Fn(usize) -> Optio
 /// by those locations (from the tiles fetched: the senders' blocks), and their collective rows reaching into
 /// it. Times stay relative to the store's origin, so the view's axis and hover are the trace's.
 pub fn exact_trace(skeleton: &Trace, plan: &Plan, tiles: &[&EventsTile]) -> Trace {
-    let mut t = skeleton.clone();
-    let (t0, t1) = (plan.t0_ns, plan.t1_ns);
-    let locs = plan.locations.clone();
-    let nl = t.locations.len();
-    let mut per_loc: BTreeMap<u32, Vec<(u64, u16, RegionId, u64)>> = BTreeMap::new();
-    let mut instants = Vec::new();
-    let mut messages = Vec::new();
-    let mut collectives = Vec::new();
+    let mut x = ExactSlice::new(plan);
     for tile in tiles {
+        x.add(tile);
+    }
+    x.finish(skeleton)
+}
+
+/// The exact records of a level-0 plan gathered tile by tile ([`exact_trace`] in steps): what a tile holds
+/// for the window is copied out as the tile comes, so the worker need not hold every tile of the view at
+/// once (a view in the middle of a long run needs the events tiles from each block's `first_window` on,
+/// which may be far more than the cache's budget). Each tile must be added once.
+#[derive(Clone, Debug, Default)]
+pub struct ExactSlice {
+    t0: u64,
+    t1: u64,
+    locs: Range<u32>,
+    /// Per location of `locs`: (start, depth, region, duration) of the intervals reaching into the window.
+    per_loc: Vec<Vec<(u64, u16, RegionId, u64)>>,
+    instants: Vec<(u64, LocationId, RegionId, u64)>,
+    #[allow(clippy::type_complexity)]
+    messages: Vec<(u64, MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId)>,
+    #[allow(clippy::type_complexity)]
+    collectives: Vec<(u64, u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64)>,
+}
+
+impl ExactSlice {
+    pub fn new(plan: &Plan) -> Self {
+        ExactSlice {
+            t0: plan.t0_ns,
+            t1: plan.t1_ns,
+            locs: plan.locations.clone(),
+            per_loc: vec![Vec::new(); plan.locations.len()],
+            ..Default::default()
+        }
+    }
+
+    /// Copy out what `tile` holds for the window and locations.
+    pub fn add(&mut self, tile: &EventsTile) {
+        let (t0, t1, locs) = (self.t0, self.t1, self.locs.clone());
         for &(l, r, s, d, depth) in &tile.intervals {
             if locs.contains(&l.0) && s <= t1 && s + d >= t0 {
-                per_loc.entry(l.0).or_default().push((s, depth, r, d));
+                self.per_loc[(l.0 - locs.start) as usize].push((s, depth, r, d));
             }
         }
         for &(k, l, r, time) in &tile.instants {
             if locs.contains(&l.0) && time >= t0 && time <= t1 {
-                instants.push((k, l, r, time));
+                self.instants.push((k, l, r, time));
             }
         }
         for m in &tile.messages {
             let (s, r, send, recv) = (m.2, m.3, m.4, m.5);
-            let here = (locs.contains(&s.0) || locs.contains(&r.0)) && send.min(recv) <= t1 && send.max(recv) >= t0;
-            if here {
-                messages.push(*m);
+            if (locs.contains(&s.0) || locs.contains(&r.0)) && send.min(recv) <= t1 && send.max(recv) >= t0 {
+                self.messages.push(*m);
             }
         }
         for c in &tile.collectives {
             if locs.contains(&c.2 .0) && c.6 <= t1 && c.7 >= t0 {
-                collectives.push(*c);
+                self.collectives.push(*c);
             }
         }
     }
-    let iv = &mut t.intervals;
-    t.location_intervals = vec![0..0; nl];
-    for (l, mut v) in per_loc {
-        v.sort_by_key(|&(s, depth, _, _)| (s, depth));
-        let start = iv.location.len();
-        for (s, depth, r, d) in v {
-            iv.location.push(LocationId(l));
-            iv.region.push(r);
-            iv.start_ns.push(s);
-            iv.dur_ns.push(d);
-            iv.depth.push(depth);
+
+    /// Intervals gathered so far.
+    pub fn intervals(&self) -> usize {
+        self.per_loc.iter().map(Vec::len).sum()
+    }
+
+    /// The slice as a `Trace` with `skeleton`'s definitions.
+    pub fn finish(self, skeleton: &Trace) -> Trace {
+        let mut t = skeleton.clone();
+        let nl = t.locations.len();
+        let n = self.intervals();
+        let iv = &mut t.intervals;
+        iv.location.reserve_exact(n);
+        iv.region.reserve_exact(n);
+        iv.start_ns.reserve_exact(n);
+        iv.dur_ns.reserve_exact(n);
+        iv.depth.reserve_exact(n);
+        t.location_intervals = vec![0..0; nl];
+        for (k, mut v) in self.per_loc.into_iter().enumerate() {
+            let l = self.locs.start + k as u32;
+            if v.is_empty() || l as usize >= nl {
+                continue;
+            }
+            v.sort_by_key(|&(s, depth, _, _)| (s, depth));
+            let start = iv.location.len();
+            for (s, depth, r, d) in v {
+                iv.location.push(LocationId(l));
+                iv.region.push(r);
+                iv.start_ns.push(s);
+                iv.dur_ns.push(d);
+                iv.depth.push(depth);
+            }
+            t.location_intervals[l as usize] = start..iv.location.len();
         }
-        t.location_intervals[l as usize] = start..iv.location.len();
+        // Instants, messages and collectives in the trace's order (their index in the whole trace).
+        let (mut instants, mut messages, mut collectives) = (self.instants, self.messages, self.collectives);
+        instants.sort_by_key(|x| x.0);
+        for (_, l, r, time) in instants {
+            t.instants.location.push(l);
+            t.instants.region.push(r);
+            t.instants.time_ns.push(time);
+        }
+        messages.sort_by_key(|x| x.0);
+        for (_, kind, s, r, send, recv, size, tag, name) in messages {
+            let x = &mut t.messages;
+            x.kind.push(kind);
+            x.sender.push(s);
+            x.receiver.push(r);
+            x.send_ns.push(send);
+            x.recv_ns.push(recv);
+            x.size_bytes.push(size);
+            x.tag.push(tag);
+            x.name.push(name);
+        }
+        collectives.sort_by_key(|x| x.0);
+        for (_, op, l, r, comm, root, a, z, sent, recv) in collectives {
+            let x = &mut t.collectives;
+            x.operation.push(op);
+            x.location.push(l);
+            x.region.push(r);
+            x.communicator.push(comm);
+            x.root.push(root);
+            x.start_ns.push(a);
+            x.end_ns.push(z);
+            x.bytes_sent.push(sent);
+            x.bytes_received.push(recv);
+        }
+        t
     }
-    // Instants, messages and collectives in the trace's order (their index in the whole trace).
-    instants.sort_by_key(|x| x.0);
-    for (_, l, r, time) in instants {
-        t.instants.location.push(l);
-        t.instants.region.push(r);
-        t.instants.time_ns.push(time);
-    }
-    messages.sort_by_key(|x| x.0);
-    for (_, kind, s, r, send, recv, size, tag, name) in messages {
-        let x = &mut t.messages;
-        x.kind.push(kind);
-        x.sender.push(s);
-        x.receiver.push(r);
-        x.send_ns.push(send);
-        x.recv_ns.push(recv);
-        x.size_bytes.push(size);
-        x.tag.push(tag);
-        x.name.push(name);
-    }
-    collectives.sort_by_key(|x| x.0);
-    for (_, op, l, r, comm, root, a, z, sent, recv) in collectives {
-        let x = &mut t.collectives;
-        x.operation.push(op);
-        x.location.push(l);
-        x.region.push(r);
-        x.communicator.push(comm);
-        x.root.push(root);
-        x.start_ns.push(a);
-        x.end_ns.push(z);
-        x.bytes_sent.push(sent);
-        x.bytes_received.push(recv);
-    }
-    t
 }
 
 /// A decoded tile, as the cache keeps it.
@@ -305,22 +460,45 @@ pub enum Decoded {
 }
 
 impl Decoded {
-    /// About the heap bytes it holds (what the cache's budget counts).
+    /// About the heap bytes it holds (what the cache's budget counts): the vectors' capacities, not only
+    /// their lengths (a decoder that grows a vector by pushing holds up to twice what it uses).
     pub fn bytes(&self) -> usize {
-        use std::mem::size_of;
+        use std::mem::size_of_val;
+        fn cap<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
         match self {
             Decoded::Events(t) => {
-                t.intervals.len() * size_of::<(LocationId, RegionId, u64, u64, u16)>()
-                    + t.instants.len() * size_of::<(u64, LocationId, RegionId, u64)>()
-                    + t.messages.len()
-                        * size_of::<(u64, MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId)>()
-                    + t.collectives.len()
-                        * size_of::<(u64, u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64)>(
-                        )
+                cap(&t.intervals) + cap(&t.instants) + cap(&t.messages) + cap(&t.collectives) + size_of_val(t)
             }
             Decoded::Summary(rows) => {
-                rows.iter().map(|b| b.len() * (6 * size_of::<u64>() + size_of::<u32>()) + size_of::<Bins>()).sum()
+                cap(rows)
+                    + rows
+                        .iter()
+                        .map(|b| {
+                            cap(&b.busy_compute_ns)
+                                + cap(&b.busy_any_ns)
+                                + cap(&b.dominant_region)
+                                + cap(&b.dominant_ns)
+                                + cap(&b.events)
+                                + cap(&b.messages)
+                                + cap(&b.message_bytes)
+                        })
+                        .sum::<usize>()
             }
+        }
+    }
+
+    /// Give back what the vectors hold beyond their lengths (before the tile is kept).
+    pub fn compact(&mut self) {
+        match self {
+            Decoded::Events(t) => {
+                t.intervals.shrink_to_fit();
+                t.instants.shrink_to_fit();
+                t.messages.shrink_to_fit();
+                t.collectives.shrink_to_fit();
+            }
+            Decoded::Summary(rows) => rows.shrink_to_fit(),
         }
     }
 }
@@ -396,6 +574,34 @@ impl TileCache {
         self.by_use.insert(self.tick, i);
         self.used += bytes;
         self.trim()
+    }
+    /// Keep tile `i` only if it fits the budget once tiles not of the current view are dropped (least
+    /// recently used first): unlike [`TileCache::insert`], a view needing more than the budget never makes
+    /// the cache hold more; the caller uses the tile and lets it go. Returns whether it was kept.
+    pub fn admit(&mut self, i: usize, tile: Decoded) -> bool {
+        let bytes = tile.bytes();
+        if let Some((_, b, tick)) = self.tiles.remove(&i) {
+            self.used -= b;
+            self.by_use.remove(&tick);
+        }
+        while self.used + bytes > self.budget {
+            let Some((&tick, &oldest)) = self.by_use.first_key_value() else { break };
+            if tick >= self.view_from {
+                break;
+            }
+            self.by_use.pop_first();
+            if let Some((_, b, _)) = self.tiles.remove(&oldest) {
+                self.used -= b;
+            }
+        }
+        if self.used + bytes > self.budget {
+            return false;
+        }
+        self.tick += 1;
+        self.tiles.insert(i, (tile, bytes, self.tick));
+        self.by_use.insert(self.tick, i);
+        self.used += bytes;
+        true
     }
     /// Drop least recently used tiles not of the current view until within the budget; their indices.
     fn trim(&mut self) -> Vec<usize> {

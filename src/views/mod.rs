@@ -19,6 +19,7 @@ pub mod options;
 pub mod particles;
 pub mod set;
 pub mod store;
+pub mod store_moments;
 pub mod timeline;
 
 use crate::scene::Scene;
@@ -131,6 +132,10 @@ pub trait Pane {
     }
     /// The timeline of a store, for the page's tile requests and answers; None for every other view.
     fn as_store(&mut self) -> Option<&mut store::StorePane> {
+        None
+    }
+    /// Utilization & moments of a store, for the page's requests and answers; None for every other view.
+    fn as_store_moments(&mut self) -> Option<&mut store_moments::StoreMomentsPane> {
         None
     }
     /// Particles and history splats to draw over this frame's scene (the particle view only).

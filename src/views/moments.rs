@@ -279,6 +279,11 @@ impl MomentsPane {
         Some((lo - pad, hi + pad))
     }
 
+    /// The busy definition the rows are computed under.
+    pub fn definition(&self) -> &BusyDefinition {
+        &self.definition
+    }
+
     /// The busy definition asked of the worker and not answered yet (None: the moments shown are those of
     /// the definition chosen). The page sends it; [`MomentsPane::receive`] shows the answer.
     pub fn asked(&self) -> Option<&BusyDefinition> {

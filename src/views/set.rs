@@ -206,15 +206,15 @@ impl ViewSet {
         self.active = 0;
     }
 
-    /// Show a store's timeline (`views::store`), drawn from the tiles the worker answers. Replaces what was
-    /// shown.
-    pub fn load_store(&mut self, pane: super::store::StorePane) {
+    /// Show a store's timeline (`views::store`) and offer its Utilization & moments (`views::store_moments`),
+    /// drawn from the tiles the worker answers. Replaces what was shown.
+    pub fn load_store(&mut self, pane: super::store::StorePane, moments: super::store_moments::StoreMomentsPane) {
         self.loading = None;
         self.trace = None;
         self.aggregation = None;
         self.moments = None;
         self.built_on_page.clear();
-        self.panes = vec![Box::new(pane)];
+        self.panes = vec![Box::new(pane), Box::new(moments)];
         self.active = 0;
     }
 
@@ -226,6 +226,11 @@ impl ViewSet {
     /// The store's timeline, when a store is shown.
     pub fn store_pane(&mut self) -> Option<&mut super::store::StorePane> {
         self.panes.iter_mut().find_map(|p| p.as_store())
+    }
+
+    /// A store's Utilization & moments, when a store is shown.
+    pub fn store_moments_pane(&mut self) -> Option<&mut super::store_moments::StoreMomentsPane> {
+        self.panes.iter_mut().find_map(|p| p.as_store_moments())
     }
 
     /// Show an execution graph laid out by the worker. Replaces what was shown.

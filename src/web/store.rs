@@ -1,27 +1,58 @@
 //! Stores in the browser (issue #17), both ends. The worker's [`StoreSession`]: the manifest parsed and
 //! checked, a viewport planned into the tiles it needs (`store::query::plan`), each tile the page's script
 //! fetched (a URL under `?store=`, or a file of a dropped folder) checked against the manifest and decoded
-//! here, kept in the byte-bounded LRU cache, and the answer for the viewport (a summary grid, or the exact
-//! records as a trace slice) encoded for the page. The page's side is `store_view.rs`.
+//! here and gathered into the answer as it comes (`store::query::{GridBuilder, ExactSlice}`), kept in the
+//! byte-bounded LRU cache only where it fits the budget (`TileCache::admit`: a view needing more than the
+//! budget streams through it), and the answer for the viewport (a summary grid, or the exact records as a
+//! trace slice) encoded for the page. The page's side is `store_view.rs`.
 //!
 //! Must not hold view logic (views::store does) or fetch anything itself (www/store-worker.js does).
 
+use crate::analyses::busy::{BusyDefinition, BusyIntervals};
+use crate::analyses::moments::LocationMoments;
+use crate::analyses::moments_bundle::MomentsBundle;
 use crate::model::{codec, Trace};
-use crate::store::query::{exact_trace, plan, summary_grid, Decoded, Plan, Resolution, TileCache, TileIndex, Viewport};
-use crate::store::read::EventsTile;
+use crate::store::query::grid_busy;
+use crate::store::query::{plan, Decoded, ExactSlice, GridBuilder, Plan, TileCache, TileIndex, Viewport};
 use crate::store::{Store, TileKind, TileSource};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
-/// The one file being decoded: the script hands its bytes over, [`Store::payload`] checks them.
+/// The one file being decoded: the script hands its bytes over, [`Store::payload`] checks them; and the
+/// moments tiles, kept as fetched (a few dozen bytes a location) for `Store::moments`.
 #[derive(Default)]
-struct Handed(RefCell<Option<(String, Vec<u8>)>>);
+struct Handed {
+    one: RefCell<Option<(String, Vec<u8>)>>,
+    kept: RefCell<FxHashMap<String, Vec<u8>>>,
+}
 
 impl TileSource for Handed {
     fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-        let held = self.0.borrow_mut().take();
-        Ok(held.filter(|(p, _)| p == path).map(|(_, b)| b))
+        if let Some((p, b)) = self.one.borrow_mut().take() {
+            if p == path {
+                return Ok(Some(b));
+            }
+        }
+        Ok(self.kept.borrow().get(path).cloned())
+    }
+}
+
+/// The answer being gathered for the viewport planned last.
+enum Pending {
+    None,
+    Grid(GridBuilder),
+    Exact(ExactSlice),
+}
+
+impl Pending {
+    fn feed(&mut self, store: &Store<Handed>, i: usize, tile: &Decoded) {
+        match (self, tile) {
+            (Pending::Grid(g), Decoded::Summary(bins)) => g.add(&store.manifest, i, bins),
+            (Pending::Exact(x), Decoded::Events(t)) => x.add(t),
+            _ => {}
+        }
     }
 }
 
@@ -34,6 +65,15 @@ pub struct StoreSession {
     cache: TileCache,
     skeleton: Trace,
     plan: Option<Plan>,
+    /// The answer for the viewport planned last, gathered tile by tile as tiles come (from the cache when
+    /// planned, then each fetched one as it is decoded), so the view's tiles need not all be held at once.
+    pending: Pending,
+    /// Tiles of the plan gathered into `pending` (each once).
+    fed: FxHashSet<usize>,
+    /// The busy definition the moments view asked with the viewport planned last (None: the timeline's).
+    busy: Option<BusyDefinition>,
+    /// The whole run's stored moments of every location, for compute and any, once read.
+    whole: [Option<Vec<LocationMoments>>; 2],
     /// Files that failed (path -> why), not asked for again in this session.
     failed: Vec<(String, String)>,
 }
@@ -49,7 +89,7 @@ impl StoreSession {
     #[wasm_bindgen(constructor)]
     pub fn new(name: String, manifest: &[u8], cache_bytes: f64) -> Result<StoreSession, JsValue> {
         let handed = Handed::default();
-        *handed.0.borrow_mut() = Some((crate::store::MANIFEST.to_string(), manifest.to_vec()));
+        *handed.one.borrow_mut() = Some((crate::store::MANIFEST.to_string(), manifest.to_vec()));
         let store = Store::open(handed).map_err(|e| err(&name, e))?;
         let skeleton = store.skeleton().map_err(|e| err(&name, e))?;
         let budget = if cache_bytes.is_finite() && cache_bytes >= 1.0 {
@@ -64,6 +104,10 @@ impl StoreSession {
             store,
             skeleton,
             plan: None,
+            pending: Pending::None,
+            fed: FxHashSet::default(),
+            busy: None,
+            whole: [None, None],
             failed: Vec::new(),
         })
     }
@@ -80,17 +124,44 @@ impl StoreSession {
     }
 
     /// Plan the viewport and return the store paths still to fetch (those not cached and not failed before).
-    pub fn plan(&mut self, t0_ns: f64, t1_ns: f64, loc0: u32, loc1: u32, width_px: f32) -> Vec<String> {
+    /// What the cache holds of the plan is gathered into the answer now. `busy` ("compute" or "any"): the
+    /// Utilization & moments view asks, and the answer is its busy intervals and moments (the moments
+    /// tiles are fetched too, once); "": the timeline's answer.
+    pub fn plan(&mut self, t0_ns: f64, t1_ns: f64, loc0: u32, loc1: u32, width_px: f32, busy: &str) -> Vec<String> {
         let vp = Viewport { t0_ns, t1_ns, locations: loc0..loc1, width_px };
-        let p = plan(&self.store.manifest, &self.index, &vp);
-        self.cache.begin_view();
+        self.busy = match busy {
+            "compute" => Some(BusyDefinition::Compute),
+            "any" => Some(BusyDefinition::Any),
+            _ => None,
+        };
         let m = &self.store.manifest;
-        let need = p
-            .tiles
-            .iter()
-            .filter(|&&i| !self.cache.touch(i) && !self.failed.iter().any(|(f, _)| *f == m.tiles[i].path))
-            .map(|&i| m.tiles[i].path.clone())
-            .collect();
+        let p = plan(m, &self.index, &vp);
+        self.cache.begin_view();
+        self.fed.clear();
+        self.pending = match GridBuilder::new(m, &p) {
+            Some(g) => Pending::Grid(g),
+            None => Pending::Exact(ExactSlice::new(&p)),
+        };
+        let mut need = Vec::new();
+        for &i in &p.tiles {
+            if self.cache.touch(i) {
+                if let Some(d) = self.cache.peek(i) {
+                    self.pending.feed(&self.store, i, d);
+                    self.fed.insert(i);
+                }
+            } else if !self.failed.iter().any(|(f, _)| *f == m.tiles[i].path) {
+                need.push(m.tiles[i].path.clone());
+            }
+        }
+        if self.busy.is_some() {
+            let kept = self.store.source().kept.borrow();
+            let moments = m.tiles.iter().filter(|e| e.kind == TileKind::Moments);
+            need.extend(
+                moments
+                    .filter(|e| !kept.contains_key(&e.path) && !self.failed.iter().any(|(f, _)| *f == e.path))
+                    .map(|e| e.path.clone()),
+            );
+        }
         self.plan = Some(p);
         need
     }
@@ -102,16 +173,33 @@ impl StoreSession {
         let Some(i) = m.tiles.iter().position(|e| e.path == path) else {
             return Err(err(&self.name, format!("{path}: not a tile of this store")));
         };
-        *self.store_source().0.borrow_mut() = Some((path.to_string(), bytes));
+        *self.store_source().one.borrow_mut() = Some((path.to_string(), bytes));
         let e = &self.store.manifest.tiles[i];
         let decoded = match e.kind {
             TileKind::Events => self.store.events_tile(e).map(Decoded::Events),
             TileKind::Summary => self.store.summary_tile(e).map(Decoded::Summary),
+            TileKind::Moments => {
+                // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
+                let kept = bytes_again(self.store_source(), path);
+                return match self.store.payload(e) {
+                    Ok(_) => {
+                        self.store_source().kept.borrow_mut().insert(path.to_string(), kept);
+                        Ok(())
+                    }
+                    Err(e) => Err(self.fail(path, e.to_string())),
+                };
+            }
             _ => return Ok(()),
         };
         match decoded {
-            Ok(d) => {
-                self.cache.insert(i, d);
+            Ok(mut d) => {
+                // Gathered into the answer now; kept only where the cache's budget allows (evicting tiles of
+                // earlier views first), so the worker holds the budget plus one tile and the answer.
+                if self.plan.as_ref().is_some_and(|p| p.tiles.contains(&i)) && self.fed.insert(i) {
+                    self.pending.feed(&self.store, i, &d);
+                }
+                d.compact();
+                self.cache.admit(i, d);
                 Ok(())
             }
             Err(e) => Err(self.fail(path, e.to_string())),
@@ -127,36 +215,46 @@ impl StoreSession {
         err(&self.name, text)
     }
 
-    /// The answer for the viewport planned last: `{kind: "grid" | "exact", bytes, t0, t1, loc0, loc1,
-    /// errors}` (bytes: a postcard `SummaryGrid`, or the exact slice as `model::codec`).
+    /// The answer for the viewport planned last: `{kind: "grid" | "exact" | "busy", bytes, t0, t1, loc0, loc1,
+    /// level, errors}` (bytes: a postcard `SummaryGrid`, the exact slice as `model::codec`, or for the moments
+    /// view an `analyses::moments_bundle` of every location; level: the pyramid level, 0 for exact records).
     pub fn answer(&mut self) -> Result<JsValue, JsValue> {
-        let p = self.plan.as_ref().ok_or("no viewport was planned")?;
-        let m = &self.store.manifest;
-        let errors: Vec<String> = p
-            .tiles
-            .iter()
-            .filter_map(|&i| self.failed.iter().find(|(f, _)| *f == m.tiles[i].path))
-            .map(|(_, why)| why.clone())
-            .collect();
-        let (kind, bytes) = match p.resolution {
-            Resolution::Level(_) => {
-                let g = summary_grid(m, p, |i| match self.cache.peek(i) {
-                    Some(Decoded::Summary(b)) => Some(&b[..]),
-                    _ => None,
-                });
-                ("grid", postcard::to_allocvec(&g).map_err(|e| err(&self.name, e))?)
+        let p = self.plan.clone().ok_or("no viewport was planned")?;
+        let (errors, not_fed) = {
+            let m = &self.store.manifest;
+            let errors: Vec<String> = p
+                .tiles
+                .iter()
+                .filter_map(|&i| self.failed.iter().find(|(f, _)| *f == m.tiles[i].path))
+                .map(|(_, why)| why.clone())
+                .collect();
+            let not_fed: Vec<String> =
+                p.tiles.iter().filter(|i| !self.fed.contains(i)).map(|&i| m.tiles[i].path.clone()).collect();
+            (errors, not_fed)
+        };
+        let (nl, span) = (self.skeleton.locations.len(), self.store.manifest.span_ns);
+        let (kind, bytes, level) = match (std::mem::replace(&mut self.pending, Pending::None), self.busy.clone()) {
+            (Pending::Grid(mut g), busy) => {
+                for path in not_fed {
+                    g.missing(path);
+                }
+                let g = g.finish();
+                let level = g.level;
+                match busy {
+                    None => ("grid", postcard::to_allocvec(&g).map_err(|e| err(&self.name, e))?, level),
+                    Some(def) => {
+                        let busy = grid_busy(&g, nl, span, def == BusyDefinition::Compute);
+                        drop(g);
+                        ("busy", self.moments_bundle(def, busy)?, level)
+                    }
+                }
             }
-            Resolution::Exact => {
-                let tiles: Vec<&EventsTile> = p
-                    .tiles
-                    .iter()
-                    .filter_map(|&i| match self.cache.peek(i) {
-                        Some(Decoded::Events(t)) => Some(t),
-                        _ => None,
-                    })
-                    .collect();
-                ("exact", codec::encode(&exact_trace(&self.skeleton, p, &tiles)))
+            (Pending::Exact(x), None) => ("exact", codec::encode(&x.finish(&self.skeleton)), 0),
+            (Pending::Exact(x), Some(def)) => {
+                let busy = BusyIntervals::compute(&x.finish(&self.skeleton), &def);
+                ("busy", self.moments_bundle(def, busy)?, 0)
             }
+            (Pending::None, _) => return Err(err(&self.name, "this viewport was answered already")),
         };
         let o = js_sys::Object::new();
         let set = |k: &str, v: JsValue| {
@@ -164,10 +262,12 @@ impl StoreSession {
         };
         set("kind", kind.into());
         set("bytes", js_sys::Uint8Array::from(&bytes[..]).into());
+        drop(bytes);
         set("t0", (p.t0_ns as f64).into());
         set("t1", (p.t1_ns as f64).into());
         set("loc0", p.locations.start.into());
         set("loc1", p.locations.end.into());
+        set("level", level.into());
         set("errors", errors.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL));
         Ok(o.into())
     }
@@ -182,4 +282,20 @@ impl StoreSession {
     fn store_source(&self) -> &Handed {
         self.store.source()
     }
+
+    /// The moments view's answer: `busy` with the whole run's stored moments (read once per definition).
+    fn moments_bundle(&mut self, definition: BusyDefinition, busy: BusyIntervals) -> Result<Vec<u8>, JsValue> {
+        let k = usize::from(definition == BusyDefinition::Any);
+        if self.whole[k].is_none() {
+            let rows = self.store.moments(&definition).map_err(|e| err(&self.name, e))?;
+            self.whole[k] = Some(rows.ok_or_else(|| err(&self.name, "no stored moments for this definition"))?);
+        }
+        let rows = self.whole[k].clone().unwrap_or_default();
+        Ok(MomentsBundle { definition, busy, rows }.encode())
+    }
+}
+
+/// The bytes handed for `path`, copied (a moments tile is kept after its check consumed the handed copy).
+fn bytes_again(h: &Handed, path: &str) -> Vec<u8> {
+    h.one.borrow().as_ref().filter(|(p, _)| p == path).map(|(_, b)| b.clone()).unwrap_or_default()
 }

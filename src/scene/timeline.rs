@@ -559,6 +559,76 @@ impl TimelineScene<'_> {
     }
 }
 
+/// [`Overview::new`] a slice of intervals at a time (the page computes the strip in load steps of a few ms:
+/// 1.45 M intervals took one 38-41 ms task).
+pub struct OverviewBuild {
+    w: f64,
+    span: u64,
+    busy: Vec<f64>,
+    best: Vec<f64>,
+    region: Vec<u32>,
+    busy_locations: Vec<bool>,
+    next: usize,
+}
+
+impl OverviewBuild {
+    pub fn new(trace: &Trace) -> Self {
+        let bins = Overview::BINS;
+        let span = trace.span_ns.max(1);
+        OverviewBuild {
+            w: span as f64 / bins as f64,
+            span,
+            busy: vec![0f64; bins],
+            best: vec![0f64; bins],
+            region: vec![u32::MAX; bins],
+            busy_locations: vec![false; trace.locations.len()],
+            next: 0,
+        }
+    }
+
+    /// Take the next `n` intervals; true once every interval is in.
+    pub fn step(&mut self, trace: &Trace, n: usize) -> bool {
+        let iv = &trace.intervals;
+        let bins = Overview::BINS;
+        let w = self.w;
+        let end = self.next.saturating_add(n).min(iv.len());
+        for i in self.next..end {
+            if iv.depth[i] != 0 || iv.dur_ns[i] == 0 {
+                continue;
+            }
+            self.busy_locations[iv.location[i].index()] = true;
+            let (s, e) = (iv.start_ns[i] as f64, iv.end_ns(i) as f64);
+            let b0 = ((s / w) as usize).min(bins - 1);
+            let b1 = ((e / w) as usize).min(bins - 1);
+            for b in b0..=b1 {
+                let lo = s.max(b as f64 * w);
+                let hi = e.min((b + 1) as f64 * w);
+                let o = hi - lo;
+                if o > 0.0 {
+                    self.busy[b] += o;
+                    if o > self.best[b] {
+                        self.best[b] = o;
+                        self.region[b] = iv.region[i].0;
+                    }
+                }
+            }
+        }
+        self.next = end;
+        end == iv.len()
+    }
+
+    /// The strip, in the regions' `colors`.
+    pub fn finish(self, colors: &[Rgba]) -> Overview {
+        let n = self.busy_locations.iter().filter(|&&b| b).count().max(1) as f64;
+        let w = self.w;
+        Overview {
+            span_ns: self.span,
+            busy: self.busy.iter().map(|&b| (b / (w * n)).clamp(0.0, 1.0) as f32).collect(),
+            color: self.region.iter().map(|&r| colors.get(r as usize).copied().unwrap_or(0)).collect(),
+        }
+    }
+}
+
 /// The whole run at a glance, computed once per trace: per bin of time, the share of the locations busy at
 /// depth 0 and the region with the longest stretch in it. Drawn as the strip at the bottom of the timeline
 /// with the shown window marked; bounded by pixels per frame.
@@ -577,41 +647,9 @@ impl Overview {
     /// One pass over the depth-0 intervals; each touches the bins it overlaps (a location's depth-0
     /// intervals never overlap, so that is at most intervals + locations x bins).
     pub fn new(trace: &Trace, colors: &[Rgba]) -> Self {
-        let bins = Self::BINS;
-        let span = trace.span_ns.max(1);
-        let w = span as f64 / bins as f64;
-        let iv = &trace.intervals;
-        let mut busy = vec![0f64; bins];
-        let mut best = vec![0f64; bins];
-        let mut region = vec![u32::MAX; bins];
-        let mut busy_locations = vec![false; trace.locations.len()];
-        for i in 0..iv.len() {
-            if iv.depth[i] != 0 || iv.dur_ns[i] == 0 {
-                continue;
-            }
-            busy_locations[iv.location[i].index()] = true;
-            let (s, e) = (iv.start_ns[i] as f64, iv.end_ns(i) as f64);
-            let b0 = ((s / w) as usize).min(bins - 1);
-            let b1 = ((e / w) as usize).min(bins - 1);
-            for b in b0..=b1 {
-                let lo = s.max(b as f64 * w);
-                let hi = e.min((b + 1) as f64 * w);
-                let o = hi - lo;
-                if o > 0.0 {
-                    busy[b] += o;
-                    if o > best[b] {
-                        best[b] = o;
-                        region[b] = iv.region[i].0;
-                    }
-                }
-            }
-        }
-        let n = busy_locations.iter().filter(|&&b| b).count().max(1) as f64;
-        Overview {
-            span_ns: span,
-            busy: busy.iter().map(|&b| (b / (w * n)).clamp(0.0, 1.0) as f32).collect(),
-            color: region.iter().map(|&r| colors.get(r as usize).copied().unwrap_or(0)).collect(),
-        }
+        let mut build = OverviewBuild::new(trace);
+        while !build.step(trace, usize::MAX) {}
+        build.finish(colors)
     }
 
     /// Screen x of time `t_ns` on the strip (the whole run across the plot's width).
@@ -693,6 +731,23 @@ mod tests {
     use super::*;
     use crate::layouts::timeline::TimelineMetrics;
     use crate::model::{Format, LocationKind, TraceBuilder};
+
+    /// The overview strip built a few intervals a step (as the page's load steps do) is the one built whole.
+    #[test]
+    fn overview_in_steps_equals_overview_whole() {
+        let t = crate::samples::utilization::utilization_trace(16, 16 * 97);
+        let colors = region_colors(&t);
+        let whole = Overview::new(&t, &colors);
+        let mut build = OverviewBuild::new(&t);
+        let mut steps = 1;
+        while !build.step(&t, 37) {
+            steps += 1;
+        }
+        let stepped = build.finish(&colors);
+        assert!(steps > 10, "{steps} steps");
+        assert_eq!((stepped.span_ns, &stepped.busy, &stepped.color), (whole.span_ns, &whole.busy, &whole.color));
+        assert!(whole.busy.iter().any(|&b| b > 0.0));
+    }
 
     fn trace(n: usize) -> Trace {
         let mut b = TraceBuilder::new(Format::Generated);

@@ -63,9 +63,14 @@ const SELECTED: Rgba = rgba(0x2f, 0x6f, 0xd6, 0xff);
 
 impl GrainsPane {
     pub fn new(analysis: GrainAnalysis, layout: GrainLayout, width: f32, height: f32) -> Self {
+        let reach = EdgeReach::new(&analysis, &layout);
+        Self::with_reach(analysis, layout, width, height, reach)
+    }
+
+    /// The pane with the layout's [`EdgeReach`] computed already (a load step of its own on the page).
+    pub fn with_reach(analysis: GrainAnalysis, layout: GrainLayout, width: f32, height: f32, reach: EdgeReach) -> Self {
         let vp = Viewport::fit(&layout, width, graph_height(width, height));
         let narrowest = narrowest_grain(&analysis, &layout);
-        let reach = EdgeReach::new(&analysis, &layout);
         GrainsPane {
             narrowest,
             reach,

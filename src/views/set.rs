@@ -25,7 +25,8 @@ use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::{BundleReading, GrainBundle};
 use crate::layouts::grains::GrainLayout;
 use crate::model::{codec, Trace};
-use crate::scene::grains::{aggregated_first_text, unreadable_when_fitted};
+use crate::scene::grains::{aggregated_first_text, unreadable_when_fitted, EdgeReach};
+use crate::scene::timeline::{region_colors, Overview, OverviewBuild};
 use crate::scene::{palette, Scene};
 use std::rc::Rc;
 
@@ -56,6 +57,9 @@ pub struct ViewSet {
     loading: Option<Load>,
 }
 
+/// Intervals a load step puts into the timeline's overview strip (about 8 ms of the page's wasm a step).
+const OVERVIEW_CHUNK: usize = 300_000;
+
 /// Where a stepped load is: each variant holds what the steps so far produced, and its step is the next one.
 enum Load {
     /// The worker's grain bundle and aggregation bytes, the bundle read up to `reading` (a part a step).
@@ -69,8 +73,15 @@ enum Load {
         aggregation: Option<Vec<u8>>,
         reading: Box<AggregationReading>,
     },
-    /// Everything read; the grain-graph pane not yet built.
+    /// Everything read; the edges' reach for the grain scene (a pass over every edge) not yet computed.
     Aggregation { analysis: Box<GrainAnalysis>, layout: Box<GrainLayout>, aggregation: Option<Aggregation> },
+    /// The edges' reach computed; the grain-graph pane not yet built.
+    GrainReach {
+        analysis: Box<GrainAnalysis>,
+        layout: Box<GrainLayout>,
+        aggregation: Option<Aggregation>,
+        reach: Box<EdgeReach>,
+    },
     /// The grain-graph pane; the Aggregated pane (when the graph opens aggregated) not yet built, nothing shown.
     GrainsPane { pane: Box<GrainsPane>, aggregation: Option<Aggregation> },
     /// A view of the trace shown being built in steps (the particle index: [`ParticleBuild`]); what is shown
@@ -78,8 +89,11 @@ enum Load {
     ParticleIndex { trace: Rc<Trace>, build: Box<ParticleBuild>, range: Option<(f64, f64)> },
     /// The worker's encoded trace and moments, decoded up to `decoding` (a part a step).
     TraceBytes { model: Vec<u8>, decoding: Box<codec::Decoding>, moments: Option<Vec<u8>> },
-    /// The trace decoded; its timeline pane not yet built.
-    Trace { trace: Rc<Trace>, moments: Option<Vec<u8>> },
+    /// The trace decoded; the timeline's overview strip (a pass over every interval) computed up to
+    /// `overview` ([`OVERVIEW_CHUNK`] intervals a step).
+    Trace { trace: Rc<Trace>, moments: Option<Vec<u8>>, overview: Box<OverviewBuild> },
+    /// The overview strip computed; the timeline pane not yet built.
+    TraceOverview { trace: Rc<Trace>, moments: Option<Vec<u8>>, overview: Box<Overview> },
 }
 
 impl Load {
@@ -89,11 +103,13 @@ impl Load {
             Load::GrainBundle { .. } => "assemble the analysis",
             Load::Analysed { aggregation: None, .. } => "no aggregation to read",
             Load::Analysed { reading, .. } => reading.next_part(),
-            Load::Aggregation { .. } => "build the grain-graph view",
+            Load::Aggregation { .. } => "index the grain graph's edges",
+            Load::GrainReach { .. } => "build the grain-graph view",
             Load::GrainsPane { .. } => "build the aggregated view",
             Load::ParticleIndex { build, .. } => build.next_part(),
             Load::TraceBytes { decoding, .. } => decoding.next_part(),
-            Load::Trace { .. } => "build the timeline view",
+            Load::Trace { .. } => "compute the overview strip",
+            Load::TraceOverview { .. } => "build the timeline view",
         }
     }
 }
@@ -157,7 +173,11 @@ impl ViewSet {
                 }
             }
             Load::Aggregation { analysis, layout, aggregation } => {
-                let pane = Box::new(GrainsPane::new(*analysis, *layout, self.width, self.height));
+                let reach = Box::new(EdgeReach::new(&analysis, &layout));
+                Load::GrainReach { analysis, layout, aggregation, reach }
+            }
+            Load::GrainReach { analysis, layout, aggregation, reach } => {
+                let pane = Box::new(GrainsPane::with_reach(*analysis, *layout, self.width, self.height, *reach));
                 Load::GrainsPane { pane, aggregation }
             }
             Load::GrainsPane { pane, aggregation } => {
@@ -175,12 +195,23 @@ impl ViewSet {
             },
             Load::TraceBytes { model, mut decoding, moments } => {
                 match decoding.step(&model).map_err(|e| e.to_string())? {
-                    Some(trace) => Load::Trace { trace: Rc::new(trace), moments },
+                    Some(trace) => {
+                        let overview = Box::new(OverviewBuild::new(&trace));
+                        Load::Trace { trace: Rc::new(trace), moments, overview }
+                    }
                     None => Load::TraceBytes { model, decoding, moments },
                 }
             }
-            Load::Trace { trace, moments } => {
-                self.load_trace(trace, moments);
+            Load::Trace { trace, moments, mut overview } => {
+                if overview.step(&trace, OVERVIEW_CHUNK) {
+                    let overview = Box::new(overview.finish(&region_colors(&trace)));
+                    Load::TraceOverview { trace, moments, overview }
+                } else {
+                    Load::Trace { trace, moments, overview }
+                }
+            }
+            Load::TraceOverview { trace, moments, overview } => {
+                self.show_trace(trace, moments, Some(*overview));
                 return Ok(false);
             }
         };
@@ -197,8 +228,17 @@ impl ViewSet {
     /// Show a trace in the timeline view. Replaces what was shown. `moments`: the worker's moments of it for
     /// the default busy definition (`analyses::moments_bundle`), decoded when the moments view is first shown.
     pub fn load_trace(&mut self, trace: Rc<Trace>, moments: Option<Vec<u8>>) {
+        self.show_trace(trace, moments, None);
+    }
+
+    /// [`ViewSet::load_trace`] with the overview strip computed already (a stepped load's step of its own).
+    fn show_trace(&mut self, trace: Rc<Trace>, moments: Option<Vec<u8>>, overview: Option<Overview>) {
         self.loading = None;
-        self.panes = vec![Box::new(TimelinePane::new(trace.clone(), self.width, self.height))];
+        let pane = match overview {
+            Some(o) => TimelinePane::with_overview(trace.clone(), self.width, self.height, o),
+            None => TimelinePane::new(trace.clone(), self.width, self.height),
+        };
+        self.panes = vec![Box::new(pane)];
         self.aggregation = None;
         self.moments = moments;
         self.built_on_page.clear();

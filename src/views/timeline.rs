@@ -97,11 +97,17 @@ pub fn location_matches(trace: &Trace, l: LocationId, pattern: &str) -> bool {
 
 impl TimelinePane {
     pub fn new(trace: Rc<Trace>, width: f32, height: f32) -> Self {
+        let overview = Overview::new(&trace, &region_colors(&trace));
+        Self::with_overview(trace, width, height, overview)
+    }
+
+    /// The pane with its overview strip computed already (`Overview::new(&trace, &region_colors(&trace))`:
+    /// a pass over every interval, a load step of its own on the page).
+    pub fn with_overview(trace: Rc<Trace>, width: f32, height: f32, overview: Overview) -> Self {
         let mut layout = TimelineLayout::new(&trace, TimelineMetrics::default());
         let counters = CounterTracks::new(&trace, &mut layout);
         let colors = region_colors(&trace);
         let view = TimelineView::fit(&trace, width, height);
-        let overview = Overview::new(&trace, &colors);
         TimelinePane {
             trace,
             layout,

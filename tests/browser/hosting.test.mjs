@@ -242,8 +242,9 @@ test('themes follow the system and reach the canvas; shortcut overlay; recent fi
       const shot = await screenshot(page, name);
       const st = await viewState(page);
       const r = await page.evaluate(() => document.getElementById('stage').getBoundingClientRect().toJSON());
-      // Below the last row: the view's background, drawn by the renderer's clear colour.
-      const y = Math.round(r.top + Math.min(r.height - 4, st.rows.at(-1).y + 120));
+      // Below the last row and above the overview strip: the view's background, the renderer's clear colour.
+      const bottom = st.overview ? st.overview.y : r.height;
+      const y = Math.round(r.top + Math.min(bottom - 4, st.rows.at(-1).y + 120));
       return shot.pixel(Math.round(r.left + r.width - 8), y);
     };
     await page.emulateMedia({ colorScheme: 'light' });

@@ -111,7 +111,7 @@ test('every view option control changes the view and survives a reload via the p
     assert.ok(set >= 15, `${set} values set through controls`);
     // A refused value leaves the option as it was and says why in the schema's words.
     await page.evaluate(() => { try { window.weft.viewer.configure('min_edge', 'soon'); } catch (e) { window.refused = String(e); } });
-    assert.equal(await page.evaluate(() => window.refused), 'min_edge must be true or a length in px (8px) or ns (5000ns), not \'soon\'');
+    assert.equal(await page.evaluate(() => window.refused), 'min_edge must be true or a length in px (14px) or ns (5000ns), not \'soon\'');
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

@@ -149,6 +149,7 @@ fn a_stepped_load_shows_what_the_one_shot_load_shows_and_nothing_before_its_last
         "read the aggregation tree",
         "read the aggregation metrics",
         "check the aggregation",
+        "index the grain graph's edges",
         "build the grain-graph view",
         "build the aggregated view",
     ];
@@ -185,7 +186,8 @@ fn a_stepped_load_shows_what_the_one_shot_load_shows_and_nothing_before_its_last
     assert!(stepped.load_step().unwrap_err().contains("nodes"), "an aggregation of another graph is refused");
     assert_eq!(stepped.view(), "grains");
 
-    // A trace: decoded in steps (its tables, each interval column, the rest), its timeline built in the next.
+    // A trace: decoded in steps (its tables, each interval column, the rest), its overview strip computed in the
+    // next, its timeline built in the last.
     let trace = utilization_trace(8, 8 * 61);
     let mut once = set();
     once.load_trace(Rc::new(trace.clone()), None);
@@ -196,6 +198,9 @@ fn a_stepped_load_shows_what_the_one_shot_load_shows_and_nothing_before_its_last
         assert!(stepped.load_step().unwrap());
         assert_eq!(stepped.view(), "grains");
     }
+    assert_eq!(stepped.load_step_name(), Some("compute the overview strip"));
+    assert!(stepped.load_step().unwrap());
+    assert_eq!(stepped.view(), "grains");
     assert_eq!(stepped.load_step_name(), Some("build the timeline view"));
     assert!(!stepped.load_step().unwrap());
     assert_eq!((stepped.view(), stepped.views()), (once.view(), once.views()));

@@ -13,7 +13,7 @@
 use super::axis::label_width_px;
 use super::grains::{severity_color, DIMMED, EDGE_PLAIN, FORK, JOIN, START_END};
 use super::palette::{categorical, HIGHLIGHT, TEXT, TEXT_MUTED};
-use super::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
+use super::{rgba, segment_range, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
 use crate::analyses::aggregate::query::group_labels;
 use crate::analyses::aggregate::{AggregationTree, GroupMetrics};
 use crate::analyses::grains::{GrainAnalysis, NONE};
@@ -399,27 +399,6 @@ pub fn cut_out(s: &mut Scene, [x0, y0, x1, y1]: [f32; 4]) {
         let (top, bottom) = (t.y - t.size_px, t.y + t.size_px);
         left > x1 || left + w < x0 || bottom < y0 || top > y1
     });
-}
-
-/// The parameter range [t0, t1] of the segment inside the box (Liang–Barsky); None when it misses.
-fn segment_range((ax, ay, bx, by): (f32, f32, f32, f32), [x0, y0, x1, y1]: [f32; 4]) -> Option<(f32, f32)> {
-    let (dx, dy) = (bx - ax, by - ay);
-    let (mut t0, mut t1) = (0.0f32, 1.0f32);
-    for (p, q) in [(-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)] {
-        if p == 0.0 {
-            if q < 0.0 {
-                return None;
-            }
-        } else {
-            let r = q / p;
-            if p < 0.0 {
-                t0 = t0.max(r);
-            } else {
-                t1 = t1.min(r);
-            }
-        }
-    }
-    (t0 <= t1).then_some((t0, t1))
 }
 
 /// The part of a segment inside the box; None when none is.

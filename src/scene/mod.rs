@@ -269,6 +269,27 @@ pub fn wrap(text: &str, size_px: f32, width_px: f32) -> Vec<String> {
     out
 }
 
+/// The parameter range [t0, t1] of the segment inside the box (Liang–Barsky); None when it misses.
+pub fn segment_range((ax, ay, bx, by): (f32, f32, f32, f32), [x0, y0, x1, y1]: [f32; 4]) -> Option<(f32, f32)> {
+    let (dx, dy) = (bx - ax, by - ay);
+    let (mut t0, mut t1) = (0.0f32, 1.0f32);
+    for (p, q) in [(-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return None;
+            }
+        } else {
+            let r = q / p;
+            if p < 0.0 {
+                t0 = t0.max(r);
+            } else {
+                t1 = t1.min(r);
+            }
+        }
+    }
+    (t0 <= t1).then_some((t0, t1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

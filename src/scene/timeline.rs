@@ -143,24 +143,9 @@ fn axis_ticks(scale: &TimeScale, label_y: f32) -> (Option<String>, Vec<axis::Tic
 /// its far end is the segment's own (an arrow head belongs there only then); None when nothing is inside.
 pub fn clip_segment(seg: (f32, f32, f32, f32), bx: (f32, f32, f32, f32)) -> Option<((f32, f32, f32, f32), bool)> {
     let (x0, y0, x1, y1) = seg;
-    let (xa, ya, xb, yb) = bx;
+    let (u0, u1) = super::segment_range(seg, [bx.0, bx.1, bx.2, bx.3])?;
     let (dx, dy) = (x1 - x0, y1 - y0);
-    let (mut u0, mut u1) = (0.0f32, 1.0f32);
-    for (p, q) in [(-dx, x0 - xa), (dx, xb - x0), (-dy, y0 - ya), (dy, yb - y0)] {
-        if p == 0.0 {
-            if q < 0.0 {
-                return None;
-            }
-        } else {
-            let r = q / p;
-            if p < 0.0 {
-                u0 = u0.max(r);
-            } else {
-                u1 = u1.min(r);
-            }
-        }
-    }
-    (u0 <= u1).then_some(((x0 + u0 * dx, y0 + u0 * dy, x0 + u1 * dx, y0 + u1 * dy), u1 >= 1.0))
+    Some(((x0 + u0 * dx, y0 + u0 * dy, x0 + u1 * dx, y0 + u1 * dy), u1 >= 1.0))
 }
 
 /// A duration in the largest unit that keeps it at least one, 3 significant decimals.

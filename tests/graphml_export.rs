@@ -258,3 +258,38 @@ fn networkx_reads_the_exports() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The page's download writes a piece at a time (`graphml::Writer`): the pieces joined are the whole document,
+/// whatever the step size, and each step writes about as many nodes, groups and edges as it is asked for.
+#[test]
+fn written_in_steps_is_the_same_document() {
+    let bytes = fib_profile(12, 5, 8);
+    let a = GrainAnalysis::new(&read_grains("fib.csv", &bytes).unwrap(), Thresholds::paper()).unwrap();
+    let agg = Aggregation::new(&a, Method::Reduction);
+    let (tree, metrics) = agg.separated(&a, 0);
+    let whole = [
+        ("grain graph", graphml::grain_graph(&a), None),
+        ("aggregated", graphml::aggregated(&a, &agg), Some((&agg.tree, &agg.metrics))),
+        ("separated", graphml::Writer::aggregated(&tree).finish(&a, Some((&tree, &metrics))), Some((&tree, &metrics))),
+    ];
+    for (name, text, groups) in whole {
+        assert!(text.ends_with("</graphml>\n") && text.len() > 10_000, "{name}");
+        for items in [1usize, 7, 500, usize::MAX] {
+            let mut w = match groups {
+                None => graphml::Writer::grain_graph(),
+                Some((t, _)) => graphml::Writer::aggregated(t),
+            };
+            let (mut out, mut steps) = (String::new(), 0usize);
+            while !w.done() {
+                let mut piece = String::new();
+                w.step(&mut piece, &a, groups, items);
+                let written = piece.matches("<node ").count() + piece.matches("<edge ").count();
+                assert!(written <= items.max(1), "{name}: a step of {items} wrote {written}");
+                out.push_str(&piece);
+                steps += 1;
+                assert!(steps <= 4 * (a.graph.nodes() + a.graph.edges()) + 4, "{name}: the writer ends");
+            }
+            assert_eq!(out, text, "{name}: steps of {items}");
+        }
+    }
+}

@@ -15,9 +15,6 @@ const HELP = 'Aggregated: click a closed group to open it, an opened group\'s en
   + 'O: open all beneath · C: close · X: drill along the critical path · +/−: drill deeper/shallower · G: filtered view · '
   + 'L: local critical path · M: similar groups · J: show the grain under the pointer in the Grain graph tab';
 
-/** A number for reading: integers with thousands separators, the rest to 4 significant digits. */
-const num = (v) => (typeof v !== 'number' ? String(v) : Number.isInteger(v) ? v.toLocaleString('en-US')
-  : Math.abs(v) >= 1e4 ? Math.round(v).toLocaleString('en-US') : Number(v.toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }));
 const GLYPHS = { diamond: '◆', circle: '●', triangle: '▲', 'triangle-down': '▼' };
 
 const floating = (id, label, where) => {
@@ -31,8 +28,10 @@ export class AggregatePanel {
   /** `renderOptions(box)` renders the view's options from its schema, as for the page's other views. */
   /** `onCompare(file)` has the worker read a second profile; the page then calls Viewer.compare_with and `render`. */
   /** `onJump(grain)` shows a grain in the Grain graph tab (Viewer.show_grain) and redraws the page's tabs. */
-  constructor({ viewer, canvas, help, renderOptions, onError, onCompare, onJump }) {
+  /** `onRender()`: the view's state may have changed (the page refreshes its legend). */
+  constructor({ viewer, canvas, help, renderOptions, onError, onCompare, onJump, onRender }) {
     this.viewer = viewer;
+    this.onRender = onRender;
     // Navigation controls float over the top-left of the view; method and problem view sit in the toolbar.
     this.bar = el('div', { id: 'aggregate-bar', role: 'toolbar', 'aria-label': 'Aggregated view', hidden: '' });
     Object.assign(this.bar.style, { position: 'absolute', left: '8px', top: '8px', zIndex: '2', display: 'flex', gap: '6px',
@@ -122,9 +121,16 @@ export class AggregatePanel {
       title: `visible node count θ (Reissmann & Muddukrishna, Section 5.1): the fewest nodes on screen while diagnosing a grain; `
         + `θ max is its greatest over ${th.of} of this ${st.problem ? 'problem view' : 'structural view'} (a measure of the aggregation, not a setting)`
         + (th.selected !== null ? `; θ of the selected node: ${th.selected}` : ''),
-      text: `θ max ${th.max === null ? '–' : num(th.max)} (${th.of}) of ${num(st.graph_nodes)} nodes` }));
+      text: `θ max ${th.max === null ? '–' : this.fmt(th.max)} (${th.of}) of ${this.fmt(st.graph_nodes)} nodes` }));
     this.renderProps(st);
     this.renderLegend(st);
+    if (this.onRender) this.onRender();
+  }
+
+  /** A number for reading in `unit` ("" counts, "cycles", "ns"): the Viewer's one formatter (scene::number),
+   *  as in the view's tooltips. */
+  fmt(v, unit = '') {
+    return typeof v !== 'number' ? String(v) : this.viewer.format_number(v, unit);
   }
 
   /** The selected node's property window (the view state's `properties`), closable until the selection changes. */
@@ -156,11 +162,11 @@ export class AggregatePanel {
       table.append(tr);
     };
     const kinds = Object.entries(p.member_kinds).map(([k, n]) => `${n} ${k.replace('_', '-')}`).join(', ');
-    row(['members', p.leaf ? '–' : `${num(p.members)}${kinds ? ` (${kinds})` : ''}`]);
-    row(['grains', num(p.grains)]);
-    row(['grain-graph nodes', num(p.graph_nodes)]);
-    row(['depth', num(p.depth)]);
-    row(['θ (visible node count)', p.theta === null ? '–' : num(p.theta)]);
+    row(['members', p.leaf ? '–' : `${this.fmt(p.members)}${kinds ? ` (${kinds})` : ''}`]);
+    row(['grains', this.fmt(p.grains)]);
+    row(['grain-graph nodes', this.fmt(p.graph_nodes)]);
+    row(['depth', this.fmt(p.depth)]);
+    row(['θ (visible node count)', p.theta === null ? '–' : this.fmt(p.theta)]);
     row(['on the critical path', p.on_critical ? 'yes' : 'no']);
     box.append(table);
     if (p.metrics.length) {
@@ -176,7 +182,7 @@ export class AggregatePanel {
         m.append(r);
       };
       tr(['metric', 'total', 'mean', 'max'], true);
-      for (const x of p.metrics) tr([x.label, num(x.total), num(x.mean), num(x.max)]);
+      for (const x of p.metrics) tr([x.label, this.fmt(x.total, x.unit), this.fmt(x.mean, x.unit), this.fmt(x.max, x.unit)]);
       box.append(m);
     }
     const list = (heading, items) => {
@@ -187,10 +193,10 @@ export class AggregatePanel {
       for (const t of items) ul.append(el('li', { text: t }));
       box.append(ul);
     };
-    list('problems (grains flagged)', p.problems.map((x) => `${x.metric.replace(/_/g, ' ')}: ${num(x.grains)}`));
+    list('problems (grains flagged)', p.problems.map((x) => `${x.metric.replace(/_/g, ' ')}: ${this.fmt(x.grains)}`));
     const more = p.sources_distinct - p.sources.length;
-    list(`source locations (${num(p.sources_distinct)})`, p.sources.map((x) => `${visibleText(x.source || '?')}${x.function ? ` · ${visibleText(x.function)}` : ''}: ${num(x.grains)} grain${x.grains === 1 ? '' : 's'}`)
-      .concat(more > 0 ? [`and ${num(more)} more`] : []));
+    list(`source locations (${this.fmt(p.sources_distinct)})`, p.sources.map((x) => `${visibleText(x.source || '?')}${x.function ? ` · ${visibleText(x.function)}` : ''}: ${this.fmt(x.grains)} grain${x.grains === 1 ? '' : 's'}`)
+      .concat(more > 0 ? [`and ${this.fmt(more)} more`] : []));
     if (p.grain !== null && p.grain !== undefined) {
       const jump = el('button', { type: 'button', id: 'aggregate-jump', title: 'show this grain in the Grain graph tab, selected (J)', text: 'show in Grain graph' });
       Object.assign(jump.style, { font: 'inherit', padding: '1px 6px' });

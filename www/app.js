@@ -7,6 +7,8 @@ import { nameOfUrl } from './open-url.js';
 
 import { GrainPanel } from './grain-panel.js';
 import { AggregatePanel } from './aggregate-panel.js';
+import { LegendPanel } from './legend.js';
+import { GraphmlDownload } from './graphml.js';
 import { ProfilePanel } from './profile-panel.js';
 import { CountersPanel } from './counters-panel.js';
 import { RowsPanel } from './rows-panel.js';
@@ -634,6 +636,8 @@ function optionControls(box, schema, onChange) {
 function renderViewOptions(view) {
   const box = $('view-options');
   box.replaceChildren();
+  if (weft.legend) weft.legend.update(view);
+  if (weft.graphml) weft.graphml.update(view);
   if (weft.grainPanel) weft.grainPanel.update(view);
   if (weft.profilePanel) weft.profilePanel.update(view, box);
   if (weft.countersPanel) weft.countersPanel.update(view, box);
@@ -779,11 +783,14 @@ async function main() {
   weft.backend = built.viewer.backend();
   ui.backend.textContent = weft.backend;
   wireInput(built.canvas);
+  weft.legend = new LegendPanel({ viewer: built.viewer, stage: ui.stage });
+  weft.graphml = new GraphmlDownload({ weft, after: $('export'), name: () => exportName('graphml'), download, onError: showError });
   weft.grainPanel = new GrainPanel({ viewer: built.viewer, canvas: built.canvas, root: $('grain-panel'), help: $('help-grains'),
     onConfigure: (k, v) => { configure(k, v); renderViewOptions('grains'); }, onError: showError });
   weft.aggregatePanel = new AggregatePanel({ viewer: built.viewer, canvas: built.canvas, help: $('help'), onError: showError, onCompare: compareWith,
     onJump: (grain) => { viewGeneration += 1; try { built.viewer.show_grain(grain); } catch (e) { showError(String(e)); return; } hideTooltip(); renderViewTabs(); },
-    renderOptions: (box) => optionControls(box, built.viewer.option_schema(), (o, v) => weft.aggregatePanel.configure(o.key, v)) });
+    renderOptions: (box) => optionControls(box, built.viewer.option_schema(), (o, v) => weft.aggregatePanel.configure(o.key, v)),
+    onRender: () => weft.legend.update(built.viewer.view()) });
   weft.profilePanel = new ProfilePanel({ viewer: built.viewer, canvas: built.canvas, root: $('profile-panel'), onError: showError });
   weft.countersPanel = new CountersPanel({ viewer: built.viewer });
   weft.rowsPanel = new RowsPanel({ viewer: built.viewer, canvas: built.canvas, root: $('rows-panel'), onError: showError });

@@ -8,11 +8,11 @@ import { el } from './dom.js';
 /** At most this many table rows are in the DOM at once (the caption says how many there are). */
 const MAX_ROWS = 1000;
 
-/** Metric values as the table shows them: NA for unmeasured, integers grouped, the rest to 4 digits. */
-export function formatValue(v) {
-  if (typeof v !== 'number' || Number.isNaN(v)) return 'NA';
-  if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString('en-US');
-  return String(Number(v.toPrecision(4)));
+/** A value for reading, by the Viewer's one number formatter (scene::number: significant digits, thousands
+ *  separators, the unit; NA for unmeasured), the rules of the views' tooltips. */
+export function formatValue(viewer, v, unit = '') {
+  if (typeof v !== 'number') return 'NA';
+  return viewer.format_number(v, unit);
 }
 
 /** Unmeasured values (null, NaN) sort below every measured one. */
@@ -30,7 +30,7 @@ export function rowsOf(t) {
     r.source = sourceOf(r);
     rows[i] = r;
   }
-  return { metric: t.metric, threshold: t.threshold, rows };
+  return { metric: t.metric, threshold: t.threshold, unit: t.unit || '', rows };
 }
 
 // Table columns: key, header, how to compare two rows, which way a first click sorts.
@@ -98,6 +98,7 @@ export class GrainPanel {
 
   /** The page shows `view` (after a load, a view switch or an option change): show or hide, refresh. */
   update(view) {
+    const wasActive = this.active;
     this.active = view === 'grains';
     this.root.hidden = !this.active;
     if (this.help) this.help.hidden = !this.active;
@@ -112,7 +113,14 @@ export class GrainPanel {
       this.hitsText.textContent = '';
     }
     this.renderSummary();
-    this.renderTable(rowsOf(this.viewer.grain_problems('')));
+    const table = rowsOf(this.viewer.grain_problems(''));
+    // Another problem view, or the tab shown again: its table opens at its top (most severe first), not
+    // where the last one was scrolled to. The same table re-rendered (a colouring changed) keeps its place.
+    const shown = `${table ? table.metric : ''}|${table ? table.threshold : ''}`;
+    const fresh = !wasActive || shown !== this.shownTable;
+    this.shownTable = shown;
+    this.renderTable(table);
+    if (fresh) this.tableBox.scrollTop = 0;
     this.renderProperties();
   }
 
@@ -130,15 +138,15 @@ export class GrainPanel {
       name.addEventListener('click', () => this.onConfigure('problem', m.metric === current ? 'structure' : m.metric));
       let worst = el('span', { class: 'muted', text: '—' });
       if (m.worst) {
-        worst = el('button', { type: 'button', class: 'link', title: `locate task ${m.worst.task}`, text: `task ${m.worst.task} · ${formatValue(m.worst.value)}` });
+        worst = el('button', { type: 'button', class: 'link', title: `locate task ${m.worst.task}`, text: `task ${m.worst.task} · ${formatValue(this.viewer, m.worst.value, (s.units || {})[m.metric])}` });
         worst.addEventListener('click', () => this.select(m.worst.grain, true));
       }
       return el('tr', { data: { metric: m.metric }, class: m.metric === current ? 'current' : '' },
-        el('td', {}, name), el('td', { class: 'num', text: m.count.toLocaleString('en-US') }),
-        el('td', { class: 'num', text: m.on_critical_path.toLocaleString('en-US') }), el('td', { class: 'nowrap' }, worst));
+        el('td', {}, name), el('td', { class: 'num', text: formatValue(this.viewer, m.count) }),
+        el('td', { class: 'num', text: formatValue(this.viewer, m.on_critical_path) }), el('td', { class: 'nowrap' }, worst));
     });
     // A profile without cpu ids (a GraphML file) gives no core count: say so, the view options set it.
-    const cores = s.cores ? `${s.cores.toLocaleString('en-US')} ${s.cores === 1 ? 'core' : 'cores'}` : 'cores unknown (set them in the view options)';
+    const cores = s.cores ? `${formatValue(this.viewer, s.cores)} ${s.cores === 1 ? 'core' : 'cores'}` : 'cores unknown (set them in the view options)';
     const preset = s.thresholds === 'paper' ? "the papers'" : "the prototype's";
     this.summary.replaceChildren(el('caption', { text: `${preset} thresholds${s.edited ? ', edited' : ''}, ${cores}` }),
       el('thead', {}, head), el('tbody', {}, ...rows));
@@ -157,8 +165,8 @@ export class GrainPanel {
     rows.sort(col.cmp);
     if (this.sort.desc) rows.reverse();
     this.sorted = rows;
-    this.caption.textContent = `${table.threshold}: ${rows.length.toLocaleString('en-US')} grains` +
-      (rows.length > MAX_ROWS ? `, the first ${MAX_ROWS.toLocaleString('en-US')} shown` : '');
+    this.caption.textContent = `${table.threshold}: ${formatValue(this.viewer, rows.length)} grains` +
+      (rows.length > MAX_ROWS ? `, the first ${formatValue(this.viewer, MAX_ROWS)} shown` : '');
     const head = el('tr', {}, ...COLUMNS.map((c) => {
       const sorted = c.key === this.sort.key;
       const th = el('th', { 'aria-sort': sorted ? (this.sort.desc ? 'descending' : 'ascending') : 'none', data: { key: c.key } },
@@ -166,6 +174,7 @@ export class GrainPanel {
       th.firstChild.addEventListener('click', () => {
         this.sort = sorted ? { key: c.key, desc: !this.sort.desc } : { key: c.key, desc: c.desc };
         this.renderTable(this.table);
+        this.tableBox.scrollTop = 0;
       });
       return th;
     }));
@@ -173,7 +182,8 @@ export class GrainPanel {
     const body = rows.slice(0, MAX_ROWS).map((r) => {
       const tr = el('tr', { data: { grain: r.grain, task: r.task }, class: r.grain === selected ? 'selected' : '' },
         el('td', { class: 'num', text: String(r.task) }), el('td', { class: 'source', text: r.source, title: r.source }),
-        el('td', { class: 'num', text: formatValue(r.value) }), el('td', { class: 'num', text: r.severity.toFixed(2) }));
+        el('td', { class: 'num', text: formatValue(this.viewer, r.value, table.unit), data: { value: String(r.value) } }),
+        el('td', { class: 'num', text: r.severity.toFixed(2) }));
       tr.addEventListener('click', () => this.select(r.grain, true));
       return tr;
     });
@@ -189,7 +199,9 @@ export class GrainPanel {
     const p = this.viewer.grain_properties(grain);
     const get = (k) => (p.properties.find(([name]) => name === k) || [])[1];
     const where = `${get('outline_function') || '?'} · ${get('source_line') || '?'}`;
-    const list = el('dl', { class: 'props' }, ...p.properties.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]));
+    // Each value for reading (`text`), the value as the profile has it kept beside (data-value, the tooltip).
+    const list = el('dl', { class: 'props' }, ...p.properties.flatMap(([k, v, text]) => [el('dt', { text: k }),
+      el('dd', { text: text ?? v, title: v, data: { value: v } })]));
     const problems = p.problems.length
       ? el('ul', { class: 'problems' }, ...p.problems.map((q) => el('li', { text: `${q.threshold} (severity ${q.severity.toFixed(2)})` })))
       : el('p', { class: 'muted', text: 'no problem under these thresholds' });

@@ -1,17 +1,7 @@
-// The keyboard shortcut overlay: `?` (or the ? button) shows it, `?`, Escape or a click closes it. The keys
-// themselves are handled in app.js; this only lists them.
-
-const KEYS = [
-  ['W / S, wheel', 'zoom in / out (about the pointer)'],
-  ['A / D, drag', 'pan earlier / later'],
-  ['↑ / ↓, Shift+wheel', 'scroll rows'],
-  ['Shift+drag, Shift+click twice', 'select a time range (timeline): its duration and profile'],
-  ['Ctrl+wheel', 'row height (moments view)'],
-  ['F', 'fit: show everything'],
-  ['1 / 2 / 3', 'switch view (the time range is kept)'],
-  ['Esc', 'cancel loading, close this overlay'],
-  ['?', 'show or hide these shortcuts'],
-];
+// The keyboard shortcut overlay: `?` (or the ? button) shows it, `?`, Escape or a click closes it. It lists the
+// keys of the view that is open, as the Viewer says (Viewer.keys: Pane::keys and the keys every view shares,
+// src/views/keys.rs), read again each time it opens. The keys themselves are handled in app.js and the
+// panels; this only lists them.
 
 export function initShortcuts() {
   const overlay = document.createElement('div');
@@ -24,17 +14,27 @@ export function initShortcuts() {
   const h = document.createElement('h2');
   h.textContent = 'Keyboard shortcuts';
   const table = document.createElement('table');
-  for (const [key, what] of KEYS) {
-    const tr = table.insertRow();
-    const k = tr.insertCell();
-    k.textContent = key;
-    k.className = 'key';
-    tr.insertCell().textContent = what;
-  }
   box.append(h, table);
   overlay.append(box);
   document.body.append(overlay);
-  const toggle = (show = overlay.hidden) => { overlay.hidden = !show; };
+  const fill = () => {
+    const weft = window.weft;
+    const viewer = weft && weft.viewer;
+    const keys = viewer ? viewer.keys() : [];
+    overlay.dataset.view = viewer ? viewer.view() : '';
+    table.replaceChildren();
+    for (const { keys: key, action } of keys) {
+      const tr = table.insertRow();
+      const k = tr.insertCell();
+      k.textContent = key;
+      k.className = 'key';
+      tr.insertCell().textContent = action;
+    }
+  };
+  const toggle = (show = overlay.hidden) => {
+    if (show) fill();
+    overlay.hidden = !show;
+  };
   overlay.addEventListener('click', () => toggle(false));
   const button = document.getElementById('shortcuts-button');
   if (button) button.addEventListener('click', () => toggle());

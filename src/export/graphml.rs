@@ -6,9 +6,10 @@
 //! metrics. The keys are the names `readers::graphml` reads back (the prototype's), so an exported grain
 //! graph re-opens in weft with the same nodes, edges and metrics; the time unit is a graph-level key.
 //! Numbers are written in Rust's shortest round-trip form. Text goes through XML escaping (control
-//! characters, which XML 1.0 cannot hold, as `\u{…}`). Writes a string; touches no file.
+//! characters, which XML 1.0 cannot hold, as `\u{…}`). Writes a string, whole or a piece at a time ([`Writer`]: the
+//! page's download writes a large graph in steps between frames); touches no file.
 
-use crate::analyses::aggregate::Aggregation;
+use crate::analyses::aggregate::{Aggregation, AggregationTree, GroupMetrics};
 use crate::analyses::grains::{GrainAnalysis, NodeKind, TimeUnit, METRICS, NONE};
 use crate::scene::grains::{FORK, JOIN, START_END};
 use crate::scene::palette::categorical;
@@ -184,9 +185,9 @@ fn node(out: &mut String, a: &GrainAnalysis, v: usize, indent: &str) {
     let _ = writeln!(out, "{indent}</node>");
 }
 
-fn edges(out: &mut String, a: &GrainAnalysis) {
+fn edges(out: &mut String, a: &GrainAnalysis, range: std::ops::Range<usize>) {
     let g = &a.graph;
-    for e in 0..g.edges() {
+    for e in range {
         let delay = g.edge_delay.get(e).copied().unwrap_or(0);
         let delay = if delay > 0 { format!("<data key=\"e_delay\">{delay}</data>") } else { String::new() };
         let _ = writeln!(
@@ -201,56 +202,157 @@ fn edges(out: &mut String, a: &GrainAnalysis) {
 
 /// The grain graph as GraphML.
 pub fn grain_graph(a: &GrainAnalysis) -> String {
-    let mut out = String::new();
-    header(&mut out, a.graph.unit, false);
-    for v in 0..a.graph.nodes() {
-        node(&mut out, a, v, "  ");
-    }
-    edges(&mut out, a);
-    out.push_str(" </graph>\n</graphml>\n");
-    out
+    Writer::grain_graph().finish(a, None)
 }
 
 /// The aggregated graph as GraphML: every grain-graph node once, inside the innermost group that holds it
 /// (a leaf in its group; a fork-join group's fork and join in that group), groups as yEd group nodes with a
 /// nested graph; edges at the top level, as yEd writes them.
 pub fn aggregated(a: &GrainAnalysis, agg: &Aggregation) -> String {
-    let t = &agg.tree;
-    let gm = &agg.metrics;
-    let mut out = String::new();
-    header(&mut out, a.graph.unit, true);
-    let mut written = vec![false; a.graph.nodes()];
-    // Iterative pre-order: Open(t) writes a group's head and pushes Close(t) below its children.
-    enum Step {
-        Open(u32),
-        Node(u32),
-        Close,
+    Writer::aggregated(&agg.tree).finish(a, Some((&agg.tree, &agg.metrics)))
+}
+
+/// Where the iterative pre-order of the aggregation tree is: `Open(t)` writes a group's head and pushes
+/// `Close` below its children.
+enum Step {
+    Open(u32),
+    Node(u32),
+    Close,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Header,
+    /// The grain graph's nodes from this one.
+    Nodes(usize),
+    /// The aggregation tree's walk (`Writer::stack`).
+    Groups,
+    /// Nodes no group holds (none in a well-formed tree), from this one.
+    Loose(usize),
+    /// Edges from this one.
+    Edges(usize),
+    Done,
+}
+
+/// A GraphML document written a piece at a time, so the page can write a large graph's in steps of a few
+/// milliseconds between frames; the pieces joined are [`grain_graph`]'s or [`aggregated`]'s text, which are
+/// this writer run to the end. Holds only where it is: each step is given the analysis (and the aggregation)
+/// again, which must be the ones it began with.
+pub struct Writer {
+    phase: Phase,
+    groups: bool,
+    stack: Vec<Step>,
+    depth: usize,
+    written: Vec<bool>,
+}
+
+impl Writer {
+    /// The grain graph's document.
+    pub fn grain_graph() -> Self {
+        Writer { phase: Phase::Header, groups: false, stack: Vec::new(), depth: 1, written: Vec::new() }
     }
-    let mut stack = vec![Step::Open(t.root)];
-    let mut depth = 1usize;
-    while let Some(step) = stack.pop() {
-        let indent = " ".repeat(depth + 1);
+
+    /// The aggregated graph's document for aggregation tree `t`.
+    pub fn aggregated(t: &AggregationTree) -> Self {
+        Writer { phase: Phase::Header, groups: true, stack: vec![Step::Open(t.root)], depth: 1, written: Vec::new() }
+    }
+
+    pub fn done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// The whole document from where the writer is.
+    pub fn finish(mut self, a: &GrainAnalysis, agg: Option<(&AggregationTree, &GroupMetrics)>) -> String {
+        let mut out = String::new();
+        while !self.done() {
+            self.step(&mut out, a, agg, usize::MAX);
+        }
+        out
+    }
+
+    /// Append the next piece to `out`: the header, then about `items` nodes, groups or edges. `agg` is the
+    /// tree and its metrics for an aggregated document (ignored for the grain graph's).
+    pub fn step(
+        &mut self,
+        out: &mut String,
+        a: &GrainAnalysis,
+        agg: Option<(&AggregationTree, &GroupMetrics)>,
+        items: usize,
+    ) {
+        let n = a.graph.nodes();
+        let mut left = items.max(1);
+        while left > 0 {
+            match self.phase {
+                Phase::Header => {
+                    header(out, a.graph.unit, self.groups);
+                    self.written = if self.groups { vec![false; n] } else { Vec::new() };
+                    self.phase = if self.groups { Phase::Groups } else { Phase::Nodes(0) };
+                }
+                Phase::Nodes(v) => {
+                    let end = v.saturating_add(left).min(n);
+                    for v in v..end {
+                        node(out, a, v, "  ");
+                    }
+                    left -= end - v;
+                    self.phase = if end == n { Phase::Edges(0) } else { Phase::Nodes(end) };
+                    continue;
+                }
+                Phase::Groups => match (self.stack.pop(), agg) {
+                    (Some(step), Some((t, gm))) => self.group_step(out, a, t, gm, step),
+                    _ => self.phase = Phase::Loose(0),
+                },
+                Phase::Loose(v) => {
+                    let end = v.saturating_add(left).min(self.written.len());
+                    for u in v..end {
+                        if !self.written[u] {
+                            node(out, a, u, "  ");
+                        }
+                    }
+                    left -= end - v;
+                    self.phase = if end == self.written.len() { Phase::Edges(0) } else { Phase::Loose(end) };
+                    continue;
+                }
+                Phase::Edges(e) => {
+                    let end = e.saturating_add(left).min(a.graph.edges());
+                    edges(out, a, e..end);
+                    left -= end - e;
+                    if end == a.graph.edges() {
+                        out.push_str(" </graph>\n</graphml>\n");
+                        self.phase = Phase::Done;
+                    } else {
+                        self.phase = Phase::Edges(end);
+                    }
+                    continue;
+                }
+                Phase::Done => return,
+            }
+            left -= 1;
+        }
+    }
+
+    fn group_step(&mut self, out: &mut String, a: &GrainAnalysis, t: &AggregationTree, gm: &GroupMetrics, step: Step) {
+        let indent = " ".repeat(self.depth + 1);
         match step {
             Step::Close => {
-                depth -= 1;
-                let i = " ".repeat(depth + 1);
+                self.depth -= 1;
+                let i = " ".repeat(self.depth + 1);
                 let _ = writeln!(out, "{i} </graph>\n{i}</node>");
             }
             Step::Node(v) => {
                 let v = v as usize;
-                if v < written.len() && !written[v] {
-                    written[v] = true;
-                    node(&mut out, a, v, &indent);
+                if v < self.written.len() && !self.written[v] {
+                    self.written[v] = true;
+                    node(out, a, v, &indent);
                 }
             }
-            Step::Open(x) if t.is_leaf(x) => stack.push(Step::Node(t.node[x as usize])),
+            Step::Open(x) if t.is_leaf(x) => self.stack.push(Step::Node(t.node[x as usize])),
             Step::Open(x) => {
                 let xi = x as usize;
                 let kind = t.kind[xi];
                 let _ = writeln!(out, "{indent}<node id=\"g{x}\" yfiles.foldertype=\"group\">");
-                data_text(&mut out, "v_name", &format!("g{x}"));
-                data_text(&mut out, "v_group_kind", kind.name());
-                data_num(&mut out, "v_exec_cycles", Some(gm.exec[xi] as f64));
+                data_text(out, "v_name", &format!("g{x}"));
+                data_text(out, "v_group_kind", kind.name());
+                data_num(out, "v_exec_cycles", Some(gm.exec[xi] as f64));
                 let cols: [(&str, &[Option<f64>]); 9] = [
                     ("v_work_cycles", &gm.work),
                     ("v_parallel_benefit", &gm.parallel_benefit),
@@ -263,43 +365,34 @@ pub fn aggregated(a: &GrainAnalysis, agg: &Aggregation) -> String {
                     ("v_inst_par_max", &gm.inst_par_max),
                 ];
                 for (k, c) in cols {
-                    data_num(&mut out, k, c.get(xi).copied().flatten());
+                    data_num(out, k, c.get(xi).copied().flatten());
                 }
                 let bits = gm.problems.get(xi).copied().unwrap_or(0);
                 let names: Vec<&str> =
                     METRICS.iter().enumerate().filter(|(i, _)| bits & (1 << i) != 0).map(|(_, m)| *m).collect();
-                data_text(&mut out, "v_problems", &names.join(","));
-                data_num(&mut out, "v_on_crit_path", Some(if gm.on_critical[xi] { 1.0 } else { 0.0 }));
-                data_num(&mut out, "v_nodes", Some(gm.nodes[xi] as f64));
-                data_num(&mut out, "v_grains", Some(gm.grains[xi] as f64));
-                data_num(&mut out, "v_members", Some(gm.strength[xi].1 as f64));
+                data_text(out, "v_problems", &names.join(","));
+                data_num(out, "v_on_crit_path", Some(if gm.on_critical[xi] { 1.0 } else { 0.0 }));
+                data_num(out, "v_nodes", Some(gm.nodes[xi] as f64));
+                data_num(out, "v_grains", Some(gm.grains[xi] as f64));
+                data_num(out, "v_members", Some(gm.strength[xi].1 as f64));
                 let label = format!("{} ({} grains)", kind.name(), gm.grains[xi]);
-                graphics(&mut out, 60.0, 40.0, 0xf2f2f2ff, "roundrectangle", &label);
+                graphics(out, 60.0, 40.0, 0xf2f2f2ff, "roundrectangle", &label);
                 let _ = writeln!(out, "{indent} <graph id=\"g{x}:\" edgedefault=\"directed\">");
-                depth += 1;
-                stack.push(Step::Close);
+                self.depth += 1;
+                self.stack.push(Step::Close);
                 // The fork first, the join last, members in program order between.
                 let (f, j) = (t.fork[xi], t.join[xi]);
                 let kids = t.children_of(x);
                 if j != NONE {
-                    stack.push(Step::Node(j));
+                    self.stack.push(Step::Node(j));
                 }
                 for &c in kids.iter().rev() {
-                    stack.push(Step::Open(c));
+                    self.stack.push(Step::Open(c));
                 }
                 if f != NONE {
-                    stack.push(Step::Node(f));
+                    self.stack.push(Step::Node(f));
                 }
             }
         }
     }
-    // Nodes no group holds (none in a well-formed tree), at the top level.
-    for (v, w) in written.iter().enumerate() {
-        if !w {
-            node(&mut out, a, v, "  ");
-        }
-    }
-    edges(&mut out, a);
-    out.push_str(" </graph>\n</graphml>\n");
-    out
 }

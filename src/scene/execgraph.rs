@@ -124,7 +124,7 @@ pub fn describe(g: &ExecGraph, t: ThreadIx) -> String {
         "thread {} (node {}): run time {}, {:.1}% of the total",
         g.label(t),
         th.host,
-        format_ns(th.run_ns as f64),
+        super::number::format(th.run_ns as f64, super::number::Unit::Ns),
         100.0 * g.share(t)
     )
 }

@@ -293,6 +293,22 @@ impl Legend {
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.sections.iter().flat_map(|s| s.entries.iter())
     }
+
+    /// The legend in the dark theme's colours (`palette::dark`, as the view's scene is drawn then).
+    pub fn dark(mut self) -> Legend {
+        let swap = |c: &mut String| {
+            if !c.is_empty() {
+                *c = hex(super::palette::dark(parse_hex(c)));
+            }
+        };
+        for e in self.sections.iter_mut().flat_map(|s| s.entries.iter_mut()) {
+            swap(&mut e.color);
+            if let Mark::Shape { border, .. } = &mut e.mark {
+                swap(border);
+            }
+        }
+        self
+    }
 }
 
 fn parse_hex(s: &str) -> Rgba {

@@ -12,6 +12,7 @@ pub mod grains;
 pub mod legend;
 pub mod message_marks;
 pub mod moments;
+pub mod number;
 pub mod palette;
 pub mod parallelism;
 pub mod particles;

@@ -123,7 +123,11 @@ pub fn draw(s: &mut Scene, p: &Parallelism, strip: &Strip, cores: u32, unit: Tim
     if let Some((t, count)) = links.at {
         let x = strip.x_of(t, p.span);
         s.decorate(|s| s.lines.push(LineInstance::solid(x, y0 - 2.0, x, y1, 1.5, LINK)));
-        let text = format!("{count} running at {t} {}", unit_name(unit));
+        let text = format!(
+            "{} running at {}",
+            super::number::format(count as f64, super::number::Unit::Count),
+            super::number::format(t as f64, super::number::Unit::of_time(unit))
+        );
         let right = x > (x0 + x1) / 2.0;
         let label = Label::new(if right { x - 4.0 } else { x + 4.0 }, y0 + 8.0, text, LINK, 10.0);
         s.labels.push(if right { label.aligned(Align::Right) } else { label });

@@ -4,7 +4,8 @@
 use super::{num, Hover, Pane};
 use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::execgraph::Scale;
-use crate::scene::execgraph::{describe, format_ns, pick, scene, ExecView};
+use crate::scene::execgraph::{describe, pick, scene, ExecView};
+use crate::scene::number::{self, Unit};
 use crate::scene::Scene;
 use crate::views::options::{ExecgraphOptions, ViewOptions};
 use serde_json::json;
@@ -74,8 +75,8 @@ impl Pane for ExecgraphPane {
                 format!(
                     "column {}   from {} to {}",
                     self.bundle.layout.column[t as usize],
-                    format_ns(self.bundle.layout.top_ns[t as usize] as f64),
-                    format_ns(self.bundle.layout.bottom_ns[t as usize] as f64)
+                    number::format(self.bundle.layout.top_ns[t as usize] as f64, Unit::Ns),
+                    number::format(self.bundle.layout.bottom_ns[t as usize] as f64, Unit::Ns)
                 ),
             ],
             detail: json!({"thread": t, "id": th.id, "run_ns": th.run_ns, "share": g.share(t)}),

@@ -11,6 +11,7 @@ use crate::analyses::grains::Parallelism;
 use crate::analyses::grains::{GrainAnalysis, NONE};
 use crate::layouts::grains::{node_at, GrainLayout};
 use crate::scene::grains::{build_with, narrowest_grain, sub_pixel_hint, ColorBy, EdgeReach, View, Viewport};
+use crate::scene::number::{self, Unit};
 use crate::scene::parallelism::{self as profile, Links, Strip};
 use crate::scene::{rgba, RectInstance, Rgba, Scene, Shape};
 use crate::views::options::{
@@ -336,7 +337,6 @@ impl Pane for GrainsPane {
             self.hover_profile(Some(t));
             let g = &self.analysis.graph;
             let tasks: Vec<u64> = self.running.iter().map(|&i| g.grain_task[i as usize]).collect();
-            let unit = profile::unit_name(g.unit);
             let shown: Vec<String> = tasks.iter().take(12).map(u64::to_string).collect();
             let count = self.running_count();
             let listed = if count > OUTLINE_AT_MOST {
@@ -348,9 +348,9 @@ impl Pane for GrainsPane {
             };
             return Some(Hover {
                 title: format!(
-                    "{} grains running at {} {unit}",
-                    crate::analyses::aggregate::query::thousands(count as u64),
-                    t
+                    "{} grains running at {}",
+                    number::format(count as f64, Unit::Count),
+                    number::format(t as f64, Unit::of_time(g.unit))
                 ),
                 lines: vec![
                     listed,
@@ -370,7 +370,9 @@ impl Pane for GrainsPane {
         }
         let props = grain_properties(&self.analysis, grain);
         let task = props.first().map(|(_, t)| t.clone()).unwrap_or_default();
-        let mut lines: Vec<String> = props.iter().skip(1).map(|(k, v)| format!("{k}: {v}")).collect();
+        let unit = self.analysis.graph.unit;
+        let mut lines: Vec<String> =
+            props.iter().skip(1).map(|(k, v)| format!("{k}: {}", number::grain_property(k, v, unit))).collect();
         if let Some(p) = self.problem.and_then(|i| self.analysis.problems.get(i)) {
             if p.problematic.get(grain as usize).copied().unwrap_or(false) {
                 lines.insert(0, format!("problematic: {} ({})", p.metric, p.bound.describe(p.metric)));

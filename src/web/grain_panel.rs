@@ -7,6 +7,7 @@
 
 use super::viewer::{to_js, Viewer};
 use crate::analyses::grains::query::{grain_properties, problem_summary, problem_table, search, step, Step};
+use crate::scene::number::{grain_property, Unit};
 use js_sys::{Array, Float32Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
@@ -26,10 +27,10 @@ fn tasks(t: impl Iterator<Item = u64>) -> Float64Array {
 
 #[wasm_bindgen]
 impl Viewer {
-    /// The problem view's table, most severe first, as columns `{metric, threshold, grain, task, value,
+    /// The problem view's table, most severe first, as columns `{metric, threshold, unit, grain, task, value,
     /// severity, critical, source, outline, strings}` (the fields of `analyses::grains::query::ProblemRow`;
-    /// `source` and `outline` index `strings`; NaN: not measured); `metric` "" means the view shown; null in
-    /// the structural view.
+    /// `source` and `outline` index `strings`; NaN: not measured; `unit`: the values', for `format_number`);
+    /// `metric` "" means the view shown; null in the structural view.
     pub fn grain_problems(&mut self, metric: &str) -> Result<JsValue, JsValue> {
         let pane = self.grains_pane()?;
         let metric = if metric.is_empty() {
@@ -59,6 +60,7 @@ impl Viewer {
         let o = Object::new();
         set(&o, "metric", &JsValue::from_str(metric));
         set(&o, "threshold", &JsValue::from_str(&threshold));
+        set(&o, "unit", &JsValue::from_str(Unit::of_grain_metric(metric, a.graph.unit).name()));
         set(&o, "grain", &Uint32Array::from(&rows.iter().map(|r| r.grain).collect::<Vec<_>>()[..]).into());
         set(&o, "task", &tasks(rows.iter().map(|r| r.task)).into());
         set(&o, "value", &Float64Array::from(&rows.iter().map(|r| r.value).collect::<Vec<_>>()[..]).into());
@@ -71,18 +73,25 @@ impl Viewer {
         Ok(o.into())
     }
 
-    /// Problems per metric under the current thresholds: `{thresholds, edited, cores, metrics: [{metric,
-    /// threshold, count, on_critical_path, worst}]}`; `edited`: cores or thresholds set over the preset.
+    /// Problems per metric under the current thresholds: `{thresholds, edited, cores, units, metrics: [{metric,
+    /// threshold, count, on_critical_path, worst}]}`; `edited`: cores or thresholds set over the preset;
+    /// `units`: each metric's unit, for `format_number`.
     pub fn grain_summary(&mut self) -> Result<JsValue, JsValue> {
         let a = self.grains_pane()?.analysis();
         let edited = crate::views::options::ThresholdOverrides::of(&a.thresholds).any();
+        let units: serde_json::Map<String, serde_json::Value> = crate::analyses::grains::METRICS
+            .iter()
+            .map(|m| (m.to_string(), Unit::of_grain_metric(m, a.graph.unit).name().into()))
+            .collect();
         Ok(to_js(&serde_json::json!({
-            "thresholds": a.thresholds.source, "edited": edited, "cores": a.cores, "metrics": problem_summary(a),
+            "thresholds": a.thresholds.source, "edited": edited, "cores": a.cores, "units": units,
+            "metrics": problem_summary(a),
         })))
     }
 
-    /// A grain's properties and metrics `{grain, task, properties: [[name, value]], problems: [{metric,
-    /// threshold, severity}]}` (the same pairs as `weft grains` computes), its problems under the thresholds.
+    /// A grain's properties and metrics `{grain, task, properties: [[name, value, text]], problems: [{metric,
+    /// threshold, severity}]}` (the same pairs as `weft grains` computes; `text`: the value for reading,
+    /// scene::number), its problems under the thresholds.
     pub fn grain_properties(&mut self, grain: u32) -> Result<JsValue, JsValue> {
         let a = self.grains_pane()?.analysis();
         let g = grain as usize;
@@ -93,8 +102,15 @@ impl Viewer {
             .filter(|p| p.problematic[g])
             .map(|p| serde_json::json!({"metric": p.metric, "threshold": p.bound.describe(p.metric), "severity": p.severity[g]}))
             .collect();
+        let properties: Vec<_> = grain_properties(a, grain)
+            .into_iter()
+            .map(|(k, v)| {
+                let text = grain_property(k, &v, a.graph.unit);
+                serde_json::json!([k, v, text])
+            })
+            .collect();
         Ok(to_js(&serde_json::json!({
-            "grain": grain, "task": task, "properties": grain_properties(a, grain), "problems": problems,
+            "grain": grain, "task": task, "properties": properties, "problems": problems,
         })))
     }
 

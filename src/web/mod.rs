@@ -16,6 +16,8 @@ mod counters_panel;
 #[cfg(feature = "page")]
 mod grain_panel;
 #[cfg(feature = "page")]
+mod graph_export;
+#[cfg(feature = "page")]
 mod message_panel;
 #[cfg(feature = "page")]
 mod overlay;

@@ -32,6 +32,8 @@ pub struct Viewer {
     dirty: bool,
     last: FrameStats,
     dark: bool,
+    /// The GraphML download under way (src/web/graph_export.rs).
+    graphml: Option<super::graph_export::GraphmlExport>,
 }
 
 #[derive(Serialize, Clone, Default)]
@@ -86,6 +88,7 @@ impl Viewer {
             dirty: true,
             last: FrameStats::default(),
             dark: false,
+            graphml: None,
         })
     }
 
@@ -419,9 +422,44 @@ impl Viewer {
     pub fn export_svg(&self) -> String {
         to_svg(&self.scene())
     }
+
+    /// What the shown view's colours, shapes and lines mean (`Pane::legend`, scene::legend):
+    /// `{sections: [{title, entries: [{label, color, mark: shape|line|mixed, shape, border, dashed}]}]}`, colours
+    /// `#rrggbbaa` in the theme's colours; null for a view without a legend.
+    pub fn legend(&self) -> JsValue {
+        let legend = self.views.active().and_then(|p| p.legend());
+        legend.map_or(JsValue::NULL, |l| to_js(&if self.dark { l.dark() } else { l }))
+    }
+
+    /// The shown view's keys then those every view shares, `[{keys, action}]` (`Pane::keys`,
+    /// views::keys), for the page's `?` overlay.
+    pub fn keys(&self) -> JsValue {
+        let own: crate::views::keys::Keys = self.views.active().map(|p| p.keys()).unwrap_or(&[]);
+        let rows: Vec<_> = own
+            .iter()
+            .chain(crate::views::keys::COMMON.iter())
+            .map(|(k, a)| serde_json::json!({"keys": k, "action": a}))
+            .collect();
+        to_js(&rows)
+    }
+
+    /// `value` for reading in `unit` ("" for a count, "cycles", "ns", "bytes"): scene::number, the rules the
+    /// views' tooltips follow, for the page's panels.
+    pub fn format_number(&self, value: f64, unit: &str) -> Result<String, JsValue> {
+        let unit = crate::scene::number::Unit::parse(unit).ok_or_else(|| format!("no unit '{unit}'"))?;
+        Ok(crate::scene::number::format(value, unit))
+    }
 }
 
 impl Viewer {
+    pub(super) fn take_graphml(&mut self) -> Option<super::graph_export::GraphmlExport> {
+        self.graphml.take()
+    }
+
+    pub(super) fn set_graphml(&mut self, export: Option<super::graph_export::GraphmlExport>) {
+        self.graphml = export;
+    }
+
     /// The views, for the store's methods (src/web/store.rs); marks the view for redrawing.
     pub(super) fn view_set(&mut self) -> &mut ViewSet {
         self.dirty = true;

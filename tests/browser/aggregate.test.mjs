@@ -164,7 +164,7 @@ async function checkGraph(page, { name, metric, rows, backend }) {
   // In words (issue 14): what it holds, then its strength explained.
   assert.match(tip, new RegExp(`${g.grains.toLocaleString('en-US')} grains? and ${g.graph_nodes.toLocaleString('en-US')} grain-graph nodes? beneath`));
   assert.match(tip, new RegExp(`strength \\(${g.strength[0]}, ${g.strength[1]}\\): ${g.strength[0].toLocaleString('en-US')} members? directly inside, ${g.strength[1].toLocaleString('en-US')} members? at any depth`));
-  assert.match(tip, /execution time: \d+ cycles/);
+  assert.match(tip, /execution time: [\d,]+\u00a0cycles/);
   await page.mouse.move(2, 2);
 
   // A permalink's state restores the same open groups, problem view and selection.

@@ -14,11 +14,13 @@ import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stag
 const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 const texts = (page, sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent));
 const tableTasks = (page) => page.$$eval('#grain-problems tbody tr', (trs) => trs.map((t) => Number(t.dataset.task)));
-const tableValues = (page) => page.$$eval('#grain-problems tbody tr td:nth-child(3)', (tds) => tds.map((t) => t.textContent));
+// The value cells show the value for reading (Viewer.format_number); the value itself is their data-value.
+const tableValues = (page) => page.$$eval('#grain-problems tbody tr td:nth-child(3)', (tds) => tds.map((t) => t.dataset.value));
 
-/** The properties panel as {name: value}. */
+/** The properties panel as {name: value}: each value as the profile has it (data-value; the text shown is the
+ *  value for reading). */
 async function properties(page) {
-  const pairs = await page.$$eval('#grain-properties dt', (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling.textContent]));
+  const pairs = await page.$$eval('#grain-properties dt', (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling.dataset.value]));
   return Object.fromEntries(pairs);
 }
 

@@ -48,7 +48,8 @@ test('parallelism profile linked to the grain graph', { timeout: 300_000 }, asyn
       const at = st.parallelism.at;
       assert.equal(typeof at, 'number', 'the hovered instant is kept');
       const tip = await page.textContent('#tooltip');
-      assert.match(tip, new RegExp(`${st.parallelism.running} grains running at ${at} cycles`));
+      const fmt = (v, unit) => page.evaluate(([v, unit]) => window.weft.viewer.format_number(v, unit), [v, unit]);
+      assert.ok(tip.includes(`${await fmt(st.parallelism.running, '')} grains running at ${await fmt(at, 'cycles')}`), tip);
       const cliAt = cli('--running-at', String(at));
       assert.deepEqual(st.parallelism.running_tasks, cliAt.running.tasks, `grains running at ${at}`);
       const step = whole.parallelism.profile.filter(([t0]) => t0 <= at).at(-1);

@@ -1,4 +1,4 @@
-//! `weft aggregate FILE [--json] [--method reduction|family] [--graphml OUT]`: the aggregated grain graph's size and the
+//! `weft aggregate FILE [--json] [--method reduction|family] [--graphml OUT [--problem METRIC]]`: the aggregated grain graph's size and the
 //! visible node count theta, conservative and per problem view. The JSON keys are a stable interface:
 //! nodes, grains, groups, tree_depth, theta_max_conservative, theta_max_by_problem, savings_percent.
 
@@ -25,6 +25,10 @@ pub struct Args {
     /// Also write the aggregated graph as GraphML (groups as yEd group nodes holding nested graphs).
     #[arg(long)]
     graphml: Option<PathBuf>,
+    /// With --graphml: the groups of this problem view (a metric: parallel_benefit, work_deviation, ...),
+    /// separated as the page's Aggregated view shows them, which its GraphML download writes.
+    #[arg(long, value_name = "METRIC", requires = "graphml")]
+    problem: Option<String>,
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -37,8 +41,17 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let nodes = an.graph.nodes();
     let savings = savings_percent(theta.conservative_max, nodes);
     if let Some(out) = &a.graphml {
-        std::fs::write(out, weft::export::graphml::aggregated(&an, &agg))
-            .map_err(|e| format!("{}: {e}", escape_controls(&out.display().to_string())))?;
+        let text = match &a.problem {
+            None => weft::export::graphml::aggregated(&an, &agg),
+            Some(m) => {
+                let view = weft::analyses::grains::METRICS.iter().position(|x| x == m).ok_or_else(|| {
+                    format!("no problem view '{m}' (one of {})", weft::analyses::grains::METRICS.join(", "))
+                })?;
+                let (tree, metrics) = agg.separated(&an, view);
+                weft::export::graphml::Writer::aggregated(&tree).finish(&an, Some((&tree, &metrics)))
+            }
+        };
+        std::fs::write(out, text).map_err(|e| format!("{}: {e}", escape_controls(&out.display().to_string())))?;
         eprintln!("wrote {}", escape_controls(&out.display().to_string()));
     }
     if a.json {

@@ -159,6 +159,12 @@ impl AggregatePane {
         self
     }
 
+    /// The analysis, and the tree shown (aggregated by the method, separated in a problem view) with its
+    /// metrics: what the page's GraphML download writes (`Aggregation::shown`, as `weft aggregate --graphml`).
+    pub fn shown(&self) -> (Rc<GrainAnalysis>, &AggregationTree, &GroupMetrics) {
+        (self.analysis.clone(), &self.tree, &self.metrics)
+    }
+
     fn now_ms(&self) -> Option<f64> {
         self.clock.as_ref().map(|c| c.now_ms())
     }

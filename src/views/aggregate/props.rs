@@ -25,8 +25,8 @@ fn optional(v: &[Option<f64>]) -> Column<'_> {
 /// The grain metrics the window summarises: key, label, and each grain's value.
 fn columns(m: &Metrics) -> Vec<(&'static str, &'static str, Column<'_>)> {
     vec![
-        ("exec_cycles", "execution time (cycles)", Box::new(move |g: usize| m.exec.get(g).map(|&e| e as f64))),
-        ("work_cycles", "work (cycles)", optional(&m.work)),
+        ("exec_cycles", "execution time", Box::new(move |g: usize| m.exec.get(g).map(|&e| e as f64))),
+        ("work_cycles", "work", optional(&m.work)),
         ("parallel_benefit", "parallel benefit", optional(&m.parallel_benefit)),
         ("memory_hierarchy_utilization", "memory hierarchy utilization", optional(&m.mem_hier_util)),
         ("work_deviation", "work deviation", optional(&m.work_deviation)),
@@ -97,7 +97,8 @@ impl AggregatePane {
                     max = max.max(v);
                 }
                 (n > 0).then(|| {
-                    json!({"metric": key, "label": label, "grains": n, "total": total, "mean": total / n as f64, "max": max})
+                    let unit = crate::scene::number::Unit::of_grain_metric(key, a.graph.unit).name();
+                    json!({"metric": key, "label": label, "unit": unit, "grains": n, "total": total, "mean": total / n as f64, "max": max})
                 })
             })
             .collect();

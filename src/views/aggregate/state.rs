@@ -7,6 +7,7 @@ use crate::analyses::aggregate::propagate::grain_of_leaf;
 use crate::analyses::aggregate::{GroupMetrics, Method};
 use crate::analyses::grains::{METRICS, NONE};
 use crate::scene::aggregate::Fit;
+use crate::scene::number::{self, Unit};
 use serde_json::{json, Value};
 
 impl AggregatePane {
@@ -102,11 +103,14 @@ impl AggregatePane {
     /// The propagated metrics of a tree node, as tooltip lines.
     pub(super) fn metric_lines(&self, u: u32) -> Vec<String> {
         let (m, ui) = (&self.metrics, u as usize);
-        let mut lines = vec![format!("execution time: {} cycles", m.exec[ui])];
-        let f = |name: &str, v: Option<f64>, how: &str| v.map(|v| format!("{name} ({how}): {v:.3}"));
+        let time = Unit::of_time(self.analysis.graph.unit);
+        let mut lines = vec![format!("execution time: {}", number::format(m.exec[ui] as f64, time))];
+        let f = |name: &str, v: Option<f64>, how: &str| {
+            v.map(|v| format!("{name} ({how}): {}", number::format(v, Unit::Count)))
+        };
         lines.extend(
             [
-                f("work", m.work[ui], "sum"),
+                m.work[ui].map(|v| format!("work (sum): {}", number::format(v, time))),
                 f("parallel benefit", m.parallel_benefit[ui], "min"),
                 f("memory hierarchy utilization", m.mem_hier_util[ui], "min"),
                 f("instantaneous parallelism median", m.inst_par_median[ui], "min"),

@@ -1,0 +1,164 @@
+// Measurement (not a test) of a store opened on the page (issue #17, BENCHMARKS.md "A billion events"):
+//   [BENCH_STEPS=N] node bench-store.mjs STORE_DIR [CACHE_MB]
+// STORE_DIR must lie under the repository (the harness serves it; a symlink to a store elsewhere will do).
+// Opens `?store=URL/` in headless Chromium (WebGPU on SwiftShader) and prints, one JSON line per phase:
+// URL to first drawn view (from navigation and from the store's open), the zoom path from the whole run to one
+// interval (each step's answer time, tiles and bytes fetched, the worker's wasm memory), the worst
+// `Viewer.frame` zooming and panning back over the same path with tiles cached, and the tab's memory: the
+// store worker's wasm memory, the page's JS heap, and the resident memory (VmRSS, VmHWM) of the renderer
+// and GPU processes this script's Chromium started. Unlike store.test.mjs it copies nothing (its fault
+// cases copy the store twice, too much for a store of several GB) and asserts nothing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer, openPage, repoRoot, viewState } from './harness.mjs';
+
+const storeArg = process.argv[2];
+const CACHE_MB = Number(process.argv[3] || 256);
+if (!storeArg) {
+  console.error('usage: node bench-store.mjs STORE_DIR [CACHE_MB]');
+  process.exit(2);
+}
+const store = path.resolve(storeArg);
+const rel = path.relative(repoRoot, store);
+if (rel.startsWith('..')) {
+  console.error(`${store} is not under ${repoRoot}: link it there`);
+  process.exit(2);
+}
+const manifest = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
+const STEP_TIMEOUT = 600_000;
+const out = (phase, o) => console.log(JSON.stringify({ phase, ...o }));
+const note = (what) => console.error(`# ${new Date().toISOString()} ${what}`);
+
+const frames = (page, n = 2) => page.evaluate((n) => new Promise((r) => {
+  let k = 0;
+  const step = () => (++k >= n ? r() : requestAnimationFrame(step));
+  requestAnimationFrame(step);
+}), n);
+
+async function settled(page) {
+  await frames(page, 2);
+  const t = Date.now();
+  for (;;) {
+    const s = await page.evaluate(() => {
+      const s = window.weft.store;
+      return { asked: s.asked, answered: s.answered, last: !!s.last, inFlight: window.weft.viewer.view_state().store.in_flight };
+    });
+    if (s.last && s.asked === s.answered && s.inFlight === 0) break;
+    if (Date.now() - t > STEP_TIMEOUT) throw new Error(`not settled: ${JSON.stringify(s)}`);
+    if ((Date.now() - t) % 10_000 < 100) note(`waiting: ${JSON.stringify(s)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await frames(page, 2);
+}
+
+// Resident memory of the Chromium this script started (processes under this one), by --type: the page's
+// renderer (it runs the page and its workers: the tab) apart from Chrome's own WebUI renderer, the GPU
+// process (SwiftShader draws there), and the rest. VmRSS now and VmHWM (the peak), in MB.
+function chromiumMemory() {
+  const parent = new Map();
+  const info = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const status = fs.readFileSync(`/proc/${d}/status`, 'utf8');
+      const field = (k) => { const m = status.match(new RegExp(`^${k}:\\s+(\\d+)`, 'm')); return m ? Number(m[1]) : 0; };
+      parent.set(Number(d), field('PPid'));
+      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      info.set(Number(d), { cmd, rssMB: Math.round(field('VmRSS') / 1024), hwmMB: Math.round(field('VmHWM') / 1024) });
+    } catch { /* gone */ }
+  }
+  const mine = (pid) => { for (let p = pid; p > 1; p = parent.get(p)) if (p === process.pid) return true; return false; };
+  const out = { tab: [], gpu: [], other: [] };
+  for (const [pid, i] of info) {
+    if (pid === process.pid || !mine(pid) || !/chrom/.test(i.cmd)) continue;
+    const m = { rssMB: i.rssMB, hwmMB: i.hwmMB };
+    if (/--type=renderer/.test(i.cmd) && !/--top-chrome-webui/.test(i.cmd)) out.tab.push(m);
+    else if (/--type=gpu-process/.test(i.cmd)) out.gpu.push(m);
+    else out.other.push(m);
+  }
+  return out;
+}
+
+const { server, url } = await startServer();
+const t0 = Date.now();
+note('opening the page');
+const { browser, page, problems } = await openPage('webgpu', `${url}?store_cache_mb=${CACHE_MB}&store=${url}${rel}/`);
+try {
+  note('page loaded');
+  await page.waitForFunction(() => window.weft.store.answers >= 1, null, { timeout: STEP_TIMEOUT });
+  note('first answer');
+  await settled(page);
+  note('settled');
+  const open = await page.evaluate(() => ({ ...window.weft.store.timings, last: window.weft.store.last }));
+  out('open', {
+    store: rel, events: manifest.counts.event_records, intervals: manifest.counts.intervals, tiles: manifest.tiles.length,
+    locations: manifest.locations.process.length, tiling: manifest.tiling, levels: manifest.levels.length, cacheMB: CACHE_MB,
+    manifestMs: Math.round(open.manifest), firstDrawnMs: Math.round(open.firstDrawn),
+    // performance.now() counts from the navigation: the page's own load, then the store's open.
+    navigationToFirstDrawnMs: Math.round(open.start + open.firstDrawn), scriptWallMs: Date.now() - t0,
+    level: open.last.level, kind: open.last.kind, fetchedTiles: open.last.fetchedTiles, fetchedMB: +(open.last.fetchedBytes / 2 ** 20).toFixed(1),
+    wasmMB: Math.round(open.last.wasmBytes / 2 ** 20), memory: chromiumMemory(),
+  });
+
+  // The zoom path of store.test.mjs: about the middle, 4x a step, until the exact intervals show and the
+  // window is down to a few intervals (at most BENCH_STEPS steps).
+  const mid = manifest.span_ns / 2;
+  let w = manifest.span_ns;
+  const path0 = [];
+  let exactSteps = 0;
+  const maxSteps = Number(process.env.BENCH_STEPS || 64);
+  while (w > 1000 && exactSteps < 4 && path0.length < maxSteps) {
+    w /= 4;
+    path0.push([mid - w / 2, mid + w / 2]);
+    const t = Date.now();
+    await page.evaluate(([a, b]) => window.weft.viewer.set_time_range(a, b), [mid - w / 2, mid + w / 2]);
+    await settled(page);
+    const st = await viewState(page);
+    const last = await page.evaluate(() => window.weft.store.last);
+    if (st.store.shown === 'exact') exactSteps += 1;
+    out('zoom', {
+      windowNs: Math.round(w), shown: st.store.shown, answerMs: Date.now() - t, fetchedTiles: last.fetchedTiles,
+      fetchedMB: +(last.fetchedBytes / 2 ** 20).toFixed(1), cacheMB: +(last.cacheUsed / 2 ** 20).toFixed(1), cacheTiles: last.cacheTiles,
+      wasmMB: Math.round(last.wasmBytes / 2 ** 20), errors: last.errors.length, tab: chromiumMemory().tab,
+    });
+  }
+
+  // Back out, then the same path again with pans: the worst Viewer.frame over tiles cached (the worker's
+  // answers arrive between frames; what the page does per frame is what is timed).
+  await page.evaluate(() => window.weft.viewer.fit());
+  await settled(page);
+  const worst = await page.evaluate(async (path0) => {
+    const v = window.weft.viewer;
+    let worst = 0;
+    const gaps = [];
+    let last = performance.now();
+    const frame = () => new Promise((r) => requestAnimationFrame(() => { const t = performance.now(); gaps.push(t - last); last = t; r(); }));
+    for (const [a, b] of path0) {
+      const t = performance.now();
+      v.set_time_range(a, b);
+      v.frame();
+      worst = Math.max(worst, performance.now() - t);
+      await frame();
+      for (let k = 0; k < 4; k++) {
+        const t = performance.now();
+        v.pan(40);
+        v.frame();
+        worst = Math.max(worst, performance.now() - t);
+        await frame();
+      }
+    }
+    return { worstFrameMs: worst, worstGapMs: Math.max(...gaps) };
+  }, path0);
+  await settled(page);
+  const last = await page.evaluate(() => window.weft.store.last);
+  const heap = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize : 0));
+  out('cached', {
+    worstFrameMs: +worst.worstFrameMs.toFixed(1), worstRafGapMs: +worst.worstGapMs.toFixed(1),
+    cacheMB: +(last.cacheUsed / 2 ** 20).toFixed(1), cacheBudgetMB: last.cacheBudget / 2 ** 20, cacheTiles: last.cacheTiles,
+    workerWasmMB: Math.round(last.wasmBytes / 2 ** 20), pageJsHeapMB: Math.round(heap / 2 ** 20), memory: chromiumMemory(),
+    problems,
+  });
+} finally {
+  await browser.close();
+  server.close();
+}

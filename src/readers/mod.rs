@@ -339,6 +339,15 @@ pub fn check_regular(path: &std::path::Path) -> Result<std::fs::Metadata, ReadEr
 /// read, and the memory for it is reserved fallibly (a [`ReadError::TooLarge`] when there is not enough).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    read_regular_into(path, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_regular`] into `bytes` (replacing what it held, reusing its capacity: a reader of many files,
+/// such as an OTF2 archive's event files, then allocates and faults in its buffer once).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_regular_into(path: &std::path::Path, bytes: &mut Vec<u8>) -> Result<(), ReadError> {
     use std::io::Read;
     let name = path.display().to_string();
     let io = |e: std::io::Error| ReadError::Io { file: name.clone(), detail: e.to_string() };
@@ -360,10 +369,10 @@ pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
     }
     let size = meta.len();
     budget::Budget::DEFAULT.admit_whole(&name, "a file", size)?;
-    let mut bytes = Vec::new();
-    budget::try_grow(&mut bytes, usize::try_from(size).unwrap_or(usize::MAX), &name, "file", "its bytes")?;
-    file.take(size).read_to_end(&mut bytes).map_err(io)?;
-    Ok(bytes)
+    bytes.clear();
+    budget::try_grow(bytes, usize::try_from(size).unwrap_or(usize::MAX), &name, "file", "its bytes")?;
+    file.take(size).read_to_end(bytes).map_err(io)?;
+    Ok(())
 }
 
 /// Read a file or folder from disk (native only), whatever its format: a regular file is read whole and

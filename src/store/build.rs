@@ -365,14 +365,13 @@ pub fn manifest(
     }
 }
 
-/// Column buffers of one level-0 tile.
+/// What one level-0 tile holds: its intervals as runs of the block's columns (location offset in the block,
+/// index range; in location order, then the model's order), not copies; instants, messages and collectives
+/// by trace index.
 #[derive(Default)]
 struct EventCols {
-    iv_loc: Vec<u64>,
-    iv_region: Vec<u64>,
-    iv_start: Vec<u64>,
-    iv_dur: Vec<u64>,
-    iv_depth: Vec<u64>,
+    runs: Vec<(u32, Range<usize>)>,
+    intervals: usize,
     inst: Vec<u32>,
     msg: Vec<u32>,
     coll: Vec<u32>,
@@ -398,21 +397,36 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> B
     let mut cols: Vec<EventCols> = (0..nw).map(|_| EventCols::default()).collect();
     let mut max_end = vec![0u64; nw];
     let mut particles = Vec::new();
+    // A location's intervals come by start, so those of one window are a run: one division per run, two
+    // comparisons per interval (an interval out of order only starts a new run).
+    let window_ns = t.window_ns.max(1);
+    let last = nw.saturating_sub(1);
     for (k, l) in locs.clone().enumerate() {
-        for i in bi.ranges[k].clone() {
-            let (start, dur) = (bi.start_ns[i], bi.dur_ns[i]);
-            let w = t.window_of(start) as usize;
-            let c = &mut cols[w];
-            let region = bi.region[i].0;
-            c.iv_loc.push((l - locs.start) as u64);
-            c.iv_region.push(region as u64);
-            c.iv_start.push(start);
-            c.iv_dur.push(dur);
-            c.iv_depth.push(bi.depth[i] as u64);
-            max_end[w] = max_end[w].max(start + dur);
-            if plan.particle_region[region as usize] {
-                particles.push((start, l, bi.first_index + i as u64, region, dur));
+        let range = bi.ranges[k].clone();
+        let mut i = range.start;
+        while i < range.end {
+            let w = t.window_of(bi.start_ns[i]) as usize;
+            let lo = w as u64 * window_ns;
+            let hi = if w == last { u64::MAX } else { (w as u64 + 1).saturating_mul(window_ns) };
+            let mut reach = max_end[w];
+            let mut j = i;
+            while j < range.end {
+                let start = bi.start_ns[j];
+                if start < lo || start >= hi {
+                    break;
+                }
+                let (dur, region) = (bi.dur_ns[j], bi.region[j].0);
+                reach = reach.max(start + dur);
+                if plan.particle_region[region as usize] {
+                    particles.push((start, l, bi.first_index + j as u64, region, dur));
+                }
+                j += 1;
             }
+            max_end[w] = reach;
+            let c = &mut cols[w];
+            c.runs.push((l - locs.start, i..j));
+            c.intervals += j - i;
+            i = j;
         }
     }
     // Instants are sorted by location: the block's are one run.
@@ -448,7 +462,7 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> B
     }
     let mut out = Tiles::new();
     for (w, c) in cols.into_iter().enumerate() {
-        let records = (c.iv_loc.len() + c.inst.len() + c.msg.len() + c.coll.len()) as u64;
+        let records = (c.intervals + c.inst.len() + c.msg.len() + c.coll.len()) as u64;
         if records == 0 && first[w] == w as u32 {
             continue;
         }
@@ -457,9 +471,9 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> B
             0,
             b,
             w as u32,
-            c.iv_loc.len() as u64,
+            c.intervals as u64,
             first[w],
-            events_payload(trace, locs.start, &c),
+            events_payload(trace, locs.start, &c, bi),
         ));
     }
     let region_totals = block_region_totals(trace.regions.len(), bi);
@@ -495,14 +509,23 @@ fn block_region_totals(nreg: usize, bi: &BlockIntervals) -> Vec<(u64, u64)> {
     totals
 }
 
-fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols) -> ColumnWriter {
-    let mut w = ColumnWriter::default();
-    w.varint(c.iv_loc.len() as u64);
-    c.iv_loc.iter().for_each(|&v| w.varint(v));
-    c.iv_region.iter().for_each(|&v| w.varint(v));
-    deltas(&mut w, c.iv_start.iter().copied());
-    c.iv_dur.iter().for_each(|&v| w.varint(v));
-    c.iv_depth.iter().for_each(|&v| w.varint(v));
+fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockIntervals) -> ColumnWriter {
+    // About 8 bytes per interval before compression: reserved once, not grown.
+    let mut w = ColumnWriter { buf: Vec::with_capacity(c.intervals * 8 + 64) };
+    w.varint(c.intervals as u64);
+    for (l, r) in &c.runs {
+        r.clone().for_each(|_| w.varint(*l as u64));
+    }
+    for (_, r) in &c.runs {
+        bi.region[r.clone()].iter().for_each(|v| w.varint(v.0 as u64));
+    }
+    deltas(&mut w, c.runs.iter().flat_map(|(_, r)| bi.start_ns[r.clone()].iter().copied()));
+    for (_, r) in &c.runs {
+        bi.dur_ns[r.clone()].iter().for_each(|&v| w.varint(v));
+    }
+    for (_, r) in &c.runs {
+        bi.depth[r.clone()].iter().for_each(|&v| w.varint(v as u64));
+    }
     let ins = &trace.instants;
     w.varint(c.inst.len() as u64);
     deltas(&mut w, c.inst.iter().map(|&i| i as u64));
@@ -611,7 +634,9 @@ fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockInterv
 /// Communication and synchronization intervals of all locations (the particle view's events, collected by
 /// the block tasks), by window of their start, sorted by (start, location, interval).
 pub fn particle_tiles(mut events: Vec<Particle>, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
-    events.sort_unstable();
+    // The block tasks give each location's particles in start order: a run-adaptive sort merges those runs
+    // (the keys are unique, so the order is the unstable sort's).
+    events.sort();
     let mut out = Tiles::new();
     let mut a = 0;
     while a < events.len() {

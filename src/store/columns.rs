@@ -53,12 +53,16 @@ impl ColumnWriter {
 
     /// Frame and compress: the bytes of a tile file of `kind`.
     pub fn finish(self, kind: u8, version: u8) -> Vec<u8> {
-        let compressed = lz4_flex::block::compress(&self.buf);
-        let mut out = Vec::with_capacity(FRAME_LEN + compressed.len());
-        out.extend_from_slice(&TILE_MAGIC);
-        out.extend_from_slice(&[version, kind, CODEC_LZ4, 0]);
-        out.extend_from_slice(&(self.buf.len() as u32).to_le_bytes());
-        out.extend_from_slice(&compressed);
+        // Compressed straight behind the frame (the bytes `lz4_flex::block::compress` gives, without its
+        // copy into a second buffer).
+        let mut out = vec![0u8; FRAME_LEN + lz4_flex::block::get_maximum_output_size(self.buf.len())];
+        out[..4].copy_from_slice(&TILE_MAGIC);
+        out[4..8].copy_from_slice(&[version, kind, CODEC_LZ4, 0]);
+        out[8..FRAME_LEN].copy_from_slice(&(self.buf.len() as u32).to_le_bytes());
+        let n = lz4_flex::block::compress_into(&self.buf, &mut out[FRAME_LEN..])
+            .expect("the output holds the largest compressed size");
+        out.truncate(FRAME_LEN + n);
+        out.shrink_to_fit();
         out
     }
 }

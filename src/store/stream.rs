@@ -243,6 +243,17 @@ struct BlockColumns {
 }
 
 impl BlockColumns {
+    /// Columns with room for `n` intervals (a block's count is known from pass 1: no regrowth).
+    fn with_capacity(n: usize) -> BlockColumns {
+        BlockColumns {
+            ranges: Vec::new(),
+            region: Vec::with_capacity(n),
+            start_ns: Vec::with_capacity(n),
+            dur_ns: Vec::with_capacity(n),
+            depth: Vec::with_capacity(n),
+        }
+    }
+
     fn push_location(&mut self, bytes: &[u8], origin: i64) -> Result<(), String> {
         let bad = |e: super::columns::ColumnError| format!("spill damaged at byte {}: {}", e.offset, e.detail);
         let mut r = ColumnReader::new(bytes);
@@ -602,7 +613,7 @@ fn tile(
     let results: Mutex<Vec<Option<Result<Out, IndexError>>>> = Mutex::new((0..tiled).map(|_| None).collect());
     let spill: &dyn Spill = spill;
     let read_block = |b: usize| -> Result<BlockColumns, IndexError> {
-        let mut c = BlockColumns::default();
+        let mut c = BlockColumns::with_capacity(block_counts[b] as usize);
         for l in t.block_range(b as u32, n as u32) {
             let bytes = spill.get(l as usize).map_err(|e| IndexError::Io(format!("reading the spill: {e}")))?;
             c.push_location(&bytes, origin).map_err(IndexError::Io)?;

@@ -151,6 +151,19 @@ pub fn shown(p: &Path) -> String {
     weft::model::text::escape_controls(&p.display().to_string()).into_owned()
 }
 
+/// The build options and the `--memory` bytes of a streamed index.
+pub fn stream_options(a: &Args) -> Result<(BuildOptions, u64), String> {
+    let memory =
+        parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
+    let options = BuildOptions {
+        block_locations: a.block.max(1),
+        threads: a.threads.max(1),
+        source_name: a.trace.display().to_string(),
+        ..BuildOptions::default()
+    };
+    Ok((options, memory))
+}
+
 /// Index an OTF2 archive streamed (`store::stream`) and print its report: false when the trace is not an OTF2
 /// archive, or one that must be read whole.
 fn index_otf2_streamed(
@@ -158,17 +171,10 @@ fn index_otf2_streamed(
     shard: Option<Shard>,
     progress: &Progress,
 ) -> Result<bool, Box<dyn std::error::Error>> {
-    let memory =
-        parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
+    let (options, memory) = stream_options(a)?;
     if a.out.exists() && !a.force {
         return Err(format!("{}: exists (use --force to replace it)", a.out.display()).into());
     }
-    let options = BuildOptions {
-        block_locations: a.block.max(1),
-        threads: a.threads.max(1),
-        source_name: a.trace.display().to_string(),
-        ..BuildOptions::default()
-    };
     let input = input_bytes(&a.trace);
     let started = Instant::now();
     if let Some(archive) = weft::readers::otf2::archive_of_path(&a.trace) {
@@ -374,14 +380,16 @@ fn print_peak_memory() {
     }
 }
 
-struct Streamed {
-    manifest: weft::store::Manifest,
-    part: Option<PartManifest>,
-    bytes: u64,
-    spill_bytes: u64,
-    read_s: f64,
-    tile_s: f64,
-    in_flight: usize,
+/// What a streamed index made (its manifest not yet written) and its figures.
+pub struct Streamed {
+    pub manifest: weft::store::Manifest,
+    pub part: Option<PartManifest>,
+    /// Bytes of the tiles written (and of the manifest, once written).
+    pub bytes: u64,
+    pub spill_bytes: u64,
+    pub read_s: f64,
+    pub tile_s: f64,
+    pub in_flight: usize,
 }
 
 /// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
@@ -402,6 +410,36 @@ fn index_streamed(
     memory: u64,
     progress: &Progress,
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
+    let tmp = partial_folder(&a.out)?;
+    let Some(done) = stream_into(a, files, anchor, options, shard, memory, progress, &tmp, &tmp.join(".spill"))? else {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Ok(None);
+    };
+    let (file, json) = match &done.part {
+        Some(p) => (PART_MANIFEST, p.to_json()),
+        None => {
+            (MANIFEST, weft::store::BuiltStore { manifest: done.manifest.clone(), tiles: Vec::new() }.manifest_json())
+        }
+    };
+    finish_store(&tmp, &a.out, file, &json, a.force)?;
+    Ok(Some(Streamed { bytes: done.bytes + json.len() as u64, ..done }))
+}
+
+/// The streamed index of an OTF2 archive (or of a shard of it) with its tiles written into the folder
+/// `tmp` and its spill at `spill_path` (removed at the end); the manifest is not written. None when the
+/// archive must be read whole. Also each MPI rank's share (`mpi.rs`), into the store's shared folder.
+#[allow(clippy::too_many_arguments)]
+pub fn stream_into(
+    a: &Args,
+    files: &weft::readers::otf2::FolderFiles,
+    anchor: &str,
+    options: &BuildOptions,
+    shard: Option<Shard>,
+    memory: u64,
+    progress: &Progress,
+    tmp: &Path,
+    spill_path: &Path,
+) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
     use weft::store::stream::{index_otf2, IndexError, Progress as P, StreamOptions};
     let largest = largest_file(&files.root);
     if largest.saturating_mul(MEMORY_PER_EVENT_FILE_BYTE) > memory {
@@ -416,12 +454,10 @@ fn index_streamed(
     }
     let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
     let stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
-    let tmp = partial_folder(&a.out)?;
-    let spill_path = tmp.join(".spill");
     // The nested intervals stay in memory while they take at most an eighth of --memory (pass 2 counts them
     // against the rest), saving the spill's writes and reads.
-    let mut spill = FileSpill::create(&spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
-    let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
+    let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
+    let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
     let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard };
     let t0 = Instant::now();
     let read_end = std::sync::Mutex::new(None);
@@ -439,24 +475,18 @@ fn index_streamed(
         Ok(i) => i,
         Err(IndexError::NotStreamable(_)) => {
             drop(spill);
-            let _ = std::fs::remove_dir_all(&tmp);
+            let _ = std::fs::remove_file(spill_path);
             return Ok(None);
         }
         Err(IndexError::Read(e)) => return Err(in_folder(e).into()),
         Err(e) => return Err(e.into()),
     };
     drop(spill);
-    std::fs::remove_file(&spill_path).map_err(|e| format!("{}: {e}", spill_path.display()))?;
+    std::fs::remove_file(spill_path).map_err(|e| format!("{}: {e}", spill_path.display()))?;
     let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| t0.elapsed().as_secs_f64());
-    let built = weft::store::BuiltStore { manifest: indexed.manifest, tiles: Vec::new() };
-    let (file, json) = match &indexed.part {
-        Some(p) => (PART_MANIFEST, p.to_json()),
-        None => (MANIFEST, built.manifest_json()),
-    };
-    finish_store(&tmp, &a.out, file, &json, a.force)?;
     Ok(Some(Streamed {
-        bytes: sink.bytes.load(std::sync::atomic::Ordering::Relaxed) + json.len() as u64,
-        manifest: built.manifest,
+        bytes: sink.bytes.load(std::sync::atomic::Ordering::Relaxed),
+        manifest: indexed.manifest,
         part: indexed.part,
         spill_bytes: indexed.spill_bytes,
         read_s,

@@ -3,13 +3,15 @@
 //! straight into the store's temporary folder (named by rank 0, broadcast; a shared file system, as on any
 //! cluster); the ranks' part manifests (counts, per-location and per-region totals, tile lists) are gathered
 //! to rank 0, which merges them (`weft::store::merge`), writes the manifest and renames the folder. The
-//! store is the same bytes as `weft index` in one process.
+//! store is the same bytes as `weft index` in one process. An OTF2 archive is streamed by each rank as
+//! `weft index --shard R/N` streams it (every location decoded, the rank's blocks spilled and tiled); other
+//! inputs are read whole by every rank.
 //!
 //! A rank that fails prints its error (`weft: rank R: ...`) and calls MPI_Abort, which ends every rank: the
 //! run fails with that message and leaves no store. Used only when launched by an MPI launcher (its
 //! environment variables); otherwise `weft index` runs in one process as without the feature.
 
-use crate::index::{publish, read, shown, temporary_folder, write_tiles, Args, Progress};
+use crate::index::{publish, read, shown, stream_into, stream_options, temporary_folder, write_tiles, Args, Progress};
 use mpi::datatype::PartitionMut;
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
@@ -46,11 +48,10 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
     }
     let progress = if rank == 0 { Progress::new() } else { Progress::quiet() };
     let started = Instant::now();
-    let r = read(a, &progress).map_err(|e| e.to_string())?;
-    let t1 = Instant::now();
-    let part = build_part(&r.trace, &r.options, Shard { index: rank as u32, count: size as u32 });
-    let tile_s = t1.elapsed().as_secs_f64();
-    drop(r.trace);
+    let shard = Shard { index: rank as u32, count: size as u32 };
+    if a.out.exists() && !a.force {
+        return Err(format!("{}: exists (use --force to replace it)", a.out.display()));
+    }
     // Rank 0 names and creates the temporary folder; every rank writes its tiles into it.
     let root = world.process_at_rank(0);
     let mut id = std::process::id();
@@ -61,9 +62,31 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
     }
     root.broadcast_into(&mut id);
     let tmp = temporary_folder(&a.out, id)?;
-    write_tiles(&tmp, &part.tiles, &progress)?;
+    // An OTF2 archive is streamed as `weft index --shard R/N` streams it (its tiles straight into the shared
+    // folder, its spill there under the rank's name); another input, or an archive that must be read whole,
+    // is read whole by every rank and cut into the rank's part.
+    let mut streamed = None;
+    if let Some(archive) = weft::readers::otf2::archive_of_path(&a.trace) {
+        let (files, anchor) = archive.map_err(|e| e.to_string())?;
+        let (options, memory) = stream_options(a)?;
+        let spill = tmp.join(format!(".spill.{rank}"));
+        streamed = stream_into(a, &files, &anchor, &options, Some(shard), memory, &progress, &tmp, &spill)
+            .map_err(|e| e.to_string())?;
+    }
+    let (part, read_s, tile_s) = match streamed {
+        Some(s) => (s.part.ok_or("a shard's streamed index gave no part")?, s.read_s, s.tile_s),
+        None => {
+            let r = read(a, &progress).map_err(|e| e.to_string())?;
+            let t1 = Instant::now();
+            let part = build_part(&r.trace, &r.options, shard);
+            let tile_s = t1.elapsed().as_secs_f64();
+            drop(r.trace);
+            write_tiles(&tmp, &part.tiles, &progress)?;
+            (part.part, r.read_s, tile_s)
+        }
+    };
     // Each rank's part manifest to rank 0 (after its tiles are written).
-    let json = part.part.to_json();
+    let json = part.to_json();
     let len = Count::try_from(json.len()).map_err(|_| "a part manifest over 2 GiB".to_string())?;
     if rank != 0 {
         root.gather_into(&len);
@@ -93,10 +116,6 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
     println!("events      {}", m.counts.event_records);
     println!("intervals   {}", m.counts.intervals);
     println!("tiles       {} ({} blocks x {} windows)", m.tiles.len(), m.tiling.blocks, m.tiling.windows);
-    println!(
-        "seconds     read {:.2}, tile {tile_s:.2} (rank 0), total {:.2}",
-        r.read_s,
-        started.elapsed().as_secs_f64()
-    );
+    println!("seconds     read {read_s:.2}, tile {tile_s:.2} (rank 0), total {:.2}", started.elapsed().as_secs_f64());
     Ok(())
 }

@@ -51,6 +51,8 @@ pub(super) struct Assembler<'f> {
     pub(super) locations: Vec<(u64, LocationId)>,
     comm_names: HashMap<u32, StringId>,
     files: &'f dyn ArchiveFiles,
+    /// The event file being decoded, when the files are read rather than borrowed (its capacity reused).
+    evt_buf: Vec<u8>,
 }
 
 impl<'f> Assembler<'f> {
@@ -188,7 +190,7 @@ impl<'f> Assembler<'f> {
             metric_notes: Default::default(),
         };
         let locations: Vec<(u64, LocationId)> = defs.locations.iter().map(|l| (l.id, st.location_ids[&l.id])).collect();
-        Ok(Assembler { b, st, anchor, stem, clock, locations, comm_names, files })
+        Ok(Assembler { b, st, anchor, stem, clock, locations, comm_names, files, evt_buf: Vec::new() })
     }
 
     /// Decode the `k`-th location's events; its intervals (model region, start, duration; in ENTER order) are
@@ -208,6 +210,7 @@ impl<'f> Assembler<'f> {
             loc,
             self.clock,
             self.files,
+            &mut self.evt_buf,
             intervals,
         )?;
         self.b.add_event_records(n);
@@ -454,6 +457,7 @@ fn read_location(
     loc: LocationId,
     clock: Clock,
     files: &dyn ArchiveFiles,
+    evt_buf: &mut Vec<u8>,
     intervals: &mut Vec<(RegionId, i64, u64)>,
 ) -> Result<u64, ReadError> {
     let local_path = format!("{stem}/{id}.def");
@@ -468,7 +472,8 @@ fn read_location(
         None => LocalDefs::default(),
     };
     let evt_path = format!("{stem}/{id}.evt");
-    let Some(bytes) = files.read(&evt_path).map_err(|e| ReadError::Io { file: evt_path.clone(), detail: e })? else {
+    let read = files.read_buffered(&evt_path, evt_buf);
+    let Some(bytes) = read.map_err(|e| ReadError::Io { file: evt_path.clone(), detail: e })? else {
         b.warn(WarningKind::Truncated, || format!("{evt_path}: event file missing; location {id} has no events"));
         return Ok(0);
     };
@@ -481,7 +486,7 @@ fn read_location(
     let mut last_ns = i64::MIN;
     let mut mismatched = 0u64;
     let mut overflowed: Option<(u64, u64)> = None;
-    let (stats, err) = events::decode(&bytes, anchor.chunk_size_events, &local, |ticks, offset, ev| {
+    let (stats, err) = events::decode(bytes, anchor.chunk_size_events, &local, |ticks, offset, ev| {
         let Some(t) = clock.ns(offsets.corrected(ticks)) else {
             let first = overflowed.map_or(offset, |o| o.0);
             overflowed = Some((first, overflowed.map_or(1, |o| o.1 + 1)));

@@ -159,8 +159,23 @@ impl<'a> Cursor<'a> {
     }
 
     /// A compressed 32-bit unsigned integer.
-    #[inline]
+    #[inline(always)]
     pub fn u32(&mut self) -> Decoded<u32> {
+        // The common case inline (little-endian, the bytes there); the rest, errors included, out of line.
+        if let Some(&n) = self.data.get(self.pos) {
+            let (at, n) = (self.pos + 1, n as usize);
+            if n <= 4 && !self.big_endian && at + n <= self.data.len() {
+                let mut b = [0u8; 4];
+                b[..n].copy_from_slice(&self.data[at..at + n]);
+                self.pos = at + n;
+                return Ok(u32::from_le_bytes(b));
+            }
+        }
+        self.u32_slow()
+    }
+
+    #[inline(never)]
+    fn u32_slow(&mut self) -> Decoded<u32> {
         let start = self.pos;
         let n = self.u8()?;
         match n {
@@ -298,8 +313,36 @@ impl<'a> Records<'a> {
     }
 
     /// The next record, or None at the end of the file.
-    #[inline]
+    #[inline(always)]
     pub fn next_item(&mut self) -> Decoded<Option<Item>> {
+        // An event file's two commonest items inline: a little-endian timestamp, and an unframed event
+        // (ENTER, LEAVE, ...) whose bytes are all there. Everything else, errors included, goes the long way.
+        if self.timestamps && !self.done {
+            let (data, pos) = (self.cur.data, self.cur.pos);
+            if let Some(&kind) = data.get(pos) {
+                if kind == TIMESTAMP && !self.cur.big_endian && pos + 9 <= data.len() {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(&data[pos + 1..pos + 9]);
+                    self.cur.pos = pos + 9;
+                    return Ok(Some(Item::Time(u64::from_le_bytes(b))));
+                }
+                if is_unframed_event(kind) {
+                    if let Some(&n) = data.get(pos + 1) {
+                        let extra = if n == 0 || n == 0xFF { 0 } else { n as usize };
+                        let end = pos + 2 + extra;
+                        if end <= data.len() {
+                            self.cur.pos = end;
+                            return Ok(Some(Item::Record { kind, start: pos + 1, end }));
+                        }
+                    }
+                }
+            }
+        }
+        self.next_item_slow()
+    }
+
+    #[inline(never)]
+    fn next_item_slow(&mut self) -> Decoded<Option<Item>> {
         loop {
             if self.done {
                 return Ok(None);

@@ -101,7 +101,7 @@ fn codec_round_trips() {
 }
 
 /// The decode in steps (what the page runs between yields): its tables, each of the five interval columns,
-/// then the rest; the same trace as one call, and a truncation is an error at its step.
+/// their args, then the rest; the same trace as one call, and a truncation is an error at its step.
 #[test]
 fn codec_decodes_in_steps() {
     let t = random_trace(3, 5_000);
@@ -114,7 +114,7 @@ fn codec_decodes_in_steps() {
             break t;
         }
     };
-    assert_eq!(steps, 7);
+    assert_eq!(steps, 8);
     assert_eq!(encode(&back), bytes);
     let cut = &bytes[..bytes.len() - 3];
     let mut d = weft::model::codec::Decoding::default();

@@ -1,5 +1,7 @@
 //! The one way into a [`Trace`]: readers push what they decode in absolute source time, in any order, and
 //! `finish` sorts, nests, clips and normalises. Nesting repair lives here, once, for every format.
+//! Event args (`model::args`) are attached to the interval or instant pushed last and follow it through
+//! the sorts: `finish` renumbers the sparse (event, entry) pairs, never the args' text.
 
 use super::*;
 use std::collections::HashMap;
@@ -10,6 +12,9 @@ struct RawIntervals {
     region: Vec<RegionId>,
     start_ns: Vec<i64>,
     dur_ns: Vec<u64>,
+    /// (interval in arrival order, entry in `args`), ascending.
+    with_args: Vec<(u32, u32)>,
+    args: ArgTable,
 }
 
 #[derive(Default)]
@@ -75,6 +80,9 @@ pub struct TraceBuilder {
     region_index: HashMap<(StringId, StringId), RegionId>,
     intervals: RawIntervals,
     instants: (Vec<LocationId>, Vec<RegionId>, Vec<i64>),
+    /// (instant in arrival order, entry in `instant_args`), ascending.
+    instants_with_args: Vec<(u32, u32)>,
+    instant_args: ArgTable,
     messages: RawMessages,
     collectives: RawCollectives,
     series_name: Vec<StringId>,
@@ -100,6 +108,8 @@ impl TraceBuilder {
             region_index: HashMap::new(),
             intervals: RawIntervals::default(),
             instants: Default::default(),
+            instants_with_args: Vec::new(),
+            instant_args: ArgTable::default(),
             messages: RawMessages::default(),
             collectives: RawCollectives::default(),
             series_name: Vec::new(),
@@ -229,6 +239,7 @@ impl TraceBuilder {
 
     /// The intervals added so far, taken out of the builder in arrival order as (location, region, start,
     /// duration) columns: a streamed index nests them itself (`store::stream`).
+    /// Their args are dropped (a store keeps none).
     pub fn take_intervals(&mut self) -> (Vec<LocationId>, Vec<RegionId>, Vec<i64>, Vec<u64>) {
         let r = std::mem::take(&mut self.intervals);
         (r.location, r.region, r.start_ns, r.dur_ns)
@@ -255,6 +266,33 @@ impl TraceBuilder {
         self.instants.0.push(location);
         self.instants.1.push(region);
         self.instants.2.push(time_ns);
+    }
+
+    /// Where intervals' args entries are made ([`ArgTable::push`], keys interned with [`intern`](Self::intern)).
+    pub fn interval_arg_table(&mut self) -> &mut ArgTable {
+        &mut self.intervals.args
+    }
+
+    /// Where instants' args entries are made.
+    pub fn instant_arg_table(&mut self) -> &mut ArgTable {
+        &mut self.instant_args
+    }
+
+    /// Entry `entry` of [`interval_arg_table`](Self::interval_arg_table) is the args of the interval added
+    /// last (replacing any it had). Nothing without an interval or with an entry that does not exist.
+    pub fn set_interval_args(&mut self, entry: u32) {
+        let n = self.intervals.location.len();
+        if n > 0 && (entry as usize) < self.intervals.args.len() {
+            set_last(&mut self.intervals.with_args, n as u32 - 1, entry);
+        }
+    }
+
+    /// Entry `entry` of [`instant_arg_table`](Self::instant_arg_table) is the args of the instant added last.
+    pub fn set_instant_args(&mut self, entry: u32) {
+        let n = self.instants.0.len();
+        if n > 0 && (entry as usize) < self.instant_args.len() {
+            set_last(&mut self.instants_with_args, n as u32 - 1, entry);
+        }
     }
 
     pub fn message(&mut self, m: MessageRecord) {
@@ -328,7 +366,7 @@ impl TraceBuilder {
         let mut span: u64 = 0;
 
         // Intervals: sort by (location, start, longer first, arrival order) so parents precede children.
-        let raw = std::mem::take(&mut self.intervals);
+        let mut raw = std::mem::take(&mut self.intervals);
         let n = raw.location.len();
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.sort_by(|&a, &b| {
@@ -345,7 +383,9 @@ impl TraceBuilder {
             start_ns: Vec::with_capacity(n),
             dur_ns: Vec::with_capacity(n),
             depth: Vec::with_capacity(n),
+            args: EventArgs::default(),
         };
+        let mut args = EventArgs { table: std::mem::take(&mut raw.args), ..Default::default() };
         let mut location_intervals = vec![0..0; self.locations.len()];
         let mut stack: Vec<u64> = Vec::new();
         let mut current: Option<LocationId> = None;
@@ -394,7 +434,11 @@ impl TraceBuilder {
             iv.start_ns.push(start);
             iv.dur_ns.push(end - start);
             iv.depth.push(depth);
+            if !raw.with_args.is_empty() {
+                follow_args(&raw.with_args, i, iv.location.len() - 1, &mut args);
+            }
         }
+        iv.args = args;
         if let Some(c) = current {
             location_intervals[c.index()] = run_start..iv.location.len();
         }
@@ -408,10 +452,17 @@ impl TraceBuilder {
         let (il, ir, it) = std::mem::take(&mut self.instants);
         let mut idx: Vec<usize> = (0..il.len()).collect();
         idx.sort_by_key(|&i| (il[i], it[i]));
+        let mut instant_args = EventArgs { table: std::mem::take(&mut self.instant_args), ..Default::default() };
+        if !self.instants_with_args.is_empty() {
+            for (k, &i) in idx.iter().enumerate() {
+                follow_args(&self.instants_with_args, i, k, &mut instant_args);
+            }
+        }
         let instants = Instants {
             location: idx.iter().map(|&i| il[i]).collect(),
             region: idx.iter().map(|&i| ir[i]).collect(),
             time_ns: idx.iter().map(|&i| rel(it[i])).collect(),
+            args: instant_args,
         };
         if let Some(&m) = instants.time_ns.iter().max() {
             span = span.max(m);
@@ -482,6 +533,23 @@ impl TraceBuilder {
             location_intervals,
             event_records: self.event_records,
         }
+    }
+}
+
+/// `with_args` (ascending by event) pairs `event` with an entry: record it under the event's place after
+/// the sort, `at` (places come ascending).
+fn follow_args(with_args: &[(u32, u32)], event: usize, at: usize, out: &mut EventArgs) {
+    if let Ok(k) = with_args.binary_search_by_key(&(event as u32), |p| p.0) {
+        out.event.push(at as u32);
+        out.entry.push(with_args[k].1);
+    }
+}
+
+/// `event` (the last one added, so not below any in `with_args`) has args `entry`.
+fn set_last(with_args: &mut Vec<(u32, u32)>, event: u32, entry: u32) {
+    match with_args.last_mut() {
+        Some(last) if last.0 == event => last.1 = entry,
+        _ => with_args.push((event, entry)),
     }
 }
 

@@ -2,12 +2,13 @@
 //! one transferable ArrayBuffer. Columns are written as little-endian arrays, so encoding and decoding run at
 //! memory speed. Decoding checks every length and id against the buffer: a corrupt buffer gives an error,
 //! never a panic. Not a file format: both ends are the same build. [`Decoding`] runs the decode in steps (the
-//! tables, each interval column, the rest) for the page to yield between them.
+//! tables, each interval column, the intervals' args, the rest) for the page to yield between them. Args
+//! (`model::args`) travel as their sparse columns: nothing for a trace without any.
 
 use super::*;
 use thiserror::Error;
 
-const MAGIC: &[u8; 8] = b"WEFTMDL1";
+const MAGIC: &[u8; 8] = b"WEFTMDL2";
 
 #[derive(Debug, Error, PartialEq)]
 #[error("trace buffer corrupt at byte {offset}: {what}")]
@@ -61,6 +62,16 @@ impl Writer {
         for x in v {
             self.u8(x);
         }
+    }
+    fn args(&mut self, a: &EventArgs) {
+        self.col_u32(a.event.iter().copied());
+        self.col_u32(a.entry.iter().copied());
+        let t = &a.table;
+        self.col_u32(t.pairs_end.iter().copied());
+        self.col_u32(t.key.iter().map(|k| k.0));
+        self.col_u8(t.kind.iter().map(|&k| k as u8));
+        self.col_u32(t.value_end.iter().copied());
+        self.str(&t.text);
     }
 }
 
@@ -118,6 +129,38 @@ impl<'a> Reader<'a> {
     fn col_u8(&mut self) -> Result<Vec<u8>, DecodeError> {
         let n = self.len(1)?;
         Ok(self.take(n)?.to_vec())
+    }
+    /// The args of a table of `events` events, every index, entry, end and key checked.
+    fn args(&mut self, events: usize, strings: usize) -> Result<EventArgs, DecodeError> {
+        let (event, entry) = (self.col_u32()?, self.col_u32()?);
+        let (pairs_end, key, kind, value_end) = (self.col_u32()?, self.col_u32()?, self.col_u8()?, self.col_u32()?);
+        let text = self.str()?;
+        let ascending = |v: &[u32]| v.windows(2).all(|w| w[0] <= w[1]);
+        if event.len() != entry.len()
+            || !event.windows(2).all(|w| w[0] < w[1])
+            || event.last().is_some_and(|&e| e as usize >= events)
+            || entry.iter().any(|&e| e as usize >= pairs_end.len())
+        {
+            return Err(self.err("args of events out of range"));
+        }
+        if !ascending(&pairs_end)
+            || pairs_end.last().map_or(0, |&e| e as usize) != key.len()
+            || key.len() != kind.len()
+            || key.len() != value_end.len()
+            || !ascending(&value_end)
+            || value_end.last().map_or(0, |&e| e as usize) != text.len()
+            || !value_end.iter().all(|&e| text.is_char_boundary(e as usize))
+        {
+            return Err(self.err("args pairs inconsistent"));
+        }
+        let table = ArgTable {
+            pairs_end,
+            key: ids(key, strings, self, StringId)?,
+            kind: enums(kind, self, ArgKind::from_code)?,
+            value_end,
+            text,
+        };
+        Ok(EventArgs { event, entry, table })
     }
 }
 
@@ -227,10 +270,12 @@ pub fn encode(t: &Trace) -> Vec<u8> {
     w.col_u64(&iv.start_ns);
     w.col_u64(&iv.dur_ns);
     w.col_u32(iv.depth.iter().map(|&d| d as u32));
+    w.args(&iv.args);
     let ins = &t.instants;
     w.col_u32(ins.location.iter().map(|x| x.0));
     w.col_u32(ins.region.iter().map(|x| x.0));
     w.col_u64(&ins.time_ns);
+    w.args(&ins.args);
     let m = &t.messages;
     w.col_u8(m.kind.iter().map(|&k| k as u8));
     w.col_u32(m.sender.iter().map(|x| x.0));
@@ -296,7 +341,7 @@ pub struct Decoding {
     at: usize,
     head: Option<Box<Head>>,
     intervals: Intervals,
-    /// Interval columns read so far (5 in all).
+    /// Interval columns read so far (5 in all, then their args).
     columns: u8,
 }
 
@@ -318,6 +363,7 @@ impl Decoding {
         match (&self.head, self.columns) {
             (None, _) => "decode the trace: its tables",
             (Some(_), 0..5) => "decode the trace: an interval column",
+            (Some(_), 5) => "decode the trace: the intervals' args",
             _ => "decode the trace: the rest",
         }
     }
@@ -337,6 +383,7 @@ impl Decoding {
             2 => iv.start_ns = r.col_u64()?,
             3 => iv.dur_ns = r.col_u64()?,
             4 => iv.depth = r.col_u32()?.into_iter().map(|d| d.min(u16::MAX as u32) as u16).collect(),
+            5 => iv.args = r.args(iv.location.len(), head.strings.len())?,
             _ => {
                 let head = self.head.take().ok_or_else(|| r.err("decoded already"))?;
                 return read_rest(&mut r, *head, std::mem::take(&mut self.intervals)).map(Some);
@@ -398,8 +445,9 @@ fn read_rest(r: &mut Reader, head: Head, intervals: Intervals) -> Result<Trace, 
     let (ns, np, nl, nr) = (strings.len(), processes.len(), locations.len(), regions.len());
     let sid = |v: Vec<u32>, r: &Reader| ids(v, ns, r, StringId);
     let (nl_, nr_, nt_) = (r.col_u32()?, r.col_u32()?, r.col_u64()?);
+    let args = r.args(nt_.len(), ns)?;
     let instants =
-        Instants { location: ids(nl_, nl, r, LocationId)?, region: ids(nr_, nr, r, RegionId)?, time_ns: nt_ };
+        Instants { location: ids(nl_, nl, r, LocationId)?, region: ids(nr_, nr, r, RegionId)?, time_ns: nt_, args };
     let mk = r.col_u8()?;
     let (ms, mr) = (r.col_u32()?, r.col_u32()?);
     let (mss, mrs, msz, mtag, mname) = (r.col_u64()?, r.col_u64()?, r.col_u64()?, r.col_u32()?, r.col_u32()?);

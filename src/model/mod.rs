@@ -1,9 +1,12 @@
 //! The trace model: one columnar (struct-of-arrays) store that every reader fills and every analysis reads.
 //!
 //! Times are integer nanoseconds relative to the trace's first event (`origin_ns` keeps the absolute offset).
-//! Ids are newtypes indexing the columns. Strings are interned once. This module knows no file format and no
-//! view: readers go through [`TraceBuilder`], which repairs nesting and normalises time in one place.
+//! Ids are newtypes indexing the columns. Strings are interned once. Event args (Chrome `args`) are a sparse
+//! side table of intervals and instants ([`args`]): an event without args costs nothing. This module knows
+//! no file format and no view: readers go through [`TraceBuilder`], which repairs nesting and normalises
+//! time in one place.
 
+pub mod args;
 mod builder;
 pub mod codec;
 pub mod grains;
@@ -12,6 +15,7 @@ pub mod text;
 pub mod thread_events;
 mod warnings;
 
+pub use args::{Arg, ArgKind, ArgTable, EventArgs};
 pub use builder::{classify_region, CollectiveRecord, MessageRecord, TraceBuilder};
 pub use strings::{StringId, StringTable};
 pub use warnings::{Warning, WarningEffect, WarningKind, Warnings};
@@ -232,6 +236,8 @@ pub struct Intervals {
     pub start_ns: Vec<u64>,
     pub dur_ns: Vec<u64>,
     pub depth: Vec<u16>,
+    /// The args of the intervals that have any (Chrome `args`), sparse: see [`args`].
+    pub args: EventArgs,
 }
 
 impl Intervals {
@@ -252,6 +258,7 @@ impl Intervals {
             + self.start_ns.capacity() * 8
             + self.dur_ns.capacity() * 8
             + self.depth.capacity() * 2
+            + self.args.heap_bytes()
     }
 }
 
@@ -261,6 +268,8 @@ pub struct Instants {
     pub location: Vec<LocationId>,
     pub region: Vec<RegionId>,
     pub time_ns: Vec<u64>,
+    /// The args of the instants that have any, sparse: see [`args`].
+    pub args: EventArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

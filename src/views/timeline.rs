@@ -8,7 +8,8 @@
 //! re-placed on resize in O(rows)), processes folded into one summary row (a click on the process's header
 //! or, in compact rows, its label), locations hidden by id or a glob, all options of `TimelineOptions` (so
 //! permalinks keep them); and the overview strip of the whole run (computed once), a click or drag on it
-//! moving the window.
+//! moving the window. A slice's args (Chrome `args`, `model::args`) are listed in its hover under its times,
+//! a bounded number of lines ([`args_lines`]).
 
 use super::counters::CounterTracks;
 use super::message_select::{self, MessageSelect, MessageSelection, Pair};
@@ -18,7 +19,7 @@ use crate::analyses::comm_matrix::MatrixUnit;
 use crate::analyses::moments::TimeWindow;
 use crate::analyses::profile::{profile, RegionProfile};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
-use crate::model::{LocationId, MessageKind, ProcessId, RegionId, Trace};
+use crate::model::{Arg, ArgKind, LocationId, MessageKind, ProcessId, RegionId, Trace};
 use crate::scene::message_marks;
 use crate::scene::timeline::{
     format_duration, format_time_for_span, region_colors, Overview, TimelineScene, TimelineView, AXIS_PX,
@@ -31,6 +32,62 @@ use std::rc::Rc;
 
 /// At most this many rows are listed in the view state (from the first visible row on).
 const MAX_STATE_ROWS: usize = 2_000;
+
+/// A hover lists at most this many of a slice's args, then "+N more".
+pub const HOVER_ARGS: usize = 12;
+/// Characters of an arg's value a hover line shows before "…".
+pub const HOVER_ARG_CHARS: usize = 80;
+
+/// An event's args as hover lines: "key: value" for the first [`HOVER_ARGS`] (a value cut at
+/// [`HOVER_ARG_CHARS`] characters, between escapes of a JSON value, never inside one), then "+N more"
+/// counting the pairs not listed and those the reader did not keep.
+pub fn args_lines<'a>(t: &Trace, args: impl Iterator<Item = Arg<'a>>) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut more = 0u64;
+    for a in args {
+        let n = if a.kind == ArgKind::Cut {
+            a.value.split(' ').next().and_then(|n| n.parse().ok()).unwrap_or(1)
+        } else {
+            1
+        };
+        if lines.len() >= HOVER_ARGS || a.kind == ArgKind::Cut {
+            more += n;
+        } else {
+            lines.push(format!("{}: {}", t.str(a.key), cut_value(a.value, a.kind == ArgKind::Json)));
+        }
+    }
+    if more > 0 {
+        lines.push(format!("+{more} more"));
+    }
+    lines
+}
+
+/// `value` cut to [`HOVER_ARG_CHARS`] characters and "…"; in JSON, an escape (`\"`, `\u00e9`) is kept or
+/// dropped whole.
+fn cut_value(value: &str, json: bool) -> std::borrow::Cow<'_, str> {
+    if value.len() <= HOVER_ARG_CHARS || value.chars().count() <= HOVER_ARG_CHARS {
+        return value.into();
+    }
+    let (mut end, mut chars) = (0usize, 0usize);
+    while let Some(c) = value[end..].chars().next() {
+        let escape = if json && c == '\\' {
+            let n = if value.as_bytes().get(end + 1) == Some(&b'u') { 6 } else { 2 };
+            Some(n).filter(|&n| value.is_char_boundary((end + n).min(value.len())))
+        } else {
+            None
+        };
+        let (bytes, n) = match escape {
+            Some(n) => ((end + n).min(value.len()) - end, n),
+            None => (c.len_utf8(), 1),
+        };
+        if chars + n > HOVER_ARG_CHARS - 1 {
+            break;
+        }
+        chars += n;
+        end += bytes;
+    }
+    format!("{}…", &value[..end]).into()
+}
 
 pub struct TimelinePane {
     trace: Rc<Trace>,
@@ -647,6 +704,9 @@ impl Pane for TimelinePane {
         ];
         if !category.is_empty() {
             lines.push(format!("category {category}   depth {}", iv.depth[i]));
+        }
+        if let Some(args) = iv.args.of(i) {
+            lines.extend(args_lines(t, args));
         }
         Some(Hover {
             title: t.region_name(r).to_string(),

@@ -4,6 +4,7 @@
 //! Perfetto and catapult users expect: each tree of nested slices (one id's slices while any is open)
 //! goes on an async track of its process named after the tree's root slice, and trees that overlap in
 //! time go on separate tracks of that name, so slices on one track never overlap improperly.
+//! An end's args merge into its begin's, as for B/E (`slices::merge_end_args`).
 //! It must not read bytes (events.rs does) and must not fail: repairs are counted warnings.
 
 use super::events::Converter;
@@ -50,6 +51,8 @@ struct Tree {
 
 struct Slice {
     tree: u32,
+    /// The begin event's file position: its args' key.
+    seq: u32,
     region: RegionId,
     start: i64,
     end: i64,
@@ -111,7 +114,7 @@ impl Asyncs {
                     };
                     depths.entry((e.process, e.key, e.name)).or_default().push(stack.len() as u32);
                     stack.push((slices.len(), e.name));
-                    slices.push(Slice { tree, region: e.region, start: e.ts, end: e.ts });
+                    slices.push(Slice { tree, seq: e.seq, region: e.region, start: e.ts, end: e.ts });
                 }
                 AsyncKind::End => {
                     if stack.is_empty() {
@@ -137,6 +140,9 @@ impl Asyncs {
                             }
                         }
                     };
+                    if !conv.args_by_seq.is_empty() {
+                        super::slices::merge_end_args(conv, slices[stack[from].0].seq, e.seq);
+                    }
                     for (s, name) in stack.drain(from..) {
                         if let Some(d) = depths.get_mut(&(e.process, e.key, name)) {
                             d.pop();
@@ -213,6 +219,9 @@ impl Asyncs {
         }
         for s in &slices {
             conv.b.interval(tree_location[s.tree as usize], s.region, s.start, (s.end - s.start) as u64);
+            if let Some(&e) = conv.args_by_seq.get(&s.seq) {
+                conv.b.set_interval_args(e);
+            }
         }
     }
 }

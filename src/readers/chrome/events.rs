@@ -5,7 +5,11 @@
 //! X, instant, metadata and counter events go straight to the builder. B/E pairs, async slices and flows
 //! need matching, so they are collected compactly here and matched at `finish` by `slices.rs`,
 //! `asyncs.rs` and `flows.rs`. Every repair is counted as a model warning; nothing here returns an error or panics.
+//! An event's args become an entry of the builder's args tables when the event is read (`args.rs` flattens
+//! them); an interval's entry waits in `args_by_seq` under the file position of the event that began it,
+//! which its pending interval carries, so B/E matching can merge an E's args into its B's.
 
+use super::args::{flatten, raw_args, Flat};
 use super::asyncs::{AsyncKind, Asyncs};
 use super::flows::Flows;
 // Fx (rustc-hash): fast, not DoS-resistant; keys come from the one file being read (a hostile file can at worst
@@ -13,7 +17,10 @@ use super::flows::Flows;
 use super::scanner::{for_each_member, JStr, RawEvent, Val};
 use super::slices::{close_thread, flush_intervals, sort_pending, BeEvent, PendingInterval, ThreadSlices};
 use super::values::{int_of, val_f64, val_micros_to_ns, MAX_NS};
-use crate::model::{Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder, WarningKind};
+use crate::model::args::{cut_note, MAX_PAIRS, MAX_VALUE_CHARS};
+use crate::model::{
+    ArgKind, Format, LocationId, LocationKind, ProcessId, RegionId, StringId, Trace, TraceBuilder, WarningKind,
+};
 use crate::readers::ReadError;
 use rustc_hash::FxHashMap as FxMap;
 
@@ -48,6 +55,13 @@ pub struct Converter {
     asyncs: Asyncs,
     flows: Flows,
     seq: u32,
+    /// Args entries (the builder's interval table) of X, B, E and async events, by the event's `seq`.
+    pub(super) args_by_seq: FxMap<u32, u32>,
+    flat: Flat,
+    /// One event's pairs as they go into an entry: key, kind, value's range in `flat.text`.
+    pairs: Vec<(StringId, ArgKind, std::ops::Range<usize>)>,
+    /// An args table reached its bound (said once).
+    args_full: bool,
 }
 
 impl Default for Converter {
@@ -73,6 +87,10 @@ impl Default for Converter {
             asyncs: Asyncs::default(),
             flows: Flows::default(),
             seq: 0,
+            args_by_seq: FxMap::default(),
+            flat: Flat::default(),
+            pairs: Vec::new(),
+            args_full: false,
         }
     }
 }
@@ -267,6 +285,9 @@ impl Converter {
                 let r = self.region(ev.name, ev.cat);
                 self.touch(l, ts);
                 self.b.instant(l, r, ts);
+                if let Some(e) = self.args_entry(ev, offset, true) {
+                    self.b.set_instant_args(e);
+                }
             }
             b"M" => self.metadata(ev),
             b"C" => self.counter(ev, offset),
@@ -322,6 +343,7 @@ impl Converter {
         self.touch(l, ts + dur);
         let seq = self.seq;
         self.threads[l.index()].intervals.push(PendingInterval { start: ts, dur: dur as u64, region: r, seq });
+        self.keep_args(ev, offset, seq);
         self.buffered_one();
         if ev.flow_in || ev.flow_out {
             self.flow_v2(ev, l, ts);
@@ -344,6 +366,7 @@ impl Converter {
         };
         let seq = self.seq;
         self.threads[l.index()].push(BeEvent { ts, seq, what, begin });
+        self.keep_args(ev, offset, seq);
         self.buffered_one();
         if begin && (ev.flow_in || ev.flow_out) {
             self.flow_v2(ev, l, ts);
@@ -353,7 +376,7 @@ impl Converter {
     fn metadata(&mut self, ev: &RawEvent) {
         let Some(name) = ev.name else { return };
         let (mut text, mut sort_index) = (None, None);
-        if let Some(args) = ev.args {
+        if let Val::Other(args) = ev.args {
             for_each_member(args, |k, v| match (k.raw, v) {
                 (b"name", Val::Str(s)) => text = Some(s.text().into_owned()),
                 (b"sort_index", Val::Num(n)) => sort_index = int_of(n),
@@ -396,7 +419,7 @@ impl Converter {
             return;
         };
         let p = self.process_of(ev);
-        let Some(args) = ev.args else { return };
+        let Val::Other(args) = ev.args else { return };
         let name = ev.name.unwrap_or(JStr { raw: b"(unnamed)", escaped: false });
         let mut numeric = 0usize;
         for_each_member(args, |_, v| numeric += val_f64(&v).is_some() as usize);
@@ -526,6 +549,91 @@ impl Converter {
         let key = (cat, if legacy { name } else { StringId::EMPTY }, id);
         let named = ev.name.is_some_and(|n| !n.raw.is_empty());
         self.asyncs.push(p, key, kind, region, name, named, ts, self.seq);
+        self.keep_args(ev, offset, self.seq);
+    }
+
+    /// The args of an event that becomes (or ends) an interval, kept under its `seq`.
+    #[inline]
+    fn keep_args(&mut self, ev: &RawEvent, offset: u64, seq: u32) {
+        if ev.args.is_absent() {
+            return;
+        }
+        if let Some(e) = self.args_entry(ev, offset, false) {
+            self.args_by_seq.insert(seq, e);
+        }
+    }
+
+    /// An entry for `ev`'s args in the builder's instant or interval table, or None (no args, none readable,
+    /// the table full, or a spilling read, whose store keeps no args). Bad args are a warning.
+    fn args_entry(&mut self, ev: &RawEvent, offset: u64, instant: bool) -> Option<u32> {
+        if self.spill.is_some() {
+            return None;
+        }
+        let raw = match raw_args(&ev.args)? {
+            Ok(raw) => raw,
+            Err(why) => {
+                self.bad_args(offset, why);
+                return None;
+            }
+        };
+        let mut flat = std::mem::take(&mut self.flat);
+        if let Err(why) = flatten(raw, &mut flat) {
+            self.bad_args(offset, why);
+        }
+        // Later pairs of a key replace earlier ones (as JSON readers do); keys past MAX_PAIRS are counted.
+        self.pairs.clear();
+        let mut cut = 0u64;
+        for p in &flat.pairs {
+            let key = self.arg_key(flat.key(raw, p));
+            if let Some(q) = self.pairs.iter_mut().find(|q| q.0 == key) {
+                (q.1, q.2) = (p.kind, p.value.clone());
+            } else if self.pairs.len() < MAX_PAIRS {
+                self.pairs.push((key, p.kind, p.value.clone()));
+            } else {
+                cut += 1;
+            }
+        }
+        let entry = if self.pairs.is_empty() {
+            None
+        } else {
+            let cut_text = (cut > 0).then(|| cut_note(cut));
+            let table = if instant { self.b.instant_arg_table() } else { self.b.interval_arg_table() };
+            let text = &flat.text;
+            let pairs = self.pairs.iter().map(|(k, kind, v)| (*k, *kind, &text[v.clone()]));
+            let cut_pair = cut_text.as_deref().map(|t| (StringId::EMPTY, ArgKind::Cut, t));
+            let e = table.push(pairs.chain(cut_pair));
+            if e.is_none() && !self.args_full {
+                self.args_full = true;
+                self.b.warn(WarningKind::Other, || {
+                    format!(
+                        "event at byte {offset}: the args kept reached their bound; later events' args are not kept"
+                    )
+                });
+            }
+            e
+        };
+        self.flat = flat;
+        entry
+    }
+
+    /// A key's interned id; a key longer than a value may be is cut the same way.
+    fn arg_key(&mut self, k: JStr) -> StringId {
+        if k.raw.len() <= MAX_VALUE_CHARS {
+            return self.name_id(k);
+        }
+        let text = k.text();
+        if text.chars().count() <= MAX_VALUE_CHARS {
+            return self.name_id(k);
+        }
+        let cut: String = text.chars().take(MAX_VALUE_CHARS).chain(['…']).collect();
+        self.b.intern(&cut)
+    }
+
+    #[cold]
+    fn bad_args(&mut self, offset: u64, why: &'static str) {
+        self.b.warn(WarningKind::MalformedRecord, || {
+            format!("event at byte {offset}: bad args ({why}); the pairs before it are kept")
+        });
     }
 
     /// Match what needs matching, name string-named processes and threads, and build the trace. `file` names

@@ -13,6 +13,8 @@
 //! thread that emitted them), M (process_name, thread_name, process_sort_index, thread_sort_index),
 //! C (each numeric arg a counter series per process, `name.arg`, or `name` when there is one), s/t/f
 //! flows and `bind_id` + `flow_in`/`flow_out`, b/e nestable and S/F legacy async slices.
+//! An event's `args` (X, B with its E's merged in, i/I/R/n, b/e and S/F) are kept, bounded, as the model's
+//! args (`args.rs`; not by the spilling reader of `weft index`: a store keeps none); bad args are a warning.
 //! T/p async steps are ignored; P samples and unknown phases are skipped and counted (`UnknownRecord`).
 //! Times are microseconds (`displayTimeUnit` only changes how viewers display them), rounded to integer
 //! ns. pid/tid may be numbers or strings (strings become stable ids and name their process/thread); an
@@ -22,6 +24,7 @@
 //! It must not panic on any bytes: a file that is not a trace, or breaks JSON, is a [`ReadError`] naming
 //! the file, the byte offset and what was expected; everything repairable is a counted warning.
 
+mod args;
 mod asyncs;
 mod events;
 mod flows;

@@ -76,8 +76,8 @@ pub struct RawEvent<'a> {
     pub scope: Option<JStr<'a>>,
     /// Flow binding point (`bp`): "e" binds a flow end to the enclosing slice.
     pub bp: Option<JStr<'a>>,
-    /// The raw bytes of the `args` value, parsed only for the phases that need it.
-    pub args: Option<&'a [u8]>,
+    /// The `args` value, kept raw, parsed only for the phases that need it.
+    pub args: Val<'a>,
 }
 
 /// The keys of a trace event the reader uses.
@@ -403,11 +403,7 @@ impl<'a> Cursor<'a> {
                 Key::FlowOut => ev.flow_out = matches!(self.value()?, Val::Other(b"true")),
                 Key::Scope => ev.scope = self.str_or_skip()?,
                 Key::Bp => ev.bp = self.str_or_skip()?,
-                Key::Args => {
-                    if let Val::Other(raw) = self.value()? {
-                        ev.args = Some(raw);
-                    }
-                }
+                Key::Args => ev.args = self.value()?,
                 Key::Other => {
                     self.value()?;
                 }
@@ -549,7 +545,7 @@ mod tests {
         assert_eq!(ev.ph, b"X");
         assert_eq!(ev.name.map(|n| n.text().into_owned()), Some("a\"b".to_string()));
         assert_eq!(ev.ts, Val::Num(b"1.5"));
-        assert_eq!(ev.args, Some(&br#"{"x":[1,{"y":"}"}]}"#[..]));
+        assert_eq!(ev.args, Val::Other(&br#"{"x":[1,{"y":"}"}]}"#[..]));
         assert!(matches!(ev.pid, Val::Str(_)));
     }
 

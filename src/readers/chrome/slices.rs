@@ -23,7 +23,9 @@
 //!    (Perfetto keeps such slices open-ended; the model has no open-ended intervals.)
 //!
 //! Intervals go to the builder in the order of their B events, so that slices with equal start and
-//! duration nest in file order.
+//! duration nest in file order. The E that closes a slice (rules 3, 4) merges its args into the B's, its
+//! values winning for keys both have (catapult and Perfetto do the same); slices closed for it (the inner
+//! ones of rule 4) or at the thread's end keep their B's args.
 
 use super::events::Converter;
 use crate::model::{LocationId, RegionId, StringId, WarningKind};
@@ -142,10 +144,14 @@ impl Matcher<'_> {
         self.stack.push(o);
     }
 
-    fn close_top(&mut self, ts: i64) {
+    /// Close the innermost slice at `ts`; `end` is the E that names it, whose args merge into its B's.
+    fn close_top(&mut self, ts: i64, end: Option<u32>) {
         if let Some(o) = self.stack.pop() {
             if let Some(d) = self.depths.get_mut(&o.name.0) {
                 d.pop();
+            }
+            if let Some(e) = end.filter(|_| !self.conv.args_by_seq.is_empty()) {
+                merge_end_args(self.conv, o.seq, e);
             }
             self.out.push((o.seq, o.ts, ts, o.region));
         }
@@ -157,13 +163,13 @@ impl Matcher<'_> {
             if self.stack.is_empty() {
                 self.unmatched(e);
             } else {
-                self.close_top(e.ts);
+                self.close_top(e.ts, Some(e.seq));
             }
             return true;
         }
         match self.stack.last() {
             Some(top) if top.name.0 == e.what => {
-                self.close_top(e.ts);
+                self.close_top(e.ts, Some(e.seq));
                 true
             }
             _ => false,
@@ -181,9 +187,10 @@ impl Matcher<'_> {
                 self.conv.b.warn(WarningKind::MismatchedEnd, || {
                     format!("end of '{name}' at {at} ns while '{top}' was open inside it; closed both ({inner} inner)")
                 });
-                while self.stack.len() > k {
-                    self.close_top(e.ts);
+                while self.stack.len() > k + 1 {
+                    self.close_top(e.ts, None);
                 }
+                self.close_top(e.ts, Some(e.seq));
             }
             None => self.unmatched(e),
         }
@@ -205,7 +212,7 @@ impl Matcher<'_> {
             let Some(e) = pending.take(top.name.0) else {
                 return;
             };
-            self.close_top(e.ts);
+            self.close_top(e.ts, Some(e.seq));
         }
     }
 }
@@ -271,7 +278,7 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
         });
         m.conv.b.warnings_mut().add_count(WarningKind::UnclosedBegin, unclosed - 1);
         while !m.stack.is_empty() {
-            m.close_top(end);
+            m.close_top(end, None);
         }
     }
     th.intervals.extend(m.out.into_iter().map(|(seq, start, end, region)| PendingInterval {
@@ -281,6 +288,19 @@ pub fn close_thread(conv: &mut Converter, location: LocationId, th: &mut ThreadS
         seq,
     }));
     th.be = Vec::new();
+}
+
+/// The E event `end` closed the slice its B event `begin` opened: the slice's args are the B's with the E's
+/// merged in (the E's alone when the B had none).
+pub(super) fn merge_end_args(conv: &mut Converter, begin: u32, end: u32) {
+    let Some(&e) = conv.args_by_seq.get(&end) else { return };
+    let merged = match conv.args_by_seq.get(&begin) {
+        Some(&b) => conv.b.interval_arg_table().merge(b, e),
+        None => Some(e),
+    };
+    if let Some(m) = merged {
+        conv.args_by_seq.insert(begin, m);
+    }
 }
 
 /// Sort a location's intervals the builder's way: start, longer first, file order (linear when sorted).
@@ -297,8 +317,14 @@ pub fn sort_pending(iv: &mut [PendingInterval]) {
 /// order), so that its global sort meets one sorted run.
 pub fn flush_intervals(conv: &mut Converter, location: LocationId, th: &mut ThreadSlices) {
     sort_pending(&mut th.intervals);
+    let args = !conv.args_by_seq.is_empty();
     for p in th.intervals.iter() {
         conv.b.interval(location, p.region, p.start, p.dur);
+        if args {
+            if let Some(&e) = conv.args_by_seq.get(&p.seq) {
+                conv.b.set_interval_args(e);
+            }
+        }
     }
     th.intervals = Vec::new();
 }

@@ -1,7 +1,8 @@
 // The store worker (issue #17): opens a weft store (a URL under `?store=`, or a dropped folder's files), and
 // for each viewport the page asks for fetches only the tiles the plan names that are not cached, hands them to
 // the wasm StoreSession (checked against the manifest, decoded, kept in its byte-bounded cache), and sends back
-// what the view draws (the timeline's grid or exact records, or Utilization & moments' busy intervals). Viewports that arrive while one is being answered wait; only the latest is answered.
+// what the view draws (the timeline's grid or exact records, Utilization & moments' busy intervals, or the
+// particle events of a playback range: only its windows' particle tiles, the next one fetched a window ahead). Viewports that arrive while one is being answered wait; only the latest is answered.
 // A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
 
 import init, { StoreSession } from './pkg-worker/weft.js';
@@ -50,11 +51,15 @@ async function open(msg) {
   if (session) session.free();
   session = new StoreSession(msg.name, manifest, msg.cacheBytes || 0);
   const skeleton = session.skeleton();
-  post({ type: 'opened', name: msg.name, summary: session.summary(), skeleton: skeleton.buffer, manifestBytes: manifest.byteLength }, [skeleton.buffer]);
+  const particles = session.particle_frame();
+  const particleGeometry = Array.from(session.particle_geometry());
+  post({ type: 'opened', name: msg.name, summary: session.summary(), skeleton: skeleton.buffer, particles: particles.buffer, particleGeometry,
+    manifestBytes: manifest.byteLength }, [skeleton.buffer, particles.buffer]);
 }
 
 async function answer(vp) {
-  const need = session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '');
+  const need = vp.kind === 'particles' ? session.plan_particles(vp.t0, vp.t1, vp.fade)
+    : session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '');
   let left = need.length;
   post({ type: 'progress', inFlight: left });
   let next = 0;
@@ -79,7 +84,7 @@ async function answer(vp) {
   const out = session.answer();
   const [cacheUsed, cacheBudget, cacheTiles] = session.cache_stats();
   post({
-    type: 'answer', id: vp.id, kind: out.kind, bytes: out.bytes.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level,
+    type: 'answer', id: vp.id, kind: out.kind, bytes: out.bytes.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
     errors: out.errors, fetchedTiles: need.length, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
     wasmBytes: memory ? memory.buffer.byteLength : 0,
   }, [out.bytes.buffer]);

@@ -1,7 +1,8 @@
 // Stores on the page (issue #17): `?store=URL/` (also `#store=`, the embed script's data-weft-store), or a
 // dropped folder / Open folder... holding a weft store's manifest.json. A worker of its own (store-worker.js)
 // holds the store and its tile cache; each frame the viewer says whether the view asks for another viewport
-// (Viewer.store_request), which goes to the worker; its answer is handed to the viewer. A badge shows the
+// or, playing Particles, the next playback range (Viewer.store_request), which goes to the worker; its answer
+// is handed to the viewer. A badge shows the
 // tiles in flight. `weft.store` keeps timings and the worker's cache figures for tests and benchmarks.
 // No trace logic here.
 
@@ -87,7 +88,9 @@ export function initStore(app) {
   function onMessage(msg) {
     if (!msg || !msg.store) return;
     if (msg.type === 'opened') {
-      try { weft.viewer.load_store(new Uint8Array(msg.skeleton)); } catch (e) { app.showError(`${msg.name}: ${e}`); stop(); return; }
+      try {
+        weft.viewer.load_store(new Uint8Array(msg.skeleton), new Uint8Array(msg.particles), new Float64Array(msg.particleGeometry));
+      } catch (e) { app.showError(`${msg.name}: ${e}`); stop(); return; }
       const s = JSON.parse(msg.summary);
       state.summary = s;
       state.timings.manifest = performance.now() - state.timings.start;
@@ -109,7 +112,8 @@ export function initStore(app) {
     } else if (msg.type === 'answer') {
       const t = performance.now();
       try {
-        weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, msg.level);
+        if (msg.kind === 'particles') weft.viewer.store_particles_answer(new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.fade, msg.errors);
+        else weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, msg.level);
       } catch (e) { app.showError(`${state.name}: ${e}`); return; }
       weft.viewer.store_in_flight(0);
       showBadge(0);
@@ -117,7 +121,7 @@ export function initStore(app) {
       // The viewport this answers (views asked while the worker was busy are answered by the latest only).
       state.answered = msg.id;
       state.last = { kind: msg.kind, level: msg.level, t0: msg.t0, t1: msg.t1, errors: msg.errors, fetchedTiles: msg.fetchedTiles,
-        fetchedBytes: msg.fetchedBytes, cacheUsed: msg.cacheUsed, cacheBudget: msg.cacheBudget, cacheTiles: msg.cacheTiles,
+        fetchedBytes: msg.fetchedBytes, fade: msg.fade, bytes: msg.bytes.byteLength, cacheUsed: msg.cacheUsed, cacheBudget: msg.cacheBudget, cacheTiles: msg.cacheTiles,
         wasmBytes: msg.wasmBytes, applyMs: performance.now() - t, sinceAsk: performance.now() - (state.lastAsk || t) };
       if (state.answers === 1) {
         // The first view is drawn in the next frame.

@@ -13,6 +13,7 @@ use super::manifest::*;
 use super::pyramid::{self, Bins, LocationInput};
 use crate::analyses::busy::{is_communication_or_sync, BusyDefinition, BusyInterval, BusyScanner};
 use crate::analyses::moments::accumulate;
+use crate::analyses::particles::{EventExtent, EventFrame, EventSelection};
 use crate::analyses::summary::SummaryCounts;
 use crate::model::{MessageKind, RegionId, RegionRole, Trace};
 use std::ops::Range;
@@ -239,12 +240,15 @@ pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
             entries.push(e);
         }
     }
+    let stats = particle_stats(trace, &particles);
     for (e, b) in particle_tiles(particles, &t).into_iter().chain(counter_tiles(trace, &t)) {
         files.push((e.path.clone(), b));
         entries.push(e);
     }
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
-    BuiltStore { manifest: manifest(trace, o, &plan, entries, &counts, &totals), tiles: files }
+    let mut manifest = manifest(trace, o, &plan, entries, &counts, &totals);
+    manifest.particles = stats;
+    BuiltStore { manifest, tiles: files }
 }
 
 /// The block tasks `blocks` of `trace` on up to `threads` threads, their outputs in block order (also the seam
@@ -362,6 +366,7 @@ pub fn manifest(
         tiling: plan.tiling,
         levels: plan.levels.clone(),
         tiles,
+        particles: None,
     }
 }
 
@@ -632,15 +637,29 @@ fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockInterv
 }
 
 /// Communication and synchronization intervals of all locations (the particle view's events, collected by
-/// the block tasks), by window of their start, sorted by (start, location, interval).
+/// the block tasks), by window of their start, sorted by (start, location, interval). A tile's
+/// `first_window` is the earliest window whose particles reach into its window (ending in it or later), so
+/// playback at a time of window W needs the particle tiles from the `first_window` of W's tile (or of the
+/// last tile before W, when W has none) on.
 pub fn particle_tiles(mut events: Vec<Particle>, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
     // The block tasks give each location's particles in start order: a run-adaptive sort merges those runs
     // (the keys are unique, so the order is the unstable sort's).
     events.sort();
+    // The latest window reached by the particles started in each window.
+    let mut reach: Vec<Option<u32>> = vec![None; t.windows as usize];
+    for e in &events {
+        let r = &mut reach[t.window_of(e.0) as usize];
+        *r = Some(r.unwrap_or(0).max(t.window_of(e.0.saturating_add(e.4))));
+    }
+    // The earliest window reaching into w only moves forward as w does (two pointers).
+    let mut first = 0usize;
     let mut out = Tiles::new();
     let mut a = 0;
     while a < events.len() {
         let w = t.window_of(events[a].0);
+        while reach[first].is_none_or(|r| r < w) {
+            first += 1;
+        }
         let z = a + events[a..].partition_point(|e| t.window_of(e.0) == w);
         let run = &events[a..z];
         let mut c = ColumnWriter::default();
@@ -650,10 +669,33 @@ pub fn particle_tiles(mut events: Vec<Particle>, t: &Tiling) -> Vec<(TileEntry, 
         deltas(&mut c, run.iter().map(|e| e.0));
         run.iter().for_each(|e| c.varint(e.4));
         deltas(&mut c, run.iter().map(|e| e.2));
-        out.push(tile(TileKind::Particles, 0, 0, w, run.len() as u64, w, c));
+        out.push(tile(TileKind::Particles, 0, 0, w, run.len() as u64, first as u32, c));
         a = z;
     }
     out
+}
+
+/// The particle view's events as a whole, for the manifest: of `events` (the particle tiles' intervals), those
+/// the view animates (`analyses::particles::EventFrame`: Paraver's communication states only when the trace
+/// has no calls), their number and extent. None without any.
+pub fn particle_stats(trace: &Trace, events: &[Particle]) -> Option<ParticleStats> {
+    let mut used = vec![false; trace.regions.len()];
+    for e in events {
+        if let Some(u) = used.get_mut(e.3 as usize) {
+            *u = true;
+        }
+    }
+    let frame = EventFrame::new(trace, &EventSelection::default(), &used);
+    let picked = || events.iter().filter(|e| frame.region_type.get(e.3 as usize).is_some_and(|&k| k != u16::MAX));
+    let n = picked().count() as u64;
+    let x = EventExtent::of(picked().map(|e| (e.0, e.4)));
+    (n > 0).then_some(ParticleStats {
+        events: n,
+        first_ns: x.first_ns,
+        min_dur_ns: x.min_dur_ns,
+        max_dur_ns: x.max_dur_ns,
+        span_ns: x.span_ns,
+    })
 }
 
 /// Counter samples by window of their time, in the model's order (series, then time).

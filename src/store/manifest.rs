@@ -36,6 +36,23 @@ pub struct Manifest {
     pub tiling: Tiling,
     pub levels: Vec<Level>,
     pub tiles: Vec<TileEntry>,
+    /// The particle view's events as a whole (what its particle tiles hold, Paraver's communication states
+    /// left out when the trace has calls), so a slice of them is laid out as the whole trace's view is.
+    /// Absent in a store without such events (and in stores written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub particles: Option<ParticleStats>,
+}
+
+/// The extent of the particle view's events (`analyses::particles::EventExtent`) and their number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParticleStats {
+    pub events: u64,
+    /// The first event's start, ns from the origin (where playback begins).
+    pub first_ns: u64,
+    /// Shortest positive duration (1 if none), longest duration (at least that), latest end (ns from origin).
+    pub min_dur_ns: u64,
+    pub max_dur_ns: u64,
+    pub span_ns: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -93,6 +93,8 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
     m.region_totals.iter_mut().for_each(|x| *x = [0, 0]);
     m.warnings = WarningList::default();
     m.tiles = Vec::new();
+    // The particle view's extent comes with the part that tiled the particles (the first shard).
+    m.particles = parts.iter().find_map(|p| p.1.store.particles);
     let mut tile_part = Vec::new();
     for &i in &order {
         let s = &parts[i].1.store;

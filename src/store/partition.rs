@@ -15,8 +15,8 @@
 //! shard, since a part's tiles hold trace-wide message indices and receive ends). Plain Rust, no files.
 
 use super::build::{
-    add_totals, block_particles, counter_tiles, manifest, particle_tiles, run_blocks, tiling, BlockIntervals,
-    BuildOptions, Plan,
+    add_totals, block_particles, counter_tiles, manifest, particle_stats, particle_tiles, run_blocks, tiling,
+    BlockIntervals, BuildOptions, Plan,
 };
 use super::columns::content_hash;
 use super::manifest::{Manifest, WarningList, FORMAT_VERSION};
@@ -135,11 +135,13 @@ pub fn build_part(trace: &Trace, o: &BuildOptions, shard: Shard) -> BuiltPart {
         }
     }
     let mut global = Vec::new();
+    let mut stats = None;
     if shard.particles() {
         let mut particles = Vec::new();
         for b in 0..t.blocks {
             particles.extend(block_particles(&plan, b, &BlockIntervals::of_trace(trace, &t, b), nl));
         }
+        stats = particle_stats(trace, &particles);
         global.extend(particle_tiles(particles, &t));
     }
     if shard.counters() {
@@ -151,7 +153,8 @@ pub fn build_part(trace: &Trace, o: &BuildOptions, shard: Shard) -> BuiltPart {
     }
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
     let whole_totals = crate::analyses::summary::region_totals(trace);
-    let m = manifest(trace, o, &plan, entries, &counts, &whole_totals);
+    let mut m = manifest(trace, o, &plan, entries, &counts, &whole_totals);
+    m.particles = stats;
     BuiltPart { part: part_manifest(m, trace, &counts, shard, &totals), tiles }
 }
 

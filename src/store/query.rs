@@ -9,6 +9,9 @@
 //! hovers. Both also in steps, tile by tile ([`GridBuilder`], [`ExactSlice`]), so a view's tiles need not
 //! all be held at once. [`TileCache`]: decoded tiles kept least-recently-used first out, bounded in bytes
 //! (counted by the vectors' capacities); [`TileCache::admit`] keeps a tile only within the budget.
+//! [`particle_plan`]: the particle tiles a playback range needs (its windows, and back to the earliest
+//! window whose events still run in it); [`particle_tile`] decodes one and [`ParticleGather`] keeps the
+//! events live in the range, which `analyses::particles::EventSlicer` orders as the whole trace's index.
 //!
 //! Plain Rust, no files and no web types: the worker fetches the tiles a plan names and decodes them with
 //! [`super::Store`]; tests compare every answer with the whole trace (`tests/store_query.rs`).
@@ -17,6 +20,7 @@ use super::manifest::{Manifest, TileKind};
 use super::pyramid::Bins;
 use super::read::EventsTile;
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};
+use crate::analyses::particles::{EventExtent, EventSlicer, SliceEvent};
 use crate::model::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -452,11 +456,152 @@ impl ExactSlice {
     }
 }
 
+/// The particle tiles playback needs to show every event live at some time in `[t0_ns, t1_ns]` when
+/// particles fade for `fade_ns` (started by `t1_ns`, ended, plus the fading, after `t0_ns`): the particle
+/// tiles of the windows from `t0_ns - fade_ns`'s to `t1_ns`'s, and those from the earliest `first_window`
+/// among them and the last particle tile before the first of those windows (its events may still run), by
+/// window. Also the end of the last window planned (ns; `u64::MAX` for the last
+/// window of the store): the slice holds every event starting before it.
+pub fn particle_plan(m: &Manifest, index: &TileIndex, t0_ns: u64, t1_ns: u64, fade_ns: u64) -> (Vec<usize>, u64) {
+    let t = &m.tiling;
+    let (wa, wb) = (t.window_of(t0_ns.saturating_sub(fade_ns)), t.window_of(t1_ns.max(t0_ns)));
+    let get = |w: u32| index.get(TileKind::Particles, 0, 0, w);
+    let mut lo = wa;
+    if let Some(i) = (0..=wa).rev().find_map(get) {
+        lo = lo.min(m.tiles[i].first_window);
+    }
+    for w in wa..=wb {
+        if let Some(i) = get(w) {
+            lo = lo.min(m.tiles[i].first_window);
+        }
+    }
+    let tiles = (lo..=wb).filter_map(get).collect();
+    let end = if wb + 1 >= t.windows { u64::MAX } else { (wb as u64 + 1).saturating_mul(t.window_ns) };
+    (tiles, end)
+}
+
+/// Decode a particle tile (`p/w{W}`): its events, checked against the manifest (record count, ids, the
+/// window of each start). Errors name the file.
+pub fn particle_tile<S: super::TileSource>(
+    store: &super::Store<S>,
+    e: &super::TileEntry,
+) -> Result<Vec<SliceEvent>, super::StoreError> {
+    let payload = store.payload(e)?;
+    let m = &store.manifest;
+    let corrupt =
+        |c: super::columns::ColumnError| super::StoreError::Corrupt { file: e.path.clone(), detail: c.to_string() };
+    let mut r = super::columns::ColumnReader::new(&payload);
+    let n = r.count(5).map_err(corrupt)?;
+    if n as u64 != e.records {
+        return Err(super::StoreError::Mismatch {
+            file: e.path.clone(),
+            detail: format!("{n} particle events, the manifest says {}", e.records),
+        });
+    }
+    let (nl, nr) = (m.locations.process.len() as u64, m.regions.name.len() as u64);
+    let mut out = vec![SliceEvent { location: LocationId(0), region: 0, start_ns: 0, dur_ns: 0, interval: 0 }; n];
+    for o in out.iter_mut() {
+        o.location = LocationId(r.below(nl, "location").map_err(corrupt)? as u32);
+    }
+    for o in out.iter_mut() {
+        o.region = r.below(nr, "region").map_err(corrupt)? as u32;
+    }
+    let mut prev = 0u64;
+    for o in out.iter_mut() {
+        let d = r.signed().map_err(corrupt)?;
+        prev = r.add(prev, d).map_err(corrupt)?;
+        if m.tiling.window_of(prev) != e.window {
+            return Err(corrupt(super::columns::ColumnError {
+                offset: 0,
+                detail: format!("an event starts at {prev} ns, outside window {}", e.window),
+            }));
+        }
+        o.start_ns = prev;
+    }
+    for o in out.iter_mut() {
+        o.dur_ns = r.varint().map_err(corrupt)?;
+        if o.start_ns.checked_add(o.dur_ns).is_none() {
+            return Err(corrupt(super::columns::ColumnError {
+                offset: 0,
+                detail: "an event ends past 2^64 ns".into(),
+            }));
+        }
+    }
+    let mut prev = 0u64;
+    for o in out.iter_mut() {
+        let d = r.signed().map_err(corrupt)?;
+        prev = r.add(prev, d).map_err(corrupt)?;
+        if prev >= m.counts.intervals.min(u32::MAX as u64) {
+            return Err(corrupt(super::columns::ColumnError {
+                offset: 0,
+                detail: format!("interval {prev} out of range (there are {})", m.counts.intervals),
+            }));
+        }
+        o.interval = prev as u32;
+    }
+    if !r.at_end() {
+        return Err(corrupt(super::columns::ColumnError { offset: 0, detail: "bytes after the last column".into() }));
+    }
+    Ok(out)
+}
+
+/// The particle view's [`EventSlicer`] for a store (`skeleton`: its definitions): None when the store holds
+/// no particle events.
+pub fn particle_slicer(m: &Manifest, skeleton: &Trace) -> Option<EventSlicer> {
+    let stats = m.particles?;
+    let counts: Vec<u64> = m.region_totals.iter().map(|t| t[0]).collect();
+    let extent = EventExtent {
+        first_ns: stats.first_ns,
+        min_dur_ns: stats.min_dur_ns,
+        max_dur_ns: stats.max_dur_ns,
+        span_ns: stats.span_ns,
+    };
+    Some(EventSlicer::new(skeleton, &counts, extent))
+}
+
+/// The particle events live at some time in `[from_ns, to_ns]` with fading `fade_ns`, read from the store
+/// at once (the worker does the same tile by tile, through its cache), with the end of what the slice
+/// holds (see [`particle_plan`]).
+pub fn particle_slice<S: super::TileSource>(
+    store: &super::Store<S>,
+    slicer: &EventSlicer,
+    index: &TileIndex,
+    (from_ns, to_ns, fade_ns): (u64, u64, u64),
+) -> Result<(crate::analyses::particles::ParticleEvents, u64), super::StoreError> {
+    let (tiles, end_ns) = particle_plan(&store.manifest, index, from_ns, to_ns, fade_ns);
+    let mut g = ParticleGather { t0_ns: from_ns, end_ns, fade_ns, events: Vec::new() };
+    for i in tiles {
+        g.add(&particle_tile(store, &store.manifest.tiles[i])?);
+    }
+    Ok((slicer.slice(g.events.into_iter()), end_ns))
+}
+
+/// The particle events of a playback range gathered tile by tile: those live at some time in `[t0_ns, end)`
+/// with fading `fade_ns` (started before `end`, ending, plus the fading, after `t0_ns`).
+#[derive(Clone, Debug, Default)]
+pub struct ParticleGather {
+    pub t0_ns: u64,
+    pub end_ns: u64,
+    pub fade_ns: u64,
+    pub events: Vec<SliceEvent>,
+}
+
+impl ParticleGather {
+    pub fn add(&mut self, tile: &[SliceEvent]) {
+        let (t0, end, fade) = (self.t0_ns, self.end_ns, self.fade_ns);
+        self.events.extend(
+            tile.iter().filter(|e| e.start_ns < end && (e.start_ns + e.dur_ns).saturating_add(fade) > t0).copied(),
+        );
+    }
+}
+
 /// A decoded tile, as the cache keeps it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Decoded {
     Events(EventsTile),
     Summary(Vec<Bins>),
+    /// A particle tile's events.
+    Particles(Vec<SliceEvent>),
 }
 
 impl Decoded {
@@ -471,6 +616,7 @@ impl Decoded {
             Decoded::Events(t) => {
                 cap(&t.intervals) + cap(&t.instants) + cap(&t.messages) + cap(&t.collectives) + size_of_val(t)
             }
+            Decoded::Particles(v) => cap(v),
             Decoded::Summary(rows) => {
                 cap(rows)
                     + rows
@@ -499,6 +645,7 @@ impl Decoded {
                 t.collectives.shrink_to_fit();
             }
             Decoded::Summary(rows) => rows.shrink_to_fit(),
+            Decoded::Particles(v) => v.shrink_to_fit(),
         }
     }
 }

@@ -25,8 +25,8 @@
 //! traits (the CLI backs them with files).
 
 use super::build::{
-    add_totals, block_particles, block_tiles, counter_tiles, manifest, particle_tiles, tiling_of, BlockIntervals,
-    BuildOptions, Plan,
+    add_totals, block_particles, block_tiles, counter_tiles, manifest, particle_stats, particle_tiles, tiling_of,
+    BlockIntervals, BuildOptions, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
 use super::manifest::{Manifest, TileEntry};
@@ -664,12 +664,14 @@ fn tile(
     }
     let (with_particles, with_counters) = o.shard.map_or((true, true), |s| (s.particles(), s.counters()));
     let mut global = Vec::new();
+    let mut stats = None;
     if with_particles {
         // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them).
         for b in (0..blocks).filter(|b| !own.contains(b)) {
             let c = read_block(b)?;
             particles.extend(block_particles(&plan, b as u32, &c.intervals(first_index[b]), n as u32));
         }
+        stats = particle_stats(&skel, &particles);
         global.extend(particle_tiles(particles, &t));
     }
     if with_counters {
@@ -683,11 +685,16 @@ fn tile(
         (Some(shard), Some(whole)) => {
             let mut whole = whole.totals;
             whole.resize(skel.regions.len(), (0, 0));
-            let m = manifest(&skel, &o.build, &plan, entries, &counts, &whole);
+            let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &whole);
+            m.particles = stats;
             let p = part_manifest(m, &skel, &counts, shard, &totals);
             (p.store.clone(), Some(p))
         }
-        _ => (manifest(&skel, &o.build, &plan, entries, &counts, &totals), None),
+        _ => {
+            let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &totals);
+            m.particles = stats;
+            (m, None)
+        }
     };
     Ok(Indexed { manifest, part, spill_bytes, blocks_in_flight: in_flight })
 }

@@ -138,6 +138,10 @@ pub trait Pane {
     fn as_store_moments(&mut self) -> Option<&mut store_moments::StoreMomentsPane> {
         None
     }
+    /// The particle pane, for a store's playback ranges and answers; None for every other view.
+    fn as_particles(&mut self) -> Option<&mut particles::ParticlesPane> {
+        None
+    }
     /// Particles and history splats to draw over this frame's scene (the particle view only).
     fn particle_layer(&mut self) -> Option<crate::scene::particles::ParticleLayer<'_>> {
         None

@@ -6,6 +6,13 @@
 //! Playback starts at the first event, not at the trace's start (a run spends its first seconds in MPI_Init
 //! and setup). The stacked timeline of event starts zooms and pans as the timeline does (wheel, drag, keys),
 //! and its time range carries over to and from the other views.
+//!
+//! On a store (issue #17) the pane is the same, streamed: `ev` holds a slice of the events (those live in the
+//! playback range the worker answered last, `analyses::particles::EventSlicer`: the whole index's types,
+//! slots and extent, so every particle is where the whole trace's pane draws it); [`ParticlesPane::stream_request`]
+//! asks for the range from the current time to a window ahead once less than a window is held ahead, and
+//! playback waits at the end of what is held until the answer is in. The stacked timeline then counts the
+//! starts held. Must not fetch or decode tiles (the store worker does) or read a clock.
 
 use super::{num, Hover, Pane};
 use crate::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};
@@ -33,8 +40,39 @@ const CONTROLS_PX: f32 = 40.0;
 /// Most animation steps one page frame may catch up (after a stall the animation slows, never jumps).
 const MAX_STEPS_PER_TICK: u32 = 4;
 
+/// What a store's pane holds and asks for: playback ranges as (from, end, fading), ns: the events live at
+/// some time in `[from, end)` when particles fade for `fading` (`end` is `u64::MAX` through the last window).
+struct Stream {
+    window_ns: u64,
+    windows: u32,
+    /// Where playback begins (the first event's start, from the store's manifest).
+    first_ns: u64,
+    held: Option<(u64, u64, u64)>,
+    asked: Option<(u64, u64, u64)>,
+    in_flight: usize,
+    errors: Vec<String>,
+}
+
+impl Stream {
+    /// The end of what an ask up to `t1` is answered with: the end of `t1`'s window (`store::query::particle_plan`).
+    fn end_of(&self, t1: u64) -> u64 {
+        let wb = (t1 / self.window_ns.max(1)).min(self.windows.saturating_sub(1) as u64);
+        if wb + 1 >= self.windows as u64 {
+            u64::MAX
+        } else {
+            (wb + 1).saturating_mul(self.window_ns)
+        }
+    }
+    /// Whether `range` holds what playback at `t` needs up to `ahead` later, at fading `fade`.
+    fn covers(range: Option<(u64, u64, u64)>, t: u64, fade: u64, ahead: u64) -> bool {
+        range.is_some_and(|(a, e, f)| f == fade && a <= t && (e == u64::MAX || t.saturating_add(ahead) < e))
+    }
+}
+
 pub struct ParticlesPane {
     trace: Rc<Trace>,
+    /// A store's slice streamed by playback range (None: `ev` indexes the whole trace).
+    stream: Option<Stream>,
     selection: EventSelection,
     /// The selection as the user typed it (the `selection` option's value).
     selection_text: String,
@@ -72,12 +110,42 @@ impl ParticlesPane {
     /// The pane over an index of the default selection's events already built (in steps, by the page:
     /// `analyses::particles::ParticleBuild`).
     pub fn with_events(trace: Rc<Trace>, ev: ParticleEvents, width: f32, height: f32) -> Self {
+        Self::over(trace, ev, None, width, height)
+    }
+
+    /// A store's pane: `skeleton` its definitions, `frame` an empty slice with the whole index's types,
+    /// slots and extent (`EventSlicer::slice` of nothing), `first_ns` the first event's start, the store's
+    /// particle tiles cut by windows of `window_ns` (`windows` of them). The events come through
+    /// [`ParticlesPane::receive_slice`].
+    pub fn streamed(
+        skeleton: Rc<Trace>,
+        frame: ParticleEvents,
+        first_ns: u64,
+        (window_ns, windows): (u64, u32),
+        width: f32,
+        height: f32,
+    ) -> Self {
+        let stream = Stream {
+            window_ns: window_ns.max(1),
+            windows: windows.max(1),
+            first_ns,
+            held: None,
+            asked: None,
+            in_flight: 0,
+            errors: Vec::new(),
+        };
+        Self::over(skeleton, frame, Some(stream), width, height)
+    }
+
+    fn over(trace: Rc<Trace>, ev: ParticleEvents, stream: Option<Stream>, width: f32, height: f32) -> Self {
         let selection = EventSelection::default();
-        let playback = Playback::for_span(played_span(&ev), 20.0);
+        let first = stream.as_ref().map_or_else(|| ev.start_ns.first().copied().unwrap_or(0), |s| s.first_ns);
+        let playback = Playback::for_span(played_span(&ev, first), 20.0);
         let style = ParticleStyle { top_px: CONTROLS_PX + 10.0, ..Default::default() };
         let (geometry, frame) = Self::layout(&trace, &ev, style, width, height);
         let timeline = StartsTimeline::new(&ev, width, TIMELINE_PX);
         let mut pane = ParticlesPane {
+            stream,
             raster: HistoryRaster::new(width.max(1.0) as u32, (height - TIMELINE_PX).max(1.0) as u32),
             trace,
             selection,
@@ -110,7 +178,75 @@ impl ParticlesPane {
 
     /// When the first event starts (where playback begins), 0 with none.
     fn first_ns(&self) -> u64 {
-        self.ev.start_ns.first().copied().unwrap_or(0)
+        match &self.stream {
+            Some(s) => s.first_ns,
+            None => self.ev.start_ns.first().copied().unwrap_or(0),
+        }
+    }
+
+    /// A store's pane: the playback range to ask the worker for, `(from, to, fading)` ns (the events live at
+    /// some time in it), when what is held or asked does not reach a window past the current time; None
+    /// otherwise, and for a whole trace.
+    pub fn stream_request(&mut self) -> Option<(u64, u64, u64)> {
+        let (t, fade) = (self.window.time_ns(), self.window.fade_ns());
+        let s = self.stream.as_mut()?;
+        let ahead = s.window_ns;
+        if Stream::covers(s.held, t, fade, ahead) || Stream::covers(s.asked, t, fade, ahead) {
+            return None;
+        }
+        let to = t.saturating_add(ahead);
+        s.asked = Some((t, s.end_of(to), fade));
+        Some((t, to, fade))
+    }
+
+    /// The trace the pane shows (a store's: its definitions).
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// Forget the range asked last (the worker answered another view instead): asked again when needed.
+    pub fn forget_ask(&mut self) {
+        if let Some(s) = &mut self.stream {
+            s.asked = None;
+        }
+    }
+
+    /// Tiles the worker is fetching for the range asked last (the page sets it).
+    pub fn set_in_flight(&mut self, n: usize) {
+        if let Some(s) = &mut self.stream {
+            s.in_flight = n;
+        }
+    }
+
+    /// A store's slice for the range `(from, end, fading)` (see [`ParticlesPane::stream_request`]): played
+    /// from the current time on; `errors` name the tiles that failed (their events are missing).
+    pub fn receive_slice(
+        &mut self,
+        ev: ParticleEvents,
+        range: (u64, u64, u64),
+        errors: Vec<String>,
+    ) -> Result<(), String> {
+        let Some(s) = &mut self.stream else { return Err("this particle view is not of a store".into()) };
+        if (ev.types.len(), ev.slots()) != (self.ev.types.len(), self.ev.slots()) {
+            return Err("particle events of another store".into());
+        }
+        if s.asked.is_some_and(|a| a.0 == range.0 && a.2 == range.2) {
+            s.asked = None;
+        }
+        s.held = Some(range);
+        s.errors = errors;
+        self.ev = ev;
+        self.hovered = None;
+        let (a, b) = (self.strip.0.round() as u64, self.strip.1.round() as u64);
+        self.timeline = StartsTimeline::of_range(&self.ev, self.width, TIMELINE_PX, a, b);
+        let t = self.window.time_ns();
+        self.seek(t);
+        Ok(())
+    }
+
+    /// Whether playback at `t_ns` has what it needs (always for a whole trace).
+    fn holds(&self, t_ns: u64) -> bool {
+        self.stream.as_ref().is_none_or(|s| Stream::covers(s.held, t_ns, self.window.fade_ns(), 0))
     }
 
     /// The whole trace's range for the stacked timeline.
@@ -195,9 +331,13 @@ impl ParticlesPane {
         self.refresh_particles();
     }
 
-    /// Advance one data time step: faded events become splats (GPU) and density (CPU).
-    fn step(&mut self) {
+    /// Advance one data time step: faded events become splats (GPU) and density (CPU). A store's pane waits
+    /// (false) while the step's events are not held yet.
+    fn step(&mut self) -> bool {
         let t = self.window.time_ns().saturating_add(self.playback.step_ns);
+        if !self.holds(t.min(self.ev.span_ns)) {
+            return false;
+        }
         self.faded.clear();
         self.window.advance(&self.ev, t, &mut self.faded);
         let from = self.pending_splats.len();
@@ -209,6 +349,7 @@ impl ParticlesPane {
         if t > self.ev.span_ns && self.window.live().is_empty() {
             self.playing = false;
         }
+        true
     }
 
     fn tick(&mut self, now_ms: f64) {
@@ -219,8 +360,12 @@ impl ParticlesPane {
         self.owed_ms += last.map_or(self.playback.interval_ms, |l| (now_ms - l).max(0.0));
         let mut steps = 0;
         while self.owed_ms >= self.playback.interval_ms && steps < MAX_STEPS_PER_TICK {
+            if !self.step() {
+                // Waiting for a store's next window: the animation pauses there, it does not jump.
+                self.owed_ms = 0.0;
+                break;
+            }
             self.owed_ms -= self.playback.interval_ms;
-            self.step();
             steps += 1;
         }
         if steps == MAX_STEPS_PER_TICK {
@@ -277,8 +422,8 @@ impl ParticlesPane {
 }
 
 /// The data time playback covers: from the first event's start to the last event's end.
-fn played_span(ev: &ParticleEvents) -> u64 {
-    ev.span_ns.saturating_sub(ev.start_ns.first().copied().unwrap_or(0))
+fn played_span(ev: &ParticleEvents, first_ns: u64) -> u64 {
+    ev.span_ns.saturating_sub(first_ns)
 }
 
 fn parse<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
@@ -403,6 +548,15 @@ impl Pane for ParticlesPane {
                 history.push(json!([x, y, self.raster.density[i]]));
             }
         }
+        // A store's pane: what it holds (from, end or null through the last window, fading), asks and waits for.
+        let waiting = !self.holds(t);
+        let store = self.stream.as_ref().map(|s| {
+            let held = s.held.map(|(a, e, f)| (a, (e != u64::MAX).then_some(e), f));
+            json!({
+                "held": held, "asked": s.asked.map(|(a, _, f)| (a, f)), "in_flight": s.in_flight,
+                "errors": s.errors, "window_ns": s.window_ns, "waiting": waiting,
+            })
+        });
         json!({
             "view": "particles",
             "t_ns": t, "span_ns": self.ev.span_ns, "playing": self.playing,
@@ -419,11 +573,15 @@ impl Pane for ParticlesPane {
             "segment_labels": self.frame.labels.iter().filter(|l| l.y > g.y_bottom).map(|l| l.text.clone()).collect::<Vec<_>>(),
             "per_segment": g.processes.per_segment, "processes": g.processes.slots,
             "min_duration_ns": self.ev.min_dur_ns, "max_duration_ns": self.ev.max_dur_ns,
+            "store": store,
             "width": self.width, "height": self.height, "controls_px": CONTROLS_PX, "legend_px": LEGEND_PX,
         })
     }
     fn time_range(&self) -> Option<(f64, f64)> {
         Some(self.strip)
+    }
+    fn as_particles(&mut self) -> Option<&mut ParticlesPane> {
+        Some(self)
     }
     fn set_time_range(&mut self, t0_ns: f64, t1_ns: f64) {
         if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
@@ -468,10 +626,17 @@ impl Pane for ParticlesPane {
                 self.step();
                 self.refresh_particles();
             }
+            "selection" if self.stream.is_some() => {
+                if !o.selection.trim().is_empty() {
+                    return Err("a store animates its communication and synchronization calls only (the events \
+                                its particle tiles hold); open the trace whole to pick other events"
+                        .into());
+                }
+            }
             "seek_ns" => self.seek(parse(key, value)?),
             "seek_x" => self.seek(self.timeline.time_at(parse(key, value)?)),
             "step_ns" => {
-                let auto = Playback::for_span(played_span(&self.ev), 20.0).step_ns;
+                let auto = Playback::for_span(played_span(&self.ev, self.first_ns()), 20.0).step_ns;
                 self.playback.step_ns = o.step_ns.unwrap_or(auto).max(1);
                 self.window.set_fade_ns(self.playback.fade_ns());
             }
@@ -494,7 +659,7 @@ impl Pane for ParticlesPane {
                 self.selection = EventSelection::parse(&o.selection);
                 self.selection_text = o.selection;
                 self.ev = ParticleEvents::build(&self.trace, &self.selection);
-                self.playback = Playback::for_span(played_span(&self.ev), 20.0);
+                self.playback = Playback::for_span(played_span(&self.ev, self.first_ns()), 20.0);
                 self.window = LiveWindow::new(self.playback.fade_ns());
                 self.strip = self.whole_strip();
                 self.relayout(true);

@@ -246,16 +246,33 @@ impl ViewSet {
         self.active = 0;
     }
 
-    /// Show a store's timeline (`views::store`) and offer its Utilization & moments (`views::store_moments`),
-    /// drawn from the tiles the worker answers. Replaces what was shown.
-    pub fn load_store(&mut self, pane: super::store::StorePane, moments: super::store_moments::StoreMomentsPane) {
+    /// Show a store's timeline (`views::store`) and offer its Utilization & moments (`views::store_moments`)
+    /// and, when it has particle tiles, its Particles (`ParticlesPane::streamed`), drawn from the tiles the
+    /// worker answers. Replaces what was shown.
+    pub fn load_store(
+        &mut self,
+        pane: super::store::StorePane,
+        moments: super::store_moments::StoreMomentsPane,
+        particles: Option<ParticlesPane>,
+    ) {
         self.loading = None;
         self.trace = None;
         self.aggregation = None;
         self.moments = None;
         self.built_on_page.clear();
         self.panes = vec![Box::new(pane), Box::new(moments)];
+        if let Some(p) = particles {
+            self.panes.push(Box::new(p));
+        }
         self.active = 0;
+    }
+
+    /// A store's Particles, when a store with particle tiles is shown.
+    pub fn store_particles_pane(&mut self) -> Option<&mut ParticlesPane> {
+        if self.trace.is_some() {
+            return None;
+        }
+        self.panes.iter_mut().find_map(|p| p.as_particles())
     }
 
     /// The view's size in CSS pixels.

@@ -4,16 +4,23 @@
 //! here and gathered into the answer as it comes (`store::query::{GridBuilder, ExactSlice}`), kept in the
 //! byte-bounded LRU cache only where it fits the budget (`TileCache::admit`: a view needing more than the
 //! budget streams through it), and the answer for the viewport (a summary grid, or the exact records as a
-//! trace slice) encoded for the page. The page's side is `store_view.rs`.
+//! trace slice) encoded for the page. Particles: a playback range planned into particle tiles
+//! (`store::query::particle_plan`), their events live in it gathered the same way (`ParticleGather`) and
+//! answered as the whole index's slice (`analyses::particles::EventSlicer`). The page's side is
+//! `store_view.rs`.
 //!
 //! Must not hold view logic (views::store does) or fetch anything itself (www/store-worker.js does).
 
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};
 use crate::analyses::moments::LocationMoments;
 use crate::analyses::moments_bundle::MomentsBundle;
+use crate::analyses::particles::{EventSlicer, ParticleEvents};
 use crate::model::{codec, Trace};
 use crate::store::query::grid_busy;
-use crate::store::query::{plan, Decoded, ExactSlice, GridBuilder, Plan, TileCache, TileIndex, Viewport};
+use crate::store::query::{
+    particle_plan, particle_slicer, particle_tile, plan, Decoded, ExactSlice, GridBuilder, ParticleGather, Plan,
+    Resolution, TileCache, TileIndex, Viewport,
+};
 use crate::store::{Store, TileKind, TileSource};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
@@ -44,6 +51,7 @@ enum Pending {
     None,
     Grid(GridBuilder),
     Exact(ExactSlice),
+    Particles(ParticleGather),
 }
 
 impl Pending {
@@ -51,6 +59,7 @@ impl Pending {
         match (self, tile) {
             (Pending::Grid(g), Decoded::Summary(bins)) => g.add(&store.manifest, i, bins),
             (Pending::Exact(x), Decoded::Events(t)) => x.add(t),
+            (Pending::Particles(g), Decoded::Particles(e)) => g.add(e),
             _ => {}
         }
     }
@@ -76,6 +85,8 @@ pub struct StoreSession {
     whole: [Option<Vec<LocationMoments>>; 2],
     /// Files that failed (path -> why), not asked for again in this session.
     failed: Vec<(String, String)>,
+    /// The particle view's slices (None: the store has no particle events).
+    slicer: Option<EventSlicer>,
 }
 
 fn err(name: &str, e: impl std::fmt::Display) -> JsValue {
@@ -92,6 +103,7 @@ impl StoreSession {
         *handed.one.borrow_mut() = Some((crate::store::MANIFEST.to_string(), manifest.to_vec()));
         let store = Store::open(handed).map_err(|e| err(&name, e))?;
         let skeleton = store.skeleton().map_err(|e| err(&name, e))?;
+        let slicer = particle_slicer(&store.manifest, &skeleton);
         let budget = if cache_bytes.is_finite() && cache_bytes >= 1.0 {
             cache_bytes as usize
         } else {
@@ -109,6 +121,7 @@ impl StoreSession {
             busy: None,
             whole: [None, None],
             failed: Vec::new(),
+            slicer,
         })
     }
 
@@ -121,6 +134,45 @@ impl StoreSession {
     /// The store's definitions without events (`model::codec`), for the page's rows and names.
     pub fn skeleton(&self) -> Vec<u8> {
         codec::encode(&self.skeleton)
+    }
+
+    /// The particle view's frame: an empty slice with the whole index's types, slots and extent
+    /// (`ParticleEvents::encode`), for `ParticlesPane::streamed`; empty when the store has no particle events.
+    pub fn particle_frame(&self) -> Vec<u8> {
+        self.slicer.as_ref().map_or_else(Vec::new, |s| s.slice(std::iter::empty()).encode())
+    }
+
+    /// Where particle playback begins and how the particle tiles are cut: `[first_ns, window_ns, windows]`.
+    pub fn particle_geometry(&self) -> Vec<f64> {
+        let m = &self.store.manifest;
+        let first = self.slicer.as_ref().map_or(0, |s| s.extent().first_ns);
+        vec![first as f64, m.tiling.window_ns as f64, m.tiling.windows as f64]
+    }
+
+    /// Plan a particle playback range (events live at some time in `[from_ns, to_ns]` with fading `fade_ns`)
+    /// and return the store paths still to fetch; the answer (`kind: "particles"`) is the slice.
+    pub fn plan_particles(&mut self, from_ns: f64, to_ns: f64, fade_ns: f64) -> Vec<String> {
+        let (from, to, fade) = (from_ns.max(0.0) as u64, to_ns.max(0.0) as u64, fade_ns.max(0.0) as u64);
+        let m = &self.store.manifest;
+        let (tiles, end) = particle_plan(m, &self.index, from, to, fade);
+        self.busy = None;
+        self.cache.begin_view();
+        self.fed.clear();
+        self.pending =
+            Pending::Particles(ParticleGather { t0_ns: from, end_ns: end, fade_ns: fade, events: Vec::new() });
+        let mut need = Vec::new();
+        for &i in &tiles {
+            if self.cache.touch(i) {
+                if let Some(d) = self.cache.peek(i) {
+                    self.pending.feed(&self.store, i, d);
+                    self.fed.insert(i);
+                }
+            } else if !self.failed.iter().any(|(f, _)| *f == m.tiles[i].path) {
+                need.push(m.tiles[i].path.clone());
+            }
+        }
+        self.plan = Some(Plan { resolution: Resolution::Exact, t0_ns: from, t1_ns: end, locations: 0..0, tiles });
+        need
     }
 
     /// Plan the viewport and return the store paths still to fetch (those not cached and not failed before).
@@ -178,6 +230,7 @@ impl StoreSession {
         let decoded = match e.kind {
             TileKind::Events => self.store.events_tile(e).map(Decoded::Events),
             TileKind::Summary => self.store.summary_tile(e).map(Decoded::Summary),
+            TileKind::Particles => particle_tile(&self.store, e).map(Decoded::Particles),
             TileKind::Moments => {
                 // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
                 let kept = bytes_again(self.store_source(), path);
@@ -215,9 +268,11 @@ impl StoreSession {
         err(&self.name, text)
     }
 
-    /// The answer for the viewport planned last: `{kind: "grid" | "exact" | "busy", bytes, t0, t1, loc0, loc1,
-    /// level, errors}` (bytes: a postcard `SummaryGrid`, the exact slice as `model::codec`, or for the moments
-    /// view an `analyses::moments_bundle` of every location; level: the pyramid level, 0 for exact records).
+    /// The answer for the viewport planned last: `{kind: "grid" | "exact" | "busy" | "particles", bytes, t0,
+    /// t1, loc0, loc1, level, fade, errors}` (bytes: a postcard `SummaryGrid`, the exact slice as
+    /// `model::codec`, for the moments view an `analyses::moments_bundle` of every location, or the particle
+    /// slice as `ParticleEvents::encode` for the range [t0, t1) at fading `fade`; level: the pyramid level, 0
+    /// for exact records).
     pub fn answer(&mut self) -> Result<JsValue, JsValue> {
         let p = self.plan.clone().ok_or("no viewport was planned")?;
         let (errors, not_fed) = {
@@ -233,7 +288,15 @@ impl StoreSession {
             (errors, not_fed)
         };
         let (nl, span) = (self.skeleton.locations.len(), self.store.manifest.span_ns);
+        let mut fade = 0u64;
         let (kind, bytes, level) = match (std::mem::replace(&mut self.pending, Pending::None), self.busy.clone()) {
+            (Pending::Particles(g), _) => {
+                fade = g.fade_ns;
+                let slicer =
+                    self.slicer.as_ref().ok_or_else(|| err(&self.name, "this store has no particle events"))?;
+                let ev: ParticleEvents = slicer.slice(g.events.into_iter());
+                ("particles", ev.encode(), 0)
+            }
             (Pending::Grid(mut g), busy) => {
                 for path in not_fed {
                     g.missing(path);
@@ -268,6 +331,7 @@ impl StoreSession {
         set("loc0", p.locations.start.into());
         set("loc1", p.locations.end.into());
         set("level", level.into());
+        set("fade", (fade as f64).into());
         set("errors", errors.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL));
         Ok(o.into())
     }

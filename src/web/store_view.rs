@@ -1,5 +1,6 @@
 //! Stores in the browser (issue #17), the page's side: `Viewer` methods that show a store's timeline
-//! (`views::store::StorePane`) and Utilization & moments (`views::store_moments`), say which viewport the
+//! (`views::store::StorePane`), Utilization & moments (`views::store_moments`) and Particles (the particle
+//! pane streamed, `ParticlesPane::streamed`), say which viewport or playback range the
 //! view shown asks the store worker for next (`store.rs`'s
 //! `StoreSession`, in the worker's module), and take its answers.
 //!
@@ -7,8 +8,10 @@
 
 use super::viewer::to_js;
 use super::Viewer;
+use crate::analyses::particles::ParticleEvents;
 use crate::model::codec;
 use crate::store::Manifest;
+use crate::views::particles::ParticlesPane;
 use crate::views::store::StorePane;
 use crate::views::store_moments::StoreMomentsPane;
 use std::rc::Rc;
@@ -18,12 +21,22 @@ use wasm_bindgen::prelude::*;
 impl Viewer {
     /// Show a store's timeline from its definitions (the worker's `StoreSession::skeleton`). Replaces what
     /// was shown; the answers come through [`Viewer::store_answer`].
-    pub fn load_store(&mut self, skeleton: &[u8]) -> Result<(), JsValue> {
+    /// `particles`: the worker's `StoreSession::particle_frame` (empty: no Particles view), `geometry` its
+    /// `particle_geometry` (`[first_ns, window_ns, windows]`).
+    pub fn load_store(&mut self, skeleton: &[u8], particles: &[u8], geometry: Vec<f64>) -> Result<(), JsValue> {
         let skeleton = codec::decode(skeleton).map_err(|e| JsValue::from_str(&e.to_string()))?;
         let views = self.view_set();
         let (w, h) = views.size();
         let skeleton = Rc::new(skeleton);
-        views.load_store(StorePane::new(skeleton.clone(), w, h), StoreMomentsPane::new(skeleton, w, h));
+        let particles = match (particles.is_empty(), geometry.as_slice()) {
+            (false, &[first, window_ns, windows]) => {
+                let frame = ParticleEvents::decode(particles, &skeleton).map_err(|e| JsValue::from_str(&e))?;
+                let cut = (window_ns as u64, windows as u32);
+                Some(ParticlesPane::streamed(skeleton.clone(), frame, first as u64, cut, w, h))
+            }
+            _ => None,
+        };
+        views.load_store(StorePane::new(skeleton.clone(), w, h), StoreMomentsPane::new(skeleton, w, h), particles);
         Ok(())
     }
 
@@ -32,6 +45,12 @@ impl Viewer {
     /// (or no store is shown).
     pub fn store_request(&mut self) -> JsValue {
         let views = self.view_set();
+        if views.view() == "particles" {
+            let Some((from, to, fade)) = views.store_particles_pane().and_then(|p| p.stream_request()) else {
+                return JsValue::NULL;
+            };
+            return to_js(&serde_json::json!({ "kind": "particles", "t0": from, "t1": to, "fade": fade }));
+        }
         let (vp, busy) = if views.view() == "moments" {
             let Some(p) = views.store_moments_pane() else { return JsValue::NULL };
             match p.request() {
@@ -60,6 +79,9 @@ impl Viewer {
         if let Some(p) = views.store_moments_pane() {
             p.in_flight = n as usize;
         }
+        if let Some(p) = views.store_particles_pane() {
+            p.set_in_flight(n as usize);
+        }
     }
 
     /// The worker's answer for a viewport (see `StoreSession::answer`): drawn from now on.
@@ -75,6 +97,10 @@ impl Viewer {
         errors: Vec<String>,
         level: u32,
     ) -> Result<(), JsValue> {
+        if let Some(p) = self.view_set().store_particles_pane() {
+            // The worker answers the latest ask only: a playback range it skipped is asked again.
+            p.forget_ask();
+        }
         if kind == "busy" {
             let p = self.view_set().store_moments_pane().ok_or("no store is shown")?;
             return p.receive(bytes, t0 as u64, t1 as u64, level, errors).map_err(|e| JsValue::from_str(&e));
@@ -92,6 +118,25 @@ impl Viewer {
             other => return Err(JsValue::from_str(&format!("no store answer of kind '{other}'"))),
         }
         Ok(())
+    }
+}
+
+#[wasm_bindgen]
+impl Viewer {
+    /// The worker's particle slice for the playback range `[from, end)` at fading `fade` (ns; `end` past
+    /// 2^64 - 1 saturates: through the last window): played from now on.
+    pub fn store_particles_answer(
+        &mut self,
+        bytes: &[u8],
+        from: f64,
+        end: f64,
+        fade: f64,
+        errors: Vec<String>,
+    ) -> Result<(), JsValue> {
+        let views = self.view_set();
+        let p = views.store_particles_pane().ok_or("no store particles are shown")?;
+        let ev = ParticleEvents::decode(bytes, p.trace()).map_err(|e| JsValue::from_str(&e))?;
+        p.receive_slice(ev, (from as u64, end as u64, fade as u64), errors).map_err(|e| JsValue::from_str(&e))
     }
 }
 

@@ -235,7 +235,7 @@ test('Utilization & moments on a store: stored moments, exact windows at level 0
     await page.waitForFunction(() => window.weft.store.answers >= 1, null, { timeout: 60_000 });
     await settled(page);
     const tabs = await page.evaluate(() => window.weft.viewer.views());
-    assert.deepEqual(tabs, ['timeline', 'moments'], 'a store offers Utilization & moments');
+    assert.deepEqual(tabs, ['timeline', 'moments', 'particles'], 'a store offers Utilization & moments and Particles');
     await page.click('#views button[data-view="moments"]');
     await settled(page);
     let st = await viewState(page);

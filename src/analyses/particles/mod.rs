@@ -84,6 +84,9 @@ pub struct ParticleEvents {
     pub slot: Vec<u32>,
     /// The interval in the trace this event is (for hover details and a stable identity).
     pub interval: Vec<u32>,
+    /// The event's location, for a slice of a store's events ([`EventSlicer`]: its trace has no intervals);
+    /// empty for the whole trace's index (the interval's location).
+    pub location: Vec<LocationId>,
     /// Event type names (region names), most frequent first.
     pub types: Vec<String>,
     /// Events per type.
@@ -135,7 +138,21 @@ impl ParticleEvents {
     }
     /// The location (thread) of event `e`.
     pub fn location(&self, trace: &Trace, e: usize) -> LocationId {
-        trace.intervals.location[self.interval[e] as usize]
+        match self.location.get(e) {
+            Some(&l) => l,
+            None => trace.intervals.location[self.interval[e] as usize],
+        }
+    }
+
+    /// The latest end of each block of [`SEEK_BLOCK`] events (the seek index), from the columns.
+    fn index_blocks(&mut self) {
+        let n = self.len();
+        self.block_max_end.clear();
+        for b in 0..n.div_ceil(SEEK_BLOCK) {
+            let r = b * SEEK_BLOCK..((b + 1) * SEEK_BLOCK).min(n);
+            let m = r.map(|e| self.end_ns(e)).max().unwrap_or(0);
+            self.block_max_end.push(m);
+        }
     }
 
     /// Event starts per type in `bins` equal bins over `[t0_ns, t1_ns)`: `counts[bin * types + type]`. Built
@@ -175,6 +192,83 @@ impl ParticleEvents {
     }
 }
 
+/// [`ParticleEvents`] as they cross from the worker to the page (postcard), ids as plain integers.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Wire {
+    start_ns: Vec<u64>,
+    dur_ns: Vec<u64>,
+    kind: Vec<u16>,
+    slot: Vec<u32>,
+    interval: Vec<u32>,
+    location: Vec<u32>,
+    types: Vec<String>,
+    type_counts: Vec<u64>,
+    slot_process: Vec<u32>,
+    min_dur_ns: u64,
+    max_dur_ns: u64,
+    span_ns: u64,
+}
+
+impl ParticleEvents {
+    /// The events as bytes for the page ([`ParticleEvents::decode`]).
+    pub fn encode(&self) -> Vec<u8> {
+        let ids = |v: &[LocationId]| v.iter().map(|l| l.0).collect();
+        let wire = Wire {
+            start_ns: self.start_ns.clone(),
+            dur_ns: self.dur_ns.clone(),
+            kind: self.kind.clone(),
+            slot: self.slot.clone(),
+            interval: self.interval.clone(),
+            location: ids(&self.location),
+            types: self.types.clone(),
+            type_counts: self.type_counts.clone(),
+            slot_process: self.slot_process.iter().map(|p| p.0).collect(),
+            min_dur_ns: self.min_dur_ns,
+            max_dur_ns: self.max_dur_ns,
+            span_ns: self.span_ns,
+        };
+        postcard::to_allocvec(&wire).unwrap_or_default()
+    }
+
+    /// Events encoded by [`ParticleEvents::encode`] for a trace of `trace`'s definitions: every column the
+    /// same length, ids in range (types, slots, the trace's processes and locations), starts in order.
+    pub fn decode(bytes: &[u8], trace: &Trace) -> Result<ParticleEvents, String> {
+        let w: Wire = postcard::from_bytes(bytes).map_err(|e| format!("particle events: {e}"))?;
+        let n = w.start_ns.len();
+        let lens = [w.dur_ns.len(), w.kind.len(), w.slot.len(), w.interval.len(), w.location.len()];
+        if lens.iter().any(|&l| l != n) || w.types.len() != w.type_counts.len() {
+            return Err("particle events: columns of different lengths".into());
+        }
+        let (np, nl) = (trace.processes.len() as u32, trace.locations.len() as u32);
+        if w.kind.iter().any(|&k| k as usize >= w.types.len())
+            || w.slot.iter().any(|&s| s as usize >= w.slot_process.len())
+            || w.slot_process.iter().any(|&p| p >= np)
+            || w.location.iter().any(|&l| l >= nl)
+            || w.start_ns.windows(2).any(|p| p[0] > p[1])
+            || w.start_ns.iter().zip(&w.dur_ns).any(|(s, d)| s.checked_add(*d).is_none())
+        {
+            return Err("particle events: an id out of range or starts out of order".into());
+        }
+        let mut ev = ParticleEvents {
+            start_ns: w.start_ns,
+            dur_ns: w.dur_ns,
+            kind: w.kind,
+            slot: w.slot,
+            interval: w.interval,
+            location: w.location.into_iter().map(LocationId).collect(),
+            types: w.types,
+            type_counts: w.type_counts,
+            slot_process: w.slot_process.into_iter().map(ProcessId).collect(),
+            block_max_end: Vec::new(),
+            min_dur_ns: w.min_dur_ns.max(1),
+            max_dur_ns: w.max_dur_ns.max(w.min_dur_ns.max(1)),
+            span_ns: w.span_ns,
+        };
+        ev.index_blocks();
+        Ok(ev)
+    }
+}
+
 /// [`ParticleEvents::build`] in steps of bounded work, so the page can yield between them (issue 16): keys of
 /// `chunk` intervals at a time, each chunk sorted into a run; then the runs merged two at a time (keys are
 /// unique, so the merged order is the one sort's), one merge a step; then the columns allocated; then filled
@@ -199,16 +293,28 @@ enum BuildStage {
     Fill { order: Vec<u32>, renumber: Vec<u16>, ev: Box<ParticleEvents> },
 }
 
-impl ParticleBuild {
-    /// Prepare the index of the events `selection` picks (one pass over the regions and intervals' regions).
-    pub fn new(trace: &Trace, selection: &EventSelection, chunk: usize) -> ParticleBuild {
+/// Which regions are events and of which type (by name), and each process's slot on the x axis: from the
+/// definitions and which regions have intervals. The whole trace's index ([`ParticleBuild`]) and a store's
+/// slices ([`EventSlicer`]) share it, so both pick and name the same events.
+pub struct EventFrame {
+    /// Per region: its type (index into `names`), `u16::MAX` when its intervals are not events.
+    pub region_type: Vec<u16>,
+    pub process_slot: Vec<u32>,
+    pub slot_process: Vec<ProcessId>,
+    /// Type names, in order of the regions' first appearance.
+    pub names: Vec<String>,
+}
+
+impl EventFrame {
+    /// The frame for `selection` over `trace`'s definitions (its intervals are not read); `used[r]`: whether
+    /// region `r` has intervals.
+    pub fn new(trace: &Trace, selection: &EventSelection, used: &[bool]) -> EventFrame {
+        let used = |r: usize| used.get(r).copied().unwrap_or(false);
         let mut selected: Vec<bool> = (0..trace.regions.len()).map(|r| selection.selects(trace, r)).collect();
         // Paraver gives MPI twice: as calls (events) and as communication states on a parallel track. Calls
         // are the events; states only when the trace has no selected calls (a state-only Dimemas trace).
         let is_state = |r: usize| trace.str(trace.regions.category[r]) == PARAVER_STATE;
-        let mut used = vec![false; trace.regions.len()];
-        trace.intervals.region.iter().for_each(|r| used[r.index()] = true);
-        if (0..selected.len()).any(|r| selected[r] && used[r] && !is_state(r)) {
+        if (0..selected.len()).any(|r| selected[r] && used(r) && !is_state(r)) {
             (0..selected.len()).filter(|&r| is_state(r)).for_each(|r| selected[r] = false);
         }
         // Processes in display order give slots; locations map to their process's slot.
@@ -237,6 +343,146 @@ impl ParticleBuild {
             });
             region_type[r] = t;
         }
+        EventFrame { region_type, process_slot, slot_process, names }
+    }
+
+    /// Types renumbered by frequency (`counts`: events per type), so legends list the common calls first;
+    /// types never called are dropped. Returns the renumbering, the names and the counts in the new order.
+    pub fn by_count(&self, counts: &[u64]) -> (Vec<u16>, Vec<String>, Vec<u64>) {
+        let names = &self.names;
+        let mut by_count: Vec<usize> = (0..names.len()).filter(|&t| counts[t] > 0).collect();
+        by_count.sort_dyn_by(|&a, &b| counts[b].cmp(&counts[a]).then(names[a].cmp(&names[b])));
+        let mut renumber = vec![0u16; names.len()];
+        for (new, &old) in by_count.iter().enumerate() {
+            renumber[old] = new as u16;
+        }
+        (renumber, by_count.iter().map(|&t| names[t].clone()).collect(), by_count.iter().map(|&t| counts[t]).collect())
+    }
+}
+
+/// What the index of all events knows of them as a whole: the duration axis's floor and top and the last end
+/// (a store keeps it in its manifest, so a slice is laid out and played as the whole is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventExtent {
+    /// The first event's start (where playback begins).
+    pub first_ns: u64,
+    pub min_dur_ns: u64,
+    pub max_dur_ns: u64,
+    pub span_ns: u64,
+}
+
+impl EventExtent {
+    /// The extent of events given as (start, duration), as [`ParticleEvents::build`] finds it: the first
+    /// start (0 if none), the shortest positive duration (1 ns if none), the longest (at least that), the
+    /// latest end.
+    pub fn of(events: impl Iterator<Item = (u64, u64)>) -> EventExtent {
+        let (mut min, mut max, mut span, mut first) = (u64::MAX, 0u64, 0u64, u64::MAX);
+        for (s, d) in events {
+            first = first.min(s);
+            if d > 0 {
+                min = min.min(d);
+            }
+            max = max.max(d);
+            span = span.max(s + d);
+        }
+        let min = if min == u64::MAX { 1 } else { min };
+        let first = if first == u64::MAX { 0 } else { first };
+        EventExtent { first_ns: first, min_dur_ns: min, max_dur_ns: max.max(min), span_ns: span }
+    }
+}
+
+/// One event of a slice, as a store's particle tile holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceEvent {
+    pub location: LocationId,
+    pub region: u32,
+    pub start_ns: u64,
+    pub dur_ns: u64,
+    /// The interval's index in the whole trace (the particle's identity).
+    pub interval: u32,
+}
+
+/// Slices of a trace's events, each a [`ParticleEvents`] holding only some of them (those of a few time
+/// windows, for a store played window by window) with the whole index's types, counts, slots and extent: an
+/// event of a slice has the whole index's type, slot and identity, so it is drawn where the whole draws it.
+pub struct EventSlicer {
+    region_type: Vec<u16>,
+    location_slot: Vec<u32>,
+    types: Vec<String>,
+    type_counts: Vec<u64>,
+    slot_process: Vec<ProcessId>,
+    extent: EventExtent,
+}
+
+impl EventSlicer {
+    /// The default selection over `skeleton`'s definitions; `region_intervals[r]`: region `r`'s interval count
+    /// in the whole trace; `extent`: the whole selection's (see [`EventExtent::of`]).
+    pub fn new(skeleton: &Trace, region_intervals: &[u64], extent: EventExtent) -> EventSlicer {
+        let used: Vec<bool> =
+            (0..skeleton.regions.len()).map(|r| region_intervals.get(r).is_some_and(|&n| n > 0)).collect();
+        let frame = EventFrame::new(skeleton, &EventSelection::default(), &used);
+        let mut counts = vec![0u64; frame.names.len()];
+        for (r, &t) in frame.region_type.iter().enumerate() {
+            if t != u16::MAX {
+                counts[t as usize] += region_intervals.get(r).copied().unwrap_or(0);
+            }
+        }
+        let (renumber, types, type_counts) = frame.by_count(&counts);
+        let region_type =
+            frame.region_type.iter().map(|&t| if t == u16::MAX { t } else { renumber[t as usize] }).collect();
+        let location_slot = skeleton.locations.process.iter().map(|p| frame.process_slot[p.index()]).collect();
+        EventSlicer { region_type, location_slot, types, type_counts, slot_process: frame.slot_process, extent }
+    }
+
+    /// The whole index's extent.
+    pub fn extent(&self) -> EventExtent {
+        self.extent
+    }
+
+    /// Whether region `r`'s intervals are events (a store's particle tiles also hold Paraver's communication
+    /// states, left out here when the trace has calls).
+    pub fn selects(&self, region: u32) -> bool {
+        self.region_type.get(region as usize).is_some_and(|&t| t != u16::MAX)
+    }
+
+    /// The slice of `events` (ids checked by the caller against the definitions), ordered as the whole index
+    /// orders them (start, slot, interval).
+    pub fn slice(&self, events: impl Iterator<Item = SliceEvent>) -> ParticleEvents {
+        let mut keyed: Vec<(u64, u32, u32, u16, u64, u32)> = events
+            .filter(|e| self.selects(e.region))
+            .map(|e| {
+                let slot = self.location_slot[e.location.index()];
+                (e.start_ns, slot, e.interval, self.region_type[e.region as usize], e.dur_ns, e.location.0)
+            })
+            .collect();
+        keyed.sort_unstable();
+        let n = keyed.len();
+        let mut ev = ParticleEvents {
+            start_ns: keyed.iter().map(|k| k.0).collect(),
+            dur_ns: keyed.iter().map(|k| k.4).collect(),
+            kind: keyed.iter().map(|k| k.3).collect(),
+            slot: keyed.iter().map(|k| k.1).collect(),
+            interval: keyed.iter().map(|k| k.2).collect(),
+            location: keyed.iter().map(|k| LocationId(k.5)).collect(),
+            types: self.types.clone(),
+            type_counts: self.type_counts.clone(),
+            slot_process: self.slot_process.clone(),
+            block_max_end: Vec::with_capacity(n / SEEK_BLOCK + 1),
+            min_dur_ns: self.extent.min_dur_ns,
+            max_dur_ns: self.extent.max_dur_ns,
+            span_ns: self.extent.span_ns,
+        };
+        ev.index_blocks();
+        ev
+    }
+}
+
+impl ParticleBuild {
+    /// Prepare the index of the events `selection` picks (one pass over the regions and intervals' regions).
+    pub fn new(trace: &Trace, selection: &EventSelection, chunk: usize) -> ParticleBuild {
+        let mut used = vec![false; trace.regions.len()];
+        trace.intervals.region.iter().for_each(|r| used[r.index()] = true);
+        let EventFrame { region_type, process_slot, slot_process, names } = EventFrame::new(trace, selection, &used);
         let counts = vec![0u64; names.len()];
         ParticleBuild {
             chunk: chunk.max(1),
@@ -322,10 +568,7 @@ impl ParticleBuild {
                     ev.min_dur_ns = 1;
                 }
                 ev.max_dur_ns = ev.max_dur_ns.max(ev.min_dur_ns);
-                for b in 0..n.div_ceil(SEEK_BLOCK) {
-                    let r = b * SEEK_BLOCK..((b + 1) * SEEK_BLOCK).min(n);
-                    ev.block_max_end.push(r.map(|e| ev.end_ns(e)).max().unwrap_or(0));
-                }
+                ev.index_blocks();
                 Some(ev)
             }
         }
@@ -334,13 +577,13 @@ impl ParticleBuild {
     /// The columns to fill in `order`, types renumbered by frequency so legends list the common calls first
     /// (types never called are dropped).
     fn fill_stage(&mut self, order: Vec<u32>) -> BuildStage {
-        let (names, counts) = (&self.names, &self.counts);
-        let mut by_count: Vec<usize> = (0..names.len()).filter(|&t| counts[t] > 0).collect();
-        by_count.sort_dyn_by(|&a, &b| counts[b].cmp(&counts[a]).then(names[a].cmp(&names[b])));
-        let mut renumber = vec![0u16; names.len()];
-        for (new, &old) in by_count.iter().enumerate() {
-            renumber[old] = new as u16;
-        }
+        let frame = EventFrame {
+            region_type: Vec::new(),
+            process_slot: Vec::new(),
+            slot_process: Vec::new(),
+            names: std::mem::take(&mut self.names),
+        };
+        let (renumber, types, type_counts) = frame.by_count(&self.counts);
         let n = order.len();
         let ev = ParticleEvents {
             start_ns: Vec::with_capacity(n),
@@ -348,8 +591,9 @@ impl ParticleBuild {
             kind: Vec::with_capacity(n),
             slot: Vec::with_capacity(n),
             interval: Vec::new(),
-            types: by_count.iter().map(|&t| names[t].clone()).collect(),
-            type_counts: by_count.iter().map(|&t| counts[t]).collect(),
+            location: Vec::new(),
+            types,
+            type_counts,
             slot_process: std::mem::take(&mut self.slot_process),
             block_max_end: Vec::with_capacity(n / SEEK_BLOCK + 1),
             min_dur_ns: u64::MAX,

@@ -1,0 +1,174 @@
+//! Particles on a store (issue #17): the particle pane streamed from a store's particle tiles, window by
+//! window (`store::query::particle_slice`, what the store worker answers, fed to `ParticlesPane::streamed`
+//! as the page feeds it), draws the same particles, splats and legend as the pane over the whole trace, at
+//! the first event, while playing through the whole run and after seeks; on generated OTF2 archives and on
+//! the real archives in ../shared/traces/otf2. Playback streams: each answer holds a few windows' events,
+//! never the whole set. A damaged particle tile is an error naming the file.
+
+mod common;
+
+use std::path::PathBuf;
+use std::rc::Rc;
+use weft::analyses::particles::{EventSelection, ParticleEvents};
+use weft::model::Trace;
+use weft::readers::otf2::read_archive;
+use weft::samples::otf2_gen::{archive, GenConfig};
+use weft::store::query::{particle_slice, particle_slicer, TileIndex};
+use weft::store::{build, BuildOptions, MemoryStore, Store, StoreError, TileKind};
+use weft::views::particles::ParticlesPane;
+use weft::views::Pane;
+
+const W: f32 = 900.0;
+const H: f32 = 600.0;
+
+fn generated(cfg: &GenConfig) -> Trace {
+    read_archive("traces.otf2", &archive(cfg).0).expect("generated archive reads")
+}
+
+fn small_tiles(block: u32, tile_intervals: u64) -> BuildOptions {
+    BuildOptions { block_locations: block, tile_intervals, ..BuildOptions::default() }
+}
+
+/// What two panes show, without what a slice numbers differently (its event indices and length).
+fn shown(p: &mut ParticlesPane) -> (serde_json::Value, String) {
+    let mut s = p.state();
+    let o = s.as_object_mut().unwrap();
+    o.remove("events");
+    o.remove("store");
+    for r in o["running"].as_array_mut().unwrap() {
+        r["event"].as_object_mut().unwrap().remove("event");
+    }
+    let layer = p.particle_layer().unwrap();
+    let drawn = format!("{:?} {:?} {}", layer.particles, layer.splats, layer.max_density);
+    (s, drawn)
+}
+
+/// The streamed pane's asks answered from `store` (as the worker does); the most events one answer held.
+struct Server<'a> {
+    store: &'a Store<MemoryStore>,
+    slicer: weft::analyses::particles::EventSlicer,
+    index: TileIndex,
+    answers: usize,
+    largest: usize,
+}
+
+impl Server<'_> {
+    fn serve(&mut self, p: &mut ParticlesPane) {
+        while let Some(r) = p.stream_request() {
+            let (ev, end) = particle_slice(self.store, &self.slicer, &self.index, r).expect("particle tiles decode");
+            self.answers += 1;
+            self.largest = self.largest.max(ev.len());
+            p.receive_slice(ev, (r.0, end, r.2), Vec::new()).unwrap();
+        }
+    }
+}
+
+/// The store of `trace` (built with `o`) played as the page plays it equals the whole trace's pane: returns
+/// (answers, most events in one answer, events in all).
+fn same_particles(trace: Trace, o: &BuildOptions, what: &str) -> (usize, usize, usize) {
+    let built = build(&trace, o);
+    let store = Store::open(built.to_memory()).expect("store opens");
+    let m = &store.manifest;
+    let skeleton = Rc::new(store.skeleton().unwrap());
+    let all = ParticleEvents::build(&trace, &EventSelection::default());
+    let Some(slicer) = particle_slicer(m, &skeleton) else {
+        assert!(all.is_empty(), "{what}: the store keeps no particle extent but the trace has {} events", all.len());
+        return (0, 0, 0);
+    };
+    let x = slicer.extent();
+    assert_eq!(m.particles.unwrap().events as usize, all.len(), "{what}: event count");
+    assert_eq!(
+        (x.first_ns, x.min_dur_ns, x.max_dur_ns, x.span_ns),
+        (all.start_ns[0], all.min_dur_ns, all.max_dur_ns, all.span_ns),
+        "{what}: extent"
+    );
+    let frame = slicer.slice(std::iter::empty());
+    assert_eq!((&frame.types, &frame.type_counts), (&all.types, &all.type_counts), "{what}: types by frequency");
+    let mut whole = ParticlesPane::with_events(Rc::new(trace), all.clone(), W, H);
+    let cut = (m.tiling.window_ns, m.tiling.windows);
+    let mut streamed = ParticlesPane::streamed(skeleton, frame, x.first_ns, cut, W, H);
+    let mut server = Server { store: &store, slicer, index: TileIndex::new(m), answers: 0, largest: 0 };
+    server.serve(&mut streamed);
+    assert_eq!(shown(&mut whole), shown(&mut streamed), "{what}: at the first event");
+
+    // Play the whole run, one step per page frame, the worker answering between frames.
+    let mut now = 0.0;
+    for pane in [&mut whole, &mut streamed] {
+        pane.configure("play", "").unwrap();
+    }
+    let mut frames = 0;
+    while whole.state()["playing"] == true && frames < 3_000 {
+        now += 1000.0 / 60.0;
+        server.serve(&mut streamed);
+        whole.configure("tick", &now.to_string()).unwrap();
+        streamed.configure("tick", &now.to_string()).unwrap();
+        let (a, b) = (shown(&mut whole), shown(&mut streamed));
+        assert_eq!(a.1, b.1, "{what}: particles and splats at frame {frames}");
+        if frames % 97 == 0 {
+            assert_eq!(a.0, b.0, "{what}: state at frame {frames}");
+        }
+        frames += 1;
+    }
+    assert!(frames > 100, "{what}: played {frames} frames");
+    assert_eq!(shown(&mut whole), shown(&mut streamed), "{what}: at the end");
+    assert_eq!(streamed.state()["playing"], false);
+
+    // Seeks (paused), backwards and forwards.
+    let span = x.span_ns;
+    for f in [0.7, 0.2, 0.5, 0.95, 0.01] {
+        let t = ((span as f64) * f) as u64;
+        whole.configure("seek_ns", &t.to_string()).unwrap();
+        streamed.configure("seek_ns", &t.to_string()).unwrap();
+        server.serve(&mut streamed);
+        assert_eq!(shown(&mut whole), shown(&mut streamed), "{what}: after a seek to {t} ns");
+    }
+    (server.answers, server.largest, whole.state()["events"].as_u64().unwrap() as usize)
+}
+
+#[test]
+fn a_store_plays_the_particles_of_the_whole_trace() {
+    let t = generated(&GenConfig { threads: 2, ..GenConfig::new(6, 80_000) });
+    same_particles(t.clone(), &BuildOptions::default(), "generated, default tiles");
+    // Many windows: playback streams them, a few at a time.
+    let (answers, largest, all) = same_particles(t, &small_tiles(4, 500), "generated, small tiles");
+    assert!(answers >= 8, "{answers} answers");
+    assert!(largest * 4 < all, "one answer held {largest} of {all} events");
+}
+
+#[test]
+fn real_otf2_archives_play_the_same_from_their_store() {
+    let Some(dir) = common::shared_traces("store_particles real_otf2_archives") else { return };
+    let anchors: Vec<PathBuf> = common::files_under(&dir.join("otf2"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "otf2"))
+        .collect();
+    if anchors.is_empty() {
+        eprintln!("SKIPPED store_particles real_otf2_archives: no OTF2 archives under {}", dir.display());
+    }
+    for a in anchors {
+        let t = common::read::read_path(&a).unwrap_or_else(|e| panic!("{}: {e}", a.display()));
+        let name = a.display().to_string();
+        same_particles(t.clone(), &BuildOptions::default(), &name);
+        same_particles(t, &small_tiles(5, 1_000), &name);
+    }
+}
+
+#[test]
+fn a_damaged_particle_tile_is_named() {
+    let t = generated(&GenConfig::new(3, 20_000));
+    let built = build(&t, &small_tiles(2, 2_000));
+    let mut files = built.to_memory();
+    let e = built.manifest.tiles.iter().find(|e| e.kind == TileKind::Particles).expect("a particle tile").clone();
+    let bytes = files.files.get_mut(&e.path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    let store = Store::open(files).unwrap();
+    let skeleton = store.skeleton().unwrap();
+    let slicer = particle_slicer(&store.manifest, &skeleton).unwrap();
+    let index = TileIndex::new(&store.manifest);
+    let w = e.window as u64 * store.manifest.tiling.window_ns;
+    match particle_slice(&store, &slicer, &index, (w, w, 1)) {
+        Err(err @ StoreError::Mismatch { .. }) => assert_eq!(err.file(), e.path),
+        other => panic!("expected a mismatch naming {}, got {:?}", e.path, other.map(|r| r.1)),
+    }
+}

@@ -176,7 +176,7 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
         ..weft::samples::chrome::ChromeSample::builtin()
     }
     .generate();
-    let tc = weft::readers::chrome::read("c.json", &chrome).unwrap();
+    let tc = weft::readers::chrome::read_without_args("c.json", &chrome).unwrap();
     for (block, tile) in [(1, 300), (2, 2_000), (64, 1 << 18)] {
         let o = small_tiles(block, tile);
         for n in [1, 2, 4] {

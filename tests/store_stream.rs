@@ -157,7 +157,7 @@ fn weft_index_holds_its_memory_bound() {
 /// Index Chrome JSON `bytes` in chunks of `chunk` bytes, spilling every `buffer` records, and compare with
 /// the whole read's build.
 fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk: usize, buffer: usize) {
-    let whole = build(&weft::readers::chrome::read(name, bytes).expect("the trace reads"), o);
+    let whole = build(&weft::readers::chrome::read_without_args(name, bytes).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
     let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None };
     let done = index_chrome(
@@ -233,7 +233,7 @@ fn weft_index_of_chrome_holds_its_memory_bound() {
     let trace = base.join("trace.json");
     std::fs::write(&trace, &bytes).unwrap();
     let o = BuildOptions { block_locations: 4, source_name: trace.display().to_string(), ..BuildOptions::default() };
-    let whole = build(&weft::readers::chrome::read(&trace.display().to_string(), &bytes).unwrap(), &o);
+    let whole = build(&weft::readers::chrome::read_without_args(&trace.display().to_string(), &bytes).unwrap(), &o);
     drop(bytes);
     let store = base.join("store");
     let out = Command::new(env!("CARGO_BIN_EXE_weft"))
@@ -408,7 +408,7 @@ fn weft_index_of_gzipped_traces_equals_the_whole_build() {
         std::fs::write(base.join(format!("{stem}.row")), &p.row).unwrap();
         let name = trace.display().to_string();
         let t = if file.ends_with(".json.gz") {
-            weft::readers::chrome::read(&name, &bytes).unwrap()
+            weft::readers::chrome::read_without_args(&name, &bytes).unwrap()
         } else {
             weft::readers::paraver::read(&name, &bytes, Some(&p.pcf), Some(&p.row)).unwrap()
         };

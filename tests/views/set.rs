@@ -186,14 +186,14 @@ fn a_stepped_load_shows_what_the_one_shot_load_shows_and_nothing_before_its_last
     assert!(stepped.load_step().unwrap_err().contains("nodes"), "an aggregation of another graph is refused");
     assert_eq!(stepped.view(), "grains");
 
-    // A trace: decoded in steps (its tables, each interval column, the rest), its overview strip computed in the
+    // A trace: decoded in steps (its tables, each interval column, the args, the rest), its overview strip computed in the
     // next, its timeline built in the last.
     let trace = utilization_trace(8, 8 * 61);
     let mut once = set();
     once.load_trace(Rc::new(trace.clone()), None);
     stepped.begin_trace(codec::encode(&trace), None);
     assert_eq!(stepped.load_step_name(), Some("decode the trace: its tables"));
-    for _ in 0..7 {
+    for _ in 0..8 {
         assert!(stepped.load_step_name().unwrap().starts_with("decode the trace"));
         assert!(stepped.load_step().unwrap());
         assert_eq!(stepped.view(), "grains");

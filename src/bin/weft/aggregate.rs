@@ -25,8 +25,8 @@ pub struct Args {
     /// Also write the aggregated graph as GraphML (groups as yEd group nodes holding nested graphs).
     #[arg(long)]
     graphml: Option<PathBuf>,
-    /// With --graphml: the groups of this problem view (a metric: parallel_benefit, work_deviation, ...),
-    /// separated as the page's Aggregated view shows them, which its GraphML download writes.
+    /// the structural view, or the problem view of one metric (parallel_benefit, work_deviation, ...): with
+    /// --graphml, its groups separated as the page's Aggregated view shows them, which its download writes.
     #[arg(long, value_name = "METRIC", requires = "graphml")]
     problem: Option<String>,
 }

@@ -62,6 +62,8 @@ pub struct Converter {
     pairs: Vec<(StringId, ArgKind, std::ops::Range<usize>)>,
     /// An args table reached its bound (said once).
     args_full: bool,
+    /// Keep no args (a read for a store, which keeps none: their keys would enter the string table).
+    pub(super) skip_args: bool,
 }
 
 impl Default for Converter {
@@ -91,6 +93,7 @@ impl Default for Converter {
             flat: Flat::default(),
             pairs: Vec::new(),
             args_full: false,
+            skip_args: false,
         }
     }
 }
@@ -566,7 +569,7 @@ impl Converter {
     /// An entry for `ev`'s args in the builder's instant or interval table, or None (no args, none readable,
     /// the table full, or a spilling read, whose store keeps no args). Bad args are a warning.
     fn args_entry(&mut self, ev: &RawEvent, offset: u64, instant: bool) -> Option<u32> {
-        if self.spill.is_some() {
+        if self.spill.is_some() || self.skip_args {
             return None;
         }
         let raw = match raw_args(&ev.args)? {

@@ -96,6 +96,13 @@ impl ChromeStreamReader {
         }
     }
 
+    /// A reader that keeps no event's `args` (what a store holds: `weft index`'s spilling read keeps none,
+    /// and their keys would otherwise enter the string table).
+    pub fn without_args(mut self) -> Self {
+        self.conv.skip_args = true;
+        self
+    }
+
     /// Input bytes fed so far (compressed bytes for a gzipped file), for progress.
     pub fn bytes_consumed(&self) -> u64 {
         self.consumed
@@ -301,6 +308,13 @@ pub(crate) fn object_head(head: &[u8]) -> ObjectHead {
 /// Read a whole Chrome trace held in memory (plain or gzipped).
 pub fn read(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
     let mut r = ChromeStreamReader::new(name);
+    r.feed(bytes)?;
+    r.finish()
+}
+
+/// [`read`] without the events' `args`: the trace a store of this file holds.
+pub fn read_without_args(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
+    let mut r = ChromeStreamReader::new(name).without_args();
     r.feed(bytes)?;
     r.finish()
 }

@@ -31,8 +31,10 @@ fn analyse(file: &Path, t: Thresholds) -> GrainAnalysis {
     GrainAnalysis::new(&read_grains_path(file).unwrap().0, t).unwrap()
 }
 
-fn fib_file() -> PathBuf {
-    let file = scratch("fib.csv");
+/// The fib profile in a file of the calling test's own (`name`): the tests run on threads of one process and
+/// share the scratch folder, so one test rewriting a shared file could hand another an empty one.
+fn fib_file(name: &str) -> PathBuf {
+    let file = scratch(&format!("fib-{name}.csv"));
     std::fs::write(&file, fib_profile(10, 3, 8)).unwrap();
     file
 }
@@ -58,7 +60,7 @@ fn same_figures(file: &Path) {
 
 #[test]
 fn weft_grains_json_is_the_figures_the_page_shows() {
-    same_figures(&fib_file());
+    same_figures(&fib_file("figures"));
     let Some(dir) = super::common::shared_traces("weft_grains_json_is_the_figures_the_page_shows") else { return };
     let g = dir.join("grain-graphs");
     for f in ["anamud-test-data/fib/task-stats.merged", "anamud-prototype-test/grain-graph.graphml"] {
@@ -68,7 +70,7 @@ fn weft_grains_json_is_the_figures_the_page_shows() {
 
 #[test]
 fn weft_render_aggregate_draws_the_aggregated_views_scene() {
-    let file = fib_file();
+    let file = fib_file("aggregate");
     let out = scratch("aggregate.svg");
     weft(&[
         "render",
@@ -106,7 +108,7 @@ fn weft_render_aggregate_draws_the_aggregated_views_scene() {
 
 #[test]
 fn weft_render_grains_draws_the_grain_views_scene() {
-    let file = fib_file();
+    let file = fib_file("grains");
     let out = scratch("grains.svg");
     weft(&[
         "render",

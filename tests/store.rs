@@ -417,6 +417,44 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
         std::fs::read(out).unwrap()
     };
     assert_eq!(svg(&trace_dir, "a.svg"), svg(&store, "b.svg"), "render moments draws the same from the store");
+    // render timeline: the store's picture of a zoomed window is drawn from the level-0 tiles of that window
+    // alone, and shows what the trace's shows: the same intervals, labels, messages and axis at the same x
+    // (a row's height follows the nesting depths in what is drawn, so y is left out; so is the overview
+    // strip at the bottom, a slice's covering the slice).
+    let timeline = |p: &Path, name: &str, window: &str| {
+        let out = base.join(name);
+        let o = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["render", "timeline"])
+            .arg(p)
+            .args(["--window", window, "--height", "600", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(out).unwrap()
+    };
+    let above_overview = |svg: &str| -> Vec<String> {
+        let attr = |tag: &str, name: &str| {
+            tag.split(&format!(" {name}=\"")).nth(1).and_then(|r| r.split('"').next()?.parse::<f32>().ok())
+        };
+        let mut v: Vec<String> = svg
+            .split('<')
+            .filter(|tag| !tag.starts_with("polygon") && attr(tag, "y").is_none_or(|y| y < 600.0 - 24.0))
+            .map(|tag| {
+                tag.split(' ')
+                    .filter(|a| !["y=", "y1=", "y2=", "height="].iter().any(|p| a.starts_with(p)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (a, b) = (timeline(&trace_dir, "t.svg", "2ms:2.2ms"), timeline(&store, "s.svg", "2ms:2.2ms"));
+    assert!(a.matches("<rect ").count() > 20, "the window shows intervals");
+    assert_eq!(above_overview(&a), above_overview(&b), "render timeline draws the same from the store");
+    let whole = timeline(&store, "s-all.svg", "0:1s");
+    assert!(whole.matches("<rect ").count() > 20);
     // A damaged store: the error names the file inside the store folder.
     let tile = std::fs::read_dir(store.join("m")).unwrap().flatten().next().unwrap().path();
     std::fs::write(&tile, b"WFTL").unwrap();
@@ -424,5 +462,17 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&tile.display().to_string()), "{err}");
+    for tile in std::fs::read_dir(store.join("e/b0")).unwrap().flatten() {
+        std::fs::write(tile.path(), b"WFTL").unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["render", "timeline"])
+        .arg(&store)
+        .args(["--window", "2ms:2.2ms", "-o"])
+        .arg(base.join("x.svg"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains(&store.join("e/b0/").display().to_string()), "{err}");
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -20,6 +20,22 @@ pub const LABEL_GUTTER_PX: f32 = 200.0;
 pub const OVERVIEW_PX: f32 = 24.0;
 /// Flows drawn at most per frame; denser views thin them evenly.
 const MAX_FLOWS: usize = 20_000;
+/// Message lines drawn per pixel of the track's width before they fade: past it each line's opacity falls
+/// in proportion, so a run's thousands of messages shade the tracks (denser where the traffic is) instead
+/// of covering them with one solid mesh; zoomed in, lines keep their full colour.
+const FLOWS_PER_PX_AT_FULL_ALPHA: f32 = 0.25;
+/// The faintest a faded message line gets (of 255).
+const MIN_FLOW_ALPHA: u8 = 0x10;
+
+/// The factor on a message line's opacity when `lines` are drawn over `width_px` of track.
+fn flow_alpha_scale(lines: usize, width_px: f32) -> f32 {
+    let per_px = lines as f32 / width_px.max(1.0);
+    if per_px <= FLOWS_PER_PX_AT_FULL_ALPHA {
+        1.0
+    } else {
+        FLOWS_PER_PX_AT_FULL_ALPHA / per_px
+    }
+}
 
 /// What part of the timeline is shown, in trace time and layout pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -342,9 +358,14 @@ impl TimelineScene<'_> {
         // Flows and messages as arrows: a flow from the slice each end is bound to (its lane), else
         // between row centres of the first lane; clipped to the plot (never over the labels or the axis).
         let plot = (x_left, AXIS_PX, x_right, bottom);
-        for j in self.visible_flows(view) {
+        let flows = self.visible_flows(view);
+        let fade = flow_alpha_scale(flows.len(), x_right - x_left);
+        for j in flows {
             let color =
                 if t.messages.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xa0) };
+            let alpha = (color & 0xff) as u8;
+            let faded = ((alpha as f32 * fade).round() as u8).max(MIN_FLOW_ALPHA.min(alpha));
+            let color = (color & !0xff) | faded as Rgba;
             if let Some(((x0, y0, x1, y1), whole)) = clip_segment(self.flow_segment(view, j), plot) {
                 let line = LineInstance::solid(x0, y0, x1, y1, 1.0, color);
                 sc.lines.push(if whole { line.with_arrow() } else { line });

@@ -15,11 +15,13 @@
 //!   share of the manifest;
 //! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone;
 //! - `query`: what a viewport needs (level and tiles) and what it draws from them (rows x bins, or the exact
-//!   records), and the byte-bounded LRU cache of decoded tiles the page's worker keeps.
+//!   records), and the byte-bounded LRU cache of decoded tiles the page's worker keeps;
+//! - `answer`: a viewport answered natively from the tiles it needs (`weft render timeline STORE/`).
 //!
 //! Plain Rust, no `std::fs`: tiles come through [`TileSource`] (the CLI reads a folder, the page will fetch
 //! URLs or read a dropped folder), and [`build`] returns bytes for the caller to write.
 
+pub mod answer;
 pub mod build;
 pub mod columns;
 pub mod manifest;

@@ -1,6 +1,9 @@
 // Measurement (not a test) of a store opened on the page (issue #17, BENCHMARKS.md "A billion events"):
-//   [BENCH_STEPS=N] node bench-store.mjs STORE_DIR [CACHE_MB]
-// STORE_DIR must lie under the repository (the harness serves it; a symlink to a store elsewhere will do).
+//   [BENCH_STEPS=N] node bench-store.mjs STORE_DIR [CACHE_MB] [--whole TRACE]
+// STORE_DIR (and TRACE) must lie under the repository (the harness serves it; a symlink to a store elsewhere
+// will do). With --whole, the trace the store was indexed from (a file, or a .tar of an OTF2 archive) is then
+// opened whole from its URL (`?trace=`) in a fresh browser, over the same zoom path: the side by side of
+// BENCHMARKS.md "Opened whole vs from its store".
 // Opens `?store=URL/` in headless Chromium (WebGPU on SwiftShader) and prints, one JSON line per phase:
 // URL to first drawn view (from navigation and from the store's open), the zoom path from the whole run to one
 // interval (each step's answer time, tiles and bytes fetched, the worker's wasm memory), the worst
@@ -12,18 +15,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, openPage, repoRoot, viewState } from './harness.mjs';
 
-const storeArg = process.argv[2];
-const CACHE_MB = Number(process.argv[3] || 256);
-if (!storeArg) {
-  console.error('usage: node bench-store.mjs STORE_DIR [CACHE_MB]');
+const args = process.argv.slice(2);
+const wholeAt = args.indexOf('--whole');
+const wholeArg = wholeAt >= 0 ? args.splice(wholeAt, 2)[1] : null;
+const [storeArg, cacheArg] = args;
+const CACHE_MB = Number(cacheArg || 256);
+if (!storeArg || (wholeAt >= 0 && !wholeArg)) {
+  console.error('usage: node bench-store.mjs STORE_DIR [CACHE_MB] [--whole TRACE]');
   process.exit(2);
 }
+const served = (p) => {
+  const rel = path.relative(repoRoot, path.resolve(p));
+  if (rel.startsWith('..')) {
+    console.error(`${path.resolve(p)} is not under ${repoRoot}: link it there`);
+    process.exit(2);
+  }
+  return rel;
+};
 const store = path.resolve(storeArg);
-const rel = path.relative(repoRoot, store);
-if (rel.startsWith('..')) {
-  console.error(`${store} is not under ${repoRoot}: link it there`);
-  process.exit(2);
-}
+const rel = served(store);
+const wholeRel = wholeArg ? served(wholeArg) : null;
 const manifest = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
 const STEP_TIMEOUT = 600_000;
 const out = (phase, o) => console.log(JSON.stringify({ phase, ...o }));
@@ -81,6 +92,7 @@ function chromiumMemory() {
 
 const { server, url } = await startServer();
 const t0 = Date.now();
+const path0 = [];
 note('opening the page');
 const { browser, page, problems } = await openPage('webgpu', `${url}?store_cache_mb=${CACHE_MB}&store=${url}${rel}/`);
 try {
@@ -104,7 +116,6 @@ try {
   // window is down to a few intervals (at most BENCH_STEPS steps).
   const mid = manifest.span_ns / 2;
   let w = manifest.span_ns;
-  const path0 = [];
   let exactSteps = 0;
   const maxSteps = Number(process.env.BENCH_STEPS || 64);
   while (w > 1000 && exactSteps < 4 && path0.length < maxSteps) {
@@ -160,5 +171,44 @@ try {
   });
 } finally {
   await browser.close();
-  server.close();
+  if (!wholeRel) server.close();
+}
+
+// The same trace opened whole: download, read in the worker, decode on the page, first view drawn; then the
+// same zoom path's frames (all of it in memory, so nothing to wait for between steps), and the tab's memory.
+if (wholeRel) {
+  const t1 = Date.now();
+  note(`opening ${wholeRel} whole`);
+  const whole = await openPage('webgpu', `${url}?trace=${url}${wholeRel}`);
+  try {
+    await whole.page.waitForFunction(() => window.weft.loads >= 1 || window.weft.state === 'error', null, { timeout: STEP_TIMEOUT });
+    await frames(whole.page, 2);
+    const opened = await whole.page.evaluate(() => ({ shownMs: performance.now(), state: window.weft.state, summary: window.weft.lastSummary,
+      heap: performance.memory ? performance.memory.usedJSHeapSize : 0 }));
+    if (opened.state === 'error') throw new Error(`${wholeRel} did not open: ${JSON.stringify(whole.problems)}`);
+    out('whole-open', {
+      trace: wholeRel, bytes: fs.statSync(path.join(repoRoot, wholeRel)).size, intervals: opened.summary.intervals,
+      navigationToFirstDrawnMs: Math.round(opened.shownMs), scriptWallMs: Date.now() - t1,
+      pageJsHeapMB: Math.round(opened.heap / 2 ** 20), memory: chromiumMemory(),
+    });
+    const worst = await whole.page.evaluate(async (path0) => {
+      const v = window.weft.viewer;
+      let worst = 0;
+      const frame = () => new Promise((r) => requestAnimationFrame(r));
+      for (const [a, b] of path0) {
+        for (let k = 0; k < 5; k++) {
+          const t = performance.now();
+          if (k === 0) v.set_time_range(a, b); else v.pan(40);
+          v.frame();
+          worst = Math.max(worst, performance.now() - t);
+          await frame();
+        }
+      }
+      return worst;
+    }, path0);
+    out('whole-zoom', { steps: path0.length, worstFrameMs: +worst.toFixed(1), memory: chromiumMemory(), problems: whole.problems });
+  } finally {
+    await whole.browser.close();
+    server.close();
+  }
 }

@@ -18,6 +18,7 @@ mod picture;
 mod render;
 mod render_aggregate;
 mod render_moments;
+mod render_timeline;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

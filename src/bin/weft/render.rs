@@ -16,6 +16,8 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum View {
+    /// The timeline (a trace read whole, or a store drawn from the tiles its viewport needs).
+    Timeline(crate::render_timeline::Args),
     /// The utilization Gantt chart beside the moment view (moments of utilization).
     Moments(crate::render_moments::Args),
     /// The execution graph of a fork/join program.
@@ -39,6 +41,7 @@ enum View {
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     match a.view {
+        View::Timeline(t) => crate::render_timeline::run(t, a.scale),
         View::Moments(m) => crate::render_moments::run(m, a.scale),
         View::Execgraph { file, sample, min_edge, out } => {
             crate::execgraph::render(file.as_deref(), sample.as_deref(), min_edge.as_deref(), &out, a.scale)

@@ -489,8 +489,9 @@ pub struct ParticleTile {
     pub open: Vec<SliceEvent>,
 }
 
-/// Decode a particle tile (`p/w{W}`): its events, checked against the manifest (record count, ids, the
-/// window of each start). Errors name the file.
+/// Decode a particle tile (`p/w{W}`): its events and those carried running into it, checked against the
+/// manifest (record count, ids, each event starting in the window, each carried one running at its start).
+/// Errors name the file.
 pub fn particle_tile<S: super::TileSource>(
     store: &super::Store<S>,
     e: &super::TileEntry,

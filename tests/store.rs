@@ -464,3 +464,58 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
     assert!(err.contains(&tile.display().to_string()), "{err}");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// An events tile of window `w > 0` of block 0 whose only record is one open interval (location 0, region 0)
+/// starting at `start` for 5 ns, framed and listed in the manifest as the builder would.
+fn with_open_tile(start: u64) -> Result<weft::store::read::EventsTile, StoreError> {
+    let t = generated(&GenConfig::new(3, 20_000));
+    let built = build(&t, &small_tiles(2, 2_000));
+    let mut files = built.to_memory();
+    let e = built.manifest.tiles.iter().find(|e| e.kind == TileKind::Events && e.block == 0 && e.window > 0).unwrap();
+    let mut w = weft::store::columns::ColumnWriter::default();
+    for _ in 0..4 {
+        w.varint(0); // no own intervals, instants, messages or collective rows
+    }
+    for v in [1, 0, 0, 0] {
+        w.varint(v); // one open interval: index 0, location 0, region 0
+    }
+    w.signed(start as i64);
+    w.varint(5);
+    w.varint(0);
+    w.varint(0); // no open messages
+    w.varint(0); // nor collective rows
+    let bytes = w.finish(TileKind::Events.code(), weft::store::FORMAT_VERSION as u8);
+    let (len, hash) = (bytes.len(), weft::store::columns::content_hash(&bytes));
+    files.files.insert(e.path.clone(), bytes);
+    edit_manifest(&mut files, |m| {
+        for x in m["tiles"].as_array_mut().unwrap() {
+            if x["path"] == *e.path {
+                x["bytes"] = len.into();
+                x["hash"] = hash.clone().into();
+                x["records"] = 0.into();
+            }
+        }
+    });
+    let store = Store::open(files)?;
+    let entry = store.manifest.tiles.iter().find(|x| x.path == e.path).unwrap().clone();
+    store.events_tile(&entry)
+}
+
+#[test]
+fn an_open_record_not_open_at_the_window_start_is_corrupt() {
+    let t = generated(&GenConfig::new(3, 20_000));
+    let tl = build(&t, &small_tiles(2, 2_000)).manifest.tiling;
+    assert!(tl.windows > 1);
+    let ws = tl.window_span(1).start;
+    // The first events tile after window 0 of block 0 is window 1's (the run-spanning interval reaches it).
+    let ok = with_open_tile(ws - 1).expect("an interval open at the window's start decodes");
+    assert_eq!((ok.open.intervals.len(), ok.open.intervals[0].3), (1, ws - 1));
+    assert!(ok.intervals.is_empty());
+    let e = with_open_tile(ws).unwrap_err();
+    assert!(
+        matches!(&e, StoreError::Corrupt { file, detail } if file.starts_with("e/b0/w1.") && detail.contains("not open")),
+        "{e}"
+    );
+    let e = with_open_tile(ws - 10).unwrap_err(); // ends 5 ns before the window
+    assert!(matches!(&e, StoreError::Corrupt { detail, .. } if detail.contains("not open")), "{e}");
+}

@@ -51,27 +51,50 @@ fn assert_same(a: &Trace, b: &Trace) {
     assert_eq!((a.origin_ns, a.span_ns, a.event_records), (b.origin_ns, b.span_ns, b.event_records));
 }
 
-/// Every record reaching past its start window (an interval's end, a message's arrival, a collective's
-/// end) is found from each window it reaches: that window's tile points back to the start window or before.
-fn check_reach(t: &Trace, m: &weft::store::Manifest) {
+/// Every record of a block still open at a later window's start (an interval or collective row started
+/// before it and ending at or after it, a message sent before it and received at or after it) is carried, by
+/// its trace index, in that window's events tile, and nothing else is: the open sections are exactly what
+/// the trace says is open at each window's start (checked window by window from the trace, not from the
+/// builder's walk).
+fn check_open(t: &Trace, store: &Store<MemoryStore>) {
+    use std::collections::BTreeMap;
+    let m = &store.manifest;
     let tl = &m.tiling;
-    let check = |loc: u32, start: u64, end: u64| {
-        let (ws, we) = (tl.window_of(start), tl.window_of(end.saturating_sub(1).max(start)));
-        let b = tl.block_of(loc);
-        for w in ws + 1..=we {
-            let e = m.tile(TileKind::Events, 0, b, w).unwrap_or_else(|| panic!("block {b} window {w}: no tile"));
-            assert!(e.first_window <= ws, "{}: first_window {} > {ws}", e.path, e.first_window);
+    type Open = [Vec<u64>; 3];
+    let mut want: BTreeMap<(u32, u32), Open> = BTreeMap::new();
+    let mut note = |kind: usize, loc: u32, start: u64, end: u64, index: usize| {
+        for w in 1..tl.windows {
+            let ws = tl.window_span(w).start;
+            if start < ws && end >= ws {
+                want.entry((tl.block_of(loc), w)).or_default()[kind].push(index as u64);
+            }
         }
     };
     for i in 0..t.intervals.len() {
-        check(t.intervals.location[i].0, t.intervals.start_ns[i], t.intervals.end_ns(i));
+        note(0, t.intervals.location[i].0, t.intervals.start_ns[i], t.intervals.end_ns(i), i);
     }
     for i in 0..t.messages.len() {
-        check(t.messages.sender[i].0, t.messages.send_ns[i], t.messages.recv_ns[i] + 1);
+        note(1, t.messages.sender[i].0, t.messages.send_ns[i], t.messages.recv_ns[i], i);
     }
     for i in 0..t.collectives.len() {
-        check(t.collectives.location[i].0, t.collectives.start_ns[i], t.collectives.end_ns[i]);
+        note(2, t.collectives.location[i].0, t.collectives.start_ns[i], t.collectives.end_ns[i], i);
     }
+    let mut got: BTreeMap<(u32, u32), Open> = BTreeMap::new();
+    for e in m.tiles.iter().filter(|e| e.kind == TileKind::Events) {
+        let o = store.events_tile(e).expect("events tile decodes").open;
+        if o.is_empty() {
+            continue;
+        }
+        got.insert(
+            (e.block, e.window),
+            [
+                o.intervals.iter().map(|x| x.0).collect(),
+                o.messages.iter().map(|x| x.0).collect(),
+                o.collectives.iter().map(|x| x.0).collect(),
+            ],
+        );
+    }
+    assert_eq!(got, want, "open sections differ from the records open at each window's start");
 }
 
 /// Build, open from memory, and check read-back, moments and summary against the trace.
@@ -84,7 +107,7 @@ fn round_trip(trace: &Trace, o: &BuildOptions) -> Store<MemoryStore> {
         assert_eq!(stored, moments(trace, &def, None), "{def:?}: stored moments equal the trace's, bit for bit");
     }
     assert_eq!(store.summary(10).unwrap(), summarize(trace, 10));
-    check_reach(trace, &store.manifest);
+    check_open(trace, &store);
     store
 }
 
@@ -103,10 +126,19 @@ fn generated_archives_read_back_exactly() {
     let senders_block = |i: usize| m.tiling.block_of(t.messages.sender[i].0);
     let receivers_block = |i: usize| m.tiling.block_of(t.messages.receiver[i].0);
     assert!((0..t.messages.len()).any(|i| senders_block(i) != receivers_block(i)), "messages cross blocks");
-    // An interval spanning every window is stored once, in window 0: every later events tile of its block
-    // points back to window 0.
+    // An interval spanning every window ("main") is stored once as window 0's own, and carried open by every
+    // later events tile of its block.
     for e in m.tiles.iter().filter(|e| e.kind == TileKind::Events && e.window > 0) {
-        assert_eq!(e.first_window, 0, "{}", e.path);
+        let open = store.events_tile(e).unwrap().open;
+        let spanning = |x: &(u64, LocationId, RegionId, u64, u64, u16)| {
+            x.5 == 0 && m.tiling.window_of(x.3) == 0 && m.tiling.window_of(x.3 + x.4) == m.tiling.windows - 1
+        };
+        assert!(
+            open.intervals.iter().any(spanning),
+            "{}: {:?}",
+            e.path,
+            &open.intervals[..open.intervals.len().min(4)]
+        );
     }
     let levels = &m.levels;
     assert!(levels.len() >= 2 && levels.last().unwrap().bins <= m.tiling.bins_per_tile as u64);
@@ -213,7 +245,12 @@ fn tile_boundaries_empty_locations_instants_counters_and_flows_read_back() {
                 let e = m
                     .tile(TileKind::Events, 0, b, w)
                     .unwrap_or_else(|| panic!("window {w} of block {b}: no tile ({:?})", m.tiling));
-                assert_eq!(e.first_window, 0);
+                let open = store.events_tile(e).unwrap().open;
+                assert!(
+                    open.intervals.iter().any(|x| x.1 == LocationId(3)),
+                    "{}: the long interval is not open",
+                    e.path
+                );
             }
         }
     }
@@ -342,9 +379,10 @@ fn damaged_stores_give_typed_errors_naming_the_file() {
         })
     });
     assert!(matches!(&e, StoreError::Mismatch { .. } | StoreError::Corrupt { .. }), "{e}");
-    let e = damaged(|f, _| edit_manifest(f, |m| m["version"] = 2.into()));
-    assert_eq!(e, StoreError::Version { file: MANIFEST.into(), found: 2, expected: 1 });
-    assert!(e.to_string().contains("version 2"));
+    // A store of format version 1 (whose events tiles carry nothing open) is refused by name.
+    let e = damaged(|f, _| edit_manifest(f, |m| m["version"] = 1.into()));
+    assert_eq!(e, StoreError::Version { file: MANIFEST.into(), found: 1, expected: 2 });
+    assert!(e.to_string().contains("version 1") && e.to_string().contains("index the trace again"), "{e}");
     let e = damaged(|f, _| edit_manifest(f, |m| m["format"] = "other".into()));
     assert!(matches!(&e, StoreError::Corrupt { file, .. } if file == MANIFEST), "{e}");
     let e = damaged(|f, _| edit_manifest(f, |m| m["tiles"][0]["path"] = "../../etc/passwd".into()));
@@ -475,4 +513,59 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains(&store.join("e/b0/").display().to_string()), "{err}");
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// An events tile of window `w > 0` of block 0 whose only record is one open interval (location 0, region 0)
+/// starting at `start` for 5 ns, framed and listed in the manifest as the builder would.
+fn with_open_tile(start: u64) -> Result<weft::store::read::EventsTile, StoreError> {
+    let t = generated(&GenConfig::new(3, 20_000));
+    let built = build(&t, &small_tiles(2, 2_000));
+    let mut files = built.to_memory();
+    let e = built.manifest.tiles.iter().find(|e| e.kind == TileKind::Events && e.block == 0 && e.window > 0).unwrap();
+    let mut w = weft::store::columns::ColumnWriter::default();
+    for _ in 0..4 {
+        w.varint(0); // no own intervals, instants, messages or collective rows
+    }
+    for v in [1, 0, 0, 0] {
+        w.varint(v); // one open interval: index 0, location 0, region 0
+    }
+    w.signed(start as i64);
+    w.varint(5);
+    w.varint(0);
+    w.varint(0); // no open messages
+    w.varint(0); // nor collective rows
+    let bytes = w.finish(TileKind::Events.code(), weft::store::FORMAT_VERSION as u8);
+    let (len, hash) = (bytes.len(), weft::store::columns::content_hash(&bytes));
+    files.files.insert(e.path.clone(), bytes);
+    edit_manifest(&mut files, |m| {
+        for x in m["tiles"].as_array_mut().unwrap() {
+            if x["path"] == *e.path {
+                x["bytes"] = len.into();
+                x["hash"] = hash.clone().into();
+                x["records"] = 0.into();
+            }
+        }
+    });
+    let store = Store::open(files)?;
+    let entry = store.manifest.tiles.iter().find(|x| x.path == e.path).unwrap().clone();
+    store.events_tile(&entry)
+}
+
+#[test]
+fn an_open_record_not_open_at_the_window_start_is_corrupt() {
+    let t = generated(&GenConfig::new(3, 20_000));
+    let tl = build(&t, &small_tiles(2, 2_000)).manifest.tiling;
+    assert!(tl.windows > 1);
+    let ws = tl.window_span(1).start;
+    // The first events tile after window 0 of block 0 is window 1's (the run-spanning interval reaches it).
+    let ok = with_open_tile(ws - 1).expect("an interval open at the window's start decodes");
+    assert_eq!((ok.open.intervals.len(), ok.open.intervals[0].3), (1, ws - 1));
+    assert!(ok.intervals.is_empty());
+    let e = with_open_tile(ws).unwrap_err();
+    assert!(
+        matches!(&e, StoreError::Corrupt { file, detail } if file.starts_with("e/b0/w1.") && detail.contains("not open")),
+        "{e}"
+    );
+    let e = with_open_tile(ws - 10).unwrap_err(); // ends 5 ns before the window
+    assert!(matches!(&e, StoreError::Corrupt { detail, .. } if detail.contains("not open")), "{e}");
 }

@@ -13,7 +13,7 @@ use weft::analyses::particles::{EventSelection, ParticleEvents};
 use weft::model::Trace;
 use weft::readers::otf2::read_archive;
 use weft::samples::otf2_gen::{archive, GenConfig};
-use weft::store::query::{particle_slice, particle_slicer, TileIndex};
+use weft::store::query::{particle_plan, particle_slice, particle_slicer, particle_tile, TileIndex};
 use weft::store::{build, BuildOptions, MemoryStore, Store, StoreError, TileKind};
 use weft::views::particles::ParticlesPane;
 use weft::views::Pane;
@@ -170,5 +170,42 @@ fn a_damaged_particle_tile_is_named() {
     match particle_slice(&store, &slicer, &index, (w, w, 1)) {
         Err(err @ StoreError::Mismatch { .. }) => assert_eq!(err.file(), e.path),
         other => panic!("expected a mismatch naming {}, got {:?}", e.path, other.map(|r| r.1)),
+    }
+}
+
+#[test]
+fn playback_late_in_the_run_plans_only_its_own_windows_and_gets_every_live_event() {
+    let t = generated(&GenConfig { threads: 2, ..GenConfig::new(4, 60_000) });
+    let store = Store::open(build(&t, &small_tiles(4, 500)).to_memory()).expect("store opens");
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let tl = &m.tiling;
+    assert!(tl.windows >= 8, "the test wants many windows, got {}", tl.windows);
+    // Some events run across a window's start: carried in the later tile's open list.
+    let particle_tiles = m.tiles.iter().filter(|e| e.kind == TileKind::Particles);
+    let open =
+        particle_tiles.map(|e| particle_tile(&store, e).expect("particle tile decodes").open.len()).sum::<usize>();
+    assert!(open > 0, "no particle tile carries an event running at its start");
+    let skeleton = store.skeleton().unwrap();
+    let slicer = particle_slicer(m, &skeleton).expect("the store has particle events");
+    let all = ParticleEvents::build(&t, &EventSelection::default());
+    let w = tl.windows - 2;
+    let ws = tl.window_span(w).start;
+    for (t0, fade) in [(ws + tl.window_ns / 2, tl.window_ns / 4), (ws, 0), (ws + 1, tl.window_ns + 1)] {
+        let t1 = t0 + tl.window_ns / 8;
+        let (tiles, end) = particle_plan(m, &index, t0, t1, fade);
+        // The windows from t0 - fade's to t1's, none before (format 1 went back to the earliest window whose
+        // events still ran there).
+        let wa = tl.window_of(t0 - fade);
+        assert!(!tiles.is_empty() && tiles.iter().all(|&i| (wa..=w).contains(&m.tiles[i].window)), "{tiles:?}");
+        let (ev, _) = particle_slice(&store, &slicer, &index, (t0, t1, fade)).expect("particle tiles decode");
+        let mut got = ev.interval.clone();
+        got.sort_unstable();
+        let mut want: Vec<u32> = (0..all.len())
+            .filter(|&e| all.start_ns[e] < end && all.end_ns(e) + fade > t0)
+            .map(|e| all.interval[e])
+            .collect();
+        want.sort_unstable();
+        assert_eq!(got, want, "events live in [{t0}, {end}) with fade {fade}");
     }
 }

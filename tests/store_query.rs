@@ -478,3 +478,66 @@ fn a_level_0_view_past_its_interval_cap_is_drawn_from_the_finest_level() {
     let rows = Viewport { t1_ns: span * (EXACT_MAX_INTERVALS as f64 / n) * 1.5, locations: 0..1, ..wide };
     assert_eq!(plan(m, &index, &rows).resolution, Resolution::Exact);
 }
+
+#[test]
+fn a_level_0_view_late_in_the_run_fetches_only_its_own_windows_tiles() {
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = store.skeleton().unwrap();
+    let tl = &m.tiling;
+    assert!(tl.windows >= 8, "the test wants a long run of windows, got {}", tl.windows);
+    // The first row's "main" spans the run: stored once, in window 0.
+    let iv = &t.intervals;
+    let last = tl.windows - 1;
+    let main = t.location_intervals[0].clone().find(|&i| iv.depth[i] == 0 && tl.window_of(iv.end_ns(i)) == last);
+    let main = main.expect("location 0 has a run-spanning interval");
+    assert_eq!(tl.window_of(iv.start_ns[main]), 0);
+    let w = tl.windows - 2;
+    let ws = tl.window_span(w).start;
+    // Inside window w, and starting exactly on its first ns (what started before it reaches it by >=).
+    for t0 in [ws + tl.window_ns / 2, ws] {
+        let vp = Viewport {
+            t0_ns: t0 as f64,
+            t1_ns: (t0 + tl.window_ns / 4) as f64,
+            locations: 0..tl.block_locations,
+            width_px: 900.0,
+        };
+        let p = plan(m, &index, &vp);
+        assert_eq!(p.resolution, Resolution::Exact);
+        // One block, one window: one tile, not the block's tiles from window 0 on (version 1 fetched those).
+        let own = index.get(TileKind::Events, 0, 0, w).expect("window w of block 0 has a tile");
+        assert_eq!(p.tiles, vec![own]);
+        let bytes: u64 = p.tiles.iter().map(|&i| m.tiles[i].bytes).sum();
+        let from_0: u64 = (0..=w).filter_map(|v| index.get(TileKind::Events, 0, 0, v)).map(|i| m.tiles[i].bytes).sum();
+        // About one window's share of what format 1 fetched (w + 1 tiles), not half of it.
+        assert!(bytes * (w as u64 + 1) / 2 < from_0, "{bytes} bytes planned, {from_0} from window 0 to {w}");
+        let tile = store.events_tile(&m.tiles[own]).unwrap();
+        let x = exact_trace(&skeleton, &p, &[&tile]);
+        let xi = &x.intervals;
+        let got: Vec<_> =
+            (0..xi.len()).map(|i| (xi.location[i], xi.region[i], xi.start_ns[i], xi.dur_ns[i], xi.depth[i])).collect();
+        let spanning = (iv.location[main], iv.region[main], iv.start_ns[main], iv.dur_ns[main], iv.depth[main]);
+        assert!(got.contains(&spanning), "the run-spanning interval is in the answer");
+        let (t0, t1) = (p.t0_ns, p.t1_ns);
+        let want: Vec<_> = (0..iv.len())
+            .filter(|&i| p.locations.contains(&iv.location[i].0) && iv.start_ns[i] <= t1 && iv.end_ns(i) >= t0)
+            .map(|i| (iv.location[i], iv.region[i], iv.start_ns[i], iv.dur_ns[i], iv.depth[i]))
+            .collect();
+        assert_eq!(got, want);
+        // A tile's open records count only where it is the view's first window: a view starting a window
+        // earlier takes the spanning interval from that window's tile, once.
+        let before = tl.window_span(w - 1).start;
+        let vp = Viewport { t0_ns: before as f64, t1_ns: (ws + 1) as f64, ..vp };
+        let p = plan(m, &index, &vp);
+        assert_eq!(p.tiles.len(), 2);
+        let tiles: Vec<_> = p.tiles.iter().map(|&i| store.events_tile(&m.tiles[i]).unwrap()).collect();
+        let x = exact_trace(&skeleton, &p, &tiles.iter().collect::<Vec<_>>());
+        let xi = &x.intervals;
+        let n = (0..xi.len())
+            .filter(|&i| (xi.location[i], xi.region[i], xi.start_ns[i], xi.dur_ns[i], xi.depth[i]) == spanning)
+            .count();
+        assert_eq!(n, 1, "the spanning interval once, though both tiles carry it open");
+    }
+}

@@ -2,9 +2,9 @@
 //! pyramid, moments, particles and counters; plus the manifest. Work is split by location block (and two
 //! global tasks, particles and counters) over `threads` std threads; every task's tiles are put in a fixed
 //! order afterwards, so the bytes do not depend on the thread count (nor would they on a `--shard K/N` split
-//! by blocks). An interval is stored once, in its start window (a message in its send window, a collective
-//! row in its start window); each events tile records the earliest window whose records reach into it
-//! (`first_window`).
+//! by blocks). An interval is stored once as the window's own, in its start window (a message in its send
+//! window, a collective row in its start window); each later window it is still open at the start of carries
+//! a copy with its trace index (the tile's open section), so a view of a window needs no tile before it.
 //!
 //! Returns bytes and paths; it must not write files (the CLI does, under a temporary name renamed last).
 
@@ -113,15 +113,7 @@ pub fn levels(t: &Tiling) -> Vec<Level> {
 
 type Tiles = Vec<(TileEntry, Vec<u8>)>;
 
-fn tile(
-    kind: TileKind,
-    level: u32,
-    block: u32,
-    window: u32,
-    records: u64,
-    first: u32,
-    w: ColumnWriter,
-) -> (TileEntry, Vec<u8>) {
+fn tile(kind: TileKind, level: u32, block: u32, window: u32, records: u64, w: ColumnWriter) -> (TileEntry, Vec<u8>) {
     let bytes = w.finish(kind.code(), TILE_VERSION);
     let hash = content_hash(&bytes);
     let short = &hash[..16];
@@ -132,8 +124,7 @@ fn tile(
         TileKind::Counters => format!("c/w{window}.{short}.wt"),
         TileKind::Moments => format!("m/b{block}.{short}.wt"),
     };
-    let entry =
-        TileEntry { path, kind, level, block, window, bytes: bytes.len() as u64, hash, records, first_window: first };
+    let entry = TileEntry { path, kind, level, block, window, bytes: bytes.len() as u64, hash, records };
     (entry, bytes)
 }
 
@@ -372,7 +363,9 @@ pub fn manifest(
 
 /// What one level-0 tile holds: its intervals as runs of the block's columns (location offset in the block,
 /// index range; in location order, then the model's order), not copies; instants, messages and collectives
-/// by trace index.
+/// by trace index. `open_*`: the records of earlier windows still open at the window's start (intervals as
+/// (location offset, index in the block's columns), in the model's order; messages and collective rows by
+/// trace index, ascending).
 #[derive(Default)]
 struct EventCols {
     runs: Vec<(u32, Range<usize>)>,
@@ -380,6 +373,21 @@ struct EventCols {
     inst: Vec<u32>,
     msg: Vec<u32>,
     coll: Vec<u32>,
+    open: Vec<(u32, usize)>,
+    open_msg: Vec<u32>,
+    open_coll: Vec<u32>,
+}
+
+impl EventCols {
+    fn is_empty(&self) -> bool {
+        self.intervals == 0
+            && self.inst.is_empty()
+            && self.msg.is_empty()
+            && self.coll.is_empty()
+            && self.open.is_empty()
+            && self.open_msg.is_empty()
+            && self.open_coll.is_empty()
+    }
 }
 
 /// Write `v` as deltas from the previous value (signed, zigzag), starting from 0.
@@ -400,10 +408,11 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> B
     let locs = t.block_range(b, trace.locations.len() as u32);
     let nw = t.windows as usize;
     let mut cols: Vec<EventCols> = (0..nw).map(|_| EventCols::default()).collect();
-    let mut max_end = vec![0u64; nw];
     let mut particles = Vec::new();
     // A location's intervals come by start, so those of one window are a run: one division per run, two
-    // comparisons per interval (an interval out of order only starts a new run).
+    // comparisons per interval (an interval out of order only starts a new run). An interval ending at or
+    // after the next window's start is carried, open, into each later window whose start it reaches (the
+    // exact slice's rule: an interval reaches into [t0, t1] when it starts by t1 and ends at t0 or later).
     let window_ns = t.window_ns.max(1);
     let last = nw.saturating_sub(1);
     for (k, l) in locs.clone().enumerate() {
@@ -413,7 +422,6 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> B
             let w = t.window_of(bi.start_ns[i]) as usize;
             let lo = w as u64 * window_ns;
             let hi = if w == last { u64::MAX } else { (w as u64 + 1).saturating_mul(window_ns) };
-            let mut reach = max_end[w];
             let mut j = i;
             while j < range.end {
                 let start = bi.start_ns[j];
@@ -421,13 +429,17 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> B
                     break;
                 }
                 let (dur, region) = (bi.dur_ns[j], bi.region[j].0);
-                reach = reach.max(start + dur);
+                let end = start + dur;
+                if end >= hi {
+                    for c in &mut cols[w + 1..=t.window_of(end) as usize] {
+                        c.open.push((l - locs.start, j));
+                    }
+                }
                 if plan.particle_region[region as usize] {
                     particles.push((start, l, bi.first_index + j as u64, region, dur));
                 }
                 j += 1;
             }
-            max_end[w] = reach;
             let c = &mut cols[w];
             c.runs.push((l - locs.start, i..j));
             c.intervals += j - i;
@@ -440,46 +452,32 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> B
     for i in a..z {
         cols[t.window_of(trace.instants.time_ns[i]) as usize].inst.push(i as u32);
     }
-    // Messages (by send) and collectives (by start) reach into later windows like intervals do.
+    // Messages (by send) and collectives (by start) are carried into later windows like intervals are: a
+    // message while it has not arrived (received at or after the window's start), a collective row while it
+    // has not ended.
     for &i in msgs {
         let (s, r) = (trace.messages.send_ns[i as usize], trace.messages.recv_ns[i as usize]);
         let w = t.window_of(s) as usize;
         cols[w].msg.push(i);
-        max_end[w] = max_end[w].max(r.saturating_add(1));
+        for c in cols.iter_mut().take(t.window_of(r) as usize + 1).skip(w + 1) {
+            c.open_msg.push(i);
+        }
     }
     for &i in colls {
-        let w = t.window_of(trace.collectives.start_ns[i as usize]) as usize;
+        let (s, e) = (trace.collectives.start_ns[i as usize], trace.collectives.end_ns[i as usize]);
+        let w = t.window_of(s) as usize;
         cols[w].coll.push(i);
-        max_end[w] = max_end[w].max(trace.collectives.end_ns[i as usize]);
-    }
-    // The earliest window reaching into each window (windows in order: the first to reach is the earliest).
-    let mut first: Vec<u32> = (0..nw as u32).collect();
-    let mut filled = 0usize;
-    for (ws, &end) in max_end.iter().enumerate() {
-        if end == 0 {
-            continue;
+        for c in cols.iter_mut().take(t.window_of(e) as usize + 1).skip(w + 1) {
+            c.open_coll.push(i);
         }
-        let reach = t.window_of(end - 1) as usize;
-        for f in first.iter_mut().take(reach + 1).skip((ws + 1).max(filled + 1)) {
-            *f = ws as u32;
-        }
-        filled = filled.max(reach);
     }
     let mut out = Tiles::new();
     for (w, c) in cols.into_iter().enumerate() {
-        let records = (c.intervals + c.inst.len() + c.msg.len() + c.coll.len()) as u64;
-        if records == 0 && first[w] == w as u32 {
+        if c.is_empty() {
             continue;
         }
-        out.push(tile(
-            TileKind::Events,
-            0,
-            b,
-            w as u32,
-            c.intervals as u64,
-            first[w],
-            events_payload(trace, locs.start, &c, bi),
-        ));
+        let payload = events_payload(trace, locs.start, &c, bi);
+        out.push(tile(TileKind::Events, 0, b, w as u32, c.intervals as u64, payload));
     }
     let region_totals = block_region_totals(trace.regions.len(), bi);
     out.extend(summary_and_moment_tiles(trace, plan, b, bi));
@@ -537,35 +535,56 @@ fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockInterv
     c.inst.iter().for_each(|&i| w.varint((ins.location[i as usize].0 - first_loc) as u64));
     c.inst.iter().for_each(|&i| w.varint(ins.region[i as usize].0 as u64));
     deltas(&mut w, c.inst.iter().map(|&i| ins.time_ns[i as usize]));
+    messages_section(&mut w, trace, &c.msg);
+    collectives_section(&mut w, trace, &c.coll);
+    // The records of earlier windows still open at this window's start, with their trace indices (a reader
+    // of the whole trace skips them: each is stored as its start window's own).
+    w.varint(c.open.len() as u64);
+    deltas(&mut w, c.open.iter().map(|&(_, j)| bi.first_index + j as u64));
+    c.open.iter().for_each(|&(l, _)| w.varint(l as u64));
+    c.open.iter().for_each(|&(_, j)| w.varint(bi.region[j].0 as u64));
+    deltas(&mut w, c.open.iter().map(|&(_, j)| bi.start_ns[j]));
+    c.open.iter().for_each(|&(_, j)| w.varint(bi.dur_ns[j]));
+    c.open.iter().for_each(|&(_, j)| w.varint(bi.depth[j] as u64));
+    messages_section(&mut w, trace, &c.open_msg);
+    collectives_section(&mut w, trace, &c.open_coll);
+    w
+}
+
+/// The messages `msg` (trace indices, ascending): count, then each column.
+fn messages_section(w: &mut ColumnWriter, trace: &Trace, msg: &[u32]) {
     let m = &trace.messages;
-    w.varint(c.msg.len() as u64);
-    deltas(&mut w, c.msg.iter().map(|&i| i as u64));
-    for &i in &c.msg {
+    w.varint(msg.len() as u64);
+    deltas(w, msg.iter().map(|&i| i as u64));
+    for &i in msg {
         w.varint(match m.kind[i as usize] {
             MessageKind::PointToPoint => 0,
             MessageKind::Flow => 1,
         });
     }
-    c.msg.iter().for_each(|&i| w.varint(m.sender[i as usize].0 as u64));
-    c.msg.iter().for_each(|&i| w.varint(m.receiver[i as usize].0 as u64));
-    deltas(&mut w, c.msg.iter().map(|&i| m.send_ns[i as usize]));
-    c.msg.iter().for_each(|&i| w.signed(m.recv_ns[i as usize].wrapping_sub(m.send_ns[i as usize]) as i64));
-    c.msg.iter().for_each(|&i| w.varint(m.size_bytes[i as usize]));
-    c.msg.iter().for_each(|&i| w.varint(m.tag[i as usize] as u64));
-    c.msg.iter().for_each(|&i| w.varint(m.name[i as usize].0 as u64));
+    msg.iter().for_each(|&i| w.varint(m.sender[i as usize].0 as u64));
+    msg.iter().for_each(|&i| w.varint(m.receiver[i as usize].0 as u64));
+    deltas(w, msg.iter().map(|&i| m.send_ns[i as usize]));
+    msg.iter().for_each(|&i| w.signed(m.recv_ns[i as usize].wrapping_sub(m.send_ns[i as usize]) as i64));
+    msg.iter().for_each(|&i| w.varint(m.size_bytes[i as usize]));
+    msg.iter().for_each(|&i| w.varint(m.tag[i as usize] as u64));
+    msg.iter().for_each(|&i| w.varint(m.name[i as usize].0 as u64));
+}
+
+/// The collective rows `coll` (trace indices, ascending): count, then each column.
+fn collectives_section(w: &mut ColumnWriter, trace: &Trace, coll: &[u32]) {
     let k = &trace.collectives;
-    w.varint(c.coll.len() as u64);
-    deltas(&mut w, c.coll.iter().map(|&i| i as u64));
-    c.coll.iter().for_each(|&i| w.varint(k.operation[i as usize] as u64));
-    c.coll.iter().for_each(|&i| w.varint(k.location[i as usize].0 as u64));
-    c.coll.iter().for_each(|&i| w.varint(k.region[i as usize].0 as u64));
-    c.coll.iter().for_each(|&i| w.varint(k.communicator[i as usize].0 as u64));
-    c.coll.iter().for_each(|&i| w.varint(k.root[i as usize].map_or(0, |r| r.0 as u64 + 1)));
-    deltas(&mut w, c.coll.iter().map(|&i| k.start_ns[i as usize]));
-    c.coll.iter().for_each(|&i| w.signed(k.end_ns[i as usize].wrapping_sub(k.start_ns[i as usize]) as i64));
-    c.coll.iter().for_each(|&i| w.varint(k.bytes_sent[i as usize]));
-    c.coll.iter().for_each(|&i| w.varint(k.bytes_received[i as usize]));
-    w
+    w.varint(coll.len() as u64);
+    deltas(w, coll.iter().map(|&i| i as u64));
+    coll.iter().for_each(|&i| w.varint(k.operation[i as usize] as u64));
+    coll.iter().for_each(|&i| w.varint(k.location[i as usize].0 as u64));
+    coll.iter().for_each(|&i| w.varint(k.region[i as usize].0 as u64));
+    coll.iter().for_each(|&i| w.varint(k.communicator[i as usize].0 as u64));
+    coll.iter().for_each(|&i| w.varint(k.root[i as usize].map_or(0, |r| r.0 as u64 + 1)));
+    deltas(w, coll.iter().map(|&i| k.start_ns[i as usize]));
+    coll.iter().for_each(|&i| w.signed(k.end_ns[i as usize].wrapping_sub(k.start_ns[i as usize]) as i64));
+    coll.iter().for_each(|&i| w.varint(k.bytes_sent[i as usize]));
+    coll.iter().for_each(|&i| w.varint(k.bytes_received[i as usize]));
 }
 
 /// Summary tiles of every level and the moments tile of block `b`.
@@ -629,50 +648,57 @@ fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockInterv
                 }
             }
             let records = (locs.len() * range.len()) as u64;
-            out.push(tile(TileKind::Summary, level.level, b, j as u32, records, j as u32, w));
+            out.push(tile(TileKind::Summary, level.level, b, j as u32, records, w));
         }
     }
-    out.push(tile(TileKind::Moments, 0, b, 0, locs.len() as u64, 0, moments));
+    out.push(tile(TileKind::Moments, 0, b, 0, locs.len() as u64, moments));
     out
 }
 
 /// Communication and synchronization intervals of all locations (the particle view's events, collected by
-/// the block tasks), by window of their start, sorted by (start, location, interval). A tile's
-/// `first_window` is the earliest window whose particles reach into its window (ending in it or later), so
-/// playback at a time of window W needs the particle tiles from the `first_window` of W's tile (or of the
-/// last tile before W, when W has none) on.
+/// the block tasks), by window of their start, sorted by (start, location, interval). Each tile also carries
+/// the events of earlier windows still running at its window's start (ending after it), so playback at a
+/// time of window W needs the particle tiles from W on (from the window of W's start minus the fade time):
+/// a window holding only such events has a tile too.
 pub fn particle_tiles(mut events: Vec<Particle>, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
     // The block tasks give each location's particles in start order: a run-adaptive sort merges those runs
     // (the keys are unique, so the order is the unstable sort's).
     events.sort();
-    // The latest window reached by the particles started in each window.
-    let mut reach: Vec<Option<u32>> = vec![None; t.windows as usize];
-    for e in &events {
-        let r = &mut reach[t.window_of(e.0) as usize];
-        *r = Some(r.unwrap_or(0).max(t.window_of(e.0.saturating_add(e.4))));
+    let nw = t.windows as usize;
+    // Per window, the events (by position in `events`, so in their order) running at its start.
+    let mut open: Vec<Vec<usize>> = vec![Vec::new(); nw];
+    for (k, e) in events.iter().enumerate() {
+        let end = e.0.saturating_add(e.4);
+        if end > 0 {
+            for o in open.iter_mut().take(t.window_of(end - 1) as usize + 1).skip(t.window_of(e.0) as usize + 1) {
+                o.push(k);
+            }
+        }
     }
-    // The earliest window reaching into w only moves forward as w does (two pointers).
-    let mut first = 0usize;
     let mut out = Tiles::new();
     let mut a = 0;
-    while a < events.len() {
-        let w = t.window_of(events[a].0);
-        while reach[first].is_none_or(|r| r < w) {
-            first += 1;
+    for (w, open) in open.iter().enumerate() {
+        let z = a + events[a..].partition_point(|e| t.window_of(e.0) as usize == w);
+        if z == a && open.is_empty() {
+            continue;
         }
-        let z = a + events[a..].partition_point(|e| t.window_of(e.0) == w);
-        let run = &events[a..z];
         let mut c = ColumnWriter::default();
-        c.varint(run.len() as u64);
-        run.iter().for_each(|e| c.varint(e.1 as u64));
-        run.iter().for_each(|e| c.varint(e.3 as u64));
-        deltas(&mut c, run.iter().map(|e| e.0));
-        run.iter().for_each(|e| c.varint(e.4));
-        deltas(&mut c, run.iter().map(|e| e.2));
-        out.push(tile(TileKind::Particles, 0, 0, w, run.len() as u64, first as u32, c));
+        particle_columns(&mut c, events[a..z].iter());
+        particle_columns(&mut c, open.iter().map(|&k| &events[k]));
+        out.push(tile(TileKind::Particles, 0, 0, w as u32, (z - a) as u64, c));
         a = z;
     }
     out
+}
+
+/// Particles `run`: count, then each column.
+fn particle_columns<'a>(c: &mut ColumnWriter, run: impl Iterator<Item = &'a Particle> + Clone) {
+    c.varint(run.clone().count() as u64);
+    run.clone().for_each(|e| c.varint(e.1 as u64));
+    run.clone().for_each(|e| c.varint(e.3 as u64));
+    deltas(c, run.clone().map(|e| e.0));
+    run.clone().for_each(|e| c.varint(e.4));
+    deltas(c, run.map(|e| e.2));
 }
 
 /// The particle view's events as a whole, for the manifest: of `events` (the particle tiles' intervals), those
@@ -716,7 +742,7 @@ pub fn counter_tiles(trace: &Trace, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
         idx.iter().for_each(|&i| cw.varint(c.sample_series[i as usize] as u64));
         deltas(&mut cw, idx.iter().map(|&i| c.sample_time_ns[i as usize]));
         idx.iter().for_each(|&i| cw.varint(c.sample_value[i as usize].to_bits()));
-        out.push(tile(TileKind::Counters, 0, 0, w as u32, idx.len() as u64, w as u32, cw));
+        out.push(tile(TileKind::Counters, 0, 0, w as u32, idx.len() as u64, cw));
     }
     out
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub const FORMAT_NAME: &str = "weft-store";
 /// The store format version this weft writes and reads. A store of another version is refused by name.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 pub const MANIFEST: &str = "manifest.json";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -131,6 +131,13 @@ impl Tiling {
     pub fn window_of(&self, t: u64) -> u32 {
         ((t / self.window_ns.max(1)).min(self.windows.saturating_sub(1) as u64)) as u32
     }
+    /// The times of window `w`, ns from the origin: `[w * window_ns, (w + 1) * window_ns)`, the last window
+    /// reaching to the end of time (`window_of` puts every later time in it).
+    pub fn window_span(&self, w: u32) -> std::ops::Range<u64> {
+        let start = (w as u64).saturating_mul(self.window_ns);
+        let end = if w.saturating_add(1) >= self.windows { u64::MAX } else { start.saturating_add(self.window_ns) };
+        start..end
+    }
     pub fn block_of(&self, location: u32) -> u32 {
         location / self.block_locations.max(1)
     }
@@ -192,12 +199,9 @@ pub struct TileEntry {
     pub bytes: u64,
     /// XXH3-128 of the file, 32 hex digits.
     pub hash: String,
-    /// Records the tile holds (intervals for events tiles; bins x locations for summary tiles).
+    /// Records the tile holds (intervals started in the window for events tiles, not those carried open into
+    /// it; events started in the window for particle tiles; bins x locations for summary tiles).
     pub records: u64,
-    /// Events tiles: the earliest window whose intervals, messages (arrival) or collective rows (end), stored
-    /// in their start window, reach into this one;
-    /// a view of this window also needs the tiles from `first_window` on. Others: `window`.
-    pub first_window: u32,
 }
 
 impl Manifest {

@@ -9,13 +9,14 @@
 //! hovers. Both also in steps, tile by tile ([`GridBuilder`], [`ExactSlice`]), so a view's tiles need not
 //! all be held at once. [`TileCache`]: decoded tiles kept least-recently-used first out, bounded in bytes
 //! (counted by the vectors' capacities); [`TileCache::admit`] keeps a tile only within the budget.
-//! [`particle_plan`]: the particle tiles a playback range needs (its windows, and back to the earliest
-//! window whose events still run in it); [`particle_tile`] decodes one and [`ParticleGather`] keeps the
+//! [`particle_plan`]: the particle tiles a playback range needs (its windows: each tile carries the events
+//! of earlier windows still running at its start); [`particle_tile`] decodes one and [`ParticleGather`] keeps the
 //! events live in the range, which `analyses::particles::EventSlicer` orders as the whole trace's index.
 //!
 //! Plain Rust, no files and no web types: the worker fetches the tiles a plan names and decodes them with
 //! [`super::Store`]; tests compare every answer with the whole trace (`tests/store_query.rs`).
 
+use super::columns::{ColumnError, ColumnReader};
 use super::manifest::{Manifest, TileKind};
 use super::pyramid::Bins;
 use super::read::EventsTile;
@@ -112,14 +113,12 @@ pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
     }
     match resolution {
         Resolution::Exact => {
+            // The windows the viewport overlaps, no earlier: what started before the first of them and still
+            // reaches into it is carried open in that window's tile (a window without a tile has neither
+            // records nor anything open).
             let (w0, w1) = (tl.window_of(t0), tl.window_of(t1));
             for b in blocks {
-                // A window without a tile has no records and nothing reaching into it: its first window is itself.
-                let first = (w0..=w1)
-                    .map(|w| index.get(TileKind::Events, 0, b, w).map_or(w, |i| m.tiles[i].first_window))
-                    .min()
-                    .unwrap_or(w0);
-                tiles.extend((first..=w1).filter_map(|w| index.get(TileKind::Events, 0, b, w)));
+                tiles.extend((w0..=w1).filter_map(|w| index.get(TileKind::Events, 0, b, w)));
             }
         }
         Resolution::Level(level) => {
@@ -333,8 +332,9 @@ pub fn exact_trace(skeleton: &Trace, plan: &Plan, tiles: &[&EventsTile]) -> Trac
 
 /// The exact records of a level-0 plan gathered tile by tile ([`exact_trace`] in steps): what a tile holds
 /// for the window is copied out as the tile comes, so the worker need not hold every tile of the view at
-/// once (a view in the middle of a long run needs the events tiles from each block's `first_window` on,
-/// which may be far more than the cache's budget). Each tile must be added once.
+/// once. Each tile must be added once. A record is taken from its start window's tile when that window is in
+/// view, else from the open records of the tile of the view's first window (the window holding `t0`): the
+/// records reaching into the view that started before it are exactly those carried open there.
 #[derive(Clone, Debug, Default)]
 pub struct ExactSlice {
     t0: u64,
@@ -363,8 +363,16 @@ impl ExactSlice {
     /// Copy out what `tile` holds for the window and locations.
     pub fn add(&mut self, tile: &EventsTile) {
         let (t0, t1, locs) = (self.t0, self.t1, self.locs.clone());
+        let reaches = |s: u64, d: u64| s <= t1 && s + d >= t0;
         for &(l, r, s, d, depth) in &tile.intervals {
-            if locs.contains(&l.0) && s <= t1 && s + d >= t0 {
+            if locs.contains(&l.0) && reaches(s, d) {
+                self.per_loc[(l.0 - locs.start) as usize].push((s, depth, r, d));
+            }
+        }
+        let first = tile.window_ns.contains(&t0);
+        let open = tile.open.intervals.iter().filter(|_| first);
+        for &(_, l, r, s, d, depth) in open {
+            if locs.contains(&l.0) && reaches(s, d) {
                 self.per_loc[(l.0 - locs.start) as usize].push((s, depth, r, d));
             }
         }
@@ -373,13 +381,15 @@ impl ExactSlice {
                 self.instants.push((k, l, r, time));
             }
         }
-        for m in &tile.messages {
+        let open = tile.open.messages.iter().filter(|_| first);
+        for m in tile.messages.iter().chain(open) {
             let (s, r, send, recv) = (m.2, m.3, m.4, m.5);
             if (locs.contains(&s.0) || locs.contains(&r.0)) && send.min(recv) <= t1 && send.max(recv) >= t0 {
                 self.messages.push(*m);
             }
         }
-        for c in &tile.collectives {
+        let open = tile.open.collectives.iter().filter(|_| first);
+        for c in tile.collectives.iter().chain(open) {
             if locs.contains(&c.2 .0) && c.6 <= t1 && c.7 >= t0 {
                 self.collectives.push(*c);
             }
@@ -458,89 +468,95 @@ impl ExactSlice {
 
 /// The particle tiles playback needs to show every event live at some time in `[t0_ns, t1_ns]` when
 /// particles fade for `fade_ns` (started by `t1_ns`, ended, plus the fading, after `t0_ns`): the particle
-/// tiles of the windows from `t0_ns - fade_ns`'s to `t1_ns`'s, and those from the earliest `first_window`
-/// among them and the last particle tile before the first of those windows (its events may still run), by
-/// window. Also the end of the last window planned (ns; `u64::MAX` for the last
-/// window of the store): the slice holds every event starting before it.
+/// tiles of the windows from `t0_ns - fade_ns`'s to `t1_ns`'s, no earlier (the events started before the first
+/// of them and still running at its start are carried in its tile), by window. Also the end of the last
+/// window planned (ns; `u64::MAX` for the last window of the store): the slice holds every event starting
+/// before it.
 pub fn particle_plan(m: &Manifest, index: &TileIndex, t0_ns: u64, t1_ns: u64, fade_ns: u64) -> (Vec<usize>, u64) {
     let t = &m.tiling;
     let (wa, wb) = (t.window_of(t0_ns.saturating_sub(fade_ns)), t.window_of(t1_ns.max(t0_ns)));
-    let get = |w: u32| index.get(TileKind::Particles, 0, 0, w);
-    let mut lo = wa;
-    if let Some(i) = (0..=wa).rev().find_map(get) {
-        lo = lo.min(m.tiles[i].first_window);
-    }
-    for w in wa..=wb {
-        if let Some(i) = get(w) {
-            lo = lo.min(m.tiles[i].first_window);
-        }
-    }
-    let tiles = (lo..=wb).filter_map(get).collect();
+    let tiles = (wa..=wb).filter_map(|w| index.get(TileKind::Particles, 0, 0, w)).collect();
     let end = if wb + 1 >= t.windows { u64::MAX } else { (wb as u64 + 1).saturating_mul(t.window_ns) };
     (tiles, end)
 }
 
-/// Decode a particle tile (`p/w{W}`): its events, checked against the manifest (record count, ids, the
-/// window of each start). Errors name the file.
+/// A decoded particle tile: its window (ns from the origin; the last reaches to `u64::MAX`), the events
+/// started in it, and those of earlier windows still running at its start (ending after it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParticleTile {
+    pub window_ns: Range<u64>,
+    pub events: Vec<SliceEvent>,
+    pub open: Vec<SliceEvent>,
+}
+
+/// Decode a particle tile (`p/w{W}`): its events and those carried running into it, checked against the
+/// manifest (record count, ids, each event starting in the window, each carried one running at its start).
+/// Errors name the file.
 pub fn particle_tile<S: super::TileSource>(
     store: &super::Store<S>,
     e: &super::TileEntry,
-) -> Result<Vec<SliceEvent>, super::StoreError> {
+) -> Result<ParticleTile, super::StoreError> {
     let payload = store.payload(e)?;
     let m = &store.manifest;
-    let corrupt =
-        |c: super::columns::ColumnError| super::StoreError::Corrupt { file: e.path.clone(), detail: c.to_string() };
-    let mut r = super::columns::ColumnReader::new(&payload);
-    let n = r.count(5).map_err(corrupt)?;
-    if n as u64 != e.records {
+    let corrupt = |c: ColumnError| super::StoreError::Corrupt { file: e.path.clone(), detail: c.to_string() };
+    let window = m.tiling.window_span(e.window);
+    let mut r = ColumnReader::new(&payload);
+    let events = particle_columns(&mut r, m, |s, _| window.contains(&s), "outside the window").map_err(corrupt)?;
+    if events.len() as u64 != e.records {
         return Err(super::StoreError::Mismatch {
             file: e.path.clone(),
-            detail: format!("{n} particle events, the manifest says {}", e.records),
+            detail: format!("{} particle events, the manifest says {}", events.len(), e.records),
         });
     }
+    let ws = window.start;
+    let open =
+        particle_columns(&mut r, m, |s, end| s < ws && end > ws, "carried but not running at the window's start")
+            .map_err(corrupt)?;
+    if !r.at_end() {
+        return Err(corrupt(ColumnError { offset: 0, detail: "bytes after the last column".into() }));
+    }
+    Ok(ParticleTile { window_ns: window, events, open })
+}
+
+/// One list of a particle tile (see `build::particle_columns`): each event's (start, end) must pass `fits`.
+fn particle_columns(
+    r: &mut ColumnReader,
+    m: &Manifest,
+    fits: impl Fn(u64, u64) -> bool,
+    unfit: &str,
+) -> Result<Vec<SliceEvent>, ColumnError> {
+    let n = r.count(5)?;
     let (nl, nr) = (m.locations.process.len() as u64, m.regions.name.len() as u64);
     let mut out = vec![SliceEvent { location: LocationId(0), region: 0, start_ns: 0, dur_ns: 0, interval: 0 }; n];
     for o in out.iter_mut() {
-        o.location = LocationId(r.below(nl, "location").map_err(corrupt)? as u32);
+        o.location = LocationId(r.below(nl, "location")? as u32);
     }
     for o in out.iter_mut() {
-        o.region = r.below(nr, "region").map_err(corrupt)? as u32;
+        o.region = r.below(nr, "region")? as u32;
     }
     let mut prev = 0u64;
     for o in out.iter_mut() {
-        let d = r.signed().map_err(corrupt)?;
-        prev = r.add(prev, d).map_err(corrupt)?;
-        if m.tiling.window_of(prev) != e.window {
-            return Err(corrupt(super::columns::ColumnError {
-                offset: 0,
-                detail: format!("an event starts at {prev} ns, outside window {}", e.window),
-            }));
-        }
+        let d = r.signed()?;
+        prev = r.add(prev, d)?;
         o.start_ns = prev;
     }
     for o in out.iter_mut() {
-        o.dur_ns = r.varint().map_err(corrupt)?;
-        if o.start_ns.checked_add(o.dur_ns).is_none() {
-            return Err(corrupt(super::columns::ColumnError {
-                offset: 0,
-                detail: "an event ends past 2^64 ns".into(),
-            }));
+        o.dur_ns = r.varint()?;
+        let Some(end) = o.start_ns.checked_add(o.dur_ns) else {
+            return r.error("an event ends past 2^64 ns");
+        };
+        if !fits(o.start_ns, end) {
+            return r.error(format!("an event at {} ns is {unfit}", o.start_ns));
         }
     }
     let mut prev = 0u64;
     for o in out.iter_mut() {
-        let d = r.signed().map_err(corrupt)?;
-        prev = r.add(prev, d).map_err(corrupt)?;
+        let d = r.signed()?;
+        prev = r.add(prev, d)?;
         if prev >= m.counts.intervals.min(u32::MAX as u64) {
-            return Err(corrupt(super::columns::ColumnError {
-                offset: 0,
-                detail: format!("interval {prev} out of range (there are {})", m.counts.intervals),
-            }));
+            return r.error(format!("interval {prev} out of range (there are {})", m.counts.intervals));
         }
         o.interval = prev as u32;
-    }
-    if !r.at_end() {
-        return Err(corrupt(super::columns::ColumnError { offset: 0, detail: "bytes after the last column".into() }));
     }
     Ok(out)
 }
@@ -577,7 +593,9 @@ pub fn particle_slice<S: super::TileSource>(
 }
 
 /// The particle events of a playback range gathered tile by tile: those live at some time in `[t0_ns, end)`
-/// with fading `fade_ns` (started before `end`, ending, plus the fading, after `t0_ns`).
+/// with fading `fade_ns` (started before `end`, ending, plus the fading, after `t0_ns`). Each tile's own
+/// events, and the events carried running into the first window planned (the one holding `t0_ns - fade_ns`):
+/// an event live in the range that started before that window runs at its start. Each tile must be added once.
 #[derive(Clone, Debug, Default)]
 pub struct ParticleGather {
     pub t0_ns: u64,
@@ -587,10 +605,16 @@ pub struct ParticleGather {
 }
 
 impl ParticleGather {
-    pub fn add(&mut self, tile: &[SliceEvent]) {
+    pub fn add(&mut self, tile: &ParticleTile) {
         let (t0, end, fade) = (self.t0_ns, self.end_ns, self.fade_ns);
+        let first = tile.window_ns.contains(&t0.saturating_sub(fade));
+        let open = tile.open.iter().filter(|_| first);
         self.events.extend(
-            tile.iter().filter(|e| e.start_ns < end && (e.start_ns + e.dur_ns).saturating_add(fade) > t0).copied(),
+            tile.events
+                .iter()
+                .chain(open)
+                .filter(|e| e.start_ns < end && (e.start_ns + e.dur_ns).saturating_add(fade) > t0)
+                .copied(),
         );
     }
 }
@@ -600,8 +624,7 @@ impl ParticleGather {
 pub enum Decoded {
     Events(EventsTile),
     Summary(Vec<Bins>),
-    /// A particle tile's events.
-    Particles(Vec<SliceEvent>),
+    Particles(ParticleTile),
 }
 
 impl Decoded {
@@ -614,9 +637,16 @@ impl Decoded {
         }
         match self {
             Decoded::Events(t) => {
-                cap(&t.intervals) + cap(&t.instants) + cap(&t.messages) + cap(&t.collectives) + size_of_val(t)
+                cap(&t.intervals)
+                    + cap(&t.instants)
+                    + cap(&t.messages)
+                    + cap(&t.collectives)
+                    + cap(&t.open.intervals)
+                    + cap(&t.open.messages)
+                    + cap(&t.open.collectives)
+                    + size_of_val(t)
             }
-            Decoded::Particles(v) => cap(v),
+            Decoded::Particles(p) => cap(&p.events) + cap(&p.open) + size_of_val(p),
             Decoded::Summary(rows) => {
                 cap(rows)
                     + rows
@@ -643,9 +673,15 @@ impl Decoded {
                 t.instants.shrink_to_fit();
                 t.messages.shrink_to_fit();
                 t.collectives.shrink_to_fit();
+                t.open.intervals.shrink_to_fit();
+                t.open.messages.shrink_to_fit();
+                t.open.collectives.shrink_to_fit();
             }
             Decoded::Summary(rows) => rows.shrink_to_fit(),
-            Decoded::Particles(v) => v.shrink_to_fit(),
+            Decoded::Particles(p) => {
+                p.events.shrink_to_fit();
+                p.open.shrink_to_fit();
+            }
         }
     }
 }

@@ -25,18 +25,48 @@ pub struct Store<S: TileSource> {
     pub manifest: Manifest,
 }
 
+/// A message as a level-0 tile holds it: (index in the trace's messages, kind, sender, receiver, send, recv,
+/// size, tag, name).
+pub type MessageRow = (u64, MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId);
+/// A collective row as a level-0 tile holds it: (index in the trace's collective rows, operation, location,
+/// region, communicator, root, start, end, sent, received).
+pub type CollectiveRow = (u64, u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64);
+
 /// A decoded level-0 tile (ids global, times from the origin).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EventsTile {
+    /// The tile's window, ns from the origin (the last window reaches to `u64::MAX`).
+    pub window_ns: Range<u64>,
+    /// The intervals started in the window: (location, region, start, duration, depth).
     pub intervals: Vec<(LocationId, RegionId, u64, u64, u16)>,
     /// (index in the trace's instants, location, region, time)
     pub instants: Vec<(u64, LocationId, RegionId, u64)>,
-    /// (index in the trace's messages, kind, sender, receiver, send, recv, size, tag, name)
-    #[allow(clippy::type_complexity)]
-    pub messages: Vec<(u64, MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId)>,
-    /// (index, operation, location, region, communicator, root, start, end, sent, received)
-    #[allow(clippy::type_complexity)]
-    pub collectives: Vec<(u64, u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64)>,
+    /// Sent in the window.
+    pub messages: Vec<MessageRow>,
+    /// Started in the window.
+    pub collectives: Vec<CollectiveRow>,
+    /// The records of earlier windows still open at the window's start (each is also its start window's own).
+    pub open: OpenRecords,
+}
+
+/// What a level-0 tile carries from earlier windows: the block's intervals started before the window and
+/// ending at or after its start, messages sent before it and received at or after it, collective rows
+/// started before it and ending at or after it; by trace index.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OpenRecords {
+    /// (index in the trace's intervals, location, region, start, duration, depth)
+    pub intervals: Vec<(u64, LocationId, RegionId, u64, u64, u16)>,
+    pub messages: Vec<MessageRow>,
+    pub collectives: Vec<CollectiveRow>,
+}
+
+impl OpenRecords {
+    pub fn len(&self) -> usize {
+        self.intervals.len() + self.messages.len() + self.collectives.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl<S: TileSource> Store<S> {
@@ -103,7 +133,8 @@ impl<S: TileSource> Store<S> {
                 detail: format!("block {} has no locations", e.block),
             });
         }
-        let tile = decode_events(&payload, locs, m).map_err(|c| corrupt(file, c))?;
+        let window = m.tiling.window_span(e.window);
+        let tile = decode_events(&payload, locs, window, m).map_err(|c| corrupt(file, c))?;
         if tile.intervals.len() as u64 != e.records {
             return Err(StoreError::Mismatch {
                 file: file.clone(),
@@ -219,7 +250,8 @@ impl<S: TileSource> Store<S> {
     }
 
     /// The whole trace, decoded from every level-0 and counter tile: equal to the trace the store was built
-    /// from, record for record and in the same order.
+    /// from, record for record and in the same order. Each record is taken from its start window's tile; the
+    /// copies later tiles carry open are not read.
     pub fn to_trace(&self) -> Result<Trace, StoreError> {
         let mut t = self.skeleton()?;
         let m = &self.manifest;
@@ -247,6 +279,7 @@ impl<S: TileSource> Store<S> {
             while i < entries.len() && entries[i].block == block {
                 let e = entries[i];
                 let tile = self.events_tile(e)?;
+                // `tile.open` repeats records of earlier windows: each was put in place from its own tile.
                 for (l, r, s, d, depth) in tile.intervals {
                     per_loc[l.index()].push((r, s, d, depth));
                 }
@@ -407,13 +440,16 @@ fn col_below(r: &mut ColumnReader, n: usize, bound: u64, what: &str) -> Result<V
     (0..n).map(|_| r.below(bound, what)).collect()
 }
 
-fn decode_events(payload: &[u8], locs: Range<u32>, m: &Manifest) -> Result<EventsTile, ColumnError> {
+fn decode_events(
+    payload: &[u8],
+    locs: Range<u32>,
+    window: Range<u64>,
+    m: &Manifest,
+) -> Result<EventsTile, ColumnError> {
     let mut r = ColumnReader::new(payload);
     let nloc = locs.len() as u64;
-    let nl = m.locations.process.len() as u64;
     let nreg = m.regions.name.len() as u64;
-    let nstr = m.strings.len() as u64;
-    let mut t = EventsTile::default();
+    let mut t = EventsTile { window_ns: window.clone(), ..EventsTile::default() };
     let n = r.count(5)?;
     let loc = col_below(&mut r, n, nloc, "location")?;
     let region = col_below(&mut r, n, nreg, "region")?;
@@ -440,67 +476,120 @@ fn decode_events(payload: &[u8], locs: Range<u32>, m: &Manifest) -> Result<Event
     for i in 0..n {
         t.instants.push((idx[i], LocationId(locs.start + loc[i] as u32), RegionId(region[i] as u32), time[i]));
     }
-    let n = r.count(9)?;
+    t.messages = decode_messages(&mut r, m)?;
+    t.collectives = decode_collectives(&mut r, m)?;
+    // The open section: records started before the window that reach its start (so a view of the window
+    // finds them here); anything else is damage.
+    let ws = window.start;
+    let n = r.count(6)?;
     let idx = undelta(&mut r, n)?;
-    let kind = col_below(&mut r, n, 2, "message kind")?;
-    let sender = col_below(&mut r, n, nl, "sender")?;
-    let receiver = col_below(&mut r, n, nl, "receiver")?;
-    let send = undelta(&mut r, n)?;
-    let mut recv = Vec::with_capacity(n);
-    for &s in &send {
-        let d = r.signed()?;
-        recv.push(r.add(s, d)?);
-    }
-    let size = col(&mut r, n)?;
-    let tag = col_below(&mut r, n, 1 << 32, "tag")?;
-    let name = col_below(&mut r, n, nstr, "string")?;
-    for i in 0..n {
-        let k = if kind[i] == 0 { MessageKind::PointToPoint } else { MessageKind::Flow };
-        t.messages.push((
-            idx[i],
-            k,
-            LocationId(sender[i] as u32),
-            LocationId(receiver[i] as u32),
-            send[i],
-            recv[i],
-            size[i],
-            tag[i] as u32,
-            StringId(name[i] as u32),
-        ));
-    }
-    let n = r.count(10)?;
-    let idx = undelta(&mut r, n)?;
-    let op = col_below(&mut r, n, 1 << 32, "operation")?;
-    let loc = col_below(&mut r, n, nl, "location")?;
+    let loc = col_below(&mut r, n, nloc, "location")?;
     let region = col_below(&mut r, n, nreg, "region")?;
-    let comm = col_below(&mut r, n, nstr, "string")?;
-    let root = col_below(&mut r, n, nl + 1, "root")?;
     let start = undelta(&mut r, n)?;
-    let mut end = Vec::with_capacity(n);
-    for &s in &start {
-        let d = r.signed()?;
-        end.push(r.add(s, d)?);
-    }
-    let sent = col(&mut r, n)?;
-    let received = col(&mut r, n)?;
+    let dur = col(&mut r, n)?;
+    let depth = col_below(&mut r, n, 1 << 16, "depth")?;
     for i in 0..n {
-        t.collectives.push((
+        if idx[i] >= m.counts.intervals {
+            return r.error(format!("open interval {} out of range (there are {})", idx[i], m.counts.intervals));
+        }
+        if start[i] >= ws || start[i].checked_add(dur[i]).is_none_or(|end| end < ws) {
+            return r.error(format!("an interval carried open into the window starting at {ws} ns is not open there"));
+        }
+        t.open.intervals.push((
             idx[i],
-            op[i] as u32,
-            LocationId(loc[i] as u32),
+            LocationId(locs.start + loc[i] as u32),
             RegionId(region[i] as u32),
-            StringId(comm[i] as u32),
-            (root[i] > 0).then(|| LocationId(root[i] as u32 - 1)),
             start[i],
-            end[i],
-            sent[i],
-            received[i],
+            dur[i],
+            depth[i] as u16,
         ));
+    }
+    t.open.messages = decode_messages(&mut r, m)?;
+    if t.open.messages.iter().any(|x| x.4 >= ws || x.5 < ws) {
+        return r.error(format!("a message carried open into the window starting at {ws} ns is not in flight there"));
+    }
+    t.open.collectives = decode_collectives(&mut r, m)?;
+    if t.open.collectives.iter().any(|x| x.6 >= ws || x.7 < ws) {
+        return r.error(format!("a collective row carried open into the window starting at {ws} ns is not open there"));
     }
     if !r.at_end() {
         return r.error("bytes after the last column");
     }
     Ok(t)
+}
+
+/// A messages section of a level-0 tile (see `build::messages_section`).
+fn decode_messages(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<MessageRow>, ColumnError> {
+    let nl = m.locations.process.len() as u64;
+    let nstr = m.strings.len() as u64;
+    let n = r.count(9)?;
+    let idx = undelta(r, n)?;
+    let kind = col_below(r, n, 2, "message kind")?;
+    let sender = col_below(r, n, nl, "sender")?;
+    let receiver = col_below(r, n, nl, "receiver")?;
+    let send = undelta(r, n)?;
+    let mut recv = Vec::with_capacity(n);
+    for &s in &send {
+        let d = r.signed()?;
+        recv.push(r.add(s, d)?);
+    }
+    let size = col(r, n)?;
+    let tag = col_below(r, n, 1 << 32, "tag")?;
+    let name = col_below(r, n, nstr, "string")?;
+    Ok((0..n)
+        .map(|i| {
+            let k = if kind[i] == 0 { MessageKind::PointToPoint } else { MessageKind::Flow };
+            (
+                idx[i],
+                k,
+                LocationId(sender[i] as u32),
+                LocationId(receiver[i] as u32),
+                send[i],
+                recv[i],
+                size[i],
+                tag[i] as u32,
+                StringId(name[i] as u32),
+            )
+        })
+        .collect())
+}
+
+/// A collective rows section of a level-0 tile (see `build::collectives_section`).
+fn decode_collectives(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<CollectiveRow>, ColumnError> {
+    let nl = m.locations.process.len() as u64;
+    let nreg = m.regions.name.len() as u64;
+    let nstr = m.strings.len() as u64;
+    let n = r.count(10)?;
+    let idx = undelta(r, n)?;
+    let op = col_below(r, n, 1 << 32, "operation")?;
+    let loc = col_below(r, n, nl, "location")?;
+    let region = col_below(r, n, nreg, "region")?;
+    let comm = col_below(r, n, nstr, "string")?;
+    let root = col_below(r, n, nl + 1, "root")?;
+    let start = undelta(r, n)?;
+    let mut end = Vec::with_capacity(n);
+    for &s in &start {
+        let d = r.signed()?;
+        end.push(r.add(s, d)?);
+    }
+    let sent = col(r, n)?;
+    let received = col(r, n)?;
+    Ok((0..n)
+        .map(|i| {
+            (
+                idx[i],
+                op[i] as u32,
+                LocationId(loc[i] as u32),
+                RegionId(region[i] as u32),
+                StringId(comm[i] as u32),
+                (root[i] > 0).then(|| LocationId(root[i] as u32 - 1)),
+                start[i],
+                end[i],
+                sent[i],
+                received[i],
+            )
+        })
+        .collect())
 }
 
 fn decode_moments(payload: &[u8], nloc: usize) -> Result<Vec<[MomentAccumulator; 2]>, ColumnError> {

@@ -19,12 +19,17 @@ use weft::store::{build, BuildOptions, BuiltStore};
 /// Stream-index `files` and compare with the whole-trace build: the manifest and every tile, byte for byte.
 fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOptions) {
     let whole: BuiltStore = build(&read_archive(name, files).expect("archive reads"), o);
-    let sink = MemorySink::default();
-    let mut spill = MemorySpill::default();
-    let stream = open_stream(name, files).expect("archive opens");
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 0, shard: None };
-    let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
-    assert_same_store(name, &whole, done, sink);
+    // The default buffers, and tiny ones: event files read 97 bytes at a time (records cut by every
+    // window), locations nested 7 intervals at a time (prefixes taken while regions are open).
+    for (event_buffer, window) in [(0, weft::readers::otf2::READ_WINDOW), (7, 97)] {
+        let sink = MemorySink::default();
+        let mut spill = MemorySpill::default();
+        let mut stream = open_stream(name, files).expect("archive opens");
+        stream.set_read_window(window);
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None };
+        let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
+        assert_same_store(&format!("{name} ({event_buffer} intervals, {window} bytes)"), &whole, done, sink);
+    }
 }
 
 /// The streamed index's manifest and tiles equal the whole build's, byte for byte.
@@ -151,6 +156,43 @@ fn weft_index_holds_its_memory_bound() {
     // Too little memory for one block is refused with the flag named.
     let out = index("2M");
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--memory"));
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The first pass holds its memory bound whatever a location's length (issue #17): `weft index` on two
+/// long locations (1.5 M events each, event files of ~18 MB, 0.75 M intervals each) under `--memory 64M`
+/// reads, nests, matches and spills every location, then refuses the second pass (one location's block
+/// needs ~115 MB to tile), its peak resident memory under `--memory` plus the fixed overhead. A first pass
+/// that read an event file whole and held a location's intervals (raw and nested, two locations at once
+/// with two threads) refused up front ("its largest event file (18 MB) needs about 93 MB to read"), and
+/// peaked at 97 MB in its first pass when let run (`--memory 100M`, release build, 8f3242c).
+#[test]
+fn weft_index_first_pass_holds_its_memory_bound_on_long_locations() {
+    let base = std::env::temp_dir().join(format!("weft-store-stream-long-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (files, counts) = archive(&GenConfig::new(2, 3_000_000));
+    let largest = files.files.iter().filter(|(p, _)| p.ends_with(".evt")).map(|(_, b)| b.len()).max().unwrap();
+    assert!(largest > 16 << 20, "event files of {largest} bytes");
+    let trace_dir = base.join("trace");
+    write_archive(&files, &trace_dir);
+    drop(files);
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["index", "--force", "--threads", "2", "--block", "1", "--memory", "64M"])
+        .arg(&trace_dir)
+        .arg("-o")
+        .arg(base.join("store"))
+        .output()
+        .unwrap();
+    let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{text}");
+    // Refused in the second pass (the first read, nested, matched and spilled every location).
+    assert!(err.contains("the busiest block of 1 locations needs about"), "{err}");
+    let peak_mb: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("peak memory "))
+        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line: {text}\n{err}"));
+    assert!(peak_mb <= 64 + 24, "peak {peak_mb} MB with --memory 64M ({} events):\n{text}\n{err}", counts.events());
     let _ = std::fs::remove_dir_all(&base);
 }
 

@@ -1,6 +1,9 @@
 //! A store built without the whole trace (issue #17): an OTF2 archive is read location by location
-//! ([`Otf2Stream`]), so memory holds the definitions, the compact message ends, collective parts and instants
-//! (matched at the end, as the OTF2 reader does), one location's events at a time, and the blocks being tiled.
+//! ([`Otf2Stream`]), each event file a window at a time, its intervals taken in prefixes as they are
+//! decoded and nested as they come (`nest::LocationNest`), so memory holds the definitions, the compact
+//! message ends, collective parts and instants (matched at the end, as the OTF2 reader does; checked against
+//! `memory` after every location, [`IndexError::Memory`]), a bounded buffer of intervals whatever a
+//! location's length, and the blocks being tiled.
 //! A Chrome JSON or Paraver trace, whose records are not grouped by location, is read in chunks
 //! ([`index_chrome`], [`index_paraver`]): the reader spills each location's records (Chrome: X intervals and
 //! B/E events; Paraver: intervals) in segments as they come, whenever more than
@@ -12,7 +15,8 @@
 //! 1. **read**: each location's events are decoded once; its intervals are nested and clipped exactly as
 //!    [`TraceBuilder::finish`](crate::model::TraceBuilder::finish) does (the rule is per location and does not
 //!    depend on the origin), counted, and written to a [`Spill`] as compact varints (about 5 bytes per
-//!    interval); then dropped. After the last location the messages and collectives are matched and the
+//!    interval; an OTF2 location in segments, whenever the reader has buffered [`StreamOptions::event_buffer`]
+//!    intervals, or a sixty-fourth of `memory`'s worth); then dropped. After the last location the messages and collectives are matched and the
 //!    origin, span and per-location counts give the tiling ([`tiling_of`]).
 //! 2. **tile**: each block of locations is read back from the spill and cut into its level-0 tiles,
 //!    pyramid, moments, region totals and particle intervals ([`block_tiles`], the code `build` runs on a

@@ -101,6 +101,43 @@ fn streamed_store_equals_the_whole_build_on_real_archives() {
     }
 }
 
+/// A location whose times go back: nested whole (as the builder sorts it) while nothing of it was nested
+/// yet; once prefixes were nested in order, the streamed index cannot sort them again and says the archive
+/// is indexed whole (`weft index` then reads it whole).
+#[test]
+fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
+    use weft::readers::otf2::encoding::{Item, Records};
+    use weft::store::stream::IndexError;
+    let (mut files, _) = archive(&GenConfig { chunk_size: 4096, ..GenConfig::new(3, 30_000) });
+    // Location 1's timestamp two thirds into its file set back to its first.
+    let evt = files.files.iter().map(|(p, _)| p.clone()).find(|p| p.ends_with("/1.evt")).unwrap();
+    let bytes = files.files.get_mut(&evt).unwrap();
+    let mut stamps = Vec::new();
+    let mut r = Records::new(bytes, 4096, true).unwrap();
+    while let Some(item) = r.next_item().unwrap() {
+        if let Item::Time(t) = item {
+            stamps.push((r.cur.pos() - 8, t));
+        }
+    }
+    let (at, _) = stamps[stamps.len() * 2 / 3];
+    bytes[at..at + 8].copy_from_slice(&stamps[0].1.to_le_bytes());
+    let t = read_archive("traces.otf2", &files).unwrap();
+    assert!(t.warnings.examples().iter().any(|w| w.message.contains("time goes back")), "the reader warns");
+    let o = BuildOptions { block_locations: 2, ..BuildOptions::default() };
+    let whole = build(&t, &o);
+    for (event_buffer, expect_whole) in [(0, true), (7, false)] {
+        let sink = MemorySink::default();
+        let stream = open_stream("traces.otf2", &files).unwrap();
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None };
+        match index_otf2(stream, &so, &mut MemorySpill::default(), &sink, &|_| {}) {
+            Ok(done) if expect_whole => assert_same_store("times going back", &whole, done, sink),
+            Err(IndexError::NotStreamable(m)) if !expect_whole => assert!(m.contains("1.evt"), "{m}"),
+            Ok(_) => panic!("{event_buffer}: indexed in prefixes"),
+            Err(e) => panic!("{event_buffer}: {e}"),
+        }
+    }
+}
+
 fn write_archive(files: &MemoryFiles, dir: &Path) {
     for (p, b) in &files.files {
         let path = dir.join(p);

@@ -110,7 +110,7 @@ fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
     use weft::store::stream::IndexError;
     let (mut files, _) = archive(&GenConfig { chunk_size: 4096, ..GenConfig::new(3, 30_000) });
     // Location 1's timestamp two thirds into its file set back to its first.
-    let evt = files.files.iter().map(|(p, _)| p.clone()).find(|p| p.ends_with("/1.evt")).unwrap();
+    let evt = files.files.keys().find(|p| p.ends_with("/1.evt")).unwrap().clone();
     let bytes = files.files.get_mut(&evt).unwrap();
     let mut stamps = Vec::new();
     let mut r = Records::new(bytes, 4096, true).unwrap();
@@ -134,6 +134,34 @@ fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
             Err(IndexError::NotStreamable(m)) if !expect_whole => assert!(m.contains("1.evt"), "{m}"),
             Ok(_) => panic!("{event_buffer}: indexed in prefixes"),
             Err(e) => panic!("{event_buffer}: {e}"),
+        }
+    }
+}
+
+/// Message ends and collective parts are kept to be matched at the end: where they would pass `memory`,
+/// the index refuses as soon as it is known, within the location being read, naming them and the sizes.
+#[test]
+fn message_ends_past_the_memory_are_refused_while_reading() {
+    use weft::store::stream::IndexError;
+    let (files, _) = archive(&GenConfig::new(2, 400_000));
+    let o = BuildOptions::default();
+    for threads in [1, 2] {
+        let so = StreamOptions {
+            build: BuildOptions { threads, ..o.clone() },
+            memory: 3 << 20,
+            event_buffer: 1000,
+            shard: None,
+        };
+        let stream = open_stream("traces.otf2", &files).unwrap();
+        match index_otf2(stream, &so, &mut MemorySpill::default(), &MemorySink::default(), &|_| {}) {
+            Err(IndexError::Memory(m)) => {
+                assert!(
+                    m.starts_with("reading location ") && m.contains(" sends, ") && m.contains("--memory 3 MB"),
+                    "{m}"
+                )
+            }
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("indexed within 3 MB"),
         }
     }
 }

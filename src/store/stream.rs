@@ -37,9 +37,9 @@ use super::manifest::{Manifest, TileEntry};
 use super::nest::{encode_segment, nest, LocationNest, Nested, RegionTotals};
 use super::partition::{part_manifest, PartManifest, Shard};
 use crate::model::{RegionId, Trace, WarningKind};
-use crate::readers::otf2::{IntervalTaker, Otf2Stream};
+use crate::readers::otf2::{Held, IntervalTaker, Otf2Stream};
 use crate::readers::ReadError;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use thiserror::Error;
 
@@ -400,23 +400,41 @@ fn takeable<'o>(buf: &[(RegionId, i64, u64)], first: usize, open: &'o [usize], n
     (p, &open[lo..hi])
 }
 
-/// Takes a location's intervals into the digest as they are decoded (one thread).
+/// Takes a location's intervals into the digest as they are decoded (one thread), refusing to go on when
+/// what the reader holds would pass `memory` ([`check_pass1`]).
 struct DigestTaker<'d> {
     digest: &'d mut Digest,
     spill: &'d mut dyn Spill,
     path: &'d str,
+    o: &'d StreamOptions,
+    buffers: u64,
+    /// This location's index, of `total`.
+    k: usize,
+    total: usize,
     err: Option<IndexError>,
 }
 
 impl IntervalTaker for DigestTaker<'_> {
-    fn take(&mut self, buf: &[(RegionId, i64, u64)], first: usize, open: &[usize], now: i64) -> usize {
+    fn take(
+        &mut self,
+        buf: &[(RegionId, i64, u64)],
+        first: usize,
+        open: &[usize],
+        now: i64,
+        held: Held,
+    ) -> Option<usize> {
+        if let Err(e) = check_pass1(self.o, held, self.buffers, self.spill.held(), (self.k, self.total, true)) {
+            self.err = Some(e);
+            return None;
+        }
         let (p, open) = takeable(buf, first, open, now);
-        if p > 0 && self.err.is_none() {
+        if p > 0 {
             if let Err(e) = self.digest.prefix(&buf[..p], first, open, self.spill, self.path) {
                 self.err = Some(e);
+                return None;
             }
         }
-        p
+        Some(p)
     }
     fn closed(&mut self, slot: usize, dur_ns: u64) {
         self.digest.closed(slot, dur_ns);
@@ -429,7 +447,7 @@ enum Piece {
     Prefix(Vec<(RegionId, i64, u64)>, usize, Vec<usize>),
     Closed(usize, u64),
     /// The location's end: (the rest, intervals taken, times in order, what the reader holds to the end).
-    End(Vec<(RegionId, i64, u64)>, usize, bool, (u64, [usize; 3])),
+    End(Vec<(RegionId, i64, u64)>, usize, bool, Held),
 }
 
 /// Bytes matching needs per byte of message ends and collective parts held (the ends, the channels'
@@ -443,20 +461,24 @@ const OTF2_BUFFER_SHARE: u64 = 64;
 /// Refuse, as soon as it is known, an index whose first pass would pass `--memory`: what the reader holds
 /// to the end (`held`: bytes, and the sends, receives and collective parts among them) and matching's
 /// share of it, the read's buffers, and the spill held in memory.
+/// `at`: (locations read, of how many, whether within the next one).
 fn check_pass1(
     o: &StreamOptions,
-    (held, [sends, recvs, parts]): (u64, [usize; 3]),
+    (held, [sends, recvs, parts]): Held,
     buffers: u64,
     spill_held: u64,
-    done: usize,
-    total: usize,
+    (done, total, within): (usize, usize, bool),
 ) -> Result<(), IndexError> {
     let need = held.saturating_mul(MATCH_FACTOR) + buffers + spill_held;
     if need <= o.memory {
         return Ok(());
     }
+    let at = match within {
+        true => format!("reading location {} of {total}", done + 1),
+        false => format!("after {done} of {total} locations"),
+    };
     Err(IndexError::Memory(format!(
-        "after {done} of {total} locations, the records kept to be matched at the end ({sends} sends, {recvs} \
+        "{at}, the records kept to be matched at the end ({sends} sends, {recvs} \
          receives, {parts} collective parts, with instants, counter samples and names) hold about {} MB and \
          matching them needs about {} MB; with the read's buffers ({} MB) and the spill held in memory ({} MB) \
          that is over --memory {} MB (raise --memory)",
@@ -468,19 +490,38 @@ fn check_pass1(
     )))
 }
 
-/// Takes a location's intervals to the digest's thread as they are decoded.
+/// Takes a location's intervals to the digest's thread as they are decoded, refusing to go on as
+/// [`DigestTaker`] does (with the spill's bytes in memory as the digest's thread last saw them).
 struct ChannelTaker<'c> {
     to: &'c std::sync::mpsc::SyncSender<Piece>,
+    o: &'c StreamOptions,
+    buffers: u64,
+    spill_held: &'c AtomicU64,
+    k: usize,
+    total: usize,
+    err: Option<IndexError>,
 }
 
 impl IntervalTaker for ChannelTaker<'_> {
-    fn take(&mut self, buf: &[(RegionId, i64, u64)], first: usize, open: &[usize], now: i64) -> usize {
+    fn take(
+        &mut self,
+        buf: &[(RegionId, i64, u64)],
+        first: usize,
+        open: &[usize],
+        now: i64,
+        held: Held,
+    ) -> Option<usize> {
+        let spill_held = self.spill_held.load(Ordering::Relaxed);
+        if let Err(e) = check_pass1(self.o, held, self.buffers, spill_held, (self.k, self.total, true)) {
+            self.err = Some(e);
+            return None;
+        }
         let (p, open) = takeable(buf, first, open, now);
         if p > 0 {
             // A failed send: the digest's thread failed, its error is returned when the read ends.
             let _ = self.to.send(Piece::Prefix(buf[..p].to_vec(), first, open.to_vec()));
         }
-        p
+        Some(p)
     }
     fn closed(&mut self, slot: usize, dur_ns: u64) {
         let _ = self.to.send(Piece::Closed(slot, dur_ns));
@@ -527,14 +568,15 @@ pub fn index_otf2(
         for (k, path) in paths.iter().enumerate() {
             raw.clear();
             digest.begin();
-            let mut taker = DigestTaker { digest: &mut digest, spill: &mut *spill, path, err: None };
+            let mut taker =
+                DigestTaker { digest: &mut digest, spill: &mut *spill, path, o, buffers, k, total: n, err: None };
             let (taken, in_order) = stream.location_taken(k, &mut raw, &mut taker, limit)?;
             if let Some(e) = taker.err {
                 return Err(e);
             }
             intervals += (taken + raw.len()) as u64;
             digest.end(&raw, taken, in_order, spill, path)?;
-            check_pass1(o, stream.held_bytes(), buffers, spill.held(), k + 1, n)?;
+            check_pass1(o, stream.held_bytes(), buffers, spill.held(), (k + 1, n, false))?;
             progress(Progress::Reading { done: k + 1, total: n, intervals });
         }
     } else {
@@ -543,6 +585,8 @@ pub fn index_otf2(
         let digest_ref = &mut digest;
         let spill_ref: &mut dyn Spill = &mut *spill;
         let paths = &paths;
+        let spill_held = AtomicU64::new(0);
+        let spill_held = &spill_held;
         std::thread::scope(|s| -> Result<(), IndexError> {
             let worker = s.spawn(move || -> Result<(), IndexError> {
                 let mut k = 0;
@@ -550,12 +594,14 @@ pub fn index_otf2(
                 for piece in from_reader.iter() {
                     match piece {
                         Piece::Prefix(buf, first, open) => {
-                            digest_ref.prefix(&buf, first, &open, spill_ref, &paths[k])?
+                            digest_ref.prefix(&buf, first, &open, spill_ref, &paths[k])?;
+                            spill_held.store(spill_ref.held(), Ordering::Relaxed);
                         }
                         Piece::Closed(slot, dur) => digest_ref.closed(slot, dur),
                         Piece::End(rest, taken, in_order, held) => {
                             digest_ref.end(&rest, taken, in_order, spill_ref, &paths[k])?;
-                            check_pass1(o, held, buffers, spill_ref.held(), k + 1, n)?;
+                            spill_held.store(spill_ref.held(), Ordering::Relaxed);
+                            check_pass1(o, held, buffers, spill_ref.held(), (k + 1, n, false))?;
                             let _ = recycle.send(rest);
                             digest_ref.begin();
                             k += 1;
@@ -568,8 +614,11 @@ pub fn index_otf2(
                 for k in 0..n {
                     let mut raw = recycled.try_recv().unwrap_or_default();
                     raw.clear();
-                    let (taken, in_order) =
-                        stream.location_taken(k, &mut raw, &mut ChannelTaker { to: &to_worker }, limit)?;
+                    let mut taker = ChannelTaker { to: &to_worker, o, buffers, spill_held, k, total: n, err: None };
+                    let (taken, in_order) = stream.location_taken(k, &mut raw, &mut taker, limit)?;
+                    if let Some(e) = taker.err {
+                        return Err(e);
+                    }
                     intervals += (taken + raw.len()) as u64;
                     if to_worker.send(Piece::End(raw, taken, in_order, stream.held_bytes())).is_err() {
                         break; // the worker failed: its error is returned below

@@ -225,14 +225,8 @@ impl<'f> Assembler<'f> {
 
     /// About the bytes held for [`finish`](Self::finish): message ends and collective parts to match,
     /// threading events, instants, counter samples, strings (intervals are the caller's).
-    pub(super) fn held_bytes(&self) -> (u64, [usize; 3]) {
-        use std::mem::size_of;
-        let st = &self.st;
-        let ends = st.sends.capacity() * size_of::<Send>()
-            + st.recvs.capacity() * size_of::<Recv>()
-            + st.parts.capacity() * size_of::<CollectivePart>()
-            + st.thread_raw.capacity() * size_of::<(LocationId, i64, ThreadEventKind)>();
-        (ends as u64 + self.b.held_bytes(), [st.sends.len(), st.recvs.len(), st.parts.len()])
+    pub(super) fn held_bytes(&self) -> Held {
+        held(&self.st, &self.b)
     }
 
     /// Match messages and collectives, and build the trace (with the intervals the caller pushed, if any).
@@ -504,6 +498,7 @@ fn read_location(
     let mut first = 0usize;
     let mut in_order = true;
     let mut take_at = taker.as_ref().map_or(usize::MAX, |t| t.1.max(1));
+    let mut stopped = false;
     let mut coll_begin: Vec<i64> = Vec::new();
     let mut isends: rustc_hash::FxHashMap<u64, usize> = Default::default();
     let mut last_ns = i64::MIN;
@@ -513,7 +508,7 @@ fn read_location(
         let Some(t) = clock.ns(offsets.corrected(ticks)) else {
             let first = overflowed.map_or(offset, |o| o.0);
             overflowed = Some((first, overflowed.map_or(1, |o| o.1 + 1)));
-            return;
+            return true;
         };
         in_order &= t >= last_ns;
         last_ns = last_ns.max(t);
@@ -525,7 +520,11 @@ fn read_location(
                 if intervals.len() >= take_at && in_order {
                     if let Some((taker, limit)) = &mut taker {
                         let open: Vec<usize> = stack.iter().map(|e| e.3).collect();
-                        let n = taker.take(intervals, first, &open, t).min(intervals.len());
+                        let Some(n) = taker.take(intervals, first, &open, t, held(st, b)) else {
+                            stopped = true;
+                            return false;
+                        };
+                        let n = n.min(intervals.len());
                         intervals.drain(..n);
                         first += n;
                         // Little taken (many intervals open or at this time): wait for twice as many.
@@ -645,8 +644,13 @@ fn read_location(
                 }
             }
         }
+        true
     });
     let (stats, err) = decoded.map_err(|e| io(e.to_string()))?;
+    if stopped {
+        // The taker refused to go on (and says why): nothing more of this location is needed.
+        return Ok(LocationRead { events: stats.events, taken: first, in_order });
+    }
     for (_, _, start, slot) in stack.drain(..).rev() {
         b.warn(WarningKind::UnclosedBegin, || format!("{evt_path}: a region entered at {start} ns never left"));
         let dur = last_ns.saturating_sub(start).max(0) as u64;
@@ -684,6 +688,18 @@ fn read_location(
         b.warn(WarningKind::Truncated, || format!("{evt_path}: no end-of-file marker; the file may be cut short"));
     }
     Ok(LocationRead { events: stats.events, taken: first, in_order })
+}
+
+/// What the reader holds until the end: bytes, and the counts of sends, receives and collective parts.
+pub type Held = (u64, [usize; 3]);
+
+fn held(st: &State, b: &TraceBuilder) -> Held {
+    use std::mem::size_of;
+    let ends = st.sends.capacity() * size_of::<Send>()
+        + st.recvs.capacity() * size_of::<Recv>()
+        + st.parts.capacity() * size_of::<CollectivePart>()
+        + st.thread_raw.capacity() * size_of::<(LocationId, i64, ThreadEventKind)>();
+    (ends as u64 + b.held_bytes(), [st.sends.len(), st.recvs.len(), st.parts.len()])
 }
 
 /// What reading one location's events gave besides its intervals.

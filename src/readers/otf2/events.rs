@@ -231,7 +231,11 @@ pub fn decode<'a, F: FnMut(u64, u64, Event<'a>)>(
         Ok(r) => r,
         Err(e) => return (stats, Some(e)),
     };
-    let err = walk(&mut records, 0, &mut 0, &mut stats, local, &mut f).err();
+    let err = walk(&mut records, 0, &mut 0, &mut stats, local, &mut |t, o, e| {
+        f(t, o, e);
+        true
+    })
+    .err();
     if err.is_none() {
         stats.truncated = !records.saw_end_of_file;
     }
@@ -241,7 +245,8 @@ pub fn decode<'a, F: FnMut(u64, u64, Event<'a>)>(
 /// [`decode`] of an event file of `len` bytes read from `src` a window of about `window` bytes at a time
 /// (the window grows only for a record longer than it): the same events, offsets, statistics and error,
 /// in memory bounded by the window whatever the file's length. Errors of `src` are returned as such.
-pub fn decode_read<F: for<'b> FnMut(u64, u64, Event<'b>)>(
+/// `f` returns false to stop reading (the statistics then count the events delivered).
+pub fn decode_read<F: for<'b> FnMut(u64, u64, Event<'b>) -> bool>(
     src: &mut dyn std::io::Read,
     len: u64,
     window: usize,
@@ -275,9 +280,13 @@ pub fn decode_read<F: for<'b> FnMut(u64, u64, Event<'b>)>(
             },
             Some(at) => Records::resume(&buf, base, at),
         };
-        if let Err(mut e) = walk(&mut records, base, &mut time, &mut stats, local, &mut f) {
-            e.offset += base as u64;
-            return Ok((stats, Some(e)));
+        match walk(&mut records, base, &mut time, &mut stats, local, &mut f) {
+            Err(mut e) => {
+                e.offset += base as u64;
+                return Ok((stats, Some(e)));
+            }
+            Ok(false) => return Ok((stats, None)),
+            Ok(true) => {}
         }
         let Some(from) = records.need_more else {
             stats.truncated = !records.saw_end_of_file;
@@ -305,20 +314,20 @@ pub fn decode_read<F: for<'b> FnMut(u64, u64, Event<'b>)>(
 }
 
 /// Walk `records` (a window starting at file offset `base`) to its end or the file's, delivering events;
-/// `time` and `stats` go on from window to window. Error offsets are the window's.
+/// `time` and `stats` go on from window to window. Error offsets are the window's. False: `f` stopped it.
 #[inline(always)]
-fn walk<'a, F: FnMut(u64, u64, Event<'a>)>(
+fn walk<'a, F: FnMut(u64, u64, Event<'a>) -> bool>(
     records: &mut Records<'a>,
     base: usize,
     time: &mut u64,
     stats: &mut FileStats,
     local: &LocalDefs,
     f: &mut F,
-) -> Result<(), DecodeError> {
+) -> Result<bool, DecodeError> {
     loop {
         let item = match records.next_item() {
             Ok(Some(i)) => i,
-            Ok(None) => return Ok(()),
+            Ok(None) => return Ok(true),
             Err(e) => {
                 stats.truncated = true;
                 return Err(e);
@@ -346,7 +355,9 @@ fn walk<'a, F: FnMut(u64, u64, Event<'a>)>(
                                 None => stats.unknown_kinds.push((kind, 1)),
                             }
                         }
-                        f(*time, (base + start) as u64, ev);
+                        if !f(*time, (base + start) as u64, ev) {
+                            return Ok(false);
+                        }
                     }
                     Err(e) => {
                         return Err(DecodeError {
@@ -436,7 +447,8 @@ mod tests {
     fn windowed(data: &[u8], chunk: u64, window: usize, len: u64) -> String {
         let mut got = Vec::new();
         let (stats, err) = decode_read(&mut &data[..], len, window, chunk, &LocalDefs::default(), |t, o, e| {
-            got.push(format!("{t} {o} {e:?}"))
+            got.push(format!("{t} {o} {e:?}"));
+            true
         })
         .unwrap();
         format!("{got:?}\n{stats:?}\n{err:?}")

@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub use anchor::Anchor;
-pub use assemble::READ_WINDOW;
+pub use assemble::{Held, READ_WINDOW};
 pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
 
 /// The files of an archive, by relative `/`-separated path.
@@ -192,9 +192,18 @@ pub fn read_archive_full(name: &str, files: &dyn ArchiveFiles) -> Result<Otf2Rea
 pub trait IntervalTaker {
     /// `buf` holds the location's intervals from arrival number `first` on (region, start ns, duration ns;
     /// the duration of one still open is 0); `open` the arrival numbers of those still open, ascending. Every
-    /// event so far is at or before `now` and every later one will be at or after it. Returns how many of
-    /// `buf`'s first intervals it took (they leave `buf`).
-    fn take(&mut self, buf: &[(crate::model::RegionId, i64, u64)], first: usize, open: &[usize], now: i64) -> usize;
+    /// event so far is at or before `now` and every later one will be at or after it. `held`: what the
+    /// reader holds until the end so far (bytes; sends, receives, collective parts). Returns how many of
+    /// `buf`'s first intervals it took (they leave `buf`), or None to stop reading (the taker refuses to go
+    /// on, and says why to its caller).
+    fn take(
+        &mut self,
+        buf: &[(crate::model::RegionId, i64, u64)],
+        first: usize,
+        open: &[usize],
+        now: i64,
+        held: Held,
+    ) -> Option<usize>;
     /// Interval `slot`, taken while open, closed after `dur_ns`.
     fn closed(&mut self, slot: usize, dur_ns: u64);
 }
@@ -256,7 +265,7 @@ impl Otf2Stream<'_> {
 
     /// About the bytes held until [`finish`](Self::finish) (message ends and collective parts to match,
     /// instants, counter samples, strings), and the counts of sends, receives and collective parts.
-    pub fn held_bytes(&self) -> (u64, [usize; 3]) {
+    pub fn held_bytes(&self) -> Held {
         self.0.held_bytes()
     }
 

@@ -288,6 +288,8 @@ pub struct Records<'a> {
     /// Set when the walk stopped because the window ends before the next item: the file offset from which
     /// the next window must start.
     pub need_more: Option<usize>,
+    /// Where the walk goes on (a file offset), when it stopped for more.
+    resume_at: usize,
 }
 
 /// Where a windowed [`Records`] walk stands between two windows of one file.
@@ -300,6 +302,7 @@ pub struct RecordsAt {
     timestamps: bool,
     big_endian: bool,
     pending_header: bool,
+    resume_at: usize,
     /// The file's length (lowered when the file turns out shorter than it said).
     pub file_len: usize,
 }
@@ -331,6 +334,7 @@ impl<'a> Records<'a> {
             file_len,
             pending_header: false,
             need_more: None,
+            resume_at: 0,
         };
         r.chunk_header()?;
         Ok(r)
@@ -346,14 +350,17 @@ impl<'a> Records<'a> {
             timestamps: self.timestamps,
             big_endian: self.cur.big_endian,
             pending_header: self.pending_header,
+            resume_at: self.resume_at,
             file_len: self.file_len,
         }
     }
 
     /// Go on over `data`, the window starting at file offset `base` (the offset `need_more` asked for).
     pub fn resume(data: &'a [u8], base: usize, at: RecordsAt) -> Self {
+        let mut cur = Cursor::new(data, at.big_endian);
+        cur.seek(at.resume_at.saturating_sub(base));
         Records {
-            cur: Cursor::new(data, at.big_endian),
+            cur,
             chunk_size: at.chunk_size,
             chunk_start: at.chunk_start,
             saw_end_of_file: at.saw_end_of_file,
@@ -363,6 +370,7 @@ impl<'a> Records<'a> {
             file_len: at.file_len,
             pending_header: at.pending_header,
             need_more: None,
+            resume_at: at.resume_at,
         }
     }
 
@@ -378,9 +386,12 @@ impl<'a> Records<'a> {
         self.cur.remaining() < n && self.partial()
     }
 
-    /// Stop: the next window must start at window position `at`.
+    /// Stop: the walk goes on at window position `at` in the next window, which keeps the bytes from the
+    /// current chunk's end on too (records of a damaged file that run past it come back there at the
+    /// end-of-chunk marker, as over the whole file).
     fn more(&mut self, at: usize) -> Decoded<Option<Item>> {
-        self.need_more = Some(self.base + at);
+        self.resume_at = self.base + at;
+        self.need_more = Some(self.resume_at.min(self.chunk_start + self.chunk_size));
         Ok(None)
     }
 

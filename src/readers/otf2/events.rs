@@ -478,4 +478,31 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn damaged_files_read_a_window_at_a_time_decode_as_the_whole_file() {
+        let cfg = GenConfig { chunk_size: 512, ..GenConfig::new(2, 3_000) };
+        let (files, _) = archive(&cfg);
+        let evt = files.files.iter().find(|(p, _)| p.ends_with(".evt")).unwrap().1;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..300 {
+            let mut data = evt.clone();
+            for _ in 0..1 + x % 4 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let at = (x >> 20) as usize % data.len();
+                data[at] = match x % 4 {
+                    0 => 0xFF,
+                    1 => 0,
+                    2 => (x >> 8) as u8,
+                    _ => data[at] ^ 1,
+                };
+            }
+            let expect = whole(&data, 512);
+            for window in [64, 100, 511, 700] {
+                assert_eq!(windowed(&data, 512, window, data.len() as u64), expect, "window {window}");
+            }
+        }
+    }
 }

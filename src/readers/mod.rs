@@ -344,8 +344,9 @@ pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
-/// [`read_regular`] into `bytes` (replacing what it held, reusing its capacity: a reader of many files,
-/// such as an OTF2 archive's event files, then allocates and faults in its buffer once).
+/// [`read_regular`] into `bytes` (replacing what it held, reusing its capacity: a reader of many files then
+/// allocates and faults in its buffer once). An OTF2 archive's event files are read in windows instead
+/// ([`open_regular`]).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_regular_into(path: &std::path::Path, bytes: &mut Vec<u8>) -> Result<(), ReadError> {
     use std::io::Read;

@@ -32,18 +32,6 @@ pub trait ArchiveFiles {
     fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, String>;
     /// File paths to search for the anchor: at least every `.otf2` file (in-memory sets list all files).
     fn paths(&self) -> Vec<String>;
-    /// [`read`](Self::read) for a reader of many files in turn (event files): the bytes borrowed from the
-    /// set, or read into `buf`, whose capacity is reused (a folder on disk).
-    fn read_buffered<'a>(&'a self, path: &str, buf: &'a mut Vec<u8>) -> Result<Option<&'a [u8]>, String> {
-        Ok(match self.read(path)? {
-            None => None,
-            Some(Cow::Borrowed(b)) => Some(b),
-            Some(Cow::Owned(v)) => {
-                *buf = v;
-                Some(&buf[..])
-            }
-        })
-    }
     /// The file at `path` to read in pieces (an event file decoded a window at a time, in memory bounded
     /// whatever its length): its length and a reader; `Ok(None)` when there is no such file. By default,
     /// [`read`](Self::read)'s bytes.
@@ -99,18 +87,6 @@ impl ArchiveFiles for FolderFiles {
         }
         match crate::readers::read_regular(&full) {
             Ok(b) => Ok(Some(Cow::Owned(b))),
-            Err(ReadError::Io { detail, .. }) => Err(detail),
-            Err(e) => Err(e.to_string()),
-        }
-    }
-    fn read_buffered<'a>(&'a self, path: &str, buf: &'a mut Vec<u8>) -> Result<Option<&'a [u8]>, String> {
-        let full = self.root.join(path);
-        match std::fs::metadata(&full) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            _ => {}
-        }
-        match crate::readers::read_regular_into(&full, buf) {
-            Ok(()) => Ok(Some(&buf[..])),
             Err(ReadError::Io { detail, .. }) => Err(detail),
             Err(e) => Err(e.to_string()),
         }

@@ -226,9 +226,12 @@ impl LocationNest {
                 }
             });
         }
+        // In order (the common case) the open ones come in arrival order: a cursor, not a search.
+        let mut next_open = open.iter().map(|&s| s - first).peekable();
         for k in 0..buf.len() {
             let i = if sorted { k } else { self.order[k] as usize };
             let (region, start, dur) = buf[i];
+            let open_now = if sorted { next_open.next_if_eq(&i).is_some() } else { is_open(i) };
             let s = start as i128;
             while let Some(&Some(top)) = self.stack.last() {
                 if top <= s {
@@ -241,7 +244,7 @@ impl LocationNest {
             let depth = self.stack.len().min(u16::MAX as usize) as u16;
             let counts_time = totals.as_mut().is_some_and(|t| t.interval(region, depth));
             self.first_start.get_or_insert(start);
-            if is_open(i) {
+            if open_now {
                 self.stack.push(None);
                 self.open.push(Open {
                     slot: first + i,

@@ -182,19 +182,24 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
         for n in [1, 2, 4] {
             for k in 0..n {
                 let shard = Shard { index: k, count: n };
-                let what = format!("OTF2, blocks of {block}, shard {k}/{n}");
-                let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-                let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 0, shard: Some(shard) };
-                let stream = open_stream("traces.otf2", &files).unwrap();
-                let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).unwrap();
-                assert_same_part(&what, &build_part(&t, &o, shard), done, sink);
-                let nl = t.locations.len() as u32;
-                let blocks = shard.blocks(nl.div_ceil(block));
-                let mine = (blocks.start * block).min(nl)..(blocks.end * block).min(nl);
-                for l in 0..nl {
-                    let spilled = spill.parts.get(l as usize).is_some_and(|p| !p.is_empty());
-                    assert_eq!(spilled, k == 0 || mine.contains(&l), "{what}: location {l} spilled");
+                // Locations nested whole, and in prefixes of 7 intervals (the region totals of every
+                // location, a part's fingerprint, then counted as durations are fixed up).
+                for event_buffer in [0, 7] {
+                    let what = format!("OTF2, blocks of {block}, shard {k}/{n}, buffer {event_buffer}");
+                    let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
+                    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: Some(shard) };
+                    let stream = open_stream("traces.otf2", &files).unwrap();
+                    let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).unwrap();
+                    assert_same_part(&what, &build_part(&t, &o, shard), done, sink);
+                    let nl = t.locations.len() as u32;
+                    let blocks = shard.blocks(nl.div_ceil(block));
+                    let mine = (blocks.start * block).min(nl)..(blocks.end * block).min(nl);
+                    for l in 0..nl {
+                        let spilled = spill.parts.get(l as usize).is_some_and(|p| !p.is_empty());
+                        assert_eq!(spilled, k == 0 || mine.contains(&l), "{what}: location {l} spilled");
+                    }
                 }
+                let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 0, shard: Some(shard) };
                 let what = format!("Chrome JSON, blocks of {block}, shard {k}/{n}");
                 let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
                 let events = Box::new(MemorySpill::default());

@@ -19,12 +19,17 @@ use weft::store::{build, BuildOptions, BuiltStore};
 /// Stream-index `files` and compare with the whole-trace build: the manifest and every tile, byte for byte.
 fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOptions) {
     let whole: BuiltStore = build(&read_archive(name, files).expect("archive reads"), o);
-    let sink = MemorySink::default();
-    let mut spill = MemorySpill::default();
-    let stream = open_stream(name, files).expect("archive opens");
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 0, shard: None };
-    let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
-    assert_same_store(name, &whole, done, sink);
+    // The default buffers, and tiny ones: event files read 97 bytes at a time (records cut by every
+    // window), locations nested 7 intervals at a time (prefixes taken while regions are open).
+    for (event_buffer, window) in [(0, weft::readers::otf2::READ_WINDOW), (7, 97)] {
+        let sink = MemorySink::default();
+        let mut spill = MemorySpill::default();
+        let mut stream = open_stream(name, files).expect("archive opens");
+        stream.set_read_window(window);
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None };
+        let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
+        assert_same_store(&format!("{name} ({event_buffer} intervals, {window} bytes)"), &whole, done, sink);
+    }
 }
 
 /// The streamed index's manifest and tiles equal the whole build's, byte for byte.
@@ -96,6 +101,71 @@ fn streamed_store_equals_the_whole_build_on_real_archives() {
     }
 }
 
+/// A location whose times go back: nested whole (as the builder sorts it) while nothing of it was nested
+/// yet; once prefixes were nested in order, the streamed index cannot sort them again and says the archive
+/// is indexed whole (`weft index` then reads it whole).
+#[test]
+fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
+    use weft::readers::otf2::encoding::{Item, Records};
+    use weft::store::stream::IndexError;
+    let (mut files, _) = archive(&GenConfig { chunk_size: 4096, ..GenConfig::new(3, 30_000) });
+    // Location 1's timestamp two thirds into its file set back to its first.
+    let evt = files.files.keys().find(|p| p.ends_with("/1.evt")).unwrap().clone();
+    let bytes = files.files.get_mut(&evt).unwrap();
+    let mut stamps = Vec::new();
+    let mut r = Records::new(bytes, 4096, true).unwrap();
+    while let Some(item) = r.next_item().unwrap() {
+        if let Item::Time(t) = item {
+            stamps.push((r.cur.pos() - 8, t));
+        }
+    }
+    let (at, _) = stamps[stamps.len() * 2 / 3];
+    bytes[at..at + 8].copy_from_slice(&stamps[0].1.to_le_bytes());
+    let t = read_archive("traces.otf2", &files).unwrap();
+    assert!(t.warnings.examples().iter().any(|w| w.message.contains("time goes back")), "the reader warns");
+    let o = BuildOptions { block_locations: 2, ..BuildOptions::default() };
+    let whole = build(&t, &o);
+    for (event_buffer, expect_whole) in [(0, true), (7, false)] {
+        let sink = MemorySink::default();
+        let stream = open_stream("traces.otf2", &files).unwrap();
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None };
+        match index_otf2(stream, &so, &mut MemorySpill::default(), &sink, &|_| {}) {
+            Ok(done) if expect_whole => assert_same_store("times going back", &whole, done, sink),
+            Err(IndexError::NotStreamable(m)) if !expect_whole => assert!(m.contains("1.evt"), "{m}"),
+            Ok(_) => panic!("{event_buffer}: indexed in prefixes"),
+            Err(e) => panic!("{event_buffer}: {e}"),
+        }
+    }
+}
+
+/// Message ends and collective parts are kept to be matched at the end: where they would pass `memory`,
+/// the index refuses as soon as it is known, within the location being read, naming them and the sizes.
+#[test]
+fn message_ends_past_the_memory_are_refused_while_reading() {
+    use weft::store::stream::IndexError;
+    let (files, _) = archive(&GenConfig::new(2, 400_000));
+    let o = BuildOptions::default();
+    for threads in [1, 2] {
+        let so = StreamOptions {
+            build: BuildOptions { threads, ..o.clone() },
+            memory: 3 << 20,
+            event_buffer: 1000,
+            shard: None,
+        };
+        let stream = open_stream("traces.otf2", &files).unwrap();
+        match index_otf2(stream, &so, &mut MemorySpill::default(), &MemorySink::default(), &|_| {}) {
+            Err(IndexError::Memory(m)) => {
+                assert!(
+                    m.starts_with("reading location ") && m.contains(" sends, ") && m.contains("--memory 3 MB"),
+                    "{m}"
+                )
+            }
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("indexed within 3 MB"),
+        }
+    }
+}
+
 fn write_archive(files: &MemoryFiles, dir: &Path) {
     for (p, b) in &files.files {
         let path = dir.join(p);
@@ -151,6 +221,43 @@ fn weft_index_holds_its_memory_bound() {
     // Too little memory for one block is refused with the flag named.
     let out = index("2M");
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--memory"));
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The first pass holds its memory bound whatever a location's length (issue #17): `weft index` on two
+/// long locations (1.5 M events each, event files of ~18 MB, 0.75 M intervals each) under `--memory 64M`
+/// reads, nests, matches and spills every location, then refuses the second pass (one location's block
+/// needs ~115 MB to tile), its peak resident memory under `--memory` plus the fixed overhead. A first pass
+/// that read an event file whole and held a location's intervals (raw and nested, two locations at once
+/// with two threads) refused up front ("its largest event file (18 MB) needs about 93 MB to read"), and
+/// peaked at 97 MB in its first pass when let run (`--memory 100M`, release build, 8f3242c).
+#[test]
+fn weft_index_first_pass_holds_its_memory_bound_on_long_locations() {
+    let base = std::env::temp_dir().join(format!("weft-store-stream-long-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (files, counts) = archive(&GenConfig::new(2, 3_000_000));
+    let largest = files.files.iter().filter(|(p, _)| p.ends_with(".evt")).map(|(_, b)| b.len()).max().unwrap();
+    assert!(largest > 16 << 20, "event files of {largest} bytes");
+    let trace_dir = base.join("trace");
+    write_archive(&files, &trace_dir);
+    drop(files);
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["index", "--force", "--threads", "2", "--block", "1", "--memory", "64M"])
+        .arg(&trace_dir)
+        .arg("-o")
+        .arg(base.join("store"))
+        .output()
+        .unwrap();
+    let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{text}");
+    // Refused in the second pass (the first read, nested, matched and spilled every location).
+    assert!(err.contains("the busiest block of 1 locations needs about"), "{err}");
+    let peak_mb: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("peak memory "))
+        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line: {text}\n{err}"));
+    assert!(peak_mb <= 64 + 24, "peak {peak_mb} MB with --memory 64M ({} events):\n{text}\n{err}", counts.events());
     let _ = std::fs::remove_dir_all(&base);
 }
 

@@ -333,6 +333,15 @@ impl TraceBuilder {
         s
     }
 
+    /// About the bytes the records kept so far hold besides intervals (instants, counter samples, strings),
+    /// for a reader that must stay within a memory budget (`weft index`).
+    pub fn held_bytes(&self) -> u64 {
+        let instants = self.instants.2.len() as u64 * 16;
+        let samples = self.samples.1.len() as u64 * 20;
+        let strings = self.strings.iter().map(|s| s.len() as u64 + 32).sum::<u64>();
+        instants + samples + strings
+    }
+
     pub fn counter_sample(&mut self, series: u32, time_ns: i64, value: f64) {
         self.samples.0.push(series);
         self.samples.1.push(time_ns);

@@ -344,11 +344,26 @@ pub fn read_regular(path: &std::path::Path) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
-/// [`read_regular`] into `bytes` (replacing what it held, reusing its capacity: a reader of many files,
-/// such as an OTF2 archive's event files, then allocates and faults in its buffer once).
+/// [`read_regular`] into `bytes` (replacing what it held, reusing its capacity: a reader of many files then
+/// allocates and faults in its buffer once). An OTF2 archive's event files are read in windows instead
+/// ([`open_regular`]).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_regular_into(path: &std::path::Path, bytes: &mut Vec<u8>) -> Result<(), ReadError> {
     use std::io::Read;
+    let name = path.display().to_string();
+    let io = |e: std::io::Error| ReadError::Io { file: name.clone(), detail: e.to_string() };
+    let (file, size) = open_regular(path)?;
+    budget::Budget::DEFAULT.admit_whole(&name, "a file", size)?;
+    bytes.clear();
+    budget::try_grow(bytes, usize::try_from(size).unwrap_or(usize::MAX), &name, "file", "its bytes")?;
+    file.take(size).read_to_end(bytes).map_err(io)?;
+    Ok(())
+}
+
+/// Open a regular file to read it in pieces (native only): its kind is checked before and after opening,
+/// as [`read_regular`] does; returns it with its size.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open_regular(path: &std::path::Path) -> Result<(std::fs::File, u64), ReadError> {
     let name = path.display().to_string();
     let io = |e: std::io::Error| ReadError::Io { file: name.clone(), detail: e.to_string() };
     check_regular(path)?;
@@ -367,12 +382,7 @@ pub fn read_regular_into(path: &std::path::Path, bytes: &mut Vec<u8>) -> Result<
             detail: format!("{}, not a regular file; weft reads regular files only", file_kind(&meta)),
         });
     }
-    let size = meta.len();
-    budget::Budget::DEFAULT.admit_whole(&name, "a file", size)?;
-    bytes.clear();
-    budget::try_grow(bytes, usize::try_from(size).unwrap_or(usize::MAX), &name, "file", "its bytes")?;
-    file.take(size).read_to_end(bytes).map_err(io)?;
-    Ok(())
+    Ok((file, meta.len()))
 }
 
 /// Read a file or folder from disk (native only), whatever its format: a regular file is read whole and

@@ -26,6 +26,7 @@ pub mod build;
 pub mod columns;
 pub mod manifest;
 pub mod merge;
+mod nest;
 pub mod partition;
 pub mod pyramid;
 pub mod query;

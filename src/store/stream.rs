@@ -1,6 +1,9 @@
 //! A store built without the whole trace (issue #17): an OTF2 archive is read location by location
-//! ([`Otf2Stream`]), so memory holds the definitions, the compact message ends, collective parts and instants
-//! (matched at the end, as the OTF2 reader does), one location's events at a time, and the blocks being tiled.
+//! ([`Otf2Stream`]), each event file a window at a time, its intervals taken in prefixes as they are
+//! decoded and nested as they come (`nest::LocationNest`), so memory holds the definitions, the compact
+//! message ends, collective parts and instants (matched at the end, as the OTF2 reader does; checked against
+//! `memory` after every location, [`IndexError::Memory`]), a bounded buffer of intervals whatever a
+//! location's length, and the blocks being tiled.
 //! A Chrome JSON or Paraver trace, whose records are not grouped by location, is read in chunks
 //! ([`index_chrome`], [`index_paraver`]): the reader spills each location's records (Chrome: X intervals and
 //! B/E events; Paraver: intervals) in segments as they come, whenever more than
@@ -12,7 +15,8 @@
 //! 1. **read**: each location's events are decoded once; its intervals are nested and clipped exactly as
 //!    [`TraceBuilder::finish`](crate::model::TraceBuilder::finish) does (the rule is per location and does not
 //!    depend on the origin), counted, and written to a [`Spill`] as compact varints (about 5 bytes per
-//!    interval); then dropped. After the last location the messages and collectives are matched and the
+//!    interval; an OTF2 location in segments, whenever the reader has buffered [`StreamOptions::event_buffer`]
+//!    intervals, or a sixty-fourth of `memory`'s worth); then dropped. After the last location the messages and collectives are matched and the
 //!    origin, span and per-location counts give the tiling ([`tiling_of`]).
 //! 2. **tile**: each block of locations is read back from the spill and cut into its level-0 tiles,
 //!    pyramid, moments, region totals and particle intervals ([`block_tiles`], the code `build` runs on a
@@ -30,11 +34,12 @@ use super::build::{
 };
 use super::columns::{ColumnReader, ColumnWriter};
 use super::manifest::{Manifest, TileEntry};
+use super::nest::{encode_segment, nest, LocationNest, Nested, RegionTotals};
 use super::partition::{part_manifest, PartManifest, Shard};
 use crate::model::{RegionId, Trace, WarningKind};
-use crate::readers::otf2::Otf2Stream;
+use crate::readers::otf2::{Held, IntervalTaker, Otf2Stream};
 use crate::readers::ReadError;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use thiserror::Error;
 
@@ -166,71 +171,10 @@ pub struct Indexed {
 /// Bytes a block task holds per interval (columns decoded from the spill, level-0 column buffers, the
 /// pyramid's scratch, busy spans, tile bytes), measured on generated traces and rounded up.
 pub const BLOCK_BYTES_PER_INTERVAL: u64 = 160;
+/// Bytes of a raw interval the OTF2 read buffers (region, start, duration).
+const INTERVAL_BYTES: u64 = 24;
 /// Bytes per particle-view interval, held until the particle tiles are cut.
 pub const PARTICLE_BYTES: u64 = 40;
-
-/// One location's intervals after nesting: (region, start in the source clock, duration, depth).
-type Nested = (RegionId, i64, u64, u16);
-
-/// Nest and clip one location's intervals exactly as `TraceBuilder::finish` does (sorted by start, longer
-/// first, then arrival; a child outlasting its parent is clipped to it), in the source clock. Clipped
-/// intervals are reported to `clip(region, start, excess)`. Returns the latest end.
-fn nest(raw: &[(RegionId, i64, u64)], out: &mut Vec<Nested>, clip: &mut impl FnMut(RegionId, i64, u64)) -> i128 {
-    out.clear();
-    let sorted = raw.windows(2).all(|w| w[0].1 < w[1].1 || (w[0].1 == w[1].1 && w[0].2 >= w[1].2));
-    let mut order: Vec<u32> = Vec::new();
-    if !sorted {
-        order = (0..raw.len() as u32).collect();
-        order.sort_by(|&a, &b| {
-            let (x, y) = (&raw[a as usize], &raw[b as usize]);
-            x.1.cmp(&y.1).then(y.2.cmp(&x.2)).then(a.cmp(&b))
-        });
-    }
-    let mut stack: Vec<i128> = Vec::new();
-    let mut max_end = i128::MIN;
-    for k in 0..raw.len() {
-        let (region, start, dur) = raw[if sorted { k } else { order[k] as usize }];
-        let s = start as i128;
-        let mut end = s + dur as i128;
-        while let Some(&top) = stack.last() {
-            if top <= s {
-                stack.pop();
-            } else {
-                break;
-            }
-        }
-        if let Some(&parent_end) = stack.last() {
-            if end > parent_end {
-                clip(region, start, (end - parent_end) as u64);
-                end = parent_end;
-            }
-        }
-        let depth = stack.len().min(u16::MAX as usize) as u16;
-        stack.push(end);
-        max_end = max_end.max(end);
-        out.push((region, start, (end - s) as u64, depth));
-    }
-    max_end
-}
-
-/// A location's nested intervals as spill bytes: count, then per interval region, start (the first as a
-/// signed value, then the non-negative step from the previous), duration, depth.
-fn encode(v: &[Nested], w: &mut ColumnWriter) {
-    w.buf.clear();
-    w.varint(v.len() as u64);
-    let mut prev = 0i64;
-    for (k, &(r, start, dur, depth)) in v.iter().enumerate() {
-        w.varint(r.0 as u64);
-        if k == 0 {
-            w.signed(start);
-        } else {
-            w.varint(start.wrapping_sub(prev) as u64);
-        }
-        prev = start;
-        w.varint(dur);
-        w.varint(depth as u64);
-    }
-}
 
 /// Columns of one block decoded from the spill, times from `origin`.
 #[derive(Default)]
@@ -254,22 +198,33 @@ impl BlockColumns {
         }
     }
 
+    /// A location's spill: its segments (`nest::encode_segment`), fix-ups applied.
     fn push_location(&mut self, bytes: &[u8], origin: i64) -> Result<(), String> {
         let bad = |e: super::columns::ColumnError| format!("spill damaged at byte {}: {}", e.offset, e.detail);
         let mut r = ColumnReader::new(bytes);
-        let n = if bytes.is_empty() { 0 } else { r.count(4).map_err(bad)? };
         let a = self.region.len();
-        self.region.reserve(n);
-        self.start_ns.reserve(n);
-        self.dur_ns.reserve(n);
-        self.depth.reserve(n);
-        let mut t = 0i64;
-        for k in 0..n {
-            self.region.push(RegionId(r.varint().map_err(bad)? as u32));
-            t = if k == 0 { r.signed().map_err(bad)? } else { t.wrapping_add(r.varint().map_err(bad)? as i64) };
-            self.start_ns.push(t.saturating_sub(origin).max(0) as u64);
-            self.dur_ns.push(r.varint().map_err(bad)?);
-            self.depth.push(r.varint().map_err(bad)? as u16);
+        while !r.at_end() {
+            let n = r.count(4).map_err(bad)?;
+            self.region.reserve(n);
+            self.start_ns.reserve(n);
+            self.dur_ns.reserve(n);
+            self.depth.reserve(n);
+            let mut t = 0i64;
+            for k in 0..n {
+                self.region.push(RegionId(r.varint().map_err(bad)? as u32));
+                t = if k == 0 { r.signed().map_err(bad)? } else { t.wrapping_add(r.varint().map_err(bad)? as i64) };
+                self.start_ns.push(t.saturating_sub(origin).max(0) as u64);
+                self.dur_ns.push(r.varint().map_err(bad)?);
+                self.depth.push(r.varint().map_err(bad)? as u16);
+            }
+            for _ in 0..r.count(2).map_err(bad)? {
+                let i = r.varint().map_err(bad)?;
+                let dur = r.varint().map_err(bad)?;
+                match usize::try_from(i).ok().and_then(|i| self.dur_ns.get_mut(a + i)) {
+                    Some(d) => *d = dur,
+                    None => return Err(format!("spill damaged: a fix-up names interval {i} of a location")),
+                }
+            }
         }
         self.ranges.push(a..self.region.len());
         Ok(())
@@ -296,6 +251,8 @@ struct Digest {
     clip_examples: Vec<(RegionId, i64, u64)>,
     spill_bytes: u64,
     nested: Vec<Nested>,
+    /// The location being read in prefixes (`nest::LocationNest`).
+    nest: LocationNest,
     w: ColumnWriter,
     /// Locations spilled (all, or a shard's); the others are counted and dropped.
     spilled: std::ops::Range<usize>,
@@ -320,6 +277,7 @@ impl Digest {
             clip_examples: Vec::new(),
             spill_bytes: 0,
             nested: Vec::new(),
+            nest: LocationNest::default(),
             w: ColumnWriter::default(),
             spilled,
             totals: o.shard.map(|_| RegionTotals::default()),
@@ -347,44 +305,226 @@ impl Digest {
         if !self.spilled.contains(&k) {
             return Ok(());
         }
-        encode(&self.nested, &mut self.w);
+        encode_segment(&self.nested, &[], &mut self.w);
         self.spill_bytes += self.w.buf.len() as u64;
         spill.put(k, &self.w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))
     }
+
+    /// The next location is read in prefixes ([`prefix`](Self::prefix), [`closed`](Self::closed), then
+    /// [`end`](Self::end)).
+    fn begin(&mut self) {
+        self.nest.begin();
+        if let Some(t) = &mut self.totals {
+            t.begin();
+        }
+    }
+
+    /// Nest a prefix of the location's intervals (`nest::LocationNest::prefix`) and spill it.
+    fn prefix(
+        &mut self,
+        buf: &[(RegionId, i64, u64)],
+        first: usize,
+        open: &[usize],
+        spill: &mut dyn Spill,
+        path: &str,
+    ) -> Result<(), IndexError> {
+        let (clipped, examples) = (&mut self.clipped, &mut self.clip_examples);
+        self.nest.prefix(buf, first, open, &mut self.totals, &mut |r, s, x| {
+            *clipped += 1;
+            if *clipped <= 5 {
+                examples.push((r, s, x));
+            }
+        });
+        self.flush(spill, path)
+    }
+
+    /// Interval `slot`, nested while open, closed after `dur`.
+    fn closed(&mut self, slot: usize, dur: u64) {
+        let (clipped, examples) = (&mut self.clipped, &mut self.clip_examples);
+        self.nest.closed(slot, dur, &mut self.totals, &mut |r, s, x| {
+            *clipped += 1;
+            if *clipped <= 5 {
+                examples.push((r, s, x));
+            }
+        });
+    }
+
+    /// Spill the segment made (when the shard tiles this location).
+    fn flush(&mut self, spill: &mut dyn Spill, path: &str) -> Result<(), IndexError> {
+        let k = self.counts.len();
+        let n = &mut self.nest;
+        if self.spilled.contains(&k) && !(n.seg.is_empty() && n.fixups.is_empty()) {
+            encode_segment(&n.seg, &n.fixups, &mut self.w);
+            self.spill_bytes += self.w.buf.len() as u64;
+            spill.put(k, &self.w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))?;
+        }
+        n.seg.clear();
+        n.fixups.clear();
+        Ok(())
+    }
+
+    /// The location read in prefixes ends: `rest` its intervals after the `taken` first, all closed;
+    /// `in_order` whether its times never went back. Nothing taken: nested whole, as [`location`](Self::location).
+    fn end(
+        &mut self,
+        rest: &[(RegionId, i64, u64)],
+        taken: usize,
+        in_order: bool,
+        spill: &mut dyn Spill,
+        path: &str,
+    ) -> Result<(), IndexError> {
+        if taken == 0 {
+            return self.location(rest, spill, path);
+        }
+        if !in_order {
+            return Err(IndexError::NotStreamable(format!(
+                "{path}: its times go back after {taken} intervals were nested in order: this archive is \
+                 indexed whole"
+            )));
+        }
+        self.prefix(rest, taken, &[], spill, path)?;
+        if let Some(first) = self.nest.first_start {
+            self.min_start = self.min_start.min(first);
+            self.max_end = self.max_end.max(self.nest.max_end);
+        }
+        self.counts.push(self.nest.count);
+        Ok(())
+    }
 }
 
-/// Per-region totals (count, inclusive time) of nested intervals, location by location: the rule of
-/// `block_region_totals` in `build` (a region's time counts once while it is open at any depth).
-#[derive(Default)]
-struct RegionTotals {
-    totals: Vec<(u64, u64)>,
-    active: Vec<u32>,
-    stack: Vec<u32>,
+/// The intervals of `buf` a taker takes when the decode is at `now`: those starting before it (`buf` is in
+/// ENTER order, so by start in a location whose times never go back), and the open ones among them.
+fn takeable<'o>(buf: &[(RegionId, i64, u64)], first: usize, open: &'o [usize], now: i64) -> (usize, &'o [usize]) {
+    let p = buf.partition_point(|x| x.1 < now);
+    let (lo, hi) = (open.partition_point(|&s| s < first), open.partition_point(|&s| s < first + p));
+    (p, &open[lo..hi])
 }
 
-impl RegionTotals {
-    fn location(&mut self, v: &[Nested]) {
-        let Self { totals, active, stack } = self;
-        for r in stack.drain(..) {
-            active[r as usize] -= 1;
+/// Takes a location's intervals into the digest as they are decoded (one thread), refusing to go on when
+/// what the reader holds would pass `memory` ([`check_pass1`]).
+struct DigestTaker<'d> {
+    digest: &'d mut Digest,
+    spill: &'d mut dyn Spill,
+    path: &'d str,
+    o: &'d StreamOptions,
+    buffers: u64,
+    /// This location's index, of `total`.
+    k: usize,
+    total: usize,
+    err: Option<IndexError>,
+}
+
+impl IntervalTaker for DigestTaker<'_> {
+    fn take(
+        &mut self,
+        buf: &[(RegionId, i64, u64)],
+        first: usize,
+        open: &[usize],
+        now: i64,
+        held: Held,
+    ) -> Option<usize> {
+        if let Err(e) = check_pass1(self.o, held, self.buffers, self.spill.held(), (self.k, self.total, true)) {
+            self.err = Some(e);
+            return None;
         }
-        for &(r, _, dur, depth) in v {
-            while stack.len() > depth as usize {
-                let top = stack.pop().expect("stack longer than depth");
-                active[top as usize] -= 1;
+        let (p, open) = takeable(buf, first, open, now);
+        if p > 0 {
+            if let Err(e) = self.digest.prefix(&buf[..p], first, open, self.spill, self.path) {
+                self.err = Some(e);
+                return None;
             }
-            let r = r.index();
-            if r >= totals.len() {
-                totals.resize(r + 1, (0, 0));
-                active.resize(r + 1, 0);
-            }
-            totals[r].0 += 1;
-            if active[r] == 0 {
-                totals[r].1 += dur;
-            }
-            active[r] += 1;
-            stack.push(r as u32);
         }
+        Some(p)
+    }
+    fn closed(&mut self, slot: usize, dur_ns: u64) {
+        self.digest.closed(slot, dur_ns);
+    }
+}
+
+/// What the reader hands the digest's thread (two threads).
+enum Piece {
+    /// A prefix of the location's intervals: (intervals, first arrival number, the open ones).
+    Prefix(Vec<(RegionId, i64, u64)>, usize, Vec<usize>),
+    Closed(usize, u64),
+    /// The location's end: (the rest, intervals taken, times in order, what the reader holds to the end).
+    End(Vec<(RegionId, i64, u64)>, usize, bool, Held),
+}
+
+/// Bytes matching needs per byte of message ends and collective parts held (the ends, the channels'
+/// queues, the matched pairs, the records made).
+const MATCH_FACTOR: u64 = 2;
+
+/// Bytes of `--memory` per byte of an OTF2 read's interval buffers (each of up to four: the reader's, one
+/// in flight to the digest's thread, the digest's, its nested segment).
+const OTF2_BUFFER_SHARE: u64 = 64;
+
+/// Refuse, as soon as it is known, an index whose first pass would pass `--memory`: what the reader holds
+/// to the end (`held`: bytes, and the sends, receives and collective parts among them) and matching's
+/// share of it, the read's buffers, and the spill held in memory.
+/// `at`: (locations read, of how many, whether within the next one).
+fn check_pass1(
+    o: &StreamOptions,
+    (held, [sends, recvs, parts]): Held,
+    buffers: u64,
+    spill_held: u64,
+    (done, total, within): (usize, usize, bool),
+) -> Result<(), IndexError> {
+    let need = held.saturating_mul(MATCH_FACTOR) + buffers + spill_held;
+    if need <= o.memory {
+        return Ok(());
+    }
+    let at = match within {
+        true => format!("reading location {} of {total}", done + 1),
+        false => format!("after {done} of {total} locations"),
+    };
+    Err(IndexError::Memory(format!(
+        "{at}, the records kept to be matched at the end ({sends} sends, {recvs} \
+         receives, {parts} collective parts, with instants, counter samples and names) hold about {} MB and \
+         matching them needs about {} MB; with the read's buffers ({} MB) and the spill held in memory ({} MB) \
+         that is over --memory {} MB (raise --memory)",
+        held >> 20,
+        held.saturating_mul(MATCH_FACTOR) >> 20,
+        buffers >> 20,
+        spill_held >> 20,
+        o.memory >> 20
+    )))
+}
+
+/// Takes a location's intervals to the digest's thread as they are decoded, refusing to go on as
+/// [`DigestTaker`] does (with the spill's bytes in memory as the digest's thread last saw them).
+struct ChannelTaker<'c> {
+    to: &'c std::sync::mpsc::SyncSender<Piece>,
+    o: &'c StreamOptions,
+    buffers: u64,
+    spill_held: &'c AtomicU64,
+    k: usize,
+    total: usize,
+    err: Option<IndexError>,
+}
+
+impl IntervalTaker for ChannelTaker<'_> {
+    fn take(
+        &mut self,
+        buf: &[(RegionId, i64, u64)],
+        first: usize,
+        open: &[usize],
+        now: i64,
+        held: Held,
+    ) -> Option<usize> {
+        let spill_held = self.spill_held.load(Ordering::Relaxed);
+        if let Err(e) = check_pass1(self.o, held, self.buffers, spill_held, (self.k, self.total, true)) {
+            self.err = Some(e);
+            return None;
+        }
+        let (p, open) = takeable(buf, first, open, now);
+        if p > 0 {
+            // A failed send: the digest's thread failed, its error is returned when the read ends.
+            let _ = self.to.send(Piece::Prefix(buf[..p].to_vec(), first, open.to_vec()));
+        }
+        Some(p)
+    }
+    fn closed(&mut self, slot: usize, dur_ns: u64) {
+        let _ = self.to.send(Piece::Closed(slot, dur_ns));
     }
 }
 
@@ -415,26 +555,58 @@ pub fn index_otf2(
     let mut digest = Digest::new(o, Some(n));
     let mut intervals = 0u64;
     let paths: Vec<String> = (0..n).map(|k| stream.location_id(k).1).collect();
+    // Intervals the reader buffers before the digest takes those it can (a location of any length costs
+    // about this many; `nest` module doc).
+    let limit = match o.event_buffer {
+        0 => (o.memory / OTF2_BUFFER_SHARE / INTERVAL_BYTES).max(1024) as usize,
+        n => n,
+    };
+    let threads = o.build.threads.clamp(1, 2) as u64;
+    let buffers = threads * crate::readers::otf2::READ_WINDOW as u64 + 4 * limit as u64 * INTERVAL_BYTES;
     if o.build.threads <= 1 {
         let mut raw = Vec::new();
         for (k, path) in paths.iter().enumerate() {
             raw.clear();
-            stream.location(k, &mut raw)?;
-            intervals += raw.len() as u64;
-            digest.location(&raw, spill, path)?;
+            digest.begin();
+            let mut taker =
+                DigestTaker { digest: &mut digest, spill: &mut *spill, path, o, buffers, k, total: n, err: None };
+            let (taken, in_order) = stream.location_taken(k, &mut raw, &mut taker, limit)?;
+            if let Some(e) = taker.err {
+                return Err(e);
+            }
+            intervals += (taken + raw.len()) as u64;
+            digest.end(&raw, taken, in_order, spill, path)?;
+            check_pass1(o, stream.held_bytes(), buffers, spill.held(), (k + 1, n, false))?;
             progress(Progress::Reading { done: k + 1, total: n, intervals });
         }
     } else {
-        let (to_worker, from_reader) = std::sync::mpsc::sync_channel::<Vec<(RegionId, i64, u64)>>(1);
+        let (to_worker, from_reader) = std::sync::mpsc::sync_channel::<Piece>(1);
         let (recycle, recycled) = std::sync::mpsc::channel::<Vec<(RegionId, i64, u64)>>();
         let digest_ref = &mut digest;
         let spill_ref: &mut dyn Spill = &mut *spill;
         let paths = &paths;
+        let spill_held = AtomicU64::new(0);
+        let spill_held = &spill_held;
         std::thread::scope(|s| -> Result<(), IndexError> {
             let worker = s.spawn(move || -> Result<(), IndexError> {
-                for (k, raw) in from_reader.iter().enumerate() {
-                    digest_ref.location(&raw, spill_ref, &paths[k])?;
-                    let _ = recycle.send(raw);
+                let mut k = 0;
+                digest_ref.begin();
+                for piece in from_reader.iter() {
+                    match piece {
+                        Piece::Prefix(buf, first, open) => {
+                            digest_ref.prefix(&buf, first, &open, spill_ref, &paths[k])?;
+                            spill_held.store(spill_ref.held(), Ordering::Relaxed);
+                        }
+                        Piece::Closed(slot, dur) => digest_ref.closed(slot, dur),
+                        Piece::End(rest, taken, in_order, held) => {
+                            digest_ref.end(&rest, taken, in_order, spill_ref, &paths[k])?;
+                            spill_held.store(spill_ref.held(), Ordering::Relaxed);
+                            check_pass1(o, held, buffers, spill_ref.held(), (k + 1, n, false))?;
+                            let _ = recycle.send(rest);
+                            digest_ref.begin();
+                            k += 1;
+                        }
+                    }
                 }
                 Ok(())
             });
@@ -442,9 +614,13 @@ pub fn index_otf2(
                 for k in 0..n {
                     let mut raw = recycled.try_recv().unwrap_or_default();
                     raw.clear();
-                    stream.location(k, &mut raw)?;
-                    intervals += raw.len() as u64;
-                    if to_worker.send(raw).is_err() {
+                    let mut taker = ChannelTaker { to: &to_worker, o, buffers, spill_held, k, total: n, err: None };
+                    let (taken, in_order) = stream.location_taken(k, &mut raw, &mut taker, limit)?;
+                    if let Some(e) = taker.err {
+                        return Err(e);
+                    }
+                    intervals += (taken + raw.len()) as u64;
+                    if to_worker.send(Piece::End(raw, taken, in_order, stream.held_bytes())).is_err() {
                         break; // the worker failed: its error is returned below
                     }
                     progress(Progress::Reading { done: k + 1, total: n, intervals });

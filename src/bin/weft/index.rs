@@ -70,8 +70,18 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
     let progress = Progress::new();
     // An OTF2 archive is streamed location by location, Chrome JSON and Paraver in chunks (whole or a shard).
-    if index_otf2_streamed(&a, shard, &progress)? || index_chunked(&a, shard, &progress)? {
-        return Ok(());
+    let streamed = index_otf2_streamed(&a, shard, &progress).and_then(|done| match done {
+        true => Ok(true),
+        false => index_chunked(&a, shard, &progress),
+    });
+    match streamed {
+        Ok(true) => return Ok(()),
+        Ok(false) => {}
+        Err(e) => {
+            // A refusal (--memory) says what was held when it came.
+            print_peak_memory();
+            return Err(e);
+        }
     }
     let ReadTrace { trace, options, input, read_s } = read(&a, &progress)?;
     let t1 = Instant::now();
@@ -395,9 +405,6 @@ pub struct Streamed {
 /// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
 const SPILL_IN_MEMORY_SHARE: u64 = 8;
 
-/// Bytes the first pass holds per byte of the largest event file (the file, its intervals raw and nested).
-const MEMORY_PER_EVENT_FILE_BYTE: u64 = 5;
-
 /// Index an OTF2 archive location by location (`store::stream`), tiles written as blocks finish, the
 /// first pass's spill in the partial folder (removed before the manifest is written). None when the archive
 /// must be read whole.
@@ -411,7 +418,7 @@ fn index_streamed(
     progress: &Progress,
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
     let tmp = partial_folder(&a.out)?;
-    let Some(done) = stream_into(a, files, anchor, options, shard, memory, progress, &tmp, &tmp.join(".spill"))? else {
+    let Some(done) = stream_into(files, anchor, options, shard, memory, progress, &tmp, &tmp.join(".spill"))? else {
         let _ = std::fs::remove_dir_all(&tmp);
         return Ok(None);
     };
@@ -430,7 +437,6 @@ fn index_streamed(
 /// archive must be read whole. Also each MPI rank's share (`mpi.rs`), into the store's shared folder.
 #[allow(clippy::too_many_arguments)]
 pub fn stream_into(
-    a: &Args,
     files: &weft::readers::otf2::FolderFiles,
     anchor: &str,
     options: &BuildOptions,
@@ -441,17 +447,6 @@ pub fn stream_into(
     spill_path: &Path,
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
     use weft::store::stream::{index_otf2, IndexError, Progress as P, StreamOptions};
-    let largest = largest_file(&files.root);
-    if largest.saturating_mul(MEMORY_PER_EVENT_FILE_BYTE) > memory {
-        return Err(format!(
-            "{}: its largest event file ({} MB) needs about {} MB to read, over --memory {} MB (raise --memory)",
-            a.trace.display(),
-            largest >> 20,
-            largest.saturating_mul(MEMORY_PER_EVENT_FILE_BYTE) >> 20,
-            memory >> 20
-        )
-        .into());
-    }
     let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
     let stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
     // The nested intervals stay in memory while they take at most an eighth of --memory (pass 2 counts them
@@ -493,22 +488,6 @@ pub fn stream_into(
         tile_s: t0.elapsed().as_secs_f64() - read_s,
         in_flight: indexed.blocks_in_flight,
     }))
-}
-
-/// The largest regular file under `root` (a few levels down): an OTF2 archive's largest event file.
-fn largest_file(root: &Path) -> u64 {
-    let mut best = 0;
-    let mut stack = vec![(root.to_path_buf(), 0)];
-    while let Some((d, depth)) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match e.metadata() {
-                Ok(m) if m.is_file() => best = best.max(m.len()),
-                Ok(m) if m.is_dir() && depth < 4 => stack.push((e.path(), depth + 1)),
-                _ => {}
-            }
-        }
-    }
-    best
 }
 
 /// A spill: held in memory while it stays under `cap` bytes, then one file, each location's segments

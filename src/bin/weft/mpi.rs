@@ -70,7 +70,7 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
         let (files, anchor) = archive.map_err(|e| e.to_string())?;
         let (options, memory) = stream_options(a)?;
         let spill = tmp.join(format!(".spill.{rank}"));
-        streamed = stream_into(a, &files, &anchor, &options, Some(shard), memory, &progress, &tmp, &spill)
+        streamed = stream_into(&files, &anchor, &options, Some(shard), memory, &progress, &tmp, &spill)
             .map_err(|e| e.to_string())?;
     }
     let (part, read_s, tile_s) = match streamed {

@@ -13,7 +13,7 @@ use super::definitions::{self, ClockCorrection, GlobalDefs, LocalDefs, UNDEFINED
 use super::events::{self, metric_value, Event};
 use super::matching::{self, CollectivePart, Recv, Send};
 use super::threads::{ThreadEvent, ThreadEventKind};
-use super::{malformed, ArchiveFiles, Otf2Read};
+use super::{malformed, ArchiveFiles, IntervalTaker, Otf2Read};
 use crate::model::*;
 use crate::readers::ReadError;
 use std::collections::HashMap;
@@ -23,7 +23,7 @@ pub(super) fn assemble(anchor_path: &str, anchor: Anchor, files: &dyn ArchiveFil
     let mut intervals = Vec::new();
     for k in 0..a.locations.len() {
         intervals.clear();
-        let loc = a.location(k, &mut intervals)?;
+        let (loc, _) = a.location(k, &mut intervals, None)?;
         a.b.reserve_intervals(intervals.len()).map_err(|_| {
             let bytes = (intervals.len() as u64).saturating_mul(TraceBuilder::INTERVAL_BYTES);
             let evt_path = format!("{}/{}.evt", a.stem, a.locations[k].0);
@@ -51,9 +51,13 @@ pub(super) struct Assembler<'f> {
     pub(super) locations: Vec<(u64, LocationId)>,
     comm_names: HashMap<u32, StringId>,
     files: &'f dyn ArchiveFiles,
-    /// The event file being decoded, when the files are read rather than borrowed (its capacity reused).
-    evt_buf: Vec<u8>,
+    /// Bytes of an event file decoded at a time.
+    pub(super) window: usize,
 }
+
+/// Bytes of an event file read and decoded at a time, by default (the read's memory for a location's
+/// events, whatever their number).
+pub const READ_WINDOW: usize = 1 << 20;
 
 impl<'f> Assembler<'f> {
     pub(super) fn open(anchor_path: &str, anchor: Anchor, files: &'f dyn ArchiveFiles) -> Result<Self, ReadError> {
@@ -190,7 +194,7 @@ impl<'f> Assembler<'f> {
             metric_notes: Default::default(),
         };
         let locations: Vec<(u64, LocationId)> = defs.locations.iter().map(|l| (l.id, st.location_ids[&l.id])).collect();
-        Ok(Assembler { b, st, anchor, stem, clock, locations, comm_names, files, evt_buf: Vec::new() })
+        Ok(Assembler { b, st, anchor, stem, clock, locations, comm_names, files, window: READ_WINDOW })
     }
 
     /// Decode the `k`-th location's events; its intervals (model region, start, duration; in ENTER order) are
@@ -199,9 +203,10 @@ impl<'f> Assembler<'f> {
         &mut self,
         k: usize,
         intervals: &mut Vec<(RegionId, i64, u64)>,
-    ) -> Result<LocationId, ReadError> {
+        taker: Option<(&mut dyn IntervalTaker, usize)>,
+    ) -> Result<(LocationId, LocationRead), ReadError> {
         let (id, loc) = self.locations[k];
-        let n = read_location(
+        let r = read_location(
             &mut self.b,
             &mut self.st,
             &self.anchor,
@@ -210,11 +215,18 @@ impl<'f> Assembler<'f> {
             loc,
             self.clock,
             self.files,
-            &mut self.evt_buf,
+            self.window,
             intervals,
+            taker,
         )?;
-        self.b.add_event_records(n);
-        Ok(loc)
+        self.b.add_event_records(r.events);
+        Ok((loc, r))
+    }
+
+    /// About the bytes held for [`finish`](Self::finish): message ends and collective parts to match,
+    /// threading events, instants, counter samples, strings (intervals are the caller's).
+    pub(super) fn held_bytes(&self) -> Held {
+        held(&self.st, &self.b)
     }
 
     /// Match messages and collectives, and build the trace (with the intervals the caller pushed, if any).
@@ -457,9 +469,10 @@ fn read_location(
     loc: LocationId,
     clock: Clock,
     files: &dyn ArchiveFiles,
-    evt_buf: &mut Vec<u8>,
+    window: usize,
     intervals: &mut Vec<(RegionId, i64, u64)>,
-) -> Result<u64, ReadError> {
+    mut taker: Option<(&mut dyn IntervalTaker, usize)>,
+) -> Result<LocationRead, ReadError> {
     let local_path = format!("{stem}/{id}.def");
     let local = match files.read(&local_path).map_err(|e| ReadError::Io { file: local_path.clone(), detail: e })? {
         Some(bytes) => {
@@ -472,32 +485,52 @@ fn read_location(
         None => LocalDefs::default(),
     };
     let evt_path = format!("{stem}/{id}.evt");
-    let read = files.read_buffered(&evt_path, evt_buf);
-    let Some(bytes) = read.map_err(|e| ReadError::Io { file: evt_path.clone(), detail: e })? else {
+    let io = |e: String| ReadError::Io { file: evt_path.clone(), detail: e };
+    let Some((len, mut src)) = files.open_read(&evt_path).map_err(io)? else {
         b.warn(WarningKind::Truncated, || format!("{evt_path}: event file missing; location {id} has no events"));
-        return Ok(0);
+        return Ok(LocationRead { events: 0, taken: 0, in_order: true });
     };
     let mut offsets = ClockCorrection::new(&local.clock_offsets);
-    // Open regions: (OTF2 region, model region, start, slot in `intervals`). Intervals are kept in ENTER
-    // order (parents before children, by start), so the builder's sort finds them already in order.
+    // Open regions: (OTF2 region, model region, start, arrival number). Intervals are kept in ENTER order
+    // (parents before children, by start), so the builder's sort finds them already in order; `intervals`
+    // holds them from arrival number `first` on (a taker took those before).
     let mut stack: Vec<(u32, RegionId, i64, usize)> = Vec::new();
+    let mut first = 0usize;
+    let mut in_order = true;
+    let mut take_at = taker.as_ref().map_or(usize::MAX, |t| t.1.max(1));
+    let mut stopped = false;
     let mut coll_begin: Vec<i64> = Vec::new();
     let mut isends: rustc_hash::FxHashMap<u64, usize> = Default::default();
     let mut last_ns = i64::MIN;
     let mut mismatched = 0u64;
     let mut overflowed: Option<(u64, u64)> = None;
-    let (stats, err) = events::decode(bytes, anchor.chunk_size_events, &local, |ticks, offset, ev| {
+    let decoded = events::decode_read(&mut *src, len, window, anchor.chunk_size_events, &local, |ticks, offset, ev| {
         let Some(t) = clock.ns(offsets.corrected(ticks)) else {
             let first = overflowed.map_or(offset, |o| o.0);
             overflowed = Some((first, overflowed.map_or(1, |o| o.1 + 1)));
-            return;
+            return true;
         };
+        in_order &= t >= last_ns;
         last_ns = last_ns.max(t);
         match ev {
             Event::Enter { region } => {
                 let r = st.region(b, region, &evt_path, offset);
-                stack.push((region, r, t, intervals.len()));
+                stack.push((region, r, t, first + intervals.len()));
                 intervals.push((r, t, 0));
+                if intervals.len() >= take_at && in_order {
+                    if let Some((taker, limit)) = &mut taker {
+                        let open: Vec<usize> = stack.iter().map(|e| e.3).collect();
+                        let Some(n) = taker.take(intervals, first, &open, t, held(st, b)) else {
+                            stopped = true;
+                            return false;
+                        };
+                        let n = n.min(intervals.len());
+                        intervals.drain(..n);
+                        first += n;
+                        // Little taken (many intervals open or at this time): wait for twice as many.
+                        take_at = (*limit).max(1).max(intervals.len() * 2);
+                    }
+                }
             }
             Event::Leave { region } => match stack.iter().rposition(|e| e.0 == region) {
                 Some(i) => {
@@ -506,7 +539,11 @@ fn read_location(
                     }
                     while stack.len() > i {
                         if let Some((_, _, start, slot)) = stack.pop() {
-                            intervals[slot].2 = t.saturating_sub(start).max(0) as u64;
+                            let dur = t.saturating_sub(start).max(0) as u64;
+                            match slot.checked_sub(first) {
+                                Some(k) => intervals[k].2 = dur,
+                                None => taker.as_mut().expect("taken by a taker").0.closed(slot, dur),
+                            }
                         }
                     }
                 }
@@ -607,10 +644,20 @@ fn read_location(
                 }
             }
         }
+        true
     });
+    let (stats, err) = decoded.map_err(|e| io(e.to_string()))?;
+    if stopped {
+        // The taker refused to go on (and says why): nothing more of this location is needed.
+        return Ok(LocationRead { events: stats.events, taken: first, in_order });
+    }
     for (_, _, start, slot) in stack.drain(..).rev() {
         b.warn(WarningKind::UnclosedBegin, || format!("{evt_path}: a region entered at {start} ns never left"));
-        intervals[slot].2 = last_ns.saturating_sub(start).max(0) as u64;
+        let dur = last_ns.saturating_sub(start).max(0) as u64;
+        match slot.checked_sub(first) {
+            Some(k) => intervals[k].2 = dur,
+            None => taker.as_mut().expect("taken by a taker").0.closed(slot, dur),
+        }
     }
     if let Some((off, n)) = overflowed {
         let res = clock.resolution;
@@ -640,5 +687,26 @@ fn read_location(
     } else if stats.truncated {
         b.warn(WarningKind::Truncated, || format!("{evt_path}: no end-of-file marker; the file may be cut short"));
     }
-    Ok(stats.events)
+    Ok(LocationRead { events: stats.events, taken: first, in_order })
+}
+
+/// What the reader holds until the end: bytes, and the counts of sends, receives and collective parts.
+pub type Held = (u64, [usize; 3]);
+
+fn held(st: &State, b: &TraceBuilder) -> Held {
+    use std::mem::size_of;
+    let ends = st.sends.capacity() * size_of::<Send>()
+        + st.recvs.capacity() * size_of::<Recv>()
+        + st.parts.capacity() * size_of::<CollectivePart>()
+        + st.thread_raw.capacity() * size_of::<(LocationId, i64, ThreadEventKind)>();
+    (ends as u64 + b.held_bytes(), [st.sends.len(), st.recvs.len(), st.parts.len()])
+}
+
+/// What reading one location's events gave besides its intervals.
+pub(super) struct LocationRead {
+    pub(super) events: u64,
+    /// Intervals a taker took (the first ones, by arrival).
+    pub(super) taken: usize,
+    /// Whether the location's times never went back (decoded times, after clock corrections).
+    pub(super) in_order: bool,
 }

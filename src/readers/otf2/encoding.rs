@@ -263,23 +263,66 @@ pub enum Item {
 
 /// Walks the records of a chunked OTF2 file (definitions or events): chunk headers set the byte order, an
 /// end-of-chunk marker jumps to the next chunk boundary, end-of-file stops. Records are not decoded here.
+///
+/// The file is held whole ([`new`](Records::new)) or a window at a time ([`window`](Records::window), an event
+/// file of any length in bounded memory): an item that does not lie whole in the window stops the walk with
+/// [`need_more`](Records::need_more) set, and the walk goes on with [`resume`](Records::resume) over the next
+/// window, giving the same items and the same errors as over the whole file. Positions (items, errors) are
+/// the window's; the window starts at file offset `base`.
 pub struct Records<'a> {
     pub cur: Cursor<'a>,
     chunk_size: usize,
+    /// Where the current chunk starts, in the file.
     chunk_start: usize,
     /// Whether the file ended with an explicit end-of-file marker (false: the file was cut short).
     pub saw_end_of_file: bool,
     done: bool,
     /// Event files carry timestamp records (type 5, no length); in definition files 5 is a real record.
     timestamps: bool,
+    /// The file offset of the window's first byte (0 when the file is held whole).
+    base: usize,
+    /// The file's length (the data's, when the file is held whole).
+    file_len: usize,
+    /// The next chunk's header is still to be read (the window ended before it).
+    pending_header: bool,
+    /// Set when the walk stopped because the window ends before the next item: the file offset from which
+    /// the next window must start.
+    pub need_more: Option<usize>,
+    /// Where the walk goes on (a file offset), when it stopped for more.
+    resume_at: usize,
 }
+
+/// Where a windowed [`Records`] walk stands between two windows of one file.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordsAt {
+    chunk_size: usize,
+    chunk_start: usize,
+    saw_end_of_file: bool,
+    done: bool,
+    timestamps: bool,
+    big_endian: bool,
+    pending_header: bool,
+    resume_at: usize,
+    /// The file's length (lowered when the file turns out shorter than it said).
+    pub file_len: usize,
+}
+
+/// How far past the window an item may reach beyond the file's end and still be read by widening the
+/// window to the file's end (a record cut by the end of the file gives the error the whole file gives).
+const WINDOW_TO_END: usize = 1 << 16;
 
 impl<'a> Records<'a> {
     /// Start at the first chunk header. `chunk_size` comes from the anchor (0: the file is one chunk);
     /// `timestamps` is true for event files.
     pub fn new(data: &'a [u8], chunk_size: u64, timestamps: bool) -> Decoded<Self> {
+        Self::window(data, data.len(), chunk_size, timestamps)
+    }
+
+    /// Start at the first chunk header of a file of `file_len` bytes of which `data` holds the first ones
+    /// (at least 64, or the whole file).
+    pub fn window(data: &'a [u8], file_len: usize, chunk_size: u64, timestamps: bool) -> Decoded<Self> {
         let chunk_size =
-            if chunk_size == 0 || chunk_size > data.len() as u64 { data.len().max(1) } else { chunk_size as usize };
+            if chunk_size == 0 || chunk_size > file_len as u64 { file_len.max(1) } else { chunk_size as usize };
         let mut r = Records {
             cur: Cursor::new(data, false),
             chunk_size,
@@ -287,16 +330,76 @@ impl<'a> Records<'a> {
             saw_end_of_file: false,
             done: false,
             timestamps,
+            base: 0,
+            file_len,
+            pending_header: false,
+            need_more: None,
+            resume_at: 0,
         };
         r.chunk_header()?;
         Ok(r)
+    }
+
+    /// Where the walk stands (after it stopped with [`need_more`](Self::need_more)).
+    pub fn pause(&self) -> RecordsAt {
+        RecordsAt {
+            chunk_size: self.chunk_size,
+            chunk_start: self.chunk_start,
+            saw_end_of_file: self.saw_end_of_file,
+            done: self.done,
+            timestamps: self.timestamps,
+            big_endian: self.cur.big_endian,
+            pending_header: self.pending_header,
+            resume_at: self.resume_at,
+            file_len: self.file_len,
+        }
+    }
+
+    /// Go on over `data`, the window starting at file offset `base` (the offset `need_more` asked for).
+    pub fn resume(data: &'a [u8], base: usize, at: RecordsAt) -> Self {
+        let mut cur = Cursor::new(data, at.big_endian);
+        cur.seek(at.resume_at.saturating_sub(base));
+        Records {
+            cur,
+            chunk_size: at.chunk_size,
+            chunk_start: at.chunk_start,
+            saw_end_of_file: at.saw_end_of_file,
+            done: at.done,
+            timestamps: at.timestamps,
+            base,
+            file_len: at.file_len,
+            pending_header: at.pending_header,
+            need_more: None,
+            resume_at: at.resume_at,
+        }
+    }
+
+    /// Whether the file goes on past the window.
+    #[inline]
+    fn partial(&self) -> bool {
+        self.base + self.cur.len() < self.file_len
+    }
+
+    /// Whether the next `n` bytes are past the window while the file goes on.
+    #[inline]
+    fn short(&self, n: usize) -> bool {
+        self.cur.remaining() < n && self.partial()
+    }
+
+    /// Stop: the walk goes on at window position `at` in the next window, which keeps the bytes from the
+    /// current chunk's end on too (records of a damaged file that run past it come back there at the
+    /// end-of-chunk marker, as over the whole file).
+    fn more(&mut self, at: usize) -> Decoded<Option<Item>> {
+        self.resume_at = self.base + at;
+        self.need_more = Some(self.resume_at.min(self.chunk_start + self.chunk_size));
+        Ok(None)
     }
 
     fn chunk_header(&mut self) -> Decoded<()> {
         let kind = self.cur.u8()?;
         if kind != CHUNK_HEADER {
             return Err(DecodeError {
-                offset: self.chunk_start as u64,
+                offset: (self.chunk_start - self.base) as u64,
                 what: format!("expected a chunk header (0x03), found 0x{kind:02x}"),
             });
         }
@@ -312,12 +415,12 @@ impl<'a> Records<'a> {
         Ok(())
     }
 
-    /// The next record, or None at the end of the file.
+    /// The next record, or None at the end of the file (or of the window: see [`need_more`](Self::need_more)).
     #[inline(always)]
     pub fn next_item(&mut self) -> Decoded<Option<Item>> {
         // An event file's two commonest items inline: a little-endian timestamp, and an unframed event
         // (ENTER, LEAVE, ...) whose bytes are all there. Everything else, errors included, goes the long way.
-        if self.timestamps && !self.done {
+        if self.timestamps && !self.done && !self.pending_header {
             let (data, pos) = (self.cur.data, self.cur.pos);
             if let Some(&kind) = data.get(pos) {
                 if kind == TIMESTAMP && !self.cur.big_endian && pos + 9 <= data.len() {
@@ -347,23 +450,45 @@ impl<'a> Records<'a> {
             if self.done {
                 return Ok(None);
             }
+            if self.pending_header {
+                if self.short(18) {
+                    return self.more(self.cur.pos());
+                }
+                self.pending_header = false;
+                self.chunk_header()?;
+            }
             if self.cur.remaining() == 0 {
+                if self.partial() {
+                    return self.more(self.cur.pos());
+                }
                 self.done = true;
                 return Ok(None);
             }
             let at = self.cur.pos();
             let kind = self.cur.u8()?;
             match kind {
-                TIMESTAMP if self.timestamps => return Ok(Some(Item::Time(self.cur.u64_full()?))),
+                TIMESTAMP if self.timestamps => {
+                    if self.short(8) {
+                        return self.more(at);
+                    }
+                    return Ok(Some(Item::Time(self.cur.u64_full()?)));
+                }
                 END_OF_CHUNK | END_OF_BUFFER => {
                     let next = self.chunk_start + self.chunk_size;
-                    if next >= self.cur.len() {
+                    if next >= self.file_len {
                         self.done = true;
                         return Ok(None);
                     }
+                    if next < self.base {
+                        // Records ran past their chunk's end: the boundary is behind the window.
+                        return self.cur.error(format!("a record runs past its chunk's end (at byte {next})"));
+                    }
                     self.chunk_start = next;
-                    self.cur.seek(next);
-                    self.chunk_header()?;
+                    self.pending_header = true;
+                    if next > self.base + self.cur.len() {
+                        return self.more(next - self.base);
+                    }
+                    self.cur.seek(next - self.base);
                 }
                 END_OF_FILE => {
                     self.saw_end_of_file = true;
@@ -372,9 +497,15 @@ impl<'a> Records<'a> {
                 }
                 k if self.timestamps && is_unframed_event(k) => {
                     // One compressed integer and no length byte: its size byte says how far it reaches.
+                    if self.short(1) {
+                        return self.more(at);
+                    }
                     let start = self.cur.pos();
                     let n = self.cur.u8()?;
                     let extra = if n == 0 || n == 0xFF { 0 } else { n as usize };
+                    if self.short(extra) {
+                        return self.more(at);
+                    }
                     if extra > self.cur.remaining() {
                         return self.cur.error(format!("event record type {k} runs past the end of the data"));
                     }
@@ -383,6 +514,11 @@ impl<'a> Records<'a> {
                     return Ok(Some(Item::Record { kind, start, end }));
                 }
                 k if k >= 10 || k == ATTRIBUTE_LIST || (!self.timestamps && k > CHUNK_HEADER) => {
+                    if self.partial() {
+                        if let Some(r) = self.framed_past_window(at)? {
+                            return r;
+                        }
+                    }
                     let end = self.cur.record_end()?;
                     let start = self.cur.pos();
                     self.cur.seek(end);
@@ -398,6 +534,34 @@ impl<'a> Records<'a> {
                 }
             }
         }
+    }
+
+    /// A framed record at window position `at` (its type byte read) while the file goes on past the window:
+    /// Some when the walk must stop here (the record reaches past the window: more is needed, or it reaches
+    /// far past the file's end, the error [`Cursor::record_end`] gives over the whole file).
+    #[inline(never)]
+    fn framed_past_window(&mut self, at: usize) -> Decoded<Option<Decoded<Option<Item>>>> {
+        let (data, big) = (self.cur.data, self.cur.big_endian);
+        let Some(&n) = data.get(at + 1) else {
+            return Ok(Some(self.more(at)));
+        };
+        let head = if n == 0xFF { 10 } else { 2 };
+        if at + head > data.len() {
+            return Ok(Some(self.more(at)));
+        }
+        let len = if n == 0xFF { Cursor::new(&data[at + 2..at + 10], big).u64_full()? } else { n as u64 };
+        let (body, window_end) = (self.base + at + head, self.base + data.len());
+        let end = (body as u64).saturating_add(len);
+        if end <= window_end as u64 {
+            return Ok(None);
+        }
+        if end <= self.file_len as u64 || self.file_len - window_end <= WINDOW_TO_END {
+            return Ok(Some(self.more(at)));
+        }
+        Err(DecodeError {
+            offset: (at + 1) as u64,
+            what: format!("record of {len} bytes runs past the end of the data ({} left)", self.file_len - body),
+        })
     }
 
     /// A cursor over one record's data, in the file's byte order.

@@ -231,25 +231,117 @@ pub fn decode<'a, F: FnMut(u64, u64, Event<'a>)>(
         Ok(r) => r,
         Err(e) => return (stats, Some(e)),
     };
-    let mut time: u64 = 0;
+    let err = walk(&mut records, 0, &mut 0, &mut stats, local, &mut |t, o, e| {
+        f(t, o, e);
+        true
+    })
+    .err();
+    if err.is_none() {
+        stats.truncated = !records.saw_end_of_file;
+    }
+    (stats, err)
+}
+
+/// [`decode`] of an event file of `len` bytes read from `src` a window of about `window` bytes at a time
+/// (the window grows only for a record longer than it): the same events, offsets, statistics and error,
+/// in memory bounded by the window whatever the file's length. Errors of `src` are returned as such.
+/// `f` returns false to stop reading (the statistics then count the events delivered).
+pub fn decode_read<F: for<'b> FnMut(u64, u64, Event<'b>) -> bool>(
+    src: &mut dyn std::io::Read,
+    len: u64,
+    window: usize,
+    chunk_size: u64,
+    local: &LocalDefs,
+    mut f: F,
+) -> std::io::Result<(FileStats, Option<DecodeError>)> {
+    use std::io::Read;
+    let mut stats = FileStats::default();
+    let mut cap = window.max(64);
+    let mut buf: Vec<u8> = Vec::with_capacity(cap.min(len as usize));
+    let mut base = 0usize;
+    let mut file_len = len as usize;
+    // Fill `buf` up to `cap` bytes; a file shorter than it said ends where its bytes end.
+    let fill = |buf: &mut Vec<u8>, cap: usize, base: usize, file_len: &mut usize, src: &mut dyn std::io::Read| {
+        let want = cap.saturating_sub(buf.len()).min(file_len.saturating_sub(base + buf.len()));
+        let got = src.take(want as u64).read_to_end(buf)?;
+        if got < want {
+            *file_len = base + buf.len();
+        }
+        std::io::Result::Ok(())
+    };
+    fill(&mut buf, cap, base, &mut file_len, src)?;
+    let mut at = None;
+    let mut time = 0u64;
+    loop {
+        let mut records = match at {
+            None => match Records::window(&buf, file_len, chunk_size, true) {
+                Ok(r) => r,
+                Err(e) => return Ok((stats, Some(e))),
+            },
+            Some(at) => Records::resume(&buf, base, at),
+        };
+        match walk(&mut records, base, &mut time, &mut stats, local, &mut f) {
+            Err(mut e) => {
+                e.offset += base as u64;
+                return Ok((stats, Some(e)));
+            }
+            Ok(false) => return Ok((stats, None)),
+            Ok(true) => {}
+        }
+        let Some(from) = records.need_more else {
+            stats.truncated = !records.saw_end_of_file;
+            return Ok((stats, None));
+        };
+        let mut state = records.pause();
+        // Keep the bytes from `from` on (an item cut by the window's end), skip to it when it lies beyond.
+        let keep = from - base;
+        if keep == 0 {
+            cap = cap.saturating_mul(2);
+        } else if keep <= buf.len() {
+            buf.drain(..keep);
+        } else {
+            let skip = (keep - buf.len()) as u64;
+            buf.clear();
+            if std::io::copy(&mut src.take(skip), &mut std::io::sink())? < skip {
+                file_len = base + keep.min(file_len - base);
+            }
+        }
+        base = from.min(file_len);
+        fill(&mut buf, cap, base, &mut file_len, src)?;
+        state.file_len = file_len;
+        at = Some(state);
+    }
+}
+
+/// Walk `records` (a window starting at file offset `base`) to its end or the file's, delivering events;
+/// `time` and `stats` go on from window to window. Error offsets are the window's. False: `f` stopped it.
+#[inline(always)]
+fn walk<'a, F: FnMut(u64, u64, Event<'a>) -> bool>(
+    records: &mut Records<'a>,
+    base: usize,
+    time: &mut u64,
+    stats: &mut FileStats,
+    local: &LocalDefs,
+    f: &mut F,
+) -> Result<bool, DecodeError> {
     loop {
         let item = match records.next_item() {
             Ok(Some(i)) => i,
-            Ok(None) => break,
+            Ok(None) => return Ok(true),
             Err(e) => {
                 stats.truncated = true;
-                return (stats, Some(e));
+                return Err(e);
             }
         };
         match item {
             Item::Time(t) => {
-                if t < time {
+                if t < *time {
                     stats.out_of_order_count += 1;
                     if stats.out_of_order.is_none() {
-                        stats.out_of_order = Some(((records.cur.pos() - 9) as u64, time, t));
+                        stats.out_of_order = Some(((base + records.cur.pos() - 9) as u64, *time, t));
                     }
                 }
-                time = t;
+                *time = t;
             }
             Item::Record { kind: ATTRIBUTE_LIST, .. } => {}
             Item::Record { kind, start, end } => {
@@ -263,23 +355,20 @@ pub fn decode<'a, F: FnMut(u64, u64, Event<'a>)>(
                                 None => stats.unknown_kinds.push((kind, 1)),
                             }
                         }
-                        f(time, start as u64, ev);
+                        if !f(*time, (base + start) as u64, ev) {
+                            return Ok(false);
+                        }
                     }
                     Err(e) => {
-                        return (
-                            stats,
-                            Some(DecodeError {
-                                offset: e.offset,
-                                what: format!("event record type {kind}: {}", e.what),
-                            }),
-                        )
+                        return Err(DecodeError {
+                            offset: e.offset,
+                            what: format!("event record type {kind}: {}", e.what),
+                        })
                     }
                 }
             }
         }
     }
-    stats.truncated = !records.saw_end_of_file;
-    (stats, None)
 }
 
 #[inline]
@@ -341,4 +430,79 @@ fn event<'a>(kind: u8, c: &mut Cursor<'a>, local: &LocalDefs) -> Decoded<Event<'
         k if k <= EVT_MAX_KNOWN => Event::Other { kind: k },
         k => Event::Unknown { kind: k },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samples::otf2_gen::{archive, GenConfig};
+
+    /// Every event (time, offset, event), the statistics and the error, as text.
+    fn whole(data: &[u8], chunk: u64) -> String {
+        let mut got = Vec::new();
+        let (stats, err) = decode(data, chunk, &LocalDefs::default(), |t, o, e| got.push(format!("{t} {o} {e:?}")));
+        format!("{got:?}\n{stats:?}\n{err:?}")
+    }
+
+    fn windowed(data: &[u8], chunk: u64, window: usize, len: u64) -> String {
+        let mut got = Vec::new();
+        let (stats, err) = decode_read(&mut &data[..], len, window, chunk, &LocalDefs::default(), |t, o, e| {
+            got.push(format!("{t} {o} {e:?}"));
+            true
+        })
+        .unwrap();
+        format!("{got:?}\n{stats:?}\n{err:?}")
+    }
+
+    #[test]
+    fn a_file_read_a_window_at_a_time_decodes_as_the_whole_file() {
+        for chunk in [300u64, 4096, 0] {
+            let cfg = GenConfig { chunk_size: chunk.max(1 << 20), threads: 2, ..GenConfig::new(2, 6_000) };
+            let cfg = if chunk == 0 { cfg } else { GenConfig { chunk_size: chunk, ..cfg } };
+            let (files, _) = archive(&cfg);
+            let evt = files.files.iter().find(|(p, _)| p.ends_with(".evt")).unwrap().1;
+            let chunk = cfg.chunk_size;
+            // Whole, cut short (records cut by the end), and damaged (a byte changed) files.
+            let mut damaged = evt.clone();
+            damaged[evt.len() / 3] ^= 0x5a;
+            let mut long_record = evt[..evt.len() / 2].to_vec();
+            long_record.extend_from_slice(&[40, 0xFF, 0, 0, 0, 0, 0, 1, 0, 0]);
+            let cases = [evt.clone(), evt[..evt.len() * 2 / 3].to_vec(), evt[..evt.len() - 3].to_vec(), damaged];
+            for data in cases.iter().chain([&long_record]) {
+                let expect = whole(data, chunk);
+                for window in [1, 64, 65, 100, 333, 1000, 4096, 1 << 20] {
+                    assert_eq!(windowed(data, chunk, window, data.len() as u64), expect, "window {window}");
+                }
+                // A file shorter than its length said reads as the bytes it has.
+                assert_eq!(windowed(data, chunk, 100, data.len() as u64 + 50), expect);
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_files_read_a_window_at_a_time_decode_as_the_whole_file() {
+        let cfg = GenConfig { chunk_size: 512, ..GenConfig::new(2, 3_000) };
+        let (files, _) = archive(&cfg);
+        let evt = files.files.iter().find(|(p, _)| p.ends_with(".evt")).unwrap().1;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..300 {
+            let mut data = evt.clone();
+            for _ in 0..1 + x % 4 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let at = (x >> 20) as usize % data.len();
+                data[at] = match x % 4 {
+                    0 => 0xFF,
+                    1 => 0,
+                    2 => (x >> 8) as u8,
+                    _ => data[at] ^ 1,
+                };
+            }
+            let expect = whole(&data, 512);
+            for window in [64, 100, 511, 700] {
+                assert_eq!(windowed(&data, 512, window, data.len() as u64), expect, "window {window}");
+            }
+        }
+    }
 }

@@ -23,6 +23,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub use anchor::Anchor;
+pub use assemble::{Held, READ_WINDOW};
 pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
 
 /// The files of an archive, by relative `/`-separated path.
@@ -31,19 +32,16 @@ pub trait ArchiveFiles {
     fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, String>;
     /// File paths to search for the anchor: at least every `.otf2` file (in-memory sets list all files).
     fn paths(&self) -> Vec<String>;
-    /// [`read`](Self::read) for a reader of many files in turn (event files): the bytes borrowed from the
-    /// set, or read into `buf`, whose capacity is reused (a folder on disk).
-    fn read_buffered<'a>(&'a self, path: &str, buf: &'a mut Vec<u8>) -> Result<Option<&'a [u8]>, String> {
-        Ok(match self.read(path)? {
-            None => None,
-            Some(Cow::Borrowed(b)) => Some(b),
-            Some(Cow::Owned(v)) => {
-                *buf = v;
-                Some(&buf[..])
-            }
-        })
+    /// The file at `path` to read in pieces (an event file decoded a window at a time, in memory bounded
+    /// whatever its length): its length and a reader; `Ok(None)` when there is no such file. By default,
+    /// [`read`](Self::read)'s bytes.
+    fn open_read(&self, path: &str) -> Result<Option<FileReader<'_>>, String> {
+        Ok(self.read(path)?.map(|b| (b.len() as u64, Box::new(std::io::Cursor::new(b)) as Box<dyn std::io::Read>)))
     }
 }
+
+/// [`ArchiveFiles::open_read`]'s answer: the file's length and a reader of its bytes.
+pub type FileReader<'a> = (u64, Box<dyn std::io::Read + 'a>);
 
 /// Files held in memory (a dropped folder, an unpacked archive, a test fixture).
 #[derive(Clone, Debug, Default)]
@@ -93,14 +91,14 @@ impl ArchiveFiles for FolderFiles {
             Err(e) => Err(e.to_string()),
         }
     }
-    fn read_buffered<'a>(&'a self, path: &str, buf: &'a mut Vec<u8>) -> Result<Option<&'a [u8]>, String> {
+    fn open_read(&self, path: &str) -> Result<Option<FileReader<'_>>, String> {
         let full = self.root.join(path);
         match std::fs::metadata(&full) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             _ => {}
         }
-        match crate::readers::read_regular_into(&full, buf) {
-            Ok(()) => Ok(Some(&buf[..])),
+        match crate::readers::open_regular(&full) {
+            Ok((file, len)) => Ok(Some((len, Box::new(file)))),
             Err(ReadError::Io { detail, .. }) => Err(detail),
             Err(e) => Err(e.to_string()),
         }
@@ -165,6 +163,27 @@ pub fn read_archive_full(name: &str, files: &dyn ArchiveFiles) -> Result<Otf2Rea
     assemble::assemble(&anchor_path, anchor, files)
 }
 
+/// Takes a location's intervals while its events are decoded (`weft index`, whose memory must not grow
+/// with a location's length). Intervals are numbered by arrival (ENTER order) from 0.
+pub trait IntervalTaker {
+    /// `buf` holds the location's intervals from arrival number `first` on (region, start ns, duration ns;
+    /// the duration of one still open is 0); `open` the arrival numbers of those still open, ascending. Every
+    /// event so far is at or before `now` and every later one will be at or after it. `held`: what the
+    /// reader holds until the end so far (bytes; sends, receives, collective parts). Returns how many of
+    /// `buf`'s first intervals it took (they leave `buf`), or None to stop reading (the taker refuses to go
+    /// on, and says why to its caller).
+    fn take(
+        &mut self,
+        buf: &[(crate::model::RegionId, i64, u64)],
+        first: usize,
+        open: &[usize],
+        now: i64,
+        held: Held,
+    ) -> Option<usize>;
+    /// Interval `slot`, taken while open, closed after `dur_ns`.
+    fn closed(&mut self, slot: usize, dur_ns: u64);
+}
+
 /// An archive read location by location (`weft index`, issue #17): the definitions first, then each
 /// location's events on request, its intervals handed to the caller instead of kept; instants, message ends,
 /// collective parts and warnings stay here, small, until [`finish`](Otf2Stream::finish) matches them. The
@@ -203,7 +222,32 @@ impl Otf2Stream<'_> {
         k: usize,
         intervals: &mut Vec<(crate::model::RegionId, i64, u64)>,
     ) -> Result<crate::model::LocationId, ReadError> {
-        self.0.location(k, intervals)
+        self.0.location(k, intervals, None).map(|r| r.0)
+    }
+
+    /// [`location`](Self::location) handing its intervals to `taker` as they come: whenever `intervals`
+    /// holds `limit` of them (and the location's times have not gone back), `taker` may take a prefix;
+    /// `intervals` ends with the rest. Returns how many were taken, and whether the location's times never
+    /// went back.
+    pub fn location_taken(
+        &mut self,
+        k: usize,
+        intervals: &mut Vec<(crate::model::RegionId, i64, u64)>,
+        taker: &mut dyn IntervalTaker,
+        limit: usize,
+    ) -> Result<(usize, bool), ReadError> {
+        self.0.location(k, intervals, Some((taker, limit))).map(|(_, r)| (r.taken, r.in_order))
+    }
+
+    /// About the bytes held until [`finish`](Self::finish) (message ends and collective parts to match,
+    /// instants, counter samples, strings), and the counts of sends, receives and collective parts.
+    pub fn held_bytes(&self) -> Held {
+        self.0.held_bytes()
+    }
+
+    /// Read event files `bytes` at a time (by default [`READ_WINDOW`]; tests make it small).
+    pub fn set_read_window(&mut self, bytes: usize) {
+        self.0.window = bytes;
     }
 
     /// An interval held by the caller starts at `start_ns` (source clock).

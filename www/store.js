@@ -141,7 +141,11 @@ export function initStore(app) {
           requestAnimationFrame(() => requestAnimationFrame(() => { state.timings.firstDrawn = performance.now() - state.timings.start; }));
         }
       };
-      if (!steps) { applied(); return; }
+      // The answer's buffer (up to ~30 MB) is released once the viewer holds its copy, not when the garbage
+      // collector comes round: several of them waiting for it held the tab over its memory goal
+      // (BENCHMARKS.md, "Store format 2": the page).
+      const release = () => { if (msg.bytes.transfer) msg.bytes.transfer(0); };
+      if (!steps) { release(); applied(); return; }
       // An exact slice is copied in a part at a time, then made drawable a step at a time (Viewer.store_step),
       // yielding to the browser between them; a newer answer replaces it (its own steps go on).
       (async () => {
@@ -155,6 +159,7 @@ export function initStore(app) {
             if (at < bytes) {
               weft.viewer.store_answer_part(new Uint8Array(msg.bytes, at, Math.min(ANSWER_PART, bytes - at)));
               at += ANSWER_PART;
+              if (at >= bytes) release();
             } else done = weft.viewer.store_step();
           } catch (e) { app.showError(`${state.name}: ${e}`); return; }
           if (performance.now() - s > task.ms) { task.ms = performance.now() - s; task.worstStep = task.steps; }

@@ -131,6 +131,7 @@ fn chunked_reads_keep_the_same_args_and_the_codec_carries_them() {
         assert_eq!(t.instants.args, whole.instants.args, "chunks of {size}");
     }
     let bytes = codec::encode(&whole);
+    assert_eq!(bytes.capacity(), bytes.len(), "allocated once, args included");
     let back = codec::decode(&bytes).unwrap();
     assert_eq!(back.intervals.args, whole.intervals.args);
     assert_eq!(back.instants.args, whole.instants.args);

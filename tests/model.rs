@@ -92,6 +92,7 @@ fn memory_per_interval_is_at_most_32_bytes() {
 fn codec_round_trips() {
     let t = random_trace(3, 5_000);
     let bytes = encode(&t);
+    assert_eq!(bytes.capacity(), bytes.len(), "its buffer is allocated once, at its length");
     let d = decode(&bytes).expect("decodes");
     assert_eq!(encode(&d), bytes);
     assert_eq!(d.intervals.start_ns, t.intervals.start_ns);

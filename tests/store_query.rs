@@ -454,6 +454,114 @@ fn the_store_timeline_draws_and_hovers_what_the_queries_answer() {
 }
 
 #[test]
+fn an_exact_answer_built_in_steps_draws_what_one_shown_at_once_draws() {
+    use std::rc::Rc;
+    use weft::layouts::timeline::{TimelineLayout, TimelineMetrics};
+    use weft::views::store::StorePane;
+    use weft::views::Pane;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = Rc::new(store.skeleton().unwrap());
+    let (mut at_once, mut stepped) =
+        (StorePane::new(skeleton.clone(), 1000.0, 600.0), StorePane::new(skeleton.clone(), 1000.0, 600.0));
+    // The widest level-0 view about the middle: the most intervals and messages a step has to take.
+    let span = m.span_ns as f64;
+    let mut w = span;
+    let (vp, p) = loop {
+        w /= 2.0;
+        for pane in [&mut at_once, &mut stepped] {
+            pane.set_time_range(span / 2.0 - w / 2.0, span / 2.0 + w / 2.0);
+        }
+        let vp = at_once.request().unwrap();
+        let p = plan(m, &index, &vp);
+        if p.resolution == Resolution::Exact {
+            break (vp, p);
+        }
+    };
+    assert_eq!(stepped.request().as_ref(), Some(&vp));
+    let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
+    let slice = exact_trace(&skeleton, &p, &tiles.iter().collect::<Vec<_>>());
+    assert!(slice.intervals.len() > 1000 && slice.messages.len() > 100, "{} intervals", slice.intervals.len());
+
+    // The lanes of the messages' ends, found a few at a time, are those searched for one by one.
+    let searched = TimelineLayout::new(&slice, TimelineMetrics::default());
+    let mut indexed = searched.clone();
+    let mut calls = 1;
+    while !indexed.index_message_lanes(&slice, 7) {
+        calls += 1;
+    }
+    assert_eq!(calls, slice.messages.len().div_ceil(7));
+    for j in 0..slice.messages.len() {
+        for send in [true, false] {
+            assert_eq!(indexed.message_lane(&slice, j, send), searched.message_lane(&slice, j, send), "{j} {send}");
+        }
+    }
+    assert!((0..slice.messages.len()).any(|j| indexed.message_lane(&slice, j, true) > 0), "ends below the top lane");
+
+    at_once.show_exact(slice.clone(), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
+    let before = stepped.scene();
+    stepped.receive_exact(weft::model::codec::encode(&slice), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
+    let mut steps = 0;
+    while !stepped.step().unwrap() {
+        steps += 1;
+        // What was drawn stays until the last step.
+        assert!(stepped.building());
+        assert_eq!(stepped.shown(), "none");
+        assert_eq!(stepped.scene(), before);
+    }
+    // The decode's head, five interval columns, args and the rest; the layout; the overview; the lanes.
+    assert!(steps >= 10, "{steps} steps");
+    assert!(!stepped.building() && stepped.step().unwrap());
+    assert_eq!(stepped.shown(), "exact");
+    for (dx, zoom) in [(0.0, 1.0), (40.0, 1.0), (-300.0, 1.0), (0.0, 3.0), (0.0, 0.25)] {
+        for pane in [&mut at_once, &mut stepped] {
+            pane.pan(dx);
+            pane.zoom(600.0, zoom);
+        }
+        let sc = stepped.scene();
+        assert!(sc.lines.len() > 10 && sc.marks() > 0);
+        assert_eq!(sc, at_once.scene(), "pan {dx}, zoom {zoom}");
+        assert_eq!(stepped.state(), at_once.state());
+    }
+
+    // The same answer copied in parts draws the same; a step before the last part, or a part past the
+    // length, is an error.
+    let bytes = weft::model::codec::encode(&slice);
+    let mut parted = StorePane::new(skeleton.clone(), 1000.0, 600.0);
+    parted.restore(&stepped.state());
+    parted.begin_exact(bytes.len(), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]).unwrap();
+    let mut parts = bytes.chunks(bytes.len() / 3 + 1);
+    parted.receive_part(parts.next().unwrap()).unwrap();
+    assert!(parted.step().is_err() && !parted.building());
+    parted.begin_exact(bytes.len(), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]).unwrap();
+    for part in bytes.chunks(bytes.len() / 3 + 1) {
+        parted.receive_part(part).unwrap();
+    }
+    assert!(parted.receive_part(&[0]).is_err() && !parted.building());
+    parted.begin_exact(bytes.len(), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]).unwrap();
+    for part in bytes.chunks(bytes.len() / 3 + 1) {
+        parted.receive_part(part).unwrap();
+    }
+    while !parted.step().unwrap() {}
+    assert_eq!(parted.scene(), stepped.scene());
+
+    // A newer answer replaces one being built: a grid drops it; bytes that do not decode are an error and
+    // leave what is drawn.
+    stepped.receive_exact(weft::model::codec::encode(&slice), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
+    assert!(!stepped.step().unwrap());
+    stepped.show_grid(Default::default(), vec![]);
+    assert!(!stepped.building() && stepped.step().unwrap());
+    assert_eq!(stepped.shown(), "level 0");
+    let drawn = stepped.scene();
+    stepped.receive_exact(vec![1, 2, 3], p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
+    assert!(stepped.step().is_err());
+    assert!(!stepped.building());
+    assert_eq!(stepped.scene(), drawn);
+}
+
+#[test]
 fn a_level_0_view_past_its_interval_cap_is_drawn_from_the_finest_level() {
     use weft::store::query::EXACT_MAX_INTERVALS;
     let cfg = GenConfig { threads: 2, ..GenConfig::new(4, 4_000_000) };

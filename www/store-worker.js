@@ -71,6 +71,8 @@ async function answer(vp) {
         const bytes = await read(path);
         fetched += bytes.byteLength;
         session.add(path, bytes);
+        // Copied into the session: released now rather than by the garbage collector.
+        if (bytes.buffer.transfer) bytes.buffer.transfer(0);
       } catch (e) {
         const why = typeof e === 'string' ? e : e.message;
         // A decode error was recorded by the session already; a fetch error is recorded here.

@@ -17,11 +17,16 @@ export function looksLikeStore(entries) {
     && entries.some((e) => /(^|\/)[escmp]\/.*\.wt$/.test(e.path));
 }
 
+// A tick for the browser between the steps of an answer (as app.js's load steps).
+const yieldToBrowser = () => (globalThis.scheduler && scheduler.yield ? scheduler.yield() : new Promise((r) => setTimeout(r, 0)));
+let answerGeneration = 0;
+const ANSWER_PART = 4 << 20;
+
 export function initStore(app) {
   const { weft, ui } = app;
   let worker = null;
   let badge = null;
-  const state = weft.store = { open: false, answers: 0, timings: {}, last: null, openUrl, openFolder, looksLikeStore };
+  const state = weft.store = { open: false, answers: 0, timings: {}, last: null, worstApply: null, openUrl, openFolder, looksLikeStore };
 
   function showBadge(n) {
     if (!badge) {
@@ -111,22 +116,57 @@ export function initStore(app) {
       showBadge(msg.inFlight);
     } else if (msg.type === 'answer') {
       const t = performance.now();
+      const bytes = msg.bytes.byteLength;
+      const generation = ++answerGeneration;
+      const steps = msg.kind === 'exact';
       try {
         if (msg.kind === 'particles') weft.viewer.store_particles_answer(new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.fade, msg.errors);
+        else if (steps) weft.viewer.store_exact_begin(bytes, msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors);
         else weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, msg.level);
       } catch (e) { app.showError(`${state.name}: ${e}`); return; }
       weft.viewer.store_in_flight(0);
       showBadge(0);
-      state.answers += 1;
-      // The viewport this answers (views asked while the worker was busy are answered by the latest only).
-      state.answered = msg.id;
-      state.last = { kind: msg.kind, level: msg.level, t0: msg.t0, t1: msg.t1, errors: msg.errors, fetchedTiles: msg.fetchedTiles,
-        fetchedBytes: msg.fetchedBytes, fade: msg.fade, bytes: msg.bytes.byteLength, cacheUsed: msg.cacheUsed, cacheBudget: msg.cacheBudget, cacheTiles: msg.cacheTiles,
-        wasmBytes: msg.wasmBytes, applyMs: performance.now() - t, sinceAsk: performance.now() - (state.lastAsk || t) };
-      if (state.answers === 1) {
-        // The first view is drawn in the next frame.
-        requestAnimationFrame(() => requestAnimationFrame(() => { state.timings.firstDrawn = performance.now() - state.timings.start; }));
-      }
+      const task = { ms: performance.now() - t, steps: 1, worstStep: 0 };
+      const applied = () => {
+        state.answers += 1;
+        // The viewport this answers (views asked while the worker was busy are answered by the latest only).
+        state.answered = msg.id;
+        state.last = { kind: msg.kind, level: msg.level, t0: msg.t0, t1: msg.t1, errors: msg.errors, fetchedTiles: msg.fetchedTiles,
+          fetchedBytes: msg.fetchedBytes, fade: msg.fade, bytes, cacheUsed: msg.cacheUsed, cacheBudget: msg.cacheBudget, cacheTiles: msg.cacheTiles,
+          wasmBytes: msg.wasmBytes, applyMs: task.ms, applySteps: task.steps, sinceAsk: performance.now() - (state.lastAsk || t) };
+        // The longest main-thread task applying an answer (benchmarks reset it to null).
+        if (!state.worstApply || task.ms > state.worstApply.ms) state.worstApply = { ms: task.ms, kind: msg.kind, bytes, step: task.worstStep, steps: task.steps };
+        if (state.answers === 1) {
+          // The first view is drawn in the next frame.
+          requestAnimationFrame(() => requestAnimationFrame(() => { state.timings.firstDrawn = performance.now() - state.timings.start; }));
+        }
+      };
+      // The answer's buffer (up to ~30 MB) is released once the viewer holds its copy, not when the garbage
+      // collector comes round: several of them waiting for it held the tab over its memory goal
+      // (BENCHMARKS.md, "Store format 2": the page).
+      const release = () => { if (msg.bytes.transfer) msg.bytes.transfer(0); };
+      if (!steps) { release(); applied(); return; }
+      // An exact slice is copied in a part at a time, then made drawable a step at a time (Viewer.store_step),
+      // yielding to the browser between them; a newer answer replaces it (its own steps go on).
+      (async () => {
+        let at = 0;
+        for (;;) {
+          await yieldToBrowser();
+          if (generation !== answerGeneration || !worker) return;
+          const s = performance.now();
+          let done = false;
+          try {
+            if (at < bytes) {
+              weft.viewer.store_answer_part(new Uint8Array(msg.bytes, at, Math.min(ANSWER_PART, bytes - at)));
+              at += ANSWER_PART;
+              if (at >= bytes) release();
+            } else done = weft.viewer.store_step();
+          } catch (e) { app.showError(`${state.name}: ${e}`); return; }
+          if (performance.now() - s > task.ms) { task.ms = performance.now() - s; task.worstStep = task.steps; }
+          task.steps += 1;
+          if (done) { applied(); return; }
+        }
+      })();
     } else if (msg.type === 'error') {
       app.showError(msg.message);
       if (msg.fatal) { stop(); app.setState(weft.loads > 0 ? 'ready' : 'error'); ui.progress.hidden = true; }

@@ -76,6 +76,10 @@ pub struct TimelineLayout {
     pub row_of_location: Vec<u32>,
     /// Instant indices grouped by row, each group sorted by time.
     pub row_instants: Vec<u32>,
+    /// The lane of each end (send, receive) of the messages `0..len` (`interval_at`'s depth at its time on
+    /// its location's row, 0 where none), filled by [`TimelineLayout::index_message_lanes`] for a view that
+    /// draws many arrows per frame (a store's exact slice); empty otherwise, where each end is searched for.
+    message_lanes: Vec<[u16; 2]>,
 }
 
 impl TimelineLayout {
@@ -171,8 +175,16 @@ impl TimelineLayout {
                 depth_lanes: lanes as u32,
             });
         }
-        let mut lay =
-            TimelineLayout { metrics, rows, headers, lane_intervals, height: 0.0, row_of_location, row_instants };
+        let mut lay = TimelineLayout {
+            metrics,
+            rows,
+            headers,
+            lane_intervals,
+            height: 0.0,
+            row_of_location,
+            row_instants,
+            message_lanes: Vec::new(),
+        };
         lay.set_metrics(metrics);
         lay
     }
@@ -264,6 +276,33 @@ impl TimelineLayout {
             }
         }
         None
+    }
+
+    /// The lane of message `j`'s sending (`send`) or receiving end on its location's row: the depth of the
+    /// innermost interval holding its time there, 0 where none does or the location has no row.
+    pub fn message_lane(&self, trace: &Trace, j: usize, send: bool) -> usize {
+        if let Some(l) = self.message_lanes.get(j) {
+            return l[usize::from(!send)] as usize;
+        }
+        let m = &trace.messages;
+        let (l, t) = if send { (m.sender[j], m.send_ns[j]) } else { (m.receiver[j], m.recv_ns[j]) };
+        let r = self.row_of_location.get(l.index()).copied().unwrap_or(u32::MAX) as usize;
+        self.interval_at(trace, r, t).map_or(0, |(d, _)| d)
+    }
+
+    /// Find the lanes of the next `n` messages' ends ([`TimelineLayout::message_lane`]) once, so a scene
+    /// drawing thousands of arrows reads them instead of searching every lane of both rows per arrow; true
+    /// once every message of `trace` (the trace this layout was made from) is in. O(n x lanes x log).
+    pub fn index_message_lanes(&mut self, trace: &Trace, n: usize) -> bool {
+        let total = trace.messages.len();
+        let mut lanes = std::mem::take(&mut self.message_lanes);
+        let end = lanes.len().saturating_add(n).min(total);
+        for j in lanes.len()..end {
+            let lane = |send| self.message_lane(trace, j, send).min(u16::MAX as usize) as u16;
+            lanes.push([lane(true), lane(false)]);
+        }
+        self.message_lanes = lanes;
+        end == total
     }
 
     /// Rows intersecting layout y range [y0, y1).

@@ -238,8 +238,7 @@ fn warning_kind_from(c: u8) -> Option<WarningKind> {
 }
 
 pub fn encode(t: &Trace) -> Vec<u8> {
-    let n = t.intervals.len();
-    let mut w = Writer(Vec::with_capacity(64 + n * 27 + t.messages.len() * 48));
+    let mut w = Writer(Vec::with_capacity(encoded_len(t)));
     w.0.extend_from_slice(MAGIC);
     w.u8(format_code(t.format));
     w.i64(t.origin_ns);
@@ -312,6 +311,56 @@ pub fn encode(t: &Trace) -> Vec<u8> {
         w.str(&e.message);
     }
     w.0
+}
+
+/// The length of `encode(t)`, so its buffer is allocated once at its size: an estimate a few % short made
+/// a store worker's 26 MB answer grow to a 52 MB buffer (BENCHMARKS.md, "Store format 2": the page).
+fn encoded_len(t: &Trace) -> usize {
+    let col = |n: usize, width: usize| 8 + n * width;
+    let text = |s: &str| 8 + s.len();
+    let args = |a: &EventArgs| {
+        let t = &a.table;
+        col(a.event.len(), 4)
+            + col(a.entry.len(), 4)
+            + col(t.pairs_end.len(), 4)
+            + col(t.key.len(), 4)
+            + col(t.kind.len(), 1)
+            + col(t.value_end.len(), 4)
+            + text(&t.text)
+    };
+    let (np, nl, nr) = (t.processes.len(), t.locations.len(), t.regions.len());
+    let (n, ni, nm, nc) = (t.intervals.len(), t.instants.time_ns.len(), t.messages.len(), t.collectives.len());
+    let (series, samples) = (t.counters.series_name.len(), t.counters.sample_series.len());
+    MAGIC.len()
+        + 1
+        + 3 * 8
+        + 8
+        + t.strings.iter().map(text).sum::<usize>()
+        + 2 * col(np, 8)
+        + col(np, 4)
+        + 2 * col(nl, 4)
+        + 2 * col(nl, 8)
+        + col(nl, 1)
+        + 2 * col(nr, 4)
+        + 2 * col(nr, 1)
+        + 3 * col(n, 4)
+        + 2 * col(n, 8)
+        + args(&t.intervals.args)
+        + 2 * col(ni, 4)
+        + col(ni, 8)
+        + args(&t.instants.args)
+        + col(nm, 1)
+        + 4 * col(nm, 4)
+        + 3 * col(nm, 8)
+        + 5 * col(nc, 4)
+        + 4 * col(nc, 8)
+        + 2 * col(series, 4)
+        + col(samples, 4)
+        + 2 * col(samples, 8)
+        + 8
+        + t.warnings.counts().len() * 9
+        + 8
+        + t.warnings.examples().iter().map(|e| 1 + text(&e.message)).sum::<usize>()
 }
 
 fn ids<T>(v: Vec<u32>, bound: usize, r: &Reader, make: impl Fn(u32) -> T) -> Result<Vec<T>, DecodeError> {

@@ -178,6 +178,23 @@ pub fn format_duration(ns: u64) -> String {
     }
 }
 
+/// `s.partition_point(pred)` found by galloping from the front: O(log k) probes near the start for a prefix
+/// of k, where a binary search of the whole rest of a lane probes O(log n) far apart. What a pixel column
+/// skips is a few intervals of a lane of up to millions, so the scene costs about pixels x lanes, not
+/// pixels x lanes x log(intervals) in scattered reads.
+pub fn partition_point_near<T>(s: &[T], mut pred: impl FnMut(&T) -> bool) -> usize {
+    // Every item before `lo` satisfies `pred`.
+    let (mut lo, mut step) = (0usize, 1usize);
+    while lo + step <= s.len() {
+        if !pred(&s[lo + step - 1]) {
+            return lo + s[lo..lo + step - 1].partition_point(pred);
+        }
+        lo += step;
+        step *= 2;
+    }
+    lo + s[lo..].partition_point(pred)
+}
+
 pub struct TimelineScene<'a> {
     pub trace: &'a Trace,
     pub layout: &'a TimelineLayout,
@@ -310,8 +327,9 @@ impl TimelineScene<'_> {
                         // Everything ending within this pixel collapses into one 1-px rect.
                         sc.rects.push(RectInstance::filled(x0, y + pad, 1.0, rect_h, color));
                         let t_next = t0 + ((x0 - x_left + 1.0) as f64) * ns_px;
-                        let skip = ids[k + 1..]
-                            .partition_point(|&j| (iv.start_ns[j as usize] + iv.dur_ns[j as usize]) as f64 <= t_next);
+                        let skip = partition_point_near(&ids[k + 1..], |&j| {
+                            (iv.start_ns[j as usize] + iv.dur_ns[j as usize]) as f64 <= t_next
+                        });
                         k += 1 + skip;
                     }
                 }
@@ -351,7 +369,7 @@ impl TimelineScene<'_> {
                         .with_shape(Shape::Diamond),
                 );
                 let t_next = view.t_of(x + 1.0);
-                k += 1 + ids[k + 1..].partition_point(|&j| (ins.time_ns[j as usize] as f64) < t_next);
+                k += 1 + partition_point_near(&ids[k + 1..], |&j| (ins.time_ns[j as usize] as f64) < t_next);
             }
         }
 
@@ -472,17 +490,12 @@ impl TimelineScene<'_> {
     pub fn flow_segment(&self, view: &TimelineView, j: usize) -> (f32, f32, f32, f32) {
         let (m, lay) = (&self.trace.messages, self.layout);
         let lane = lay.metrics.lane_px;
-        let y = |l: crate::model::LocationId, t: u64| {
+        let y = |l: crate::model::LocationId, send: bool| {
             let r = lay.row_of_location[l.index()] as usize;
-            let d = lay.interval_at(self.trace, r, t).map_or(0, |(d, _)| d);
+            let d = lay.message_lane(self.trace, j, send);
             view.y_of(lay.rows[r].y) + d as f32 * lane + lane / 2.0
         };
-        (
-            view.x_of(m.send_ns[j] as f64),
-            y(m.sender[j], m.send_ns[j]),
-            view.x_of(m.recv_ns[j] as f64),
-            y(m.receiver[j], m.recv_ns[j]),
-        )
+        (view.x_of(m.send_ns[j] as f64), y(m.sender[j], true), view.x_of(m.recv_ns[j] as f64), y(m.receiver[j], false))
     }
 
     /// The drawn message or flow nearest screen point (x, y), within `tol` pixels of its arrow.
@@ -866,6 +879,16 @@ mod tests {
         let (mx, my) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
         assert_eq!(ts.hit_flow(&view, mx, my + 1.0, 3.0), Some(0));
         assert_eq!(ts.hit_flow(&view, mx, my + 20.0, 3.0), None);
+    }
+
+    #[test]
+    fn partition_point_near_is_partition_point() {
+        for n in 0..70usize {
+            let s: Vec<usize> = (0..n).collect();
+            for cut in 0..=n {
+                assert_eq!(partition_point_near(&s, |&x| x < cut), s.partition_point(|&x| x < cut), "n {n} cut {cut}");
+            }
+        }
     }
 
     #[test]

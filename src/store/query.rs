@@ -364,12 +364,25 @@ impl ExactSlice {
     pub fn add(&mut self, tile: &EventsTile) {
         let (t0, t1, locs) = (self.t0, self.t1, self.locs.clone());
         let reaches = |s: u64, d: u64| s <= t1 && s + d >= t0;
+        let first = tile.window_ns.contains(&t0);
+        // Each location's list grown to what it takes, not doubled: the gathered slice is the store
+        // worker's largest allocation beside its cache (BENCHMARKS.md, "Store format 2": the page).
+        let mut more = vec![0usize; self.per_loc.len()];
+        let own = tile.intervals.iter().map(|&(l, _, s, d, _)| (l, s, d));
+        let open = tile.open.intervals.iter().filter(|_| first).map(|&(_, l, _, s, d, _)| (l, s, d));
+        for (l, s, d) in own.chain(open) {
+            if locs.contains(&l.0) && reaches(s, d) {
+                more[(l.0 - locs.start) as usize] += 1;
+            }
+        }
+        for (v, n) in self.per_loc.iter_mut().zip(more) {
+            v.reserve_exact(n);
+        }
         for &(l, r, s, d, depth) in &tile.intervals {
             if locs.contains(&l.0) && reaches(s, d) {
                 self.per_loc[(l.0 - locs.start) as usize].push((s, depth, r, d));
             }
         }
-        let first = tile.window_ns.contains(&t0);
         let open = tile.open.intervals.iter().filter(|_| first);
         for &(_, l, r, s, d, depth) in open {
             if locs.contains(&l.0) && reaches(s, d) {

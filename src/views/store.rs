@@ -6,13 +6,21 @@
 //! viewport to ask the worker for next (the page asks again once the answer is in); the last answer stays
 //! drawn, at the new zoom, while tiles are in flight.
 //!
+//! An exact answer is made drawable in steps ([`StorePane::receive_exact`], then [`StorePane::step`] until it
+//! says done: the answer's decode column by column, the rows' layout, the overview strip, the lanes of the
+//! messages' ends), so the page yields to the browser between them: a slice of up to
+//! `store::query::EXACT_MAX_INTERVALS` intervals is a few hundred ms of work in the page's wasm, far over
+//! a frame (BENCHMARKS.md, "Store format 2"). The previous answer stays drawn until the last step.
+//!
 //! Must not fetch or decode tiles (the worker does, `src/web/store_worker.rs`) or read a clock.
 
 use super::timeline::TimelinePane;
 use super::{num, Hover, Pane};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
-use crate::model::Trace;
-use crate::scene::timeline::{format_duration, format_time, nice_step_ns, region_colors, TimelineView, AXIS_PX};
+use crate::model::{codec, Trace};
+use crate::scene::timeline::{
+    format_duration, format_time, nice_step_ns, region_colors, OverviewBuild, TimelineView, AXIS_PX,
+};
 use crate::scene::{palette, rgba, Label, LineInstance, RectInstance, Rgba, Scene};
 use crate::store::query::{SummaryGrid, Viewport};
 use serde_json::json;
@@ -32,6 +40,30 @@ enum Data {
     },
 }
 
+/// Intervals a step of the overview strip takes, and message ends' lanes a step finds (each a search of
+/// every lane of its row): a few ms of the page's wasm each.
+const OVERVIEW_STEP: usize = 1 << 18;
+const MESSAGE_LANES_STEP: usize = 1 << 13;
+
+/// An exact answer on its way to being drawn ([`StorePane::step`]).
+struct Building {
+    /// The encoded slice, received whole before the first step (`len` bytes).
+    bytes: Vec<u8>,
+    len: usize,
+    t0: u64,
+    t1: u64,
+    locations: Range<u32>,
+    errors: Vec<String>,
+    stage: Stage,
+}
+
+enum Stage {
+    Decode(codec::Decoding),
+    Layout(Rc<Trace>),
+    Overview(Rc<Trace>, TimelineLayout, OverviewBuild),
+    MessageLanes(Rc<Trace>, TimelineLayout, crate::scene::timeline::Overview),
+}
+
 pub struct StorePane {
     skeleton: Rc<Trace>,
     layout: TimelineLayout,
@@ -45,6 +77,8 @@ pub struct StorePane {
     /// The viewport asked for last, so an unchanged view is not asked again.
     asked: Option<Viewport>,
     hovered: Option<(usize, usize)>,
+    /// An exact answer being made drawable.
+    building: Option<Box<Building>>,
 }
 
 impl StorePane {
@@ -63,6 +97,7 @@ impl StorePane {
             errors: Vec::new(),
             asked: None,
             hovered: None,
+            building: None,
         }
     }
 
@@ -100,8 +135,10 @@ impl StorePane {
         Some(vp)
     }
 
-    /// The worker's summary grid for a viewport: drawn from now on.
+    /// The worker's summary grid for a viewport: drawn from now on (an exact answer being built is dropped:
+    /// this one is newer).
     pub fn show_grid(&mut self, grid: SummaryGrid, errors: Vec<String>) {
+        self.building = None;
         self.data = Data::Grid(grid);
         self.errors = errors;
         self.hovered = None;
@@ -109,13 +146,108 @@ impl StorePane {
 
     /// The worker's exact records reaching into [t0, t1] of `locations` (a slice with the store's
     /// definitions, times from the store's origin): drawn from now on.
+    /// At once, as the steps of [`StorePane::receive_exact`] would (tests, the CLI).
     pub fn show_exact(&mut self, slice: Trace, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
-        let mut pane = Box::new(TimelinePane::new(Rc::new(slice), self.view.width, self.view.height));
-        pane.set_time_range(self.view.t0_ns, self.view.t1_ns);
+        self.building = None;
+        let pane = Box::new(TimelinePane::new(Rc::new(slice), self.view.width, self.view.height));
+        self.show_pane(pane, t0, t1, locations, errors);
+    }
+
+    fn show_pane(&mut self, pane: Box<TimelinePane>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
         self.data = Data::Exact { pane, t0, t1, locations };
         self.errors = errors;
         self.hovered = None;
         self.sync();
+    }
+
+    /// The worker's exact answer (`bytes`: the slice encoded by `model::codec`) for [t0, t1] of `locations`,
+    /// made drawable by [`StorePane::step`]; what is drawn now stays until then. Replaces an answer still
+    /// being built (this one is newer).
+    pub fn receive_exact(&mut self, bytes: Vec<u8>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
+        let len = bytes.len();
+        let stage = Stage::Decode(codec::Decoding::default());
+        self.building = Some(Box::new(Building { bytes, len, t0, t1, locations, errors, stage }));
+    }
+
+    /// [`StorePane::receive_exact`] of `len` bytes that come in parts ([`StorePane::receive_part`]), so no
+    /// task of the page copies a whole answer of tens of MB into the module. Err where `len` bytes cannot be
+    /// allocated (nothing changes).
+    pub fn begin_exact(
+        &mut self,
+        len: usize,
+        t0: u64,
+        t1: u64,
+        locations: Range<u32>,
+        errors: Vec<String>,
+    ) -> Result<(), String> {
+        self.building = None;
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(len).map_err(|_| format!("no memory for an answer of {len} bytes"))?;
+        self.receive_exact(bytes, t0, t1, locations, errors);
+        if let Some(b) = &mut self.building {
+            b.len = len;
+        }
+        Ok(())
+    }
+
+    /// The next part of the answer begun by [`StorePane::begin_exact`]; Err past its length.
+    pub fn receive_part(&mut self, part: &[u8]) -> Result<(), String> {
+        let b = self.building.as_mut().ok_or("no exact answer is being received")?;
+        if b.bytes.len() + part.len() > b.len {
+            self.building = None;
+            return Err("the exact answer's parts are longer than it".into());
+        }
+        b.bytes.extend_from_slice(part);
+        Ok(())
+    }
+
+    /// Whether an exact answer is being built.
+    pub fn building(&self) -> bool {
+        self.building.is_some()
+    }
+
+    /// One step of the exact answer being built (a part of its decode, the layout, a part of the overview
+    /// or of the messages' lanes); true once it is drawn (or when none is being built). An answer that does
+    /// not decode is dropped with the error.
+    pub fn step(&mut self) -> Result<bool, String> {
+        let Some(mut b) = self.building.take() else { return Ok(true) };
+        if matches!(b.stage, Stage::Decode(_)) && b.bytes.len() < b.len {
+            return Err(format!("the exact answer has {} of its {} bytes", b.bytes.len(), b.len));
+        }
+        b.stage = match b.stage {
+            Stage::Decode(mut d) => match d.step(&b.bytes).map_err(|e| e.to_string())? {
+                Some(t) => {
+                    b.bytes = Vec::new();
+                    Stage::Layout(Rc::new(t))
+                }
+                None => Stage::Decode(d),
+            },
+            Stage::Layout(t) => {
+                let layout = TimelineLayout::new(&t, TimelineMetrics::default());
+                let overview = OverviewBuild::new(&t);
+                Stage::Overview(t, layout, overview)
+            }
+            Stage::Overview(t, layout, mut o) => {
+                if o.step(&t, OVERVIEW_STEP) {
+                    let overview = o.finish(&region_colors(&t));
+                    Stage::MessageLanes(t, layout, overview)
+                } else {
+                    Stage::Overview(t, layout, o)
+                }
+            }
+            Stage::MessageLanes(t, mut layout, overview) => {
+                if layout.index_message_lanes(&t, MESSAGE_LANES_STEP) {
+                    let (w, h) = (self.view.width, self.view.height);
+                    let pane = Box::new(TimelinePane::with_layout(t, w, h, layout, overview));
+                    let Building { t0, t1, locations, errors, .. } = *b;
+                    self.show_pane(pane, t0, t1, locations, errors);
+                    return Ok(true);
+                }
+                Stage::MessageLanes(t, layout, overview)
+            }
+        };
+        self.building = Some(b);
+        Ok(false)
     }
 
     /// The exact pane follows this view's time range, size and scroll.

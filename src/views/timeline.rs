@@ -161,7 +161,19 @@ impl TimelinePane {
     /// The pane with its overview strip computed already (`Overview::new(&trace, &region_colors(&trace))`:
     /// a pass over every interval, a load step of its own on the page).
     pub fn with_overview(trace: Rc<Trace>, width: f32, height: f32, overview: Overview) -> Self {
-        let mut layout = TimelineLayout::new(&trace, TimelineMetrics::default());
+        let layout = TimelineLayout::new(&trace, TimelineMetrics::default());
+        Self::with_layout(trace, width, height, layout, overview)
+    }
+
+    /// The pane with its layout (`TimelineLayout::new(&trace, TimelineMetrics::default())`, its message lanes
+    /// indexed or not) and overview strip made already: a store's exact slice is made drawable in steps.
+    pub fn with_layout(
+        trace: Rc<Trace>,
+        width: f32,
+        height: f32,
+        mut layout: TimelineLayout,
+        overview: Overview,
+    ) -> Self {
         let counters = CounterTracks::new(&trace, &mut layout);
         let colors = region_colors(&trace);
         let view = TimelineView::fit(&trace, width, height);

@@ -84,40 +84,80 @@ impl Viewer {
         }
     }
 
-    /// The worker's answer for a viewport (see `StoreSession::answer`): drawn from now on.
+    /// The worker's answer for a viewport (see `StoreSession::answer`): drawn from now on, or, where this
+    /// returns true (an exact slice), once [`Viewer::store_step`] says it is built.
     #[allow(clippy::too_many_arguments)]
     pub fn store_answer(
         &mut self,
         kind: &str,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         t0: f64,
         t1: f64,
         loc0: u32,
         loc1: u32,
         errors: Vec<String>,
         level: u32,
-    ) -> Result<(), JsValue> {
+    ) -> Result<bool, JsValue> {
         if let Some(p) = self.view_set().store_particles_pane() {
             // The worker answers the latest ask only: a playback range it skipped is asked again.
             p.forget_ask();
         }
         if kind == "busy" {
             let p = self.view_set().store_moments_pane().ok_or("no store is shown")?;
-            return p.receive(bytes, t0 as u64, t1 as u64, level, errors).map_err(|e| JsValue::from_str(&e));
+            return p
+                .receive(&bytes, t0 as u64, t1 as u64, level, errors)
+                .map(|_| false)
+                .map_err(|e| JsValue::from_str(&e));
         }
         let p = self.view_set().store_pane().ok_or("no store is shown")?;
         match kind {
             "grid" => {
-                let g = postcard::from_bytes(bytes).map_err(|e| JsValue::from_str(&format!("summary grid: {e}")))?;
+                let g = postcard::from_bytes(&bytes).map_err(|e| JsValue::from_str(&format!("summary grid: {e}")))?;
                 p.show_grid(g, errors);
+                Ok(false)
             }
             "exact" => {
-                let slice = codec::decode(bytes).map_err(|e| JsValue::from_str(&e.to_string()))?;
-                p.show_exact(slice, t0 as u64, t1 as u64, loc0..loc1, errors);
+                p.receive_exact(bytes, t0 as u64, t1 as u64, loc0..loc1, errors);
+                Ok(true)
             }
-            other => return Err(JsValue::from_str(&format!("no store answer of kind '{other}'"))),
+            other => Err(JsValue::from_str(&format!("no store answer of kind '{other}'"))),
         }
-        Ok(())
+    }
+
+    /// An exact answer of `len` bytes for [t0, t1] of locations `loc0..loc1` (see `StoreSession::answer`),
+    /// copied in with [`Viewer::store_answer_part`] (a few MB a task), then made drawable with
+    /// [`Viewer::store_step`].
+    pub fn store_exact_begin(
+        &mut self,
+        len: usize,
+        t0: f64,
+        t1: f64,
+        loc0: u32,
+        loc1: u32,
+        errors: Vec<String>,
+    ) -> Result<(), JsValue> {
+        if let Some(p) = self.view_set_unchanged().store_particles_pane() {
+            p.forget_ask();
+        }
+        let p = self.view_set_unchanged().store_pane().ok_or("no store is shown")?;
+        p.begin_exact(len, t0 as u64, t1 as u64, loc0..loc1, errors).map_err(|e| JsValue::from_str(&e))
+    }
+
+    /// The next part of the exact answer begun by [`Viewer::store_exact_begin`].
+    pub fn store_answer_part(&mut self, part: &[u8]) -> Result<(), JsValue> {
+        let p = self.view_set_unchanged().store_pane().ok_or("no store is shown")?;
+        p.receive_part(part).map_err(|e| JsValue::from_str(&e))
+    }
+
+    /// One step of making the exact answer drawable (`StorePane::step`: a few ms; the page yields to the
+    /// browser between steps); true once it is drawn, or when nothing is being built.
+    pub fn store_step(&mut self) -> Result<bool, JsValue> {
+        let Some(p) = self.view_set_unchanged().store_pane() else { return Ok(true) };
+        let done = p.step().map_err(|e| JsValue::from_str(&format!("exact answer: {e}")))?;
+        if done {
+            self.invalidate();
+        }
+        Ok(done)
     }
 }
 

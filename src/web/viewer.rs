@@ -466,6 +466,11 @@ impl Viewer {
         &mut self.views
     }
 
+    /// The views without marking the view for redrawing (a step that changes nothing drawn yet).
+    pub(super) fn view_set_unchanged(&mut self) -> &mut ViewSet {
+        &mut self.views
+    }
+
     /// The grain-graph pane shown, for the grain panel's methods (src/web/grain_panel.rs); marks the view for
     /// redrawing.
     pub(super) fn grains_pane(&mut self) -> Result<&mut GrainsPane, JsValue> {

@@ -6,10 +6,11 @@
 // BENCHMARKS.md "Opened whole vs from its store".
 // Opens `?store=URL/` in headless Chromium (WebGPU on SwiftShader) and prints, one JSON line per phase:
 // URL to first drawn view (from navigation and from the store's open), the zoom path from the whole run to one
-// interval (each step's answer time, tiles and bytes fetched, the worker's wasm memory), the worst
-// `Viewer.frame` zooming and panning back over the same path with tiles cached, and the tab's memory: the
-// store worker's wasm memory, the page's JS heap, and the resident memory (VmRSS, VmHWM) of the renderer
-// and GPU processes this script's Chromium started. Unlike store.test.mjs it copies nothing (its fault
+// interval (each step's answer time, tiles and bytes fetched, the worker's wasm memory, the longest task
+// applying the answer and in how many tasks), the worst `Viewer.frame` zooming and panning back over the same
+// path with tiles cached (its scene's build and draw times) and the longest task applying an answer meanwhile,
+// and the tab's memory: the store worker's wasm memory, the page's wasm memory and JS heap, and the resident
+// memory (VmRSS, VmHWM) of the renderer and GPU processes this script's Chromium started. Unlike store.test.mjs it copies nothing (its fault
 // cases copy the store twice, too much for a store of several GB) and asserts nothing.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,17 +47,24 @@ const frames = (page, n = 2) => page.evaluate((n) => new Promise((r) => {
   requestAnimationFrame(step);
 }), n);
 
-async function settled(page) {
+// The page's own wasm memory (its module's exports: init returns the instance it made), in MB.
+const pageWasmMB = (page) => page.evaluate(async () => {
+  const m = await import(new URL('www/pkg/weft.js', location.href).href);
+  return Math.round((await m.default()).memory.buffer.byteLength / 2 ** 20);
+});
+
+async function settled(page, problems = []) {
   await frames(page, 2);
   const t = Date.now();
   for (;;) {
     const s = await page.evaluate(() => {
       const s = window.weft.store;
-      return { asked: s.asked, answered: s.answered, last: !!s.last, inFlight: window.weft.viewer.view_state().store.in_flight };
+      return { asked: s.asked, answered: s.answered, last: !!s.last, inFlight: window.weft.viewer.view_state().store.in_flight,
+        errors: window.weft.errors.slice(-2) };
     });
     if (s.last && s.asked === s.answered && s.inFlight === 0) break;
     if (Date.now() - t > STEP_TIMEOUT) throw new Error(`not settled: ${JSON.stringify(s)}`);
-    if ((Date.now() - t) % 10_000 < 100) note(`waiting: ${JSON.stringify(s)}`);
+    if ((Date.now() - t) % 10_000 < 100) note(`waiting: ${JSON.stringify(s)} ${problems.join('; ')}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   await frames(page, 2);
@@ -99,7 +107,7 @@ try {
   note('page loaded');
   await page.waitForFunction(() => window.weft.store.answers >= 1, null, { timeout: STEP_TIMEOUT });
   note('first answer');
-  await settled(page);
+  await settled(page, problems);
   note('settled');
   const open = await page.evaluate(() => ({ ...window.weft.store.timings, last: window.weft.store.last }));
   out('open', {
@@ -123,50 +131,60 @@ try {
     path0.push([mid - w / 2, mid + w / 2]);
     const t = Date.now();
     await page.evaluate(([a, b]) => window.weft.viewer.set_time_range(a, b), [mid - w / 2, mid + w / 2]);
-    await settled(page);
+    await settled(page, problems);
     const st = await viewState(page);
     const last = await page.evaluate(() => window.weft.store.last);
     if (st.store.shown === 'exact') exactSteps += 1;
     out('zoom', {
       windowNs: Math.round(w), shown: st.store.shown, answerMs: Date.now() - t, fetchedTiles: last.fetchedTiles,
       fetchedMB: +(last.fetchedBytes / 2 ** 20).toFixed(1), cacheMB: +(last.cacheUsed / 2 ** 20).toFixed(1), cacheTiles: last.cacheTiles,
-      wasmMB: Math.round(last.wasmBytes / 2 ** 20), errors: last.errors.length, tab: chromiumMemory().tab,
+      wasmMB: Math.round(last.wasmBytes / 2 ** 20), errors: last.errors.length, answerMB: +(last.bytes / 2 ** 20).toFixed(1),
+      applyMs: +last.applyMs.toFixed(1), applySteps: last.applySteps, pageWasmMB: await pageWasmMB(page), tab: chromiumMemory().tab,
     });
   }
 
   // Back out, then the same path again with pans: the worst Viewer.frame over tiles cached (the worker's
   // answers arrive between frames; what the page does per frame is what is timed).
   await page.evaluate(() => window.weft.viewer.fit());
-  await settled(page);
+  await settled(page, problems);
+  await page.evaluate(() => { window.weft.store.worstApply = null; });
   const worst = await page.evaluate(async (path0) => {
     const v = window.weft.viewer;
     let worst = 0;
+    let worstStats = null;
     const gaps = [];
     let last = performance.now();
     const frame = () => new Promise((r) => requestAnimationFrame(() => { const t = performance.now(); gaps.push(t - last); last = t; r(); }));
-    for (const [a, b] of path0) {
+    const timed = (move, step, pan) => {
       const t = performance.now();
-      v.set_time_range(a, b);
+      move();
       v.frame();
-      worst = Math.max(worst, performance.now() - t);
+      const ms = performance.now() - t;
+      if (ms > worst) { worst = ms; worstStats = { ...v.stats(), step, pan, shown: window.weft.store.last && window.weft.store.last.t1 - window.weft.store.last.t0 }; }
+    };
+    for (const [s, [a, b]] of path0.entries()) {
+      timed(() => v.set_time_range(a, b), s, 0);
       await frame();
       for (let k = 0; k < 4; k++) {
-        const t = performance.now();
-        v.pan(40);
-        v.frame();
-        worst = Math.max(worst, performance.now() - t);
+        timed(() => v.pan(40), s, k + 1);
         await frame();
       }
     }
-    return { worstFrameMs: worst, worstGapMs: Math.max(...gaps) };
+    return { worstFrameMs: worst, worstStats, worstGapMs: Math.max(...gaps) };
   }, path0);
-  await settled(page);
+  await settled(page, problems);
   const last = await page.evaluate(() => window.weft.store.last);
   const heap = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize : 0));
   out('cached', {
     worstFrameMs: +worst.worstFrameMs.toFixed(1), worstRafGapMs: +worst.worstGapMs.toFixed(1),
+    // The worst frame's split (Viewer.stats: the scene built, then drawn) and the longest answer applied
+    // (Viewer.store_answer: decoding the answer and building what draws it) while the frames were timed.
+    worstFrame: worst.worstStats && { buildMs: +worst.worstStats.build_ms.toFixed(1), drawMs: +worst.worstStats.draw_ms.toFixed(1),
+      rects: worst.worstStats.rects, lines: worst.worstStats.lines, labels: worst.worstStats.labels,
+      pathStep: worst.worstStats.step, pan: worst.worstStats.pan, answeredNs: worst.worstStats.shown },
+    worstApply: await page.evaluate(() => window.weft.store.worstApply),
     cacheMB: +(last.cacheUsed / 2 ** 20).toFixed(1), cacheBudgetMB: last.cacheBudget / 2 ** 20, cacheTiles: last.cacheTiles,
-    workerWasmMB: Math.round(last.wasmBytes / 2 ** 20), pageJsHeapMB: Math.round(heap / 2 ** 20), memory: chromiumMemory(),
+    workerWasmMB: Math.round(last.wasmBytes / 2 ** 20), pageWasmMB: await pageWasmMB(page), pageJsHeapMB: Math.round(heap / 2 ** 20), memory: chromiumMemory(),
     problems,
   });
 } finally {

@@ -443,6 +443,12 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
         &["moments"][..],
         &["moments", "--busy", "any", "--sort", "m2"],
         &["moments", "--window", "1ms:3ms"],
+        // A window is read from its level-0 tiles alone (records open at its start carried in the first):
+        // windows inside one tile, across tiles and past the run's end give the trace's figures exactly.
+        &["moments", "--window", "1ms:3ms", "--json"],
+        &["moments", "--window", "2.5ms:2.6ms", "--busy", "any", "--json"],
+        &["moments", "--window", "7ms:1s", "--json"],
+        &["moments", "--window", "0:1s", "--pattern", "MPI_*", "--json"],
         &["moments", "--pattern", "MPI_*"],
     ] {
         assert_eq!(body(&weft(args, &trace_dir)), body(&weft(args, &store)), "{args:?}");

@@ -649,3 +649,35 @@ fn a_level_0_view_late_in_the_run_fetches_only_its_own_windows_tiles() {
         assert_eq!(n, 1, "the spanning interval once, though both tiles carry it open");
     }
 }
+
+#[test]
+fn a_window_s_exact_plan_reads_its_tiles_alone_and_gives_the_trace_s_moments() {
+    use weft::analyses::moments::{moments, TimeWindow};
+    use weft::store::query::exact_plan;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    assert!(m.tiling.windows >= 8, "the test wants many windows, got {}", m.tiling.windows);
+    let index = TileIndex::new(m);
+    let skeleton = store.skeleton().unwrap();
+    let span = t.span_ns;
+    let w_ns = m.tiling.window_ns;
+    let everything = exact_plan(m, &index, 0, span, 0..t.locations.len() as u32).tiles.len();
+    // Inside one window, across a window boundary, several windows late in the run, past the end.
+    for (a, b) in [
+        (w_ns + w_ns / 3, w_ns + w_ns / 2),
+        (3 * w_ns - 100, 3 * w_ns + 100),
+        (span / 2, span * 3 / 4),
+        (span - 10, span + 1_000_000),
+    ] {
+        let plan = exact_plan(m, &index, a, b, 0..t.locations.len() as u32);
+        assert_eq!(plan.resolution, Resolution::Exact);
+        assert!(plan.tiles.len() < everything, "[{a}, {b}]: {} of {everything} tiles", plan.tiles.len());
+        let tiles: Vec<_> = plan.tiles.iter().map(|&i| store.events_tile(&m.tiles[i]).unwrap()).collect();
+        let slice = exact_trace(&skeleton, &plan, &tiles.iter().collect::<Vec<_>>());
+        let window = Some(TimeWindow { start_ns: a, end_ns: b });
+        for def in [BusyDefinition::Compute, BusyDefinition::Any, BusyDefinition::Pattern("MPI_*".into())] {
+            assert_eq!(moments(&slice, &def, window), moments(&t, &def, window), "[{a}, {b}] {def:?}");
+        }
+    }
+}

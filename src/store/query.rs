@@ -112,15 +112,7 @@ pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
         }
     }
     match resolution {
-        Resolution::Exact => {
-            // The windows the viewport overlaps, no earlier: what started before the first of them and still
-            // reaches into it is carried open in that window's tile (a window without a tile has neither
-            // records nor anything open).
-            let (w0, w1) = (tl.window_of(t0), tl.window_of(t1));
-            for b in blocks {
-                tiles.extend((w0..=w1).filter_map(|w| index.get(TileKind::Events, 0, b, w)));
-            }
-        }
+        Resolution::Exact => tiles = exact_tiles(m, index, t0, t1, blocks),
         Resolution::Level(level) => {
             let l = m.levels.iter().find(|l| l.level == level).expect("resolution picks a listed level");
             let (b0, b1) = bin_range(l.bin_ns, l.bins, t0, t1);
@@ -133,6 +125,29 @@ pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
         }
     }
     Plan { resolution, t0_ns: t0, t1_ns: t1, locations, tiles }
+}
+
+/// The level-0 events tiles of `blocks` over [t0, t1]: the windows it overlaps, no earlier (what started
+/// before the first of them and still reaches into it is carried open in that window's tile; a window
+/// without a tile has neither records nor anything open).
+fn exact_tiles(m: &Manifest, index: &TileIndex, t0: u64, t1: u64, blocks: Range<u32>) -> Vec<usize> {
+    let (w0, w1) = (m.tiling.window_of(t0), m.tiling.window_of(t1));
+    blocks.flat_map(|b| (w0..=w1).filter_map(move |w| index.get(TileKind::Events, 0, b, w))).collect()
+}
+
+/// The exact records' plan for [t0, t1] (ns from the origin, clamped to the span) of `locations`, whatever
+/// their number: no viewport, so no pyramid level and no [`EXACT_MAX_INTERVALS`] cap. For exact figures of a
+/// window (`weft moments STORE/ --window T0:T1`), which read the window's tiles, not the whole store.
+pub fn exact_plan(m: &Manifest, index: &TileIndex, t0: u64, t1: u64, locations: Range<u32>) -> Plan {
+    let span = m.span_ns.max(1);
+    let (t0, t1) = (t0.min(span), t1.min(span).max(t0.min(span)));
+    let nl = m.locations.process.len() as u32;
+    let locations = locations.start.min(nl)..locations.end.min(nl);
+    let tl = &m.tiling;
+    let blocks =
+        if locations.is_empty() { 0..0 } else { tl.block_of(locations.start)..tl.block_of(locations.end - 1) + 1 };
+    let tiles = exact_tiles(m, index, t0, t1, blocks);
+    Plan { resolution: Resolution::Exact, t0_ns: t0, t1_ns: t1, locations, tiles }
 }
 
 /// The most intervals a level-0 view gathers, about (64 MB of answer in the worker): a wider window of the

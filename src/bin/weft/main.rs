@@ -45,7 +45,7 @@ enum Command {
     /// Write a view as SVG or PNG (by the output's extension), for documentation.
     Render(render::Args),
     /// Build the tiled store of a trace (docs/store-format.md) that `info` and `moments` also read.
-    /// Reads the trace whole for now (OTF2, Chrome JSON, Paraver), within --memory.
+    /// Streams the trace (OTF2 location by location, Chrome JSON and Paraver in chunks) within --memory.
     Index(index::Args),
     /// Join the parts of a sharded index (`weft index --shard K/N`) into one store (docs/cluster.md).
     Merge(merge::Args),

@@ -444,7 +444,8 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
         &["moments", "--busy", "any", "--sort", "m2"],
         &["moments", "--window", "1ms:3ms"],
         // A window is read from its level-0 tiles alone (records open at its start carried in the first):
-        // windows inside one tile, across tiles and past the run's end give the trace's figures exactly.
+        // windows of the run and past its end give the trace's figures exactly (tests/store_query.rs
+        // checks windows across many tiles of a store cut small).
         &["moments", "--window", "1ms:3ms", "--json"],
         &["moments", "--window", "2.5ms:2.6ms", "--busy", "any", "--json"],
         &["moments", "--window", "7ms:1s", "--json"],

@@ -3,19 +3,11 @@
 //! `{region, start_ns, dur_ns, depth}`. The browser test checks the page's hover at level 0 against it.
 
 use std::path::Path;
-use weft::store::{Store, TileSource};
+use weft::store::Store;
 
-struct Folder<'a>(&'a Path);
-
-impl TileSource for Folder<'_> {
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-        match std::fs::read(self.0.join(path)) {
-            Ok(b) => Ok(Some(b)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e.to_string()),
-        }
-    }
-}
+#[path = "common/folder.rs"]
+mod folder;
+use folder::Folder;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();

@@ -13,21 +13,13 @@ use weft::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use weft::model::codec;
 use weft::scene::timeline::{region_colors, Overview, TimelineScene, TimelineView};
 use weft::store::query::{plan, ExactSlice, Resolution, TileIndex};
-use weft::store::{Store, TileSource};
+use weft::store::Store;
 use weft::views::store::StorePane;
 use weft::views::Pane;
 
-struct Folder<'a>(&'a Path);
-
-impl TileSource for Folder<'_> {
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-        match std::fs::read(self.0.join(path)) {
-            Ok(b) => Ok(Some(b)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e.to_string()),
-        }
-    }
-}
+#[path = "common/folder.rs"]
+mod folder;
+use folder::Folder;
 
 fn ms(t: Instant) -> f64 {
     (t.elapsed().as_secs_f64() * 1e4).round() / 10.0

@@ -7,19 +7,11 @@
 
 use std::path::Path;
 use weft::store::query::{particle_plan, plan, Decoded, ExactSlice, Resolution, TileIndex, Viewport};
-use weft::store::{Store, TileSource};
+use weft::store::Store;
 
-struct Folder<'a>(&'a Path);
-
-impl TileSource for Folder<'_> {
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-        match std::fs::read(self.0.join(path)) {
-            Ok(b) => Ok(Some(b)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e.to_string()),
-        }
-    }
-}
+#[path = "common/folder.rs"]
+mod folder;
+use folder::Folder;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();

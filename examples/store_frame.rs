@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut exact = 0;
     while w > 1000.0 && exact < 4 {
         w /= 4.0;
-        let mut pane = StorePane::new(skeleton.clone(), width, height);
+        let mut pane = StorePane::new(skeleton.clone(), m.locations.lanes.clone().into(), width, height);
         pane.set_time_range(mid - w / 2.0, mid + w / 2.0);
         let Some(vp) = pane.request() else { continue };
         let p = plan(m, &index, &vp);

@@ -387,6 +387,11 @@ fn damaged_stores_give_typed_errors_naming_the_file() {
     assert!(matches!(&e, StoreError::Corrupt { file, .. } if file == MANIFEST), "{e}");
     let e = damaged(|f, _| edit_manifest(f, |m| m["tiles"][0]["path"] = "../../etc/passwd".into()));
     assert!(matches!(&e, StoreError::Corrupt { .. }), "{e}");
+    // Row lanes the location's intervals cannot fill (a page would lay out rows millions of lanes deep).
+    let e = damaged(|f, _| edit_manifest(f, |m| m["locations"]["lanes"][0] = u32::MAX.into()));
+    assert!(matches!(&e, StoreError::Corrupt { detail, .. } if detail.contains("lanes")), "{e}");
+    let e = damaged(|f, _| edit_manifest(f, |m| m["locations"]["lanes"] = serde_json::json!([1])));
+    assert!(matches!(&e, StoreError::Corrupt { file, .. } if file == MANIFEST), "{e}");
     let e = damaged(|f, _| edit_manifest(f, |m| m["counts"]["messages"] = (1u64 << 40).into()));
     assert!(matches!(&e, StoreError::Corrupt { detail, .. } if detail.contains("messages")), "{e}");
     let e = damaged(|f, _| {

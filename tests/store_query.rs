@@ -410,7 +410,7 @@ fn the_store_timeline_draws_and_hovers_what_the_queries_answer() {
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = store.skeleton().unwrap();
-    let mut pane = StorePane::new(Rc::new(skeleton.clone()), 1000.0, 600.0);
+    let mut pane = StorePane::new(Rc::new(skeleton.clone()), m.locations.lanes.clone().into(), 1000.0, 600.0);
     assert_eq!(pane.shown(), "none");
     let vp = pane.request().expect("the first view asks");
     assert!(pane.request().is_none(), "an unchanged view does not ask again");
@@ -464,8 +464,11 @@ fn an_exact_answer_built_in_steps_draws_what_one_shown_at_once_draws() {
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = Rc::new(store.skeleton().unwrap());
-    let (mut at_once, mut stepped) =
-        (StorePane::new(skeleton.clone(), 1000.0, 600.0), StorePane::new(skeleton.clone(), 1000.0, 600.0));
+    let lanes: Rc<[u32]> = m.locations.lanes.clone().into();
+    let (mut at_once, mut stepped) = (
+        StorePane::new(skeleton.clone(), lanes.clone(), 1000.0, 600.0),
+        StorePane::new(skeleton.clone(), lanes.clone(), 1000.0, 600.0),
+    );
     // The widest level-0 view about the middle: the most intervals and messages a step has to take.
     let span = m.span_ns as f64;
     let mut w = span;
@@ -529,7 +532,7 @@ fn an_exact_answer_built_in_steps_draws_what_one_shown_at_once_draws() {
     // The same answer copied in parts draws the same; a step before the last part, or a part past the
     // length, is an error.
     let bytes = weft::model::codec::encode(&slice);
-    let mut parted = StorePane::new(skeleton.clone(), 1000.0, 600.0);
+    let mut parted = StorePane::new(skeleton.clone(), lanes.clone(), 1000.0, 600.0);
     parted.restore(&stepped.state());
     parted.begin_exact(bytes.len(), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]).unwrap();
     let mut parts = bytes.chunks(bytes.len() / 3 + 1);
@@ -680,4 +683,74 @@ fn a_window_s_exact_plan_reads_its_tiles_alone_and_gives_the_trace_s_moments() {
             assert_eq!(moments(&slice, &def, window), moments(&t, &def, window), "[{a}, {b}] {def:?}");
         }
     }
+}
+
+#[test]
+fn a_store_keeps_each_rows_height_from_the_whole_run_to_one_shallow_interval() {
+    use std::rc::Rc;
+    use weft::layouts::timeline::{TimelineLayout, TimelineMetrics};
+    use weft::views::store::StorePane;
+    use weft::views::Pane;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let whole = TimelineLayout::new(&t, TimelineMetrics::default());
+    let lanes_of = |l: usize| whole.rows[whole.row_of_location[l] as usize].lanes;
+    assert_eq!(m.locations.lanes, (0..t.locations.len()).map(lanes_of).collect::<Vec<_>>(), "the manifest's lanes");
+    let heights = |st: &serde_json::Value| -> Vec<(u64, f64)> {
+        let rows = st["rows"].as_array().unwrap();
+        rows.iter().map(|r| (r["location"].as_u64().unwrap(), r["height"].as_f64().unwrap())).collect()
+    };
+    let expected: Vec<(u64, f64)> =
+        whole.rows.iter().map(|r| (r.location.0 as u64, whole.row_height(r) as f64)).collect();
+
+    let skeleton = Rc::new(store.skeleton().unwrap());
+    let mut pane = StorePane::new(skeleton.clone(), m.locations.lanes.clone().into(), 1000.0, 600.0);
+    let vp = pane.request().unwrap();
+    let p = plan(m, &index, &vp);
+    let decoded: Vec<(usize, Vec<weft::store::pyramid::Bins>)> =
+        p.tiles.iter().map(|&i| (i, store.summary_tile(&m.tiles[i]).unwrap())).collect();
+    pane.show_grid(summary_grid(m, &p, |i| decoded.iter().find(|d| d.0 == i).map(|d| &d.1[..])), vec![]);
+    let shown = heights(&pane.state());
+    assert!(shown.len() > 1);
+    assert_eq!(shown, expected[..shown.len()], "the summary rows");
+
+    // Zoomed into the middle of a leaf interval shallower than its location's deepest: the slice has only
+    // its ancestors and itself there, yet the row keeps the whole run's lanes.
+    let iv = &t.intervals;
+    let l0 = t.location_intervals[0].clone();
+    let leaf = |i: usize| {
+        !l0.clone().any(|j| {
+            iv.depth[j] == iv.depth[i] + 1
+                && iv.start_ns[j] >= iv.start_ns[i]
+                && iv.start_ns[j] < iv.start_ns[i] + iv.dur_ns[i]
+        })
+    };
+    let i = l0
+        .clone()
+        .filter(|&i| iv.depth[i] as u32 + 1 < lanes_of(0) && iv.dur_ns[i] > 100)
+        .find(|&i| leaf(i))
+        .expect("a shallow leaf");
+    let (s, d) = (iv.start_ns[i] as f64, iv.dur_ns[i] as f64);
+    pane.set_time_range(s + d * 0.45, s + d * 0.55);
+    let vp = pane.request().unwrap();
+    let p = plan(m, &index, &vp);
+    assert_eq!(p.resolution, Resolution::Exact);
+    let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
+    let refs: Vec<_> = tiles.iter().collect();
+    let slice = exact_trace(&skeleton, &p, &refs);
+    let deepest = slice.intervals_of(LocationId(0)).map(|j| slice.intervals.depth[j] as u32 + 1).max().unwrap();
+    assert!(deepest < lanes_of(0), "the slice is shallower than the run ({deepest} lanes)");
+    pane.show_exact(slice, p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
+    assert_eq!(pane.shown(), "exact");
+    let st = pane.state();
+    let shown = heights(&st);
+    assert_eq!(shown, expected[..shown.len()], "the exact rows");
+    // And after a relayout (a process folded and unfolded), still.
+    let mut folded = st.clone();
+    folded["folded"] = serde_json::json!("0");
+    pane.restore(&folded);
+    pane.restore(&st);
+    assert_eq!(heights(&pane.state()), shown, "the exact rows after a relayout");
 }

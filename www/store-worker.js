@@ -53,8 +53,9 @@ async function open(msg) {
   const skeleton = session.skeleton();
   const particles = session.particle_frame();
   const particleGeometry = Array.from(session.particle_geometry());
-  post({ type: 'opened', name: msg.name, summary: session.summary(), skeleton: skeleton.buffer, particles: particles.buffer, particleGeometry,
-    manifestBytes: manifest.byteLength }, [skeleton.buffer, particles.buffer]);
+  const lanes = session.lanes();
+  post({ type: 'opened', name: msg.name, summary: session.summary(), skeleton: skeleton.buffer, lanes: lanes.buffer, particles: particles.buffer,
+    particleGeometry, manifestBytes: manifest.byteLength }, [skeleton.buffer, lanes.buffer, particles.buffer]);
 }
 
 async function answer(vp) {

@@ -94,7 +94,7 @@ export function initStore(app) {
     if (!msg || !msg.store) return;
     if (msg.type === 'opened') {
       try {
-        weft.viewer.load_store(new Uint8Array(msg.skeleton), new Uint8Array(msg.particles), new Float64Array(msg.particleGeometry));
+        weft.viewer.load_store(new Uint8Array(msg.skeleton), new Uint32Array(msg.lanes), new Uint8Array(msg.particles), new Float64Array(msg.particleGeometry));
       } catch (e) { app.showError(`${msg.name}: ${e}`); stop(); return; }
       const s = JSON.parse(msg.summary);
       state.summary = s;

@@ -100,6 +100,19 @@ impl TimelineLayout {
         keep: impl Fn(LocationId) -> bool,
         fold: impl Fn(ProcessId) -> bool,
     ) -> Self {
+        Self::with_lanes(trace, metrics, keep, fold, &[])
+    }
+
+    /// [`TimelineLayout::with`], each location's row at least `min_lanes[location]` lanes deep (a store's
+    /// slice is drawn in the rows of the whole run's depths, so rows keep their heights from window to
+    /// window; locations past the list's end follow their intervals alone).
+    pub fn with_lanes(
+        trace: &Trace,
+        metrics: TimelineMetrics,
+        keep: impl Fn(LocationId) -> bool,
+        fold: impl Fn(ProcessId) -> bool,
+        min_lanes: &[u32],
+    ) -> Self {
         let order: Vec<LocationId> = trace.locations_in_display_order().into_iter().filter(|l| keep(*l)).collect();
         let iv = &trace.intervals;
         let mut rows = Vec::with_capacity(order.len());
@@ -143,7 +156,8 @@ impl TimelineLayout {
                 None => false,
             };
             let range = trace.intervals_of(l);
-            let lanes = range.clone().map(|i| iv.depth[i] as usize + 1).max().unwrap_or(1);
+            let at_least = min_lanes.get(l.index()).map_or(1, |&n| (n as usize).max(1));
+            let lanes = range.clone().map(|i| iv.depth[i] as usize + 1).max().unwrap_or(1).max(at_least);
             // Counting sort of the location's intervals by depth keeps each lane's start order.
             counts.clear();
             counts.resize(lanes + 1, 0);

@@ -237,7 +237,7 @@ pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
         entries.push(e);
     }
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
-    let mut manifest = manifest(trace, o, &plan, entries, &counts, &totals);
+    let mut manifest = manifest(trace, o, &plan, entries, &counts, &location_lanes(trace), &totals);
     manifest.particles = stats;
     BuiltStore { manifest, tiles: files }
 }
@@ -296,14 +296,35 @@ pub fn add_totals(into: &mut [(u64, u64)], from: &[(u64, u64)]) {
     }
 }
 
+/// Per location of block `bi`: its rows' lanes (deepest depth + 1; 0 without intervals), for the manifest.
+pub fn block_lanes(bi: &BlockIntervals) -> Vec<u32> {
+    let lanes = |r: &Range<usize>| bi.depth[r.clone()].iter().map(|&d| d as u32 + 1).max().unwrap_or(0);
+    bi.ranges.iter().map(lanes).collect()
+}
+
+/// [`block_lanes`] of every location of a whole trace.
+pub fn location_lanes(trace: &Trace) -> Vec<u32> {
+    let all = BlockIntervals {
+        ranges: &trace.location_intervals,
+        region: &trace.intervals.region,
+        start_ns: &trace.intervals.start_ns,
+        dur_ns: &trace.intervals.dur_ns,
+        depth: &trace.intervals.depth,
+        first_index: 0,
+    };
+    block_lanes(&all)
+}
+
 /// The manifest of a store whose trace is `trace` without its intervals (or with them): the intervals'
-/// per-location counts and per-region totals come from the caller.
+/// per-location counts and lanes ([`block_lanes`]) and per-region totals come from the caller.
+#[allow(clippy::too_many_arguments)]
 pub fn manifest(
     trace: &Trace,
     o: &BuildOptions,
     plan: &Plan,
     tiles: Vec<TileEntry>,
     interval_counts: &[u64],
+    lanes: &[u32],
     totals: &[(u64, u64)],
 ) -> Manifest {
     let c = SummaryCounts::of(trace);
@@ -338,6 +359,7 @@ pub fn manifest(
             kind: l.kind.clone(),
             sort_key: l.sort_key.clone(),
             intervals: interval_counts.to_vec(),
+            lanes: lanes.to_vec(),
         },
         regions: Regions {
             name: ids(&trace.regions.name),

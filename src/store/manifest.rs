@@ -93,6 +93,11 @@ pub struct Locations {
     pub sort_key: Vec<i64>,
     /// Intervals of each location (the level-0 tiles of its block add up to it).
     pub intervals: Vec<u64>,
+    /// Lanes of each location's timeline row: its deepest interval's depth + 1, 0 without intervals; so a
+    /// row keeps one height whichever window of it is drawn. Absent in stores written before it was kept
+    /// (rows then follow the depths of the slice drawn).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lanes: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -240,11 +245,16 @@ impl Manifest {
         let l = &self.locations;
         let nl = l.process.len();
         if [l.native_id.len(), l.name.len(), l.kind.len(), l.sort_key.len(), l.intervals.len()].iter().any(|&n| n != nl)
+            || !(l.lanes.is_empty() || l.lanes.len() == nl)
         {
             return Err("location lists differ in length".into());
         }
         if let Some(&bad) = l.process.iter().find(|&&q| q as usize >= p.name.len()) {
             return Err(format!("a location belongs to process {bad}, there are {}", p.name.len()));
+        }
+        // A lane holds at least one of the location's intervals, and depths are 16 bits.
+        if let Some(k) = (0..l.lanes.len()).find(|&k| l.lanes[k] as u64 > l.intervals[k].min(1 << 16)) {
+            return Err(format!("location {k} has {} lanes and {} intervals", l.lanes[k], l.intervals[k]));
         }
         string("a location", &l.name)?;
         let r = &self.regions;

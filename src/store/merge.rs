@@ -90,6 +90,7 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
     let mut m = first.store.clone();
     m.counts = Default::default();
     m.locations.intervals.iter_mut().for_each(|x| *x = 0);
+    m.locations.lanes.iter_mut().for_each(|x| *x = 0);
     m.region_totals.iter_mut().for_each(|x| *x = [0, 0]);
     m.warnings = WarningList::default();
     m.tiles = Vec::new();
@@ -109,6 +110,10 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
         c.counter_samples += d.counter_samples;
         for (a, b) in m.locations.intervals.iter_mut().zip(&s.locations.intervals) {
             *a += b;
+        }
+        // Each location's lanes come from the one part that tiled it (0 in the others).
+        for (a, b) in m.locations.lanes.iter_mut().zip(&s.locations.lanes) {
+            *a = (*a).max(*b);
         }
         for (a, b) in m.region_totals.iter_mut().zip(&s.region_totals) {
             a[0] += b[0];

@@ -153,7 +153,7 @@ pub fn build_part(trace: &Trace, o: &BuildOptions, shard: Shard) -> BuiltPart {
     }
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
     let whole_totals = crate::analyses::summary::region_totals(trace);
-    let mut m = manifest(trace, o, &plan, entries, &counts, &whole_totals);
+    let mut m = manifest(trace, o, &plan, entries, &counts, &crate::store::build::location_lanes(trace), &whole_totals);
     m.particles = stats;
     BuiltPart { part: part_manifest(m, trace, &counts, shard, &totals), tiles }
 }
@@ -213,6 +213,11 @@ fn narrow(m: &mut Manifest, trace: &Trace, counts: &[u64], locs: Range<usize>, s
         m.warnings = WarningList::default();
     }
     for (l, n) in m.locations.intervals.iter_mut().enumerate() {
+        if !locs.contains(&l) {
+            *n = 0;
+        }
+    }
+    for (l, n) in m.locations.lanes.iter_mut().enumerate() {
         if !locs.contains(&l) {
             *n = 0;
         }

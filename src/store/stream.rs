@@ -29,8 +29,8 @@
 //! traits (the CLI backs them with files).
 
 use super::build::{
-    add_totals, block_particles, block_tiles, counter_tiles, manifest, particle_stats, particle_tiles, tiling_of,
-    BlockIntervals, BuildOptions, Plan,
+    add_totals, block_lanes, block_particles, block_tiles, counter_tiles, manifest, particle_stats, particle_tiles,
+    tiling_of, BlockIntervals, BuildOptions, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
 use super::manifest::{Manifest, TileEntry};
@@ -785,7 +785,7 @@ fn tile(
     }
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    type Out = (Vec<TileEntry>, Vec<(u64, u64)>, Vec<super::build::Particle>);
+    type Out = (Vec<TileEntry>, Vec<(u64, u64)>, Vec<super::build::Particle>, Vec<u32>);
     let results: Mutex<Vec<Option<Result<Out, IndexError>>>> = Mutex::new((0..tiled).map(|_| None).collect());
     let spill: &dyn Spill = spill;
     let read_block = |b: usize| -> Result<BlockColumns, IndexError> {
@@ -804,14 +804,16 @@ fn tile(
         let b = own.start + k;
         let r = (|| -> Result<Out, IndexError> {
             let c = read_block(b)?;
-            let out = block_tiles(&skel, &plan, b as u32, &c.intervals(first_index[b]));
+            let bi = c.intervals(first_index[b]);
+            let out = block_tiles(&skel, &plan, b as u32, &bi);
+            let lanes = block_lanes(&bi);
             drop(c);
             let mut entries = Vec::with_capacity(out.tiles.len());
             for (e, bytes) in out.tiles {
                 sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
                 entries.push(e);
             }
-            Ok((entries, out.region_totals, out.particles))
+            Ok((entries, out.region_totals, out.particles, lanes))
         })();
         let failed = r.is_err();
         results.lock().expect("no task panics holding the lock")[k] = Some(r);
@@ -832,8 +834,13 @@ fn tile(
     let mut entries = Vec::new();
     let mut totals = vec![(0u64, 0u64); skel.regions.len()];
     let mut particles = Vec::new();
-    for r in results.into_inner().expect("tasks joined").into_iter().flatten() {
-        let (e, tot, p) = r?;
+    // Lanes of the locations this index tiled (0 for the others: another shard's).
+    let mut lanes = vec![0u32; n];
+    for (k, r) in results.into_inner().expect("tasks joined").into_iter().enumerate() {
+        let Some(r) = r else { continue };
+        let (e, tot, p, l) = r?;
+        let locs = t.block_range((own.start + k) as u32, n as u32);
+        lanes[locs.start as usize..locs.end as usize].copy_from_slice(&l);
         entries.extend(e);
         add_totals(&mut totals, &tot);
         particles.extend(p);
@@ -861,13 +868,13 @@ fn tile(
         (Some(shard), Some(whole)) => {
             let mut whole = whole.totals;
             whole.resize(skel.regions.len(), (0, 0));
-            let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &whole);
+            let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &lanes, &whole);
             m.particles = stats;
             let p = part_manifest(m, &skel, &counts, shard, &totals);
             (p.store.clone(), Some(p))
         }
         _ => {
-            let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &totals);
+            let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &lanes, &totals);
             m.particles = stats;
             (m, None)
         }

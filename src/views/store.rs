@@ -27,6 +27,11 @@ use serde_json::json;
 use std::ops::Range;
 use std::rc::Rc;
 
+/// The rows of `trace` (the skeleton, or a slice of it) at the store's lanes.
+fn rows_of(trace: &Trace, lanes: &[u32]) -> TimelineLayout {
+    TimelineLayout::with_lanes(trace, TimelineMetrics::default(), |_| true, |_| false, lanes)
+}
+
 /// What the worker last answered.
 enum Data {
     None,
@@ -66,6 +71,10 @@ enum Stage {
 
 pub struct StorePane {
     skeleton: Rc<Trace>,
+    /// Lanes of each location's row over the whole run (the manifest's `locations.lanes`; empty for a store
+    /// written before they were kept): the summary rows and every exact slice are laid out in them, so
+    /// rows keep their heights and places from window to window and zoomed in or out.
+    lanes: Rc<[u32]>,
     layout: TimelineLayout,
     colors: Vec<Rgba>,
     view: TimelineView,
@@ -82,13 +91,15 @@ pub struct StorePane {
 }
 
 impl StorePane {
-    /// `skeleton`: the store's definitions without events (`Store::skeleton`).
-    pub fn new(skeleton: Rc<Trace>, width: f32, height: f32) -> Self {
-        let layout = TimelineLayout::new(&skeleton, TimelineMetrics::default());
+    /// `skeleton`: the store's definitions without events (`Store::skeleton`); `lanes`: the manifest's
+    /// `locations.lanes`.
+    pub fn new(skeleton: Rc<Trace>, lanes: Rc<[u32]>, width: f32, height: f32) -> Self {
+        let layout = rows_of(&skeleton, &lanes);
         let colors = region_colors(&skeleton);
         let view = TimelineView::fit(&skeleton, width, height);
         StorePane {
             skeleton,
+            lanes,
             layout,
             colors,
             view,
@@ -149,11 +160,15 @@ impl StorePane {
     /// At once, as the steps of [`StorePane::receive_exact`] would (tests, the CLI).
     pub fn show_exact(&mut self, slice: Trace, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
         self.building = None;
-        let pane = Box::new(TimelinePane::new(Rc::new(slice), self.view.width, self.view.height));
-        self.show_pane(pane, t0, t1, locations, errors);
+        let slice = Rc::new(slice);
+        let layout = rows_of(&slice, &self.lanes);
+        let overview = crate::scene::timeline::Overview::new(&slice, &region_colors(&slice));
+        let pane = TimelinePane::with_layout(slice, self.view.width, self.view.height, layout, overview);
+        self.show_pane(Box::new(pane), t0, t1, locations, errors);
     }
 
-    fn show_pane(&mut self, pane: Box<TimelinePane>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
+    fn show_pane(&mut self, mut pane: Box<TimelinePane>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
+        pane.keep_row_lanes(self.lanes.clone());
         self.data = Data::Exact { pane, t0, t1, locations };
         self.errors = errors;
         self.hovered = None;
@@ -223,7 +238,7 @@ impl StorePane {
                 None => Stage::Decode(d),
             },
             Stage::Layout(t) => {
-                let layout = TimelineLayout::new(&t, TimelineMetrics::default());
+                let layout = rows_of(&t, &self.lanes);
                 let overview = OverviewBuild::new(&t);
                 Stage::Overview(t, layout, overview)
             }
@@ -306,7 +321,7 @@ impl StorePane {
                 let row = &lay.rows[r];
                 let y = v.y_of(row.y);
                 if r % 2 == 1 {
-                    sc.rects.push(RectInstance::filled(0.0, y, v.width, lane, palette::ROW_ALT));
+                    sc.rects.push(RectInstance::filled(0.0, y, v.width, lay.row_height(row), palette::ROW_ALT));
                 }
                 let name = format!("{} · {}", t.process_name(row.process), t.location_name(row.location));
                 sc.labels
@@ -321,14 +336,16 @@ impl StorePane {
                 continue;
             };
             let y = v.y_of(row.y);
+            // The bar fills the row's lanes (the pyramid has no depths): its height is the busy share.
+            let height = lay.row_height(row);
             for (x0, x1, share, dom, k0, _) in self.columns(grid, g as usize) {
                 if share <= 0.0 {
                     continue;
                 }
-                let h = (lane - 2.0) * share.min(1.0) as f32;
+                let h = (height - 2.0) * share.min(1.0) as f32;
                 let color = if dom > 0 { self.colors[dom as usize - 1] } else { grey };
                 let hot = self.hovered == Some((r, k0));
-                let rect = RectInstance::filled(x0, y + lane - 1.0 - h, x1 - x0, h.max(1.0), color);
+                let rect = RectInstance::filled(x0, y + height - 1.0 - h, x1 - x0, h.max(1.0), color);
                 sc.rects.push(if hot { rect.with_border(palette::HIGHLIGHT, 1.5) } else { rect });
             }
         }
@@ -471,7 +488,10 @@ impl Pane for StorePane {
                 let rows = self.layout.rows_in(self.view.scroll_y, self.view.scroll_y + self.view.height - AXIS_PX);
                 let rows: Vec<_> = self.layout.rows[rows]
                     .iter()
-                    .map(|row| json!({ "location": row.location.0, "y": self.view.y_of(row.y), "lanes": 1 }))
+                    .map(|row| {
+                        let (y, height) = (self.view.y_of(row.y), self.layout.row_height(row));
+                        json!({ "location": row.location.0, "y": y, "lanes": row.lanes, "height": height })
+                    })
                     .collect();
                 json!({
                     "view": "timeline", "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns,

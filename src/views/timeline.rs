@@ -111,6 +111,9 @@ pub struct TimelinePane {
     counters: CounterTracks,
     /// The clicked message or call and its partners (views::message_select).
     messages: MessageSelect,
+    /// Lanes each location's row keeps at least, whatever its intervals here (a store's slice: the whole
+    /// run's depths, from its manifest); empty for a whole trace.
+    row_lanes: Rc<[u32]>,
 }
 
 /// A search of regions by name: the pattern, the matching intervals of the shown rows in time order, and
@@ -191,7 +194,15 @@ impl TimelinePane {
             marked: None,
             counters,
             messages: MessageSelect::default(),
+            row_lanes: Rc::from(Vec::new()),
         }
+    }
+
+    /// Rows of at least `lanes[location]` lanes from now on, also after a relayout (filters, folds); the
+    /// layout given to [`TimelinePane::with_layout`] is to have them already
+    /// (`TimelineLayout::with_lanes`).
+    pub fn keep_row_lanes(&mut self, lanes: Rc<[u32]>) {
+        self.row_lanes = lanes;
     }
 
     /// Select the message line, or the sending, receiving or collective call, at screen (x, y)
@@ -451,7 +462,8 @@ impl TimelinePane {
         let t = &self.trace;
         let pattern = o.locations.as_deref();
         let keep = |l: LocationId| !o.hidden.contains(l.0) && pattern.is_none_or(|p| location_matches(t, l, p));
-        let layout = TimelineLayout::with(t, TimelineMetrics::default(), keep, |p| o.folded.contains(p.0));
+        let fold = |p: crate::model::ProcessId| o.folded.contains(p.0);
+        let layout = TimelineLayout::with_lanes(t, TimelineMetrics::default(), keep, fold, &self.row_lanes);
         if layout.rows.is_empty() {
             return Err(match pattern {
                 Some(p) if o.locations != self.opts.locations => format!("no location matches '{p}'"),

@@ -136,6 +136,12 @@ impl StoreSession {
         codec::encode(&self.skeleton)
     }
 
+    /// Each location's lanes over the whole run (the manifest's `locations.lanes`; empty in a store written
+    /// before they were kept), so the page's rows keep their heights from window to window.
+    pub fn lanes(&self) -> Vec<u32> {
+        self.store.manifest.locations.lanes.clone()
+    }
+
     /// The particle view's frame: an empty slice with the whole index's types, slots and extent
     /// (`ParticleEvents::encode`), for `ParticlesPane::streamed`; empty when the store has no particle events.
     pub fn particle_frame(&self) -> Vec<u8> {

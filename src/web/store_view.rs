@@ -23,7 +23,14 @@ impl Viewer {
     /// was shown; the answers come through [`Viewer::store_answer`].
     /// `particles`: the worker's `StoreSession::particle_frame` (empty: no Particles view), `geometry` its
     /// `particle_geometry` (`[first_ns, window_ns, windows]`).
-    pub fn load_store(&mut self, skeleton: &[u8], particles: &[u8], geometry: Vec<f64>) -> Result<(), JsValue> {
+    /// `lanes`: the worker's `StoreSession::lanes` (each location's row depth over the whole run).
+    pub fn load_store(
+        &mut self,
+        skeleton: &[u8],
+        lanes: Vec<u32>,
+        particles: &[u8],
+        geometry: Vec<f64>,
+    ) -> Result<(), JsValue> {
         let skeleton = codec::decode(skeleton).map_err(|e| JsValue::from_str(&e.to_string()))?;
         let views = self.view_set();
         let (w, h) = views.size();
@@ -36,7 +43,8 @@ impl Viewer {
             }
             _ => None,
         };
-        views.load_store(StorePane::new(skeleton.clone(), w, h), StoreMomentsPane::new(skeleton, w, h), particles);
+        let pane = StorePane::new(skeleton.clone(), lanes.into(), w, h);
+        views.load_store(pane, StoreMomentsPane::new(skeleton, w, h), particles);
         Ok(())
     }
 

@@ -216,6 +216,12 @@ test('a store opened from a URL: whole run to one interval, hover, memory, fault
       await frames(page, 3);
       const st = await viewState(page);
       assert.ok(st.store.errors.length > 0 && st.store.errors.every((e) => /s\/l\d+\/b0\/t\d+\.[0-9a-f]+\.wt/.test(e)), JSON.stringify(st.store.errors));
+      // Rows keep the whole run's depths (four lanes here), so the first screen may hold block 0's rows
+      // alone: scrolled to the last rows, the other blocks are drawn.
+      const answers = await page.evaluate(() => window.weft.store.answers);
+      await page.evaluate(() => window.weft.viewer.scroll(1e9));
+      await page.waitForFunction((n) => window.weft.store.answers > n, answers, { timeout: 60_000 });
+      await frames(page, 3);
       const stats = await page.evaluate(() => window.weft.viewer.stats());
       assert.ok(stats.marks > 0, 'the other blocks are drawn');
     }],

@@ -60,7 +60,12 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
             let skeleton = store.skeleton().map_err(e)?;
             let height = a.height.unwrap_or_else(|| default_height(&skeleton));
             let index = TileIndex::new(&store.manifest);
-            let mut pane = StorePane::new(Rc::new(skeleton.clone()), a.width, height);
+            let mut pane = StorePane::new(
+                Rc::new(skeleton.clone()),
+                store.manifest.locations.lanes.clone().into(),
+                a.width,
+                height,
+            );
             if let Some(w) = window {
                 pane.set_time_range(w.start_ns as f64, w.end_ns as f64);
             }

@@ -14,6 +14,7 @@ use weft::analyses::summary::summarize;
 use weft::model::*;
 use weft::readers::otf2::read_archive;
 use weft::samples::otf2_gen::{archive, GenConfig};
+use weft::scene::utilization::{level_color, LEVELS};
 use weft::store::{build, BuildOptions, MemoryStore, Store, StoreError, TileKind, MANIFEST};
 
 fn generated(cfg: &GenConfig) -> Trace {
@@ -468,9 +469,9 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
     };
     assert_eq!(svg(&trace_dir, "a.svg"), svg(&store, "b.svg"), "render moments draws the same from the store");
     // render timeline: the store's picture of a zoomed window is drawn from the level-0 tiles of that window
-    // alone, and shows what the trace's shows: the same intervals, labels, messages and axis at the same x
-    // (a row's height follows the nesting depths in what is drawn, so y is left out; so is the overview
-    // strip at the bottom, a slice's covering the slice).
+    // alone, and shows what the trace's shows: the same intervals, labels, messages and axis at the same
+    // places (rows keep the whole run's depths: the manifest's lanes), all but the overview strip at the
+    // bottom (a slice's covers the slice).
     let timeline = |p: &Path, name: &str, window: &str| {
         let out = base.join(name);
         let o = Command::new(env!("CARGO_BIN_EXE_weft"))
@@ -490,12 +491,7 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
         let mut v: Vec<String> = svg
             .split('<')
             .filter(|tag| !tag.starts_with("polygon") && attr(tag, "y").is_none_or(|y| y < 600.0 - 24.0))
-            .map(|tag| {
-                tag.split(' ')
-                    .filter(|a| !["y=", "y1=", "y2=", "height="].iter().any(|p| a.starts_with(p)))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
+            .map(|tag| tag.to_string())
             .collect();
         v.sort();
         v
@@ -580,4 +576,100 @@ fn an_open_record_not_open_at_the_window_start_is_corrupt() {
     );
     let e = with_open_tile(ws - 10).unwrap_err(); // ends 5 ns before the window
     assert!(matches!(&e, StoreError::Corrupt { detail, .. } if detail.contains("not open")), "{e}");
+}
+
+/// `weft render moments STORE/` reads the pyramid's bins of about a pixel for the Gantt chart (a store cut in
+/// many windows: level 0 is never read for the whole run) and draws what the trace's picture shows: the
+/// moment view the same, each Gantt cell's busy level the same (the bins' busy time is exact; a cell a bin
+/// straddles may differ by a level). A window zoomed in past level 1 is drawn from its exact records alike.
+#[test]
+fn render_moments_of_a_store_reads_the_bins_the_picture_needs() {
+    let base = std::env::temp_dir().join(format!("weft-store-render-moments-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(4, 120_000) });
+    let write = |dir: &Path, files: &mut dyn Iterator<Item = (String, Vec<u8>)>| {
+        for (p, b) in files {
+            let path = dir.join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, b).unwrap();
+        }
+    };
+    let trace_dir = base.join("trace");
+    write(&trace_dir, &mut files.files.iter().map(|(p, b)| (p.clone(), b.clone())));
+    let t = read_archive("traces.otf2", &files).unwrap();
+    let built = build(&t, &BuildOptions { block_locations: 3, tile_intervals: 2_000, ..BuildOptions::default() });
+    assert!(built.manifest.tiling.windows >= 4, "{} windows", built.manifest.tiling.windows);
+    let store = base.join("store");
+    write(&store, &mut built.tiles.clone().into_iter());
+    std::fs::write(store.join(MANIFEST), built.manifest_json()).unwrap();
+    let render = |p: &Path, name: &str, extra: &[&str]| {
+        let out = base.join(name);
+        let o = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["render", "moments"])
+            .arg(p)
+            .args(extra)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(out).unwrap()
+    };
+    // The Gantt chart's cells (left panel, x < 700: one rect per run of a busy level in a row) as (row y,
+    // pixel column) -> fill, and every other element of the picture.
+    let split = |svg: &str| {
+        let attr =
+            |tag: &str, name: &str| tag.split(&format!(" {name}=\"")).nth(1)?.split('"').next().map(str::to_string);
+        let num = |tag: &str, name: &str| attr(tag, name).and_then(|v| v.parse::<f32>().ok());
+        let mut cells = std::collections::BTreeMap::new();
+        let mut rest = Vec::new();
+        for tag in svg.split('<') {
+            let cell = tag.starts_with("rect ")
+                && attr(tag, "fill").is_some_and(|f| f != "#e3e6ea" && f != "#5f6670")
+                && num(tag, "x").zip(num(tag, "width")).is_some_and(|(x, w)| x >= 140.0 && x + w <= 700.0)
+                && num(tag, "y").is_some_and(|y| y > 24.0 && y < 150.0);
+            if cell {
+                let (x, w, y) = (num(tag, "x").unwrap(), num(tag, "width").unwrap(), num(tag, "y").unwrap());
+                for c in x as u32..(x + w) as u32 {
+                    cells.insert(((y * 10.0) as u32, c), attr(tag, "fill").unwrap());
+                }
+            } else {
+                rest.push(tag.to_string());
+            }
+        }
+        (cells, rest)
+    };
+    let close = |a: &str, b: &str, what: &str| {
+        let ((ca, ra), (cb, rb)) = (split(a), split(b));
+        assert_eq!(ra, rb, "{what}: all but the Gantt chart's cells");
+        assert!(ca.len() > 500, "{what}: {} busy cells", ca.len());
+        // A cell's busy level (0 idle, 1..=8 its shade): a bin's busy time is exact, its place inside the
+        // bin is not, so a column a bin straddles may shift by a level, and rarely more.
+        let shades: Vec<String> = (0..=LEVELS).map(|l| format!("#{:06x}", level_color(l) >> 8)).collect();
+        let level = |c: Option<&String>| c.map_or(0, |f| shades.iter().position(|s| s == f).expect("a shade") as i32);
+        let keys: std::collections::BTreeSet<_> = ca.keys().chain(cb.keys()).collect();
+        let far = keys.iter().filter(|k| (level(ca.get(**k)) - level(cb.get(**k))).abs() > 1).count();
+        let differ = keys.iter().filter(|k| ca.get(**k) != cb.get(**k)).count();
+        assert!(
+            far * 100 <= keys.len() && differ * 5 <= keys.len(),
+            "{what}: {differ} of {} cells differ, {far} by over a level",
+            keys.len()
+        );
+    };
+    let (a, b) = (render(&trace_dir, "a.svg", &[]), render(&store, "b.svg", &[]));
+    close(&a, &b, "the whole run drawn from the bins");
+    // The level-0 tiles were not needed: the picture is the same with them gone.
+    for d in std::fs::read_dir(store.join("e")).unwrap().flatten() {
+        std::fs::rename(d.path(), base.join(format!("gone-{}", d.file_name().to_string_lossy()))).unwrap();
+    }
+    let (c, d) = (render(&store, "c.svg", &["--busy", "any"]), render(&trace_dir, "d.svg", &["--busy", "any"]));
+    close(&d, &c, "--busy any");
+    for d in std::fs::read_dir(&base).unwrap().flatten() {
+        if let Some(b) = d.file_name().to_string_lossy().strip_prefix("gone-") {
+            std::fs::rename(d.path(), store.join("e").join(b)).unwrap();
+        }
+    }
+    let w = ["--window", "2.5ms:2.6ms"];
+    assert_eq!(render(&trace_dir, "e.svg", &w), render(&store, "f.svg", &w), "a window from its exact records");
+    let _ = std::fs::remove_dir_all(&base);
 }

@@ -4,10 +4,12 @@
 use crate::flags::{checked, help};
 use std::path::PathBuf;
 use weft::analyses::busy::BusyDefinition;
-use weft::analyses::moments::{format_duration_ns, moments, sort_moments, TimeWindow};
+use weft::analyses::moments::{format_duration_ns, moments, sort_moments, LocationMoments, TimeWindow};
 use weft::model::text::escape_controls;
+use weft::model::Trace;
 use weft::readers::open_path;
 use weft::store::query::{exact_plan, exact_trace, TileIndex};
+use weft::store::{Store, StoreError, TileSource};
 use weft::views::options::{MomentsOptions, OptionError, ViewOptions};
 
 /// The options that choose what is computed, shared with `weft render moments`. `--busy` and `--sort` are the
@@ -54,36 +56,42 @@ pub struct Args {
     selection: Selection,
 }
 
+/// The moments of a store (weft index) and the trace they are of: the stored moments of the whole run for
+/// compute and any (with the store's definitions); a window's from the exact records of its level-0 tiles
+/// alone (with that slice); a pattern over the whole run from every tile (with the whole trace).
+pub fn store_moments<S: TileSource>(
+    store: &Store<S>,
+    definition: &BusyDefinition,
+    window: Option<TimeWindow>,
+) -> Result<(Trace, Vec<LocationMoments>), StoreError> {
+    Ok(match (window, store.moments(definition)?) {
+        (None, Some(rows)) => (store.skeleton()?, rows),
+        (Some(w), _) => {
+            let skeleton = store.skeleton()?;
+            let m = &store.manifest;
+            let index = TileIndex::new(m);
+            let plan = exact_plan(m, &index, w.start_ns, w.end_ns, 0..m.locations.process.len() as u32);
+            let tiles = plan.tiles.iter().map(|&i| store.events_tile(&m.tiles[i])).collect::<Result<Vec<_>, _>>()?;
+            let slice = exact_trace(&skeleton, &plan, &tiles.iter().collect::<Vec<_>>());
+            let rows = moments(&slice, definition, window);
+            (slice, rows)
+        }
+        (None, None) => {
+            let trace = store.to_trace()?;
+            let rows = moments(&trace, definition, window);
+            (trace, rows)
+        }
+    })
+}
+
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
     let options = a.selection.options()?;
     let definition = options.busy;
     let (trace, mut rows) = match crate::index::open_store(&a.file) {
-        // A store (weft index): the stored moments of the whole run for compute and any; a window from the
-        // exact records of the window's level-0 tiles alone; a pattern over the whole run from every tile.
         Some(store) => {
             let e = |e| crate::index::store_error(&a.file, e);
-            let store = store.map_err(e)?;
-            match (window, store.moments(&definition).map_err(e)?) {
-                (None, Some(rows)) => (store.skeleton().map_err(e)?, rows),
-                (Some(w), _) => {
-                    let skeleton = store.skeleton().map_err(e)?;
-                    let m = &store.manifest;
-                    let index = TileIndex::new(m);
-                    let plan = exact_plan(m, &index, w.start_ns, w.end_ns, 0..m.locations.process.len() as u32);
-                    let tiles =
-                        plan.tiles.iter().map(|&i| store.events_tile(&m.tiles[i])).collect::<Result<Vec<_>, _>>();
-                    let tiles = tiles.map_err(e)?;
-                    let slice = exact_trace(&skeleton, &plan, &tiles.iter().collect::<Vec<_>>());
-                    let rows = moments(&slice, &definition, window);
-                    (slice, rows)
-                }
-                (None, None) => {
-                    let trace = store.to_trace().map_err(e)?;
-                    let rows = moments(&trace, &definition, window);
-                    (trace, rows)
-                }
-            }
+            store_moments(&store.map_err(e)?, &definition, window).map_err(e)?
         }
         None => {
             let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;

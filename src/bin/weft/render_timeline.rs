@@ -34,9 +34,10 @@ pub struct Args {
     height: Option<f32>,
 }
 
-/// The picture's height: every row of `trace`'s layout (with its axis and overview strip), at most 1000 px.
-fn default_height(trace: &Trace) -> f32 {
-    let rows = TimelineLayout::new(trace, TimelineMetrics::default()).height;
+/// The picture's height: every row of `trace`'s layout (each at least `lanes[location]` lanes: a store's
+/// manifest's), with its axis and overview strip, at most 1000 px.
+fn default_height(trace: &Trace, lanes: &[u32]) -> f32 {
+    let rows = TimelineLayout::with_lanes(trace, TimelineMetrics::default(), |_| true, |_| false, lanes).height;
     (rows + AXIS_PX + OVERVIEW_PX + 8.0).clamp(120.0, 1000.0)
 }
 
@@ -58,7 +59,7 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
             let e = |e| crate::index::store_error(&a.file, e);
             let store = store.map_err(e)?;
             let skeleton = store.skeleton().map_err(e)?;
-            let height = a.height.unwrap_or_else(|| default_height(&skeleton));
+            let height = a.height.unwrap_or_else(|| default_height(&skeleton, &store.manifest.locations.lanes));
             let index = TileIndex::new(&store.manifest);
             let mut pane = StorePane::new(
                 Rc::new(skeleton.clone()),
@@ -84,8 +85,9 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
                 Ok(())
             };
             settle(&mut pane)?;
-            // The exact records have a row a lane per nesting depth, which the definitions alone do not
-            // know: without --height, the picture grows to show every row of what was answered.
+            // A store written before the manifest kept each row's lanes: the exact records' rows are as deep as
+            // what was answered, which the definitions alone do not know; without --height, the picture grows
+            // to show every row.
             if a.height.is_none() {
                 if let Some(bottom) = rows_bottom(&pane.state()) {
                     let fitted = (bottom + OVERVIEW_PX + 8.0).clamp(120.0, 1000.0);
@@ -100,7 +102,7 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
         None => {
             let path = a.file.display().to_string();
             let trace = weft::readers::open_path(&a.file)?.into_trace(&path)?;
-            let height = a.height.unwrap_or_else(|| default_height(&trace));
+            let height = a.height.unwrap_or_else(|| default_height(&trace, &[]));
             let mut pane = TimelinePane::new(Rc::new(trace), a.width, height);
             if let Some(w) = window {
                 pane.set_time_range(w.start_ns as f64, w.end_ns as f64);

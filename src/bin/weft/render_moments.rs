@@ -1,5 +1,6 @@
-//! `weft render moments FILE -o out.svg` (FILE a trace or a store folder): the utilization Gantt chart beside the moment view, as in the
-//! paper's Fig. 4 and 5, as an SVG document. PNG is not written yet.
+//! `weft render moments FILE -o out.svg|out.png` (FILE a trace or a store folder): the utilization Gantt chart
+//! beside the moment view, as in the paper's Fig. 4 and 5. A store is read from the tiles the picture needs
+//! (`of_store`), never decoded whole unless the busy definition is a pattern.
 
 use crate::moments::Selection;
 use std::path::Path;

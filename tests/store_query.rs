@@ -748,9 +748,73 @@ fn a_store_keeps_each_rows_height_from_the_whole_run_to_one_shallow_interval() {
     let shown = heights(&st);
     assert_eq!(shown, expected[..shown.len()], "the exact rows");
     // And after a relayout (a process folded and unfolded), still.
-    let mut folded = st.clone();
-    folded["folded"] = serde_json::json!("0");
-    pane.restore(&folded);
-    pane.restore(&st);
+    pane.configure("folded", "0").unwrap();
+    assert_ne!(heights(&pane.state()), shown, "folded");
+    pane.configure("folded", "").unwrap();
     assert_eq!(heights(&pane.state()), shown, "the exact rows after a relayout");
+}
+
+#[test]
+fn a_stores_rows_filter_hide_fold_and_compact_as_a_traces_do() {
+    use std::rc::Rc;
+    use weft::views::store::StorePane;
+    use weft::views::timeline::{Rows, TimelinePane};
+    use weft::views::Pane;
+    let t = Trace { ..trace() };
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = Rc::new(store.skeleton().unwrap());
+    let mut pane = StorePane::new(skeleton.clone(), m.locations.lanes.clone().into(), 1000.0, 600.0);
+    let mut whole = TimelinePane::new(Rc::new(t.clone()), 1000.0, 600.0);
+    // Answer what the pane asks (a grid zoomed out, the exact records at level 0), as the worker would.
+    let answer = |pane: &mut StorePane| {
+        while let Some(vp) = pane.request() {
+            let p = plan(m, &index, &vp);
+            if p.resolution == Resolution::Exact {
+                let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
+                let refs: Vec<_> = tiles.iter().collect();
+                pane.show_exact(exact_trace(&skeleton, &p, &refs), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
+            } else {
+                let decoded: Vec<(usize, Vec<weft::store::pyramid::Bins>)> =
+                    p.tiles.iter().map(|&i| (i, store.summary_tile(&m.tiles[i]).unwrap())).collect();
+                let grid = summary_grid(m, &p, |i| decoded.iter().find(|d| d.0 == i).map(|d| &d.1[..]));
+                pane.show_grid(grid, vec![]);
+            }
+        }
+    };
+    let rows = |st: &serde_json::Value| -> Vec<(u64, f64, f64)> {
+        let r = st["rows"].as_array().unwrap();
+        r.iter()
+            .map(|r| (r["location"].as_u64().unwrap(), r["y"].as_f64().unwrap(), r["height"].as_f64().unwrap()))
+            .collect()
+    };
+    let mid = m.span_ns as f64 / 2.0;
+    for (key, value) in [("locations", "*Thread 1*"), ("hidden", "0,3"), ("folded", "1"), ("compact", "true")] {
+        pane.configure(key, value).unwrap();
+        whole.configure(key, value).unwrap();
+        for (a, b) in [(0.0, m.span_ns as f64), (mid, mid + 2_000.0)] {
+            pane.set_time_range(a, b);
+            whole.set_time_range(a, b);
+            answer(&mut pane);
+            let (st, want) = (pane.state(), whole.state());
+            assert_eq!(st["store"]["shown"] == "exact", b - a < 10_000.0, "{key}: {}", st["store"]["shown"]);
+            assert_eq!(rows(&st), rows(&want), "{key}={value}, {a}..{b}: the rows as the trace's");
+            assert!(pane.scene().marks() > 0, "{key}: drawn");
+        }
+        assert_eq!(Rows::location_list(&pane, "", 0, 100), whole.location_list("", 0, 100), "{key}: the list");
+        pane.configure(key, "").unwrap_or_else(|_| pane.configure(key, "false").unwrap());
+        whole.configure(key, "").unwrap_or_else(|_| whole.configure(key, "false").unwrap());
+    }
+    // The rows panel's calls: hide, fold, a click on a process header folds it.
+    assert!(Rows::set_hidden(&mut pane, 2, true) && !Rows::set_hidden(&mut pane, 2, true));
+    assert!(rows(&pane.state()).iter().all(|r| r.0 != 2));
+    assert!(Rows::set_folded(&mut pane, 0, true));
+    let st = pane.state();
+    assert_eq!(st["folded"], "0");
+    assert!(Rows::set_folded(&mut pane, 0, false));
+    let header_y = weft::scene::timeline::AXIS_PX + 5.0;
+    assert!(Rows::rows_click(&mut pane, 20.0, header_y), "a click on the first process's header folds it");
+    assert_eq!(pane.state()["folded"], "0");
+    assert!(pane.configure("locations", "no such location").is_err(), "no row would be shown");
 }

@@ -214,56 +214,7 @@ impl TimelineScene<'_> {
         let bottom = view.plot_bottom();
         let rows = lay.rows_in(view.scroll_y, view.scroll_y + bottom - AXIS_PX);
 
-        // Row backgrounds and labels; labels thinned so none overlaps the one above.
-        let mut label_bottom = f32::NEG_INFINITY;
-        for r in rows.clone() {
-            if !lay.leads(r) {
-                continue;
-            }
-            let row = &lay.rows[r];
-            let y = view.y_of(row.y);
-            let h = lay.row_height(row);
-            if r % 2 == 1 && h >= 3.0 {
-                sc.rects.push(RectInstance::filled(0.0, y, view.width, h, palette::ROW_ALT));
-            }
-            let size = if h >= 12.0 || !lay.metrics.compact { 12.0 } else { 10.0 };
-            // Centred on the first lane, kept below the axis while the row is still there.
-            let cy = (y + lane.min(18.0) / 2.0).max(AXIS_PX + size / 2.0);
-            if cy - size / 2.0 >= label_bottom && cy <= y + h.max(lane.min(18.0) / 2.0) && cy <= bottom - size / 2.0 {
-                label_bottom = cy + size / 2.0;
-                sc.labels.push(
-                    Label::new(12.0, cy, self.row_label(r), palette::TEXT, size).clipped(view.label_gutter - 18.0),
-                );
-            }
-        }
-        // Headers are sorted by y: only those on screen (a trace may have a million processes).
-        if lay.metrics.process_header_px > 0.0 {
-            let first_hdr = lay.headers.partition_point(|h| view.y_of(h.y) + lay.metrics.process_header_px < AXIS_PX);
-            for hdr in &lay.headers[first_hdr..] {
-                let y = view.y_of(hdr.y);
-                if y > bottom {
-                    break;
-                }
-                sc.rects.push(RectInstance::filled(
-                    0.0,
-                    y,
-                    view.width,
-                    lay.metrics.process_header_px - 2.0,
-                    rgba(0xe8, 0xec, 0xf2, 0xff),
-                ));
-                let cy = y + lay.metrics.process_header_px / 2.0 - 1.0;
-                if hdr.rows > 1 || hdr.folded {
-                    // The chevron: a click on the header folds or unfolds the process.
-                    let chevron = if hdr.folded { "\u{25b8}" } else { "\u{25be}" };
-                    sc.labels.push(Label::new(4.0, cy, chevron, palette::TEXT_MUTED, 12.0));
-                }
-                sc.labels.push(
-                    Label::new(16.0, cy, t.process_name(hdr.process), palette::TEXT, 12.0)
-                        .bold()
-                        .clipped(view.width - 22.0),
-                );
-            }
-        }
+        self.rows_chrome(&mut sc, view, bottom);
 
         // Row backgrounds and process headers are decoration.
         sc.chrome = sc.rects.len();
@@ -430,6 +381,65 @@ impl TimelineScene<'_> {
             }
         }
         sc
+    }
+
+    /// The rows' alternating backgrounds and labels (thinned so none overlaps the one above) and the process
+    /// headers with their chevrons, for the rows on screen above `bottom`: what a store's summary rows are
+    /// drawn under too (`views::store`).
+    pub fn rows_chrome(&self, sc: &mut Scene, view: &TimelineView, bottom: f32) {
+        let (t, lay) = (self.trace, self.layout);
+        let lane = lay.metrics.lane_px;
+        let rows = lay.rows_in(view.scroll_y, view.scroll_y + bottom - AXIS_PX);
+        // Row backgrounds and labels; labels thinned so none overlaps the one above.
+        let mut label_bottom = f32::NEG_INFINITY;
+        for r in rows.clone() {
+            if !lay.leads(r) {
+                continue;
+            }
+            let row = &lay.rows[r];
+            let y = view.y_of(row.y);
+            let h = lay.row_height(row);
+            if r % 2 == 1 && h >= 3.0 {
+                sc.rects.push(RectInstance::filled(0.0, y, view.width, h, palette::ROW_ALT));
+            }
+            let size = if h >= 12.0 || !lay.metrics.compact { 12.0 } else { 10.0 };
+            // Centred on the first lane, kept below the axis while the row is still there.
+            let cy = (y + lane.min(18.0) / 2.0).max(AXIS_PX + size / 2.0);
+            if cy - size / 2.0 >= label_bottom && cy <= y + h.max(lane.min(18.0) / 2.0) && cy <= bottom - size / 2.0 {
+                label_bottom = cy + size / 2.0;
+                sc.labels.push(
+                    Label::new(12.0, cy, self.row_label(r), palette::TEXT, size).clipped(view.label_gutter - 18.0),
+                );
+            }
+        }
+        // Headers are sorted by y: only those on screen (a trace may have a million processes).
+        if lay.metrics.process_header_px > 0.0 {
+            let first_hdr = lay.headers.partition_point(|h| view.y_of(h.y) + lay.metrics.process_header_px < AXIS_PX);
+            for hdr in &lay.headers[first_hdr..] {
+                let y = view.y_of(hdr.y);
+                if y > bottom {
+                    break;
+                }
+                sc.rects.push(RectInstance::filled(
+                    0.0,
+                    y,
+                    view.width,
+                    lay.metrics.process_header_px - 2.0,
+                    rgba(0xe8, 0xec, 0xf2, 0xff),
+                ));
+                let cy = y + lay.metrics.process_header_px / 2.0 - 1.0;
+                if hdr.rows > 1 || hdr.folded {
+                    // The chevron: a click on the header folds or unfolds the process.
+                    let chevron = if hdr.folded { "\u{25b8}" } else { "\u{25be}" };
+                    sc.labels.push(Label::new(4.0, cy, chevron, palette::TEXT_MUTED, 12.0));
+                }
+                sc.labels.push(
+                    Label::new(16.0, cy, t.process_name(hdr.process), palette::TEXT, 12.0)
+                        .bold()
+                        .clipped(view.width - 22.0),
+                );
+            }
+        }
     }
 
     /// The gutter label of row `r`: its location; in compact rows a process's first row names the process

@@ -14,12 +14,13 @@
 //!
 //! Must not fetch or decode tiles (the worker does, `src/web/store_worker.rs`) or read a clock.
 
-use super::timeline::TimelinePane;
+use super::options::{TimelineOptions, ViewOptions};
+use super::timeline::{location_list, rows_for, rows_state, Rows, TimelinePane};
 use super::{num, Hover, Pane};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::{codec, Trace};
 use crate::scene::timeline::{
-    format_duration, format_time, nice_step_ns, region_colors, OverviewBuild, TimelineView, AXIS_PX,
+    format_duration, format_time, nice_step_ns, region_colors, OverviewBuild, TimelineScene, TimelineView, AXIS_PX,
 };
 use crate::scene::{palette, rgba, Label, LineInstance, RectInstance, Rgba, Scene};
 use crate::store::query::{SummaryGrid, Viewport};
@@ -88,6 +89,9 @@ pub struct StorePane {
     hovered: Option<(usize, usize)>,
     /// An exact answer being made drawable.
     building: Option<Box<Building>>,
+    /// The rows shown (filter, hidden, folded, compact: the rows panel's and the timeline's options), in
+    /// the summary rows and in every exact slice alike.
+    opts: TimelineOptions,
 }
 
 impl StorePane {
@@ -109,6 +113,72 @@ impl StorePane {
             asked: None,
             hovered: None,
             building: None,
+            opts: TimelineOptions::default(),
+        }
+    }
+
+    /// Show the rows `o` says (filter, hidden, folded, compact) in the summary rows and the exact slice
+    /// shown; Err (nothing changed) when no location would be shown.
+    pub fn set_row_options(&mut self, o: TimelineOptions) -> Result<(), String> {
+        let layout = rows_for(&self.skeleton, &o, &self.opts, &self.lanes)?;
+        if let Data::Exact { pane, .. } = &mut self.data {
+            pane.set_row_options(o.clone())?;
+        }
+        self.layout = layout;
+        self.opts = o;
+        self.place_rows();
+        self.view.scroll_by(-self.view.scroll_y, &self.layout);
+        self.hovered = None;
+        self.sync();
+        Ok(())
+    }
+
+    /// Place the rows for the row mode: normal heights, or compact (the lane height that fits the plot).
+    fn place_rows(&mut self) {
+        let metrics = if self.opts.compact {
+            // The plot an exact slice has (above its overview strip), so the rows stay put when it comes.
+            TimelineMetrics::compact(self.layout.total_lanes(), self.view.plot_bottom() - AXIS_PX - 4.0)
+        } else {
+            TimelineMetrics::default()
+        };
+        if metrics != self.layout.metrics {
+            self.layout.set_metrics(metrics);
+        }
+        self.view.scroll_by(0.0, &self.layout);
+    }
+
+    /// A click in the label column at screen y: a process header (or, in compact rows or folded, a row's
+    /// label) folds or unfolds its process (one with a single row stays as it is).
+    fn fold_at(&mut self, y: f32) -> bool {
+        let ly = y - AXIS_PX + self.view.scroll_y;
+        let lay = &self.layout;
+        let header = lay.header_at(ly).filter(|&h| {
+            let hy = lay.headers[h].y;
+            lay.metrics.process_header_px > 0.0 && ly < hy + lay.metrics.process_header_px
+        });
+        let process = match header {
+            Some(h) => Some(lay.headers[h].process),
+            None => lay.row_at(ly).map(|r| &lay.rows[r]).filter(|r| r.folded || lay.metrics.compact).map(|r| r.process),
+        };
+        let Some(p) = process else { return false };
+        let folded = self.opts.folded.contains(p.0);
+        let rows = lay.headers.iter().find(|h| h.process == p).map_or(0, |h| h.rows);
+        if !folded && rows < 2 {
+            return false;
+        }
+        self.set_folded(p.0, !folded)
+    }
+
+    /// The rows of `t` (a slice of the store) for the rows shown.
+    fn rows_of(&self, t: &Trace) -> TimelineLayout {
+        rows_for(t, &self.opts, &self.opts, &self.lanes).unwrap_or_else(|_| rows_of(t, &self.lanes))
+    }
+
+    /// The exact slice's pane, when one is shown (the page's message and profile panels ask it).
+    pub fn exact_pane_mut(&mut self) -> Option<&mut TimelinePane> {
+        match &mut self.data {
+            Data::Exact { pane, .. } => Some(pane),
+            _ => None,
         }
     }
 
@@ -161,14 +231,14 @@ impl StorePane {
     pub fn show_exact(&mut self, slice: Trace, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
         self.building = None;
         let slice = Rc::new(slice);
-        let layout = rows_of(&slice, &self.lanes);
+        let layout = self.rows_of(&slice);
         let overview = crate::scene::timeline::Overview::new(&slice, &region_colors(&slice));
         let pane = TimelinePane::with_layout(slice, self.view.width, self.view.height, layout, overview);
         self.show_pane(Box::new(pane), t0, t1, locations, errors);
     }
 
     fn show_pane(&mut self, mut pane: Box<TimelinePane>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
-        pane.keep_row_lanes(self.lanes.clone());
+        pane.laid_out_for(self.opts.clone(), self.lanes.clone());
         self.data = Data::Exact { pane, t0, t1, locations };
         self.errors = errors;
         self.hovered = None;
@@ -238,7 +308,7 @@ impl StorePane {
                 None => Stage::Decode(d),
             },
             Stage::Layout(t) => {
-                let layout = rows_of(&t, &self.lanes);
+                let layout = self.rows_of(&t);
                 let overview = OverviewBuild::new(&t);
                 Stage::Overview(t, layout, overview)
             }
@@ -312,23 +382,34 @@ impl StorePane {
     fn grid_scene(&self, grid: &SummaryGrid) -> Scene {
         let v = &self.view;
         let lay = &self.layout;
-        let t = &self.skeleton;
-        let lane = lay.metrics.lane_px;
         let mut sc = Scene::new(v.width, v.height, palette::BACKGROUND);
         let rows = lay.rows_in(v.scroll_y, v.scroll_y + v.height - AXIS_PX);
-        sc.decorate(|sc| {
-            for r in rows.clone() {
-                let row = &lay.rows[r];
-                let y = v.y_of(row.y);
-                if r % 2 == 1 {
-                    sc.rects.push(RectInstance::filled(0.0, y, v.width, lay.row_height(row), palette::ROW_ALT));
-                }
-                let name = format!("{} · {}", t.process_name(row.process), t.location_name(row.location));
-                sc.labels
-                    .push(Label::new(12.0, y + lane / 2.0, name, palette::TEXT, 12.0).clipped(v.label_gutter - 18.0));
-            }
-        });
+        // The rows' labels, backgrounds and process headers as a trace's timeline draws them.
+        let chrome = TimelineScene { trace: &self.skeleton, layout: lay, colors: &self.colors };
+        sc.decorate(|sc| chrome.rows_chrome(sc, v, v.height));
         let grey = rgba(0x9a, 0xa1, 0xab, 0xff);
+        let color = |dom: u32| if dom > 0 { self.colors[dom as usize - 1] } else { grey };
+        // Rows under two pixels tall (compact rows of many locations) share pixel lines: per line and pixel
+        // column the busiest share, coloured by the region with the most time there.
+        let columns = (v.width.ceil() as usize).max(1);
+        let mut line: Option<i64> = None;
+        let mut cells: Vec<(f64, u64, u32)> = vec![(0.0, 0, 0); columns];
+        let flush = |sc: &mut Scene, line: i64, cells: &mut [(f64, u64, u32)]| {
+            let mut c = 0;
+            while c < cells.len() {
+                let (share, _, dom) = cells[c];
+                if share <= 0.0 {
+                    c += 1;
+                    continue;
+                }
+                let run = cells[c..].iter().take_while(|x| x.0 > 0.0 && x.2 == dom).count();
+                let alpha = (0.35 + 0.65 * share.min(1.0)) as f32;
+                let fill = crate::scene::particles::with_alpha(color(dom), alpha);
+                sc.rects.push(RectInstance::filled(c as f32, line as f32, run as f32, 1.0, fill));
+                c += run;
+            }
+            cells.fill((0.0, 0, 0));
+        };
         for r in rows {
             let row = &lay.rows[r];
             let Some(g) = row.location.0.checked_sub(grid.first_location).filter(|&g| (g as usize) < grid.rows.len())
@@ -338,16 +419,36 @@ impl StorePane {
             let y = v.y_of(row.y);
             // The bar fills the row's lanes (the pyramid has no depths): its height is the busy share.
             let height = lay.row_height(row);
+            let bins = &grid.rows[g as usize];
+            if height < 2.0 {
+                let l = y.floor() as i64;
+                if let Some(prev) = line.filter(|&p| p != l) {
+                    flush(&mut sc, prev, &mut cells);
+                }
+                line = Some(l);
+                for (x0, x1, share, dom, k0, k1) in self.columns(grid, g as usize) {
+                    let ns = (k0..=k1).map(|k| bins.dominant_ns[k]).max().unwrap_or(0);
+                    for cell in &mut cells[(x0.max(0.0) as usize).min(columns)..(x1.ceil() as usize).min(columns)] {
+                        cell.0 = cell.0.max(share);
+                        if ns > cell.1 {
+                            (cell.1, cell.2) = (ns, dom);
+                        }
+                    }
+                }
+                continue;
+            }
             for (x0, x1, share, dom, k0, _) in self.columns(grid, g as usize) {
                 if share <= 0.0 {
                     continue;
                 }
                 let h = (height - 2.0) * share.min(1.0) as f32;
-                let color = if dom > 0 { self.colors[dom as usize - 1] } else { grey };
                 let hot = self.hovered == Some((r, k0));
-                let rect = RectInstance::filled(x0, y + height - 1.0 - h, x1 - x0, h.max(1.0), color);
+                let rect = RectInstance::filled(x0, y + height - 1.0 - h, x1 - x0, h.max(1.0), color(dom));
                 sc.rects.push(if hot { rect.with_border(palette::HIGHLIGHT, 1.5) } else { rect });
             }
+        }
+        if let Some(l) = line {
+            flush(&mut sc, l, &mut cells);
         }
         self.axis(&mut sc);
         if sc.marks() == 0 {
@@ -435,8 +536,19 @@ impl Pane for StorePane {
     fn resize(&mut self, width: f32, height: f32) {
         self.view.width = width;
         self.view.height = height;
-        self.view.scroll_by(0.0, &self.layout);
+        self.place_rows();
         self.sync();
+    }
+    fn options(&self) -> serde_json::Value {
+        self.opts.describe()
+    }
+    fn click(&mut self, x: f32, y: f32) -> bool {
+        self.rows_click(x, y)
+    }
+    fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut o = self.opts.clone();
+        o.parse(key, value).map_err(|e| e.to_string())?;
+        self.set_row_options(o)
     }
     fn zoom(&mut self, x: f32, factor: f64) {
         self.view.zoom_at(x, factor, self.skeleton.span_ns);
@@ -485,20 +597,15 @@ impl Pane for StorePane {
         let mut s = match self.exact() {
             Some(p) => p.state(),
             None => {
-                let rows = self.layout.rows_in(self.view.scroll_y, self.view.scroll_y + self.view.height - AXIS_PX);
-                let rows: Vec<_> = self.layout.rows[rows]
-                    .iter()
-                    .map(|row| {
-                        let (y, height) = (self.view.y_of(row.y), self.layout.row_height(row));
-                        json!({ "location": row.location.0, "y": y, "lanes": row.lanes, "height": height })
-                    })
-                    .collect();
+                let (rows, from) = rows_state(&self.skeleton, &self.layout, &self.view);
                 json!({
                     "view": "timeline", "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns,
                     "scroll_y": self.view.scroll_y, "width": self.view.width, "height": self.view.height,
                     "track_x0": self.view.track_x0(), "axis_px": AXIS_PX,
                     "lane_px": self.layout.metrics.lane_px, "span_ns": self.skeleton.span_ns, "rows": rows,
-                    "row_count": self.layout.rows.len(),
+                    "rows_from": from, "row_count": self.layout.rows.len(),
+                    "locations": self.opts.locations, "compact": self.opts.compact,
+                    "hidden": self.opts.hidden.to_text(), "folded": self.opts.folded.to_text(),
                 })
             }
         };
@@ -539,5 +646,49 @@ impl Pane for StorePane {
     }
     fn as_store(&mut self) -> Option<&mut StorePane> {
         Some(self)
+    }
+}
+
+/// The rows panel on a store's timeline: the same list, hiding and folding as on a trace's, for the summary
+/// rows and the exact slice alike; the overview strip is the exact slice's (none zoomed out).
+impl Rows for StorePane {
+    fn location_list(&self, filter: &str, from: usize, count: usize) -> serde_json::Value {
+        location_list(&self.skeleton, &self.layout, &self.opts, filter, from, count)
+    }
+    fn set_hidden(&mut self, location: u32, hidden: bool) -> bool {
+        if location as usize >= self.skeleton.locations.len() {
+            return false;
+        }
+        let mut o = self.opts.clone();
+        o.hidden = o.hidden.with(location, hidden);
+        o != self.opts && self.set_row_options(o).is_ok()
+    }
+    fn set_folded(&mut self, process: u32, folded: bool) -> bool {
+        if process as usize >= self.skeleton.processes.len() {
+            return false;
+        }
+        let mut o = self.opts.clone();
+        o.folded = o.folded.with(process, folded);
+        o != self.opts && self.set_row_options(o).is_ok()
+    }
+    fn on_overview(&self, x: f32, y: f32) -> bool {
+        self.exact().is_some_and(|p| p.on_overview(x, y))
+    }
+    fn overview_go(&mut self, x: f32) -> bool {
+        let Data::Exact { pane, .. } = &mut self.data else { return false };
+        if !pane.overview_go(x) {
+            return false;
+        }
+        let range = pane.time_range();
+        if let Some((a, b)) = range {
+            self.set_time_range(a, b);
+        }
+        true
+    }
+    fn rows_click(&mut self, x: f32, y: f32) -> bool {
+        if self.on_overview(x, y) {
+            return self.overview_go(x);
+        }
+        x < self.view.track_x0() && self.fold_at(y)
     }
 }

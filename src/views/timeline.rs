@@ -155,6 +155,148 @@ pub fn location_matches(trace: &Trace, l: LocationId, pattern: &str) -> bool {
     glob_match(pattern, name) || glob_match(pattern, &format!("{process} / {name}"))
 }
 
+/// What the rows panel asks of a timeline, a trace's ([`TimelinePane`]) or a store's
+/// (`views::store::StorePane`): the list of locations, hiding and folding, a click in the label column or on
+/// the overview strip.
+pub trait Rows {
+    /// The rows panel's list ([`location_list`]).
+    fn location_list(&self, filter: &str, from: usize, count: usize) -> serde_json::Value;
+    /// Hide (or show) a location's row; false when nothing changed (the last row shown stays).
+    fn set_hidden(&mut self, location: u32, hidden: bool) -> bool;
+    /// Fold (or unfold) a process's rows into one summary row; false when nothing changed.
+    fn set_folded(&mut self, process: u32, folded: bool) -> bool;
+    /// Is screen (x, y) on the overview strip?
+    fn on_overview(&self, x: f32, y: f32) -> bool;
+    /// Centre the window on the time under x of the overview strip.
+    fn overview_go(&mut self, x: f32) -> bool;
+    /// A click in the label column (folds or unfolds a process) or on the overview strip (moves the
+    /// window); false when it did neither.
+    fn rows_click(&mut self, x: f32, y: f32) -> bool;
+}
+
+impl Rows for TimelinePane {
+    fn location_list(&self, filter: &str, from: usize, count: usize) -> serde_json::Value {
+        TimelinePane::location_list(self, filter, from, count)
+    }
+    fn set_hidden(&mut self, location: u32, hidden: bool) -> bool {
+        TimelinePane::set_hidden(self, location, hidden)
+    }
+    fn set_folded(&mut self, process: u32, folded: bool) -> bool {
+        TimelinePane::set_folded(self, process, folded)
+    }
+    fn on_overview(&self, x: f32, y: f32) -> bool {
+        TimelinePane::on_overview(self, x, y)
+    }
+    fn overview_go(&mut self, x: f32) -> bool {
+        TimelinePane::overview_go(self, x)
+    }
+    fn rows_click(&mut self, x: f32, y: f32) -> bool {
+        if x >= self.track_x0() && !self.on_overview(x, y) {
+            return false;
+        }
+        self.click(x, y)
+    }
+}
+
+/// The rows of `t` for the options `o` (filter, hidden, folded; `was`: the options before, for the message),
+/// each at least `lanes[location]` deep; Err when no location would be shown.
+pub fn rows_for(
+    t: &Trace,
+    o: &TimelineOptions,
+    was: &TimelineOptions,
+    lanes: &[u32],
+) -> Result<TimelineLayout, String> {
+    let pattern = o.locations.as_deref();
+    let keep = |l: LocationId| !o.hidden.contains(l.0) && pattern.is_none_or(|p| location_matches(t, l, p));
+    let fold = |p: crate::model::ProcessId| o.folded.contains(p.0);
+    let layout = TimelineLayout::with_lanes(t, TimelineMetrics::default(), keep, fold, lanes);
+    if layout.rows.is_empty() {
+        return Err(match pattern {
+            Some(p) if o.locations != was.locations => format!("no location matches '{p}'"),
+            _ => "no location would be shown".to_string(),
+        });
+    }
+    Ok(layout)
+}
+
+/// The rows panel's list: processes (id, name, folded, location count) in display order, each with its
+/// locations (id, name, shown) that match `filter` (substring of "process / location", ignoring case;
+/// empty: all), from the `from`-th matching location on, at most `count` locations; a location is shown
+/// when `layout` has a row for it.
+pub fn location_list(
+    t: &Trace,
+    layout: &TimelineLayout,
+    opts: &TimelineOptions,
+    filter: &str,
+    from: usize,
+    count: usize,
+) -> serde_json::Value {
+    let filter = filter.trim().to_lowercase();
+    let mut processes: Vec<serde_json::Value> = Vec::new();
+    let mut current: Option<(ProcessId, Vec<serde_json::Value>, usize)> = None;
+    let (mut matched, mut listed) = (0usize, 0usize);
+    let flush = |out: &mut Vec<serde_json::Value>, c: Option<(ProcessId, Vec<serde_json::Value>, usize)>| {
+        if let Some((p, locs, total)) = c.filter(|c| !c.1.is_empty()) {
+            out.push(json!({
+                "id": p.0, "name": t.process_name(p), "folded": opts.folded.contains(p.0),
+                "locations": locs, "location_count": total,
+            }));
+        }
+    };
+    for l in t.locations_in_display_order() {
+        let p = t.locations.process[l.index()];
+        if current.as_ref().is_none_or(|c| c.0 != p) {
+            flush(&mut processes, current.take());
+            current = Some((p, Vec::new(), 0));
+        }
+        let name = t.location_name(l);
+        let full = format!("{} / {name}", t.process_name(p)).to_lowercase();
+        if !filter.is_empty() && !full.contains(&filter) {
+            continue;
+        }
+        matched += 1;
+        if let Some(c) = current.as_mut() {
+            c.2 += 1;
+            if matched > from && listed < count {
+                listed += 1;
+                let shown = (layout.row_of_location[l.index()] as usize) < layout.rows.len();
+                c.1.push(json!({"id": l.0, "name": name, "shown": shown}));
+            }
+        }
+    }
+    flush(&mut processes, current.take());
+    json!({"processes": processes, "matched": matched, "from": from, "listed": listed})
+}
+
+/// The rows listed in a timeline's view state: every row while there are few; past that the rows from the
+/// first visible one on, a bounded number (a trace with a million threads must not turn each call into a
+/// million objects); with the index of the first listed.
+pub fn rows_state(t: &Trace, layout: &TimelineLayout, view: &TimelineView) -> (Vec<serde_json::Value>, usize) {
+    let all = &layout.rows;
+    let from = if all.len() <= MAX_STATE_ROWS {
+        0
+    } else {
+        let visible = layout.rows_in(view.scroll_y, view.scroll_y + view.height - AXIS_PX);
+        visible.start.min(all.len() - MAX_STATE_ROWS)
+    };
+    let rows = all[from..all.len().min(from + MAX_STATE_ROWS)]
+        .iter()
+        .map(|row| {
+            json!({
+                "location": row.location.0,
+                "name": t.location_name(row.location),
+                "process": t.process_name(row.process),
+                "y": view.y_of(row.y),
+                "lanes": row.lanes,
+                "height": layout.row_height(row),
+                "process_id": row.process.0,
+                "folded": row.folded,
+            })
+        })
+        .collect();
+    (rows, from)
+}
+
 impl TimelinePane {
     pub fn new(trace: Rc<Trace>, width: f32, height: f32) -> Self {
         let overview = Overview::new(&trace, &region_colors(&trace));
@@ -198,11 +340,13 @@ impl TimelinePane {
         }
     }
 
-    /// Rows of at least `lanes[location]` lanes from now on, also after a relayout (filters, folds); the
-    /// layout given to [`TimelinePane::with_layout`] is to have them already
-    /// (`TimelineLayout::with_lanes`).
-    pub fn keep_row_lanes(&mut self, lanes: Rc<[u32]>) {
+    /// The layout given to [`TimelinePane::with_layout`] was made for the row options `o` with rows of at
+    /// least `lanes[location]` lanes ([`rows_for`]): keep both from now on, also through relayouts (a store's
+    /// slice, laid out in the store's rows), and place the rows for `o`'s row mode.
+    pub fn laid_out_for(&mut self, o: TimelineOptions, lanes: Rc<[u32]>) {
+        self.opts = o;
         self.row_lanes = lanes;
+        self.place_rows();
     }
 
     /// Select the message line, or the sending, receiving or collective call, at screen (x, y)
@@ -459,18 +603,7 @@ impl TimelinePane {
     /// Rows again for new options (filter, hidden locations, folded processes); refused, changing nothing,
     /// when no location would be shown.
     fn relayout(&mut self, o: TimelineOptions) -> Result<(), String> {
-        let t = &self.trace;
-        let pattern = o.locations.as_deref();
-        let keep = |l: LocationId| !o.hidden.contains(l.0) && pattern.is_none_or(|p| location_matches(t, l, p));
-        let fold = |p: crate::model::ProcessId| o.folded.contains(p.0);
-        let layout = TimelineLayout::with_lanes(t, TimelineMetrics::default(), keep, fold, &self.row_lanes);
-        if layout.rows.is_empty() {
-            return Err(match pattern {
-                Some(p) if o.locations != self.opts.locations => format!("no location matches '{p}'"),
-                _ => "no location would be shown".to_string(),
-            });
-        }
-        self.layout = layout;
+        self.layout = rows_for(&self.trace, &o, &self.opts, &self.row_lanes)?;
         self.opts = o;
         self.highlight = None;
         self.place_rows();
@@ -567,46 +700,21 @@ impl TimelinePane {
         self.overview.contains(&self.view, x, y)
     }
 
-    /// The rows panel's list: processes (id, name, folded, location count) in display order, each with its
-    /// locations (id, name, shown) that match `filter` (substring of "process / location", ignoring case;
-    /// empty: all), from the `from`-th matching location on, at most `count` locations.
+    /// The rows panel's list ([`location_list`]).
     pub fn location_list(&self, filter: &str, from: usize, count: usize) -> serde_json::Value {
-        let t = &self.trace;
-        let filter = filter.trim().to_lowercase();
-        let mut processes: Vec<serde_json::Value> = Vec::new();
-        let mut current: Option<(ProcessId, Vec<serde_json::Value>, usize)> = None;
-        let (mut matched, mut listed) = (0usize, 0usize);
-        let flush = |out: &mut Vec<serde_json::Value>, c: Option<(ProcessId, Vec<serde_json::Value>, usize)>| {
-            if let Some((p, locs, total)) = c.filter(|c| !c.1.is_empty()) {
-                out.push(json!({
-                    "id": p.0, "name": t.process_name(p), "folded": self.opts.folded.contains(p.0),
-                    "locations": locs, "location_count": total,
-                }));
-            }
-        };
-        for l in t.locations_in_display_order() {
-            let p = t.locations.process[l.index()];
-            if current.as_ref().is_none_or(|c| c.0 != p) {
-                flush(&mut processes, current.take());
-                current = Some((p, Vec::new(), 0));
-            }
-            let name = t.location_name(l);
-            let full = format!("{} / {name}", t.process_name(p)).to_lowercase();
-            if !filter.is_empty() && !full.contains(&filter) {
-                continue;
-            }
-            matched += 1;
-            if let Some(c) = current.as_mut() {
-                c.2 += 1;
-                if matched > from && listed < count {
-                    listed += 1;
-                    let shown = (self.layout.row_of_location[l.index()] as usize) < self.layout.rows.len();
-                    c.1.push(json!({"id": l.0, "name": name, "shown": shown}));
-                }
-            }
+        location_list(&self.trace, &self.layout, &self.opts, filter, from, count)
+    }
+
+    /// Show the rows `o` says (filter, hidden, folded, compact), as the options one by one would; Err
+    /// (nothing changed) when no location would be shown.
+    pub fn set_row_options(&mut self, o: TimelineOptions) -> Result<(), String> {
+        if o.locations != self.opts.locations || o.hidden != self.opts.hidden || o.folded != self.opts.folded {
+            self.relayout(o)
+        } else {
+            self.opts = o;
+            self.place_rows();
+            Ok(())
         }
-        flush(&mut processes, current.take());
-        json!({"processes": processes, "matched": matched, "from": from, "listed": listed})
     }
 
     fn scene_builder(&self) -> TimelineScene<'_> {
@@ -762,30 +870,8 @@ impl Pane for TimelinePane {
         sc
     }
     fn state(&self) -> serde_json::Value {
-        // Every row while there are few; past that the rows from the first visible one on, a bounded
-        // number: a trace with a million threads must not turn each call into a million objects.
+        let (rows, from) = rows_state(&self.trace, &self.layout, &self.view);
         let all = &self.layout.rows;
-        let from = if all.len() <= MAX_STATE_ROWS {
-            0
-        } else {
-            let visible = self.layout.rows_in(self.view.scroll_y, self.view.scroll_y + self.view.height - AXIS_PX);
-            visible.start.min(all.len() - MAX_STATE_ROWS)
-        };
-        let rows: Vec<_> = all[from..all.len().min(from + MAX_STATE_ROWS)]
-            .iter()
-            .map(|row| {
-                json!({
-                    "location": row.location.0,
-                    "name": self.trace.location_name(row.location),
-                    "process": self.trace.process_name(row.process),
-                    "y": self.view.y_of(row.y),
-                    "lanes": row.lanes,
-                    "height": self.layout.row_height(row),
-                    "process_id": row.process.0,
-                    "folded": row.folded,
-                })
-            })
-            .collect();
         json!({
             "view": "timeline",
             "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns, "scroll_y": self.view.scroll_y,
@@ -824,13 +910,7 @@ impl Pane for TimelinePane {
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut o = self.opts.clone();
         o.parse(key, value).map_err(|e| e.to_string())?;
-        if o.locations != self.opts.locations || o.hidden != self.opts.hidden || o.folded != self.opts.folded {
-            self.relayout(o)
-        } else {
-            self.opts = o;
-            self.place_rows();
-            Ok(())
-        }
+        self.set_row_options(o)
     }
     fn restore(&mut self, s: &serde_json::Value) {
         if let Some(c) = s.get("counters") {

@@ -16,7 +16,11 @@ use wasm_bindgen::prelude::*;
 impl Viewer {
     /// Select what a click at screen (x, y) of the timeline hits: a message line, or a call with messages
     /// or a collective call. The selection (`views::message_select::MessageSelection`) or null (cleared).
+    /// A click on a store's summary rows selects nothing (null).
     pub fn timeline_message_click(&mut self, x: f32, y: f32) -> Result<JsValue, JsValue> {
+        if self.view_set().store_pane().is_some_and(|p| p.exact_pane_mut().is_none()) {
+            return Ok(JsValue::NULL);
+        }
         Ok(self.messages()?.message_click(x, y).map_or(JsValue::NULL, to_js))
     }
 
@@ -73,6 +77,6 @@ impl Viewer {
 
 impl Viewer {
     fn messages(&mut self) -> Result<&mut TimelinePane, JsValue> {
-        self.timeline_pane().ok_or_else(|| "no timeline is shown".into())
+        self.exact_timeline()
     }
 }

@@ -95,6 +95,6 @@ impl Viewer {
 
 impl Viewer {
     fn timeline(&mut self) -> Result<&mut TimelinePane, JsValue> {
-        self.timeline_pane().ok_or_else(|| "no timeline is shown".into())
+        self.exact_timeline()
     }
 }

@@ -2,11 +2,11 @@
 //! answers as text): the processes and locations as a checklist page by page, a location hidden or shown, a
 //! process folded or unfolded, a click in the label column (a process header or label folds it), and the
 //! overview strip under the pointer (a click or drag there moves the window).
-//! The state is the timeline pane's (views::timeline); no DOM and no drawing here.
+//! The state is the timeline pane's (views::timeline, or a store's views::store: `views::timeline::Rows`); no
+//! DOM and no drawing here.
 
 use super::viewer::{to_js, Viewer};
-use crate::views::timeline::TimelinePane;
-use crate::views::Pane;
+use crate::views::timeline::Rows;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -41,14 +41,18 @@ impl Viewer {
     /// A click in the label column or on the overview strip: folds/unfolds a process, or moves the window;
     /// false when the click did neither.
     pub fn timeline_rows_click(&mut self, x: f32, y: f32) -> Result<bool, JsValue> {
-        let pane = self.rows_timeline()?;
-        if x >= pane.track_x0() && !pane.on_overview(x, y) {
-            return Ok(false);
-        }
-        Ok(pane.click(x, y))
+        Ok(self.rows_timeline()?.rows_click(x, y))
     }
 
-    fn rows_timeline(&mut self) -> Result<&mut TimelinePane, JsValue> {
-        self.timeline_pane().ok_or_else(|| "no timeline is shown".into())
+    /// The timeline shown: a trace's, or a store's.
+    fn rows_timeline(&mut self) -> Result<&mut dyn Rows, JsValue> {
+        if self.timeline_pane().is_some() {
+            return Ok(self.timeline_pane().expect("just seen"));
+        }
+        let views = self.view_set();
+        match views.view() {
+            "timeline" => views.store_pane().map(|p| p as &mut dyn Rows).ok_or_else(|| "no timeline is shown".into()),
+            _ => Err("no timeline is shown".into()),
+        }
     }
 }

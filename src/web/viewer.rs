@@ -484,4 +484,20 @@ impl Viewer {
         self.dirty = true;
         self.views.timeline_pane()
     }
+
+    /// The timeline whose intervals and messages are shown: a trace's, or a store's exact slice (zoomed in
+    /// past its summary rows). Err saying what to do otherwise.
+    pub(super) fn exact_timeline(&mut self) -> Result<&mut crate::views::timeline::TimelinePane, JsValue> {
+        self.dirty = true;
+        if self.views.timeline_pane().is_some() {
+            return Ok(self.views.timeline_pane().expect("just seen"));
+        }
+        let timeline = self.views.view() == "timeline";
+        match self.views.store_pane() {
+            Some(p) if timeline => p.exact_pane_mut().ok_or_else(|| {
+                "zoomed out, a store's timeline shows summary rows: zoom in until the exact intervals show".into()
+            }),
+            _ => Err("no timeline is shown".into()),
+        }
+    }
 }

@@ -315,3 +315,45 @@ test('Utilization & moments on a store: stored moments, exact windows at level 0
     server.close();
   }
 });
+
+// The Rows panel and row options on a store: a click on a process header folds it (in the summary rows and in
+// the exact slice alike), compact rows fit every location in the window, a click on the summary rows selects
+// nothing and the Profile and message panels say to zoom in rather than fail.
+test('Rows on a store: fold by a header click, compact rows, clicks on summary rows', { timeout: 300_000 }, async () => {
+  const { store } = ensureStore();
+  const { server, url } = await startServer();
+  const b = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, store)}/`);
+  const page = b.page;
+  try {
+    await page.waitForFunction(() => window.weft.store.answers >= 1, null, { timeout: 60_000 });
+    await frames(page, 3);
+    await page.click('#rows-toggle');
+    const list = await page.evaluate(() => window.weft.viewer.timeline_locations('', 0, 100));
+    assert.equal(list.matched, 32);
+    const st0 = await viewState(page);
+    const box = await page.locator('canvas').first().boundingBox();
+    await page.mouse.click(box.x + 40, box.y + st0.axis_px + 8);
+    const st1 = await viewState(page);
+    assert.equal(st1.folded, '0', 'the first process folded by a click on its header');
+    assert.equal(st1.rows.filter((r) => r.process_id === 0).every((r) => r.folded), true);
+    // A click on the summary rows' track selects nothing and raises no error.
+    await page.mouse.click(box.x + 600, box.y + st1.rows[3].y + 10);
+    await page.evaluate(() => window.weft.viewer.configure('compact', 'true'));
+    const st2 = await viewState(page);
+    const bottom = Math.max(...st2.rows.map((r) => r.y + r.height));
+    assert.ok(st2.rows.length === 32 && bottom <= st2.height, `compact rows fit: ${st2.rows.length} rows to ${bottom} px of ${st2.height}`);
+    // Zoomed in to level 0: the exact slice keeps the fold and the compact rows, at the same places.
+    const n = await page.evaluate(() => window.weft.store.answers);
+    await page.evaluate(() => window.weft.viewer.set_time_range(1.9e9, 1.9e9 + 2e5));
+    await page.waitForFunction((n) => window.weft.store.answers > n, n, { timeout: 60_000 });
+    await page.waitForFunction(() => window.weft.viewer.view_state().store.shown === 'exact', null, { timeout: 60_000 });
+    const st3 = await viewState(page);
+    assert.deepEqual(st3.rows.map((r) => [r.location, r.y, r.height]), st2.rows.map((r) => [r.location, r.y, r.height]));
+    assert.equal(st3.folded, '0');
+    assert.deepEqual(await page.evaluate(() => window.weft.errors), []);
+    assert.deepEqual(b.problems, []);
+  } finally {
+    await b.browser.close();
+    server.close();
+  }
+});

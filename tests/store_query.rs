@@ -715,6 +715,15 @@ fn a_store_keeps_each_rows_height_from_the_whole_run_to_one_shallow_interval() {
     let shown = heights(&pane.state());
     assert!(shown.len() > 1);
     assert_eq!(shown, expected[..shown.len()], "the summary rows");
+    // Each bin's bar: its compute share in the region's colour, its time in communication and
+    // synchronization (the generated ranks' MPI calls) in red above it, as tall as that share.
+    let sc = pane.scene();
+    let red: Vec<_> = sc.rects.iter().filter(|r| r.fill == 0xd64b4bff).collect();
+    assert!(!red.is_empty(), "communication time is drawn");
+    let row0 = &pane.state()["rows"][0];
+    let (y0, h0) = (row0["y"].as_f64().unwrap() as f32, row0["height"].as_f64().unwrap() as f32);
+    let in_row0: Vec<_> = red.iter().filter(|r| r.y >= y0 && r.y + r.h <= y0 + h0).collect();
+    assert!(!in_row0.is_empty() && in_row0.iter().all(|r| r.h < h0 * 0.5), "MPI is a minor share of a bin");
 
     // Zoomed into the middle of a leaf interval shallower than its location's deepest: the slice has only
     // its ancestors and itself there, yet the row keeps the whole run's lanes.

@@ -1,7 +1,8 @@
 //! The timeline of a store (issue #17): the trace's rows from the store's definitions, drawn from what the
 //! worker answered for the last viewport asked: zoomed out, the pyramid's locations x bins
-//! (`store::query::SummaryGrid`: per pixel column the busy share as the bar's height, coloured by the
-//! region with the most time; hover names the bin's figures); zoomed in past level 1, the exact records as
+//! (`store::query::SummaryGrid`: per pixel column the busy share as the bar's height, its compute part
+//! coloured by the region with the most time and its part in communication and synchronization in red
+//! above it; hover names the bin's figures); zoomed in past level 1, the exact records as
 //! a `Trace` slice, drawn and hovered by the ordinary [`TimelinePane`]. [`StorePane::request`] says which
 //! viewport to ask the worker for next (the page asks again once the answer is in); the last answer stays
 //! drawn, at the new zoom, while tiles are in flight.
@@ -27,6 +28,13 @@ use crate::store::query::{SummaryGrid, Viewport};
 use serde_json::json;
 use std::ops::Range;
 use std::rc::Rc;
+
+/// A pixel column of a summary row ([`StorePane::columns`]).
+type Column = (f32, f32, f64, f64, u32, usize, usize);
+
+/// The summary rows' colour for busy time in communication and synchronization (the MPI hue of
+/// `palette::region_color`).
+const COMMUNICATION: Rgba = rgba(0xd6, 0x4b, 0x4b, 0xff);
 
 /// The rows of `trace` (the skeleton, or a slice of it) at the store's lanes.
 fn rows_of(trace: &Trace, lanes: &[u32]) -> TimelineLayout {
@@ -345,12 +353,13 @@ impl StorePane {
         }
     }
 
-    /// Per visible row, per pixel column: (x0, x1, busy share, dominant region + 1, first and last bin).
-    fn columns(&self, grid: &SummaryGrid, row: usize) -> Vec<(f32, f32, f64, u32, usize, usize)> {
+    /// Per visible row, per pixel column: (x0, x1, busy share, compute share (busy outside communication
+    /// and synchronization), dominant region + 1, first and last bin).
+    fn columns(&self, grid: &SummaryGrid, row: usize) -> Vec<Column> {
         let bins = &grid.rows[row];
         let span = self.skeleton.span_ns;
         let x_left = self.view.track_x0();
-        let mut out: Vec<(f32, f32, f64, u32, usize, usize)> = Vec::new();
+        let mut out: Vec<Column> = Vec::new();
         let mut best = 0u64;
         for k in 0..bins.len() {
             let (a, b) = grid.bin_time(k, span);
@@ -359,20 +368,23 @@ impl StorePane {
                 continue;
             }
             let share = bins.busy_any_ns[k] as f64 / (b - a) as f64;
+            let compute = (bins.busy_compute_ns[k] as f64 / (b - a) as f64).min(share);
             match out.last_mut() {
                 // Bins in the same pixel column merge: the busiest share, the region with the most time.
                 Some(c) if x0.floor() <= c.0.floor() => {
                     c.1 = c.1.max(x1);
-                    c.2 = c.2.max(share);
+                    if share > c.2 {
+                        (c.2, c.3) = (share, compute);
+                    }
                     if bins.dominant_ns[k] > best {
                         best = bins.dominant_ns[k];
-                        c.3 = bins.dominant_region[k];
+                        c.4 = bins.dominant_region[k];
                     }
-                    c.5 = k;
+                    c.6 = k;
                 }
                 _ => {
                     best = bins.dominant_ns[k];
-                    out.push((x0, x1.max(x0 + 1.0), share, bins.dominant_region[k], k, k));
+                    out.push((x0, x1.max(x0 + 1.0), share, compute, bins.dominant_region[k], k, k));
                 }
             }
         }
@@ -426,7 +438,7 @@ impl StorePane {
                     flush(&mut sc, prev, &mut cells);
                 }
                 line = Some(l);
-                for (x0, x1, share, dom, k0, k1) in self.columns(grid, g as usize) {
+                for (x0, x1, share, _, dom, k0, k1) in self.columns(grid, g as usize) {
                     let ns = (k0..=k1).map(|k| bins.dominant_ns[k]).max().unwrap_or(0);
                     for cell in &mut cells[(x0.max(0.0) as usize).min(columns)..(x1.ceil() as usize).min(columns)] {
                         cell.0 = cell.0.max(share);
@@ -437,14 +449,28 @@ impl StorePane {
                 }
                 continue;
             }
-            for (x0, x1, share, dom, k0, _) in self.columns(grid, g as usize) {
+            // From the bottom: the compute share in the colour of the region with the most time, then the
+            // share in communication and synchronization (MPI calls, barriers, waits) in red above it.
+            for (x0, x1, share, compute, dom, k0, _) in self.columns(grid, g as usize) {
                 if share <= 0.0 {
                     continue;
                 }
-                let h = (height - 2.0) * share.min(1.0) as f32;
+                let full = height - 2.0;
+                let h = full * share.min(1.0) as f32;
+                let hc = full * compute.min(1.0) as f32;
                 let hot = self.hovered == Some((r, k0));
-                let rect = RectInstance::filled(x0, y + height - 1.0 - h, x1 - x0, h.max(1.0), color(dom));
-                sc.rects.push(if hot { rect.with_border(palette::HIGHLIGHT, 1.5) } else { rect });
+                let (top, w) = (y + height - 1.0 - h, x1 - x0);
+                if h - hc >= 0.5 {
+                    sc.rects.push(RectInstance::filled(x0, top, w, h - hc, COMMUNICATION));
+                }
+                if hc >= 0.5 || h - hc < 0.5 {
+                    let rect = RectInstance::filled(x0, y + height - 1.0 - hc.max(1.0), w, hc.max(1.0), color(dom));
+                    sc.rects.push(rect);
+                }
+                if hot {
+                    let rect = RectInstance::filled(x0, top, w, h.max(1.0), 0).with_border(palette::HIGHLIGHT, 1.5);
+                    sc.rects.push(rect);
+                }
             }
         }
         if let Some(l) = line {
@@ -499,7 +525,7 @@ impl StorePane {
         let row = &self.layout.rows[r];
         let g = row.location.0.checked_sub(grid.first_location).filter(|&g| (g as usize) < grid.rows.len())? as usize;
         let cols = self.columns(grid, g);
-        let &(_, _, _, _, k0, k1) = cols.iter().find(|c| x >= c.0.floor() && x < c.1.max(c.0 + 1.0))?;
+        let &(_, _, _, _, _, k0, k1) = cols.iter().find(|c| x >= c.0.floor() && x < c.1.max(c.0 + 1.0))?;
         let bins = &grid.rows[g];
         let span = self.skeleton.span_ns;
         let (a, b) = (grid.bin_time(k0, span).0, grid.bin_time(k1, span).1);

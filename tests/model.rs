@@ -101,6 +101,19 @@ fn codec_round_trips() {
     assert_eq!(d.region_name(t.intervals.region[10]), t.region_name(t.intervals.region[10]));
 }
 
+/// An interval takes ~28 bytes in fixed-width columns; delta-coded starts, varints and the locations as runs
+/// take a fraction of that (what a store's exact answer costs the worker and the page).
+#[test]
+fn codec_is_compact() {
+    let t = random_trace(4, 60_000);
+    let bytes = encode(&t);
+    let per = bytes.len() as f64 / t.intervals.len() as f64;
+    // Each interval's start 1-2 bytes from the one before, its duration up to 3, region and depth 1 each;
+    // a message (one per ten intervals) about 15.
+    assert!(per < 10.0, "{per:.1} bytes an interval");
+    assert_eq!(decode(&bytes).expect("decodes").intervals.dur_ns, t.intervals.dur_ns);
+}
+
 /// The decode in steps (what the page runs between yields): its tables, each of the five interval columns,
 /// their args, then the rest; the same trace as one call, and a truncation is an error at its step.
 #[test]

@@ -142,6 +142,27 @@ fn codec_decodes_in_steps() {
     assert_eq!(err, decode(cut).unwrap_err());
 }
 
+/// An interval column longer than a step reads (2^18 values) is read over several steps, so no step of the
+/// page's decode grows with the trace: 600,000 intervals take three steps for each of the region, start,
+/// duration and depth columns.
+#[test]
+fn codec_reads_a_long_column_over_several_steps() {
+    let t = random_trace(5, 600_000);
+    let bytes = encode(&t);
+    let mut d = weft::model::codec::Decoding::default();
+    let mut steps = 0;
+    let back = loop {
+        steps += 1;
+        if let Some(t) = d.step(&bytes).expect("decodes") {
+            break t;
+        }
+    };
+    assert_eq!(steps, 8 + 4 * 2);
+    assert_eq!(back.intervals.start_ns, t.intervals.start_ns);
+    assert_eq!(back.intervals.depth, t.intervals.depth);
+    assert_eq!(encode(&back), bytes);
+}
+
 #[test]
 fn codec_rejects_every_truncation_and_corruption_without_panicking() {
     let t = random_trace(5, 300);

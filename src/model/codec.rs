@@ -213,7 +213,18 @@ impl<'a> Reader<'a> {
     fn i64(&mut self) -> Result<i64, DecodeError> {
         Ok(self.u64()? as i64)
     }
+    #[inline]
     fn var(&mut self) -> Result<u64, DecodeError> {
+        // Most values (regions, depths, ids) take one byte.
+        if let Some(&b) = self.b.get(self.at) {
+            if b < 0x80 {
+                self.at += 1;
+                return Ok(b as u64);
+            }
+        }
+        self.var_long()
+    }
+    fn var_long(&mut self) -> Result<u64, DecodeError> {
         let mut v = 0u64;
         let mut shift = 0;
         loop {
@@ -550,28 +561,73 @@ impl Decoding {
             return Ok(None);
         };
         let (iv, n) = (&mut self.intervals, self.n);
-        match self.columns {
+        // A column of more than STEP_VALUES values is read over several steps.
+        let complete = match self.columns {
             0 => {
                 // The other four columns take a byte an interval at least.
                 self.n = r.len(4)?;
                 iv.location = read_runs(&mut r, self.n, head.locations.len())?;
+                true
             }
-            1 => iv.region = r.ids(n, head.regions.len(), RegionId)?,
-            2 => iv.start_ns = r.times(n)?,
-            3 => iv.dur_ns = r.values(n, Reader::var)?,
+            1 => {
+                let bound = head.regions.len();
+                more(&mut r, &mut iv.region, n, |r, _| {
+                    let x = r.var_u32()?;
+                    if x as usize >= bound {
+                        return Err(r.err("id out of range"));
+                    }
+                    Ok(RegionId(x))
+                })?
+            }
+            2 => more(&mut r, &mut iv.start_ns, n, |r, prev| {
+                Ok(prev.copied().unwrap_or(0).wrapping_add(unzigzag(r.var()?) as u64))
+            })?,
+            3 => more(&mut r, &mut iv.dur_ns, n, |r, _| r.var())?,
             4 => {
-                iv.depth = r.values(n, |r| u16::try_from(r.var()?).map_err(|_| r.err("depth past 16 bits")))?;
+                more(&mut r, &mut iv.depth, n, |r, _| u16::try_from(r.var()?).map_err(|_| r.err("depth past 16 bits")))?
             }
-            5 => iv.args = r.args(n, head.strings.len())?,
+            5 => {
+                iv.args = r.args(n, head.strings.len())?;
+                true
+            }
             _ => {
                 let head = self.head.take().ok_or_else(|| r.err("decoded already"))?;
                 return read_rest(&mut r, *head, std::mem::take(&mut self.intervals)).map(Some);
             }
+        };
+        if complete {
+            self.columns += 1;
         }
-        self.columns += 1;
         self.at = r.at;
         Ok(None)
     }
+}
+
+/// Values an interval column's step reads at most: a few ms of the page's wasm, whatever the trace's length.
+const STEP_VALUES: usize = 1 << 18;
+
+/// The next values of a column of `n` into `v` (allocated at `n` with the first), at most [`STEP_VALUES`],
+/// each read by `one` given the value before it; true once the column is complete. `v` is unchanged on error.
+fn more<T>(
+    r: &mut Reader,
+    v: &mut Vec<T>,
+    n: usize,
+    mut one: impl FnMut(&mut Reader, Option<&T>) -> Result<T, DecodeError>,
+) -> Result<bool, DecodeError> {
+    if v.is_empty() {
+        v.reserve_exact(n);
+    }
+    let had = v.len();
+    for _ in had..n.min(had + STEP_VALUES) {
+        match one(r, v.last()) {
+            Ok(x) => v.push(x),
+            Err(e) => {
+                v.truncate(had);
+                return Err(e);
+            }
+        }
+    }
+    Ok(v.len() == n)
 }
 
 /// The intervals' location column from its runs: `n` in all, each location below `locations`.

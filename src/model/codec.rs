@@ -7,8 +7,8 @@
 //! the page holds until decoded. The encoder runs twice, counting then writing, so its buffer is allocated once at
 //! its length. Decoding checks every length against the buffer and every id against its table: a corrupt buffer
 //! gives an error, never a panic. Not a file format: both ends are the same build. [`Decoding`] runs the decode
-//! in steps (the tables, each interval column, the intervals' args, the rest) for the page to yield between
-//! them. Args (`model::args`) travel as their sparse columns: nothing for a trace without any.
+//! in steps (the tables, each interval column a part at a time, the intervals' args, the rest) for the page to
+//! yield between them. Args (`model::args`) travel as their sparse columns: nothing for a trace without any.
 
 use super::*;
 use thiserror::Error;
@@ -517,7 +517,8 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
 }
 
 /// [`decode`] in steps, so the page can yield to the browser between them (issue 16): the tables before the
-/// intervals, then each interval column, then the rest. Give every step the same bytes.
+/// intervals, then each interval column (`STEP_VALUES`, 2^18, values a step at most), then the rest. Give every
+/// step the same bytes.
 #[derive(Default)]
 pub struct Decoding {
     at: usize,

@@ -151,7 +151,8 @@ pub fn exact_plan(m: &Manifest, index: &TileIndex, t0: u64, t1: u64, locations: 
     Plan { resolution: Resolution::Exact, t0_ns: t0, t1_ns: t1, locations, tiles }
 }
 
-/// The most intervals a level-0 view gathers, about (64 MB of answer in the worker): a wider window of the
+/// The most intervals a level-0 view gathers, about (33 MB in the worker: the gathered lists, 24 bytes an
+/// interval, and the answer's encoding, ~8; BENCHMARKS.md, "The tab under 512 MB"): a wider window of the
 /// rows asked is drawn from the finest pyramid level, so the worker's memory beyond its cache is bounded
 /// whatever the trace, the tiling or the rows on screen.
 pub const EXACT_MAX_INTERVALS: u64 = 1 << 20;

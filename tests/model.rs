@@ -101,6 +101,19 @@ fn codec_round_trips() {
     assert_eq!(d.region_name(t.intervals.region[10]), t.region_name(t.intervals.region[10]));
 }
 
+/// An interval takes ~28 bytes in fixed-width columns; delta-coded starts, varints and the locations as runs
+/// take a fraction of that (what a store's exact answer costs the worker and the page).
+#[test]
+fn codec_is_compact() {
+    let t = random_trace(4, 60_000);
+    let bytes = encode(&t);
+    let per = bytes.len() as f64 / t.intervals.len() as f64;
+    // Each interval's start 1-2 bytes from the one before, its duration up to 3, region and depth 1 each;
+    // a message (one per ten intervals) about 15.
+    assert!(per < 10.0, "{per:.1} bytes an interval");
+    assert_eq!(decode(&bytes).expect("decodes").intervals.dur_ns, t.intervals.dur_ns);
+}
+
 /// The decode in steps (what the page runs between yields): its tables, each of the five interval columns,
 /// their args, then the rest; the same trace as one call, and a truncation is an error at its step.
 #[test]
@@ -127,6 +140,27 @@ fn codec_decodes_in_steps() {
         }
     };
     assert_eq!(err, decode(cut).unwrap_err());
+}
+
+/// An interval column longer than a step reads (2^18 values) is read over several steps, so no step of the
+/// page's decode grows with the trace: 600,000 intervals take three steps for each of the region, start,
+/// duration and depth columns.
+#[test]
+fn codec_reads_a_long_column_over_several_steps() {
+    let t = random_trace(5, 600_000);
+    let bytes = encode(&t);
+    let mut d = weft::model::codec::Decoding::default();
+    let mut steps = 0;
+    let back = loop {
+        steps += 1;
+        if let Some(t) = d.step(&bytes).expect("decodes") {
+            break t;
+        }
+    };
+    assert_eq!(steps, 8 + 4 * 2);
+    assert_eq!(back.intervals.start_ns, t.intervals.start_ns);
+    assert_eq!(back.intervals.depth, t.intervals.depth);
+    assert_eq!(encode(&back), bytes);
 }
 
 #[test]

@@ -299,9 +299,17 @@ fn answers_gathered_tile_by_tile_equal_the_answers_from_all_tiles() {
                     x.add(tile);
                 }
                 let n = x.intervals();
+                // What the store worker answers: the slice encoded without building its `Trace`, the same
+                // bytes as the trace's encoding, decoding to the same trace.
+                let bytes = x.clone().encode(&skeleton);
                 let x = x.finish(&skeleton);
                 assert_eq!(n, whole.intervals.len());
                 assert_eq!(codec::encode(&x), codec::encode(&whole), "viewport {vp:?}");
+                assert_eq!(bytes, codec::encode(&whole), "viewport {vp:?}");
+                let back = codec::decode(&bytes).expect("decodes");
+                assert_eq!(back.intervals.start_ns, whole.intervals.start_ns);
+                assert_eq!(back.location_intervals, whole.location_intervals);
+                assert_eq!(back.messages.send_ns, whole.messages.send_ns);
                 exact += 1;
             }
         }

@@ -22,6 +22,7 @@ use super::pyramid::Bins;
 use super::read::EventsTile;
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};
 use crate::analyses::particles::{EventExtent, EventSlicer, SliceEvent};
+use crate::model::codec::IntervalRows;
 use crate::model::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -150,7 +151,8 @@ pub fn exact_plan(m: &Manifest, index: &TileIndex, t0: u64, t1: u64, locations: 
     Plan { resolution: Resolution::Exact, t0_ns: t0, t1_ns: t1, locations, tiles }
 }
 
-/// The most intervals a level-0 view gathers, about (64 MB of answer in the worker): a wider window of the
+/// The most intervals a level-0 view gathers, about (33 MB in the worker: the gathered lists, 24 bytes an
+/// interval, and the answer's encoding, ~8; BENCHMARKS.md, "The tab under 512 MB"): a wider window of the
 /// rows asked is drawn from the finest pyramid level, so the worker's memory beyond its cache is bounded
 /// whatever the trace, the tiling or the rows on screen.
 pub const EXACT_MAX_INTERVALS: u64 = 1 << 20;
@@ -431,31 +433,51 @@ impl ExactSlice {
 
     /// The slice as a `Trace` with `skeleton`'s definitions.
     pub fn finish(self, skeleton: &Trace) -> Trace {
-        let mut t = skeleton.clone();
-        let nl = t.locations.len();
-        let n = self.intervals();
+        let (mut t, rows) = self.into_parts(skeleton);
+        let n = rows.len();
         let iv = &mut t.intervals;
         iv.location.reserve_exact(n);
         iv.region.reserve_exact(n);
         iv.start_ns.reserve_exact(n);
         iv.dur_ns.reserve_exact(n);
         iv.depth.reserve_exact(n);
+        for (l, v) in rows.0 {
+            let start = iv.location.len();
+            for (s, depth, r, d) in v {
+                iv.location.push(l);
+                iv.region.push(r);
+                iv.start_ns.push(s);
+                iv.dur_ns.push(d);
+                iv.depth.push(depth);
+            }
+            t.location_intervals[l.index()] = start..iv.location.len();
+        }
+        t
+    }
+
+    /// [`ExactSlice::finish`] encoded by `model::codec` (the bytes `codec::encode(&self.finish(skeleton))`
+    /// gives), without building the `Trace`: the intervals are written from the per-location lists, so the
+    /// store worker holds them and the answer's bytes, not a third copy between them (BENCHMARKS.md, "The tab
+    /// under 512 MB").
+    pub fn encode(self, skeleton: &Trace) -> Vec<u8> {
+        let (t, rows) = self.into_parts(skeleton);
+        codec::encode_with(&t, &rows)
+    }
+
+    /// `skeleton` with the slice's instants, messages and collectives and no intervals, and the intervals of
+    /// each location in the model's order (start, depth).
+    fn into_parts(self, skeleton: &Trace) -> (Trace, SliceRows) {
+        let mut t = skeleton.clone();
+        let nl = t.locations.len();
         t.location_intervals = vec![0..0; nl];
+        let mut rows = Vec::new();
         for (k, mut v) in self.per_loc.into_iter().enumerate() {
             let l = self.locs.start + k as u32;
             if v.is_empty() || l as usize >= nl {
                 continue;
             }
             v.sort_by_key(|&(s, depth, _, _)| (s, depth));
-            let start = iv.location.len();
-            for (s, depth, r, d) in v {
-                iv.location.push(LocationId(l));
-                iv.region.push(r);
-                iv.start_ns.push(s);
-                iv.dur_ns.push(d);
-                iv.depth.push(depth);
-            }
-            t.location_intervals[l as usize] = start..iv.location.len();
+            rows.push((LocationId(l), v));
         }
         // Instants, messages and collectives in the trace's order (their index in the whole trace).
         let (mut instants, mut messages, mut collectives) = (self.instants, self.messages, self.collectives);
@@ -490,7 +512,24 @@ impl ExactSlice {
             x.bytes_sent.push(sent);
             x.bytes_received.push(recv);
         }
-        t
+        (t, SliceRows(rows))
+    }
+}
+
+/// An exact slice's intervals by location, each location's in the model's order, for `codec::encode_with`.
+#[allow(clippy::type_complexity)]
+struct SliceRows(Vec<(LocationId, Vec<(u64, u16, RegionId, u64)>)>);
+
+impl IntervalRows for SliceRows {
+    fn len(&self) -> usize {
+        self.0.iter().map(|(_, v)| v.len()).sum()
+    }
+    fn each(&self, mut f: impl FnMut(LocationId, RegionId, u64, u64, u16)) {
+        for (l, v) in &self.0 {
+            for &(s, depth, r, d) in v {
+                f(*l, r, s, d, depth);
+            }
+        }
     }
 }
 

@@ -318,7 +318,7 @@ impl StoreSession {
                     }
                 }
             }
-            (Pending::Exact(x), None) => ("exact", codec::encode(&x.finish(&self.skeleton)), 0),
+            (Pending::Exact(x), None) => ("exact", x.encode(&self.skeleton), 0),
             (Pending::Exact(x), Some(def)) => {
                 let busy = BusyIntervals::compute(&x.finish(&self.skeleton), &def);
                 ("busy", self.moments_bundle(def, busy)?, 0)

@@ -456,7 +456,10 @@ pub fn stream_into(
     let mut stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
     // Message ends and collective parts past a sixteenth of --memory go to a file beside the spill in
     // sorted runs, matched from it at the end (`readers::otf2::ends`).
-    let ends_path = spill_path.with_extension("ends");
+    // `.spill.ends`, `.spill.3.ends`: MPI ranks share the folder, each with its own spills.
+    let mut ends_path = spill_path.as_os_str().to_owned();
+    ends_path.push(".ends");
+    let ends_path = PathBuf::from(ends_path);
     stream.spill_ends(Box::new(FileSpill::create(&ends_path, 0)?), memory / ENDS_IN_MEMORY_SHARE);
     // The nested intervals stay in memory while they take at most an eighth of --memory (pass 2 counts them
     // against the rest), saving the spill's writes and reads.

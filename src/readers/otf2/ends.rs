@@ -13,7 +13,7 @@
 //! is the same byte for byte; the parts are read back in order and grouped as `matching` groups them.
 //!
 //! What stays in memory: a run's sort of at most the share, one page per run while merging, the cancelled
-//! sends already spilled, and the matched pairs (56 bytes each) while they are put in receive order: the
+//! sends already spilled, and the matched pairs (56 bytes a receive) while they are put in receive order: the
 //! trace the builder makes holds every message and collective part anyway.
 //!
 //! It must not decode bytes nor change what is matched or in which order.
@@ -30,36 +30,39 @@ const END_BYTES: usize = 40;
 const PART_BYTES: usize = 50;
 /// Bytes of a page read back at a time, at most (one per run while merging).
 const PAGE_BYTES: usize = 64 << 10;
-/// Bytes the trace will hold per matched message and per collective part made from spilled ends (the
-/// matched pair, and the builder's columns), for [`Ends::held_bytes`].
+/// Bytes the end holds per spilled receive (its matched pair put in receive order; then the builder's
+/// message) and per collective part made from spilled ends (the builder's columns), for
+/// [`Ends::held_bytes`].
 const MESSAGE_HELD: u64 = 56;
 const PART_HELD: u64 = 56;
 
 /// A send or receive as spilled: sorted by channel, then by the order it was recorded in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct End {
-    /// (sender, receiver, communicator, tag).
-    channel: [u32; 4],
+    /// (sender, receiver, communicator, tag), one number (compared in that order: a fast sort key).
+    channel: u128,
     /// The send's or receive's number among all sends or receives, in record order.
     nth: u64,
     length: u64,
     time_ns: i64,
 }
 
+/// A channel as one number.
+fn channel(sender: LocationId, receiver: LocationId, comm: u32, tag: u32) -> u128 {
+    (sender.0 as u128) << 96 | (receiver.0 as u128) << 64 | (comm as u128) << 32 | tag as u128
+}
+
 impl End {
     fn put(&self, out: &mut Vec<u8>) {
-        for c in self.channel {
-            out.extend_from_slice(&c.to_le_bytes());
-        }
+        out.extend_from_slice(&self.channel.to_le_bytes());
         out.extend_from_slice(&self.nth.to_le_bytes());
         out.extend_from_slice(&self.length.to_le_bytes());
         out.extend_from_slice(&self.time_ns.to_le_bytes());
     }
     fn get(b: &[u8]) -> End {
-        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         End {
-            channel: [u32_at(0), u32_at(4), u32_at(8), u32_at(12)],
+            channel: u128::from_le_bytes(b[..16].try_into().expect("16 bytes")),
             nth: u64_at(16),
             length: u64_at(24),
             time_ns: u64_at(32) as i64,
@@ -203,9 +206,10 @@ impl Ends {
         let memory = self.sends.capacity() * size_of::<Send>()
             + self.recvs.capacity() * size_of::<Recv>()
             + self.parts.capacity() * size_of::<CollectivePart>();
-        let spilled = self.spill.as_ref().map_or(0, |x| {
-            x.sends_out.min(x.recvs_out) * MESSAGE_HELD + x.parts_out * PART_HELD + x.cancelled.capacity() as u64 * 8
-        });
+        let spilled = self
+            .spill
+            .as_ref()
+            .map_or(0, |x| x.recvs_out * MESSAGE_HELD + x.parts_out * PART_HELD + x.cancelled.capacity() as u64 * 8);
         memory as u64 + spilled
     }
 
@@ -264,8 +268,11 @@ impl Ends {
                 }
             }
         };
-        // (receive number, channel, send's length, send time, receive's length, receive time).
-        let mut matched: Vec<(u64, [u32; 4], u64, i64, u64, i64)> = Vec::new();
+        // Each matched pair at its receive's number, so they come out in receive order without a sort:
+        // (channel, send's length, send time, receive's length, receive time).
+        type Pair = ([u32; 4], u64, i64, u64, i64);
+        let received = x.recvs_out;
+        let mut placed: Vec<Option<Pair>> = vec![None; received as usize];
         let (mut unmatched_sends, mut unmatched_recvs) = (0usize, 0usize);
         let (mut s, mut r) = (next_send(out)?, recvs.next(out)?);
         loop {
@@ -289,16 +296,21 @@ impl Ends {
                         r = recvs.next(out)?;
                     }
                     std::cmp::Ordering::Equal => {
-                        matched.push((b.nth, a.channel, a.length, a.time_ns, b.length, b.time_ns));
+                        let c = a.channel;
+                        let c = [(c >> 96) as u32, (c >> 64) as u32, (c >> 32) as u32, c as u32];
+                        match placed.get_mut(b.nth as usize) {
+                            Some(p) => *p = Some((c, a.length, a.time_ns, b.length, b.time_ns)),
+                            None => {
+                                return Err(format!("spilled message ends damaged: receive {} of {received}", b.nth))
+                            }
+                        }
                         s = next_send(out)?;
                         r = recvs.next(out)?;
                     }
                 },
             }
         }
-        // Receive numbers are unique.
-        matched.sort_unstable_by_key(|m| m.0);
-        for (_, [sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns) in matched {
+        for ([sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns) in placed.into_iter().flatten() {
             let (sender, receiver) = (LocationId(sender), LocationId(receiver));
             let send = Send { sender, receiver, comm, tag, length, time_ns: send_ns, cancelled: false };
             let recv = Recv { sender, receiver, comm, tag, length: recv_length, time_ns: recv_ns };
@@ -340,7 +352,7 @@ impl Spilled {
         let mut run: Vec<End> = (sends.iter().enumerate())
             .filter(|(_, s)| !s.cancelled)
             .map(|(i, s)| End {
-                channel: [s.sender.0, s.receiver.0, s.comm, s.tag],
+                channel: channel(s.sender, s.receiver, s.comm, s.tag),
                 nth: first + i as u64,
                 length: s.length,
                 time_ns: s.time_ns,
@@ -354,7 +366,7 @@ impl Spilled {
         let first = self.recvs_out;
         run.clear();
         run.extend(recvs.iter().enumerate().map(|(i, r)| End {
-            channel: [r.sender.0, r.receiver.0, r.comm, r.tag],
+            channel: channel(r.sender, r.receiver, r.comm, r.tag),
             nth: first + i as u64,
             length: r.length,
             time_ns: r.time_ns,

@@ -102,9 +102,9 @@ fn get_part(b: &[u8]) -> CollectivePart {
 #[derive(Default)]
 pub(super) struct Ends {
     /// The records not spilled (all of them without a spill), in record order.
-    pub(super) sends: Vec<Send>,
-    pub(super) recvs: Vec<Recv>,
-    pub(super) parts: Vec<CollectivePart>,
+    sends: Vec<Send>,
+    recvs: Vec<Recv>,
+    parts: Vec<CollectivePart>,
     spill: Option<Spilled>,
     /// Sends, receives and parts recorded in all (spilled or not).
     counts: [usize; 3],
@@ -136,7 +136,8 @@ struct Spilled {
 
 impl Ends {
     /// Spill to `out` whenever the records held pass `share` bytes (tests make it tiny: runs of a record
-    /// or two).
+    /// or two). A write that fails stops the spilling; the read reports it after the location
+    /// ([`failed`](Self::failed)).
     pub(super) fn spill_to(&mut self, out: Box<dyn EventSpill>, share: u64) {
         let records = |size: usize| (share as usize / size / 4).clamp(1, PAGE_BYTES / size);
         self.spill = Some(Spilled {

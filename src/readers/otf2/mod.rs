@@ -241,7 +241,8 @@ impl Otf2Stream<'_> {
     }
 
     /// About the bytes held until [`finish`](Self::finish) (message ends and collective parts to match,
-    /// instants, counter samples, strings), and the counts of sends, receives and collective parts.
+    /// or for those spilled the messages and parts the trace will hold; instants, counter samples,
+    /// strings), and the counts of sends, receives and collective parts.
     pub fn held_bytes(&self) -> Held {
         self.0.held_bytes()
     }

@@ -20,15 +20,21 @@ use weft::store::{build, BuildOptions, BuiltStore};
 fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOptions) {
     let whole: BuiltStore = build(&read_archive(name, files).expect("archive reads"), o);
     // The default buffers, and tiny ones: event files read 97 bytes at a time (records cut by every
-    // window), locations nested 7 intervals at a time (prefixes taken while regions are open).
-    for (event_buffer, window) in [(0, weft::readers::otf2::READ_WINDOW), (7, 97)] {
+    // window), locations nested 7 intervals at a time (prefixes taken while regions are open), and message
+    // ends and collective parts spilled whenever they pass 97 bytes (runs of two or three records, matched
+    // by merging hundreds of runs; `readers::otf2::ends`).
+    for (event_buffer, window, ends) in [(0, weft::readers::otf2::READ_WINDOW, None), (7, 97, Some(97))] {
         let sink = MemorySink::default();
         let mut spill = MemorySpill::default();
         let mut stream = open_stream(name, files).expect("archive opens");
         stream.set_read_window(window);
+        if let Some(share) = ends {
+            stream.spill_ends(Box::new(MemorySpill::default()), share);
+        }
         let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None };
         let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
-        assert_same_store(&format!("{name} ({event_buffer} intervals, {window} bytes)"), &whole, done, sink);
+        let what = format!("{name} ({event_buffer} intervals, {window} bytes, ends spilled past {ends:?} bytes)");
+        assert_same_store(&what, &whole, done, sink);
     }
 }
 
@@ -166,6 +172,32 @@ fn message_ends_past_the_memory_are_refused_while_reading() {
     }
 }
 
+/// Spilled in sorted runs (`readers::otf2::ends`), the message ends no longer count whole against
+/// `memory` (in `Vec`s, about 72 bytes a message, twice that to match them), only the messages and
+/// collective parts they make (56 bytes each, twice that at the end: the trace pass 2 holds). Under 7 MB
+/// (1 MB of it the read's window), 25,000 sends and receives held to be matched are refused while reading
+/// (they need about 7.5 MB); spilled past 64 KiB, they are matched (about 6 MB) and the index goes on to
+/// its second pass (refused there: a block of one location needs more).
+#[test]
+fn message_ends_spilled_pass_the_first_pass_under_a_memory_that_refuses_them_held() {
+    use weft::store::stream::IndexError;
+    let (files, counts) = archive(&GenConfig::new(2, 400_000));
+    assert_eq!(counts.mpi_send, 25_000);
+    let so = StreamOptions { build: BuildOptions::default(), memory: 7 << 20, event_buffer: 1000, shard: None };
+    for spilled in [false, true] {
+        let mut stream = open_stream("traces.otf2", &files).unwrap();
+        if spilled {
+            stream.spill_ends(Box::new(MemorySpill::default()), 64 << 10);
+        }
+        match index_otf2(stream, &so, &mut MemorySpill::default(), &MemorySink::default(), &|_| {}) {
+            Err(IndexError::Memory(m)) if !spilled => assert!(m.starts_with("reading location "), "{m}"),
+            Err(IndexError::Memory(m)) if spilled => assert!(m.starts_with("the busiest block"), "{m}"),
+            Err(e) => panic!("spilled {spilled}: {e}"),
+            Ok(_) => panic!("spilled {spilled}: indexed within 7 MB"),
+        }
+    }
+}
+
 fn write_archive(files: &MemoryFiles, dir: &Path) {
     for (p, b) in &files.files {
         let path = dir.join(p);
@@ -183,7 +215,9 @@ fn weft_index_holds_its_memory_bound() {
     let _ = std::fs::remove_dir_all(&base);
     // 48 locations of about 40 k events each: ~1.9 M events, ~25 MB of OTF2, ~190 MB as a whole trace.
     let cfg = GenConfig { threads: 2, ..GenConfig::new(24, 1_900_000) };
-    let (files, _) = archive(&cfg);
+    let (files, counts) = archive(&cfg);
+    // Its message ends (40 bytes spilled) pass their sixteenth of --memory: they are spilled in runs.
+    assert!((counts.mpi_send + counts.mpi_recv) * 40 > (40 << 20) / 16, "{} sends", counts.mpi_send);
     let trace_dir = base.join("trace");
     write_archive(&files, &trace_dir);
     let o =
@@ -217,7 +251,7 @@ fn weft_index_holds_its_memory_bound() {
     for (path, bytes) in &whole.tiles {
         assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
     }
-    assert!(!store.join(".spill").exists());
+    assert!(!store.join(".spill").exists() && !store.join(".spill.ends").exists());
     // Too little memory for one block is refused with the flag named.
     let out = index("2M");
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--memory"));

@@ -1,8 +1,9 @@
 //! A store built without the whole trace (issue #17): an OTF2 archive is read location by location
 //! ([`Otf2Stream`]), each event file a window at a time, its intervals taken in prefixes as they are
 //! decoded and nested as they come (`nest::LocationNest`), so memory holds the definitions, the compact
-//! message ends, collective parts and instants (matched at the end, as the OTF2 reader does; checked against
-//! `memory` after every location, [`IndexError::Memory`]), a bounded buffer of intervals whatever a
+//! message ends, collective parts and instants (matched at the end, as the OTF2 reader does, the ends spilled
+//! in sorted runs where the caller gives a spill, `Otf2Stream::spill_ends`; checked against `memory` after
+//! every location, [`IndexError::Memory`]), a bounded buffer of intervals whatever a
 //! location's length, and the blocks being tiled.
 //! A Chrome JSON or Paraver trace, whose records are not grouped by location, is read in chunks
 //! ([`index_chrome`], [`index_paraver`]): the reader spills each location's records (Chrome: X intervals and
@@ -636,7 +637,7 @@ pub fn index_otf2(
     if digest.min_start < i64::MAX {
         stream.note_outside_start(digest.min_start);
     }
-    tile(stream.finish(), digest, Vec::new(), o, spill, sink, progress)
+    tile(stream.finish()?, digest, Vec::new(), o, spill, sink, progress)
 }
 
 /// Bytes of a spill buffer per byte of `--memory`: a chunked read buffers records for spilling in an

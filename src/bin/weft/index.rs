@@ -7,8 +7,10 @@
 //! `weft render moments`.
 //!
 //! OTF2 is streamed location by location (`store::stream`): memory holds one location's events, the compact
-//! message ends and the blocks being tiled (as many as `--memory` allows, at most `--threads`), the first
-//! pass's nested intervals go to a spill file in the partial folder. Chrome JSON and Paraver (plain or
+//! message ends and collective parts up to a sixteenth of `--memory` (past it they go to a second spill
+//! file in sorted runs, matched by merging them: `readers::otf2::ends`), the matched messages and the
+//! blocks being tiled (as many as `--memory` allows, at most `--threads`); the first pass's nested intervals
+//! go to a spill file in the partial folder. Chrome JSON and Paraver (plain or
 //! gzipped) are read in 1 MiB chunks (`store::stream::index_chrome`, `index_paraver`), their per-location
 //! records spilled to a second file there as they come. A shard (`--shard K/N`) of these three streams the
 //! same way, decoding every location (messages are matched whole) but spilling and tiling only its own
@@ -404,6 +406,9 @@ pub struct Streamed {
 
 /// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
 const SPILL_IN_MEMORY_SHARE: u64 = 8;
+/// Bytes of `--memory` per byte of the message ends and collective parts an OTF2 index holds before it
+/// spills them in a sorted run.
+const ENDS_IN_MEMORY_SHARE: u64 = 16;
 
 /// Index an OTF2 archive location by location (`store::stream`), tiles written as blocks finish, the
 /// first pass's spill in the partial folder (removed before the manifest is written). None when the archive
@@ -448,7 +453,14 @@ pub fn stream_into(
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
     use weft::store::stream::{index_otf2, IndexError, Progress as P, StreamOptions};
     let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
-    let stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
+    let mut stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
+    // Message ends and collective parts past a sixteenth of --memory go to a file beside the spill in
+    // sorted runs, matched from it at the end (`readers::otf2::ends`).
+    // `.spill.ends`, `.spill.3.ends`: MPI ranks share the folder, each with its own spills.
+    let mut ends_path = spill_path.as_os_str().to_owned();
+    ends_path.push(".ends");
+    let ends_path = PathBuf::from(ends_path);
+    stream.spill_ends(Box::new(FileSpill::create(&ends_path, 0)?), memory / ENDS_IN_MEMORY_SHARE);
     // The nested intervals stay in memory while they take at most an eighth of --memory (pass 2 counts them
     // against the rest), saving the spill's writes and reads.
     let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
@@ -466,7 +478,10 @@ pub fn stream_into(
             progress.bar("tiling", done, total, "blocks")
         }
     };
-    let indexed = match index_otf2(stream, &o, &mut spill, &sink, &report) {
+    let indexed = index_otf2(stream, &o, &mut spill, &sink, &report);
+    // The stream (and its spill of message ends) was dropped by the index, whatever its outcome.
+    let _ = std::fs::remove_file(&ends_path);
+    let indexed = match indexed {
         Ok(i) => i,
         Err(IndexError::NotStreamable(_)) => {
             drop(spill);

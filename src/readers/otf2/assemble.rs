@@ -10,8 +10,9 @@
 use super::anchor::Anchor;
 use super::convert::{comm_ranks, paradigm, role, thread_kind, Clock, COLLECTIVE_NAMES};
 use super::definitions::{self, ClockCorrection, GlobalDefs, LocalDefs, UNDEFINED};
+use super::ends::Ends;
 use super::events::{self, metric_value, Event};
-use super::matching::{self, CollectivePart, Recv, Send};
+use super::matching::{CollectivePart, Recv, Send};
 use super::threads::{ThreadEvent, ThreadEventKind};
 use super::{malformed, ArchiveFiles, IntervalTaker, Otf2Read};
 use crate::model::*;
@@ -33,7 +34,7 @@ pub(super) fn assemble(anchor_path: &str, anchor: Anchor, files: &dyn ArchiveFil
             a.b.interval(loc, r, start, dur);
         }
     }
-    Ok(a.finish())
+    a.finish()
 }
 
 /// An archive being read location by location: the definitions are in the builder; each call of
@@ -176,9 +177,7 @@ impl<'f> Assembler<'f> {
         }
         let st = State {
             region_dense,
-            sends: Vec::new(),
-            recvs: Vec::new(),
-            parts: Vec::new(),
+            ends: Ends::default(),
             thread_raw: Vec::new(),
             regions,
             // Each communicator's ranks resolved to model locations once (the hot path: one lookup per
@@ -219,6 +218,12 @@ impl<'f> Assembler<'f> {
             intervals,
             taker,
         )?;
+        if let Some(e) = self.st.ends.failed() {
+            return Err(ReadError::Io {
+                file: format!("{}/{id}.evt", self.stem),
+                detail: format!("spilling its message ends: {e}"),
+            });
+        }
         self.b.add_event_records(r.events);
         Ok((loc, r))
     }
@@ -229,30 +234,39 @@ impl<'f> Assembler<'f> {
         held(&self.st, &self.b)
     }
 
+    /// Spill the message ends and collective parts to `out` whenever they pass `share` bytes (`ends`).
+    pub(super) fn spill_ends(&mut self, out: Box<dyn crate::readers::chrome::EventSpill>, share: u64) {
+        self.st.ends.spill_to(out, share);
+    }
+
     /// Match messages and collectives, and build the trace (with the intervals the caller pushed, if any).
-    pub(super) fn finish(self) -> Otf2Read {
-        let Assembler { mut b, st, anchor, comm_names, .. } = self;
+    /// Fails only when the spilled message ends cannot be read back.
+    pub(super) fn finish(self) -> Result<Otf2Read, ReadError> {
+        let Assembler { mut b, mut st, anchor, comm_names, stem, .. } = self;
+        let spilled =
+            |e: String| ReadError::Io { file: stem.clone(), detail: format!("matching the spilled message ends: {e}") };
         // Messages.
-        let m = matching::match_messages(&st.sends, &st.recvs);
-        for p in &m.matched {
-            let (s, r) = (&st.sends[p.send], &st.recvs[p.recv]);
-            let name = comm_names.get(&s.comm).copied().unwrap_or_else(|| b.intern(""));
-            b.message(MessageRecord {
-                kind: MessageKind::PointToPoint,
-                sender: s.sender,
-                receiver: r.receiver,
-                send_ns: s.time_ns,
-                recv_ns: r.time_ns,
-                size_bytes: s.length,
-                tag: s.tag,
-                name,
-            });
-        }
-        if m.unmatched_sends + m.unmatched_recvs > 0 {
+        let (unmatched_sends, unmatched_recvs) = st
+            .ends
+            .messages(&mut |s, r| {
+                let name = comm_names.get(&s.comm).copied().unwrap_or_else(|| b.intern(""));
+                b.message(MessageRecord {
+                    kind: MessageKind::PointToPoint,
+                    sender: s.sender,
+                    receiver: r.receiver,
+                    send_ns: s.time_ns,
+                    recv_ns: r.time_ns,
+                    size_bytes: s.length,
+                    tag: s.tag,
+                    name,
+                });
+            })
+            .map_err(spilled)?;
+        if unmatched_sends + unmatched_recvs > 0 {
             b.warnings_mut().push(WarningKind::UnmatchedFlow, || {
-                format!("{} sends and {} receives found no partner", m.unmatched_sends, m.unmatched_recvs)
+                format!("{unmatched_sends} sends and {unmatched_recvs} receives found no partner")
             });
-            b.warnings_mut().add_count(WarningKind::UnmatchedFlow, (m.unmatched_sends + m.unmatched_recvs) as u64 - 1);
+            b.warnings_mut().add_count(WarningKind::UnmatchedFlow, (unmatched_sends + unmatched_recvs) as u64 - 1);
         }
         if st.unresolved_ranks > 0 {
             let n = st.unresolved_ranks;
@@ -260,21 +274,22 @@ impl<'f> Assembler<'f> {
         }
 
         // Collectives.
-        let ops = matching::group_collectives(&st.parts);
-        for (p, op) in st.parts.iter().zip(ops) {
-            let communicator = comm_names.get(&p.comm).copied().unwrap_or_else(|| b.intern(""));
-            b.collective(CollectiveRecord {
-                operation: op,
-                location: p.location,
-                region: p.region,
-                communicator,
-                root: p.root,
-                start_ns: p.begin_ns,
-                end_ns: p.end_ns,
-                bytes_sent: p.sent,
-                bytes_received: p.received,
-            });
-        }
+        st.ends
+            .collectives(&mut |p, op| {
+                let communicator = comm_names.get(&p.comm).copied().unwrap_or_else(|| b.intern(""));
+                b.collective(CollectiveRecord {
+                    operation: op,
+                    location: p.location,
+                    region: p.region,
+                    communicator,
+                    root: p.root,
+                    start_ns: p.begin_ns,
+                    end_ns: p.end_ns,
+                    bytes_sent: p.sent,
+                    bytes_received: p.received,
+                });
+            })
+            .map_err(spilled)?;
 
         let trace = b.finish();
         let origin = trace.origin_ns;
@@ -283,14 +298,13 @@ impl<'f> Assembler<'f> {
             .into_iter()
             .map(|(location, t, kind)| ThreadEvent { location, time_ns: t.saturating_sub(origin).max(0) as u64, kind })
             .collect();
-        Otf2Read { trace, anchor, thread_events }
+        Ok(Otf2Read { trace, anchor, thread_events })
     }
 }
 
 struct State {
-    sends: Vec<Send>,
-    recvs: Vec<Recv>,
-    parts: Vec<CollectivePart>,
+    /// Message ends and collective parts, matched at the end (in memory or spilled in runs).
+    ends: Ends,
     thread_raw: Vec<(LocationId, i64, ThreadEventKind)>,
     regions: HashMap<u32, RegionId>,
     /// The same map for small ids, as a table (the hot path: one lookup per ENTER).
@@ -500,7 +514,7 @@ fn read_location(
     let mut take_at = taker.as_ref().map_or(usize::MAX, |t| t.1.max(1));
     let mut stopped = false;
     let mut coll_begin: Vec<i64> = Vec::new();
-    let mut isends: rustc_hash::FxHashMap<u64, usize> = Default::default();
+    let mut isends: rustc_hash::FxHashMap<u64, u64> = Default::default();
     let mut last_ns = i64::MIN;
     let mut mismatched = 0u64;
     let mut overflowed: Option<(u64, u64)> = None;
@@ -553,15 +567,23 @@ fn read_location(
             },
             Event::MpiSend { receiver, comm, tag, length } | Event::MpiIsend { receiver, comm, tag, length, .. } => {
                 if let Some(to) = st.rank(comm, receiver, loc) {
+                    let nth = st.ends.send(Send {
+                        sender: loc,
+                        receiver: to,
+                        comm,
+                        tag,
+                        length,
+                        time_ns: t,
+                        cancelled: false,
+                    });
                     if let Event::MpiIsend { request, .. } = ev {
-                        isends.insert(request, st.sends.len());
+                        isends.insert(request, nth);
                     }
-                    st.sends.push(Send { sender: loc, receiver: to, comm, tag, length, time_ns: t, cancelled: false });
                 }
             }
             Event::MpiRecv { sender, comm, tag, length } | Event::MpiIrecv { sender, comm, tag, length, .. } => {
                 if let Some(from) = st.rank(comm, sender, loc) {
-                    st.recvs.push(Recv { sender: from, receiver: loc, comm, tag, length, time_ns: t });
+                    st.ends.recv(Recv { sender: from, receiver: loc, comm, tag, length, time_ns: t });
                 }
             }
             Event::MpiIsendComplete { request } => {
@@ -569,7 +591,7 @@ fn read_location(
             }
             Event::MpiRequestCancelled { request } => {
                 if let Some(i) = isends.remove(&request) {
-                    st.sends[i].cancelled = true;
+                    st.ends.cancel(i);
                 }
             }
             Event::MpiCollectiveBegin => coll_begin.push(t),
@@ -584,7 +606,7 @@ fn read_location(
                     }
                 };
                 let root = if root == UNDEFINED { None } else { st.rank(comm, root, loc) };
-                st.parts.push(CollectivePart {
+                st.ends.part(CollectivePart {
                     location: loc,
                     region,
                     comm,
@@ -695,11 +717,8 @@ pub type Held = (u64, [usize; 3]);
 
 fn held(st: &State, b: &TraceBuilder) -> Held {
     use std::mem::size_of;
-    let ends = st.sends.capacity() * size_of::<Send>()
-        + st.recvs.capacity() * size_of::<Recv>()
-        + st.parts.capacity() * size_of::<CollectivePart>()
-        + st.thread_raw.capacity() * size_of::<(LocationId, i64, ThreadEventKind)>();
-    (ends as u64 + b.held_bytes(), [st.sends.len(), st.recvs.len(), st.parts.len()])
+    let threads = st.thread_raw.capacity() * size_of::<(LocationId, i64, ThreadEventKind)>();
+    (st.ends.held_bytes() + threads as u64 + b.held_bytes(), st.ends.counts())
 }
 
 /// What reading one location's events gave besides its intervals.

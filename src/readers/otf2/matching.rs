@@ -93,17 +93,27 @@ pub struct CollectivePart {
 /// Operation instance for each part (dense ids from 0, in order of first appearance). Parts must be in
 /// per-location time order.
 pub fn group_collectives(parts: &[CollectivePart]) -> Vec<u32> {
-    let mut seen: HashMap<(LocationId, u32), u32> = HashMap::default();
-    let mut instance: HashMap<(u32, u32), u32> = HashMap::default();
-    let mut out = Vec::with_capacity(parts.len());
-    for p in parts {
-        let k = seen.entry((p.location, p.comm)).or_insert(0);
+    let mut group = Collectives::default();
+    parts.iter().map(|p| group.operation(p)).collect()
+}
+
+/// [`group_collectives`] a part at a time (parts handed in the same order), for parts read back from a
+/// spill.
+#[derive(Default)]
+pub struct Collectives {
+    seen: HashMap<(LocationId, u32), u32>,
+    instance: HashMap<(u32, u32), u32>,
+}
+
+impl Collectives {
+    /// The next part's operation instance.
+    pub fn operation(&mut self, p: &CollectivePart) -> u32 {
+        let k = self.seen.entry((p.location, p.comm)).or_insert(0);
         let nth = *k;
         *k += 1;
-        let next = instance.len() as u32;
-        out.push(*instance.entry((p.comm, nth)).or_insert(next));
+        let next = self.instance.len() as u32;
+        *self.instance.entry((p.comm, nth)).or_insert(next)
     }
-    out
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod assemble;
 mod convert;
 pub mod definitions;
 pub mod encoding;
+mod ends;
 pub mod events;
 pub mod matching;
 pub mod threads;
@@ -240,7 +241,8 @@ impl Otf2Stream<'_> {
     }
 
     /// About the bytes held until [`finish`](Self::finish) (message ends and collective parts to match,
-    /// instants, counter samples, strings), and the counts of sends, receives and collective parts.
+    /// or for those spilled the messages and parts the trace will hold; instants, counter samples,
+    /// strings), and the counts of sends, receives and collective parts.
     pub fn held_bytes(&self) -> Held {
         self.0.held_bytes()
     }
@@ -255,9 +257,16 @@ impl Otf2Stream<'_> {
         self.0.b.note_outside_start(start_ns);
     }
 
-    /// Match messages and collectives; the trace without intervals.
-    pub fn finish(self) -> Trace {
-        self.0.finish().trace
+    /// Spill the message ends and collective parts kept to the end to `out` in sorted runs whenever they
+    /// hold more than `share` bytes, and match them from the runs (`ends` module doc; the trace is the same).
+    pub fn spill_ends(&mut self, out: Box<dyn crate::readers::chrome::EventSpill>, share: u64) {
+        self.0.spill_ends(out, share);
+    }
+
+    /// Match messages and collectives; the trace without intervals. Fails only when spilled message ends
+    /// cannot be read back.
+    pub fn finish(self) -> Result<Trace, ReadError> {
+        self.0.finish().map(|r| r.trace)
     }
 }
 

@@ -21,14 +21,34 @@ fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOpt
     let whole: BuiltStore = build(&read_archive(name, files).expect("archive reads"), o);
     // The default buffers, and tiny ones: event files read 97 bytes at a time (records cut by every
     // window), locations nested 7 intervals at a time (prefixes taken while regions are open).
-    for (event_buffer, window) in [(0, weft::readers::otf2::READ_WINDOW), (7, 97)] {
+    // The nested intervals kept as columns for pass 2 (the default, 0: an eighth of `memory`), or sent to
+    // the spill at once (1 byte), or once a few thousand bytes of them were kept (mid-location when the
+    // location is nested in prefixes).
+    for (event_buffer, window, held) in [
+        (0, weft::readers::otf2::READ_WINDOW, 0),
+        (7, 97, 0),
+        (0, weft::readers::otf2::READ_WINDOW, 1),
+        (7, 97, 1),
+        (0, weft::readers::otf2::READ_WINDOW, 50_000),
+        (7, 97, 20_000),
+    ] {
         let sink = MemorySink::default();
         let mut spill = MemorySpill::default();
         let mut stream = open_stream(name, files).expect("archive opens");
         stream.set_read_window(window);
-        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None };
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held };
         let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
-        assert_same_store(&format!("{name} ({event_buffer} intervals, {window} bytes)"), &whole, done, sink);
+        let spilled = done.spill_bytes > 0;
+        assert_same_store(
+            &format!("{name} ({event_buffer} intervals, {window} bytes, held {held})"),
+            &whole,
+            done,
+            sink,
+        );
+        // Held whole by default; spilled when the columns may hold one byte (a location with intervals).
+        if held == 0 || (held == 1 && whole.manifest.counts.intervals > 0) {
+            assert_eq!(spilled, held == 1, "{name}: held {held}: spilled {spilled}");
+        }
     }
 }
 
@@ -128,7 +148,7 @@ fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
     for (event_buffer, expect_whole) in [(0, true), (7, false)] {
         let sink = MemorySink::default();
         let stream = open_stream("traces.otf2", &files).unwrap();
-        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None };
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held: 0 };
         match index_otf2(stream, &so, &mut MemorySpill::default(), &sink, &|_| {}) {
             Ok(done) if expect_whole => assert_same_store("times going back", &whole, done, sink),
             Err(IndexError::NotStreamable(m)) if !expect_whole => assert!(m.contains("1.evt"), "{m}"),
@@ -151,6 +171,7 @@ fn message_ends_past_the_memory_are_refused_while_reading() {
             memory: 3 << 20,
             event_buffer: 1000,
             shard: None,
+            held: 0,
         };
         let stream = open_stream("traces.otf2", &files).unwrap();
         match index_otf2(stream, &so, &mut MemorySpill::default(), &MemorySink::default(), &|_| {}) {
@@ -266,7 +287,7 @@ fn weft_index_first_pass_holds_its_memory_bound_on_long_locations() {
 fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk: usize, buffer: usize) {
     let whole = build(&weft::readers::chrome::read_without_args(name, bytes).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None };
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0 };
     let done = index_chrome(
         name,
         &mut &bytes[..],
@@ -382,7 +403,7 @@ fn assert_paraver_equals_build(
 ) {
     let whole = build(&weft::readers::paraver::read(name, prv, pcf, row).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None };
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0 };
     let events = Box::new(MemorySpill::default());
     let done =
         index_paraver(name, &mut &prv[..], chunk, 0, pcf, row, &Vec::new, events, &so, &mut spill, &sink, &|_| {})
@@ -553,7 +574,7 @@ fn chunked_index_of_cut_and_damaged_traces_follows_the_reader() {
     let chrome = ChromeSample { ranks: 2, threads_per_rank: 2, iterations: 6, ..ChromeSample::builtin() }.generate();
     let p = ParaverSample { tasks: 2, threads_per_task: 2, iterations: 4, ..Default::default() }.generate();
     let o = BuildOptions { block_locations: 2, tile_intervals: 200, ..BuildOptions::default() };
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 3, shard: None };
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 3, shard: None, held: 0 };
     let mut cases = 0;
     for (k, variant) in (0..24).map(|k| (k, k % 3)) {
         for (is_chrome, src) in [(true, &chrome), (false, &p.prv)] {

@@ -252,7 +252,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     let mut spill = FileSpill::create(&spill_path, 0)?;
     let events = Box::new(FileSpill::create(&events_path, 0)?);
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options, memory, event_buffer: 0, shard };
+    let o = StreamOptions { build: options, memory, event_buffer: 0, shard, held: 0 };
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
         P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
@@ -453,7 +453,7 @@ pub fn stream_into(
     // against the rest), saving the spill's writes and reads.
     let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
     let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard };
+    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0 };
     let t0 = Instant::now();
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {

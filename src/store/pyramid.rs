@@ -7,6 +7,7 @@
 //! Must not encode tiles or know files.
 
 use crate::analyses::busy::BusyInterval;
+use crate::model::RegionId;
 
 /// The columns of a summary tile, in stored order.
 pub const COLUMNS: [&str; 7] =
@@ -84,8 +85,11 @@ impl Bins {
 
 /// What level 1 is computed from, for one location (times in ns from the origin).
 pub struct LocationInput<'a> {
-    /// (region, start, dur, depth) in the model's order (start, then depth).
-    pub intervals: &'a [(u32, u64, u64, u16)],
+    /// The intervals' columns (region, start, duration) in the model's order (start, then depth): a slice
+    /// of a block's, not copied.
+    pub region: &'a [RegionId],
+    pub start_ns: &'a [u64],
+    pub dur_ns: &'a [u64],
     pub busy_compute: &'a [BusyInterval],
     pub busy_any: &'a [BusyInterval],
     pub instants: &'a [u64],
@@ -155,11 +159,11 @@ pub fn level1(input: &LocationInput, bin_ns: u64, bins: usize) -> Bins {
     }
     // Exclusive time per region: the innermost open interval owns the time. Pieces come in time order, so
     // each bin's per-region tally is finished when a later bin starts.
-    let mut dom = Dominant { bin_ns, by, bins, current: usize::MAX, tally: Vec::new() };
+    let mut dom = Dominant { bin_ns, by, bins, current: usize::MAX, tally: Vec::new(), touched: Vec::new() };
     let mut stack: Vec<(u32, u64)> = Vec::new();
     let mut cursor = 0u64;
-    for &(region, start, dur, _) in input.intervals {
-        let end = start + dur;
+    for ((region, &start), &dur) in input.region.iter().zip(input.start_ns).zip(input.dur_ns) {
+        let (region, end) = (region.0, start + dur);
         out.events[bin_of(start)] += 1;
         out.events[bin_of(end)] += 1;
         while let Some(&(r, e)) = stack.last() {
@@ -189,7 +193,10 @@ struct Dominant {
     by: Divisor,
     bins: usize,
     current: usize,
-    tally: Vec<(u32, u64)>,
+    /// The current bin's exclusive time by region (indexed by region; 0 for a region not in the bin: a
+    /// piece is never empty), and the regions in it.
+    tally: Vec<u64>,
+    touched: Vec<u32>,
 }
 
 impl Dominant {
@@ -202,23 +209,32 @@ impl Dominant {
                 self.finish_bin(out);
                 self.current = k;
             }
-            match self.tally.iter_mut().find(|(r, _)| *r == region) {
-                Some((_, ns)) => *ns += end - t,
-                None => self.tally.push((region, end - t)),
+            let r = region as usize;
+            if r >= self.tally.len() {
+                self.tally.resize(r + 1, 0);
             }
+            if self.tally[r] == 0 {
+                self.touched.push(region);
+            }
+            self.tally[r] += end - t;
             t = end;
         }
     }
 
     fn finish_bin(&mut self, out: &mut Bins) {
         if self.current < self.bins {
-            // Most time wins; on a tie, the lower region index (deterministic).
-            if let Some(&(r, ns)) = self.tally.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))) {
+            // Most time wins; on a tie, the lower region index (deterministic, whatever the order touched).
+            let tally = &self.tally;
+            if let Some(&r) =
+                self.touched.iter().max_by(|&&a, &&b| tally[a as usize].cmp(&tally[b as usize]).then(b.cmp(&a)))
+            {
                 out.dominant_region[self.current] = r + 1;
-                out.dominant_ns[self.current] = ns;
+                out.dominant_ns[self.current] = tally[r as usize];
             }
         }
-        self.tally.clear();
+        for r in self.touched.drain(..) {
+            self.tally[r as usize] = 0;
+        }
     }
 }
 
@@ -252,10 +268,11 @@ mod tests {
     #[test]
     fn exclusive_time_picks_the_innermost_region_and_levels_add_up() {
         // Region 0 over [0, 100), region 1 inside over [10, 90): bins of 50 -> region 1 dominates both.
-        let iv = [(0u32, 0u64, 100u64, 0u16), (1, 10, 80, 1)];
         let busy = [BusyInterval { start_ns: 0, end_ns: 100 }];
         let input = LocationInput {
-            intervals: &iv,
+            region: &[RegionId(0), RegionId(1)],
+            start_ns: &[0, 10],
+            dur_ns: &[100, 80],
             busy_compute: &busy,
             busy_any: &busy,
             instants: &[99],

@@ -7,8 +7,9 @@
 //! `weft render moments`.
 //!
 //! OTF2 is streamed location by location (`store::stream`): memory holds one location's events, the compact
-//! message ends and the blocks being tiled (as many as `--memory` allows, at most `--threads`), the first
-//! pass's nested intervals go to a spill file in the partial folder. Chrome JSON and Paraver (plain or
+//! message ends and the blocks being tiled (as many as `--memory` allows, at most `--threads`); the first
+//! pass's nested intervals are kept as pass 2's columns while they take at most an eighth of `--memory`,
+//! else they go to a spill file in the partial folder. Chrome JSON and Paraver (plain or
 //! gzipped) are read in 1 MiB chunks (`store::stream::index_chrome`, `index_paraver`), their per-location
 //! records spilled to a second file there as they come. A shard (`--shard K/N`) of these three streams the
 //! same way, decoding every location (messages are matched whole) but spilling and tiling only its own
@@ -449,8 +450,9 @@ pub fn stream_into(
     use weft::store::stream::{index_otf2, IndexError, Progress as P, StreamOptions};
     let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
     let stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
-    // The nested intervals stay in memory while they take at most an eighth of --memory (pass 2 counts them
-    // against the rest), saving the spill's writes and reads.
+    // The nested intervals are kept as columns while they take at most an eighth of --memory (`held: 0`),
+    // then spilled; the spill stays in memory while it takes at most another eighth (pass 2 counts both
+    // against the rest), saving its writes and reads.
     let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
     let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
     let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0 };

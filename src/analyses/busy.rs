@@ -203,6 +203,27 @@ impl BusyScanner {
         }
         subtract(&self.included, &self.excluded, out);
     }
+
+    /// [`spans`](Self::spans) of a [`BusyDefinition::Compute`] scanner into `out`, and the
+    /// [`BusyDefinition::Any`] spans of the same intervals into `any`, in one walk: every region counts under
+    /// `Any`, so its spans are the union `Compute` subtracts communication from (a store's summary pass
+    /// wants both). False, with nothing written, for a scanner of another definition.
+    pub fn compute_and_any(
+        &mut self,
+        region: &[RegionId],
+        start_ns: &[u64],
+        dur_ns: &[u64],
+        out: &mut Vec<BusyInterval>,
+        any: &mut Vec<BusyInterval>,
+    ) -> bool {
+        if self.flags.iter().any(|&f| f & INCLUDE == 0) {
+            return false;
+        }
+        self.spans(region, start_ns, dur_ns, out);
+        any.clear();
+        subtract(&self.included, &[], any);
+        true
+    }
 }
 
 /// Add `span` to a union being built from spans sorted by start.
@@ -422,6 +443,30 @@ mod tests {
         assert_eq!(before, after);
         assert_eq!(busy.spans[..3], [b(1, 4), b(6, 7), b(5, 9)], "listed locations first, in order");
         assert_eq!(busy.total_spans(), 5);
+    }
+
+    #[test]
+    fn compute_and_any_in_one_walk_equal_the_two_scanners() {
+        use crate::samples::otf2_gen::{archive, GenConfig};
+        let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(3, 20_000) });
+        let t = crate::readers::otf2::read_archive("traces.otf2", &files).unwrap();
+        let mut both = BusyScanner::new(&t, &BusyDefinition::Compute);
+        let mut compute = BusyScanner::new(&t, &BusyDefinition::Compute);
+        let mut any = BusyScanner::new(&t, &BusyDefinition::Any);
+        let (mut c1, mut a1, mut c2, mut a2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut differ = false;
+        for l in 0..t.locations.len() {
+            let (r, iv) = (t.location_intervals[l].clone(), &t.intervals);
+            let (region, start, dur) = (&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r]);
+            assert!(both.compute_and_any(region, start, dur, &mut c1, &mut a1));
+            compute.location(&t, LocationId(l as u32), &mut c2);
+            any.location(&t, LocationId(l as u32), &mut a2);
+            assert_eq!((&c1, &a1), (&c2, &a2), "location {l}");
+            differ |= c1 != a1;
+        }
+        assert!(differ, "the trace has communication: compute and any differ");
+        let mut glob = BusyScanner::new(&t, &BusyDefinition::Pattern("MPI_*".into()));
+        assert!(!glob.compute_and_any(&[], &[], &[], &mut c1, &mut a1), "a pattern leaves regions out");
     }
 
     #[test]

@@ -621,11 +621,13 @@ fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockInterv
     // Per level, per location of the block, its bins.
     let mut per_level: Vec<Vec<Bins>> = vec![Vec::new(); levels.len()];
     let il = &trace.instants.location;
-    let mut scratch = Vec::new();
     for (k, l) in locs.clone().enumerate() {
         let r = bi.ranges[k].clone();
-        compute.spans(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &mut bc);
-        any.spans(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &mut ba);
+        let (region, start, dur) = (&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()]);
+        if !compute.compute_and_any(region, start, dur, &mut bc, &mut ba) {
+            compute.spans(region, start, dur, &mut bc);
+            any.spans(region, start, dur, &mut ba);
+        }
         for spans in [&bc, &ba] {
             let (reference, m0, mean, c2, c3) = accumulate(spans, None).to_parts();
             moments.signed(reference);
@@ -634,11 +636,11 @@ fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockInterv
             moments.varint(c2.to_bits());
             moments.varint(c3.to_bits());
         }
-        scratch.clear();
-        scratch.extend(r.map(|i| (bi.region[i].0, bi.start_ns[i], bi.dur_ns[i], bi.depth[i])));
         let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
         let input = LocationInput {
-            intervals: &scratch,
+            region: &bi.region[r.clone()],
+            start_ns: &bi.start_ns[r.clone()],
+            dur_ns: &bi.dur_ns[r],
             busy_compute: &bc,
             busy_any: &ba,
             instants: &trace.instants.time_ns[a..z],
@@ -687,12 +689,19 @@ pub fn particle_tiles(mut events: Vec<Particle>, t: &Tiling) -> Vec<(TileEntry, 
     // (the keys are unique, so the order is the unstable sort's).
     events.sort();
     let nw = t.windows as usize;
-    // Per window, the events (by position in `events`, so in their order) running at its start.
+    // Per window, the events (by position in `events`, so in their order) running at its start. Events come
+    // by start, so their windows ascend: the current window's span is kept and a division is made only when
+    // an event starts past it, or ends past it (most end in the window they start in).
     let mut open: Vec<Vec<usize>> = vec![Vec::new(); nw];
+    let (mut w, mut span) = (0u32, t.window_span(0));
     for (k, e) in events.iter().enumerate() {
+        if !span.contains(&e.0) {
+            w = t.window_of(e.0);
+            span = t.window_span(w);
+        }
         let end = e.0.saturating_add(e.4);
-        if end > 0 {
-            for o in open.iter_mut().take(t.window_of(end - 1) as usize + 1).skip(t.window_of(e.0) as usize + 1) {
+        if end > span.end {
+            for o in open.iter_mut().take(t.window_of(end - 1) as usize + 1).skip(w as usize + 1) {
                 o.push(k);
             }
         }

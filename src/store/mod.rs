@@ -24,6 +24,7 @@
 pub mod answer;
 pub mod build;
 pub mod columns;
+mod held;
 pub mod manifest;
 pub mod merge;
 mod nest;

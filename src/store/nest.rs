@@ -71,11 +71,11 @@ pub(super) fn nest(
 /// signed value, then the non-negative step from the previous), duration, depth; then the count of fix-ups,
 /// each (the interval's index in the location, its duration): durations of intervals written while still
 /// open. A location's spill is its segments in order (one, without fix-ups, for a location nested whole).
-pub(super) fn encode_segment(v: &[Nested], fixups: &[(u64, u64)], w: &mut ColumnWriter) {
+pub(super) fn encode_segment(v: impl ExactSizeIterator<Item = Nested>, fixups: &[(u64, u64)], w: &mut ColumnWriter) {
     w.buf.clear();
     w.varint(v.len() as u64);
     let mut prev = 0i64;
-    for (k, &(r, start, dur, depth)) in v.iter().enumerate() {
+    for (k, (r, start, dur, depth)) in v.enumerate() {
         w.varint(r.0 as u64);
         if k == 0 {
             w.signed(start);

@@ -17,11 +17,13 @@
 //!    [`TraceBuilder::finish`](crate::model::TraceBuilder::finish) does (the rule is per location and does not
 //!    depend on the origin), counted, and written to a [`Spill`] as compact varints (about 5 bytes per
 //!    interval; an OTF2 location in segments, whenever the reader has buffered [`StreamOptions::event_buffer`]
-//!    intervals, or a sixty-fourth of `memory`'s worth); then dropped. After the last location the messages and collectives are matched and the
+//!    intervals, or a sixty-fourth of `memory`'s worth); then dropped. While they fit in
+//!    [`StreamOptions::held`] bytes they are kept as the columns pass 2 tiles instead (`held.rs`: no spill
+//!    written and read back). After the last location the messages and collectives are matched and the
 //!    origin, span and per-location counts give the tiling ([`tiling_of`]).
-//! 2. **tile**: each block of locations is read back from the spill and cut into its level-0 tiles,
-//!    pyramid, moments, region totals and particle intervals ([`block_tiles`], the code `build` runs on a
-//!    whole trace), on `threads` threads, as many blocks in flight as `memory` allows; tiles go to the
+//! 2. **tile**: each block of locations is taken from the columns held, or read back from the spill, and
+//!    cut into its level-0 tiles, pyramid, moments, region totals and particle intervals ([`block_tiles`],
+//!    the code `build` runs on a whole trace), on `threads` threads, as many blocks in flight as `memory` allows; tiles go to the
 //!    [`TileSink`] as soon as a block is done. Particles and counters are tiled last.
 //!
 //! The unit is "a block of locations -> its tiles, its summaries, its region totals": a shard runs it on a
@@ -34,6 +36,7 @@ use super::build::{
     tiling_of, BlockIntervals, BuildOptions, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
+use super::held::HeldColumns;
 use super::manifest::{Manifest, TileEntry};
 use super::nest::{encode_segment, nest, LocationNest, Nested, RegionTotals};
 use super::partition::{part_manifest, PartManifest, Shard};
@@ -120,6 +123,9 @@ pub struct StreamOptions {
     /// messages), but only the shard's locations are spilled and tiled (shard 0 spills all: it writes the
     /// particle tiles). None: the whole store.
     pub shard: Option<Shard>,
+    /// Bytes of nested intervals pass 1 keeps as the columns pass 2 tiles (no spill round trip:
+    /// `held.rs`) before it writes them to the spill instead; 0: an eighth of `memory`.
+    pub held: u64,
 }
 
 impl StreamOptions {
@@ -130,7 +136,19 @@ impl StreamOptions {
             n => n,
         }
     }
+
+    /// Bytes of nested intervals kept as columns before they go to the spill.
+    pub fn held(&self) -> u64 {
+        match self.held {
+            0 => self.memory / HELD_SHARE,
+            n => n,
+        }
+    }
 }
+
+/// Bytes of `--memory` per byte of nested intervals kept as columns (as many as the CLI's spill keeps in
+/// memory before it writes a file).
+const HELD_SHARE: u64 = 8;
 
 /// What the index is doing, for a progress bar.
 #[derive(Clone, Copy, Debug)]
@@ -243,6 +261,22 @@ impl BlockColumns {
     }
 }
 
+/// A block's intervals for pass 2: a slice of the columns pass 1 held, or its columns read back from the
+/// spill (with the trace index of the first).
+enum BlockData<'h> {
+    Held(BlockIntervals<'h>),
+    Read(BlockColumns, u64),
+}
+
+impl BlockData<'_> {
+    fn intervals(&self) -> BlockIntervals<'_> {
+        match self {
+            BlockData::Held(bi) => BlockIntervals { ..*bi },
+            BlockData::Read(c, first_index) => c.intervals(*first_index),
+        }
+    }
+}
+
 /// What pass 1 learns from each location's intervals, in location order.
 struct Digest {
     counts: Vec<u64>,
@@ -260,6 +294,10 @@ struct Digest {
     /// A shard's per-region totals over every location (the part's fingerprint of the whole trace);
     /// None when not sharded.
     totals: Option<RegionTotals>,
+    /// The nested intervals kept as columns while they fit in `held_cap` bytes; None once they went to the
+    /// spill (and every later location's with them).
+    held: Option<HeldColumns>,
+    held_cap: u64,
 }
 
 impl Digest {
@@ -282,7 +320,33 @@ impl Digest {
             w: ColumnWriter::default(),
             spilled,
             totals: o.shard.map(|_| RegionTotals::default()),
+            held: Some(HeldColumns::default()),
+            held_cap: o.held(),
         }
+    }
+
+    /// Bytes the columns held hold.
+    fn held_bytes(&self) -> u64 {
+        self.held.as_ref().map_or(0, HeldColumns::bytes)
+    }
+
+    /// Once the columns held pass their share, write them to the spill (location `reading` being read) and
+    /// spill from then on.
+    fn check_held(&mut self, spill: &mut dyn Spill, reading: Option<usize>, path: &str) -> Result<(), IndexError> {
+        if self.held_bytes() <= self.held_cap {
+            return Ok(());
+        }
+        self.spill_held(spill, reading, path)
+    }
+
+    /// Write the columns held to the spill, and spill from then on.
+    fn spill_held(&mut self, spill: &mut dyn Spill, reading: Option<usize>, path: &str) -> Result<(), IndexError> {
+        if let Some(h) = self.held.take() {
+            let bytes =
+                h.spill(spill, reading, &mut self.w).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))?;
+            self.spill_bytes += bytes;
+        }
+        Ok(())
     }
 
     /// Nest the next location's intervals, count them, spill them (when the shard tiles them).
@@ -303,10 +367,19 @@ impl Digest {
         if let Some(t) = &mut self.totals {
             t.location(&self.nested);
         }
-        if !self.spilled.contains(&k) {
+        let kept = self.spilled.contains(&k);
+        if let Some(h) = &mut self.held {
+            h.begin();
+            if kept {
+                h.push(&self.nested);
+            }
+            h.end(kept);
+            return self.check_held(spill, None, path);
+        }
+        if !kept {
             return Ok(());
         }
-        encode_segment(&self.nested, &[], &mut self.w);
+        encode_segment(self.nested.iter().copied(), &[], &mut self.w);
         self.spill_bytes += self.w.buf.len() as u64;
         spill.put(k, &self.w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))
     }
@@ -315,6 +388,9 @@ impl Digest {
     /// [`end`](Self::end)).
     fn begin(&mut self) {
         self.nest.begin();
+        if let Some(h) = &mut self.held {
+            h.begin();
+        }
         if let Some(t) = &mut self.totals {
             t.begin();
         }
@@ -354,8 +430,17 @@ impl Digest {
     fn flush(&mut self, spill: &mut dyn Spill, path: &str) -> Result<(), IndexError> {
         let k = self.counts.len();
         let n = &mut self.nest;
+        if let (true, Some(h)) = (self.spilled.contains(&k), &mut self.held) {
+            h.push(&n.seg);
+            if !h.fix(&n.fixups) {
+                return Err(IndexError::Io(format!("{path}: a fix-up names an interval not nested")));
+            }
+            n.seg.clear();
+            n.fixups.clear();
+            return self.check_held(spill, Some(k), path);
+        }
         if self.spilled.contains(&k) && !(n.seg.is_empty() && n.fixups.is_empty()) {
-            encode_segment(&n.seg, &n.fixups, &mut self.w);
+            encode_segment(n.seg.iter().copied(), &n.fixups, &mut self.w);
             self.spill_bytes += self.w.buf.len() as u64;
             spill.put(k, &self.w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))?;
         }
@@ -387,6 +472,10 @@ impl Digest {
         if let Some(first) = self.nest.first_start {
             self.min_start = self.min_start.min(first);
             self.max_end = self.max_end.max(self.nest.max_end);
+        }
+        let k = self.counts.len();
+        if let Some(h) = &mut self.held {
+            h.end(self.spilled.contains(&k));
         }
         self.counts.push(self.nest.count);
         Ok(())
@@ -424,7 +513,13 @@ impl IntervalTaker for DigestTaker<'_> {
         now: i64,
         held: Held,
     ) -> Option<usize> {
-        if let Err(e) = check_pass1(self.o, held, self.buffers, self.spill.held(), (self.k, self.total, true)) {
+        if let Err(e) = check_pass1(
+            self.o,
+            held,
+            self.buffers,
+            self.spill.held() + self.digest.held_bytes(),
+            (self.k, self.total, true),
+        ) {
             self.err = Some(e);
             return None;
         }
@@ -577,7 +672,7 @@ pub fn index_otf2(
             }
             intervals += (taken + raw.len()) as u64;
             digest.end(&raw, taken, in_order, spill, path)?;
-            check_pass1(o, stream.held_bytes(), buffers, spill.held(), (k + 1, n, false))?;
+            check_pass1(o, stream.held_bytes(), buffers, spill.held() + digest.held_bytes(), (k + 1, n, false))?;
             progress(Progress::Reading { done: k + 1, total: n, intervals });
         }
     } else {
@@ -596,13 +691,19 @@ pub fn index_otf2(
                     match piece {
                         Piece::Prefix(buf, first, open) => {
                             digest_ref.prefix(&buf, first, &open, spill_ref, &paths[k])?;
-                            spill_held.store(spill_ref.held(), Ordering::Relaxed);
+                            spill_held.store(spill_ref.held() + digest_ref.held_bytes(), Ordering::Relaxed);
                         }
                         Piece::Closed(slot, dur) => digest_ref.closed(slot, dur),
                         Piece::End(rest, taken, in_order, held) => {
                             digest_ref.end(&rest, taken, in_order, spill_ref, &paths[k])?;
-                            spill_held.store(spill_ref.held(), Ordering::Relaxed);
-                            check_pass1(o, held, buffers, spill_ref.held(), (k + 1, n, false))?;
+                            spill_held.store(spill_ref.held() + digest_ref.held_bytes(), Ordering::Relaxed);
+                            check_pass1(
+                                o,
+                                held,
+                                buffers,
+                                spill_ref.held() + digest_ref.held_bytes(),
+                                (k + 1, n, false),
+                            )?;
                             let _ = recycle.send(rest);
                             digest_ref.begin();
                             k += 1;
@@ -733,7 +834,9 @@ fn tile(
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Indexed, IndexError> {
-    let Digest { counts, max_end, clipped, clip_examples, spill_bytes, totals: whole_totals, .. } = digest;
+    let Digest {
+        counts, max_end, clipped, clip_examples, mut spill_bytes, totals: whole_totals, mut held, mut w, ..
+    } = digest;
     let n = counts.len();
     if skel.locations.len() != n {
         return Err(IndexError::Io(format!("the reader gave intervals for {n} locations of {}", skel.locations.len())));
@@ -767,7 +870,16 @@ fn tile(
     let block_counts: Vec<u64> =
         (0..t.blocks).map(|b| t.block_range(b, n as u32).map(|l| counts[l as usize]).sum()).collect();
     let busiest = block_counts[own.clone()].iter().copied().max().unwrap_or(0) * BLOCK_BYTES_PER_INTERVAL;
-    let fixed = skel_bytes(&skel) + spill.held();
+    let mut fixed = skel_bytes(&skel) + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
+    if busiest > o.memory.saturating_sub(fixed) {
+        // The columns held leave too little room to tile: to the spill with them (a block's are then read
+        // back from it, as they would have been).
+        if let Some(h) = held.take() {
+            spill_bytes += h.spill(spill, None, &mut w).map_err(|e| IndexError::Io(format!("spilling: {e}")))?;
+            fixed = skel_bytes(&skel) + spill.held();
+        }
+    }
+    drop(w);
     let room = o.memory.saturating_sub(fixed);
     if busiest > room {
         return Err(IndexError::Memory(format!(
@@ -788,14 +900,25 @@ fn tile(
     let done = AtomicUsize::new(0);
     type Out = (Vec<TileEntry>, Vec<(u64, u64)>, Vec<super::build::Particle>, Vec<u32>);
     let results: Mutex<Vec<Option<Result<Out, IndexError>>>> = Mutex::new((0..tiled).map(|_| None).collect());
-    let spill: &dyn Spill = spill;
-    let read_block = |b: usize| -> Result<BlockColumns, IndexError> {
+    if let Some(h) = &mut held {
+        h.rebase(origin);
+    }
+    let (spill, held): (&dyn Spill, Option<&HeldColumns>) = (spill, held.as_ref());
+    // A block's intervals: a slice of the columns held, or read back from the spill.
+    let read_block = |b: usize| -> Result<BlockData<'_>, IndexError> {
+        let locs = t.block_range(b as u32, n as u32);
+        if let Some(h) = held {
+            return match h.block(locs.start as usize..locs.end as usize, first_index[b]) {
+                Some(bi) => Ok(BlockData::Held(bi)),
+                None => Err(IndexError::Io(format!("block {b}'s locations were not all read"))),
+            };
+        }
         let mut c = BlockColumns::with_capacity(block_counts[b] as usize);
-        for l in t.block_range(b as u32, n as u32) {
+        for l in locs {
             let bytes = spill.get(l as usize).map_err(|e| IndexError::Io(format!("reading the spill: {e}")))?;
             c.push_location(&bytes, origin).map_err(IndexError::Io)?;
         }
-        Ok(c)
+        Ok(BlockData::Read(c, first_index[b]))
     };
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
@@ -805,7 +928,7 @@ fn tile(
         let b = own.start + k;
         let r = (|| -> Result<Out, IndexError> {
             let c = read_block(b)?;
-            let bi = c.intervals(first_index[b]);
+            let bi = c.intervals();
             let out = block_tiles(&skel, &plan, b as u32, &bi);
             let lanes = block_lanes(&bi);
             drop(c);
@@ -853,7 +976,7 @@ fn tile(
         // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them).
         for b in (0..blocks).filter(|b| !own.contains(b)) {
             let c = read_block(b)?;
-            particles.extend(block_particles(&plan, b as u32, &c.intervals(first_index[b]), n as u32));
+            particles.extend(block_particles(&plan, b as u32, &c.intervals(), n as u32));
         }
         stats = particle_stats(&skel, &particles);
         global.extend(particle_tiles(particles, &t));

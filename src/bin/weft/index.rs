@@ -10,7 +10,8 @@
 //! message ends and collective parts up to a sixteenth of `--memory` (past it they go to a second spill
 //! file in sorted runs, matched by merging them: `readers::otf2::ends`), the matched messages and the
 //! blocks being tiled (as many as `--memory` allows, at most `--threads`); the first pass's nested intervals
-//! go to a spill file in the partial folder. Chrome JSON and Paraver (plain or
+//! are kept as pass 2's columns while they take at most an eighth of `--memory`, else they go to a spill
+//! file in the partial folder. Chrome JSON and Paraver (plain or
 //! gzipped) are read in 1 MiB chunks (`store::stream::index_chrome`, `index_paraver`), their per-location
 //! records spilled to a second file there as they come. A shard (`--shard K/N`) of these three streams the
 //! same way, decoding every location (messages are matched whole) but spilling and tiling only its own
@@ -254,7 +255,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     let mut spill = FileSpill::create(&spill_path, 0)?;
     let events = Box::new(FileSpill::create(&events_path, 0)?);
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options, memory, event_buffer: 0, shard };
+    let o = StreamOptions { build: options, memory, event_buffer: 0, shard, held: 0 };
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
         P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
@@ -461,11 +462,12 @@ pub fn stream_into(
     ends_path.push(".ends");
     let ends_path = PathBuf::from(ends_path);
     stream.spill_ends(Box::new(FileSpill::create(&ends_path, 0)?), memory / ENDS_IN_MEMORY_SHARE);
-    // The nested intervals stay in memory while they take at most an eighth of --memory (pass 2 counts them
-    // against the rest), saving the spill's writes and reads.
+    // The nested intervals are kept as columns while they take at most an eighth of --memory (`held: 0`),
+    // then spilled; the spill stays in memory while it takes at most another eighth (pass 2 counts both
+    // against the rest), saving its writes and reads.
     let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
     let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard };
+    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0 };
     let t0 = Instant::now();
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {

@@ -835,3 +835,27 @@ fn a_stores_rows_filter_hide_fold_and_compact_as_a_traces_do() {
     assert_eq!(pane.state()["folded"], "0");
     assert!(pane.configure("locations", "no such location").is_err(), "no row would be shown");
 }
+
+#[test]
+fn compute_and_any_in_one_walk_equal_the_two_scanners() {
+    // `analyses` reads no trace itself (tests/grains.rs `analyses_use_no_reader`): the oracle lives here.
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(3, 20_000) });
+    let t = read_archive("traces.otf2", &files).unwrap();
+    let mut both = BusyScanner::new(&t, &BusyDefinition::Compute);
+    let mut compute = BusyScanner::new(&t, &BusyDefinition::Compute);
+    let mut any = BusyScanner::new(&t, &BusyDefinition::Any);
+    let (mut c1, mut a1, mut c2, mut a2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut differ = false;
+    for l in 0..t.locations.len() {
+        let (r, iv) = (t.location_intervals[l].clone(), &t.intervals);
+        let (region, start, dur) = (&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r]);
+        assert!(both.compute_and_any(region, start, dur, &mut c1, &mut a1));
+        compute.location(&t, LocationId(l as u32), &mut c2);
+        any.location(&t, LocationId(l as u32), &mut a2);
+        assert_eq!((&c1, &a1), (&c2, &a2), "location {l}");
+        differ |= c1 != a1;
+    }
+    assert!(differ, "the trace has communication: compute and any differ");
+    let mut glob = BusyScanner::new(&t, &BusyDefinition::Pattern("MPI_*".into()));
+    assert!(!glob.compute_and_any(&[], &[], &[], &mut c1, &mut a1), "a pattern leaves regions out");
+}

@@ -114,20 +114,25 @@ fn codec_is_compact() {
     assert_eq!(decode(&bytes).expect("decodes").intervals.dur_ns, t.intervals.dur_ns);
 }
 
+/// `bytes` decoded as the page does, a step at a time: the trace and how many steps it took.
+fn decode_in_steps(bytes: &[u8]) -> (Trace, usize) {
+    let mut d = weft::model::codec::Decoding::default();
+    let mut steps = 0;
+    loop {
+        steps += 1;
+        if let Some(t) = d.step(bytes).expect("decodes") {
+            return (t, steps);
+        }
+    }
+}
+
 /// The decode in steps (what the page runs between yields): its tables, each of the five interval columns,
 /// their args, then the rest; the same trace as one call, and a truncation is an error at its step.
 #[test]
 fn codec_decodes_in_steps() {
     let t = random_trace(3, 5_000);
     let bytes = encode(&t);
-    let mut d = weft::model::codec::Decoding::default();
-    let mut steps = 0;
-    let back = loop {
-        steps += 1;
-        if let Some(t) = d.step(&bytes).expect("decodes") {
-            break t;
-        }
-    };
+    let (back, steps) = decode_in_steps(&bytes);
     assert_eq!(steps, 8);
     assert_eq!(encode(&back), bytes);
     let cut = &bytes[..bytes.len() - 3];
@@ -149,14 +154,7 @@ fn codec_decodes_in_steps() {
 fn codec_reads_a_long_column_over_several_steps() {
     let t = random_trace(5, 600_000);
     let bytes = encode(&t);
-    let mut d = weft::model::codec::Decoding::default();
-    let mut steps = 0;
-    let back = loop {
-        steps += 1;
-        if let Some(t) = d.step(&bytes).expect("decodes") {
-            break t;
-        }
-    };
+    let (back, steps) = decode_in_steps(&bytes);
     assert_eq!(steps, 8 + 4 * 2);
     assert_eq!(back.intervals.start_ns, t.intervals.start_ns);
     assert_eq!(back.intervals.depth, t.intervals.depth);

@@ -774,10 +774,11 @@ fn a_store_keeps_each_rows_height_from_the_whole_run_to_one_shallow_interval() {
 #[test]
 fn a_stores_rows_filter_hide_fold_and_compact_as_a_traces_do() {
     use std::rc::Rc;
+    use weft::store::answer::Answer;
     use weft::views::store::StorePane;
     use weft::views::timeline::{Rows, TimelinePane};
     use weft::views::Pane;
-    let t = Trace { ..trace() };
+    let t = trace();
     let store = store_of(&t);
     let m = &store.manifest;
     let index = TileIndex::new(m);
@@ -787,16 +788,9 @@ fn a_stores_rows_filter_hide_fold_and_compact_as_a_traces_do() {
     // Answer what the pane asks (a grid zoomed out, the exact records at level 0), as the worker would.
     let answer = |pane: &mut StorePane| {
         while let Some(vp) = pane.request() {
-            let p = plan(m, &index, &vp);
-            if p.resolution == Resolution::Exact {
-                let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
-                let refs: Vec<_> = tiles.iter().collect();
-                pane.show_exact(exact_trace(&skeleton, &p, &refs), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
-            } else {
-                let decoded: Vec<(usize, Vec<weft::store::pyramid::Bins>)> =
-                    p.tiles.iter().map(|&i| (i, store.summary_tile(&m.tiles[i]).unwrap())).collect();
-                let grid = summary_grid(m, &p, |i| decoded.iter().find(|d| d.0 == i).map(|d| &d.1[..]));
-                pane.show_grid(grid, vec![]);
+            match weft::store::answer::answer(&store, &skeleton, &index, &vp).unwrap() {
+                Answer::Grid(grid) => pane.show_grid(grid, vec![]),
+                Answer::Exact(slice, p) => pane.show_exact(*slice, p.t0_ns, p.t1_ns, p.locations, vec![]),
             }
         }
     };

@@ -518,6 +518,11 @@ fn decode_events(
     Ok(t)
 }
 
+/// A column of signed differences from `starts` (a receive after its send, an end after its start).
+fn ends_after(r: &mut ColumnReader, starts: &[u64]) -> Result<Vec<u64>, ColumnError> {
+    starts.iter().map(|&s| r.signed().and_then(|d| r.add(s, d))).collect()
+}
+
 /// A messages section of a level-0 tile (see `build::messages_section`).
 fn decode_messages(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<MessageRow>, ColumnError> {
     let nl = m.locations.process.len() as u64;
@@ -528,11 +533,7 @@ fn decode_messages(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<MessageRow>
     let sender = col_below(r, n, nl, "sender")?;
     let receiver = col_below(r, n, nl, "receiver")?;
     let send = undelta(r, n)?;
-    let mut recv = Vec::with_capacity(n);
-    for &s in &send {
-        let d = r.signed()?;
-        recv.push(r.add(s, d)?);
-    }
+    let recv = ends_after(r, &send)?;
     let size = col(r, n)?;
     let tag = col_below(r, n, 1 << 32, "tag")?;
     let name = col_below(r, n, nstr, "string")?;
@@ -567,11 +568,7 @@ fn decode_collectives(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<Collecti
     let comm = col_below(r, n, nstr, "string")?;
     let root = col_below(r, n, nl + 1, "root")?;
     let start = undelta(r, n)?;
-    let mut end = Vec::with_capacity(n);
-    for &s in &start {
-        let d = r.signed()?;
-        end.push(r.add(s, d)?);
-    }
+    let end = ends_after(r, &start)?;
     let sent = col(r, n)?;
     let received = col(r, n)?;
     Ok((0..n)

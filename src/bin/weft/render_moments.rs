@@ -2,6 +2,7 @@
 //! beside the moment view, as in the paper's Fig. 4 and 5. A store is read from the tiles the picture needs
 //! (`of_store`), never decoded whole unless the busy definition is a pattern.
 
+use crate::index::FolderStore;
 use crate::moments::Selection;
 use std::path::Path;
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use weft::scene::moments::{build_moment_view, MomentViewOptions, Viewport, LEGEN
 use weft::scene::utilization::{build_utilization, UtilizationOptions};
 use weft::store::answer::{answer, Answer};
 use weft::store::query::{grid_busy, TileIndex};
+use weft::store::{Store, StoreError};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,13 +43,14 @@ pub struct Args {
 /// exact busy time, at its centre), or, zoomed in past level 1, the exact busy intervals of the window's
 /// records. A pattern definition (no stored busy time) is computed from the whole store.
 fn of_store(
+    store: Result<Store<FolderStore>, StoreError>,
     path: &Path,
     definition: &BusyDefinition,
     window: Option<TimeWindow>,
     panel_px: f32,
 ) -> Result<(Trace, Vec<LocationMoments>, BusyIntervals), String> {
     let e = |e| crate::index::store_error(path, e);
-    let store = crate::index::open_store(path).expect("a store folder").map_err(e)?;
+    let store = store.map_err(e)?;
     let compute = match definition {
         BusyDefinition::Compute => true,
         BusyDefinition::Any => false,
@@ -80,8 +83,8 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let options = a.selection.options()?;
     let definition = options.busy;
     let panel = if a.no_gantt { a.width } else { a.width / 2.0 };
-    let (trace, mut rows, mut busy) = if crate::index::open_store(&a.file).is_some() {
-        of_store(&a.file, &definition, window, panel)?
+    let (trace, mut rows, mut busy) = if let Some(store) = crate::index::open_store(&a.file) {
+        of_store(store, &a.file, &definition, window, panel)?
     } else {
         let trace = crate::index::read_trace_or_store(&a.file)?;
         let busy = BusyIntervals::compute(&trace, &definition);

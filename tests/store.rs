@@ -382,7 +382,7 @@ fn damaged_stores_give_typed_errors_naming_the_file() {
     assert!(matches!(&e, StoreError::Mismatch { .. } | StoreError::Corrupt { .. }), "{e}");
     // A store of format version 1 (whose events tiles carry nothing open) is refused by name.
     let e = damaged(|f, _| edit_manifest(f, |m| m["version"] = 1.into()));
-    assert_eq!(e, StoreError::Version { file: MANIFEST.into(), found: 1, expected: 2 });
+    assert_eq!(e, StoreError::Version { file: MANIFEST.into(), found: 1, oldest: 2, expected: 3 });
     assert!(e.to_string().contains("version 1") && e.to_string().contains("index the trace again"), "{e}");
     let e = damaged(|f, _| edit_manifest(f, |m| m["format"] = "other".into()));
     assert!(matches!(&e, StoreError::Corrupt { file, .. } if file == MANIFEST), "{e}");
@@ -672,4 +672,68 @@ fn render_moments_of_a_store_reads_the_bins_the_picture_needs() {
     let w = ["--window", "2.5ms:2.6ms"];
     assert_eq!(render(&trace_dir, "e.svg", &w), render(&store, "f.svg", &w), "a window from its exact records");
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The store of `t` rewritten as format 2 wrote it: version 2 in the manifest and every tile's frame, summary
+/// tiles ending after their seven columns (no lanes).
+fn as_format_2(t: &Trace) -> MemoryStore {
+    use weft::store::columns::{content_hash, unframe, ColumnWriter};
+    let built = build(t, &small_tiles(2, 2_000));
+    let store = Store::open(built.to_memory()).unwrap();
+    let mut files = built.to_memory();
+    let mut changed = Vec::new();
+    for e in &built.manifest.tiles {
+        let (kind, payload) = unframe(&files.files[&e.path], 3, 1 << 30).unwrap();
+        let mut w = ColumnWriter::default();
+        if e.kind == TileKind::Summary {
+            let bins = store.summary_tile(e).unwrap();
+            assert!(bins.iter().any(|b| b.lanes > 0), "format 3 summaries keep lanes");
+            w.varint(bins.len() as u64);
+            w.varint(bins[0].len() as u64);
+            for c in 0..weft::store::pyramid::COLUMNS.len() {
+                bins.iter().for_each(|b| (0..b.len()).for_each(|i| w.varint(b.get(c, i))));
+            }
+        } else {
+            w.buf = payload;
+        }
+        let bytes = w.finish(kind, 2);
+        changed.push((e.path.clone(), bytes.len(), content_hash(&bytes)));
+        files.files.insert(e.path.clone(), bytes);
+    }
+    edit_manifest(&mut files, |m| {
+        m["version"] = 2.into();
+        for x in m["tiles"].as_array_mut().unwrap() {
+            let (_, len, hash) = changed.iter().find(|c| x["path"] == *c.0).unwrap();
+            x["bytes"] = (*len).into();
+            x["hash"] = hash.clone().into();
+        }
+    });
+    files
+}
+
+#[test]
+fn a_format_2_store_still_reads_and_summary_lanes_must_match_the_manifest() {
+    let t = generated(&GenConfig::new(3, 20_000));
+    let old = Store::open(as_format_2(&t)).expect("a format-2 store opens");
+    assert_eq!(old.manifest.version, 2);
+    assert_same(&t, &old.to_trace().unwrap());
+    let now = Store::open(build(&t, &small_tiles(2, 2_000)).to_memory()).unwrap();
+    for (a, b) in old.manifest.tiles.iter().zip(&now.manifest.tiles).filter(|(a, _)| a.kind == TileKind::Summary) {
+        let (a, mut b) = (old.summary_tile(a).unwrap(), now.summary_tile(b).unwrap());
+        b.iter_mut().for_each(|b| b.set_lanes(0));
+        assert_eq!(a, b, "format 2's summaries are format 3's without lanes");
+    }
+    // A format-3 summary tile whose lanes disagree with the manifest's is named (as the page reads it).
+    let mut files = build(&t, &small_tiles(2, 2_000)).to_memory();
+    edit_manifest(&mut files, |m| {
+        let lanes = m["locations"]["lanes"].as_array_mut().unwrap();
+        lanes[0] = (lanes[0].as_u64().unwrap() + 1).into();
+    });
+    let s = Store::open(files).unwrap();
+    let e = s.manifest.tiles.iter().find(|e| e.kind == TileKind::Summary && e.block == 0).unwrap().clone();
+    let e = s.summary_tile(&e).unwrap_err();
+    assert!(
+        matches!(&e, StoreError::Corrupt { file, detail } if file.starts_with("s/l") && detail.contains("lanes, the manifest says")),
+        "{e}"
+    );
 }

@@ -124,7 +124,32 @@ fn summary_grids_equal_the_trace_at_every_level() {
                         .any(|i| iv.region[i] == r && iv.start_ns[i] < b_open && iv.start_ns[i] + iv.dur_ns[i] > a);
                     assert!(covers, "dominant region {r:?} is not in bin {k} of loc {l:?}");
                 }
+                // Each lane (depth): its time in the bin by region, counted from the trace.
+                for d in 0..row.lanes as usize {
+                    let mut by_region = std::collections::BTreeMap::<u32, u64>::new();
+                    for i in range.clone().filter(|&i| iv.depth[i] as usize == d) {
+                        let o = (iv.start_ns[i] + iv.dur_ns[i]).min(b_open).saturating_sub(iv.start_ns[i].max(a));
+                        if o > 0 {
+                            *by_region.entry(iv.region[i].0).or_default() += o;
+                        }
+                    }
+                    let (region, cover) = row.lane(d, k);
+                    assert_eq!(cover > 0, !by_region.is_empty(), "lane {d}, loc {l:?} level {level} bin {k}");
+                    if level == 1 {
+                        let covered: u64 = by_region.values().sum();
+                        let width = (b - a).max(covered);
+                        let want = (covered * 255).div_ceil(width.max(1)).min(255);
+                        assert_eq!(cover as u64, want, "lane {d} cover, loc {l:?} bin {k}");
+                        let best =
+                            by_region.iter().max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(x.0))).map_or(0, |x| x.0 + 1);
+                        assert_eq!(region, best, "lane {d} region, loc {l:?} bin {k}");
+                    } else if region > 0 {
+                        assert!(by_region.contains_key(&(region - 1)), "lane {d} region, loc {l:?} level {level}");
+                    }
+                }
             }
+            let depth = range.clone().map(|i| t.intervals.depth[i] as u32 + 1).max().unwrap_or(0);
+            assert_eq!(row.lanes, depth.min(weft::store::pyramid::MAX_SUMMARY_LANES as u32), "lanes of {l:?}");
         }
     }
     assert!(levels_seen.len() >= 3, "levels seen: {levels_seen:?} of {:?} windows {}", m.levels, m.tiling.windows);
@@ -723,15 +748,28 @@ fn a_store_keeps_each_rows_height_from_the_whole_run_to_one_shallow_interval() {
     let shown = heights(&pane.state());
     assert!(shown.len() > 1);
     assert_eq!(shown, expected[..shown.len()], "the summary rows");
-    // Each bin's bar: its compute share in the region's colour, its time in communication and
-    // synchronization (the generated ranks' MPI calls) in red above it, as tall as that share.
+    // Each summary row is drawn lane by lane, as the exact intervals are: every lane of row 0 has its bars,
+    // within the lane, and lane 0 is the one region spanning the run (the generator's `main`), opaque.
     let sc = pane.scene();
-    let red: Vec<_> = sc.rects.iter().filter(|r| r.fill == 0xd64b4bff).collect();
-    assert!(!red.is_empty(), "communication time is drawn");
     let row0 = &pane.state()["rows"][0];
     let (y0, h0) = (row0["y"].as_f64().unwrap() as f32, row0["height"].as_f64().unwrap() as f32);
-    let in_row0: Vec<_> = red.iter().filter(|r| r.y >= y0 && r.y + r.h <= y0 + h0).collect();
-    assert!(!in_row0.is_empty() && in_row0.iter().all(|r| r.h < h0 * 0.5), "MPI is a minor share of a bin");
+    let lane = TimelineMetrics::default().lane_px;
+    let lanes0 = lanes_of(0);
+    assert!(lanes0 >= 3, "the generated location nests {lanes0} deep");
+    let x0 = 200.0; // past the label gutter
+    for d in 0..lanes0 {
+        let (top, bottom) = (y0 + d as f32 * lane, y0 + (d + 1) as f32 * lane);
+        let bars: Vec<_> = sc.rects.iter().filter(|r| r.x >= x0 && r.y >= top && r.y + r.h <= bottom).collect();
+        assert!(!bars.is_empty(), "lane {d} of row 0 is drawn");
+        if d == 0 {
+            let main = t.intervals.region[t.location_intervals[0].start];
+            assert!(bars
+                .iter()
+                .all(|r| r.fill >> 8 == weft::scene::timeline::region_colors(&t)[main.index()] >> 8
+                    && r.fill & 0xff == 0xff));
+        }
+    }
+    assert!(h0 >= lanes0 as f32 * lane, "row 0 holds its lanes");
 
     // Zoomed into the middle of a leaf interval shallower than its location's deepest: the slice has only
     // its ancestors and itself there, yet the row keeps the whole run's lanes.

@@ -640,11 +640,13 @@ fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockInterv
         let input = LocationInput {
             region: &bi.region[r.clone()],
             start_ns: &bi.start_ns[r.clone()],
-            dur_ns: &bi.dur_ns[r],
+            dur_ns: &bi.dur_ns[r.clone()],
+            depth: &bi.depth[r],
             busy_compute: &bc,
             busy_any: &ba,
             instants: &trace.instants.time_ns[a..z],
             message_ends: &plan.ends[l as usize],
+            span_ns: trace.span_ns,
         };
         let mut bins = pyramid::level1(&input, levels[0].bin_ns, levels[0].bins as usize);
         for (k, _) in levels.iter().enumerate() {
@@ -669,6 +671,14 @@ fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockInterv
                     for i in range.clone() {
                         w.varint(bins.get(c, i));
                     }
+                }
+            }
+            // Format 3: each location's lanes, then per location and lane its regions and covers.
+            per_level[k].iter().for_each(|bins| w.varint(bins.lanes as u64));
+            for bins in &per_level[k] {
+                for d in 0..bins.lanes as usize {
+                    range.clone().for_each(|i| w.varint(bins.lane(d, i).0 as u64));
+                    range.clone().for_each(|i| w.varint(bins.lane(d, i).1 as u64));
                 }
             }
             let records = (locs.len() * range.len()) as u64;

@@ -10,8 +10,11 @@ use crate::model::{Format, LocationKind, Paradigm, RegionRole, WarningKind};
 use serde::{Deserialize, Serialize};
 
 pub const FORMAT_NAME: &str = "weft-store";
-/// The store format version this weft writes and reads. A store of another version is refused by name.
-pub const FORMAT_VERSION: u32 = 2;
+/// The store format version this weft writes. Stores from [`OLDEST_READ_VERSION`] on are read too (format 2
+/// is format 3 without the summaries' lanes); a store of another version is refused by name.
+pub const FORMAT_VERSION: u32 = 3;
+/// The oldest store format this weft reads (a part for `weft merge` must be of [`FORMAT_VERSION`]).
+pub const OLDEST_READ_VERSION: u32 = 2;
 pub const MANIFEST: &str = "manifest.json";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -214,7 +217,7 @@ impl Manifest {
     /// then that every definition list is consistent, so decoding may index them without checks.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, StoreError> {
         let file = MANIFEST.to_string();
-        check_head(bytes, &file, FORMAT_NAME, "a weft store manifest")?;
+        check_head(bytes, &file, FORMAT_NAME, "a weft store manifest", OLDEST_READ_VERSION)?;
         let m: Manifest = serde_json::from_slice(bytes)
             .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
         m.check().map_err(|detail| StoreError::Corrupt { file, detail })?;
@@ -307,7 +310,8 @@ impl Manifest {
 
 /// The `format` and `version` of a store file (`manifest.json`, a part's `part.json`), checked before the rest
 /// is parsed, so a file of another kind or version is named as such.
-pub(crate) fn check_head(bytes: &[u8], file: &str, format: &str, what: &str) -> Result<(), StoreError> {
+/// Versions from `oldest` to [`FORMAT_VERSION`] pass.
+pub(crate) fn check_head(bytes: &[u8], file: &str, format: &str, what: &str, oldest: u32) -> Result<(), StoreError> {
     #[derive(Deserialize)]
     struct Head {
         format: Option<String>,
@@ -323,7 +327,7 @@ pub(crate) fn check_head(bytes: &[u8], file: &str, format: &str, what: &str) -> 
         });
     }
     match head.version {
-        Some(FORMAT_VERSION) => Ok(()),
-        v => Err(StoreError::Version { file, found: v.unwrap_or(0), expected: FORMAT_VERSION }),
+        Some(v) if (oldest..=FORMAT_VERSION).contains(&v) => Ok(()),
+        v => Err(StoreError::Version { file, found: v.unwrap_or(0), oldest, expected: FORMAT_VERSION }),
     }
 }

@@ -49,8 +49,10 @@ pub enum StoreError {
     Missing { file: String },
     #[error("{file}: could not be read: {detail}")]
     Io { file: String, detail: String },
-    #[error("{file}: store format version {found}; this weft reads version {expected} (index the trace again)")]
-    Version { file: String, found: u32, expected: u32 },
+    #[error(
+        "{file}: store format version {found}; this weft reads versions {oldest} to {expected} (index the trace again)"
+    )]
+    Version { file: String, found: u32, oldest: u32, expected: u32 },
     #[error("{file}: corrupt: {detail}")]
     Corrupt { file: String, detail: String },
     #[error("{file}: disagrees with the manifest: {detail}")]

@@ -87,7 +87,7 @@ impl PartManifest {
     /// Errors name `part.json`.
     pub fn parse(bytes: &[u8]) -> Result<PartManifest, StoreError> {
         let file = PART_MANIFEST.to_string();
-        super::manifest::check_head(bytes, &file, PART_FORMAT, "a weft store part")?;
+        super::manifest::check_head(bytes, &file, PART_FORMAT, "a weft store part", super::FORMAT_VERSION)?;
         let p: PartManifest = serde_json::from_slice(bytes)
             .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
         p.store.check().map_err(|detail| StoreError::Corrupt { file: file.clone(), detail })?;

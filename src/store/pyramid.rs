@@ -3,6 +3,9 @@
 //! ends in one pass (cost: records + bins); each coarser level merges 4 bins into 1. Sums (busy time, events,
 //! messages, bytes) merge exactly; the dominant region of a merged bin is the children's dominant region with
 //! the most time (exact at level 1, the children's best at coarser levels: docs/store-format.md).
+//! Per lane (nesting depth, the timeline's lanes) of the first [`MAX_SUMMARY_LANES`], each bin also keeps the
+//! region with the most time in that lane and how much of the bin the lane covers, so a zoomed-out row is
+//! drawn lane by lane as the exact intervals are.
 //!
 //! Must not encode tiles or know files.
 
@@ -12,6 +15,12 @@ use crate::model::RegionId;
 /// The columns of a summary tile, in stored order.
 pub const COLUMNS: [&str; 7] =
     ["busy_compute_ns", "busy_any_ns", "dominant_region", "dominant_ns", "events", "messages", "message_bytes"];
+
+/// Lanes (depths) a summary keeps per location: deeper lanes are drawn from the exact intervals only.
+pub const MAX_SUMMARY_LANES: usize = 64;
+
+/// The most a lane's cover reads: the whole bin.
+pub const FULL_COVER: u8 = 255;
 
 /// One location's bins at one level.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -27,6 +36,14 @@ pub struct Bins {
     pub messages: Vec<u64>,
     /// Bytes sent plus bytes received.
     pub message_bytes: Vec<u64>,
+    /// Lanes summarised (the location's depths, at most [`MAX_SUMMARY_LANES`]; 0 in a store of format 2).
+    pub lanes: u32,
+    /// Per lane, per bin (lane-major: `lane * len + bin`): region index + 1 of the region with the most time
+    /// in the lane, 0 where nothing is.
+    pub lane_region: Vec<u32>,
+    /// Per lane, per bin (lane-major): the share of the bin the lane covers, of [`FULL_COVER`], rounded up
+    /// (any time at all is at least 1).
+    pub lane_cover: Vec<u8>,
 }
 
 impl Bins {
@@ -39,7 +56,33 @@ impl Bins {
             events: vec![0; n],
             messages: vec![0; n],
             message_bytes: vec![0; n],
+            lanes: 0,
+            lane_region: Vec::new(),
+            lane_cover: Vec::new(),
         }
+    }
+
+    /// Give the bins `lanes` lanes (those already there keep their values, new ones are empty).
+    pub fn set_lanes(&mut self, lanes: u32) {
+        if lanes == self.lanes {
+            return;
+        }
+        let n = self.len();
+        let (mut region, mut cover) = (vec![0u32; lanes as usize * n], vec![0u8; lanes as usize * n]);
+        for d in 0..self.lanes.min(lanes) as usize {
+            region[d * n..(d + 1) * n].copy_from_slice(&self.lane_region[d * n..(d + 1) * n]);
+            cover[d * n..(d + 1) * n].copy_from_slice(&self.lane_cover[d * n..(d + 1) * n]);
+        }
+        (self.lanes, self.lane_region, self.lane_cover) = (lanes, region, cover);
+    }
+
+    /// Lane `d`'s (region + 1, cover) at bin `i`; (0, 0) past the lanes summarised.
+    pub fn lane(&self, d: usize, i: usize) -> (u32, u8) {
+        if d >= self.lanes as usize {
+            return (0, 0);
+        }
+        let j = d * self.len() + i;
+        (self.lane_region[j], self.lane_cover[j])
     }
 
     pub fn len(&self) -> usize {
@@ -66,6 +109,27 @@ impl Bins {
                 out.dominant_region[j] = self.dominant_region[i];
             }
         }
+        // Per lane: the cover is the children's mean (rounded up, so any time stays visible); the region is
+        // the most covered child's (the first of equals).
+        out.set_lanes(self.lanes);
+        let len = self.len();
+        for d in 0..self.lanes as usize {
+            let (src, dst) = (d * len, d * n);
+            for j in 0..n {
+                let kids = j * 4..((j + 1) * 4).min(len);
+                let count = kids.len() as u32;
+                let (mut sum, mut best, mut region) = (0u32, 0u8, 0u32);
+                for i in kids {
+                    let c = self.lane_cover[src + i];
+                    sum += c as u32;
+                    if c > best {
+                        (best, region) = (c, self.lane_region[src + i]);
+                    }
+                }
+                out.lane_cover[dst + j] = sum.div_ceil(count) as u8;
+                out.lane_region[dst + j] = region;
+            }
+        }
         out
     }
 
@@ -85,16 +149,19 @@ impl Bins {
 
 /// What level 1 is computed from, for one location (times in ns from the origin).
 pub struct LocationInput<'a> {
-    /// The intervals' columns (region, start, duration) in the model's order (start, then depth): a slice
-    /// of a block's, not copied.
+    /// The intervals' columns (region, start, duration, depth) in the model's order (start, then depth): a
+    /// slice of a block's, not copied.
     pub region: &'a [RegionId],
     pub start_ns: &'a [u64],
     pub dur_ns: &'a [u64],
+    pub depth: &'a [u16],
     pub busy_compute: &'a [BusyInterval],
     pub busy_any: &'a [BusyInterval],
     pub instants: &'a [u64],
     /// (time, bytes) of each message end on this location (sends and receives).
     pub message_ends: &'a [(u64, u64)],
+    /// The trace's last event end (the last bin ends there).
+    pub span_ns: u64,
 }
 
 /// `n / d` for one divisor and many `n`: a float estimate corrected to the exact quotient (a 64-bit
@@ -225,7 +292,104 @@ pub fn level1(input: &LocationInput, bin_ns: u64, bins: usize) -> Bins {
         cursor = cursor.max(e);
     }
     dom.finish_bin(&mut out);
+    lanes(input, bin_ns, &mut out);
     out
+}
+
+/// Each lane's region with the most time and its cover, per bin of `out` (level 1). A lane's intervals
+/// come in start order and, nested, do not overlap, so each lane's pieces arrive in time order and a bin's
+/// tally is finished when the lane moves past it; should a lane come back to a finished bin (intervals of
+/// one depth overlapping, which nesting rules out), the bin keeps the larger of its two winners.
+fn lanes(input: &LocationInput, bin_ns: u64, out: &mut Bins) {
+    let lanes = input.depth.iter().map(|&d| d as usize + 1).max().unwrap_or(0).min(MAX_SUMMARY_LANES);
+    out.set_lanes(lanes as u32);
+    if lanes == 0 {
+        return;
+    }
+    let bins = out.len();
+    let mut covered = vec![0u64; lanes * bins];
+    let mut best = vec![0u64; lanes * bins];
+    let mut tallies: Vec<LaneTally> = (0..lanes)
+        .map(|_| LaneTally {
+            bin: BinOf::new(bin_ns, bins),
+            current: usize::MAX,
+            tally: Vec::new(),
+            touched: Vec::new(),
+        })
+        .collect();
+    for (((region, &start), &dur), &depth) in input.region.iter().zip(input.start_ns).zip(input.dur_ns).zip(input.depth)
+    {
+        let d = depth as usize;
+        if d >= lanes || dur == 0 {
+            continue;
+        }
+        let lane = &mut tallies[d];
+        let (end, at) = (start + dur, d * bins);
+        let mut t = start;
+        while t < end {
+            let k = lane.bin.of(t);
+            let stop = if k == bins - 1 { end } else { end.min((k as u64 + 1) * bin_ns) };
+            if k != lane.current {
+                lane.finish(&mut out.lane_region[at..at + bins], &mut best[at..at + bins]);
+                lane.current = k;
+            }
+            let r = region.0 as usize;
+            if r >= lane.tally.len() {
+                lane.tally.resize(r + 1, 0);
+            }
+            if lane.tally[r] == 0 {
+                lane.touched.push(region.0);
+            }
+            lane.tally[r] += stop - t;
+            covered[at + k] += stop - t;
+            t = stop;
+        }
+    }
+    for (d, lane) in tallies.iter_mut().enumerate() {
+        let at = d * bins;
+        lane.finish(&mut out.lane_region[at..at + bins], &mut best[at..at + bins]);
+    }
+    for d in 0..lanes {
+        for k in 0..bins {
+            // The last bin ends at the span's end (as it is drawn).
+            let c = covered[d * bins + k];
+            let width = if k == bins - 1 { input.span_ns.saturating_sub(k as u64 * bin_ns).max(c) } else { bin_ns };
+            out.lane_cover[d * bins + k] = if c == 0 {
+                0
+            } else {
+                ((c as u128 * FULL_COVER as u128).div_ceil(width.max(1) as u128)).min(255) as u8
+            };
+        }
+    }
+}
+
+/// One lane's per-region tally of its current bin.
+struct LaneTally {
+    bin: BinOf,
+    current: usize,
+    tally: Vec<u64>,
+    touched: Vec<u32>,
+}
+
+impl LaneTally {
+    /// Close the current bin: its region with the most time (the lower index of equals) goes to `region`
+    /// unless the bin already has a winner with more.
+    fn finish(&mut self, region: &mut [u32], best: &mut [u64]) {
+        if self.current < region.len() {
+            let tally = &self.tally;
+            if let Some(&r) =
+                self.touched.iter().max_by(|&&a, &&b| tally[a as usize].cmp(&tally[b as usize]).then(b.cmp(&a)))
+            {
+                let ns = tally[r as usize];
+                if ns > best[self.current] {
+                    (best[self.current], region[self.current]) = (ns, r + 1);
+                }
+            }
+        }
+        for r in self.touched.drain(..) {
+            self.tally[r as usize] = 0;
+        }
+    }
 }
 
 struct Dominant {
@@ -333,10 +497,12 @@ mod tests {
             region: &[RegionId(0), RegionId(1)],
             start_ns: &[0, 10],
             dur_ns: &[100, 80],
+            depth: &[0, 1],
             busy_compute: &busy,
             busy_any: &busy,
             instants: &[99],
             message_ends: &[(5, 10), (60, 20)],
+            span_ns: 100,
         };
         let b = level1(&input, 50, 2);
         assert_eq!(b.dominant_region, vec![2, 2]);
@@ -348,5 +514,43 @@ mod tests {
         assert_eq!(c.busy_any_ns, vec![100]);
         assert_eq!(c.events, vec![5]);
         assert_eq!(c.dominant_region, vec![2]);
+        // Lane 0 is region 0 over both bins, lane 1 region 1 over 40 of each 50 ns.
+        assert_eq!((b.lanes, b.lane(0, 0), b.lane(0, 1)), (2, (1, 255), (1, 255)));
+        assert_eq!((b.lane(1, 0), b.lane(1, 1)), ((2, 204), (2, 204)));
+        assert_eq!((c.lanes, c.lane(0, 0), c.lane(1, 0)), (2, (1, 255), (2, 204)));
+    }
+
+    #[test]
+    fn lanes_keep_each_depth_s_busiest_region_and_cover() {
+        // Lane 0: region 0 over [0, 30), region 2 over [30, 100). Lane 1: region 1 in [5, 15), region 3 in
+        // [40, 45). Lane 2: region 4 over [41, 42). Bins of 25.
+        let input = LocationInput {
+            region: &[RegionId(0), RegionId(1), RegionId(2), RegionId(3), RegionId(4)],
+            start_ns: &[0, 5, 30, 40, 41],
+            dur_ns: &[30, 10, 70, 5, 1],
+            depth: &[0, 1, 0, 1, 2],
+            busy_compute: &[],
+            busy_any: &[],
+            instants: &[],
+            message_ends: &[],
+            span_ns: 100,
+        };
+        let b = level1(&input, 25, 4);
+        assert_eq!(b.lanes, 3);
+        let lane = |d| (0..4).map(|k| b.lane(d, k)).collect::<Vec<_>>();
+        assert_eq!(lane(0), vec![(1, 255), (3, 255), (3, 255), (3, 255)]);
+        assert_eq!(lane(1), vec![(2, 102), (4, 51), (0, 0), (0, 0)]);
+        assert_eq!(lane(2), vec![(0, 0), (5, 11), (0, 0), (0, 0)]);
+        // Merged 4 to 1: mean cover (rounded up), the most covered child's region.
+        let c = b.coarser();
+        assert_eq!((c.lane(0, 0), c.lane(1, 0), c.lane(2, 0)), ((1, 255), (2, 39), (5, 3)));
+        // Past MAX_SUMMARY_LANES lanes, deeper intervals are left to the exact view.
+        let n = MAX_SUMMARY_LANES + 3;
+        let region: Vec<RegionId> = (0..n).map(|_| RegionId(0)).collect();
+        let start: Vec<u64> = (0..n as u64).collect();
+        let dur: Vec<u64> = (0..n as u64).map(|i| 200 - 2 * i).collect();
+        let depth: Vec<u16> = (0..n as u16).collect();
+        let deep = LocationInput { region: &region, start_ns: &start, dur_ns: &dur, depth: &depth, ..input };
+        assert_eq!(level1(&deep, 100, 2).lanes as usize, MAX_SUMMARY_LANES);
     }
 }

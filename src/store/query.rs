@@ -275,6 +275,10 @@ impl GridBuilder {
                 continue;
             }
             let (Some(src), row) = (bins.get(k), &mut g.rows[(l - locs.start) as usize]) else { continue };
+            if src.lanes > row.lanes {
+                row.set_lanes(src.lanes);
+            }
+            let (n, sn) = (row.len(), src.len());
             for (j, b) in (first..first + src.len() as u64).enumerate() {
                 if b < b0 || b >= b1 {
                     continue;
@@ -287,6 +291,10 @@ impl GridBuilder {
                 row.events[o] = src.events[j];
                 row.messages[o] = src.messages[j];
                 row.message_bytes[o] = src.message_bytes[j];
+                for d in 0..src.lanes as usize {
+                    row.lane_region[d * n + o] = src.lane_region[d * sn + j];
+                    row.lane_cover[d * n + o] = src.lane_cover[d * sn + j];
+                }
             }
         }
     }

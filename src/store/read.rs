@@ -6,10 +6,9 @@
 //!
 //! Every error names the store file. Plain Rust, no files: the page will decode the same tiles.
 
-use super::build::TILE_VERSION;
 use super::columns::{content_hash, unframe, ColumnError, ColumnReader};
 use super::manifest::{Manifest, TileEntry, TileKind, MANIFEST};
-use super::pyramid::{Bins, COLUMNS};
+use super::pyramid::{Bins, COLUMNS, FULL_COVER, MAX_SUMMARY_LANES};
 use super::{StoreError, TileSource};
 use crate::analyses::busy::BusyDefinition;
 use crate::analyses::moments::{LocationMoments, MomentAccumulator};
@@ -107,7 +106,9 @@ impl<S: TileSource> Store<S> {
                 detail: format!("content hash {hash}, the manifest says {}", e.hash),
             });
         }
-        let (kind, payload) = unframe(&bytes, TILE_VERSION, MAX_TILE_RAW).map_err(|c| corrupt(&file, c))?;
+        // Tiles carry their store's format version (a format-2 store's tiles say 2).
+        let version = self.manifest.version as u8;
+        let (kind, payload) = unframe(&bytes, version, MAX_TILE_RAW).map_err(|c| corrupt(&file, c))?;
         if kind != e.kind.code() {
             return Err(StoreError::Mismatch {
                 file,
@@ -246,7 +247,12 @@ impl<S: TileSource> Store<S> {
     pub fn summary_tile(&self, e: &TileEntry) -> Result<Vec<Bins>, StoreError> {
         let payload = self.payload(e)?;
         let locs = self.manifest.tiling.block_range(e.block, self.nl() as u32);
-        decode_summary(&payload, locs.len(), self.manifest.regions.name.len()).map_err(|c| corrupt(&e.path, c))
+        // Format 3 keeps each location's lanes, as many as the manifest says it has (up to the summaries' most).
+        let lanes = &self.manifest.locations.lanes;
+        let lanes: Option<Vec<Option<u32>>> = (self.manifest.version >= 3)
+            .then(|| locs.clone().map(|l| lanes.get(l as usize).map(|&n| n.min(MAX_SUMMARY_LANES as u32))).collect());
+        decode_summary(&payload, self.manifest.regions.name.len(), lanes.as_deref(), locs.len())
+            .map_err(|c| corrupt(&e.path, c))
     }
 
     /// The whole trace, decoded from every level-0 and counter tile: equal to the trace the store was built
@@ -612,7 +618,14 @@ fn decode_moments(payload: &[u8], nloc: usize) -> Result<Vec<[MomentAccumulator;
     Ok(out)
 }
 
-fn decode_summary(payload: &[u8], nloc: usize, nregions: usize) -> Result<Vec<Bins>, ColumnError> {
+/// A summary tile of `nloc` locations; `lanes`: per location the lanes a format-3 tile holds (None where the
+/// manifest does not say: at most [`MAX_SUMMARY_LANES`]), None for a format-2 tile (no lanes).
+fn decode_summary(
+    payload: &[u8],
+    nregions: usize,
+    lanes: Option<&[Option<u32>]>,
+    nloc: usize,
+) -> Result<Vec<Bins>, ColumnError> {
     let mut r = ColumnReader::new(payload);
     if r.varint()? != nloc as u64 {
         return r.error("location count differs from the block's");
@@ -636,6 +649,35 @@ fn decode_summary(payload: &[u8], nloc: usize, nregions: usize) -> Result<Vec<Bi
                     4 => b.events[i] = v,
                     5 => b.messages[i] = v,
                     _ => b.message_bytes[i] = v,
+                }
+            }
+        }
+    }
+    if let Some(expected) = lanes {
+        for (b, want) in out.iter_mut().zip(expected) {
+            let n = r.varint()?;
+            if n > MAX_SUMMARY_LANES as u64 || want.is_some_and(|w| w as u64 != n) {
+                return r.error(format!("{n} lanes, the manifest says {}", want.unwrap_or(MAX_SUMMARY_LANES as u32)));
+            }
+            // At most MAX_SUMMARY_LANES lanes of a tile's bins (checked above): a bounded allocation.
+            b.set_lanes(n as u32);
+        }
+        for b in out.iter_mut() {
+            for d in 0..b.lanes as usize {
+                let at = d * bins;
+                for i in 0..bins {
+                    let v = r.varint()?;
+                    if v > nregions as u64 {
+                        return r.error(format!("lane {d}'s region {v} out of range"));
+                    }
+                    b.lane_region[at + i] = v as u32;
+                }
+                for i in 0..bins {
+                    let v = r.varint()?;
+                    if v > FULL_COVER as u64 {
+                        return r.error(format!("lane {d}'s cover {v} out of range"));
+                    }
+                    b.lane_cover[at + i] = v as u8;
                 }
             }
         }

@@ -20,10 +20,12 @@ use super::timeline::{location_list, rows_for, rows_state, Rows, TimelinePane};
 use super::{num, Hover, Pane};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::{codec, Trace};
+use crate::scene::particles::with_alpha;
 use crate::scene::timeline::{
     format_duration, format_time, nice_step_ns, region_colors, OverviewBuild, TimelineScene, TimelineView, AXIS_PX,
 };
 use crate::scene::{palette, rgba, Label, LineInstance, RectInstance, Rgba, Scene};
+use crate::store::pyramid;
 use crate::store::query::{SummaryGrid, Viewport};
 use serde_json::json;
 use std::ops::Range;
@@ -391,6 +393,42 @@ impl StorePane {
         out
     }
 
+    /// Lane `d` of a visible row per pixel column: (x0, x1, region + 1, cover), bins in one pixel column
+    /// merged (the most covered bin's region, its cover), equal neighbours merged into runs.
+    fn lane_columns(&self, grid: &SummaryGrid, row: usize, d: usize) -> Vec<(f32, f32, u32, u8)> {
+        let bins = &grid.rows[row];
+        let span = self.skeleton.span_ns;
+        let x_left = self.view.track_x0();
+        let mut out: Vec<(f32, f32, u32, u8)> = Vec::new();
+        let mut open = false; // the last entry is a pixel column still taking bins
+        for k in 0..bins.len() {
+            let (region, cover) = bins.lane(d, k);
+            let (a, b) = grid.bin_time(k, span);
+            let (x0, x1) = (self.view.x_of(a as f64).max(x_left), self.view.x_of(b as f64).min(self.view.width));
+            if x1 <= x0 || b <= a {
+                continue;
+            }
+            match out.last_mut() {
+                Some(c) if open && x0.floor() <= c.0.floor() => {
+                    c.1 = c.1.max(x1);
+                    if cover > c.3 {
+                        (c.2, c.3) = (region, cover);
+                    }
+                }
+                Some(c) if c.2 == region && c.3 == cover && x0 <= c.1 + 1.0 => {
+                    c.1 = c.1.max(x1);
+                    open = x1 - x0 < 1.0;
+                }
+                _ => {
+                    out.push((x0, x1.max(x0 + 1.0), region, cover));
+                    open = x1 - x0 < 1.0;
+                }
+            }
+        }
+        out.retain(|c| c.3 > 0);
+        out
+    }
+
     fn grid_scene(&self, grid: &SummaryGrid) -> Scene {
         let v = &self.view;
         let lay = &self.layout;
@@ -416,7 +454,7 @@ impl StorePane {
                 }
                 let run = cells[c..].iter().take_while(|x| x.0 > 0.0 && x.2 == dom).count();
                 let alpha = (0.35 + 0.65 * share.min(1.0)) as f32;
-                let fill = crate::scene::particles::with_alpha(color(dom), alpha);
+                let fill = with_alpha(color(dom), alpha);
                 sc.rects.push(RectInstance::filled(c as f32, line as f32, run as f32, 1.0, fill));
                 c += run;
             }
@@ -445,6 +483,37 @@ impl StorePane {
                         if ns > cell.1 {
                             (cell.1, cell.2) = (ns, dom);
                         }
+                    }
+                }
+                continue;
+            }
+            // A store of format 3 keeps each lane's busiest region and cover: the row is drawn lane by lane
+            // as its exact intervals are, a lane's opacity its cover of the pixel.
+            let lanes = (bins.lanes as usize).min(row.lanes as usize);
+            if lanes > 0 {
+                let lane = lay.metrics.lane_px;
+                let (pad, rect_h) = if lane >= 6.0 { (1.0, lane - 2.0) } else { (0.0, lane.max(1.0)) };
+                for d in 0..lanes {
+                    let y = y + d as f32 * lane;
+                    if y + lane < AXIS_PX || y > v.height {
+                        continue;
+                    }
+                    for (x0, x1, region, cover) in self.lane_columns(grid, g as usize, d) {
+                        let c = color(region);
+                        let alpha = 0.3 + 0.7 * cover as f32 / pyramid::FULL_COVER as f32;
+                        sc.rects.push(RectInstance::filled(x0, y + pad, x1 - x0, rect_h, with_alpha(c, alpha)));
+                        if x1 - x0 > 36.0 && lane >= 12.0 && cover >= pyramid::FULL_COVER - 5 && region > 0 {
+                            let name = self.skeleton.region_name(crate::model::RegionId(region - 1));
+                            let label = Label::new(x0 + 4.0, y + lane / 2.0, name, palette::text_on(c), 11.0);
+                            sc.labels.push(label.clipped(x1 - x0 - 8.0));
+                        }
+                    }
+                }
+                if let Some((_, k)) = self.hovered.filter(|&(hr, _)| hr == r) {
+                    let cols = self.columns(grid, g as usize);
+                    if let Some(&(x0, x1, ..)) = cols.iter().find(|c| c.5 <= k && k <= c.6) {
+                        let rect = RectInstance::filled(x0, y, x1 - x0, height, 0).with_border(palette::HIGHLIGHT, 1.5);
+                        sc.rects.push(rect);
                     }
                 }
                 continue;
@@ -536,18 +605,32 @@ impl StorePane {
         let region = if dom > 0 { t.region_name(crate::model::RegionId(dom - 1)).to_string() } else { "(idle)".into() };
         let pct = |ns: u64| 100.0 * ns as f64 / (b - a).max(1) as f64;
         let loc = row.location;
+        // The lane under the pointer, where the store keeps lanes: its busiest region over these bins.
+        let d = ((y - AXIS_PX + self.view.scroll_y - row.y) / self.layout.metrics.lane_px).max(0.0) as usize;
+        let lane = (d < (bins.lanes as usize).min(row.lanes as usize))
+            .then(|| (k0..=k1).map(|k| bins.lane(d, k)).max_by_key(|&(_, c)| c).unwrap_or((0, 0)));
+        let mut title = format!("{region} (most time)");
+        let mut lines = vec![
+            format!("{} · {}", t.process_name(t.locations.process[loc.index()]), t.location_name(loc)),
+            format!("{} to {} (level {} bins)", format_duration(a), format_duration(b), grid.level),
+            format!("busy {:.1}% (compute {:.1}%)", pct(any), pct(compute)),
+            format!("{} events · {} messages", sum(&bins.events), sum(&bins.messages)),
+        ];
+        if let Some((lr, cover)) = lane.filter(|&(lr, _)| lr > 0) {
+            let name = t.region_name(crate::model::RegionId(lr - 1));
+            title = format!("{name} (depth {d})");
+            let share = 100.0 * cover as f64 / pyramid::FULL_COVER as f64;
+            lines.insert(1, format!("depth {d} covers {share:.0}% of its bin; most exclusive time: {region}"));
+        }
         let hover = Hover {
-            title: format!("{region} (most time)"),
-            lines: vec![
-                format!("{} · {}", t.process_name(t.locations.process[loc.index()]), t.location_name(loc)),
-                format!("{} to {} (level {} bins)", format_duration(a), format_duration(b), grid.level),
-                format!("busy {:.1}% (compute {:.1}%)", pct(any), pct(compute)),
-                format!("{} events · {} messages", sum(&bins.events), sum(&bins.messages)),
-            ],
+            title,
+            lines,
             detail: json!({
                 "level": grid.level, "location": loc.0, "start_ns": a, "end_ns": b,
                 "busy_any_ns": any, "busy_compute_ns": compute, "dominant_region": dom.checked_sub(1),
                 "events": sum(&bins.events), "messages": sum(&bins.messages),
+                "depth": lane.map(|_| d), "lane_region": lane.and_then(|(lr, _)| lr.checked_sub(1)),
+                "lane_cover": lane.map(|(_, c)| c as f64 / pyramid::FULL_COVER as f64),
             }),
         };
         self.hovered = Some((r, k0));

@@ -94,6 +94,17 @@ test('a store opened from a URL: whole run to one interval, hover, memory, fault
     const gridHover = await page.evaluate(([x, y]) => window.weft.viewer.hover(x, y), [x, row0.y + 12]);
     assert.ok(gridHover && gridHover.detail.level >= 1, JSON.stringify(gridHover));
     assert.ok(gridHover.detail.busy_any_ns <= gridHover.detail.end_ns - gridHover.detail.start_ns);
+    // The summary keeps lanes: lane 0 of the bin is the run-spanning interval the store has there (the CLI's
+    // answer at the bin's middle), covering the whole bin.
+    assert.equal(gridHover.detail.depth, 0, JSON.stringify(gridHover));
+    assert.ok(gridHover.detail.lane_cover > 0.99, JSON.stringify(gridHover));
+    const binMid = Math.round((gridHover.detail.start_ns + gridHover.detail.end_ns) / 2);
+    const atBin = execFileSync(path.join(repoRoot, 'target/debug/examples/store_at'),
+      [store, String(row0.location), String(binMid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const top = atBin.find((n) => n.depth === 0);
+    assert.ok(top && gridHover.title === `${top.region} (depth 0)`, `${gridHover.title} vs ${JSON.stringify(atBin)}`);
+    const deeper = await page.evaluate(([x, y]) => window.weft.viewer.hover(x, y), [x, row0.y + 9 + 18 * (row0.lanes - 1)]);
+    assert.ok(deeper && deeper.detail.depth === row0.lanes - 1, `the deepest lane hovers: ${JSON.stringify(deeper)}`);
 
     // Zoom in about the middle, 4x a step, until level 0 shows; worst frame per step with tiles fetched.
     const zoomTo = async (t0, t1) => { await page.evaluate(([a, b]) => window.weft.viewer.set_time_range(a, b), [t0, t1]); await settled(page); };
@@ -228,7 +239,7 @@ test('a store opened from a URL: whole run to one interval, hover, memory, fault
     [other, async (page) => {
       await page.waitForFunction(() => window.weft.errors.length > 0, null, { timeout: 60_000 });
       const errors = await page.evaluate(() => window.weft.errors);
-      assert.match(errors.join(' '), /manifest\.json: store format version 1; this weft reads version 2 \(index the trace again\)/);
+      assert.match(errors.join(' '), /manifest\.json: store format version 1; this weft reads versions 2 to 3 \(index the trace again\)/);
     }],
   ]) {
     const b = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, dir)}/`).catch((e) => { throw e; });

@@ -31,6 +31,9 @@ function orangeNear(shot, x, y, r = 6) {
   return false;
 }
 
+/** Two animation frames: what the page does on the next frame (a resize observed, a redraw) is done. */
+const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
 test('a message end selects its partner; the matrix of a selection equals weft info --window', { timeout: 240_000 }, async (t) => {
   if (!fs.existsSync(SHARED)) { t.skip(`${SHARED} is absent`); return; }
   if (!fs.existsSync(WEFT)) { t.skip(`${WEFT} is not built (cargo build)`); return; }
@@ -51,11 +54,14 @@ test('a message end selects its partner; the matrix of a selection equals weft i
     await page.press('#region-search', 'Enter');
     for (let k = 0; k < 40; k++) await page.click('#region-next');
     await page.click('#profile-toggle');
+    // The stage widens as the panel closes (a resize observed on a later frame): positions are read after it.
+    await frames(page);
     let vs = await viewState(page);
     const hit = vs.search.hit;
     // Zoom out so the call's messages are drawn whole (the call is a sliver then: click it by its centre).
     const mid = hit.start_ns + hit.dur_ns / 2;
     await page.evaluate(({ a, b }) => window.weft.viewer.set_time_range(a, b), { a: mid - 60_000, b: mid + 60_000 });
+    await frames(page);
     vs = await viewState(page);
     const row = vs.rows.find((r) => r.location === hit.location);
     assert.ok(row, 'the send call\'s row is listed');

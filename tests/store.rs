@@ -468,6 +468,18 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
         std::fs::read(out).unwrap()
     };
     assert_eq!(svg(&trace_dir, "a.svg"), svg(&store, "b.svg"), "render moments draws the same from the store");
+    // A pattern has no stored busy time: its rows come from the exact records a block at a time (the same
+    // text as the trace's), its chart binned a pixel a bin.
+    let out = base.join("p.svg");
+    let o = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["render", "moments", "--pattern", "MPI_*"])
+        .arg(&store)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&std::fs::read(&out).unwrap()).contains("MPI_*"));
     // render timeline: the store's picture of a zoomed window is drawn from the level-0 tiles of that window
     // alone, and shows what the trace's shows: the same intervals, labels, messages and axis at the same
     // places (rows keep the whole run's depths: the manifest's lanes), all but the overview strip at the

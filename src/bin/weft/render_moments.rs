@@ -41,7 +41,8 @@ pub struct Args {
 /// rows as `weft moments STORE/` gives them (`moments::store_moments`); the Gantt chart's busy intervals
 /// from the pyramid level whose bins are about a pixel of the panel (`store::query::grid_busy`: each bin's
 /// exact busy time, at its centre), or, zoomed in past level 1, the exact busy intervals of the window's
-/// records. A pattern definition (no stored busy time) is computed from the whole store.
+/// records. A pattern definition (no stored busy time) is computed from the exact records a block of
+/// locations at a time, its chart's busy time binned at a pixel a bin.
 fn of_store(
     store: Result<Store<FolderStore>, StoreError>,
     path: &Path,
@@ -55,10 +56,19 @@ fn of_store(
         BusyDefinition::Compute => true,
         BusyDefinition::Any => false,
         BusyDefinition::Pattern(_) => {
-            let trace = store.to_trace().map_err(e)?;
-            let busy = BusyIntervals::compute(&trace, definition);
-            let rows = moments_of_busy(&trace, &busy, window);
-            return Ok((trace, rows, busy));
+            // No stored busy time: from the exact records a block at a time, the chart binned a pixel a bin.
+            let skeleton = store.skeleton().map_err(e)?;
+            let bins = Some(panel_px.max(1.0).ceil() as usize);
+            let (rows, busy) = crate::moments::exact_by_block(
+                &store,
+                &skeleton,
+                definition,
+                window,
+                bins,
+                crate::moments::CHUNK_RECORDS,
+            )
+            .map_err(e)?;
+            return Ok((skeleton, rows, busy.expect("asked for bins")));
         }
     };
     let (trace, rows) = crate::moments::store_moments(&store, definition, window).map_err(e)?;

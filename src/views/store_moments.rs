@@ -244,8 +244,9 @@ impl Pane for StoreMomentsPane {
     fn configure(&mut self, key: &str, value: &str) -> Result<(), String> {
         let p = self.inner.as_mut().ok_or("the store's moments are on their way")?;
         if key == "busy" && value.starts_with("pattern:") {
-            return Err("a store holds busy time for 'compute' and 'any' only: run `weft moments TRACE --busy \
-                        pattern:GLOB` on the trace"
+            return Err("a store holds busy time for 'compute' and 'any' only (a pattern needs every event): run \
+                        `weft moments STORE/ --pattern GLOB` (or `weft render moments`), which reads the store a \
+                        block of locations at a time"
                 .into());
         }
         p.configure(key, value)

@@ -38,8 +38,10 @@ fn shown(p: &mut ParticlesPane) -> (serde_json::Value, String) {
     for r in o["running"].as_array_mut().unwrap() {
         r["event"].as_object_mut().unwrap().remove("event");
     }
+    // The frame's words (axes, process labels, a notice when there is nothing to animate).
+    let words: Vec<String> = p.scene().labels.iter().map(|l| l.text.clone()).collect();
     let layer = p.particle_layer().unwrap();
-    let drawn = format!("{:?} {:?} {}", layer.particles, layer.splats, layer.max_density);
+    let drawn = format!("{:?} {:?} {} {words:?}", layer.particles, layer.splats, layer.max_density);
     (s, drawn)
 }
 

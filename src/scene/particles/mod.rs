@@ -239,7 +239,9 @@ impl ParticleScene {
         }
         // The frame is the background the particles move over: decoration, not data.
         s.chrome = s.rects.len() + s.lines.len();
-        if ev.is_empty() {
+        // No event in the whole trace: a store's slice is empty until its first answer, but its counts are
+        // the whole store's.
+        if ev.type_counts.iter().all(|&n| n == 0) {
             let from = s.labels.len();
             s.add_notice(
                 0.0,

@@ -140,7 +140,7 @@ impl ParticlesPane {
     fn over(trace: Rc<Trace>, ev: ParticleEvents, stream: Option<Stream>, width: f32, height: f32) -> Self {
         let selection = EventSelection::default();
         let first = stream.as_ref().map_or_else(|| ev.start_ns.first().copied().unwrap_or(0), |s| s.first_ns);
-        let playback = Playback::for_span(played_span(&ev, first), 20.0);
+        let playback = default_playback(&ev, first);
         let style = ParticleStyle { top_px: CONTROLS_PX + 10.0, ..Default::default() };
         let (geometry, frame) = Self::layout(&trace, &ev, style, width, height);
         let timeline = StartsTimeline::new(&ev, width, TIMELINE_PX);
@@ -426,6 +426,13 @@ fn played_span(ev: &ParticleEvents, first_ns: u64) -> u64 {
     ev.span_ns.saturating_sub(first_ns)
 }
 
+/// The playback a view starts with: the played span in about 20 s, slower where that would keep more than
+/// `Playback::LIVE_BUDGET` particles alive (counted from the events of every type: a store's slice is a
+/// part of them).
+fn default_playback(ev: &ParticleEvents, first_ns: u64) -> Playback {
+    Playback::for_events(played_span(ev, first_ns), ev.type_counts.iter().sum(), 20.0)
+}
+
 fn parse<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
     value.trim().parse().map_err(|_| format!("'{value}' is not a valid {key}"))
 }
@@ -636,7 +643,7 @@ impl Pane for ParticlesPane {
             "seek_ns" => self.seek(parse(key, value)?),
             "seek_x" => self.seek(self.timeline.time_at(parse(key, value)?)),
             "step_ns" => {
-                let auto = Playback::for_span(played_span(&self.ev, self.first_ns()), 20.0).step_ns;
+                let auto = default_playback(&self.ev, self.first_ns()).step_ns;
                 self.playback.step_ns = o.step_ns.unwrap_or(auto).max(1);
                 self.window.set_fade_ns(self.playback.fade_ns());
             }
@@ -659,7 +666,7 @@ impl Pane for ParticlesPane {
                 self.selection = EventSelection::parse(&o.selection);
                 self.selection_text = o.selection;
                 self.ev = ParticleEvents::build(&self.trace, &self.selection);
-                self.playback = Playback::for_span(played_span(&self.ev, self.first_ns()), 20.0);
+                self.playback = default_playback(&self.ev, self.first_ns());
                 self.window = LiveWindow::new(self.playback.fade_ns());
                 self.strip = self.whole_strip();
                 self.relayout(true);

@@ -27,6 +27,25 @@ impl Playback {
         let steps = (seconds * 60.0).max(1.0);
         Playback { step_ns: ((span_ns as f64 / steps).ceil() as u64).max(1), interval_ms: 1000.0 / 60.0, fade_s: 2.0 }
     }
+    /// The default playback of `events` over `span_ns`: the whole span in about `seconds`
+    /// ([`Playback::for_span`]), slower where that would keep more than [`Playback::LIVE_BUDGET`] particles
+    /// alive at once on average (an event lives its duration plus the fading time, which is two seconds of
+    /// animation whatever the speed: a billion events played in 20 s would keep a tenth of them, a hundred
+    /// million, on screen). The user's step overrides it.
+    pub fn for_events(span_ns: u64, events: u64, seconds: f64) -> Playback {
+        let mut p = Playback::for_span(span_ns, seconds);
+        // Live on average ≈ events x fade / span, fade = fade_s x 60 steps a second x step.
+        let per_step = events as f64 * p.fade_s * (1000.0 / p.interval_ms) / span_ns.max(1) as f64;
+        if per_step > 0.0 {
+            let most = (Self::LIVE_BUDGET as f64 / per_step).floor().max(1.0) as u64;
+            p.step_ns = p.step_ns.min(most);
+        }
+        p
+    }
+
+    /// Particles alive at once, on average, that the default speed allows.
+    pub const LIVE_BUDGET: u64 = 100_000;
+
     /// Data nanoseconds per second of animation (the speed readout).
     pub fn speed_ns_per_s(&self) -> f64 {
         self.step_ns as f64 * 1000.0 / self.interval_ms.max(1e-3)
@@ -116,5 +135,27 @@ impl LiveWindow {
     pub fn clear_fading(&mut self, ev: &ParticleEvents) {
         let t = self.t_ns;
         self.live.retain(|&e| ev.end_ns(e as usize) > t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_speed_keeps_live_particles_within_the_budget() {
+        // Few events: the whole span in 20 s.
+        assert_eq!(Playback::for_events(4_000_000_000, 50_000, 20.0), Playback::for_span(4_000_000_000, 20.0));
+        assert_eq!(Playback::for_events(4_000_000_000, 0, 20.0), Playback::for_span(4_000_000_000, 20.0));
+        // A billion events over 273 s: 20 s would keep ~10 % (a hundred million) fading at once.
+        let (span, events) = (273_000_000_000u64, 1_000_000_000u64);
+        let fast = Playback::for_span(span, 20.0);
+        assert!(events as f64 * fast.fade_ns() as f64 / span as f64 > 5e7);
+        let p = Playback::for_events(span, events, 20.0);
+        let live = events as f64 * p.fade_ns() as f64 / span as f64;
+        assert!(live <= Playback::LIVE_BUDGET as f64 && live > 0.9 * Playback::LIVE_BUDGET as f64, "{live}");
+        assert_eq!((p.interval_ms, p.fade_s), (fast.interval_ms, fast.fade_s));
+        // Past a nanosecond a step, it stays at one.
+        assert_eq!(Playback::for_events(1_000, u64::MAX / 2, 20.0).step_ns, 1);
     }
 }

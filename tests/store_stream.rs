@@ -24,14 +24,16 @@ fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOpt
     // ends and collective parts spilled whenever they pass 97 bytes (runs of two or three records, matched
     // by merging hundreds of runs; `readers::otf2::ends`). The nested intervals kept as columns for pass 2
     // (the default, 0: an eighth of `memory`), or sent to the spill at once (1 byte), or once a few
-    // thousand bytes of them were kept (mid-location when the location is nested in prefixes).
-    for (event_buffer, window, held, ends) in [
-        (0, weft::readers::otf2::READ_WINDOW, 0, None),
-        (7, 97, 0, Some(97)),
-        (0, weft::readers::otf2::READ_WINDOW, 1, None),
-        (7, 97, 1, Some(97)),
-        (0, weft::readers::otf2::READ_WINDOW, 50_000, Some(97)),
-        (7, 97, 20_000, None),
+    // thousand bytes of them were kept (mid-location when the location is nested in prefixes). The matched
+    // messages sorted in memory (the default share) or in runs of 200 bytes (three or four messages: merged
+    // from hundreds of runs), the blocks' messages and the particle runs then written in pages of 1 KiB.
+    for (event_buffer, window, held, ends, runs) in [
+        (0, weft::readers::otf2::READ_WINDOW, 0, None, 0),
+        (7, 97, 0, Some(97), 200),
+        (0, weft::readers::otf2::READ_WINDOW, 1, None, 200),
+        (7, 97, 1, Some(97), 0),
+        (0, weft::readers::otf2::READ_WINDOW, 50_000, Some(97), 5_000),
+        (7, 97, 20_000, None, 200),
     ] {
         let sink = MemorySink::default();
         let mut spill = MemorySpill::default();
@@ -40,11 +42,13 @@ fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOpt
         if let Some(share) = ends {
             stream.spill_ends(Box::new(MemorySpill::default()), share);
         }
-        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held };
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held, runs };
         let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
         let spilled = done.spill_bytes > 0;
-        let what =
-            format!("{name} ({event_buffer} intervals, {window} bytes, held {held}, ends spilled past {ends:?} bytes)");
+        let what = format!(
+            "{name} ({event_buffer} intervals, {window} bytes, held {held}, ends spilled past {ends:?} bytes, \
+             runs of {runs} bytes)"
+        );
         assert_same_store(&what, &whole, done, sink);
         // Held whole by default; spilled when the columns may hold one byte (a location with intervals).
         if held == 0 || (held == 1 && whole.manifest.counts.intervals > 0) {
@@ -149,7 +153,7 @@ fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
     for (event_buffer, expect_whole) in [(0, true), (7, false)] {
         let sink = MemorySink::default();
         let stream = open_stream("traces.otf2", &files).unwrap();
-        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held: 0 };
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held: 0, runs: 0 };
         match index_otf2(stream, &so, &mut MemorySpill::default(), &sink, &|_| {}) {
             Ok(done) if expect_whole => assert_same_store("times going back", &whole, done, sink),
             Err(IndexError::NotStreamable(m)) if !expect_whole => assert!(m.contains("1.evt"), "{m}"),
@@ -173,6 +177,7 @@ fn message_ends_past_the_memory_are_refused_while_reading() {
             event_buffer: 1000,
             shard: None,
             held: 0,
+            runs: 0,
         };
         let stream = open_stream("traces.otf2", &files).unwrap();
         match index_otf2(stream, &so, &mut MemorySpill::default(), &MemorySink::default(), &|_| {}) {
@@ -199,8 +204,14 @@ fn message_ends_spilled_pass_the_first_pass_under_a_memory_that_refuses_them_hel
     use weft::store::stream::IndexError;
     let (files, counts) = archive(&GenConfig::new(2, 400_000));
     assert_eq!(counts.mpi_send, 25_000);
-    let so =
-        StreamOptions { build: BuildOptions::default(), memory: 7 << 20, event_buffer: 1000, shard: None, held: 0 };
+    let so = StreamOptions {
+        build: BuildOptions::default(),
+        memory: 7 << 20,
+        event_buffer: 1000,
+        shard: None,
+        held: 0,
+        runs: 0,
+    };
     for spilled in [false, true] {
         let mut stream = open_stream("traces.otf2", &files).unwrap();
         if spilled {
@@ -317,7 +328,9 @@ fn weft_index_first_pass_holds_its_memory_bound_on_long_locations() {
 fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk: usize, buffer: usize) {
     let whole = build(&weft::readers::chrome::read_without_args(name, bytes).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0 };
+    // Pages of the blocks' messages and of the particle runs as small as they go (1 KiB) with a small buffer.
+    let runs = buffer as u64 * 100;
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0, runs };
     let done = index_chrome(
         name,
         &mut &bytes[..],
@@ -433,7 +446,9 @@ fn assert_paraver_equals_build(
 ) {
     let whole = build(&weft::readers::paraver::read(name, prv, pcf, row).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0 };
+    // Pages of the blocks' messages and of the particle runs as small as they go (1 KiB) with a small buffer.
+    let runs = buffer as u64 * 100;
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0, runs };
     let events = Box::new(MemorySpill::default());
     let done =
         index_paraver(name, &mut &prv[..], chunk, 0, pcf, row, &Vec::new, events, &so, &mut spill, &sink, &|_| {})
@@ -604,7 +619,7 @@ fn chunked_index_of_cut_and_damaged_traces_follows_the_reader() {
     let chrome = ChromeSample { ranks: 2, threads_per_rank: 2, iterations: 6, ..ChromeSample::builtin() }.generate();
     let p = ParaverSample { tasks: 2, threads_per_task: 2, iterations: 4, ..Default::default() }.generate();
     let o = BuildOptions { block_locations: 2, tile_intervals: 200, ..BuildOptions::default() };
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 3, shard: None, held: 0 };
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 3, shard: None, held: 0, runs: 0 };
     let mut cases = 0;
     for (k, variant) in (0..24).map(|k| (k, k % 3)) {
         for (is_chrome, src) in [(true, &chrome), (false, &p.prv)] {

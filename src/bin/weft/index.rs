@@ -207,7 +207,7 @@ fn index_otf2_streamed(
                     done.tile_s,
                     done.in_flight
                 );
-                println!("spill       {} bytes", done.spill_bytes);
+                println!("spill       {} bytes (and {} of messages and particles)", done.spill_bytes, done.runs_bytes);
                 print_peak_memory();
                 return Ok(true);
             }
@@ -255,7 +255,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     let mut spill = FileSpill::create(&spill_path, 0)?;
     let events = Box::new(FileSpill::create(&events_path, 0)?);
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options, memory, event_buffer: 0, shard, held: 0 };
+    let o = StreamOptions { build: options, memory, event_buffer: 0, shard, held: 0, runs: 0 };
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
         P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
@@ -331,7 +331,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
         started.elapsed().as_secs_f64() - read_s,
         indexed.blocks_in_flight
     );
-    println!("spill       {} bytes", indexed.spill_bytes);
+    println!("spill       {} bytes (and {} of messages and particles)", indexed.spill_bytes, indexed.runs_bytes);
     print_peak_memory();
     Ok(true)
 }
@@ -400,6 +400,8 @@ pub struct Streamed {
     /// Bytes of the tiles written (and of the manifest, once written).
     pub bytes: u64,
     pub spill_bytes: u64,
+    /// Bytes of messages, collective rows and particles spilled in sorted runs and block files.
+    pub runs_bytes: u64,
     pub read_s: f64,
     pub tile_s: f64,
     pub in_flight: usize,
@@ -467,7 +469,7 @@ pub fn stream_into(
     // against the rest), saving its writes and reads.
     let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
     let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0 };
+    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0 };
     let t0 = Instant::now();
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
@@ -501,6 +503,7 @@ pub fn stream_into(
         manifest: indexed.manifest,
         part: indexed.part,
         spill_bytes: indexed.spill_bytes,
+        runs_bytes: indexed.runs_bytes,
         read_s,
         tile_s: t0.elapsed().as_secs_f64() - read_s,
         in_flight: indexed.blocks_in_flight,

@@ -286,6 +286,65 @@ fn weft_index_holds_its_memory_bound() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// The messages, collective rows and particle intervals stream through pass 2 (issue #17, `store::comms`):
+/// `weft index` of a generated archive whose matched messages and collective parts, held as the trace's
+/// (about 56 bytes each, twice that to match them), pass `--memory 24M` on their own (250 k sends and
+/// receives, 125 k collective parts: refused while reading before they were spilled and sorted in runs)
+/// indexes within it, one block of one location at a time, to the whole build's store; the peak resident
+/// memory under `--memory` plus the fixed overhead.
+#[test]
+fn weft_index_streams_messages_within_its_memory_bound() {
+    let base = std::env::temp_dir().join(format!("weft-store-stream-msgs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    // 32 locations of about 94 k events each: 3.0 M events, 38 MB of OTF2.
+    let cfg = GenConfig { threads: 2, ..GenConfig::new(16, 4_000_000) };
+    let (files, counts) = archive(&cfg);
+    assert!(counts.mpi_send >= 120_000 && counts.collective_begin >= 60_000, "{counts:?}");
+    let trace_dir = base.join("trace");
+    write_archive(&files, &trace_dir);
+    let o =
+        BuildOptions { block_locations: 1, source_name: trace_dir.display().to_string(), ..BuildOptions::default() };
+    let whole = build(&read_archive("traces.otf2", &files).unwrap(), &o);
+    drop(files);
+    let store = base.join("store");
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["index", "--force", "--threads", "2", "--block", "1", "--memory", "24M"])
+        .arg(&trace_dir)
+        .arg("-o")
+        .arg(&store)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let peak_mb: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("peak memory "))
+        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line: {text}"));
+    assert!(peak_mb <= 24 + 24, "peak {peak_mb} MB with --memory 24M:\n{text}");
+    let manifest = std::fs::read_to_string(store.join("manifest.json")).unwrap();
+    assert!(manifest.as_bytes() == whole.manifest_json(), "the manifest differs from the whole build's");
+    let mut files = 1;
+    for (path, bytes) in &whole.tiles {
+        assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
+        files += 1;
+    }
+    // Nothing else is left in the folder (the spill, its block files and runs are gone).
+    let mut left = 0;
+    let mut dirs = vec![store.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            match e.file_type().unwrap().is_dir() {
+                true => dirs.push(e.path()),
+                false => left += 1,
+            }
+        }
+    }
+    assert_eq!(left, files, "files in the store");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// The first pass holds its memory bound whatever a location's length (issue #17): `weft index` on two
 /// long locations (1.5 M events each, event files of ~18 MB, 0.75 M intervals each) under `--memory 64M`
 /// reads, nests, matches and spills every location, then refuses the second pass (one location's block

@@ -4,7 +4,10 @@
 //! message ends, collective parts and instants (matched at the end, as the OTF2 reader does, the ends spilled
 //! in sorted runs where the caller gives a spill, `Otf2Stream::spill_ends`; checked against `memory` after
 //! every location, [`IndexError::Memory`]), a bounded buffer of intervals whatever a
-//! location's length, and the blocks being tiled.
+//! location's length, and the blocks being tiled. The matched messages and collective rows are not held:
+//! they go to the spill as they are matched (`comms`: sorted into the trace's order in runs, then into
+//! each block's file), and the particle view's intervals as a sorted run per block (merged into the
+//! particle tiles at the end, `runs`).
 //! A Chrome JSON or Paraver trace, whose records are not grouped by location, is read in chunks
 //! ([`index_chrome`], [`index_paraver`]): the reader spills each location's records (Chrome: X intervals and
 //! B/E events; Paraver: intervals) in segments as they come, whenever more than
@@ -21,10 +24,13 @@
 //!    [`StreamOptions::held`] bytes they are kept as the columns pass 2 tiles instead (`held.rs`: no spill
 //!    written and read back). After the last location the messages and collectives are matched and the
 //!    origin, span and per-location counts give the tiling ([`tiling_of`]).
-//! 2. **tile**: each block of locations is taken from the columns held, or read back from the spill, and
-//!    cut into its level-0 tiles, pyramid, moments, region totals and particle intervals ([`block_tiles`],
-//!    the code `build` runs on a whole trace), on `threads` threads, as many blocks in flight as `memory` allows; tiles go to the
-//!    [`TileSink`] as soon as a block is done. Particles and counters are tiled last.
+//! 2. **tile**: each block of locations is taken from the columns held, or read back from the spill, with
+//!    its messages and collective rows read back from its file (`comms::BlockComms`), and cut into its
+//!    level-0 tiles, pyramid, moments, region totals and particle intervals ([`block_tiles`], the code
+//!    `build` runs on a whole trace), on `threads` threads, as many blocks in flight as `memory` allows;
+//!    tiles go to the [`TileSink`] as soon as a block is done, its particle intervals to the spill as a
+//!    sorted run. Particles (the runs merged, a window at a time: `build::ParticleTiler`) and counters are
+//!    tiled last.
 //!
 //! The unit is "a block of locations -> its tiles, its summaries, its region totals": a shard runs it on a
 //! subset. The store is byte for byte the one [`build`](super::build) makes from the whole trace
@@ -50,10 +56,11 @@ use std::sync::{Mutex, RwLock};
 use thiserror::Error;
 
 /// Where the first pass keeps each location's nested intervals until its block is tiled (and a Chrome
-/// read its threads' raw events until the end of the file).
+/// read its threads' raw events until the end of the file). Keys past the locations' hold the messages'
+/// sorted runs, the blocks' files of messages and collective rows (`comms`) and the particle runs.
 pub trait Spill: Send + Sync {
-    /// Append `bytes` to location `k`'s (the nested intervals are put once per location, in order; a
-    /// Chrome read appends a segment per flush).
+    /// Append `bytes` to key `k`'s (the nested intervals are put once per location, in order; a
+    /// Chrome read appends a segment per flush; a block's file a page at a time).
     fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String>;
     /// Location `k`'s bytes, every segment put in order.
     fn get(&self, k: usize) -> Result<Vec<u8>, String>;

@@ -8,8 +8,10 @@
 //!
 //! OTF2 is streamed location by location (`store::stream`): memory holds one location's events, the compact
 //! message ends and collective parts up to a sixteenth of `--memory` (past it they go to a second spill
-//! file in sorted runs, matched by merging them: `readers::otf2::ends`), the matched messages and the
-//! blocks being tiled (as many as `--memory` allows, at most `--threads`); the first pass's nested intervals
+//! file in sorted runs, matched by merging them: `readers::otf2::ends`) and the blocks being tiled (as many
+//! as `--memory` allows, at most `--threads`); the matched messages, collective rows and particle-view
+//! intervals go to the first spill file in sorted runs and block files (`store::comms`) and are read back a
+//! block (and a page of each run) at a time; the first pass's nested intervals
 //! are kept as pass 2's columns while they take at most an eighth of `--memory`, else they go to a spill
 //! file in the partial folder. Chrome JSON and Paraver (plain or
 //! gzipped) are read in 1 MiB chunks (`store::stream::index_chrome`, `index_paraver`), their per-location

@@ -280,9 +280,16 @@ fn weft_index_holds_its_memory_bound() {
         assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
     }
     assert!(!store.join(".spill").exists() && !store.join(".spill.ends").exists());
-    // Too little memory for one block is refused with the flag named.
+    // Too little memory for one block is refused with the flag named, leaving no partial folder (nor its
+    // spill) behind.
     let out = index("2M");
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--memory"));
+    let partial: Vec<_> = std::fs::read_dir(&base)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".partial"))
+        .collect();
+    assert!(partial.is_empty(), "left behind: {partial:?}");
     let _ = std::fs::remove_dir_all(&base);
 }
 

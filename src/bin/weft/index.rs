@@ -428,9 +428,13 @@ fn index_streamed(
     progress: &Progress,
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
     let tmp = partial_folder(&a.out)?;
-    let Some(done) = stream_into(files, anchor, options, shard, memory, progress, &tmp, &tmp.join(".spill"))? else {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Ok(None);
+    // A refused or failed index leaves no partial folder (nor its spill) behind.
+    let done = match stream_into(files, anchor, options, shard, memory, progress, &tmp, &tmp.join(".spill")) {
+        Ok(Some(done)) => done,
+        other => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return other;
+        }
     };
     let (file, json) = match &done.part {
         Some(p) => (PART_MANIFEST, p.to_json()),

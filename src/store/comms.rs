@@ -59,14 +59,6 @@ pub struct BlockComms {
     pub ends: Vec<Vec<(u64, u64)>>,
 }
 
-impl BlockComms {
-    /// About the bytes it holds (and a block task's copies of it).
-    pub fn bytes(&self) -> u64 {
-        (self.messages.len() * 72 + self.collectives.len() * 80 + self.ends.iter().map(|e| e.len() * 16).sum::<usize>())
-            as u64
-    }
-}
-
 fn kind_code(k: MessageKind) -> u8 {
     match k {
         MessageKind::PointToPoint => 0,
@@ -239,11 +231,12 @@ impl Record for RawMessage {
     }
 }
 
-/// Bytes of a block file's records: a message its block sent (tag 0; its receive end too when the
-/// receiver is in the block), a receive end of a message another block sent (tag 1), a collective row.
+/// Bytes of a block file's records, each after its tag: a message its block sent (tag 0; its receive end
+/// too when the receiver is in the block), a receive end of a message another block sent (tag 1), a
+/// collective row (tag 2).
 const SENT_BYTES: usize = 1 + 8 + 1 + 4 + 4 + 8 + 8 + 8 + 4 + 4;
 const END_BYTES: usize = 1 + 4 + 8 + 8;
-const ROW_BYTES: usize = 8 + 4 * 5 + 8 * 4;
+const ROW_BYTES: usize = 1 + 8 + 4 * 5 + 8 * 4;
 
 /// A streamed index's messages and collective rows, in the spill: sorted runs of the messages as they are
 /// matched, then every block's file (module doc).
@@ -475,7 +468,7 @@ impl CommSpill {
             out.ends[k as usize].push((t, bytes));
             Ok(())
         };
-        let mut at = 0;
+        let (mut at, mut ends) = (0, 0u64);
         while at < bytes.len() {
             let rest = &bytes[at..];
             match rest[0] {
@@ -502,9 +495,10 @@ impl CommSpill {
                 1 if rest.len() >= END_BYTES => {
                     let r = &rest[1..];
                     end(&mut out, u32_at(r, 0), u64_at(r, 4), u64_at(r, 12)).map_err(|_| damaged(at))?;
+                    ends += 1;
                     at += END_BYTES;
                 }
-                2 if rest.len() > ROW_BYTES => {
+                2 if rest.len() >= ROW_BYTES => {
                     let r = &rest[1..];
                     out.collectives.push(CollectiveRow {
                         index: u64_at(r, 0),
@@ -518,10 +512,13 @@ impl CommSpill {
                         bytes_sent: u64_at(r, 44),
                         bytes_received: u64_at(r, 52),
                     });
-                    at += 1 + ROW_BYTES;
+                    at += ROW_BYTES;
                 }
                 _ => return Err(damaged(at)),
             }
+        }
+        if (out.messages.len() as u64 + ends, out.collectives.len() as u64) != (m, c) {
+            return Err(format!("the spilled messages of block {b} are cut short"));
         }
         Ok(out)
     }
@@ -532,5 +529,61 @@ impl CommSpill {
         c.flows = self.flows;
         c.collective_rows = self.collective_rows;
         c.collective_operations = self.collective_operations;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::stream::MemorySpill;
+
+    fn message(send_ns: i64, recv_ns: i64, nth: u64, sender: u32, receiver: u32) -> RawMessage {
+        RawMessage { send_ns, recv_ns, nth, sender, receiver, size_bytes: nth * 10, tag: 7, name: 1, kind: 0 }
+    }
+
+    /// Messages handed over in any order come back from the blocks' files in the trace's order (send, receive,
+    /// receive order), each sent one with its sender's block and each end with its location's, whether
+    /// they were sorted in memory or in runs of one or two messages; a damaged file is an error, not a panic.
+    #[test]
+    fn blocks_read_back_the_messages_in_the_trace_order() {
+        // Four locations in blocks of two; receive numbers give the order among equal times.
+        let given = [
+            message(50, 60, 3, 0, 3),
+            message(10, 20, 1, 2, 1),
+            message(10, 20, 0, 3, 0),
+            message(5, 90, 2, 1, 1),
+            message(10, 15, 4, 0, 2),
+        ];
+        for share in [1 << 20, 60, 120] {
+            let mut spill = MemorySpill::default();
+            let mut c = CommSpill::new(4, 2, 0..2, 4, share);
+            for m in given {
+                c.message(m, &mut spill).unwrap();
+            }
+            assert_eq!(c.runs.is_empty(), share == 1 << 20, "share {share}");
+            c.finish_messages(5, &mut spill).unwrap();
+            let row =
+                CollectiveRow { index: 0, operation: 2, location: 3, start_ns: 1, end_ns: 4, ..Default::default() };
+            c.collective(&row, &mut spill).unwrap();
+            c.close(&mut spill).unwrap();
+            // The trace's order: (5, 90, 2), (10, 15, 4), (10, 20, 0), (10, 20, 1), (50, 60, 3); times from 5.
+            let b0 = c.block(0, 0..2, &spill).unwrap();
+            let sent: Vec<(u64, u32, u64)> = b0.messages.iter().map(|m| (m.index, m.sender, m.send_ns)).collect();
+            assert_eq!(sent, vec![(0, 1, 0), (1, 0, 5), (4, 0, 45)], "share {share}");
+            assert_eq!(b0.ends, vec![vec![(5, 40), (15, 0), (45, 30)], vec![(0, 20), (85, 20), (15, 10)]]);
+            let b1 = c.block(1, 2..4, &spill).unwrap();
+            let sent: Vec<(u64, u32)> = b1.messages.iter().map(|m| (m.index, m.sender)).collect();
+            assert_eq!(sent, vec![(2, 3), (3, 2)], "share {share}");
+            assert_eq!(b1.collectives, vec![row]);
+            assert_eq!((c.messages, c.collective_rows, c.collective_operations, c.max_ns), (5, 1, 3, 85));
+            assert_eq!(c.tally.sent, vec![2, 1, 1, 1]);
+            // Cut anywhere, the file is refused.
+            let key = c.files[1].0;
+            let whole = spill.parts[key].clone();
+            for cut in 1..whole.len() {
+                spill.parts[key] = whole[..cut].to_vec();
+                assert!(c.block(1, 2..4, &spill).is_err(), "cut at {cut}");
+            }
+        }
     }
 }

@@ -194,11 +194,11 @@ fn message_ends_past_the_memory_are_refused_while_reading() {
 }
 
 /// Spilled in sorted runs (`readers::otf2::ends`), the message ends no longer count whole against
-/// `memory` (in `Vec`s, about 72 bytes a message, twice that to match them), only the messages and
-/// collective parts they make (56 bytes each, twice that at the end: the trace pass 2 holds). Under 7 MB
-/// (1 MB of it the read's window), 25,000 sends and receives held to be matched are refused while reading
-/// (they need about 7.5 MB); spilled past 64 KiB, they are matched (about 6 MB) and the index goes on to
-/// its second pass (refused there: a block of one location needs more).
+/// `memory` (in `Vec`s, about 72 bytes a message, twice that to match them), nor do the messages and
+/// collective rows they make (sorted and spilled as they are matched, `store::comms`). Under 7 MB (1 MB of it
+/// the read's window), 25,000 sends and receives held to be matched are refused while reading (they need
+/// about 7.5 MB); spilled past 64 KiB, they are matched and the index goes on to its second pass (refused
+/// there: a block of one location needs more).
 #[test]
 fn message_ends_spilled_pass_the_first_pass_under_a_memory_that_refuses_them_held() {
     use weft::store::stream::IndexError;

@@ -185,11 +185,20 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
                 // Locations nested whole, and in prefixes of 7 intervals (the region totals of every
                 // location, a part's fingerprint, then counted as durations are fixed up); their intervals
                 // kept as columns for pass 2 (held 0: the default share) or spilled (held 1 byte).
-                for (event_buffer, held) in [(0, 0), (7, 0), (0, 1), (7, 1)] {
-                    let what = format!("OTF2, blocks of {block}, shard {k}/{n}, buffer {event_buffer}, held {held}");
+                // Messages sorted whole, or in runs of 300 bytes (five messages) merged.
+                for (event_buffer, held, runs) in [(0, 0, 0), (7, 0, 300), (0, 1, 300), (7, 1, 0)] {
+                    let what = format!(
+                        "OTF2, blocks of {block}, shard {k}/{n}, buffer {event_buffer}, held {held}, runs {runs}"
+                    );
                     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-                    let so =
-                        StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: Some(shard), held };
+                    let so = StreamOptions {
+                        build: o.clone(),
+                        memory: 1 << 30,
+                        event_buffer,
+                        shard: Some(shard),
+                        held,
+                        runs,
+                    };
                     let stream = open_stream("traces.otf2", &files).unwrap();
                     let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).unwrap();
                     assert_same_part(&what, &build_part(&t, &o, shard), done, sink);
@@ -202,8 +211,14 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
                         assert_eq!(spilled, expect, "{what}: location {l} spilled");
                     }
                 }
-                let so =
-                    StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 0, shard: Some(shard), held: 0 };
+                let so = StreamOptions {
+                    build: o.clone(),
+                    memory: 1 << 30,
+                    event_buffer: 0,
+                    shard: Some(shard),
+                    held: 0,
+                    runs: 0,
+                };
                 let what = format!("Chrome JSON, blocks of {block}, shard {k}/{n}");
                 let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
                 let events = Box::new(MemorySpill::default());

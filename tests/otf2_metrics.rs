@@ -105,7 +105,14 @@ fn generated_metrics_match_the_official_reader_and_reach_the_store() {
     let files = FolderFiles { root: anchor.parent().unwrap().to_path_buf() };
     let stream = open_stream("traces.otf2", &files).expect("opens");
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    let so = StreamOptions { build: BuildOptions::default(), memory: 1 << 30, event_buffer: 0, shard: None, held: 0 };
+    let so = StreamOptions {
+        build: BuildOptions::default(),
+        memory: 1 << 30,
+        event_buffer: 0,
+        shard: None,
+        held: 0,
+        runs: 0,
+    };
     let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
     assert_eq!(done.manifest.counts.counter_samples, n as u64);
     let _ = std::fs::remove_dir_all(&dir);

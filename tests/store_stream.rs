@@ -24,14 +24,16 @@ fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOpt
     // ends and collective parts spilled whenever they pass 97 bytes (runs of two or three records, matched
     // by merging hundreds of runs; `readers::otf2::ends`). The nested intervals kept as columns for pass 2
     // (the default, 0: an eighth of `memory`), or sent to the spill at once (1 byte), or once a few
-    // thousand bytes of them were kept (mid-location when the location is nested in prefixes).
-    for (event_buffer, window, held, ends) in [
-        (0, weft::readers::otf2::READ_WINDOW, 0, None),
-        (7, 97, 0, Some(97)),
-        (0, weft::readers::otf2::READ_WINDOW, 1, None),
-        (7, 97, 1, Some(97)),
-        (0, weft::readers::otf2::READ_WINDOW, 50_000, Some(97)),
-        (7, 97, 20_000, None),
+    // thousand bytes of them were kept (mid-location when the location is nested in prefixes). The matched
+    // messages sorted in memory (the default share) or in runs of 200 bytes (three or four messages: merged
+    // from hundreds of runs), the blocks' messages and the particle runs then written in pages of 1 KiB.
+    for (event_buffer, window, held, ends, runs) in [
+        (0, weft::readers::otf2::READ_WINDOW, 0, None, 0),
+        (7, 97, 0, Some(97), 200),
+        (0, weft::readers::otf2::READ_WINDOW, 1, None, 200),
+        (7, 97, 1, Some(97), 0),
+        (0, weft::readers::otf2::READ_WINDOW, 50_000, Some(97), 5_000),
+        (7, 97, 20_000, None, 200),
     ] {
         let sink = MemorySink::default();
         let mut spill = MemorySpill::default();
@@ -40,11 +42,13 @@ fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOpt
         if let Some(share) = ends {
             stream.spill_ends(Box::new(MemorySpill::default()), share);
         }
-        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held };
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held, runs };
         let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
         let spilled = done.spill_bytes > 0;
-        let what =
-            format!("{name} ({event_buffer} intervals, {window} bytes, held {held}, ends spilled past {ends:?} bytes)");
+        let what = format!(
+            "{name} ({event_buffer} intervals, {window} bytes, held {held}, ends spilled past {ends:?} bytes, \
+             runs of {runs} bytes)"
+        );
         assert_same_store(&what, &whole, done, sink);
         // Held whole by default; spilled when the columns may hold one byte (a location with intervals).
         if held == 0 || (held == 1 && whole.manifest.counts.intervals > 0) {
@@ -149,7 +153,7 @@ fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
     for (event_buffer, expect_whole) in [(0, true), (7, false)] {
         let sink = MemorySink::default();
         let stream = open_stream("traces.otf2", &files).unwrap();
-        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held: 0 };
+        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held: 0, runs: 0 };
         match index_otf2(stream, &so, &mut MemorySpill::default(), &sink, &|_| {}) {
             Ok(done) if expect_whole => assert_same_store("times going back", &whole, done, sink),
             Err(IndexError::NotStreamable(m)) if !expect_whole => assert!(m.contains("1.evt"), "{m}"),
@@ -173,6 +177,7 @@ fn message_ends_past_the_memory_are_refused_while_reading() {
             event_buffer: 1000,
             shard: None,
             held: 0,
+            runs: 0,
         };
         let stream = open_stream("traces.otf2", &files).unwrap();
         match index_otf2(stream, &so, &mut MemorySpill::default(), &MemorySink::default(), &|_| {}) {
@@ -189,18 +194,24 @@ fn message_ends_past_the_memory_are_refused_while_reading() {
 }
 
 /// Spilled in sorted runs (`readers::otf2::ends`), the message ends no longer count whole against
-/// `memory` (in `Vec`s, about 72 bytes a message, twice that to match them), only the messages and
-/// collective parts they make (56 bytes each, twice that at the end: the trace pass 2 holds). Under 7 MB
-/// (1 MB of it the read's window), 25,000 sends and receives held to be matched are refused while reading
-/// (they need about 7.5 MB); spilled past 64 KiB, they are matched (about 6 MB) and the index goes on to
-/// its second pass (refused there: a block of one location needs more).
+/// `memory` (in `Vec`s, about 72 bytes a message, twice that to match them), nor do the messages and
+/// collective rows they make (sorted and spilled as they are matched, `store::comms`). Under 7 MB (1 MB of it
+/// the read's window), 25,000 sends and receives held to be matched are refused while reading (they need
+/// about 7.5 MB); spilled past 64 KiB, they are matched and the index goes on to its second pass (refused
+/// there: a block of one location needs more).
 #[test]
 fn message_ends_spilled_pass_the_first_pass_under_a_memory_that_refuses_them_held() {
     use weft::store::stream::IndexError;
     let (files, counts) = archive(&GenConfig::new(2, 400_000));
     assert_eq!(counts.mpi_send, 25_000);
-    let so =
-        StreamOptions { build: BuildOptions::default(), memory: 7 << 20, event_buffer: 1000, shard: None, held: 0 };
+    let so = StreamOptions {
+        build: BuildOptions::default(),
+        memory: 7 << 20,
+        event_buffer: 1000,
+        shard: None,
+        held: 0,
+        runs: 0,
+    };
     for spilled in [false, true] {
         let mut stream = open_stream("traces.otf2", &files).unwrap();
         if spilled {
@@ -269,9 +280,75 @@ fn weft_index_holds_its_memory_bound() {
         assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
     }
     assert!(!store.join(".spill").exists() && !store.join(".spill.ends").exists());
-    // Too little memory for one block is refused with the flag named.
+    // Too little memory for one block is refused with the flag named, leaving no partial folder (nor its
+    // spill) behind.
     let out = index("2M");
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--memory"));
+    let partial: Vec<_> = std::fs::read_dir(&base)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".partial"))
+        .collect();
+    assert!(partial.is_empty(), "left behind: {partial:?}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The messages, collective rows and particle intervals stream through pass 2 (issue #17, `store::comms`):
+/// `weft index` of a generated archive whose matched messages and collective parts, held as the trace's
+/// (about 56 bytes each, twice that to match them), pass `--memory 24M` on their own (250 k sends and
+/// receives, 125 k collective parts: refused while reading before they were spilled and sorted in runs)
+/// indexes within it, one block of one location at a time, to the whole build's store; the peak resident
+/// memory under `--memory` plus the fixed overhead.
+#[test]
+fn weft_index_streams_messages_within_its_memory_bound() {
+    let base = std::env::temp_dir().join(format!("weft-store-stream-msgs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    // 32 locations of about 94 k events each: 3.0 M events, 38 MB of OTF2.
+    let cfg = GenConfig { threads: 2, ..GenConfig::new(16, 4_000_000) };
+    let (files, counts) = archive(&cfg);
+    assert!(counts.mpi_send >= 120_000 && counts.collective_begin >= 60_000, "{counts:?}");
+    let trace_dir = base.join("trace");
+    write_archive(&files, &trace_dir);
+    let o =
+        BuildOptions { block_locations: 1, source_name: trace_dir.display().to_string(), ..BuildOptions::default() };
+    let whole = build(&read_archive("traces.otf2", &files).unwrap(), &o);
+    drop(files);
+    let store = base.join("store");
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["index", "--force", "--threads", "2", "--block", "1", "--memory", "24M"])
+        .arg(&trace_dir)
+        .arg("-o")
+        .arg(&store)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let peak_mb: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("peak memory "))
+        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line: {text}"));
+    assert!(peak_mb <= 24 + 24, "peak {peak_mb} MB with --memory 24M:\n{text}");
+    let manifest = std::fs::read_to_string(store.join("manifest.json")).unwrap();
+    assert!(manifest.as_bytes() == whole.manifest_json(), "the manifest differs from the whole build's");
+    let mut files = 1;
+    for (path, bytes) in &whole.tiles {
+        assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
+        files += 1;
+    }
+    // Nothing else is left in the folder (the spill, its block files and runs are gone).
+    let mut left = 0;
+    let mut dirs = vec![store.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            match e.file_type().unwrap().is_dir() {
+                true => dirs.push(e.path()),
+                false => left += 1,
+            }
+        }
+    }
+    assert_eq!(left, files, "files in the store");
     let _ = std::fs::remove_dir_all(&base);
 }
 
@@ -317,7 +394,9 @@ fn weft_index_first_pass_holds_its_memory_bound_on_long_locations() {
 fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk: usize, buffer: usize) {
     let whole = build(&weft::readers::chrome::read_without_args(name, bytes).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0 };
+    // Pages of the blocks' messages and of the particle runs as small as they go (1 KiB) with a small buffer.
+    let runs = buffer as u64 * 100;
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0, runs };
     let done = index_chrome(
         name,
         &mut &bytes[..],
@@ -433,7 +512,9 @@ fn assert_paraver_equals_build(
 ) {
     let whole = build(&weft::readers::paraver::read(name, prv, pcf, row).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0 };
+    // Pages of the blocks' messages and of the particle runs as small as they go (1 KiB) with a small buffer.
+    let runs = buffer as u64 * 100;
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0, runs };
     let events = Box::new(MemorySpill::default());
     let done =
         index_paraver(name, &mut &prv[..], chunk, 0, pcf, row, &Vec::new, events, &so, &mut spill, &sink, &|_| {})
@@ -604,7 +685,7 @@ fn chunked_index_of_cut_and_damaged_traces_follows_the_reader() {
     let chrome = ChromeSample { ranks: 2, threads_per_rank: 2, iterations: 6, ..ChromeSample::builtin() }.generate();
     let p = ParaverSample { tasks: 2, threads_per_task: 2, iterations: 4, ..Default::default() }.generate();
     let o = BuildOptions { block_locations: 2, tile_intervals: 200, ..BuildOptions::default() };
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 3, shard: None, held: 0 };
+    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 3, shard: None, held: 0, runs: 0 };
     let mut cases = 0;
     for (k, variant) in (0..24).map(|k| (k, k % 3)) {
         for (is_chrome, src) in [(true, &chrome), (false, &p.prv)] {

@@ -9,13 +9,14 @@
 //! Returns bytes and paths; it must not write files (the CLI does, under a temporary name renamed last).
 
 use super::columns::{content_hash, ColumnWriter};
+use super::comms::{BlockComms, CollectiveRow, MessageRow, TraceComms};
 use super::manifest::*;
 use super::pyramid::{self, Bins, LocationInput};
 use crate::analyses::busy::{is_communication_or_sync, BusyDefinition, BusyInterval, BusyScanner};
 use crate::analyses::moments::accumulate;
-use crate::analyses::particles::{EventExtent, EventFrame, EventSelection};
+use crate::analyses::particles::{EventFrame, EventSelection};
 use crate::analyses::summary::SummaryCounts;
-use crate::model::{MessageKind, RegionId, RegionRole, Trace};
+use crate::model::{RegionId, RegionRole, Trace};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -128,16 +129,12 @@ fn tile(kind: TileKind, level: u32, block: u32, window: u32, records: u64, w: Co
     (entry, bytes)
 }
 
-/// What every block task needs besides its intervals: the tiling, the levels, each block's messages (by
-/// sender) and collective rows, each location's message ends (time, bytes; sends and receives), and which
-/// regions the particle view selects. Built once from the trace's definitions, messages and collectives (a
-/// streamed index has them after its first pass, without the intervals).
+/// What every block task needs besides its intervals and its communication ([`BlockComms`]): the tiling,
+/// the levels, and which regions the particle view selects. Built once from the trace's definitions (a
+/// streamed index has them after its first pass, without the intervals, messages and collectives).
 pub struct Plan {
     pub tiling: Tiling,
     pub levels: Vec<Level>,
-    msg_by_block: Vec<Vec<u32>>,
-    coll_by_block: Vec<Vec<u32>>,
-    ends: Vec<Vec<(u64, u64)>>,
     particle_region: Vec<bool>,
 }
 
@@ -146,22 +143,6 @@ impl Plan {
     pub fn new(trace: &Trace, tiling: Tiling) -> Plan {
         let t = tiling;
         let levels = levels(&t);
-        // Messages and collectives by the block of their sender / location (one pass each, before the tasks).
-        let mut msg_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
-        for (i, s) in trace.messages.sender.iter().enumerate() {
-            msg_by_block[t.block_of(s.0) as usize].push(i as u32);
-        }
-        let mut coll_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
-        for (i, l) in trace.collectives.location.iter().enumerate() {
-            coll_by_block[t.block_of(l.0) as usize].push(i as u32);
-        }
-        // Message ends per location (sends and receives), for the summaries.
-        let mut ends: Vec<Vec<(u64, u64)>> = vec![Vec::new(); trace.locations.len()];
-        let m = &trace.messages;
-        for i in 0..m.len() {
-            ends[m.sender[i].index()].push((m.send_ns[i], m.size_bytes[i]));
-            ends[m.receiver[i].index()].push((m.recv_ns[i], m.size_bytes[i]));
-        }
         let r = &trace.regions;
         let particle_region = (0..r.len())
             .map(|k| {
@@ -169,7 +150,7 @@ impl Plan {
                     && is_communication_or_sync(trace.str(r.name[k]), r.paradigm[k], r.role[k])
             })
             .collect();
-        Plan { tiling: t, levels, msg_by_block, coll_by_block, ends, particle_region }
+        Plan { tiling: t, levels, particle_region }
     }
 }
 
@@ -248,6 +229,7 @@ pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize
     let t = plan.tiling;
     let blocks = blocks.start.min(t.blocks)..blocks.end.min(t.blocks);
     let n = blocks.len();
+    let comms = TraceComms::new(trace, &t);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<BlockOutput>>> = Mutex::new((0..n).map(|_| None).collect());
     let work = || loop {
@@ -256,7 +238,8 @@ pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize
             break;
         }
         let b = blocks.start + k as u32;
-        let out = block_tiles(trace, plan, b, &BlockIntervals::of_trace(trace, &t, b));
+        let c = comms.block(trace, b, t.block_range(b, trace.locations.len() as u32));
+        let out = block_tiles(trace, plan, b, &BlockIntervals::of_trace(trace, &t, b), &c);
         results.lock().expect("no task panics holding the lock")[k] = Some(out);
     };
     let threads = threads.clamp(1, n.max(1));
@@ -384,10 +367,10 @@ pub fn manifest(
 }
 
 /// What one level-0 tile holds: its intervals as runs of the block's columns (location offset in the block,
-/// index range; in location order, then the model's order), not copies; instants, messages and collectives
-/// by trace index. `open_*`: the records of earlier windows still open at the window's start (intervals as
-/// (location offset, index in the block's columns), in the model's order; messages and collective rows by
-/// trace index, ascending).
+/// index range; in location order, then the model's order), not copies; instants by trace index, messages
+/// and collectives by place in the block's ([`BlockComms`]). `open_*`: the records of earlier windows still
+/// open at the window's start (intervals as (location offset, index in the block's columns), in the model's
+/// order; messages and collective rows by place in the block's, so ascending by trace index).
 #[derive(Default)]
 struct EventCols {
     runs: Vec<(u32, Range<usize>)>,
@@ -422,11 +405,10 @@ fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
 }
 
 /// The tiles of block `b` (level 0, summaries, moments), its per-region totals and its particle-view
-/// intervals. `trace` gives the definitions, instants, messages and collectives (its intervals are not read:
-/// `bi` holds the block's).
-pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> BlockOutput {
+/// intervals. `trace` gives the definitions and instants (its intervals, messages and collectives are not
+/// read: `bi` holds the block's intervals, `comms` its communication).
+pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comms: &BlockComms) -> BlockOutput {
     let t = &plan.tiling;
-    let (msgs, colls) = (&plan.msg_by_block[b as usize], &plan.coll_by_block[b as usize]);
     let locs = t.block_range(b, trace.locations.len() as u32);
     let nw = t.windows as usize;
     let mut cols: Vec<EventCols> = (0..nw).map(|_| EventCols::default()).collect();
@@ -477,20 +459,18 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> B
     // Messages (by send) and collectives (by start) are carried into later windows like intervals are: a
     // message while it has not arrived (received at or after the window's start), a collective row while it
     // has not ended.
-    for &i in msgs {
-        let (s, r) = (trace.messages.send_ns[i as usize], trace.messages.recv_ns[i as usize]);
-        let w = t.window_of(s) as usize;
-        cols[w].msg.push(i);
-        for c in cols.iter_mut().take(t.window_of(r) as usize + 1).skip(w + 1) {
-            c.open_msg.push(i);
+    for (i, m) in comms.messages.iter().enumerate() {
+        let w = t.window_of(m.send_ns) as usize;
+        cols[w].msg.push(i as u32);
+        for c in cols.iter_mut().take(t.window_of(m.recv_ns) as usize + 1).skip(w + 1) {
+            c.open_msg.push(i as u32);
         }
     }
-    for &i in colls {
-        let (s, e) = (trace.collectives.start_ns[i as usize], trace.collectives.end_ns[i as usize]);
-        let w = t.window_of(s) as usize;
-        cols[w].coll.push(i);
-        for c in cols.iter_mut().take(t.window_of(e) as usize + 1).skip(w + 1) {
-            c.open_coll.push(i);
+    for (i, k) in comms.collectives.iter().enumerate() {
+        let w = t.window_of(k.start_ns) as usize;
+        cols[w].coll.push(i as u32);
+        for c in cols.iter_mut().take(t.window_of(k.end_ns) as usize + 1).skip(w + 1) {
+            c.open_coll.push(i as u32);
         }
     }
     let mut out = Tiles::new();
@@ -498,11 +478,11 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> B
         if c.is_empty() {
             continue;
         }
-        let payload = events_payload(trace, locs.start, &c, bi);
+        let payload = events_payload(trace, locs.start, &c, bi, comms);
         out.push(tile(TileKind::Events, 0, b, w as u32, c.intervals as u64, payload));
     }
     let region_totals = block_region_totals(trace.regions.len(), bi);
-    out.extend(summary_and_moment_tiles(trace, plan, b, bi));
+    out.extend(summary_and_moment_tiles(trace, plan, b, bi, comms));
     BlockOutput { tiles: out, region_totals, particles }
 }
 
@@ -534,7 +514,7 @@ fn block_region_totals(nreg: usize, bi: &BlockIntervals) -> Vec<(u64, u64)> {
     totals
 }
 
-fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockIntervals) -> ColumnWriter {
+fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockIntervals, k: &BlockComms) -> ColumnWriter {
     // About 8 bytes per interval before compression: reserved once, not grown.
     let mut w = ColumnWriter { buf: Vec::with_capacity(c.intervals * 8 + 64) };
     w.varint(c.intervals as u64);
@@ -557,8 +537,8 @@ fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockInterv
     c.inst.iter().for_each(|&i| w.varint((ins.location[i as usize].0 - first_loc) as u64));
     c.inst.iter().for_each(|&i| w.varint(ins.region[i as usize].0 as u64));
     deltas(&mut w, c.inst.iter().map(|&i| ins.time_ns[i as usize]));
-    messages_section(&mut w, trace, &c.msg);
-    collectives_section(&mut w, trace, &c.coll);
+    messages_section(&mut w, &k.messages, &c.msg);
+    collectives_section(&mut w, &k.collectives, &c.coll);
     // The records of earlier windows still open at this window's start, with their trace indices (a reader
     // of the whole trace skips them: each is stored as its start window's own).
     w.varint(c.open.len() as u64);
@@ -568,49 +548,44 @@ fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockInterv
     deltas(&mut w, c.open.iter().map(|&(_, j)| bi.start_ns[j]));
     c.open.iter().for_each(|&(_, j)| w.varint(bi.dur_ns[j]));
     c.open.iter().for_each(|&(_, j)| w.varint(bi.depth[j] as u64));
-    messages_section(&mut w, trace, &c.open_msg);
-    collectives_section(&mut w, trace, &c.open_coll);
+    messages_section(&mut w, &k.messages, &c.open_msg);
+    collectives_section(&mut w, &k.collectives, &c.open_coll);
     w
 }
 
-/// The messages `msg` (trace indices, ascending): count, then each column.
-fn messages_section(w: &mut ColumnWriter, trace: &Trace, msg: &[u32]) {
-    let m = &trace.messages;
+/// The messages at places `msg` of `rows` (ascending by trace index): count, then each column.
+fn messages_section(w: &mut ColumnWriter, rows: &[MessageRow], msg: &[u32]) {
+    let m = || msg.iter().map(|&i| &rows[i as usize]);
     w.varint(msg.len() as u64);
-    deltas(w, msg.iter().map(|&i| i as u64));
-    for &i in msg {
-        w.varint(match m.kind[i as usize] {
-            MessageKind::PointToPoint => 0,
-            MessageKind::Flow => 1,
-        });
-    }
-    msg.iter().for_each(|&i| w.varint(m.sender[i as usize].0 as u64));
-    msg.iter().for_each(|&i| w.varint(m.receiver[i as usize].0 as u64));
-    deltas(w, msg.iter().map(|&i| m.send_ns[i as usize]));
-    msg.iter().for_each(|&i| w.signed(m.recv_ns[i as usize].wrapping_sub(m.send_ns[i as usize]) as i64));
-    msg.iter().for_each(|&i| w.varint(m.size_bytes[i as usize]));
-    msg.iter().for_each(|&i| w.varint(m.tag[i as usize] as u64));
-    msg.iter().for_each(|&i| w.varint(m.name[i as usize].0 as u64));
+    deltas(w, m().map(|r| r.index));
+    m().for_each(|r| w.varint(r.kind as u64));
+    m().for_each(|r| w.varint(r.sender as u64));
+    m().for_each(|r| w.varint(r.receiver as u64));
+    deltas(w, m().map(|r| r.send_ns));
+    m().for_each(|r| w.signed(r.recv_ns.wrapping_sub(r.send_ns) as i64));
+    m().for_each(|r| w.varint(r.size_bytes));
+    m().for_each(|r| w.varint(r.tag as u64));
+    m().for_each(|r| w.varint(r.name as u64));
 }
 
-/// The collective rows `coll` (trace indices, ascending): count, then each column.
-fn collectives_section(w: &mut ColumnWriter, trace: &Trace, coll: &[u32]) {
-    let k = &trace.collectives;
+/// The collective rows at places `coll` of `rows` (ascending by trace index): count, then each column.
+fn collectives_section(w: &mut ColumnWriter, rows: &[CollectiveRow], coll: &[u32]) {
+    let k = || coll.iter().map(|&i| &rows[i as usize]);
     w.varint(coll.len() as u64);
-    deltas(w, coll.iter().map(|&i| i as u64));
-    coll.iter().for_each(|&i| w.varint(k.operation[i as usize] as u64));
-    coll.iter().for_each(|&i| w.varint(k.location[i as usize].0 as u64));
-    coll.iter().for_each(|&i| w.varint(k.region[i as usize].0 as u64));
-    coll.iter().for_each(|&i| w.varint(k.communicator[i as usize].0 as u64));
-    coll.iter().for_each(|&i| w.varint(k.root[i as usize].map_or(0, |r| r.0 as u64 + 1)));
-    deltas(w, coll.iter().map(|&i| k.start_ns[i as usize]));
-    coll.iter().for_each(|&i| w.signed(k.end_ns[i as usize].wrapping_sub(k.start_ns[i as usize]) as i64));
-    coll.iter().for_each(|&i| w.varint(k.bytes_sent[i as usize]));
-    coll.iter().for_each(|&i| w.varint(k.bytes_received[i as usize]));
+    deltas(w, k().map(|r| r.index));
+    k().for_each(|r| w.varint(r.operation as u64));
+    k().for_each(|r| w.varint(r.location as u64));
+    k().for_each(|r| w.varint(r.region as u64));
+    k().for_each(|r| w.varint(r.communicator as u64));
+    k().for_each(|r| w.varint(r.root as u64));
+    deltas(w, k().map(|r| r.start_ns));
+    k().for_each(|r| w.signed(r.end_ns.wrapping_sub(r.start_ns) as i64));
+    k().for_each(|r| w.varint(r.bytes_sent));
+    k().for_each(|r| w.varint(r.bytes_received));
 }
 
 /// Summary tiles of every level and the moments tile of block `b`.
-fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals) -> Tiles {
+fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comms: &BlockComms) -> Tiles {
     let (t, levels) = (&plan.tiling, &plan.levels);
     let locs = t.block_range(b, trace.locations.len() as u32);
     let mut compute = BusyScanner::new(trace, &BusyDefinition::Compute);
@@ -645,7 +620,7 @@ fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockInterv
             busy_compute: &bc,
             busy_any: &ba,
             instants: &trace.instants.time_ns[a..z],
-            message_ends: &plan.ends[l as usize],
+            message_ends: &comms.ends[k],
             span_ns: trace.span_ns,
         };
         let mut bins = pyramid::level1(&input, levels[0].bin_ns, levels[0].bins as usize);
@@ -698,38 +673,70 @@ pub fn particle_tiles(mut events: Vec<Particle>, t: &Tiling) -> Vec<(TileEntry, 
     // The block tasks give each location's particles in start order: a run-adaptive sort merges those runs
     // (the keys are unique, so the order is the unstable sort's).
     events.sort();
-    let nw = t.windows as usize;
-    // Per window, the events (by position in `events`, so in their order) running at its start. Events come
-    // by start, so their windows ascend: the current window's span is kept and a division is made only when
-    // an event starts past it, or ends past it (most end in the window they start in).
-    let mut open: Vec<Vec<usize>> = vec![Vec::new(); nw];
-    let (mut w, mut span) = (0u32, t.window_span(0));
-    for (k, e) in events.iter().enumerate() {
-        if !span.contains(&e.0) {
-            w = t.window_of(e.0);
-            span = t.window_span(w);
+    let mut tiler = ParticleTiler::new(*t);
+    for e in events {
+        tiler.push(e);
+    }
+    tiler.finish();
+    tiler.done
+}
+
+/// [`particle_tiles`] of events handed over one at a time in their sorted order (a streamed index merges
+/// them from sorted runs): holds one window's own events and those still running from earlier windows;
+/// the tiles made so far are in `done` (the caller may take them as they come).
+pub struct ParticleTiler {
+    t: Tiling,
+    /// The window being gathered.
+    w: u32,
+    own: Vec<Particle>,
+    /// Events of earlier windows running past their window's end, in their order, each with the last
+    /// window whose start it runs past.
+    running: Vec<(Particle, u32)>,
+    pub done: Vec<(TileEntry, Vec<u8>)>,
+}
+
+impl ParticleTiler {
+    pub fn new(t: Tiling) -> ParticleTiler {
+        ParticleTiler { t, w: 0, own: Vec::new(), running: Vec::new(), done: Vec::new() }
+    }
+
+    /// The next event (in (start, location, interval) order).
+    pub fn push(&mut self, e: Particle) {
+        let w = self.t.window_of(e.0);
+        while self.w < w {
+            self.close();
         }
-        let end = e.0.saturating_add(e.4);
-        if end > span.end {
-            for o in open.iter_mut().take(t.window_of(end - 1) as usize + 1).skip(w as usize + 1) {
-                o.push(k);
+        self.own.push(e);
+    }
+
+    /// The windows after the last event's.
+    pub fn finish(&mut self) {
+        while self.w < self.t.windows {
+            self.close();
+        }
+    }
+
+    /// Tile the window gathered (when it has own or running events) and go to the next.
+    fn close(&mut self) {
+        let w = self.w;
+        self.running.retain(|r| r.1 >= w);
+        if !(self.own.is_empty() && self.running.is_empty()) {
+            let mut c = ColumnWriter::default();
+            particle_columns(&mut c, self.own.iter());
+            particle_columns(&mut c, self.running.iter().map(|r| &r.0));
+            self.done.push(tile(TileKind::Particles, 0, 0, w, self.own.len() as u64, c));
+        }
+        // Most events end in the window they start in; the others run into each later window whose start
+        // they pass (ending after it).
+        let span = self.t.window_span(w);
+        for e in self.own.drain(..) {
+            let end = e.0.saturating_add(e.4);
+            if end > span.end {
+                self.running.push((e, self.t.window_of(end - 1)));
             }
         }
+        self.w += 1;
     }
-    let mut out = Tiles::new();
-    let mut a = 0;
-    for (w, open) in open.iter().enumerate() {
-        let z = a + events[a..].partition_point(|e| t.window_of(e.0) as usize == w);
-        if z == a && open.is_empty() {
-            continue;
-        }
-        let mut c = ColumnWriter::default();
-        particle_columns(&mut c, events[a..z].iter());
-        particle_columns(&mut c, open.iter().map(|&k| &events[k]));
-        out.push(tile(TileKind::Particles, 0, 0, w as u32, (z - a) as u64, c));
-        a = z;
-    }
-    out
 }
 
 /// Particles `run`: count, then each column.
@@ -746,23 +753,59 @@ fn particle_columns<'a>(c: &mut ColumnWriter, run: impl Iterator<Item = &'a Part
 /// the view animates (`analyses::particles::EventFrame`: Paraver's communication states only when the trace
 /// has no calls), their number and extent. None without any.
 pub fn particle_stats(trace: &Trace, events: &[Particle]) -> Option<ParticleStats> {
-    let mut used = vec![false; trace.regions.len()];
-    for e in events {
-        if let Some(u) = used.get_mut(e.3 as usize) {
-            *u = true;
+    let mut x = ParticleExtents::default();
+    events.iter().for_each(|e| x.add(e));
+    x.stats(trace)
+}
+
+/// [`particle_stats`] of events handed over one at a time, in any order: per region, the number of its
+/// events, the first start, the shortest positive and the longest duration, and the last end.
+#[derive(Default)]
+pub struct ParticleExtents {
+    regions: Vec<(u64, u64, u64, u64, u64)>,
+}
+
+impl ParticleExtents {
+    pub fn add(&mut self, e: &Particle) {
+        let r = e.3 as usize;
+        if self.regions.len() <= r {
+            self.regions.resize(r + 1, (0, u64::MAX, u64::MAX, 0, 0));
         }
+        let x = &mut self.regions[r];
+        x.0 += 1;
+        x.1 = x.1.min(e.0);
+        if e.4 > 0 {
+            x.2 = x.2.min(e.4);
+        }
+        x.3 = x.3.max(e.4);
+        x.4 = x.4.max(e.0 + e.4);
     }
-    let frame = EventFrame::new(trace, &EventSelection::default(), &used);
-    let picked = || events.iter().filter(|e| frame.region_type.get(e.3 as usize).is_some_and(|&k| k != u16::MAX));
-    let n = picked().count() as u64;
-    let x = EventExtent::of(picked().map(|e| (e.0, e.4)));
-    (n > 0).then_some(ParticleStats {
-        events: n,
-        first_ns: x.first_ns,
-        min_dur_ns: x.min_dur_ns,
-        max_dur_ns: x.max_dur_ns,
-        span_ns: x.span_ns,
-    })
+
+    /// The extent of the regions the view animates (`analyses::particles::EventExtent::of` over their
+    /// events).
+    pub fn stats(&self, trace: &Trace) -> Option<ParticleStats> {
+        let nreg = trace.regions.len();
+        let used: Vec<bool> = (0..nreg).map(|r| self.regions.get(r).is_some_and(|x| x.0 > 0)).collect();
+        let frame = EventFrame::new(trace, &EventSelection::default(), &used);
+        let picked = |r: usize| frame.region_type.get(r).is_some_and(|&k| k != u16::MAX);
+        let (mut n, mut first, mut min, mut max, mut span) = (0u64, u64::MAX, u64::MAX, 0u64, 0u64);
+        for (_, x) in self.regions.iter().enumerate().filter(|&(r, x)| x.0 > 0 && picked(r)) {
+            n += x.0;
+            first = first.min(x.1);
+            min = min.min(x.2);
+            max = max.max(x.3);
+            span = span.max(x.4);
+        }
+        let min = if min == u64::MAX { 1 } else { min };
+        let first = if first == u64::MAX { 0 } else { first };
+        (n > 0).then_some(ParticleStats {
+            events: n,
+            first_ns: first,
+            min_dur_ns: min,
+            max_dur_ns: max.max(min),
+            span_ns: span,
+        })
+    }
 }
 
 /// Counter samples by window of their time, in the model's order (series, then time).

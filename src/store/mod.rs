@@ -8,6 +8,8 @@
 //!   with bytes that do not depend on the thread count;
 //! - `pyramid`: per-location summaries per time bin (busy time by definition, dominant region, event and
 //!   message counts, message bytes), the finest level from the intervals and coarser ones merged 4 to 1;
+//! - `comms`: a trace's messages and collective rows block by block (a streamed index's sorted into the
+//!   trace's order and written to each block's file in the spill, `runs`: sorted runs merged k ways);
 //! - `read`: a store back to a `Trace` (exact), its moments and summary without the events;
 //! - `stream`: the same store from an OTF2 archive read location by location, within a memory budget
 //!   (`weft index`), without the whole trace;
@@ -24,6 +26,7 @@
 pub mod answer;
 pub mod build;
 pub mod columns;
+pub mod comms;
 mod held;
 pub mod manifest;
 pub mod merge;
@@ -32,6 +35,7 @@ pub mod partition;
 pub mod pyramid;
 pub mod query;
 pub mod read;
+mod runs;
 pub mod stream;
 
 pub use build::{build, BuildOptions, BuiltStore};

@@ -19,9 +19,10 @@ use super::build::{
     BlockIntervals, BuildOptions, Plan,
 };
 use super::columns::content_hash;
+use super::comms::CommTally;
 use super::manifest::{Manifest, WarningList, FORMAT_VERSION};
 use super::StoreError;
-use crate::model::{MessageKind, Trace};
+use crate::model::Trace;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -155,16 +156,18 @@ pub fn build_part(trace: &Trace, o: &BuildOptions, shard: Shard) -> BuiltPart {
     let whole_totals = crate::analyses::summary::region_totals(trace);
     let mut m = manifest(trace, o, &plan, entries, &counts, &crate::store::build::location_lanes(trace), &whole_totals);
     m.particles = stats;
-    BuiltPart { part: part_manifest(m, trace, &counts, shard, &totals), tiles }
+    let tally = CommTally::of_trace(trace);
+    BuiltPart { part: part_manifest(m, trace, &tally, &counts, shard, &totals), tiles }
 }
 
 /// A shard's `part.json` from the manifest of the whole trace (`m`: every location's interval counts
 /// `counts` and the whole trace's region totals, the shard's tiles) and the shard's own region `totals`.
-/// `trace` gives the messages, collectives and instants (its intervals are not read: a streamed index
-/// passes the trace without them).
+/// `trace` gives the instants (its intervals, messages and collectives are not read: a streamed index
+/// passes the trace without them), `tally` the messages and collective rows per location.
 pub(crate) fn part_manifest(
     mut m: Manifest,
     trace: &Trace,
+    tally: &CommTally,
     counts: &[u64],
     shard: Shard,
     totals: &[(u64, u64)],
@@ -176,7 +179,7 @@ pub(crate) fn part_manifest(
     let locs = first as usize..t.block_range(blocks.end, nl).start.max(first) as usize;
     let whole = serde_json::to_vec(&(&m.counts, &m.locations.intervals, &m.region_totals)).expect("numbers serialize");
     let fingerprint = content_hash(&whole);
-    narrow(&mut m, trace, counts, locs, shard, totals);
+    narrow(&mut m, trace, tally, counts, locs, shard, totals);
     PartManifest {
         format: PART_FORMAT.into(),
         version: FORMAT_VERSION,
@@ -190,21 +193,26 @@ pub(crate) fn part_manifest(
 
 /// The whole trace's manifest narrowed to the share of the locations `locs` (and of the global quantities
 /// the shard carries).
-fn narrow(m: &mut Manifest, trace: &Trace, counts: &[u64], locs: Range<usize>, shard: Shard, totals: &[(u64, u64)]) {
+fn narrow(
+    m: &mut Manifest,
+    trace: &Trace,
+    tally: &CommTally,
+    counts: &[u64],
+    locs: Range<usize>,
+    shard: Shard,
+    totals: &[(u64, u64)],
+) {
     let counters = shard.counters();
     let inside = |l: u32| locs.contains(&(l as usize));
     let c = &mut m.counts;
     c.intervals = counts[locs.clone()].iter().sum();
     c.instants = trace.instants.location.iter().filter(|l| inside(l.0)).count() as u64;
-    let msg = &trace.messages;
-    let sent: Vec<usize> = (0..msg.len()).filter(|&i| inside(msg.sender[i].0)).collect();
-    c.messages = sent.len() as u64;
-    c.flows = sent.iter().filter(|&&i| msg.kind[i] == MessageKind::Flow).count() as u64;
-    let k = &trace.collectives;
-    let rows = (0..k.len()).filter(|&i| inside(k.location[i].0));
-    c.collective_rows = rows.clone().count() as u64;
+    let sum = |v: &[u64]| v.get(locs.clone()).map_or(0, |v| v.iter().sum::<u64>());
+    c.messages = sum(&tally.sent);
+    c.flows = sum(&tally.flows);
+    c.collective_rows = sum(&tally.rows);
     // Operation ids are dense from 0: the count is the largest id + 1 (`Collectives::operations`), a max.
-    c.collective_operations = rows.map(|i| k.operation[i] as u64 + 1).max().unwrap_or(0);
+    c.collective_operations = tally.operations.get(locs.clone()).and_then(|v| v.iter().copied().max()).unwrap_or(0);
     if !counters {
         c.counter_samples = 0;
     }

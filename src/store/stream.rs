@@ -4,7 +4,10 @@
 //! message ends, collective parts and instants (matched at the end, as the OTF2 reader does, the ends spilled
 //! in sorted runs where the caller gives a spill, `Otf2Stream::spill_ends`; checked against `memory` after
 //! every location, [`IndexError::Memory`]), a bounded buffer of intervals whatever a
-//! location's length, and the blocks being tiled.
+//! location's length, and the blocks being tiled. The matched messages and collective rows are not held:
+//! they go to the spill as they are matched (`comms`: sorted into the trace's order in runs, then into
+//! each block's file), and the particle view's intervals as a sorted run per block (merged into the
+//! particle tiles at the end, `runs`).
 //! A Chrome JSON or Paraver trace, whose records are not grouped by location, is read in chunks
 //! ([`index_chrome`], [`index_paraver`]): the reader spills each location's records (Chrome: X intervals and
 //! B/E events; Paraver: intervals) in segments as they come, whenever more than
@@ -21,10 +24,13 @@
 //!    [`StreamOptions::held`] bytes they are kept as the columns pass 2 tiles instead (`held.rs`: no spill
 //!    written and read back). After the last location the messages and collectives are matched and the
 //!    origin, span and per-location counts give the tiling ([`tiling_of`]).
-//! 2. **tile**: each block of locations is taken from the columns held, or read back from the spill, and
-//!    cut into its level-0 tiles, pyramid, moments, region totals and particle intervals ([`block_tiles`],
-//!    the code `build` runs on a whole trace), on `threads` threads, as many blocks in flight as `memory` allows; tiles go to the
-//!    [`TileSink`] as soon as a block is done. Particles and counters are tiled last.
+//! 2. **tile**: each block of locations is taken from the columns held, or read back from the spill, with
+//!    its messages and collective rows read back from its file (`comms::BlockComms`), and cut into its
+//!    level-0 tiles, pyramid, moments, region totals and particle intervals ([`block_tiles`], the code
+//!    `build` runs on a whole trace), on `threads` threads, as many blocks in flight as `memory` allows;
+//!    tiles go to the [`TileSink`] as soon as a block is done, its particle intervals to the spill as a
+//!    sorted run. Particles (the runs merged, a window at a time: `build::ParticleTiler`) and counters are
+//!    tiled last.
 //!
 //! The unit is "a block of locations -> its tiles, its summaries, its region totals": a shard runs it on a
 //! subset. The store is byte for byte the one [`build`](super::build) makes from the whole trace
@@ -32,26 +38,29 @@
 //! traits (the CLI backs them with files).
 
 use super::build::{
-    add_totals, block_lanes, block_particles, block_tiles, counter_tiles, manifest, particle_stats, particle_tiles,
-    tiling_of, BlockIntervals, BuildOptions, Plan,
+    add_totals, block_lanes, block_particles, block_tiles, counter_tiles, manifest, tiling_of, BlockIntervals,
+    BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
+use super::comms::{self, message_row, CollectiveRow, CommSpill, RawMessage};
 use super::held::HeldColumns;
 use super::manifest::{Manifest, TileEntry};
 use super::nest::{encode_segment, nest, LocationNest, Nested, RegionTotals};
 use super::partition::{part_manifest, PartManifest, Shard};
+use super::runs::{Keys, Runs};
 use crate::model::{RegionId, Trace, WarningKind};
 use crate::readers::otf2::{Held, IntervalTaker, Otf2Stream};
 use crate::readers::ReadError;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 use thiserror::Error;
 
 /// Where the first pass keeps each location's nested intervals until its block is tiled (and a Chrome
-/// read its threads' raw events until the end of the file).
+/// read its threads' raw events until the end of the file). Keys past the locations' hold the messages'
+/// sorted runs, the blocks' files of messages and collective rows (`comms`) and the particle runs.
 pub trait Spill: Send + Sync {
-    /// Append `bytes` to location `k`'s (the nested intervals are put once per location, in order; a
-    /// Chrome read appends a segment per flush).
+    /// Append `bytes` to key `k`'s (the nested intervals are put once per location, in order; a
+    /// Chrome read appends a segment per flush; a block's file a page at a time).
     fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String>;
     /// Location `k`'s bytes, every segment put in order.
     fn get(&self, k: usize) -> Result<Vec<u8>, String>;
@@ -126,6 +135,10 @@ pub struct StreamOptions {
     /// Bytes of nested intervals pass 1 keeps as the columns pass 2 tiles (no spill round trip:
     /// `held.rs`) before it writes them to the spill instead; 0: an eighth of `memory`.
     pub held: u64,
+    /// Bytes of matched messages sorted in memory before they go to the spill as a sorted run, and of the
+    /// pages the blocks' messages and particle runs are written in, over the blocks (`comms`, `runs`); 0:
+    /// a sixteenth of `memory`.
+    pub runs: u64,
 }
 
 impl StreamOptions {
@@ -141,6 +154,14 @@ impl StreamOptions {
     pub fn held(&self) -> u64 {
         match self.held {
             0 => self.memory / HELD_SHARE,
+            n => n,
+        }
+    }
+
+    /// Bytes of messages sorted in memory before a run of them is spilled (and of pages, over the blocks).
+    pub fn runs(&self) -> u64 {
+        match self.runs {
+            0 => self.memory / RUNS_SHARE,
             n => n,
         }
     }
@@ -181,8 +202,11 @@ pub struct Indexed {
     pub manifest: Manifest,
     /// A shard's `part.json` (None without [`StreamOptions::shard`]).
     pub part: Option<PartManifest>,
-    /// Bytes the first pass spilled.
+    /// Bytes the first pass spilled (the nested intervals).
     pub spill_bytes: u64,
+    /// Bytes of messages, collective rows and particle-view intervals spilled to be put in the order pass 2
+    /// takes them (`comms`, sorted runs).
+    pub runs_bytes: u64,
     /// Blocks tiled at once.
     pub blocks_in_flight: usize,
 }
@@ -738,7 +762,71 @@ pub fn index_otf2(
     if digest.min_start < i64::MAX {
         stream.note_outside_start(digest.min_start);
     }
-    tile(stream.finish()?, digest, Vec::new(), o, spill, sink, progress)
+    // The messages and collective rows go to the spill as they are matched (`comms`), not into the trace.
+    let mut comms = comm_spill(n, o);
+    let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
+    let mut rows = 0u64;
+    let skel = stream.finish_streamed(
+        &mut |m, nth| {
+            let (comms, spill) = &mut *cell.borrow_mut();
+            comms.message(raw_message(m, nth), &mut **spill)
+        },
+        &mut |c, origin| {
+            let (comms, spill) = &mut *cell.borrow_mut();
+            rows += 1;
+            comms.collective(&collective_row(c, rows - 1, origin), &mut **spill)
+        },
+    )?;
+    comms.finish_messages(skel.origin_ns, spill).map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))?;
+    tile(skel, digest, Vec::new(), o, spill, sink, progress, Some(comms))
+}
+
+/// Bytes of `--memory` per byte of messages sorted in memory before a run of them is spilled (and of the
+/// pages of the blocks' files being written, and of the pages merged).
+const RUNS_SHARE: u64 = 16;
+
+/// Where a streamed index puts its messages and collective rows: after the `n` locations' keys in the
+/// spill, the files of the blocks this index tiles.
+fn comm_spill(n: usize, o: &StreamOptions) -> CommSpill {
+    let bl = o.build.block_locations.max(1);
+    let blocks = (n as u32).div_ceil(bl);
+    let routed = o.shard.map_or(0..blocks, |s| s.blocks(blocks));
+    CommSpill::new(n as u32, bl, routed, n, o.runs())
+}
+
+/// A matched message as `comms` sorts it.
+fn raw_message(m: &crate::model::MessageRecord, nth: u64) -> RawMessage {
+    RawMessage {
+        send_ns: m.send_ns,
+        recv_ns: m.recv_ns,
+        nth,
+        sender: m.sender.0,
+        receiver: m.receiver.0,
+        size_bytes: m.size_bytes,
+        tag: m.tag,
+        name: m.name.0,
+        kind: match m.kind {
+            crate::model::MessageKind::PointToPoint => 0,
+            crate::model::MessageKind::Flow => 1,
+        },
+    }
+}
+
+/// Collective row `index` as the builder makes it: times from `origin`, the end no earlier than the start.
+fn collective_row(c: &crate::model::CollectiveRecord, index: u64, origin: i64) -> CollectiveRow {
+    let rel = |t: i64| t.saturating_sub(origin).max(0) as u64;
+    CollectiveRow {
+        index,
+        operation: c.operation,
+        location: c.location.0,
+        region: c.region.0,
+        communicator: c.communicator.0,
+        root: c.root.map_or(0, |r| r.0 + 1),
+        start_ns: rel(c.start_ns),
+        end_ns: rel(c.end_ns.max(c.start_ns)),
+        bytes_sent: c.bytes_sent,
+        bytes_received: c.bytes_received,
+    }
 }
 
 /// Bytes of a spill buffer per byte of `--memory`: a chunked read buffers records for spilling in an
@@ -782,7 +870,7 @@ pub fn index_chrome(
     if digest.min_start < i64::MAX {
         b.note_outside_start(digest.min_start);
     }
-    tile(b.finish(), digest, Vec::new(), o, spill, sink, progress)
+    tile(b.finish(), digest, Vec::new(), o, spill, sink, progress, None)
 }
 
 /// Index a Paraver trace: the .prv's text read from `input` in chunks of about `chunk` bytes (the caller
@@ -820,11 +908,13 @@ pub fn index_paraver(
     if digest.min_start < i64::MAX {
         b.note_outside_start(digest.min_start);
     }
-    tile(b.finish(), digest, late(), o, spill, sink, progress)
+    tile(b.finish(), digest, late(), o, spill, sink, progress, None)
 }
 
 /// Pass 2, whatever the format: `skel` is the trace without intervals (its origin counts the spilled
-/// intervals' earliest start), `digest` what pass 1 learnt and spilled.
+/// intervals' earliest start), `digest` what pass 1 learnt and spilled, `comms` the messages and
+/// collective rows spilled (None: they are `skel`'s, and are spilled here, in the trace's order already).
+#[allow(clippy::too_many_arguments)]
 fn tile(
     mut skel: Trace,
     digest: Digest,
@@ -833,6 +923,7 @@ fn tile(
     spill: &mut dyn Spill,
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
+    comms: Option<CommSpill>,
 ) -> Result<Indexed, IndexError> {
     let Digest {
         counts, max_end, clipped, clip_examples, mut spill_bytes, totals: whole_totals, mut held, mut w, ..
@@ -842,6 +933,25 @@ fn tile(
         return Err(IndexError::Io(format!("the reader gave intervals for {n} locations of {}", skel.locations.len())));
     }
     let origin = skel.origin_ns;
+    let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
+    let mut comms = match comms {
+        Some(c) => c,
+        None => {
+            let mut c = comm_spill(n, o);
+            for i in 0..skel.messages.len() {
+                c.put_message(&message_row(&skel, i), spill).map_err(spilling)?;
+            }
+            for i in 0..skel.collectives.len() {
+                c.collective(&comms::collective_row(&skel, i), spill).map_err(spilling)?;
+            }
+            skel.messages = Default::default();
+            skel.collectives = Default::default();
+            c
+        }
+    };
+    comms.close(spill).map_err(spilling)?;
+    let mut runs_bytes = comms.bytes;
+    skel.span_ns = skel.span_ns.max(comms.max_ns);
     if max_end > i128::MIN {
         skel.span_ns = skel.span_ns.max((max_end - origin as i128).clamp(0, u64::MAX as i128) as u64);
     }
@@ -869,14 +979,18 @@ fn tile(
     let (own, tiled) = (own.start as usize..own.end as usize, own.len());
     let block_counts: Vec<u64> =
         (0..t.blocks).map(|b| t.block_range(b, n as u32).map(|l| counts[l as usize]).sum()).collect();
-    let busiest = block_counts[own.clone()].iter().copied().max().unwrap_or(0) * BLOCK_BYTES_PER_INTERVAL;
-    let mut fixed = skel_bytes(&skel) + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
+    // A block task holds its intervals' columns and tiles, and its messages and collective rows.
+    let busiest =
+        own.clone().map(|b| block_counts[b] * BLOCK_BYTES_PER_INTERVAL + comms.block_bytes(b)).max().unwrap_or(0);
+    let (runs_share, with_particles) = (o.runs(), o.shard.is_none_or(|s| s.particles()));
+    let kept = skel_bytes(&skel) + comms.held() + if with_particles { runs_share } else { 0 };
+    let mut fixed = kept + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
     if busiest > o.memory.saturating_sub(fixed) {
         // The columns held leave too little room to tile: to the spill with them (a block's are then read
         // back from it, as they would have been).
         if let Some(h) = held.take() {
             spill_bytes += h.spill(spill, None, &mut w).map_err(|e| IndexError::Io(format!("spilling: {e}")))?;
-            fixed = skel_bytes(&skel) + spill.held();
+            fixed = kept + spill.held();
         }
     }
     drop(w);
@@ -898,12 +1012,20 @@ fn tile(
     }
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    type Out = (Vec<TileEntry>, Vec<(u64, u64)>, Vec<super::build::Particle>, Vec<u32>);
+    type Out = (Vec<TileEntry>, Vec<(u64, u64)>, Vec<u32>);
     let results: Mutex<Vec<Option<Result<Out, IndexError>>>> = Mutex::new((0..tiled).map(|_| None).collect());
     if let Some(h) = &mut held {
         h.rebase(origin);
     }
-    let (spill, held): (&dyn Spill, Option<&HeldColumns>) = (spill, held.as_ref());
+    // The particle view's intervals, a sorted run per block in the spill (pages of a share of memory over
+    // the blocks: one of each is held while they merge).
+    let nruns = if o.shard.is_some() { blocks } else { tiled }.max(1) as u64;
+    let page = (runs_share / nruns).clamp(1 << 10, super::runs::PAGE_BYTES as u64) as usize;
+    let particle_runs = Mutex::new((Runs::new(page), std::mem::replace(&mut comms.keys, Keys(0))));
+    // Blocks read the spill (`Spill::get`) while others append their particles' runs to it.
+    let held = held.as_ref();
+    let spill_lock = RwLock::new(spill);
+    let read_spill = || spill_lock.read().map_err(|_| IndexError::Io("a block task panicked".into()));
     // A block's intervals: a slice of the columns held, or read back from the spill.
     let read_block = |b: usize| -> Result<BlockData<'_>, IndexError> {
         let locs = t.block_range(b as u32, n as u32);
@@ -915,10 +1037,18 @@ fn tile(
         }
         let mut c = BlockColumns::with_capacity(block_counts[b] as usize);
         for l in locs {
-            let bytes = spill.get(l as usize).map_err(|e| IndexError::Io(format!("reading the spill: {e}")))?;
+            let bytes = read_spill()?.get(l as usize).map_err(|e| IndexError::Io(format!("reading the spill: {e}")))?;
             c.push_location(&bytes, origin).map_err(IndexError::Io)?;
         }
         Ok(BlockData::Read(c, first_index[b]))
+    };
+    // A block's particles as a sorted run.
+    let put_particles = |mut p: Vec<super::build::Particle>| -> Result<(), IndexError> {
+        p.sort_unstable();
+        let mut r = particle_runs.lock().map_err(|_| IndexError::Io("a block task panicked".into()))?;
+        let mut s = spill_lock.write().map_err(|_| IndexError::Io("a block task panicked".into()))?;
+        let (runs, keys) = &mut *r;
+        runs.write(&p, &mut **s, keys).map_err(|e| IndexError::Io(format!("spilling the particles: {e}")))
     };
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
@@ -929,15 +1059,20 @@ fn tile(
         let r = (|| -> Result<Out, IndexError> {
             let c = read_block(b)?;
             let bi = c.intervals();
-            let out = block_tiles(&skel, &plan, b as u32, &bi);
+            let locs = t.block_range(b as u32, n as u32);
+            let bc = comms.block(b as u32, locs, &**read_spill()?).map_err(IndexError::Io)?;
+            let out = block_tiles(&skel, &plan, b as u32, &bi, &bc);
             let lanes = block_lanes(&bi);
-            drop(c);
+            drop((c, bc));
+            if with_particles {
+                put_particles(out.particles)?;
+            }
             let mut entries = Vec::with_capacity(out.tiles.len());
             for (e, bytes) in out.tiles {
                 sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
                 entries.push(e);
             }
-            Ok((entries, out.region_totals, out.particles, lanes))
+            Ok((entries, out.region_totals, lanes))
         })();
         let failed = r.is_err();
         results.lock().expect("no task panics holding the lock")[k] = Some(r);
@@ -957,36 +1092,55 @@ fn tile(
     }
     let mut entries = Vec::new();
     let mut totals = vec![(0u64, 0u64); skel.regions.len()];
-    let mut particles = Vec::new();
     // Lanes of the locations this index tiled (0 for the others: another shard's).
     let mut lanes = vec![0u32; n];
     for (k, r) in results.into_inner().expect("tasks joined").into_iter().enumerate() {
         let Some(r) = r else { continue };
-        let (e, tot, p, l) = r?;
+        let (e, tot, l) = r?;
         let locs = t.block_range((own.start + k) as u32, n as u32);
         lanes[locs.start as usize..locs.end as usize].copy_from_slice(&l);
         entries.extend(e);
         add_totals(&mut totals, &tot);
-        particles.extend(p);
     }
-    let (with_particles, with_counters) = o.shard.map_or((true, true), |s| (s.particles(), s.counters()));
-    let mut global = Vec::new();
+    let with_counters = o.shard.is_none_or(|s| s.counters());
     let mut stats = None;
+    let mut put = |e: TileEntry, bytes: Vec<u8>| -> Result<(), IndexError> {
+        sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
+        entries.push(e);
+        Ok(())
+    };
     if with_particles {
         // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them).
         for b in (0..blocks).filter(|b| !own.contains(b)) {
             let c = read_block(b)?;
-            particles.extend(block_particles(&plan, b as u32, &c.intervals(), n as u32));
+            put_particles(block_particles(&plan, b as u32, &c.intervals(), n as u32))?;
         }
-        stats = particle_stats(&skel, &particles);
-        global.extend(particle_tiles(particles, &t));
+        // Every block's run merged: the particle tiles window by window, as `build::particle_tiles` cuts
+        // them from all of them sorted.
+        let (runs, _) = particle_runs.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
+        let spill = spill_lock.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
+        let mut merge = runs.merge::<super::build::Particle>();
+        let mut tiler = ParticleTiler::new(t);
+        let mut extents = ParticleExtents::default();
+        let read = |e: String| IndexError::Io(format!("reading the particles back: {e}"));
+        while let Some(p) = merge.next(&*spill).map_err(read)? {
+            extents.add(&p);
+            tiler.push(p);
+            for (e, bytes) in tiler.done.drain(..) {
+                put(e, bytes)?;
+            }
+        }
+        tiler.finish();
+        for (e, bytes) in tiler.done.drain(..) {
+            put(e, bytes)?;
+        }
+        stats = extents.stats(&skel);
+        runs_bytes += runs.bytes;
     }
     if with_counters {
-        global.extend(counter_tiles(&skel, &t));
-    }
-    for (e, bytes) in global {
-        sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
-        entries.push(e);
+        for (e, bytes) in counter_tiles(&skel, &t) {
+            put(e, bytes)?;
+        }
     }
     let (manifest, part) = match (o.shard, whole_totals) {
         (Some(shard), Some(whole)) => {
@@ -994,16 +1148,18 @@ fn tile(
             whole.resize(skel.regions.len(), (0, 0));
             let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &lanes, &whole);
             m.particles = stats;
-            let p = part_manifest(m, &skel, &counts, shard, &totals);
+            comms.count(&mut m.counts);
+            let p = part_manifest(m, &skel, &comms.tally, &counts, shard, &totals);
             (p.store.clone(), Some(p))
         }
         _ => {
             let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &lanes, &totals);
             m.particles = stats;
+            comms.count(&mut m.counts);
             (m, None)
         }
     };
-    Ok(Indexed { manifest, part, spill_bytes, blocks_in_flight: in_flight })
+    Ok(Indexed { manifest, part, spill_bytes, runs_bytes, blocks_in_flight: in_flight })
 }
 
 /// About the bytes the trace without intervals holds (messages, collectives, instants, definitions) and the

@@ -8,8 +8,10 @@
 //!
 //! OTF2 is streamed location by location (`store::stream`): memory holds one location's events, the compact
 //! message ends and collective parts up to a sixteenth of `--memory` (past it they go to a second spill
-//! file in sorted runs, matched by merging them: `readers::otf2::ends`), the matched messages and the
-//! blocks being tiled (as many as `--memory` allows, at most `--threads`); the first pass's nested intervals
+//! file in sorted runs, matched by merging them: `readers::otf2::ends`) and the blocks being tiled (as many
+//! as `--memory` allows, at most `--threads`); the matched messages, collective rows and particle-view
+//! intervals go to the first spill file in sorted runs and block files (`store::comms`) and are read back a
+//! block (and a page of each run) at a time; the first pass's nested intervals
 //! are kept as pass 2's columns while they take at most an eighth of `--memory`, else they go to a spill
 //! file in the partial folder. Chrome JSON and Paraver (plain or
 //! gzipped) are read in 1 MiB chunks (`store::stream::index_chrome`, `index_paraver`), their per-location
@@ -207,7 +209,7 @@ fn index_otf2_streamed(
                     done.tile_s,
                     done.in_flight
                 );
-                println!("spill       {} bytes", done.spill_bytes);
+                println!("spill       {} bytes (and {} of messages and particles)", done.spill_bytes, done.runs_bytes);
                 print_peak_memory();
                 return Ok(true);
             }
@@ -255,7 +257,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     let mut spill = FileSpill::create(&spill_path, 0)?;
     let events = Box::new(FileSpill::create(&events_path, 0)?);
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options, memory, event_buffer: 0, shard, held: 0 };
+    let o = StreamOptions { build: options, memory, event_buffer: 0, shard, held: 0, runs: 0 };
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
         P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
@@ -331,7 +333,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
         started.elapsed().as_secs_f64() - read_s,
         indexed.blocks_in_flight
     );
-    println!("spill       {} bytes", indexed.spill_bytes);
+    println!("spill       {} bytes (and {} of messages and particles)", indexed.spill_bytes, indexed.runs_bytes);
     print_peak_memory();
     Ok(true)
 }
@@ -400,6 +402,8 @@ pub struct Streamed {
     /// Bytes of the tiles written (and of the manifest, once written).
     pub bytes: u64,
     pub spill_bytes: u64,
+    /// Bytes of messages, collective rows and particles spilled in sorted runs and block files.
+    pub runs_bytes: u64,
     pub read_s: f64,
     pub tile_s: f64,
     pub in_flight: usize,
@@ -424,9 +428,13 @@ fn index_streamed(
     progress: &Progress,
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
     let tmp = partial_folder(&a.out)?;
-    let Some(done) = stream_into(files, anchor, options, shard, memory, progress, &tmp, &tmp.join(".spill"))? else {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Ok(None);
+    // A refused or failed index leaves no partial folder (nor its spill) behind.
+    let done = match stream_into(files, anchor, options, shard, memory, progress, &tmp, &tmp.join(".spill")) {
+        Ok(Some(done)) => done,
+        other => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return other;
+        }
     };
     let (file, json) = match &done.part {
         Some(p) => (PART_MANIFEST, p.to_json()),
@@ -467,7 +475,7 @@ pub fn stream_into(
     // against the rest), saving its writes and reads.
     let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
     let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0 };
+    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0 };
     let t0 = Instant::now();
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
@@ -501,6 +509,7 @@ pub fn stream_into(
         manifest: indexed.manifest,
         part: indexed.part,
         spill_bytes: indexed.spill_bytes,
+        runs_bytes: indexed.runs_bytes,
         read_s,
         tile_s: t0.elapsed().as_secs_f64() - read_s,
         in_flight: indexed.blocks_in_flight,

@@ -239,67 +239,123 @@ impl<'f> Assembler<'f> {
         self.st.ends.spill_to(out, share);
     }
 
+    /// [`finish`](Self::finish) without holding the messages and collective rows (a streamed index,
+    /// `store::comms`): each matched message goes to `message` with its receive's number, in no particular
+    /// order (the trace orders messages by send time, receive time, then receive order), times in the source
+    /// clock; then the trace is built without them, its origin counting them; then each collective row goes
+    /// to `collective` in the trace's order with the trace's origin. A callback's error stops the read.
+    pub(super) fn finish_streamed(
+        self,
+        message: &mut dyn FnMut(&MessageRecord, u64) -> Result<(), String>,
+        collective: &mut dyn FnMut(&CollectiveRecord, i64) -> Result<(), String>,
+    ) -> Result<Otf2Read, ReadError> {
+        let Assembler { mut b, mut st, anchor, comm_names, stem, .. } = self;
+        let spilled =
+            |e: String| ReadError::Io { file: stem.clone(), detail: format!("matching the spilled message ends: {e}") };
+        let empty = b.intern("");
+        let mut first = i64::MAX;
+        let (unmatched_sends, unmatched_recvs) = st
+            .ends
+            .messages_numbered(&mut |s, r, nth| {
+                first = first.min(s.time_ns).min(r.time_ns);
+                message(&message_record(&comm_names, empty, s, r), nth)
+            })
+            .map_err(spilled)?;
+        unmatched(&mut b, &st, unmatched_sends, unmatched_recvs);
+        st.ends.collectives(&mut |p, _| first = first.min(p.begin_ns)).map_err(spilled)?;
+        b.note_outside_start(first);
+        let trace = b.finish();
+        let origin = trace.origin_ns;
+        let mut failed = None;
+        st.ends
+            .collectives(&mut |p, op| {
+                if failed.is_none() {
+                    failed = collective(&collective_record(&comm_names, empty, p, op), origin).err();
+                }
+            })
+            .map_err(spilled)?;
+        if let Some(e) = failed {
+            return Err(spilled(e));
+        }
+        let thread_events = thread_events(st.thread_raw, origin);
+        Ok(Otf2Read { trace, anchor, thread_events })
+    }
+
     /// Match messages and collectives, and build the trace (with the intervals the caller pushed, if any).
     /// Fails only when the spilled message ends cannot be read back.
     pub(super) fn finish(self) -> Result<Otf2Read, ReadError> {
         let Assembler { mut b, mut st, anchor, comm_names, stem, .. } = self;
         let spilled =
             |e: String| ReadError::Io { file: stem.clone(), detail: format!("matching the spilled message ends: {e}") };
-        // Messages.
-        let (unmatched_sends, unmatched_recvs) = st
-            .ends
-            .messages(&mut |s, r| {
-                let name = comm_names.get(&s.comm).copied().unwrap_or_else(|| b.intern(""));
-                b.message(MessageRecord {
-                    kind: MessageKind::PointToPoint,
-                    sender: s.sender,
-                    receiver: r.receiver,
-                    send_ns: s.time_ns,
-                    recv_ns: r.time_ns,
-                    size_bytes: s.length,
-                    tag: s.tag,
-                    name,
-                });
-            })
-            .map_err(spilled)?;
-        if unmatched_sends + unmatched_recvs > 0 {
-            b.warnings_mut().push(WarningKind::UnmatchedFlow, || {
-                format!("{unmatched_sends} sends and {unmatched_recvs} receives found no partner")
-            });
-            b.warnings_mut().add_count(WarningKind::UnmatchedFlow, (unmatched_sends + unmatched_recvs) as u64 - 1);
-        }
-        if st.unresolved_ranks > 0 {
-            let n = st.unresolved_ranks;
-            b.warn(WarningKind::DanglingReference, || format!("{n} MPI ranks could not be resolved to a location"));
-        }
+        // Messages ("" is the string table's first: interning it adds nothing).
+        let empty = b.intern("");
+        let (unmatched_sends, unmatched_recvs) =
+            st.ends.messages(&mut |s, r| b.message(message_record(&comm_names, empty, s, r))).map_err(spilled)?;
+        unmatched(&mut b, &st, unmatched_sends, unmatched_recvs);
 
         // Collectives.
         st.ends
-            .collectives(&mut |p, op| {
-                let communicator = comm_names.get(&p.comm).copied().unwrap_or_else(|| b.intern(""));
-                b.collective(CollectiveRecord {
-                    operation: op,
-                    location: p.location,
-                    region: p.region,
-                    communicator,
-                    root: p.root,
-                    start_ns: p.begin_ns,
-                    end_ns: p.end_ns,
-                    bytes_sent: p.sent,
-                    bytes_received: p.received,
-                });
-            })
+            .collectives(&mut |p, op| b.collective(collective_record(&comm_names, empty, p, op)))
             .map_err(spilled)?;
 
         let trace = b.finish();
-        let origin = trace.origin_ns;
-        let thread_events = st
-            .thread_raw
-            .into_iter()
-            .map(|(location, t, kind)| ThreadEvent { location, time_ns: t.saturating_sub(origin).max(0) as u64, kind })
-            .collect();
+        let thread_events = thread_events(st.thread_raw, trace.origin_ns);
         Ok(Otf2Read { trace, anchor, thread_events })
     }
+}
+
+/// The message a matched send and receive make (`empty`: the string "" for a communicator without a name).
+fn message_record(comm_names: &HashMap<u32, StringId>, empty: StringId, s: &Send, r: &Recv) -> MessageRecord {
+    MessageRecord {
+        kind: MessageKind::PointToPoint,
+        sender: s.sender,
+        receiver: r.receiver,
+        send_ns: s.time_ns,
+        recv_ns: r.time_ns,
+        size_bytes: s.length,
+        tag: s.tag,
+        name: comm_names.get(&s.comm).copied().unwrap_or(empty),
+    }
+}
+
+/// The collective row a part makes, of operation instance `op`.
+fn collective_record(
+    comm_names: &HashMap<u32, StringId>,
+    empty: StringId,
+    p: &CollectivePart,
+    op: u32,
+) -> CollectiveRecord {
+    CollectiveRecord {
+        operation: op,
+        location: p.location,
+        region: p.region,
+        communicator: comm_names.get(&p.comm).copied().unwrap_or(empty),
+        root: p.root,
+        start_ns: p.begin_ns,
+        end_ns: p.end_ns,
+        bytes_sent: p.sent,
+        bytes_received: p.received,
+    }
+}
+
+/// The warnings of matching: ends without a partner, ranks without a location.
+fn unmatched(b: &mut TraceBuilder, st: &State, unmatched_sends: usize, unmatched_recvs: usize) {
+    if unmatched_sends + unmatched_recvs > 0 {
+        b.warnings_mut().push(WarningKind::UnmatchedFlow, || {
+            format!("{unmatched_sends} sends and {unmatched_recvs} receives found no partner")
+        });
+        b.warnings_mut().add_count(WarningKind::UnmatchedFlow, (unmatched_sends + unmatched_recvs) as u64 - 1);
+    }
+    if st.unresolved_ranks > 0 {
+        let n = st.unresolved_ranks;
+        b.warn(WarningKind::DanglingReference, || format!("{n} MPI ranks could not be resolved to a location"));
+    }
+}
+
+fn thread_events(raw: Vec<(LocationId, i64, ThreadEventKind)>, origin: i64) -> Vec<ThreadEvent> {
+    raw.into_iter()
+        .map(|(location, t, kind)| ThreadEvent { location, time_ns: t.saturating_sub(origin).max(0) as u64, kind })
+        .collect()
 }
 
 struct State {

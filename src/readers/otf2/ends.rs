@@ -13,8 +13,9 @@
 //! is the same byte for byte; the parts are read back in order and grouped as `matching` groups them.
 //!
 //! What stays in memory: a run's sort of at most the share, one page per run while merging, the cancelled
-//! sends already spilled, and the matched pairs (56 bytes a receive) while they are put in receive order: the
-//! trace the builder makes holds every message and collective part anyway.
+//! sends already spilled, and, for a whole read, the matched pairs (56 bytes a receive) while they are put in
+//! receive order (the trace the builder makes holds every message anyway). A streamed index takes the pairs
+//! as they merge, each with its receive's number ([`Ends::messages_numbered`]), and holds none of them.
 //!
 //! It must not decode bytes nor change what is matched or in which order.
 
@@ -30,11 +31,6 @@ const END_BYTES: usize = 40;
 const PART_BYTES: usize = 50;
 /// Bytes of a page read back at a time, at most (one per run while merging).
 const PAGE_BYTES: usize = 64 << 10;
-/// Bytes the end holds per spilled receive (its matched pair put in receive order; then the builder's
-/// message) and per collective part made from spilled ends (the builder's columns), for
-/// [`Ends::held_bytes`].
-const MESSAGE_HELD: u64 = 56;
-const PART_HELD: u64 = 56;
 
 /// A send or receive as spilled: sorted by channel, then by the order it was recorded in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -200,17 +196,15 @@ impl Ends {
         self.counts
     }
 
-    /// About the bytes held to the end: the records in memory (their capacity), and for those spilled the
-    /// messages and collective parts the trace will be made of.
+    /// About the bytes held to the end: the records in memory (their capacity), and the numbers of spilled
+    /// sends cancelled. (The messages and collective rows made from them are a streamed index's to hold or
+    /// spill, `store::comms`.)
     pub(super) fn held_bytes(&self) -> u64 {
         use std::mem::size_of;
         let memory = self.sends.capacity() * size_of::<Send>()
             + self.recvs.capacity() * size_of::<Recv>()
             + self.parts.capacity() * size_of::<CollectivePart>();
-        let spilled = self
-            .spill
-            .as_ref()
-            .map_or(0, |x| x.recvs_out * MESSAGE_HELD + x.parts_out * PART_HELD + x.cancelled.capacity() as u64 * 8);
+        let spilled = self.spill.as_ref().map_or(0, |x| x.cancelled.capacity() as u64 * 8);
         memory as u64 + spilled
     }
 
@@ -251,6 +245,50 @@ impl Ends {
             }
             return Ok((m.unmatched_sends, m.unmatched_recvs));
         }
+        // Each matched pair at its receive's number, so they come out in receive order without a sort:
+        // (channel, send's length, send time, receive's length, receive time).
+        type Pair = ([u32; 4], u64, i64, u64, i64);
+        self.spill_all();
+        let mut placed: Vec<Option<Pair>> = vec![None; self.spill.as_ref().map_or(0, |x| x.recvs_out) as usize];
+        let unmatched = self.merged(&mut |s, r, nth| match placed.get_mut(nth as usize) {
+            Some(p) => {
+                *p = Some(([s.sender.0, s.receiver.0, s.comm, s.tag], s.length, s.time_ns, r.length, r.time_ns));
+                Ok(())
+            }
+            None => Err(format!("spilled message ends damaged: receive {nth}")),
+        })?;
+        for ([sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns) in placed.into_iter().flatten() {
+            let (sender, receiver) = (LocationId(sender), LocationId(receiver));
+            let send = Send { sender, receiver, comm, tag, length, time_ns: send_ns, cancelled: false };
+            let recv = Recv { sender, receiver, comm, tag, length: recv_length, time_ns: recv_ns };
+            emit(&send, &recv);
+        }
+        Ok(unmatched)
+    }
+
+    /// [`messages`](Self::messages) handing each matched pair over with its receive's number (its place
+    /// in receive order), in no particular order: spilled ends are handed over as their runs merge, and
+    /// nothing is held to put them in order (a streamed index sorts them itself, `store::comms`).
+    pub(super) fn messages_numbered(
+        &mut self,
+        emit: &mut dyn FnMut(&Send, &Recv, u64) -> Result<(), String>,
+    ) -> Result<(usize, usize), String> {
+        if !self.spilled() {
+            let m = matching::match_messages(&self.sends, &self.recvs);
+            for p in &m.matched {
+                emit(&self.sends[p.send], &self.recvs[p.recv], p.recv as u64)?;
+            }
+            return Ok((m.unmatched_sends, m.unmatched_recvs));
+        }
+        self.merged(emit)
+    }
+
+    /// The spilled sends and receives merged and walked side by side: each matched pair to `emit` with its
+    /// receive's number, in (channel, record order).
+    fn merged(
+        &mut self,
+        emit: &mut dyn FnMut(&Send, &Recv, u64) -> Result<(), String>,
+    ) -> Result<(usize, usize), String> {
         self.spill_all();
         let x = self.spill.as_mut().expect("spilled");
         if let Some(e) = &x.error {
@@ -269,11 +307,7 @@ impl Ends {
                 }
             }
         };
-        // Each matched pair at its receive's number, so they come out in receive order without a sort:
-        // (channel, send's length, send time, receive's length, receive time).
-        type Pair = ([u32; 4], u64, i64, u64, i64);
         let received = x.recvs_out;
-        let mut placed: Vec<Option<Pair>> = vec![None; received as usize];
         let (mut unmatched_sends, mut unmatched_recvs) = (0usize, 0usize);
         let (mut s, mut r) = (next_send(out)?, recvs.next(out)?);
         loop {
@@ -297,25 +331,28 @@ impl Ends {
                         r = recvs.next(out)?;
                     }
                     std::cmp::Ordering::Equal => {
-                        let c = a.channel;
-                        let c = [(c >> 96) as u32, (c >> 64) as u32, (c >> 32) as u32, c as u32];
-                        match placed.get_mut(b.nth as usize) {
-                            Some(p) => *p = Some((c, a.length, a.time_ns, b.length, b.time_ns)),
-                            None => {
-                                return Err(format!("spilled message ends damaged: receive {} of {received}", b.nth))
-                            }
+                        if b.nth >= received {
+                            return Err(format!("spilled message ends damaged: receive {} of {received}", b.nth));
                         }
+                        let c = a.channel;
+                        let (sender, receiver) = (LocationId((c >> 96) as u32), LocationId((c >> 64) as u32));
+                        let (comm, tag) = ((c >> 32) as u32, c as u32);
+                        let send = Send {
+                            sender,
+                            receiver,
+                            comm,
+                            tag,
+                            length: a.length,
+                            time_ns: a.time_ns,
+                            cancelled: false,
+                        };
+                        let recv = Recv { sender, receiver, comm, tag, length: b.length, time_ns: b.time_ns };
+                        emit(&send, &recv, b.nth)?;
                         s = next_send(out)?;
                         r = recvs.next(out)?;
                     }
                 },
             }
-        }
-        for ([sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns) in placed.into_iter().flatten() {
-            let (sender, receiver) = (LocationId(sender), LocationId(receiver));
-            let send = Send { sender, receiver, comm, tag, length, time_ns: send_ns, cancelled: false };
-            let recv = Recv { sender, receiver, comm, tag, length: recv_length, time_ns: recv_ns };
-            emit(&send, &recv);
         }
         Ok((unmatched_sends, unmatched_recvs))
     }
@@ -536,24 +573,14 @@ mod tests {
         *seed
     }
 
-    fn run(
-        ends: &mut Ends,
-        cancels: &[(usize, u64)],
-        script: &[(u8, u32, u32, u32, i64)],
-    ) -> (Vec<(Send, Recv)>, (usize, usize)) {
-        let mut numbers = Vec::new();
+    /// Record `script`'s sends and receives (and the cancellations) into `ends`.
+    fn record(ends: &mut Ends, cancels: &[(usize, u64)], script: &[(u8, u32, u32, u32, i64)]) {
         for (i, &(kind, a, b, tag, t)) in script.iter().enumerate() {
             let (sender, receiver) = (LocationId(a), LocationId(b));
             match kind {
-                0 => numbers.push(ends.send(Send {
-                    sender,
-                    receiver,
-                    comm: 1,
-                    tag,
-                    length: t as u64,
-                    time_ns: t,
-                    cancelled: false,
-                })),
+                0 => {
+                    ends.send(Send { sender, receiver, comm: 1, tag, length: t as u64, time_ns: t, cancelled: false });
+                }
                 _ => ends.recv(Recv { sender, receiver, comm: 1, tag, length: t as u64, time_ns: t }),
             }
             for &(at, nth) in cancels {
@@ -562,9 +589,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn run(
+        ends: &mut Ends,
+        cancels: &[(usize, u64)],
+        script: &[(u8, u32, u32, u32, i64)],
+    ) -> (Vec<(Send, Recv)>, (usize, usize)) {
+        record(ends, cancels, script);
         let mut pairs = Vec::new();
         let unmatched = ends.messages(&mut |s, r| pairs.push((*s, *r))).unwrap();
         (pairs, unmatched)
+    }
+
+    /// [`run`] taking the pairs with their receive's number (`messages_numbered`).
+    fn run_numbered(
+        ends: &mut Ends,
+        cancels: &[(usize, u64)],
+        script: &[(u8, u32, u32, u32, i64)],
+        out: &mut Vec<(Send, Recv, u64)>,
+    ) -> (usize, usize) {
+        record(ends, cancels, script);
+        ends.messages_numbered(&mut |s, r, nth| {
+            out.push((*s, *r, nth));
+            Ok(())
+        })
+        .unwrap()
     }
 
     /// Spilled in runs of any size, the pairs, their order and the unmatched counts are those of
@@ -594,6 +644,14 @@ mod tests {
                 let spilled = run(&mut ends, &cancels, &script);
                 assert!(ends.spilled() || share == 5_000, "round {round}, share {share}: nothing spilled");
                 assert_eq!(spilled, whole, "round {round}, share {share}");
+                // Numbered, in merge order: put in order by their receive's number, the same pairs.
+                let mut ends = Ends::default();
+                ends.spill_to(Box::new(Pages::default()), share);
+                let mut numbered = Vec::new();
+                let unmatched = run_numbered(&mut ends, &cancels, &script, &mut numbered);
+                numbered.sort_by_key(|p| p.2);
+                let pairs: Vec<(Send, Recv)> = numbered.iter().map(|p| (p.0, p.1)).collect();
+                assert_eq!((pairs, unmatched), whole, "numbered: round {round}, share {share}");
             }
         }
     }

@@ -268,6 +268,20 @@ impl Otf2Stream<'_> {
     pub fn finish(self) -> Result<Trace, ReadError> {
         self.0.finish().map(|r| r.trace)
     }
+
+    /// [`finish`](Self::finish) handing the messages and collective rows over instead of holding them in
+    /// the trace (a streamed index sorts and spills them, `store::comms`): each matched message to `message`
+    /// with its receive's number (the trace's order among messages of equal send and receive times), in
+    /// no particular order, times in the source clock; then each collective row to `collective`, in the
+    /// trace's order, with the trace's origin. The trace is the one [`finish`](Self::finish) gives without
+    /// its messages and collectives (its origin counts them; its span does not).
+    pub fn finish_streamed(
+        self,
+        message: &mut dyn FnMut(&crate::model::MessageRecord, u64) -> Result<(), String>,
+        collective: &mut dyn FnMut(&crate::model::CollectiveRecord, i64) -> Result<(), String>,
+    ) -> Result<Trace, ReadError> {
+        self.0.finish_streamed(message, collective).map(|r| r.trace)
+    }
 }
 
 fn open_anchor(name: &str, files: &dyn ArchiveFiles) -> Result<(String, Anchor), ReadError> {

@@ -1,0 +1,589 @@
+//! A trace's messages and collective rows as pass 2 takes them: block by block (issue #17). A block task
+//! needs the messages its locations sent (its tiles store them with the sender), its collective rows, and
+//! each of its locations' message ends (time, bytes: sends and receives, for the pyramid's message bins);
+//! each in the trace's order, with its index in the trace.
+//!
+//! A whole trace gives them from its columns ([`TraceComms`]). A streamed index never holds them all
+//! ([`CommSpill`]): the matched messages (handed over in any order, each with its receive's record number)
+//! are sorted into the trace's order (the builder's: by send time, receive time, then receive order) in
+//! sorted runs in the spill ([`runs`](super::runs)) and merged; each message, numbered as it comes out, and
+//! each collective row (already in the trace's order) is appended to its block's file in the spill (a
+//! message also to its receiver's block, as an end), a page at a time. A block task reads its file back.
+//! Memory holds a run being sorted (a share of `--memory`), one page per run while merging, a page per
+//! block being routed, and per location a few counts (the manifest's and a shard's part).
+//!
+//! Plain Rust, no files (the spill is the caller's); it must not change what a tile holds or its order.
+
+use super::runs::{u32_at, u64_at, Keys, Record, Runs, PAGE_BYTES};
+use super::stream::Spill;
+use crate::model::{MessageKind, Trace};
+use std::ops::Range;
+
+/// A message as a level-0 tile stores it: its trace index, times from the origin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MessageRow {
+    pub index: u64,
+    /// 0 point-to-point, 1 flow (the tile's `kind` column).
+    pub kind: u8,
+    pub sender: u32,
+    pub receiver: u32,
+    pub send_ns: u64,
+    pub recv_ns: u64,
+    pub size_bytes: u64,
+    pub tag: u32,
+    pub name: u32,
+}
+
+/// A collective row as a level-0 tile stores it: its trace index, times from the origin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CollectiveRow {
+    pub index: u64,
+    pub operation: u32,
+    pub location: u32,
+    pub region: u32,
+    pub communicator: u32,
+    /// 0 none, else the root location + 1.
+    pub root: u32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+}
+
+/// One block's communication: the messages its locations sent and its collective rows (each ascending by
+/// trace index), and per location of the block its message ends (time, bytes).
+#[derive(Default)]
+pub struct BlockComms {
+    pub messages: Vec<MessageRow>,
+    pub collectives: Vec<CollectiveRow>,
+    pub ends: Vec<Vec<(u64, u64)>>,
+}
+
+fn kind_code(k: MessageKind) -> u8 {
+    match k {
+        MessageKind::PointToPoint => 0,
+        MessageKind::Flow => 1,
+    }
+}
+
+/// Per location: messages sent, flows among them, collective rows, and its largest collective operation
+/// + 1 (what a shard's part counts of its locations, `partition`).
+#[derive(Clone, Debug, Default)]
+pub struct CommTally {
+    pub sent: Vec<u64>,
+    pub flows: Vec<u64>,
+    pub rows: Vec<u64>,
+    pub operations: Vec<u64>,
+}
+
+impl CommTally {
+    fn new(locations: usize) -> CommTally {
+        CommTally {
+            sent: vec![0; locations],
+            flows: vec![0; locations],
+            rows: vec![0; locations],
+            operations: vec![0; locations],
+        }
+    }
+
+    fn message(&mut self, m: &MessageRow) {
+        if let Some(s) = self.sent.get_mut(m.sender as usize) {
+            *s += 1;
+            self.flows[m.sender as usize] += (m.kind == 1) as u64;
+        }
+    }
+
+    fn collective(&mut self, c: &CollectiveRow) {
+        if let Some(r) = self.rows.get_mut(c.location as usize) {
+            *r += 1;
+            let o = &mut self.operations[c.location as usize];
+            *o = (*o).max(c.operation as u64 + 1);
+        }
+    }
+
+    /// The tally of a whole trace.
+    pub fn of_trace(trace: &Trace) -> CommTally {
+        let mut t = CommTally::new(trace.locations.len());
+        let m = &trace.messages;
+        for i in 0..m.len() {
+            t.message(&message_row(trace, i));
+        }
+        for i in 0..trace.collectives.len() {
+            t.collective(&collective_row(trace, i));
+        }
+        t
+    }
+}
+
+/// Message `i` of `trace`.
+pub fn message_row(trace: &Trace, i: usize) -> MessageRow {
+    let m = &trace.messages;
+    MessageRow {
+        index: i as u64,
+        kind: kind_code(m.kind[i]),
+        sender: m.sender[i].0,
+        receiver: m.receiver[i].0,
+        send_ns: m.send_ns[i],
+        recv_ns: m.recv_ns[i],
+        size_bytes: m.size_bytes[i],
+        tag: m.tag[i],
+        name: m.name[i].0,
+    }
+}
+
+/// Collective row `i` of `trace`.
+pub fn collective_row(trace: &Trace, i: usize) -> CollectiveRow {
+    let k = &trace.collectives;
+    CollectiveRow {
+        index: i as u64,
+        operation: k.operation[i],
+        location: k.location[i].0,
+        region: k.region[i].0,
+        communicator: k.communicator[i].0,
+        root: k.root[i].map_or(0, |r| r.0 + 1),
+        start_ns: k.start_ns[i],
+        end_ns: k.end_ns[i],
+        bytes_sent: k.bytes_sent[i],
+        bytes_received: k.bytes_received[i],
+    }
+}
+
+/// A whole trace's messages and collective rows by block (their indices), and each location's message
+/// ends: what [`BlockComms`] a block task gets is copied from the trace.
+pub struct TraceComms {
+    msg_by_block: Vec<Vec<u32>>,
+    coll_by_block: Vec<Vec<u32>>,
+    ends: Vec<Vec<(u64, u64)>>,
+}
+
+impl TraceComms {
+    pub fn new(trace: &Trace, t: &super::manifest::Tiling) -> TraceComms {
+        // Messages and collectives by the block of their sender / location (one pass each, before the tasks).
+        let mut msg_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
+        for (i, s) in trace.messages.sender.iter().enumerate() {
+            msg_by_block[t.block_of(s.0) as usize].push(i as u32);
+        }
+        let mut coll_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
+        for (i, l) in trace.collectives.location.iter().enumerate() {
+            coll_by_block[t.block_of(l.0) as usize].push(i as u32);
+        }
+        // Message ends per location (sends and receives), for the summaries.
+        let mut ends: Vec<Vec<(u64, u64)>> = vec![Vec::new(); trace.locations.len()];
+        let m = &trace.messages;
+        for i in 0..m.len() {
+            ends[m.sender[i].index()].push((m.send_ns[i], m.size_bytes[i]));
+            ends[m.receiver[i].index()].push((m.recv_ns[i], m.size_bytes[i]));
+        }
+        TraceComms { msg_by_block, coll_by_block, ends }
+    }
+
+    /// Block `b`'s, of the locations `locs`.
+    pub fn block(&self, trace: &Trace, b: u32, locs: Range<u32>) -> BlockComms {
+        BlockComms {
+            messages: self.msg_by_block[b as usize].iter().map(|&i| message_row(trace, i as usize)).collect(),
+            collectives: self.coll_by_block[b as usize].iter().map(|&i| collective_row(trace, i as usize)).collect(),
+            ends: locs.map(|l| self.ends[l as usize].clone()).collect(),
+        }
+    }
+}
+
+/// A matched message as handed over by a streamed read, before its trace index is known: times in the
+/// source clock, and its receive's record number (the builder's stable sort keeps receive order among
+/// messages of one send and receive time). Ordered as the trace orders messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RawMessage {
+    pub send_ns: i64,
+    pub recv_ns: i64,
+    pub nth: u64,
+    pub sender: u32,
+    pub receiver: u32,
+    pub size_bytes: u64,
+    pub tag: u32,
+    pub name: u32,
+    pub kind: u8,
+}
+
+impl Record for RawMessage {
+    const BYTES: usize = 49;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.send_ns.to_le_bytes());
+        out.extend_from_slice(&self.recv_ns.to_le_bytes());
+        out.extend_from_slice(&self.nth.to_le_bytes());
+        out.extend_from_slice(&self.sender.to_le_bytes());
+        out.extend_from_slice(&self.receiver.to_le_bytes());
+        out.extend_from_slice(&self.size_bytes.to_le_bytes());
+        out.extend_from_slice(&self.tag.to_le_bytes());
+        out.extend_from_slice(&self.name.to_le_bytes());
+        out.push(self.kind);
+    }
+    fn get(b: &[u8]) -> Self {
+        RawMessage {
+            send_ns: u64_at(b, 0) as i64,
+            recv_ns: u64_at(b, 8) as i64,
+            nth: u64_at(b, 16),
+            sender: u32_at(b, 24),
+            receiver: u32_at(b, 28),
+            size_bytes: u64_at(b, 32),
+            tag: u32_at(b, 40),
+            name: u32_at(b, 44),
+            kind: b[48],
+        }
+    }
+}
+
+/// Bytes of a block file's records, each after its tag: a message its block sent (tag 0; its receive end
+/// too when the receiver is in the block), a receive end of a message another block sent (tag 1), a
+/// collective row (tag 2).
+const SENT_BYTES: usize = 1 + 8 + 1 + 4 + 4 + 8 + 8 + 8 + 4 + 4;
+const END_BYTES: usize = 1 + 4 + 8 + 8;
+const ROW_BYTES: usize = 1 + 8 + 4 * 5 + 8 * 4;
+
+/// A streamed index's messages and collective rows, in the spill: sorted runs of the messages as they are
+/// matched, then every block's file (module doc).
+pub struct CommSpill {
+    block_locations: u32,
+    /// The blocks whose files are written (a shard's; the others are only counted).
+    routed: Range<u32>,
+    /// Per block: the key of its file, and its records not yet put (a page at most).
+    files: Vec<(usize, Vec<u8>)>,
+    /// Per block: messages and ends, collective rows in its file (a block task's memory).
+    records: Vec<(u64, u64)>,
+    page: usize,
+    pub(super) keys: Keys,
+    buffer: Vec<RawMessage>,
+    buffer_cap: usize,
+    runs: Runs,
+    pub tally: CommTally,
+    pub messages: u64,
+    pub flows: u64,
+    pub collective_rows: u64,
+    pub collective_operations: u64,
+    /// The earliest time of a message (send or receive) or a collective row (start), source clock; and the
+    /// latest (receive, send, end), ns from the origin.
+    pub min_ns: i64,
+    pub max_ns: u64,
+    /// Bytes written to the spill.
+    pub bytes: u64,
+}
+
+impl CommSpill {
+    /// For `locations` in blocks of `block_locations`, writing the files of blocks `routed` only; the
+    /// spill's keys from `first_key` on are free; up to `share` bytes of messages are sorted in memory
+    /// before a run is written, and a page of a block's file is at most `share` over the blocks.
+    pub fn new(locations: u32, block_locations: u32, routed: Range<u32>, first_key: usize, share: u64) -> CommSpill {
+        let bl = block_locations.max(1);
+        let blocks = locations.div_ceil(bl);
+        let routed = routed.start.min(blocks)..routed.end.min(blocks);
+        let page = (share / (2 * routed.len().max(1) as u64)).clamp(1 << 10, PAGE_BYTES as u64) as usize;
+        let mut keys = Keys(first_key);
+        let files =
+            (0..blocks).map(|b| (if routed.contains(&b) { keys.take() } else { usize::MAX }, Vec::new())).collect();
+        CommSpill {
+            block_locations: bl,
+            routed,
+            files,
+            records: vec![(0, 0); blocks as usize],
+            page,
+            keys,
+            buffer: Vec::new(),
+            buffer_cap: (share as usize / std::mem::size_of::<RawMessage>()).max(1),
+            runs: Runs::new(PAGE_BYTES),
+            tally: CommTally::new(locations as usize),
+            messages: 0,
+            flows: 0,
+            collective_rows: 0,
+            collective_operations: 0,
+            min_ns: i64::MAX,
+            max_ns: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Bytes held in memory now (the sort buffer and the blocks' pages).
+    pub fn held(&self) -> u64 {
+        (self.buffer.capacity() * std::mem::size_of::<RawMessage>()
+            + self.files.iter().map(|f| f.1.capacity()).sum::<usize>()
+            + self.tally.sent.len() * 32) as u64
+    }
+
+    /// About the bytes block `b`'s task holds of its communication.
+    pub fn block_bytes(&self, b: usize) -> u64 {
+        let (m, c) = self.records.get(b).copied().unwrap_or((0, 0));
+        m * 72 + c * 80
+    }
+
+    /// A matched message (any order; [`finish_messages`](Self::finish_messages) puts them in the trace's).
+    pub fn message(&mut self, m: RawMessage, spill: &mut dyn Spill) -> Result<(), String> {
+        self.min_ns = self.min_ns.min(m.send_ns).min(m.recv_ns);
+        self.buffer.push(m);
+        if self.buffer.len() >= self.buffer_cap {
+            self.buffer.sort_unstable();
+            self.runs.write(&self.buffer, spill, &mut self.keys)?;
+            self.buffer.clear();
+        }
+        Ok(())
+    }
+
+    /// The messages handed over, in the trace's order, numbered and put in their blocks' files, times made
+    /// relative to `origin` as the builder makes them.
+    pub fn finish_messages(&mut self, origin: i64, spill: &mut dyn Spill) -> Result<(), String> {
+        let rel = |t: i64| t.saturating_sub(origin).max(0) as u64;
+        let row = |i: u64, m: &RawMessage| MessageRow {
+            index: i,
+            kind: m.kind,
+            sender: m.sender,
+            receiver: m.receiver,
+            send_ns: rel(m.send_ns),
+            recv_ns: rel(m.recv_ns),
+            size_bytes: m.size_bytes,
+            tag: m.tag,
+            name: m.name,
+        };
+        self.buffer.sort_unstable();
+        let mut i = 0u64;
+        if self.runs.is_empty() {
+            for m in std::mem::take(&mut self.buffer) {
+                self.put_message(&row(i, &m), spill)?;
+                i += 1;
+            }
+        } else {
+            // The last run, then every run merged: read through the spill while the block files are
+            // appended to it, under keys of their own.
+            let mut runs = std::mem::take(&mut self.runs);
+            runs.write(&self.buffer, spill, &mut self.keys)?;
+            self.buffer = Vec::new();
+            self.bytes += runs.bytes;
+            let mut merge = runs.merge::<RawMessage>();
+            while let Some(m) = merge.next(&*spill)? {
+                self.put_message(&row(i, &m), spill)?;
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// A message in the trace's order (its index the caller's), times from the origin: to its blocks' files.
+    pub fn put_message(&mut self, m: &MessageRow, spill: &mut dyn Spill) -> Result<(), String> {
+        self.messages += 1;
+        self.flows += (m.kind == 1) as u64;
+        self.max_ns = self.max_ns.max(m.send_ns).max(m.recv_ns);
+        self.tally.message(m);
+        let (s, r) = (m.sender / self.block_locations, m.receiver / self.block_locations);
+        if let Some(f) = self.file(s) {
+            f.push(0);
+            f.extend_from_slice(&m.index.to_le_bytes());
+            f.push(m.kind);
+            for v in [m.sender, m.receiver] {
+                f.extend_from_slice(&v.to_le_bytes());
+            }
+            for v in [m.send_ns, m.recv_ns, m.size_bytes] {
+                f.extend_from_slice(&v.to_le_bytes());
+            }
+            for v in [m.tag, m.name] {
+                f.extend_from_slice(&v.to_le_bytes());
+            }
+            self.records[s as usize].0 += 1;
+            self.flush(s, spill)?;
+        }
+        if r != s {
+            if let Some(f) = self.file(r) {
+                f.push(1);
+                f.extend_from_slice(&m.receiver.to_le_bytes());
+                f.extend_from_slice(&m.recv_ns.to_le_bytes());
+                f.extend_from_slice(&m.size_bytes.to_le_bytes());
+                self.records[r as usize].0 += 1;
+                self.flush(r, spill)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A collective row, in the trace's order (its index is the caller's), times from the origin.
+    pub fn collective(&mut self, c: &CollectiveRow, spill: &mut dyn Spill) -> Result<(), String> {
+        self.collective_rows += 1;
+        self.collective_operations = self.collective_operations.max(c.operation as u64 + 1);
+        self.max_ns = self.max_ns.max(c.end_ns);
+        self.tally.collective(c);
+        let b = c.location / self.block_locations;
+        if let Some(f) = self.file(b) {
+            f.push(2);
+            f.extend_from_slice(&c.index.to_le_bytes());
+            for v in [c.operation, c.location, c.region, c.communicator, c.root] {
+                f.extend_from_slice(&v.to_le_bytes());
+            }
+            for v in [c.start_ns, c.end_ns, c.bytes_sent, c.bytes_received] {
+                f.extend_from_slice(&v.to_le_bytes());
+            }
+            self.records[b as usize].1 += 1;
+            self.flush(b, spill)?;
+        }
+        Ok(())
+    }
+
+    /// Note a collective row's start (source clock) for the origin, before the rows are handed over.
+    pub fn note_start(&mut self, start_ns: i64) {
+        self.min_ns = self.min_ns.min(start_ns);
+    }
+
+    fn file(&mut self, b: u32) -> Option<&mut Vec<u8>> {
+        match self.routed.contains(&b) {
+            true => self.files.get_mut(b as usize).map(|f| &mut f.1),
+            false => None,
+        }
+    }
+
+    fn flush(&mut self, b: u32, spill: &mut dyn Spill) -> Result<(), String> {
+        let (key, buf) = &mut self.files[b as usize];
+        if buf.len() >= self.page {
+            spill.put(*key, buf)?;
+            self.bytes += buf.len() as u64;
+            buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Every block's last page to the spill (and their buffers dropped).
+    pub fn close(&mut self, spill: &mut dyn Spill) -> Result<(), String> {
+        for (key, buf) in &mut self.files {
+            if !buf.is_empty() {
+                spill.put(*key, buf)?;
+                self.bytes += buf.len() as u64;
+            }
+            *buf = Vec::new();
+        }
+        Ok(())
+    }
+
+    /// Block `b`'s communication read back from its file (locations `locs`).
+    pub fn block(&self, b: u32, locs: Range<u32>, spill: &dyn Spill) -> Result<BlockComms, String> {
+        let mut out = BlockComms { ends: vec![Vec::new(); locs.len()], ..Default::default() };
+        let Some(&(key, _)) = self.files.get(b as usize).filter(|f| f.0 != usize::MAX) else { return Ok(out) };
+        let (m, c) = self.records[b as usize];
+        out.messages.reserve(m as usize);
+        out.collectives.reserve(c as usize);
+        let bytes = spill.get(key)?;
+        let damaged = |at: usize| format!("the spilled messages of block {b} are damaged at byte {at}");
+        let end = |out: &mut BlockComms, l: u32, t: u64, bytes: u64| -> Result<(), ()> {
+            let k = l.checked_sub(locs.start).filter(|&k| (k as usize) < out.ends.len()).ok_or(())?;
+            out.ends[k as usize].push((t, bytes));
+            Ok(())
+        };
+        let (mut at, mut ends) = (0, 0u64);
+        while at < bytes.len() {
+            let rest = &bytes[at..];
+            match rest[0] {
+                0 if rest.len() >= SENT_BYTES => {
+                    let r = &rest[1..];
+                    let m = MessageRow {
+                        index: u64_at(r, 0),
+                        kind: r[8],
+                        sender: u32_at(r, 9),
+                        receiver: u32_at(r, 13),
+                        send_ns: u64_at(r, 17),
+                        recv_ns: u64_at(r, 25),
+                        size_bytes: u64_at(r, 33),
+                        tag: u32_at(r, 41),
+                        name: u32_at(r, 45),
+                    };
+                    end(&mut out, m.sender, m.send_ns, m.size_bytes).map_err(|_| damaged(at))?;
+                    if locs.contains(&m.receiver) {
+                        end(&mut out, m.receiver, m.recv_ns, m.size_bytes).map_err(|_| damaged(at))?;
+                    }
+                    out.messages.push(m);
+                    at += SENT_BYTES;
+                }
+                1 if rest.len() >= END_BYTES => {
+                    let r = &rest[1..];
+                    end(&mut out, u32_at(r, 0), u64_at(r, 4), u64_at(r, 12)).map_err(|_| damaged(at))?;
+                    ends += 1;
+                    at += END_BYTES;
+                }
+                2 if rest.len() >= ROW_BYTES => {
+                    let r = &rest[1..];
+                    out.collectives.push(CollectiveRow {
+                        index: u64_at(r, 0),
+                        operation: u32_at(r, 8),
+                        location: u32_at(r, 12),
+                        region: u32_at(r, 16),
+                        communicator: u32_at(r, 20),
+                        root: u32_at(r, 24),
+                        start_ns: u64_at(r, 28),
+                        end_ns: u64_at(r, 36),
+                        bytes_sent: u64_at(r, 44),
+                        bytes_received: u64_at(r, 52),
+                    });
+                    at += ROW_BYTES;
+                }
+                _ => return Err(damaged(at)),
+            }
+        }
+        if (out.messages.len() as u64 + ends, out.collectives.len() as u64) != (m, c) {
+            return Err(format!("the spilled messages of block {b} are cut short"));
+        }
+        Ok(out)
+    }
+
+    /// The manifest's counts of messages, flows, collective rows and operations: these.
+    pub fn count(&self, c: &mut super::manifest::Counts) {
+        c.messages = self.messages;
+        c.flows = self.flows;
+        c.collective_rows = self.collective_rows;
+        c.collective_operations = self.collective_operations;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::stream::MemorySpill;
+
+    fn message(send_ns: i64, recv_ns: i64, nth: u64, sender: u32, receiver: u32) -> RawMessage {
+        RawMessage { send_ns, recv_ns, nth, sender, receiver, size_bytes: nth * 10, tag: 7, name: 1, kind: 0 }
+    }
+
+    /// Messages handed over in any order come back from the blocks' files in the trace's order (send, receive,
+    /// receive order), each sent one with its sender's block and each end with its location's, whether
+    /// they were sorted in memory or in runs of one or two messages; a damaged file is an error, not a panic.
+    #[test]
+    fn blocks_read_back_the_messages_in_the_trace_order() {
+        // Four locations in blocks of two; receive numbers give the order among equal times.
+        let given = [
+            message(50, 60, 3, 0, 3),
+            message(10, 20, 1, 2, 1),
+            message(10, 20, 0, 3, 0),
+            message(5, 90, 2, 1, 1),
+            message(10, 15, 4, 0, 2),
+        ];
+        for share in [1 << 20, 60, 120] {
+            let mut spill = MemorySpill::default();
+            let mut c = CommSpill::new(4, 2, 0..2, 4, share);
+            for m in given {
+                c.message(m, &mut spill).unwrap();
+            }
+            assert_eq!(c.runs.is_empty(), share == 1 << 20, "share {share}");
+            c.finish_messages(5, &mut spill).unwrap();
+            let row =
+                CollectiveRow { index: 0, operation: 2, location: 3, start_ns: 1, end_ns: 4, ..Default::default() };
+            c.collective(&row, &mut spill).unwrap();
+            c.close(&mut spill).unwrap();
+            // The trace's order: (5, 90, 2), (10, 15, 4), (10, 20, 0), (10, 20, 1), (50, 60, 3); times from 5.
+            let b0 = c.block(0, 0..2, &spill).unwrap();
+            let sent: Vec<(u64, u32, u64)> = b0.messages.iter().map(|m| (m.index, m.sender, m.send_ns)).collect();
+            assert_eq!(sent, vec![(0, 1, 0), (1, 0, 5), (4, 0, 45)], "share {share}");
+            assert_eq!(b0.ends, vec![vec![(5, 40), (15, 0), (45, 30)], vec![(0, 20), (85, 20), (15, 10)]]);
+            let b1 = c.block(1, 2..4, &spill).unwrap();
+            let sent: Vec<(u64, u32)> = b1.messages.iter().map(|m| (m.index, m.sender)).collect();
+            assert_eq!(sent, vec![(2, 3), (3, 2)], "share {share}");
+            assert_eq!(b1.collectives, vec![row]);
+            assert_eq!((c.messages, c.collective_rows, c.collective_operations, c.max_ns), (5, 1, 3, 85));
+            assert_eq!(c.tally.sent, vec![2, 1, 1, 1]);
+            // Cut anywhere, the file is refused.
+            let key = c.files[1].0;
+            let whole = spill.parts[key].clone();
+            for cut in 1..whole.len() {
+                spill.parts[key] = whole[..cut].to_vec();
+                assert!(c.block(1, 2..4, &spill).is_err(), "cut at {cut}");
+            }
+        }
+    }
+}

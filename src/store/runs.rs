@@ -1,0 +1,206 @@
+//! Sorted runs of fixed-width records in a streamed index's spill, merged k ways (issue #17: what pass 2
+//! must take in an order other than the one it is made in, in bounded memory): matched messages put in the
+//! trace's order (`comms`), and the particle view's intervals put in start order across blocks (`stream`).
+//!
+//! A run is written in pages, each page under a key of its own in the [`Spill`]; merging holds one page
+//! of each run. Records are compared whole (`Ord`): their keys are unique, so the merge's order is the
+//! one sort of all of them would give.
+//!
+//! Plain Rust, no files (the spill is the caller's); it must not decide what is sorted by.
+
+use super::stream::Spill;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A record as it is spilled: `BYTES` bytes, little endian.
+pub(super) trait Record: Copy + Ord {
+    const BYTES: usize;
+    fn put(&self, out: &mut Vec<u8>);
+    /// The record in `b` (exactly `BYTES` bytes).
+    fn get(b: &[u8]) -> Self;
+}
+
+/// Bytes of a page read back at a time, at most (one per run while merging).
+pub(super) const PAGE_BYTES: usize = 64 << 10;
+
+/// The spill's next free key (pages and block files take keys past the locations').
+pub(super) struct Keys(pub(super) usize);
+
+impl Keys {
+    pub(super) fn take(&mut self) -> usize {
+        self.0 += 1;
+        self.0 - 1
+    }
+}
+
+/// Runs written so far: each its pages' keys in order.
+#[derive(Default)]
+pub(super) struct Runs {
+    runs: Vec<Vec<usize>>,
+    /// Bytes of a page (a whole number of records).
+    page: usize,
+    pub(super) bytes: u64,
+}
+
+impl Runs {
+    /// Runs written in pages of at most `page` bytes (at least one record).
+    pub(super) fn new(page: usize) -> Runs {
+        Runs { runs: Vec::new(), page: page.max(1), bytes: 0 }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Write `sorted` (sorted already) as one run.
+    pub(super) fn write<T: Record>(
+        &mut self,
+        sorted: &[T],
+        spill: &mut dyn Spill,
+        keys: &mut Keys,
+    ) -> Result<(), String> {
+        if sorted.is_empty() {
+            return Ok(());
+        }
+        let per = (self.page / T::BYTES).max(1);
+        let mut buf = Vec::with_capacity(per * T::BYTES);
+        let mut pages = Vec::with_capacity(sorted.len().div_ceil(per));
+        for page in sorted.chunks(per) {
+            buf.clear();
+            page.iter().for_each(|r| r.put(&mut buf));
+            let key = keys.take();
+            spill.put(key, &buf)?;
+            self.bytes += buf.len() as u64;
+            pages.push(key);
+        }
+        self.runs.push(pages);
+        Ok(())
+    }
+
+    /// The records of every run, smallest first.
+    /// (The spill is handed to each [`Merge::next`], so that it may be written between them.)
+    pub(super) fn merge<T: Record>(&self) -> Merge<'_, T> {
+        Merge {
+            runs: self.runs.iter().map(|p| Cursor { pages: p, page: Vec::new(), at: 0 }).collect(),
+            heap: BinaryHeap::with_capacity(self.runs.len()),
+            started: false,
+        }
+    }
+}
+
+/// A k-way merge of sorted runs, one page of each in memory.
+pub(super) struct Merge<'r, T> {
+    runs: Vec<Cursor<'r, T>>,
+    heap: BinaryHeap<Reverse<(T, usize)>>,
+    started: bool,
+}
+
+struct Cursor<'r, T> {
+    pages: &'r [usize],
+    page: Vec<T>,
+    at: usize,
+}
+
+impl<T: Record> Cursor<'_, T> {
+    /// The run's next record, reading its next page when this one is done.
+    fn next(&mut self, spill: &dyn Spill) -> Result<Option<T>, String> {
+        if self.at == self.page.len() {
+            let Some((&key, rest)) = self.pages.split_first() else { return Ok(None) };
+            self.pages = rest;
+            let bytes = spill.get(key)?;
+            if bytes.len() % T::BYTES != 0 || bytes.is_empty() {
+                return Err(format!("a spilled run is damaged: a page of {} bytes", bytes.len()));
+            }
+            self.page.clear();
+            self.page.extend(bytes.chunks_exact(T::BYTES).map(T::get));
+            self.at = 0;
+        }
+        self.at += 1;
+        Ok(Some(self.page[self.at - 1]))
+    }
+}
+
+impl<T: Record> Merge<'_, T> {
+    /// The smallest record not yet given, over all runs.
+    pub(super) fn next(&mut self, spill: &dyn Spill) -> Result<Option<T>, String> {
+        if !self.started {
+            self.started = true;
+            for (k, c) in self.runs.iter_mut().enumerate() {
+                if let Some(e) = c.next(spill)? {
+                    self.heap.push(Reverse((e, k)));
+                }
+            }
+        }
+        // The smallest run's next record replaces it at the top (one sift instead of a pop and a push).
+        let Some(mut top) = self.heap.peek_mut() else { return Ok(None) };
+        let Reverse((e, k)) = *top;
+        match self.runs[k].next(spill)? {
+            Some(n) => *top = Reverse((n, k)),
+            None => drop(std::collections::binary_heap::PeekMut::pop(top)),
+        }
+        Ok(Some(e))
+    }
+}
+
+/// `u64` at `b[i..i + 8]`.
+pub(super) fn u64_at(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"))
+}
+
+/// `u32` at `b[i..i + 4]`.
+pub(super) fn u32_at(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"))
+}
+
+/// A particle (`build::Particle`) as spilled: start, location, trace index, region, duration.
+impl Record for super::build::Particle {
+    const BYTES: usize = 32;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+        out.extend_from_slice(&self.1.to_le_bytes());
+        out.extend_from_slice(&self.2.to_le_bytes());
+        out.extend_from_slice(&self.3.to_le_bytes());
+        out.extend_from_slice(&self.4.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> Self {
+        (u64_at(b, 0), u32_at(b, 8), u64_at(b, 12), u32_at(b, 20), u64_at(b, 24))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::stream::MemorySpill;
+
+    /// Runs of any page size merge into the one sort of all their records.
+    #[test]
+    fn runs_merge_into_the_sort_of_all() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let all: Vec<super::super::build::Particle> =
+            (0..5000u64).map(|i| (next() % 1000, (next() % 7) as u32, i, (next() % 5) as u32, next() % 99)).collect();
+        let mut want = all.clone();
+        want.sort();
+        for (chunk, page) in [(5000, PAGE_BYTES), (1, 32), (333, 100), (1024, 4096)] {
+            let mut spill = MemorySpill::default();
+            let mut keys = Keys(3);
+            let mut runs = Runs::new(page);
+            for c in all.chunks(chunk) {
+                let mut c = c.to_vec();
+                c.sort();
+                runs.write(&c, &mut spill, &mut keys).unwrap();
+            }
+            let mut m = runs.merge::<super::super::build::Particle>();
+            let mut got = Vec::new();
+            while let Some(p) = m.next(&spill).unwrap() {
+                got.push(p);
+            }
+            assert_eq!(got, want, "runs of {chunk}, pages of {page} bytes");
+        }
+    }
+}

@@ -165,10 +165,14 @@ impl<'a> Cursor<'a> {
         if let Some(&n) = self.data.get(self.pos) {
             let (at, n) = (self.pos + 1, n as usize);
             if n <= 4 && !self.big_endian && at + n <= self.data.len() {
-                let mut b = [0u8; 4];
-                b[..n].copy_from_slice(&self.data[at..at + n]);
+                // Byte by byte: a copy of `n` bytes into an array is a call to `memcpy` for every ENTER and
+                // LEAVE (about a tenth of the decode's time).
+                let mut v = 0u32;
+                for (i, &x) in self.data[at..at + n].iter().enumerate() {
+                    v |= (x as u32) << (8 * i);
+                }
                 self.pos = at + n;
-                return Ok(u32::from_le_bytes(b));
+                return Ok(v);
             }
         }
         self.u32_slow()

@@ -120,8 +120,9 @@ pub(super) fn encode_segment(v: impl ExactSizeIterator<Item = Nested>, fixups: &
     }
 }
 
-/// Per-region totals (count, inclusive time) of nested intervals, location by location: the rule of
-/// `block_region_totals` in `build` (a region's time counts once while it is open at any depth).
+/// Per-region totals (count, inclusive time) of nested intervals, location by location, as
+/// `analyses::summary::region_totals` counts them (a region's time counts once while it is open at any
+/// depth; `build::block_tiles` counts a block's by the same rule): a shard's over every location.
 #[derive(Default)]
 pub(super) struct RegionTotals {
     pub(super) totals: Vec<(u64, u64)>,

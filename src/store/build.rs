@@ -739,9 +739,13 @@ pub fn particle_stats(trace: &Trace, events: &[Particle]) -> Option<ParticleStat
         }
     }
     let frame = EventFrame::new(trace, &EventSelection::default(), &used);
-    let picked = || events.iter().filter(|e| frame.region_type.get(e.3 as usize).is_some_and(|&k| k != u16::MAX));
-    let n = picked().count() as u64;
-    let x = EventExtent::of(picked().map(|e| (e.0, e.4)));
+    let picked = events.iter().filter(|e| frame.region_type.get(e.3 as usize).is_some_and(|&k| k != u16::MAX));
+    // Counted in the walk that finds their extent (millions of them: one walk, not two).
+    let mut n = 0u64;
+    let x = EventExtent::of(picked.map(|e| {
+        n += 1;
+        (e.0, e.4)
+    }));
     (n > 0).then_some(ParticleStats {
         events: n,
         first_ns: x.first_ns,

@@ -417,10 +417,19 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comm
     // comparisons per interval (an interval out of order only starts a new run). An interval ending at or
     // after the next window's start is carried, open, into each later window whose start it reaches (the
     // exact slice's rule: an interval reaches into [t0, t1] when it starts by t1 and ends at t0 or later).
+    // The same walk counts the block's region totals (`analyses::summary::region_totals` per location, so
+    // blocks add up: a region's time counts once while it is open at any depth).
     let window_ns = t.window_ns.max(1);
     let last = nw.saturating_sub(1);
+    let nreg = trace.regions.len();
+    let mut region_totals = vec![(0u64, 0u64); nreg];
+    // Per region, how many of its intervals enclose the current one; the regions of those open.
+    let (mut active, mut enclosing) = (vec![0u32; nreg], Vec::<RegionId>::new());
     for (k, l) in locs.clone().enumerate() {
         let range = bi.ranges[k].clone();
+        for r in enclosing.drain(..) {
+            active[r.index()] -= 1;
+        }
         let mut i = range.start;
         while i < range.end {
             let w = t.window_of(bi.start_ns[i]) as usize;
@@ -433,6 +442,18 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comm
                     break;
                 }
                 let (dur, region) = (bi.dur_ns[j], bi.region[j].0);
+                let depth = bi.depth[j] as usize;
+                while enclosing.len() > depth {
+                    let r = enclosing.pop().expect("longer than depth");
+                    active[r.index()] -= 1;
+                }
+                let (r, total) = (region as usize, &mut region_totals[region as usize]);
+                total.0 += 1;
+                if active[r] == 0 {
+                    total.1 += dur;
+                }
+                active[r] += 1;
+                enclosing.push(bi.region[j]);
                 let end = start + dur;
                 if end >= hi {
                     for c in &mut cols[w + 1..=t.window_of(end) as usize] {
@@ -481,37 +502,8 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comm
         let payload = events_payload(trace, locs.start, &c, bi, comms);
         out.push(tile(TileKind::Events, 0, b, w as u32, c.intervals as u64, payload));
     }
-    let region_totals = block_region_totals(trace.regions.len(), bi);
     out.extend(summary_and_moment_tiles(trace, plan, b, bi, comms));
     BlockOutput { tiles: out, region_totals, particles }
-}
-
-/// `analyses::summary::region_totals` over one block's locations (per location, so blocks add up).
-fn block_region_totals(nreg: usize, bi: &BlockIntervals) -> Vec<(u64, u64)> {
-    let mut totals = vec![(0u64, 0u64); nreg];
-    let mut active = vec![0u32; nreg];
-    let mut stack: Vec<RegionId> = Vec::new();
-    for range in bi.ranges {
-        for r in stack.drain(..) {
-            active[r.index()] -= 1;
-        }
-        for i in range.clone() {
-            let d = bi.depth[i] as usize;
-            while stack.len() > d {
-                let r = stack.pop().expect("stack longer than depth");
-                active[r.index()] -= 1;
-            }
-            let r = bi.region[i];
-            let t = &mut totals[r.index()];
-            t.0 += 1;
-            if active[r.index()] == 0 {
-                t.1 += bi.dur_ns[i];
-            }
-            active[r.index()] += 1;
-            stack.push(r);
-        }
-    }
-    totals
 }
 
 fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockIntervals, k: &BlockComms) -> ColumnWriter {
@@ -519,7 +511,11 @@ fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockInterv
     let mut w = ColumnWriter { buf: Vec::with_capacity(c.intervals * 8 + 64) };
     w.varint(c.intervals as u64);
     for (l, r) in &c.runs {
-        r.clone().for_each(|_| w.varint(*l as u64));
+        match u8::try_from(*l) {
+            // A varint below 0x80 is that byte: the run is a fill.
+            Ok(b) if b < 0x80 => w.buf.resize(w.buf.len() + r.len(), b),
+            _ => r.clone().for_each(|_| w.varint(*l as u64)),
+        }
     }
     for (_, r) in &c.runs {
         bi.region[r.clone()].iter().for_each(|v| w.varint(v.0 as u64));

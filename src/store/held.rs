@@ -9,7 +9,7 @@
 //! Plain Rust, no files (the spill is the caller's); must not decide the tiling.
 
 use super::build::BlockIntervals;
-use super::nest::{encode_segment, Nested};
+use super::nest::{encode_segment, Nested, NestedSink};
 use super::stream::Spill;
 use crate::model::RegionId;
 use std::ops::Range;
@@ -46,12 +46,15 @@ impl HeldColumns {
     /// Append nested intervals of the location being read, in order.
     pub(super) fn push(&mut self, v: &[Nested]) {
         self.reserve(v.len());
-        for &(r, start, dur, depth) in v {
-            self.region.push(r);
-            self.start_ns.push(start as u64);
-            self.dur_ns.push(dur);
-            self.depth.push(depth);
-        }
+        self.region.extend(v.iter().map(|n| n.0));
+        self.start_ns.extend(v.iter().map(|n| n.1 as u64));
+        self.dur_ns.extend(v.iter().map(|n| n.2));
+        self.depth.extend(v.iter().map(|n| n.3));
+    }
+
+    /// The location being read: its intervals pushed so far, and the first one's start (source clock).
+    pub(super) fn reading(&self) -> (usize, Option<i64>) {
+        (self.region.len() - self.base, self.start_ns.get(self.base).map(|&s| s as i64))
     }
 
     /// Room for `n` more intervals, the columns growing together (their capacities stay equal, so
@@ -129,5 +132,19 @@ impl HeldColumns {
             depth: &self.depth,
             first_index: first_index.checked_sub(at)?,
         })
+    }
+}
+
+/// `nest::nest_into` writes a location's nested intervals straight into the columns.
+impl NestedSink for HeldColumns {
+    fn reserve(&mut self, n: usize) {
+        HeldColumns::reserve(self, n);
+    }
+    #[inline]
+    fn put(&mut self, (r, start, dur, depth): Nested) {
+        self.region.push(r);
+        self.start_ns.push(start as u64);
+        self.dur_ns.push(dur);
+        self.depth.push(depth);
     }
 }

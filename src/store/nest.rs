@@ -22,6 +22,23 @@ use crate::model::RegionId;
 /// One location's intervals after nesting: (region, start in the source clock, duration, depth).
 pub(super) type Nested = (RegionId, i64, u64, u16);
 
+/// Where [`nest_into`] writes a location's nested intervals, in order.
+pub(super) trait NestedSink {
+    /// Room for `n` more.
+    fn reserve(&mut self, n: usize);
+    fn put(&mut self, n: Nested);
+}
+
+impl NestedSink for Vec<Nested> {
+    fn reserve(&mut self, n: usize) {
+        Vec::reserve(self, n);
+    }
+    #[inline]
+    fn put(&mut self, n: Nested) {
+        self.push(n);
+    }
+}
+
 /// Nest and clip one location's intervals exactly as `TraceBuilder::finish` does (sorted by start, longer
 /// first, then arrival; a child outlasting its parent is clipped to it), in the source clock. Clipped
 /// intervals are reported to `clip(region, start, excess)`. Returns the latest end.
@@ -31,6 +48,15 @@ pub(super) fn nest(
     clip: &mut impl FnMut(RegionId, i64, u64),
 ) -> i128 {
     out.clear();
+    nest_into(raw, out, clip)
+}
+
+/// [`nest`] appending to `out` (the columns held take them without a copy in between).
+pub(super) fn nest_into(
+    raw: &[(RegionId, i64, u64)],
+    out: &mut impl NestedSink,
+    clip: &mut impl FnMut(RegionId, i64, u64),
+) -> i128 {
     let sorted = raw.windows(2).all(|w| w[0].1 < w[1].1 || (w[0].1 == w[1].1 && w[0].2 >= w[1].2));
     let mut order: Vec<u32> = Vec::new();
     if !sorted {
@@ -40,6 +66,7 @@ pub(super) fn nest(
             x.1.cmp(&y.1).then(y.2.cmp(&x.2)).then(a.cmp(&b))
         });
     }
+    out.reserve(raw.len());
     let mut stack: Vec<i128> = Vec::new();
     let mut max_end = i128::MIN;
     for k in 0..raw.len() {
@@ -62,7 +89,7 @@ pub(super) fn nest(
         let depth = stack.len().min(u16::MAX as usize) as u16;
         stack.push(end);
         max_end = max_end.max(end);
-        out.push((region, start, (end - s) as u64, depth));
+        out.put((region, start, (end - s) as u64, depth));
     }
     max_end
 }
@@ -93,8 +120,9 @@ pub(super) fn encode_segment(v: impl ExactSizeIterator<Item = Nested>, fixups: &
     }
 }
 
-/// Per-region totals (count, inclusive time) of nested intervals, location by location: the rule of
-/// `block_region_totals` in `build` (a region's time counts once while it is open at any depth).
+/// Per-region totals (count, inclusive time) of nested intervals, location by location, as
+/// `analyses::summary::region_totals` counts them (a region's time counts once while it is open at any
+/// depth; `build::block_tiles` counts a block's by the same rule): a shard's over every location.
 #[derive(Default)]
 pub(super) struct RegionTotals {
     pub(super) totals: Vec<(u64, u64)>,

@@ -45,7 +45,7 @@ use super::columns::{ColumnReader, ColumnWriter};
 use super::comms::{self, message_row, CollectiveRow, CommSpill, RawMessage};
 use super::held::HeldColumns;
 use super::manifest::{Manifest, TileEntry};
-use super::nest::{encode_segment, nest, LocationNest, Nested, RegionTotals};
+use super::nest::{encode_segment, nest, nest_into, LocationNest, Nested, RegionTotals};
 use super::partition::{part_manifest, PartManifest, Shard};
 use super::runs::{Keys, Runs};
 use crate::model::{RegionId, Trace, WarningKind};
@@ -375,7 +375,26 @@ impl Digest {
 
     /// Nest the next location's intervals, count them, spill them (when the shard tiles them).
     fn location(&mut self, raw: &[(RegionId, i64, u64)], spill: &mut dyn Spill, path: &str) -> Result<(), IndexError> {
+        let k = self.counts.len();
         let (clipped, examples) = (&mut self.clipped, &mut self.clip_examples);
+        if let (Some(h), true, None) = (&mut self.held, self.spilled.contains(&k), &self.totals) {
+            // Nested straight into the columns held (no shard's totals to count): no copy in between.
+            h.begin();
+            let end = nest_into(raw, h, &mut |r, s, x| {
+                *clipped += 1;
+                if *clipped <= 5 {
+                    examples.push((r, s, x));
+                }
+            });
+            let (count, first) = h.reading();
+            if let Some(first) = first {
+                self.min_start = self.min_start.min(first);
+                self.max_end = self.max_end.max(end);
+            }
+            self.counts.push(count as u64);
+            h.end(true);
+            return self.check_held(spill, None, path);
+        }
         let end = nest(raw, &mut self.nested, &mut |r, s, x| {
             *clipped += 1;
             if *clipped <= 5 {
@@ -386,7 +405,6 @@ impl Digest {
             self.min_start = self.min_start.min(first);
             self.max_end = self.max_end.max(end);
         }
-        let k = self.counts.len();
         self.counts.push(self.nested.len() as u64);
         if let Some(t) = &mut self.totals {
             t.location(&self.nested);

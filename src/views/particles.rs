@@ -507,6 +507,29 @@ impl Pane for ParticlesPane {
             l.y += dy;
             l
         }));
+        // A store's strip counts the starts of the slice held only: the rest of the run is dimmed and says so
+        // (its events load as playback reaches them).
+        if let Some((from, end, _)) = self.stream.as_ref().and_then(|st| st.held) {
+            let tl = &self.timeline;
+            let scale = tl.scale();
+            let plot_bottom = dy + tl.height - crate::scene::axis::AXIS_HEIGHT_PX;
+            let xa = (scale.x(from as f64)).clamp(tl.x0, tl.x1);
+            let xb = (scale.x(end.min(tl.t1_ns) as f64)).clamp(tl.x0, tl.x1);
+            let dim = crate::scene::rgba(0x12, 0x14, 0x18, 0xc8);
+            let parts = [(tl.x0, xa), (xb, tl.x1)];
+            s.decorate(|s| {
+                for (a, b) in parts.into_iter().filter(|(a, b)| b - a >= 1.0) {
+                    s.rects.push(crate::scene::RectInstance::filled(a, dy, b - a, plot_bottom - dy, dim));
+                }
+            });
+            if let Some(&(a, b)) =
+                parts.iter().filter(|(a, b)| b - a >= 160.0).max_by(|p, q| (p.1 - p.0).total_cmp(&(q.1 - q.0)))
+            {
+                let text = "starts shown as playback loads them";
+                let label = crate::scene::Label::new(a + 8.0, dy + 14.0, text, crate::scene::particles::TEXT, 11.0);
+                s.labels.push(label.clipped(b - a - 16.0));
+            }
+        }
         if let Some(p) =
             self.hovered.and_then(|e| self.geometry.particle(&self.ev, e, self.window.time_ns(), self.window.fade_ns()))
         {

@@ -237,6 +237,35 @@ fn write_archive(files: &MemoryFiles, dir: &Path) {
 /// `weft index` on a generated archive several times larger than `--memory`: the store equals the whole
 /// build's, and the process's peak resident memory stays under `--memory` plus a fixed overhead (the
 /// binary, the allocator, thread stacks).
+/// `weft index INPUT -o STORE ARGS...`: its output.
+fn weft_index(input: &Path, store: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["index", "--force"])
+        .args(args)
+        .arg(input)
+        .arg("-o")
+        .arg(store)
+        .output()
+        .unwrap()
+}
+
+/// The peak resident memory `weft index` reports ("peak memory N MB"), in MB.
+fn peak_mb(text: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix("peak memory "))
+        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line: {text}"))
+}
+
+/// A store folder written by `weft index` holds the whole build's manifest and tiles, byte for byte.
+fn assert_folder_is(store: &Path, whole: &BuiltStore) {
+    let manifest = std::fs::read_to_string(store.join("manifest.json")).unwrap();
+    assert!(manifest.as_bytes() == whole.manifest_json(), "the manifest differs from the whole build's");
+    for (path, bytes) in &whole.tiles {
+        assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
+    }
+}
+
 #[test]
 fn weft_index_holds_its_memory_bound() {
     let base = std::env::temp_dir().join(format!("weft-store-stream-{}", std::process::id()));
@@ -253,32 +282,16 @@ fn weft_index_holds_its_memory_bound() {
     let whole = build(&read_archive("traces.otf2", &files).unwrap(), &o);
     drop(files);
     let store = base.join("store");
-    let index = |memory: &str| {
-        Command::new(env!("CARGO_BIN_EXE_weft"))
-            .args(["index", "--force", "--threads", "2", "--block", "2", "--memory", memory])
-            .arg(&trace_dir)
-            .arg("-o")
-            .arg(&store)
-            .output()
-            .unwrap()
-    };
+    let index = |memory: &str| weft_index(&trace_dir, &store, &["--threads", "2", "--block", "2", "--memory", memory]);
     let out = index("40M");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let peak_mb: u64 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("peak memory "))
-        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory line: {text}"));
+    let peak_mb = peak_mb(&text);
     // Fixed overhead: the binary's pages and the allocator, measured at ~10 MB for a tiny trace.
     assert!(peak_mb <= 40 + 24, "peak {peak_mb} MB with --memory 40M:\n{text}");
     assert!(!text.contains("spill       0 bytes"), "{text}");
     // The folder holds the same files as the whole build's store (the spill is gone).
-    let manifest = std::fs::read_to_string(store.join("manifest.json")).unwrap();
-    assert!(manifest.as_bytes() == whole.manifest_json(), "the manifest differs from the whole build's");
-    for (path, bytes) in &whole.tiles {
-        assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
-    }
+    assert_folder_is(&store, &whole);
     assert!(!store.join(".spill").exists() && !store.join(".spill.ends").exists());
     // Too little memory for one block is refused with the flag named, leaving no partial folder (nor its
     // spill) behind.
@@ -314,28 +327,13 @@ fn weft_index_streams_messages_within_its_memory_bound() {
     let whole = build(&read_archive("traces.otf2", &files).unwrap(), &o);
     drop(files);
     let store = base.join("store");
-    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(["index", "--force", "--threads", "2", "--block", "1", "--memory", "24M"])
-        .arg(&trace_dir)
-        .arg("-o")
-        .arg(&store)
-        .output()
-        .unwrap();
+    let out = weft_index(&trace_dir, &store, &["--threads", "2", "--block", "1", "--memory", "24M"]);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let peak_mb: u64 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("peak memory "))
-        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory line: {text}"));
+    let peak_mb = peak_mb(&text);
     assert!(peak_mb <= 24 + 24, "peak {peak_mb} MB with --memory 24M:\n{text}");
-    let manifest = std::fs::read_to_string(store.join("manifest.json")).unwrap();
-    assert!(manifest.as_bytes() == whole.manifest_json(), "the manifest differs from the whole build's");
-    let mut files = 1;
-    for (path, bytes) in &whole.tiles {
-        assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
-        files += 1;
-    }
+    assert_folder_is(&store, &whole);
+    let files = 1 + whole.tiles.len();
     // Nothing else is left in the folder (the spill, its block files and runs are gone).
     let mut left = 0;
     let mut dirs = vec![store.clone()];
@@ -369,22 +367,12 @@ fn weft_index_first_pass_holds_its_memory_bound_on_long_locations() {
     let trace_dir = base.join("trace");
     write_archive(&files, &trace_dir);
     drop(files);
-    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(["index", "--force", "--threads", "2", "--block", "1", "--memory", "64M"])
-        .arg(&trace_dir)
-        .arg("-o")
-        .arg(base.join("store"))
-        .output()
-        .unwrap();
+    let out = weft_index(&trace_dir, &base.join("store"), &["--threads", "2", "--block", "1", "--memory", "64M"]);
     let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(!out.status.success(), "{text}");
     // Refused in the second pass (the first read, nested, matched and spilled every location).
     assert!(err.contains("the busiest block of 1 locations needs about"), "{err}");
-    let peak_mb: u64 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("peak memory "))
-        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory line: {text}\n{err}"));
+    let peak_mb = peak_mb(&text);
     assert!(peak_mb <= 64 + 24, "peak {peak_mb} MB with --memory 64M ({} events):\n{text}\n{err}", counts.events());
     let _ = std::fs::remove_dir_all(&base);
 }
@@ -473,27 +461,13 @@ fn weft_index_of_chrome_holds_its_memory_bound() {
     let whole = build(&weft::readers::chrome::read_without_args(&trace.display().to_string(), &bytes).unwrap(), &o);
     drop(bytes);
     let store = base.join("store");
-    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(["index", "--force", "--threads", "1", "--block", "4", "--memory", "32M"])
-        .arg(&trace)
-        .arg("-o")
-        .arg(&store)
-        .output()
-        .unwrap();
+    let out = weft_index(&trace, &store, &["--threads", "1", "--block", "4", "--memory", "32M"]);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let peak_mb: u64 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("peak memory "))
-        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory line: {text}"));
+    let peak_mb = peak_mb(&text);
     assert!(peak_mb <= 32 + 24, "peak {peak_mb} MB with --memory 32M:\n{text}");
     eprintln!("{text}");
-    let manifest = std::fs::read_to_string(store.join("manifest.json")).unwrap();
-    assert!(manifest.as_bytes() == whole.manifest_json(), "the manifest differs from the whole build's");
-    for (path, bytes) in &whole.tiles {
-        assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
-    }
+    assert_folder_is(&store, &whole);
     assert!(!store.join(".spill").exists() && !store.join(".events").exists());
     let _ = std::fs::remove_dir_all(&base);
 }
@@ -592,20 +566,10 @@ fn weft_index_of_paraver_holds_its_memory_bound() {
     let whole = build(&weft::readers::paraver::read(&name, &p.prv, Some(&p.pcf), Some(&p.row)).unwrap(), &o);
     drop(p);
     let store = base.join("store");
-    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(["index", "--force", "--threads", "1", "--block", "1", "--memory", "72M"])
-        .arg(&trace)
-        .arg("-o")
-        .arg(&store)
-        .output()
-        .unwrap();
+    let out = weft_index(&trace, &store, &["--threads", "1", "--block", "1", "--memory", "72M"]);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let peak_mb: u64 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("peak memory "))
-        .and_then(|v| v.trim_end_matches(" MB").parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory line: {text}"));
+    let peak_mb = peak_mb(&text);
     // 40 MB over the limit, not 24 as for Chrome: the messages, counter samples and instants a Paraver trace
     // holds to the end (about 20 bytes each, doubled while sorted) are not counted in `--memory` yet (issue 17),
     // and the peak moved from 90-91 to 104-110 MB with the Nsight merge, whose code is not on this path
@@ -615,11 +579,7 @@ fn weft_index_of_paraver_holds_its_memory_bound() {
     // issue 17.
     assert!(peak_mb <= 72 + 64, "peak {peak_mb} MB with --memory 72M:\n{text}");
     eprintln!("{text}");
-    let manifest = std::fs::read_to_string(store.join("manifest.json")).unwrap();
-    assert!(manifest.as_bytes() == whole.manifest_json(), "the manifest differs from the whole build's");
-    for (path, bytes) in &whole.tiles {
-        assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{path} differs");
-    }
+    assert_folder_is(&store, &whole);
     let _ = std::fs::remove_dir_all(&base);
 }
 
@@ -659,20 +619,10 @@ fn weft_index_of_gzipped_traces_equals_the_whole_build() {
         }
         let whole = build(&t, &BuildOptions { block_locations: 2, source_name: name, ..BuildOptions::default() });
         let store = base.join(format!("{stem}.store"));
-        let out = Command::new(env!("CARGO_BIN_EXE_weft"))
-            .args(["index", "--block", "2", "--memory", "64M"])
-            .arg(&trace)
-            .arg("-o")
-            .arg(&store)
-            .output()
-            .unwrap();
+        let out = weft_index(&trace, &store, &["--block", "2", "--memory", "64M"]);
         assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(String::from_utf8_lossy(&out.stdout).contains("spill "), "{file}: streamed");
-        let manifest = std::fs::read_to_string(store.join("manifest.json")).unwrap();
-        assert_eq!(manifest, String::from_utf8(whole.manifest_json()).unwrap(), "{file}: manifest");
-        for (path, bytes) in &whole.tiles {
-            assert!(&std::fs::read(store.join(path)).unwrap() == bytes, "{file}: {path} differs");
-        }
+        assert_folder_is(&store, &whole);
     }
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -1,5 +1,5 @@
 // Measurement (not a test) of a store opened on the page (issue #17, BENCHMARKS.md "A billion events"):
-//   [BENCH_STEPS=N] node bench-store.mjs STORE_DIR [CACHE_MB] [--whole TRACE]
+//   [BENCH_STEPS=N] [PARTICLE_SECONDS=S] [PARTICLE_STEP_NS=NS] node bench-store.mjs STORE_DIR [CACHE_MB] [--whole TRACE]
 // STORE_DIR (and TRACE) must lie under the repository (the harness serves it; a symlink to a store elsewhere
 // will do). With --whole, the trace the store was indexed from (a file, or a .tar of an OTF2 archive) is then
 // opened whole from its URL (`?trace=`) in a fresh browser, over the same zoom path: the side by side of
@@ -9,7 +9,7 @@
 // interval (each step's answer time, tiles and bytes fetched, the worker's wasm memory, the longest task
 // applying the answer and in how many tasks), the worst `Viewer.frame` zooming and panning back over the same
 // path with tiles cached (its scene's build and draw times) and the longest task applying an answer meanwhile,
-// and the tab's memory: the store worker's wasm memory, the page's wasm memory and JS heap, and the resident
+// the particles alive each second of playback at the default speed, and the tab's memory: the store worker's wasm memory, the page's wasm memory and JS heap, and the resident
 // memory (VmRSS, VmHWM) of the renderer and GPU processes this script's Chromium started. Unlike store.test.mjs it copies nothing (its fault
 // cases copy the store twice, too much for a store of several GB) and asserts nothing.
 import fs from 'node:fs';
@@ -186,6 +186,28 @@ try {
     cacheMB: +(last.cacheUsed / 2 ** 20).toFixed(1), cacheBudgetMB: last.cacheBudget / 2 ** 20, cacheTiles: last.cacheTiles,
     workerWasmMB: Math.round(last.wasmBytes / 2 ** 20), pageWasmMB: await pageWasmMB(page), pageJsHeapMB: Math.round(heap / 2 ** 20), memory: chromiumMemory(),
     problems,
+  });
+
+  // Particles: the store's playback at its default speed for PARTICLE_SECONDS, the particles alive each
+  // second and the long tasks (over 50 ms) meanwhile.
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(Math.round(e.duration)); }).observe({ type: 'longtask' });
+  });
+  await page.click('#views button[data-view="particles"]');
+  await frames(page, 2);
+  // PARTICLE_STEP_NS: another step (e.g. the whole run in 20 s, the default before the live budget).
+  if (process.env.PARTICLE_STEP_NS) await page.evaluate((v) => window.weft.viewer.configure('step_ns', v), process.env.PARTICLE_STEP_NS);
+  await page.click('button:has-text("Play")'); // the page's button: it starts the frame loop that ticks playback
+  const alive = [];
+  for (let s = 0; s < Number(process.env.PARTICLE_SECONDS || 8); s++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    alive.push(await page.evaluate(() => window.weft.viewer.view_state().particles));
+  }
+  const ps = await page.evaluate(() => ({ st: window.weft.viewer.view_state(), long: window.__longTasks }));
+  out('particles', {
+    speed: ps.st.speed, step_ns: ps.st.step_ns, tNs: ps.st.t_ns, aliveEachSecond: alive, longTasksMs: ps.long,
+    memory: chromiumMemory(), problems,
   });
 } finally {
   await browser.close();

@@ -2,7 +2,7 @@
 // for each viewport the page asks for fetches only the tiles the plan names that are not cached, hands them to
 // the wasm StoreSession (checked against the manifest, decoded, kept in its byte-bounded cache), and sends back
 // what the view draws (the timeline's grid or exact records, Utilization & moments' busy intervals, or the
-// particle events of a playback range: only its windows' particle tiles, the next one fetched a window ahead). Viewports that arrive while one is being answered wait; only the latest is answered.
+// particle events of a playback range: only the particle tiles of the windows it reaches, the next range fetched while this one plays). Viewports that arrive while one is being answered wait; only the latest is answered.
 // A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
 
 import init, { StoreSession } from './pkg-worker/weft.js';

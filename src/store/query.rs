@@ -544,15 +544,27 @@ impl IntervalRows for SliceRows {
 /// The particle tiles playback needs to show every event live at some time in `[t0_ns, t1_ns]` when
 /// particles fade for `fade_ns` (started by `t1_ns`, ended, plus the fading, after `t0_ns`): the particle
 /// tiles of the windows from `t0_ns - fade_ns`'s to `t1_ns`'s, no earlier (the events started before the first
-/// of them and still running at its start are carried in its tile), by window. Also the end of the last
-/// window planned (ns; `u64::MAX` for the last window of the store): the slice holds every event starting
-/// before it.
+/// of them and still running at its start are carried in its tile), by window. Also the end of what the
+/// slice holds (ns): `t1_ns + 1`, every event starting by `t1_ns`, or `u64::MAX` once `t1_ns` reaches the
+/// particle events' latest end (every event starts by then). The slice ends at the range asked, not at its
+/// last window's end: a window of a big store holds millions of events, the range a few seconds of
+/// playback's (`views::particles`).
 pub fn particle_plan(m: &Manifest, index: &TileIndex, t0_ns: u64, t1_ns: u64, fade_ns: u64) -> (Vec<usize>, u64) {
     let t = &m.tiling;
-    let (wa, wb) = (t.window_of(t0_ns.saturating_sub(fade_ns)), t.window_of(t1_ns.max(t0_ns)));
+    let t1_ns = t1_ns.max(t0_ns);
+    let (wa, wb) = (t.window_of(t0_ns.saturating_sub(fade_ns)), t.window_of(t1_ns));
     let tiles = (wa..=wb).filter_map(|w| index.get(TileKind::Particles, 0, 0, w)).collect();
-    let end = if wb + 1 >= t.windows { u64::MAX } else { (wb as u64 + 1).saturating_mul(t.window_ns) };
-    (tiles, end)
+    (tiles, particle_slice_end(m.particles.map_or(0, |p| p.span_ns), t1_ns))
+}
+
+/// Where a particle slice asked up to `t1_ns` ends (see [`particle_plan`]), `span_ns` the particle events'
+/// latest end: the page's pane computes it the same way for the range it asked.
+pub fn particle_slice_end(span_ns: u64, t1_ns: u64) -> u64 {
+    if t1_ns < span_ns {
+        t1_ns + 1
+    } else {
+        u64::MAX
+    }
 }
 
 /// A decoded particle tile: its window (ns from the origin; the last reaches to `u64::MAX`), the events

@@ -10,8 +10,10 @@
 //! On a store (issue #17) the pane is the same, streamed: `ev` holds a slice of the events (those live in the
 //! playback range the worker answered last, `analyses::particles::EventSlicer`: the whole index's types,
 //! slots and extent, so every particle is where the whole trace's pane draws it); [`ParticlesPane::stream_request`]
-//! asks for the range from the current time to a window ahead once less than a window is held ahead, and
-//! playback waits at the end of what is held until the answer is in. The stacked timeline then counts the
+//! asks for the range from the current time to [`ASK_SECONDS`] of playback ahead once less than
+//! [`LEAD_SECONDS`] are held ahead (at most a window of the store's particle tiles), and playback waits at
+//! the end of what is held until the answer is in. The slice held is thus the events live over a few seconds
+//! of playback, whatever the store's size (a window of a billion-event store holds a million calls). The stacked timeline then counts the
 //! starts held. Must not fetch or decode tiles (the store worker does) or read a clock.
 
 use super::{num, Hover, Pane};
@@ -39,12 +41,18 @@ const LEGEND_PX: f32 = 190.0;
 const CONTROLS_PX: f32 = 40.0;
 /// Most animation steps one page frame may catch up (after a stall the animation slows, never jumps).
 const MAX_STEPS_PER_TICK: u32 = 4;
+/// Seconds of playback (at the current speed) a store's pane asks the worker for at once.
+pub const ASK_SECONDS: f64 = 6.0;
+/// A store's pane asks again once less than this many seconds of playback are held ahead (an answer has
+/// that long to arrive before playback waits for it).
+pub const LEAD_SECONDS: f64 = 3.0;
 
 /// What a store's pane holds and asks for: playback ranges as (from, end, fading), ns: the events live at
 /// some time in `[from, end)` when particles fade for `fading` (`end` is `u64::MAX` through the last window).
 struct Stream {
     window_ns: u64,
-    windows: u32,
+    /// The particle events' latest end (the whole index's extent).
+    span_ns: u64,
     /// Where playback begins (the first event's start, from the store's manifest).
     first_ns: u64,
     held: Option<(u64, u64, u64)>,
@@ -54,14 +62,9 @@ struct Stream {
 }
 
 impl Stream {
-    /// The end of what an ask up to `t1` is answered with: the end of `t1`'s window (`store::query::particle_plan`).
+    /// The end of what an ask up to `t1` is answered with (`store::query::particle_plan`).
     fn end_of(&self, t1: u64) -> u64 {
-        let wb = (t1 / self.window_ns.max(1)).min(self.windows.saturating_sub(1) as u64);
-        if wb + 1 >= self.windows as u64 {
-            u64::MAX
-        } else {
-            (wb + 1).saturating_mul(self.window_ns)
-        }
+        crate::store::query::particle_slice_end(self.span_ns, t1)
     }
     /// Whether `range` holds what playback at `t` needs up to `ahead` later, at fading `fade`.
     fn covers(range: Option<(u64, u64, u64)>, t: u64, fade: u64, ahead: u64) -> bool {
@@ -115,19 +118,19 @@ impl ParticlesPane {
 
     /// A store's pane: `skeleton` its definitions, `frame` an empty slice with the whole index's types,
     /// slots and extent (`EventSlicer::slice` of nothing), `first_ns` the first event's start, the store's
-    /// particle tiles cut by windows of `window_ns` (`windows` of them). The events come through
+    /// particle tiles cut by windows of `window_ns`. The events come through
     /// [`ParticlesPane::receive_slice`].
     pub fn streamed(
         skeleton: Rc<Trace>,
         frame: ParticleEvents,
         first_ns: u64,
-        (window_ns, windows): (u64, u32),
+        window_ns: u64,
         width: f32,
         height: f32,
     ) -> Self {
         let stream = Stream {
             window_ns: window_ns.max(1),
-            windows: windows.max(1),
+            span_ns: frame.span_ns,
             first_ns,
             held: None,
             asked: None,
@@ -185,16 +188,21 @@ impl ParticlesPane {
     }
 
     /// A store's pane: the playback range to ask the worker for, `(from, to, fading)` ns (the events live at
-    /// some time in it), when what is held or asked does not reach a window past the current time; None
-    /// otherwise, and for a whole trace.
+    /// some time in it), when what is held or asked does not reach [`LEAD_SECONDS`] of playback past the
+    /// current time; None otherwise, and for a whole trace. The range is [`ASK_SECONDS`] of playback at the
+    /// current speed, at most a window of the store's particle tiles (so an ask fetches at most two windows
+    /// and the fading's), at least a few frames' steps.
     pub fn stream_request(&mut self) -> Option<(u64, u64, u64)> {
         let (t, fade) = (self.window.time_ns(), self.window.fade_ns());
+        let speed = self.playback.speed_ns_per_s();
+        let steps = self.playback.step_ns.saturating_mul(4 * MAX_STEPS_PER_TICK as u64);
         let s = self.stream.as_mut()?;
-        let ahead = s.window_ns;
-        if Stream::covers(s.held, t, fade, ahead) || Stream::covers(s.asked, t, fade, ahead) {
+        let ask = ((ASK_SECONDS * speed) as u64).max(2 * steps).min(s.window_ns).max(2);
+        let lead = ((LEAD_SECONDS * speed) as u64).max(steps).min(ask / 2);
+        if Stream::covers(s.held, t, fade, lead) || Stream::covers(s.asked, t, fade, lead) {
             return None;
         }
-        let to = t.saturating_add(ahead);
+        let to = t.saturating_add(ask);
         s.asked = Some((t, s.end_of(to), fade));
         Some((t, to, fade))
     }

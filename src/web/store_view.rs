@@ -36,10 +36,9 @@ impl Viewer {
         let (w, h) = views.size();
         let skeleton = Rc::new(skeleton);
         let particles = match (particles.is_empty(), geometry.as_slice()) {
-            (false, &[first, window_ns, windows]) => {
+            (false, &[first, window_ns, _windows]) => {
                 let frame = ParticleEvents::decode(particles, &skeleton).map_err(|e| JsValue::from_str(&e))?;
-                let cut = (window_ns as u64, windows as u32);
-                Some(ParticlesPane::streamed(skeleton.clone(), frame, first as u64, cut, w, h))
+                Some(ParticlesPane::streamed(skeleton.clone(), frame, first as u64, window_ns as u64, w, h))
             }
             _ => None,
         };

@@ -204,9 +204,15 @@ try {
     await new Promise((r) => setTimeout(r, 1000));
     alive.push(await page.evaluate(() => window.weft.viewer.view_state().particles));
   }
-  const ps = await page.evaluate(() => ({ st: window.weft.viewer.view_state(), long: window.__longTasks }));
+  const ps = await page.evaluate(() => ({ st: window.weft.viewer.view_state(), long: window.__longTasks,
+    last: window.weft.store.last, heap: performance.memory ? performance.memory.usedJSHeapSize : 0 }));
   out('particles', {
     speed: ps.st.speed, step_ns: ps.st.step_ns, tNs: ps.st.t_ns, aliveEachSecond: alive, longTasksMs: ps.long,
+    // Where the tab's memory is while particles play: the worker's cache and wasm memory (the last answer's
+    // figures), the page's wasm memory and JS heap, the last particle slice's bytes.
+    cacheMB: ps.last && +(ps.last.cacheUsed / 2 ** 20).toFixed(1), cacheTiles: ps.last && ps.last.cacheTiles,
+    sliceMB: ps.last && +(ps.last.bytes / 2 ** 20).toFixed(1), workerWasmMB: ps.last && Math.round(ps.last.wasmBytes / 2 ** 20),
+    pageWasmMB: await pageWasmMB(page), pageJsHeapMB: Math.round(ps.heap / 2 ** 20),
     memory: chromiumMemory(), problems,
   });
 } finally {

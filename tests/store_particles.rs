@@ -13,9 +13,12 @@ use weft::analyses::particles::{EventSelection, ParticleEvents};
 use weft::model::Trace;
 use weft::readers::otf2::read_archive;
 use weft::samples::otf2_gen::{archive, GenConfig};
-use weft::store::query::{particle_plan, particle_slice, particle_slicer, particle_tile, TileIndex};
+use weft::scene::particles::timeline::ESTIMATED;
+use weft::store::query::{
+    particle_plan, particle_slice, particle_slicer, particle_tile, particle_window_starts, TileIndex,
+};
 use weft::store::{build, BuildOptions, MemoryStore, Store, StoreError, TileKind};
-use weft::views::particles::ParticlesPane;
+use weft::views::particles::{ParticlesPane, OUTSIDE_SLICE};
 use weft::views::Pane;
 
 const W: f32 = 900.0;
@@ -30,8 +33,6 @@ fn small_tiles(block: u32, tile_intervals: u64) -> BuildOptions {
 }
 
 /// What two panes show, without what a slice numbers differently (its event indices and length).
-const LOADS_AS_PLAYED: &str = "starts shown as playback loads them";
-
 fn shown(p: &mut ParticlesPane) -> (serde_json::Value, String) {
     let mut s = p.state();
     let o = s.as_object_mut().unwrap();
@@ -42,7 +43,7 @@ fn shown(p: &mut ParticlesPane) -> (serde_json::Value, String) {
     }
     // The frame's words (axes, process labels, a notice when there is nothing to animate).
     // (A store's strip also says that starts beyond its slice load as playback reaches them: not the trace's.)
-    let words: Vec<String> = p.scene().labels.iter().map(|l| l.text.clone()).filter(|t| t != LOADS_AS_PLAYED).collect();
+    let words: Vec<String> = p.scene().labels.iter().map(|l| l.text.clone()).filter(|t| t != OUTSIDE_SLICE).collect();
     let layer = p.particle_layer().unwrap();
     let drawn = format!("{:?} {:?} {} {words:?}", layer.particles, layer.splats, layer.max_density);
     (s, drawn)
@@ -90,15 +91,20 @@ fn same_particles(trace: Trace, o: &BuildOptions, what: &str) -> (usize, usize, 
     let frame = slicer.slice(std::iter::empty());
     assert_eq!((&frame.types, &frame.type_counts), (&all.types, &all.type_counts), "{what}: types by frequency");
     let mut whole = ParticlesPane::with_events(Rc::new(trace), all.clone(), W, H);
-    let mut streamed = ParticlesPane::streamed(skeleton, frame, x.first_ns, m.tiling.window_ns, W, H);
+    let mut streamed =
+        ParticlesPane::streamed(skeleton, frame, x.first_ns, m.tiling.window_ns, particle_window_starts(m), W, H);
     let mut server = Server { store: &store, slicer, index: TileIndex::new(m), answers: 0, largest: 0 };
     server.serve(&mut streamed);
     assert_eq!(shown(&mut whole), shown(&mut streamed), "{what}: at the first event");
     // Where the slice held is a part of the run, the strip says the rest loads as playback reaches it.
     let held = streamed.state()["store"]["held"].clone();
     let part = held[1].as_u64().is_some_and(|end| end < x.span_ns);
-    let says = streamed.scene().labels.iter().any(|l| l.text == LOADS_AS_PLAYED);
+    let scene = streamed.scene();
+    let says = scene.labels.iter().any(|l| l.text == OUTSIDE_SLICE);
     assert_eq!(says, part, "{what}: held {held}");
+    // ... and draws the rest of the run's starts from the store's windows, in grey.
+    let grey = scene.rects.iter().filter(|r| r.fill == ESTIMATED).count();
+    assert_eq!(grey > 0, part, "{what}: {grey} grey bars, held {held}");
 
     // Play the whole run, one step per page frame, the worker answering between frames.
     let mut now = 0.0;

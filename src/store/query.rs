@@ -557,6 +557,18 @@ pub fn particle_plan(m: &Manifest, index: &TileIndex, t0_ns: u64, t1_ns: u64, fa
     (tiles, particle_slice_end(m.particles.map_or(0, |p| p.span_ns), t1_ns))
 }
 
+/// Per window of the store's particle tiles, the events starting in it (each tile's record count; 0 for a
+/// window without a tile): the particle strip's outline of the whole run before playback loads its events.
+pub fn particle_window_starts(m: &Manifest) -> Vec<u64> {
+    let mut starts = vec![0u64; m.tiling.windows as usize];
+    for e in m.tiles.iter().filter(|e| e.kind == TileKind::Particles) {
+        if let Some(s) = starts.get_mut(e.window as usize) {
+            *s += e.records;
+        }
+    }
+    starts
+}
+
 /// Where a particle slice asked up to `t1_ns` ends (see [`particle_plan`]), `span_ns` the particle events'
 /// latest end: the page's pane computes it the same way for the range it asked.
 pub fn particle_slice_end(span_ns: u64, t1_ns: u64) -> u64 {

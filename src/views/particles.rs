@@ -41,6 +41,8 @@ const LEGEND_PX: f32 = 190.0;
 const CONTROLS_PX: f32 = 40.0;
 /// Most animation steps one page frame may catch up (after a stall the animation slows, never jumps).
 const MAX_STEPS_PER_TICK: u32 = 4;
+/// What a store's strip says where the slice held does not reach.
+pub const OUTSIDE_SLICE: &str = "grey: calls per store window; by type as playback loads them";
 /// Seconds of playback (at the current speed) a store's pane asks the worker for at once.
 pub const ASK_SECONDS: f64 = 6.0;
 /// A store's pane asks again once less than this many seconds of playback are held ahead (an answer has
@@ -53,6 +55,9 @@ struct Stream {
     window_ns: u64,
     /// The particle events' latest end (the whole index's extent).
     span_ns: u64,
+    /// Per window of the particle tiles, the events starting in it (the tiles' record counts): the strip's
+    /// grey outside the slice held.
+    window_starts: Vec<u64>,
     /// Where playback begins (the first event's start, from the store's manifest).
     first_ns: u64,
     held: Option<(u64, u64, u64)>,
@@ -118,19 +123,21 @@ impl ParticlesPane {
 
     /// A store's pane: `skeleton` its definitions, `frame` an empty slice with the whole index's types,
     /// slots and extent (`EventSlicer::slice` of nothing), `first_ns` the first event's start, the store's
-    /// particle tiles cut by windows of `window_ns`. The events come through
-    /// [`ParticlesPane::receive_slice`].
+    /// particle tiles cut by windows of `window_ns`, `window_starts[w]` the events starting in window `w`.
+    /// The events come through [`ParticlesPane::receive_slice`].
     pub fn streamed(
         skeleton: Rc<Trace>,
         frame: ParticleEvents,
         first_ns: u64,
         window_ns: u64,
+        window_starts: Vec<u64>,
         width: f32,
         height: f32,
     ) -> Self {
         let stream = Stream {
             window_ns: window_ns.max(1),
             span_ns: frame.span_ns,
+            window_starts,
             first_ns,
             held: None,
             asked: None,
@@ -175,8 +182,21 @@ impl ParticlesPane {
             clear_history: true,
             hovered: None,
         };
+        if pane.stream.is_some() {
+            pane.timeline = pane.strip_timeline(0, pane.timeline.t1_ns);
+        }
         pane.seek(pane.first_ns());
         pane
+    }
+
+    /// The stacked timeline over `[a, b]` ns at the current width; on a store with the starts its windows
+    /// count where the slice held does not reach.
+    fn strip_timeline(&self, a: u64, b: u64) -> StartsTimeline {
+        let mut tl = StartsTimeline::of_range(&self.ev, self.width, TIMELINE_PX, a, b);
+        if let Some(s) = &self.stream {
+            tl.estimate_outside(s.held.map(|(from, end, _)| (from, end)), s.window_ns, &s.window_starts);
+        }
+        tl
     }
 
     /// When the first event starts (where playback begins), 0 with none.
@@ -246,7 +266,7 @@ impl ParticlesPane {
         self.ev = ev;
         self.hovered = None;
         let (a, b) = (self.strip.0.round() as u64, self.strip.1.round() as u64);
-        self.timeline = StartsTimeline::of_range(&self.ev, self.width, TIMELINE_PX, a, b);
+        self.timeline = self.strip_timeline(a, b);
         let t = self.window.time_ns();
         self.seek(t);
         Ok(())
@@ -280,7 +300,7 @@ impl ParticlesPane {
         self.strip = (t0, t1);
         let (a, b) = (t0.round() as u64, t1.round() as u64);
         if (a, b) != (self.timeline.t0_ns, self.timeline.t1_ns) || self.timeline.width != self.width {
-            self.timeline = StartsTimeline::of_range(&self.ev, self.width, TIMELINE_PX, a, b);
+            self.timeline = self.strip_timeline(a, b);
         }
     }
 
@@ -308,7 +328,7 @@ impl ParticlesPane {
         self.frame = f;
         if events_changed || self.timeline.width != self.width {
             let (a, b) = (self.strip.0.round() as u64, self.strip.1.round() as u64);
-            self.timeline = StartsTimeline::of_range(&self.ev, self.width, TIMELINE_PX, a, b);
+            self.timeline = self.strip_timeline(a, b);
         }
         let (w, h) = (self.width.max(1.0) as u32, self.geometry.height.max(1.0) as u32);
         if (self.raster.width, self.raster.height) != (w, h) {
@@ -515,26 +535,23 @@ impl Pane for ParticlesPane {
             l.y += dy;
             l
         }));
-        // A store's strip counts the starts of the slice held only: the rest of the run is dimmed and says so
-        // (its events load as playback reaches them).
-        if let Some((from, end, _)) = self.stream.as_ref().and_then(|st| st.held) {
+        // A store's strip: outside the slice held the starts are its windows' counts, in grey (all types),
+        // and it says so where there is room.
+        if let Some(st) = &self.stream {
             let tl = &self.timeline;
             let scale = tl.scale();
-            let plot_bottom = dy + tl.height - crate::scene::axis::AXIS_HEIGHT_PX;
-            let xa = (scale.x(from as f64)).clamp(tl.x0, tl.x1);
-            let xb = (scale.x(end.min(tl.t1_ns) as f64)).clamp(tl.x0, tl.x1);
-            let dim = crate::scene::rgba(0x12, 0x14, 0x18, 0xc8);
-            let parts = [(tl.x0, xa), (xb, tl.x1)];
-            s.decorate(|s| {
-                for (a, b) in parts.into_iter().filter(|(a, b)| b - a >= 1.0) {
-                    s.rects.push(crate::scene::RectInstance::filled(a, dy, b - a, plot_bottom - dy, dim));
+            let (xa, xb) = match st.held {
+                Some((from, end, _)) => {
+                    (scale.x(from as f64).clamp(tl.x0, tl.x1), scale.x(end.min(tl.t1_ns) as f64).clamp(tl.x0, tl.x1))
                 }
-            });
+                None => (tl.x0, tl.x0),
+            };
+            let parts = [(tl.x0, xa), (xb, tl.x1)];
             if let Some(&(a, b)) =
                 parts.iter().filter(|(a, b)| b - a >= 160.0).max_by(|p, q| (p.1 - p.0).total_cmp(&(q.1 - q.0)))
             {
-                let text = "starts shown as playback loads them";
-                let label = crate::scene::Label::new(a + 8.0, dy + 14.0, text, crate::scene::particles::TEXT, 11.0);
+                let label =
+                    crate::scene::Label::new(a + 8.0, dy + 14.0, OUTSIDE_SLICE, crate::scene::particles::TEXT, 11.0);
                 s.labels.push(label.clipped(b - a - 16.0));
             }
         }

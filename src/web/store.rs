@@ -18,8 +18,8 @@ use crate::analyses::particles::{EventSlicer, ParticleEvents};
 use crate::model::{codec, Trace};
 use crate::store::query::grid_busy;
 use crate::store::query::{
-    particle_plan, particle_slicer, particle_tile, plan, Decoded, ExactSlice, GridBuilder, ParticleGather, Plan,
-    Resolution, TileCache, TileIndex, Viewport,
+    particle_plan, particle_slicer, particle_tile, particle_window_starts, plan, Decoded, ExactSlice, GridBuilder,
+    ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
 };
 use crate::store::{Store, TileKind, TileSource};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -148,11 +148,14 @@ impl StoreSession {
         self.slicer.as_ref().map_or_else(Vec::new, |s| s.slice(std::iter::empty()).encode())
     }
 
-    /// Where particle playback begins and how the particle tiles are cut: `[first_ns, window_ns, windows]`.
+    /// Where particle playback begins and how the particle tiles are cut: `[first_ns, window_ns, windows]`,
+    /// then each window's particle events (`store::query::particle_window_starts`).
     pub fn particle_geometry(&self) -> Vec<f64> {
         let m = &self.store.manifest;
         let first = self.slicer.as_ref().map_or(0, |s| s.extent().first_ns);
-        vec![first as f64, m.tiling.window_ns as f64, m.tiling.windows as f64]
+        let mut g = vec![first as f64, m.tiling.window_ns as f64, m.tiling.windows as f64];
+        g.extend(particle_window_starts(m).into_iter().map(|n| n as f64));
+        g
     }
 
     /// Plan a particle playback range (events live at some time in `[from_ns, to_ns]` with fading `fade_ns`)

@@ -22,7 +22,7 @@ impl Viewer {
     /// Show a store's timeline from its definitions (the worker's `StoreSession::skeleton`). Replaces what
     /// was shown; the answers come through [`Viewer::store_answer`].
     /// `particles`: the worker's `StoreSession::particle_frame` (empty: no Particles view), `geometry` its
-    /// `particle_geometry` (`[first_ns, window_ns, windows]`).
+    /// `particle_geometry` (`[first_ns, window_ns, windows, then each window's particle events]`).
     /// `lanes`: the worker's `StoreSession::lanes` (each location's row depth over the whole run).
     pub fn load_store(
         &mut self,
@@ -36,9 +36,14 @@ impl Viewer {
         let (w, h) = views.size();
         let skeleton = Rc::new(skeleton);
         let particles = match (particles.is_empty(), geometry.as_slice()) {
-            (false, &[first, window_ns, _windows]) => {
+            (false, &[first, window_ns, windows, ref starts @ ..]) => {
+                if starts.len() != windows as usize {
+                    let e = format!("the particle geometry has {} window counts for {windows} windows", starts.len());
+                    return Err(JsValue::from_str(&e));
+                }
                 let frame = ParticleEvents::decode(particles, &skeleton).map_err(|e| JsValue::from_str(&e))?;
-                Some(ParticlesPane::streamed(skeleton.clone(), frame, first as u64, window_ns as u64, w, h))
+                let starts = starts.iter().map(|&n| n as u64).collect();
+                Some(ParticlesPane::streamed(skeleton.clone(), frame, first as u64, window_ns as u64, starts, w, h))
             }
             _ => None,
         };

@@ -247,6 +247,41 @@ fn shards_of_the_real_otf2_archives_merge_into_the_unsharded_store() {
 }
 
 #[test]
+fn only_shard_0_carries_the_definitions() {
+    // 32 locations in blocks of 1 over 4 shards: 8 locations a shard.
+    let t = generated(&GenConfig::new(32, 20_000));
+    let o = small_tiles(1, 1_000);
+    let parts: Vec<PartManifest> = (0..4).map(|k| build_part(&t, &o, Shard { index: k, count: 4 }).part).collect();
+    assert_eq!(parts[0].store.locations.process.len(), 32, "shard 0 holds the definitions");
+    for p in &parts[1..] {
+        let s = &p.store;
+        assert!(s.strings.is_empty() && s.processes.name.is_empty() && s.regions.name.is_empty(), "shard {}", p.shard);
+        assert!(s.locations.process.is_empty() && s.counter_series.name.is_empty(), "shard {}", p.shard);
+        // Its own locations' counts only: the merge's input grows with the parts plus the locations, not
+        // their product.
+        assert_eq!(s.locations.intervals.len(), 8, "shard {}", p.shard);
+        assert_eq!(p.definitions, parts[0].definitions);
+        assert_eq!(&PartManifest::parse(&p.to_json()).expect("a shard's part.json parses"), p);
+    }
+    let named =
+        |v: &[PartManifest]| v.iter().enumerate().map(|(k, p)| (format!("p{k}"), p.clone())).collect::<Vec<_>>();
+    assert_eq!(merge(&named(&parts)).unwrap().manifest, build(&t, &o).manifest, "merged as the whole build");
+    // Another trace's definitions (same content fingerprint: a forged part) and a part's location counts
+    // that are not its blocks' are refused by name.
+    let mut bad = parts.clone();
+    bad[2].definitions = "0".repeat(32);
+    let e = merge(&named(&bad)).unwrap_err();
+    assert!(
+        matches!(&e, MergeError::OtherTrace { part, what, .. } if part == "p2" && what.starts_with("definitions")),
+        "{e}"
+    );
+    let mut bad = parts.clone();
+    bad[3].store.locations.intervals.pop();
+    let e = merge(&named(&bad)).unwrap_err();
+    assert!(matches!(&e, MergeError::OtherTrace { part, what: "location count", .. } if part == "p3"), "{e}");
+}
+
+#[test]
 fn the_merge_refuses_parts_that_do_not_belong_together() {
     let t = generated(&GenConfig::new(4, 20_000));
     let o = small_tiles(1, 1_000);

@@ -1,12 +1,13 @@
 //! N parts of a store (`weft index --shard K/N`, or MPI ranks: `store::partition`) joined into the manifest
-//! one process would have written: the parts are checked to be of one trace (definitions and content
-//! fingerprint), one format version and one tiling, with every shard 0..N once; counts and per-location
+//! one process would have written: the parts are checked to be of one trace (the hash of its definitions,
+//! which shard 0's part alone holds, and a content fingerprint), one format version and one tiling, with
+//! every shard 0..N once; counts and per-location
 //! interval counts are summed, per-region totals summed, the collective operation count is the max, warnings
 //! are reduced like `Warnings::merge`, and the tile list is the build's order (block tiles by block, then
 //! particles, then counters).
 //!
-//! Reads only the parts' manifests, never a tile: its cost is O(parts x definitions + tiles), not the trace's
-//! length (the tiles are moved or linked by the caller). A location's summaries and moments are whole in one
+//! Reads only the parts' manifests, never a tile: its cost is O(definitions + locations + parts x regions +
+//! tiles), not the trace's length nor parts x locations (the tiles are moved or linked by the caller). A location's summaries and moments are whole in one
 //! part, so there is nothing to reduce in them (moment accumulators of the same location split by time would
 //! merge by the parallel-axis rule, `MomentAccumulator::merge`, but the partition is by location).
 //! Plain Rust, no files.
@@ -54,21 +55,6 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
                 expected: n,
             });
         }
-        let what =
-            if p.trace != first.trace { Some("content (counts and totals)") } else { differs(&first.store, &p.store) };
-        if let Some(what) = what {
-            return Err(MergeError::OtherTrace { part: name.clone(), first: first_name.clone(), what });
-        }
-        let expected = Shard { index: p.shard, count: n }.blocks(p.store.tiling.blocks);
-        if p.blocks != [expected.start, expected.end] {
-            return Err(MergeError::Blocks {
-                part: name.clone(),
-                shard: p.shard,
-                shards: n,
-                found: p.blocks,
-                expected: [expected.start, expected.end],
-            });
-        }
         match by_shard[p.shard as usize] {
             Some(j) => {
                 return Err(MergeError::Duplicate {
@@ -87,7 +73,37 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
         return Err(MergeError::Missing { missing: missing.join(", "), shards: n });
     }
     let order: Vec<usize> = by_shard.into_iter().flatten().collect();
-    let mut m = first.store.clone();
+    // Shard 0's part holds the definitions; every other part their hash.
+    let (base_name, base) = (&parts[order[0]].0, &parts[order[0]].1);
+    let nl = base.store.locations.process.len();
+    for &i in &order {
+        let (name, p) = &parts[i];
+        let other = |what| Err(MergeError::OtherTrace { part: name.clone(), first: base_name.clone(), what });
+        if p.trace != base.trace {
+            return other("content (counts and totals)");
+        }
+        if let Some(what) = differs(&base.store, &p.store) {
+            return other(what);
+        }
+        if p.definitions != base.definitions {
+            return other("definitions (strings, processes, locations, regions or counter series)");
+        }
+        let expected = Shard { index: p.shard, count: n }.blocks(p.store.tiling.blocks);
+        if p.blocks != [expected.start, expected.end] {
+            return Err(MergeError::Blocks {
+                part: name.clone(),
+                shard: p.shard,
+                shards: n,
+                found: p.blocks,
+                expected: [expected.start, expected.end],
+            });
+        }
+        let (l, own) = (&p.store.locations, share_range(p, nl));
+        if l.intervals.len() != own.len() || !(l.lanes.is_empty() || l.lanes.len() == own.len()) {
+            return other("location count");
+        }
+    }
+    let mut m = base.store.clone();
     m.counts = Default::default();
     m.locations.intervals.iter_mut().for_each(|x| *x = 0);
     m.locations.lanes.iter_mut().for_each(|x| *x = 0);
@@ -108,11 +124,12 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
         c.collective_rows += d.collective_rows;
         c.collective_operations = c.collective_operations.max(d.collective_operations);
         c.counter_samples += d.counter_samples;
-        for (a, b) in m.locations.intervals.iter_mut().zip(&s.locations.intervals) {
+        let at = share_range(&parts[i].1, nl).start;
+        for (a, b) in m.locations.intervals[at..].iter_mut().zip(&s.locations.intervals) {
             *a += b;
         }
         // Each location's lanes come from the one part that tiled it (0 in the others).
-        for (a, b) in m.locations.lanes.iter_mut().zip(&s.locations.lanes) {
+        for (a, b) in m.locations.lanes.iter_mut().skip(at).zip(&s.locations.lanes) {
             *a = (*a).max(*b);
         }
         for (a, b) in m.region_totals.iter_mut().zip(&s.region_totals) {
@@ -142,27 +159,26 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
     Ok(Merged { manifest: m, tile_part })
 }
 
-/// What two parts' manifests disagree on among the things every part of one index holds whole.
+/// The locations whose interval counts and lanes part `p` lists (`nl` locations in all): every one for
+/// shard 0 (0 outside its blocks), its blocks' for another shard.
+fn share_range(p: &PartManifest, nl: usize) -> std::ops::Range<usize> {
+    if p.shard == 0 {
+        return 0..nl;
+    }
+    let t = &p.store.tiling;
+    let first = t.block_range(p.blocks[0], nl as u32).start as usize;
+    first..(t.block_range(p.blocks[1], nl as u32).start as usize).max(first)
+}
+
+/// What two parts' manifests disagree on among the things every part of one index holds whole (the
+/// definitions are compared by their hash, [`PartManifest::definitions`]).
 fn differs(a: &Manifest, b: &Manifest) -> Option<&'static str> {
-    let (la, lb) = (&a.locations, &b.locations);
     if (a.format.as_str(), a.version) != (b.format.as_str(), b.version) {
         Some("format version")
     } else if a.source.format != b.source.format {
         Some("source format")
     } else if (&a.origin_ns, a.span_ns) != (&b.origin_ns, b.span_ns) {
         Some("time span")
-    } else if a.strings != b.strings {
-        Some("string table")
-    } else if a.processes != b.processes {
-        Some("process list")
-    } else if (&la.process, &la.native_id, &la.name, &la.kind, &la.sort_key)
-        != (&lb.process, &lb.native_id, &lb.name, &lb.kind, &lb.sort_key)
-    {
-        Some("location list")
-    } else if a.regions != b.regions {
-        Some("region list")
-    } else if a.counter_series != b.counter_series {
-        Some("counter series")
     } else if a.tiling != b.tiling || a.levels != b.levels {
         Some("tiling (--block)")
     } else {

@@ -4,8 +4,10 @@
 //!
 //! The partition is by location block, deterministic: shard K of N gets blocks `B*K/N .. B*(K+1)/N` (B blocks
 //! in all), shard 0 also the particle tiles and shard N-1 the counter tiles (the build's two global tasks).
-//! A part's manifest holds the whole trace's definitions and tiling (every shard computes the same) and its
-//! share of everything that adds up: counts, per-location interval counts, per-region totals; a location's
+//! A part's manifest holds the tiling (every shard computes the same), a hash of the trace's definitions
+//! (shard 0's part holds the definitions themselves, the others only their hash, so the merge's input does not
+//! grow as parts x locations) and its share of everything that adds up: counts, its locations' interval
+//! counts and lanes, per-region totals; a location's
 //! summaries and moments are whole in the one part that holds its block, so they need no reduction across
 //! parts. The reader's whole-trace quantities (event records, warnings) go with shard 0.
 //!
@@ -66,8 +68,8 @@ impl Shard {
     }
 }
 
-/// `part.json`: which shard, its blocks, and the part's manifest (the trace's definitions and tiling, the
-/// shard's share of the counts and totals, its tiles).
+/// `part.json`: which shard, its blocks, and the part's manifest (the tiling, the shard's share of the
+/// counts and totals, its tiles; shard 0's also the trace's definitions, the others' only their hash).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PartManifest {
     pub format: String,
@@ -80,7 +82,20 @@ pub struct PartManifest {
     /// counts and per-region totals. Parts of two traces with the same definitions (a generator's other
     /// seed) differ here.
     pub trace: String,
+    /// XXH3-128 of the definitions every shard reads whole ([`definitions_hash`]): strings, processes,
+    /// locations, regions, counter series. Shard 0's `store` holds them (and every location's interval count
+    /// and lanes, 0 outside its blocks); another shard's holds none of them, and its `locations` only the
+    /// `intervals` and `lanes` of its own blocks' locations, from the first of them on.
+    pub definitions: String,
     pub store: Manifest,
+}
+
+/// The hash of the definitions every part of one index shares (see [`PartManifest::definitions`]).
+pub fn definitions_hash(m: &Manifest) -> String {
+    let l = &m.locations;
+    let defs = (&m.strings, &m.processes, (&l.process, &l.native_id, &l.name, &l.kind, &l.sort_key));
+    let bytes = serde_json::to_vec(&(defs, &m.regions, &m.counter_series)).expect("definitions serialize");
+    content_hash(&bytes)
 }
 
 impl PartManifest {
@@ -91,7 +106,17 @@ impl PartManifest {
         super::manifest::check_head(bytes, &file, PART_FORMAT, "a weft store part", super::FORMAT_VERSION)?;
         let p: PartManifest = serde_json::from_slice(bytes)
             .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
-        p.store.check().map_err(|detail| StoreError::Corrupt { file: file.clone(), detail })?;
+        if p.shard == 0 {
+            p.store.check().map_err(|detail| StoreError::Corrupt { file: file.clone(), detail })?;
+        } else {
+            let l = &p.store.locations;
+            if !(l.lanes.is_empty() || l.lanes.len() == l.intervals.len()) || !l.process.is_empty() {
+                return Err(StoreError::Corrupt {
+                    file,
+                    detail: "a shard's locations must be its interval counts and lanes only".into(),
+                });
+            }
+        }
         if p.shards == 0 || p.shard >= p.shards || p.blocks[0] > p.blocks[1] || p.blocks[1] > p.store.tiling.blocks {
             return Err(StoreError::Corrupt {
                 file,
@@ -179,7 +204,20 @@ pub(crate) fn part_manifest(
     let locs = first as usize..t.block_range(blocks.end, nl).start.max(first) as usize;
     let whole = serde_json::to_vec(&(&m.counts, &m.locations.intervals, &m.region_totals)).expect("numbers serialize");
     let fingerprint = content_hash(&whole);
-    narrow(&mut m, trace, tally, counts, locs, shard, totals);
+    let definitions = definitions_hash(&m);
+    narrow(&mut m, trace, tally, counts, locs.clone(), shard, totals);
+    if shard.index != 0 {
+        // The definitions go with shard 0 only; this part keeps its own locations' counts and lanes.
+        m.strings = Vec::new();
+        m.processes = Default::default();
+        m.regions = Default::default();
+        m.counter_series = Default::default();
+        let l = std::mem::take(&mut m.locations);
+        m.locations.intervals = l.intervals[locs.clone()].to_vec();
+        if !l.lanes.is_empty() {
+            m.locations.lanes = l.lanes[locs].to_vec();
+        }
+    }
     PartManifest {
         format: PART_FORMAT.into(),
         version: FORMAT_VERSION,
@@ -187,6 +225,7 @@ pub(crate) fn part_manifest(
         shards: shard.count,
         blocks: [blocks.start, blocks.end],
         trace: fingerprint,
+        definitions,
         store: m,
     }
 }

@@ -412,7 +412,12 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comm
     let locs = t.block_range(b, trace.locations.len() as u32);
     let nw = t.windows as usize;
     let mut cols: Vec<EventCols> = (0..nw).map(|_| EventCols::default()).collect();
-    let mut particles = Vec::new();
+    // Counted first, so the list is allocated once at its size (a streamed index's memory estimate counts
+    // 32 bytes a particle, not the doubling's up to 64).
+    let particle_count: usize = (0..locs.len())
+        .map(|k| bi.region[bi.ranges[k].clone()].iter().filter(|r| plan.particle_region[r.index()]).count())
+        .sum();
+    let mut particles = Vec::with_capacity(particle_count);
     // A location's intervals come by start, so those of one window are a run: one division per run, two
     // comparisons per interval (an interval out of order only starts a new run). An interval ending at or
     // after the next window's start is carried, open, into each later window whose start it reaches (the

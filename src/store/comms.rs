@@ -50,6 +50,13 @@ pub struct CollectiveRow {
     pub bytes_received: u64,
 }
 
+/// What a block task holds of its communication ([`CommSpill::block_bytes`]): while its file is read, and after.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockCommBytes {
+    pub reading: u64,
+    pub held: u64,
+}
+
 /// One block's communication: the messages its locations sent and its collective rows (each ascending by
 /// trace index), and per location of the block its message ends (time, bytes).
 #[derive(Default)]
@@ -248,6 +255,8 @@ pub struct CommSpill {
     files: Vec<(usize, Vec<u8>)>,
     /// Per block: messages and ends, collective rows in its file (a block task's memory).
     records: Vec<(u64, u64)>,
+    /// Per block: of its `records.0`, the receive ends of messages other blocks sent.
+    received: Vec<u64>,
     page: usize,
     pub(super) keys: Keys,
     buffer: Vec<RawMessage>,
@@ -283,6 +292,7 @@ impl CommSpill {
             routed,
             files,
             records: vec![(0, 0); blocks as usize],
+            received: vec![0; blocks as usize],
             page,
             keys,
             buffer: Vec::new(),
@@ -306,10 +316,20 @@ impl CommSpill {
             + self.tally.sent.len() * 32) as u64
     }
 
-    /// About the bytes block `b`'s task holds of its communication.
-    pub fn block_bytes(&self, b: usize) -> u64 {
+    /// The bytes block `b`'s task holds of its communication: while [`block`](Self::block) reads its file
+    /// (the file and the rows), and after (the rows). Exact up to the allocator's rounding: the file is read
+    /// whole, and each list is allocated once at its size.
+    pub fn block_bytes(&self, b: usize) -> BlockCommBytes {
         let (m, c) = self.records.get(b).copied().unwrap_or((0, 0));
-        m * 72 + c * 80
+        let r = self.received.get(b).copied().unwrap_or(0);
+        let s = m - r;
+        // A sent message: its row and its ends (the send's, and the receive's when the receiver is in the
+        // block: counted for every one, so at most 16 bytes a message over); a receive end; a collective row.
+        let (row, end, coll) =
+            (size_of::<MessageRow>() as u64, size_of::<(u64, u64)>() as u64, size_of::<CollectiveRow>() as u64);
+        let held = s * (row + 2 * end) + r * end + c * coll;
+        let file = s * SENT_BYTES as u64 + r * END_BYTES as u64 + c * ROW_BYTES as u64;
+        BlockCommBytes { reading: file + held, held }
     }
 
     /// A matched message (any order; [`finish_messages`](Self::finish_messages) puts them in the trace's).
@@ -392,6 +412,7 @@ impl CommSpill {
                 f.extend_from_slice(&m.recv_ns.to_le_bytes());
                 f.extend_from_slice(&m.size_bytes.to_le_bytes());
                 self.records[r as usize].0 += 1;
+                self.received[r as usize] += 1;
                 self.flush(r, spill)?;
             }
         }
@@ -459,9 +480,40 @@ impl CommSpill {
         let mut out = BlockComms { ends: vec![Vec::new(); locs.len()], ..Default::default() };
         let Some(&(key, _)) = self.files.get(b as usize).filter(|f| f.0 != usize::MAX) else { return Ok(out) };
         let (m, c) = self.records[b as usize];
-        out.messages.reserve(m as usize);
-        out.collectives.reserve(c as usize);
+        out.messages.reserve_exact((m - self.received[b as usize]) as usize);
+        out.collectives.reserve_exact(c as usize);
         let bytes = spill.get(key)?;
+        // Each location's ends counted first, so each list is allocated once at its size (what
+        // `block_bytes` counts; a damaged file is reported by the reading below).
+        let mut ends_of = vec![0usize; locs.len()];
+        let mut count = |l: u32| {
+            if let Some(n) = l.checked_sub(locs.start).and_then(|k| ends_of.get_mut(k as usize)) {
+                *n += 1;
+            }
+        };
+        let mut at = 0;
+        while at < bytes.len() {
+            let rest = &bytes[at..];
+            match rest[0] {
+                0 if rest.len() >= SENT_BYTES => {
+                    count(u32_at(&rest[1..], 9));
+                    let receiver = u32_at(&rest[1..], 13);
+                    if locs.contains(&receiver) {
+                        count(receiver);
+                    }
+                    at += SENT_BYTES;
+                }
+                1 if rest.len() >= END_BYTES => {
+                    count(u32_at(&rest[1..], 0));
+                    at += END_BYTES;
+                }
+                2 if rest.len() >= ROW_BYTES => at += ROW_BYTES,
+                _ => break,
+            }
+        }
+        for (e, &n) in out.ends.iter_mut().zip(&ends_of) {
+            e.reserve_exact(n);
+        }
         let damaged = |at: usize| format!("the spilled messages of block {b} are damaged at byte {at}");
         let end = |out: &mut BlockComms, l: u32, t: u64, bytes: u64| -> Result<(), ()> {
             let k = l.checked_sub(locs.start).filter(|&k| (k as usize) < out.ends.len()).ok_or(())?;

@@ -42,7 +42,7 @@ use super::build::{
     BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
-use super::comms::{self, message_row, CollectiveRow, CommSpill, RawMessage};
+use super::comms::{self, message_row, BlockCommBytes, CollectiveRow, CommSpill, RawMessage};
 use super::held::HeldColumns;
 use super::manifest::{Manifest, TileEntry};
 use super::nest::{encode_segment, nest, nest_into, LocationNest, Nested, RegionTotals};
@@ -209,11 +209,20 @@ pub struct Indexed {
     pub runs_bytes: u64,
     /// Blocks tiled at once.
     pub blocks_in_flight: usize,
+    /// What the busiest block task was estimated to hold ([`block_bytes`]), which sets how many run at once.
+    pub busiest_block_bytes: u64,
 }
 
-/// Bytes a block task holds per interval (columns decoded from the spill, level-0 column buffers, the
-/// pyramid's scratch, busy spans, tile bytes), measured on generated traces and rounded up.
-pub const BLOCK_BYTES_PER_INTERVAL: u64 = 160;
+/// Bytes of an interval in a block's columns read back from the spill (region 4, start 8, duration 8,
+/// depth 2), allocated once at the block's count.
+pub const COLUMN_BYTES: u64 = 22;
+/// Bytes a block task's tiling holds per interval besides its columns and its communication: its
+/// particle-view intervals (32 bytes each, allocated at their count, every interval counted as one), the busy
+/// spans (`BusyScanner`'s unions and the two lists), the windows' record lists and the compressed tiles
+/// held until the task writes them. Measured with a counting allocator (BENCHMARKS.md, "Pass 2 by time
+/// range"): 34–38 bytes an interval on generated traces where 38 % of the intervals are particles (12 of
+/// those bytes), 7 on a location without any; so about 23 besides the particles, and 32 for them at most.
+pub const TILING_BYTES_PER_INTERVAL: u64 = 56;
 /// Bytes of a raw interval the OTF2 read buffers (region, start, duration).
 const INTERVAL_BYTES: u64 = 24;
 /// Bytes per particle-view interval, held until the particle tiles are cut.
@@ -997,9 +1006,16 @@ fn tile(
     let (own, tiled) = (own.start as usize..own.end as usize, own.len());
     let block_counts: Vec<u64> =
         (0..t.blocks).map(|b| t.block_range(b, n as u32).map(|l| counts[l as usize]).sum()).collect();
-    // A block task holds its intervals' columns and tiles, and its messages and collective rows.
-    let busiest =
-        own.clone().map(|b| block_counts[b] * BLOCK_BYTES_PER_INTERVAL + comms.block_bytes(b)).max().unwrap_or(0);
+    // A block task holds its intervals' columns and tiles, its summary bins, and its messages and collective
+    // rows.
+    let bins = SummaryBytes::of(&plan);
+    let busiest = own
+        .clone()
+        .map(|b| {
+            block_bytes(block_counts[b], t.block_range(b as u32, n as u32).len() as u64, bins, comms.block_bytes(b))
+        })
+        .max()
+        .unwrap_or(0);
     let (runs_share, with_particles) = (o.runs(), o.shard.is_none_or(|s| s.particles()));
     let kept = skel_bytes(&skel) + comms.held() + if with_particles { runs_share } else { 0 };
     let mut fixed = kept + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
@@ -1177,7 +1193,34 @@ fn tile(
             (m, None)
         }
     };
-    Ok(Indexed { manifest, part, spill_bytes, runs_bytes, blocks_in_flight: in_flight })
+    Ok(Indexed { manifest, part, spill_bytes, runs_bytes, blocks_in_flight: in_flight, busiest_block_bytes: busiest })
+}
+
+/// The most a block task holds: `intervals` of `locations`, their summary bins ([`SummaryBytes`]) and
+/// its communication. Its columns first, then its communication's file read whole into rows, then (the
+/// file dropped) the rows, the tiling's lists and the bins: the larger of the two.
+pub fn block_bytes(intervals: u64, locations: u64, bins: SummaryBytes, comms: BlockCommBytes) -> u64 {
+    let tiling = intervals * TILING_BYTES_PER_INTERVAL + locations * bins.per_location + bins.making;
+    intervals * COLUMN_BYTES + comms.reading.max(comms.held + tiling)
+}
+
+/// What a block task holds of summary bins: each location's at every level (`pyramid::Bins`: the columns,
+/// 52 bytes a bin, and each lane's region and cover, 5 bytes, for the most lanes kept: the lanes a location
+/// has are not known before its intervals are read), and level 1's lane tallies while one location's are
+/// made (16 bytes a lane and bin).
+#[derive(Clone, Copy, Debug)]
+pub struct SummaryBytes {
+    pub per_location: u64,
+    pub making: u64,
+}
+
+impl SummaryBytes {
+    pub fn of(plan: &Plan) -> SummaryBytes {
+        let lanes = super::pyramid::MAX_SUMMARY_LANES as u64;
+        let bins: u64 = plan.levels.iter().map(|l| l.bins).sum();
+        let first = plan.levels.first().map_or(0, |l| l.bins);
+        SummaryBytes { per_location: bins * (52 + 5 * lanes), making: first * 16 * lanes }
+    }
 }
 
 /// About the bytes the trace without intervals holds (messages, collectives, instants, definitions) and the

@@ -203,11 +203,13 @@ fn index_otf2_streamed(
                     None => print_report(&a.out, m, done.bytes, input),
                 }
                 println!(
-                    "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once)",
+                    "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once, the busiest \
+                     estimated at {} MB)",
                     started.elapsed().as_secs_f64(),
                     done.read_s,
                     done.tile_s,
-                    done.in_flight
+                    done.in_flight,
+                    done.busiest_block_bytes >> 20
                 );
                 println!("spill       {} bytes (and {} of messages and particles)", done.spill_bytes, done.runs_bytes);
                 print_peak_memory();
@@ -327,11 +329,13 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
         None => print_report(&a.out, &built.manifest, bytes, input),
     }
     println!(
-        "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once)",
+        "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once, the busiest estimated \
+         at {} MB)",
         started.elapsed().as_secs_f64(),
         read_s,
         started.elapsed().as_secs_f64() - read_s,
-        indexed.blocks_in_flight
+        indexed.blocks_in_flight,
+        indexed.busiest_block_bytes >> 20
     );
     println!("spill       {} bytes (and {} of messages and particles)", indexed.spill_bytes, indexed.runs_bytes);
     print_peak_memory();
@@ -407,6 +411,7 @@ pub struct Streamed {
     pub read_s: f64,
     pub tile_s: f64,
     pub in_flight: usize,
+    pub busiest_block_bytes: u64,
 }
 
 /// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
@@ -513,6 +518,7 @@ pub fn stream_into(
         read_s,
         tile_s: t0.elapsed().as_secs_f64() - read_s,
         in_flight: indexed.blocks_in_flight,
+        busiest_block_bytes: indexed.busiest_block_bytes,
     }))
 }
 

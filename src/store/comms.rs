@@ -286,7 +286,8 @@ impl CommSpill {
             page,
             keys,
             buffer: Vec::new(),
-            buffer_cap: (share as usize / std::mem::size_of::<RawMessage>()).max(1),
+            // The buffer and the stable sort's scratch (half the buffer) within the share.
+            buffer_cap: (share as usize * 2 / (3 * std::mem::size_of::<RawMessage>())).max(1),
             runs: Runs::new(PAGE_BYTES),
             tally: CommTally::new(locations as usize),
             messages: 0,
@@ -317,7 +318,9 @@ impl CommSpill {
         self.min_ns = self.min_ns.min(m.send_ns).min(m.recv_ns);
         self.buffer.push(m);
         if self.buffer.len() >= self.buffer_cap {
-            self.buffer.sort_unstable();
+            // They come in receive order: runs of rising send times, which the stable sort merges (the
+            // unstable one took them as shuffled). `nth` makes every key unique: the same order either way.
+            self.buffer.sort();
             self.runs.write(&self.buffer, spill, &mut self.keys)?;
             self.buffer.clear();
         }
@@ -339,7 +342,7 @@ impl CommSpill {
             tag: m.tag,
             name: m.name,
         };
-        self.buffer.sort_unstable();
+        self.buffer.sort();
         let mut i = 0u64;
         if self.runs.is_empty() {
             for m in std::mem::take(&mut self.buffer) {

@@ -782,6 +782,7 @@ pub fn index_otf2(
     }
     // The messages and collective rows go to the spill as they are matched (`comms`), not into the trace.
     let mut comms = comm_spill(n, o);
+    comms.in_receive_order = !stream.ends_spilled();
     let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
     let mut rows = 0u64;
     let skel = stream.finish_streamed(

@@ -261,6 +261,11 @@ pub struct CommSpill {
     pub(super) keys: Keys,
     buffer: Vec<RawMessage>,
     buffer_cap: usize,
+    /// The messages come in receive order (an OTF2 read's ends matched in memory): a few runs of rising
+    /// send times, which the stable sort merges (the unstable one took them as shuffled). Matched from
+    /// spilled runs they come channel by channel, many short runs, where the stable sort falls back to a
+    /// quicksort dearer than the unstable one. `nth` makes every key unique: the same order either way.
+    pub in_receive_order: bool,
     runs: Runs,
     pub tally: CommTally,
     pub messages: u64,
@@ -296,7 +301,9 @@ impl CommSpill {
             page,
             keys,
             buffer: Vec::new(),
-            buffer_cap: (share as usize / std::mem::size_of::<RawMessage>()).max(1),
+            // The buffer and the stable sort's scratch (half the buffer) within the share.
+            buffer_cap: (share as usize * 2 / (3 * std::mem::size_of::<RawMessage>())).max(1),
+            in_receive_order: false,
             runs: Runs::new(PAGE_BYTES),
             tally: CommTally::new(locations as usize),
             messages: 0,
@@ -332,12 +339,21 @@ impl CommSpill {
         BlockCommBytes { reading: file + held, held }
     }
 
+    /// The buffer in the trace's order, by the sort that suits the order the messages come in
+    /// ([`in_receive_order`](Self::in_receive_order)).
+    fn sort_buffer(&mut self) {
+        match self.in_receive_order {
+            true => self.buffer.sort(),
+            false => self.buffer.sort_unstable(),
+        }
+    }
+
     /// A matched message (any order; [`finish_messages`](Self::finish_messages) puts them in the trace's).
     pub fn message(&mut self, m: RawMessage, spill: &mut dyn Spill) -> Result<(), String> {
         self.min_ns = self.min_ns.min(m.send_ns).min(m.recv_ns);
         self.buffer.push(m);
         if self.buffer.len() >= self.buffer_cap {
-            self.buffer.sort_unstable();
+            self.sort_buffer();
             self.runs.write(&self.buffer, spill, &mut self.keys)?;
             self.buffer.clear();
         }
@@ -359,7 +375,7 @@ impl CommSpill {
             tag: m.tag,
             name: m.name,
         };
-        self.buffer.sort_unstable();
+        self.sort_buffer();
         let mut i = 0u64;
         if self.runs.is_empty() {
             for m in std::mem::take(&mut self.buffer) {

@@ -791,6 +791,7 @@ pub fn index_otf2(
     }
     // The messages and collective rows go to the spill as they are matched (`comms`), not into the trace.
     let mut comms = comm_spill(n, o);
+    comms.in_receive_order = !stream.ends_spilled();
     let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
     let mut rows = 0u64;
     let skel = stream.finish_streamed(
@@ -1076,9 +1077,11 @@ fn tile(
         }
         Ok(BlockData::Read(c, first_index[b]))
     };
-    // A block's particles as a sorted run.
+    // A block's particles as a sorted run. Each location's come in order, so a block's are a few sorted runs:
+    // the stable sort merges them (its scratch, half the block's particles, is within the block's bytes per
+    // interval); the unstable one treated them as shuffled. The keys are unique: the same order either way.
     let put_particles = |mut p: Vec<super::build::Particle>| -> Result<(), IndexError> {
-        p.sort_unstable();
+        p.sort();
         let mut r = particle_runs.lock().map_err(|_| IndexError::Io("a block task panicked".into()))?;
         let mut s = spill_lock.write().map_err(|_| IndexError::Io("a block task panicked".into()))?;
         let (runs, keys) = &mut *r;

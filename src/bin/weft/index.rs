@@ -7,7 +7,7 @@
 //! `weft render moments`.
 //!
 //! OTF2 is streamed location by location (`store::stream`): memory holds one location's events, the compact
-//! message ends and collective parts up to a sixteenth of `--memory` (past it they go to a second spill
+//! message ends and collective parts up to a twelfth of `--memory` (past it they go to a second spill
 //! file in sorted runs, matched by merging them: `readers::otf2::ends`) and the blocks being tiled (as many
 //! as `--memory` allows, at most `--threads`); the matched messages, collective rows and particle-view
 //! intervals go to the first spill file in sorted runs and block files (`store::comms`) and are read back a
@@ -417,8 +417,12 @@ pub struct Streamed {
 /// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
 const SPILL_IN_MEMORY_SHARE: u64 = 8;
 /// Bytes of `--memory` per byte of the message ends and collective parts an OTF2 index holds before it
-/// spills them in a sorted run.
-const ENDS_IN_MEMORY_SHARE: u64 = 16;
+/// spills them in a sorted run. A twelfth (a sixteenth before) keeps a 24 M-event trace's 3 M ends in memory
+/// at the default 2G: their spill, sort and k-way merge were 10 % of the index's CPU. The bound still holds:
+/// held with their vectors' growth (up to twice) and matching's share (twice again, `stream::check_pass1`)
+/// they are at most a third of `--memory`, beside the columns held and the spill in memory (an eighth each)
+/// and the read's buffers (a sixteenth), which leaves a third for instants, counters and names.
+const ENDS_IN_MEMORY_SHARE: u64 = 12;
 
 /// Index an OTF2 archive location by location (`store::stream`), tiles written as blocks finish, the
 /// first pass's spill in the partial folder (removed before the manifest is written). None when the archive
@@ -468,7 +472,7 @@ pub fn stream_into(
     use weft::store::stream::{index_otf2, IndexError, Progress as P, StreamOptions};
     let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
     let mut stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
-    // Message ends and collective parts past a sixteenth of --memory go to a file beside the spill in
+    // Message ends and collective parts past a twelfth of --memory go to a file beside the spill in
     // sorted runs, matched from it at the end (`readers::otf2::ends`).
     // `.spill.ends`, `.spill.3.ends`: MPI ranks share the folder, each with its own spills.
     let mut ends_path = spill_path.as_os_str().to_owned();

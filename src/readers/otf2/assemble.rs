@@ -234,6 +234,11 @@ impl<'f> Assembler<'f> {
         held(&self.st, &self.b)
     }
 
+    /// Whether the message ends went to the spill (`ends`).
+    pub(super) fn ends_spilled(&self) -> bool {
+        self.st.ends.spilled()
+    }
+
     /// Spill the message ends and collective parts to `out` whenever they pass `share` bytes (`ends`).
     pub(super) fn spill_ends(&mut self, out: Box<dyn crate::readers::chrome::EventSpill>, share: u64) {
         self.st.ends.spill_to(out, share);

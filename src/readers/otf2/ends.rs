@@ -231,7 +231,7 @@ impl Ends {
         }
     }
 
-    fn spilled(&self) -> bool {
+    pub(super) fn spilled(&self) -> bool {
         self.spill.as_ref().is_some_and(|x| x.sends_out + x.recvs_out + x.parts_out > 0)
     }
 

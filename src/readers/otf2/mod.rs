@@ -247,6 +247,13 @@ impl Otf2Stream<'_> {
         self.0.held_bytes()
     }
 
+    /// Whether the message ends kept to the end went to the spill ([`spill_ends`](Self::spill_ends)): then
+    /// [`finish_streamed`](Self::finish_streamed) hands the messages over channel by channel as the runs
+    /// merge, else in receive order.
+    pub fn ends_spilled(&self) -> bool {
+        self.0.ends_spilled()
+    }
+
     /// Read event files `bytes` at a time (by default [`READ_WINDOW`]; tests make it small).
     pub fn set_read_window(&mut self, bytes: usize) {
         self.0.window = bytes;

@@ -1078,8 +1078,9 @@ fn tile(
         Ok(BlockData::Read(c, first_index[b]))
     };
     // A block's particles as a sorted run. Each location's come in order, so a block's are a few sorted runs:
-    // the stable sort merges them (its scratch, half the block's particles, is within the block's bytes per
-    // interval); the unstable one treated them as shuffled. The keys are unique: the same order either way.
+    // the stable sort merges them; the unstable one treated them as shuffled. The keys are unique: the same
+    // order either way. Its scratch (half the particles, 16 bytes each) comes after the block's columns and
+    // communication are dropped, so within what `block_bytes` counts for them.
     let put_particles = |mut p: Vec<super::build::Particle>| -> Result<(), IndexError> {
         p.sort();
         let mut r = particle_runs.lock().map_err(|_| IndexError::Io("a block task panicked".into()))?;

@@ -187,8 +187,49 @@ impl<'a> BlockIntervals<'a> {
 /// duration); sorted by the first three, which are unique.
 pub type Particle = (u64, u32, u64, u32, u64);
 
+/// Where a block task puts its particle-view intervals: a location's in start order, a piece of at most
+/// [`PARTICLE_PIECE`] at a time (each piece sorted by the `Particle` key, and so is a location's sequence of
+/// pieces; a piece of another location may start lower). A streamed index writes them as sorted runs as they
+/// come (`store::stream`), so a block task never holds its particle list; the in-memory build collects them.
+pub trait ParticleSink {
+    fn put(&mut self, piece: &[Particle]);
+}
+
+impl ParticleSink for Vec<Particle> {
+    fn put(&mut self, piece: &[Particle]) {
+        self.extend_from_slice(piece);
+    }
+}
+
+/// Particle-view intervals a block task gathers before it hands them to its [`ParticleSink`].
+pub const PARTICLE_PIECE: usize = 1 << 14;
+
+/// A location's particles through a piece buffer of [`PARTICLE_PIECE`] into `sink`.
+struct ParticlePieces<'s> {
+    piece: Vec<Particle>,
+    sink: &'s mut dyn ParticleSink,
+}
+
+impl ParticlePieces<'_> {
+    #[inline]
+    fn push(&mut self, p: Particle) {
+        self.piece.push(p);
+        if self.piece.len() == PARTICLE_PIECE {
+            self.flush();
+        }
+    }
+    /// Hand the piece over (at each location's end, and when full).
+    fn flush(&mut self) {
+        if !self.piece.is_empty() {
+            self.sink.put(&self.piece);
+            self.piece.clear();
+        }
+    }
+}
+
 /// What one block task gives: its tiles (level 0, summaries, moments) in manifest order, its share of the
-/// per-region totals, and its particle-view intervals (tiled with every block's, at the end).
+/// per-region totals, and (from [`run_blocks`]) its particle-view intervals, tiled with every block's at the
+/// end ([`block_tiles`] hands them to a [`ParticleSink`] instead).
 pub struct BlockOutput {
     pub tiles: Vec<(TileEntry, Vec<u8>)>,
     pub region_totals: Vec<(u64, u64)>,
@@ -239,7 +280,9 @@ pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize
         }
         let b = blocks.start + k as u32;
         let c = comms.block(trace, b, t.block_range(b, trace.locations.len() as u32));
-        let out = block_tiles(trace, plan, b, &BlockIntervals::of_trace(trace, &t, b), &c);
+        let mut particles = Vec::new();
+        let mut out = block_tiles(trace, plan, b, &BlockIntervals::of_trace(trace, &t, b), &c, &mut particles);
+        out.particles = particles;
         results.lock().expect("no task panics holding the lock")[k] = Some(out);
     };
     let threads = threads.clamp(1, n.max(1));
@@ -255,11 +298,11 @@ pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize
     results.into_inner().expect("tasks joined").into_iter().flatten().collect()
 }
 
-/// Block `b`'s particle-view intervals alone: the `particles` of [`block_tiles`] without its tiles (the
-/// shard that writes the particle tiles needs every block's).
-pub fn block_particles(plan: &Plan, b: u32, bi: &BlockIntervals, nlocations: u32) -> Vec<Particle> {
+/// Block `b`'s particle-view intervals alone, into `sink` as [`block_tiles`] gives them, without its tiles
+/// (the shard that writes the particle tiles needs every block's).
+pub fn block_particles(plan: &Plan, b: u32, bi: &BlockIntervals, nlocations: u32, sink: &mut dyn ParticleSink) {
     let locs = plan.tiling.block_range(b, nlocations);
-    let mut particles = Vec::new();
+    let mut particles = ParticlePieces { piece: Vec::with_capacity(PARTICLE_PIECE), sink };
     for (k, l) in locs.enumerate() {
         for i in bi.ranges[k].clone() {
             let region = bi.region[i].0;
@@ -267,8 +310,8 @@ pub fn block_particles(plan: &Plan, b: u32, bi: &BlockIntervals, nlocations: u32
                 particles.push((bi.start_ns[i], l, bi.first_index + i as u64, region, bi.dur_ns[i]));
             }
         }
+        particles.flush();
     }
-    particles
 }
 
 /// `into += from`, region by region.
@@ -404,20 +447,22 @@ fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
     }
 }
 
-/// The tiles of block `b` (level 0, summaries, moments), its per-region totals and its particle-view
-/// intervals. `trace` gives the definitions and instants (its intervals, messages and collectives are not
-/// read: `bi` holds the block's intervals, `comms` its communication).
-pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comms: &BlockComms) -> BlockOutput {
+/// The tiles of block `b` (level 0, summaries, moments) and its per-region totals; its particle-view
+/// intervals go to `particles` as they are met. `trace` gives the definitions and instants (its intervals,
+/// messages and collectives are not read: `bi` holds the block's intervals, `comms` its communication).
+pub fn block_tiles(
+    trace: &Trace,
+    plan: &Plan,
+    b: u32,
+    bi: &BlockIntervals,
+    comms: &BlockComms,
+    particles: &mut dyn ParticleSink,
+) -> BlockOutput {
     let t = &plan.tiling;
     let locs = t.block_range(b, trace.locations.len() as u32);
     let nw = t.windows as usize;
     let mut cols: Vec<EventCols> = (0..nw).map(|_| EventCols::default()).collect();
-    // Counted first, so the list is allocated once at its size (a streamed index's memory estimate counts
-    // 32 bytes a particle, not the doubling's up to 64).
-    let particle_count: usize = (0..locs.len())
-        .map(|k| bi.region[bi.ranges[k].clone()].iter().filter(|r| plan.particle_region[r.index()]).count())
-        .sum();
-    let mut particles = Vec::with_capacity(particle_count);
+    let mut particles = ParticlePieces { piece: Vec::with_capacity(PARTICLE_PIECE), sink: particles };
     // A location's intervals come by start, so those of one window are a run: one division per run, two
     // comparisons per interval (an interval out of order only starts a new run). An interval ending at or
     // after the next window's start is carried, open, into each later window whose start it reaches (the
@@ -475,6 +520,7 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comm
             c.intervals += j - i;
             i = j;
         }
+        particles.flush();
     }
     // Instants are sorted by location: the block's are one run.
     let il = &trace.instants.location;
@@ -508,7 +554,7 @@ pub fn block_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comm
         out.push(tile(TileKind::Events, 0, b, w as u32, c.intervals as u64, payload));
     }
     out.extend(summary_and_moment_tiles(trace, plan, b, bi, comms));
-    BlockOutput { tiles: out, region_totals, particles }
+    BlockOutput { tiles: out, region_totals, particles: Vec::new() }
 }
 
 fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockIntervals, k: &BlockComms) -> ColumnWriter {

@@ -165,7 +165,7 @@ pub fn build_part(trace: &Trace, o: &BuildOptions, shard: Shard) -> BuiltPart {
     if shard.particles() {
         let mut particles = Vec::new();
         for b in 0..t.blocks {
-            particles.extend(block_particles(&plan, b, &BlockIntervals::of_trace(trace, &t, b), nl));
+            block_particles(&plan, b, &BlockIntervals::of_trace(trace, &t, b), nl, &mut particles);
         }
         stats = particle_stats(trace, &particles);
         global.extend(particle_tiles(particles, &t));

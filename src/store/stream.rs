@@ -216,13 +216,14 @@ pub struct Indexed {
 /// Bytes of an interval in a block's columns read back from the spill (region 4, start 8, duration 8,
 /// depth 2), allocated once at the block's count.
 pub const COLUMN_BYTES: u64 = 22;
-/// Bytes a block task's tiling holds per interval besides its columns and its communication: its
-/// particle-view intervals (32 bytes each, allocated at their count, every interval counted as one), the busy
+/// Bytes a block task's tiling holds per interval besides its columns and its communication: the busy
 /// spans (`BusyScanner`'s unions and the two lists), the windows' record lists and the compressed tiles
 /// held until the task writes them. Measured with a counting allocator (BENCHMARKS.md, "Pass 2 by time
 /// range"): 34–38 bytes an interval on generated traces where 38 % of the intervals are particles (12 of
-/// those bytes), 7 on a location without any; so about 23 besides the particles, and 32 for them at most.
-pub const TILING_BYTES_PER_INTERVAL: u64 = 56;
+/// those bytes), 7 on a location without any; so about 23 besides the particles. The particle-view
+/// intervals are not held: they go to the spill as sorted runs as the task meets them
+/// ([`ParticleRuns`], a buffer of a fixed size a task: [`particle_run_bytes`]).
+pub const TILING_BYTES_PER_INTERVAL: u64 = 24;
 /// Bytes of a raw interval the OTF2 read buffers (region, start, duration).
 const INTERVAL_BYTES: u64 = 24;
 /// Bytes per particle-view interval, held until the particle tiles are cut.
@@ -1010,10 +1011,12 @@ fn tile(
     // A block task holds its intervals' columns and tiles, its summary bins, and its messages and collective
     // rows.
     let bins = SummaryBytes::of(&plan);
+    let run_len = particle_run_len(o.memory);
     let busiest = own
         .clone()
         .map(|b| {
-            block_bytes(block_counts[b], t.block_range(b as u32, n as u32).len() as u64, bins, comms.block_bytes(b))
+            let locations = t.block_range(b as u32, n as u32).len() as u64;
+            block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
         })
         .max()
         .unwrap_or(0);
@@ -1052,9 +1055,15 @@ fn tile(
     if let Some(h) = &mut held {
         h.rebase(origin);
     }
-    // The particle view's intervals, a sorted run per block in the spill (pages of a share of memory over
-    // the blocks: one of each is held while they merge).
-    let nruns = if o.shard.is_some() { blocks } else { tiled }.max(1) as u64;
+    // The particle view's intervals, sorted runs in the spill as the block tasks meet them (pages of a share
+    // of memory over the runs there can be: one of each is held while they merge). A block writes a run per
+    // location, and another each `run_len` particles, at most (its intervals bound its particles).
+    let with_runs = |b: &usize| if o.shard.is_some() { with_particles } else { own.contains(b) };
+    let nruns = (0..blocks)
+        .filter(with_runs)
+        .map(|b| t.block_range(b as u32, n as u32).len() as u64 + block_counts[b] / run_len as u64 + 1)
+        .sum::<u64>()
+        .max(1);
     let page = (runs_share / nruns).clamp(1 << 10, super::runs::PAGE_BYTES as u64) as usize;
     let particle_runs = Mutex::new((Runs::new(page), std::mem::replace(&mut comms.keys, Keys(0))));
     // Blocks read the spill (`Spill::get`) while others append their particles' runs to it.
@@ -1077,16 +1086,13 @@ fn tile(
         }
         Ok(BlockData::Read(c, first_index[b]))
     };
-    // A block's particles as a sorted run. Each location's come in order, so a block's are a few sorted runs:
-    // the stable sort merges them; the unstable one treated them as shuffled. The keys are unique: the same
-    // order either way. Its scratch (half the particles, 16 bytes each) comes after the block's columns and
-    // communication are dropped, so within what `block_bytes` counts for them.
-    let put_particles = |mut p: Vec<super::build::Particle>| -> Result<(), IndexError> {
-        p.sort();
+    // A sorted run of particles to the spill.
+    let write_run = |p: &[super::build::Particle]| -> Result<(), IndexError> {
+        debug_assert!(p.windows(2).all(|w| w[0] < w[1]), "a particle run is sorted");
         let mut r = particle_runs.lock().map_err(|_| IndexError::Io("a block task panicked".into()))?;
         let mut s = spill_lock.write().map_err(|_| IndexError::Io("a block task panicked".into()))?;
         let (runs, keys) = &mut *r;
-        runs.write(&p, &mut **s, keys).map_err(|e| IndexError::Io(format!("spilling the particles: {e}")))
+        runs.write(p, &mut **s, keys).map_err(|e| IndexError::Io(format!("spilling the particles: {e}")))
     };
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
@@ -1099,12 +1105,11 @@ fn tile(
             let bi = c.intervals();
             let locs = t.block_range(b as u32, n as u32);
             let bc = comms.block(b as u32, locs, &**read_spill()?).map_err(IndexError::Io)?;
-            let out = block_tiles(&skel, &plan, b as u32, &bi, &bc);
+            let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
+            let out = block_tiles(&skel, &plan, b as u32, &bi, &bc, &mut runs);
+            runs.finish()?;
             let lanes = block_lanes(&bi);
             drop((c, bc));
-            if with_particles {
-                put_particles(out.particles)?;
-            }
             let mut entries = Vec::with_capacity(out.tiles.len());
             for (e, bytes) in out.tiles {
                 sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
@@ -1151,7 +1156,9 @@ fn tile(
         // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them).
         for b in (0..blocks).filter(|b| !own.contains(b)) {
             let c = read_block(b)?;
-            put_particles(block_particles(&plan, b as u32, &c.intervals(), n as u32))?;
+            let mut runs = ParticleRuns::new(run_len, &write_run);
+            block_particles(&plan, b as u32, &c.intervals(), n as u32, &mut runs);
+            runs.finish()?;
         }
         // Every block's run merged: the particle tiles window by window, as `build::particle_tiles` cuts
         // them from all of them sorted.
@@ -1200,11 +1207,75 @@ fn tile(
     Ok(Indexed { manifest, part, spill_bytes, runs_bytes, blocks_in_flight: in_flight, busiest_block_bytes: busiest })
 }
 
-/// The most a block task holds: `intervals` of `locations`, their summary bins ([`SummaryBytes`]) and
-/// its communication. Its columns first, then its communication's file read whole into rows, then (the
+/// Particles a block task's [`ParticleRuns`] buffers before writing them as a run: a sixty-fourth of
+/// `--memory` of them, at least a piece of them (`build::PARTICLE_PIECE`), at most 2^20 (32 MB).
+fn particle_run_len(memory: u64) -> usize {
+    (memory / 64 / PARTICLE_RECORD).clamp(super::build::PARTICLE_PIECE as u64, 1 << 20) as usize
+}
+
+/// What a block task's particle buffers hold: its run buffer of `run_len` and the piece `build` gathers.
+fn particle_run_bytes(run_len: usize) -> u64 {
+    (run_len + super::build::PARTICLE_PIECE) as u64 * PARTICLE_RECORD
+}
+
+/// Bytes of a `build::Particle` in memory.
+const PARTICLE_RECORD: u64 = std::mem::size_of::<super::build::Particle>() as u64;
+
+/// A block task's particle-view intervals written as sorted runs as they come (`build::ParticleSink`):
+/// pieces are kept while they continue in order, up to `run_len`, and written as a run when the buffer is
+/// full or a piece starts lower (another location's). No sort: each location's come in start order, and the
+/// runs' merge puts them in the one order the keys give. `run_len` 0: the task writes no particles (a shard
+/// that does not tile them).
+struct ParticleRuns<'a> {
+    buffer: Vec<super::build::Particle>,
+    run_len: usize,
+    write: &'a dyn Fn(&[super::build::Particle]) -> Result<(), IndexError>,
+    err: Option<IndexError>,
+}
+
+impl<'a> ParticleRuns<'a> {
+    fn new(run_len: usize, write: &'a dyn Fn(&[super::build::Particle]) -> Result<(), IndexError>) -> Self {
+        ParticleRuns { buffer: Vec::with_capacity(run_len), run_len, write, err: None }
+    }
+
+    fn flush(&mut self) {
+        if !self.buffer.is_empty() && self.err.is_none() {
+            self.err = (self.write)(&self.buffer).err();
+        }
+        self.buffer.clear();
+    }
+
+    /// The last run written; the first error met writing any.
+    fn finish(mut self) -> Result<(), IndexError> {
+        self.flush();
+        self.err.map_or(Ok(()), Err)
+    }
+}
+
+impl super::build::ParticleSink for ParticleRuns<'_> {
+    fn put(&mut self, piece: &[super::build::Particle]) {
+        if self.run_len == 0 || piece.is_empty() {
+            return;
+        }
+        let lower = self.buffer.last().is_some_and(|last| piece[0] < *last);
+        if lower || self.buffer.len() + piece.len() > self.run_len {
+            self.flush();
+        }
+        self.buffer.extend_from_slice(piece);
+    }
+}
+
+/// The most a block task holds: `intervals` of `locations`, their summary bins ([`SummaryBytes`]), its
+/// communication and its particle buffers (`particle_runs` bytes, [`particle_run_bytes`]). Its columns first, then its communication's file read whole into rows, then (the
 /// file dropped) the rows, the tiling's lists and the bins: the larger of the two.
-pub fn block_bytes(intervals: u64, locations: u64, bins: SummaryBytes, comms: BlockCommBytes) -> u64 {
-    let tiling = intervals * TILING_BYTES_PER_INTERVAL + locations * bins.per_location + bins.making;
+pub fn block_bytes(
+    intervals: u64,
+    locations: u64,
+    bins: SummaryBytes,
+    comms: BlockCommBytes,
+    particle_runs: u64,
+) -> u64 {
+    let tiling = intervals * TILING_BYTES_PER_INTERVAL + locations * bins.per_location + bins.making + particle_runs;
     intervals * COLUMN_BYTES + comms.reading.max(comms.held + tiling)
 }
 

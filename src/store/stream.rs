@@ -226,8 +226,6 @@ pub const COLUMN_BYTES: u64 = 22;
 pub const TILING_BYTES_PER_INTERVAL: u64 = 24;
 /// Bytes of a raw interval the OTF2 read buffers (region, start, duration).
 const INTERVAL_BYTES: u64 = 24;
-/// Bytes per particle-view interval, held until the particle tiles are cut.
-pub const PARTICLE_BYTES: u64 = 40;
 
 /// Columns of one block decoded from the spill, times from `origin`.
 #[derive(Default)]
@@ -1307,4 +1305,46 @@ fn skel_bytes(t: &Trace) -> u64 {
     let s = t.counters.sample_time_ns.len() as u64 * 20;
     let d = t.strings.iter().map(|s| s.len() as u64 + 32).sum::<u64>() + t.locations.len() as u64 * 64;
     m + c + i + s + d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::build::{Particle, ParticleSink};
+    use std::cell::RefCell;
+
+    fn p(start: u64, location: u32) -> Particle {
+        (start, location, start, 0, 1)
+    }
+
+    #[test]
+    fn particle_runs_are_sorted_and_cut_where_order_breaks_or_the_buffer_fills() {
+        let written: RefCell<Vec<Vec<Particle>>> = RefCell::new(Vec::new());
+        let write = |run: &[Particle]| -> Result<(), IndexError> {
+            written.borrow_mut().push(run.to_vec());
+            Ok(())
+        };
+        let mut runs = ParticleRuns::new(4, &write);
+        // Location 0 in two pieces (one run, then full), location 1 starting lower (a new run).
+        runs.put(&[p(1, 0), p(2, 0)]);
+        runs.put(&[p(3, 0), p(5, 0)]);
+        runs.put(&[p(8, 0)]);
+        runs.put(&[p(0, 1), p(4, 1)]);
+        runs.put(&[]);
+        runs.finish().unwrap();
+        let w = written.into_inner();
+        assert_eq!(w, vec![vec![p(1, 0), p(2, 0), p(3, 0), p(5, 0)], vec![p(8, 0)], vec![p(0, 1), p(4, 1)]]);
+        assert!(w.iter().all(|r| r.windows(2).all(|x| x[0] < x[1])));
+
+        // A shard that tiles no particles writes none; the first error is kept and returned.
+        let none = |_: &[Particle]| -> Result<(), IndexError> { panic!("nothing to write") };
+        let mut off = ParticleRuns::new(0, &none);
+        off.put(&[p(1, 0)]);
+        off.finish().unwrap();
+        let fail = |_: &[Particle]| -> Result<(), IndexError> { Err(IndexError::Io("disk full".into())) };
+        let mut failing = ParticleRuns::new(1, &fail);
+        failing.put(&[p(1, 0)]);
+        failing.put(&[p(2, 0)]);
+        assert!(matches!(failing.finish(), Err(IndexError::Io(e)) if e == "disk full"));
+    }
 }

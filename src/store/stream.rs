@@ -1032,9 +1032,23 @@ fn tile(
     drop(w);
     let room = o.memory.saturating_sub(fixed);
     if busiest > room {
+        // A block of one location is tiled whole: only more memory helps. What it takes: the block and what
+        // is held besides, with the particles' share of memory (a sixteenth of it by default) grown with it.
+        let advice = match t.block_locations {
+            1 => {
+                let besides = fixed - if with_particles { runs_share } else { 0 };
+                let need = match (with_particles, o.runs) {
+                    (true, 0) => (busiest + besides) * RUNS_SHARE / (RUNS_SHARE - 1),
+                    (true, _) => busiest + besides + runs_share,
+                    (false, _) => busiest + besides,
+                };
+                format!("use --memory {}M or more: a location is tiled whole", need.div_ceil(1 << 20))
+            }
+            _ => "use a smaller --block or more --memory".to_string(),
+        };
         return Err(IndexError::Memory(format!(
             "the busiest block of {} locations needs about {} MB to tile, over --memory {} MB less {} MB for the \
-             definitions, messages and the spill held (use a smaller --block or more --memory)",
+             definitions, messages and the spill held ({advice})",
             t.block_locations,
             busiest >> 20,
             o.memory >> 20,

@@ -176,6 +176,24 @@ test('a store opened from a URL: whole run to one interval, hover, memory, fault
     assert.ok(last.wasmBytes <= last.cacheBudget + OVERHEAD_MB * 2 ** 20,
       `worker wasm memory ${(last.wasmBytes / 2 ** 20).toFixed(0)} MB over ${CACHE_MB} MB + ${OVERHEAD_MB} MB`);
     assert.ok(memory === 0 || memory < 256 << 20, `page heap ${memory}`);
+
+    // Particles play from the store a few seconds of playback at a time (views::particles: six seconds at the
+    // current speed, at most a window): the slice held spans that, not a window's events, and the worker
+    // stays within its budget plus the overhead.
+    await page.click('#views button[data-view="particles"]');
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.click('button:has-text("Play")');
+    await page.waitForFunction(() => (window.weft.viewer.view_state().store || {}).held, null, { timeout: 60_000 });
+    await page.waitForTimeout(2000);
+    const ps = await page.evaluate(() => ({ st: window.weft.viewer.view_state(), last: window.weft.store.last }));
+    const [from, end] = ps.st.store.held;
+    const speed = ps.st.step_ns * 1000 / ps.st.interval_ms;
+    console.log(`# particles: ${ps.st.particles} alive at ${ps.st.speed}; slice held ${from}..${end} ns (window ${ps.st.store.window_ns} ns); worker wasm memory ${(ps.last.wasmBytes / 2 ** 20).toFixed(0)} MB`);
+    assert.ok(ps.st.particles > 0, 'particles play');
+    assert.ok(end - from <= 6 * speed + 1 && end - from <= ps.st.store.window_ns + 1,
+      `the slice held spans ${end - from} ns: six seconds of playback are ${6 * speed} ns`);
+    assert.ok(ps.last.wasmBytes <= ps.last.cacheBudget + OVERHEAD_MB * 2 ** 20,
+      `worker wasm memory ${(ps.last.wasmBytes / 2 ** 20).toFixed(0)} MB over ${CACHE_MB} MB + ${OVERHEAD_MB} MB while particles play`);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();

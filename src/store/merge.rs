@@ -1,14 +1,13 @@
 //! N parts of a store (`weft index --shard K/N`, or MPI ranks: `store::partition`) joined into the manifest
 //! one process would have written: the parts are checked to be of one trace (the hash of its definitions,
 //! which shard 0's part alone holds, and a content fingerprint), one format version and one tiling, with
-//! every shard 0..N once; counts and per-location
-//! interval counts are summed, per-region totals summed, the collective operation count is the max, warnings
-//! are reduced like `Warnings::merge`, and the tile list is the build's order (block tiles by block, then
-//! particles, then counters).
+//! every shard 0..N once; counts and per-location interval counts are summed, per-region totals summed, the
+//! collective operation count is the max, warnings are reduced like `Warnings::merge`, and the tile list is
+//! the build's order (block tiles by block, then particles, then counters).
 //!
 //! Reads only the parts' manifests, never a tile: its cost is O(definitions + locations + parts x regions +
-//! tiles), not the trace's length nor parts x locations (the tiles are moved or linked by the caller). A location's summaries and moments are whole in one
-//! part, so there is nothing to reduce in them (moment accumulators of the same location split by time would
+//! tiles), not the trace's length nor parts x locations (the tiles are moved or linked by the caller). A
+//! location's summaries and moments are whole in one part, so there is nothing to reduce in them (moment accumulators of the same location split by time would
 //! merge by the parallel-axis rule, `MomentAccumulator::merge`, but the partition is by location).
 //! Plain Rust, no files.
 

@@ -13,8 +13,9 @@
 //! asks for the range from the current time to [`ASK_SECONDS`] of playback ahead once less than
 //! [`LEAD_SECONDS`] are held ahead (at most a window of the store's particle tiles), and playback waits at
 //! the end of what is held until the answer is in. The slice held is thus the events live over a few seconds
-//! of playback, whatever the store's size (a window of a billion-event store holds a million calls). The stacked timeline then counts the
-//! starts held. Must not fetch or decode tiles (the store worker does) or read a clock.
+//! of playback, whatever the store's size (a window of a billion-event store holds a million calls). The
+//! stacked timeline counts the starts held, and beyond them draws the store windows' counts in grey. Must not
+//! fetch or decode tiles (the store worker does) or read a clock.
 
 use super::{num, Hover, Pane};
 use crate::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};
@@ -50,7 +51,8 @@ pub const ASK_SECONDS: f64 = 6.0;
 pub const LEAD_SECONDS: f64 = 3.0;
 
 /// What a store's pane holds and asks for: playback ranges as (from, end, fading), ns: the events live at
-/// some time in `[from, end)` when particles fade for `fading` (`end` is `u64::MAX` through the last window).
+/// some time in `[from, end)` when particles fade for `fading` (`end` is `u64::MAX` once an ask reaches the
+/// events' latest end: `store::query::particle_slice_end`).
 struct Stream {
     window_ns: u64,
     /// The particle events' latest end (the whole index's extent).

@@ -1278,8 +1278,9 @@ impl super::build::ParticleSink for ParticleRuns<'_> {
 }
 
 /// The most a block task holds: `intervals` of `locations`, their summary bins ([`SummaryBytes`]), its
-/// communication and its particle buffers (`particle_runs` bytes, [`particle_run_bytes`]). Its columns first, then its communication's file read whole into rows, then (the
-/// file dropped) the rows, the tiling's lists and the bins: the larger of the two.
+/// communication and its particle buffers (`particle_runs` bytes, [`particle_run_bytes`]). Its columns
+/// first, then its communication's file read whole into rows, then (the file dropped) the rows, the tiling's
+/// lists, the bins and the particle buffers: the larger of the two.
 pub fn block_bytes(
     intervals: u64,
     locations: u64,

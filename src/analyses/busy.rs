@@ -5,7 +5,9 @@
 //! regions. The default (`Compute`) includes every region and excludes communication and synchronization; `Any`
 //! excludes nothing; `Pattern` includes only regions whose name matches a glob. One linear sweep per location
 //! after the model's sort (intervals are sorted by start within a location), with scratch buffers reused across
-//! locations. This module must not compute moments or draw; it never allocates per interval.
+//! locations; or a chunk of a location's intervals at a time ([`BusySweep`]), handing out each busy interval
+//! once no later interval can change it. This module must not compute moments or draw; it never allocates per
+//! interval.
 
 use crate::model::{LocationId, Paradigm, RegionId, RegionRole, Trace};
 
@@ -137,11 +139,11 @@ impl BusyInterval {
 const INCLUDE: u8 = 1;
 const EXCLUDE: u8 = 2;
 
-/// Computes the busy intervals of one location at a time, reusing its buffers.
+/// Classifies regions once under a definition and computes the busy intervals of one location at a time,
+/// reusing its buffers.
 pub struct BusyScanner {
     flags: Vec<u8>,
-    included: Vec<BusyInterval>,
-    excluded: Vec<BusyInterval>,
+    sweep: BusySweep,
 }
 
 impl BusyScanner {
@@ -170,7 +172,13 @@ impl BusyScanner {
                 }
             })
             .collect();
-        BusyScanner { flags, included: Vec::new(), excluded: Vec::new() }
+        BusyScanner { flags, sweep: BusySweep::default() }
+    }
+
+    /// Whether every region counts under the definition (`Compute` and `Any`; a pattern may leave regions
+    /// out): then the union a [`BusySweep`] subtracts from is the [`BusyDefinition::Any`] busy time.
+    pub fn counts_every_region(&self) -> bool {
+        self.flags.iter().all(|&f| f & INCLUDE != 0)
     }
 
     /// The busy intervals of `location`, written into `out` (cleared first): sorted, disjoint, non-touching.
@@ -183,13 +191,67 @@ impl BusyScanner {
     }
 
     /// [`location`](Self::location) for one location's intervals given as columns (in the model's order):
-    /// a streamed index holds a block of locations, not a trace.
+    /// a streamed index holds a block of locations, not a trace. One chunk through a [`BusySweep`].
     pub fn spans(&mut self, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64], out: &mut Vec<BusyInterval>) {
         out.clear();
-        self.included.clear();
-        self.excluded.clear();
+        self.sweep.push(&self.flags, region, start_ns, dur_ns);
+        self.sweep.finish(out, None);
+    }
+
+    /// [`spans`](Self::spans) of a [`BusyDefinition::Compute`] scanner into `out`, and the
+    /// [`BusyDefinition::Any`] spans of the same intervals into `any`, in one walk: every region counts under
+    /// `Any`, so its spans are the union `Compute` subtracts communication from (a store's summary pass
+    /// wants both). False, with nothing written, for a scanner that leaves regions out
+    /// ([`counts_every_region`](Self::counts_every_region)).
+    pub fn compute_and_any(
+        &mut self,
+        region: &[RegionId],
+        start_ns: &[u64],
+        dur_ns: &[u64],
+        out: &mut Vec<BusyInterval>,
+        any: &mut Vec<BusyInterval>,
+    ) -> bool {
+        if !self.counts_every_region() {
+            return false;
+        }
+        out.clear();
+        any.clear();
+        self.sweep.push(&self.flags, region, start_ns, dur_ns);
+        self.sweep.finish(out, Some(any));
+        true
+    }
+
+    /// Add the next chunk of a location's intervals (columns in the model's order; each chunk starts at or
+    /// after the last start of the one before) to `sweep`, classified by this scanner.
+    pub fn push(&self, sweep: &mut BusySweep, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64]) {
+        sweep.push(&self.flags, region, start_ns, dur_ns);
+    }
+}
+
+/// One location's busy intervals computed from its intervals a chunk at a time, in the model's order (a
+/// location tiled by time range is read a range at a time): the included and excluded unions grown so far,
+/// less what has been handed out. [`BusyScanner::push`] adds a chunk; [`take_final`](Self::take_final)
+/// hands out the busy intervals no later interval can change, [`finish`](Self::finish) the rest. Handed out
+/// in order, they are exactly [`BusyScanner::spans`] of the whole location (and, with `any`, the spans of
+/// [`BusyScanner::compute_and_any`]), whatever the chunks.
+///
+/// It holds the spans still open, not the location's: included spans reaching the last boundary given, what
+/// of the first of them is not yet cut, and the excluded spans that may still cut them (one `main` around a
+/// location's MPI calls keeps the last MPI call, not every one).
+#[derive(Default)]
+pub struct BusySweep {
+    /// The included union's spans not yet handed out (the first perhaps in part: see `done_ns`).
+    included: Vec<BusyInterval>,
+    /// The excluded union's spans that may still cut an included span, and always the last one (it may grow).
+    excluded: Vec<BusyInterval>,
+    /// Where the busy intervals handed out of the first included span end (0 when none has been).
+    done_ns: u64,
+}
+
+impl BusySweep {
+    fn push(&mut self, flags: &[u8], region: &[RegionId], start_ns: &[u64], dur_ns: &[u64]) {
         for ((r, &start), &dur) in region.iter().zip(start_ns).zip(dur_ns) {
-            let f = self.flags.get(r.index()).copied().unwrap_or(0);
+            let f = flags.get(r.index()).copied().unwrap_or(0);
             if f == 0 || dur == 0 {
                 continue;
             }
@@ -201,28 +263,56 @@ impl BusyScanner {
                 push_union(&mut self.excluded, span);
             }
         }
-        subtract(&self.included, &self.excluded, out);
     }
 
-    /// [`spans`](Self::spans) of a [`BusyDefinition::Compute`] scanner into `out`, and the
-    /// [`BusyDefinition::Any`] spans of the same intervals into `any`, in one walk: every region counts under
-    /// `Any`, so its spans are the union `Compute` subtracts communication from (a store's summary pass
-    /// wants both). False, with nothing written, for a scanner of another definition.
-    pub fn compute_and_any(
-        &mut self,
-        region: &[RegionId],
-        start_ns: &[u64],
-        dur_ns: &[u64],
-        out: &mut Vec<BusyInterval>,
-        any: &mut Vec<BusyInterval>,
-    ) -> bool {
-        if self.flags.iter().any(|&f| f & INCLUDE == 0) {
-            return false;
+    /// Hand out, appended to `out`, the busy intervals that no interval starting at or after `before_ns` can
+    /// change, when every interval pushed later does (the next chunk's first start is such a bound); with
+    /// `any`, also the included spans that are final, appended to it (for a scanner that
+    /// [counts every region](BusyScanner::counts_every_region), the `Any` busy intervals).
+    ///
+    /// An included span ending before `before_ns` is final: a later interval would have to start at or
+    /// before its end to grow it (`push_union` merges a span that starts exactly at the end, so one ending
+    /// at `before_ns` is not). Its subtraction is final too: only the last excluded span can grow, and
+    /// then from an end past `before_ns`. Of the first included span still open, the stretches before each
+    /// excluded span inside it but the last are final as well (they end where an excluded span starts).
+    pub fn take_final(&mut self, before_ns: u64, out: &mut Vec<BusyInterval>, any: Option<&mut Vec<BusyInterval>>) {
+        let finals = self.included.partition_point(|s| s.end_ns < before_ns);
+        if finals > 0 {
+            subtract(&self.included[..finals], self.done_ns, &self.excluded, out);
+            if let Some(any) = any {
+                subtract(&self.included[..finals], 0, &[], any);
+            }
+            self.included.drain(..finals);
+            self.done_ns = 0;
         }
-        self.spans(region, start_ns, dur_ns, out);
-        any.clear();
-        subtract(&self.included, &[], any);
-        true
+        // Every excluded span but the last ends before the last one starts, at or before any later start.
+        let last = self.excluded.len().saturating_sub(1);
+        let Some(&open) = self.included.first() else {
+            self.excluded.drain(..last);
+            return;
+        };
+        let from = open.start_ns.max(self.done_ns);
+        let passed = self.excluded[..last].partition_point(|x| x.end_ns <= from);
+        let inside = self.excluded[..last].partition_point(|x| x.end_ns < open.end_ns);
+        if inside > passed {
+            // Cut up to the end of the last excluded span settled inside: the loop then ends on it.
+            let to = self.excluded[inside - 1].end_ns;
+            subtract(&[BusyInterval { start_ns: from, end_ns: to }], 0, &self.excluded[passed..inside], out);
+            self.done_ns = to;
+        }
+        self.excluded.drain(..inside.max(passed));
+    }
+
+    /// Hand out the rest (appended to `out`, and with `any` the included spans to it, as
+    /// [`take_final`](Self::take_final)) and start over, empty, for another location.
+    pub fn finish(&mut self, out: &mut Vec<BusyInterval>, any: Option<&mut Vec<BusyInterval>>) {
+        subtract(&self.included, self.done_ns, &self.excluded, out);
+        if let Some(any) = any {
+            subtract(&self.included, 0, &[], any);
+        }
+        self.included.clear();
+        self.excluded.clear();
+        self.done_ns = 0;
     }
 }
 
@@ -238,11 +328,12 @@ fn push_union(union: &mut Vec<BusyInterval>, span: BusyInterval) {
     union.push(span);
 }
 
-/// `out = inc \ exc`, both sorted, disjoint and non-touching; one merge pass.
-fn subtract(inc: &[BusyInterval], exc: &[BusyInterval], out: &mut Vec<BusyInterval>) {
+/// `out += inc \ exc`, both sorted, disjoint and non-touching, with the first span of `inc` taken from
+/// `from_ns` on (what of it lies before is out already; `from_ns` is below its end); one merge pass.
+fn subtract(inc: &[BusyInterval], from_ns: u64, exc: &[BusyInterval], out: &mut Vec<BusyInterval>) {
     let mut j = 0;
     for &s in inc {
-        let mut cur = s.start_ns;
+        let mut cur = s.start_ns.max(from_ns);
         while j < exc.len() && exc[j].end_ns <= cur {
             j += 1;
         }
@@ -420,13 +511,13 @@ mod tests {
         let inc = [b(0, 10), b(20, 30), b(40, 50)];
         let exc = [b(5, 7), b(8, 22), b(29, 45), b(49, 60)];
         let mut out = Vec::new();
-        subtract(&inc, &exc, &mut out);
+        subtract(&inc, 0, &exc, &mut out);
         assert_eq!(out, vec![b(0, 5), b(7, 8), b(22, 29), b(45, 49)]);
         out.clear();
-        subtract(&inc, &[], &mut out);
+        subtract(&inc, 0, &[], &mut out);
         assert_eq!(out, inc.to_vec());
         out.clear();
-        subtract(&inc, &[b(0, 100)], &mut out);
+        subtract(&inc, 0, &[b(0, 100)], &mut out);
         assert!(out.is_empty());
     }
 
@@ -443,6 +534,74 @@ mod tests {
         assert_eq!(before, after);
         assert_eq!(busy.spans[..3], [b(1, 4), b(6, 7), b(5, 9)], "listed locations first, in order");
         assert_eq!(busy.total_spans(), 5);
+    }
+
+    #[test]
+    fn a_sweep_in_chunks_hands_out_the_whole_location_s_spans() {
+        use crate::samples::nesting::{chunkings, nesting_trace};
+        let definitions = [BusyDefinition::Compute, BusyDefinition::Any, BusyDefinition::Pattern("MPI_*".into())];
+        for seed in [1, 2, 3] {
+            let t = nesting_trace(seed);
+            let iv = &t.intervals;
+            for definition in &definitions {
+                let mut scanner = BusyScanner::new(&t, definition);
+                for (l, r) in t.location_intervals.iter().enumerate() {
+                    let (region, start, dur) = (&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r.clone()]);
+                    let (mut whole, mut whole_any) = (Vec::new(), Vec::new());
+                    let both = scanner.compute_and_any(region, start, dur, &mut Vec::new(), &mut whole_any);
+                    scanner.spans(region, start, dur, &mut whole);
+                    for cuts in chunkings(r.len(), seed) {
+                        let mut sweep = BusySweep::default();
+                        let (mut out, mut any) = (Vec::new(), Vec::new());
+                        for c in &cuts {
+                            if let Some(&first) = start.get(c.start).filter(|_| !c.is_empty()) {
+                                sweep.take_final(first, &mut out, Some(&mut any));
+                                // Every start pushed is at or before the bound: what is held is what is open.
+                                assert!(sweep.included.len() <= 1 && sweep.excluded.len() <= 2, "location {l}");
+                            }
+                            scanner.push(&mut sweep, &region[c.clone()], &start[c.clone()], &dur[c.clone()]);
+                        }
+                        sweep.finish(&mut out, Some(&mut any));
+                        let n = cuts.iter().map(|c| c.len()).max();
+                        assert_eq!(out, whole, "{definition:?}, location {l}, chunks of up to {n:?}");
+                        if both {
+                            assert_eq!(any, whole_any, "{definition:?}, location {l}, chunks of up to {n:?}");
+                        }
+                    }
+                }
+            }
+            // The cases are there: communication cut out of compute, and cut out of one interval around it all.
+            let mut scanner = BusyScanner::new(&t, &BusyDefinition::Compute);
+            let (mut compute, mut any) = (Vec::new(), Vec::new());
+            let r = t.location_intervals[3].clone();
+            assert!(scanner.compute_and_any(
+                &iv.region[r.clone()],
+                &iv.start_ns[r.clone()],
+                &iv.dur_ns[r],
+                &mut compute,
+                &mut any
+            ));
+            assert_eq!(any.len(), 1, "one main around the location");
+            assert!(compute.len() > 100, "MPI calls cut the main");
+        }
+    }
+
+    #[test]
+    fn a_span_ending_at_the_bound_is_not_final() {
+        // Region 0 counts, region 1 is excluded: [0, 10) with [2, 4) and [6, 7) out of it, then [10, 20)
+        // touching it, then [25, 30) excluded whole.
+        let mut sweep = BusySweep::default();
+        let flags = [INCLUDE, INCLUDE | EXCLUDE];
+        let (mut out, mut any) = (Vec::new(), Vec::new());
+        sweep.push(&flags, &[RegionId(0), RegionId(1), RegionId(1)], &[0, 2, 6], &[10, 2, 1]);
+        sweep.take_final(10, &mut out, Some(&mut any));
+        assert_eq!((&out, &any), (&vec![b(0, 2)], &vec![]), "[0, 10) may grow: out only before the settled cut");
+        sweep.push(&flags, &[RegionId(0)], &[10], &[10]);
+        sweep.take_final(25, &mut out, Some(&mut any));
+        assert_eq!((&out, &any), (&vec![b(0, 2), b(4, 6), b(7, 20)], &vec![b(0, 20)]));
+        sweep.push(&flags, &[RegionId(1)], &[25], &[5]);
+        sweep.finish(&mut out, Some(&mut any));
+        assert_eq!((&out, &any), (&vec![b(0, 2), b(4, 6), b(7, 20)], &vec![b(0, 20), b(25, 30)]));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The store's coarser levels: per location and time bin, what a zoomed-out view draws without the events.
 //! Level 1 (the finest) is computed exactly from one location's intervals, busy spans, instants and message
-//! ends in one pass (cost: records + bins); each coarser level merges 4 bins into 1. Sums (busy time, events,
+//! ends in one pass (cost: records + bins), or from a chunk of them at a time ([`Level1Builder`]: a location
+//! tiled by time range is read a range at a time), to the same bits; each coarser level merges 4 bins into 1. Sums (busy time, events,
 //! messages, bytes) merge exactly; the dominant region of a merged bin is the children's dominant region with
 //! the most time (exact at level 1, the children's best at coarser levels: docs/store-format.md).
 //! Per lane (nesting depth, the timeline's lanes) of the first [`MAX_SUMMARY_LANES`], each bin also keeps the
@@ -230,129 +231,226 @@ impl BinOf {
     }
 }
 
-/// Level 1 of one location: `bins` bins of `bin_ns`.
+/// Level 1 of one location: `bins` bins of `bin_ns`. Everything as one chunk through a [`Level1Builder`].
 pub fn level1(input: &LocationInput, bin_ns: u64, bins: usize) -> Bins {
-    let mut out = Bins::zeros(bins);
-    let spread = |spans: &[BusyInterval], col: &mut Vec<u64>| {
-        let mut bin = BinOf::new(bin_ns, bins);
-        for s in spans {
-            let mut t = s.start_ns;
-            while t < s.end_ns {
-                let k = bin.of(t);
-                let end = if k == bins - 1 { s.end_ns } else { s.end_ns.min((k as u64 + 1) * bin_ns) };
-                col[k] += end - t;
-                t = end;
-            }
-        }
-    };
-    spread(input.busy_compute, &mut out.busy_compute_ns);
-    spread(input.busy_any, &mut out.busy_any_ns);
-    let mut bin = BinOf::new(bin_ns, bins);
-    for &t in input.instants {
-        out.events[bin.of(t)] += 1;
-    }
-    for &(t, bytes) in input.message_ends {
-        let k = bin.of(t);
-        out.messages[k] += 1;
-        out.message_bytes[k] += bytes;
-    }
-    // Exclusive time per region: the innermost open interval owns the time. Pieces come in time order, so
-    // each bin's per-region tally is finished when a later bin starts.
-    let mut dom =
-        Dominant { bin: BinOf::new(bin_ns, bins), bins, current: usize::MAX, tally: Vec::new(), touched: Vec::new() };
-    let mut stack: Vec<(u32, u64)> = Vec::new();
-    let mut cursor = 0u64;
-    let (mut at_start, mut at_end) = (BinOf::new(bin_ns, bins), BinOf::new(bin_ns, bins));
-    for ((region, &start), &dur) in input.region.iter().zip(input.start_ns).zip(input.dur_ns) {
-        let (region, end) = (region.0, start + dur);
-        out.events[at_start.of(start)] += 1;
-        out.events[at_end.of(end)] += 1;
-        while let Some(&(r, e)) = stack.last() {
-            if e > start {
-                break;
-            }
-            dom.piece(&mut out, r, cursor, e);
-            cursor = cursor.max(e);
-            stack.pop();
-        }
-        if let Some(&(r, _)) = stack.last() {
-            dom.piece(&mut out, r, cursor, start);
-        }
-        cursor = cursor.max(start);
-        stack.push((region, end));
-    }
-    while let Some((r, e)) = stack.pop() {
-        dom.piece(&mut out, r, cursor, e);
-        cursor = cursor.max(e);
-    }
-    dom.finish_bin(&mut out);
-    lanes(input, bin_ns, &mut out);
-    out
+    let mut level1 = Level1Builder::new(bin_ns, bins);
+    level1.busy_compute(input.busy_compute);
+    level1.busy_any(input.busy_any);
+    level1.instants(input.instants);
+    level1.message_ends(input.message_ends);
+    level1.intervals(input.region, input.start_ns, input.dur_ns, input.depth);
+    level1.finish(input.span_ns)
 }
 
-/// Each lane's region with the most time and its cover, per bin of `out` (level 1). A lane's intervals
-/// come in start order and, nested, do not overlap, so each lane's pieces arrive in time order and a bin's
-/// tally is finished when the lane moves past it; should a lane come back to a finished bin (intervals of
-/// one depth overlapping, which nesting rules out), the bin keeps the larger of its two winners.
-fn lanes(input: &LocationInput, bin_ns: u64, out: &mut Bins) {
-    let lanes = input.depth.iter().map(|&d| d as usize + 1).max().unwrap_or(0).min(MAX_SUMMARY_LANES);
-    out.set_lanes(lanes as u32);
-    if lanes == 0 {
-        return;
+/// Level 1 of one location (`bins` bins of `bin_ns`) built a chunk at a time: its intervals in the model's
+/// order, each chunk after the one before (a location tiled by time range is read a range at a time); its
+/// busy spans, instants and message ends in any chunks and any order (they add up). What is carried from
+/// one chunk of intervals to the next: the intervals still open, where the exclusive time handed out ends
+/// and the current bin's tally, and each lane's tally of its current bin. [`finish`](Self::finish) gives
+/// what [`level1`] gives for the whole location, whatever the chunks.
+pub struct Level1Builder {
+    bin_ns: u64,
+    /// The bins so far: the lanes' regions lane-major for the lanes with time met so far (`tallies`).
+    out: Bins,
+    /// Exclusive time per region: the innermost open interval owns the time.
+    dominant: Dominant,
+    /// The intervals still open as (region, end), innermost last.
+    open: Vec<(u32, u64)>,
+    /// Where the exclusive time handed out so far ends.
+    cursor: u64,
+    /// The bins of the intervals' starts and of their ends (each counts an event).
+    at_start: BinOf,
+    at_end: BinOf,
+    /// The lanes met so far: the deepest depth + 1, at most [`MAX_SUMMARY_LANES`] (zero-duration intervals
+    /// count: a lane may have nothing to draw).
+    lanes: usize,
+    /// Per lane up to the deepest with time met so far, its tally of its current bin.
+    tallies: Vec<LaneTally>,
+    /// Per lane of `tallies`, per bin (lane-major): the time the lane covers, and that of the region with the
+    /// most time in it so far.
+    covered: Vec<u64>,
+    best: Vec<u64>,
+}
+
+impl Level1Builder {
+    pub fn new(bin_ns: u64, bins: usize) -> Self {
+        Level1Builder {
+            bin_ns,
+            out: Bins::zeros(bins),
+            dominant: Dominant {
+                bin: BinOf::new(bin_ns, bins),
+                bins,
+                current: usize::MAX,
+                tally: Vec::new(),
+                touched: Vec::new(),
+            },
+            open: Vec::new(),
+            cursor: 0,
+            at_start: BinOf::new(bin_ns, bins),
+            at_end: BinOf::new(bin_ns, bins),
+            lanes: 0,
+            tallies: Vec::new(),
+            covered: Vec::new(),
+            best: Vec::new(),
+        }
     }
-    let bins = out.len();
-    let mut covered = vec![0u64; lanes * bins];
-    let mut best = vec![0u64; lanes * bins];
-    let mut tallies: Vec<LaneTally> = (0..lanes)
-        .map(|_| LaneTally {
-            bin: BinOf::new(bin_ns, bins),
+
+    /// The next chunk of the location's intervals (columns in the model's order: start, then depth).
+    pub fn intervals(&mut self, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64], depth: &[u16]) {
+        // Pieces of exclusive time come in time order, so each bin's per-region tally is finished when a
+        // later bin starts.
+        let (out, dom, stack) = (&mut self.out, &mut self.dominant, &mut self.open);
+        let mut cursor = self.cursor;
+        let (mut at_start, mut at_end) = (self.at_start, self.at_end);
+        for ((region, &start), &dur) in region.iter().zip(start_ns).zip(dur_ns) {
+            let (region, end) = (region.0, start + dur);
+            out.events[at_start.of(start)] += 1;
+            out.events[at_end.of(end)] += 1;
+            while let Some(&(r, e)) = stack.last() {
+                if e > start {
+                    break;
+                }
+                dom.piece(out, r, cursor, e);
+                cursor = cursor.max(e);
+                stack.pop();
+            }
+            if let Some(&(r, _)) = stack.last() {
+                dom.piece(out, r, cursor, start);
+            }
+            cursor = cursor.max(start);
+            stack.push((region, end));
+        }
+        (self.cursor, self.at_start, self.at_end) = (cursor, at_start, at_end);
+        self.lane_intervals(region, start_ns, dur_ns, depth);
+    }
+
+    /// Each lane's region with the most time and its cover, per bin. A lane's intervals come in start order
+    /// and, nested, do not overlap, so each lane's pieces arrive in time order and a bin's tally is finished
+    /// when the lane moves past it; should a lane come back to a finished bin (intervals of one depth
+    /// overlapping, which nesting rules out), the bin keeps the larger of its two winners.
+    fn lane_intervals(&mut self, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64], depth: &[u16]) {
+        let deepest = depth.iter().map(|&d| d as usize + 1).max().unwrap_or(0).min(MAX_SUMMARY_LANES);
+        self.lanes = self.lanes.max(deepest);
+        let (bins, bin_ns) = (self.out.len(), self.bin_ns);
+        for (((region, &start), &dur), &depth) in region.iter().zip(start_ns).zip(dur_ns).zip(depth) {
+            let d = depth as usize;
+            if d >= MAX_SUMMARY_LANES || dur == 0 {
+                continue;
+            }
+            if d >= self.tallies.len() {
+                self.add_lanes(d + 1);
+            }
+            let lane = &mut self.tallies[d];
+            let (end, at) = (start + dur, d * bins);
+            let mut t = start;
+            while t < end {
+                let k = lane.bin.of(t);
+                let stop = if k == bins - 1 { end } else { end.min((k as u64 + 1) * bin_ns) };
+                if k != lane.current {
+                    lane.finish(&mut self.out.lane_region[at..at + bins], &mut self.best[at..at + bins]);
+                    lane.current = k;
+                }
+                let r = region.0 as usize;
+                if r >= lane.tally.len() {
+                    lane.tally.resize(r + 1, 0);
+                }
+                if lane.tally[r] == 0 {
+                    lane.touched.push(region.0);
+                }
+                lane.tally[r] += stop - t;
+                self.covered[at + k] += stop - t;
+                t = stop;
+            }
+        }
+    }
+
+    /// Tallies and per-bin columns for lanes up to `lanes` (lane-major, so a new lane's bins go after the
+    /// others').
+    fn add_lanes(&mut self, lanes: usize) {
+        let bins = self.out.len();
+        let bin = BinOf::new(self.bin_ns, bins);
+        self.tallies.resize_with(lanes, || LaneTally {
+            bin,
             current: usize::MAX,
             tally: Vec::new(),
             touched: Vec::new(),
-        })
-        .collect();
-    for (((region, &start), &dur), &depth) in input.region.iter().zip(input.start_ns).zip(input.dur_ns).zip(input.depth)
-    {
-        let d = depth as usize;
-        if d >= lanes || dur == 0 {
-            continue;
-        }
-        let lane = &mut tallies[d];
-        let (end, at) = (start + dur, d * bins);
-        let mut t = start;
-        while t < end {
-            let k = lane.bin.of(t);
-            let stop = if k == bins - 1 { end } else { end.min((k as u64 + 1) * bin_ns) };
-            if k != lane.current {
-                lane.finish(&mut out.lane_region[at..at + bins], &mut best[at..at + bins]);
-                lane.current = k;
-            }
-            let r = region.0 as usize;
-            if r >= lane.tally.len() {
-                lane.tally.resize(r + 1, 0);
-            }
-            if lane.tally[r] == 0 {
-                lane.touched.push(region.0);
-            }
-            lane.tally[r] += stop - t;
-            covered[at + k] += stop - t;
-            t = stop;
+        });
+        self.covered.resize(lanes * bins, 0);
+        self.best.resize(lanes * bins, 0);
+        self.out.lane_region.resize(lanes * bins, 0);
+    }
+
+    /// Busy intervals of the `Compute` definition (any of the location's, in any order).
+    pub fn busy_compute(&mut self, spans: &[BusyInterval]) {
+        spread(spans, self.bin_ns, &mut self.out.busy_compute_ns);
+    }
+
+    /// Busy intervals of the `Any` definition (any of the location's, in any order).
+    pub fn busy_any(&mut self, spans: &[BusyInterval]) {
+        spread(spans, self.bin_ns, &mut self.out.busy_any_ns);
+    }
+
+    /// Times of instants of the location (each an event).
+    pub fn instants(&mut self, time_ns: &[u64]) {
+        let mut bin = BinOf::new(self.bin_ns, self.out.len());
+        for &t in time_ns {
+            self.out.events[bin.of(t)] += 1;
         }
     }
-    for (d, lane) in tallies.iter_mut().enumerate() {
-        let at = d * bins;
-        lane.finish(&mut out.lane_region[at..at + bins], &mut best[at..at + bins]);
+
+    /// (time, bytes) of message ends on the location (sends and receives).
+    pub fn message_ends(&mut self, ends: &[(u64, u64)]) {
+        let mut bin = BinOf::new(self.bin_ns, self.out.len());
+        for &(t, bytes) in ends {
+            let k = bin.of(t);
+            self.out.messages[k] += 1;
+            self.out.message_bytes[k] += bytes;
+        }
     }
-    for d in 0..lanes {
-        for k in 0..bins {
-            // The last bin ends at the span's end (as it is drawn).
-            let c = covered[d * bins + k];
-            let width = if k == bins - 1 { input.span_ns.saturating_sub(k as u64 * bin_ns).max(c) } else { bin_ns };
-            out.lane_cover[d * bins + k] = if c == 0 {
+
+    /// The bins, once every chunk is in: the intervals still open hand out their time, and each lane's cover
+    /// is its time over its bin's (the last bin ends at `span_ns`, the trace's last event end, as drawn).
+    pub fn finish(mut self, span_ns: u64) -> Bins {
+        let (out, dom) = (&mut self.out, &mut self.dominant);
+        let mut cursor = self.cursor;
+        while let Some((r, e)) = self.open.pop() {
+            dom.piece(out, r, cursor, e);
+            cursor = cursor.max(e);
+        }
+        dom.finish_bin(out);
+        let (bins, bin_ns, lanes) = (out.len(), self.bin_ns, self.lanes);
+        for (d, lane) in self.tallies.iter_mut().enumerate() {
+            let at = d * bins;
+            lane.finish(&mut out.lane_region[at..at + bins], &mut self.best[at..at + bins]);
+        }
+        // Lanes met only by zero-duration intervals have nothing in them.
+        out.lane_region.resize(lanes * bins, 0);
+        out.lane_cover = vec![0; lanes * bins];
+        out.lanes = lanes as u32;
+        for (j, &c) in self.covered.iter().enumerate() {
+            let k = j % bins;
+            let width = if k == bins - 1 { span_ns.saturating_sub(k as u64 * bin_ns).max(c) } else { bin_ns };
+            out.lane_cover[j] = if c == 0 {
                 0
             } else {
                 ((c as u128 * FULL_COVER as u128).div_ceil(width.max(1) as u128)).min(255) as u8
             };
+        }
+        self.out
+    }
+}
+
+/// Spread busy spans over the bins of `col` (of `bin_ns`; the last bin's reaches to the end of time).
+fn spread(spans: &[BusyInterval], bin_ns: u64, col: &mut [u64]) {
+    let bins = col.len();
+    let mut bin = BinOf::new(bin_ns, bins);
+    for s in spans {
+        let mut t = s.start_ns;
+        while t < s.end_ns {
+            let k = bin.of(t);
+            let end = if k == bins - 1 { s.end_ns } else { s.end_ns.min((k as u64 + 1) * bin_ns) };
+            col[k] += end - t;
+            t = end;
         }
     }
 }
@@ -521,6 +619,78 @@ mod tests {
         assert_eq!((b.lanes, b.lane(0, 0), b.lane(0, 1)), (2, (1, 255), (1, 255)));
         assert_eq!((b.lane(1, 0), b.lane(1, 1)), ((2, 204), (2, 204)));
         assert_eq!((c.lanes, c.lane(0, 0), c.lane(1, 0)), (2, (1, 255), (2, 204)));
+    }
+
+    #[test]
+    fn level1_in_chunks_equals_level1_whole() {
+        use crate::analyses::busy::{BusyDefinition, BusyScanner};
+        use crate::samples::nesting::{chunkings, nesting_trace};
+        use crate::samples::rng::XorShift;
+        for seed in [1, 2, 3] {
+            let t = nesting_trace(seed);
+            let (iv, span) = (&t.intervals, t.span_ns);
+            let mut scanner = BusyScanner::new(&t, &BusyDefinition::Compute);
+            let mut rng = XorShift(seed);
+            let mut lanes = Vec::new();
+            for (l, r) in t.location_intervals.iter().enumerate() {
+                let (mut compute, mut any) = (Vec::new(), Vec::new());
+                let (region, start, dur) = (&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r.clone()]);
+                assert!(scanner.compute_and_any(region, start, dur, &mut compute, &mut any));
+                let instants: Vec<u64> = (0..rng.below(30)).map(|_| rng.below(span + 20)).collect();
+                let ends: Vec<(u64, u64)> =
+                    (0..rng.below(30)).map(|_| (rng.below(span + 20), rng.below(1000))).collect();
+                let input = LocationInput {
+                    region,
+                    start_ns: start,
+                    dur_ns: dur,
+                    depth: &iv.depth[r.clone()],
+                    busy_compute: &compute,
+                    busy_any: &any,
+                    instants: &instants,
+                    message_ends: &ends,
+                    span_ns: span,
+                };
+                // One bin; a few, times past the last; about one per interval; many, of 1 ns.
+                let shapes = [(span + 1, 1), (span / 5 + 1, 7), (span / 300 + 1, 256), (1, 5000)];
+                for (bin_ns, bins) in shapes {
+                    let whole = level1(&input, bin_ns, bins);
+                    for cuts in chunkings(r.len(), seed) {
+                        let mut level1 = Level1Builder::new(bin_ns, bins);
+                        // The other records in pieces between the chunks, the busy spans last first.
+                        let piece = |n: usize, k: usize| n * k / cuts.len().max(1)..n * (k + 1) / cuts.len().max(1);
+                        for (k, c) in cuts.iter().enumerate() {
+                            level1.intervals(
+                                &region[c.clone()],
+                                &start[c.clone()],
+                                &dur[c.clone()],
+                                &input.depth[c.clone()],
+                            );
+                            level1.instants(&instants[piece(instants.len(), k)]);
+                            level1.message_ends(&ends[piece(ends.len(), k)]);
+                            let back = cuts.len() - 1 - k;
+                            level1.busy_compute(&compute[piece(compute.len(), back)]);
+                            level1.busy_any(&any[piece(any.len(), back)]);
+                        }
+                        if cuts.is_empty() {
+                            level1.instants(&instants);
+                            level1.message_ends(&ends);
+                            level1.busy_compute(&compute);
+                            level1.busy_any(&any);
+                        }
+                        let n = cuts.iter().map(|c| c.len()).max();
+                        assert_eq!(level1.finish(span), whole, "location {l}, {bins} bins, chunks of up to {n:?}");
+                    }
+                }
+                lanes.push(level1(&input, span / 300 + 1, 256));
+            }
+            // The cases are there: lanes cut at the most kept, a lane with nothing to draw, no lanes.
+            assert_eq!(lanes[4].lanes as usize, MAX_SUMMARY_LANES);
+            assert_eq!(lanes[5].lanes, 3);
+            assert!((0..256).all(|k| lanes[5].lane(2, k) == (0, 0)) && lanes[5].lane(1, 0).1 > 0);
+            let nothing = |b: &Bins| b.dominant_ns.iter().all(|&ns| ns == 0) && b.lane_cover.iter().all(|&c| c == 0);
+            assert!(lanes[6].lanes == 1 && nothing(&lanes[6]), "zero-duration intervals only");
+            assert!(lanes[8].lanes == 0 && nothing(&lanes[8]), "no intervals");
+        }
     }
 
     #[test]

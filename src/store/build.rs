@@ -11,9 +11,9 @@
 use super::columns::{content_hash, ColumnWriter};
 use super::comms::{BlockComms, CollectiveRow, MessageRow, TraceComms};
 use super::manifest::*;
-use super::pyramid::{self, Bins, LocationInput};
-use crate::analyses::busy::{is_communication_or_sync, BusyDefinition, BusyInterval, BusyScanner};
-use crate::analyses::moments::accumulate;
+use super::pyramid::{self, Bins, Level1Builder};
+use crate::analyses::busy::{is_communication_or_sync, BusyDefinition, BusyInterval, BusyScanner, BusySweep};
+use crate::analyses::moments::MomentAccumulator;
 use crate::analyses::particles::{EventFrame, EventSelection};
 use crate::analyses::summary::SummaryCounts;
 use crate::model::{RegionId, RegionRole, Trace};
@@ -631,13 +631,92 @@ fn collectives_section(w: &mut ColumnWriter, rows: &[CollectiveRow], coll: &[u32
     k().for_each(|r| w.varint(r.bytes_received));
 }
 
+/// One location's level-1 bins and the moments of its busy time (compute, then any: the moments tile's
+/// order), built from its intervals a chunk at a time in the model's order, each chunk after the one before
+/// (a location tiled by time range is read a range at a time): a [`BusySweep`], a [`Level1Builder`] and two
+/// [`MomentAccumulator`]s. A busy interval goes to the bins and the moments as soon as no later interval can
+/// change it, so what is held is the spans still open and the bins, not the location's intervals. Whatever
+/// the chunks, [`finish`](Self::finish) gives the same bits as the whole location in one: `pyramid::level1`
+/// of its busy intervals and `analyses::moments::accumulate` of each ([`summary_and_moment_tiles`] feeds
+/// each location as one chunk).
+pub struct LocationSummary<'a> {
+    scanner: &'a BusyScanner,
+    sweep: BusySweep,
+    level1: Level1Builder,
+    bin_ns: u64,
+    bins: usize,
+    /// The moments of the busy time handed out so far: compute, then any.
+    moments: [MomentAccumulator; 2],
+    /// Busy intervals handed out by the sweep and not yet added (compute, any): buffers kept across chunks.
+    compute: Vec<BusyInterval>,
+    any: Vec<BusyInterval>,
+}
+
+impl<'a> LocationSummary<'a> {
+    /// A location's summary in level-1 bins of `bin_ns`, `bins` of them; busy time by `scanner`, which must
+    /// be a [`BusyDefinition::Compute`] scanner (its included union is then the `Any` busy time).
+    pub fn new(scanner: &'a BusyScanner, bin_ns: u64, bins: usize) -> Self {
+        assert!(scanner.counts_every_region(), "a location summary needs a scanner of the compute definition");
+        LocationSummary {
+            scanner,
+            sweep: BusySweep::default(),
+            level1: Level1Builder::new(bin_ns, bins),
+            bin_ns,
+            bins,
+            moments: [MomentAccumulator::new(0); 2],
+            compute: Vec::new(),
+            any: Vec::new(),
+        }
+    }
+
+    /// The next chunk of the location's intervals (columns in the model's order: start, then depth; it starts
+    /// at or after the last start of the chunk before).
+    pub fn push(&mut self, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64], depth: &[u16]) {
+        if let Some(&first) = start_ns.first() {
+            self.sweep.take_final(first, &mut self.compute, Some(&mut self.any));
+            self.add_busy();
+        }
+        self.scanner.push(&mut self.sweep, region, start_ns, dur_ns);
+        self.level1.intervals(region, start_ns, dur_ns, depth);
+    }
+
+    /// Times of instants of the location, in any chunks and order.
+    pub fn instants(&mut self, time_ns: &[u64]) {
+        self.level1.instants(time_ns);
+    }
+
+    /// (time, bytes) of message ends on the location (sends and receives), in any chunks and order.
+    pub fn message_ends(&mut self, ends: &[(u64, u64)]) {
+        self.level1.message_ends(ends);
+    }
+
+    /// The location's level-1 bins (the last ending at `span_ns`, the trace's last event end) and its
+    /// moments (compute, then any), once every chunk is in; then it starts over, empty, for another location.
+    pub fn finish(&mut self, span_ns: u64) -> (Bins, [MomentAccumulator; 2]) {
+        self.sweep.finish(&mut self.compute, Some(&mut self.any));
+        self.add_busy();
+        let level1 = std::mem::replace(&mut self.level1, Level1Builder::new(self.bin_ns, self.bins));
+        let moments = std::mem::replace(&mut self.moments, [MomentAccumulator::new(0); 2]);
+        (level1.finish(span_ns), moments)
+    }
+
+    /// The busy intervals handed out, to the bins and the moments.
+    fn add_busy(&mut self) {
+        self.level1.busy_compute(&self.compute);
+        self.level1.busy_any(&self.any);
+        self.moments[0].add_busy(&self.compute);
+        self.moments[1].add_busy(&self.any);
+        self.compute.clear();
+        self.any.clear();
+    }
+}
+
 /// Summary tiles of every level and the moments tile of block `b`.
 fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comms: &BlockComms) -> Tiles {
     let (t, levels) = (&plan.tiling, &plan.levels);
     let locs = t.block_range(b, trace.locations.len() as u32);
-    let mut compute = BusyScanner::new(trace, &BusyDefinition::Compute);
-    let mut any = BusyScanner::new(trace, &BusyDefinition::Any);
-    let (mut bc, mut ba): (Vec<BusyInterval>, Vec<BusyInterval>) = (Vec::new(), Vec::new());
+    let scanner = BusyScanner::new(trace, &BusyDefinition::Compute);
+    let mut summary = LocationSummary::new(&scanner, levels[0].bin_ns, levels[0].bins as usize);
     let mut moments = ColumnWriter::default();
     moments.varint(locs.len() as u64);
     // Per level, per location of the block, its bins.
@@ -645,32 +724,19 @@ fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockInterv
     let il = &trace.instants.location;
     for (k, l) in locs.clone().enumerate() {
         let r = bi.ranges[k].clone();
-        let (region, start, dur) = (&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()]);
-        if !compute.compute_and_any(region, start, dur, &mut bc, &mut ba) {
-            compute.spans(region, start, dur, &mut bc);
-            any.spans(region, start, dur, &mut ba);
-        }
-        for spans in [&bc, &ba] {
-            let (reference, m0, mean, c2, c3) = accumulate(spans, None).to_parts();
+        summary.push(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &bi.depth[r]);
+        let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
+        summary.instants(&trace.instants.time_ns[a..z]);
+        summary.message_ends(&comms.ends[k]);
+        let (mut bins, accumulators) = summary.finish(trace.span_ns);
+        for acc in accumulators {
+            let (reference, m0, mean, c2, c3) = acc.to_parts();
             moments.signed(reference);
             moments.varint(m0);
             moments.varint(mean.to_bits());
             moments.varint(c2.to_bits());
             moments.varint(c3.to_bits());
         }
-        let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
-        let input = LocationInput {
-            region: &bi.region[r.clone()],
-            start_ns: &bi.start_ns[r.clone()],
-            dur_ns: &bi.dur_ns[r.clone()],
-            depth: &bi.depth[r],
-            busy_compute: &bc,
-            busy_any: &ba,
-            instants: &trace.instants.time_ns[a..z],
-            message_ends: &comms.ends[k],
-            span_ns: trace.span_ns,
-        };
-        let mut bins = pyramid::level1(&input, levels[0].bin_ns, levels[0].bins as usize);
         for (k, _) in levels.iter().enumerate() {
             let next = if k + 1 < levels.len() { Some(bins.coarser()) } else { None };
             per_level[k].push(bins);
@@ -876,4 +942,67 @@ pub fn counter_tiles(trace: &Trace, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
         out.push(tile(TileKind::Counters, 0, 0, w as u32, idx.len() as u64, cw));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyses::moments::accumulate;
+    use crate::samples::nesting::{chunkings, nesting_trace};
+    use crate::store::pyramid::LocationInput;
+
+    #[test]
+    fn a_location_summary_in_chunks_equals_the_whole_location() {
+        let bits = |a: &MomentAccumulator| {
+            let (reference, m0, mean, c2, c3) = a.to_parts();
+            (reference, m0, mean.to_bits(), c2.to_bits(), c3.to_bits())
+        };
+        for seed in [1, 2, 3] {
+            let t = nesting_trace(seed);
+            let (iv, span) = (&t.intervals, t.span_ns);
+            let scanner = BusyScanner::new(&t, &BusyDefinition::Compute);
+            let mut whole_scanner = BusyScanner::new(&t, &BusyDefinition::Compute);
+            for (bin_ns, bins) in [(span + 1, 1), (span / 300 + 1, 256)] {
+                let mut summary = LocationSummary::new(&scanner, bin_ns, bins);
+                let mut wholes = Vec::new();
+                for (l, r) in t.location_intervals.iter().enumerate() {
+                    let (region, start, dur) = (&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r.clone()]);
+                    let depth = &iv.depth[r.clone()];
+                    let (instants, ends) = ([l as u64 * 7, span], [(span / 2, 64), (0, 8)]);
+                    let (mut compute, mut any) = (Vec::new(), Vec::new());
+                    assert!(whole_scanner.compute_and_any(region, start, dur, &mut compute, &mut any));
+                    let input = LocationInput {
+                        region,
+                        start_ns: start,
+                        dur_ns: dur,
+                        depth,
+                        busy_compute: &compute,
+                        busy_any: &any,
+                        instants: &instants,
+                        message_ends: &ends,
+                        span_ns: span,
+                    };
+                    let whole = (pyramid::level1(&input, bin_ns, bins), bits(&accumulate(&compute, None)));
+                    let whole_any = bits(&accumulate(&any, None));
+                    for cuts in chunkings(r.len(), seed) {
+                        for c in &cuts {
+                            summary.push(&region[c.clone()], &start[c.clone()], &dur[c.clone()], &depth[c.clone()]);
+                        }
+                        summary.instants(&instants);
+                        summary.message_ends(&ends);
+                        let (level1, [compute, any]) = summary.finish(span);
+                        let n = cuts.iter().map(|c| c.len()).max();
+                        assert_eq!(
+                            (&level1, bits(&compute)),
+                            (&whole.0, whole.1),
+                            "location {l}, chunks of up to {n:?}"
+                        );
+                        assert_eq!(bits(&any), whole_any, "location {l}, chunks of up to {n:?}");
+                    }
+                    wholes.push(whole);
+                }
+                assert!(wholes.iter().any(|w| w.1 .4 != 0), "some location has every moment");
+            }
+        }
+    }
 }

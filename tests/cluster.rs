@@ -185,10 +185,14 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
                 // Locations nested whole, and in prefixes of 7 intervals (the region totals of every
                 // location, a part's fingerprint, then counted as durations are fixed up); their intervals
                 // kept as columns for pass 2 (held 0: the default share) or spilled (held 1 byte).
-                // Messages sorted whole, or in runs of 300 bytes (five messages) merged.
-                for (event_buffer, held, runs) in [(0, 0, 0), (7, 0, 300), (0, 1, 300), (7, 1, 0)] {
+                // Messages sorted whole, or in runs of 300 bytes (five messages) merged. The shard's blocks
+                // tiled whole, or by time range (ranges of 50 intervals, `store::ranged`).
+                for (event_buffer, held, runs, range) in
+                    [(0, 0, 0, 0), (7, 0, 300, 0), (0, 1, 300, 0), (7, 1, 0, 0), (0, 0, 0, 50), (7, 1, 300, 50)]
+                {
                     let what = format!(
-                        "OTF2, blocks of {block}, shard {k}/{n}, buffer {event_buffer}, held {held}, runs {runs}"
+                        "OTF2, blocks of {block}, shard {k}/{n}, buffer {event_buffer}, held {held}, runs {runs}, \
+                         ranges of {range}"
                     );
                     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
                     let so = StreamOptions {
@@ -198,6 +202,7 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
                         shard: Some(shard),
                         held,
                         runs,
+                        range_intervals: range,
                     };
                     let stream = open_stream("traces.otf2", &files).unwrap();
                     let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).unwrap();
@@ -207,7 +212,10 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
                     let mine = (blocks.start * block).min(nl)..(blocks.end * block).min(nl);
                     for l in 0..nl {
                         let spilled = spill.parts.get(l as usize).is_some_and(|p| !p.is_empty());
-                        let expect = held == 1 && (k == 0 || mine.contains(&l));
+                        // (Ranges are read from the spill: the columns held go there first, when the shard
+                        // tiles a block.)
+                        let ranged = range > 0 && !blocks.is_empty();
+                        let expect = (held == 1 || ranged) && (k == 0 || mine.contains(&l));
                         assert_eq!(spilled, expect, "{what}: location {l} spilled");
                     }
                 }
@@ -218,6 +226,7 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
                     shard: Some(shard),
                     held: 0,
                     runs: 0,
+                    range_intervals: 0,
                 };
                 let what = format!("Chrome JSON, blocks of {block}, shard {k}/{n}");
                 let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());

@@ -112,6 +112,7 @@ fn generated_metrics_match_the_official_reader_and_reach_the_store() {
         shard: None,
         held: 0,
         runs: 0,
+        range_intervals: 0,
     };
     let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
     assert_eq!(done.manifest.counts.counter_samples, n as u64);

@@ -42,7 +42,15 @@ fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOpt
         if let Some(share) = ends {
             stream.spill_ends(Box::new(MemorySpill::default()), share);
         }
-        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held, runs };
+        let so = StreamOptions {
+            build: o.clone(),
+            memory: 1 << 30,
+            event_buffer,
+            shard: None,
+            held,
+            runs,
+            range_intervals: 0,
+        };
         let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
         let spilled = done.spill_bytes > 0;
         let what = format!(
@@ -89,6 +97,53 @@ fn streamed_store_equals_the_whole_build_on_generated_archives() {
     }
 }
 
+/// Stream-index `files` tiling every block by time range, at most `range` intervals a range (a block too
+/// long for its share of `--memory` is tiled so: `store::ranged`), and compare with the whole-trace build.
+fn assert_ranged_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOptions, range: u64) {
+    let whole: BuiltStore = build(&read_archive(name, files).expect("archive reads"), o);
+    // Columns held then spilled for the ranges, or spilled as read; whole locations or prefixes of 7
+    // intervals (segments with fix-ups); messages in memory or in runs.
+    for (event_buffer, held, runs) in [(0, 0, 0), (7, 1, 200)] {
+        let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
+        let stream = open_stream(name, files).expect("archive opens");
+        let so = StreamOptions {
+            build: o.clone(),
+            memory: 1 << 30,
+            event_buffer,
+            shard: None,
+            held,
+            runs,
+            range_intervals: range,
+        };
+        let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
+        let what = format!("{name} by ranges of {range} ({event_buffer} intervals, held {held}, runs {runs})");
+        assert_eq!(done.ranged_blocks, whole.manifest.tiling.blocks as usize, "{what}: blocks tiled by range");
+        assert_same_store(&what, &whole, done, sink);
+    }
+}
+
+/// Tiled range by range, a block gives the tiles it gives whole: intervals open across many ranges (each
+/// rank's main region spans the run), messages in flight and collectives running at a range's start, the
+/// summaries and moments fed a range at a time; ranges of one interval (every window its own range), a few,
+/// and many; blocks of one location and of several; one and two tasks.
+#[test]
+fn ranged_store_equals_the_whole_build_on_generated_archives() {
+    for (cfg, block, tile) in [
+        (GenConfig { threads: 2, ..GenConfig::new(3, 20_000) }, 1, 300),
+        (GenConfig { threads: 2, ..GenConfig::new(3, 20_000) }, 4, 500),
+        (GenConfig::new(4, 30_000), 64, 1_000),
+    ] {
+        let (files, _) = archive(&cfg);
+        for range in [1, 7, 300, 5_000] {
+            for threads in [1, 2] {
+                let o =
+                    BuildOptions { block_locations: block, tile_intervals: tile, threads, ..BuildOptions::default() };
+                assert_ranged_equals_build("traces.otf2", &files, &o, range);
+            }
+        }
+    }
+}
+
 #[test]
 fn streamed_store_equals_the_whole_build_on_damaged_archives() {
     // Cut event files: truncation warnings, unclosed regions, unmatched message ends, as the reader has them.
@@ -104,6 +159,12 @@ fn streamed_store_equals_the_whole_build_on_damaged_archives() {
     let t = read_archive("traces.otf2", &cut).unwrap();
     assert!(t.warnings.total() > 0, "the cut archive has warnings");
     assert_stream_equals_build("traces.otf2", &cut, &BuildOptions { block_locations: 3, ..BuildOptions::default() });
+    assert_ranged_equals_build(
+        "traces.otf2",
+        &cut,
+        &BuildOptions { block_locations: 3, ..BuildOptions::default() },
+        50,
+    );
 }
 
 #[test]
@@ -122,6 +183,7 @@ fn streamed_store_equals_the_whole_build_on_real_archives() {
             BuildOptions { block_locations: 5, tile_intervals: 1_000, threads: 2, ..BuildOptions::default() },
         ] {
             assert_stream_equals_build(&name, &files, &o);
+            assert_ranged_equals_build(&name, &files, &o, 1_000);
         }
     }
 }
@@ -153,7 +215,15 @@ fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
     for (event_buffer, expect_whole) in [(0, true), (7, false)] {
         let sink = MemorySink::default();
         let stream = open_stream("traces.otf2", &files).unwrap();
-        let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer, shard: None, held: 0, runs: 0 };
+        let so = StreamOptions {
+            build: o.clone(),
+            memory: 1 << 30,
+            event_buffer,
+            shard: None,
+            held: 0,
+            runs: 0,
+            range_intervals: 0,
+        };
         match index_otf2(stream, &so, &mut MemorySpill::default(), &sink, &|_| {}) {
             Ok(done) if expect_whole => assert_same_store("times going back", &whole, done, sink),
             Err(IndexError::NotStreamable(m)) if !expect_whole => assert!(m.contains("1.evt"), "{m}"),
@@ -178,6 +248,7 @@ fn message_ends_past_the_memory_are_refused_while_reading() {
             shard: None,
             held: 0,
             runs: 0,
+            range_intervals: 0,
         };
         let stream = open_stream("traces.otf2", &files).unwrap();
         match index_otf2(stream, &so, &mut MemorySpill::default(), &MemorySink::default(), &|_| {}) {
@@ -198,7 +269,7 @@ fn message_ends_past_the_memory_are_refused_while_reading() {
 /// collective rows they make (sorted and spilled as they are matched, `store::comms`). Under 7 MB (1 MB of it
 /// the read's window), 25,000 sends and receives held to be matched are refused while reading (they need
 /// about 7.5 MB); spilled past 64 KiB, they are matched and the index goes on to its second pass (refused
-/// there: a block of one location needs more).
+/// there: the spill, in memory here, leaves too little for even a range of the block's windows).
 #[test]
 fn message_ends_spilled_pass_the_first_pass_under_a_memory_that_refuses_them_held() {
     use weft::store::stream::IndexError;
@@ -211,6 +282,7 @@ fn message_ends_spilled_pass_the_first_pass_under_a_memory_that_refuses_them_hel
         shard: None,
         held: 0,
         runs: 0,
+        range_intervals: 0,
     };
     for spilled in [false, true] {
         let mut stream = open_stream("traces.otf2", &files).unwrap();
@@ -219,7 +291,12 @@ fn message_ends_spilled_pass_the_first_pass_under_a_memory_that_refuses_them_hel
         }
         match index_otf2(stream, &so, &mut MemorySpill::default(), &MemorySink::default(), &|_| {}) {
             Err(IndexError::Memory(m)) if !spilled => assert!(m.starts_with("reading location "), "{m}"),
-            Err(IndexError::Memory(m)) if spilled => assert!(m.starts_with("the busiest block"), "{m}"),
+            Err(IndexError::Memory(m)) if spilled => {
+                assert!(
+                    m.starts_with("block 0 (2 locations) needs about") && m.contains("a range of its windows"),
+                    "{m}"
+                )
+            }
             Err(e) => panic!("spilled {spilled}: {e}"),
             Ok(_) => panic!("spilled {spilled}: indexed within 7 MB"),
         }
@@ -350,18 +427,16 @@ fn weft_index_streams_messages_within_its_memory_bound() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// The first pass holds its memory bound whatever a location's length (issue #17): `weft index` on two
-/// long locations (1.5 M events each, event files of ~18 MB, 0.75 M intervals each) under `--memory 40M`
-/// reads, nests, matches and spills every location, then refuses the second pass (one location's block
-/// needs ~58 MB to tile), its peak resident memory under `--memory` plus the fixed overhead. A first pass
-/// that read an event file whole and held a location's intervals (raw and nested, two locations at once
-/// with two threads) refused up front ("its largest event file (18 MB) needs about 93 MB to read"), and
-/// peaked at 97 MB in its first pass when let run (`--memory 100M`, release build, 8f3242c). Under
-/// `--memory 64M` the same trace is indexed, one block at a time, within the bound: the block task's
-/// estimate (`stream::block_bytes`) is near what it holds (it was 160 bytes an interval, ~115 MB here, and
-/// refused it).
+/// `weft index` holds its memory bound whatever a location's length (issue #17): two long locations (1.5 M
+/// events each, event files of ~18 MB, 0.75 M intervals each) under `--memory 40M` are read, nested,
+/// matched and spilled, then each tiled by time range (a location's block tiled whole needs ~56 MB: it was
+/// refused, "a location is tiled whole", before `store::ranged`), the store equal to the whole build's and
+/// the peak resident memory under `--memory` plus the fixed overhead. A first pass that read an event file
+/// whole and held a location's intervals peaked at 97 MB in its first pass (`--memory 100M`, 8f3242c).
+/// Under 24M a range of one window (~150,000 intervals here) does not fit two tasks' shares: refused, after
+/// the first pass within the bound, with the `--memory` that fits it, and that much is enough.
 #[test]
-fn weft_index_first_pass_holds_its_memory_bound_on_long_locations() {
+fn weft_index_holds_its_memory_bound_on_long_locations() {
     let base = std::env::temp_dir().join(format!("weft-store-stream-long-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     let (files, counts) = archive(&GenConfig::new(2, 3_000_000));
@@ -376,15 +451,20 @@ fn weft_index_first_pass_holds_its_memory_bound_on_long_locations() {
     let store = base.join("store");
     let out = weft_index(&trace_dir, &store, &["--threads", "2", "--block", "1", "--memory", "40M"]);
     let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(!out.status.success(), "{text}");
-    // Refused in the second pass (the first read, nested, matched and spilled every location).
-    assert!(err.contains("the busiest block of 1 locations needs about"), "{err}");
+    assert!(out.status.success(), "{err}");
+    assert!(text.contains("2 tiled by time range"), "{text}");
     let peak = peak_mb(&text);
-    assert!(peak <= 40 + 24, "peak {peak} MB with --memory 40M ({} events):\n{text}\n{err}", counts.events());
-    // It says how much memory a location tiled whole takes, and that much is enough.
+    assert!(peak <= 40 + 24, "peak {peak} MB with --memory 40M ({} events):\n{text}", counts.events());
+    assert_folder_is(&store, &whole);
+    let out = weft_index(&trace_dir, &store, &["--threads", "2", "--block", "1", "--memory", "24M"]);
+    let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{text}");
+    assert!(err.contains("window 0 of block 0 holds"), "{err}");
+    let peak = peak_mb(&text);
+    assert!(peak <= 24 + 24, "peak {peak} MB with --memory 24M:\n{text}\n{err}");
     let advised = err.split("use --memory ").nth(1).and_then(|r| r.split('M').next()).map(str::to_string);
     let advised = advised.unwrap_or_else(|| panic!("no --memory advised: {err}"));
-    assert!(advised.parse::<u64>().is_ok_and(|m| m > 40), "{err}");
+    assert!(advised.parse::<u64>().is_ok_and(|m| m > 24), "{err}");
     let memory = format!("{advised}M");
     let out = weft_index(&trace_dir, &store, &["--threads", "2", "--block", "1", "--memory", &memory]);
     let (text, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -397,12 +477,21 @@ fn weft_index_first_pass_holds_its_memory_bound_on_long_locations() {
 
 /// Index Chrome JSON `bytes` in chunks of `chunk` bytes, spilling every `buffer` records, and compare with
 /// the whole read's build.
-fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk: usize, buffer: usize) {
+/// `range`: tile every block by time range, at most that many intervals a range (0: whole).
+fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk: usize, buffer: usize, range: u64) {
     let whole = build(&weft::readers::chrome::read_without_args(name, bytes).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
     // Pages of the blocks' messages and of the particle runs as small as they go (1 KiB) with a small buffer.
     let runs = buffer as u64 * 100;
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0, runs };
+    let so = StreamOptions {
+        build: o.clone(),
+        memory: 1 << 30,
+        event_buffer: buffer,
+        shard: None,
+        held: 0,
+        runs,
+        range_intervals: range,
+    };
     let done = index_chrome(
         name,
         &mut &bytes[..],
@@ -423,13 +512,14 @@ fn chunked_chrome_store_equals_the_whole_build_on_generated_traces() {
     let sample = ChromeSample { ranks: 3, threads_per_rank: 2, iterations: 12, ..ChromeSample::builtin() };
     let kineto = KinetoSample { launches: 40, ..KinetoSample::default() };
     for (what, bytes) in [("sample.json", sample.generate()), ("kineto.json", kineto.generate())] {
-        for (chunk, buffer, block, tile) in
-            [(1, 1, 64, 1 << 18), (7, 3, 1, 200), (4096, 0, 2, 1_000), (1 << 20, 1_000, 3, 50)]
+        // The last two also tiled by time range (ranges of 5 and 40 intervals).
+        for (chunk, buffer, block, tile, range) in
+            [(1, 1, 64, 1 << 18, 0), (7, 3, 1, 200, 0), (4096, 0, 2, 1_000, 5), (1 << 20, 1_000, 3, 50, 40)]
         {
             for threads in [1, 2] {
                 let o =
                     BuildOptions { block_locations: block, tile_intervals: tile, threads, ..BuildOptions::default() };
-                assert_chrome_equals_build(what, &bytes, &o, chunk, buffer);
+                assert_chrome_equals_build(what, &bytes, &o, chunk, buffer, range);
             }
         }
     }
@@ -456,7 +546,7 @@ fn chunked_chrome_store_equals_the_whole_build_on_real_traces() {
                 (1, BuildOptions::default()),
                 (0, BuildOptions { block_locations: 2, tile_intervals: 100, threads: 2, ..BuildOptions::default() }),
             ] {
-                assert_chrome_equals_build(&name, &bytes, &o, chunk, buffer);
+                assert_chrome_equals_build(&name, &bytes, &o, chunk, buffer, 0);
             }
         }
         indexed += 1;
@@ -501,12 +591,21 @@ fn assert_paraver_equals_build(
     o: &BuildOptions,
     chunk: usize,
     buffer: usize,
+    range: u64,
 ) {
     let whole = build(&weft::readers::paraver::read(name, prv, pcf, row).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
     // Pages of the blocks' messages and of the particle runs as small as they go (1 KiB) with a small buffer.
     let runs = buffer as u64 * 100;
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: buffer, shard: None, held: 0, runs };
+    let so = StreamOptions {
+        build: o.clone(),
+        memory: 1 << 30,
+        event_buffer: buffer,
+        shard: None,
+        held: 0,
+        runs,
+        range_intervals: range,
+    };
     let events = Box::new(MemorySpill::default());
     let done =
         index_paraver(name, &mut &prv[..], chunk, 0, pcf, row, &Vec::new, events, &so, &mut spill, &sink, &|_| {})
@@ -524,13 +623,14 @@ fn chunked_paraver_store_equals_the_whole_build() {
     );
     for (prv, names) in [(&p.prv, true), (&p.prv, false), (&damaged, true)] {
         let (pcf, row) = if names { (Some(&p.pcf[..]), Some(&p.row[..])) } else { (None, None) };
-        for (chunk, buffer, block, tile) in
-            [(1, 1, 64, 1 << 18), (13, 5, 1, 100), (4096, 0, 2, 1_000), (1 << 20, 7, 3, 50)]
+        // The last two also tiled by time range (ranges of 3 and 60 intervals).
+        for (chunk, buffer, block, tile, range) in
+            [(1, 1, 64, 1 << 18, 0), (13, 5, 1, 100, 0), (4096, 0, 2, 1_000, 3), (1 << 20, 7, 3, 50, 60)]
         {
             for threads in [1, 2] {
                 let o =
                     BuildOptions { block_locations: block, tile_intervals: tile, threads, ..BuildOptions::default() };
-                assert_paraver_equals_build("t.prv", prv, pcf, row, &o, chunk, buffer);
+                assert_paraver_equals_build("t.prv", prv, pcf, row, &o, chunk, buffer, range);
             }
         }
     }
@@ -553,7 +653,7 @@ fn chunked_paraver_store_equals_the_whole_build_on_real_traces() {
                 (1, BuildOptions::default()),
                 (0, BuildOptions { block_locations: 2, tile_intervals: 100, threads: 2, ..BuildOptions::default() }),
             ] {
-                assert_paraver_equals_build(&name, &prv, pcf.as_deref(), row.as_deref(), &o, chunk, buffer);
+                assert_paraver_equals_build(&name, &prv, pcf.as_deref(), row.as_deref(), &o, chunk, buffer, 0);
             }
         }
     }
@@ -653,7 +753,15 @@ fn chunked_index_of_cut_and_damaged_traces_follows_the_reader() {
     let chrome = ChromeSample { ranks: 2, threads_per_rank: 2, iterations: 6, ..ChromeSample::builtin() }.generate();
     let p = ParaverSample { tasks: 2, threads_per_task: 2, iterations: 4, ..Default::default() }.generate();
     let o = BuildOptions { block_locations: 2, tile_intervals: 200, ..BuildOptions::default() };
-    let so = StreamOptions { build: o.clone(), memory: 1 << 30, event_buffer: 3, shard: None, held: 0, runs: 0 };
+    let so = StreamOptions {
+        build: o.clone(),
+        memory: 1 << 30,
+        event_buffer: 3,
+        shard: None,
+        held: 0,
+        runs: 0,
+        range_intervals: 0,
+    };
     let mut cases = 0;
     for (k, variant) in (0..24).map(|k| (k, k % 3)) {
         for (is_chrome, src) in [(true, &chrome), (false, &p.prv)] {

@@ -165,6 +165,20 @@ pub struct BlockIntervals<'a> {
     pub depth: &'a [u16],
     /// The trace's index of element 0 of the columns (particle tiles name intervals by trace index).
     pub first_index: u64,
+    /// Each element's trace index, where they are not `first_index` on (a range of a block tiled by time
+    /// range: intervals of earlier ranges still open, then the range's own).
+    pub index: Option<&'a [u64]>,
+}
+
+impl BlockIntervals<'_> {
+    /// The trace's index of element `j`.
+    #[inline]
+    pub fn trace_index(&self, j: usize) -> u64 {
+        match self.index {
+            Some(ix) => ix[j],
+            None => self.first_index + j as u64,
+        }
+    }
 }
 
 impl<'a> BlockIntervals<'a> {
@@ -179,6 +193,7 @@ impl<'a> BlockIntervals<'a> {
             dur_ns: &iv.dur_ns,
             depth: &iv.depth,
             first_index: 0,
+            index: None,
         }
     }
 }
@@ -307,7 +322,7 @@ pub fn block_particles(plan: &Plan, b: u32, bi: &BlockIntervals, nlocations: u32
         for i in bi.ranges[k].clone() {
             let region = bi.region[i].0;
             if plan.particle_region[region as usize] {
-                particles.push((bi.start_ns[i], l, bi.first_index + i as u64, region, bi.dur_ns[i]));
+                particles.push((bi.start_ns[i], l, bi.trace_index(i), region, bi.dur_ns[i]));
             }
         }
         particles.flush();
@@ -337,6 +352,7 @@ pub fn location_lanes(trace: &Trace) -> Vec<u32> {
         dur_ns: &trace.intervals.dur_ns,
         depth: &trace.intervals.depth,
         first_index: 0,
+        index: None,
     };
     block_lanes(&all)
 }
@@ -458,10 +474,37 @@ pub fn block_tiles(
     comms: &BlockComms,
     particles: &mut dyn ParticleSink,
 ) -> BlockOutput {
+    let mut region_totals = vec![(0u64, 0u64); trace.regions.len()];
+    let windows = 0..plan.tiling.windows;
+    let mut out = level0_tiles(trace, plan, b, bi, comms, windows, &[], particles, &mut region_totals);
+    out.extend(summary_and_moment_tiles(trace, plan, b, bi, comms));
+    BlockOutput { tiles: out, region_totals, particles: Vec::new() }
+}
+
+/// The level-0 tiles of block `b`'s windows `windows` (all of them, or a range of a block tiled by time
+/// range: `store::ranged`), adding the block's per-region totals to `region_totals`; its particle-view
+/// intervals go to `particles` as they are met. Location k's first `carried[k]` intervals in `bi` (none
+/// when `carried` is empty) started in earlier windows and are still open at the range's start: they are
+/// listed open in the range's windows and rebuild the regions enclosing the range's first intervals, but are
+/// neither counted nor tiled again.
+#[allow(clippy::too_many_arguments)]
+pub fn level0_tiles(
+    trace: &Trace,
+    plan: &Plan,
+    b: u32,
+    bi: &BlockIntervals,
+    comms: &BlockComms,
+    windows: Range<u32>,
+    carried: &[usize],
+    particles: &mut dyn ParticleSink,
+    region_totals: &mut [(u64, u64)],
+) -> Tiles {
     let t = &plan.tiling;
     let locs = t.block_range(b, trace.locations.len() as u32);
     let nw = t.windows as usize;
-    let mut cols: Vec<EventCols> = (0..nw).map(|_| EventCols::default()).collect();
+    let (w0, w1) = (windows.start as usize, windows.end as usize);
+    // The range's windows, `cols[w - w0]`.
+    let mut cols: Vec<EventCols> = (w0..w1).map(|_| EventCols::default()).collect();
     let mut particles = ParticlePieces { piece: Vec::with_capacity(PARTICLE_PIECE), sink: particles };
     // A location's intervals come by start, so those of one window are a run: one division per run, two
     // comparisons per interval (an interval out of order only starts a new run). An interval ending at or
@@ -472,7 +515,6 @@ pub fn block_tiles(
     let window_ns = t.window_ns.max(1);
     let last = nw.saturating_sub(1);
     let nreg = trace.regions.len();
-    let mut region_totals = vec![(0u64, 0u64); nreg];
     // Per region, how many of its intervals enclose the current one; the regions of those open.
     let (mut active, mut enclosing) = (vec![0u32; nreg], Vec::<RegionId>::new());
     for (k, l) in locs.clone().enumerate() {
@@ -480,9 +522,25 @@ pub fn block_tiles(
         for r in enclosing.drain(..) {
             active[r.index()] -= 1;
         }
-        let mut i = range.start;
+        let own = range.start + carried.get(k).copied().unwrap_or(0);
+        // Intervals of earlier ranges: open in this range's windows, enclosing its first intervals.
+        for j in range.start..own {
+            let depth = bi.depth[j] as usize;
+            while enclosing.len() > depth {
+                let r = enclosing.pop().expect("longer than depth");
+                active[r.index()] -= 1;
+            }
+            active[bi.region[j].index()] += 1;
+            enclosing.push(bi.region[j]);
+            let end = (t.window_of(bi.start_ns[j] + bi.dur_ns[j]) as usize).min(w1 - 1);
+            for c in cols.iter_mut().take((end + 1).saturating_sub(w0)) {
+                c.open.push((l - locs.start, j));
+            }
+        }
+        let mut i = own;
         while i < range.end {
             let w = t.window_of(bi.start_ns[i]) as usize;
+            debug_assert!((w0..w1).contains(&w), "an interval of the range's windows");
             let lo = w as u64 * window_ns;
             let hi = if w == last { u64::MAX } else { (w as u64 + 1).saturating_mul(window_ns) };
             let mut j = i;
@@ -506,16 +564,17 @@ pub fn block_tiles(
                 enclosing.push(bi.region[j]);
                 let end = start + dur;
                 if end >= hi {
-                    for c in &mut cols[w + 1..=t.window_of(end) as usize] {
+                    let to = (t.window_of(end) as usize).min(w1 - 1);
+                    for c in cols.iter_mut().take(to + 1 - w0).skip(w + 1 - w0) {
                         c.open.push((l - locs.start, j));
                     }
                 }
                 if plan.particle_region[region as usize] {
-                    particles.push((start, l, bi.first_index + j as u64, region, dur));
+                    particles.push((start, l, bi.trace_index(j), region, dur));
                 }
                 j += 1;
             }
-            let c = &mut cols[w];
+            let c = &mut cols[w - w0];
             c.runs.push((l - locs.start, i..j));
             c.intervals += j - i;
             i = j;
@@ -526,24 +585,34 @@ pub fn block_tiles(
     let il = &trace.instants.location;
     let (a, z) = (il.partition_point(|x| x.0 < locs.start), il.partition_point(|x| x.0 < locs.end));
     for i in a..z {
-        cols[t.window_of(trace.instants.time_ns[i]) as usize].inst.push(i as u32);
+        let w = t.window_of(trace.instants.time_ns[i]) as usize;
+        if (w0..w1).contains(&w) {
+            cols[w - w0].inst.push(i as u32);
+        }
     }
     // Messages (by send) and collectives (by start) are carried into later windows like intervals are: a
     // message while it has not arrived (received at or after the window's start), a collective row while it
     // has not ended.
-    for (i, m) in comms.messages.iter().enumerate() {
-        let w = t.window_of(m.send_ns) as usize;
-        cols[w].msg.push(i as u32);
-        for c in cols.iter_mut().take(t.window_of(m.recv_ns) as usize + 1).skip(w + 1) {
-            c.open_msg.push(i as u32);
+    let place = |from: u64,
+                 to: u64,
+                 i: u32,
+                 cols: &mut [EventCols],
+                 new: fn(&mut EventCols) -> &mut Vec<u32>,
+                 open: fn(&mut EventCols) -> &mut Vec<u32>| {
+        let w = t.window_of(from) as usize;
+        if (w0..w1).contains(&w) {
+            new(&mut cols[w - w0]).push(i);
         }
+        let to = (t.window_of(to) as usize).min(w1 - 1);
+        for c in cols.iter_mut().take((to + 1).saturating_sub(w0)).skip((w + 1).saturating_sub(w0)) {
+            open(c).push(i);
+        }
+    };
+    for (i, m) in comms.messages.iter().enumerate() {
+        place(m.send_ns, m.recv_ns, i as u32, &mut cols, |c| &mut c.msg, |c| &mut c.open_msg);
     }
     for (i, k) in comms.collectives.iter().enumerate() {
-        let w = t.window_of(k.start_ns) as usize;
-        cols[w].coll.push(i as u32);
-        for c in cols.iter_mut().take(t.window_of(k.end_ns) as usize + 1).skip(w + 1) {
-            c.open_coll.push(i as u32);
-        }
+        place(k.start_ns, k.end_ns, i as u32, &mut cols, |c| &mut c.coll, |c| &mut c.open_coll);
     }
     let mut out = Tiles::new();
     for (w, c) in cols.into_iter().enumerate() {
@@ -551,10 +620,9 @@ pub fn block_tiles(
             continue;
         }
         let payload = events_payload(trace, locs.start, &c, bi, comms);
-        out.push(tile(TileKind::Events, 0, b, w as u32, c.intervals as u64, payload));
+        out.push(tile(TileKind::Events, 0, b, (w0 + w) as u32, c.intervals as u64, payload));
     }
-    out.extend(summary_and_moment_tiles(trace, plan, b, bi, comms));
-    BlockOutput { tiles: out, region_totals, particles: Vec::new() }
+    out
 }
 
 fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockIntervals, k: &BlockComms) -> ColumnWriter {
@@ -589,7 +657,7 @@ fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockInterv
     // The records of earlier windows still open at this window's start, with their trace indices (a reader
     // of the whole trace skips them: each is stored as its start window's own).
     w.varint(c.open.len() as u64);
-    deltas(&mut w, c.open.iter().map(|&(_, j)| bi.first_index + j as u64));
+    deltas(&mut w, c.open.iter().map(|&(_, j)| bi.trace_index(j)));
     c.open.iter().for_each(|&(l, _)| w.varint(l as u64));
     c.open.iter().for_each(|&(_, j)| w.varint(bi.region[j].0 as u64));
     deltas(&mut w, c.open.iter().map(|&(_, j)| bi.start_ns[j]));
@@ -713,22 +781,37 @@ impl<'a> LocationSummary<'a> {
 
 /// Summary tiles of every level and the moments tile of block `b`.
 fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comms: &BlockComms) -> Tiles {
-    let (t, levels) = (&plan.tiling, &plan.levels);
-    let locs = t.block_range(b, trace.locations.len() as u32);
+    let levels = &plan.levels;
+    let locs = plan.tiling.block_range(b, trace.locations.len() as u32);
     let scanner = BusyScanner::new(trace, &BusyDefinition::Compute);
     let mut summary = LocationSummary::new(&scanner, levels[0].bin_ns, levels[0].bins as usize);
-    let mut moments = ColumnWriter::default();
-    moments.varint(locs.len() as u64);
-    // Per level, per location of the block, its bins.
-    let mut per_level: Vec<Vec<Bins>> = vec![Vec::new(); levels.len()];
     let il = &trace.instants.location;
-    for (k, l) in locs.clone().enumerate() {
+    let each = locs.enumerate().map(|(k, l)| {
         let r = bi.ranges[k].clone();
         summary.push(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &bi.depth[r]);
         let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
         summary.instants(&trace.instants.time_ns[a..z]);
         summary.message_ends(&comms.ends[k]);
-        let (mut bins, accumulators) = summary.finish(trace.span_ns);
+        summary.finish(trace.span_ns)
+    });
+    summary_tiles(trace, plan, b, each)
+}
+
+/// Summary tiles of every level and the moments tile of block `b` from each of its locations' level-1 bins
+/// and moments (compute, then any), in location order ([`LocationSummary::finish`]).
+pub fn summary_tiles(
+    trace: &Trace,
+    plan: &Plan,
+    b: u32,
+    locations: impl IntoIterator<Item = (Bins, [MomentAccumulator; 2])>,
+) -> Tiles {
+    let (t, levels) = (&plan.tiling, &plan.levels);
+    let locs = t.block_range(b, trace.locations.len() as u32);
+    let mut moments = ColumnWriter::default();
+    moments.varint(locs.len() as u64);
+    // Per level, per location of the block, its bins.
+    let mut per_level: Vec<Vec<Bins>> = vec![Vec::new(); levels.len()];
+    for (mut bins, accumulators) in locations {
         for acc in accumulators {
             let (reference, m0, mean, c2, c3) = acc.to_parts();
             moments.signed(reference);

@@ -245,6 +245,40 @@ const SENT_BYTES: usize = 1 + 8 + 1 + 4 + 4 + 8 + 8 + 8 + 4 + 4;
 const END_BYTES: usize = 1 + 4 + 8 + 8;
 const ROW_BYTES: usize = 1 + 8 + 4 * 5 + 8 * 4;
 
+/// Bytes of a block file read at a time by [`CommSpill::block_windows`].
+pub const COMM_PIECE: usize = 1 << 20;
+
+/// A sent message's record of a block file (after its tag).
+fn sent_row(r: &[u8]) -> MessageRow {
+    MessageRow {
+        index: u64_at(r, 0),
+        kind: r[8],
+        sender: u32_at(r, 9),
+        receiver: u32_at(r, 13),
+        send_ns: u64_at(r, 17),
+        recv_ns: u64_at(r, 25),
+        size_bytes: u64_at(r, 33),
+        tag: u32_at(r, 41),
+        name: u32_at(r, 45),
+    }
+}
+
+/// A collective row's record of a block file (after its tag).
+fn collective_file_row(r: &[u8]) -> CollectiveRow {
+    CollectiveRow {
+        index: u64_at(r, 0),
+        operation: u32_at(r, 8),
+        location: u32_at(r, 12),
+        region: u32_at(r, 16),
+        communicator: u32_at(r, 20),
+        root: u32_at(r, 24),
+        start_ns: u64_at(r, 28),
+        end_ns: u64_at(r, 36),
+        bytes_sent: u64_at(r, 44),
+        bytes_received: u64_at(r, 52),
+    }
+}
+
 /// A streamed index's messages and collective rows, in the spill: sorted runs of the messages as they are
 /// matched, then every block's file (module doc).
 pub struct CommSpill {
@@ -541,18 +575,7 @@ impl CommSpill {
             let rest = &bytes[at..];
             match rest[0] {
                 0 if rest.len() >= SENT_BYTES => {
-                    let r = &rest[1..];
-                    let m = MessageRow {
-                        index: u64_at(r, 0),
-                        kind: r[8],
-                        sender: u32_at(r, 9),
-                        receiver: u32_at(r, 13),
-                        send_ns: u64_at(r, 17),
-                        recv_ns: u64_at(r, 25),
-                        size_bytes: u64_at(r, 33),
-                        tag: u32_at(r, 41),
-                        name: u32_at(r, 45),
-                    };
+                    let m = sent_row(&rest[1..]);
                     end(&mut out, m.sender, m.send_ns, m.size_bytes).map_err(|_| damaged(at))?;
                     if locs.contains(&m.receiver) {
                         end(&mut out, m.receiver, m.recv_ns, m.size_bytes).map_err(|_| damaged(at))?;
@@ -567,25 +590,95 @@ impl CommSpill {
                     at += END_BYTES;
                 }
                 2 if rest.len() >= ROW_BYTES => {
-                    let r = &rest[1..];
-                    out.collectives.push(CollectiveRow {
-                        index: u64_at(r, 0),
-                        operation: u32_at(r, 8),
-                        location: u32_at(r, 12),
-                        region: u32_at(r, 16),
-                        communicator: u32_at(r, 20),
-                        root: u32_at(r, 24),
-                        start_ns: u64_at(r, 28),
-                        end_ns: u64_at(r, 36),
-                        bytes_sent: u64_at(r, 44),
-                        bytes_received: u64_at(r, 52),
-                    });
+                    out.collectives.push(collective_file_row(&rest[1..]));
                     at += ROW_BYTES;
                 }
                 _ => return Err(damaged(at)),
             }
         }
         if (out.messages.len() as u64 + ends, out.collectives.len() as u64) != (m, c) {
+            return Err(format!("the spilled messages of block {b} are cut short"));
+        }
+        Ok(out)
+    }
+
+    /// Block `b`'s communication that the windows `windows` of `t` need, read through its file a piece at a
+    /// time (a block tiled by time range, `ranged`): the messages sent in those windows or still in flight at
+    /// their first one's start, the collective rows starting in them or still running then (each in the
+    /// file's order, as [`block`](Self::block) lists them), and the message ends falling in them.
+    pub fn block_windows(
+        &self,
+        b: u32,
+        locs: Range<u32>,
+        spill: &dyn Spill,
+        t: &super::manifest::Tiling,
+        windows: Range<u32>,
+    ) -> Result<BlockComms, String> {
+        let mut out = BlockComms { ends: vec![Vec::new(); locs.len()], ..Default::default() };
+        let Some(&(key, _)) = self.files.get(b as usize).filter(|f| f.0 != usize::MAX) else { return Ok(out) };
+        let (m, c) = self.records[b as usize];
+        let damaged = |at: u64| format!("the spilled messages of block {b} are damaged at byte {at}");
+        let within = |ns: u64| windows.contains(&t.window_of(ns));
+        // Reaches into the range: starts in it, or before it and lasts into it.
+        let reaches = |from: u64, to: u64| {
+            let w = t.window_of(from);
+            windows.contains(&w) || (w < windows.start && t.window_of(to) >= windows.start)
+        };
+        let end = |out: &mut BlockComms, l: u32, ns: u64, bytes: u64| -> Result<(), ()> {
+            let k = l.checked_sub(locs.start).filter(|&k| (k as usize) < out.ends.len()).ok_or(())?;
+            if within(ns) {
+                out.ends[k as usize].push((ns, bytes));
+            }
+            Ok(())
+        };
+        let (mut buf, mut next, mut done, mut base) = (Vec::<u8>::new(), 0u64, false, 0u64);
+        let (mut at, mut records, mut rows) = (0usize, 0u64, 0u64);
+        loop {
+            if buf.len() - at < SENT_BYTES.max(ROW_BYTES) && !done {
+                buf.drain(..at);
+                base += at as u64;
+                at = 0;
+                let more = spill.get_from(key, next, COMM_PIECE)?;
+                done = more.len() < COMM_PIECE;
+                next += more.len() as u64;
+                buf.extend_from_slice(&more);
+            }
+            if at == buf.len() {
+                break;
+            }
+            let rest = &buf[at..];
+            match rest[0] {
+                0 if rest.len() >= SENT_BYTES => {
+                    let msg = sent_row(&rest[1..]);
+                    end(&mut out, msg.sender, msg.send_ns, msg.size_bytes).map_err(|_| damaged(base + at as u64))?;
+                    if locs.contains(&msg.receiver) {
+                        end(&mut out, msg.receiver, msg.recv_ns, msg.size_bytes)
+                            .map_err(|_| damaged(base + at as u64))?;
+                    }
+                    if reaches(msg.send_ns, msg.recv_ns) {
+                        out.messages.push(msg);
+                    }
+                    records += 1;
+                    at += SENT_BYTES;
+                }
+                1 if rest.len() >= END_BYTES => {
+                    let r = &rest[1..];
+                    end(&mut out, u32_at(r, 0), u64_at(r, 4), u64_at(r, 12)).map_err(|_| damaged(base + at as u64))?;
+                    records += 1;
+                    at += END_BYTES;
+                }
+                2 if rest.len() >= ROW_BYTES => {
+                    let row = collective_file_row(&rest[1..]);
+                    if reaches(row.start_ns, row.end_ns) {
+                        out.collectives.push(row);
+                    }
+                    rows += 1;
+                    at += ROW_BYTES;
+                }
+                _ => return Err(damaged(base + at as u64)),
+            }
+        }
+        if (records, rows) != (m, c) {
             return Err(format!("the spilled messages of block {b} are cut short"));
         }
         Ok(out)

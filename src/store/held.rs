@@ -131,6 +131,7 @@ impl HeldColumns {
             dur_ns: &self.dur_ns,
             depth: &self.depth,
             first_index: first_index.checked_sub(at)?,
+            index: None,
         })
     }
 }

@@ -34,6 +34,7 @@ mod nest;
 pub mod partition;
 pub mod pyramid;
 pub mod query;
+mod ranged;
 pub mod read;
 mod runs;
 pub mod stream;

@@ -42,11 +42,12 @@ use super::build::{
     BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
-use super::comms::{self, message_row, BlockCommBytes, CollectiveRow, CommSpill, RawMessage};
+use super::comms::{self, message_row, BlockCommBytes, BlockComms, CollectiveRow, CommSpill, RawMessage};
 use super::held::HeldColumns;
 use super::manifest::{Manifest, TileEntry};
 use super::nest::{encode_segment, nest, nest_into, LocationNest, Nested, RegionTotals};
 use super::partition::{part_manifest, PartManifest, Shard};
+use super::ranged::{most_intervals, RangedBlock};
 use super::runs::{Keys, Runs};
 use crate::model::{RegionId, Trace, WarningKind};
 use crate::readers::otf2::{Held, IntervalTaker, Otf2Stream};
@@ -64,6 +65,13 @@ pub trait Spill: Send + Sync {
     fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String>;
     /// Location `k`'s bytes, every segment put in order.
     fn get(&self, k: usize) -> Result<Vec<u8>, String>;
+    /// At most `max` of key `k`'s bytes from byte `at` on (fewer only at its end): a block tiled by time
+    /// range reads its locations and its communication file a piece at a time (`ranged`).
+    fn get_from(&self, k: usize, at: u64, max: usize) -> Result<Vec<u8>, String> {
+        let all = self.get(k)?;
+        let a = (at as usize).min(all.len());
+        Ok(all[a..(a + max).min(all.len())].to_vec())
+    }
     /// Bytes the spill holds in memory (pass 2 tiles within `memory` less these).
     fn held(&self) -> u64 {
         0
@@ -95,6 +103,11 @@ impl Spill for MemorySpill {
     }
     fn get(&self, k: usize) -> Result<Vec<u8>, String> {
         Ok(self.parts.get(k).cloned().unwrap_or_default())
+    }
+    fn get_from(&self, k: usize, at: u64, max: usize) -> Result<Vec<u8>, String> {
+        let all = self.parts.get(k).map_or(&[][..], |p| p.as_slice());
+        let a = (at as usize).min(all.len());
+        Ok(all[a..(a + max).min(all.len())].to_vec())
     }
     fn held(&self) -> u64 {
         self.parts.iter().map(|p| p.len() as u64).sum()
@@ -139,6 +152,9 @@ pub struct StreamOptions {
     /// pages the blocks' messages and particle runs are written in, over the blocks (`comms`, `runs`); 0:
     /// a sixteenth of `memory`.
     pub runs: u64,
+    /// Tile every block by time range (`ranged`), at most this many intervals a range (tests reach every
+    /// range boundary with a few); 0: only a block over its task's share of `memory`, in ranges sized by it.
+    pub range_intervals: u64,
 }
 
 impl StreamOptions {
@@ -211,6 +227,8 @@ pub struct Indexed {
     pub blocks_in_flight: usize,
     /// What the busiest block task was estimated to hold ([`block_bytes`]), which sets how many run at once.
     pub busiest_block_bytes: u64,
+    /// Blocks tiled by time range (over their task's share of `memory`: `ranged`).
+    pub ranged_blocks: usize,
 }
 
 /// Bytes of an interval in a block's columns read back from the spill (region 4, start 8, duration 8,
@@ -289,6 +307,7 @@ impl BlockColumns {
             dur_ns: &self.dur_ns,
             depth: &self.depth,
             first_index,
+            index: None,
         }
     }
 }
@@ -1010,14 +1029,11 @@ fn tile(
     // rows.
     let bins = SummaryBytes::of(&plan);
     let run_len = particle_run_len(o.memory);
-    let busiest = own
-        .clone()
-        .map(|b| {
-            let locations = t.block_range(b as u32, n as u32).len() as u64;
-            block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
-        })
-        .max()
-        .unwrap_or(0);
+    let whole_bytes = |b: usize| {
+        let locations = t.block_range(b as u32, n as u32).len() as u64;
+        block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
+    };
+    let busiest = own.clone().map(whole_bytes).max().unwrap_or(0);
     let (runs_share, with_particles) = (o.runs(), o.shard.is_none_or(|s| s.particles()));
     let kept = skel_bytes(&skel) + comms.held() + if with_particles { runs_share } else { 0 };
     let mut fixed = kept + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
@@ -1029,33 +1045,58 @@ fn tile(
             fixed = kept + spill.held();
         }
     }
-    drop(w);
     let room = o.memory.saturating_sub(fixed);
-    if busiest > room {
-        // A block of one location is tiled whole: only more memory helps. What it takes: the block and what
-        // is held besides, with the particles' share of memory (a sixteenth of it by default) grown with it.
-        let advice = match t.block_locations {
-            1 => {
-                let besides = fixed - if with_particles { runs_share } else { 0 };
-                let need = match (with_particles, o.runs) {
-                    (true, 0) => (busiest + besides) * RUNS_SHARE / (RUNS_SHARE - 1),
-                    (true, _) => busiest + besides + runs_share,
-                    (false, _) => busiest + besides,
-                };
-                format!("use --memory {}M or more: a location is tiled whole", need.div_ceil(1 << 20))
-            }
-            _ => "use a smaller --block or more --memory".to_string(),
+    // Blocks that fit whole are tiled whole, as many at once as fit; when the busiest does not fit, a task
+    // per thread, each within its share, and a block over its share is tiled by time range (`ranged`), a
+    // range of windows within the share at a time.
+    let (in_flight, share) = match busiest <= room {
+        true => (o.build.threads.clamp(1, tiled.max(1)).min((room / busiest.max(1)).max(1) as usize), room),
+        false => {
+            let in_flight = o.build.threads.clamp(1, tiled.max(1));
+            (in_flight, room / in_flight as u64)
+        }
+    };
+    // Per block tiled: None whole, else the most intervals a range of it holds.
+    let mut ranged: Vec<Option<u64>> = vec![None; tiled];
+    for (k, b) in own.clone().enumerate() {
+        if o.range_intervals > 0 {
+            ranged[k] = Some(o.range_intervals);
+            continue;
+        }
+        if whole_bytes(b) <= share {
+            continue;
+        }
+        let locations = t.block_range(b as u32, n as u32).len() as u64;
+        let most = |share: u64| {
+            let particles = particle_run_bytes(if with_particles { run_len } else { 0 });
+            most_intervals(share, block_counts[b], locations, t.windows as u64, bins, comms.block_bytes(b), particles)
         };
-        return Err(IndexError::Memory(format!(
-            "the busiest block of {} locations needs about {} MB to tile, over --memory {} MB less {} MB for the \
-             definitions, messages and the spill held ({advice})",
-            t.block_locations,
-            busiest >> 20,
-            o.memory >> 20,
-            fixed >> 20
-        )));
+        match most(share) {
+            Some(m) => ranged[k] = Some(m),
+            None => {
+                // Not even a range of a thousand intervals fits beside a location's summaries: what would.
+                let need = (share..).step_by(1 << 20).take(1 << 16).find(|&s| most(s).is_some()).unwrap_or(share);
+                return Err(IndexError::Memory(format!(
+                    "block {b} ({locations} locations) needs about {} MB to tile even a range of its windows, \
+                     over --memory {} MB less {} MB for the definitions, messages and the spill held{} (use \
+                     more --memory{})",
+                    need >> 20,
+                    o.memory >> 20,
+                    fixed >> 20,
+                    if in_flight > 1 { format!(", shared by {in_flight} tasks") } else { String::new() },
+                    if t.block_locations > 1 { " or a smaller --block" } else { "" }
+                )));
+            }
+        }
     }
-    let in_flight = o.build.threads.clamp(1, tiled.max(1)).min((room / busiest.max(1)).max(1) as usize);
+    let busiest = busiest.min(share);
+    if ranged.iter().any(Option::is_some) {
+        // Ranges are read from the spill: the columns held go there first.
+        if let Some(h) = held.take() {
+            spill_bytes += h.spill(spill, None, &mut w).map_err(|e| IndexError::Io(format!("spilling: {e}")))?;
+        }
+    }
+    drop(w);
     let mut first_index = vec![0u64; blocks + 1];
     for b in 0..blocks {
         first_index[b + 1] = first_index[b] + block_counts[b];
@@ -1106,6 +1147,56 @@ fn tile(
         let (runs, keys) = &mut *r;
         runs.write(p, &mut **s, keys).map_err(|e| IndexError::Io(format!("spilling the particles: {e}")))
     };
+    // A block over its task's share, a range of windows at a time (`ranged`).
+    let tile_by_range = |b: usize, most: u64| -> Result<Out, IndexError> {
+        let locs = t.block_range(b as u32, n as u32);
+        let fetch = |key: usize, at: u64, max: usize| -> Result<Vec<u8>, String> {
+            read_spill().map_err(|e| e.to_string())?.get_from(key, at, max)
+        };
+        let comms_of = |w: std::ops::Range<u32>| -> Result<BlockComms, IndexError> {
+            comms.block_windows(b as u32, locs.clone(), &**read_spill()?, &t, w).map_err(IndexError::Io)
+        };
+        let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
+        let mut entries = Vec::new();
+        let mut put = |e: TileEntry, bytes: Vec<u8>| -> Result<(), IndexError> {
+            sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
+            entries.push(e);
+            Ok(())
+        };
+        let block = RangedBlock {
+            trace: &skel,
+            plan: &plan,
+            b: b as u32,
+            counts: &counts,
+            first_index: first_index[b],
+            most,
+            bounded: o.range_intervals == 0,
+        };
+        // A window too full for the task's share: the --memory that gives the share room for it.
+        let over = |w: u32, intervals: u64| {
+            let locations = locs.len() as u64;
+            let particles = particle_run_bytes(if with_particles { run_len } else { 0 });
+            let fits = |s: u64| {
+                most_intervals(s, block_counts[b], locations, t.windows as u64, bins, comms.block_bytes(b), particles)
+                    .is_some_and(|m| m >= intervals)
+            };
+            let step = 1u64 << 20;
+            let need = (share..).step_by(step as usize).take(1 << 20).find(|&s| fits(s)).unwrap_or(share);
+            format!(
+                "window {w} of block {b} holds {intervals} intervals, more than a range tiled within {} MB holds \
+                 (--memory {} MB less {} MB for the definitions, messages and the spill held{}): use --memory \
+                 {}M or more",
+                share >> 20,
+                o.memory >> 20,
+                fixed >> 20,
+                if in_flight > 1 { format!(", shared by {in_flight} tasks") } else { String::new() },
+                (fixed + need * in_flight as u64).div_ceil(step)
+            )
+        };
+        let out = block.tile(origin, &fetch, &over, &comms_of, &mut runs, &mut put)?;
+        runs.finish()?;
+        Ok((entries, out.region_totals, out.lanes))
+    };
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= tiled {
@@ -1113,6 +1204,9 @@ fn tile(
         }
         let b = own.start + k;
         let r = (|| -> Result<Out, IndexError> {
+            if let Some(most) = ranged[k] {
+                return tile_by_range(b, most);
+            }
             let c = read_block(b)?;
             let bi = c.intervals();
             let locs = t.block_range(b as u32, n as u32);
@@ -1216,7 +1310,16 @@ fn tile(
             (m, None)
         }
     };
-    Ok(Indexed { manifest, part, spill_bytes, runs_bytes, blocks_in_flight: in_flight, busiest_block_bytes: busiest })
+    let ranged_blocks = ranged.iter().filter(|r| r.is_some()).count();
+    Ok(Indexed {
+        manifest,
+        part,
+        spill_bytes,
+        runs_bytes,
+        blocks_in_flight: in_flight,
+        busiest_block_bytes: busiest,
+        ranged_blocks,
+    })
 }
 
 /// Particles a block task's [`ParticleRuns`] buffers before writing them as a run: a sixty-fourth of

@@ -205,12 +205,13 @@ fn index_otf2_streamed(
                 }
                 println!(
                     "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once, the busiest \
-                     estimated at {} MB)",
+                     estimated at {} MB{})",
                     started.elapsed().as_secs_f64(),
                     done.read_s,
                     done.tile_s,
                     done.in_flight,
-                    done.busiest_block_bytes >> 20
+                    done.busiest_block_bytes >> 20,
+                    by_range(done.ranged_blocks)
                 );
                 println!("spill       {} bytes (and {} of messages and particles)", done.spill_bytes, done.runs_bytes);
                 print_peak_memory();
@@ -260,7 +261,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     let mut spill = FileSpill::create(&spill_path, 0)?;
     let events = Box::new(FileSpill::create(&events_path, 0)?);
     let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options, memory, event_buffer: 0, shard, held: 0, runs: 0 };
+    let o = StreamOptions { build: options, memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
         P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
@@ -331,12 +332,13 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     }
     println!(
         "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once, the busiest estimated \
-         at {} MB)",
+         at {} MB{})",
         started.elapsed().as_secs_f64(),
         read_s,
         started.elapsed().as_secs_f64() - read_s,
         indexed.blocks_in_flight,
-        indexed.busiest_block_bytes >> 20
+        indexed.busiest_block_bytes >> 20,
+        by_range(indexed.ranged_blocks)
     );
     println!("spill       {} bytes (and {} of messages and particles)", indexed.spill_bytes, indexed.runs_bytes);
     print_peak_memory();
@@ -413,6 +415,16 @@ pub struct Streamed {
     pub tile_s: f64,
     pub in_flight: usize,
     pub busiest_block_bytes: u64,
+    pub ranged_blocks: usize,
+}
+
+/// The report's note of blocks tiled by time range (over their task's share of `--memory`).
+fn by_range(blocks: usize) -> String {
+    match blocks {
+        0 => String::new(),
+        1 => ", 1 tiled by time range".to_string(),
+        n => format!(", {n} tiled by time range"),
+    }
 }
 
 /// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
@@ -485,7 +497,8 @@ pub fn stream_into(
     // against the rest), saving its writes and reads.
     let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
     let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0 };
+    let o =
+        StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
     let t0 = Instant::now();
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
@@ -524,6 +537,7 @@ pub fn stream_into(
         tile_s: t0.elapsed().as_secs_f64() - read_s,
         in_flight: indexed.blocks_in_flight,
         busiest_block_bytes: indexed.busiest_block_bytes,
+        ranged_blocks: indexed.ranged_blocks,
     }))
 }
 
@@ -600,6 +614,35 @@ impl weft::store::stream::Spill for FileSpill {
             let to = &mut v[at..at + len as usize];
             self.file.read_exact_at(to, offset).map_err(|e| format!("{}: {e}", self.path.display()))?;
             at += len as usize;
+        }
+        Ok(v)
+    }
+    fn get_from(&self, k: usize, at: u64, max: usize) -> Result<Vec<u8>, String> {
+        use std::os::unix::fs::FileExt;
+        if let Some(mem) = &self.memory {
+            let all = mem.get(k).map_or(&[][..], |v| v.as_slice());
+            let a = (at as usize).min(all.len());
+            return Ok(all[a..(a + max).min(all.len())].to_vec());
+        }
+        // The segments overlapping [at, at + max): skip those before, read the rest of the range.
+        let segments = self.parts.get(k).map_or(&[][..], |v| v.as_slice());
+        let mut v = Vec::with_capacity(max.min(segments.iter().map(|s| s.1 as usize).sum()));
+        let mut skip = at;
+        for &(offset, len) in segments {
+            if v.len() == max {
+                break;
+            }
+            if skip >= len {
+                skip -= len;
+                continue;
+            }
+            let take = ((len - skip) as usize).min(max - v.len());
+            let from = v.len();
+            v.resize(from + take, 0);
+            self.file
+                .read_exact_at(&mut v[from..], offset + skip)
+                .map_err(|e| format!("{}: {e}", self.path.display()))?;
+            skip = 0;
         }
         Ok(v)
     }

@@ -271,6 +271,7 @@ pub struct Level1Builder {
 }
 
 impl Level1Builder {
+    /// A location's level 1 in `bins` bins of `bin_ns` (the last reaching to the end of time), nothing in yet.
     pub fn new(bin_ns: u64, bins: usize) -> Self {
         Level1Builder {
             bin_ns,

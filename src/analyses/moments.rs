@@ -41,7 +41,13 @@ impl MomentAccumulator {
         }
         let len = (end_ns as i128 - start_ns as i128) as u64;
         let lf = len as f64;
-        let centre = (start_ns as i128 - self.reference_ns as i128) as f64 + lf * 0.5;
+        // The start from the reference, rounded to f64 as any integer is (to nearest): in i64 unless the two
+        // are further apart (a 128-bit integer converts in software, a call per interval).
+        let from_reference = match start_ns.checked_sub(self.reference_ns) {
+            Some(d) => d as f64,
+            None => (start_ns as i128 - self.reference_ns as i128) as f64,
+        };
+        let centre = from_reference + lf * 0.5;
         self.combine(len, centre, lf * lf * lf / 12.0, 0.0);
     }
 

@@ -250,7 +250,7 @@ pub fn level1(input: &LocationInput, bin_ns: u64, bins: usize) -> Bins {
 /// what [`level1`] gives for the whole location, whatever the chunks.
 pub struct Level1Builder {
     bin_ns: u64,
-    /// The bins so far: the lanes' regions lane-major for the lanes with time met so far (`tallies`).
+    /// The bins so far (the lanes' regions lane-major, for the lanes met so far: one per tally).
     out: Bins,
     /// Exclusive time per region: the innermost open interval owns the time.
     dominant: Dominant,
@@ -261,10 +261,8 @@ pub struct Level1Builder {
     /// The bins of the intervals' starts and of their ends (each counts an event).
     at_start: BinOf,
     at_end: BinOf,
-    /// The lanes met so far: the deepest depth + 1, at most [`MAX_SUMMARY_LANES`] (zero-duration intervals
-    /// count: a lane may have nothing to draw).
-    lanes: usize,
-    /// Per lane up to the deepest with time met so far, its tally of its current bin.
+    /// Per lane met so far (the deepest depth + 1, at most [`MAX_SUMMARY_LANES`]; zero-duration intervals
+    /// count, so a lane may have nothing to draw), its tally of its current bin.
     tallies: Vec<LaneTally>,
     /// Per lane of `tallies`, per bin (lane-major): the time the lane covers, and that of the region with the
     /// most time in it so far.
@@ -273,6 +271,7 @@ pub struct Level1Builder {
 }
 
 impl Level1Builder {
+    /// A location's level 1 in `bins` bins of `bin_ns` (the last reaching to the end of time), nothing in yet.
     pub fn new(bin_ns: u64, bins: usize) -> Self {
         Level1Builder {
             bin_ns,
@@ -288,7 +287,6 @@ impl Level1Builder {
             cursor: 0,
             at_start: BinOf::new(bin_ns, bins),
             at_end: BinOf::new(bin_ns, bins),
-            lanes: 0,
             tallies: Vec::new(),
             covered: Vec::new(),
             best: Vec::new(),
@@ -330,24 +328,25 @@ impl Level1Builder {
     /// overlapping, which nesting rules out), the bin keeps the larger of its two winners.
     fn lane_intervals(&mut self, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64], depth: &[u16]) {
         let deepest = depth.iter().map(|&d| d as usize + 1).max().unwrap_or(0).min(MAX_SUMMARY_LANES);
-        self.lanes = self.lanes.max(deepest);
-        let (bins, bin_ns) = (self.out.len(), self.bin_ns);
+        if deepest > self.tallies.len() {
+            self.add_lanes(deepest);
+        }
+        let (bins, bin_ns, lanes) = (self.out.len(), self.bin_ns, self.tallies.len());
+        let (tallies, covered, best) = (&mut self.tallies, &mut self.covered, &mut self.best);
+        let lane_region = &mut self.out.lane_region;
         for (((region, &start), &dur), &depth) in region.iter().zip(start_ns).zip(dur_ns).zip(depth) {
             let d = depth as usize;
-            if d >= MAX_SUMMARY_LANES || dur == 0 {
+            if d >= lanes || dur == 0 {
                 continue;
             }
-            if d >= self.tallies.len() {
-                self.add_lanes(d + 1);
-            }
-            let lane = &mut self.tallies[d];
+            let lane = &mut tallies[d];
             let (end, at) = (start + dur, d * bins);
             let mut t = start;
             while t < end {
                 let k = lane.bin.of(t);
                 let stop = if k == bins - 1 { end } else { end.min((k as u64 + 1) * bin_ns) };
                 if k != lane.current {
-                    lane.finish(&mut self.out.lane_region[at..at + bins], &mut self.best[at..at + bins]);
+                    lane.finish(&mut lane_region[at..at + bins], &mut best[at..at + bins]);
                     lane.current = k;
                 }
                 let r = region.0 as usize;
@@ -358,7 +357,7 @@ impl Level1Builder {
                     lane.touched.push(region.0);
                 }
                 lane.tally[r] += stop - t;
-                self.covered[at + k] += stop - t;
+                covered[at + k] += stop - t;
                 t = stop;
             }
         }
@@ -418,23 +417,22 @@ impl Level1Builder {
             cursor = cursor.max(e);
         }
         dom.finish_bin(out);
-        let (bins, bin_ns, lanes) = (out.len(), self.bin_ns, self.lanes);
+        let (bins, bin_ns, lanes) = (out.len(), self.bin_ns, self.tallies.len());
         for (d, lane) in self.tallies.iter_mut().enumerate() {
             let at = d * bins;
             lane.finish(&mut out.lane_region[at..at + bins], &mut self.best[at..at + bins]);
         }
-        // Lanes met only by zero-duration intervals have nothing in them.
-        out.lane_region.resize(lanes * bins, 0);
         out.lane_cover = vec![0; lanes * bins];
         out.lanes = lanes as u32;
-        for (j, &c) in self.covered.iter().enumerate() {
-            let k = j % bins;
-            let width = if k == bins - 1 { span_ns.saturating_sub(k as u64 * bin_ns).max(c) } else { bin_ns };
-            out.lane_cover[j] = if c == 0 {
-                0
-            } else {
-                ((c as u128 * FULL_COVER as u128).div_ceil(width.max(1) as u128)).min(255) as u8
-            };
+        for (covered, cover) in self.covered.chunks_exact(bins).zip(out.lane_cover.chunks_exact_mut(bins)) {
+            for (k, (&c, cover)) in covered.iter().zip(cover).enumerate() {
+                let width = if k == bins - 1 { span_ns.saturating_sub(k as u64 * bin_ns).max(c) } else { bin_ns };
+                *cover = if c == 0 {
+                    0
+                } else {
+                    ((c as u128 * FULL_COVER as u128).div_ceil(width.max(1) as u128)).min(255) as u8
+                };
+            }
         }
         self.out
     }

@@ -248,6 +248,68 @@ const ROW_BYTES: usize = 1 + 8 + 4 * 5 + 8 * 4;
 /// Bytes of a block file read at a time by [`CommSpill::block_windows`].
 pub const COMM_PIECE: usize = 1 << 20;
 
+/// Reads at most `max` bytes of a spill key from a byte on (`Spill::get_from`, the caller's lock taken
+/// for each part).
+pub type Fetch<'s> = &'s dyn Fn(usize, u64, usize) -> Result<Vec<u8>, String>;
+
+/// Appends bytes to a spill key (a piece's page: [`CommSpill::split_block`]).
+pub type PutPage<'a> = dyn FnMut(usize, &[u8]) -> Result<(), String> + 'a;
+
+/// A block file, or a piece of one cut for a range of windows ([`CommSpill::split_block`]): its spill key
+/// and how many records it holds (messages and receive ends, collective rows).
+#[derive(Clone, Copy, Debug)]
+pub struct CommPiece {
+    pub key: usize,
+    pub records: u64,
+    pub rows: u64,
+}
+
+/// Each record of `piece` (with its tag) to `f`, read [`COMM_PIECE`] bytes at a time; a record `f` finds
+/// damaged (a location outside the block), a record cut or of no known tag, or fewer records than the piece
+/// holds is an error naming block `b` and the byte.
+fn each_record(
+    piece: CommPiece,
+    b: u32,
+    fetch: Fetch,
+    f: &mut dyn FnMut(&[u8]) -> Result<(), ()>,
+) -> Result<(), String> {
+    let damaged = |at: u64| format!("the spilled messages of block {b} are damaged at byte {at}");
+    let (mut buf, mut next, mut done, mut base) = (Vec::<u8>::new(), 0u64, false, 0u64);
+    let (mut at, mut records, mut rows) = (0usize, 0u64, 0u64);
+    loop {
+        if buf.len() - at < SENT_BYTES.max(ROW_BYTES) && !done {
+            buf.drain(..at);
+            base += at as u64;
+            at = 0;
+            let more = fetch(piece.key, next, COMM_PIECE)?;
+            done = more.len() < COMM_PIECE;
+            next += more.len() as u64;
+            buf.extend_from_slice(&more);
+        }
+        if at == buf.len() {
+            break;
+        }
+        let rest = &buf[at..];
+        let len = match rest[0] {
+            0 if rest.len() >= SENT_BYTES => SENT_BYTES,
+            1 if rest.len() >= END_BYTES => END_BYTES,
+            2 if rest.len() >= ROW_BYTES => ROW_BYTES,
+            _ => return Err(damaged(base + at as u64)),
+        };
+        f(&rest[..len]).map_err(|_| damaged(base + at as u64))?;
+        if rest[0] == 2 {
+            rows += 1;
+        } else {
+            records += 1;
+        }
+        at += len;
+    }
+    if (records, rows) != (piece.records, piece.rows) {
+        return Err(format!("the spilled messages of block {b} are cut short"));
+    }
+    Ok(())
+}
+
 /// A sent message's record of a block file (after its tag).
 fn sent_row(r: &[u8]) -> MessageRow {
     MessageRow {
@@ -602,85 +664,128 @@ impl CommSpill {
         Ok(out)
     }
 
-    /// Block `b`'s communication that the windows `windows` of `t` need, read through its file a piece at a
-    /// time (a block tiled by time range, `ranged`): the messages sent in those windows or still in flight at
-    /// their first one's start, the collective rows starting in them or still running then (each in the
-    /// file's order, as [`block`](Self::block) lists them), and the message ends falling in them.
+    /// Block `b`'s file as a [`CommPiece`] (None when this index does not write it).
+    pub fn block_piece(&self, b: u32) -> Option<CommPiece> {
+        let &(key, _) = self.files.get(b as usize).filter(|f| f.0 != usize::MAX)?;
+        let (records, rows) = self.records[b as usize];
+        Some(CommPiece { key, records, rows })
+    }
+
+    /// Block `b`'s file (`whole`) cut in one piece per range of `ranges` (consecutive ranges of `t`'s windows
+    /// from the first): each record, in order, in the pieces of every range its times reach from the first to
+    /// the last ([`block_windows`](Self::block_windows) picks a range's exactly), so that a block tiled by
+    /// time range reads its file once more, not once a range. Pages of `page` bytes go to `put` under keys
+    /// from `key`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn split_block(
+        whole: CommPiece,
+        b: u32,
+        t: &super::manifest::Tiling,
+        ranges: &[Range<u32>],
+        fetch: Fetch,
+        page: usize,
+        key: &mut dyn FnMut() -> Result<usize, String>,
+        put: &mut PutPage,
+    ) -> Result<Vec<CommPiece>, String> {
+        let mut range_of = vec![0u32; t.windows as usize];
+        for (i, r) in ranges.iter().enumerate() {
+            range_of[r.start as usize..r.end as usize].fill(i as u32);
+        }
+        let mut pieces = Vec::with_capacity(ranges.len());
+        for _ in ranges {
+            pieces.push(CommPiece { key: key()?, records: 0, rows: 0 });
+        }
+        let mut pages: Vec<Vec<u8>> = vec![Vec::new(); ranges.len()];
+        let mut err = None;
+        let span = |a: u64, z: u64| {
+            let (a, z) = (range_of[t.window_of(a) as usize], range_of[t.window_of(z) as usize]);
+            a.min(z) as usize..=a.max(z) as usize
+        };
+        each_record(whole, b, fetch, &mut |record| {
+            let (reach, row) = match record[0] {
+                0 => (span(u64_at(record, 18), u64_at(record, 26)), false),
+                1 => (span(u64_at(record, 5), u64_at(record, 5)), false),
+                _ => (span(u64_at(record, 29), u64_at(record, 37)), true),
+            };
+            for i in reach {
+                let (p, piece) = (&mut pages[i], &mut pieces[i]);
+                p.extend_from_slice(record);
+                if row {
+                    piece.rows += 1;
+                } else {
+                    piece.records += 1;
+                }
+                if p.len() >= page {
+                    if let Err(e) = put(piece.key, p) {
+                        err.get_or_insert(e);
+                    }
+                    p.clear();
+                }
+            }
+            Ok(())
+        })?;
+        if let Some(e) = err {
+            return Err(e);
+        }
+        for (p, piece) in pages.iter().zip(&pieces) {
+            if !p.is_empty() {
+                put(piece.key, p)?;
+            }
+        }
+        Ok(pieces)
+    }
+
+    /// Block `b`'s communication that the windows `windows` of `t` need, read through `piece` (its file, or
+    /// the piece [`split_block`](Self::split_block) cut for the range) a part at a time (a block tiled by time
+    /// range, `ranged`): the messages sent in those windows or still in flight at their first one's start,
+    /// the collective rows starting in them or still running then (each in the file's order, as
+    /// [`block`](Self::block) lists them), and the message ends falling in them.
     pub fn block_windows(
-        &self,
+        piece: Option<CommPiece>,
         b: u32,
         locs: Range<u32>,
-        spill: &dyn Spill,
+        fetch: Fetch,
         t: &super::manifest::Tiling,
         windows: Range<u32>,
     ) -> Result<BlockComms, String> {
         let mut out = BlockComms { ends: vec![Vec::new(); locs.len()], ..Default::default() };
-        let Some(&(key, _)) = self.files.get(b as usize).filter(|f| f.0 != usize::MAX) else { return Ok(out) };
-        let (m, c) = self.records[b as usize];
-        let damaged = |at: u64| format!("the spilled messages of block {b} are damaged at byte {at}");
+        let Some(piece) = piece else { return Ok(out) };
         let within = |ns: u64| windows.contains(&t.window_of(ns));
         // Reaches into the range: starts in it, or before it and lasts into it.
         let reaches = |from: u64, to: u64| {
             let w = t.window_of(from);
             windows.contains(&w) || (w < windows.start && t.window_of(to) >= windows.start)
         };
-        let end = |out: &mut BlockComms, l: u32, ns: u64, bytes: u64| -> Result<(), ()> {
+        let mut end = |l: u32, ns: u64, bytes: u64| -> Result<(), ()> {
             let k = l.checked_sub(locs.start).filter(|&k| (k as usize) < out.ends.len()).ok_or(())?;
             if within(ns) {
                 out.ends[k as usize].push((ns, bytes));
             }
             Ok(())
         };
-        let (mut buf, mut next, mut done, mut base) = (Vec::<u8>::new(), 0u64, false, 0u64);
-        let (mut at, mut records, mut rows) = (0usize, 0u64, 0u64);
-        loop {
-            if buf.len() - at < SENT_BYTES.max(ROW_BYTES) && !done {
-                buf.drain(..at);
-                base += at as u64;
-                at = 0;
-                let more = spill.get_from(key, next, COMM_PIECE)?;
-                done = more.len() < COMM_PIECE;
-                next += more.len() as u64;
-                buf.extend_from_slice(&more);
-            }
-            if at == buf.len() {
-                break;
-            }
-            let rest = &buf[at..];
-            match rest[0] {
-                0 if rest.len() >= SENT_BYTES => {
-                    let msg = sent_row(&rest[1..]);
-                    end(&mut out, msg.sender, msg.send_ns, msg.size_bytes).map_err(|_| damaged(base + at as u64))?;
-                    if locs.contains(&msg.receiver) {
-                        end(&mut out, msg.receiver, msg.recv_ns, msg.size_bytes)
-                            .map_err(|_| damaged(base + at as u64))?;
-                    }
-                    if reaches(msg.send_ns, msg.recv_ns) {
-                        out.messages.push(msg);
-                    }
-                    records += 1;
-                    at += SENT_BYTES;
+        let (mut messages, mut collectives) = (Vec::new(), Vec::new());
+        each_record(piece, b, fetch, &mut |record| match record[0] {
+            0 => {
+                let msg = sent_row(&record[1..]);
+                end(msg.sender, msg.send_ns, msg.size_bytes)?;
+                if locs.contains(&msg.receiver) {
+                    end(msg.receiver, msg.recv_ns, msg.size_bytes)?;
                 }
-                1 if rest.len() >= END_BYTES => {
-                    let r = &rest[1..];
-                    end(&mut out, u32_at(r, 0), u64_at(r, 4), u64_at(r, 12)).map_err(|_| damaged(base + at as u64))?;
-                    records += 1;
-                    at += END_BYTES;
+                if reaches(msg.send_ns, msg.recv_ns) {
+                    messages.push(msg);
                 }
-                2 if rest.len() >= ROW_BYTES => {
-                    let row = collective_file_row(&rest[1..]);
-                    if reaches(row.start_ns, row.end_ns) {
-                        out.collectives.push(row);
-                    }
-                    rows += 1;
-                    at += ROW_BYTES;
-                }
-                _ => return Err(damaged(base + at as u64)),
+                Ok(())
             }
-        }
-        if (records, rows) != (m, c) {
-            return Err(format!("the spilled messages of block {b} are cut short"));
-        }
+            1 => end(u32_at(record, 1), u64_at(record, 5), u64_at(record, 13)),
+            _ => {
+                let row = collective_file_row(&record[1..]);
+                if reaches(row.start_ns, row.end_ns) {
+                    collectives.push(row);
+                }
+                Ok(())
+            }
+        })?;
+        (out.messages, out.collectives) = (messages, collectives);
         Ok(out)
     }
 
@@ -746,5 +851,73 @@ mod tests {
                 assert!(c.block(1, 2..4, &spill).is_err(), "cut at {cut}");
             }
         }
+    }
+
+    /// A block's file cut in a piece per range of windows gives each range what the whole file gives it: the
+    /// messages sent in or in flight into the range, the collective rows running into it, the ends in it;
+    /// every end once over the ranges; a piece cut short is refused.
+    #[test]
+    fn a_block_file_split_by_range_gives_each_range_its_records() {
+        use crate::store::manifest::Tiling;
+        let mut spill = MemorySpill::default();
+        let mut c = CommSpill::new(2, 2, 0..1, 2, 1 << 20);
+        // Times from origin 0; windows of 10 ns: a message in flight over windows 1..=6, others short.
+        for m in [message(5, 8, 0, 0, 1), message(12, 65, 1, 1, 0), message(31, 33, 2, 0, 1), message(70, 71, 3, 1, 1)]
+        {
+            c.message(m, &mut spill).unwrap();
+        }
+        c.finish_messages(0, &mut spill).unwrap();
+        for (i, (s, e)) in [(2u64, 9u64), (25, 45), (50, 52)].into_iter().enumerate() {
+            let row = CollectiveRow {
+                index: i as u64,
+                location: (i % 2) as u32,
+                start_ns: s,
+                end_ns: e,
+                ..Default::default()
+            };
+            c.collective(&row, &mut spill).unwrap();
+        }
+        c.close(&mut spill).unwrap();
+        let t = Tiling { block_locations: 2, blocks: 1, window_ns: 10, windows: 8, bins_per_tile: 1 };
+        let ranges = [0..2, 2..3, 3..6, 6..8];
+        let whole = c.block_piece(0).unwrap();
+        let mut next = 100;
+        let mut key = || -> Result<usize, String> {
+            next += 1;
+            Ok(next)
+        };
+        let pieces = {
+            let written = std::cell::RefCell::new(Vec::<(usize, Vec<u8>)>::new());
+            let fetch = |k: usize, at: u64, max: usize| spill.get_from(k, at, max);
+            let mut put = |k: usize, b: &[u8]| -> Result<(), String> {
+                written.borrow_mut().push((k, b.to_vec()));
+                Ok(())
+            };
+            let p = CommSpill::split_block(whole, 0, &t, &ranges, &fetch, 64, &mut key, &mut put).unwrap();
+            for (k, b) in written.into_inner() {
+                spill.put(k, &b).unwrap();
+            }
+            p
+        };
+        let fetch = |k: usize, at: u64, max: usize| spill.get_from(k, at, max);
+        let mut ends = 0;
+        for (n, r) in ranges.iter().enumerate() {
+            let from_whole = CommSpill::block_windows(Some(whole), 0, 0..2, &fetch, &t, r.clone()).unwrap();
+            let from_piece = CommSpill::block_windows(Some(pieces[n]), 0, 0..2, &fetch, &t, r.clone()).unwrap();
+            assert_eq!(from_piece.messages, from_whole.messages, "range {r:?}");
+            assert_eq!(from_piece.collectives, from_whole.collectives, "range {r:?}");
+            assert_eq!(from_piece.ends, from_whole.ends, "range {r:?}");
+            ends += from_piece.ends.iter().map(Vec::len).sum::<usize>();
+        }
+        // Range 3..6 (30-59 ns): message 2 sent there, message 1 in flight; rows 1 and 2.
+        let mid = CommSpill::block_windows(Some(pieces[2]), 0, 0..2, &fetch, &t, 3..6).unwrap();
+        assert_eq!(mid.messages.iter().map(|m| m.index).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(mid.collectives.iter().map(|r| r.index).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(ends, 8, "every message's two ends once");
+        let key = pieces[2].key;
+        let full = spill.parts[key].clone();
+        spill.parts[key] = full[..full.len() - 1].to_vec();
+        let fetch = |k: usize, at: u64, max: usize| spill.get_from(k, at, max);
+        assert!(CommSpill::block_windows(Some(pieces[2]), 0, 0..2, &fetch, &t, 3..6).is_err());
     }
 }

@@ -42,9 +42,11 @@ use super::build::{
     BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
-use super::comms::{self, message_row, BlockCommBytes, BlockComms, CollectiveRow, CommSpill, RawMessage};
+use super::comms::{
+    self, message_row, BlockCommBytes, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, RawMessage,
+};
 use super::held::HeldColumns;
-use super::manifest::{Manifest, TileEntry};
+use super::manifest::{Manifest, TileEntry, Tiling};
 use super::nest::{encode_segment, nest, nest_into, LocationNest, Nested, RegionTotals};
 use super::partition::{part_manifest, PartManifest, Shard};
 use super::ranged::{most_intervals, RangedBlock};
@@ -1147,14 +1149,32 @@ fn tile(
         let (runs, keys) = &mut *r;
         runs.write(p, &mut **s, keys).map_err(|e| IndexError::Io(format!("spilling the particles: {e}")))
     };
-    // A block over its task's share, a range of windows at a time (`ranged`).
+    // A block over its task's share, a range of windows at a time (`ranged`); the bytes of its communication
+    // file's pieces written to the spill.
+    let piece_bytes = AtomicU64::new(0);
     let tile_by_range = |b: usize, most: u64| -> Result<Out, IndexError> {
         let locs = t.block_range(b as u32, n as u32);
         let fetch = |key: usize, at: u64, max: usize| -> Result<Vec<u8>, String> {
             read_spill().map_err(|e| e.to_string())?.get_from(key, at, max)
         };
-        let comms_of = |w: std::ops::Range<u32>| -> Result<BlockComms, IndexError> {
-            comms.block_windows(b as u32, locs.clone(), &**read_spill()?, &t, w).map_err(IndexError::Io)
+        // The block's communication file cut into a piece per range (pages of at most a sixty-fourth of the
+        // share over the ranges), so that each range reads its own.
+        let mut comms_of = RangePieces {
+            whole: comms.block_piece(b as u32),
+            b: b as u32,
+            locs: locs.clone(),
+            tiling: t,
+            fetch: &fetch,
+            share,
+            pieces: Vec::new(),
+            key: &|| {
+                let mut r = particle_runs.lock().map_err(|_| "a block task panicked".to_string())?;
+                Ok(r.1.take())
+            },
+            put: &|k, bytes| {
+                piece_bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                spill_lock.write().map_err(|_| "a block task panicked".to_string())?.put(k, bytes)
+            },
         };
         let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
         let mut entries = Vec::new();
@@ -1193,7 +1213,7 @@ fn tile(
                 (fixed + need * in_flight as u64).div_ceil(step)
             )
         };
-        let out = block.tile(origin, &fetch, &over, &comms_of, &mut runs, &mut put)?;
+        let out = block.tile(origin, &fetch, &over, &mut comms_of, &mut runs, &mut put)?;
         runs.finish()?;
         Ok((entries, out.region_totals, out.lanes))
     };
@@ -1251,6 +1271,7 @@ fn tile(
         entries.extend(e);
         add_totals(&mut totals, &tot);
     }
+    runs_bytes += piece_bytes.load(Ordering::Relaxed);
     let with_counters = o.shard.is_none_or(|s| s.counters());
     let mut stats = None;
     let mut put = |e: TileEntry, bytes: Vec<u8>| -> Result<(), IndexError> {
@@ -1320,6 +1341,49 @@ fn tile(
         busiest_block_bytes: busiest,
         ranged_blocks,
     })
+}
+
+/// A block tiled by time range reads each range's communication from a piece of its file cut for it.
+struct RangePieces<'a> {
+    whole: Option<CommPiece>,
+    b: u32,
+    locs: std::ops::Range<u32>,
+    tiling: Tiling,
+    fetch: Fetch<'a>,
+    /// The block task's share of memory (a page of each range's piece is at most a 64th of it over them).
+    share: u64,
+    pieces: Vec<CommPiece>,
+    key: &'a dyn Fn() -> Result<usize, String>,
+    put: &'a AppendPage<'a>,
+}
+
+/// Appends bytes to a spill key, taking the spill's lock.
+type AppendPage<'a> = dyn Fn(usize, &[u8]) -> Result<(), String> + 'a;
+
+impl super::ranged::RangeComms for RangePieces<'_> {
+    fn ranges(&mut self, ranges: &[std::ops::Range<u32>]) -> Result<(), IndexError> {
+        let Some(whole) = self.whole else { return Ok(()) };
+        let page = (self.share / 64 / ranges.len().max(1) as u64).clamp(1 << 12, 1 << 16) as usize;
+        let (key, put) = (self.key, self.put);
+        self.pieces = CommSpill::split_block(
+            whole,
+            self.b,
+            &self.tiling,
+            ranges,
+            self.fetch,
+            page,
+            &mut || key(),
+            &mut |k, bytes| put(k, bytes),
+        )
+        .map_err(IndexError::Io)?;
+        Ok(())
+    }
+
+    fn range(&self, n: usize, windows: std::ops::Range<u32>) -> Result<BlockComms, IndexError> {
+        let piece = self.whole.and(self.pieces.get(n).copied());
+        CommSpill::block_windows(piece, self.b, self.locs.clone(), self.fetch, &self.tiling, windows)
+            .map_err(IndexError::Io)
+    }
 }
 
 /// Particles a block task's [`ParticleRuns`] buffers before writing them as a run: a sixty-fourth of

@@ -39,9 +39,10 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Memory the index may use (`2G`, `512M`): OTF2, Chrome JSON and Paraver are streamed within it (whole
-    /// or a shard; a block of locations is tiled whole, about 50 to 70 bytes an interval with its messages, so a
-    /// block too big for it is refused before tiling, naming what it needs); other inputs are read whole, and
-    /// refused before reading when that would need more (about 3x their size on disk).
+    /// or a shard; a block of locations is tiled whole when it fits, about 50 to 70 bytes an interval with its
+    /// messages, else by time range, a range of its windows at a time, whatever its locations' length: only a
+    /// single window too full for it is refused, naming the memory that fits it); other inputs are read whole,
+    /// and refused before reading when that would need more (about 3x their size on disk).
     #[arg(long, default_value = "2G")]
     memory: String,
     /// Locations per block (tiles cover one block of locations over one time window).

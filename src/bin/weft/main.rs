@@ -53,14 +53,27 @@ enum Command {
     Generate(generate::Args),
 }
 
+/// glibc's `malloc_trim`: the free pages inside the allocator's heaps handed back to the system (between
+/// the ranges of a block `weft index` tiles by time range, `store::set_memory_release`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn return_free_memory() {
+    #[allow(unsafe_code)] // the other unsafe block (Cargo.toml [lints])
+    // SAFETY: malloc_trim only releases free memory of the allocator's own heaps; it has no preconditions.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 fn main() -> ExitCode {
     // Like other Unix tools, stop quietly when the reader of our output goes away (`weft info X | head`).
     #[cfg(unix)]
-    #[allow(unsafe_code)] // the one unsafe block (Cargo.toml [lints])
+    #[allow(unsafe_code)] // one of the two unsafe blocks (Cargo.toml [lints])
     // SAFETY: setting a signal's disposition to its default before any thread starts has no preconditions.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    weft::store::set_memory_release(return_free_memory);
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),

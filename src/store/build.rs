@@ -135,7 +135,8 @@ fn tile(kind: TileKind, level: u32, block: u32, window: u32, records: u64, w: Co
 pub struct Plan {
     pub tiling: Tiling,
     pub levels: Vec<Level>,
-    particle_region: Vec<bool>,
+    /// Per region: whether its intervals are the particle view's (communication and synchronization).
+    pub particle_region: Vec<bool>,
 }
 
 impl Plan {

@@ -8,7 +8,7 @@
 //!
 //! Plain Rust, no files (the spill is the caller's).
 
-use super::build::{level0_tiles, summary_tiles, BlockIntervals, LocationSummary, ParticleSink, Plan};
+use super::build::{level0_tiles, summary_tiles, BlockIntervals, LocationSummary, ParticleSink, Plan, PARTICLE_PIECE};
 use super::comms::{BlockCommBytes, COMM_PIECE};
 use super::comms::{BlockComms, Fetch};
 use super::manifest::{TileEntry, Tiling};
@@ -438,6 +438,53 @@ impl RangedBlock<'_> {
         }
         Ok(RangedOutput { region_totals, lanes })
     }
+}
+
+/// Block `b`'s particle-view intervals read from its spill location by location, into `sink` as
+/// `build::block_particles` gives them: the shard that writes the particle tiles needs every block's, and
+/// one too long for a task's share is not read whole. `first_index`: the block's first interval's trace
+/// index; `counts`: pass 1's interval count of each location of the trace.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn block_particles(
+    trace: &Trace,
+    plan: &Plan,
+    b: u32,
+    counts: &[u64],
+    first_index: u64,
+    origin: i64,
+    fetch: Fetch,
+    sink: &mut dyn ParticleSink,
+) -> Result<(), IndexError> {
+    let t = &plan.tiling;
+    let mut per_window = vec![0u64; t.windows as usize];
+    let mut index = first_index;
+    let mut piece = Vec::with_capacity(PARTICLE_PIECE);
+    for l in t.block_range(b, trace.locations.len() as u32) {
+        let scan = scan_location(fetch, l as usize, origin, t, &mut per_window).map_err(IndexError::Io)?;
+        if scan.intervals != counts[l as usize] {
+            let counted = counts[l as usize];
+            return Err(IndexError::Io(format!(
+                "the spill of location {l} holds {} intervals, {counted} were read",
+                scan.intervals
+            )));
+        }
+        let mut r = LocationReader::new(fetch, l as usize, origin, scan);
+        while let Some((region, start, dur, _)) = r.next_before(t, u32::MAX).map_err(IndexError::Io)? {
+            if plan.particle_region[region.index()] {
+                piece.push((start, l, index + r.next - 1, region.0, dur));
+                if piece.len() == PARTICLE_PIECE {
+                    sink.put(&piece);
+                    piece.clear();
+                }
+            }
+        }
+        if !piece.is_empty() {
+            sink.put(&piece);
+            piece.clear();
+        }
+        index += counts[l as usize];
+    }
+    Ok(())
 }
 
 /// A range's intervals as `build::level0_tiles` takes them: per location, those carried then its own.

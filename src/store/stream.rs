@@ -1092,6 +1092,8 @@ fn tile(
         }
     }
     let busiest = busiest.min(share);
+    // Blocks too long to read whole within a task's share (the particle tiles read others' blocks).
+    let over_share: Vec<bool> = (0..blocks).map(|b| whole_bytes(b) > share).collect();
     if ranged.iter().any(Option::is_some) {
         // Ranges are read from the spill: the columns held go there first.
         if let Some(h) = held.take() {
@@ -1281,10 +1283,27 @@ fn tile(
     };
     if with_particles {
         // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them).
+        // One over a task's share (or every one, when ranges are asked for) is read location by location.
         for b in (0..blocks).filter(|b| !own.contains(b)) {
-            let c = read_block(b)?;
             let mut runs = ParticleRuns::new(run_len, &write_run);
-            block_particles(&plan, b as u32, &c.intervals(), n as u32, &mut runs);
+            if held.is_none() && (o.range_intervals > 0 || over_share[b]) {
+                let fetch = |key: usize, at: u64, max: usize| -> Result<Vec<u8>, String> {
+                    read_spill().map_err(|e| e.to_string())?.get_from(key, at, max)
+                };
+                super::ranged::block_particles(
+                    &skel,
+                    &plan,
+                    b as u32,
+                    &counts,
+                    first_index[b],
+                    origin,
+                    &fetch,
+                    &mut runs,
+                )?;
+            } else {
+                let c = read_block(b)?;
+                block_particles(&plan, b as u32, &c.intervals(), n as u32, &mut runs);
+            }
             runs.finish()?;
         }
         // Every block's run merged: the particle tiles window by window, as `build::particle_tiles` cuts

@@ -291,7 +291,8 @@ pub(super) struct RangedBlock<'a> {
 /// What hands freed memory back to the system between ranges (`set_memory_release`; none by default).
 static MEMORY_RELEASE: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
 
-/// Set what hands the pages of freed memory back to the system between a block's ranges: the CLI gives
+/// Set what hands the pages of freed memory back to the system between a block's ranges (and block
+/// tasks): the CLI gives
 /// glibc's `malloc_trim`. A range's lists and tiles are freed before the next range's are allocated at
 /// other sizes; glibc keeps freed chunks resident inside its heaps (its mmap threshold rises as large blocks
 /// are freed), and over the ranges of long blocks they grew the index's resident memory past `--memory`
@@ -301,7 +302,7 @@ pub fn set_memory_release(release: fn()) {
     let _ = MEMORY_RELEASE.set(release);
 }
 
-fn return_free_memory() {
+pub(super) fn return_free_memory() {
     if let Some(release) = MEMORY_RELEASE.get() {
         release();
     }

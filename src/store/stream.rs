@@ -1246,6 +1246,8 @@ fn tile(
             Ok((entries, out.region_totals, lanes))
         })();
         let failed = r.is_err();
+        // What the task freed goes back to the system before the next task allocates at other sizes.
+        super::ranged::return_free_memory();
         results.lock().expect("no task panics holding the lock")[k] = Some(r);
         progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: tiled });
         if failed {

@@ -1094,7 +1094,8 @@ fn tile(
     let busiest = busiest.min(share);
     // Blocks too long to read whole within a task's share (the particle tiles read others' blocks).
     let over_share: Vec<bool> = (0..blocks).map(|b| whole_bytes(b) > share).collect();
-    if ranged.iter().any(Option::is_some) {
+    let any_ranged = ranged.iter().any(Option::is_some);
+    if any_ranged {
         // Ranges are read from the spill: the columns held go there first.
         if let Some(h) = held.take() {
             spill_bytes += h.spill(spill, None, &mut w).map_err(|e| IndexError::Io(format!("spilling: {e}")))?;
@@ -1246,8 +1247,11 @@ fn tile(
             Ok((entries, out.region_totals, lanes))
         })();
         let failed = r.is_err();
-        // What the task freed goes back to the system before the next task allocates at other sizes.
-        super::ranged::return_free_memory();
+        // Where memory is tight (blocks tiled by range), what the task freed goes back to the system before
+        // the next task allocates at other sizes (elsewhere that costs the next task its page faults).
+        if any_ranged {
+            super::ranged::return_free_memory();
+        }
         results.lock().expect("no task panics holding the lock")[k] = Some(r);
         progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: tiled });
         if failed {

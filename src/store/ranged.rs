@@ -1,10 +1,12 @@
 //! Pass 2 of a block too long to tile whole (issue #17): its windows a range at a time, so that what a block
 //! task holds is bounded by `--memory`, not by its locations' length. A location's spill is read twice, a
-//! piece at a time ([`Spill::get_from`]): once to learn its intervals' final durations (the fix-ups of
-//! intervals spilled while open, a few per flush) and how many intervals start in each window, then range by
-//! range ([`LocationReader`]). The tiles are the ones the whole block gives: `build::block_tiles` takes a
-//! range's intervals with those of earlier ranges still open at its start ("carried"), and the summaries and
-//! moments are fed range by range (`build::LocationSummary`).
+//! piece at a time ([`Spill::get_from`](super::stream::Spill::get_from)): once to learn its intervals' final
+//! durations (the fix-ups of intervals spilled while open, a few per flush) and how many intervals start in
+//! each window, which cut the ranges, then range by range ([`LocationReader`]). The tiles are the ones the
+//! whole block gives: `build::level0_tiles` takes a range's intervals with those of earlier ranges still
+//! open at its start ("carried"), each range reads its own piece of the block's communication file
+//! (`comms::CommSpill::split_block`), and the summaries and moments are fed range by range
+//! (`build::LocationSummary`).
 //!
 //! Plain Rust, no files (the spill is the caller's).
 

@@ -477,13 +477,12 @@ fn weft_index_holds_its_memory_bound_on_long_locations() {
 
 /// Index Chrome JSON `bytes` in chunks of `chunk` bytes, spilling every `buffer` records, and compare with
 /// the whole read's build.
-/// `range`: tile every block by time range, at most that many intervals a range (0: whole).
-fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk: usize, buffer: usize, range: u64) {
-    let whole = build(&weft::readers::chrome::read_without_args(name, bytes).expect("the trace reads"), o);
-    let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    // Pages of the blocks' messages and of the particle runs as small as they go (1 KiB) with a small buffer.
+/// Options of a chunked read spilling every `buffer` records, tiling every block by time range at most
+/// `range` intervals a range (0: whole): pages of the blocks' messages and of the particle runs as small as
+/// they go (1 KiB) with a small buffer.
+fn chunked_options(o: &BuildOptions, buffer: usize, range: u64) -> StreamOptions {
     let runs = buffer as u64 * 100;
-    let so = StreamOptions {
+    StreamOptions {
         build: o.clone(),
         memory: 1 << 30,
         event_buffer: buffer,
@@ -491,7 +490,13 @@ fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk:
         held: 0,
         runs,
         range_intervals: range,
-    };
+    }
+}
+
+fn assert_chrome_equals_build(name: &str, bytes: &[u8], o: &BuildOptions, chunk: usize, buffer: usize, range: u64) {
+    let whole = build(&weft::readers::chrome::read_without_args(name, bytes).expect("the trace reads"), o);
+    let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
+    let so = chunked_options(o, buffer, range);
     let done = index_chrome(
         name,
         &mut &bytes[..],
@@ -595,17 +600,7 @@ fn assert_paraver_equals_build(
 ) {
     let whole = build(&weft::readers::paraver::read(name, prv, pcf, row).expect("the trace reads"), o);
     let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-    // Pages of the blocks' messages and of the particle runs as small as they go (1 KiB) with a small buffer.
-    let runs = buffer as u64 * 100;
-    let so = StreamOptions {
-        build: o.clone(),
-        memory: 1 << 30,
-        event_buffer: buffer,
-        shard: None,
-        held: 0,
-        runs,
-        range_intervals: range,
-    };
+    let so = chunked_options(o, buffer, range);
     let events = Box::new(MemorySpill::default());
     let done =
         index_paraver(name, &mut &prv[..], chunk, 0, pcf, row, &Vec::new, events, &so, &mut spill, &sink, &|_| {})

@@ -1144,6 +1144,11 @@ fn tile(
         }
         Ok(BlockData::Read(c, first_index[b]))
     };
+    // A piece of a spill key (`Spill::get_from`), the spill's lock taken for it alone: blocks tiled by time
+    // range read their spill a piece at a time while other tasks append to it.
+    let fetch = |key: usize, at: u64, max: usize| -> Result<Vec<u8>, String> {
+        read_spill().map_err(|e| e.to_string())?.get_from(key, at, max)
+    };
     // A sorted run of particles to the spill.
     let write_run = |p: &[super::build::Particle]| -> Result<(), IndexError> {
         debug_assert!(p.windows(2).all(|w| w[0] < w[1]), "a particle run is sorted");
@@ -1157,9 +1162,6 @@ fn tile(
     let piece_bytes = AtomicU64::new(0);
     let tile_by_range = |b: usize, most: u64| -> Result<Out, IndexError> {
         let locs = t.block_range(b as u32, n as u32);
-        let fetch = |key: usize, at: u64, max: usize| -> Result<Vec<u8>, String> {
-            read_spill().map_err(|e| e.to_string())?.get_from(key, at, max)
-        };
         // The block's communication file cut into a piece per range (pages of at most a sixty-fourth of the
         // share over the ranges), so that each range reads its own.
         let mut comms_of = RangePieces {
@@ -1293,9 +1295,6 @@ fn tile(
         for b in (0..blocks).filter(|b| !own.contains(b)) {
             let mut runs = ParticleRuns::new(run_len, &write_run);
             if held.is_none() && (o.range_intervals > 0 || over_share[b]) {
-                let fetch = |key: usize, at: u64, max: usize| -> Result<Vec<u8>, String> {
-                    read_spill().map_err(|e| e.to_string())?.get_from(key, at, max)
-                };
                 super::ranged::block_particles(
                     &skel,
                     &plan,

@@ -585,6 +585,64 @@ fn weft_index_of_chrome_holds_its_memory_bound() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// A Chrome JSON or Paraver thread is read back whole at the end of the read (to match, sort and nest it):
+/// `weft index` refuses one too long for `--memory`, after counting the whole file, naming the thread and
+/// the `--memory` that fits it, and leaves nothing behind; under that memory the store is the whole build's
+/// and the peak stays under it (plus the fixed overhead).
+#[test]
+fn weft_index_refuses_a_thread_longer_than_its_memory_and_names_what_fits() {
+    use std::fmt::Write;
+    let base = std::env::temp_dir().join(format!("weft-store-long-thread-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    // One thread of 600 k slices (and a short second one): ~45 MB as a whole read would hold it.
+    let n = 600_000u64;
+    let mut json = String::from("[");
+    let mut prv = format!("#Paraver (01/01/26 at 00:00):{}_ns:1(2):1:1(2:1)\n", n * 100);
+    for i in 0..n {
+        let (t, d) = (i * 60, 5 + i % 40);
+        let _ = write!(json, r#"{{"name":"f{}","ph":"X","pid":1,"tid":1,"ts":{t},"dur":{d}}},"#, i % 50);
+        let _ = writeln!(prv, "1:1:1:1:1:{t}:{}:{}", t + d, 1 + i % 3);
+    }
+    json.push_str(r#"{"name":"g","ph":"X","pid":1,"tid":2,"ts":5,"dur":9}]"#);
+    prv.push_str("1:2:1:1:2:5:14:1\n");
+    for (file, bytes) in [("t.json", json.into_bytes()), ("t.prv", prv.into_bytes())] {
+        let trace = base.join(file);
+        std::fs::write(&trace, &bytes).unwrap();
+        let name = trace.display().to_string();
+        let o = BuildOptions { block_locations: 4, source_name: name.clone(), ..BuildOptions::default() };
+        let whole = match file {
+            "t.json" => build(&weft::readers::chrome::read_without_args(&name, &bytes).unwrap(), &o),
+            _ => build(&weft::readers::paraver::read(&name, &bytes, None, None).unwrap(), &o),
+        };
+        let store = base.join(format!("{file}.store"));
+        let out = weft_index(&trace, &store, &["--threads", "1", "--block", "4", "--memory", "32M"]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success(), "{file}: indexed under 32M");
+        assert!(
+            err.contains(&format!("holds {n} records"))
+                && (err.contains("\"Thread 1\"") || err.contains("THREAD 1.1.1")),
+            "{err}"
+        );
+        let advised = err.split("use --memory ").nth(1).and_then(|r| r.split(' ').next()).expect(&err).to_string();
+        let leftover: Vec<_> = std::fs::read_dir(&base)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains("partial"))
+            .collect();
+        assert!(leftover.is_empty() && !store.exists(), "{file}: a refused index left {leftover:?}");
+        let out = weft_index(&trace, &store, &["--threads", "1", "--block", "4", "--memory", &advised]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{file} under --memory {advised}: {}", String::from_utf8_lossy(&out.stderr));
+        let (peak, memory) = (peak_mb(&text), advised.trim_end_matches('M').parse::<u64>().unwrap());
+        // The memory asked for, plus the fixed overhead the other bounds here allow (the binary, the definitions).
+        assert!(peak <= memory + 24, "{file}: peak {peak} MB under --memory {advised}");
+        assert_folder_is(&store, &whole);
+        eprintln!("{file}: {err}; under --memory {advised}: peak {peak} MB");
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Index a Paraver trace's text in chunks of `chunk` bytes, spilling every `buffer` intervals, and compare
 /// with the whole read's build.
 #[allow(clippy::too_many_arguments)]

@@ -201,6 +201,14 @@ impl TraceBuilder {
         self.locations.len()
     }
 
+    /// How a message names location `l`: its name and its process's, `"Thread 7" of "Process 1"`.
+    pub fn location_label(&self, l: LocationId) -> String {
+        let Some(&name) = self.locations.name.get(l.index()) else { return format!("location {}", l.0) };
+        let p = self.locations.process[l.index()];
+        let process = self.processes.name.get(p.index()).map_or("", |&n| self.strings.get(n));
+        format!("\"{}\" of \"{process}\"", self.strings.get(name))
+    }
+
     /// The region with this name and category; paradigm and role guessed from the name.
     pub fn region(&mut self, name: &str, category: &str) -> RegionId {
         let n = self.strings.intern(name);

@@ -112,6 +112,27 @@ pub fn try_grow<T>(v: &mut Vec<T>, more: usize, file: &str, format: &str, what: 
     })
 }
 
+/// How many records a streamed read may hand over for one location at a time (Chrome JSON and Paraver hold a
+/// location's records whole at the end of the read, to match, sort and nest them), and what the refusal of a
+/// location that holds more says.
+pub struct LocationCap {
+    pub records: u64,
+    pub refuse: Refusal,
+}
+
+/// `refuse(location, records)`: the detail of the error for a location over a [`LocationCap`].
+pub type Refusal = Box<dyn Fn(&str, u64) -> String>;
+
+impl LocationCap {
+    /// The refusal of a location of `records` records named `label` when it passes the cap.
+    pub fn check(&self, file: &str, label: impl FnOnce() -> String, records: u64) -> Result<(), ReadError> {
+        if records <= self.records {
+            return Ok(());
+        }
+        Err(ReadError::TooLarge { file: file.to_string(), detail: (self.refuse)(&label(), records) })
+    }
+}
+
 /// `1.5 GiB`, `640 MiB`, `12 KiB`, `80 bytes`.
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];

@@ -881,6 +881,33 @@ fn collective_row(c: &crate::model::CollectiveRecord, index: u64, origin: i64) -
 /// eighth of it (the rest is for the definitions, the compact records kept to the end, and pass 2).
 const SPILL_BUFFER_SHARE: u64 = 8;
 
+/// Bytes a Chrome JSON or Paraver location takes per record at most while it is read back whole at the end
+/// of the read (its spilled bytes, the records, the intervals handed over, their nested columns): about 75
+/// measured (3 M X events on one thread: 244 MiB at the peak under `--memory 250M`).
+const READ_BACK_BYTES: u64 = 80;
+
+/// Of `--memory`, what one Chrome JSON or Paraver location read back whole may take (the rest holds the
+/// definitions, the compact records kept to the end and the spill's buffers): three quarters.
+fn location_cap(o: &StreamOptions) -> crate::readers::budget::LocationCap {
+    let allowed = o.memory / 4 * 3;
+    let memory = o.memory;
+    crate::readers::budget::LocationCap {
+        records: allowed / READ_BACK_BYTES,
+        refuse: Box::new(move |label, n| {
+            let need = n.saturating_mul(READ_BACK_BYTES);
+            format!(
+                "location {label} holds {n} records, which this format's index reads back whole at \
+                 the end of the read (to match, sort and nest them): about {} MB, over the {} MB that --memory \
+                 {} MB allows one location: use --memory {}M or more",
+                need.div_ceil(1 << 20),
+                allowed >> 20,
+                memory >> 20,
+                (need / 3 * 4).div_ceil(1 << 20) + 1
+            )
+        }),
+    }
+}
+
 /// Index a Chrome trace read from `input` in chunks of `chunk` bytes: each thread's events are spilled to
 /// `events` as they come (at most an eighth of `memory` buffered), read back thread by thread at the end,
 /// matched as the reader matches them, nested and spilled to `spill`; then tiled as [`index_otf2`] does.
@@ -899,6 +926,7 @@ pub fn index_chrome(
 ) -> Result<Indexed, IndexError> {
     use crate::readers::chrome::ChromeStreamReader;
     let mut reader = ChromeStreamReader::spilling(name, events, o.event_buffer());
+    reader.cap_locations(location_cap(o));
     let mut buf = vec![0u8; chunk.max(1)];
     let mut done = 0u64;
     loop {
@@ -950,6 +978,7 @@ pub fn index_paraver(
         row,
         events,
         o.event_buffer(),
+        Some(location_cap(o)),
         &mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()),
         &mut |done| progress(Progress::ReadingBytes { done, total }),
     )?;

@@ -15,7 +15,9 @@
 //! are kept as pass 2's columns while they take at most an eighth of `--memory`, else they go to a spill
 //! file in the partial folder. Chrome JSON and Paraver (plain or
 //! gzipped) are read in 1 MiB chunks (`store::stream::index_chrome`, `index_paraver`), their per-location
-//! records spilled to a second file there as they come. A shard (`--shard K/N`) of these three streams the
+//! records spilled to a second file there as they come and read back a location at a time (one longer than
+//! `--memory` allows is refused, naming the memory that fits it). A refused or failed index leaves no partial
+//! folder behind. A shard (`--shard K/N`) of these three streams the
 //! same way, decoding every location (messages are matched whole) but spilling and tiling only its own
 //! location blocks (shard 0 spills all, for the particle tiles). Other inputs are read whole through the
 //! ordinary readers, held to `--memory` by an estimate made before reading, then tiled on `--threads`
@@ -41,7 +43,9 @@ pub struct Args {
     /// Memory the index may use (`2G`, `512M`): OTF2, Chrome JSON and Paraver are streamed within it (whole
     /// or a shard; a block of locations is tiled whole when it fits, about 50 to 70 bytes an interval with its
     /// messages, else by time range, a range of its windows at a time, whatever its locations' length: only a
-    /// single window too full for it is refused, naming the memory that fits it); other inputs are read whole,
+    /// single window too full for it is refused, naming the memory that fits it; a Chrome JSON or Paraver
+    /// location is read back whole, about 80 bytes a record, at most three quarters of it, else refused with
+    /// the memory that fits it); other inputs are read whole,
     /// and refused before reading when that would need more (about 3x their size on disk).
     #[arg(long, default_value = "2G")]
     memory: String,
@@ -258,6 +262,8 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     let input = input_bytes(&a.trace);
     let started = Instant::now();
     let tmp = partial_folder(&a.out)?;
+    // A refused or failed index leaves no partial folder (nor its spills) behind.
+    let mut partial = RemovedUnlessKept(Some(tmp.clone()));
     let (spill_path, events_path) = (tmp.join(".spill"), tmp.join(".events"));
     let mut spill = FileSpill::create(&spill_path, 0)?;
     let events = Box::new(FileSpill::create(&events_path, 0)?);
@@ -325,6 +331,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
         None => (MANIFEST, built.manifest_json()),
     };
     finish_store(&tmp, &a.out, file, &json, a.force)?;
+    partial.0 = None;
     progress.clear();
     let bytes = sink.bytes.load(std::sync::atomic::Ordering::Relaxed) + json.len() as u64;
     match &indexed.part {
@@ -649,6 +656,17 @@ impl weft::store::stream::Spill for FileSpill {
     }
     fn held(&self) -> u64 {
         self.held
+    }
+}
+
+/// A partial folder removed when this goes out of scope still holding it (an index that failed on the way).
+struct RemovedUnlessKept(Option<PathBuf>);
+
+impl Drop for RemovedUnlessKept {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_dir_all(p);
+        }
     }
 }
 

@@ -34,6 +34,13 @@ pub(super) struct Spilling {
     /// The first write that failed: reported by the next `feed`.
     pub error: Option<String>,
     scratch: Vec<u8>,
+    /// Records spilled per location: X intervals, B/E events.
+    records: Vec<(u64, u64)>,
+    /// At most how many records a location may hold (it is read back whole): None, any.
+    cap: Option<crate::readers::budget::LocationCap>,
+    /// Whether a location passed the cap: the read goes on to count every location's records (for the
+    /// refusal at its end to name what would do), but spills nothing more.
+    over: bool,
 }
 
 /// Bytes a buffered record takes in a thread's vectors (an X interval is 32, a B/E event 24).
@@ -136,8 +143,19 @@ impl super::events::Converter {
     pub(super) fn spill_all(&mut self) {
         let Some(s) = &mut self.spill else { return };
         s.buffered = 0;
+        if s.records.len() < self.threads.len() {
+            s.records.resize(self.threads.len(), (0, 0));
+        }
         for (l, th) in self.threads.iter_mut().enumerate() {
             if th.intervals.is_empty() && th.be.is_empty() {
+                continue;
+            }
+            let r = &mut s.records[l];
+            *r = (r.0 + th.intervals.len() as u64, r.1 + th.be.len() as u64);
+            s.over |= s.cap.as_ref().is_some_and(|cap| r.0 + r.1 > cap.records);
+            if s.over {
+                th.intervals.clear();
+                th.be.clear();
                 continue;
             }
             encode(th, &mut s.scratch);
@@ -156,6 +174,10 @@ impl super::events::Converter {
         let s = self.spill.as_mut().expect("read back only while spilling");
         let bytes = s.out.read(l)?;
         let mut th = ThreadSlices::default();
+        // Exactly what the thread holds (and the slices its B/E events may close): no doubling's slack.
+        let (x, be) = s.records.get(l).copied().unwrap_or_default();
+        th.intervals.reserve_exact((x + be / 2) as usize);
+        th.be.reserve_exact(be as usize);
         decode(&bytes, &mut th)?;
         th.max_ts = th.max_ts.max(self.threads[l].max_ts);
         Ok(th)
@@ -169,9 +191,36 @@ impl ChromeStreamReader {
         let budget =
             crate::readers::budget::Budget { stream_events: u64::MAX, ..crate::readers::budget::Budget::DEFAULT };
         let mut r = Self::with_budget(file, budget);
-        r.conv.spill =
-            Some(Spilling { out: spill, buffered: 0, limit: buffer_records.max(1), error: None, scratch: Vec::new() });
+        r.conv.spill = Some(Spilling {
+            out: spill,
+            buffered: 0,
+            limit: buffer_records.max(1),
+            error: None,
+            scratch: Vec::new(),
+            records: Vec::new(),
+            cap: None,
+            over: false,
+        });
         r
+    }
+
+    /// Refuse, at the end of the read, a thread holding more records than `cap` allows: a thread is read
+    /// back whole to be matched, sorted and nested (a reader made by [`spilling`](Self::spilling)). Once one
+    /// passes it, the read goes on counting but spills nothing, so that the refusal names the longest.
+    pub fn cap_locations(&mut self, cap: crate::readers::budget::LocationCap) {
+        if let Some(s) = &mut self.conv.spill {
+            s.cap = Some(cap);
+        }
+    }
+
+    /// The refusal of the longest thread when one passed the cap.
+    fn over_cap(&self) -> Result<(), ReadError> {
+        let Some(s) = self.conv.spill.as_ref().filter(|s| s.over) else { return Ok(()) };
+        let Some(cap) = &s.cap else { return Ok(()) };
+        let longest = s.records.iter().enumerate().max_by_key(|(l, r)| (r.0 + r.1, std::cmp::Reverse(*l)));
+        let Some((l, r)) = longest else { return Ok(()) };
+        let b = &self.conv.b;
+        cap.check(&self.file, || b.location_label(crate::model::LocationId(l as u32)), r.0 + r.1)
     }
 
     pub(super) fn spill_error(&mut self) -> Result<(), ReadError> {
@@ -190,6 +239,7 @@ impl ChromeStreamReader {
     pub fn finish_streamed(mut self, each: &mut EachLocation<'_, String>) -> Result<TraceBuilder, ReadError> {
         let events = self.finish_input()?;
         self.conv.spill_all();
+        self.over_cap()?;
         self.spill_error()?;
         let file = self.file.clone();
         let conv = self.conv;

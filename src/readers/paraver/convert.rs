@@ -13,6 +13,7 @@ use crate::model::{
     classify_region, LocationId, LocationKind, MessageKind, MessageRecord, Paradigm, ProcessId, RegionId, RegionRole,
     StringId, Trace, TraceBuilder, WarningKind,
 };
+use crate::readers::ReadError;
 
 /// The converter's integer-keyed caches: Fx (rustc-hash), speed over DoS resistance (keys come from one file).
 type IntMap<K, V> = rustc_hash::FxHashMap<K, V>;
@@ -436,26 +437,39 @@ impl<'a> Converter<'a> {
     /// returns the builder without intervals.
     pub fn finish_streamed(
         mut self,
+        file: &str,
         each: &mut crate::readers::chrome::EachLocation<'_, String>,
-    ) -> Result<TraceBuilder, String> {
-        self.close_all().map_err(|bytes| format!("ran out of memory ({bytes} bytes more could not be had)"))?;
+    ) -> Result<TraceBuilder, ReadError> {
+        let io = |detail: String| ReadError::Io { file: file.to_string(), detail };
+        self.close_all().map_err(|bytes| io(format!("ran out of memory ({bytes} bytes more could not be had)")))?;
         self.add_collectives();
+        if let Some(sp) = &mut self.spill {
+            sp.spill_all(&mut self.intervals);
+        }
+        self.over_cap(file)?;
         let mut sp = self.spill.take().expect("finish_streamed only while spilling");
-        sp.spill_all(&mut self.intervals);
         if let Some(e) = sp.error.take() {
-            return Err(e);
+            return Err(io(e));
         }
         let mut raw = Vec::new();
         for l in 0..self.b.location_count() {
-            let mut list = sp.read(l)?;
+            let mut list = sp.read(l).map_err(io)?;
             list.sort_by_key(|&(s, d, _)| (s, std::cmp::Reverse(d)));
             raw.clear();
             raw.extend(list.iter().map(|&(s, d, r)| (r, s, d)));
             drop(list);
-            each(l, &raw)?;
+            each(l, &raw).map_err(io)?;
         }
         self.b.add_event_records(self.stats.event_records);
         Ok(self.b)
+    }
+
+    /// The refusal of the longest location when one passed the spill's cap (`streamed.rs`).
+    pub fn over_cap(&self, file: &str) -> Result<(), ReadError> {
+        match self.spill.as_ref().and_then(|s| Some((s.longest_over()?, s.cap.as_ref()?))) {
+            Some(((l, n), cap)) => cap.check(file, || self.b.location_label(LocationId(l as u32)), n),
+            None => Ok(()),
+        }
     }
 
     fn add_collectives(&mut self) {

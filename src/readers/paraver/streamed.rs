@@ -24,6 +24,13 @@ pub(super) struct Spilling {
     /// The first write that failed: reported at the end.
     pub error: Option<String>,
     scratch: Vec<u8>,
+    /// Intervals spilled per location.
+    records: Vec<u64>,
+    /// At most how many intervals a location may hold (it is read back whole to be sorted and nested).
+    pub cap: Option<crate::readers::budget::LocationCap>,
+    /// Whether a location passed the cap: the read goes on counting every location's intervals (for the
+    /// refusal at its end to name what would do), but spills nothing more.
+    pub over: bool,
 }
 
 fn varint(out: &mut Vec<u8>, mut v: u64) {
@@ -51,8 +58,17 @@ impl Spilling {
     /// Write every location's buffered intervals (start zigzag, duration, region) and empty the buffers.
     pub fn spill_all(&mut self, lists: &mut [List]) {
         self.buffered = 0;
+        if self.records.len() < lists.len() {
+            self.records.resize(lists.len(), 0);
+        }
         for (l, list) in lists.iter_mut().enumerate() {
             if list.is_empty() {
+                continue;
+            }
+            self.records[l] += list.len() as u64;
+            self.over |= self.cap.as_ref().is_some_and(|cap| self.records[l] > cap.records);
+            if self.over {
+                list.clear();
                 continue;
             }
             self.scratch.clear();
@@ -70,10 +86,18 @@ impl Spilling {
         }
     }
 
+    /// The longest location and its intervals, when one passed the cap.
+    pub fn longest_over(&self) -> Option<(usize, u64)> {
+        if !self.over {
+            return None;
+        }
+        self.records.iter().copied().enumerate().max_by_key(|&(l, n)| (n, std::cmp::Reverse(l)))
+    }
+
     /// Location `l`'s intervals in arrival order.
     pub fn read(&mut self, l: usize) -> Result<List, String> {
         let b = self.out.read(l)?;
-        let (mut i, mut out) = (0, Vec::new());
+        let (mut i, mut out) = (0, Vec::with_capacity(self.records.get(l).copied().unwrap_or(0) as usize));
         while i < b.len() {
             let z = next(&b, &mut i)?;
             let s = ((z >> 1) as i64) ^ -((z & 1) as i64);
@@ -99,6 +123,7 @@ pub fn read_streamed(
     row: Option<&[u8]>,
     spill: Box<dyn EventSpill>,
     buffer_records: usize,
+    cap: Option<crate::readers::budget::LocationCap>,
     each: &mut crate::readers::chrome::EachLocation<'_, String>,
     read_bytes: &mut dyn FnMut(u64),
 ) -> Result<TraceBuilder, ReadError> {
@@ -147,8 +172,16 @@ pub fn read_streamed(
     let (pcf, row) = (pcf.map(Pcf::parse), row.map(Row::parse));
     let options = Options::default();
     let mut conv = converter(name, &header, pcf.as_ref(), row.as_ref(), &options);
-    conv.spill =
-        Some(Spilling { out: spill, buffered: 0, limit: buffer_records.max(1), error: None, scratch: Vec::new() });
+    conv.spill = Some(Spilling {
+        out: spill,
+        buffered: 0,
+        limit: buffer_records.max(1),
+        error: None,
+        scratch: Vec::new(),
+        records: Vec::new(),
+        cap,
+        over: false,
+    });
     let (mut line, mut base) = (first_line, 0u64);
     loop {
         let cut = if more { pending.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1) } else { pending.len() };
@@ -168,7 +201,7 @@ pub fn read_streamed(
     if s.state_records + s.event_records + s.comm_records + s.global_comm_records == 0 {
         return Err(ParaverError::NoRecords { file: name.to_string(), malformed: s.malformed_records }.into());
     }
-    conv.finish_streamed(each).map_err(io)
+    conv.finish_streamed(name, each)
 }
 
 /// The .pcf and .row beside the .prv named `name` when they exist and are regular files, and a warning for

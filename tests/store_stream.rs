@@ -17,7 +17,7 @@ use weft::store::stream::{index_chrome, index_otf2, index_paraver, Indexed, Memo
 use weft::store::{build, BuildOptions, BuiltStore};
 
 /// Stream-index `files` and compare with the whole-trace build: the manifest and every tile, byte for byte.
-fn assert_stream_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOptions) {
+fn assert_stream_equals_build(name: &str, files: &(dyn ArchiveFiles + Sync), o: &BuildOptions) {
     let whole: BuiltStore = build(&read_archive(name, files).expect("archive reads"), o);
     // The default buffers, and tiny ones: event files read 97 bytes at a time (records cut by every
     // window), locations nested 7 intervals at a time (prefixes taken while regions are open), and message
@@ -99,7 +99,7 @@ fn streamed_store_equals_the_whole_build_on_generated_archives() {
 
 /// Stream-index `files` tiling every block by time range, at most `range` intervals a range (a block too
 /// long for its share of `--memory` is tiled so: `store::ranged`), and compare with the whole-trace build.
-fn assert_ranged_equals_build(name: &str, files: &dyn ArchiveFiles, o: &BuildOptions, range: u64) {
+fn assert_ranged_equals_build(name: &str, files: &(dyn ArchiveFiles + Sync), o: &BuildOptions, range: u64) {
     let whole: BuiltStore = build(&read_archive(name, files).expect("archive reads"), o);
     // Columns held then spilled for the ranges, or spilled as read; whole locations or prefixes of 7
     // intervals (segments with fix-ups); messages in memory or in runs.
@@ -165,6 +165,100 @@ fn streamed_store_equals_the_whole_build_on_damaged_archives() {
         &BuildOptions { block_locations: 3, ..BuildOptions::default() },
         50,
     );
+}
+
+/// Decode every location of `files` as a decoder reading ahead does (`Otf2Stream::decoder`, at most `cap`
+/// intervals a location) and replay its log in location order (a location given back read in its turn):
+/// the intervals and the finished trace are the ones reading in order gives. Returns how many locations
+/// were read in their turn.
+fn assert_replay_equals_read(name: &str, files: &(dyn ArchiveFiles + Sync), cap: usize) -> usize {
+    let (mut read, mut replayed) = (open_stream(name, files).unwrap(), open_stream(name, files).unwrap());
+    let decoder = replayed.decoder();
+    let (mut a, mut b, mut in_turn) = (Vec::new(), Vec::new(), 0);
+    for k in 0..read.location_count() {
+        a.clear();
+        b.clear();
+        read.location(k, &mut a).unwrap();
+        match decoder.decode(k, &mut b, cap).unwrap() {
+            Some(log) => replayed.replay(k, log).unwrap(),
+            None => {
+                b.clear();
+                replayed.location(k, &mut b).unwrap();
+                in_turn += 1;
+            }
+        }
+        assert!(a == b, "{name}: location {k}'s intervals differ");
+    }
+    let (a, b) = (read.finish().unwrap(), replayed.finish().unwrap());
+    // Every field (hash maps' entries in any order: the lines sorted), and in order what a store holds.
+    let lines = |t: &weft::model::Trace| {
+        let mut v: Vec<String> = format!("{t:#?}").lines().map(str::to_string).collect();
+        v.sort_unstable();
+        v
+    };
+    assert!(lines(&a) == lines(&b), "{name}: the trace replayed differs from the trace read");
+    let o = BuildOptions::default();
+    let (a, b) = (build(&a, &o), build(&b, &o));
+    assert!(a.manifest_json() == b.manifest_json() && a.tiles == b.tiles, "{name}: the stores differ");
+    in_turn
+}
+
+/// `files` with every 500th ENTER of location 1 naming region 250, which no definition has.
+fn with_undefined_regions(files: &MemoryFiles) -> MemoryFiles {
+    use weft::readers::otf2::encoding::{Item, Records};
+    let mut out = files.clone();
+    let evt = out.files.keys().find(|p| p.ends_with("/1.evt")).unwrap().clone();
+    let bytes = out.files.get_mut(&evt).unwrap();
+    let mut at = Vec::new();
+    let mut r = Records::new(bytes, 4096, true).unwrap();
+    while let Some(item) = r.next_item().unwrap() {
+        if let Item::Record { kind: 12, start, end } = item {
+            if end - start == 2 && bytes[start] == 1 {
+                at.push(start + 1);
+            }
+        }
+    }
+    assert!(at.len() > 1000, "{} ENTERs of a one-byte region", at.len());
+    for &i in at.iter().step_by(500) {
+        bytes[i] = 250;
+    }
+    out
+}
+
+/// The log a decoder reading ahead keeps, replayed, is what reading in order does to the trace: on generated
+/// archives (messages, collectives), a cut one (warnings), one naming undefined regions (the
+/// location read in its turn), and with a cap that gives every location back.
+#[test]
+fn locations_decoded_ahead_and_replayed_read_as_in_order() {
+    let cfg = GenConfig { threads: 2, chunk_size: 4096, ..GenConfig::new(4, 60_000) };
+    let (files, _) = archive(&cfg);
+    assert_eq!(assert_replay_equals_read("traces.otf2", &files, usize::MAX), 0);
+    assert_eq!(assert_replay_equals_read("traces.otf2", &files, 10), 8);
+    let mut cut = MemoryFiles::new();
+    for (k, (p, b)) in files.files.iter().enumerate() {
+        let keep = if p.ends_with(".evt") && k % 2 == 0 { b.len() * 2 / 3 } else { b.len() };
+        cut.insert(p, b[..keep].to_vec());
+    }
+    assert_eq!(assert_replay_equals_read("traces.otf2", &cut, usize::MAX), 0);
+    let undefined = with_undefined_regions(&files);
+    let t = read_archive("traces.otf2", &undefined).unwrap();
+    assert!(t.warnings.examples().iter().any(|w| w.message.contains("undefined region 250")));
+    assert_eq!(assert_replay_equals_read("traces.otf2", &undefined, usize::MAX), 1);
+    // Pass 1 decodes ahead with 3 threads or more (`stream::Ahead`), the plain, cut and undefined ones.
+    for threads in [1, 2, 3, 4] {
+        let o = BuildOptions { block_locations: 3, threads, ..BuildOptions::default() };
+        for f in [&files, &cut, &undefined] {
+            assert_stream_equals_build("traces.otf2", f, &o);
+        }
+    }
+    if let Some(dir) = common::shared_traces("store_stream locations_decoded_ahead (real archives)") {
+        for a in
+            common::files_under(&dir.join("otf2")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "otf2"))
+        {
+            let files = FolderFiles { root: a.parent().unwrap().to_path_buf() };
+            assert_replay_equals_read(&a.file_name().unwrap().to_string_lossy(), &files, usize::MAX);
+        }
+    }
 }
 
 #[test]
@@ -370,6 +464,13 @@ fn weft_index_holds_its_memory_bound() {
     // The folder holds the same files as the whole build's store (the spill is gone).
     assert_folder_is(&store, &whole);
     assert!(!store.join(".spill").exists() && !store.join(".spill.ends").exists());
+    // With 4 threads and memory enough for its locations to be decoded ahead (`stream::Ahead`), within it.
+    let out = weft_index(&trace_dir, &store, &["--threads", "4", "--block", "2", "--memory", "96M"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let peak = self::peak_mb(&text);
+    assert!(peak <= 96 + 24, "peak {peak} MB with --memory 96M and 4 threads:\n{text}");
+    assert_folder_is(&store, &whole);
     // Too little memory for one block is refused with the flag named, leaving no partial folder (nor its
     // spill) behind.
     let out = index("2M");

@@ -114,7 +114,7 @@ pub struct Warnings {
 }
 
 impl Warnings {
-    const EXAMPLES_PER_KIND: usize = 5;
+    pub const EXAMPLES_PER_KIND: usize = 5;
 
     pub fn push(&mut self, kind: WarningKind, message: impl FnOnce() -> String) {
         let n = match self.counts.iter_mut().find(|(k, _)| *k == kind) {

@@ -430,19 +430,36 @@ impl Digest {
                 examples.push((r, s, x));
             }
         });
-        if let Some(&(_, first, _, _)) = self.nested.first() {
+        let nested = std::mem::take(&mut self.nested);
+        let r = self.nested_location(&nested, end, spill, path);
+        self.nested = nested;
+        r
+    }
+
+    /// The next location's intervals, nested (on a decoder's thread, [`Ahead`]; its clipped ones
+    /// counted with [`add_clips`](Self::add_clips)), `end` their latest end: count them, spill them (when
+    /// the shard tiles this location).
+    fn nested_location(
+        &mut self,
+        nested: &[Nested],
+        end: i128,
+        spill: &mut dyn Spill,
+        path: &str,
+    ) -> Result<(), IndexError> {
+        let k = self.counts.len();
+        if let Some(&(_, first, _, _)) = nested.first() {
             self.min_start = self.min_start.min(first);
             self.max_end = self.max_end.max(end);
         }
-        self.counts.push(self.nested.len() as u64);
+        self.counts.push(nested.len() as u64);
         if let Some(t) = &mut self.totals {
-            t.location(&self.nested);
+            t.location(nested);
         }
         let kept = self.spilled.contains(&k);
         if let Some(h) = &mut self.held {
             h.begin();
             if kept {
-                h.push(&self.nested);
+                h.push(nested);
             }
             h.end(kept);
             return self.check_held(spill, None, path);
@@ -450,9 +467,19 @@ impl Digest {
         if !kept {
             return Ok(());
         }
-        encode_segment(self.nested.iter().copied(), &[], &mut self.w);
+        encode_segment(nested.iter().copied(), &[], &mut self.w);
         self.spill_bytes += self.w.buf.len() as u64;
         spill.put(k, &self.w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))
+    }
+
+    /// A location nested elsewhere clipped `n` intervals, `examples` its first ones (at most five).
+    fn add_clips(&mut self, n: u64, examples: &[(RegionId, i64, u64)]) {
+        for (i, &e) in examples.iter().enumerate() {
+            if self.clipped + (i as u64) < 5 {
+                self.clip_examples.push(e);
+            }
+        }
+        self.clipped += n;
     }
 
     /// The next location is read in prefixes ([`prefix`](Self::prefix), [`closed`](Self::closed), then
@@ -730,7 +757,11 @@ pub fn index_otf2(
     };
     let threads = o.build.threads.clamp(1, 2) as u64;
     let buffers = threads * crate::readers::otf2::READ_WINDOW as u64 + 4 * limit as u64 * INTERVAL_BYTES;
-    if o.build.threads <= 1 {
+    let ahead = Ahead::plan(&stream, o, limit);
+    if let Some(ahead) = ahead {
+        let buffers = ahead.buffers();
+        ahead.pass1(&mut stream, &mut digest, spill, o, &paths, limit, buffers, progress, &mut intervals)?;
+    } else if o.build.threads <= 1 {
         let mut raw = Vec::new();
         for (k, path) in paths.iter().enumerate() {
             raw.clear();
@@ -827,6 +858,208 @@ pub fn index_otf2(
     )?;
     comms.finish_messages(skel.origin_ns, spill).map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))?;
     tile(skel, digest, Vec::new(), o, spill, sink, progress, Some(comms))
+}
+
+/// Bytes a location decoded ahead of its turn holds per interval until then: its intervals as decoded and
+/// nested.
+const AHEAD_BYTES_PER_INTERVAL: u64 =
+    (std::mem::size_of::<(RegionId, i64, u64)>() + std::mem::size_of::<Nested>()) as u64;
+
+/// Event-file bytes per interval below which a location is taken for longer than a decoder reading ahead
+/// may hold (an interval is an ENTER and a LEAVE, each a record and a timestamp: about 24 bytes; 16 leaves
+/// room for the denser): such a location is read in its turn without being decoded ahead first.
+const AHEAD_MIN_BYTES_PER_INTERVAL: u64 = 24;
+
+/// Pass 1 of an OTF2 index with 3 threads or more: `decoders` threads decode locations ahead of their turn
+/// (`Otf2Stream::decoder`), each a location whole, at most `cap` intervals, and nest it; this thread replays
+/// each in location order (`Otf2Stream::replay`: the builder sees what a read in order gives it) and spills
+/// its intervals. At most `window` locations are decoded ahead of the one taken. A location longer than
+/// `cap`, or naming a region the definitions do not, is read here in its turn, as with one thread.
+struct Ahead {
+    decoders: usize,
+    window: usize,
+    cap: usize,
+}
+
+/// A location decoded ahead: its log, its nested intervals, their latest end, its clipped ones (count,
+/// first five); None when it is to be read in its turn.
+type Decoded =
+    Result<Option<(crate::readers::otf2::LocationLog, Vec<Nested>, i128, u64, Vec<(RegionId, i64, u64)>)>, ReadError>;
+
+impl Ahead {
+    /// Decoding ahead, when `--threads` is 3 or more and most of the event bytes are in locations short
+    /// enough for it. With 2 threads the two-thread pipeline (a location nested as it is decoded, on the
+    /// second thread) is as fast and takes about 13 % less CPU (BENCHMARKS.md, "Decoding locations ahead");
+    /// a location of longer ones is better read so too.
+    fn plan(stream: &Otf2Stream, o: &StreamOptions, limit: usize) -> Option<Ahead> {
+        if o.build.threads < 3 {
+            return None;
+        }
+        let decoders = o.build.threads;
+        let window = decoders + 1;
+        // The two-thread pipeline's share for its buffers, shared by the locations decoded ahead.
+        let cap = ((4 * limit as u64 * INTERVAL_BYTES) / window as u64 / AHEAD_BYTES_PER_INTERVAL).max(1) as usize;
+        let decoder = stream.decoder();
+        let (mut short, mut long) = (0u64, 0u64);
+        for k in 0..stream.location_count() {
+            let bytes = decoder.event_bytes(k);
+            match bytes / AHEAD_MIN_BYTES_PER_INTERVAL > cap as u64 {
+                true => long += bytes,
+                false => short += bytes,
+            }
+        }
+        (short >= long).then_some(Ahead { decoders, window, cap })
+    }
+
+    /// What the pass's buffers hold at most: the decoders' read windows and the locations decoded ahead
+    /// (or the one read in its turn).
+    fn buffers(&self) -> u64 {
+        self.decoders as u64 * crate::readers::otf2::READ_WINDOW as u64
+            + (self.window as u64 * self.cap as u64 * AHEAD_BYTES_PER_INTERVAL)
+                .max(4 * self.cap as u64 * INTERVAL_BYTES)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pass1(
+        &self,
+        stream: &mut Otf2Stream,
+        digest: &mut Digest,
+        spill: &mut dyn Spill,
+        o: &StreamOptions,
+        paths: &[String],
+        limit: usize,
+        buffers: u64,
+        progress: &(dyn Fn(Progress) + Sync),
+        intervals: &mut u64,
+    ) -> Result<(), IndexError> {
+        let n = paths.len();
+        let decoder = stream.decoder();
+        let next = AtomicUsize::new(0);
+        // Locations taken (in order) so far; usize::MAX once this thread stopped.
+        let taken = (Mutex::new(0usize), std::sync::Condvar::new());
+        let (to_reader, from_decoders) = std::sync::mpsc::channel::<(usize, Decoded)>();
+        // Nested lists handed back to the decoders once spilled (fresh ones would cost their pages again).
+        let (recycle, recycled) = std::sync::mpsc::channel::<Vec<Nested>>();
+        let recycled = Mutex::new(recycled);
+        let recycled = &recycled;
+        let (decoder, next, taken) = (&decoder, &next, &taken);
+        let (window, cap) = (self.window, self.cap);
+        std::thread::scope(|s| {
+            for _ in 0..self.decoders {
+                let to_reader = to_reader.clone();
+                s.spawn(move || {
+                    let mut raw = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= n {
+                            return;
+                        }
+                        {
+                            let mut t = taken.0.lock().unwrap_or_else(|e| e.into_inner());
+                            while *t != usize::MAX && k >= *t + window {
+                                t = taken.1.wait(t).unwrap_or_else(|e| e.into_inner());
+                            }
+                            if *t == usize::MAX {
+                                return;
+                            }
+                        }
+                        let decode = std::panic::AssertUnwindSafe(|| {
+                            if decoder.event_bytes(k) / AHEAD_MIN_BYTES_PER_INTERVAL > cap as u64 {
+                                return Ok(None);
+                            }
+                            raw.clear();
+                            decoder.decode(k, &mut raw, cap).map(|log| {
+                                log.map(|log| {
+                                    let (mut clips, mut examples) = (0u64, Vec::new());
+                                    let mut nested = match recycled.lock() {
+                                        Ok(r) => r.try_recv().unwrap_or_default(),
+                                        Err(_) => Vec::new(),
+                                    };
+                                    let end = nest(&raw, &mut nested, &mut |r, s, x| {
+                                        clips += 1;
+                                        if clips <= 5 {
+                                            examples.push((r, s, x));
+                                        }
+                                    });
+                                    (log, nested, end, clips, examples)
+                                })
+                            })
+                        });
+                        // A panic here would leave the reader waiting for location `k`: it is an error instead.
+                        let decoded = std::panic::catch_unwind(decode).unwrap_or_else(|_| {
+                            Err(ReadError::Io {
+                                file: format!("location {k}"),
+                                detail: "its decoding thread panicked".into(),
+                            })
+                        });
+                        if to_reader.send((k, decoded)).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(to_reader);
+            let mut ready: std::collections::BTreeMap<usize, Decoded> = Default::default();
+            let mut raw = Vec::new();
+            let mut read = || -> Result<(), IndexError> {
+                for (k, path) in paths.iter().enumerate() {
+                    let decoded = loop {
+                        if let Some(d) = ready.remove(&k) {
+                            break d;
+                        }
+                        match from_decoders.recv() {
+                            Ok((j, d)) => {
+                                ready.insert(j, d);
+                            }
+                            Err(_) => return Err(IndexError::Io("a decoding thread stopped".into())),
+                        }
+                    };
+                    digest.begin();
+                    match decoded? {
+                        Some((log, nested, end, clips, examples)) => {
+                            stream.replay(k, log)?;
+                            *intervals += nested.len() as u64;
+                            digest.add_clips(clips, &examples);
+                            digest.nested_location(&nested, end, spill, path)?;
+                            let _ = recycle.send(nested);
+                        }
+                        None => {
+                            // Read in its turn, as with one thread.
+                            raw.clear();
+                            let mut taker = DigestTaker {
+                                digest: &mut *digest,
+                                spill: &mut *spill,
+                                path,
+                                o,
+                                buffers,
+                                k,
+                                total: n,
+                                err: None,
+                            };
+                            let (taken, in_order) = stream.location_taken(k, &mut raw, &mut taker, limit)?;
+                            if let Some(e) = taker.err {
+                                return Err(e);
+                            }
+                            *intervals += (taken + raw.len()) as u64;
+                            digest.end(&raw, taken, in_order, spill, path)?;
+                        }
+                    }
+                    let held = spill.held() + digest.held_bytes();
+                    check_pass1(o, stream.held_bytes(), buffers, held, (k + 1, n, false))?;
+                    progress(Progress::Reading { done: k + 1, total: n, intervals: *intervals });
+                    *taken.0.lock().unwrap_or_else(|e| e.into_inner()) = k + 1;
+                    taken.1.notify_all();
+                }
+                Ok(())
+            };
+            let r = read();
+            // Stop the decoders (after an error, those waiting for their turn).
+            *taken.0.lock().unwrap_or_else(|e| e.into_inner()) = usize::MAX;
+            taken.1.notify_all();
+            drop(from_decoders);
+            r
+        })
+    }
 }
 
 /// Bytes of `--memory` per byte of messages sorted in memory before a run of them is spilled (and of the

@@ -37,7 +37,8 @@ pub struct Args {
     /// The store folder to write.
     #[arg(short, long)]
     pub out: PathBuf,
-    /// Threads tiling location blocks (the store is the same for any count).
+    /// Threads (the store is the same for any count): tiling location blocks; reading OTF2, 2 decode and
+    /// nest side by side, 3 or more decode locations ahead of their turn.
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Memory the index may use (`2G`, `512M`): OTF2, Chrome JSON and Paraver are streamed within it (whole

@@ -175,10 +175,8 @@ impl<'f> Assembler<'f> {
                 region_dense[id as usize] = r;
             }
         }
-        let st = State {
+        let look = Lookups {
             region_dense,
-            ends: Ends::default(),
-            thread_raw: Vec::new(),
             regions,
             // Each communicator's ranks resolved to model locations once (the hot path: one lookup per
             // message end).
@@ -186,6 +184,12 @@ impl<'f> Assembler<'f> {
                 .iter()
                 .map(|(&c, r)| (c, r.as_ref().map(|v| v.iter().map(|id| location_ids.get(id).copied()).collect())))
                 .collect(),
+        };
+        let st = State {
+            look: std::sync::Arc::new(look),
+            undefined: HashMap::new(),
+            ends: Ends::default(),
+            thread_raw: Vec::new(),
             location_ids,
             unresolved_ranks: 0,
             metrics,
@@ -205,27 +209,81 @@ impl<'f> Assembler<'f> {
         taker: Option<(&mut dyn IntervalTaker, usize)>,
     ) -> Result<(LocationId, LocationRead), ReadError> {
         let (id, loc) = self.locations[k];
+        let src = Source {
+            chunk_size_defs: self.anchor.chunk_size_defs,
+            chunk_size_events: self.anchor.chunk_size_events,
+            stem: &self.stem,
+            clock: self.clock,
+            files: self.files,
+            window: self.window,
+        };
         let r = read_location(
-            &mut self.b,
-            &mut self.st,
-            &self.anchor,
-            &self.stem,
+            &mut Direct { b: &mut self.b, st: &mut self.st },
+            &src,
             id,
             loc,
-            self.clock,
-            self.files,
-            self.window,
             intervals,
             taker,
+            usize::MAX,
         )?;
-        if let Some(e) = self.st.ends.failed() {
-            return Err(ReadError::Io {
-                file: format!("{}/{id}.evt", self.stem),
-                detail: format!("spilling its message ends: {e}"),
-            });
-        }
+        self.ends_failed(id)?;
         self.b.add_event_records(r.events);
         Ok((loc, r))
+    }
+
+    fn ends_failed(&self, id: u64) -> Result<(), ReadError> {
+        match self.st.ends.failed() {
+            Some(e) => Err(ReadError::Io {
+                file: format!("{}/{id}.evt", self.stem),
+                detail: format!("spilling its message ends: {e}"),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Apply what a decoder reading the `k`-th location ahead logged ([`Decoder::decode`]), as reading it
+    /// here would have; the caller holds its intervals.
+    pub(super) fn replay(&mut self, k: usize, log: LocationLog) -> Result<(), ReadError> {
+        let (id, loc) = self.locations[k];
+        let file = format!("{}/{id}.evt", self.stem);
+        let mut fx = Direct { b: &mut self.b, st: &mut self.st };
+        let mut sends: Vec<u64> = Vec::new();
+        for item in log.items {
+            match item {
+                Logged::Warn(kind, message) => fx.warn(kind, || message.unwrap_or_default()),
+                Logged::Send(s) => sends.push(fx.send(s)),
+                Logged::Recv(r) => fx.recv(r),
+                Logged::Cancel(n) => {
+                    if let Some(&nth) = sends.get(n as usize) {
+                        fx.cancel(nth);
+                    }
+                }
+                Logged::Part(p, fallback) => fx.part(p, fallback),
+                Logged::Instant(mark, t) => fx.instant(mark, loc, t),
+                Logged::Metric { metric, t, offset, count, values } => {
+                    fx.metric(metric, loc, t, count, values.into_iter(), &file, offset)
+                }
+                Logged::Thread(t, kind) => fx.thread(loc, t, kind),
+            }
+        }
+        self.st.unresolved_ranks += log.unresolved;
+        self.ends_failed(id)?;
+        self.b.add_event_records(log.events);
+        Ok(())
+    }
+
+    /// A decoder of this archive's locations for other threads, reading `files` (this archive's).
+    pub(super) fn decoder<'g>(&self, files: &'g (dyn ArchiveFiles + Sync)) -> Decoder<'g> {
+        Decoder {
+            look: self.st.look.clone(),
+            chunk_size_defs: self.anchor.chunk_size_defs,
+            chunk_size_events: self.anchor.chunk_size_events,
+            stem: self.stem.clone(),
+            clock: self.clock,
+            files,
+            window: self.window,
+            locations: self.locations.clone(),
+        }
     }
 
     /// About the bytes held for [`finish`](Self::finish): message ends and collective parts to match,
@@ -364,14 +422,12 @@ fn thread_events(raw: Vec<(LocationId, i64, ThreadEventKind)>, origin: i64) -> V
 }
 
 struct State {
+    look: std::sync::Arc<Lookups>,
+    /// Regions events name that the definitions do not, made on first use.
+    undefined: HashMap<u32, RegionId>,
     /// Message ends and collective parts, matched at the end (in memory or spilled in runs).
     ends: Ends,
     thread_raw: Vec<(LocationId, i64, ThreadEventKind)>,
-    regions: HashMap<u32, RegionId>,
-    /// The same map for small ids, as a table (the hot path: one lookup per ENTER).
-    region_dense: Vec<RegionId>,
-    /// Per communicator: None for COMM_SELF, else each rank's location (None: not a defined location).
-    comm_locations: rustc_hash::FxHashMap<u32, Option<Vec<Option<LocationId>>>>,
     location_ids: HashMap<u64, LocationId>,
     unresolved_ranks: u64,
     metrics: MetricTables,
@@ -379,6 +435,38 @@ struct State {
     metric_series: rustc_hash::FxHashMap<(u32, LocationId), Vec<(u32, f64)>>,
     /// Metric references already warned about (undefined, or values that do not fit the class).
     metric_notes: std::collections::HashSet<u32>,
+}
+
+/// What reading any location looks up and none changes (shared with decoders reading ahead, `Ahead`).
+pub(super) struct Lookups {
+    /// Defined regions by OTF2 id.
+    regions: HashMap<u32, RegionId>,
+    /// The same map for small ids, as a table (the hot path: one lookup per ENTER).
+    region_dense: Vec<RegionId>,
+    /// Per communicator: None for COMM_SELF, else each rank's location (None: not a defined location).
+    comm_locations: rustc_hash::FxHashMap<u32, Option<Vec<Option<LocationId>>>>,
+}
+
+impl Lookups {
+    /// The defined region of OTF2 id `id`.
+    #[inline]
+    fn region(&self, id: u32) -> Option<RegionId> {
+        match self.region_dense.get(id as usize) {
+            Some(&r) if r.0 != u32::MAX => Some(r),
+            _ => self.regions.get(&id).copied(),
+        }
+    }
+
+    /// The location of rank `rank` of communicator `comm` (`me` for COMM_SELF); None when it cannot be
+    /// resolved.
+    #[inline]
+    fn rank(&self, comm: u32, rank: u32, me: LocationId) -> Option<LocationId> {
+        match self.comm_locations.get(&comm) {
+            Some(None) => Some(me),
+            Some(Some(v)) => v.get(rank as usize).copied().flatten(),
+            None => None,
+        }
+    }
 }
 
 /// What the metric definitions say, resolved to the model: per metric reference (a class or an instance),
@@ -504,56 +592,369 @@ impl State {
     }
 }
 
-impl State {
-    fn rank(&mut self, comm: u32, rank: u32, me: LocationId) -> Option<LocationId> {
-        let r = match self.comm_locations.get(&comm) {
-            Some(None) => Some(me),
-            Some(Some(v)) => v.get(rank as usize).copied().flatten(),
-            None => None,
-        };
-        if r.is_none() {
-            self.unresolved_ranks += 1;
-        }
-        r
+/// A mark instants stand for: measurement switched on or off, a trace buffer flushed.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Mark {
+    On,
+    Off,
+    Flush,
+}
+
+/// What reading a location's events does besides making its intervals. The whole read and a reader in
+/// location order apply it to the builder at once ([`Direct`]); a decoder reading ahead on another thread
+/// logs it ([`Ahead`]), and the reader applies the log when the location's turn comes
+/// ([`Assembler::replay`]): both run the one `read_location`, and the builder sees the same calls in the
+/// same order.
+trait Effects {
+    fn warn(&mut self, kind: WarningKind, message: impl FnOnce() -> String);
+    /// The model region of OTF2 region `id`; None when it is not defined and this reader cannot make it
+    /// (a decoder reading ahead gives the location back, to be read in order).
+    fn region(&mut self, id: u32, file: &str, offset: u64) -> Option<RegionId>;
+    /// Rank `rank` of communicator `comm` (an unresolved one counted).
+    fn rank(&mut self, comm: u32, rank: u32, me: LocationId) -> Option<LocationId>;
+    /// A send; its number, for a cancellation to name.
+    fn send(&mut self, s: Send) -> u64;
+    fn recv(&mut self, r: Recv);
+    fn cancel(&mut self, nth: u64);
+    /// A collective part; `fallback`: no region was open, the part's region is named after operation `op`.
+    fn part(&mut self, p: CollectivePart, fallback: Option<u8>);
+    fn instant(&mut self, mark: Mark, loc: LocationId, t: i64);
+    #[allow(clippy::too_many_arguments)]
+    fn metric(
+        &mut self,
+        metric: u32,
+        loc: LocationId,
+        t: i64,
+        count: u8,
+        values: impl Iterator<Item = (u8, u64)>,
+        file: &str,
+        offset: u64,
+    );
+    fn thread(&mut self, loc: LocationId, t: i64, kind: ThreadEventKind);
+    /// What the reader holds to the end (for a taker).
+    fn held(&self) -> Held;
+}
+
+/// Effects applied to the builder and state at once.
+struct Direct<'a> {
+    b: &'a mut TraceBuilder,
+    st: &'a mut State,
+}
+
+impl Effects for Direct<'_> {
+    #[inline]
+    fn warn(&mut self, kind: WarningKind, message: impl FnOnce() -> String) {
+        self.b.warn(kind, message);
     }
 
     #[inline]
-    fn region(&mut self, b: &mut TraceBuilder, id: u32, file: &str, offset: u64) -> RegionId {
-        if let Some(&r) = self.region_dense.get(id as usize) {
-            if r.0 != u32::MAX {
-                return r;
-            }
+    fn region(&mut self, id: u32, file: &str, offset: u64) -> Option<RegionId> {
+        if let Some(r) = self.st.look.region(id) {
+            return Some(r);
         }
-        if let Some(&r) = self.regions.get(&id) {
-            return r;
+        if let Some(&r) = self.st.undefined.get(&id) {
+            return Some(r);
         }
-        b.warn(WarningKind::DanglingReference, || format!("{file}: byte {offset}: event names undefined region {id}"));
-        let r = b.region_with(&format!("undefined region {id}"), "", Paradigm::Unknown, RegionRole::Unknown);
-        self.regions.insert(id, r);
+        self.b.warn(WarningKind::DanglingReference, || {
+            format!("{file}: byte {offset}: event names undefined region {id}")
+        });
+        let r = self.b.region_with(&format!("undefined region {id}"), "", Paradigm::Unknown, RegionRole::Unknown);
+        self.st.undefined.insert(id, r);
+        Some(r)
+    }
+
+    #[inline]
+    fn rank(&mut self, comm: u32, rank: u32, me: LocationId) -> Option<LocationId> {
+        let r = self.st.look.rank(comm, rank, me);
+        self.st.unresolved_ranks += r.is_none() as u64;
         r
+    }
+
+    fn send(&mut self, s: Send) -> u64 {
+        self.st.ends.send(s)
+    }
+
+    fn recv(&mut self, r: Recv) {
+        self.st.ends.recv(r);
+    }
+
+    fn cancel(&mut self, nth: u64) {
+        self.st.ends.cancel(nth);
+    }
+
+    fn part(&mut self, mut p: CollectivePart, fallback: Option<u8>) {
+        if let Some(op) = fallback {
+            let name = format!("MPI_{}", COLLECTIVE_NAMES.get(op as usize).copied().unwrap_or("collective"));
+            p.region = self.b.region(&name, "");
+        }
+        self.st.ends.part(p);
+    }
+
+    fn instant(&mut self, mark: Mark, loc: LocationId, t: i64) {
+        let name = match mark {
+            Mark::On => "measurement on",
+            Mark::Off => "measurement off",
+            Mark::Flush => "trace buffer flush",
+        };
+        let r = self.b.region(name, "");
+        self.b.instant(loc, r, t);
+    }
+
+    fn metric(
+        &mut self,
+        metric: u32,
+        loc: LocationId,
+        t: i64,
+        count: u8,
+        values: impl Iterator<Item = (u8, u64)>,
+        file: &str,
+        offset: u64,
+    ) {
+        let (b, st) = (&mut *self.b, &mut *self.st);
+        let fits = match st.metric_series(b, metric, loc) {
+            Some(series) => {
+                let mut fits = count as usize == series.len();
+                for ((type_id, bits), &(s, scale)) in values.zip(series) {
+                    match metric_value(type_id, bits) {
+                        Some(v) => b.counter_sample(s, t, v * scale),
+                        None => fits = false,
+                    }
+                }
+                fits
+            }
+            None => {
+                if st.metric_notes.insert(metric) {
+                    b.warn(WarningKind::DanglingReference, || {
+                        format!(
+                            "{file}: byte {offset}: METRIC names undefined metric {metric}; its values are left out"
+                        )
+                    });
+                }
+                true
+            }
+        };
+        if !fits && st.metric_notes.insert(metric) {
+            b.warn(WarningKind::MalformedRecord, || {
+                format!(
+                    "{file}: byte {offset}: METRIC of metric {metric} has {count} values that do not fit its members \
+                     (count or value type); what does not fit is left out"
+                )
+            });
+        }
+    }
+
+    fn thread(&mut self, loc: LocationId, t: i64, kind: ThreadEventKind) {
+        self.st.thread_raw.push((loc, t, kind));
+    }
+
+    fn held(&self) -> Held {
+        held(self.st, self.b)
     }
 }
 
+/// One effect a decoder reading ahead logged (`Ahead`).
+#[derive(Debug)]
+enum Logged {
+    /// A warning; its message when it is among the first of its kind in the location (only those can be
+    /// among the first of their kind in the trace, the ones the builder keeps).
+    Warn(WarningKind, Option<String>),
+    Send(Send),
+    Recv(Recv),
+    /// The cancellation of the location's `n`-th send.
+    Cancel(u32),
+    Part(CollectivePart, Option<u8>),
+    Instant(Mark, i64),
+    Metric {
+        metric: u32,
+        t: i64,
+        offset: u64,
+        count: u8,
+        values: Vec<(u8, u64)>,
+    },
+    Thread(i64, ThreadEventKind),
+}
+
+/// What a decoder reading ahead learnt of a location besides its intervals: the effects to apply in
+/// location order ([`Assembler::replay`]).
+#[derive(Debug, Default)]
+pub struct LocationLog {
+    items: Vec<Logged>,
+    events: u64,
+    unresolved: u64,
+    in_order: bool,
+}
+
+impl LocationLog {
+    /// Whether the location's times never went back.
+    pub fn in_order(&self) -> bool {
+        self.in_order
+    }
+
+    /// Bytes the log holds (about).
+    pub fn bytes(&self) -> u64 {
+        (self.items.capacity() * std::mem::size_of::<Logged>()) as u64
+    }
+}
+
+/// Effects logged by a decoder reading a location ahead of its turn (another thread): it can resolve what
+/// the definitions say, not make regions.
+struct Ahead<'a> {
+    look: &'a Lookups,
+    log: LocationLog,
+    sends: u32,
+    /// Warnings logged per kind in this location.
+    kinds: Vec<(WarningKind, u32)>,
+}
+
+impl Effects for Ahead<'_> {
+    fn warn(&mut self, kind: WarningKind, message: impl FnOnce() -> String) {
+        let n = match self.kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.kinds.push((kind, 1));
+                1
+            }
+        };
+        let kept = n as usize <= crate::model::Warnings::EXAMPLES_PER_KIND;
+        self.log.items.push(Logged::Warn(kind, kept.then(message)));
+    }
+
+    #[inline]
+    fn region(&mut self, id: u32, _file: &str, _offset: u64) -> Option<RegionId> {
+        self.look.region(id)
+    }
+
+    #[inline]
+    fn rank(&mut self, comm: u32, rank: u32, me: LocationId) -> Option<LocationId> {
+        let r = self.look.rank(comm, rank, me);
+        self.log.unresolved += r.is_none() as u64;
+        r
+    }
+
+    fn send(&mut self, s: Send) -> u64 {
+        self.log.items.push(Logged::Send(s));
+        self.sends += 1;
+        (self.sends - 1) as u64
+    }
+
+    fn recv(&mut self, r: Recv) {
+        self.log.items.push(Logged::Recv(r));
+    }
+
+    fn cancel(&mut self, nth: u64) {
+        self.log.items.push(Logged::Cancel(nth as u32));
+    }
+
+    fn part(&mut self, p: CollectivePart, fallback: Option<u8>) {
+        self.log.items.push(Logged::Part(p, fallback));
+    }
+
+    fn instant(&mut self, mark: Mark, _loc: LocationId, t: i64) {
+        self.log.items.push(Logged::Instant(mark, t));
+    }
+
+    fn metric(
+        &mut self,
+        metric: u32,
+        _loc: LocationId,
+        t: i64,
+        count: u8,
+        values: impl Iterator<Item = (u8, u64)>,
+        _file: &str,
+        offset: u64,
+    ) {
+        self.log.items.push(Logged::Metric { metric, t, offset, count, values: values.collect() });
+    }
+
+    fn thread(&mut self, _loc: LocationId, t: i64, kind: ThreadEventKind) {
+        self.log.items.push(Logged::Thread(t, kind));
+    }
+
+    fn held(&self) -> Held {
+        (0, [0; 3])
+    }
+}
+
+/// Decodes an archive's locations ahead of their turn, on other threads (`weft index`): a location's
+/// intervals, and a log of everything else that [`Assembler::replay`] applies in location order.
+pub struct Decoder<'f> {
+    look: std::sync::Arc<Lookups>,
+    chunk_size_defs: u64,
+    chunk_size_events: u64,
+    stem: String,
+    clock: Clock,
+    files: &'f (dyn ArchiveFiles + Sync),
+    window: usize,
+    locations: Vec<(u64, LocationId)>,
+}
+
+impl Decoder<'_> {
+    /// Decode the `k`-th location's events: its intervals appended to `intervals` (in ENTER order, as
+    /// [`Assembler::location`] gives them), the log of the rest returned; None when it holds more than
+    /// `cap` intervals or names a region the definitions do not (then it is to be read in its turn).
+    pub fn decode(
+        &self,
+        k: usize,
+        intervals: &mut Vec<(RegionId, i64, u64)>,
+        cap: usize,
+    ) -> Result<Option<LocationLog>, ReadError> {
+        let (id, loc) = self.locations[k];
+        let src = Source {
+            chunk_size_defs: self.chunk_size_defs,
+            chunk_size_events: self.chunk_size_events,
+            stem: &self.stem,
+            clock: self.clock,
+            files: self.files,
+            window: self.window,
+        };
+        let mut fx = Ahead { look: &self.look, log: LocationLog::default(), sends: 0, kinds: Vec::new() };
+        let r = read_location(&mut fx, &src, id, loc, intervals, None, cap)?;
+        if r.stopped {
+            return Ok(None);
+        }
+        let mut log = fx.log;
+        (log.events, log.in_order) = (r.events, r.in_order);
+        Ok(Some(log))
+    }
+
+    /// The bytes of the `k`-th location's event file (0 when it cannot be seen).
+    pub fn event_bytes(&self, k: usize) -> u64 {
+        let path = format!("{}/{}.evt", self.stem, self.locations[k].0);
+        self.files.open_read(&path).ok().flatten().map_or(0, |(len, _)| len)
+    }
+}
+
+/// What reading a location needs besides its effects: the archive and its clock.
+struct Source<'a> {
+    chunk_size_defs: u64,
+    chunk_size_events: u64,
+    stem: &'a str,
+    clock: Clock,
+    files: &'a dyn ArchiveFiles,
+    window: usize,
+}
+
 #[allow(clippy::too_many_arguments)]
-fn read_location(
-    b: &mut TraceBuilder,
-    st: &mut State,
-    anchor: &Anchor,
-    stem: &str,
+fn read_location<E: Effects>(
+    fx: &mut E,
+    src: &Source,
     id: u64,
     loc: LocationId,
-    clock: Clock,
-    files: &dyn ArchiveFiles,
-    window: usize,
     intervals: &mut Vec<(RegionId, i64, u64)>,
     mut taker: Option<(&mut dyn IntervalTaker, usize)>,
+    cap: usize,
 ) -> Result<LocationRead, ReadError> {
+    let (stem, clock, files, window, chunk_events) =
+        (src.stem, src.clock, src.files, src.window, src.chunk_size_events);
     let local_path = format!("{stem}/{id}.def");
     let local = match files.read(&local_path).map_err(|e| ReadError::Io { file: local_path.clone(), detail: e })? {
         Some(bytes) => {
-            let (l, err) = definitions::parse_local(&bytes, anchor.chunk_size_defs);
+            let (l, err) = definitions::parse_local(&bytes, src.chunk_size_defs);
             if let Some(e) = err {
-                b.warn(WarningKind::MalformedRecord, || format!("{local_path}: byte {}: {}", e.offset, e.what));
+                fx.warn(WarningKind::MalformedRecord, || format!("{local_path}: byte {}: {}", e.offset, e.what));
             }
             l
         }
@@ -562,8 +963,8 @@ fn read_location(
     let evt_path = format!("{stem}/{id}.evt");
     let io = |e: String| ReadError::Io { file: evt_path.clone(), detail: e };
     let Some((len, mut src)) = files.open_read(&evt_path).map_err(io)? else {
-        b.warn(WarningKind::Truncated, || format!("{evt_path}: event file missing; location {id} has no events"));
-        return Ok(LocationRead { events: 0, taken: 0, in_order: true });
+        fx.warn(WarningKind::Truncated, || format!("{evt_path}: event file missing; location {id} has no events"));
+        return Ok(LocationRead { events: 0, taken: 0, in_order: true, stopped: false });
     };
     let mut offsets = ClockCorrection::new(&local.clock_offsets);
     // Open regions: (OTF2 region, model region, start, arrival number). Intervals are kept in ENTER order
@@ -579,7 +980,7 @@ fn read_location(
     let mut last_ns = i64::MIN;
     let mut mismatched = 0u64;
     let mut overflowed: Option<(u64, u64)> = None;
-    let decoded = events::decode_read(&mut *src, len, window, anchor.chunk_size_events, &local, |ticks, offset, ev| {
+    let decoded = events::decode_read(&mut *src, len, window, chunk_events, &local, |ticks, offset, ev| {
         let Some(t) = clock.ns(offsets.corrected(ticks)) else {
             let first = overflowed.map_or(offset, |o| o.0);
             overflowed = Some((first, overflowed.map_or(1, |o| o.1 + 1)));
@@ -589,13 +990,20 @@ fn read_location(
         last_ns = last_ns.max(t);
         match ev {
             Event::Enter { region } => {
-                let r = st.region(b, region, &evt_path, offset);
+                let Some(r) = fx.region(region, &evt_path, offset) else {
+                    stopped = true;
+                    return false;
+                };
+                if intervals.len() >= cap {
+                    stopped = true;
+                    return false;
+                }
                 stack.push((region, r, t, first + intervals.len()));
                 intervals.push((r, t, 0));
                 if intervals.len() >= take_at && in_order {
                     if let Some((taker, limit)) = &mut taker {
                         let open: Vec<usize> = stack.iter().map(|e| e.3).collect();
-                        let Some(n) = taker.take(intervals, first, &open, t, held(st, b)) else {
+                        let Some(n) = taker.take(intervals, first, &open, t, fx.held()) else {
                             stopped = true;
                             return false;
                         };
@@ -622,29 +1030,22 @@ fn read_location(
                         }
                     }
                 }
-                None => b.warn(WarningKind::UnmatchedEnd, || {
+                None => fx.warn(WarningKind::UnmatchedEnd, || {
                     format!("{evt_path}: byte {offset}: LEAVE of region {region} that was not entered")
                 }),
             },
             Event::MpiSend { receiver, comm, tag, length } | Event::MpiIsend { receiver, comm, tag, length, .. } => {
-                if let Some(to) = st.rank(comm, receiver, loc) {
-                    let nth = st.ends.send(Send {
-                        sender: loc,
-                        receiver: to,
-                        comm,
-                        tag,
-                        length,
-                        time_ns: t,
-                        cancelled: false,
-                    });
+                if let Some(to) = fx.rank(comm, receiver, loc) {
+                    let nth =
+                        fx.send(Send { sender: loc, receiver: to, comm, tag, length, time_ns: t, cancelled: false });
                     if let Event::MpiIsend { request, .. } = ev {
                         isends.insert(request, nth);
                     }
                 }
             }
             Event::MpiRecv { sender, comm, tag, length } | Event::MpiIrecv { sender, comm, tag, length, .. } => {
-                if let Some(from) = st.rank(comm, sender, loc) {
-                    st.ends.recv(Recv { sender: from, receiver: loc, comm, tag, length, time_ns: t });
+                if let Some(from) = fx.rank(comm, sender, loc) {
+                    fx.recv(Recv { sender: from, receiver: loc, comm, tag, length, time_ns: t });
                 }
             }
             Event::MpiIsendComplete { request } => {
@@ -652,24 +1053,17 @@ fn read_location(
             }
             Event::MpiRequestCancelled { request } => {
                 if let Some(i) = isends.remove(&request) {
-                    st.ends.cancel(i);
+                    fx.cancel(i);
                 }
             }
             Event::MpiCollectiveBegin => coll_begin.push(t),
             Event::MpiCollectiveEnd { op, comm, root, sent, received } => {
                 let begin_ns = coll_begin.pop().unwrap_or(t);
-                let region = match stack.last() {
-                    Some(&(_, r, _, _)) => r,
-                    None => {
-                        let name =
-                            format!("MPI_{}", COLLECTIVE_NAMES.get(op as usize).copied().unwrap_or("collective"));
-                        b.region(&name, "")
-                    }
-                };
-                let root = if root == UNDEFINED { None } else { st.rank(comm, root, loc) };
-                st.ends.part(CollectivePart {
+                let open = stack.last().map(|&(_, r, _, _)| r);
+                let root = if root == UNDEFINED { None } else { fx.rank(comm, root, loc) };
+                let part = CollectivePart {
                     location: loc,
-                    region,
+                    region: open.unwrap_or(RegionId(u32::MAX)),
                     comm,
                     op,
                     root,
@@ -677,53 +1071,17 @@ fn read_location(
                     end_ns: t,
                     sent,
                     received,
-                });
-            }
-            Event::MeasurementOnOff { on } => {
-                let r = b.region(if on { "measurement on" } else { "measurement off" }, "");
-                b.instant(loc, r, t);
-            }
-            Event::BufferFlush { .. } => {
-                let r = b.region("trace buffer flush", "");
-                b.instant(loc, r, t);
-            }
-            Event::Metric { metric, values } => {
-                let fits = match st.metric_series(b, metric, loc) {
-                    Some(series) => {
-                        let mut fits = values.count as usize == series.len();
-                        for ((type_id, bits), &(s, scale)) in values.iter().zip(series) {
-                            match metric_value(type_id, bits) {
-                                Some(v) => b.counter_sample(s, t, v * scale),
-                                None => fits = false,
-                            }
-                        }
-                        fits
-                    }
-                    None => {
-                        if st.metric_notes.insert(metric) {
-                            b.warn(WarningKind::DanglingReference, || {
-                                format!(
-                                    "{evt_path}: byte {offset}: METRIC names undefined metric {metric}; its values \
-                                     are left out"
-                                )
-                            });
-                        }
-                        true
-                    }
                 };
-                if !fits && st.metric_notes.insert(metric) {
-                    let n = values.count;
-                    b.warn(WarningKind::MalformedRecord, || {
-                        format!(
-                            "{evt_path}: byte {offset}: METRIC of metric {metric} has {n} values that do not fit \
-                             its members (count or value type); what does not fit is left out"
-                        )
-                    });
-                }
+                fx.part(part, if open.is_none() { Some(op) } else { None });
+            }
+            Event::MeasurementOnOff { on } => fx.instant(if on { Mark::On } else { Mark::Off }, loc, t),
+            Event::BufferFlush { .. } => fx.instant(Mark::Flush, loc, t),
+            Event::Metric { metric, values } => {
+                fx.metric(metric, loc, t, values.count, values.iter(), &evt_path, offset);
             }
             _ => {
                 if let Some(kind) = thread_kind(ev) {
-                    st.thread_raw.push((loc, t, kind));
+                    fx.thread(loc, t, kind);
                 }
             }
         }
@@ -731,11 +1089,12 @@ fn read_location(
     });
     let (stats, err) = decoded.map_err(|e| io(e.to_string()))?;
     if stopped {
-        // The taker refused to go on (and says why): nothing more of this location is needed.
-        return Ok(LocationRead { events: stats.events, taken: first, in_order });
+        // The taker refused to go on (and says why), or a decoder reading ahead gave the location back:
+        // nothing more of this location is needed here.
+        return Ok(LocationRead { events: stats.events, taken: first, in_order, stopped: true });
     }
     for (_, _, start, slot) in stack.drain(..).rev() {
-        b.warn(WarningKind::UnclosedBegin, || format!("{evt_path}: a region entered at {start} ns never left"));
+        fx.warn(WarningKind::UnclosedBegin, || format!("{evt_path}: a region entered at {start} ns never left"));
         let dur = last_ns.saturating_sub(start).max(0) as u64;
         match slot.checked_sub(first) {
             Some(k) => intervals[k].2 = dur,
@@ -744,7 +1103,7 @@ fn read_location(
     }
     if let Some((off, n)) = overflowed {
         let res = clock.resolution;
-        b.warn(WarningKind::MalformedRecord, || {
+        fx.warn(WarningKind::MalformedRecord, || {
             format!(
                 "{evt_path}: byte {off}: {n} events whose time, at {res} ticks per second, is past what \
                  nanoseconds can hold (about 292 years); skipped"
@@ -752,25 +1111,25 @@ fn read_location(
         });
     }
     if mismatched > 0 {
-        b.warn(WarningKind::MismatchedEnd, || {
+        fx.warn(WarningKind::MismatchedEnd, || {
             format!("{evt_path}: {mismatched} LEAVEs closed inner regions left open")
         });
     }
     if let Some((off, before, after)) = stats.out_of_order {
         let n = stats.out_of_order_count;
-        b.warn(WarningKind::OutOfOrder, || {
+        fx.warn(WarningKind::OutOfOrder, || {
             format!("{evt_path}: byte {off}: time goes back from {before} to {after} ticks ({n} times in this file)")
         });
     }
     for (kind, n) in &stats.unknown_kinds {
-        b.warn(WarningKind::UnknownRecord, || format!("{evt_path}: {n} records of unknown event type {kind} skipped"));
+        fx.warn(WarningKind::UnknownRecord, || format!("{evt_path}: {n} records of unknown event type {kind} skipped"));
     }
     if let Some(e) = err {
-        b.warn(WarningKind::Truncated, || format!("{evt_path}: reading stopped at byte {}: {}", e.offset, e.what));
+        fx.warn(WarningKind::Truncated, || format!("{evt_path}: reading stopped at byte {}: {}", e.offset, e.what));
     } else if stats.truncated {
-        b.warn(WarningKind::Truncated, || format!("{evt_path}: no end-of-file marker; the file may be cut short"));
+        fx.warn(WarningKind::Truncated, || format!("{evt_path}: no end-of-file marker; the file may be cut short"));
     }
-    Ok(LocationRead { events: stats.events, taken: first, in_order })
+    Ok(LocationRead { events: stats.events, taken: first, in_order, stopped: false })
 }
 
 /// What the reader holds until the end: bytes, and the counts of sends, receives and collective parts.
@@ -789,4 +1148,7 @@ pub(super) struct LocationRead {
     pub(super) taken: usize,
     /// Whether the location's times never went back (decoded times, after clock corrections).
     pub(super) in_order: bool,
+    /// Whether the read stopped before the location's end (a taker refused to go on; a decoder reading
+    /// ahead met more intervals than it may hold, or a region only the read in order can make).
+    pub(super) stopped: bool,
 }

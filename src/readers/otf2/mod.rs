@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub use anchor::Anchor;
-pub use assemble::{Held, READ_WINDOW};
+pub use assemble::{Decoder, Held, LocationLog, READ_WINDOW};
 pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
 
 /// The files of an archive, by relative `/`-separated path.
@@ -191,15 +191,15 @@ pub trait IntervalTaker {
 /// trace `finish` returns equals [`read_archive`]'s without its intervals (the caller holds those; it
 /// reports their earliest start with [`note_outside_start`](Otf2Stream::note_outside_start) so the origin is
 /// the same).
-pub struct Otf2Stream<'f>(assemble::Assembler<'f>);
+pub struct Otf2Stream<'f>(assemble::Assembler<'f>, &'f (dyn ArchiveFiles + Sync));
 
 /// Open the archive whose anchor is `name` among `files` for reading location by location.
-pub fn open_stream<'f>(name: &str, files: &'f dyn ArchiveFiles) -> Result<Otf2Stream<'f>, ReadError> {
+pub fn open_stream<'f>(name: &str, files: &'f (dyn ArchiveFiles + Sync)) -> Result<Otf2Stream<'f>, ReadError> {
     let (anchor_path, anchor) = open_anchor(name, files)?;
-    Ok(Otf2Stream(assemble::Assembler::open(&anchor_path, anchor, files)?))
+    Ok(Otf2Stream(assemble::Assembler::open(&anchor_path, anchor, files)?, files))
 }
 
-impl Otf2Stream<'_> {
+impl<'f> Otf2Stream<'f> {
     /// Locations to read, in definition order.
     pub fn location_count(&self) -> usize {
         self.0.locations.len()
@@ -238,6 +238,18 @@ impl Otf2Stream<'_> {
         limit: usize,
     ) -> Result<(usize, bool), ReadError> {
         self.0.location(k, intervals, Some((taker, limit))).map(|(_, r)| (r.taken, r.in_order))
+    }
+
+    /// A decoder of this archive's locations for other threads: each location's intervals and a log of the
+    /// rest, for [`replay`](Self::replay) in location order (`weft index` decodes several locations at once).
+    pub fn decoder(&self) -> Decoder<'f> {
+        self.0.decoder(self.1)
+    }
+
+    /// Take the `k`-th location as read by a [`Decoder`] (`log`, what [`Decoder::decode`] returned): the
+    /// stream is then as after [`location`](Self::location) of it, the caller holding its intervals.
+    pub fn replay(&mut self, k: usize, log: LocationLog) -> Result<(), ReadError> {
+        self.0.replay(k, log)
     }
 
     /// About the bytes held until [`finish`](Self::finish) (message ends and collective parts to match,

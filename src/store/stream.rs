@@ -889,7 +889,7 @@ type Decoded =
 impl Ahead {
     /// Decoding ahead, when `--threads` is 3 or more and most of the event bytes are in locations short
     /// enough for it. With 2 threads the two-thread pipeline (a location nested as it is decoded, on the
-    /// second thread) is as fast and takes about 13 % less CPU (BENCHMARKS.md, "Decoding locations ahead");
+    /// second thread) is as fast and takes about 10 % less CPU (BENCHMARKS.md, "Decoding locations ahead");
     /// a location of longer ones is better read so too.
     fn plan(stream: &Otf2Stream, o: &StreamOptions, limit: usize) -> Option<Ahead> {
         if o.build.threads < 3 {

@@ -432,15 +432,20 @@ impl<'a> ClockCorrection<'a> {
         ClockCorrection { points, at: 0 }
     }
 
-    /// The corrected time of `t` (ticks). Fast for times that mostly increase.
-    #[inline]
+    /// The corrected time of `t` (ticks). Fast for times that mostly increase. Always inlined: once per
+    /// event, and most locations have no offsets or one.
+    #[inline(always)]
     pub fn corrected(&mut self, t: u64) -> i128 {
-        let p = self.points;
-        match p.len() {
-            0 => return t as i128,
-            1 => return t as i128 + p[0].1 as i128,
-            _ => {}
+        match self.points.len() {
+            0 => t as i128,
+            1 => t as i128 + self.points[0].1 as i128,
+            _ => self.interpolated(t),
         }
+    }
+
+    /// `t` corrected between the two offsets around it.
+    fn interpolated(&mut self, t: u64) -> i128 {
+        let p = self.points;
         while self.at + 2 < p.len() && p[self.at + 1].0 <= t {
             self.at += 1;
         }

@@ -1152,3 +1152,52 @@ pub(super) struct LocationRead {
     /// ahead met more intervals than it may hold, or a region only the read in order can make).
     pub(super) stopped: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samples::otf2_gen::{archive, GenConfig};
+
+    fn opened(files: &crate::readers::otf2::MemoryFiles) -> Assembler<'_> {
+        let (path, anchor) = super::super::open_anchor("traces.otf2", files).unwrap();
+        Assembler::open(&path, anchor, files).unwrap()
+    }
+
+    /// A cancellation logged ahead names the location's n-th send: replayed after other locations' sends
+    /// (numbered first), it cancels the send that reading in order cancels.
+    #[test]
+    fn a_cancellation_logged_ahead_cancels_the_send_it_names() {
+        let (files, _) = archive(&GenConfig::new(2, 4_000));
+        let mut read = [opened(&files), opened(&files), opened(&files)];
+        let mut v = Vec::new();
+        for a in read.iter_mut() {
+            v.clear();
+            a.location(0, &mut v, None).unwrap();
+            assert!(a.st.ends.counts()[0] > 0, "location 0 sends");
+        }
+        let (l0, l1) = (read[0].locations[0].1, read[0].locations[1].1);
+        let send = |time_ns| Send { sender: l1, receiver: l0, comm: 0, tag: 7, length: 8, time_ns, cancelled: false };
+        let recv = |time_ns| Recv { sender: l1, receiver: l0, comm: 0, tag: 7, length: 8, time_ns };
+        let [mut in_order, mut replayed, mut uncancelled] = read;
+        // In order: two sends, the second cancelled, two receives.
+        let mut fx = Direct { b: &mut in_order.b, st: &mut in_order.st };
+        fx.send(send(100));
+        let nth = fx.send(send(200));
+        fx.cancel(nth);
+        fx.recv(recv(300));
+        fx.recv(recv(400));
+        // The same logged ahead, the cancellation naming the location's send 1.
+        let items = |cancel: bool| {
+            let mut v = vec![Logged::Send(send(100)), Logged::Send(send(200))];
+            v.extend(cancel.then_some(Logged::Cancel(1)));
+            v.extend([Logged::Recv(recv(300)), Logged::Recv(recv(400))]);
+            LocationLog { items: v, events: 0, unresolved: 0, in_order: true }
+        };
+        replayed.replay(1, items(true)).unwrap();
+        uncancelled.replay(1, items(false)).unwrap();
+        let messages = |a: Assembler| format!("{:?}", a.finish().unwrap().trace.messages);
+        let (a, b, c) = (messages(in_order), messages(replayed), messages(uncancelled));
+        assert_eq!(a, b, "the replayed cancellation cancels another send");
+        assert_ne!(a, c, "the cancellation changes the messages");
+    }
+}

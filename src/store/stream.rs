@@ -865,9 +865,10 @@ pub fn index_otf2(
 const AHEAD_BYTES_PER_INTERVAL: u64 =
     (std::mem::size_of::<(RegionId, i64, u64)>() + std::mem::size_of::<Nested>()) as u64;
 
-/// Event-file bytes per interval below which a location is taken for longer than a decoder reading ahead
-/// may hold (an interval is an ENTER and a LEAVE, each a record and a timestamp: about 24 bytes; 16 leaves
-/// room for the denser): such a location is read in its turn without being decoded ahead first.
+/// Event-file bytes per interval by which a location's length is guessed before decoding it (an interval is
+/// an ENTER and a LEAVE, each a record and a timestamp: about 24 bytes; 28 on the generated traces): one
+/// guessed longer than a decoder reading ahead may hold is read in its turn without being decoded ahead
+/// first. A denser one is decoded ahead up to the cap, then given back.
 const AHEAD_MIN_BYTES_PER_INTERVAL: u64 = 24;
 
 /// Pass 1 of an OTF2 index with 3 threads or more: `decoders` threads decode locations ahead of their turn
@@ -889,8 +890,8 @@ type Decoded =
 impl Ahead {
     /// Decoding ahead, when `--threads` is 3 or more and most of the event bytes are in locations short
     /// enough for it. With 2 threads the two-thread pipeline (a location nested as it is decoded, on the
-    /// second thread) is as fast and takes about 10 % less CPU (BENCHMARKS.md, "Decoding locations ahead");
-    /// a location of longer ones is better read so too.
+    /// second thread) is as fast and takes about 10 % less CPU (BENCHMARKS.md, "Decoding locations ahead"),
+    /// and so does an archive mostly of locations too long to decode ahead.
     fn plan(stream: &Otf2Stream, o: &StreamOptions, limit: usize) -> Option<Ahead> {
         if o.build.threads < 3 {
             return None;

@@ -24,6 +24,6 @@ say "browser tests (headless chromium: WebGPU and WebGL2)"
 cd tests/browser && node --test --test-concurrency=1 ./*.test.mjs
 cd ../..
 # Last, so that no step after it rebuilds the default features again (the feature rebuilds weft's lib and bin).
-say "MPI: mpirun -n 1 and -n 2 write the single-process store (--features mpi)"
+say "MPI: mpirun -n 1, 2 and 3 write the single-process store (--features mpi)"
 cargo clippy --bin weft --test cluster -q --features mpi -- -D warnings
 cargo test --features mpi --test cluster mpirun

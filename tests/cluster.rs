@@ -3,8 +3,9 @@
 //! merge into the unsharded store byte for byte (manifest and every tile) on generated OTF2, a hand-built trace
 //! with an empty location, flows, counters and warnings, and the real archives in ../shared/traces; a message
 //! between locations of different shards decodes as sent; a streamed shard (OTF2, Chrome JSON) makes the part
-//! cut from the whole trace and spills only its own locations; the merge refuses parts of another trace, another
-//! tiling, another version, duplicated or missing shards.
+//! cut from the whole trace and spills only its own locations, and so do shards that decode only their own
+//! locations and exchange the rest (`store::exchange`, as MPI ranks do); the merge refuses parts of another
+//! trace, another tiling, another version, duplicated or missing shards.
 
 mod common;
 
@@ -13,8 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use weft::model::*;
 use weft::readers::otf2::{open_stream, read_archive};
+use weft::readers::otf2::{ArchiveFiles, FolderFiles, MemoryFiles};
 use weft::samples::otf2_gen::{archive, GenConfig};
-use weft::store::stream::{index_chrome, index_otf2, Indexed, MemorySink, MemorySpill, StreamOptions};
+use weft::store::exchange::{Exchange, ThreadExchange};
+use weft::store::stream::{
+    index_chrome, index_otf2, index_otf2_exchanged, Indexed, MemorySink, MemorySpill, StreamOptions,
+};
 use weft::store::{
     build, build_part, merge, BuildOptions, MemoryStore, MergeError, PartManifest, Shard, Store, StoreError, MANIFEST,
 };
@@ -239,6 +244,161 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
     }
 }
 
+/// `n` shards indexing `name` at once, each decoding only its own locations and exchanging the rest through
+/// threads (`store::exchange`, as MPI ranks do): each shard's outcome, tiles and spill.
+fn exchanged(
+    name: &str,
+    files: &(dyn ArchiveFiles + Sync),
+    so: &StreamOptions,
+    n: u32,
+) -> Vec<(Indexed, MemorySink, MemorySpill)> {
+    std::thread::scope(|s| {
+        // Each shard's exchange moves into its thread: a shard that panics closes its channels, and the
+        // others fail instead of waiting for it.
+        let shards: Vec<_> = ThreadExchange::group(n)
+            .into_iter()
+            .map(|x| {
+                s.spawn(move || {
+                    let stream = open_stream(name, files).unwrap();
+                    let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
+                    let done = index_otf2_exchanged(stream, so, &x, &mut spill, &sink, &|_| {})
+                        .unwrap_or_else(|e| panic!("{name}: shard {}: {e}", x.shard().index));
+                    (done, sink, spill)
+                })
+            })
+            .collect();
+        shards.into_iter().map(|h| h.join().expect("a shard's thread")).collect()
+    })
+}
+
+/// Shards that decode only their own locations and learn the rest from each other (`store::exchange`:
+/// every shard replays every location's log of messages, collectives, instants, counters and warnings, the
+/// others' interval counts, first start, last end, clips and region totals; the particle-view intervals go
+/// to shard 0), as `mpirun` ranks do, make the parts `build_part` cuts from the whole trace, byte for byte,
+/// and spill only their own locations (shard 0 too). On generated archives (whole, and cut: warnings), with
+/// the first pass's variants (prefixes, spilled columns, runs, ranges), and on the real archives; an archive
+/// with a location naming an undefined region is read whole by every shard (shard 0 then spills all).
+#[test]
+fn shards_exchanging_their_locations_make_the_parts_of_the_whole_trace() {
+    let (files, _) = archive(&GenConfig { threads: 2, chunk_size: 4096, ..GenConfig::new(5, 40_000) });
+    let mut cut = MemoryFiles::new();
+    for (k, (p, b)) in files.files.iter().enumerate() {
+        let keep = if p.ends_with(".evt") && k % 3 == 0 { b.len() * 2 / 3 } else { b.len() };
+        cut.insert(p, b[..keep].to_vec());
+    }
+    let undefined = common::with_undefined_regions(&files);
+    let mut archives: Vec<(String, String, Box<dyn ArchiveFiles + Sync>)> = vec![
+        ("generated".into(), "traces.otf2".into(), Box::new(files)),
+        ("cut".into(), "traces.otf2".into(), Box::new(cut)),
+        ("undefined".into(), "traces.otf2".into(), Box::new(undefined)),
+    ];
+    if let Some(dir) = common::shared_traces("cluster exchanging shards (real archives)") {
+        for a in
+            common::files_under(&dir.join("otf2")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "otf2"))
+        {
+            let files = FolderFiles { root: a.parent().unwrap().to_path_buf() };
+            archives.push((
+                a.display().to_string(),
+                a.file_name().unwrap().to_string_lossy().into_owned(),
+                Box::new(files),
+            ));
+        }
+    }
+    for (what, name, files) in &archives {
+        let t = read_archive(name, &**files).unwrap();
+        let nl = t.locations.len() as u32;
+        let real = what.ends_with(".otf2");
+        for (block, tile) in [(1, 300), (2, 2_000)] {
+            let o = small_tiles(block, tile);
+            for n in [2, 3, 4] {
+                let variants: &[(usize, u64, u64, u64)] =
+                    if real { &[(0, 0, 0, 0)] } else { &[(0, 0, 0, 0), (7, 1, 300, 50), (7, 0, 0, 0)] };
+                for &(event_buffer, held, runs, range) in variants {
+                    let so = StreamOptions {
+                        build: o.clone(),
+                        memory: 1 << 30,
+                        event_buffer,
+                        shard: None,
+                        held,
+                        runs,
+                        range_intervals: range,
+                    };
+                    for (k, (done, sink, spill)) in exchanged(name, &**files, &so, n).into_iter().enumerate() {
+                        let shard = Shard { index: k as u32, count: n };
+                        let what = format!(
+                            "{what}, blocks of {block}, shard {k}/{n}, buffer {event_buffer}, held {held}, runs \
+                             {runs}, ranges of {range}"
+                        );
+                        assert_same_part(&what, &build_part(&t, &o, shard), done, sink);
+                        let blocks = shard.blocks(nl.div_ceil(block));
+                        let mine = (blocks.start * block).min(nl)..(blocks.end * block).min(nl);
+                        let read_whole = what.starts_with("undefined");
+                        for l in 0..nl {
+                            let spilled = spill.parts.get(l as usize).is_some_and(|p| !p.is_empty());
+                            let ranged = range > 0 && !blocks.is_empty();
+                            let expect = (held == 1 || ranged) && (mine.contains(&l) || (read_whole && k == 0));
+                            assert_eq!(spilled, expect, "{what}: location {l} spilled");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A spill whose disk is full.
+struct FullSpill;
+
+impl weft::store::stream::Spill for FullSpill {
+    fn put(&mut self, _: usize, _: &[u8]) -> Result<(), String> {
+        Err("No space left on device".into())
+    }
+    fn get(&self, _: usize) -> Result<Vec<u8>, String> {
+        Ok(Vec::new())
+    }
+    fn clear(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A shard that fails while decoding its own locations fails every shard, each saying which and why,
+/// instead of leaving the others waiting for its log.
+#[test]
+fn a_shard_failing_fails_every_shard_with_its_error() {
+    let (files, _) = archive(&GenConfig::new(4, 20_000));
+    let so = StreamOptions {
+        build: small_tiles(1, 2_000),
+        memory: 1 << 30,
+        event_buffer: 0,
+        shard: None,
+        held: 0,
+        runs: 0,
+        range_intervals: 0,
+    };
+    let errors: Vec<String> = std::thread::scope(|s| {
+        let shards: Vec<_> = ThreadExchange::group(3)
+            .into_iter()
+            .map(|x| {
+                let (files, so) = (&files, &so);
+                s.spawn(move || {
+                    let stream = open_stream("traces.otf2", files).unwrap();
+                    let sink = MemorySink::default();
+                    let r = match x.shard().index {
+                        1 => index_otf2_exchanged(stream, so, &x, &mut FullSpill, &sink, &|_| {}),
+                        _ => index_otf2_exchanged(stream, so, &x, &mut MemorySpill::default(), &sink, &|_| {}),
+                    };
+                    r.err().map(|e| e.to_string()).unwrap_or_default()
+                })
+            })
+            .collect();
+        shards.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(errors[1].contains("No space left on device") && !errors[1].starts_with("shard"), "{}", errors[1]);
+    for k in [0, 2] {
+        assert!(errors[k].starts_with("shard 1: ") && errors[k].contains("No space left on device"), "{}", errors[k]);
+    }
+}
+
 #[test]
 fn shards_of_the_real_otf2_archives_merge_into_the_unsharded_store() {
     let Some(dir) = common::shared_traces("cluster real_otf2_archives") else { return };
@@ -382,14 +542,16 @@ fn the_cli_indexes_shards_and_merges_them_into_the_same_folder() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// `mpirun -n 1` and `-n 2` write the store `weft index` writes in one process (run by scripts/test.sh with
-/// `--features mpi`, after scripts/setup.sh --mpi installed OpenMPI).
+/// `mpirun -n 1`, `-n 2` and `-n 3` write the store `weft index` writes in one process, the ranks of the
+/// last two decoding only their own locations (run by scripts/test.sh with `--features mpi`, after
+/// scripts/setup.sh --mpi installed OpenMPI).
 #[cfg(feature = "mpi")]
 #[test]
-fn mpirun_with_one_and_two_ranks_writes_the_same_store() {
+fn mpirun_with_one_two_and_three_ranks_writes_the_same_store() {
     let d = scratch("mpi");
     weft(&["index", "g/traces.otf2", "-o", "whole", "--block", "1"], &d);
-    for n in ["1", "2"] {
+    // With 2 ranks or more each decodes only its own locations (`store::exchange`).
+    for n in ["1", "2", "3"] {
         let out = Command::new("mpirun")
             .args(["--allow-run-as-root", "--oversubscribe", "-n", n, env!("CARGO_BIN_EXE_weft")])
             .args(["index", "g/traces.otf2", "--block", "1", "-o", &format!("mpi{n}")])

@@ -203,28 +203,6 @@ fn assert_replay_equals_read(name: &str, files: &(dyn ArchiveFiles + Sync), cap:
     in_turn
 }
 
-/// `files` with every 500th ENTER of location 1 naming region 250, which no definition has.
-fn with_undefined_regions(files: &MemoryFiles) -> MemoryFiles {
-    use weft::readers::otf2::encoding::{Item, Records};
-    let mut out = files.clone();
-    let evt = out.files.keys().find(|p| p.ends_with("/1.evt")).unwrap().clone();
-    let bytes = out.files.get_mut(&evt).unwrap();
-    let mut at = Vec::new();
-    let mut r = Records::new(bytes, 4096, true).unwrap();
-    while let Some(item) = r.next_item().unwrap() {
-        if let Item::Record { kind: 12, start, end } = item {
-            if end - start == 2 && bytes[start] == 1 {
-                at.push(start + 1);
-            }
-        }
-    }
-    assert!(at.len() > 1000, "{} ENTERs of a one-byte region", at.len());
-    for &i in at.iter().step_by(500) {
-        bytes[i] = 250;
-    }
-    out
-}
-
 /// The log a decoder reading ahead keeps, replayed, is what reading in order does to the trace: on generated
 /// archives (messages, collectives), a cut one (warnings), one naming undefined regions (the
 /// location read in its turn), and with a cap that gives every location back.
@@ -240,7 +218,7 @@ fn locations_decoded_ahead_and_replayed_read_as_in_order() {
         cut.insert(p, b[..keep].to_vec());
     }
     assert_eq!(assert_replay_equals_read("traces.otf2", &cut, usize::MAX), 0);
-    let undefined = with_undefined_regions(&files);
+    let undefined = common::with_undefined_regions(&files);
     let t = read_archive("traces.otf2", &undefined).unwrap();
     assert!(t.warnings.examples().iter().any(|w| w.message.contains("undefined region 250")));
     assert_eq!(assert_replay_equals_read("traces.otf2", &undefined, usize::MAX), 1);

@@ -140,6 +140,14 @@ impl<'a> ColumnReader<'a> {
         Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
     }
 
+    /// Bytes written by [`ColumnWriter::bytes`] (their length, then them).
+    pub fn bytes(&mut self) -> Result<&'a [u8], ColumnError> {
+        let n = self.count(1)?;
+        let b = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(b)
+    }
+
     /// A varint that must be below `bound` (an id, a small enum).
     #[inline]
     pub fn below(&mut self, bound: u64, what: &str) -> Result<u64, ColumnError> {

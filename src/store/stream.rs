@@ -45,12 +45,13 @@ use super::columns::{ColumnReader, ColumnWriter};
 use super::comms::{
     self, message_row, BlockCommBytes, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, RawMessage,
 };
+use super::exchange::Exchange;
 use super::held::HeldColumns;
 use super::manifest::{Manifest, TileEntry, Tiling};
 use super::nest::{encode_segment, nest, nest_into, LocationNest, Nested, RegionTotals};
 use super::partition::{part_manifest, PartManifest, Shard};
 use super::ranged::{most_intervals, RangedBlock};
-use super::runs::{Keys, Runs};
+use super::runs::{Keys, Record, Runs};
 use crate::model::{RegionId, Trace, WarningKind};
 use crate::readers::otf2::{Held, IntervalTaker, Otf2Stream};
 use crate::readers::ReadError;
@@ -78,6 +79,8 @@ pub trait Spill: Send + Sync {
     fn held(&self) -> u64 {
         0
     }
+    /// Forget every key's bytes (an index that starts its first pass again, `exchange`).
+    fn clear(&mut self) -> Result<(), String>;
 }
 
 impl<T: Spill> crate::readers::chrome::EventSpill for T {
@@ -113,6 +116,10 @@ impl Spill for MemorySpill {
     }
     fn held(&self) -> u64 {
         self.parts.iter().map(|p| p.len() as u64).sum()
+    }
+    fn clear(&mut self) -> Result<(), String> {
+        self.parts.clear();
+        Ok(())
     }
 }
 
@@ -208,6 +215,10 @@ pub enum IndexError {
     /// The archive needs the whole read (two definitions of one location merge into one model location).
     #[error("{0}")]
     NotStreamable(String),
+    /// A shard decoding only its own locations met one it cannot log for the others (it names a region
+    /// the definitions lack): every shard reads every location instead (`exchange`).
+    #[error("{0}")]
+    Redo(String),
     #[error("{0}")]
     Memory(String),
     #[error("{0}")]
@@ -331,22 +342,22 @@ impl BlockData<'_> {
 }
 
 /// What pass 1 learns from each location's intervals, in location order.
-struct Digest {
-    counts: Vec<u64>,
-    max_end: i128,
-    min_start: i64,
-    clipped: u64,
-    clip_examples: Vec<(RegionId, i64, u64)>,
+pub(super) struct Digest {
+    pub(super) counts: Vec<u64>,
+    pub(super) max_end: i128,
+    pub(super) min_start: i64,
+    pub(super) clipped: u64,
+    pub(super) clip_examples: Vec<(RegionId, i64, u64)>,
     spill_bytes: u64,
     nested: Vec<Nested>,
     /// The location being read in prefixes (`nest::LocationNest`).
     nest: LocationNest,
     w: ColumnWriter,
     /// Locations spilled (all, or a shard's); the others are counted and dropped.
-    spilled: std::ops::Range<usize>,
+    pub(super) spilled: std::ops::Range<usize>,
     /// A shard's per-region totals over every location (the part's fingerprint of the whole trace);
     /// None when not sharded.
-    totals: Option<RegionTotals>,
+    pub(super) totals: Option<RegionTotals>,
     /// The nested intervals kept as columns while they fit in `held_cap` bytes; None once they went to the
     /// spill (and every later location's with them).
     held: Option<HeldColumns>,
@@ -379,7 +390,7 @@ impl Digest {
     }
 
     /// Bytes the columns held hold.
-    fn held_bytes(&self) -> u64 {
+    pub(super) fn held_bytes(&self) -> u64 {
         self.held.as_ref().map_or(0, HeldColumns::bytes)
     }
 
@@ -472,6 +483,15 @@ impl Digest {
         spill.put(k, &self.w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))
     }
 
+    /// The next location is another shard's, decoded there (`exchange`): counted 0 until its count comes.
+    pub(super) fn other_location(&mut self) {
+        self.counts.push(0);
+        if let Some(h) = &mut self.held {
+            h.begin();
+            h.end(false);
+        }
+    }
+
     /// A location nested elsewhere clipped `n` intervals, `examples` its first ones (at most five).
     fn add_clips(&mut self, n: u64, examples: &[(RegionId, i64, u64)]) {
         for (i, &e) in examples.iter().enumerate() {
@@ -484,7 +504,7 @@ impl Digest {
 
     /// The next location is read in prefixes ([`prefix`](Self::prefix), [`closed`](Self::closed), then
     /// [`end`](Self::end)).
-    fn begin(&mut self) {
+    pub(super) fn begin(&mut self) {
         self.nest.begin();
         if let Some(h) = &mut self.held {
             h.begin();
@@ -549,7 +569,7 @@ impl Digest {
 
     /// The location read in prefixes ends: `rest` its intervals after the `taken` first, all closed;
     /// `in_order` whether its times never went back. Nothing taken: nested whole, as [`location`](Self::location).
-    fn end(
+    pub(super) fn end(
         &mut self,
         rest: &[(RegionId, i64, u64)],
         taken: usize,
@@ -590,16 +610,16 @@ fn takeable<'o>(buf: &[(RegionId, i64, u64)], first: usize, open: &'o [usize], n
 
 /// Takes a location's intervals into the digest as they are decoded (one thread), refusing to go on when
 /// what the reader holds would pass `memory` ([`check_pass1`]).
-struct DigestTaker<'d> {
-    digest: &'d mut Digest,
-    spill: &'d mut dyn Spill,
-    path: &'d str,
-    o: &'d StreamOptions,
-    buffers: u64,
+pub(super) struct DigestTaker<'d> {
+    pub(super) digest: &'d mut Digest,
+    pub(super) spill: &'d mut dyn Spill,
+    pub(super) path: &'d str,
+    pub(super) o: &'d StreamOptions,
+    pub(super) buffers: u64,
     /// This location's index, of `total`.
-    k: usize,
-    total: usize,
-    err: Option<IndexError>,
+    pub(super) k: usize,
+    pub(super) total: usize,
+    pub(super) err: Option<IndexError>,
 }
 
 impl IntervalTaker for DigestTaker<'_> {
@@ -656,7 +676,7 @@ const OTF2_BUFFER_SHARE: u64 = 64;
 /// to the end (`held`: bytes, and the sends, receives and collective parts among them) and matching's
 /// share of it, the read's buffers, and the spill held in memory.
 /// `at`: (locations read, of how many, whether within the next one).
-fn check_pass1(
+pub(super) fn check_pass1(
     o: &StreamOptions,
     (held, [sends, recvs, parts]): Held,
     buffers: u64,
@@ -724,7 +744,7 @@ impl IntervalTaker for ChannelTaker<'_> {
 
 /// The locations of shard `s`'s blocks, of `locations` in blocks of `block` (the blocks do not depend on
 /// the tiling's windows, so a shard knows them before reading).
-fn shard_locations(s: Shard, locations: usize, block: u32) -> std::ops::Range<usize> {
+pub(super) fn shard_locations(s: Shard, locations: usize, block: u32) -> std::ops::Range<usize> {
     let bl = block.max(1) as usize;
     let blocks = s.blocks(locations.div_ceil(bl) as u32);
     (blocks.start as usize * bl).min(locations)..(blocks.end as usize * bl).min(locations)
@@ -732,8 +752,35 @@ fn shard_locations(s: Shard, locations: usize, block: u32) -> std::ops::Range<us
 
 /// Index an OTF2 archive read location by location: tiles into `sink`, returns the manifest (not written).
 pub fn index_otf2(
+    stream: Otf2Stream,
+    o: &StreamOptions,
+    spill: &mut dyn Spill,
+    sink: &dyn TileSink,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Indexed, IndexError> {
+    index_otf2_with(stream, o, None, spill, sink, progress)
+}
+
+/// [`index_otf2`] of shard `x.shard()` (its part: `o.shard` is set to it) decoding only its own
+/// locations, learning the rest from the other shards through `x` (`exchange`; every shard calls this at
+/// once). The part is the one [`index_otf2`] with that shard makes, which decodes every location (and so
+/// does this when a location names a region the definitions lack).
+pub fn index_otf2_exchanged(
+    stream: Otf2Stream,
+    o: &StreamOptions,
+    x: &dyn Exchange,
+    spill: &mut dyn Spill,
+    sink: &dyn TileSink,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Indexed, IndexError> {
+    let o = StreamOptions { shard: Some(x.shard()), ..o.clone() };
+    index_otf2_with(stream, &o, Some(x), spill, sink, progress)
+}
+
+fn index_otf2_with(
     mut stream: Otf2Stream,
     o: &StreamOptions,
+    x: Option<&dyn Exchange>,
     spill: &mut dyn Spill,
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
@@ -757,8 +804,38 @@ pub fn index_otf2(
     };
     let threads = o.build.threads.clamp(1, 2) as u64;
     let buffers = threads * crate::readers::otf2::READ_WINDOW as u64 + 4 * limit as u64 * INTERVAL_BYTES;
+    // Shards that decode their own locations only, when there are several (`exchange`); the key after the
+    // locations' holds this shard's log.
+    let mut exchanged = None;
+    if let Some(x) = x.filter(|x| x.shard().count > 1) {
+        let key = n;
+        match super::exchange::pass1(
+            x,
+            &mut stream,
+            &mut digest,
+            spill,
+            o,
+            &paths,
+            limit,
+            buffers,
+            key,
+            progress,
+            &mut intervals,
+        ) {
+            Ok(()) => exchanged = Some(x),
+            Err(IndexError::Redo(_)) => {
+                // Every shard decodes every location (the stream replayed nothing yet).
+                digest = Digest::new(o, Some(n));
+                intervals = 0;
+                spill.clear().map_err(|e| IndexError::Io(format!("clearing the spill: {e}")))?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
     let ahead = Ahead::plan(&stream, o, limit);
-    if let Some(ahead) = ahead {
+    if exchanged.is_some() {
+        // Pass 1 done by the exchange.
+    } else if let Some(ahead) = ahead {
         let buffers = ahead.buffers();
         ahead.pass1(&mut stream, &mut digest, spill, o, &paths, limit, buffers, progress, &mut intervals)?;
     } else if o.build.threads <= 1 {
@@ -841,7 +918,7 @@ pub fn index_otf2(
         stream.note_outside_start(digest.min_start);
     }
     // The messages and collective rows go to the spill as they are matched (`comms`), not into the trace.
-    let mut comms = comm_spill(n, o);
+    let mut comms = comm_spill(n, o, n + exchanged.is_some() as usize);
     comms.in_receive_order = !stream.ends_spilled();
     let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
     let mut rows = 0u64;
@@ -857,7 +934,7 @@ pub fn index_otf2(
         },
     )?;
     comms.finish_messages(skel.origin_ns, spill).map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))?;
-    tile(skel, digest, Vec::new(), o, spill, sink, progress, Some(comms))
+    tile(skel, digest, Vec::new(), o, spill, sink, progress, Some(comms), exchanged)
 }
 
 /// Bytes a location decoded ahead of its turn holds per interval until then: its intervals as decoded and
@@ -1067,13 +1144,13 @@ impl Ahead {
 /// pages of the blocks' files being written, and of the pages merged).
 const RUNS_SHARE: u64 = 16;
 
-/// Where a streamed index puts its messages and collective rows: after the `n` locations' keys in the
-/// spill, the files of the blocks this index tiles.
-fn comm_spill(n: usize, o: &StreamOptions) -> CommSpill {
+/// Where a streamed index puts its messages and collective rows: the files of the blocks this index tiles,
+/// in the spill from key `first` on (after the `n` locations' keys, and a shard's log, `exchange`).
+fn comm_spill(n: usize, o: &StreamOptions, first: usize) -> CommSpill {
     let bl = o.build.block_locations.max(1);
     let blocks = (n as u32).div_ceil(bl);
     let routed = o.shard.map_or(0..blocks, |s| s.blocks(blocks));
-    CommSpill::new(n as u32, bl, routed, n, o.runs())
+    CommSpill::new(n as u32, bl, routed, first, o.runs())
 }
 
 /// A matched message as `comms` sorts it.
@@ -1180,7 +1257,7 @@ pub fn index_chrome(
     if digest.min_start < i64::MAX {
         b.note_outside_start(digest.min_start);
     }
-    tile(b.finish(), digest, Vec::new(), o, spill, sink, progress, None)
+    tile(b.finish(), digest, Vec::new(), o, spill, sink, progress, None, None)
 }
 
 /// Index a Paraver trace: the .prv's text read from `input` in chunks of about `chunk` bytes (the caller
@@ -1219,7 +1296,7 @@ pub fn index_paraver(
     if digest.min_start < i64::MAX {
         b.note_outside_start(digest.min_start);
     }
-    tile(b.finish(), digest, late(), o, spill, sink, progress, None)
+    tile(b.finish(), digest, late(), o, spill, sink, progress, None, None)
 }
 
 /// Pass 2, whatever the format: `skel` is the trace without intervals (its origin counts the spilled
@@ -1235,6 +1312,7 @@ fn tile(
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
     comms: Option<CommSpill>,
+    exchanged: Option<&dyn Exchange>,
 ) -> Result<Indexed, IndexError> {
     let Digest {
         counts, max_end, clipped, clip_examples, mut spill_bytes, totals: whole_totals, mut held, mut w, ..
@@ -1248,7 +1326,7 @@ fn tile(
     let mut comms = match comms {
         Some(c) => c,
         None => {
-            let mut c = comm_spill(n, o);
+            let mut c = comm_spill(n, o, n);
             for i in 0..skel.messages.len() {
                 c.put_message(&message_row(&skel, i), spill).map_err(spilling)?;
             }
@@ -1299,7 +1377,10 @@ fn tile(
         block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
     };
     let busiest = own.clone().map(whole_bytes).max().unwrap_or(0);
-    let (runs_share, with_particles) = (o.runs(), o.shard.is_none_or(|s| s.particles()));
+    // The shard that writes the particle tiles makes every block's particle-view intervals; shards that
+    // decoded only their own locations (`exchanged`) each make their own blocks', and send them to it.
+    let (runs_share, with_particles) = (o.runs(), exchanged.is_some() || o.shard.is_none_or(|s| s.particles()));
+    let writes_particles = o.shard.is_none_or(|s| s.particles());
     let kept = skel_bytes(&skel) + comms.held() + if with_particles { runs_share } else { 0 };
     let mut fixed = kept + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
     if busiest > o.memory.saturating_sub(fixed) {
@@ -1379,7 +1460,12 @@ fn tile(
     // The particle view's intervals, sorted runs in the spill as the block tasks meet them (pages of a share
     // of memory over the runs there can be: one of each is held while they merge). A block writes a run per
     // location, and another each `run_len` particles, at most (its intervals bound its particles).
-    let with_runs = |b: &usize| if o.shard.is_some() { with_particles } else { own.contains(b) };
+    let with_runs = |b: &usize| match (o.shard, exchanged) {
+        (Some(s), None) => s.particles(),
+        // The first shard's runs include the others' (sent as runs of this length).
+        (Some(s), Some(_)) => s.particles() || own.contains(b),
+        (None, _) => own.contains(b),
+    };
     let nruns = (0..blocks)
         .filter(with_runs)
         .map(|b| t.block_range(b as u32, n as u32).len() as u64 + block_counts[b] / run_len as u64 + 1)
@@ -1552,10 +1638,58 @@ fn tile(
         entries.push(e);
         Ok(())
     };
-    if with_particles {
-        // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them).
-        // One over a task's share (or every one, when ranges are asked for) is read location by location.
-        for b in (0..blocks).filter(|b| !own.contains(b)) {
+    if let (Some(x), false) = (exchanged, writes_particles) {
+        // This shard's particle-view intervals, merged, to the shard that writes the particle tiles.
+        let (runs, _) = particle_runs.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
+        let spill = spill_lock.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
+        let mut merge = runs.merge::<super::build::Particle>();
+        let read = |e: String| IndexError::Io(format!("reading the particles back: {e}"));
+        let send = |b: &mut Vec<u8>| {
+            x.to_first(x.shard().index, b)
+                .map_err(|e| IndexError::Io(format!("sending the particle-view intervals: {e}")))
+        };
+        let mut b = Vec::with_capacity(run_len * <super::build::Particle as Record>::BYTES);
+        while let Some(p) = merge.next(&*spill).map_err(read)? {
+            p.put(&mut b);
+            if b.len() >= run_len * <super::build::Particle as Record>::BYTES {
+                send(&mut b)?;
+                b.clear();
+            }
+        }
+        if !b.is_empty() {
+            send(&mut b)?;
+        }
+        send(&mut Vec::new())?;
+        runs_bytes += runs.bytes;
+    } else if with_particles {
+        if let Some(x) = exchanged {
+            // The other shards' particle-view intervals, each shard's sorted, as runs beside this one's.
+            for from in 1..x.shard().count {
+                loop {
+                    let mut b = Vec::new();
+                    x.to_first(from, &mut b).map_err(|e| {
+                        IndexError::Io(format!("receiving shard {from}'s particle-view intervals: {e}"))
+                    })?;
+                    if b.is_empty() {
+                        break;
+                    }
+                    let size = <super::build::Particle as Record>::BYTES;
+                    if b.len() % size != 0 {
+                        return Err(IndexError::Io(format!("shard {from} sent a particle cut short")));
+                    }
+                    let run: Vec<super::build::Particle> =
+                        b.chunks_exact(size).map(<super::build::Particle as Record>::get).collect();
+                    if !run.windows(2).all(|w| w[0] < w[1]) {
+                        return Err(IndexError::Io(format!("shard {from} sent particles out of order")));
+                    }
+                    write_run(&run)?;
+                }
+            }
+        }
+        // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them,
+        // unless the other shards sent theirs). One over a task's share (or every one, when ranges are asked
+        // for) is read location by location.
+        for b in (0..blocks).filter(|b| !own.contains(b) && exchanged.is_none()) {
             let mut runs = ParticleRuns::new(run_len, &write_run);
             if held.is_none() && (o.range_intervals > 0 || over_share[b]) {
                 super::ranged::block_particles(

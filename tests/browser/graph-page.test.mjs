@@ -388,5 +388,7 @@ test('GraphML of 131,072 grains: written in steps, equal to the CLI', { timeout:
   } finally {
     await browser.close();
     server.close();
+    // The graphml files written here are large (about 0.75 GB in all): none is left behind.
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 });

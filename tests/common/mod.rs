@@ -86,3 +86,25 @@ pub mod read {
         open(name, Source::Files(files))?.into_thread_events(name).map(|(e, w, _)| (e, w))
     }
 }
+
+/// `files` with every 500th ENTER of location 1 naming region 250, which no definition has.
+pub fn with_undefined_regions(files: &weft::readers::otf2::MemoryFiles) -> weft::readers::otf2::MemoryFiles {
+    use weft::readers::otf2::encoding::{Item, Records};
+    let mut out = files.clone();
+    let evt = out.files.keys().find(|p| p.ends_with("/1.evt")).unwrap().clone();
+    let bytes = out.files.get_mut(&evt).unwrap();
+    let mut at = Vec::new();
+    let mut r = Records::new(bytes, 4096, true).unwrap();
+    while let Some(item) = r.next_item().unwrap() {
+        if let Item::Record { kind: 12, start, end } = item {
+            if end - start == 2 && bytes[start] == 1 {
+                at.push(start + 1);
+            }
+        }
+    }
+    assert!(at.len() > 1000, "{} ENTERs of a one-byte region", at.len());
+    for &i in at.iter().step_by(500) {
+        bytes[i] = 250;
+    }
+    out
+}

@@ -460,7 +460,7 @@ fn index_streamed(
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
     let tmp = partial_folder(&a.out)?;
     // A refused or failed index leaves no partial folder (nor its spill) behind.
-    let done = match stream_into(files, anchor, options, shard, memory, progress, &tmp, &tmp.join(".spill")) {
+    let done = match stream_into(files, anchor, options, shard, None, memory, progress, &tmp, &tmp.join(".spill")) {
         Ok(Some(done)) => done,
         other => {
             let _ = std::fs::remove_dir_all(&tmp);
@@ -479,19 +479,22 @@ fn index_streamed(
 
 /// The streamed index of an OTF2 archive (or of a shard of it) with its tiles written into the folder
 /// `tmp` and its spill at `spill_path` (removed at the end); the manifest is not written. None when the
-/// archive must be read whole. Also each MPI rank's share (`mpi.rs`), into the store's shared folder.
+/// archive must be read whole. Also each MPI rank's share (`mpi.rs`), into the store's shared folder: then
+/// `exchange` reaches the other ranks, and the rank decodes only its own locations
+/// (`weft::store::exchange`).
 #[allow(clippy::too_many_arguments)]
 pub fn stream_into(
     files: &weft::readers::otf2::FolderFiles,
     anchor: &str,
     options: &BuildOptions,
     shard: Option<Shard>,
+    exchange: Option<&dyn weft::store::exchange::Exchange>,
     memory: u64,
     progress: &Progress,
     tmp: &Path,
     spill_path: &Path,
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
-    use weft::store::stream::{index_otf2, IndexError, Progress as P, StreamOptions};
+    use weft::store::stream::{index_otf2, index_otf2_exchanged, IndexError, Progress as P, StreamOptions};
     let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
     let mut stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
     // Message ends and collective parts past a twelfth of --memory go to a file beside the spill in
@@ -520,7 +523,10 @@ pub fn stream_into(
             progress.bar("tiling", done, total, "blocks")
         }
     };
-    let indexed = index_otf2(stream, &o, &mut spill, &sink, &report);
+    let indexed = match exchange {
+        Some(x) => index_otf2_exchanged(stream, &o, x, &mut spill, &sink, &report),
+        None => index_otf2(stream, &o, &mut spill, &sink, &report),
+    };
     // The stream (and its spill of message ends) was dropped by the index, whatever its outcome.
     let _ = std::fs::remove_file(&ends_path);
     let indexed = match indexed {
@@ -657,6 +663,16 @@ impl weft::store::stream::Spill for FileSpill {
     }
     fn held(&self) -> u64 {
         self.held
+    }
+    fn clear(&mut self) -> Result<(), String> {
+        self.file.set_len(0).map_err(|e| format!("{}: {e}", self.path.display()))?;
+        use std::io::Seek;
+        self.file.rewind().map_err(|e| format!("{}: {e}", self.path.display()))?;
+        self.parts.clear();
+        self.end = 0;
+        self.memory = (self.cap > 0).then(Vec::new);
+        self.held = 0;
+        Ok(())
     }
 }
 

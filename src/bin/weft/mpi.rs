@@ -18,7 +18,47 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
 use std::time::Instant;
+use weft::store::exchange::Exchange;
 use weft::store::{build_part, merge, PartManifest, Shard, MANIFEST};
+
+/// The ranks reaching each other for an index whose ranks decode only their own locations
+/// (`weft::store::exchange`): broadcasts from each rank in turn, and point-to-point sends to rank 0.
+struct MpiExchange<'w> {
+    world: &'w SimpleCommunicator,
+    shard: Shard,
+}
+
+impl Exchange for MpiExchange<'_> {
+    fn shard(&self) -> Shard {
+        self.shard
+    }
+
+    fn broadcast(&self, root: u32, bytes: &mut Vec<u8>) -> Result<(), String> {
+        let from = self.world.process_at_rank(root as i32);
+        let mut len = bytes.len() as u64;
+        from.broadcast_into(&mut len);
+        if self.shard.index != root {
+            let len = usize::try_from(len).map_err(|_| format!("rank {root} broadcast {len} bytes"))?;
+            bytes.clear();
+            bytes.resize(len, 0);
+        }
+        // (Within MPI's count: a rank's log goes out in pieces of at most 16 MiB, `exchange`.)
+        if !bytes.is_empty() {
+            from.broadcast_into(&mut bytes[..]);
+        }
+        Ok(())
+    }
+
+    fn to_first(&self, from: u32, bytes: &mut Vec<u8>) -> Result<(), String> {
+        match (self.shard.index, from) {
+            (_, 0) => {}
+            (me, from) if me == from => self.world.process_at_rank(0).send(&bytes[..]),
+            (0, from) => *bytes = self.world.process_at_rank(from as i32).receive_vec::<u8>().0,
+            _ => {}
+        }
+        Ok(())
+    }
+}
 
 /// Variables that mpirun (OpenMPI, MPICH/Hydra) or srun (PMI, PMIx) set in each rank's environment.
 const LAUNCHER_VARIABLES: [&str; 5] = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "MPI_LOCALNRANKS"];
@@ -70,7 +110,8 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
         let (files, anchor) = archive.map_err(|e| e.to_string())?;
         let (options, memory) = stream_options(a)?;
         let spill = tmp.join(format!(".spill.{rank}"));
-        streamed = stream_into(&files, &anchor, &options, Some(shard), memory, &progress, &tmp, &spill)
+        let x = MpiExchange { world, shard };
+        streamed = stream_into(&files, &anchor, &options, Some(shard), Some(&x), memory, &progress, &tmp, &spill)
             .map_err(|e| e.to_string())?;
     }
     let (part, read_s, tile_s) = match streamed {

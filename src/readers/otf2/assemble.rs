@@ -249,26 +249,33 @@ impl<'f> Assembler<'f> {
         let mut fx = Direct { b: &mut self.b, st: &mut self.st };
         let mut sends: Vec<u64> = Vec::new();
         for item in log.items {
-            match item {
-                Logged::Warn(kind, message) => fx.warn(kind, || message.unwrap_or_default()),
-                Logged::Send(s) => sends.push(fx.send(s)),
-                Logged::Recv(r) => fx.recv(r),
-                Logged::Cancel(n) => {
-                    if let Some(&nth) = sends.get(n as usize) {
-                        fx.cancel(nth);
-                    }
-                }
-                Logged::Part(p, fallback) => fx.part(p, fallback),
-                Logged::Instant(mark, t) => fx.instant(mark, loc, t),
-                Logged::Metric { metric, t, offset, count, values } => {
-                    fx.metric(metric, loc, t, count, values.into_iter(), &file, offset)
-                }
-                Logged::Thread(t, kind) => fx.thread(loc, t, kind),
-            }
+            apply(&mut fx, item, &mut sends, loc, &file);
         }
-        self.st.unresolved_ranks += log.unresolved;
-        self.ends_failed(id)?;
-        self.b.add_event_records(log.events);
+        self.replay_end(k, log.events, log.unresolved)
+    }
+
+    /// Apply a batch of the `k`-th location's log as bytes ([`Decoder::decode_bytes`]); `sends` numbers the
+    /// location's sends so far (empty before its first batch).
+    pub(super) fn replay_bytes(&mut self, k: usize, sends: &mut Vec<u64>, bytes: &[u8]) -> Result<(), ReadError> {
+        let (id, loc) = self.locations[k];
+        let file = format!("{}/{id}.evt", self.stem);
+        let mut fx = Direct { b: &mut self.b, st: &mut self.st };
+        let mut r = super::logbytes::Bytes { b: bytes, at: 0 };
+        while !r.at_end() {
+            let item = super::logbytes::get(&mut r).map_err(|e| ReadError::Io {
+                file: file.clone(),
+                detail: format!("its log from another shard: {e}"),
+            })?;
+            apply(&mut fx, item, sends, loc, &file);
+        }
+        self.ends_failed(id)
+    }
+
+    /// The `k`-th location's replay ends: it held `events` records, `unresolved` ranks it could not resolve.
+    pub(super) fn replay_end(&mut self, k: usize, events: u64, unresolved: u64) -> Result<(), ReadError> {
+        self.st.unresolved_ranks += unresolved;
+        self.ends_failed(self.locations[k].0)?;
+        self.b.add_event_records(events);
         Ok(())
     }
 
@@ -752,9 +759,29 @@ impl Effects for Direct<'_> {
     }
 }
 
+/// Apply one logged effect of location `loc` (its event file `file`); `sends` numbers its sends so far.
+fn apply(fx: &mut Direct, item: Logged, sends: &mut Vec<u64>, loc: LocationId, file: &str) {
+    match item {
+        Logged::Warn(kind, message) => fx.warn(kind, || message.unwrap_or_default()),
+        Logged::Send(s) => sends.push(fx.send(s)),
+        Logged::Recv(r) => fx.recv(r),
+        Logged::Cancel(n) => {
+            if let Some(&nth) = sends.get(n as usize) {
+                fx.cancel(nth);
+            }
+        }
+        Logged::Part(p, fallback) => fx.part(p, fallback),
+        Logged::Instant(mark, t) => fx.instant(mark, loc, t),
+        Logged::Metric { metric, t, offset, count, values } => {
+            fx.metric(metric, loc, t, count, values.into_iter(), file, offset)
+        }
+        Logged::Thread(t, kind) => fx.thread(loc, t, kind),
+    }
+}
+
 /// One effect a decoder reading ahead logged (`Ahead`).
 #[derive(Debug)]
-enum Logged {
+pub(super) enum Logged {
     /// A warning; its message when it is among the first of its kind in the location (only those can be
     /// among the first of their kind in the trace, the ones the builder keeps).
     Warn(WarningKind, Option<String>),
@@ -796,6 +823,19 @@ impl LocationLog {
     }
 }
 
+/// What [`Decoder::decode_bytes`] read of a location besides its log and intervals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoggedRead {
+    /// Its event records.
+    pub events: u64,
+    /// Message ends whose rank it could not resolve.
+    pub unresolved: u64,
+    /// Intervals the taker took (the first ones, by arrival).
+    pub taken: usize,
+    /// Whether its times never went back.
+    pub in_order: bool,
+}
+
 /// Effects logged by a decoder reading a location ahead of its turn (another thread): it can resolve what
 /// the definitions say, not make regions.
 struct Ahead<'a> {
@@ -804,6 +844,37 @@ struct Ahead<'a> {
     sends: u32,
     /// Warnings logged per kind in this location.
     kinds: Vec<(WarningKind, u32)>,
+    /// Where the log goes as bytes, a batch at a time ([`Decoder::decode_bytes`]); None: it is held whole.
+    out: Option<LogOut<'a>>,
+}
+
+/// A log's bytes being made, and where they go.
+type LogOut<'a> = (Vec<u8>, &'a mut dyn FnMut(&[u8]));
+
+/// Effects a decoder writing its log as bytes holds before handing them on.
+const LOG_BATCH: usize = 4096;
+
+impl Ahead<'_> {
+    #[inline]
+    fn push(&mut self, item: Logged) {
+        self.log.items.push(item);
+        if self.log.items.len() >= LOG_BATCH && self.out.is_some() {
+            self.flush();
+        }
+    }
+
+    /// Hand the items logged so far on as bytes (when they go out in batches).
+    fn flush(&mut self) {
+        if let Some((buf, out)) = &mut self.out {
+            buf.clear();
+            for item in self.log.items.drain(..) {
+                super::logbytes::put(&item, buf);
+            }
+            if !buf.is_empty() {
+                out(buf);
+            }
+        }
+    }
 }
 
 impl Effects for Ahead<'_> {
@@ -819,7 +890,7 @@ impl Effects for Ahead<'_> {
             }
         };
         let kept = n as usize <= crate::model::Warnings::EXAMPLES_PER_KIND;
-        self.log.items.push(Logged::Warn(kind, kept.then(message)));
+        self.push(Logged::Warn(kind, kept.then(message)));
     }
 
     #[inline]
@@ -835,25 +906,25 @@ impl Effects for Ahead<'_> {
     }
 
     fn send(&mut self, s: Send) -> u64 {
-        self.log.items.push(Logged::Send(s));
+        self.push(Logged::Send(s));
         self.sends += 1;
         (self.sends - 1) as u64
     }
 
     fn recv(&mut self, r: Recv) {
-        self.log.items.push(Logged::Recv(r));
+        self.push(Logged::Recv(r));
     }
 
     fn cancel(&mut self, nth: u64) {
-        self.log.items.push(Logged::Cancel(nth as u32));
+        self.push(Logged::Cancel(nth as u32));
     }
 
     fn part(&mut self, p: CollectivePart, fallback: Option<u8>) {
-        self.log.items.push(Logged::Part(p, fallback));
+        self.push(Logged::Part(p, fallback));
     }
 
     fn instant(&mut self, mark: Mark, _loc: LocationId, t: i64) {
-        self.log.items.push(Logged::Instant(mark, t));
+        self.push(Logged::Instant(mark, t));
     }
 
     fn metric(
@@ -866,11 +937,11 @@ impl Effects for Ahead<'_> {
         _file: &str,
         offset: u64,
     ) {
-        self.log.items.push(Logged::Metric { metric, t, offset, count, values: values.collect() });
+        self.push(Logged::Metric { metric, t, offset, count, values: values.collect() });
     }
 
     fn thread(&mut self, _loc: LocationId, t: i64, kind: ThreadEventKind) {
-        self.log.items.push(Logged::Thread(t, kind));
+        self.push(Logged::Thread(t, kind));
     }
 
     fn held(&self) -> Held {
@@ -910,7 +981,7 @@ impl Decoder<'_> {
             files: self.files,
             window: self.window,
         };
-        let mut fx = Ahead { look: &self.look, log: LocationLog::default(), sends: 0, kinds: Vec::new() };
+        let mut fx = Ahead { look: &self.look, log: LocationLog::default(), sends: 0, kinds: Vec::new(), out: None };
         let r = read_location(&mut fx, &src, id, loc, intervals, None, cap)?;
         if r.stopped {
             return Ok(None);
@@ -918,6 +989,41 @@ impl Decoder<'_> {
         let mut log = fx.log;
         (log.events, log.in_order) = (r.events, r.in_order);
         Ok(Some(log))
+    }
+
+    /// Decode the `k`-th location as [`decode`](Self::decode) does, without a cap, `taker` taking its
+    /// intervals as they come (as [`Assembler::location`] with one), its log handed to `out` as bytes a batch
+    /// at a time (for [`Assembler::replay_bytes`], in order, then [`Assembler::replay_end`] with what this
+    /// returns). None when it names a region the definitions do not, or `taker` stopped it.
+    pub fn decode_bytes(
+        &self,
+        k: usize,
+        intervals: &mut Vec<(RegionId, i64, u64)>,
+        taker: Option<(&mut dyn IntervalTaker, usize)>,
+        out: &mut dyn FnMut(&[u8]),
+    ) -> Result<Option<LoggedRead>, ReadError> {
+        let (id, loc) = self.locations[k];
+        let src = Source {
+            chunk_size_defs: self.chunk_size_defs,
+            chunk_size_events: self.chunk_size_events,
+            stem: &self.stem,
+            clock: self.clock,
+            files: self.files,
+            window: self.window,
+        };
+        let mut fx = Ahead {
+            look: &self.look,
+            log: LocationLog::default(),
+            sends: 0,
+            kinds: Vec::new(),
+            out: Some((Vec::new(), out)),
+        };
+        let r = read_location(&mut fx, &src, id, loc, intervals, taker, usize::MAX)?;
+        if r.stopped {
+            return Ok(None);
+        }
+        fx.flush();
+        Ok(Some(LoggedRead { events: r.events, unresolved: fx.log.unresolved, taken: r.taken, in_order: r.in_order }))
     }
 
     /// The bytes of the `k`-th location's event file (0 when it cannot be seen).

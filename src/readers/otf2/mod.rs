@@ -14,6 +14,7 @@ pub mod definitions;
 pub mod encoding;
 mod ends;
 pub mod events;
+mod logbytes;
 pub mod matching;
 pub mod threads;
 
@@ -24,7 +25,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub use anchor::Anchor;
-pub use assemble::{Decoder, Held, LocationLog, READ_WINDOW};
+pub use assemble::{Decoder, Held, LocationLog, LoggedRead, READ_WINDOW};
 pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
 
 /// The files of an archive, by relative `/`-separated path.
@@ -250,6 +251,20 @@ impl<'f> Otf2Stream<'f> {
     /// stream is then as after [`location`](Self::location) of it, the caller holding its intervals.
     pub fn replay(&mut self, k: usize, log: LocationLog) -> Result<(), ReadError> {
         self.0.replay(k, log)
+    }
+
+    /// Apply a batch of the `k`-th location's log as bytes, as [`Decoder::decode_bytes`] handed it on
+    /// (perhaps in another process: a shard's own locations, `store::exchange`); `sends` starts empty for
+    /// each location. After its last batch, [`replay_end`](Self::replay_end): the stream is then as after
+    /// [`location`](Self::location) of it.
+    pub fn replay_bytes(&mut self, k: usize, sends: &mut Vec<u64>, bytes: &[u8]) -> Result<(), ReadError> {
+        self.0.replay_bytes(k, sends, bytes)
+    }
+
+    /// The `k`-th location's log replayed ([`replay_bytes`](Self::replay_bytes)): `read` is what
+    /// [`Decoder::decode_bytes`] returned for it.
+    pub fn replay_end(&mut self, k: usize, read: &LoggedRead) -> Result<(), ReadError> {
+        self.0.replay_end(k, read.events, read.unresolved)
     }
 
     /// About the bytes held until [`finish`](Self::finish) (message ends and collective parts to match,

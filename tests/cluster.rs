@@ -311,9 +311,15 @@ fn shards_exchanging_their_locations_make_the_parts_of_the_whole_trace() {
         for (block, tile) in [(1, 300), (2, 2_000)] {
             let o = small_tiles(block, tile);
             for n in [2, 3, 4] {
-                let variants: &[(usize, u64, u64, u64)] =
-                    if real { &[(0, 0, 0, 0)] } else { &[(0, 0, 0, 0), (7, 1, 300, 50), (7, 0, 0, 0)] };
-                for &(event_buffer, held, runs, range) in variants {
+                // (threads: 1 decodes a location in its turn; 2 or more decode locations ahead on every
+                // thread, `stream::Ahead`, their logs written in order; a buffer of 7 gives longer ones back.)
+                let variants: &[(usize, u64, u64, u64, usize)] = if real {
+                    &[(0, 0, 0, 0, 1), (0, 0, 0, 0, 2)]
+                } else {
+                    &[(0, 0, 0, 0, 1), (7, 1, 300, 50, 1), (7, 0, 0, 0, 1), (0, 0, 0, 0, 2), (7, 1, 300, 0, 4)]
+                };
+                for &(event_buffer, held, runs, range, threads) in variants {
+                    let o = BuildOptions { threads, ..o.clone() };
                     let so = StreamOptions {
                         build: o.clone(),
                         memory: 1 << 30,
@@ -327,7 +333,7 @@ fn shards_exchanging_their_locations_make_the_parts_of_the_whole_trace() {
                         let shard = Shard { index: k as u32, count: n };
                         let what = format!(
                             "{what}, blocks of {block}, shard {k}/{n}, buffer {event_buffer}, held {held}, runs \
-                             {runs}, ranges of {range}"
+                             {runs}, ranges of {range}, {threads} threads"
                         );
                         assert_same_part(&what, &build_part(&t, &o, shard), done, sink);
                         let blocks = shard.blocks(nl.div_ceil(block));

@@ -23,9 +23,11 @@
 
 use super::columns::{ColumnReader, ColumnWriter};
 use super::partition::Shard;
-use super::stream::{check_pass1, shard_locations, Digest, DigestTaker, IndexError, Progress, Spill, StreamOptions};
+use super::stream::{
+    check_pass1, shard_locations, Ahead, Digest, DigestTaker, IndexError, Progress, Spill, StreamOptions,
+};
 use crate::model::RegionId;
-use crate::readers::otf2::{LoggedRead, Otf2Stream};
+use crate::readers::otf2::{Decoder, LocationLog, LoggedRead, Otf2Stream};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 
@@ -329,10 +331,11 @@ pub(super) fn pass1(
 }
 
 /// Decode, nest and spill this shard's locations (`own`), logging the rest of their reading to `log_key`;
-/// the others are counted as empty until their logs come.
+/// the others are counted as empty until their logs come. With 2 threads or more, locations are decoded
+/// ahead on every thread (`stream::Ahead`), as one process does with 3 or more.
 #[allow(clippy::too_many_arguments)]
 fn decode_own(
-    stream: &Otf2Stream,
+    stream: &mut Otf2Stream,
     digest: &mut Digest,
     spill: &mut dyn Spill,
     o: &StreamOptions,
@@ -345,64 +348,138 @@ fn decode_own(
     intervals: &mut u64,
 ) -> Result<(), IndexError> {
     let n = paths.len();
-    let decoder = stream.decoder();
-    let locked = Mutex::new(spill);
-    let mut raw = Vec::new();
-    let mut w = ColumnWriter::default();
-    for (k, path) in paths.iter().enumerate() {
-        if !own.contains(&k) {
-            digest.other_location();
-            continue;
-        }
-        raw.clear();
-        digest.begin();
-        let mut failed: Option<String> = None;
-        let mut fw = ColumnWriter::default();
-        let mut out = |bytes: &[u8]| {
-            frame(BATCH, k, bytes, &mut fw);
-            if failed.is_none() {
-                if let Err(e) = Locked(&locked).put(log_key, &fw.buf) {
-                    failed = Some(e);
-                }
-            }
-        };
-        let mut shared = Locked(&locked);
-        let mut taker =
-            DigestTaker { digest: &mut *digest, spill: &mut shared, path, o, buffers, k, total: n, err: None };
-        let read = decoder.decode_bytes(k, &mut raw, Some((&mut taker, limit)), &mut out);
-        if let Some(e) = taker.err.take() {
-            return Err(e);
-        }
-        let read = read?;
-        if let Some(e) = failed {
-            return Err(IndexError::Io(format!("spilling {path}'s log: {e}")));
-        }
-        let Some(read) = read else {
-            return Err(IndexError::Redo(format!(
-                "{path} names a region its archive does not define: every shard reads every location"
-            )));
-        };
-        digest.end(&raw, read.taken, read.in_order, &mut Locked(&locked), path)?;
-        let count = digest.counts[k];
-        *intervals += count;
-        let mut end = ColumnWriter::default();
-        end.varint(read.events);
-        end.varint(read.unresolved);
-        end.varint(read.in_order as u64);
-        end.varint(count);
-        frame(END, k, &end.buf, &mut w);
-        let mut s = locked.lock().map_err(|_| IndexError::Io("the spill's lock was poisoned".into()))?;
-        s.put(log_key, &w.buf).map_err(|e| IndexError::Io(format!("spilling {path}'s log: {e}")))?;
-        check_pass1(
+    for _ in 0..own.start {
+        digest.other_location();
+    }
+    if let Some(ahead) = Ahead::plan(stream, o, limit, 2, own.clone()) {
+        let buffers = ahead.buffers();
+        ahead.pass1(
+            stream,
+            digest,
+            spill,
             o,
-            Default::default(),
+            paths,
+            own.clone(),
+            Some(log_key),
+            limit,
             buffers,
-            s.held() + digest.held_bytes(),
-            (k + 1 - own.start, own.len(), false),
+            progress,
+            intervals,
         )?;
-        progress(Progress::Reading { done: k + 1 - own.start, total: own.len(), intervals: *intervals });
+    } else {
+        let decoder = stream.decoder();
+        let mut raw = Vec::new();
+        for k in own.clone() {
+            *intervals += decode_in_turn(&decoder, digest, spill, o, paths, k, limit, buffers, log_key, &mut raw)?;
+            check_pass1(
+                o,
+                Default::default(),
+                buffers,
+                spill.held() + digest.held_bytes(),
+                (k + 1 - own.start, own.len(), false),
+            )?;
+            progress(Progress::Reading { done: k + 1 - own.start, total: own.len(), intervals: *intervals });
+        }
+    }
+    for _ in own.end.max(own.start)..n {
+        digest.other_location();
     }
     Ok(())
+}
+
+/// Decode this shard's location `k` in its turn: its intervals taken into the digest as they come (nested,
+/// spilled), the rest of its reading logged to spill key `log_key`, then its end. Returns its interval
+/// count.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn decode_in_turn(
+    decoder: &Decoder,
+    digest: &mut Digest,
+    spill: &mut dyn Spill,
+    o: &StreamOptions,
+    paths: &[String],
+    k: usize,
+    limit: usize,
+    buffers: u64,
+    log_key: usize,
+    raw: &mut Vec<(RegionId, i64, u64)>,
+) -> Result<u64, IndexError> {
+    let path = &paths[k];
+    let locked = Mutex::new(spill);
+    raw.clear();
+    digest.begin();
+    let mut failed: Option<String> = None;
+    let mut fw = ColumnWriter::default();
+    let mut out = |bytes: &[u8]| {
+        frame(BATCH, k, bytes, &mut fw);
+        if failed.is_none() {
+            if let Err(e) = Locked(&locked).put(log_key, &fw.buf) {
+                failed = Some(e);
+            }
+        }
+    };
+    let mut shared = Locked(&locked);
+    let mut taker =
+        DigestTaker { digest: &mut *digest, spill: &mut shared, path, o, buffers, k, total: paths.len(), err: None };
+    let read = decoder.decode_bytes(k, raw, Some((&mut taker, limit)), &mut out);
+    if let Some(e) = taker.err.take() {
+        return Err(e);
+    }
+    let read = read?;
+    if let Some(e) = failed {
+        return Err(IndexError::Io(format!("spilling {path}'s log: {e}")));
+    }
+    let Some(read) = read else {
+        return Err(IndexError::Redo(format!(
+            "{path} names a region its archive does not define: every shard reads every location"
+        )));
+    };
+    digest.end(raw, read.taken, read.in_order, &mut Locked(&locked), path)?;
+    let count = digest.counts[k];
+    let spill = locked.into_inner().map_err(|_| IndexError::Io("the spill's lock was poisoned".into()))?;
+    write_end(spill, log_key, k, &read, count, path)?;
+    Ok(count)
+}
+
+/// This shard's location `k`, decoded ahead (`stream::Ahead`): its log to spill key `log_key`, then its
+/// end (`count` intervals).
+pub(super) fn write_log(
+    spill: &mut dyn Spill,
+    log_key: usize,
+    k: usize,
+    log: LocationLog,
+    count: u64,
+    path: &str,
+) -> Result<(), IndexError> {
+    let mut failed = None;
+    let mut w = ColumnWriter::default();
+    let read = log.into_bytes(&mut |bytes| {
+        frame(BATCH, k, bytes, &mut w);
+        if failed.is_none() {
+            failed = spill.put(log_key, &w.buf).err();
+        }
+    });
+    if let Some(e) = failed {
+        return Err(IndexError::Io(format!("spilling {path}'s log: {e}")));
+    }
+    write_end(spill, log_key, k, &read, count, path)
+}
+
+fn write_end(
+    spill: &mut dyn Spill,
+    log_key: usize,
+    k: usize,
+    read: &LoggedRead,
+    count: u64,
+    path: &str,
+) -> Result<(), IndexError> {
+    let mut end = ColumnWriter::default();
+    end.varint(read.events);
+    end.varint(read.unresolved);
+    end.varint(read.in_order as u64);
+    end.varint(count);
+    let mut w = ColumnWriter::default();
+    frame(END, k, &end.buf, &mut w);
+    spill.put(log_key, &w.buf).map_err(|e| IndexError::Io(format!("spilling {path}'s log: {e}")))
 }
 
 /// Replaying the shards' logs as they come.

@@ -832,12 +832,24 @@ fn index_otf2_with(
             Err(e) => return Err(e),
         }
     }
-    let ahead = Ahead::plan(&stream, o, limit);
+    let ahead = Ahead::plan(&stream, o, limit, 3, 0..n);
     if exchanged.is_some() {
         // Pass 1 done by the exchange.
     } else if let Some(ahead) = ahead {
         let buffers = ahead.buffers();
-        ahead.pass1(&mut stream, &mut digest, spill, o, &paths, limit, buffers, progress, &mut intervals)?;
+        ahead.pass1(
+            &mut stream,
+            &mut digest,
+            spill,
+            o,
+            &paths,
+            0..n,
+            None,
+            limit,
+            buffers,
+            progress,
+            &mut intervals,
+        )?;
     } else if o.build.threads <= 1 {
         let mut raw = Vec::new();
         for (k, path) in paths.iter().enumerate() {
@@ -953,7 +965,7 @@ const AHEAD_MIN_BYTES_PER_INTERVAL: u64 = 24;
 /// each in location order (`Otf2Stream::replay`: the builder sees what a read in order gives it) and spills
 /// its intervals. At most `window` locations are decoded ahead of the one taken. A location longer than
 /// `cap`, or naming a region the definitions do not, is read here in its turn, as with one thread.
-struct Ahead {
+pub(super) struct Ahead {
     decoders: usize,
     window: usize,
     cap: usize,
@@ -969,8 +981,18 @@ impl Ahead {
     /// enough for it. With 2 threads the two-thread pipeline (a location nested as it is decoded, on the
     /// second thread) is as fast and takes about 10 % less CPU (BENCHMARKS.md, "Decoding locations ahead"),
     /// and so does an archive mostly of locations too long to decode ahead.
-    fn plan(stream: &Otf2Stream, o: &StreamOptions, limit: usize) -> Option<Ahead> {
-        if o.build.threads < 3 {
+    ///
+    /// `min_threads`: 3 for one process; 2 for a shard decoding only its own locations (`exchange`,
+    /// `locations` its own), whose logs go to the spill as bytes whichever way a location is read (with
+    /// one thread, in turn: `exchange::decode_in_turn`).
+    pub(super) fn plan(
+        stream: &Otf2Stream,
+        o: &StreamOptions,
+        limit: usize,
+        min_threads: usize,
+        locations: std::ops::Range<usize>,
+    ) -> Option<Ahead> {
+        if o.build.threads < min_threads.max(2) {
             return None;
         }
         let decoders = o.build.threads;
@@ -979,7 +1001,7 @@ impl Ahead {
         let cap = ((4 * limit as u64 * INTERVAL_BYTES) / window as u64 / AHEAD_BYTES_PER_INTERVAL).max(1) as usize;
         let decoder = stream.decoder();
         let (mut short, mut long) = (0u64, 0u64);
-        for k in 0..stream.location_count() {
+        for k in locations {
             let bytes = decoder.event_bytes(k);
             match bytes / AHEAD_MIN_BYTES_PER_INTERVAL > cap as u64 {
                 true => long += bytes,
@@ -991,20 +1013,25 @@ impl Ahead {
 
     /// What the pass's buffers hold at most: the decoders' read windows and the locations decoded ahead
     /// (or the one read in its turn).
-    fn buffers(&self) -> u64 {
+    pub(super) fn buffers(&self) -> u64 {
         self.decoders as u64 * crate::readers::otf2::READ_WINDOW as u64
             + (self.window as u64 * self.cap as u64 * AHEAD_BYTES_PER_INTERVAL)
                 .max(4 * self.cap as u64 * INTERVAL_BYTES)
     }
 
+    /// Pass 1 over `locations` (all, or a shard's own: `exchange`). Without `log_key` each location's log
+    /// is replayed into `stream` in its turn; with it (a shard decoding only its own locations) it goes to
+    /// that spill key as bytes (`exchange::write_log`, or read in its turn by `exchange::decode_in_turn`).
     #[allow(clippy::too_many_arguments)]
-    fn pass1(
+    pub(super) fn pass1(
         &self,
         stream: &mut Otf2Stream,
         digest: &mut Digest,
         spill: &mut dyn Spill,
         o: &StreamOptions,
         paths: &[String],
+        locations: std::ops::Range<usize>,
+        log_key: Option<usize>,
         limit: usize,
         buffers: u64,
         progress: &(dyn Fn(Progress) + Sync),
@@ -1012,9 +1039,10 @@ impl Ahead {
     ) -> Result<(), IndexError> {
         let n = paths.len();
         let decoder = stream.decoder();
-        let next = AtomicUsize::new(0);
+        let next = AtomicUsize::new(locations.start);
         // Locations taken (in order) so far; usize::MAX once this thread stopped.
-        let taken = (Mutex::new(0usize), std::sync::Condvar::new());
+        let taken = (Mutex::new(locations.start), std::sync::Condvar::new());
+        let end = locations.end;
         let (to_reader, from_decoders) = std::sync::mpsc::channel::<(usize, Decoded)>();
         // Nested lists handed back to the decoders once spilled (fresh ones would cost their pages again).
         let (recycle, recycled) = std::sync::mpsc::channel::<Vec<Nested>>();
@@ -1029,7 +1057,7 @@ impl Ahead {
                     let mut raw = Vec::new();
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
-                        if k >= n {
+                        if k >= end {
                             return;
                         }
                         {
@@ -1079,8 +1107,10 @@ impl Ahead {
             drop(to_reader);
             let mut ready: std::collections::BTreeMap<usize, Decoded> = Default::default();
             let mut raw = Vec::new();
+            let (first, total) = (locations.start, locations.len());
             let mut read = || -> Result<(), IndexError> {
-                for (k, path) in paths.iter().enumerate() {
+                for k in locations.clone() {
+                    let path = &paths[k];
                     let decoded = loop {
                         if let Some(d) = ready.remove(&k) {
                             break d;
@@ -1093,15 +1123,28 @@ impl Ahead {
                         }
                     };
                     digest.begin();
-                    match decoded? {
-                        Some((log, nested, end, clips, examples)) => {
-                            stream.replay(k, log)?;
+                    match (decoded?, log_key) {
+                        (Some((log, nested, end, clips, examples)), log_key) => {
+                            // Replayed here, or (a shard decoding only its own locations) to the spill.
+                            let log = match log_key {
+                                None => stream.replay(k, log).map(|()| None)?,
+                                Some(key) => Some((key, log)),
+                            };
                             *intervals += nested.len() as u64;
                             digest.add_clips(clips, &examples);
                             digest.nested_location(&nested, end, spill, path)?;
+                            if let Some((key, log)) = log {
+                                super::exchange::write_log(spill, key, k, log, nested.len() as u64, path)?;
+                            }
                             let _ = recycle.send(nested);
                         }
-                        None => {
+                        (None, Some(key)) => {
+                            // Read in its turn, its log to the spill.
+                            *intervals += super::exchange::decode_in_turn(
+                                decoder, digest, spill, o, paths, k, limit, buffers, key, &mut raw,
+                            )?;
+                        }
+                        (None, None) => {
                             // Read in its turn, as with one thread.
                             raw.clear();
                             let mut taker = DigestTaker {
@@ -1123,8 +1166,8 @@ impl Ahead {
                         }
                     }
                     let held = spill.held() + digest.held_bytes();
-                    check_pass1(o, stream.held_bytes(), buffers, held, (k + 1, n, false))?;
-                    progress(Progress::Reading { done: k + 1, total: n, intervals: *intervals });
+                    check_pass1(o, stream.held_bytes(), buffers, held, (k + 1 - first, total, false))?;
+                    progress(Progress::Reading { done: k + 1 - first, total, intervals: *intervals });
                     *taken.0.lock().unwrap_or_else(|e| e.into_inner()) = k + 1;
                     taken.1.notify_all();
                 }

@@ -19,7 +19,8 @@
 //! `--memory` allows is refused, naming the memory that fits it). A refused or failed index leaves no partial
 //! folder behind. A shard (`--shard K/N`) of these three streams the
 //! same way, decoding every location (messages are matched whole) but spilling and tiling only its own
-//! location blocks (shard 0 spills all, for the particle tiles). Other inputs are read whole through the
+//! location blocks (shard 0 spills all, for the particle tiles); under `mpirun` each rank decodes only its
+//! own OTF2 locations (`mpi.rs`, `weft::store::exchange`). Other inputs are read whole through the
 //! ordinary readers, held to `--memory` by an estimate made before reading, then tiled on `--threads`
 //! threads. A progress bar is drawn on stderr when it is a terminal.
 

@@ -3,9 +3,10 @@
 //! straight into the store's temporary folder (named by rank 0, broadcast; a shared file system, as on any
 //! cluster); the ranks' part manifests (counts, per-location and per-region totals, tile lists) are gathered
 //! to rank 0, which merges them (`weft::store::merge`), writes the manifest and renames the folder. The
-//! store is the same bytes as `weft index` in one process. An OTF2 archive is streamed by each rank as
-//! `weft index --shard R/N` streams it (every location decoded, the rank's blocks spilled and tiled); other
-//! inputs are read whole by every rank.
+//! store is the same bytes as `weft index` in one process. An OTF2 archive is streamed by each rank, which
+//! decodes only its own locations and learns the rest from the others (`weft::store::exchange`: headers and
+//! logs broadcast rank after rank, [`MpiExchange`]; the particle-view intervals sent to rank 0); other inputs
+//! are read whole by every rank.
 //!
 //! A rank that fails prints its error (`weft: rank R: ...`) and calls MPI_Abort, which ends every rank: the
 //! run fails with that message and leaves no store. Used only when launched by an MPI launcher (its

@@ -821,6 +821,20 @@ impl LocationLog {
     pub fn bytes(&self) -> u64 {
         (self.items.capacity() * std::mem::size_of::<Logged>()) as u64
     }
+
+    /// The log as bytes, handed to `out` a batch at a time, as [`Decoder::decode_bytes`] hands them (for
+    /// [`Assembler::replay_bytes`]); what [`Assembler::replay_end`] then needs.
+    pub fn into_bytes(self, out: &mut dyn FnMut(&[u8])) -> LoggedRead {
+        let mut buf = Vec::new();
+        for batch in self.items.chunks(LOG_BATCH) {
+            buf.clear();
+            for item in batch {
+                super::logbytes::put(item, &mut buf);
+            }
+            out(&buf);
+        }
+        LoggedRead { events: self.events, unresolved: self.unresolved, taken: 0, in_order: self.in_order }
+    }
 }
 
 /// What [`Decoder::decode_bytes`] read of a location besides its log and intervals.

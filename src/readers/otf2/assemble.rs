@@ -261,8 +261,9 @@ impl<'f> Assembler<'f> {
         let file = format!("{}/{id}.evt", self.stem);
         let mut fx = Direct { b: &mut self.b, st: &mut self.st };
         let mut r = super::logbytes::Bytes { b: bytes, at: 0 };
+        let mut last = 0i64;
         while !r.at_end() {
-            let item = super::logbytes::get(&mut r).map_err(|e| ReadError::Io {
+            let item = super::logbytes::get(&mut r, &mut last).map_err(|e| ReadError::Io {
                 file: file.clone(),
                 detail: format!("its log from another shard: {e}"),
             })?;
@@ -828,8 +829,9 @@ impl LocationLog {
         let mut buf = Vec::new();
         for batch in self.items.chunks(LOG_BATCH) {
             buf.clear();
+            let mut last = 0i64;
             for item in batch {
-                super::logbytes::put(item, &mut buf);
+                super::logbytes::put(item, &mut buf, &mut last);
             }
             out(&buf);
         }
@@ -881,8 +883,9 @@ impl Ahead<'_> {
     fn flush(&mut self) {
         if let Some((buf, out)) = &mut self.out {
             buf.clear();
+            let mut last = 0i64;
             for item in self.log.items.drain(..) {
-                super::logbytes::put(&item, buf);
+                super::logbytes::put(&item, buf, &mut last);
             }
             if !buf.is_empty() {
                 out(buf);

@@ -132,8 +132,13 @@ fn opt(r: &mut Bytes) -> Result<Option<u32>, String> {
     })
 }
 
-/// Append `item`'s bytes to `out`.
-pub(super) fn put(item: &Logged, out: &mut Vec<u8>) {
+/// Append `item`'s bytes to `out`; `last` is the time of the batch's previous item (0 before its first):
+/// times are written as the difference from it (a few bytes, not nine).
+pub(super) fn put(item: &Logged, out: &mut Vec<u8>, last: &mut i64) {
+    let mut time = |out: &mut Vec<u8>, t: i64| {
+        put_i(out, t.wrapping_sub(*last));
+        *last = t;
+    };
     match item {
         Logged::Warn(kind, message) => {
             out.push(0);
@@ -152,7 +157,7 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>) {
                 put_u(out, v as u64);
             }
             put_u(out, s.length);
-            put_i(out, s.time_ns);
+            time(out, s.time_ns);
             out.push(s.cancelled as u8);
         }
         Logged::Recv(r) => {
@@ -161,7 +166,7 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>) {
                 put_u(out, v as u64);
             }
             put_u(out, r.length);
-            put_i(out, r.time_ns);
+            time(out, r.time_ns);
         }
         Logged::Cancel(n) => {
             out.push(3);
@@ -174,8 +179,8 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>) {
             }
             out.push(p.op);
             put_opt(out, p.root.map(|r| r.0));
-            put_i(out, p.begin_ns);
-            put_i(out, p.end_ns);
+            time(out, p.begin_ns);
+            time(out, p.end_ns);
             put_u(out, p.sent);
             put_u(out, p.received);
             put_opt(out, fallback.map(u32::from));
@@ -187,12 +192,12 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>) {
                 Mark::Off => 1,
                 Mark::Flush => 2,
             });
-            put_i(out, *t);
+            time(out, *t);
         }
         Logged::Metric { metric, t, offset, count, values } => {
             out.push(6);
             put_u(out, *metric as u64);
-            put_i(out, *t);
+            time(out, *t);
             put_u(out, *offset);
             out.push(*count);
             put_u(out, values.len() as u64);
@@ -203,7 +208,7 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>) {
         }
         Logged::Thread(t, kind) => {
             out.push(7);
-            put_i(out, *t);
+            time(out, *t);
             use ThreadEventKind as K;
             let (code, fields): (u8, [u64; 3]) = match *kind {
                 K::Fork { model, requested_threads } => (0, [model as u64, requested_threads as u64, 0]),
@@ -237,9 +242,13 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>) {
     }
 }
 
-/// The next item of `r` (written by [`put`]).
-pub(super) fn get(r: &mut Bytes) -> Result<Logged, String> {
+/// The next item of `r` (written by [`put`] with the same `last`).
+pub(super) fn get(r: &mut Bytes, last: &mut i64) -> Result<Logged, String> {
     let at = r.at;
+    let time = |r: &mut Bytes, last: &mut i64| -> Result<i64, String> {
+        *last = last.wrapping_add(r.i()?);
+        Ok(*last)
+    };
     let bad = |what: &str| format!("a logged record at byte {at}: {what}");
     Ok(match r.byte()? {
         0 => {
@@ -259,7 +268,7 @@ pub(super) fn get(r: &mut Bytes) -> Result<Logged, String> {
             comm: r.u32()?,
             tag: r.u32()?,
             length: r.u()?,
-            time_ns: r.i()?,
+            time_ns: time(r, last)?,
             cancelled: r.byte()? != 0,
         }),
         2 => Logged::Recv(Recv {
@@ -268,7 +277,7 @@ pub(super) fn get(r: &mut Bytes) -> Result<Logged, String> {
             comm: r.u32()?,
             tag: r.u32()?,
             length: r.u()?,
-            time_ns: r.i()?,
+            time_ns: time(r, last)?,
         }),
         3 => Logged::Cancel(r.u32()?),
         4 => {
@@ -278,8 +287,8 @@ pub(super) fn get(r: &mut Bytes) -> Result<Logged, String> {
                 comm: r.u32()?,
                 op: r.byte()?,
                 root: opt(r)?.map(LocationId),
-                begin_ns: r.i()?,
-                end_ns: r.i()?,
+                begin_ns: time(r, last)?,
+                end_ns: time(r, last)?,
                 sent: r.u()?,
                 received: r.u()?,
             };
@@ -293,10 +302,10 @@ pub(super) fn get(r: &mut Bytes) -> Result<Logged, String> {
                 2 => Mark::Flush,
                 _ => return Err(bad("an unknown mark")),
             };
-            Logged::Instant(mark, r.i()?)
+            Logged::Instant(mark, time(r, last)?)
         }
         6 => {
-            let (metric, t, offset, count) = (r.u32()?, r.i()?, r.u()?, r.byte()?);
+            let (metric, t, offset, count) = (r.u32()?, time(r, last)?, r.u()?, r.byte()?);
             let n = r.u()?;
             // At most a byte's worth of members (a METRIC record counts them in a byte).
             if n > 255 {
@@ -309,7 +318,7 @@ pub(super) fn get(r: &mut Bytes) -> Result<Logged, String> {
             Logged::Metric { metric, t, offset, count, values }
         }
         7 => {
-            let t = r.i()?;
+            let t = time(r, last)?;
             let code = r.byte()?;
             let (a, b, c) = (r.u()?, r.u()?, r.u()?);
             let small = |v: u64| u32::try_from(v).map_err(|_| bad("a thread event's field over its range"));
@@ -338,4 +347,98 @@ pub(super) fn get(r: &mut Bytes) -> Result<Logged, String> {
         }
         _ => return Err(bad("an unknown tag")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_warning_kind_has_its_own_code() {
+        for (code, &kind) in KINDS.iter().enumerate() {
+            assert_eq!(kind_code(kind) as usize, code, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn every_kind_of_logged_effect_reads_back_as_written() {
+        let loc = LocationId(7);
+        let items = vec![
+            Logged::Warn(WarningKind::Truncated, Some("x.evt: cut at byte 12 ü".into())),
+            Logged::Warn(WarningKind::ParentCycle, None),
+            Logged::Send(Send {
+                sender: loc,
+                receiver: LocationId(u32::MAX),
+                comm: 3,
+                tag: u32::MAX,
+                length: u64::MAX,
+                time_ns: i64::MAX,
+                cancelled: true,
+            }),
+            Logged::Recv(Recv { sender: LocationId(0), receiver: loc, comm: 0, tag: 5, length: 0, time_ns: i64::MIN }),
+            Logged::Cancel(u32::MAX),
+            Logged::Part(
+                CollectivePart {
+                    location: loc,
+                    region: RegionId(9),
+                    comm: 1,
+                    op: 255,
+                    root: Some(LocationId(2)),
+                    begin_ns: -5,
+                    end_ns: 1 << 60,
+                    sent: 8,
+                    received: 16,
+                },
+                Some(255),
+            ),
+            Logged::Part(
+                CollectivePart {
+                    location: loc,
+                    region: RegionId(u32::MAX),
+                    comm: 1,
+                    op: 0,
+                    root: None,
+                    begin_ns: 0,
+                    end_ns: 0,
+                    sent: 0,
+                    received: 0,
+                },
+                None,
+            ),
+            Logged::Instant(Mark::On, 1),
+            Logged::Instant(Mark::Off, 2),
+            Logged::Instant(Mark::Flush, 3),
+            Logged::Metric { metric: 4, t: 10, offset: 99, count: 2, values: vec![(1, 5), (4, u64::MAX)] },
+            Logged::Thread(11, ThreadEventKind::Fork { model: 3, requested_threads: 8 }),
+            Logged::Thread(12, ThreadEventKind::TaskSwitch { team: 1, creating_thread: 2, generation: 3 }),
+            Logged::Thread(13, ThreadEventKind::OmpTaskComplete { task: u64::MAX }),
+            Logged::Thread(14, ThreadEventKind::OmpJoin),
+            Logged::Thread(15, ThreadEventKind::Wait { contingent: 6, sequence: 1 << 40 }),
+        ];
+        let (mut out, mut last) = (Vec::new(), 0i64);
+        for item in &items {
+            put(item, &mut out, &mut last);
+        }
+        let (mut r, mut last) = (Bytes { b: &out, at: 0 }, 0i64);
+        let mut back = Vec::new();
+        while !r.at_end() {
+            back.push(get(&mut r, &mut last).unwrap());
+        }
+        assert_eq!(format!("{back:?}"), format!("{items:?}"));
+        // Cut anywhere, it fails with a message instead of reading past its end.
+        for cut in 0..out.len() {
+            let (mut r, mut last) = (Bytes { b: &out[..cut], at: 0 }, 0i64);
+            let mut n = 0;
+            while !r.at_end() {
+                match get(&mut r, &mut last) {
+                    Ok(_) => n += 1,
+                    Err(e) => {
+                        assert!(e.contains("byte"), "{e}");
+                        break;
+                    }
+                }
+            }
+            assert!(n < items.len());
+        }
+    }
 }

@@ -253,8 +253,9 @@ impl<'f> Otf2Stream<'f> {
         self.0.replay(k, log)
     }
 
-    /// Apply a batch of the `k`-th location's log as bytes, as [`Decoder::decode_bytes`] handed it on
-    /// (perhaps in another process: a shard's own locations, `store::exchange`); `sends` starts empty for
+    /// Apply a batch of the `k`-th location's log as bytes, exactly as [`Decoder::decode_bytes`] handed it
+    /// on (one batch a call: its times are relative within it; perhaps in another process: a shard's own
+    /// locations, `store::exchange`); `sends` starts empty for
     /// each location. After its last batch, [`replay_end`](Self::replay_end): the stream is then as after
     /// [`location`](Self::location) of it.
     pub fn replay_bytes(&mut self, k: usize, sends: &mut Vec<u64>, bytes: &[u8]) -> Result<(), ReadError> {

@@ -308,7 +308,8 @@ fn shards_exchanging_their_locations_make_the_parts_of_the_whole_trace() {
         let t = read_archive(name, &**files).unwrap();
         let nl = t.locations.len() as u32;
         let real = what.ends_with(".otf2");
-        for (block, tile) in [(1, 300), (2, 2_000)] {
+        // (Blocks of 64: one block, so every shard but one has no location of its own.)
+        for (block, tile) in [(1, 300), (2, 2_000), (64, 1 << 18)] {
             let o = small_tiles(block, tile);
             for n in [2, 3, 4] {
                 // (threads: 1 decodes a location in its turn; 2 or more decode locations ahead on every

@@ -58,7 +58,8 @@ pub struct Args {
     #[arg(long)]
     pub force: bool,
     /// Index only shard K of N (0-based; location blocks split in N contiguous ranges) into a part folder
-    /// for `weft merge` (docs/cluster.md).
+    /// for `weft merge` (docs/cluster.md). A shard still decodes every location of an OTF2 archive (it
+    /// tiles only its own); under `mpirun` (a `--features mpi` build) each rank decodes only its own.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
 }

@@ -536,7 +536,7 @@ impl Replay {
                     self.next += 1;
                     let held = spill.held() + digest.held_bytes();
                     check_pass1(o, stream.held_bytes(), buffers, held, (k + 1, n, false))?;
-                    progress(Progress::Reading { done: k + 1, total: n, intervals: *intervals });
+                    progress(Progress::Replaying { done: k + 1, total: n, intervals: *intervals });
                 }
                 t => return Err(bad(format!("a frame of unknown kind {t}"))),
             }

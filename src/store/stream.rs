@@ -206,6 +206,9 @@ pub enum Progress {
     /// Pass 1 of a trace read in chunks (Chrome JSON, Paraver): `done` of `total` input bytes read (`total`
     /// 0 when unknown).
     ReadingBytes { done: u64, total: u64 },
+    /// Pass 1 of a shard decoding only its own locations (`exchange`), after its own were read (`Reading`):
+    /// `done` of `total` locations' logs replayed, every shard's, `intervals` in all so far.
+    Replaying { done: usize, total: usize, intervals: u64 },
 }
 
 #[derive(Debug, Error)]

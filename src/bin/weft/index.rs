@@ -275,7 +275,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
         P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
-        P::Reading { .. } => {}
+        P::Reading { .. } | P::Replaying { .. } => {}
         P::Tiling { done, total } => {
             read_end.lock().expect("progress lock").get_or_insert(started.elapsed().as_secs_f64());
             progress.bar("tiling", done, total, "blocks")
@@ -518,6 +518,10 @@ pub fn stream_into(
     let report = |p: P| match p {
         P::Reading { done, total, intervals } => {
             progress.bar("reading", done, total, &format!("{:.1} M intervals", intervals as f64 / 1e6))
+        }
+        // An MPI rank's replay of every rank's logs, after its own locations were read.
+        P::Replaying { done, total, intervals } => {
+            progress.bar("replaying", done, total, &format!("{:.1} M intervals", intervals as f64 / 1e6))
         }
         P::ReadingBytes { .. } => {}
         P::Tiling { done, total } => {

@@ -550,8 +550,8 @@ fn the_cli_indexes_shards_and_merges_them_into_the_same_folder() {
 }
 
 /// `mpirun -n 1`, `-n 2` and `-n 3` write the store `weft index` writes in one process, the ranks of the
-/// last two decoding only their own locations (run by scripts/test.sh with `--features mpi`, after
-/// scripts/setup.sh --mpi installed OpenMPI).
+/// last two decoding only their own locations; and on Chrome JSON and Paraver, read in chunks by every
+/// rank (run by scripts/test.sh with `--features mpi`, after scripts/setup.sh --mpi installed OpenMPI).
 #[cfg(feature = "mpi")]
 #[test]
 fn mpirun_with_one_two_and_three_ranks_writes_the_same_store() {
@@ -569,6 +569,39 @@ fn mpirun_with_one_two_and_three_ranks_writes_the_same_store() {
         assert!(out.status.success(), "mpirun -n {n}: {text}{}", String::from_utf8_lossy(&out.stderr));
         assert!(text.contains(&format!("ranks       {n}")), "{text}");
         assert!(folder(&d.join(format!("mpi{n}"))) == folder(&d.join("whole")), "mpirun -n {n}: the store differs");
+    }
+    // Chrome JSON and Paraver: every rank reads the file in chunks and tiles its own blocks, within a
+    // `--memory` of the file's size (a rank reading it whole, as before, is refused: that needs about 3x).
+    let chrome = weft::samples::chrome::ChromeSample {
+        ranks: 3,
+        threads_per_rank: 2,
+        iterations: 3_000,
+        ..weft::samples::chrome::ChromeSample::builtin()
+    }
+    .generate();
+    std::fs::write(d.join("c.json"), chrome).unwrap();
+    let prv = weft::samples::paraver::ParaverSample { tasks: 3, iterations: 8_000, ..Default::default() }.generate();
+    std::fs::write(d.join("p.prv"), &prv.prv).unwrap();
+    std::fs::write(d.join("p.pcf"), &prv.pcf).unwrap();
+    std::fs::write(d.join("p.row"), &prv.row).unwrap();
+    for trace in ["c.json", "p.prv"] {
+        let whole = format!("whole-{trace}");
+        weft(&["index", trace, "-o", &whole, "--block", "1"], &d);
+        let bytes = std::fs::metadata(d.join(trace)).unwrap().len();
+        assert!(bytes > 4 << 20, "{trace}: {bytes} bytes");
+        let memory = format!("{}K", bytes / 1024);
+        for n in ["2", "3"] {
+            let store = format!("mpi{n}-{trace}");
+            let out = Command::new("mpirun")
+                .args(["--allow-run-as-root", "--oversubscribe", "-n", n, env!("CARGO_BIN_EXE_weft")])
+                .args(["index", trace, "--block", "1", "--memory", &memory, "-o", &store])
+                .current_dir(&d)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{trace}, mpirun -n {n}: {text}{}", String::from_utf8_lossy(&out.stderr));
+            assert!(folder(&d.join(&store)) == folder(&d.join(&whole)), "{trace}, mpirun -n {n}: the store differs");
+        }
     }
     // A failing rank fails the run with its message.
     let out = Command::new("mpirun")

@@ -238,40 +238,96 @@ const CHUNK_BYTES: usize = 1 << 20;
 /// beside it) in chunks (`store::stream::index_chrome`, `index_paraver`) and print its report: false when
 /// the file is neither.
 fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<bool, Box<dyn std::error::Error>> {
-    use weft::readers::sniff::{sniff, Sniffed};
-    use weft::store::stream::{index_chrome, index_paraver, Progress as P, StreamOptions};
-    let memory =
-        parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
-    if !std::fs::metadata(&a.trace).is_ok_and(|m| m.is_file()) {
-        return Ok(false);
-    }
-    let mut head = Vec::with_capacity(64 << 10);
-    let open = || std::fs::File::open(&a.trace).map_err(|e| format!("{}: {e}", a.trace.display()));
-    std::io::Read::read_to_end(&mut std::io::Read::take(open()?, 64 << 10), &mut head)
-        .map_err(|e| format!("{}: {e}", a.trace.display()))?;
-    let sniffed = sniff(&head);
-    if !matches!(sniffed, Sniffed::ChromeJson | Sniffed::Gzip | Sniffed::Paraver | Sniffed::ParaverGz) {
-        return Ok(false);
-    }
+    let Some(kind) = chunked_kind(&a.trace)? else { return Ok(false) };
     if a.out.exists() && !a.force {
         return Err(format!("{}: exists (use --force to replace it)", a.out.display()).into());
     }
-    let options = BuildOptions {
-        block_locations: a.block.max(1),
-        threads: a.threads.max(1),
-        source_name: a.trace.display().to_string(),
-        ..BuildOptions::default()
-    };
+    let (options, memory) = stream_options(a)?;
     let input = input_bytes(&a.trace);
     let started = Instant::now();
     let tmp = partial_folder(&a.out)?;
     // A refused or failed index leaves no partial folder (nor its spills) behind.
     let mut partial = RemovedUnlessKept(Some(tmp.clone()));
     let (spill_path, events_path) = (tmp.join(".spill"), tmp.join(".events"));
-    let mut spill = FileSpill::create(&spill_path, 0)?;
-    let events = Box::new(FileSpill::create(&events_path, 0)?);
-    let sink = FolderSink { root: tmp.clone(), bytes: std::sync::atomic::AtomicU64::new(0) };
-    let o = StreamOptions { build: options, memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
+    let done = chunked_into(&a.trace, kind, &options, shard, memory, progress, &tmp, &spill_path, &events_path)?;
+    let indexed = done.indexed;
+    let built = weft::store::BuiltStore { manifest: indexed.manifest, tiles: Vec::new() };
+    let (file, json) = match &indexed.part {
+        Some(p) => (PART_MANIFEST, p.to_json()),
+        None => (MANIFEST, built.manifest_json()),
+    };
+    finish_store(&tmp, &a.out, file, &json, a.force)?;
+    partial.0 = None;
+    progress.clear();
+    let bytes = done.bytes + json.len() as u64;
+    match &indexed.part {
+        Some(p) => print_part(&a.out, p, bytes, input),
+        None => print_report(&a.out, &built.manifest, bytes, input),
+    }
+    println!(
+        "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once, the busiest estimated \
+         at {} MB{})",
+        started.elapsed().as_secs_f64(),
+        done.read_s,
+        started.elapsed().as_secs_f64() - done.read_s,
+        indexed.blocks_in_flight,
+        indexed.busiest_block_bytes >> 20,
+        by_range(indexed.ranged_blocks)
+    );
+    println!("spill       {} bytes (and {} of messages and particles)", indexed.spill_bytes, indexed.runs_bytes);
+    print_peak_memory();
+    Ok(true)
+}
+
+/// What `trace` is when it is indexed in chunks (Chrome JSON, Paraver, either gzipped); None otherwise.
+pub fn chunked_kind(trace: &Path) -> Result<Option<weft::readers::sniff::Sniffed>, String> {
+    use weft::readers::sniff::{sniff, Sniffed};
+    if !std::fs::metadata(trace).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    let mut head = Vec::with_capacity(64 << 10);
+    let file = std::fs::File::open(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, 64 << 10), &mut head)
+        .map_err(|e| format!("{}: {e}", trace.display()))?;
+    let sniffed = sniff(&head);
+    Ok(matches!(sniffed, Sniffed::ChromeJson | Sniffed::Gzip | Sniffed::Paraver | Sniffed::ParaverGz)
+        .then_some(sniffed))
+}
+
+/// A chunked index's outcome ([`chunked_into`]).
+pub struct Chunked {
+    pub indexed: weft::store::stream::Indexed,
+    /// Bytes of the tiles written.
+    pub bytes: u64,
+    pub read_s: f64,
+}
+
+/// The chunked index of a Chrome JSON or Paraver file `trace` (of `kind`, [`chunked_kind`]), or of a shard
+/// of it, its tiles written into the folder `tmp`, its spills at `spill_path` and `events_path` (removed at
+/// the end); the manifest is not written. Also each MPI rank's share (`mpi.rs`), into the store's shared
+/// folder (every rank reads the file in chunks, within `--memory`, and tiles its own blocks).
+#[allow(clippy::too_many_arguments)]
+pub fn chunked_into(
+    trace: &Path,
+    kind: weft::readers::sniff::Sniffed,
+    options: &BuildOptions,
+    shard: Option<Shard>,
+    memory: u64,
+    progress: &Progress,
+    tmp: &Path,
+    spill_path: &Path,
+    events_path: &Path,
+) -> Result<Chunked, Box<dyn std::error::Error>> {
+    use weft::readers::sniff::Sniffed;
+    use weft::store::stream::{index_chrome, index_paraver, Progress as P, StreamOptions};
+    let input = input_bytes(trace);
+    let started = Instant::now();
+    let open = || std::fs::File::open(trace).map_err(|e| format!("{}: {e}", trace.display()));
+    let mut spill = FileSpill::create(spill_path, 0)?;
+    let events = Box::new(FileSpill::create(events_path, 0)?);
+    let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
+    let o =
+        StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
     let read_end = std::sync::Mutex::new(None);
     let report = |p: P| match p {
         P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
@@ -281,15 +337,15 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
             progress.bar("tiling", done, total, "blocks")
         }
     };
-    let name = a.trace.display().to_string();
+    let name = trace.display().to_string();
     let mut file = open()?;
-    let indexed = match sniffed {
+    let indexed = match kind {
         Sniffed::Paraver | Sniffed::ParaverGz => {
             let (pcf, row, left_out) = weft::readers::paraver::names_beside(&name);
             // A .prv.gz is inflated as it is read; a stream that breaks off keeps the records before the
             // break, with the whole read's warning.
             let broke = std::cell::RefCell::new(None);
-            let mut text: Box<dyn std::io::Read> = match sniffed {
+            let mut text: Box<dyn std::io::Read> = match kind {
                 Sniffed::ParaverGz => {
                     Box::new(UntilBroken { r: flate2::read::MultiGzDecoder::new(file), broke: &broke })
                 }
@@ -324,36 +380,12 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
         _ => index_chrome(&name, &mut file, CHUNK_BYTES, input, events, &o, &mut spill, &sink, &report)?,
     };
     drop(spill);
-    for p in [&spill_path, &events_path] {
+    for p in [spill_path, events_path] {
         std::fs::remove_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| started.elapsed().as_secs_f64());
-    let built = weft::store::BuiltStore { manifest: indexed.manifest, tiles: Vec::new() };
-    let (file, json) = match &indexed.part {
-        Some(p) => (PART_MANIFEST, p.to_json()),
-        None => (MANIFEST, built.manifest_json()),
-    };
-    finish_store(&tmp, &a.out, file, &json, a.force)?;
-    partial.0 = None;
-    progress.clear();
-    let bytes = sink.bytes.load(std::sync::atomic::Ordering::Relaxed) + json.len() as u64;
-    match &indexed.part {
-        Some(p) => print_part(&a.out, p, bytes, input),
-        None => print_report(&a.out, &built.manifest, bytes, input),
-    }
-    println!(
-        "seconds     {:.2} (read and spill {:.2}, tile and write {:.2}; {} blocks at once, the busiest estimated \
-         at {} MB{})",
-        started.elapsed().as_secs_f64(),
-        read_s,
-        started.elapsed().as_secs_f64() - read_s,
-        indexed.blocks_in_flight,
-        indexed.busiest_block_bytes >> 20,
-        by_range(indexed.ranged_blocks)
-    );
-    println!("spill       {} bytes (and {} of messages and particles)", indexed.spill_bytes, indexed.runs_bytes);
-    print_peak_memory();
-    Ok(true)
+    let bytes = sink.bytes.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(Chunked { indexed, bytes, read_s })
 }
 
 /// A reader that ends where the one it wraps fails (a gzip stream that breaks off), keeping the error.

@@ -5,14 +5,17 @@
 //! to rank 0, which merges them (`weft::store::merge`), writes the manifest and renames the folder. The
 //! store is the same bytes as `weft index` in one process. An OTF2 archive is streamed by each rank, which
 //! decodes only its own locations and learns the rest from the others (`weft::store::exchange`: headers and
-//! logs broadcast rank after rank, [`MpiExchange`]; the particle-view intervals sent to rank 0); other inputs
-//! are read whole by every rank.
+//! logs broadcast rank after rank, [`MpiExchange`]; the particle-view intervals sent to rank 0); Chrome JSON
+//! and Paraver are read in chunks by every rank within `--memory` (as `weft index --shard R/N` reads them);
+//! other inputs are read whole by every rank.
 //!
 //! A rank that fails prints its error (`weft: rank R: ...`) and calls MPI_Abort, which ends every rank: the
 //! run fails with that message and leaves no store. Used only when launched by an MPI launcher (its
 //! environment variables); otherwise `weft index` runs in one process as without the feature.
 
-use crate::index::{publish, read, shown, stream_into, stream_options, temporary_folder, write_tiles, Args, Progress};
+use crate::index::{
+    chunked_into, publish, read, shown, stream_into, stream_options, temporary_folder, write_tiles, Args, Progress,
+};
 use mpi::datatype::PartitionMut;
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
@@ -115,9 +118,27 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
         streamed = stream_into(&files, &anchor, &options, Some(shard), Some(&x), memory, &progress, &tmp, &spill)
             .map_err(|e| e.to_string())?;
     }
-    let (part, read_s, tile_s) = match streamed {
-        Some(s) => (s.part.ok_or("a shard's streamed index gave no part")?, s.read_s, s.tile_s),
-        None => {
+    // Chrome JSON and Paraver are read in chunks by every rank, within --memory, each tiling its own blocks
+    // (as `weft index --shard R/N` does).
+    let chunked = match (&streamed, crate::index::chunked_kind(&a.trace)?) {
+        (None, Some(kind)) => {
+            let (options, memory) = stream_options(a)?;
+            let (spill, events) = (tmp.join(format!(".spill.{rank}")), tmp.join(format!(".events.{rank}")));
+            let t0 = Instant::now();
+            let c = chunked_into(&a.trace, kind, &options, Some(shard), memory, &progress, &tmp, &spill, &events)
+                .map_err(|e| e.to_string())?;
+            Some((
+                c.indexed.part.ok_or("a shard's chunked index gave no part")?,
+                c.read_s,
+                t0.elapsed().as_secs_f64() - c.read_s,
+            ))
+        }
+        _ => None,
+    };
+    let (part, read_s, tile_s) = match (streamed, chunked) {
+        (Some(s), _) => (s.part.ok_or("a shard's streamed index gave no part")?, s.read_s, s.tile_s),
+        (None, Some(c)) => c,
+        (None, None) => {
             let r = read(a, &progress).map_err(|e| e.to_string())?;
             let t1 = Instant::now();
             let part = build_part(&r.trace, &r.options, shard);

@@ -106,9 +106,10 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
     }
     root.broadcast_into(&mut id);
     let tmp = temporary_folder(&a.out, id)?;
-    // An OTF2 archive is streamed as `weft index --shard R/N` streams it (its tiles straight into the shared
-    // folder, its spill there under the rank's name); another input, or an archive that must be read whole,
-    // is read whole by every rank and cut into the rank's part.
+    // An OTF2 archive is streamed, each rank decoding its own locations (its tiles straight into the shared
+    // folder, its spill there under the rank's name); Chrome JSON and Paraver are read in chunks (below);
+    // another input, or an archive that must be read whole, is read whole by every rank and cut into the
+    // rank's part.
     let mut streamed = None;
     if let Some(archive) = weft::readers::otf2::archive_of_path(&a.trace) {
         let (files, anchor) = archive.map_err(|e| e.to_string())?;

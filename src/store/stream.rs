@@ -835,7 +835,8 @@ fn index_otf2_with(
             Err(e) => return Err(e),
         }
     }
-    let ahead = Ahead::plan(&stream, o, limit, 3, 0..n);
+    // (Planned only when pass 1 is still to do: the plan looks at every event file's size.)
+    let ahead = if exchanged.is_some() { None } else { Ahead::plan(&stream, o, limit, 3, 0..n) };
     if exchanged.is_some() {
         // Pass 1 done by the exchange.
     } else if let Some(ahead) = ahead {

@@ -121,8 +121,12 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
     }
     // Chrome JSON and Paraver are read in chunks by every rank, within --memory, each tiling its own blocks
     // (as `weft index --shard R/N` does).
-    let chunked = match (&streamed, crate::index::chunked_kind(&a.trace)?) {
-        (None, Some(kind)) => {
+    let kind = match streamed {
+        None => crate::index::chunked_kind(&a.trace)?,
+        Some(_) => None,
+    };
+    let chunked = match kind {
+        Some(kind) => {
             let (options, memory) = stream_options(a)?;
             let (spill, events) = (tmp.join(format!(".spill.{rank}")), tmp.join(format!(".events.{rank}")));
             let t0 = Instant::now();
@@ -134,7 +138,7 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
                 t0.elapsed().as_secs_f64() - c.read_s,
             ))
         }
-        _ => None,
+        None => None,
     };
     let (part, read_s, tile_s) = match (streamed, chunked) {
         (Some(s), _) => (s.part.ok_or("a shard's streamed index gave no part")?, s.read_s, s.tile_s),

@@ -990,14 +990,7 @@ impl Decoder<'_> {
         cap: usize,
     ) -> Result<Option<LocationLog>, ReadError> {
         let (id, loc) = self.locations[k];
-        let src = Source {
-            chunk_size_defs: self.chunk_size_defs,
-            chunk_size_events: self.chunk_size_events,
-            stem: &self.stem,
-            clock: self.clock,
-            files: self.files,
-            window: self.window,
-        };
+        let src = self.source();
         let mut fx = Ahead { look: &self.look, log: LocationLog::default(), sends: 0, kinds: Vec::new(), out: None };
         let r = read_location(&mut fx, &src, id, loc, intervals, None, cap)?;
         if r.stopped {
@@ -1020,14 +1013,7 @@ impl Decoder<'_> {
         out: &mut dyn FnMut(&[u8]),
     ) -> Result<Option<LoggedRead>, ReadError> {
         let (id, loc) = self.locations[k];
-        let src = Source {
-            chunk_size_defs: self.chunk_size_defs,
-            chunk_size_events: self.chunk_size_events,
-            stem: &self.stem,
-            clock: self.clock,
-            files: self.files,
-            window: self.window,
-        };
+        let src = self.source();
         let mut fx = Ahead {
             look: &self.look,
             log: LocationLog::default(),
@@ -1041,6 +1027,18 @@ impl Decoder<'_> {
         }
         fx.flush();
         Ok(Some(LoggedRead { events: r.events, unresolved: fx.log.unresolved, taken: r.taken, in_order: r.in_order }))
+    }
+
+    /// What reading a location needs besides its effects.
+    fn source(&self) -> Source<'_> {
+        Source {
+            chunk_size_defs: self.chunk_size_defs,
+            chunk_size_events: self.chunk_size_events,
+            stem: &self.stem,
+            clock: self.clock,
+            files: self.files,
+            window: self.window,
+        }
     }
 
     /// The bytes of the `k`-th location's event file (0 when it cannot be seen).

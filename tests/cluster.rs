@@ -21,7 +21,8 @@ use weft::store::stream::{
     index_chrome, index_otf2, index_otf2_exchanged, Indexed, MemorySink, MemorySpill, StreamOptions,
 };
 use weft::store::{
-    build, build_part, merge, BuildOptions, MemoryStore, MergeError, PartManifest, Shard, Store, StoreError, MANIFEST,
+    build, build_part, build_part_with, merge, BuildOptions, MemoryStore, MergeError, PartManifest, ParticleShare,
+    Shard, Store, StoreError, MANIFEST,
 };
 
 fn generated(cfg: &GenConfig) -> Trace {
@@ -32,14 +33,14 @@ fn small_tiles(block: u32, tile_intervals: u64) -> BuildOptions {
     BuildOptions { block_locations: block, tile_intervals, ..BuildOptions::default() }
 }
 
-/// The parts of `n` shards, named `part K`.
-fn parts(t: &Trace, o: &BuildOptions, n: u32) -> Vec<(String, weft::store::BuiltPart)> {
-    (0..n).map(|k| (format!("part {k}"), build_part(t, o, Shard { index: k, count: n }))).collect()
+/// The parts of `n` shards, named `part K`, the particle tiles shared as `share` says.
+fn parts(t: &Trace, o: &BuildOptions, n: u32, share: ParticleShare) -> Vec<(String, weft::store::BuiltPart)> {
+    (0..n).map(|k| (format!("part {k}"), build_part_with(t, o, Shard { index: k, count: n }, share))).collect()
 }
 
 /// The store merged from `n` shards, as files.
-fn sharded(t: &Trace, o: &BuildOptions, n: u32) -> MemoryStore {
-    let built = parts(t, o, n);
+fn sharded(t: &Trace, o: &BuildOptions, n: u32, share: ParticleShare) -> MemoryStore {
+    let built = parts(t, o, n, share);
     // Merged in reverse order: the order parts are given in does not matter.
     let manifests: Vec<(String, PartManifest)> = built.iter().rev().map(|(n, p)| (n.clone(), p.part.clone())).collect();
     let merged = merge(&manifests).expect("parts of one index merge");
@@ -55,24 +56,28 @@ fn sharded(t: &Trace, o: &BuildOptions, n: u32) -> MemoryStore {
     MemoryStore { files }
 }
 
-/// 1, 2 and 4 shards give the unsharded store, byte for byte.
+/// 1, 2 and 4 shards give the unsharded store, byte for byte, whoever writes the particle tiles (shard 0, or
+/// each shard its range of windows, as MPI ranks do).
 fn assert_shards_equal(t: &Trace, o: &BuildOptions, what: &str) {
     let whole = build(t, o).to_memory();
-    for n in [1, 2, 4] {
-        let s = sharded(t, o, n);
-        assert_eq!(
-            String::from_utf8_lossy(&s.files[MANIFEST]),
-            String::from_utf8_lossy(&whole.files[MANIFEST]),
-            "{what}: {n} shards: manifest"
-        );
-        assert_eq!(s.files.keys().collect::<Vec<_>>(), whole.files.keys().collect::<Vec<_>>(), "{what}: {n} shards");
-        assert!(s.files == whole.files, "{what}: {n} shards: tile bytes differ");
+    for share in [ParticleShare::First, ParticleShare::ByWindow] {
+        for n in [1, 2, 3, 4] {
+            let s = sharded(t, o, n, share);
+            assert_eq!(
+                String::from_utf8_lossy(&s.files[MANIFEST]),
+                String::from_utf8_lossy(&whole.files[MANIFEST]),
+                "{what}: {n} shards, {share:?}: manifest"
+            );
+            let what = format!("{what}: {n} shards, {share:?}");
+            assert_eq!(s.files.keys().collect::<Vec<_>>(), whole.files.keys().collect::<Vec<_>>(), "{what}");
+            assert!(s.files == whole.files, "{what}: tile bytes differ");
+        }
     }
 }
 
 #[test]
 fn shards_of_generated_otf2_merge_into_the_unsharded_store() {
-    let t = generated(&GenConfig { threads: 2, ..GenConfig::new(5, 60_000) });
+    let t = generated(&GenConfig { threads: 2, long_wait: true, ..GenConfig::new(5, 60_000) });
     assert_shards_equal(&t, &BuildOptions::default(), "one block");
     assert_shards_equal(&t, &small_tiles(1, 500), "a block per location, many windows");
     assert_shards_equal(&t, &small_tiles(3, 2_000), "blocks of 3");
@@ -93,6 +98,8 @@ fn hand_built() -> Trace {
     let tick = b.region("tick", "");
     let long = b.region("long", "");
     b.interval(l3, long, 1_000, 9_000_000);
+    // A call running through many windows (and, in small windows, across the shards' ranges of them).
+    b.interval(l3, send, 2_000, 5_000_000);
     for i in 0..200i64 {
         b.interval(l0, work, 1_000 + i * 40_000, 30_000);
         b.interval(l0, send, 1_000 + i * 40_000 + 10_000, 5_000);
@@ -143,10 +150,10 @@ fn an_empty_location_and_messages_between_shards() {
     // Blocks of 1 location, 4 shards: location 1 (no events) is shard 1 alone; messages go between shards 0
     // and 2 both ways, each stored with its sender, and decode with the receiver's arrival time.
     let o = small_tiles(1, 10);
-    let p = parts(&t, &o, 4);
+    let p = parts(&t, &o, 4, ParticleShare::First);
     assert_eq!(p[1].1.part.store.counts.intervals, 0);
     assert_eq!((p[0].1.part.store.counts.messages, p[2].1.part.store.counts.messages), (100, 100));
-    let store = Store::open(sharded(&t, &o, 4)).unwrap();
+    let store = Store::open(sharded(&t, &o, 4, ParticleShare::ByWindow)).unwrap();
     let back = store.to_trace().unwrap();
     assert_eq!(format!("{:?}", back.messages), format!("{:?}", t.messages));
     assert_eq!(format!("{:?}", back.warnings), format!("{:?}", t.warnings));
@@ -157,11 +164,12 @@ fn an_empty_location_and_messages_between_shards() {
 /// `part` (a streamed shard's: its part.json, tiles from the sink) equals `want` (`build_part`'s) byte for byte.
 fn assert_same_part(what: &str, want: &weft::store::BuiltPart, done: Indexed, sink: MemorySink) {
     let part = done.part.expect("a shard makes a part");
-    assert_eq!(
-        String::from_utf8(part.to_json()).unwrap(),
-        String::from_utf8(want.part.to_json()).unwrap(),
-        "{what}: part.json"
-    );
+    let (got, want_json) =
+        (String::from_utf8(part.to_json()).unwrap(), String::from_utf8(want.part.to_json()).unwrap());
+    if let Some((k, (a, b))) = got.lines().zip(want_json.lines()).enumerate().find(|(_, (a, b))| a != b) {
+        panic!("{what}: part.json differs at line {}: {a:?}, expected {b:?}", k + 1);
+    }
+    assert_eq!(got, want_json, "{what}: part.json");
     let files = sink.files.into_inner().unwrap();
     let want_files: BTreeMap<String, Vec<u8>> = want.tiles.iter().cloned().collect();
     assert!(files == want_files, "{what}: the part's tiles differ");
@@ -273,14 +281,15 @@ fn exchanged(
 
 /// Shards that decode only their own locations and learn the rest from each other (`store::exchange`:
 /// every shard replays every location's log of messages, collectives, instants, counters and warnings, the
-/// others' interval counts, first start, last end, clips and region totals; the particle-view intervals go
-/// to shard 0), as `mpirun` ranks do, make the parts `build_part` cuts from the whole trace, byte for byte,
+/// others' interval counts, first start, last end, clips and region totals; each shard writes the particle
+/// tiles of its range of windows from every shard's particle-view intervals there), as `mpirun` ranks do, make the parts `build_part` cuts from the whole trace, byte for byte,
 /// and spill only their own locations (shard 0 too). On generated archives (whole, and cut: warnings), with
 /// the first pass's variants (prefixes, spilled columns, runs, ranges), and on the real archives; an archive
 /// with a location naming an undefined region is read whole by every shard (shard 0 then spills all).
 #[test]
 fn shards_exchanging_their_locations_make_the_parts_of_the_whole_trace() {
-    let (files, _) = archive(&GenConfig { threads: 2, chunk_size: 4096, ..GenConfig::new(5, 40_000) });
+    // (A long wait: one call through many windows, across the shards' ranges of them.)
+    let (files, _) = archive(&GenConfig { threads: 2, chunk_size: 4096, long_wait: true, ..GenConfig::new(5, 40_000) });
     let mut cut = MemoryFiles::new();
     for (k, (p, b)) in files.files.iter().enumerate() {
         let keep = if p.ends_with(".evt") && k % 3 == 0 { b.len() * 2 / 3 } else { b.len() };
@@ -336,10 +345,12 @@ fn shards_exchanging_their_locations_make_the_parts_of_the_whole_trace() {
                             "{what}, blocks of {block}, shard {k}/{n}, buffer {event_buffer}, held {held}, runs \
                              {runs}, ranges of {range}, {threads} threads"
                         );
-                        assert_same_part(&what, &build_part(&t, &o, shard), done, sink);
+                        // (Read whole, as `--shard` shards do, shard 0 writes every particle tile.)
+                        let read_whole = what.starts_with("undefined");
+                        let share = if read_whole { ParticleShare::First } else { ParticleShare::ByWindow };
+                        assert_same_part(&what, &build_part_with(&t, &o, shard, share), done, sink);
                         let blocks = shard.blocks(nl.div_ceil(block));
                         let mine = (blocks.start * block).min(nl)..(blocks.end * block).min(nl);
-                        let read_whole = what.starts_with("undefined");
                         for l in 0..nl {
                             let spilled = spill.parts.get(l as usize).is_some_and(|p| !p.is_empty());
                             let ranged = range > 0 && !blocks.is_empty();
@@ -613,5 +624,12 @@ fn mpirun_with_one_two_and_three_ranks_writes_the_same_store() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.otf2"));
     assert!(!d.join("never").exists());
+    // Nor its temporary folder (the ranks' tiles and spills).
+    let left: Vec<String> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("never"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
     let _ = std::fs::remove_dir_all(&d);
 }

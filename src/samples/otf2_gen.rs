@@ -29,11 +29,21 @@ pub struct GenConfig {
     /// Event-file chunk size in bytes (the anchor's `chunk_size_events`). The official library accepts
     /// 256 KiB to 16 MiB; weft's reader any size (tests use small chunks to cross many chunk boundaries).
     pub chunk_size: u64,
+    /// One long wait: rank 0's receive of iteration [`stall_at`](Self::stall_at) lasts half the iterations'
+    /// time longer (every location idle meanwhile, later iterations after it), so that one call runs
+    /// through many windows of a store.
+    pub long_wait: bool,
 }
 
 impl GenConfig {
     pub fn new(ranks: u32, events: u64) -> Self {
-        GenConfig { ranks, threads: 1, events, seed: 1, chunk_size: 1 << 20 }
+        GenConfig { ranks, threads: 1, events, seed: 1, chunk_size: 1 << 20, long_wait: false }
+    }
+
+    /// The iteration of the long wait, and how long it is (0 without one).
+    pub fn stall_at(&self) -> (u64, u64) {
+        let n = self.iterations();
+        (n / 3, if self.long_wait && self.ranks > 1 { n / 2 * PERIOD_NS } else { 0 })
     }
 
     pub fn locations(&self) -> u64 {
@@ -166,7 +176,7 @@ pub fn global_defs(cfg: &GenConfig, events: &[u64]) -> (Vec<u8>, u64) {
         n += 1;
     };
     w::chunk_header(&mut f, false, 1, 0);
-    let span = cfg.iterations() * PERIOD_NS + 2_000;
+    let span = cfg.iterations() * PERIOD_NS + cfg.stall_at().1 + 2_000;
     rec(&mut f, 5, &|d| {
         w::u64(d, 1_000_000_000, false);
         w::u64(d, CLOCK_OFFSET, false);
@@ -391,8 +401,11 @@ pub fn location_events<E>(
     }
     enter!(t0, R_MAIN);
     let mut body = Vec::with_capacity(32);
+    let (stall_at, stall) = cfg.stall_at();
     for i in 0..cfg.iterations() {
-        let base = CLOCK_OFFSET + 1_000 + i * PERIOD_NS;
+        let base = CLOCK_OFFSET + 1_000 + i * PERIOD_NS + if i > stall_at { stall } else { 0 };
+        // In the long wait's iteration, what follows the receives comes after it (rank 0's receive waits).
+        let late = if i == stall_at { stall } else { 0 };
         // Compute phase: 1 to 3 kernels over about the first 60% of the period, some with an inner kernel.
         let start = base + 100 + thread * 10 + rng.below(200);
         enter!(start, R_COMPUTE);
@@ -438,7 +451,7 @@ pub fn location_events<E>(
             w::u32(&mut body, 0, false);
             w::u32(&mut body, tag, false);
             w::u64(&mut body, length, false);
-            let done = base + 75_000 + rng.below(2_000);
+            let done = base + 75_000 + rng.below(2_000) + if rank == 0 { late } else { 0 };
             out.framed(done, MPI_RECV, &body)?;
             c.mpi_recv += 1;
             leave!(done + 100, R_RECV);
@@ -446,8 +459,8 @@ pub fn location_events<E>(
         // Every second iteration a collective, all ranks in the same order: Allreduce, then Barrier.
         if i % 2 == 1 {
             let (region, op) = if i % 4 == 1 { (R_ALLREDUCE, OP_ALLREDUCE) } else { (R_BARRIER, OP_BARRIER) };
-            let begin = base + 80_000 + rng.below(5_000);
-            let end = base + 90_000 + rng.below(500);
+            let begin = base + late + 80_000 + rng.below(5_000);
+            let end = base + late + 90_000 + rng.below(500);
             enter!(begin, region);
             out.framed(begin + 50, COLL_BEGIN, &[])?;
             c.collective_begin += 1;
@@ -463,7 +476,7 @@ pub fn location_events<E>(
             leave!(end + 50, region);
         }
     }
-    leave!(CLOCK_OFFSET + 1_000 + cfg.iterations() * PERIOD_NS + 500 + thread * 10, R_MAIN);
+    leave!(CLOCK_OFFSET + 1_000 + cfg.iterations() * PERIOD_NS + stall + 500 + thread * 10, R_MAIN);
     c.event_bytes = out.finish()?;
     Ok(c)
 }

@@ -880,11 +880,15 @@ pub fn particle_tiles(mut events: Vec<Particle>, t: &Tiling) -> Vec<(TileEntry, 
 
 /// [`particle_tiles`] of events handed over one at a time in their sorted order (a streamed index merges
 /// them from sorted runs): holds one window's own events and those still running from earlier windows;
-/// the tiles made so far are in `done` (the caller may take them as they come).
+/// the tiles made so far are in `done` (the caller may take them as they come). [`over`](Self::over) tiles
+/// a range of the windows only (an MPI rank's share), given first the events of earlier windows that run
+/// into it.
 pub struct ParticleTiler {
     t: Tiling,
     /// The window being gathered.
     w: u32,
+    /// The window after the last tiled.
+    end: u32,
     own: Vec<Particle>,
     /// Events of earlier windows running past their window's end, in their order, each with the last
     /// window whose start it runs past.
@@ -894,12 +898,28 @@ pub struct ParticleTiler {
 
 impl ParticleTiler {
     pub fn new(t: Tiling) -> ParticleTiler {
-        ParticleTiler { t, w: 0, own: Vec::new(), running: Vec::new(), done: Vec::new() }
+        ParticleTiler::over(t, 0..t.windows)
+    }
+
+    /// The tiles of `windows` only: events of earlier windows are pushed first (those running into the
+    /// range are listed open in its windows, as the tiles of every window list them), later ones not at all.
+    pub fn over(t: Tiling, windows: std::ops::Range<u32>) -> ParticleTiler {
+        ParticleTiler { t, w: windows.start, end: windows.end, own: Vec::new(), running: Vec::new(), done: Vec::new() }
     }
 
     /// The next event (in (start, location, interval) order).
     pub fn push(&mut self, e: Particle) {
         let w = self.t.window_of(e.0);
+        if w < self.w {
+            // Of a window before the range (only before its first window is closed): open in the range's
+            // windows it runs into.
+            debug_assert!(self.own.is_empty(), "events of earlier windows come first");
+            if let Some(last) = self.last_window(&e, w).filter(|&last| last >= self.w) {
+                self.running.push((e, last));
+            }
+            return;
+        }
+        debug_assert!(w < self.end, "an event of the range's windows");
         while self.w < w {
             self.close();
         }
@@ -908,9 +928,15 @@ impl ParticleTiler {
 
     /// The windows after the last event's.
     pub fn finish(&mut self) {
-        while self.w < self.t.windows {
+        while self.w < self.end {
             self.close();
         }
+    }
+
+    /// The last window whose start `e` (of window `w`) runs past, when it ends after its window does.
+    fn last_window(&self, e: &Particle, w: u32) -> Option<u32> {
+        let end = e.0.saturating_add(e.4);
+        (end > self.t.window_span(w).end).then(|| self.t.window_of(end - 1))
     }
 
     /// Tile the window gathered (when it has own or running events) and go to the next.
@@ -934,6 +960,13 @@ impl ParticleTiler {
         }
         self.w += 1;
     }
+}
+
+/// The windows of the particle tiles an event goes to: its own and each later one whose start it passes.
+pub fn particle_windows(t: &Tiling, e: &Particle) -> std::ops::RangeInclusive<u32> {
+    let w = t.window_of(e.0);
+    let end = e.0.saturating_add(e.4);
+    w..=if end > t.window_span(w).end { t.window_of(end - 1) } else { w }
 }
 
 /// Particles `run`: count, then each column.
@@ -976,6 +1009,37 @@ impl ParticleExtents {
         }
         x.3 = x.3.max(e.4);
         x.4 = x.4.max(e.0 + e.4);
+    }
+
+    /// Add `other`'s events (the extents of all events, whoever counted them).
+    pub fn merge(&mut self, other: &ParticleExtents) {
+        if self.regions.len() < other.regions.len() {
+            self.regions.resize(other.regions.len(), (0, u64::MAX, u64::MAX, 0, 0));
+        }
+        for (x, y) in self.regions.iter_mut().zip(&other.regions) {
+            *x = (x.0 + y.0, x.1.min(y.1), x.2.min(y.2), x.3.max(y.3), x.4.max(y.4));
+        }
+    }
+
+    /// The extents as bytes (five little-endian `u64` a region), for another process.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.regions.len() * 40);
+        for x in &self.regions {
+            for v in [x.0, x.1, x.2, x.3, x.4] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// What [`to_bytes`](Self::to_bytes) wrote; None when `b` is not whole regions.
+    pub fn from_bytes(b: &[u8]) -> Option<ParticleExtents> {
+        if b.len() % 40 != 0 {
+            return None;
+        }
+        let v = |r: &[u8], i: usize| u64::from_le_bytes(r[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        let regions = b.chunks_exact(40).map(|r| (v(r, 0), v(r, 1), v(r, 2), v(r, 3), v(r, 4))).collect();
+        Some(ParticleExtents { regions })
     }
 
     /// The extent of the regions the view animates (`analyses::particles::EventExtent::of` over their
@@ -1087,6 +1151,53 @@ mod tests {
                 }
                 assert!(wholes.iter().any(|w| w.1 .4 != 0), "some location has every moment");
             }
+        }
+    }
+    /// The particle tiles of any cut of the windows into ranges, each range tiled by its own tiler from
+    /// the events of its windows and those of earlier ones running into them (as an MPI rank tiles its
+    /// share), are the tiles of the whole, byte for byte; events running through several ranges included.
+    #[test]
+    fn particle_tiles_of_window_ranges_are_those_of_the_whole() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let t = Tiling { block_locations: 4, blocks: 2, window_ns: 1_000, windows: 40, bins_per_tile: 64 };
+        let mut events: Vec<Particle> = (0..3_000u64)
+            .map(|i| {
+                // Mostly short; some through a few windows, a few through most of the run, some of no time.
+                let dur = match next() % 20 {
+                    0 => next() % 30_000,
+                    1..=3 => next() % 4_000,
+                    4 => 0,
+                    _ => next() % 300,
+                };
+                (next() % 42_000, (next() % 8) as u32, i, (next() % 3) as u32, dur)
+            })
+            .collect();
+        events.sort();
+        let whole = particle_tiles(events.clone(), &t);
+        assert!(whole.len() > 30, "most windows have a tile");
+        for n in [1, 2, 3, 7, 40, 45] {
+            let mut got = Vec::new();
+            for k in 0..n {
+                let windows = crate::store::Shard { index: k, count: n }.windows(t.windows);
+                // What a rank is sent: the events reaching its windows, in order.
+                let mut tiler = ParticleTiler::over(t, windows.clone());
+                let reach = |e: &Particle| {
+                    let w = particle_windows(&t, e);
+                    *w.start() < windows.end && *w.end() >= windows.start
+                };
+                for e in events.iter().filter(|e| reach(e)) {
+                    tiler.push(*e);
+                }
+                tiler.finish();
+                got.extend(tiler.done);
+            }
+            assert!(got == whole, "{n} ranges of windows");
         }
     }
 }

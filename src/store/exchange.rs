@@ -12,9 +12,10 @@
 //! 3. broadcasts its log, shard after shard: every shard replays every location's log in location order
 //!    (`Otf2Stream::replay_bytes`), so its builder holds what reading the whole trace gives it (the same
 //!    ids, warnings, messages, collectives, counters), and learns every location's interval count;
-//! 4. tiles its own blocks, their particle-view intervals as sorted runs; every shard but the first then
-//!    sends its runs, merged, to the first ([`Exchange::to_first`]), which merges them with its own into
-//!    the particle tiles (`stream::tile`).
+//! 4. tiles its own blocks, their particle-view intervals as sorted runs; each shard writes the particle
+//!    tiles of its own range of windows (`Shard::windows`): the shards send each other, shard after shard
+//!    ([`Exchange::pass`]), the intervals in (or running into) the receiver's windows, and the extents of
+//!    theirs to the first, which writes the whole view's extent (`stream::tile`).
 //!
 //! A shard's cost is then the decode of its own locations plus the replay of every location's log (the
 //! messages, collective parts, instants, counter samples and warnings: about a sixth of the records on the
@@ -40,8 +41,9 @@ pub trait Exchange {
     /// Shard `root`'s `bytes` to every shard: on the root they are its own, on the others they are
     /// replaced by the root's.
     fn broadcast(&self, root: u32, bytes: &mut Vec<u8>) -> Result<(), String>;
-    /// Shard `from`'s `bytes` to shard 0 (replaced there by them); a shard that is neither does nothing.
-    fn to_first(&self, from: u32, bytes: &mut Vec<u8>) -> Result<(), String>;
+    /// Shard `from`'s `bytes` to shard `to` (replaced there by them); a shard that is neither, or both,
+    /// does nothing.
+    fn pass(&self, from: u32, to: u32, bytes: &mut Vec<u8>) -> Result<(), String>;
 }
 
 /// Shards as threads of one process, each holding one of these ([`group`](Self::group)).
@@ -103,15 +105,17 @@ impl Exchange for ThreadExchange {
         Ok(())
     }
 
-    fn to_first(&self, from: u32, bytes: &mut Vec<u8>) -> Result<(), String> {
-        match (self.shard.index, from) {
-            (_, 0) => Ok(()),
-            (me, from) if me == from => self.send(0, bytes),
-            (0, from) => {
-                *bytes = self.receive(from)?;
-                Ok(())
-            }
-            _ => Ok(()),
+    fn pass(&self, from: u32, to: u32, bytes: &mut Vec<u8>) -> Result<(), String> {
+        let me = self.shard.index;
+        if from == to {
+            Ok(())
+        } else if me == from {
+            self.send(to, bytes)
+        } else if me == to {
+            *bytes = self.receive(from)?;
+            Ok(())
+        } else {
+            Ok(())
         }
     }
 }

@@ -43,7 +43,7 @@ pub mod stream;
 pub use build::{build, BuildOptions, BuiltStore};
 pub use manifest::{Manifest, TileEntry, TileKind, FORMAT_NAME, FORMAT_VERSION, MANIFEST};
 pub use merge::{merge, MergeError, Merged};
-pub use partition::{build_part, BuiltPart, PartManifest, Shard, PART_MANIFEST};
+pub use partition::{build_part, build_part_with, BuiltPart, PartManifest, ParticleShare, Shard, PART_MANIFEST};
 pub use ranged::set_memory_release;
 pub use read::Store;
 

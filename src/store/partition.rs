@@ -3,7 +3,9 @@
 //! joins N parts into the store that one process would have written, byte for byte.
 //!
 //! The partition is by location block, deterministic: shard K of N gets blocks `B*K/N .. B*(K+1)/N` (B blocks
-//! in all), shard 0 also the particle tiles and shard N-1 the counter tiles (the build's two global tasks).
+//! in all), shard 0 also the particle tiles (or, MPI ranks exchanging their particle-view intervals, each
+//! shard those of its range of windows: [`ParticleShare`]) and shard N-1 the counter tiles (the build's two
+//! global tasks).
 //! A part's manifest holds the tiling (every shard computes the same), a hash of the trace's definitions
 //! (shard 0's part holds the definitions themselves, the others only their hash, so the merge's input does not
 //! grow as parts x locations) and its share of everything that adds up: counts, its locations' interval
@@ -57,9 +59,17 @@ impl Shard {
         at(self.index)..at(self.index + 1)
     }
 
-    /// Whether the shard writes the particle tiles (the first shard, from every block's intervals).
+    /// Whether the shard writes the particle tiles (the first shard, from every block's intervals) when
+    /// the shards cannot exchange them ([`ParticleShare::First`]).
     pub fn particles(self) -> bool {
         self.index == 0
+    }
+
+    /// The particle tiles' windows the shard writes, of `windows`, when the shards exchange their
+    /// particle-view intervals ([`ParticleShare::ByWindow`]): the K-th of N contiguous ranges.
+    pub fn windows(self, windows: u32) -> Range<u32> {
+        let at = |k: u32| (windows as u64 * k as u64 / self.count.max(1) as u64) as u32;
+        at(self.index)..at(self.index + 1)
     }
 
     /// Whether the shard writes the counter tiles (the last shard).
@@ -144,8 +154,24 @@ pub struct BuiltPart {
     pub tiles: Vec<(String, Vec<u8>)>,
 }
 
-/// Build shard `shard` of the store of `trace`.
+/// Which shards write the particle tiles (one per time window over every location's particle-view
+/// intervals). Either way the merged store is the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParticleShare {
+    /// Shard 0 writes them all (independent shards, `--shard K/N`: shard 0 reads every location).
+    First,
+    /// Each shard writes those of its range of windows ([`Shard::windows`]), the extent of them all going
+    /// with shard 0 (MPI ranks, which exchange their particle-view intervals).
+    ByWindow,
+}
+
+/// Build shard `shard` of the store of `trace` (shard 0 writing the particle tiles).
 pub fn build_part(trace: &Trace, o: &BuildOptions, shard: Shard) -> BuiltPart {
+    build_part_with(trace, o, shard, ParticleShare::First)
+}
+
+/// Build shard `shard` of the store of `trace`, the particle tiles shared as `share` says.
+pub fn build_part_with(trace: &Trace, o: &BuildOptions, shard: Shard, share: ParticleShare) -> BuiltPart {
     let plan = Plan::new(trace, tiling(trace, o));
     let t = plan.tiling;
     let blocks = shard.blocks(t.blocks);
@@ -162,13 +188,20 @@ pub fn build_part(trace: &Trace, o: &BuildOptions, shard: Shard) -> BuiltPart {
     }
     let mut global = Vec::new();
     let mut stats = None;
-    if shard.particles() {
+    let windows = match share {
+        ParticleShare::First if shard.particles() => 0..t.windows,
+        ParticleShare::First => 0..0,
+        ParticleShare::ByWindow => shard.windows(t.windows),
+    };
+    if !windows.is_empty() || shard.index == 0 {
         let mut particles = Vec::new();
         for b in 0..t.blocks {
             block_particles(&plan, b, &BlockIntervals::of_trace(trace, &t, b), nl, &mut particles);
         }
-        stats = particle_stats(trace, &particles);
-        global.extend(particle_tiles(particles, &t));
+        if shard.index == 0 {
+            stats = particle_stats(trace, &particles);
+        }
+        global.extend(particle_tiles(particles, &t).into_iter().filter(|(e, _)| windows.contains(&e.window)));
     }
     if shard.counters() {
         global.extend(counter_tiles(trace, &t));

@@ -1425,9 +1425,9 @@ fn tile(
     };
     let busiest = own.clone().map(whole_bytes).max().unwrap_or(0);
     // The shard that writes the particle tiles makes every block's particle-view intervals; shards that
-    // decoded only their own locations (`exchanged`) each make their own blocks', and send them to it.
+    // decoded only their own locations (`exchanged`) each make their own blocks', and exchange them so that
+    // each writes the tiles of its range of windows (`exchange_particles`).
     let (runs_share, with_particles) = (o.runs(), exchanged.is_some() || o.shard.is_none_or(|s| s.particles()));
-    let writes_particles = o.shard.is_none_or(|s| s.particles());
     let kept = skel_bytes(&skel) + comms.held() + if with_particles { runs_share } else { 0 };
     let mut fixed = kept + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
     if busiest > o.memory.saturating_sub(fixed) {
@@ -1685,58 +1685,21 @@ fn tile(
         entries.push(e);
         Ok(())
     };
-    if let (Some(x), false) = (exchanged, writes_particles) {
-        // This shard's particle-view intervals, merged, to the shard that writes the particle tiles.
-        let (runs, _) = particle_runs.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
+    if let Some(x) = exchanged {
+        // Each shard writes the particle tiles of its own range of windows, from every shard's intervals there.
+        let (runs, mut keys) =
+            particle_runs.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
         let spill = spill_lock.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
-        let mut merge = runs.merge::<super::build::Particle>();
-        let read = |e: String| IndexError::Io(format!("reading the particles back: {e}"));
-        let send = |b: &mut Vec<u8>| {
-            x.to_first(x.shard().index, b)
-                .map_err(|e| IndexError::Io(format!("sending the particle-view intervals: {e}")))
-        };
-        let mut b = Vec::with_capacity(run_len * <super::build::Particle as Record>::BYTES);
-        while let Some(p) = merge.next(&*spill).map_err(read)? {
-            p.put(&mut b);
-            if b.len() >= run_len * <super::build::Particle as Record>::BYTES {
-                send(&mut b)?;
-                b.clear();
-            }
+        let (extents, bytes) = exchange_particles(x, &t, &runs, &mut keys, spill, run_len, page, &mut put)?;
+        if x.shard().index == 0 {
+            stats = extents.stats(&skel);
         }
-        if !b.is_empty() {
-            send(&mut b)?;
-        }
-        send(&mut Vec::new())?;
-        runs_bytes += runs.bytes;
+        runs_bytes += runs.bytes + bytes;
     } else if with_particles {
-        if let Some(x) = exchanged {
-            // The other shards' particle-view intervals, each shard's sorted, as runs beside this one's.
-            for from in 1..x.shard().count {
-                loop {
-                    let mut b = Vec::new();
-                    x.to_first(from, &mut b).map_err(|e| {
-                        IndexError::Io(format!("receiving shard {from}'s particle-view intervals: {e}"))
-                    })?;
-                    if b.is_empty() {
-                        break;
-                    }
-                    let size = <super::build::Particle as Record>::BYTES;
-                    if b.len() % size != 0 {
-                        return Err(IndexError::Io(format!("shard {from} sent a particle cut short")));
-                    }
-                    let run: Vec<super::build::Particle> =
-                        b.chunks_exact(size).map(<super::build::Particle as Record>::get).collect();
-                    if !run.windows(2).all(|w| w[0] < w[1]) {
-                        return Err(IndexError::Io(format!("shard {from} sent particles out of order")));
-                    }
-                    write_run(&run)?;
-                }
-            }
-        }
         // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them,
         // unless the other shards sent theirs). One over a task's share (or every one, when ranges are asked
         // for) is read location by location.
-        for b in (0..blocks).filter(|b| !own.contains(b) && exchanged.is_none()) {
+        for b in (0..blocks).filter(|b| !own.contains(b)) {
             let mut runs = ParticleRuns::new(run_len, &write_run);
             if held.is_none() && (o.range_intervals > 0 || over_share[b]) {
                 super::ranged::block_particles(
@@ -1809,6 +1772,130 @@ fn tile(
         busiest_block_bytes: busiest,
         ranged_blocks,
     })
+}
+
+/// Under an exchange, this shard's particle tiles: those of its range of windows ([`Shard::windows`]).
+/// Shard after shard, every shard hands the receiving one, merged from its blocks' runs, the particle-view
+/// intervals that start in its windows or run into them from earlier ones (those first), in pieces of
+/// `run_len`; the receiver writes them, and its own, as runs, merges them and tiles its windows. Each
+/// interval's extent is counted by the shard of its block and sent to shard 0: the extents returned are the
+/// whole view's on shard 0, this shard's elsewhere. Also returned: the bytes of the runs written.
+#[allow(clippy::too_many_arguments)]
+fn exchange_particles(
+    x: &dyn Exchange,
+    t: &Tiling,
+    runs: &Runs,
+    keys: &mut Keys,
+    spill: &mut dyn Spill,
+    run_len: usize,
+    page: usize,
+    put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), IndexError>,
+) -> Result<(ParticleExtents, u64), IndexError> {
+    use super::build::{particle_windows, Particle};
+    let Shard { index: me, count: n } = x.shard();
+    let size = <Particle as Record>::BYTES;
+    let (run_len, io) = (run_len.max(1), |what: &str, e: String| IndexError::Io(format!("{what}: {e}")));
+    let mut merge = runs.merge::<Particle>();
+    let mut next = merge.next(&*spill).map_err(|e| io("reading the particles back", e))?;
+    let mut extents = ParticleExtents::default();
+    // Intervals of this shard's blocks running into a later shard's windows, each with the last window it
+    // reaches, in order.
+    let mut running: Vec<(Particle, u32)> = Vec::new();
+    let mut mine = Runs::new(page);
+    let mut piece: Vec<Particle> = Vec::with_capacity(run_len);
+    for to in 0..n {
+        let windows = Shard { index: to, count: n }.windows(t.windows);
+        // A piece to the receiver: sent, or written as a run when this shard is the receiver.
+        let mut hand = |piece: &mut Vec<Particle>, spill: &mut dyn Spill| -> Result<(), IndexError> {
+            if to == me {
+                mine.write(piece, spill, keys).map_err(|e| io("spilling the particles", e))?;
+            } else {
+                let mut b = Vec::with_capacity(piece.len() * size);
+                piece.iter().for_each(|p| p.put(&mut b));
+                x.pass(me, to, &mut b)
+                    .map_err(|e| io(&format!("sending the particle-view intervals to shard {to}"), e))?;
+            }
+            piece.clear();
+            Ok(())
+        };
+        if !windows.is_empty() {
+            for r in running.iter().filter(|r| r.1 >= windows.start) {
+                piece.push(r.0);
+                if piece.len() == run_len {
+                    hand(&mut piece, &mut *spill)?;
+                }
+            }
+        }
+        running.retain(|r| r.1 >= windows.end);
+        while let Some(p) = next.filter(|p| t.window_of(p.0) < windows.end) {
+            extents.add(&p);
+            let last = *particle_windows(t, &p).end();
+            if last >= windows.end {
+                running.push((p, last));
+            }
+            piece.push(p);
+            if piece.len() == run_len {
+                hand(&mut piece, &mut *spill)?;
+            }
+            next = merge.next(&*spill).map_err(|e| io("reading the particles back", e))?;
+        }
+        if !piece.is_empty() {
+            hand(&mut piece, &mut *spill)?;
+        }
+        if to != me {
+            // The end of this shard's intervals for `to`.
+            x.pass(me, to, &mut Vec::new()).map_err(|e| io(&format!("sending to shard {to}"), e))?;
+            continue;
+        }
+        // The other shards' intervals in this shard's windows, each shard's sorted, as runs beside its own.
+        for from in (0..n).filter(|&k| k != me) {
+            loop {
+                let mut b = Vec::new();
+                x.pass(from, me, &mut b)
+                    .map_err(|e| io(&format!("receiving shard {from}'s particle-view intervals"), e))?;
+                if b.is_empty() {
+                    break;
+                }
+                if b.len() % size != 0 {
+                    return Err(IndexError::Io(format!("shard {from} sent a particle cut short")));
+                }
+                let run: Vec<Particle> = b.chunks_exact(size).map(<Particle as Record>::get).collect();
+                let early = run.first().is_some_and(|p| t.window_of(p.0) >= windows.end);
+                if early || !run.windows(2).all(|w| w[0] < w[1]) {
+                    return Err(IndexError::Io(format!("shard {from} sent particles out of order")));
+                }
+                mine.write(&run, &mut *spill, keys).map_err(|e| io("spilling the particles", e))?;
+            }
+        }
+    }
+    if next.is_some() {
+        return Err(IndexError::Io("a particle-view interval past the last window".into()));
+    }
+    // Every shard's extents to shard 0.
+    if me != 0 {
+        x.pass(me, 0, &mut extents.to_bytes()).map_err(|e| io("sending the particle view's extent", e))?;
+    } else {
+        for from in 1..n {
+            let mut b = Vec::new();
+            x.pass(from, 0, &mut b).map_err(|e| io(&format!("receiving shard {from}'s particle extent"), e))?;
+            let theirs = ParticleExtents::from_bytes(&b)
+                .ok_or_else(|| IndexError::Io(format!("shard {from} sent a particle extent cut short")))?;
+            extents.merge(&theirs);
+        }
+    }
+    let mut merge = mine.merge::<Particle>();
+    let mut tiler = ParticleTiler::over(*t, Shard { index: me, count: n }.windows(t.windows));
+    while let Some(p) = merge.next(&*spill).map_err(|e| io("reading the particles back", e))? {
+        tiler.push(p);
+        for (e, bytes) in tiler.done.drain(..) {
+            put(e, bytes)?;
+        }
+    }
+    tiler.finish();
+    for (e, bytes) in tiler.done.drain(..) {
+        put(e, bytes)?;
+    }
+    Ok((extents, mine.bytes))
 }
 
 /// A block tiled by time range reads each range's communication from a piece of its file cut for it.

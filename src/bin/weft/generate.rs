@@ -146,6 +146,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         events: a.events,
         seed: a.seed,
         chunk_size: a.chunk_size,
+        long_wait: false,
     };
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let started = Instant::now();

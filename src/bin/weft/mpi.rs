@@ -5,7 +5,8 @@
 //! to rank 0, which merges them (`weft::store::merge`), writes the manifest and renames the folder. The
 //! store is the same bytes as `weft index` in one process. An OTF2 archive is streamed by each rank, which
 //! decodes only its own locations and learns the rest from the others (`weft::store::exchange`: headers and
-//! logs broadcast rank after rank, [`MpiExchange`]; the particle-view intervals sent to rank 0); Chrome JSON
+//! logs broadcast rank after rank, [`MpiExchange`]; each rank writes the particle tiles of its range of
+//! windows, the others sending it the particle-view intervals there); Chrome JSON
 //! and Paraver are read in chunks by every rank within `--memory` (as `weft index --shard R/N` reads them);
 //! other inputs are read whole by every rank.
 //!
@@ -26,7 +27,7 @@ use weft::store::exchange::Exchange;
 use weft::store::{build_part, merge, PartManifest, Shard, MANIFEST};
 
 /// The ranks reaching each other for an index whose ranks decode only their own locations
-/// (`weft::store::exchange`): broadcasts from each rank in turn, and point-to-point sends to rank 0.
+/// (`weft::store::exchange`): broadcasts from each rank in turn, and point-to-point sends.
 struct MpiExchange<'w> {
     world: &'w SimpleCommunicator,
     shard: Shard,
@@ -53,12 +54,12 @@ impl Exchange for MpiExchange<'_> {
         Ok(())
     }
 
-    fn to_first(&self, from: u32, bytes: &mut Vec<u8>) -> Result<(), String> {
-        match (self.shard.index, from) {
-            (_, 0) => {}
-            (me, from) if me == from => self.world.process_at_rank(0).send(&bytes[..]),
-            (0, from) => *bytes = self.world.process_at_rank(from as i32).receive_vec::<u8>().0,
-            _ => {}
+    fn pass(&self, from: u32, to: u32, bytes: &mut Vec<u8>) -> Result<(), String> {
+        let me = self.shard.index;
+        if from != to && me == from {
+            self.world.process_at_rank(to as i32).send(&bytes[..]);
+        } else if from != to && me == to {
+            *bytes = self.world.process_at_rank(from as i32).receive_vec::<u8>().0;
         }
         Ok(())
     }
@@ -75,17 +76,29 @@ pub fn launched() -> Option<Universe> {
     mpi::initialize()
 }
 
-/// This rank's share of the index; on any error, the message and MPI_Abort.
+/// This rank's share of the index; on any error, the message, the temporary folder removed (the tiles and
+/// spills of every rank: a billion events leave tens of GB there), and MPI_Abort.
 pub fn index(universe: Universe, a: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let world = universe.world();
-    if let Err(e) = work(&world, a) {
+    let mut tmp = None;
+    if let Err(e) = work(&world, a, &mut tmp) {
         eprintln!("weft: rank {}: {}", world.rank(), weft::model::text::escape_controls_lines(&e));
+        if let Some(tmp) = tmp {
+            // Other ranks may still be writing into it until the abort ends them: a few tries.
+            for _ in 0..5 {
+                if std::fs::remove_dir_all(&tmp).is_ok() || !tmp.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        }
         world.abort(1);
     }
     Ok(())
 }
 
-fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
+/// This rank's share; `tmp` is the store's temporary folder once named.
+fn work(world: &SimpleCommunicator, a: &Args, tmp_folder: &mut Option<std::path::PathBuf>) -> Result<(), String> {
     let (rank, size) = (world.rank(), world.size());
     if a.shard.is_some() {
         return Err("--shard is for independent jobs; under mpirun the ranks are the shards".into());
@@ -106,6 +119,7 @@ fn work(world: &SimpleCommunicator, a: &Args) -> Result<(), String> {
     }
     root.broadcast_into(&mut id);
     let tmp = temporary_folder(&a.out, id)?;
+    *tmp_folder = Some(tmp.clone());
     // An OTF2 archive is streamed, each rank decoding its own locations (its tiles straight into the shared
     // folder, its spill there under the rank's name); Chrome JSON and Paraver are read in chunks (below);
     // another input, or an archive that must be read whole, is read whole by every rank and cut into the

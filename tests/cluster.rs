@@ -289,7 +289,8 @@ fn exchanged(
 #[test]
 fn shards_exchanging_their_locations_make_the_parts_of_the_whole_trace() {
     // (A long wait: one call through many windows, across the shards' ranges of them.)
-    let (files, _) = archive(&GenConfig { threads: 2, chunk_size: 4096, long_wait: true, ..GenConfig::new(5, 40_000) });
+    let cfg = GenConfig { threads: 2, chunk_size: 4096, long_wait: true, metrics: 2, ..GenConfig::new(5, 70_000) };
+    let (files, _) = archive(&cfg);
     let mut cut = MemoryFiles::new();
     for (k, (p, b)) in files.files.iter().enumerate() {
         let keep = if p.ends_with(".evt") && k % 3 == 0 { b.len() * 2 / 3 } else { b.len() };

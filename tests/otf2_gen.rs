@@ -24,6 +24,18 @@ fn check_model(t: &Trace, c: &GenCounts, cfg: &GenConfig) {
     assert_eq!(t.collectives.operations() as u64, c.collective_end / cfg.ranks as u64);
     assert_eq!(t.locations.len() as u64, cfg.locations());
     assert_eq!(t.processes.len() as u32, cfg.ranks);
+    // Counters: a series per location and metric, a sample per METRIC record and metric, each series
+    // rising (accumulated counts) with its location's ENTER and LEAVE times.
+    let m = cfg.metrics as u64;
+    assert_eq!(t.counters.series_name.len() as u64, m * cfg.locations());
+    assert_eq!(t.counters.sample_value.len() as u64, m * c.metric);
+    assert_eq!(c.metric, if m > 0 { c.enter + c.leave } else { 0 });
+    let k = &t.counters;
+    for i in 1..k.sample_series.len() {
+        if k.sample_series[i] == k.sample_series[i - 1] {
+            assert!(k.sample_time_ns[i] >= k.sample_time_ns[i - 1] && k.sample_value[i] >= k.sample_value[i - 1]);
+        }
+    }
     // Messages arrive after they leave, and go around the ring.
     for i in 0..t.messages.len() {
         assert!(t.messages.recv_ns[i] > t.messages.send_ns[i]);
@@ -36,6 +48,8 @@ fn weft_reads_generated_archives_exactly_with_no_warning() {
         GenConfig::new(1, 5_000),
         GenConfig { threads: 3, ..GenConfig::new(4, 60_000) },
         GenConfig { chunk_size: 4096, seed: 7, ..GenConfig::new(5, 40_000) },
+        GenConfig { chunk_size: 4096, threads: 2, metrics: 3, ..GenConfig::new(3, 40_000) },
+        GenConfig { metrics: 6, long_wait: true, ..GenConfig::new(2, 20_000) },
     ] {
         let (files, counts) = archive(&cfg);
         let t = read(&files);
@@ -80,6 +94,7 @@ fn the_official_reader_counts_the_same_records() {
     for cfg in [
         GenConfig { chunk_size: 256 << 10, ..GenConfig::new(4, 200_000) },
         GenConfig { chunk_size: 256 << 10, threads: 2, seed: 3, ..GenConfig::new(3, 30_000) },
+        GenConfig { chunk_size: 256 << 10, threads: 2, metrics: 4, ..GenConfig::new(2, 60_000) },
     ] {
         let (files, counts) = archive(&cfg);
         assert!(files.files["traces/0.evt"].len() > (256 << 10) || cfg.threads > 1);
@@ -97,10 +112,11 @@ fn the_official_reader_counts_the_same_records() {
             .as_object()
             .unwrap()
             .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "CancelledIsends" | "TaskNames" | "TasksComplete"))
+            .filter(|(k, _)| !matches!(k.as_str(), "CancelledIsends" | "TaskNames" | "TasksComplete" | "MetricValues"))
             .map(|(_, v)| v.as_u64().unwrap())
             .sum();
         assert_eq!(total, counts.events(), "no record kinds beyond those generated");
+        assert_eq!(theirs["MetricValues"].as_u64().unwrap_or(0), counts.metric * cfg.metrics as u64, "metric values");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -86,7 +86,7 @@ fn streamed_store_equals_the_whole_build_on_generated_archives() {
     for (cfg, block, tile) in [
         (GenConfig { threads: 2, ..GenConfig::new(5, 60_000) }, 64, 1 << 18),
         (GenConfig { threads: 2, ..GenConfig::new(5, 60_000) }, 3, 500),
-        (GenConfig::new(7, 40_000), 2, 2_000),
+        (GenConfig { metrics: 3, ..GenConfig::new(7, 40_000) }, 2, 2_000),
         (GenConfig::new(1, 5_000), 1, 100),
     ] {
         let (files, _) = archive(&cfg);

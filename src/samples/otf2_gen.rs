@@ -33,11 +33,19 @@ pub struct GenConfig {
     /// time longer (every location idle meanwhile, later iterations after it), so that one call runs
     /// through many windows of a store.
     pub long_wait: bool,
+    /// Hardware counters (as Score-P records PAPI metrics: at most [`MAX_METRICS`]) sampled at every ENTER
+    /// and LEAVE of every location, one METRIC record each; 0 for none.
+    pub metrics: u32,
 }
+
+/// The most counters [`GenConfig::metrics`] gives: PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, ...
+pub const MAX_METRICS: u32 = 6;
+const METRIC_NAMES: [&str; MAX_METRICS as usize] =
+    ["PAPI_TOT_CYC", "PAPI_TOT_INS", "PAPI_L1_DCM", "PAPI_L2_DCM", "PAPI_FP_OPS", "PAPI_BR_MSP"];
 
 impl GenConfig {
     pub fn new(ranks: u32, events: u64) -> Self {
-        GenConfig { ranks, threads: 1, events, seed: 1, chunk_size: 1 << 20, long_wait: false }
+        GenConfig { ranks, threads: 1, events, seed: 1, chunk_size: 1 << 20, long_wait: false, metrics: 0 }
     }
 
     /// The iteration of the long wait, and how long it is (0 without one).
@@ -51,9 +59,10 @@ impl GenConfig {
     }
 
     /// Iterations every location runs: all ranks run the same number, so every collective has all members
-    /// and every message its partner. About 16 records per iteration on a master thread.
+    /// and every message its partner. About 16 records per iteration on a master thread (28 with metrics).
     pub fn iterations(&self) -> u64 {
-        (self.events / self.locations() / 16).max(1)
+        let per = if self.metrics > 0 { 28 } else { 16 };
+        (self.events / self.locations() / per).max(1)
     }
 }
 
@@ -66,13 +75,20 @@ pub struct GenCounts {
     pub mpi_recv: u64,
     pub collective_begin: u64,
     pub collective_end: u64,
+    pub metric: u64,
     /// Bytes of the event files.
     pub event_bytes: u64,
 }
 
 impl GenCounts {
     pub fn events(&self) -> u64 {
-        self.enter + self.leave + self.mpi_send + self.mpi_recv + self.collective_begin + self.collective_end
+        self.enter
+            + self.leave
+            + self.mpi_send
+            + self.mpi_recv
+            + self.collective_begin
+            + self.collective_end
+            + self.metric
     }
 
     pub fn add(&mut self, o: &GenCounts) {
@@ -82,6 +98,7 @@ impl GenCounts {
         self.mpi_recv += o.mpi_recv;
         self.collective_begin += o.collective_begin;
         self.collective_end += o.collective_end;
+        self.metric += o.metric;
         self.event_bytes += o.event_bytes;
     }
 
@@ -94,6 +111,7 @@ impl GenCounts {
             ("MpiRecv", self.mpi_recv),
             ("MpiCollectiveBegin", self.collective_begin),
             ("MpiCollectiveEnd", self.collective_end),
+            ("Metric", self.metric),
         ]
         .into_iter()
         .filter(|&(_, n)| n > 0)
@@ -190,6 +208,10 @@ pub fn global_defs(cfg: &GenConfig, events: &[u64]) -> (Vec<u8>, u64) {
     strings.extend((0..cfg.ranks).map(|r| format!("MPI Rank {r}")));
     strings.push("Master thread".into());
     strings.extend((1..cfg.threads.max(1)).map(|t| format!("Thread {t}")));
+    let metrics = cfg.metrics.min(MAX_METRICS);
+    let metric_string = strings.len() as u32;
+    strings.extend(METRIC_NAMES[..metrics as usize].iter().map(|m| m.to_string()));
+    strings.push("#".into()); // their unit
     for (id, s) in strings.iter().enumerate() {
         rec(&mut f, 10, &|d| {
             w::u32(d, id as u32, false);
@@ -251,6 +273,26 @@ pub fn global_defs(cfg: &GenConfig, events: &[u64]) -> (Vec<u8>, u64) {
         });
     }
     rec(&mut f, 22, &|d| [0, STR_WORLD, 1, u32::MAX].iter().for_each(|&v| w::u32(d, v, false)));
+    if metrics > 0 {
+        // Members (PAPI, accumulated since the start, unsigned 64-bit, decimal base, no exponent), then one
+        // class of all of them, recorded by each CPU location for itself.
+        for m in 0..metrics {
+            rec(&mut f, DEF_METRIC_MEMBER, &|d| {
+                w::u32(d, m, false);
+                w::u32(d, metric_string + m, false);
+                w::u32(d, STR_EMPTY, false); // description
+                d.extend_from_slice(&[1, 0, TYPE_UINT64, 1]); // PAPI, ACCUMULATED_START, UINT64, DECIMAL
+                w::i64(d, 0, false); // exponent
+                w::u32(d, metric_string + metrics, false); // unit
+            });
+        }
+        rec(&mut f, DEF_METRIC_CLASS, &|d| {
+            w::u32(d, METRIC_CLASS, false);
+            d.push(metrics as u8);
+            (0..metrics).for_each(|m| w::u32(d, m, false));
+            d.extend_from_slice(&[0, 2]); // STRICT occurrence, CPU recorder
+        });
+    }
     f.push(END_OF_FILE);
     (f, n)
 }
@@ -274,14 +316,18 @@ struct ChunkWriter<'a, E> {
     time: u64,
     /// No timestamp written in this chunk yet.
     fresh: bool,
+    /// The largest record written (with its timestamp).
+    max_record: usize,
     emit: &'a mut dyn FnMut(&[u8]) -> Result<(), E>,
     bytes: u64,
 }
 
 /// Bytes a chunk keeps free for the end-of-chunk marker.
 const CHUNK_RESERVE: usize = 1;
-/// The largest record this generator writes (timestamp + collective end), with room to spare.
+/// The largest record this generator writes (timestamp + collective end), with room to spare; with
+/// metrics, [`MAX_METRIC_RECORD`].
 const MAX_RECORD: usize = 64;
+const MAX_METRIC_RECORD: usize = 128;
 const HEADER: usize = 18;
 
 impl<E> ChunkWriter<'_, E> {
@@ -311,7 +357,7 @@ impl<E> ChunkWriter<'_, E> {
     /// Room for one more record, else the chunk is flushed and a new one begun.
     #[inline]
     fn room(&mut self) -> Result<(), E> {
-        if self.buf.len() + MAX_RECORD + CHUNK_RESERVE > self.chunk_size {
+        if self.buf.len() + self.max_record + CHUNK_RESERVE > self.chunk_size {
             self.flush_chunk()?;
         }
         Ok(())
@@ -354,6 +400,12 @@ impl<E> ChunkWriter<'_, E> {
 }
 
 const ENTER: u8 = 12;
+const EVT_METRIC: u8 = 31;
+const DEF_METRIC_MEMBER: u8 = 19;
+const DEF_METRIC_CLASS: u8 = 20;
+/// The metric class's id (classes and instances share an id space of their own).
+const METRIC_CLASS: u32 = 0;
+const TYPE_UINT64: u8 = 4;
 const LEAVE: u8 = 13;
 const MPI_SEND: u8 = 14;
 const MPI_RECV: u8 = 18;
@@ -370,7 +422,9 @@ pub fn location_events<E>(
     let threads = cfg.threads.max(1) as u64;
     let (rank, thread) = (loc / threads, loc % threads);
     let ranks = cfg.ranks.max(1) as u64;
-    let chunk_size = (cfg.chunk_size as usize).max(HEADER + 9 + MAX_RECORD + CHUNK_RESERVE + 1);
+    let metrics = cfg.metrics.min(MAX_METRICS);
+    let max_record = if metrics > 0 { MAX_METRIC_RECORD } else { MAX_RECORD };
+    let chunk_size = (cfg.chunk_size as usize).max(HEADER + 9 + max_record + CHUNK_RESERVE + 1);
     let t0 = CLOCK_OFFSET + 1_000 + thread * 10;
     let mut out = ChunkWriter {
         buf: Vec::with_capacity(chunk_size),
@@ -379,6 +433,7 @@ pub fn location_events<E>(
         last: 0,
         time: t0,
         fresh: true,
+        max_record,
         emit,
         bytes: 0,
     };
@@ -387,16 +442,42 @@ pub fn location_events<E>(
     let mut rng =
         XorShift(cfg.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (loc + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
     rng.next();
+    // The counters' running values: each grows by a rate of its own times the time since the last sample.
+    let mut counter = [0u64; MAX_METRICS as usize];
+    let mut sampled = t0;
+    let mut values = Vec::with_capacity(64);
+    let mut metric = |out: &mut ChunkWriter<E>, c: &mut GenCounts, t: u64| -> Result<(), E> {
+        if metrics == 0 {
+            return Ok(());
+        }
+        values.clear();
+        w::u32(&mut values, METRIC_CLASS, false);
+        values.push(metrics as u8);
+        let dt = t.saturating_sub(sampled);
+        for (m, v) in counter.iter_mut().take(metrics as usize).enumerate() {
+            *v += dt * [3, 2, 1, 1, 2, 1][m] / [1, 1, 20, 200, 3, 50][m] + (m as u64 & 1);
+            values.push(TYPE_UINT64);
+            w::u64(&mut values, *v, false);
+        }
+        sampled = t;
+        out.framed(t, EVT_METRIC, &values)?;
+        c.metric += 1;
+        Ok(())
+    };
     macro_rules! enter {
         ($t:expr, $r:expr) => {{
-            out.enter_leave($t, ENTER, $r)?;
+            let t = $t;
+            out.enter_leave(t, ENTER, $r)?;
             c.enter += 1;
+            metric(&mut out, &mut c, t)?;
         }};
     }
     macro_rules! leave {
         ($t:expr, $r:expr) => {{
-            out.enter_leave($t, LEAVE, $r)?;
+            let t = $t;
+            out.enter_leave(t, LEAVE, $r)?;
             c.leave += 1;
+            metric(&mut out, &mut c, t)?;
         }};
     }
     enter!(t0, R_MAIN);

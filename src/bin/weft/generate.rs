@@ -1,4 +1,4 @@
-//! `weft generate otf2 -o DIR --ranks K --events N [--threads-per-rank T] [--seed S] [--jobs J]`: writes a
+//! `weft generate otf2 -o DIR --ranks K --events N [--threads-per-rank T] [--metrics M] [--seed S] [--jobs J]`: writes a
 //! real OTF2 archive (`DIR/traces.otf2`, `DIR/traces.def`, `DIR/traces/N.evt`) made by
 //! `weft::samples::otf2_gen`, for tests and benchmarks that download nothing. Event files are written by
 //! `--jobs` threads, one location at a time, streamed chunk by chunk (memory: one chunk per thread). Prints
@@ -109,6 +109,10 @@ struct Otf2Args {
     /// Event-file chunk size in bytes (256 KiB to 16 MiB, what the official OTF2 library accepts).
     #[arg(long, default_value_t = 1 << 20)]
     chunk_size: u64,
+    /// Hardware counters (PAPI-named, at most 6) sampled at every ENTER and LEAVE, one METRIC record each,
+    /// as Score-P records PAPI metrics.
+    #[arg(long, default_value_t = 0)]
+    metrics: u32,
     /// Threads writing event files (default: the machine's cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -137,6 +141,9 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     if a.ranks == 0 || a.threads_per_rank == 0 {
         return Err("--ranks and --threads-per-rank must be at least 1".into());
     }
+    if a.metrics > otf2_gen::MAX_METRICS {
+        return Err(format!("--metrics: at most {}", otf2_gen::MAX_METRICS).into());
+    }
     if !(256 << 10..=16 << 20).contains(&a.chunk_size) {
         return Err("--chunk-size must be 256 KiB to 16 MiB (262144 to 16777216 bytes)".into());
     }
@@ -147,6 +154,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         seed: a.seed,
         chunk_size: a.chunk_size,
         long_wait: false,
+        metrics: a.metrics,
     };
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let started = Instant::now();

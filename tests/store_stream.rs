@@ -506,6 +506,49 @@ fn weft_index_streams_messages_within_its_memory_bound() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// Counter samples stream through the index (issue #17, `store::samples`): a generated archive with three
+/// PAPI-named counters at every ENTER and LEAVE (as Score-P records them), whose samples, held as the
+/// trace's (20 bytes each, about twice that to sort them), pass `--memory 150M` on their own (refused while
+/// reading before they were spilled in runs), indexes within it, with 1 and 4 threads (locations decoded
+/// ahead), to the whole build's store: a window's samples at a time (4 windows here). Under 32M one
+/// window's samples do not fit: refused, naming the memory that does, and that much is enough.
+#[test]
+fn weft_index_streams_counter_samples_within_its_memory_bound() {
+    let base = std::env::temp_dir().join(format!("weft-store-stream-samples-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let cfg = GenConfig { metrics: 3, ..GenConfig::new(4, 3_000_000) };
+    let (files, counts) = archive(&cfg);
+    assert!(counts.metric * 3 * 20 * 2 > 150 << 20, "{} METRIC records", counts.metric);
+    let trace_dir = base.join("trace");
+    write_archive(&files, &trace_dir);
+    let o =
+        BuildOptions { block_locations: 4, source_name: trace_dir.display().to_string(), ..BuildOptions::default() };
+    let whole = build(&read_archive("traces.otf2", &files).unwrap(), &o);
+    assert_eq!(whole.manifest.counts.counter_samples, counts.metric * 3);
+    assert_eq!(whole.manifest.tiling.windows, 4);
+    drop(files);
+    let store = base.join("store");
+    let index = |threads: &str, memory: &str| {
+        weft_index(&trace_dir, &store, &["--threads", threads, "--block", "4", "--memory", memory])
+    };
+    for threads in ["1", "4"] {
+        let out = index(threads, "150M");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{threads} threads: {}", String::from_utf8_lossy(&out.stderr));
+        let peak_mb = peak_mb(&text);
+        assert!(peak_mb <= 150 + 24, "peak {peak_mb} MB with --memory 150M, {threads} threads:\n{text}");
+        assert_folder_is(&store, &whole);
+    }
+    let out = index("1", "32M");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success() && err.contains("counter samples"), "{err}");
+    let advice = err.split("use --memory ").nth(1).and_then(|r| r.split_whitespace().next()).expect("advice");
+    let out = index("1", advice);
+    assert!(out.status.success(), "--memory {advice}: {}", String::from_utf8_lossy(&out.stderr));
+    assert_folder_is(&store, &whole);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// `weft index` holds its memory bound whatever a location's length (issue #17): two long locations (1.5 M
 /// events each, event files of ~18 MB, 0.75 M intervals each) under `--memory 40M` are read, nested,
 /// matched and spilled, then each tiled by time range (a location's block tiled whole needs ~56 MB: it was

@@ -69,6 +69,15 @@ pub struct MessageRecord {
     pub name: StringId,
 }
 
+/// Where a builder's counter samples go instead of the trace ([`TraceBuilder::sink_samples`]).
+pub trait SampleSink: Send {
+    /// The next samples, in the order recorded: series, time (source clock, ns) and value of each.
+    fn take(&mut self, series: &[u32], time_ns: &[i64], value: &[f64]);
+}
+
+/// Samples a builder holds before handing them to its sink.
+const SAMPLE_BATCH: usize = 4096;
+
 pub struct TraceBuilder {
     format: Format,
     strings: StringTable,
@@ -89,6 +98,9 @@ pub struct TraceBuilder {
     series_process: Vec<ProcessId>,
     series_index: HashMap<(ProcessId, StringId), u32>,
     samples: (Vec<u32>, Vec<i64>, Vec<f64>),
+    /// Where counter samples go instead of the trace, and the first and last time of those it took.
+    sample_sink: Option<Box<dyn SampleSink>>,
+    sunk: Option<(i64, i64)>,
     warnings: Warnings,
     event_records: u64,
     /// Earliest start of intervals kept outside the builder (a streamed index), folded into the origin.
@@ -116,6 +128,8 @@ impl TraceBuilder {
             series_process: Vec::new(),
             series_index: HashMap::new(),
             samples: Default::default(),
+            sample_sink: None,
+            sunk: None,
             warnings: Warnings::default(),
             event_records: 0,
             outside_start: i64::MAX,
@@ -354,6 +368,38 @@ impl TraceBuilder {
         self.samples.0.push(series);
         self.samples.1.push(time_ns);
         self.samples.2.push(value);
+        if self.sample_sink.is_some() && self.samples.0.len() >= SAMPLE_BATCH {
+            self.sink_batch();
+        }
+    }
+
+    /// Counter samples go to `sink` from now on, a batch at a time in the order recorded, instead of into
+    /// the trace (a streamed index spills them): the trace then has the series but no samples, its origin
+    /// and span still counting the samples' times.
+    pub fn sink_samples(&mut self, sink: Box<dyn SampleSink>) {
+        self.sample_sink = Some(sink);
+        self.sink_batch();
+    }
+
+    /// The samples held to the sink now (when there is one).
+    pub fn flush_samples(&mut self) {
+        self.sink_batch();
+    }
+
+    /// The samples held to the sink.
+    fn sink_batch(&mut self) {
+        let Some(sink) = self.sample_sink.as_mut() else { return };
+        let (series, time, value) = &mut self.samples;
+        if series.is_empty() {
+            return;
+        }
+        let (lo, hi) =
+            time.iter().fold(self.sunk.unwrap_or((i64::MAX, i64::MIN)), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+        self.sunk = Some((lo, hi));
+        sink.take(series, time, value);
+        series.clear();
+        time.clear();
+        value.clear();
     }
 
     fn origin(&self) -> i64 {
@@ -369,6 +415,9 @@ impl TraceBuilder {
         fold(&self.messages.recv_ns);
         fold(&self.collectives.start_ns);
         fold(&self.samples.1);
+        if let Some((first, _)) = self.sunk {
+            t0 = t0.min(first);
+        }
         if t0 == i64::MAX {
             0
         } else {
@@ -378,6 +427,7 @@ impl TraceBuilder {
 
     /// Sort, nest, clip, normalise time; the builder is consumed.
     pub fn finish(mut self) -> Trace {
+        self.sink_batch();
         let origin = self.origin();
         let rel = |t: i64| t.saturating_sub(origin).max(0) as u64;
         let mut span: u64 = 0;
@@ -531,6 +581,9 @@ impl TraceBuilder {
         };
         if let Some(&m) = counters.sample_time_ns.iter().max() {
             span = span.max(m);
+        }
+        if let Some((_, last)) = self.sunk {
+            span = span.max(rel(last));
         }
 
         Trace {

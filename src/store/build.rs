@@ -1081,15 +1081,28 @@ pub fn counter_tiles(trace: &Trace, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
         if idx.is_empty() {
             continue;
         }
-        let mut cw = ColumnWriter::default();
-        cw.varint(idx.len() as u64);
-        deltas(&mut cw, idx.iter().map(|&i| i as u64));
-        idx.iter().for_each(|&i| cw.varint(c.sample_series[i as usize] as u64));
-        deltas(&mut cw, idx.iter().map(|&i| c.sample_time_ns[i as usize]));
-        idx.iter().for_each(|&i| cw.varint(c.sample_value[i as usize].to_bits()));
-        out.push(tile(TileKind::Counters, 0, 0, w as u32, idx.len() as u64, cw));
+        let sample = |&i: &u32| {
+            (i as u64, c.sample_series[i as usize], c.sample_time_ns[i as usize], c.sample_value[i as usize])
+        };
+        out.push(counter_tile(w as u32, idx.iter().map(sample)));
     }
     out
+}
+
+/// Window `w`'s counter tile from its samples (trace index, series, time in ns from the origin, value), in
+/// the order of their indices (the model's: series, then time).
+pub(super) fn counter_tile(
+    w: u32,
+    samples: impl Clone + ExactSizeIterator<Item = (u64, u32, u64, f64)>,
+) -> (TileEntry, Vec<u8>) {
+    let mut cw = ColumnWriter::default();
+    let n = samples.len() as u64;
+    cw.varint(n);
+    deltas(&mut cw, samples.clone().map(|s| s.0));
+    samples.clone().for_each(|s| cw.varint(s.1 as u64));
+    deltas(&mut cw, samples.clone().map(|s| s.2));
+    samples.for_each(|s| cw.varint(s.3.to_bits()));
+    tile(TileKind::Counters, 0, 0, w, n, cw)
 }
 
 #[cfg(test)]

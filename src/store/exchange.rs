@@ -323,6 +323,7 @@ pub(super) fn pass1(
             }
             replay.pending.extend_from_slice(&b);
             replay.frames(stream, digest, &*spill, o, buffers, &own, paths, progress, intervals)?;
+            digest.spill_samples(spill, false)?;
         }
         if !replay.pending.is_empty() {
             return Err(IndexError::Io(format!("shard {r}'s log ends inside a record")));

@@ -38,6 +38,7 @@ pub mod query;
 mod ranged;
 pub mod read;
 mod runs;
+mod samples;
 pub mod stream;
 
 pub use build::{build, BuildOptions, BuiltStore};

@@ -52,6 +52,7 @@ use super::nest::{encode_segment, nest, nest_into, LocationNest, Nested, RegionT
 use super::partition::{part_manifest, PartManifest, Shard};
 use super::ranged::{most_intervals, RangedBlock};
 use super::runs::{Keys, Record, Runs};
+use super::samples::CounterSamples;
 use crate::model::{RegionId, Trace, WarningKind};
 use crate::readers::otf2::{Held, IntervalTaker, Otf2Stream};
 use crate::readers::ReadError;
@@ -365,6 +366,8 @@ pub(super) struct Digest {
     /// spill (and every later location's with them).
     held: Option<HeldColumns>,
     held_cap: u64,
+    /// The counter samples of an OTF2 index, spilled in runs (`samples`); None: they are in the trace.
+    pub(super) samples: Option<CounterSamples>,
 }
 
 impl Digest {
@@ -389,12 +392,22 @@ impl Digest {
             totals: o.shard.map(|_| RegionTotals::default()),
             held: Some(HeldColumns::default()),
             held_cap: o.held(),
+            samples: None,
+        }
+    }
+
+    /// The counter samples waiting to the spill as a run when they pass their share (`all`: whatever
+    /// their number).
+    pub(super) fn spill_samples(&mut self, spill: &mut dyn Spill, all: bool) -> Result<(), IndexError> {
+        match self.samples.as_mut() {
+            Some(s) => s.spill(spill, all),
+            None => Ok(()),
         }
     }
 
     /// Bytes the columns held hold.
     pub(super) fn held_bytes(&self) -> u64 {
-        self.held.as_ref().map_or(0, HeldColumns::bytes)
+        self.held.as_ref().map_or(0, HeldColumns::bytes) + self.samples.as_ref().map_or(0, CounterSamples::held)
     }
 
     /// Once the columns held pass their share, write them to the spill (location `reading` being read) and
@@ -416,8 +429,19 @@ impl Digest {
         Ok(())
     }
 
-    /// Nest the next location's intervals, count them, spill them (when the shard tiles them).
+    /// Nest the next location's intervals, count them, spill them (when the shard tiles them), and the
+    /// counter samples read meanwhile when they pass their share.
     fn location(&mut self, raw: &[(RegionId, i64, u64)], spill: &mut dyn Spill, path: &str) -> Result<(), IndexError> {
+        self.location_intervals(raw, spill, path)?;
+        self.spill_samples(spill, false)
+    }
+
+    fn location_intervals(
+        &mut self,
+        raw: &[(RegionId, i64, u64)],
+        spill: &mut dyn Spill,
+        path: &str,
+    ) -> Result<(), IndexError> {
         let k = self.counts.len();
         let (clipped, examples) = (&mut self.clipped, &mut self.clip_examples);
         if let (Some(h), true, None) = (&mut self.held, self.spilled.contains(&k), &self.totals) {
@@ -445,7 +469,7 @@ impl Digest {
             }
         });
         let nested = std::mem::take(&mut self.nested);
-        let r = self.nested_location(&nested, end, spill, path);
+        let r = self.nested_intervals(&nested, end, spill, path);
         self.nested = nested;
         r
     }
@@ -454,6 +478,17 @@ impl Digest {
     /// counted with [`add_clips`](Self::add_clips)), `end` their latest end: count them, spill them (when
     /// the shard tiles this location).
     fn nested_location(
+        &mut self,
+        nested: &[Nested],
+        end: i128,
+        spill: &mut dyn Spill,
+        path: &str,
+    ) -> Result<(), IndexError> {
+        self.nested_intervals(nested, end, spill, path)?;
+        self.spill_samples(spill, false)
+    }
+
+    fn nested_intervals(
         &mut self,
         nested: &[Nested],
         end: i128,
@@ -558,7 +593,8 @@ impl Digest {
             }
             n.seg.clear();
             n.fixups.clear();
-            return self.check_held(spill, Some(k), path);
+            self.check_held(spill, Some(k), path)?;
+            return self.spill_samples(spill, false);
         }
         if self.spilled.contains(&k) && !(n.seg.is_empty() && n.fixups.is_empty()) {
             encode_segment(n.seg.iter().copied(), &n.fixups, &mut self.w);
@@ -567,7 +603,8 @@ impl Digest {
         }
         n.seg.clear();
         n.fixups.clear();
-        Ok(())
+        // (The counter samples read meanwhile, when they pass their share.)
+        self.spill_samples(spill, false)
     }
 
     /// The location read in prefixes ends: `rest` its intervals after the `taken` first, all closed;
@@ -797,6 +834,11 @@ fn index_otf2_with(
     // Pass 1: read (this thread), nest, count, spill (this thread, or a second one with threads > 1: the
     // decode of the next location overlaps the nesting of this one).
     let mut digest = Digest::new(o, Some(n));
+    // Counter samples go to the spill in runs (`samples`), under the keys after the locations' and the
+    // exchange's log; kept by the index that writes the counter tiles, counted by the others.
+    let (samples, to_samples) = CounterSamples::new(o.shard.is_none_or(|s| s.counters()), n + 1, o.runs());
+    stream.sink_samples(to_samples);
+    digest.samples = Some(samples);
     let mut intervals = 0u64;
     let paths: Vec<String> = (0..n).map(|k| stream.location_id(k).1).collect();
     // Intervals the reader buffers before the digest takes those it can (a location of any length costs
@@ -828,9 +870,14 @@ fn index_otf2_with(
             Ok(()) => exchanged = Some(x),
             Err(IndexError::Redo(_)) => {
                 // Every shard decodes every location (the stream replayed nothing yet).
+                let samples = digest.samples.take();
                 digest = Digest::new(o, Some(n));
+                digest.samples = samples;
                 intervals = 0;
                 spill.clear().map_err(|e| IndexError::Io(format!("clearing the spill: {e}")))?;
+                if let Some(s) = digest.samples.as_mut() {
+                    s.clear()?;
+                }
             }
             Err(e) => return Err(e),
         }
@@ -933,8 +980,12 @@ fn index_otf2_with(
     if digest.min_start < i64::MAX {
         stream.note_outside_start(digest.min_start);
     }
+    // Every counter sample to the spill (the keys after them are the messages').
+    stream.flush_samples();
+    digest.spill_samples(spill, true)?;
     // The messages and collective rows go to the spill as they are matched (`comms`), not into the trace.
-    let mut comms = comm_spill(n, o, n + exchanged.is_some() as usize);
+    let first = digest.samples.as_ref().map_or(n + exchanged.is_some() as usize, CounterSamples::next_key);
+    let mut comms = comm_spill(n, o, first);
     comms.in_receive_order = !stream.ends_spilled();
     let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
     let mut rows = 0u64;
@@ -1362,7 +1413,16 @@ fn tile(
     exchanged: Option<&dyn Exchange>,
 ) -> Result<Indexed, IndexError> {
     let Digest {
-        counts, max_end, clipped, clip_examples, mut spill_bytes, totals: whole_totals, mut held, mut w, ..
+        counts,
+        max_end,
+        clipped,
+        clip_examples,
+        mut spill_bytes,
+        totals: whole_totals,
+        mut held,
+        mut w,
+        samples,
+        ..
     } = digest;
     let n = counts.len();
     if skel.locations.len() != n {
@@ -1685,16 +1745,19 @@ fn tile(
         entries.push(e);
         Ok(())
     };
-    if let Some(x) = exchanged {
+    fn panicked<T>(_: std::sync::PoisonError<T>) -> IndexError {
+        IndexError::Io("a block task panicked".into())
+    }
+    let spill: &mut dyn Spill = if let Some(x) = exchanged {
         // Each shard writes the particle tiles of its own range of windows, from every shard's intervals there.
-        let (runs, mut keys) =
-            particle_runs.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
-        let spill = spill_lock.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
-        let (extents, bytes) = exchange_particles(x, &t, &runs, &mut keys, spill, run_len, page, &mut put)?;
+        let (runs, mut keys) = particle_runs.into_inner().map_err(panicked)?;
+        let spill = spill_lock.into_inner().map_err(panicked)?;
+        let (extents, bytes) = exchange_particles(x, &t, &runs, &mut keys, &mut *spill, run_len, page, &mut put)?;
         if x.shard().index == 0 {
             stats = extents.stats(&skel);
         }
         runs_bytes += runs.bytes + bytes;
+        spill
     } else if with_particles {
         // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them,
         // unless the other shards sent theirs). One over a task's share (or every one, when ranges are asked
@@ -1739,10 +1802,24 @@ fn tile(
         }
         stats = extents.stats(&skel);
         runs_bytes += runs.bytes;
-    }
+        spill
+    } else {
+        spill_lock.into_inner().map_err(panicked)?
+    };
     if with_counters {
-        for (e, bytes) in counter_tiles(&skel, &t) {
-            put(e, bytes)?;
+        match &samples {
+            // (Spilled in runs by pass 1: an OTF2 index.)
+            Some(s) => {
+                // A window's samples within what the skeleton and the spill leave (`tiles` takes the merge's
+                // pages off).
+                let left = o.memory.saturating_sub(skel_bytes(&skel) + spill.held());
+                s.tiles(&*spill, skel.origin_ns, &t, (left, o.memory), &mut put)?
+            }
+            None => {
+                for (e, bytes) in counter_tiles(&skel, &t) {
+                    put(e, bytes)?;
+                }
+            }
         }
     }
     let (manifest, part) = match (o.shard, whole_totals) {
@@ -1752,6 +1829,9 @@ fn tile(
             let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &lanes, &whole);
             m.particles = stats;
             comms.count(&mut m.counts);
+            if let Some(s) = &samples {
+                m.counts.counter_samples = s.count();
+            }
             let p = part_manifest(m, &skel, &comms.tally, &counts, shard, &totals);
             (p.store.clone(), Some(p))
         }
@@ -1759,6 +1839,9 @@ fn tile(
             let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &lanes, &totals);
             m.particles = stats;
             comms.count(&mut m.counts);
+            if let Some(s) = &samples {
+                m.counts.counter_samples = s.count();
+            }
             (m, None)
         }
     };

@@ -287,6 +287,17 @@ impl<'f> Otf2Stream<'f> {
         self.0.window = bytes;
     }
 
+    /// Counter samples go to `sink` as they are read, a batch at a time, not into the trace
+    /// (`TraceBuilder::sink_samples`: a streamed index spills them).
+    pub fn sink_samples(&mut self, sink: Box<dyn crate::model::SampleSink>) {
+        self.0.b.sink_samples(sink);
+    }
+
+    /// The counter samples the builder holds to its sink now ([`sink_samples`](Self::sink_samples)).
+    pub fn flush_samples(&mut self) {
+        self.0.b.flush_samples();
+    }
+
     /// An interval held by the caller starts at `start_ns` (source clock).
     pub fn note_outside_start(&mut self, start_ns: i64) {
         self.0.b.note_outside_start(start_ns);

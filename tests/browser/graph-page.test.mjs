@@ -129,7 +129,7 @@ test('graph views in the page: legends, keys per tab, GraphML equal to the CLI, 
   try {
     const real = fs.existsSync(FIB45);
     if (!real) console.log(`${FIB45} is absent: using a generated fib(25) profile instead`);
-    const profile = real ? FIB45 : generatedProfile(25, 4, 8);
+    const profile = real ? FIB45 : generatedProfile(28, 8, 16);
     let loads = await page.evaluate(() => window.weft.loads);
     await dropFile(page, 'task-stats.merged', fs.readFileSync(profile));
     await waitReady(page, ++loads);

@@ -914,7 +914,8 @@ impl ParticleTiler {
             // Of a window before the range (only before its first window is closed): open in the range's
             // windows it runs into.
             debug_assert!(self.own.is_empty(), "events of earlier windows come first");
-            if let Some(last) = self.last_window(&e, w).filter(|&last| last >= self.w) {
+            let last = *particle_windows(&self.t, &e).end();
+            if last >= self.w {
                 self.running.push((e, last));
             }
             return;
@@ -931,12 +932,6 @@ impl ParticleTiler {
         while self.w < self.end {
             self.close();
         }
-    }
-
-    /// The last window whose start `e` (of window `w`) runs past, when it ends after its window does.
-    fn last_window(&self, e: &Particle, w: u32) -> Option<u32> {
-        let end = e.0.saturating_add(e.4);
-        (end > self.t.window_span(w).end).then(|| self.t.window_of(end - 1))
     }
 
     /// Tile the window gathered (when it has own or running events) and go to the next.

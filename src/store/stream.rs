@@ -1783,23 +1783,10 @@ fn tile(
         }
         // Every block's run merged: the particle tiles window by window, as `build::particle_tiles` cuts
         // them from all of them sorted.
-        let (runs, _) = particle_runs.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
-        let spill = spill_lock.into_inner().map_err(|_| IndexError::Io("a block task panicked".into()))?;
-        let mut merge = runs.merge::<super::build::Particle>();
-        let mut tiler = ParticleTiler::new(t);
+        let (runs, _) = particle_runs.into_inner().map_err(panicked)?;
+        let spill = spill_lock.into_inner().map_err(panicked)?;
         let mut extents = ParticleExtents::default();
-        let read = |e: String| IndexError::Io(format!("reading the particles back: {e}"));
-        while let Some(p) = merge.next(&*spill).map_err(read)? {
-            extents.add(&p);
-            tiler.push(p);
-            for (e, bytes) in tiler.done.drain(..) {
-                put(e, bytes)?;
-            }
-        }
-        tiler.finish();
-        for (e, bytes) in tiler.done.drain(..) {
-            put(e, bytes)?;
-        }
+        cut_particles(&runs, &*spill, ParticleTiler::new(t), Some(&mut extents), &mut put)?;
         stats = extents.stats(&skel);
         runs_bytes += runs.bytes;
         spill
@@ -1966,9 +1953,26 @@ fn exchange_particles(
             extents.merge(&theirs);
         }
     }
-    let mut merge = mine.merge::<Particle>();
-    let mut tiler = ParticleTiler::over(*t, Shard { index: me, count: n }.windows(t.windows));
-    while let Some(p) = merge.next(&*spill).map_err(|e| io("reading the particles back", e))? {
+    let tiler = ParticleTiler::over(*t, Shard { index: me, count: n }.windows(t.windows));
+    cut_particles(&mine, &*spill, tiler, None, put)?;
+    Ok((extents, mine.bytes))
+}
+
+/// The particle tiles `tiler` cuts from `runs` merged, to `put` as they are made; each interval's extent
+/// counted in `extents` when given.
+fn cut_particles(
+    runs: &Runs,
+    spill: &dyn Spill,
+    mut tiler: ParticleTiler,
+    mut extents: Option<&mut ParticleExtents>,
+    put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), IndexError>,
+) -> Result<(), IndexError> {
+    let mut merge = runs.merge::<super::build::Particle>();
+    let read = |e: String| IndexError::Io(format!("reading the particles back: {e}"));
+    while let Some(p) = merge.next(spill).map_err(read)? {
+        if let Some(x) = extents.as_deref_mut() {
+            x.add(&p);
+        }
         tiler.push(p);
         for (e, bytes) in tiler.done.drain(..) {
             put(e, bytes)?;
@@ -1978,7 +1982,7 @@ fn exchange_particles(
     for (e, bytes) in tiler.done.drain(..) {
         put(e, bytes)?;
     }
-    Ok((extents, mine.bytes))
+    Ok(())
 }
 
 /// A block tiled by time range reads each range's communication from a piece of its file cut for it.

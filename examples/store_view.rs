@@ -30,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t1_ns: t0 + (tl.window_ns / 4) as f64,
         locations: 0..m.locations.process.len() as u32,
         width_px: 1000.0,
+        series: 0..0,
     };
     let started = std::time::Instant::now();
     let p = plan(m, &index, &vp);

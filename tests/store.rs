@@ -382,7 +382,10 @@ fn damaged_stores_give_typed_errors_naming_the_file() {
     assert!(matches!(&e, StoreError::Mismatch { .. } | StoreError::Corrupt { .. }), "{e}");
     // A store of format version 1 (whose events tiles carry nothing open) is refused by name.
     let e = damaged(|f, _| edit_manifest(f, |m| m["version"] = 1.into()));
-    assert_eq!(e, StoreError::Version { file: MANIFEST.into(), found: 1, oldest: 2, expected: 3 });
+    assert_eq!(
+        e,
+        StoreError::Version { file: MANIFEST.into(), found: 1, oldest: 2, expected: weft::store::FORMAT_VERSION }
+    );
     assert!(e.to_string().contains("version 1") && e.to_string().contains("index the trace again"), "{e}");
     let e = damaged(|f, _| edit_manifest(f, |m| m["format"] = "other".into()));
     assert!(matches!(&e, StoreError::Corrupt { file, .. } if file == MANIFEST), "{e}");
@@ -695,9 +698,30 @@ fn as_format_2(t: &Trace) -> MemoryStore {
     let mut files = built.to_memory();
     let mut changed = Vec::new();
     for e in &built.manifest.tiles {
-        let (kind, payload) = unframe(&files.files[&e.path], 3, 1 << 30).unwrap();
+        let (kind, payload) = unframe(&files.files[&e.path], weft::store::FORMAT_VERSION as u8, 1 << 30).unwrap();
         let mut w = ColumnWriter::default();
-        if e.kind == TileKind::Summary {
+        if e.kind == TileKind::CounterSummary {
+            // Format 4's: formats 2 and 3 kept no counter pyramid.
+            files.files.remove(&e.path);
+            continue;
+        }
+        if e.kind == TileKind::Counters {
+            // Formats 2 and 3 kept no open section (their one tile per window held every series).
+            let own = store.counter_tile(e).unwrap().samples;
+            w.varint(own.len() as u64);
+            let mut prev = 0u64;
+            for s in &own {
+                w.signed(s.0.wrapping_sub(prev) as i64);
+                prev = s.0;
+            }
+            own.iter().for_each(|s| w.varint(s.1 as u64));
+            prev = 0;
+            for s in &own {
+                w.signed(s.2.wrapping_sub(prev) as i64);
+                prev = s.2;
+            }
+            own.iter().for_each(|s| w.varint(s.3.to_bits()));
+        } else if e.kind == TileKind::Summary {
             let bins = store.summary_tile(e).unwrap();
             assert!(bins.iter().any(|b| b.lanes > 0), "format 3 summaries keep lanes");
             w.varint(bins.len() as u64);
@@ -714,6 +738,7 @@ fn as_format_2(t: &Trace) -> MemoryStore {
     }
     edit_manifest(&mut files, |m| {
         m["version"] = 2.into();
+        m["tiles"].as_array_mut().unwrap().retain(|x| x["kind"] != "counter_summary");
         for x in m["tiles"].as_array_mut().unwrap() {
             let (_, len, hash) = changed.iter().find(|c| x["path"] == *c.0).unwrap();
             x["bytes"] = (*len).into();
@@ -725,7 +750,10 @@ fn as_format_2(t: &Trace) -> MemoryStore {
 
 #[test]
 fn a_format_2_store_still_reads_and_summary_lanes_must_match_the_manifest() {
-    let t = generated(&GenConfig::new(3, 20_000));
+    let mut cfg = GenConfig::new(3, 20_000);
+    cfg.metrics = 2;
+    let t = generated(&cfg);
+    assert!(!t.counters.sample_time_ns.is_empty());
     let old = Store::open(as_format_2(&t)).expect("a format-2 store opens");
     assert_eq!(old.manifest.version, 2);
     assert_same(&t, &old.to_trace().unwrap());

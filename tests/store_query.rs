@@ -42,7 +42,13 @@ fn viewports(t: &Trace) -> Vec<Viewport> {
                 _ => (nl - 2)..nl,
             };
             for px in [900.0, 120.0, 30.0] {
-                out.push(Viewport { t0_ns: t0, t1_ns: t0 + width, locations: locs.clone(), width_px: px });
+                out.push(Viewport {
+                    t0_ns: t0,
+                    t1_ns: t0 + width,
+                    locations: locs.clone(),
+                    width_px: px,
+                    series: 0..0,
+                });
             }
         }
         width /= 3.7;
@@ -610,7 +616,7 @@ fn a_level_0_view_past_its_interval_cap_is_drawn_from_the_finest_level() {
     let nl = t.locations.len() as u32;
     let span = m.span_ns as f64;
     // Pixels so wide that level 1's bins are wider than a pixel over the whole run.
-    let wide = Viewport { t0_ns: 0.0, t1_ns: span, locations: 0..nl, width_px: 1e9 };
+    let wide = Viewport { t0_ns: 0.0, t1_ns: span, locations: 0..nl, width_px: 1e9, series: 0..0 };
     assert_eq!(weft::store::query::resolution(m, span, 1e9), Resolution::Exact);
     let p = plan(m, &index, &wide);
     assert_eq!(p.resolution, Resolution::Level(1), "the whole run's intervals are past the cap");
@@ -647,6 +653,7 @@ fn a_level_0_view_late_in_the_run_fetches_only_its_own_windows_tiles() {
             t1_ns: (t0 + tl.window_ns / 4) as f64,
             locations: 0..tl.block_locations,
             width_px: 900.0,
+            series: 0..0,
         };
         let p = plan(m, &index, &vp);
         assert_eq!(p.resolution, Resolution::Exact);
@@ -890,4 +897,103 @@ fn compute_and_any_in_one_walk_equal_the_two_scanners() {
     assert!(differ, "the trace has communication: compute and any differ");
     let mut glob = BusyScanner::new(&t, &BusyDefinition::Pattern("MPI_*".into()));
     assert!(!glob.compute_and_any(&[], &[], &[], &mut c1, &mut a1), "a pattern leaves regions out");
+}
+
+/// The counter tracks of a store: at every zoom, the answer's whole-run figures per series equal the trace's
+/// (samples, smallest and largest value), each bin of the pyramid level holds the trace's samples in its
+/// time range (count, extremes, last value) and the value in effect before the first bin, and at level 0 the
+/// slice holds each series' samples in the window and the last one before it; only the series asked.
+#[test]
+fn counter_tracks_equal_the_trace_at_every_zoom() {
+    let cfg = GenConfig { threads: 2, metrics: 2, ..GenConfig::new(4, 120_000) };
+    let t = read_archive("traces.otf2", &archive(&cfg).0).expect("generated archive reads");
+    let c = &t.counters;
+    let ns = c.series_name.len() as u32;
+    assert!(ns >= 8 && c.sample_time_ns.len() > 50_000, "{ns} series, {} samples", c.sample_time_ns.len());
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = store.skeleton().unwrap();
+    let of = |s: u32| {
+        let a = c.sample_series.partition_point(|&x| x < s);
+        let b = c.sample_series.partition_point(|&x| x <= s);
+        (&c.sample_time_ns[a..b], &c.sample_value[a..b])
+    };
+    let (mut grids, mut exact) = (0, 0);
+    // Also views starting on a window's first ns, where the value in effect is the one carried open.
+    let tl = m.tiling;
+    let at_windows = (1..tl.windows.min(6)).map(|w| Viewport {
+        t0_ns: (w as u64 * tl.window_ns) as f64,
+        t1_ns: (w as u64 * tl.window_ns + tl.window_ns / 8) as f64,
+        locations: 0..2,
+        width_px: 900.0,
+        series: 0..0,
+    });
+    for (k, mut vp) in viewports(&t).into_iter().chain(at_windows).enumerate() {
+        // A few series, not block-aligned (blocks of 3 here), and sometimes none.
+        vp.series = match k % 4 {
+            0 => 0..ns,
+            1 => 2..5,
+            2 => (ns - 1)..ns,
+            _ => 0..0,
+        };
+        let (answer, counters) =
+            weft::store::answer::answer_with_counters(&store, &skeleton, &index, &vp).expect("answers");
+        assert_eq!(counters.series, vp.series);
+        assert_eq!(counters.stats.len(), vp.series.len());
+        for s in vp.series.clone() {
+            let (times, values) = of(s);
+            let st = counters.stats_of(s).unwrap();
+            let lo = values.iter().cloned().fold(f64::INFINITY, f64::min);
+            let hi = values.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!((st.samples, st.min, st.max), (times.len() as u64, lo, hi), "series {s}");
+        }
+        match answer {
+            weft::store::answer::Answer::Grid(g) => {
+                grids += 1;
+                assert_eq!(counters.level, g.level);
+                assert_eq!(counters.first_bin, g.first_bin);
+                for s in vp.series.clone() {
+                    let (times, values) = of(s);
+                    let bins = counters.bins_of(s).unwrap();
+                    assert_eq!(bins.count.len(), g.bins());
+                    let (a0, _) = counters.bin_time(0, t.span_ns);
+                    let before = times.partition_point(|&x| x < a0);
+                    assert_eq!(bins.before, before.checked_sub(1).map(|i| values[i]), "series {s} before bin 0");
+                    for k in 0..bins.count.len() {
+                        let (a, b) = counters.bin_time(k, t.span_ns);
+                        let last_bin = counters.first_bin + k as u64 + 1 >= counters.level_bins;
+                        let i0 = times.partition_point(|&x| x < a);
+                        let i1 = if last_bin { times.len() } else { times.partition_point(|&x| x < b) };
+                        assert_eq!(bins.count[k], (i1 - i0) as u64, "series {s} bin {k} of level {}", g.level);
+                        if i1 > i0 {
+                            let v = &values[i0..i1];
+                            assert_eq!(bins.min[k], v.iter().cloned().fold(f64::INFINITY, f64::min));
+                            assert_eq!(bins.max[k], v.iter().cloned().fold(f64::NEG_INFINITY, f64::max));
+                            assert_eq!(bins.last[k], v[v.len() - 1]);
+                        }
+                    }
+                }
+            }
+            weft::store::answer::Answer::Exact(slice, p) => {
+                exact += 1;
+                let sc = &slice.counters;
+                for s in 0..ns {
+                    let (times, values) = of(s);
+                    let a = sc.sample_series.partition_point(|&x| x < s);
+                    let b = sc.sample_series.partition_point(|&x| x <= s);
+                    let got: Vec<(u64, f64)> = (a..b).map(|i| (sc.sample_time_ns[i], sc.sample_value[i])).collect();
+                    let want: Vec<(u64, f64)> = if vp.series.contains(&s) {
+                        let i0 = times.partition_point(|&x| x < p.t0_ns).saturating_sub(1);
+                        let i1 = times.partition_point(|&x| x <= p.t1_ns);
+                        (i0..i1).map(|i| (times[i], values[i])).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    assert_eq!(got, want, "series {s} in [{}, {}]", p.t0_ns, p.t1_ns);
+                }
+            }
+        }
+    }
+    assert!(grids > 10 && exact > 10, "{grids} grid and {exact} exact answers");
 }

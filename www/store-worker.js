@@ -60,7 +60,7 @@ async function open(msg) {
 
 async function answer(vp) {
   const need = vp.kind === 'particles' ? session.plan_particles(vp.t0, vp.t1, vp.fade)
-    : session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '');
+    : session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '', vp.s0 || 0, vp.s1 || 0);
   let left = need.length;
   post({ type: 'progress', inFlight: left });
   let next = 0;
@@ -87,10 +87,10 @@ async function answer(vp) {
   const out = session.answer();
   const [cacheUsed, cacheBudget, cacheTiles] = session.cache_stats();
   post({
-    type: 'answer', id: vp.id, kind: out.kind, bytes: out.bytes.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
+    type: 'answer', id: vp.id, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
     errors: out.errors, fetchedTiles: need.length, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
     wasmBytes: memory ? memory.buffer.byteLength : 0,
-  }, [out.bytes.buffer]);
+  }, [out.bytes.buffer, out.counters.buffer]);
 }
 
 async function drain() {

@@ -120,6 +120,8 @@ export function initStore(app) {
       const generation = ++answerGeneration;
       const steps = msg.kind === 'exact';
       try {
+        // The counter tracks' figures first: an exact slice takes their scale as it is drawn.
+        if (msg.counters && msg.counters.byteLength) weft.viewer.store_counters(new Uint8Array(msg.counters));
         if (msg.kind === 'particles') weft.viewer.store_particles_answer(new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.fade, msg.errors);
         else if (steps) weft.viewer.store_exact_begin(bytes, msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors);
         else weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, msg.level);

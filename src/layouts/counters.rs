@@ -46,6 +46,11 @@ impl SeriesIndex {
         SeriesIndex { samples, min, max, levels }
     }
 
+    /// A series known by its extremes only (a store's, whose samples come a window at a time).
+    pub fn with_extremes(min: f64, max: f64) -> Self {
+        SeriesIndex { samples: 0..0, min, max, levels: Vec::new() }
+    }
+
     /// The smallest and largest finite value of the samples `a..b` (positions within the series); None when
     /// there is none.
     pub fn extremes(&self, values: &[f64], a: usize, b: usize) -> Option<(f64, f64)> {
@@ -101,6 +106,16 @@ impl CounterIndex {
 
     pub fn is_empty(&self) -> bool {
         self.series.is_empty()
+    }
+
+    /// Scale the series `(series, min, max)` lists by those extremes (a store's whole-run extremes, so a
+    /// track keeps its scale from window to window and zoomed in or out).
+    pub fn set_extremes(&mut self, extremes: &[(u32, f64, f64)]) {
+        for &(s, min, max) in extremes {
+            if let Some(x) = self.series.get_mut(s as usize) {
+                (x.min, x.max) = (min, max);
+            }
+        }
     }
 }
 

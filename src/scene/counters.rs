@@ -10,6 +10,7 @@ use super::timeline::{TimelineView, AXIS_PX};
 use super::{rgba, Align, Label, LineInstance, RectInstance, Scene};
 use crate::layouts::counters::{CounterIndex, CounterLayout, HEADER_PX, TRACK_PX};
 use crate::model::Trace;
+use crate::store::counters::SeriesBins;
 
 /// Space above and below a track's plot.
 const PAD_PX: f32 = 5.0;
@@ -101,6 +102,12 @@ impl CounterScene<'_> {
 
     /// Draw the header and the visible tracks into `sc` (after the timeline's scene is built).
     pub fn draw(&self, sc: &mut Scene, view: &TimelineView) {
+        self.draw_with(sc, view, |sc, series, top| self.draw_track(sc, view, series, top));
+    }
+
+    /// The header and each visible track's band and labels, its plot drawn by `plot(sc, series, top)`
+    /// (the trace's samples, or a store's bins).
+    pub fn draw_with(&self, sc: &mut Scene, view: &TimelineView, mut plot: impl FnMut(&mut Scene, u32, f32)) {
         let lay = self.layout;
         if lay.tracks.is_empty() {
             return;
@@ -163,7 +170,83 @@ impl CounterScene<'_> {
                         .clipped(60.0),
                 );
             }
-            self.draw_track(sc, view, tr.series, top);
+            plot(sc, tr.series, top);
+        }
+    }
+
+    /// A track's plot from pyramid bins (a store zoomed out): per pixel column holding bins with samples,
+    /// one stroke over their extremes and the value in effect before them, and the value in effect as a
+    /// step line between, as [`draw_track`](Self::draw_track) draws samples. `bin_time(k)` is bin `k`'s
+    /// time range; `span_ns` the trace's end (the last value holds to it).
+    #[allow(clippy::too_many_arguments)]
+    pub fn draw_bins(
+        &self,
+        sc: &mut Scene,
+        view: &TimelineView,
+        series: u32,
+        top: f32,
+        bins: &SeriesBins,
+        bin_time: impl Fn(usize) -> (u64, u64),
+        span_ns: u64,
+    ) {
+        let x_left = view.track_x0();
+        let cols = (view.width - x_left).max(0.0).floor() as usize;
+        if cols == 0 {
+            return;
+        }
+        let ns_px = view.ns_per_px();
+        let col_of = |t: f64| ((t - view.t0_ns) / ns_px).floor();
+        let end_col = (col_of(span_ns as f64) + 1.0).clamp(0.0, cols as f64) as usize;
+        let bottom = top + TRACK_PX - PAD_PX;
+        let clip = |y: f32| y.max(AXIS_PX);
+        let run = |sc: &mut Scene, c0: usize, c1: usize, v: f64| {
+            if c1 <= c0 || bottom <= AXIS_PX {
+                return;
+            }
+            let (x0, x1, y) = (x_left + c0 as f32, x_left + c1 as f32, self.y_of(series, top, v));
+            sc.rects.push(RectInstance::filled(x0, clip(y), x1 - x0, bottom - clip(y), AREA));
+            if y >= AXIS_PX {
+                sc.lines.push(LineInstance::solid(x0, y, x1, y, 1.5, LINE));
+            }
+        };
+        let mut cur = bins.before;
+        let mut col = 0usize;
+        let full: Vec<usize> = (0..bins.count.len()).filter(|&k| bins.count[k] > 0).collect();
+        let mut i = 0;
+        while i < full.len() {
+            let at = col_of(bin_time(full[i]).0 as f64);
+            if at >= cols as f64 {
+                break;
+            }
+            let at = at.max(0.0) as usize;
+            if at > col {
+                if let Some(v) = cur {
+                    run(sc, col, at, v);
+                }
+                col = at;
+            }
+            // The bins starting in this column: one stroke over their extremes and the value before them.
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            while i < full.len() && col_of(bin_time(full[i]).0 as f64).max(0.0) as usize <= col {
+                let k = full[i];
+                (lo, hi) = (lo.min(bins.min[k]), hi.max(bins.max[k]));
+                cur = Some(bins.last[k]);
+                i += 1;
+            }
+            if lo > hi {
+                let v = cur.unwrap_or(0.0);
+                (lo, hi) = (v, v);
+            }
+            let x = x_left + col as f32;
+            let (y_lo, y_hi) = (self.y_of(series, top, lo), self.y_of(series, top, hi));
+            if bottom > AXIS_PX {
+                sc.rects.push(RectInstance::filled(x, clip(y_hi), 1.0, bottom - clip(y_hi), AREA));
+                sc.lines.push(LineInstance::solid(x + 0.5, clip(y_lo + 0.75), x + 0.5, clip(y_hi - 0.75), 1.5, LINE));
+            }
+            col += 1;
+        }
+        if let Some(v) = cur {
+            run(sc, col, end_col.max(col), v);
         }
     }
 

@@ -3,8 +3,10 @@
 //! records at level 0. `weft render timeline STORE/` draws what this answers, so a picture of a store is
 //! made from the tiles its viewport needs, never from the whole store.
 
-use super::query::{exact_trace, plan, summary_grid, Plan, Resolution, SummaryGrid, TileIndex, Viewport};
-use super::{Store, StoreError, TileSource};
+use super::query::{
+    plan, summary_grid, CounterAnswer, CounterGather, ExactSlice, Plan, Resolution, SummaryGrid, TileIndex, Viewport,
+};
+use super::{Store, StoreError, TileKind, TileSource};
 use crate::model::Trace;
 
 /// What a viewport shows.
@@ -23,18 +25,41 @@ pub fn answer<S: TileSource>(
     index: &TileIndex,
     vp: &Viewport,
 ) -> Result<Answer, StoreError> {
+    Ok(answer_with_counters(store, skeleton, index, vp)?.0)
+}
+
+/// [`answer`], and what the counter tracks on screen (`vp.series`) are drawn from (an exact answer's slice
+/// holds their samples in the window).
+pub fn answer_with_counters<S: TileSource>(
+    store: &Store<S>,
+    skeleton: &Trace,
+    index: &TileIndex,
+    vp: &Viewport,
+) -> Result<(Answer, CounterAnswer), StoreError> {
     let m = &store.manifest;
     let p = plan(m, index, vp);
-    match p.resolution {
+    let mut counters = CounterGather::new(m, &p);
+    let mut slice = ExactSlice::new(&p);
+    for &i in &p.counter_tiles {
+        let e = &m.tiles[i];
+        match e.kind {
+            TileKind::CounterSummary => counters.add(m, i, &store.counter_summary_tile(e)?),
+            TileKind::Counters => slice.add_counters(&store.counter_tile(e)?),
+            _ => {}
+        }
+    }
+    let answer = match p.resolution {
         Resolution::Exact => {
-            let tiles = p.tiles.iter().map(|&i| store.events_tile(&m.tiles[i])).collect::<Result<Vec<_>, _>>()?;
-            let refs: Vec<_> = tiles.iter().collect();
-            Ok(Answer::Exact(Box::new(exact_trace(skeleton, &p, &refs)), p))
+            for &i in &p.tiles {
+                slice.add(&store.events_tile(&m.tiles[i])?);
+            }
+            Answer::Exact(Box::new(slice.finish(skeleton)), p)
         }
         Resolution::Level(_) => {
             let bins =
                 p.tiles.iter().map(|&i| Ok((i, store.summary_tile(&m.tiles[i])?))).collect::<Result<Vec<_>, _>>()?;
-            Ok(Answer::Grid(summary_grid(m, &p, |i| bins.iter().find(|b| b.0 == i).map(|b| &b.1[..]))))
+            Answer::Grid(summary_grid(m, &p, |i| bins.iter().find(|b| b.0 == i).map(|b| &b.1[..])))
         }
-    }
+    };
+    Ok((answer, counters.finish()))
 }

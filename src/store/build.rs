@@ -114,7 +114,14 @@ pub fn levels(t: &Tiling) -> Vec<Level> {
 
 type Tiles = Vec<(TileEntry, Vec<u8>)>;
 
-fn tile(kind: TileKind, level: u32, block: u32, window: u32, records: u64, w: ColumnWriter) -> (TileEntry, Vec<u8>) {
+pub(super) fn tile(
+    kind: TileKind,
+    level: u32,
+    block: u32,
+    window: u32,
+    records: u64,
+    w: ColumnWriter,
+) -> (TileEntry, Vec<u8>) {
     let bytes = w.finish(kind.code(), TILE_VERSION);
     let hash = content_hash(&bytes);
     let short = &hash[..16];
@@ -122,7 +129,8 @@ fn tile(kind: TileKind, level: u32, block: u32, window: u32, records: u64, w: Co
         TileKind::Events => format!("e/b{block}/w{window}.{short}.wt"),
         TileKind::Summary => format!("s/l{level}/b{block}/t{window}.{short}.wt"),
         TileKind::Particles => format!("p/w{window}.{short}.wt"),
-        TileKind::Counters => format!("c/w{window}.{short}.wt"),
+        TileKind::Counters => format!("c/b{block}/w{window}.{short}.wt"),
+        TileKind::CounterSummary => format!("k/l{level}/b{block}/t{window}.{short}.wt"),
         TileKind::Moments => format!("m/b{block}.{short}.wt"),
     };
     let entry = TileEntry { path, kind, level, block, window, bytes: bytes.len() as u64, hash, records };
@@ -1064,40 +1072,13 @@ impl ParticleExtents {
     }
 }
 
-/// Counter samples by window of their time, in the model's order (series, then time).
+/// The counter tiles of `trace` (`store::counters`).
 pub fn counter_tiles(trace: &Trace, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
     let c = &trace.counters;
-    let mut by_window: Vec<Vec<u32>> = vec![Vec::new(); t.windows as usize];
-    for (i, &time) in c.sample_time_ns.iter().enumerate() {
-        by_window[t.window_of(time) as usize].push(i as u32);
-    }
-    let mut out = Tiles::new();
-    for (w, idx) in by_window.into_iter().enumerate() {
-        if idx.is_empty() {
-            continue;
-        }
-        let sample = |&i: &u32| {
-            (i as u64, c.sample_series[i as usize], c.sample_time_ns[i as usize], c.sample_value[i as usize])
-        };
-        out.push(counter_tile(w as u32, idx.iter().map(sample)));
-    }
-    out
-}
-
-/// Window `w`'s counter tile from its samples (trace index, series, time in ns from the origin, value), in
-/// the order of their indices (the model's: series, then time).
-pub(super) fn counter_tile(
-    w: u32,
-    samples: impl Clone + ExactSizeIterator<Item = (u64, u32, u64, f64)>,
-) -> (TileEntry, Vec<u8>) {
-    let mut cw = ColumnWriter::default();
-    let n = samples.len() as u64;
-    cw.varint(n);
-    deltas(&mut cw, samples.clone().map(|s| s.0));
-    samples.clone().for_each(|s| cw.varint(s.1 as u64));
-    deltas(&mut cw, samples.clone().map(|s| s.2));
-    samples.for_each(|s| cw.varint(s.3.to_bits()));
-    tile(TileKind::Counters, 0, 0, w, n, cw)
+    let rows: Vec<super::counters::SampleRow> = (0..c.sample_time_ns.len())
+        .map(|i| (i as u64, c.sample_series[i], c.sample_time_ns[i], c.sample_value[i]))
+        .collect();
+    super::counters::counter_tiles(c.series_name.len() as u32, &rows, t, &levels(t))
 }
 
 #[cfg(test)]

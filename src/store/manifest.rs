@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub const FORMAT_NAME: &str = "weft-store";
 /// The store format version this weft writes. Stores from [`OLDEST_READ_VERSION`] on are read too (format 2
 /// is format 3 without the summaries' lanes); a store of another version is refused by name.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// The oldest store format this weft reads (a part for `weft merge` must be of [`FORMAT_VERSION`]).
 pub const OLDEST_READ_VERSION: u32 = 2;
 pub const MANIFEST: &str = "manifest.json";
@@ -176,10 +176,13 @@ pub enum TileKind {
     Summary,
     /// Communication and synchronization intervals of all locations started in a window, by start.
     Particles,
-    /// Counter samples of every series in a window.
+    /// Counter samples of a block of series in a window (format 3: of every series), with the value in
+    /// effect at the window's start.
     Counters,
     /// Exact moment accumulators of a block's locations for the compute and any definitions.
     Moments,
+    /// A pyramid level's per-bin figures of a block of counter series (format 4).
+    CounterSummary,
 }
 
 impl TileKind {
@@ -190,6 +193,7 @@ impl TileKind {
             TileKind::Particles => 3,
             TileKind::Counters => 4,
             TileKind::Moments => 5,
+            TileKind::CounterSummary => 6,
         }
     }
 }

@@ -146,7 +146,7 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
                 let take = match pass {
                     0 => is_block(e),
                     1 => e.kind == TileKind::Particles,
-                    _ => e.kind == TileKind::Counters,
+                    _ => matches!(e.kind, TileKind::Counters | TileKind::CounterSummary),
                 };
                 if take {
                     m.tiles.push(e.clone());

@@ -27,6 +27,7 @@ pub mod answer;
 pub mod build;
 pub mod columns;
 pub mod comms;
+pub mod counters;
 pub mod exchange;
 mod held;
 pub mod manifest;

@@ -17,6 +17,7 @@
 //! [`super::Store`]; tests compare every answer with the whole trace (`tests/store_query.rs`).
 
 use super::columns::{ColumnError, ColumnReader};
+use super::counters::{CounterBinsTile, CounterTile, SampleRow, SeriesBins};
 use super::manifest::{Manifest, TileKind};
 use super::pyramid::Bins;
 use super::read::EventsTile;
@@ -42,6 +43,8 @@ pub struct Viewport {
     pub locations: Range<u32>,
     /// Pixels across the time window.
     pub width_px: f32,
+    /// The counter series whose tracks are on screen (by index; empty: none).
+    pub series: Range<u32>,
 }
 
 /// How a viewport is drawn.
@@ -63,6 +66,9 @@ pub struct Plan {
     /// The visible locations clamped to the store's.
     pub locations: Range<u32>,
     pub tiles: Vec<usize>,
+    /// The counter series on screen clamped to the store's, and their tiles ([`counter_tiles`]).
+    pub series: Range<u32>,
+    pub counter_tiles: Vec<usize>,
 }
 
 /// The manifest's tiles by (kind, level, block, window), so a plan finds each in constant time.
@@ -125,7 +131,176 @@ pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
             }
         }
     }
-    Plan { resolution, t0_ns: t0, t1_ns: t1, locations, tiles }
+    let ns = m.counter_series.name.len() as u32;
+    let series = vp.series.start.min(ns)..vp.series.end.min(ns);
+    let counter_tiles = counter_tiles(m, index, resolution, t0, t1, &series);
+    Plan { resolution, t0_ns: t0, t1_ns: t1, locations, tiles, series, counter_tiles }
+}
+
+/// The counter tiles the tracks of `series` need at `resolution` over [t0, t1]: the coarsest level's tile
+/// of each of their blocks (the whole run's extremes, which scale a track), and the level-0 counter tiles of
+/// the windows [t0, t1] overlaps (what was in effect at the first one's start is carried in its tile) or
+/// the counter summary tiles of the level there.
+pub fn counter_tiles(
+    m: &Manifest,
+    index: &TileIndex,
+    resolution: Resolution,
+    t0: u64,
+    t1: u64,
+    series: &Range<u32>,
+) -> Vec<usize> {
+    let (tl, mut out) = (&m.tiling, Vec::new());
+    let Some(top) = m.levels.last() else { return out };
+    if series.is_empty() {
+        return out;
+    }
+    let blocks = tl.block_of(series.start)..tl.block_of(series.end - 1) + 1;
+    out.extend(blocks.clone().filter_map(|b| index.get(TileKind::CounterSummary, top.level, b, 0)));
+    match resolution {
+        Resolution::Exact => {
+            let (w0, w1) = (tl.window_of(t0), tl.window_of(t1));
+            for b in blocks {
+                out.extend((w0..=w1).filter_map(|w| index.get(TileKind::Counters, 0, b, w)));
+            }
+        }
+        Resolution::Level(level) if level != top.level => {
+            let Some(l) = m.levels.iter().find(|l| l.level == level) else { return out };
+            let (b0, b1) = bin_range(l.bin_ns, l.bins, t0, t1);
+            let per = tl.bins_per_tile.max(1) as u64;
+            for b in blocks {
+                out.extend(
+                    (b0 / per..=(b1 - 1) / per).filter_map(|j| index.get(TileKind::CounterSummary, level, b, j as u32)),
+                );
+            }
+        }
+        Resolution::Level(_) => {}
+    }
+    out
+}
+
+/// A counter series' whole-run figures: its samples and their smallest and largest finite values (0, 0
+/// where it has none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesStats {
+    pub samples: u64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// What the visible counter tracks are drawn from, beside a viewport's answer: each series' whole-run
+/// figures and, zoomed out, its bins of the answer's level over the view (an exact answer's samples travel
+/// in its trace slice).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CounterAnswer {
+    /// The series asked; `stats` and `bins` hold one entry each, in order.
+    pub series: Range<u32>,
+    pub stats: Vec<SeriesStats>,
+    /// The pyramid level of `bins` (0: exact; `bins` is empty).
+    pub level: u32,
+    pub bin_ns: u64,
+    /// The level's bin count (its last bin reaches to the span's end).
+    pub level_bins: u64,
+    pub first_bin: u64,
+    pub bins: Vec<SeriesBins>,
+    /// Store files whose figures are missing here (not fetched, or failed).
+    pub missing: Vec<String>,
+}
+
+impl CounterAnswer {
+    /// The time range of bin `k` of the answer (the level's last bin ends at `span_ns`).
+    pub fn bin_time(&self, k: usize, span_ns: u64) -> (u64, u64) {
+        let b = self.first_bin + k as u64;
+        let start = b * self.bin_ns;
+        let end = if b + 1 >= self.level_bins { span_ns.max(start) } else { start + self.bin_ns };
+        (start, end)
+    }
+
+    /// The bins of series `s`, if the answer holds them.
+    pub fn bins_of(&self, s: u32) -> Option<&SeriesBins> {
+        s.checked_sub(self.series.start).and_then(|k| self.bins.get(k as usize))
+    }
+
+    /// The whole-run figures of series `s`, if the answer holds them.
+    pub fn stats_of(&self, s: u32) -> Option<&SeriesStats> {
+        s.checked_sub(self.series.start).and_then(|k| self.stats.get(k as usize))
+    }
+}
+
+/// A [`CounterAnswer`] gathered tile by tile (the plan's counter summary tiles; level-0 counter tiles go to
+/// the [`ExactSlice`]).
+#[derive(Clone, Debug)]
+pub struct CounterGather {
+    answer: CounterAnswer,
+    top: u32,
+    b1: u64,
+}
+
+impl CounterGather {
+    pub fn new(m: &Manifest, plan: &Plan) -> Self {
+        let n = plan.series.len();
+        let top = m.levels.last().map_or(0, |l| l.level);
+        let mut answer =
+            CounterAnswer { series: plan.series.clone(), stats: vec![SeriesStats::default(); n], ..Default::default() };
+        let mut b1 = 0;
+        if let Resolution::Level(level) = plan.resolution {
+            if let Some(l) = m.levels.iter().find(|l| l.level == level) {
+                let (b0, end) = bin_range(l.bin_ns, l.bins, plan.t0_ns, plan.t1_ns);
+                let nb = (end - b0) as usize;
+                answer.level = level;
+                answer.bin_ns = l.bin_ns;
+                answer.level_bins = l.bins;
+                answer.first_bin = b0;
+                answer.bins = plan.series.clone().map(|s| SeriesBins::empty(s, None, nb)).collect();
+                b1 = end;
+            }
+        }
+        CounterGather { answer, top, b1 }
+    }
+
+    /// Copy in what manifest tile `i` (a counter summary tile) holds for the answer.
+    pub fn add(&mut self, m: &Manifest, i: usize, tile: &CounterBinsTile) {
+        let e = &m.tiles[i];
+        let a = &mut self.answer;
+        for src in tile.series.iter().filter(|s| a.series.contains(&s.series)) {
+            let k = (src.series - a.series.start) as usize;
+            if e.level == self.top {
+                let (samples, ext) = src.totals();
+                let (min, max) = ext.unwrap_or((0.0, 0.0));
+                a.stats[k] = SeriesStats { samples, min, max };
+            }
+            if e.level != a.level || a.bins.is_empty() {
+                continue;
+            }
+            let (b0, b1, first) = (a.first_bin, self.b1, tile.first_bin);
+            let dst = &mut a.bins[k];
+            if (first..first + src.count.len() as u64).contains(&b0) {
+                dst.before = match (b0 - first).checked_sub(1) {
+                    Some(j) => src.in_effect_after(j as usize),
+                    None => src.before,
+                };
+            }
+            for j in 0..src.count.len() {
+                let b = first + j as u64;
+                if b < b0 || b >= b1 {
+                    continue;
+                }
+                let o = (b - b0) as usize;
+                dst.count[o] = src.count[j];
+                dst.min[o] = src.min[j];
+                dst.max[o] = src.max[j];
+                dst.last[o] = src.last[j];
+            }
+        }
+    }
+
+    /// A tile of the plan that is not at hand.
+    pub fn missing(&mut self, path: String) {
+        self.answer.missing.push(path);
+    }
+
+    pub fn finish(self) -> CounterAnswer {
+        self.answer
+    }
 }
 
 /// The level-0 events tiles of `blocks` over [t0, t1]: the windows it overlaps, no earlier (what started
@@ -148,7 +323,15 @@ pub fn exact_plan(m: &Manifest, index: &TileIndex, t0: u64, t1: u64, locations: 
     let blocks =
         if locations.is_empty() { 0..0 } else { tl.block_of(locations.start)..tl.block_of(locations.end - 1) + 1 };
     let tiles = exact_tiles(m, index, t0, t1, blocks);
-    Plan { resolution: Resolution::Exact, t0_ns: t0, t1_ns: t1, locations, tiles }
+    Plan {
+        resolution: Resolution::Exact,
+        t0_ns: t0,
+        t1_ns: t1,
+        locations,
+        tiles,
+        series: 0..0,
+        counter_tiles: Vec::new(),
+    }
 }
 
 /// The most intervals a level-0 view gathers, about (33 MB in the worker: the gathered lists, 24 bytes an
@@ -372,6 +555,10 @@ pub struct ExactSlice {
     messages: Vec<(u64, MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId)>,
     #[allow(clippy::type_complexity)]
     collectives: Vec<(u64, u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64)>,
+    /// The counter series asked, their samples in the window, and per series the last one before it.
+    series: Range<u32>,
+    samples: Vec<SampleRow>,
+    before: Vec<Option<SampleRow>>,
 }
 
 impl ExactSlice {
@@ -381,7 +568,28 @@ impl ExactSlice {
             t1: plan.t1_ns,
             locs: plan.locations.clone(),
             per_loc: vec![Vec::new(); plan.locations.len()],
+            series: plan.series.clone(),
+            before: vec![None; plan.series.len()],
             ..Default::default()
+        }
+    }
+
+    /// Copy out what a level-0 counter tile holds for the window and series: the samples in it, and the
+    /// last one before it of each series (from the tile's own samples, or carried open into its window).
+    pub fn add_counters(&mut self, tile: &CounterTile) {
+        let (t0, t1) = (self.t0, self.t1);
+        for (&s, open) in tile.samples.iter().map(|s| (s, false)).chain(tile.open.iter().map(|s| (s, true))) {
+            if !self.series.contains(&s.1) {
+                continue;
+            }
+            if s.2 < t0 {
+                let b = &mut self.before[(s.1 - self.series.start) as usize];
+                if b.is_none_or(|b| (b.2, b.0) < (s.2, s.0)) {
+                    *b = Some(s);
+                }
+            } else if !open && s.2 <= t1 {
+                self.samples.push(s);
+            }
         }
     }
 
@@ -506,6 +714,15 @@ impl ExactSlice {
             x.size_bytes.push(size);
             x.tag.push(tag);
             x.name.push(name);
+        }
+        // Counter samples in the model's order (series, then time), each series' last before the window first.
+        let mut samples = self.samples;
+        samples.extend(self.before.into_iter().flatten());
+        samples.sort_by_key(|s| (s.1, s.2, s.0));
+        for (_, series, time, value) in samples {
+            t.counters.sample_series.push(series);
+            t.counters.sample_time_ns.push(time);
+            t.counters.sample_value.push(value);
         }
         collectives.sort_by_key(|x| x.0);
         for (_, op, l, r, comm, root, a, z, sent, recv) in collectives {
@@ -724,6 +941,8 @@ pub enum Decoded {
     Events(EventsTile),
     Summary(Vec<Bins>),
     Particles(ParticleTile),
+    Counters(CounterTile),
+    CounterBins(CounterBinsTile),
 }
 
 impl Decoded {
@@ -746,6 +965,11 @@ impl Decoded {
                     + size_of_val(t)
             }
             Decoded::Particles(p) => cap(&p.events) + cap(&p.open) + size_of_val(p),
+            Decoded::Counters(c) => cap(&c.samples) + cap(&c.open) + size_of_val(c),
+            Decoded::CounterBins(c) => {
+                cap(&c.series)
+                    + c.series.iter().map(|s| cap(&s.count) + cap(&s.min) + cap(&s.max) + cap(&s.last)).sum::<usize>()
+            }
             Decoded::Summary(rows) => {
                 cap(rows)
                     + rows
@@ -781,6 +1005,11 @@ impl Decoded {
                 p.events.shrink_to_fit();
                 p.open.shrink_to_fit();
             }
+            Decoded::Counters(c) => {
+                c.samples.shrink_to_fit();
+                c.open.shrink_to_fit();
+            }
+            Decoded::CounterBins(c) => c.series.shrink_to_fit(),
         }
     }
 }

@@ -7,6 +7,9 @@
 //! Every error names the store file. Plain Rust, no files: the page will decode the same tiles.
 
 use super::columns::{content_hash, unframe, ColumnError, ColumnReader};
+use super::counters::{
+    decode_counter_summary, decode_counter_tile, series_block_range, tile_bins, CounterBinsTile, CounterTile,
+};
 use super::manifest::{Manifest, TileEntry, TileKind, MANIFEST};
 use super::pyramid::{Bins, COLUMNS, FULL_COVER, MAX_SUMMARY_LANES};
 use super::{StoreError, TileSource};
@@ -255,6 +258,53 @@ impl<S: TileSource> Store<S> {
             .map_err(|c| corrupt(&e.path, c))
     }
 
+    /// A level-0 counter tile: its series block's samples in its window, and (format 4) the value in effect
+    /// at the window's start of each series sampled before it.
+    pub fn counter_tile(&self, e: &TileEntry) -> Result<CounterTile, StoreError> {
+        let payload = self.payload(e)?;
+        let m = &self.manifest;
+        let ns = m.counter_series.name.len() as u32;
+        let v4 = m.version >= 4;
+        let series = if v4 { series_block_range(&m.tiling, e.block, ns) } else { 0..ns };
+        if series.is_empty() {
+            return Err(StoreError::Mismatch {
+                file: e.path.clone(),
+                detail: format!("series block {} is empty", e.block),
+            });
+        }
+        let tile = decode_counter_tile(&payload, series, m.tiling.window_span(e.window), v4)
+            .map_err(|c| corrupt(&e.path, c))?;
+        if tile.samples.len() as u64 != e.records {
+            return Err(StoreError::Mismatch {
+                file: e.path.clone(),
+                detail: format!("{} counter samples, the manifest says {}", tile.samples.len(), e.records),
+            });
+        }
+        Ok(tile)
+    }
+
+    /// A counter summary tile (format 4): per series of its block, its bins of the tile's level.
+    pub fn counter_summary_tile(&self, e: &TileEntry) -> Result<CounterBinsTile, StoreError> {
+        let payload = self.payload(e)?;
+        let m = &self.manifest;
+        let mismatch = |detail: String| StoreError::Mismatch { file: e.path.clone(), detail };
+        let series = series_block_range(&m.tiling, e.block, m.counter_series.name.len() as u32);
+        let level =
+            m.levels.iter().find(|l| l.level == e.level).ok_or_else(|| mismatch(format!("no level {}", e.level)))?;
+        if e.window >= level.tiles || series.is_empty() {
+            return Err(mismatch(format!("no tile {} of series block {} at level {}", e.window, e.block, e.level)));
+        }
+        let per = m.tiling.bins_per_tile as u64;
+        let nbins = tile_bins(level, per, e.window);
+        let tile =
+            decode_counter_summary(&payload, series, e.window as u64 * per, nbins).map_err(|c| corrupt(&e.path, c))?;
+        let full = tile.series.iter().map(|s| s.count.iter().filter(|&&n| n > 0).count() as u64).sum::<u64>();
+        if full != e.records {
+            return Err(mismatch(format!("{full} bins with samples, the manifest says {}", e.records)));
+        }
+        Ok(tile)
+    }
+
     /// The whole trace, decoded from every level-0 and counter tile: equal to the trace the store was built
     /// from, record for record and in the same order. Each record is taken from its start window's tile; the
     /// copies later tiles carry open are not read.
@@ -361,11 +411,8 @@ impl<S: TileSource> Store<S> {
             x.bytes_received.push(recv);
         }
         let mut samples: Slots<(u32, u64, f64)> = Slots::new(c.counter_samples, bytes, "counter samples")?;
-        let nseries = m.counter_series.name.len() as u64;
         for e in m.tiles.iter().filter(|e| e.kind == TileKind::Counters) {
-            let payload = self.payload(e)?;
-            let rows = decode_counters(&payload, nseries).map_err(|x| corrupt(&e.path, x))?;
-            for (k, s, time, v) in rows {
+            for (k, s, time, v) in self.counter_tile(e)?.samples {
                 samples.put(k, (s, time, v)).map_err(|d| mismatch(&e.path, d))?;
             }
         }
@@ -686,17 +733,4 @@ fn decode_summary(
         return r.error("bytes after the last column");
     }
     Ok(out)
-}
-
-fn decode_counters(payload: &[u8], nseries: u64) -> Result<Vec<(u64, u32, u64, f64)>, ColumnError> {
-    let mut r = ColumnReader::new(payload);
-    let n = r.count(4)?;
-    let idx = undelta(&mut r, n)?;
-    let series = col_below(&mut r, n, nseries, "counter series")?;
-    let time = undelta(&mut r, n)?;
-    let value = col(&mut r, n)?;
-    if !r.at_end() {
-        return r.error("bytes after the last column");
-    }
-    Ok((0..n).map(|i| (idx[i], series[i] as u32, time[i], f64::from_bits(value[i]))).collect())
 }

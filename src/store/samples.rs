@@ -14,8 +14,8 @@
 //!
 //! Plain Rust, no files (the spill is the caller's).
 
-use super::build::counter_tile;
-use super::manifest::{TileEntry, Tiling};
+use super::counters::{series_block_range, series_blocks, CounterPyramid, Level1Bin, SampleRow, WindowCutter};
+use super::manifest::{Level, TileEntry, Tiling};
 use super::runs::{u32_at, u64_at, Keys, Record, Runs, PAGE_BYTES};
 use super::stream::{IndexError, Spill};
 use crate::model::SampleSink;
@@ -148,16 +148,21 @@ impl CounterSamples {
         Ok(())
     }
 
-    /// The counter tiles, to `put` window by window (the whole build's `build::counter_tiles`), of the
-    /// samples spilled (every one: [`spill`](Self::spill) with `all` first); `origin` is the trace's (source
-    /// clock), times in the tiles are from it. A window's samples are held while its tile is made, about
-    /// [`WINDOW_BYTES_PER_SAMPLE`] each, beside a page of each run and two counts per series: a window over
-    /// what `left` bytes leave is refused, with the `--memory` that would hold it (`memory` is the index's).
+    /// The counter tiles (the whole build's `counters::counter_tiles`), to `put`, of the samples spilled
+    /// (every one: [`spill`](Self::spill) with `all` first); `origin` is the trace's (source clock), times in
+    /// the tiles are from it. The level-0 tiles are cut window by window, each block's level-1 bins going to
+    /// the spill under keys from `free_key` on (one per series block); then each block's pyramid is folded
+    /// from them. A window's samples are held while its tiles are made, about [`WINDOW_BYTES_PER_SAMPLE`]
+    /// each, beside a page of each run and a few counts per series: a window over what `left` bytes leave is
+    /// refused, with the `--memory` that would hold it (`memory` is the index's).
+    #[allow(clippy::too_many_arguments)]
     pub fn tiles(
         &self,
-        spill: &dyn Spill,
+        spill: &mut dyn Spill,
+        free_key: usize,
         origin: i64,
         t: &Tiling,
+        levels: &[Level],
         (left, memory): (u64, u64),
         put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), IndexError>,
     ) -> Result<(), IndexError> {
@@ -168,16 +173,23 @@ impl CounterSamples {
             }
             p.per_series.clone()
         };
+        let nseries = per_series.len() as u32;
+        if levels.is_empty() || per_series.iter().all(|&n| n == 0) {
+            return Ok(());
+        }
         // Each series' first index among all samples (the model's order: series, then time), and how many
         // of its samples earlier windows took.
         let offset: Vec<u64> = per_series.iter().scan(0u64, |at, &n| Some(std::mem::replace(at, *at + n))).collect();
         let mut seen = vec![0u64; offset.len()];
         let rel = |x: i64| x.saturating_sub(origin).max(0) as u64;
-        let merging = self.runs.count() as u64 * self.runs.page() as u64 + offset.len() as u64 * 24;
+        let merging = self.runs.count() as u64 * self.runs.page() as u64 + offset.len() as u64 * 64;
         let limit = left.saturating_sub(merging);
         let most = (limit / WINDOW_BYTES_PER_SAMPLE).max(1) as usize;
-        let (mut at_series, mut by_series) = (Vec::new(), Vec::new());
-        let mut cut = |w: u32, window: &mut Vec<Sample>| -> Result<(), IndexError> {
+        let mut at_series = Vec::new();
+        let mut rows: Vec<SampleRow> = Vec::new();
+        let mut cutter = WindowCutter::new(*t, levels[0], nseries);
+        let spill_bins = |e: String| IndexError::Io(format!("spilling the counter bins: {e}"));
+        let mut cut = |w: u32, window: &mut Vec<Sample>, spill: &mut dyn Spill| -> Result<(), IndexError> {
             // Put in series order by counting (within a series the samples stay in (time, order recorded)),
             // each taking its index among all samples in place of its order recorded.
             at_series.clear();
@@ -188,44 +200,45 @@ impl CounterSamples {
             for k in 1..at_series.len() {
                 at_series[k] += at_series[k - 1];
             }
-            by_series.clear();
-            by_series.resize(window.len(), Sample { time_ns: 0, seq: 0, series: 0, value: 0 });
+            rows.clear();
+            rows.resize(window.len(), (0, 0, 0, 0.0));
             for s in window.iter() {
                 let k = s.series as usize;
-                by_series[at_series[k]] = Sample { seq: offset[k] + seen[k], ..*s };
+                rows[at_series[k]] = (offset[k] + seen[k], s.series, rel(s.time_ns), f64::from_bits(s.value));
                 at_series[k] += 1;
                 seen[k] += 1;
             }
-            let (e, bytes) =
-                counter_tile(w, by_series.iter().map(|s| (s.seq, s.series, rel(s.time_ns), f64::from_bits(s.value))));
             window.clear();
-            put(e, bytes)
+            let mut record = Vec::new();
+            cutter.window(w, &rows, put, &mut |b, bins| {
+                record.clear();
+                bins.iter().for_each(|x| x.put(w, &mut record));
+                spill.put(free_key + b as usize, &record).map_err(spill_bins)
+            })
         };
         let mut merge = self.runs.merge::<Sample>();
-        let (mut window, mut w, mut over) = (Vec::new(), 0, 0u64);
+        let (mut window, mut w, mut over) = (Vec::new(), 0u32, 0u64);
         let read = |e: String| IndexError::Io(format!("reading the counter samples back: {e}"));
         let refuse = |w: u32, n: u64| {
             let need = memory - limit.min(memory) + n * WINDOW_BYTES_PER_SAMPLE;
             IndexError::Memory(format!(
-                "time window {w} holds {n} counter samples (the store keeps one counter tile per time window \
-                 over every series), about {} MB while its tile is made: over --memory {} MB; use --memory {}M \
-                 or more",
+                "time window {w} holds {n} counter samples, about {} MB while its tiles are made: over --memory \
+                 {} MB; use --memory {}M or more",
                 (n * WINDOW_BYTES_PER_SAMPLE) >> 20,
                 memory >> 20,
                 (need >> 20) + 1
             ))
         };
-        while let Some(s) = merge.next(spill).map_err(read)? {
+        while let Some(s) = merge.next(&*spill).map_err(read)? {
             let at = t.window_of(rel(s.time_ns));
-            if at != w {
+            // Every window in order: those without samples carry the values in effect.
+            while at != w {
                 if over > 0 {
                     return Err(refuse(w, over));
                 }
-                if !window.is_empty() {
-                    cut(w, &mut window)?;
-                }
+                cut(w, &mut window, spill)?;
+                w += 1;
             }
-            w = at;
             // Past the limit, the window's samples are only counted (to name the memory that holds them).
             if over > 0 || window.len() >= most {
                 over = over.max(window.len() as u64) + 1;
@@ -237,13 +250,51 @@ impl CounterSamples {
         if over > 0 {
             return Err(refuse(w, over));
         }
-        if !window.is_empty() {
-            cut(w, &mut window)?;
+        while w < t.windows {
+            cut(w, &mut window, spill)?;
+            w += 1;
+        }
+        // Each block's pyramid, from its level-1 bins read back a piece at a time.
+        let per = t.bins_per_tile as u64;
+        let piece = (PAGE_BYTES / Level1Bin::BYTES).max(1) * Level1Bin::BYTES;
+        let mut out = Vec::new();
+        for b in 0..series_blocks(t, nseries) {
+            let mut pyramid = CounterPyramid::new(levels, per, b, series_block_range(t, b, nseries));
+            let (mut read_at, mut buf, mut next) = (0u64, Vec::<u8>::new(), 0usize);
+            let mut bins = Vec::new();
+            for w in 0..t.windows {
+                bins.clear();
+                loop {
+                    if next + Level1Bin::BYTES > buf.len() {
+                        buf = spill.get_from(free_key + b as usize, read_at, piece).map_err(read)?;
+                        read_at += buf.len() as u64;
+                        next = 0;
+                        if buf.len() < Level1Bin::BYTES {
+                            break;
+                        }
+                    }
+                    let (bw, bin) = Level1Bin::get(&buf[next..next + Level1Bin::BYTES]);
+                    if bw != w {
+                        break;
+                    }
+                    bins.push(bin);
+                    next += Level1Bin::BYTES;
+                }
+                pyramid.window(w, &bins, &mut out);
+                for (e, bytes) in out.drain(..) {
+                    put(e, bytes)?;
+                }
+            }
+            pyramid.finish(&mut out);
+            for (e, bytes) in out.drain(..) {
+                put(e, bytes)?;
+            }
         }
         Ok(())
     }
 }
 
-/// Bytes a window's sample takes while its tile is made: the sample, its copy in series order, its encoded
-/// columns and their compressed copy.
-pub const WINDOW_BYTES_PER_SAMPLE: u64 = 2 * std::mem::size_of::<Sample>() as u64 + 32;
+/// Bytes a window's sample takes while its tiles are made: the sample, its row in series order, its encoded
+/// columns and their compressed copy, and its level-1 bin at most.
+pub const WINDOW_BYTES_PER_SAMPLE: u64 =
+    std::mem::size_of::<Sample>() as u64 + std::mem::size_of::<SampleRow>() as u64 + 32 + Level1Bin::BYTES as u64;

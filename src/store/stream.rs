@@ -1748,7 +1748,8 @@ fn tile(
     fn panicked<T>(_: std::sync::PoisonError<T>) -> IndexError {
         IndexError::Io("a block task panicked".into())
     }
-    let spill: &mut dyn Spill = if let Some(x) = exchanged {
+    // (And the first spill key free after them.)
+    let (spill, free_key): (&mut dyn Spill, usize) = if let Some(x) = exchanged {
         // Each shard writes the particle tiles of its own range of windows, from every shard's intervals there.
         let (runs, mut keys) = particle_runs.into_inner().map_err(panicked)?;
         let spill = spill_lock.into_inner().map_err(panicked)?;
@@ -1757,7 +1758,7 @@ fn tile(
             stats = extents.stats(&skel);
         }
         runs_bytes += runs.bytes + bytes;
-        spill
+        (spill, keys.0)
     } else if with_particles {
         // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them,
         // unless the other shards sent theirs). One over a task's share (or every one, when ranges are asked
@@ -1783,15 +1784,16 @@ fn tile(
         }
         // Every block's run merged: the particle tiles window by window, as `build::particle_tiles` cuts
         // them from all of them sorted.
-        let (runs, _) = particle_runs.into_inner().map_err(panicked)?;
+        let (runs, keys) = particle_runs.into_inner().map_err(panicked)?;
         let spill = spill_lock.into_inner().map_err(panicked)?;
         let mut extents = ParticleExtents::default();
         cut_particles(&runs, &*spill, ParticleTiler::new(t), Some(&mut extents), &mut put)?;
         stats = extents.stats(&skel);
         runs_bytes += runs.bytes;
-        spill
+        (spill, keys.0)
     } else {
-        spill_lock.into_inner().map_err(panicked)?
+        let (_, keys) = particle_runs.into_inner().map_err(panicked)?;
+        (spill_lock.into_inner().map_err(panicked)?, keys.0)
     };
     if with_counters {
         match &samples {
@@ -1800,7 +1802,7 @@ fn tile(
                 // A window's samples within what the skeleton and the spill leave (`tiles` takes the merge's
                 // pages off).
                 let left = o.memory.saturating_sub(skel_bytes(&skel) + spill.held());
-                s.tiles(&*spill, skel.origin_ns, &t, (left, o.memory), &mut put)?
+                s.tiles(spill, free_key, skel.origin_ns, &t, &plan.levels, (left, o.memory), &mut put)?
             }
             None => {
                 for (e, bytes) in counter_tiles(&skel, &t) {

@@ -47,6 +47,11 @@ impl CounterTracks {
         }
     }
 
+    /// Scale series by the given whole-run extremes (`(series, min, max)`; a store's).
+    pub fn set_extremes(&mut self, extremes: &[(u32, f64, f64)]) {
+        self.index.set_extremes(extremes);
+    }
+
     pub fn layout(&self) -> &CounterLayout {
         &self.layout
     }

@@ -18,15 +18,17 @@
 use super::options::{TimelineOptions, ViewOptions};
 use super::timeline::{location_list, rows_for, rows_state, Rows, TimelinePane};
 use super::{num, Hover, Pane};
+use crate::layouts::counters::{CounterIndex, CounterLayout, TRACK_PX};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::{codec, Trace};
+use crate::scene::counters::{format_exact, format_value, CounterScene};
 use crate::scene::particles::with_alpha;
 use crate::scene::timeline::{
     format_duration, format_time, nice_step_ns, region_colors, OverviewBuild, TimelineScene, TimelineView, AXIS_PX,
 };
 use crate::scene::{palette, rgba, Label, LineInstance, RectInstance, Rgba, Scene};
 use crate::store::pyramid;
-use crate::store::query::{SummaryGrid, Viewport};
+use crate::store::query::{CounterAnswer, SummaryGrid, Viewport};
 use serde_json::json;
 use std::ops::Range;
 use std::rc::Rc;
@@ -102,6 +104,14 @@ pub struct StorePane {
     /// The rows shown (filter, hidden, folded, compact: the rows panel's and the timeline's options), in
     /// the summary rows and in every exact slice alike.
     opts: TimelineOptions,
+    /// The counter tracks below the rows (every series, a location filter hiding its process's), scaled
+    /// by each series' whole-run extremes as answers bring them, and what the worker last answered for the
+    /// tracks on screen (zoomed out, their bins; an exact slice carries its samples).
+    counter_layout: CounterLayout,
+    counter_index: CounterIndex,
+    counters: Option<CounterAnswer>,
+    /// Series whose tracks the Counters menu hid (in the exact slice's pane too).
+    counter_hidden: Vec<bool>,
 }
 
 impl StorePane {
@@ -111,7 +121,8 @@ impl StorePane {
         let layout = rows_of(&skeleton, &lanes);
         let colors = region_colors(&skeleton);
         let view = TimelineView::fit(&skeleton, width, height);
-        StorePane {
+        let counter_index = CounterIndex::new(&skeleton);
+        let mut pane = StorePane {
             skeleton,
             lanes,
             layout,
@@ -124,7 +135,91 @@ impl StorePane {
             hovered: None,
             building: None,
             opts: TimelineOptions::default(),
+            counter_layout: CounterLayout::default(),
+            counter_hidden: vec![false; counter_index.series.len()],
+            counter_index,
+            counters: None,
+        };
+        pane.place_counters();
+        pane
+    }
+
+    /// Place the counter tracks below the rows, the layout's height growing by theirs (as a trace's timeline
+    /// places them: the exact slice's pane puts its own in the same places).
+    fn place_counters(&mut self) {
+        let hidden = &self.counter_hidden;
+        self.counter_layout = CounterLayout::new(&self.skeleton, &self.layout, |s| !hidden[s as usize]);
+        self.layout.height = self.counter_layout.top + self.counter_layout.height;
+    }
+
+    /// Show or hide counter series `series`' track (the Counters menu); false for a series the store lacks.
+    pub fn set_counter_shown(&mut self, series: u32, shown: bool) -> bool {
+        let Some(h) = self.counter_hidden.get_mut(series as usize) else { return false };
+        *h = !shown;
+        if let Data::Exact { pane, .. } = &mut self.data {
+            pane.set_counter_shown(series, shown);
         }
+        self.place_counters();
+        self.view.scroll_by(0.0, &self.layout);
+        self.sync();
+        true
+    }
+
+    /// The counter series (shown or not, with the whole-run figures answered so far) and the shown tracks'
+    /// places, as a trace's timeline lists them (`TimelinePane::counter_tracks`).
+    pub fn counter_tracks(&self) -> serde_json::Value {
+        let c = &self.skeleton.counters;
+        let series: Vec<_> = (0..c.series_name.len())
+            .map(|k| {
+                let st = self.counters.as_ref().and_then(|a| a.stats_of(k as u32));
+                let ix = &self.counter_index.series[k];
+                json!({
+                    "series": k, "name": self.skeleton.str(c.series_name[k]),
+                    "process": self.skeleton.process_name(c.series_process[k]), "shown": !self.counter_hidden[k],
+                    "samples": st.map(|x| x.samples), "min": ix.min, "max": ix.max,
+                })
+            })
+            .collect();
+        let v = &self.view;
+        let tracks: Vec<_> =
+            self.counter_layout.tracks.iter().map(|t| json!({"series": t.series, "y": v.y_of(t.y)})).collect();
+        let binned =
+            self.counters.as_ref().map(|a| json!({"level": a.level, "series": [a.series.start, a.series.end]}));
+        json!({"series": series, "tracks": tracks, "track_px": TRACK_PX,
+            "top": v.y_of(self.counter_layout.top), "answer": binned})
+    }
+
+    /// The counter series of the tracks on screen (by index range).
+    fn visible_series(&self) -> Range<u32> {
+        let (y0, y1) = (self.view.scroll_y, self.view.scroll_y + self.view.height - AXIS_PX);
+        let on = self.counter_layout.tracks.iter().filter(|t| t.y + TRACK_PX > y0 && t.y < y1).map(|t| t.series);
+        let (lo, hi) = on.fold((u32::MAX, 0), |(lo, hi), s| (lo.min(s), hi.max(s + 1)));
+        if lo == u32::MAX {
+            0..0
+        } else {
+            lo..hi
+        }
+    }
+
+    /// Whole-run extremes known so far, `(series, min, max)`.
+    fn counter_extremes(&self) -> Vec<(u32, f64, f64)> {
+        let ix = &self.counter_index.series;
+        (0..ix.len() as u32).map(|s| (s, ix[s as usize].min, ix[s as usize].max)).collect()
+    }
+
+    /// The worker's counter answer for the viewport asked (with its grid or exact answer): the tracks'
+    /// whole-run extremes, and zoomed out the bins they are drawn from.
+    pub fn show_counters(&mut self, a: CounterAnswer) {
+        let known: Vec<(u32, f64, f64)> = a
+            .series
+            .clone()
+            .filter_map(|s| a.stats_of(s).filter(|x| x.samples > 0).map(|x| (s, x.min, x.max)))
+            .collect();
+        self.counter_index.set_extremes(&known);
+        if let Data::Exact { pane, .. } = &mut self.data {
+            pane.set_counter_extremes(&known);
+        }
+        self.counters = Some(a);
     }
 
     /// Show the rows `o` says (filter, hidden, folded, compact) in the summary rows and the exact slice
@@ -135,6 +230,7 @@ impl StorePane {
             pane.set_row_options(o.clone())?;
         }
         self.layout = layout;
+        self.place_counters();
         self.opts = o;
         self.place_rows();
         self.view.scroll_by(-self.view.scroll_y, &self.layout);
@@ -154,6 +250,7 @@ impl StorePane {
         if metrics != self.layout.metrics {
             self.layout.set_metrics(metrics);
         }
+        self.place_counters();
         self.view.scroll_by(0.0, &self.layout);
     }
 
@@ -218,6 +315,7 @@ impl StorePane {
             t1_ns: self.view.t1_ns,
             locations: self.visible_locations(),
             width_px: self.view.track_width(),
+            series: self.visible_series(),
         };
         if self.asked.as_ref() == Some(&vp) {
             return None;
@@ -249,6 +347,12 @@ impl StorePane {
 
     fn show_pane(&mut self, mut pane: Box<TimelinePane>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
         pane.laid_out_for(self.opts.clone(), self.lanes.clone());
+        pane.set_counter_extremes(&self.counter_extremes());
+        for (s, &hidden) in self.counter_hidden.iter().enumerate() {
+            if hidden {
+                pane.set_counter_shown(s as u32, false);
+            }
+        }
         self.data = Data::Exact { pane, t0, t1, locations };
         self.errors = errors;
         self.hovered = None;
@@ -545,6 +649,7 @@ impl StorePane {
         if let Some(l) = line {
             flush(&mut sc, l, &mut cells);
         }
+        self.draw_counters(&mut sc);
         self.axis(&mut sc);
         if sc.marks() == 0 {
             let (x, w, h) = (v.track_x0(), (v.width - v.track_x0()).max(1.0), (v.height - AXIS_PX).max(1.0));
@@ -552,6 +657,76 @@ impl StorePane {
             sc.add_notice(x, AXIS_PX, w, h, &[why, "Zoom, pan or press F to fit."]);
         }
         sc
+    }
+
+    /// The counter tracks zoomed out: each track's bins of the last counter answer.
+    fn draw_counters(&self, sc: &mut Scene) {
+        let cs = CounterScene { trace: &self.skeleton, index: &self.counter_index, layout: &self.counter_layout };
+        let span = self.skeleton.span_ns;
+        cs.draw_with(sc, &self.view, |sc, series, top| {
+            let Some(a) = &self.counters else { return };
+            if let Some(bins) = a.bins_of(series) {
+                cs.draw_bins(sc, &self.view, series, top, bins, |k| a.bin_time(k, span), span);
+            }
+        });
+    }
+
+    /// The hover of a counter track zoomed out: the bins in the pixel column under the pointer.
+    fn counter_hover(&self, x: f32, y: f32) -> Option<Hover> {
+        let a = self.counters.as_ref()?;
+        if x < self.view.track_x0() || y < AXIS_PX {
+            return None;
+        }
+        let k = self.counter_layout.track_at(y - AXIS_PX + self.view.scroll_y)?;
+        let series = self.counter_layout.tracks[k].series;
+        let bins = a.bins_of(series)?;
+        let span = self.skeleton.span_ns;
+        let col = (x - self.view.track_x0()).floor();
+        let (c0, c1) = (self.view.t_of(self.view.track_x0() + col), self.view.t_of(self.view.track_x0() + col + 1.0));
+        let t = self.view.t_of(x);
+        if t > span as f64 {
+            return None;
+        }
+        // The bins starting in the pixel column; the value in effect at the pointer is the last bin's
+        // last value at or before it.
+        let in_col: Vec<usize> = (0..bins.count.len())
+            .filter(|&k| {
+                let a0 = a.bin_time(k, span).0 as f64;
+                a0 >= c0 && a0 < c1
+            })
+            .collect();
+        let upto = (0..bins.count.len()).take_while(|&k| a.bin_time(k, span).0 as f64 <= t).last();
+        let value = match upto {
+            Some(k) => bins.in_effect_after(k),
+            None => bins.before,
+        };
+        let count: u64 = in_col.iter().map(|&k| bins.count[k]).sum();
+        let full = in_col.iter().filter(|&&k| bins.count[k] > 0);
+        let (lo, hi) =
+            full.fold((f64::INFINITY, f64::NEG_INFINITY), |m, &k| (m.0.min(bins.min[k]), m.1.max(bins.max[k])));
+        let sk = &self.skeleton;
+        let c = &sk.counters;
+        let s = series as usize;
+        let precision = self.view.ns_per_px();
+        let mut lines = vec![sk.process_name(c.series_process[s]).to_string()];
+        match value {
+            Some(v) => lines.push(format!("{}   in effect at {}", format_exact(v), format_time(t, precision))),
+            None => lines.push(format!("no sample by {}", format_time(t, precision))),
+        }
+        if count > 0 {
+            let range =
+                if lo <= hi { format!(": min {}, max {}", format_value(lo), format_value(hi)) } else { String::new() };
+            lines.push(format!("{count} samples in this pixel{range}"));
+        }
+        lines.push(format!("(level {} bins of {})", a.level, format_duration(a.bin_ns)));
+        Some(Hover {
+            title: sk.str(c.series_name[s]).to_string(),
+            lines,
+            detail: json!({
+                "counter": series, "level": a.level, "value": value, "column_samples": count,
+                "column_min": (lo <= hi).then_some(lo), "column_max": (lo <= hi).then_some(hi),
+            }),
+        })
     }
 
     fn axis(&self, sc: &mut Scene) {
@@ -682,7 +857,7 @@ impl Pane for StorePane {
             return pane.hover(x, y);
         }
         self.hovered = None;
-        self.grid_hover(x, y)
+        self.grid_hover(x, y).or_else(|| self.counter_hover(x, y))
     }
     fn clear_hover(&mut self) {
         self.hovered = None;
@@ -726,6 +901,11 @@ impl Pane for StorePane {
                 "locations": [g.first_location, g.first_location + g.rows.len() as u32] }),
             Data::None => serde_json::Value::Null,
         };
+        if self.exact().is_none() {
+            if let Some(o) = s.as_object_mut() {
+                o.insert("counters".into(), self.counter_tracks());
+            }
+        }
         if let Some(o) = s.as_object_mut() {
             o.insert(
                 "store".into(),

@@ -87,6 +87,7 @@ impl StoreMomentsPane {
             t1_ns: t1.ceil() + 1.0,
             locations: 0..self.skeleton.locations.len() as u32,
             width_px: (self.width / 2.0).max(1.0),
+            series: 0..0,
         };
         let ask = (vp, self.definition());
         if self.asked.as_ref() == Some(&ask) {

@@ -428,6 +428,12 @@ impl TimelinePane {
         json!({"time_ns": &c.sample_time_ns[r.clone()], "value": &c.sample_value[r]})
     }
 
+    /// Scale counter series by whole-run extremes (`(series, min, max)`: a store's slice holds a window's
+    /// samples only).
+    pub fn set_counter_extremes(&mut self, extremes: &[(u32, f64, f64)]) {
+        self.counters.set_extremes(extremes);
+    }
+
     /// Show or hide counter series `series`' track; false for a series the trace lacks.
     pub fn set_counter_shown(&mut self, series: u32, shown: bool) -> bool {
         let known = self.counters.set_shown(series, shown);

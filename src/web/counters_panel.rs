@@ -11,7 +11,11 @@ impl Viewer {
     /// `{series: [{series, name, process, shown, samples, min, max}], tracks: [{series, y}], track_px, top}`
     /// of the timeline shown (y in CSS pixels of the canvas), or null when no timeline is shown.
     pub fn timeline_counters(&mut self) -> JsValue {
-        self.timeline_pane().map_or(JsValue::NULL, |p| to_js(&p.counter_tracks()))
+        if let Some(p) = self.timeline_pane() {
+            return to_js(&p.counter_tracks());
+        }
+        // A store's: its series from the definitions, shown or not, whether zoomed out or in.
+        self.view_set().store_pane().map_or(JsValue::NULL, |p| to_js(&p.counter_tracks()))
     }
 
     /// Up to `count` samples of counter series `series` from its `from`-th on, `{time_ns, value}` (the
@@ -23,6 +27,9 @@ impl Viewer {
     /// Show or hide counter series `series`' track; false when no timeline is shown or the trace has no
     /// such series.
     pub fn timeline_set_counter_shown(&mut self, series: u32, shown: bool) -> bool {
-        self.timeline_pane().is_some_and(|p| p.set_counter_shown(series, shown))
+        if let Some(p) = self.timeline_pane() {
+            return p.set_counter_shown(series, shown);
+        }
+        self.view_set().store_pane().is_some_and(|p| p.set_counter_shown(series, shown))
     }
 }

@@ -18,8 +18,8 @@ use crate::analyses::particles::{EventSlicer, ParticleEvents};
 use crate::model::{codec, Trace};
 use crate::store::query::grid_busy;
 use crate::store::query::{
-    particle_plan, particle_slicer, particle_tile, particle_window_starts, plan, Decoded, ExactSlice, GridBuilder,
-    ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
+    particle_plan, particle_slicer, particle_tile, particle_window_starts, plan, CounterGather, Decoded, ExactSlice,
+    GridBuilder, ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
 };
 use crate::store::{Store, TileKind, TileSource};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -55,11 +55,17 @@ enum Pending {
 }
 
 impl Pending {
-    fn feed(&mut self, store: &Store<Handed>, i: usize, tile: &Decoded) {
+    fn feed(&mut self, counters: &mut Option<CounterGather>, store: &Store<Handed>, i: usize, tile: &Decoded) {
         match (self, tile) {
             (Pending::Grid(g), Decoded::Summary(bins)) => g.add(&store.manifest, i, bins),
             (Pending::Exact(x), Decoded::Events(t)) => x.add(t),
+            (Pending::Exact(x), Decoded::Counters(c)) => x.add_counters(c),
             (Pending::Particles(g), Decoded::Particles(e)) => g.add(e),
+            (_, Decoded::CounterBins(b)) => {
+                if let Some(c) = counters {
+                    c.add(&store.manifest, i, b);
+                }
+            }
             _ => {}
         }
     }
@@ -77,6 +83,8 @@ pub struct StoreSession {
     /// The answer for the viewport planned last, gathered tile by tile as tiles come (from the cache when
     /// planned, then each fetched one as it is decoded), so the view's tiles need not all be held at once.
     pending: Pending,
+    /// What the counter tracks on screen are drawn from, gathered beside `pending` (a timeline's viewport).
+    counters: Option<CounterGather>,
     /// Tiles of the plan gathered into `pending` (each once).
     fed: FxHashSet<usize>,
     /// The busy definition the moments view asked with the viewport planned last (None: the timeline's).
@@ -117,6 +125,7 @@ impl StoreSession {
             skeleton,
             plan: None,
             pending: Pending::None,
+            counters: None,
             fed: FxHashSet::default(),
             busy: None,
             whole: [None, None],
@@ -169,27 +178,39 @@ impl StoreSession {
         self.fed.clear();
         self.pending =
             Pending::Particles(ParticleGather { t0_ns: from, end_ns: end, fade_ns: fade, events: Vec::new() });
-        let mut need = Vec::new();
-        for &i in &tiles {
-            if self.cache.touch(i) {
-                if let Some(d) = self.cache.peek(i) {
-                    self.pending.feed(&self.store, i, d);
-                    self.fed.insert(i);
-                }
-            } else if !self.failed.iter().any(|(f, _)| *f == m.tiles[i].path) {
-                need.push(m.tiles[i].path.clone());
-            }
-        }
-        self.plan = Some(Plan { resolution: Resolution::Exact, t0_ns: from, t1_ns: end, locations: 0..0, tiles });
+        self.counters = None;
+        let need = self.gather(&tiles);
+        self.plan = Some(Plan {
+            resolution: Resolution::Exact,
+            t0_ns: from,
+            t1_ns: end,
+            locations: 0..0,
+            tiles,
+            series: 0..0,
+            counter_tiles: Vec::new(),
+        });
         need
     }
 
     /// Plan the viewport and return the store paths still to fetch (those not cached and not failed before).
     /// What the cache holds of the plan is gathered into the answer now. `busy` ("compute" or "any"): the
     /// Utilization & moments view asks, and the answer is its busy intervals and moments (the moments
-    /// tiles are fetched too, once); "": the timeline's answer.
-    pub fn plan(&mut self, t0_ns: f64, t1_ns: f64, loc0: u32, loc1: u32, width_px: f32, busy: &str) -> Vec<String> {
-        let vp = Viewport { t0_ns, t1_ns, locations: loc0..loc1, width_px };
+    /// tiles are fetched too, once); "": the timeline's answer, with the counter tracks of series
+    /// `s0..s1` (those on screen).
+    #[allow(clippy::too_many_arguments)]
+    pub fn plan(
+        &mut self,
+        t0_ns: f64,
+        t1_ns: f64,
+        loc0: u32,
+        loc1: u32,
+        width_px: f32,
+        busy: &str,
+        s0: u32,
+        s1: u32,
+    ) -> Vec<String> {
+        let series = if busy.is_empty() { s0..s1.max(s0) } else { 0..0 };
+        let vp = Viewport { t0_ns, t1_ns, locations: loc0..loc1, width_px, series };
         self.busy = match busy {
             "compute" => Some(BusyDefinition::Compute),
             "any" => Some(BusyDefinition::Any),
@@ -203,17 +224,10 @@ impl StoreSession {
             Some(g) => Pending::Grid(g),
             None => Pending::Exact(ExactSlice::new(&p)),
         };
-        let mut need = Vec::new();
-        for &i in &p.tiles {
-            if self.cache.touch(i) {
-                if let Some(d) = self.cache.peek(i) {
-                    self.pending.feed(&self.store, i, d);
-                    self.fed.insert(i);
-                }
-            } else if !self.failed.iter().any(|(f, _)| *f == m.tiles[i].path) {
-                need.push(m.tiles[i].path.clone());
-            }
-        }
+        self.counters = self.busy.is_none().then(|| CounterGather::new(m, &p));
+        let mut need = self.gather(&p.tiles);
+        need.extend(self.gather(&p.counter_tiles));
+        let m = &self.store.manifest;
         if self.busy.is_some() {
             let kept = self.store.source().kept.borrow();
             let moments = m.tiles.iter().filter(|e| e.kind == TileKind::Moments);
@@ -224,6 +238,24 @@ impl StoreSession {
             );
         }
         self.plan = Some(p);
+        need
+    }
+
+    /// Gather what the cache holds of `tiles` into the answer; the paths of the others still to fetch (not
+    /// failed before).
+    fn gather(&mut self, tiles: &[usize]) -> Vec<String> {
+        let m = &self.store.manifest;
+        let mut need = Vec::new();
+        for &i in tiles {
+            if self.cache.touch(i) {
+                if let Some(d) = self.cache.peek(i) {
+                    self.pending.feed(&mut self.counters, &self.store, i, d);
+                    self.fed.insert(i);
+                }
+            } else if !self.failed.iter().any(|(f, _)| *f == m.tiles[i].path) {
+                need.push(m.tiles[i].path.clone());
+            }
+        }
         need
     }
 
@@ -240,6 +272,8 @@ impl StoreSession {
             TileKind::Events => self.store.events_tile(e).map(Decoded::Events),
             TileKind::Summary => self.store.summary_tile(e).map(Decoded::Summary),
             TileKind::Particles => particle_tile(&self.store, e).map(Decoded::Particles),
+            TileKind::Counters => self.store.counter_tile(e).map(Decoded::Counters),
+            TileKind::CounterSummary => self.store.counter_summary_tile(e).map(Decoded::CounterBins),
             TileKind::Moments => {
                 // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
                 let kept = bytes_again(self.store_source(), path);
@@ -251,14 +285,14 @@ impl StoreSession {
                     Err(e) => Err(self.fail(path, e.to_string())),
                 };
             }
-            _ => return Ok(()),
         };
         match decoded {
             Ok(mut d) => {
                 // Gathered into the answer now; kept only where the cache's budget allows (evicting tiles of
                 // earlier views first), so the worker holds the budget plus one tile and the answer.
-                if self.plan.as_ref().is_some_and(|p| p.tiles.contains(&i)) && self.fed.insert(i) {
-                    self.pending.feed(&self.store, i, &d);
+                let planned = self.plan.as_ref().is_some_and(|p| p.tiles.contains(&i) || p.counter_tiles.contains(&i));
+                if planned && self.fed.insert(i) {
+                    self.pending.feed(&mut self.counters, &self.store, i, &d);
                 }
                 d.compact();
                 self.cache.admit(i, d);
@@ -277,8 +311,9 @@ impl StoreSession {
         err(&self.name, text)
     }
 
-    /// The answer for the viewport planned last: `{kind: "grid" | "exact" | "busy" | "particles", bytes, t0,
-    /// t1, loc0, loc1, level, fade, errors}` (bytes: a postcard `SummaryGrid`, the exact slice as
+    /// The answer for the viewport planned last: `{kind: "grid" | "exact" | "busy" | "particles", bytes,
+    /// counters, t0, t1, loc0, loc1, level, fade, errors}` (counters: a postcard `CounterAnswer` beside a
+    /// timeline's grid or exact answer, else empty; bytes: a postcard `SummaryGrid`, the exact slice as
     /// `model::codec`, for the moments view an `analyses::moments_bundle` of every location, or the particle
     /// slice as `ParticleEvents::encode` for the range [t0, t1) at fading `fade`; level: the pyramid level, 0
     /// for exact records).
@@ -289,12 +324,24 @@ impl StoreSession {
             let errors: Vec<String> = p
                 .tiles
                 .iter()
+                .chain(&p.counter_tiles)
                 .filter_map(|&i| self.failed.iter().find(|(f, _)| *f == m.tiles[i].path))
                 .map(|(_, why)| why.clone())
                 .collect();
             let not_fed: Vec<String> =
                 p.tiles.iter().filter(|i| !self.fed.contains(i)).map(|&i| m.tiles[i].path.clone()).collect();
+            if let Some(c) = &mut self.counters {
+                p.counter_tiles
+                    .iter()
+                    .filter(|i| !self.fed.contains(i))
+                    .for_each(|&i| c.missing(m.tiles[i].path.clone()));
+            }
             (errors, not_fed)
+        };
+        // The counter tracks' figures beside a timeline's answer (postcard `CounterAnswer`; empty otherwise).
+        let counters = match self.counters.take() {
+            Some(c) => postcard::to_allocvec(&c.finish()).map_err(|e| err(&self.name, e))?,
+            None => Vec::new(),
         };
         let (nl, span) = (self.skeleton.locations.len(), self.store.manifest.span_ns);
         let mut fade = 0u64;
@@ -335,6 +382,7 @@ impl StoreSession {
         set("kind", kind.into());
         set("bytes", js_sys::Uint8Array::from(&bytes[..]).into());
         drop(bytes);
+        set("counters", js_sys::Uint8Array::from(&counters[..]).into());
         set("t0", (p.t0_ns as f64).into());
         set("t1", (p.t1_ns as f64).into());
         set("loc0", p.locations.start.into());

@@ -78,7 +78,7 @@ impl Viewer {
         };
         to_js(&serde_json::json!({
             "t0": vp.t0_ns, "t1": vp.t1_ns, "loc0": vp.locations.start, "loc1": vp.locations.end,
-            "width": vp.width_px, "busy": busy,
+            "width": vp.width_px, "busy": busy, "s0": vp.series.start, "s1": vp.series.end,
         }))
     }
 
@@ -94,6 +94,18 @@ impl Viewer {
         if let Some(p) = views.store_particles_pane() {
             p.set_in_flight(n as usize);
         }
+    }
+
+    /// The counter tracks' figures beside the worker's timeline answer (`StoreSession::answer`'s `counters`:
+    /// a postcard `CounterAnswer`), taken before the answer itself; empty bytes: none.
+    pub fn store_counters(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let a = postcard::from_bytes(bytes).map_err(|e| JsValue::from_str(&format!("counter answer: {e}")))?;
+        let p = self.view_set_unchanged().store_pane().ok_or("no store is shown")?;
+        p.show_counters(a);
+        Ok(())
     }
 
     /// The worker's answer for a viewport (see `StoreSession::answer`): drawn from now on, or, where this

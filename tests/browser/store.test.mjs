@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, repoRoot, outDir, viewState } from './harness.mjs';
+import { startServer, openPage, repoRoot, outDir, viewState, screenshot } from './harness.mjs';
 
 const EVENTS = Number(process.env.STORE_EVENTS || 20_000_000);
 const gen = path.join(outDir, `store-gen-${EVENTS}`);
@@ -257,7 +257,7 @@ test('a store opened from a URL: whole run to one interval, hover, memory, fault
     [other, async (page) => {
       await page.waitForFunction(() => window.weft.errors.length > 0, null, { timeout: 60_000 });
       const errors = await page.evaluate(() => window.weft.errors);
-      assert.match(errors.join(' '), /manifest\.json: store format version 1; this weft reads versions 2 to 3 \(index the trace again\)/);
+      assert.match(errors.join(' '), /manifest\.json: store format version 1; this weft reads versions 2 to 4 \(index the trace again\)/);
     }],
   ]) {
     const b = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, dir)}/`).catch((e) => { throw e; });
@@ -383,6 +383,108 @@ test('Rows on a store: fold by a header click, compact rows, clicks on summary r
     assert.deepEqual(b.problems, []);
   } finally {
     await b.browser.close();
+    server.close();
+  }
+});
+
+// Counter tracks on a store (format 4): an archive with two PAPI counters per rank, indexed into small tiles
+// (16 windows, 3 levels, one series per block), opened from a URL and scrolled to its counter tracks: zoomed
+// out they are drawn from the counter pyramid (a track's hover names the bins' samples in the pixel, their
+// extremes within the series' whole-run extremes); zoomed in, from the exact samples (hover: the sample in
+// effect at the pointer, at or before its time); the tracks keep the whole run's scale; a damaged counter
+// tile is named and the rest drawn.
+test('Counter tracks on a store: pyramid bins zoomed out, exact samples zoomed in', { timeout: 300_000 }, async () => {
+  const dir = path.join(outDir, 'store-counters');
+  const store = path.join(dir, 'store');
+  if (!fs.existsSync(weftBin)) execFileSync('cargo', ['build', '--bin', 'weft'], { cwd: repoRoot, stdio: 'inherit' });
+  fs.rmSync(dir, { recursive: true, force: true });
+  execFileSync(weftBin, ['generate', 'otf2', '-o', path.join(dir, 'trace'), '--ranks', '4', '--events', '1500000', '--metrics', '2']);
+  execFileSync(weftBin, ['index', path.join(dir, 'trace'), '-o', store, '--block', '1', '--tile-intervals', '8000']);
+  const manifest = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
+  assert.equal(manifest.version, 4);
+  assert.ok(manifest.tiling.windows >= 8 && manifest.levels.length >= 3, JSON.stringify(manifest.tiling));
+  const { server, url } = await startServer();
+  const b = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, store)}/`);
+  const page = b.page;
+  try {
+    await page.waitForFunction(() => window.weft.store.answers >= 1, null, { timeout: 60_000 });
+    await settled(page);
+    let st = await viewState(page);
+    assert.match(st.store.shown, /^level \d+$/);
+    assert.equal(st.counters.series.length, 8, 'two counters on each of four ranks');
+    // Scrolled to the bottom: the counter tracks on screen are asked for and drawn from their bins.
+    await page.evaluate(() => window.weft.viewer.scroll(1e9));
+    await settled(page);
+    st = await viewState(page);
+    const level = Number(st.store.shown.split(' ')[1]);
+    assert.equal(st.counters.answer.level, level, 'the bins of the rows\' level');
+    const onScreen = st.counters.tracks.filter((t) => t.y >= st.axis_px && t.y + st.counters.track_px <= st.height);
+    assert.ok(onScreen.length >= 4, `tracks on screen: ${JSON.stringify(st.counters.tracks)}`);
+    await screenshot(page, 'store-counters-bins');
+    const x = st.track_x0 + (st.width - st.track_x0) * 0.6;
+    const tr = onScreen[0];
+    const series = st.counters.series[tr.series];
+    assert.ok(series.samples > 0 && series.max > series.min, JSON.stringify(series));
+    const h = await page.evaluate(([x, y]) => window.weft.viewer.hover(x, y), [x, tr.y + 20]);
+    assert.ok(h && h.title === series.name, `hover ${JSON.stringify(h)} names ${series.name}`);
+    assert.equal(h.detail.level, level);
+    assert.ok(h.detail.column_samples > 0, JSON.stringify(h));
+    assert.ok(h.detail.column_min >= series.min && h.detail.column_max <= series.max && h.detail.value >= series.min, JSON.stringify([h, series]));
+    const stats = await page.evaluate(() => window.weft.viewer.stats());
+    assert.ok(stats.marks > 100, JSON.stringify(stats));
+
+    // Zoomed into a short window: exact samples, on the same scale.
+    const t0 = manifest.span_ns * 0.4;
+    await page.evaluate(([a, b]) => window.weft.viewer.set_time_range(a, b), [t0, t0 + 2e5]);
+    await settled(page);
+    st = await viewState(page);
+    assert.equal(st.store.shown, 'exact');
+    const exactSeries = st.counters.series[tr.series];
+    assert.deepEqual([exactSeries.min, exactSeries.max], [series.min, series.max], 'the whole run\'s scale zoomed in');
+    const ex = st.counters.tracks.find((t) => t.series === tr.series);
+    const xe = st.track_x0 + (st.width - st.track_x0) * 0.5;
+    const he = await page.evaluate(([x, y]) => window.weft.viewer.hover(x, y), [xe, ex.y + 20]);
+    assert.ok(he && he.title === series.name && he.detail.counter === tr.series, JSON.stringify(he));
+    const tPointer = st.t0_ns + (st.t1_ns - st.t0_ns) * 0.5;
+    assert.ok(he.detail.time_ns <= tPointer + (st.t1_ns - st.t0_ns) / (st.width - st.track_x0), `the sample in effect at the pointer: ${JSON.stringify(he)}`);
+    assert.ok(he.detail.value >= series.min && he.detail.value <= series.max, JSON.stringify(he));
+    await screenshot(page, 'store-counters-exact');
+    // The Counters menu's list and its hiding, zoomed in (the exact slice's tracks) and out.
+    const menu = await page.evaluate(() => window.weft.viewer.timeline_counters());
+    assert.equal(menu.series.length, 8);
+    assert.ok(await page.evaluate((s) => window.weft.viewer.timeline_set_counter_shown(s, false), tr.series));
+    st = await viewState(page);
+    assert.ok(!st.counters.tracks.some((t) => t.series === tr.series) && st.counters.tracks.length === 7, JSON.stringify(st.counters.tracks));
+    await page.evaluate(() => window.weft.viewer.fit());
+    await settled(page);
+    st = await viewState(page);
+    assert.match(st.store.shown, /^level \d+$/);
+    assert.ok(!st.counters.tracks.some((t) => t.series === tr.series) && st.counters.tracks.length === 7, JSON.stringify(st.counters.tracks));
+    assert.deepEqual(await page.evaluate(() => window.weft.errors), []);
+    assert.deepEqual(b.problems, []);
+  } finally {
+    await b.browser.close();
+  }
+  // A damaged counter summary tile: named, the rest drawn.
+  const broken = path.join(dir, 'broken');
+  copyStore(store, broken, (d) => {
+    for (const t of manifest.tiles.filter((t) => t.kind === 'counter_summary' && t.block === 7)) {
+      const f = path.join(d, t.path);
+      fs.writeFileSync(f, fs.readFileSync(f).subarray(0, 10));
+    }
+  });
+  const c = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, broken)}/`);
+  try {
+    await c.page.waitForFunction(() => window.weft.store.answers >= 1, null, { timeout: 60_000 });
+    await settled(c.page);
+    await c.page.evaluate(() => window.weft.viewer.scroll(1e9));
+    await settled(c.page);
+    const st = await viewState(c.page);
+    assert.ok(st.store.errors.length > 0 && st.store.errors.every((e) => /k\/l\d+\/b7\/t\d+\.[0-9a-f]+\.wt/.test(e)), JSON.stringify(st.store.errors));
+    const stats = await c.page.evaluate(() => window.weft.viewer.stats());
+    assert.ok(stats.marks > 100, 'the other tracks and the rows are drawn');
+  } finally {
+    await c.browser.close();
     server.close();
   }
 });

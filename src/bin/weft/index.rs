@@ -54,6 +54,10 @@ pub struct Args {
     /// Locations per block (tiles cover one block of locations over one time window).
     #[arg(long, default_value_t = 64)]
     block: u32,
+    /// About how many intervals a level-0 tile of the busiest block holds (sets the time windows' length:
+    /// smaller tiles are fetched faster, more of them per view).
+    #[arg(long, default_value_t = 1 << 18, value_parser = clap::value_parser!(u64).range(256..))]
+    tile_intervals: u64,
     /// Replace STORE if it exists.
     #[arg(long)]
     pub force: bool,
@@ -163,6 +167,7 @@ pub fn read(a: &Args, progress: &Progress) -> Result<ReadTrace, Box<dyn std::err
     progress.say(&format!("tiling {} intervals on {} threads", trace.intervals.len(), a.threads.max(1)));
     let options = BuildOptions {
         block_locations: a.block.max(1),
+        tile_intervals: a.tile_intervals,
         threads: a.threads.max(1),
         source_name: a.trace.display().to_string(),
         ..BuildOptions::default()
@@ -181,6 +186,7 @@ pub fn stream_options(a: &Args) -> Result<(BuildOptions, u64), String> {
         parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
     let options = BuildOptions {
         block_locations: a.block.max(1),
+        tile_intervals: a.tile_intervals,
         threads: a.threads.max(1),
         source_name: a.trace.display().to_string(),
         ..BuildOptions::default()

@@ -79,6 +79,7 @@ fn of_store(
         t1_ns: span.1.max(span.0 + 1) as f64,
         locations: 0..m.locations.process.len() as u32,
         width_px: panel_px.max(1.0),
+        series: 0..0,
     };
     let skeleton = store.skeleton().map_err(e)?;
     let busy = match answer(&store, &skeleton, &TileIndex::new(m), &vp).map_err(e)? {

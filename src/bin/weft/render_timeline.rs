@@ -10,7 +10,7 @@ use weft::analyses::moments::TimeWindow;
 use weft::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use weft::model::Trace;
 use weft::scene::timeline::{AXIS_PX, OVERVIEW_PX};
-use weft::store::answer::{answer, Answer};
+use weft::store::answer::{answer_with_counters, Answer};
 use weft::store::query::TileIndex;
 use weft::views::store::StorePane;
 use weft::views::timeline::TimelinePane;
@@ -75,7 +75,9 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
                 // viewport) at most once more, so a few rounds settle.
                 for _ in 0..4 {
                     let Some(vp) = pane.request() else { break };
-                    match answer(&store, &skeleton, &index, &vp).map_err(e)? {
+                    let (a, counters) = answer_with_counters(&store, &skeleton, &index, &vp).map_err(e)?;
+                    pane.show_counters(counters);
+                    match a {
                         Answer::Grid(grid) => pane.show_grid(grid, Vec::new()),
                         Answer::Exact(slice, plan) => {
                             pane.show_exact(*slice, plan.t0_ns, plan.t1_ns, plan.locations, Vec::new())

@@ -1,0 +1,513 @@
+//! Counter tiles (issue #17; store format 4): a trace's counter series (OTF2 metrics, Chrome `C` events,
+//! Paraver counters) cut by *series block* (`tiling.block_locations` series by series index) and time, so a
+//! view fetches only the visible tracks' tiles, and a pyramid of per-bin figures so any zoom is drawn from
+//! O(tracks x pixels) values, as the location rows are.
+//!
+//! - level 0, `c/b{S}/w{W}`: the samples of block S's series in window W (the model's order: series, then
+//!   time), then, per series of the block sampled before W, its last sample before W's start (the value in
+//!   effect there), so a view of W needs no tile before it;
+//! - pyramid, `k/l{L}/b{S}/t{J}` (the location summaries' levels and tiles): per series of the block, the
+//!   value in effect at the tile's start, then per bin the samples in it and, for bins holding any, their
+//!   smallest and largest finite values and the last value.
+//!
+//! A block has a tile of a window (or of a level's tile) once any of its series has been sampled by then.
+//! [`WindowCutter`] cuts the level-0 tiles and the level-1 bins a window at a time (the whole build from the
+//! trace's samples, the streamed index from its sorted runs: the same bytes); [`CounterPyramid`] folds one
+//! block's level-1 bins, window after window, into the tiles of every level, holding only the tiles being
+//! filled. Plain Rust, no files.
+
+use super::columns::{ColumnError, ColumnReader, ColumnWriter};
+use super::manifest::{Level, TileEntry, TileKind, Tiling};
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+/// A sample as a tile holds it: (index in the trace's samples, series, time in ns from the origin, value).
+pub type SampleRow = (u64, u32, u64, f64);
+
+/// Series blocks of a store with `nseries` counter series.
+pub fn series_blocks(t: &Tiling, nseries: u32) -> u32 {
+    nseries.div_ceil(t.block_locations.max(1))
+}
+
+/// The series of block `b`.
+pub fn series_block_range(t: &Tiling, b: u32, nseries: u32) -> Range<u32> {
+    t.block_range(b, nseries)
+}
+
+/// A decoded level-0 counter tile (times from the origin).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CounterTile {
+    pub window_ns: Range<u64>,
+    /// The block's samples in the window, by series then time.
+    pub samples: Vec<SampleRow>,
+    /// Per series sampled before the window, its last sample before the window's start (format 4).
+    pub open: Vec<SampleRow>,
+}
+
+/// A series' samples in one level-1 bin (`bin`: its index in level 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Level1Bin {
+    pub series: u32,
+    pub bin: u64,
+    pub count: u64,
+    pub min: f64,
+    pub max: f64,
+    pub last: f64,
+}
+
+impl Level1Bin {
+    /// Bytes as the streamed index spills it, with its window.
+    pub const BYTES: usize = 48;
+
+    pub fn put(&self, w: u32, out: &mut Vec<u8>) {
+        out.extend_from_slice(&w.to_le_bytes());
+        out.extend_from_slice(&self.series.to_le_bytes());
+        out.extend_from_slice(&self.bin.to_le_bytes());
+        out.extend_from_slice(&self.count.to_le_bytes());
+        for v in [self.min, self.max, self.last] {
+            out.extend_from_slice(&v.to_bits().to_le_bytes());
+        }
+    }
+
+    pub fn get(b: &[u8]) -> (u32, Level1Bin) {
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let bin = Level1Bin {
+            series: u32_at(4),
+            bin: u64_at(8),
+            count: u64_at(16),
+            min: f64::from_bits(u64_at(24)),
+            max: f64::from_bits(u64_at(32)),
+            last: f64::from_bits(u64_at(40)),
+        };
+        (u32_at(0), bin)
+    }
+}
+
+/// A value as (min, max) extremes: one that is not finite counts as neither.
+fn finite(v: f64) -> (f64, f64) {
+    if v.is_finite() {
+        (v, v)
+    } else {
+        (f64::INFINITY, f64::NEG_INFINITY)
+    }
+}
+
+/// The level-1 bins of `samples` (one block's, in series then time order) onto `out`.
+pub fn level1_bins(level1: &Level, samples: &[SampleRow], out: &mut Vec<Level1Bin>) {
+    let last_bin = level1.bins.saturating_sub(1);
+    for &(_, series, time, value) in samples {
+        let bin = (time / level1.bin_ns.max(1)).min(last_bin);
+        let (lo, hi) = finite(value);
+        match out.last_mut() {
+            Some(b) if b.series == series && b.bin == bin => {
+                b.count += 1;
+                b.min = b.min.min(lo);
+                b.max = b.max.max(hi);
+                b.last = value;
+            }
+            _ => out.push(Level1Bin { series, bin, count: 1, min: lo, max: hi, last: value }),
+        }
+    }
+}
+
+/// The level-0 counter tile of block `block` in window `w`.
+pub fn counter_tile(block: u32, w: u32, own: &[SampleRow], open: &[SampleRow]) -> (TileEntry, Vec<u8>) {
+    let mut cw = ColumnWriter::default();
+    for rows in [own, open] {
+        cw.varint(rows.len() as u64);
+        deltas(&mut cw, rows.iter().map(|s| s.0));
+        rows.iter().for_each(|s| cw.varint(s.1 as u64));
+        deltas(&mut cw, rows.iter().map(|s| s.2));
+        put_values(&mut cw, rows.iter().map(|s| s.3));
+    }
+    super::build::tile(TileKind::Counters, 0, block, w, own.len() as u64, cw)
+}
+
+/// Whole numbers below 2^53 in magnitude: what counters mostly are (PAPI's accumulated counts).
+fn whole(v: f64) -> bool {
+    v.fract() == 0.0 && v.abs() < (1u64 << 53) as f64 && !(v == 0.0 && v.is_sign_negative())
+}
+
+/// A value column: `1` then each value's difference from the one before as a signed varint where every value
+/// is a whole number (a counter's values rise by small steps: a few bytes each), else `0` then each value's
+/// bit pattern.
+fn put_values(w: &mut ColumnWriter, v: impl Iterator<Item = f64> + Clone) {
+    if v.clone().all(whole) {
+        w.varint(1);
+        let mut prev = 0i64;
+        for x in v {
+            // Both below 2^53 in magnitude: the difference fits.
+            w.signed(x as i64 - prev);
+            prev = x as i64;
+        }
+    } else {
+        w.varint(0);
+        v.for_each(|x| w.varint(x.to_bits()));
+    }
+}
+
+fn get_values(r: &mut ColumnReader, n: usize) -> Result<Vec<f64>, ColumnError> {
+    let limit = 1i64 << 53;
+    match r.varint()? {
+        1 => {
+            let mut prev = 0i64;
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                let d = r.signed()?;
+                prev = match prev.checked_add(d) {
+                    Some(x) if x.abs() < limit => x,
+                    _ => return r.error("a counter value out of range"),
+                };
+                out.push(prev as f64);
+            }
+            Ok(out)
+        }
+        0 => (0..n).map(|_| r.varint().map(f64::from_bits)).collect(),
+        m => r.error(format!("counter value encoding {m} (0 or 1)")),
+    }
+}
+
+fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
+    let mut prev = 0u64;
+    for x in v {
+        w.signed(x.wrapping_sub(prev) as i64);
+        prev = x;
+    }
+}
+
+fn undelta(r: &mut ColumnReader, n: usize) -> Result<Vec<u64>, ColumnError> {
+    let mut out = Vec::with_capacity(n);
+    let mut prev = 0u64;
+    for _ in 0..n {
+        prev = prev.wrapping_add(r.signed()? as u64);
+        out.push(prev);
+    }
+    Ok(out)
+}
+
+fn rows(r: &mut ColumnReader, series: &Range<u32>, v4: bool) -> Result<Vec<SampleRow>, ColumnError> {
+    let n = r.count(4)?;
+    let idx = undelta(r, n)?;
+    let mut s = Vec::with_capacity(n);
+    for _ in 0..n {
+        let v = r.varint()?;
+        if v < series.start as u64 || v >= series.end as u64 {
+            return r.error(format!("counter series {v} is not one of the tile's ({}..{})", series.start, series.end));
+        }
+        s.push(v as u32);
+    }
+    let time = undelta(r, n)?;
+    // (Format 3 kept each value's bit pattern.)
+    let values = if v4 {
+        get_values(r, n)?
+    } else {
+        (0..n).map(|_| r.varint().map(f64::from_bits)).collect::<Result<_, _>>()?
+    };
+    Ok((0..n).map(|i| (idx[i], s[i], time[i], values[i])).collect())
+}
+
+/// A level-0 counter tile's payload: of the series `series` (the block's; every series in a format-3 tile),
+/// over `window`; `with_open`: format 4 (format 3 kept no open section, and each value's bit pattern).
+pub fn decode_counter_tile(
+    payload: &[u8],
+    series: Range<u32>,
+    window: Range<u64>,
+    with_open: bool,
+) -> Result<CounterTile, ColumnError> {
+    let mut r = ColumnReader::new(payload);
+    let samples = rows(&mut r, &series, with_open)?;
+    let open = if with_open { rows(&mut r, &series, true)? } else { Vec::new() };
+    if let Some(s) = open.iter().find(|s| s.2 >= window.start) {
+        return r.error(format!("an open sample at {} ns, not before the window's start {}", s.2, window.start));
+    }
+    if !r.at_end() {
+        return r.error("bytes after the last column");
+    }
+    Ok(CounterTile { window_ns: window, samples, open })
+}
+
+/// The bins of one series over a range of a level's bins (a counter summary tile's, or an answer's).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesBins {
+    pub series: u32,
+    /// The value in effect at the first bin's start (the last sample before it), if any.
+    pub before: Option<f64>,
+    /// Per bin: the samples in it; their smallest and largest finite values (infinite where none is
+    /// finite) and the last one's value, meaningful where the count is not 0.
+    pub count: Vec<u64>,
+    pub min: Vec<f64>,
+    pub max: Vec<f64>,
+    pub last: Vec<f64>,
+}
+
+impl SeriesBins {
+    pub fn empty(series: u32, before: Option<f64>, nbins: usize) -> Self {
+        SeriesBins {
+            series,
+            before,
+            count: vec![0; nbins],
+            min: vec![f64::INFINITY; nbins],
+            max: vec![f64::NEG_INFINITY; nbins],
+            last: vec![0.0; nbins],
+        }
+    }
+
+    fn fold(&mut self, k: usize, count: u64, min: f64, max: f64, last: f64) {
+        self.count[k] += count;
+        self.min[k] = self.min[k].min(min);
+        self.max[k] = self.max[k].max(max);
+        self.last[k] = last;
+    }
+
+    /// The value in effect at the end of bin `k`: the last sample at or before it (None before the first).
+    pub fn in_effect_after(&self, k: usize) -> Option<f64> {
+        let k = k.min(self.count.len().saturating_sub(1));
+        (0..self.count.len().min(k + 1)).rev().find(|&i| self.count[i] > 0).map_or(self.before, |i| Some(self.last[i]))
+    }
+
+    /// The series' samples, smallest and largest finite value over these bins (None: no finite value).
+    pub fn totals(&self) -> (u64, Option<(f64, f64)>) {
+        let n = self.count.iter().sum();
+        let (lo, hi) = (0..self.count.len())
+            .filter(|&k| self.count[k] > 0)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |a, k| (a.0.min(self.min[k]), a.1.max(self.max[k])));
+        (n, (lo <= hi).then_some((lo, hi)))
+    }
+}
+
+/// A decoded counter summary tile: its first bin (index within its level) and each series of its block.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CounterBinsTile {
+    pub first_bin: u64,
+    pub series: Vec<SeriesBins>,
+}
+
+fn summary_tile(level: u32, block: u32, j: u32, bins: &[SeriesBins]) -> (TileEntry, Vec<u8>) {
+    let mut cw = ColumnWriter::default();
+    cw.varint(bins.len() as u64);
+    let nbins = bins.first().map_or(0, |b| b.count.len());
+    cw.varint(nbins as u64);
+    bins.iter().for_each(|b| cw.varint(b.before.is_some() as u64));
+    bins.iter().filter_map(|b| b.before).for_each(|v| cw.varint(v.to_bits()));
+    bins.iter().for_each(|b| b.count.iter().for_each(|&n| cw.varint(n)));
+    let full = || bins.iter().flat_map(|b| (0..nbins).filter(|&k| b.count[k] > 0).map(move |k| (b, k)));
+    full().for_each(|(b, k)| cw.varint(b.min[k].to_bits()));
+    full().for_each(|(b, k)| cw.varint(b.max[k].to_bits()));
+    full().for_each(|(b, k)| cw.varint(b.last[k].to_bits()));
+    let records = full().count() as u64;
+    super::build::tile(TileKind::CounterSummary, level, block, j, records, cw)
+}
+
+/// A counter summary tile's payload: of the series `series` (its block's), with `nbins` bins from
+/// `first_bin` on.
+pub fn decode_counter_summary(
+    payload: &[u8],
+    series: Range<u32>,
+    first_bin: u64,
+    nbins: usize,
+) -> Result<CounterBinsTile, ColumnError> {
+    let mut r = ColumnReader::new(payload);
+    let n = r.varint()?;
+    if n != series.len() as u64 {
+        return r.error(format!("{n} series, the block has {}", series.len()));
+    }
+    let nb = r.varint()?;
+    if nb != nbins as u64 {
+        return r.error(format!("{nb} bins, the tile has {nbins}"));
+    }
+    let flags: Vec<u64> = (0..series.len()).map(|_| r.below(2, "a before flag")).collect::<Result<_, _>>()?;
+    let mut out: Vec<SeriesBins> = Vec::with_capacity(series.len());
+    for (k, s) in series.clone().enumerate() {
+        let before = if flags[k] == 1 { Some(f64::from_bits(r.varint()?)) } else { None };
+        out.push(SeriesBins::empty(s, before, nbins));
+    }
+    for b in &mut out {
+        for k in 0..nbins {
+            b.count[k] = r.varint()?;
+        }
+    }
+    let full: Vec<(usize, usize)> =
+        (0..out.len()).flat_map(|i| (0..nbins).map(move |k| (i, k))).filter(|&(i, k)| out[i].count[k] > 0).collect();
+    for column in 0..3 {
+        for &(i, k) in &full {
+            let v = f64::from_bits(r.varint()?);
+            match column {
+                0 => out[i].min[k] = v,
+                1 => out[i].max[k] = v,
+                _ => out[i].last[k] = v,
+            }
+        }
+    }
+    if !r.at_end() {
+        return r.error("bytes after the last column");
+    }
+    Ok(CounterBinsTile { first_bin, series: out })
+}
+
+/// The bins a counter summary tile `j` of `level` holds.
+pub fn tile_bins(level: &Level, per: u64, j: u32) -> usize {
+    let first = j as u64 * per;
+    per.min(level.bins.saturating_sub(first)) as usize
+}
+
+/// Where [`WindowCutter::window`] hands a block's level-1 bins of the window.
+pub type BinsSink<'a, E> = dyn FnMut(u32, &[Level1Bin]) -> Result<(), E> + 'a;
+
+/// Cuts a window at a time: the level-0 counter tiles of every series block, and each block's level-1 bins.
+pub struct WindowCutter {
+    tiling: Tiling,
+    level1: Level,
+    nseries: u32,
+    /// Per series, its last sample so far.
+    last: Vec<Option<SampleRow>>,
+    bins: Vec<Level1Bin>,
+}
+
+impl WindowCutter {
+    pub fn new(tiling: Tiling, level1: Level, nseries: u32) -> Self {
+        WindowCutter { tiling, level1, nseries, last: vec![None; nseries as usize], bins: Vec::new() }
+    }
+
+    /// Window `w`'s samples (every series', by series then time): the level-0 tile of each block sampled by
+    /// the window's end to `put`, each block's level-1 bins of the window (where it has any) to `bins`.
+    /// Called for every window in order.
+    pub fn window<E>(
+        &mut self,
+        w: u32,
+        samples: &[SampleRow],
+        put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), E>,
+        bins: &mut BinsSink<'_, E>,
+    ) -> Result<(), E> {
+        let mut at = 0usize;
+        let mut open = Vec::new();
+        for b in 0..series_blocks(&self.tiling, self.nseries) {
+            let range = series_block_range(&self.tiling, b, self.nseries);
+            let n = samples[at..].partition_point(|s| s.1 < range.end);
+            let own = &samples[at..at + n];
+            at += n;
+            open.clear();
+            open.extend(range.clone().filter_map(|s| self.last[s as usize]));
+            if own.is_empty() && open.is_empty() {
+                continue;
+            }
+            let (e, bytes) = counter_tile(b, w, own, &open);
+            put(e, bytes)?;
+            if !own.is_empty() {
+                self.bins.clear();
+                level1_bins(&self.level1, own, &mut self.bins);
+                bins(b, &self.bins)?;
+                for s in own {
+                    self.last[s.1 as usize] = Some(*s);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One tile being filled.
+struct Filling {
+    j: u32,
+    bins: Vec<SeriesBins>,
+}
+
+/// One series block's pyramid, fed its level-1 bins window after window.
+pub struct CounterPyramid<'a> {
+    levels: &'a [Level],
+    per: u64,
+    block: u32,
+    series: Range<u32>,
+    /// Per series of the block, the last value so far.
+    last: Vec<Option<f64>>,
+    filling: Vec<Option<Filling>>,
+}
+
+impl<'a> CounterPyramid<'a> {
+    pub fn new(levels: &'a [Level], per: u64, block: u32, series: Range<u32>) -> Self {
+        let last = vec![None; series.len()];
+        CounterPyramid { levels, per: per.max(1), block, series, last, filling: levels.iter().map(|_| None).collect() }
+    }
+
+    /// Window `w`'s level-1 bins of the block (by series then bin); every window in order.
+    pub fn window(&mut self, w: u32, bins: &[Level1Bin], out: &mut Vec<(TileEntry, Vec<u8>)>) {
+        let sampled = self.last.iter().any(Option::is_some) || !bins.is_empty();
+        for (li, l) in self.levels.iter().enumerate() {
+            let j = (((w as u64 * self.per) >> (2 * li)) / self.per).min(l.tiles.saturating_sub(1) as u64) as u32;
+            if self.filling[li].as_ref().is_some_and(|f| f.j != j) {
+                let f = self.filling[li].take().expect("filling");
+                out.push(summary_tile(l.level, self.block, f.j, &f.bins));
+            }
+            if self.filling[li].is_none() && sampled {
+                let nbins = tile_bins(l, self.per, j);
+                let bins = self.series.clone().zip(&self.last).map(|(s, &v)| SeriesBins::empty(s, v, nbins)).collect();
+                self.filling[li] = Some(Filling { j, bins });
+            }
+        }
+        for b in bins {
+            let s = (b.series - self.series.start) as usize;
+            for (li, f) in self.filling.iter_mut().enumerate() {
+                let Some(f) = f else { continue };
+                let nbins = f.bins[s].count.len() as u64;
+                let k = ((b.bin >> (2 * li)) - f.j as u64 * self.per).min(nbins.saturating_sub(1)) as usize;
+                f.bins[s].fold(k, b.count, b.min, b.max, b.last);
+            }
+            self.last[s] = Some(b.last);
+        }
+    }
+
+    /// The tiles still being filled.
+    pub fn finish(mut self, out: &mut Vec<(TileEntry, Vec<u8>)>) {
+        for (li, l) in self.levels.iter().enumerate() {
+            if let Some(f) = self.filling[li].take() {
+                out.push(summary_tile(l.level, self.block, f.j, &f.bins));
+            }
+        }
+    }
+}
+
+/// Every counter tile of samples already in the model's order (series, then time; times from the origin):
+/// the level-0 tiles window by window (blocks in order), then each block's pyramid.
+pub fn counter_tiles(series: u32, samples: &[SampleRow], t: &Tiling, levels: &[Level]) -> Vec<(TileEntry, Vec<u8>)> {
+    let mut out = Vec::new();
+    if samples.is_empty() || levels.is_empty() {
+        return out;
+    }
+    let mut by_window: Vec<Vec<u32>> = vec![Vec::new(); t.windows as usize];
+    for (i, s) in samples.iter().enumerate() {
+        by_window[t.window_of(s.2) as usize].push(i as u32);
+    }
+    let nb = series_blocks(t, series) as usize;
+    let mut block_bins: Vec<Vec<(u32, Level1Bin)>> = vec![Vec::new(); nb];
+    let mut cutter = WindowCutter::new(*t, levels[0], series);
+    let mut rows = Vec::new();
+    for (w, idx) in by_window.iter().enumerate() {
+        rows.clear();
+        rows.extend(idx.iter().map(|&i| samples[i as usize]));
+        let _ = cutter.window::<()>(
+            w as u32,
+            &rows,
+            &mut |e, b| {
+                out.push((e, b));
+                Ok(())
+            },
+            &mut |b, bins| {
+                block_bins[b as usize].extend(bins.iter().map(|x| (w as u32, *x)));
+                Ok(())
+            },
+        );
+    }
+    for (b, bins) in block_bins.into_iter().enumerate() {
+        let mut p =
+            CounterPyramid::new(levels, t.bins_per_tile as u64, b as u32, series_block_range(t, b as u32, series));
+        let mut at = 0;
+        for w in 0..t.windows {
+            let n = bins[at..].partition_point(|x| x.0 == w);
+            let these: Vec<Level1Bin> = bins[at..at + n].iter().map(|x| x.1).collect();
+            at += n;
+            p.window(w, &these, &mut out);
+        }
+        p.finish(&mut out);
+    }
+    out
+}

@@ -73,12 +73,12 @@ impl BuiltStore {
 /// block's level-0 tiles hold about `tile_intervals` intervals; windows a whole number of level-1 bins.
 pub fn tiling(trace: &Trace, o: &BuildOptions) -> Tiling {
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
-    tiling_of(&counts, trace.span_ns, o)
+    tiling_of(&counts, trace.span_ns, trace.counters.series_name.len() as u32, o)
 }
 
 /// [`tiling`] from each location's interval count and the span: what a streamed index knows after its first
 /// pass.
-pub fn tiling_of(interval_counts: &[u64], span_ns: u64, o: &BuildOptions) -> Tiling {
+pub fn tiling_of(interval_counts: &[u64], span_ns: u64, series: u32, o: &BuildOptions) -> Tiling {
     let nl = interval_counts.len() as u32;
     let bl = o.block_locations.max(1);
     let blocks = nl.div_ceil(bl);
@@ -92,7 +92,8 @@ pub fn tiling_of(interval_counts: &[u64], span_ns: u64, o: &BuildOptions) -> Til
     let windows = busiest.div_ceil(o.tile_intervals.max(1)).clamp(1, 1 << 16).next_power_of_two() as u32;
     let bins = o.bins_per_tile.max(1) as u64;
     let window_ns = ((span_ns + 1).div_ceil(windows as u64)).div_ceil(bins) * bins;
-    Tiling { block_locations: bl, blocks, window_ns, windows, bins_per_tile: o.bins_per_tile.max(1) }
+    let block_series = super::counters::block_series(bl, series, nl);
+    Tiling { block_locations: bl, blocks, window_ns, windows, bins_per_tile: o.bins_per_tile.max(1), block_series }
 }
 
 /// The pyramid levels: level 1 has `bins_per_tile` bins per window, each next level 4 times fewer, up to the
@@ -1154,7 +1155,8 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let t = Tiling { block_locations: 4, blocks: 2, window_ns: 1_000, windows: 40, bins_per_tile: 64 };
+        let t =
+            Tiling { block_locations: 4, blocks: 2, window_ns: 1_000, windows: 40, bins_per_tile: 64, block_series: 4 };
         let mut events: Vec<Particle> = (0..3_000u64)
             .map(|i| {
                 // Mostly short; some through a few windows, a few through most of the run, some of no time.

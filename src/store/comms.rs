@@ -878,7 +878,7 @@ mod tests {
             c.collective(&row, &mut spill).unwrap();
         }
         c.close(&mut spill).unwrap();
-        let t = Tiling { block_locations: 2, blocks: 1, window_ns: 10, windows: 8, bins_per_tile: 1 };
+        let t = Tiling { block_locations: 2, blocks: 1, window_ns: 10, windows: 8, bins_per_tile: 1, block_series: 2 };
         let ranges = [0..2, 2..3, 3..6, 6..8];
         let whole = c.block_piece(0).unwrap();
         let mut next = 100;

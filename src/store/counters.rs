@@ -1,5 +1,5 @@
 //! Counter tiles (issue #17; store format 4): a trace's counter series (OTF2 metrics, Chrome `C` events,
-//! Paraver counters) cut by *series block* (`tiling.block_locations` series by series index) and time, so a
+//! Paraver counters) cut by *series block* (`tiling.block_series` series by series index, [`block_series`]) and time, so a
 //! view fetches only the visible tracks' tiles, and a pyramid of per-bin figures so any zoom is drawn from
 //! O(tracks x pixels) values, as the location rows are.
 //!
@@ -24,14 +24,23 @@ use std::ops::Range;
 /// A sample as a tile holds it: (index in the trace's samples, series, time in ns from the origin, value).
 pub type SampleRow = (u64, u32, u64, f64);
 
+/// Series per counter block for `nseries` series of `nlocations` locations in blocks of `block_locations`:
+/// as many series as a location block's locations have, about (a trace with counters per location, as
+/// Score-P's, gets a counter block per location block), at least `block_locations`.
+pub fn block_series(block_locations: u32, nseries: u32, nlocations: u32) -> u32 {
+    block_locations.max(1).saturating_mul(nseries.div_ceil(nlocations.max(1)).max(1))
+}
+
 /// Series blocks of a store with `nseries` counter series.
 pub fn series_blocks(t: &Tiling, nseries: u32) -> u32 {
-    nseries.div_ceil(t.block_locations.max(1))
+    nseries.div_ceil(t.block_series.max(1))
 }
 
 /// The series of block `b`.
 pub fn series_block_range(t: &Tiling, b: u32, nseries: u32) -> Range<u32> {
-    t.block_range(b, nseries)
+    let n = t.block_series.max(1);
+    let start = b.saturating_mul(n).min(nseries);
+    start..start.saturating_add(n).min(nseries)
 }
 
 /// A decoded level-0 counter tile (times from the origin).

@@ -124,7 +124,9 @@ pub struct WarningList {
 }
 
 /// How level 0 is cut: locations in blocks of `block_locations` (by location index), time in `windows`
-/// windows of `window_ns` from the origin. Pyramid tiles hold `bins_per_tile` bins of one block.
+/// windows of `window_ns` from the origin. Pyramid tiles hold `bins_per_tile` bins of one block. Counter
+/// series are cut in blocks of `block_series` (format 4; 0 in older stores, whose counter tiles are not
+/// blocked).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tiling {
     pub block_locations: u32,
@@ -132,6 +134,8 @@ pub struct Tiling {
     pub window_ns: u64,
     pub windows: u32,
     pub bins_per_tile: u32,
+    #[serde(default)]
+    pub block_series: u32,
 }
 
 impl Tiling {
@@ -145,6 +149,10 @@ impl Tiling {
         let start = (w as u64).saturating_mul(self.window_ns);
         let end = if w.saturating_add(1) >= self.windows { u64::MAX } else { start.saturating_add(self.window_ns) };
         start..end
+    }
+    /// The series block holding counter series `s`.
+    pub fn series_block_of(&self, s: u32) -> u32 {
+        s / self.block_series.max(1)
     }
     pub fn block_of(&self, location: u32) -> u32 {
         location / self.block_locations.max(1)
@@ -284,6 +292,9 @@ impl Manifest {
         let t = &self.tiling;
         if t.block_locations == 0 || t.window_ns == 0 || t.windows == 0 || t.bins_per_tile == 0 {
             return Err("the tiling has a zero size".into());
+        }
+        if self.version >= 4 && !c.name.is_empty() && t.block_series == 0 {
+            return Err("the tiling has counter series but no series block size".into());
         }
         if t.blocks as u64 != (nl as u64).div_ceil(t.block_locations as u64) {
             return Err(format!("{} blocks of {} cannot hold {nl} locations", t.blocks, t.block_locations));

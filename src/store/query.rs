@@ -154,7 +154,7 @@ pub fn counter_tiles(
     if series.is_empty() {
         return out;
     }
-    let blocks = tl.block_of(series.start)..tl.block_of(series.end - 1) + 1;
+    let blocks = tl.series_block_of(series.start)..tl.series_block_of(series.end - 1) + 1;
     out.extend(blocks.clone().filter_map(|b| index.get(TileKind::CounterSummary, top.level, b, 0)));
     match resolution {
         Resolution::Exact => {

@@ -541,7 +541,7 @@ mod tests {
     use crate::store::stream::{MemorySpill, Spill};
 
     fn tiling(windows: u32, window_ns: u64) -> Tiling {
-        Tiling { block_locations: 1, blocks: 1, window_ns, windows, bins_per_tile: 1 }
+        Tiling { block_locations: 1, blocks: 1, window_ns, windows, bins_per_tile: 1, block_series: 1 }
     }
 
     /// A location spilled in segments with fix-ups (one of them twice, the last winning) reads back, range

@@ -1467,7 +1467,7 @@ fn tile(
     skel.location_intervals = vec![0..0; n];
 
     // Pass 2: tile blocks, as many at once as memory allows.
-    let plan = Plan::new(&skel, tiling_of(&counts, skel.span_ns, &o.build));
+    let plan = Plan::new(&skel, tiling_of(&counts, skel.span_ns, skel.counters.series_name.len() as u32, &o.build));
     let t = plan.tiling;
     let blocks = t.blocks as usize;
     // The blocks this index tiles: all, or a shard's.

@@ -757,6 +757,14 @@ fn a_format_2_store_still_reads_and_summary_lanes_must_match_the_manifest() {
     let old = Store::open(as_format_2(&t)).expect("a format-2 store opens");
     assert_eq!(old.manifest.version, 2);
     assert_same(&t, &old.to_trace().unwrap());
+    // Its counters reach `weft` (above), not the page's tracks: no counter pyramid, no value carried open.
+    use weft::store::query::{plan, TileIndex, Viewport};
+    let ns = t.counters.series_name.len() as u32;
+    let span = t.span_ns as f64;
+    for width_px in [1e9, 10.0] {
+        let vp = Viewport { t0_ns: 0.0, t1_ns: span, locations: 0..1, width_px, series: 0..ns };
+        assert!(plan(&old.manifest, &TileIndex::new(&old.manifest), &vp).counter_tiles.is_empty());
+    }
     let now = Store::open(build(&t, &small_tiles(2, 2_000)).to_memory()).unwrap();
     for (a, b) in old.manifest.tiles.iter().zip(&now.manifest.tiles).filter(|(a, _)| a.kind == TileKind::Summary) {
         let (a, mut b) = (old.summary_tile(a).unwrap(), now.summary_tile(b).unwrap());

@@ -151,7 +151,9 @@ pub fn counter_tiles(
 ) -> Vec<usize> {
     let (tl, mut out) = (&m.tiling, Vec::new());
     let Some(top) = m.levels.last() else { return out };
-    if series.is_empty() {
+    // Formats 2 and 3 kept neither the counter pyramid (the tracks' scale) nor the value in effect at a
+    // window's start: their counters reach `weft` and `Store::to_trace`, not the page's tracks.
+    if series.is_empty() || m.version < 4 {
         return out;
     }
     let blocks = tl.series_block_of(series.start)..tl.series_block_of(series.end - 1) + 1;

@@ -46,11 +46,6 @@ impl SeriesIndex {
         SeriesIndex { samples, min, max, levels }
     }
 
-    /// A series known by its extremes only (a store's, whose samples come a window at a time).
-    pub fn with_extremes(min: f64, max: f64) -> Self {
-        SeriesIndex { samples: 0..0, min, max, levels: Vec::new() }
-    }
-
     /// The smallest and largest finite value of the samples `a..b` (positions within the series); None when
     /// there is none.
     pub fn extremes(&self, values: &[f64], a: usize, b: usize) -> Option<(f64, f64)> {

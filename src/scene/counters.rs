@@ -11,6 +11,7 @@ use super::{rgba, Align, Label, LineInstance, RectInstance, Scene};
 use crate::layouts::counters::{CounterIndex, CounterLayout, HEADER_PX, TRACK_PX};
 use crate::model::Trace;
 use crate::store::counters::SeriesBins;
+use std::ops::Range;
 
 /// Space above and below a track's plot.
 const PAD_PX: f32 = 5.0;
@@ -98,6 +99,33 @@ impl CounterScene<'_> {
         }
         let f = if v.is_finite() { ((v - s.min) / (s.max - s.min)).clamp(0.0, 1.0) } else { 0.0 };
         bottom - f as f32 * h
+    }
+
+    /// The value `v` in effect over pixel columns `cols` of the track (`series`, screen y of its top): a
+    /// step line over a filled area.
+    fn step_run(&self, sc: &mut Scene, x_left: f32, (series, top): (u32, f32), cols: Range<usize>, v: f64) {
+        let bottom = top + TRACK_PX - PAD_PX;
+        if cols.end <= cols.start || bottom <= AXIS_PX {
+            return;
+        }
+        let clip = |y: f32| y.max(AXIS_PX);
+        let (x0, x1, y) = (x_left + cols.start as f32, x_left + cols.end as f32, self.y_of(series, top, v));
+        sc.rects.push(RectInstance::filled(x0, clip(y), x1 - x0, bottom - clip(y), AREA));
+        if y >= AXIS_PX {
+            sc.lines.push(LineInstance::solid(x0, y, x1, y, 1.5, LINE));
+        }
+    }
+
+    /// One pixel column at screen x holding values from `lo` to `hi`: a stroke over them, the area below.
+    fn stroke(&self, sc: &mut Scene, x: f32, (series, top): (u32, f32), lo: f64, hi: f64) {
+        let bottom = top + TRACK_PX - PAD_PX;
+        if bottom <= AXIS_PX {
+            return;
+        }
+        let clip = |y: f32| y.max(AXIS_PX);
+        let (y_lo, y_hi) = (self.y_of(series, top, lo), self.y_of(series, top, hi));
+        sc.rects.push(RectInstance::filled(x, clip(y_hi), 1.0, bottom - clip(y_hi), AREA));
+        sc.lines.push(LineInstance::solid(x + 0.5, clip(y_lo + 0.75), x + 0.5, clip(y_hi - 0.75), 1.5, LINE));
     }
 
     /// Draw the header and the visible tracks into `sc` (after the timeline's scene is built).
@@ -197,18 +225,7 @@ impl CounterScene<'_> {
         let ns_px = view.ns_per_px();
         let col_of = |t: f64| ((t - view.t0_ns) / ns_px).floor();
         let end_col = (col_of(span_ns as f64) + 1.0).clamp(0.0, cols as f64) as usize;
-        let bottom = top + TRACK_PX - PAD_PX;
-        let clip = |y: f32| y.max(AXIS_PX);
-        let run = |sc: &mut Scene, c0: usize, c1: usize, v: f64| {
-            if c1 <= c0 || bottom <= AXIS_PX {
-                return;
-            }
-            let (x0, x1, y) = (x_left + c0 as f32, x_left + c1 as f32, self.y_of(series, top, v));
-            sc.rects.push(RectInstance::filled(x0, clip(y), x1 - x0, bottom - clip(y), AREA));
-            if y >= AXIS_PX {
-                sc.lines.push(LineInstance::solid(x0, y, x1, y, 1.5, LINE));
-            }
-        };
+        let run = |sc: &mut Scene, c0: usize, c1: usize, v: f64| self.step_run(sc, x_left, (series, top), c0..c1, v);
         let mut cur = bins.before;
         let mut col = 0usize;
         let full: Vec<usize> = (0..bins.count.len()).filter(|&k| bins.count[k] > 0).collect();
@@ -237,12 +254,7 @@ impl CounterScene<'_> {
                 let v = cur.unwrap_or(0.0);
                 (lo, hi) = (v, v);
             }
-            let x = x_left + col as f32;
-            let (y_lo, y_hi) = (self.y_of(series, top, lo), self.y_of(series, top, hi));
-            if bottom > AXIS_PX {
-                sc.rects.push(RectInstance::filled(x, clip(y_hi), 1.0, bottom - clip(y_hi), AREA));
-                sc.lines.push(LineInstance::solid(x + 0.5, clip(y_lo + 0.75), x + 0.5, clip(y_hi - 0.75), 1.5, LINE));
-            }
+            self.stroke(sc, x_left + col as f32, (series, top), lo, hi);
             col += 1;
         }
         if let Some(v) = cur {
@@ -269,18 +281,7 @@ impl CounterScene<'_> {
         let end_col = (((self.trace.span_ns.max(times[times.len() - 1]) as f64 - view.t0_ns) / ns_px).ceil().max(0.0)
             as usize)
             .min(cols);
-        let bottom = top + TRACK_PX - PAD_PX;
-        let clip = |y: f32| y.max(AXIS_PX);
-        let run = |sc: &mut Scene, c0: usize, c1: usize, v: f64| {
-            if c1 <= c0 || bottom <= AXIS_PX {
-                return;
-            }
-            let (x0, x1, y) = (x_left + c0 as f32, x_left + c1 as f32, self.y_of(series, top, v));
-            sc.rects.push(RectInstance::filled(x0, clip(y), x1 - x0, bottom - clip(y), AREA));
-            if y >= AXIS_PX {
-                sc.lines.push(LineInstance::solid(x0, y, x1, y, 1.5, LINE));
-            }
-        };
+        let run = |sc: &mut Scene, c0: usize, c1: usize, v: f64| self.step_run(sc, x_left, (series, top), c0..c1, v);
         // First sample after the view's start; the one before it (if any) is in effect at column 0.
         let mut i = times.partition_point(|&x| (x as f64) < view.t0_ns);
         let mut cur: Option<f64> = i.checked_sub(1).map(|k| values[k]);
@@ -307,12 +308,7 @@ impl CounterScene<'_> {
             if let Some(v) = cur.filter(|v| v.is_finite()) {
                 (lo, hi) = (lo.min(v), hi.max(v));
             }
-            let (y_lo, y_hi) = (self.y_of(series, top, lo), self.y_of(series, top, hi));
-            let x = x_left + col as f32;
-            if bottom > AXIS_PX {
-                sc.rects.push(RectInstance::filled(x, clip(y_hi), 1.0, bottom - clip(y_hi), AREA));
-                sc.lines.push(LineInstance::solid(x + 0.5, clip(y_lo + 0.75), x + 0.5, clip(y_hi - 0.75), 1.5, LINE));
-            }
+            self.stroke(sc, x_left + col as f32, (series, top), lo, hi);
             cur = Some(values[j - 1]);
             i = j;
             col += 1;

@@ -465,7 +465,7 @@ impl EventCols {
 }
 
 /// Write `v` as deltas from the previous value (signed, zigzag), starting from 0.
-fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
+pub(super) fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
     let mut prev = 0u64;
     for x in v {
         w.signed(x.wrapping_sub(prev) as i64);

@@ -16,8 +16,10 @@
 //! block's level-1 bins, window after window, into the tiles of every level, holding only the tiles being
 //! filled. Plain Rust, no files.
 
+use super::build::deltas;
 use super::columns::{ColumnError, ColumnReader, ColumnWriter};
 use super::manifest::{Level, TileEntry, TileKind, Tiling};
+use super::read::undelta;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -175,24 +177,6 @@ fn get_values(r: &mut ColumnReader, n: usize) -> Result<Vec<f64>, ColumnError> {
         0 => (0..n).map(|_| r.varint().map(f64::from_bits)).collect(),
         m => r.error(format!("counter value encoding {m} (0 or 1)")),
     }
-}
-
-fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
-    let mut prev = 0u64;
-    for x in v {
-        w.signed(x.wrapping_sub(prev) as i64);
-        prev = x;
-    }
-}
-
-fn undelta(r: &mut ColumnReader, n: usize) -> Result<Vec<u64>, ColumnError> {
-    let mut out = Vec::with_capacity(n);
-    let mut prev = 0u64;
-    for _ in 0..n {
-        prev = prev.wrapping_add(r.signed()? as u64);
-        out.push(prev);
-    }
-    Ok(out)
 }
 
 fn rows(r: &mut ColumnReader, series: &Range<u32>, v4: bool) -> Result<Vec<SampleRow>, ColumnError> {

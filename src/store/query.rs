@@ -211,10 +211,7 @@ pub struct CounterAnswer {
 impl CounterAnswer {
     /// The time range of bin `k` of the answer (the level's last bin ends at `span_ns`).
     pub fn bin_time(&self, k: usize, span_ns: u64) -> (u64, u64) {
-        let b = self.first_bin + k as u64;
-        let start = b * self.bin_ns;
-        let end = if b + 1 >= self.level_bins { span_ns.max(start) } else { start + self.bin_ns };
-        (start, end)
+        level_bin_time(self.first_bin + k as u64, self.bin_ns, self.level_bins, span_ns)
     }
 
     /// The bins of series `s`, if the answer holds them.
@@ -368,6 +365,13 @@ fn exact_estimate(m: &Manifest, index: &TileIndex, t0: u64, t1: u64, locations: 
     n as u64
 }
 
+/// The time range of bin `b` of a level of `bins` bins of `bin_ns` (its last bin ends at `span_ns`).
+fn level_bin_time(b: u64, bin_ns: u64, bins: u64, span_ns: u64) -> (u64, u64) {
+    let start = b * bin_ns;
+    let end = if b + 1 >= bins { span_ns.max(start) } else { start + bin_ns };
+    (start, end)
+}
+
 /// The bins of a level (`bins` of `bin_ns`, the last one reaching to the span's end) that [t0, t1] touches.
 fn bin_range(bin_ns: u64, bins: u64, t0: u64, t1: u64) -> (u64, u64) {
     let last = bins.max(1) - 1;
@@ -395,10 +399,7 @@ pub struct SummaryGrid {
 impl SummaryGrid {
     /// The time range of bin `k` of the grid (the level's last bin ends at `span_ns`).
     pub fn bin_time(&self, k: usize, span_ns: u64) -> (u64, u64) {
-        let b = self.first_bin + k as u64;
-        let start = b * self.bin_ns;
-        let end = if b + 1 >= self.level_bins { span_ns.max(start) } else { start + self.bin_ns };
-        (start, end)
+        level_bin_time(self.first_bin + k as u64, self.bin_ns, self.level_bins, span_ns)
     }
     pub fn bins(&self) -> usize {
         self.rows.first().map_or(0, Bins::len)

@@ -475,7 +475,7 @@ impl<T> Slots<T> {
 }
 
 /// Reads a column of `n` values after deltas (see `build::deltas`).
-fn undelta(r: &mut ColumnReader, n: usize) -> Result<Vec<u64>, ColumnError> {
+pub(super) fn undelta(r: &mut ColumnReader, n: usize) -> Result<Vec<u64>, ColumnError> {
     let mut out = Vec::with_capacity(n);
     let mut prev = 0u64;
     for _ in 0..n {

@@ -18,7 +18,7 @@ use weft::readers::otf2::{ArchiveFiles, FolderFiles, MemoryFiles};
 use weft::samples::otf2_gen::{archive, GenConfig};
 use weft::store::exchange::{Exchange, ThreadExchange};
 use weft::store::stream::{
-    index_chrome, index_otf2, index_otf2_exchanged, Indexed, MemorySink, MemorySpill, StreamOptions,
+    index_chrome, index_otf2, index_otf2_exchanged, Indexed, MemorySink, MemorySpill, ReadSpills, StreamOptions,
 };
 use weft::store::{
     build, build_part, build_part_with, merge, BuildOptions, MemoryStore, MergeError, PartManifest, ParticleShare,
@@ -243,7 +243,7 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
                 };
                 let what = format!("Chrome JSON, blocks of {block}, shard {k}/{n}");
                 let (sink, mut spill) = (MemorySink::default(), MemorySpill::default());
-                let events = Box::new(MemorySpill::default());
+                let events = ReadSpills::in_memory();
                 let done =
                     index_chrome("c.json", &mut &chrome[..], 4096, 0, events, &so, &mut spill, &sink, &|_| {}).unwrap();
                 assert_same_part(&what, &build_part(&tc, &o, shard), done, sink);

@@ -73,10 +73,14 @@ pub struct MessageRecord {
 pub trait SampleSink: Send {
     /// The next samples, in the order recorded: series, time (source clock, ns) and value of each.
     fn take(&mut self, series: &[u32], time_ns: &[i64], value: &[f64]);
+    /// Samples the builder holds before handing them over.
+    fn batch(&self) -> usize {
+        SAMPLE_BATCH
+    }
 }
 
-/// Samples a builder holds before handing them to its sink.
-const SAMPLE_BATCH: usize = 4096;
+/// Samples a builder holds before handing them to its sink, unless the sink asks for fewer.
+pub const SAMPLE_BATCH: usize = 4096;
 
 pub struct TraceBuilder {
     format: Format,
@@ -368,7 +372,7 @@ impl TraceBuilder {
         self.samples.0.push(series);
         self.samples.1.push(time_ns);
         self.samples.2.push(value);
-        if self.sample_sink.is_some() && self.samples.0.len() >= SAMPLE_BATCH {
+        if self.sample_sink.as_ref().is_some_and(|s| self.samples.0.len() >= s.batch()) {
             self.sink_batch();
         }
     }

@@ -66,35 +66,6 @@ pub struct Level1Bin {
     pub last: f64,
 }
 
-impl Level1Bin {
-    /// Bytes as the streamed index spills it, with its window.
-    pub const BYTES: usize = 48;
-
-    pub fn put(&self, w: u32, out: &mut Vec<u8>) {
-        out.extend_from_slice(&w.to_le_bytes());
-        out.extend_from_slice(&self.series.to_le_bytes());
-        out.extend_from_slice(&self.bin.to_le_bytes());
-        out.extend_from_slice(&self.count.to_le_bytes());
-        for v in [self.min, self.max, self.last] {
-            out.extend_from_slice(&v.to_bits().to_le_bytes());
-        }
-    }
-
-    pub fn get(b: &[u8]) -> (u32, Level1Bin) {
-        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
-        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        let bin = Level1Bin {
-            series: u32_at(4),
-            bin: u64_at(8),
-            count: u64_at(16),
-            min: f64::from_bits(u64_at(24)),
-            max: f64::from_bits(u64_at(32)),
-            last: f64::from_bits(u64_at(40)),
-        };
-        (u32_at(0), bin)
-    }
-}
-
 /// A value as (min, max) extremes: one that is not finite counts as neither.
 fn finite(v: f64) -> (f64, f64) {
     if v.is_finite() {
@@ -344,58 +315,66 @@ pub fn tile_bins(level: &Level, per: u64, j: u32) -> usize {
     per.min(level.bins.saturating_sub(first)) as usize
 }
 
-/// Where [`WindowCutter::window`] hands a block's level-1 bins of the window.
-pub type BinsSink<'a, E> = dyn FnMut(u32, &[Level1Bin]) -> Result<(), E> + 'a;
-
-/// Cuts a window at a time: the level-0 counter tiles of every series block, and each block's level-1 bins.
-pub struct WindowCutter {
-    tiling: Tiling,
+/// Cuts one series block's counter tiles, a window at a time: each window's level-0 tile (its samples and
+/// the value each series has at its start) and the block's pyramid, folded from the window's level-1 bins.
+pub struct BlockCutter<'a> {
     level1: Level,
-    nseries: u32,
-    /// Per series, its last sample so far.
+    block: u32,
+    series: Range<u32>,
+    /// Per series of the block, its last sample so far.
     last: Vec<Option<SampleRow>>,
     bins: Vec<Level1Bin>,
+    open: Vec<SampleRow>,
+    pyramid: CounterPyramid<'a>,
+    out: Vec<(TileEntry, Vec<u8>)>,
 }
 
-impl WindowCutter {
-    pub fn new(tiling: Tiling, level1: Level, nseries: u32) -> Self {
-        WindowCutter { tiling, level1, nseries, last: vec![None; nseries as usize], bins: Vec::new() }
+impl<'a> BlockCutter<'a> {
+    /// Block `block` of `nseries` series under tiling `t` and its pyramid's `levels` (level 1 first).
+    pub fn new(t: &Tiling, levels: &'a [Level], block: u32, nseries: u32) -> Self {
+        let series = series_block_range(t, block, nseries);
+        BlockCutter {
+            level1: levels[0],
+            block,
+            last: vec![None; series.len()],
+            bins: Vec::new(),
+            open: Vec::new(),
+            pyramid: CounterPyramid::new(levels, t.bins_per_tile as u64, block, series.clone()),
+            series,
+            out: Vec::new(),
+        }
     }
 
-    /// Window `w`'s samples (every series', by series then time): the level-0 tile of each block sampled by
-    /// the window's end to `put`, each block's level-1 bins of the window (where it has any) to `bins`.
-    /// Called for every window in order.
+    /// Window `w`'s samples of the block (by series, then time): its level-0 tile when the block is sampled
+    /// by the window's end, and the pyramid's tiles that the window completes, to `put`. Called for every
+    /// window in order.
     pub fn window<E>(
         &mut self,
         w: u32,
-        samples: &[SampleRow],
+        own: &[SampleRow],
         put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), E>,
-        bins: &mut BinsSink<'_, E>,
     ) -> Result<(), E> {
-        let mut at = 0usize;
-        let mut open = Vec::new();
-        for b in 0..series_blocks(&self.tiling, self.nseries) {
-            let range = series_block_range(&self.tiling, b, self.nseries);
-            let n = samples[at..].partition_point(|s| s.1 < range.end);
-            let own = &samples[at..at + n];
-            at += n;
-            open.clear();
-            open.extend(range.clone().filter_map(|s| self.last[s as usize]));
-            if own.is_empty() && open.is_empty() {
-                continue;
-            }
-            let (e, bytes) = counter_tile(b, w, own, &open);
+        self.open.clear();
+        self.open.extend(self.last.iter().flatten());
+        self.bins.clear();
+        if !own.is_empty() || !self.open.is_empty() {
+            let (e, bytes) = counter_tile(self.block, w, own, &self.open);
             put(e, bytes)?;
-            if !own.is_empty() {
-                self.bins.clear();
-                level1_bins(&self.level1, own, &mut self.bins);
-                bins(b, &self.bins)?;
-                for s in own {
-                    self.last[s.1 as usize] = Some(*s);
-                }
+        }
+        if !own.is_empty() {
+            level1_bins(&self.level1, own, &mut self.bins);
+            for s in own {
+                self.last[(s.1 - self.series.start) as usize] = Some(*s);
             }
         }
-        Ok(())
+        self.pyramid.window(w, &self.bins, &mut self.out);
+        self.out.drain(..).try_for_each(|(e, bytes)| put(e, bytes))
+    }
+
+    /// The pyramid's tiles still being filled, to `put`.
+    pub fn finish<E>(mut self, put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), E>) -> Result<(), E> {
+        self.pyramid.finish(&mut self.out);
+        self.out.drain(..).try_for_each(|(e, bytes)| put(e, bytes))
     }
 }
 
@@ -460,47 +439,33 @@ impl<'a> CounterPyramid<'a> {
 }
 
 /// Every counter tile of samples already in the model's order (series, then time; times from the origin):
-/// the level-0 tiles window by window (blocks in order), then each block's pyramid.
+/// block after block, its level-0 tiles window by window, each followed by the pyramid's tiles it completes.
 pub fn counter_tiles(series: u32, samples: &[SampleRow], t: &Tiling, levels: &[Level]) -> Vec<(TileEntry, Vec<u8>)> {
     let mut out = Vec::new();
     if samples.is_empty() || levels.is_empty() {
         return out;
     }
-    let mut by_window: Vec<Vec<u32>> = vec![Vec::new(); t.windows as usize];
-    for (i, s) in samples.iter().enumerate() {
-        by_window[t.window_of(s.2) as usize].push(i as u32);
-    }
-    let nb = series_blocks(t, series) as usize;
-    let mut block_bins: Vec<Vec<(u32, Level1Bin)>> = vec![Vec::new(); nb];
-    let mut cutter = WindowCutter::new(*t, levels[0], series);
-    let mut rows = Vec::new();
-    for (w, idx) in by_window.iter().enumerate() {
-        rows.clear();
-        rows.extend(idx.iter().map(|&i| samples[i as usize]));
-        let _ = cutter.window::<()>(
-            w as u32,
-            &rows,
-            &mut |e, b| {
-                out.push((e, b));
-                Ok(())
-            },
-            &mut |b, bins| {
-                block_bins[b as usize].extend(bins.iter().map(|x| (w as u32, *x)));
-                Ok(())
-            },
-        );
-    }
-    for (b, bins) in block_bins.into_iter().enumerate() {
-        let mut p =
-            CounterPyramid::new(levels, t.bins_per_tile as u64, b as u32, series_block_range(t, b as u32, series));
-        let mut at = 0;
-        for w in 0..t.windows {
-            let n = bins[at..].partition_point(|x| x.0 == w);
-            let these: Vec<Level1Bin> = bins[at..at + n].iter().map(|x| x.1).collect();
-            at += n;
-            p.window(w, &these, &mut out);
+    let mut put = |e: TileEntry, bytes: Vec<u8>| -> Result<(), ()> {
+        out.push((e, bytes));
+        Ok(())
+    };
+    let (mut at, mut by_window, mut rows) = (0usize, vec![Vec::new(); t.windows as usize], Vec::new());
+    for b in 0..series_blocks(t, series) {
+        let range = series_block_range(t, b, series);
+        let n = samples[at..].partition_point(|s| s.1 < range.end);
+        // The block's samples window by window, each window's in series then time order.
+        by_window.iter_mut().for_each(Vec::clear);
+        for (i, s) in samples[at..at + n].iter().enumerate() {
+            by_window[t.window_of(s.2) as usize].push(at + i);
         }
-        p.finish(&mut out);
+        at += n;
+        let mut cutter = BlockCutter::new(t, levels, b, series);
+        for (w, idx) in by_window.iter().enumerate() {
+            rows.clear();
+            rows.extend(idx.iter().map(|&i| samples[i]));
+            let _ = cutter.window(w as u32, &rows, &mut put);
+        }
+        let _ = cutter.finish(&mut put);
     }
     out
 }

@@ -52,16 +52,6 @@ impl Runs {
         self.runs.is_empty()
     }
 
-    /// Bytes of a page.
-    pub(super) fn page(&self) -> usize {
-        self.page
-    }
-
-    /// Runs written.
-    pub(super) fn count(&self) -> usize {
-        self.runs.len()
-    }
-
     /// Write `sorted` (sorted already) as one run.
     pub(super) fn write<T: Record>(
         &mut self,

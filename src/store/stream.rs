@@ -237,8 +237,8 @@ pub struct Indexed {
     pub part: Option<PartManifest>,
     /// Bytes the first pass spilled (the nested intervals).
     pub spill_bytes: u64,
-    /// Bytes of messages, collective rows and particle-view intervals spilled to be put in the order pass 2
-    /// takes them (`comms`, sorted runs).
+    /// Bytes of messages, collective rows, particle-view intervals and counter samples spilled to be put in
+    /// the order pass 2 takes them (`comms`, sorted runs).
     pub runs_bytes: u64,
     /// Blocks tiled at once.
     pub blocks_in_flight: usize,
@@ -1327,15 +1327,17 @@ pub fn index_chrome(
     input: &mut dyn std::io::Read,
     chunk: usize,
     total: u64,
-    events: Box<dyn crate::readers::chrome::EventSpill>,
+    spills: ReadSpills,
     o: &StreamOptions,
     spill: &mut dyn Spill,
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Indexed, IndexError> {
     use crate::readers::chrome::ChromeStreamReader;
+    let (events, mut samples, to_samples) = spills.split(o);
     let mut reader = ChromeStreamReader::spilling(name, events, o.event_buffer());
     reader.cap_locations(location_cap(o));
+    reader.sink_samples(to_samples);
     let mut buf = vec![0u8; chunk.max(1)];
     let mut done = 0u64;
     loop {
@@ -1346,16 +1348,46 @@ pub fn index_chrome(
             Err(e) => return Err(ReadError::Io { file: name.to_string(), detail: e.to_string() }.into()),
         };
         reader.feed(&buf[..n])?;
+        samples.spill_own(false)?;
         done += n as u64;
         progress(Progress::ReadingBytes { done, total });
     }
     drop(buf);
     let mut digest = Digest::new(o, None);
+    digest.samples = Some(samples);
     let mut b = reader.finish_streamed(&mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()))?;
     if digest.min_start < i64::MAX {
         b.note_outside_start(digest.min_start);
     }
+    b.flush_samples();
+    digest.spill_samples(spill, true)?;
     tile(b.finish(), digest, Vec::new(), o, spill, sink, progress, None, None)
+}
+
+/// Where a chunked read (Chrome JSON, Paraver) spills what it cannot hold until the end of the read: each
+/// location's records (`events`, keyed by location as they appear), and the counter samples in sorted runs
+/// (`samples`; the index's own spill numbers its keys by location, known only once the read ends).
+pub struct ReadSpills {
+    pub events: Box<dyn crate::readers::chrome::EventSpill>,
+    pub samples: Box<dyn Spill>,
+}
+
+impl ReadSpills {
+    /// Both held in memory (tests, small traces).
+    pub fn in_memory() -> ReadSpills {
+        ReadSpills { events: Box::new(MemorySpill::default()), samples: Box::new(MemorySpill::default()) }
+    }
+
+    /// The events' spill; the counter samples of the read, spilled to `samples` past their share of
+    /// `--memory`; and the sink for the reader's builder.
+    #[allow(clippy::type_complexity)]
+    fn split(
+        self,
+        o: &StreamOptions,
+    ) -> (Box<dyn crate::readers::chrome::EventSpill>, CounterSamples, Box<dyn crate::model::SampleSink>) {
+        let (samples, sink) = CounterSamples::with_spill(o.shard.is_none_or(|s| s.counters()), o.runs(), self.samples);
+        (self.events, samples, sink)
+    }
 }
 
 /// Index a Paraver trace: the .prv's text read from `input` in chunks of about `chunk` bytes (the caller
@@ -1372,13 +1404,15 @@ pub fn index_paraver(
     pcf: Option<&[u8]>,
     row: Option<&[u8]>,
     late: &dyn Fn() -> Vec<(WarningKind, String)>,
-    events: Box<dyn crate::readers::chrome::EventSpill>,
+    spills: ReadSpills,
     o: &StreamOptions,
     spill: &mut dyn Spill,
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Indexed, IndexError> {
+    let (events, mut samples, to_samples) = spills.split(o);
     let mut digest = Digest::new(o, None);
+    // The samples read so far go to their spill between chunks (past their share).
     let mut b = crate::readers::paraver::read_streamed(
         name,
         input,
@@ -1386,14 +1420,22 @@ pub fn index_paraver(
         pcf,
         row,
         events,
+        to_samples,
         o.event_buffer(),
         Some(location_cap(o)),
         &mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()),
-        &mut |done| progress(Progress::ReadingBytes { done, total }),
+        &mut |done| {
+            samples.spill_own(false).map_err(|e| e.to_string())?;
+            progress(Progress::ReadingBytes { done, total });
+            Ok(())
+        },
     )?;
+    digest.samples = Some(samples);
     if digest.min_start < i64::MAX {
         b.note_outside_start(digest.min_start);
     }
+    b.flush_samples();
+    digest.spill_samples(spill, true)?;
     tile(b.finish(), digest, late(), o, spill, sink, progress, None, None)
 }
 
@@ -1748,8 +1790,7 @@ fn tile(
     fn panicked<T>(_: std::sync::PoisonError<T>) -> IndexError {
         IndexError::Io("a block task panicked".into())
     }
-    // (And the first spill key free after them.)
-    let (spill, free_key): (&mut dyn Spill, usize) = if let Some(x) = exchanged {
+    let spill: &mut dyn Spill = if let Some(x) = exchanged {
         // Each shard writes the particle tiles of its own range of windows, from every shard's intervals there.
         let (runs, mut keys) = particle_runs.into_inner().map_err(panicked)?;
         let spill = spill_lock.into_inner().map_err(panicked)?;
@@ -1758,7 +1799,7 @@ fn tile(
             stats = extents.stats(&skel);
         }
         runs_bytes += runs.bytes + bytes;
-        (spill, keys.0)
+        spill
     } else if with_particles {
         // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them,
         // unless the other shards sent theirs). One over a task's share (or every one, when ranges are asked
@@ -1784,25 +1825,25 @@ fn tile(
         }
         // Every block's run merged: the particle tiles window by window, as `build::particle_tiles` cuts
         // them from all of them sorted.
-        let (runs, keys) = particle_runs.into_inner().map_err(panicked)?;
+        let (runs, _) = particle_runs.into_inner().map_err(panicked)?;
         let spill = spill_lock.into_inner().map_err(panicked)?;
         let mut extents = ParticleExtents::default();
         cut_particles(&runs, &*spill, ParticleTiler::new(t), Some(&mut extents), &mut put)?;
         stats = extents.stats(&skel);
         runs_bytes += runs.bytes;
-        (spill, keys.0)
+        spill
     } else {
-        let (_, keys) = particle_runs.into_inner().map_err(panicked)?;
-        (spill_lock.into_inner().map_err(panicked)?, keys.0)
+        spill_lock.into_inner().map_err(panicked)?
     };
+    runs_bytes += samples.as_ref().map_or(0, |s| s.bytes);
     if with_counters {
         match &samples {
-            // (Spilled in runs by pass 1: an OTF2 index.)
+            // (Spilled in runs by pass 1.)
             Some(s) => {
                 // A window's samples within what the skeleton and the spill leave (`tiles` takes the merge's
                 // pages off).
                 let left = o.memory.saturating_sub(skel_bytes(&skel) + spill.held());
-                s.tiles(spill, free_key, skel.origin_ns, &t, &plan.levels, (left, o.memory), &mut put)?
+                s.tiles(spill, skel.origin_ns, &t, &plan.levels, (left, o.memory), &mut put)?
             }
             None => {
                 for (e, bytes) in counter_tiles(&skel, &t) {

@@ -227,7 +227,10 @@ fn index_otf2_streamed(
                     done.busiest_block_bytes >> 20,
                     by_range(done.ranged_blocks)
                 );
-                println!("spill       {} bytes (and {} of messages and particles)", done.spill_bytes, done.runs_bytes);
+                println!(
+                    "spill       {} bytes (and {} of messages, particles and counter samples)",
+                    done.spill_bytes, done.runs_bytes
+                );
                 print_peak_memory();
                 return Ok(true);
             }
@@ -280,7 +283,10 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
         indexed.busiest_block_bytes >> 20,
         by_range(indexed.ranged_blocks)
     );
-    println!("spill       {} bytes (and {} of messages and particles)", indexed.spill_bytes, indexed.runs_bytes);
+    println!(
+        "spill       {} bytes (and {} of messages, particles and counter samples)",
+        indexed.spill_bytes, indexed.runs_bytes
+    );
     print_peak_memory();
     Ok(true)
 }
@@ -309,8 +315,8 @@ pub struct Chunked {
 }
 
 /// The chunked index of a Chrome JSON or Paraver file `trace` (of `kind`, [`chunked_kind`]), or of a shard
-/// of it, its tiles written into the folder `tmp`, its spills at `spill_path` and `events_path` (removed at
-/// the end); the manifest is not written. Also each MPI rank's share (`mpi.rs`), into the store's shared
+/// of it, its tiles written into the folder `tmp`, its spills at `spill_path`, `events_path` and
+/// `spill_path` + `.samples` (removed at the end); the manifest is not written. Also each MPI rank's share (`mpi.rs`), into the store's shared
 /// folder (every rank reads the file in chunks, within `--memory`, and tiles its own blocks).
 #[allow(clippy::too_many_arguments)]
 pub fn chunked_into(
@@ -325,12 +331,21 @@ pub fn chunked_into(
     events_path: &Path,
 ) -> Result<Chunked, Box<dyn std::error::Error>> {
     use weft::readers::sniff::Sniffed;
-    use weft::store::stream::{index_chrome, index_paraver, Progress as P, StreamOptions};
+    use weft::store::stream::{index_chrome, index_paraver, Progress as P, ReadSpills, StreamOptions};
     let input = input_bytes(trace);
     let started = Instant::now();
     let open = || std::fs::File::open(trace).map_err(|e| format!("{}: {e}", trace.display()));
     let mut spill = FileSpill::create(spill_path, 0)?;
-    let events = Box::new(FileSpill::create(events_path, 0)?);
+    // The counter samples' sorted runs (a file beside the spill, removed with it: each MPI rank has its own).
+    let samples_path = {
+        let mut p = spill_path.as_os_str().to_owned();
+        p.push(".samples");
+        PathBuf::from(p)
+    };
+    let spills = ReadSpills {
+        events: Box::new(FileSpill::create(events_path, 0)?),
+        samples: Box::new(FileSpill::create(&samples_path, 0)?),
+    };
     let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
     let o =
         StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
@@ -376,17 +391,17 @@ pub fn chunked_into(
                 pcf,
                 row,
                 &late,
-                events,
+                spills,
                 &o,
                 &mut spill,
                 &sink,
                 &report,
             )?
         }
-        _ => index_chrome(&name, &mut file, CHUNK_BYTES, input, events, &o, &mut spill, &sink, &report)?,
+        _ => index_chrome(&name, &mut file, CHUNK_BYTES, input, spills, &o, &mut spill, &sink, &report)?,
     };
     drop(spill);
-    for p in [spill_path, events_path] {
+    for p in [spill_path, events_path, &samples_path] {
         std::fs::remove_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| started.elapsed().as_secs_f64());

@@ -213,6 +213,12 @@ impl ChromeStreamReader {
         }
     }
 
+    /// Counter samples go to `sink` a batch at a time instead of into the builder (`TraceBuilder::sink_samples`:
+    /// a streamed index spills them).
+    pub fn sink_samples(&mut self, sink: Box<dyn crate::model::SampleSink>) {
+        self.conv.b.sink_samples(sink);
+    }
+
     /// The refusal of the longest thread when one passed the cap.
     fn over_cap(&self) -> Result<(), ReadError> {
         let Some(s) = self.conv.spill.as_ref().filter(|s| s.over) else { return Ok(()) };

@@ -111,9 +111,10 @@ impl Spilling {
 
 /// Read the .prv from `input` (plain text: the caller inflates a .prv.gz) in chunks of about `chunk` bytes
 /// cut at line ends, with the .pcf and .row bytes when given; intervals spill to `spill` every
-/// `buffer_records`. At the end every location's intervals go to `each(location, [(region, start, duration)])`
+/// `buffer_records`, and the counter samples to `samples` a batch at a time (the builder returned has their
+/// series but none of them). At the end every location's intervals go to `each(location, [(region, start, duration)])`
 /// in location order, as the whole read would hand them to the builder; returns the builder without them.
-/// `read_bytes` is told the bytes read so far. Errors and warnings are the whole read's ([`super::read`]).
+/// `read_bytes` is told the bytes read so far after each chunk (its error ends the read). Errors and warnings are the whole read's ([`super::read`]).
 #[allow(clippy::too_many_arguments)]
 pub fn read_streamed(
     name: &str,
@@ -122,10 +123,11 @@ pub fn read_streamed(
     pcf: Option<&[u8]>,
     row: Option<&[u8]>,
     spill: Box<dyn EventSpill>,
+    samples: Box<dyn crate::model::SampleSink>,
     buffer_records: usize,
     cap: Option<crate::readers::budget::LocationCap>,
     each: &mut crate::readers::chrome::EachLocation<'_, String>,
-    read_bytes: &mut dyn FnMut(u64),
+    read_bytes: &mut dyn FnMut(u64) -> Result<(), String>,
 ) -> Result<TraceBuilder, ReadError> {
     let io = |detail: String| ReadError::Io { file: name.to_string(), detail };
     let mut buf = vec![0u8; chunk.max(1)];
@@ -137,7 +139,7 @@ pub fn read_streamed(
                 Ok(n) => {
                     pending.extend_from_slice(&buf[..n]);
                     total += n as u64;
-                    read_bytes(total);
+                    read_bytes(total).map_err(io)?;
                     return Ok(true);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -172,6 +174,7 @@ pub fn read_streamed(
     let (pcf, row) = (pcf.map(Pcf::parse), row.map(Row::parse));
     let options = Options::default();
     let mut conv = converter(name, &header, pcf.as_ref(), row.as_ref(), &options);
+    conv.b.sink_samples(samples);
     conv.spill = Some(Spilling {
         out: spill,
         buffered: 0,

@@ -413,3 +413,31 @@ fn global_communication_records_become_collectives() {
     );
     assert_eq!(t.str(c.communicator[0]), "communicator 5");
 }
+
+/// `weft generate paraver` writes the generator's files: the test fixture by default, about `--mb` MB of
+/// .prv when asked, with its .pcf and .row beside it.
+#[test]
+fn weft_generate_paraver_writes_the_generated_trace() {
+    let dir = std::env::temp_dir().join(format!("weft-generate-paraver-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let generate = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["generate", "paraver", "-o"])
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    generate(&[]);
+    let want = weft::samples::paraver::ParaverSample::default().generate();
+    for (name, bytes) in [("trace.prv", &want.prv), ("trace.pcf", &want.pcf), ("trace.row", &want.row)] {
+        assert!(&std::fs::read(dir.join(name)).unwrap() == bytes, "{name} differs from the generator's");
+    }
+    generate(&["--tasks", "3", "--threads-per-task", "1", "--mb", "1"]);
+    let prv = std::fs::read(dir.join("trace.prv")).unwrap();
+    assert!((1_000_000..1_100_000).contains(&prv.len()), "{} bytes", prv.len());
+    let trace = weft::readers::paraver::read("trace.prv", &prv, None, None).unwrap();
+    assert_eq!(trace.processes.len(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}

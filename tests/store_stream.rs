@@ -873,7 +873,12 @@ fn chunked_paraver_store_equals_the_whole_build() {
     damaged.extend_from_slice(
         b"2:1:1:9:1:100:50000001:3\n1:oops\n1:1:1:1:1:5:6:1\n3:1:1:1:1:10:10:1:1:2:1:20:20:8:1\n2:1:1:1:1:3",
     );
-    for (prv, names) in [(&p.prv, true), (&p.prv, false), (&damaged, true)] {
+    // Messages sent and received at one time (the trace keeps them in the order recorded).
+    let mut ties = p.prv.clone();
+    for (from, to, size, tag) in [(1, 2, 8, 1), (2, 1, 16, 2), (1, 2, 32, 3), (2, 2, 64, 4)] {
+        ties.extend_from_slice(format!("3:1:1:{from}:1:10:10:1:1:{to}:1:20:20:{size}:{tag}\n").as_bytes());
+    }
+    for (prv, names) in [(&p.prv, true), (&p.prv, false), (&damaged, true), (&ties, true)] {
         let (pcf, row) = if names { (Some(&p.pcf[..]), Some(&p.row[..])) } else { (None, None) };
         // The last two also tiled by time range (ranges of 3 and 60 intervals).
         for (chunk, buffer, block, tile, range) in

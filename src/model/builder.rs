@@ -82,6 +82,16 @@ pub trait SampleSink: Send {
 /// Samples a builder holds before handing them to its sink, unless the sink asks for fewer.
 pub const SAMPLE_BATCH: usize = 4096;
 
+/// Where a builder's messages go instead of the trace ([`TraceBuilder::sink_messages`]).
+pub trait MessageSink: Send {
+    /// The next messages, in the order recorded (times in the source clock).
+    fn take(&mut self, messages: &[MessageRecord]);
+    /// Messages the builder holds before handing them over.
+    fn batch(&self) -> usize {
+        SAMPLE_BATCH
+    }
+}
+
 pub struct TraceBuilder {
     format: Format,
     strings: StringTable,
@@ -104,6 +114,9 @@ pub struct TraceBuilder {
     samples: (Vec<u32>, Vec<i64>, Vec<f64>),
     /// Where counter samples go instead of the trace, and the first and last time of those it took.
     sample_sink: Option<Box<dyn SampleSink>>,
+    /// Where messages go instead of the trace.
+    message_sink: Option<Box<dyn MessageSink>>,
+    /// The first and last time of the samples and messages the sinks took.
     sunk: Option<(i64, i64)>,
     warnings: Warnings,
     event_records: u64,
@@ -133,6 +146,7 @@ impl TraceBuilder {
             series_index: HashMap::new(),
             samples: Default::default(),
             sample_sink: None,
+            message_sink: None,
             sunk: None,
             warnings: Warnings::default(),
             event_records: 0,
@@ -331,6 +345,49 @@ impl TraceBuilder {
         r.size_bytes.push(m.size_bytes);
         r.tag.push(m.tag);
         r.name.push(m.name);
+        if self.message_sink.as_ref().is_some_and(|s| self.messages.kind.len() >= s.batch()) {
+            self.sink_message_batch();
+        }
+    }
+
+    /// Messages go to `sink` from now on, a batch at a time in the order recorded, instead of into the
+    /// trace (a streamed index spills them): the trace then has none, its origin and span still counting
+    /// their times.
+    pub fn sink_messages(&mut self, sink: Box<dyn MessageSink>) {
+        self.message_sink = Some(sink);
+        self.sink_message_batch();
+    }
+
+    /// The messages held to the sink now (when there is one).
+    pub fn flush_messages(&mut self) {
+        self.sink_message_batch();
+    }
+
+    fn sink_message_batch(&mut self) {
+        let Some(sink) = self.message_sink.as_mut() else { return };
+        let m = std::mem::take(&mut self.messages);
+        if m.kind.is_empty() {
+            return;
+        }
+        let (mut lo, mut hi) = self.sunk.unwrap_or((i64::MAX, i64::MIN));
+        let batch: Vec<MessageRecord> = (0..m.kind.len())
+            .map(|i| {
+                lo = lo.min(m.send_ns[i]).min(m.recv_ns[i]);
+                hi = hi.max(m.send_ns[i]).max(m.recv_ns[i]);
+                MessageRecord {
+                    kind: m.kind[i],
+                    sender: m.sender[i],
+                    receiver: m.receiver[i],
+                    send_ns: m.send_ns[i],
+                    recv_ns: m.recv_ns[i],
+                    size_bytes: m.size_bytes[i],
+                    tag: m.tag[i],
+                    name: m.name[i],
+                }
+            })
+            .collect();
+        self.sunk = Some((lo, hi));
+        sink.take(&batch);
     }
 
     pub fn collective(&mut self, c: CollectiveRecord) {

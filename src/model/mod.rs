@@ -16,7 +16,9 @@ pub mod thread_events;
 mod warnings;
 
 pub use args::{Arg, ArgKind, ArgTable, EventArgs};
-pub use builder::{classify_region, CollectiveRecord, MessageRecord, SampleSink, TraceBuilder, SAMPLE_BATCH};
+pub use builder::{
+    classify_region, CollectiveRecord, MessageRecord, MessageSink, SampleSink, TraceBuilder, SAMPLE_BATCH,
+};
 pub use strings::{StringId, StringTable};
 pub use warnings::{Warning, WarningEffect, WarningKind, Warnings};
 

@@ -17,7 +17,9 @@
 use super::runs::{u32_at, u64_at, Keys, Record, Runs, PAGE_BYTES};
 use super::stream::Spill;
 use crate::model::{MessageKind, Trace};
+use std::mem::size_of;
 use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
 /// A message as a level-0 tile stores it: its trace index, times from the origin.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -210,6 +212,42 @@ pub struct RawMessage {
     pub kind: u8,
 }
 
+impl RawMessage {
+    /// A message as the builder records it, its receive's record number `nth`.
+    pub fn of(m: &crate::model::MessageRecord, nth: u64) -> RawMessage {
+        RawMessage {
+            send_ns: m.send_ns,
+            recv_ns: m.recv_ns,
+            nth,
+            sender: m.sender.0,
+            receiver: m.receiver.0,
+            size_bytes: m.size_bytes,
+            tag: m.tag,
+            name: m.name.0,
+            kind: match m.kind {
+                MessageKind::PointToPoint => 0,
+                MessageKind::Flow => 1,
+            },
+        }
+    }
+
+    /// The message as a tile stores it: trace index `index`, times from `origin` as the builder makes them.
+    pub fn row(&self, index: u64, origin: i64) -> MessageRow {
+        let rel = |t: i64| t.saturating_sub(origin).max(0) as u64;
+        MessageRow {
+            index,
+            kind: self.kind,
+            sender: self.sender,
+            receiver: self.receiver,
+            send_ns: rel(self.send_ns),
+            recv_ns: rel(self.recv_ns),
+            size_bytes: self.size_bytes,
+            tag: self.tag,
+            name: self.name,
+        }
+    }
+}
+
 impl Record for RawMessage {
     const BYTES: usize = 49;
     fn put(&self, out: &mut Vec<u8>) {
@@ -341,6 +379,108 @@ fn collective_file_row(r: &[u8]) -> CollectiveRow {
     }
 }
 
+/// The messages of a read in chunks (Chrome JSON, Paraver), which knows its locations, and so the blocks'
+/// files, only at its end: the reader's builder hands them over a batch at a time
+/// (`model::TraceBuilder::sink_messages`), numbered in the order recorded; past their share of `--memory`
+/// they go to a spill of their own as a run in the trace's order; at the end every run is merged into the
+/// [`CommSpill`] ([`finish`](Self::finish)), as the builder's sort of them would give them.
+pub struct MessageRuns {
+    pending: Arc<Mutex<(Vec<RawMessage>, u64)>>,
+    runs: Runs,
+    keys: Keys,
+    own: Box<dyn Spill>,
+    /// Messages of a run.
+    run: usize,
+    /// Bytes written to the spill.
+    pub bytes: u64,
+}
+
+/// The builder's end of [`MessageRuns`]: the messages it takes at a time, and a run's room.
+struct MessageTaker(Arc<Mutex<(Vec<RawMessage>, u64)>>, usize, usize);
+
+impl crate::model::MessageSink for MessageTaker {
+    fn take(&mut self, messages: &[crate::model::MessageRecord]) {
+        // (A poisoned lock means a thread panicked holding it: the index fails anyway.)
+        let Ok(mut p) = self.0.lock() else { return };
+        let (held, count) = &mut *p;
+        if held.capacity() == 0 {
+            // (A run's room at once: not grown by doubling past the share.)
+            held.reserve_exact(self.2);
+        }
+        for m in messages {
+            held.push(RawMessage::of(m, *count));
+            *count += 1;
+        }
+    }
+    fn batch(&self) -> usize {
+        self.1
+    }
+}
+
+impl MessageRuns {
+    /// Runs in `own`, each of as many messages as `share` bytes hold; and the sink to give the builder.
+    pub fn new(own: Box<dyn Spill>, share: u64) -> (MessageRuns, Box<dyn crate::model::MessageSink>) {
+        let run = (share / size_of::<RawMessage>() as u64).max(1) as usize;
+        let pending = Arc::new(Mutex::new((Vec::new(), 0)));
+        let batch = run.min(crate::model::SAMPLE_BATCH);
+        let runs =
+            MessageRuns { pending: pending.clone(), runs: Runs::new(PAGE_BYTES), keys: Keys(0), own, run, bytes: 0 };
+        (runs, Box::new(MessageTaker(pending, batch, run + batch)))
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, (Vec<RawMessage>, u64)>, String> {
+        self.pending.lock().map_err(|_| "a reading thread panicked".to_string())
+    }
+
+    /// Bytes held in memory: the messages waiting, and the spill's.
+    pub fn held(&self) -> u64 {
+        let waiting = self.pending.lock().map_or(0, |p| p.0.capacity() * size_of::<RawMessage>());
+        waiting as u64 + self.own.held()
+    }
+
+    /// The messages waiting to the spill as a run in the trace's order, once they fill one (`all`: however
+    /// many).
+    pub fn spill(&mut self, all: bool) -> Result<(), String> {
+        let mut batch = {
+            let mut p = self.lock()?;
+            if p.0.is_empty() || !(all || p.0.len() >= self.run) {
+                return Ok(());
+            }
+            std::mem::take(&mut p.0)
+        };
+        // (Their keys are unique, `nth`: any sort gives the one order.)
+        batch.sort_unstable();
+        let before = self.runs.bytes;
+        self.runs.write(&batch, &mut *self.own, &mut self.keys)?;
+        self.bytes += self.runs.bytes - before;
+        Ok(())
+    }
+
+    /// Every message, in the trace's order, numbered, times from `origin`, to `comms` (its block files in
+    /// `spill`).
+    pub fn finish(mut self, comms: &mut CommSpill, origin: i64, spill: &mut dyn Spill) -> Result<(), String> {
+        let mut held = std::mem::take(&mut self.lock()?.0);
+        let mut i = 0u64;
+        if self.runs.is_empty() {
+            held.sort_unstable();
+            for m in held {
+                comms.put_message(&m.row(i, origin), spill)?;
+                i += 1;
+            }
+            return Ok(());
+        }
+        held.sort_unstable();
+        self.runs.write(&held, &mut *self.own, &mut self.keys)?;
+        drop(held);
+        let mut merge = self.runs.merge::<RawMessage>();
+        while let Some(m) = merge.next(&*self.own)? {
+            comms.put_message(&m.row(i, origin), spill)?;
+            i += 1;
+        }
+        Ok(())
+    }
+}
+
 /// A streamed index's messages and collective rows, in the spill: sorted runs of the messages as they are
 /// matched, then every block's file (module doc).
 pub struct CommSpill {
@@ -459,18 +599,7 @@ impl CommSpill {
     /// The messages handed over, in the trace's order, numbered and put in their blocks' files, times made
     /// relative to `origin` as the builder makes them.
     pub fn finish_messages(&mut self, origin: i64, spill: &mut dyn Spill) -> Result<(), String> {
-        let rel = |t: i64| t.saturating_sub(origin).max(0) as u64;
-        let row = |i: u64, m: &RawMessage| MessageRow {
-            index: i,
-            kind: m.kind,
-            sender: m.sender,
-            receiver: m.receiver,
-            send_ns: rel(m.send_ns),
-            recv_ns: rel(m.recv_ns),
-            size_bytes: m.size_bytes,
-            tag: m.tag,
-            name: m.name,
-        };
+        let row = |i: u64, m: &RawMessage| m.row(i, origin);
         self.sort_buffer();
         let mut i = 0u64;
         if self.runs.is_empty() {

@@ -43,7 +43,7 @@ use super::build::{
 };
 use super::columns::{ColumnReader, ColumnWriter};
 use super::comms::{
-    self, message_row, BlockCommBytes, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, RawMessage,
+    self, message_row, BlockCommBytes, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage,
 };
 use super::exchange::Exchange;
 use super::held::HeldColumns;
@@ -1253,20 +1253,7 @@ fn comm_spill(n: usize, o: &StreamOptions, first: usize) -> CommSpill {
 
 /// A matched message as `comms` sorts it.
 fn raw_message(m: &crate::model::MessageRecord, nth: u64) -> RawMessage {
-    RawMessage {
-        send_ns: m.send_ns,
-        recv_ns: m.recv_ns,
-        nth,
-        sender: m.sender.0,
-        receiver: m.receiver.0,
-        size_bytes: m.size_bytes,
-        tag: m.tag,
-        name: m.name.0,
-        kind: match m.kind {
-            crate::model::MessageKind::PointToPoint => 0,
-            crate::model::MessageKind::Flow => 1,
-        },
-    }
+    RawMessage::of(m, nth)
 }
 
 /// Collective row `index` as the builder makes it: times from `origin`, the end no earlier than the start.
@@ -1334,10 +1321,11 @@ pub fn index_chrome(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Indexed, IndexError> {
     use crate::readers::chrome::ChromeStreamReader;
-    let (events, mut samples, to_samples) = spills.split(o);
+    let ChunkedRead { events, mut samples, to_samples, mut messages, to_messages } = spills.split(o);
     let mut reader = ChromeStreamReader::spilling(name, events, o.event_buffer());
     reader.cap_locations(location_cap(o));
     reader.sink_samples(to_samples);
+    reader.sink_messages(to_messages);
     let mut buf = vec![0u8; chunk.max(1)];
     let mut done = 0u64;
     loop {
@@ -1348,20 +1336,15 @@ pub fn index_chrome(
             Err(e) => return Err(ReadError::Io { file: name.to_string(), detail: e.to_string() }.into()),
         };
         reader.feed(&buf[..n])?;
-        samples.spill_own(false)?;
+        ChunkedRead::between_chunks(&mut samples, &mut messages)?;
         done += n as u64;
         progress(Progress::ReadingBytes { done, total });
     }
     drop(buf);
     let mut digest = Digest::new(o, None);
     digest.samples = Some(samples);
-    let mut b = reader.finish_streamed(&mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()))?;
-    if digest.min_start < i64::MAX {
-        b.note_outside_start(digest.min_start);
-    }
-    b.flush_samples();
-    digest.spill_samples(spill, true)?;
-    tile(b.finish(), digest, Vec::new(), o, spill, sink, progress, None, None)
+    let b = reader.finish_streamed(&mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()))?;
+    tile_chunked(b, digest, messages, Vec::new(), o, spill, sink, progress)
 }
 
 /// Where a chunked read (Chrome JSON, Paraver) spills what it cannot hold until the end of the read: each
@@ -1370,24 +1353,79 @@ pub fn index_chrome(
 pub struct ReadSpills {
     pub events: Box<dyn crate::readers::chrome::EventSpill>,
     pub samples: Box<dyn Spill>,
+    /// The messages' runs in the trace's order (merged into the blocks' files once the locations are known).
+    pub messages: Box<dyn Spill>,
 }
 
 impl ReadSpills {
     /// Both held in memory (tests, small traces).
     pub fn in_memory() -> ReadSpills {
-        ReadSpills { events: Box::new(MemorySpill::default()), samples: Box::new(MemorySpill::default()) }
+        ReadSpills {
+            events: Box::new(MemorySpill::default()),
+            samples: Box::new(MemorySpill::default()),
+            messages: Box::new(MemorySpill::default()),
+        }
     }
 
-    /// The events' spill; the counter samples of the read, spilled to `samples` past their share of
-    /// `--memory`; and the sink for the reader's builder.
-    #[allow(clippy::type_complexity)]
-    fn split(
-        self,
-        o: &StreamOptions,
-    ) -> (Box<dyn crate::readers::chrome::EventSpill>, CounterSamples, Box<dyn crate::model::SampleSink>) {
-        let (samples, sink) = CounterSamples::with_spill(o.shard.is_none_or(|s| s.counters()), o.runs(), self.samples);
-        (self.events, samples, sink)
+    /// What the read needs: the events' spill; the counter samples and the messages, each spilled to its own
+    /// past its share of `--memory`; and their sinks for the reader's builder.
+    fn split(self, o: &StreamOptions) -> ChunkedRead {
+        let (samples, to_samples) =
+            CounterSamples::with_spill(o.shard.is_none_or(|s| s.counters()), o.runs(), self.samples);
+        let (messages, to_messages) = MessageRuns::new(self.messages, o.runs());
+        ChunkedRead { events: self.events, samples, to_samples, messages, to_messages }
     }
+}
+
+/// A chunked read's spills and sinks ([`ReadSpills::split`]).
+struct ChunkedRead {
+    events: Box<dyn crate::readers::chrome::EventSpill>,
+    samples: CounterSamples,
+    to_samples: Box<dyn crate::model::SampleSink>,
+    messages: MessageRuns,
+    to_messages: Box<dyn crate::model::MessageSink>,
+}
+
+impl ChunkedRead {
+    /// The samples and messages read so far to their spills, when they fill a run.
+    fn between_chunks(samples: &mut CounterSamples, messages: &mut MessageRuns) -> Result<(), IndexError> {
+        samples.spill_own(false)?;
+        messages.spill(false).map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))
+    }
+}
+
+/// The end of a chunked read: the builder's last samples and messages handed over, every sample to the
+/// spill, and the messages merged in the trace's order into the blocks' files with the collective rows;
+/// then tiled as [`index_otf2`] does.
+#[allow(clippy::too_many_arguments)]
+fn tile_chunked(
+    mut b: crate::model::TraceBuilder,
+    mut digest: Digest,
+    messages: MessageRuns,
+    late: Vec<(WarningKind, String)>,
+    o: &StreamOptions,
+    spill: &mut dyn Spill,
+    sink: &dyn TileSink,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Indexed, IndexError> {
+    if digest.min_start < i64::MAX {
+        b.note_outside_start(digest.min_start);
+    }
+    b.flush_samples();
+    b.flush_messages();
+    digest.spill_samples(spill, true)?;
+    let mut skel = b.finish();
+    let n = skel.locations.len();
+    let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
+    let mut comms = comm_spill(n, o, n);
+    let bytes = messages.bytes;
+    messages.finish(&mut comms, skel.origin_ns, spill).map_err(spilling)?;
+    comms.bytes += bytes;
+    for i in 0..skel.collectives.len() {
+        comms.collective(&comms::collective_row(&skel, i), spill).map_err(spilling)?;
+    }
+    skel.collectives = Default::default();
+    tile(skel, digest, late, o, spill, sink, progress, Some(comms), None)
 }
 
 /// Index a Paraver trace: the .prv's text read from `input` in chunks of about `chunk` bytes (the caller
@@ -1410,10 +1448,10 @@ pub fn index_paraver(
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Indexed, IndexError> {
-    let (events, mut samples, to_samples) = spills.split(o);
+    let ChunkedRead { events, mut samples, to_samples, mut messages, to_messages } = spills.split(o);
     let mut digest = Digest::new(o, None);
     // The samples read so far go to their spill between chunks (past their share).
-    let mut b = crate::readers::paraver::read_streamed(
+    let b = crate::readers::paraver::read_streamed(
         name,
         input,
         chunk,
@@ -1421,22 +1459,18 @@ pub fn index_paraver(
         row,
         events,
         to_samples,
+        to_messages,
         o.event_buffer(),
         Some(location_cap(o)),
         &mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()),
         &mut |done| {
-            samples.spill_own(false).map_err(|e| e.to_string())?;
+            ChunkedRead::between_chunks(&mut samples, &mut messages).map_err(|e| e.to_string())?;
             progress(Progress::ReadingBytes { done, total });
             Ok(())
         },
     )?;
     digest.samples = Some(samples);
-    if digest.min_start < i64::MAX {
-        b.note_outside_start(digest.min_start);
-    }
-    b.flush_samples();
-    digest.spill_samples(spill, true)?;
-    tile(b.finish(), digest, late(), o, spill, sink, progress, None, None)
+    tile_chunked(b, digest, messages, late(), o, spill, sink, progress)
 }
 
 /// Pass 2, whatever the format: `skel` is the trace without intervals (its origin counts the spilled

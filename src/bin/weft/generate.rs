@@ -8,7 +8,8 @@
 //!
 //! `weft generate hpctoolkit -o DIR [--mb N]` and `weft generate projections -o DIR [--mb N]`: an HPCToolkit
 //! database (`samples::hpctoolkit_gen`) or a Charm++ Projections trace (`samples::projections_gen`), the small
-//! test fixture, or about N MB.
+//! test fixture, or about N MB. `weft generate paraver -o DIR [--tasks K] [--threads-per-task T] [--mb N]`: a
+//! Paraver trace (`DIR/trace.prv`, `.pcf`, `.row`) made by `samples::paraver`.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -34,6 +35,25 @@ enum Format {
     Hpctoolkit(FolderArgs),
     /// A Charm++ Projections trace (gen.sts, gen.PE.log[.gz]) of a halo exchange.
     Projections(FolderArgs),
+    /// A Paraver trace (trace.prv, .pcf, .row) as Extrae writes for MPI + threads: states, events with
+    /// hardware counters, a message per task and iteration, an allreduce.
+    Paraver(ParaverArgs),
+}
+
+#[derive(clap::Args)]
+struct ParaverArgs {
+    /// The folder to write (created; files in it are replaced).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// MPI tasks.
+    #[arg(long, default_value_t = 4)]
+    tasks: u32,
+    /// Threads per task (the first is the main thread).
+    #[arg(long, default_value_t = 2)]
+    threads_per_task: u32,
+    /// About this many MB of .prv; 0 writes the small fixture the tests use (10 iterations).
+    #[arg(long, default_value_t = 0.0)]
+    mb: f64,
 }
 
 #[derive(clap::Args)]
@@ -131,6 +151,22 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             let files: Vec<(String, Vec<u8>)> =
                 generate(&spec).files.into_iter().map(|(n, b)| (n.to_string(), b)).collect();
             return write_folder(&f.out, &files);
+        }
+        Format::Paraver(a) => {
+            if a.tasks == 0 || a.threads_per_task == 0 {
+                return Err("--tasks and --threads-per-task must be at least 1".into());
+            }
+            let sized = a.mb > 0.0;
+            let p = weft::samples::paraver::ParaverSample {
+                tasks: a.tasks,
+                threads_per_task: a.threads_per_task,
+                iterations: if sized { u32::MAX } else { 10 },
+                max_bytes: (a.mb * 1e6) as usize,
+                ..Default::default()
+            }
+            .generate();
+            let files = [("trace.prv".to_string(), p.prv), ("trace.pcf".into(), p.pcf), ("trace.row".into(), p.row)];
+            return write_folder(&a.out, &files);
         }
         Format::Projections(f) => {
             use weft::samples::projections_gen::{generate, ProjSpec};

@@ -315,8 +315,8 @@ pub struct Chunked {
 }
 
 /// The chunked index of a Chrome JSON or Paraver file `trace` (of `kind`, [`chunked_kind`]), or of a shard
-/// of it, its tiles written into the folder `tmp`, its spills at `spill_path`, `events_path` and
-/// `spill_path` + `.samples` (removed at the end); the manifest is not written. Also each MPI rank's share (`mpi.rs`), into the store's shared
+/// of it, its tiles written into the folder `tmp`, its spills at `spill_path`, `events_path`, and
+/// `spill_path` + `.samples` and `.messages` (removed at the end); the manifest is not written. Also each MPI rank's share (`mpi.rs`), into the store's shared
 /// folder (every rank reads the file in chunks, within `--memory`, and tiles its own blocks).
 #[allow(clippy::too_many_arguments)]
 pub fn chunked_into(
@@ -336,15 +336,18 @@ pub fn chunked_into(
     let started = Instant::now();
     let open = || std::fs::File::open(trace).map_err(|e| format!("{}: {e}", trace.display()));
     let mut spill = FileSpill::create(spill_path, 0)?;
-    // The counter samples' sorted runs (a file beside the spill, removed with it: each MPI rank has its own).
-    let samples_path = {
+    // The counter samples' and the messages' sorted runs (files beside the spill, removed with it: each MPI
+    // rank has its own).
+    let beside = |ext: &str| {
         let mut p = spill_path.as_os_str().to_owned();
-        p.push(".samples");
+        p.push(ext);
         PathBuf::from(p)
     };
+    let (samples_path, messages_path) = (beside(".samples"), beside(".messages"));
     let spills = ReadSpills {
         events: Box::new(FileSpill::create(events_path, 0)?),
         samples: Box::new(FileSpill::create(&samples_path, 0)?),
+        messages: Box::new(FileSpill::create(&messages_path, 0)?),
     };
     let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
     let o =
@@ -401,7 +404,7 @@ pub fn chunked_into(
         _ => index_chrome(&name, &mut file, CHUNK_BYTES, input, spills, &o, &mut spill, &sink, &report)?,
     };
     drop(spill);
-    for p in [spill_path, events_path, &samples_path] {
+    for p in [spill_path, events_path, &samples_path, &messages_path] {
         std::fs::remove_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| started.elapsed().as_secs_f64());

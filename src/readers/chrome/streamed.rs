@@ -219,6 +219,12 @@ impl ChromeStreamReader {
         self.conv.b.sink_samples(sink);
     }
 
+    /// Messages (flows) go to `sink` a batch at a time instead of into the builder
+    /// (`TraceBuilder::sink_messages`: a streamed index spills them).
+    pub fn sink_messages(&mut self, sink: Box<dyn crate::model::MessageSink>) {
+        self.conv.b.sink_messages(sink);
+    }
+
     /// The refusal of the longest thread when one passed the cap.
     fn over_cap(&self) -> Result<(), ReadError> {
         let Some(s) = self.conv.spill.as_ref().filter(|s| s.over) else { return Ok(()) };

@@ -111,8 +111,8 @@ impl Spilling {
 
 /// Read the .prv from `input` (plain text: the caller inflates a .prv.gz) in chunks of about `chunk` bytes
 /// cut at line ends, with the .pcf and .row bytes when given; intervals spill to `spill` every
-/// `buffer_records`, and the counter samples to `samples` a batch at a time (the builder returned has their
-/// series but none of them). At the end every location's intervals go to `each(location, [(region, start, duration)])`
+/// `buffer_records`, the counter samples to `samples` and the messages to `messages` a batch at a time (the
+/// builder returned has the samples' series but neither). At the end every location's intervals go to `each(location, [(region, start, duration)])`
 /// in location order, as the whole read would hand them to the builder; returns the builder without them.
 /// `read_bytes` is told the bytes read so far after each chunk (its error ends the read). Errors and warnings are the whole read's ([`super::read`]).
 #[allow(clippy::too_many_arguments)]
@@ -124,6 +124,7 @@ pub fn read_streamed(
     row: Option<&[u8]>,
     spill: Box<dyn EventSpill>,
     samples: Box<dyn crate::model::SampleSink>,
+    messages: Box<dyn crate::model::MessageSink>,
     buffer_records: usize,
     cap: Option<crate::readers::budget::LocationCap>,
     each: &mut crate::readers::chrome::EachLocation<'_, String>,
@@ -175,6 +176,7 @@ pub fn read_streamed(
     let options = Options::default();
     let mut conv = converter(name, &header, pcf.as_ref(), row.as_ref(), &options);
     conv.b.sink_samples(samples);
+    conv.b.sink_messages(messages);
     conv.spill = Some(Spilling {
         out: spill,
         buffered: 0,

@@ -128,8 +128,8 @@ const SECTION_BYTES: u64 = std::mem::size_of::<(u32, u64, u64)>() as u64;
 
 impl CounterSamples {
     /// Samples kept (`keep`: this index writes the counter tiles; else only counted) and written to the
-    /// spill in runs that fit `share` bytes twice over (taken and sorted) under keys from `first_key` on (one a run); and the sink to
-    /// give the builder.
+    /// spill in runs that fit `share` bytes twice over (taken, then sorted) under keys from `first_key` on
+    /// (one a run); and the sink to give the builder.
     pub fn new(keep: bool, first_key: usize, share: u64) -> (CounterSamples, Box<dyn SampleSink>) {
         let run = Self::run_samples(share);
         let batch = run.clamp(1, crate::model::SAMPLE_BATCH);

@@ -316,8 +316,9 @@ pub struct Chunked {
 
 /// The chunked index of a Chrome JSON or Paraver file `trace` (of `kind`, [`chunked_kind`]), or of a shard
 /// of it, its tiles written into the folder `tmp`, its spills at `spill_path`, `events_path`, and
-/// `spill_path` + `.samples` and `.messages` (removed at the end); the manifest is not written. Also each MPI rank's share (`mpi.rs`), into the store's shared
-/// folder (every rank reads the file in chunks, within `--memory`, and tiles its own blocks).
+/// `spill_path` + `.samples` and `.messages` (removed at the end); the manifest is not written. Also each
+/// MPI rank's share (`mpi.rs`), into the store's shared folder (every rank reads the file in chunks, within
+/// `--memory`, and tiles its own blocks).
 #[allow(clippy::too_many_arguments)]
 pub fn chunked_into(
     trace: &Path,

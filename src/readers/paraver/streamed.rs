@@ -111,10 +111,11 @@ impl Spilling {
 
 /// Read the .prv from `input` (plain text: the caller inflates a .prv.gz) in chunks of about `chunk` bytes
 /// cut at line ends, with the .pcf and .row bytes when given; intervals spill to `spill` every
-/// `buffer_records`, the counter samples to `samples` and the messages to `messages` a batch at a time (the
-/// builder returned has the samples' series but neither). At the end every location's intervals go to `each(location, [(region, start, duration)])`
-/// in location order, as the whole read would hand them to the builder; returns the builder without them.
-/// `read_bytes` is told the bytes read so far after each chunk (its error ends the read). Errors and warnings are the whole read's ([`super::read`]).
+/// `buffer_records`, the counter samples go to `samples` and the messages to `messages` a batch at a time
+/// (the builder returned has the samples' series but neither). At the end every location's intervals go to
+/// `each(location, [(region, start, duration)])` in location order, as the whole read would hand them to
+/// the builder; returns the builder without them. `read_bytes` is told the bytes read so far after each
+/// chunk (its error ends the read). Errors and warnings are the whole read's ([`super::read`]).
 #[allow(clippy::too_many_arguments)]
 pub fn read_streamed(
     name: &str,

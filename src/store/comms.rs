@@ -718,12 +718,32 @@ impl CommSpill {
 
     /// Block `b`'s communication read back from its file (locations `locs`).
     pub fn block(&self, b: u32, locs: Range<u32>, spill: &dyn Spill) -> Result<BlockComms, String> {
+        self.block_from(b, locs, &mut |key| spill.get(key))
+    }
+
+    /// As [`block`](Self::block), the file taken out of the spill (read once: a spill in memory hands its
+    /// bytes over instead of copying them, and holds them no more).
+    pub fn take_block(
+        &self,
+        b: u32,
+        locs: Range<u32>,
+        take: &mut dyn FnMut(usize) -> Result<Vec<u8>, String>,
+    ) -> Result<BlockComms, String> {
+        self.block_from(b, locs, take)
+    }
+
+    fn block_from(
+        &self,
+        b: u32,
+        locs: Range<u32>,
+        read: &mut dyn FnMut(usize) -> Result<Vec<u8>, String>,
+    ) -> Result<BlockComms, String> {
         let mut out = BlockComms { ends: vec![Vec::new(); locs.len()], ..Default::default() };
         let Some(&(key, _)) = self.files.get(b as usize).filter(|f| f.0 != usize::MAX) else { return Ok(out) };
         let (m, c) = self.records[b as usize];
         out.messages.reserve_exact((m - self.received[b as usize]) as usize);
         out.collectives.reserve_exact(c as usize);
-        let bytes = spill.get(key)?;
+        let bytes = read(key)?;
         // Each location's ends counted first, so each list is allocated once at its size (what
         // `block_bytes` counts; a damaged file is reported by the reading below).
         let mut ends_of = vec![0usize; locs.len()];

@@ -76,6 +76,11 @@ pub trait Spill: Send + Sync {
         let a = (at as usize).min(all.len());
         Ok(all[a..(a + max).min(all.len())].to_vec())
     }
+    /// Key `k`'s bytes, which will not be read again: a spill in memory hands them over (and holds them no
+    /// more) instead of copying them.
+    fn take(&mut self, k: usize) -> Result<Vec<u8>, String> {
+        self.get(k)
+    }
     /// Bytes the spill holds in memory (pass 2 tiles within `memory` less these).
     fn held(&self) -> u64 {
         0
@@ -109,6 +114,9 @@ impl Spill for MemorySpill {
     }
     fn get(&self, k: usize) -> Result<Vec<u8>, String> {
         Ok(self.parts.get(k).cloned().unwrap_or_default())
+    }
+    fn take(&mut self, k: usize) -> Result<Vec<u8>, String> {
+        Ok(self.parts.get_mut(k).map(std::mem::take).unwrap_or_default())
     }
     fn get_from(&self, k: usize, at: u64, max: usize) -> Result<Vec<u8>, String> {
         let all = self.parts.get(k).map_or(&[][..], |p| p.as_slice());
@@ -1767,7 +1775,10 @@ fn tile(
             let c = read_block(b)?;
             let bi = c.intervals();
             let locs = t.block_range(b as u32, n as u32);
-            let bc = comms.block(b as u32, locs, &**read_spill()?).map_err(IndexError::Io)?;
+            let mut take = |key: usize| -> Result<Vec<u8>, String> {
+                spill_lock.write().map_err(|_| "a block task panicked".to_string())?.take(key)
+            };
+            let bc = comms.take_block(b as u32, locs, &mut take).map_err(IndexError::Io)?;
             let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
             let out = block_tiles(&skel, &plan, b as u32, &bi, &bc, &mut runs);
             runs.finish()?;

@@ -695,6 +695,16 @@ impl weft::store::stream::Spill for FileSpill {
         }
         Ok(v)
     }
+    fn take(&mut self, k: usize) -> Result<Vec<u8>, String> {
+        match self.memory.as_mut().and_then(|mem| mem.get_mut(k)) {
+            Some(bytes) => {
+                let bytes = std::mem::take(bytes);
+                self.held -= bytes.len() as u64;
+                Ok(bytes)
+            }
+            None => self.get(k),
+        }
+    }
     fn get_from(&self, k: usize, at: u64, max: usize) -> Result<Vec<u8>, String> {
         use std::os::unix::fs::FileExt;
         if let Some(mem) = &self.memory {

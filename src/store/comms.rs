@@ -391,8 +391,6 @@ pub struct MessageRuns {
     own: Box<dyn Spill>,
     /// Messages of a run.
     run: usize,
-    /// Bytes written to the spill.
-    pub bytes: u64,
 }
 
 /// The builder's end of [`MessageRuns`]: the messages it takes at a time, and a run's room.
@@ -423,8 +421,7 @@ impl MessageRuns {
         let run = (share / size_of::<RawMessage>() as u64).max(1) as usize;
         let pending = Arc::new(Mutex::new((Vec::new(), 0)));
         let batch = run.min(crate::model::SAMPLE_BATCH);
-        let runs =
-            MessageRuns { pending: pending.clone(), runs: Runs::new(PAGE_BYTES), keys: Keys(0), own, run, bytes: 0 };
+        let runs = MessageRuns { pending: pending.clone(), runs: Runs::new(PAGE_BYTES), keys: Keys(0), own, run };
         (runs, Box::new(MessageTaker(pending, batch, run + batch)))
     }
 
@@ -450,26 +447,22 @@ impl MessageRuns {
         };
         // (Their keys are unique, `nth`: any sort gives the one order.)
         batch.sort_unstable();
-        let before = self.runs.bytes;
-        self.runs.write(&batch, &mut *self.own, &mut self.keys)?;
-        self.bytes += self.runs.bytes - before;
-        Ok(())
+        self.runs.write(&batch, &mut *self.own, &mut self.keys)
     }
 
     /// Every message, in the trace's order, numbered, times from `origin`, to `comms` (its block files in
-    /// `spill`).
-    pub fn finish(mut self, comms: &mut CommSpill, origin: i64, spill: &mut dyn Spill) -> Result<(), String> {
+    /// `spill`); the bytes its runs took in their spill.
+    pub fn finish(mut self, comms: &mut CommSpill, origin: i64, spill: &mut dyn Spill) -> Result<u64, String> {
         let mut held = std::mem::take(&mut self.lock()?.0);
+        held.sort_unstable();
         let mut i = 0u64;
         if self.runs.is_empty() {
-            held.sort_unstable();
             for m in held {
                 comms.put_message(&m.row(i, origin), spill)?;
                 i += 1;
             }
-            return Ok(());
+            return Ok(0);
         }
-        held.sort_unstable();
         self.runs.write(&held, &mut *self.own, &mut self.keys)?;
         drop(held);
         let mut merge = self.runs.merge::<RawMessage>();
@@ -477,7 +470,7 @@ impl MessageRuns {
             comms.put_message(&m.row(i, origin), spill)?;
             i += 1;
         }
-        Ok(())
+        Ok(self.runs.bytes)
     }
 }
 

@@ -1356,17 +1356,17 @@ pub fn index_chrome(
 }
 
 /// Where a chunked read (Chrome JSON, Paraver) spills what it cannot hold until the end of the read: each
-/// location's records (`events`, keyed by location as they appear), and the counter samples in sorted runs
-/// (`samples`; the index's own spill numbers its keys by location, known only once the read ends).
+/// location's records (`events`, keyed by location as they appear), the counter samples in sorted runs
+/// (`samples`) and the messages in runs in the trace's order (`messages`): the index's own spill numbers its
+/// keys by location, known only once the read ends.
 pub struct ReadSpills {
     pub events: Box<dyn crate::readers::chrome::EventSpill>,
     pub samples: Box<dyn Spill>,
-    /// The messages' runs in the trace's order (merged into the blocks' files once the locations are known).
     pub messages: Box<dyn Spill>,
 }
 
 impl ReadSpills {
-    /// Both held in memory (tests, small traces).
+    /// All three held in memory (tests, small traces).
     pub fn in_memory() -> ReadSpills {
         ReadSpills {
             events: Box::new(MemorySpill::default()),
@@ -1426,9 +1426,7 @@ fn tile_chunked(
     let n = skel.locations.len();
     let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
     let mut comms = comm_spill(n, o, n);
-    let bytes = messages.bytes;
-    messages.finish(&mut comms, skel.origin_ns, spill).map_err(spilling)?;
-    comms.bytes += bytes;
+    comms.bytes += messages.finish(&mut comms, skel.origin_ns, spill).map_err(spilling)?;
     for i in 0..skel.collectives.len() {
         comms.collective(&comms::collective_row(&skel, i), spill).map_err(spilling)?;
     }

@@ -784,6 +784,47 @@ fn weft_index_of_chrome_streams_counter_samples_within_its_memory_bound() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// A Chrome trace's instants are kept to the end of the read (outside the spill): `weft index` refuses a
+/// trace whose instants pass their quarter of `--memory`, as soon as they do, naming them and the
+/// `--memory` the whole file needs (from the share read); under that memory the store is the whole
+/// build's, within the bound.
+#[test]
+fn weft_index_of_chrome_refuses_instants_over_their_share_and_names_what_fits() {
+    use std::fmt::Write;
+    let base = std::env::temp_dir().join(format!("weft-store-chrome-instants-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let mut json = String::from("[");
+    for i in 0..800_000u64 {
+        let (tid, ts) = (1 + i % 4, i * 10);
+        if i % 1000 == 0 {
+            let _ = write!(json, r#"{{"ph":"X","pid":1,"tid":{tid},"ts":{ts},"dur":5000,"name":"step"}},"#);
+        }
+        let _ = write!(json, r#"{{"ph":"i","pid":1,"tid":{tid},"ts":{ts},"name":"tick","s":"t"}},"#);
+    }
+    json.pop();
+    json.push(']');
+    let trace = base.join("trace.json");
+    std::fs::write(&trace, &json).unwrap();
+    let store = base.join("store");
+    let out = weft_index(&trace, &store, &["--threads", "1", "--memory", "32M"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success() && err.contains("instants") && err.contains("trace.json"), "{err}");
+    assert!(!store.exists(), "a refused index leaves no store");
+    let advice = err.split("use --memory ").nth(1).and_then(|r| r.split_whitespace().next()).expect("advice");
+    let mb: u64 = advice.trim_end_matches('M').parse().unwrap();
+    let out = weft_index(&trace, &store, &["--threads", "1", "--memory", advice]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "--memory {advice}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(peak_mb(&text) <= mb + 24, "peak with --memory {advice}:\n{text}");
+    let name = trace.display().to_string();
+    let o = BuildOptions { source_name: name.clone(), ..BuildOptions::default() };
+    let whole = build(&weft::readers::chrome::read_without_args(&name, json.as_bytes()).unwrap(), &o);
+    assert_eq!(whole.manifest.counts.instants, 800_000);
+    assert_folder_is(&store, &whole);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// A Chrome JSON or Paraver thread is read back whole at the end of the read (to match, sort and nest it):
 /// `weft index` refuses one too long for `--memory`, after counting the whole file, naming the thread and
 /// the `--memory` that fits it, and leaves nothing behind; under that memory the store is the whole build's

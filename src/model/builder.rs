@@ -302,6 +302,11 @@ impl TraceBuilder {
     /// The bytes one interval takes in the builder's columns, for messages about a refused reservation.
     pub const INTERVAL_BYTES: u64 = 24;
 
+    /// Instants added so far.
+    pub fn instant_count(&self) -> u64 {
+        self.instants.0.len() as u64
+    }
+
     pub fn instant(&mut self, location: LocationId, region: RegionId, time_ns: i64) {
         self.instants.0.push(location);
         self.instants.1.push(region);

@@ -1346,6 +1346,21 @@ pub fn index_chrome(
         reader.feed(&buf[..n])?;
         ChunkedRead::between_chunks(&mut samples, &mut messages)?;
         done += n as u64;
+        let (kept, instants) = reader.kept();
+        if kept > o.memory / KEPT_SHARE {
+            // What the whole file would keep, at the rate of what was read (when its size is known).
+            let whole = if total > done { (kept as u128 * total as u128 / done.max(1) as u128) as u64 } else { kept };
+            return Err(IndexError::Memory(format!(
+                "{name}: the {instants} instants and the names in its first {} MB, which this format's index keeps \
+                 to the end of the read, hold about {} MB, over the {} MB that --memory {} MB allows them; use \
+                 --memory {}M or more",
+                done >> 20,
+                kept.div_ceil(1 << 20),
+                (o.memory / KEPT_SHARE) >> 20,
+                o.memory >> 20,
+                (whole.saturating_mul(KEPT_SHARE) >> 20) + 1
+            )));
+        }
         progress(Progress::ReadingBytes { done, total });
     }
     drop(buf);
@@ -1354,6 +1369,11 @@ pub fn index_chrome(
     let b = reader.finish_streamed(&mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()))?;
     tile_chunked(b, digest, messages, Vec::new(), o, spill, sink, progress)
 }
+
+/// Of `--memory`, what a Chrome read may keep to its end outside the spill (instants and names): a quarter
+/// (a location read back whole at the end takes three quarters, `location_cap`, after these are made a
+/// trace).
+const KEPT_SHARE: u64 = 4;
 
 /// Where a chunked read (Chrome JSON, Paraver) spills what it cannot hold until the end of the read: each
 /// location's records (`events`, keyed by location as they appear), the counter samples in sorted runs

@@ -225,6 +225,12 @@ impl ChromeStreamReader {
         self.conv.b.sink_messages(sink);
     }
 
+    /// About the bytes of what the read keeps to its end outside the spill: instants, names and the samples
+    /// not yet handed over (`TraceBuilder::held_bytes`), and how many instants.
+    pub fn kept(&self) -> (u64, u64) {
+        (self.conv.b.held_bytes(), self.conv.b.instant_count())
+    }
+
     /// The refusal of the longest thread when one passed the cap.
     fn over_cap(&self) -> Result<(), ReadError> {
         let Some(s) = self.conv.spill.as_ref().filter(|s| s.over) else { return Ok(()) };

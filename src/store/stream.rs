@@ -43,7 +43,7 @@ use super::build::{
 };
 use super::columns::{ColumnReader, ColumnWriter};
 use super::comms::{
-    self, message_row, BlockCommBytes, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage,
+    self, BlockCommBytes, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage,
 };
 use super::exchange::Exchange;
 use super::held::HeldColumns;
@@ -1009,7 +1009,7 @@ fn index_otf2_with(
         },
     )?;
     comms.finish_messages(skel.origin_ns, spill).map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))?;
-    tile(skel, digest, Vec::new(), o, spill, sink, progress, Some(comms), exchanged)
+    tile(skel, digest, Vec::new(), o, spill, sink, progress, comms, exchanged)
 }
 
 /// Bytes a location decoded ahead of its turn holds per interval until then: its intervals as decoded and
@@ -1344,7 +1344,7 @@ pub fn index_chrome(
             Err(e) => return Err(ReadError::Io { file: name.to_string(), detail: e.to_string() }.into()),
         };
         reader.feed(&buf[..n])?;
-        ChunkedRead::between_chunks(&mut samples, &mut messages)?;
+        spill_between_chunks(&mut samples, &mut messages)?;
         done += n as u64;
         let (kept, instants) = reader.kept();
         if kept > o.memory / KEPT_SHARE {
@@ -1414,12 +1414,10 @@ struct ChunkedRead {
     to_messages: Box<dyn crate::model::MessageSink>,
 }
 
-impl ChunkedRead {
-    /// The samples and messages read so far to their spills, when they fill a run.
-    fn between_chunks(samples: &mut CounterSamples, messages: &mut MessageRuns) -> Result<(), IndexError> {
-        samples.spill_own(false)?;
-        messages.spill(false).map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))
-    }
+/// The samples and messages a chunked read has handed over so far to their spills, when they fill a run.
+fn spill_between_chunks(samples: &mut CounterSamples, messages: &mut MessageRuns) -> Result<(), IndexError> {
+    samples.spill_own(false)?;
+    messages.spill(false).map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))
 }
 
 /// The end of a chunked read: the builder's last samples and messages handed over, every sample to the
@@ -1451,7 +1449,7 @@ fn tile_chunked(
         comms.collective(&comms::collective_row(&skel, i), spill).map_err(spilling)?;
     }
     skel.collectives = Default::default();
-    tile(skel, digest, late, o, spill, sink, progress, Some(comms), None)
+    tile(skel, digest, late, o, spill, sink, progress, comms, None)
 }
 
 /// Index a Paraver trace: the .prv's text read from `input` in chunks of about `chunk` bytes (the caller
@@ -1490,7 +1488,7 @@ pub fn index_paraver(
         Some(location_cap(o)),
         &mut |_, raw| digest.location(raw, spill, name).map_err(|e| e.to_string()),
         &mut |done| {
-            ChunkedRead::between_chunks(&mut samples, &mut messages).map_err(|e| e.to_string())?;
+            spill_between_chunks(&mut samples, &mut messages).map_err(|e| e.to_string())?;
             progress(Progress::ReadingBytes { done, total });
             Ok(())
         },
@@ -1501,7 +1499,7 @@ pub fn index_paraver(
 
 /// Pass 2, whatever the format: `skel` is the trace without intervals (its origin counts the spilled
 /// intervals' earliest start), `digest` what pass 1 learnt and spilled, `comms` the messages and
-/// collective rows spilled (None: they are `skel`'s, and are spilled here, in the trace's order already).
+/// collective rows spilled.
 #[allow(clippy::too_many_arguments)]
 fn tile(
     mut skel: Trace,
@@ -1511,7 +1509,7 @@ fn tile(
     spill: &mut dyn Spill,
     sink: &dyn TileSink,
     progress: &(dyn Fn(Progress) + Sync),
-    comms: Option<CommSpill>,
+    mut comms: CommSpill,
     exchanged: Option<&dyn Exchange>,
 ) -> Result<Indexed, IndexError> {
     let Digest {
@@ -1532,21 +1530,6 @@ fn tile(
     }
     let origin = skel.origin_ns;
     let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
-    let mut comms = match comms {
-        Some(c) => c,
-        None => {
-            let mut c = comm_spill(n, o, n);
-            for i in 0..skel.messages.len() {
-                c.put_message(&message_row(&skel, i), spill).map_err(spilling)?;
-            }
-            for i in 0..skel.collectives.len() {
-                c.collective(&comms::collective_row(&skel, i), spill).map_err(spilling)?;
-            }
-            skel.messages = Default::default();
-            skel.collectives = Default::default();
-            c
-        }
-    };
     comms.close(spill).map_err(spilling)?;
     let mut runs_bytes = comms.bytes;
     skel.span_ns = skel.span_ns.max(comms.max_ns);

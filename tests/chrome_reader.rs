@@ -189,6 +189,46 @@ fn async_slices_go_on_async_tracks_and_overlaps_get_their_own_track() {
     assert!(t.warnings.is_empty(), "{:?}", t.warnings);
 }
 
+/// An id reused after its slices ended starts a new tree (and may take the freed track); an end for an id
+/// with nothing open, or naming a slice that is not open, is dropped and counted; a named end closes the
+/// slices opened inside its own.
+#[test]
+fn async_ids_reused_after_they_close_start_new_trees_and_stray_ends_are_counted() {
+    let t = load(
+        r#"[{"ph":"e","name":"load","cat":"net","id":9,"pid":1,"tid":1,"ts":0},
+            {"ph":"b","name":"load","cat":"net","id":1,"pid":1,"tid":1,"ts":1},
+            {"ph":"b","name":"parse","cat":"net","id":1,"pid":1,"tid":1,"ts":2},
+            {"ph":"e","name":"paint","cat":"net","id":1,"pid":1,"tid":1,"ts":3},
+            {"ph":"e","name":"load","cat":"net","id":1,"pid":1,"tid":1,"ts":4},
+            {"ph":"e","name":"load","cat":"net","id":1,"pid":1,"tid":1,"ts":5},
+            {"ph":"b","name":"load","cat":"net","id":1,"pid":1,"tid":1,"ts":6},
+            {"ph":"b","name":"load","cat":"net","id":2,"pid":1,"tid":1,"ts":6.5},
+            {"ph":"e","name":"load","cat":"net","id":1,"pid":1,"tid":1,"ts":7},
+            {"ph":"e","name":"load","cat":"net","id":2,"pid":1,"tid":1,"ts":8}]"#,
+    );
+    let tracks: Vec<usize> =
+        (0..t.locations.len()).filter(|&l| t.locations.kind[l] == LocationKind::AsyncTrack).collect();
+    let names: Vec<&str> = tracks.iter().map(|&l| t.location_name(weft::model::LocationId(l as u32))).collect();
+    assert_eq!(names, vec!["load", "load (2)"]);
+    let mut got = intervals(&t);
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            ("load".into(), "load".into(), 0, 3_000, 0),
+            ("load".into(), "load".into(), 5_000, 1_000, 0),
+            ("load".into(), "parse".into(), 1_000, 2_000, 1),
+            ("load (2)".into(), "load".into(), 5_500, 1_500, 0),
+        ]
+    );
+    // Times from the first kept event's (the stray end at 0 is dropped).
+    let count = |k: WarningKind| t.warnings.count(k);
+    // The end of id 9 (never begun), the named end of "paint" (not open), the second end of id 1.
+    assert_eq!(count(WarningKind::UnmatchedEnd), 3, "{:?}", t.warnings);
+    // The end of "load" closed "parse" inside it.
+    assert_eq!(count(WarningKind::MismatchedEnd), 1, "{:?}", t.warnings);
+}
+
 #[test]
 fn samples_and_unknown_phases_are_skipped_and_counted() {
     let t = load(

@@ -1346,20 +1346,9 @@ pub fn index_chrome(
         reader.feed(&buf[..n])?;
         spill_between_chunks(&mut samples, &mut messages)?;
         done += n as u64;
-        let (kept, instants) = reader.kept();
-        if kept > o.memory / KEPT_SHARE {
-            // What the whole file would keep, at the rate of what was read (when its size is known).
-            let whole = if total > done { (kept as u128 * total as u128 / done.max(1) as u128) as u64 } else { kept };
-            return Err(IndexError::Memory(format!(
-                "{name}: the {instants} instants and the names in its first {} MB, which this format's index keeps \
-                 to the end of the read, hold about {} MB, over the {} MB that --memory {} MB allows them; use \
-                 --memory {}M or more",
-                done >> 20,
-                kept.div_ceil(1 << 20),
-                (o.memory / KEPT_SHARE) >> 20,
-                o.memory >> 20,
-                (whole.saturating_mul(KEPT_SHARE) >> 20) + 1
-            )));
+        let kept = reader.kept();
+        if kept.memory_needed(KEPT_SHARE) > o.memory {
+            return Err(IndexError::Memory(kept_refusal(name, &kept, done, total, o.memory)));
         }
         progress(Progress::ReadingBytes { done, total });
     }
@@ -1370,7 +1359,38 @@ pub fn index_chrome(
     tile_chunked(b, digest, messages, Vec::new(), o, spill, sink, progress)
 }
 
-/// Of `--memory`, what a Chrome read may keep to its end outside the spill (instants and names): a quarter
+/// The refusal of a Chrome read whose kept records (`kept`, after `done` bytes of `total`) passed their share
+/// of `memory`: what they are, and the `--memory` the whole file needs at the rate read.
+fn kept_refusal(name: &str, kept: &crate::readers::chrome::Kept, done: u64, total: u64, memory: u64) -> String {
+    let need = kept.memory_needed(KEPT_SHARE);
+    let whole = if total > done { (need as u128 * total as u128 / done.max(1) as u128) as u64 } else { need };
+    let mut what = Vec::new();
+    for (n, one, many) in [
+        (kept.instants, "instant", "instants"),
+        (kept.asyncs, "async event", "async events"),
+        (kept.flow_ends, "flow end", "flow ends"),
+    ] {
+        if n > 0 {
+            what.push(format!("{n} {}", if n == 1 { one } else { many }));
+        }
+    }
+    what.push("the names".into());
+    let what = match what.len() {
+        1 => what.pop().unwrap_or_default(),
+        k => format!("{} and {}", what[..k - 1].join(", "), what[k - 1]),
+    };
+    format!(
+        "{name}: the {what} in its first {} MB, which this format's index keeps to the end of the read (to sort and \
+         match them there), need about {} MB of --memory, more than its {} MB; use --memory {}M or more",
+        done >> 20,
+        need.div_ceil(1 << 20),
+        memory >> 20,
+        (whole >> 20) + 1
+    )
+}
+
+/// Of `--memory`, what a Chrome read may keep to its end outside the spill (instants, names, async events and
+/// flow ends): a quarter
 /// (a location read back whole at the end takes three quarters, `location_cap`, after these are made a
 /// trace).
 const KEPT_SHARE: u64 = 4;

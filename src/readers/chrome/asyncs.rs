@@ -24,8 +24,9 @@ pub enum AsyncKind {
 /// (category, name for legacy S/F or empty for nestable b/e, id).
 pub type AsyncKey = (StringId, StringId, u64);
 
+/// An async event as read, kept to the end of the read (`streamed::ASYNC_EVENT_READ_BYTES`).
 #[derive(Clone, Copy)]
-struct AsyncEvent {
+pub(super) struct AsyncEvent {
     process: ProcessId,
     key: AsyncKey,
     kind: AsyncKind,
@@ -59,6 +60,10 @@ struct Slice {
 }
 
 impl Asyncs {
+    /// Async events read and not yet matched (kept to the end of the read).
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
     #[allow(clippy::too_many_arguments)]
     pub fn push(
         &mut self,
@@ -95,6 +100,12 @@ impl Asyncs {
         let (mut unmatched, mut mismatched) = (0u64, 0u64);
         for e in &self.events {
             let k = (e.process, e.key);
+            // Only open stacks are kept (an id's entries go when its stack empties): the maps hold what is
+            // open at once, not every id the trace used.
+            if e.kind == AsyncKind::End && !open.contains_key(&k) {
+                unmatched += 1;
+                continue;
+            }
             let stack = open.entry(k).or_default();
             match e.kind {
                 AsyncKind::Begin => {
@@ -144,12 +155,20 @@ impl Asyncs {
                         super::slices::merge_end_args(conv, slices[stack[from].0].seq, e.seq);
                     }
                     for (s, name) in stack.drain(from..) {
-                        if let Some(d) = depths.get_mut(&(e.process, e.key, name)) {
+                        let dk = (e.process, e.key, name);
+                        if let Some(d) = depths.get_mut(&dk) {
                             d.pop();
+                            if d.is_empty() {
+                                depths.remove(&dk);
+                            }
                         }
                         slices[s].end = e.ts.max(slices[s].start);
                         let t = slices[s].tree as usize;
                         trees[t].end = trees[t].end.max(slices[s].end);
+                    }
+                    if stack.is_empty() {
+                        open.remove(&k);
+                        current_tree.remove(&k);
                     }
                 }
             }

@@ -52,8 +52,8 @@ pub struct Converter {
     pub(super) threads: Vec<ThreadSlices>,
     /// For `weft index`: where thread events go once too many are buffered (`streamed.rs`).
     pub(super) spill: Option<super::streamed::Spilling>,
-    asyncs: Asyncs,
-    flows: Flows,
+    pub(super) asyncs: Asyncs,
+    pub(super) flows: Flows,
     seq: u32,
     /// Args entries (the builder's interval table) of X, B, E and async events, by the event's `seq`.
     pub(super) args_by_seq: FxMap<u32, u32>,

@@ -116,6 +116,11 @@ impl Flows {
         self.ends.is_empty()
     }
 
+    /// Flow ends read and not yet matched (kept to the end of the read).
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
     /// Match, bind and emit the flows. `threads` holds every location's intervals, each sorted by
     /// [`super::slices::sort_pending`] (start, longer first, file order).
     pub fn finish(mut self, b: &mut TraceBuilder, threads: &[ThreadSlices]) {

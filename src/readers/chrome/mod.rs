@@ -42,7 +42,7 @@ use crate::readers::ReadError;
 use events::Converter;
 use gzip::Gunzip;
 use stream::{DocumentWalker, EventSink, SyntaxError};
-pub use streamed::{EachLocation, EventSpill, RECORD_BYTES as SPILLED_RECORD_BYTES};
+pub use streamed::{EachLocation, EventSpill, Kept, RECORD_BYTES as SPILLED_RECORD_BYTES};
 
 const FORMAT: &str = "Chrome trace JSON";
 

@@ -225,10 +225,17 @@ impl ChromeStreamReader {
         self.conv.b.sink_messages(sink);
     }
 
-    /// About the bytes of what the read keeps to its end outside the spill: instants, names and the samples
-    /// not yet handed over (`TraceBuilder::held_bytes`), and how many instants.
-    pub fn kept(&self) -> (u64, u64) {
-        (self.conv.b.held_bytes(), self.conv.b.instant_count())
+    /// What the read keeps to its end outside the spill: instants, names and the samples not yet handed
+    /// over (`TraceBuilder::held_bytes`), async events and flow ends, with the bytes they take.
+    pub fn kept(&self) -> Kept {
+        let b = &self.conv.b;
+        let (asyncs, flow_ends) = (self.conv.asyncs.len() as u64, self.conv.flows.len() as u64);
+        Kept {
+            bytes: b.held_bytes() + asyncs * ASYNC_EVENT_READ_BYTES + flow_ends * FLOW_END_BYTES,
+            instants: b.instant_count(),
+            asyncs,
+            flow_ends,
+        }
     }
 
     /// The refusal of the longest thread when one passed the cap.
@@ -266,6 +273,37 @@ impl ChromeStreamReader {
         })
     }
 }
+
+/// What a chunked Chrome read keeps to its end ([`ChromeStreamReader::kept`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Kept {
+    /// About the bytes they hold while the threads are read back at the end (each thread whole, beside them).
+    pub bytes: u64,
+    pub instants: u64,
+    pub asyncs: u64,
+    pub flow_ends: u64,
+}
+
+impl Kept {
+    /// The `--memory` they need when what the read keeps may take `share` of it (`1 / share`) while the
+    /// threads are read back: then the async events, matched after every thread, take
+    /// [`ASYNC_EVENT_BYTES`] each of at most half of it.
+    pub fn memory_needed(&self, share: u64) -> u64 {
+        self.bytes.saturating_mul(share).max(self.asyncs.saturating_mul(ASYNC_EVENT_BYTES).saturating_mul(2))
+    }
+}
+
+/// Bytes an async event (`b`/`e`, `S`/`F`) takes as read (its record, kept to the end of the read).
+pub const ASYNC_EVENT_READ_BYTES: u64 = std::mem::size_of::<super::asyncs::AsyncEvent>() as u64;
+
+/// Bytes an async event takes at the end of the read, where every one is sorted, matched, made into slices
+/// and trees and packed onto tracks (measured: 1.5 M begin/end pairs, 412 MB at the peak, about 137 bytes
+/// an event).
+pub const ASYNC_EVENT_BYTES: u64 = 144;
+
+/// Bytes a flow end takes while the threads are read back: its record (32), sorted by key, its place in its
+/// thread's list and its bound time (`flows::FlowBinds`).
+pub const FLOW_END_BYTES: u64 = 56;
 
 #[cfg(test)]
 mod tests {

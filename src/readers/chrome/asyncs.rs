@@ -8,7 +8,6 @@
 //! It must not read bytes (events.rs does) and must not fail: repairs are counted warnings.
 
 use super::events::Converter;
-use crate::sort::SortDyn;
 use rustc_hash::FxHashMap as FxMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -40,6 +39,8 @@ pub(super) struct AsyncEvent {
 #[derive(Default)]
 pub struct Asyncs {
     events: Vec<AsyncEvent>,
+    /// Grow `events` by an eighth rather than doubling it (a read that counts what it keeps).
+    pub grow_by_eighths: bool,
 }
 
 struct Tree {
@@ -64,6 +65,11 @@ impl Asyncs {
     pub fn len(&self) -> usize {
         self.events.len()
     }
+
+    /// Async events the memory kept for them holds (at least [`len`](Self::len)).
+    pub fn capacity(&self) -> usize {
+        self.events.capacity()
+    }
     #[allow(clippy::too_many_arguments)]
     pub fn push(
         &mut self,
@@ -76,6 +82,9 @@ impl Asyncs {
         ts: i64,
         seq: u32,
     ) {
+        if self.grow_by_eighths {
+            grow_by_an_eighth(&mut self.events);
+        }
         self.events.push(AsyncEvent { process, key, kind, region, name, named, ts, seq });
     }
 
@@ -89,13 +98,18 @@ impl Asyncs {
         if self.events.is_empty() {
             return;
         }
+        // Their memory at their number (grown by doubling, it may hold up to twice it), before the sort's
+        // scratch and the slices are added to it.
+        self.events.shrink_to_fit();
         self.events.sort_by_key(|e| (e.process, e.ts, e.seq));
         let mut open: FxMap<(ProcessId, AsyncKey), Vec<(usize, StringId)>> = FxMap::default();
         // Per open stack and name, the depths of that name's open slices, innermost last: a named end
         // finds its slice without scanning the stack.
         let mut depths: FxMap<(ProcessId, AsyncKey, StringId), Vec<u32>> = FxMap::default();
-        let mut trees: Vec<Tree> = Vec::new();
-        let mut slices: Vec<Slice> = Vec::new();
+        let begins = self.events.iter().filter(|e| e.kind == AsyncKind::Begin).count();
+        // At most a tree per begin.
+        let mut trees: Vec<Tree> = Vec::with_capacity(begins);
+        let mut slices: Vec<Slice> = Vec::with_capacity(begins);
         let mut current_tree: FxMap<(ProcessId, AsyncKey), u32> = FxMap::default();
         let (mut unmatched, mut mismatched) = (0u64, 0u64);
         for e in &self.events {
@@ -173,6 +187,8 @@ impl Asyncs {
                 }
             }
         }
+        // The events are matched: their memory goes before the tracks are packed and the slices handed over.
+        self.events = Vec::new();
         let mut unclosed = 0u64;
         for stack in open.values() {
             for &(s, _) in stack {
@@ -204,13 +220,14 @@ impl Asyncs {
         // Pack trees onto tracks: per process and root name, the first track (in creation order) free at
         // the tree's start. Trees come in start order, so a track once free stays free: busy tracks wait
         // in a min-heap by end time, free ones in a min-heap by creation order (O(log n) per tree).
-        let mut order: Vec<usize> = (0..trees.len()).collect();
-        order.sort_dyn_by_key(|&t| (trees[t].process, trees[t].start, trees[t].first_slice));
+        // (Trees were made in the events' order, by process then time: already in start order.)
+        debug_assert!(trees
+            .windows(2)
+            .all(|w| (w[0].process, w[0].start, w[0].first_slice) < (w[1].process, w[1].start, w[1].first_slice)));
         let mut groups: FxMap<(ProcessId, StringId), TrackGroup> = FxMap::default();
         let mut tracks_per_process: FxMap<ProcessId, i64> = FxMap::default();
         let mut tree_location = vec![LocationId(0); trees.len()];
-        for t in order {
-            let tree = &trees[t];
+        for (t, tree) in trees.iter().enumerate() {
             let g = groups.entry((tree.process, tree.root_name)).or_default();
             while let Some(&Reverse((end, lane))) = g.busy.peek() {
                 if end > tree.start {
@@ -236,12 +253,24 @@ impl Asyncs {
             g.busy.push(Reverse((tree.end, lane)));
             tree_location[t] = g.locations[lane];
         }
+        drop(trees);
+        // Reserved at their number: a column doubled past them would hold up to twice their bytes.
+        let _ = conv.b.reserve_intervals(slices.len());
         for s in &slices {
             conv.b.interval(tree_location[s.tree as usize], s.region, s.start, (s.end - s.start) as u64);
             if let Some(&e) = conv.args_by_seq.get(&s.seq) {
                 conv.b.set_interval_args(e);
             }
         }
+    }
+}
+
+/// Room for one more in `v`, grown by an eighth rather than doubled: what a chunked read keeps to its end is
+/// counted by the memory its lists hold (`streamed::Kept`), which then stays within an eighth of their
+/// length. (A whole read doubles them: fewer copies where `realloc` copies, as in wasm.)
+pub(super) fn grow_by_an_eighth<T>(v: &mut Vec<T>) {
+    if v.len() == v.capacity() {
+        v.reserve_exact((v.len() / 8).max(1024));
     }
 }
 

@@ -78,6 +78,8 @@ impl FlowEnd {
 #[derive(Default)]
 pub struct Flows {
     ends: Vec<FlowEnd>,
+    /// Grow `ends` by an eighth rather than doubling it (a read that counts what it keeps).
+    pub grow_by_eighths: bool,
 }
 
 /// A bound end: where its arrow starts or stops.
@@ -98,6 +100,9 @@ impl Flows {
             _ => (Role::End, !bp_e),
         };
         let flags = role as u8 | if next { BIND_NEXT } else { 0 };
+        if self.grow_by_eighths {
+            super::asyncs::grow_by_an_eighth(&mut self.ends);
+        }
         self.ends.push(FlowEnd { id, ts, cat, name, location, flags });
     }
 
@@ -109,6 +114,9 @@ impl Flows {
             (true, false) => Role::End,
             _ => Role::Start,
         };
+        if self.grow_by_eighths {
+            super::asyncs::grow_by_an_eighth(&mut self.ends);
+        }
         self.ends.push(FlowEnd { id, ts, cat: StringId::EMPTY, name, location, flags: role as u8 | V2 });
     }
 
@@ -119,6 +127,11 @@ impl Flows {
     /// Flow ends read and not yet matched (kept to the end of the read).
     pub fn len(&self) -> usize {
         self.ends.len()
+    }
+
+    /// Flow ends the memory kept for them holds (at least [`len`](Self::len)).
+    pub fn capacity(&self) -> usize {
+        self.ends.capacity()
     }
 
     /// Match, bind and emit the flows. `threads` holds every location's intervals, each sorted by
@@ -135,6 +148,8 @@ impl Flows {
     /// For a read whose threads come back one at a time (`streamed.rs`): sort the ends and group them by
     /// location (`locations` threads), ready for [`bind_location`](Self::bind_location).
     pub fn prepare(&mut self, locations: usize) -> FlowBinds {
+        // Their memory at their number (grown by doubling, it may hold up to twice it) beside the binds.
+        self.ends.shrink_to_fit();
         self.ends.sort_by_key(|e| e.order());
         let mut by_location: Vec<Vec<u32>> = vec![Vec::new(); locations];
         for (i, e) in self.ends.iter().enumerate() {

@@ -153,6 +153,14 @@ fn bind_id_flows_link_slices() {
     assert_eq!((t.messages.send_ns[0], t.messages.recv_ns[0]), (0, 4_000));
 }
 
+/// The async tracks' names, in location order.
+fn async_track_names(t: &Trace) -> Vec<&str> {
+    (0..t.locations.len())
+        .filter(|&l| t.locations.kind[l] == LocationKind::AsyncTrack)
+        .map(|l| t.location_name(weft::model::LocationId(l as u32)))
+        .collect()
+}
+
 #[test]
 fn async_slices_go_on_async_tracks_and_overlaps_get_their_own_track() {
     let t = load(
@@ -169,9 +177,7 @@ fn async_slices_go_on_async_tracks_and_overlaps_get_their_own_track() {
             {"ph":"T","name":"legacy","id":"x","pid":1,"tid":1,"ts":1,"args":{"step":"s1"}},
             {"ph":"F","name":"legacy","id":"x","pid":1,"tid":1,"ts":4}]"#,
     );
-    let tracks: Vec<usize> =
-        (0..t.locations.len()).filter(|&l| t.locations.kind[l] == LocationKind::AsyncTrack).collect();
-    let names: Vec<&str> = tracks.iter().map(|&l| t.location_name(weft::model::LocationId(l as u32))).collect();
+    let names = async_track_names(&t);
     assert_eq!(names, vec!["load", "legacy", "load (2)"]);
     let mut got = intervals(&t);
     got.sort();
@@ -206,9 +212,7 @@ fn async_ids_reused_after_they_close_start_new_trees_and_stray_ends_are_counted(
             {"ph":"e","name":"load","cat":"net","id":1,"pid":1,"tid":1,"ts":7},
             {"ph":"e","name":"load","cat":"net","id":2,"pid":1,"tid":1,"ts":8}]"#,
     );
-    let tracks: Vec<usize> =
-        (0..t.locations.len()).filter(|&l| t.locations.kind[l] == LocationKind::AsyncTrack).collect();
-    let names: Vec<&str> = tracks.iter().map(|&l| t.location_name(weft::model::LocationId(l as u32))).collect();
+    let names = async_track_names(&t);
     assert_eq!(names, vec!["load", "load (2)"]);
     let mut got = intervals(&t);
     got.sort();

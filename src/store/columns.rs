@@ -53,35 +53,19 @@ impl ColumnWriter {
 
     /// Frame and compress: the bytes of a tile file of `kind`.
     pub fn finish(self, kind: u8, version: u8) -> Vec<u8> {
-        // Compressed behind the frame into a buffer kept by the thread between tiles (its pages are not
-        // zeroed and faulted in again for every tile), then copied out at its length.
-        thread_local! {
-            static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        SCRATCH.with(|s| {
-            let mut out = s.borrow_mut();
-            let need = FRAME_LEN + lz4_flex::block::get_maximum_output_size(self.buf.len());
-            if out.len() < need {
-                out.resize(need, 0);
-            }
-            out[..4].copy_from_slice(&TILE_MAGIC);
-            out[4..8].copy_from_slice(&[version, kind, CODEC_LZ4, 0]);
-            out[8..FRAME_LEN].copy_from_slice(&(self.buf.len() as u32).to_le_bytes());
-            let n = lz4_flex::block::compress_into(&self.buf, &mut out[FRAME_LEN..need])
-                .expect("the output holds the largest compressed size");
-            let bytes = out[..FRAME_LEN + n].to_vec();
-            // A buffer grown for one outsized tile is not kept.
-            if out.len() > SCRATCH_KEPT {
-                *out = Vec::new();
-            }
-            bytes
-        })
+        // Compressed straight behind the frame (the bytes `lz4_flex::block::compress` gives, without its
+        // copy into a second buffer).
+        let mut out = vec![0u8; FRAME_LEN + lz4_flex::block::get_maximum_output_size(self.buf.len())];
+        out[..4].copy_from_slice(&TILE_MAGIC);
+        out[4..8].copy_from_slice(&[version, kind, CODEC_LZ4, 0]);
+        out[8..FRAME_LEN].copy_from_slice(&(self.buf.len() as u32).to_le_bytes());
+        let n = lz4_flex::block::compress_into(&self.buf, &mut out[FRAME_LEN..])
+            .expect("the output holds the largest compressed size");
+        out.truncate(FRAME_LEN + n);
+        out.shrink_to_fit();
+        out
     }
 }
-
-/// The largest compression buffer a thread keeps between tiles (a level-0 tile is a few MB before
-/// compression).
-const SCRATCH_KEPT: usize = 64 << 20;
 
 /// The frame of a tile file, checked: its kind and decompressed payload.
 pub fn unframe(file: &[u8], version: u8, max_raw: usize) -> Result<(u8, Vec<u8>), ColumnError> {

@@ -21,8 +21,9 @@ use std::mem::size_of;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-/// A message as a level-0 tile stores it: its trace index, times from the origin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// A message as a level-0 tile stores it: its trace index, times from the origin. (Ordered by its index
+/// first: rows of one trace come in its order.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MessageRow {
     pub index: u64,
     /// 0 point-to-point, 1 flow (the tile's `kind` column).
@@ -474,6 +475,43 @@ impl MessageRuns {
     }
 }
 
+/// Messages in the trace's order ([`CommSpill::sorted`]).
+pub(super) enum Sorted {
+    Memory(Vec<RawMessage>),
+    Runs(Runs),
+}
+
+/// A message row as spilled between shards (`message_sort`).
+impl Record for MessageRow {
+    const BYTES: usize = 49;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.index.to_le_bytes());
+        out.push(self.kind);
+        for v in [self.sender, self.receiver] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [self.send_ns, self.recv_ns, self.size_bytes] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [self.tag, self.name] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    fn get(b: &[u8]) -> Self {
+        MessageRow {
+            index: u64_at(b, 0),
+            kind: b[8],
+            sender: u32_at(b, 9),
+            receiver: u32_at(b, 13),
+            send_ns: u64_at(b, 17),
+            recv_ns: u64_at(b, 25),
+            size_bytes: u64_at(b, 33),
+            tag: u32_at(b, 41),
+            name: u32_at(b, 45),
+        }
+    }
+}
+
 /// A streamed index's messages and collective rows, in the spill: sorted runs of the messages as they are
 /// matched, then every block's file (module doc).
 pub struct CommSpill {
@@ -593,27 +631,53 @@ impl CommSpill {
     /// relative to `origin` as the builder makes them.
     pub fn finish_messages(&mut self, origin: i64, spill: &mut dyn Spill) -> Result<(), String> {
         let row = |i: u64, m: &RawMessage| m.row(i, origin);
-        self.sort_buffer();
         let mut i = 0u64;
-        if self.runs.is_empty() {
-            for m in std::mem::take(&mut self.buffer) {
-                self.put_message(&row(i, &m), spill)?;
-                i += 1;
+        match self.sorted(spill)? {
+            Sorted::Memory(all) => {
+                for m in all {
+                    self.put_message(&row(i, &m), spill)?;
+                    i += 1;
+                }
             }
-        } else {
-            // The last run, then every run merged: read through the spill while the block files are
-            // appended to it, under keys of their own.
-            let mut runs = std::mem::take(&mut self.runs);
-            runs.write(&self.buffer, spill, &mut self.keys)?;
-            self.buffer = Vec::new();
-            self.bytes += runs.bytes;
-            let mut merge = runs.merge::<RawMessage>();
-            while let Some(m) = merge.next(&*spill)? {
-                self.put_message(&row(i, &m), spill)?;
-                i += 1;
+            Sorted::Runs(runs) => {
+                // Every run merged: read through the spill while the block files are appended to it, under
+                // keys of their own.
+                let mut merge = runs.merge::<RawMessage>();
+                while let Some(m) = merge.next(&*spill)? {
+                    self.put_message(&row(i, &m), spill)?;
+                    i += 1;
+                }
             }
         }
         Ok(())
+    }
+
+    /// The messages handed over, in the trace's order, not numbered: sorted in memory, or (past the
+    /// buffer) the last run written and every run to merge. What is left to do is the caller's
+    /// (`message_sort`: a shard's share, numbered with the other shards').
+    pub(super) fn sorted(&mut self, spill: &mut dyn Spill) -> Result<Sorted, String> {
+        self.sort_buffer();
+        if self.runs.is_empty() {
+            return Ok(Sorted::Memory(std::mem::take(&mut self.buffer)));
+        }
+        let mut runs = std::mem::take(&mut self.runs);
+        runs.write(&self.buffer, spill, &mut self.keys)?;
+        self.buffer = Vec::new();
+        self.bytes += runs.bytes;
+        Ok(Sorted::Runs(runs))
+    }
+
+    /// Locations a block holds, and the blocks.
+    pub(super) fn blocks(&self) -> (u32, u32) {
+        (self.block_locations, self.files.len() as u32)
+    }
+
+    /// The trace's message count, flows and latest message time (ns from the origin), when this spill
+    /// was handed only some of them (a shard's, `message_sort`): what the manifest counts.
+    pub(super) fn set_message_totals(&mut self, messages: u64, flows: u64, max_ns: u64) {
+        self.messages = messages;
+        self.flows = flows;
+        self.max_ns = self.max_ns.max(max_ns);
     }
 
     /// A message in the trace's order (its index the caller's), times from the origin: to its blocks' files.

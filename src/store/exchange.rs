@@ -11,16 +11,21 @@
 //!    every location instead, [`IndexError::Redo`]);
 //! 3. broadcasts its log, shard after shard: every shard replays every location's log in location order
 //!    (`Otf2Stream::replay_bytes`), so its builder holds what reading the whole trace gives it (the same
-//!    ids, warnings, messages, collectives, counters), and learns every location's interval count;
-//! 4. tiles its own blocks, their particle-view intervals as sorted runs; each shard writes the particle
+//!    ids, warnings, collectives, counters), and learns every location's interval count; of the messages it
+//!    keeps only those its own locations received (`Otf2Stream::keep_receivers`), numbered as among all;
+//! 4. matches those, the shards adding up what found no partner and the earliest time
+//!    ([`matched_together`]), and numbers them with the other shards' in the trace's order, each row then
+//!    going to the shards of its sender's and receiver's blocks (`message_sort`: a sample sort over
+//!    [`Exchange::all_to_all`]);
+//! 5. tiles its own blocks, their particle-view intervals as sorted runs; each shard writes the particle
 //!    tiles of its own range of windows (`Shard::windows`): the shards send each other, shard after shard
 //!    ([`Exchange::pass`]), the intervals in (or running into) the receiver's windows, and the extents of
 //!    theirs to the first, which writes the whole view's extent (`stream::tile`).
 //!
-//! A shard's cost is then the decode of its own locations plus the replay of every location's log (the
-//! messages, collective parts, instants, counter samples and warnings: about a sixth of the records on the
-//! generated MPI traces), not the decode of the whole trace. Its part is the same bytes
-//! (`tests/cluster.rs`).
+//! A shard's cost is then the decode of its own locations, its share of the messages' matching, sorting
+//! and routing, plus the replay of every location's log (the messages, collective parts, instants, counter
+//! samples and warnings: about a sixth of the records on the generated MPI traces), not the decode of the
+//! whole trace. Its part is the same bytes (`tests/cluster.rs`).
 
 use super::columns::{ColumnReader, ColumnWriter};
 use super::partition::Shard;
@@ -28,7 +33,7 @@ use super::stream::{
     check_pass1, shard_locations, Ahead, Digest, DigestTaker, IndexError, Progress, Spill, StreamOptions,
 };
 use crate::model::RegionId;
-use crate::readers::otf2::{Decoder, LocationLog, LoggedRead, Otf2Stream};
+use crate::readers::otf2::{Decoder, LocationLog, LoggedRead, MatchedShare, Otf2Stream};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 
@@ -44,6 +49,9 @@ pub trait Exchange {
     /// Shard `from`'s `bytes` to shard `to` (replaced there by them); a shard that is neither, or both,
     /// does nothing.
     fn pass(&self, from: u32, to: u32, bytes: &mut Vec<u8>) -> Result<(), String>;
+    /// Every shard's `out[k]` to shard k (one list per shard, its own included): returns what each shard
+    /// sent this one, at the sender's index.
+    fn all_to_all(&self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String>;
 }
 
 /// Shards as threads of one process, each holding one of these ([`group`](Self::group)).
@@ -117,6 +125,19 @@ impl Exchange for ThreadExchange {
         } else {
             Ok(())
         }
+    }
+
+    fn all_to_all(&self, mut out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
+        let (me, n) = (self.shard.index, self.shard.count);
+        if out.len() != n as usize {
+            return Err(format!("{} lists for {n} shards", out.len()));
+        }
+        // (The channels hold what is sent until it is received: every shard sends, then receives.)
+        for k in (0..n).filter(|&k| k != me) {
+            self.send(k, &out[k as usize])?;
+        }
+        let own = std::mem::take(&mut out[me as usize]);
+        (0..n).map(|k| if k == me { Ok(own.clone()) } else { self.receive(k) }).collect()
     }
 }
 
@@ -304,7 +325,9 @@ pub(super) fn pass1(
     if let Some(t) = &mut digest.totals {
         t.totals = whole.totals;
     }
-    // 3. Every shard's log, in shard order (so in location order): replayed by every shard.
+    // 3. Every shard's log, in shard order (so in location order): replayed by every shard, which matches
+    //    the messages its own locations received (`message_sort` numbers them with the others').
+    stream.keep_receivers(own.start as u32..own.end as u32);
     let chunk = chunk_bytes(o);
     let mut replay = Replay { next: 0, sends: Vec::new(), pending: Vec::new() };
     for r in 0..me.count {
@@ -333,6 +356,27 @@ pub(super) fn pass1(
         return Err(IndexError::Io(format!("the shards' logs hold {} of the {n} locations", replay.next)));
     }
     Ok(())
+}
+
+/// What every shard matched of the messages (`Otf2Stream::finish_streamed`), from this shard's `share`.
+pub(super) fn matched_together(x: &dyn Exchange, share: MatchedShare) -> Result<MatchedShare, String> {
+    let me = x.shard();
+    let mut shares = Vec::with_capacity(me.count as usize);
+    for r in 0..me.count {
+        let mut b = Vec::new();
+        if r == me.index {
+            for v in [share.unmatched_sends, share.unmatched_recvs, share.first_ns as u64] {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        x.broadcast(r, &mut b)?;
+        if b.len() != 24 {
+            return Err(format!("shard {r}'s matched messages are {} bytes", b.len()));
+        }
+        let at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        shares.push(MatchedShare { unmatched_sends: at(0), unmatched_recvs: at(8), first_ns: at(16) as i64 });
+    }
+    Ok(MatchedShare::sum(&shares))
 }
 
 /// Decode, nest and spill this shard's locations (`own`), logging the rest of their reading to `log_key`;

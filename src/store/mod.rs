@@ -15,6 +15,8 @@
 //!   (`weft index`), without the whole trace;
 //! - `partition`: a shard's part of the store (`--shard K/N`, MPI ranks): its location blocks' tiles and its
 //!   share of the manifest;
+//! - `exchange`, `message_sort`: MPI ranks decoding only their own OTF2 locations, each matching the
+//!   messages its locations received, numbered across the ranks by a sample sort;
 //! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone;
 //! - `query`: what a viewport needs (level and tiles) and what it draws from them (rows x bins, or the exact
 //!   records), and the byte-bounded LRU cache of decoded tiles the page's worker keeps;
@@ -32,6 +34,7 @@ pub mod exchange;
 mod held;
 pub mod manifest;
 pub mod merge;
+mod message_sort;
 mod nest;
 pub mod partition;
 pub mod pyramid;

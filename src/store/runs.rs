@@ -77,6 +77,28 @@ impl Runs {
         Ok(())
     }
 
+    /// Append `bytes` (whole records, sorted after the run's) to run `run` as a page of its own, making the
+    /// runs before it as needed (empty until given pages).
+    pub(super) fn add_page(
+        &mut self,
+        run: usize,
+        bytes: &[u8],
+        spill: &mut dyn Spill,
+        keys: &mut Keys,
+    ) -> Result<(), String> {
+        if self.runs.len() <= run {
+            self.runs.resize(run + 1, Vec::new());
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let key = keys.take();
+        spill.put(key, bytes)?;
+        self.bytes += bytes.len() as u64;
+        self.runs[run].push(key);
+        Ok(())
+    }
+
     /// The records of every run, smallest first.
     /// (The spill is handed to each [`Merge::next`], so that it may be written between them.)
     pub(super) fn merge<T: Record>(&self) -> Merge<'_, T> {

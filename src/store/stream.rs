@@ -995,12 +995,24 @@ fn index_otf2_with(
     let first = digest.samples.as_ref().map_or(n + exchanged.is_some() as usize, CounterSamples::next_key);
     let mut comms = comm_spill(n, o, first);
     comms.in_receive_order = !stream.ends_spilled();
+    // Shards that exchanged their locations each matched the messages their own locations received
+    // (`exchange::pass1`): they add up what they matched, and number the messages together
+    // (`message_sort`), sampling them as they come.
     let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
     let mut rows = 0u64;
+    let mut sampler = super::message_sort::Sampler::default();
     let skel = stream.finish_streamed(
         &mut |m, nth| {
             let (comms, spill) = &mut *cell.borrow_mut();
-            comms.message(raw_message(m, nth), &mut **spill)
+            let m = raw_message(m, nth);
+            if exchanged.is_some() {
+                sampler.see(&m);
+            }
+            comms.message(m, &mut **spill)
+        },
+        &mut |share| match exchanged {
+            Some(x) => super::exchange::matched_together(x, share),
+            None => Ok(share),
         },
         &mut |c, origin| {
             let (comms, spill) = &mut *cell.borrow_mut();
@@ -1008,7 +1020,13 @@ fn index_otf2_with(
             comms.collective(&collective_row(c, rows - 1, origin), &mut **spill)
         },
     )?;
-    comms.finish_messages(skel.origin_ns, spill).map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))?;
+    match exchanged {
+        Some(x) => {
+            super::message_sort::finish_messages_exchanged(x, &mut comms, &sampler, skel.origin_ns, spill, o.runs())
+        }
+        None => comms.finish_messages(skel.origin_ns, spill),
+    }
+    .map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))?;
     tile(skel, digest, Vec::new(), o, spill, sink, progress, comms, exchanged)
 }
 

@@ -17,7 +17,7 @@
 use crate::index::{
     chunked_into, publish, read, shown, stream_into, stream_options, temporary_folder, write_tiles, Args, Progress,
 };
-use mpi::datatype::PartitionMut;
+use mpi::datatype::{Partition, PartitionMut};
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -62,6 +62,39 @@ impl Exchange for MpiExchange<'_> {
             *bytes = self.world.process_at_rank(from as i32).receive_vec::<u8>().0;
         }
         Ok(())
+    }
+
+    fn all_to_all(&self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, String> {
+        let n = self.shard.count as usize;
+        if out.len() != n {
+            return Err(format!("{} lists for {n} ranks", out.len()));
+        }
+        // Each rank's counts first, then the bytes (a round stays within MPI's count: `message_sort`).
+        let count = |len: usize| Count::try_from(len).map_err(|_| format!("{len} bytes in one exchange"));
+        let sent: Vec<Count> = out.iter().map(|o| count(o.len())).collect::<Result<_, _>>()?;
+        let mut received: Vec<Count> = vec![0; n];
+        self.world.all_to_all_into(&sent[..], &mut received[..]);
+        let displs = |c: &[Count]| -> Result<Vec<Count>, String> {
+            let mut at = 0usize;
+            c.iter()
+                .map(|&c| {
+                    let d = count(at);
+                    at += c as usize;
+                    d
+                })
+                .collect()
+        };
+        let flat: Vec<u8> = out.concat();
+        let (sent_at, received_at) = (displs(&sent)?, displs(&received)?);
+        let total: usize = received.iter().map(|&c| c as usize).sum();
+        count(total)?;
+        let mut into = vec![0u8; total];
+        {
+            let send = Partition::new(&flat[..], &sent[..], &sent_at[..]);
+            let mut recv = PartitionMut::new(&mut into[..], &received[..], &received_at[..]);
+            self.world.all_to_all_varcount_into(&send, &mut recv);
+        }
+        Ok((0..n).map(|k| into[received_at[k] as usize..][..received[k] as usize].to_vec()).collect())
     }
 }
 

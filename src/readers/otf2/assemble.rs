@@ -300,6 +300,11 @@ impl<'f> Assembler<'f> {
         held(&self.st, &self.b)
     }
 
+    /// Match only the messages to `receivers` (`Ends::keep_receivers`).
+    pub(super) fn keep_receivers(&mut self, receivers: std::ops::Range<u32>) {
+        self.st.ends.keep_receivers(receivers);
+    }
+
     /// Whether the message ends went to the spill (`ends`).
     pub(super) fn ends_spilled(&self) -> bool {
         self.st.ends.spilled()
@@ -318,6 +323,7 @@ impl<'f> Assembler<'f> {
     pub(super) fn finish_streamed(
         self,
         message: &mut dyn FnMut(&MessageRecord, u64) -> Result<(), String>,
+        combine: &mut dyn FnMut(super::MatchedShare) -> Result<super::MatchedShare, String>,
         collective: &mut dyn FnMut(&CollectiveRecord, i64) -> Result<(), String>,
     ) -> Result<Otf2Read, ReadError> {
         let Assembler { mut b, mut st, anchor, comm_names, stem, .. } = self;
@@ -332,7 +338,14 @@ impl<'f> Assembler<'f> {
                 message(&message_record(&comm_names, empty, s, r), nth)
             })
             .map_err(spilled)?;
-        unmatched(&mut b, &st, unmatched_sends, unmatched_recvs);
+        let share = super::MatchedShare {
+            unmatched_sends: unmatched_sends as u64,
+            unmatched_recvs: unmatched_recvs as u64,
+            first_ns: first,
+        };
+        let all = combine(share).map_err(|e| ReadError::Io { file: stem.clone(), detail: e })?;
+        unmatched(&mut b, &st, all.unmatched_sends as usize, all.unmatched_recvs as usize);
+        let mut first = all.first_ns;
         st.ends.collectives(&mut |p, _| first = first.min(p.begin_ns)).map_err(spilled)?;
         b.note_outside_start(first);
         let trace = b.finish();

@@ -104,6 +104,16 @@ pub(super) struct Ends {
     spill: Option<Spilled>,
     /// Sends, receives and parts recorded in all (spilled or not).
     counts: [usize; 3],
+    /// Only the messages to these receivers are matched here ([`Ends::keep_receivers`]), with the numbers
+    /// of the sends and receives in memory among all the read recorded.
+    kept: Option<Kept>,
+}
+
+/// The receivers a shard matches the messages of, and the numbers of the kept ends in memory.
+struct Kept {
+    receivers: std::ops::Range<u32>,
+    sends: Vec<u64>,
+    recvs: Vec<u64>,
 }
 
 /// Where the runs go, and what is known of them.
@@ -153,18 +163,42 @@ impl Ends {
         });
     }
 
-    /// Record a send; returns its number (for [`cancel`](Self::cancel)).
+    /// Match only the messages whose receivers are `receivers` (a shard's own locations, `store::exchange`:
+    /// each shard matches the messages its locations received, the other shards the rest). The others'
+    /// sends and receives are counted and numbered as before, and dropped; the kept ones keep the numbers
+    /// they have among all, so each matched pair comes out with the receive number a whole read gives it.
+    /// Before the first send or receive.
+    pub(super) fn keep_receivers(&mut self, receivers: std::ops::Range<u32>) {
+        debug_assert!(self.counts[0] + self.counts[1] == 0, "set before the first end");
+        self.kept = Some(Kept { receivers, sends: Vec::new(), recvs: Vec::new() });
+    }
+
+    /// Record a send; returns its number among all sends (for [`cancel`](Self::cancel)).
     pub(super) fn send(&mut self, s: Send) -> u64 {
-        let nth = self.spill.as_ref().map_or(0, |x| x.sends_out) + self.sends.len() as u64;
-        self.sends.push(s);
+        // (Without a filter, the sends spilled and those in memory: every one recorded.)
+        let nth = self.counts[0] as u64;
         self.counts[0] += 1;
+        if let Some(k) = &mut self.kept {
+            if !k.receivers.contains(&s.receiver.0) {
+                return nth;
+            }
+            k.sends.push(nth);
+        }
+        self.sends.push(s);
         self.check();
         nth
     }
 
     pub(super) fn recv(&mut self, r: Recv) {
-        self.recvs.push(r);
+        let nth = self.counts[1] as u64;
         self.counts[1] += 1;
+        if let Some(k) = &mut self.kept {
+            if !k.receivers.contains(&r.receiver.0) {
+                return;
+            }
+            k.recvs.push(nth);
+        }
+        self.recvs.push(r);
         self.check();
     }
 
@@ -177,7 +211,14 @@ impl Ends {
     /// The send numbered `nth` was cancelled (its request never left): it takes no part in matching.
     pub(super) fn cancel(&mut self, nth: u64) {
         let out = self.spill.as_ref().map_or(0, |x| x.sends_out);
-        match nth.checked_sub(out) {
+        // A kept send's place in memory by its number; one not kept is not there (nor spilled: noting it as
+        // spilled and cancelled is harmless).
+        let at = |k: &Kept| k.sends.binary_search(&nth).unwrap_or(usize::MAX) as u64;
+        let index = match &self.kept {
+            Some(k) => (nth >= out).then(|| at(k)),
+            None => nth.checked_sub(out),
+        };
+        match index {
             Some(i) => {
                 if let Some(s) = self.sends.get_mut(i as usize) {
                     s.cancelled = true;
@@ -205,7 +246,8 @@ impl Ends {
             + self.recvs.capacity() * size_of::<Recv>()
             + self.parts.capacity() * size_of::<CollectivePart>();
         let spilled = self.spill.as_ref().map_or(0, |x| x.cancelled.capacity() as u64 * 8);
-        memory as u64 + spilled
+        let numbers = self.kept.as_ref().map_or(0, |k| (k.sends.capacity() + k.recvs.capacity()) as u64 * 8);
+        memory as u64 + spilled + numbers
     }
 
     /// The first spill write that failed, if any.
@@ -226,7 +268,8 @@ impl Ends {
     /// Write what memory holds as one run of sends, one of receives, and pages of parts.
     fn spill_all(&mut self) {
         let Some(x) = &mut self.spill else { return };
-        if let Err(e) = x.write(&mut self.sends, &mut self.recvs, &mut self.parts) {
+        let counts = [self.counts[0] as u64, self.counts[1] as u64];
+        if let Err(e) = x.write(&mut self.sends, &mut self.recvs, &mut self.parts, self.kept.as_mut(), counts) {
             x.error.get_or_insert(e);
         }
     }
@@ -275,8 +318,9 @@ impl Ends {
     ) -> Result<(usize, usize), String> {
         if !self.spilled() {
             let m = matching::match_messages(&self.sends, &self.recvs);
+            let number = |i: usize| self.kept.as_ref().map_or(i as u64, |k| k.recvs[i]);
             for p in &m.matched {
-                emit(&self.sends[p.send], &self.recvs[p.recv], p.recv as u64)?;
+                emit(&self.sends[p.send], &self.recvs[p.recv], number(p.recv))?;
             }
             return Ok((m.unmatched_sends, m.unmatched_recvs));
         }
@@ -385,32 +429,40 @@ impl Spilled {
         sends: &mut Vec<Send>,
         recvs: &mut Vec<Recv>,
         parts: &mut Vec<CollectivePart>,
+        mut kept: Option<&mut Kept>,
+        counts: [u64; 2],
     ) -> Result<(), String> {
-        let first = self.sends_out;
+        // Each end's number among all: its place after those spilled, or the one kept with it.
+        let (first, kept_sends) = (self.sends_out, kept.as_ref().map(|k| &k.sends));
         let mut run: Vec<End> = (sends.iter().enumerate())
             .filter(|(_, s)| !s.cancelled)
             .map(|(i, s)| End {
                 channel: channel(s.sender, s.receiver, s.comm, s.tag),
-                nth: first + i as u64,
+                nth: kept_sends.map_or(first + i as u64, |k| k[i]),
                 length: s.length,
                 time_ns: s.time_ns,
             })
             .collect();
-        self.sends_out += sends.len() as u64;
+        // (Every send recorded so far is spilled or dropped: the next one's number.)
+        self.sends_out = counts[0];
         sends.clear();
         if let Some(pages) = self.run(&run)? {
             self.send_runs.push(pages);
         }
-        let first = self.recvs_out;
+        let (first, kept_recvs) = (self.recvs_out, kept.as_ref().map(|k| &k.recvs));
         run.clear();
         run.extend(recvs.iter().enumerate().map(|(i, r)| End {
             channel: channel(r.sender, r.receiver, r.comm, r.tag),
-            nth: first + i as u64,
+            nth: kept_recvs.map_or(first + i as u64, |k| k[i]),
             length: r.length,
             time_ns: r.time_ns,
         }));
-        self.recvs_out += recvs.len() as u64;
+        self.recvs_out = counts[1];
         recvs.clear();
+        if let Some(k) = kept.as_mut() {
+            k.sends.clear();
+            k.recvs.clear();
+        }
         if let Some(pages) = self.run(&run)? {
             self.recv_runs.push(pages);
         }
@@ -652,6 +704,48 @@ mod tests {
                 numbered.sort_by_key(|p| p.2);
                 let pairs: Vec<(Send, Recv)> = numbered.iter().map(|p| (p.0, p.1)).collect();
                 assert_eq!((pairs, unmatched), whole, "numbered: round {round}, share {share}");
+            }
+        }
+    }
+
+    /// Shards that each keep the messages to their own receivers (`keep_receivers`) make, together, the
+    /// pairs, receive numbers and unmatched counts of one read of everything, in memory or spilled.
+    #[test]
+    fn shards_keeping_their_receivers_match_as_one_read() {
+        let mut seed = 0x51_7cc1_b727_220au64;
+        for round in 0..30 {
+            let script: Vec<(u8, u32, u32, u32, i64)> = (0..400)
+                .map(|t| {
+                    let r = rng(&mut seed);
+                    ((r % 2) as u8, (r >> 8) as u32 % 4, (r >> 16) as u32 % 4, (r >> 24) as u32 % 2, t)
+                })
+                .collect();
+            let sends = script.iter().filter(|s| s.0 == 0).count() as u64;
+            let cancels: Vec<(usize, u64)> = (0..6)
+                .map(|_| (399usize.min(rng(&mut seed) as usize % 400), rng(&mut seed) % sends.max(1)))
+                .filter(|&(at, nth)| script[..=at].iter().filter(|s| s.0 == 0).count() as u64 > nth)
+                .collect();
+            let mut whole = Vec::new();
+            let whole_unmatched = run_numbered(&mut Ends::default(), &cancels, &script, &mut whole);
+            whole.sort_by_key(|p| p.2);
+            for share in [None, Some(1), Some(150), Some(5_000)] {
+                for cuts in [vec![0, 4], vec![0, 1, 4], vec![0, 1, 2, 3, 4], vec![0, 3, 3, 4]] {
+                    let (mut pairs, mut unmatched) = (Vec::new(), (0, 0));
+                    for w in cuts.windows(2) {
+                        let mut ends = Ends::default();
+                        if let Some(share) = share {
+                            ends.spill_to(Box::new(Pages::default()), share);
+                        }
+                        ends.keep_receivers(w[0]..w[1]);
+                        let (s, r) = run_numbered(&mut ends, &cancels, &script, &mut pairs);
+                        assert_eq!(ends.counts()[..2], [sends as usize, script.len() - sends as usize]);
+                        unmatched = (unmatched.0 + s, unmatched.1 + r);
+                    }
+                    pairs.sort_by_key(|p| p.2);
+                    let at = format!("round {round}, share {share:?}, shards cut at {cuts:?}");
+                    assert_eq!(pairs, whole, "{at}");
+                    assert_eq!(unmatched, whole_unmatched, "{at}");
+                }
             }
         }
     }

@@ -321,12 +321,45 @@ impl<'f> Otf2Stream<'f> {
     /// no particular order, times in the source clock; then each collective row to `collective`, in the
     /// trace's order, with the trace's origin. The trace is the one [`finish`](Self::finish) gives without
     /// its messages and collectives (its origin counts them; its span does not).
+    ///
+    /// `combine` takes what this read matched ([`MatchedShare`]) and returns what the trace's reads matched
+    /// together: itself for one read; a shard that matched only its own receivers
+    /// ([`keep_receivers`](Self::keep_receivers)) sums the shards' shares (`store::exchange`).
     pub fn finish_streamed(
         self,
         message: &mut dyn FnMut(&crate::model::MessageRecord, u64) -> Result<(), String>,
+        combine: &mut dyn FnMut(MatchedShare) -> Result<MatchedShare, String>,
         collective: &mut dyn FnMut(&crate::model::CollectiveRecord, i64) -> Result<(), String>,
     ) -> Result<Trace, ReadError> {
-        self.0.finish_streamed(message, collective).map(|r| r.trace)
+        self.0.finish_streamed(message, combine, collective).map(|r| r.trace)
+    }
+
+    /// Match only the messages received by locations `receivers` (numbered as the stream numbers them):
+    /// the other messages' sends and receives are counted and dropped (a shard matching the messages its
+    /// own locations received, `store::exchange`). Before any location is read or replayed.
+    pub fn keep_receivers(&mut self, receivers: std::ops::Range<u32>) {
+        self.0.keep_receivers(receivers);
+    }
+}
+
+/// What one read matched of the messages, in a streamed finish ([`Otf2Stream::finish_streamed`]): its
+/// sends and receives without a partner, and its messages' earliest time (send or receive, source clock;
+/// `i64::MAX` without any).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchedShare {
+    pub unmatched_sends: u64,
+    pub unmatched_recvs: u64,
+    pub first_ns: i64,
+}
+
+impl MatchedShare {
+    /// The shares of several reads together.
+    pub fn sum(shares: &[MatchedShare]) -> MatchedShare {
+        MatchedShare {
+            unmatched_sends: shares.iter().map(|s| s.unmatched_sends).sum(),
+            unmatched_recvs: shares.iter().map(|s| s.unmatched_recvs).sum(),
+            first_ns: shares.iter().map(|s| s.first_ns).min().unwrap_or(i64::MAX),
+        }
     }
 }
 

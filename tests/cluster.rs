@@ -561,16 +561,17 @@ fn the_cli_indexes_shards_and_merges_them_into_the_same_folder() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// `mpirun -n 1`, `-n 2` and `-n 3` write the store `weft index` writes in one process, the ranks of the
-/// last two decoding only their own locations; and on Chrome JSON and Paraver, read in chunks by every
-/// rank (run by scripts/test.sh with `--features mpi`, after scripts/setup.sh --mpi installed OpenMPI).
+/// `mpirun -n 1` to `-n 4` write the store `weft index` writes in one process, the ranks of the last three
+/// decoding only their own locations (with 4, each getting of the others' logs only what it needs); and on
+/// Chrome JSON and Paraver, read in chunks by every rank (run by scripts/test.sh with `--features mpi`,
+/// after scripts/setup.sh --mpi installed OpenMPI).
 #[cfg(feature = "mpi")]
 #[test]
-fn mpirun_with_one_two_and_three_ranks_writes_the_same_store() {
+fn mpirun_with_one_to_four_ranks_writes_the_same_store() {
     let d = scratch("mpi");
     weft(&["index", "g/traces.otf2", "-o", "whole", "--block", "1"], &d);
     // With 2 ranks or more each decodes only its own locations (`store::exchange`).
-    for n in ["1", "2", "3"] {
+    for n in ["1", "2", "3", "4"] {
         let out = Command::new("mpirun")
             .args(["--allow-run-as-root", "--oversubscribe", "-n", n, env!("CARGO_BIN_EXE_weft")])
             .args(["index", "g/traces.otf2", "--block", "1", "-o", &format!("mpi{n}")])

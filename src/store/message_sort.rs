@@ -201,7 +201,7 @@ enum Source<'r> {
 }
 
 /// The shard whose blocks hold location `l` (blocks of `block_locations`, `blocks` in all).
-fn owner(l: u32, block_locations: u32, blocks: u32, n: u32) -> usize {
+pub(super) fn owner(l: u32, block_locations: u32, blocks: u32, n: u32) -> usize {
     let b = l / block_locations.max(1);
     // Shard k holds blocks blocks*k/n .. blocks*(k+1)/n (`Shard::blocks`): the last k whose first is <= b.
     let first = |k: u32| (blocks as u64 * k as u64 / n.max(1) as u64) as u32;

@@ -84,11 +84,15 @@ impl Exchange for MpiExchange<'_> {
                 })
                 .collect()
         };
-        let flat: Vec<u8> = out.concat();
+        // (Buffers allocated even when empty: an empty Vec's dangling pointer is 1, which OpenMPI reads as
+        // MPI_IN_PLACE.)
+        let mut flat: Vec<u8> = Vec::with_capacity(out.iter().map(Vec::len).sum::<usize>().max(1));
+        out.iter().for_each(|o| flat.extend_from_slice(o));
         let (sent_at, received_at) = (displs(&sent)?, displs(&received)?);
         let total: usize = received.iter().map(|&c| c as usize).sum();
         count(total)?;
-        let mut into = vec![0u8; total];
+        let mut into = Vec::with_capacity(total.max(1));
+        into.resize(total, 0u8);
         {
             let send = Partition::new(&flat[..], &sent[..], &sent_at[..]);
             let mut recv = PartitionMut::new(&mut into[..], &received[..], &received_at[..]);

@@ -300,6 +300,22 @@ impl<'f> Assembler<'f> {
         held(&self.st, &self.b)
     }
 
+    /// Sends and receives recorded so far (kept or not).
+    pub(super) fn end_counts(&self) -> [u64; 2] {
+        let c = self.st.ends.counts();
+        [c[0] as u64, c[1] as u64]
+    }
+
+    /// The `k`-th location's sends and receives not replayed here counted, up to `counts` in all
+    /// (`Ends::count_up_to`).
+    pub(super) fn count_ends_up_to(&mut self, k: usize, counts: [u64; 2]) -> Result<(), ReadError> {
+        let file = format!("{}/{}.evt", self.stem, self.locations[k].0);
+        self.st
+            .ends
+            .count_up_to(counts[0], counts[1])
+            .map_err(|e| ReadError::Io { file, detail: format!("its log from another shard: {e}") })
+    }
+
     /// Match only the messages to `receivers` (`Ends::keep_receivers`).
     pub(super) fn keep_receivers(&mut self, receivers: std::ops::Range<u32>) {
         self.st.ends.keep_receivers(receivers);

@@ -232,6 +232,18 @@ impl Ends {
         }
     }
 
+    /// Count sends and receives recorded elsewhere (another shard's, `store::exchange`) up to `sends` and
+    /// `recvs` in all, so the next ones are numbered as among all. Fails when more were recorded already.
+    pub(super) fn count_up_to(&mut self, sends: u64, recvs: u64) -> Result<(), String> {
+        let (s, r) = (self.counts[0] as u64, self.counts[1] as u64);
+        if sends < s || recvs < r {
+            return Err(format!("{s} sends and {r} receives recorded, more than the {sends} and {recvs} counted"));
+        }
+        self.counts[0] = sends as usize;
+        self.counts[1] = recvs as usize;
+        Ok(())
+    }
+
     /// Counts of sends, receives and collective parts recorded.
     pub(super) fn counts(&self) -> [usize; 3] {
         self.counts

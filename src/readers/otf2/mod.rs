@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 
 pub use anchor::Anchor;
 pub use assemble::{Decoder, Held, LocationLog, LoggedRead, READ_WINDOW};
+pub use logbytes::LogRouter;
 pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
 
 /// The files of an archive, by relative `/`-separated path.
@@ -332,6 +333,18 @@ impl<'f> Otf2Stream<'f> {
         collective: &mut dyn FnMut(&crate::model::CollectiveRecord, i64) -> Result<(), String>,
     ) -> Result<Trace, ReadError> {
         self.0.finish_streamed(message, combine, collective).map(|r| r.trace)
+    }
+
+    /// Sends and receives the stream has recorded so far, kept or not ([`keep_receivers`](Self::keep_receivers)).
+    pub fn end_counts(&self) -> [u64; 2] {
+        self.0.end_counts()
+    }
+
+    /// The `k`-th location's log came without its sends to other shards' locations and its receives
+    /// ([`LogRouter`]): count them, up to `counts` sends and receives in all, so the next ones are numbered
+    /// as a read of everything numbers them.
+    pub fn count_ends_up_to(&mut self, k: usize, counts: [u64; 2]) -> Result<(), ReadError> {
+        self.0.count_ends_up_to(k, counts)
     }
 
     /// Match only the messages received by locations `receivers` (numbered as the stream numbers them):

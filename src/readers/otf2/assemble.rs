@@ -362,7 +362,7 @@ impl<'f> Assembler<'f> {
         let all = combine(share).map_err(|e| ReadError::Io { file: stem.clone(), detail: e })?;
         unmatched(&mut b, &st, all.unmatched_sends as usize, all.unmatched_recvs as usize);
         let mut first = all.first_ns;
-        st.ends.collectives(&mut |p, _| first = first.min(p.begin_ns)).map_err(spilled)?;
+        st.ends.parts(&mut |p| first = first.min(p.begin_ns)).map_err(spilled)?;
         b.note_outside_start(first);
         let trace = b.finish();
         let origin = trace.origin_ns;

@@ -416,6 +416,11 @@ impl Ends {
     /// The collective parts in record order, each with its operation instance (`matching::Collectives`).
     pub(super) fn collectives(&mut self, emit: &mut dyn FnMut(&CollectivePart, u32)) -> Result<(), String> {
         let mut group = matching::Collectives::default();
+        self.parts(&mut |p| emit(p, group.operation(p)))
+    }
+
+    /// The collective parts in record order, not grouped.
+    pub(super) fn parts(&mut self, each: &mut dyn FnMut(&CollectivePart)) -> Result<(), String> {
         if let Some(x) = self.spill.as_mut().filter(|x| !x.part_pages.is_empty()) {
             for &key in &x.part_pages {
                 let page = x.out.read(key)?;
@@ -423,14 +428,11 @@ impl Ends {
                     return Err(format!("spilled collective parts damaged: a page of {} bytes", page.len()));
                 }
                 for b in page.chunks_exact(PART_BYTES) {
-                    let p = get_part(b);
-                    emit(&p, group.operation(&p));
+                    each(&get_part(b));
                 }
             }
         }
-        for p in &self.parts {
-            emit(p, group.operation(p));
-        }
+        self.parts.iter().for_each(each);
         Ok(())
     }
 }

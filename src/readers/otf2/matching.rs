@@ -101,18 +101,45 @@ pub fn group_collectives(parts: &[CollectivePart]) -> Vec<u32> {
 /// spill.
 #[derive(Default)]
 pub struct Collectives {
+    /// Per (location, communicator): the collectives seen there so far.
     seen: HashMap<(LocationId, u32), u32>,
-    instance: HashMap<(u32, u32), u32>,
+    /// Per communicator: the instance of its k-th collective at k (`u32::MAX` until a location reaches it;
+    /// each location's k-th follows its (k-1)-th, so the list grows by one at a time).
+    instance: HashMap<u32, Vec<u32>>,
+    instances: u32,
+    /// The last part's (location, communicator) and its count's slot: consecutive parts of one location
+    /// on one communicator skip the lookup.
+    last: Option<((LocationId, u32), u32)>,
 }
 
 impl Collectives {
     /// The next part's operation instance.
     pub fn operation(&mut self, p: &CollectivePart) -> u32 {
-        let k = self.seen.entry((p.location, p.comm)).or_insert(0);
-        let nth = *k;
-        *k += 1;
-        let next = self.instance.len() as u32;
-        *self.instance.entry((p.comm, nth)).or_insert(next)
+        let key = (p.location, p.comm);
+        let nth = match &mut self.last {
+            Some((k, n)) if *k == key => {
+                *n += 1;
+                *n - 1
+            }
+            _ => {
+                if let Some((k, n)) = self.last.take() {
+                    self.seen.insert(k, n);
+                }
+                let n = self.seen.get(&key).copied().unwrap_or(0);
+                self.last = Some((key, n + 1));
+                n
+            }
+        };
+        let list = self.instance.entry(p.comm).or_default();
+        if list.len() <= nth as usize {
+            list.resize(nth as usize + 1, u32::MAX);
+        }
+        let slot = &mut list[nth as usize];
+        if *slot == u32::MAX {
+            *slot = self.instances;
+            self.instances += 1;
+        }
+        *slot
     }
 }
 
@@ -164,5 +191,30 @@ mod tests {
         };
         let parts = [part(0, 0), part(0, 1), part(0, 0), part(1, 0), part(1, 0), part(1, 1)];
         assert_eq!(group_collectives(&parts), vec![0, 1, 2, 0, 2, 1]);
+        // Random parts (runs on one communicator, locations revisited, communicators skipped) against the
+        // rule written plainly: the k-th on a communicator at each location is one instance, numbered in
+        // order of first appearance.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..50 {
+            let parts: Vec<CollectivePart> = (0..500)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    part((seed % 5) as u32, ((seed >> 8) % (round % 4 + 1)) as u32)
+                })
+                .collect();
+            let (mut seen, mut instance) = (HashMap::default(), HashMap::default());
+            let want: Vec<u32> = parts
+                .iter()
+                .map(|p| {
+                    let k: &mut u32 = seen.entry((p.location, p.comm)).or_insert(0);
+                    *k += 1;
+                    let next = instance.len() as u32;
+                    *instance.entry((p.comm, *k - 1)).or_insert(next)
+                })
+                .collect();
+            assert_eq!(group_collectives(&parts), want, "round {round}");
+        }
     }
 }

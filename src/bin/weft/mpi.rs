@@ -5,8 +5,10 @@
 //! to rank 0, which merges them (`weft::store::merge`), writes the manifest and renames the folder. The
 //! store is the same bytes as `weft index` in one process. An OTF2 archive is streamed by each rank, which
 //! decodes only its own locations and learns the rest from the others (`weft::store::exchange`: headers and
-//! logs broadcast rank after rank, [`MpiExchange`]; each rank writes the particle tiles of its range of
-//! windows, the others sending it the particle-view intervals there); Chrome JSON
+//! logs broadcast rank after rank, [`MpiExchange`]; each rank matches the messages its own locations
+//! received, and the ranks number them together by a sample sort over all-to-all exchanges; each rank
+//! writes the particle tiles of its range of windows, the others sending it the particle-view intervals
+//! there); Chrome JSON
 //! and Paraver are read in chunks by every rank within `--memory` (as `weft index --shard R/N` reads them);
 //! other inputs are read whole by every rank.
 //!

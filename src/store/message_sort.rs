@@ -21,7 +21,7 @@
 use super::comms::{CommSpill, MessageRow, RawMessage, Sorted};
 use super::exchange::Exchange;
 use super::partition::Shard;
-use super::runs::{Keys, Merge, Record, Runs, PAGE_BYTES};
+use super::runs::{u64_at, Keys, Merge, Record, Runs, PAGE_BYTES};
 use super::stream::Spill;
 
 /// Samples a shard keeps of the messages it matched, at most (between this and half of it).
@@ -77,10 +77,6 @@ impl Sampler {
     }
 }
 
-fn u64_of(b: &[u8]) -> u64 {
-    u64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
-}
-
 /// The keys cutting the trace's order into `n` ranges of about as many messages each, from every shard's
 /// samples ([`Sampler::bytes`]; each sample stands for its shard's messages over its samples): range k is
 /// the messages from cut k - 1 (included) to cut k (excluded). Fewer cuts (later ranges empty) when the
@@ -91,11 +87,11 @@ fn splitters(shards: &[Vec<u8>], n: usize) -> Result<Vec<Key>, String> {
         if b.len() < 8 || (b.len() - 8) % 24 != 0 {
             return Err(format!("shard {r}'s message samples are {} bytes", b.len()));
         }
-        let seen = u64_of(b);
+        let seen = u64_at(b, 0);
         let keys = (b.len() - 8) / 24;
         let weight = if keys == 0 { 0.0 } else { seen as f64 / keys as f64 };
         for s in b[8..].chunks_exact(24) {
-            all.push(((u64_of(s) as i64, u64_of(&s[8..]) as i64, u64_of(&s[16..])), weight));
+            all.push(((u64_at(s, 0) as i64, u64_at(s, 8) as i64, u64_at(s, 16)), weight));
         }
     }
     all.sort_unstable_by_key(|a| a.0);
@@ -258,7 +254,7 @@ pub(super) fn finish_messages_exchanged(
         return Err(format!("the message ranges from shard 0 are {} bytes", cut_bytes.len()));
     }
     let cuts: Vec<Key> =
-        cut_bytes.chunks_exact(24).map(|c| (u64_of(c) as i64, u64_of(&c[8..]) as i64, u64_of(&c[16..]))).collect();
+        cut_bytes.chunks_exact(24).map(|c| (u64_at(c, 0) as i64, u64_at(c, 8) as i64, u64_at(c, 16))).collect();
     // 3. Each message to the shard of its range; this shard's range as runs, one per sending shard.
     let mut keys = Keys(comms.keys.0);
     // What the other shards send, in memory while it fits half the share (then in the spill).
@@ -321,7 +317,7 @@ pub(super) fn finish_messages_exchanged(
         if b.len() != 24 {
             return Err(format!("shard {r}'s message count is {} bytes", b.len()));
         }
-        let (m, f, l) = (u64_of(&b), u64_of(&b[8..]), u64_of(&b[16..]) as i64);
+        let (m, f, l) = (u64_at(&b, 0), u64_at(&b, 8), u64_at(&b, 16) as i64);
         if (r as usize) < me {
             before += m;
         }

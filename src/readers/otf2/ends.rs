@@ -17,6 +17,11 @@
 //! receive order (the trace the builder makes holds every message anyway). A streamed index takes the pairs
 //! as they merge, each with its receive's number ([`Ends::messages_numbered`]), and holds none of them.
 //!
+//! A shard that matches only the messages its own locations received (an MPI rank, `store::exchange`)
+//! keeps only their ends (`Ends::keep_receivers`), each with its number among all, and counts the rest
+//! (or is told their counts, `Ends::count_up_to`): the pairs it makes, with every other shard's, are one
+//! read's.
+//!
 //! It must not decode bytes nor change what is matched or in which order.
 
 use super::matching::{self, CollectivePart, Recv, Send};

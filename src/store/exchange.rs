@@ -460,23 +460,32 @@ impl Routing {
 
 /// What every shard matched of the messages (`Otf2Stream::finish_streamed`), from this shard's `share`.
 pub(super) fn matched_together(x: &dyn Exchange, share: MatchedShare) -> Result<MatchedShare, String> {
+    let all =
+        numbers_to_all(x, [share.unmatched_sends, share.unmatched_recvs, share.first_ns as u64], "matched messages")?;
+    let shares: Vec<MatchedShare> = all
+        .iter()
+        .map(|&[s, r, first]| MatchedShare { unmatched_sends: s, unmatched_recvs: r, first_ns: first as i64 })
+        .collect();
+    Ok(MatchedShare::sum(&shares))
+}
+
+/// Every shard's `mine` to every shard, at the shard's index (`what` names them in an error).
+pub(super) fn numbers_to_all(x: &dyn Exchange, mine: [u64; 3], what: &str) -> Result<Vec<[u64; 3]>, String> {
     let me = x.shard();
-    let mut shares = Vec::with_capacity(me.count as usize);
+    let mut all = Vec::with_capacity(me.count as usize);
     for r in 0..me.count {
         let mut b = Vec::new();
         if r == me.index {
-            for v in [share.unmatched_sends, share.unmatched_recvs, share.first_ns as u64] {
-                b.extend_from_slice(&v.to_le_bytes());
-            }
+            mine.iter().for_each(|v| b.extend_from_slice(&v.to_le_bytes()));
         }
         x.broadcast(r, &mut b)?;
         if b.len() != 24 {
-            return Err(format!("shard {r}'s matched messages are {} bytes", b.len()));
+            return Err(format!("shard {r}'s {what} are {} bytes", b.len()));
         }
         let at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        shares.push(MatchedShare { unmatched_sends: at(0), unmatched_recvs: at(8), first_ns: at(16) as i64 });
+        all.push([at(0), at(8), at(16)]);
     }
-    Ok(MatchedShare::sum(&shares))
+    Ok(all)
 }
 
 /// Decode, nest and spill this shard's locations (`own`), logging the rest of their reading to `log_key`;

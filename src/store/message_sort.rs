@@ -304,27 +304,11 @@ pub(super) fn finish_messages_exchanged(
         rounds(x, chunk, &mut fill, &mut take)?;
     }
     // 4. Every range's count, flows and latest time to every shard.
-    let mut before = 0u64;
-    let (mut total, mut total_flows, mut total_latest) = (0u64, 0u64, i64::MIN);
-    for r in 0..count {
-        let mut b = Vec::new();
-        if r as usize == me {
-            for v in [messages, flows, latest as u64] {
-                b.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        x.broadcast(r, &mut b)?;
-        if b.len() != 24 {
-            return Err(format!("shard {r}'s message count is {} bytes", b.len()));
-        }
-        let (m, f, l) = (u64_at(&b, 0), u64_at(&b, 8), u64_at(&b, 16) as i64);
-        if (r as usize) < me {
-            before += m;
-        }
-        total += m;
-        total_flows += f;
-        total_latest = total_latest.max(l);
-    }
+    let counts = super::exchange::numbers_to_all(x, [messages, flows, latest as u64], "message counts")?;
+    let before: u64 = counts[..me].iter().map(|c| c[0]).sum();
+    let total: u64 = counts.iter().map(|c| c[0]).sum();
+    let total_flows: u64 = counts.iter().map(|c| c[1]).sum();
+    let total_latest = counts.iter().map(|c| c[2] as i64).max().unwrap_or(i64::MIN);
     // 5. Numbered, each row to the shards of its sender's and receiver's blocks; those this shard gets as
     //    runs, one per sending shard, merged by number into the blocks' files.
     let (bl, blocks) = comms.blocks();

@@ -490,6 +490,11 @@ fn weft_index_streams_messages_within_its_memory_bound() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let peak_mb = peak_mb(&text);
     assert!(peak_mb <= 24 + 24, "peak {peak_mb} MB with --memory 24M:\n{text}");
+    // The report times each step, in the order they ran.
+    let steps = text.lines().find_map(|l| l.strip_prefix("steps       ")).unwrap_or_else(|| panic!("{text}"));
+    let names: Vec<&str> = steps.split(", ").map(|s| s.rsplit_once(' ').expect("a name and seconds").0).collect();
+    assert_eq!(names, ["read", "matching", "messages", "blocks", "particle tiles"], "{text}");
+    assert!(steps.split(", ").all(|s| s.rsplit_once(' ').unwrap().1.parse::<f64>().is_ok_and(|x| x >= 0.0)));
     assert_folder_is(&store, &whole);
     let files = 1 + whole.tiles.len();
     // Nothing else is left in the folder (the spill, its block files and runs are gone).

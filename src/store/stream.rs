@@ -218,6 +218,34 @@ pub enum Progress {
     /// Pass 1 of a shard decoding only its own locations (`exchange`), after its own were read (`Reading`):
     /// `done` of `total` locations' logs replayed, every shard's, `intervals` in all so far.
     Replaying { done: usize, total: usize, intervals: u64 },
+    /// A step after the first pass begins (it lasts until the next step, or the first `Tiling`).
+    Step(Step),
+}
+
+/// The steps of an index between and after its two passes, reported as they begin ([`Progress::Step`]):
+/// on a trace of a billion events each takes seconds to minutes with no blocks or locations to count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The messages matched and the collectives grouped (OTF2; across shards, what each matched added up).
+    Matching,
+    /// The messages put in the trace's order and into their blocks' files (across shards, sorted together).
+    Messages,
+    /// The particle view's tiles (across shards, each range's intervals exchanged first).
+    ParticleTiles,
+    /// The counter tiles.
+    CounterTiles,
+}
+
+impl Step {
+    /// What the step does, in a few words (a progress line, the report's breakdown).
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Matching => "matching",
+            Step::Messages => "messages",
+            Step::ParticleTiles => "particle tiles",
+            Step::CounterTiles => "counter tiles",
+        }
+    }
 }
 
 #[derive(Debug, Error)]
@@ -998,6 +1026,7 @@ fn index_otf2_with(
     // Shards that exchanged their locations each matched the messages their own locations received
     // (`exchange::pass1`): they add up what they matched, and number the messages together
     // (`message_sort`), sampling them as they come.
+    progress(Progress::Step(Step::Matching));
     let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
     let mut rows = 0u64;
     let mut sampler = super::message_sort::Sampler::default();
@@ -1020,6 +1049,7 @@ fn index_otf2_with(
             comms.collective(&collective_row(c, rows - 1, origin), &mut **spill)
         },
     )?;
+    progress(Progress::Step(Step::Messages));
     match exchanged {
         Some(x) => {
             super::message_sort::finish_messages_exchanged(x, &mut comms, &sampler, skel.origin_ns, spill, o.runs())
@@ -1482,6 +1512,7 @@ fn tile_chunked(
     let n = skel.locations.len();
     let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
     let mut comms = comm_spill(n, o, n);
+    progress(Progress::Step(Step::Messages));
     comms.bytes += messages.finish(&mut comms, skel.origin_ns, spill).map_err(spilling)?;
     for i in 0..skel.collectives.len() {
         comms.collective(&comms::collective_row(&skel, i), spill).map_err(spilling)?;
@@ -1801,6 +1832,7 @@ fn tile(
         runs.finish()?;
         Ok((entries, out.region_totals, out.lanes))
     };
+    progress(Progress::Tiling { done: 0, total: tiled });
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= tiled {
@@ -1874,6 +1906,9 @@ fn tile(
     fn panicked<T>(_: std::sync::PoisonError<T>) -> IndexError {
         IndexError::Io("a block task panicked".into())
     }
+    if with_particles {
+        progress(Progress::Step(Step::ParticleTiles));
+    }
     let spill: &mut dyn Spill = if let Some(x) = exchanged {
         // Each shard writes the particle tiles of its own range of windows, from every shard's intervals there.
         let (runs, mut keys) = particle_runs.into_inner().map_err(panicked)?;
@@ -1921,6 +1956,9 @@ fn tile(
     };
     runs_bytes += samples.as_ref().map_or(0, |s| s.bytes);
     if with_counters {
+        if !skel.counters.series_name.is_empty() {
+            progress(Progress::Step(Step::CounterTiles));
+        }
         match &samples {
             // (Spilled in runs by pass 1.)
             Some(s) => {

@@ -227,6 +227,7 @@ fn index_otf2_streamed(
                     done.busiest_block_bytes >> 20,
                     by_range(done.ranged_blocks)
                 );
+                println!("steps       {}", done.steps);
                 println!(
                     "spill       {} bytes (and {} of messages, particles and counter samples)",
                     done.spill_bytes, done.runs_bytes
@@ -283,6 +284,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
         indexed.busiest_block_bytes >> 20,
         by_range(indexed.ranged_blocks)
     );
+    println!("steps       {}", done.steps);
     println!(
         "spill       {} bytes (and {} of messages, particles and counter samples)",
         indexed.spill_bytes, indexed.runs_bytes
@@ -312,6 +314,43 @@ pub struct Chunked {
     /// Bytes of the tiles written.
     pub bytes: u64,
     pub read_s: f64,
+    /// Each step's seconds (`Steps::line`).
+    pub steps: String,
+}
+
+/// When each step of a streamed index began, for the report's breakdown: the read from the start, then
+/// (an MPI rank) the replay of the ranks' logs, each [`Progress::Step`](weft::store::stream::Progress::Step)
+/// and the blocks' tiling, each from its first report.
+struct Steps {
+    t0: Instant,
+    began: std::sync::Mutex<Vec<(&'static str, f64)>>,
+}
+
+impl Steps {
+    fn new() -> Steps {
+        Steps { t0: Instant::now(), began: std::sync::Mutex::new(vec![("read", 0.0)]) }
+    }
+
+    /// Step `name` is under way (it began now, unless it is the step under way already).
+    fn enter(&self, name: &'static str) {
+        let mut b = self.began.lock().expect("steps lock");
+        if b.last().is_none_or(|s| s.0 != name) {
+            b.push((name, self.t0.elapsed().as_secs_f64()));
+        }
+    }
+
+    /// When step `name` began (seconds from the start), if it did.
+    fn began(&self, name: &str) -> Option<f64> {
+        self.began.lock().expect("steps lock").iter().find(|s| s.0 == name).map(|s| s.1)
+    }
+
+    /// `read 0.70, matching 0.24, ...`: each step's seconds until the next began, the last one's until now.
+    fn line(&self) -> String {
+        let b = self.began.lock().expect("steps lock");
+        let now = self.t0.elapsed().as_secs_f64();
+        let ends = b.iter().skip(1).map(|s| s.1).chain([now]);
+        b.iter().zip(ends).map(|(s, end)| format!("{} {:.2}", s.0, end - s.1)).collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// The chunked index of a Chrome JSON or Paraver file `trace` (of `kind`, [`chunked_kind`]), or of a shard
@@ -353,12 +392,16 @@ pub fn chunked_into(
     let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
     let o =
         StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
-    let read_end = std::sync::Mutex::new(None);
+    let steps = Steps::new();
     let report = |p: P| match p {
         P::ReadingBytes { done, total } => progress.bar("reading", (done >> 20) as usize, (total >> 20) as usize, "MB"),
         P::Reading { .. } | P::Replaying { .. } => {}
+        P::Step(s) => {
+            steps.enter(s.name());
+            progress.say(s.name());
+        }
         P::Tiling { done, total } => {
-            read_end.lock().expect("progress lock").get_or_insert(started.elapsed().as_secs_f64());
+            steps.enter("blocks");
             progress.bar("tiling", done, total, "blocks")
         }
     };
@@ -408,9 +451,9 @@ pub fn chunked_into(
     for p in [spill_path, events_path, &samples_path, &messages_path] {
         std::fs::remove_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
     }
-    let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| started.elapsed().as_secs_f64());
+    let read_s = steps.began("blocks").unwrap_or_else(|| started.elapsed().as_secs_f64());
     let bytes = sink.bytes.load(std::sync::atomic::Ordering::Relaxed);
-    Ok(Chunked { indexed, bytes, read_s })
+    Ok(Chunked { indexed, bytes, read_s, steps: steps.line() })
 }
 
 /// A reader that ends where the one it wraps fails (a gzip stream that breaks off), keeping the error.
@@ -481,6 +524,8 @@ pub struct Streamed {
     pub runs_bytes: u64,
     pub read_s: f64,
     pub tile_s: f64,
+    /// Each step's seconds (`Steps::line`).
+    pub steps: String,
     pub in_flight: usize,
     pub busiest_block_bytes: u64,
     pub ranged_blocks: usize,
@@ -571,18 +616,23 @@ pub fn stream_into(
     let o =
         StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
     let t0 = Instant::now();
-    let read_end = std::sync::Mutex::new(None);
+    let steps = Steps::new();
     let report = |p: P| match p {
         P::Reading { done, total, intervals } => {
             progress.bar("reading", done, total, &format!("{:.1} M intervals", intervals as f64 / 1e6))
         }
         // An MPI rank's replay of every rank's logs, after its own locations were read.
         P::Replaying { done, total, intervals } => {
+            steps.enter("replay");
             progress.bar("replaying", done, total, &format!("{:.1} M intervals", intervals as f64 / 1e6))
         }
         P::ReadingBytes { .. } => {}
+        P::Step(s) => {
+            steps.enter(s.name());
+            progress.say(s.name());
+        }
         P::Tiling { done, total } => {
-            read_end.lock().expect("progress lock").get_or_insert(t0.elapsed().as_secs_f64());
+            steps.enter("blocks");
             progress.bar("tiling", done, total, "blocks")
         }
     };
@@ -604,8 +654,9 @@ pub fn stream_into(
     };
     drop(spill);
     std::fs::remove_file(spill_path).map_err(|e| format!("{}: {e}", spill_path.display()))?;
-    let read_s = read_end.into_inner().expect("progress lock").unwrap_or_else(|| t0.elapsed().as_secs_f64());
+    let read_s = steps.began("blocks").unwrap_or_else(|| t0.elapsed().as_secs_f64());
     Ok(Some(Streamed {
+        steps: steps.line(),
         bytes: sink.bytes.load(std::sync::atomic::Ordering::Relaxed),
         manifest: indexed.manifest,
         part: indexed.part,

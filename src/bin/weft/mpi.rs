@@ -189,12 +189,13 @@ fn work(world: &SimpleCommunicator, a: &Args, tmp_folder: &mut Option<std::path:
                 c.indexed.part.ok_or("a shard's chunked index gave no part")?,
                 c.read_s,
                 t0.elapsed().as_secs_f64() - c.read_s,
+                Some(c.steps),
             ))
         }
         None => None,
     };
-    let (part, read_s, tile_s) = match (streamed, chunked) {
-        (Some(s), _) => (s.part.ok_or("a shard's streamed index gave no part")?, s.read_s, s.tile_s),
+    let (part, read_s, tile_s, steps) = match (streamed, chunked) {
+        (Some(s), _) => (s.part.ok_or("a shard's streamed index gave no part")?, s.read_s, s.tile_s, Some(s.steps)),
         (None, Some(c)) => c,
         (None, None) => {
             let r = read(a, &progress).map_err(|e| e.to_string())?;
@@ -203,7 +204,7 @@ fn work(world: &SimpleCommunicator, a: &Args, tmp_folder: &mut Option<std::path:
             let tile_s = t1.elapsed().as_secs_f64();
             drop(r.trace);
             write_tiles(&tmp, &part.tiles, &progress)?;
-            (part.part, r.read_s, tile_s)
+            (part.part, r.read_s, tile_s, None)
         }
     };
     // Each rank's part manifest to rank 0 (after its tiles are written).
@@ -238,5 +239,8 @@ fn work(world: &SimpleCommunicator, a: &Args, tmp_folder: &mut Option<std::path:
     println!("intervals   {}", m.counts.intervals);
     println!("tiles       {} ({} blocks x {} windows)", m.tiles.len(), m.tiling.blocks, m.tiling.windows);
     println!("seconds     read {read_s:.2}, tile {tile_s:.2} (rank 0), total {:.2}", started.elapsed().as_secs_f64());
+    if let Some(steps) = steps {
+        println!("steps       {steps} (rank 0)");
+    }
     Ok(())
 }

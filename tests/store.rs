@@ -263,10 +263,24 @@ fn the_store_does_not_depend_on_the_thread_count() {
     let o = small_tiles(2, 3_000);
     let one = build(&t, &BuildOptions { threads: 1, ..o.clone() });
     let two = build(&t, &BuildOptions { threads: 2, ..o.clone() });
-    let four = build(&t, &BuildOptions { threads: 4, ..o });
+    let four = build(&t, &BuildOptions { threads: 4, ..o.clone() });
     assert_eq!(one.manifest_json(), two.manifest_json());
     assert_eq!(one.tiles, two.tiles);
     assert_eq!(one.tiles, four.tiles);
+    // More threads than blocks: a block's summaries beside its level-0 tiles, on one thread or cut by
+    // locations over several (`block_tiles_on`); one block of all six locations, the same.
+    for threads in [8, 16] {
+        let many = build(&t, &BuildOptions { threads, ..o.clone() });
+        assert_eq!(one.manifest_json(), many.manifest_json(), "{threads} threads");
+        assert_eq!(one.tiles, many.tiles, "{threads} threads");
+    }
+    let whole = BuildOptions { block_locations: 6, ..o };
+    let one = build(&t, &BuildOptions { threads: 1, ..whole.clone() });
+    for threads in [2, 3, 5, 7] {
+        let many = build(&t, &BuildOptions { threads, ..whole.clone() });
+        assert_eq!(one.manifest_json(), many.manifest_json(), "one block, {threads} threads");
+        assert_eq!(one.tiles, many.tiles, "one block, {threads} threads");
+    }
 }
 
 #[test]

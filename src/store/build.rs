@@ -298,6 +298,8 @@ pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize
     let comms = TraceComms::new(trace, &t);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<BlockOutput>>> = Mutex::new((0..n).map(|_| None).collect());
+    // Threads beyond one a block: each task's share of them (`block_tiles_on`).
+    let spare = (threads / n.max(1)).max(1);
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= n {
@@ -306,7 +308,8 @@ pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize
         let b = blocks.start + k as u32;
         let c = comms.block(trace, b, t.block_range(b, trace.locations.len() as u32));
         let mut particles = Vec::new();
-        let mut out = block_tiles(trace, plan, b, &BlockIntervals::of_trace(trace, &t, b), &c, &mut particles);
+        let bi = BlockIntervals::of_trace(trace, &t, b);
+        let mut out = block_tiles_on(trace, plan, b, &bi, &c, &mut particles, spare);
         out.particles = particles;
         results.lock().expect("no task panics holding the lock")[k] = Some(out);
     };
@@ -484,10 +487,35 @@ pub fn block_tiles(
     comms: &BlockComms,
     particles: &mut dyn ParticleSink,
 ) -> BlockOutput {
+    block_tiles_on(trace, plan, b, bi, comms, particles, 1)
+}
+
+/// [`block_tiles`] on `threads` threads (a block task with threads to spare: fewer blocks than threads): the
+/// level-0 tiles on this one while the others make the locations' summaries and moments, each a contiguous
+/// share of the block's locations. The same tiles, in the same order.
+pub fn block_tiles_on(
+    trace: &Trace,
+    plan: &Plan,
+    b: u32,
+    bi: &BlockIntervals,
+    comms: &BlockComms,
+    particles: &mut dyn ParticleSink,
+    threads: usize,
+) -> BlockOutput {
     let mut region_totals = vec![(0u64, 0u64); trace.regions.len()];
     let windows = 0..plan.tiling.windows;
-    let mut out = level0_tiles(trace, plan, b, bi, comms, windows, &[], particles, &mut region_totals);
-    out.extend(summary_and_moment_tiles(trace, plan, b, bi, comms));
+    let out = if threads <= 1 {
+        let mut out = level0_tiles(trace, plan, b, bi, comms, windows, &[], particles, &mut region_totals);
+        out.extend(summary_and_moment_tiles(trace, plan, b, bi, comms, 1));
+        out
+    } else {
+        std::thread::scope(|s| {
+            let summaries = s.spawn(|| summary_and_moment_tiles(trace, plan, b, bi, comms, threads - 1));
+            let mut out = level0_tiles(trace, plan, b, bi, comms, windows, &[], particles, &mut region_totals);
+            out.extend(summaries.join().expect("a block's summary task does not panic"));
+            out
+        })
+    };
     BlockOutput { tiles: out, region_totals, particles: Vec::new() }
 }
 
@@ -790,21 +818,53 @@ impl<'a> LocationSummary<'a> {
 }
 
 /// Summary tiles of every level and the moments tile of block `b`.
-fn summary_and_moment_tiles(trace: &Trace, plan: &Plan, b: u32, bi: &BlockIntervals, comms: &BlockComms) -> Tiles {
+fn summary_and_moment_tiles(
+    trace: &Trace,
+    plan: &Plan,
+    b: u32,
+    bi: &BlockIntervals,
+    comms: &BlockComms,
+    threads: usize,
+) -> Tiles {
     let levels = &plan.levels;
     let locs = plan.tiling.block_range(b, trace.locations.len() as u32);
     let scanner = BusyScanner::new(trace, &BusyDefinition::Compute);
-    let mut summary = LocationSummary::new(&scanner, levels[0].bin_ns, levels[0].bins as usize);
     let il = &trace.instants.location;
-    let each = locs.enumerate().map(|(k, l)| {
-        let r = bi.ranges[k].clone();
-        summary.push(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &bi.depth[r]);
-        let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
-        summary.instants(&trace.instants.time_ns[a..z]);
-        summary.message_ends(&comms.ends[k]);
-        summary.finish(trace.span_ns)
+    // The summaries of the block's locations `ks` (indices within the block), in order.
+    let summarize = |ks: Range<usize>| {
+        let mut summary = LocationSummary::new(&scanner, levels[0].bin_ns, levels[0].bins as usize);
+        ks.map(|k| {
+            let l = locs.start + k as u32;
+            let r = bi.ranges[k].clone();
+            summary.push(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &bi.depth[r]);
+            let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
+            summary.instants(&trace.instants.time_ns[a..z]);
+            summary.message_ends(&comms.ends[k]);
+            summary.finish(trace.span_ns)
+        })
+        .collect::<Vec<_>>()
+    };
+    let n = locs.len();
+    let threads = threads.clamp(1, n.max(1));
+    if threads == 1 {
+        return summary_tiles(trace, plan, b, summarize(0..n));
+    }
+    // Shares cut by intervals, so that each thread has about as much to do.
+    let total = bi.ranges.iter().map(|r| r.len() as u64).sum::<u64>().max(1);
+    let mut cuts = vec![0usize];
+    let mut seen = 0u64;
+    for (k, r) in bi.ranges.iter().enumerate().take(n) {
+        seen += r.len() as u64;
+        if cuts.len() < threads && seen * threads as u64 >= total * cuts.len() as u64 && k + 1 < n {
+            cuts.push(k + 1);
+        }
+    }
+    cuts.push(n);
+    let shares = std::thread::scope(|s| {
+        let tasks: Vec<_> = cuts.windows(2).map(|c| s.spawn(|| summarize(c[0]..c[1]))).collect();
+        tasks.into_iter().map(|t| t.join().expect("a summary task does not panic")).collect::<Vec<_>>()
     });
-    summary_tiles(trace, plan, b, each)
+    summary_tiles(trace, plan, b, shares.into_iter().flatten())
 }
 
 /// Summary tiles of every level and the moments tile of block `b` from each of its locations' level-1 bins

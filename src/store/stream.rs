@@ -26,8 +26,9 @@
 //!    origin, span and per-location counts give the tiling ([`tiling_of`]).
 //! 2. **tile**: each block of locations is taken from the columns held, or read back from the spill, with
 //!    its messages and collective rows read back from its file (`comms::BlockComms`), and cut into its
-//!    level-0 tiles, pyramid, moments, region totals and particle intervals ([`block_tiles`], the code
-//!    `build` runs on a whole trace), on `threads` threads, as many blocks in flight as `memory` allows;
+//!    level-0 tiles, pyramid, moments, region totals and particle intervals ([`block_tiles_on`], the code
+//!    `build` runs on a whole trace), on `threads` threads, as many blocks in flight as `memory` allows
+//!    (with fewer blocks in flight than threads, a block's summaries are made beside its level-0 tiles);
 //!    tiles go to the [`TileSink`] as soon as a block is done, its particle intervals to the spill as a
 //!    sorted run. Particles (the runs merged, a window at a time: `build::ParticleTiler`) and counters are
 //!    tiled last.
@@ -38,7 +39,7 @@
 //! traits (the CLI backs them with files).
 
 use super::build::{
-    add_totals, block_lanes, block_particles, block_tiles, counter_tiles, manifest, tiling_of, BlockIntervals,
+    add_totals, block_lanes, block_particles, block_tiles_on, counter_tiles, manifest, tiling_of, BlockIntervals,
     BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
@@ -1833,6 +1834,9 @@ fn tile(
         Ok((entries, out.region_totals, out.lanes))
     };
     progress(Progress::Tiling { done: 0, total: tiled });
+    // Threads beyond one a task (fewer blocks than threads, or room for fewer at once): each whole block's
+    // summaries are made beside its level-0 tiles (`block_tiles_on`).
+    let spare = (o.build.threads / in_flight.max(1)).max(1);
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= tiled {
@@ -1851,7 +1855,7 @@ fn tile(
             };
             let bc = comms.take_block(b as u32, locs, &mut take).map_err(IndexError::Io)?;
             let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
-            let out = block_tiles(&skel, &plan, b as u32, &bi, &bc, &mut runs);
+            let out = block_tiles_on(&skel, &plan, b as u32, &bi, &bc, &mut runs, spare);
             runs.finish()?;
             let lanes = block_lanes(&bi);
             drop((c, bc));

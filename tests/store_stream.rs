@@ -513,6 +513,34 @@ fn weft_index_streams_messages_within_its_memory_bound() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// A block of many locations over many windows (the default `--block` on a long trace of few locations)
+/// is planned by the lanes its intervals take, not the most a summary may keep: 16 locations in one block,
+/// 512 windows (`--tile-intervals 1000`), were refused at `--memory 384M` ("needs about 3051 MB to tile
+/// even a range of its windows": 64 lanes a bin) when the index takes about 210 MB (4 lanes). It indexes
+/// within that memory, to the whole build's store.
+#[test]
+fn weft_index_plans_a_wide_block_by_the_lanes_it_takes() {
+    let base = std::env::temp_dir().join(format!("weft-store-stream-lanes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let cfg = GenConfig { threads: 2, ..GenConfig::new(8, 1_200_000) };
+    let (files, _) = archive(&cfg);
+    let trace_dir = base.join("trace");
+    write_archive(&files, &trace_dir);
+    let o =
+        BuildOptions { tile_intervals: 1000, source_name: trace_dir.display().to_string(), ..BuildOptions::default() };
+    let whole = build(&read_archive("traces.otf2", &files).unwrap(), &o);
+    drop(files);
+    assert_eq!((whole.manifest.tiling.blocks, whole.manifest.tiling.windows), (1, 512));
+    let store = base.join("store");
+    let out = weft_index(&trace_dir, &store, &["--tile-intervals", "1000", "--memory", "384M"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let peak_mb = peak_mb(&text);
+    assert!(peak_mb <= 384 + 24, "peak {peak_mb} MB with --memory 384M:\n{text}");
+    assert_folder_is(&store, &whole);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Counter samples stream through the index (issue #17, `store::samples`): a generated archive with three
 /// PAPI-named counters at every ENTER and LEAVE (as Score-P records them), whose samples, held as the
 /// trace's (20 bytes each, about twice that to sort them), pass `--memory 150M` on their own (refused while

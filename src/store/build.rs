@@ -976,6 +976,11 @@ impl ParticleTiler {
         ParticleTiler { t, w: windows.start, end: windows.end, own: Vec::new(), running: Vec::new(), done: Vec::new() }
     }
 
+    /// Whether `e` belongs before the end of this tiler's windows (events starting after it are not pushed).
+    pub fn takes(&self, e: &Particle) -> bool {
+        self.t.window_of(e.0) < self.end
+    }
+
     /// The next event (in (start, location, interval) order).
     pub fn push(&mut self, e: Particle) {
         let w = self.t.window_of(e.0);

@@ -52,6 +52,11 @@ impl HeldColumns {
         self.depth.extend(v.iter().map(|n| n.3));
     }
 
+    /// The deepest nesting depth among the location being read's intervals pushed so far (0 for none).
+    pub(super) fn deepest_reading(&self) -> u16 {
+        self.depth[self.base..].iter().copied().max().unwrap_or(0)
+    }
+
     /// The location being read: its intervals pushed so far, and the first one's start (source clock).
     pub(super) fn reading(&self) -> (usize, Option<i64>) {
         (self.region.len() - self.base, self.start_ns.get(self.base).map(|&s| s as i64))

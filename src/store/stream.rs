@@ -405,6 +405,8 @@ pub(super) struct Digest {
     held_cap: u64,
     /// The counter samples of an OTF2 index, spilled in runs (`samples`); None: they are in the trace.
     pub(super) samples: Option<CounterSamples>,
+    /// The deepest nesting depth of the intervals nested so far (what their summaries' lanes take).
+    deepest: u16,
 }
 
 impl Digest {
@@ -430,6 +432,7 @@ impl Digest {
             held: Some(HeldColumns::default()),
             held_cap: o.held(),
             samples: None,
+            deepest: 0,
         }
     }
 
@@ -491,6 +494,7 @@ impl Digest {
                 }
             });
             let (count, first) = h.reading();
+            self.deepest = self.deepest.max(h.deepest_reading());
             if let Some(first) = first {
                 self.min_start = self.min_start.min(first);
                 self.max_end = self.max_end.max(end);
@@ -537,6 +541,7 @@ impl Digest {
             self.min_start = self.min_start.min(first);
             self.max_end = self.max_end.max(end);
         }
+        self.deepest = nested.iter().fold(self.deepest, |d, x| d.max(x.3));
         self.counts.push(nested.len() as u64);
         if let Some(t) = &mut self.totals {
             t.location(nested);
@@ -623,6 +628,7 @@ impl Digest {
     fn flush(&mut self, spill: &mut dyn Spill, path: &str) -> Result<(), IndexError> {
         let k = self.counts.len();
         let n = &mut self.nest;
+        self.deepest = n.seg.iter().fold(self.deepest, |d, x| d.max(x.3));
         if let (true, Some(h)) = (self.spilled.contains(&k), &mut self.held) {
             h.push(&n.seg);
             if !h.fix(&n.fixups) {
@@ -1592,6 +1598,7 @@ fn tile(
         mut held,
         mut w,
         samples,
+        deepest,
         ..
     } = digest;
     let n = counts.len();
@@ -1632,7 +1639,9 @@ fn tile(
         (0..t.blocks).map(|b| t.block_range(b, n as u32).map(|l| counts[l as usize]).sum()).collect();
     // A block task holds its intervals' columns and tiles, its summary bins, and its messages and collective
     // rows.
-    let bins = SummaryBytes::of(&plan);
+    // (Lanes by the deepest interval pass 1 met: the summaries' lanes are a block's depths, and counting the
+    // most there may be put a long trace of 32 locations in one block past 6 GB where it takes 700 MB.)
+    let bins = SummaryBytes::of(&plan, deepest as usize + 1);
     let run_len = particle_run_len(o.memory);
     let whole_bytes = |b: usize| {
         let locations = t.block_range(b as u32, n as u32).len() as u64;
@@ -1902,9 +1911,11 @@ fn tile(
     runs_bytes += piece_bytes.load(Ordering::Relaxed);
     let with_counters = o.shard.is_none_or(|s| s.counters());
     let mut stats = None;
+    // (Shared with the particle tasks, which write their tiles themselves and hand their entries over.)
+    let entries = std::cell::RefCell::new(entries);
     let mut put = |e: TileEntry, bytes: Vec<u8>| -> Result<(), IndexError> {
         sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
-        entries.push(e);
+        entries.borrow_mut().push(e);
         Ok(())
     };
     fn panicked<T>(_: std::sync::PoisonError<T>) -> IndexError {
@@ -1950,8 +1961,10 @@ fn tile(
         // them from all of them sorted.
         let (runs, _) = particle_runs.into_inner().map_err(panicked)?;
         let spill = spill_lock.into_inner().map_err(panicked)?;
-        let mut extents = ParticleExtents::default();
-        cut_particles(&runs, &*spill, ParticleTiler::new(t), Some(&mut extents), &mut put)?;
+        // On the threads, each a range of the windows, as many as the memory the blocks used holds a merge
+        // of the runs for (each holds a page of every run).
+        let ranges = o.build.threads.min(t.windows as usize).min(1 + (room / runs_share.max(1)) as usize).max(1);
+        let extents = cut_particles_on(&runs, &*spill, t, ranges, sink, &mut put, &entries)?;
         stats = extents.stats(&skel);
         runs_bytes += runs.bytes;
         spill
@@ -1982,7 +1995,7 @@ fn tile(
         (Some(shard), Some(whole)) => {
             let mut whole = whole.totals;
             whole.resize(skel.regions.len(), (0, 0));
-            let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &lanes, &whole);
+            let mut m = manifest(&skel, &o.build, &plan, entries.into_inner(), &counts, &lanes, &whole);
             m.particles = stats;
             comms.count(&mut m.counts);
             if let Some(s) = &samples {
@@ -1992,7 +2005,7 @@ fn tile(
             (p.store.clone(), Some(p))
         }
         _ => {
-            let mut m = manifest(&skel, &o.build, &plan, entries, &counts, &lanes, &totals);
+            let mut m = manifest(&skel, &o.build, &plan, entries.into_inner(), &counts, &lanes, &totals);
             m.particles = stats;
             comms.count(&mut m.counts);
             if let Some(s) = &samples {
@@ -2129,6 +2142,55 @@ fn exchange_particles(
 
 /// The particle tiles `tiler` cuts from `runs` merged, to `put` as they are made; each interval's extent
 /// counted in `extents` when given.
+/// The particle tiles of every window ([`cut_particles`]): to `put` on this thread, or on `ranges` threads,
+/// each merging the runs up to the end of its range of the windows and tiling that range
+/// (`ParticleTiler::over`), its tiles to `sink` and their entries, in window order, to `entries`. Returns the
+/// extents of every particle.
+fn cut_particles_on(
+    runs: &Runs,
+    spill: &dyn Spill,
+    t: Tiling,
+    ranges: usize,
+    sink: &dyn TileSink,
+    put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), IndexError>,
+    entries: &std::cell::RefCell<Vec<TileEntry>>,
+) -> Result<ParticleExtents, IndexError> {
+    let mut extents = ParticleExtents::default();
+    if ranges <= 1 {
+        cut_particles(runs, spill, ParticleTiler::new(t), Some(&mut extents), put)?;
+        return Ok(extents);
+    }
+    let cut = |i: usize| (t.windows as u64 * i as u64 / ranges as u64) as u32;
+    let done = std::thread::scope(|s| {
+        let tasks: Vec<_> = (0..ranges)
+            .map(|i| {
+                let windows = cut(i)..cut(i + 1);
+                s.spawn(move || -> Result<(Vec<TileEntry>, Option<ParticleExtents>), IndexError> {
+                    // The last range merges every run to its end: it counts the extents.
+                    let mut x = (windows.end == t.windows).then(ParticleExtents::default);
+                    let mut out = Vec::new();
+                    let mut put = |e: TileEntry, bytes: Vec<u8>| -> Result<(), IndexError> {
+                        sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
+                        out.push(e);
+                        Ok(())
+                    };
+                    cut_particles(runs, spill, ParticleTiler::over(t, windows), x.as_mut(), &mut put)?;
+                    Ok((out, x))
+                })
+            })
+            .collect();
+        tasks.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+    });
+    for r in done {
+        let (out, x) = r.map_err(|_| IndexError::Io("a particle task panicked".into()))??;
+        entries.borrow_mut().extend(out);
+        if let Some(x) = x {
+            extents = x;
+        }
+    }
+    Ok(extents)
+}
+
 fn cut_particles(
     runs: &Runs,
     spill: &dyn Spill,
@@ -2141,6 +2203,13 @@ fn cut_particles(
     while let Some(p) = merge.next(spill).map_err(read)? {
         if let Some(x) = extents.as_deref_mut() {
             x.add(&p);
+        }
+        if !tiler.takes(&p) {
+            // Past the tiler's range (the merge is in start order): nothing after is its.
+            if extents.is_none() {
+                break;
+            }
+            continue;
         }
         tiler.push(p);
         for (e, bytes) in tiler.done.drain(..) {
@@ -2271,9 +2340,8 @@ pub fn block_bytes(
 }
 
 /// What a block task holds of summary bins: each location's at every level (`pyramid::Bins`: the columns,
-/// 52 bytes a bin, and each lane's region and cover, 5 bytes, for the most lanes kept: the lanes a location
-/// has are not known before its intervals are read), and level 1's lane tallies while one location's are
-/// made (16 bytes a lane and bin).
+/// 52 bytes a bin, and each lane's region and cover, 5 bytes, for as many lanes as the deepest interval of
+/// pass 1 needs), and level 1's lane tallies while one location's are made (16 bytes a lane and bin).
 #[derive(Clone, Copy, Debug)]
 pub struct SummaryBytes {
     pub per_location: u64,
@@ -2281,8 +2349,10 @@ pub struct SummaryBytes {
 }
 
 impl SummaryBytes {
-    pub fn of(plan: &Plan) -> SummaryBytes {
-        let lanes = super::pyramid::MAX_SUMMARY_LANES as u64;
+    /// A location's summary bins under `plan`, its intervals nested at most `lanes` deep (a summary keeps a
+    /// lane per depth, at most `pyramid::MAX_SUMMARY_LANES`).
+    pub fn of(plan: &Plan, lanes: usize) -> SummaryBytes {
+        let lanes = lanes.clamp(1, super::pyramid::MAX_SUMMARY_LANES) as u64;
         let bins: u64 = plan.levels.iter().map(|l| l.bins).sum();
         let first = plan.levels.first().map_or(0, |l| l.bins);
         SummaryBytes { per_location: bins * (52 + 5 * lanes), making: first * 16 * lanes }

@@ -137,7 +137,7 @@ fn ranged_store_equals_the_whole_build_on_generated_archives() {
     ] {
         let (files, _) = archive(&cfg);
         for range in [1, 7, 300, 5_000] {
-            for threads in [1, 2] {
+            for threads in [1, 2, 3] {
                 let o =
                     BuildOptions { block_locations: block, tile_intervals: tile, threads, ..BuildOptions::default() };
                 assert_ranged_equals_build("traces.otf2", &files, &o, range);

@@ -288,6 +288,9 @@ pub(super) struct RangedBlock<'a> {
     /// Whether `most` is what memory allows (a window holding more is refused) rather than a test's choice
     /// (a window holding more is a range alone).
     pub(super) bounded: bool,
+    /// Threads the block's task may use: beyond one, each range's summaries are fed beside its level-0
+    /// tiles (the locations cut over the others).
+    pub(super) threads: usize,
 }
 
 /// What hands freed memory back to the system between ranges (`set_memory_release`; none by default).
@@ -386,8 +389,13 @@ impl RangedBlock<'_> {
         // Per location, the intervals of earlier ranges still open (with their trace indices).
         let mut carried: Vec<Vec<(Interval, u64)>> = vec![Vec::new(); locs.len()];
         let mut c = RangeColumns::default();
+        // Summary threads beside the level-0 tiles' (none with one thread), each a share of the locations.
+        let shares = self.threads.saturating_sub(1).min(locs.len());
+        let per_share = locs.len().div_ceil(shares.max(1)).max(1);
+        let mut own = Vec::with_capacity(locs.len());
         for (n, windows) in ranges.into_iter().enumerate() {
             c.clear();
+            own.clear();
             let mut held = Vec::with_capacity(locs.len());
             for (k, r) in readers.iter_mut().enumerate() {
                 let from = c.region.len();
@@ -395,30 +403,45 @@ impl RangedBlock<'_> {
                     c.push(i, ix);
                 }
                 held.push(carried[k].len());
-                let own = c.region.len();
+                let start = c.region.len();
                 while let Some(i) = r.next_before(t, windows.end).map_err(io)? {
                     c.push(i, first[k] + r.next - 1);
                 }
                 c.ranges.push(from..c.region.len());
-                let at = own..c.region.len();
-                summaries[k].push(
-                    &c.region[at.clone()],
-                    &c.start_ns[at.clone()],
-                    &c.dur_ns[at.clone()],
-                    &c.depth[at.clone()],
-                );
-                if let Some(&d) = c.depth[at].iter().max() {
+                if let Some(&d) = c.depth[start..].iter().max() {
                     lanes[k] = lanes[k].max(d as u32 + 1);
                 }
+                own.push(start..c.region.len());
             }
             let range_comms = comms.range(n, windows.clone())?;
-            for (k, ends) in range_comms.ends.iter().enumerate() {
-                summaries[k].message_ends(ends);
-            }
+            // Each location's summary fed the range's own intervals, then its message ends.
+            let (cols, own, rc) = (&c, &own, &range_comms);
+            let feed = |summaries: &mut [LocationSummary], first: usize| {
+                for (j, s) in summaries.iter_mut().enumerate() {
+                    let at = own[first + j].clone();
+                    let (r, st, d, dp) = (&cols.region, &cols.start_ns, &cols.dur_ns, &cols.depth);
+                    s.push(&r[at.clone()], &st[at.clone()], &d[at.clone()], &dp[at]);
+                    s.message_ends(&rc.ends[first + j]);
+                }
+            };
             let bi = c.intervals();
-            for (e, bytes) in
-                level0_tiles(trace, plan, b, &bi, &range_comms, windows.clone(), &held, particles, &mut region_totals)
-            {
+            let tiles = if shares == 0 {
+                feed(&mut summaries, 0);
+                level0_tiles(trace, plan, b, &bi, rc, windows.clone(), &held, particles, &mut region_totals)
+            } else {
+                std::thread::scope(|s| {
+                    let fed: Vec<_> = summaries
+                        .chunks_mut(per_share)
+                        .enumerate()
+                        .map(|(i, part)| s.spawn(move || feed(part, i * per_share)))
+                        .collect();
+                    let windows = windows.clone();
+                    let tiles = level0_tiles(trace, plan, b, &bi, rc, windows, &held, particles, &mut region_totals);
+                    fed.into_iter().for_each(|h| h.join().expect("a summary task does not panic"));
+                    tiles
+                })
+            };
+            for (e, bytes) in tiles {
                 put(e, bytes)?;
             }
             drop(range_comms);

@@ -1707,6 +1707,9 @@ fn tile(
         }
     }
     let busiest = busiest.min(share);
+    // Threads beyond one a task (fewer blocks than threads, or room for fewer at once): a block's summaries
+    // are made beside its level-0 tiles (`build::block_tiles_on`; range by range, `ranged`).
+    let spare = (o.build.threads / in_flight.max(1)).max(1);
     // Blocks too long to read whole within a task's share (the particle tiles read others' blocks).
     let over_share: Vec<bool> = (0..blocks).map(|b| whole_bytes(b) > share).collect();
     let any_ranged = ranged.iter().any(Option::is_some);
@@ -1816,6 +1819,7 @@ fn tile(
             first_index: first_index[b],
             most,
             bounded: o.range_intervals == 0,
+            threads: spare,
         };
         // A window too full for the task's share: the --memory that gives the share room for it.
         let over = |w: u32, intervals: u64| {
@@ -1843,9 +1847,6 @@ fn tile(
         Ok((entries, out.region_totals, out.lanes))
     };
     progress(Progress::Tiling { done: 0, total: tiled });
-    // Threads beyond one a task (fewer blocks than threads, or room for fewer at once): each whole block's
-    // summaries are made beside its level-0 tiles (`block_tiles_on`).
-    let spare = (o.build.threads / in_flight.max(1)).max(1);
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= tiled {

@@ -298,7 +298,7 @@ pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize
     let comms = TraceComms::new(trace, &t);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<BlockOutput>>> = Mutex::new((0..n).map(|_| None).collect());
-    // Threads beyond one a block: each task's share of them (`block_tiles_on`).
+    // Threads beyond one a block: each task's share of them (`block_tiles`).
     let spare = (threads / n.max(1)).max(1);
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
@@ -309,7 +309,7 @@ pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize
         let c = comms.block(trace, b, t.block_range(b, trace.locations.len() as u32));
         let mut particles = Vec::new();
         let bi = BlockIntervals::of_trace(trace, &t, b);
-        let mut out = block_tiles_on(trace, plan, b, &bi, &c, &mut particles, spare);
+        let mut out = block_tiles(trace, plan, b, &bi, &c, &mut particles, spare);
         out.particles = particles;
         results.lock().expect("no task panics holding the lock")[k] = Some(out);
     };
@@ -479,21 +479,10 @@ pub(super) fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
 /// The tiles of block `b` (level 0, summaries, moments) and its per-region totals; its particle-view
 /// intervals go to `particles` as they are met. `trace` gives the definitions and instants (its intervals,
 /// messages and collectives are not read: `bi` holds the block's intervals, `comms` its communication).
+/// On `threads` threads (a block task with threads to spare, fewer blocks than threads): the level-0 tiles on
+/// this one while the others make the locations' summaries and moments, each a contiguous share of the
+/// block's locations; the same tiles in the same order whatever the count.
 pub fn block_tiles(
-    trace: &Trace,
-    plan: &Plan,
-    b: u32,
-    bi: &BlockIntervals,
-    comms: &BlockComms,
-    particles: &mut dyn ParticleSink,
-) -> BlockOutput {
-    block_tiles_on(trace, plan, b, bi, comms, particles, 1)
-}
-
-/// [`block_tiles`] on `threads` threads (a block task with threads to spare: fewer blocks than threads): the
-/// level-0 tiles on this one while the others make the locations' summaries and moments, each a contiguous
-/// share of the block's locations. The same tiles, in the same order.
-pub fn block_tiles_on(
     trace: &Trace,
     plan: &Plan,
     b: u32,

@@ -26,7 +26,7 @@
 //!    origin, span and per-location counts give the tiling ([`tiling_of`]).
 //! 2. **tile**: each block of locations is taken from the columns held, or read back from the spill, with
 //!    its messages and collective rows read back from its file (`comms::BlockComms`), and cut into its
-//!    level-0 tiles, pyramid, moments, region totals and particle intervals ([`block_tiles_on`], the code
+//!    level-0 tiles, pyramid, moments, region totals and particle intervals ([`block_tiles`], the code
 //!    `build` runs on a whole trace), on `threads` threads, as many blocks in flight as `memory` allows
 //!    (with fewer blocks in flight than threads, a block's summaries are made beside its level-0 tiles);
 //!    tiles go to the [`TileSink`] as soon as a block is done, its particle intervals to the spill as a
@@ -39,7 +39,7 @@
 //! traits (the CLI backs them with files).
 
 use super::build::{
-    add_totals, block_lanes, block_particles, block_tiles_on, counter_tiles, manifest, tiling_of, BlockIntervals,
+    add_totals, block_lanes, block_particles, block_tiles, counter_tiles, manifest, tiling_of, BlockIntervals,
     BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
 use super::columns::{ColumnReader, ColumnWriter};
@@ -1708,7 +1708,7 @@ fn tile(
     }
     let busiest = busiest.min(share);
     // Threads beyond one a task (fewer blocks than threads, or room for fewer at once): a block's summaries
-    // are made beside its level-0 tiles (`build::block_tiles_on`; range by range, `ranged`).
+    // are made beside its level-0 tiles (`build::block_tiles`; range by range, `ranged`).
     let spare = (o.build.threads / in_flight.max(1)).max(1);
     // Blocks too long to read whole within a task's share (the particle tiles read others' blocks).
     let over_share: Vec<bool> = (0..blocks).map(|b| whole_bytes(b) > share).collect();
@@ -1865,7 +1865,7 @@ fn tile(
             };
             let bc = comms.take_block(b as u32, locs, &mut take).map_err(IndexError::Io)?;
             let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
-            let out = block_tiles_on(&skel, &plan, b as u32, &bi, &bc, &mut runs, spare);
+            let out = block_tiles(&skel, &plan, b as u32, &bi, &bc, &mut runs, spare);
             runs.finish()?;
             let lanes = block_lanes(&bi);
             drop((c, bc));
@@ -2141,8 +2141,6 @@ fn exchange_particles(
     Ok((extents, mine.bytes))
 }
 
-/// The particle tiles `tiler` cuts from `runs` merged, to `put` as they are made; each interval's extent
-/// counted in `extents` when given.
 /// The particle tiles of every window ([`cut_particles`]): to `put` on this thread, or on `ranges` threads,
 /// each merging the runs up to the end of its range of the windows and tiling that range
 /// (`ParticleTiler::over`), its tiles to `sink` and their entries, in window order, to `entries`. Returns the
@@ -2192,6 +2190,9 @@ fn cut_particles_on(
     Ok(extents)
 }
 
+/// The particle tiles `tiler` cuts from `runs` merged, to `put` as they are made; each interval's extent
+/// counted in `extents` when given (then every run is merged to its end, else only up to the end of the
+/// tiler's windows).
 fn cut_particles(
     runs: &Runs,
     spill: &dyn Spill,

@@ -21,6 +21,9 @@ export WEFT_PYTHON="$PWD/.venv/bin/python"
 # the browser tests build the ones they run).
 cargo test --lib --bins --tests
 say "browser tests (headless chromium: WebGPU and WebGL2)"
+# The CLI the browser tests compare against is the binary the tests' build just made: `cargo run` would
+# build the library again for the dependency set without dev-dependencies (tests/browser/harness.mjs).
+export WEFT_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/weft"
 cd tests/browser && node --test --test-concurrency=1 ./*.test.mjs
 cd ../..
 # Last, so that no step after it rebuilds the default features again (the feature rebuilds weft's lib and bin).

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { startServer, openPage, waitReady, screenshot, viewState, stageOrigin, repoRoot } from './harness.mjs';
+import { startServer, openPage, waitReady, screenshot, viewState, stageOrigin, repoRoot, weftArgs } from './harness.mjs';
 
 const settle = (page) => page.waitForTimeout(260);
 const configure = (page, k, v) => page.evaluate(([k, v]) => window.weft.viewer.configure(k, v), [k, v]);
@@ -24,7 +24,7 @@ function parse(stderr) {
 /** The CLI's counts for A compared with B opened as `how` says (it prints them on stderr). */
 function cliRun(a, b, how) {
   const svg = path.join(os.tmpdir(), 'weft-compare.svg');
-  const r = spawnSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'render', 'aggregate', a, '--compare', b, '-o', svg, ...how],
+  const r = spawnSync(...weftArgs('render', 'aggregate', a, '--compare', b, '-o', svg, ...how),
     { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return parse(r.stderr);

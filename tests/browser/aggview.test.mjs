@@ -12,13 +12,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, weftArgs } from './harness.mjs';
 
 const SHARED = process.env.WEFT_SHARED_TRACES || path.join(repoRoot, '../shared/traces');
 const REAL = path.join(SHARED, 'grain-graphs/anamud-test-data');
 const settle = (page) => page.waitForTimeout(260);
 const configure = (page, k, v) => page.evaluate(([k, v]) => window.weft.viewer.configure(k, v), [k, v]);
-const weft = (...args) => execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', ...args], { cwd: repoRoot, encoding: 'utf8' });
+const weft = (...args) => execFileSync(...weftArgs(...args), { cwd: repoRoot, encoding: 'utf8' });
 const near = ([r, g, b], [R, G, B], tol = 40) => Math.abs(r - R) <= tol && Math.abs(g - G) <= tol && Math.abs(b - B) <= tol;
 const hex = (h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
 

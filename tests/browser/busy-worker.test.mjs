@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, viewState, repoRoot, outDir } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, viewState, repoRoot, outDir, weftArgs } from './harness.mjs';
 import { momentsTrace } from './fixtures.mjs';
 
 const SHARED = process.env.WEFT_SHARED_TRACES || path.join(repoRoot, '../shared/traces');
@@ -17,7 +17,7 @@ const REAL = path.join(SHARED, 'chrome-json/hta/trace_filter_sampled_rank-0.json
 
 /** `weft moments FILE --busy BUSY --json`: every location's moments, by location. */
 function cliMoments(file, busy) {
-  const r = spawnSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'moments', file, '--busy', busy, '--json'],
+  const r = spawnSync(...weftArgs('moments', file, '--busy', busy, '--json'),
     { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 << 20 });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);

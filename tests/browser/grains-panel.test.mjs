@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, weftArgs } from './harness.mjs';
 
 const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 const texts = (page, sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent));
@@ -159,7 +159,7 @@ test('grain panel: table, properties, search, keys', { timeout: 300_000 }, async
     if (!fs.existsSync(fib)) {
       console.log(`SKIPPED fib(45) grain panel: ${fib} does not exist`);
     } else {
-      const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'grains', '--json', fib], { cwd: repoRoot }));
+      const cli = JSON.parse(execFileSync(...weftArgs('grains', '--json', fib), { cwd: repoRoot }));
       const text = fs.readFileSync(fib);
       const csv = csvRows(text.toString());
       const byTask = new Map(csv.map((r) => [Number(r.task), r]));
@@ -175,7 +175,7 @@ test('grain panel: table, properties, search, keys', { timeout: 300_000 }, async
       const summary = await page.$$eval('#grain-summary tbody tr', (trs) => trs.map((t) => [t.dataset.metric, Number(t.cells[1].textContent.replaceAll(',', ''))]));
       assert.deepEqual(Object.fromEntries(summary), cli.problems);
       // Under the prototype's thresholds too (the thresholds menu), against `weft grains --thresholds prototype`.
-      const proto = JSON.parse(execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'grains', '--json', '--thresholds', 'prototype', fib], { cwd: repoRoot }));
+      const proto = JSON.parse(execFileSync(...weftArgs('grains', '--json', '--thresholds', 'prototype', fib), { cwd: repoRoot }));
       await page.selectOption('#view-options select >> nth=1', 'prototype');
       const protoSummary = await page.$$eval('#grain-summary tbody tr', (trs) => trs.map((t) => [t.dataset.metric, Number(t.cells[1].textContent.replaceAll(',', ''))]));
       assert.deepEqual(Object.fromEntries(protoSummary), proto.problems);
@@ -245,7 +245,7 @@ test('grain panel: table, properties, search, keys', { timeout: 300_000 }, async
     if (!fs.existsSync(loop)) {
       console.log(`SKIPPED loop-chunk grain panel: ${loop} does not exist`);
     } else {
-      const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'grains', '--json', loop], { cwd: repoRoot }));
+      const cli = JSON.parse(execFileSync(...weftArgs('grains', '--json', loop), { cwd: repoRoot }));
       const EVIL = '<img src=x onerror=window.pwned=1>';
       const text = fs.readFileSync(loop).toString().replaceAll('"for-loop.c:0"', `"${EVIL}for-loop.c:0"`);
       const chunks = csvRows(text);

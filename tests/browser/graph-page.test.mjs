@@ -16,12 +16,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, outDir } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, outDir, weftArgs } from './harness.mjs';
 
 const SHARED = process.env.WEFT_SHARED_TRACES || path.join(repoRoot, '../shared/traces');
 const FIB45 = path.join(SHARED, 'grain-graphs/anamud-test-data/fib/task-stats.merged');
 const PROTOTYPE = path.join(SHARED, 'grain-graphs/anamud-prototype-test/grain-graph.graphml');
-const weft = (...args) => execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', ...args], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const weft = (...args) => execFileSync(...weftArgs(...args), { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 const configure = (page, k, v) => page.evaluate(([k, v]) => window.weft.viewer.configure(k, v), [k, v]);
 

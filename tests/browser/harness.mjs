@@ -11,6 +11,15 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const outDir = path.join(repoRoot, 'tests/out');
 fs.mkdirSync(outDir, { recursive: true });
 
+/** The command and arguments that run the CLI with `args`, for `execFileSync(...weftArgs(...))`: the binary
+ * `cargo test` has just built where `WEFT_BIN` names it (scripts/test.sh), else `cargo run`. `cargo run`
+ * resolves the dependencies without the dev-dependencies, and so builds the library a second time (~3 min
+ * on CI's 2 cores: the first browser test took 183 s) where the tests' build would serve. */
+export function weftArgs(...args) {
+  const bin = process.env.WEFT_BIN;
+  return bin ? [bin, args] : ['cargo', ['run', '-q', '--bin', 'weft', '--', ...args]];
+}
+
 const BASE_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run', '--disable-dev-shm-usage'];
 export const BACKENDS = {

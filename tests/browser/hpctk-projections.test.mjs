@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, screenshot, viewState, repoRoot, outDir } from './harness.mjs';
+import { startServer, openPage, waitReady, screenshot, viewState, repoRoot, outDir, weftArgs } from './harness.mjs';
 
-const weft = (...args) => execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', ...args], { cwd: repoRoot });
+const weft = (...args) => execFileSync(...weftArgs(...args), { cwd: repoRoot });
 
 function folders() {
   const list = [];

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, repoRoot, outDir } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, repoRoot, outDir, weftArgs } from './harness.mjs';
 
 function weftInfo(file) {
-  const out = execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'info', '--json', file], { cwd: repoRoot });
+  const out = execFileSync(...weftArgs('info', '--json', file), { cwd: repoRoot });
   return JSON.parse(out.toString());
 }
 

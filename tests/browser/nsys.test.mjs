@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, outDir } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, outDir, weftArgs } from './harness.mjs';
 
 const SAXPY = path.join(repoRoot, '../shared/traces/nsys/pipit-saxpy-mpi-cuda/saxpy-mpi-cuda_nsys_perlmutter0.sqlite');
 const NVTX_CSV = path.join(repoRoot, '../shared/traces/nsys/pipit-nbody-nvtx/trace.csv');
@@ -15,7 +15,7 @@ const light = ([r, g, b]) => r > 225 && g > 225 && b > 225;
 
 function generated() {
   const file = path.join(outDir, 'nsys-generated.sqlite');
-  const out = execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'generate', 'nsys', '-o', file, '--ranks', '2', '--iterations', '3'],
+  const out = execFileSync(...weftArgs('generate', 'nsys', '-o', file, '--ranks', '2', '--iterations', '3'),
     { cwd: repoRoot, encoding: 'utf8' });
   return { bytes: fs.readFileSync(file), counts: JSON.parse(out) };
 }

@@ -7,17 +7,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { startServer, openPage, waitReady, screenshot, repoRoot, outDir } from './harness.mjs';
+import { startServer, openPage, waitReady, screenshot, repoRoot, outDir, weftArgs } from './harness.mjs';
 
 // The count of thread/task warnings the CLI prints on stderr for a graph view (0 when it prints none).
 const cliWarnings = (...args) => {
-  const r = spawnSync('cargo', ['run', '-q', '--bin', 'weft', '--', ...args], { cwd: repoRoot, encoding: 'utf8' });
+  const r = spawnSync(...weftArgs(...args), { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const m = /warning: (\d+) thread or task events could not be paired/.exec(r.stderr);
   return m ? Number(m[1]) : 0;
 };
 
-const weft = (...args) => JSON.parse(execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', ...args], { cwd: repoRoot }).toString());
+const weft = (...args) => JSON.parse(execFileSync(...weftArgs(...args), { cwd: repoRoot }).toString());
 
 test('threads and tasks of an OTF2 trace open as views of it', { timeout: 300_000 }, async (t) => {
   const py = path.join(repoRoot, '.venv/bin/python');

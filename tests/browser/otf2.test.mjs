@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, repoRoot, outDir } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, repoRoot, outDir, weftArgs } from './harness.mjs';
 
 function weftInfo(dir) {
-  const out = execFileSync('cargo', ['run', '-q', '--bin', 'weft', '--', 'info', '--json', dir], { cwd: repoRoot });
+  const out = execFileSync(...weftArgs('info', '--json', dir), { cwd: repoRoot });
   return JSON.parse(out.toString());
 }
 

@@ -385,9 +385,6 @@ fn write_archive(files: &MemoryFiles, dir: &Path) {
     }
 }
 
-/// `weft index` on a generated archive several times larger than `--memory`: the store equals the whole
-/// build's, and the process's peak resident memory stays under `--memory` plus a fixed overhead (the
-/// binary, the allocator, thread stacks).
 /// `weft index INPUT -o STORE ARGS...`: its output.
 fn weft_index(input: &Path, store: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_weft"))
@@ -417,6 +414,33 @@ fn assert_folder_is(store: &Path, whole: &BuiltStore) {
     }
 }
 
+/// `weft index` names the input's size on disk on its `bytes` line: an OTF2 archive's, whether given by its
+/// folder or by its anchor file (`traces.otf2`, whose archive is the anchor, `traces.def` and `traces/`).
+#[test]
+fn weft_index_counts_the_whole_archive_as_its_input() {
+    let base = std::env::temp_dir().join(format!("weft-store-stream-input-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (files, _) = archive(&GenConfig::new(2, 4_000));
+    let trace_dir = base.join("trace");
+    write_archive(&files, &trace_dir);
+    let on_disk: u64 = files.files.iter().map(|(_, b)| b.len() as u64).sum();
+    let input = |text: &str| -> u64 {
+        let line = text.lines().find(|l| l.starts_with("bytes ")).unwrap_or_else(|| panic!("no bytes line: {text}"));
+        let n = line.split("(input ").nth(1).and_then(|r| r.strip_suffix(')')).unwrap_or_else(|| panic!("{line}"));
+        n.parse().unwrap()
+    };
+    for given in [trace_dir.clone(), trace_dir.join("traces.otf2")] {
+        let out = weft_index(&given, &base.join("store"), &["--threads", "1"]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(input(&text), on_disk, "{}:\n{text}", given.display());
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// `weft index` on a generated archive several times larger than `--memory`: the store equals the whole
+/// build's, and the process's peak resident memory stays under `--memory` plus a fixed overhead (the
+/// binary, the allocator, thread stacks).
 #[test]
 fn weft_index_holds_its_memory_bound() {
     let base = std::env::temp_dir().join(format!("weft-store-stream-{}", std::process::id()));

@@ -861,10 +861,19 @@ fn parse_size(s: &str) -> Option<u64> {
     num.trim().parse::<u64>().ok()?.checked_mul(mult)
 }
 
-/// Bytes of a file, or of every regular file under a folder (an OTF2 archive).
+/// Bytes of a file, or of every regular file under a folder (an OTF2 archive); an OTF2 anchor file
+/// (`traces.otf2`) counts with its archive: the global definitions (`traces.def`) and the folder of
+/// per-location files beside it (`traces/`).
 fn input_bytes(p: &Path) -> u64 {
     let Ok(md) = std::fs::symlink_metadata(p) else { return 0 };
     if md.is_file() {
+        if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("otf2")) {
+            let definitions = p.with_extension("def");
+            let locations = p.with_extension("");
+            let definitions = std::fs::metadata(&definitions).map(|m| m.len()).unwrap_or(0);
+            let locations = if locations.is_dir() { input_bytes(&locations) } else { 0 };
+            return md.len() + definitions + locations;
+        }
         return md.len();
     }
     if !md.is_dir() {

@@ -7,7 +7,7 @@ use common::read::read_grains;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, GrainLayout, LayoutParams};
 use weft::samples::grains::{fib_profile, random_profile};
-use weft::scene::grains::{build, build_lod, build_with, ColorBy, EdgeReach, View, Viewport};
+use weft::scene::grains::{build, build_lod, build_with, ColorBy, EdgeReach, EdgeReachBuild, View, Viewport};
 use weft::scene::Scene;
 
 fn analysed(csv: &[u8]) -> (GrainAnalysis, GrainLayout) {
@@ -129,6 +129,15 @@ fn aggregated_view_fully_open_is_bounded_by_pixels() {
 fn skipping_edges_inside_a_pixel_changes_nothing() {
     let (a, l) = analysed(&fib_profile(45, 16, 16));
     let reach = EdgeReach::new(&a, &l);
+    // The page's load computes it in steps (`EdgeReachBuild`, a yield between them): the same reach.
+    let mut build_steps = EdgeReachBuild::default();
+    let mut steps = 1;
+    while !build_steps.step(&a, &l, 1000) {
+        steps += 1;
+        assert_eq!(build_steps.edges(), 1000 * (steps - 1));
+    }
+    assert!(steps > 2, "{steps} steps for {} edges", a.graph.edges());
+    let stepped = build_steps.finish();
     let fit = Viewport::fit(&l, 1280.0, 720.0);
     let problem = a.problem("parallel_benefit").map(View::Problem).expect("a parallel benefit view");
     for (i, zoom) in [0.5f32, 1.0, 1.7, 3.0, 8.0, 40.0, 200.0].into_iter().enumerate() {
@@ -140,10 +149,12 @@ fn skipping_edges_inside_a_pixel_changes_nothing() {
             let s = build_with(&a, &l, &reach, &vp, view);
             let reference = build(&a, &l, &vp, view);
             assert!(same(&s, &reference), "zoom {zoom}: {} vs {} lines", s.lines.len(), reference.lines.len());
+            assert!(same(&build_with(&a, &l, &stepped, &vp, view), &reference), "zoom {zoom}, reach built in steps");
         }
     }
     // The fast path is the one taken at fit: nearly every edge is dropped unvisited.
     let dropped = reach.dropped_edges(fit.scale);
     assert!(dropped * 10 >= a.graph.edges() * 9, "{dropped} of {} edges dropped at fit", a.graph.edges());
     assert_eq!(reach.dropped_edges(fit.scale * 1000.0), 0, "zoomed in, every edge is visited");
+    assert_eq!(stepped.dropped_edges(fit.scale), dropped);
 }

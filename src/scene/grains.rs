@@ -153,18 +153,9 @@ pub struct EdgeReach {
 
 impl EdgeReach {
     pub fn new(a: &GrainAnalysis, l: &GrainLayout) -> EdgeReach {
-        let g = &a.graph;
-        let side = |v: u32| l.w[v as usize].min(l.h[v as usize]);
-        let merge_below = (0..g.edges()).map(|e| 1.0 / side(g.edge_source[e]).min(side(g.edge_target[e]))).collect();
-        let extent = (0..g.edges())
-            .map(|e| {
-                l.edge_points(e)
-                    .windows(2)
-                    .map(|w| (w[1][0] - w[0][0]).abs().max((w[1][1] - w[0][1]).abs()))
-                    .fold(0.0f32, f32::max)
-            })
-            .collect();
-        EdgeReach { merge_below, extent }
+        let mut build = EdgeReachBuild::default();
+        while !build.step(a, l, usize::MAX) {}
+        build.finish()
     }
 
     /// Edge `e` at `scale` is merged and every segment of it is well inside a pixel (a margin for the
@@ -176,6 +167,42 @@ impl EdgeReach {
     /// How many edges a frame at `scale` drops unvisited.
     pub fn dropped_edges(&self, scale: f32) -> usize {
         (0..self.extent.len()).filter(|&e| self.dropped(e, scale)).count()
+    }
+}
+
+/// An [`EdgeReach`] computed a number of edges at a time ([`step`](Self::step)), so the page's load can
+/// yield between the parts of a pass over every edge of a large graph.
+#[derive(Default)]
+pub struct EdgeReachBuild {
+    merge_below: Vec<f32>,
+    extent: Vec<f32>,
+}
+
+impl EdgeReachBuild {
+    /// The next `edges` edges' reach: true once every edge has it.
+    pub fn step(&mut self, a: &GrainAnalysis, l: &GrainLayout, edges: usize) -> bool {
+        let g = &a.graph;
+        let side = |v: u32| l.w[v as usize].min(l.h[v as usize]);
+        let from = self.extent.len();
+        let to = from.saturating_add(edges).min(g.edges());
+        self.merge_below.extend((from..to).map(|e| 1.0 / side(g.edge_source[e]).min(side(g.edge_target[e]))));
+        self.extent.extend((from..to).map(|e| {
+            l.edge_points(e)
+                .windows(2)
+                .map(|w| (w[1][0] - w[0][0]).abs().max((w[1][1] - w[0][1]).abs()))
+                .fold(0.0f32, f32::max)
+        }));
+        to == g.edges()
+    }
+
+    /// The edges computed so far.
+    pub fn edges(&self) -> usize {
+        self.extent.len()
+    }
+
+    /// The reach of every edge stepped.
+    pub fn finish(self) -> EdgeReach {
+        EdgeReach { merge_below: self.merge_below, extent: self.extent }
     }
 }
 

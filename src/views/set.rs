@@ -25,7 +25,7 @@ use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::{BundleReading, GrainBundle};
 use crate::layouts::grains::GrainLayout;
 use crate::model::{codec, Trace};
-use crate::scene::grains::{aggregated_first_text, unreadable_when_fitted, EdgeReach};
+use crate::scene::grains::{aggregated_first_text, unreadable_when_fitted, EdgeReach, EdgeReachBuild};
 use crate::scene::timeline::{region_colors, Overview, OverviewBuild};
 use crate::scene::{palette, Scene};
 use std::rc::Rc;
@@ -57,6 +57,10 @@ pub struct ViewSet {
     loading: Option<Load>,
 }
 
+/// Edges of a grain graph whose reach a load step computes (the 131,072-grain profile's 262 k edges took
+/// 20-35 ms of the page's wasm in one step on a slow machine).
+const REACH_CHUNK: usize = 1 << 16;
+
 /// Intervals a load step puts into the timeline's overview strip (about 8 ms of the page's wasm a step).
 const OVERVIEW_CHUNK: usize = 300_000;
 
@@ -73,8 +77,14 @@ enum Load {
         aggregation: Option<Vec<u8>>,
         reading: Box<AggregationReading>,
     },
-    /// Everything read; the edges' reach for the grain scene (a pass over every edge) not yet computed.
-    Aggregation { analysis: Box<GrainAnalysis>, layout: Box<GrainLayout>, aggregation: Option<Aggregation> },
+    /// Everything read; the edges' reach for the grain scene (a pass over every edge) computed up to
+    /// `reach` ([`REACH_CHUNK`] edges a step).
+    Aggregation {
+        analysis: Box<GrainAnalysis>,
+        layout: Box<GrainLayout>,
+        aggregation: Option<Aggregation>,
+        reach: Box<EdgeReachBuild>,
+    },
     /// The edges' reach computed; the grain-graph pane not yet built.
     GrainReach {
         analysis: Box<GrainAnalysis>,
@@ -164,17 +174,21 @@ impl ViewSet {
                 Load::Analysed { analysis, layout, aggregation, reading: Box::default() }
             }
             Load::Analysed { analysis, layout, aggregation: None, .. } => {
-                Load::Aggregation { analysis, layout, aggregation: None }
+                Load::Aggregation { analysis, layout, aggregation: None, reach: Box::default() }
             }
             Load::Analysed { analysis, layout, aggregation: Some(bytes), mut reading } => {
                 match reading.step(&bytes, &analysis.graph).map_err(|e| e.to_string())? {
-                    Some(agg) => Load::Aggregation { analysis, layout, aggregation: Some(agg) },
+                    Some(agg) => Load::Aggregation { analysis, layout, aggregation: Some(agg), reach: Box::default() },
                     None => Load::Analysed { analysis, layout, aggregation: Some(bytes), reading },
                 }
             }
-            Load::Aggregation { analysis, layout, aggregation } => {
-                let reach = Box::new(EdgeReach::new(&analysis, &layout));
-                Load::GrainReach { analysis, layout, aggregation, reach }
+            Load::Aggregation { analysis, layout, aggregation, mut reach } => {
+                if reach.step(&analysis, &layout, REACH_CHUNK) {
+                    let reach = Box::new(reach.finish());
+                    Load::GrainReach { analysis, layout, aggregation, reach }
+                } else {
+                    Load::Aggregation { analysis, layout, aggregation, reach }
+                }
             }
             Load::GrainReach { analysis, layout, aggregation, reach } => {
                 let pane = Box::new(GrainsPane::with_reach(*analysis, *layout, self.width, self.height, *reach));

@@ -423,7 +423,7 @@ fn weft_index_counts_the_whole_archive_as_its_input() {
     let (files, _) = archive(&GenConfig::new(2, 4_000));
     let trace_dir = base.join("trace");
     write_archive(&files, &trace_dir);
-    let on_disk: u64 = files.files.iter().map(|(_, b)| b.len() as u64).sum();
+    let on_disk: u64 = files.files.values().map(|b| b.len() as u64).sum();
     let input = |text: &str| -> u64 {
         let line = text.lines().find(|l| l.starts_with("bytes ")).unwrap_or_else(|| panic!("no bytes line: {text}"));
         let n = line.split("(input ").nth(1).and_then(|r| r.strip_suffix(')')).unwrap_or_else(|| panic!("{line}"));

@@ -21,6 +21,7 @@ use crate::analyses::aggregate::Aggregation;
 use crate::analyses::grains::{GrainAnalysis, Thresholds};
 use crate::analyses::moments_bundle::MomentsBundle;
 use crate::analyses::particles::{EventSelection, ParticleBuild};
+use crate::layouts::aggregate::AggregateView;
 use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::{BundleReading, GrainBundle};
 use crate::layouts::grains::GrainLayout;
@@ -93,7 +94,13 @@ enum Load {
         reach: Box<EdgeReach>,
     },
     /// The grain-graph pane; the Aggregated pane (when the graph opens aggregated) not yet built, nothing shown.
-    GrainsPane { pane: Box<GrainsPane>, aggregation: Option<Aggregation> },
+    /// `aggregated`: its grains are narrower than a pixel fitted, so it opens in the Aggregated view.
+    GrainsPane { pane: Box<GrainsPane>, aggregation: Option<Aggregation>, aggregated: bool },
+    /// The graph opens aggregated: what the Aggregated view first shows of the worker's aggregation
+    /// (`AggregatePane::first_view`); its pane (the layout and theta) not yet built.
+    AggregateView { pane: Box<GrainsPane>, aggregation: Aggregation, view: Box<AggregateView> },
+    /// Both panes built; shown at the next step (which drops what was shown before).
+    GrainPanes { pane: Box<GrainsPane>, first: Box<AggregatePane> },
     /// A view of the trace shown being built in steps (the particle index: [`ParticleBuild`]); what is shown
     /// stays until the last step, which shows it keeping `range`.
     ParticleIndex { trace: Rc<Trace>, build: Box<ParticleBuild>, range: Option<(f64, f64)> },
@@ -115,7 +122,10 @@ impl Load {
             Load::Analysed { reading, .. } => reading.next_part(),
             Load::Aggregation { .. } => "index the grain graph's edges",
             Load::GrainReach { .. } => "build the grain-graph view",
-            Load::GrainsPane { .. } => "build the aggregated view",
+            Load::GrainsPane { aggregation: Some(_), aggregated: true, .. } => "open the aggregated view's root",
+            Load::GrainsPane { .. } => "show the grain graph",
+            Load::AggregateView { .. } => "lay out the aggregated view",
+            Load::GrainPanes { .. } => "show the grain graph",
             Load::ParticleIndex { build, .. } => build.next_part(),
             Load::TraceBytes { decoding, .. } => decoding.next_part(),
             Load::Trace { .. } => "compute the overview strip",
@@ -192,10 +202,28 @@ impl ViewSet {
             }
             Load::GrainReach { analysis, layout, aggregation, reach } => {
                 let pane = Box::new(GrainsPane::with_reach(*analysis, *layout, self.width, self.height, *reach));
-                Load::GrainsPane { pane, aggregation }
+                let aggregated = unreadable_when_fitted(pane.analysis(), pane.layout(), self.width, self.height);
+                Load::GrainsPane { pane, aggregation, aggregated }
             }
-            Load::GrainsPane { pane, aggregation } => {
-                self.show_grains(*pane, aggregation);
+            Load::GrainsPane { pane, aggregation, aggregated } => match aggregation {
+                Some(aggregation) if aggregated => {
+                    let view = Box::new(AggregatePane::first_view(pane.analysis(), &aggregation));
+                    Load::AggregateView { pane, aggregation, view }
+                }
+                aggregation => {
+                    self.show_grains(*pane, aggregation);
+                    return Ok(false);
+                }
+            },
+            Load::AggregateView { pane, aggregation, view } => {
+                let text = aggregated_first_text(pane.analysis().graph.grains());
+                let first =
+                    AggregatePane::with_view(pane.shared_analysis(), aggregation, *view, self.width, self.height);
+                let first = Box::new(first.with_clock(self.clock.clone()).with_intro(text));
+                Load::GrainPanes { pane, first }
+            }
+            Load::GrainPanes { pane, first } => {
+                self.show_grain_panes(*pane, *first);
                 return Ok(false);
             }
             Load::ParticleIndex { trace, mut build, range } => match build.step(&trace) {
@@ -352,6 +380,16 @@ impl ViewSet {
             self.panes.push(Box::new(pane));
             self.active = 1;
         }
+    }
+
+    /// The grain graph with its Aggregated view built already (a graph that opens aggregated), which is shown.
+    fn show_grain_panes(&mut self, grains: GrainsPane, first: AggregatePane) {
+        self.trace = None;
+        self.moments = None;
+        self.built_on_page.clear();
+        self.aggregation = None;
+        self.panes = vec![Box::new(grains), Box::new(first)];
+        self.active = 1;
     }
 
     /// The Aggregated view from the worker's aggregation, or (without one) built here and noted.

@@ -151,7 +151,9 @@ fn a_stepped_load_shows_what_the_one_shot_load_shows_and_nothing_before_its_last
         "check the aggregation",
         "index the grain graph's edges",
         "build the grain-graph view",
-        "build the aggregated view",
+        "open the aggregated view's root",
+        "lay out the aggregated view",
+        "show the grain graph",
     ];
     assert_eq!(names, expected, "one part of a decode or one view per step");
     assert!(!stepped.load_step().unwrap(), "nothing left");

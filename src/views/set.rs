@@ -59,7 +59,7 @@ pub struct ViewSet {
 }
 
 /// Edges of a grain graph whose reach a load step computes (the 131,072-grain profile's 262 k edges took
-/// 20-35 ms of the page's wasm in one step on a slow machine).
+/// 20-39 ms of the page's wasm in one step on a slow machine).
 const REACH_CHUNK: usize = 1 << 16;
 
 /// Intervals a load step puts into the timeline's overview strip (about 8 ms of the page's wasm a step).
@@ -223,7 +223,8 @@ impl ViewSet {
                 Load::GrainPanes { pane, first }
             }
             Load::GrainPanes { pane, first } => {
-                self.show_grain_panes(*pane, *first);
+                self.built_on_page.clear();
+                self.show_grain_panes(*pane, Some(*first), None);
                 return Ok(false);
             }
             Load::ParticleIndex { trace, mut build, range } => match build.step(&trace) {
@@ -365,31 +366,26 @@ impl ViewSet {
     /// Show the grain-graph pane built by a load, and its Aggregated view first when its grains would be
     /// narrower than a pixel fitted.
     fn show_grains(&mut self, grains: GrainsPane, mut agg: Option<Aggregation>) {
-        self.trace = None;
-        self.moments = None;
         self.built_on_page.clear();
         let aggregated = unreadable_when_fitted(grains.analysis(), grains.layout(), self.width, self.height);
         let first = aggregated.then(|| {
             let text = aggregated_first_text(grains.analysis().graph.grains());
             self.aggregate_pane(grains.shared_analysis(), agg.take()).with_intro(text)
         });
-        self.aggregation = agg;
-        self.panes = vec![Box::new(grains)];
-        self.active = 0;
-        if let Some(pane) = first {
-            self.panes.push(Box::new(pane));
-            self.active = 1;
-        }
+        self.show_grain_panes(grains, first, agg);
     }
 
-    /// The grain graph with its Aggregated view built already (a graph that opens aggregated), which is shown.
-    fn show_grain_panes(&mut self, grains: GrainsPane, first: AggregatePane) {
+    /// Show the grain graph, in `first` (its Aggregated view) when given; `aggregation` is kept for an
+    /// Aggregated view built later. Leaves [`ViewSet::built_on_page`] as it is.
+    fn show_grain_panes(&mut self, grains: GrainsPane, first: Option<AggregatePane>, aggregation: Option<Aggregation>) {
         self.trace = None;
         self.moments = None;
-        self.built_on_page.clear();
-        self.aggregation = None;
-        self.panes = vec![Box::new(grains), Box::new(first)];
-        self.active = 1;
+        self.aggregation = aggregation;
+        self.active = first.is_some() as usize;
+        self.panes = vec![Box::new(grains)];
+        if let Some(pane) = first {
+            self.panes.push(Box::new(pane));
+        }
     }
 
     /// The Aggregated view from the worker's aggregation, or (without one) built here and noted.

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { startServer, openPage, waitReady, screenshot, viewState, stageOrigin, repoRoot, weftArgs } from './harness.mjs';
+import { startServer, openPage, waitReady, screenshot, viewState, stageOrigin, repoRoot, weftArgs, cargoArgs } from './harness.mjs';
 
 const settle = (page) => page.waitForTimeout(260);
 const configure = (page, k, v) => page.evaluate(([k, v]) => window.weft.viewer.configure(k, v), [k, v]);
@@ -35,7 +35,7 @@ const panelCounts = (st) => ({ matched: st.compare_matched, visible: st.compare_
 test('two runs side by side in the aggregated view (WebGPU)', { timeout: 600_000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weft-compare-'));
   const [a, b] = [path.join(dir, 'fib30-c8.csv'), path.join(dir, 'fib30-c6.csv')];
-  const gen = (cutoff, out) => execFileSync('cargo', ['run', '-q', '--example', 'grain_profile', '--', '30', String(cutoff), '16', out],
+  const gen = (cutoff, out) => execFileSync('cargo', cargoArgs('run', '-q', '--example', 'grain_profile', '--', '30', String(cutoff), '16', out),
     { cwd: repoRoot, stdio: 'ignore' });
   gen(8, a); // the built-in sample: fib_profile(30, 8, 16)
   gen(6, b);

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, weftArgs } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, weftArgs, cargoArgs } from './harness.mjs';
 
 const SHARED = process.env.WEFT_SHARED_TRACES || path.join(repoRoot, '../shared/traces');
 const REAL = path.join(SHARED, 'grain-graphs/anamud-test-data');
@@ -131,7 +131,7 @@ async function checkProfile(page, file, name, tmp) {
 test('the aggregated view: properties, theta, source and jump, shared problem view, similar classes, inset, two runs', { timeout: 600_000 }, async () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'weft-aggview-'));
   const generated = path.join(tmp, 'fib30-c8.csv');
-  execFileSync('cargo', ['run', '-q', '--example', 'grain_profile', '--', '30', '8', '16', generated], { cwd: repoRoot, stdio: 'ignore' });
+  execFileSync('cargo', cargoArgs('run', '-q', '--example', 'grain_profile', '--', '30', '8', '16', generated), { cwd: repoRoot, stdio: 'ignore' });
   const other = path.join(tmp, 'other-program.csv');
   otherProgram(generated, other);
   const profiles = [{ name: 'generated', file: generated }];

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, outDir, weftArgs } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, outDir, weftArgs, cargoArgs } from './harness.mjs';
 
 const SHARED = process.env.WEFT_SHARED_TRACES || path.join(repoRoot, '../shared/traces');
 const FIB45 = path.join(SHARED, 'grain-graphs/anamud-test-data/fib/task-stats.merged');
@@ -29,7 +29,7 @@ const configure = (page, k, v) => page.evaluate(([k, v]) => window.weft.viewer.c
 function generatedProfile(n, cutoff, cores) {
   const file = path.join(outDir, `fib${n}-c${cutoff}.csv`);
   if (!fs.existsSync(file)) {
-    execFileSync('cargo', ['run', '-q', '--example', 'grain_profile', '--', String(n), String(cutoff), String(cores), file], { cwd: repoRoot, stdio: 'inherit' });
+    execFileSync('cargo', cargoArgs('run', '-q', '--example', 'grain_profile', '--', String(n), String(cutoff), String(cores), file), { cwd: repoRoot, stdio: 'inherit' });
   }
   return file;
 }

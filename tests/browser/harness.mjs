@@ -20,6 +20,14 @@ export function weftArgs(...args) {
   return bin ? [bin, args] : ['cargo', ['run', '-q', '--bin', 'weft', '--', ...args]];
 }
 
+/** `cargo SUBCOMMAND ...rest` with the features of the tests' build (`WEFT_CARGO_FEATURES`, set by
+ * scripts/test.sh, which builds the tests with `--features mpi`): an example built with other features than
+ * the library `cargo test` just built would build that library again (~3 min on CI's 2 cores). */
+export function cargoArgs(subcommand, ...rest) {
+  const features = process.env.WEFT_CARGO_FEATURES;
+  return [subcommand, ...(features ? ['--features', features] : []), ...rest];
+}
+
 const BASE_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--no-first-run', '--disable-dev-shm-usage'];
 export const BACKENDS = {

@@ -38,7 +38,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, repoRoot, outDir } from './harness.mjs';
+import { startServer, openPage, waitReady, repoRoot, outDir, cargoArgs } from './harness.mjs';
 import { writeBigChromeTrace } from './bigtrace.mjs';
 
 const LONG_TASK_MS = 50;
@@ -57,7 +57,7 @@ const traces = path.join(repoRoot, '../shared/traces');
 function generatedProfile(n, cutoff, cores) {
   const file = path.join(outDir, `fib${n}-c${cutoff}.csv`);
   if (!fs.existsSync(file)) {
-    execFileSync('cargo', ['run', '-q', '--example', 'grain_profile', '--', String(n), String(cutoff), String(cores), file],
+    execFileSync('cargo', cargoArgs('run', '-q', '--example', 'grain_profile', '--', String(n), String(cutoff), String(cores), file),
       { cwd: repoRoot, stdio: 'inherit' });
   }
   return file;

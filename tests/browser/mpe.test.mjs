@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, repoRoot, outDir, weftArgs } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, repoRoot, outDir, weftArgs, cargoArgs } from './harness.mjs';
 
 function weftInfo(file) {
   const out = execFileSync(...weftArgs('info', '--json', file), { cwd: repoRoot });
@@ -17,7 +17,7 @@ function weftInfo(file) {
 function files() {
   const dir = path.join(outDir, 'mpe');
   fs.mkdirSync(dir, { recursive: true });
-  execFileSync('cargo', ['run', '-q', '--example', 'import_mpe', '--', '0.3', '--write', dir], { cwd: repoRoot });
+  execFileSync('cargo', cargoArgs('run', '-q', '--example', 'import_mpe', '--', '0.3', '--write', dir), { cwd: repoRoot });
   const list = ['generated.clog2', 'generated.slog2', 'generated.clog', 'generated.rlog'].map((f) => path.join(dir, f));
   const shared = path.join(repoRoot, '../shared/traces/mpe-clog-slog2/mpich-mpe2-slog2sdk');
   if (fs.existsSync(shared)) {

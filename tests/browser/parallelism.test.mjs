@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot } from './harness.mjs';
+import { startServer, openPage, waitReady, dropFile, screenshot, viewState, stageOrigin, repoRoot, cargoArgs } from './harness.mjs';
 
 const WEFT = path.join(repoRoot, 'target/debug/weft');
 const FILE = path.join(repoRoot, '../shared/traces/grain-graphs/anamud-test-data/for-loop/task-stats.merged');
@@ -16,7 +16,7 @@ const cli = (...args) => JSON.parse(execFileSync(WEFT, ['grains', FILE, '--json'
 
 test('parallelism profile linked to the grain graph', { timeout: 300_000 }, async (t) => {
   if (!fs.existsSync(FILE)) { t.skip(`${FILE} does not exist`); return; }
-  if (!fs.existsSync(WEFT)) execFileSync('cargo', ['build', '-q', '--bin', 'weft'], { cwd: repoRoot });
+  if (!fs.existsSync(WEFT)) execFileSync('cargo', cargoArgs('build', '-q', '--bin', 'weft'), { cwd: repoRoot });
   const { server, url } = await startServer();
   const { browser, page, problems } = await openPage('webgpu', url);
   try {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, repoRoot, outDir, viewState, screenshot } from './harness.mjs';
+import { startServer, openPage, repoRoot, outDir, viewState, screenshot, cargoArgs } from './harness.mjs';
 
 const EVENTS = Number(process.env.STORE_EVENTS || 20_000_000);
 const gen = path.join(outDir, `store-gen-${EVENTS}`);
@@ -25,7 +25,7 @@ function ensureStore() {
   const trace = path.join(gen, 'trace');
   const stamp = path.join(gen, 'indexed-by');
   const costs = {};
-  if (!fs.existsSync(weftBin)) execFileSync('cargo', ['build', '--bin', 'weft'], { cwd: repoRoot, stdio: 'inherit' });
+  if (!fs.existsSync(weftBin)) execFileSync('cargo', cargoArgs('build', '--bin', 'weft'), { cwd: repoRoot, stdio: 'inherit' });
   // A store indexed by another build of weft is indexed again (the generated trace is kept): its tiles or
   // manifest may lack what this build writes.
   const built = String(fs.statSync(weftBin).mtimeMs);
@@ -45,7 +45,7 @@ function ensureStore() {
     costs.indexMs = Date.now() - t;
     fs.writeFileSync(stamp, built);
   }
-  execFileSync('cargo', ['build', '-q', '--example', 'store_at'], { cwd: repoRoot, stdio: 'inherit' });
+  execFileSync('cargo', cargoArgs('build', '-q', '--example', 'store_at'), { cwd: repoRoot, stdio: 'inherit' });
   return { store, costs };
 }
 
@@ -396,7 +396,7 @@ test('Rows on a store: fold by a header click, compact rows, clicks on summary r
 test('Counter tracks on a store: pyramid bins zoomed out, exact samples zoomed in', { timeout: 300_000 }, async () => {
   const dir = path.join(outDir, 'store-counters');
   const store = path.join(dir, 'store');
-  if (!fs.existsSync(weftBin)) execFileSync('cargo', ['build', '--bin', 'weft'], { cwd: repoRoot, stdio: 'inherit' });
+  if (!fs.existsSync(weftBin)) execFileSync('cargo', cargoArgs('build', '--bin', 'weft'), { cwd: repoRoot, stdio: 'inherit' });
   fs.rmSync(dir, { recursive: true, force: true });
   execFileSync(weftBin, ['generate', 'otf2', '-o', path.join(dir, 'trace'), '--ranks', '4', '--events', '1500000', '--metrics', '2']);
   execFileSync(weftBin, ['index', path.join(dir, 'trace'), '-o', store, '--block', '1', '--tile-intervals', '8000']);

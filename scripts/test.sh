@@ -19,11 +19,11 @@ say "cargo clippy (native and wasm32)"
 cargo clippy --all-targets -q -- -D warnings
 # The MPI code (the CLI's `mpi` module and the test launching `mpirun -n 1..4`, which the native tests below run):
 # the build without the feature, above, does not compile it.
-cargo clippy --bin weft --test cluster -q --features mpi -- -D warnings
+cargo clippy --bin weft --test integration -q --features mpi -- -D warnings
 # Each module alone (what setup.sh ships): code one of them lacks must not leave the other with warnings. No
 # code is compiled only when both are on, so their union (the default features) needs no check of its own.
-cargo clippy --lib -q --target wasm32-unknown-unknown --target-dir target/wasm-webgpu --no-default-features --features page -- -D warnings
-cargo clippy --lib -q --target wasm32-unknown-unknown --target-dir target/wasm-worker --no-default-features --features worker -- -D warnings
+cargo clippy --lib -q --target wasm32-unknown-unknown --target-dir target/wasm-clippy --no-default-features --features page -- -D warnings
+cargo clippy --lib -q --target wasm32-unknown-unknown --target-dir target/wasm-clippy --no-default-features --features worker -- -D warnings
 say "native tests"
 export WEFT_PYTHON="$PWD/.venv/bin/python"
 # The library, the CLI and the integration tests; the examples hold no tests (clippy above checks them, and

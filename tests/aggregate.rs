@@ -4,7 +4,7 @@
 //! propagation against brute force over the leaves; theta and the local critical path on hand-checked small
 //! graphs; Weisfeiler–Lehman similarity against networkx (when WEFT_PYTHON has it).
 
-mod common;
+use crate::common;
 
 use common::read::read_grains;
 use std::path::PathBuf;

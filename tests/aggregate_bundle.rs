@@ -1,7 +1,7 @@
 //! The worker's aggregation as column buffers (`analyses::aggregate::bundle`): round trips for both
 //! methods, and truncated, flipped or mismatched bytes give errors, never panics.
 
-mod common;
+use crate::common;
 
 use common::read::read_grains;
 use weft::analyses::aggregate::bundle::{decode, encode, AggregationBundleError};

@@ -3,7 +3,7 @@
 //! says; the filtered view shows only problematic members with merged fast-forward edges; the scene colours
 //! borders by problem; the CLI's JSON keys are exactly the issue's.
 
-mod common;
+use crate::common;
 use common::read::read_grains;
 use std::collections::BTreeSet;
 use weft::analyses::aggregate::critical::local_critical_path;

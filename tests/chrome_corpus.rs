@@ -8,7 +8,7 @@
 //! shared traces (../shared/traces, or `$WEFT_SHARED_TRACES`) the generated fixtures are still checked and
 //! the test says SKIPPED for the rest.
 
-mod common;
+use crate::common;
 
 use common::read::read_bytes;
 use serde_json::Value;

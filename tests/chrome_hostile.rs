@@ -3,7 +3,7 @@
 //! trailing garbage and second documents, and the matching rules at scale (unmatched ends, never-ended
 //! async slices) giving the same result as before they were indexed.
 
-mod common;
+use crate::common;
 use common::read::read_bytes;
 use weft::model::{Trace, WarningKind};
 use weft::readers::chrome::ChromeStreamReader;

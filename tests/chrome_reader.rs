@@ -1,7 +1,7 @@
 //! Chrome reader: every event kind and every repair on small inline traces, and golden expectations for
 //! small real traces from ../shared/traces (checked by reading the files by hand).
 
-mod common;
+use crate::common;
 
 use weft::model::{LocationKind, MessageKind, Trace, WarningKind};
 use weft::readers::chrome::read;

@@ -2,7 +2,7 @@
 //! array form equals object form, generated fixtures against their known structure, and every real
 //! trace under ../shared/traces/chrome-json loads or is refused with a clear error.
 
-mod common;
+use crate::common;
 
 use common::read::read_bytes;
 use std::io::Write;

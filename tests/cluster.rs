@@ -7,7 +7,7 @@
 //! locations and exchange the rest (`store::exchange`, as MPI ranks do); the merge refuses parts of another
 //! trace, another tiling, another version, duplicated or missing shards.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

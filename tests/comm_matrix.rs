@@ -5,7 +5,7 @@
 //! output shows a compact matrix.
 //! The oracle test runs when WEFT_PYTHON names a python with `otf2` importable; otherwise prints SKIPPED.
 
-mod common;
+use crate::common;
 
 use common::read::read_path;
 use serde_json::Value;

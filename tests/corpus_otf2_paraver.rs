@@ -15,7 +15,7 @@
 //! A difference is either fixed or listed in `OTF2_EXPECTED` / `PARAVER_EXPECTED` with its reason; a new
 //! difference fails, and so does a listed one that no longer occurs.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};

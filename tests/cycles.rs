@@ -11,7 +11,7 @@ use weft::analyses::cycles::{cycle_through, find_cycle, toposort_or_cycle};
 use weft::analyses::execgraph::visit::ExecEdge;
 use weft::analyses::execgraph::{build, ExecGraph, GraphError};
 use weft::analyses::grains::{from_profile, GrainAnalysis, GrainGraph, Thresholds};
-mod common;
+use crate::common;
 
 use common::read::read_grains;
 use weft::model::grains::Grains as GrainInput;

@@ -2,7 +2,7 @@
 //! times, monotone with a minimum edge length, crossings counted on the drawing against an independent count
 //! and against an exhaustive max-cut), the scene, and golden `weft execgraph --json` output.
 
-mod common;
+use crate::common;
 use common::read::read_execgraph;
 use weft::analyses::execgraph::{build, ExecGraph, GraphError, NodeKind, NONE};
 use weft::layouts::execgraph::sides::{self, intersecting, Span};

@@ -3,7 +3,7 @@
 //! its grain view says how to read the strip; the built-in sample stays in the grain view. Labels of the
 //! aggregated root say what they count in words.
 
-mod common;
+use crate::common;
 
 use common::read::read_grains;
 use weft::analyses::aggregate::query::group_labels;

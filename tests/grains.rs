@@ -2,7 +2,7 @@
 //! columns, problem views against the prototype's GraphML `problematic` marks, layout invariants, and
 //! hostile GraphML.
 
-mod common;
+use crate::common;
 
 use common::read::read_grains;
 use std::collections::{BTreeMap, BTreeSet};

@@ -4,7 +4,7 @@
 
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, LayoutParams};
-mod common;
+use crate::common;
 
 use common::read::read_grains;
 use weft::model::grains::Grains;

@@ -2,7 +2,7 @@
 //! pixels, not by its size, and every view where the nodes are a pixel or more is drawn exactly as without
 //! merging (the same rects and lines, in the same order).
 
-mod common;
+use crate::common;
 use common::read::read_grains;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, GrainLayout, LayoutParams};

@@ -2,7 +2,7 @@
 //! an independent count, and keyboard steps (parent, children, siblings) against the profile's own parent
 //! column, on generated profiles.
 
-mod common;
+use crate::common;
 use common::read::read_grains;
 use std::collections::BTreeMap;
 use weft::analyses::grains::query::{problem_summary, problem_table, step, Step};

@@ -2,7 +2,7 @@
 //! edges and metrics; the aggregated graph's nested groups flatten back to the same grain graph; the
 //! prototype's nested aggregated GraphML loads.
 
-mod common;
+use crate::common;
 
 use common::read::read_grains;
 use std::collections::{BTreeMap, BTreeSet};

@@ -11,7 +11,7 @@
 //! the project's generators, and a function reading bytes to an [`Outcome`]); the truncation and wrong-magic
 //! sweeps then cover it. Format-specific attacks are rows of the tables in the tests below.
 
-mod common;
+use crate::common;
 #[path = "hostile/harness.rs"]
 mod harness;
 

@@ -3,7 +3,7 @@
 //! at fit (each one's centre lies in a marker); `weft render`'s picture carries the legend beside the view;
 //! each view lists its own keys for the `?` overlay.
 
-mod common;
+use crate::common;
 
 use common::read::read_grains;
 use weft::analyses::grains::{GrainAnalysis, Thresholds, NONE};

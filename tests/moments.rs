@@ -1,7 +1,7 @@
 //! Moments of utilization: analytic cases, invariants on random busy sets, a numeric-integral oracle,
 //! epoch-nanosecond precision, shard and window merging, and the busy-time definitions.
 
-mod common;
+use crate::common;
 
 use common::read::read_path;
 use weft::analyses::busy::{BusyDefinition, BusyInterval, BusyIntervals};

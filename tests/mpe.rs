@@ -4,7 +4,7 @@
 //! from (parsed here: categories, primitives per category, their times, timelines and message info), and
 //! fpilog.slog2 against fpilog.clog, the CLOG it was converted from.
 
-mod common;
+use crate::common;
 
 use common::read::{read_bytes, read_path};
 use std::collections::BTreeMap;

@@ -3,7 +3,7 @@
 //! backwards, unknown record types, zip bombs. Nothing may panic; what can be read is kept and the problem
 //! is named (file and byte) in an error or a warning.
 
-mod common;
+use crate::common;
 use common::read::read_bytes;
 use std::io::Write;
 use weft::model::{Trace, WarningKind};

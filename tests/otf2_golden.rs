@@ -2,7 +2,7 @@
 //! reader's dump and the archives' provenance notes), read as a folder, as the anchor path, and from zip,
 //! tar and tar.gz copies built in memory. Skips with a clear message when the shared traces are absent.
 
-mod common;
+use crate::common;
 
 use common::read::{read_bytes, read_path};
 use std::io::Write;

@@ -7,7 +7,7 @@
 //! Runs when WEFT_PYTHON names a python with `otf2` importable; otherwise prints SKIPPED. The real archive's
 //! counts are checked without python too.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

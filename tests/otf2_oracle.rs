@@ -6,7 +6,7 @@
 //! Runs when WEFT_PYTHON names a python with `otf2` importable; otherwise prints SKIPPED. The golden numbers
 //! for the real archives are checked always (tests/otf2_golden.rs).
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};

@@ -5,7 +5,7 @@
 //! weft's graphs are compared with that. Runs when WEFT_PYTHON names a python with `otf2`; otherwise the
 //! generated-trace tests print SKIPPED. The real MPI-only traces are checked always (when present).
 
-mod common;
+use crate::common;
 
 use common::read::{
     read_execgraph, read_execgraph_files, read_execgraph_path, read_grains, read_grains_path, read_path,

@@ -4,7 +4,7 @@
 //! fragments it lists there; `weft grains --json` carries it bounded, and `--running-at` lists what the page
 //! outlines.
 
-mod common;
+use crate::common;
 
 use common::read::read_grains;
 use std::collections::BTreeSet;

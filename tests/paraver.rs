@@ -3,7 +3,7 @@
 //! .row names, warnings, collectives, `weft info --json`. The never-panic sweeps and gzip are in
 //! `paraver_robust.rs`.
 
-mod common;
+use crate::common;
 
 use common::read::{read_bytes, read_path};
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -2,7 +2,7 @@
 //! trace, random mutations of the .prv, .pcf and .row (seeded xorshift), and gzipped .prv files, whole and
 //! cut short. Nothing may panic; what can be read is kept.
 
-mod common;
+use crate::common;
 
 use common::read::{read_bytes, read_path};
 use weft::model::WarningKind;

@@ -3,7 +3,7 @@
 //! against a brute-force oracle; grid labels, segments, colours; the history's tone mapping against the
 //! paper's formula; real OTF2 traces played end to end.
 
-mod common;
+use crate::common;
 
 use common::read::{read_bytes, read_path};
 use weft::analyses::particles::{EventSelection, LiveWindow, ParticleEvents, Playback};

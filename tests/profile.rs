@@ -7,7 +7,7 @@
 //! (tests/oracle/otf2_oracle.py `profile`, from the Enter/Leave records). The CLI's JSON is checked against
 //! the same computation, and keeps every key of the summary.
 
-mod common;
+use crate::common;
 
 use common::read::read_path;
 use std::collections::{BTreeSet, HashMap};

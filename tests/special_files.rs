@@ -3,7 +3,7 @@
 //! and the CLI refuse them at once, naming the path, instead of hanging or reading until memory runs out.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 use common::read::read_path;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -4,7 +4,7 @@
 //! and summary equal the trace's; the bytes do not depend on the thread count; damaged stores give typed
 //! errors naming the file; `weft info` and `weft moments` print the same on the store as on the trace.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,7 +5,7 @@
 //! the real archives in ../shared/traces/otf2. Playback streams: each answer holds a few windows' events,
 //! never the whole set. A damaged particle tile is an error naming the file.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::rc::Rc;

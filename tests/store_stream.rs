@@ -5,7 +5,7 @@
 //! thread count and block size, on generated traces and the real ones in ../shared/traces; and `weft index`
 //! holds its peak memory (VmHWM) under a small `--memory` plus a fixed overhead on inputs several times it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

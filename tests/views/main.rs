@@ -17,8 +17,7 @@ mod set;
 mod summaries;
 mod timeline;
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use weft::scene::{RectInstance, Scene};

@@ -2,6 +2,7 @@
 //! or cut and reported as warnings naming the tasks where the input is drawn anyway (MIR parents); and petgraph's visitor traits on the grain graph and
 //! the execution graph (analyses/*/visit.rs) agree with their CSR and implicit adjacency.
 
+use crate::common;
 use petgraph::visit::{
     Dfs, EdgeRef, IntoEdgeReferences, IntoEdges, IntoNeighbors, IntoNeighborsDirected, IntoNodeIdentifiers, NodeCount,
     NodeIndexable, Walker,
@@ -11,7 +12,6 @@ use weft::analyses::cycles::{cycle_through, find_cycle, toposort_or_cycle};
 use weft::analyses::execgraph::visit::ExecEdge;
 use weft::analyses::execgraph::{build, ExecGraph, GraphError};
 use weft::analyses::grains::{from_profile, GrainAnalysis, GrainGraph, Thresholds};
-use crate::common;
 
 use common::read::read_grains;
 use weft::model::grains::Grains as GrainInput;

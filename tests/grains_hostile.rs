@@ -2,9 +2,9 @@
 //! dangling edges must give clear errors; profiles with deep nesting, parent cycles and inconsistent instants
 //! must neither hang, overflow the stack, nor panic.
 
+use crate::common;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
 use weft::layouts::grains::{layout, LayoutParams};
-use crate::common;
 
 use common::read::read_grains;
 use weft::model::grains::Grains;

@@ -193,8 +193,8 @@ impl GrainBundle {
 const MAGIC: &[u8; 8] = b"WEFTGRN1";
 
 /// [`GrainBundle::decode`] in steps, so the page can yield between them: the graph's numeric columns, its
-/// kinds and names, the critical path, the metrics, the layout, then the checks. Give every step the same
-/// bytes.
+/// kinds and names, the critical path, the metrics in [`METRIC_STEPS`] parts, the layout, the parallelism
+/// profile, then the checks. Give every step the same bytes.
 #[derive(Default)]
 pub struct BundleReading {
     at: usize,
@@ -203,11 +203,52 @@ pub struct BundleReading {
     named: bool,
     /// The critical path, read a step before the metrics.
     critical: Option<CriticalPath>,
+    /// The metrics' columns read so far, and in how many steps.
+    metrics: Option<Metrics>,
+    metric_steps: u8,
     analysis: Option<(CriticalPath, Metrics)>,
-    layout: Option<(GrainLayout, Parallelism)>,
+    layout: Option<GrainLayout>,
+    parallelism: Option<Parallelism>,
+}
+
+/// Steps the metrics' columns are read in. A 131,072-grain graph's metrics (a column of times and eleven
+/// optional columns) were one step of 21-29 ms on the page, and 74-138 ms in some runs on a busy machine
+/// (the page's wasm code not yet optimised, as it seemed: BENCHMARKS.md, session 24); a third of them at a
+/// time keeps even those under the 50 ms a task may take.
+pub const METRIC_STEPS: u8 = 3;
+
+/// What a [`BundleReading`] step reads next.
+#[derive(Clone, Copy)]
+enum Part {
+    Graph,
+    Names,
+    Critical,
+    /// The metrics' columns of this step (0 to [`METRIC_STEPS`] - 1).
+    Metrics(u8),
+    Layout,
+    Parallelism,
+    Check,
 }
 
 impl BundleReading {
+    fn part(&self) -> Part {
+        if self.graph.is_none() {
+            Part::Graph
+        } else if !self.named {
+            Part::Names
+        } else if self.analysis.is_none() && self.critical.is_none() {
+            Part::Critical
+        } else if self.analysis.is_none() {
+            Part::Metrics(self.metric_steps)
+        } else if self.layout.is_none() {
+            Part::Layout
+        } else if self.parallelism.is_none() {
+            Part::Parallelism
+        } else {
+            Part::Check
+        }
+    }
+
     /// Read the next part of `bytes`: the bundle once the last part is read, None before.
     pub fn step(&mut self, bytes: &[u8]) -> Result<Option<GrainBundle>, String> {
         let e = |e: ColumnError| format!("grain graph {e}");
@@ -215,34 +256,45 @@ impl BundleReading {
             0 => ColumnReader::new(bytes, MAGIC).map_err(e)?,
             at => ColumnReader::resume(bytes, at),
         };
-        let done = match (self.graph.take(), self.analysis.take()) {
-            (None, _) => {
+        let done = match self.part() {
+            Part::Graph => {
                 self.graph = Some(read_graph(&mut r).map_err(e)?);
                 None
             }
-            (Some(mut graph), None) if !self.named => {
-                read_graph_names(&mut r, &mut graph).map_err(e)?;
-                self.graph = Some(graph);
+            Part::Names => {
+                if let Some(graph) = self.graph.as_mut() {
+                    read_graph_names(&mut r, graph).map_err(e)?;
+                }
                 self.named = true;
                 None
             }
-            (Some(graph), None) => {
-                self.graph = Some(graph);
-                match self.critical.take() {
-                    None => self.critical = Some(read_critical(&mut r).map_err(e)?),
-                    Some(critical) => self.analysis = Some((critical, read_metrics(&mut r).map_err(e)?)),
+            Part::Critical => {
+                self.critical = Some(read_critical(&mut r).map_err(e)?);
+                None
+            }
+            Part::Metrics(k) => {
+                read_metrics(&mut r, self.metrics.get_or_insert_with(Metrics::default), k).map_err(e)?;
+                self.metric_steps = k + 1;
+                if self.metric_steps == METRIC_STEPS {
+                    self.analysis = self.critical.take().zip(self.metrics.take());
                 }
                 None
             }
-            (Some(graph), Some(analysis)) if self.layout.is_none() => {
-                (self.graph, self.analysis) = (Some(graph), Some(analysis));
+            Part::Layout => {
                 self.layout = Some(read_layout(&mut r).map_err(e)?);
                 None
             }
-            (Some(graph), Some((critical, metrics))) => {
-                let (layout, parallelism) = self.layout.take().unwrap_or_default();
-                Some(GrainBundle { graph, critical, metrics, layout, parallelism }.checked()?)
+            Part::Parallelism => {
+                self.parallelism = Some(read_parallelism(&mut r).map_err(e)?);
+                None
             }
+            Part::Check => match (self.graph.take(), self.analysis.take(), self.layout.take(), self.parallelism.take())
+            {
+                (Some(graph), Some((critical, metrics)), Some(layout), Some(parallelism)) => {
+                    Some(GrainBundle { graph, critical, metrics, layout, parallelism }.checked()?)
+                }
+                _ => None,
+            },
         };
         self.at = r.at();
         Ok(done)
@@ -250,13 +302,16 @@ impl BundleReading {
 
     /// What the next step reads.
     pub fn next_part(&self) -> &'static str {
-        match (&self.graph, &self.analysis) {
-            (None, _) => "read the grain graph",
-            (Some(_), None) if !self.named => "read the grain graph's names",
-            (Some(_), None) if self.critical.is_none() => "read the critical path",
-            (Some(_), None) => "read the metrics",
-            (Some(_), Some(_)) if self.layout.is_none() => "read the layout",
-            (Some(_), Some(_)) => "check the grain graph",
+        match self.part() {
+            Part::Graph => "read the grain graph",
+            Part::Names => "read the grain graph's names",
+            Part::Critical => "read the critical path",
+            Part::Metrics(0) => "read the metrics (1 of 3)",
+            Part::Metrics(1) => "read the metrics (2 of 3)",
+            Part::Metrics(_) => "read the metrics (3 of 3)",
+            Part::Layout => "read the layout",
+            Part::Parallelism => "read the parallelism profile",
+            Part::Check => "check the grain graph",
         }
     }
 
@@ -347,38 +402,51 @@ fn read_critical(r: &mut ColumnReader) -> Result<CriticalPath, ColumnError> {
     })
 }
 
-fn read_metrics(r: &mut ColumnReader) -> Result<Metrics, ColumnError> {
-    Ok(Metrics {
-        exec: r.col("execution times")?,
-        creation: r.opt_f64("creation")?,
-        overhead: r.opt_f64("overhead")?,
-        work: r.opt_f64("work")?,
-        parallel_benefit: r.opt_f64("parallel benefit")?,
-        work_deviation: r.opt_f64("work deviation")?,
-        mem_hier_util: r.opt_f64("memory hierarchy utilization")?,
-        sibling_work_balance: r.opt_f64("load balance")?,
-        sibling_scatter: r.opt_f64("scatter")?,
-        inst_par_median: r.opt_f64("instantaneous parallelism median")?,
-        inst_par_min: r.opt_f64("instantaneous parallelism min")?,
-        inst_par_max: r.opt_f64("instantaneous parallelism max")?,
-        inst_par_bin: r.opt_f64("bin width")?.first().copied().flatten(),
-    })
+/// Part `k` of the metrics' columns (of [`METRIC_STEPS`]), into `m`.
+fn read_metrics(r: &mut ColumnReader, m: &mut Metrics, k: u8) -> Result<(), ColumnError> {
+    match k {
+        0 => {
+            m.exec = r.col("execution times")?;
+            m.creation = r.opt_f64("creation")?;
+            m.overhead = r.opt_f64("overhead")?;
+            m.work = r.opt_f64("work")?;
+        }
+        1 => {
+            m.parallel_benefit = r.opt_f64("parallel benefit")?;
+            m.work_deviation = r.opt_f64("work deviation")?;
+            m.mem_hier_util = r.opt_f64("memory hierarchy utilization")?;
+            m.sibling_work_balance = r.opt_f64("load balance")?;
+        }
+        _ => {
+            m.sibling_scatter = r.opt_f64("scatter")?;
+            m.inst_par_median = r.opt_f64("instantaneous parallelism median")?;
+            m.inst_par_min = r.opt_f64("instantaneous parallelism min")?;
+            m.inst_par_max = r.opt_f64("instantaneous parallelism max")?;
+            m.inst_par_bin = r.opt_f64("bin width")?.first().copied().flatten();
+        }
+    }
+    Ok(())
 }
 
-/// The layout, then the parallelism profile.
-fn read_layout(r: &mut ColumnReader) -> Result<(GrainLayout, Parallelism), ColumnError> {
+/// The layout (node rectangles, edge points, size).
+fn read_layout(r: &mut ColumnReader) -> Result<GrainLayout, ColumnError> {
     let (x, y, w, h) = (r.col("x")?, r.col("y")?, r.col("widths")?, r.col("heights")?);
     let (point_start, points) = (r.col("point starts")?, r.col("points")?);
     let size: Vec<f32> = r.col("size")?;
     let from_nesting = r.u64()? == 1;
+    let [width, height] = [size.first().copied().unwrap_or(0.0), size.get(1).copied().unwrap_or(0.0)];
+    Ok(GrainLayout { x, y, w, h, point_start, points, width, height, from_nesting })
+}
+
+/// The parallelism profile, the bundle's last part.
+fn read_parallelism(r: &mut ColumnReader) -> Result<Parallelism, ColumnError> {
     let (span, max) = (r.u64()?, r.u64()?);
     let mean: Vec<f64> = r.col("mean parallelism")?;
     let (step_t, seg_start, seg_end, block_end) =
         (r.col("profile times")?, r.col("fragment starts")?, r.col("fragment ends")?, r.col("block ends")?);
     let (step_count, bins, seg_grain) = (r.col("profile counts")?, r.col("profile bins")?, r.col("fragment grains")?);
     r.end()?;
-    let [width, height] = [size.first().copied().unwrap_or(0.0), size.get(1).copied().unwrap_or(0.0)];
-    let parallelism = Parallelism {
+    Ok(Parallelism {
         span,
         step_t,
         step_count,
@@ -389,8 +457,7 @@ fn read_layout(r: &mut ColumnReader) -> Result<(GrainLayout, Parallelism), Colum
         seg_end,
         seg_grain,
         block_end,
-    };
-    Ok((GrainLayout { x, y, w, h, point_start, points, width, height, from_nesting }, parallelism))
+    })
 }
 
 #[cfg(test)]
@@ -416,19 +483,21 @@ mod tests {
                 break b;
             }
         };
-        assert_eq!(parts.len(), 7, "six steps: {parts:?}");
-        assert_eq!(parts[5], bytes.len());
-        assert_eq!(parts[6], bytes.len(), "the last step checks, reading nothing");
-        for w in parts[..6].windows(2) {
+        assert_eq!(parts.len(), 10, "nine steps: {parts:?}");
+        assert_eq!(parts[8], bytes.len());
+        assert_eq!(parts[9], bytes.len(), "the last step checks, reading nothing");
+        for w in parts[..9].windows(2) {
             assert!(w[1] > w[0] && w[1] - w[0] < bytes.len() * 3 / 4, "each step reads a part: {parts:?}");
         }
         let once = GrainBundle::decode(&bytes).expect("reads");
         assert_eq!(stepped.encode(), once.encode());
         assert_eq!(stepped.encode(), bytes);
         // A buffer cut short fails at the step that reaches the cut, and never panics.
-        for cut in [10, parts[1] + 3, parts[2] + 3, parts[3] + 3, bytes.len() - 1] {
+        for cut in
+            [10, parts[1] + 3, parts[2] + 3, parts[3] + 3, parts[4] + 3, parts[5] + 3, parts[7] + 3, bytes.len() - 1]
+        {
             let mut reading = BundleReading::default();
-            let r = (0..7).map(|_| reading.step(&bytes[..cut])).find(|r| r.is_err());
+            let r = (0..10).map(|_| reading.step(&bytes[..cut])).find(|r| r.is_err());
             assert!(r.is_some(), "cut at {cut}");
         }
     }

@@ -43,7 +43,10 @@ export async function startServer(opts = {}) {
 /** Open the page on one backend; collects console errors and page errors into `problems`. */
 export async function openPage(backend, url, { width = 1280, height = 720 } = {}) {
   const b = BACKENDS[backend];
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: b.args });
+  // WEFT_CHROMIUM_ARGS: more flags, space-separated (`--js-flags=--liftoff-only` runs the wasm in V8's
+  // baseline code only, as a page does before its optimising compile lands: BENCHMARKS.md, session 24).
+  const extra = (process.env.WEFT_CHROMIUM_ARGS || '').split(' ').filter(Boolean);
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: [...b.args, ...extra] });
   const page = await browser.newPage({ viewport: { width, height } });
   const problems = [];
   const requests = [];

@@ -112,3 +112,23 @@ mod store_stream;
 mod view_options;
 #[path = "views/main.rs"]
 mod views;
+
+/// Every file of tests/ is a module above (`autotests = false` in Cargo.toml: cargo no longer makes a test
+/// crate of a new file by itself, so one left out of this list would never be compiled nor run).
+#[test]
+fn every_test_file_is_a_module_here() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let this = std::fs::read_to_string(dir.join("integration.rs")).expect("tests/integration.rs reads");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("tests/ lists") {
+        let name = entry.expect("an entry of tests/").file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".rs") else { continue };
+        if ["integration", "scaling"].contains(&stem) {
+            continue;
+        }
+        if !this.contains(&format!("#[path = \"{name}\"]\nmod {stem};")) {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "files of tests/ that tests/integration.rs does not gather: {missing:?}");
+}

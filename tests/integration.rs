@@ -1,6 +1,6 @@
 //! The integration tests, one crate: each file of tests/ (and tests/views/) is a module here, so the
-//! library is linked into one test binary instead of fifty (BENCHMARKS.md, "CI time", session 24: the 54
-//! test crates took 164 s of CPU to build, about 90 s of CI's wall). Run one file's tests with
+//! library is linked into one test binary instead of 54 (BENCHMARKS.md, session 24: those crates took 164 s
+//! of CPU to build; the one crate builds about 16 s of CI's wall sooner). Run one file's tests with
 //! `cargo test --test integration store_stream::`. `tests/scaling.rs` stays a crate of its own: it times
 //! its cases against each other, and other tests running beside them in one process would be noise.
 

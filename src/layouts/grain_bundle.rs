@@ -193,7 +193,7 @@ impl GrainBundle {
 const MAGIC: &[u8; 8] = b"WEFTGRN1";
 
 /// [`GrainBundle::decode`] in steps, so the page can yield between them: the graph's numeric columns, its
-/// kinds and names, the critical path, the metrics in [`METRIC_STEPS`] parts, the layout, the parallelism
+/// kinds and names, the critical path, the metrics in three parts, the layout, the parallelism
 /// profile, then the checks. Give every step the same bytes.
 #[derive(Default)]
 pub struct BundleReading {
@@ -211,11 +211,11 @@ pub struct BundleReading {
     parallelism: Option<Parallelism>,
 }
 
-/// Steps the metrics' columns are read in. A 131,072-grain graph's metrics (a column of times and eleven
-/// optional columns) were one step of 21-29 ms on the page, and 74-138 ms in some runs on a busy machine
-/// (the page's wasm code not yet optimised, as it seemed: BENCHMARKS.md, session 24); a third of them at a
-/// time keeps even those under the 50 ms a task may take.
-pub const METRIC_STEPS: u8 = 3;
+/// Steps the metrics' columns are read in (the step names in [`BundleReading::next_part`] count them). A
+/// 131,072-grain graph's metrics (a column of times and eleven optional columns) were one step of 21-29 ms on
+/// the page, and 74-138 ms in some runs (cause not found: not V8's tier-up, BENCHMARKS.md, session 24); a
+/// third of them at a time keeps even those under the 50 ms a task may take.
+const METRIC_STEPS: u8 = 3;
 
 /// What a [`BundleReading`] step reads next.
 #[derive(Clone, Copy)]
@@ -293,7 +293,7 @@ impl BundleReading {
                 (Some(graph), Some((critical, metrics)), Some(layout), Some(parallelism)) => {
                     Some(GrainBundle { graph, critical, metrics, layout, parallelism }.checked()?)
                 }
-                _ => None,
+                _ => return Err("grain graph buffer: a part is missing at the check".into()),
             },
         };
         self.at = r.at();

@@ -615,6 +615,13 @@ impl CommSpill {
         }
     }
 
+    /// Room for `n` matched messages to come (at most the buffer's cap), so that a large buffer is not grown
+    /// (and copied) step by step.
+    pub fn expect_messages(&mut self, n: u64) {
+        let n = (n as usize).min(self.buffer_cap);
+        self.buffer.reserve_exact(n.saturating_sub(self.buffer.len()));
+    }
+
     /// A matched message (any order; [`finish_messages`](Self::finish_messages) puts them in the trace's).
     pub fn message(&mut self, m: RawMessage, spill: &mut dyn Spill) -> Result<(), String> {
         self.min_ns = self.min_ns.min(m.send_ns).min(m.recv_ns);
@@ -688,27 +695,28 @@ impl CommSpill {
         self.tally.message(m);
         let (s, r) = (m.sender / self.block_locations, m.receiver / self.block_locations);
         if let Some(f) = self.file(s) {
-            f.push(0);
-            f.extend_from_slice(&m.index.to_le_bytes());
-            f.push(m.kind);
-            for v in [m.sender, m.receiver] {
-                f.extend_from_slice(&v.to_le_bytes());
-            }
-            for v in [m.send_ns, m.recv_ns, m.size_bytes] {
-                f.extend_from_slice(&v.to_le_bytes());
-            }
-            for v in [m.tag, m.name] {
-                f.extend_from_slice(&v.to_le_bytes());
-            }
+            // Each record put together on the stack, then appended at once.
+            let mut r = [0u8; SENT_BYTES];
+            r[1..9].copy_from_slice(&m.index.to_le_bytes());
+            r[9] = m.kind;
+            r[10..14].copy_from_slice(&m.sender.to_le_bytes());
+            r[14..18].copy_from_slice(&m.receiver.to_le_bytes());
+            r[18..26].copy_from_slice(&m.send_ns.to_le_bytes());
+            r[26..34].copy_from_slice(&m.recv_ns.to_le_bytes());
+            r[34..42].copy_from_slice(&m.size_bytes.to_le_bytes());
+            r[42..46].copy_from_slice(&m.tag.to_le_bytes());
+            r[46..50].copy_from_slice(&m.name.to_le_bytes());
+            f.extend_from_slice(&r);
             self.records[s as usize].0 += 1;
             self.flush(s, spill)?;
         }
         if r != s {
             if let Some(f) = self.file(r) {
-                f.push(1);
-                f.extend_from_slice(&m.receiver.to_le_bytes());
-                f.extend_from_slice(&m.recv_ns.to_le_bytes());
-                f.extend_from_slice(&m.size_bytes.to_le_bytes());
+                let mut e = [1u8; END_BYTES];
+                e[1..5].copy_from_slice(&m.receiver.to_le_bytes());
+                e[5..13].copy_from_slice(&m.recv_ns.to_le_bytes());
+                e[13..21].copy_from_slice(&m.size_bytes.to_le_bytes());
+                f.extend_from_slice(&e);
                 self.records[r as usize].0 += 1;
                 self.received[r as usize] += 1;
                 self.flush(r, spill)?;

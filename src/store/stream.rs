@@ -1030,6 +1030,10 @@ fn index_otf2_with(
     let first = digest.samples.as_ref().map_or(n + exchanged.is_some() as usize, CounterSamples::next_key);
     let mut comms = comm_spill(n, o, first);
     comms.in_receive_order = !stream.ends_spilled();
+    if exchanged.is_none() {
+        // Every receive recorded is matched here (a shard keeps only its own locations').
+        comms.expect_messages(stream.end_counts()[1]);
+    }
     // Shards that exchanged their locations each matched the messages their own locations received
     // (`exchange::pass1`): they add up what they matched, and number the messages together
     // (`message_sort`), sampling them as they come.

@@ -301,10 +301,11 @@ impl Ends {
     /// `matching::match_messages` orders them). Returns the sends and receives that found no partner.
     pub(super) fn messages(&mut self, emit: &mut dyn FnMut(&Send, &Recv)) -> Result<(usize, usize), String> {
         if !self.spilled() {
-            let m = matching::match_messages(&self.sends, &self.recvs);
-            for p in &m.matched {
-                emit(&self.sends[p.send], &self.recvs[p.recv]);
-            }
+            let (sends, recvs) = (&self.sends, &self.recvs);
+            let Ok(m) = matching::match_each(sends, recvs, &mut |i, j| -> Result<(), std::convert::Infallible> {
+                emit(&sends[i], &recvs[j]);
+                Ok(())
+            });
             return Ok((m.unmatched_sends, m.unmatched_recvs));
         }
         // Each matched pair at its receive's number, so they come out in receive order without a sort:
@@ -336,11 +337,9 @@ impl Ends {
         emit: &mut dyn FnMut(&Send, &Recv, u64) -> Result<(), String>,
     ) -> Result<(usize, usize), String> {
         if !self.spilled() {
-            let m = matching::match_messages(&self.sends, &self.recvs);
-            let number = |i: usize| self.kept.as_ref().map_or(i as u64, |k| k.recvs[i]);
-            for p in &m.matched {
-                emit(&self.sends[p.send], &self.recvs[p.recv], number(p.recv))?;
-            }
+            let (sends, recvs, kept) = (&self.sends, &self.recvs, &self.kept);
+            let number = |j: usize| kept.as_ref().map_or(j as u64, |k| k.recvs[j]);
+            let m = matching::match_each(sends, recvs, &mut |i, j| emit(&sends[i], &recvs[j], number(j)))?;
             return Ok((m.unmatched_sends, m.unmatched_recvs));
         }
         self.merged(emit)

@@ -54,26 +54,55 @@ pub struct MessageMatch {
 
 /// Match sends to receives. Each list must be in per-location time order (file order).
 pub fn match_messages(sends: &[Send], recvs: &[Recv]) -> MessageMatch {
+    let mut matched = Vec::new();
+    let Ok(counts) = match_each(sends, recvs, &mut |send, recv| -> Result<(), std::convert::Infallible> {
+        matched.push(Matched { send, recv });
+        Ok(())
+    });
+    MessageMatch {
+        matched,
+        unmatched_sends: counts.unmatched_sends,
+        unmatched_recvs: counts.unmatched_recvs,
+        length_mismatches: counts.length_mismatches,
+    }
+}
+
+/// What [`match_each`] found besides the pairs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MatchCounts {
+    pub unmatched_sends: usize,
+    pub unmatched_recvs: usize,
+    pub length_mismatches: usize,
+}
+
+/// [`match_messages`] handing each pair (send index, receive index) to `pair` as it is found, in receive
+/// order, rather than listing them (a streamed index takes a million pairs without holding them twice).
+/// `pair`'s first error stops the matching.
+pub fn match_each<E>(
+    sends: &[Send],
+    recvs: &[Recv],
+    pair: &mut dyn FnMut(usize, usize) -> Result<(), E>,
+) -> Result<MatchCounts, E> {
     let mut channels: HashMap<(LocationId, LocationId, u32, u32), VecDeque<usize>> = HashMap::default();
     for (i, s) in sends.iter().enumerate() {
         if !s.cancelled {
             channels.entry((s.sender, s.receiver, s.comm, s.tag)).or_default().push_back(i);
         }
     }
-    let mut out = MessageMatch::default();
+    let mut out = MatchCounts::default();
     for (j, r) in recvs.iter().enumerate() {
         match channels.get_mut(&(r.sender, r.receiver, r.comm, r.tag)).and_then(|q| q.pop_front()) {
             Some(i) => {
                 if sends[i].length != r.length {
                     out.length_mismatches += 1;
                 }
-                out.matched.push(Matched { send: i, recv: j });
+                pair(i, j)?;
             }
             None => out.unmatched_recvs += 1,
         }
     }
     out.unmatched_sends = channels.values().map(|q| q.len()).sum();
-    out
+    Ok(out)
 }
 
 /// One location's part in a collective (begin to end), before grouping.
@@ -174,6 +203,18 @@ mod tests {
         let m = match_messages(&[s, send(1, 0, 1, 5)], &[recv(0, 1, 1, 20)]);
         assert!(m.matched.is_empty());
         assert_eq!((m.unmatched_sends, m.unmatched_recvs), (1, 1));
+    }
+
+    #[test]
+    fn a_pair_refused_stops_the_matching() {
+        let sends = [send(0, 1, 1, 10), send(0, 1, 1, 20)];
+        let recvs = [recv(0, 1, 1, 15), recv(0, 1, 1, 25)];
+        let mut seen = 0;
+        let r = match_each(&sends, &recvs, &mut |_, _| {
+            seen += 1;
+            Err("no room")
+        });
+        assert_eq!((r, seen), (Err("no room"), 1));
     }
 
     #[test]

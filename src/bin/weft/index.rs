@@ -39,9 +39,11 @@ pub struct Args {
     #[arg(short, long)]
     pub out: PathBuf,
     /// Threads (the store is the same for any count): tiling location blocks; reading OTF2, 2 decode and
-    /// nest side by side, 3 or more decode locations ahead of their turn.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// nest side by side, 3 or more decode locations ahead of their turn. By default the cores this process
+    /// may use (its CPU affinity and quota), and 1 under an MPI launcher (the ranks of a node share its
+    /// cores: give `--threads` there, as docs/cluster.md does).
+    #[arg(long)]
+    threads: Option<usize>,
     /// Memory the index may use (`2G`, `512M`): OTF2, Chrome JSON and Paraver are streamed within it (whole
     /// or a shard; a block of locations is tiled whole when it fits, about 50 to 70 bytes an interval with its
     /// messages, else by time range, a range of its windows at a time, whatever its locations' length: only a
@@ -78,6 +80,21 @@ pub struct ReadTrace {
     /// Bytes of the input on disk.
     pub input: u64,
     pub read_s: f64,
+}
+
+/// Variables that mpirun (Open MPI, MPICH/Hydra) or srun (PMI, PMIx) set in each rank's environment.
+pub(crate) const LAUNCHER_VARIABLES: [&str; 5] =
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "MPI_LOCALNRANKS"];
+
+impl Args {
+    /// `--threads`, else the cores this process may use, or 1 when an MPI launcher started it.
+    pub(crate) fn threads(&self) -> usize {
+        let default = || match LAUNCHER_VARIABLES.iter().any(|v| std::env::var_os(v).is_some()) {
+            true => 1,
+            false => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        self.threads.unwrap_or_else(default).max(1)
+    }
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -164,11 +181,11 @@ pub fn read(a: &Args, progress: &Progress) -> Result<ReadTrace, Box<dyn std::err
     progress.say(&format!("reading {}", a.trace.display()));
     let trace = weft::readers::open_path(&a.trace)?.into_trace(&a.trace.display().to_string())?;
     let read_s = started.elapsed().as_secs_f64();
-    progress.say(&format!("tiling {} intervals on {} threads", trace.intervals.len(), a.threads.max(1)));
+    progress.say(&format!("tiling {} intervals on {} threads", trace.intervals.len(), a.threads()));
     let options = BuildOptions {
         block_locations: a.block.max(1),
         tile_intervals: a.tile_intervals,
-        threads: a.threads.max(1),
+        threads: a.threads(),
         source_name: a.trace.display().to_string(),
         ..BuildOptions::default()
     };
@@ -187,7 +204,7 @@ pub fn stream_options(a: &Args) -> Result<(BuildOptions, u64), String> {
     let options = BuildOptions {
         block_locations: a.block.max(1),
         tile_intervals: a.tile_intervals,
-        threads: a.threads.max(1),
+        threads: a.threads(),
         source_name: a.trace.display().to_string(),
         ..BuildOptions::default()
     };

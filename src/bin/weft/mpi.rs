@@ -104,12 +104,9 @@ impl Exchange for MpiExchange<'_> {
     }
 }
 
-/// Variables that mpirun (OpenMPI, MPICH/Hydra) or srun (PMI, PMIx) set in each rank's environment.
-const LAUNCHER_VARIABLES: [&str; 5] = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "MPI_LOCALNRANKS"];
-
-/// MPI, initialized, when this process was launched by an MPI launcher.
+/// MPI, initialized, when this process was launched by an MPI launcher (`index::LAUNCHER_VARIABLES`).
 pub fn launched() -> Option<Universe> {
-    if !LAUNCHER_VARIABLES.iter().any(|v| std::env::var_os(v).is_some()) {
+    if !crate::index::LAUNCHER_VARIABLES.iter().any(|v| std::env::var_os(v).is_some()) {
         return None;
     }
     mpi::initialize()

@@ -615,8 +615,8 @@ impl CommSpill {
         }
     }
 
-    /// Room for `n` matched messages to come (at most the buffer's cap), so that a large buffer is not grown
-    /// (and copied) step by step.
+    /// Room for `n` matched messages to come (at most the buffer's cap): the buffer allocated once at its
+    /// size rather than doubled step by step.
     pub fn expect_messages(&mut self, n: u64) {
         let n = (n as usize).min(self.buffer_cap);
         self.buffer.reserve_exact(n.saturating_sub(self.buffer.len()));
@@ -696,17 +696,17 @@ impl CommSpill {
         let (s, r) = (m.sender / self.block_locations, m.receiver / self.block_locations);
         if let Some(f) = self.file(s) {
             // Each record put together on the stack, then appended at once.
-            let mut r = [0u8; SENT_BYTES];
-            r[1..9].copy_from_slice(&m.index.to_le_bytes());
-            r[9] = m.kind;
-            r[10..14].copy_from_slice(&m.sender.to_le_bytes());
-            r[14..18].copy_from_slice(&m.receiver.to_le_bytes());
-            r[18..26].copy_from_slice(&m.send_ns.to_le_bytes());
-            r[26..34].copy_from_slice(&m.recv_ns.to_le_bytes());
-            r[34..42].copy_from_slice(&m.size_bytes.to_le_bytes());
-            r[42..46].copy_from_slice(&m.tag.to_le_bytes());
-            r[46..50].copy_from_slice(&m.name.to_le_bytes());
-            f.extend_from_slice(&r);
+            let mut rec = [0u8; SENT_BYTES];
+            rec[1..9].copy_from_slice(&m.index.to_le_bytes());
+            rec[9] = m.kind;
+            rec[10..14].copy_from_slice(&m.sender.to_le_bytes());
+            rec[14..18].copy_from_slice(&m.receiver.to_le_bytes());
+            rec[18..26].copy_from_slice(&m.send_ns.to_le_bytes());
+            rec[26..34].copy_from_slice(&m.recv_ns.to_le_bytes());
+            rec[34..42].copy_from_slice(&m.size_bytes.to_le_bytes());
+            rec[42..46].copy_from_slice(&m.tag.to_le_bytes());
+            rec[46..50].copy_from_slice(&m.name.to_le_bytes());
+            f.extend_from_slice(&rec);
             self.records[s as usize].0 += 1;
             self.flush(s, spill)?;
         }

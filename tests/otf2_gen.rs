@@ -50,6 +50,7 @@ fn weft_reads_generated_archives_exactly_with_no_warning() {
         GenConfig { chunk_size: 4096, seed: 7, ..GenConfig::new(5, 40_000) },
         GenConfig { chunk_size: 4096, threads: 2, metrics: 3, ..GenConfig::new(3, 40_000) },
         GenConfig { metrics: 6, long_wait: true, ..GenConfig::new(2, 20_000) },
+        GenConfig { resolution: 2_095_197_216, threads: 2, ..GenConfig::new(3, 30_000) },
     ] {
         let (files, counts) = archive(&cfg);
         let t = read(&files);
@@ -75,6 +76,33 @@ fn chunk_size_changes_the_bytes_not_the_trace() {
     assert_eq!(ta.collectives.end_ns, tb.collectives.end_ns);
 }
 
+#[test]
+fn a_cycle_counter_clock_gives_the_same_times() {
+    // Score-P's default timer ticks at the CPU's rate (2,095,197,216 a second on the real traces): the
+    // reader converts every tick count, which must give back the ns the 1 GHz archive holds as they are.
+    for resolution in [2_095_197_216, 1_000_000_001, 3_000_000_000, 10_000_000_000] {
+        let ns = GenConfig { threads: 2, metrics: 2, long_wait: true, ..GenConfig::new(3, 40_000) };
+        let ticked = GenConfig { resolution, ..ns };
+        let (a, ca) = archive(&ns);
+        let (b, cb) = archive(&ticked);
+        assert_eq!(ca, cb);
+        assert_ne!(a.files["traces/0.evt"], b.files["traces/0.evt"], "ticks written, not ns");
+        let (ta, tb) = (read(&a), read(&b));
+        assert!(tb.warnings.is_empty(), "{:?}", tb.warnings);
+        assert_eq!(ta.origin_ns, tb.origin_ns, "{resolution}");
+        assert_eq!(ta.span_ns, tb.span_ns, "{resolution}");
+        assert_eq!(ta.intervals.start_ns, tb.intervals.start_ns, "{resolution}");
+        assert_eq!(ta.intervals.dur_ns, tb.intervals.dur_ns, "{resolution}");
+        assert_eq!((&ta.messages.send_ns, &ta.messages.recv_ns), (&tb.messages.send_ns, &tb.messages.recv_ns));
+        assert_eq!(
+            (&ta.collectives.start_ns, &ta.collectives.end_ns),
+            (&tb.collectives.start_ns, &tb.collectives.end_ns)
+        );
+        assert_eq!(ta.counters.sample_time_ns, tb.counters.sample_time_ns, "{resolution}");
+        assert_eq!(ta.counters.sample_value, tb.counters.sample_value, "{resolution}");
+    }
+}
+
 fn write(files: &MemoryFiles, dir: &Path) {
     for (p, b) in &files.files {
         let path = dir.join(p);
@@ -95,6 +123,7 @@ fn the_official_reader_counts_the_same_records() {
         GenConfig { chunk_size: 256 << 10, ..GenConfig::new(4, 200_000) },
         GenConfig { chunk_size: 256 << 10, threads: 2, seed: 3, ..GenConfig::new(3, 30_000) },
         GenConfig { chunk_size: 256 << 10, threads: 2, metrics: 4, ..GenConfig::new(2, 60_000) },
+        GenConfig { chunk_size: 256 << 10, resolution: 2_095_197_216, ..GenConfig::new(5, 200_000) },
     ] {
         let (files, counts) = archive(&cfg);
         assert!(files.files["traces/0.evt"].len() > (256 << 10) || cfg.threads > 1);

@@ -36,7 +36,28 @@ pub struct GenConfig {
     /// Hardware counters (as Score-P records PAPI metrics: at most [`MAX_METRICS`]) sampled at every ENTER
     /// and LEAVE of every location, one METRIC record each; 0 for none.
     pub metrics: u32,
+    /// The clock's ticks per second, [`RESOLUTIONS`]: 1 GHz (ticks are ns), or a cycle counter's odd rate as
+    /// Score-P's default timer records (2,095,197,216 on the real traces): the same times in ns either way
+    /// (each tick count rounded up, so that a reader's conversion back, rounding down, gives the ns again).
+    pub resolution: u64,
 }
+
+/// [`GenConfig::ticks`] at `resolution`.
+#[inline]
+fn ticks(resolution: u64, ns: u64) -> u64 {
+    assert!(RESOLUTIONS.contains(&resolution), "a resolution of 1 to 10 GHz");
+    if resolution == 1_000_000_000 {
+        return ns;
+    }
+    let d = ns - CLOCK_OFFSET;
+    let (s, rest) = (d / 1_000_000_000, d % 1_000_000_000);
+    // rest * resolution < 10^9 * 10^10 < 2^64.
+    CLOCK_OFFSET + s * resolution + (rest * resolution).div_ceil(1_000_000_000)
+}
+
+/// The clock resolutions [`GenConfig::resolution`] may be: from 1 GHz (a tick per ns at least, so the times
+/// read back exactly) to 10 GHz.
+pub const RESOLUTIONS: std::ops::RangeInclusive<u64> = 1_000_000_000..=10_000_000_000;
 
 /// The most counters [`GenConfig::metrics`] gives: PAPI_TOT_CYC, PAPI_TOT_INS, PAPI_L1_DCM, ...
 pub const MAX_METRICS: u32 = 6;
@@ -45,7 +66,23 @@ const METRIC_NAMES: [&str; MAX_METRICS as usize] =
 
 impl GenConfig {
     pub fn new(ranks: u32, events: u64) -> Self {
-        GenConfig { ranks, threads: 1, events, seed: 1, chunk_size: 1 << 20, long_wait: false, metrics: 0 }
+        GenConfig {
+            ranks,
+            threads: 1,
+            events,
+            seed: 1,
+            chunk_size: 1 << 20,
+            long_wait: false,
+            metrics: 0,
+            resolution: 1_000_000_000,
+        }
+    }
+
+    /// The clock's ticks at time `ns` (ns on the generator's timeline, from [`CLOCK_OFFSET`] on): the
+    /// offset, then the ns since it in ticks, rounded up. Panics outside [`RESOLUTIONS`].
+    #[inline]
+    pub fn ticks(&self, ns: u64) -> u64 {
+        ticks(self.resolution, ns)
     }
 
     /// The iteration of the long wait, and how long it is (0 without one).
@@ -158,8 +195,8 @@ const RANK_STRING: u32 = REGION_STRING + REGIONS.len() as u32;
 
 /// Length of one iteration (ns): the phases of every rank line up within it.
 const PERIOD_NS: u64 = 100_000;
-/// The trace's first tick (the clock's global offset, ns since an arbitrary epoch).
-const CLOCK_OFFSET: u64 = 1_700_000_000_000_000_000;
+/// The trace's first tick (the clock's global offset, ns since an arbitrary epoch; ticks of any resolution).
+pub const CLOCK_OFFSET: u64 = 1_700_000_000_000_000_000;
 
 /// The anchor file (`traces.otf2`).
 pub fn anchor(cfg: &GenConfig, global_defs: u64) -> Vec<u8> {
@@ -196,9 +233,9 @@ pub fn global_defs(cfg: &GenConfig, events: &[u64]) -> (Vec<u8>, u64) {
     w::chunk_header(&mut f, false, 1, 0);
     let span = cfg.iterations() * PERIOD_NS + cfg.stall_at().1 + 2_000;
     rec(&mut f, 5, &|d| {
-        w::u64(d, 1_000_000_000, false);
+        w::u64(d, cfg.resolution, false);
         w::u64(d, CLOCK_OFFSET, false);
-        w::u64(d, span, false);
+        w::u64(d, cfg.ticks(CLOCK_OFFSET + span) - CLOCK_OFFSET, false);
     });
     let mut strings: Vec<String> =
         ["", "machine", "node", "MPI_COMM_WORLD", "MPI_COMM_WORLD locations", "MPI_COMM_WORLD group"]
@@ -313,7 +350,10 @@ struct ChunkWriter<'a, E> {
     /// Event number (1-based) of the chunk's first event, and of the last one written.
     first: u64,
     last: u64,
+    /// The last time written (ns).
     time: u64,
+    /// The clock's ticks per second (times are written in its ticks).
+    resolution: u64,
     /// No timestamp written in this chunk yet.
     fresh: bool,
     /// The largest record written (with its timestamp).
@@ -370,7 +410,7 @@ impl<E> ChunkWriter<'_, E> {
             self.fresh = false;
             self.time = t;
             self.buf.push(TIMESTAMP);
-            self.buf.extend_from_slice(&t.to_le_bytes());
+            self.buf.extend_from_slice(&ticks(self.resolution, t).to_le_bytes());
         }
         self.last += 1;
         Ok(())
@@ -432,6 +472,7 @@ pub fn location_events<E>(
         first: 1,
         last: 0,
         time: t0,
+        resolution: cfg.resolution,
         fresh: true,
         max_record,
         emit,

@@ -133,6 +133,11 @@ struct Otf2Args {
     /// as Score-P records PAPI metrics.
     #[arg(long, default_value_t = 0)]
     metrics: u32,
+    /// The clock's ticks per second, 1 GHz to 10 GHz: 1000000000 writes ticks that are ns; a cycle counter's
+    /// rate (Score-P's default timer, e.g. 2095197216) writes the same times as its ticks, which a reader
+    /// converts at every event.
+    #[arg(long, default_value_t = 1_000_000_000)]
+    resolution: u64,
     /// Threads writing event files (default: the machine's cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -183,6 +188,9 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     if !(256 << 10..=16 << 20).contains(&a.chunk_size) {
         return Err("--chunk-size must be 256 KiB to 16 MiB (262144 to 16777216 bytes)".into());
     }
+    if !otf2_gen::RESOLUTIONS.contains(&a.resolution) {
+        return Err("--resolution must be 1 GHz to 10 GHz (1000000000 to 10000000000 ticks per second)".into());
+    }
     let cfg = GenConfig {
         ranks: a.ranks,
         threads: a.threads_per_rank,
@@ -191,6 +199,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         chunk_size: a.chunk_size,
         long_wait: false,
         metrics: a.metrics,
+        resolution: a.resolution,
     };
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let started = Instant::now();

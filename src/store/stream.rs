@@ -1030,26 +1030,54 @@ fn index_otf2_with(
     let first = digest.samples.as_ref().map_or(n + exchanged.is_some() as usize, CounterSamples::next_key);
     let mut comms = comm_spill(n, o, first);
     comms.in_receive_order = !stream.ends_spilled();
-    if exchanged.is_none() {
-        // Every receive recorded is matched here (a shard keeps only its own locations').
-        comms.expect_messages(stream.end_counts()[1]);
-    }
     // Shards that exchanged their locations each matched the messages their own locations received
     // (`exchange::pass1`): they add up what they matched, and number the messages together
     // (`message_sort`), sampling them as they come.
     progress(Progress::Step(Step::Matching));
+    // With threads to spare and every message within the sort buffer, the messages are matched in parts by
+    // receiver, a thread each, into lists of their own (`CommSpill::matched_parts`), each allocated once at
+    // its part's receives, and sorted on as many threads (and merged) by the messages step.
+    let (receives, threads) = (stream.end_counts()[1], o.build.threads.clamp(1, n.max(1)));
+    let by_part = match exchanged {
+        None if threads > 1 && comms.fits_buffer(receives) => stream.receives_by_part(threads),
+        _ => None,
+    };
+    let parts = by_part.as_ref().map_or(1, Vec::len);
+    if exchanged.is_none() && parts == 1 {
+        // Every receive recorded is matched here (a shard keeps only its own locations').
+        comms.expect_messages(receives);
+    }
+    let mut matched: Vec<(Vec<RawMessage>, i64)> =
+        by_part.unwrap_or_default().into_iter().map(|n| (Vec::with_capacity(n), i64::MAX)).collect();
+    type Taker<'t> = Box<crate::readers::otf2::MessageTaker<'t>>;
+    let mut takers: Vec<Taker<'_>> = matched
+        .iter_mut()
+        .map(|(list, first)| {
+            Box::new(move |m: &crate::model::MessageRecord, nth: u64| {
+                let m = raw_message(m, nth);
+                *first = (*first).min(m.send_ns).min(m.recv_ns);
+                list.push(m);
+                Ok(())
+            }) as Taker<'_>
+        })
+        .collect();
     let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
     let mut rows = 0u64;
     let mut sampler = super::message_sort::Sampler::default();
+    let mut one = |m: &crate::model::MessageRecord, nth| {
+        let (comms, spill) = &mut *cell.borrow_mut();
+        let m = raw_message(m, nth);
+        if exchanged.is_some() {
+            sampler.see(&m);
+        }
+        comms.message(m, &mut **spill)
+    };
+    let takers_of = match parts {
+        1 => crate::readers::otf2::MessageTakers::One(&mut one),
+        _ => crate::readers::otf2::MessageTakers::Parts(takers.iter_mut().map(|t| &mut **t as _).collect()),
+    };
     let skel = stream.finish_streamed(
-        &mut |m, nth| {
-            let (comms, spill) = &mut *cell.borrow_mut();
-            let m = raw_message(m, nth);
-            if exchanged.is_some() {
-                sampler.see(&m);
-            }
-            comms.message(m, &mut **spill)
-        },
+        takers_of,
         &mut |share| match exchanged {
             Some(x) => super::exchange::matched_together(x, share),
             None => Ok(share),
@@ -1060,6 +1088,10 @@ fn index_otf2_with(
             comms.collective(&collective_row(c, rows - 1, origin), &mut **spill)
         },
     )?;
+    drop(takers);
+    if parts > 1 {
+        comms.matched_parts(matched);
+    }
     progress(Progress::Step(Step::Messages));
     match exchanged {
         Some(x) => {

@@ -326,6 +326,11 @@ impl<'f> Assembler<'f> {
         self.st.ends.spilled()
     }
 
+    /// The receives recorded by part of `parts` (`Ends::receives_by_part`).
+    pub(super) fn receives_by_part(&self, parts: usize) -> Option<Vec<usize>> {
+        self.st.ends.receives_by_part(parts)
+    }
+
     /// Spill the message ends and collective parts to `out` whenever they pass `share` bytes (`ends`).
     pub(super) fn spill_ends(&mut self, out: Box<dyn crate::readers::chrome::EventSpill>, share: u64) {
         self.st.ends.spill_to(out, share);
@@ -338,7 +343,7 @@ impl<'f> Assembler<'f> {
     /// to `collective` in the trace's order with the trace's origin. A callback's error stops the read.
     pub(super) fn finish_streamed(
         self,
-        message: &mut dyn FnMut(&MessageRecord, u64) -> Result<(), String>,
+        message: super::MessageTakers<'_>,
         combine: &mut dyn FnMut(super::MatchedShare) -> Result<super::MatchedShare, String>,
         collective: &mut dyn FnMut(&CollectiveRecord, i64) -> Result<(), String>,
     ) -> Result<Otf2Read, ReadError> {
@@ -347,13 +352,35 @@ impl<'f> Assembler<'f> {
             |e: String| ReadError::Io { file: stem.clone(), detail: format!("matching the spilled message ends: {e}") };
         let empty = b.intern("");
         let mut first = i64::MAX;
-        let (unmatched_sends, unmatched_recvs) = st
-            .ends
-            .messages_numbered(&mut |s, r, nth| {
+        let (unmatched_sends, unmatched_recvs) = match message {
+            super::MessageTakers::One(message) => st.ends.messages_numbered(&mut |s, r, nth| {
                 first = first.min(s.time_ns).min(r.time_ns);
                 message(&message_record(&comm_names, empty, s, r), nth)
-            })
-            .map_err(spilled)?;
+            }),
+            super::MessageTakers::Parts(mut takers) => {
+                // Each part's earliest time, on its own thread.
+                let mut firsts = vec![i64::MAX; takers.len()];
+                let comm_names = &comm_names;
+                type Emit<'e> = Box<super::ends::PartEmit<'e>>;
+                let mut emits: Vec<Emit<'_>> = takers
+                    .iter_mut()
+                    .zip(firsts.iter_mut())
+                    .map(|(message, first)| {
+                        Box::new(move |s: &Send, r: &Recv, nth: u64| {
+                            *first = (*first).min(s.time_ns).min(r.time_ns);
+                            message(&message_record(comm_names, empty, s, r), nth)
+                        }) as Emit<'_>
+                    })
+                    .collect();
+                let mut refs: Vec<_> = emits.iter_mut().map(|e| &mut **e).collect();
+                let r = st.ends.messages_numbered_parts(&mut refs);
+                drop(refs);
+                drop(emits);
+                first = firsts.into_iter().fold(first, i64::min);
+                r
+            }
+        }
+        .map_err(spilled)?;
         let share = super::MatchedShare {
             unmatched_sends: unmatched_sends as u64,
             unmatched_recvs: unmatched_recvs as u64,

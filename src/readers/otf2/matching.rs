@@ -83,14 +83,37 @@ pub fn match_each<E>(
     recvs: &[Recv],
     pair: &mut dyn FnMut(usize, usize) -> Result<(), E>,
 ) -> Result<MatchCounts, E> {
+    match_where(sends, recvs, |_| true, pair)
+}
+
+/// [`match_each`] of part `part` of `parts` only: the messages whose receiver's number is `part` modulo
+/// `parts` (and the sends and receives of those channels left without a partner). A channel has one
+/// receiver, so the parts are disjoint, together every pair [`match_each`] makes, and each can be matched on
+/// a thread of its own; within a part the pairs come in receive order, as [`match_each`] hands them.
+pub fn match_each_part<E>(
+    sends: &[Send],
+    recvs: &[Recv],
+    (part, parts): (usize, usize),
+    pair: &mut dyn FnMut(usize, usize) -> Result<(), E>,
+) -> Result<MatchCounts, E> {
+    let parts = parts.max(1) as u32;
+    match_where(sends, recvs, |receiver| receiver.0 % parts == part as u32, pair)
+}
+
+fn match_where<E>(
+    sends: &[Send],
+    recvs: &[Recv],
+    keep: impl Fn(LocationId) -> bool,
+    pair: &mut dyn FnMut(usize, usize) -> Result<(), E>,
+) -> Result<MatchCounts, E> {
     let mut channels: HashMap<(LocationId, LocationId, u32, u32), VecDeque<usize>> = HashMap::default();
     for (i, s) in sends.iter().enumerate() {
-        if !s.cancelled {
+        if !s.cancelled && keep(s.receiver) {
             channels.entry((s.sender, s.receiver, s.comm, s.tag)).or_default().push_back(i);
         }
     }
     let mut out = MatchCounts::default();
-    for (j, r) in recvs.iter().enumerate() {
+    for (j, r) in recvs.iter().enumerate().filter(|(_, r)| keep(r.receiver)) {
         match channels.get_mut(&(r.sender, r.receiver, r.comm, r.tag)).and_then(|q| q.pop_front()) {
             Some(i) => {
                 if sends[i].length != r.length {
@@ -215,6 +238,59 @@ mod tests {
             Err("no room")
         });
         assert_eq!((r, seen), (Err("no room"), 1));
+    }
+
+    #[test]
+    fn the_parts_by_receiver_make_the_same_pairs() {
+        // Random sends and receives among 7 locations on 3 tags, some cancelled, some without a partner.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as u32
+        };
+        let mut sends = Vec::new();
+        let mut recvs = Vec::new();
+        for t in 0..3000 {
+            let (s, r, tag) = (next(7), next(7), next(3));
+            let mut m = send(s, r, tag, t);
+            m.cancelled = next(50) == 0;
+            m.length = 8 + (next(40) == 0) as u64;
+            sends.push(m);
+            if next(30) != 0 {
+                recvs.push(recv(s, r, tag, t + 5));
+            }
+        }
+        recvs.push(recv(3, 4, 9, 1)); // no send on its channel
+        let whole = match_messages(&sends, &recvs);
+        for parts in [1, 2, 3, 7, 16] {
+            let mut pairs = Vec::new();
+            let mut counts = MatchCounts::default();
+            for p in 0..parts {
+                let mut mine = Vec::new();
+                let Ok(c) = match_each_part(&sends, &recvs, (p, parts), &mut |i, j| -> Result<(), ()> {
+                    assert_eq!(recvs[j].receiver.0 as usize % parts, p, "a receive of part {p}");
+                    mine.push(Matched { send: i, recv: j });
+                    Ok(())
+                }) else {
+                    unreachable!()
+                };
+                assert!(mine.windows(2).all(|w| w[0].recv < w[1].recv), "receive order within a part");
+                pairs.extend(mine);
+                counts.unmatched_sends += c.unmatched_sends;
+                counts.unmatched_recvs += c.unmatched_recvs;
+                counts.length_mismatches += c.length_mismatches;
+            }
+            pairs.sort_by_key(|m| m.recv);
+            assert_eq!(pairs, whole.matched, "{parts} parts");
+            assert_eq!(
+                (counts.unmatched_sends, counts.unmatched_recvs, counts.length_mismatches),
+                (whole.unmatched_sends, whole.unmatched_recvs, whole.length_mismatches),
+                "{parts} parts"
+            );
+        }
+        assert!(whole.unmatched_sends > 0 && whole.unmatched_recvs > 0 && whole.length_mismatches > 0);
     }
 
     #[test]

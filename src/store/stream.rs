@@ -1036,8 +1036,9 @@ fn index_otf2_with(
     progress(Progress::Step(Step::Matching));
     // With threads to spare and every message within the sort buffer, the messages are matched in parts by
     // receiver, a thread each, into lists of their own (`CommSpill::matched_parts`), each allocated once at
-    // its part's receives, and sorted on as many threads (and merged) by the messages step.
-    let (receives, threads) = (stream.end_counts()[1], o.build.threads.clamp(1, n.max(1)));
+    // its part's receives, and sorted on as many threads (and merged) by the messages step. At most
+    // `MATCHING_PARTS`: the merge scans every part's head for each message.
+    let (receives, threads) = (stream.end_counts()[1], o.build.threads.clamp(1, n.clamp(1, MATCHING_PARTS)));
     let by_part = match exchanged {
         None if threads > 1 && comms.fits_buffer(receives) => stream.receives_by_part(threads),
         _ => None,
@@ -1102,6 +1103,11 @@ fn index_otf2_with(
     .map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))?;
     tile(skel, digest, Vec::new(), o, spill, sink, progress, comms, exchanged)
 }
+
+/// The most parts the messages of an OTF2 index are matched in, a thread each (`index_otf2_with`): past a
+/// few, the matching's threads gain little and the merge of the parts' sorted lists, a scan of their heads
+/// per message, costs more.
+const MATCHING_PARTS: usize = 8;
 
 /// Bytes a location decoded ahead of its turn holds per interval until then: its intervals as decoded and
 /// nested.

@@ -965,6 +965,11 @@ impl ParticleTiler {
         ParticleTiler { t, w: windows.start, end: windows.end, own: Vec::new(), running: Vec::new(), done: Vec::new() }
     }
 
+    /// The start of the first window still to tile (ns from the origin): of the range, before any push.
+    pub fn first_start(&self) -> u64 {
+        self.t.window_span(self.w).start
+    }
+
     /// Whether `e` belongs before the end of this tiler's windows (events starting after it are not pushed).
     pub fn takes(&self, e: &Particle) -> bool {
         self.t.window_of(e.0) < self.end
@@ -1067,6 +1072,11 @@ impl ParticleExtents {
         }
         x.3 = x.3.max(e.4);
         x.4 = x.4.max(e.0 + e.4);
+    }
+
+    /// The longest duration of any event (0 for none).
+    pub fn max_dur(&self) -> u64 {
+        self.regions.iter().filter(|x| x.0 > 0).map(|x| x.3).max().unwrap_or(0)
     }
 
     /// Add `other`'s events (the extents of all events, whoever counted them).

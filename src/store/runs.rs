@@ -18,6 +18,12 @@ pub(super) trait Record: Copy + Ord {
     fn put(&self, out: &mut Vec<u8>);
     /// The record in `b` (exactly `BYTES` bytes).
     fn get(b: &[u8]) -> Self;
+    /// A lower bound of the record's place in the order, as a number that never falls along a sorted run
+    /// (the particles' start): a run's pages are found by it ([`Runs::merge_from`]). `u64::MAX` (the
+    /// default): the record's pages are never skipped.
+    fn lead(&self) -> u64 {
+        u64::MAX
+    }
 }
 
 /// Bytes of a page read back at a time, at most (one per run while merging).
@@ -37,6 +43,8 @@ impl Keys {
 #[derive(Default)]
 pub(super) struct Runs {
     runs: Vec<Vec<usize>>,
+    /// Per run, per page: its last record's [`Record::lead`] (`u64::MAX` for a page added as bytes).
+    leads: Vec<Vec<u64>>,
     /// Bytes of a page (a whole number of records).
     page: usize,
     pub(super) bytes: u64,
@@ -45,7 +53,7 @@ pub(super) struct Runs {
 impl Runs {
     /// Runs written in pages of at most `page` bytes (at least one record).
     pub(super) fn new(page: usize) -> Runs {
-        Runs { runs: Vec::new(), page: page.max(1), bytes: 0 }
+        Runs { runs: Vec::new(), leads: Vec::new(), page: page.max(1), bytes: 0 }
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -65,6 +73,7 @@ impl Runs {
         let per = (self.page / T::BYTES).max(1);
         let mut buf = Vec::with_capacity(per * T::BYTES);
         let mut pages = Vec::with_capacity(sorted.len().div_ceil(per));
+        let mut leads = Vec::with_capacity(pages.capacity());
         for page in sorted.chunks(per) {
             buf.clear();
             page.iter().for_each(|r| r.put(&mut buf));
@@ -72,8 +81,10 @@ impl Runs {
             spill.put(key, &buf)?;
             self.bytes += buf.len() as u64;
             pages.push(key);
+            leads.push(page.last().map_or(u64::MAX, Record::lead));
         }
         self.runs.push(pages);
+        self.leads.push(leads);
         Ok(())
     }
 
@@ -88,6 +99,7 @@ impl Runs {
     ) -> Result<(), String> {
         if self.runs.len() <= run {
             self.runs.resize(run + 1, Vec::new());
+            self.leads.resize(run + 1, Vec::new());
         }
         if bytes.is_empty() {
             return Ok(());
@@ -96,17 +108,25 @@ impl Runs {
         spill.put(key, bytes)?;
         self.bytes += bytes.len() as u64;
         self.runs[run].push(key);
+        self.leads[run].push(u64::MAX);
         Ok(())
     }
 
     /// The records of every run, smallest first.
     /// (The spill is handed to each [`Merge::next`], so that it may be written between them.)
     pub(super) fn merge<T: Record>(&self) -> Merge<'_, T> {
-        Merge {
-            runs: self.runs.iter().map(|p| Cursor { pages: p, page: Vec::new(), at: 0 }).collect(),
-            heap: BinaryHeap::with_capacity(self.runs.len()),
-            started: false,
-        }
+        self.merge_from(0)
+    }
+
+    /// [`merge`](Self::merge) from the first page of each run whose last record's [`Record::lead`] is
+    /// `from` or more: every record with a smaller lead in a page before it is left out (some of the pages
+    /// given may still hold such records). The records given keep the merge's order.
+    pub(super) fn merge_from<T: Record>(&self, from: u64) -> Merge<'_, T> {
+        let runs = self.runs.iter().zip(&self.leads).map(|(p, l)| {
+            let skip = l.iter().take_while(|&&lead| lead < from).count();
+            Cursor { pages: &p[skip..], page: Vec::new(), at: 0 }
+        });
+        Merge { runs: runs.collect(), heap: BinaryHeap::with_capacity(self.runs.len()), started: false }
     }
 }
 
@@ -187,6 +207,10 @@ impl Record for super::build::Particle {
     fn get(b: &[u8]) -> Self {
         (u64_at(b, 0), u32_at(b, 8), u64_at(b, 12), u32_at(b, 20), u64_at(b, 24))
     }
+    /// The start (particles sort by it first).
+    fn lead(&self) -> u64 {
+        self.0
+    }
 }
 
 #[cfg(test)]
@@ -224,5 +248,56 @@ mod tests {
             }
             assert_eq!(got, want, "runs of {chunk}, pages of {page} bytes");
         }
+    }
+
+    /// A merge from a lead gives, in order, every record of the whole merge with that lead or more, and
+    /// only records of it: whole pages before it left out.
+    #[test]
+    fn a_merge_from_a_lead_keeps_every_record_from_it() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let all: Vec<super::super::build::Particle> =
+            (0..6000u64).map(|i| (next() % 5000, (next() % 9) as u32, i, 0, next() % 50)).collect();
+        let mut want = all.clone();
+        want.sort();
+        for (chunk, page) in [(6000, PAGE_BYTES), (700, 320), (1, 32), (2048, 4096)] {
+            let mut spill = MemorySpill::default();
+            let mut keys = Keys(0);
+            let mut runs = Runs::new(page);
+            for c in all.chunks(chunk) {
+                let mut c = c.to_vec();
+                c.sort();
+                runs.write(&c, &mut spill, &mut keys).unwrap();
+            }
+            for from in [0, 1, 999, 2500, 4999, 5000, u64::MAX] {
+                let mut m = runs.merge_from::<super::super::build::Particle>(from);
+                let mut got = Vec::new();
+                while let Some(p) = m.next(&spill).unwrap() {
+                    got.push(p);
+                }
+                assert!(got.windows(2).all(|w| w[0] < w[1]), "in order: runs of {chunk}, from {from}");
+                assert!(got.iter().all(|p| want.binary_search(p).is_ok()), "only records of the runs");
+                let kept: Vec<_> = got.iter().filter(|p| p.0 >= from).collect();
+                let whole: Vec<_> = want.iter().filter(|p| p.0 >= from).collect();
+                assert_eq!(kept, whole, "runs of {chunk}, pages of {page} bytes, from {from}");
+                if from == 0 {
+                    assert_eq!(got, want);
+                }
+            }
+        }
+        // Pages added as bytes are never skipped.
+        let mut spill = MemorySpill::default();
+        let mut keys = Keys(0);
+        let mut runs = Runs::new(64);
+        let mut b = Vec::new();
+        (1u64, 0u32, 0u64, 0u32, 0u64).put(&mut b);
+        runs.add_page(0, &b, &mut spill, &mut keys).unwrap();
+        let mut m = runs.merge_from::<super::super::build::Particle>(10);
+        assert_eq!(m.next(&spill).unwrap(), Some((1, 0, 0, 0, 0)));
     }
 }

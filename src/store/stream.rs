@@ -1788,7 +1788,9 @@ fn tile(
         .sum::<u64>()
         .max(1);
     let page = (runs_share / nruns).clamp(1 << 10, super::runs::PAGE_BYTES as u64) as usize;
-    let particle_runs = Mutex::new((Runs::new(page), std::mem::replace(&mut comms.keys, Keys(0))));
+    // (With the extents of every particle written: the merges need the longest one's duration first.)
+    let particle_runs =
+        Mutex::new((Runs::new(page), std::mem::replace(&mut comms.keys, Keys(0)), ParticleExtents::default()));
     // Blocks read the spill (`Spill::get`) while others append their particles' runs to it.
     let held = held.as_ref();
     let spill_lock = RwLock::new(spill);
@@ -1819,7 +1821,8 @@ fn tile(
         debug_assert!(p.windows(2).all(|w| w[0] < w[1]), "a particle run is sorted");
         let mut r = particle_runs.lock().map_err(|_| IndexError::Io("a block task panicked".into()))?;
         let mut s = spill_lock.write().map_err(|_| IndexError::Io("a block task panicked".into()))?;
-        let (runs, keys) = &mut *r;
+        let (runs, keys, extents) = &mut *r;
+        p.iter().for_each(|q| extents.add(q));
         runs.write(p, &mut **s, keys).map_err(|e| IndexError::Io(format!("spilling the particles: {e}")))
     };
     // A block over its task's share, a range of windows at a time (`ranged`); the bytes of its communication
@@ -1969,7 +1972,7 @@ fn tile(
     }
     let spill: &mut dyn Spill = if let Some(x) = exchanged {
         // Each shard writes the particle tiles of its own range of windows, from every shard's intervals there.
-        let (runs, mut keys) = particle_runs.into_inner().map_err(panicked)?;
+        let (runs, mut keys, _) = particle_runs.into_inner().map_err(panicked)?;
         let spill = spill_lock.into_inner().map_err(panicked)?;
         let (extents, bytes) = exchange_particles(x, &t, &runs, &mut keys, &mut *spill, run_len, page, &mut put)?;
         if x.shard().index == 0 {
@@ -2002,12 +2005,12 @@ fn tile(
         }
         // Every block's run merged: the particle tiles window by window, as `build::particle_tiles` cuts
         // them from all of them sorted.
-        let (runs, _) = particle_runs.into_inner().map_err(panicked)?;
+        let (runs, _, extents) = particle_runs.into_inner().map_err(panicked)?;
         let spill = spill_lock.into_inner().map_err(panicked)?;
         // On the threads, each a range of the windows, as many as the memory the blocks used holds a merge
         // of the runs for (each holds a page of every run).
         let ranges = o.build.threads.min(t.windows as usize).min(1 + (room / runs_share.max(1)) as usize).max(1);
-        let extents = cut_particles_on(&runs, &*spill, t, ranges, sink, &mut put, &entries)?;
+        cut_particles_on(&runs, &*spill, t, ranges, extents.max_dur(), sink, &mut put, &entries)?;
         stats = extents.stats(&skel);
         runs_bytes += runs.bytes;
         spill
@@ -2179,81 +2182,73 @@ fn exchange_particles(
         }
     }
     let tiler = ParticleTiler::over(*t, Shard { index: me, count: n }.windows(t.windows));
-    cut_particles(&mine, &*spill, tiler, None, put)?;
+    // (Only what runs into this shard's windows was kept: nothing to skip.)
+    cut_particles(&mine, &*spill, tiler, u64::MAX, put)?;
     Ok((extents, mine.bytes))
 }
 
 /// The particle tiles of every window ([`cut_particles`]): to `put` on this thread, or on `ranges` threads,
-/// each merging the runs up to the end of its range of the windows and tiling that range
-/// (`ParticleTiler::over`), its tiles to `sink` and their entries, in window order, to `entries`. Returns the
-/// extents of every particle.
+/// each merging the runs over its range of the windows (from `max_dur` before its first window's start: what
+/// may run into it) and tiling that range (`ParticleTiler::over`), its tiles to `sink` and their entries, in
+/// window order, to `entries`. `max_dur`: the longest particle's duration.
+#[allow(clippy::too_many_arguments)]
 fn cut_particles_on(
     runs: &Runs,
     spill: &dyn Spill,
     t: Tiling,
     ranges: usize,
+    max_dur: u64,
     sink: &dyn TileSink,
     put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), IndexError>,
     entries: &std::cell::RefCell<Vec<TileEntry>>,
-) -> Result<ParticleExtents, IndexError> {
-    let mut extents = ParticleExtents::default();
+) -> Result<(), IndexError> {
     if ranges <= 1 {
-        cut_particles(runs, spill, ParticleTiler::new(t), Some(&mut extents), put)?;
-        return Ok(extents);
+        return cut_particles(runs, spill, ParticleTiler::new(t), max_dur, put);
     }
     let cut = |i: usize| (t.windows as u64 * i as u64 / ranges as u64) as u32;
     let done = std::thread::scope(|s| {
         let tasks: Vec<_> = (0..ranges)
             .map(|i| {
                 let windows = cut(i)..cut(i + 1);
-                s.spawn(move || -> Result<(Vec<TileEntry>, Option<ParticleExtents>), IndexError> {
-                    // The last range merges every run to its end: it counts the extents.
-                    let mut x = (windows.end == t.windows).then(ParticleExtents::default);
+                s.spawn(move || -> Result<Vec<TileEntry>, IndexError> {
                     let mut out = Vec::new();
                     let mut put = |e: TileEntry, bytes: Vec<u8>| -> Result<(), IndexError> {
                         sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
                         out.push(e);
                         Ok(())
                     };
-                    cut_particles(runs, spill, ParticleTiler::over(t, windows), x.as_mut(), &mut put)?;
-                    Ok((out, x))
+                    cut_particles(runs, spill, ParticleTiler::over(t, windows), max_dur, &mut put)?;
+                    Ok(out)
                 })
             })
             .collect();
         tasks.into_iter().map(|h| h.join()).collect::<Vec<_>>()
     });
     for r in done {
-        let (out, x) = r.map_err(|_| IndexError::Io("a particle task panicked".into()))??;
+        let out = r.map_err(|_| IndexError::Io("a particle task panicked".into()))??;
         entries.borrow_mut().extend(out);
-        if let Some(x) = x {
-            extents = x;
-        }
     }
-    Ok(extents)
+    Ok(())
 }
 
-/// The particle tiles `tiler` cuts from `runs` merged, to `put` as they are made; each interval's extent
-/// counted in `extents` when given (then every run is merged to its end, else only up to the end of the
-/// tiler's windows).
+/// The particle tiles `tiler` cuts from `runs` merged, to `put` as they are made: the runs merged up to the
+/// end of the tiler's windows, from the pages that may hold a particle running into its first window (none
+/// is longer than `max_dur`; the pages before hold only particles ending before it, which the tiler would
+/// leave out).
 fn cut_particles(
     runs: &Runs,
     spill: &dyn Spill,
     mut tiler: ParticleTiler,
-    mut extents: Option<&mut ParticleExtents>,
+    max_dur: u64,
     put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), IndexError>,
 ) -> Result<(), IndexError> {
-    let mut merge = runs.merge::<super::build::Particle>();
+    let from = tiler.first_start().saturating_sub(max_dur);
+    let mut merge = runs.merge_from::<super::build::Particle>(from);
     let read = |e: String| IndexError::Io(format!("reading the particles back: {e}"));
     while let Some(p) = merge.next(spill).map_err(read)? {
-        if let Some(x) = extents.as_deref_mut() {
-            x.add(&p);
-        }
         if !tiler.takes(&p) {
             // Past the tiler's range (the merge is in start order): nothing after is its.
-            if extents.is_none() {
-                break;
-            }
-            continue;
+            break;
         }
         tiler.push(p);
         for (e, bytes) in tiler.done.drain(..) {

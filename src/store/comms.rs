@@ -350,6 +350,94 @@ fn each_record(
 }
 
 /// A sent message's record of a block file (after its tag).
+/// Each record of a block file to `each` (its tag, its bytes after the tag), in order; Err: the byte where
+/// the file is damaged (an unknown tag, a record cut short, or one `each` refuses).
+fn file_records(bytes: &[u8], mut each: impl FnMut(u8, &[u8]) -> Result<(), ()>) -> Result<(), usize> {
+    let mut at = 0;
+    while at < bytes.len() {
+        let rest = &bytes[at..];
+        let len = match rest[0] {
+            0 => SENT_BYTES,
+            1 => END_BYTES,
+            2 => ROW_BYTES,
+            _ => return Err(at),
+        };
+        if rest.len() < len {
+            return Err(at);
+        }
+        each(rest[0], &rest[1..len]).map_err(|_| at)?;
+        at += len;
+    }
+    Ok(())
+}
+
+/// A block file's messages (room for `sent`, what the file's counts say), and how many receive ends of
+/// other blocks' messages it holds.
+fn file_messages(bytes: &[u8], sent: usize) -> Result<(Vec<MessageRow>, u64), usize> {
+    let (mut messages, mut ends) = (Vec::with_capacity(sent), 0u64);
+    file_records(bytes, |tag, r| {
+        match tag {
+            0 => messages.push(sent_row(r)),
+            1 => ends += 1,
+            _ => {}
+        }
+        Ok(())
+    })?;
+    Ok((messages, ends))
+}
+
+/// A block file's collective rows (room for `rows`).
+fn file_collectives(bytes: &[u8], rows: usize) -> Result<Vec<CollectiveRow>, usize> {
+    let mut collectives = Vec::with_capacity(rows);
+    file_records(bytes, |tag, r| {
+        if tag == 2 {
+            collectives.push(collective_file_row(r));
+        }
+        Ok(())
+    })?;
+    Ok(collectives)
+}
+
+/// A block file's message ends per location of `locs` (a sent message's send, and its receive when the
+/// receiver is in the block; a receive of another block's message), each list allocated once at its size
+/// (what `block_bytes` counts); an end of a location outside the block is damage.
+fn file_ends(bytes: &[u8], locs: &Range<u32>) -> Result<Vec<Vec<(u64, u64)>>, usize> {
+    let slot = |l: u32| l.checked_sub(locs.start).map(|k| k as usize).filter(|&k| k < locs.len()).ok_or(());
+    // Each location's ends counted first (damage ends the count: the second walk reports it).
+    let mut counts = vec![0usize; locs.len()];
+    let _ = file_records(bytes, |tag, r| {
+        let mut count = |l: u32| slot(l).map(|k| counts[k] += 1);
+        match tag {
+            0 => {
+                count(u32_at(r, 9))?;
+                let receiver = u32_at(r, 13);
+                if locs.contains(&receiver) {
+                    count(receiver)?;
+                }
+            }
+            1 => count(u32_at(r, 0))?,
+            _ => {}
+        }
+        Ok(())
+    });
+    let mut ends: Vec<Vec<(u64, u64)>> = counts.iter().map(|&n| Vec::with_capacity(n)).collect();
+    file_records(bytes, |tag, r| {
+        match tag {
+            0 => {
+                let (receiver, size) = (u32_at(r, 13), u64_at(r, 33));
+                ends[slot(u32_at(r, 9))?].push((u64_at(r, 17), size));
+                if locs.contains(&receiver) {
+                    ends[slot(receiver)?].push((u64_at(r, 25), size));
+                }
+            }
+            1 => ends[slot(u32_at(r, 0))?].push((u64_at(r, 4), u64_at(r, 12))),
+            _ => {}
+        }
+        Ok(())
+    })?;
+    Ok(ends)
+}
+
 fn sent_row(r: &[u8]) -> MessageRow {
     MessageRow {
         index: u64_at(r, 0),
@@ -835,18 +923,20 @@ impl CommSpill {
 
     /// Block `b`'s communication read back from its file (locations `locs`).
     pub fn block(&self, b: u32, locs: Range<u32>, spill: &dyn Spill) -> Result<BlockComms, String> {
-        self.block_from(b, locs, &mut |key| spill.get(key))
+        self.block_from(b, locs, &mut |key| spill.get(key), 1)
     }
 
     /// As [`block`](Self::block), the file taken out of the spill (read once: a spill in memory hands its
-    /// bytes over instead of copying them, and holds them no more).
+    /// bytes over instead of copying them, and holds them no more); with `threads` 2 or more the locations'
+    /// ends are read on a second thread beside the messages and collective rows (the same lists).
     pub fn take_block(
         &self,
         b: u32,
         locs: Range<u32>,
         take: &mut dyn FnMut(usize) -> Result<Vec<u8>, String>,
+        threads: usize,
     ) -> Result<BlockComms, String> {
-        self.block_from(b, locs, take)
+        self.block_from(b, locs, take, threads)
     }
 
     fn block_from(
@@ -854,80 +944,35 @@ impl CommSpill {
         b: u32,
         locs: Range<u32>,
         read: &mut dyn FnMut(usize) -> Result<Vec<u8>, String>,
+        threads: usize,
     ) -> Result<BlockComms, String> {
-        let mut out = BlockComms { ends: vec![Vec::new(); locs.len()], ..Default::default() };
-        let Some(&(key, _)) = self.files.get(b as usize).filter(|f| f.0 != usize::MAX) else { return Ok(out) };
+        let Some(&(key, _)) = self.files.get(b as usize).filter(|f| f.0 != usize::MAX) else {
+            return Ok(BlockComms { ends: vec![Vec::new(); locs.len()], ..Default::default() });
+        };
         let (m, c) = self.records[b as usize];
-        out.messages.reserve_exact((m - self.received[b as usize]) as usize);
-        out.collectives.reserve_exact(c as usize);
+        let sent = (m - self.received[b as usize]) as usize;
         let bytes = read(key)?;
-        // Each location's ends counted first, so each list is allocated once at its size (what
-        // `block_bytes` counts; a damaged file is reported by the reading below).
-        let mut ends_of = vec![0usize; locs.len()];
-        let mut count = |l: u32| {
-            if let Some(n) = l.checked_sub(locs.start).and_then(|k| ends_of.get_mut(k as usize)) {
-                *n += 1;
-            }
+        // Walks of the file, each its own list: the messages, the collective rows, the locations' ends (the
+        // last two on a second thread when there is one: about as many bytes to fill as the messages).
+        let (messages, rest) = match threads {
+            0 | 1 => (file_messages(&bytes, sent), (file_collectives(&bytes, c as usize), file_ends(&bytes, &locs))),
+            _ => std::thread::scope(|s| {
+                let rest = s.spawn(|| (file_collectives(&bytes, c as usize), file_ends(&bytes, &locs)));
+                let messages = file_messages(&bytes, sent);
+                (messages, rest.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            }),
         };
-        let mut at = 0;
-        while at < bytes.len() {
-            let rest = &bytes[at..];
-            match rest[0] {
-                0 if rest.len() >= SENT_BYTES => {
-                    count(u32_at(&rest[1..], 9));
-                    let receiver = u32_at(&rest[1..], 13);
-                    if locs.contains(&receiver) {
-                        count(receiver);
-                    }
-                    at += SENT_BYTES;
-                }
-                1 if rest.len() >= END_BYTES => {
-                    count(u32_at(&rest[1..], 0));
-                    at += END_BYTES;
-                }
-                2 if rest.len() >= ROW_BYTES => at += ROW_BYTES,
-                _ => break,
-            }
+        // The first damage in the file, whichever walk met it.
+        let damage = [messages.as_ref().err(), rest.0.as_ref().err(), rest.1.as_ref().err()];
+        if let Some(at) = damage.into_iter().flatten().min() {
+            return Err(format!("the spilled messages of block {b} are damaged at byte {at}"));
         }
-        for (e, &n) in out.ends.iter_mut().zip(&ends_of) {
-            e.reserve_exact(n);
-        }
-        let damaged = |at: usize| format!("the spilled messages of block {b} are damaged at byte {at}");
-        let end = |out: &mut BlockComms, l: u32, t: u64, bytes: u64| -> Result<(), ()> {
-            let k = l.checked_sub(locs.start).filter(|&k| (k as usize) < out.ends.len()).ok_or(())?;
-            out.ends[k as usize].push((t, bytes));
-            Ok(())
-        };
-        let (mut at, mut ends) = (0, 0u64);
-        while at < bytes.len() {
-            let rest = &bytes[at..];
-            match rest[0] {
-                0 if rest.len() >= SENT_BYTES => {
-                    let m = sent_row(&rest[1..]);
-                    end(&mut out, m.sender, m.send_ns, m.size_bytes).map_err(|_| damaged(at))?;
-                    if locs.contains(&m.receiver) {
-                        end(&mut out, m.receiver, m.recv_ns, m.size_bytes).map_err(|_| damaged(at))?;
-                    }
-                    out.messages.push(m);
-                    at += SENT_BYTES;
-                }
-                1 if rest.len() >= END_BYTES => {
-                    let r = &rest[1..];
-                    end(&mut out, u32_at(r, 0), u64_at(r, 4), u64_at(r, 12)).map_err(|_| damaged(at))?;
-                    ends += 1;
-                    at += END_BYTES;
-                }
-                2 if rest.len() >= ROW_BYTES => {
-                    out.collectives.push(collective_file_row(&rest[1..]));
-                    at += ROW_BYTES;
-                }
-                _ => return Err(damaged(at)),
-            }
-        }
-        if (out.messages.len() as u64 + ends, out.collectives.len() as u64) != (m, c) {
+        let ((messages, received), collectives, ends) =
+            (messages.expect("checked"), rest.0.expect("checked"), rest.1.expect("checked"));
+        if (messages.len() as u64 + received, collectives.len() as u64) != (m, c) {
             return Err(format!("the spilled messages of block {b} are cut short"));
         }
-        Ok(out)
+        Ok(BlockComms { messages, collectives, ends })
     }
 
     /// Block `b`'s file as a [`CommPiece`] (None when this index does not write it).
@@ -1109,13 +1154,37 @@ mod tests {
             assert_eq!(b1.collectives, vec![row]);
             assert_eq!((c.messages, c.collective_rows, c.collective_operations, c.max_ns), (5, 1, 3, 85));
             assert_eq!(c.tally.sent, vec![2, 1, 1, 1]);
-            // Cut anywhere, the file is refused.
+            // Read on two threads, the same lists.
+            for (b, locs) in [(0, 0..2), (1, 2..4)] {
+                let key = c.files[b as usize].0;
+                let two = c.take_block(b, locs.clone(), &mut |k| Ok(spill.parts[k].clone()), 2).unwrap();
+                let one = c.block(b, locs, &spill).unwrap();
+                assert_eq!((two.messages, two.collectives, two.ends), (one.messages, one.collectives, one.ends));
+                assert!(!spill.parts[key].is_empty());
+            }
+            // Cut anywhere, or a byte changed, the file is refused, with the same message on two threads.
             let key = c.files[1].0;
             let whole = spill.parts[key].clone();
+            let read = |c: &CommSpill, bytes: &[u8], threads| {
+                c.take_block(1, 2..4, &mut |_| Ok(bytes.to_vec()), threads).err()
+            };
             for cut in 1..whole.len() {
                 spill.parts[key] = whole[..cut].to_vec();
                 assert!(c.block(1, 2..4, &spill).is_err(), "cut at {cut}");
+                assert_eq!(read(&c, &whole[..cut], 2), read(&c, &whole[..cut], 1), "cut at {cut}");
             }
+            for at in 0..whole.len() {
+                let mut bad = whole.clone();
+                bad[at] = 0xee;
+                assert_eq!(read(&c, &bad, 2), read(&c, &bad, 1), "byte {at} changed");
+            }
+            let mut outside = whole.clone();
+            // The first record's location (a receive end's, or a sent message's sender) out of the block.
+            outside[1..5].copy_from_slice(&9u32.to_le_bytes());
+            outside[10..14].copy_from_slice(&9u32.to_le_bytes());
+            let e = read(&c, &outside, 2);
+            assert!(e.as_deref().is_some_and(|e| e.contains("damaged at byte 0")), "{e:?}");
+            assert_eq!(e, read(&c, &outside, 1));
         }
     }
 

@@ -1908,7 +1908,7 @@ fn tile(
             let mut take = |key: usize| -> Result<Vec<u8>, String> {
                 spill_lock.write().map_err(|_| "a block task panicked".to_string())?.take(key)
             };
-            let bc = comms.take_block(b as u32, locs, &mut take).map_err(IndexError::Io)?;
+            let bc = comms.take_block(b as u32, locs, &mut take, spare).map_err(IndexError::Io)?;
             let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
             let out = block_tiles(&skel, &plan, b as u32, &bi, &bc, &mut runs, spare);
             runs.finish()?;

@@ -50,7 +50,8 @@ pub(super) struct Assembler<'f> {
     clock: Clock,
     /// OTF2 location id and model location, in definition order.
     pub(super) locations: Vec<(u64, LocationId)>,
-    comm_names: HashMap<u32, StringId>,
+    /// (Looked up for every message and collective row: a fast hash.)
+    comm_names: rustc_hash::FxHashMap<u32, StringId>,
     files: &'f dyn ArchiveFiles,
     /// Bytes of an event file decoded at a time.
     pub(super) window: usize,
@@ -164,7 +165,7 @@ impl<'f> Assembler<'f> {
         // In id order: the string table (and a store's manifest) must not depend on a hash map's order.
         let mut comm_ids: Vec<u32> = defs.comms.keys().copied().collect();
         comm_ids.sort_unstable();
-        let comm_names: HashMap<u32, StringId> =
+        let comm_names: rustc_hash::FxHashMap<u32, StringId> =
             comm_ids.iter().map(|&id| (id, b.intern(&name_of(defs.comms[&id].name, format!("Comm {id}"))))).collect();
 
         let metrics = metric_tables(&defs, &group_process, &location_ids, &mut b);
@@ -432,7 +433,12 @@ impl<'f> Assembler<'f> {
 }
 
 /// The message a matched send and receive make (`empty`: the string "" for a communicator without a name).
-fn message_record(comm_names: &HashMap<u32, StringId>, empty: StringId, s: &Send, r: &Recv) -> MessageRecord {
+fn message_record(
+    comm_names: &rustc_hash::FxHashMap<u32, StringId>,
+    empty: StringId,
+    s: &Send,
+    r: &Recv,
+) -> MessageRecord {
     MessageRecord {
         kind: MessageKind::PointToPoint,
         sender: s.sender,
@@ -447,7 +453,7 @@ fn message_record(comm_names: &HashMap<u32, StringId>, empty: StringId, s: &Send
 
 /// The collective row a part makes, of operation instance `op`.
 fn collective_record(
-    comm_names: &HashMap<u32, StringId>,
+    comm_names: &rustc_hash::FxHashMap<u32, StringId>,
     empty: StringId,
     p: &CollectivePart,
     op: u32,

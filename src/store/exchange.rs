@@ -490,7 +490,7 @@ pub(super) fn numbers_to_all(x: &dyn Exchange, mine: [u64; 3], what: &str) -> Re
 
 /// Decode, nest and spill this shard's locations (`own`), logging the rest of their reading to `log_key`;
 /// the others are counted as empty until their logs come. With 2 threads or more, locations are decoded
-/// ahead on every thread (`stream::Ahead`), as one process does with 3 or more.
+/// ahead on every thread (`stream::Ahead`), as one process does.
 #[allow(clippy::too_many_arguments)]
 fn decode_own(
     stream: &mut Otf2Stream,
@@ -509,7 +509,7 @@ fn decode_own(
     for _ in 0..own.start {
         digest.other_location();
     }
-    if let Some(ahead) = Ahead::plan(stream, o, limit, 2, own.clone()) {
+    if let Some(ahead) = Ahead::plan(stream, o, limit, own.clone()) {
         let buffers = ahead.buffers();
         ahead.pass1(
             stream,

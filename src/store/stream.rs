@@ -874,8 +874,9 @@ fn index_otf2_with(
             "two location definitions name one location: this archive is indexed whole".into(),
         ));
     }
-    // Pass 1: read (this thread), nest, count, spill (this thread, or a second one with threads > 1: the
-    // decode of the next location overlaps the nesting of this one).
+    // Pass 1: read (this thread), nest, count, spill; with threads > 1, locations decoded and nested ahead
+    // on every thread (`Ahead`), or, when most are too long for that, nested on a second thread as this one
+    // decodes them.
     let mut digest = Digest::new(o, Some(n));
     // Counter samples go to the spill in runs (`samples`), under the keys after the locations' and the
     // exchange's log; kept by the index that writes the counter tiles, counted by the others.
@@ -926,7 +927,7 @@ fn index_otf2_with(
         }
     }
     // (Planned only when pass 1 is still to do: the plan looks at every event file's size.)
-    let ahead = if exchanged.is_some() { None } else { Ahead::plan(&stream, o, limit, 3, 0..n) };
+    let ahead = if exchanged.is_some() { None } else { Ahead::plan(&stream, o, limit, 0..n) };
     if exchanged.is_some() {
         // Pass 1 done by the exchange.
     } else if let Some(ahead) = ahead {
@@ -1120,7 +1121,7 @@ const AHEAD_BYTES_PER_INTERVAL: u64 =
 /// first. A denser one is decoded ahead up to the cap, then given back.
 const AHEAD_MIN_BYTES_PER_INTERVAL: u64 = 24;
 
-/// Pass 1 of an OTF2 index with 3 threads or more: `decoders` threads decode locations ahead of their turn
+/// Pass 1 of an OTF2 index with 2 threads or more: `decoders` threads decode locations ahead of their turn
 /// (`Otf2Stream::decoder`), each a location whole, at most `cap` intervals, and nest it; this thread replays
 /// each in location order (`Otf2Stream::replay`: the builder sees what a read in order gives it) and spills
 /// its intervals. At most `window` locations are decoded ahead of the one taken. A location longer than
@@ -1137,22 +1138,21 @@ type Decoded =
     Result<Option<(crate::readers::otf2::LocationLog, Vec<Nested>, i128, u64, Vec<(RegionId, i64, u64)>)>, ReadError>;
 
 impl Ahead {
-    /// Decoding ahead, when `--threads` is 3 or more and most of the event bytes are in locations short
-    /// enough for it. With 2 threads the two-thread pipeline (a location nested as it is decoded, on the
-    /// second thread) is as fast and takes about 10 % less CPU (BENCHMARKS.md, "Decoding locations ahead"),
-    /// and so does an archive mostly of locations too long to decode ahead.
-    ///
-    /// `min_threads`: 3 for one process; 2 for a shard decoding only its own locations (`exchange`,
-    /// `locations` its own), whose logs go to the spill as bytes whichever way a location is read (with
-    /// one thread, in turn: `exchange::decode_in_turn`).
+    /// Decoding ahead, when `--threads` is 2 or more and most of the event bytes are in locations short
+    /// enough for it; else (an archive mostly of locations too long to decode ahead) the two-thread pipeline,
+    /// a location nested on a second thread as it is decoded. With 2 threads the pipeline's read is
+    /// decode-bound (its nesting thread idles most of the read): decoding ahead on both took the 24 M-event
+    /// trace's read from 0.76-1.15 s to 0.77-0.90 s, its wall by a tenth (medians), for 3 % more CPU
+    /// (BENCHMARKS.md, "Session 27"; in session 14, before the columns were held, it was as fast for 10 %
+    /// more). A shard decoding only its own locations (`exchange`, `locations` its own) logs them as bytes
+    /// whichever way a location is read (with one thread, in turn: `exchange::decode_in_turn`).
     pub(super) fn plan(
         stream: &Otf2Stream,
         o: &StreamOptions,
         limit: usize,
-        min_threads: usize,
         locations: std::ops::Range<usize>,
     ) -> Option<Ahead> {
-        if o.build.threads < min_threads.max(2) {
+        if o.build.threads < 2 {
             return None;
         }
         let decoders = o.build.threads;

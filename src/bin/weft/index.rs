@@ -38,8 +38,8 @@ pub struct Args {
     /// The store folder to write.
     #[arg(short, long)]
     pub out: PathBuf,
-    /// Threads (the store is the same for any count): tiling location blocks; reading OTF2, 2 decode and
-    /// nest side by side, 3 or more decode locations ahead of their turn. By default the cores this process
+    /// Threads (the store is the same for any count): tiling location blocks; reading OTF2, 2 or more decode
+    /// locations ahead of their turn (or, locations too long for that, 2 decode and nest side by side). By default the cores this process
     /// may use (its CPU affinity and quota), and 1 under an MPI launcher (the ranks of a node share its
     /// cores: give `--threads` there, as docs/cluster.md does).
     #[arg(long)]

@@ -19,7 +19,7 @@ use crate::analyses::summary::SummaryCounts;
 use crate::model::{RegionId, RegionRole, Trace};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 
 /// Tile format version (the frame's version byte), the same as the manifest's.
 pub const TILE_VERSION: u8 = FORMAT_VERSION as u8;
@@ -113,7 +113,11 @@ pub fn levels(t: &Tiling) -> Vec<Level> {
     }
 }
 
-type Tiles = Vec<(TileEntry, Vec<u8>)>;
+/// A tile made: its entry and its bytes.
+type Tile = (TileEntry, Vec<u8>);
+type Tiles = Vec<Tile>;
+/// A location's level-1 bins and moments (compute, then any).
+type Summarized = (Bins, [MomentAccumulator; 2]);
 
 pub(super) fn tile(
     kind: TileKind,
@@ -309,7 +313,8 @@ pub fn run_blocks(trace: &Trace, plan: &Plan, blocks: Range<u32>, threads: usize
         let c = comms.block(trace, b, t.block_range(b, trace.locations.len() as u32));
         let mut particles = Vec::new();
         let bi = BlockIntervals::of_trace(trace, &t, b);
-        let mut out = block_tiles(trace, plan, b, &bi, &c, &mut particles, spare);
+        let mut out =
+            block_tiles(trace, plan, b, &bi, &c, &mut particles, spare, None).expect("tiles kept, none written");
         out.particles = particles;
         results.lock().expect("no task panics holding the lock")[k] = Some(out);
     };
@@ -476,12 +481,70 @@ pub(super) fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
     }
 }
 
+/// A value one thread makes and others wait for (`OnceLock::wait` is newer than this crate's Rust):
+/// [`set`](Self::set) opens it, and so does dropping its [`opener`](Self::opener) however the maker's thread
+/// ends, so that waiters go on (seeing None) should it panic.
+struct Gate<T> {
+    value: OnceLock<T>,
+    open: Mutex<bool>,
+    opened: Condvar,
+}
+
+impl<T> Default for Gate<T> {
+    fn default() -> Self {
+        Gate { value: OnceLock::new(), open: Mutex::new(false), opened: Condvar::new() }
+    }
+}
+
+/// Opens its gate when dropped.
+struct Opener<'g, T>(&'g Gate<T>);
+
+impl<T> Drop for Opener<'_, T> {
+    fn drop(&mut self) {
+        self.0.open();
+    }
+}
+
+impl<T> Gate<T> {
+    fn opener(&self) -> Opener<'_, T> {
+        Opener(self)
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.opened.notify_all();
+    }
+
+    /// The value, now there for every waiter.
+    fn set(&self, v: T) -> &T {
+        let v = self.value.get_or_init(|| v);
+        self.open();
+        v
+    }
+
+    /// The value once the gate is open (None: opened without one).
+    fn wait(&self) -> Option<&T> {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        while !*open {
+            open = self.opened.wait(open).unwrap_or_else(PoisonError::into_inner);
+        }
+        self.value.get()
+    }
+}
+
+/// Where a block task's tiles go as each is made ([`block_tiles`]): a level-0 tile on whichever thread
+/// encodes it, the summary tiles on the task's. The task's output then keeps their entries, bytes empty.
+pub type TileWriter<'a> = &'a (dyn Fn(&TileEntry, &[u8]) -> Result<(), String> + Sync);
+
 /// The tiles of block `b` (level 0, summaries, moments) and its per-region totals; its particle-view
 /// intervals go to `particles` as they are met. `trace` gives the definitions and instants (its intervals,
 /// messages and collectives are not read: `bi` holds the block's intervals, `comms` its communication).
-/// On `threads` threads (a block task with threads to spare, fewer blocks than threads): the level-0 tiles on
-/// this one while the others make the locations' summaries and moments, each a contiguous share of the
-/// block's locations; the same tiles in the same order whatever the count.
+/// On `threads` threads (a block task with threads to spare, fewer blocks than threads): this one walks the
+/// intervals into the level-0 windows while the others make the locations' summaries and moments, a
+/// location at a time; then every thread takes what is left of either, a window's tile or a location's
+/// summary at a time (so no thread waits while the other side has work). The same tiles in the same order
+/// whatever the count. With `write`, each tile is written as it is made (its error is the task's).
+#[allow(clippy::too_many_arguments)]
 pub fn block_tiles(
     trace: &Trace,
     plan: &Plan,
@@ -490,22 +553,90 @@ pub fn block_tiles(
     comms: &BlockComms,
     particles: &mut dyn ParticleSink,
     threads: usize,
-) -> BlockOutput {
+    write: Option<TileWriter>,
+) -> Result<BlockOutput, String> {
     let mut region_totals = vec![(0u64, 0u64); trace.regions.len()];
     let windows = 0..plan.tiling.windows;
-    let out = if threads <= 1 {
-        let mut out = level0_tiles(trace, plan, b, bi, comms, windows, &[], particles, &mut region_totals);
-        out.extend(summary_and_moment_tiles(trace, plan, b, bi, comms, 1));
-        out
-    } else {
-        std::thread::scope(|s| {
-            let summaries = s.spawn(|| summary_and_moment_tiles(trace, plan, b, bi, comms, threads - 1));
-            let mut out = level0_tiles(trace, plan, b, bi, comms, windows, &[], particles, &mut region_totals);
-            out.extend(summaries.join().expect("a block's summary task does not panic"));
-            out
-        })
+    // A tile made: written now (its bytes then dropped), or kept with its bytes.
+    let keep = |(e, bytes): (TileEntry, Vec<u8>)| -> Result<(TileEntry, Vec<u8>), String> {
+        match write {
+            Some(w) => w(&e, &bytes).map(|()| (e, Vec::new())),
+            None => Ok((e, bytes)),
+        }
     };
-    BlockOutput { tiles: out, region_totals, particles: Vec::new() }
+    let summaries = LocationSummaries::new(trace, plan, b, bi, comms);
+    let n = summaries.locations();
+    if threads <= 1 {
+        let cols = level0_cols(trace, plan, b, bi, comms, windows.clone(), &[], particles, &mut region_totals);
+        let mut out = Vec::new();
+        for (w, c) in cols.into_iter().enumerate() {
+            if let Some(t) = window_tile(trace, plan, b, bi, comms, windows.start + w as u32, &c) {
+                out.push(keep(t)?);
+            }
+        }
+        let mut one = summaries.summary();
+        let locations: Vec<_> = (0..n).map(|k| summaries.location(&mut one, k)).collect();
+        for t in summary_tiles(trace, plan, b, locations) {
+            out.push(keep(t)?);
+        }
+        return Ok(BlockOutput { tiles: out, region_totals, particles: Vec::new() });
+    }
+    // What the threads share: the locations' summaries and the windows' tiles not yet taken, and each done.
+    let next_location = AtomicUsize::new(0);
+    let done_locations: Mutex<Vec<Option<Summarized>>> = Mutex::new((0..n).map(|_| None).collect());
+    let cols: Gate<Vec<EventCols>> = Gate::default();
+    let next_window = AtomicUsize::new(0);
+    let done_windows: Mutex<Vec<(usize, Tile)>> = Mutex::new(Vec::new());
+    let failed: Mutex<Option<String>> = Mutex::new(None);
+    let summarize = || {
+        let mut one = summaries.summary();
+        loop {
+            let k = next_location.fetch_add(1, Ordering::Relaxed);
+            if k >= n {
+                break;
+            }
+            let s = summaries.location(&mut one, k);
+            done_locations.lock().expect("no thread panics holding the lock")[k] = Some(s);
+        }
+    };
+    let encode = |cols: &[EventCols]| loop {
+        let w = next_window.fetch_add(1, Ordering::Relaxed);
+        if w >= cols.len() || failed.lock().expect("no thread panics holding the lock").is_some() {
+            break;
+        }
+        let Some(t) = window_tile(trace, plan, b, bi, comms, windows.start + w as u32, &cols[w]) else { continue };
+        match keep(t) {
+            Ok(t) => done_windows.lock().expect("no thread panics holding the lock").push((w, t)),
+            Err(e) => {
+                failed.lock().expect("no thread panics holding the lock").get_or_insert(e);
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(|| {
+                summarize();
+                // (None: the walk panicked, which the scope passes on.)
+                encode(cols.wait().map_or(&[], Vec::as_slice));
+            });
+        }
+        // (Opened however the walk ends, so that no thread waits for it forever.)
+        let _open = cols.opener();
+        let walked = level0_cols(trace, plan, b, bi, comms, windows.clone(), &[], particles, &mut region_totals);
+        encode(cols.set(walked));
+        summarize();
+    });
+    if let Some(e) = failed.into_inner().expect("threads joined") {
+        return Err(e);
+    }
+    let mut out = done_windows.into_inner().expect("threads joined");
+    out.sort_unstable_by_key(|(w, _)| *w);
+    let mut out: Vec<_> = out.into_iter().map(|(_, t)| t).collect();
+    let locations = done_locations.into_inner().expect("threads joined").into_iter().map(|s| s.expect("summarized"));
+    for t in summary_tiles(trace, plan, b, locations) {
+        out.push(keep(t)?);
+    }
+    Ok(BlockOutput { tiles: out, region_totals, particles: Vec::new() })
 }
 
 /// The level-0 tiles of block `b`'s windows `windows` (all of them, or a range of a block tiled by time
@@ -526,6 +657,46 @@ pub fn level0_tiles(
     particles: &mut dyn ParticleSink,
     region_totals: &mut [(u64, u64)],
 ) -> Tiles {
+    let w0 = windows.start;
+    let cols = level0_cols(trace, plan, b, bi, comms, windows, carried, particles, region_totals);
+    cols.into_iter()
+        .enumerate()
+        .filter_map(|(w, c)| window_tile(trace, plan, b, bi, comms, w0 + w as u32, &c))
+        .collect()
+}
+
+/// Window `w`'s level-0 tile of block `b` from what it holds (None when it holds nothing).
+fn window_tile(
+    trace: &Trace,
+    plan: &Plan,
+    b: u32,
+    bi: &BlockIntervals,
+    comms: &BlockComms,
+    w: u32,
+    c: &EventCols,
+) -> Option<(TileEntry, Vec<u8>)> {
+    if c.is_empty() {
+        return None;
+    }
+    let first = plan.tiling.block_range(b, trace.locations.len() as u32).start;
+    let payload = events_payload(trace, first, c, bi, comms);
+    Some(tile(TileKind::Events, 0, b, w, c.intervals as u64, payload))
+}
+
+/// What each of block `b`'s windows `windows` holds for its level-0 tile ([`level0_tiles`] says how the
+/// walk goes, and what it adds to `region_totals` and `particles`).
+#[allow(clippy::too_many_arguments)]
+fn level0_cols(
+    trace: &Trace,
+    plan: &Plan,
+    b: u32,
+    bi: &BlockIntervals,
+    comms: &BlockComms,
+    windows: Range<u32>,
+    carried: &[usize],
+    particles: &mut dyn ParticleSink,
+    region_totals: &mut [(u64, u64)],
+) -> Vec<EventCols> {
     let t = &plan.tiling;
     let locs = t.block_range(b, trace.locations.len() as u32);
     let nw = t.windows as usize;
@@ -641,15 +812,7 @@ pub fn level0_tiles(
     for (i, k) in comms.collectives.iter().enumerate() {
         place(k.start_ns, k.end_ns, i as u32, &mut cols, |c| &mut c.coll, |c| &mut c.open_coll);
     }
-    let mut out = Tiles::new();
-    for (w, c) in cols.into_iter().enumerate() {
-        if c.is_empty() {
-            continue;
-        }
-        let payload = events_payload(trace, locs.start, &c, bi, comms);
-        out.push(tile(TileKind::Events, 0, b, (w0 + w) as u32, c.intervals as u64, payload));
-    }
-    out
+    cols
 }
 
 fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockIntervals, k: &BlockComms) -> ColumnWriter {
@@ -806,54 +969,44 @@ impl<'a> LocationSummary<'a> {
     }
 }
 
-/// Summary tiles of every level and the moments tile of block `b`.
-fn summary_and_moment_tiles(
-    trace: &Trace,
-    plan: &Plan,
-    b: u32,
-    bi: &BlockIntervals,
-    comms: &BlockComms,
-    threads: usize,
-) -> Tiles {
-    let levels = &plan.levels;
-    let locs = plan.tiling.block_range(b, trace.locations.len() as u32);
-    let scanner = BusyScanner::new(trace, &BusyDefinition::Compute);
-    let il = &trace.instants.location;
-    // The summaries of the block's locations `ks` (indices within the block), in order.
-    let summarize = |ks: Range<usize>| {
-        let mut summary = LocationSummary::new(&scanner, levels[0].bin_ns, levels[0].bins as usize);
-        ks.map(|k| {
-            let l = locs.start + k as u32;
-            let r = bi.ranges[k].clone();
-            summary.push(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &bi.depth[r]);
-            let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
-            summary.instants(&trace.instants.time_ns[a..z]);
-            summary.message_ends(&comms.ends[k]);
-            summary.finish(trace.span_ns)
-        })
-        .collect::<Vec<_>>()
-    };
-    let n = locs.len();
-    let threads = threads.clamp(1, n.max(1));
-    if threads == 1 {
-        return summary_tiles(trace, plan, b, summarize(0..n));
+/// What block `b`'s locations' summaries are made from ([`block_tiles`]): a location's level-1 bins and
+/// moments at a time, any location on any thread, each from its intervals, instants and message ends alone.
+struct LocationSummaries<'a> {
+    trace: &'a Trace,
+    plan: &'a Plan,
+    bi: &'a BlockIntervals<'a>,
+    comms: &'a BlockComms,
+    scanner: BusyScanner,
+    locs: Range<u32>,
+}
+
+impl<'a> LocationSummaries<'a> {
+    fn new(trace: &'a Trace, plan: &'a Plan, b: u32, bi: &'a BlockIntervals<'a>, comms: &'a BlockComms) -> Self {
+        let locs = plan.tiling.block_range(b, trace.locations.len() as u32);
+        let scanner = BusyScanner::new(trace, &BusyDefinition::Compute);
+        LocationSummaries { trace, plan, bi, comms, scanner, locs }
     }
-    // Shares cut by intervals, so that each thread has about as much to do.
-    let total = bi.ranges.iter().map(|r| r.len() as u64).sum::<u64>().max(1);
-    let mut cuts = vec![0usize];
-    let mut seen = 0u64;
-    for (k, r) in bi.ranges.iter().enumerate().take(n) {
-        seen += r.len() as u64;
-        if cuts.len() < threads && seen * threads as u64 >= total * cuts.len() as u64 && k + 1 < n {
-            cuts.push(k + 1);
-        }
+
+    fn locations(&self) -> usize {
+        self.locs.len()
     }
-    cuts.push(n);
-    let shares = std::thread::scope(|s| {
-        let tasks: Vec<_> = cuts.windows(2).map(|c| s.spawn(|| summarize(c[0]..c[1]))).collect();
-        tasks.into_iter().map(|t| t.join().expect("a summary task does not panic")).collect::<Vec<_>>()
-    });
-    summary_tiles(trace, plan, b, shares.into_iter().flatten())
+
+    /// A summary to make locations' with (one a thread: its buffers kept from location to location).
+    fn summary(&self) -> LocationSummary<'_> {
+        let level1 = &self.plan.levels[0];
+        LocationSummary::new(&self.scanner, level1.bin_ns, level1.bins as usize)
+    }
+
+    /// The block's `k`-th location's level-1 bins and moments.
+    fn location(&self, summary: &mut LocationSummary, k: usize) -> (Bins, [MomentAccumulator; 2]) {
+        let (bi, l, il) = (self.bi, self.locs.start + k as u32, &self.trace.instants.location);
+        let r = bi.ranges[k].clone();
+        summary.push(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &bi.depth[r]);
+        let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
+        summary.instants(&self.trace.instants.time_ns[a..z]);
+        summary.message_ends(&self.comms.ends[k]);
+        summary.finish(self.trace.span_ns)
+    }
 }
 
 /// Summary tiles of every level and the moments tile of block `b` from each of its locations' level-1 bins
@@ -1152,6 +1305,49 @@ mod tests {
     use crate::analyses::moments::accumulate;
     use crate::samples::nesting::{chunkings, nesting_trace};
     use crate::store::pyramid::LocationInput;
+
+    /// A block's tiles written as they are made, on 1 to 4 threads: the same entries in the same order as
+    /// kept, each tile written once with the bytes kept; a writer's error is the block's, on any count.
+    #[test]
+    fn a_block_written_as_made_gives_the_tiles_kept_and_a_writers_error() {
+        for seed in [1, 2] {
+            let t = nesting_trace(seed);
+            // Small windows: many level-0 tiles for the threads to share.
+            let o = BuildOptions { tile_intervals: 16, bins_per_tile: 8, ..BuildOptions::default() };
+            let plan = Plan::new(&t, tiling(&t, &o));
+            let tl = plan.tiling;
+            assert!(tl.windows > 4, "seed {seed}: {} windows", tl.windows);
+            let comms = TraceComms::new(&t, &tl);
+            let c = comms.block(&t, 0, tl.block_range(0, t.locations.len() as u32));
+            let bi = BlockIntervals::of_trace(&t, &tl, 0);
+            let kept = block_tiles(&t, &plan, 0, &bi, &c, &mut Vec::new(), 1, None).expect("kept");
+            for threads in 1..=4 {
+                let written = Mutex::new(std::collections::BTreeMap::new());
+                let write = |e: &TileEntry, bytes: &[u8]| {
+                    let old = written.lock().unwrap().insert(e.path.clone(), bytes.to_vec());
+                    assert!(old.is_none(), "{} written twice", e.path);
+                    Ok(())
+                };
+                let mut particles = Vec::new();
+                let out = block_tiles(&t, &plan, 0, &bi, &c, &mut particles, threads, Some(&write)).expect("written");
+                let entries = |o: &BlockOutput| o.tiles.iter().map(|(e, _)| e.clone()).collect::<Vec<_>>();
+                assert_eq!(entries(&out), entries(&kept), "seed {seed}, {threads} threads");
+                assert!(out.tiles.iter().all(|(_, b)| b.is_empty()), "written tiles are not kept");
+                let kept_bytes: std::collections::BTreeMap<_, _> =
+                    kept.tiles.iter().map(|(e, b)| (e.path.clone(), b.clone())).collect();
+                assert_eq!(written.into_inner().unwrap(), kept_bytes, "seed {seed}, {threads} threads");
+                assert_eq!(out.region_totals, kept.region_totals);
+                // The fourth tile's write fails: that error, whichever thread made it.
+                let count = std::sync::atomic::AtomicUsize::new(0);
+                let failing = |e: &TileEntry, _: &[u8]| match count.fetch_add(1, Ordering::Relaxed) {
+                    3 => Err(format!("disk full at {}", e.path)),
+                    _ => Ok(()),
+                };
+                let err = block_tiles(&t, &plan, 0, &bi, &c, &mut Vec::new(), threads, Some(&failing)).err();
+                assert!(err.as_ref().is_some_and(|e| e.starts_with("disk full at ")), "{threads} threads: {err:?}");
+            }
+        }
+    }
 
     #[test]
     fn a_location_summary_in_chunks_equals_the_whole_location() {

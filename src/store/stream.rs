@@ -1910,16 +1910,14 @@ fn tile(
             };
             let bc = comms.take_block(b as u32, locs, &mut take, spare).map_err(IndexError::Io)?;
             let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
-            let out = block_tiles(&skel, &plan, b as u32, &bi, &bc, &mut runs, spare);
+            // Each tile written as it is made, on the thread that makes it.
+            let write = |e: &TileEntry, bytes: &[u8]| sink.put(&e.path, bytes).map_err(|d| format!("{}: {d}", e.path));
+            let out = block_tiles(&skel, &plan, b as u32, &bi, &bc, &mut runs, spare, Some(&write))
+                .map_err(IndexError::Io)?;
             runs.finish()?;
             let lanes = block_lanes(&bi);
             drop((c, bc));
-            let mut entries = Vec::with_capacity(out.tiles.len());
-            for (e, bytes) in out.tiles {
-                sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
-                entries.push(e);
-            }
-            Ok((entries, out.region_totals, lanes))
+            Ok((out.tiles.into_iter().map(|(e, _)| e).collect(), out.region_totals, lanes))
         })();
         let failed = r.is_err();
         // Where memory is tight (blocks tiled by range), what the task freed goes back to the system before

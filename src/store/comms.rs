@@ -3,14 +3,16 @@
 //! each of its locations' message ends (time, bytes: sends and receives, for the pyramid's message bins);
 //! each in the trace's order, with its index in the trace.
 //!
-//! A whole trace gives them from its columns ([`TraceComms`]). A streamed index never holds them all
-//! ([`CommSpill`]): the matched messages (handed over in any order, each with its receive's record number)
-//! are sorted into the trace's order (the builder's: by send time, receive time, then receive order) in
-//! sorted runs in the spill ([`runs`](super::runs)) and merged; each message, numbered as it comes out, and
-//! each collective row (already in the trace's order) is appended to its block's file in the spill (a
-//! message also to its receiver's block, as an end), a page at a time. A block task reads its file back.
-//! Memory holds a run being sorted (a share of `--memory`), one page per run while merging, a page per
-//! block being routed, and per location a few counts (the manifest's and a shard's part).
+//! A whole trace gives them from its columns ([`TraceComms`]). A streamed index holds them only within a
+//! share of `--memory` ([`CommSpill`]): the matched messages (handed over in any order, each with its
+//! receive's record number) are sorted into the trace's order (the builder's: by send time, receive time,
+//! then receive order) in sorted runs in the spill ([`runs`](super::runs)) and merged; each message,
+//! numbered as it comes out, and each collective row (already in the trace's order) goes to its block (a
+//! message also to its receiver's block, as an end): held as the rows its task takes while they fit
+//! ([`CommSpill::hold`]), else appended to the block's file in the spill, a page at a time, which the
+//! block task reads back. Memory holds a run being sorted (a share of `--memory`), one page per run while
+//! merging, the rows held or a page per block being routed, and per location a few counts (the manifest's
+//! and a shard's part).
 //!
 //! Plain Rust, no files (the spill is the caller's); it must not change what a tile holds or its order.
 
@@ -19,7 +21,7 @@ use super::stream::Spill;
 use crate::model::{MessageKind, Trace};
 use std::mem::size_of;
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// A message as a level-0 tile stores it: its trace index, times from the origin. (Ordered by its index
 /// first: rows of one trace come in its order.)
@@ -468,6 +470,63 @@ fn collective_file_row(r: &[u8]) -> CollectiveRow {
     }
 }
 
+/// A sent message's record of a block file (tag 0).
+fn sent_record(m: &MessageRow) -> [u8; SENT_BYTES] {
+    let mut rec = [0u8; SENT_BYTES];
+    rec[1..9].copy_from_slice(&m.index.to_le_bytes());
+    rec[9] = m.kind;
+    rec[10..14].copy_from_slice(&m.sender.to_le_bytes());
+    rec[14..18].copy_from_slice(&m.receiver.to_le_bytes());
+    rec[18..26].copy_from_slice(&m.send_ns.to_le_bytes());
+    rec[26..34].copy_from_slice(&m.recv_ns.to_le_bytes());
+    rec[34..42].copy_from_slice(&m.size_bytes.to_le_bytes());
+    rec[42..46].copy_from_slice(&m.tag.to_le_bytes());
+    rec[46..50].copy_from_slice(&m.name.to_le_bytes());
+    rec
+}
+
+/// The record of a receive end on location `l` of a message another block sent (tag 1).
+fn end_record(l: u32, recv_ns: u64, size_bytes: u64) -> [u8; END_BYTES] {
+    let mut e = [1u8; END_BYTES];
+    e[1..5].copy_from_slice(&l.to_le_bytes());
+    e[5..13].copy_from_slice(&recv_ns.to_le_bytes());
+    e[13..21].copy_from_slice(&size_bytes.to_le_bytes());
+    e
+}
+
+/// A collective row's record of a block file (tag 2).
+fn row_record(c: &CollectiveRow) -> [u8; ROW_BYTES] {
+    let mut rec = [2u8; ROW_BYTES];
+    rec[1..9].copy_from_slice(&c.index.to_le_bytes());
+    for (k, v) in [c.operation, c.location, c.region, c.communicator, c.root].into_iter().enumerate() {
+        rec[9 + 4 * k..13 + 4 * k].copy_from_slice(&v.to_le_bytes());
+    }
+    for (k, v) in [c.start_ns, c.end_ns, c.bytes_sent, c.bytes_received].into_iter().enumerate() {
+        rec[29 + 8 * k..37 + 8 * k].copy_from_slice(&v.to_le_bytes());
+    }
+    rec
+}
+
+/// A block's communication held as rows ([`CommSpill::hold`]): what its task takes, and the receive ends
+/// of messages other blocks sent (location, time, bytes; also among the ends) that its file would hold as
+/// such, should the rows go to it after all ([`CommSpill::spill_held`]).
+#[derive(Default)]
+struct HeldBlock {
+    comms: BlockComms,
+    received: Vec<(u32, u64, u64)>,
+}
+
+impl HeldBlock {
+    /// Bytes held (the lists' capacities).
+    fn bytes(&self) -> usize {
+        let k = &self.comms;
+        k.messages.capacity() * size_of::<MessageRow>()
+            + k.collectives.capacity() * size_of::<CollectiveRow>()
+            + k.ends.iter().map(|e| e.capacity() * size_of::<(u64, u64)>()).sum::<usize>()
+            + self.received.capacity() * size_of::<(u32, u64, u64)>()
+    }
+}
+
 /// The messages of a read in chunks (Chrome JSON, Paraver), which knows its locations, and so the blocks'
 /// files, only at its end: the reader's builder hands them over a batch at a time
 /// (`model::TraceBuilder::sink_messages`), numbered in the order recorded; past their share of `--memory`
@@ -625,6 +684,12 @@ pub struct CommSpill {
     /// quicksort dearer than the unstable one. `nth` makes every key unique: the same order either way.
     pub in_receive_order: bool,
     runs: Runs,
+    /// While Some ([`hold`](Self::hold)), each routed block's communication is held as the rows its task
+    /// takes instead of written to its file (no encoding, spill copy or decoding); past `hold_cap` bytes
+    /// every block's goes to its file ([`spill_held`](Self::spill_held)) and the rest follows it there.
+    held: Option<Vec<Mutex<HeldBlock>>>,
+    held_bytes: u64,
+    hold_cap: u64,
     pub tally: CommTally,
     pub messages: u64,
     pub flows: u64,
@@ -664,6 +729,9 @@ impl CommSpill {
             parts: Vec::new(),
             in_receive_order: false,
             runs: Runs::new(PAGE_BYTES),
+            held: None,
+            held_bytes: 0,
+            hold_cap: 0,
             tally: CommTally::new(locations as usize),
             messages: 0,
             flows: 0,
@@ -677,15 +745,104 @@ impl CommSpill {
 
     /// Bytes held in memory now (the sort buffer and the blocks' pages).
     pub fn held(&self) -> u64 {
+        let rows = self
+            .held
+            .as_ref()
+            .map_or(0, |h| h.iter().map(|b| b.lock().unwrap_or_else(PoisonError::into_inner).bytes()).sum::<usize>());
         ((self.buffer.capacity() + self.parts.iter().map(Vec::capacity).sum::<usize>()) * size_of::<RawMessage>()
             + self.files.iter().map(|f| f.1.capacity()).sum::<usize>()
+            + rows
             + self.tally.sent.len() * 32) as u64
+    }
+
+    /// Hold each routed block's communication as rows (before any is put), up to `cap` bytes of them.
+    pub fn hold(&mut self, cap: u64) {
+        debug_assert!(self.messages == 0 && self.collective_rows == 0, "held from the start");
+        let (bl, n) = (self.block_locations, self.tally.sent.len() as u32);
+        let blocks = (0..self.files.len() as u32).map(|b| {
+            let locations = if self.routed.contains(&b) { (b * bl..((b + 1) * bl).min(n)).len() } else { 0 };
+            let comms = BlockComms { ends: vec![Vec::new(); locations], ..Default::default() };
+            Mutex::new(HeldBlock { comms, received: Vec::new() })
+        });
+        self.held = Some(blocks.collect());
+        self.hold_cap = cap;
+    }
+
+    /// Whether the blocks' communication is held as rows (not in their files).
+    pub fn holds(&self) -> bool {
+        self.held.is_some()
+    }
+
+    /// Every block's held communication to its file (its page, then the spill), in its file's records:
+    /// collective rows, sent messages, receive ends of other blocks' messages (each kind in the order put;
+    /// the ends of a location, which the summaries add up in any order, may come in another), and what is
+    /// put from now on after them.
+    pub fn spill_held(&mut self, spill: &mut dyn Spill) -> Result<(), String> {
+        let Some(held) = self.held.take() else { return Ok(()) };
+        self.held_bytes = 0;
+        for (b, h) in held.into_iter().enumerate() {
+            let h = h.into_inner().unwrap_or_else(PoisonError::into_inner);
+            if !self.routed.contains(&(b as u32)) {
+                continue;
+            }
+            for c in &h.comms.collectives {
+                self.files[b].1.extend_from_slice(&row_record(c));
+                self.flush(b as u32, spill)?;
+            }
+            drop(h.comms.ends);
+            for m in &h.comms.messages {
+                self.files[b].1.extend_from_slice(&sent_record(m));
+                self.flush(b as u32, spill)?;
+            }
+            for &(l, ns, bytes) in &h.received {
+                self.files[b].1.extend_from_slice(&end_record(l, ns, bytes));
+                self.flush(b as u32, spill)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Room in the held blocks for the messages to come, `(sender, receiver)` each (all of them, before the
+    /// first is put): each list allocated once at its size rather than doubled step by step.
+    fn reserve_held(&mut self, messages: impl Iterator<Item = (u32, u32)>) {
+        let (bl, n) = (self.block_locations, self.tally.sent.len() as u32);
+        let Some(held) = &mut self.held else { return };
+        let (mut sent, mut received, mut ends) =
+            (vec![0usize; held.len()], vec![0usize; held.len()], vec![0; n as usize]);
+        for (from, to) in messages.filter(|&(from, to)| from < n && to < n) {
+            let (s, r) = ((from / bl) as usize, (to / bl) as usize);
+            sent[s] += 1;
+            ends[from as usize] += 1;
+            ends[to as usize] += 1;
+            received[r] += (r != s) as usize;
+        }
+        for (b, h) in held.iter_mut().enumerate().filter(|(b, _)| self.routed.contains(&(*b as u32))) {
+            let h = h.get_mut().unwrap_or_else(PoisonError::into_inner);
+            h.comms.messages.reserve_exact(sent[b]);
+            h.received.reserve_exact(received[b]);
+            let first = b * bl as usize;
+            for (k, e) in h.comms.ends.iter_mut().enumerate() {
+                e.reserve_exact(ends[first + k]);
+            }
+        }
+    }
+
+    /// Past the cap, the held rows to the files.
+    fn check_held(&mut self, spill: &mut dyn Spill) -> Result<(), String> {
+        match self.held_bytes > self.hold_cap {
+            true => self.spill_held(spill),
+            false => Ok(()),
+        }
     }
 
     /// The bytes block `b`'s task holds of its communication: while [`block`](Self::block) reads its file
     /// (the file and the rows), and after (the rows). Exact up to the allocator's rounding: the file is read
     /// whole, and each list is allocated once at its size.
     pub fn block_bytes(&self, b: usize) -> BlockCommBytes {
+        if self.held.is_some() {
+            // Held already (counted by `held`): the task takes them as they are.
+            return BlockCommBytes::default();
+        }
         let (m, c) = self.records.get(b).copied().unwrap_or((0, 0));
         let r = self.received.get(b).copied().unwrap_or(0);
         let s = m - r;
@@ -760,6 +917,7 @@ impl CommSpill {
                     });
                 }
             });
+            self.reserve_held(parts.iter().flatten().map(|m| (m.sender, m.receiver)));
             // The parts merged: each step takes the least of their heads (a few parts: a scan of them).
             let mut at = vec![0usize; parts.len()];
             loop {
@@ -781,6 +939,7 @@ impl CommSpill {
         }
         match self.sorted(spill)? {
             Sorted::Memory(all) => {
+                self.reserve_held(all.iter().map(|m| (m.sender, m.receiver)));
                 for m in all {
                     self.put_message(&row(i, &m), spill)?;
                     i += 1;
@@ -834,29 +993,43 @@ impl CommSpill {
         self.max_ns = self.max_ns.max(m.send_ns).max(m.recv_ns);
         self.tally.message(m);
         let (s, r) = (m.sender / self.block_locations, m.receiver / self.block_locations);
+        let n = self.tally.sent.len() as u32;
+        if self.held.is_some() && (m.sender >= n || m.receiver >= n) {
+            // A location past the trace's: to the files, whose reading reports it.
+            self.spill_held(spill)?;
+        }
+        if let Some(held) = &mut self.held {
+            // As the file's records would have it: the message and its ends with its sender's block, its
+            // receive end with the receiver's when that is another.
+            let bl = self.block_locations;
+            if self.routed.contains(&s) {
+                let h = held[s as usize].get_mut().unwrap_or_else(PoisonError::into_inner);
+                h.comms.messages.push(*m);
+                h.comms.ends[(m.sender - s * bl) as usize].push((m.send_ns, m.size_bytes));
+                if r == s {
+                    h.comms.ends[(m.receiver - s * bl) as usize].push((m.recv_ns, m.size_bytes));
+                }
+                self.records[s as usize].0 += 1;
+                self.held_bytes += (size_of::<MessageRow>() + 2 * size_of::<(u64, u64)>()) as u64;
+            }
+            if r != s && self.routed.contains(&r) {
+                let h = held[r as usize].get_mut().unwrap_or_else(PoisonError::into_inner);
+                h.comms.ends[(m.receiver - r * bl) as usize].push((m.recv_ns, m.size_bytes));
+                h.received.push((m.receiver, m.recv_ns, m.size_bytes));
+                self.records[r as usize].0 += 1;
+                self.received[r as usize] += 1;
+                self.held_bytes += (size_of::<(u64, u64)>() + size_of::<(u32, u64, u64)>()) as u64;
+            }
+            return self.check_held(spill);
+        }
         if let Some(f) = self.file(s) {
-            // Each record put together on the stack, then appended at once.
-            let mut rec = [0u8; SENT_BYTES];
-            rec[1..9].copy_from_slice(&m.index.to_le_bytes());
-            rec[9] = m.kind;
-            rec[10..14].copy_from_slice(&m.sender.to_le_bytes());
-            rec[14..18].copy_from_slice(&m.receiver.to_le_bytes());
-            rec[18..26].copy_from_slice(&m.send_ns.to_le_bytes());
-            rec[26..34].copy_from_slice(&m.recv_ns.to_le_bytes());
-            rec[34..42].copy_from_slice(&m.size_bytes.to_le_bytes());
-            rec[42..46].copy_from_slice(&m.tag.to_le_bytes());
-            rec[46..50].copy_from_slice(&m.name.to_le_bytes());
-            f.extend_from_slice(&rec);
+            f.extend_from_slice(&sent_record(m));
             self.records[s as usize].0 += 1;
             self.flush(s, spill)?;
         }
         if r != s {
             if let Some(f) = self.file(r) {
-                let mut e = [1u8; END_BYTES];
-                e[1..5].copy_from_slice(&m.receiver.to_le_bytes());
-                e[5..13].copy_from_slice(&m.recv_ns.to_le_bytes());
-                e[13..21].copy_from_slice(&m.size_bytes.to_le_bytes());
-                f.extend_from_slice(&e);
+                f.extend_from_slice(&end_record(m.receiver, m.recv_ns, m.size_bytes));
                 self.records[r as usize].0 += 1;
                 self.received[r as usize] += 1;
                 self.flush(r, spill)?;
@@ -872,15 +1045,16 @@ impl CommSpill {
         self.max_ns = self.max_ns.max(c.end_ns);
         self.tally.collective(c);
         let b = c.location / self.block_locations;
+        if let Some(held) = &mut self.held {
+            if self.routed.contains(&b) {
+                held[b as usize].get_mut().unwrap_or_else(PoisonError::into_inner).comms.collectives.push(*c);
+                self.records[b as usize].1 += 1;
+                self.held_bytes += size_of::<CollectiveRow>() as u64;
+            }
+            return self.check_held(spill);
+        }
         if let Some(f) = self.file(b) {
-            f.push(2);
-            f.extend_from_slice(&c.index.to_le_bytes());
-            for v in [c.operation, c.location, c.region, c.communicator, c.root] {
-                f.extend_from_slice(&v.to_le_bytes());
-            }
-            for v in [c.start_ns, c.end_ns, c.bytes_sent, c.bytes_received] {
-                f.extend_from_slice(&v.to_le_bytes());
-            }
+            f.extend_from_slice(&row_record(c));
             self.records[b as usize].1 += 1;
             self.flush(b, spill)?;
         }
@@ -950,6 +1124,17 @@ impl CommSpill {
             return Ok(BlockComms { ends: vec![Vec::new(); locs.len()], ..Default::default() });
         };
         let (m, c) = self.records[b as usize];
+        if let Some(held) = &self.held {
+            // Taken once, by the block's task.
+            let h = std::mem::take(&mut *held[b as usize].lock().unwrap_or_else(PoisonError::into_inner));
+            let k = &h.comms;
+            if ((k.messages.len() + h.received.len()) as u64, k.collectives.len() as u64) != (m, c)
+                || k.ends.len() != locs.len()
+            {
+                return Err(format!("the messages held for block {b} were taken already, or are not all there"));
+            }
+            return Ok(h.comms);
+        }
         let sent = (m - self.received[b as usize]) as usize;
         let bytes = read(key)?;
         // Walks of the file, each its own list: the messages, the collective rows, the locations' ends (the
@@ -1185,6 +1370,84 @@ mod tests {
             let e = read(&c, &outside, 2);
             assert!(e.as_deref().is_some_and(|e| e.contains("damaged at byte 0")), "{e:?}");
             assert_eq!(e, read(&c, &outside, 1));
+        }
+    }
+
+    /// Held as rows, the blocks' communication is what their files give: the same messages and collective
+    /// rows in the same order, the same ends (in the order put while held whole; the same ends, in any order,
+    /// once the rows passed their cap midway or went to the files at the end); a block is taken once.
+    #[test]
+    fn held_rows_give_what_the_files_give() {
+        // Seven locations in blocks of three (the last of one), messages between any two, collective rows.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let given: Vec<RawMessage> = (0..300)
+            .map(|i| {
+                let send = next(1000) as i64;
+                message(send, send + next(50) as i64, i, next(7) as u32, next(7) as u32)
+            })
+            .collect();
+        let rows: Vec<CollectiveRow> = (0..40)
+            .map(|i| CollectiveRow {
+                index: i,
+                operation: i as u32 / 7,
+                location: next(7) as u32,
+                start_ns: i * 20,
+                end_ns: i * 20 + next(30),
+                bytes_sent: i,
+                ..Default::default()
+            })
+            .collect();
+        // Collective rows first, then the messages (as an OTF2 index hands them over); `hold`: the cap, and
+        // whether the rows go to the files at the end.
+        let index = |hold: Option<(u64, bool)>| {
+            let mut spill = MemorySpill::default();
+            let mut c = CommSpill::new(7, 3, 0..3, 0, 1 << 20);
+            if let Some((cap, _)) = hold {
+                c.hold(cap);
+            }
+            for r in &rows {
+                c.collective(r, &mut spill).unwrap();
+            }
+            for m in &given {
+                c.message(*m, &mut spill).unwrap();
+            }
+            c.finish_messages(0, &mut spill).unwrap();
+            if hold.is_some_and(|h| h.1) {
+                c.spill_held(&mut spill).unwrap();
+            }
+            c.close(&mut spill).unwrap();
+            let blocks: Vec<BlockComms> =
+                (0..3).map(|b| c.block(b, b * 3..(b * 3 + 3).min(7), &spill).unwrap()).collect();
+            (c, spill, blocks)
+        };
+        let sorted = |k: &BlockComms| {
+            k.ends.iter().map(|e| e.iter().copied().collect::<std::collections::BTreeSet<_>>()).collect::<Vec<_>>()
+        };
+        let (_, _, files) = index(None);
+        assert!(files.iter().all(|k| !k.messages.is_empty() && !k.collectives.is_empty()));
+        for hold in [(u64::MAX, false), (u64::MAX, true), (0, false), (2_000, false), (20_000, false), (20_000, true)] {
+            let (c, spill, held) = index(Some(hold));
+            // Held whole to the end: nothing in the files.
+            assert_eq!(spill.parts.iter().all(Vec::is_empty), hold == (u64::MAX, false), "{hold:?}");
+            // (20,000 bytes pass midway through the messages, 2,000 midway through the collective rows.)
+            assert_eq!(c.holds(), hold == (u64::MAX, false), "{hold:?}");
+            for (b, (f, h)) in files.iter().zip(&held).enumerate() {
+                assert_eq!((&f.messages, &f.collectives), (&h.messages, &h.collectives), "block {b}, {hold:?}");
+                assert_eq!(sorted(f), sorted(h), "block {b}, {hold:?}");
+                if hold == (u64::MAX, false) {
+                    assert_eq!(f.ends, h.ends, "block {b}: the ends in the order put");
+                }
+            }
+            if c.holds() {
+                let again = c.block(1, 3..6, &spill).err();
+                assert!(again.as_deref().is_some_and(|e| e.contains("taken already")), "{again:?}");
+            }
         }
     }
 

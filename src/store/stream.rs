@@ -165,7 +165,9 @@ pub struct StreamOptions {
     /// particle tiles). None: the whole store.
     pub shard: Option<Shard>,
     /// Bytes of nested intervals pass 1 keeps as the columns pass 2 tiles (no spill round trip:
-    /// `held.rs`) before it writes them to the spill instead; 0: an eighth of `memory`.
+    /// `held.rs`) before it writes them to the spill instead, and (as much again) of the blocks' messages and
+    /// collective rows held as rows (`comms::CommSpill::hold`) before they go to the blocks' files; 0: an
+    /// eighth of `memory`.
     pub held: u64,
     /// Bytes of matched messages sorted in memory before they go to the spill as a sorted run, and of the
     /// pages the blocks' messages and particle runs are written in, over the blocks (`comms`, `runs`); 0:
@@ -1353,7 +1355,11 @@ fn comm_spill(n: usize, o: &StreamOptions, first: usize) -> CommSpill {
     let bl = o.build.block_locations.max(1);
     let blocks = (n as u32).div_ceil(bl);
     let routed = o.shard.map_or(0..blocks, |s| s.blocks(blocks));
-    CommSpill::new(n as u32, bl, routed, first, o.runs())
+    let mut comms = CommSpill::new(n as u32, bl, routed, first, o.runs());
+    // The blocks' communication held as rows while it fits the columns' share (`tile` sends it to the
+    // blocks' files after all when a block is to be tiled by time range).
+    comms.hold(o.held());
+    comms
 }
 
 /// A matched message as `comms` sorts it.
@@ -1649,8 +1655,6 @@ fn tile(
     }
     let origin = skel.origin_ns;
     let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
-    comms.close(spill).map_err(spilling)?;
-    let mut runs_bytes = comms.bytes;
     skel.span_ns = skel.span_ns.max(comms.max_ns);
     if max_end > i128::MIN {
         skel.span_ns = skel.span_ns.max((max_end - origin as i128).clamp(0, u64::MAX as i128) as u64);
@@ -1685,6 +1689,29 @@ fn tile(
     // most there may be put a long trace of 32 locations in one block past 6 GB where it takes 700 MB.)
     let bins = SummaryBytes::of(&plan, deepest as usize + 1);
     let run_len = particle_run_len(o.memory);
+    let (runs_share, with_particles) = (o.runs(), exchanged.is_some() || o.shard.is_none_or(|s| s.particles()));
+    if comms.holds() {
+        // The rows held stay so only when every block is tiled whole with them and the columns held: a
+        // block tiled by time range reads its file a piece at a time (and the files may leave more room).
+        let busiest = own
+            .clone()
+            .map(|b| {
+                let locations = t.block_range(b as u32, n as u32).len() as u64;
+                block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
+            })
+            .max()
+            .unwrap_or(0);
+        let fixed = skel_bytes(&skel)
+            + comms.held()
+            + if with_particles { runs_share } else { 0 }
+            + spill.held()
+            + held.as_ref().map_or(0, HeldColumns::bytes);
+        if o.range_intervals > 0 || busiest > o.memory.saturating_sub(fixed) {
+            comms.spill_held(spill).map_err(spilling)?;
+        }
+    }
+    comms.close(spill).map_err(spilling)?;
+    let mut runs_bytes = comms.bytes;
     let whole_bytes = |b: usize| {
         let locations = t.block_range(b as u32, n as u32).len() as u64;
         block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
@@ -1693,7 +1720,6 @@ fn tile(
     // The shard that writes the particle tiles makes every block's particle-view intervals; shards that
     // decoded only their own locations (`exchanged`) each make their own blocks', and exchange them so that
     // each writes the tiles of its range of windows (`exchange_particles`).
-    let (runs_share, with_particles) = (o.runs(), exchanged.is_some() || o.shard.is_none_or(|s| s.particles()));
     let kept = skel_bytes(&skel) + comms.held() + if with_particles { runs_share } else { 0 };
     let mut fixed = kept + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
     if busiest > o.memory.saturating_sub(fixed) {

@@ -507,6 +507,32 @@ fn row_record(c: &CollectiveRow) -> [u8; ROW_BYTES] {
     rec
 }
 
+/// Collective rows gathered apart from a [`CommSpill`] ([`CommSpill::collective_lists`]): each routed
+/// block's in a list of its own, in the order pushed (the trace's), with what the spill counts of them.
+pub struct CollectiveLists {
+    block_locations: u32,
+    routed: Range<u32>,
+    lists: Vec<Vec<CollectiveRow>>,
+    tally: CommTally,
+    rows: u64,
+    operations: u64,
+    max_ns: u64,
+}
+
+impl CollectiveLists {
+    /// The next collective row, times from the origin.
+    pub fn push(&mut self, c: CollectiveRow) {
+        self.rows += 1;
+        self.operations = self.operations.max(c.operation as u64 + 1);
+        self.max_ns = self.max_ns.max(c.end_ns);
+        self.tally.collective(&c);
+        let b = c.location / self.block_locations;
+        if self.routed.contains(&b) {
+            self.lists[b as usize].push(c);
+        }
+    }
+}
+
 /// A block's communication held as rows ([`CommSpill::hold`]): what its task takes, and the receive ends
 /// of messages other blocks sent (location, time, bytes; also among the ends) that its file would hold as
 /// such, should the rows go to it after all ([`CommSpill::spill_held`]).
@@ -1061,6 +1087,50 @@ impl CommSpill {
         Ok(())
     }
 
+    /// An empty [`CollectiveLists`] for this spill's blocks: rows gathered apart (on a thread of their own
+    /// while another puts the messages), then given over by [`add_collectives`](Self::add_collectives).
+    pub fn collective_lists(&self) -> CollectiveLists {
+        let blocks = self.files.len();
+        CollectiveLists {
+            block_locations: self.block_locations,
+            routed: self.routed.clone(),
+            lists: vec![Vec::new(); blocks],
+            tally: CommTally::new(self.tally.sent.len()),
+            rows: 0,
+            operations: 0,
+            max_ns: 0,
+        }
+    }
+
+    /// The collective rows gathered apart, as [`collective`](Self::collective) would have put each (held,
+    /// or appended to its block's file after what is there: each kind keeps its order).
+    pub fn add_collectives(&mut self, l: CollectiveLists, spill: &mut dyn Spill) -> Result<(), String> {
+        self.collective_rows += l.rows;
+        self.collective_operations = self.collective_operations.max(l.operations);
+        self.max_ns = self.max_ns.max(l.max_ns);
+        for (k, (rows, operations)) in l.tally.rows.iter().zip(&l.tally.operations).enumerate() {
+            self.tally.rows[k] += rows;
+            self.tally.operations[k] = self.tally.operations[k].max(*operations);
+        }
+        for (b, list) in l.lists.into_iter().enumerate().filter(|(_, list)| !list.is_empty()) {
+            self.records[b].1 += list.len() as u64;
+            if let Some(held) = &mut self.held {
+                self.held_bytes += (list.len() * size_of::<CollectiveRow>()) as u64;
+                let h = held[b].get_mut().unwrap_or_else(PoisonError::into_inner);
+                match h.comms.collectives.is_empty() {
+                    true => h.comms.collectives = list,
+                    false => h.comms.collectives.extend(list),
+                }
+                continue;
+            }
+            for c in &list {
+                self.files[b].1.extend_from_slice(&row_record(c));
+                self.flush(b as u32, spill)?;
+            }
+        }
+        self.check_held(spill)
+    }
+
     /// Note a collective row's start (source clock) for the origin, before the rows are handed over.
     pub fn note_start(&mut self, start_ns: i64) {
         self.min_ns = self.min_ns.min(start_ns);
@@ -1403,36 +1473,56 @@ mod tests {
                 ..Default::default()
             })
             .collect();
-        // Collective rows first, then the messages (as an OTF2 index hands them over); `hold`: the cap, and
-        // whether the rows go to the files at the end.
-        let index = |hold: Option<(u64, bool)>| {
+        // Collective rows first, then the messages (as an OTF2 index hands them over), or the rows gathered
+        // apart while the messages are put and added after them (`apart`); `hold`: the cap, and whether the
+        // rows go to the files at the end.
+        let index_with = |hold: Option<(u64, bool)>, apart: bool| {
             let mut spill = MemorySpill::default();
             let mut c = CommSpill::new(7, 3, 0..3, 0, 1 << 20);
             if let Some((cap, _)) = hold {
                 c.hold(cap);
             }
+            let mut lists = c.collective_lists();
             for r in &rows {
-                c.collective(r, &mut spill).unwrap();
+                match apart {
+                    true => lists.push(*r),
+                    false => c.collective(r, &mut spill).unwrap(),
+                }
             }
             for m in &given {
                 c.message(*m, &mut spill).unwrap();
             }
             c.finish_messages(0, &mut spill).unwrap();
+            if apart {
+                c.add_collectives(lists, &mut spill).unwrap();
+            }
             if hold.is_some_and(|h| h.1) {
                 c.spill_held(&mut spill).unwrap();
             }
             c.close(&mut spill).unwrap();
             let blocks: Vec<BlockComms> =
                 (0..3).map(|b| c.block(b, b * 3..(b * 3 + 3).min(7), &spill).unwrap()).collect();
-            (c, spill, blocks)
+            let counts = (c.collective_rows, c.collective_operations, c.max_ns, c.tally.rows.clone());
+            assert_eq!(counts.3.iter().sum::<u64>(), rows.len() as u64);
+            (c, spill, blocks, counts)
         };
+        let index = |hold| index_with(hold, false);
         let sorted = |k: &BlockComms| {
             k.ends.iter().map(|e| e.iter().copied().collect::<std::collections::BTreeSet<_>>()).collect::<Vec<_>>()
         };
-        let (_, _, files) = index(None);
+        let (_, _, files, counts) = index(None);
         assert!(files.iter().all(|k| !k.messages.is_empty() && !k.collectives.is_empty()));
+        // Gathered apart, the same blocks and counts, held or in the files.
+        for hold in [None, Some((u64::MAX, false)), Some((u64::MAX, true)), Some((0, false)), Some((20_000, false))] {
+            let (_, _, apart, apart_counts) = index_with(hold, true);
+            assert_eq!(apart_counts, counts, "{hold:?}");
+            for (b, (f, a)) in files.iter().zip(&apart).enumerate() {
+                assert_eq!((&f.messages, &f.collectives), (&a.messages, &a.collectives), "block {b}, {hold:?}");
+                assert_eq!(sorted(f), sorted(a), "block {b}, {hold:?}");
+            }
+        }
         for hold in [(u64::MAX, false), (u64::MAX, true), (0, false), (2_000, false), (20_000, false), (20_000, true)] {
-            let (c, spill, held) = index(Some(hold));
+            let (c, spill, held, _) = index(Some(hold));
             // Held whole to the end: nothing in the files.
             assert_eq!(spill.parts.iter().all(Vec::is_empty), hold == (u64::MAX, false), "{hold:?}");
             // (20,000 bytes pass midway through the messages, 2,000 midway through the collective rows.)

@@ -1066,7 +1066,6 @@ fn index_otf2_with(
         })
         .collect();
     let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
-    let mut rows = 0u64;
     let mut sampler = super::message_sort::Sampler::default();
     let mut one = |m: &crate::model::MessageRecord, nth| {
         let (comms, spill) = &mut *cell.borrow_mut();
@@ -1080,30 +1079,53 @@ fn index_otf2_with(
         1 => crate::readers::otf2::MessageTakers::One(&mut one),
         _ => crate::readers::otf2::MessageTakers::Parts(takers.iter_mut().map(|t| &mut **t as _).collect()),
     };
-    let skel = stream.finish_streamed(
-        takers_of,
-        &mut |share| match exchanged {
-            Some(x) => super::exchange::matched_together(x, share),
-            None => Ok(share),
-        },
-        &mut |c, origin| {
-            let (comms, spill) = &mut *cell.borrow_mut();
-            rows += 1;
-            comms.collective(&collective_row(c, rows - 1, origin), &mut **spill)
-        },
-    )?;
-    drop(takers);
+    let (skel, collectives) = stream.finish_streamed_deferred(takers_of, &mut |share| match exchanged {
+        Some(x) => super::exchange::matched_together(x, share),
+        None => Ok(share),
+    })?;
+    drop((takers, cell));
     if parts > 1 {
         comms.matched_parts(matched);
     }
-    progress(Progress::Step(Step::Messages));
-    match exchanged {
-        Some(x) => {
-            super::message_sort::finish_messages_exchanged(x, &mut comms, &sampler, skel.origin_ns, spill, o.runs())
+    let origin = skel.origin_ns;
+    let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
+    // With a spare thread, the blocks' communication held as rows and the collective rows in memory within a
+    // quarter of that share: the collective rows gathered on this thread into lists of their own while
+    // another puts the messages (the reader's collective rows come one after another, on this thread).
+    let rows_bytes = |n: u64| n.saturating_mul(std::mem::size_of::<CollectiveRow>() as u64);
+    let apart = exchanged.is_none()
+        && o.build.threads > 1
+        && comms.holds()
+        && collectives.rows_in_memory().is_some_and(|n| rows_bytes(n) <= o.held() / 4);
+    if apart {
+        progress(Progress::Step(Step::Messages));
+        let mut lists = comms.collective_lists();
+        let mut rows = 0u64;
+        let (gathered, put) = std::thread::scope(|s| {
+            let put = s.spawn(|| comms.finish_messages(origin, &mut *spill));
+            let gathered = collectives.each(&mut |c, origin| {
+                rows += 1;
+                lists.push(collective_row(c, rows - 1, origin));
+                Ok(())
+            });
+            (gathered, put.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        });
+        gathered?;
+        put.map_err(spilling)?;
+        comms.add_collectives(lists, spill).map_err(spilling)?;
+    } else {
+        let mut rows = 0u64;
+        collectives.each(&mut |c, origin| {
+            rows += 1;
+            comms.collective(&collective_row(c, rows - 1, origin), &mut *spill)
+        })?;
+        progress(Progress::Step(Step::Messages));
+        match exchanged {
+            Some(x) => super::message_sort::finish_messages_exchanged(x, &mut comms, &sampler, origin, spill, o.runs()),
+            None => comms.finish_messages(origin, spill),
         }
-        None => comms.finish_messages(skel.origin_ns, spill),
+        .map_err(spilling)?;
     }
-    .map_err(|e| IndexError::Io(format!("spilling the messages: {e}")))?;
     tile(skel, digest, Vec::new(), o, spill, sink, progress, comms, exchanged)
 }
 

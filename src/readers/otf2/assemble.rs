@@ -348,6 +348,18 @@ impl<'f> Assembler<'f> {
         combine: &mut dyn FnMut(super::MatchedShare) -> Result<super::MatchedShare, String>,
         collective: &mut dyn FnMut(&CollectiveRecord, i64) -> Result<(), String>,
     ) -> Result<Otf2Read, ReadError> {
+        let (read, collectives) = self.finish_streamed_deferred(message, combine)?;
+        collectives.each(collective)?;
+        Ok(read)
+    }
+
+    /// [`finish_streamed`](Self::finish_streamed) up to its collective rows, which the caller has handed
+    /// over when it will ([`PendingCollectives::each`]).
+    pub(super) fn finish_streamed_deferred(
+        self,
+        message: super::MessageTakers<'_>,
+        combine: &mut dyn FnMut(super::MatchedShare) -> Result<super::MatchedShare, String>,
+    ) -> Result<(Otf2Read, PendingCollectives), ReadError> {
         let Assembler { mut b, mut st, anchor, comm_names, stem, .. } = self;
         let spilled =
             |e: String| ReadError::Io { file: stem.clone(), detail: format!("matching the spilled message ends: {e}") };
@@ -394,19 +406,9 @@ impl<'f> Assembler<'f> {
         b.note_outside_start(first);
         let trace = b.finish();
         let origin = trace.origin_ns;
-        let mut failed = None;
-        st.ends
-            .collectives(&mut |p, op| {
-                if failed.is_none() {
-                    failed = collective(&collective_record(&comm_names, empty, p, op), origin).err();
-                }
-            })
-            .map_err(spilled)?;
-        if let Some(e) = failed {
-            return Err(spilled(e));
-        }
         let thread_events = thread_events(st.thread_raw, origin);
-        Ok(Otf2Read { trace, anchor, thread_events })
+        let collectives = PendingCollectives { ends: st.ends, comm_names, empty, origin, stem };
+        Ok((Otf2Read { trace, anchor, thread_events }, collectives))
     }
 
     /// Match messages and collectives, and build the trace (with the intervals the caller pushed, if any).
@@ -429,6 +431,45 @@ impl<'f> Assembler<'f> {
         let trace = b.finish();
         let thread_events = thread_events(st.thread_raw, trace.origin_ns);
         Ok(Otf2Read { trace, anchor, thread_events })
+    }
+}
+
+/// The collective rows of a streamed finish, matched and handed over when the caller asks
+/// ([`Otf2Stream::finish_streamed_deferred`](super::Otf2Stream::finish_streamed_deferred)).
+pub struct PendingCollectives {
+    ends: Ends,
+    comm_names: rustc_hash::FxHashMap<u32, StringId>,
+    empty: StringId,
+    origin: i64,
+    stem: String,
+}
+
+impl PendingCollectives {
+    /// How many rows there are, when every collective part is in memory (None: some went to the spill).
+    pub fn rows_in_memory(&self) -> Option<u64> {
+        self.ends.parts_in_memory()
+    }
+
+    /// Each collective row to `collective`, in the trace's order, with the trace's origin; its first error
+    /// ends them (as does a spilled part that cannot be read back).
+    pub fn each(
+        self,
+        collective: &mut dyn FnMut(&CollectiveRecord, i64) -> Result<(), String>,
+    ) -> Result<(), ReadError> {
+        let PendingCollectives { mut ends, comm_names, empty, origin, stem } = self;
+        let spilled =
+            |e: String| ReadError::Io { file: stem.clone(), detail: format!("matching the spilled message ends: {e}") };
+        let mut failed = None;
+        ends.collectives(&mut |p, op| {
+            if failed.is_none() {
+                failed = collective(&collective_record(&comm_names, empty, p, op), origin).err();
+            }
+        })
+        .map_err(spilled)?;
+        match failed {
+            Some(e) => Err(spilled(e)),
+            None => Ok(()),
+        }
     }
 }
 

@@ -482,6 +482,14 @@ impl Ends {
         self.parts(&mut |p| emit(p, group.operation(p)))
     }
 
+    /// How many collective parts were recorded, when none went to the spill (None: some did).
+    pub(super) fn parts_in_memory(&self) -> Option<u64> {
+        match self.spill.as_ref().is_some_and(|x| !x.part_pages.is_empty()) {
+            true => None,
+            false => Some(self.parts.len() as u64),
+        }
+    }
+
     /// The collective parts in record order, not grouped.
     pub(super) fn parts(&mut self, each: &mut dyn FnMut(&CollectivePart)) -> Result<(), String> {
         if let Some(x) = self.spill.as_mut().filter(|x| !x.part_pages.is_empty()) {

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub use anchor::Anchor;
-pub use assemble::{Decoder, Held, LocationLog, LoggedRead, READ_WINDOW};
+pub use assemble::{Decoder, Held, LocationLog, LoggedRead, PendingCollectives, READ_WINDOW};
 pub use logbytes::LogRouter;
 pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
 
@@ -335,6 +335,17 @@ impl<'f> Otf2Stream<'f> {
         collective: &mut dyn FnMut(&crate::model::CollectiveRecord, i64) -> Result<(), String>,
     ) -> Result<Trace, ReadError> {
         self.0.finish_streamed(message, combine, collective).map(|r| r.trace)
+    }
+
+    /// [`finish_streamed`](Self::finish_streamed) without handing the collective rows over: the caller
+    /// does, when it will, with what this returns beside the trace (another thread may meanwhile take the
+    /// messages on; `store::stream` does).
+    pub fn finish_streamed_deferred(
+        self,
+        message: MessageTakers<'_>,
+        combine: &mut dyn FnMut(MatchedShare) -> Result<MatchedShare, String>,
+    ) -> Result<(Trace, PendingCollectives), ReadError> {
+        self.0.finish_streamed_deferred(message, combine).map(|(r, c)| (r.trace, c))
     }
 
     /// Sends and receives the stream has recorded so far, kept or not ([`keep_receivers`](Self::keep_receivers)).

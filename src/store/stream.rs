@@ -229,9 +229,11 @@ pub enum Progress {
 /// on a trace of a billion events each takes seconds to minutes with no blocks or locations to count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
-    /// The messages matched and the collectives grouped (OTF2; across shards, what each matched added up).
+    /// The messages matched and, unless they are gathered in the next step, the collective rows grouped and
+    /// handed to their blocks (OTF2; across shards, what each matched added up).
     Matching,
-    /// The messages put in the trace's order and into their blocks' files (across shards, sorted together).
+    /// The messages put in the trace's order and to their blocks, held or in their files (across shards,
+    /// sorted together); with a spare thread and the rows held, the collective rows gathered beside them.
     Messages,
     /// The particle view's tiles (across shards, each range's intervals exchanged first).
     ParticleTiles,

@@ -351,7 +351,6 @@ fn each_record(
     Ok(())
 }
 
-/// A sent message's record of a block file (after its tag).
 /// Each record of a block file to `each` (its tag, its bytes after the tag), in order; Err: the byte where
 /// the file is damaged (an unknown tag, a record cut short, or one `each` refuses).
 fn file_records(bytes: &[u8], mut each: impl FnMut(u8, &[u8]) -> Result<(), ()>) -> Result<(), usize> {
@@ -440,6 +439,7 @@ fn file_ends(bytes: &[u8], locs: &Range<u32>) -> Result<Vec<Vec<(u64, u64)>>, us
     Ok(ends)
 }
 
+/// A sent message's record of a block file (after its tag).
 fn sent_row(r: &[u8]) -> MessageRow {
     MessageRow {
         index: u64_at(r, 0),

@@ -558,7 +558,7 @@ pub fn block_tiles(
     let mut region_totals = vec![(0u64, 0u64); trace.regions.len()];
     let windows = 0..plan.tiling.windows;
     // A tile made: written now (its bytes then dropped), or kept with its bytes.
-    let keep = |(e, bytes): (TileEntry, Vec<u8>)| -> Result<(TileEntry, Vec<u8>), String> {
+    let keep = |(e, bytes): Tile| -> Result<Tile, String> {
         match write {
             Some(w) => w(&e, &bytes).map(|()| (e, Vec::new())),
             None => Ok((e, bytes)),
@@ -674,7 +674,7 @@ fn window_tile(
     comms: &BlockComms,
     w: u32,
     c: &EventCols,
-) -> Option<(TileEntry, Vec<u8>)> {
+) -> Option<Tile> {
     if c.is_empty() {
         return None;
     }

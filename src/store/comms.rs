@@ -1449,13 +1449,8 @@ mod tests {
     #[test]
     fn held_rows_give_what_the_files_give() {
         // Seven locations in blocks of three (the last of one), messages between any two, collective rows.
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = crate::samples::rng::XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut next = |m: u64| rng.below(m);
         let given: Vec<RawMessage> = (0..300)
             .map(|i| {
                 let send = next(1000) as i64;

@@ -1714,37 +1714,30 @@ fn tile(
     let bins = SummaryBytes::of(&plan, deepest as usize + 1);
     let run_len = particle_run_len(o.memory);
     let (runs_share, with_particles) = (o.runs(), exchanged.is_some() || o.shard.is_none_or(|s| s.particles()));
+    // What block `b`'s task holds, and the busiest's, with the communication as `comms` holds it.
+    let block_total = |comms: &CommSpill, b: usize| {
+        let locations = t.block_range(b as u32, n as u32).len() as u64;
+        block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
+    };
+    let busiest_of = |comms: &CommSpill| own.clone().map(|b| block_total(comms, b)).max().unwrap_or(0);
+    // What stays held beside the tasks: the definitions, the communication held, the particle runs' pages.
+    let kept_of = |comms: &CommSpill| skel_bytes(&skel) + comms.held() + if with_particles { runs_share } else { 0 };
     if comms.holds() {
         // The rows held stay so only when every block is tiled whole with them and the columns held: a
         // block tiled by time range reads its file a piece at a time (and the files may leave more room).
-        let busiest = own
-            .clone()
-            .map(|b| {
-                let locations = t.block_range(b as u32, n as u32).len() as u64;
-                block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
-            })
-            .max()
-            .unwrap_or(0);
-        let fixed = skel_bytes(&skel)
-            + comms.held()
-            + if with_particles { runs_share } else { 0 }
-            + spill.held()
-            + held.as_ref().map_or(0, HeldColumns::bytes);
-        if o.range_intervals > 0 || busiest > o.memory.saturating_sub(fixed) {
+        let fixed = kept_of(&comms) + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
+        if o.range_intervals > 0 || busiest_of(&comms) > o.memory.saturating_sub(fixed) {
             comms.spill_held(spill).map_err(spilling)?;
         }
     }
     comms.close(spill).map_err(spilling)?;
     let mut runs_bytes = comms.bytes;
-    let whole_bytes = |b: usize| {
-        let locations = t.block_range(b as u32, n as u32).len() as u64;
-        block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
-    };
-    let busiest = own.clone().map(whole_bytes).max().unwrap_or(0);
+    let whole_bytes = |b: usize| block_total(&comms, b);
+    let busiest = busiest_of(&comms);
     // The shard that writes the particle tiles makes every block's particle-view intervals; shards that
     // decoded only their own locations (`exchanged`) each make their own blocks', and exchange them so that
     // each writes the tiles of its range of windows (`exchange_particles`).
-    let kept = skel_bytes(&skel) + comms.held() + if with_particles { runs_share } else { 0 };
+    let kept = kept_of(&comms);
     let mut fixed = kept + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
     if busiest > o.memory.saturating_sub(fixed) {
         // The columns held leave too little room to tile: to the spill with them (a block's are then read

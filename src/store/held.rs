@@ -9,7 +9,7 @@
 //! Plain Rust, no files (the spill is the caller's); must not decide the tiling.
 
 use super::build::BlockIntervals;
-use super::nest::{encode_segment, Nested, NestedSink};
+use super::nest::{encode_segment, Nested, NestedColumns, NestedSink};
 use super::stream::Spill;
 use crate::model::RegionId;
 use std::ops::Range;
@@ -44,12 +44,21 @@ impl HeldColumns {
     }
 
     /// Append nested intervals of the location being read, in order.
-    pub(super) fn push(&mut self, v: &[Nested]) {
+    pub(super) fn push_nested(&mut self, v: &[Nested]) {
         self.reserve(v.len());
         self.region.extend(v.iter().map(|n| n.0));
         self.start_ns.extend(v.iter().map(|n| n.1 as u64));
         self.dur_ns.extend(v.iter().map(|n| n.2));
         self.depth.extend(v.iter().map(|n| n.3));
+    }
+
+    /// Append a location's nested intervals as columns (a copy of each column).
+    pub(super) fn push(&mut self, v: &NestedColumns) {
+        self.reserve(v.len());
+        self.region.extend_from_slice(&v.region);
+        self.start_ns.extend_from_slice(&v.start);
+        self.dur_ns.extend_from_slice(&v.dur);
+        self.depth.extend_from_slice(&v.depth);
     }
 
     /// The deepest nesting depth among the location being read's intervals pushed so far (0 for none).

@@ -39,12 +39,56 @@ impl NestedSink for Vec<Nested> {
     }
 }
 
+/// One location's nested intervals as columns (what [`Nested`] holds, a column each; the start as an
+/// `i64`'s bits): the columns held take them with a copy of each column, not an interval at a time.
+#[derive(Default)]
+pub(super) struct NestedColumns {
+    pub(super) region: Vec<RegionId>,
+    pub(super) start: Vec<u64>,
+    pub(super) dur: Vec<u64>,
+    pub(super) depth: Vec<u16>,
+}
+
+impl NestedColumns {
+    pub(super) fn len(&self) -> usize {
+        self.region.len()
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.region.clear();
+        self.start.clear();
+        self.dur.clear();
+        self.depth.clear();
+    }
+
+    /// The intervals in order.
+    pub(super) fn iter(&self) -> impl ExactSizeIterator<Item = Nested> + '_ {
+        (0..self.len()).map(|k| (self.region[k], self.start[k] as i64, self.dur[k], self.depth[k]))
+    }
+}
+
+impl NestedSink for NestedColumns {
+    fn reserve(&mut self, n: usize) {
+        self.region.reserve(n);
+        self.start.reserve(n);
+        self.dur.reserve(n);
+        self.depth.reserve(n);
+    }
+    #[inline]
+    fn put(&mut self, (r, start, dur, depth): Nested) {
+        self.region.push(r);
+        self.start.push(start as u64);
+        self.dur.push(dur);
+        self.depth.push(depth);
+    }
+}
+
 /// Nest and clip one location's intervals exactly as `TraceBuilder::finish` does (sorted by start, longer
-/// first, then arrival; a child outlasting its parent is clipped to it), in the source clock. Clipped
-/// intervals are reported to `clip(region, start, excess)`. Returns the latest end.
+/// first, then arrival; a child outlasting its parent is clipped to it), in the source clock, into `out`
+/// (emptied first). Clipped intervals are reported to `clip(region, start, excess)`. Returns the latest end.
 pub(super) fn nest(
     raw: &[(RegionId, i64, u64)],
-    out: &mut Vec<Nested>,
+    out: &mut NestedColumns,
     clip: &mut impl FnMut(RegionId, i64, u64),
 ) -> i128 {
     out.clear();
@@ -132,9 +176,9 @@ pub(super) struct RegionTotals {
 
 impl RegionTotals {
     /// A whole location's nested intervals.
-    pub(super) fn location(&mut self, v: &[Nested]) {
+    pub(super) fn location(&mut self, v: &NestedColumns) {
         self.begin();
-        for &(r, _, dur, depth) in v {
+        for ((&r, &dur), &depth) in v.region.iter().zip(&v.dur).zip(&v.depth) {
             if self.interval(r, depth) {
                 self.add_time(r, dur);
             }
@@ -389,8 +433,9 @@ mod tests {
         for &(i, d) in &n.fixups {
             out[i as usize].2 = d;
         }
-        let mut whole = Vec::new();
-        let end = nest(&all, &mut whole, &mut |_, _, _| panic!("nothing clipped"));
+        let mut columns = NestedColumns::default();
+        let end = nest(&all, &mut columns, &mut |_, _, _| panic!("nothing clipped"));
+        let whole: Vec<Nested> = columns.iter().collect();
         assert_eq!(out, whole, "every {every}: {events:?}");
         if !whole.is_empty() {
             assert_eq!(n.max_end, end);

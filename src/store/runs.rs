@@ -43,8 +43,9 @@ impl Keys {
 #[derive(Default)]
 pub(super) struct Runs {
     runs: Vec<Vec<usize>>,
-    /// Per run, per page: its last record's [`Record::lead`] (`u64::MAX` for a page added as bytes).
-    leads: Vec<Vec<u64>>,
+    /// Per run, per page: its last record's [`Record::lead`] and its records (`u64::MAX` and 0 for a page
+    /// added as bytes).
+    leads: Vec<Vec<(u64, u32)>>,
     /// Bytes of a page (a whole number of records).
     page: usize,
     pub(super) bytes: u64,
@@ -81,7 +82,7 @@ impl Runs {
             spill.put(key, &buf)?;
             self.bytes += buf.len() as u64;
             pages.push(key);
-            leads.push(page.last().map_or(u64::MAX, Record::lead));
+            leads.push((page.last().map_or(u64::MAX, Record::lead), page.len() as u32));
         }
         self.runs.push(pages);
         self.leads.push(leads);
@@ -108,7 +109,7 @@ impl Runs {
         spill.put(key, bytes)?;
         self.bytes += bytes.len() as u64;
         self.runs[run].push(key);
-        self.leads[run].push(u64::MAX);
+        self.leads[run].push((u64::MAX, 0));
         Ok(())
     }
 
@@ -118,12 +119,34 @@ impl Runs {
         self.merge_from(0)
     }
 
+    /// Leads that cut the runs' records into `parts` parts of about as many records each: part `i` the
+    /// records whose lead is from `cuts[i - 1]` (0 for the first) to below `cuts[i]` (`parts - 1` cuts, in
+    /// order). Counted a page at a time, each page's records at its last one's lead, so even to a page a run
+    /// (pages added as bytes are not counted).
+    pub(super) fn even_cuts(&self, parts: usize) -> Vec<u64> {
+        let mut pages: Vec<(u64, u32)> = self.leads.iter().flatten().copied().filter(|p| p.1 > 0).collect();
+        pages.sort_unstable();
+        let total: u64 = pages.iter().map(|p| p.1 as u64).sum();
+        let mut cuts = Vec::with_capacity(parts.saturating_sub(1));
+        let (mut seen, mut at) = (0u64, 0usize);
+        for i in 1..parts {
+            let want = total * i as u64 / parts as u64;
+            while at < pages.len() && seen + pages[at].1 as u64 <= want {
+                seen += pages[at].1 as u64;
+                at += 1;
+            }
+            // The page that passes the share: the cut falls at its last lead (its records mostly before it).
+            cuts.push(pages.get(at).map_or(u64::MAX, |p| p.0));
+        }
+        cuts
+    }
+
     /// [`merge`](Self::merge) from the first page of each run whose last record's [`Record::lead`] is
     /// `from` or more: every record with a smaller lead in a page before it is left out (some of the pages
     /// given may still hold such records). The records given keep the merge's order.
     pub(super) fn merge_from<T: Record>(&self, from: u64) -> Merge<'_, T> {
         let runs = self.runs.iter().zip(&self.leads).map(|(p, l)| {
-            let skip = l.iter().take_while(|&&lead| lead < from).count();
+            let skip = l.iter().take_while(|&&(lead, _)| lead < from).count();
             Cursor { pages: &p[skip..], page: Vec::new(), at: 0 }
         });
         Merge { runs: runs.collect(), heap: BinaryHeap::with_capacity(self.runs.len()), started: false }
@@ -263,6 +286,32 @@ mod tests {
             let (spill, runs) = runs_of(&all, chunk, page);
             assert_eq!(drain(runs.merge(), &spill), want, "runs of {chunk}, pages of {page} bytes");
         }
+    }
+
+    /// Even cuts give parts of about as many records each, however the leads crowd: within a page a run of
+    /// the even share.
+    #[test]
+    fn even_cuts_split_the_records_evenly() {
+        // Starts crowded at the low end: most records below a tenth of the range.
+        let mut all = particles(8000, 0x1234_5678_9abc_def1, (100_000, 5, 3, 10));
+        for p in all.iter_mut() {
+            p.0 = p.0 * p.0 / 100_000 * (p.0 % 3 + 1) / 3;
+        }
+        for (chunk, page, parts) in [(8000, 320, 4), (1000, 640, 3), (300, 32, 2), (8000, PAGE_BYTES, 4)] {
+            let (_, runs) = runs_of(&all, chunk, page);
+            let cuts = runs.even_cuts(parts);
+            assert_eq!(cuts.len(), parts - 1);
+            assert!(cuts.windows(2).all(|w| w[0] <= w[1]), "cuts in order: {cuts:?}");
+            let slack = runs.runs.len() * (page / 32).max(1);
+            let mut lo = 0;
+            for (i, &hi) in cuts.iter().chain([u64::MAX].iter()).enumerate() {
+                let n = all.iter().filter(|p| p.0 >= lo && (p.0 < hi || hi == u64::MAX)).count();
+                let want = all.len() / parts;
+                assert!(n.abs_diff(want) <= slack, "runs of {chunk}, pages of {page}: part {i} has {n}, not ~{want}");
+                lo = hi;
+            }
+        }
+        assert!(Runs::new(64).even_cuts(3).iter().all(|&c| c == u64::MAX), "no records: nothing to cut");
     }
 
     /// A merge from a lead gives, in order, every record of the whole merge with that lead or more, and

@@ -49,7 +49,7 @@ use super::comms::{
 use super::exchange::Exchange;
 use super::held::HeldColumns;
 use super::manifest::{Manifest, TileEntry, Tiling};
-use super::nest::{encode_segment, nest, nest_into, LocationNest, Nested, RegionTotals};
+use super::nest::{encode_segment, nest, nest_into, LocationNest, NestedColumns, RegionTotals};
 use super::partition::{part_manifest, PartManifest, Shard};
 use super::ranged::{most_intervals, RangedBlock};
 use super::runs::{Keys, Record, Runs};
@@ -394,7 +394,7 @@ pub(super) struct Digest {
     pub(super) clipped: u64,
     pub(super) clip_examples: Vec<(RegionId, i64, u64)>,
     spill_bytes: u64,
-    nested: Vec<Nested>,
+    nested: NestedColumns,
     /// The location being read in prefixes (`nest::LocationNest`).
     nest: LocationNest,
     w: ColumnWriter,
@@ -428,7 +428,7 @@ impl Digest {
             clipped: 0,
             clip_examples: Vec::new(),
             spill_bytes: 0,
-            nested: Vec::new(),
+            nested: NestedColumns::default(),
             nest: LocationNest::default(),
             w: ColumnWriter::default(),
             spilled,
@@ -524,7 +524,7 @@ impl Digest {
     /// the shard tiles this location).
     fn nested_location(
         &mut self,
-        nested: &[Nested],
+        nested: &NestedColumns,
         end: i128,
         spill: &mut dyn Spill,
         path: &str,
@@ -535,17 +535,17 @@ impl Digest {
 
     fn nested_intervals(
         &mut self,
-        nested: &[Nested],
+        nested: &NestedColumns,
         end: i128,
         spill: &mut dyn Spill,
         path: &str,
     ) -> Result<(), IndexError> {
         let k = self.counts.len();
-        if let Some(&(_, first, _, _)) = nested.first() {
-            self.min_start = self.min_start.min(first);
+        if let Some(&first) = nested.start.first() {
+            self.min_start = self.min_start.min(first as i64);
             self.max_end = self.max_end.max(end);
         }
-        self.deepest = nested.iter().fold(self.deepest, |d, x| d.max(x.3));
+        self.deepest = nested.depth.iter().fold(self.deepest, |d, &x| d.max(x));
         self.counts.push(nested.len() as u64);
         if let Some(t) = &mut self.totals {
             t.location(nested);
@@ -562,7 +562,7 @@ impl Digest {
         if !kept {
             return Ok(());
         }
-        encode_segment(nested.iter().copied(), &[], &mut self.w);
+        encode_segment(nested.iter(), &[], &mut self.w);
         self.spill_bytes += self.w.buf.len() as u64;
         spill.put(k, &self.w.buf).map_err(|e| IndexError::Io(format!("spilling {path}: {e}")))
     }
@@ -634,7 +634,7 @@ impl Digest {
         let n = &mut self.nest;
         self.deepest = n.seg.iter().fold(self.deepest, |d, x| d.max(x.3));
         if let (true, Some(h)) = (self.spilled.contains(&k), &mut self.held) {
-            h.push(&n.seg);
+            h.push_nested(&n.seg);
             if !h.fix(&n.fixups) {
                 return Err(IndexError::Io(format!("{path}: a fix-up names an interval not nested")));
             }
@@ -1137,9 +1137,8 @@ fn index_otf2_with(
 const MATCHING_PARTS: usize = 8;
 
 /// Bytes a location decoded ahead of its turn holds per interval until then: its intervals as decoded and
-/// nested.
-const AHEAD_BYTES_PER_INTERVAL: u64 =
-    (std::mem::size_of::<(RegionId, i64, u64)>() + std::mem::size_of::<Nested>()) as u64;
+/// nested (as columns).
+const AHEAD_BYTES_PER_INTERVAL: u64 = std::mem::size_of::<(RegionId, i64, u64)>() as u64 + COLUMN_BYTES;
 
 /// Event-file bytes per interval by which a location's length is guessed before decoding it (an interval is
 /// an ENTER and a LEAVE, each a record and a timestamp: about 24 bytes; 28 on the generated traces): one
@@ -1161,7 +1160,7 @@ pub(super) struct Ahead {
 /// A location decoded ahead: its log, its nested intervals, their latest end, its clipped ones (count,
 /// first five); None when it is to be read in its turn.
 type Decoded =
-    Result<Option<(crate::readers::otf2::LocationLog, Vec<Nested>, i128, u64, Vec<(RegionId, i64, u64)>)>, ReadError>;
+    Result<Option<(crate::readers::otf2::LocationLog, NestedColumns, i128, u64, Vec<(RegionId, i64, u64)>)>, ReadError>;
 
 impl Ahead {
     /// Decoding ahead, when `--threads` is 2 or more and most of the event bytes are in locations short
@@ -1231,7 +1230,7 @@ impl Ahead {
         let end = locations.end;
         let (to_reader, from_decoders) = std::sync::mpsc::channel::<(usize, Decoded)>();
         // Nested lists handed back to the decoders once spilled (fresh ones would cost their pages again).
-        let (recycle, recycled) = std::sync::mpsc::channel::<Vec<Nested>>();
+        let (recycle, recycled) = std::sync::mpsc::channel::<NestedColumns>();
         let recycled = Mutex::new(recycled);
         let recycled = &recycled;
         let (decoder, next, taken) = (&decoder, &next, &taken);
@@ -1265,7 +1264,7 @@ impl Ahead {
                                     let (mut clips, mut examples) = (0u64, Vec::new());
                                     let mut nested = match recycled.lock() {
                                         Ok(r) => r.try_recv().unwrap_or_default(),
-                                        Err(_) => Vec::new(),
+                                        Err(_) => NestedColumns::default(),
                                     };
                                     let end = nest(&raw, &mut nested, &mut |r, s, x| {
                                         clips += 1;
@@ -2246,7 +2245,18 @@ fn cut_particles_on(
     if ranges <= 1 {
         return cut_particles(runs, spill, ParticleTiler::new(t), max_dur, put);
     }
-    let cut = |i: usize| (t.windows as u64 * i as u64 / ranges as u64) as u32;
+    // Ranges of about as many particles each (the particles' start times cut evenly by their pages, as
+    // windows), each of one window at least: a range's work is its particles' merge and tiles, and the
+    // particles of a run crowd into some windows (equal numbers of windows left one thread working alone for
+    // a third of the step).
+    let mut bounds = vec![0u32; ranges + 1];
+    bounds[ranges] = t.windows;
+    for (i, lead) in runs.even_cuts(ranges).into_iter().enumerate() {
+        let i = i + 1;
+        let w = if lead == u64::MAX { t.windows } else { t.window_of(lead) };
+        bounds[i] = w.clamp(bounds[i - 1] + 1, t.windows - (ranges - i) as u32);
+    }
+    let cut = |i: usize| bounds[i];
     let done = std::thread::scope(|s| {
         let tasks: Vec<_> = (0..ranges)
             .map(|i| {

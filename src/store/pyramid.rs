@@ -331,7 +331,7 @@ impl Level1Builder {
         if deepest > self.tallies.len() {
             self.add_lanes(deepest);
         }
-        let (bins, bin_ns, lanes) = (self.out.len(), self.bin_ns, self.tallies.len());
+        let (bins, lanes) = (self.out.len(), self.tallies.len());
         let (tallies, covered, best) = (&mut self.tallies, &mut self.covered, &mut self.best);
         let lane_region = &mut self.out.lane_region;
         for (((region, &start), &dur), &depth) in region.iter().zip(start_ns).zip(dur_ns).zip(depth) {
@@ -340,24 +340,30 @@ impl Level1Builder {
                 continue;
             }
             let lane = &mut tallies[d];
+            let r = region.0 as usize;
+            if r >= lane.tally.len() {
+                lane.tally.resize(r + 1, 0);
+            }
             let (end, at) = (start + dur, d * bins);
             let mut t = start;
-            while t < end {
+            // Most intervals lie in one bin: one step. (The bin's end from the bin placed, the last bin's
+            // reaching to the end of time.)
+            loop {
                 let k = lane.bin.of(t);
-                let stop = if k == bins - 1 { end } else { end.min((k as u64 + 1) * bin_ns) };
+                let stop = end.min(lane.bin.hi);
                 if k != lane.current {
                     lane.finish(&mut lane_region[at..at + bins], &mut best[at..at + bins]);
                     lane.current = k;
                 }
-                let r = region.0 as usize;
-                if r >= lane.tally.len() {
-                    lane.tally.resize(r + 1, 0);
-                }
-                if lane.tally[r] == 0 {
+                let tally = &mut lane.tally[r];
+                if *tally == 0 {
                     lane.touched.push(region.0);
                 }
-                lane.tally[r] += stop - t;
+                *tally += stop - t;
                 covered[at + k] += stop - t;
+                if stop >= end {
+                    break;
+                }
                 t = stop;
             }
         }

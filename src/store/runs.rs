@@ -39,10 +39,13 @@ impl Keys {
     }
 }
 
-/// Runs written so far: each its pages' keys in order.
+/// Runs written so far: each its pages' keys in order, and runs held in memory as records (when the spill
+/// keeps them in memory: no encoding, copy into the spill, copy out and decoding).
 #[derive(Default)]
 pub(super) struct Runs {
     runs: Vec<Vec<usize>>,
+    /// Runs held as records (each a `Vec<T>` of the one record type the runs are merged as).
+    held: Vec<Box<dyn std::any::Any + Send + Sync>>,
     /// Per run, per page: its last record's [`Record::lead`] and its records (`u64::MAX` and 0 for a page
     /// added as bytes).
     leads: Vec<Vec<(u64, u32)>>,
@@ -54,11 +57,26 @@ pub(super) struct Runs {
 impl Runs {
     /// Runs written in pages of at most `page` bytes (at least one record).
     pub(super) fn new(page: usize) -> Runs {
-        Runs { runs: Vec::new(), leads: Vec::new(), page: page.max(1), bytes: 0 }
+        Runs { runs: Vec::new(), held: Vec::new(), leads: Vec::new(), page: page.max(1), bytes: 0 }
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.runs.is_empty()
+        self.runs.is_empty() && self.held.is_empty()
+    }
+
+    /// Hold `sorted` (sorted already) as one run, in memory: the caller counts its bytes against what the
+    /// spill keeps in memory ([`Spill::keep`]).
+    pub(super) fn hold<T: Record + Send + Sync + 'static>(&mut self, sorted: Vec<T>) {
+        if sorted.is_empty() {
+            return;
+        }
+        self.bytes += (sorted.len() * T::BYTES) as u64;
+        self.held.push(Box::new(sorted));
+    }
+
+    /// The runs held, as records of `T` (none when they are of another type: a caller's bug).
+    fn held<T: Record + 'static>(&self) -> impl Iterator<Item = &[T]> + '_ {
+        self.held.iter().filter_map(|r| r.downcast_ref::<Vec<T>>()).map(|v| v.as_slice())
     }
 
     /// Write `sorted` (sorted already) as one run.
@@ -115,7 +133,7 @@ impl Runs {
 
     /// The records of every run, smallest first.
     /// (The spill is handed to each [`Merge::next`], so that it may be written between them.)
-    pub(super) fn merge<T: Record>(&self) -> Merge<'_, T> {
+    pub(super) fn merge<T: Record + 'static>(&self) -> Merge<'_, T> {
         self.merge_from(0)
     }
 
@@ -123,8 +141,13 @@ impl Runs {
     /// records whose lead is from `cuts[i - 1]` (0 for the first) to below `cuts[i]` (`parts - 1` cuts, in
     /// order). Counted a page at a time, each page's records at its last one's lead, so even to a page a run
     /// (pages added as bytes are not counted).
-    pub(super) fn even_cuts(&self, parts: usize) -> Vec<u64> {
+    pub(super) fn even_cuts<T: Record + 'static>(&self, parts: usize) -> Vec<u64> {
         let mut pages: Vec<(u64, u32)> = self.leads.iter().flatten().copied().filter(|p| p.1 > 0).collect();
+        // A run held counts as the pages it would have been written in.
+        let per = (self.page / T::BYTES).max(1);
+        for run in self.held::<T>() {
+            pages.extend(run.chunks(per).map(|c| (c[c.len() - 1].lead(), c.len() as u32)));
+        }
         pages.sort_unstable();
         let total: u64 = pages.iter().map(|p| p.1 as u64).sum();
         let mut cuts = Vec::with_capacity(parts.saturating_sub(1));
@@ -144,12 +167,16 @@ impl Runs {
     /// [`merge`](Self::merge) from the first page of each run whose last record's [`Record::lead`] is
     /// `from` or more: every record with a smaller lead in a page before it is left out (some of the pages
     /// given may still hold such records). The records given keep the merge's order.
-    pub(super) fn merge_from<T: Record>(&self, from: u64) -> Merge<'_, T> {
+    pub(super) fn merge_from<T: Record + 'static>(&self, from: u64) -> Merge<'_, T> {
         let runs = self.runs.iter().zip(&self.leads).map(|(p, l)| {
             let skip = l.iter().take_while(|&&(lead, _)| lead < from).count();
-            Cursor { pages: &p[skip..], page: Vec::new(), at: 0 }
+            Cursor::Pages { pages: &p[skip..], page: Vec::new(), at: 0 }
         });
-        Merge { runs: runs.collect(), heap: BinaryHeap::with_capacity(self.runs.len()), started: false }
+        // A run held from its first record with that lead (a record's lead bounds its place in the order,
+        // so the ones before it are all smaller).
+        let held = self.held::<T>().map(|r| Cursor::Held(&r[r.partition_point(|x| x.lead() < from)..]));
+        let runs: Vec<_> = runs.chain(held).collect();
+        Merge { heap: BinaryHeap::with_capacity(runs.len()), runs, started: false }
     }
 }
 
@@ -160,28 +187,37 @@ pub(super) struct Merge<'r, T> {
     started: bool,
 }
 
-struct Cursor<'r, T> {
-    pages: &'r [usize],
-    page: Vec<T>,
-    at: usize,
+enum Cursor<'r, T> {
+    /// A run in the spill: its pages still to read, and the one read.
+    Pages { pages: &'r [usize], page: Vec<T>, at: usize },
+    /// A run held: its records still to give.
+    Held(&'r [T]),
 }
 
 impl<T: Record> Cursor<'_, T> {
     /// The run's next record, reading its next page when this one is done.
     fn next(&mut self, spill: &dyn Spill) -> Result<Option<T>, String> {
-        if self.at == self.page.len() {
-            let Some((&key, rest)) = self.pages.split_first() else { return Ok(None) };
-            self.pages = rest;
+        let (pages, page, at) = match self {
+            Cursor::Pages { pages, page, at } => (pages, page, at),
+            Cursor::Held(rest) => {
+                let Some((&first, others)) = rest.split_first() else { return Ok(None) };
+                *rest = others;
+                return Ok(Some(first));
+            }
+        };
+        if *at == page.len() {
+            let Some((&key, rest)) = pages.split_first() else { return Ok(None) };
+            *pages = rest;
             let bytes = spill.get(key)?;
             if bytes.len() % T::BYTES != 0 || bytes.is_empty() {
                 return Err(format!("a spilled run is damaged: a page of {} bytes", bytes.len()));
             }
-            self.page.clear();
-            self.page.extend(bytes.chunks_exact(T::BYTES).map(T::get));
-            self.at = 0;
+            page.clear();
+            page.extend(bytes.chunks_exact(T::BYTES).map(T::get));
+            *at = 0;
         }
-        self.at += 1;
-        Ok(Some(self.page[self.at - 1]))
+        *at += 1;
+        Ok(Some(page[*at - 1]))
     }
 }
 
@@ -288,6 +324,40 @@ mod tests {
         }
     }
 
+    /// Runs held as records merge with runs in pages as the pages alone would: the one sort of all, from
+    /// any lead every record with it or more, and even cuts counting both.
+    #[test]
+    fn runs_held_merge_with_runs_in_pages() {
+        let all = particles(7000, 0x0bad_cafe_f00d_1234, (3000, 6, 4, 40));
+        let mut want = all.clone();
+        want.sort();
+        let (mut spill, mut keys) = (MemorySpill::default(), Keys(0));
+        let (mut mixed, mut paged) = (Runs::new(320), Runs::new(320));
+        let (mut paged_spill, mut paged_keys) = (MemorySpill::default(), Keys(0));
+        for (i, c) in all.chunks(900).enumerate() {
+            let mut c = c.to_vec();
+            c.sort();
+            paged.write(&c, &mut paged_spill, &mut paged_keys).unwrap();
+            match i % 2 {
+                0 => mixed.hold(c),
+                _ => mixed.write(&c, &mut spill, &mut keys).unwrap(),
+            }
+        }
+        assert_eq!(mixed.bytes, paged.bytes);
+        assert_eq!(drain(paged.merge(), &paged_spill), want);
+        assert_eq!(drain(mixed.merge(), &spill), want);
+        for from in [0, 1, 1500, 2999, u64::MAX] {
+            let got = drain(mixed.merge_from(from), &spill);
+            let whole: Vec<_> = want.iter().filter(|p| p.0 >= from).copied().collect();
+            assert_eq!(got.into_iter().filter(|p| p.0 >= from).collect::<Vec<_>>(), whole, "from {from}");
+        }
+        assert_eq!(mixed.even_cuts::<Particle>(3).len(), 2);
+        let (a, b) = (mixed.even_cuts::<Particle>(3), paged.even_cuts::<Particle>(3));
+        for (x, y) in a.iter().zip(&b) {
+            assert!(x.abs_diff(*y) <= 3000 / 10, "cuts of held runs as of pages: {a:?} against {b:?}");
+        }
+    }
+
     /// Even cuts give parts of about as many records each, however the leads crowd: within a page a run of
     /// the even share.
     #[test]
@@ -299,7 +369,7 @@ mod tests {
         }
         for (chunk, page, parts) in [(8000, 320, 4), (1000, 640, 3), (300, 32, 2), (8000, PAGE_BYTES, 4)] {
             let (_, runs) = runs_of(&all, chunk, page);
-            let cuts = runs.even_cuts(parts);
+            let cuts = runs.even_cuts::<Particle>(parts);
             assert_eq!(cuts.len(), parts - 1);
             assert!(cuts.windows(2).all(|w| w[0] <= w[1]), "cuts in order: {cuts:?}");
             let slack = runs.runs.len() * (page / 32).max(1);
@@ -311,7 +381,7 @@ mod tests {
                 lo = hi;
             }
         }
-        assert!(Runs::new(64).even_cuts(3).iter().all(|&c| c == u64::MAX), "no records: nothing to cut");
+        assert!(Runs::new(64).even_cuts::<Particle>(3).iter().all(|&c| c == u64::MAX), "no records: nothing to cut");
     }
 
     /// A merge from a lead gives, in order, every record of the whole merge with that lead or more, and

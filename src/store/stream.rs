@@ -86,6 +86,12 @@ pub trait Spill: Send + Sync {
     fn held(&self) -> u64 {
         0
     }
+    /// Take `bytes` of what the spill would keep in memory for records held beside it (a particle run
+    /// held as records, `runs::Runs::hold`): true when it would keep them in memory, then counted in
+    /// [`held`](Self::held); false, nothing taken, when they are to be put in it.
+    fn keep(&mut self, _bytes: u64) -> bool {
+        false
+    }
     /// Forget every key's bytes (an index that starts its first pass again, `exchange`).
     fn clear(&mut self) -> Result<(), String>;
 }
@@ -1858,13 +1864,18 @@ fn tile(
     let fetch = |key: usize, at: u64, max: usize| -> Result<Vec<u8>, String> {
         read_spill().map_err(|e| e.to_string())?.get_from(key, at, max)
     };
-    // A sorted run of particles to the spill.
-    let write_run = |p: &[super::build::Particle]| -> Result<(), IndexError> {
+    // A sorted run of particles: held as it is while the spill would keep it in memory (taken, no copy),
+    // else to the spill.
+    let write_run = |p: &mut Vec<super::build::Particle>| -> Result<(), IndexError> {
         debug_assert!(p.windows(2).all(|w| w[0] < w[1]), "a particle run is sorted");
         let mut r = particle_runs.lock().map_err(|_| IndexError::Io("a block task panicked".into()))?;
         let mut s = spill_lock.write().map_err(|_| IndexError::Io("a block task panicked".into()))?;
         let (runs, keys, extents) = &mut *r;
         p.iter().for_each(|q| extents.add(q));
+        if s.keep(std::mem::size_of_val(p.as_slice()) as u64) {
+            runs.hold(std::mem::take(p));
+            return Ok(());
+        }
         runs.write(p, &mut **s, keys).map_err(|e| IndexError::Io(format!("spilling the particles: {e}")))
     };
     // A block over its task's share, a range of windows at a time (`ranged`); the bytes of its communication
@@ -2251,7 +2262,7 @@ fn cut_particles_on(
     // a third of the step).
     let mut bounds = vec![0u32; ranges + 1];
     bounds[ranges] = t.windows;
-    for (i, lead) in runs.even_cuts(ranges).into_iter().enumerate() {
+    for (i, lead) in runs.even_cuts::<super::build::Particle>(ranges).into_iter().enumerate() {
         let i = i + 1;
         let w = if lead == u64::MAX { t.windows } else { t.window_of(lead) };
         bounds[i] = w.clamp(bounds[i - 1] + 1, t.windows - (ranges - i) as u32);
@@ -2378,20 +2389,25 @@ const PARTICLE_RECORD: u64 = std::mem::size_of::<super::build::Particle>() as u6
 struct ParticleRuns<'a> {
     buffer: Vec<super::build::Particle>,
     run_len: usize,
-    write: &'a dyn Fn(&[super::build::Particle]) -> Result<(), IndexError>,
+    /// Takes a run written (it may take the buffer, leaving it empty).
+    write: &'a dyn Fn(&mut Vec<super::build::Particle>) -> Result<(), IndexError>,
     err: Option<IndexError>,
 }
 
 impl<'a> ParticleRuns<'a> {
-    fn new(run_len: usize, write: &'a dyn Fn(&[super::build::Particle]) -> Result<(), IndexError>) -> Self {
+    fn new(run_len: usize, write: &'a dyn Fn(&mut Vec<super::build::Particle>) -> Result<(), IndexError>) -> Self {
         ParticleRuns { buffer: Vec::with_capacity(run_len), run_len, write, err: None }
     }
 
     fn flush(&mut self) {
         if !self.buffer.is_empty() && self.err.is_none() {
-            self.err = (self.write)(&self.buffer).err();
+            self.err = (self.write)(&mut self.buffer).err();
         }
         self.buffer.clear();
+        if self.buffer.capacity() == 0 {
+            // Taken by the writer: a new buffer.
+            self.buffer.reserve_exact(self.run_len);
+        }
     }
 
     /// The last run written; the first error met writing any.
@@ -2473,8 +2489,11 @@ mod tests {
     #[test]
     fn particle_runs_are_sorted_and_cut_where_order_breaks_or_the_buffer_fills() {
         let written: RefCell<Vec<Vec<Particle>>> = RefCell::new(Vec::new());
-        let write = |run: &[Particle]| -> Result<(), IndexError> {
-            written.borrow_mut().push(run.to_vec());
+        // (Every other run taken, as a run held is.)
+        let taken = std::cell::Cell::new(false);
+        let write = |run: &mut Vec<Particle>| -> Result<(), IndexError> {
+            taken.set(!taken.get());
+            written.borrow_mut().push(if taken.get() { std::mem::take(run) } else { run.to_vec() });
             Ok(())
         };
         let mut runs = ParticleRuns::new(4, &write);
@@ -2490,11 +2509,11 @@ mod tests {
         assert!(w.iter().all(|r| r.windows(2).all(|x| x[0] < x[1])));
 
         // A shard that tiles no particles writes none; the first error is kept and returned.
-        let none = |_: &[Particle]| -> Result<(), IndexError> { panic!("nothing to write") };
+        let none = |_: &mut Vec<Particle>| -> Result<(), IndexError> { panic!("nothing to write") };
         let mut off = ParticleRuns::new(0, &none);
         off.put(&[p(1, 0)]);
         off.finish().unwrap();
-        let fail = |_: &[Particle]| -> Result<(), IndexError> { Err(IndexError::Io("disk full".into())) };
+        let fail = |_: &mut Vec<Particle>| -> Result<(), IndexError> { Err(IndexError::Io("disk full".into())) };
         let mut failing = ParticleRuns::new(1, &fail);
         failing.put(&[p(1, 0)]);
         failing.put(&[p(2, 0)]);

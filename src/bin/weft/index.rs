@@ -698,7 +698,9 @@ struct FileSpill {
     end: u64,
     /// Per location, its bytes while the spill is in memory (None once it went to the file).
     memory: Option<Vec<Vec<u8>>>,
+    /// Bytes in memory: the spill's and those kept for records held beside it (`Spill::keep`).
     held: u64,
+    kept: u64,
     cap: u64,
 }
 
@@ -712,7 +714,7 @@ impl FileSpill {
             .open(path)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let memory = (cap > 0).then(Vec::new);
-        Ok(FileSpill { file, path: path.to_path_buf(), parts: Vec::new(), end: 0, memory, held: 0, cap })
+        Ok(FileSpill { file, path: path.to_path_buf(), parts: Vec::new(), end: 0, memory, held: 0, kept: 0, cap })
     }
 
     fn append(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
@@ -744,7 +746,8 @@ impl weft::store::stream::Spill for FileSpill {
                     self.append(j, b)?;
                 }
             }
-            self.held = 0;
+            // (The records kept beside it stay in memory.)
+            self.held = self.kept;
         }
         self.append(k, bytes)
     }
@@ -805,6 +808,15 @@ impl weft::store::stream::Spill for FileSpill {
     fn held(&self) -> u64 {
         self.held
     }
+    /// Within the cap while in memory (the records kept stay counted when the spill then goes to its file).
+    fn keep(&mut self, bytes: u64) -> bool {
+        let keeps = self.memory.is_some() && self.held + bytes <= self.cap;
+        if keeps {
+            self.held += bytes;
+            self.kept += bytes;
+        }
+        keeps
+    }
     fn clear(&mut self) -> Result<(), String> {
         self.file.set_len(0).map_err(|e| format!("{}: {e}", self.path.display()))?;
         use std::io::Seek;
@@ -812,7 +824,7 @@ impl weft::store::stream::Spill for FileSpill {
         self.parts.clear();
         self.end = 0;
         self.memory = (self.cap > 0).then(Vec::new);
-        self.held = 0;
+        self.held = self.kept;
         Ok(())
     }
 }

@@ -74,9 +74,10 @@ impl Runs {
         self.held.push(Box::new(sorted));
     }
 
-    /// The runs held, as records of `T` (none when they are of another type: a caller's bug).
+    /// The runs held, as records of `T` (the one type held and merged: another is a caller's bug, which
+    /// stops here rather than leave the run's records out).
     fn held<T: Record + 'static>(&self) -> impl Iterator<Item = &[T]> + '_ {
-        self.held.iter().filter_map(|r| r.downcast_ref::<Vec<T>>()).map(|v| v.as_slice())
+        self.held.iter().map(|r| r.downcast_ref::<Vec<T>>().expect("runs merged as the type held").as_slice())
     }
 
     /// Write `sorted` (sorted already) as one run.

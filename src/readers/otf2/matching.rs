@@ -237,6 +237,29 @@ mod tests {
         Recv { sender: LocationId(s), receiver: LocationId(r), comm: 0, tag, length: 8, time_ns: t }
     }
 
+    /// `n` random sends among `locations` on `tags`, one in `cancelled` cancelled, one in `mismatched` of
+    /// another length than its receive, one in `lost` without a receive.
+    fn traffic(
+        seed: u64,
+        n: i64,
+        (locations, tags): (u64, u64),
+        (cancelled, mismatched, lost): (u64, u64, u64),
+    ) -> (Vec<Send>, Vec<Recv>) {
+        let mut rng = crate::samples::rng::XorShift(seed);
+        let (mut sends, mut recvs) = (Vec::new(), Vec::new());
+        for t in 0..n {
+            let (s, r, tag) = (rng.below(locations) as u32, rng.below(locations) as u32, rng.below(tags) as u32);
+            let mut m = send(s, r, tag, t);
+            m.cancelled = rng.below(cancelled) == 0;
+            m.length = 8 + (rng.below(mismatched) == 0) as u64;
+            sends.push(m);
+            if rng.below(lost) != 0 {
+                recvs.push(recv(s, r, tag, t + 3));
+            }
+        }
+        (sends, recvs)
+    }
+
     #[test]
     fn fifo_per_channel_and_tags_kept_apart() {
         let sends = [send(0, 1, 1, 10), send(0, 1, 2, 20), send(0, 1, 1, 30)];
@@ -275,24 +298,7 @@ mod tests {
     /// traffic of many channels (a queue per channel is the oracle).
     #[test]
     fn each_channel_is_first_in_first_out() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m) as u32
-        };
-        let (mut sends, mut recvs) = (Vec::new(), Vec::new());
-        for t in 0..20_000 {
-            let (s, r, tag) = (next(9), next(9), next(200));
-            let mut m = send(s, r, tag, t);
-            m.cancelled = next(60) == 0;
-            m.length = 8 + (next(50) == 0) as u64;
-            sends.push(m);
-            if next(25) != 0 {
-                recvs.push(recv(s, r, tag, t + 3));
-            }
-        }
+        let (sends, mut recvs) = traffic(0x2545_F491_4F6C_DD1D, 20_000, (9, 200), (60, 50, 25));
         // Receives in another order than the sends: by receiver (a location's file at a time).
         recvs.sort_by_key(|r| r.receiver.0);
         let mut queues: std::collections::HashMap<_, std::collections::VecDeque<usize>> = Default::default();
@@ -320,25 +326,7 @@ mod tests {
     #[test]
     fn the_parts_by_receiver_make_the_same_pairs() {
         // Random sends and receives among 7 locations on 3 tags, some cancelled, some without a partner.
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m) as u32
-        };
-        let mut sends = Vec::new();
-        let mut recvs = Vec::new();
-        for t in 0..3000 {
-            let (s, r, tag) = (next(7), next(7), next(3));
-            let mut m = send(s, r, tag, t);
-            m.cancelled = next(50) == 0;
-            m.length = 8 + (next(40) == 0) as u64;
-            sends.push(m);
-            if next(30) != 0 {
-                recvs.push(recv(s, r, tag, t + 5));
-            }
-        }
+        let (sends, mut recvs) = traffic(0x9E37_79B9_7F4A_7C15, 3000, (7, 3), (50, 40, 30));
         recvs.push(recv(3, 4, 9, 1)); // no send on its channel
         let whole = match_messages(&sends, &recvs);
         for parts in [1, 2, 3, 7, 16] {

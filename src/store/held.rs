@@ -9,7 +9,7 @@
 //! Plain Rust, no files (the spill is the caller's); must not decide the tiling.
 
 use super::build::BlockIntervals;
-use super::nest::{encode_segment, Nested, NestedColumns, NestedSink};
+use super::nest::{encode_segment, Nested, NestedColumns, NestedColumnsMut, NestedSink};
 use super::stream::Spill;
 use crate::model::RegionId;
 use std::ops::Range;
@@ -161,5 +161,13 @@ impl NestedSink for HeldColumns {
         self.start_ns.push(start as u64);
         self.dur_ns.push(dur);
         self.depth.push(depth);
+    }
+    fn columns(&mut self) -> Option<NestedColumnsMut<'_>> {
+        Some(NestedColumnsMut {
+            region: &mut self.region,
+            start: &mut self.start_ns,
+            dur: &mut self.dur_ns,
+            depth: &mut self.depth,
+        })
     }
 }

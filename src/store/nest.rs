@@ -27,6 +27,19 @@ pub(super) trait NestedSink {
     /// Room for `n` more.
     fn reserve(&mut self, n: usize);
     fn put(&mut self, n: Nested);
+    /// The sink's columns (region, start as an `i64`'s bits, duration, depth), when it keeps columns:
+    /// [`nest_into`] then fills them a column at a time.
+    fn columns(&mut self) -> Option<NestedColumnsMut<'_>> {
+        None
+    }
+}
+
+/// A sink's four columns, borrowed (what [`NestedSink::columns`] gives).
+pub(super) struct NestedColumnsMut<'a> {
+    pub(super) region: &'a mut Vec<RegionId>,
+    pub(super) start: &'a mut Vec<u64>,
+    pub(super) dur: &'a mut Vec<u64>,
+    pub(super) depth: &'a mut Vec<u16>,
 }
 
 impl NestedSink for Vec<Nested> {
@@ -81,6 +94,14 @@ impl NestedSink for NestedColumns {
         self.dur.push(dur);
         self.depth.push(depth);
     }
+    fn columns(&mut self) -> Option<NestedColumnsMut<'_>> {
+        Some(NestedColumnsMut {
+            region: &mut self.region,
+            start: &mut self.start,
+            dur: &mut self.dur,
+            depth: &mut self.depth,
+        })
+    }
 }
 
 /// Nest and clip one location's intervals exactly as `TraceBuilder::finish` does (sorted by start, longer
@@ -113,29 +134,60 @@ pub(super) fn nest_into(
     out.reserve(raw.len());
     let mut stack: Vec<i128> = Vec::new();
     let mut max_end = i128::MIN;
+    if sorted {
+        if let Some(c) = out.columns() {
+            // In order already (the reader's usual case), into columns: the regions and starts copied a
+            // column at a time, the stack's pass writing the durations and depths (no per-interval pushes
+            // onto four lists).
+            c.region.extend(raw.iter().map(|x| x.0));
+            c.start.extend(raw.iter().map(|x| x.1 as u64));
+            let depth = &mut *c.depth;
+            c.dur.extend(raw.iter().map(|&(region, start, dur)| {
+                let (d, end) = nest_one(&mut stack, region, start, dur, clip);
+                max_end = max_end.max(end);
+                depth.push(d);
+                (end - start as i128) as u64
+            }));
+            return max_end;
+        }
+    }
     for k in 0..raw.len() {
         let (region, start, dur) = raw[if sorted { k } else { order[k] as usize }];
-        let s = start as i128;
-        let mut end = s + dur as i128;
-        while let Some(&top) = stack.last() {
-            if top <= s {
-                stack.pop();
-            } else {
-                break;
-            }
-        }
-        if let Some(&parent_end) = stack.last() {
-            if end > parent_end {
-                clip(region, start, (end - parent_end) as u64);
-                end = parent_end;
-            }
-        }
-        let depth = stack.len().min(u16::MAX as usize) as u16;
-        stack.push(end);
+        let (depth, end) = nest_one(&mut stack, region, start, dur, clip);
         max_end = max_end.max(end);
-        out.put((region, start, (end - s) as u64, depth));
+        out.put((region, start, (end - start as i128) as u64, depth));
     }
     max_end
+}
+
+/// The next interval in the nesting order against `stack` (the ends of those enclosing the last one): its
+/// depth and its end, clipped to its parent's (reported to `clip`).
+#[inline(always)]
+fn nest_one(
+    stack: &mut Vec<i128>,
+    region: RegionId,
+    start: i64,
+    dur: u64,
+    clip: &mut impl FnMut(RegionId, i64, u64),
+) -> (u16, i128) {
+    let s = start as i128;
+    let mut end = s + dur as i128;
+    while let Some(&top) = stack.last() {
+        if top <= s {
+            stack.pop();
+        } else {
+            break;
+        }
+    }
+    if let Some(&parent_end) = stack.last() {
+        if end > parent_end {
+            clip(region, start, (end - parent_end) as u64);
+            end = parent_end;
+        }
+    }
+    let depth = stack.len().min(u16::MAX as usize) as u16;
+    stack.push(end);
+    (depth, end)
 }
 
 /// A segment of a location's spill: the count, then per interval region, start (the segment's first as a

@@ -223,7 +223,26 @@ impl BinOf {
         if self.lo <= t && t < self.hi {
             return self.k;
         }
-        let k = (self.by.quotient(t) as usize).min(self.bins - 1);
+        self.place(t)
+    }
+
+    /// Whether `[a, b)` (a non-empty span) lies in the bin placed last.
+    #[inline]
+    fn holds(&self, a: u64, b: u64) -> bool {
+        self.lo <= a && b <= self.hi
+    }
+
+    /// A time outside the last bin placed: out of line, so the callers' loops stay small where `of` is
+    /// inlined (level 1's inner loops ran short of registers with the division in them).
+    #[inline(never)]
+    fn place(&mut self, t: u64) -> usize {
+        // Times come in order, mostly: the next bin without a division.
+        let next = self.k + 1;
+        let k = if self.lo <= self.hi && self.hi <= t && next < self.bins && t - self.hi < self.bin_ns {
+            next
+        } else {
+            (self.by.quotient(t) as usize).min(self.bins - 1)
+        };
         self.k = k;
         self.lo = k as u64 * self.bin_ns;
         self.hi = if k == self.bins - 1 { u64::MAX } else { (k as u64 + 1) * self.bin_ns };
@@ -297,13 +316,19 @@ impl Level1Builder {
     pub fn intervals(&mut self, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64], depth: &[u16]) {
         // Pieces of exclusive time come in time order, so each bin's per-region tally is finished when a
         // later bin starts.
-        let (out, dom, stack) = (&mut self.out, &mut self.dominant, &mut self.open);
+        // The stack held in a local while the loop runs (moved out and back): the tallies' stores cannot
+        // alias it, so its length stays in a register.
+        let mut stack = std::mem::take(&mut self.open);
+        let (out, dom) = (&mut self.out, &mut self.dominant);
         let mut cursor = self.cursor;
         let (mut at_start, mut at_end) = (self.at_start, self.at_end);
         for ((region, &start), &dur) in region.iter().zip(start_ns).zip(dur_ns) {
             let (region, end) = (region.0, start + dur);
-            out.events[at_start.of(start)] += 1;
-            out.events[at_end.of(end)] += 1;
+            let k = at_start.of(start);
+            out.events[k] += 1;
+            // Most intervals end in the bin they start in; the others' ends (a parent's, far ahead) go
+            // through a cache of their own, so the leaves' do not move it back and forth.
+            out.events[if end < at_start.hi { k } else { at_end.of(end) }] += 1;
             while let Some(&(r, e)) = stack.last() {
                 if e > start {
                     break;
@@ -318,7 +343,7 @@ impl Level1Builder {
             cursor = cursor.max(start);
             stack.push((region, end));
         }
-        (self.cursor, self.at_start, self.at_end) = (cursor, at_start, at_end);
+        (self.cursor, self.at_start, self.at_end, self.open) = (cursor, at_start, at_end, stack);
         self.lane_intervals(region, start_ns, dur_ns, depth);
     }
 
@@ -340,32 +365,25 @@ impl Level1Builder {
                 continue;
             }
             let lane = &mut tallies[d];
-            let r = region.0 as usize;
-            if r >= lane.tally.len() {
-                lane.tally.resize(r + 1, 0);
-            }
-            let (end, at) = (start + dur, d * bins);
-            let mut t = start;
-            // Most intervals lie in one bin: one step. (The bin's end from the bin placed, the last bin's
-            // reaching to the end of time.)
-            loop {
-                let k = lane.bin.of(t);
-                let stop = end.min(lane.bin.hi);
-                if k != lane.current {
-                    lane.finish(&mut lane_region[at..at + bins], &mut best[at..at + bins]);
-                    lane.current = k;
-                }
+            let (r, end) = (region.0 as usize, start + dur);
+            // Most intervals lie in the bin the lane is tallying: one step.
+            if lane.bin.holds(start, end) && lane.bin.k == lane.current && r < lane.tally.len() {
                 let tally = &mut lane.tally[r];
                 if *tally == 0 {
                     lane.touched.push(region.0);
                 }
-                *tally += stop - t;
-                covered[at + k] += stop - t;
-                if stop >= end {
-                    break;
-                }
-                t = stop;
+                *tally += dur;
+                covered[d * bins + lane.current] += dur;
+                continue;
             }
+            lane.spans(
+                region.0,
+                start,
+                end,
+                &mut covered[d * bins..(d + 1) * bins],
+                &mut lane_region[d * bins..(d + 1) * bins],
+                &mut best[d * bins..(d + 1) * bins],
+            );
         }
     }
 
@@ -468,6 +486,44 @@ struct LaneTally {
 }
 
 impl LaneTally {
+    /// Region `region`'s interval `[start, end)` (not empty) into the lane's bins: a bin's tally finished
+    /// when the lane moves past it (the bin's end from the bin placed, the last bin's reaching to the end
+    /// of time). `covered`, `region_of` and `best` are the lane's columns.
+    #[inline(never)]
+    fn spans(
+        &mut self,
+        region: u32,
+        start: u64,
+        end: u64,
+        covered: &mut [u64],
+        region_of: &mut [u32],
+        best: &mut [u64],
+    ) {
+        let r = region as usize;
+        if r >= self.tally.len() {
+            self.tally.resize(r + 1, 0);
+        }
+        let mut t = start;
+        loop {
+            let k = self.bin.of(t);
+            let stop = end.min(self.bin.hi);
+            if k != self.current {
+                self.finish(region_of, best);
+                self.current = k;
+            }
+            let tally = &mut self.tally[r];
+            if *tally == 0 {
+                self.touched.push(region);
+            }
+            *tally += stop - t;
+            covered[k] += stop - t;
+            if stop >= end {
+                break;
+            }
+            t = stop;
+        }
+    }
+
     /// Close the current bin: its region with the most time (the lower index of equals) goes to `region`
     /// unless the bin already has a winner with more.
     fn finish(&mut self, region: &mut [u32], best: &mut [u64]) {
@@ -507,6 +563,22 @@ impl Dominant {
         if a >= b {
             return;
         }
+        let r = region as usize;
+        // Most pieces lie in the bin being tallied.
+        if self.bin.holds(a, b) && self.bin.k == self.current && r < self.tally.len() {
+            let tally = &mut self.tally[r];
+            if *tally == 0 {
+                self.touched.push(region);
+            }
+            *tally += b - a;
+            return;
+        }
+        self.pieces(out, region, a, b);
+    }
+
+    /// [`piece`](Self::piece) of a span in another bin than the one tallied, or in several.
+    #[inline(never)]
+    fn pieces(&mut self, out: &mut Bins, region: u32, a: u64, b: u64) {
         let r = region as usize;
         if r >= self.tally.len() {
             self.tally.resize(r + 1, 0);

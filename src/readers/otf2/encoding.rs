@@ -307,6 +307,10 @@ pub struct Records<'a> {
     file_len: usize,
     /// The next chunk's header is still to be read (the window ended before it).
     pending_header: bool,
+    /// `timestamps && !done && !pending_header`: whether [`next_item`](Self::next_item) may try its inline
+    /// cases (one flag tested an item instead of three); set again wherever they may change (the
+    /// constructors, and the end of every call of the long way, which alone changes them).
+    fast: bool,
     /// Set when the walk stopped because the window ends before the next item: the file offset from which
     /// the next window must start.
     pub need_more: Option<usize>,
@@ -355,10 +359,12 @@ impl<'a> Records<'a> {
             base: 0,
             file_len,
             pending_header: false,
+            fast: false,
             need_more: None,
             resume_at: 0,
         };
         r.chunk_header()?;
+        r.fast = r.fast_now();
         Ok(r)
     }
 
@@ -381,7 +387,7 @@ impl<'a> Records<'a> {
     pub fn resume(data: &'a [u8], base: usize, at: RecordsAt) -> Self {
         let mut cur = Cursor::new(data, at.big_endian);
         cur.seek(at.resume_at.saturating_sub(base));
-        Records {
+        let mut r = Records {
             cur,
             chunk_size: at.chunk_size,
             chunk_start: at.chunk_start,
@@ -391,9 +397,17 @@ impl<'a> Records<'a> {
             base,
             file_len: at.file_len,
             pending_header: at.pending_header,
+            fast: false,
             need_more: None,
             resume_at: at.resume_at,
-        }
+        };
+        r.fast = r.fast_now();
+        r
+    }
+
+    /// What [`fast`](Self::fast) should be now.
+    fn fast_now(&self) -> bool {
+        self.timestamps && !self.done && !self.pending_header
     }
 
     /// Whether the file goes on past the window.
@@ -443,7 +457,7 @@ impl<'a> Records<'a> {
         // An event file's commonest items inline: a little-endian timestamp, an unframed event (ENTER,
         // LEAVE, ...) and a framed one with a one-byte length (MPI sends, receives, collectives), whose bytes
         // are all there. Everything else, errors included, goes the long way.
-        if self.timestamps && !self.done && !self.pending_header {
+        if self.fast {
             let (data, pos) = (self.cur.data, self.cur.pos);
             if let Some(&kind) = data.get(pos) {
                 if kind == TIMESTAMP && !self.cur.big_endian && pos + 9 <= data.len() {
@@ -476,8 +490,16 @@ impl<'a> Records<'a> {
         self.next_item_slow()
     }
 
+    /// The long way: everything [`next_item`](Self::next_item) does not do inline. The flags it tests
+    /// change only here.
     #[inline(never)]
     fn next_item_slow(&mut self) -> Decoded<Option<Item>> {
+        let item = self.next_item_long();
+        self.fast = self.fast_now();
+        item
+    }
+
+    fn next_item_long(&mut self) -> Decoded<Option<Item>> {
         loop {
             if self.done {
                 return Ok(None);

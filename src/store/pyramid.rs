@@ -556,8 +556,8 @@ struct Dominant {
 
 impl Dominant {
     /// Region `region` owns `[a, b)`: its time goes to the bins the span covers. Called about twice per
-    /// interval (most pieces lie in one bin, many are empty), so inline (`#[inline]` alone left it a call),
-    /// with the bin's end taken from the bin placed rather than multiplied out.
+    /// interval (many pieces are empty, most lie in the bin being tallied), so that case is one step inline
+    /// (`#[inline]` alone left it a call) and the others go to [`pieces`](Self::pieces), out of line.
     #[inline(always)]
     fn piece(&mut self, out: &mut Bins, region: u32, a: u64, b: u64) {
         if a >= b {

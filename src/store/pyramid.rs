@@ -802,4 +802,87 @@ mod tests {
         let deep = LocationInput { region: &region, start_ns: &start, dur_ns: &dur, depth: &depth, ..input };
         assert_eq!(level1(&deep, 100, 2).lanes as usize, MAX_SUMMARY_LANES);
     }
+
+    #[test]
+    fn level1_is_what_counting_each_bin_by_hand_gives() {
+        // An oracle apart from the builder's pieces, stack and caches: per bin, the events that fall in it,
+        // each stretch of time given to the deepest interval covering it, and each depth's regions' time in
+        // it, on the nesting cases (zero durations, touching and same-start intervals, times past the last
+        // bin) with bins of several sizes.
+        use crate::samples::nesting::nesting_trace;
+        let most = |tally: &[u64]| {
+            let best = tally.iter().copied().max().unwrap_or(0);
+            match best {
+                0 => (0, 0),
+                _ => (tally.iter().position(|&t| t == best).expect("a most") as u32 + 1, best),
+            }
+        };
+        for seed in [1, 2, 3] {
+            let t = nesting_trace(seed);
+            let (iv, span, regions) = (&t.intervals, t.span_ns, t.regions.len());
+            for r in t.location_intervals.iter() {
+                let (region, start, dur, depth) =
+                    (&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r.clone()], &iv.depth[r.clone()]);
+                let input = LocationInput {
+                    region,
+                    start_ns: start,
+                    dur_ns: dur,
+                    depth,
+                    busy_compute: &[],
+                    busy_any: &[],
+                    instants: &[],
+                    message_ends: &[],
+                    span_ns: span,
+                };
+                let lanes = depth.iter().map(|&d| d as usize + 1).max().unwrap_or(0).min(MAX_SUMMARY_LANES);
+                let cuts: Vec<u64> = start.iter().zip(dur).flat_map(|(&s, &d)| [s, s + d]).collect();
+                for (bin_ns, bins) in [(span / 5 + 1, 7), (span / 300 + 1, 256), (span / 2000 + 1, 2100)] {
+                    let b = level1(&input, bin_ns, bins);
+                    assert_eq!(b.lanes as usize, lanes);
+                    let bin_of = |x: u64| ((x / bin_ns) as usize).min(bins - 1);
+                    let mut events = vec![0u64; bins];
+                    for (&s, &d) in start.iter().zip(dur) {
+                        events[bin_of(s)] += 1;
+                        events[bin_of(s + d)] += 1;
+                    }
+                    assert_eq!(b.events, events);
+                    for k in 0..bins {
+                        let lo = k as u64 * bin_ns;
+                        let hi = if k == bins - 1 { u64::MAX } else { lo + bin_ns };
+                        // Exclusive time: each stretch between two starts or ends to the deepest interval
+                        // open over it.
+                        let mut points: Vec<u64> =
+                            cuts.iter().copied().chain([lo, hi]).filter(|&x| x >= lo && x <= hi).collect();
+                        points.sort_unstable();
+                        points.dedup();
+                        let mut exclusive = vec![0u64; regions];
+                        for w in points.windows(2) {
+                            let innermost = (0..region.len())
+                                .filter(|&i| start[i] <= w[0] && w[0] < start[i] + dur[i])
+                                .max_by_key(|&i| depth[i]);
+                            if let Some(i) = innermost {
+                                exclusive[region[i].index()] += w[1] - w[0];
+                            }
+                        }
+                        assert_eq!((b.dominant_region[k], b.dominant_ns[k]), most(&exclusive), "bin {k} of {bin_ns}");
+                        // Each lane: its regions' time in the bin, the most's region and the cover.
+                        for d in 0..lanes {
+                            let mut time = vec![0u64; regions];
+                            for i in (0..region.len()).filter(|&i| depth[i] as usize == d) {
+                                let (a, z) = (start[i].max(lo), (start[i] + dur[i]).min(hi));
+                                time[region[i].index()] += z.saturating_sub(a);
+                            }
+                            let covered: u64 = time.iter().sum();
+                            let width = if k == bins - 1 { span.saturating_sub(lo).max(covered) } else { bin_ns };
+                            let cover = match covered {
+                                0 => 0,
+                                c => ((c as u128 * FULL_COVER as u128).div_ceil(width.max(1) as u128)).min(255) as u8,
+                            };
+                            assert_eq!(b.lane(d, k), (most(&time).0, cover), "lane {d}, bin {k} of {bin_ns}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

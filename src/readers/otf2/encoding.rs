@@ -490,6 +490,34 @@ impl<'a> Records<'a> {
         self.next_item_slow()
     }
 
+    /// An event file's commonest pair of items at once: a little-endian timestamp followed by an ENTER or a
+    /// LEAVE whose compressed region reference has at most four bytes, all in the window. Some((time, kind,
+    /// the reference as written, the record's data start)) with both consumed: exactly the two items
+    /// [`next_item`](Self::next_item) would give one after the other. None (nothing consumed) for anything
+    /// else, which `next_item` then takes.
+    #[inline(always)]
+    pub fn timed_enter_leave(&mut self) -> Option<(u64, u8, u32, usize)> {
+        if !self.fast || self.cur.big_endian {
+            return None;
+        }
+        let (data, pos) = (self.cur.data, self.cur.pos);
+        let head: &[u8; 11] = data.get(pos..pos + 11)?.try_into().ok()?;
+        let kind = head[9];
+        let n = head[10] as usize;
+        if head[0] != TIMESTAMP || !(kind == 12 || kind == 13) || n > 4 {
+            return None;
+        }
+        let bytes = data.get(pos + 11..pos + 11 + n)?;
+        let mut v = 0u32;
+        for (i, &x) in bytes.iter().enumerate() {
+            v |= (x as u32) << (8 * i);
+        }
+        let mut t = [0u8; 8];
+        t.copy_from_slice(&head[1..9]);
+        self.cur.pos = pos + 11 + n;
+        Some((u64::from_le_bytes(t), kind, v, pos + 10))
+    }
+
     /// The long way: everything [`next_item`](Self::next_item) does not do inline. The flags it tests
     /// change only here.
     #[inline(never)]
@@ -803,5 +831,94 @@ mod tests {
         assert!(c.record_end().is_err());
         let mut c = Cursor::new(&[0xFF, 1, 0, 0], false);
         assert!(c.record_end().is_err());
+    }
+
+    /// The timestamp-and-ENTER/LEAVE pair taken at once gives what `next_item` gives item by item, over
+    /// every reference size (0, 1-4 bytes, 0xFF "undefined", an invalid 5) and other records between, in
+    /// whole files and in windows that cut pairs anywhere.
+    #[test]
+    fn a_timed_enter_or_leave_at_once_is_its_two_items() {
+        let mut rng = XorShift(0x1234_5678_9abc_def1);
+        let mut file = Vec::new();
+        write::chunk_header(&mut file, false, 0, 0);
+        for _ in 0..2000 {
+            let r = rng.next();
+            if r % 7 != 0 {
+                file.push(TIMESTAMP);
+                write::u64_full(&mut file, rng.next() >> 8, false);
+            }
+            match r % 5 {
+                0..=2 => {
+                    file.push(if r % 2 == 0 { 12 } else { 13 });
+                    match (r >> 8) % 8 {
+                        0 => file.push(0xFF),
+                        1 => file.extend_from_slice(&[5, 1, 2, 3, 4, 5]),
+                        _ => write::u32(&mut file, (rng.next() >> (rng.next() % 32)) as u32, false),
+                    }
+                }
+                3 => write::record(&mut file, 14, &[1, 2, 3], false),
+                _ => {
+                    file.push(16);
+                    write::u64(&mut file, rng.next() >> (20 + rng.next() % 44), false);
+                }
+            }
+        }
+        file.push(END_OF_FILE);
+        // Item by item, as `next_item` alone gives them (stopping at the first error).
+        let items = |mut r: Records| {
+            let mut out = Vec::new();
+            while let Ok(Some(i)) = r.next_item() {
+                out.push(i);
+            }
+            out
+        };
+        let want = items(Records::new(&file, 0, true).unwrap());
+        // With the pair taken first wherever it is there, split back into its two items; the reference
+        // read as `Cursor::u32` reads it from the record's data.
+        let paired = |r: &mut Records, out: &mut Vec<Item>| -> bool {
+            loop {
+                if let Some((t, kind, v, start)) = r.timed_enter_leave() {
+                    assert!(kind == 12 || kind == 13, "only ENTER and LEAVE are taken at once: {kind}");
+                    out.push(Item::Time(t));
+                    let end = start + 1 + r.cur.data[start] as usize;
+                    assert_eq!(r.data(start, end).u32().unwrap(), v, "the reference at {start}");
+                    out.push(Item::Record { kind, start, end });
+                    continue;
+                }
+                match r.next_item() {
+                    Ok(Some(i)) => out.push(i),
+                    Ok(None) => return r.need_more.is_none(),
+                    Err(_) => return true,
+                }
+            }
+        };
+        let mut got = Vec::new();
+        assert!(paired(&mut Records::new(&file, 0, true).unwrap(), &mut got));
+        assert_eq!(got, want, "whole file");
+        assert!(want.len() > 3000, "the file gives its items: {}", want.len());
+        // In windows: positions are the window's, so compare file offsets.
+        for window in [64usize, 65, 97, 1000] {
+            let (mut got, mut base, mut at) = (Vec::new(), 0usize, None);
+            loop {
+                let data = &file[base..(base + window).min(file.len())];
+                let mut r = match at {
+                    None => Records::window(data, file.len(), 0, true).unwrap(),
+                    Some(a) => Records::resume(data, base, a),
+                };
+                let mut part = Vec::new();
+                let done = paired(&mut r, &mut part);
+                got.extend(part.into_iter().map(|i| match i {
+                    Item::Record { kind, start, end } => Item::Record { kind, start: start + base, end: end + base },
+                    t => t,
+                }));
+                if done {
+                    break;
+                }
+                let from = r.need_more.expect("more");
+                at = Some(r.pause());
+                base = from;
+            }
+            assert_eq!(got, want, "windows of {window} bytes");
+        }
     }
 }

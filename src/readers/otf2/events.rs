@@ -325,48 +325,64 @@ fn walk<'a, F: FnMut(u64, u64, Event<'a>) -> bool>(
     f: &mut F,
 ) -> Result<bool, DecodeError> {
     loop {
-        let item = match records.next_item() {
-            Ok(Some(i)) => i,
-            Ok(None) => return Ok(true),
-            Err(e) => {
-                stats.truncated = true;
-                return Err(e);
+        // One call of `f` (so that it is inlined once): each arm gives the event and its record's start.
+        let (start, ev) = if let Some((t, kind, reference, start)) = records.timed_enter_leave() {
+            // A timestamp and the ENTER or LEAVE after it, decoded together: what the two items below give.
+            if t < *time {
+                stats.out_of_order_count += 1;
+                if stats.out_of_order.is_none() {
+                    stats.out_of_order = Some(((base + start - 10) as u64, *time, t));
+                }
+            }
+            *time = t;
+            let region = local.map(MAPPING_REGION, reference);
+            (start, if kind == EVT_ENTER { Event::Enter { region } } else { Event::Leave { region } })
+        } else {
+            let item = match records.next_item() {
+                Ok(Some(i)) => i,
+                Ok(None) => return Ok(true),
+                Err(e) => {
+                    stats.truncated = true;
+                    return Err(e);
+                }
+            };
+            match item {
+                Item::Time(t) => {
+                    if t < *time {
+                        stats.out_of_order_count += 1;
+                        if stats.out_of_order.is_none() {
+                            stats.out_of_order = Some(((base + records.cur.pos() - 9) as u64, *time, t));
+                        }
+                    }
+                    *time = t;
+                    continue;
+                }
+                Item::Record { kind: ATTRIBUTE_LIST, .. } => continue,
+                Item::Record { kind, start, end } => {
+                    let mut c = records.data(start, end);
+                    match event(kind, &mut c, local) {
+                        Ok(ev) => {
+                            if let Event::Unknown { kind } = ev {
+                                match stats.unknown_kinds.iter_mut().find(|p| p.0 == kind) {
+                                    Some(p) => p.1 += 1,
+                                    None => stats.unknown_kinds.push((kind, 1)),
+                                }
+                            }
+                            (start, ev)
+                        }
+                        Err(e) => {
+                            return Err(DecodeError {
+                                offset: e.offset,
+                                what: format!("event record type {kind}: {}", e.what),
+                            })
+                        }
+                    }
+                }
             }
         };
-        match item {
-            Item::Time(t) => {
-                if t < *time {
-                    stats.out_of_order_count += 1;
-                    if stats.out_of_order.is_none() {
-                        stats.out_of_order = Some(((base + records.cur.pos() - 9) as u64, *time, t));
-                    }
-                }
-                *time = t;
-            }
-            Item::Record { kind: ATTRIBUTE_LIST, .. } => {}
-            Item::Record { kind, start, end } => {
-                let mut c = records.data(start, end);
-                match event(kind, &mut c, local) {
-                    Ok(ev) => {
-                        stats.events += 1;
-                        if let Event::Unknown { kind } = ev {
-                            match stats.unknown_kinds.iter_mut().find(|p| p.0 == kind) {
-                                Some(p) => p.1 += 1,
-                                None => stats.unknown_kinds.push((kind, 1)),
-                            }
-                        }
-                        if !f(*time, (base + start) as u64, ev) {
-                            return Ok(false);
-                        }
-                    }
-                    Err(e) => {
-                        return Err(DecodeError {
-                            offset: e.offset,
-                            what: format!("event record type {kind}: {}", e.what),
-                        })
-                    }
-                }
-            }
+        stats.events += 1;
+        if !f(*time, (base + start) as u64, ev) {
+            return Ok(false);
         }
     }
 }

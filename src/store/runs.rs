@@ -9,8 +9,6 @@
 //! Plain Rust, no files (the spill is the caller's); it must not decide what is sorted by.
 
 use super::stream::Spill;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// A record as it is spilled: `BYTES` bytes, little endian.
 pub(super) trait Record: Copy + Ord {
@@ -177,14 +175,34 @@ impl Runs {
         // so the ones before it are all smaller).
         let held = self.held::<T>().map(|r| Cursor::Held(&r[r.partition_point(|x| x.lead() < from)..]));
         let runs: Vec<_> = runs.chain(held).collect();
-        Merge { heap: BinaryHeap::with_capacity(runs.len()), runs, started: false }
+        Merge {
+            runs,
+            heads: Vec::new(),
+            leads: Vec::new(),
+            live: Vec::new(),
+            run_of: Vec::new(),
+            tree: Vec::new(),
+            started: false,
+        }
     }
 }
 
-/// A k-way merge of sorted runs, one page of each in memory.
+/// A k-way merge of sorted runs, one page of each in memory: a tournament (loser) tree over the runs not
+/// empty at the start, each leaf the run's next record. A record taken is replaced by its run's next, which
+/// plays the losers on its leaf's path up to the root, by the records' leads first ([`Record::lead`], a
+/// number: the particles' start), whole only where the leads are equal. The records stay where they are (a
+/// binary heap's sift moved a record and its run's number a level at a time).
 pub(super) struct Merge<'r, T> {
     runs: Vec<Cursor<'r, T>>,
-    heap: BinaryHeap<Reverse<(T, usize)>>,
+    /// Per leaf: its run's next record (meaningful while `live`), its lead (`u64::MAX` once the run has none
+    /// left), whether the run has one, and which run it is.
+    heads: Vec<T>,
+    leads: Vec<u64>,
+    live: Vec<bool>,
+    run_of: Vec<usize>,
+    /// `tree[0]`: the leaf whose record is the least; `tree[n]` (1 <= n < leaves): the leaf that lost the
+    /// play at node n. Leaf i sits at node `leaves + i`; node n's parent is n / 2.
+    tree: Vec<usize>,
     started: bool,
 }
 
@@ -196,16 +214,22 @@ enum Cursor<'r, T> {
 }
 
 impl<T: Record> Cursor<'_, T> {
-    /// The run's next record, reading its next page when this one is done.
+    /// The run's next record, reading its next page when this one is done (a run held: inline).
+    #[inline(always)]
     fn next(&mut self, spill: &dyn Spill) -> Result<Option<T>, String> {
-        let (pages, page, at) = match self {
-            Cursor::Pages { pages, page, at } => (pages, page, at),
+        match self {
             Cursor::Held(rest) => {
                 let Some((&first, others)) = rest.split_first() else { return Ok(None) };
                 *rest = others;
-                return Ok(Some(first));
+                Ok(Some(first))
             }
-        };
+            Cursor::Pages { .. } => self.next_paged(spill),
+        }
+    }
+
+    #[inline(never)]
+    fn next_paged(&mut self, spill: &dyn Spill) -> Result<Option<T>, String> {
+        let Cursor::Pages { pages, page, at } = self else { return Ok(None) };
         if *at == page.len() {
             let Some((&key, rest)) = pages.split_first() else { return Ok(None) };
             *pages = rest;
@@ -223,23 +247,74 @@ impl<T: Record> Cursor<'_, T> {
 }
 
 impl<T: Record> Merge<'_, T> {
+    /// Whether leaf `a`'s record comes before leaf `b`'s, their leads being equal (a run with none left
+    /// loses to any).
+    #[inline(always)]
+    fn beats_whole(&self, a: usize, b: usize) -> bool {
+        self.live[a] && (!self.live[b] || self.heads[a] < self.heads[b])
+    }
+
+    /// The winner of the subtree at `node`, the losers of its plays written to its nodes.
+    fn play(&mut self, node: usize) -> usize {
+        let leaves = self.heads.len();
+        if node >= leaves {
+            return node - leaves;
+        }
+        let (a, b) = (self.play(2 * node), self.play(2 * node + 1));
+        let b_first = self.leads[b] < self.leads[a] || (self.leads[b] == self.leads[a] && self.beats_whole(b, a));
+        let (w, l) = if b_first { (b, a) } else { (a, b) };
+        self.tree[node] = l;
+        w
+    }
+
     /// The smallest record not yet given, over all runs.
+    #[inline]
     pub(super) fn next(&mut self, spill: &dyn Spill) -> Result<Option<T>, String> {
         if !self.started {
             self.started = true;
             for (k, c) in self.runs.iter_mut().enumerate() {
                 if let Some(e) = c.next(spill)? {
-                    self.heap.push(Reverse((e, k)));
+                    self.heads.push(e);
+                    self.leads.push(e.lead());
+                    self.live.push(true);
+                    self.run_of.push(k);
                 }
             }
+            if self.heads.is_empty() {
+                return Ok(None);
+            }
+            self.tree = vec![0; self.heads.len()];
+            self.tree[0] = if self.heads.len() == 1 { 0 } else { self.play(1) };
         }
-        // The smallest run's next record replaces it at the top (one sift instead of a pop and a push).
-        let Some(mut top) = self.heap.peek_mut() else { return Ok(None) };
-        let Reverse((e, k)) = *top;
-        match self.runs[k].next(spill)? {
-            Some(n) => *top = Reverse((n, k)),
-            None => drop(std::collections::binary_heap::PeekMut::pop(top)),
+        let Some(&w) = self.tree.first() else { return Ok(None) };
+        if !self.live[w] {
+            return Ok(None);
         }
+        let e = self.heads[w];
+        let mut lead = match self.runs[self.run_of[w]].next(spill)? {
+            Some(n) => {
+                self.heads[w] = n;
+                n.lead()
+            }
+            None => {
+                self.live[w] = false;
+                u64::MAX
+            }
+        };
+        self.leads[w] = lead;
+        // The leaf's new record plays the losers on its path to the root, its lead held while it wins.
+        let (mut win, mut node) = (w, (w + self.heads.len()) / 2);
+        while node > 0 {
+            let l = self.tree[node];
+            let l_lead = self.leads[l];
+            if l_lead < lead || (l_lead == lead && self.beats_whole(l, win)) {
+                self.tree[node] = win;
+                win = l;
+                lead = l_lead;
+            }
+            node /= 2;
+        }
+        self.tree[0] = win;
         Ok(Some(e))
     }
 }
@@ -417,5 +492,51 @@ mod tests {
         (1u64, 0u32, 0u64, 0u32, 0u64).put(&mut b);
         runs.add_page(0, &b, &mut spill, &mut keys).unwrap();
         assert_eq!(drain(runs.merge_from(10), &spill), vec![(1, 0, 0, 0, 0)]);
+    }
+
+    /// Records without a lead (the messages': every play decided by the whole records) merge into the one
+    /// sort of all, from runs of any length (ending at different plays) and one record each.
+    #[test]
+    fn records_without_a_lead_merge_whole() {
+        use crate::store::comms::RawMessage;
+        let mut seed = 0x51ed_270b_6a3c_9f11u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let all: Vec<RawMessage> = (0..3000)
+            .map(|i| RawMessage {
+                send_ns: (next() % 50) as i64,
+                recv_ns: (next() % 60) as i64,
+                nth: i,
+                sender: (next() % 4) as u32,
+                receiver: (next() % 4) as u32,
+                size_bytes: next() % 9,
+                tag: 0,
+                name: 0,
+                kind: 0,
+            })
+            .collect();
+        let mut want = all.clone();
+        want.sort();
+        for lengths in [vec![3000], vec![1; 3000], vec![1, 2999], vec![2000, 7, 993], vec![1000, 1000, 1000]] {
+            let (mut spill, mut keys, mut runs) = (MemorySpill::default(), Keys(0), Runs::new(49 * 10));
+            let mut at = 0;
+            for n in &lengths {
+                let mut c = all[at..at + n].to_vec();
+                c.sort();
+                runs.write(&c, &mut spill, &mut keys).unwrap();
+                at += n;
+            }
+            let mut m = runs.merge::<RawMessage>();
+            let mut got = Vec::new();
+            while let Some(r) = m.next(&spill).unwrap() {
+                got.push(r);
+            }
+            assert_eq!(got, want, "runs of {lengths:?}");
+            assert_eq!(m.next(&spill).unwrap(), None, "nothing after the last");
+        }
     }
 }

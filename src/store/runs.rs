@@ -17,8 +17,9 @@ pub(super) trait Record: Copy + Ord {
     /// The record in `b` (exactly `BYTES` bytes).
     fn get(b: &[u8]) -> Self;
     /// A lower bound of the record's place in the order, as a number that never falls along a sorted run
-    /// (the particles' start): a run's pages are found by it ([`Runs::merge_from`]). `u64::MAX` (the
-    /// default): the record's pages are never skipped.
+    /// (the particles' start): a run's pages are found by it ([`Runs::merge_from`]), and the merge compares
+    /// leads before records, so a record with a smaller lead must come first in the order. `u64::MAX` (the
+    /// default): the record's pages are never skipped, and every comparison is of the whole records.
     fn lead(&self) -> u64 {
         u64::MAX
     }

@@ -10,7 +10,8 @@
 // its decode, moments and particle index, the steps that were one long task each before).
 //
 // Asserted by default, for every input: no main-thread task over 50 ms in which the engine ran (a `Viewer`
-// call; the same for a task with none, FOREIGN_TASK_MS), and no frame gap over 100 ms in the
+// call; the same for a task with none, FOREIGN_TASK_MS; a task delivering a file chooser's reply from its
+// `change` event on, the browser's building of the chosen Files before it excluded), and no frame gap over 100 ms in the
 // second after the first draw (the display's rate with room for one late frame; not for the 100 MB trace, whose
 // single 15,000-rect frame takes SwiftShader, the software Vulkan these tests run on, 0.5-0.9 s of GPU-process
 // time to rasterize: a GPU's cost, not the main thread's). What makes the bound fair on the shared 2-core VM,
@@ -48,6 +49,13 @@ const LONG_TASK_MS = 50;
 // page posting the 67 Files to the worker in one message (27 ms); the page now posts them in slices
 // (`postSet`, BENCHMARKS.md "The 59-63 ms task with no engine call").
 const FOREIGN_TASK_MS = LONG_TASK_MS;
+// The task that delivers the browser's reply to a file chooser (`blink.mojom.FileChooser`) builds the chosen
+// `File` objects before it dispatches the input's `change` event: 96 ms of a 99 ms task for the stencil's 67
+// files in a DevTools trace (`trace-longtasks.mjs`, session 32; 28 ms in session 5), the page's handler 2 ms.
+// The page cannot split the browser's part, and a person's own folder pick costs the same in any page, so a
+// long task holding a file input's `change` is held to the bounds from that event on (the page's part); the
+// browser's part before it is printed, not bounded. CI's run of session 31 failed on that task alone (66 and
+// 72 ms, both visits, no Viewer call).
 const FRAME_GAP_MS = 100;
 const AFTER_DRAW_MS = 1000;
 
@@ -73,6 +81,11 @@ const observe = (page) => page.evaluate(() => {
   w.__frames = [];
   const tick = (t) => { w.__frames.push(t); requestAnimationFrame(tick); };
   requestAnimationFrame(tick);
+  // When each file input's `change` is dispatched (a capture listener on the window runs before the page's).
+  w.__changes = [];
+  window.addEventListener('change', (e) => {
+    if (e.target instanceof HTMLInputElement && e.target.type === 'file') w.__changes.push(performance.now());
+  }, true);
   w.__loaded = [];
   w.weft.hooks.loaded.push(() => w.__loaded.push(performance.now()));
   // Every method of the wasm Viewer, timed (calls of 1 ms or more kept): what of a long task is the engine's.
@@ -142,16 +155,26 @@ async function visit(page, label, loads, open) {
   }
   const built = await page.evaluate(() => (window.weft.viewer.built_on_page ? window.weft.viewer.built_on_page() : ['unknown']));
   // Each long task with the Viewer calls that ran inside it.
-  const long = await page.evaluate((t0) => window.__long.filter((e) => e.start >= t0).map((e) => ({
-    ...e,
-    calls: window.__calls.filter((c) => c.start >= e.start - 1 && c.start + c.ms <= e.start + e.ms + 1)
-      .map((c) => `${c.name} ${Math.round(c.ms)} ms`),
-  })), t0);
+  // `page`: the task's part from a file chooser's `change` on (all of it when it holds none); `chooser`: the
+  // browser's part before that event.
+  const long = await page.evaluate((t0) => window.__long.filter((e) => e.start >= t0).map((e) => {
+    const change = window.__changes.find((t) => t >= e.start && t <= e.start + e.ms);
+    const chooser = change === undefined ? 0 : change - e.start;
+    return {
+      ...e,
+      chooser,
+      page: e.ms - chooser,
+      calls: window.__calls.filter((c) => c.start >= e.start - 1 && c.start + c.ms <= e.start + e.ms + 1)
+        .map((c) => `${c.name} ${Math.round(c.ms)} ms`),
+    };
+  }), t0);
   const worst = long.reduce((m, e) => Math.max(m, e.ms), 0);
+  const described = (e) => `${Math.round(e.ms)} ms [${e.calls.join(', ') || 'no Viewer call'}` +
+    `${e.chooser ? `; the file chooser's reply ${Math.round(e.chooser)} ms, then the page ${Math.round(e.page)} ms` : ''}]`;
   const factor = Math.max(before, contention());
   console.log(`${label}: contention ${factor.toFixed(2)}x (bounds ${Math.round(LONG_TASK_MS * factor)} / ` +
     `${Math.round(FRAME_GAP_MS * factor)} ms); views ${views.join(', ')}; longest main-thread task ${Math.round(worst)} ms ` +
-    `(${long.length} over 50 ms${long.length ? `: ${long.map((e) => `${Math.round(e.ms)} ms [${e.calls.join(', ') || 'no Viewer call'}]`).join('; ')}` : ''}); ` +
+    `(${long.length} over 50 ms${long.length ? `: ${long.map(described).join('; ')}` : ''}); ` +
     `${frames.count} frames in the second after the first draw, largest gap ${Math.round(frames.gap)} ms ` +
     `(at +${Math.round(frames.at)} ms); load steps: ` + steps.map((s) => `${s.step} ${s.ms.toFixed(1)} ms`).join(', ') +
     (viewSteps.length ? `; view steps: ${viewSteps.join('; ')}` : ''));
@@ -166,8 +189,8 @@ test('no long task and no frame gap while large inputs load and every view opens
   const failures = [];
   // What breaks the bounds in one visit ([] when nothing does).
   const over = (label, r, frameBound) => [
-    ...(r.long.some((e) => e.ms > (e.calls.length ? LONG_TASK_MS : FOREIGN_TASK_MS) * r.factor)
-      ? [`${label}: main-thread tasks of ${r.long.map((e) => Math.round(e.ms)).join(', ')} ms (bound ${Math.round(LONG_TASK_MS * r.factor)} ms)`] : []),
+    ...(r.long.some((e) => e.page > (e.calls.length ? LONG_TASK_MS : FOREIGN_TASK_MS) * r.factor)
+      ? [`${label}: main-thread tasks of ${r.long.map((e) => Math.round(e.page)).join(', ')} ms (bound ${Math.round(LONG_TASK_MS * r.factor)} ms)`] : []),
     ...(frameBound && r.frames.gap > FRAME_GAP_MS * r.factor
       ? [`${label}: no frame for ${Math.round(r.frames.gap)} ms after the first draw (bound ${Math.round(FRAME_GAP_MS * r.factor)} ms)`] : []),
   ];

@@ -291,7 +291,7 @@ fn random_cuts_and_flips_never_panic() {
                 let i = (rng.next() % b.len() as u64) as usize;
                 b[i] ^= 1 << (rng.next() % 8);
             }
-            if rng.next() % 2 == 0 {
+            if rng.next().is_multiple_of(2) {
                 b.truncate((rng.next() % b.len() as u64) as usize);
             }
             // Any outcome but a panic (what a damaged event file reads as is the OTF2 reader's repairs); a zip

@@ -172,7 +172,7 @@ impl ChromeSample {
                     w.x(b"omp_for_loop", b"openmp", r, tid, t0 + US, c - self.barrier_ns);
                     w.x(b"!$omp implicit barrier", b"openmp", r, tid, t0 + US + c - self.barrier_ns, self.barrier_ns);
                 }
-                if i % CHECKPOINT_EVERY == 0 {
+                if i.is_multiple_of(CHECKPOINT_EVERY) {
                     let id = (r as u64) << 32 | i as u64;
                     w.async_be(b'b', r, tid, t0 + US, 2 * id);
                     w.async_be(b'b', r, tid, t0 + 2 * US, 2 * id + 1);

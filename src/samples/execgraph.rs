@@ -165,7 +165,7 @@ pub fn random(threads: usize, seed: u64) -> Program {
     let n = threads.max(1);
     let mut parent = vec![0u32; n];
     for (i, p) in parent.iter_mut().enumerate().skip(1) {
-        let back = 1 + rng.next() % (i as u64).min(if rng.next() % 4 == 0 { i as u64 } else { 8 });
+        let back = 1 + rng.next() % (i as u64).min(if rng.next().is_multiple_of(4) { i as u64 } else { 8 });
         *p = (i as u64 - back) as u32;
     }
     let mut kids: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -179,7 +179,7 @@ pub fn random(threads: usize, seed: u64) -> Program {
         let mut next = 0;
         steps.push(Step::Work(rng.around(1_000)));
         while next < ks.len() || !open.is_empty() {
-            let fork = next < ks.len() && (open.is_empty() || rng.next() % 2 == 0);
+            let fork = next < ks.len() && (open.is_empty() || rng.next().is_multiple_of(2));
             if fork {
                 steps.push(Step::Fork { child: ks[next], delay_ns: rng.next() % 200 });
                 open.push(ks[next]);
@@ -188,7 +188,7 @@ pub fn random(threads: usize, seed: u64) -> Program {
                 let k = (rng.next() % open.len() as u64) as usize;
                 steps.push(Step::Join { child: open.swap_remove(k) });
             }
-            if rng.next() % 3 != 0 {
+            if !rng.next().is_multiple_of(3) {
                 steps.push(Step::Work(rng.around(500)));
             }
         }

@@ -52,7 +52,7 @@ impl Buf {
         self.0.len() as u64
     }
     fn align(&mut self, a: usize) {
-        while self.0.len() % a != 0 {
+        while !self.0.len().is_multiple_of(a) {
             self.0.push(0);
         }
     }

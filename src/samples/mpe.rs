@@ -250,7 +250,7 @@ impl MpeSample {
                     if s == 2 {
                         let i = iteration[k as usize];
                         iteration[k as usize] += 1;
-                        if i % 10 == 0 {
+                        if i.is_multiple_of(10) {
                             // The receive state and its arrow as one composite.
                             let arrow = arrows_of_recv.remove(&k).unwrap_or_default();
                             let mut c = vec![1u8];

@@ -51,7 +51,7 @@ impl Default for Sampler {
 
 impl Sampler {
     pub fn see(&mut self, m: &RawMessage) {
-        if self.seen % self.stride == 0 {
+        if self.seen.is_multiple_of(self.stride) {
             self.samples.push(key(m));
             if self.samples.len() == 2 * SAMPLES {
                 let mut i = 0;
@@ -290,7 +290,7 @@ pub(super) fn finish_messages_exchanged(
             Ok(true)
         };
         let mut take = |from: usize, b: &[u8]| -> Result<(), String> {
-            if b.len() % RawMessage::BYTES != 0 {
+            if !b.len().is_multiple_of(RawMessage::BYTES) {
                 return Err(format!("shard {from} sent {} bytes of messages", b.len()));
             }
             for r in b.chunks_exact(RawMessage::BYTES) {
@@ -334,7 +334,7 @@ pub(super) fn finish_messages_exchanged(
             Ok(true)
         };
         let mut take = |from: usize, b: &[u8]| -> Result<(), String> {
-            if b.len() % MessageRow::BYTES != 0 {
+            if !b.len().is_multiple_of(MessageRow::BYTES) {
                 return Err(format!("shard {from} sent {} bytes of message rows", b.len()));
             }
             rows.add_page(from, b, &mut **spill_cell.borrow_mut(), &mut keys)

@@ -461,7 +461,7 @@ mod tests {
             if enter {
                 stack.push((r, all.len()));
                 all.push((RegionId(r), t, 0));
-                if all.len() % every == 0 {
+                if all.len().is_multiple_of(every) {
                     let open: Vec<usize> = stack.iter().map(|e| e.1).filter(|&s| s >= taken).collect();
                     let p = all[taken..].partition_point(|x| x.1 < t);
                     let open: Vec<usize> = open.into_iter().filter(|&s| s < taken + p).collect();

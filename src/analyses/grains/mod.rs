@@ -130,7 +130,7 @@ mod tests {
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
-                    if x % 11 == 0 {
+                    if x.is_multiple_of(11) {
                         super::NONE
                     } else {
                         (x % range) as u32

@@ -843,13 +843,13 @@ mod tests {
         write::chunk_header(&mut file, false, 0, 0);
         for _ in 0..2000 {
             let r = rng.next();
-            if r % 7 != 0 {
+            if !r.is_multiple_of(7) {
                 file.push(TIMESTAMP);
                 write::u64_full(&mut file, rng.next() >> 8, false);
             }
             match r % 5 {
                 0..=2 => {
-                    file.push(if r % 2 == 0 { 12 } else { 13 });
+                    file.push(if r.is_multiple_of(2) { 12 } else { 13 });
                     match (r >> 8) % 8 {
                         0 => file.push(0xFF),
                         1 => file.extend_from_slice(&[5, 1, 2, 3, 4, 5]),

@@ -713,23 +713,13 @@ fn level0_cols(
     let window_ns = t.window_ns.max(1);
     let last = nw.saturating_sub(1);
     let nreg = trace.regions.len();
-    // Per region, how many of its intervals enclose the current one; the regions of those open.
-    let (mut active, mut enclosing) = (vec![0u32; nreg], Vec::<RegionId>::new());
+    let mut open = OpenRegions { outermost: vec![(u32::MAX, usize::MAX); nreg], path: Vec::new() };
     for (k, l) in locs.clone().enumerate() {
         let range = bi.ranges[k].clone();
-        for r in enclosing.drain(..) {
-            active[r.index()] -= 1;
-        }
         let own = range.start + carried.get(k).copied().unwrap_or(0);
         // Intervals of earlier ranges: open in this range's windows, enclosing its first intervals.
         for j in range.start..own {
-            let depth = bi.depth[j] as usize;
-            while enclosing.len() > depth {
-                let r = enclosing.pop().expect("longer than depth");
-                active[r.index()] -= 1;
-            }
-            active[bi.region[j].index()] += 1;
-            enclosing.push(bi.region[j]);
+            open.enter(j, bi.depth[j] as usize, bi.region[j].index());
             let end = (t.window_of(bi.start_ns[j] + bi.dur_ns[j]) as usize).min(w1 - 1);
             for c in cols.iter_mut().take((end + 1).saturating_sub(w0)) {
                 c.open.push((l - locs.start, j));
@@ -748,18 +738,10 @@ fn level0_cols(
                     break;
                 }
                 let (dur, region) = (bi.dur_ns[j], bi.region[j].0);
-                let depth = bi.depth[j] as usize;
-                while enclosing.len() > depth {
-                    let r = enclosing.pop().expect("longer than depth");
-                    active[r.index()] -= 1;
-                }
-                let (r, total) = (region as usize, &mut region_totals[region as usize]);
+                let outermost = open.enter(j, bi.depth[j] as usize, region as usize);
+                let total = &mut region_totals[region as usize];
                 total.0 += 1;
-                if active[r] == 0 {
-                    total.1 += dur;
-                }
-                active[r] += 1;
-                enclosing.push(bi.region[j]);
+                total.1 += if outermost { dur } else { 0 };
                 let end = start + dur;
                 if end >= hi {
                     let to = (t.window_of(end) as usize).min(w1 - 1);
@@ -813,6 +795,37 @@ fn level0_cols(
         place(k.start_ns, k.end_ns, i as u32, &mut cols, |c| &mut c.coll, |c| &mut c.open_coll);
     }
     cols
+}
+
+/// Which intervals of a location's walk in start order are the outermost of their region (a region's time
+/// counts once while it is open at any depth): per region, its outermost interval open on the path to the
+/// current one, as (depth, interval); `path[d]`, the interval open at depth d on that path. An interval at
+/// depth d takes the path's place d (the deeper ones closed before it started), so nothing is popped: a
+/// region's record is live while the path still holds its interval at its depth. (A stack of the open
+/// regions, popped down to each interval's depth, cost a mispredicted branch an interval where depths vary.)
+/// Needs the walk's depths to be its nesting (each interval one deeper than the one enclosing it), as
+/// `BlockIntervals` holds them; interval numbers are unique across locations, so no reset between them.
+struct OpenRegions {
+    outermost: Vec<(u32, usize)>,
+    path: Vec<usize>,
+}
+
+impl OpenRegions {
+    /// Interval `j` of `region` opens at `depth`: whether no interval of its region encloses it.
+    #[inline(always)]
+    fn enter(&mut self, j: usize, depth: usize, region: usize) -> bool {
+        debug_assert!(depth <= self.path.len(), "an interval at most one deeper than the path");
+        if self.path.len() <= depth {
+            self.path.resize(depth + 1, usize::MAX);
+        }
+        self.path[depth] = j;
+        let (d, i) = self.outermost[region];
+        let nested = (d as usize) < depth && self.path[d as usize] == i;
+        if !nested {
+            self.outermost[region] = (depth as u32, j);
+        }
+        !nested
+    }
 }
 
 fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockIntervals, k: &BlockComms) -> ColumnWriter {
@@ -1255,7 +1268,7 @@ impl ParticleExtents {
 
     /// What [`to_bytes`](Self::to_bytes) wrote; None when `b` is not whole regions.
     pub fn from_bytes(b: &[u8]) -> Option<ParticleExtents> {
-        if b.len() % 40 != 0 {
+        if !b.len().is_multiple_of(40) {
             return None;
         }
         let v = |r: &[u8], i: usize| u64::from_le_bytes(r[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
@@ -1305,6 +1318,37 @@ mod tests {
     use crate::analyses::moments::accumulate;
     use crate::samples::nesting::{chunkings, nesting_trace};
     use crate::store::pyramid::LocationInput;
+
+    /// An interval counts its region's time only when no interval of the same region encloses it, across
+    /// siblings, deeper paths and the next location (whose intervals' numbers follow the last one's).
+    #[test]
+    fn an_interval_is_its_regions_outermost_unless_one_of_its_region_encloses_it() {
+        let (r, q) = (0, 1);
+        let mut open = OpenRegions { outermost: vec![(u32::MAX, usize::MAX); 2], path: Vec::new() };
+        // (depth, region, whether outermost): A(r) > B(r) > C(q) > D(r); E(r); F(q) > G(r) > H(r) > I(q);
+        // J(q) at depth 1 under F again; then the next location: K(r) > L(q) > M(r) > N(r), O(q) > P(r).
+        let walk = [
+            (0, r, true),
+            (1, r, false),
+            (2, q, true),
+            (3, r, false),
+            (0, r, true),
+            (0, q, true),
+            (1, r, true),
+            (2, r, false),
+            (3, q, false),
+            (1, q, false),
+            (0, r, true),
+            (1, q, true),
+            (2, r, false),
+            (3, r, false),
+            (1, q, true),
+            (2, r, false),
+        ];
+        for (j, &(depth, region, outermost)) in walk.iter().enumerate() {
+            assert_eq!(open.enter(j, depth, region), outermost, "interval {j}");
+        }
+    }
 
     /// A block's tiles written as they are made, on 1 to 4 threads: the same entries in the same order as
     /// kept, each tile written once with the bytes kept; a writer's error is the block's, on any count.

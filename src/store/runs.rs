@@ -303,15 +303,23 @@ impl<T: Record> Merge<'_, T> {
             }
         };
         self.leads[w] = lead;
-        // The leaf's new record plays the losers on its path to the root, its lead held while it wins.
+        // The leaf's new record plays the losers on its path to the root, its lead held while it wins. Which
+        // of two runs' records comes first is as good as a coin's toss where runs interleave (the particles of
+        // 16 locations by start), so the play is selects, not a branch; equal leads, rare, branch off.
         let (mut win, mut node) = (w, (w + self.heads.len()) / 2);
         while node > 0 {
             let l = self.tree[node];
             let l_lead = self.leads[l];
-            if l_lead < lead || (l_lead == lead && self.beats_whole(l, win)) {
-                self.tree[node] = win;
-                win = l;
-                lead = l_lead;
+            if l_lead == lead {
+                if self.beats_whole(l, win) {
+                    self.tree[node] = win;
+                    win = l;
+                }
+            } else {
+                let l_first = l_lead < lead;
+                self.tree[node] = std::hint::select_unpredictable(l_first, win, l);
+                win = std::hint::select_unpredictable(l_first, l, win);
+                lead = std::hint::select_unpredictable(l_first, l_lead, lead);
             }
             node /= 2;
         }

@@ -139,7 +139,11 @@ pub fn human_bytes(n: u64) -> String {
     for (unit, size) in UNITS {
         if n >= size {
             let v = n as f64 / size as f64;
-            return if v >= 10.0 || n.is_multiple_of(size) { format!("{v:.0} {unit}") } else { format!("{v:.1} {unit}") };
+            return if v >= 10.0 || n.is_multiple_of(size) {
+                format!("{v:.0} {unit}")
+            } else {
+                format!("{v:.1} {unit}")
+            };
         }
     }
     format!("{n} bytes")

@@ -814,7 +814,7 @@ impl OpenRegions {
     /// Interval `j` of `region` opens at `depth`: whether no interval of its region encloses it.
     #[inline(always)]
     fn enter(&mut self, j: usize, depth: usize, region: usize) -> bool {
-        debug_assert!(depth <= self.path.len(), "an interval at most one deeper than the path");
+        debug_assert!(depth <= self.path.len(), "an interval at most one deeper than any before it");
         if self.path.len() <= depth {
             self.path.resize(depth + 1, usize::MAX);
         }

@@ -79,7 +79,7 @@ export class AggregatePanel {
 
   render() {
     if (!this.active || !this.box) return;
-    const st = this.viewer.view_state();
+    const st = this.viewer.view_brief();
     if (!st || st.view !== 'aggregate') return;
     this.box.replaceChildren();
     this.renderOptions(this.box);
@@ -224,7 +224,7 @@ export class AggregatePanel {
 
   onKey(e) {
     if (!this.active) return false;
-    const st = this.viewer.view_state();
+    const st = this.viewer.view_brief();
     switch (e.key) {
       case 'o': case 'O': this.configure('open_all_beneath', 'selected'); return true;
       case 'c': case 'C': this.configure('close', 'selected'); return true;

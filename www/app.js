@@ -651,7 +651,7 @@ function renderViewOptions(view) {
   if (particlesView(view, box, weft)) return;
   if (weft.aggregatePanel && weft.aggregatePanel.update(view, box)) return;
   optionControls(box, weft.viewer.option_schema(), setOption);
-  if (view === 'moments') noBusyOffer(box, weft.viewer.view_state());
+  if (view === 'moments') noBusyOffer(box, weft.viewer.view_brief());
 }
 
 // No shown location has busy time under the busy definition (e.g. every region is MPI): the pane says so,

@@ -104,7 +104,7 @@ export class GrainPanel {
     if (this.help) this.help.hidden = !this.active;
     if (!this.active) return;
     // Another graph loaded: search hits (grain indices) of the last one mean nothing here.
-    const st = this.viewer.view_state();
+    const st = this.viewer.view_brief();
     const graph = `${st.grains}/${st.nodes}/${st.edges}/${st.critical_path_length}`;
     if (graph !== this.graph) {
       this.graph = graph;
@@ -130,7 +130,7 @@ export class GrainPanel {
 
   renderSummary() {
     const s = this.viewer.grain_summary();
-    const current = this.viewer.view_state().problem;
+    const current = this.viewer.view_brief().problem;
     const head = el('tr', {}, ...[['problem', ''], ['grains', 'problematic grains'], ['crit.', 'of which on the critical path'], ['worst', 'the most severe grain (its value)']]
       .map(([t, title]) => el('th', { text: t, title })));
     const rows = s.metrics.map((m) => {

@@ -58,7 +58,7 @@ function updateReadout(force = false) {
   const now = performance.now();
   if (!readout || (!force && now - lastReadout < 250)) return;
   lastReadout = now;
-  const st = weftRef.viewer.view_state();
+  const st = weftRef.viewer.view_brief();
   if (!st || st.view !== 'particles') return;
   readout.textContent = `t = ${(st.t_ns / 1e6).toFixed(3)} ms · ${st.speed} · ${st.particles.toLocaleString()} particles`;
   if (playing && !st.playing) setPlaying(false);
@@ -136,7 +136,7 @@ function wireCursor() {
   };
   document.getElementById('stage').addEventListener('pointerdown', (e) => {
     if (!active || e.button !== 0) return;
-    const st = weftRef.viewer.view_state();
+    const st = weftRef.viewer.view_brief();
     const r = canvas().getBoundingClientRect();
     if (e.clientY - r.top < st.timeline.y0) return;
     // The cursor drag is the strip's own: the canvas does not also pan the strip.
@@ -167,7 +167,7 @@ export function particlesView(view, _box, weft) {
     return false;
   }
   wireCursor();
-  const st = weft.viewer.view_state();
+  const st = weft.viewer.view_brief();
   const box = controlStrip(st);
   playButton = button(st.playing ? 'Pause' : 'Play', 'Play or pause the animation (space)', () => {
     if (playing) { cfg('pause'); setPlaying(false); } else { cfg('play'); setPlaying(true); }
@@ -200,7 +200,7 @@ export function particlesView(view, _box, weft) {
   selection.size = 14;
   selection.placeholder = 'events: MPI, NCCL…';
   selection.title = 'which intervals are events: empty for communication and synchronization, name globs (nccl*, cuda*Synchronize), or cat:GLOB';
-  selection.addEventListener('change', () => { if (cfg('selection', selection.value)) { renderLegend(weft.viewer.view_state()); updateReadout(true); } });
+  selection.addEventListener('change', () => { if (cfg('selection', selection.value)) { renderLegend(weft.viewer.view_brief()); updateReadout(true); } });
   readout = document.createElement('span');
   readout.id = 'particles-readout';
   readout.className = 'muted';

@@ -5,7 +5,7 @@
 // into the hash. The view's options are the pairs of its schema (Viewer.option_schema, src/views/options.rs),
 // written and read back as they are; this file knows the geometry keys and the aggregated view's open groups.
 
-// Short hash keys for the geometry keys of viewer.view_state().
+// Short hash keys for the geometry keys of viewer.view_brief().
 const GEOMETRY = { t0: 't0_ns', t1: 't1_ns', y: 'scroll_y', row: 'first_row', rh: 'row_height_px', ex: 'scroll_x_px', et: 'top_ns', en: 'ns_per_px', ec: 'column_px' };
 const VIEWPORT = { gx: 'x0', gy: 'y0', gs: 'scale' };
 // Parameters that are not view state and are kept as they came.
@@ -27,7 +27,7 @@ export function capture(weft, carried) {
   const src = weft.source;
   if (src && src.trace && !new URLSearchParams(location.search).has('trace')) p.set('trace', src.trace);
   else if (src && src.sample) p.set('sample', src.sample);
-  const st = weft.viewer && weft.viewer.view_state();
+  const st = weft.viewer && weft.viewer.view_brief();
   if (!st) return p;
   p.set('view', st.view);
   for (const [k, key] of Object.entries(GEOMETRY)) if (Number.isFinite(st[key])) p.set(k, fmt(st[key]));

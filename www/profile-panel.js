@@ -39,7 +39,7 @@ const COLUMNS = [
 ];
 
 /** What identifies the rows shown: a new trace or another location filter gives another legend. */
-const rowsKey = (st) => `${st.span_ns}/${st.row_count}/${st.locations ?? ''}/${st.rows.length ? st.rows[0].name : ''}`;
+const rowsKey = (st) => `${st.span_ns}/${st.row_count}/${st.locations ?? ''}/${st.first_row_name ?? ''}`;
 
 export class ProfilePanel {
   /**
@@ -163,7 +163,7 @@ export class ProfilePanel {
   refresh() {
     if (this.view !== 'timeline') return;
     this.showSelection(this.call(() => this.viewer.timeline_selection()));
-    const st = this.viewer.view_state();
+    const st = this.viewer.view_brief();
     this.marked = st.marked_region ?? -1;
     if (!st.search) { this.hits.textContent = ''; }
     // The legend changes with what is loaded and with the rows shown (the location filter).

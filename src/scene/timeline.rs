@@ -588,8 +588,9 @@ impl TimelineScene<'_> {
     }
 }
 
-/// [`Overview::new`] a slice of intervals at a time (the page computes the strip in load steps of a few ms:
-/// 1.45 M intervals took one 38-41 ms task).
+/// [`Overview::new`] a slice of the work at a time (the page computes the strip in load steps of a few ms:
+/// 1.45 M intervals took one 38-41 ms task; 5,000 locations whose outermost intervals span the run touch
+/// 10 M bins, one 60-70 ms step when steps were counted in intervals).
 pub struct OverviewBuild {
     w: f64,
     span: u64,
@@ -615,13 +616,18 @@ impl OverviewBuild {
         }
     }
 
-    /// Take the next `n` intervals; true once every interval is in.
+    /// Take the next intervals, about `n` units of work: an interval is one, and each bin it covers one
+    /// more (an interval spanning the run covers all [`Overview::BINS`]); true once every interval is in.
     pub fn step(&mut self, trace: &Trace, n: usize) -> bool {
         let iv = &trace.intervals;
         let bins = Overview::BINS;
         let w = self.w;
-        let end = self.next.saturating_add(n).min(iv.len());
-        for i in self.next..end {
+        let mut budget = n;
+        let mut next = self.next;
+        while next < iv.len() && budget > 0 {
+            let i = next;
+            next += 1;
+            budget -= 1;
             if iv.depth[i] != 0 || iv.dur_ns[i] == 0 {
                 continue;
             }
@@ -629,6 +635,7 @@ impl OverviewBuild {
             let (s, e) = (iv.start_ns[i] as f64, iv.end_ns(i) as f64);
             let b0 = ((s / w) as usize).min(bins - 1);
             let b1 = ((e / w) as usize).min(bins - 1);
+            budget = budget.saturating_sub(b1 - b0 + 1);
             for b in b0..=b1 {
                 let lo = s.max(b as f64 * w);
                 let hi = e.min((b + 1) as f64 * w);
@@ -642,8 +649,8 @@ impl OverviewBuild {
                 }
             }
         }
-        self.next = end;
-        end == iv.len()
+        self.next = next;
+        next == iv.len()
     }
 
     /// The strip, in the regions' `colors`.
@@ -776,6 +783,40 @@ mod tests {
         assert!(steps > 10, "{steps} steps");
         assert_eq!((stepped.span_ns, &stepped.busy, &stepped.color), (whole.span_ns, &whole.busy, &whole.color));
         assert!(whole.busy.iter().any(|&b| b > 0.0));
+    }
+
+    /// A step's work is bounded by the bins its intervals cover, not by how many intervals it takes: 200
+    /// locations whose one interval spans the run (every bin) take a step each at a budget of one interval's
+    /// bins, and the strip is the one built whole.
+    #[test]
+    fn an_overview_step_is_bounded_by_the_bins_its_intervals_cover() {
+        let mut b = TraceBuilder::new(Format::Generated);
+        let r = b.region("main", "");
+        let short = b.region("compute", "");
+        for k in 0..200 {
+            let p = b.process(k);
+            let l = b.location(p, 0, LocationKind::CpuThread);
+            b.interval(l, r, 0, 1_000_000);
+            b.interval(l, short, 1_000_000 + k, 10);
+        }
+        let t = b.finish();
+        let colors = region_colors(&t);
+        let whole = Overview::new(&t, &colors);
+        let mut build = OverviewBuild::new(&t);
+        let mut steps = 1;
+        while !build.step(&t, Overview::BINS) {
+            steps += 1;
+        }
+        let stepped = build.finish(&colors);
+        assert!(steps >= 200, "{steps} steps for 200 intervals over every bin");
+        assert_eq!((stepped.busy, stepped.color), (whole.busy, whole.color));
+        // Intervals of a bin or two: hundreds a step.
+        let t = trace(1000);
+        let mut build = OverviewBuild::new(&t);
+        assert!(
+            !build.step(&t, Overview::BINS) && build.step(&t, Overview::BINS),
+            "1,000 short intervals in two steps"
+        );
     }
 
     fn trace(n: usize) -> Trace {

@@ -419,6 +419,22 @@ impl Pane for GrainsPane {
         }
         scene
     }
+    fn brief(&self) -> serde_json::Value {
+        let g = &self.analysis.graph;
+        json!({
+            "view": "grains",
+            "grains": g.grains(), "nodes": g.nodes(), "edges": g.edge_source.len(),
+            "critical_path_length": self.analysis.critical.length,
+            "cores": self.analysis.cores, "thresholds": self.analysis.thresholds.source,
+            "threshold_values": &self.analysis.thresholds,
+            "problem": self.problem.and_then(|i| self.analysis.problems.get(i)).map(|p| p.metric),
+            "problems": self.analysis.problems.iter().map(|p| json!({"metric": p.metric, "count": p.count})).collect::<Vec<_>>(),
+            "from_nesting": self.layout.from_nesting,
+            "sub_pixel": self.narrowest.is_some_and(|w| w * self.vp.scale < 1.0),
+            "selected": self.selected.map(|i| json!({"grain": i, "task": g.grain_task[i as usize]})),
+            "viewport": {"x0": self.vp.x0, "y0": self.vp.y0, "scale": self.vp.scale},
+        })
+    }
     fn state(&self) -> serde_json::Value {
         let g = &self.analysis.graph;
         // Up to 64 grains whose first fragment is on screen, with its screen box (for tests and "locate").
@@ -433,18 +449,7 @@ impl Pane for GrainsPane {
             })
             .take(64)
             .collect();
-        json!({
-            "view": "grains",
-            "grains": g.grains(), "nodes": g.nodes(), "edges": g.edge_source.len(),
-            "critical_path_length": self.analysis.critical.length,
-            "cores": self.analysis.cores, "thresholds": self.analysis.thresholds.source,
-            "threshold_values": &self.analysis.thresholds,
-            "problem": self.problem.and_then(|i| self.analysis.problems.get(i)).map(|p| p.metric),
-            "problems": self.analysis.problems.iter().map(|p| json!({"metric": p.metric, "count": p.count})).collect::<Vec<_>>(),
-            "from_nesting": self.layout.from_nesting,
-            "sub_pixel": self.narrowest.is_some_and(|w| w * self.vp.scale < 1.0),
-            "selected": self.selected.map(|i| json!({"grain": i, "task": g.grain_task[i as usize]})),
-            "viewport": {"x0": self.vp.x0, "y0": self.vp.y0, "scale": self.vp.scale},
+        let contents = json!({
             "parallelism": {
                 "max": self.analysis.parallelism.max, "mean": self.analysis.parallelism.mean,
                 "span": self.analysis.parallelism.span,
@@ -453,7 +458,8 @@ impl Pane for GrainsPane {
                 "running_tasks": self.running.iter().take(1024).map(|&i| g.grain_task[i as usize]).collect::<Vec<_>>(),
             },
             "sample_nodes": sample,
-        })
+        });
+        super::with_contents(self.brief(), contents)
     }
     fn restore(&mut self, s: &serde_json::Value) {
         let vp = &s["viewport"];

@@ -84,6 +84,13 @@ pub trait Pane {
     fn scene(&self) -> Scene;
     /// Geometry and contents of the view, for tests and permalinks.
     fn state(&self) -> serde_json::Value;
+    /// `state()` without the view's contents (rows, particles, nodes, labels): its geometry, options and
+    /// flags, what the page reads on every interaction (the permalink written after each wheel or click, the
+    /// particle readout while playing, the moments view's offer), so its cost does not grow with the trace's
+    /// locations or grains. Every key is `state()`'s, with the same value.
+    fn brief(&self) -> serde_json::Value {
+        self.state()
+    }
     fn time_range(&self) -> Option<(f64, f64)> {
         None
     }
@@ -158,4 +165,12 @@ pub trait Pane {
 /// A finite number under `key`, if there is one.
 pub fn num(s: &serde_json::Value, key: &str) -> Option<f64> {
     s.get(key)?.as_f64().filter(|v| v.is_finite())
+}
+
+/// `brief` with `more`'s keys added: a pane's `state()` made from its `brief()` (both JSON objects).
+pub fn with_contents(mut brief: serde_json::Value, more: serde_json::Value) -> serde_json::Value {
+    if let (Some(b), serde_json::Value::Object(more)) = (brief.as_object_mut(), more) {
+        b.extend(more);
+    }
+    brief
 }

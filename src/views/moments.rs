@@ -471,13 +471,8 @@ impl Pane for MomentsPane {
         }
         gantt.beside(moments)
     }
-    fn state(&self) -> serde_json::Value {
+    fn brief(&self) -> serde_json::Value {
         let (x0, y0, x1, y1) = self.view.plot_rect();
-        let rows: Vec<_> = self
-            .rows
-            .iter()
-            .map(|m| json!({"location": m.location, "name": m.name, "m0_ns": m.m0_ns, "m1_ns": m.m1_ns, "m2_ns": m.m2_ns, "m3_ns": m.m3_ns}))
-            .collect();
         json!({
             "view": "moments",
             "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns,
@@ -488,20 +483,30 @@ impl Pane for MomentsPane {
             // Asked of the worker, not answered yet; `busy` is what the rows are computed under.
             "busy_asked": self.asked.as_ref().map(BusyDefinition::short_name),
             "color": self.color.as_ref().map(|c| c.name.clone()),
-            // The colour of each shown row's bar comes from these values (by row, in the shown order).
-            "color_values": self.color.as_ref().map(|c| self.rows.iter().map(|m| c.values.get(m.location as usize).copied().unwrap_or(0.0)).collect::<Vec<_>>()),
             "span": self.span.key(), "axis": self.axis.key(),
             "moment_axis": self.own_axis().map(|(a, b)| json!({"t0_ns": a, "t1_ns": b})),
             // The moments' time window, whole ns from the trace's first event (`weft moments --window S:E`).
             "window": {"start_ns": self.window.start_ns, "end_ns": self.window.end_ns},
             "hovered": self.hovered,
-            "rows": rows,
             "locations": self.locations,
             // No shown location has busy time under the definition: the page offers "any region".
             // (In the whole trace: a window without busy time is no reason to change the definition.)
             "no_busy": !self.rows.is_empty() && !self.busy_in_whole(),
             "any_finds_busy": self.has_regions,
         })
+    }
+    fn state(&self) -> serde_json::Value {
+        let rows: Vec<_> = self
+            .rows
+            .iter()
+            .map(|m| json!({"location": m.location, "name": m.name, "m0_ns": m.m0_ns, "m1_ns": m.m1_ns, "m2_ns": m.m2_ns, "m3_ns": m.m3_ns}))
+            .collect();
+        let contents = json!({
+            "rows": rows,
+            // The colour of each shown row's bar comes from these values (by row, in the shown order).
+            "color_values": self.color.as_ref().map(|c| self.rows.iter().map(|m| c.values.get(m.location as usize).copied().unwrap_or(0.0)).collect::<Vec<_>>()),
+        });
+        super::with_contents(self.brief(), contents)
     }
     fn time_range(&self) -> Option<(f64, f64)> {
         Some((self.view.t0_ns, self.view.t1_ns))

@@ -580,6 +580,37 @@ impl Pane for ParticlesPane {
             min_opacity: self.min_opacity,
         })
     }
+    fn brief(&self) -> serde_json::Value {
+        let g = &self.geometry;
+        let t = self.window.time_ns();
+        // A store's pane: what it holds (from, end or null through the last window, fading), asks and waits for.
+        let waiting = !self.holds(t);
+        let store = self.stream.as_ref().map(|s| {
+            let held = s.held.map(|(a, e, f)| (a, (e != u64::MAX).then_some(e), f));
+            json!({
+                "held": held, "asked": s.asked.map(|(a, _, f)| (a, f)), "in_flight": s.in_flight,
+                "errors": s.errors, "window_ns": s.window_ns, "waiting": waiting,
+            })
+        });
+        json!({
+            "view": "particles",
+            "t_ns": t, "span_ns": self.ev.span_ns, "playing": self.playing,
+            "step_ns": self.playback.step_ns, "interval_ms": self.playback.interval_ms,
+            "fade_ns": self.window.fade_ns(), "speed": speed_label(self.playback.speed_ns_per_s()),
+            "min_opacity": self.min_opacity, "events": self.ev.len(), "live": self.window.live().len(),
+            "particles": self.particles.len(), "splatted": self.splatted,
+            "max_density": self.raster.max_density(),
+            "legend": self.legend(),
+            "plot": { "x0": g.x0, "x1": g.x1, "y_top": g.y_top, "y_bottom": g.y_bottom },
+            "timeline": { "y0": g.height, "x0": self.timeline.x0, "x1": self.timeline.x1, "height": TIMELINE_PX,
+                "t0_ns": self.timeline.t0_ns, "t1_ns": self.timeline.t1_ns },
+            "t0_ns": self.strip.0, "t1_ns": self.strip.1, "first_event_ns": self.first_ns(),
+            "per_segment": g.processes.per_segment, "processes": g.processes.slots,
+            "min_duration_ns": self.ev.min_dur_ns, "max_duration_ns": self.ev.max_dur_ns,
+            "store": store,
+            "width": self.width, "height": self.height, "controls_px": CONTROLS_PX, "legend_px": LEGEND_PX,
+        })
+    }
     fn state(&self) -> serde_json::Value {
         let g = &self.geometry;
         let t = self.window.time_ns();
@@ -605,34 +636,11 @@ impl Pane for ParticlesPane {
                 history.push(json!([x, y, self.raster.density[i]]));
             }
         }
-        // A store's pane: what it holds (from, end or null through the last window, fading), asks and waits for.
-        let waiting = !self.holds(t);
-        let store = self.stream.as_ref().map(|s| {
-            let held = s.held.map(|(a, e, f)| (a, (e != u64::MAX).then_some(e), f));
-            json!({
-                "held": held, "asked": s.asked.map(|(a, _, f)| (a, f)), "in_flight": s.in_flight,
-                "errors": s.errors, "window_ns": s.window_ns, "waiting": waiting,
-            })
-        });
-        json!({
-            "view": "particles",
-            "t_ns": t, "span_ns": self.ev.span_ns, "playing": self.playing,
-            "step_ns": self.playback.step_ns, "interval_ms": self.playback.interval_ms,
-            "fade_ns": self.window.fade_ns(), "speed": speed_label(self.playback.speed_ns_per_s()),
-            "min_opacity": self.min_opacity, "events": self.ev.len(), "live": self.window.live().len(),
-            "particles": self.particles.len(), "splatted": self.splatted,
-            "max_density": self.raster.max_density(), "history": history,
-            "legend": self.legend(), "running": running,
-            "plot": { "x0": g.x0, "x1": g.x1, "y_top": g.y_top, "y_bottom": g.y_bottom },
-            "timeline": { "y0": g.height, "x0": self.timeline.x0, "x1": self.timeline.x1, "height": TIMELINE_PX,
-                "t0_ns": self.timeline.t0_ns, "t1_ns": self.timeline.t1_ns },
-            "t0_ns": self.strip.0, "t1_ns": self.strip.1, "first_event_ns": self.first_ns(),
+        let contents = json!({
+            "history": history, "running": running,
             "segment_labels": self.frame.labels.iter().filter(|l| l.y > g.y_bottom).map(|l| l.text.clone()).collect::<Vec<_>>(),
-            "per_segment": g.processes.per_segment, "processes": g.processes.slots,
-            "min_duration_ns": self.ev.min_dur_ns, "max_duration_ns": self.ev.max_dur_ns,
-            "store": store,
-            "width": self.width, "height": self.height, "controls_px": CONTROLS_PX, "legend_px": LEGEND_PX,
-        })
+        });
+        super::with_contents(self.brief(), contents)
     }
     fn time_range(&self) -> Option<(f64, f64)> {
         Some(self.strip)

@@ -20,7 +20,7 @@ use crate::analyses::aggregate::bundle::AggregationReading;
 use crate::analyses::aggregate::Aggregation;
 use crate::analyses::grains::{GrainAnalysis, Thresholds};
 use crate::analyses::moments_bundle::MomentsBundle;
-use crate::analyses::particles::{EventSelection, ParticleBuild};
+use crate::analyses::particles::{EventSelection, ParticleBuild, ParticleEvents};
 use crate::layouts::aggregate::AggregateView;
 use crate::layouts::execgraph::bundle::ExecBundle;
 use crate::layouts::grain_bundle::{BundleReading, GrainBundle};
@@ -31,9 +31,12 @@ use crate::scene::timeline::{region_colors, Overview, OverviewBuild};
 use crate::scene::{palette, Scene};
 use std::rc::Rc;
 
-/// Intervals of a trace above which [`ViewSet::begin_view`] builds the particle index in steps.
-pub const STEPPED_PARTICLES_INTERVALS: usize = 200_000;
-/// Intervals keyed (and sorted) or events filled per step of the particle index: a few ms in the page's wasm.
+/// Intervals of a trace above which [`ViewSet::begin_view`] builds the particle index in steps: more than one
+/// step's chunk (a generated 2,000-rank trace's 158 k intervals took one 41 ms task built at once, its events'
+/// columns filled in time order from intervals held by location).
+pub const STEPPED_PARTICLES_INTERVALS: usize = PARTICLE_CHUNK;
+/// Intervals keyed (and sorted) per step of the particle index, and half as many events filled (`ParticleBuild`):
+/// a few ms in the page's wasm.
 const PARTICLE_CHUNK: usize = 1 << 16;
 
 /// The views a trace offers, in the switcher's order.
@@ -62,8 +65,9 @@ pub struct ViewSet {
 /// 20-39 ms of the page's wasm in one step on a slow machine).
 const REACH_CHUNK: usize = 1 << 16;
 
-/// Intervals a load step puts into the timeline's overview strip (about 8 ms of the page's wasm a step).
-const OVERVIEW_CHUNK: usize = 300_000;
+/// Work a load step does for the timeline's overview strip (`OverviewBuild::step`: an interval, and each bin it
+/// covers, one unit; 300 k intervals covering a bin or two each are about 8 ms of the page's wasm).
+const OVERVIEW_CHUNK: usize = 600_000;
 
 /// Where a stepped load is: each variant holds what the steps so far produced, and its step is the next one.
 enum Load {
@@ -104,10 +108,13 @@ enum Load {
     /// A view of the trace shown being built in steps (the particle index: [`ParticleBuild`]); what is shown
     /// stays until the last step, which shows it keeping `range`.
     ParticleIndex { trace: Rc<Trace>, build: Box<ParticleBuild>, range: Option<(f64, f64)> },
+    /// The particle index built; its pane (the process layout, the navigation timeline) made and shown at the
+    /// next step.
+    ParticlePane { trace: Rc<Trace>, events: Box<ParticleEvents>, range: Option<(f64, f64)> },
     /// The worker's encoded trace and moments, decoded up to `decoding` (a part a step).
     TraceBytes { model: Vec<u8>, decoding: Box<codec::Decoding>, moments: Option<Vec<u8>> },
     /// The trace decoded; the timeline's overview strip (a pass over every interval) computed up to
-    /// `overview` ([`OVERVIEW_CHUNK`] intervals a step).
+    /// `overview` ([`OVERVIEW_CHUNK`] units of work a step).
     Trace { trace: Rc<Trace>, moments: Option<Vec<u8>>, overview: Box<OverviewBuild> },
     /// The overview strip computed; the timeline pane not yet built.
     TraceOverview { trace: Rc<Trace>, moments: Option<Vec<u8>>, overview: Box<Overview> },
@@ -127,6 +134,7 @@ impl Load {
             Load::AggregateView { .. } => "lay out the aggregated view",
             Load::GrainPanes { .. } => "show the grain graph",
             Load::ParticleIndex { build, .. } => build.next_part(),
+            Load::ParticlePane { .. } => "particle view: lay out the processes and the timeline",
             Load::TraceBytes { decoding, .. } => decoding.next_part(),
             Load::Trace { .. } => "compute the overview strip",
             Load::TraceOverview { .. } => "build the timeline view",
@@ -228,14 +236,15 @@ impl ViewSet {
                 return Ok(false);
             }
             Load::ParticleIndex { trace, mut build, range } => match build.step(&trace) {
-                Some(ev) => {
-                    let pane = ParticlesPane::with_events(trace, ev, self.width, self.height);
-                    self.panes.push(Box::new(pane));
-                    self.show(self.panes.len() - 1, range);
-                    return Ok(false);
-                }
+                Some(ev) => Load::ParticlePane { trace, events: Box::new(ev), range },
                 None => Load::ParticleIndex { trace, build, range },
             },
+            Load::ParticlePane { trace, events, range } => {
+                let pane = ParticlesPane::with_events(trace, *events, self.width, self.height);
+                self.panes.push(Box::new(pane));
+                self.show(self.panes.len() - 1, range);
+                return Ok(false);
+            }
             Load::TraceBytes { model, mut decoding, moments } => {
                 match decoding.step(&model).map_err(|e| e.to_string())? {
                     Some(trace) => {
@@ -495,7 +504,7 @@ impl ViewSet {
 
     /// Switch views (building the view on first use), keeping the time range where both views have one.
     pub fn set_view(&mut self, kind: &str) -> Result<(), String> {
-        if matches!(self.loading, Some(Load::ParticleIndex { .. })) {
+        if matches!(self.loading, Some(Load::ParticleIndex { .. } | Load::ParticlePane { .. })) {
             // Another view was asked for while one was being built in steps: the build is dropped.
             self.loading = None;
         }

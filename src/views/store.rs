@@ -58,8 +58,9 @@ enum Data {
     },
 }
 
-/// Intervals a step of the overview strip takes, and message ends' lanes a step finds (each a search of
-/// every lane of its row): a few ms of the page's wasm each.
+/// Work a step of the overview strip does (`OverviewBuild::step`: an interval, and each bin it covers, one
+/// unit), and message ends' lanes a step finds (each a search of every lane of its row): a few ms of the
+/// page's wasm each.
 const OVERVIEW_STEP: usize = 1 << 18;
 const MESSAGE_LANES_STEP: usize = 1 << 13;
 
@@ -877,21 +878,18 @@ impl Pane for StorePane {
         }
         sc
     }
-    fn state(&self) -> serde_json::Value {
+    fn brief(&self) -> serde_json::Value {
         let mut s = match self.exact() {
-            Some(p) => p.state(),
-            None => {
-                let (rows, from) = rows_state(&self.skeleton, &self.layout, &self.view);
-                json!({
-                    "view": "timeline", "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns,
-                    "scroll_y": self.view.scroll_y, "width": self.view.width, "height": self.view.height,
-                    "track_x0": self.view.track_x0(), "axis_px": AXIS_PX,
-                    "lane_px": self.layout.metrics.lane_px, "span_ns": self.skeleton.span_ns, "rows": rows,
-                    "rows_from": from, "row_count": self.layout.rows.len(),
-                    "locations": self.opts.locations, "compact": self.opts.compact,
-                    "hidden": self.opts.hidden.to_text(), "folded": self.opts.folded.to_text(),
-                })
-            }
+            Some(p) => p.brief(),
+            None => json!({
+                "view": "timeline", "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns,
+                "scroll_y": self.view.scroll_y, "width": self.view.width, "height": self.view.height,
+                "track_x0": self.view.track_x0(), "axis_px": AXIS_PX,
+                "lane_px": self.layout.metrics.lane_px, "span_ns": self.skeleton.span_ns,
+                "row_count": self.layout.rows.len(),
+                "first_row_name": self.layout.rows.first().map(|r| self.skeleton.location_name(r.location)),
+                "locations": self.opts.locations, "compact": self.opts.compact,
+            }),
         };
         let covered = match &self.data {
             Data::Exact { t0, t1, locations, .. } => {
@@ -901,11 +899,6 @@ impl Pane for StorePane {
                 "locations": [g.first_location, g.first_location + g.rows.len() as u32] }),
             Data::None => serde_json::Value::Null,
         };
-        if self.exact().is_none() {
-            if let Some(o) = s.as_object_mut() {
-                o.insert("counters".into(), self.counter_tracks());
-            }
-        }
         if let Some(o) = s.as_object_mut() {
             o.insert(
                 "store".into(),
@@ -913,6 +906,20 @@ impl Pane for StorePane {
             );
         }
         s
+    }
+    fn state(&self) -> serde_json::Value {
+        let contents = match self.exact() {
+            Some(p) => p.state(),
+            None => {
+                let (rows, from) = rows_state(&self.skeleton, &self.layout, &self.view);
+                json!({
+                    "rows": rows, "rows_from": from,
+                    "hidden": self.opts.hidden.to_text(), "folded": self.opts.folded.to_text(),
+                    "counters": self.counter_tracks(),
+                })
+            }
+        };
+        super::with_contents(self.brief(), contents)
     }
     fn time_range(&self) -> Option<(f64, f64)> {
         Some((self.view.t0_ns, self.view.t1_ns))

@@ -205,10 +205,10 @@ impl Pane for StoreMomentsPane {
         }
         sc
     }
-    fn state(&self) -> serde_json::Value {
+    fn brief(&self) -> serde_json::Value {
         let mut s = match &self.inner {
-            Some(p) => p.state(),
-            None => json!({ "view": "moments", "rows": [] }),
+            Some(p) => p.brief(),
+            None => json!({ "view": "moments" }),
         };
         let covered = self.covered.map(|c| json!({ "t0_ns": c.t0, "t1_ns": c.t1, "level": c.level }));
         if let Some(o) = s.as_object_mut() {
@@ -221,6 +221,13 @@ impl Pane for StoreMomentsPane {
             );
         }
         s
+    }
+    fn state(&self) -> serde_json::Value {
+        let contents = match &self.inner {
+            Some(p) => p.state(),
+            None => json!({ "rows": [] }),
+        };
+        super::with_contents(self.brief(), contents)
     }
     fn time_range(&self) -> Option<(f64, f64)> {
         Some(self.view_range())

@@ -875,21 +875,17 @@ impl Pane for TimelinePane {
         self.overview.draw(&mut sc, &self.view);
         sc
     }
-    fn state(&self) -> serde_json::Value {
-        let (rows, from) = rows_state(&self.trace, &self.layout, &self.view);
-        let all = &self.layout.rows;
+    fn brief(&self) -> serde_json::Value {
         json!({
             "view": "timeline",
             "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns, "scroll_y": self.view.scroll_y,
             "width": self.view.width, "height": self.view.height, "track_x0": self.view.track_x0(),
             "axis_px": AXIS_PX, "lane_px": self.layout.metrics.lane_px, "span_ns": self.trace.span_ns,
-            "rows": rows,
-            "rows_from": from,
-            "row_count": all.len(),
+            "row_count": self.layout.rows.len(),
+            // The first row's location name (the page's profile panel tells one trace's rows from another's).
+            "first_row_name": self.layout.rows.first().map(|r| self.trace.location_name(r.location)),
             "locations": self.opts.locations,
             "compact": self.opts.compact,
-            "hidden": self.opts.hidden.to_text(),
-            "folded": self.opts.folded.to_text(),
             "overview": {"y": self.view.plot_bottom(), "x0": self.view.track_x0(), "x1": self.view.width},
             "selection": self.selection.map(|(a, b)| json!({"t0_ns": a, "t1_ns": b})),
             "marked_region": self.marked_region.map(|r| r.0),
@@ -897,9 +893,19 @@ impl Pane for TimelinePane {
                 "pattern": s.pattern, "count": s.matches.len(), "at": s.at,
                 "hit": self.search_hit(),
             })),
+        })
+    }
+    fn state(&self) -> serde_json::Value {
+        let (rows, from) = rows_state(&self.trace, &self.layout, &self.view);
+        let contents = json!({
+            "rows": rows,
+            "rows_from": from,
+            "hidden": self.opts.hidden.to_text(),
+            "folded": self.opts.folded.to_text(),
             "counters": self.counters.state(&self.trace, &self.view),
             "message_selection": self.messages.selection(),
-        })
+        });
+        super::with_contents(self.brief(), contents)
     }
     fn time_range(&self) -> Option<(f64, f64)> {
         Some((self.view.t0_ns, self.view.t1_ns))

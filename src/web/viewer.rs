@@ -413,9 +413,16 @@ impl Viewer {
         }
     }
 
-    /// The shown view's geometry and contents (for tests and permalinks).
+    /// The shown view's geometry and contents (for tests).
     pub fn view_state(&self) -> JsValue {
         self.views.active().map_or(JsValue::NULL, |p| to_js(&p.state()))
+    }
+
+    /// `view_state` without the view's contents (rows, particles, nodes, labels: `Pane::brief`), what the
+    /// page reads on every interaction (permalinks, panels, the particle readout): its cost does not grow
+    /// with the trace's locations or grains.
+    pub fn view_brief(&self) -> JsValue {
+        self.views.active().map_or(JsValue::NULL, |p| to_js(&p.brief()))
     }
 
     /// The shown view as an SVG document.

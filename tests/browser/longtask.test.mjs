@@ -6,8 +6,9 @@
 // second after the first draw (headless chromium runs rAF at 60 Hz).
 // Inputs: fib(45)'s MIR profile (8,192 grains; ../shared/traces, or the same program generated), a generated
 // 131,072-grain profile (which opens aggregated first), where ../shared/traces is present the 32-rank OTF2
-// stencil trace (timeline, moments, particles), and a generated 100 MB Chrome trace (1,449,985 intervals:
-// its decode, moments and particle index, the steps that were one long task each before).
+// stencil trace (timeline, moments, particles), a generated 2,000-rank OTF2 archive (4,002 files, 158 k
+// intervals: what grows with the locations), and a generated 100 MB Chrome trace (1,449,985 intervals: its
+// decode, moments and particle index, the steps that were one long task each before).
 //
 // Asserted by default, for every input: no main-thread task over 50 ms in which the engine ran (a `Viewer`
 // call; the same for a task with none, FOREIGN_TASK_MS; a task delivering a file chooser's reply from its
@@ -69,6 +70,18 @@ function generatedProfile(n, cutoff, cores) {
       { cwd: repoRoot, stdio: 'inherit' });
   }
   return file;
+}
+
+// A generated OTF2 archive of `ranks` MPI ranks (`weft generate otf2`: a definitions and an events file a
+// rank), written once.
+const WEFT = path.join(repoRoot, 'target/debug/weft');
+function generatedArchive(ranks, events) {
+  const dir = path.join(outDir, `otf2-${ranks}-ranks`);
+  if (!fs.existsSync(path.join(dir, 'traces.otf2'))) {
+    if (!fs.existsSync(WEFT)) execFileSync('cargo', cargoArgs('build', '--bin', 'weft'), { cwd: repoRoot, stdio: 'inherit' });
+    execFileSync(WEFT, ['generate', 'otf2', '-o', dir, '--ranks', String(ranks), '--events', String(events)]);
+  }
+  return dir;
 }
 
 // Long tasks, frame timestamps and every Viewer call from now on; `__loaded` gets the time each input is shown.
@@ -218,6 +231,11 @@ test('no long task and no frame gap while large inputs load and every view opens
     } else {
       console.log(`SKIPPED the real OTF2 trace: ${stencil} is absent (the generated inputs still ran)`);
     }
+    // Many locations: what grows with them (the view state the permalink reads after every interaction, the
+    // overview strip where every location's outermost interval spans the run, the particle view's layout) in
+    // steps or out of the page's way. Before session 33, at 2,000-5,000 ranks: view_state 35-120 ms a call,
+    // the strip 60-70 ms in one step, the particle view 41-59 ms in one.
+    await check('generated OTF2, 2,000 ranks', () => page.setInputFiles('#folder-input', generatedArchive(2000, 400000)));
     const n100 = path.join(outDir, 'n100.json');
     if (!fs.existsSync(n100)) await writeBigChromeTrace(n100, 100e6);
     await check('100 MB Chrome trace', () => page.setInputFiles('#file-input', n100), false);

@@ -227,12 +227,14 @@ fn a_large_particle_index_is_built_in_steps() {
     let mut v = set();
     v.load_trace(trace.clone(), None);
     assert!(v.begin_view("particles").unwrap(), "built in steps");
-    let mut steps = 0;
+    let (mut steps, mut last) = (0, String::new());
     while v.load_step().unwrap() {
         steps += 1;
         assert_eq!(v.view(), "timeline", "shown only at the last step");
-        assert!(v.load_step_name().unwrap().starts_with("particle events"));
+        last = v.load_step_name().unwrap().to_string();
+        assert!(last.starts_with("particle events") || last.starts_with("particle view"), "{last}");
     }
+    assert!(last.starts_with("particle view"), "the pane is made in a step of its own, the last: {last}");
     assert!(steps >= 3, "{steps} steps");
     assert_eq!(v.view(), "particles");
     let mut once = set();
@@ -353,4 +355,48 @@ fn the_particles_tab_of_a_trace_without_communication_says_why() {
     let scene = v.scene();
     let notice = scene.notice.clone().unwrap_or_default();
     assert!(notice.contains("No events to animate") && notice.contains("cat:GLOB"), "{notice}");
+}
+
+/// A view's brief (`Pane::brief`, what the page reads after every wheel, click and readout tick) is its
+/// state without the contents: each of its keys is the state's, with the same value, and its size does not
+/// grow with the trace's locations (5,000 locations' brief within a few bytes of 8 locations').
+#[test]
+fn a_views_brief_is_its_state_without_the_contents_and_does_not_grow_with_the_locations() {
+    let brief_of = |locations: i64, view: &str| {
+        let mut v = set();
+        v.load_trace(Rc::new(utilization_trace(locations, locations as usize * 61)), None);
+        v.set_view(view).unwrap();
+        let p = v.active().unwrap();
+        let (brief, state) = (p.brief(), p.state());
+        let b = brief.as_object().unwrap_or_else(|| panic!("{view}: the brief is an object: {brief}"));
+        for (k, value) in b {
+            assert_eq!(&state[k], value, "{view}, {locations} locations: the brief's {k} is the state's");
+        }
+        assert!(b.len() < state.as_object().unwrap().len(), "{view}: the state holds more than the brief");
+        (brief.to_string().len(), state.to_string().len())
+    };
+    for view in TRACE_VIEWS {
+        let (small, _) = brief_of(8, view);
+        let (large, state) = brief_of(5000, view);
+        assert!(large <= small + 64, "{view}: the brief of 5,000 locations is {large} bytes, of 8 {small}");
+        if view != "particles" {
+            assert!(state > 50 * large, "{view}: the state ({state} bytes) holds the rows, the brief ({large}) not");
+        }
+    }
+    let mut v = set();
+    let input = read_grains("fib.csv", &fib_profile(10, 3, 8)).unwrap();
+    let a = GrainAnalysis::new(&input, Thresholds::paper()).unwrap();
+    let l = layout(&a.graph, &LayoutParams::default());
+    v.load_grains(a, l, None).unwrap();
+    for view in ["grains", "aggregate"] {
+        v.set_view(view).unwrap();
+        let p = v.active().unwrap();
+        let (brief, state) = (p.brief(), p.state());
+        for (k, value) in brief.as_object().unwrap() {
+            assert_eq!(&state[k], value, "{view}: the brief's {k} is the state's");
+        }
+        // The grain graph's on-screen sample, the aggregated view's drawn nodes.
+        let contents = if view == "grains" { "sample_nodes" } else { "nodes" };
+        assert!(state[contents].is_array() && brief.get(contents).is_none(), "{view}: {contents} in the state only");
+    }
 }

@@ -272,8 +272,8 @@ impl ParticleEvents {
 /// [`ParticleEvents::build`] in steps of bounded work, so the page can yield between them (issue 16): keys of
 /// `chunk` intervals at a time, each chunk sorted into a run; then the runs merged two at a time (keys are
 /// unique, so the merged order is the one sort's), one merge a step; then the columns allocated; then filled
-/// `chunk` events at a time. With
-/// `chunk` = `usize::MAX` it is the one pass and one sort of [`ParticleEvents::build`], which runs it so.
+/// half a `chunk` of events at a time. With `chunk` = `usize::MAX` it is the one pass and one sort of
+/// [`ParticleEvents::build`], which runs it so.
 pub struct ParticleBuild {
     chunk: usize,
     region_type: Vec<u16>,
@@ -289,8 +289,9 @@ enum BuildStage {
     Keys { next: usize, runs: Vec<Vec<u128>> },
     /// Sorted runs, merged pairwise (front two each step) until one is left.
     Merge { runs: std::collections::VecDeque<Vec<u128>> },
-    /// The order found; `ev` filled up to `ev.len()`.
-    Fill { order: Vec<u32>, renumber: Vec<u16>, ev: Box<ParticleEvents> },
+    /// The events' keys in order; `ev` filled up to `ev.len()` (each event's start and slot from its key, its
+    /// duration and type from its interval).
+    Fill { keys: Vec<u128>, renumber: Vec<u16>, ev: Box<ParticleEvents> },
 }
 
 /// Which regions are events and of which type (by name), and each process's slot on the x axis: from the
@@ -539,20 +540,22 @@ impl ParticleBuild {
                     runs.push_back(merge_sorted(&a, &b));
                     return None;
                 }
-                let order: Vec<u32> = runs.pop_front().unwrap_or_default().iter().map(|&k| k as u32).collect();
-                self.stage = self.fill_stage(order);
+                let keys = runs.pop_front().unwrap_or_default();
+                self.stage = self.fill_stage(keys);
                 None
             }
-            BuildStage::Fill { order, renumber, ev } => {
-                let (from, n) = (ev.len(), order.len());
-                let to = from.saturating_add(self.chunk).min(n);
-                for &i in &order[from..to] {
-                    let i = i as usize;
-                    let (s, d) = (iv.start_ns[i], iv.dur_ns[i]);
+            BuildStage::Fill { keys, renumber, ev } => {
+                // Half a chunk a step: the keys are in time order, the intervals by location, so each event's
+                // two lookups (its duration and region) miss the cache.
+                let (from, n) = (ev.len(), keys.len());
+                let to = from.saturating_add(self.chunk.div_ceil(2)).min(n);
+                for &k in &keys[from..to] {
+                    let (s, slot, i) = ((k >> 64) as u64, (k >> 32) as u32, k as u32 as usize);
+                    let d = iv.dur_ns[i];
                     ev.start_ns.push(s);
                     ev.dur_ns.push(d);
                     ev.kind.push(renumber[self.region_type[iv.region[i].index()] as usize]);
-                    ev.slot.push(self.process_slot[trace.locations.process[iv.location[i].index()].index()]);
+                    ev.slot.push(slot);
                     if d > 0 {
                         ev.min_dur_ns = ev.min_dur_ns.min(d);
                     }
@@ -563,7 +566,7 @@ impl ParticleBuild {
                     return None;
                 }
                 let mut ev = std::mem::take(&mut **ev);
-                ev.interval = std::mem::take(order);
+                ev.interval = keys.iter().map(|&k| k as u32).collect();
                 if ev.min_dur_ns == u64::MAX {
                     ev.min_dur_ns = 1;
                 }
@@ -576,7 +579,7 @@ impl ParticleBuild {
 
     /// The columns to fill in `order`, types renumbered by frequency so legends list the common calls first
     /// (types never called are dropped).
-    fn fill_stage(&mut self, order: Vec<u32>) -> BuildStage {
+    fn fill_stage(&mut self, keys: Vec<u128>) -> BuildStage {
         let frame = EventFrame {
             region_type: Vec::new(),
             process_slot: Vec::new(),
@@ -584,7 +587,7 @@ impl ParticleBuild {
             names: std::mem::take(&mut self.names),
         };
         let (renumber, types, type_counts) = frame.by_count(&self.counts);
-        let n = order.len();
+        let n = keys.len();
         let ev = ParticleEvents {
             start_ns: Vec::with_capacity(n),
             dur_ns: Vec::with_capacity(n),
@@ -600,7 +603,7 @@ impl ParticleBuild {
             max_dur_ns: 0,
             span_ns: 0,
         };
-        BuildStage::Fill { order, renumber, ev: Box::new(ev) }
+        BuildStage::Fill { keys, renumber, ev: Box::new(ev) }
     }
 }
 

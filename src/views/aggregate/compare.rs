@@ -229,21 +229,25 @@ impl AggregatePane {
         s
     }
 
-    /// The comparison's part of the view state.
-    pub(super) fn compare_json(&self) -> Value {
-        match self.compare.as_ref() {
-            None => json!({"compare": false, "compare_name": null}),
-            Some(c) => json!({
-                "compare": true, "compare_name": c.name,
-                "compare_matched": c.matched, "compare_visible": c.visible, "compare_differ": c.differ.0.len(),
-                "compare_programs_differ": c.programs_differ,
-                "compare_viewport": self.right_cam().map(|f| json!({"x0": f.x0, "y0": f.y0, "scale": f.scale})),
-                "compare_differ_left": c.differ.0, "compare_differ_right": c.differ.1,
-                "compare_open": (0..c.tree.len() as u32).filter(|&u| c.view.is_open(u)).collect::<Vec<_>>(),
-                "compare_right_visible": c.view.visible(&c.tree).len(),
-                "compare_grains": c.analysis.graph.grains(),
-            }),
+    /// The comparison's part of the view state: its counts and camera, with `lists` its differing and
+    /// open groups too (`Pane::state`; not in the brief).
+    pub(super) fn compare_json(&self, lists: bool) -> Value {
+        let Some(c) = self.compare.as_ref() else { return json!({"compare": false, "compare_name": null}) };
+        let mut v = json!({
+            "compare": true, "compare_name": c.name,
+            "compare_matched": c.matched, "compare_visible": c.visible, "compare_differ": c.differ.0.len(),
+            "compare_programs_differ": c.programs_differ,
+            "compare_viewport": self.right_cam().map(|f| json!({"x0": f.x0, "y0": f.y0, "scale": f.scale})),
+            "compare_right_visible": c.view.visible(&c.tree).len(),
+            "compare_grains": c.analysis.graph.grains(),
+        });
+        if let (true, Some(o)) = (lists, v.as_object_mut()) {
+            o.insert("compare_differ_left".into(), json!(c.differ.0));
+            o.insert("compare_differ_right".into(), json!(c.differ.1));
+            let open: Vec<u32> = (0..c.tree.len() as u32).filter(|&u| c.view.is_open(u)).collect();
+            o.insert("compare_open".into(), json!(open));
         }
+        v
     }
 }
 

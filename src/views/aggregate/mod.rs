@@ -633,6 +633,9 @@ impl Pane for AggregatePane {
     fn state(&self) -> Value {
         self.state_json()
     }
+    fn brief(&self) -> Value {
+        self.brief_json()
+    }
     /// A permalink's state; one that does not fit this graph (a stale or edited link) is applied as far as
     /// it fits, never an error.
     fn restore(&mut self, s: &Value) {

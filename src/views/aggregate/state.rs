@@ -11,6 +11,48 @@ use crate::scene::number::{self, Unit};
 use serde_json::{json, Value};
 
 impl AggregatePane {
+    /// The view state without its drawn nodes and its lists of groups (the local critical path's members,
+    /// the similar groups, the comparison's differing and open groups): what a permalink restores and the
+    /// aggregate panel reads after every interaction (`Pane::brief`).
+    pub(super) fn brief_json(&self) -> Value {
+        let t = &self.tree;
+        let c = &self.cam;
+        let open: Vec<u32> = (0..t.len() as u32).filter(|&u| self.view.is_open(u)).collect();
+        let visible = self.view.visible(t).len();
+        let mut brief = json!({
+            "view": "aggregate",
+            "method": match self.method { Method::Reduction => "reduction", Method::Family => "family" },
+            "problem": self.problem.map(|b| METRICS[b]),
+            "problems": self.analysis.problems.iter().map(|p| json!({"metric": p.metric, "count": p.count})).collect::<Vec<_>>(),
+            "filtered": self.unfiltered.is_some(),
+            "grains": self.analysis.graph.grains(), "graph_nodes": self.analysis.graph.nodes(),
+            "tree_nodes": t.len(), "groups": t.groups(), "tree_depth": t.height(), "root": t.root,
+            "open": open,
+            "selected": self.selected.map(|u| self.node_json(u, 0.0, 0.0, 0.0, 0.0)),
+            "local_critical": self.local_of,
+            "similar_marks": self.similar_on,
+            "similar_classes": self.similar_legend(),
+            "theta": {
+                "max": self.theta_max,
+                "of": if self.problem.is_some() { "problematic grains" } else { "any grain" },
+                "visible": visible,
+                "selected": self.selected.and_then(|u| self.theta.get(u as usize)),
+            },
+            "properties": self.props,
+            "hovered_grain": self.hovered_grain(),
+            "depth": self.depth,
+            "visible": visible,
+            "last_relayout_ms": self.last_relayout_ms,
+            "fitted": self.fitted,
+            "viewport": {"x0": c.x0, "y0": c.y0, "scale": c.scale},
+            "intro": self.intro,
+        });
+        if let (Some(st), Value::Object(more)) = (brief.as_object_mut(), self.compare_json(false)) {
+            st.extend(more);
+        }
+        brief
+    }
+
     /// The view state: what a permalink restores, and what tests read.
     pub(super) fn state_json(&self) -> Value {
         let t = &self.tree;
@@ -27,40 +69,15 @@ impl AggregatePane {
                 self.node_json(u, px, py, self.view.w[ui] * c.scale, self.view.h[ui] * c.scale)
             })
             .collect();
-        let open: Vec<u32> = (0..t.len() as u32).filter(|&u| self.view.is_open(u)).collect();
         let mut state = json!({
-            "view": "aggregate",
-            "method": match self.method { Method::Reduction => "reduction", Method::Family => "family" },
-            "problem": self.problem.map(|b| METRICS[b]),
-            "problems": self.analysis.problems.iter().map(|p| json!({"metric": p.metric, "count": p.count})).collect::<Vec<_>>(),
-            "filtered": self.unfiltered.is_some(),
-            "grains": self.analysis.graph.grains(), "graph_nodes": self.analysis.graph.nodes(),
-            "tree_nodes": t.len(), "groups": t.groups(), "tree_depth": t.height(), "root": t.root,
-            "open": open,
-            "selected": self.selected.map(|u| self.node_json(u, 0.0, 0.0, 0.0, 0.0)),
-            "local_critical": self.local_of, "local_critical_members": self.local,
-            "similar_marks": self.similar_on, "similar": self.similar.iter().map(|s| s.0).collect::<Vec<_>>(),
-            "similar_classes": self.similar_legend(),
-            "theta": {
-                "max": self.theta_max,
-                "of": if self.problem.is_some() { "problematic grains" } else { "any grain" },
-                "visible": self.view.visible(t).len(),
-                "selected": self.selected.and_then(|u| self.theta.get(u as usize)),
-            },
-            "properties": self.props,
-            "hovered_grain": self.hovered_grain(),
-            "depth": self.depth,
-            "visible": self.view.visible(t).len(),
+            "local_critical_members": self.local,
+            "similar": self.similar.iter().map(|s| s.0).collect::<Vec<_>>(),
             "nodes": nodes,
-            "last_relayout_ms": self.last_relayout_ms,
-            "fitted": self.fitted,
-            "viewport": {"x0": c.x0, "y0": c.y0, "scale": c.scale},
-            "intro": self.intro,
         });
-        if let (Some(st), Value::Object(more)) = (state.as_object_mut(), self.compare_json()) {
+        if let (Some(st), Value::Object(more)) = (state.as_object_mut(), self.compare_json(true)) {
             st.extend(more);
         }
-        state
+        crate::views::with_contents(self.brief_json(), state)
     }
 
     /// The similar-group marks as a legend's data: per class, its number, mark (shape, colour) and groups.

@@ -235,7 +235,10 @@ test('no long task and no frame gap while large inputs load and every view opens
     // overview strip where every location's outermost interval spans the run, the particle view's layout) in
     // steps or out of the page's way. Before session 33, at 2,000-5,000 ranks: view_state 35-120 ms a call,
     // the strip 60-70 ms in one step, the particle view 41-59 ms in one.
-    await check('generated OTF2, 2,000 ranks', () => page.setInputFiles('#folder-input', generatedArchive(2000, 400000)));
+    // WEFT_LONGTASK_RANKS=5000 opens 5,000 ranks instead (BENCHMARKS.md "Session 33"), 200 events a rank.
+    const ranks = Number(process.env.WEFT_LONGTASK_RANKS) || 2000;
+    await check(`generated OTF2, ${ranks.toLocaleString('en')} ranks`,
+      () => page.setInputFiles('#folder-input', generatedArchive(ranks, ranks * 200)));
     const n100 = path.join(outDir, 'n100.json');
     if (!fs.existsSync(n100)) await writeBigChromeTrace(n100, 100e6);
     await check('100 MB Chrome trace', () => page.setInputFiles('#file-input', n100), false);

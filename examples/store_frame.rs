@@ -54,9 +54,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for &i in &p.tiles {
             x.add(&store.events_tile(&m.tiles[i])?);
         }
-        let bytes = codec::encode(&x.finish(&skeleton));
+        let bytes = x.encode(&skeleton);
         let t = Instant::now();
-        let slice = codec::decode(&bytes)?;
+        let slice = codec::decode_over(&bytes, &skeleton)?;
         let decode_ms = ms(t);
         let (n, messages) = (slice.intervals.len(), slice.messages.len());
         // The parts of show_exact, each on its own (what TimelinePane::new does).

@@ -330,17 +330,25 @@ fn answers_gathered_tile_by_tile_equal_the_answers_from_all_tiles() {
                     x.add(tile);
                 }
                 let n = x.intervals();
-                // What the store worker answers: the slice encoded without building its `Trace`, the same
-                // bytes as the trace's encoding, decoding to the same trace.
+                // What the store worker answers: the slice encoded without building its `Trace` and without
+                // the definitions the page holds, decoding over them to the same trace (the same bytes
+                // as the whole trace's encoding once encoded whole again), and shorter by the tables.
                 let bytes = x.clone().encode(&skeleton);
                 let x = x.finish(&skeleton);
                 assert_eq!(n, whole.intervals.len());
                 assert_eq!(codec::encode(&x), codec::encode(&whole), "viewport {vp:?}");
-                assert_eq!(bytes, codec::encode(&whole), "viewport {vp:?}");
-                let back = codec::decode(&bytes).expect("decodes");
+                let back = codec::decode_over(&bytes, &skeleton).expect("decodes over the skeleton");
+                assert_eq!(codec::encode(&back), codec::encode(&whole), "viewport {vp:?}");
+                assert!(back.strings.shares(&skeleton.strings), "the strings are the skeleton's, not a copy");
+                assert!(bytes.len() < codec::encode(&whole).len());
                 assert_eq!(back.intervals.start_ns, whole.intervals.start_ns);
                 assert_eq!(back.location_intervals, whole.location_intervals);
                 assert_eq!(back.messages.send_ns, whole.messages.send_ns);
+                // Without the definitions, or over a trace of other definitions, it does not decode.
+                assert!(codec::decode(&bytes).is_err());
+                let mut other = skeleton.clone();
+                other.strings.intern("a string the store does not have");
+                assert!(codec::decode_over(&bytes, &other).is_err());
                 exact += 1;
             }
         }

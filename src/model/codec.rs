@@ -14,6 +14,8 @@ use super::*;
 use thiserror::Error;
 
 const MAGIC: &[u8; 8] = b"WEFTMDL3";
+/// A slice: [`encode_slice_with`]'s bytes, without the tables its reader holds.
+const SLICE_MAGIC: &[u8; 8] = b"WEFTSLC1";
 
 #[derive(Debug, Error, PartialEq)]
 #[error("trace buffer corrupt at byte {offset}: {what}")]
@@ -429,20 +431,42 @@ pub fn encode(t: &Trace) -> Vec<u8> {
 /// [`encode`] of `t` with `intervals` for its intervals (`t`'s own interval columns are not read; its
 /// intervals' args are, and index `intervals`): what `decode` gives back is `t` with those intervals.
 pub fn encode_with(t: &Trace, intervals: &impl IntervalRows) -> Vec<u8> {
+    encoded(t, intervals, None)
+}
+
+/// A slice of a trace whose definitions its reader already holds (a store's exact answer: the page holds the
+/// store's skeleton), decoded by [`Decoding::over`] those definitions: [`encode_with`] of `t` less its tables
+/// (strings, processes, locations, regions), which stand in `defs` (`t`'s own are not read). Their counts
+/// are written, and checked by the reader, so a slice read over other definitions is an error, not a
+/// misreading. What an answer carries and decodes no longer grows with the locations: 1,189,175 bytes of
+/// tables at 20,000 ranks before the first interval (BENCHMARKS.md "Session 34").
+pub fn encode_slice_with(t: &Trace, defs: &Trace, intervals: &impl IntervalRows) -> Vec<u8> {
+    encoded(t, intervals, Some(defs))
+}
+
+fn encoded(t: &Trace, intervals: &impl IntervalRows, defs: Option<&Trace>) -> Vec<u8> {
     let mut count = Writer(Count(0));
-    write(&mut count, t, intervals);
+    write(&mut count, t, intervals, defs);
     let mut w = Writer(Vec::with_capacity(count.0 .0));
-    write(&mut w, t, intervals);
+    write(&mut w, t, intervals, defs);
     debug_assert_eq!(w.0.len(), count.0 .0);
     w.0
 }
 
-fn write<O: Out>(w: &mut Writer<O>, t: &Trace, intervals: &impl IntervalRows) {
-    w.0.put(MAGIC);
+/// `t` as bytes; with `defs`, a slice: the tables' counts from `defs` in place of `t`'s tables.
+fn write<O: Out>(w: &mut Writer<O>, t: &Trace, intervals: &impl IntervalRows, defs: Option<&Trace>) {
+    w.0.put(if defs.is_some() { SLICE_MAGIC } else { MAGIC });
     w.u8(format_code(t.format));
     w.i64(t.origin_ns);
     w.u64(t.span_ns);
     w.u64(t.event_records);
+    if let Some(d) = defs {
+        for n in [d.strings.len(), d.processes.len(), d.locations.len(), d.regions.len()] {
+            w.len(n);
+        }
+        write_data(w, t, intervals);
+        return;
+    }
     w.len(t.strings.len());
     for s in t.strings.iter() {
         w.str(s);
@@ -462,6 +486,11 @@ fn write<O: Out>(w: &mut Writer<O>, t: &Trace, intervals: &impl IntervalRows) {
     w.col_u32(r.category.iter().map(|s| s.0));
     w.col_u8(r.paradigm.iter().map(|&p| p as u8));
     w.col_u8(r.role.iter().map(|&p| p as u8));
+    write_data(w, t, intervals);
+}
+
+/// What follows the tables: the records, counter series and warnings.
+fn write_data<O: Out>(w: &mut Writer<O>, t: &Trace, intervals: &impl IntervalRows) {
     w.intervals(intervals);
     w.args(&t.intervals.args);
     let ins = &t.instants;
@@ -523,6 +552,8 @@ pub fn decode(b: &[u8]) -> Result<Trace, DecodeError> {
 pub struct Decoding {
     at: usize,
     head: Option<Box<Head>>,
+    /// The definitions a slice is read over ([`Decoding::over`]), until its head is read.
+    defs: Option<Box<Tables>>,
     intervals: Intervals,
     /// How many intervals (read with their locations).
     n: usize,
@@ -542,7 +573,38 @@ struct Head {
     regions: Regions,
 }
 
+/// A trace's definitions, which a slice ([`encode_slice_with`]) leaves out.
+struct Tables {
+    strings: StringTable,
+    processes: Processes,
+    locations: Locations,
+    regions: Regions,
+}
+
+/// [`decode`] of a slice ([`encode_slice_with`]) over `defs`, the definitions it was encoded with (whole
+/// bytes, [`encode`]'s, decode as they would without them).
+pub fn decode_over(b: &[u8], defs: &Trace) -> Result<Trace, DecodeError> {
+    let mut d = Decoding::over(defs);
+    loop {
+        if let Some(t) = d.step(b)? {
+            return Ok(t);
+        }
+    }
+}
+
 impl Decoding {
+    /// A decoding that reads a slice over `defs`' definitions (a clone: the strings are shared, the other
+    /// tables copied, a few columns of one value a location).
+    pub fn over(defs: &Trace) -> Decoding {
+        let tables = Tables {
+            strings: defs.strings.clone(),
+            processes: defs.processes.clone(),
+            locations: defs.locations.clone(),
+            regions: defs.regions.clone(),
+        };
+        Decoding { defs: Some(Box::new(tables)), ..Decoding::default() }
+    }
+
     /// What the next [`Decoding::step`] reads, for the page's timings.
     pub fn next_part(&self) -> &'static str {
         match (&self.head, self.columns) {
@@ -557,7 +619,7 @@ impl Decoding {
     pub fn step(&mut self, b: &[u8]) -> Result<Option<Trace>, DecodeError> {
         let mut r = Reader { b, at: self.at };
         let Some(head) = &self.head else {
-            self.head = Some(Box::new(read_head(&mut r)?));
+            self.head = Some(Box::new(read_head(&mut r, &mut self.defs)?));
             self.at = r.at;
             return Ok(None);
         };
@@ -652,23 +714,35 @@ fn read_runs(r: &mut Reader, n: usize, locations: usize) -> Result<Vec<LocationI
     Ok(v)
 }
 
-fn read_head(r: &mut Reader) -> Result<Head, DecodeError> {
-    if r.take(8)? != MAGIC {
+/// The head: read whole, or, for a slice, its scalars with the tables taken from `defs` (their counts checked).
+fn read_head(r: &mut Reader, defs: &mut Option<Box<Tables>>) -> Result<Head, DecodeError> {
+    let magic = r.take(8)?;
+    let slice = magic == SLICE_MAGIC;
+    if magic != MAGIC && !slice {
         return Err(r.err("wrong magic"));
     }
     let format = format_from(r.u8()?).ok_or_else(|| r.err("unknown format"))?;
     let origin_ns = r.i64()?;
     let span_ns = r.u64()?;
     let event_records = r.u64()?;
-    let nstr = r.len(1)?;
-    let mut strings = StringTable::default();
-    for i in 0..nstr {
-        let s = r.str()?;
-        let id = strings.intern(&s);
-        if id.0 as usize != i {
-            return Err(r.err("duplicate string"));
+    if slice {
+        let t = defs.take().ok_or_else(|| r.err("a slice, and no definitions to read it over"))?;
+        let counts = [t.strings.len(), t.processes.len(), t.locations.len(), t.regions.len()];
+        for n in counts {
+            if r.var()? != n as u64 {
+                return Err(r.err("a slice of other definitions"));
+            }
         }
+        let Tables { strings, processes, locations, regions } = *t;
+        return Ok(Head { format, origin_ns, span_ns, event_records, strings, processes, locations, regions });
     }
+    let nstr = r.len(1)?;
+    let mut list = Vec::with_capacity(nstr);
+    for _ in 0..nstr {
+        list.push(r.str()?.into_boxed_str());
+    }
+    let strings =
+        StringTable::from_unique(list).ok_or_else(|| r.err("a repeated string, or the first is not the empty one"))?;
     let ns = strings.len();
     let p_native = r.col_i64()?;
     let p_name = r.col_id(ns, StringId)?;

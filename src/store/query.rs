@@ -652,7 +652,7 @@ impl ExactSlice {
 
     /// The slice as a `Trace` with `skeleton`'s definitions.
     pub fn finish(self, skeleton: &Trace) -> Trace {
-        let (mut t, rows) = self.into_parts(skeleton);
+        let (mut t, rows) = self.into_parts(skeleton, true);
         let n = rows.len();
         let iv = &mut t.intervals;
         iv.location.reserve_exact(n);
@@ -674,21 +674,49 @@ impl ExactSlice {
         t
     }
 
-    /// [`ExactSlice::finish`] encoded by `model::codec` (the bytes `codec::encode(&self.finish(skeleton))`
-    /// gives), without building the `Trace`: the intervals are written from the per-location lists, so the
-    /// store worker holds them and the answer's bytes, not a third copy between them (BENCHMARKS.md, "The tab
-    /// under 512 MB").
+    /// [`ExactSlice::finish`] encoded by `model::codec` as a slice over `skeleton`'s definitions (the page
+    /// holds them: `codec::decode_over(bytes, skeleton)` gives what `finish` does), without building the
+    /// `Trace`: the intervals are written from the per-location lists, so the store worker holds them and the
+    /// answer's bytes, not a third copy between them (BENCHMARKS.md, "The tab under 512 MB"); and without
+    /// the definitions, which grow with the locations, not with what the window holds (BENCHMARKS.md
+    /// "Session 34").
     pub fn encode(self, skeleton: &Trace) -> Vec<u8> {
-        let (t, rows) = self.into_parts(skeleton);
-        codec::encode_with(&t, &rows)
+        let (t, rows) = self.into_parts(skeleton, false);
+        codec::encode_slice_with(&t, skeleton, &rows)
     }
 
-    /// `skeleton` with the slice's instants, messages and collectives and no intervals, and the intervals of
-    /// each location in the model's order (start, depth).
-    fn into_parts(self, skeleton: &Trace) -> (Trace, SliceRows) {
-        let mut t = skeleton.clone();
-        let nl = t.locations.len();
-        t.location_intervals = vec![0..0; nl];
+    /// `skeleton` (with `tables`, its definitions too; else empty ones) with the slice's instants, messages
+    /// and collectives and no intervals, and the intervals of each location in the model's order (start,
+    /// depth).
+    fn into_parts(self, skeleton: &Trace, tables: bool) -> (Trace, SliceRows) {
+        let mut t = match tables {
+            true => skeleton.clone(),
+            false => Trace {
+                format: skeleton.format,
+                strings: Default::default(),
+                processes: Default::default(),
+                locations: Default::default(),
+                regions: Default::default(),
+                intervals: Default::default(),
+                instants: Default::default(),
+                messages: Default::default(),
+                collectives: Default::default(),
+                counters: Counters {
+                    series_name: skeleton.counters.series_name.clone(),
+                    series_process: skeleton.counters.series_process.clone(),
+                    ..Default::default()
+                },
+                warnings: skeleton.warnings.clone(),
+                origin_ns: skeleton.origin_ns,
+                span_ns: skeleton.span_ns,
+                location_intervals: Vec::new(),
+                event_records: skeleton.event_records,
+            },
+        };
+        let nl = skeleton.locations.len();
+        if tables {
+            t.location_intervals = vec![0..0; nl];
+        }
         let mut rows = Vec::new();
         for (k, mut v) in self.per_loc.into_iter().enumerate() {
             let l = self.locs.start + k as u32;

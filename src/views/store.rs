@@ -365,7 +365,7 @@ impl StorePane {
     /// being built (this one is newer).
     pub fn receive_exact(&mut self, bytes: Vec<u8>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
         let len = bytes.len();
-        let stage = Stage::Decode(codec::Decoding::default());
+        let stage = Stage::Decode(codec::Decoding::over(&self.skeleton));
         self.building = Some(Box::new(Building { bytes, len, t0, t1, locations, errors, stage }));
     }
 

@@ -49,6 +49,11 @@ pub const ASK_SECONDS: f64 = 6.0;
 /// A store's pane asks again once less than this many seconds of playback are held ahead (an answer has
 /// that long to arrive before playback waits for it).
 pub const LEAD_SECONDS: f64 = 3.0;
+/// Most particle events an ask's range holds by the store's counts (those starting in it, each window's
+/// taken as spread evenly over it), however many seconds of playback that is: the page decodes and
+/// indexes an answer in one task, and where many processes call at once a few seconds hold hundreds of
+/// thousands (6 s at 20,000 ranks held 200,000 events, 56 ms on the page; BENCHMARKS.md "Session 34").
+pub const ASK_EVENTS: u64 = 50_000;
 
 /// What a store's pane holds and asks for: playback ranges as (from, end, fading), ns: the events live at
 /// some time in `[from, end)` when particles fade for `fading` (`end` is `u64::MAX` once an ask reaches the
@@ -66,9 +71,37 @@ struct Stream {
     asked: Option<(u64, u64, u64)>,
     in_flight: usize,
     errors: Vec<String>,
+    /// Most events an ask holds ([`ASK_EVENTS`]; tests set fewer).
+    ask_events: u64,
 }
 
 impl Stream {
+    /// The longest range from `t`, at most `ask` long, in which at most `cap` events start by the windows'
+    /// counts (each window's spread evenly over it; the last window, reaching to the end of time, as if it
+    /// were as long as the others).
+    fn within_events(&self, t: u64, ask: u64, cap: u64) -> u64 {
+        let (w, n) = (self.window_ns.max(1), self.window_starts.len() as u64);
+        if n == 0 {
+            return ask;
+        }
+        let end = t.saturating_add(ask);
+        let (mut at, mut count) = (t, 0f64);
+        loop {
+            let k = (at / w).min(n - 1);
+            let window_end = if k + 1 >= n { u64::MAX } else { (k + 1) * w };
+            let per_ns = self.window_starts[k as usize] as f64 / w as f64;
+            let stop = end.min(window_end);
+            let here = (stop - at) as f64 * per_ns;
+            if count + here > cap as f64 {
+                return at - t + ((cap as f64 - count) / per_ns) as u64;
+            }
+            count += here;
+            if stop >= end {
+                return ask;
+            }
+            at = stop;
+        }
+    }
     /// The end of what an ask up to `t1` is answered with (`store::query::particle_plan`).
     fn end_of(&self, t1: u64) -> u64 {
         crate::store::query::particle_slice_end(self.span_ns, t1)
@@ -145,6 +178,7 @@ impl ParticlesPane {
             asked: None,
             in_flight: 0,
             errors: Vec::new(),
+            ask_events: ASK_EVENTS,
         };
         Self::over(skeleton, frame, Some(stream), width, height)
     }
@@ -220,6 +254,11 @@ impl ParticlesPane {
         let steps = self.playback.step_ns.saturating_mul(4 * MAX_STEPS_PER_TICK as u64);
         let s = self.stream.as_mut()?;
         let ask = ((ASK_SECONDS * speed) as u64).max(2 * steps).min(s.window_ns).max(2);
+        // At most ASK_EVENTS, those fading in from before `t` counted (the answer holds them), though never
+        // less than a few frames' steps.
+        let fading = t - t.saturating_sub(fade);
+        let by_events = s.within_events(t - fading, fading.saturating_add(ask), s.ask_events).saturating_sub(fading);
+        let ask = ask.min(by_events.max(2 * steps)).max(2);
         let lead = ((LEAD_SECONDS * speed) as u64).max(steps).min(ask / 2);
         if Stream::covers(s.held, t, fade, lead) || Stream::covers(s.asked, t, fade, lead) {
             return None;
@@ -232,6 +271,13 @@ impl ParticlesPane {
     /// The trace the pane shows (a store's: its definitions).
     pub fn trace(&self) -> &Trace {
         &self.trace
+    }
+
+    /// The most events a store's ask holds by the store's counts ([`ASK_EVENTS`] unless set).
+    pub fn set_ask_events(&mut self, n: u64) {
+        if let Some(s) = &mut self.stream {
+            s.ask_events = n.max(1);
+        }
     }
 
     /// Forget the range asked last (the worker answered another view instead): asked again when needed.

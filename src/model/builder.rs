@@ -426,7 +426,7 @@ impl TraceBuilder {
     pub fn held_bytes(&self) -> u64 {
         let instants = self.instants.2.len() as u64 * 16;
         let samples = self.samples.1.len() as u64 * 20;
-        let strings = self.strings.iter().map(|s| s.len() as u64 + 32).sum::<u64>();
+        let strings = self.strings.bytes() + self.strings.len() as u64 * 32;
         instants + samples + strings
     }
 

@@ -26,6 +26,8 @@ pub struct StringTable {
 struct Table {
     strings: Vec<Box<str>>,
     index: FxHashMap<Box<str>, u32>,
+    /// The strings' bytes together.
+    bytes: u64,
 }
 
 impl Default for StringTable {
@@ -45,6 +47,7 @@ impl StringTable {
         let t = Arc::make_mut(&mut self.table);
         let i = t.strings.len() as u32;
         let boxed: Box<str> = s.into();
+        t.bytes += s.len() as u64;
         t.strings.push(boxed.clone());
         t.index.insert(boxed, i);
         StringId(i)
@@ -58,12 +61,14 @@ impl StringTable {
         }
         let mut index = FxHashMap::default();
         index.reserve(strings.len());
+        let mut bytes = 0;
         for (i, s) in strings.iter().enumerate() {
+            bytes += s.len() as u64;
             if index.insert(s.clone(), i as u32).is_some() {
                 return None;
             }
         }
-        Some(StringTable { table: Arc::new(Table { strings, index }) })
+        Some(StringTable { table: Arc::new(Table { strings, index, bytes }) })
     }
 
     /// Whether `self` and `other` are one table shared (a clone of the other, neither interned since).
@@ -81,6 +86,13 @@ impl StringTable {
 
     pub fn len(&self) -> usize {
         self.table.strings.len()
+    }
+
+    /// The strings' bytes together, kept as they are interned: a streamed read checks what it holds after
+    /// every location, and summing 300,000 names there each time made reading 100,000 ranks quadratic
+    /// (10.5 s, BENCHMARKS.md "Session 34").
+    pub fn bytes(&self) -> u64 {
+        self.table.bytes
     }
 
     pub fn is_empty(&self) -> bool {
@@ -108,6 +120,7 @@ mod tests {
         let y = b.intern("MPI Rank 1");
         assert!(!b.shares(&a));
         assert_eq!((b.get(y), b.len(), a.len()), ("MPI Rank 1", 3, 2));
+        assert_eq!((a.bytes(), b.bytes()), (10, 20));
         assert_eq!(a.lookup("MPI Rank 1"), None);
         assert_eq!(a.get(x), "MPI Rank 0");
     }
@@ -115,7 +128,7 @@ mod tests {
     #[test]
     fn a_table_from_unique_strings_keeps_their_order_and_refuses_repeats() {
         let t = StringTable::from_unique(vec!["".into(), "a".into(), "b".into()]).unwrap();
-        assert_eq!((t.lookup("b"), t.get(StringId(1)), t.len()), (Some(StringId(2)), "a", 3));
+        assert_eq!((t.lookup("b"), t.get(StringId(1)), t.len(), t.bytes()), (Some(StringId(2)), "a", 3, 2));
         assert!(StringTable::from_unique(vec!["".into(), "a".into(), "a".into()]).is_none());
         assert!(StringTable::from_unique(vec!["a".into()]).is_none());
         assert!(StringTable::from_unique(Vec::new()).is_none());

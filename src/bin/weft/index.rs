@@ -406,7 +406,7 @@ pub fn chunked_into(
         samples: Box::new(FileSpill::create(&samples_path, 0)?),
         messages: Box::new(FileSpill::create(&messages_path, 0)?),
     };
-    let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
+    let sink = FolderSink::new(tmp);
     let o =
         StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
     let steps = Steps::new();
@@ -629,7 +629,7 @@ pub fn stream_into(
     // then spilled; the spill stays in memory while it takes at most another eighth (pass 2 counts both
     // against the rest), saving its writes and reads.
     let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
-    let sink = FolderSink { root: tmp.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0) };
+    let sink = FolderSink::new(tmp);
     let o =
         StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
     let t0 = Instant::now();
@@ -844,11 +844,29 @@ impl Drop for RemovedUnlessKept {
 struct FolderSink {
     root: PathBuf,
     bytes: std::sync::atomic::AtomicU64,
+    /// Folders made so far: a store of many blocks has a folder for a few tiles, and making each tile's
+    /// folder again (a `stat`, a `mkdir` refused) was a sixth of indexing 20,000 ranks (BENCHMARKS.md
+    /// "Session 34").
+    made: std::sync::Mutex<std::collections::HashSet<PathBuf>>,
+}
+
+impl FolderSink {
+    fn new(root: &Path) -> FolderSink {
+        FolderSink { root: root.to_path_buf(), bytes: std::sync::atomic::AtomicU64::new(0), made: Default::default() }
+    }
 }
 
 impl weft::store::stream::TileSink for FolderSink {
     fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
-        write_tile(&self.root, path, bytes)?;
+        let p = self.root.join(path);
+        if let Some(d) = p.parent() {
+            let mut made = self.made.lock().map_err(|_| "a tile writer panicked".to_string())?;
+            if !made.contains(d) {
+                std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+                made.insert(d.to_path_buf());
+            }
+        }
+        std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
         self.bytes.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
@@ -860,14 +878,6 @@ fn partial_folder(out: &Path) -> Result<PathBuf, String> {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     Ok(tmp)
-}
-
-fn write_tile(root: &Path, path: &str, bytes: &[u8]) -> Result<(), String> {
-    let p = root.join(path);
-    if let Some(d) = p.parent() {
-        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-    }
-    std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))
 }
 
 /// Write the manifest (`file`: a store's or a part's) last into the partial folder `tmp`, then rename it to

@@ -386,6 +386,7 @@ fn store_moments_equal_the_trace_moments_exactly_at_level_0_and_within_a_bin_fro
             pane.set_time_range(t0, t1);
             let Some((vp, _)) = pane.request() else { panic!("a new viewport is asked") };
             assert_eq!(vp.locations, 0..nl as u32, "moments need every location");
+            assert_eq!(vp.width_px, 900.0, "a few locations: the Gantt chart's width");
             let p = plan(m, &index, &vp);
             let (busy, level) = match GridBuilder::new(m, &p) {
                 Some(mut g) => {
@@ -1004,4 +1005,16 @@ fn counter_tracks_equal_the_trace_at_every_zoom() {
         }
     }
     assert!(grids > 10 && exact > 10, "{grids} grid and {exact} exact answers");
+}
+
+#[test]
+fn many_locations_ask_for_fewer_busy_columns() {
+    use weft::views::store_moments::{busy_width_px, BUSY_CELLS, MIN_BUSY_COLUMNS};
+    // The Gantt chart's half at few locations; within the cells' bound past it, never under the floor.
+    assert_eq!(busy_width_px(1280.0, 16), 640.0);
+    assert_eq!(busy_width_px(1280.0, 6_250), 640.0);
+    assert_eq!(busy_width_px(1280.0, 20_000), 200.0);
+    assert!(busy_width_px(1280.0, 20_000) * 20_000.0 <= BUSY_CELLS);
+    assert_eq!(busy_width_px(1280.0, 1_000_000), MIN_BUSY_COLUMNS);
+    assert_eq!(busy_width_px(0.0, 5), 1.0);
 }

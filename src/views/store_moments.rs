@@ -46,6 +46,21 @@ pub struct StoreMomentsPane {
     errors: Vec<String>,
 }
 
+/// Most busy cells (locations x the Gantt chart's pixel columns) a viewport asks the worker for: past it,
+/// fewer columns, at least [`MIN_BUSY_COLUMNS`]. Every location's busy time comes per column, and the page
+/// decodes them and computes the window's moments from them in one task: 20,000 ranks at 640 columns were a
+/// 25 MB answer, 52-78 ms on the page (BENCHMARKS.md "Session 34").
+pub const BUSY_CELLS: f32 = 4_000_000.0;
+/// Fewest columns a viewport asks for, however many locations.
+pub const MIN_BUSY_COLUMNS: f32 = 64.0;
+
+/// The width (pixel columns) of the busy intervals asked for `locations` in a pane `width` wide: the Gantt
+/// chart's half, fewer where that passes [`BUSY_CELLS`].
+pub fn busy_width_px(width: f32, locations: usize) -> f32 {
+    let cap = (BUSY_CELLS / locations.max(1) as f32).max(MIN_BUSY_COLUMNS);
+    (width / 2.0).max(1.0).min(cap)
+}
+
 impl StoreMomentsPane {
     /// `skeleton`: the store's definitions without events (`Store::skeleton`).
     pub fn new(skeleton: Rc<Trace>, width: f32, height: f32) -> Self {
@@ -77,7 +92,8 @@ impl StoreMomentsPane {
         }
     }
 
-    /// The viewport (every location, the Gantt chart's width, a nanosecond more on each side so the window's
+    /// The viewport (every location, the Gantt chart's width or fewer columns for many ([`busy_width_px`]), a
+    /// nanosecond more on each side so the window's
     /// rounded ends are inside) and the busy definition (`compute` or `any`) to ask the worker for; None
     /// when unchanged since asked.
     pub fn request(&mut self) -> Option<(Viewport, BusyDefinition)> {
@@ -86,7 +102,7 @@ impl StoreMomentsPane {
             t0_ns: t0.floor() - 1.0,
             t1_ns: t1.ceil() + 1.0,
             locations: 0..self.skeleton.locations.len() as u32,
-            width_px: (self.width / 2.0).max(1.0),
+            width_px: busy_width_px(self.width, self.skeleton.locations.len()),
             series: 0..0,
         };
         let ask = (vp, self.definition());

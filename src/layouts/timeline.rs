@@ -113,14 +113,29 @@ impl TimelineLayout {
         fold: impl Fn(ProcessId) -> bool,
         min_lanes: &[u32],
     ) -> Self {
-        let order: Vec<LocationId> = trace.locations_in_display_order().into_iter().filter(|l| keep(*l)).collect();
+        Self::with_lanes_in(trace, &trace.locations_in_display_order(), metrics, keep, fold, min_lanes)
+    }
+
+    /// [`TimelineLayout::with_lanes`] with the locations' display order given (`display_order`:
+    /// `trace.locations_in_display_order()`, which depends on the definitions only: a store's pane sorts
+    /// them once for every slice it shows, not 100,000 locations again for each answer).
+    pub fn with_lanes_in(
+        trace: &Trace,
+        display_order: &[LocationId],
+        metrics: TimelineMetrics,
+        keep: impl Fn(LocationId) -> bool,
+        fold: impl Fn(ProcessId) -> bool,
+        min_lanes: &[u32],
+    ) -> Self {
+        let order: Vec<LocationId> = display_order.iter().copied().filter(|l| keep(*l)).collect();
         let iv = &trace.intervals;
         let mut rows = Vec::with_capacity(order.len());
         let mut headers = Vec::new();
         let mut lane_intervals = Vec::with_capacity(iv.len());
         let mut row_of_location = vec![u32::MAX; trace.locations.len()];
         let mut last_process: Option<ProcessId> = None;
-        let mut counts: Vec<usize> = Vec::new();
+        // Per row, scratch kept across rows: a store's slice lays out every one of 100,000 locations.
+        let (mut counts, mut next): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
         // Instants by location (a counting sort), then by time within each.
         let ins = &trace.instants;
         let mut ins_start = vec![0usize; trace.locations.len() + 1];
@@ -171,7 +186,8 @@ impl TimelineLayout {
             let shown_lanes = if folded { 1 } else { lanes };
             let lane_ranges = (0..shown_lanes).map(|d| base + counts[d]..base + counts[d + 1]).collect();
             lane_intervals.resize(base + range.len(), 0);
-            let mut next: Vec<usize> = counts[..lanes].to_vec();
+            next.clear();
+            next.extend_from_slice(&counts[..lanes]);
             for i in range {
                 let d = iv.depth[i] as usize;
                 lane_intervals[base + next[d]] = i as u32;

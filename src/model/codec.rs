@@ -8,7 +8,9 @@
 //! its length. Decoding checks every length against the buffer and every id against its table: a corrupt buffer
 //! gives an error, never a panic. Not a file format: both ends are the same build. [`Decoding`] runs the decode
 //! in steps (the tables, each interval column a part at a time, the intervals' args, the rest) for the page to
-//! yield between them. Args (`model::args`) travel as their sparse columns: nothing for a trace without any.
+//! yield between them. A slice ([`encode_slice_with`]) leaves the tables out: its reader holds them
+//! ([`Decoding::over`]; the store page holds the store's skeleton), and only their counts are written and
+//! checked. Args (`model::args`) travel as their sparse columns: nothing for a trace without any.
 
 use super::*;
 use thiserror::Error;

@@ -16,11 +16,11 @@
 //! Must not fetch or decode tiles (the worker does, `src/web/store_worker.rs`) or read a clock.
 
 use super::options::{TimelineOptions, ViewOptions};
-use super::timeline::{location_list, rows_for, rows_state, Rows, TimelinePane};
+use super::timeline::{location_list, rows_for_in, rows_state, Rows, TimelinePane};
 use super::{num, Hover, Pane};
 use crate::layouts::counters::{CounterIndex, CounterLayout, TRACK_PX};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
-use crate::model::{codec, Trace};
+use crate::model::{codec, LocationId, Trace};
 use crate::scene::counters::{format_exact, format_value, CounterScene};
 use crate::scene::particles::with_alpha;
 use crate::scene::timeline::{
@@ -40,9 +40,9 @@ type Column = (f32, f32, f64, f64, u32, usize, usize);
 /// `palette::region_color`).
 const COMMUNICATION: Rgba = rgba(0xd6, 0x4b, 0x4b, 0xff);
 
-/// The rows of `trace` (the skeleton, or a slice of it) at the store's lanes.
-fn rows_of(trace: &Trace, lanes: &[u32]) -> TimelineLayout {
-    TimelineLayout::with_lanes(trace, TimelineMetrics::default(), |_| true, |_| false, lanes)
+/// The rows of `trace` (the skeleton, or a slice of it) at the store's lanes, its locations in `order`.
+fn rows_of(trace: &Trace, order: &[LocationId], lanes: &[u32]) -> TimelineLayout {
+    TimelineLayout::with_lanes_in(trace, order, TimelineMetrics::default(), |_| true, |_| false, lanes)
 }
 
 /// What the worker last answered.
@@ -89,6 +89,8 @@ pub struct StorePane {
     /// written before they were kept): the summary rows and every exact slice are laid out in them, so
     /// rows keep their heights and places from window to window and zoomed in or out.
     lanes: Rc<[u32]>,
+    /// The locations in display order (the definitions': the same for every slice), sorted once.
+    order: Rc<[LocationId]>,
     layout: TimelineLayout,
     colors: Vec<Rgba>,
     view: TimelineView,
@@ -119,13 +121,15 @@ impl StorePane {
     /// `skeleton`: the store's definitions without events (`Store::skeleton`); `lanes`: the manifest's
     /// `locations.lanes`.
     pub fn new(skeleton: Rc<Trace>, lanes: Rc<[u32]>, width: f32, height: f32) -> Self {
-        let layout = rows_of(&skeleton, &lanes);
+        let order: Rc<[LocationId]> = skeleton.locations_in_display_order().into();
+        let layout = rows_of(&skeleton, &order, &lanes);
         let colors = region_colors(&skeleton);
         let view = TimelineView::fit(&skeleton, width, height);
         let counter_index = CounterIndex::new(&skeleton);
         let mut pane = StorePane {
             skeleton,
             lanes,
+            order,
             layout,
             colors,
             view,
@@ -226,7 +230,7 @@ impl StorePane {
     /// Show the rows `o` says (filter, hidden, folded, compact) in the summary rows and the exact slice
     /// shown; Err (nothing changed) when no location would be shown.
     pub fn set_row_options(&mut self, o: TimelineOptions) -> Result<(), String> {
-        let layout = rows_for(&self.skeleton, &o, &self.opts, &self.lanes)?;
+        let layout = rows_for_in(&self.skeleton, &self.order, &o, &self.opts, &self.lanes)?;
         if let Data::Exact { pane, .. } = &mut self.data {
             pane.set_row_options(o.clone())?;
         }
@@ -279,7 +283,8 @@ impl StorePane {
 
     /// The rows of `t` (a slice of the store) for the rows shown.
     fn rows_of(&self, t: &Trace) -> TimelineLayout {
-        rows_for(t, &self.opts, &self.opts, &self.lanes).unwrap_or_else(|_| rows_of(t, &self.lanes))
+        rows_for_in(t, &self.order, &self.opts, &self.opts, &self.lanes)
+            .unwrap_or_else(|_| rows_of(t, &self.order, &self.lanes))
     }
 
     /// The exact slice's pane, when one is shown (the page's message and profile panels ask it).

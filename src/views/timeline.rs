@@ -206,10 +206,21 @@ pub fn rows_for(
     was: &TimelineOptions,
     lanes: &[u32],
 ) -> Result<TimelineLayout, String> {
+    rows_for_in(t, &t.locations_in_display_order(), o, was, lanes)
+}
+
+/// [`rows_for`] with the locations' display order given (`TimelineLayout::with_lanes_in`).
+pub fn rows_for_in(
+    t: &Trace,
+    display_order: &[LocationId],
+    o: &TimelineOptions,
+    was: &TimelineOptions,
+    lanes: &[u32],
+) -> Result<TimelineLayout, String> {
     let pattern = o.locations.as_deref();
     let keep = |l: LocationId| !o.hidden.contains(l.0) && pattern.is_none_or(|p| location_matches(t, l, p));
     let fold = |p: crate::model::ProcessId| o.folded.contains(p.0);
-    let layout = TimelineLayout::with_lanes(t, TimelineMetrics::default(), keep, fold, lanes);
+    let layout = TimelineLayout::with_lanes_in(t, display_order, TimelineMetrics::default(), keep, fold, lanes);
     if layout.rows.is_empty() {
         return Err(match pattern {
             Some(p) if o.locations != was.locations => format!("no location matches '{p}'"),

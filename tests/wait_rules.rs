@@ -120,6 +120,35 @@ fn apex_leaves_close_the_innermost_open_region() {
     }
 }
 
+/// The official OTF2 library's pairing (tests/oracle/otf2_oracle.py `profile`: a LEAVE pops the innermost
+/// open region, whatever it names) gives the same count, inclusive and exclusive time per region as weft's
+/// profile, on the APEX-like archive and the tasks one (ticks are ns: exactly).
+#[test]
+fn generated_pairings_agree_with_the_official_reader() {
+    let Some(py) = std::env::var("WEFT_PYTHON").ok().filter(|p| !p.is_empty()) else {
+        eprintln!("SKIPPED generated_pairings_agree_with_the_official_reader: WEFT_PYTHON is not set");
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/otf2_oracle.py");
+    let tmp = TempDir::new("oracle");
+    for (name, files) in
+        [("apex", apex_like(3, 200, 5).program.archive()), ("tasks", tasks_in_waits(3, 60, 9).program.archive())]
+    {
+        let dir = tmp.0.join(name);
+        write_archive(&files, &dir);
+        let out = Command::new(&py).arg(&script).arg("profile").arg(dir.join("traces.otf2")).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let oracle: BTreeMap<String, (u64, f64, f64)> = serde_json::from_slice(&out.stdout).unwrap();
+        let t = read_archive("traces.otf2", &files).unwrap();
+        let mut ours: BTreeMap<String, (u64, f64, f64)> = BTreeMap::new();
+        for r in weft::analyses::profile::profile(&t, None, |_| true) {
+            let e = ours.entry(r.name.clone()).or_default();
+            *e = (e.0 + r.count, e.1 + r.inclusive_ns as f64, e.2 + r.exclusive_ns as f64);
+        }
+        assert_eq!(ours, oracle, "{name}");
+    }
+}
+
 #[test]
 fn archives_whose_leaves_match_pair_as_before() {
     // A LEAVE that names the innermost open region closes it under either rule: an archive without a

@@ -366,18 +366,23 @@ impl BusySweep {
         }
     }
 
-    /// Settle the excluded spans up to `to_ns` (no later interval starts before it): each stretch goes by
-    /// the innermost interval open over it.
+    /// Settle the excluded spans up to `to_ns` (no later interval starts before it, and `to_ns` is at or
+    /// after `settled_ns`): each stretch goes by the innermost interval open over it. The open ends do not
+    /// grow towards the top (children end within their parents) and none is before `settled_ns` (each was
+    /// pushed at a start at or after it).
+    #[inline]
     fn settle(&mut self, to_ns: u64) {
         while let Some(&(end, excluded)) = self.open.last() {
-            let until = end.min(to_ns);
-            if excluded && self.settled_ns < until {
-                push_union(&mut self.excluded, BusyInterval { start_ns: self.settled_ns, end_ns: until });
-            }
-            self.settled_ns = self.settled_ns.max(until);
             if end > to_ns {
+                if excluded && self.settled_ns < to_ns {
+                    push_union(&mut self.excluded, BusyInterval { start_ns: self.settled_ns, end_ns: to_ns });
+                }
                 break;
             }
+            if excluded && self.settled_ns < end {
+                push_union(&mut self.excluded, BusyInterval { start_ns: self.settled_ns, end_ns: end });
+            }
+            self.settled_ns = end;
             self.open.pop();
         }
         self.settled_ns = self.settled_ns.max(to_ns);

@@ -1,10 +1,11 @@
 //! Turns decoded OTF2 definitions and events into the model: location groups become processes, locations
-//! stay locations, ENTER/LEAVE pairs become intervals (a LEAVE closes the innermost open region of its location,
-//! whichever region it names: a `MisnamedEnd` warning when it names another), MPI sends and receives become matched messages,
-//! collective begin/end pairs become collective rows, METRIC events become counter samples (one series per
-//! recording location and metric member, "member [unit]", values scaled as the member says), threading
-//! events are kept raw. Times are converted
-//! from ticks (after the location's clock offsets) to nanoseconds since the clock's global offset.
+//! stay locations, ENTER/LEAVE pairs become intervals (a LEAVE closes the innermost open region of its
+//! location, whichever region it names: a `MisnamedEnd` warning when it names another, as APEX writes; the
+//! official tools pair them so), MPI sends and receives become matched messages, collective begin/end pairs
+//! become collective rows, METRIC events become counter samples (one series per recording location and
+//! metric member, "member [unit]", values scaled as the member says), threading events are kept raw. Times
+//! are converted from ticks (after the location's clock offsets) to nanoseconds since the clock's global
+//! offset.
 //!
 //! It must not decode bytes itself (that is `definitions` and `events`) nor sort or nest (the builder does).
 
@@ -1284,7 +1285,10 @@ fn read_location<E: Effects>(
                         if misnamed <= Warnings::EXAMPLES_PER_KIND as u64 {
                             let (left, open) = (fx.region_name(region), fx.region_name(entered));
                             fx.warn(WarningKind::MisnamedEnd, || {
-                                format!("{evt_path}: byte {offset}: LEAVE of '{left}' closed '{open}', the innermost open region")
+                                format!(
+                                    "{evt_path}: byte {offset}: LEAVE of '{left}' closed '{open}', the innermost \
+                                     open region"
+                                )
                             });
                         }
                     }

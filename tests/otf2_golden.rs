@@ -154,9 +154,10 @@ fn shared_otf2_archives_golden() {
             assert_eq!(w.count(WarningKind::MisnamedEnd), 2, "{:?}", w.examples());
             assert_eq!(w.count(WarningKind::UnclosedBegin), 2, "{:?}", w.examples());
             assert_eq!(w.total(), 4, "{:?}", w.examples());
-            assert!(w.examples().iter().any(|e| e.message.contains(
-                "LEAVE of 'TRACER_Loop' closed 'TRACER_WallTime_InLoop'"
-            )));
+            assert!(w
+                .examples()
+                .iter()
+                .any(|e| e.message.contains("LEAVE of 'TRACER_Loop' closed 'TRACER_WallTime_InLoop'")));
         } else {
             assert_eq!(by_folder.warnings.total(), 0, "{}: {:?}", g.dir, by_folder.warnings.examples());
         }

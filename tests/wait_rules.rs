@@ -74,11 +74,7 @@ fn indexed(files: &MemoryFiles, tmp: &TempDir) -> (PathBuf, PathBuf) {
 /// Per location, m0 (busy ns) of `weft moments --json` output.
 fn m0(json: &str) -> BTreeMap<u64, u64> {
     let rows: Value = serde_json::from_str(json).unwrap();
-    rows.as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["location"].as_u64().unwrap(), r["m0_ns"].as_u64().unwrap()))
-        .collect()
+    rows.as_array().unwrap().iter().map(|r| (r["location"].as_u64().unwrap(), r["m0_ns"].as_u64().unwrap())).collect()
 }
 
 #[test]
@@ -160,7 +156,11 @@ fn archives_whose_leaves_match_pair_as_before() {
     ];
     for cfg in [
         weft::samples::otf2_gen::GenConfig::new(4, 20_000),
-        weft::samples::otf2_gen::GenConfig { threads: 3, long_wait: true, ..weft::samples::otf2_gen::GenConfig::new(2, 20_000) },
+        weft::samples::otf2_gen::GenConfig {
+            threads: 3,
+            long_wait: true,
+            ..weft::samples::otf2_gen::GenConfig::new(2, 20_000)
+        },
     ] {
         let (files, counts) = weft::samples::otf2_gen::archive(&cfg);
         let t = read_archive("traces.otf2", &files).unwrap();
@@ -178,7 +178,12 @@ fn archives_whose_leaves_match_pair_as_before() {
         }
     }
     for (name, t) in &archives {
-        for k in [WarningKind::MisnamedEnd, WarningKind::UnmatchedEnd, WarningKind::MismatchedEnd, WarningKind::UnclosedBegin] {
+        for k in [
+            WarningKind::MisnamedEnd,
+            WarningKind::UnmatchedEnd,
+            WarningKind::MismatchedEnd,
+            WarningKind::UnclosedBegin,
+        ] {
             assert_eq!(t.warnings.count(k), 0, "{name}: {k:?}: {:?}", t.warnings.examples());
         }
         assert!(!t.intervals.is_empty(), "{name}");
@@ -222,7 +227,10 @@ fn tasks_run_inside_waits_are_busy() {
 fn os_runtime_blocking_calls_are_waits() {
     use weft::samples::nsys::NsysSample;
     let (bytes, _) = NsysSample { processes: 2, iterations: 12, devices: 1 }.generate();
-    let t = weft::readers::open("app.sqlite", weft::readers::Source::Bytes(&bytes)).unwrap().into_trace("app.sqlite").unwrap();
+    let t = weft::readers::open("app.sqlite", weft::readers::Source::Bytes(&bytes))
+        .unwrap()
+        .into_trace("app.sqlite")
+        .unwrap();
     let busy = BusyIntervals::compute(&t, &BusyDefinition::Compute);
     let mut seen = BTreeMap::<String, u64>::new();
     for i in 0..t.intervals.len() {
@@ -232,11 +240,8 @@ fn os_runtime_blocking_calls_are_waits() {
         }
         let name = t.str(t.regions.name[r]).to_string();
         let (a, b) = (t.intervals.start_ns[i], t.intervals.end_ns(i));
-        let covered: u64 = busy
-            .of(t.intervals.location[i])
-            .iter()
-            .map(|s| s.end_ns.min(b).saturating_sub(s.start_ns.max(a)))
-            .sum();
+        let covered: u64 =
+            busy.of(t.intervals.location[i]).iter().map(|s| s.end_ns.min(b).saturating_sub(s.start_ns.max(a))).sum();
         let wait = matches!(name.as_str(), "poll" | "futex" | "pthread_mutex_lock");
         assert_eq!(covered, if wait { 0 } else { b - a }, "{name} at {a}: a wait is not busy, other calls are");
         *seen.entry(name).or_default() += 1;

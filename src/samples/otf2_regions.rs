@@ -192,7 +192,8 @@ pub fn apex_like(threads: u32, pairs: u32, seed: u64) -> ApexSample {
             t += 5;
         }
         for k in 0..pairs {
-            let (enter, leave) = if th == 0 && k == 0 { (hpx_main, run_helper) } else { (2 + rng.below(3) as u32, eval) };
+            let (enter, leave) =
+                if th == 0 && k == 0 { (hpx_main, run_helper) } else { (2 + rng.below(3) as u32, eval) };
             let len = rng.range(1, 5_000);
             ev.push(Step::Enter(enter, t));
             ev.push(Step::Leave(leave, t + len));

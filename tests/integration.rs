@@ -112,6 +112,8 @@ mod store_stream;
 mod view_options;
 #[path = "views/main.rs"]
 mod views;
+#[path = "wait_rules.rs"]
+mod wait_rules;
 
 /// Every file of tests/ is a module above (`autotests = false` in Cargo.toml: cargo no longer makes a test
 /// crate of a new file by itself, so one left out of this list would never be compiled nor run).

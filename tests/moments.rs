@@ -98,21 +98,19 @@ fn random_location(rng: &mut Rng, horizon: u64) -> Vec<(&'static str, i64, u64)>
     out
 }
 
-/// Busy indicator on a grid of `sub` cells per ns: include = any interval; exclude = communication names.
+/// Busy indicator on a grid of `sub` cells per ns: any interval covers the cell, and under `compute` the
+/// innermost one covering it is not communication (a child is listed after its parent, so the last one
+/// written to a cell is its innermost: a kernel inside an MPI call is busy).
 fn grid_indicator(ivs: &[(&str, i64, u64)], horizon: u64, sub: u64, compute: bool) -> Vec<bool> {
     let n = (horizon * sub) as usize;
-    let mut inc = vec![false; n];
-    let mut exc = vec![false; n];
+    let mut innermost: Vec<Option<bool>> = vec![None; n];
     for &(name, s, d) in ivs {
         let comm = name.starts_with("MPI_") || name.starts_with("pthread_mutex");
         for c in (s as u64 * sub)..((s as u64 + d) * sub).min(n as u64) {
-            inc[c as usize] = true;
-            if compute && comm {
-                exc[c as usize] = true;
-            }
+            innermost[c as usize] = Some(comm);
         }
     }
-    inc.iter().zip(&exc).map(|(&i, &e)| i && !e).collect()
+    innermost.iter().map(|c| matches!(c, Some(comm) if !(compute && *comm))).collect()
 }
 
 #[test]

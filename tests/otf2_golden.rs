@@ -147,8 +147,17 @@ fn shared_otf2_archives_golden() {
         check(g, &read_bytes("x.tar", &tar).unwrap_or_else(|e| panic!("{e}")), "tar");
         check(g, &read_bytes("x.tar.gz", &gz(&tar)).unwrap_or_else(|e| panic!("{e}")), "tar.gz");
         if g.dir == "tracer-stencil4d-mpi-32" {
-            assert_eq!(by_folder.warnings.count(WarningKind::MismatchedEnd), 1);
-            assert_eq!(by_folder.warnings.count(WarningKind::UnmatchedEnd), 1);
+            // Rank 0 enters TRACER_WallTime_InLoop twice and never leaves it; its LEAVEs of TRACER_Loop and
+            // TRACER_WallTime_Loop close the two (a LEAVE closes the innermost open region), which leaves
+            // those two open to the location's last event.
+            let w = &by_folder.warnings;
+            assert_eq!(w.count(WarningKind::MisnamedEnd), 2, "{:?}", w.examples());
+            assert_eq!(w.count(WarningKind::UnclosedBegin), 2, "{:?}", w.examples());
+            assert_eq!(w.total(), 4, "{:?}", w.examples());
+            assert!(w
+                .examples()
+                .iter()
+                .any(|e| e.message.contains("LEAVE of 'TRACER_Loop' closed 'TRACER_WallTime_InLoop'")));
         } else {
             assert_eq!(by_folder.warnings.total(), 0, "{}: {:?}", g.dir, by_folder.warnings.examples());
         }

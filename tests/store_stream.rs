@@ -241,6 +241,22 @@ fn locations_decoded_ahead_and_replayed_read_as_in_order() {
     }
 }
 
+/// Archives whose LEAVEs name other regions than the one they close (APEX) and whose OpenMP tasks run
+/// inside waits (busy time by the innermost region, fed to the summaries a chunk at a time): decoded ahead
+/// and replayed, streamed, and tiled by range, they index as the whole read builds.
+#[test]
+fn apex_and_task_archives_index_as_read() {
+    use weft::samples::otf2_regions::{apex_like, tasks_in_waits};
+    for files in [apex_like(4, 500, 3).program.archive(), tasks_in_waits(4, 200, 2).program.archive()] {
+        assert_eq!(assert_replay_equals_read("traces.otf2", &files, usize::MAX), 0);
+        for threads in [1, 3] {
+            let o = BuildOptions { block_locations: 3, threads, tile_intervals: 300, ..BuildOptions::default() };
+            assert_stream_equals_build("traces.otf2", &files, &o);
+            assert_ranged_equals_build("traces.otf2", &files, &o, 200);
+        }
+    }
+}
+
 #[test]
 fn streamed_store_equals_the_whole_build_on_real_archives() {
     let Some(dir) = common::shared_traces("store_stream real_archives") else { return };

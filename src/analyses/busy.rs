@@ -1,13 +1,17 @@
 //! Busy time per location, the input of the moment analysis (issue 4): which stretches of a location's time
 //! count as "busy" under the definition in force, as sorted, disjoint, non-touching intervals.
 //!
-//! Busy = union of the intervals of the *included* regions minus the union of the intervals of the *excluded*
-//! regions. The default (`Compute`) includes every region and excludes communication and synchronization; `Any`
-//! excludes nothing; `Pattern` includes only regions whose name matches a glob. One linear sweep per location
-//! after the model's sort (intervals are sorted by start within a location), with scratch buffers reused across
-//! locations; or a chunk of a location's intervals at a time ([`BusySweep`]), handing out each busy interval
-//! once no later interval can change it. This module must not compute moments or draw; it never allocates per
-//! interval.
+//! Busy = union of the intervals of the *included* regions minus the time whose *innermost* open interval is
+//! of an *excluded* region. The default (`Compute`) includes every region and excludes communication and
+//! synchronization, so the innermost open region decides at each instant: an OpenMP task run inside a
+//! `taskwait` (or any compute region nested in a wait) is busy, the wait's own exclusive time is not, and an
+//! MPI call inside the task is not again. `Any` excludes nothing; `Pattern` includes only regions whose name
+//! matches a glob (with the time nested in them). One linear sweep per location after the model's sort
+//! (intervals are sorted by start, then depth, within a location, and nest), with scratch buffers reused
+//! across locations; or a chunk of a location's intervals at a time ([`BusySweep`]), handing out each busy
+//! interval once no later interval can change it. Every busy figure (the moments, the moments view, a store's
+//! pyramid and moments tiles, `weft moments`) comes from this sweep. This module must not compute moments or
+//! draw; it never allocates per interval.
 
 use crate::model::{LocationId, Paradigm, RegionId, RegionRole, Trace};
 
@@ -36,9 +40,10 @@ impl BusyDefinition {
     /// The definition in force, in words, for the view and the CLI.
     pub fn describe(&self) -> String {
         match self {
-            BusyDefinition::Compute => "busy = time inside any region, minus time in communication and \
-                 synchronization (MPI calls; OpenMP barriers, taskwait and waits; pthread join, wait, cond and \
-                 mutex; GPU synchronization and NCCL calls)"
+            BusyDefinition::Compute => "busy = time inside any region whose innermost open region is not \
+                 communication or synchronization (MPI calls; OpenMP barriers, taskwait and waits; pthread join, \
+                 wait, cond and mutex; GPU synchronization and NCCL calls; OS-runtime blocking calls such as poll, \
+                 futex or sleeps): a task run inside a taskwait is busy"
                 .to_string(),
             BusyDefinition::Any => "busy = time inside any region".to_string(),
             BusyDefinition::Pattern(p) => format!("busy = time inside regions whose name matches '{p}'"),
@@ -99,6 +104,87 @@ pub fn is_communication_or_sync(name: &str, paradigm: Paradigm, role: RegionRole
     gpu_api && (lower.contains("synchronize") || lower.contains("waitevent") || lower.contains("streamwait"))
 }
 
+/// The category the Nsight Systems reader gives `OSRT_API` rows (OS runtime library calls).
+pub const OS_RUNTIME: &str = "OS runtime";
+
+/// OS runtime calls that block the calling thread until something else happens (a descriptor ready, a
+/// lock, a signal, a child, a peer, time passing), by their libc names.
+///
+/// Left out on purpose: `read`, `readv`, `pread` and `write` (an OS-runtime row does not say whether the
+/// descriptor is a pipe or socket, where it waits, or a file, where the call is the thread's own I/O work, and
+/// file I/O is what most HPC programs read with: counted busy), and `ioctl`, `open`, `mmap` and the like.
+/// `recv*` and `accept` only ever read sockets, so they are waits.
+const OS_BLOCKING_CALLS: [&str; 45] = [
+    "poll",
+    "ppoll",
+    "select",
+    "pselect",
+    "pselect6",
+    "epoll_wait",
+    "epoll_pwait",
+    "epoll_pwait2",
+    "futex",
+    "nanosleep",
+    "clock_nanosleep",
+    "usleep",
+    "sleep",
+    "pause",
+    "sem_wait",
+    "sem_timedwait",
+    "sem_clockwait",
+    "pthread_cond_wait",
+    "pthread_cond_timedwait",
+    "pthread_cond_clockwait",
+    "pthread_join",
+    "pthread_timedjoin_np",
+    "pthread_clockjoin_np",
+    "pthread_mutex_lock",
+    "pthread_mutex_timedlock",
+    "pthread_mutex_clocklock",
+    "pthread_rwlock_rdlock",
+    "pthread_rwlock_wrlock",
+    "pthread_barrier_wait",
+    "pthread_spin_lock",
+    "wait",
+    "waitpid",
+    "wait3",
+    "wait4",
+    "waitid",
+    "accept",
+    "accept4",
+    "recv",
+    "recvfrom",
+    "recvmsg",
+    "recvmmsg",
+    "sigwait",
+    "sigtimedwait",
+    "sigwaitinfo",
+    "mq_receive",
+];
+
+/// Whether a region is an OS runtime call that blocks ([`OS_BLOCKING_CALLS`]): only regions of the
+/// [`OS_RUNTIME`] category, so that a user function named `select` or `wait` stays what it is. A name may
+/// carry glibc's `__` or `__libc_` prefix.
+pub fn is_os_runtime_wait(name: &str, category: &str) -> bool {
+    if !category.eq_ignore_ascii_case(OS_RUNTIME) {
+        return false;
+    }
+    let base = name.trim_start_matches('_');
+    let base = base.strip_prefix("libc_").unwrap_or(base);
+    OS_BLOCKING_CALLS.iter().any(|c| c.eq_ignore_ascii_case(base))
+}
+
+/// Whether region `r` of `trace` is a wait under busy = compute: communication or synchronization
+/// ([`is_communication_or_sync`]) or an OS runtime call that blocks ([`is_os_runtime_wait`]). The one
+/// classification behind the compute busy time (moments, a store's pyramid and moments) and the particle
+/// view's default events.
+pub fn is_wait_region(trace: &Trace, r: usize) -> bool {
+    let regions = &trace.regions;
+    let name = trace.str(regions.name[r]);
+    is_communication_or_sync(name, regions.paradigm[r], regions.role[r])
+        || is_os_runtime_wait(name, trace.str(regions.category[r]))
+}
+
 /// Glob match over characters: `*` matches any run (also empty), `?` exactly one character; all else literally.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
@@ -143,6 +229,8 @@ const EXCLUDE: u8 = 2;
 /// reusing its buffers.
 pub struct BusyScanner {
     flags: Vec<u8>,
+    /// Whether any region is excluded: only then does the sweep follow which interval is innermost.
+    excludes: bool,
     sweep: BusySweep,
 }
 
@@ -156,7 +244,7 @@ impl BusyScanner {
                 match definition {
                     BusyDefinition::Any => INCLUDE,
                     BusyDefinition::Compute => {
-                        if is_communication_or_sync(name, regions.paradigm[r], regions.role[r]) {
+                        if is_wait_region(trace, r) {
                             INCLUDE | EXCLUDE
                         } else {
                             INCLUDE
@@ -171,8 +259,9 @@ impl BusyScanner {
                     }
                 }
             })
-            .collect();
-        BusyScanner { flags, sweep: BusySweep::default() }
+            .collect::<Vec<u8>>();
+        let excludes = flags.iter().any(|&f| f & EXCLUDE != 0);
+        BusyScanner { flags, excludes, sweep: BusySweep::default() }
     }
 
     /// Whether every region counts under the definition (`Compute` and `Any`; a pattern may leave regions
@@ -194,7 +283,7 @@ impl BusyScanner {
     /// a streamed index holds a block of locations, not a trace. One chunk through a [`BusySweep`].
     pub fn spans(&mut self, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64], out: &mut Vec<BusyInterval>) {
         out.clear();
-        self.sweep.push(&self.flags, region, start_ns, dur_ns);
+        self.sweep.push(&self.flags, self.excludes, region, start_ns, dur_ns);
         self.sweep.finish(out, None);
     }
 
@@ -216,7 +305,7 @@ impl BusyScanner {
         }
         out.clear();
         any.clear();
-        self.sweep.push(&self.flags, region, start_ns, dur_ns);
+        self.sweep.push(&self.flags, self.excludes, region, start_ns, dur_ns);
         self.sweep.finish(out, Some(any));
         true
     }
@@ -224,7 +313,7 @@ impl BusyScanner {
     /// Add the next chunk of a location's intervals (columns in the model's order; each chunk starts at or
     /// after the last start of the one before) to `sweep`, classified by this scanner.
     pub fn push(&self, sweep: &mut BusySweep, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64]) {
-        sweep.push(&self.flags, region, start_ns, dur_ns);
+        sweep.push(&self.flags, self.excludes, region, start_ns, dur_ns);
     }
 }
 
@@ -236,33 +325,67 @@ impl BusyScanner {
 /// [`BusyScanner::compute_and_any`]), whatever the chunks.
 ///
 /// It holds the spans still open, not the location's: included spans reaching the last boundary given, what
-/// of the first of them is not yet cut, and the excluded spans that may still cut them (one `main` around a
-/// location's MPI calls keeps the last MPI call, not every one).
+/// of the first of them is not yet cut, the excluded spans that may still cut them (one `main` around a
+/// location's MPI calls keeps the last MPI call, not every one), and the intervals open at the last start
+/// (as deep as the location's nesting).
+///
+/// The excluded spans are the time whose innermost open interval is of an excluded region: a stack of the
+/// open intervals (their ends, and whether excluded) is unwound up to each start, the top deciding each
+/// stretch, so what lies before the last start given is settled.
 #[derive(Default)]
 pub struct BusySweep {
     /// The included union's spans not yet handed out (the first perhaps in part: see `done_ns`).
     included: Vec<BusyInterval>,
-    /// The excluded union's spans that may still cut an included span, and always the last one (it may grow).
+    /// The excluded spans that may still cut an included span, and always the last one (it may grow).
     excluded: Vec<BusyInterval>,
     /// Where the busy intervals handed out of the first included span end (0 when none has been).
     done_ns: u64,
+    /// The intervals open at `settled_ns`, outermost first: (end, excluded).
+    open: Vec<(u64, bool)>,
+    /// Up to where the excluded spans are settled.
+    settled_ns: u64,
 }
 
 impl BusySweep {
-    fn push(&mut self, flags: &[u8], region: &[RegionId], start_ns: &[u64], dur_ns: &[u64]) {
+    fn push(&mut self, flags: &[u8], excludes: bool, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64]) {
         for ((r, &start), &dur) in region.iter().zip(start_ns).zip(dur_ns) {
             let f = flags.get(r.index()).copied().unwrap_or(0);
-            if f == 0 || dur == 0 {
+            if dur == 0 || (f == 0 && !excludes) {
                 continue;
             }
             let span = BusyInterval { start_ns: start, end_ns: start.saturating_add(dur) };
             if f & INCLUDE != 0 {
                 push_union(&mut self.included, span);
             }
-            if f & EXCLUDE != 0 {
-                push_union(&mut self.excluded, span);
+            if excludes {
+                self.settle(start);
+                // A child never outlasts its parent in the model; were it to, the parent's end bounds it.
+                let end = self.open.last().map_or(span.end_ns, |&(e, _)| e.min(span.end_ns));
+                self.open.push((end, f & EXCLUDE != 0));
             }
         }
+    }
+
+    /// Settle the excluded spans up to `to_ns` (no later interval starts before it, and `to_ns` is at or
+    /// after `settled_ns`): each stretch goes by the innermost interval open over it. The open ends do not
+    /// grow towards the top (children end within their parents) and none is before `settled_ns` (each was
+    /// pushed at a start at or after it).
+    #[inline]
+    fn settle(&mut self, to_ns: u64) {
+        while let Some(&(end, excluded)) = self.open.last() {
+            if end > to_ns {
+                if excluded && self.settled_ns < to_ns {
+                    push_union(&mut self.excluded, BusyInterval { start_ns: self.settled_ns, end_ns: to_ns });
+                }
+                break;
+            }
+            if excluded && self.settled_ns < end {
+                push_union(&mut self.excluded, BusyInterval { start_ns: self.settled_ns, end_ns: end });
+            }
+            self.settled_ns = end;
+            self.open.pop();
+        }
+        self.settled_ns = self.settled_ns.max(to_ns);
     }
 
     /// Hand out, appended to `out`, the busy intervals that no interval starting at or after `before_ns` can
@@ -276,6 +399,7 @@ impl BusySweep {
     /// then from an end past `before_ns`. Of the first included span still open, the stretches before each
     /// excluded span inside it but the last are final as well (they end where an excluded span starts).
     pub fn take_final(&mut self, before_ns: u64, out: &mut Vec<BusyInterval>, any: Option<&mut Vec<BusyInterval>>) {
+        self.settle(before_ns);
         let finals = self.included.partition_point(|s| s.end_ns < before_ns);
         if finals > 0 {
             subtract(&self.included[..finals], self.done_ns, &self.excluded, out);
@@ -306,6 +430,7 @@ impl BusySweep {
     /// Hand out the rest (appended to `out`, and with `any` the included spans to it, as
     /// [`take_final`](Self::take_final)) and start over, empty, for another location.
     pub fn finish(&mut self, out: &mut Vec<BusyInterval>, any: Option<&mut Vec<BusyInterval>>) {
+        self.settle(u64::MAX);
         subtract(&self.included, self.done_ns, &self.excluded, out);
         if let Some(any) = any {
             subtract(&self.included, 0, &[], any);
@@ -313,6 +438,8 @@ impl BusySweep {
         self.included.clear();
         self.excluded.clear();
         self.done_ns = 0;
+        self.open.clear();
+        self.settled_ns = 0;
     }
 }
 
@@ -593,15 +720,60 @@ mod tests {
         let mut sweep = BusySweep::default();
         let flags = [INCLUDE, INCLUDE | EXCLUDE];
         let (mut out, mut any) = (Vec::new(), Vec::new());
-        sweep.push(&flags, &[RegionId(0), RegionId(1), RegionId(1)], &[0, 2, 6], &[10, 2, 1]);
+        sweep.push(&flags, true, &[RegionId(0), RegionId(1), RegionId(1)], &[0, 2, 6], &[10, 2, 1]);
         sweep.take_final(10, &mut out, Some(&mut any));
         assert_eq!((&out, &any), (&vec![b(0, 2)], &vec![]), "[0, 10) may grow: out only before the settled cut");
-        sweep.push(&flags, &[RegionId(0)], &[10], &[10]);
+        sweep.push(&flags, true, &[RegionId(0)], &[10], &[10]);
         sweep.take_final(25, &mut out, Some(&mut any));
         assert_eq!((&out, &any), (&vec![b(0, 2), b(4, 6), b(7, 20)], &vec![b(0, 20)]));
-        sweep.push(&flags, &[RegionId(1)], &[25], &[5]);
+        sweep.push(&flags, true, &[RegionId(1)], &[25], &[5]);
         sweep.finish(&mut out, Some(&mut any));
         assert_eq!((&out, &any), (&vec![b(0, 2), b(4, 6), b(7, 20)], &vec![b(0, 20), b(25, 30)]));
+    }
+
+    #[test]
+    fn the_innermost_open_region_decides() {
+        // Region 0 computes (a parallel region), 1 waits (a taskwait), 2 computes (a task), 3 waits (a lock):
+        // [0, 100) parallel; [10, 60) taskwait holding tasks [15, 25) and [30, 50), the second holding a lock
+        // [35, 40); then [70, 80) a task outside any wait, and [90, 100) a taskwait with nothing inside.
+        let flags = [INCLUDE, INCLUDE | EXCLUDE, INCLUDE, INCLUDE | EXCLUDE];
+        let region = [0, 1, 2, 2, 3, 2, 1].map(RegionId);
+        let start = [0, 10, 15, 30, 35, 70, 90];
+        let dur = [100, 50, 10, 20, 5, 10, 10];
+        let want = vec![b(0, 10), b(15, 25), b(30, 35), b(40, 50), b(60, 90)];
+        let mut whole = BusySweep::default();
+        let mut out = Vec::new();
+        whole.push(&flags, true, &region, &start, &dur);
+        whole.finish(&mut out, None);
+        assert_eq!(out, want, "a task in a wait is busy; the wait's own time and a wait in the task are not");
+        // One interval at a time, each bound its start: the same.
+        let mut sweep = BusySweep::default();
+        out.clear();
+        for k in 0..region.len() {
+            sweep.take_final(start[k], &mut out, None);
+            sweep.push(&flags, true, &region[k..k + 1], &start[k..k + 1], &dur[k..k + 1]);
+        }
+        sweep.finish(&mut out, None);
+        assert_eq!(out, want);
+        // A child and its parent over the same time: the child (innermost) decides, either way.
+        for (parent, child, busy) in [(0u32, 1u32, vec![]), (1, 0, vec![b(5, 9)])] {
+            let mut sweep = BusySweep::default();
+            out.clear();
+            sweep.push(&flags, true, &[RegionId(parent), RegionId(child)], &[5, 5], &[4, 4]);
+            sweep.finish(&mut out, None);
+            assert_eq!(out, busy, "{parent} around {child}");
+        }
+    }
+
+    #[test]
+    fn os_runtime_waits_are_the_blocking_calls_of_that_category() {
+        for call in ["poll", "epoll_wait", "futex", "nanosleep", "sem_timedwait", "pthread_cond_wait", "__libc_recv"] {
+            assert!(is_os_runtime_wait(call, OS_RUNTIME), "{call}");
+            assert!(!is_os_runtime_wait(call, "CUDA runtime API"), "{call} of another category");
+        }
+        for call in ["read", "readv", "write", "ioctl", "open64", "mmap", "fopen", "polling"] {
+            assert!(!is_os_runtime_wait(call, OS_RUNTIME), "{call}");
+        }
     }
 
     #[test]

@@ -421,6 +421,7 @@ fn warning_kind_from(c: u8) -> Option<WarningKind> {
         DanglingReference,
         Other,
         ParentCycle,
+        MisnamedEnd,
     ]
     .into_iter()
     .find(|&k| k as u8 == c)

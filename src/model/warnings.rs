@@ -35,6 +35,9 @@ pub enum WarningKind {
     /// Grains whose parents form a cycle (a task its own ancestor); each cycle is cut and its grains drawn
     /// under the program's root. The example names the cycle's tasks.
     ParentCycle,
+    /// An end that named another region than the innermost open one, which it closed (OTF2: APEX writes
+    /// such LEAVEs).
+    MisnamedEnd,
 }
 
 /// What a kind of warning means for the view.
@@ -83,6 +86,9 @@ impl WarningKind {
             WarningKind::Other => (LeftOut, "something else could not be used as written; the example says what"),
             WarningKind::ParentCycle => {
                 (Repaired, "tasks whose parents form a cycle are drawn under the program's root, the cycle cut")
+            }
+            WarningKind::MisnamedEnd => {
+                (Repaired, "an end that named another region than the innermost open one closed that one")
             }
         }
     }
@@ -192,7 +198,7 @@ mod tests {
     #[test]
     fn each_kind_says_what_it_means_for_the_view() {
         use WarningKind::*;
-        for k in [OutOfOrder, ImproperNesting, UnclosedBegin, MismatchedEnd] {
+        for k in [OutOfOrder, ImproperNesting, UnclosedBegin, MismatchedEnd, MisnamedEnd] {
             assert_eq!(k.effect(), WarningEffect::Repaired, "{k:?}");
         }
         for k in [UnmatchedEnd, Truncated, MalformedRecord, UnknownRecord, BadTimestamp, UnmatchedFlow] {

@@ -13,6 +13,7 @@ pub mod nesting;
 pub mod nsys;
 pub mod otf2;
 pub mod otf2_gen;
+pub mod otf2_regions;
 pub mod paraver;
 pub mod particles;
 pub mod projections_gen;

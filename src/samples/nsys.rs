@@ -37,7 +37,7 @@ pub fn long_kernel_name() -> String {
     format!("void fused_kernel<{}>(float *)", args.join(", "))
 }
 
-const STRINGS: [&str; 14] = [
+const STRINGS: [&str; 16] = [
     "cudaMemcpy_v3020",
     "cudaLaunchKernel_v7000",
     "cudaMemsetAsync_v3020",
@@ -52,6 +52,8 @@ const STRINGS: [&str; 14] = [
     "main thread",
     "./app",
     "fused_kernel",
+    "poll",
+    "futex",
 ];
 const LONG_NAME_ID: i64 = 100;
 
@@ -269,7 +271,8 @@ impl NsysSample {
         t.finish();
         let mut t = f.table("OSRT_API", "CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, nestingLevel INTEGER, callchainId INTEGER NOT NULL)");
         for s in &steps {
-            let name = if s.it % 2 == 0 { "ioctl" } else { "pthread_mutex_lock" };
+            // Work (`ioctl`) and blocking calls: OS-runtime waits (`analyses::busy::is_os_runtime_wait`).
+            let name = ["ioctl", "pthread_mutex_lock", "ioctl", "poll", "ioctl", "futex"][s.it as usize % 6];
             t.row(&[int(s.t0 + 6_400), int(s.t0 + 6_600), int(0), int(s.tid), int(id(name)), int(0), int(0), int(0)]);
             c.osrt += 1;
         }

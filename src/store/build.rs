@@ -12,11 +12,11 @@ use super::columns::{content_hash, ColumnWriter};
 use super::comms::{BlockComms, CollectiveRow, MessageRow, TraceComms};
 use super::manifest::*;
 use super::pyramid::{self, Bins, Level1Builder};
-use crate::analyses::busy::{is_communication_or_sync, BusyDefinition, BusyInterval, BusyScanner, BusySweep};
+use crate::analyses::busy::{BusyDefinition, BusyInterval, BusyScanner, BusySweep};
 use crate::analyses::moments::MomentAccumulator;
 use crate::analyses::particles::{EventFrame, EventSelection};
 use crate::analyses::summary::SummaryCounts;
-use crate::model::{RegionId, RegionRole, Trace};
+use crate::model::{RegionId, Trace};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
@@ -157,13 +157,8 @@ impl Plan {
     pub fn new(trace: &Trace, tiling: Tiling) -> Plan {
         let t = tiling;
         let levels = levels(&t);
-        let r = &trace.regions;
-        let particle_region = (0..r.len())
-            .map(|k| {
-                r.role[k] != RegionRole::Artificial
-                    && is_communication_or_sync(trace.str(r.name[k]), r.paradigm[k], r.role[k])
-            })
-            .collect();
+        let particle_region =
+            (0..trace.regions.len()).map(|k| crate::analyses::particles::is_communication_event(trace, k)).collect();
         Plan { tiling: t, levels, particle_region }
     }
 }

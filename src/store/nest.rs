@@ -443,7 +443,7 @@ mod tests {
     /// Nest a location's ENTER/LEAVE events (enter, region, time; times never going back) taking a prefix
     /// after every `every`-th ENTER, as the OTF2 reader and `weft index` do, and apply the fix-ups: equal to
     /// [`nest`] of the whole location's intervals (the reader's: ENTER order, durations set at LEAVE, a
-    /// LEAVE closing inner regions too, unclosed ones ending at the last time).
+    /// LEAVE closing the innermost open region whichever it names, unclosed ones ending at the last time).
     fn streamed_equals_whole(events: &[(bool, u32, i64)], every: usize) {
         let mut all: Vec<(RegionId, i64, u64)> = Vec::new();
         let mut stack: Vec<(u32, usize)> = Vec::new();
@@ -469,11 +469,8 @@ mod tests {
                     out.append(&mut n.seg);
                     taken += p;
                 }
-            } else if let Some(i) = stack.iter().rposition(|x| x.0 == r) {
-                while stack.len() > i {
-                    let (_, slot) = stack.pop().unwrap();
-                    close(&mut all, &mut n, slot, t, taken);
-                }
+            } else if let Some((_, slot)) = stack.pop() {
+                close(&mut all, &mut n, slot, t, taken);
             }
         }
         let last = events.last().map_or(0, |e| e.2);
@@ -497,8 +494,8 @@ mod tests {
 
     #[test]
     fn nesting_in_prefixes_equals_nesting_whole() {
-        // main spans the run; zero-length intervals and siblings at one time; a LEAVE closing inner
-        // regions; regions left open at the end.
+        // main spans the run; zero-length intervals and siblings at one time; LEAVEs naming another region
+        // than the innermost open one; regions left open at the end.
         let ev = [
             (true, 0, 0),
             (true, 1, 0),
@@ -536,12 +533,10 @@ mod tests {
                     open.push(r);
                     ev.push((true, r, t));
                 } else {
+                    // Any open region named (APEX names others): the innermost one closes.
                     let k = (x >> 16) as usize % open.len();
-                    let r = open[k];
-                    ev.push((false, r, t));
-                    if let Some(i) = open.iter().rposition(|&o| o == r) {
-                        open.truncate(i);
-                    }
+                    ev.push((false, open[k], t));
+                    open.pop();
                 }
             }
             for every in [1, 2, 3, 7] {

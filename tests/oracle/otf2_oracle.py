@@ -847,6 +847,8 @@ def profile(anchor):
             if kind == "Enter":
                 stack.append([ev.region.name, t, 0.0])
                 continue
+            if not stack:
+                continue  # a LEAVE with nothing open closes nothing
             name, start, children = stack.pop()
             d = t - start
             s = stats.setdefault(name, [0, 0.0, 0.0])

@@ -9,7 +9,7 @@
 
 pub mod window;
 
-use crate::analyses::busy::{glob_match, is_communication_or_sync};
+use crate::analyses::busy::{glob_match, is_wait_region};
 use crate::model::{LocationId, ProcessId, RegionRole, Trace};
 use crate::sort::SortDyn;
 use std::collections::HashMap;
@@ -59,11 +59,7 @@ impl EventSelection {
     fn selects(&self, trace: &Trace, r: usize) -> bool {
         let name = trace.str(trace.regions.name[r]);
         match self {
-            // Artificial regions (Score-P's `PARALLEL` around an MPI program) are bookkeeping, not calls.
-            EventSelection::Communication => {
-                let role = trace.regions.role[r];
-                role != RegionRole::Artificial && is_communication_or_sync(name, trace.regions.paradigm[r], role)
-            }
+            EventSelection::Communication => is_communication_event(trace, r),
             EventSelection::Names(globs) => globs.iter().any(|g| glob_match(g, name)),
             EventSelection::Categories(globs) => {
                 let cat = trace.str(trace.regions.category[r]);
@@ -71,6 +67,15 @@ impl EventSelection {
             }
         }
     }
+}
+
+/// Whether region `r`'s intervals are events by default ([`EventSelection::Communication`], and a store's
+/// particle tiles): the regions busy = compute counts as waiting (`busy::is_wait_region`), but for
+/// artificial ones (Score-P's `PARALLEL` around an MPI program), which are bookkeeping, not calls. A call is
+/// one event over its whole interval, whatever runs nested in it (a task run inside a `taskwait`): the
+/// particle shows the call's duration; the busy time (the moments) counts the task as busy.
+pub fn is_communication_event(trace: &Trace, r: usize) -> bool {
+    trace.regions.role[r] != RegionRole::Artificial && is_wait_region(trace, r)
 }
 
 /// The events of a trace, sorted by (start, slot, interval), as columns.

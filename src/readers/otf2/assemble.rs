@@ -1,9 +1,11 @@
 //! Turns decoded OTF2 definitions and events into the model: location groups become processes, locations
-//! stay locations, ENTER/LEAVE pairs become intervals, MPI sends and receives become matched messages,
-//! collective begin/end pairs become collective rows, METRIC events become counter samples (one series per
-//! recording location and metric member, "member [unit]", values scaled as the member says), threading
-//! events are kept raw. Times are converted
-//! from ticks (after the location's clock offsets) to nanoseconds since the clock's global offset.
+//! stay locations, ENTER/LEAVE pairs become intervals (a LEAVE closes the innermost open region of its
+//! location, whichever region it names: a `MisnamedEnd` warning when it names another, as APEX writes; the
+//! official tools pair them so), MPI sends and receives become matched messages, collective begin/end pairs
+//! become collective rows, METRIC events become counter samples (one series per recording location and
+//! metric member, "member [unit]", values scaled as the member says), threading events are kept raw. Times
+//! are converted from ticks (after the location's clock offsets) to nanoseconds since the clock's global
+//! offset.
 //!
 //! It must not decode bytes itself (that is `definitions` and `events`) nor sort or nest (the builder does).
 
@@ -150,6 +152,7 @@ impl<'f> Assembler<'f> {
         let mut region_ids: Vec<u32> = defs.regions.keys().copied().collect();
         region_ids.sort_unstable();
         let mut regions: HashMap<u32, RegionId> = HashMap::new();
+        let mut region_names: HashMap<u32, Box<str>> = HashMap::new();
         for id in region_ids {
             let r = &defs.regions[&id];
             let name = name_of(r.name, format!("region {id}"));
@@ -160,6 +163,7 @@ impl<'f> Assembler<'f> {
                 rol = if rol == RegionRole::Unknown { gr } else { rol };
             }
             regions.insert(id, b.region_with(&name, "", par, rol));
+            region_names.insert(id, name.into());
         }
         let comm_ranks = comm_ranks(&defs);
         // In id order: the string table (and a store's manifest) must not depend on a hash map's order.
@@ -179,6 +183,7 @@ impl<'f> Assembler<'f> {
         let look = Lookups {
             region_dense,
             regions,
+            region_names,
             // Each communicator's ranks resolved to model locations once (the hot path: one lookup per
             // message end).
             comm_locations: comm_ranks
@@ -554,6 +559,8 @@ pub(super) struct Lookups {
     regions: HashMap<u32, RegionId>,
     /// The same map for small ids, as a table (the hot path: one lookup per ENTER).
     region_dense: Vec<RegionId>,
+    /// Defined regions' names by OTF2 id (for warnings).
+    region_names: HashMap<u32, Box<str>>,
     /// Per communicator: None for COMM_SELF, else each rank's location (None: not a defined location).
     comm_locations: rustc_hash::FxHashMap<u32, Option<Vec<Option<LocationId>>>>,
 }
@@ -566,6 +573,11 @@ impl Lookups {
             Some(&r) if r.0 != u32::MAX => Some(r),
             _ => self.regions.get(&id).copied(),
         }
+    }
+
+    /// The name of OTF2 region `id`, for a warning ("region N" when it is not defined).
+    fn region_name(&self, id: u32) -> String {
+        self.region_names.get(&id).map_or_else(|| format!("region {id}"), |n| n.to_string())
     }
 
     /// The location of rank `rank` of communicator `comm` (`me` for COMM_SELF); None when it cannot be
@@ -718,6 +730,10 @@ pub(super) enum Mark {
 /// same order.
 trait Effects {
     fn warn(&mut self, kind: WarningKind, message: impl FnOnce() -> String);
+    /// `n` more warnings of `kind` without examples (counted, as the builder counts them past its examples).
+    fn warn_more(&mut self, kind: WarningKind, n: u64);
+    /// The name of OTF2 region `id`, for a warning.
+    fn region_name(&self, id: u32) -> String;
     /// The model region of OTF2 region `id`; None when it is not defined and this reader cannot make it
     /// (a decoder reading ahead gives the location back, to be read in order).
     fn region(&mut self, id: u32, file: &str, offset: u64) -> Option<RegionId>;
@@ -756,6 +772,14 @@ impl Effects for Direct<'_> {
     #[inline]
     fn warn(&mut self, kind: WarningKind, message: impl FnOnce() -> String) {
         self.b.warn(kind, message);
+    }
+
+    fn warn_more(&mut self, kind: WarningKind, n: u64) {
+        self.b.warnings_mut().add_count(kind, n);
+    }
+
+    fn region_name(&self, id: u32) -> String {
+        self.st.look.region_name(id)
     }
 
     #[inline]
@@ -867,6 +891,7 @@ impl Effects for Direct<'_> {
 fn apply(fx: &mut Direct, item: Logged, sends: &mut Vec<u64>, loc: LocationId, file: &str) {
     match item {
         Logged::Warn(kind, message) => fx.warn(kind, || message.unwrap_or_default()),
+        Logged::WarnMore(kind, n) => fx.warn_more(kind, n),
         Logged::Send(s) => sends.push(fx.send(s)),
         Logged::Recv(r) => fx.recv(r),
         Logged::Cancel(n) => {
@@ -889,6 +914,8 @@ pub(super) enum Logged {
     /// A warning; its message when it is among the first of its kind in the location (only those can be
     /// among the first of their kind in the trace, the ones the builder keeps).
     Warn(WarningKind, Option<String>),
+    /// More warnings of a kind, counted without examples.
+    WarnMore(WarningKind, u64),
     Send(Send),
     Recv(Recv),
     /// The cancellation of the location's `n`-th send.
@@ -1011,6 +1038,16 @@ impl Effects for Ahead<'_> {
         };
         let kept = n as usize <= crate::model::Warnings::EXAMPLES_PER_KIND;
         self.push(Logged::Warn(kind, kept.then(message)));
+    }
+
+    fn warn_more(&mut self, kind: WarningKind, n: u64) {
+        if n > 0 {
+            self.push(Logged::WarnMore(kind, n));
+        }
+    }
+
+    fn region_name(&self, id: u32) -> String {
+        self.look.region_name(id)
     }
 
     #[inline]
@@ -1202,7 +1239,7 @@ fn read_location<E: Effects>(
     let mut coll_begin: Vec<i64> = Vec::new();
     let mut isends: rustc_hash::FxHashMap<u64, u64> = Default::default();
     let mut last_ns = i64::MIN;
-    let mut mismatched = 0u64;
+    let mut misnamed = 0u64;
     let mut overflowed: Option<(u64, u64)> = None;
     let decoded = events::decode_read(&mut *src, len, window, chunk_events, &local, |ticks, offset, ev| {
         let Some(t) = clock.ns(offsets.corrected(ticks)) else {
@@ -1239,23 +1276,30 @@ fn read_location<E: Effects>(
                     }
                 }
             }
-            Event::Leave { region } => match stack.iter().rposition(|e| e.0 == region) {
-                Some(i) => {
-                    if i + 1 != stack.len() {
-                        mismatched += 1;
-                    }
-                    while stack.len() > i {
-                        if let Some((_, _, start, slot)) = stack.pop() {
-                            let dur = t.saturating_sub(start).max(0) as u64;
-                            match slot.checked_sub(first) {
-                                Some(k) => intervals[k].2 = dur,
-                                None => taker.as_mut().expect("taken by a taker").0.closed(slot, dur),
-                            }
+            // A LEAVE closes the innermost open region, whatever region it names (APEX names another):
+            // the pairing the official tools make. Only a LEAVE with nothing open is left out.
+            Event::Leave { region } => match stack.pop() {
+                Some((entered, _, start, slot)) => {
+                    if entered != region {
+                        misnamed += 1;
+                        if misnamed <= Warnings::EXAMPLES_PER_KIND as u64 {
+                            let (left, open) = (fx.region_name(region), fx.region_name(entered));
+                            fx.warn(WarningKind::MisnamedEnd, || {
+                                format!(
+                                    "{evt_path}: byte {offset}: LEAVE of '{left}' closed '{open}', the innermost \
+                                     open region"
+                                )
+                            });
                         }
+                    }
+                    let dur = t.saturating_sub(start).max(0) as u64;
+                    match slot.checked_sub(first) {
+                        Some(k) => intervals[k].2 = dur,
+                        None => taker.as_mut().expect("taken by a taker").0.closed(slot, dur),
                     }
                 }
                 None => fx.warn(WarningKind::UnmatchedEnd, || {
-                    format!("{evt_path}: byte {offset}: LEAVE of region {region} that was not entered")
+                    format!("{evt_path}: byte {offset}: LEAVE of region {region} with no region open")
                 }),
             },
             Event::MpiSend { receiver, comm, tag, length } | Event::MpiIsend { receiver, comm, tag, length, .. } => {
@@ -1334,11 +1378,8 @@ fn read_location<E: Effects>(
             )
         });
     }
-    if mismatched > 0 {
-        fx.warn(WarningKind::MismatchedEnd, || {
-            format!("{evt_path}: {mismatched} LEAVEs closed inner regions left open")
-        });
-    }
+    // Past the first few (warned one by one, each naming its regions), misnamed LEAVEs are counted at once.
+    fx.warn_more(WarningKind::MisnamedEnd, misnamed.saturating_sub(Warnings::EXAMPLES_PER_KIND as u64));
     if let Some((off, before, after)) = stats.out_of_order {
         let n = stats.out_of_order_count;
         fx.warn(WarningKind::OutOfOrder, || {

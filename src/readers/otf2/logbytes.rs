@@ -10,7 +10,7 @@ use super::threads::ThreadEventKind;
 use crate::model::{LocationId, RegionId, WarningKind};
 
 /// Every warning kind, by its code (its position).
-const KINDS: [WarningKind; 13] = [
+const KINDS: [WarningKind; 14] = [
     WarningKind::UnmatchedEnd,
     WarningKind::UnclosedBegin,
     WarningKind::MismatchedEnd,
@@ -24,6 +24,7 @@ const KINDS: [WarningKind; 13] = [
     WarningKind::DanglingReference,
     WarningKind::Other,
     WarningKind::ParentCycle,
+    WarningKind::MisnamedEnd,
 ];
 
 fn kind_code(k: WarningKind) -> u8 {
@@ -42,6 +43,7 @@ fn kind_code(k: WarningKind) -> u8 {
         WarningKind::DanglingReference => 10,
         WarningKind::Other => 11,
         WarningKind::ParentCycle => 12,
+        WarningKind::MisnamedEnd => 13,
     }
 }
 
@@ -150,6 +152,11 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>, last: &mut i64) {
                 }
                 None => put_u(out, 0),
             }
+        }
+        Logged::WarnMore(kind, n) => {
+            out.push(8);
+            out.push(kind_code(*kind));
+            put_u(out, *n);
         }
         Logged::Send(s) => {
             out.push(1);
@@ -324,6 +331,10 @@ pub(super) fn get(r: &mut Bytes, last: &mut i64) -> Result<Logged, String> {
                 }
             };
             Logged::Warn(kind, message)
+        }
+        8 => {
+            let kind = *KINDS.get(r.byte()? as usize).ok_or_else(|| bad("an unknown warning kind"))?;
+            Logged::WarnMore(kind, r.u()?)
         }
         1 => Logged::Send(Send {
             sender: LocationId(r.u32()?),
@@ -501,6 +512,7 @@ mod tests {
         let items = vec![
             Logged::Warn(WarningKind::Truncated, Some("x.evt: cut at byte 12 ü".into())),
             Logged::Warn(WarningKind::ParentCycle, None),
+            Logged::WarnMore(WarningKind::MisnamedEnd, u64::MAX),
             Logged::Send(Send {
                 sender: loc,
                 receiver: LocationId(u32::MAX),

@@ -13,7 +13,7 @@
 
 use crate::common;
 #[path = "hostile/harness.rs"]
-mod harness;
+pub(crate) mod harness;
 
 use harness::{of_trace, panic_text, run_case, run_case_within, Expect, Format, Outcome, Read, TIME_LIMIT};
 use std::io::Write;

@@ -144,7 +144,7 @@ fn one_to_one_readers_stay_under_the_bound() {
     check("nsys dense rows", "t.sqlite", nsys.len(), false, || weft::readers::nsys::read("t.sqlite", &nsys));
     let clog = samples::mpe::MpeSample::new(8, 400).clog();
     check("mpe clog", "t.clog", clog.len(), false, || weft::readers::mpe::clog::read("t.clog", &clog));
-    let otf2 = samples::otf2::small_archive(true);
+    let (otf2, _) = samples::otf2_gen::archive(&samples::otf2_gen::GenConfig::new(4, 100_000));
     let bytes = otf2.files.values().map(|b| b.len()).sum();
     check("otf2", "traces.otf2", bytes, false, || weft::readers::otf2::read_archive("traces.otf2", &otf2));
 }

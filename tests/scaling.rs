@@ -489,7 +489,7 @@ fn hpctoolkit_deep_chain_scales() {
     // root was depth x samples (0.22 -> 16.9 s from 0.5 to 4 MB).
     scales_within(
         "hpctoolkit: deep chain, samples alternating between sibling leaves",
-        3_000,
+        20_000,
         HOSTILE_LIMIT,
         |n| deep_chain(n, 2 * n as u64, Alternate::SiblingLeaves),
         |db| {

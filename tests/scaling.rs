@@ -529,13 +529,13 @@ fn hostile_shapes_times() {
     }
     times(
         "nsys many columns",
-        3_000,
+        12_000,
         |n| weft::samples::nsys::many_columns(n, n),
         |b| drop(read_bytes("t.sqlite", b)),
     );
     times(
         "hpctoolkit sibling leaves",
-        3_000,
+        6_000,
         |n| deep_chain(n, 2 * n as u64, Alternate::SiblingLeaves),
         |db| {
             let f = |i: usize| (db.files[i].0, db.files[i].1.as_slice());

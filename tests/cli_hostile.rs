@@ -176,7 +176,9 @@ fn hostile_traces(dir: &TempDir) -> Vec<(&'static str, PathBuf)> {
     let proj = samples::projections_gen::generate(&samples::projections_gen::ProjSpec::small());
     for (name, bytes) in &proj.files {
         let b = match name.ends_with(".sts") {
-            true => String::from_utf8_lossy(bytes).replace("compute(int step)", &format!("compute({HOSTILE})")).into_bytes(),
+            true => {
+                String::from_utf8_lossy(bytes).replace("compute(int step)", &format!("compute({HOSTILE})")).into_bytes()
+            }
             false => bytes.clone(),
         };
         dir.put(&format!("projections/{name}"), &b);
@@ -192,16 +194,14 @@ fn json_escapes_hidden_characters_of_every_format() {
         let run = weft(&["info", "--json", &path.to_string_lossy()]);
         assert!(run.status.success(), "{format}: {}", text(&run.stderr));
         let out = String::from_utf8(run.stdout).expect("UTF-8");
-        let raw: Vec<String> = out
-            .chars()
-            .filter(|&c| c != '\n' && is_hidden_control(c))
-            .map(|c| format!("U+{:04X}", c as u32))
-            .collect();
+        let raw: Vec<String> =
+            out.chars().filter(|&c| c != '\n' && is_hidden_control(c)).map(|c| format!("U+{:04X}", c as u32)).collect();
         assert!(raw.is_empty(), "{format}: --json holds {raw:?} raw");
         assert!(out.contains("\\u009b\\u202e\\u200b"), "{format}: the renamed region is missing:\n{out}");
         // The JSON still says the name as it is.
         let v: Value = serde_json::from_str(&out).expect("JSON");
-        let names: Vec<&str> = v["regions"].as_array().expect("regions").iter().filter_map(|r| r["name"].as_str()).collect();
+        let names: Vec<&str> =
+            v["regions"].as_array().expect("regions").iter().filter_map(|r| r["name"].as_str()).collect();
         assert!(names.iter().any(|n| n.contains(HOSTILE)), "{format}: {names:?}");
     }
 }

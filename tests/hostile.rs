@@ -815,7 +815,12 @@ fn nsys_hostile_databases() {
         ("nsys: another application's database", "nsys-sqlite", other, Expect::Error("not an Nsight Systems export")),
         ("nsys: an export with no events", "nsys-sqlite", empty, Expect::Error("no events")),
         // Issue 51: 30,000 columns named in CREATE TABLE and 30,000 rows (a lookup by name per row was 9e8).
-        ("nsys: a table of 30,000 columns", "nsys-sqlite", samples::nsys::many_columns(30_000, 30_000), Expect::Survive),
+        (
+            "nsys: a table of 30,000 columns",
+            "nsys-sqlite",
+            samples::nsys::many_columns(30_000, 30_000),
+            Expect::Survive,
+        ),
         (
             "nsys: SQLite header only",
             "nsys-sqlite",

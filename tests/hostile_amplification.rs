@@ -121,11 +121,15 @@ fn paraver_plain_is_bounded_and_its_gzip_bomb_refused() {
     for i in 0..200_000u64 {
         prv.extend_from_slice(format!("1:1:1:1:1:{i}:{}:1\n", i + 1).as_bytes());
     }
-    check("paraver dense states", "t.prv", prv.len(), false, || weft::readers::paraver::read("t.prv", &prv, None, None));
+    check("paraver dense states", "t.prv", prv.len(), false, || {
+        weft::readers::paraver::read("t.prv", &prv, None, None)
+    });
     let mut bomb = header;
     bomb.extend_from_slice(&b"1:1:1:1:1:0:10:1\n".repeat(2_000_000));
     let gz = gzip(&bomb);
-    check("paraver gzip bomb", "t.prv.gz", gz.len(), true, || weft::readers::paraver::read("t.prv.gz", &gz, None, None));
+    check("paraver gzip bomb", "t.prv.gz", gz.len(), true, || {
+        weft::readers::paraver::read("t.prv.gz", &gz, None, None)
+    });
 }
 
 #[test]

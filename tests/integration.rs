@@ -26,10 +26,10 @@ mod chrome_hostile;
 mod chrome_reader;
 #[path = "chrome_stream.rs"]
 mod chrome_stream;
-#[path = "cli_info.rs"]
-mod cli_info;
 #[path = "cli_hostile.rs"]
 mod cli_hostile;
+#[path = "cli_info.rs"]
+mod cli_info;
 #[path = "cli_text.rs"]
 mod cli_text;
 #[path = "cluster.rs"]

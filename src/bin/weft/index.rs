@@ -901,9 +901,9 @@ pub(crate) fn memory_flag(a: &Args) -> Result<u64, String> {
             static NOTED: std::sync::Once = std::sync::Once::new();
             NOTED.call_once(|| {
                 eprintln!(
-                "note: --memory {} is more than this machine's {}; indexing within {}",
-                a.memory.trim(),
-                human_bytes(machine),
+                    "note: --memory {} is more than this machine's {}; indexing within {}",
+                    a.memory.trim(),
+                    human_bytes(machine),
                     human_bytes(machine)
                 )
             });

@@ -26,8 +26,8 @@ mod threads;
 pub use bin::{db_kind, MAGIC};
 
 use crate::model::{Format, LocationId, LocationKind, RegionId, Trace, TraceBuilder, WarningKind, Warnings};
-use crate::readers::otf2::MemoryFiles;
 use crate::readers::budget::{out_of_memory, Budget};
+use crate::readers::otf2::MemoryFiles;
 use crate::readers::ReadError;
 use bin::{Bin, FORMAT};
 

@@ -4,7 +4,7 @@
 //! store folder without its manifest is said to be one.
 
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use weft::model::text::is_hidden_control;
 use weft::samples;
@@ -63,9 +63,13 @@ fn index_memory_holds_for_a_database_that_expands_past_it() {
     assert!(!run.status.success(), "indexed past --memory: {}", text(&run.stdout));
     assert!(err.contains(&format!("{}: too large: ", trace.display())), "names the archive: {err}");
     assert!(err.contains("events"), "the budget's message: {err}");
-    // The process stayed near --memory (VmHWM, where the system reports it; about 20 MB of it is the binary).
-    if let Some(mb) = text(&run.stdout).lines().find_map(|l| l.strip_prefix("peak memory ")) {
+    // The process stayed near --memory (VmHWM, where the system reports it; some of it is the binary).
+    let stdout = text(&run.stdout);
+    let peak = stdout.lines().find_map(|l| l.strip_prefix("peak memory "));
+    assert!(peak.is_some() || !Path::new("/proc/self/status").exists(), "no peak memory line: {stdout}");
+    if let Some(mb) = peak {
         let mb: u64 = mb.trim_end_matches(" MB").parse().expect("a number");
+        eprintln!("weft index --memory 64M of the deep database: refused at a peak of {mb} MB");
         assert!(mb < 160, "peak memory {mb} MB under --memory 64M");
     }
     assert!(!out.exists(), "no store left");

@@ -119,7 +119,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             return Err(e);
         }
     }
-    let ReadTrace { trace, options, input, read_s } = read(&a, &progress)?;
+    // A refusal of the whole read (--memory) says what was held when it came too.
+    let ReadTrace { trace, options, input, read_s } = read(&a, &progress).inspect_err(|_| print_peak_memory())?;
     let t1 = Instant::now();
     if let Some(shard) = shard {
         let part = build_part(&trace, &options, shard);

@@ -13,7 +13,7 @@
 
 use crate::common;
 #[path = "hostile/harness.rs"]
-mod harness;
+pub(crate) mod harness;
 
 use harness::{of_trace, panic_text, run_case, run_case_within, Expect, Format, Outcome, Read, TIME_LIMIT};
 use std::io::Write;
@@ -814,6 +814,13 @@ fn nsys_hostile_databases() {
         ("nsys: schema page of another type", "nsys-sqlite", set(&good, 100, &[0x0a]), Expect::Error("index b-tree")),
         ("nsys: another application's database", "nsys-sqlite", other, Expect::Error("not an Nsight Systems export")),
         ("nsys: an export with no events", "nsys-sqlite", empty, Expect::Error("no events")),
+        // Issue 51: 30,000 columns named in CREATE TABLE and 30,000 rows (a lookup by name per row was 9e8).
+        (
+            "nsys: a table of 30,000 columns",
+            "nsys-sqlite",
+            samples::nsys::many_columns(30_000, 30_000),
+            Expect::Survive,
+        ),
         (
             "nsys: SQLite header only",
             "nsys-sqlite",
@@ -874,6 +881,13 @@ fn mpe_counts_and_pointers_past_the_bytes_are_refused() {
         ("SLOG-2 frame of 2^31 drawables", "mpe-slog2", huge_drawables, REFUSED),
         ("SLOG-2 directory of negative size", "mpe-slog2", negative_size, Expect::Survive),
         ("SLOG-2 directory of 2^28 frames", "mpe-slog2", dir_loop, REFUSED),
+        // Issue 51: a frame beginning at every drawable of one run (read again each, 8,000 made 32 M intervals).
+        (
+            "SLOG-2 directory frames overlapping one run",
+            "mpe-slog2",
+            samples::mpe::slog2_overlapping_frames(8_000),
+            Expect::Warned,
+        ),
         ("CLOG2 block size larger than the file", "mpe-clog2", clog2, Expect::Survive),
         ("CLOG2 record of unknown type", "mpe-clog2", unknown, REFUSED),
         ("CLOG record of 2^31 doubles", "mpe-clog", clog_len, REFUSED),

@@ -26,6 +26,8 @@ mod chrome_hostile;
 mod chrome_reader;
 #[path = "chrome_stream.rs"]
 mod chrome_stream;
+#[path = "cli_hostile.rs"]
+mod cli_hostile;
 #[path = "cli_info.rs"]
 mod cli_info;
 #[path = "cli_text.rs"]
@@ -54,6 +56,8 @@ mod grains_query;
 mod graphml_export;
 #[path = "hostile.rs"]
 mod hostile;
+#[path = "hostile_amplification.rs"]
+mod hostile_amplification;
 #[path = "hpctoolkit.rs"]
 mod hpctoolkit;
 #[path = "legend.rs"]

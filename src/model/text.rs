@@ -3,7 +3,9 @@
 //! invisible Unicode that reorders or hides what is shown (U+202E turns "\u{202e}gnp.exe" into "exe.png").
 //! [`escape_controls`] writes every such character as a visible `\u{…}` (as `git` and `less` make control
 //! characters visible); the CLI applies it to all text it prints and the scene to every label it makes.
-//! It must not be applied inside JSON (serde escapes there) nor change any other character.
+//! It must not be applied inside JSON nor change any other character: JSON gets [`escape_json_controls`],
+//! which writes the same characters as JSON's own `\uXXXX` (serde escapes C0 controls only, and a C1 CSI,
+//! U+202E or U+200B from a trace name reached a terminal raw through `--json`; issue 51).
 
 use std::borrow::Cow;
 
@@ -48,9 +50,48 @@ pub fn escape_controls_lines(s: &str) -> Cow<'_, str> {
     Cow::Owned(s.split('\n').map(escape_controls).collect::<Vec<_>>().join("\n"))
 }
 
+/// JSON text with every [`is_hidden_control`] character past ASCII's controls (DEL, C1 controls, bidi and
+/// zero-width characters, U+2028/2029, the BOM) written as `\uXXXX`; borrowed when there is none. Such a
+/// character can only be inside a string (outside, JSON is ASCII), where `\uXXXX` is the same character;
+/// every one is in the Basic Multilingual Plane, so one escape each.
+pub fn escape_json_controls(json: &str) -> Cow<'_, str> {
+    let hidden = |c: char| c >= '\u{7f}' && is_hidden_control(c);
+    if !json.chars().any(hidden) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if hidden(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_gets_the_same_characters_as_its_own_escapes() {
+        let name = "a\u{9b}31m\u{202e}gnp\u{200b}\u{2028}\u{feff}\u{7f}\u{2066} é 名 🙂\n\u{1b}";
+        let json = serde_json::to_string_pretty(&serde_json::json!({ "name": name, "\u{202e}key": 1 })).unwrap();
+        let safe = escape_json_controls(&json);
+        assert!(!safe.chars().any(is_hidden_control_past_ascii), "{safe}");
+        assert!(safe.contains("\\u009b") && safe.contains("\\u202e") && safe.contains("\\u200b"), "{safe}");
+        assert!(safe.contains("\\u2028") && safe.contains("\\ufeff") && safe.contains("\\u007f"), "{safe}");
+        assert!(safe.contains("é 名 🙂"), "{safe}");
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back["name"], name);
+        assert_eq!(back["\u{202e}key"], 1);
+        assert!(matches!(escape_json_controls("{\"a\": \"é\"}"), Cow::Borrowed(_)));
+    }
+
+    fn is_hidden_control_past_ascii(c: char) -> bool {
+        c >= '\u{7f}' && is_hidden_control(c)
+    }
 
     #[test]
     fn escapes_terminal_and_bidi_controls_and_nothing_else() {

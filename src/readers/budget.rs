@@ -7,7 +7,10 @@
 //! [`ReadError::TooLarge`] with [`out_of_memory`]: running out of memory is a message naming the file, never an
 //! abort.
 //!
-//! Limits only: no reading here. Native builds (the CLI) allow far more than the page.
+//! Limits only: no reading here. Native builds (the CLI) allow far more than the page. A caller that holds
+//! less (`weft index --memory`) reads within [`Budget::for_memory`] by [`Budget::scope`]: the readers ask
+//! [`Budget::current`] rather than the default, so one setting reaches every reader behind `open_path`, the
+//! whole-file ones included, without a budget parameter through each.
 
 use super::ReadError;
 
@@ -22,6 +25,20 @@ pub struct Budget {
     pub stream_events: u64,
 }
 
+std::thread_local! {
+    /// The budget of the reads on this thread: set by [`Budget::scope`], else [`Budget::DEFAULT`].
+    static CURRENT: std::cell::Cell<Budget> = const { std::cell::Cell::new(Budget::DEFAULT) };
+}
+
+/// Bytes of memory an event takes at the peak of building a model (the columns, the builder's copies and the
+/// sort; [`Budget::stream_events`] says 52) and of tiling it into a store after: what [`Budget::for_memory`]
+/// divides by.
+pub const MEMORY_PER_EVENT: u64 = 64;
+
+/// Bytes of memory a byte of a file read whole takes (the file held while its model is built): what
+/// [`Budget::for_memory`] divides by for [`Budget::whole_file_bytes`].
+pub const MEMORY_PER_FILE_BYTE: u64 = 3;
+
 impl Budget {
     /// The page's budget (wasm32) or the CLI's (native).
     pub const DEFAULT: Budget = if cfg!(target_arch = "wasm32") {
@@ -29,6 +46,38 @@ impl Budget {
     } else {
         Budget { whole_file_bytes: 64 << 30, stream_events: 2_000_000_000 }
     };
+
+    /// What a read may hold within `memory` bytes (`weft index --memory`), never more than the default: files
+    /// read whole of a third of it, events of [`MEMORY_PER_EVENT`] bytes each.
+    pub fn for_memory(memory: u64) -> Budget {
+        Budget {
+            whole_file_bytes: (memory / MEMORY_PER_FILE_BYTE).min(Budget::DEFAULT.whole_file_bytes),
+            stream_events: (memory / MEMORY_PER_EVENT).min(Budget::DEFAULT.stream_events),
+        }
+    }
+
+    /// The budget of reads on this thread now: the innermost [`Budget::scope`]'s, else [`Budget::DEFAULT`].
+    pub fn current() -> Budget {
+        CURRENT.with(|c| c.get())
+    }
+
+    /// Run `f` with this budget as [`Budget::current`] on this thread (restored after, also when `f` panics).
+    pub fn scope<R>(self, f: impl FnOnce() -> R) -> R {
+        struct Restore(Budget);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                CURRENT.with(|c| c.set(self.0));
+            }
+        }
+        let _restore = Restore(CURRENT.with(|c| c.replace(self)));
+        f()
+    }
+
+    /// Bytes a compressed input may inflate to within this budget: `limit` (the container's own), at most what
+    /// a file read whole may be.
+    pub fn inflated(&self, limit: u64) -> u64 {
+        limit.min(self.whole_file_bytes)
+    }
 
     /// Refuse a file of `size` bytes that must be held whole, before any of it is allocated.
     pub fn admit_whole(&self, file: &str, format: &str, size: u64) -> Result<(), ReadError> {
@@ -178,6 +227,23 @@ mod tests {
         assert!(try_grow(&mut v, 10, "t.prv", "Paraver", "intervals").is_ok() && v.capacity() >= 10);
         let e = inflated_too_large("a.zip: x.evt", "zip member", 1 << 20).to_string();
         assert_eq!(e, "a.zip: x.evt: too large: the zip member inflates to more than 1 MiB (the limit for compressed input); refusing it");
+    }
+
+    #[test]
+    fn a_scope_sets_the_current_budget_and_restores_it() {
+        assert_eq!(Budget::current(), Budget::DEFAULT);
+        let small = Budget::for_memory(64 << 20);
+        assert_eq!(small, Budget { whole_file_bytes: (64 << 20) / 3, stream_events: 1 << 20 });
+        let inner = small.scope(|| {
+            assert_eq!(Budget::current(), small);
+            Budget::for_memory(u64::MAX).scope(Budget::current)
+        });
+        assert_eq!(inner, Budget::DEFAULT, "never more than the default");
+        assert_eq!(Budget::current(), Budget::DEFAULT);
+        let caught = std::panic::catch_unwind(|| small.scope(|| panic!("a reader's bug")));
+        assert!(caught.is_err());
+        assert_eq!(Budget::current(), Budget::DEFAULT, "restored after a panic");
+        assert_eq!(small.inflated(4 << 30), (64 << 20) / 3);
     }
 
     #[test]

@@ -199,7 +199,8 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
                 Sniffed::Tar => archive::Container::Tar,
                 _ => archive::Container::TarGz,
             };
-            let unpacked = archive::unpack_as(name, bytes, c, archive::DEFAULT_BUDGET_BYTES)?;
+            let limit = budget::Budget::current().inflated(archive::DEFAULT_BUDGET_BYTES);
+            let unpacked = archive::unpack_as(name, bytes, c, limit)?;
             if let Some(found) = hpctoolkit::find(&unpacked.files) {
                 return hpctoolkit_in_archive(name, unpacked, &found);
             }
@@ -353,7 +354,7 @@ pub fn read_regular_into(path: &std::path::Path, bytes: &mut Vec<u8>) -> Result<
     let name = path.display().to_string();
     let io = |e: std::io::Error| ReadError::Io { file: name.clone(), detail: e.to_string() };
     let (file, size) = open_regular(path)?;
-    budget::Budget::DEFAULT.admit_whole(&name, "a file", size)?;
+    budget::Budget::current().admit_whole(&name, "a file", size)?;
     bytes.clear();
     budget::try_grow(bytes, usize::try_from(size).unwrap_or(usize::MAX), &name, "file", "its bytes")?;
     file.take(size).read_to_end(bytes).map_err(io)?;

@@ -465,3 +465,81 @@ pub fn generate(spec: &HpctkSpec) -> HpctkDb {
         functions: FUNCTIONS.len() + 1,
     }
 }
+
+/// What the samples of a [`deep_chain`] database alternate between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Alternate {
+    /// The two sibling leaves under the chain: each sample ends one frame and opens one.
+    SiblingLeaves,
+    /// A leaf and idle (context 0): each sample ends or opens every frame of the chain.
+    LeafAndIdle,
+}
+
+/// A hostile database (issue 51): one trace line whose context tree is a chain of `depth` function calls with
+/// two leaf calls under its deepest, and `samples` samples alternating as `alternate` says. The files grow
+/// with depth + samples; a reader that rebuilds each sample's path from the root does depth x samples, and
+/// [`Alternate::LeafAndIdle`] makes about depth x samples / 2 intervals (what the budget must bound).
+pub fn deep_chain(depth: usize, samples: u64, alternate: Alternate) -> HpctkDb {
+    let mut nodes = vec![Node { ctx: 1, lexical: 0, relation: 0, function: None, line: 0, children: vec![] }];
+    let mut add = |parent: usize, function: usize| {
+        let ctx = nodes.len() as u32 + 1;
+        nodes.push(Node { ctx, lexical: 0, relation: 1, function: Some(function), line: 10, children: vec![] });
+        let i = nodes.len() - 1;
+        nodes[parent].children.push(i);
+        i
+    };
+    let mut at = 0;
+    for d in 0..depth {
+        at = add(at, d % FUNCTIONS.len());
+    }
+    let (left, right) = (add(at, 5), add(at, 6));
+    let (left, right) = (nodes[left].ctx, nodes[right].ctx);
+    let spec = HpctkSpec { ranks: 1, threads: 1, samples, seed: 1 };
+    let mut b = Buf::default();
+    b.header(b"trce", 1);
+    let start = b.at();
+    b.zeros(0x20);
+    let headers_at = b.at();
+    b.zeros(24);
+    b.section(0, start);
+    b.set_u64(start, headers_at);
+    b.0[start as usize + 8..start as usize + 12].copy_from_slice(&1u32.to_le_bytes());
+    b.0[start as usize + 12] = 24;
+    let t0 = 1_700_000_000_000_000_000u64;
+    let p_start = b.at();
+    let mut idle = 0;
+    for s in 0..samples {
+        let ctx = match (alternate, s % 2) {
+            (_, 0) => left,
+            (Alternate::SiblingLeaves, _) => right,
+            (Alternate::LeafAndIdle, _) => {
+                idle += 1;
+                0
+            }
+        };
+        b.u64(t0 + 1_000 * s);
+        b.u32(ctx);
+    }
+    b.0[headers_at as usize..headers_at as usize + 4].copy_from_slice(&1u32.to_le_bytes());
+    b.set_u64(headers_at + 8, p_start);
+    b.set_u64(headers_at + 16, b.at());
+    b.set_u64(start + 16, t0);
+    b.set_u64(start + 24, t0 + 1_000 * samples.saturating_sub(1));
+    b.0.extend_from_slice(b"trace.db");
+    HpctkDb {
+        files: vec![
+            ("meta.db", meta_db(&nodes)),
+            ("profile.db", profile_db(&spec)),
+            ("cct.db", cct_db()),
+            ("trace.db", b.0),
+        ],
+        lines: 1,
+        samples,
+        idle_samples: idle,
+        runs: match alternate {
+            Alternate::SiblingLeaves => (samples > 0) as u64,
+            Alternate::LeafAndIdle => samples.div_ceil(2),
+        },
+        functions: FUNCTIONS.len() + 1,
+    }
+}

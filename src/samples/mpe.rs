@@ -538,3 +538,49 @@ impl Slog2Writer {
         self.out
     }
 }
+
+/// A hostile SLOG-2 file (issue 51): one leaf frame of `n` states on one timeline, and a tree directory with
+/// a frame beginning inside it at every drawable. Each state's second vertex is at a whole time and names line
+/// `n - i - 1`, so the 8 bytes before drawable `i + 1` read as a frame's counts (no nestless drawables, then
+/// the `n - i - 1` nestable ones to the end): a reader that reads every directory frame gets
+/// n(n+1)/2 intervals from n drawables.
+pub fn slog2_overlapping_frames(n: usize) -> Vec<u8> {
+    let cats = vec![category(1, STATES[0], 1, &[], b"")];
+    let nestable: Vec<(f64, Vec<u8>)> = (0..n)
+        .map(|i| {
+            let t = i as f64;
+            let mut d = vec![0u8];
+            d.extend_from_slice(&primitive(1, &[], &[(t, 0), (t + 0.5, (n - i - 1) as i32)]));
+            (t, d)
+        })
+        .collect();
+    let mut out = Slog2Writer::default().write(&cats, 1, Vec::new(), nestable, usize::MAX / 2);
+    // The header's pointers: the tree root (the one leaf) is the fourth, the directory the fifth.
+    let ptr = |out: &[u8], k: usize| {
+        let at = Slog2Writer::HEADER_BYTES - 7 * 12 + 12 * k;
+        (i64::from_be_bytes(out[at..at + 8].try_into().unwrap_or_default()) as usize, at)
+    };
+    let (root, _) = ptr(&out, 3);
+    let root_size = i32::from_be_bytes(out[ptr(&out, 3).1 + 8..ptr(&out, 3).1 + 12].try_into().unwrap_or_default());
+    let end = root + root_size as usize;
+    // Drawable i begins after the frame header (34 bytes) and the two counts; each is 1 + 4 + 2 + 2 + 24 bytes.
+    const DRAWABLE: usize = 33;
+    let first = root + 34 + 4 + 4;
+    let mut dir = (n as i32).to_be_bytes().to_vec();
+    for i in 0..n {
+        // Frame i's counts are the 8 bytes before drawable i (frame 0 is the leaf itself).
+        let at = if i == 0 { root } else { first + DRAWABLE * i - 8 - 34 };
+        dir.extend_from_slice(&0i16.to_be_bytes());
+        dir.extend_from_slice(&(i as i32).to_be_bytes());
+        dir.extend_from_slice(&0f64.to_be_bytes());
+        dir.extend_from_slice(&0f64.to_be_bytes());
+        dir.extend_from_slice(&(at as i64).to_be_bytes());
+        dir.extend_from_slice(&((end - at) as i32).to_be_bytes());
+    }
+    let (_, dir_ptr) = ptr(&out, 4);
+    let dir_at = out.len() as i64;
+    out[dir_ptr..dir_ptr + 8].copy_from_slice(&dir_at.to_be_bytes());
+    out[dir_ptr + 8..dir_ptr + 12].copy_from_slice(&(dir.len() as i32).to_be_bytes());
+    out.extend(dir);
+    out
+}

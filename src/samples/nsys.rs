@@ -305,3 +305,32 @@ impl NsysSample {
         (f.finish(), c)
     }
 }
+
+/// A hostile export (issue 51): a CUDA runtime table whose `CREATE TABLE` names `columns` columns beyond the
+/// four its `rows` rows fill (start, end, globalTid, nameId; no correlationId, so looking it up by name
+/// passes every column), beside a StringIds table naming the calls. Rows hold only their four values, so the
+/// file grows with columns + rows while a reader that searches the columns for every row does columns x rows.
+pub fn many_columns(columns: usize, rows: usize) -> Vec<u8> {
+    let mut f = SqliteFile::new(65536);
+    f.add_table(
+        "StringIds",
+        "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL)",
+        Some(0),
+        &[vec![Value::Int(1), "cudaLaunchKernel".into()], vec![Value::Int(2), "cudaMemcpy".into()]],
+    );
+    let mut sql = String::from(
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid INTEGER, \
+         nameId INTEGER NOT NULL",
+    );
+    for i in 0..columns {
+        sql.push_str(&format!(", extra{i} INTEGER"));
+    }
+    sql.push(')');
+    let mut t = f.table("CUPTI_ACTIVITY_KIND_RUNTIME", &sql);
+    let gtid = (7i64 << 24) | 7;
+    for i in 0..rows as i64 {
+        t.row(&[Value::Int(i * 10), Value::Int(i * 10 + 5), Value::Int(gtid), Value::Int(1 + i % 2)]);
+    }
+    t.finish();
+    f.finish()
+}

@@ -1,7 +1,8 @@
 //! A minimal SQLite 3 database writer, for fixtures: rowid tables written row by row into leaf pages (with
 //! overflow chains for long rows), then interior pages bottom-up, and `sqlite_schema` on page 1. What it
 //! writes passes `sqlite3`'s `PRAGMA integrity_check` (tests/nsys.rs checks it where the CLI exists). No
-//! indexes, no free pages, no journal. The schema must fit on page 1 (a few dozen short tables).
+//! indexes, no free pages, no journal. The schema's rows start on page 1 (a few dozen tables; a long
+//! `CREATE TABLE` text goes on in overflow pages).
 
 /// A value as stored in a record.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,6 +116,21 @@ impl SqliteFile {
         (n, at)
     }
 
+    /// Write `rest` of a record to an overflow chain; the first page's number. The chain is written back to
+    /// front so each page knows the next.
+    fn overflow(&mut self, rest: &[u8]) -> u32 {
+        let ps = self.page_size;
+        let chunks: Vec<&[u8]> = rest.chunks(ps - 4).collect();
+        let mut next = 0u32;
+        for c in chunks.iter().rev() {
+            let (n, at) = self.new_page();
+            self.bytes[at..at + 4].copy_from_slice(&next.to_be_bytes());
+            self.bytes[at + 4..at + 4 + c.len()].copy_from_slice(c);
+            next = n;
+        }
+        next
+    }
+
     /// Start a table named `name` created by `sql` (a `CREATE TABLE` statement).
     pub fn table(&mut self, name: &str, sql: &str) -> TableWriter<'_> {
         TableWriter {
@@ -149,19 +165,29 @@ impl SqliteFile {
     pub fn finish(mut self) -> Vec<u8> {
         let ps = self.page_size;
         let mut page1 = vec![0u8; ps];
-        let cells: Vec<Vec<u8>> = self
-            .schema
+        let schema = std::mem::take(&mut self.schema);
+        let cells: Vec<Vec<u8>> = schema
             .iter()
             .enumerate()
             .map(|(i, (name, sql, root))| {
-                let rec = encode_record(&[
-                    "table".into(),
-                    name.as_str().into(),
-                    name.as_str().into(),
-                    Value::Int(*root as i64),
-                    sql.as_str().into(),
-                ]);
-                leaf_cell(i as i64 + 1, &rec, ps, &mut |_| unreachable!("the schema must fit on page 1"))
+                let record = |sql: &str| {
+                    encode_record(&[
+                        "table".into(),
+                        name.as_str().into(),
+                        name.as_str().into(),
+                        Value::Int(*root as i64),
+                        sql.into(),
+                    ])
+                };
+                // A record whose part kept on the page would not fit beside page 1's header: trailing spaces
+                // (the same statement) move it to the next size, where less stays on the page.
+                let mut sql = sql.clone();
+                let mut rec = record(&sql);
+                while local_bytes(rec.len(), ps) > ps - 200 {
+                    sql.push(' ');
+                    rec = record(&sql);
+                }
+                leaf_cell(i as i64 + 1, &rec, ps, &mut |rest| self.overflow(rest))
             })
             .collect();
         write_leaf(&mut page1, 100, &cells, ps);
@@ -186,21 +212,33 @@ impl SqliteFile {
     }
 }
 
+/// How much of a table leaf's payload of `len` bytes stays on a page of `u` usable bytes (the file format's
+/// rule; the rest goes to overflow pages).
+fn local_bytes(len: usize, u: usize) -> usize {
+    let x = u - 35;
+    if len <= x {
+        return len;
+    }
+    let m = ((u - 12) * 32 / 255) - 23;
+    let k = m + (len - m) % (u - 4);
+    if k <= x {
+        k
+    } else {
+        m
+    }
+}
+
 /// A leaf cell for `rowid` holding `rec`, spilling past what fits on the page into overflow pages made by
 /// `overflow(content) -> page number`.
 fn leaf_cell(rowid: i64, rec: &[u8], ps: usize, overflow: &mut dyn FnMut(&[u8]) -> u32) -> Vec<u8> {
     let mut cell = Vec::new();
     put_varint(&mut cell, rec.len() as u64);
     put_varint(&mut cell, rowid as u64);
-    let u = ps;
-    let x = u - 35;
-    if rec.len() <= x {
+    let local = local_bytes(rec.len(), ps);
+    if local == rec.len() {
         cell.extend_from_slice(rec);
         return cell;
     }
-    let m = ((u - 12) * 32 / 255) - 23;
-    let k = m + (rec.len() - m) % (u - 4);
-    let local = if k <= x { k } else { m };
     cell.extend_from_slice(&rec[..local]);
     cell.extend_from_slice(&overflow(&rec[local..]).to_be_bytes());
     cell
@@ -251,18 +289,7 @@ impl TableWriter<'_> {
         let rec = encode_record(values);
         let ps = self.file.page_size;
         let file = &mut *self.file;
-        let cell = leaf_cell(id, &rec, ps, &mut |rest| {
-            // The chain is written back to front so each page knows the next.
-            let chunks: Vec<&[u8]> = rest.chunks(ps - 4).collect();
-            let mut next = 0u32;
-            for c in chunks.iter().rev() {
-                let (n, at) = file.new_page();
-                file.bytes[at..at + 4].copy_from_slice(&next.to_be_bytes());
-                file.bytes[at + 4..at + 4 + c.len()].copy_from_slice(c);
-                next = n;
-            }
-            next
-        });
+        let cell = leaf_cell(id, &rec, ps, &mut |rest| file.overflow(rest));
         if 8 + 2 * (self.cells.len() + 1) + self.cell_bytes + cell.len() > ps {
             self.flush();
         }

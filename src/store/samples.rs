@@ -61,8 +61,9 @@ struct Pending {
     per_series: Vec<u64>,
     /// Whether the samples are kept (the index writes the counter tiles), else only counted.
     keep: bool,
-    /// Samples a run holds at most, with a batch over (reserved at the first, so that the buffer does not
-    /// grow by doubling past its share).
+    /// Samples a run holds at most, with a batch over: the buffer grows with the samples handed over, by
+    /// doubling up to this and never past it (reserved whole at the first batch, a `--memory` of 1024G
+    /// reserved 32 GB for a trace of a few samples and aborted; issue 51).
     room: usize,
 }
 
@@ -78,8 +79,11 @@ impl SampleSink for Sink {
         // (A poisoned lock means a thread panicked holding it: the index fails anyway.)
         let Ok(mut p) = self.0.lock() else { return };
         let p = &mut *p;
-        if p.keep && p.samples.capacity() == 0 {
-            p.samples.reserve_exact(p.room);
+        let free = p.samples.capacity() - p.samples.len();
+        if p.keep && free < series.len() {
+            let len = p.samples.len();
+            let grow = len.max(series.len()).min(p.room.saturating_sub(len)).max(series.len());
+            p.samples.reserve_exact(grow);
         }
         for ((&s, &t), &v) in series.iter().zip(time_ns).zip(value) {
             if p.per_series.len() <= s as usize {

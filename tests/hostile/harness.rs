@@ -129,6 +129,16 @@ pub fn run_case_within(case: &str, f: &Format, bytes: Vec<u8>, expect: Expect, l
     }
 }
 
+/// Run `f` alone among the hostile cases and return what it gave and the most bytes it held allocated at once
+/// (the whole process's allocations while it ran, as for a case).
+pub fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let before = CURRENT.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let r = f();
+    (r, PEAK.load(Relaxed).saturating_sub(before))
+}
+
 pub fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
     p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
 }

@@ -64,7 +64,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             "theta_max_by_problem": theta.by_problem,
             "savings_percent": (savings * 100.0).round() / 100.0,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{}", crate::json_text(&out)?);
         return Ok(());
     }
     println!("file            {}", escape_controls(&a.file.display().to_string()));

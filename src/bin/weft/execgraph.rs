@@ -66,7 +66,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let (g, l) = prepare(&a)?;
     let f = ExecFigures::of(&g, &l);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&f)?);
+        println!("{}", crate::json_text(&f)?);
         return Ok(());
     }
     println!("source       {}", escape_controls(&g.source.to_string()));

@@ -210,7 +210,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         for (k, n) in counts.by_class() {
             m.insert(k.to_string(), n.into());
         }
-        println!("{}", serde_json::to_string_pretty(&m)?);
+        println!("{}", crate::json_text(&m)?);
         return Ok(());
     }
     println!("archive     {}", weft::model::text::escape_controls(&a.out.join("traces.otf2").display().to_string()));

@@ -107,7 +107,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         if let (Some(t), Some(tasks)) = (a.running_at, &running) {
             v["running"] = serde_json::json!({"t": t, "count": tasks.len(), "tasks": tasks});
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        println!("{}", crate::json_text(&v)?);
         return Ok(());
     }
     let unit = match g.unit {

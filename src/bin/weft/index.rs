@@ -27,6 +27,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use weft::readers::budget::{human_bytes, Budget};
 use weft::store::{
     build, build_part, BuildOptions, PartManifest, Shard, Store, StoreError, TileSource, MANIFEST, PART_MANIFEST,
 };
@@ -118,7 +119,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             return Err(e);
         }
     }
-    let ReadTrace { trace, options, input, read_s } = read(&a, &progress)?;
+    // A refusal of the whole read (--memory) says what was held when it came too.
+    let ReadTrace { trace, options, input, read_s } = read(&a, &progress).inspect_err(|_| print_peak_memory())?;
     let t1 = Instant::now();
     if let Some(shard) = shard {
         let part = build_part(&trace, &options, shard);
@@ -160,8 +162,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
 
 /// Check the flags and the memory the read needs, then read the trace.
 pub fn read(a: &Args, progress: &Progress) -> Result<ReadTrace, Box<dyn std::error::Error>> {
-    let memory =
-        parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
+    let memory = memory_flag(a)?;
     if a.out.exists() && !a.force {
         return Err(format!("{}: exists (use --force to replace it)", a.out.display()).into());
     }
@@ -179,7 +180,10 @@ pub fn read(a: &Args, progress: &Progress) -> Result<ReadTrace, Box<dyn std::err
     }
     let started = Instant::now();
     progress.say(&format!("reading {}", a.trace.display()));
-    let trace = weft::readers::open_path(&a.trace)?.into_trace(&a.trace.display().to_string())?;
+    // The readers hold to --memory too: what a small input expands to (a deep HPCToolkit tree, a gzipped log)
+    // is refused with the budget's message naming the file before it is allocated.
+    let trace = Budget::for_memory(memory)
+        .scope(|| weft::readers::open_path(&a.trace)?.into_trace(&a.trace.display().to_string()))?;
     let read_s = started.elapsed().as_secs_f64();
     progress.say(&format!("tiling {} intervals on {} threads", trace.intervals.len(), a.threads()));
     let options = BuildOptions {
@@ -199,8 +203,7 @@ pub fn shown(p: &Path) -> String {
 
 /// The build options and the `--memory` bytes of a streamed index.
 pub fn stream_options(a: &Args) -> Result<(BuildOptions, u64), String> {
-    let memory =
-        parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
+    let memory = memory_flag(a)?;
     let options = BuildOptions {
         block_locations: a.block.max(1),
         tile_intervals: a.tile_intervals,
@@ -889,6 +892,36 @@ fn finish_store(tmp: &Path, out: &Path, file: &str, manifest_json: &[u8], force:
 }
 
 /// `2G`, `512M`, `64K` or plain bytes.
+/// `--memory` in bytes, held to the machine's memory: a larger value (1024G, 2^64-1) sized buffers by memory
+/// this machine does not have and aborted (issue 51), so it is lowered to the machine's, with a note.
+pub(crate) fn memory_flag(a: &Args) -> Result<u64, String> {
+    let asked =
+        parse_size(&a.memory).ok_or_else(|| format!("--memory {:?}: expected a size like 2G or 512M", a.memory))?;
+    match machine_memory() {
+        Some(machine) if asked > machine => {
+            static NOTED: std::sync::Once = std::sync::Once::new();
+            NOTED.call_once(|| {
+                eprintln!(
+                    "note: --memory {} is more than this machine's {}; indexing within {}",
+                    a.memory.trim(),
+                    human_bytes(machine),
+                    human_bytes(machine)
+                )
+            });
+            Ok(machine)
+        }
+        _ => Ok(asked),
+    }
+}
+
+/// The machine's memory (`MemTotal` of /proc/meminfo), where the system says.
+fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.trim_start_matches("MemTotal:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    kb.checked_mul(1024)
+}
+
 fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
     let (num, mult) = match s.char_indices().last()? {
@@ -1068,12 +1101,30 @@ impl TileSource for FolderStore {
     }
 }
 
-/// The store at `path` when it is a folder with a manifest; None when it is not a store.
+/// The store at `path` when it is a folder with a manifest; None when it is not a store. A folder laid out
+/// as a store (the events tiles' `e/` folder, no file beside it) without its manifest is a store missing
+/// `manifest.json`, said so, rather than a trace folder with no files in it (issue 51).
 pub fn open_store(path: &Path) -> Option<Result<Store<FolderStore>, StoreError>> {
     if !path.join(MANIFEST).is_file() {
-        return None;
+        return store_without_manifest(path).then(|| Err(StoreError::Missing { file: MANIFEST.into() }));
     }
     Some(Store::open(FolderStore { root: path.to_path_buf() }))
+}
+
+/// Whether `path` is a folder of a store's tiles without the manifest: an `e/` folder, and no visible file.
+fn store_without_manifest(path: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(path) else { return false };
+    let mut tiles = false;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Ok(kind) = entry.file_type() else { return false };
+        if kind.is_dir() {
+            tiles |= name == "e";
+        } else if !name.to_string_lossy().starts_with('.') {
+            return false;
+        }
+    }
+    tiles
 }
 
 /// The trace at `path`: read by the readers, or decoded whole from a store folder (every level-0 tile).

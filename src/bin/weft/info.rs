@@ -79,12 +79,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         let window = window.map(|w| WindowJson { start_ns: w.start_ns, end_ns: w.end_ns });
         println!(
             "{}",
-            serde_json::to_string_pretty(&InfoJson {
-                summary: &s,
-                window,
-                regions: &regions,
-                comm_matrix: matrix.as_ref()
-            })?
+            crate::json_text(&InfoJson { summary: &s, window, regions: &regions, comm_matrix: matrix.as_ref() })?
         );
         return Ok(());
     }

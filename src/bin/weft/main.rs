@@ -53,6 +53,13 @@ enum Command {
     Generate(generate::Args),
 }
 
+/// `v` as pretty JSON for `--json`, with the characters a terminal must not get raw (C1 controls such as the
+/// 8-bit CSI, bidi overrides, zero-width characters) written as `\uXXXX`, as text output escapes them: names
+/// come from the trace (issue 51).
+pub(crate) fn json_text<T: serde::Serialize + ?Sized>(v: &T) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(v).map(|s| weft::model::text::escape_json_controls(&s).into_owned())
+}
+
 /// glibc's `malloc_trim`: the free pages inside the allocator's heaps handed back to the system (between
 /// the ranges of a block `weft index` tiles by time range, `store::set_memory_release`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -228,7 +228,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     };
     sort_moments(&mut rows, options.sort);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        println!("{}", crate::json_text(&rows)?);
         return Ok(());
     }
     let span = window.unwrap_or(TimeWindow::whole(&trace));

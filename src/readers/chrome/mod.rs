@@ -80,7 +80,7 @@ pub struct ChromeStreamReader {
 impl ChromeStreamReader {
     /// `file` names the file in messages only.
     pub fn new(file: &str) -> Self {
-        Self::with_budget(file, Budget::DEFAULT)
+        Self::with_budget(file, Budget::current())
     }
 
     /// A reader that refuses, with [`ReadError::TooLarge`], to build more than `budget.stream_events` events.

@@ -23,6 +23,9 @@ pub(super) struct Frames {
     pub parent: Vec<u32>,
     /// Index into [`Meta::names`].
     pub name: Vec<u32>,
+    /// Frames above this one (0 at an entry point): a frame's parent comes before it, so this is known as the
+    /// frame is added.
+    pub depth: Vec<u32>,
 }
 
 pub(super) struct Meta {
@@ -178,6 +181,8 @@ fn push_name(names: &mut Vec<String>, name: String) -> u32 {
 
 fn add_frame(meta: &mut Meta, parent: u32, name: u32) -> u32 {
     let f = &mut meta.frames;
+    let depth = f.depth.get(parent as usize).map_or(0, |d| d + 1);
+    f.depth.push(depth);
     f.parent.push(parent);
     f.name.push(name);
     (f.parent.len() - 1) as u32

@@ -26,6 +26,7 @@ mod threads;
 pub use bin::{db_kind, MAGIC};
 
 use crate::model::{Format, LocationId, LocationKind, RegionId, Trace, TraceBuilder, WarningKind, Warnings};
+use crate::readers::budget::{out_of_memory, Budget};
 use crate::readers::otf2::MemoryFiles;
 use crate::readers::ReadError;
 use bin::{Bin, FORMAT};
@@ -120,7 +121,7 @@ pub fn read(
     // The regions of frame names, made on first use.
     let mut regions: Vec<Option<RegionId>> = vec![None; m.names.len()];
     let mut path: Vec<u32> = Vec::new();
-    let budget = crate::readers::budget::Budget::DEFAULT;
+    let budget = Budget::current();
     let mut opened = 0u64;
     // The frames open on the line, outermost first: (frame, its region, start).
     let mut open: Vec<(u32, RegionId, i64)> = Vec::new();
@@ -161,23 +162,35 @@ pub fn read(
                 continue;
             }
             shown = frame;
-            // The new path, innermost first.
+            // The frames the new path opens, innermost first: up from its frame to the first one open at its
+            // depth (`open` is a path from the root, so the frames above that one are open too). Only the
+            // frames that change are visited: rebuilding the path from the root made a deep tree with
+            // samples alternating between sibling leaves quadratic (issue 51).
             path.clear();
             let mut f = frame;
             while let Some(x) = f {
+                let depth = m.frames.depth[x as usize] as usize;
+                if open.get(depth).is_some_and(|o| o.0 == x) {
+                    break;
+                }
                 path.push(x);
                 let p = m.frames.parent[x as usize];
                 f = (p != meta::NONE).then_some(p);
             }
-            let same = open.iter().zip(path.iter().rev()).take_while(|(o, p)| o.0 == **p).count();
+            let same = f.map_or(0, |x| m.frames.depth[x as usize] as usize + 1);
             close(&mut b, &mut open, same, t, loc);
             // Frames become intervals: held to the budget of events a read may turn into a model (a deep
-            // tree and samples that alternate between two of its leaves open many frames per sample).
-            opened += (path.len() - same) as u64;
+            // tree and samples that alternate between two of its leaves open many frames per sample), and
+            // taken fallibly, so that memory running out first is the same refusal, not an abort.
+            opened += path.len() as u64;
             if opened > budget.stream_events {
                 budget.admit_events(name, "HPCToolkit database's frames", opened)?;
             }
-            for &x in path.iter().rev().skip(same) {
+            if b.reserve_intervals(path.len()).is_err() {
+                let bytes = (path.len() as u64).saturating_mul(TraceBuilder::INTERVAL_BYTES);
+                return Err(out_of_memory(name, FORMAT, "the frames' intervals", bytes));
+            }
+            for &x in path.iter().rev() {
                 let name_ix = m.frames.name[x as usize] as usize;
                 let r = *regions[name_ix].get_or_insert_with(|| b.region(&m.names[name_ix], ""));
                 open.push((x, r, t));

@@ -127,12 +127,30 @@ pub fn read_with_stats(name: &str, bytes: &[u8]) -> Result<(Trace, Slog2Stats), 
         locations: HashMap::new(),
         stats: Slog2Stats { version, categories, frames: frames.len(), ..Default::default() },
     };
+    // Frames are disjoint blocks (each drawable is stored once): a frame whose block begins inside one already
+    // read would read that one's drawables again, and frames pointing into one run of N drawables made
+    // N(N+1)/2 intervals (issue 51). Such frames are skipped, each drawable read once, with a warning.
+    let (mut read_to, mut overlapping) = (0i64, Vec::new());
     for f in &frames {
+        if f.fptr < read_to {
+            overlapping.push(f.fptr);
+            continue;
+        }
         if let Some(mut node) = block(&c, *f, "frame")? {
             reader.frame(&mut node)?;
+            read_to = f.fptr.saturating_add(f.size as i64);
         }
     }
     let Reader { mut b, stats, .. } = reader;
+    if let Some(first) = overlapping.first() {
+        b.warn(WarningKind::MalformedRecord, || {
+            format!(
+                "{name}: {} frames of the tree directory begin inside another frame's block (the first at byte \
+                 {first}); each drawable is read once, those frames are skipped",
+                overlapping.len()
+            )
+        });
+    }
     let records = stats.states + stats.arrows + stats.events;
     b.add_event_records(records);
     if records == 0 {

@@ -63,7 +63,7 @@ pub fn looks_like_header(line: &[u8]) -> bool {
 
 /// Read an `nsys stats` NVTX trace CSV held in memory.
 pub fn read(file: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
-    Budget::DEFAULT.admit_whole(file, FORMAT, bytes.len() as u64)?;
+    Budget::current().admit_whole(file, FORMAT, bytes.len() as u64)?;
     let malformed = |offset: usize, detail: String| ReadError::Malformed {
         file: file.to_string(),
         format: FORMAT,

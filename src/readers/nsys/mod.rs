@@ -59,7 +59,7 @@ pub fn split_global_tid(gtid: i64) -> (i64, i64) {
 
 /// Read an Nsight Systems SQLite export held in memory.
 pub fn read(file: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
-    Budget::DEFAULT.admit_whole(file, FORMAT, bytes.len() as u64)?;
+    Budget::current().admit_whole(file, FORMAT, bytes.len() as u64)?;
     let db = Database::open(bytes).map_err(|e| malformed(file, e))?;
     if !is_nsight(&db) {
         let n = db.table_names().count();

@@ -137,9 +137,12 @@ impl From<ParaverError> for ReadError {
 
 /// Read a Paraver trace held in memory: the .prv bytes (plain or gzipped, as `mpi2prv -z` writes) and, when
 /// present, the .pcf and .row beside it. `name` names the .prv in messages. A gzipped .prv may unpack to at
-/// most [`archive::DEFAULT_BUDGET_BYTES`](crate::readers::archive::DEFAULT_BUDGET_BYTES); see [`read_within`].
+/// most [`archive::DEFAULT_BUDGET_BYTES`](crate::readers::archive::DEFAULT_BUDGET_BYTES), and no more than the
+/// current budget's whole file ([`Budget::inflated`](crate::readers::budget::Budget::inflated)); see
+/// [`read_within`].
 pub fn read(name: &str, prv: &[u8], pcf: Option<&[u8]>, row: Option<&[u8]>) -> Result<Trace, ReadError> {
-    read_within(name, prv, pcf, row, crate::readers::archive::DEFAULT_BUDGET_BYTES)
+    let limit = crate::readers::budget::Budget::current().inflated(crate::readers::archive::DEFAULT_BUDGET_BYTES);
+    read_within(name, prv, pcf, row, limit)
 }
 
 /// [`read`] with a cap on the bytes a gzipped .prv may unpack to: the whole text is held in memory, so a gzip

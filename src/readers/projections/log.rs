@@ -86,7 +86,7 @@ pub(super) fn read(file: &str, bytes: &[u8], pe: i64, loc: LocationId, cx: &mut 
     } else {
         Box::new(bytes)
     };
-    let limit = Budget::DEFAULT.whole_file_bytes;
+    let limit = Budget::current().whole_file_bytes;
     let mut counts = LogCounts::default();
     let mut st = State::default();
     let mut line = Vec::new();
@@ -145,8 +145,8 @@ pub(super) fn read(file: &str, bytes: &[u8], pe: i64, loc: LocationId, cx: &mut 
         counts.records += 1;
         *cx.records += 1;
         // Each record is at most one interval, instant, message or sample: held to the events a read may make.
-        if *cx.records > Budget::DEFAULT.stream_events {
-            Budget::DEFAULT.admit_events(file, "Projections logs", *cx.records)?;
+        if *cx.records > Budget::current().stream_events {
+            Budget::current().admit_events(file, "Projections logs", *cx.records)?;
         }
         if let Err(why) = record(&text, pe, loc, cx, &mut st, &mut counts) {
             cx.b.warn(WarningKind::MalformedRecord, || {

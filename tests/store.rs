@@ -571,20 +571,27 @@ fn with_open_tile(start: u64) -> Result<weft::store::read::EventsTile, StoreErro
     w.varint(0);
     w.varint(0); // no open messages
     w.varint(0); // nor collective rows
-    let bytes = w.finish(TileKind::Events.code(), weft::store::FORMAT_VERSION as u8);
+    let bytes = w.finish_tile(e.id(), weft::store::FORMAT_VERSION as u8);
     let (len, hash) = (bytes.len(), weft::store::columns::content_hash(&bytes));
-    files.files.insert(e.path.clone(), bytes);
+    // Named by its hash; its intervals counted in another tile of the block (not read), so the manifest
+    // still adds up.
+    let path = e.kind.path(e.level, e.block, e.window, &hash);
+    files.files.insert(path.clone(), bytes);
+    let other = built.manifest.tiles.iter().find(|x| x.kind == TileKind::Events && x.block == 0 && x.path != e.path);
     edit_manifest(&mut files, |m| {
         for x in m["tiles"].as_array_mut().unwrap() {
             if x["path"] == *e.path {
+                x["path"] = path.clone().into();
                 x["bytes"] = len.into();
                 x["hash"] = hash.clone().into();
                 x["records"] = 0.into();
+            } else if other.is_some_and(|o| x["path"] == *o.path) {
+                x["records"] = (x["records"].as_u64().unwrap() + e.records).into();
             }
         }
     });
     let store = Store::open(files)?;
-    let entry = store.manifest.tiles.iter().find(|x| x.path == e.path).unwrap().clone();
+    let entry = store.manifest.tiles.iter().find(|x| x.path == path).unwrap().clone();
     store.events_tile(&entry)
 }
 
@@ -747,16 +754,21 @@ fn as_format_2(t: &Trace) -> MemoryStore {
             w.buf = payload;
         }
         let bytes = w.finish(kind, 2);
-        changed.push((e.path.clone(), bytes.len(), content_hash(&bytes)));
-        files.files.insert(e.path.clone(), bytes);
+        let hash = content_hash(&bytes);
+        // Named by its new content's hash, as the index names every tile.
+        let path = e.kind.path(e.level, e.block, e.window, &hash);
+        changed.push((e.path.clone(), bytes.len(), hash, path.clone()));
+        files.files.remove(&e.path);
+        files.files.insert(path, bytes);
     }
     edit_manifest(&mut files, |m| {
         m["version"] = 2.into();
         m["tiles"].as_array_mut().unwrap().retain(|x| x["kind"] != "counter_summary");
         for x in m["tiles"].as_array_mut().unwrap() {
-            let (_, len, hash) = changed.iter().find(|c| x["path"] == *c.0).unwrap();
+            let (_, len, hash, path) = changed.iter().find(|c| x["path"] == *c.0).unwrap();
             x["bytes"] = (*len).into();
             x["hash"] = hash.clone().into();
+            x["path"] = path.clone().into();
         }
     });
     files

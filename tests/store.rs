@@ -355,23 +355,37 @@ fn damaged_stores_give_typed_errors_naming_the_file() {
         b[n - 5] ^= 0x55;
     });
     assert!(matches!(&e, StoreError::Mismatch { detail, .. } if detail.contains("hash")), "{e}");
-    // A corrupt tile whose manifest entry was updated to match: the decoder finds the damage.
+    // A corrupt tile whose manifest entry and name were updated to match: the decoder finds the damage.
     let e = damaged(|f, v| {
-        let mut b = f.files[v].clone();
+        let mut b = f.files.remove(v).unwrap();
         b.truncate(b.len() - 7);
         let (len, hash) = (b.len(), weft::store::columns::content_hash(&b));
-        f.files.insert(v.to_string(), b);
+        let path = format!("{}.{}.wt", v.rsplit_once('.').unwrap().0.rsplit_once('.').unwrap().0, &hash[..16]);
+        f.files.insert(path.clone(), b);
         edit_manifest(f, |m| {
             for t in m["tiles"].as_array_mut().unwrap() {
                 if t["path"] == *v {
                     t["bytes"] = len.into();
                     t["hash"] = hash.clone().into();
+                    t["path"] = path.clone().into();
                 }
             }
         });
     });
     assert!(matches!(&e, StoreError::Corrupt { file, .. } if file.starts_with("e/")), "{e}");
-    // Tiles disagreeing with the manifest: a record count, a tile of another kind.
+    // A tile's name that is not its hash's: refused with the manifest.
+    let e = damaged(|f, v| {
+        edit_manifest(f, |m| {
+            for t in m["tiles"].as_array_mut().unwrap() {
+                if t["path"] == *v {
+                    t["hash"] = "0".repeat(32).into();
+                }
+            }
+        });
+    });
+    assert!(matches!(&e, StoreError::Corrupt { file, detail } if file == MANIFEST && detail.contains("name")), "{e}");
+    // Tiles disagreeing with the manifest: a record count (the block's no longer add up to its locations'
+    // intervals: refused with the manifest, issue #51), a tile of another kind.
     let e = damaged(|f, v| {
         edit_manifest(f, |m| {
             for t in m["tiles"].as_array_mut().unwrap() {
@@ -381,7 +395,7 @@ fn damaged_stores_give_typed_errors_naming_the_file() {
             }
         })
     });
-    assert!(matches!(&e, StoreError::Mismatch { file, .. } if file.starts_with("e/")), "{e}");
+    assert!(matches!(&e, StoreError::Corrupt { file, detail } if file == MANIFEST && detail.contains("intervals")), "{e}");
     let e = damaged(|f, v| {
         edit_manifest(f, |m| {
             for t in m["tiles"].as_array_mut().unwrap() {

@@ -98,19 +98,26 @@ pub fn remove_stale(out: &Path) {
     }
 }
 
-/// Catch SIGINT, SIGTERM and SIGHUP for the rest of the process: they are blocked in this thread (so in
-/// every thread it starts later: call this first) and taken by a thread of their own, which removes the
-/// registered partial folders and exits 128 + the signal, as a shell reports a run it interrupted.
+/// Catch SIGINT, SIGTERM and SIGHUP for the rest of the process (those not ignored already: `nohup`): they
+/// are blocked in this thread (so in every thread it starts later: call this first) and taken by a thread of
+/// their own, which removes the registered partial folders and exits 128 + the signal, as a shell reports a
+/// run it interrupted.
 #[cfg(unix)]
 pub fn catch_signals() {
     let signals = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
     #[allow(unsafe_code)] // the signal mask and sigwait (Cargo.toml [lints])
-    // SAFETY: `set` is a local sigset_t initialised by sigemptyset before use; pthread_sigmask changes only
-    // this thread's mask (threads started later inherit it); no pointer outlives the block.
+    // SAFETY: `set` and `was` are locals, `set` initialised by sigemptyset before use and `was` written by
+    // sigaction (which only reads the disposition: a null new action); pthread_sigmask changes only this
+    // thread's mask (threads started later inherit it); no pointer outlives the block.
     let set = unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
         for s in signals {
+            // A signal the parent ignores stays ignored (`nohup`, a background job's SIGINT).
+            let mut was: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(s, std::ptr::null(), &mut was) == 0 && was.sa_sigaction == libc::SIG_IGN {
+                continue;
+            }
             libc::sigaddset(&mut set, s);
         }
         if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {

@@ -395,7 +395,10 @@ fn damaged_stores_give_typed_errors_naming_the_file() {
             }
         })
     });
-    assert!(matches!(&e, StoreError::Corrupt { file, detail } if file == MANIFEST && detail.contains("intervals")), "{e}");
+    assert!(
+        matches!(&e, StoreError::Corrupt { file, detail } if file == MANIFEST && detail.contains("intervals")),
+        "{e}"
+    );
     let e = damaged(|f, v| {
         edit_manifest(f, |m| {
             for t in m["tiles"].as_array_mut().unwrap() {

@@ -155,8 +155,11 @@ fn forged_manifests_are_refused_before_a_tile_is_read() {
     // Counts that do not add up: a block's events tiles short of its locations' intervals, a summary tile
     // missing, a moments tile missing.
     let m = store.manifest_json();
-    let edits: [(&str, fn(&mut serde_json::Value)); 4] = [
-        ("records", |v| v["tiles"].as_array_mut().unwrap().iter_mut().find(|e| e["kind"] == "events").unwrap()["records"] = 0.into()),
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit); 4] = [
+        ("records", |v| {
+            v["tiles"].as_array_mut().unwrap().iter_mut().find(|e| e["kind"] == "events").unwrap()["records"] = 0.into()
+        }),
         ("summary", |v| {
             let t = v["tiles"].as_array_mut().unwrap();
             let i = t.iter().position(|e| e["kind"] == "summary").unwrap();
@@ -188,7 +191,10 @@ fn tiles_swapped_with_their_hashes_updated_are_refused_by_their_frames() {
     files.files.insert(MANIFEST.into(), f.manifest.clone());
     let s = Store::open(files).unwrap();
     let e = s.moments(&BusyDefinition::Compute).unwrap_err();
-    assert!(matches!(&e, StoreError::Mismatch { file, detail } if file.starts_with("m/b") && detail.contains("block")), "{e}");
+    assert!(
+        matches!(&e, StoreError::Mismatch { file, detail } if file.starts_with("m/b") && detail.contains("block")),
+        "{e}"
+    );
 }
 
 #[test]
@@ -221,7 +227,13 @@ fn the_cli_refuses_forged_stores_instead_of_answering_rows_missing() {
     let whole = store_folder(&d.0, "whole", &forged("whole").manifest);
     let ok = weft(&["moments", whole.to_str().unwrap(), "--window", "0:1ms"], &d.0);
     assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
-    for name in ["no-events-tiles", "events-window-out-of-range", "events-block-out-of-range", "windows-max", "block-locations-max"] {
+    for name in [
+        "no-events-tiles",
+        "events-window-out-of-range",
+        "events-block-out-of-range",
+        "windows-max",
+        "block-locations-max",
+    ] {
         let s = store_folder(&d.0, name, &forged(name).manifest);
         let s = s.to_str().unwrap();
         for args in [
@@ -263,11 +275,9 @@ fn parts_in(dir: &Path) {
 }
 
 /// A tile of part 1 (an events tile of its blocks).
-fn part1_tile(dir: &Path) -> String {
+fn part1_tile() -> String {
     let (_, parts) = base();
-    let e = parts[1].part.store.tiles.iter().find(|e| e.kind == TileKind::Events).unwrap();
-    let _ = dir;
-    e.path.clone()
+    parts[1].part.store.tiles.iter().find(|e| e.kind == TileKind::Events).unwrap().path.clone()
 }
 
 /// `weft merge` refused, leaving neither the store nor a partial folder.
@@ -296,7 +306,7 @@ fn merge_verifies_every_tile_and_sums_checked() {
         assert_eq!(folder(&dir.join("m")), folder(&dir.join("whole")), "the merged store is the whole one");
         std::fs::remove_dir_all(dir.join("m")).unwrap();
     }
-    let tile = part1_tile(dir);
+    let tile = part1_tile();
     let in_part = dir.join("p1").join(&tile);
     // A tile that is a link to a file of the same bytes outside the part: not copied, not linked in.
     for extra in [&["--copy"][..], &[]] {
@@ -373,7 +383,8 @@ fn merge_verifies_every_tile_and_sums_checked() {
     });
     std::fs::write(&part_json, moved).unwrap();
     let stem = tile.rsplit_once('.').unwrap().0.rsplit_once('.').unwrap().0.to_string();
-    std::fs::copy(dir.join("p1").join(&other.path), dir.join("p1").join(format!("{stem}.{}.wt", &other.hash[..16]))).unwrap();
+    std::fs::copy(dir.join("p1").join(&other.path), dir.join("p1").join(format!("{stem}.{}.wt", &other.hash[..16])))
+        .unwrap();
     merge_refused(dir, &[], "window");
 }
 
@@ -474,7 +485,14 @@ fn an_interrupted_index_removes_its_partial_folder_and_a_killed_ones_is_removed_
 /// fail it: SIGXFSZ ignored).
 fn weft_limited(args: &[&str], dir: &Path, bytes: u64) -> Output {
     let script = format!("trap '' XFSZ; exec prlimit --fsize={bytes} -- \"$0\" \"$@\"");
-    Command::new("sh").arg("-c").arg(script).arg(env!("CARGO_BIN_EXE_weft")).args(args).current_dir(dir).output().unwrap()
+    Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_weft"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -611,7 +629,8 @@ fn mutated_forged_manifests_are_refused_or_read_exactly() {
     let (mut accepted, mut refused) = (0, 0);
     for _ in 0..300 {
         let mut m: serde_json::Value = serde_json::from_slice(&store.manifest_json()).unwrap();
-        let mut p: Vec<serde_json::Value> = parts.iter().map(|p| serde_json::from_slice(&p.part.to_json()).unwrap()).collect();
+        let mut p: Vec<serde_json::Value> =
+            parts.iter().map(|p| serde_json::from_slice(&p.part.to_json()).unwrap()).collect();
         for _ in 0..1 + next(&mut rng) % 2 {
             match next(&mut rng) % 3 {
                 0 => mutate(&mut m, &mut rng, false),

@@ -121,7 +121,8 @@ fn check_entry(m: &Manifest, e: &TileEntry, series_blocks: u64, scope: Scope) ->
     if e.window as u64 >= windows {
         return bad(format!("window (or tile) {}, there are {windows}", e.window));
     }
-    if let (Scope::Part { blocks: [b0, b1] }, TileKind::Events | TileKind::Summary | TileKind::Moments) = (scope, e.kind)
+    if let (Scope::Part { blocks: [b0, b1] }, TileKind::Events | TileKind::Summary | TileKind::Moments) =
+        (scope, e.kind)
     {
         if !(b0..b1).contains(&e.block) {
             return bad(format!("block {}, the part holds blocks {b0}..{b1}", e.block));
@@ -129,11 +130,7 @@ fn check_entry(m: &Manifest, e: &TileEntry, series_blocks: u64, scope: Scope) ->
     }
     // The name carries the content hash (and, from format 5, exactly the tile's place).
     let expected = e.kind.path(e.level, e.block, e.window, &e.hash);
-    let named = if m.version >= 5 {
-        e.path == expected
-    } else {
-        e.path.ends_with(&format!(".{}.wt", &e.hash[..16]))
-    };
+    let named = if m.version >= 5 { e.path == expected } else { e.path.ends_with(&format!(".{}.wt", &e.hash[..16])) };
     if !named {
         return bad(format!("not the name of its kind, place and hash ({expected})"));
     }
@@ -165,7 +162,10 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
             TileKind::Moments => {
                 moments[b] += 1;
                 if e.records != locs {
-                    return Err(format!("tile {}: {} records, block {} has {locs} locations", e.path, e.records, e.block));
+                    return Err(format!(
+                        "tile {}: {} records, block {} has {locs} locations",
+                        e.path, e.records, e.block
+                    ));
                 }
             }
             TileKind::Summary => {
@@ -202,10 +202,7 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
             .try_fold(0u64, |s, &n| s.checked_add(n))
             .ok_or("interval counts overflow")?;
         if events[bi] != intervals {
-            return Err(format!(
-                "block {b}'s events tiles hold {} intervals, its locations {intervals}",
-                events[bi]
-            ));
+            return Err(format!("block {b}'s events tiles hold {} intervals, its locations {intervals}", events[bi]));
         }
     }
     if samples != m.counts.counter_samples {

@@ -63,7 +63,12 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
     by_shard.sort_by_key(|&i| parts[i].1.shard);
     if let Some(w) = by_shard.windows(2).find(|w| parts[w[0]].1.shard == parts[w[1]].1.shard) {
         let shard = parts[w[0]].1.shard;
-        return Err(MergeError::Duplicate { part: parts[w[1]].0.clone(), other: parts[w[0]].0.clone(), shard, shards: n });
+        return Err(MergeError::Duplicate {
+            part: parts[w[1]].0.clone(),
+            other: parts[w[0]].0.clone(),
+            shard,
+            shards: n,
+        });
     }
     if by_shard.len() as u64 != n as u64 {
         let present: Vec<u32> = by_shard.iter().map(|&i| parts[i].1.shard).collect();

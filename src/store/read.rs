@@ -86,7 +86,10 @@ pub fn verify_tile(bytes: &[u8], e: &TileEntry, version: u8) -> Result<(), Store
     }
     let hash = content_hash(bytes);
     if hash != e.hash {
-        return Err(StoreError::Mismatch { file: file(), detail: format!("content hash {hash}, the manifest says {}", e.hash) });
+        return Err(StoreError::Mismatch {
+            file: file(),
+            detail: format!("content hash {hash}, the manifest says {}", e.hash),
+        });
     }
     // Tiles carry their store's format version (a format-2 store's tiles say 2).
     let (id, _) = frame(bytes, version).map_err(|c| corrupt(&e.path, c))?;

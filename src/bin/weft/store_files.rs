@@ -31,7 +31,10 @@ pub fn open_inside(root: &Path, rel: &str) -> Result<Option<(File, Metadata, Pat
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("{}: {e}", p.display())),
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(format!("{}: a symbolic link; a store's files are read inside its folder only", p.display()))
+                return Err(format!(
+                    "{}: a symbolic link; a store's files are read inside its folder only",
+                    p.display()
+                ))
             }
             Ok(m) if !m.is_dir() => return Err(format!("{}: not a folder", p.display())),
             Ok(_) => {}

@@ -665,3 +665,20 @@ fn mutated_forged_manifests_are_refused_or_read_exactly() {
     }
     assert!(refused > 50 && accepted > 0, "{refused} refused, {accepted} accepted");
 }
+
+#[test]
+fn truncated_manifests_and_parts_are_refused_naming_the_file() {
+    let (store, parts) = base();
+    let m = store.manifest_json();
+    let p = parts[1].part.to_json();
+    let step = (m.len() / 97).max(1);
+    for n in (0..m.len()).step_by(step) {
+        let e = Manifest::parse(&m[..n]).unwrap_err();
+        assert_eq!(e.file(), MANIFEST, "{n}: {e}");
+    }
+    for n in (0..p.len()).step_by((p.len() / 97).max(1)) {
+        let e = PartManifest::parse(&p[..n]).unwrap_err();
+        assert_eq!(e.file(), weft::store::PART_MANIFEST, "{n}: {e}");
+        entry::run(&[&m[..], entry::PART_SEPARATOR, &p[..n]].concat());
+    }
+}

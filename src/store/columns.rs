@@ -261,4 +261,22 @@ mod tests {
         assert!(unframe(&bad, 1, 1 << 20).is_err());
         assert!(ColumnReader::new(&[0xff; 11]).varint().is_err());
     }
+
+    #[test]
+    fn a_format_5_frame_says_which_tile_it_is() {
+        let id = TileId { kind: 2, level: 3, block: 70_000, window: u32::MAX };
+        let mut w = ColumnWriter::default();
+        w.varint(42);
+        let file = w.finish_tile(id, IDENTIFIED_VERSION);
+        assert_eq!(&file[12..16], &3u32.to_le_bytes());
+        assert_eq!(frame(&file, IDENTIFIED_VERSION).unwrap(), (id, 1));
+        let (got, payload) = unframe_tile(&file, IDENTIFIED_VERSION, 1 << 20).unwrap();
+        assert_eq!((got, payload), (id, vec![42]));
+        // A format-4 frame carries none: 12 bytes, read as level, block and window 0.
+        let mut w = ColumnWriter::default();
+        w.varint(42);
+        let old = w.finish_tile(id, 4);
+        assert_eq!(frame(&old, 4).unwrap().0, TileId { kind: 2, level: 0, block: 0, window: 0 });
+        assert!(frame(&file[..20], IDENTIFIED_VERSION).is_err());
+    }
 }

@@ -429,7 +429,8 @@ fn big_archive(dir: &Path, events: u64) -> PathBuf {
     g.join("traces.otf2")
 }
 
-/// Spawn `weft index TRACE -o store --threads 1 --memory 64M` and wait until its partial folder has a file.
+/// Spawn `weft index TRACE -o store --threads 1 --memory 64M` and wait until its partial folder has a file
+/// (then it is mid-run: the archive takes it a second or more).
 fn index_until_partial(dir: &Path, trace: &Path) -> std::process::Child {
     let child = Command::new(env!("CARGO_BIN_EXE_weft"))
         .args(["index", trace.to_str().unwrap(), "-o", "store", "--threads", "1", "--memory", "64M"])
@@ -444,7 +445,6 @@ fn index_until_partial(dir: &Path, trace: &Path) -> std::process::Child {
         assert!(started.elapsed() < Duration::from_secs(60), "no partial folder appeared");
         std::thread::sleep(Duration::from_millis(5));
     }
-    std::thread::sleep(Duration::from_millis(200));
     child
 }
 
@@ -455,7 +455,7 @@ fn signal(child: &std::process::Child, sig: &str) {
 #[test]
 fn an_interrupted_index_removes_its_partial_folder_and_a_killed_ones_is_removed_next_run() {
     let d = Scratch::new("signals");
-    let trace = big_archive(&d.0, 3_000_000);
+    let trace = big_archive(&d.0, 4_000_000);
     for (sig, code) in [("-TERM", 143), ("-INT", 130)] {
         let mut child = index_until_partial(&d.0, &trace);
         signal(&child, sig);

@@ -208,5 +208,10 @@ fn main() {
     let joined = [&g.files[0].1[..], b"%%next%%", &g.files[1].1, b"%%next%%", &g.files[2].1].concat();
     put("projections", "small", &joined);
     put("sniff", "projections-sts", &g.files[0].1);
+
+    // Store manifests and parts (issue #51): forged ones, each a manifest and its parts joined.
+    for f in samples::forged_store::forgeries() {
+        put("store_manifest", f.name, &samples::forged_store::fuzz_input(&f));
+    }
     println!("seeds written");
 }

@@ -106,6 +106,8 @@ mod shaders;
 mod special_files;
 #[path = "store.rs"]
 mod store;
+#[path = "store_hostile.rs"]
+mod store_hostile;
 #[path = "store_particles.rs"]
 mod store_particles;
 #[path = "store_query.rs"]

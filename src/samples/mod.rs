@@ -6,6 +6,7 @@
 
 pub mod chrome;
 pub mod execgraph;
+pub mod forged_store;
 pub mod grains;
 pub mod hpctoolkit_gen;
 pub mod mpe;

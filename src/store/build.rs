@@ -127,17 +127,10 @@ pub(super) fn tile(
     records: u64,
     w: ColumnWriter,
 ) -> (TileEntry, Vec<u8>) {
-    let bytes = w.finish(kind.code(), TILE_VERSION);
+    let id = super::columns::TileId { kind: kind.code(), level, block, window };
+    let bytes = w.finish_tile(id, TILE_VERSION);
     let hash = content_hash(&bytes);
-    let short = &hash[..16];
-    let path = match kind {
-        TileKind::Events => format!("e/b{block}/w{window}.{short}.wt"),
-        TileKind::Summary => format!("s/l{level}/b{block}/t{window}.{short}.wt"),
-        TileKind::Particles => format!("p/w{window}.{short}.wt"),
-        TileKind::Counters => format!("c/b{block}/w{window}.{short}.wt"),
-        TileKind::CounterSummary => format!("k/l{level}/b{block}/t{window}.{short}.wt"),
-        TileKind::Moments => format!("m/b{block}.{short}.wt"),
-    };
+    let path = kind.path(level, block, window, &hash);
     let entry = TileEntry { path, kind, level, block, window, bytes: bytes.len() as u64, hash, records };
     (entry, bytes)
 }

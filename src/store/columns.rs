@@ -8,8 +8,14 @@ use thiserror::Error;
 
 /// First bytes of every tile file.
 pub const TILE_MAGIC: [u8; 4] = *b"WFTL";
-/// Bytes of the frame before the compressed payload: magic, version, kind, codec, reserved, raw length.
+/// Bytes of the frame before the compressed payload up to format 4: magic, version, kind, codec, reserved, raw
+/// length.
 pub const FRAME_LEN: usize = 12;
+/// Bytes of the frame from format 5 ([`IDENTIFIED_VERSION`]): format 4's, then the tile's level, block and
+/// window (u32 little endian each), so a tile says which one it is and one put in another's place is refused.
+pub const FRAME_LEN_IDENTIFIED: usize = 24;
+/// The first format whose tiles carry their identity ([`TileId`]) in the frame.
+pub const IDENTIFIED_VERSION: u8 = 5;
 /// The one codec of store version 1: LZ4 block format (`lz4_flex`), chosen by measurement (BENCHMARKS.md).
 pub const CODEC_LZ4: u8 = 1;
 
@@ -18,6 +24,25 @@ pub const CODEC_LZ4: u8 = 1;
 pub struct ColumnError {
     pub offset: usize,
     pub detail: String,
+}
+
+/// What a tile is: its kind code, pyramid level, block and window (or tile index within the level), as its
+/// manifest entry says and, from format 5, its frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileId {
+    pub kind: u8,
+    pub level: u32,
+    pub block: u32,
+    pub window: u32,
+}
+
+/// The frame's length in a store of `version`.
+pub fn frame_len(version: u8) -> usize {
+    if version >= IDENTIFIED_VERSION {
+        FRAME_LEN_IDENTIFIED
+    } else {
+        FRAME_LEN
+    }
 }
 
 /// The content hash of a tile file: XXH3-128, as 32 lowercase hex digits.
@@ -51,17 +76,29 @@ impl ColumnWriter {
         self.buf.extend_from_slice(b);
     }
 
-    /// Frame and compress: the bytes of a tile file of `kind`.
+    /// Frame and compress: the bytes of a tile file of `kind` (at level, block and window 0).
     pub fn finish(self, kind: u8, version: u8) -> Vec<u8> {
+        self.finish_tile(TileId { kind, level: 0, block: 0, window: 0 }, version)
+    }
+
+    /// Frame and compress: the bytes of tile `id`'s file (its level, block and window in the frame from
+    /// format 5 on).
+    pub fn finish_tile(self, id: TileId, version: u8) -> Vec<u8> {
         // Compressed straight behind the frame (the bytes `lz4_flex::block::compress` gives, without its
         // copy into a second buffer).
-        let mut out = vec![0u8; FRAME_LEN + lz4_flex::block::get_maximum_output_size(self.buf.len())];
+        let head = frame_len(version);
+        let mut out = vec![0u8; head + lz4_flex::block::get_maximum_output_size(self.buf.len())];
         out[..4].copy_from_slice(&TILE_MAGIC);
-        out[4..8].copy_from_slice(&[version, kind, CODEC_LZ4, 0]);
-        out[8..FRAME_LEN].copy_from_slice(&(self.buf.len() as u32).to_le_bytes());
-        let n = lz4_flex::block::compress_into(&self.buf, &mut out[FRAME_LEN..])
+        out[4..8].copy_from_slice(&[version, id.kind, CODEC_LZ4, 0]);
+        out[8..12].copy_from_slice(&(self.buf.len() as u32).to_le_bytes());
+        if head == FRAME_LEN_IDENTIFIED {
+            out[12..16].copy_from_slice(&id.level.to_le_bytes());
+            out[16..20].copy_from_slice(&id.block.to_le_bytes());
+            out[20..24].copy_from_slice(&id.window.to_le_bytes());
+        }
+        let n = lz4_flex::block::compress_into(&self.buf, &mut out[head..])
             .expect("the output holds the largest compressed size");
-        out.truncate(FRAME_LEN + n);
+        out.truncate(head + n);
         out.shrink_to_fit();
         out
     }
@@ -69,9 +106,16 @@ impl ColumnWriter {
 
 /// The frame of a tile file, checked: its kind and decompressed payload.
 pub fn unframe(file: &[u8], version: u8, max_raw: usize) -> Result<(u8, Vec<u8>), ColumnError> {
+    unframe_tile(file, version, max_raw).map(|(id, payload)| (id.kind, payload))
+}
+
+/// The frame of a tile file checked (magic, version, codec), without decompressing: what the tile says it
+/// is (level, block and window 0 before format 5) and its payload's length.
+pub fn frame(file: &[u8], version: u8) -> Result<(TileId, usize), ColumnError> {
     let err = |offset, detail: String| ColumnError { offset, detail };
-    if file.len() < FRAME_LEN {
-        return Err(err(0, format!("{} bytes: shorter than a tile header ({FRAME_LEN} bytes)", file.len())));
+    let head = frame_len(version);
+    if file.len() < head {
+        return Err(err(0, format!("{} bytes: shorter than a tile header ({head} bytes)", file.len())));
     }
     if file[..4] != TILE_MAGIC {
         return Err(err(0, "not a weft store tile (bad magic)".into()));
@@ -82,17 +126,30 @@ pub fn unframe(file: &[u8], version: u8, max_raw: usize) -> Result<(u8, Vec<u8>)
     if file[6] != CODEC_LZ4 {
         return Err(err(6, format!("unknown codec {}", file[6])));
     }
-    let raw = u32::from_le_bytes([file[8], file[9], file[10], file[11]]) as usize;
+    let u32_at = |at: usize| u32::from_le_bytes([file[at], file[at + 1], file[at + 2], file[at + 3]]);
+    let raw = u32_at(8) as usize;
+    let id = match head {
+        FRAME_LEN_IDENTIFIED => TileId { kind: file[5], level: u32_at(12), block: u32_at(16), window: u32_at(20) },
+        _ => TileId { kind: file[5], level: 0, block: 0, window: 0 },
+    };
+    Ok((id, raw))
+}
+
+/// The frame of a tile file, checked: what it says it is ([`frame`]) and its decompressed payload.
+pub fn unframe_tile(file: &[u8], version: u8, max_raw: usize) -> Result<(TileId, Vec<u8>), ColumnError> {
+    let err = |offset, detail: String| ColumnError { offset, detail };
+    let (id, raw) = frame(file, version)?;
+    let head = frame_len(version);
     // LZ4 expands at most 255 times: a larger claim is damage, and must not size an allocation.
-    if raw > max_raw || raw as u64 > (file.len() - FRAME_LEN) as u64 * 255 + 16 {
+    if raw > max_raw || raw as u64 > (file.len() - head) as u64 * 255 + 16 {
         return Err(err(8, format!("claims {raw} bytes uncompressed, more than any tile holds ({max_raw})")));
     }
-    let payload = lz4_flex::block::decompress(&file[FRAME_LEN..], raw)
-        .map_err(|e| err(FRAME_LEN, format!("compressed payload is damaged: {e}")))?;
+    let payload = lz4_flex::block::decompress(&file[head..], raw)
+        .map_err(|e| err(head, format!("compressed payload is damaged: {e}")))?;
     if payload.len() != raw {
         return Err(err(8, format!("payload decompresses to {} bytes, the header says {raw}", payload.len())));
     }
-    Ok((file[5], payload))
+    Ok((id, payload))
 }
 
 /// Reads a payload written by [`ColumnWriter`].
@@ -203,5 +260,23 @@ mod tests {
         bad[0] = b'X';
         assert!(unframe(&bad, 1, 1 << 20).is_err());
         assert!(ColumnReader::new(&[0xff; 11]).varint().is_err());
+    }
+
+    #[test]
+    fn a_format_5_frame_says_which_tile_it_is() {
+        let id = TileId { kind: 2, level: 3, block: 70_000, window: u32::MAX };
+        let mut w = ColumnWriter::default();
+        w.varint(42);
+        let file = w.finish_tile(id, IDENTIFIED_VERSION);
+        assert_eq!(&file[12..16], &3u32.to_le_bytes());
+        assert_eq!(frame(&file, IDENTIFIED_VERSION).unwrap(), (id, 1));
+        let (got, payload) = unframe_tile(&file, IDENTIFIED_VERSION, 1 << 20).unwrap();
+        assert_eq!((got, payload), (id, vec![42]));
+        // A format-4 frame carries none: 12 bytes, read as level, block and window 0.
+        let mut w = ColumnWriter::default();
+        w.varint(42);
+        let old = w.finish_tile(id, 4);
+        assert_eq!(frame(&old, 4).unwrap().0, TileId { kind: 2, level: 0, block: 0, window: 0 });
+        assert!(frame(&file[..20], IDENTIFIED_VERSION).is_err());
     }
 }

@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 
 pub const FORMAT_NAME: &str = "weft-store";
 /// The store format version this weft writes. Stores from [`OLDEST_READ_VERSION`] on are read too (format 2
-/// is format 3 without the summaries' lanes); a store of another version is refused by name.
-pub const FORMAT_VERSION: u32 = 4;
+/// is format 3 without the summaries' lanes, format 4 is format 5 without the tiles' identity in their
+/// frames); a store of another version is refused by name.
+pub const FORMAT_VERSION: u32 = 5;
 /// The oldest store format this weft reads (a part for `weft merge` must be of [`FORMAT_VERSION`]).
 pub const OLDEST_READ_VERSION: u32 = 2;
 pub const MANIFEST: &str = "manifest.json";
@@ -194,6 +195,20 @@ pub enum TileKind {
 }
 
 impl TileKind {
+    /// The tile's path in a store: by kind, its level, block and window, and the first 16 hex digits of its
+    /// content hash (`hash`, 32 hex digits).
+    pub fn path(self, level: u32, block: u32, window: u32, hash: &str) -> String {
+        let short = hash.get(..16).unwrap_or(hash);
+        match self {
+            TileKind::Events => format!("e/b{block}/w{window}.{short}.wt"),
+            TileKind::Summary => format!("s/l{level}/b{block}/t{window}.{short}.wt"),
+            TileKind::Particles => format!("p/w{window}.{short}.wt"),
+            TileKind::Counters => format!("c/b{block}/w{window}.{short}.wt"),
+            TileKind::CounterSummary => format!("k/l{level}/b{block}/t{window}.{short}.wt"),
+            TileKind::Moments => format!("m/b{block}.{short}.wt"),
+        }
+    }
+
     pub fn code(self) -> u8 {
         match self {
             TileKind::Events => 1,
@@ -224,15 +239,25 @@ pub struct TileEntry {
     pub records: u64,
 }
 
+impl TileEntry {
+    /// What the entry says the tile is, as its frame must say it (format 5 on).
+    pub fn id(&self) -> super::columns::TileId {
+        super::columns::TileId { kind: self.kind.code(), level: self.level, block: self.block, window: self.window }
+    }
+}
+
 impl Manifest {
     /// Parse and check a manifest: format and version first (a store of another version is named as such),
-    /// then that every definition list is consistent, so decoding may index them without checks.
+    /// then that every definition list is consistent, so decoding may index them without checks, then its
+    /// tiles against its tiling and counts (`store::consistency`), so every reader sees a whole store.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, StoreError> {
         let file = MANIFEST.to_string();
         check_head(bytes, &file, FORMAT_NAME, "a weft store manifest", OLDEST_READ_VERSION)?;
         let m: Manifest = serde_json::from_slice(bytes)
             .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
-        m.check().map_err(|detail| StoreError::Corrupt { file, detail })?;
+        m.check().map_err(|detail| StoreError::Corrupt { file: file.clone(), detail })?;
+        super::consistency::check(&m, super::consistency::Scope::Store)
+            .map_err(|detail| StoreError::Corrupt { file, detail })?;
         Ok(m)
     }
 
@@ -299,7 +324,7 @@ impl Manifest {
         if t.blocks as u64 != (nl as u64).div_ceil(t.block_locations as u64) {
             return Err(format!("{} blocks of {} cannot hold {nl} locations", t.blocks, t.block_locations));
         }
-        if l.intervals.iter().sum::<u64>() != self.counts.intervals {
+        if l.intervals.iter().try_fold(0u64, |s, &n| s.checked_add(n)) != Some(self.counts.intervals) {
             return Err("per-location interval counts do not add up to the total".into());
         }
         for e in &self.tiles {

@@ -28,6 +28,10 @@ pub enum MergeError {
     Duplicate { part: String, other: String, shard: u32, shards: u32 },
     #[error("shard(s) {missing} of {shards} missing (give every part of the index)")]
     Missing { missing: String, shards: u32 },
+    #[error("{part}: its {what} overflow the sum of the parts")]
+    Overflow { part: String, what: &'static str },
+    #[error("the parts do not make a whole store: {detail}")]
+    Inconsistent { detail: String },
     #[error("{part}: shard {shard}/{shards} holds blocks {found:?}, the partition gives it {expected:?}")]
     Blocks { part: String, shard: u32, shards: u32, found: [u32; 2], expected: [u32; 2] },
 }
@@ -43,8 +47,7 @@ pub struct Merged {
 pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
     let (first_name, first) = parts.first().ok_or(MergeError::NoParts)?;
     let n = first.shards;
-    let mut by_shard: Vec<Option<usize>> = vec![None; n as usize];
-    for (i, (name, p)) in parts.iter().enumerate() {
+    for (name, p) in parts {
         if p.shards != n {
             return Err(MergeError::ShardCount {
                 part: name.clone(),
@@ -54,24 +57,24 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
                 expected: n,
             });
         }
-        match by_shard[p.shard as usize] {
-            Some(j) => {
-                return Err(MergeError::Duplicate {
-                    part: name.clone(),
-                    other: parts[j].0.clone(),
-                    shard: p.shard,
-                    shards: n,
-                })
-            }
-            None => by_shard[p.shard as usize] = Some(i),
-        }
     }
-    let missing: Vec<String> =
-        by_shard.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(k, _)| k.to_string()).collect();
-    if !missing.is_empty() {
-        return Err(MergeError::Missing { missing: missing.join(", "), shards: n });
+    // By shard, sized by the parts given, never by the count a part claims.
+    let mut by_shard: Vec<usize> = (0..parts.len()).collect();
+    by_shard.sort_by_key(|&i| parts[i].1.shard);
+    if let Some(w) = by_shard.windows(2).find(|w| parts[w[0]].1.shard == parts[w[1]].1.shard) {
+        let shard = parts[w[0]].1.shard;
+        return Err(MergeError::Duplicate {
+            part: parts[w[1]].0.clone(),
+            other: parts[w[0]].0.clone(),
+            shard,
+            shards: n,
+        });
     }
-    let order: Vec<usize> = by_shard.into_iter().flatten().collect();
+    if by_shard.len() as u64 != n as u64 {
+        let present: Vec<u32> = by_shard.iter().map(|&i| parts[i].1.shard).collect();
+        return Err(MergeError::Missing { missing: missing_shards(&present, n), shards: n });
+    }
+    let order = by_shard;
     // Shard 0's part holds the definitions; every other part their hash.
     let (base_name, base) = (&parts[order[0]].0, &parts[order[0]].1);
     let nl = base.store.locations.process.len();
@@ -113,27 +116,34 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
     m.particles = parts.iter().find_map(|p| p.1.store.particles);
     let mut tile_part = Vec::new();
     for &i in &order {
-        let s = &parts[i].1.store;
+        let (name, s) = (&parts[i].0, &parts[i].1.store);
+        let add = |a: &mut u64, b: u64, what: &'static str| match a.checked_add(b) {
+            Some(x) => {
+                *a = x;
+                Ok(())
+            }
+            None => Err(MergeError::Overflow { part: name.clone(), what }),
+        };
         let (c, d) = (&mut m.counts, &s.counts);
-        c.event_records += d.event_records;
-        c.intervals += d.intervals;
-        c.instants += d.instants;
-        c.messages += d.messages;
-        c.flows += d.flows;
-        c.collective_rows += d.collective_rows;
+        add(&mut c.event_records, d.event_records, "event records")?;
+        add(&mut c.intervals, d.intervals, "intervals")?;
+        add(&mut c.instants, d.instants, "instants")?;
+        add(&mut c.messages, d.messages, "messages")?;
+        add(&mut c.flows, d.flows, "flows")?;
+        add(&mut c.collective_rows, d.collective_rows, "collective rows")?;
         c.collective_operations = c.collective_operations.max(d.collective_operations);
-        c.counter_samples += d.counter_samples;
+        add(&mut c.counter_samples, d.counter_samples, "counter samples")?;
         let at = share_range(&parts[i].1, nl).start;
         for (a, b) in m.locations.intervals[at..].iter_mut().zip(&s.locations.intervals) {
-            *a += b;
+            add(a, *b, "a location's intervals")?;
         }
         // Each location's lanes come from the one part that tiled it (0 in the others).
         for (a, b) in m.locations.lanes.iter_mut().skip(at).zip(&s.locations.lanes) {
             *a = (*a).max(*b);
         }
         for (a, b) in m.region_totals.iter_mut().zip(&s.region_totals) {
-            a[0] += b[0];
-            a[1] += b[1];
+            add(&mut a[0], b[0], "a region's intervals")?;
+            add(&mut a[1], b[1], "a region's time")?;
         }
         merge_warnings(&mut m.warnings, &s.warnings);
     }
@@ -155,7 +165,32 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
             }
         }
     }
+    // The parts' claims together must make a whole store, as a reader will check it.
+    m.check()
+        .and_then(|()| super::consistency::check(&m, super::consistency::Scope::Store))
+        .map_err(|detail| MergeError::Inconsistent { detail })?;
     Ok(Merged { manifest: m, tile_part })
+}
+
+/// The shards of `0..n` not in `present` (sorted, distinct), said briefly: how many, and the first few
+/// ranges (a part claiming 300,000,000 shards must not make a line of them).
+fn missing_shards(present: &[u32], n: u32) -> String {
+    const SHOWN: usize = 4;
+    let mut ranges = Vec::new();
+    let mut next = 0u64;
+    for &k in present.iter().chain(std::iter::once(&n)) {
+        if (k as u64) > next {
+            ranges.push((next, k as u64 - 1));
+        }
+        next = k as u64 + 1;
+    }
+    let count: u64 = ranges.iter().map(|(a, b)| b - a + 1).sum();
+    let mut said: Vec<String> =
+        ranges.iter().take(SHOWN).map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+    if ranges.len() > SHOWN {
+        said.push(format!("... ({} more ranges, {count} shards in all)", ranges.len() - SHOWN));
+    }
+    said.join(", ")
 }
 
 /// The locations whose interval counts and lanes part `p` lists (`nl` locations in all): every one for

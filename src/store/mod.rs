@@ -4,6 +4,7 @@
 //!
 //! - `columns`: varint columns, the tile frame (LZ4 via `lz4_flex`), content hashes;
 //! - `manifest`: definitions, counts, warnings, tiling, levels, the tile list; parsed and checked;
+//! - `consistency`: the tile list checked against the tiling and counts before any tile is read;
 //! - `build`: a [`Trace`](crate::model::Trace) cut into tiles, location block by block, on `threads` std threads,
 //!   with bytes that do not depend on the thread count;
 //! - `pyramid`: per-location summaries per time bin (busy time by definition, dominant region, event and
@@ -29,6 +30,7 @@ pub mod answer;
 pub mod build;
 pub mod columns;
 pub mod comms;
+mod consistency;
 pub mod counters;
 pub mod exchange;
 mod held;

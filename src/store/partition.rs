@@ -33,6 +33,9 @@ use std::ops::Range;
 pub const PART_FORMAT: &str = "weft-store-part";
 /// The file a part folder is opened by (not `manifest.json`: a part is not a store).
 pub const PART_MANIFEST: &str = "part.json";
+/// The most shards an index is cut into (`--shard K/N`, a part's `shards`): a merge holds a part per shard,
+/// so a larger count is a typo or a forgery, refused before anything is sized by it.
+pub const MAX_SHARDS: u32 = 1 << 20;
 
 /// Shard `index` of `count` (0-based: `--shard 0/4` .. `--shard 3/4`, as a Slurm job array's task ids).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +52,9 @@ impl Shard {
         let (index, count) = (k.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?);
         if count == 0 || index >= count {
             return Err(bad());
+        }
+        if count > MAX_SHARDS {
+            return Err(format!("--shard {s:?}: at most {MAX_SHARDS} shards (a merge holds a part per shard)"));
         }
         Ok(Shard { index, count })
     }
@@ -136,6 +142,14 @@ impl PartManifest {
                 ),
             });
         }
+        if p.shards > MAX_SHARDS {
+            return Err(StoreError::Corrupt {
+                file,
+                detail: format!("a shard of {}: an index has at most {MAX_SHARDS} shards", p.shards),
+            });
+        }
+        super::consistency::check(&p.store, super::consistency::Scope::Part { blocks: p.blocks })
+            .map_err(|detail| StoreError::Corrupt { file, detail })?;
         Ok(p)
     }
 

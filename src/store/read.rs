@@ -6,7 +6,7 @@
 //!
 //! Every error names the store file. Plain Rust, no files: the page will decode the same tiles.
 
-use super::columns::{content_hash, unframe, ColumnError, ColumnReader};
+use super::columns::{content_hash, frame, unframe_tile, ColumnError, ColumnReader};
 use super::counters::{
     decode_counter_summary, decode_counter_tile, series_block_range, tile_bins, CounterBinsTile, CounterTile,
 };
@@ -71,6 +71,46 @@ impl OpenRecords {
     }
 }
 
+/// A tile file's bytes checked against its manifest entry `e` in a store of `version`, without decoding
+/// them: its size, its content hash (which its name carries: `store::consistency`), its frame's magic,
+/// version and codec, and what the frame says the tile is (its kind; from format 5 its level, block and
+/// window too), so a tile put in another's place, its hashes updated, is refused. What a reader and
+/// `weft merge` check of every tile.
+pub fn verify_tile(bytes: &[u8], e: &TileEntry, version: u8) -> Result<(), StoreError> {
+    let file = || e.path.clone();
+    if bytes.len() as u64 != e.bytes {
+        return Err(StoreError::Mismatch {
+            file: file(),
+            detail: format!("{} bytes, the manifest says {}", bytes.len(), e.bytes),
+        });
+    }
+    let hash = content_hash(bytes);
+    if hash != e.hash {
+        return Err(StoreError::Mismatch {
+            file: file(),
+            detail: format!("content hash {hash}, the manifest says {}", e.hash),
+        });
+    }
+    // Tiles carry their store's format version (a format-2 store's tiles say 2).
+    let (id, _) = frame(bytes, version).map_err(|c| corrupt(&e.path, c))?;
+    if id.kind != e.kind.code() {
+        return Err(StoreError::Mismatch {
+            file: file(),
+            detail: format!("a tile of kind {}, the manifest says {:?}", id.kind, e.kind),
+        });
+    }
+    if id != e.id() && version >= super::columns::IDENTIFIED_VERSION {
+        return Err(StoreError::Mismatch {
+            file: file(),
+            detail: format!(
+                "the tile of level {}, block {}, window {}; the manifest says level {}, block {}, window {}",
+                id.level, id.block, id.window, e.level, e.block, e.window
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl<S: TileSource> Store<S> {
     /// Open a store: read and check `manifest.json`.
     pub fn open(source: S) -> Result<Self, StoreError> {
@@ -96,28 +136,9 @@ impl<S: TileSource> Store<S> {
             Ok(None) => return Err(StoreError::Missing { file }),
             Err(detail) => return Err(StoreError::Io { file, detail }),
         };
-        if bytes.len() as u64 != e.bytes {
-            return Err(StoreError::Mismatch {
-                file,
-                detail: format!("{} bytes, the manifest says {}", bytes.len(), e.bytes),
-            });
-        }
-        let hash = content_hash(&bytes);
-        if hash != e.hash {
-            return Err(StoreError::Mismatch {
-                file,
-                detail: format!("content hash {hash}, the manifest says {}", e.hash),
-            });
-        }
-        // Tiles carry their store's format version (a format-2 store's tiles say 2).
         let version = self.manifest.version as u8;
-        let (kind, payload) = unframe(&bytes, version, MAX_TILE_RAW).map_err(|c| corrupt(&file, c))?;
-        if kind != e.kind.code() {
-            return Err(StoreError::Mismatch {
-                file,
-                detail: format!("a tile of kind {kind}, the manifest says {:?}", e.kind),
-            });
-        }
+        verify_tile(&bytes, e, version)?;
+        let (_, payload) = unframe_tile(&bytes, version, MAX_TILE_RAW).map_err(|c| corrupt(&file, c))?;
         Ok(payload)
     }
 

@@ -257,7 +257,7 @@ test('a store opened from a URL: whole run to one interval, hover, memory, fault
     [other, async (page) => {
       await page.waitForFunction(() => window.weft.errors.length > 0, null, { timeout: 60_000 });
       const errors = await page.evaluate(() => window.weft.errors);
-      assert.match(errors.join(' '), /manifest\.json: store format version 1; this weft reads versions 2 to 4 \(index the trace again\)/);
+      assert.match(errors.join(' '), /manifest\.json: store format version 1; this weft reads versions 2 to 5 \(index the trace again\)/);
     }],
   ]) {
     const b = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, dir)}/`).catch((e) => { throw e; });

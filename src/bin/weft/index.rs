@@ -104,6 +104,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         return crate::mpi::index(universe, &a);
     }
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
+    // Before any thread starts: a run interrupted removes its partial folder.
+    crate::partial::catch_signals();
     let progress = Progress::new();
     // An OTF2 archive is streamed location by location, Chrome JSON and Paraver in chunks (whole or a shard).
     let streamed = index_otf2_streamed(&a, shard, &progress).and_then(|done| match done {
@@ -587,7 +589,7 @@ fn index_streamed(
     let done = match stream_into(files, anchor, options, shard, None, memory, progress, &tmp, &tmp.join(".spill")) {
         Ok(Some(done)) => done,
         other => {
-            let _ = std::fs::remove_dir_all(&tmp);
+            crate::partial::remove(&tmp);
             return other;
         }
     };
@@ -838,7 +840,7 @@ struct RemovedUnlessKept(Option<PathBuf>);
 impl Drop for RemovedUnlessKept {
     fn drop(&mut self) {
         if let Some(p) = self.0.take() {
-            let _ = std::fs::remove_dir_all(p);
+            crate::partial::remove(&p);
         }
     }
 }
@@ -875,19 +877,20 @@ impl weft::store::stream::TileSink for FolderSink {
     }
 }
 
-/// The temporary folder beside `out` that tiles are written into (emptied first).
+/// The temporary folder beside `out` that tiles are written into (emptied first; leftovers of killed runs
+/// beside it removed, and it removed if this run is interrupted: `partial`).
 fn partial_folder(out: &Path) -> Result<PathBuf, String> {
-    let tmp = temporary_folder(out, std::process::id())?;
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    Ok(tmp)
+    crate::partial::create(out)
 }
 
 /// Write the manifest (`file`: a store's or a part's) last into the partial folder `tmp`, then rename it to
-/// `out` (`publish`).
+/// `out` (`publish`). A manifest that cannot be written (ENOSPC) takes the partial folder with it.
 fn finish_store(tmp: &Path, out: &Path, file: &str, manifest_json: &[u8], force: bool) -> Result<(), String> {
     let manifest = tmp.join(file);
-    std::fs::write(&manifest, manifest_json).map_err(|e| format!("{}: {e}", manifest.display()))?;
+    if let Err(e) = std::fs::write(&manifest, manifest_json) {
+        crate::partial::remove(tmp);
+        return Err(format!("{}: {e}", manifest.display()));
+    }
     publish(tmp, out, force)
 }
 
@@ -967,31 +970,31 @@ fn input_bytes(p: &Path) -> u64 {
 
 /// Fill a temporary folder beside `out` (`fill` gets its path; the folder's manifest must be written last),
 /// then rename it to `out`: a run killed midway leaves nothing named `out`. `force` replaces `out`.
+/// A run that fails on the way (a write refused: ENOSPC) removes the folder.
 pub fn write_folder(out: &Path, force: bool, fill: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
-    let tmp = temporary_folder(out, std::process::id())?;
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    fill(&tmp)?;
+    let tmp = partial_folder(out)?;
+    if let Err(e) = fill(&tmp) {
+        crate::partial::remove(&tmp);
+        return Err(e);
+    }
     publish(&tmp, out, force)
 }
 
 /// `.NAME.partial-ID` beside `out`.
 pub fn temporary_folder(out: &Path, id: u32) -> Result<PathBuf, String> {
-    let name =
-        out.file_name().ok_or_else(|| format!("{}: not a folder name", out.display()))?.to_string_lossy().into_owned();
-    Ok(parent_of(out).join(format!(".{name}.partial-{id}")))
+    crate::partial::folder_name(out, id)
 }
 
 fn parent_of(out: &Path) -> PathBuf {
-    match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
+    crate::partial::parent_of(out)
 }
 
 /// Rename the filled temporary folder `tmp` to `out` (replacing it when `force`).
 pub fn publish(tmp: &Path, out: &Path, force: bool) -> Result<(), String> {
     let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    // A signal now waits until the folder is the store (or kept, below): not a partial folder to remove.
+    let publishing = crate::partial::publishing();
+    let _done = Forget(Some(publishing), tmp);
     if out.exists() {
         if !force {
             return Err(format!("{}: appeared while indexing; the store is left in {}", out.display(), tmp.display()));
@@ -1005,6 +1008,17 @@ pub fn publish(tmp: &Path, out: &Path, force: bool) -> Result<(), String> {
         std::fs::rename(tmp, out).map_err(|e| err(out, e))?;
     }
     Ok(())
+}
+
+/// Forgets the folder being published once `publish` returns, whatever it returned.
+struct Forget<'a>(Option<crate::partial::Publishing>, &'a Path);
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            p.done(self.1);
+        }
+    }
 }
 
 /// Write `tiles` under `dir` (creating their folders), then the manifest file `manifest` (last).
@@ -1092,12 +1106,8 @@ pub struct FolderStore {
 
 impl TileSource for FolderStore {
     fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-        // Regular files only (a FIFO would wait for a writer), as the readers do.
-        let p = self.root.join(path);
-        match std::fs::metadata(&p) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            _ => weft::readers::read_regular(&p).map(Some).map_err(|e| e.to_string()),
-        }
+        // Regular files inside the folder only, no link followed (a FIFO would wait for a writer).
+        crate::store_files::read_inside(&self.root, path, crate::store_files::MOST_FILE_BYTES)
     }
 }
 

@@ -14,11 +14,13 @@ mod merge;
 mod moments;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod partial;
 mod picture;
 mod render;
 mod render_aggregate;
 mod render_moments;
 mod render_timeline;
+mod store_files;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -1,12 +1,18 @@
 //! `weft merge -o STORE PART... [--force] [--copy]`: joins the parts written by `weft index --shard K/N`
 //! (one per shard, any order) into one store, the same bytes as `weft index` without shards
-//! (`weft::store::merge`; docs/cluster.md). Reads only the parts' `part.json`; the tiles are hard-linked into
-//! the store (copied with `--copy`, or where a link fails, e.g. across file systems), after checking each
-//! one's size against its part's manifest. Writes under a temporary name, renamed to STORE last.
+//! (`weft::store::merge`; docs/cluster.md). Merges the parts' `part.json` (checked sums, the result checked
+//! as a store); the tiles are hard-linked into the store (copied with `--copy`, or where a link fails, e.g.
+//! across file systems), each verified first: a regular file inside its part's folder, no link followed
+//! (`store_files`), its size, content hash and frame (what it says it is) its part's manifest's
+//! (`store::read::verify_tile`). Writes under a temporary name, renamed to STORE last; a failed merge
+//! removes it, an interrupted one too (`partial`).
 
 use crate::index::{shown, store_error, write_folder, FolderStore, Progress};
+use crate::store_files::{open_inside, same_file, MOST_FILE_BYTES};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use weft::store::read::verify_tile;
 use weft::store::{merge, PartManifest, TileSource, MANIFEST, PART_MANIFEST};
 
 #[derive(clap::Args)]
@@ -29,6 +35,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     if a.out.exists() && !a.force {
         return Err(format!("{}: exists (use --force to replace it)", a.out.display()).into());
     }
+    // Before any thread starts: a merge interrupted removes its partial folder.
+    crate::partial::catch_signals();
     let started = Instant::now();
     let mut parts = Vec::with_capacity(a.parts.len());
     let mut manifest_bytes = 0u64;
@@ -60,19 +68,23 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     write_folder(&a.out, a.force, |tmp| {
         let n = m.tiles.len();
         for (k, (e, &part)) in m.tiles.iter().zip(&merged.tile_part).enumerate() {
-            let from = a.parts[part].join(&e.path);
-            let size = std::fs::metadata(&from).map_err(|err| format!("{}: {err}", from.display()))?.len();
-            if size != e.bytes {
+            let (file, meta, from) = open_inside(&a.parts[part], &e.path)?
+                .ok_or_else(|| format!("{}: missing from its part", a.parts[part].join(&e.path).display()))?;
+            if meta.len() != e.bytes || meta.len() > MOST_FILE_BYTES {
+                let size = meta.len();
                 return Err(format!("{}: {size} bytes, its part's {PART_MANIFEST} says {}", from.display(), e.bytes));
             }
+            let mut bytes = Vec::with_capacity(e.bytes as usize);
+            file.take(e.bytes).read_to_end(&mut bytes).map_err(|err| format!("{}: {err}", from.display()))?;
+            verify_tile(&bytes, e, m.version as u8).map_err(|err| store_error(&a.parts[part], err))?;
             let to = tmp.join(&e.path);
             if let Some(d) = to.parent() {
                 std::fs::create_dir_all(d).map_err(|err| format!("{}: {err}", d.display()))?;
             }
-            if !a.copy && std::fs::hard_link(&from, &to).is_ok() {
+            if !a.copy && link(&from, &meta, &to) {
                 linked += 1;
             } else {
-                copy(&from, &to)?;
+                std::fs::write(&to, &bytes).map_err(|err| format!("{}: {err}", to.display()))?;
             }
             if k % 256 == 0 {
                 progress.say(&format!("linking tiles {k}/{n}"));
@@ -90,6 +102,17 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-fn copy(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::copy(from, to).map(|_| ()).map_err(|e| format!("{} -> {}: {e}", from.display(), to.display()))
+/// Hard-link the verified file `from` (opened as `meta`) to `to`: true when `to` is then that very file (a
+/// regular file, the same inode), so a path changed between the check and the link is never linked in.
+fn link(from: &Path, meta: &std::fs::Metadata, to: &Path) -> bool {
+    if std::fs::hard_link(from, to).is_err() {
+        return false;
+    }
+    match open_inside(to.parent().unwrap_or(Path::new(".")), &to.file_name().unwrap_or_default().to_string_lossy()) {
+        Ok(Some((_, linked, _))) if same_file(&linked, meta) => true,
+        _ => {
+            let _ = std::fs::remove_file(to);
+            false
+        }
+    }
 }

@@ -347,52 +347,7 @@ pub fn row_label(name: &str, y: f32, size: f32, max_w: f32) -> Label {
     Label::new(MARGIN_PX, y, elide_middle(name, max_w, size), palette::TEXT, size).clipped(max_w)
 }
 
-/// `text` cut to about `max_w` pixels at `size` (the labels' 0.6 em glyphs) keeping what tells rows apart: of a
-/// "process / location" name each part is cut on its own, a part ending in a number (a rank, a thread) keeping
-/// its end ("…Rank 12"), another its start ("Master thr…"); the numbered part gets up to two thirds of the room
-/// (the location's when both are).
-pub fn elide_middle(text: &str, max_w: f32, size: f32) -> String {
-    let max_chars = (max_w / (size * 0.6)).floor().max(0.0) as usize;
-    if text.chars().count() <= max_chars {
-        return text.to_string();
-    }
-    match text.rsplit_once(" / ") {
-        Some((p, l)) if max_chars > 5 => {
-            // The part with a number first (the location's, else the process's), up to two thirds of the room.
-            let room = max_chars - 3;
-            let (pc, lc) = (p.chars().count(), l.chars().count());
-            let ln = if numbered(l) || !numbered(p) {
-                lc.min(room * 2 / 3).max(room.saturating_sub(pc))
-            } else {
-                room - pc.min(room * 2 / 3).max(room.saturating_sub(lc))
-            };
-            format!("{} / {}", cut(p, room - ln), cut(l, ln))
-        }
-        _ => cut(text, max_chars),
-    }
-}
-
-/// Whether `s` ends in a number (closing brackets aside): "Rank 12", "thread 3 (main)" does not, "tid [7]" does.
-fn numbered(s: &str) -> bool {
-    s.chars().rev().find(|c| !matches!(c, ')' | ']')).is_some_and(|c| c.is_ascii_digit())
-}
-
-/// `s` in at most `n` characters: whole if it fits, else its end when it ends in a digit, else its start, with
-/// an ellipsis where it was cut.
-fn cut(s: &str, n: usize) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    if chars.len() <= n {
-        return s.to_string();
-    }
-    if n <= 1 {
-        return if n == 1 { "\u{2026}".to_string() } else { String::new() };
-    }
-    if numbered(s) {
-        std::iter::once('\u{2026}').chain(chars[chars.len() - (n - 1)..].iter().copied()).collect()
-    } else {
-        chars[..n - 1].iter().copied().chain(std::iter::once('\u{2026}')).collect()
-    }
-}
+pub use super::row_names::elide_middle;
 
 /// Chevrons at the plot's edges where the glyph (bar, deviation or skew) of row group `g` goes on beyond the
 /// axis: the reader knows the glyph is cut (or wholly off the axis) and which way the rest lies.

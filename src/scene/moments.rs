@@ -273,11 +273,15 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
     let range = color.map(|c| value_range(&c.values));
     scene.rects.reserve(groups.len() * 2);
     scene.lines.reserve(groups.len() * 2);
-    for g in &groups {
+    let labels = group_labels(rows, &groups, x0 - 2.0 * MARGIN_PX);
+    for (k, g) in groups.iter().enumerate() {
         let tall = g.h >= 6.0;
         if view.labeled() {
-            if let Some(m) = rows.get(g.rows.start) {
-                scene.labels.push(row_label(&m.name, g.y + g.h / 2.0, (g.h * 0.7).min(12.0), x0 - 2.0 * MARGIN_PX));
+            if let Some(text) = labels.get(k) {
+                let (size, max_w) = ((g.h * 0.7).min(12.0), x0 - 2.0 * MARGIN_PX);
+                scene
+                    .labels
+                    .push(Label::new(MARGIN_PX, g.y + g.h / 2.0, text.clone(), palette::TEXT, size).clipped(max_w));
             }
         }
         let Some(e) = extents(&rows[g.rows.clone()], color) else {
@@ -345,6 +349,14 @@ fn value_range(values: &[f64]) -> (f64, f64) {
 /// number after the last " / "): the middle gives way first.
 pub fn row_label(name: &str, y: f32, size: f32, max_w: f32) -> Label {
     Label::new(MARGIN_PX, y, elide_middle(name, max_w, size), palette::TEXT, size).clipped(max_w)
+}
+
+/// The labels of the row groups shown, `max_w` wide: each group's first row's name, cut so that rows shown
+/// together read apart (`row_names::distinct_labels`).
+pub fn group_labels(rows: &[LocationMoments], groups: &[RowGroup], max_w: f32) -> Vec<String> {
+    let names: Vec<&str> = groups.iter().map(|g| rows.get(g.rows.start).map_or("", |m| m.name.as_str())).collect();
+    let size = groups.first().map_or(12.0, |g| (g.h * 0.7).min(12.0));
+    super::row_names::distinct_labels(&names, max_w, size)
 }
 
 pub use super::row_names::elide_middle;

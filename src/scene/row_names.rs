@@ -148,6 +148,63 @@ pub fn elide_middle(text: &str, max_w: f32, size: f32) -> String {
     }
 }
 
+/// Labels for rows shown together: each row's [`elide_middle`], and where two rows that differ would read
+/// the same, theirs cut again from the word where their names part ("HIP … / …d 209770" and "HSA … / …d
+/// 209770" for "CPU HIP API / Thread 209770" and "CPU HSA API / Thread 209770"), then, if still alike, from
+/// just before the first differing character. O(n log n) in the rows.
+pub fn distinct_labels(names: &[&str], max_w: f32, size: f32) -> Vec<String> {
+    let mut out: Vec<String> = names.iter().map(|n| elide_middle(n, max_w, size)).collect();
+    let ell_w = size * 0.6;
+    for round in 0..2 {
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        order.sort_by(|&a, &b| out[a].cmp(&out[b]).then(names[a].cmp(names[b])));
+        let mut runs: Vec<Vec<usize>> = Vec::new();
+        for w in order.chunk_by(|&a, &b| out[a] == out[b]) {
+            if w.iter().any(|&i| names[i] != names[w[0]]) {
+                runs.push(w.to_vec());
+            }
+        }
+        if runs.is_empty() {
+            break;
+        }
+        for run in runs {
+            let chars: Vec<Vec<char>> = run.iter().map(|&i| names[i].chars().collect()).collect();
+            let lcp = (0..chars.iter().map(Vec::len).min().unwrap_or(0))
+                .take_while(|&k| chars.iter().all(|c| c[k] == chars[0][k]))
+                .count();
+            for (&i, c) in run.iter().zip(&chars) {
+                let mut st = lcp.min(c.len());
+                if round == 0 {
+                    while st > 0 && !matches!(c[st - 1], ' ' | '/' | '\u{b7}') {
+                        st -= 1;
+                    }
+                } else {
+                    st = st.saturating_sub(2);
+                }
+                let rest: String = c[st..].iter().collect();
+                out[i] = if st == 0 {
+                    rest
+                } else if round == 0 {
+                    format!("\u{2026}{}", elide_middle(rest.trim_start(), max_w - ell_w, size))
+                } else {
+                    let n = chars_for(max_w, size).saturating_sub(1);
+                    format!("\u{2026}{}", svg_cut(&rest, n))
+                };
+            }
+        }
+    }
+    out
+}
+
+/// `s` in at most `n` characters, cut at its end.
+fn svg_cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n.saturating_sub(1)).chain(std::iter::once('\u{2026}')).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,5 +244,26 @@ mod tests {
             elide_middle("\u{25be} pyper:trainer:0:0 (GPU 3) \u{b7} stream 7", 182.0, 12.0),
             "\u{25be} (GPU 3) \u{b7} stream 7"
         );
+    }
+
+    /// Rows whose labels read alike on their own are cut again where their names part.
+    #[test]
+    fn rows_shown_together_read_apart() {
+        let names = [
+            "CPU HIP API / Thread 209770",
+            "CPU HSA API / Thread 209770",
+            "CPU HIP API / Thread 209773",
+            "CPU HSA API / Thread 209773",
+            "Process 26037 / REQUEST_BEGIN_A",
+            "Process 26037 / REQUEST_BEGIN_B",
+        ];
+        let labels = distinct_labels(&names, 110.0, 11.0);
+        let mut seen = std::collections::HashSet::new();
+        for (n, l) in names.iter().zip(&labels) {
+            assert!(seen.insert(l.clone()), "{n} reads as {l}, as another does: {labels:?}");
+            assert!(l.chars().count() <= 16, "{l}");
+        }
+        // Names that are the same stay the same.
+        assert_eq!(distinct_labels(&["a / b", "a / b"], 110.0, 11.0), vec!["a / b", "a / b"]);
     }
 }

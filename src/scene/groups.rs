@@ -486,13 +486,13 @@ impl Lab {
         x
     }
 
-    pub fn to_rgba(&self) -> Rgba {
+    pub fn to_rgba(self) -> Rgba {
         let [r, g, b] = self.linear_rgb();
         let q = |v: f32| (from_linear(v.clamp(0.0, 1.0)) * 255.0).round() as u8;
         rgba(q(r), q(g), q(b), 0xff)
     }
 
-    fn to_rgba_exact(&self) -> Rgba {
+    fn to_rgba_exact(self) -> Rgba {
         self.exact.unwrap_or_else(|| self.to_rgba())
     }
 }

@@ -497,3 +497,43 @@ fn golden_catapult_async_begin_end() {
     assert_eq!(t.warnings.count(WarningKind::UnclosedBegin), 5);
     assert_eq!(t.warnings.total(), 8);
 }
+
+/// PyTorch's processes all share `process_name` "python"; `process_labels` ("CPU", "GPU 0") tell them apart
+/// and join the name. Processes that one name leaves alike keep their pid. The same read whole or streamed.
+#[test]
+fn processes_are_named_by_their_labels_or_pid() {
+    let json = r#"[{"ph":"M","name":"process_labels","pid":0,"tid":0,"args":{"labels":"GPU 0"}},
+        {"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":"python"}},
+        {"ph":"M","name":"process_name","pid":4037,"tid":0,"args":{"name":"python"}},
+        {"ph":"M","name":"process_labels","pid":4037,"tid":0,"args":{"labels":"CPU"}},
+        {"ph":"M","name":"process_sort_index","pid":0,"tid":0,"args":{"sort_index":16777216}},
+        {"ph":"M","name":"process_name","pid":8,"tid":0,"args":{"name":"worker"}},
+        {"ph":"M","name":"process_name","pid":9,"tid":0,"args":{"name":"worker"}},
+        {"ph":"M","name":"process_name","pid":10,"tid":0,"args":{"name":"main"}},
+        {"ph":"X","name":"k","pid":0,"tid":7,"ts":1,"dur":2},
+        {"ph":"X","name":"op","pid":4037,"tid":1,"ts":0,"dur":5},
+        {"ph":"X","name":"w","pid":8,"tid":1,"ts":0,"dur":5},
+        {"ph":"X","name":"w","pid":9,"tid":1,"ts":0,"dur":5},
+        {"ph":"X","name":"m","pid":10,"tid":1,"ts":0,"dur":5}]"#;
+    let t = load(json);
+    let name = |pid: i64| {
+        let p = (0..t.processes.len()).find(|&p| t.processes.native_id[p] == pid).expect("pid");
+        t.process_name(weft::model::ProcessId(p as u32)).to_string()
+    };
+    assert_eq!(name(0), "python (GPU 0)");
+    assert_eq!(name(4037), "python (CPU)");
+    assert_eq!((name(8), name(9)), ("worker (pid 8)".to_string(), "worker (pid 9)".to_string()));
+    assert_eq!(name(10), "main");
+    let p0 = (0..t.processes.len()).find(|&p| t.processes.native_id[p] == 0).unwrap();
+    assert_eq!(t.processes.sort_key[p0], 16777216, "the sort index still orders them");
+    let mut r = weft::readers::chrome::ChromeStreamReader::new("labels.json");
+    for piece in json.as_bytes().chunks(7) {
+        r.feed(piece).unwrap();
+    }
+    let streamed = r.finish().unwrap();
+    assert_eq!(streamed.processes.name.len(), t.processes.name.len());
+    for p in 0..t.processes.len() {
+        let id = weft::model::ProcessId(p as u32);
+        assert_eq!(streamed.process_name(id), t.process_name(id));
+    }
+}

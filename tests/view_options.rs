@@ -82,9 +82,16 @@ fn non_default_options_round_trip_through_pairs() {
         "{pairs:?}"
     );
     round_trip(&rows);
-    for bad in [("hide", "3-1"), ("hide", "x"), ("fold", "-1"), ("compact", "maybe")] {
+    for bad in [("hide", "3-1"), ("hide", "x"), ("fold", "-1"), ("compact", "maybe"), ("col", "mpi_coll:red")] {
         assert!(TimelineOptions::from_pairs([bad]).is_err(), "{bad:?}");
     }
+    // Colours chosen in the legend: kept in links as `col`.
+    let colored = TimelineOptions::from_pairs([("col", "r3:00aa55,mpi_coll:2a9d8f")]).unwrap();
+    assert_eq!(
+        colored.to_pairs().iter().find(|(k, _)| *k == "col").map(|(_, v)| v.as_str()),
+        Some("mpi_coll:2a9d8f,r3:00aa55")
+    );
+    round_trip(&colored);
     round_trip(&MomentsOptions {
         busy: BusyDefinition::Pattern("solve*".into()),
         sort: MomentKey::M2,

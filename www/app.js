@@ -17,6 +17,7 @@ import { particlesView } from './particles.js';
 import { showWarnings } from './warnings-panel.js';
 import { visibleText } from './text.js';
 import { initStore, looksLikeStore, storeUrlOf } from './store.js';
+import { initSidePanels } from './side-panels.js';
 
 const $ = (id) => document.getElementById(id);
 const PROTOCOL = 1;
@@ -787,7 +788,7 @@ async function main() {
   weft.backend = built.viewer.backend();
   ui.backend.textContent = weft.backend;
   wireInput(built.canvas);
-  weft.legend = new LegendPanel({ viewer: built.viewer, stage: ui.stage });
+  weft.legend = new LegendPanel({ viewer: built.viewer, stage: ui.stage, dock: $('side'), onChange: () => renderViewOptions(built.viewer.view()) });
   weft.graphml = new GraphmlDownload({ weft, after: $('export'), name: () => exportName('graphml'), download, onError: showError });
   weft.grainPanel = new GrainPanel({ viewer: built.viewer, canvas: built.canvas, root: $('grain-panel'), help: $('help-grains'),
     onConfigure: (k, v) => { configure(k, v); renderViewOptions('grains'); }, onError: showError });
@@ -800,6 +801,7 @@ async function main() {
   weft.rowsPanel = new RowsPanel({ viewer: built.viewer, canvas: built.canvas, root: $('rows-panel'), onError: showError });
 
   weft.commPanel = new CommPanel({ viewer: built.viewer, canvas: built.canvas, root: $('comm-panel'), onError: showError });
+  initSidePanels({ weft, stage: ui.stage });
   new ResizeObserver(resize).observe(ui.stage);
   resize();
   requestAnimationFrame(loop);

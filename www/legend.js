@@ -3,12 +3,14 @@
 // entries `weft render` draws beside its picture), in the theme's colours. A column of its own right of the
 // stage (as `weft render` puts it right of the picture), so it covers nothing of the graph: the stage narrows
 // and a fitted view fits again. It scrolls when taller than the window and folds to its title with one click.
-// The page calls `update` after every view, option or theme change.
+// The page calls `update` after every view, option or theme change. The timeline's legend lists its function
+// groups and their functions (scene::groups); an entry with an `edit` key has a colour picker on its swatch,
+// and a choice becomes the view's `colors` option (Viewer.legend_set_color), kept in the permalink.
 // It arranges what the Viewer says and computes nothing; trace text (function names) goes in as textContent.
 import { el } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const VIEWS = new Set(['grains', 'aggregate', 'execgraph']);
+const VIEWS = new Set(['grains', 'aggregate', 'execgraph', 'timeline']);
 
 const svg = (tag, attrs) => {
   const n = document.createElementNS(SVG, tag);
@@ -44,8 +46,9 @@ export function swatch(e) {
 
 export class LegendPanel {
   /** @param viewer the page's Viewer; @param stage the element the view is drawn in (the legend goes beside it) */
-  constructor({ viewer, stage }) {
+  constructor({ viewer, stage, dock, onChange }) {
     this.viewer = viewer;
+    this.onChange = onChange || (() => {});
     this.folded = false;
     this.last = '';
     this.root = el('section', { id: 'legend', role: 'region', 'aria-label': 'Legend', hidden: '' });
@@ -57,7 +60,9 @@ export class LegendPanel {
       this.toggle.setAttribute('aria-expanded', String(!this.folded));
       this.body.hidden = this.folded;
     });
-    stage.after(this.root);
+    // In the side column under its bar (www/side-panels.js), else beside the stage.
+    const bar = dock && dock.querySelector('.side-bar');
+    if (bar) bar.after(this.root); else if (dock) dock.prepend(this.root); else stage.after(this.root);
     // The theme changes the views' colours (Viewer.set_theme): show the legend in the new ones.
     new MutationObserver(() => { if (this.view) { this.last = ''; this.update(this.view); } })
       .observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
@@ -78,8 +83,27 @@ export class LegendPanel {
       el('div', { class: 'legend-heading', text: sec.title }),
       ...sec.entries.map((e) => {
         const row = el('div', { class: 'legend-entry', data: { mark: e.mark, color: e.color } }, el('span', { class: 'legend-label', text: e.label }));
-        row.prepend(swatch(e));
+        row.prepend(e.edit ? this.picker(e) : swatch(e));
+        if (e.edit) { row.dataset.edit = e.edit; row.title = `${e.label}: click the colour to change it (double-click: back to its own)`; }
         return row;
       }))));
+  }
+
+  /** The swatch of an editable entry: a colour input over it (the browser's picker); a double click resets. */
+  picker(e) {
+    const wrap = el('label', { class: 'legend-picker' });
+    const input = el('input', { type: 'color', 'aria-label': `colour of ${e.label}` });
+    input.value = e.color.slice(0, 7);
+    input.addEventListener('change', () => this.setColor(e.edit, input.value));
+    wrap.addEventListener('dblclick', (ev) => { ev.preventDefault(); this.setColor(e.edit, ''); });
+    wrap.append(swatch(e), input);
+    return wrap;
+  }
+
+  setColor(key, css) {
+    try { this.viewer.legend_set_color(key, css); } catch (err) { console.warn(err); return; }
+    this.last = '';
+    this.update(this.view);
+    this.onChange();
   }
 }

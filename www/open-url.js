@@ -38,6 +38,11 @@ const CORS_HINT = 'the server could not be reached, or it does not let other sit
   + 'Either host the file with the header "Access-Control-Allow-Origin: *" (or this page\'s origin), '
   + 'or download it and drop it onto this page.';
 
+/** Why a store's file could not be fetched at all (the browser says only "Failed to fetch"): what to set. */
+export const STORE_CORS_HINT = 'the server could not be reached, or it does not let other sites read the store (CORS). '
+  + 'Serve the store\'s folder with the header "Access-Control-Allow-Origin: *" (or this page\'s origin) on every '
+  + 'file, manifest.json and tiles alike, or download the folder and open it with "Open folder…".';
+
 /** `1.5 MiB`: sizes in messages. */
 function bytesText(n) {
   if (n >= 1 << 30) return `${(n / (1 << 30)).toFixed(2)} GiB`;

@@ -6,6 +6,7 @@
 // A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
 
 import init, { StoreSession } from './pkg-worker/weft.js';
+import { STORE_CORS_HINT } from './open-url.js';
 
 const ready = init();
 let memory = null;
@@ -46,7 +47,9 @@ async function open(msg) {
   try {
     manifest = await read('manifest.json');
   } catch (e) {
-    throw new Error(`${msg.name}/manifest.json: ${e.message}`);
+    // fetch's TypeError ("Failed to fetch"): a refused cross-origin read and an unreachable host look alike
+    // from here; say what to do about both, as a `?trace=` does.
+    throw new Error(`${msg.name}/manifest.json: ${e instanceof TypeError ? STORE_CORS_HINT : e.message}`);
   }
   if (session) session.free();
   session = new StoreSession(msg.name, manifest, msg.cacheBytes || 0);

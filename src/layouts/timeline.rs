@@ -27,10 +27,13 @@ impl Default for TimelineMetrics {
 }
 
 impl TimelineMetrics {
-    /// Compact rows for `lanes` lanes in `height_px`: each lane the height that fits (at most the normal 18 px,
-    /// at least a twentieth of a pixel: rows thinner than a pixel share it), no gaps, no process headers.
-    pub fn compact(lanes: usize, height_px: f32) -> Self {
-        let lane_px = (height_px.max(1.0) / lanes.max(1) as f32).clamp(0.05, 18.0);
+    /// Compact rows for `lanes` lanes in `height_px`, the shallowest row `min_row_lanes` deep: each lane the
+    /// height that fits (at most the normal 18 px), but every row at least a pixel (a location thinner than a
+    /// pixel vanishes: a trace with one very deep row made the others 0.05 px); the rows scroll when they do not
+    /// fit. No gaps, no process headers.
+    pub fn compact(lanes: usize, min_row_lanes: usize, height_px: f32) -> Self {
+        let floor = 1.0 / min_row_lanes.max(1) as f32;
+        let lane_px = (height_px.max(1.0) / lanes.max(1) as f32).clamp(floor, 18.0);
         TimelineMetrics { lane_px, row_gap_px: 0.0, process_header_px: 0.0, compact: true }
     }
 }
@@ -277,6 +280,11 @@ impl TimelineLayout {
     /// The process header whose band (header and rows) holds layout y.
     pub fn header_at(&self, y: f32) -> Option<usize> {
         self.headers.partition_point(|h| h.y <= y).checked_sub(1)
+    }
+
+    /// Lanes of the shallowest row shown (a folded process's one row counts one lane); 1 without rows.
+    pub fn min_row_lanes(&self) -> usize {
+        self.rows.iter().map(|r| r.lanes as usize).min().unwrap_or(1).max(1)
     }
 
     pub fn row_height(&self, row: &TimelineRow) -> f32 {

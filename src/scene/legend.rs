@@ -36,6 +36,10 @@ pub struct Entry {
     pub color: String,
     #[serde(flatten)]
     pub mark: Mark,
+    /// The `colors` option's key that changes this entry's colour (the timeline's function groups and
+    /// functions, `scene::groups`); None where the colour is fixed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edit: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -64,11 +68,12 @@ fn shape_name(s: Shape) -> &'static str {
     }
 }
 
-fn fill(label: impl Into<String>, color: Rgba, shape: Shape) -> Entry {
+pub(super) fn fill(label: impl Into<String>, color: Rgba, shape: Shape) -> Entry {
     Entry {
         label: label.into(),
         color: hex(color),
         mark: Mark::Shape { shape: shape_name(shape), border: String::new() },
+        edit: None,
     }
 }
 
@@ -77,14 +82,15 @@ fn bordered(label: impl Into<String>, color: Rgba, shape: Shape, border: Rgba) -
         label: label.into(),
         color: hex(color),
         mark: Mark::Shape { shape: shape_name(shape), border: hex(border) },
+        edit: None,
     }
 }
 
 fn line(label: impl Into<String>, color: Rgba, dashed: bool) -> Entry {
-    Entry { label: label.into(), color: hex(color), mark: Mark::Line { dashed } }
+    Entry { label: label.into(), color: hex(color), mark: Mark::Line { dashed }, edit: None }
 }
 
-fn section(title: &str, entries: Vec<Entry>) -> Section {
+pub(super) fn section(title: &str, entries: Vec<Entry>) -> Section {
     Section { title: title.into(), entries }
 }
 
@@ -114,6 +120,7 @@ fn top_strings(a: &GrainAnalysis, ids: &[u32], what: &str) -> Vec<Entry> {
             label: format!("other: {} more ({})", order.len() - shown, grains_text(rest)),
             color: hex(TEXT_MUTED),
             mark: Mark::Mixed,
+            edit: None,
         });
     }
     out

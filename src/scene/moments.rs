@@ -273,11 +273,15 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
     let range = color.map(|c| value_range(&c.values));
     scene.rects.reserve(groups.len() * 2);
     scene.lines.reserve(groups.len() * 2);
-    for g in &groups {
+    let labels = group_labels(rows, &groups, x0 - 2.0 * MARGIN_PX);
+    for (k, g) in groups.iter().enumerate() {
         let tall = g.h >= 6.0;
         if view.labeled() {
-            if let Some(m) = rows.get(g.rows.start) {
-                scene.labels.push(row_label(&m.name, g.y + g.h / 2.0, (g.h * 0.7).min(12.0), x0 - 2.0 * MARGIN_PX));
+            if let Some(text) = labels.get(k) {
+                let (size, max_w) = ((g.h * 0.7).min(12.0), x0 - 2.0 * MARGIN_PX);
+                scene
+                    .labels
+                    .push(Label::new(MARGIN_PX, g.y + g.h / 2.0, text.clone(), palette::TEXT, size).clipped(max_w));
             }
         }
         let Some(e) = extents(&rows[g.rows.clone()], color) else {
@@ -347,52 +351,15 @@ pub fn row_label(name: &str, y: f32, size: f32, max_w: f32) -> Label {
     Label::new(MARGIN_PX, y, elide_middle(name, max_w, size), palette::TEXT, size).clipped(max_w)
 }
 
-/// `text` cut to about `max_w` pixels at `size` (the labels' 0.6 em glyphs) keeping what tells rows apart: of a
-/// "process / location" name each part is cut on its own, a part ending in a number (a rank, a thread) keeping
-/// its end ("…Rank 12"), another its start ("Master thr…"); the numbered part gets up to two thirds of the room
-/// (the location's when both are).
-pub fn elide_middle(text: &str, max_w: f32, size: f32) -> String {
-    let max_chars = (max_w / (size * 0.6)).floor().max(0.0) as usize;
-    if text.chars().count() <= max_chars {
-        return text.to_string();
-    }
-    match text.rsplit_once(" / ") {
-        Some((p, l)) if max_chars > 5 => {
-            // The part with a number first (the location's, else the process's), up to two thirds of the room.
-            let room = max_chars - 3;
-            let (pc, lc) = (p.chars().count(), l.chars().count());
-            let ln = if numbered(l) || !numbered(p) {
-                lc.min(room * 2 / 3).max(room.saturating_sub(pc))
-            } else {
-                room - pc.min(room * 2 / 3).max(room.saturating_sub(lc))
-            };
-            format!("{} / {}", cut(p, room - ln), cut(l, ln))
-        }
-        _ => cut(text, max_chars),
-    }
+/// The labels of the row groups shown, `max_w` wide: each group's first row's name, cut so that rows shown
+/// together read apart (`row_names::distinct_labels`).
+pub fn group_labels(rows: &[LocationMoments], groups: &[RowGroup], max_w: f32) -> Vec<String> {
+    let names: Vec<&str> = groups.iter().map(|g| rows.get(g.rows.start).map_or("", |m| m.name.as_str())).collect();
+    let size = groups.first().map_or(12.0, |g| (g.h * 0.7).min(12.0));
+    super::row_names::distinct_labels(&names, max_w, size)
 }
 
-/// Whether `s` ends in a number (closing brackets aside): "Rank 12", "thread 3 (main)" does not, "tid [7]" does.
-fn numbered(s: &str) -> bool {
-    s.chars().rev().find(|c| !matches!(c, ')' | ']')).is_some_and(|c| c.is_ascii_digit())
-}
-
-/// `s` in at most `n` characters: whole if it fits, else its end when it ends in a digit, else its start, with
-/// an ellipsis where it was cut.
-fn cut(s: &str, n: usize) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    if chars.len() <= n {
-        return s.to_string();
-    }
-    if n <= 1 {
-        return if n == 1 { "\u{2026}".to_string() } else { String::new() };
-    }
-    if numbered(s) {
-        std::iter::once('\u{2026}').chain(chars[chars.len() - (n - 1)..].iter().copied()).collect()
-    } else {
-        chars[..n - 1].iter().copied().chain(std::iter::once('\u{2026}')).collect()
-    }
-}
+pub use super::row_names::elide_middle;
 
 /// Chevrons at the plot's edges where the glyph (bar, deviation or skew) of row group `g` goes on beyond the
 /// axis: the reader knows the glyph is cut (or wholly off the axis) and which way the rest lies.

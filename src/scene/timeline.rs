@@ -9,7 +9,7 @@
 //! (`Overview`) at the bottom is the whole run's utilization and commonest region per column, computed once.
 
 use super::axis::{self, TimeScale};
-use super::palette::{self, region_color};
+use super::palette;
 use super::{rgba, Align, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
 use crate::layouts::timeline::TimelineLayout;
 use crate::model::{MessageKind, Trace};
@@ -37,6 +37,21 @@ fn flow_alpha_scale(lines: usize, width_px: f32) -> f32 {
     }
 }
 
+/// The margin beyond the trace's ends a view may show, as a share of its span (the fitted view's right margin).
+pub const END_MARGIN: f64 = 0.02;
+
+/// The window [t0, t1] kept on a trace of `span_ns`: within [-m, span + m] (m: [`END_MARGIN`] of the span), at
+/// most that wide, its width kept where it fits. Every time axis that zooms and pans (the timeline, a store's,
+/// the moments view) keeps its window with it.
+pub fn clamp_to_trace(t0_ns: f64, t1_ns: f64, span_ns: u64) -> (f64, f64) {
+    let span = span_ns.max(1) as f64;
+    let (lo, hi) = (-span * END_MARGIN, span * (1.0 + END_MARGIN));
+    let w = (t1_ns - t0_ns).min(hi - lo);
+    // Not `clamp`: rounding can put `hi - w` a hair below `lo`, and clamp panics on that.
+    let t0 = t0_ns.max(lo).min(hi - w);
+    (t0, t0 + w)
+}
+
 /// What part of the timeline is shown, in trace time and layout pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TimelineView {
@@ -51,7 +66,8 @@ pub struct TimelineView {
 impl TimelineView {
     pub fn fit(trace: &Trace, width: f32, height: f32) -> Self {
         let span = trace.span_ns.max(1) as f64;
-        TimelineView { t0_ns: 0.0, t1_ns: span * 1.02, scroll_y: 0.0, width, height, label_gutter: LABEL_GUTTER_PX }
+        let t1_ns = span * (1.0 + END_MARGIN);
+        TimelineView { t0_ns: 0.0, t1_ns, scroll_y: 0.0, width, height, label_gutter: LABEL_GUTTER_PX }
     }
     pub fn track_x0(&self) -> f32 {
         self.label_gutter
@@ -77,11 +93,11 @@ impl TimelineView {
         (self.height - OVERVIEW_PX).max(AXIS_PX)
     }
 
-    /// Zoom by `factor` (>1 zooms in) keeping the time under screen x fixed. Never narrower than 1 ns across.
+    /// Zoom by `factor` (>1 zooms in) keeping the time under screen x fixed. Never narrower than a thousandth
+    /// of a nanosecond a pixel, never wider than the trace (and the fitted view's margins).
     pub fn zoom_at(&mut self, x: f32, factor: f64, span_ns: u64) {
         let anchor = self.t_of(x.clamp(self.track_x0(), self.width));
-        let width =
-            ((self.t1_ns - self.t0_ns) / factor).clamp(self.track_width() as f64 * 1e-3, span_ns.max(1) as f64 * 4.0);
+        let width = ((self.t1_ns - self.t0_ns) / factor).max(self.track_width() as f64 * 1e-3);
         let frac = (anchor - self.t0_ns) / (self.t1_ns - self.t0_ns);
         self.t0_ns = anchor - frac * width;
         self.t1_ns = self.t0_ns + width;
@@ -96,19 +112,11 @@ impl TimelineView {
         self.clamp_time(span_ns);
     }
 
-    fn clamp_time(&mut self, span_ns: u64) {
-        let w = self.t1_ns - self.t0_ns;
-        let margin = w * 0.5;
-        let lo = -margin;
-        let hi = span_ns as f64 + margin;
-        if self.t0_ns < lo {
-            self.t0_ns = lo;
-            self.t1_ns = lo + w;
-        }
-        if self.t1_ns > hi && self.t0_ns > lo {
-            self.t1_ns = hi.max(lo + w);
-            self.t0_ns = self.t1_ns - w;
-        }
+    /// Keep the window on the trace: within [-m, span + m] with m the fitted view's margin
+    /// ([`END_MARGIN`] of the span), at most that wide. Panning, zooming, a link or a search never shows time
+    /// past the trace's end (it left half a view empty).
+    pub fn clamp_time(&mut self, span_ns: u64) {
+        (self.t0_ns, self.t1_ns) = clamp_to_trace(self.t0_ns, self.t1_ns, span_ns);
     }
 
     pub fn scroll_by(&mut self, dy: f32, layout: &TimelineLayout) {
@@ -117,11 +125,9 @@ impl TimelineView {
     }
 }
 
-/// Per-region colours, computed once per trace.
+/// Per-region colours by function group (`scene::groups`), computed once per trace.
 pub fn region_colors(trace: &Trace) -> Vec<Rgba> {
-    (0..trace.regions.len())
-        .map(|r| region_color(trace.strings.get(trace.regions.name[r]), trace.regions.paradigm[r]))
-        .collect()
+    super::groups::region_colors(trace, &super::groups::ColorOverrides::default())
 }
 
 /// A 1-2-5 step of at least `min` nanoseconds.
@@ -407,9 +413,10 @@ impl TimelineScene<'_> {
             let cy = (y + lane.min(18.0) / 2.0).max(AXIS_PX + size / 2.0);
             if cy - size / 2.0 >= label_bottom && cy <= y + h.max(lane.min(18.0) / 2.0) && cy <= bottom - size / 2.0 {
                 label_bottom = cy + size / 2.0;
-                sc.labels.push(
-                    Label::new(12.0, cy, self.row_label(r), palette::TEXT, size).clipped(view.label_gutter - 18.0),
-                );
+                // Cut keeping the rank and thread (`row_names`); the label column's hover names the whole row.
+                let room = view.label_gutter - 18.0;
+                let text = super::row_names::elide_middle(&self.row_label(r), room, size);
+                sc.labels.push(Label::new(12.0, cy, text, palette::TEXT, size).clipped(room));
             }
         }
         // Headers are sorted by y: only those on screen (a trace may have a million processes).
@@ -657,11 +664,14 @@ impl OverviewBuild {
     pub fn finish(self, colors: &[Rgba]) -> Overview {
         let n = self.busy_locations.iter().filter(|&&b| b).count().max(1) as f64;
         let w = self.w;
-        Overview {
+        let mut o = Overview {
             span_ns: self.span,
             busy: self.busy.iter().map(|&b| (b / (w * n)).clamp(0.0, 1.0) as f32).collect(),
-            color: self.region.iter().map(|&r| colors.get(r as usize).copied().unwrap_or(0)).collect(),
-        }
+            color: Vec::new(),
+            region: self.region,
+        };
+        o.recolor(colors);
+        o
     }
 }
 
@@ -675,10 +685,17 @@ pub struct Overview {
     pub busy: Vec<f32>,
     /// The colour of the region with the longest stretch in each bin (transparent where none).
     pub color: Vec<Rgba>,
+    /// That region (u32::MAX where none).
+    region: Vec<u32>,
 }
 
 impl Overview {
     pub const BINS: usize = 2048;
+
+    /// Colour the bins by the regions' `colors` (the user changed a colour in the legend).
+    pub fn recolor(&mut self, colors: &[Rgba]) {
+        self.color = self.region.iter().map(|&r| colors.get(r as usize).copied().unwrap_or(0)).collect();
+    }
 
     /// One pass over the depth-0 intervals; each touches the bins it overlaps (a location's depth-0
     /// intervals never overlap, so that is at most intervals + locations x bins).
@@ -938,6 +955,19 @@ mod tests {
             let s: Vec<usize> = (0..n).collect();
             for cut in 0..=n {
                 assert_eq!(partition_point_near(&s, |&x| x < cut), s.partition_point(|&x| x < cut), "n {n} cut {cut}");
+            }
+        }
+    }
+
+    /// Zoomed out to the whole allowed width, rounding may leave `hi - w` below `lo`: no panic, the window
+    /// stays on the trace.
+    #[test]
+    fn a_window_as_wide_as_allowed_stays_on_the_trace() {
+        for span in [1u64, 3, 7, 62_000, 176_886_000, 9_927_582_000, 41_602_740_000] {
+            for t0 in [-1e12, -0.3, 0.0, 0.1 * span as f64, 5e11] {
+                let (a, b) = clamp_to_trace(t0, t0 + 10.0 * span as f64, span);
+                let s = span as f64;
+                assert!(a >= -0.02 * s - 1e-6 * s && b <= 1.02 * s + 1e-6 * s, "{span} {t0}: {a}..{b}");
             }
         }
     }

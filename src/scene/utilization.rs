@@ -8,7 +8,7 @@
 //! with any busy time in a column shades it. Must not compute busy time or moments.
 
 use super::axis::{draw_time_axis, label_width_px};
-use super::moments::{no_busy_notice, no_busy_row, row_label, Viewport, LEGEND_HEIGHT_PX, MIN_LABELED_ROW_PX};
+use super::moments::{group_labels, no_busy_notice, no_busy_row, Viewport, LEGEND_HEIGHT_PX, MIN_LABELED_ROW_PX};
 use super::{palette, rgba, Label, RectInstance, Rgba, Scene};
 use crate::analyses::busy::{BusyInterval, BusyIntervals};
 use crate::analyses::moments::LocationMoments;
@@ -80,12 +80,13 @@ pub fn build_utilization(
         scene.rects.reserve(((y1 - y0) as usize + 1) * columns / 4);
     }
     let any_busy = rows.iter().any(|m| !m.is_idle());
-    for g in view.row_groups(rows.len()) {
-        if view.row_height_px >= MIN_LABELED_ROW_PX {
-            if let Some(m) = rows.get(g.rows.start) {
-                let size = (g.h * 0.7).min(12.0);
-                scene.labels.push(row_label(&m.name, g.y + g.h / 2.0, size, x0 - 16.0));
-            }
+    let groups = view.row_groups(rows.len());
+    let labels =
+        if view.row_height_px >= MIN_LABELED_ROW_PX { group_labels(rows, &groups, x0 - 16.0) } else { Vec::new() };
+    for (k, g) in groups.into_iter().enumerate() {
+        if let Some(text) = labels.get(k) {
+            let size = (g.h * 0.7).min(12.0);
+            scene.labels.push(Label::new(8.0, g.y + g.h / 2.0, text.clone(), palette::TEXT, size).clipped(x0 - 16.0));
         }
         let mut any = false;
         // First visible interval of each row, found before any is drawn: these loads are independent, so

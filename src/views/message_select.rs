@@ -464,6 +464,7 @@ pub fn reveal(ts: &TimelineScene<'_>, view: &mut TimelineView, l: LocationId, t0
         view.t0_ns = a - pad;
         view.t1_ns = b + pad;
     }
+    view.clamp_time(ts.trace.span_ns);
     let lay = ts.layout;
     let Some(row) = lay.row_of_location.get(l.index()).and_then(|&r| lay.rows.get(r as usize)) else { return };
     let lane = lay.metrics.lane_px;

@@ -229,6 +229,12 @@ impl MomentsPane {
     }
 
     /// Follow the view's time range: new moments when the visible window changed (moments of the window only).
+    /// Zoom and pan stop at the trace's ends, as the timeline's do (`scene::timeline::clamp_to_trace`).
+    fn keep_on_trace(&mut self) {
+        let (t0, t1) = crate::scene::timeline::clamp_to_trace(self.view.t0_ns, self.view.t1_ns, self.trace.span_ns);
+        (self.view.t0_ns, self.view.t1_ns) = (t0, t1);
+    }
+
     fn follow_window(&mut self) {
         if self.span == MomentSpan::Window && self.wanted_window() != self.window {
             self.recompute();
@@ -400,6 +406,7 @@ impl Pane for MomentsPane {
         let frac = (anchor - vp.t0_ns) / (vp.t1_ns - vp.t0_ns).max(1e-9);
         self.view.t0_ns = anchor - frac * w;
         self.view.t1_ns = self.view.t0_ns + w;
+        self.keep_on_trace();
         self.follow_window();
     }
     fn zoom_rows(&mut self, y: f32, factor: f64) {
@@ -413,6 +420,7 @@ impl Pane for MomentsPane {
         let d = dx as f64 * self.view.time_scale().ns_per_px();
         self.view.t0_ns += d;
         self.view.t1_ns += d;
+        self.keep_on_trace();
         self.follow_window();
     }
     fn scroll(&mut self, dy: f32) {

@@ -18,6 +18,7 @@ use crate::analyses::moments::MomentKey;
 use crate::layouts::execgraph::bundle::scale_for_min_px;
 use crate::layouts::execgraph::Scale;
 use crate::scene::grains::ColorBy;
+use crate::scene::groups::ColorOverrides;
 use serde::Serialize;
 use serde_json::{json, Value};
 use thiserror::Error;
@@ -436,23 +437,37 @@ const FOLDED: OptionSpec = OptionSpec::option(
 .link("fold")
 .no_control();
 
+const COLORS: OptionSpec = OptionSpec::option(
+    "colors",
+    "colours",
+    "colours chosen in the legend: a function group's (its functions spread around it) or a region's, e.g. \
+     mpi_coll:7b2d8e,r12:1f77b4",
+    Kind::Text { placeholder: "mpi_coll:7b2d8e,r12:1f77b4", allowed: "group:rrggbb or rID:rrggbb, comma-separated" },
+    "",
+)
+.link("col")
+.no_control();
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TimelineOptions {
     pub locations: Option<String>,
     pub compact: bool,
     pub hidden: IdSet,
     pub folded: IdSet,
+    /// Colours the user chose in the legend (`scene::groups`).
+    pub colors: ColorOverrides,
 }
 
 impl ViewOptions for TimelineOptions {
     const VIEW: &'static str = "timeline";
     fn schema() -> &'static [OptionSpec] {
-        const S: &[OptionSpec] = &[LOCATIONS, COMPACT, HIDDEN, FOLDED];
+        const S: &[OptionSpec] = &[LOCATIONS, COMPACT, HIDDEN, FOLDED, COLORS];
         S
     }
     fn set(&mut self, spec: &'static OptionSpec, value: &str) -> Result<(), OptionError> {
         match spec.key {
             "compact" => self.compact = spec.boolean(value)?,
+            "colors" => self.colors = ColorOverrides::parse(value).ok_or_else(|| spec.bad(value))?,
             "hidden" => self.hidden = IdSet::parse(value).ok_or_else(|| spec.bad(value))?,
             "folded" => self.folded = IdSet::parse(value).ok_or_else(|| spec.bad(value))?,
             _ => self.locations = location_filter(value),
@@ -464,6 +479,7 @@ impl ViewOptions for TimelineOptions {
             "compact" => if self.compact { "on" } else { "off" }.to_string(),
             "hidden" => self.hidden.to_text(),
             "folded" => self.folded.to_text(),
+            "colors" => self.colors.to_text(),
             _ => self.locations.clone().unwrap_or_default(),
         }
     }

@@ -410,8 +410,9 @@ impl ParticlesPane {
     /// Advance one data time step: faded events become splats (GPU) and density (CPU). A store's pane waits
     /// (false) while the step's events are not held yet.
     fn step(&mut self) -> bool {
-        let t = self.window.time_ns().saturating_add(self.playback.step_ns);
-        if !self.holds(t.min(self.ev.span_ns)) {
+        // Playback ends at the trace's end (it ran on while the last particles faded: t = 1,702 of 1,566 ms).
+        let t = self.window.time_ns().saturating_add(self.playback.step_ns).min(self.ev.span_ns);
+        if !self.holds(t) {
             return false;
         }
         self.faded.clear();
@@ -422,7 +423,7 @@ impl ParticlesPane {
             self.raster.splat(s);
         }
         self.splatted += self.faded.len() as u64;
-        if t > self.ev.span_ns && self.window.live().is_empty() {
+        if t >= self.ev.span_ns {
             self.playing = false;
         }
         true
@@ -725,7 +726,7 @@ impl Pane for ParticlesPane {
         match key {
             "tick" => self.tick(parse(key, value)?),
             "play" => {
-                if self.window.time_ns() >= self.ev.span_ns && self.window.live().is_empty() {
+                if self.window.time_ns() >= self.ev.span_ns {
                     self.seek(self.first_ns());
                 }
                 self.playing = true;

@@ -236,6 +236,9 @@ impl StorePane {
         }
         self.layout = layout;
         self.place_counters();
+        if o.colors != self.opts.colors {
+            self.colors = crate::scene::groups::region_colors(&self.skeleton, &o.colors);
+        }
         self.opts = o;
         self.place_rows();
         self.view.scroll_by(-self.view.scroll_y, &self.layout);
@@ -248,7 +251,11 @@ impl StorePane {
     fn place_rows(&mut self) {
         let metrics = if self.opts.compact {
             // The plot an exact slice has (above its overview strip), so the rows stay put when it comes.
-            TimelineMetrics::compact(self.layout.total_lanes(), self.view.plot_bottom() - AXIS_PX - 4.0)
+            TimelineMetrics::compact(
+                self.layout.total_lanes(),
+                self.layout.min_row_lanes(),
+                self.view.plot_bottom() - AXIS_PX - 4.0,
+            )
         } else {
             TimelineMetrics::default()
         };
@@ -933,6 +940,7 @@ impl Pane for StorePane {
         if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
             self.view.t0_ns = t0_ns;
             self.view.t1_ns = t1_ns;
+            self.view.clamp_time(self.skeleton.span_ns);
             self.sync();
         }
     }

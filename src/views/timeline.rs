@@ -20,6 +20,7 @@ use crate::analyses::moments::TimeWindow;
 use crate::analyses::profile::{profile, RegionProfile};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::{Arg, ArgKind, LocationId, MessageKind, ProcessId, RegionId, Trace};
+use crate::scene::groups::{self, RegionUse};
 use crate::scene::message_marks;
 use crate::scene::timeline::{
     format_duration, format_time_for_span, region_colors, Overview, TimelineScene, TimelineView, AXIS_PX,
@@ -114,7 +115,13 @@ pub struct TimelinePane {
     /// Lanes each location's row keeps at least, whatever its intervals here (a store's slice: the whole
     /// run's depths, from its manifest); empty for a whole trace.
     row_lanes: Rc<[u32]>,
+    /// Each region's intervals and exclusive time in the whole trace, for the legend's order (made when the
+    /// legend is first asked for).
+    region_uses: std::cell::OnceCell<Vec<RegionUse>>,
 }
+
+/// Functions a legend section lists before "other".
+const LEGEND_PER_GROUP: usize = 10;
 
 /// A search of regions by name: the pattern, the matching intervals of the shown rows in time order, and
 /// the one shown (None before the first step).
@@ -348,6 +355,7 @@ impl TimelinePane {
             counters,
             messages: MessageSelect::default(),
             row_lanes: Rc::from(Vec::new()),
+            region_uses: std::cell::OnceCell::new(),
         }
     }
 
@@ -355,9 +363,19 @@ impl TimelinePane {
     /// least `lanes[location]` lanes ([`rows_for`]): keep both from now on, also through relayouts (a store's
     /// slice, laid out in the store's rows), and place the rows for `o`'s row mode.
     pub fn laid_out_for(&mut self, o: TimelineOptions, lanes: Rc<[u32]>) {
+        let recolor = o.colors != self.opts.colors;
         self.opts = o;
         self.row_lanes = lanes;
+        if recolor {
+            self.recolor();
+        }
         self.place_rows();
+    }
+
+    /// The regions' colours again for the colours chosen (`scene::groups`): the rows and the overview strip.
+    fn recolor(&mut self) {
+        self.colors = groups::region_colors(&self.trace, &self.opts.colors);
+        self.overview.recolor(&self.colors);
     }
 
     /// Select the message line, or the sending, receiving or collective call, at screen (x, y)
@@ -636,9 +654,12 @@ impl TimelinePane {
     /// Place the rows for the row mode: normal heights, or compact (the lane height that fits the plot).
     fn place_rows(&mut self) {
         let metrics = if self.opts.compact {
+            // The counter tracks below take what they need, but never more than half the plot: dozens of
+            // tracks left the rows a tenth of a pixel each.
             let tracks = self.counters.layout().height;
-            let plot = self.view.plot_bottom() - AXIS_PX - 4.0 - tracks;
-            TimelineMetrics::compact(self.layout.total_lanes(), plot)
+            let full = self.view.plot_bottom() - AXIS_PX - 4.0;
+            let plot = (full - tracks).max(full / 2.0);
+            TimelineMetrics::compact(self.layout.total_lanes(), self.layout.min_row_lanes(), plot)
         } else {
             TimelineMetrics::default()
         };
@@ -725,13 +746,17 @@ impl TimelinePane {
     /// Show the rows `o` says (filter, hidden, folded, compact), as the options one by one would; Err
     /// (nothing changed) when no location would be shown.
     pub fn set_row_options(&mut self, o: TimelineOptions) -> Result<(), String> {
+        let recolor = o.colors != self.opts.colors;
         if o.locations != self.opts.locations || o.hidden != self.opts.hidden || o.folded != self.opts.folded {
-            self.relayout(o)
+            self.relayout(o)?;
         } else {
             self.opts = o;
             self.place_rows();
-            Ok(())
         }
+        if recolor {
+            self.recolor();
+        }
+        Ok(())
     }
 
     fn scene_builder(&self) -> TimelineScene<'_> {
@@ -868,6 +893,15 @@ impl Pane for TimelinePane {
     fn clear_hover(&mut self) {
         self.highlight = None;
     }
+    fn legend(&self) -> Option<crate::scene::legend::Legend> {
+        let t = &self.trace;
+        let uses = self.region_uses.get_or_init(|| {
+            let stats = crate::analyses::profile::region_stats(t, TimeWindow::whole(t), |_| true);
+            stats.iter().map(|s| RegionUse { count: s.count, exclusive_ns: s.exclusive_ns }).collect()
+        });
+        Some(groups::legend(t, &self.colors, uses, &self.opts.colors, LEGEND_PER_GROUP))
+            .filter(|l| !l.sections.is_empty())
+    }
     fn scene(&self) -> Scene {
         let mut sc = self.scene_builder().build(&self.view, self.highlight);
         self.counters.draw(&mut sc, &self.trace, &self.view);
@@ -925,6 +959,7 @@ impl Pane for TimelinePane {
         if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns {
             self.view.t0_ns = t0_ns;
             self.view.t1_ns = t1_ns;
+            self.view.clamp_time(self.trace.span_ns);
         }
     }
     fn options(&self) -> serde_json::Value {

@@ -18,6 +18,8 @@ mod grain_panel;
 #[cfg(feature = "page")]
 mod graph_export;
 #[cfg(feature = "page")]
+mod legend_panel;
+#[cfg(feature = "page")]
 mod message_panel;
 #[cfg(feature = "page")]
 mod overlay;

@@ -308,7 +308,7 @@ impl Viewer {
         self.with_pane(|p| p.clear_hover());
     }
 
-    fn scene(&self) -> Scene {
+    pub(super) fn scene(&self) -> Scene {
         let mut scene = self.views.scene();
         if self.dark {
             palette::apply_dark(&mut scene);

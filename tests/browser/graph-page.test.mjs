@@ -309,7 +309,10 @@ test('graph views in the page: legends, keys per tab, GraphML equal to the CLI, 
 
     await page.selectOption('#samples', 'timeline');
     await waitReady(page, ++loads);
-    assert.equal(await page.isVisible('#legend'), false, 'the timeline has no graph legend');
+    // The timeline's legend is its function groups (issue 50), with colour pickers.
+    assert.ok(await page.isVisible('#legend'), 'the timeline has a legend of function groups');
+    assert.deepEqual(await legendShown(page), await legendOfViewer(page), 'the panel lists the timeline\'s Pane::legend');
+    assert.ok(await page.locator('#legend input[type="color"]').count() > 0, 'its colours can be changed');
     await checkKeys(page, 'timeline', ['Shift+drag, Shift+click twice'], ['J / K', 'X']);
     assert.deepEqual(problems, [], 'no console errors');
   } finally {

@@ -171,6 +171,8 @@ test('a message end selects its partner; the matrix of a selection equals weft i
     // Hover the busiest cell: the tooltip names the pair and its count.
     let best = [0, 0];
     cli.count.forEach((r, s) => r.forEach((v, c) => { if (v > cli.count[best[0]][best[1]]) best = [s, c]; }));
+    // The side column scrolls (the panels share it, issue 50): bring the matrix into view before pointing at it.
+    await page.$eval('#matrix-canvas', (c) => c.scrollIntoView({ block: 'center' }));
     const box = await page.$eval('#matrix-canvas', (c) => { const r = c.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width }; });
     const cell = box.w / cli.senders.length;
     await page.mouse.move(box.x + (best[1] + 0.5) * cell, box.y + (best[0] + 0.5) * cell);

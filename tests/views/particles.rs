@@ -232,3 +232,28 @@ fn segments_are_labelled_with_process_names_or_rank_numbers() {
         p.state()["segment_labels"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect();
     assert_eq!(labels, ["0", "1", "2", "3"], "MPI ranks by their number");
 }
+
+/// Playback stops at the trace's end (issue 50: it ran on while the last particles faded, to t = 1,702 of
+/// 1,566 ms); Play again starts over from the first event.
+#[test]
+fn playback_stops_at_the_traces_end() {
+    let mut p = ParticlesPane::new(trace(), 1200.0, 700.0);
+    let s = p.state();
+    let span = s["span_ns"].as_u64().unwrap();
+    p.configure("step_ns", &(span / 7).to_string()).unwrap();
+    p.configure("play", "").unwrap();
+    let mut now = 1000.0;
+    let mut most = 0;
+    for _ in 0..100 {
+        now += 1000.0;
+        p.configure("tick", &now.to_string()).unwrap();
+        most = most.max(t_ns(&p));
+        if p.state()["playing"] == false {
+            break;
+        }
+    }
+    assert_eq!(p.state()["playing"], false, "playback ended");
+    assert_eq!(most, span, "it ends at the end, not past it");
+    p.configure("play", "").unwrap();
+    assert_eq!(t_ns(&p), s["first_event_ns"].as_u64().unwrap(), "Play at the end starts over");
+}

@@ -4,7 +4,7 @@
 
 use super::{f, rects_at, round_trips};
 use std::rc::Rc;
-use weft::model::Trace;
+use weft::model::{Format, LocationKind, Trace, TraceBuilder};
 use weft::samples::utilization::utilization_trace;
 use weft::scene::timeline::region_colors;
 use weft::views::timeline::TimelinePane;
@@ -420,16 +420,24 @@ fn compact_rows_fit_every_location_and_the_label_column_still_names_each() {
     assert_eq!(rows(&p.state()), rows(&normal), "compact off puts the rows back");
 }
 
+/// Compact rows give each of 10,000 locations a pixel (issue 50: thinner rows vanished) and scroll; the
+/// scene stays bounded by pixels.
 #[test]
-fn ten_thousand_locations_fit_and_the_scene_stays_bounded_by_pixels() {
+fn ten_thousand_locations_get_a_pixel_each_and_the_scene_stays_bounded_by_pixels() {
     let trace = ranks(10_000, 1);
     let mut p = TimelinePane::new(trace, 1600.0, 900.0);
     p.configure("compact", "on").unwrap();
     let s = p.state();
     assert_eq!(f(&s, "row_count"), 10_000.0);
+    assert!(rows(&s).iter().all(|r| f(r, "height") >= 1.0 - 1e-6), "every location at least a pixel");
     let bottom = f(&s["overview"], "y");
-    let last = rows(&s).last().unwrap();
-    assert!(f(last, "y") + f(last, "height") <= bottom + 1e-3, "the last row is on screen: {last}");
+    p.scroll(1e9);
+    let end = p.state();
+    let last = rows(&end).last().unwrap();
+    assert!(
+        f(last, "y") + f(last, "height") <= bottom + 1e-3 && f(last, "y") >= f(&s, "axis_px"),
+        "scrolled, the last row is on screen: {last}"
+    );
     let sc = p.scene();
     // Rows share pixel lines: at most a few rects per pixel of the plot, whatever the row count.
     let plot_px = (1600.0 - f(&s, "track_x0")) * (bottom - 28.0);
@@ -568,4 +576,63 @@ fn hover_times_take_the_precision_of_the_zoom() {
     let zoomed = start_line(&mut p, 50_700_000.0);
     assert!(fit.starts_with("start 50 ms") || fit.starts_with("start 50.0 ms"), "{fit}");
     assert!(zoomed.starts_with("start 50.000") && zoomed.len() > fit.len(), "{zoomed} vs {fit}");
+}
+
+/// Compact rows with one location 1,200 lanes deep (APEX's unmatched ENTERs): the other 11 locations kept
+/// 0.05 px each and vanished; now each keeps at least a pixel and the rows scroll.
+#[test]
+fn compact_rows_keep_a_pixel_for_every_location_beside_a_very_deep_one() {
+    let mut b = TraceBuilder::new(Format::Generated);
+    let p0 = b.process(0);
+    let r = b.region("work", "");
+    for t in 0..12 {
+        let l = b.location(p0, t, LocationKind::CpuThread);
+        b.interval(l, r, 0, 100_000);
+        if t == 0 {
+            for d in 1..1_200i64 {
+                b.interval(l, r, d, 100_000 - 2 * d as u64);
+            }
+        }
+    }
+    let mut p = TimelinePane::new(Rc::new(b.finish()), 1200.0, 600.0);
+    p.configure("compact", "on").unwrap();
+    let s = p.state();
+    assert_eq!(rows(&s).len(), 12);
+    for r in rows(&s) {
+        assert!(f(r, "height") >= 1.0 - 1e-6, "a location under a pixel: {r}");
+    }
+    assert!(f(&s, "lane_px") >= 1.0);
+}
+
+/// Zooming out and panning stop at the trace's ends (issue 50: the view went to 1,702 of 1,566 ms), as does a
+/// time range set from a link.
+#[test]
+fn the_view_never_passes_the_traces_end() {
+    let trace = ranks(4, 2);
+    let span = trace.span_ns as f64;
+    let mut p = TimelinePane::new(trace, 1200.0, 600.0);
+    let inside = |p: &TimelinePane| {
+        let s = p.state();
+        let (t0, t1) = (f(&s, "t0_ns"), f(&s, "t1_ns"));
+        assert!(t0 >= -0.02 * span - 1.0 && t1 <= 1.02 * span + 1.0, "{t0}..{t1} of {span}");
+        (t0, t1)
+    };
+    for _ in 0..10 {
+        p.zoom(700.0, 0.3);
+        inside(&p);
+    }
+    p.zoom(700.0, 8.0);
+    for _ in 0..20 {
+        p.pan(4000.0);
+        inside(&p);
+    }
+    let (_, t1) = inside(&p);
+    assert!(t1 >= span, "panned to the end, the end is shown");
+    for _ in 0..20 {
+        p.pan(-4000.0);
+    }
+    let (t0, _) = inside(&p);
+    assert!(t0 <= 0.0, "panned to the start, the start is shown");
+    p.set_time_range(0.5 * span, 3.0 * span);
+    inside(&p);
 }

@@ -46,7 +46,10 @@ pub struct Converter {
     string_ids: FxMap<Box<[u8]>, i64>,
     string_pid_names: Vec<(i64, String)>,
     string_tid_names: Vec<((i64, i64), String)>,
-    named_processes: FxMap<i64, ()>,
+    /// Processes named by `process_name`, with that name.
+    named_processes: FxMap<i64, String>,
+    /// `process_labels` by process ("CPU", "GPU 0": PyTorch's processes share one name and differ by these).
+    process_labels: FxMap<i64, String>,
     named_threads: FxMap<(i64, i64), ()>,
     /// Per location (indexed by location id): its B/E events and last timestamp.
     pub(super) threads: Vec<ThreadSlices>,
@@ -83,6 +86,7 @@ impl Default for Converter {
             string_pid_names: Vec::new(),
             string_tid_names: Vec::new(),
             named_processes: FxMap::default(),
+            process_labels: FxMap::default(),
             named_threads: FxMap::default(),
             threads: Vec::new(),
             spill: None,
@@ -381,7 +385,7 @@ impl Converter {
         let (mut text, mut sort_index) = (None, None);
         if let Val::Other(args) = ev.args {
             for_each_member(args, |k, v| match (k.raw, v) {
-                (b"name", Val::Str(s)) => text = Some(s.text().into_owned()),
+                (b"name" | b"labels", Val::Str(s)) => text = Some(s.text().into_owned()),
                 (b"sort_index", Val::Num(n)) => sort_index = int_of(n),
                 _ => {}
             });
@@ -392,10 +396,17 @@ impl Converter {
                 if let Some(t) = text.filter(|_| name.raw == b"process_name") {
                     self.b.set_process_name(p, &t);
                     let pid = self.b_native_pid(ev);
-                    self.named_processes.insert(pid, ());
+                    self.named_processes.insert(pid, t);
                 }
                 if let Some(k) = sort_index.filter(|_| name.raw == b"process_sort_index") {
                     self.b.set_process_sort_key(p, k);
+                }
+            }
+            b"process_labels" => {
+                self.process_of(ev);
+                if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
+                    let pid = self.b_native_pid(ev);
+                    self.process_labels.insert(pid, t);
                 }
             }
             b"thread_name" | b"thread_sort_index" => {
@@ -719,8 +730,44 @@ impl Converter {
         Ok(self.b)
     }
 
+    /// Processes told apart: a process's `process_labels` join its name ("python (GPU 0)"), and processes
+    /// that `process_name` gives one name (several "python") and labels do not tell apart keep their pid too
+    /// ("python (pid 4037)"). After the names from string pids.
+    fn name_labelled_processes(&mut self) {
+        let mut pids: Vec<i64> = self.named_processes.keys().chain(self.process_labels.keys()).copied().collect();
+        pids.sort_unstable();
+        pids.dedup();
+        let names: Vec<(i64, String)> = pids
+            .iter()
+            .map(|&pid| {
+                let base = match self.named_processes.get(&pid) {
+                    Some(n) => n.clone(),
+                    None => format!("Process {pid}"),
+                };
+                let name = match self.process_labels.get(&pid) {
+                    Some(l) if !base.contains(l.as_str()) => format!("{base} ({l})"),
+                    _ => base,
+                };
+                (pid, name)
+            })
+            .collect();
+        let mut same: FxMap<&str, u32> = FxMap::default();
+        for (_, n) in &names {
+            *same.entry(n.as_str()).or_default() += 1;
+        }
+        for (pid, name) in &names {
+            let shared = same.get(name.as_str()).is_some_and(|&k| k > 1) && *pid < STRING_ID_BASE;
+            let name = if shared { format!("{name} (pid {pid})") } else { name.clone() };
+            let p = self.b.process(*pid);
+            self.b.set_process_name(p, &name);
+        }
+    }
+
     /// Name string-named processes and threads; the latest time of any thread or async event.
     fn name_strings_and_last_ts(&mut self) -> i64 {
+        if !self.named_processes.is_empty() || !self.process_labels.is_empty() {
+            self.name_labelled_processes();
+        }
         for (pid, name) in std::mem::take(&mut self.string_pid_names) {
             if !self.named_processes.contains_key(&pid) {
                 let p = self.b.process(pid);

@@ -119,6 +119,9 @@ impl TimelineLayout {
     /// [`TimelineLayout::with_lanes`] with the locations' display order given (`display_order`:
     /// `trace.locations_in_display_order()`, which depends on the definitions only: a store's pane sorts
     /// them once for every slice it shows, not 100,000 locations again for each answer).
+    ///
+    /// A location that only records metrics (`Trace::records_only_metrics`, no instant, no lanes in
+    /// `min_lanes`) gets no row: its samples are counter tracks (layouts::counters).
     pub fn with_lanes_in(
         trace: &Trace,
         display_order: &[LocationId],
@@ -127,9 +130,8 @@ impl TimelineLayout {
         fold: impl Fn(ProcessId) -> bool,
         min_lanes: &[u32],
     ) -> Self {
-        let order: Vec<LocationId> = display_order.iter().copied().filter(|l| keep(*l)).collect();
         let iv = &trace.intervals;
-        let mut rows = Vec::with_capacity(order.len());
+        let mut rows: Vec<TimelineRow> = Vec::new();
         let mut headers = Vec::new();
         let mut lane_intervals = Vec::with_capacity(iv.len());
         let mut row_of_location = vec![u32::MAX; trace.locations.len()];
@@ -151,6 +153,15 @@ impl TimelineLayout {
             by_location[next_ins[l.index()]] = j as u32;
             next_ins[l.index()] += 1;
         }
+        // A location that only records metrics (its samples are counter tracks) gets no row, unless the
+        // store's whole run gives it lanes or it has instants.
+        let metrics_only = |l: LocationId| {
+            trace.records_only_metrics(l)
+                && min_lanes.get(l.index()).is_none_or(|&n| n == 0)
+                && ins_start[l.index()] == ins_start[l.index() + 1]
+        };
+        let order: Vec<LocationId> = display_order.iter().copied().filter(|&l| keep(l) && !metrics_only(l)).collect();
+        rows.reserve(order.len());
         let mut row_instants = Vec::with_capacity(ins.time_ns.len());
         for &l in &order {
             let first = row_instants.len();

@@ -15,6 +15,7 @@ pub mod moments;
 pub mod number;
 pub mod palette;
 pub mod parallelism;
+pub mod short_labels;
 pub mod particles;
 pub mod svg;
 pub mod timeline;

@@ -114,6 +114,8 @@ pub struct TimelinePane {
     /// Lanes each location's row keeps at least, whatever its intervals here (a store's slice: the whole
     /// run's depths, from its manifest); empty for a whole trace.
     row_lanes: Rc<[u32]>,
+    /// The message or flow line under the pointer, drawn highlighted over the others.
+    hovered_flow: Option<usize>,
 }
 
 /// A search of regions by name: the pattern, the matching intervals of the shown rows in time order, and
@@ -221,7 +223,8 @@ pub fn rows_for_in(
     let keep = |l: LocationId| !o.hidden.contains(l.0) && pattern.is_none_or(|p| location_matches(t, l, p));
     let fold = |p: crate::model::ProcessId| o.folded.contains(p.0);
     let layout = TimelineLayout::with_lanes_in(t, display_order, TimelineMetrics::default(), keep, fold, lanes);
-    if layout.rows.is_empty() {
+    // A trace of counters alone (locations that only record metrics) shows its tracks without rows.
+    if layout.rows.is_empty() && (pattern.is_some() || t.counters.series_name.is_empty()) {
         return Err(match pattern {
             Some(p) if o.locations != was.locations => format!("no location matches '{p}'"),
             _ => "no location would be shown".to_string(),
@@ -309,6 +312,13 @@ pub fn rows_state(t: &Trace, layout: &TimelineLayout, view: &TimelineView) -> (V
 }
 
 impl TimelinePane {
+    /// The message and flow lines of the frame: how many are drawn, the darkest pixel column their fading
+    /// leaves (`TimelineScene::flow_lines`), and the hovered one (drawn highlighted).
+    fn flow_state(&self) -> serde_json::Value {
+        let f = self.scene_builder().flow_lines(&self.view);
+        json!({"drawn": f.lines.len(), "darkest": f.darkest, "hovered": self.hovered_flow})
+    }
+
     pub fn new(trace: Rc<Trace>, width: f32, height: f32) -> Self {
         let overview = Overview::new(&trace, &region_colors(&trace));
         Self::with_overview(trace, width, height, overview)
@@ -348,6 +358,7 @@ impl TimelinePane {
             counters,
             messages: MessageSelect::default(),
             row_lanes: Rc::from(Vec::new()),
+            hovered_flow: None,
         }
     }
 
@@ -448,6 +459,15 @@ impl TimelinePane {
     /// Show or hide counter series `series`' track; false for a series the trace lacks.
     pub fn set_counter_shown(&mut self, series: u32, shown: bool) -> bool {
         let known = self.counters.set_shown(series, shown);
+        self.counters.relayout(&self.trace, &mut self.layout);
+        self.view.scroll_by(0.0, &self.layout);
+        known
+    }
+
+    /// Open or close the constant counter series' group (their tracks shown below its band); false when the
+    /// trace has no such group.
+    pub fn set_counter_constants_open(&mut self, open: bool) -> bool {
+        let known = self.counters.set_constants_open(open);
         self.counters.relayout(&self.trace, &mut self.layout);
         self.view.scroll_by(0.0, &self.layout);
         known
@@ -797,6 +817,7 @@ impl Pane for TimelinePane {
         self.view = TimelineView::fit(&self.trace, self.view.width, self.view.height);
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        self.hovered_flow = None;
         if self.overview.contains(&self.view, x, y) {
             self.highlight = None;
             let t = self.overview.t_of(&self.view, x);
@@ -833,6 +854,7 @@ impl Pane for TimelinePane {
         // An arrow under the pointer wins over the slice beneath it: arrows are thin and drawn on top.
         if let Some(j) = self.scene_builder().hit_flow(&self.view, x, y, FLOW_HIT_PX) {
             self.highlight = None;
+            self.hovered_flow = Some(j);
             return Some(self.flow_hover(j));
         }
         self.highlight = self.scene_builder().hit(&self.view, x, y);
@@ -867,10 +889,15 @@ impl Pane for TimelinePane {
     }
     fn clear_hover(&mut self) {
         self.highlight = None;
+        self.hovered_flow = None;
     }
     fn scene(&self) -> Scene {
-        let mut sc = self.scene_builder().build(&self.view, self.highlight);
-        self.counters.draw(&mut sc, &self.trace, &self.view);
+        // The counter tracks drawn before the scene judges whether it drew anything.
+        let counters = |sc: &mut Scene| self.counters.draw(sc, &self.trace, &self.view);
+        let mut sc = self.scene_builder().build_with(&self.view, self.highlight, counters);
+        if let Some(j) = self.hovered_flow {
+            self.scene_builder().highlight_flow(&mut sc, &self.view, j);
+        }
         if let Some(m) = &self.marked {
             m.draw(&mut sc, &self.trace, &self.layout, &self.colors, &self.view);
         }
@@ -915,6 +942,7 @@ impl Pane for TimelinePane {
             "folded": self.opts.folded.to_text(),
             "counters": self.counters.state(&self.trace, &self.view),
             "message_selection": self.messages.selection(),
+            "flows": self.flow_state(),
         });
         super::with_contents(self.brief(), contents)
     }
@@ -977,6 +1005,12 @@ impl Pane for TimelinePane {
     fn click(&mut self, x: f32, y: f32) -> bool {
         if self.overview.contains(&self.view, x, y) {
             return self.overview_go(x);
+        }
+        // The constant counter series' band opens or closes their group, wherever it is clicked.
+        if y >= AXIS_PX && self.counters.click(y - AXIS_PX + self.view.scroll_y) {
+            self.counters.relayout(&self.trace, &mut self.layout);
+            self.view.scroll_by(0.0, &self.layout);
+            return true;
         }
         if x < self.view.track_x0() {
             return self.fold_at(y);

@@ -282,4 +282,46 @@ mod tests {
         assert_eq!((ix.min, ix.max), (-3.0, 1.0), "values that are not numbers are not extremes");
         assert_eq!(ix.extremes(&with_nan, 1, 2), None);
     }
+
+    #[test]
+    fn constant_series_fold_into_one_group_that_opens() {
+        use crate::model::{Format, LocationKind, TraceBuilder};
+        let mut b = TraceBuilder::new(Format::Generated);
+        let p = b.process(0);
+        let l = b.location(p, 0, LocationKind::CpuThread);
+        let r = b.region("work", "");
+        b.interval(l, r, 0, 1000);
+        let moving = b.counter_series(p, "load");
+        let fixed: Vec<u32> = (0..4).map(|k| b.counter_series(p, &format!("cpuinfo:::field_{k}"))).collect();
+        for i in 0..5 {
+            b.counter_sample(moving, i * 100, i as f64);
+            for (k, &s) in fixed.iter().enumerate() {
+                b.counter_sample(s, i * 100, 1000.0 + k as f64);
+            }
+        }
+        let t = b.finish();
+        let index = CounterIndex::new(&t);
+        assert!(!index.series[moving as usize].is_constant());
+        assert!(fixed.iter().all(|&s| index.series[s as usize].is_constant()));
+        let rows = TimelineLayout::new(&t, crate::layouts::timeline::TimelineMetrics::default());
+        let constant = |s: u32| index.series[s as usize].is_constant();
+        let closed = CounterLayout::with_constants(&t, &rows, |_| true, Some((&constant, false)));
+        assert_eq!(closed.tracks.iter().map(|x| x.series).collect::<Vec<_>>(), vec![moving]);
+        let g = closed.constants.clone().expect("a constant group");
+        assert_eq!((g.series.clone(), g.open), (fixed.clone(), false));
+        assert_eq!(closed.height, HEADER_PX + TRACK_PX + GROUP_PX);
+        assert!(closed.on_constants(g.y + 1.0) && !closed.on_constants(g.y + GROUP_PX));
+        let open = CounterLayout::with_constants(&t, &rows, |_| true, Some((&constant, true)));
+        assert_eq!(open.tracks.len(), 5);
+        assert_eq!(open.tracks[1].y, g.y + GROUP_PX, "the constant tracks below the band");
+        // Hit tests across the band: the first track, none on the band, the constant tracks after it.
+        assert_eq!(open.track_at(open.tracks[0].y + 1.0), Some(0));
+        assert_eq!(open.track_at(g.y + 1.0), None);
+        assert_eq!(open.track_at(open.tracks[4].y + TRACK_PX - 1.0), Some(4));
+        assert_eq!(open.first_below(open.tracks[2].y + 1.0), 2);
+        // Two constant series are not worth a group.
+        let few = |s: u32| s == fixed[0] || s == fixed[1];
+        let plain = CounterLayout::with_constants(&t, &rows, |_| true, Some((&few, false)));
+        assert!(plain.constants.is_none() && plain.tracks.len() == 5);
+    }
 }

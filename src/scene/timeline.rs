@@ -23,10 +23,10 @@ const MAX_FLOWS: usize = 20_000;
 /// Message lines crossing one pixel column before they fade: past it each line's opacity falls in
 /// proportion, so a run's thousands of messages shade the tracks (denser where the traffic is) instead of
 /// covering them with one solid mesh; zoomed in, lines keep their full colour.
-const FLOWS_PER_COLUMN_AT_FULL_ALPHA: f32 = 2.0;
+const FLOWS_PER_COLUMN_AT_FULL_ALPHA: f32 = 3.0;
 /// Lines drawn at most over one pixel column (where more cross it, every k-th): as many as the eye tells
 /// apart, and few enough that their faded sum stays a shade.
-const FLOWS_PER_COLUMN_DRAWN: f32 = 48.0;
+const FLOWS_PER_COLUMN_DRAWN: f32 = 32.0;
 /// The faintest a faded message line gets (of 255).
 const MIN_FLOW_ALPHA: u8 = 0x04;
 
@@ -906,6 +906,58 @@ mod tests {
         let view = TimelineView::fit(&t, 1200.0, 600.0);
         let sc = ts.build(&view, None);
         assert!(sc.rects.len() < 2_000, "{} rects", sc.rects.len());
+    }
+
+    #[test]
+    fn what_is_drawn_below_the_rows_counts_before_the_notice() {
+        let t = trace(10);
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        let colors = region_colors(&t);
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
+        // Past the rows' intervals: nothing of them here.
+        let view = TimelineView { t0_ns: 1e6, t1_ns: 2e6, ..TimelineView::fit(&t, 800.0, 400.0) };
+        assert!(ts.build(&view, None).notice.is_some());
+        // A track below the rows with data there (the counter tracks): no notice over it.
+        let sc = ts.build_with(&view, None, |sc| sc.rects.push(RectInstance::filled(300.0, 100.0, 50.0, 20.0, 0xff)));
+        assert!(sc.notice.is_none() && sc.marks() == 1, "{:?}", sc.notice);
+    }
+
+    #[test]
+    fn a_fan_of_flows_shades_its_columns_and_never_turns_them_black() {
+        // 9,000 launch flows from a CPU thread to a GPU stream, each a few microseconds long, in one run of
+        // 10 ms (a fitted Kineto run): near-vertical lines over the same few hundred pixel columns.
+        let mut b = TraceBuilder::new(Format::Generated);
+        let (p, q) = (b.process(0), b.process(1));
+        let (cpu, gpu) = (b.location(p, 0, LocationKind::CpuThread), b.location(q, 0, LocationKind::GpuStream));
+        let (launch, kernel) = (b.region("cudaLaunchKernel", ""), b.region("kernel", ""));
+        let name = b.intern("ac2g");
+        for k in 0..9000i64 {
+            let t = k * 1000;
+            b.interval(cpu, launch, t, 500);
+            b.interval(gpu, kernel, t + 3000, 800);
+            b.message(crate::model::MessageRecord {
+                kind: MessageKind::Flow,
+                sender: cpu,
+                receiver: gpu,
+                send_ns: t,
+                recv_ns: t + 3000,
+                size_bytes: 0,
+                tag: 0,
+                name,
+            });
+        }
+        let t = b.finish();
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        let colors = region_colors(&t);
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
+        let view = TimelineView::fit(&t, 1200.0, 600.0);
+        let f = ts.flow_lines(&view);
+        assert!(!f.lines.is_empty());
+        assert!(f.darkest > 0.3 && f.darkest <= 0.9, "darkest column {}", f.darkest);
+        // Zoomed in to a few flows: each keeps its full colour.
+        let near = TimelineView { t0_ns: 0.0, t1_ns: 1_500.0, ..view };
+        let f = ts.flow_lines(&near);
+        assert!(f.lines.iter().all(|(l, _)| l.color & 0xff == palette::FLOW & 0xff), "full alpha zoomed in");
     }
 
     #[test]

@@ -133,7 +133,12 @@ impl CounterTracks {
             .layout
             .tracks
             .iter()
-            .map(|t| json!({"series": t.series, "y": view.y_of(t.y), "label": labels[t.series as usize]}))
+            .map(|t| {
+                let ix = &self.index.series[t.series as usize];
+                let (min, max) = format_extremes(ix.min, ix.max);
+                json!({"series": t.series, "y": view.y_of(t.y), "label": labels[t.series as usize],
+                    "min_label": min, "max_label": max})
+            })
             .collect();
         let constants = self.layout.constants.as_ref().map(|g| {
             json!({"series": g.series, "open": g.open, "y": view.y_of(g.y), "height": GROUP_PX})

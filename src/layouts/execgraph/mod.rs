@@ -294,3 +294,53 @@ impl ExecLayout {
 pub fn y_of(l: &ExecLayout, n: NodeIx) -> u64 {
     l.y_ns[n as usize]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyses::execgraph::build;
+    use crate::model::thread_events::ThreadEventKind;
+    use crate::samples::execgraph::sample;
+
+    #[test]
+    fn tasks_are_drawn_in_lanes_of_the_thread_that_ran_them() {
+        let mut ev = sample("fib").expect("fib sample");
+        let plain = layout(&build(&ev).expect("builds"), Scale::True);
+        assert_eq!(plain.columns as usize, plain.column.len(), "without hosts: a column per thread");
+        assert_eq!(plain.max_lane(), 0);
+        // Every thread but the first runs on it (as an OpenMP task program's tasks on one thread).
+        let ids: Vec<u64> = ev
+            .events
+            .iter()
+            .filter(|e| !matches!(e.kind, ThreadEventKind::Init | ThreadEventKind::Exit))
+            .map(|e| e.thread)
+            .fold(Vec::new(), |mut v, id| {
+                if !v.contains(&id) {
+                    v.push(id);
+                }
+                v
+            });
+        ev.hosts = ids[1..].iter().map(|&id| (id, ids[0])).collect();
+        let g = build(&ev).expect("builds");
+        let l = layout(&g, Scale::True);
+        assert_eq!(l.columns, 1, "one thread, one column");
+        assert_eq!(l.thread_at, vec![0]);
+        assert_eq!(l.threads_in_column(0).count(), g.threads.len());
+        assert!(l.column.iter().all(|&c| c == 0));
+        assert_eq!(l.lane[0], 0);
+        assert!(l.lane[1..].iter().all(|&k| k >= 1));
+        // Guests overlapping in time never share a lane.
+        let run = |t: usize| (l.y_ns[g.threads[t].start() as usize], l.y_ns[g.threads[t].end() as usize]);
+        for a in 1..g.threads.len() {
+            for b in a + 1..g.threads.len() {
+                let ((a0, a1), (b0, b1)) = (run(a), run(b));
+                if a0 < b1 && b0 < a1 {
+                    assert_ne!(l.lane[a], l.lane[b], "threads {a} and {b} overlap");
+                }
+            }
+        }
+        assert!(l.max_lane() >= 2, "fib's subthreads overlap: several lanes");
+        let bundle = bundle::ExecBundle { graph: g, layout: l };
+        assert!(bundle::ExecBundle::decode(&bundle.encode()).is_ok(), "the bundle round-trips");
+    }
+}

@@ -216,9 +216,7 @@ impl CounterScene<'_> {
                 sc.labels.push(Label::new(12.0, top + 25.0, process, muted, 10.0).clipped(x_left - 72.0));
                 let (min, max) = format_extremes(ix.min, ix.max);
                 sc.labels.push(
-                    Label::new(x_left - 6.0, top + PAD_PX + 3.0, max, muted, 10.0)
-                        .aligned(Align::Right)
-                        .clipped(60.0),
+                    Label::new(x_left - 6.0, top + PAD_PX + 3.0, max, muted, 10.0).aligned(Align::Right).clipped(60.0),
                 );
                 sc.labels.push(
                     Label::new(x_left - 6.0, top + TRACK_PX - PAD_PX - 3.0, min, muted, 10.0)

@@ -76,8 +76,7 @@ fn cut(name: &[char], shared: Shared, max: usize) -> String {
     let s = if shared.family >= MIN_HEAD { shared.family.min(d) } else { 0 };
     let text = |r: std::ops::Range<usize>| name[r].iter().collect::<String>();
     let tail_cap = (max * 2 / 3).min(max - 2).max(1);
-    let tail =
-        if len - d <= tail_cap { text(d..len) } else { format!("{}{ELLIPSIS}", text(d..d + tail_cap - 1)) };
+    let tail = if len - d <= tail_cap { text(d..len) } else { format!("{}{ELLIPSIS}", text(d..d + tail_cap - 1)) };
     let avail = max - tail.chars().count();
     let (family_len, ell) = (d - s, ELLIPSIS.to_string());
     if s > 0 && family_len + 1 < avail {

@@ -140,9 +140,11 @@ impl CounterTracks {
                     "min_label": min, "max_label": max})
             })
             .collect();
-        let constants = self.layout.constants.as_ref().map(|g| {
-            json!({"series": g.series, "open": g.open, "y": view.y_of(g.y), "height": GROUP_PX})
-        });
+        let constants = self
+            .layout
+            .constants
+            .as_ref()
+            .map(|g| json!({"series": g.series, "open": g.open, "y": view.y_of(g.y), "height": GROUP_PX}));
         json!({"series": series, "tracks": tracks, "track_px": TRACK_PX, "top": view.y_of(self.layout.top),
             "constants": constants})
     }

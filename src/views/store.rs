@@ -726,13 +726,12 @@ impl StorePane {
             None => lines.push(format!("no sample by {}", format_time(t, precision))),
         }
         if count > 0 {
-            let range =
-                if lo <= hi {
-                    let (lo, hi) = format_extremes(lo, hi);
-                    format!(": min {lo}, max {hi}")
-                } else {
-                    String::new()
-                };
+            let range = if lo <= hi {
+                let (lo, hi) = format_extremes(lo, hi);
+                format!(": min {lo}, max {hi}")
+            } else {
+                String::new()
+            };
             lines.push(format!("{count} samples in this pixel{range}"));
         }
         lines.push(format!("(level {} bins of {})", a.level, format_duration(a.bin_ns)));

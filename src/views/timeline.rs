@@ -171,8 +171,8 @@ pub trait Rows {
     fn on_overview(&self, x: f32, y: f32) -> bool;
     /// Centre the window on the time under x of the overview strip.
     fn overview_go(&mut self, x: f32) -> bool;
-    /// A click in the label column (folds or unfolds a process) or on the overview strip (moves the
-    /// window); false when it did neither.
+    /// A click in the label column (folds or unfolds a process), on the overview strip (moves the window) or
+    /// on the constant counter series' band (opens or closes it); false when it did none.
     fn rows_click(&mut self, x: f32, y: f32) -> bool;
 }
 
@@ -193,7 +193,7 @@ impl Rows for TimelinePane {
         TimelinePane::overview_go(self, x)
     }
     fn rows_click(&mut self, x: f32, y: f32) -> bool {
-        if x >= self.track_x0() && !self.on_overview(x, y) {
+        if x >= self.track_x0() && !self.on_overview(x, y) && !self.on_counter_band(y) {
             return false;
         }
         self.click(x, y)
@@ -462,6 +462,11 @@ impl TimelinePane {
         self.counters.relayout(&self.trace, &mut self.layout);
         self.view.scroll_by(0.0, &self.layout);
         known
+    }
+
+    /// Whether screen y is on the constant counter series' band (a click there opens or closes it).
+    pub fn on_counter_band(&self, y: f32) -> bool {
+        y >= AXIS_PX && self.counters.layout().on_constants(y - AXIS_PX + self.view.scroll_y)
     }
 
     /// Open or close the constant counter series' group (their tracks shown below its band); false when the
@@ -1007,7 +1012,7 @@ impl Pane for TimelinePane {
             return self.overview_go(x);
         }
         // The constant counter series' band opens or closes their group, wherever it is clicked.
-        if y >= AXIS_PX && self.counters.click(y - AXIS_PX + self.view.scroll_y) {
+        if self.on_counter_band(y) && self.counters.click(y - AXIS_PX + self.view.scroll_y) {
             self.counters.relayout(&self.trace, &mut self.layout);
             self.view.scroll_by(0.0, &self.layout);
             return true;

@@ -171,6 +171,7 @@ test('every shared trace: counter labels tell tracks apart, no notice over count
   try {
     for (const f of files) {
       const what = path.relative(SHARED, f);
+      console.log(`# ${what}`);
       const r = await load(page, f);
       if (r.state === 'error' || r.kind !== 'trace') continue;
       const n = await checkCounterLabels(page, what);
@@ -203,13 +204,41 @@ test('every shared trace: counter labels tell tracks apart, no notice over count
   }
 });
 
-test('Kineto flows: faded by density at fit, the hovered one highlighted', { timeout: 180_000 }, async (t) => {
-  const file = path.join(SHARED, 'chrome-json/kineto/docs_before_fix_trace.json');
-  if (!fs.existsSync(file)) { t.skip(`${file} is absent`); return; }
+/** A Kineto-shaped run with 9,200 launch flows (the issue's fitted Kineto run had 9,258): 40 bursts of 230
+ *  cudaLaunchKernel calls within 40 us on the CPU thread, their kernels queued on one stream over the next
+ *  700 us: a fan of flows from each burst. */
+function kinetoFans() {
+  const cpu = 4242;
+  const events = [
+    { ph: 'M', name: 'process_name', pid: cpu, tid: cpu, args: { name: 'python' } },
+    { ph: 'M', name: 'thread_name', pid: cpu, tid: cpu, args: { name: 'main thread' } },
+    { ph: 'M', name: 'process_name', pid: 0, tid: 7, args: { name: 'GPU 0' } },
+    { ph: 'M', name: 'thread_name', pid: 0, tid: 7, args: { name: 'stream 7' } },
+  ];
+  let id = 0;
+  for (let b = 0; b < 40; b++) {
+    const t0 = 1_000_000 + b * 1000;
+    events.push({ ph: 'X', cat: 'cpu_op', name: 'aten::step', pid: cpu, tid: cpu, ts: t0, dur: 45 });
+    for (let k = 0; k < 230; k++) {
+      id += 1;
+      const ts = t0 + 1 + k * 0.17, kt = t0 + 50 + k * 3;
+      events.push({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: cpu, tid: cpu, ts, dur: 0.1, args: { correlation: id } });
+      events.push({ ph: 's', id, pid: cpu, tid: cpu, ts, cat: 'ac2g', name: 'ac2g' });
+      events.push({ ph: 'X', cat: 'kernel', name: `kernel_${k % 7}`, pid: 0, tid: 7, ts: kt, dur: 2.5, args: { correlation: id } });
+      events.push({ ph: 'f', id, pid: 0, tid: 7, ts: kt, cat: 'ac2g', name: 'ac2g', bp: 'e' });
+    }
+  }
+  return Buffer.from(JSON.stringify({ schemaVersion: 1, traceEvents: events }));
+}
+
+test('Kineto flows: faded by density at fit, the hovered one highlighted', { timeout: 180_000 }, async () => {
+  const file = path.join(outDir, 'readable-kineto-fans.json');
+  fs.writeFileSync(file, kinetoFans());
   const { server, url } = await startServer();
   const { browser, page, problems } = await openPage('webgl', url);
   try {
-    await load(page, file);
+    const r = await load(page, file);
+    assert.equal(r.summary.flows, 9200, 'every launch flow is matched');
     let vs = await viewState(page);
     assert.ok(vs.flows.drawn > 100, `flows drawn: ${vs.flows.drawn}`);
     assert.ok(vs.flows.darkest <= 0.9, `darkest column ${vs.flows.darkest}`);
@@ -225,11 +254,14 @@ test('Kineto flows: faded by density at fit, the hovered one highlighted', { tim
       }
     }
     assert.ok(black / all < 0.02, `near-black pixels: ${black} of ${all}`);
-    // Hover the middle of a flow: it is the hovered one, and drawn in the highlight colour there.
+    // Zoomed to the first burst's fan: hover the middle of a flow; it is the hovered one, drawn in the
+    // highlight colour over the others.
+    await page.evaluate(() => { window.weft.viewer.set_time_range(0, 800_000); window.weft.viewer.invalidate(); });
+    await frames(page);
+    await screenshot(page, 'readable-kineto-fan');
     const pick = await page.evaluate(() => {
       const v = window.weft.viewer;
-      const n = window.weft.lastSummary.flows || 0;
-      for (let j = 0; j < Math.min(n, 20000); j += 7) {
+      for (let j = 0; j < 230; j += 7) {
         const s = v.timeline_message_segment(j);
         if (s && Math.hypot(s[2] - s[0], s[3] - s[1]) > 40) return { j, s };
       }
@@ -268,6 +300,10 @@ test('stencil: collective members read in their order of arrival; matrix axes; p
   const { browser, page, problems } = await openPage('webgl', url, { width: 1600, height: 900 });
   try {
     await load(page, dir);
+    // The matrix beside the timeline, its axes labelled (looked at before a selection grows the panel).
+    await page.click('#messages-toggle');
+    await page.locator('.matrix-grid').scrollIntoViewIfNeeded();
+    await screenshot(page, 'readable-matrix');
     // A collective call: found by the region search (which zooms to it), clicked where it is drawn.
     const hit = await page.evaluate(() => {
       const v = window.weft.viewer;
@@ -282,7 +318,6 @@ test('stencil: collective members read in their order of arrival; matrix axes; p
     const row = vs.rows.find((r) => r.location === hit.h.location);
     assert.ok(row, 'its row is shown');
     const x = vs.track_x0 + ((hit.h.start_ns + hit.h.dur_ns / 2 - vs.t0_ns) / (vs.t1_ns - vs.t0_ns)) * (vs.width - vs.track_x0);
-    await page.click('#messages-toggle');
     const sel = await page.evaluate(([x, y]) => window.weft.commPanel.click(x, y), [x, row.y + vs.lane_px / 2]);
     assert.ok(sel && sel.collective, `a collective selected by clicking ${hit.name}`);
     const m = sel.collective.members;
@@ -311,10 +346,7 @@ test('stencil: collective members read in their order of arrival; matrix axes; p
     const shownRows = rowsText.filter((x) => x[0]);
     assert.ok(shownRows.length >= Math.ceil(mx.senders.length / 4), `labels shown: ${shownRows.length} of ${mx.senders.length}`);
     assert.equal(new Set(shownRows.map((x) => x[0])).size, shownRows.length, 'row labels tell senders apart');
-    const box = await page.$eval('.matrix-grid', (g) => { const r = g.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; });
-    await page.screenshot({ path: path.join(outDir, 'readable-matrix.png'), clip: { x: box.x - 4, y: box.y - 4, width: Math.min(box.w + 8, 700), height: Math.min(box.h + 8, 700) } });
-    const panel = await page.$eval('#comm-panel', (g) => { const r = g.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; });
-    await page.screenshot({ path: path.join(outDir, 'readable-collective.png'), clip: { x: panel.x, y: panel.y, width: panel.w, height: Math.min(panel.h, 900 - panel.y) } });
+    await page.locator('#comm-panel').screenshot({ path: path.join(outDir, 'readable-collective.png') });
 
     // The profile table: names sharing a prefix (TRACER_WallTime_*) read apart; the full name on hover.
     await page.click('#profile-toggle');
@@ -328,8 +360,7 @@ test('stencil: collective members read in their order of arrival; matrix axes; p
       byShort.set(short, full);
     }
     assert.ok(names.some(([, full]) => /^TRACER_WallTime_/.test(full)), 'the TRACER_WallTime_ regions are listed');
-    const pp = await page.$eval('#profile-panel', (g) => { const r = g.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width, h: r.height }; });
-    await page.screenshot({ path: path.join(outDir, 'readable-profile.png'), clip: { x: pp.x, y: pp.y, width: pp.w, height: Math.min(pp.h, 900 - pp.y) } });
+    await page.locator('#profile-panel').screenshot({ path: path.join(outDir, 'readable-profile.png') });
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
@@ -376,7 +407,7 @@ test('execution graph of an OpenMP task program: columns are threads, tasks draw
       const vs = await viewState(page);
       assert.equal(vs.view, 'execgraph');
       // One column per thread (location), not per task: far fewer columns than threads of the graph.
-      const locations = fs.readdirSync(path.join(dir, name, 'trace')).filter((f) => f.endsWith('.evt')).length;
+      const locations = fs.readdirSync(path.join(dir, name, 'trace', 'traces')).filter((f) => f.endsWith('.evt')).length;
       assert.ok(vs.columns <= locations * 4, `${name}: ${vs.columns} columns for ${locations} locations (${vs.threads} graph threads)`);
       assert.ok(vs.threads > vs.columns, `${name}: tasks share their thread's column (${vs.threads} threads, ${vs.columns} columns)`);
       assert.ok(vs.lanes >= 1, `${name}: tasks drawn in lanes`);

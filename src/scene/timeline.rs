@@ -482,8 +482,9 @@ impl TimelineScene<'_> {
     }
 
     /// The message and flow lines to draw, faded by how many cross the same pixel columns: a line's opacity
-    /// is its colour's while at most [`FLOWS_PER_COLUMN_AT_FULL_ALPHA`] lines cross its columns, and falls in
-    /// proportion past it; where more than [`FLOWS_PER_COLUMN_DRAWN`] cross a column, every k-th of them is
+    /// is its colour's while at most [`FLOWS_PER_COLUMN_AT_FULL_ALPHA`] lines cross the busiest column of its
+    /// span, and falls in proportion past it (so no column darkens past about 1 - (1 - a)^3 for a line
+    /// colour's opacity a); where more than [`FLOWS_PER_COLUMN_DRAWN`] cross a column, every k-th of them is
     /// drawn. So a fan of thousands of near-vertical launch flows (a fitted Kineto run) shades its columns
     /// (darker where denser, never solid black), as a run's messages shade the tracks, and zoomed in every
     /// line keeps its full colour. Also the darkest a column gets (`1 - Π(1 - alpha)` of the lines drawn over
@@ -510,13 +511,24 @@ impl TimelineScene<'_> {
         for k in 1..over.len() {
             over[k] += over[k - 1];
         }
+        // The most lines over any column of a line's span, by a sparse table of maxima (O(1) a line).
+        let mut most: Vec<Vec<i64>> = vec![over[..cols].to_vec()];
+        while 1usize << most.len() <= cols {
+            let (prev, half) = (&most[most.len() - 1], 1usize << (most.len() - 1));
+            let next: Vec<i64> = (0..prev.len().saturating_sub(half)).map(|i| prev[i].max(prev[i + half])).collect();
+            most.push(next);
+        }
+        let span_max = |a: usize, b: usize| {
+            let k = (usize::BITS - 1 - (b - a + 1).leading_zeros()) as usize;
+            most[k][a].max(most[k][b + 1 - (1 << k)])
+        };
         let mut seen = vec![0u32; cols];
         let mut kept = vec![1.0f64; cols];
         let mut lines = Vec::with_capacity(segs.len());
         for (j, (seg, whole)) in segs {
             let (a, b) = span(seg);
             let m = (a + b) / 2;
-            let density = over[a].max(over[b]).max(over[m]).max(1) as f32;
+            let density = span_max(a, b).max(1) as f32;
             // Every k-th line of a column crossed by more than can be told apart.
             let every = (density / FLOWS_PER_COLUMN_DRAWN).ceil().max(1.0) as u32;
             seen[m] += 1;

@@ -132,9 +132,13 @@ test('ROCm SMI METRIC-only locations: counters with their group, no empty rows; 
     await page.click('#fit');
     await frames(page);
 
-    // A click on the constant band opens it: 12 more tracks; again closes it.
+    // A click on the constant band (scrolled into view: it follows the 32 tracks) opens it: 12 more tracks;
+    // again closes it.
     const o = await stageOrigin(page);
+    await page.evaluate((dy) => window.weft.viewer.scroll(dy), (await counters(page)).constants.y - 300);
+    await frames(page);
     const band = (await counters(page)).constants;
+    assert.ok(band.y > 28 && band.y < vs.height - 40, `the band on screen at ${band.y}`);
     await page.mouse.click(o.x + 300, o.y + band.y + band.height / 2);
     await frames(page);
     let after = await counters(page);
@@ -318,7 +322,17 @@ test('stencil: collective members read in their order of arrival; matrix axes; p
     const row = vs.rows.find((r) => r.location === hit.h.location);
     assert.ok(row, 'its row is shown');
     const x = vs.track_x0 + ((hit.h.start_ns + hit.h.dur_ns / 2 - vs.t0_ns) / (vs.t1_ns - vs.t0_ns)) * (vs.width - vs.track_x0);
-    const sel = await page.evaluate(([x, y]) => window.weft.commPanel.click(x, y), [x, row.y + vs.lane_px / 2]);
+    // Its lane: the one whose hover names it.
+    const y = await page.evaluate(([x, row, lane, name]) => {
+      for (let k = 0; k < row.lanes; k++) {
+        const y = row.y + (k + 0.5) * lane;
+        const h = window.weft.viewer.hover(x, y);
+        if (h && h.title === name) return y;
+      }
+      return null;
+    }, [x, row, vs.lane_px, hit.name]);
+    assert.ok(y !== null, `${hit.name} is under the pointer in some lane`);
+    const sel = await page.evaluate(([x, y]) => window.weft.commPanel.click(x, y), [x, y]);
     assert.ok(sel && sel.collective, `a collective selected by clicking ${hit.name}`);
     const m = sel.collective.members;
     assert.ok(m.length >= 2, `${m.length} members`);

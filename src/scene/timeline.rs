@@ -495,7 +495,8 @@ impl TimelineScene<'_> {
         let plot = (x_left, AXIS_PX, view.width, bottom);
         let cols = (view.width - x_left).max(1.0).ceil() as usize + 1;
         let col = |x: f32| ((x - x_left).max(0.0) as usize).min(cols - 1);
-        let segs: Vec<(usize, ((f32, f32, f32, f32), bool))> = self
+        type Segment = ((f32, f32, f32, f32), bool);
+        let segs: Vec<(usize, Segment)> = self
             .visible_flows(view)
             .into_iter()
             .filter_map(|j| clip_segment(self.flow_segment(view, j), plot).map(|s| (j, s)))
@@ -532,7 +533,7 @@ impl TimelineScene<'_> {
             // Every k-th line of a column crossed by more than can be told apart.
             let every = (density / FLOWS_PER_COLUMN_DRAWN).ceil().max(1.0) as u32;
             seen[m] += 1;
-            if (seen[m] - 1) % every != 0 {
+            if !(seen[m] - 1).is_multiple_of(every) {
                 continue;
             }
             let color =
@@ -542,9 +543,7 @@ impl TimelineScene<'_> {
             let fade = (FLOWS_PER_COLUMN_AT_FULL_ALPHA / drawn).min(1.0);
             let faded = ((alpha * fade).round() as u8).max(MIN_FLOW_ALPHA.min(alpha as u8));
             let a_f = faded as f64 / 255.0;
-            for k in a..=b {
-                kept[k] *= 1.0 - a_f;
-            }
+            kept[a..=b].iter_mut().for_each(|k| *k *= 1.0 - a_f);
             let color = (color & !0xff) | faded as Rgba;
             lines.push((LineInstance::solid(seg.0, seg.1, seg.2, seg.3, 1.0, color), whole));
         }

@@ -23,11 +23,11 @@ const counters = (page) => page.evaluate(() => window.weft.viewer.timeline_count
 const stats = (page) => page.evaluate(() => { window.weft.viewer.invalidate(); window.weft.viewer.frame(); return window.weft.viewer.stats(); });
 
 /** Load a file or an OTF2 folder; returns once the page shows it. */
-async function load(page, file) {
+async function load(page, file, timeout = 60_000) {
   const n = await page.evaluate(() => window.weft.loads);
   const folder = fs.statSync(file).isDirectory();
   await page.setInputFiles(folder ? '#folder-input' : '#file-input', file);
-  await waitReady(page, n + 1);
+  await waitReady(page, n + 1, timeout);
   return page.evaluate(() => ({ kind: window.weft.lastKind, state: window.weft.state, summary: window.weft.lastSummary }));
 }
 
@@ -171,22 +171,32 @@ test('every shared trace: counter labels tell tracks apart, no notice over count
   if (!files.length) { t.skip(`${SHARED} is absent`); return; }
   const { server, url } = await startServer();
   const { browser, page, problems } = await openPage('webgl', url);
-  const report = { counters: [], flows: [], matrices: [] };
+  const report = { counters: [], flows: [], matrices: [], unloaded: [] };
   try {
     for (const f of files) {
       const what = path.relative(SHARED, f);
-      console.log(`# ${what}`);
-      const r = await load(page, f);
+      let r;
+      try {
+        r = await load(page, f, 20_000);
+      } catch (e) {
+        // Not this test's question (a load that never ends is reported here and left to its own test).
+        report.unloaded.push(`${what}: ${String(e).split('\n')[0]}`);
+        await page.reload();
+        await waitReady(page, 1);
+        continue;
+      }
       if (r.state === 'error' || r.kind !== 'trace') continue;
       const n = await checkCounterLabels(page, what);
       if (n) {
         report.counters.push(`${what}: ${n}`);
         await checkNoNoticeOverCounters(page, what);
       }
-      // Flows and messages at fit: faded so no pixel column is solid (the darkest short of black).
+      // Flows and messages at fit: faded so no pixel column is solid. Each line's opacity a falls as 3/n
+      // past 3 lines over its busiest column, so a column of n lines is at most 1 - (1 - a)^3 dark: 0.875 for
+      // flows (a = 0.5), 0.948 for messages (a = 0.63); a fan drawn unfaded is black (1.0).
       const vs = await viewState(page);
       if (vs.flows && vs.flows.drawn > 0) {
-        assert.ok(vs.flows.darkest <= 0.9, `${what}: ${vs.flows.drawn} lines leave a column ${vs.flows.darkest.toFixed(3)} dark`);
+        assert.ok(vs.flows.darkest < 0.95, `${what}: ${vs.flows.drawn} lines leave a column ${vs.flows.darkest.toFixed(3)} dark`);
         report.flows.push(`${what}: ${vs.flows.drawn} lines, darkest ${vs.flows.darkest.toFixed(2)}`);
       }
       // The communication matrix names its senders and receivers.

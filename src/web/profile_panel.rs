@@ -12,8 +12,8 @@ use serde_json::json;
 use wasm_bindgen::prelude::*;
 
 /// Characters of a region's name in the table's and the legend's room (the full name on hover): names
-/// cut where they differ from the others (scene::short_labels), "TRACER_Wal…_Loop" and "TRACER_Wa…InLoop".
-const TABLE_NAME_CHARS: usize = 16;
+/// cut where they differ from the others (scene::short_labels): "…WallTim…Loop" and "…WallT…InLoop".
+const TABLE_NAME_CHARS: usize = 13;
 const LEGEND_NAME_CHARS: usize = 24;
 
 fn window_js(w: Option<crate::analyses::moments::TimeWindow>) -> JsValue {

@@ -379,7 +379,7 @@ test('stencil: collective members read in their order of arrival; matrix axes; p
     assert.ok(names.length > 3, `profile rows: ${names.length}`);
     const byShort = new Map();
     for (const [short, full] of names) {
-      assert.ok(short.length <= 16, `"${short}" fits`);
+      assert.ok(short.length <= 13, `"${short}" fits`);
       assert.ok(!byShort.has(short) || byShort.get(short) === full, `"${full}" and "${byShort.get(short)}" both read "${short}"`);
       byShort.set(short, full);
     }

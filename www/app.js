@@ -212,7 +212,7 @@ async function showLoaded(msg) {
 function summaryText(kind, s) {
   if (kind === 'grains') {
     const flagged = Object.values(s.problems).reduce((a, b) => Math.max(a, b), 0);
-    return `${s.grains.toLocaleString()} grains · ${s.nodes.toLocaleString()} nodes · critical path ${s.critical_path_length.toLocaleString()}` +
+    return `${s.grains.toLocaleString()} grains · ${s.nodes.toLocaleString()} nodes · critical path ${weft.viewer.format_number(s.critical_path_length, s.parallelism.unit)}` +
       (flagged ? ` · up to ${flagged.toLocaleString()} problem grains per metric` : '');
   }
   if (kind === 'execgraph') {

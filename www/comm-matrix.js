@@ -61,13 +61,18 @@ export class CommPanel {
       el('option', { value: 'count', text: 'messages' }), el('option', { value: 'bytes', text: 'bytes' }), el('option', { value: 'mean', text: 'mean size' }));
     this.caption = el('div', { id: 'matrix-caption', class: 'muted' });
     this.heat = el('canvas', { id: 'matrix-canvas', 'aria-label': 'communication matrix: senders in rows, receivers in columns' });
+    // The heat map between its axes: receivers' labels above the columns, senders' left of the rows.
+    this.rowLabels = el('div', { id: 'matrix-rows', 'aria-label': 'senders' });
+    this.colLabels = el('div', { id: 'matrix-cols', 'aria-label': 'receivers' });
+    this.grid = el('div', { class: 'matrix-grid' }, el('span', { class: 'matrix-corner muted', text: 'from \\ to' }),
+      this.colLabels, this.rowLabels, this.heat);
     this.scale = el('div', { id: 'matrix-scale', class: 'muted' });
     this.tip = el('div', { id: 'matrix-tip', class: 'muted' });
     this.root.replaceChildren(
       el('h3', { text: 'Message' }), this.details,
       el('h3', { text: 'Communication matrix' }),
       el('div', { class: 'row' }, el('span', { text: 'of' }), this.scope, this.unit, this.measure),
-      this.caption, el('div', { class: 'scroll' }, this.heat), this.scale, this.tip,
+      this.caption, el('div', { class: 'scroll' }, this.grid), this.scale, this.tip,
     );
     for (const s of [this.scope, this.unit, this.measure]) s.addEventListener('change', () => this.renderMatrix());
     // The profile panel's Clear button clears the time-range selection: the matrix is then the whole trace's.
@@ -187,13 +192,15 @@ export class CommPanel {
 
   collectiveCard(c) {
     const head = el('div', { text: `${c.region} · ${c.communicator}${c.root ? ` · root ${c.root}` : ''} · ${c.member_count} members` });
-    const rows = c.members.map((m) => el('tr', { 'data-location': String(m.location) },
-      el('td', { text: `${m.process} / ${m.name}` }), el('td', { class: 'num', text: formatNs(m.start_ns) }),
+    // Starts and offsets from the first to arrive at the precision that tells them apart (the Viewer's).
+    const rows = c.members.map((m) => el('tr', { 'data-location': String(m.location), 'data-arrival': String(m.arrival) },
+      el('td', { text: `${m.process} / ${m.name}` }), el('td', { class: 'num', text: m.start }),
+      el('td', { class: 'num member-offset', text: m.offset, title: `arrival ${m.arrival} of ${c.member_count}` }),
       el('td', { class: 'num', text: formatNs(m.end_ns - m.start_ns) }),
       el('td', { class: 'num', text: formatBytes(m.bytes_sent) }), el('td', { class: 'num', text: formatBytes(m.bytes_received) })));
     const th = (t) => el('th', { scope: 'col', text: t });
     return el('div', { class: 'collective' }, head,
-      el('table', { class: 'grain-table', id: 'collective-members' }, el('thead', {}, el('tr', {}, th('member'), th('start'), th('duration'), th('sent'), th('received'))), el('tbody', {}, ...rows)));
+      el('table', { class: 'grain-table', id: 'collective-members' }, el('thead', {}, el('tr', {}, th('member'), th('start'), th('after first'), th('duration'), th('sent'), th('received'))), el('tbody', {}, ...rows)));
   }
 
   /** The value a cell shows for the chosen measure. */
@@ -242,10 +249,24 @@ export class CommPanel {
         g.fillRect(r * cell, s * cell, cell - (cell > 4 ? 1 : 0), cell - (cell > 4 ? 1 : 0));
       }
     }
+    this.axisLabels(m, cell);
     // The colour scale: the ramp from 0 to the largest value (square-root scale, so small values show).
     const bar = el('span', { class: 'matrix-ramp' });
     bar.style.background = `linear-gradient(to right, ${css(ramp(0))}, ${css(ramp(0.15))}, ${css(ramp(1))})`;
     this.scale.replaceChildren(el('span', { text: '0' }), bar, el('span', { text: `${max ? this.label(max) : '0'} (square-root scale)` }));
+  }
+
+  /** Each row's sender and each column's receiver beside the heat map (the Viewer's short labels, the full
+   *  name on hover): every label where cells are at least 10 px, else every k-th so labels never overlap. */
+  axisLabels(m, cell) {
+    const every = Math.max(1, Math.ceil(10 / cell));
+    const make = (labels, names, cls) => labels.map((text, k) => {
+      const span = el('span', { class: cls, text: k % every === 0 ? text : '', title: names[k] });
+      span.style[cls === 'matrix-col' ? 'width' : 'height'] = `${cell}px`;
+      return span;
+    });
+    this.rowLabels.replaceChildren(...make(m.sender_labels, m.senders, 'matrix-row'));
+    this.colLabels.replaceChildren(...make(m.receiver_labels, m.receivers, 'matrix-col'));
   }
 
   /** The matrix cell [sender, receiver] under a pointer event, or null. */

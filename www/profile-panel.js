@@ -175,7 +175,7 @@ export class ProfilePanel {
   renderLegend() {
     const items = this.call(() => this.viewer.timeline_legend(LEGEND)) || [];
     this.legend.replaceChildren(...items.map((it) => {
-      const li = el('li', { 'data-region': String(it.region), title: it.name }, swatch(it.color), el('span', { text: it.name }));
+      const li = el('li', { 'data-region': String(it.region), title: it.name }, swatch(it.color), el('span', { text: it.short ?? it.name }));
       li.addEventListener('click', () => this.mark(it.region === this.marked ? -1 : it.region));
       return li;
     }));
@@ -211,7 +211,7 @@ export class ProfilePanel {
     const body = el('tbody');
     for (const r of rows.slice(0, MAX_ROWS)) {
       const tr = el('tr', { 'data-region': String(r.region), 'data-count': String(r.count), 'data-inclusive': String(r.inclusive_ns), 'data-exclusive': String(r.exclusive_ns) },
-        el('td', { class: 'source', title: r.name }, swatch(r.color), el('span', { text: r.name })),
+        el('td', { class: 'source', title: r.name }, swatch(r.color), el('span', { text: r.short ?? r.name })),
         el('td', { class: 'num', text: r.count.toLocaleString('en-US') }),
         el('td', { class: 'num', text: formatNs(r.inclusive_ns) }),
         el('td', { class: 'num', text: formatNs(r.exclusive_ns) }),

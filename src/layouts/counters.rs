@@ -16,6 +16,10 @@ const BLOCK: usize = 64;
 /// Heights in CSS pixels.
 pub const TRACK_PX: f32 = 40.0;
 pub const HEADER_PX: f32 = 22.0;
+/// The band of the constant series' group.
+pub const GROUP_PX: f32 = 24.0;
+/// Constant series folded into a group only from this many (one or two read as well as tracks).
+pub const MIN_CONSTANT_GROUP: usize = 3;
 
 /// One series' samples and extremes.
 #[derive(Clone, Debug)]
@@ -79,6 +83,13 @@ fn finite(v: f64) -> (f64, f64) {
     }
 }
 
+impl SeriesIndex {
+    /// Whether its value never changes (at least one sample, all equal).
+    pub fn is_constant(&self) -> bool {
+        !self.samples.is_empty() && self.min == self.max
+    }
+}
+
 /// Every counter series of a trace, indexed.
 #[derive(Clone, Debug, Default)]
 pub struct CounterIndex {
@@ -124,19 +135,44 @@ pub struct CounterTrack {
 }
 
 /// The shown tracks below the location rows: a header at `top`, then one track per shown series in process
-/// order (the rows' order), then series order.
+/// order (the rows' order), then series order; series that never change (when at least
+/// [`MIN_CONSTANT_GROUP`]) after them, as one group: a band naming them, their tracks below it when open.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CounterLayout {
     pub top: f32,
     pub tracks: Vec<CounterTrack>,
-    /// Header and tracks (0 when no track is shown).
+    /// Header, tracks and the constant group's band (0 when no track is shown).
     pub height: f32,
+    pub constants: Option<ConstantGroup>,
+}
+
+/// The series whose value never changes, folded into one band (APEX writes hundreds of `cpuinfo` fields).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstantGroup {
+    /// Top of the band in layout pixels.
+    pub y: f32,
+    /// The group's series, in track order.
+    pub series: Vec<u32>,
+    /// Whether their tracks are shown below the band.
+    pub open: bool,
 }
 
 impl CounterLayout {
     /// Tracks for the series `shown` accepts whose process has a row in `rows` (a location filter hides a
-    /// process's counters with its rows), placed below the rows.
+    /// process's counters with its rows) or only locations that record metrics (no row of their own: they
+    /// come after the others), placed below the rows.
     pub fn new(trace: &Trace, rows: &TimelineLayout, shown: impl Fn(u32) -> bool) -> Self {
+        Self::with_constants(trace, rows, shown, None)
+    }
+
+    /// [`CounterLayout::new`], the series `constant` accepts (a value that never changes: APEX's `cpuinfo`
+    /// fields) folded into one group after the others, open (its tracks shown) or not.
+    pub fn with_constants(
+        trace: &Trace,
+        rows: &TimelineLayout,
+        shown: impl Fn(u32) -> bool,
+        constant: Option<(&dyn Fn(u32) -> bool, bool)>,
+    ) -> Self {
         let m = rows.metrics;
         let top = rows.rows.last().map_or(0.0, |r| r.y + r.lanes as f32 * m.lane_px + m.row_gap_px);
         let mut process_rank = vec![usize::MAX; trace.processes.len()];
@@ -146,35 +182,83 @@ impl CounterLayout {
                 process_rank[p] = r.y as usize;
             }
         }
+        // A process whose locations only record metrics (ROCm SMI's) has no row: its tracks follow the rows'
+        // processes, in display order.
+        let mut metrics_only = vec![true; trace.processes.len()];
+        for l in 0..trace.locations.len() as u32 {
+            let l = crate::model::LocationId(l);
+            if !trace.records_only_metrics(l) {
+                metrics_only[trace.locations.process[l.index()].index()] = false;
+            }
+        }
+        let mut next = usize::MAX / 2;
+        for l in trace.locations_in_display_order() {
+            let p = trace.locations.process[l.index()].index();
+            if metrics_only[p] && process_rank[p] == usize::MAX {
+                process_rank[p] = next;
+                next += 1;
+            }
+        }
         let c = &trace.counters;
         let mut series: Vec<u32> = (0..c.series_name.len() as u32)
             .filter(|&s| process_rank.get(c.series_process[s as usize].index()).is_some_and(|&k| k != usize::MAX))
             .filter(|&s| shown(s))
             .collect();
         series.sort_by_key(|&s| (process_rank[c.series_process[s as usize].index()], s));
+        CounterLayout::place(top, series, |s| c.series_process[s as usize], constant)
+    }
+
+    /// The tracks of `series` (in order) from `top` on: the series `constant` accepts (when at least
+    /// [`MIN_CONSTANT_GROUP`]) gathered after the others into one group, its band closed or its tracks
+    /// below it when open.
+    fn place(
+        top: f32,
+        series: Vec<u32>,
+        process: impl Fn(u32) -> ProcessId,
+        constant: Option<(&dyn Fn(u32) -> bool, bool)>,
+    ) -> Self {
         if series.is_empty() {
-            return CounterLayout { top, tracks: Vec::new(), height: 0.0 };
+            return CounterLayout { top, tracks: Vec::new(), height: 0.0, constants: None };
         }
-        let tracks = series
-            .iter()
-            .enumerate()
-            .map(|(k, &s)| CounterTrack {
-                series: s,
-                process: c.series_process[s as usize],
-                y: top + HEADER_PX + k as f32 * TRACK_PX,
-            })
-            .collect();
-        CounterLayout { top, tracks, height: HEADER_PX + series.len() as f32 * TRACK_PX }
+        let (varying, fixed): (Vec<u32>, Vec<u32>) = match constant {
+            Some((is_constant, _)) => series.into_iter().partition(|&s| !is_constant(s)),
+            None => (series, Vec::new()),
+        };
+        let (varying, fixed) =
+            if fixed.len() < MIN_CONSTANT_GROUP { ([varying, fixed].concat(), Vec::new()) } else { (varying, fixed) };
+        let mut y = top + HEADER_PX;
+        let mut tracks = Vec::with_capacity(varying.len() + fixed.len());
+        let mut push = |s: u32, y: &mut f32| {
+            tracks.push(CounterTrack { series: s, process: process(s), y: *y });
+            *y += TRACK_PX;
+        };
+        varying.iter().for_each(|&s| push(s, &mut y));
+        let mut constants = None;
+        if !fixed.is_empty() {
+            let open = constant.is_some_and(|(_, open)| open);
+            constants = Some(ConstantGroup { y, series: fixed.clone(), open });
+            y += GROUP_PX;
+            if open {
+                fixed.iter().for_each(|&s| push(s, &mut y));
+            }
+        }
+        CounterLayout { top, tracks, height: y - top, constants }
     }
 
     /// The track whose band spans layout y, if any.
     pub fn track_at(&self, y: f32) -> Option<usize> {
-        let first = self.tracks.first()?.y;
-        if y < first {
-            return None;
-        }
-        let k = ((y - first) / TRACK_PX) as usize;
-        (k < self.tracks.len()).then_some(k)
+        let k = self.tracks.partition_point(|t| t.y <= y).checked_sub(1)?;
+        (y < self.tracks[k].y + TRACK_PX).then_some(k)
+    }
+
+    /// The first track reaching below layout y (the first a viewport scrolled to y shows).
+    pub fn first_below(&self, y: f32) -> usize {
+        self.tracks.partition_point(|t| t.y + TRACK_PX <= y)
+    }
+
+    /// Whether layout y is on the constant series' band.
+    pub fn on_constants(&self, y: f32) -> bool {
+        self.constants.as_ref().is_some_and(|g| y >= g.y && y < g.y + GROUP_PX)
     }
 }
 
@@ -197,5 +281,47 @@ mod tests {
         let ix = SeriesIndex::new(&with_nan, 0..4);
         assert_eq!((ix.min, ix.max), (-3.0, 1.0), "values that are not numbers are not extremes");
         assert_eq!(ix.extremes(&with_nan, 1, 2), None);
+    }
+
+    #[test]
+    fn constant_series_fold_into_one_group_that_opens() {
+        use crate::model::{Format, LocationKind, TraceBuilder};
+        let mut b = TraceBuilder::new(Format::Generated);
+        let p = b.process(0);
+        let l = b.location(p, 0, LocationKind::CpuThread);
+        let r = b.region("work", "");
+        b.interval(l, r, 0, 1000);
+        let moving = b.counter_series(p, "load");
+        let fixed: Vec<u32> = (0..4).map(|k| b.counter_series(p, &format!("cpuinfo:::field_{k}"))).collect();
+        for i in 0..5 {
+            b.counter_sample(moving, i * 100, i as f64);
+            for (k, &s) in fixed.iter().enumerate() {
+                b.counter_sample(s, i * 100, 1000.0 + k as f64);
+            }
+        }
+        let t = b.finish();
+        let index = CounterIndex::new(&t);
+        assert!(!index.series[moving as usize].is_constant());
+        assert!(fixed.iter().all(|&s| index.series[s as usize].is_constant()));
+        let rows = TimelineLayout::new(&t, crate::layouts::timeline::TimelineMetrics::default());
+        let constant = |s: u32| index.series[s as usize].is_constant();
+        let closed = CounterLayout::with_constants(&t, &rows, |_| true, Some((&constant, false)));
+        assert_eq!(closed.tracks.iter().map(|x| x.series).collect::<Vec<_>>(), vec![moving]);
+        let g = closed.constants.clone().expect("a constant group");
+        assert_eq!((g.series.clone(), g.open), (fixed.clone(), false));
+        assert_eq!(closed.height, HEADER_PX + TRACK_PX + GROUP_PX);
+        assert!(closed.on_constants(g.y + 1.0) && !closed.on_constants(g.y + GROUP_PX));
+        let open = CounterLayout::with_constants(&t, &rows, |_| true, Some((&constant, true)));
+        assert_eq!(open.tracks.len(), 5);
+        assert_eq!(open.tracks[1].y, g.y + GROUP_PX, "the constant tracks below the band");
+        // Hit tests across the band: the first track, none on the band, the constant tracks after it.
+        assert_eq!(open.track_at(open.tracks[0].y + 1.0), Some(0));
+        assert_eq!(open.track_at(g.y + 1.0), None);
+        assert_eq!(open.track_at(open.tracks[4].y + TRACK_PX - 1.0), Some(4));
+        assert_eq!(open.first_below(open.tracks[2].y + 1.0), 2);
+        // Two constant series are not worth a group.
+        let few = |s: u32| s == fixed[0] || s == fixed[1];
+        let plain = CounterLayout::with_constants(&t, &rows, |_| true, Some((&few, false)));
+        assert!(plain.constants.is_none() && plain.tracks.len() == 5);
     }
 }

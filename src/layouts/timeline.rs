@@ -122,6 +122,9 @@ impl TimelineLayout {
     /// [`TimelineLayout::with_lanes`] with the locations' display order given (`display_order`:
     /// `trace.locations_in_display_order()`, which depends on the definitions only: a store's pane sorts
     /// them once for every slice it shows, not 100,000 locations again for each answer).
+    ///
+    /// A location that only records metrics (`Trace::records_only_metrics`, no instant, no lanes in
+    /// `min_lanes`) gets no row: its samples are counter tracks (layouts::counters).
     pub fn with_lanes_in(
         trace: &Trace,
         display_order: &[LocationId],
@@ -130,9 +133,8 @@ impl TimelineLayout {
         fold: impl Fn(ProcessId) -> bool,
         min_lanes: &[u32],
     ) -> Self {
-        let order: Vec<LocationId> = display_order.iter().copied().filter(|l| keep(*l)).collect();
         let iv = &trace.intervals;
-        let mut rows = Vec::with_capacity(order.len());
+        let mut rows: Vec<TimelineRow> = Vec::new();
         let mut headers = Vec::new();
         let mut lane_intervals = Vec::with_capacity(iv.len());
         let mut row_of_location = vec![u32::MAX; trace.locations.len()];
@@ -154,6 +156,15 @@ impl TimelineLayout {
             by_location[next_ins[l.index()]] = j as u32;
             next_ins[l.index()] += 1;
         }
+        // A location that only records metrics (its samples are counter tracks) gets no row, unless the
+        // store's whole run gives it lanes or it has instants.
+        let metrics_only = |l: LocationId| {
+            trace.records_only_metrics(l)
+                && min_lanes.get(l.index()).is_none_or(|&n| n == 0)
+                && ins_start[l.index()] == ins_start[l.index() + 1]
+        };
+        let order: Vec<LocationId> = display_order.iter().copied().filter(|&l| keep(l) && !metrics_only(l)).collect();
+        rows.reserve(order.len());
         let mut row_instants = Vec::with_capacity(ins.time_ns.len());
         for &l in &order {
             let first = row_instants.len();
@@ -380,5 +391,36 @@ mod tests {
         let y = lay.rows[1].y + 1.0;
         assert_eq!(lay.row_at(y), Some(1));
         assert_eq!(lay.rows_in(0.0, 1e9), 0..2);
+    }
+
+    #[test]
+    fn locations_that_only_record_metrics_get_no_row_and_their_counters_a_track() {
+        // A rank computing, and three ROCm SMI METRIC locations: two in the rank's group, one in a group of
+        // its own (a process with no row at all).
+        let mut b = TraceBuilder::new(Format::Generated);
+        let (rank, smi) = (b.process(0), b.process(1));
+        let cpu = b.location(rank, 0, LocationKind::CpuThread);
+        let gpus = [b.location(rank, 1, LocationKind::Metric), b.location(rank, 2, LocationKind::Metric)];
+        let own = b.location(smi, 3, LocationKind::Metric);
+        let r = b.region("compute", "");
+        b.interval(cpu, r, 0, 1000);
+        let s0 = b.counter_series(rank, "busy (gpu0)");
+        let s1 = b.counter_series(smi, "busy (gpu1)");
+        for k in 0..10 {
+            b.counter_sample(s0, k * 100, k as f64);
+            b.counter_sample(s1, k * 100, 10.0 - k as f64);
+        }
+        let t = b.finish();
+        assert!(gpus.iter().chain([&own]).all(|&l| t.records_only_metrics(l)));
+        assert!(!t.records_only_metrics(cpu));
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        assert_eq!(lay.rows.iter().map(|r| r.location).collect::<Vec<_>>(), vec![cpu], "one row: the computing thread");
+        let counters = crate::layouts::counters::CounterLayout::new(&t, &lay, |_| true);
+        let series: Vec<u32> = counters.tracks.iter().map(|x| x.series).collect();
+        assert_eq!(series, vec![s0, s1], "both series have tracks, the metric-only group's after the rank's");
+        // A store's slice that gives the location lanes (intervals elsewhere in the run) keeps its row.
+        let lanes = vec![1, 1, 0, 0];
+        let lay = TimelineLayout::with_lanes(&t, TimelineMetrics::default(), |_| true, |_| false, &lanes);
+        assert_eq!(lay.rows.len(), 2);
     }
 }

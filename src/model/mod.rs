@@ -387,6 +387,13 @@ impl Trace {
     pub fn intervals_of(&self, l: LocationId) -> Range<usize> {
         self.location_intervals[l.index()].clone()
     }
+    /// A location that only records counter samples (an OTF2 METRIC location, as ROCm SMI's on an MI300 run):
+    /// of the metric kind and without an interval. Its samples are counter series of its process (its
+    /// location group), drawn with the counter tracks; it takes no timeline or moments row of its own.
+    pub fn records_only_metrics(&self, l: LocationId) -> bool {
+        self.locations.kind[l.index()] == LocationKind::Metric && self.intervals_of(l).is_empty()
+    }
+
     /// Locations in display order: grouped by process (by sort key), then by location sort key.
     pub fn locations_in_display_order(&self) -> Vec<LocationId> {
         let mut order: Vec<LocationId> = (0..self.locations.len() as u32).map(LocationId).collect();

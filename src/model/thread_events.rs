@@ -77,11 +77,14 @@ pub struct ThreadEvents {
     pub source: String,
     pub origin_kind: OriginKind,
     pub events: Vec<ThreadEvent>,
+    /// Threads drawn in another thread's column, `(thread, host)`: an OpenMP explicit task runs on a
+    /// thread of its team, and is drawn inside that thread's column (TreVis: columns are threads).
+    pub hosts: Vec<(u64, u64)>,
 }
 
 impl ThreadEvents {
     pub fn new(source: impl Into<String>) -> Self {
-        ThreadEvents { source: source.into(), origin_kind: OriginKind::Line, events: Vec::new() }
+        ThreadEvents { source: source.into(), origin_kind: OriginKind::Line, events: Vec::new(), hosts: Vec::new() }
     }
 
     pub fn push(&mut self, time_ns: u64, node: u32, thread: u64, kind: ThreadEventKind) {

@@ -6,9 +6,10 @@
 //! (`sample_at`) uses the same columns. Tracks sit below the timeline's axis and never draw over it.
 
 use super::palette;
+use super::short_labels::fit_labels;
 use super::timeline::{TimelineView, AXIS_PX};
 use super::{rgba, Align, Label, LineInstance, RectInstance, Scene};
-use crate::layouts::counters::{CounterIndex, CounterLayout, HEADER_PX, TRACK_PX};
+use crate::layouts::counters::{CounterIndex, CounterLayout, GROUP_PX, HEADER_PX, TRACK_PX};
 use crate::model::Trace;
 use crate::store::counters::SeriesBins;
 use std::ops::Range;
@@ -18,6 +19,10 @@ const PAD_PX: f32 = 5.0;
 const LINE: u32 = rgba(0x1f, 0x5f, 0xa8, 0xff);
 const AREA: u32 = rgba(0x1f, 0x5f, 0xa8, 0x40);
 const BAND: u32 = rgba(0xf3, 0xf6, 0xfa, 0xff);
+/// The constant series' band.
+const CONSTANT_BAND: u32 = rgba(0xe4, 0xe9, 0xf0, 0xff);
+/// The size of a track's name.
+const LABEL_PX: f32 = 11.0;
 
 pub struct CounterScene<'a> {
     pub trace: &'a Trace,
@@ -27,6 +32,25 @@ pub struct CounterScene<'a> {
 
 /// A value for a label: up to 4 significant digits, with k, M, G, T or m, µ, n where that is shorter.
 pub fn format_value(v: f64) -> String {
+    format_digits(v, 0)
+}
+
+/// Two values read together (a track's minimum and maximum, a column's extremes): each as [`format_value`]
+/// writes it, with as many more digits as it takes for two different values to read differently ("132.52 T"
+/// and "132.54 T", not "132.5 T" twice); at most 12 more.
+pub fn format_extremes(lo: f64, hi: f64) -> (String, String) {
+    let mut extra = 0;
+    loop {
+        let (a, b) = (format_digits(lo, extra), format_digits(hi, extra));
+        if a != b || lo == hi || !(lo.is_finite() && hi.is_finite()) || extra >= 12 {
+            return (a, b);
+        }
+        extra += 1;
+    }
+}
+
+/// [`format_value`] with `extra` more digits after the point.
+fn format_digits(v: f64, extra: usize) -> String {
     if !v.is_finite() {
         return format!("{v}");
     }
@@ -42,13 +66,14 @@ pub fn format_value(v: f64) -> String {
         _ => (1e-9, " n"),
     };
     let x = v / div;
-    let digits = if x.abs() >= 100.0 {
-        1
-    } else if x.abs() >= 10.0 {
-        2
-    } else {
-        3
-    };
+    let digits = extra
+        + if x.abs() >= 100.0 {
+            1
+        } else if x.abs() >= 10.0 {
+            2
+        } else {
+            3
+        };
     let s = format!("{x:.digits$}");
     let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
     format!("{s}{unit}")
@@ -140,7 +165,7 @@ impl CounterScene<'_> {
         if lay.tracks.is_empty() {
             return;
         }
-        let (t, c) = (self.trace, &self.trace.counters);
+        let t = self.trace;
         let x_left = view.track_x0();
         let header_y = view.y_of(lay.top);
         sc.decorate(|sc| {
@@ -157,7 +182,9 @@ impl CounterScene<'_> {
                 }
             }
         });
-        let first = lay.track_at(view.scroll_y).unwrap_or(0);
+        let names = self.track_labels(view);
+        self.draw_constants(sc, view, &names);
+        let first = lay.first_below(view.scroll_y);
         for tr in &lay.tracks[first..] {
             let top = view.y_of(tr.y);
             if top >= view.height {
@@ -183,23 +210,67 @@ impl CounterScene<'_> {
             if top >= AXIS_PX {
                 // The series' name first (what tells tracks apart), its process below it.
                 let muted = palette::TEXT_MUTED;
-                let name = t.str(c.series_name[s]);
+                let name = names[s].as_str();
                 sc.labels.push(Label::new(12.0, top + 11.0, name, palette::TEXT, 11.0).clipped(x_left - 72.0));
                 let process = t.process_name(tr.process);
                 sc.labels.push(Label::new(12.0, top + 25.0, process, muted, 10.0).clipped(x_left - 72.0));
+                let (min, max) = format_extremes(ix.min, ix.max);
                 sc.labels.push(
-                    Label::new(x_left - 6.0, top + PAD_PX + 3.0, format_value(ix.max), muted, 10.0)
-                        .aligned(Align::Right)
-                        .clipped(60.0),
+                    Label::new(x_left - 6.0, top + PAD_PX + 3.0, max, muted, 10.0).aligned(Align::Right).clipped(60.0),
                 );
                 sc.labels.push(
-                    Label::new(x_left - 6.0, top + TRACK_PX - PAD_PX - 3.0, format_value(ix.min), muted, 10.0)
+                    Label::new(x_left - 6.0, top + TRACK_PX - PAD_PX - 3.0, min, muted, 10.0)
                         .aligned(Align::Right)
                         .clipped(60.0),
                 );
             }
             plot(sc, tr.series, top);
         }
+    }
+
+    /// The constant series' band: how many, and as many of their names and values as fit, with a chevron
+    /// saying whether a click opens or closes their tracks below it. Data (their values), not decoration.
+    fn draw_constants(&self, sc: &mut Scene, view: &TimelineView, names: &[String]) {
+        let Some(g) = &self.layout.constants else { return };
+        let top = view.y_of(g.y);
+        if top + GROUP_PX <= AXIS_PX || top >= view.height {
+            return;
+        }
+        let y = top.max(AXIS_PX);
+        sc.rects.push(RectInstance::filled(0.0, y, view.width, top + GROUP_PX - 1.0 - y, CONSTANT_BAND));
+        if top < AXIS_PX {
+            return;
+        }
+        let mut text = format!(
+            "{} {} constant series{}",
+            if g.open { "\u{25be}" } else { "\u{25b8}" },
+            g.series.len(),
+            if g.open { " (click to fold)" } else { " (click to show):" }
+        );
+        if !g.open {
+            let room = crate::scene::axis::label_width_px("x", 11.0);
+            let max_chars = ((view.width - 20.0) / room) as usize;
+            for (k, &s) in g.series.iter().enumerate() {
+                let item = format!(" {} = {}", names[s as usize], format_value(self.index.series[s as usize].min));
+                if text.chars().count() + item.chars().count() + 2 > max_chars {
+                    text.push_str(" \u{2026}");
+                    break;
+                }
+                text.push_str(&item);
+                if k + 1 < g.series.len() {
+                    text.push(',');
+                }
+            }
+        }
+        sc.labels.push(Label::new(8.0, top + GROUP_PX / 2.0, text, palette::TEXT, 11.0).clipped(view.width - 16.0));
+    }
+
+    /// Each series' label as its track shows it, by series: its name, cut where needed to what tells it apart
+    /// from the others (scene::short_labels) in the gutter's room; the hover gives the full name.
+    pub fn track_labels(&self, view: &TimelineView) -> Vec<String> {
+        let c = &self.trace.counters;
+        let names: Vec<&str> = c.series_name.iter().map(|&n| self.trace.str(n)).collect();
+        fit_labels(&names, LABEL_PX, view.track_x0() - 72.0)
     }
 
     /// A track's plot from pyramid bins (a store zoomed out): per pixel column holding bins with samples,
@@ -360,5 +431,17 @@ mod tests {
         assert_eq!(format_exact(-1234.0), "-1,234");
         assert_eq!(format_exact(0.25), "0.25");
         assert_eq!(format_exact(1.5e-6), "1.50000e-6");
+    }
+
+    #[test]
+    fn extremes_read_apart_at_the_precision_that_separates_them() {
+        // Energy counters of an MI300 run: both read "132.5 T" at four digits.
+        assert_eq!(format_value(132.52e12), format_value(132.54e12));
+        assert_eq!(format_extremes(132.52e12, 132.54e12), ("132.52 T".to_string(), "132.54 T".to_string()));
+        let (a, b) = format_extremes(132_518_000_000_001.0, 132_518_000_000_009.0);
+        assert_ne!(a, b, "{a} {b}");
+        assert_eq!(format_extremes(0.0, 42.0), ("0".to_string(), "42".to_string()));
+        assert_eq!(format_extremes(7.0, 7.0), ("7".to_string(), "7".to_string()));
+        assert_eq!(format_extremes(1.0, 1.0 + 1e-15).0, "1");
     }
 }

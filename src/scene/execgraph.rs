@@ -29,6 +29,8 @@ pub struct ExecView {
     pub ns_per_px: f64,
     /// The thread under the pointer, highlighted.
     pub hover: Option<ThreadIx>,
+    /// The most lanes of guests (tasks drawn inside their thread's column) a column has: 0 for none.
+    pub lanes: u16,
 }
 
 impl ExecView {
@@ -39,7 +41,9 @@ impl ExecView {
         let (axis_px, header_px) = (72.0, 28.0);
         let plot_w = (width - axis_px - 8.0).max(1.0);
         let plot_h = (height - header_px - 12.0).max(1.0);
-        let column_px = (plot_w / l.columns.max(1) as f32).min(48.0);
+        let lanes = l.max_lane();
+        // A column holding tasks is wider: room for its lanes.
+        let column_px = (plot_w / l.columns.max(1) as f32).min(48.0 + 8.0 * lanes as f32);
         let mut ns_per_px = (l.height_ns.max(1) as f64 / plot_h as f64).max(1e-6);
         if let Scale::MinEdge { min_ns } = l.scale {
             let node = node_px(column_px);
@@ -47,11 +51,34 @@ impl ExecView {
                 ns_per_px = ns_per_px.min(min_ns as f64 / (node + 2.0) as f64).max(1e-6);
             }
         }
-        ExecView { width, height, axis_px, header_px, column_px, scroll_x_px: 0.0, top_ns: 0.0, ns_per_px, hover: None }
+        ExecView {
+            width,
+            height,
+            axis_px,
+            header_px,
+            column_px,
+            scroll_x_px: 0.0,
+            top_ns: 0.0,
+            ns_per_px,
+            hover: None,
+            lanes,
+        }
     }
 
     pub fn x_of_column(&self, c: u32) -> f32 {
         self.axis_px + self.scroll_x_px + (c as f32 + 0.5) * self.column_px
+    }
+
+    /// The x of thread `t`'s line: its column's centre, or, in a column with guests, the column's own thread
+    /// left of the centre and each guest (a task) in its lane to the right.
+    pub fn x_of_thread(&self, l: &ExecLayout, t: ThreadIx) -> f32 {
+        let x = self.x_of_column(l.column[t as usize]);
+        if self.lanes == 0 {
+            return x;
+        }
+        let step = (self.column_px * 0.75 / self.lanes as f32).min(8.0);
+        let lane = l.lane.get(t as usize).copied().unwrap_or(0);
+        x - step * self.lanes as f32 / 2.0 + lane as f32 * step
     }
 
     pub fn y_of(&self, ns: u64) -> f32 {
@@ -135,9 +162,11 @@ pub fn pick(l: &ExecLayout, view: &ExecView, x: f32, y: f32) -> Option<ThreadIx>
     if c < 0.0 || c >= l.columns as f32 {
         return None;
     }
-    let t = l.thread_at[c as usize];
+    // Of the threads drawn in the column (its own and its tasks), the nearest whose span holds y.
     let slack = 4.0;
-    (y >= view.y_of(l.top_ns[t as usize]) - slack && y <= view.y_of(l.bottom_ns[t as usize]) + slack).then_some(t)
+    l.threads_in_column(c as u32)
+        .filter(|&t| y >= view.y_of(l.top_ns[t as usize]) - slack && y <= view.y_of(l.bottom_ns[t as usize]) + slack)
+        .min_by(|&a, &b| (view.x_of_thread(l, a) - x).abs().total_cmp(&(view.x_of_thread(l, b) - x).abs()))
 }
 
 /// Build the scene for `view`.
@@ -174,7 +203,7 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
                 continue;
             }
             let owner = g.nodes[node as usize].thread as usize;
-            let (xa, xb) = (view.x_of_column(l.column[owner]), view.x_of_column(l.column[t]));
+            let (xa, xb) = (view.x_of_thread(l, owner as ThreadIx), view.x_of_thread(l, t as ThreadIx));
             let y = view.y_of(l.y_ns[node as usize]);
             let crit = g.critical[node as usize] && g.critical[own as usize] && {
                 // The edge is on the path when the later of its two ends is reached through it.
@@ -216,10 +245,9 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
     let sub_pixel = view.column_px < 1.0;
     let mut pixel_x = f32::NAN;
     let mut pixel_spans: Vec<(f32, f32)> = Vec::new();
-    for c in cols.clone() {
-        let t = l.thread_at[c as usize];
+    for t in cols.clone().flat_map(|c| l.threads_in_column(c)) {
         let th = &g.threads[t as usize];
-        let x = view.x_of_column(c);
+        let x = view.x_of_thread(l, t);
         let on_path = g.critical[th.start() as usize] || g.critical[th.end() as usize];
         if sub_pixel && !on_path {
             let (ys, ye) = (view.y_of(l.top_ns[t as usize]), view.y_of(l.bottom_ns[t as usize]));
@@ -323,7 +351,7 @@ pub fn scene(g: &ExecGraph, l: &ExecLayout, view: &ExecView) -> Scene {
         }
     }
     if let Some(h) = view.hover {
-        let x = view.x_of_column(l.column[h as usize]);
+        let x = view.x_of_thread(l, h);
         sc.labels.push(Label::new(x + 8.0, plot_top + 12.0, describe(g, h), palette::TEXT, 12.0).bold());
     }
     sc

@@ -18,6 +18,7 @@ pub mod palette;
 pub mod parallelism;
 pub mod particles;
 pub mod row_names;
+pub mod short_labels;
 pub mod svg;
 pub mod timeline;
 pub mod timeline_marks;

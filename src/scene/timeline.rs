@@ -20,21 +20,21 @@ pub const LABEL_GUTTER_PX: f32 = 200.0;
 pub const OVERVIEW_PX: f32 = 24.0;
 /// Flows drawn at most per frame; denser views thin them evenly.
 const MAX_FLOWS: usize = 20_000;
-/// Message lines drawn per pixel of the track's width before they fade: past it each line's opacity falls
-/// in proportion, so a run's thousands of messages shade the tracks (denser where the traffic is) instead
-/// of covering them with one solid mesh; zoomed in, lines keep their full colour.
-const FLOWS_PER_PX_AT_FULL_ALPHA: f32 = 0.25;
+/// Message lines crossing one pixel column before they fade: past it each line's opacity falls in
+/// proportion, so a run's thousands of messages shade the tracks (denser where the traffic is) instead of
+/// covering them with one solid mesh; zoomed in, lines keep their full colour.
+const FLOWS_PER_COLUMN_AT_FULL_ALPHA: f32 = 3.0;
+/// Lines drawn at most over one pixel column (where more cross it, every k-th): as many as the eye tells
+/// apart, and few enough that their faded sum stays a shade.
+const FLOWS_PER_COLUMN_DRAWN: f32 = 32.0;
 /// The faintest a faded message line gets (of 255).
-const MIN_FLOW_ALPHA: u8 = 0x10;
+const MIN_FLOW_ALPHA: u8 = 0x04;
 
-/// The factor on a message line's opacity when `lines` are drawn over `width_px` of track.
-fn flow_alpha_scale(lines: usize, width_px: f32) -> f32 {
-    let per_px = lines as f32 / width_px.max(1.0);
-    if per_px <= FLOWS_PER_PX_AT_FULL_ALPHA {
-        1.0
-    } else {
-        FLOWS_PER_PX_AT_FULL_ALPHA / per_px
-    }
+/// The message and flow lines of a frame ([`TimelineScene::flow_lines`]): each line and whether its arrow
+/// head is inside the plot, and the darkest pixel column their fading leaves (0: none drawn, 1: black).
+pub struct FlowLines {
+    pub lines: Vec<(LineInstance, bool)>,
+    pub darkest: f64,
 }
 
 /// The margin beyond the trace's ends a view may show, as a share of its span (the fitted view's right margin).
@@ -209,6 +209,13 @@ pub struct TimelineScene<'a> {
 
 impl TimelineScene<'_> {
     pub fn build(&self, view: &TimelineView, highlight: Option<usize>) -> Scene {
+        self.build_with(view, highlight, |_| {})
+    }
+
+    /// [`build`](Self::build) with `below` drawing what lies below the rows (the counter tracks) before the
+    /// scene decides whether it drew nothing: a notice that nothing is here is never drawn over tracks that
+    /// show data.
+    pub fn build_with(&self, view: &TimelineView, highlight: Option<usize>, below: impl FnOnce(&mut Scene)) -> Scene {
         let mut sc = Scene::new(view.width, view.height, palette::BACKGROUND);
         let (t, lay) = (self.trace, self.layout);
         let iv = &t.intervals;
@@ -332,19 +339,8 @@ impl TimelineScene<'_> {
 
         // Flows and messages as arrows: a flow from the slice each end is bound to (its lane), else
         // between row centres of the first lane; clipped to the plot (never over the labels or the axis).
-        let plot = (x_left, AXIS_PX, x_right, bottom);
-        let flows = self.visible_flows(view);
-        let fade = flow_alpha_scale(flows.len(), x_right - x_left);
-        for j in flows {
-            let color =
-                if t.messages.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xa0) };
-            let alpha = (color & 0xff) as u8;
-            let faded = ((alpha as f32 * fade).round() as u8).max(MIN_FLOW_ALPHA.min(alpha));
-            let color = (color & !0xff) | faded as Rgba;
-            if let Some(((x0, y0, x1, y1), whole)) = clip_segment(self.flow_segment(view, j), plot) {
-                let line = LineInstance::solid(x0, y0, x1, y1, 1.0, color);
-                sc.lines.push(if whole { line.with_arrow() } else { line });
-            }
+        for (line, whole) in self.flow_lines(view).lines {
+            sc.lines.push(if whole { line.with_arrow() } else { line });
         }
 
         // Axis on top, gutter on the left, both over the tracks (decoration).
@@ -371,6 +367,7 @@ impl TimelineScene<'_> {
             }
         }
         sc.chrome += sc.rects.len() + sc.lines.len() - before;
+        below(&mut sc);
         if sc.marks() == 0 {
             let (x, w, h) = (x_left, (view.width - x_left).max(1.0), (bottom - AXIS_PX).max(1.0));
             if iv.start_ns.is_empty() && ins.time_ns.is_empty() && t.messages.is_empty() {
@@ -489,6 +486,87 @@ impl TimelineScene<'_> {
             .collect();
         let stride = visible.len().div_ceil(MAX_FLOWS).max(1);
         visible.into_iter().step_by(stride).collect()
+    }
+
+    /// The message and flow lines to draw, faded by how many cross the same pixel columns: a line's opacity
+    /// is its colour's while at most [`FLOWS_PER_COLUMN_AT_FULL_ALPHA`] lines cross the busiest column of its
+    /// span, and falls in proportion past it (so no column darkens past about 1 - (1 - a)^3 for a line
+    /// colour's opacity a); where more than [`FLOWS_PER_COLUMN_DRAWN`] cross a column, every k-th of them is
+    /// drawn. So a fan of thousands of near-vertical launch flows (a fitted Kineto run) shades its columns
+    /// (darker where denser, never solid black), as a run's messages shade the tracks, and zoomed in every
+    /// line keeps its full colour. Also the darkest a column gets (`1 - Π(1 - alpha)` of the lines drawn over
+    /// it), for tests.
+    pub fn flow_lines(&self, view: &TimelineView) -> FlowLines {
+        let t = self.trace;
+        let (x_left, bottom) = (view.track_x0(), view.plot_bottom());
+        let plot = (x_left, AXIS_PX, view.width, bottom);
+        let cols = (view.width - x_left).max(1.0).ceil() as usize + 1;
+        let col = |x: f32| ((x - x_left).max(0.0) as usize).min(cols - 1);
+        type Segment = ((f32, f32, f32, f32), bool);
+        let segs: Vec<(usize, Segment)> = self
+            .visible_flows(view)
+            .into_iter()
+            .filter_map(|j| clip_segment(self.flow_segment(view, j), plot).map(|s| (j, s)))
+            .collect();
+        // Lines over each column: +1 where a line's columns begin, -1 past their end, summed.
+        let mut over = vec![0i64; cols + 1];
+        let span = |(x0, _, x1, _): (f32, f32, f32, f32)| (col(x0.min(x1)), col(x0.max(x1)));
+        for (_, (seg, _)) in &segs {
+            let (a, b) = span(*seg);
+            over[a] += 1;
+            over[b + 1] -= 1;
+        }
+        for k in 1..over.len() {
+            over[k] += over[k - 1];
+        }
+        // The most lines over any column of a line's span, by a sparse table of maxima (O(1) a line).
+        let mut most: Vec<Vec<i64>> = vec![over[..cols].to_vec()];
+        while 1usize << most.len() <= cols {
+            let (prev, half) = (&most[most.len() - 1], 1usize << (most.len() - 1));
+            let next: Vec<i64> = (0..prev.len().saturating_sub(half)).map(|i| prev[i].max(prev[i + half])).collect();
+            most.push(next);
+        }
+        let span_max = |a: usize, b: usize| {
+            let k = (usize::BITS - 1 - (b - a + 1).leading_zeros()) as usize;
+            most[k][a].max(most[k][b + 1 - (1 << k)])
+        };
+        let mut seen = vec![0u32; cols];
+        let mut kept = vec![1.0f64; cols];
+        let mut lines = Vec::with_capacity(segs.len());
+        for (j, (seg, whole)) in segs {
+            let (a, b) = span(seg);
+            let m = (a + b) / 2;
+            let density = span_max(a, b).max(1) as f32;
+            // Every k-th line of a column crossed by more than can be told apart.
+            let every = (density / FLOWS_PER_COLUMN_DRAWN).ceil().max(1.0) as u32;
+            seen[m] += 1;
+            if !(seen[m] - 1).is_multiple_of(every) {
+                continue;
+            }
+            let color =
+                if t.messages.kind[j] == MessageKind::Flow { palette::FLOW } else { rgba(0x20, 0x20, 0x80, 0xa0) };
+            let alpha = (color & 0xff) as f32;
+            let drawn = (density / every as f32).max(1.0);
+            let fade = (FLOWS_PER_COLUMN_AT_FULL_ALPHA / drawn).min(1.0);
+            let faded = ((alpha * fade).round() as u8).max(MIN_FLOW_ALPHA.min(alpha as u8));
+            let a_f = faded as f64 / 255.0;
+            kept[a..=b].iter_mut().for_each(|k| *k *= 1.0 - a_f);
+            let color = (color & !0xff) | faded as Rgba;
+            lines.push((LineInstance::solid(seg.0, seg.1, seg.2, seg.3, 1.0, color), whole));
+        }
+        let darkest = kept.iter().map(|k| 1.0 - k).fold(0.0, f64::max);
+        FlowLines { lines, darkest }
+    }
+
+    /// Message (or flow) `j` drawn over the others, thicker and in the highlight colour (the hovered one).
+    pub fn highlight_flow(&self, sc: &mut Scene, view: &TimelineView, j: usize) {
+        let plot = (view.track_x0(), AXIS_PX, view.width, view.plot_bottom());
+        if j < self.trace.messages.len() {
+            if let Some(((x0, y0, x1, y1), whole)) = clip_segment(self.flow_segment(view, j), plot) {
+                let line = LineInstance::solid(x0, y0, x1, y1, 2.5, palette::FLOW_HOVER);
+                sc.lines.push(if whole { line.with_arrow() } else { line });
+            }
+        }
     }
 
     /// The slices message `j` joins: for a flow, the innermost interval holding each end's time on its
@@ -856,6 +934,58 @@ mod tests {
         let view = TimelineView::fit(&t, 1200.0, 600.0);
         let sc = ts.build(&view, None);
         assert!(sc.rects.len() < 2_000, "{} rects", sc.rects.len());
+    }
+
+    #[test]
+    fn what_is_drawn_below_the_rows_counts_before_the_notice() {
+        let t = trace(10);
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        let colors = region_colors(&t);
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
+        // Past the rows' intervals: nothing of them here.
+        let view = TimelineView { t0_ns: 1e6, t1_ns: 2e6, ..TimelineView::fit(&t, 800.0, 400.0) };
+        assert!(ts.build(&view, None).notice.is_some());
+        // A track below the rows with data there (the counter tracks): no notice over it.
+        let sc = ts.build_with(&view, None, |sc| sc.rects.push(RectInstance::filled(300.0, 100.0, 50.0, 20.0, 0xff)));
+        assert!(sc.notice.is_none() && sc.marks() == 1, "{:?}", sc.notice);
+    }
+
+    #[test]
+    fn a_fan_of_flows_shades_its_columns_and_never_turns_them_black() {
+        // 9,000 launch flows from a CPU thread to a GPU stream, each a few microseconds long, in one run of
+        // 10 ms (a fitted Kineto run): near-vertical lines over the same few hundred pixel columns.
+        let mut b = TraceBuilder::new(Format::Generated);
+        let (p, q) = (b.process(0), b.process(1));
+        let (cpu, gpu) = (b.location(p, 0, LocationKind::CpuThread), b.location(q, 0, LocationKind::GpuStream));
+        let (launch, kernel) = (b.region("cudaLaunchKernel", ""), b.region("kernel", ""));
+        let name = b.intern("ac2g");
+        for k in 0..9000i64 {
+            let t = k * 1000;
+            b.interval(cpu, launch, t, 500);
+            b.interval(gpu, kernel, t + 3000, 800);
+            b.message(crate::model::MessageRecord {
+                kind: MessageKind::Flow,
+                sender: cpu,
+                receiver: gpu,
+                send_ns: t,
+                recv_ns: t + 3000,
+                size_bytes: 0,
+                tag: 0,
+                name,
+            });
+        }
+        let t = b.finish();
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        let colors = region_colors(&t);
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
+        let view = TimelineView::fit(&t, 1200.0, 600.0);
+        let f = ts.flow_lines(&view);
+        assert!(!f.lines.is_empty());
+        assert!(f.darkest > 0.3 && f.darkest <= 0.9, "darkest column {}", f.darkest);
+        // Zoomed in to a few flows: each keeps its full colour.
+        let near = TimelineView { t0_ns: 0.0, t1_ns: 1_500.0, ..view };
+        let f = ts.flow_lines(&near);
+        assert!(f.lines.iter().all(|(l, _)| l.color & 0xff == palette::FLOW & 0xff), "full alpha zoomed in");
     }
 
     #[test]

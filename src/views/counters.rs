@@ -5,10 +5,10 @@
 //! scene::counters draws them.
 
 use super::Hover;
-use crate::layouts::counters::{CounterIndex, CounterLayout, TRACK_PX};
+use crate::layouts::counters::{CounterIndex, CounterLayout, GROUP_PX, TRACK_PX};
 use crate::layouts::timeline::TimelineLayout;
 use crate::model::Trace;
-use crate::scene::counters::{format_exact, format_value, CounterScene};
+use crate::scene::counters::{format_exact, format_extremes, CounterScene};
 use crate::scene::timeline::{format_time, TimelineView};
 use crate::scene::Scene;
 use serde_json::json;
@@ -17,6 +17,8 @@ pub struct CounterTracks {
     index: CounterIndex,
     hidden: Vec<bool>,
     layout: CounterLayout,
+    /// The constant series' group shows their tracks (closed at first: one band names them all).
+    constants_open: bool,
 }
 
 impl CounterTracks {
@@ -24,16 +26,34 @@ impl CounterTracks {
     pub fn new(trace: &Trace, rows: &mut TimelineLayout) -> Self {
         let index = CounterIndex::new(trace);
         let hidden = vec![false; index.series.len()];
-        let mut c = CounterTracks { index, hidden, layout: CounterLayout::default() };
+        let mut c = CounterTracks { index, hidden, layout: CounterLayout::default(), constants_open: false };
         c.relayout(trace, rows);
         c
     }
 
     /// Place the shown tracks below `rows` (new rows: a location filter), adding their height to the rows'.
     pub fn relayout(&mut self, trace: &Trace, rows: &mut TimelineLayout) {
-        let hidden = &self.hidden;
-        self.layout = CounterLayout::new(trace, rows, |s| !hidden[s as usize]);
+        let (hidden, index) = (&self.hidden, &self.index);
+        let constant = |s: u32| index.series[s as usize].is_constant();
+        self.layout =
+            CounterLayout::with_constants(trace, rows, |s| !hidden[s as usize], Some((&constant, self.constants_open)));
         rows.height = self.layout.top + self.layout.height;
+    }
+
+    /// A click at layout y: on the constant series' band, open or close their group (true; the caller
+    /// relayouts).
+    pub fn click(&mut self, y: f32) -> bool {
+        if !self.layout.on_constants(y) {
+            return false;
+        }
+        self.constants_open = !self.constants_open;
+        true
+    }
+
+    /// Open or close the constant series' group; false when there is none. The caller relayouts.
+    pub fn set_constants_open(&mut self, open: bool) -> bool {
+        self.constants_open = open;
+        self.layout.constants.is_some()
     }
 
     /// Show or hide series `series`; false for a series the trace lacks. The caller relayouts.
@@ -78,12 +98,8 @@ impl CounterTracks {
             format!("at {}", format_time(view.t_of(x), precision)),
         ];
         if col.count > 1 {
-            lines.push(format!(
-                "{} samples in this pixel: min {}, max {}",
-                col.count,
-                format_value(col.min),
-                format_value(col.max)
-            ));
+            let (min, max) = format_extremes(col.min, col.max);
+            lines.push(format!("{} samples in this pixel: min {min}, max {max}", col.count));
         }
         Some(Hover {
             title: trace.str(c.series_name[s]).to_string(),
@@ -95,7 +111,8 @@ impl CounterTracks {
         })
     }
 
-    /// Every series with whether it is shown and its extremes, and the shown tracks' screen y.
+    /// Every series with whether it is shown and its extremes, and the shown tracks' screen y and label (as
+    /// drawn: the name cut to what tells it apart).
     pub fn state(&self, trace: &Trace, view: &TimelineView) -> serde_json::Value {
         let c = &trace.counters;
         let series: Vec<_> = self
@@ -111,9 +128,25 @@ impl CounterTracks {
                 })
             })
             .collect();
-        let tracks: Vec<_> =
-            self.layout.tracks.iter().map(|t| json!({"series": t.series, "y": view.y_of(t.y)})).collect();
-        json!({"series": series, "tracks": tracks, "track_px": TRACK_PX, "top": view.y_of(self.layout.top)})
+        let labels = self.scene(trace).track_labels(view);
+        let tracks: Vec<_> = self
+            .layout
+            .tracks
+            .iter()
+            .map(|t| {
+                let ix = &self.index.series[t.series as usize];
+                let (min, max) = format_extremes(ix.min, ix.max);
+                json!({"series": t.series, "y": view.y_of(t.y), "label": labels[t.series as usize],
+                    "min_label": min, "max_label": max})
+            })
+            .collect();
+        let constants = self
+            .layout
+            .constants
+            .as_ref()
+            .map(|g| json!({"series": g.series, "open": g.open, "y": view.y_of(g.y), "height": GROUP_PX}));
+        json!({"series": series, "tracks": tracks, "track_px": TRACK_PX, "top": view.y_of(self.layout.top),
+            "constants": constants})
     }
 
     /// The hidden series of a saved state (`series[].shown`); the caller relayouts.

@@ -117,7 +117,7 @@ impl Pane for ExecgraphPane {
         json!({
             "view": "execgraph",
             "threads": self.bundle.graph.threads.len(), "nodes": self.bundle.graph.nodes.len(),
-            "columns": l.columns, "crossings": l.crossings,
+            "columns": l.columns, "crossings": l.crossings, "lanes": l.max_lane(),
             "scale": match l.scale { Scale::True => "true".to_string(), Scale::MinEdge { min_ns } => format!("min-edge {min_ns} ns") },
             "axis_px": self.view.axis_px, "header_px": self.view.header_px, "column_px": self.view.column_px,
             "scroll_x_px": self.view.scroll_x_px, "top_ns": self.view.top_ns, "ns_per_px": self.view.ns_per_px,

@@ -245,6 +245,9 @@ impl MomentsPane {
     /// changed the moments, not the choice of rows), the busy intervals laid out in their order too.
     fn arrange(&mut self, window_only: bool) {
         self.rows = self.current.clone();
+        // A location that only records metrics has no busy time to show: its samples are counter tracks.
+        let trace = &self.trace;
+        self.rows.retain(|m| !trace.records_only_metrics(LocationId(m.location)));
         if let Some(p) = &self.locations {
             self.rows.retain(|m| location_matches(&self.trace, LocationId(m.location), p));
         }

@@ -21,7 +21,7 @@ use super::{num, Hover, Pane};
 use crate::layouts::counters::{CounterIndex, CounterLayout, TRACK_PX};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::model::{codec, LocationId, Trace};
-use crate::scene::counters::{format_exact, format_value, CounterScene};
+use crate::scene::counters::{format_exact, format_extremes, CounterScene};
 use crate::scene::particles::with_alpha;
 use crate::scene::timeline::{
     format_duration, format_time, nice_step_ns, region_colors, OverviewBuild, TimelineScene, TimelineView, AXIS_PX,
@@ -186,8 +186,14 @@ impl StorePane {
             })
             .collect();
         let v = &self.view;
-        let tracks: Vec<_> =
-            self.counter_layout.tracks.iter().map(|t| json!({"series": t.series, "y": v.y_of(t.y)})).collect();
+        let cs = CounterScene { trace: &self.skeleton, index: &self.counter_index, layout: &self.counter_layout };
+        let labels = cs.track_labels(v);
+        let tracks: Vec<_> = self
+            .counter_layout
+            .tracks
+            .iter()
+            .map(|t| json!({"series": t.series, "y": v.y_of(t.y), "label": labels[t.series as usize]}))
+            .collect();
         let binned =
             self.counters.as_ref().map(|a| json!({"level": a.level, "series": [a.series.start, a.series.end]}));
         json!({"series": series, "tracks": tracks, "track_px": TRACK_PX,
@@ -727,8 +733,12 @@ impl StorePane {
             None => lines.push(format!("no sample by {}", format_time(t, precision))),
         }
         if count > 0 {
-            let range =
-                if lo <= hi { format!(": min {}, max {}", format_value(lo), format_value(hi)) } else { String::new() };
+            let range = if lo <= hi {
+                let (lo, hi) = format_extremes(lo, hi);
+                format!(": min {lo}, max {hi}")
+            } else {
+                String::new()
+            };
             lines.push(format!("{count} samples in this pixel{range}"));
         }
         lines.push(format!("(level {} bins of {})", a.level, format_duration(a.bin_ns)));

@@ -118,6 +118,8 @@ pub struct TimelinePane {
     /// Each region's intervals and exclusive time in the whole trace, for the legend's order (made when the
     /// legend is first asked for).
     region_uses: std::cell::OnceCell<Vec<RegionUse>>,
+    /// The message or flow line under the pointer, drawn highlighted over the others.
+    hovered_flow: Option<usize>,
 }
 
 /// Functions a legend section lists before "other".
@@ -176,8 +178,8 @@ pub trait Rows {
     fn on_overview(&self, x: f32, y: f32) -> bool;
     /// Centre the window on the time under x of the overview strip.
     fn overview_go(&mut self, x: f32) -> bool;
-    /// A click in the label column (folds or unfolds a process) or on the overview strip (moves the
-    /// window); false when it did neither.
+    /// A click in the label column (folds or unfolds a process), on the overview strip (moves the window) or
+    /// on the constant counter series' band (opens or closes it); false when it did none.
     fn rows_click(&mut self, x: f32, y: f32) -> bool;
 }
 
@@ -198,7 +200,7 @@ impl Rows for TimelinePane {
         TimelinePane::overview_go(self, x)
     }
     fn rows_click(&mut self, x: f32, y: f32) -> bool {
-        if x >= self.track_x0() && !self.on_overview(x, y) {
+        if x >= self.track_x0() && !self.on_overview(x, y) && !self.on_counter_band(y) {
             return false;
         }
         self.click(x, y)
@@ -228,7 +230,8 @@ pub fn rows_for_in(
     let keep = |l: LocationId| !o.hidden.contains(l.0) && pattern.is_none_or(|p| location_matches(t, l, p));
     let fold = |p: crate::model::ProcessId| o.folded.contains(p.0);
     let layout = TimelineLayout::with_lanes_in(t, display_order, TimelineMetrics::default(), keep, fold, lanes);
-    if layout.rows.is_empty() {
+    // A trace of counters alone (locations that only record metrics) shows its tracks without rows.
+    if layout.rows.is_empty() && (pattern.is_some() || t.counters.series_name.is_empty()) {
         return Err(match pattern {
             Some(p) if o.locations != was.locations => format!("no location matches '{p}'"),
             _ => "no location would be shown".to_string(),
@@ -316,6 +319,13 @@ pub fn rows_state(t: &Trace, layout: &TimelineLayout, view: &TimelineView) -> (V
 }
 
 impl TimelinePane {
+    /// The message and flow lines of the frame: how many are drawn, the darkest pixel column their fading
+    /// leaves (`TimelineScene::flow_lines`), and the hovered one (drawn highlighted).
+    fn flow_state(&self) -> serde_json::Value {
+        let f = self.scene_builder().flow_lines(&self.view);
+        json!({"drawn": f.lines.len(), "darkest": f.darkest, "hovered": self.hovered_flow})
+    }
+
     pub fn new(trace: Rc<Trace>, width: f32, height: f32) -> Self {
         let overview = Overview::new(&trace, &region_colors(&trace));
         Self::with_overview(trace, width, height, overview)
@@ -356,6 +366,7 @@ impl TimelinePane {
             messages: MessageSelect::default(),
             row_lanes: Rc::from(Vec::new()),
             region_uses: std::cell::OnceCell::new(),
+            hovered_flow: None,
         }
     }
 
@@ -466,6 +477,20 @@ impl TimelinePane {
     /// Show or hide counter series `series`' track; false for a series the trace lacks.
     pub fn set_counter_shown(&mut self, series: u32, shown: bool) -> bool {
         let known = self.counters.set_shown(series, shown);
+        self.counters.relayout(&self.trace, &mut self.layout);
+        self.view.scroll_by(0.0, &self.layout);
+        known
+    }
+
+    /// Whether screen y is on the constant counter series' band (a click there opens or closes it).
+    pub fn on_counter_band(&self, y: f32) -> bool {
+        y >= AXIS_PX && self.counters.layout().on_constants(y - AXIS_PX + self.view.scroll_y)
+    }
+
+    /// Open or close the constant counter series' group (their tracks shown below its band); false when the
+    /// trace has no such group.
+    pub fn set_counter_constants_open(&mut self, open: bool) -> bool {
+        let known = self.counters.set_constants_open(open);
         self.counters.relayout(&self.trace, &mut self.layout);
         self.view.scroll_by(0.0, &self.layout);
         known
@@ -822,6 +847,7 @@ impl Pane for TimelinePane {
         self.view = TimelineView::fit(&self.trace, self.view.width, self.view.height);
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        self.hovered_flow = None;
         if self.overview.contains(&self.view, x, y) {
             self.highlight = None;
             let t = self.overview.t_of(&self.view, x);
@@ -858,6 +884,7 @@ impl Pane for TimelinePane {
         // An arrow under the pointer wins over the slice beneath it: arrows are thin and drawn on top.
         if let Some(j) = self.scene_builder().hit_flow(&self.view, x, y, FLOW_HIT_PX) {
             self.highlight = None;
+            self.hovered_flow = Some(j);
             return Some(self.flow_hover(j));
         }
         self.highlight = self.scene_builder().hit(&self.view, x, y);
@@ -892,6 +919,7 @@ impl Pane for TimelinePane {
     }
     fn clear_hover(&mut self) {
         self.highlight = None;
+        self.hovered_flow = None;
     }
     fn legend(&self) -> Option<crate::scene::legend::Legend> {
         let t = &self.trace;
@@ -903,8 +931,12 @@ impl Pane for TimelinePane {
             .filter(|l| !l.sections.is_empty())
     }
     fn scene(&self) -> Scene {
-        let mut sc = self.scene_builder().build(&self.view, self.highlight);
-        self.counters.draw(&mut sc, &self.trace, &self.view);
+        // The counter tracks drawn before the scene judges whether it drew anything.
+        let counters = |sc: &mut Scene| self.counters.draw(sc, &self.trace, &self.view);
+        let mut sc = self.scene_builder().build_with(&self.view, self.highlight, counters);
+        if let Some(j) = self.hovered_flow {
+            self.scene_builder().highlight_flow(&mut sc, &self.view, j);
+        }
         if let Some(m) = &self.marked {
             m.draw(&mut sc, &self.trace, &self.layout, &self.colors, &self.view);
         }
@@ -949,6 +981,7 @@ impl Pane for TimelinePane {
             "folded": self.opts.folded.to_text(),
             "counters": self.counters.state(&self.trace, &self.view),
             "message_selection": self.messages.selection(),
+            "flows": self.flow_state(),
         });
         super::with_contents(self.brief(), contents)
     }
@@ -1012,6 +1045,12 @@ impl Pane for TimelinePane {
     fn click(&mut self, x: f32, y: f32) -> bool {
         if self.overview.contains(&self.view, x, y) {
             return self.overview_go(x);
+        }
+        // The constant counter series' band opens or closes their group, wherever it is clicked.
+        if self.on_counter_band(y) && self.counters.click(y - AXIS_PX + self.view.scroll_y) {
+            self.counters.relayout(&self.trace, &mut self.layout);
+            self.view.scroll_by(0.0, &self.layout);
+            return true;
         }
         if x < self.view.track_x0() {
             return self.fold_at(y);

@@ -8,7 +8,8 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 impl Viewer {
-    /// `{series: [{series, name, process, shown, samples, min, max}], tracks: [{series, y}], track_px, top}`
+    /// `{series: [{series, name, process, shown, samples, min, max}], tracks: [{series, y, label}], track_px, top,
+    /// constants: {series, open, y, height} or null}`
     /// of the timeline shown (y in CSS pixels of the canvas), or null when no timeline is shown.
     pub fn timeline_counters(&mut self) -> JsValue {
         if let Some(p) = self.timeline_pane() {
@@ -16,6 +17,12 @@ impl Viewer {
         }
         // A store's: its series from the definitions, shown or not, whether zoomed out or in.
         self.view_set().store_pane().map_or(JsValue::NULL, |p| to_js(&p.counter_tracks()))
+    }
+
+    /// Open or close the group of constant counter series (their tracks below its band); false when no
+    /// timeline is shown or it has no such group.
+    pub fn timeline_set_counter_constants_open(&mut self, open: bool) -> bool {
+        self.timeline_pane().is_some_and(|p| p.set_counter_constants_open(open))
     }
 
     /// Up to `count` samples of counter series `series` from its `from`-th on, `{time_ns, value}` (the

@@ -8,9 +8,13 @@
 use super::viewer::{to_js, Viewer};
 use crate::analyses::comm_matrix::{comm_matrix, MatrixUnit};
 use crate::analyses::moments::TimeWindow;
+use crate::scene::short_labels::distinguishing_labels;
 use crate::views::timeline::TimelinePane;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
+
+/// Characters of a sender's or receiver's label beside the matrix.
+const AXIS_LABEL_CHARS: usize = 14;
 
 #[wasm_bindgen]
 impl Viewer {
@@ -59,7 +63,8 @@ impl Viewer {
         Ok(self.messages()?.message_segment(j).map_or(JsValue::NULL, |(a, b, c, d)| to_js(&[a, b, c, d])))
     }
 
-    /// The communication matrix `{t0_ns, t1_ns, whole, unit, senders, receivers, bytes, count, ids}` of the
+    /// The communication matrix `{t0_ns, t1_ns, whole, unit, senders, receivers, bytes, count, ids,
+    /// sender_labels, receiver_labels}` of the
     /// time-range selection (of the whole trace when `whole` or nothing is selected), by `unit` ("process"
     /// or "location").
     pub fn timeline_comm_matrix(&mut self, whole: bool, unit: &str) -> Result<JsValue, JsValue> {
@@ -68,9 +73,15 @@ impl Viewer {
         let window = pane.selection().filter(|_| !whole);
         let m = comm_matrix(pane.trace(), window, unit);
         let w = window.unwrap_or(TimeWindow::whole(pane.trace()));
+        // The axes' labels: each name cut to what tells it from the others (scene::short_labels).
+        let short = |names: &[String]| {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            distinguishing_labels(&names, AXIS_LABEL_CHARS)
+        };
         Ok(to_js(&json!({
             "t0_ns": w.start_ns, "t1_ns": w.end_ns, "whole": window.is_none(), "unit": m.unit,
             "senders": m.senders, "receivers": m.receivers, "bytes": m.bytes, "count": m.count, "ids": m.ids,
+            "sender_labels": short(&m.senders), "receiver_labels": short(&m.receivers),
         })))
     }
 }

@@ -6,9 +6,15 @@
 //! The state is the timeline pane's (views::timeline); no DOM and no drawing here.
 
 use super::viewer::{to_js, Viewer};
+use crate::scene::short_labels::distinguishing_labels;
 use crate::views::timeline::TimelinePane;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
+
+/// Characters of a region's name in the table's and the legend's room (the full name on hover): names
+/// cut where they differ from the others (scene::short_labels): "…WallTim…Loop" and "…WallT…InLoop".
+const TABLE_NAME_CHARS: usize = 13;
+const LEGEND_NAME_CHARS: usize = 24;
 
 fn window_js(w: Option<crate::analyses::moments::TimeWindow>) -> JsValue {
     w.map_or(JsValue::NULL, |w| to_js(&json!({"t0_ns": w.start_ns, "t1_ns": w.end_ns, "duration_ns": w.len_ns()})))
@@ -47,18 +53,21 @@ impl Viewer {
         Ok(window_js(self.timeline()?.selection()))
     }
 
-    /// The region profile `{t0_ns, t1_ns, duration_ns, whole, rows: [{region, name, count, inclusive_ns,
-    /// exclusive_ns, share}]}` of the selection (of the whole trace when `whole` or nothing is selected)
+    /// The region profile `{t0_ns, t1_ns, duration_ns, whole, rows: [{region, name, short, count, inclusive_ns,
+    /// exclusive_ns, share}]}` (`short`: the name cut to what tells it from the others) of the selection (of the whole trace when `whole` or nothing is selected)
     /// over the locations matching `locations` (empty: all).
     pub fn timeline_profile(&mut self, whole: bool, locations: &str) -> Result<JsValue, JsValue> {
         let pane = self.timeline()?;
         let whole = whole || pane.selection().is_none();
         let (w, rows) = pane.profile(whole, locations);
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        let short = distinguishing_labels(&names, TABLE_NAME_CHARS);
         let rows: Vec<_> = rows
             .iter()
-            .map(|r| {
+            .zip(short)
+            .map(|(r, short)| {
                 json!({
-                    "region": r.region, "name": r.name, "count": r.count, "inclusive_ns": r.inclusive_ns,
+                    "region": r.region, "name": r.name, "short": short, "count": r.count, "inclusive_ns": r.inclusive_ns,
                     "exclusive_ns": r.exclusive_ns, "share": r.share, "color": css(pane.region_color(r.region)),
                 })
             })
@@ -68,11 +77,16 @@ impl Viewer {
         })))
     }
 
-    /// The legend: the `n` regions with the most exclusive time, `[{region, name, color}]` (CSS colours).
+    /// The legend: the `n` regions with the most exclusive time, `[{region, name, short, color}]` (CSS colours).
     pub fn timeline_legend(&mut self, n: usize) -> Result<JsValue, JsValue> {
         let legend = self.timeline()?.legend(n);
-        let items: Vec<_> =
-            legend.into_iter().map(|(r, name, c)| json!({"region": r, "name": name, "color": css(Some(c))})).collect();
+        let names: Vec<&str> = legend.iter().map(|(_, name, _)| name.as_ref()).collect();
+        let short = distinguishing_labels(&names, LEGEND_NAME_CHARS);
+        let items: Vec<_> = legend
+            .iter()
+            .zip(short)
+            .map(|((r, name, c), short)| json!({"region": r, "name": name, "short": short, "color": css(Some(*c))}))
+            .collect();
         Ok(to_js(&items))
     }
 

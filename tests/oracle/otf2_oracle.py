@@ -18,6 +18,8 @@
   otf2_oracle.py tasks DIR N        write the OpenMP task program for fib(N) into DIR (benchmark input)
   otf2_oracle.py metricsgen DIR     write an archive with metrics of every value type, scaled by exponents,
                                     recorded by threads (classes) and for a process (an instance) into DIR
+  otf2_oracle.py rocm DIR          write a ROCm-SMI-shaped archive into DIR/rocm: ranks computing, and METRIC
+                                    locations that only record metrics (GPU counters, constant cpuinfo fields)
   otf2_oracle.py metrics ANCHOR     every METRIC event's values per (location, member) as the official reader
                                     gives them, scaled by base^exponent, with times in ns since the global
                                     offset, as JSON
@@ -226,6 +228,49 @@ def gen_metrics(path):
                 w.leave(t + 100 + 13 * (k % 3), work)
                 w.metric(t + 100 + 13 * (k % 3), cls, [1000 * k * k + 500 + i, 48 - 7 * k + i, 1.5 * k + 0.75])
                 t += 400
+
+
+def gen_rocm(path, devices=8, cpuinfo=12):
+    """A ROCm-SMI-shaped run: 2 MPI ranks computing, and METRIC locations that only record metrics, as Score-P's
+    ROCm SMI plugin writes them on an MI300 node: devices-2 of them in rank 0's location group ("ROCm SMI
+    device k"), 2 in a location group of their own ("rocm_smi"), each sampling busy, memory busy, energy (a
+    large count that moves little: 132.52e12 to 132.54e12 uJ) and power every 100 us; and a cpuinfo location
+    whose `cpuinfo` fields never change (constant series). None of the METRIC locations has an interval."""
+    from otf2.enums import MetricMode, MetricType, RecorderKind
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        locs, masters, world = mpi_setup(trace, 2)
+        node = d.system_tree_node("mi300-node")
+        own = d.location_group("rocm_smi", system_tree_parent=node)
+        work = d.region("compute", paradigm=Paradigm.USER)
+        member = lambda name, unit: d.metric_member("A2rocm_smi:::" + name, unit=unit, metric_type=MetricType.PAPI,
+                                                    metric_mode=MetricMode.ABSOLUTE_POINT, value_type=Type.DOUBLE)
+        cls = d.metric_class([member("busy_percent", "%"), member("memory_busy_percent", "%"),
+                              member("energy_count", "uJ"), member("power_average", "W")],
+                             recorder_kind=RecorderKind.ABSTRACT)
+        gpus = []
+        for k in range(devices):
+            group = masters[0].group if k < devices - 2 else own
+            gpus.append(d.location("ROCm SMI device %d" % k, group=group, type=LocationType.METRIC))
+        info_members = [d.metric_member("cpuinfo:::field_%02d" % f, unit="", metric_type=MetricType.OTHER,
+                                        metric_mode=MetricMode.ABSOLUTE_POINT, value_type=Type.DOUBLE)
+                        for f in range(cpuinfo)]
+        info_cls = d.metric_class(info_members, recorder_kind=RecorderKind.ABSTRACT)
+        info = d.location("cpuinfo", group=own, type=LocationType.METRIC)
+        for r, loc in enumerate(locs):
+            w = trace.event_writer_from_location(loc)
+            for k in range(10):
+                w.enter(1000 + k * 100000 + r * 50, work)
+                w.leave(1000 + k * 100000 + 80000 + r * 50, work)
+        for k, loc in enumerate(gpus):
+            w = trace.event_writer_from_location(loc)
+            for i in range(101):
+                t = 1000 + i * 10000
+                w.metric(t, cls, [float((i * 7 + k * 13) % 100), float((i * 3 + k) % 40),
+                                  132.52e12 + i * 0.0002e12 + k * 1e6, 100.0 + (i + k) % 50])
+        w = trace.event_writer_from_location(info)
+        for i in range(11):
+            w.metric(1000 + i * 100000, info_cls, [1000.0 + 10 * f for f in range(cpuinfo)])
 
 
 def metrics(anchor):
@@ -944,6 +989,8 @@ def main(argv):
         profile(argv[2])
     elif len(argv) >= 3 and argv[1] == "metricsgen":
         gen_metrics(argv[2] + "/metrics")
+    elif len(argv) >= 3 and argv[1] == "rocm":
+        gen_rocm(argv[2] + "/rocm")
     elif len(argv) >= 3 and argv[1] == "metrics":
         metrics(argv[2])
     elif len(argv) >= 5 and argv[1] == "sends":

@@ -244,7 +244,20 @@ pub fn build(ev: &ThreadEvents) -> Result<ExecGraph, GraphError> {
         total_run_ns,
         labels: Vec::new(),
         short_labels: Vec::new(),
+        runs_on: Vec::new(),
     };
+    if !ev.hosts.is_empty() {
+        // A host is a thread with a column of its own: never itself a guest.
+        let guests: rustc_hash::FxHashSet<u64> = ev.hosts.iter().map(|&(t, _)| t).collect();
+        g.runs_on = vec![NONE; g.threads.len()];
+        for (guest, host) in &ev.hosts {
+            if let (Some(&t), Some(&h)) = (index.get(guest), index.get(host)) {
+                if t != h && !guests.contains(host) {
+                    g.runs_on[t as usize] = h;
+                }
+            }
+        }
+    }
     g.topo = match topological_order(&g) {
         Some(order) => order,
         None => {

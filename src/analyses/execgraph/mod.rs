@@ -114,6 +114,10 @@ pub struct ExecGraph {
     /// Short forms of `labels` for column headers (`3.1`, `t17`); empty: `T<id>`.
     #[serde(default)]
     pub short_labels: Vec<String>,
+    /// Per thread: the thread in whose column it is drawn (an OpenMP task, on the team thread that ran it:
+    /// `ThreadEvents::hosts`), [`NONE`] for a thread with a column of its own; empty: every thread has one.
+    #[serde(default)]
+    pub runs_on: Vec<ThreadIx>,
 }
 
 impl ExecGraph {
@@ -174,6 +178,24 @@ impl ExecGraph {
         } else {
             self.threads[t as usize].run_ns as f64 / self.total_run_ns as f64
         }
+    }
+
+    /// The thread whose column thread `t` is drawn in (`t` itself unless it runs on another: `runs_on`).
+    pub fn column_owner(&self, t: ThreadIx) -> ThreadIx {
+        let mut h = t;
+        // Bounded: hosts are threads with columns of their own, but a crafted graph could chain them.
+        for _ in 0..self.threads.len() {
+            match self.runs_on.get(h as usize) {
+                Some(&x) if x != NONE && x != h => h = x,
+                _ => break,
+            }
+        }
+        h
+    }
+
+    /// Whether thread `t` is drawn in another thread's column.
+    pub fn is_guest(&self, t: ThreadIx) -> bool {
+        self.runs_on.get(t as usize).is_some_and(|&h| h != NONE && h != t)
     }
 
     /// Threads with no parent, in start order.

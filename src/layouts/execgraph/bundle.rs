@@ -63,7 +63,15 @@ impl ExecBundle {
         let t = b.graph.threads.len();
         let fits = b.layout.y_ns.len() == n
             && b.layout.column.len() == t
-            && b.layout.thread_at.len() == t
+            && b.layout.thread_at.len() == b.layout.columns as usize
+            && (b.layout.lane.is_empty() || b.layout.lane.len() == t)
+            && b.layout.guests.iter().all(|&x| (x as usize) < t)
+            && (b.layout.guest_start.is_empty()
+                || (b.layout.guest_start.len() == b.layout.columns as usize + 1
+                    && b.layout.guest_start.windows(2).all(|w| w[0] <= w[1])
+                    && b.layout.guest_start.last().is_some_and(|&e| e as usize == b.layout.guests.len())))
+            && (b.graph.runs_on.is_empty() || b.graph.runs_on.len() == t)
+            && b.graph.runs_on.iter().all(|&h| h == NONE || (h as usize) < t)
             && b.layout.top_ns.len() == t
             && b.layout.bottom_ns.len() == t
             && b.graph.nodes.iter().all(|x| (x.thread as usize) < t && ((x.partner as usize) < n || x.partner == NONE))

@@ -40,7 +40,8 @@ pub fn count(g: &ExecGraph, l: &ExecLayout) -> u64 {
     let mut by_top: Vec<(u64, u32)> = Vec::with_capacity(g.threads.len());
     let mut by_bottom: Vec<(u64, u32)> = Vec::with_capacity(g.threads.len());
     for t in 0..g.threads.len() {
-        if l.top_ns[t] < l.bottom_ns[t] {
+        // A guest (a task inside its thread's column) lies within its host's span: the host's vertical counts.
+        if l.top_ns[t] < l.bottom_ns[t] && l.lane.get(t).is_none_or(|&k| k == 0) {
             by_top.push((l.top_ns[t], l.column[t]));
             by_bottom.push((l.bottom_ns[t], l.column[t]));
         }

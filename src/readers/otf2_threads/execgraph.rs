@@ -123,7 +123,28 @@ pub fn thread_events(w: &mut Walk, source: &str) -> ThreadEvents {
         let end = w.execs[r].end.unwrap_or(w.execs[r].start);
         out.push(end, w.execs[r].node, w.execs[r].id, ThreadEventKind::Exit);
     }
+    out.hosts = task_hosts(w);
     out
+}
+
+/// Each explicit task's host: the thread (master, pthread or team member) current on the location where
+/// the task first ran, at that time (the latest to start there at or before it), so the task is drawn in
+/// that thread's column. A task whose location had no such thread has none.
+fn task_hosts(w: &Walk) -> Vec<(u64, u64)> {
+    let mut threads: Vec<(u32, u64, usize)> = (0..w.execs.len())
+        .filter(|&x| w.execs[x].role != Role::Task)
+        .map(|x| (w.execs[x].loc, w.execs[x].start, x))
+        .collect();
+    threads.sort_dyn_by_key(|&(loc, start, x)| (loc, start, x));
+    (0..w.execs.len())
+        .filter(|&x| w.execs[x].role == Role::Task)
+        .filter_map(|x| {
+            let (loc, start) = (w.execs[x].loc, w.execs[x].start);
+            let k = threads.partition_point(|&(l, s, _)| (l, s) <= (loc, start)).checked_sub(1)?;
+            let (l, _, host) = threads[k];
+            (l == loc).then(|| (w.execs[x].id, w.execs[host].id))
+        })
+        .collect()
 }
 
 /// Create -> fork on the creator; wait -> join on the waiter, its b-join at the enclosing join region.

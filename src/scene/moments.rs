@@ -345,12 +345,6 @@ fn value_range(values: &[f64]) -> (f64, f64) {
     }
 }
 
-/// A row's name as a label at most `max_w` wide that keeps the end that tells rows apart (the thread or rank
-/// number after the last " / "): the middle gives way first.
-pub fn row_label(name: &str, y: f32, size: f32, max_w: f32) -> Label {
-    Label::new(MARGIN_PX, y, elide_middle(name, max_w, size), palette::TEXT, size).clipped(max_w)
-}
-
 /// The labels of the row groups shown, `max_w` wide: each group's first row's name, cut so that rows shown
 /// together read apart (`row_names::distinct_labels`).
 pub fn group_labels(rows: &[LocationMoments], groups: &[RowGroup], max_w: f32) -> Vec<String> {

@@ -980,7 +980,8 @@ pub fn write_folder(out: &Path, force: bool, fill: impl FnOnce(&Path) -> Result<
     publish(&tmp, out, force)
 }
 
-/// `.NAME.partial-ID` beside `out`.
+/// `.NAME.partial-ID` beside `out` (an MPI rank's folder).
+#[cfg(feature = "mpi")]
 pub fn temporary_folder(out: &Path, id: u32) -> Result<PathBuf, String> {
     crate::partial::folder_name(out, id)
 }

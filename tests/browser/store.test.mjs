@@ -387,7 +387,7 @@ test('Rows on a store: fold by a header click, compact rows, clicks on summary r
   }
 });
 
-// Counter tracks on a store (format 4): an archive with two PAPI counters per rank, indexed into small tiles
+// Counter tracks on a store (format 5): an archive with two PAPI counters per rank, indexed into small tiles
 // (16 windows, 3 levels, one series per block), opened from a URL and scrolled to its counter tracks: zoomed
 // out they are drawn from the counter pyramid (a track's hover names the bins' samples in the pixel, their
 // extremes within the series' whole-run extremes); zoomed in, from the exact samples (hover: the sample in
@@ -401,7 +401,7 @@ test('Counter tracks on a store: pyramid bins zoomed out, exact samples zoomed i
   execFileSync(weftBin, ['generate', 'otf2', '-o', path.join(dir, 'trace'), '--ranks', '4', '--events', '1500000', '--metrics', '2']);
   execFileSync(weftBin, ['index', path.join(dir, 'trace'), '-o', store, '--block', '1', '--tile-intervals', '8000']);
   const manifest = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
-  assert.equal(manifest.version, 4);
+  assert.equal(manifest.version, 5);
   assert.ok(manifest.tiling.windows >= 8 && manifest.levels.length >= 3, JSON.stringify(manifest.tiling));
   const { server, url } = await startServer();
   const b = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, store)}/`);

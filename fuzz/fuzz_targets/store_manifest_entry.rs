@@ -6,22 +6,9 @@
 use weft::analyses::busy::BusyDefinition;
 use weft::store::{merge, Manifest, MemoryStore, PartManifest, Store, MANIFEST};
 
-/// Split `data` at each `sep`, at most `n` parts (the last part keeps the rest).
-fn split<'a>(data: &'a [u8], sep: &[u8], n: usize) -> Vec<&'a [u8]> {
-    let mut parts = Vec::new();
-    let mut rest = data;
-    while parts.len() + 1 < n {
-        match rest.windows(sep.len()).position(|w| w == sep) {
-            Some(i) => {
-                parts.push(&rest[..i]);
-                rest = &rest[i + sep.len()..];
-            }
-            None => break,
-        }
-    }
-    parts.push(rest);
-    parts
-}
+#[path = "common.rs"]
+mod common;
+use common::split;
 
 /// Separates the manifest and the parts in one input.
 pub const PART_SEPARATOR: &[u8] = b"\n--part--\n";

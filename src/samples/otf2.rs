@@ -33,6 +33,24 @@ fn rec(f: &mut Vec<u8>, big: bool, kind: u8, body: impl FnOnce(&mut Vec<u8>)) {
     w::record(f, kind, &d, big);
 }
 
+/// A REGION definition: region `id` named (and canonically named) by string `name`, of OTF2 `role` and
+/// `paradigm`, no description, source file or lines.
+pub(super) fn region_def(f: &mut Vec<u8>, big: bool, id: u32, name: u32, role: u8, paradigm: u8) {
+    rec(f, big, 15, |d| {
+        w::u32(d, id, big);
+        w::u32(d, name, big);
+        w::u32(d, 0, big);
+        d.push(0);
+        w::u32(d, 0, big);
+        w::u32(d, 0, big);
+        w::u32(d, 0, big);
+        w::u32(d, name, big);
+        d.push(role);
+        d.push(paradigm);
+        w::u32(d, 0, big);
+    });
+}
+
 /// The global definitions (`traces.def`): clock, strings, system tree, location groups, locations, regions,
 /// groups and a communicator.
 pub fn global_defs(big: bool) -> Vec<u8> {
@@ -74,19 +92,7 @@ pub fn global_defs_with_resolution(big: bool, resolution: u64) -> Vec<u8> {
         });
     }
     for (id, name, role, paradigm) in [(0u32, 1u32, 1u8, 1u8), (1, 2, 28, 4), (2, 3, 28, 4)] {
-        rec(&mut f, big, 15, |d| {
-            w::u32(d, id, big);
-            w::u32(d, name, big);
-            w::u32(d, 0, big);
-            d.push(0);
-            w::u32(d, 0, big);
-            w::u32(d, 0, big);
-            w::u32(d, 0, big);
-            w::u32(d, name, big);
-            d.push(role);
-            d.push(paradigm);
-            w::u32(d, 0, big);
-        });
+        region_def(&mut f, big, id, name, role, paradigm);
     }
     // Group 0: COMM_LOCATIONS [0, 1]; group 1: COMM_GROUP ranks [0, 1]; comm 0 over group 1.
     for (id, kind) in [(0u32, 4u8), (1, 5)] {

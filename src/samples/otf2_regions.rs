@@ -98,19 +98,7 @@ impl Program {
         }
         for (id, r) in self.regions.iter().enumerate() {
             let name = region_name + id as u32;
-            rec(&mut f, 15, |d| {
-                w::u32(d, id as u32, big);
-                w::u32(d, name, big);
-                w::u32(d, 0, big);
-                d.push(0);
-                w::u32(d, 0, big);
-                w::u32(d, 0, big);
-                w::u32(d, 0, big);
-                w::u32(d, name, big);
-                d.push(r.role);
-                d.push(r.paradigm);
-                w::u32(d, 0, big);
-            });
+            super::otf2::region_def(&mut f, big, id as u32, name, r.role, r.paradigm);
         }
         f.push(2);
         f

@@ -1,5 +1,5 @@
 //! What the Aggregated view's tools cost per click and per frame on the generated 131,072-grain fib profile
-//! (fib(45), cutoff 16, 48 cores; the input of tests/browser/longtask.test.mjs): the property window of the
+//! (fib(45), cutoff 16, 48 cores; the input of tests/browser/specs/longtask.test.mjs): the property window of the
 //! root (every grain summed: the largest a selection gets), a drill with it selected (no new sums), the frame of
 //! the filtered view with its inset, and the frame of two runs side by side zoomed in (each half clipped).
 //! Best of 5.

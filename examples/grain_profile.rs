@@ -1,5 +1,5 @@
 //! Writes a generated MIR task-stats profile of task-recursive Fibonacci (`samples::grains::fib_profile`) to a
-//! file, for page benchmarks that need a large grain graph (tests/browser/bench-grain-panel.mjs).
+//! file, for page benchmarks that need a large grain graph (tests/browser/bench/bench-grain-panel.mjs).
 //!   cargo run --example grain_profile -- N CUTOFF CORES OUT.csv      (2^(CUTOFF+1) tasks)
 
 use weft::samples::grains::fib_profile;

@@ -1,5 +1,5 @@
 //! `cargo run --release --example store_frame -- STORE [WIDTH]`: where the page's time goes when a store's
-//! exact (level-0) slice is shown. Along `tests/browser/bench-store.mjs`'s zoom path (about the middle of the
+//! exact (level-0) slice is shown. Along `tests/browser/bench/bench-store.mjs`'s zoom path (about the middle of the
 //! run, 4x a step) it gathers each level-0 view's slice as the worker does, then times what the page's main
 //! thread does with it: decoding the answer (`model::codec`), the layout, counters and overview of its
 //! `TimelinePane` each on its own, then the page's path: `StorePane::receive_exact` and its steps (each

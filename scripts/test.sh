@@ -11,7 +11,7 @@ scripts/setup.sh --browser --mpi
 # half the time (the library: 84 s against 176 s here); a developer's reruns keep it.
 if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 # The tests are built with the MPI feature, so the MPI test needs no build of its own (the feature builds
-# weft's library again); the examples the browser tests run are built with it too (tests/browser/harness.mjs).
+# weft's library again); the examples the browser tests run are built with it too (tests/browser/lib/harness.mjs).
 export WEFT_CARGO_FEATURES=mpi
 say "cargo fmt --check"
 cargo fmt --all -- --check
@@ -31,7 +31,7 @@ export WEFT_PYTHON="$PWD/.venv/bin/python"
 cargo test --lib --bins --tests --features "$WEFT_CARGO_FEATURES"
 say "browser tests (headless chromium: WebGPU and WebGL2)"
 # The CLI the browser tests compare against is the binary the tests' build just made: `cargo run` would
-# build the library again for the dependency set without dev-dependencies (tests/browser/harness.mjs).
+# build the library again for the dependency set without dev-dependencies (tests/browser/lib/harness.mjs).
 export WEFT_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/weft"
-cd tests/browser && node --test --test-concurrency=1 ./*.test.mjs
+cd tests/browser && node --test --test-concurrency=1 ./specs/*.test.mjs
 cd ../..

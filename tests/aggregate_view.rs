@@ -4,6 +4,7 @@
 //! borders by problem; the CLI's JSON keys are exactly the issue's.
 
 use crate::common;
+use crate::common::TempDir;
 use common::read::read_grains;
 use std::collections::BTreeSet;
 use weft::analyses::aggregate::critical::local_critical_path;
@@ -178,8 +179,7 @@ fn scene_borders_follow_problems_and_the_local_critical_path() {
 
 #[test]
 fn cli_json_has_exactly_the_issue_keys() {
-    let dir = std::env::temp_dir().join(format!("weft-aggregate-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("aggregate-cli");
     let file = dir.join("fib.csv");
     std::fs::write(&file, fib_profile(16, 4, 8)).unwrap();
     for method in ["reduction", "family"] {
@@ -208,7 +208,6 @@ fn cli_json_has_exactly_the_issue_keys() {
             assert!(th.as_u64().unwrap() <= v["theta_max_conservative"].as_u64().unwrap());
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! for plain and gzipped input alike (a gzip bomb is stopped inside the chunk that inflates it), and files
 //! that must be read whole are refused from their size.
 
+use crate::common::TempDir;
 use std::io::Write;
 use weft::readers::budget::Budget;
 use weft::readers::chrome::ChromeStreamReader;
@@ -121,8 +122,7 @@ fn a_paraver_gzip_bomb_is_too_large_naming_the_file() {
 #[cfg(unix)]
 #[test]
 fn the_cli_out_of_memory_on_a_paraver_bomb_says_so_and_exits() {
-    let dir = std::env::temp_dir().join(format!("weft-budget-bomb-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("budget-bomb");
     let path = dir.join("bomb.prv.gz");
     std::fs::write(&path, paraver_bomb(64, true)).unwrap();
     let out = std::process::Command::new("sh")
@@ -132,7 +132,6 @@ fn the_cli_out_of_memory_on_a_paraver_bomb_says_so_and_exits() {
         .arg(&path)
         .output()
         .unwrap();
-    std::fs::remove_dir_all(&dir).ok();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "a clean exit with an error, not a signal: {:?}\n{err}", out.status);
     assert!(err.contains("bomb.prv.gz: too large: ran out of memory"), "{err}");

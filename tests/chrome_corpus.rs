@@ -10,6 +10,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use common::read::read_bytes;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -151,10 +152,9 @@ fn fixtures(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn generated_fixtures_agree_with_the_oracle() {
-    let dir = std::env::temp_dir().join(format!("weft-chrome-corpus-{}", std::process::id()));
+    let dir = TempDir::new("chrome-corpus");
     let files = fixtures(&dir);
     let problems = compare(&files, "fixture");
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(problems.is_empty(), "differences from the oracle:\n{}", problems.join("\n"));
 }
 

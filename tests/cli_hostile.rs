@@ -9,31 +9,7 @@ use std::process::{Command, Output};
 use weft::model::text::is_hidden_control;
 use weft::samples;
 
-/// A folder under the system's temp folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("weft-cli-hostile-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-
-    /// Write `bytes` at `rel` inside, making its folders; its path.
-    fn put(&self, rel: &str, bytes: &[u8]) -> PathBuf {
-        let p = self.0.join(rel);
-        std::fs::create_dir_all(p.parent().expect("a parent")).expect("folders");
-        std::fs::write(&p, bytes).expect("write");
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::common::TempDir;
 
 fn weft(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_weft")).args(args).output().expect("run weft")
@@ -46,7 +22,7 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn index_memory_holds_for_a_database_that_expands_past_it() {
     use samples::hpctoolkit_gen::{deep_chain, Alternate};
-    let dir = TempDir::new("index-memory");
+    let dir = TempDir::new("cli-hostile-index-memory");
     // 2,000 leaf samples each opening a chain 3,000 deep: 6 M intervals (about 400 MB to read and tile).
     // 200 KB of files, zipped (the index reads a database from an archive).
     let db = deep_chain(3_000, 4_000, Alternate::LeafAndIdle);
@@ -57,7 +33,7 @@ fn index_memory_holds_for_a_database_that_expands_past_it() {
         std::io::Write::write_all(&mut z, bytes).expect("zip write");
     }
     let trace = dir.put("db.zip", &z.finish().expect("zip").into_inner());
-    let out = dir.0.join("store");
+    let out = dir.join("store");
     let run = weft(&["index", &trace.to_string_lossy(), "-o", &out.to_string_lossy(), "--memory", "64M"]);
     let err = text(&run.stderr);
     assert!(!run.status.success(), "indexed past --memory: {}", text(&run.stdout));
@@ -86,10 +62,10 @@ fn counters_trace() -> Vec<u8> {
 
 #[test]
 fn absurd_memory_values_do_not_abort_the_index() {
-    let dir = TempDir::new("absurd-memory");
+    let dir = TempDir::new("cli-hostile-absurd-memory");
     let trace = dir.put("c.json", &counters_trace());
     for (k, memory) in ["1024G", "18446744073709551615", "17179869184G"].into_iter().enumerate() {
-        let out = dir.0.join(format!("store{k}"));
+        let out = dir.join(format!("store{k}"));
         let run = weft(&["index", &trace.to_string_lossy(), "-o", &out.to_string_lossy(), "--memory", memory]);
         let err = text(&run.stderr);
         if memory == "17179869184G" {
@@ -106,9 +82,9 @@ fn absurd_memory_values_do_not_abort_the_index() {
 
 #[test]
 fn a_store_folder_without_its_manifest_says_so() {
-    let dir = TempDir::new("no-manifest");
+    let dir = TempDir::new("cli-hostile-no-manifest");
     let trace = dir.put("c.json", &counters_trace());
-    let store = dir.0.join("store");
+    let store = dir.join("store");
     let run = weft(&["index", &trace.to_string_lossy(), "-o", &store.to_string_lossy()]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     std::fs::remove_file(store.join("manifest.json")).expect("remove the manifest");
@@ -123,7 +99,7 @@ fn a_store_folder_without_its_manifest_says_so() {
         assert!(!err.contains("no files in it"), "{args:?}: {err}");
     }
     // A folder of no files at all is still an empty folder, not a store.
-    let empty = dir.0.join("empty");
+    let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).expect("folder");
     let err = text(&weft(&["info", &empty.to_string_lossy()]).stderr);
     assert!(err.contains("no files in it"), "{err}");
@@ -160,7 +136,7 @@ fn hostile_traces(dir: &TempDir) -> Vec<(&'static str, PathBuf)> {
     for (p, b) in &otf2.files {
         dir.put(&format!("otf2/{p}"), &h(b));
     }
-    out.push(("otf2", dir.0.join("otf2/traces.otf2")));
+    out.push(("otf2", dir.join("otf2/traces.otf2")));
     let prv = samples::paraver::ParaverSample::default().generate();
     dir.put("paraver/t.pcf", &h(&prv.pcf));
     dir.put("paraver/t.row", &h(&prv.row));
@@ -176,7 +152,7 @@ fn hostile_traces(dir: &TempDir) -> Vec<(&'static str, PathBuf)> {
     for (name, bytes) in &db.files {
         dir.put(&format!("hpctoolkit/{name}"), &h(bytes));
     }
-    out.push(("hpctoolkit", dir.0.join("hpctoolkit")));
+    out.push(("hpctoolkit", dir.join("hpctoolkit")));
     let proj = samples::projections_gen::generate(&samples::projections_gen::ProjSpec::small());
     for (name, bytes) in &proj.files {
         let b = match name.ends_with(".sts") {
@@ -187,13 +163,13 @@ fn hostile_traces(dir: &TempDir) -> Vec<(&'static str, PathBuf)> {
         };
         dir.put(&format!("projections/{name}"), &b);
     }
-    out.push(("projections", dir.0.join("projections").join(&proj.files[0].0)));
+    out.push(("projections", dir.join("projections").join(&proj.files[0].0)));
     out
 }
 
 #[test]
 fn json_escapes_hidden_characters_of_every_format() {
-    let dir = TempDir::new("json");
+    let dir = TempDir::new("cli-hostile-json");
     for (format, path) in hostile_traces(&dir) {
         let run = weft(&["info", "--json", &path.to_string_lossy()]);
         assert!(run.status.success(), "{format}: {}", text(&run.stderr));
@@ -213,7 +189,7 @@ fn json_escapes_hidden_characters_of_every_format() {
 #[test]
 fn moments_json_escapes_location_names() {
     // `weft moments --json` names locations (info is above; every `--json` goes through one writer).
-    let dir = TempDir::new("json-moments");
+    let dir = TempDir::new("cli-hostile-json-moments");
     let events = serde_json::json!([
         { "ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": { "name": format!("t{HOSTILE}") } },
         { "ph": "X", "name": HOSTILE, "pid": 1, "tid": 1, "ts": 0, "dur": 100 },

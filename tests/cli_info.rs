@@ -2,6 +2,7 @@
 //! folder, and its stable keys are compared with values computed here from the generator's parameters
 //! alone (not from the reader), following the layout documented on `ChromeSample`.
 
+use crate::common::TempDir;
 use serde_json::Value;
 use std::process::Command;
 use weft::samples::chrome::CHECKPOINT_EVERY;
@@ -19,13 +20,11 @@ fn info_json_matches_the_generated_structure() {
         late_rank: None,
         ..Default::default()
     };
-    let dir = std::env::temp_dir().join(format!("weft-cli-info-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("cli-info");
     let path = dir.join("generated.json");
     std::fs::write(&path, p.generate()).expect("write fixture");
 
     let out = Command::new(env!("CARGO_BIN_EXE_weft")).arg("info").arg(&path).arg("--json").output().expect("run weft");
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(out.status.success(), "weft info failed: {}", String::from_utf8_lossy(&out.stderr));
     let got: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
 
@@ -80,12 +79,10 @@ fn info_json_matches_the_generated_structure() {
 
 #[test]
 fn info_names_the_file_when_it_is_not_a_trace() {
-    let dir = std::env::temp_dir().join(format!("weft-cli-info-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = TempDir::new("cli-info-bad");
     let path = dir.join("broken.json");
     std::fs::write(&path, b"[{\"ph\":\"X\",\"ts\":1,}]").expect("write");
     let out = Command::new(env!("CARGO_BIN_EXE_weft")).arg("info").arg(&path).output().expect("run weft");
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("broken.json") && err.contains("at byte 18") && err.contains("expected a key"), "{err}");

@@ -4,18 +4,14 @@
 //! `weft info` groups warnings by what they mean for the view: data left out, then repairs.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use weft::model::text::is_hidden_control;
 
+use crate::common::TempDir;
+
 const TITLE: &str = "\u{1b}]0;pwned\u{7}";
 const CLEAR: &str = "\u{1b}[2J";
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-cli-text-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
 
 fn weft(args: &[&str], file: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_weft")).args(args).arg(file).output().expect("run weft")
@@ -46,12 +42,11 @@ fn hostile_trace() -> String {
 
 #[test]
 fn info_escapes_trace_text_and_groups_warnings_by_effect() {
-    let dir = temp_dir("info");
+    let dir = TempDir::new("cli-text-info");
     let path = dir.join("\u{202e}nosj.json");
     std::fs::write(&path, hostile_trace()).expect("write fixture");
     let text = weft(&["info"], &path);
     let json = weft(&["info", "--json"], &path);
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(text.status.success(), "{}", String::from_utf8_lossy(&text.stderr));
     let out = String::from_utf8(text.stdout).expect("UTF-8");
     assert_clean(&out, "weft info");
@@ -102,7 +97,7 @@ fn info_escapes_trace_text_and_groups_warnings_by_effect() {
 
 #[test]
 fn errors_escape_csv_cells_and_file_names() {
-    let dir = temp_dir("mir");
+    let dir = TempDir::new("cli-text-mir");
     let path = dir.join(format!("{CLEAR}tasks.csv"));
     let csv = format!(
         "task,parent,joins_at,cpu_id,child_number,num_children,exec_cycles,create_instant,wait_instants\n\
@@ -110,7 +105,6 @@ fn errors_escape_csv_cells_and_file_names() {
     );
     std::fs::write(&path, csv).expect("write fixture");
     let out = weft(&["grains"], &path);
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).expect("UTF-8");
     assert_clean(&err, "the error");

@@ -9,6 +9,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -530,15 +531,12 @@ fn folder(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("weft-cluster-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+/// A fresh folder holding a generated archive in `g/`.
+fn scratch(name: &str) -> TempDir {
+    let d = TempDir::new(&format!("cluster-{name}"));
     let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(3, 30_000) });
     for (name, bytes) in &files.files {
-        let p = d.join("g").join(name);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, bytes).unwrap();
+        d.put(Path::new("g").join(name), bytes);
     }
     d
 }
@@ -565,7 +563,6 @@ fn the_cli_indexes_shards_and_merges_them_into_the_same_folder() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("shard(s) 2 of 3 missing"));
     assert!(!d.join("m2").exists());
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `mpirun -n 1` to `-n 4` write the store `weft index` writes in one process, the ranks of the last three
@@ -640,5 +637,4 @@ fn mpirun_with_one_to_four_ranks_writes_the_same_store() {
         .filter(|n| n.contains("never"))
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
-    let _ = std::fs::remove_dir_all(&d);
 }

@@ -17,6 +17,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -207,8 +208,7 @@ fn otf2_counts_per_record_kind_match_the_official_library() {
         eprintln!("SKIPPED otf2 corpus: WEFT_PYTHON is not set (point it to a python with the `otf2` package)");
         return;
     };
-    let gen = std::env::temp_dir().join(format!("weft-corpus-otf2-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&gen);
+    let gen = TempDir::new("corpus-otf2");
     for (cmd, sub) in [("gen", "gen"), ("threads", "threads")] {
         let st = Command::new(&py).arg(oracle_script()).arg(cmd).arg(gen.join(sub)).status().expect("run python");
         assert!(st.success(), "oracle {cmd} failed");
@@ -238,7 +238,6 @@ fn otf2_counts_per_record_kind_match_the_official_library() {
     }
     eprintln!("OTF2 corpus: {} archives, {} differences (all listed)", archives.len(), diffs.len());
     settle("OTF2", &diffs, OTF2_EXPECTED, &checked);
-    let _ = std::fs::remove_dir_all(&gen);
 }
 
 // ------------------------------------------------------------------------------------------- Paraver ---

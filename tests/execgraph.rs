@@ -3,6 +3,7 @@
 //! and against an exhaustive max-cut), the scene, and golden `weft execgraph --json` output.
 
 use crate::common;
+use crate::common::TempDir;
 use common::read::read_execgraph;
 use weft::analyses::execgraph::{build, ExecGraph, GraphError, NodeKind, NONE};
 use weft::layouts::execgraph::sides::{self, intersecting, Span};
@@ -422,7 +423,7 @@ fn scene_culls_to_the_viewport_and_draws_every_node_type() {
 
 #[test]
 fn golden_cli_json_on_the_samples() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let dir = TempDir::new("execgraph-golden");
     for name in ["fib", "rsa", "mergesort"] {
         let want =
             std::fs::read_to_string(format!("{}/tests/golden/execgraph-{name}.json", env!("CARGO_MANIFEST_DIR")))

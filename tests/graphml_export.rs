@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use common::read::read_grains;
 use std::collections::{BTreeMap, BTreeSet};
 use weft::analyses::aggregate::{Aggregation, Method};
@@ -224,8 +225,7 @@ fn networkx_reads_the_exports() {
     let bytes = fib_profile(10, 4, 4);
     let a = GrainAnalysis::new(&read_grains("fib.csv", &bytes).unwrap(), Thresholds::paper()).unwrap();
     let agg = Aggregation::new(&a, Method::Reduction);
-    let dir = std::env::temp_dir().join(format!("weft-graphml-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("graphml");
     let (flat, nested) = (dir.join("g.graphml"), dir.join("a.graphml"));
     std::fs::write(&flat, graphml::grain_graph(&a)).unwrap();
     std::fs::write(&nested, graphml::aggregated(&a, &agg)).unwrap();
@@ -256,7 +256,6 @@ fn networkx_reads_the_exports() {
         assert!((r[4].as_f64().unwrap() - work).abs() <= 1e-6 * work.max(1.0), "{i}: work {r}");
         assert_eq!(r[5].as_str(), Some(g.node_name(0).as_str()), "{i}: yEd label");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The page's download writes a piece at a time (`graphml::Writer`): the pieces joined are the whole document,

@@ -12,7 +12,6 @@
 //! sweeps then cover it. Format-specific attacks are rows of the tables in the tests below.
 
 use crate::common;
-#[path = "hostile/harness.rs"]
 pub(crate) mod harness;
 
 use harness::{of_trace, panic_text, run_case, run_case_within, Expect, Format, Outcome, Read, TIME_LIMIT};

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use common::read::{read_bytes, read_file_set, read_path};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -89,10 +90,8 @@ fn real_sample_matches_the_oracle_and_pipit() {
     }
 }
 
-fn write_dir(files: &[(&str, Vec<u8>)], tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-hpctk-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn write_dir(files: &[(&str, Vec<u8>)], tag: &str) -> TempDir {
+    let dir = TempDir::new(&format!("hpctk-{tag}"));
     for (n, b) in files {
         std::fs::write(dir.join(n), b).unwrap();
     }
@@ -144,7 +143,6 @@ fn generated_database_as_folder_files_and_zip() {
     }
     let zipped = read_bytes("db.zip", &z.finish().unwrap().into_inner()).expect("read the zip");
     assert_eq!(zipped.intervals.len(), t.intervals.len());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -1,14 +1,9 @@
 //! `weft moments` and `weft render moments` end to end, on a small Chrome trace this test writes. Skips (and
 //! says so) while the build has no Chrome reader; once it has, the JSON's keys and values are checked.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-fn scratch_dir(test: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(test);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
-}
+use crate::common::TempDir;
 
 /// Two threads: thread 1 runs `main` [0, 100) us with `MPI_Send` [20, 30) and `solve` [50, 80) inside; thread 2
 /// runs `solve` [60, 100) us. Compute busy: thread 1 [0, 20) + [30, 100) us, thread 2 [60, 100) us.
@@ -34,7 +29,7 @@ fn reader_missing(out: &std::process::Output, test: &str) -> bool {
 
 #[test]
 fn moments_json_has_the_stable_keys_and_the_right_values() {
-    let dir = scratch_dir("moments_json");
+    let dir = TempDir::new("moments-json");
     let file = dir.join("two_threads.json");
     std::fs::write(&file, TRACE).expect("write trace");
     let path = file.to_str().expect("utf-8 path");
@@ -77,7 +72,7 @@ fn moments_json_has_the_stable_keys_and_the_right_values() {
 
 #[test]
 fn render_moments_writes_an_svg() {
-    let dir = scratch_dir("render_moments");
+    let dir = TempDir::new("render-moments");
     let file = dir.join("two_threads.json");
     std::fs::write(&file, TRACE).expect("write trace");
     let svg = dir.join("moments.svg");

@@ -7,8 +7,9 @@
 //! - Databases `sqlite3` wrote (indexes, free pages, overflow, ALTER TABLE): the generic reader's rows equal the
 //!   CLI's; another application's database is refused as "not an Nsight Systems export".
 
+use crate::common::TempDir;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use weft::model::{LocationKind, MessageKind, Paradigm, Trace};
 use weft::readers::{self, ReadError, Source};
@@ -145,12 +146,6 @@ fn the_saxpy_sample_matches_sqlite3() {
     check_against_sqlite3(path, &t);
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-nsys-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn a_generated_export_reads_with_its_counts() {
     let sample = NsysSample { processes: 3, iterations: 40, devices: 2 };
@@ -183,7 +178,8 @@ fn a_generated_export_reads_with_its_counts() {
         eprintln!("SKIP: sqlite3 not installed; the generated file's integrity is not checked");
         return;
     }
-    let path = temp("gen.sqlite");
+    let tmp = TempDir::new("nsys-gen");
+    let path = tmp.join("gen.sqlite");
     std::fs::write(&path, &bytes).unwrap();
     let out = Command::new("sqlite3").arg(&path).arg("pragma integrity_check").output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok", "{}", String::from_utf8_lossy(&out.stderr));
@@ -198,8 +194,8 @@ fn databases_sqlite3_wrote_read_as_sqlite3_reads_them() {
         eprintln!("SKIP: sqlite3 not installed");
         return;
     }
-    let path = temp("other.sqlite");
-    let _ = std::fs::remove_file(&path);
+    let tmp = TempDir::new("nsys-other");
+    let path = tmp.join("other.sqlite");
     let sql = "pragma page_size=1024; create table places (id integer primary key, url text, visits integer, score real);\
                create index by_url on places(url);\
                with recursive n(i) as (select 1 union all select i+1 from n where i < 3000) \
@@ -266,7 +262,8 @@ fn the_nvtx_csv_sample_matches_its_lines() {
 #[test]
 fn weft_info_reads_both() {
     let (bytes, c) = NsysSample::small().generate();
-    let path = temp("info.sqlite");
+    let tmp = TempDir::new("nsys-info");
+    let path = tmp.join("info.sqlite");
     std::fs::write(&path, bytes).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_weft")).arg("info").arg(&path).arg("--json").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -275,7 +272,7 @@ fn weft_info_reads_both() {
     assert!(text.contains("nsight-sqlite"), "{text}");
     let total = c.runtime + c.kernels + c.memcpy + c.memset + c.osrt + c.mpi + c.nvtx_push_pop + c.nvtx_start_end;
     assert!(text.contains(&format!("\"intervals\":{total}")), "{text}");
-    let csv = temp("info.csv");
+    let csv = tmp.join("info.csv");
     std::fs::write(&csv, "Start (ns),End (ns),Name,PID,TID\n1,5,a,1,1\n2,3,b,1,1\n").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_weft")).arg("info").arg(&csv).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

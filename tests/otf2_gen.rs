@@ -3,6 +3,7 @@
 //! `otf2` package; else SKIPPED) with the same counts per record kind; and chunk boundaries do not change
 //! what is read.
 
+use crate::common::TempDir;
 use std::path::Path;
 use std::process::Command;
 use weft::model::{MessageKind, Trace};
@@ -127,8 +128,7 @@ fn the_official_reader_counts_the_same_records() {
     ] {
         let (files, counts) = archive(&cfg);
         assert!(files.files["traces/0.evt"].len() > (256 << 10) || cfg.threads > 1);
-        let dir = std::env::temp_dir().join(format!("weft-otf2-gen-{}-{}", std::process::id(), cfg.ranks));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = TempDir::new(&format!("otf2-gen-{}", cfg.ranks));
         write(&files, &dir);
         let out = Command::new(&py).arg(&script).arg("counts").arg(dir.join("traces.otf2")).output().expect("python");
         assert!(out.status.success(), "oracle failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -146,14 +146,12 @@ fn the_official_reader_counts_the_same_records() {
             .sum();
         assert_eq!(total, counts.events(), "no record kinds beyond those generated");
         assert_eq!(theirs["MetricValues"].as_u64().unwrap_or(0), counts.metric * cfg.metrics as u64, "metric values");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
 #[test]
 fn the_cli_writes_the_archive_it_reports() {
-    let dir = std::env::temp_dir().join(format!("weft-gen-cli-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = TempDir::new("gen-cli");
     let out = Command::new(env!("CARGO_BIN_EXE_weft"))
         .args(["generate", "otf2", "--ranks", "3", "--events", "30000", "--json", "-o"])
         .arg(&dir)
@@ -166,5 +164,4 @@ fn the_cli_writes_the_archive_it_reports() {
     for (p, b) in &files.files {
         assert_eq!(&std::fs::read(dir.join(p)).unwrap(), b, "{p}: the CLI writes what archive() makes");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,6 +9,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -80,9 +81,7 @@ fn compare(t: &Trace, oracle: &Value, shared_groups: bool) -> usize {
 #[test]
 fn generated_metrics_match_the_official_reader_and_reach_the_store() {
     let Some(py) = python() else { return };
-    let dir = std::env::temp_dir().join(format!("weft-otf2-metrics-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("otf2-metrics");
     oracle(&py, &["metricsgen".as_ref(), dir.as_os_str()]);
     let anchor = dir.join("metrics/traces.otf2");
     let out: Value = serde_json::from_slice(&oracle(&py, &["metrics".as_ref(), anchor.as_os_str()]).stdout).unwrap();
@@ -116,7 +115,6 @@ fn generated_metrics_match_the_official_reader_and_reach_the_store() {
     };
     let done = index_otf2(stream, &so, &mut spill, &sink, &|_| {}).expect("streamed index");
     assert_eq!(done.manifest.counts.counter_samples, n as u64);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -8,6 +8,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -296,8 +297,7 @@ fn read_dir(dir: &Path) -> Otf2Read {
 #[test]
 fn generated_traces_match_the_official_reader() {
     let Some(py) = python() else { return };
-    let out = std::env::temp_dir().join(format!("weft-otf2-oracle-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let out = TempDir::new("otf2-oracle");
     let st = Command::new(&py).arg(oracle_script()).arg("gen").arg(&out).status().expect("run python");
     assert!(st.success(), "oracle gen failed");
     for name in ["mpi", "threads"] {
@@ -344,7 +344,6 @@ fn generated_traces_match_the_official_reader() {
     ] {
         assert!(kinds.iter().any(|x| x.trim_matches('"') == k), "generated traces lack {k}");
     }
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]

@@ -21,12 +21,14 @@ use weft::model::grains::Grains;
 use weft::model::{Trace, WarningKind};
 use weft::readers::otf2::{FolderFiles, MemoryFiles};
 
-/// The generated programs, once per test binary; None (SKIPPED) without WEFT_PYTHON.
+/// The generated programs, once per test binary; None (SKIPPED) without WEFT_PYTHON. Shared by the tests of
+/// this file, so not a `TempDir` (a static is never dropped): one folder in cargo's scratch space for tests,
+/// `target/tmp`, made afresh by each run.
 fn programs(test: &str) -> Option<&'static Path> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
     let dir = DIR.get_or_init(|| {
         let py = std::env::var("WEFT_PYTHON").ok().filter(|p| !p.is_empty())?;
-        let dir = std::env::temp_dir().join(format!("weft-otf2-threads-{}", std::process::id()));
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("otf2-threads");
         let _ = std::fs::remove_dir_all(&dir);
         let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/otf2_oracle.py");
         let out = Command::new(py).arg(script).arg("threads").arg(&dir).output().expect("run python");

@@ -6,6 +6,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use common::read::read_grains;
 use std::collections::BTreeSet;
 use weft::analyses::grains::{GrainAnalysis, Thresholds};
@@ -135,8 +136,7 @@ fn agrees_with_the_prototypes_profile_and_parallelism() {
 
 #[test]
 fn cli_json_is_bounded_and_running_at_lists_the_grains() {
-    let dir = std::env::temp_dir().join(format!("weft-parallelism-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("parallelism");
     let weft = env!("CARGO_BIN_EXE_weft");
     for (n, cutoff) in [(12u32, 4u32), (20, 12)] {
         let csv = fib_profile(n, cutoff, 8);
@@ -170,5 +170,4 @@ fn cli_json_is_bounded_and_running_at_lists_the_grains() {
         assert_eq!(tasks, expect);
         assert!(!tasks.is_empty());
     }
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use common::read::{read_bytes, read_path};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use weft::model::{LocationId, Paradigm, RegionRole, Trace, WarningKind};
@@ -352,14 +353,12 @@ fn lone_prv_through_read_bytes() {
 fn generated_sample_counts_follow_its_parameters() {
     let p = ParaverSample { tasks: 3, threads_per_task: 3, iterations: 7, ..Default::default() };
     let files = p.generate();
-    let dir = std::env::temp_dir().join(format!("weft-paraver-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("paraver");
     let path = dir.join("gen.prv");
     std::fs::write(&path, &files.prv).unwrap();
     std::fs::write(dir.join("gen.pcf"), &files.pcf).unwrap();
     std::fs::write(dir.join("gen.row"), &files.row).unwrap();
     let t = read_path(&path).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     let (k, h, i) = (3usize, 3usize, 7usize);
     assert_eq!(t.processes.len(), k);
     assert_eq!(t.locations.len(), 2 * k * h);
@@ -418,8 +417,7 @@ fn global_communication_records_become_collectives() {
 /// .prv when asked, with its .pcf and .row beside it.
 #[test]
 fn weft_generate_paraver_writes_the_generated_trace() {
-    let dir = std::env::temp_dir().join(format!("weft-generate-paraver-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = TempDir::new("generate-paraver");
     let generate = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
             .args(["generate", "paraver", "-o"])
@@ -439,5 +437,4 @@ fn weft_generate_paraver_writes_the_generated_trace() {
     assert!((1_000_000..1_100_000).contains(&prv.len()), "{} bytes", prv.len());
     let trace = weft::readers::paraver::read("trace.prv", &prv, None, None).unwrap();
     assert_eq!(trace.processes.len(), 3);
-    let _ = std::fs::remove_dir_all(&dir);
 }

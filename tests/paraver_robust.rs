@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use common::read::{read_bytes, read_path};
 use weft::model::WarningKind;
 use weft::readers::paraver::read;
@@ -103,12 +104,10 @@ fn gzipped_prv_reads_like_the_plain_one() {
     assert!(cut.warnings.count(WarningKind::Truncated) >= 1);
     assert!(cut.warnings.examples().iter().any(|w| w.message.contains("gzip stream breaks off")));
     // From disk, the .pcf beside `x.prv.gz` is `x.pcf`.
-    let dir = std::env::temp_dir().join(format!("weft-paraver-gz-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("paraver-gz");
     std::fs::write(dir.join("x.prv.gz"), &gz).unwrap();
     std::fs::write(dir.join("x.row"), &files.row).unwrap();
     let named = read_path(&dir.join("x.prv.gz")).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(named.str(named.processes.name[1]), "rank 1");
 }
 

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use common::read::{read_bytes, read_file_set, read_path};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -98,10 +99,8 @@ fn real_samples_match_their_counts() {
     }
 }
 
-fn write_dir(files: &[(String, Vec<u8>)], tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-proj-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn write_dir(files: &[(String, Vec<u8>)], tag: &str) -> TempDir {
+    let dir = TempDir::new(&format!("proj-{tag}"));
     for (n, b) in files {
         std::fs::write(dir.join(n), b).unwrap();
     }
@@ -128,7 +127,6 @@ fn generated_trace_reads_whole() {
     // Idle is a gap: no interval covers the idle time between compute and recvHalo.
     assert!(t.intervals.region.iter().all(|&r| !t.region_name(r).to_lowercase().contains("idle")));
     assert_eq!(t.counters.series_name.len(), 4, "one residual series per PE");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

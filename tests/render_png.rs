@@ -3,14 +3,9 @@
 //! the background is the scene's, and the SVG's rectangles have their colours where the SVG puts them.
 
 use std::io::Read;
-use std::path::PathBuf;
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("render_png");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name)
-}
+use crate::common::TempDir;
 
 fn weft(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_weft")).args(args).output().expect("run weft")
@@ -118,9 +113,9 @@ const TRACE: &str = r#"{"traceEvents": [
 
 #[test]
 fn moments_png_at_1x_and_2x_shows_the_svg() {
-    let trace = scratch("two_threads.json");
-    std::fs::write(&trace, TRACE).expect("write trace");
-    let (svg, png1, png2) = (scratch("moments.svg"), scratch("moments.png"), scratch("moments@2x.png"));
+    let dir = TempDir::new("render-png-moments");
+    let trace = dir.put("two_threads.json", TRACE);
+    let (svg, png1, png2) = (dir.join("moments.svg"), dir.join("moments.png"), dir.join("moments@2x.png"));
     for (out, scale) in [(&svg, "1"), (&png1, "1"), (&png2, "2")] {
         let o = weft(&["render", "moments", trace.to_str().unwrap(), "--scale", scale, "-o", out.to_str().unwrap()]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -168,11 +163,13 @@ fn moments_png_at_1x_and_2x_shows_the_svg() {
 
 #[test]
 fn unknown_extensions_and_bad_scales_are_refused_with_a_message() {
-    let o = weft(&["render", "execgraph", "--sample", "rsa", "-o", scratch("rsa.bmp").to_str().unwrap()]);
+    let dir = TempDir::new("render-png-refused");
+    let o = weft(&["render", "execgraph", "--sample", "rsa", "-o", dir.join("rsa.bmp").to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("write a .svg or .png"));
-    let o = weft(&["render", "execgraph", "--sample", "rsa", "--scale", "0", "-o", scratch("z.png").to_str().unwrap()]);
+    let o =
+        weft(&["render", "execgraph", "--sample", "rsa", "--scale", "0", "-o", dir.join("z.png").to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--scale"));
-    assert!(!scratch("z.png").exists());
+    assert!(!dir.join("z.png").exists());
 }

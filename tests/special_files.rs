@@ -4,16 +4,16 @@
 #![cfg(unix)]
 
 use crate::common;
+use crate::common::TempDir;
 use common::read::read_path;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use weft::readers::ReadError;
 use weft::samples::otf2::small_archive;
 
-fn folder(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-special-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn folder(test: &str) -> TempDir {
+    let dir = TempDir::new(&format!("special-{test}"));
     for (p, b) in &small_archive(false).files {
         let path = dir.join(p);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -78,7 +78,6 @@ fn a_fifo_in_an_otf2_folder_is_refused_not_waited_on() {
     let (code, err) = cli_info(&lone);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("trace.prv") && err.contains("FIFO"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -106,5 +105,4 @@ fn a_link_to_dev_zero_is_refused_not_read_forever() {
     // A link to a regular file is read as that file.
     std::os::unix::fs::symlink(dir.join("t.prv"), dir.join("link.prv")).unwrap();
     assert_eq!(read_path(&dir.join("link.prv")).unwrap().intervals.len(), 1);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

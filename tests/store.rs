@@ -6,6 +6,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use weft::analyses::busy::BusyDefinition;
@@ -448,8 +449,7 @@ fn body(s: &str) -> String {
 
 #[test]
 fn the_cli_indexes_and_reads_stores_like_traces() {
-    let base = std::env::temp_dir().join(format!("weft-store-cli-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = TempDir::new("store-cli");
     let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(3, 30_000) });
     let trace_dir = base.join("trace");
     for (p, b) in &files.files {
@@ -566,7 +566,6 @@ fn the_cli_indexes_and_reads_stores_like_traces() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains(&store.join("e/b0/").display().to_string()), "{err}");
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// An events tile of window `w > 0` of block 0 whose only record is one open interval (location 0, region 0)
@@ -637,8 +636,7 @@ fn an_open_record_not_open_at_the_window_start_is_corrupt() {
 /// straddles may differ by a level). A window zoomed in past level 1 is drawn from its exact records alike.
 #[test]
 fn render_moments_of_a_store_reads_the_bins_the_picture_needs() {
-    let base = std::env::temp_dir().join(format!("weft-store-render-moments-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = TempDir::new("store-render-moments");
     let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(4, 120_000) });
     let write = |dir: &Path, files: &mut dyn Iterator<Item = (String, Vec<u8>)>| {
         for (p, b) in files {
@@ -724,7 +722,6 @@ fn render_moments_of_a_store_reads_the_bins_the_picture_needs() {
     }
     let w = ["--window", "2.5ms:2.6ms"];
     assert_eq!(render(&trace_dir, "e.svg", &w), render(&store, "f.svg", &w), "a window from its exact records");
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// The store of `t` rewritten as format 2 wrote it: version 2 in the manifest and every tile's frame, summary

@@ -13,26 +13,10 @@ use weft::samples::forged_store::{base, edit, forgeries, fuzz_input};
 use weft::store::columns::{frame, IDENTIFIED_VERSION};
 use weft::store::{merge, Manifest, MemoryStore, PartManifest, Shard, Store, StoreError, TileKind, MANIFEST};
 
+use crate::common::TempDir;
+
 #[path = "../fuzz/fuzz_targets/store_manifest_entry.rs"]
 mod entry;
-
-/// A scratch folder removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("weft-store-hostile-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) {
     for (p, b) in files {
@@ -98,8 +82,8 @@ fn absurd_shard_counts_are_refused_and_missing_shards_said_briefly() {
     let e = Shard::parse("0/4294967295").unwrap_err();
     assert!(e.contains("at most"), "{e}");
     assert!(Shard::parse("0/300000000").is_err() && Shard::parse("3/4").is_ok());
-    let d = Scratch::new("shards");
-    let err = refused(&["index", "nothing.otf2", "-o", "p", "--shard", "0/4294967295"], &d.0, "at most");
+    let d = TempDir::new("store-hostile-shards");
+    let err = refused(&["index", "nothing.otf2", "-o", "p", "--shard", "0/4294967295"], d.path(), "at most");
     assert!(err.len() < 300, "{err}");
     // Parts claiming absurd shard counts are refused when read.
     for name in ["part-shards-max", "part-shards-300m"] {
@@ -223,9 +207,9 @@ fn store_folder(dir: &Path, name: &str, manifest: &[u8]) -> PathBuf {
 
 #[test]
 fn the_cli_refuses_forged_stores_instead_of_answering_rows_missing() {
-    let d = Scratch::new("cli-forged");
-    let whole = store_folder(&d.0, "whole", &forged("whole").manifest);
-    let ok = weft(&["moments", whole.to_str().unwrap(), "--window", "0:1ms"], &d.0);
+    let d = TempDir::new("store-hostile-cli-forged");
+    let whole = store_folder(d.path(), "whole", &forged("whole").manifest);
+    let ok = weft(&["moments", whole.to_str().unwrap(), "--window", "0:1ms"], d.path());
     assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
     for name in [
         "no-events-tiles",
@@ -234,7 +218,7 @@ fn the_cli_refuses_forged_stores_instead_of_answering_rows_missing() {
         "windows-max",
         "block-locations-max",
     ] {
-        let s = store_folder(&d.0, name, &forged(name).manifest);
+        let s = store_folder(d.path(), name, &forged(name).manifest);
         let s = s.to_str().unwrap();
         for args in [
             &["moments", s, "--window", "0:1ms"][..],
@@ -242,20 +226,20 @@ fn the_cli_refuses_forged_stores_instead_of_answering_rows_missing() {
             &["render", "timeline", s, "-o", "t.svg"],
             &["info", s],
         ] {
-            refused(args, &d.0, "manifest.json");
+            refused(args, d.path(), "manifest.json");
         }
     }
     // Swapped tiles: refused when read, naming the tile.
     let f = forged("moments-swapped");
     let (store, _) = base();
     let m = Manifest::parse(&f.manifest).unwrap();
-    let s = d.0.join("swapped");
+    let s = d.join("swapped");
     for e in &m.tiles {
         let bytes = &store.tiles.iter().find(|(p, _)| p.contains(&e.hash[..16])).unwrap().1;
         write_files(&s, &[(e.path.clone(), bytes.clone())]);
     }
     std::fs::write(s.join(MANIFEST), &f.manifest).unwrap();
-    refused(&["moments", s.to_str().unwrap()], &d.0, "m/b");
+    refused(&["moments", s.to_str().unwrap()], d.path(), "m/b");
 }
 
 // ---- 3. What `weft merge` takes from its parts ----
@@ -293,8 +277,8 @@ fn merge_refused(dir: &Path, extra: &[&str], says: &str) -> String {
 
 #[test]
 fn merge_verifies_every_tile_and_sums_checked() {
-    let d = Scratch::new("merge");
-    let dir = &d.0;
+    let d = TempDir::new("store-hostile-merge");
+    let dir = d.path();
     parts_in(dir);
     // The good parts merge into the whole store's bytes, linked and copied.
     for extra in [&[][..], &["--copy"]] {
@@ -392,31 +376,31 @@ fn merge_verifies_every_tile_and_sums_checked() {
 
 #[test]
 fn store_readers_read_regular_files_inside_the_folder_only() {
-    let d = Scratch::new("outside");
+    let d = TempDir::new("store-hostile-outside");
     let (store, _) = base();
-    let s = store_folder(&d.0, "s", &store.manifest_json());
+    let s = store_folder(d.path(), "s", &store.manifest_json());
     let window = ["--window", "0:1s"];
     let args = |s: &Path| {
         let mut a = vec!["moments".to_string(), s.display().to_string()];
         a.extend(window.iter().map(|x| x.to_string()));
         a
     };
-    let run = |s: &Path| weft(&args(s).iter().map(String::as_str).collect::<Vec<_>>(), &d.0);
+    let run = |s: &Path| weft(&args(s).iter().map(String::as_str).collect::<Vec<_>>(), d.path());
     assert!(run(&s).status.success());
     // Every events tile a link to a file of the same bytes outside the folder.
-    let outside = d.0.join("outside");
+    let outside = d.join("outside");
     for e in store.manifest.tiles.iter().filter(|e| e.kind == TileKind::Events) {
         let (from, to) = (s.join(&e.path), outside.join(e.path.replace('/', "_")));
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::rename(&from, &to).unwrap();
         std::os::unix::fs::symlink(&to, &from).unwrap();
     }
-    refused(&args(&s).iter().map(String::as_str).collect::<Vec<_>>(), &d.0, "symbolic link");
+    refused(&args(&s).iter().map(String::as_str).collect::<Vec<_>>(), d.path(), "symbolic link");
     // A linked subfolder.
-    let s2 = store_folder(&d.0, "s2", &store.manifest_json());
-    std::fs::rename(s2.join("e"), d.0.join("e-elsewhere")).unwrap();
-    std::os::unix::fs::symlink(d.0.join("e-elsewhere"), s2.join("e")).unwrap();
-    refused(&args(&s2).iter().map(String::as_str).collect::<Vec<_>>(), &d.0, "symbolic link");
+    let s2 = store_folder(d.path(), "s2", &store.manifest_json());
+    std::fs::rename(s2.join("e"), d.join("e-elsewhere")).unwrap();
+    std::os::unix::fs::symlink(d.join("e-elsewhere"), s2.join("e")).unwrap();
+    refused(&args(&s2).iter().map(String::as_str).collect::<Vec<_>>(), d.path(), "symbolic link");
 }
 
 // ---- 5. Leftovers ----
@@ -454,31 +438,31 @@ fn signal(child: &std::process::Child, sig: &str) {
 
 #[test]
 fn an_interrupted_index_removes_its_partial_folder_and_a_killed_ones_is_removed_next_run() {
-    let d = Scratch::new("signals");
-    let trace = big_archive(&d.0, 4_000_000);
+    let d = TempDir::new("store-hostile-signals");
+    let trace = big_archive(d.path(), 4_000_000);
     for (sig, code) in [("-TERM", 143), ("-INT", 130)] {
-        let mut child = index_until_partial(&d.0, &trace);
+        let mut child = index_until_partial(d.path(), &trace);
         signal(&child, sig);
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(code), "{sig}: the index was still running and exited by the signal");
-        assert!(partial_folders(&d.0, "store").is_empty(), "{sig}: {:?}", partial_folders(&d.0, "store"));
-        assert!(!d.0.join("store").exists());
+        assert!(partial_folders(d.path(), "store").is_empty(), "{sig}: {:?}", partial_folders(d.path(), "store"));
+        assert!(!d.join("store").exists());
     }
     // SIGKILL cannot be caught: the folder stays, and the next run beside it removes it (but not the
     // partial folder of a process still running: this test's own id).
-    let mut child = index_until_partial(&d.0, &trace);
+    let mut child = index_until_partial(d.path(), &trace);
     signal(&child, "-KILL");
     child.wait().unwrap();
-    let stale = partial_folders(&d.0, "store");
+    let stale = partial_folders(d.path(), "store");
     assert_eq!(stale.len(), 1, "{stale:?}");
-    let live = d.0.join(format!(".store.partial-{}", std::process::id()));
+    let live = d.join(format!(".store.partial-{}", std::process::id()));
     std::fs::create_dir_all(&live).unwrap();
-    let small = Scratch::new("signals-small");
-    let trace = big_archive(&small.0, 2_000);
-    let out = weft(&["index", trace.to_str().unwrap(), "-o", "store"], &d.0);
+    let small = TempDir::new("store-hostile-signals-small");
+    let trace = big_archive(small.path(), 2_000);
+    let out = weft(&["index", trace.to_str().unwrap(), "-o", "store"], d.path());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(partial_folders(&d.0, "store"), vec![format!(".store.partial-{}", std::process::id())]);
-    assert!(d.0.join("store").join(MANIFEST).is_file());
+    assert_eq!(partial_folders(d.path(), "store"), vec![format!(".store.partial-{}", std::process::id())]);
+    assert!(d.join("store").join(MANIFEST).is_file());
 }
 
 /// `weft ARGS` in `dir` with its files limited to `bytes` (a write past it fails with EFBIG, as ENOSPC would
@@ -497,30 +481,30 @@ fn weft_limited(args: &[&str], dir: &Path, bytes: u64) -> Output {
 
 #[test]
 fn a_failed_write_removes_the_partial_folder() {
-    let d = Scratch::new("enospc");
+    let d = TempDir::new("store-hostile-enospc");
     // Many small tiles: the manifest is the largest file.
-    let trace = big_archive(&d.0, 40_000);
+    let trace = big_archive(d.path(), 40_000);
     let t = trace.to_str().unwrap();
     let small = ["--block", "1", "--tile-intervals", "256"];
     let mut args = vec!["index", t, "-o", "ref"];
     args.extend_from_slice(&small);
-    assert!(weft(&args, &d.0).status.success());
-    let files = common_files(&d.0.join("ref"));
-    let manifest = std::fs::metadata(d.0.join("ref").join(MANIFEST)).unwrap().len();
+    assert!(weft(&args, d.path()).status.success());
+    let files = common_files(&d.join("ref"));
+    let manifest = std::fs::metadata(d.join("ref").join(MANIFEST)).unwrap().len();
     let tile = files.iter().filter(|(p, _)| !p.ends_with(MANIFEST)).map(|(_, n)| *n).max().unwrap();
     assert!(manifest > tile + 1024, "manifest {manifest}, largest tile {tile}");
     let limit = (manifest + tile) / 2;
     let mut args = vec!["index", t, "-o", "store"];
     args.extend_from_slice(&small);
-    let out = weft_limited(&args, &d.0, limit);
+    let out = weft_limited(&args, d.path(), limit);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains(MANIFEST), "{err}");
-    assert!(partial_folders(&d.0, "store").is_empty(), "{:?}", partial_folders(&d.0, "store"));
+    assert!(partial_folders(d.path(), "store").is_empty(), "{:?}", partial_folders(d.path(), "store"));
     // A merge whose copy fails.
-    parts_in(&d.0);
-    let out = weft_limited(&["merge", "--copy", "-o", "m", "p0", "p1"], &d.0, 64);
+    parts_in(d.path());
+    let out = weft_limited(&["merge", "--copy", "-o", "m", "p0", "p1"], d.path(), 64);
     assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    assert!(partial_folders(&d.0, "m").is_empty(), "{:?}", partial_folders(&d.0, "m"));
+    assert!(partial_folders(d.path(), "m").is_empty(), "{:?}", partial_folders(d.path(), "m"));
 }
 
 /// Every file under `dir` by relative path, with its bytes.

@@ -7,6 +7,7 @@
 
 use crate::common;
 
+use crate::common::TempDir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use weft::readers::otf2::{open_stream, read_archive, ArchiveFiles, FolderFiles, MemoryFiles};
@@ -434,8 +435,7 @@ fn assert_folder_is(store: &Path, whole: &BuiltStore) {
 /// folder or by its anchor file (`traces.otf2`, whose archive is the anchor, `traces.def` and `traces/`).
 #[test]
 fn weft_index_counts_the_whole_archive_as_its_input() {
-    let base = std::env::temp_dir().join(format!("weft-store-stream-input-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = TempDir::new("store-stream-input");
     let (files, _) = archive(&GenConfig::new(2, 4_000));
     let trace_dir = base.join("trace");
     write_archive(&files, &trace_dir);
@@ -451,7 +451,6 @@ fn weft_index_counts_the_whole_archive_as_its_input() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(input(&text), on_disk, "{}:\n{text}", given.display());
     }
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// `weft index` on a generated archive several times larger than `--memory`: the store equals the whole
@@ -459,8 +458,7 @@ fn weft_index_counts_the_whole_archive_as_its_input() {
 /// binary, the allocator, thread stacks).
 #[test]
 fn weft_index_holds_its_memory_bound() {
-    let base = std::env::temp_dir().join(format!("weft-store-stream-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = TempDir::new("store-stream");
     // 48 locations of about 40 k events each: ~1.9 M events, ~25 MB of OTF2, ~190 MB as a whole trace.
     let cfg = GenConfig { threads: 2, ..GenConfig::new(24, 1_900_000) };
     let (files, counts) = archive(&cfg);
@@ -501,7 +499,6 @@ fn weft_index_holds_its_memory_bound() {
         .filter(|n| n.contains(".partial"))
         .collect();
     assert!(partial.is_empty(), "left behind: {partial:?}");
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// The messages, collective rows and particle intervals stream through pass 2 (issue #17, `store::comms`):
@@ -512,8 +509,7 @@ fn weft_index_holds_its_memory_bound() {
 /// memory under `--memory` plus the fixed overhead.
 #[test]
 fn weft_index_streams_messages_within_its_memory_bound() {
-    let base = std::env::temp_dir().join(format!("weft-store-stream-msgs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = TempDir::new("store-stream-msgs");
     // 32 locations of about 94 k events each: 3.0 M events, 38 MB of OTF2.
     let cfg = GenConfig { threads: 2, ..GenConfig::new(16, 4_000_000) };
     let (files, counts) = archive(&cfg);
@@ -550,7 +546,6 @@ fn weft_index_streams_messages_within_its_memory_bound() {
         }
     }
     assert_eq!(left, files, "files in the store");
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// A block of many locations over many windows (the default `--block` on a long trace of few locations)
@@ -560,8 +555,7 @@ fn weft_index_streams_messages_within_its_memory_bound() {
 /// within that memory, to the whole build's store.
 #[test]
 fn weft_index_plans_a_wide_block_by_the_lanes_it_takes() {
-    let base = std::env::temp_dir().join(format!("weft-store-stream-lanes-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = TempDir::new("store-stream-lanes");
     let cfg = GenConfig { threads: 2, ..GenConfig::new(8, 1_200_000) };
     let (files, _) = archive(&cfg);
     let trace_dir = base.join("trace");
@@ -578,7 +572,6 @@ fn weft_index_plans_a_wide_block_by_the_lanes_it_takes() {
     let peak_mb = peak_mb(&text);
     assert!(peak_mb <= 384 + 24, "peak {peak_mb} MB with --memory 384M:\n{text}");
     assert_folder_is(&store, &whole);
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// Counter samples stream through the index (issue #17, `store::samples`): a generated archive with three
@@ -589,8 +582,7 @@ fn weft_index_plans_a_wide_block_by_the_lanes_it_takes() {
 /// window's samples do not fit: refused, naming the memory that does, and that much is enough.
 #[test]
 fn weft_index_streams_counter_samples_within_its_memory_bound() {
-    let base = std::env::temp_dir().join(format!("weft-store-stream-samples-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = TempDir::new("store-stream-samples");
     let cfg = GenConfig { metrics: 3, ..GenConfig::new(4, 3_000_000) };
     let (files, counts) = archive(&cfg);
     assert!(counts.metric * 3 * 20 * 2 > 150 << 20, "{} METRIC records", counts.metric);
@@ -621,7 +613,6 @@ fn weft_index_streams_counter_samples_within_its_memory_bound() {
     let out = index("1", advice);
     assert!(out.status.success(), "--memory {advice}: {}", String::from_utf8_lossy(&out.stderr));
     assert_folder_is(&store, &whole);
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// `weft index` holds its memory bound whatever a location's length (issue #17): two long locations (1.5 M
@@ -634,8 +625,7 @@ fn weft_index_streams_counter_samples_within_its_memory_bound() {
 /// the first pass within the bound, with the `--memory` that fits it, and that much is enough.
 #[test]
 fn weft_index_holds_its_memory_bound_on_long_locations() {
-    let base = std::env::temp_dir().join(format!("weft-store-stream-long-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = TempDir::new("store-stream-long");
     let (files, counts) = archive(&GenConfig::new(2, 3_000_000));
     let largest = files.files.iter().filter(|(p, _)| p.ends_with(".evt")).map(|(_, b)| b.len()).max().unwrap();
     assert!(largest > 16 << 20, "event files of {largest} bytes");
@@ -669,7 +659,6 @@ fn weft_index_holds_its_memory_bound_on_long_locations() {
     let peak = peak_mb(&text);
     assert!(peak <= advised.parse::<u64>().unwrap() + 24, "peak {peak} MB with --memory {memory}:\n{text}");
     assert_folder_is(&store, &whole);
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// Index Chrome JSON `bytes` in chunks of `chunk` bytes, spilling every `buffer` records, and compare with
@@ -776,9 +765,7 @@ fn chunked_chrome_store_equals_the_whole_build_on_real_traces() {
 /// whole build's, and the peak resident memory stays under `--memory` plus a fixed overhead.
 #[test]
 fn weft_index_of_chrome_holds_its_memory_bound() {
-    let base = std::env::temp_dir().join(format!("weft-store-chrome-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
+    let base = TempDir::new("store-chrome");
     // ~126 MB of JSON, 1.3 M events: over 3x the 40 MB limit on disk (a whole read holds ~300 MB). Its
     // instants, async events and flow ends, kept to the end of the read, need about 37 MB of --memory.
     let bytes = ChromeSample { seed: 7, ..ChromeSample::sized(120 << 20, 7) }.generate();
@@ -796,7 +783,6 @@ fn weft_index_of_chrome_holds_its_memory_bound() {
     eprintln!("{text}");
     assert_folder_is(&store, &whole);
     assert!(!store.join(".spill").exists() && !store.join(".events").exists());
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// `weft index` on a Chrome trace whose counter samples are far more than `--memory` (64 processes with a
@@ -807,9 +793,7 @@ fn weft_index_of_chrome_holds_its_memory_bound() {
 #[test]
 fn weft_index_of_chrome_streams_counter_samples_within_its_memory_bound() {
     use std::fmt::Write;
-    let base = std::env::temp_dir().join(format!("weft-store-chrome-counters-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
+    let base = TempDir::new("store-chrome-counters");
     let (processes, samples) = (64u32, 19_000u32);
     let mut json = String::with_capacity(80 << 20);
     json.push('[');
@@ -855,7 +839,6 @@ fn weft_index_of_chrome_streams_counter_samples_within_its_memory_bound() {
         eprintln!("{text}");
         assert_folder_is(&store, &whole);
     }
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// A Chrome trace's instants, async events and flow ends are kept to the end of the read (outside the
@@ -865,9 +848,7 @@ fn weft_index_of_chrome_streams_counter_samples_within_its_memory_bound() {
 #[test]
 fn weft_index_of_chrome_refuses_kept_records_over_their_share_and_names_what_fits() {
     use std::fmt::Write;
-    let base = std::env::temp_dir().join(format!("weft-store-chrome-kept-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
+    let base = TempDir::new("store-chrome-kept");
     // (file, what the refusal names, the trace)
     let mut traces = Vec::new();
     let mut json = String::from("[");
@@ -931,7 +912,6 @@ fn weft_index_of_chrome_refuses_kept_records_over_their_share_and_names_what_fit
         }
         assert_folder_is(&store, &whole);
     }
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// A Chrome JSON or Paraver thread is read back whole at the end of the read (to match, sort and nest it):
@@ -941,9 +921,7 @@ fn weft_index_of_chrome_refuses_kept_records_over_their_share_and_names_what_fit
 #[test]
 fn weft_index_refuses_a_thread_longer_than_its_memory_and_names_what_fits() {
     use std::fmt::Write;
-    let base = std::env::temp_dir().join(format!("weft-store-long-thread-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
+    let base = TempDir::new("store-long-thread");
     // One thread of 600 k slices (and a short second one): ~45 MB as a whole read would hold it.
     let n = 600_000u64;
     let mut json = String::from("[");
@@ -989,7 +967,6 @@ fn weft_index_refuses_a_thread_longer_than_its_memory_and_names_what_fits() {
         assert_folder_is(&store, &whole);
         eprintln!("{file}: {err}; under --memory {advised}: peak {peak} MB");
     }
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// Index a Paraver trace's text in chunks of `chunk` bytes, spilling every `buffer` intervals, and compare
@@ -1071,9 +1048,7 @@ fn chunked_paraver_store_equals_the_whole_build_on_real_traces() {
 /// samples per 17 records).
 #[test]
 fn weft_index_of_paraver_holds_its_memory_bound() {
-    let base = std::env::temp_dir().join(format!("weft-store-paraver-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
+    let base = TempDir::new("store-paraver");
     let p = ParaverSample {
         tasks: 16,
         threads_per_task: 2,
@@ -1101,7 +1076,6 @@ fn weft_index_of_paraver_holds_its_memory_bound() {
     assert!(peak_mb <= 72 + 24, "peak {peak_mb} MB with --memory 72M:\n{text}");
     eprintln!("{text}");
     assert_folder_is(&store, &whole);
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// `weft index` on a gzipped .prv, whole and cut inside its gzip stream (the records before the break kept,
@@ -1109,9 +1083,7 @@ fn weft_index_of_paraver_holds_its_memory_bound() {
 #[test]
 fn weft_index_of_gzipped_traces_equals_the_whole_build() {
     use std::io::Write;
-    let base = std::env::temp_dir().join(format!("weft-store-gz-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
+    let base = TempDir::new("store-gz");
     let gz = |b: &[u8]| {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         e.write_all(b).unwrap();
@@ -1145,7 +1117,6 @@ fn weft_index_of_gzipped_traces_equals_the_whole_build() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("spill "), "{file}: streamed");
         assert_folder_is(&store, &whole);
     }
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// Cut and damaged inputs: wherever a Chrome or Paraver trace is cut, or bytes in it changed, the chunked

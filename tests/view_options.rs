@@ -9,6 +9,8 @@ use weft::analyses::moments::MomentKey;
 use weft::scene::grains::ColorBy;
 use weft::views::options::*;
 
+use crate::common::TempDir;
+
 /// Every option's default parses, and parsing it gives the default struct.
 fn defaults_parse<T: ViewOptions>() {
     let mut o = T::default();
@@ -308,8 +310,7 @@ fn every_flag_the_schema_names_is_in_help() {
 #[test]
 fn the_cli_takes_the_pages_values() {
     // The page's busy value `pattern:GLOB` works as a flag value, the same as the older `--pattern GLOB`.
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("view_options_busy");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("view-options-busy");
     let file = dir.join("two.json");
     std::fs::write(
         &file,

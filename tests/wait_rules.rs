@@ -11,6 +11,7 @@
 //!   waiting, other OS-runtime calls (`ioctl`) busy.
 
 use crate::common;
+use crate::common::TempDir;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -22,24 +23,6 @@ use weft::analyses::summary::summarize;
 use weft::model::{LocationId, Trace, WarningEffect, WarningKind};
 use weft::readers::otf2::{read_archive, MemoryFiles};
 use weft::samples::otf2_regions::{apex_like, tasks_in_waits};
-
-/// A temporary folder removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(what: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("weft-wait-rules-{what}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn write_archive(files: &MemoryFiles, dir: &Path) {
     for (p, b) in &files.files {
@@ -58,7 +41,7 @@ fn weft(args: &[&str], path: &Path) -> String {
 /// `files` written to a folder and indexed by `weft index` (two threads, blocks of one location, small
 /// tiles: the level-0 windows cut the intervals), the archive's folder and the store's.
 fn indexed(files: &MemoryFiles, tmp: &TempDir) -> (PathBuf, PathBuf) {
-    let (trace, store) = (tmp.0.join("trace"), tmp.0.join("store"));
+    let (trace, store) = (tmp.join("trace"), tmp.join("store"));
     write_archive(files, &trace);
     let out = Command::new(env!("CARGO_BIN_EXE_weft"))
         .args(["index", "--threads", "2", "--block", "1", "--tile-intervals", "256"])
@@ -105,7 +88,7 @@ fn apex_leaves_close_the_innermost_open_region() {
     );
     // The same numbers through `weft index` and the store: its summary (the header's and `weft info`'s,
     // warnings grouped as repaired and left out), and moments, whole and of a window read from level-0 tiles.
-    let tmp = TempDir::new("apex");
+    let tmp = TempDir::new("wait-rules-apex");
     let (trace, store) = indexed(&s.program.archive(), &tmp);
     let info = weft(&["info", "--json"], &store);
     assert_eq!(weft(&["info", "--json"], &trace), info);
@@ -126,11 +109,11 @@ fn generated_pairings_agree_with_the_official_reader() {
         return;
     };
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/otf2_oracle.py");
-    let tmp = TempDir::new("oracle");
+    let tmp = TempDir::new("wait-rules-oracle");
     for (name, files) in
         [("apex", apex_like(3, 200, 5).program.archive()), ("tasks", tasks_in_waits(3, 60, 9).program.archive())]
     {
-        let dir = tmp.0.join(name);
+        let dir = tmp.join(name);
         write_archive(&files, &dir);
         let out = Command::new(&py).arg(&script).arg("profile").arg(dir.join("traces.otf2")).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -209,7 +192,7 @@ fn tasks_run_inside_waits_are_busy() {
     // pyramid's busy columns, the m/ tiles), and a window's from its level-0 tiles.
     let rows = moments(&t, &BusyDefinition::Compute, None);
     assert_eq!(rows.iter().map(|r| r.m0_ns).collect::<Vec<_>>(), s.task_work_ns);
-    let tmp = TempDir::new("tasks");
+    let tmp = TempDir::new("wait-rules-tasks");
     let (trace, store) = indexed(&s.program.archive(), &tmp);
     let from_store = weft(&["moments", "--json"], &store);
     assert_eq!(weft(&["moments", "--json"], &trace), from_store);

@@ -1,4 +1,4 @@
-//! Benchmarks that run inside the browser (tests/browser/bench.html), so BENCHMARKS.md can give wasm figures
+//! Benchmarks that run inside the browser (tests/browser/bench/bench.html), so BENCHMARKS.md can give wasm figures
 //! measured in chromium beside the native ones. Each runs the same library code as the native example.
 
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};

@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+mod temp_dir;
+pub use temp_dir::TempDir;
+
 /// `../shared/traces` beside the repository, where real sample traces live (never committed here).
 /// Returns None, and says so on stderr, when the folder is absent: the calling test then skips.
 pub fn shared_traces(test: &str) -> Option<PathBuf> {

@@ -3,6 +3,7 @@
 //! render aggregate` and `weft render grains` write the page's views' scenes.
 
 use crate::common::read::read_grains_path;
+use crate::common::TempDir;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,12 +16,6 @@ use weft::views::aggregate::AggregatePane;
 use weft::views::grains::GrainsPane;
 use weft::views::Pane;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-views-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 fn weft(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_weft")).args(args).output().expect("run weft");
     assert!(out.status.success(), "weft {args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -31,12 +26,9 @@ fn analyse(file: &Path, t: Thresholds) -> GrainAnalysis {
     GrainAnalysis::new(&read_grains_path(file).unwrap().0, t).unwrap()
 }
 
-/// The fib profile in a file of the calling test's own (`name`): the tests run on threads of one process and
-/// share the scratch folder, so one test rewriting a shared file could hand another an empty one.
-fn fib_file(name: &str) -> PathBuf {
-    let file = scratch(&format!("fib-{name}.csv"));
-    std::fs::write(&file, fib_profile(10, 3, 8)).unwrap();
-    file
+/// The fib profile in a file of the calling test's own folder.
+fn fib_file(dir: &TempDir) -> PathBuf {
+    dir.put("fib.csv", fib_profile(10, 3, 8))
 }
 
 /// The CLI's JSON is the function's, and the grain view's state counts what it counts.
@@ -60,7 +52,8 @@ fn same_figures(file: &Path) {
 
 #[test]
 fn weft_grains_json_is_the_figures_the_page_shows() {
-    same_figures(&fib_file("figures"));
+    let tmp = TempDir::new("views-figures");
+    same_figures(&fib_file(&tmp));
     let Some(dir) = super::common::shared_traces("weft_grains_json_is_the_figures_the_page_shows") else { return };
     let g = dir.join("grain-graphs");
     for f in ["anamud-test-data/fib/task-stats.merged", "anamud-prototype-test/grain-graph.graphml"] {
@@ -70,8 +63,9 @@ fn weft_grains_json_is_the_figures_the_page_shows() {
 
 #[test]
 fn weft_render_aggregate_draws_the_aggregated_views_scene() {
-    let file = fib_file("aggregate");
-    let out = scratch("aggregate.svg");
+    let tmp = TempDir::new("views-aggregate");
+    let file = fib_file(&tmp);
+    let out = tmp.join("aggregate.svg");
     weft(&[
         "render",
         "aggregate",
@@ -108,8 +102,9 @@ fn weft_render_aggregate_draws_the_aggregated_views_scene() {
 
 #[test]
 fn weft_render_grains_draws_the_grain_views_scene() {
-    let file = fib_file("grains");
-    let out = scratch("grains.svg");
+    let tmp = TempDir::new("views-grains");
+    let file = fib_file(&tmp);
+    let out = tmp.join("grains.svg");
     weft(&[
         "render",
         "grains",

@@ -536,7 +536,7 @@ fn scratch(name: &str) -> TempDir {
     let d = TempDir::new(&format!("cluster-{name}"));
     let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(3, 30_000) });
     for (name, bytes) in &files.files {
-        d.put(Path::new("g").join(name), bytes);
+        d.put(&format!("g/{name}"), bytes);
     }
     d
 }

@@ -114,7 +114,7 @@ const TRACE: &str = r#"{"traceEvents": [
 #[test]
 fn moments_png_at_1x_and_2x_shows_the_svg() {
     let dir = TempDir::new("render-png-moments");
-    let trace = dir.put("two_threads.json", TRACE);
+    let trace = dir.put("two_threads.json", TRACE.as_bytes());
     let (svg, png1, png2) = (dir.join("moments.svg"), dir.join("moments.png"), dir.join("moments@2x.png"));
     for (out, scale) in [(&svg, "1"), (&png1, "1"), (&png2, "2")] {
         let o = weft(&["render", "moments", trace.to_str().unwrap(), "--scale", scale, "-o", out.to_str().unwrap()]);

@@ -27,7 +27,7 @@ impl TempDir {
     }
 
     /// Write `bytes` at `rel` inside, making its folders; the file's path.
-    pub fn put(&self, rel: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> PathBuf {
+    pub fn put(&self, rel: &str, bytes: &[u8]) -> PathBuf {
         let file = self.path.join(rel);
         if let Some(parent) = file.parent() {
             std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("make {}: {e}", parent.display()));

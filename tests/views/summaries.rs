@@ -28,7 +28,7 @@ fn analyse(file: &Path, t: Thresholds) -> GrainAnalysis {
 
 /// The fib profile in a file of the calling test's own folder.
 fn fib_file(dir: &TempDir) -> PathBuf {
-    dir.put("fib.csv", fib_profile(10, 3, 8))
+    dir.put("fib.csv", &fib_profile(10, 3, 8))
 }
 
 /// The CLI's JSON is the function's, and the grain view's state counts what it counts.

@@ -23,7 +23,7 @@ function parse(stderr) {
 
 /** The CLI's counts for A compared with B opened as `how` says (it prints them on stderr). */
 function cliRun(a, b, how) {
-  const svg = path.join(os.tmpdir(), 'weft-compare.svg');
+  const svg = path.join(path.dirname(a), 'compare.svg'); // a's folder, removed at the end of the test
   const r = spawnSync(...weftArgs('render', 'aggregate', a, '--compare', b, '-o', svg, ...how),
     { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);

@@ -318,6 +318,7 @@ test('graph views in the page: legends, keys per tab, GraphML equal to the CLI, 
   } finally {
     await browser.close();
     server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
 

@@ -1,8 +1,8 @@
 // The page's start-up: picks the wasm build (WebGPU, or the WebGL2 fallback only when no WebGPU adapter
 // exists), makes the page's state and hands it to the modules below, builds the panels, and runs the frame
 // loop. No trace logic here, and no state of its own: what changes while the page runs lives in the objects
-// made by `createState` (`weft`, also window.weft for tests and benchmarks; `load` and `views`, the pending
-// request and the generations that drop stale steps), passed to whatever needs them.
+// made by `createState` (`weft`, also window.weft for tests and benchmarks; `load` and `switching`, the
+// pending request and the generations that drop stale steps), passed to whatever needs them.
 //   status.js    the page's state, the error line, the progress line
 //   reader.js    the reader worker: requests (file, folder, URL, sample, relayout, compare) and its answers
 //   loading.js   a loaded file into the Viewer in steps, the summary line
@@ -73,8 +73,9 @@ function createState() {
   };
   const weft = { viewer: null, backend: null, loads: 0, errors: [], lastSummary: null, state: 'starting', source: null, hooks: { loaded: [] } };
   // `load.pending`: the request the reader worker answers now ({id, name, source?, fileView?}); `generation`
-  // counts loads, `views.generation` view switches: a newer one drops the steps of an older one.
-  return { ui, weft, load: { pending: null, nextId: 1, generation: 0 }, views: { generation: 0 }, stage: { size: '' } };
+  // counts loads, `switching.generation` view switches: a newer one drops the steps of an older one.
+  // `sized`: the stage's size last given to the Viewer.
+  return { ui, weft, load: { pending: null, nextId: 1, generation: 0 }, switching: { generation: 0 }, sized: { size: '' } };
 }
 
 /** The panels beside and over the view, each given the Viewer and what it calls back. */
@@ -115,8 +116,8 @@ async function main() {
     const r = ui.stage.getBoundingClientRect();
     const dpr = window.devicePixelRatio || 1;
     const size = `${r.width}x${r.height}@${dpr}`;
-    if (size === app.stage.size) return;
-    app.stage.size = size;
+    if (size === app.sized.size) return;
+    app.sized.size = size;
     weft.viewer.resize(r.width, r.height, dpr);
   };
   const loop = () => {

@@ -2,7 +2,7 @@
 // says why on its tab), a tab for each other view of the same file that the worker builds on demand, and the
 // switch itself, by tab, key or link. A view that takes long to build (the particle index of a large trace,
 // Viewer.begin_view) is built in steps, yielding between them as a load does; `weft.viewSteps` keeps each
-// step's time. Another switch or a load meanwhile drops the build (`views.generation`).
+// step's time. Another switch or a load meanwhile drops the build (`switching.generation`).
 import { runSteps } from './loading.js';
 
 const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph', aggregate: 'Aggregated', particles: 'Particles' };
@@ -18,7 +18,7 @@ function tab(text, title) {
 }
 
 export function createViews(app) {
-  const { weft, load, views: at, status } = app;
+  const { weft, load, switching: at, status } = app;
 
   function renderTabs() {
     const nav = document.getElementById('views');

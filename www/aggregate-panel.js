@@ -10,6 +10,8 @@
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
 import { visibleText } from './text.js';
 import { el } from './dom.js';
+import { attempt, setShown } from './panel.js';
+import { formatNumber } from './format.js';
 
 const HELP = 'Aggregated: click a closed group to open it, an opened group\'s envelope to close it (and see its properties) · '
   + 'O: open all beneath · C: close · X: drill along the critical path · +/−: drill deeper/shallower · G: filtered view · '
@@ -60,18 +62,22 @@ export class AggregatePanel {
     });
   }
 
+  /** A count for reading, by the Viewer's formatter ("131,072"). */
+  count(n) {
+    return formatNumber(this.viewer, n);
+  }
+
   /** Set an option of the aggregated view, then show the controls' new state. */
   configure(key, value) {
-    try { this.viewer.configure(key, value); } catch (e) { this.onError(String(e)); }
+    attempt(() => this.viewer.configure(key, value), this.onError);
     this.render();
   }
 
   /** The page shows `view` with its options in `box`; true when this panel drew them. */
   update(view, box) {
     this.active = view === 'aggregate';
-    this.help.hidden = !this.active;
-    this.bar.hidden = !this.active;
-    if (!this.active) { this.props.hidden = true; this.legend.hidden = true; return false; }
+    setShown(this.active, this.help, this.bar);
+    if (!this.active) { setShown(false, this.props, this.legend); return false; }
     this.box = box;
     this.render();
     return true;
@@ -115,7 +121,7 @@ export class AggregatePanel {
       box.append(line);
     }
     const sel = st.selected ? `group ${st.selected.id} · ${st.selected.strength[0]}/${st.selected.strength[1]}` : '';
-    box.append(el('span', { class: 'muted', id: 'aggregate-status', text: `${st.visible.toLocaleString()} shown · ${sel}` }));
+    box.append(el('span', { class: 'muted', id: 'aggregate-status', text: `${this.count(st.visible)} shown · ${sel}` }));
     const th = st.theta;
     box.append(el('span', { id: 'aggregate-theta', class: 'muted',
       title: `visible node count θ (Reissmann & Muddukrishna, Section 5.1): the fewest nodes on screen while diagnosing a grain; `

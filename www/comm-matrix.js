@@ -8,16 +8,9 @@
 // `weft info --window --json` prints as comm_matrix); this file only arranges the answers. Trace-derived text
 // goes in with textContent only.
 
-import { formatNs } from './profile-panel.js';
 import { el } from './dom.js';
-
-/** Bytes in B, KiB, MiB, GiB (the CLI's format). */
-export function formatBytes(b) {
-  const units = ['B', 'KiB', 'MiB', 'GiB'];
-  let v = b, u = 0;
-  while (v >= 1024 && u + 1 < units.length) { v /= 1024; u += 1; }
-  return u === 0 ? `${b} B` : `${v.toFixed(1)} ${units[u]}`;
-}
+import { formatBytes, formatDuration, formatNumber } from './format.js';
+import { ViewPanel } from './panel.js';
 
 /** The heat map's colour ramp: white (0) to dark blue (the largest value), as [r, g, b] at s in [0, 1]. */
 function ramp(s) {
@@ -30,7 +23,7 @@ const CARDS = 20; // message cards shown at most
 const CELL_MAX = 28; // px: a cell's size at most (fewer processes)
 const CELL_MIN = 3; // px: at least (many processes: the canvas scrolls)
 
-export class CommPanel {
+export class CommPanel extends ViewPanel {
   /**
    * @param viewer  the page's Viewer
    * @param canvas  the view's canvas (a click without a drag selects a message or call)
@@ -38,17 +31,13 @@ export class CommPanel {
    * @param onError (message): show an error
    */
   constructor({ viewer, canvas, root, onError }) {
-    Object.assign(this, { viewer, canvas, root, onError });
-    this.view = '';
-    this.open = false;
+    super({ root, view: 'timeline', onError,
+      toggle: { id: 'messages-toggle', title: 'Messages: click a message or an MPI call for its partner; the communication matrix', text: 'Messages' } });
+    Object.assign(this, { viewer, canvas });
     this.selection = null;
     this.matrix = null;
     this.build();
     this.wirePointer(canvas);
-  }
-
-  call(f) {
-    try { return f(); } catch (e) { this.onError(String(e)); return undefined; }
   }
 
   build() {
@@ -111,26 +100,18 @@ export class CommPanel {
     return sel;
   }
 
-  /** The page shows `view`: the toggle in `box`, the panel shown or not. */
-  update(view, box) {
-    this.view = view;
-    const timeline = view === 'timeline';
-    if (timeline && box) {
-      const b = el('button', { type: 'button', id: 'messages-toggle', title: 'Messages: click a message or an MPI call for its partner; the communication matrix', text: 'Messages' });
-      b.setAttribute('aria-pressed', String(this.open));
-      b.addEventListener('click', () => this.setOpen(!this.open));
-      box.append(b);
-    }
-    this.root.hidden = !(timeline && this.open);
-    if (timeline && this.open) this.refresh();
+  /** A duration as the timeline's hovers write it, and a size in bytes: the Viewer's formatter. */
+  ns(ns) {
+    return formatDuration(this.viewer, ns);
   }
 
-  setOpen(open) {
-    this.open = open;
-    const b = document.getElementById('messages-toggle');
-    if (b) b.setAttribute('aria-pressed', String(open));
-    this.root.hidden = !(this.view === 'timeline' && open);
-    if (!this.root.hidden) this.refresh();
+  bytes(b) {
+    return formatBytes(this.viewer, b);
+  }
+
+  /** A count for reading, by the Viewer's formatter ("131,072"). */
+  count(n) {
+    return formatNumber(this.viewer, n);
   }
 
   /** Show the selection and the matrix again (a load, the time-range selection changed). */
@@ -148,15 +129,15 @@ export class CommPanel {
       return;
     }
     const kids = [];
-    if (sel.call) kids.push(el('div', { class: 'muted', text: `${sel.call.region} · ${formatNs(sel.call.start_ns)} to ${formatNs(sel.call.end_ns)}` }));
+    if (sel.call) kids.push(el('div', { class: 'muted', text: `${sel.call.region} · ${this.ns(sel.call.start_ns)} to ${this.ns(sel.call.end_ns)}` }));
     if (sel.clicked === 'pair') {
       const m0 = sel.messages[0];
       kids.push(el('div', { id: 'pair-caption', text: m0
-        ? `${sel.total.toLocaleString('en-US')} messages from ${m0.from.process}${this.matrix && this.matrix.unit === 'location' ? ` / ${m0.from.name}` : ''} to ${m0.to.process}${this.matrix && this.matrix.unit === 'location' ? ` / ${m0.to.name}` : ''}, highlighted`
+        ? `${this.count(sel.total)} messages from ${m0.from.process}${this.matrix && this.matrix.unit === 'location' ? ` / ${m0.from.name}` : ''} to ${m0.to.process}${this.matrix && this.matrix.unit === 'location' ? ` / ${m0.to.name}` : ''}, highlighted`
         : 'No message between this pair in this range.' }));
     }
     if (sel.messages.length) {
-      if (sel.total > 1) kids.push(el('div', { class: 'muted', text: `${sel.total.toLocaleString('en-US')} messages${sel.total > sel.messages.length ? `, first ${sel.messages.length} listed` : ''}` }));
+      if (sel.total > 1) kids.push(el('div', { class: 'muted', text: `${this.count(sel.total)} messages${sel.total > sel.messages.length ? `, first ${sel.messages.length} listed` : ''}` }));
       // Cards for the first few (a matrix cell may hold thousands; all listed are highlighted).
       sel.messages.slice(0, CARDS).forEach((m, k) => kids.push(this.messageCard(m, k)));
       if (sel.messages.length > CARDS) kids.push(el('div', { class: 'muted', text: `cards for the first ${CARDS}` }));
@@ -170,14 +151,14 @@ export class CommPanel {
 
   messageCard(m, k) {
     const where = (e) => `${e.process} / ${e.name}`;
-    const call = (e) => (e.call ? `${e.call.region} (${formatNs(e.call.start_ns)} to ${formatNs(e.call.end_ns)})` : '(no call)');
+    const call = (e) => (e.call ? `${e.call.region} (${this.ns(e.call.start_ns)} to ${this.ns(e.call.end_ns)})` : '(no call)');
     const rows = [
       ['from', where(m.from)], ['to', where(m.to)],
-      ['size', m.kind === 'flow' ? '' : `${m.size_bytes.toLocaleString('en-US')} B`],
+      ['size', m.kind === 'flow' ? '' : `${this.count(m.size_bytes)} B`],
       ['tag', m.kind === 'flow' ? '' : String(m.tag)],
       [m.kind === 'flow' ? 'name' : 'communicator', m.communicator],
-      ['sent', formatNs(m.send_ns)], ['received', formatNs(m.recv_ns)],
-      ['latency', `${formatNs(m.latency_ns)} (receive − send event)`],
+      ['sent', this.ns(m.send_ns)], ['received', this.ns(m.recv_ns)],
+      ['latency', `${this.ns(m.latency_ns)} (receive − send event)`],
       ['send call', call(m.from)], ['receive call', call(m.to)],
     ].filter(([, v]) => v !== '');
     const table = el('table', { class: 'message-card', 'data-message': String(m.message), 'data-size': String(m.size_bytes),
@@ -196,8 +177,8 @@ export class CommPanel {
     const rows = c.members.map((m) => el('tr', { 'data-location': String(m.location), 'data-arrival': String(m.arrival) },
       el('td', { text: `${m.process} / ${m.name}` }), el('td', { class: 'num', text: m.start }),
       el('td', { class: 'num member-offset', text: m.offset, title: `arrival ${m.arrival} of ${c.member_count}` }),
-      el('td', { class: 'num', text: formatNs(m.end_ns - m.start_ns) }),
-      el('td', { class: 'num', text: formatBytes(m.bytes_sent) }), el('td', { class: 'num', text: formatBytes(m.bytes_received) })));
+      el('td', { class: 'num', text: this.ns(m.end_ns - m.start_ns) }),
+      el('td', { class: 'num', text: this.bytes(m.bytes_sent) }), el('td', { class: 'num', text: this.bytes(m.bytes_received) })));
     const th = (t) => el('th', { scope: 'col', text: t });
     return el('div', { class: 'collective' }, head,
       el('table', { class: 'grain-table', id: 'collective-members' }, el('thead', {}, el('tr', {}, th('member'), th('start'), th('after first'), th('duration'), th('sent'), th('received'))), el('tbody', {}, ...rows)));
@@ -213,8 +194,8 @@ export class CommPanel {
   }
 
   label(v) {
-    if (this.measure.value === 'count') return `${v.toLocaleString('en-US')} messages`;
-    return formatBytes(Math.round(v));
+    if (this.measure.value === 'count') return `${this.count(v)} messages`;
+    return this.bytes(Math.round(v));
   }
 
   renderMatrix() {
@@ -227,7 +208,7 @@ export class CommPanel {
     this.root.dataset.messages = String(total);
     this.caption.textContent = n === 0
       ? 'No point-to-point messages in this trace.'
-      : `${total.toLocaleString('en-US')} messages, ${formatBytes(bytes)} sent in ${m.whole ? 'the whole trace' : `the selection (${formatNs(m.t1_ns - m.t0_ns)})`} · rows send, columns receive`;
+      : `${this.count(total)} messages, ${this.bytes(bytes)} sent in ${m.whole ? 'the whole trace' : `the selection (${this.ns(m.t1_ns - m.t0_ns)})`} · rows send, columns receive`;
     const cell = Math.max(CELL_MIN, Math.min(CELL_MAX, Math.floor(380 / Math.max(n, 1))));
     this.cell = cell;
     const dpr = window.devicePixelRatio || 1;
@@ -293,7 +274,7 @@ export class CommPanel {
     if (!c) { this.tip.textContent = ''; return; }
     const [s, r] = c;
     const n = m.count[s][r], b = m.bytes[s][r];
-    this.tip.textContent = `${m.senders[s]} → ${m.receivers[r]}: ${n.toLocaleString('en-US')} messages, ${formatBytes(b)}` +
-      (n ? `, mean ${formatBytes(Math.round(b / n))}` : '');
+    this.tip.textContent = `${m.senders[s]} → ${m.receivers[r]}: ${this.count(n)} messages, ${this.bytes(b)}` +
+      (n ? `, mean ${this.bytes(Math.round(b / n))}` : '');
   }
 }

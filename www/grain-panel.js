@@ -4,16 +4,11 @@
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
 
 import { el } from './dom.js';
+import { formatNumber } from './format.js';
+import { attempt, setShown } from './panel.js';
 
 /** At most this many table rows are in the DOM at once (the caption says how many there are). */
 const MAX_ROWS = 1000;
-
-/** A value for reading, by the Viewer's one number formatter (scene::number: significant digits, thousands
- *  separators, the unit; NA for unmeasured), the rules of the views' tooltips. */
-export function formatValue(viewer, v, unit = '') {
-  if (typeof v !== 'number') return 'NA';
-  return viewer.format_number(v, unit);
-}
 
 /** Unmeasured values (null, NaN) sort below every measured one. */
 const measured = (v) => (typeof v === 'number' && !Number.isNaN(v) ? v : -Infinity);
@@ -100,8 +95,7 @@ export class GrainPanel {
   update(view) {
     const wasActive = this.active;
     this.active = view === 'grains';
-    this.root.hidden = !this.active;
-    if (this.help) this.help.hidden = !this.active;
+    setShown(this.active, this.root, this.help);
     if (!this.active) return;
     // Another graph loaded: search hits (grain indices) of the last one mean nothing here.
     const st = this.viewer.view_brief();
@@ -125,7 +119,17 @@ export class GrainPanel {
   }
 
   call(f) {
-    try { return f(); } catch (e) { this.onError(String(e)); return undefined; }
+    return attempt(f, this.onError);
+  }
+
+  /** A count for reading, by the Viewer's formatter ("131,072"). */
+  count(n) {
+    return formatNumber(this.viewer, n);
+  }
+
+  /** A value for reading in `unit` by the Viewer's formatter ('NA' for unmeasured), as the views' tooltips. */
+  number(v, unit = '') {
+    return formatNumber(this.viewer, v, unit);
   }
 
   renderSummary() {
@@ -138,15 +142,15 @@ export class GrainPanel {
       name.addEventListener('click', () => this.onConfigure('problem', m.metric === current ? 'structure' : m.metric));
       let worst = el('span', { class: 'muted', text: '—' });
       if (m.worst) {
-        worst = el('button', { type: 'button', class: 'link', title: `locate task ${m.worst.task}`, text: `task ${m.worst.task} · ${formatValue(this.viewer, m.worst.value, (s.units || {})[m.metric])}` });
+        worst = el('button', { type: 'button', class: 'link', title: `locate task ${m.worst.task}`, text: `task ${m.worst.task} · ${this.number(m.worst.value, (s.units || {})[m.metric])}` });
         worst.addEventListener('click', () => this.select(m.worst.grain, true));
       }
       return el('tr', { data: { metric: m.metric }, class: m.metric === current ? 'current' : '' },
-        el('td', {}, name), el('td', { class: 'num', text: formatValue(this.viewer, m.count) }),
-        el('td', { class: 'num', text: formatValue(this.viewer, m.on_critical_path) }), el('td', { class: 'nowrap' }, worst));
+        el('td', {}, name), el('td', { class: 'num', text: this.number(m.count) }),
+        el('td', { class: 'num', text: this.number(m.on_critical_path) }), el('td', { class: 'nowrap' }, worst));
     });
     // A profile without cpu ids (a GraphML file) gives no core count: say so, the view options set it.
-    const cores = s.cores ? `${formatValue(this.viewer, s.cores)} ${s.cores === 1 ? 'core' : 'cores'}` : 'cores unknown (set them in the view options)';
+    const cores = s.cores ? `${this.number(s.cores)} ${s.cores === 1 ? 'core' : 'cores'}` : 'cores unknown (set them in the view options)';
     const preset = s.thresholds === 'paper' ? "the papers'" : "the prototype's";
     this.summary.replaceChildren(el('caption', { text: `${preset} thresholds${s.edited ? ', edited' : ''}, ${cores}` }),
       el('thead', {}, head), el('tbody', {}, ...rows));
@@ -165,8 +169,8 @@ export class GrainPanel {
     rows.sort(col.cmp);
     if (this.sort.desc) rows.reverse();
     this.sorted = rows;
-    this.caption.textContent = `${table.threshold}: ${formatValue(this.viewer, rows.length)} grains` +
-      (rows.length > MAX_ROWS ? `, the first ${formatValue(this.viewer, MAX_ROWS)} shown` : '');
+    this.caption.textContent = `${table.threshold}: ${this.number(rows.length)} grains` +
+      (rows.length > MAX_ROWS ? `, the first ${this.number(MAX_ROWS)} shown` : '');
     const head = el('tr', {}, ...COLUMNS.map((c) => {
       const sorted = c.key === this.sort.key;
       const th = el('th', { 'aria-sort': sorted ? (this.sort.desc ? 'descending' : 'ascending') : 'none', data: { key: c.key } },
@@ -182,7 +186,7 @@ export class GrainPanel {
     const body = rows.slice(0, MAX_ROWS).map((r) => {
       const tr = el('tr', { data: { grain: r.grain, task: r.task }, class: r.grain === selected ? 'selected' : '' },
         el('td', { class: 'num', text: String(r.task) }), el('td', { class: 'source', text: r.source, title: r.source }),
-        el('td', { class: 'num', text: formatValue(this.viewer, r.value, table.unit), data: { value: String(r.value) } }),
+        el('td', { class: 'num', text: this.number(r.value, table.unit), data: { value: String(r.value) } }),
         el('td', { class: 'num', text: r.severity.toFixed(2) }));
       tr.addEventListener('click', () => this.select(r.grain, true));
       return tr;
@@ -235,7 +239,7 @@ export class GrainPanel {
     const s = this.search;
     if (!s.grains.length) { this.hitsText.textContent = `no grain matches “${q}”`; return; }
     s.at = (s.at + 1) % s.grains.length;
-    this.hitsText.textContent = `match ${(s.at + 1).toLocaleString('en-US')} of ${s.total.toLocaleString('en-US')}: task ${s.tasks[s.at]}`;
+    this.hitsText.textContent = `match ${this.count(s.at + 1)} of ${this.count(s.total)}: task ${s.tasks[s.at]}`;
     this.select(s.grains[s.at], true);
   }
 

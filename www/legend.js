@@ -8,6 +8,7 @@
 // and a choice becomes the view's `colors` option (Viewer.legend_set_color), kept in the permalink.
 // It arranges what the Viewer says and computes nothing; trace text (function names) goes in as textContent.
 import { el } from './dom.js';
+import { foldButton } from './panel.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const VIEWS = new Set(['grains', 'aggregate', 'execgraph', 'timeline']);
@@ -55,11 +56,7 @@ export class LegendPanel {
     this.toggle = el('button', { type: 'button', class: 'legend-title', 'aria-expanded': 'true', title: 'fold or unfold the legend', text: 'Legend' });
     this.body = el('div', { class: 'legend-body' });
     this.root.append(this.toggle, this.body);
-    this.toggle.addEventListener('click', () => {
-      this.folded = !this.folded;
-      this.toggle.setAttribute('aria-expanded', String(!this.folded));
-      this.body.hidden = this.folded;
-    });
+    foldButton(this.toggle, (folded) => { this.folded = folded; this.body.hidden = folded; });
     // In the side column under its bar (www/side-panels.js), else beside the stage.
     const bar = dock && dock.querySelector('.side-bar');
     if (bar) bar.after(this.root); else if (dock) dock.prepend(this.root); else stage.after(this.root);

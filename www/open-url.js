@@ -43,14 +43,6 @@ export const STORE_CORS_HINT = 'the server could not be reached, or it does not 
   + 'Serve the store\'s folder with the header "Access-Control-Allow-Origin: *" (or this page\'s origin) on every '
   + 'file, manifest.json and tiles alike, or download the folder and open it with "Open folder…".';
 
-/** `1.5 MiB`: sizes in messages. */
-function bytesText(n) {
-  if (n >= 1 << 30) return `${(n / (1 << 30)).toFixed(2)} GiB`;
-  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
-  if (n >= 1 << 10) return `${(n / (1 << 10)).toFixed(0)} KiB`;
-  return `${n} bytes`;
-}
-
 /** How long a download may go without a byte before it is given up (ms). */
 export const STALL_MS = 30_000;
 
@@ -61,9 +53,10 @@ export const STALL_MS = 30_000;
  * as it grows, and its "too large" stops the download with a message naming the URL.
  * `progress(done, total, rate)` follows every piece that arrives, at most ten times a second (rate in bytes per
  * second). A download with no byte for `stallMs` is given up with a message. `release(session)` frees the
- * session on failure. Returns the session (the caller finishes and frees it) and the byte count.
+ * session on failure. `bytes(n)` writes a size in these messages as the readers' messages do (the worker's
+ * wasm: human_bytes). Returns the session (the caller finishes and frees it) and the byte count.
  */
-export async function streamUrl(url, open, progress, { min = 1 << 20, stallMs = STALL_MS, release = (s) => s.free() } = {}) {
+export async function streamUrl(url, open, progress, { bytes, min = 1 << 20, stallMs = STALL_MS, release = (s) => s.free() }) {
   let res;
   try {
     res = await fetch(url, { credentials: 'omit', mode: 'cors', cache: 'no-store' });
@@ -116,13 +109,13 @@ export async function streamUrl(url, open, progress, { min = 1 << 20, stallMs = 
     } catch (e) {
       clearTimeout(timer);
       release(session);
-      throw failure(url, `the download broke off after ${bytesText(done)} (${e && e.message ? e.message : e}).`);
+      throw failure(url, `the download broke off after ${bytes(done)} (${e && e.message ? e.message : e}).`);
     } finally {
       clearTimeout(timer);
     }
     if (r === 'stalled') {
       giveUp(failure(url, `the download stalled: nothing arrived for ${Math.round(stallMs / 1000)} s after `
-        + `${bytesText(done)}. The server may be overloaded; try again, or download the file and drop it onto this page.`));
+        + `${bytes(done)}. The server may be overloaded; try again, or download the file and drop it onto this page.`));
     }
     if (r.done) break;
     pieces.push(r.value);

@@ -6,6 +6,8 @@
 // --json` prints); this file only arranges the answers. Trace-derived text goes in with textContent only.
 
 import { el } from './dom.js';
+import { formatDuration, formatNumber } from './format.js';
+import { ViewPanel } from './panel.js';
 
 /** At most this many table rows are in the DOM at once (the caption says how many there are). */
 const MAX_ROWS = 1000;
@@ -20,14 +22,6 @@ const swatch = (color) => {
   return s;
 };
 
-/** A duration as the page writes them elsewhere (scene::timeline::format_duration): 3 decimals in the largest unit. */
-export function formatNs(ns) {
-  if (ns >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
-  if (ns >= 1e6) return `${(ns / 1e6).toFixed(3)} ms`;
-  if (ns >= 1e3) return `${(ns / 1e3).toFixed(3)} us`;
-  return `${ns} ns`;
-}
-
 const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.region - b.region);
 // Table columns: key, header, how to compare two rows, which way a first click sorts.
 const COLUMNS = [
@@ -41,7 +35,7 @@ const COLUMNS = [
 /** What identifies the rows shown: a new trace or another location filter gives another legend. */
 const rowsKey = (st) => `${st.span_ns}/${st.row_count}/${st.locations ?? ''}/${st.first_row_name ?? ''}`;
 
-export class ProfilePanel {
+export class ProfilePanel extends ViewPanel {
   /**
    * @param viewer  the page's Viewer
    * @param canvas  the view's canvas (Shift+drag or two Shift+clicks select a time range)
@@ -49,9 +43,9 @@ export class ProfilePanel {
    * @param onError (message): show an error
    */
   constructor({ viewer, canvas, root, onError }) {
-    Object.assign(this, { viewer, canvas, root, onError });
-    this.view = '';
-    this.open = false;
+    super({ root, view: 'timeline', onError,
+      toggle: { id: 'profile-toggle', title: 'Profile of a time range, and region search (Shift+drag to select)', text: 'Profile' } });
+    Object.assign(this, { viewer, canvas });
     this.sort = { key: 'inclusive_ns', desc: true };
     this.marked = -1;
     this.selecting = null; // {x, moved} while Shift+dragging
@@ -95,8 +89,14 @@ export class ProfilePanel {
     this.prev.addEventListener('click', () => this.step(false));
   }
 
-  call(f) {
-    try { return f(); } catch (e) { this.onError(String(e)); return undefined; }
+  /** A count for reading, by the Viewer's formatter ("131,072"). */
+  count(n) {
+    return formatNumber(this.viewer, n);
+  }
+
+  /** A duration as the timeline's hovers write it (the Viewer's formatter). */
+  ns(ns) {
+    return formatDuration(this.viewer, ns);
   }
 
   /** Shift+drag selects; a Shift+click sets one end and the next the other. Returns whether it takes this press. */
@@ -137,27 +137,10 @@ export class ProfilePanel {
     });
   }
 
-  /** The page shows `view` (a load, a view switch, an option change): the toggle in `box`, the panel shown or not. */
+  /** The page shows `view`: away from the timeline, a selection being made is dropped. */
   update(view, box) {
-    this.view = view;
-    const timeline = view === 'timeline';
-    if (timeline && box) {
-      const b = el('button', { type: 'button', id: 'profile-toggle', title: 'Profile of a time range, and region search (Shift+drag to select)', text: 'Profile' });
-      b.setAttribute('aria-pressed', String(this.open));
-      b.addEventListener('click', () => this.setOpen(!this.open));
-      box.append(b);
-    }
-    this.root.hidden = !(timeline && this.open);
-    if (!timeline) { this.selecting = null; this.firstClick = null; return; }
-    if (this.open) this.refresh();
-  }
-
-  setOpen(open) {
-    this.open = open;
-    const b = document.getElementById('profile-toggle');
-    if (b) b.setAttribute('aria-pressed', String(open));
-    this.root.hidden = !(this.view === 'timeline' && open);
-    if (!this.root.hidden) this.refresh();
+    super.update(view, box);
+    if (view !== 'timeline') { this.selecting = null; this.firstClick = null; }
   }
 
   refresh() {
@@ -184,7 +167,7 @@ export class ProfilePanel {
   showSelection(sel) {
     this.selection = sel || null;
     this.selText.textContent = sel
-      ? `${formatNs(sel.duration_ns)} (${formatNs(sel.t0_ns)} to ${formatNs(sel.t1_ns)})`
+      ? `${this.ns(sel.duration_ns)} (${this.ns(sel.t0_ns)} to ${this.ns(sel.t1_ns)})`
       : 'none: Shift+drag on the timeline, or Shift+click twice';
     this.clear.disabled = !sel;
     if (!this.selecting && !this.root.hidden) this.renderTable();
@@ -196,7 +179,7 @@ export class ProfilePanel {
     this.profile = p;
     const what = p.whole ? 'the whole trace' : 'the selection';
     const filter = this.locations.value.trim() ? ` · locations ${this.locations.value.trim()}` : '';
-    this.caption.textContent = `${p.rows.length.toLocaleString('en-US')} region${p.rows.length === 1 ? '' : 's'} in ${what} (${formatNs(p.duration_ns)})${filter}` +
+    this.caption.textContent = `${this.count(p.rows.length)} region${p.rows.length === 1 ? '' : 's'} in ${what} (${this.ns(p.duration_ns)})${filter}` +
       (p.rows.length > MAX_ROWS ? ` · first ${MAX_ROWS} shown` : '');
     const col = COLUMNS.find((c) => c.key === this.sort.key);
     const rows = [...p.rows].sort((a, b) => (this.sort.desc ? -1 : 1) * col.cmp(a, b));
@@ -212,9 +195,9 @@ export class ProfilePanel {
     for (const r of rows.slice(0, MAX_ROWS)) {
       const tr = el('tr', { 'data-region': String(r.region), 'data-count': String(r.count), 'data-inclusive': String(r.inclusive_ns), 'data-exclusive': String(r.exclusive_ns) },
         el('td', { class: 'source', title: r.name }, swatch(r.color), el('span', { text: r.short ?? r.name })),
-        el('td', { class: 'num', text: r.count.toLocaleString('en-US') }),
-        el('td', { class: 'num', text: formatNs(r.inclusive_ns) }),
-        el('td', { class: 'num', text: formatNs(r.exclusive_ns) }),
+        el('td', { class: 'num', text: this.count(r.count) }),
+        el('td', { class: 'num', text: this.ns(r.inclusive_ns) }),
+        el('td', { class: 'num', text: this.ns(r.exclusive_ns) }),
         el('td', { class: 'num', text: `${(100 * r.share).toFixed(1)}%` }));
       if (r.region === this.marked) tr.classList.add('selected');
       tr.addEventListener('click', () => this.mark(r.region === this.marked ? -1 : r.region));
@@ -234,7 +217,7 @@ export class ProfilePanel {
   find(pattern) {
     const count = this.call(() => this.viewer.timeline_search(pattern || this.search.value)) ?? 0;
     this.searched = pattern || this.search.value;
-    this.hits.textContent = this.searched.trim() ? `${count.toLocaleString('en-US')} matches` : '';
+    this.hits.textContent = this.searched.trim() ? `${this.count(count)} matches` : '';
     return count;
   }
 
@@ -243,6 +226,6 @@ export class ProfilePanel {
     if (this.searched !== this.search.value) this.find('');
     const hit = this.call(() => this.viewer.timeline_search_step(forward));
     if (!hit) { if (this.search.value.trim()) this.hits.textContent = 'no match'; return; }
-    this.hits.textContent = `${(hit.at + 1).toLocaleString('en-US')} / ${hit.count.toLocaleString('en-US')} · ${hit.region} at ${formatNs(hit.start_ns)}`;
+    this.hits.textContent = `${this.count(hit.at + 1)} / ${this.count(hit.count)} · ${hit.region} at ${this.ns(hit.start_ns)}`;
   }
 }

@@ -6,24 +6,20 @@
 // option. Names are trace text: set with textContent only.
 
 import { el } from './dom.js';
+import { ViewPanel } from './panel.js';
 
 const PAGE = 200;
 
-export class RowsPanel {
+export class RowsPanel extends ViewPanel {
   /** @param viewer the page's Viewer; canvas the view's canvas; root the panel's aside */
   constructor({ viewer, canvas, root, onChange, onError }) {
-    Object.assign(this, { viewer, canvas, root, onChange: onChange || (() => {}), onError });
-    this.open = false;
-    this.view = null;
+    super({ root, view: 'timeline', onError, toggle: { id: 'rows-toggle', title: 'Rows: filter, hide and fold processes and locations', text: 'Rows' } });
+    Object.assign(this, { viewer, canvas, onChange: onChange || (() => {}) });
     this.filter = '';
     this.from = 0;
     this.dragging = false;
     this.build();
     this.wirePointer(canvas);
-  }
-
-  call(f) {
-    try { return f(); } catch (e) { if (this.onError) this.onError(String(e)); return undefined; }
   }
 
   build() {
@@ -66,28 +62,6 @@ export class RowsPanel {
   changed() {
     if (this.open) this.refresh();
     this.onChange();
-  }
-
-  /** The page shows `view`: the toggle in `box`, the panel shown or not. */
-  update(view, box) {
-    this.view = view;
-    const timeline = view === 'timeline';
-    if (timeline && box) {
-      const b = el('button', { type: 'button', id: 'rows-toggle', title: 'Rows: filter, hide and fold processes and locations', text: 'Rows' });
-      b.setAttribute('aria-pressed', String(this.open));
-      b.addEventListener('click', () => this.setOpen(!this.open));
-      box.append(b);
-    }
-    this.root.hidden = !(timeline && this.open);
-    if (timeline && this.open) this.refresh();
-  }
-
-  setOpen(open) {
-    this.open = open;
-    const b = document.getElementById('rows-toggle');
-    if (b) b.setAttribute('aria-pressed', String(open));
-    this.root.hidden = !(this.view === 'timeline' && open);
-    if (!this.root.hidden) this.refresh();
   }
 
   refresh() {

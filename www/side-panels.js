@@ -5,14 +5,15 @@
 // boxes (a pattern carried over to the next file). N / Shift+N step through the timeline's search matches.
 // Nothing here knows a trace.
 
+import { foldButton } from './panel.js';
+
 const BOXES = '#side input[type="search"], #grain-panel input[type="search"]';
 
 export function initSidePanels({ weft, stage }) {
   const side = document.getElementById('side');
   const fold = document.getElementById('side-collapse');
-  fold.addEventListener('click', () => {
-    const folded = side.classList.toggle('collapsed');
-    fold.setAttribute('aria-expanded', String(!folded));
+  foldButton(fold, (folded) => {
+    side.classList.toggle('collapsed', folded);
     fold.textContent = folded ? '⟨' : '⟩';
     fold.title = folded ? 'Show the side panels' : 'Fold the side panels: the view takes the width';
   });

@@ -7,6 +7,7 @@
 // No trace logic here.
 
 import { pageUrlParam } from './open-url.js';
+import { yieldToBrowser } from './loading.js';
 
 /** The store URL the page was opened with (`?store=` or `#store=`). */
 export const storeUrlOf = (loc) => pageUrlParam(loc, 'store');
@@ -17,15 +18,14 @@ export function looksLikeStore(entries) {
     && entries.some((e) => /(^|\/)[escmp]\/.*\.wt$/.test(e.path));
 }
 
-// A tick for the browser between the steps of an answer (as app.js's load steps).
-const yieldToBrowser = () => (globalThis.scheduler && scheduler.yield ? scheduler.yield() : new Promise((r) => setTimeout(r, 0)));
-let answerGeneration = 0;
 const ANSWER_PART = 4 << 20;
 
 export function initStore(app) {
   const { weft, ui } = app;
   let worker = null;
   let badge = null;
+  // Counts answers: a newer one drops the steps of an older one.
+  let answerGeneration = 0;
   const state = weft.store = { open: false, answers: 0, timings: {}, last: null, worstApply: null, openUrl, openFolder, looksLikeStore };
 
   function showBadge(n) {
@@ -103,8 +103,7 @@ export function initStore(app) {
       weft.lastKind = 'store';
       weft.fileViews = null;
       ui.fileName.textContent = msg.name;
-      ui.summary.textContent = `store · ${s.processes} processes · ${s.locations} locations · ${s.intervals.toLocaleString()} intervals`
-        + (s.messages + s.flows ? ` · ${(s.messages + s.flows).toLocaleString()} messages/flows` : '');
+      ui.summary.textContent = `store · ${app.summaryText('trace', s)}`;
       ui.progress.hidden = true;
       state.open = true;
       app.renderViewTabs();

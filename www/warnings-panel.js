@@ -4,6 +4,7 @@
 // trace summary (src/analyses/summary.rs, the same as `weft info`); nothing is computed here. Examples are
 // trace text: isolated, with hidden characters made visible (text.js), and only ever set as textContent.
 import { isolated } from './text.js';
+import { formatNumber } from './format.js';
 
 const el = (tag, cls, text) => {
   const e = document.createElement(tag);
@@ -20,7 +21,8 @@ const HEADINGS = {
 };
 
 /** Show the warnings of a loaded trace's summary `s` (or none, for other kinds of file). */
-export function showWarnings(s) {
+export function showWarnings(s, viewer) {
+  const count = (n) => formatNumber(viewer, n);
   const button = document.getElementById('warnings');
   const panel = document.getElementById('warnings-panel');
   if (!button || !panel) return;
@@ -47,8 +49,8 @@ export function showWarnings(s) {
   const lost = s.warnings_left_out || 0;
   const repaired = s.warnings_repaired || 0;
   const parts = [];
-  if (lost) parts.push(`${lost.toLocaleString('en-US')} left out`);
-  if (repaired) parts.push(`${repaired.toLocaleString('en-US')} repaired`);
+  if (lost) parts.push(`${count(lost)} left out`);
+  if (repaired) parts.push(`${count(repaired)} repaired`);
   button.textContent = parts.join(' · ');
   button.classList.toggle('lost', lost > 0);
   panel.append(el('p', 'muted', 'What the reader did with parts of this file it could not show as written (`weft info FILE` lists the same).'));
@@ -60,7 +62,7 @@ export function showWarnings(s) {
     for (const g of mine) {
       const item = el('li');
       item.dataset.kind = g.kind;
-      item.append(el('span', 'count', g.count.toLocaleString('en-US')), el('code', null, g.kind), el('span', 'meaning', g.meaning));
+      item.append(el('span', 'count', count(g.count)), el('code', null, g.kind), el('span', 'meaning', g.meaning));
       if (g.examples.length) {
         const ex = el('ul', 'examples');
         for (const e of g.examples) { const li = el('li'); li.append(isolated(e)); ex.append(li); }

@@ -4,7 +4,7 @@
 // memory included, becomes an 'error' message naming the file. It loads the worker's own wasm module
 // (www/pkg-worker: the readers and analyses, no renderer), not the page's.
 
-import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version } from './pkg-worker/weft.js';
+import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes } from './pkg-worker/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
@@ -56,7 +56,7 @@ async function openUrl(id, url, limits = {}) {
   };
   const { session, size } = await streamUrl(url, make,
     (done, total, rate) => post({ id, type: 'progress', phase: 'downloading', done, total, rate }),
-    { stallMs: limits.stallMs, release });
+    { bytes: human_bytes, stallMs: limits.stallMs, release });
   try {
     post({ id, type: 'progress', phase: 'parsing', done: size, total: size });
     send(id, name, session.finish());

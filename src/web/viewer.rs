@@ -456,6 +456,21 @@ impl Viewer {
         let unit = crate::scene::number::Unit::parse(unit).ok_or_else(|| format!("no unit '{unit}'"))?;
         Ok(crate::scene::number::format(value, unit))
     }
+
+    /// A duration of `ns` nanoseconds as the timeline's hovers write it (scene::timeline::format_duration: three
+    /// decimals in the largest unit), for the timeline's panels (profile, messages); a negative one (a message
+    /// received before it was sent, on skewed clocks) with its sign. NaN is "NA", as format_number writes it.
+    pub fn format_duration(&self, ns: f64) -> String {
+        if ns.is_nan() {
+            return "NA".into();
+        }
+        let text = crate::scene::timeline::format_duration(ns.abs().round().min(u64::MAX as f64) as u64);
+        if ns < 0.0 && text != "0 ns" {
+            format!("-{text}")
+        } else {
+            text
+        }
+    }
 }
 
 impl Viewer {

@@ -122,7 +122,7 @@ test('traps name the file; downloads without a length are held to the budget; st
     assert.equal(await page.textContent('#file-name'), 'slow.json', await errorText(page));
     const seen = (await page.evaluate(() => window.seen)).filter((s) => /^downloading \d/.test(s));
     assert.ok(seen.length >= 3, `progress updates while downloading: ${seen}`);
-    for (const s of seen) assert.match(s, /^downloading [\d.]+ (B|KB) · [\d.]+ (B|KB|MB)\/s$/, `no total, a rate: ${s}`);
+    for (const s of seen) assert.match(s, /^downloading [\d.,]+\u00a0(B|KiB) · [\d.,]+\u00a0(B|KiB|MiB)\/s$/, `no total, a rate: ${s}`);
     assert.deepEqual(problems.filter((p) => !/induced fault|unreachable|memory|RuntimeError|Aborted|Failed to load resource/i.test(p)), []);
   } finally {
     await browser.close();

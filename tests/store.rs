@@ -91,8 +91,8 @@ fn check_open(t: &Trace, store: &Store<MemoryStore>) {
             (e.block, e.window),
             [
                 o.intervals.iter().map(|x| x.0).collect(),
-                o.messages.iter().map(|x| x.0).collect(),
-                o.collectives.iter().map(|x| x.0).collect(),
+                o.messages.iter().map(|x| x.index).collect(),
+                o.collectives.iter().map(|x| x.index).collect(),
             ],
         );
     }

@@ -82,7 +82,7 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    weft::store::set_memory_release(return_free_memory);
+    weft::index::set_memory_release(return_free_memory);
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),

@@ -7,31 +7,29 @@
 //! [`exact_trace`]: a `Trace` with the store's definitions and the exact records of the visible locations
 //! that reach into the window, from the decoded level-0 tiles, which the ordinary timeline view draws and
 //! hovers. Both also in steps, tile by tile ([`GridBuilder`], [`ExactSlice`]), so a view's tiles need not
-//! all be held at once. [`TileCache`]: decoded tiles kept least-recently-used first out, bounded in bytes
-//! (counted by the vectors' capacities); [`TileCache::admit`] keeps a tile only within the budget.
+//! all be held at once (the decoded tiles are kept in [`TileCache`], `super::cache`).
 //! [`particle_plan`]: the particle tiles a playback range needs (its windows: each tile carries the events
 //! of earlier windows still running at its start); [`particle_tile`] decodes one and [`ParticleGather`] keeps the
 //! events live in the range, which `analyses::particles::EventSlicer` orders as the whole trace's index.
 //!
 //! Plain Rust, no files and no web types: the worker fetches the tiles a plan names and decodes them with
-//! [`super::Store`]; tests compare every answer with the whole trace (`tests/store_query.rs`).
+//! [`crate::store::Store`]; tests compare every answer with the whole trace (`tests/store_query.rs`).
 
-use super::columns::{ColumnError, ColumnReader};
-use super::counters::{CounterBinsTile, CounterTile, SampleRow, SeriesBins};
-use super::manifest::{Manifest, TileKind};
-use super::pyramid::Bins;
-use super::read::EventsTile;
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};
 use crate::analyses::particles::{EventExtent, EventSlicer, SliceEvent};
 use crate::model::codec::IntervalRows;
 use crate::model::*;
+use crate::store::counters::{CounterBinsTile, CounterTile, SampleRow, SeriesBins};
+use crate::store::format::columns::{ColumnError, ColumnReader};
+use crate::store::format::manifest::{Manifest, TileKind};
+use crate::store::format::particles::{decode_particles, ParticleTile};
+use crate::store::pyramid::Bins;
+use crate::store::read::{CollectiveRow, EventsTile, MessageRow};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::ops::Range;
 
-/// The decoded-tile cache's default budget (issue #17: 256 MB).
-pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
+pub use crate::store::read::cache::{Decoded, TileCache, DEFAULT_CACHE_BYTES};
 
 /// What part of the trace a view shows.
 #[derive(Clone, Debug, PartialEq)]
@@ -554,10 +552,8 @@ pub struct ExactSlice {
     /// Per location of `locs`: (start, depth, region, duration) of the intervals reaching into the window.
     per_loc: Vec<Vec<(u64, u16, RegionId, u64)>>,
     instants: Vec<(u64, LocationId, RegionId, u64)>,
-    #[allow(clippy::type_complexity)]
-    messages: Vec<(u64, MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId)>,
-    #[allow(clippy::type_complexity)]
-    collectives: Vec<(u64, u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64)>,
+    messages: Vec<MessageRow>,
+    collectives: Vec<CollectiveRow>,
     /// The counter series asked, their samples in the window, and per series the last one before it.
     series: Range<u32>,
     samples: Vec<SampleRow>,
@@ -632,14 +628,14 @@ impl ExactSlice {
         }
         let open = tile.open.messages.iter().filter(|_| first);
         for m in tile.messages.iter().chain(open) {
-            let (s, r, send, recv) = (m.2, m.3, m.4, m.5);
+            let (s, r, send, recv) = (m.sender, m.receiver, m.send_ns, m.recv_ns);
             if (locs.contains(&s.0) || locs.contains(&r.0)) && send.min(recv) <= t1 && send.max(recv) >= t0 {
                 self.messages.push(*m);
             }
         }
         let open = tile.open.collectives.iter().filter(|_| first);
         for c in tile.collectives.iter().chain(open) {
-            if locs.contains(&c.2 .0) && c.6 <= t1 && c.7 >= t0 {
+            if locs.contains(&c.location.0) && c.start_ns <= t1 && c.end_ns >= t0 {
                 self.collectives.push(*c);
             }
         }
@@ -734,18 +730,8 @@ impl ExactSlice {
             t.instants.region.push(r);
             t.instants.time_ns.push(time);
         }
-        messages.sort_by_key(|x| x.0);
-        for (_, kind, s, r, send, recv, size, tag, name) in messages {
-            let x = &mut t.messages;
-            x.kind.push(kind);
-            x.sender.push(s);
-            x.receiver.push(r);
-            x.send_ns.push(send);
-            x.recv_ns.push(recv);
-            x.size_bytes.push(size);
-            x.tag.push(tag);
-            x.name.push(name);
-        }
+        messages.sort_by_key(|x| x.index);
+        messages.iter().for_each(|x| x.push_to(&mut t.messages));
         // Counter samples in the model's order (series, then time), each series' last before the window first.
         let mut samples = self.samples;
         samples.extend(self.before.into_iter().flatten());
@@ -755,19 +741,8 @@ impl ExactSlice {
             t.counters.sample_time_ns.push(time);
             t.counters.sample_value.push(value);
         }
-        collectives.sort_by_key(|x| x.0);
-        for (_, op, l, r, comm, root, a, z, sent, recv) in collectives {
-            let x = &mut t.collectives;
-            x.operation.push(op);
-            x.location.push(l);
-            x.region.push(r);
-            x.communicator.push(comm);
-            x.root.push(root);
-            x.start_ns.push(a);
-            x.end_ns.push(z);
-            x.bytes_sent.push(sent);
-            x.bytes_received.push(recv);
-        }
+        collectives.sort_by_key(|x| x.index);
+        collectives.iter().for_each(|x| x.push_to(&mut t.collectives));
         (t, SliceRows(rows))
     }
 }
@@ -827,85 +802,33 @@ pub fn particle_slice_end(span_ns: u64, t1_ns: u64) -> u64 {
     }
 }
 
-/// A decoded particle tile: its window (ns from the origin; the last reaches to `u64::MAX`), the events
-/// started in it, and those of earlier windows still running at its start (ending after it).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ParticleTile {
-    pub window_ns: Range<u64>,
-    pub events: Vec<SliceEvent>,
-    pub open: Vec<SliceEvent>,
-}
-
 /// Decode a particle tile (`p/w{W}`): its events and those carried running into it, checked against the
 /// manifest (record count, ids, each event starting in the window, each carried one running at its start).
 /// Errors name the file.
-pub fn particle_tile<S: super::TileSource>(
-    store: &super::Store<S>,
-    e: &super::TileEntry,
-) -> Result<ParticleTile, super::StoreError> {
+pub fn particle_tile<S: crate::store::TileSource>(
+    store: &crate::store::Store<S>,
+    e: &crate::store::TileEntry,
+) -> Result<ParticleTile, crate::store::StoreError> {
     let payload = store.payload(e)?;
     let m = &store.manifest;
-    let corrupt = |c: ColumnError| super::StoreError::Corrupt { file: e.path.clone(), detail: c.to_string() };
+    let corrupt = |c: ColumnError| crate::store::StoreError::Corrupt { file: e.path.clone(), detail: c.to_string() };
     let window = m.tiling.window_span(e.window);
     let mut r = ColumnReader::new(&payload);
-    let events = particle_columns(&mut r, m, |s, _| window.contains(&s), "outside the window").map_err(corrupt)?;
+    let events = decode_particles(&mut r, m, |s, _| window.contains(&s), "outside the window").map_err(corrupt)?;
     if events.len() as u64 != e.records {
-        return Err(super::StoreError::Mismatch {
+        return Err(crate::store::StoreError::Mismatch {
             file: e.path.clone(),
             detail: format!("{} particle events, the manifest says {}", events.len(), e.records),
         });
     }
     let ws = window.start;
     let open =
-        particle_columns(&mut r, m, |s, end| s < ws && end > ws, "carried but not running at the window's start")
+        decode_particles(&mut r, m, |s, end| s < ws && end > ws, "carried but not running at the window's start")
             .map_err(corrupt)?;
     if !r.at_end() {
         return Err(corrupt(ColumnError { offset: 0, detail: "bytes after the last column".into() }));
     }
     Ok(ParticleTile { window_ns: window, events, open })
-}
-
-/// One list of a particle tile (see `build::particle_columns`): each event's (start, end) must pass `fits`.
-fn particle_columns(
-    r: &mut ColumnReader,
-    m: &Manifest,
-    fits: impl Fn(u64, u64) -> bool,
-    unfit: &str,
-) -> Result<Vec<SliceEvent>, ColumnError> {
-    let n = r.count(5)?;
-    let (nl, nr) = (m.locations.process.len() as u64, m.regions.name.len() as u64);
-    let mut out = vec![SliceEvent { location: LocationId(0), region: 0, start_ns: 0, dur_ns: 0, interval: 0 }; n];
-    for o in out.iter_mut() {
-        o.location = LocationId(r.below(nl, "location")? as u32);
-    }
-    for o in out.iter_mut() {
-        o.region = r.below(nr, "region")? as u32;
-    }
-    let mut prev = 0u64;
-    for o in out.iter_mut() {
-        let d = r.signed()?;
-        prev = r.add(prev, d)?;
-        o.start_ns = prev;
-    }
-    for o in out.iter_mut() {
-        o.dur_ns = r.varint()?;
-        let Some(end) = o.start_ns.checked_add(o.dur_ns) else {
-            return r.error("an event ends past 2^64 ns");
-        };
-        if !fits(o.start_ns, end) {
-            return r.error(format!("an event at {} ns is {unfit}", o.start_ns));
-        }
-    }
-    let mut prev = 0u64;
-    for o in out.iter_mut() {
-        let d = r.signed()?;
-        prev = r.add(prev, d)?;
-        if prev >= m.counts.intervals.min(u32::MAX as u64) {
-            return r.error(format!("interval {prev} out of range (there are {})", m.counts.intervals));
-        }
-        o.interval = prev as u32;
-    }
-    Ok(out)
 }
 
 /// The particle view's [`EventSlicer`] for a store (`skeleton`: its definitions): None when the store holds
@@ -925,12 +848,12 @@ pub fn particle_slicer(m: &Manifest, skeleton: &Trace) -> Option<EventSlicer> {
 /// The particle events live at some time in `[from_ns, to_ns]` with fading `fade_ns`, read from the store
 /// at once (the worker does the same tile by tile, through its cache), with the end of what the slice
 /// holds (see [`particle_plan`]).
-pub fn particle_slice<S: super::TileSource>(
-    store: &super::Store<S>,
+pub fn particle_slice<S: crate::store::TileSource>(
+    store: &crate::store::Store<S>,
     slicer: &EventSlicer,
     index: &TileIndex,
     (from_ns, to_ns, fade_ns): (u64, u64, u64),
-) -> Result<(crate::analyses::particles::ParticleEvents, u64), super::StoreError> {
+) -> Result<(crate::analyses::particles::ParticleEvents, u64), crate::store::StoreError> {
     let (tiles, end_ns) = particle_plan(&store.manifest, index, from_ns, to_ns, fade_ns);
     let mut g = ParticleGather { t0_ns: from_ns, end_ns, fade_ns, events: Vec::new() };
     for i in tiles {
@@ -963,202 +886,5 @@ impl ParticleGather {
                 .filter(|e| e.start_ns < end && (e.start_ns + e.dur_ns).saturating_add(fade) > t0)
                 .copied(),
         );
-    }
-}
-
-/// A decoded tile, as the cache keeps it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Decoded {
-    Events(EventsTile),
-    Summary(Vec<Bins>),
-    Particles(ParticleTile),
-    Counters(CounterTile),
-    CounterBins(CounterBinsTile),
-}
-
-impl Decoded {
-    /// About the heap bytes it holds (what the cache's budget counts): the vectors' capacities, not only
-    /// their lengths (a decoder that grows a vector by pushing holds up to twice what it uses).
-    pub fn bytes(&self) -> usize {
-        use std::mem::size_of_val;
-        fn cap<T>(v: &Vec<T>) -> usize {
-            v.capacity() * std::mem::size_of::<T>()
-        }
-        match self {
-            Decoded::Events(t) => {
-                cap(&t.intervals)
-                    + cap(&t.instants)
-                    + cap(&t.messages)
-                    + cap(&t.collectives)
-                    + cap(&t.open.intervals)
-                    + cap(&t.open.messages)
-                    + cap(&t.open.collectives)
-                    + size_of_val(t)
-            }
-            Decoded::Particles(p) => cap(&p.events) + cap(&p.open) + size_of_val(p),
-            Decoded::Counters(c) => cap(&c.samples) + cap(&c.open) + size_of_val(c),
-            Decoded::CounterBins(c) => {
-                cap(&c.series)
-                    + c.series.iter().map(|s| cap(&s.count) + cap(&s.min) + cap(&s.max) + cap(&s.last)).sum::<usize>()
-            }
-            Decoded::Summary(rows) => {
-                cap(rows)
-                    + rows
-                        .iter()
-                        .map(|b| {
-                            cap(&b.busy_compute_ns)
-                                + cap(&b.busy_any_ns)
-                                + cap(&b.dominant_region)
-                                + cap(&b.dominant_ns)
-                                + cap(&b.events)
-                                + cap(&b.messages)
-                                + cap(&b.message_bytes)
-                        })
-                        .sum::<usize>()
-            }
-        }
-    }
-
-    /// Give back what the vectors hold beyond their lengths (before the tile is kept).
-    pub fn compact(&mut self) {
-        match self {
-            Decoded::Events(t) => {
-                t.intervals.shrink_to_fit();
-                t.instants.shrink_to_fit();
-                t.messages.shrink_to_fit();
-                t.collectives.shrink_to_fit();
-                t.open.intervals.shrink_to_fit();
-                t.open.messages.shrink_to_fit();
-                t.open.collectives.shrink_to_fit();
-            }
-            Decoded::Summary(rows) => rows.shrink_to_fit(),
-            Decoded::Particles(p) => {
-                p.events.shrink_to_fit();
-                p.open.shrink_to_fit();
-            }
-            Decoded::Counters(c) => {
-                c.samples.shrink_to_fit();
-                c.open.shrink_to_fit();
-            }
-            Decoded::CounterBins(c) => c.series.shrink_to_fit(),
-        }
-    }
-}
-
-/// Decoded tiles by manifest index, the least recently used dropped first once they hold more than
-/// `budget` bytes. Tiles used since [`TileCache::begin_view`] (the view being answered) are never dropped,
-/// so one view needing more than the budget holds what it needs until the next view begins (then the
-/// cache is trimmed back to the budget).
-#[derive(Debug)]
-pub struct TileCache {
-    budget: usize,
-    used: usize,
-    tick: u64,
-    tiles: FxHashMap<usize, (Decoded, usize, u64)>,
-    by_use: BTreeMap<u64, usize>,
-    /// Tiles used at or after this tick belong to the view being answered.
-    view_from: u64,
-}
-
-impl TileCache {
-    pub fn new(budget: usize) -> Self {
-        TileCache { budget, used: 0, tick: 0, tiles: FxHashMap::default(), by_use: BTreeMap::new(), view_from: 0 }
-    }
-    /// Bytes held now (never more than the budget, but for one oversized tile).
-    pub fn used(&self) -> usize {
-        self.used
-    }
-    pub fn budget(&self) -> usize {
-        self.budget
-    }
-    pub fn len(&self) -> usize {
-        self.tiles.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.tiles.is_empty()
-    }
-    pub fn contains(&self, i: usize) -> bool {
-        self.tiles.contains_key(&i)
-    }
-    /// A new view is being answered: earlier tiles may be dropped again; the cache is trimmed to the budget.
-    pub fn begin_view(&mut self) {
-        self.view_from = self.tick + 1;
-        self.trim();
-    }
-    /// Mark tile `i` used now (a view needs it); false when it is not held.
-    pub fn touch(&mut self, i: usize) -> bool {
-        self.tick += 1;
-        let tick = self.tick;
-        match self.tiles.get_mut(&i) {
-            Some(entry) => {
-                self.by_use.remove(&entry.2);
-                entry.2 = tick;
-                self.by_use.insert(tick, i);
-                true
-            }
-            None => false,
-        }
-    }
-    /// Tile `i` if held (does not count as a use; [`TileCache::touch`] does).
-    pub fn peek(&self, i: usize) -> Option<&Decoded> {
-        self.tiles.get(&i).map(|e| &e.0)
-    }
-    /// Keep tile `i`, most recently used, dropping the least recently used ones past the budget. Returns the
-    /// indices dropped.
-    pub fn insert(&mut self, i: usize, tile: Decoded) -> Vec<usize> {
-        if let Some((_, bytes, tick)) = self.tiles.remove(&i) {
-            self.used -= bytes;
-            self.by_use.remove(&tick);
-        }
-        let bytes = tile.bytes();
-        self.tick += 1;
-        self.tiles.insert(i, (tile, bytes, self.tick));
-        self.by_use.insert(self.tick, i);
-        self.used += bytes;
-        self.trim()
-    }
-    /// Keep tile `i` only if it fits the budget once tiles not of the current view are dropped (least
-    /// recently used first): unlike [`TileCache::insert`], a view needing more than the budget never makes
-    /// the cache hold more; the caller uses the tile and lets it go. Returns whether it was kept.
-    pub fn admit(&mut self, i: usize, tile: Decoded) -> bool {
-        let bytes = tile.bytes();
-        if let Some((_, b, tick)) = self.tiles.remove(&i) {
-            self.used -= b;
-            self.by_use.remove(&tick);
-        }
-        while self.used + bytes > self.budget {
-            let Some((&tick, &oldest)) = self.by_use.first_key_value() else { break };
-            if tick >= self.view_from {
-                break;
-            }
-            self.by_use.pop_first();
-            if let Some((_, b, _)) = self.tiles.remove(&oldest) {
-                self.used -= b;
-            }
-        }
-        if self.used + bytes > self.budget {
-            return false;
-        }
-        self.tick += 1;
-        self.tiles.insert(i, (tile, bytes, self.tick));
-        self.by_use.insert(self.tick, i);
-        self.used += bytes;
-        true
-    }
-    /// Drop least recently used tiles not of the current view until within the budget; their indices.
-    fn trim(&mut self) -> Vec<usize> {
-        let mut dropped = Vec::new();
-        while self.used > self.budget && self.tiles.len() > 1 {
-            let Some((&tick, &oldest)) = self.by_use.first_key_value() else { break };
-            if tick >= self.view_from {
-                break;
-            }
-            self.by_use.pop_first();
-            if let Some((_, b, _)) = self.tiles.remove(&oldest) {
-                self.used -= b;
-            }
-            dropped.push(oldest);
-        }
-        dropped
     }
 }

@@ -6,18 +6,21 @@
 //!
 //! Every error names the store file. Plain Rust, no files: the page will decode the same tiles.
 
-use super::columns::{content_hash, frame, unframe_tile, ColumnError, ColumnReader};
-use super::counters::{
-    decode_counter_summary, decode_counter_tile, series_block_range, tile_bins, CounterBinsTile, CounterTile,
-};
-use super::manifest::{Manifest, TileEntry, TileKind, MANIFEST};
-use super::pyramid::{Bins, COLUMNS, FULL_COVER, MAX_SUMMARY_LANES};
-use super::{StoreError, TileSource};
 use crate::analyses::busy::BusyDefinition;
-use crate::analyses::moments::{LocationMoments, MomentAccumulator};
+use crate::analyses::moments::LocationMoments;
 use crate::analyses::summary::{summarize_parts, SummaryCounts, TraceSummary};
 use crate::model::*;
-use std::ops::Range;
+use crate::store::counters::{
+    decode_counter_summary, decode_counter_tile, series_block_range, tile_bins, CounterBinsTile, CounterTile,
+};
+use crate::store::format::columns::{content_hash, frame, unframe_tile, ColumnError};
+use crate::store::format::events::decode_events;
+use crate::store::format::events::{CollectiveRow, EventsTile, MessageRow};
+use crate::store::format::manifest::{Manifest, TileEntry, TileKind, MANIFEST};
+use crate::store::format::moments::decode_moments;
+use crate::store::format::summary::decode_summary;
+use crate::store::pyramid::{Bins, MAX_SUMMARY_LANES};
+use crate::store::{StoreError, TileSource};
 
 /// The most a tile may claim to decompress to (a hostile header must not make us allocate more).
 const MAX_TILE_RAW: usize = 1 << 30;
@@ -25,50 +28,6 @@ const MAX_TILE_RAW: usize = 1 << 30;
 pub struct Store<S: TileSource> {
     source: S,
     pub manifest: Manifest,
-}
-
-/// A message as a level-0 tile holds it: (index in the trace's messages, kind, sender, receiver, send, recv,
-/// size, tag, name).
-pub type MessageRow = (u64, MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId);
-/// A collective row as a level-0 tile holds it: (index in the trace's collective rows, operation, location,
-/// region, communicator, root, start, end, sent, received).
-pub type CollectiveRow = (u64, u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64);
-
-/// A decoded level-0 tile (ids global, times from the origin).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct EventsTile {
-    /// The tile's window, ns from the origin (the last window reaches to `u64::MAX`).
-    pub window_ns: Range<u64>,
-    /// The intervals started in the window: (location, region, start, duration, depth).
-    pub intervals: Vec<(LocationId, RegionId, u64, u64, u16)>,
-    /// (index in the trace's instants, location, region, time)
-    pub instants: Vec<(u64, LocationId, RegionId, u64)>,
-    /// Sent in the window.
-    pub messages: Vec<MessageRow>,
-    /// Started in the window.
-    pub collectives: Vec<CollectiveRow>,
-    /// The records of earlier windows still open at the window's start (each is also its start window's own).
-    pub open: OpenRecords,
-}
-
-/// What a level-0 tile carries from earlier windows: the block's intervals started before the window and
-/// ending at or after its start, messages sent before it and received at or after it, collective rows
-/// started before it and ending at or after it; by trace index.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct OpenRecords {
-    /// (index in the trace's intervals, location, region, start, duration, depth)
-    pub intervals: Vec<(u64, LocationId, RegionId, u64, u64, u16)>,
-    pub messages: Vec<MessageRow>,
-    pub collectives: Vec<CollectiveRow>,
-}
-
-impl OpenRecords {
-    pub fn len(&self) -> usize {
-        self.intervals.len() + self.messages.len() + self.collectives.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// A tile file's bytes checked against its manifest entry `e` in a store of `version`, without decoding
@@ -99,7 +58,7 @@ pub fn verify_tile(bytes: &[u8], e: &TileEntry, version: u8) -> Result<(), Store
             detail: format!("a tile of kind {}, the manifest says {:?}", id.kind, e.kind),
         });
     }
-    if id != e.id() && version >= super::columns::IDENTIFIED_VERSION {
+    if id != e.id() && version >= crate::store::format::columns::IDENTIFIED_VERSION {
         return Err(StoreError::Mismatch {
             file: file(),
             detail: format!(
@@ -338,12 +297,8 @@ impl<S: TileSource> Store<S> {
         let cap = |n: u64| (n as usize).min(1 << 24);
         let bytes: u64 = m.tiles.iter().map(|e| e.bytes).fold(0, u64::saturating_add);
         let mut inst: Slots<(LocationId, RegionId, u64)> = Slots::new(c.instants, bytes, "instants")?;
-        #[allow(clippy::type_complexity)]
-        let mut msg: Slots<(MessageKind, LocationId, LocationId, u64, u64, u64, u32, StringId)> =
-            Slots::new(c.messages, bytes, "messages")?;
-        #[allow(clippy::type_complexity)]
-        let mut coll: Slots<(u32, LocationId, RegionId, StringId, Option<LocationId>, u64, u64, u64, u64)> =
-            Slots::new(c.collective_rows, bytes, "collective rows")?;
+        let mut msg: Slots<MessageRow> = Slots::new(c.messages, bytes, "messages")?;
+        let mut coll: Slots<CollectiveRow> = Slots::new(c.collective_rows, bytes, "collective rows")?;
         let mut per_loc: Vec<Vec<(RegionId, u64, u64, u16)>> = vec![Vec::new(); nl];
         let iv = &mut t.intervals;
         iv.location.reserve(cap(c.intervals));
@@ -363,11 +318,11 @@ impl<S: TileSource> Store<S> {
                 for (k, l, r, time) in tile.instants {
                     inst.put(k, (l, r, time)).map_err(|d| mismatch(&e.path, d))?;
                 }
-                for (k, kind, s, r, send, recv, size, tag, name) in tile.messages {
-                    msg.put(k, (kind, s, r, send, recv, size, tag, name)).map_err(|d| mismatch(&e.path, d))?;
+                for x in tile.messages {
+                    msg.put(x.index, x).map_err(|d| mismatch(&e.path, d))?;
                 }
-                for (k, op, l, r, comm, root, a, z, sent, recv) in tile.collectives {
-                    coll.put(k, (op, l, r, comm, root, a, z, sent, recv)).map_err(|d| mismatch(&e.path, d))?;
+                for x in tile.collectives {
+                    coll.put(x.index, x).map_err(|d| mismatch(&e.path, d))?;
                 }
                 i += 1;
             }
@@ -408,29 +363,8 @@ impl<S: TileSource> Store<S> {
             t.instants.region.push(r);
             t.instants.time_ns.push(time);
         }
-        for (kind, s, r, send, recv, size, tag, name) in msg.finish()? {
-            let x = &mut t.messages;
-            x.kind.push(kind);
-            x.sender.push(s);
-            x.receiver.push(r);
-            x.send_ns.push(send);
-            x.recv_ns.push(recv);
-            x.size_bytes.push(size);
-            x.tag.push(tag);
-            x.name.push(name);
-        }
-        for (op, l, r, comm, root, a, z, sent, recv) in coll.finish()? {
-            let x = &mut t.collectives;
-            x.operation.push(op);
-            x.location.push(l);
-            x.region.push(r);
-            x.communicator.push(comm);
-            x.root.push(root);
-            x.start_ns.push(a);
-            x.end_ns.push(z);
-            x.bytes_sent.push(sent);
-            x.bytes_received.push(recv);
-        }
+        msg.finish()?.iter().for_each(|x| x.push_to(&mut t.messages));
+        coll.finish()?.iter().for_each(|x| x.push_to(&mut t.collectives));
         let mut samples: Slots<(u32, u64, f64)> = Slots::new(c.counter_samples, bytes, "counter samples")?;
         for e in m.tiles.iter().filter(|e| e.kind == TileKind::Counters) {
             for (k, s, time, v) in self.counter_tile(e)?.samples {
@@ -493,265 +427,4 @@ impl<T> Slots<T> {
         }
         Ok(out)
     }
-}
-
-/// Reads a column of `n` values after deltas (see `build::deltas`).
-pub(super) fn undelta(r: &mut ColumnReader, n: usize) -> Result<Vec<u64>, ColumnError> {
-    let mut out = Vec::with_capacity(n);
-    let mut prev = 0u64;
-    for _ in 0..n {
-        prev = prev.wrapping_add(r.signed()? as u64);
-        out.push(prev);
-    }
-    Ok(out)
-}
-
-fn col(r: &mut ColumnReader, n: usize) -> Result<Vec<u64>, ColumnError> {
-    (0..n).map(|_| r.varint()).collect()
-}
-
-fn col_below(r: &mut ColumnReader, n: usize, bound: u64, what: &str) -> Result<Vec<u64>, ColumnError> {
-    (0..n).map(|_| r.below(bound, what)).collect()
-}
-
-fn decode_events(
-    payload: &[u8],
-    locs: Range<u32>,
-    window: Range<u64>,
-    m: &Manifest,
-) -> Result<EventsTile, ColumnError> {
-    let mut r = ColumnReader::new(payload);
-    let nloc = locs.len() as u64;
-    let nreg = m.regions.name.len() as u64;
-    let mut t = EventsTile { window_ns: window.clone(), ..EventsTile::default() };
-    let n = r.count(5)?;
-    let loc = col_below(&mut r, n, nloc, "location")?;
-    let region = col_below(&mut r, n, nreg, "region")?;
-    let start = undelta(&mut r, n)?;
-    let dur = col(&mut r, n)?;
-    let depth = col_below(&mut r, n, 1 << 16, "depth")?;
-    for i in 0..n {
-        if start[i].checked_add(dur[i]).is_none() {
-            return r.error("interval end out of range");
-        }
-        t.intervals.push((
-            LocationId(locs.start + loc[i] as u32),
-            RegionId(region[i] as u32),
-            start[i],
-            dur[i],
-            depth[i] as u16,
-        ));
-    }
-    let n = r.count(4)?;
-    let idx = undelta(&mut r, n)?;
-    let loc = col_below(&mut r, n, nloc, "location")?;
-    let region = col_below(&mut r, n, nreg, "region")?;
-    let time = undelta(&mut r, n)?;
-    for i in 0..n {
-        t.instants.push((idx[i], LocationId(locs.start + loc[i] as u32), RegionId(region[i] as u32), time[i]));
-    }
-    t.messages = decode_messages(&mut r, m)?;
-    t.collectives = decode_collectives(&mut r, m)?;
-    // The open section: records started before the window that reach its start (so a view of the window
-    // finds them here); anything else is damage.
-    let ws = window.start;
-    let n = r.count(6)?;
-    let idx = undelta(&mut r, n)?;
-    let loc = col_below(&mut r, n, nloc, "location")?;
-    let region = col_below(&mut r, n, nreg, "region")?;
-    let start = undelta(&mut r, n)?;
-    let dur = col(&mut r, n)?;
-    let depth = col_below(&mut r, n, 1 << 16, "depth")?;
-    for i in 0..n {
-        if idx[i] >= m.counts.intervals {
-            return r.error(format!("open interval {} out of range (there are {})", idx[i], m.counts.intervals));
-        }
-        if start[i] >= ws || start[i].checked_add(dur[i]).is_none_or(|end| end < ws) {
-            return r.error(format!("an interval carried open into the window starting at {ws} ns is not open there"));
-        }
-        t.open.intervals.push((
-            idx[i],
-            LocationId(locs.start + loc[i] as u32),
-            RegionId(region[i] as u32),
-            start[i],
-            dur[i],
-            depth[i] as u16,
-        ));
-    }
-    t.open.messages = decode_messages(&mut r, m)?;
-    if t.open.messages.iter().any(|x| x.4 >= ws || x.5 < ws) {
-        return r.error(format!("a message carried open into the window starting at {ws} ns is not in flight there"));
-    }
-    t.open.collectives = decode_collectives(&mut r, m)?;
-    if t.open.collectives.iter().any(|x| x.6 >= ws || x.7 < ws) {
-        return r.error(format!("a collective row carried open into the window starting at {ws} ns is not open there"));
-    }
-    if !r.at_end() {
-        return r.error("bytes after the last column");
-    }
-    Ok(t)
-}
-
-/// A column of signed differences from `starts` (a receive after its send, an end after its start).
-fn ends_after(r: &mut ColumnReader, starts: &[u64]) -> Result<Vec<u64>, ColumnError> {
-    starts.iter().map(|&s| r.signed().and_then(|d| r.add(s, d))).collect()
-}
-
-/// A messages section of a level-0 tile (see `build::messages_section`).
-fn decode_messages(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<MessageRow>, ColumnError> {
-    let nl = m.locations.process.len() as u64;
-    let nstr = m.strings.len() as u64;
-    let n = r.count(9)?;
-    let idx = undelta(r, n)?;
-    let kind = col_below(r, n, 2, "message kind")?;
-    let sender = col_below(r, n, nl, "sender")?;
-    let receiver = col_below(r, n, nl, "receiver")?;
-    let send = undelta(r, n)?;
-    let recv = ends_after(r, &send)?;
-    let size = col(r, n)?;
-    let tag = col_below(r, n, 1 << 32, "tag")?;
-    let name = col_below(r, n, nstr, "string")?;
-    Ok((0..n)
-        .map(|i| {
-            let k = if kind[i] == 0 { MessageKind::PointToPoint } else { MessageKind::Flow };
-            (
-                idx[i],
-                k,
-                LocationId(sender[i] as u32),
-                LocationId(receiver[i] as u32),
-                send[i],
-                recv[i],
-                size[i],
-                tag[i] as u32,
-                StringId(name[i] as u32),
-            )
-        })
-        .collect())
-}
-
-/// A collective rows section of a level-0 tile (see `build::collectives_section`).
-fn decode_collectives(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<CollectiveRow>, ColumnError> {
-    let nl = m.locations.process.len() as u64;
-    let nreg = m.regions.name.len() as u64;
-    let nstr = m.strings.len() as u64;
-    let n = r.count(10)?;
-    let idx = undelta(r, n)?;
-    let op = col_below(r, n, 1 << 32, "operation")?;
-    let loc = col_below(r, n, nl, "location")?;
-    let region = col_below(r, n, nreg, "region")?;
-    let comm = col_below(r, n, nstr, "string")?;
-    let root = col_below(r, n, nl + 1, "root")?;
-    let start = undelta(r, n)?;
-    let end = ends_after(r, &start)?;
-    let sent = col(r, n)?;
-    let received = col(r, n)?;
-    Ok((0..n)
-        .map(|i| {
-            (
-                idx[i],
-                op[i] as u32,
-                LocationId(loc[i] as u32),
-                RegionId(region[i] as u32),
-                StringId(comm[i] as u32),
-                (root[i] > 0).then(|| LocationId(root[i] as u32 - 1)),
-                start[i],
-                end[i],
-                sent[i],
-                received[i],
-            )
-        })
-        .collect())
-}
-
-fn decode_moments(payload: &[u8], nloc: usize) -> Result<Vec<[MomentAccumulator; 2]>, ColumnError> {
-    let mut r = ColumnReader::new(payload);
-    let n = r.varint()?;
-    if n != nloc as u64 {
-        return r.error(format!("{n} locations, the block has {nloc}"));
-    }
-    let mut out = Vec::with_capacity(nloc);
-    for _ in 0..nloc {
-        let mut one = || -> Result<MomentAccumulator, ColumnError> {
-            let reference = r.signed()?;
-            let m0 = r.varint()?;
-            let f = |v: u64| f64::from_bits(v);
-            let (mean, c2, c3) = (f(r.varint()?), f(r.varint()?), f(r.varint()?));
-            Ok(MomentAccumulator::from_parts(reference, m0, mean, c2, c3))
-        };
-        out.push([one()?, one()?]);
-    }
-    if !r.at_end() {
-        return r.error("bytes after the last location");
-    }
-    Ok(out)
-}
-
-/// A summary tile of `nloc` locations; `lanes`: per location the lanes a format-3 tile holds (None where the
-/// manifest does not say: at most [`MAX_SUMMARY_LANES`]), None for a format-2 tile (no lanes).
-fn decode_summary(
-    payload: &[u8],
-    nregions: usize,
-    lanes: Option<&[Option<u32>]>,
-    nloc: usize,
-) -> Result<Vec<Bins>, ColumnError> {
-    let mut r = ColumnReader::new(payload);
-    if r.varint()? != nloc as u64 {
-        return r.error("location count differs from the block's");
-    }
-    let bins = r.count(COLUMNS.len() * nloc.max(1))?;
-    let mut out = vec![Bins::zeros(bins); nloc];
-    for c in 0..COLUMNS.len() {
-        for b in out.iter_mut() {
-            for i in 0..bins {
-                let v = r.varint()?;
-                match c {
-                    0 => b.busy_compute_ns[i] = v,
-                    1 => b.busy_any_ns[i] = v,
-                    2 => {
-                        if v > nregions as u64 {
-                            return r.error(format!("dominant region {v} out of range"));
-                        }
-                        b.dominant_region[i] = v as u32
-                    }
-                    3 => b.dominant_ns[i] = v,
-                    4 => b.events[i] = v,
-                    5 => b.messages[i] = v,
-                    _ => b.message_bytes[i] = v,
-                }
-            }
-        }
-    }
-    if let Some(expected) = lanes {
-        for (b, want) in out.iter_mut().zip(expected) {
-            let n = r.varint()?;
-            if n > MAX_SUMMARY_LANES as u64 || want.is_some_and(|w| w as u64 != n) {
-                return r.error(format!("{n} lanes, the manifest says {}", want.unwrap_or(MAX_SUMMARY_LANES as u32)));
-            }
-            // At most MAX_SUMMARY_LANES lanes of a tile's bins (checked above): a bounded allocation.
-            b.set_lanes(n as u32);
-        }
-        for b in out.iter_mut() {
-            for d in 0..b.lanes as usize {
-                let at = d * bins;
-                for i in 0..bins {
-                    let v = r.varint()?;
-                    if v > nregions as u64 {
-                        return r.error(format!("lane {d}'s region {v} out of range"));
-                    }
-                    b.lane_region[at + i] = v as u32;
-                }
-                for i in 0..bins {
-                    let v = r.varint()?;
-                    if v > FULL_COVER as u64 {
-                        return r.error(format!("lane {d}'s cover {v} out of range"));
-                    }
-                    b.lane_cover[at + i] = v as u8;
-                }
-            }
-        }
-    }
-    if !r.at_end() {
-        return r.error("bytes after the last column");
-    }
-    Ok(out)
 }

@@ -106,6 +106,7 @@ mod shaders;
 mod special_files;
 #[path = "store.rs"]
 mod store;
+mod store_golden;
 #[path = "store_hostile.rs"]
 mod store_hostile;
 #[path = "store_particles.rs"]

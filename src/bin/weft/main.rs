@@ -6,6 +6,7 @@
 mod aggregate;
 mod execgraph;
 mod flags;
+mod folders;
 mod generate;
 mod grains;
 mod index;
@@ -16,6 +17,7 @@ mod moments;
 mod mpi;
 mod partial;
 mod picture;
+mod progress;
 mod render;
 mod render_aggregate;
 mod render_moments;
@@ -92,7 +94,7 @@ fn main() -> ExitCode {
         Command::Aggregate(a) => aggregate::run(a),
         Command::Render(a) => render::run(a),
         Command::Generate(a) => generate::run(a),
-        Command::Index(a) => index::run(a),
+        Command::Index(a) => index_here_or_by_ranks(a),
         Command::Merge(a) => merge::run(a),
     };
     match result {
@@ -102,4 +104,14 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `weft index`: by the MPI ranks when an MPI launcher started this process (`mpi.rs`, which uses `index`'s
+/// reading and streaming), else in this process.
+fn index_here_or_by_ranks(a: index::Args) -> Result<(), Box<dyn std::error::Error>> {
+    #[cfg(feature = "mpi")]
+    if let Some(universe) = mpi::launched() {
+        return mpi::index(universe, &a);
+    }
+    index::run(a)
 }

@@ -1,5 +1,5 @@
 //! Time the replay of OTF2 location logs (`Otf2Stream::replay_bytes`), what every MPI rank of `weft index`
-//! does with every rank's log (`store::exchange`): each location decoded once to its log as bytes
+//! does with every rank's log (`index::exchange`): each location decoded once to its log as bytes
 //! (`Decoder::decode_bytes`), then replayed into a fresh stream keeping the receivers of the first half of the
 //! locations (rank 0 of 2), several times; the median and the cost per logged record.
 //!

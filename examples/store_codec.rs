@@ -4,9 +4,9 @@
 //! `cargo run --release --example store_codec -- [EVENTS]` (default 4 M events, 8 ranks).
 
 use std::time::Instant;
+use weft::index::{build, BuildOptions};
 use weft::samples::otf2_gen::{archive, GenConfig};
-use weft::store::columns::unframe;
-use weft::store::{build, BuildOptions};
+use weft::store::format::columns::unframe;
 
 fn main() {
     let events: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(4_000_000);

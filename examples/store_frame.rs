@@ -12,7 +12,7 @@ use std::time::Instant;
 use weft::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use weft::model::codec;
 use weft::scene::timeline::{region_colors, Overview, TimelineScene, TimelineView};
-use weft::store::query::{plan, ExactSlice, Resolution, TileIndex};
+use weft::store::read::query::{plan, ExactSlice, Resolution, TileIndex};
 use weft::store::Store;
 use weft::views::store::StorePane;
 use weft::views::Pane;

@@ -6,7 +6,7 @@
 //! and 2 with it.
 
 use std::path::Path;
-use weft::store::query::{particle_plan, plan, Decoded, ExactSlice, Resolution, TileIndex, Viewport};
+use weft::store::read::query::{particle_plan, plan, Decoded, ExactSlice, Resolution, TileIndex, Viewport};
 use weft::store::Store;
 
 #[path = "common/folder.rs"]

@@ -6,8 +6,8 @@
 //! (the page's and workers' wasm entry, wasm only: the `page` and `worker` features pick which, Cargo.toml).
 //! Everything up to `views` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
 //! type, for the download size) serves every layer.
-//! `store` (tiled out-of-core trace store, issue #17) sits beside the model and analyses: it cuts a trace into
-//! tiles and decodes them back.
+//! `store` (tiled out-of-core trace store, issue #17) sits beside the model and analyses: its format and how it
+//! is read back; `index` (native) cuts a trace into the store's tiles and uses `readers` and `store`.
 //! `export` writes the analyses' results in other tools' formats (GraphML for yEd), for the CLI and the page.
 
 // The library returns what it finds; only the CLI, examples and tests print (Cargo.toml [lints] for the rest).
@@ -16,6 +16,7 @@
 pub mod analyses;
 pub mod columns;
 pub mod export;
+pub mod index;
 pub mod layouts;
 pub mod model;
 pub mod readers;

@@ -4,7 +4,7 @@
 //! with an empty location, flows, counters and warnings, and the real archives in ../shared/traces; a message
 //! between locations of different shards decodes as sent; a streamed shard (OTF2, Chrome JSON) makes the part
 //! cut from the whole trace and spills only its own locations, and so do shards that decode only their own
-//! locations and exchange the rest (`store::exchange`, as MPI ranks do); the merge refuses parts of another
+//! locations and exchange the rest (`index::exchange`, as MPI ranks do); the merge refuses parts of another
 //! trace, another tiling, another version, duplicated or missing shards.
 
 use crate::common;
@@ -12,18 +12,19 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use weft::index::exchange::{Exchange, ThreadExchange};
+use weft::index::stream::{
+    index_chrome, index_otf2, index_otf2_exchanged, Indexed, MemorySink, ReadSpills, StreamOptions,
+};
+use weft::index::MemorySpill;
+use weft::index::{
+    build, build_part, build_part_with, merge, BuildOptions, MergeError, PartManifest, ParticleShare, Shard,
+};
 use weft::model::*;
 use weft::readers::otf2::{open_stream, read_archive};
 use weft::readers::otf2::{ArchiveFiles, FolderFiles, MemoryFiles};
 use weft::samples::otf2_gen::{archive, GenConfig};
-use weft::store::exchange::{Exchange, ThreadExchange};
-use weft::store::stream::{
-    index_chrome, index_otf2, index_otf2_exchanged, Indexed, MemorySink, MemorySpill, ReadSpills, StreamOptions,
-};
-use weft::store::{
-    build, build_part, build_part_with, merge, BuildOptions, MemoryStore, MergeError, PartManifest, ParticleShare,
-    Shard, Store, StoreError, MANIFEST,
-};
+use weft::store::{MemoryStore, Store, StoreError, MANIFEST};
 
 fn generated(cfg: &GenConfig) -> Trace {
     read_archive("traces.otf2", &archive(cfg).0).expect("generated archive reads")
@@ -34,7 +35,7 @@ fn small_tiles(block: u32, tile_intervals: u64) -> BuildOptions {
 }
 
 /// The parts of `n` shards, named `part K`, the particle tiles shared as `share` says.
-fn parts(t: &Trace, o: &BuildOptions, n: u32, share: ParticleShare) -> Vec<(String, weft::store::BuiltPart)> {
+fn parts(t: &Trace, o: &BuildOptions, n: u32, share: ParticleShare) -> Vec<(String, weft::index::BuiltPart)> {
     (0..n).map(|k| (format!("part {k}"), build_part_with(t, o, Shard { index: k, count: n }, share))).collect()
 }
 
@@ -162,7 +163,7 @@ fn an_empty_location_and_messages_between_shards() {
 }
 
 /// `part` (a streamed shard's: its part.json, tiles from the sink) equals `want` (`build_part`'s) byte for byte.
-fn assert_same_part(what: &str, want: &weft::store::BuiltPart, done: Indexed, sink: MemorySink) {
+fn assert_same_part(what: &str, want: &weft::index::BuiltPart, done: Indexed, sink: MemorySink) {
     let part = done.part.expect("a shard makes a part");
     let (got, want_json) =
         (String::from_utf8(part.to_json()).unwrap(), String::from_utf8(want.part.to_json()).unwrap());
@@ -175,7 +176,7 @@ fn assert_same_part(what: &str, want: &weft::store::BuiltPart, done: Indexed, si
     assert!(files == want_files, "{what}: the part's tiles differ");
 }
 
-/// A streamed shard (`store::stream` with a shard: `weft index --shard K/N` on OTF2, Chrome JSON, Paraver)
+/// A streamed shard (`index::stream` with a shard: `weft index --shard K/N` on OTF2, Chrome JSON, Paraver)
 /// makes the part `build_part` cuts from the whole trace, byte for byte, so it merges with any other
 /// shard's; it spills (and tiles) only its own locations, but shard 0, which writes the particle tiles.
 #[test]
@@ -199,7 +200,7 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
                 // location, a part's fingerprint, then counted as durations are fixed up); their intervals
                 // kept as columns for pass 2 (held 0: the default share) or spilled (held 1 byte).
                 // Messages sorted whole, or in runs of 300 bytes (five messages) merged. The shard's blocks
-                // tiled whole, or by time range (ranges of 50 intervals, `store::ranged`).
+                // tiled whole, or by time range (ranges of 50 intervals, `index::ranged`).
                 for (event_buffer, held, runs, range) in
                     [(0, 0, 0, 0), (7, 0, 300, 0), (0, 1, 300, 0), (7, 1, 0, 0), (0, 0, 0, 50), (7, 1, 300, 50)]
                 {
@@ -253,7 +254,7 @@ fn streamed_shards_equal_the_parts_of_the_whole_trace() {
 }
 
 /// `n` shards indexing `name` at once, each decoding only its own locations and exchanging the rest through
-/// threads (`store::exchange`, as MPI ranks do): each shard's outcome, tiles and spill.
+/// threads (`index::exchange`, as MPI ranks do): each shard's outcome, tiles and spill.
 fn exchanged(
     name: &str,
     files: &(dyn ArchiveFiles + Sync),
@@ -279,7 +280,7 @@ fn exchanged(
     })
 }
 
-/// Shards that decode only their own locations and learn the rest from each other (`store::exchange`:
+/// Shards that decode only their own locations and learn the rest from each other (`index::exchange`:
 /// every shard replays every location's log of messages, collectives, instants, counters and warnings, the
 /// others' interval counts, first start, last end, clips and region totals; each shard writes the particle
 /// tiles of its range of windows from every shard's particle-view intervals there), as `mpirun` ranks do, make the parts `build_part` cuts from the whole trace, byte for byte,
@@ -375,7 +376,7 @@ fn shards_exchanging_their_locations_make_the_parts_of_the_whole_trace() {
 /// A spill whose disk is full.
 struct FullSpill;
 
-impl weft::store::stream::Spill for FullSpill {
+impl weft::index::Spill for FullSpill {
     fn put(&mut self, _: usize, _: &[u8]) -> Result<(), String> {
         Err("No space left on device".into())
     }
@@ -577,7 +578,7 @@ fn the_cli_indexes_shards_and_merges_them_into_the_same_folder() {
 fn mpirun_with_one_to_four_ranks_writes_the_same_store() {
     let d = scratch("mpi");
     weft(&["index", "g/traces.otf2", "-o", "whole", "--block", "1"], &d);
-    // With 2 ranks or more each decodes only its own locations (`store::exchange`).
+    // With 2 ranks or more each decodes only its own locations (`index::exchange`).
     for n in ["1", "2", "3", "4"] {
         let out = Command::new("mpirun")
             .args(["--allow-run-as-root", "--oversubscribe", "-n", n, env!("CARGO_BIN_EXE_weft")])

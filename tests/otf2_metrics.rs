@@ -12,10 +12,11 @@ use crate::common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use weft::index::stream::{index_otf2, MemorySink, StreamOptions};
+use weft::index::BuildOptions;
+use weft::index::MemorySpill;
 use weft::model::Trace;
 use weft::readers::otf2::{open_stream, read_archive, FolderFiles};
-use weft::store::stream::{index_otf2, MemorySink, MemorySpill, StreamOptions};
-use weft::store::BuildOptions;
 
 fn python() -> Option<String> {
     match std::env::var("WEFT_PYTHON") {

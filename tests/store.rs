@@ -11,11 +11,12 @@ use std::process::Command;
 use weft::analyses::busy::BusyDefinition;
 use weft::analyses::moments::moments;
 use weft::analyses::summary::summarize;
+use weft::index::{build, BuildOptions};
 use weft::model::*;
 use weft::readers::otf2::read_archive;
 use weft::samples::otf2_gen::{archive, GenConfig};
 use weft::scene::utilization::{level_color, LEVELS};
-use weft::store::{build, BuildOptions, MemoryStore, Store, StoreError, TileKind, MANIFEST};
+use weft::store::{MemoryStore, Store, StoreError, TileKind, MANIFEST};
 
 fn generated(cfg: &GenConfig) -> Trace {
     read_archive("traces.otf2", &archive(cfg).0).expect("generated archive reads")
@@ -359,7 +360,7 @@ fn damaged_stores_give_typed_errors_naming_the_file() {
     let e = damaged(|f, v| {
         let mut b = f.files.remove(v).unwrap();
         b.truncate(b.len() - 7);
-        let (len, hash) = (b.len(), weft::store::columns::content_hash(&b));
+        let (len, hash) = (b.len(), weft::store::format::columns::content_hash(&b));
         let path = format!("{}.{}.wt", v.rsplit_once('.').unwrap().0.rsplit_once('.').unwrap().0, &hash[..16]);
         f.files.insert(path.clone(), b);
         edit_manifest(f, |m| {
@@ -576,7 +577,7 @@ fn with_open_tile(start: u64) -> Result<weft::store::read::EventsTile, StoreErro
     let built = build(&t, &small_tiles(2, 2_000));
     let mut files = built.to_memory();
     let e = built.manifest.tiles.iter().find(|e| e.kind == TileKind::Events && e.block == 0 && e.window > 0).unwrap();
-    let mut w = weft::store::columns::ColumnWriter::default();
+    let mut w = weft::store::format::columns::ColumnWriter::default();
     for _ in 0..4 {
         w.varint(0); // no own intervals, instants, messages or collective rows
     }
@@ -589,7 +590,7 @@ fn with_open_tile(start: u64) -> Result<weft::store::read::EventsTile, StoreErro
     w.varint(0); // no open messages
     w.varint(0); // nor collective rows
     let bytes = w.finish_tile(e.id(), weft::store::FORMAT_VERSION as u8);
-    let (len, hash) = (bytes.len(), weft::store::columns::content_hash(&bytes));
+    let (len, hash) = (bytes.len(), weft::store::format::columns::content_hash(&bytes));
     // Named by its hash; its intervals counted in another tile of the block (not read), so the manifest
     // still adds up.
     let path = e.kind.path(e.level, e.block, e.window, &hash);
@@ -730,7 +731,7 @@ fn render_moments_of_a_store_reads_the_bins_the_picture_needs() {
 /// The store of `t` rewritten as format 2 wrote it: version 2 in the manifest and every tile's frame, summary
 /// tiles ending after their seven columns (no lanes).
 fn as_format_2(t: &Trace) -> MemoryStore {
-    use weft::store::columns::{content_hash, unframe, ColumnWriter};
+    use weft::store::format::columns::{content_hash, unframe, ColumnWriter};
     let built = build(t, &small_tiles(2, 2_000));
     let store = Store::open(built.to_memory()).unwrap();
     let mut files = built.to_memory();
@@ -801,7 +802,7 @@ fn a_format_2_store_still_reads_and_summary_lanes_must_match_the_manifest() {
     assert_eq!(old.manifest.version, 2);
     assert_same(&t, &old.to_trace().unwrap());
     // Its counters reach `weft` (above), not the page's tracks: no counter pyramid, no value carried open.
-    use weft::store::query::{plan, TileIndex, Viewport};
+    use weft::store::read::query::{plan, TileIndex, Viewport};
     let ns = t.counters.series_name.len() as u32;
     let span = t.span_ns as f64;
     for width_px in [1e9, 10.0] {

@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use weft::analyses::busy::BusyDefinition;
+use weft::index::{merge, PartManifest, Shard};
 use weft::samples::forged_store::{base, edit, forgeries, fuzz_input};
-use weft::store::columns::{frame, IDENTIFIED_VERSION};
-use weft::store::{merge, Manifest, MemoryStore, PartManifest, Shard, Store, StoreError, TileKind, MANIFEST};
+use weft::store::format::columns::{frame, IDENTIFIED_VERSION};
+use weft::store::{Manifest, MemoryStore, Store, StoreError, TileKind, MANIFEST};
 
 #[path = "../fuzz/fuzz_targets/store_manifest_entry.rs"]
 mod entry;
@@ -110,7 +111,7 @@ fn absurd_shard_counts_are_refused_and_missing_shards_said_briefly() {
     // line of a million numbers (nor a million entries allocated).
     let (_, parts) = base();
     let mut p0 = parts[0].part.clone();
-    p0.shards = weft::store::partition::MAX_SHARDS;
+    p0.shards = weft::index::partition::MAX_SHARDS;
     let e = merge(&[("p0".into(), p0.clone())]).unwrap_err().to_string();
     assert!(e.len() < 200 && e.contains("1-1048575"), "{e}");
     let mut p5 = parts[1].part.clone();
@@ -267,7 +268,7 @@ fn parts_in(dir: &Path) {
         let out = dir.join(format!("p{k}"));
         let _ = std::fs::remove_dir_all(&out);
         write_files(&out, &p.tiles);
-        std::fs::write(out.join(weft::store::PART_MANIFEST), p.part.to_json()).unwrap();
+        std::fs::write(out.join(weft::index::PART_MANIFEST), p.part.to_json()).unwrap();
     }
     let _ = std::fs::remove_dir_all(dir.join("whole"));
     write_files(&dir.join("whole"), &store.tiles);
@@ -332,7 +333,7 @@ fn merge_verifies_every_tile_and_sums_checked() {
     let out = weft_within(&["merge", "--copy", "-o", "m", "p0", "p1"], dir, Duration::from_secs(30)).expect("no hang");
     assert!(!out.status.success());
     merge_refused(dir, &[], "not a regular file");
-    let part_json = dir.join("p1").join(weft::store::PART_MANIFEST);
+    let part_json = dir.join("p1").join(weft::index::PART_MANIFEST);
     let zero = edit(&std::fs::read(&part_json).unwrap(), |v| {
         for e in v["store"]["tiles"].as_array_mut().unwrap() {
             if e["path"] == *tile {
@@ -678,7 +679,7 @@ fn truncated_manifests_and_parts_are_refused_naming_the_file() {
     }
     for n in (0..p.len()).step_by((p.len() / 97).max(1)) {
         let e = PartManifest::parse(&p[..n]).unwrap_err();
-        assert_eq!(e.file(), weft::store::PART_MANIFEST, "{n}: {e}");
+        assert_eq!(e.file(), weft::index::PART_MANIFEST, "{n}: {e}");
         entry::run(&[&m[..], entry::PART_SEPARATOR, &p[..n]].concat());
     }
 }

@@ -10,14 +10,15 @@ use crate::common;
 use std::path::PathBuf;
 use std::rc::Rc;
 use weft::analyses::particles::{EventSelection, ParticleEvents};
+use weft::index::{build, BuildOptions};
 use weft::model::Trace;
 use weft::readers::otf2::read_archive;
 use weft::samples::otf2_gen::{archive, GenConfig};
 use weft::scene::particles::timeline::ESTIMATED;
-use weft::store::query::{
+use weft::store::read::query::{
     particle_plan, particle_slice, particle_slicer, particle_tile, particle_window_starts, TileIndex,
 };
-use weft::store::{build, BuildOptions, MemoryStore, Store, StoreError, TileKind};
+use weft::store::{MemoryStore, Store, StoreError, TileKind};
 use weft::views::particles::{ParticlesPane, OUTSIDE_SLICE};
 use weft::views::Pane;
 

@@ -5,11 +5,12 @@
 //! the least recently used tile first.
 
 use weft::analyses::busy::{BusyDefinition, BusyInterval, BusyScanner};
+use weft::index::{build, BuildOptions};
 use weft::model::*;
 use weft::readers::otf2::read_archive;
 use weft::samples::otf2_gen::{archive, GenConfig};
-use weft::store::query::{exact_trace, plan, summary_grid, Decoded, Resolution, TileCache, TileIndex, Viewport};
-use weft::store::{build, BuildOptions, MemoryStore, Store, TileKind};
+use weft::store::read::query::{exact_trace, plan, summary_grid, Decoded, Resolution, TileCache, TileIndex, Viewport};
+use weft::store::{MemoryStore, Store, TileKind};
 
 fn store_of(t: &Trace) -> Store<MemoryStore> {
     // Small tiles and blocks: many windows, blocks and levels on a small trace.
@@ -291,7 +292,7 @@ fn the_tile_cache_keeps_to_its_budget_least_recently_used_out() {
 
 #[test]
 fn answers_gathered_tile_by_tile_equal_the_answers_from_all_tiles() {
-    use weft::store::query::{ExactSlice, GridBuilder};
+    use weft::store::read::query::{ExactSlice, GridBuilder};
     let t = trace();
     let store = store_of(&t);
     let m = &store.manifest;
@@ -362,7 +363,7 @@ fn store_moments_equal_the_trace_moments_exactly_at_level_0_and_within_a_bin_fro
     use weft::analyses::busy::BusyIntervals;
     use weft::analyses::moments::{moments, TimeWindow};
     use weft::analyses::moments_bundle::MomentsBundle;
-    use weft::store::query::{grid_busy, ExactSlice, GridBuilder};
+    use weft::store::read::query::{grid_busy, ExactSlice, GridBuilder};
     use weft::views::store_moments::StoreMomentsPane;
     use weft::views::Pane;
     let t = trace();
@@ -614,7 +615,7 @@ fn an_exact_answer_built_in_steps_draws_what_one_shown_at_once_draws() {
 
 #[test]
 fn a_level_0_view_past_its_interval_cap_is_drawn_from_the_finest_level() {
-    use weft::store::query::EXACT_MAX_INTERVALS;
+    use weft::store::read::query::EXACT_MAX_INTERVALS;
     let cfg = GenConfig { threads: 2, ..GenConfig::new(4, 4_000_000) };
     let t = read_archive("traces.otf2", &archive(&cfg).0).expect("generated archive reads");
     assert!(t.intervals.len() as u64 > EXACT_MAX_INTERVALS, "{} intervals", t.intervals.len());
@@ -626,7 +627,7 @@ fn a_level_0_view_past_its_interval_cap_is_drawn_from_the_finest_level() {
     let span = m.span_ns as f64;
     // Pixels so wide that level 1's bins are wider than a pixel over the whole run.
     let wide = Viewport { t0_ns: 0.0, t1_ns: span, locations: 0..nl, width_px: 1e9, series: 0..0 };
-    assert_eq!(weft::store::query::resolution(m, span, 1e9), Resolution::Exact);
+    assert_eq!(weft::store::read::query::resolution(m, span, 1e9), Resolution::Exact);
     let p = plan(m, &index, &wide);
     assert_eq!(p.resolution, Resolution::Level(1), "the whole run's intervals are past the cap");
     // A window with fewer intervals than the cap is exact.
@@ -705,7 +706,7 @@ fn a_level_0_view_late_in_the_run_fetches_only_its_own_windows_tiles() {
 #[test]
 fn a_window_s_exact_plan_reads_its_tiles_alone_and_gives_the_trace_s_moments() {
     use weft::analyses::moments::{moments, TimeWindow};
-    use weft::store::query::exact_plan;
+    use weft::store::read::query::exact_plan;
     let t = trace();
     let store = store_of(&t);
     let m = &store.manifest;
@@ -828,7 +829,7 @@ fn a_store_keeps_each_rows_height_from_the_whole_run_to_one_shallow_interval() {
 #[test]
 fn a_stores_rows_filter_hide_fold_and_compact_as_a_traces_do() {
     use std::rc::Rc;
-    use weft::store::answer::Answer;
+    use weft::store::read::answer::Answer;
     use weft::views::store::StorePane;
     use weft::views::timeline::{Rows, TimelinePane};
     use weft::views::Pane;
@@ -842,7 +843,7 @@ fn a_stores_rows_filter_hide_fold_and_compact_as_a_traces_do() {
     // Answer what the pane asks (a grid zoomed out, the exact records at level 0), as the worker would.
     let answer = |pane: &mut StorePane| {
         while let Some(vp) = pane.request() {
-            match weft::store::answer::answer(&store, &skeleton, &index, &vp).unwrap() {
+            match weft::store::read::answer::answer(&store, &skeleton, &index, &vp).unwrap() {
                 Answer::Grid(grid) => pane.show_grid(grid, vec![]),
                 Answer::Exact(slice, p) => pane.show_exact(*slice, p.t0_ns, p.t1_ns, p.locations, vec![]),
             }
@@ -947,7 +948,7 @@ fn counter_tracks_equal_the_trace_at_every_zoom() {
             _ => 0..0,
         };
         let (answer, counters) =
-            weft::store::answer::answer_with_counters(&store, &skeleton, &index, &vp).expect("answers");
+            weft::store::read::answer::answer_with_counters(&store, &skeleton, &index, &vp).expect("answers");
         assert_eq!(counters.series, vp.series);
         assert_eq!(counters.stats.len(), vp.series.len());
         for s in vp.series.clone() {
@@ -958,7 +959,7 @@ fn counter_tracks_equal_the_trace_at_every_zoom() {
             assert_eq!((st.samples, st.min, st.max), (times.len() as u64, lo, hi), "series {s}");
         }
         match answer {
-            weft::store::answer::Answer::Grid(g) => {
+            weft::store::read::answer::Answer::Grid(g) => {
                 grids += 1;
                 assert_eq!(counters.level, g.level);
                 assert_eq!(counters.first_bin, g.first_bin);
@@ -984,7 +985,7 @@ fn counter_tracks_equal_the_trace_at_every_zoom() {
                     }
                 }
             }
-            weft::store::answer::Answer::Exact(slice, p) => {
+            weft::store::read::answer::Answer::Exact(slice, p) => {
                 exact += 1;
                 let sc = &slice.counters;
                 for s in 0..ns {

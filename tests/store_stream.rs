@@ -1,7 +1,7 @@
 //! The streamed index (src/store/stream.rs, `weft index`): an OTF2 archive read location by location, and
 //! Chrome JSON and Paraver traces read in chunks (any chunk size, tiny ones cutting records, spilled every
 //! few records),
-//! give byte for byte the store `store::build` makes from the whole trace (manifest and every tile), for any
+//! give byte for byte the store `index::build` makes from the whole trace (manifest and every tile), for any
 //! thread count and block size, on generated traces and the real ones in ../shared/traces; and `weft index`
 //! holds its peak memory (VmHWM) under a small `--memory` plus a fixed overhead on inputs several times it.
 
@@ -9,14 +9,13 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use weft::index::stream::{index_chrome, index_otf2, index_paraver, Indexed, MemorySink, ReadSpills, StreamOptions};
+use weft::index::MemorySpill;
+use weft::index::{build, BuildOptions, BuiltStore};
 use weft::readers::otf2::{open_stream, read_archive, ArchiveFiles, FolderFiles, MemoryFiles};
 use weft::samples::chrome::{ChromeSample, KinetoSample};
 use weft::samples::otf2_gen::{archive, GenConfig};
 use weft::samples::paraver::ParaverSample;
-use weft::store::stream::{
-    index_chrome, index_otf2, index_paraver, Indexed, MemorySink, MemorySpill, ReadSpills, StreamOptions,
-};
-use weft::store::{build, BuildOptions, BuiltStore};
 
 /// Stream-index `files` and compare with the whole-trace build: the manifest and every tile, byte for byte.
 fn assert_stream_equals_build(name: &str, files: &(dyn ArchiveFiles + Sync), o: &BuildOptions) {
@@ -100,7 +99,7 @@ fn streamed_store_equals_the_whole_build_on_generated_archives() {
 }
 
 /// Stream-index `files` tiling every block by time range, at most `range` intervals a range (a block too
-/// long for its share of `--memory` is tiled so: `store::ranged`), and compare with the whole-trace build.
+/// long for its share of `--memory` is tiled so: `index::ranged`), and compare with the whole-trace build.
 fn assert_ranged_equals_build(name: &str, files: &(dyn ArchiveFiles + Sync), o: &BuildOptions, range: u64) {
     let whole: BuiltStore = build(&read_archive(name, files).expect("archive reads"), o);
     // Columns held then spilled for the ranges, or spilled as read; whole locations or prefixes of 7
@@ -283,8 +282,8 @@ fn streamed_store_equals_the_whole_build_on_real_archives() {
 /// is indexed whole (`weft index` then reads it whole).
 #[test]
 fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
+    use weft::index::IndexError;
     use weft::readers::otf2::encoding::{Item, Records};
-    use weft::store::stream::IndexError;
     let (mut files, _) = archive(&GenConfig { chunk_size: 4096, ..GenConfig::new(3, 30_000) });
     // Location 1's timestamp two thirds into its file set back to its first.
     let evt = files.files.keys().find(|p| p.ends_with("/1.evt")).unwrap().clone();
@@ -327,7 +326,7 @@ fn a_location_whose_times_go_back_is_nested_whole_or_indexed_whole() {
 /// the index refuses as soon as it is known, within the location being read, naming them and the sizes.
 #[test]
 fn message_ends_past_the_memory_are_refused_while_reading() {
-    use weft::store::stream::IndexError;
+    use weft::index::IndexError;
     let (files, _) = archive(&GenConfig::new(2, 400_000));
     let o = BuildOptions::default();
     for threads in [1, 2] {
@@ -356,13 +355,13 @@ fn message_ends_past_the_memory_are_refused_while_reading() {
 
 /// Spilled in sorted runs (`readers::otf2::ends`), the message ends no longer count whole against
 /// `memory` (in `Vec`s, about 72 bytes a message, twice that to match them), nor do the messages and
-/// collective rows they make (sorted and spilled as they are matched, `store::comms`). Under 7 MB (1 MB of it
+/// collective rows they make (sorted and spilled as they are matched, `index::comms`). Under 7 MB (1 MB of it
 /// the read's window), 25,000 sends and receives held to be matched are refused while reading (they need
 /// about 7.5 MB); spilled past 64 KiB, they are matched and the index goes on to its second pass (refused
 /// there: the spill, in memory here, leaves too little for even a range of the block's windows).
 #[test]
 fn message_ends_spilled_pass_the_first_pass_under_a_memory_that_refuses_them_held() {
-    use weft::store::stream::IndexError;
+    use weft::index::IndexError;
     let (files, counts) = archive(&GenConfig::new(2, 400_000));
     assert_eq!(counts.mpi_send, 25_000);
     let so = StreamOptions {
@@ -504,7 +503,7 @@ fn weft_index_holds_its_memory_bound() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// The messages, collective rows and particle intervals stream through pass 2 (issue #17, `store::comms`):
+/// The messages, collective rows and particle intervals stream through pass 2 (issue #17, `index::comms`):
 /// `weft index` of a generated archive whose matched messages and collective parts, held as the trace's
 /// (about 56 bytes each, twice that to match them), pass `--memory 24M` on their own (250 k sends and
 /// receives, 125 k collective parts: refused while reading before they were spilled and sorted in runs)
@@ -581,7 +580,7 @@ fn weft_index_plans_a_wide_block_by_the_lanes_it_takes() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// Counter samples stream through the index (issue #17, `store::samples`): a generated archive with three
+/// Counter samples stream through the index (issue #17, `index::samples`): a generated archive with three
 /// PAPI-named counters at every ENTER and LEAVE (as Score-P records them), whose samples, held as the
 /// trace's (20 bytes each, about twice that to sort them), pass `--memory 150M` on their own (refused while
 /// reading before they were spilled in runs), indexes within it, with 1 and 4 threads (locations decoded
@@ -627,7 +626,7 @@ fn weft_index_streams_counter_samples_within_its_memory_bound() {
 /// `weft index` holds its memory bound whatever a location's length (issue #17): two long locations (1.5 M
 /// events each, event files of ~18 MB, 0.75 M intervals each) under `--memory 40M` are read, nested,
 /// matched and spilled, then each tiled by time range (a location's block tiled whole needs ~56 MB: it was
-/// refused, "a location is tiled whole", before `store::ranged`), the store equal to the whole build's and
+/// refused, "a location is tiled whole", before `index::ranged`), the store equal to the whole build's and
 /// the peak resident memory under `--memory` plus the fixed overhead. A first pass that read an event file
 /// whole and held a location's intervals peaked at 97 MB in its first pass (`--memory 100M`, 8f3242c).
 /// Under 24M a range of one window (~150,000 intervals here) does not fit two tasks' shares: refused, after

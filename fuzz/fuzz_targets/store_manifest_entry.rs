@@ -4,7 +4,8 @@
 // and what merges is a manifest a reader accepts: the merge never writes what `Manifest::parse` refuses.
 
 use weft::analyses::busy::BusyDefinition;
-use weft::store::{merge, Manifest, MemoryStore, PartManifest, Store, MANIFEST};
+use weft::index::{merge, PartManifest};
+use weft::store::{Manifest, MemoryStore, Store, MANIFEST};
 
 #[path = "common.rs"]
 mod common;
@@ -37,7 +38,7 @@ pub fn run_with(data: &[u8], tiles: &[(String, Vec<u8>)]) {
         return;
     }
     if let Ok(merged) = merge(&parts) {
-        let json = weft::store::BuiltStore { manifest: merged.manifest, tiles: Vec::new() }.manifest_json();
+        let json = weft::index::BuiltStore { manifest: merged.manifest, tiles: Vec::new() }.manifest_json();
         if let Err(e) = Manifest::parse(&json) {
             panic!("the merge made a manifest a reader refuses: {e}");
         }

@@ -278,7 +278,7 @@ impl TraceBuilder {
     }
 
     /// The intervals added so far, taken out of the builder in arrival order as (location, region, start,
-    /// duration) columns: a streamed index nests them itself (`store::stream`).
+    /// duration) columns: a streamed index nests them itself (`index::stream`).
     /// Their args are dropped (a store keeps none).
     pub fn take_intervals(&mut self) -> (Vec<LocationId>, Vec<RegionId>, Vec<i64>, Vec<u64>) {
         let r = std::mem::take(&mut self.intervals);

@@ -5,9 +5,9 @@
 //! target (`examples/fuzz_seeds.rs`) and the cases of tests/store_hostile.rs. Each is refused by a reader
 //! (`Manifest::parse`) or by the merge.
 
+use crate::index::{build, build_part, BuildOptions, BuiltPart, BuiltStore, Shard};
 use crate::readers::otf2::read_archive;
 use crate::samples::otf2_gen::{archive, GenConfig};
-use crate::store::{build, build_part, BuildOptions, BuiltPart, BuiltStore, Shard};
 use serde_json::Value;
 
 /// The store forged from: 8 locations in blocks of 2 (4 blocks of equal size), a few windows, with counters.

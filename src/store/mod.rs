@@ -2,56 +2,25 @@
 //! `manifest.json`, written by `weft index` and read back exactly, tile by tile. docs/store-format.md is the
 //! specification; this module is its one implementation.
 //!
-//! - `columns`: varint columns, the tile frame (LZ4 via `lz4_flex`), content hashes;
-//! - `manifest`: definitions, counts, warnings, tiling, levels, the tile list; parsed and checked;
-//! - `consistency`: the tile list checked against the tiling and counts before any tile is read;
-//! - `build`: a [`Trace`](crate::model::Trace) cut into tiles, location block by block, on `threads` std threads,
-//!   with bytes that do not depend on the thread count;
+//! - `format`: the bytes (varint columns, tile frame, content hashes, manifest, the tile list's consistency);
 //! - `pyramid`: per-location summaries per time bin (busy time by definition, dominant region, event and
 //!   message counts, message bytes), the finest level from the intervals and coarser ones merged 4 to 1;
-//! - `comms`: a trace's messages and collective rows block by block (a streamed index's sorted into the
-//!   trace's order and written to each block's file in the spill, `runs`: sorted runs merged k ways);
-//! - `read`: a store back to a `Trace` (exact), its moments and summary without the events;
-//! - `stream`: the same store from an OTF2 archive read location by location, within a memory budget
-//!   (`weft index`), without the whole trace;
-//! - `partition`: a shard's part of the store (`--shard K/N`, MPI ranks): its location blocks' tiles and its
-//!   share of the manifest;
-//! - `exchange`, `message_sort`: MPI ranks decoding only their own OTF2 locations, each matching the
-//!   messages its locations received, numbered across the ranks by a sample sort;
-//! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone;
-//! - `query`: what a viewport needs (level and tiles) and what it draws from them (rows x bins, or the exact
-//!   records), and the byte-bounded LRU cache of decoded tiles the page's worker keeps;
-//! - `answer`: a viewport answered natively from the tiles it needs (`weft render timeline STORE/`).
+//! - `counters`: the counter tiles (samples and their per-bin summaries);
+//! - `read`: a store back to a `Trace` (exact), its moments and summary without the events (`read::query`: what a
+//!   viewport needs and draws, and the byte-bounded LRU cache of decoded tiles the page's worker keeps;
+//!   `read::answer`: a viewport answered natively, `weft render timeline STORE/`).
+//!
+//! The index (`crate::index`) writes stores; this module must not import it, nor the readers.
 //!
 //! Plain Rust, no `std::fs`: tiles come through [`TileSource`] (the CLI reads a folder, the page will fetch
-//! URLs or read a dropped folder), and [`build`] returns bytes for the caller to write.
+//! URLs or read a dropped folder); the index returns bytes for the caller to write.
 
-pub mod answer;
-pub mod build;
-pub mod columns;
-pub mod comms;
-mod consistency;
 pub mod counters;
-pub mod exchange;
-mod held;
-pub mod manifest;
-pub mod merge;
-mod message_sort;
-mod nest;
-pub mod partition;
+pub mod format;
 pub mod pyramid;
-pub mod query;
-mod ranged;
 pub mod read;
-mod runs;
-mod samples;
-pub mod stream;
 
-pub use build::{build, BuildOptions, BuiltStore};
-pub use manifest::{Manifest, TileEntry, TileKind, FORMAT_NAME, FORMAT_VERSION, MANIFEST};
-pub use merge::{merge, MergeError, Merged};
-pub use partition::{build_part, build_part_with, BuiltPart, PartManifest, ParticleShare, Shard, PART_MANIFEST};
-pub use ranged::set_memory_release;
+pub use format::manifest::{Manifest, TileEntry, TileKind, FORMAT_NAME, FORMAT_VERSION, MANIFEST};
 pub use read::Store;
 
 use thiserror::Error;
@@ -101,15 +70,5 @@ pub struct MemoryStore {
 impl TileSource for MemoryStore {
     fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
         Ok(self.files.get(path).cloned())
-    }
-}
-
-impl BuiltStore {
-    /// The store as files in memory, by path.
-    pub fn to_memory(&self) -> MemoryStore {
-        let mut files: std::collections::BTreeMap<String, Vec<u8>> =
-            self.tiles.iter().map(|(p, b)| (p.clone(), b.clone())).collect();
-        files.insert(MANIFEST.to_string(), self.manifest_json());
-        MemoryStore { files }
     }
 }

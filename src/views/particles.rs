@@ -104,7 +104,7 @@ impl Stream {
     }
     /// The end of what an ask up to `t1` is answered with (`store::query::particle_plan`).
     fn end_of(&self, t1: u64) -> u64 {
-        crate::store::query::particle_slice_end(self.span_ns, t1)
+        crate::store::read::query::particle_slice_end(self.span_ns, t1)
     }
     /// Whether `range` holds what playback at `t` needs up to `ahead` later, at fading `fade`.
     fn covers(range: Option<(u64, u64, u64)>, t: u64, fade: u64, ahead: u64) -> bool {

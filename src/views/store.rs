@@ -28,7 +28,7 @@ use crate::scene::timeline::{
 };
 use crate::scene::{palette, rgba, Label, LineInstance, RectInstance, Rgba, Scene};
 use crate::store::pyramid;
-use crate::store::query::{CounterAnswer, SummaryGrid, Viewport};
+use crate::store::read::query::{CounterAnswer, SummaryGrid, Viewport};
 use serde_json::json;
 use std::ops::Range;
 use std::rc::Rc;

@@ -17,7 +17,7 @@ use crate::analyses::busy::BusyDefinition;
 use crate::analyses::moments_bundle::MomentsBundle;
 use crate::model::Trace;
 use crate::scene::{rgba, Scene};
-use crate::store::query::Viewport;
+use crate::store::read::query::Viewport;
 use serde_json::json;
 use std::rc::Rc;
 

@@ -16,8 +16,8 @@ use crate::analyses::moments::LocationMoments;
 use crate::analyses::moments_bundle::MomentsBundle;
 use crate::analyses::particles::{EventSlicer, ParticleEvents};
 use crate::model::{codec, Trace};
-use crate::store::query::grid_busy;
-use crate::store::query::{
+use crate::store::read::query::grid_busy;
+use crate::store::read::query::{
     particle_plan, particle_slicer, particle_tile, particle_window_starts, plan, CounterGather, Decoded, ExactSlice,
     GridBuilder, ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
 };
@@ -115,7 +115,7 @@ impl StoreSession {
         let budget = if cache_bytes.is_finite() && cache_bytes >= 1.0 {
             cache_bytes as usize
         } else {
-            crate::store::query::DEFAULT_CACHE_BYTES
+            crate::store::read::query::DEFAULT_CACHE_BYTES
         };
         Ok(StoreSession {
             index: TileIndex::new(&store.manifest),

@@ -5,21 +5,21 @@
 //! by `mpirun` or `srun`, the ranks write one store together (`mpi.rs`, which `main` dispatches to; this
 //! module does not know it).
 //!
-//! OTF2 is streamed location by location (`store::stream`): memory holds one location's events, the compact
+//! OTF2 is streamed location by location (`index::stream`): memory holds one location's events, the compact
 //! message ends and collective parts up to a twelfth of `--memory` (past it they go to a second spill
 //! file in sorted runs, matched by merging them: `readers::otf2::ends`) and the blocks being tiled (as many
 //! as `--memory` allows, at most `--threads`); the matched messages, collective rows and particle-view
-//! intervals go to the first spill file in sorted runs and block files (`store::comms`) and are read back a
+//! intervals go to the first spill file in sorted runs and block files (`index::comms`) and are read back a
 //! block (and a page of each run) at a time; the first pass's nested intervals
 //! are kept as pass 2's columns while they take at most an eighth of `--memory`, else they go to a spill
 //! file in the partial folder. Chrome JSON and Paraver (plain or
-//! gzipped) are read in 1 MiB chunks (`store::stream::index_chrome`, `index_paraver`), their per-location
+//! gzipped) are read in 1 MiB chunks (`index::stream::index_chrome`, `index_paraver`), their per-location
 //! records spilled to a second file there as they come and read back a location at a time (one longer than
 //! `--memory` allows is refused, naming the memory that fits it). A refused or failed index leaves no partial
 //! folder behind. A shard (`--shard K/N`) of these three streams the
 //! same way, decoding every location (messages are matched whole) but spilling and tiling only its own
 //! location blocks (shard 0 spills all, for the particle tiles); under `mpirun` each rank decodes only its
-//! own OTF2 locations (`mpi.rs`, `weft::store::exchange`). Other inputs are read whole through the
+//! own OTF2 locations (`mpi.rs`, `weft::index::exchange`). Other inputs are read whole through the
 //! ordinary readers, held to `--memory` by an estimate made before reading, then tiled on `--threads`
 //! threads. A progress bar is drawn on stderr when it is a terminal.
 
@@ -27,8 +27,9 @@ use crate::folders::{finish_store, partial_folder, shown, write_files, write_fol
 use crate::progress::Progress;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use weft::index::{build, build_part, BuildOptions, PartManifest, Shard, PART_MANIFEST};
 use weft::readers::budget::{human_bytes, Budget};
-use weft::store::{build, build_part, BuildOptions, PartManifest, Shard, MANIFEST, PART_MANIFEST};
+use weft::store::MANIFEST;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -205,7 +206,7 @@ pub fn stream_options(a: &Args) -> Result<(BuildOptions, u64), String> {
     Ok((options, memory))
 }
 
-/// Index an OTF2 archive streamed (`store::stream`) and print its report: false when the trace is not an OTF2
+/// Index an OTF2 archive streamed (`index::stream`) and print its report: false when the trace is not an OTF2
 /// archive, or one that must be read whole.
 fn index_otf2_streamed(
     a: &Args,
@@ -256,7 +257,7 @@ fn index_otf2_streamed(
 const CHUNK_BYTES: usize = 1 << 20;
 
 /// Index a Chrome JSON trace (plain or gzipped) or a Paraver .prv (plain or gzipped, its .pcf and .row
-/// beside it) in chunks (`store::stream::index_chrome`, `index_paraver`) and print its report: false when
+/// beside it) in chunks (`index::stream::index_chrome`, `index_paraver`) and print its report: false when
 /// the file is neither.
 fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<bool, Box<dyn std::error::Error>> {
     let Some(kind) = chunked_kind(&a.trace)? else { return Ok(false) };
@@ -272,7 +273,7 @@ fn index_chunked(a: &Args, shard: Option<Shard>, progress: &Progress) -> Result<
     let (spill_path, events_path) = (tmp.join(".spill"), tmp.join(".events"));
     let done = chunked_into(&a.trace, kind, &options, shard, memory, progress, &tmp, &spill_path, &events_path)?;
     let indexed = done.indexed;
-    let built = weft::store::BuiltStore { manifest: indexed.manifest, tiles: Vec::new() };
+    let built = weft::index::BuiltStore { manifest: indexed.manifest, tiles: Vec::new() };
     let (file, json) = match &indexed.part {
         Some(p) => (PART_MANIFEST, p.to_json()),
         None => (MANIFEST, built.manifest_json()),
@@ -321,7 +322,7 @@ pub fn chunked_kind(trace: &Path) -> Result<Option<weft::readers::sniff::Sniffed
 
 /// A chunked index's outcome ([`chunked_into`]).
 pub struct Chunked {
-    pub indexed: weft::store::stream::Indexed,
+    pub indexed: weft::index::stream::Indexed,
     /// Bytes of the tiles written.
     pub bytes: u64,
     pub read_s: f64,
@@ -330,7 +331,7 @@ pub struct Chunked {
 }
 
 /// When each step of a streamed index began, for the report's breakdown: the read from the start, then
-/// (an MPI rank) the replay of the ranks' logs, each [`Progress::Step`](weft::store::stream::Progress::Step)
+/// (an MPI rank) the replay of the ranks' logs, each [`Progress::Step`](weft::index::stream::Progress::Step)
 /// and the blocks' tiling, each from its first report.
 struct Steps {
     t0: Instant,
@@ -381,8 +382,8 @@ pub fn chunked_into(
     spill_path: &Path,
     events_path: &Path,
 ) -> Result<Chunked, Box<dyn std::error::Error>> {
+    use weft::index::stream::{index_chrome, index_paraver, Progress as P, ReadSpills, StreamOptions};
     use weft::readers::sniff::Sniffed;
-    use weft::store::stream::{index_chrome, index_paraver, Progress as P, ReadSpills, StreamOptions};
     let input = input_bytes(trace);
     let started = Instant::now();
     let open = || std::fs::File::open(trace).map_err(|e| format!("{}: {e}", trace.display()));
@@ -561,7 +562,7 @@ const SPILL_IN_MEMORY_SHARE: u64 = 8;
 /// and the read's buffers (a sixteenth), which leaves a third for instants, counters and names.
 const ENDS_IN_MEMORY_SHARE: u64 = 12;
 
-/// Index an OTF2 archive location by location (`store::stream`), tiles written as blocks finish, the
+/// Index an OTF2 archive location by location (`index::stream`), tiles written as blocks finish, the
 /// first pass's spill in the partial folder (removed before the manifest is written). None when the archive
 /// must be read whole.
 fn index_streamed(
@@ -585,7 +586,7 @@ fn index_streamed(
     let (file, json) = match &done.part {
         Some(p) => (PART_MANIFEST, p.to_json()),
         None => {
-            (MANIFEST, weft::store::BuiltStore { manifest: done.manifest.clone(), tiles: Vec::new() }.manifest_json())
+            (MANIFEST, weft::index::BuiltStore { manifest: done.manifest.clone(), tiles: Vec::new() }.manifest_json())
         }
     };
     finish_store(&tmp, &a.out, file, &json, a.force)?;
@@ -596,20 +597,21 @@ fn index_streamed(
 /// `tmp` and its spill at `spill_path` (removed at the end); the manifest is not written. None when the
 /// archive must be read whole. Also each MPI rank's share (`mpi.rs`), into the store's shared folder: then
 /// `exchange` reaches the other ranks, and the rank decodes only its own locations
-/// (`weft::store::exchange`).
+/// (`weft::index::exchange`).
 #[allow(clippy::too_many_arguments)]
 pub fn stream_into(
     files: &weft::readers::otf2::FolderFiles,
     anchor: &str,
     options: &BuildOptions,
     shard: Option<Shard>,
-    exchange: Option<&dyn weft::store::exchange::Exchange>,
+    exchange: Option<&dyn weft::index::exchange::Exchange>,
     memory: u64,
     progress: &Progress,
     tmp: &Path,
     spill_path: &Path,
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
-    use weft::store::stream::{index_otf2, index_otf2_exchanged, IndexError, Progress as P, StreamOptions};
+    use weft::index::stream::{index_otf2, index_otf2_exchanged, Progress as P, StreamOptions};
+    use weft::index::IndexError;
     let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
     let mut stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
     // Message ends and collective parts past a twelfth of --memory go to a file beside the spill in
@@ -723,7 +725,7 @@ impl FileSpill {
     }
 }
 
-impl weft::store::stream::Spill for FileSpill {
+impl weft::index::Spill for FileSpill {
     fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
         if let Some(mem) = &mut self.memory {
             if self.held + bytes.len() as u64 <= self.cap {
@@ -850,7 +852,7 @@ impl FolderSink {
     }
 }
 
-impl weft::store::stream::TileSink for FolderSink {
+impl weft::index::stream::TileSink for FolderSink {
     fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
         let p = self.root.join(path);
         if let Some(d) = p.parent() {

@@ -65,7 +65,7 @@ pub(crate) fn json_text<T: serde::Serialize + ?Sized>(v: &T) -> serde_json::Resu
 }
 
 /// glibc's `malloc_trim`: the free pages inside the allocator's heaps handed back to the system (between
-/// the ranges of a block `weft index` tiles by time range, `store::set_memory_release`).
+/// the ranges of a block `weft index` tiles by time range, `index::set_memory_release`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn return_free_memory() {
     #[allow(unsafe_code)] // the other unsafe block (Cargo.toml [lints])
@@ -84,7 +84,7 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    weft::store::set_memory_release(return_free_memory);
+    weft::index::set_memory_release(return_free_memory);
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),

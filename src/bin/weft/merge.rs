@@ -1,6 +1,6 @@
 //! `weft merge -o STORE PART... [--force] [--copy]`: joins the parts written by `weft index --shard K/N`
 //! (one per shard, any order) into one store, the same bytes as `weft index` without shards
-//! (`weft::store::merge`; docs/cluster.md). Merges the parts' `part.json` (checked sums, the result checked
+//! (`weft::index::merge`; docs/cluster.md). Merges the parts' `part.json` (checked sums, the result checked
 //! as a store); the tiles are hard-linked into the store (copied with `--copy`, or where a link fails, e.g.
 //! across file systems), each verified first: a regular file inside its part's folder, no link followed
 //! (`store_files`), its size, content hash and frame (what it says it is) its part's manifest's
@@ -13,8 +13,9 @@ use crate::store_files::{open_inside, same_file, MOST_FILE_BYTES};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use weft::index::{merge, PartManifest, PART_MANIFEST};
 use weft::store::read::verify_tile;
-use weft::store::{merge, PartManifest, TileSource, MANIFEST, PART_MANIFEST};
+use weft::store::{TileSource, MANIFEST};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -10,7 +10,7 @@ use weft::analyses::moments::{
 use weft::model::text::escape_controls;
 use weft::model::{LocationId, Trace};
 use weft::readers::open_path;
-use weft::store::query::{exact_plan, exact_trace, TileIndex};
+use weft::store::read::query::{exact_plan, exact_trace, TileIndex};
 use weft::store::{Store, StoreError, TileKind, TileSource};
 use weft::views::options::{MomentsOptions, OptionError, ViewOptions};
 
@@ -157,7 +157,7 @@ pub fn exact_by_block<S: TileSource>(
 
 /// [t0, t1) cut at window edges into chunks of at most `most` records (a window more than that
 /// is a chunk of its own); one chunk `(t0, t1)` when they fit.
-fn chunks(records: &[u64], tl: &weft::store::manifest::Tiling, t0: u64, t1: u64, most: u64) -> Vec<(u64, u64)> {
+fn chunks(records: &[u64], tl: &weft::store::format::manifest::Tiling, t0: u64, t1: u64, most: u64) -> Vec<(u64, u64)> {
     if tl.windows == 0 {
         return vec![(t0, t1)];
     }
@@ -272,9 +272,9 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use weft::index::{build, BuildOptions};
     use weft::readers::otf2::read_archive;
     use weft::samples::otf2_gen::{archive, GenConfig};
-    use weft::store::{build, BuildOptions};
 
     #[test]
     fn moments_by_block_and_chunk_equal_the_trace_s() {

@@ -12,8 +12,8 @@ use weft::model::{LocationId, Trace};
 use weft::scene::axis::AXIS_HEIGHT_PX;
 use weft::scene::moments::{build_moment_view, MomentViewOptions, Viewport, LEGEND_HEIGHT_PX};
 use weft::scene::utilization::{build_utilization, UtilizationOptions};
-use weft::store::answer::{answer, Answer};
-use weft::store::query::{grid_busy, TileIndex};
+use weft::store::read::answer::{answer, Answer};
+use weft::store::read::query::{grid_busy, TileIndex};
 use weft::store::{Store, StoreError};
 
 #[derive(clap::Args)]
@@ -74,7 +74,7 @@ fn of_store(
     let (trace, rows) = crate::moments::store_moments(&store, definition, window).map_err(e)?;
     let m = &store.manifest;
     let span = window.map_or((0, m.span_ns), |w| (w.start_ns, w.end_ns));
-    let vp = weft::store::query::Viewport {
+    let vp = weft::store::read::query::Viewport {
         t0_ns: span.0 as f64,
         t1_ns: span.1.max(span.0 + 1) as f64,
         locations: 0..m.locations.process.len() as u32,

@@ -1,7 +1,7 @@
 //! `weft render timeline FILE -o out.svg|out.png [--window T0:T1]` (FILE a trace or a store folder): the
 //! timeline as the page draws it, at the picture's size. A trace is read whole and drawn by the timeline
 //! view; a store is drawn by the store's timeline view from the tiles its viewport needs (the pyramid's bins
-//! zoomed out, the exact intervals at level 0: `weft::store::answer`), as the page's store worker answers it,
+//! zoomed out, the exact intervals at level 0: `weft::store::read::answer`), as the page's store worker answers it,
 //! so a picture of a store of any size reads only what it shows.
 
 use std::path::PathBuf;
@@ -10,8 +10,8 @@ use weft::analyses::moments::TimeWindow;
 use weft::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use weft::model::Trace;
 use weft::scene::timeline::{AXIS_PX, OVERVIEW_PX};
-use weft::store::answer::{answer_with_counters, Answer};
-use weft::store::query::TileIndex;
+use weft::store::read::answer::{answer_with_counters, Answer};
+use weft::store::read::query::TileIndex;
 use weft::views::store::StorePane;
 use weft::views::timeline::TimelinePane;
 use weft::views::Pane;

@@ -343,7 +343,7 @@ impl<'f> Assembler<'f> {
     }
 
     /// [`finish`](Self::finish) without holding the messages and collective rows (a streamed index,
-    /// `store::comms`): each matched message goes to `message` with its receive's number, in no particular
+    /// `index::comms`): each matched message goes to `message` with its receive's number, in no particular
     /// order (the trace orders messages by send time, receive time, then receive order), times in the source
     /// clock; then the trace is built without them, its origin counting them; then each collective row goes
     /// to `collective` in the trace's order with the trace's origin. A callback's error stops the read.

@@ -17,7 +17,7 @@
 //! receive order (the trace the builder makes holds every message anyway). A streamed index takes the pairs
 //! as they merge, each with its receive's number ([`Ends::messages_numbered`]), and holds none of them.
 //!
-//! A shard that matches only the messages its own locations received (an MPI rank, `store::exchange`)
+//! A shard that matches only the messages its own locations received (an MPI rank, `index::exchange`)
 //! keeps only their ends (`Ends::keep_receivers`), each with its number among all, and counts the rest
 //! (or is told their counts, `Ends::count_up_to`): the pairs it makes, with every other shard's, are one
 //! read's.
@@ -171,7 +171,7 @@ impl Ends {
         });
     }
 
-    /// Match only the messages whose receivers are `receivers` (a shard's own locations, `store::exchange`:
+    /// Match only the messages whose receivers are `receivers` (a shard's own locations, `index::exchange`:
     /// each shard matches the messages its locations received, the other shards the rest). The others'
     /// sends and receives are counted and numbered as before, and dropped; the kept ones keep the numbers
     /// they have among all, so each matched pair comes out with the receive number a whole read gives it.
@@ -240,7 +240,7 @@ impl Ends {
         }
     }
 
-    /// Count sends and receives recorded elsewhere (another shard's, `store::exchange`) up to `sends` and
+    /// Count sends and receives recorded elsewhere (another shard's, `index::exchange`) up to `sends` and
     /// `recvs` in all, so the next ones are numbered as among all. Fails when more were recorded already.
     pub(super) fn count_up_to(&mut self, sends: u64, recvs: u64) -> Result<(), String> {
         let (s, r) = (self.counts[0] as u64, self.counts[1] as u64);
@@ -273,7 +273,7 @@ impl Ends {
 
     /// About the bytes held to the end: the records in memory (their capacity), and the numbers of spilled
     /// sends cancelled. (The messages and collective rows made from them are a streamed index's to hold or
-    /// spill, `store::comms`.)
+    /// spill, `index::comms`.)
     pub(super) fn held_bytes(&self) -> u64 {
         use std::mem::size_of;
         let memory = self.sends.capacity() * size_of::<Send>()
@@ -348,7 +348,7 @@ impl Ends {
 
     /// [`messages`](Self::messages) handing each matched pair over with its receive's number (its place
     /// in receive order), in no particular order: spilled ends are handed over as their runs merge, and
-    /// nothing is held to put them in order (a streamed index sorts them itself, `store::comms`).
+    /// nothing is held to put them in order (a streamed index sorts them itself, `index::comms`).
     pub(super) fn messages_numbered(
         &mut self,
         emit: &mut dyn FnMut(&Send, &Recv, u64) -> Result<(), String>,

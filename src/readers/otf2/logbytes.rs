@@ -1,5 +1,5 @@
 //! A location's logged effects (`assemble::Logged`) as bytes: what a shard that decoded its own locations
-//! sends the other shards (`store::exchange`), each replaying it in location order as reading the location
+//! sends the other shards (`index::exchange`), each replaying it in location order as reading the location
 //! would have (`Assembler::replay_bytes`). Integers are LEB128 varints (signed ones zigzagged); a record is
 //! a tag byte and its fields. The bytes never leave one run of `weft index` (no version: both ends are the
 //! same binary).
@@ -249,7 +249,7 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>, last: &mut i64) {
     }
 }
 
-/// A location's log cut for the shards that replay it (`store::exchange`): what every shard needs (warnings,
+/// A location's log cut for the shards that replay it (`index::exchange`): what every shard needs (warnings,
 /// collective parts, instants, metrics, threading events) in one batch, each send in the batch of the shard
 /// whose locations hold its receiver, with its cancellation renumbered among the sends that shard gets of
 /// the location; the receives in none (only the location's own shard, which replays the log whole, matches

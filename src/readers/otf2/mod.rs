@@ -256,7 +256,7 @@ impl<'f> Otf2Stream<'f> {
 
     /// Apply a batch of the `k`-th location's log as bytes, exactly as [`Decoder::decode_bytes`] handed it
     /// on (one batch a call: its times are relative within it; perhaps in another process: a shard's own
-    /// locations, `store::exchange`); `sends` starts empty for
+    /// locations, `index::exchange`); `sends` starts empty for
     /// each location. After its last batch, [`replay_end`](Self::replay_end): the stream is then as after
     /// [`location`](Self::location) of it.
     pub fn replay_bytes(&mut self, k: usize, sends: &mut Vec<u64>, bytes: &[u8]) -> Result<(), ReadError> {
@@ -317,7 +317,7 @@ impl<'f> Otf2Stream<'f> {
     }
 
     /// [`finish`](Self::finish) handing the messages and collective rows over instead of holding them in
-    /// the trace (a streamed index sorts and spills them, `store::comms`): each matched message to `message`
+    /// the trace (a streamed index sorts and spills them, `index::comms`): each matched message to `message`
     /// with its receive's number (the trace's order among messages of equal send and receive times), in
     /// no particular order, times in the source clock; then each collective row to `collective`, in the
     /// trace's order, with the trace's origin. The trace is the one [`finish`](Self::finish) gives without
@@ -325,7 +325,7 @@ impl<'f> Otf2Stream<'f> {
     ///
     /// `combine` takes what this read matched ([`MatchedShare`]) and returns what the trace's reads matched
     /// together: itself for one read; a shard that matched only its own receivers
-    /// ([`keep_receivers`](Self::keep_receivers)) sums the shards' shares (`store::exchange`).
+    /// ([`keep_receivers`](Self::keep_receivers)) sums the shards' shares (`index::exchange`).
     ///
     /// The messages go to one taker, or to several, each on a thread of its own ([`MessageTakers`]).
     pub fn finish_streamed(
@@ -339,7 +339,7 @@ impl<'f> Otf2Stream<'f> {
 
     /// [`finish_streamed`](Self::finish_streamed) without handing the collective rows over: the caller
     /// does, when it will, with what this returns beside the trace (another thread may meanwhile take the
-    /// messages on; `store::stream` does).
+    /// messages on; `index::stream` does).
     pub fn finish_streamed_deferred(
         self,
         message: MessageTakers<'_>,
@@ -369,7 +369,7 @@ impl<'f> Otf2Stream<'f> {
 
     /// Match only the messages received by locations `receivers` (numbered as the stream numbers them):
     /// the other messages' sends and receives are counted and dropped (a shard matching the messages its
-    /// own locations received, `store::exchange`). Before any location is read or replayed.
+    /// own locations received, `index::exchange`). Before any location is read or replayed.
     pub fn keep_receivers(&mut self, receivers: std::ops::Range<u32>) {
         self.0.keep_receivers(receivers);
     }

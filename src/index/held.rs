@@ -8,9 +8,9 @@
 //!
 //! Plain Rust, no files (the spill is the caller's); must not decide the tiling.
 
-use super::build::BlockIntervals;
-use super::nest::{encode_segment, Nested, NestedColumns, NestedColumnsMut, NestedSink};
-use super::stream::Spill;
+use crate::index::build::BlockIntervals;
+use crate::index::nest::{encode_segment, Nested, NestedColumns, NestedColumnsMut, NestedSink};
+use crate::index::spill::Spill;
 use crate::model::RegionId;
 use std::ops::Range;
 
@@ -111,7 +111,7 @@ impl HeldColumns {
         &self,
         spill: &mut dyn Spill,
         reading: Option<usize>,
-        w: &mut super::columns::ColumnWriter,
+        w: &mut crate::store::format::columns::ColumnWriter,
     ) -> Result<u64, String> {
         let mut bytes = 0;
         let current = reading.map(|k| (k, self.base..self.region.len()));

@@ -5,8 +5,8 @@
 //!
 //! Plain Rust (serde), no files: the page parses the same bytes.
 
-use super::StoreError;
 use crate::model::{Format, LocationKind, Paradigm, RegionRole, WarningKind};
+use crate::store::StoreError;
 use serde::{Deserialize, Serialize};
 
 pub const FORMAT_NAME: &str = "weft-store";
@@ -241,8 +241,13 @@ pub struct TileEntry {
 
 impl TileEntry {
     /// What the entry says the tile is, as its frame must say it (format 5 on).
-    pub fn id(&self) -> super::columns::TileId {
-        super::columns::TileId { kind: self.kind.code(), level: self.level, block: self.block, window: self.window }
+    pub fn id(&self) -> crate::store::format::columns::TileId {
+        crate::store::format::columns::TileId {
+            kind: self.kind.code(),
+            level: self.level,
+            block: self.block,
+            window: self.window,
+        }
     }
 }
 
@@ -256,7 +261,7 @@ impl Manifest {
         let m: Manifest = serde_json::from_slice(bytes)
             .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
         m.check().map_err(|detail| StoreError::Corrupt { file: file.clone(), detail })?;
-        super::consistency::check(&m, super::consistency::Scope::Store)
+        crate::store::format::consistency::check(&m, crate::store::format::consistency::Scope::Store)
             .map_err(|detail| StoreError::Corrupt { file, detail })?;
         Ok(m)
     }
@@ -369,5 +374,22 @@ pub(crate) fn check_head(bytes: &[u8], file: &str, format: &str, what: &str, old
     match head.version {
         Some(v) if (oldest..=FORMAT_VERSION).contains(&v) => Ok(()),
         v => Err(StoreError::Version { file, found: v.unwrap_or(0), oldest, expected: FORMAT_VERSION }),
+    }
+}
+
+/// The pyramid levels: level 1 has `bins_per_tile` bins per window, each next level 4 times fewer, up to the
+/// first level that fits one tile.
+pub fn levels(t: &Tiling) -> Vec<Level> {
+    let per = t.bins_per_tile as u64;
+    let mut bin_ns = t.window_ns / per;
+    let mut bins = t.windows as u64 * per;
+    let mut out = Vec::new();
+    loop {
+        out.push(Level { level: out.len() as u32 + 1, bin_ns, bins, tiles: bins.div_ceil(per) as u32 });
+        if bins <= per {
+            return out;
+        }
+        bin_ns *= 4;
+        bins = bins.div_ceil(4);
     }
 }

@@ -6,17 +6,20 @@
 //!
 //! Every error names the store file. Plain Rust, no files: the page will decode the same tiles.
 
-use super::columns::{content_hash, frame, unframe_tile, ColumnError, ColumnReader};
-use super::counters::{
-    decode_counter_summary, decode_counter_tile, series_block_range, tile_bins, CounterBinsTile, CounterTile,
-};
-use super::manifest::{Manifest, TileEntry, TileKind, MANIFEST};
-use super::pyramid::{Bins, COLUMNS, FULL_COVER, MAX_SUMMARY_LANES};
-use super::{StoreError, TileSource};
+pub mod answer;
+pub mod query;
+
 use crate::analyses::busy::BusyDefinition;
 use crate::analyses::moments::{LocationMoments, MomentAccumulator};
 use crate::analyses::summary::{summarize_parts, SummaryCounts, TraceSummary};
 use crate::model::*;
+use crate::store::counters::{
+    decode_counter_summary, decode_counter_tile, series_block_range, tile_bins, CounterBinsTile, CounterTile,
+};
+use crate::store::format::columns::{content_hash, frame, undelta, unframe_tile, ColumnError, ColumnReader};
+use crate::store::format::manifest::{Manifest, TileEntry, TileKind, MANIFEST};
+use crate::store::pyramid::{Bins, COLUMNS, FULL_COVER, MAX_SUMMARY_LANES};
+use crate::store::{StoreError, TileSource};
 use std::ops::Range;
 
 /// The most a tile may claim to decompress to (a hostile header must not make us allocate more).
@@ -99,7 +102,7 @@ pub fn verify_tile(bytes: &[u8], e: &TileEntry, version: u8) -> Result<(), Store
             detail: format!("a tile of kind {}, the manifest says {:?}", id.kind, e.kind),
         });
     }
-    if id != e.id() && version >= super::columns::IDENTIFIED_VERSION {
+    if id != e.id() && version >= crate::store::format::columns::IDENTIFIED_VERSION {
         return Err(StoreError::Mismatch {
             file: file(),
             detail: format!(
@@ -493,17 +496,6 @@ impl<T> Slots<T> {
         }
         Ok(out)
     }
-}
-
-/// Reads a column of `n` values after deltas (see `build::deltas`).
-pub(super) fn undelta(r: &mut ColumnReader, n: usize) -> Result<Vec<u64>, ColumnError> {
-    let mut out = Vec::with_capacity(n);
-    let mut prev = 0u64;
-    for _ in 0..n {
-        prev = prev.wrapping_add(r.signed()? as u64);
-        out.push(prev);
-    }
-    Ok(out)
 }
 
 fn col(r: &mut ColumnReader, n: usize) -> Result<Vec<u64>, ColumnError> {

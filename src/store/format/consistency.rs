@@ -8,10 +8,10 @@
 //! before the tiles listed bound it: every window of every block has its summary tiles.
 //!
 //! Plain Rust over the parsed manifest, no files; O(tiles log tiles). It must not read a tile: the tiles'
-//! own frames and hashes are checked where they are read ([`super::read`]) and merged.
+//! own frames and hashes are checked where they are read ([`crate::store::read`]) and merged.
 
-use super::build::levels;
-use super::manifest::{Manifest, TileEntry, TileKind};
+use crate::store::format::manifest::levels;
+use crate::store::format::manifest::{Manifest, TileEntry, TileKind};
 
 /// Most bins a pyramid tile holds (the index writes 256).
 const MAX_BINS_PER_TILE: u32 = 1 << 16;
@@ -134,7 +134,7 @@ fn check_entry(m: &Manifest, e: &TileEntry, series_blocks: u64, scope: Scope) ->
     if !named {
         return bad(format!("not the name of its kind, place and hash ({expected})"));
     }
-    let least = super::columns::frame_len(m.version as u8) as u64;
+    let least = crate::store::format::columns::frame_len(m.version as u8) as u64;
     if e.bytes < least {
         return bad(format!("{} bytes, less than a tile's frame ({least})", e.bytes));
     }

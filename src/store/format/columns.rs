@@ -232,6 +232,26 @@ impl<'a> ColumnReader<'a> {
     }
 }
 
+/// Write `v` as deltas from the previous value (signed, zigzag), starting from 0.
+pub fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
+    let mut prev = 0u64;
+    for x in v {
+        w.signed(x.wrapping_sub(prev) as i64);
+        prev = x;
+    }
+}
+
+/// Reads a column of `n` values after deltas (see [`deltas`]).
+pub fn undelta(r: &mut ColumnReader, n: usize) -> Result<Vec<u64>, ColumnError> {
+    let mut out = Vec::with_capacity(n);
+    let mut prev = 0u64;
+    for _ in 0..n {
+        prev = prev.wrapping_add(r.signed()? as u64);
+        out.push(prev);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

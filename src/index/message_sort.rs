@@ -18,11 +18,11 @@
 //! A shard's work and memory are then its share of the messages (a page per run while merging, a round's
 //! chunk from each shard), whatever the trace's size; the store is the same bytes (`tests/cluster.rs`).
 
-use super::comms::{CommSpill, MessageRow, RawMessage, Sorted};
-use super::exchange::Exchange;
-use super::partition::Shard;
-use super::runs::{u64_at, Keys, Merge, Record, Runs, PAGE_BYTES};
-use super::stream::Spill;
+use crate::index::comms::{CommSpill, MessageRow, RawMessage, Sorted};
+use crate::index::exchange::Exchange;
+use crate::index::partition::Shard;
+use crate::index::runs::{u64_at, Keys, Merge, Record, Runs, PAGE_BYTES};
+use crate::index::spill::Spill;
 
 /// Samples a shard keeps of the messages it matched, at most (between this and half of it).
 const SAMPLES: usize = 512;
@@ -304,7 +304,7 @@ pub(super) fn finish_messages_exchanged(
         rounds(x, chunk, &mut fill, &mut take)?;
     }
     // 4. Every range's count, flows and latest time to every shard.
-    let counts = super::exchange::numbers_to_all(x, [messages, flows, latest as u64], "message counts")?;
+    let counts = crate::index::exchange::numbers_to_all(x, [messages, flows, latest as u64], "message counts")?;
     let before: u64 = counts[..me].iter().map(|c| c[0]).sum();
     let total: u64 = counts.iter().map(|c| c[0]).sum();
     let total_flows: u64 = counts.iter().map(|c| c[1]).sum();

@@ -1,6 +1,6 @@
 //! Pass 2 of a block too long to tile whole (issue #17): its windows a range at a time, so that what a block
 //! task holds is bounded by `--memory`, not by its locations' length. A location's spill is read twice, a
-//! piece at a time ([`Spill::get_from`](super::stream::Spill::get_from)): once to learn its intervals' final
+//! piece at a time ([`Spill::get_from`](crate::index::spill::Spill::get_from)): once to learn its intervals' final
 //! durations (the fix-ups of intervals spilled while open, a few per flush) and how many intervals start in
 //! each window, which cut the ranges, then range by range ([`LocationReader`]). The tiles are the ones the
 //! whole block gives: `build::level0_tiles` takes a range's intervals with those of earlier ranges still
@@ -10,13 +10,16 @@
 //!
 //! Plain Rust, no files (the spill is the caller's).
 
-use super::build::{level0_tiles, summary_tiles, BlockIntervals, LocationSummary, ParticleSink, Plan, PARTICLE_PIECE};
-use super::comms::{BlockCommBytes, COMM_PIECE};
-use super::comms::{BlockComms, Fetch};
-use super::manifest::{TileEntry, Tiling};
-use super::stream::{IndexError, SummaryBytes, COLUMN_BYTES, TILING_BYTES_PER_INTERVAL};
 use crate::analyses::busy::{BusyDefinition, BusyScanner};
+use crate::index::build::{
+    level0_tiles, summary_tiles, BlockIntervals, LocationSummary, ParticleSink, Plan, PARTICLE_PIECE,
+};
+use crate::index::comms::{BlockCommBytes, COMM_PIECE};
+use crate::index::comms::{BlockComms, Fetch};
+use crate::index::error::IndexError;
+use crate::index::stream::{SummaryBytes, COLUMN_BYTES, TILING_BYTES_PER_INTERVAL};
 use crate::model::{RegionId, Trace};
+use crate::store::format::manifest::{TileEntry, Tiling};
 use std::ops::Range;
 
 /// Bytes read from the spill at a time.
@@ -559,9 +562,9 @@ impl RangeColumns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::columns::ColumnWriter;
-    use crate::store::nest::encode_segment;
-    use crate::store::stream::{MemorySpill, Spill};
+    use crate::index::nest::encode_segment;
+    use crate::index::spill::{MemorySpill, Spill};
+    use crate::store::format::columns::ColumnWriter;
 
     fn tiling(windows: u32, window_ns: u64) -> Tiling {
         Tiling { block_locations: 1, blocks: 1, window_ns, windows, bins_per_tile: 1, block_series: 1 }

@@ -14,17 +14,17 @@
 //! events live in the range, which `analyses::particles::EventSlicer` orders as the whole trace's index.
 //!
 //! Plain Rust, no files and no web types: the worker fetches the tiles a plan names and decodes them with
-//! [`super::Store`]; tests compare every answer with the whole trace (`tests/store_query.rs`).
+//! [`crate::store::Store`]; tests compare every answer with the whole trace (`tests/store_query.rs`).
 
-use super::columns::{ColumnError, ColumnReader};
-use super::counters::{CounterBinsTile, CounterTile, SampleRow, SeriesBins};
-use super::manifest::{Manifest, TileKind};
-use super::pyramid::Bins;
-use super::read::EventsTile;
 use crate::analyses::busy::{BusyDefinition, BusyIntervals};
 use crate::analyses::particles::{EventExtent, EventSlicer, SliceEvent};
 use crate::model::codec::IntervalRows;
 use crate::model::*;
+use crate::store::counters::{CounterBinsTile, CounterTile, SampleRow, SeriesBins};
+use crate::store::format::columns::{ColumnError, ColumnReader};
+use crate::store::format::manifest::{Manifest, TileKind};
+use crate::store::pyramid::Bins;
+use crate::store::read::EventsTile;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -839,18 +839,18 @@ pub struct ParticleTile {
 /// Decode a particle tile (`p/w{W}`): its events and those carried running into it, checked against the
 /// manifest (record count, ids, each event starting in the window, each carried one running at its start).
 /// Errors name the file.
-pub fn particle_tile<S: super::TileSource>(
-    store: &super::Store<S>,
-    e: &super::TileEntry,
-) -> Result<ParticleTile, super::StoreError> {
+pub fn particle_tile<S: crate::store::TileSource>(
+    store: &crate::store::Store<S>,
+    e: &crate::store::TileEntry,
+) -> Result<ParticleTile, crate::store::StoreError> {
     let payload = store.payload(e)?;
     let m = &store.manifest;
-    let corrupt = |c: ColumnError| super::StoreError::Corrupt { file: e.path.clone(), detail: c.to_string() };
+    let corrupt = |c: ColumnError| crate::store::StoreError::Corrupt { file: e.path.clone(), detail: c.to_string() };
     let window = m.tiling.window_span(e.window);
     let mut r = ColumnReader::new(&payload);
     let events = particle_columns(&mut r, m, |s, _| window.contains(&s), "outside the window").map_err(corrupt)?;
     if events.len() as u64 != e.records {
-        return Err(super::StoreError::Mismatch {
+        return Err(crate::store::StoreError::Mismatch {
             file: e.path.clone(),
             detail: format!("{} particle events, the manifest says {}", events.len(), e.records),
         });
@@ -925,12 +925,12 @@ pub fn particle_slicer(m: &Manifest, skeleton: &Trace) -> Option<EventSlicer> {
 /// The particle events live at some time in `[from_ns, to_ns]` with fading `fade_ns`, read from the store
 /// at once (the worker does the same tile by tile, through its cache), with the end of what the slice
 /// holds (see [`particle_plan`]).
-pub fn particle_slice<S: super::TileSource>(
-    store: &super::Store<S>,
+pub fn particle_slice<S: crate::store::TileSource>(
+    store: &crate::store::Store<S>,
     slicer: &EventSlicer,
     index: &TileIndex,
     (from_ns, to_ns, fade_ns): (u64, u64, u64),
-) -> Result<(crate::analyses::particles::ParticleEvents, u64), super::StoreError> {
+) -> Result<(crate::analyses::particles::ParticleEvents, u64), crate::store::StoreError> {
     let (tiles, end_ns) = particle_plan(&store.manifest, index, from_ns, to_ns, fade_ns);
     let mut g = ParticleGather { t0_ns: from_ns, end_ns, fade_ns, events: Vec::new() };
     for i in tiles {

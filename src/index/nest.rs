@@ -16,8 +16,8 @@
 //!
 //! Plain Rust, no files: the spill bytes go to the caller.
 
-use super::columns::ColumnWriter;
 use crate::model::RegionId;
+use crate::store::format::columns::ColumnWriter;
 
 /// One location's intervals after nesting: (region, start in the source clock, duration, depth).
 pub(super) type Nested = (RegionId, i64, u64, u16);

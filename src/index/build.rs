@@ -8,21 +8,22 @@
 //!
 //! Returns bytes and paths; it must not write files (the CLI does, under a temporary name renamed last).
 
-use super::columns::{content_hash, ColumnWriter};
-use super::comms::{BlockComms, CollectiveRow, MessageRow, TraceComms};
-use super::manifest::*;
-use super::pyramid::{self, Bins, Level1Builder};
 use crate::analyses::busy::{BusyDefinition, BusyInterval, BusyScanner, BusySweep};
 use crate::analyses::moments::MomentAccumulator;
 use crate::analyses::particles::{EventFrame, EventSelection};
 use crate::analyses::summary::SummaryCounts;
+use crate::index::comms::{BlockComms, CollectiveRow, MessageRow, TraceComms};
+use crate::index::pyramid::Level1Builder;
 use crate::model::{RegionId, Trace};
+use crate::store::format::columns::deltas;
+use crate::store::format::columns::ColumnWriter;
+use crate::store::format::manifest::*;
+use crate::store::format::particles::Particle;
+use crate::store::format::tile::tile;
+use crate::store::pyramid::{Bins, COLUMNS};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
-
-/// Tile format version (the frame's version byte), the same as the manifest's.
-pub const TILE_VERSION: u8 = FORMAT_VERSION as u8;
 
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -92,25 +93,8 @@ pub fn tiling_of(interval_counts: &[u64], span_ns: u64, series: u32, o: &BuildOp
     let windows = busiest.div_ceil(o.tile_intervals.max(1)).clamp(1, 1 << 16).next_power_of_two() as u32;
     let bins = o.bins_per_tile.max(1) as u64;
     let window_ns = ((span_ns + 1).div_ceil(windows as u64)).div_ceil(bins) * bins;
-    let block_series = super::counters::block_series(bl, series, nl);
+    let block_series = crate::store::counters::block_series(bl, series, nl);
     Tiling { block_locations: bl, blocks, window_ns, windows, bins_per_tile: o.bins_per_tile.max(1), block_series }
-}
-
-/// The pyramid levels: level 1 has `bins_per_tile` bins per window, each next level 4 times fewer, up to the
-/// first level that fits one tile.
-pub fn levels(t: &Tiling) -> Vec<Level> {
-    let per = t.bins_per_tile as u64;
-    let mut bin_ns = t.window_ns / per;
-    let mut bins = t.windows as u64 * per;
-    let mut out = Vec::new();
-    loop {
-        out.push(Level { level: out.len() as u32 + 1, bin_ns, bins, tiles: bins.div_ceil(per) as u32 });
-        if bins <= per {
-            return out;
-        }
-        bin_ns *= 4;
-        bins = bins.div_ceil(4);
-    }
 }
 
 /// A tile made: its entry and its bytes.
@@ -118,22 +102,6 @@ type Tile = (TileEntry, Vec<u8>);
 type Tiles = Vec<Tile>;
 /// A location's level-1 bins and moments (compute, then any).
 type Summarized = (Bins, [MomentAccumulator; 2]);
-
-pub(super) fn tile(
-    kind: TileKind,
-    level: u32,
-    block: u32,
-    window: u32,
-    records: u64,
-    w: ColumnWriter,
-) -> (TileEntry, Vec<u8>) {
-    let id = super::columns::TileId { kind: kind.code(), level, block, window };
-    let bytes = w.finish_tile(id, TILE_VERSION);
-    let hash = content_hash(&bytes);
-    let path = kind.path(level, block, window, &hash);
-    let entry = TileEntry { path, kind, level, block, window, bytes: bytes.len() as u64, hash, records };
-    (entry, bytes)
-}
 
 /// What every block task needs besides its intervals and its communication ([`BlockComms`]): the tiling,
 /// the levels, and which regions the particle view selects. Built once from the trace's definitions (a
@@ -199,10 +167,6 @@ impl<'a> BlockIntervals<'a> {
         }
     }
 }
-
-/// A communication or synchronization interval for the particle tiles: (start, location, trace index, region,
-/// duration); sorted by the first three, which are unique.
-pub type Particle = (u64, u32, u64, u32, u64);
 
 /// Where a block task puts its particle-view intervals: a location's in start order, a piece of at most
 /// [`PARTICLE_PIECE`] at a time (each piece sorted by the `Particle` key, and so is a location's sequence of
@@ -457,15 +421,6 @@ impl EventCols {
             && self.open.is_empty()
             && self.open_msg.is_empty()
             && self.open_coll.is_empty()
-    }
-}
-
-/// Write `v` as deltas from the previous value (signed, zigzag), starting from 0.
-pub(super) fn deltas(w: &mut ColumnWriter, v: impl Iterator<Item = u64>) {
-    let mut prev = 0u64;
-    for x in v {
-        w.signed(x.wrapping_sub(prev) as i64);
-        prev = x;
     }
 }
 
@@ -1050,7 +1005,7 @@ pub fn summary_tiles(
             let mut w = ColumnWriter::default();
             w.varint(locs.len() as u64);
             w.varint(range.len() as u64);
-            for c in 0..pyramid::COLUMNS.len() {
+            for c in 0..COLUMNS.len() {
                 for bins in &per_level[k] {
                     for i in range.clone() {
                         w.varint(bins.get(c, i));
@@ -1294,18 +1249,28 @@ impl ParticleExtents {
 /// The counter tiles of `trace` (`store::counters`).
 pub fn counter_tiles(trace: &Trace, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
     let c = &trace.counters;
-    let rows: Vec<super::counters::SampleRow> = (0..c.sample_time_ns.len())
+    let rows: Vec<crate::store::counters::SampleRow> = (0..c.sample_time_ns.len())
         .map(|i| (i as u64, c.sample_series[i], c.sample_time_ns[i], c.sample_value[i]))
         .collect();
-    super::counters::counter_tiles(c.series_name.len() as u32, &rows, t, &levels(t))
+    crate::index::counters::counter_tiles(c.series_name.len() as u32, &rows, t, &levels(t))
+}
+
+impl BuiltStore {
+    /// The store as files in memory, by path.
+    pub fn to_memory(&self) -> crate::store::MemoryStore {
+        let mut files: std::collections::BTreeMap<String, Vec<u8>> =
+            self.tiles.iter().map(|(p, b)| (p.clone(), b.clone())).collect();
+        files.insert(crate::store::MANIFEST.to_string(), self.manifest_json());
+        crate::store::MemoryStore { files }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analyses::moments::accumulate;
+    use crate::index::pyramid::LocationInput;
     use crate::samples::nesting::{chunkings, nesting_trace};
-    use crate::store::pyramid::LocationInput;
 
     /// An interval counts its region's time only when no interval of the same region encloses it, across
     /// siblings, deeper paths and the next location (whose intervals' numbers follow the last one's).
@@ -1412,7 +1377,8 @@ mod tests {
                         message_ends: &ends,
                         span_ns: span,
                     };
-                    let whole = (pyramid::level1(&input, bin_ns, bins), bits(&accumulate(&compute, None)));
+                    let whole =
+                        (crate::index::pyramid::level1(&input, bin_ns, bins), bits(&accumulate(&compute, None)));
                     let whole_any = bits(&accumulate(&any, None));
                     for cuts in chunkings(r.len(), seed) {
                         for c in &cuts {
@@ -1467,7 +1433,7 @@ mod tests {
         for n in [1, 2, 3, 7, 40, 45] {
             let mut got = Vec::new();
             for k in 0..n {
-                let windows = crate::store::Shard { index: k, count: n }.windows(t.windows);
+                let windows = crate::index::Shard { index: k, count: n }.windows(t.windows);
                 // What a rank is sent: the events reaching its windows, in order.
                 let mut tiler = ParticleTiler::over(t, windows.clone());
                 let reach = |e: &Particle| {

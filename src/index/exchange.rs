@@ -30,13 +30,13 @@
 //! samples and warnings: about a sixth of the records on the generated MPI traces), not the decode of the
 //! whole trace. Its part is the same bytes (`tests/cluster.rs`).
 
-use super::columns::{ColumnReader, ColumnWriter};
-use super::partition::Shard;
-use super::stream::{
-    check_pass1, shard_locations, Ahead, Digest, DigestTaker, IndexError, Progress, Spill, StreamOptions,
-};
+use crate::index::error::IndexError;
+use crate::index::partition::Shard;
+use crate::index::spill::Spill;
+use crate::index::stream::{check_pass1, shard_locations, Ahead, Digest, DigestTaker, Progress, StreamOptions};
 use crate::model::RegionId;
 use crate::readers::otf2::{Decoder, LocationLog, LogRouter, LoggedRead, MatchedShare, Otf2Stream};
+use crate::store::format::columns::{ColumnReader, ColumnWriter};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 
@@ -217,7 +217,7 @@ impl Header {
             if totals.len() < h.totals.len() {
                 totals.resize(h.totals.len(), (0, 0));
             }
-            super::build::add_totals(&mut totals, &h.totals);
+            crate::index::build::add_totals(&mut totals, &h.totals);
         }
         Header {
             outcome: (OK, String::new()),
@@ -230,8 +230,9 @@ impl Header {
     }
 
     fn parse(b: &[u8]) -> Result<Header, String> {
-        let bad =
-            |e: super::columns::ColumnError| format!("a shard's header damaged at byte {}: {}", e.offset, e.detail);
+        let bad = |e: crate::store::format::columns::ColumnError| {
+            format!("a shard's header damaged at byte {}: {}", e.offset, e.detail)
+        };
         let mut r = ColumnReader::new(b);
         let code = r.varint().map_err(bad)?;
         let text = String::from_utf8_lossy(r.bytes().map_err(bad)?).into_owned();
@@ -348,7 +349,7 @@ pub(super) fn pass1(
     let chunk = chunk_bytes(o);
     let bl = o.build.block_locations.max(1);
     let blocks = (n as u32).div_ceil(bl);
-    let shard_of = |l: u32| super::message_sort::owner(l, bl, blocks, me.count);
+    let shard_of = |l: u32| crate::index::message_sort::owner(l, bl, blocks, me.count);
     let mut replay = Replay { next: 0, sends: Vec::new(), pending: Vec::new(), queued: Vec::new(), start: [0; 2] };
     for r in 0..me.count {
         let mut at = 0u64;
@@ -694,7 +695,7 @@ impl Replay {
                     }
                     self.queued.drain(..q);
                     let mut r = ColumnReader::new(&self.pending[payload]);
-                    let e = |e: super::columns::ColumnError| bad(format!("{}: {}", paths[k], e.detail));
+                    let e = |e: crate::store::format::columns::ColumnError| bad(format!("{}: {}", paths[k], e.detail));
                     let read = LoggedRead {
                         events: r.varint().map_err(e)?,
                         unresolved: r.varint().map_err(e)?,

@@ -18,11 +18,13 @@
 //!
 //! Plain Rust, no files (the spill is the caller's).
 
-use super::counters::{series_block_range, series_blocks, BlockCutter, Level1Bin, SampleRow};
-use super::manifest::{Level, TileEntry, Tiling};
-use super::runs::{u32_at, u64_at, Keys, Record, PAGE_BYTES};
-use super::stream::{IndexError, MemorySpill, Spill};
+use crate::index::counters::{BlockCutter, Level1Bin};
+use crate::index::error::IndexError;
+use crate::index::runs::{u32_at, u64_at, Keys, Record, PAGE_BYTES};
+use crate::index::spill::{MemorySpill, Spill};
 use crate::model::SampleSink;
+use crate::store::counters::{series_block_range, series_blocks, SampleRow};
+use crate::store::format::manifest::{Level, TileEntry, Tiling};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,5 @@
 //! A store built in shards (issue #17): `weft index --shard K/N` and each MPI rank index the K-th of N
-//! contiguous ranges of location blocks into a *part* (its tiles and a `part.json`), and [`super::merge`]
+//! contiguous ranges of location blocks into a *part* (its tiles and a `part.json`), and [`crate::index::merge`]
 //! joins N parts into the store that one process would have written, byte for byte.
 //!
 //! The partition is by location block, deterministic: shard K of N gets blocks `B*K/N .. B*(K+1)/N` (B blocks
@@ -14,19 +14,19 @@
 //! parts. The reader's whole-trace quantities (event records, warnings) go with shard 0.
 //!
 //! [`build_part`] cuts a part from a whole `Trace` through the build's seam
-//! [`run_blocks`](super::build::run_blocks); a streamed index (`store::stream` with a shard) makes the same
+//! [`run_blocks`](crate::index::build::run_blocks); a streamed index (`store::stream` with a shard) makes the same
 //! part decoding every location but spilling and tiling only the shard's (messages are matched by every
 //! shard, since a part's tiles hold trace-wide message indices and receive ends). Plain Rust, no files.
 
-use super::build::{
+use crate::index::build::{
     add_totals, block_particles, counter_tiles, manifest, particle_stats, particle_tiles, run_blocks, tiling,
     BlockIntervals, BuildOptions, Plan,
 };
-use super::columns::content_hash;
-use super::comms::CommTally;
-use super::manifest::{Manifest, WarningList, FORMAT_VERSION};
-use super::StoreError;
+use crate::index::comms::CommTally;
 use crate::model::Trace;
+use crate::store::format::columns::content_hash;
+use crate::store::format::manifest::{Manifest, WarningList, FORMAT_VERSION};
+use crate::store::StoreError;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -119,7 +119,13 @@ impl PartManifest {
     /// Errors name `part.json`.
     pub fn parse(bytes: &[u8]) -> Result<PartManifest, StoreError> {
         let file = PART_MANIFEST.to_string();
-        super::manifest::check_head(bytes, &file, PART_FORMAT, "a weft store part", super::FORMAT_VERSION)?;
+        crate::store::format::manifest::check_head(
+            bytes,
+            &file,
+            PART_FORMAT,
+            "a weft store part",
+            crate::store::FORMAT_VERSION,
+        )?;
         let p: PartManifest = serde_json::from_slice(bytes)
             .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
         if p.shard == 0 {
@@ -148,8 +154,11 @@ impl PartManifest {
                 detail: format!("a shard of {}: an index has at most {MAX_SHARDS} shards", p.shards),
             });
         }
-        super::consistency::check(&p.store, super::consistency::Scope::Part { blocks: p.blocks })
-            .map_err(|detail| StoreError::Corrupt { file, detail })?;
+        crate::store::format::consistency::check(
+            &p.store,
+            crate::store::format::consistency::Scope::Part { blocks: p.blocks },
+        )
+        .map_err(|detail| StoreError::Corrupt { file, detail })?;
         Ok(p)
     }
 
@@ -226,7 +235,7 @@ pub fn build_part_with(trace: &Trace, o: &BuildOptions, shard: Shard, share: Par
     }
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
     let whole_totals = crate::analyses::summary::region_totals(trace);
-    let mut m = manifest(trace, o, &plan, entries, &counts, &crate::store::build::location_lanes(trace), &whole_totals);
+    let mut m = manifest(trace, o, &plan, entries, &counts, &crate::index::build::location_lanes(trace), &whole_totals);
     m.particles = stats;
     let tally = CommTally::of_trace(trace);
     BuiltPart { part: part_manifest(m, trace, &tally, &counts, shard, &totals), tiles }

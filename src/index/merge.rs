@@ -11,8 +11,8 @@
 //! merge by the parallel-axis rule, `MomentAccumulator::merge`, but the partition is by location).
 //! Plain Rust, no files.
 
-use super::manifest::{Manifest, TileEntry, TileKind, WarningList};
-use super::partition::{PartManifest, Shard};
+use crate::index::partition::{PartManifest, Shard};
+use crate::store::format::manifest::{Manifest, TileEntry, TileKind, WarningList};
 use thiserror::Error;
 
 /// Why parts do not merge, naming the part (its folder, as the caller gave it).
@@ -167,7 +167,7 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
     }
     // The parts' claims together must make a whole store, as a reader will check it.
     m.check()
-        .and_then(|()| super::consistency::check(&m, super::consistency::Scope::Store))
+        .and_then(|()| crate::store::format::consistency::check(&m, crate::store::format::consistency::Scope::Store))
         .map_err(|detail| MergeError::Inconsistent { detail })?;
     Ok(Merged { manifest: m, tile_part })
 }

@@ -34,110 +34,33 @@
 //!    tiled last.
 //!
 //! The unit is "a block of locations -> its tiles, its summaries, its region totals": a shard runs it on a
-//! subset. The store is byte for byte the one [`build`](super::build) makes from the whole trace
+//! subset. The store is byte for byte the one [`build`](crate::index::build) makes from the whole trace
 //! (`tests/store_stream.rs`), for any thread count. Plain Rust, no files: the spill and the tiles go through
 //! traits (the CLI backs them with files).
 
-use super::build::{
+use crate::index::build::{
     add_totals, block_lanes, block_particles, block_tiles, counter_tiles, manifest, tiling_of, BlockIntervals,
     BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
-use super::columns::{ColumnReader, ColumnWriter};
-use super::comms::{
+use crate::index::comms::{
     self, BlockCommBytes, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage,
 };
-use super::exchange::Exchange;
-use super::held::HeldColumns;
-use super::manifest::{Manifest, TileEntry, Tiling};
-use super::nest::{encode_segment, nest, nest_into, LocationNest, NestedColumns, RegionTotals};
-use super::partition::{part_manifest, PartManifest, Shard};
-use super::ranged::{most_intervals, RangedBlock};
-use super::runs::{Keys, Record, Runs};
-use super::samples::CounterSamples;
+use crate::index::error::IndexError;
+use crate::index::exchange::Exchange;
+use crate::index::held::HeldColumns;
+use crate::index::nest::{encode_segment, nest, nest_into, LocationNest, NestedColumns, RegionTotals};
+use crate::index::partition::{part_manifest, PartManifest, Shard};
+use crate::index::ranged::{most_intervals, RangedBlock};
+use crate::index::runs::{Keys, Record, Runs};
+use crate::index::samples::CounterSamples;
+use crate::index::spill::{MemorySpill, Spill};
 use crate::model::{RegionId, Trace, WarningKind};
 use crate::readers::otf2::{Held, IntervalTaker, Otf2Stream};
 use crate::readers::ReadError;
+use crate::store::format::columns::{ColumnReader, ColumnWriter};
+use crate::store::format::manifest::{Manifest, TileEntry, Tiling};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock};
-use thiserror::Error;
-
-/// Where the first pass keeps each location's nested intervals until its block is tiled (and a Chrome
-/// read its threads' raw events until the end of the file). Keys past the locations' hold the messages'
-/// sorted runs, the blocks' files of messages and collective rows (`comms`) and the particle runs.
-pub trait Spill: Send + Sync {
-    /// Append `bytes` to key `k`'s (the nested intervals are put once per location, in order; a
-    /// Chrome read appends a segment per flush; a block's file a page at a time).
-    fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String>;
-    /// Location `k`'s bytes, every segment put in order.
-    fn get(&self, k: usize) -> Result<Vec<u8>, String>;
-    /// At most `max` of key `k`'s bytes from byte `at` on (fewer only at its end): a block tiled by time
-    /// range reads its locations and its communication file a piece at a time (`ranged`).
-    fn get_from(&self, k: usize, at: u64, max: usize) -> Result<Vec<u8>, String> {
-        let all = self.get(k)?;
-        let a = (at as usize).min(all.len());
-        Ok(all[a..(a + max).min(all.len())].to_vec())
-    }
-    /// Key `k`'s bytes, which will not be read again: a spill in memory hands them over (and holds them no
-    /// more) instead of copying them.
-    fn take(&mut self, k: usize) -> Result<Vec<u8>, String> {
-        self.get(k)
-    }
-    /// Bytes the spill holds in memory (pass 2 tiles within `memory` less these).
-    fn held(&self) -> u64 {
-        0
-    }
-    /// Take `bytes` of what the spill would keep in memory for records held beside it (a particle run
-    /// held as records, `runs::Runs::hold`): true when it would keep them in memory, then counted in
-    /// [`held`](Self::held); false, nothing taken, when they are to be put in it.
-    fn keep(&mut self, _bytes: u64) -> bool {
-        false
-    }
-    /// Forget every key's bytes (an index that starts its first pass again, `exchange`).
-    fn clear(&mut self) -> Result<(), String>;
-}
-
-impl<T: Spill> crate::readers::chrome::EventSpill for T {
-    fn append(&mut self, location: usize, bytes: &[u8]) -> Result<(), String> {
-        self.put(location, bytes)
-    }
-    fn read(&mut self, location: usize) -> Result<Vec<u8>, String> {
-        self.get(location)
-    }
-}
-
-/// A spill in memory (tests, small traces).
-#[derive(Default)]
-pub struct MemorySpill {
-    pub parts: Vec<Vec<u8>>,
-}
-
-impl Spill for MemorySpill {
-    fn put(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
-        if self.parts.len() <= k {
-            self.parts.resize(k + 1, Vec::new());
-        }
-        self.parts[k].extend_from_slice(bytes);
-        Ok(())
-    }
-    fn get(&self, k: usize) -> Result<Vec<u8>, String> {
-        Ok(self.parts.get(k).cloned().unwrap_or_default())
-    }
-    fn take(&mut self, k: usize) -> Result<Vec<u8>, String> {
-        Ok(self.parts.get_mut(k).map(std::mem::take).unwrap_or_default())
-    }
-    fn get_from(&self, k: usize, at: u64, max: usize) -> Result<Vec<u8>, String> {
-        let all = self.parts.get(k).map_or(&[][..], |p| p.as_slice());
-        let a = (at as usize).min(all.len());
-        Ok(all[a..(a + max).min(all.len())].to_vec())
-    }
-    fn held(&self) -> u64 {
-        self.parts.iter().map(|p| p.len() as u64).sum()
-    }
-    fn clear(&mut self) -> Result<(), String> {
-        self.parts.clear();
-        Ok(())
-    }
-}
 
 /// Where tiles go as they are made (the CLI writes files; tests keep them in memory).
 pub trait TileSink: Sync {
@@ -259,23 +182,6 @@ impl Step {
     }
 }
 
-#[derive(Debug, Error)]
-pub enum IndexError {
-    #[error(transparent)]
-    Read(#[from] ReadError),
-    /// The archive needs the whole read (two definitions of one location merge into one model location).
-    #[error("{0}")]
-    NotStreamable(String),
-    /// A shard decoding only its own locations met one it cannot log for the others (it names a region
-    /// the definitions lack): every shard reads every location instead (`exchange`).
-    #[error("{0}")]
-    Redo(String),
-    #[error("{0}")]
-    Memory(String),
-    #[error("{0}")]
-    Io(String),
-}
-
 /// What the index made: the manifest (its tiles are in the sink) and figures for the report.
 pub struct Indexed {
     /// The store's manifest; for a shard, the part's inner manifest (`part.store`).
@@ -333,7 +239,8 @@ impl BlockColumns {
 
     /// A location's spill: its segments (`nest::encode_segment`), fix-ups applied.
     fn push_location(&mut self, bytes: &[u8], origin: i64) -> Result<(), String> {
-        let bad = |e: super::columns::ColumnError| format!("spill damaged at byte {}: {}", e.offset, e.detail);
+        let bad =
+            |e: crate::store::format::columns::ColumnError| format!("spill damaged at byte {}: {}", e.offset, e.detail);
         let mut r = ColumnReader::new(bytes);
         let a = self.region.len();
         while !r.at_end() {
@@ -908,7 +815,7 @@ fn index_otf2_with(
     let mut exchanged = None;
     if let Some(x) = x.filter(|x| x.shard().count > 1) {
         let key = n;
-        match super::exchange::pass1(
+        match crate::index::exchange::pass1(
             x,
             &mut stream,
             &mut digest,
@@ -1074,7 +981,7 @@ fn index_otf2_with(
         })
         .collect();
     let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
-    let mut sampler = super::message_sort::Sampler::default();
+    let mut sampler = crate::index::message_sort::Sampler::default();
     let mut one = |m: &crate::model::MessageRecord, nth| {
         let (comms, spill) = &mut *cell.borrow_mut();
         let m = raw_message(m, nth);
@@ -1088,7 +995,7 @@ fn index_otf2_with(
         _ => crate::readers::otf2::MessageTakers::Parts(takers.iter_mut().map(|t| &mut **t as _).collect()),
     };
     let (skel, collectives) = stream.finish_streamed_deferred(takers_of, &mut |share| match exchanged {
-        Some(x) => super::exchange::matched_together(x, share),
+        Some(x) => crate::index::exchange::matched_together(x, share),
         None => Ok(share),
     })?;
     drop((takers, cell));
@@ -1129,7 +1036,9 @@ fn index_otf2_with(
         })?;
         progress(Progress::Step(Step::Messages));
         match exchanged {
-            Some(x) => super::message_sort::finish_messages_exchanged(x, &mut comms, &sampler, origin, spill, o.runs()),
+            Some(x) => {
+                crate::index::message_sort::finish_messages_exchanged(x, &mut comms, &sampler, origin, spill, o.runs())
+            }
             None => comms.finish_messages(origin, spill),
         }
         .map_err(spilling)?;
@@ -1325,13 +1234,13 @@ impl Ahead {
                             digest.add_clips(clips, &examples);
                             digest.nested_location(&nested, end, spill, path)?;
                             if let Some((key, log)) = log {
-                                super::exchange::write_log(spill, key, k, log, nested.len() as u64, path)?;
+                                crate::index::exchange::write_log(spill, key, k, log, nested.len() as u64, path)?;
                             }
                             let _ = recycle.send(nested);
                         }
                         (None, Some(key)) => {
                             // Read in its turn, its log to the spill.
-                            *intervals += super::exchange::decode_in_turn(
+                            *intervals += crate::index::exchange::decode_in_turn(
                                 decoder, digest, spill, o, paths, k, limit, buffers, key, &mut raw,
                             )?;
                         }
@@ -1835,7 +1744,7 @@ fn tile(
         .map(|b| t.block_range(b as u32, n as u32).len() as u64 + block_counts[b] / run_len as u64 + 1)
         .sum::<u64>()
         .max(1);
-    let page = (runs_share / nruns).clamp(1 << 10, super::runs::PAGE_BYTES as u64) as usize;
+    let page = (runs_share / nruns).clamp(1 << 10, crate::index::runs::PAGE_BYTES as u64) as usize;
     // (With the extents of every particle written: the merges need the longest one's duration first.)
     let particle_runs =
         Mutex::new((Runs::new(page), std::mem::replace(&mut comms.keys, Keys(0)), ParticleExtents::default()));
@@ -1866,7 +1775,7 @@ fn tile(
     };
     // A sorted run of particles: held as it is while the spill would keep it in memory (taken, no copy),
     // else to the spill.
-    let write_run = |p: &mut Vec<super::build::Particle>| -> Result<(), IndexError> {
+    let write_run = |p: &mut Vec<crate::store::format::particles::Particle>| -> Result<(), IndexError> {
         debug_assert!(p.windows(2).all(|w| w[0] < w[1]), "a particle run is sorted");
         let mut r = particle_runs.lock().map_err(|_| IndexError::Io("a block task panicked".into()))?;
         let mut s = spill_lock.write().map_err(|_| IndexError::Io("a block task panicked".into()))?;
@@ -1976,7 +1885,7 @@ fn tile(
         // Where memory is tight (blocks tiled by range), what the task freed goes back to the system before
         // the next task allocates at other sizes (elsewhere that costs the next task its page faults).
         if any_ranged {
-            super::ranged::return_free_memory();
+            crate::index::ranged::return_free_memory();
         }
         results.lock().expect("no task panics holding the lock")[k] = Some(r);
         progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: tiled });
@@ -2038,7 +1947,7 @@ fn tile(
         for b in (0..blocks).filter(|b| !own.contains(b)) {
             let mut runs = ParticleRuns::new(run_len, &write_run);
             if held.is_none() && (o.range_intervals > 0 || over_share[b]) {
-                super::ranged::block_particles(
+                crate::index::ranged::block_particles(
                     &skel,
                     &plan,
                     b as u32,
@@ -2140,7 +2049,8 @@ fn exchange_particles(
     page: usize,
     put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), IndexError>,
 ) -> Result<(ParticleExtents, u64), IndexError> {
-    use super::build::{particle_windows, Particle};
+    use crate::index::build::particle_windows;
+    use crate::store::format::particles::Particle;
     let Shard { index: me, count: n } = x.shard();
     let size = <Particle as Record>::BYTES;
     let (run_len, io) = (run_len.max(1), |what: &str, e: String| IndexError::Io(format!("{what}: {e}")));
@@ -2262,7 +2172,7 @@ fn cut_particles_on(
     // a third of the step).
     let mut bounds = vec![0u32; ranges + 1];
     bounds[ranges] = t.windows;
-    for (i, lead) in runs.even_cuts::<super::build::Particle>(ranges).into_iter().enumerate() {
+    for (i, lead) in runs.even_cuts::<crate::store::format::particles::Particle>(ranges).into_iter().enumerate() {
         let i = i + 1;
         let w = if lead == u64::MAX { t.windows } else { t.window_of(lead) };
         bounds[i] = w.clamp(bounds[i - 1] + 1, t.windows - (ranges - i) as u32);
@@ -2305,7 +2215,7 @@ fn cut_particles(
     put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), IndexError>,
 ) -> Result<(), IndexError> {
     let from = tiler.first_start().saturating_sub(max_dur);
-    let mut merge = runs.merge_from::<super::build::Particle>(from);
+    let mut merge = runs.merge_from::<crate::store::format::particles::Particle>(from);
     let read = |e: String| IndexError::Io(format!("reading the particles back: {e}"));
     while let Some(p) = merge.next(spill).map_err(read)? {
         if !tiler.takes(&p) {
@@ -2341,7 +2251,7 @@ struct RangePieces<'a> {
 /// Appends bytes to a spill key, taking the spill's lock.
 type AppendPage<'a> = dyn Fn(usize, &[u8]) -> Result<(), String> + 'a;
 
-impl super::ranged::RangeComms for RangePieces<'_> {
+impl crate::index::ranged::RangeComms for RangePieces<'_> {
     fn ranges(&mut self, ranges: &[std::ops::Range<u32>]) -> Result<(), IndexError> {
         let Some(whole) = self.whole else { return Ok(()) };
         let page = (self.share / 64 / ranges.len().max(1) as u64).clamp(1 << 12, 1 << 16) as usize;
@@ -2370,16 +2280,16 @@ impl super::ranged::RangeComms for RangePieces<'_> {
 /// Particles a block task's [`ParticleRuns`] buffers before writing them as a run: a sixty-fourth of
 /// `--memory` of them, at least a piece of them (`build::PARTICLE_PIECE`), at most 2^20 (32 MB).
 fn particle_run_len(memory: u64) -> usize {
-    (memory / 64 / PARTICLE_RECORD).clamp(super::build::PARTICLE_PIECE as u64, 1 << 20) as usize
+    (memory / 64 / PARTICLE_RECORD).clamp(crate::index::build::PARTICLE_PIECE as u64, 1 << 20) as usize
 }
 
 /// What a block task's particle buffers hold: its run buffer of `run_len` and the piece `build` gathers.
 fn particle_run_bytes(run_len: usize) -> u64 {
-    (run_len + super::build::PARTICLE_PIECE) as u64 * PARTICLE_RECORD
+    (run_len + crate::index::build::PARTICLE_PIECE) as u64 * PARTICLE_RECORD
 }
 
 /// Bytes of a `build::Particle` in memory.
-const PARTICLE_RECORD: u64 = std::mem::size_of::<super::build::Particle>() as u64;
+const PARTICLE_RECORD: u64 = std::mem::size_of::<crate::store::format::particles::Particle>() as u64;
 
 /// A block task's particle-view intervals written as sorted runs as they come (`build::ParticleSink`):
 /// pieces are kept while they continue in order, up to `run_len`, and written as a run when the buffer is
@@ -2387,15 +2297,18 @@ const PARTICLE_RECORD: u64 = std::mem::size_of::<super::build::Particle>() as u6
 /// runs' merge puts them in the one order the keys give. `run_len` 0: the task writes no particles (a shard
 /// that does not tile them).
 struct ParticleRuns<'a> {
-    buffer: Vec<super::build::Particle>,
+    buffer: Vec<crate::store::format::particles::Particle>,
     run_len: usize,
     /// Takes a run written (it may take the buffer, leaving it empty).
-    write: &'a dyn Fn(&mut Vec<super::build::Particle>) -> Result<(), IndexError>,
+    write: &'a dyn Fn(&mut Vec<crate::store::format::particles::Particle>) -> Result<(), IndexError>,
     err: Option<IndexError>,
 }
 
 impl<'a> ParticleRuns<'a> {
-    fn new(run_len: usize, write: &'a dyn Fn(&mut Vec<super::build::Particle>) -> Result<(), IndexError>) -> Self {
+    fn new(
+        run_len: usize,
+        write: &'a dyn Fn(&mut Vec<crate::store::format::particles::Particle>) -> Result<(), IndexError>,
+    ) -> Self {
         ParticleRuns { buffer: Vec::with_capacity(run_len), run_len, write, err: None }
     }
 
@@ -2417,8 +2330,8 @@ impl<'a> ParticleRuns<'a> {
     }
 }
 
-impl super::build::ParticleSink for ParticleRuns<'_> {
-    fn put(&mut self, piece: &[super::build::Particle]) {
+impl crate::index::build::ParticleSink for ParticleRuns<'_> {
+    fn put(&mut self, piece: &[crate::store::format::particles::Particle]) {
         if self.run_len == 0 || piece.is_empty() {
             return;
         }
@@ -2458,7 +2371,7 @@ impl SummaryBytes {
     /// A location's summary bins under `plan`, its intervals nested at most `lanes` deep (a summary keeps a
     /// lane per depth, at most `pyramid::MAX_SUMMARY_LANES`).
     pub fn of(plan: &Plan, lanes: usize) -> SummaryBytes {
-        let lanes = lanes.clamp(1, super::pyramid::MAX_SUMMARY_LANES) as u64;
+        let lanes = lanes.clamp(1, crate::store::pyramid::MAX_SUMMARY_LANES) as u64;
         let bins: u64 = plan.levels.iter().map(|l| l.bins).sum();
         let first = plan.levels.first().map_or(0, |l| l.bins);
         SummaryBytes { per_location: bins * (52 + 5 * lanes), making: first * 16 * lanes }
@@ -2479,7 +2392,8 @@ fn skel_bytes(t: &Trace) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::build::{Particle, ParticleSink};
+    use crate::index::build::ParticleSink;
+    use crate::store::format::particles::Particle;
     use std::cell::RefCell;
 
     fn p(start: u64, location: u32) -> Particle {

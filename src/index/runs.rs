@@ -8,7 +8,7 @@
 //!
 //! Plain Rust, no files (the spill is the caller's); it must not decide what is sorted by.
 
-use super::stream::Spill;
+use crate::index::spill::Spill;
 
 /// A record as it is spilled: `BYTES` bytes, little endian.
 pub(super) trait Record: Copy + Ord {
@@ -339,7 +339,7 @@ pub(super) fn u32_at(b: &[u8], i: usize) -> u32 {
 }
 
 /// A particle (`build::Particle`) as spilled: start, location, trace index, region, duration.
-impl Record for super::build::Particle {
+impl Record for crate::store::format::particles::Particle {
     const BYTES: usize = 32;
     fn put(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.0.to_le_bytes());
@@ -360,8 +360,8 @@ impl Record for super::build::Particle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::build::Particle;
-    use crate::store::stream::MemorySpill;
+    use crate::index::spill::MemorySpill;
+    use crate::store::format::particles::Particle;
 
     /// `n` particles from `seed` (xorshift): starts below `starts`, locations below `locations`, regions below
     /// `regions`, durations below `durs`; each a distinct trace index.
@@ -507,7 +507,7 @@ mod tests {
     /// sort of all, from runs of any length (ending at different plays) and one record each.
     #[test]
     fn records_without_a_lead_merge_whole() {
-        use crate::store::comms::RawMessage;
+        use crate::index::comms::RawMessage;
         let mut seed = 0x51ed_270b_6a3c_9f11u64;
         let mut next = || {
             seed ^= seed << 13;

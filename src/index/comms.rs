@@ -6,7 +6,7 @@
 //! A whole trace gives them from its columns ([`TraceComms`]). A streamed index holds them only within a
 //! share of `--memory` ([`CommSpill`]): the matched messages (handed over in any order, each with its
 //! receive's record number) are sorted into the trace's order (the builder's: by send time, receive time,
-//! then receive order) in sorted runs in the spill ([`runs`](super::runs)) and merged; each message,
+//! then receive order) in sorted runs in the spill ([`runs`](crate::index::runs)) and merged; each message,
 //! numbered as it comes out, and each collective row (already in the trace's order) goes to its block (a
 //! message also to its receiver's block, as an end): held as the rows its task takes while they fit
 //! ([`CommSpill::hold`]), else appended to the block's file in the spill, a page at a time, which the
@@ -16,8 +16,8 @@
 //!
 //! Plain Rust, no files (the spill is the caller's); it must not change what a tile holds or its order.
 
-use super::runs::{u32_at, u64_at, Keys, Record, Runs, PAGE_BYTES};
-use super::stream::Spill;
+use crate::index::runs::{u32_at, u64_at, Keys, Record, Runs, PAGE_BYTES};
+use crate::index::spill::Spill;
 use crate::model::{MessageKind, Trace};
 use std::mem::size_of;
 use std::ops::Range;
@@ -169,7 +169,7 @@ pub struct TraceComms {
 }
 
 impl TraceComms {
-    pub fn new(trace: &Trace, t: &super::manifest::Tiling) -> TraceComms {
+    pub fn new(trace: &Trace, t: &crate::store::format::manifest::Tiling) -> TraceComms {
         // Messages and collectives by the block of their sender / location (one pass each, before the tasks).
         let mut msg_by_block: Vec<Vec<u32>> = vec![Vec::new(); t.blocks as usize];
         for (i, s) in trace.messages.sender.iter().enumerate() {
@@ -1246,7 +1246,7 @@ impl CommSpill {
     pub fn split_block(
         whole: CommPiece,
         b: u32,
-        t: &super::manifest::Tiling,
+        t: &crate::store::format::manifest::Tiling,
         ranges: &[Range<u32>],
         fetch: Fetch,
         page: usize,
@@ -1311,7 +1311,7 @@ impl CommSpill {
         b: u32,
         locs: Range<u32>,
         fetch: Fetch,
-        t: &super::manifest::Tiling,
+        t: &crate::store::format::manifest::Tiling,
         windows: Range<u32>,
     ) -> Result<BlockComms, String> {
         let mut out = BlockComms { ends: vec![Vec::new(); locs.len()], ..Default::default() };
@@ -1356,7 +1356,7 @@ impl CommSpill {
     }
 
     /// The manifest's counts of messages, flows, collective rows and operations: these.
-    pub fn count(&self, c: &mut super::manifest::Counts) {
+    pub fn count(&self, c: &mut crate::store::format::manifest::Counts) {
         c.messages = self.messages;
         c.flows = self.flows;
         c.collective_rows = self.collective_rows;
@@ -1367,7 +1367,7 @@ impl CommSpill {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::stream::MemorySpill;
+    use crate::index::spill::MemorySpill;
 
     fn message(send_ns: i64, recv_ns: i64, nth: u64, sender: u32, receiver: u32) -> RawMessage {
         RawMessage { send_ns, recv_ns, nth, sender, receiver, size_bytes: nth * 10, tag: 7, name: 1, kind: 0 }
@@ -1541,7 +1541,7 @@ mod tests {
     /// every end once over the ranges; a piece cut short is refused.
     #[test]
     fn a_block_file_split_by_range_gives_each_range_its_records() {
-        use crate::store::manifest::Tiling;
+        use crate::store::format::manifest::Tiling;
         let mut spill = MemorySpill::default();
         let mut c = CommSpill::new(2, 2, 0..1, 2, 1 << 20);
         // Times from origin 0; windows of 10 ns: a message in flight over windows 1..=6, others short.

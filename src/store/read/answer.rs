@@ -3,11 +3,11 @@
 //! records at level 0. `weft render timeline STORE/` draws what this answers, so a picture of a store is
 //! made from the tiles its viewport needs, never from the whole store.
 
-use super::query::{
+use crate::model::Trace;
+use crate::store::read::query::{
     plan, summary_grid, CounterAnswer, CounterGather, ExactSlice, Plan, Resolution, SummaryGrid, TileIndex, Viewport,
 };
-use super::{Store, StoreError, TileKind, TileSource};
-use crate::model::Trace;
+use crate::store::{Store, StoreError, TileKind, TileSource};
 
 /// What a viewport shows.
 pub enum Answer {

@@ -164,7 +164,7 @@ const ROUTED_FROM: u32 = 4;
 
 /// Bytes of a shard's log broadcast at a time.
 fn chunk_bytes(o: &StreamOptions) -> usize {
-    (o.memory / 64).clamp(64 << 10, 16 << 20) as usize
+    o.budget().broadcast_chunk()
 }
 
 fn frame(tag: u8, k: usize, payload: &[u8], w: &mut ColumnWriter) {
@@ -349,7 +349,7 @@ pub(super) fn pass1(
     let chunk = chunk_bytes(o);
     let bl = o.build.block_locations.max(1);
     let blocks = (n as u32).div_ceil(bl);
-    let shard_of = |l: u32| crate::index::message_sort::owner(l, bl, blocks, me.count);
+    let shard_of = |l: u32| crate::index::partition::owner(l, bl, blocks, me.count);
     let mut replay = Replay { next: 0, sends: Vec::new(), pending: Vec::new(), queued: Vec::new(), start: [0; 2] };
     for r in 0..me.count {
         let mut at = 0u64;

@@ -14,6 +14,7 @@
 //!   their codecs);
 //! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone.
 
+pub mod budget;
 pub mod build;
 pub mod comms;
 pub mod counters;
@@ -31,6 +32,7 @@ mod samples;
 pub mod spill;
 pub mod stream;
 
+pub use budget::Budget;
 pub use build::{build, BuildOptions, BuiltStore};
 pub use error::IndexError;
 pub use merge::{merge, MergeError, Merged};

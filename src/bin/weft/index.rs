@@ -552,16 +552,6 @@ fn by_range(blocks: usize) -> String {
     }
 }
 
-/// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
-const SPILL_IN_MEMORY_SHARE: u64 = 8;
-/// Bytes of `--memory` per byte of the message ends and collective parts an OTF2 index holds before it
-/// spills them in a sorted run. A twelfth (a sixteenth before) keeps a 24 M-event trace's 3 M ends in memory
-/// at the default 2G: their spill, sort and k-way merge were 10 % of the index's CPU. The bound still holds:
-/// held with their vectors' growth (up to twice) and matching's share (twice again, `stream::check_pass1`)
-/// they are at most a third of `--memory`, beside the columns held and the spill in memory (an eighth each)
-/// and the read's buffers (a sixteenth), which leaves a third for instants, counters and names.
-const ENDS_IN_MEMORY_SHARE: u64 = 12;
-
 /// Index an OTF2 archive location by location (`index::stream`), tiles written as blocks finish, the
 /// first pass's spill in the partial folder (removed before the manifest is written). None when the archive
 /// must be read whole.
@@ -620,11 +610,11 @@ pub fn stream_into(
     let mut ends_path = spill_path.as_os_str().to_owned();
     ends_path.push(".ends");
     let ends_path = PathBuf::from(ends_path);
-    stream.spill_ends(Box::new(FileSpill::create(&ends_path, 0)?), memory / ENDS_IN_MEMORY_SHARE);
+    stream.spill_ends(Box::new(FileSpill::create(&ends_path, 0)?), weft::index::Budget::new(memory).ends_in_memory());
     // The nested intervals are kept as columns while they take at most an eighth of --memory (`held: 0`),
     // then spilled; the spill stays in memory while it takes at most another eighth (pass 2 counts both
     // against the rest), saving its writes and reads.
-    let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
+    let mut spill = FileSpill::create(spill_path, weft::index::Budget::new(memory).spill_in_memory())?;
     let sink = FolderSink::new(tmp);
     let o =
         StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };

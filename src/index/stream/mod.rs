@@ -64,6 +64,8 @@ use crate::store::format::manifest::{Manifest, TileEntry, Tiling};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock};
 
+mod exchanged;
+
 /// Where tiles go as they are made (the CLI writes files; tests keep them in memory).
 pub trait TileSink: Sync {
     fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String>;
@@ -800,7 +802,7 @@ fn index_otf2_with(
     let mut exchanged = None;
     if let Some(x) = x.filter(|x| x.shard().count > 1) {
         let key = n;
-        match crate::index::exchange::pass1(
+        match exchanged::pass1(
             x,
             &mut stream,
             &mut digest,
@@ -981,7 +983,7 @@ fn match_otf2(
     let mut comms = comm_spill(n, o, first);
     comms.in_receive_order = !stream.ends_spilled();
     // Shards that exchanged their locations each matched the messages their own locations received
-    // (`exchange::pass1`): they add up what they matched, and number the messages together
+    // (`exchanged::pass1`): they add up what they matched, and number the messages together
     // (`message_sort`), sampling them as they come.
     progress(Progress::Step(Step::Matching));
     // With threads to spare and every message within the sort buffer, the messages are matched in parts by
@@ -1133,7 +1135,7 @@ impl Ahead {
     /// trace's read from 0.76-1.15 s to 0.77-0.90 s, its wall by a tenth (medians), for 3 % more CPU
     /// (BENCHMARKS.md, "Session 27"; in session 14, before the columns were held, it was as fast for 10 %
     /// more). A shard decoding only its own locations (`exchange`, `locations` its own) logs them as bytes
-    /// whichever way a location is read (with one thread, in turn: `exchange::decode_in_turn`).
+    /// whichever way a location is read (with one thread, in turn: `exchanged::decode_in_turn`).
     pub(super) fn plan(
         stream: &Otf2Stream,
         o: &StreamOptions,
@@ -1169,7 +1171,7 @@ impl Ahead {
 
     /// Pass 1 over `locations` (all, or a shard's own: `exchange`). Without `log_key` each location's log
     /// is replayed into `stream` in its turn; with it (a shard decoding only its own locations) it goes to
-    /// that spill key as bytes (`exchange::write_log`, or read in its turn by `exchange::decode_in_turn`).
+    /// that spill key as bytes (`exchanged::write_log`, or read in its turn by `exchanged::decode_in_turn`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pass1(
         &self,
@@ -1282,13 +1284,13 @@ impl Ahead {
                             digest.add_clips(clips, &examples);
                             digest.nested_location(&nested, end, spill, path)?;
                             if let Some((key, log)) = log {
-                                crate::index::exchange::write_log(spill, key, k, log, nested.len() as u64, path)?;
+                                exchanged::write_log(spill, key, k, log, nested.len() as u64, path)?;
                             }
                             let _ = recycle.send(nested);
                         }
                         (None, Some(key)) => {
                             // Read in its turn, its log to the spill.
-                            *intervals += crate::index::exchange::decode_in_turn(
+                            *intervals += exchanged::decode_in_turn(
                                 decoder, digest, spill, o, paths, k, limit, buffers, key, &mut raw,
                             )?;
                         }

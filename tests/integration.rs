@@ -57,6 +57,7 @@ mod render_png;
 mod shaders;
 mod special_files;
 mod store;
+mod store_golden;
 mod store_hostile;
 mod store_particles;
 mod store_query;

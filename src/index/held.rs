@@ -8,14 +8,12 @@
 //!
 //! Plain Rust, no files (the spill is the caller's); must not decide the tiling.
 
+use crate::index::budget::INTERVAL_BYTES;
 use crate::index::build::BlockIntervals;
 use crate::index::nest::{encode_segment, Nested, NestedColumns, NestedColumnsMut, NestedSink};
 use crate::index::spill::Spill;
 use crate::model::RegionId;
 use std::ops::Range;
-
-/// Bytes held per interval (region, start, duration, depth).
-const INTERVAL_BYTES: u64 = 4 + 8 + 8 + 2;
 
 /// The nested intervals of the locations read so far, in location order (a block of locations is one
 /// slice of them).

@@ -20,7 +20,7 @@
 
 use crate::index::comms::{CommSpill, MessageRow, RawMessage, Sorted};
 use crate::index::exchange::Exchange;
-use crate::index::partition::Shard;
+use crate::index::partition::{owner, Shard};
 use crate::index::runs::{u64_at, Keys, Merge, Record, Runs, PAGE_BYTES};
 use crate::index::spill::Spill;
 
@@ -194,24 +194,6 @@ impl Spill for Received<'_> {
 enum Source<'r> {
     Memory(std::vec::IntoIter<RawMessage>),
     Merge(Merge<'r, RawMessage>),
-}
-
-/// The shard whose blocks hold location `l` (blocks of `block_locations`, `blocks` in all).
-pub(super) fn owner(l: u32, block_locations: u32, blocks: u32, n: u32) -> usize {
-    let b = l / block_locations.max(1);
-    // Shard k holds blocks blocks*k/n .. blocks*(k+1)/n (`Shard::blocks`): the last k whose first is <= b.
-    let first = |k: u32| (blocks as u64 * k as u64 / n.max(1) as u64) as u32;
-    let (mut lo, mut hi) = (0u32, n.max(1) - 1);
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if first(mid) <= b {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    debug_assert!(Shard { index: lo, count: n }.blocks(blocks).contains(&b) || b >= blocks);
-    lo as usize
 }
 
 /// The messages this shard's comms were handed (those its locations received), put with every shard's in

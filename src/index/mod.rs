@@ -1,5 +1,6 @@
 //! `weft index`: a trace cut into the store's tiles (`crate::store` is the format it writes and the page reads).
 //!
+//! - `budget`: every share of `--memory` the index gives out ([`Budget`]), and the sizes they are counted in;
 //! - `build`: a [`Trace`](crate::model::Trace) cut into tiles, location block by block, on `threads` std threads,
 //!   with bytes that do not depend on the thread count;
 //! - `comms`: a trace's messages and collective rows block by block (a streamed index's sorted into the
@@ -8,12 +9,14 @@
 //!   whole trace (`spill`: where it keeps what it read; `error`: what goes wrong);
 //! - `partition`: a shard's part of the store (`--shard K/N`, MPI ranks): its location blocks' tiles and its
 //!   share of the manifest;
-//! - `exchange`, `message_sort`: MPI ranks decoding only their own OTF2 locations, each matching the
-//!   messages its locations received, numbered across the ranks by a sample sort;
+//! - `exchange`, `message_sort`: MPI ranks decoding only their own OTF2 locations (`stream::exchanged`), each
+//!   matching the messages its locations received, numbered across the ranks by a sample sort; the ranks
+//!   reach each other only through the `Exchange` trait;
 //! - `pyramid`, `counters`: the summary's level-1 bins and the counter tiles cut from a trace (the store holds
 //!   their codecs);
 //! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone.
 
+pub mod budget;
 pub mod build;
 pub mod comms;
 pub mod counters;
@@ -31,6 +34,7 @@ mod samples;
 pub mod spill;
 pub mod stream;
 
+pub use budget::Budget;
 pub use build::{build, BuildOptions, BuiltStore};
 pub use error::IndexError;
 pub use merge::{merge, MergeError, Merged};

@@ -327,3 +327,21 @@ fn narrow(
     }
     m.region_totals = totals.iter().map(|&(n, ns)| [n, ns]).collect();
 }
+
+/// The shard whose blocks hold location `l` (blocks of `block_locations`, `blocks` in all).
+pub(crate) fn owner(l: u32, block_locations: u32, blocks: u32, n: u32) -> usize {
+    let b = l / block_locations.max(1);
+    // Shard k holds blocks blocks*k/n .. blocks*(k+1)/n (`Shard::blocks`): the last k whose first is <= b.
+    let first = |k: u32| (blocks as u64 * k as u64 / n.max(1) as u64) as u32;
+    let (mut lo, mut hi) = (0u32, n.max(1) - 1);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if first(mid) <= b {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    debug_assert!(Shard { index: lo, count: n }.blocks(blocks).contains(&b) || b >= blocks);
+    lo as usize
+}

@@ -11,13 +11,13 @@
 //! Plain Rust, no files (the spill is the caller's).
 
 use crate::analyses::busy::{BusyDefinition, BusyScanner};
+use crate::index::budget::{SummaryBytes, INTERVAL_BYTES, TILING_BYTES_PER_INTERVAL};
 use crate::index::build::{
     level0_tiles, summary_tiles, BlockIntervals, LocationSummary, ParticleSink, Plan, PARTICLE_PIECE,
 };
 use crate::index::comms::{BlockCommBytes, COMM_PIECE};
 use crate::index::comms::{BlockComms, Fetch};
 use crate::index::error::IndexError;
-use crate::index::stream::{SummaryBytes, COLUMN_BYTES, TILING_BYTES_PER_INTERVAL};
 use crate::model::{RegionId, Trace};
 use crate::store::format::manifest::{TileEntry, Tiling};
 use std::ops::Range;
@@ -253,7 +253,7 @@ pub(super) fn most_intervals(
         + particle_runs
         + COMM_PIECE as u64
         + windows * (8 + size_of::<[Vec<u32>; 8]>() as u64);
-    let per = COLUMN_BYTES + 8 + TILING_BYTES_PER_INTERVAL + (2 * comms.held).div_ceil(intervals.max(1));
+    let per = INTERVAL_BYTES + 8 + TILING_BYTES_PER_INTERVAL + (2 * comms.held).div_ceil(intervals.max(1));
     let most = budget.checked_sub(fixed)? / per;
     (most >= 1000).then_some(most)
 }

@@ -1,10 +1,9 @@
 //! `weft index TRACE -o STORE/ [--threads N] [--memory SIZE] [--block N] [--force] [--shard K/N]`: builds
 //! the tiled store of a trace (docs/store-format.md) and writes it under a temporary name in the same folder,
-//! renamed to STORE last, so an index killed midway leaves nothing that looks complete. With `--shard K/N`
-//! it writes a part for `weft merge` (docs/cluster.md); built with `--features mpi` and launched by `mpirun`
-//! or `srun`, the ranks write one store together (`mpi.rs`). Also the folder side of reading
-//! stores (`FolderStore`, `open_store`, `read_trace_or_store`) for `weft info`, `weft moments` and
-//! `weft render moments`.
+//! renamed to STORE last (`folders`), so an index killed midway leaves nothing that looks complete. With
+//! `--shard K/N` it writes a part for `weft merge` (docs/cluster.md); built with `--features mpi` and launched
+//! by `mpirun` or `srun`, the ranks write one store together (`mpi.rs`, which `main` dispatches to; this
+//! module does not know it).
 //!
 //! OTF2 is streamed location by location (`index::stream`): memory holds one location's events, the compact
 //! message ends and collective parts up to a twelfth of `--memory` (past it they go to a second spill
@@ -24,12 +23,13 @@
 //! ordinary readers, held to `--memory` by an estimate made before reading, then tiled on `--threads`
 //! threads. A progress bar is drawn on stderr when it is a terminal.
 
-use std::io::IsTerminal;
+use crate::folders::{finish_store, partial_folder, shown, write_files, write_folder};
+use crate::progress::Progress;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use weft::index::{build, build_part, BuildOptions, PartManifest, Shard, PART_MANIFEST};
 use weft::readers::budget::{human_bytes, Budget};
-use weft::store::{Store, StoreError, TileSource, MANIFEST};
+use weft::store::MANIFEST;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -98,10 +98,6 @@ impl Args {
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
-    #[cfg(feature = "mpi")]
-    if let Some(universe) = crate::mpi::launched() {
-        return crate::mpi::index(universe, &a);
-    }
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
     // Before any thread starts: a run interrupted removes its partial folder.
     crate::partial::catch_signals();
@@ -195,11 +191,6 @@ pub fn read(a: &Args, progress: &Progress) -> Result<ReadTrace, Box<dyn std::err
         ..BuildOptions::default()
     };
     Ok(ReadTrace { trace, options, input, read_s })
-}
-
-/// A path as printed (control characters escaped).
-pub fn shown(p: &Path) -> String {
-    weft::model::text::escape_controls(&p.display().to_string()).into_owned()
 }
 
 /// The build options and the `--memory` bytes of a streamed index.
@@ -561,16 +552,6 @@ fn by_range(blocks: usize) -> String {
     }
 }
 
-/// Bytes of `--memory` per byte of an OTF2 index's spill kept in memory.
-const SPILL_IN_MEMORY_SHARE: u64 = 8;
-/// Bytes of `--memory` per byte of the message ends and collective parts an OTF2 index holds before it
-/// spills them in a sorted run. A twelfth (a sixteenth before) keeps a 24 M-event trace's 3 M ends in memory
-/// at the default 2G: their spill, sort and k-way merge were 10 % of the index's CPU. The bound still holds:
-/// held with their vectors' growth (up to twice) and matching's share (twice again, `stream::check_pass1`)
-/// they are at most a third of `--memory`, beside the columns held and the spill in memory (an eighth each)
-/// and the read's buffers (a sixteenth), which leaves a third for instants, counters and names.
-const ENDS_IN_MEMORY_SHARE: u64 = 12;
-
 /// Index an OTF2 archive location by location (`index::stream`), tiles written as blocks finish, the
 /// first pass's spill in the partial folder (removed before the manifest is written). None when the archive
 /// must be read whole.
@@ -629,11 +610,11 @@ pub fn stream_into(
     let mut ends_path = spill_path.as_os_str().to_owned();
     ends_path.push(".ends");
     let ends_path = PathBuf::from(ends_path);
-    stream.spill_ends(Box::new(FileSpill::create(&ends_path, 0)?), memory / ENDS_IN_MEMORY_SHARE);
+    stream.spill_ends(Box::new(FileSpill::create(&ends_path, 0)?), weft::index::Budget::new(memory).ends_in_memory());
     // The nested intervals are kept as columns while they take at most an eighth of --memory (`held: 0`),
     // then spilled; the spill stays in memory while it takes at most another eighth (pass 2 counts both
     // against the rest), saving its writes and reads.
-    let mut spill = FileSpill::create(spill_path, memory / SPILL_IN_MEMORY_SHARE)?;
+    let mut spill = FileSpill::create(spill_path, weft::index::Budget::new(memory).spill_in_memory())?;
     let sink = FolderSink::new(tmp);
     let o =
         StreamOptions { build: options.clone(), memory, event_buffer: 0, shard, held: 0, runs: 0, range_intervals: 0 };
@@ -877,23 +858,6 @@ impl weft::index::stream::TileSink for FolderSink {
     }
 }
 
-/// The temporary folder beside `out` that tiles are written into (emptied first; leftovers of killed runs
-/// beside it removed, and it removed if this run is interrupted: `partial`).
-fn partial_folder(out: &Path) -> Result<PathBuf, String> {
-    crate::partial::create(out)
-}
-
-/// Write the manifest (`file`: a store's or a part's) last into the partial folder `tmp`, then rename it to
-/// `out` (`publish`). A manifest that cannot be written (ENOSPC) takes the partial folder with it.
-fn finish_store(tmp: &Path, out: &Path, file: &str, manifest_json: &[u8], force: bool) -> Result<(), String> {
-    let manifest = tmp.join(file);
-    if let Err(e) = std::fs::write(&manifest, manifest_json) {
-        crate::partial::remove(tmp);
-        return Err(format!("{}: {e}", manifest.display()));
-    }
-    publish(tmp, out, force)
-}
-
 /// `2G`, `512M`, `64K` or plain bytes.
 /// `--memory` in bytes, held to the machine's memory: a larger value (1024G, 2^64-1) sized buffers by memory
 /// this machine does not have and aborted (issue 51), so it is lowered to the machine's, with a note.
@@ -966,195 +930,4 @@ fn input_bytes(p: &Path) -> u64 {
         }
     }
     total
-}
-
-/// Fill a temporary folder beside `out` (`fill` gets its path; the folder's manifest must be written last),
-/// then rename it to `out`: a run killed midway leaves nothing named `out`. `force` replaces `out`.
-/// A run that fails on the way (a write refused: ENOSPC) removes the folder.
-pub fn write_folder(out: &Path, force: bool, fill: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
-    let tmp = partial_folder(out)?;
-    if let Err(e) = fill(&tmp) {
-        crate::partial::remove(&tmp);
-        return Err(e);
-    }
-    publish(&tmp, out, force)
-}
-
-/// `.NAME.partial-ID` beside `out` (an MPI rank's folder).
-#[cfg(feature = "mpi")]
-pub fn temporary_folder(out: &Path, id: u32) -> Result<PathBuf, String> {
-    crate::partial::folder_name(out, id)
-}
-
-fn parent_of(out: &Path) -> PathBuf {
-    crate::partial::parent_of(out)
-}
-
-/// Rename the filled temporary folder `tmp` to `out` (replacing it when `force`).
-pub fn publish(tmp: &Path, out: &Path, force: bool) -> Result<(), String> {
-    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
-    // A signal now waits until the folder is the store (or kept, below): not a partial folder to remove.
-    let publishing = crate::partial::publishing();
-    let _done = Forget(Some(publishing), tmp);
-    if out.exists() {
-        if !force {
-            return Err(format!("{}: appeared while indexing; the store is left in {}", out.display(), tmp.display()));
-        }
-        let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let old = parent_of(out).join(format!(".{name}.old-{}", std::process::id()));
-        std::fs::rename(out, &old).map_err(|e| err(out, e))?;
-        std::fs::rename(tmp, out).map_err(|e| err(out, e))?;
-        let _ = std::fs::remove_dir_all(&old);
-    } else {
-        std::fs::rename(tmp, out).map_err(|e| err(out, e))?;
-    }
-    Ok(())
-}
-
-/// Forgets the folder being published once `publish` returns, whatever it returned.
-struct Forget<'a>(Option<crate::partial::Publishing>, &'a Path);
-
-impl Drop for Forget<'_> {
-    fn drop(&mut self) {
-        if let Some(p) = self.0.take() {
-            p.done(self.1);
-        }
-    }
-}
-
-/// Write `tiles` under `dir` (creating their folders), then the manifest file `manifest` (last).
-pub fn write_files(
-    dir: &Path,
-    tiles: &[(String, Vec<u8>)],
-    progress: &Progress,
-    manifest: &str,
-    manifest_bytes: &[u8],
-) -> Result<(), String> {
-    write_tiles(dir, tiles, progress)?;
-    let p = dir.join(manifest);
-    std::fs::write(&p, manifest_bytes).map_err(|e| format!("{}: {e}", p.display()))
-}
-
-/// Write `tiles` under `dir`, creating their folders (another process may create the same ones at once).
-pub fn write_tiles(dir: &Path, tiles: &[(String, Vec<u8>)], progress: &Progress) -> Result<(), String> {
-    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
-    let n = tiles.len();
-    for (k, (path, bytes)) in tiles.iter().enumerate() {
-        let p = dir.join(path);
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).map_err(|e| err(d, e))?;
-        }
-        std::fs::write(&p, bytes).map_err(|e| err(&p, e))?;
-        if k % 256 == 0 {
-            progress.say(&format!("writing tiles {k}/{n}"));
-        }
-    }
-    Ok(())
-}
-
-/// One line of progress on stderr, rewritten in place at most ten times a second, only when stderr is a
-/// terminal.
-pub struct Progress {
-    tty: bool,
-    started: Instant,
-    last: std::sync::Mutex<Option<Instant>>,
-}
-
-impl Progress {
-    pub fn new() -> Self {
-        Progress { tty: std::io::stderr().is_terminal(), started: Instant::now(), last: std::sync::Mutex::new(None) }
-    }
-    /// A progress that says nothing (MPI ranks but rank 0).
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub fn quiet() -> Self {
-        Progress { tty: false, started: Instant::now(), last: std::sync::Mutex::new(None) }
-    }
-    pub fn say(&self, what: &str) {
-        if self.tty {
-            let s = weft::model::text::escape_controls(what);
-            eprint!("\r\x1b[2K[{:6.1} s] {s}", self.started.elapsed().as_secs_f64());
-        }
-    }
-    /// `what done/total [#####.....] detail`, throttled (the last step is always drawn).
-    fn bar(&self, what: &str, done: usize, total: usize, detail: &str) {
-        if !self.tty {
-            return;
-        }
-        let now = Instant::now();
-        {
-            let mut last = self.last.lock().expect("progress lock");
-            if done < total && last.is_some_and(|t| now.duration_since(t).as_millis() < 100) {
-                return;
-            }
-            *last = Some(now);
-        }
-        const WIDTH: usize = 30;
-        let filled = (done * WIDTH).checked_div(total).unwrap_or(WIDTH).min(WIDTH);
-        let bar = format!("{}{}", "#".repeat(filled), ".".repeat(WIDTH - filled));
-        self.say(&format!("{what} {done}/{total} [{bar}] {detail}"));
-    }
-    pub fn clear(&self) {
-        if self.tty {
-            eprint!("\r\x1b[2K");
-        }
-    }
-}
-
-/// A store in a folder.
-pub struct FolderStore {
-    pub root: PathBuf,
-}
-
-impl TileSource for FolderStore {
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-        // Regular files inside the folder only, no link followed (a FIFO would wait for a writer).
-        crate::store_files::read_inside(&self.root, path, crate::store_files::MOST_FILE_BYTES)
-    }
-}
-
-/// The store at `path` when it is a folder with a manifest; None when it is not a store. A folder laid out
-/// as a store (the events tiles' `e/` folder, no file beside it) without its manifest is a store missing
-/// `manifest.json`, said so, rather than a trace folder with no files in it (issue 51).
-pub fn open_store(path: &Path) -> Option<Result<Store<FolderStore>, StoreError>> {
-    if !path.join(MANIFEST).is_file() {
-        return store_without_manifest(path).then(|| Err(StoreError::Missing { file: MANIFEST.into() }));
-    }
-    Some(Store::open(FolderStore { root: path.to_path_buf() }))
-}
-
-/// Whether `path` is a folder of a store's tiles without the manifest: an `e/` folder, and no visible file.
-fn store_without_manifest(path: &Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(path) else { return false };
-    let mut tiles = false;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Ok(kind) = entry.file_type() else { return false };
-        if kind.is_dir() {
-            tiles |= name == "e";
-        } else if !name.to_string_lossy().starts_with('.') {
-            return false;
-        }
-    }
-    tiles
-}
-
-/// The trace at `path`: read by the readers, or decoded whole from a store folder (every level-0 tile).
-pub fn read_trace_or_store(path: &Path) -> Result<weft::model::Trace, Box<dyn std::error::Error>> {
-    match open_store(path) {
-        Some(store) => {
-            let e = |e| store_error(path, e);
-            Ok(store.map_err(e)?.to_trace().map_err(e)?)
-        }
-        None => Ok(weft::readers::open_path(path)?.into_trace(&path.display().to_string())?),
-    }
-}
-
-/// A store error as the CLI prints it: the file's path within the store folder.
-pub fn store_error(root: &Path, e: StoreError) -> String {
-    let file = root.join(e.file()).display().to_string();
-    let text = e.to_string();
-    match text.strip_prefix(e.file()) {
-        Some(rest) => format!("{file}{rest}"),
-        None => text,
-    }
 }

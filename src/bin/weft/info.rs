@@ -52,11 +52,11 @@ struct WindowJson {
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.window.as_deref().map(TimeWindow::parse).transpose()?;
-    let (s, regions, matrix) = match crate::index::open_store(&a.file) {
+    let (s, regions, matrix) = match crate::folders::open_store(&a.file) {
         // A store (weft index): the summary from its manifest, without reading the events; the profile (JSON
         // or a window) needs exclusive times, which the manifest does not hold: from the decoded tiles.
         Some(store) => {
-            let e = |e| crate::index::store_error(&a.file, e);
+            let e = |e| crate::folders::store_error(&a.file, e);
             let store = store.map_err(e)?;
             let s = store.summary(10).map_err(e)?;
             // The text shows the matrix of a few processes: decoded for it too, so a store prints what its

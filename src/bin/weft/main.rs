@@ -6,6 +6,7 @@
 mod aggregate;
 mod execgraph;
 mod flags;
+mod folders;
 mod generate;
 mod grains;
 mod index;
@@ -16,6 +17,7 @@ mod moments;
 mod mpi;
 mod partial;
 mod picture;
+mod progress;
 mod render;
 mod render_aggregate;
 mod render_moments;
@@ -63,7 +65,7 @@ pub(crate) fn json_text<T: serde::Serialize + ?Sized>(v: &T) -> serde_json::Resu
 }
 
 /// glibc's `malloc_trim`: the free pages inside the allocator's heaps handed back to the system (between
-/// the ranges of a block `weft index` tiles by time range, `store::set_memory_release`).
+/// the ranges of a block `weft index` tiles by time range, `index::set_memory_release`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn return_free_memory() {
     #[allow(unsafe_code)] // the other unsafe block (Cargo.toml [lints])
@@ -92,7 +94,7 @@ fn main() -> ExitCode {
         Command::Aggregate(a) => aggregate::run(a),
         Command::Render(a) => render::run(a),
         Command::Generate(a) => generate::run(a),
-        Command::Index(a) => index::run(a),
+        Command::Index(a) => index_here_or_by_ranks(a),
         Command::Merge(a) => merge::run(a),
     };
     match result {
@@ -102,4 +104,14 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `weft index`: by the MPI ranks when an MPI launcher started this process (`mpi.rs`, which uses `index`'s
+/// reading and streaming), else in this process.
+fn index_here_or_by_ranks(a: index::Args) -> Result<(), Box<dyn std::error::Error>> {
+    #[cfg(feature = "mpi")]
+    if let Some(universe) = mpi::launched() {
+        return mpi::index(universe, &a);
+    }
+    index::run(a)
 }

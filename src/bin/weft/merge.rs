@@ -7,7 +7,8 @@
 //! (`store::read::verify_tile`). Writes under a temporary name, renamed to STORE last; a failed merge
 //! removes it, an interrupted one too (`partial`).
 
-use crate::index::{shown, store_error, write_folder, FolderStore, Progress};
+use crate::folders::{shown, store_error, write_folder, FolderStore};
+use crate::progress::Progress;
 use crate::store_files::{open_inside, same_file, MOST_FILE_BYTES};
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -215,9 +215,9 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
     let options = a.selection.options()?;
     let definition = options.busy;
-    let (trace, mut rows) = match crate::index::open_store(&a.file) {
+    let (trace, mut rows) = match crate::folders::open_store(&a.file) {
         Some(store) => {
-            let e = |e| crate::index::store_error(&a.file, e);
+            let e = |e| crate::folders::store_error(&a.file, e);
             store_moments(&store.map_err(e)?, &definition, window).map_err(e)?
         }
         None => {

@@ -16,9 +16,9 @@
 //! run fails with that message and leaves no store. Used only when launched by an MPI launcher (its
 //! environment variables); otherwise `weft index` runs in one process as without the feature.
 
-use crate::index::{
-    chunked_into, publish, read, shown, stream_into, stream_options, temporary_folder, write_tiles, Args, Progress,
-};
+use crate::folders::{publish, shown, temporary_folder, write_tiles};
+use crate::index::{chunked_into, read, stream_into, stream_options, Args};
+use crate::progress::Progress;
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;

@@ -2,7 +2,7 @@
 //! beside the moment view, as in the paper's Fig. 4 and 5. A store is read from the tiles the picture needs
 //! (`of_store`), never decoded whole unless the busy definition is a pattern.
 
-use crate::index::FolderStore;
+use crate::folders::FolderStore;
 use crate::moments::Selection;
 use std::path::Path;
 use std::path::PathBuf;
@@ -50,7 +50,7 @@ fn of_store(
     window: Option<TimeWindow>,
     panel_px: f32,
 ) -> Result<(Trace, Vec<LocationMoments>, BusyIntervals), String> {
-    let e = |e| crate::index::store_error(path, e);
+    let e = |e| crate::folders::store_error(path, e);
     let store = store.map_err(e)?;
     let compute = match definition {
         BusyDefinition::Compute => true,
@@ -94,10 +94,10 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let options = a.selection.options()?;
     let definition = options.busy;
     let panel = if a.no_gantt { a.width } else { a.width / 2.0 };
-    let (trace, mut rows, mut busy) = if let Some(store) = crate::index::open_store(&a.file) {
+    let (trace, mut rows, mut busy) = if let Some(store) = crate::folders::open_store(&a.file) {
         of_store(store, &a.file, &definition, window, panel)?
     } else {
-        let trace = crate::index::read_trace_or_store(&a.file)?;
+        let trace = crate::folders::read_trace_or_store(&a.file)?;
         let busy = BusyIntervals::compute(&trace, &definition);
         let rows = moments_of_busy(&trace, &busy, window);
         (trace, rows, busy)

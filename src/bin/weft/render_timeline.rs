@@ -54,9 +54,9 @@ fn rows_bottom(state: &serde_json::Value) -> Option<f32> {
 
 pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.window.as_deref().map(TimeWindow::parse).transpose()?;
-    let scene = match crate::index::open_store(&a.file) {
+    let scene = match crate::folders::open_store(&a.file) {
         Some(store) => {
-            let e = |e| crate::index::store_error(&a.file, e);
+            let e = |e| crate::folders::store_error(&a.file, e);
             let store = store.map_err(e)?;
             let skeleton = store.skeleton().map_err(e)?;
             let height = a.height.unwrap_or_else(|| default_height(&skeleton, &store.manifest.locations.lanes));

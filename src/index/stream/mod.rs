@@ -38,13 +38,15 @@
 //! (`tests/store_stream.rs`), for any thread count. Plain Rust, no files: the spill and the tiles go through
 //! traits (the CLI backs them with files).
 
+use crate::index::budget::{
+    block_bytes, particle_run_bytes, particle_run_len, skel_bytes, Budget, SummaryBytes, INTERVAL_BYTES,
+    RAW_INTERVAL_BYTES,
+};
 use crate::index::build::{
     add_totals, block_lanes, block_particles, block_tiles, counter_tiles, manifest, tiling_of, BlockIntervals,
     BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
-use crate::index::comms::{
-    self, BlockCommBytes, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage,
-};
+use crate::index::comms::{self, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage};
 use crate::index::error::IndexError;
 use crate::index::exchange::Exchange;
 use crate::index::held::HeldColumns;
@@ -61,6 +63,8 @@ use crate::store::format::columns::{ColumnReader, ColumnWriter};
 use crate::store::format::manifest::{Manifest, TileEntry, Tiling};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock};
+
+mod exchanged;
 
 /// Where tiles go as they are made (the CLI writes files; tests keep them in memory).
 pub trait TileSink: Sync {
@@ -108,10 +112,15 @@ pub struct StreamOptions {
 }
 
 impl StreamOptions {
+    /// The shares of `memory` (`budget`).
+    pub fn budget(&self) -> Budget {
+        Budget::new(self.memory)
+    }
+
     /// Records a chunked read buffers before spilling.
     pub fn event_buffer(&self) -> usize {
         match self.event_buffer {
-            0 => (self.memory / SPILL_BUFFER_SHARE / crate::readers::chrome::SPILLED_RECORD_BYTES).max(1) as usize,
+            0 => (self.budget().chunked_buffer() / crate::readers::chrome::SPILLED_RECORD_BYTES).max(1) as usize,
             n => n,
         }
     }
@@ -119,7 +128,7 @@ impl StreamOptions {
     /// Bytes of nested intervals kept as columns before they go to the spill.
     pub fn held(&self) -> u64 {
         match self.held {
-            0 => self.memory / HELD_SHARE,
+            0 => self.budget().held(),
             n => n,
         }
     }
@@ -127,15 +136,11 @@ impl StreamOptions {
     /// Bytes of messages sorted in memory before a run of them is spilled (and of pages, over the blocks).
     pub fn runs(&self) -> u64 {
         match self.runs {
-            0 => self.memory / RUNS_SHARE,
+            0 => self.budget().runs(),
             n => n,
         }
     }
 }
-
-/// Bytes of `--memory` per byte of nested intervals kept as columns (as many as the CLI's spill keeps in
-/// memory before it writes a file).
-const HELD_SHARE: u64 = 8;
 
 /// What the index is doing, for a progress bar.
 #[derive(Clone, Copy, Debug)]
@@ -200,20 +205,6 @@ pub struct Indexed {
     /// Blocks tiled by time range (over their task's share of `memory`: `ranged`).
     pub ranged_blocks: usize,
 }
-
-/// Bytes of an interval in a block's columns read back from the spill (region 4, start 8, duration 8,
-/// depth 2), allocated once at the block's count.
-pub const COLUMN_BYTES: u64 = 22;
-/// Bytes a block task's tiling holds per interval besides its columns and its communication: the busy
-/// spans (`BusyScanner`'s unions and the two lists), the windows' record lists and the compressed tiles
-/// held until the task writes them. Measured with a counting allocator (BENCHMARKS.md, "Pass 2 by time
-/// range"): 34–38 bytes an interval on generated traces where 38 % of the intervals are particles (12 of
-/// those bytes), 7 on a location without any; so about 23 besides the particles. The particle-view
-/// intervals are not held: they go to the spill as sorted runs as the task meets them
-/// ([`ParticleRuns`], a buffer of a fixed size a task: [`particle_run_bytes`]).
-pub const TILING_BYTES_PER_INTERVAL: u64 = 24;
-/// Bytes of a raw interval the OTF2 read buffers (region, start, duration).
-const INTERVAL_BYTES: u64 = 24;
 
 /// Columns of one block decoded from the spill, times from `origin`.
 #[derive(Default)]
@@ -668,10 +659,6 @@ enum Piece {
 /// queues, the matched pairs, the records made).
 const MATCH_FACTOR: u64 = 2;
 
-/// Bytes of `--memory` per byte of an OTF2 read's interval buffers (each of up to four: the reader's, one
-/// in flight to the digest's thread, the digest's, its nested segment).
-const OTF2_BUFFER_SHARE: u64 = 64;
-
 /// Refuse, as soon as it is known, an index whose first pass would pass `--memory`: what the reader holds
 /// to the end (`held`: bytes, and the sends, receives and collective parts among them) and matching's
 /// share of it, the read's buffers, and the spill held in memory.
@@ -805,17 +792,17 @@ fn index_otf2_with(
     // Intervals the reader buffers before the digest takes those it can (a location of any length costs
     // about this many; `nest` module doc).
     let limit = match o.event_buffer {
-        0 => (o.memory / OTF2_BUFFER_SHARE / INTERVAL_BYTES).max(1024) as usize,
+        0 => (o.budget().otf2_buffer() / RAW_INTERVAL_BYTES).max(1024) as usize,
         n => n,
     };
     let threads = o.build.threads.clamp(1, 2) as u64;
-    let buffers = threads * crate::readers::otf2::READ_WINDOW as u64 + 4 * limit as u64 * INTERVAL_BYTES;
+    let buffers = threads * crate::readers::otf2::READ_WINDOW as u64 + 4 * limit as u64 * RAW_INTERVAL_BYTES;
     // Shards that decode their own locations only, when there are several (`exchange`); the key after the
     // locations' holds this shard's log.
     let mut exchanged = None;
     if let Some(x) = x.filter(|x| x.shard().count > 1) {
         let key = n;
-        match crate::index::exchange::pass1(
+        match exchanged::pass1(
             x,
             &mut stream,
             &mut digest,
@@ -845,6 +832,7 @@ fn index_otf2_with(
     }
     // (Planned only when pass 1 is still to do: the plan looks at every event file's size.)
     let ahead = if exchanged.is_some() { None } else { Ahead::plan(&stream, o, limit, 0..n) };
+    let read = Pass1Read { o, paths: &paths, limit, buffers, progress };
     if exchanged.is_some() {
         // Pass 1 done by the exchange.
     } else if let Some(ahead) = ahead {
@@ -863,27 +851,72 @@ fn index_otf2_with(
             &mut intervals,
         )?;
     } else if o.build.threads <= 1 {
+        read.in_order(&mut stream, &mut digest, spill, &mut intervals)?;
+    } else {
+        read.pipelined(&mut stream, &mut digest, spill, &mut intervals)?;
+    }
+    if digest.min_start < i64::MAX {
+        stream.note_outside_start(digest.min_start);
+    }
+    // Every counter sample to the spill (the keys after them are the messages').
+    stream.flush_samples();
+    digest.spill_samples(spill, true)?;
+    let (skel, comms) = match_otf2(stream, &digest, o, exchanged, spill, progress)?;
+    tile(skel, digest, Vec::new(), o, spill, sink, progress, comms, exchanged)
+}
+
+/// What an OTF2 pass 1 read in this process (not by the exchange, nor ahead) shares: the options, the
+/// locations' paths, the intervals the reader buffers and the bytes of its buffers.
+struct Pass1Read<'a> {
+    o: &'a StreamOptions,
+    paths: &'a [String],
+    limit: usize,
+    buffers: u64,
+    progress: &'a (dyn Fn(Progress) + Sync),
+}
+
+impl Pass1Read<'_> {
+    /// One thread: each location decoded, nested and spilled in its turn.
+    fn in_order(
+        &self,
+        stream: &mut Otf2Stream,
+        digest: &mut Digest,
+        spill: &mut dyn Spill,
+        intervals: &mut u64,
+    ) -> Result<(), IndexError> {
+        let (o, buffers, n) = (self.o, self.buffers, self.paths.len());
         let mut raw = Vec::new();
-        for (k, path) in paths.iter().enumerate() {
+        for (k, path) in self.paths.iter().enumerate() {
             raw.clear();
             digest.begin();
             let mut taker =
-                DigestTaker { digest: &mut digest, spill: &mut *spill, path, o, buffers, k, total: n, err: None };
-            let (taken, in_order) = stream.location_taken(k, &mut raw, &mut taker, limit)?;
+                DigestTaker { digest: &mut *digest, spill: &mut *spill, path, o, buffers, k, total: n, err: None };
+            let (taken, in_order) = stream.location_taken(k, &mut raw, &mut taker, self.limit)?;
             if let Some(e) = taker.err {
                 return Err(e);
             }
-            intervals += (taken + raw.len()) as u64;
+            *intervals += (taken + raw.len()) as u64;
             digest.end(&raw, taken, in_order, spill, path)?;
             check_pass1(o, stream.held_bytes(), buffers, spill.held() + digest.held_bytes(), (k + 1, n, false))?;
-            progress(Progress::Reading { done: k + 1, total: n, intervals });
+            (self.progress)(Progress::Reading { done: k + 1, total: n, intervals: *intervals });
         }
-    } else {
+        Ok(())
+    }
+
+    /// Two threads, locations too long to decode ahead: this one decodes each location in its turn and
+    /// hands its intervals over as they come ([`ChannelTaker`]); the other nests and spills them.
+    fn pipelined(
+        &self,
+        stream: &mut Otf2Stream,
+        digest: &mut Digest,
+        spill: &mut dyn Spill,
+        intervals: &mut u64,
+    ) -> Result<(), IndexError> {
+        let (o, buffers, n, paths) = (self.o, self.buffers, self.paths.len(), self.paths);
         let (to_worker, from_reader) = std::sync::mpsc::sync_channel::<Piece>(1);
         let (recycle, recycled) = std::sync::mpsc::channel::<Vec<(RegionId, i64, u64)>>();
-        let digest_ref = &mut digest;
+        let digest_ref = digest;
         let spill_ref: &mut dyn Spill = &mut *spill;
-        let paths = &paths;
         let spill_held = AtomicU64::new(0);
         let spill_held = &spill_held;
         std::thread::scope(|s| -> Result<(), IndexError> {
@@ -899,14 +932,9 @@ fn index_otf2_with(
                         Piece::Closed(slot, dur) => digest_ref.closed(slot, dur),
                         Piece::End(rest, taken, in_order, held) => {
                             digest_ref.end(&rest, taken, in_order, spill_ref, &paths[k])?;
-                            spill_held.store(spill_ref.held() + digest_ref.held_bytes(), Ordering::Relaxed);
-                            check_pass1(
-                                o,
-                                held,
-                                buffers,
-                                spill_ref.held() + digest_ref.held_bytes(),
-                                (k + 1, n, false),
-                            )?;
+                            let spilled = spill_ref.held() + digest_ref.held_bytes();
+                            spill_held.store(spilled, Ordering::Relaxed);
+                            check_pass1(o, held, buffers, spilled, (k + 1, n, false))?;
                             let _ = recycle.send(rest);
                             digest_ref.begin();
                             k += 1;
@@ -920,15 +948,15 @@ fn index_otf2_with(
                     let mut raw = recycled.try_recv().unwrap_or_default();
                     raw.clear();
                     let mut taker = ChannelTaker { to: &to_worker, o, buffers, spill_held, k, total: n, err: None };
-                    let (taken, in_order) = stream.location_taken(k, &mut raw, &mut taker, limit)?;
+                    let (taken, in_order) = stream.location_taken(k, &mut raw, &mut taker, self.limit)?;
                     if let Some(e) = taker.err {
                         return Err(e);
                     }
-                    intervals += (taken + raw.len()) as u64;
+                    *intervals += (taken + raw.len()) as u64;
                     if to_worker.send(Piece::End(raw, taken, in_order, stream.held_bytes())).is_err() {
                         break; // the worker failed: its error is returned below
                     }
-                    progress(Progress::Reading { done: k + 1, total: n, intervals });
+                    (self.progress)(Progress::Reading { done: k + 1, total: n, intervals: *intervals });
                 }
                 Ok(())
             };
@@ -936,20 +964,26 @@ fn index_otf2_with(
             drop(to_worker);
             worker.join().expect("the spill worker does not panic")?;
             r
-        })?;
+        })
     }
-    if digest.min_start < i64::MAX {
-        stream.note_outside_start(digest.min_start);
-    }
-    // Every counter sample to the spill (the keys after them are the messages').
-    stream.flush_samples();
-    digest.spill_samples(spill, true)?;
-    // The messages and collective rows go to the spill as they are matched (`comms`), not into the trace.
+}
+
+/// The end of an OTF2 pass 1: the messages matched and the collective rows made, both put into the spill
+/// as they come (`comms`), not into the trace; the trace's skeleton (the trace without its events).
+fn match_otf2(
+    stream: Otf2Stream,
+    digest: &Digest,
+    o: &StreamOptions,
+    exchanged: Option<&dyn Exchange>,
+    spill: &mut dyn Spill,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<(Trace, CommSpill), IndexError> {
+    let n = stream.location_count();
     let first = digest.samples.as_ref().map_or(n + exchanged.is_some() as usize, CounterSamples::next_key);
     let mut comms = comm_spill(n, o, first);
     comms.in_receive_order = !stream.ends_spilled();
     // Shards that exchanged their locations each matched the messages their own locations received
-    // (`exchange::pass1`): they add up what they matched, and number the messages together
+    // (`exchanged::pass1`): they add up what they matched, and number the messages together
     // (`message_sort`), sampling them as they come.
     progress(Progress::Step(Step::Matching));
     // With threads to spare and every message within the sort buffer, the messages are matched in parts by
@@ -1002,11 +1036,27 @@ fn index_otf2_with(
     if parts > 1 {
         comms.matched_parts(matched);
     }
+    put_collectives(&skel, collectives, &mut comms, &sampler, o, exchanged, spill, progress)?;
+    Ok((skel, comms))
+}
+
+/// The collective rows to their blocks' files, and the messages matched to theirs. With a spare thread,
+/// the blocks' communication held as rows and the collective rows in memory within a quarter of that share:
+/// the collective rows gathered on this thread into lists of their own while another puts the messages
+/// (the reader's collective rows come one after another, on this thread).
+#[allow(clippy::too_many_arguments)]
+fn put_collectives(
+    skel: &Trace,
+    collectives: crate::readers::otf2::PendingCollectives,
+    comms: &mut CommSpill,
+    sampler: &crate::index::message_sort::Sampler,
+    o: &StreamOptions,
+    exchanged: Option<&dyn Exchange>,
+    spill: &mut dyn Spill,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<(), IndexError> {
     let origin = skel.origin_ns;
     let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
-    // With a spare thread, the blocks' communication held as rows and the collective rows in memory within a
-    // quarter of that share: the collective rows gathered on this thread into lists of their own while
-    // another puts the messages (the reader's collective rows come one after another, on this thread).
     let rows_bytes = |n: u64| n.saturating_mul(std::mem::size_of::<CollectiveRow>() as u64);
     let apart = exchanged.is_none()
         && o.build.threads > 1
@@ -1037,13 +1087,13 @@ fn index_otf2_with(
         progress(Progress::Step(Step::Messages));
         match exchanged {
             Some(x) => {
-                crate::index::message_sort::finish_messages_exchanged(x, &mut comms, &sampler, origin, spill, o.runs())
+                crate::index::message_sort::finish_messages_exchanged(x, comms, sampler, origin, spill, o.runs())
             }
             None => comms.finish_messages(origin, spill),
         }
         .map_err(spilling)?;
     }
-    tile(skel, digest, Vec::new(), o, spill, sink, progress, comms, exchanged)
+    Ok(())
 }
 
 /// The most parts the messages of an OTF2 index are matched in, a thread each (`index_otf2_with`): past a
@@ -1053,7 +1103,7 @@ const MATCHING_PARTS: usize = 8;
 
 /// Bytes a location decoded ahead of its turn holds per interval until then: its intervals as decoded and
 /// nested (as columns).
-const AHEAD_BYTES_PER_INTERVAL: u64 = std::mem::size_of::<(RegionId, i64, u64)>() as u64 + COLUMN_BYTES;
+const AHEAD_BYTES_PER_INTERVAL: u64 = RAW_INTERVAL_BYTES + INTERVAL_BYTES;
 
 /// Event-file bytes per interval by which a location's length is guessed before decoding it (an interval is
 /// an ENTER and a LEAVE, each a record and a timestamp: about 24 bytes; 28 on the generated traces): one
@@ -1085,7 +1135,7 @@ impl Ahead {
     /// trace's read from 0.76-1.15 s to 0.77-0.90 s, its wall by a tenth (medians), for 3 % more CPU
     /// (BENCHMARKS.md, "Session 27"; in session 14, before the columns were held, it was as fast for 10 %
     /// more). A shard decoding only its own locations (`exchange`, `locations` its own) logs them as bytes
-    /// whichever way a location is read (with one thread, in turn: `exchange::decode_in_turn`).
+    /// whichever way a location is read (with one thread, in turn: `exchanged::decode_in_turn`).
     pub(super) fn plan(
         stream: &Otf2Stream,
         o: &StreamOptions,
@@ -1098,7 +1148,7 @@ impl Ahead {
         let decoders = o.build.threads;
         let window = decoders + 1;
         // The two-thread pipeline's share for its buffers, shared by the locations decoded ahead.
-        let cap = ((4 * limit as u64 * INTERVAL_BYTES) / window as u64 / AHEAD_BYTES_PER_INTERVAL).max(1) as usize;
+        let cap = ((4 * limit as u64 * RAW_INTERVAL_BYTES) / window as u64 / AHEAD_BYTES_PER_INTERVAL).max(1) as usize;
         let decoder = stream.decoder();
         let (mut short, mut long) = (0u64, 0u64);
         for k in locations {
@@ -1116,12 +1166,12 @@ impl Ahead {
     pub(super) fn buffers(&self) -> u64 {
         self.decoders as u64 * crate::readers::otf2::READ_WINDOW as u64
             + (self.window as u64 * self.cap as u64 * AHEAD_BYTES_PER_INTERVAL)
-                .max(4 * self.cap as u64 * INTERVAL_BYTES)
+                .max(4 * self.cap as u64 * RAW_INTERVAL_BYTES)
     }
 
     /// Pass 1 over `locations` (all, or a shard's own: `exchange`). Without `log_key` each location's log
     /// is replayed into `stream` in its turn; with it (a shard decoding only its own locations) it goes to
-    /// that spill key as bytes (`exchange::write_log`, or read in its turn by `exchange::decode_in_turn`).
+    /// that spill key as bytes (`exchanged::write_log`, or read in its turn by `exchanged::decode_in_turn`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pass1(
         &self,
@@ -1234,13 +1284,13 @@ impl Ahead {
                             digest.add_clips(clips, &examples);
                             digest.nested_location(&nested, end, spill, path)?;
                             if let Some((key, log)) = log {
-                                crate::index::exchange::write_log(spill, key, k, log, nested.len() as u64, path)?;
+                                exchanged::write_log(spill, key, k, log, nested.len() as u64, path)?;
                             }
                             let _ = recycle.send(nested);
                         }
                         (None, Some(key)) => {
                             // Read in its turn, its log to the spill.
-                            *intervals += crate::index::exchange::decode_in_turn(
+                            *intervals += exchanged::decode_in_turn(
                                 decoder, digest, spill, o, paths, k, limit, buffers, key, &mut raw,
                             )?;
                         }
@@ -1283,10 +1333,6 @@ impl Ahead {
     }
 }
 
-/// Bytes of `--memory` per byte of messages sorted in memory before a run of them is spilled (and of the
-/// pages of the blocks' files being written, and of the pages merged).
-const RUNS_SHARE: u64 = 16;
-
 /// Where a streamed index puts its messages and collective rows: the files of the blocks this index tiles,
 /// in the spill from key `first` on (after the `n` locations' keys, and a shard's log, `exchange`).
 fn comm_spill(n: usize, o: &StreamOptions, first: usize) -> CommSpill {
@@ -1322,10 +1368,6 @@ fn collective_row(c: &crate::model::CollectiveRecord, index: u64, origin: i64) -
     }
 }
 
-/// Bytes of a spill buffer per byte of `--memory`: a chunked read buffers records for spilling in an
-/// eighth of it (the rest is for the definitions, the compact records kept to the end, and pass 2).
-const SPILL_BUFFER_SHARE: u64 = 8;
-
 /// Bytes a Chrome JSON or Paraver location takes per record at most while it is read back whole at the end
 /// of the read (its spilled bytes, the records, the intervals handed over, their nested columns): about 75
 /// measured (3 M X events on one thread: 244 MiB at the peak under `--memory 250M`).
@@ -1334,7 +1376,7 @@ const READ_BACK_BYTES: u64 = 80;
 /// Of `--memory`, what one Chrome JSON or Paraver location read back whole may take (the rest holds the
 /// definitions, the compact records kept to the end and the spill's buffers): three quarters.
 fn location_cap(o: &StreamOptions) -> crate::readers::budget::LocationCap {
-    let allowed = o.memory / 4 * 3;
+    let allowed = o.budget().location_read_back();
     let memory = o.memory;
     crate::readers::budget::LocationCap {
         records: allowed / READ_BACK_BYTES,
@@ -1388,7 +1430,7 @@ pub fn index_chrome(
         spill_between_chunks(&mut samples, &mut messages)?;
         done += n as u64;
         let kept = reader.kept();
-        if kept.memory_needed(KEPT_SHARE) > o.memory {
+        if kept.memory_needed(Budget::CHROME_KEPT_SHARE) > o.memory {
             return Err(IndexError::Memory(kept_refusal(name, &kept, done, total, o.memory)));
         }
         progress(Progress::ReadingBytes { done, total });
@@ -1403,7 +1445,7 @@ pub fn index_chrome(
 /// The refusal of a Chrome read whose kept records (`kept`, after `done` bytes of `total`) passed their share
 /// of `memory`: what they are, and the `--memory` the whole file needs at the rate read.
 fn kept_refusal(name: &str, kept: &crate::readers::chrome::Kept, done: u64, total: u64, memory: u64) -> String {
-    let need = kept.memory_needed(KEPT_SHARE);
+    let need = kept.memory_needed(Budget::CHROME_KEPT_SHARE);
     let whole = if total > done { (need as u128 * total as u128 / done.max(1) as u128) as u64 } else { need };
     let mut what = Vec::new();
     for (n, one, many) in [
@@ -1429,12 +1471,6 @@ fn kept_refusal(name: &str, kept: &crate::readers::chrome::Kept, done: u64, tota
         (whole >> 20) + 1
     )
 }
-
-/// Of `--memory`, what a Chrome read may keep to its end outside the spill (instants, names, async events and
-/// flow ends): a quarter
-/// (a location read back whole at the end takes three quarters, `location_cap`, after these are made a
-/// trace).
-const KEPT_SHARE: u64 = 4;
 
 /// Where a chunked read (Chrome JSON, Paraver) spills what it cannot hold until the end of the read: each
 /// location's records (`events`, keyed by location as they appear), the counter samples in sorted runs
@@ -1561,7 +1597,9 @@ pub fn index_paraver(
 
 /// Pass 2, whatever the format: `skel` is the trace without intervals (its origin counts the spilled
 /// intervals' earliest start), `digest` what pass 1 learnt and spilled, `comms` the messages and
-/// collective rows spilled.
+/// collective rows spilled. In steps: the skeleton finished ([`finish_skeleton`]), memory shared among the
+/// block tasks ([`Pass2::plan`]), the blocks tiled ([`BlockTasks`]), then the particle and counter tiles and
+/// the manifest.
 #[allow(clippy::too_many_arguments)]
 fn tile(
     mut skel: Trace,
@@ -1591,330 +1629,47 @@ fn tile(
     if skel.locations.len() != n {
         return Err(IndexError::Io(format!("the reader gave intervals for {n} locations of {}", skel.locations.len())));
     }
-    let origin = skel.origin_ns;
-    let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
-    skel.span_ns = skel.span_ns.max(comms.max_ns);
-    if max_end > i128::MIN {
-        skel.span_ns = skel.span_ns.max((max_end - origin as i128).clamp(0, u64::MAX as i128) as u64);
-    }
-    for &(r, s, x) in &clip_examples {
-        let name = skel.strings.get(skel.regions.name[r.index()]).to_string();
-        let start = s.saturating_sub(origin).max(0) as u64;
-        skel.warnings.push(WarningKind::ImproperNesting, || {
-            format!("'{name}' at {start} ns outlasts its enclosing slice by {x} ns; clipped")
-        });
-    }
-    if clipped > 5 {
-        skel.warnings.add_count(WarningKind::ImproperNesting, clipped - 5);
-    }
-    for (kind, text) in late {
-        skel.warnings.push(kind, || text);
-    }
-    skel.location_intervals = vec![0..0; n];
-
-    // Pass 2: tile blocks, as many at once as memory allows.
-    let plan = Plan::new(&skel, tiling_of(&counts, skel.span_ns, skel.counters.series_name.len() as u32, &o.build));
-    let t = plan.tiling;
-    let blocks = t.blocks as usize;
-    // The blocks this index tiles: all, or a shard's.
-    let own = o.shard.map_or(0..t.blocks, |s| s.blocks(t.blocks));
-    let (own, tiled) = (own.start as usize..own.end as usize, own.len());
-    let block_counts: Vec<u64> =
-        (0..t.blocks).map(|b| t.block_range(b, n as u32).map(|l| counts[l as usize]).sum()).collect();
-    // A block task holds its intervals' columns and tiles, its summary bins, and its messages and collective
-    // rows.
-    // (Lanes by the deepest interval pass 1 met: the summaries' lanes are a block's depths, and counting the
-    // most there may be put a long trace of 32 locations in one block past 6 GB where it takes 700 MB.)
-    let bins = SummaryBytes::of(&plan, deepest as usize + 1);
-    let run_len = particle_run_len(o.memory);
-    let (runs_share, with_particles) = (o.runs(), exchanged.is_some() || o.shard.is_none_or(|s| s.particles()));
-    // What block `b`'s task holds, and the busiest's, with the communication as `comms` holds it.
-    let block_total = |comms: &CommSpill, b: usize| {
-        let locations = t.block_range(b as u32, n as u32).len() as u64;
-        block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
-    };
-    let busiest_of = |comms: &CommSpill| own.clone().map(|b| block_total(comms, b)).max().unwrap_or(0);
-    // What stays held beside the tasks: the definitions, the communication held, the particle runs' pages.
-    let kept_of = |comms: &CommSpill| skel_bytes(&skel) + comms.held() + if with_particles { runs_share } else { 0 };
-    if comms.holds() {
-        // The rows held stay so only when every block is tiled whole with them and the columns held: a
-        // block tiled by time range reads its file a piece at a time (and the files may leave more room).
-        let fixed = kept_of(&comms) + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
-        if o.range_intervals > 0 || busiest_of(&comms) > o.memory.saturating_sub(fixed) {
-            comms.spill_held(spill).map_err(spilling)?;
-        }
-    }
-    comms.close(spill).map_err(spilling)?;
-    let mut runs_bytes = comms.bytes;
-    let whole_bytes = |b: usize| block_total(&comms, b);
-    let busiest = busiest_of(&comms);
-    // The shard that writes the particle tiles makes every block's particle-view intervals; shards that
-    // decoded only their own locations (`exchanged`) each make their own blocks', and exchange them so that
-    // each writes the tiles of its range of windows (`exchange_particles`).
-    let kept = kept_of(&comms);
-    let mut fixed = kept + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
-    if busiest > o.memory.saturating_sub(fixed) {
-        // The columns held leave too little room to tile: to the spill with them (a block's are then read
-        // back from it, as they would have been).
-        if let Some(h) = held.take() {
-            spill_bytes += h.spill(spill, None, &mut w).map_err(|e| IndexError::Io(format!("spilling: {e}")))?;
-            fixed = kept + spill.held();
-        }
-    }
-    let room = o.memory.saturating_sub(fixed);
-    // Blocks that fit whole are tiled whole, as many at once as fit; when the busiest does not fit, a task
-    // per thread, each within its share, and a block over its share is tiled by time range (`ranged`), a
-    // range of windows within the share at a time.
-    let (in_flight, share) = match busiest <= room {
-        true => (o.build.threads.clamp(1, tiled.max(1)).min((room / busiest.max(1)).max(1) as usize), room),
-        false => {
-            let in_flight = o.build.threads.clamp(1, tiled.max(1));
-            (in_flight, room / in_flight as u64)
-        }
-    };
-    // Per block tiled: None whole, else the most intervals a range of it holds.
-    let mut ranged: Vec<Option<u64>> = vec![None; tiled];
-    for (k, b) in own.clone().enumerate() {
-        if o.range_intervals > 0 {
-            ranged[k] = Some(o.range_intervals);
-            continue;
-        }
-        if whole_bytes(b) <= share {
-            continue;
-        }
-        let locations = t.block_range(b as u32, n as u32).len() as u64;
-        let most = |share: u64| {
-            let particles = particle_run_bytes(if with_particles { run_len } else { 0 });
-            most_intervals(share, block_counts[b], locations, t.windows as u64, bins, comms.block_bytes(b), particles)
-        };
-        match most(share) {
-            Some(m) => ranged[k] = Some(m),
-            None => {
-                // Not even a range of a thousand intervals fits beside a location's summaries: what would.
-                let need = (share..).step_by(1 << 20).take(1 << 16).find(|&s| most(s).is_some()).unwrap_or(share);
-                return Err(IndexError::Memory(format!(
-                    "block {b} ({locations} locations) needs about {} MB to tile even a range of its windows, \
-                     over --memory {} MB less {} MB for the definitions, messages and the spill held{} (use \
-                     more --memory{})",
-                    need >> 20,
-                    o.memory >> 20,
-                    fixed >> 20,
-                    if in_flight > 1 { format!(", shared by {in_flight} tasks") } else { String::new() },
-                    if t.block_locations > 1 { " or a smaller --block" } else { "" }
-                )));
-            }
-        }
-    }
-    let busiest = busiest.min(share);
-    // Threads beyond one a task (fewer blocks than threads, or room for fewer at once): a block's summaries
-    // are made beside its level-0 tiles (`build::block_tiles`; range by range, `ranged`).
-    let spare = (o.build.threads / in_flight.max(1)).max(1);
-    // Blocks too long to read whole within a task's share (the particle tiles read others' blocks).
-    let over_share: Vec<bool> = (0..blocks).map(|b| whole_bytes(b) > share).collect();
-    let any_ranged = ranged.iter().any(Option::is_some);
-    if any_ranged {
-        // Ranges are read from the spill: the columns held go there first.
-        if let Some(h) = held.take() {
-            spill_bytes += h.spill(spill, None, &mut w).map_err(|e| IndexError::Io(format!("spilling: {e}")))?;
-        }
-    }
+    finish_skeleton(&mut skel, comms.max_ns, max_end, clipped, &clip_examples, late);
+    let p = Pass2::plan(
+        &skel,
+        &counts,
+        deepest,
+        o,
+        exchanged.is_some(),
+        spill,
+        &mut comms,
+        &mut held,
+        &mut w,
+        &mut spill_bytes,
+    )?;
     drop(w);
-    let mut first_index = vec![0u64; blocks + 1];
-    for b in 0..blocks {
-        first_index[b + 1] = first_index[b] + block_counts[b];
-    }
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    type Out = (Vec<TileEntry>, Vec<(u64, u64)>, Vec<u32>);
-    let results: Mutex<Vec<Option<Result<Out, IndexError>>>> = Mutex::new((0..tiled).map(|_| None).collect());
+    let t = p.plan.tiling;
+    let mut runs_bytes = comms.bytes;
     if let Some(h) = &mut held {
-        h.rebase(origin);
+        h.rebase(skel.origin_ns);
     }
-    // The particle view's intervals, sorted runs in the spill as the block tasks meet them (pages of a share
-    // of memory over the runs there can be: one of each is held while they merge). A block writes a run per
-    // location, and another each `run_len` particles, at most (its intervals bound its particles).
-    let with_runs = |b: &usize| match (o.shard, exchanged) {
-        (Some(s), None) => s.particles(),
-        // The first shard's runs include the others' (sent as runs of this length).
-        (Some(s), Some(_)) => s.particles() || own.contains(b),
-        (None, _) => own.contains(b),
+    let keys = std::mem::replace(&mut comms.keys, Keys(0));
+    let tasks = BlockTasks {
+        skel: &skel,
+        p: &p,
+        counts: &counts,
+        o,
+        held: held.as_ref(),
+        comms: &comms,
+        sink,
+        spill: RwLock::new(spill),
+        particle_runs: Mutex::new((Runs::new(p.page), keys, ParticleExtents::default())),
+        piece_bytes: AtomicU64::new(0),
     };
-    let nruns = (0..blocks)
-        .filter(with_runs)
-        .map(|b| t.block_range(b as u32, n as u32).len() as u64 + block_counts[b] / run_len as u64 + 1)
-        .sum::<u64>()
-        .max(1);
-    let page = (runs_share / nruns).clamp(1 << 10, crate::index::runs::PAGE_BYTES as u64) as usize;
-    // (With the extents of every particle written: the merges need the longest one's duration first.)
-    let particle_runs =
-        Mutex::new((Runs::new(page), std::mem::replace(&mut comms.keys, Keys(0)), ParticleExtents::default()));
-    // Blocks read the spill (`Spill::get`) while others append their particles' runs to it.
-    let held = held.as_ref();
-    let spill_lock = RwLock::new(spill);
-    let read_spill = || spill_lock.read().map_err(|_| IndexError::Io("a block task panicked".into()));
-    // A block's intervals: a slice of the columns held, or read back from the spill.
-    let read_block = |b: usize| -> Result<BlockData<'_>, IndexError> {
-        let locs = t.block_range(b as u32, n as u32);
-        if let Some(h) = held {
-            return match h.block(locs.start as usize..locs.end as usize, first_index[b]) {
-                Some(bi) => Ok(BlockData::Held(bi)),
-                None => Err(IndexError::Io(format!("block {b}'s locations were not all read"))),
-            };
-        }
-        let mut c = BlockColumns::with_capacity(block_counts[b] as usize);
-        for l in locs {
-            let bytes = read_spill()?.get(l as usize).map_err(|e| IndexError::Io(format!("reading the spill: {e}")))?;
-            c.push_location(&bytes, origin).map_err(IndexError::Io)?;
-        }
-        Ok(BlockData::Read(c, first_index[b]))
-    };
-    // A piece of a spill key (`Spill::get_from`), the spill's lock taken for it alone: blocks tiled by time
-    // range read their spill a piece at a time while other tasks append to it.
-    let fetch = |key: usize, at: u64, max: usize| -> Result<Vec<u8>, String> {
-        read_spill().map_err(|e| e.to_string())?.get_from(key, at, max)
-    };
-    // A sorted run of particles: held as it is while the spill would keep it in memory (taken, no copy),
-    // else to the spill.
-    let write_run = |p: &mut Vec<crate::store::format::particles::Particle>| -> Result<(), IndexError> {
-        debug_assert!(p.windows(2).all(|w| w[0] < w[1]), "a particle run is sorted");
-        let mut r = particle_runs.lock().map_err(|_| IndexError::Io("a block task panicked".into()))?;
-        let mut s = spill_lock.write().map_err(|_| IndexError::Io("a block task panicked".into()))?;
-        let (runs, keys, extents) = &mut *r;
-        p.iter().for_each(|q| extents.add(q));
-        if s.keep(std::mem::size_of_val(p.as_slice()) as u64) {
-            runs.hold(std::mem::take(p));
-            return Ok(());
-        }
-        runs.write(p, &mut **s, keys).map_err(|e| IndexError::Io(format!("spilling the particles: {e}")))
-    };
-    // A block over its task's share, a range of windows at a time (`ranged`); the bytes of its communication
-    // file's pieces written to the spill.
-    let piece_bytes = AtomicU64::new(0);
-    let tile_by_range = |b: usize, most: u64| -> Result<Out, IndexError> {
-        let locs = t.block_range(b as u32, n as u32);
-        // The block's communication file cut into a piece per range (pages of at most a sixty-fourth of the
-        // share over the ranges), so that each range reads its own.
-        let mut comms_of = RangePieces {
-            whole: comms.block_piece(b as u32),
-            b: b as u32,
-            locs: locs.clone(),
-            tiling: t,
-            fetch: &fetch,
-            share,
-            pieces: Vec::new(),
-            key: &|| {
-                let mut r = particle_runs.lock().map_err(|_| "a block task panicked".to_string())?;
-                Ok(r.1.take())
-            },
-            put: &|k, bytes| {
-                piece_bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-                spill_lock.write().map_err(|_| "a block task panicked".to_string())?.put(k, bytes)
-            },
-        };
-        let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
-        let mut entries = Vec::new();
-        let mut put = |e: TileEntry, bytes: Vec<u8>| -> Result<(), IndexError> {
-            sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
-            entries.push(e);
-            Ok(())
-        };
-        let block = RangedBlock {
-            trace: &skel,
-            plan: &plan,
-            b: b as u32,
-            counts: &counts,
-            first_index: first_index[b],
-            most,
-            bounded: o.range_intervals == 0,
-            threads: spare,
-        };
-        // A window too full for the task's share: the --memory that gives the share room for it.
-        let over = |w: u32, intervals: u64| {
-            let locations = locs.len() as u64;
-            let particles = particle_run_bytes(if with_particles { run_len } else { 0 });
-            let fits = |s: u64| {
-                most_intervals(s, block_counts[b], locations, t.windows as u64, bins, comms.block_bytes(b), particles)
-                    .is_some_and(|m| m >= intervals)
-            };
-            let step = 1u64 << 20;
-            let need = (share..).step_by(step as usize).take(1 << 20).find(|&s| fits(s)).unwrap_or(share);
-            format!(
-                "window {w} of block {b} holds {intervals} intervals, more than a range tiled within {} MB holds \
-                 (--memory {} MB less {} MB for the definitions, messages and the spill held{}): use --memory \
-                 {}M or more",
-                share >> 20,
-                o.memory >> 20,
-                fixed >> 20,
-                if in_flight > 1 { format!(", shared by {in_flight} tasks") } else { String::new() },
-                (fixed + need * in_flight as u64).div_ceil(step)
-            )
-        };
-        let out = block.tile(origin, &fetch, &over, &mut comms_of, &mut runs, &mut put)?;
-        runs.finish()?;
-        Ok((entries, out.region_totals, out.lanes))
-    };
-    progress(Progress::Tiling { done: 0, total: tiled });
-    let work = || loop {
-        let k = next.fetch_add(1, Ordering::Relaxed);
-        if k >= tiled {
-            break;
-        }
-        let b = own.start + k;
-        let r = (|| -> Result<Out, IndexError> {
-            if let Some(most) = ranged[k] {
-                return tile_by_range(b, most);
-            }
-            let c = read_block(b)?;
-            let bi = c.intervals();
-            let locs = t.block_range(b as u32, n as u32);
-            let mut take = |key: usize| -> Result<Vec<u8>, String> {
-                spill_lock.write().map_err(|_| "a block task panicked".to_string())?.take(key)
-            };
-            let bc = comms.take_block(b as u32, locs, &mut take, spare).map_err(IndexError::Io)?;
-            let mut runs = ParticleRuns::new(if with_particles { run_len } else { 0 }, &write_run);
-            // Each tile written as it is made, on the thread that makes it.
-            let write = |e: &TileEntry, bytes: &[u8]| sink.put(&e.path, bytes).map_err(|d| format!("{}: {d}", e.path));
-            let out = block_tiles(&skel, &plan, b as u32, &bi, &bc, &mut runs, spare, Some(&write))
-                .map_err(IndexError::Io)?;
-            runs.finish()?;
-            let lanes = block_lanes(&bi);
-            drop((c, bc));
-            Ok((out.tiles.into_iter().map(|(e, _)| e).collect(), out.region_totals, lanes))
-        })();
-        let failed = r.is_err();
-        // Where memory is tight (blocks tiled by range), what the task freed goes back to the system before
-        // the next task allocates at other sizes (elsewhere that costs the next task its page faults).
-        if any_ranged {
-            crate::index::ranged::return_free_memory();
-        }
-        results.lock().expect("no task panics holding the lock")[k] = Some(r);
-        progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: tiled });
-        if failed {
-            next.store(tiled, Ordering::Relaxed);
-        }
-    };
-    if in_flight == 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..in_flight {
-                s.spawn(work);
-            }
-        });
+    let TiledBlocks { entries, totals, lanes } = tasks.run(progress)?;
+    if p.with_particles {
+        progress(Progress::Step(Step::ParticleTiles));
     }
-    let mut entries = Vec::new();
-    let mut totals = vec![(0u64, 0u64); skel.regions.len()];
-    // Lanes of the locations this index tiled (0 for the others: another shard's).
-    let mut lanes = vec![0u32; n];
-    for (k, r) in results.into_inner().expect("tasks joined").into_iter().enumerate() {
-        let Some(r) = r else { continue };
-        let (e, tot, l) = r?;
-        let locs = t.block_range((own.start + k) as u32, n as u32);
-        lanes[locs.start as usize..locs.end as usize].copy_from_slice(&l);
-        entries.extend(e);
-        add_totals(&mut totals, &tot);
+    if exchanged.is_none() && p.with_particles {
+        tasks.other_blocks_particles()?;
     }
-    runs_bytes += piece_bytes.load(Ordering::Relaxed);
+    let (runs, mut keys, extents, spill, piece_bytes) = tasks.into_parts()?;
+    runs_bytes += piece_bytes;
     let with_counters = o.shard.is_none_or(|s| s.counters());
     let mut stats = None;
     // (Shared with the particle tasks, which write their tiles themselves and hand their entries over.)
@@ -1924,59 +1679,22 @@ fn tile(
         entries.borrow_mut().push(e);
         Ok(())
     };
-    fn panicked<T>(_: std::sync::PoisonError<T>) -> IndexError {
-        IndexError::Io("a block task panicked".into())
-    }
-    if with_particles {
-        progress(Progress::Step(Step::ParticleTiles));
-    }
-    let spill: &mut dyn Spill = if let Some(x) = exchanged {
+    if let Some(x) = exchanged {
         // Each shard writes the particle tiles of its own range of windows, from every shard's intervals there.
-        let (runs, mut keys, _) = particle_runs.into_inner().map_err(panicked)?;
-        let spill = spill_lock.into_inner().map_err(panicked)?;
-        let (extents, bytes) = exchange_particles(x, &t, &runs, &mut keys, &mut *spill, run_len, page, &mut put)?;
+        let (extents, bytes) = exchange_particles(x, &t, &runs, &mut keys, &mut *spill, p.run_len, p.page, &mut put)?;
         if x.shard().index == 0 {
             stats = extents.stats(&skel);
         }
         runs_bytes += runs.bytes + bytes;
-        spill
-    } else if with_particles {
-        // A shard's particle tiles need the other blocks' communication intervals (shard 0 spilled them,
-        // unless the other shards sent theirs). One over a task's share (or every one, when ranges are asked
-        // for) is read location by location.
-        for b in (0..blocks).filter(|b| !own.contains(b)) {
-            let mut runs = ParticleRuns::new(run_len, &write_run);
-            if held.is_none() && (o.range_intervals > 0 || over_share[b]) {
-                crate::index::ranged::block_particles(
-                    &skel,
-                    &plan,
-                    b as u32,
-                    &counts,
-                    first_index[b],
-                    origin,
-                    &fetch,
-                    &mut runs,
-                )?;
-            } else {
-                let c = read_block(b)?;
-                block_particles(&plan, b as u32, &c.intervals(), n as u32, &mut runs);
-            }
-            runs.finish()?;
-        }
+    } else if p.with_particles {
         // Every block's run merged: the particle tiles window by window, as `build::particle_tiles` cuts
-        // them from all of them sorted.
-        let (runs, _, extents) = particle_runs.into_inner().map_err(panicked)?;
-        let spill = spill_lock.into_inner().map_err(panicked)?;
-        // On the threads, each a range of the windows, as many as the memory the blocks used holds a merge
-        // of the runs for (each holds a page of every run).
-        let ranges = o.build.threads.min(t.windows as usize).min(1 + (room / runs_share.max(1)) as usize).max(1);
+        // them from all of them sorted. On the threads, each a range of the windows, as many as the memory
+        // the blocks used holds a merge of the runs for (each holds a page of every run).
+        let ranges = o.build.threads.min(t.windows as usize).min(1 + (p.room / p.runs_share.max(1)) as usize).max(1);
         cut_particles_on(&runs, &*spill, t, ranges, extents.max_dur(), sink, &mut put, &entries)?;
         stats = extents.stats(&skel);
         runs_bytes += runs.bytes;
-        spill
-    } else {
-        spill_lock.into_inner().map_err(panicked)?
-    };
+    }
     runs_bytes += samples.as_ref().map_or(0, |s| s.bytes);
     if with_counters {
         if !skel.counters.series_name.is_empty() {
@@ -1988,7 +1706,7 @@ fn tile(
                 // A window's samples within what the skeleton and the spill leave (`tiles` takes the merge's
                 // pages off).
                 let left = o.memory.saturating_sub(skel_bytes(&skel) + spill.held());
-                s.tiles(spill, skel.origin_ns, &t, &plan.levels, (left, o.memory), &mut put)?
+                s.tiles(spill, skel.origin_ns, &t, &p.plan.levels, (left, o.memory), &mut put)?
             }
             None => {
                 for (e, bytes) in counter_tiles(&skel, &t) {
@@ -2001,17 +1719,17 @@ fn tile(
         (Some(shard), Some(whole)) => {
             let mut whole = whole.totals;
             whole.resize(skel.regions.len(), (0, 0));
-            let mut m = manifest(&skel, &o.build, &plan, entries.into_inner(), &counts, &lanes, &whole);
+            let mut m = manifest(&skel, &o.build, &p.plan, entries.into_inner(), &counts, &lanes, &whole);
             m.particles = stats;
             comms.count(&mut m.counts);
             if let Some(s) = &samples {
                 m.counts.counter_samples = s.count();
             }
-            let p = part_manifest(m, &skel, &comms.tally, &counts, shard, &totals);
-            (p.store.clone(), Some(p))
+            let part = part_manifest(m, &skel, &comms.tally, &counts, shard, &totals);
+            (part.store.clone(), Some(part))
         }
         _ => {
-            let mut m = manifest(&skel, &o.build, &plan, entries.into_inner(), &counts, &lanes, &totals);
+            let mut m = manifest(&skel, &o.build, &p.plan, entries.into_inner(), &counts, &lanes, &totals);
             m.particles = stats;
             comms.count(&mut m.counts);
             if let Some(s) = &samples {
@@ -2020,16 +1738,531 @@ fn tile(
             (m, None)
         }
     };
-    let ranged_blocks = ranged.iter().filter(|r| r.is_some()).count();
     Ok(Indexed {
         manifest,
         part,
         spill_bytes,
         runs_bytes,
-        blocks_in_flight: in_flight,
-        busiest_block_bytes: busiest,
-        ranged_blocks,
+        blocks_in_flight: p.in_flight,
+        busiest_block_bytes: p.busiest,
+        ranged_blocks: p.ranged.iter().filter(|r| r.is_some()).count(),
     })
+}
+
+/// The skeleton's span to the last end pass 1 saw (intervals and communication), and its warnings: the
+/// intervals clipped to their enclosing one (five named, the rest counted) and the reader's late ones.
+fn finish_skeleton(
+    skel: &mut Trace,
+    comms_max_ns: u64,
+    max_end: i128,
+    clipped: u64,
+    clip_examples: &[(RegionId, i64, u64)],
+    late: Vec<(WarningKind, String)>,
+) {
+    let origin = skel.origin_ns;
+    skel.span_ns = skel.span_ns.max(comms_max_ns);
+    if max_end > i128::MIN {
+        skel.span_ns = skel.span_ns.max((max_end - origin as i128).clamp(0, u64::MAX as i128) as u64);
+    }
+    for &(r, s, x) in clip_examples {
+        let name = skel.strings.get(skel.regions.name[r.index()]).to_string();
+        let start = s.saturating_sub(origin).max(0) as u64;
+        skel.warnings.push(WarningKind::ImproperNesting, || {
+            format!("'{name}' at {start} ns outlasts its enclosing slice by {x} ns; clipped")
+        });
+    }
+    if clipped > 5 {
+        skel.warnings.add_count(WarningKind::ImproperNesting, clipped - 5);
+    }
+    for (kind, text) in late {
+        skel.warnings.push(kind, || text);
+    }
+    skel.location_intervals = vec![0..0; skel.locations.len()];
+}
+
+/// Pass 2's plan: the tiling, the blocks this index tiles, and how `--memory` is shared among their tasks
+/// (how many run at once, each one's share, which blocks are tiled by time range, and whether the columns
+/// and the communication held stay held).
+struct Pass2 {
+    plan: Plan,
+    /// Locations and blocks of the trace.
+    n: usize,
+    blocks: usize,
+    /// The blocks this index tiles (all, or a shard's), and how many.
+    own: std::ops::Range<usize>,
+    tiled: usize,
+    block_counts: Vec<u64>,
+    /// The trace index of each block's first interval (and one past the last block's).
+    first_index: Vec<u64>,
+    /// Particles in a run a block task writes at most, and the pages of the runs merged.
+    run_len: usize,
+    runs_share: u64,
+    page: usize,
+    /// Whether this index makes particle-view intervals (and with them the particle runs).
+    with_particles: bool,
+    /// What the busiest block task holds (at most `share`), what stays held beside the tasks, and the room
+    /// left to them.
+    busiest: u64,
+    fixed: u64,
+    room: u64,
+    /// Block tasks at once, each one's share of `room`, and the threads each task may use besides its own.
+    in_flight: usize,
+    share: u64,
+    spare: usize,
+    /// Per block tiled: None whole, else the most intervals a range of it holds.
+    ranged: Vec<Option<u64>>,
+    any_ranged: bool,
+    /// Per block: too long to read whole within a task's share (the particle tiles read others' blocks).
+    over_share: Vec<bool>,
+    bins: SummaryBytes,
+}
+
+impl Pass2 {
+    /// Plan pass 2 of the trace `skel` with `counts` intervals a location: the communication held goes to its
+    /// blocks' files, and the columns held to the spill, when the tasks would not fit beside them.
+    #[allow(clippy::too_many_arguments)]
+    fn plan(
+        skel: &Trace,
+        counts: &[u64],
+        deepest: u16,
+        o: &StreamOptions,
+        exchanged: bool,
+        spill: &mut dyn Spill,
+        comms: &mut CommSpill,
+        held: &mut Option<HeldColumns>,
+        w: &mut ColumnWriter,
+        spill_bytes: &mut u64,
+    ) -> Result<Pass2, IndexError> {
+        let n = counts.len();
+        let spilling = |e: String| IndexError::Io(format!("spilling the messages: {e}"));
+        let plan = Plan::new(skel, tiling_of(counts, skel.span_ns, skel.counters.series_name.len() as u32, &o.build));
+        let t = plan.tiling;
+        let blocks = t.blocks as usize;
+        // The blocks this index tiles: all, or a shard's.
+        let own = o.shard.map_or(0..t.blocks, |s| s.blocks(t.blocks));
+        let (own, tiled) = (own.start as usize..own.end as usize, own.len());
+        let block_counts: Vec<u64> =
+            (0..t.blocks).map(|b| t.block_range(b, n as u32).map(|l| counts[l as usize]).sum()).collect();
+        // A block task holds its intervals' columns and tiles, its summary bins, and its messages and
+        // collective rows. (Lanes by the deepest interval pass 1 met: the summaries' lanes are a block's
+        // depths, and counting the most there may be put a long trace of 32 locations in one block past 6 GB
+        // where it takes 700 MB.)
+        let bins = SummaryBytes::of(&plan, deepest as usize + 1);
+        let run_len = particle_run_len(o.budget());
+        let (runs_share, with_particles) = (o.runs(), exchanged || o.shard.is_none_or(|s| s.particles()));
+        // What block `b`'s task holds, and the busiest's, with the communication as `comms` holds it.
+        let block_total = |comms: &CommSpill, b: usize| {
+            let locations = t.block_range(b as u32, n as u32).len() as u64;
+            block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
+        };
+        let busiest_of = |comms: &CommSpill| own.clone().map(|b| block_total(comms, b)).max().unwrap_or(0);
+        // What stays held beside the tasks: the definitions, the communication held, the particle runs' pages.
+        let kept_of = |comms: &CommSpill| skel_bytes(skel) + comms.held() + if with_particles { runs_share } else { 0 };
+        if comms.holds() {
+            // The rows held stay so only when every block is tiled whole with them and the columns held: a
+            // block tiled by time range reads its file a piece at a time (and the files may leave more room).
+            let fixed = kept_of(comms) + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
+            if o.range_intervals > 0 || busiest_of(comms) > o.memory.saturating_sub(fixed) {
+                comms.spill_held(spill).map_err(spilling)?;
+            }
+        }
+        comms.close(spill).map_err(spilling)?;
+        let busiest = busiest_of(comms);
+        // The shard that writes the particle tiles makes every block's particle-view intervals; shards that
+        // decoded only their own locations (`exchanged`) each make their own blocks', and exchange them so
+        // that each writes the tiles of its range of windows (`exchange_particles`).
+        let kept = kept_of(comms);
+        let mut fixed = kept + spill.held() + held.as_ref().map_or(0, HeldColumns::bytes);
+        if busiest > o.memory.saturating_sub(fixed) {
+            // The columns held leave too little room to tile: to the spill with them (a block's are then read
+            // back from it, as they would have been).
+            if let Some(h) = held.take() {
+                *spill_bytes += h.spill(spill, None, w).map_err(|e| IndexError::Io(format!("spilling: {e}")))?;
+                fixed = kept + spill.held();
+            }
+        }
+        let room = o.memory.saturating_sub(fixed);
+        // Blocks that fit whole are tiled whole, as many at once as fit; when the busiest does not fit, a task
+        // per thread, each within its share, and a block over its share is tiled by time range (`ranged`), a
+        // range of windows within the share at a time.
+        let (in_flight, share) = match busiest <= room {
+            true => (o.build.threads.clamp(1, tiled.max(1)).min((room / busiest.max(1)).max(1) as usize), room),
+            false => {
+                let in_flight = o.build.threads.clamp(1, tiled.max(1));
+                (in_flight, room / in_flight as u64)
+            }
+        };
+        let mut ranged: Vec<Option<u64>> = vec![None; tiled];
+        for (k, b) in own.clone().enumerate() {
+            if o.range_intervals > 0 {
+                ranged[k] = Some(o.range_intervals);
+                continue;
+            }
+            if block_total(comms, b) <= share {
+                continue;
+            }
+            let locations = t.block_range(b as u32, n as u32).len() as u64;
+            let most = |share: u64| {
+                let particles = particle_run_bytes(if with_particles { run_len } else { 0 });
+                let comm = comms.block_bytes(b);
+                most_intervals(share, block_counts[b], locations, t.windows as u64, bins, comm, particles)
+            };
+            if let Some(m) = most(share) {
+                ranged[k] = Some(m);
+                continue;
+            }
+            // Not even a range of a thousand intervals fits beside a location's summaries: what would.
+            let need = (share..).step_by(1 << 20).take(1 << 16).find(|&s| most(s).is_some()).unwrap_or(share);
+            return Err(IndexError::Memory(format!(
+                "block {b} ({locations} locations) needs about {} MB to tile even a range of its windows, over \
+                 --memory {} MB less {} MB for the definitions, messages and the spill held{} (use more \
+                 --memory{})",
+                need >> 20,
+                o.memory >> 20,
+                fixed >> 20,
+                if in_flight > 1 { format!(", shared by {in_flight} tasks") } else { String::new() },
+                if t.block_locations > 1 { " or a smaller --block" } else { "" }
+            )));
+        }
+        // Threads beyond one a task (fewer blocks than threads, or room for fewer at once): a block's
+        // summaries are made beside its level-0 tiles (`build::block_tiles`; range by range, `ranged`).
+        let spare = (o.build.threads / in_flight.max(1)).max(1);
+        let over_share: Vec<bool> = (0..blocks).map(|b| block_total(comms, b) > share).collect();
+        let any_ranged = ranged.iter().any(Option::is_some);
+        if any_ranged {
+            // Ranges are read from the spill: the columns held go there first.
+            if let Some(h) = held.take() {
+                *spill_bytes += h.spill(spill, None, w).map_err(|e| IndexError::Io(format!("spilling: {e}")))?;
+            }
+        }
+        let mut first_index = vec![0u64; blocks + 1];
+        for b in 0..blocks {
+            first_index[b + 1] = first_index[b] + block_counts[b];
+        }
+        // The particle view's intervals, sorted runs in the spill as the block tasks meet them (pages of a
+        // share of memory over the runs there can be: one of each is held while they merge). A block writes a
+        // run per location, and another each `run_len` particles, at most (its intervals bound its particles).
+        let with_runs = |b: &usize| match (o.shard, exchanged) {
+            (Some(s), false) => s.particles(),
+            // The first shard's runs include the others' (sent as runs of this length).
+            (Some(s), true) => s.particles() || own.contains(b),
+            (None, _) => own.contains(b),
+        };
+        let nruns = (0..blocks)
+            .filter(with_runs)
+            .map(|b| t.block_range(b as u32, n as u32).len() as u64 + block_counts[b] / run_len as u64 + 1)
+            .sum::<u64>()
+            .max(1);
+        let page = (runs_share / nruns).clamp(1 << 10, crate::index::runs::PAGE_BYTES as u64) as usize;
+        Ok(Pass2 {
+            plan,
+            n,
+            blocks,
+            own,
+            tiled,
+            block_counts,
+            first_index,
+            run_len,
+            runs_share,
+            page,
+            with_particles,
+            busiest: busiest.min(share),
+            fixed,
+            room,
+            in_flight,
+            share,
+            spare,
+            ranged,
+            any_ranged,
+            over_share,
+            bins,
+        })
+    }
+}
+
+/// What a block task gives back: its tiles' entries (the tiles are written as they are made), its
+/// per-region totals and its locations' lanes.
+struct TiledBlock {
+    entries: Vec<TileEntry>,
+    region_totals: Vec<(u64, u64)>,
+    lanes: Vec<u32>,
+}
+
+/// The blocks' tasks together: their entries, per-region totals, and every location's lanes (0 for another
+/// shard's).
+struct TiledBlocks {
+    entries: Vec<TileEntry>,
+    totals: Vec<(u64, u64)>,
+    lanes: Vec<u32>,
+}
+
+/// Pass 2's block tasks: what they share (the columns held or the spill, the blocks' communication, the
+/// particle runs written as they meet them) and the work of one block, whole or by time range.
+struct BlockTasks<'a> {
+    skel: &'a Trace,
+    p: &'a Pass2,
+    counts: &'a [u64],
+    o: &'a StreamOptions,
+    held: Option<&'a HeldColumns>,
+    comms: &'a CommSpill,
+    sink: &'a dyn TileSink,
+    /// Blocks read the spill (`Spill::get`) while others append their particles' runs to it.
+    spill: RwLock<&'a mut dyn Spill>,
+    /// The particle view's sorted runs, their spill keys, and the extents of every particle written (the
+    /// merges need the longest one's duration first).
+    particle_runs: Mutex<(Runs, Keys, ParticleExtents)>,
+    /// Bytes of the blocks' communication file pieces written to the spill (blocks tiled by time range).
+    piece_bytes: AtomicU64,
+}
+
+fn panicked<T>(_: T) -> IndexError {
+    IndexError::Io("a block task panicked".into())
+}
+
+impl<'a> BlockTasks<'a> {
+    /// The spill, to read.
+    fn read_spill(&self) -> Result<std::sync::RwLockReadGuard<'_, &'a mut dyn Spill>, IndexError> {
+        self.spill.read().map_err(panicked)
+    }
+
+    /// A block's intervals: a slice of the columns held, or read back from the spill.
+    fn read_block(&self, b: usize) -> Result<BlockData<'a>, IndexError> {
+        let p = self.p;
+        let locs = p.plan.tiling.block_range(b as u32, p.n as u32);
+        if let Some(h) = self.held {
+            return match h.block(locs.start as usize..locs.end as usize, p.first_index[b]) {
+                Some(bi) => Ok(BlockData::Held(bi)),
+                None => Err(IndexError::Io(format!("block {b}'s locations were not all read"))),
+            };
+        }
+        let mut c = BlockColumns::with_capacity(p.block_counts[b] as usize);
+        for l in locs {
+            let bytes =
+                self.read_spill()?.get(l as usize).map_err(|e| IndexError::Io(format!("reading the spill: {e}")))?;
+            c.push_location(&bytes, self.skel.origin_ns).map_err(IndexError::Io)?;
+        }
+        Ok(BlockData::Read(c, p.first_index[b]))
+    }
+
+    /// A piece of a spill key (`Spill::get_from`), the spill's lock taken for it alone: blocks tiled by time
+    /// range read their spill a piece at a time while other tasks append to it.
+    fn fetch(&self, key: usize, at: u64, max: usize) -> Result<Vec<u8>, String> {
+        self.read_spill().map_err(|e| e.to_string())?.get_from(key, at, max)
+    }
+
+    /// A sorted run of particles: held as it is while the spill would keep it in memory (taken, no copy),
+    /// else to the spill.
+    fn write_run(&self, p: &mut Vec<crate::store::format::particles::Particle>) -> Result<(), IndexError> {
+        debug_assert!(p.windows(2).all(|w| w[0] < w[1]), "a particle run is sorted");
+        let mut r = self.particle_runs.lock().map_err(panicked)?;
+        let mut s = self.spill.write().map_err(panicked)?;
+        let (runs, keys, extents) = &mut *r;
+        p.iter().for_each(|q| extents.add(q));
+        if s.keep(std::mem::size_of_val(p.as_slice()) as u64) {
+            runs.hold(std::mem::take(p));
+            return Ok(());
+        }
+        runs.write(p, &mut **s, keys).map_err(|e| IndexError::Io(format!("spilling the particles: {e}")))
+    }
+
+    /// Particles a run holds at most: none when this index makes no particle-view intervals.
+    fn run_len(&self) -> usize {
+        if self.p.with_particles {
+            self.p.run_len
+        } else {
+            0
+        }
+    }
+
+    /// Block `b` whole: its intervals, its communication taken from its file, cut into its tiles.
+    fn tile_whole(&self, b: usize) -> Result<TiledBlock, IndexError> {
+        let p = self.p;
+        let c = self.read_block(b)?;
+        let bi = c.intervals();
+        let locs = p.plan.tiling.block_range(b as u32, p.n as u32);
+        let mut take = |key: usize| -> Result<Vec<u8>, String> {
+            self.spill.write().map_err(|_| "a block task panicked".to_string())?.take(key)
+        };
+        let bc = self.comms.take_block(b as u32, locs, &mut take, p.spare).map_err(IndexError::Io)?;
+        let write_run = |r: &mut Vec<crate::store::format::particles::Particle>| self.write_run(r);
+        let mut runs = ParticleRuns::new(self.run_len(), &write_run);
+        // Each tile written as it is made, on the thread that makes it.
+        let write = |e: &TileEntry, bytes: &[u8]| self.sink.put(&e.path, bytes).map_err(|d| format!("{}: {d}", e.path));
+        let out = block_tiles(self.skel, &p.plan, b as u32, &bi, &bc, &mut runs, p.spare, Some(&write))
+            .map_err(IndexError::Io)?;
+        runs.finish()?;
+        let lanes = block_lanes(&bi);
+        drop((c, bc));
+        Ok(TiledBlock {
+            entries: out.tiles.into_iter().map(|(e, _)| e).collect(),
+            region_totals: out.region_totals,
+            lanes,
+        })
+    }
+
+    /// Block `b`, over its task's share, a range of windows at a time (`ranged`), at most `most` intervals a
+    /// range; its communication file's pieces written to the spill.
+    fn tile_by_range(&self, b: usize, most: u64) -> Result<TiledBlock, IndexError> {
+        let (p, o) = (self.p, self.o);
+        let t = p.plan.tiling;
+        let locs = t.block_range(b as u32, p.n as u32);
+        let fetch = |key: usize, at: u64, max: usize| self.fetch(key, at, max);
+        // The block's communication file cut into a piece per range (pages of at most a sixty-fourth of the
+        // share over the ranges), so that each range reads its own.
+        let mut comms_of = RangePieces {
+            whole: self.comms.block_piece(b as u32),
+            b: b as u32,
+            locs: locs.clone(),
+            tiling: t,
+            fetch: &fetch,
+            share: p.share,
+            pieces: Vec::new(),
+            key: &|| {
+                let mut r = self.particle_runs.lock().map_err(|_| "a block task panicked".to_string())?;
+                Ok(r.1.take())
+            },
+            put: &|k, bytes| {
+                self.piece_bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                self.spill.write().map_err(|_| "a block task panicked".to_string())?.put(k, bytes)
+            },
+        };
+        let write_run = |r: &mut Vec<crate::store::format::particles::Particle>| self.write_run(r);
+        let mut runs = ParticleRuns::new(self.run_len(), &write_run);
+        let mut entries = Vec::new();
+        let mut put = |e: TileEntry, bytes: Vec<u8>| -> Result<(), IndexError> {
+            self.sink.put(&e.path, &bytes).map_err(|d| IndexError::Io(format!("{}: {d}", e.path)))?;
+            entries.push(e);
+            Ok(())
+        };
+        let block = RangedBlock {
+            trace: self.skel,
+            plan: &p.plan,
+            b: b as u32,
+            counts: self.counts,
+            first_index: p.first_index[b],
+            most,
+            bounded: o.range_intervals == 0,
+            threads: p.spare,
+        };
+        // A window too full for the task's share: the --memory that gives the share room for it.
+        let over = |w: u32, intervals: u64| {
+            let locations = locs.len() as u64;
+            let particles = particle_run_bytes(self.run_len());
+            let fits = |s: u64| {
+                let comm = self.comms.block_bytes(b);
+                most_intervals(s, p.block_counts[b], locations, t.windows as u64, p.bins, comm, particles)
+                    .is_some_and(|m| m >= intervals)
+            };
+            let step = 1u64 << 20;
+            let need = (p.share..).step_by(step as usize).take(1 << 20).find(|&s| fits(s)).unwrap_or(p.share);
+            format!(
+                "window {w} of block {b} holds {intervals} intervals, more than a range tiled within {} MB holds \
+                 (--memory {} MB less {} MB for the definitions, messages and the spill held{}): use --memory \
+                 {}M or more",
+                p.share >> 20,
+                o.memory >> 20,
+                p.fixed >> 20,
+                if p.in_flight > 1 { format!(", shared by {} tasks", p.in_flight) } else { String::new() },
+                (p.fixed + need * p.in_flight as u64).div_ceil(step)
+            )
+        };
+        let out = block.tile(self.skel.origin_ns, &fetch, &over, &mut comms_of, &mut runs, &mut put)?;
+        runs.finish()?;
+        Ok(TiledBlock { entries, region_totals: out.region_totals, lanes: out.lanes })
+    }
+
+    /// Every block this index tiles, `in_flight` tasks at once; the first failure stops the others.
+    fn run(&self, progress: &(dyn Fn(Progress) + Sync)) -> Result<TiledBlocks, IndexError> {
+        let p = self.p;
+        let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let results: Mutex<Vec<Option<Result<TiledBlock, IndexError>>>> =
+            Mutex::new((0..p.tiled).map(|_| None).collect());
+        progress(Progress::Tiling { done: 0, total: p.tiled });
+        let work = || loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= p.tiled {
+                break;
+            }
+            let b = p.own.start + k;
+            let r = match p.ranged[k] {
+                Some(most) => self.tile_by_range(b, most),
+                None => self.tile_whole(b),
+            };
+            let failed = r.is_err();
+            // Where memory is tight (blocks tiled by range), what the task freed goes back to the system before
+            // the next task allocates at other sizes (elsewhere that costs the next task its page faults).
+            if p.any_ranged {
+                crate::index::ranged::return_free_memory();
+            }
+            results.lock().expect("no task panics holding the lock")[k] = Some(r);
+            progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: p.tiled });
+            if failed {
+                next.store(p.tiled, Ordering::Relaxed);
+            }
+        };
+        if p.in_flight == 1 {
+            work();
+        } else {
+            std::thread::scope(|s| {
+                for _ in 0..p.in_flight {
+                    s.spawn(work);
+                }
+            });
+        }
+        let t = p.plan.tiling;
+        let mut entries = Vec::new();
+        let mut totals = vec![(0u64, 0u64); self.skel.regions.len()];
+        // Lanes of the locations this index tiled (0 for the others: another shard's).
+        let mut lanes = vec![0u32; p.n];
+        for (k, r) in results.into_inner().expect("tasks joined").into_iter().enumerate() {
+            let Some(r) = r else { continue };
+            let block = r?;
+            let locs = t.block_range((p.own.start + k) as u32, p.n as u32);
+            lanes[locs.start as usize..locs.end as usize].copy_from_slice(&block.lanes);
+            entries.extend(block.entries);
+            add_totals(&mut totals, &block.region_totals);
+        }
+        Ok(TiledBlocks { entries, totals, lanes })
+    }
+
+    /// The particle-view intervals of the blocks another shard tiles (shard 0 spilled them, for the particle
+    /// tiles): a block over a task's share (or every one, when ranges are asked for) read location by
+    /// location.
+    fn other_blocks_particles(&self) -> Result<(), IndexError> {
+        let p = self.p;
+        for b in (0..p.blocks).filter(|b| !p.own.contains(b)) {
+            let write_run = |r: &mut Vec<crate::store::format::particles::Particle>| self.write_run(r);
+            let mut runs = ParticleRuns::new(p.run_len, &write_run);
+            if self.held.is_none() && (self.o.range_intervals > 0 || p.over_share[b]) {
+                let fetch = |key: usize, at: u64, max: usize| self.fetch(key, at, max);
+                let origin = self.skel.origin_ns;
+                let first = p.first_index[b];
+                crate::index::ranged::block_particles(
+                    self.skel,
+                    &p.plan,
+                    b as u32,
+                    self.counts,
+                    first,
+                    origin,
+                    &fetch,
+                    &mut runs,
+                )?;
+            } else {
+                let c = self.read_block(b)?;
+                block_particles(&p.plan, b as u32, &c.intervals(), p.n as u32, &mut runs);
+            }
+            runs.finish()?;
+        }
+        Ok(())
+    }
+
+    /// The particle runs, their keys and extents, the spill, and the bytes of communication pieces written.
+    #[allow(clippy::type_complexity)]
+    fn into_parts(self) -> Result<(Runs, Keys, ParticleExtents, &'a mut dyn Spill, u64), IndexError> {
+        let (runs, keys, extents) = self.particle_runs.into_inner().map_err(panicked)?;
+        let spill = self.spill.into_inner().map_err(panicked)?;
+        Ok((runs, keys, extents, spill, self.piece_bytes.into_inner()))
+    }
 }
 
 /// Under an exchange, this shard's particle tiles: those of its range of windows ([`Shard::windows`]).
@@ -2277,20 +2510,6 @@ impl crate::index::ranged::RangeComms for RangePieces<'_> {
     }
 }
 
-/// Particles a block task's [`ParticleRuns`] buffers before writing them as a run: a sixty-fourth of
-/// `--memory` of them, at least a piece of them (`build::PARTICLE_PIECE`), at most 2^20 (32 MB).
-fn particle_run_len(memory: u64) -> usize {
-    (memory / 64 / PARTICLE_RECORD).clamp(crate::index::build::PARTICLE_PIECE as u64, 1 << 20) as usize
-}
-
-/// What a block task's particle buffers hold: its run buffer of `run_len` and the piece `build` gathers.
-fn particle_run_bytes(run_len: usize) -> u64 {
-    (run_len + crate::index::build::PARTICLE_PIECE) as u64 * PARTICLE_RECORD
-}
-
-/// Bytes of a `build::Particle` in memory.
-const PARTICLE_RECORD: u64 = std::mem::size_of::<crate::store::format::particles::Particle>() as u64;
-
 /// A block task's particle-view intervals written as sorted runs as they come (`build::ParticleSink`):
 /// pieces are kept while they continue in order, up to `run_len`, and written as a run when the buffer is
 /// full or a piece starts lower (another location's). No sort: each location's come in start order, and the
@@ -2341,52 +2560,6 @@ impl crate::index::build::ParticleSink for ParticleRuns<'_> {
         }
         self.buffer.extend_from_slice(piece);
     }
-}
-
-/// The most a block task holds: `intervals` of `locations`, their summary bins ([`SummaryBytes`]), its
-/// communication and its particle buffers (`particle_runs` bytes, [`particle_run_bytes`]). Its columns
-/// first, then its communication's file read whole into rows, then (the file dropped) the rows, the tiling's
-/// lists, the bins and the particle buffers: the larger of the two.
-pub fn block_bytes(
-    intervals: u64,
-    locations: u64,
-    bins: SummaryBytes,
-    comms: BlockCommBytes,
-    particle_runs: u64,
-) -> u64 {
-    let tiling = intervals * TILING_BYTES_PER_INTERVAL + locations * bins.per_location + bins.making + particle_runs;
-    intervals * COLUMN_BYTES + comms.reading.max(comms.held + tiling)
-}
-
-/// What a block task holds of summary bins: each location's at every level (`pyramid::Bins`: the columns,
-/// 52 bytes a bin, and each lane's region and cover, 5 bytes, for as many lanes as the deepest interval of
-/// pass 1 needs), and level 1's lane tallies while one location's are made (16 bytes a lane and bin).
-#[derive(Clone, Copy, Debug)]
-pub struct SummaryBytes {
-    pub per_location: u64,
-    pub making: u64,
-}
-
-impl SummaryBytes {
-    /// A location's summary bins under `plan`, its intervals nested at most `lanes` deep (a summary keeps a
-    /// lane per depth, at most `pyramid::MAX_SUMMARY_LANES`).
-    pub fn of(plan: &Plan, lanes: usize) -> SummaryBytes {
-        let lanes = lanes.clamp(1, crate::store::pyramid::MAX_SUMMARY_LANES) as u64;
-        let bins: u64 = plan.levels.iter().map(|l| l.bins).sum();
-        let first = plan.levels.first().map_or(0, |l| l.bins);
-        SummaryBytes { per_location: bins * (52 + 5 * lanes), making: first * 16 * lanes }
-    }
-}
-
-/// About the bytes the trace without intervals holds (messages, collectives, instants, definitions) and the
-/// plan's copies of the message ends.
-fn skel_bytes(t: &Trace) -> u64 {
-    let m = t.messages.len() as u64 * (60 + 2 * 16);
-    let c = t.collectives.len() as u64 * 64;
-    let i = t.instants.time_ns.len() as u64 * 16;
-    let s = t.counters.sample_time_ns.len() as u64 * 20;
-    let d = t.strings.iter().map(|s| s.len() as u64 + 32).sum::<u64>() + t.locations.len() as u64 * 64;
-    m + c + i + s + d
 }
 
 #[cfg(test)]

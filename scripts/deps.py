@@ -57,8 +57,28 @@ def strip_comments(text):
 
 USE_CRATE = re.compile(r"\bcrate((?:::\w+)+)")
 USE_SUPER = re.compile(r"\b((?:super::)+)(\w+)")
-# `use weft_store::{...}` or `weft_store::x` in another crate
-USE_EXTERN = re.compile(r"\b(weft\w*)::(\w+)")
+# `use weft_store::{...}`, `weft_store::x` or `pub use weft_store as store;` in another crate
+USE_EXTERN = re.compile(r"\b(weft\w*)(?=::|\s+as\b)")
+# `#[cfg(test)] mod x;`: a file of tests (x.rs or x/), which may look anywhere, like `mod tests { ... }`
+TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
+
+
+def test_files(src):
+    """The files that are test modules declared `#[cfg(test)] mod x;`, and everything below them."""
+    out = set()
+    for path in rust_files(src):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        here = os.path.dirname(path)
+        if os.path.basename(path) not in ("mod.rs", "lib.rs", "main.rs"):
+            here = path[:-3]
+        for m in TEST_MOD.finditer(text):
+            base = os.path.join(here, m.group(1))
+            if os.path.isfile(base + ".rs"):
+                out.add(base + ".rs")
+            if os.path.isdir(base):
+                out.update(rust_files(base))
+    return out
 USE_GROUP = re.compile(r"\bcrate::\{([^}]*)\}")
 
 
@@ -67,9 +87,10 @@ def edges_for(crate_names, src, prefix, depth, cfg_test_too=False):
     edges = defaultdict(set)
     nodes = set()
     extern = defaultdict(set)
+    tests = set() if cfg_test_too else test_files(src)
     for path in rust_files(src):
         mod = module_path(src, path)
-        if mod[: len(prefix)] != prefix:
+        if mod[: len(prefix)] != prefix or path in tests:
             continue
         with open(path, encoding="utf-8") as f:
             text = strip_comments(f.read())

@@ -1,4 +1,4 @@
-//! Writes the fuzzers' seed corpus, `DIR/<target>/<name>`, from the project's own generators (src/samples)
+//! Writes the fuzzers' seed corpus, `DIR/<target>/<name>`, from the project's own generators (crates/samples/src)
 //! and a few hand-written cases: `cargo run --example fuzz_seeds -- fuzz/corpus`. Nothing is copied from
 //! ../shared/traces. Most seeds are a few KiB; the reproducers of issue #15 (quadratic paths, valid input
 //! refused, silent nonsense) are up to about 1 MiB, for runs with `-max_len` of a few MiB (BENCHMARKS.md).

@@ -1,4 +1,4 @@
-//! Time the interpretation of an OTF2 trace's thread and task events (src/readers/otf2_threads), apart from
+//! Time the interpretation of an OTF2 trace's thread and task events (crates/readers/src/otf2_threads), apart from
 //! decoding the archive: thread events for the execution graph, the task profile for the grain graph, and
 //! the graphs built from them. Input: an OTF2 anchor, e.g. the fib task program written by
 //! `tests/oracle/otf2_oracle.py tasks DIR 20`.

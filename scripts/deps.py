@@ -41,7 +41,7 @@ def rust_files(src):
 
 
 def module_path(src, path):
-    """`src/store/read.rs` -> ['store', 'read']; `src/store/mod.rs` -> ['store']; lib.rs/main.rs -> []."""
+    """`crates/store/src/read.rs` -> ['store', 'read']; `crates/store/src/lib.rs` -> ['store']; lib.rs/main.rs -> []."""
     rel = os.path.relpath(path, src)[:-3].split(os.sep)
     if rel[-1] in ("mod", "lib", "main"):
         rel = rel[:-1]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing weft needs on a Debian machine that has the Rust toolchain, then builds
-# the three wasm modules (wasm-pack.toml): the page's into www/pkg (WebGPU) and www/pkg-webgl (WebGL2
-# fallback), the worker's into www/pkg-worker. Idempotent: every step is skipped when already done, and cargo
+# the three wasm modules (wasm-pack.toml): the page's crate into www/pkg (WebGPU) and www/pkg-webgl
+# (WebGL2 fallback), the worker's crate into www/pkg-worker. Idempotent: every step is skipped when already done, and cargo
 # rebuilds only what changed.
 #   scripts/setup.sh            build tools + wasm
 #   scripts/setup.sh --browser  also what the tests use: chromium, the browser tests' npm packages, and a
@@ -75,37 +75,38 @@ if [ -n "$want_browser" ]; then
   fi
 fi
 
-# Variants and their features come from wasm-pack.toml, and so does the cargo profile.
+# Variants and their crates come from wasm-pack.toml, and so do the cargo profile and the target folder.
 profile=$(awk -F'"' '/^profile *=/ { print $2; exit }' wasm-pack.toml)
+tdir=$(awk -F'"' '/^target_dir *=/ { print $2; exit }' wasm-pack.toml)
+out_name=$(awk -F'"' '/^out_name *=/ { print $2; exit }' wasm-pack.toml)
 variant_value() { # $1 = variant, $2 = key
   awk -v sect="[variant.$1]" -v key="$2" '
     /^\[/ { in_sect = ($0 == sect) }
     in_sect && $1 == key { sub(/^[^=]*= *"/, ""); sub(/".*$/, ""); print; exit }' wasm-pack.toml
 }
-build_wasm() { # $1 = variant
-  local out features tdir wasm
-  out=$(variant_value "$1" out_dir)
-  features=$(variant_value "$1" features)
-  tdir=target/wasm-$1
-  cargo build --lib --profile "$profile" --target wasm32-unknown-unknown --target-dir "$tdir" \
-    --no-default-features --features "$features"
-  wasm=$tdir/wasm32-unknown-unknown/$profile/weft.wasm
-  if [ ! -f "$out/weft_bg.wasm" ] || [ "$wasm" -nt "$out/weft_bg.wasm" ]; then
-    wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out" "$wasm"
-  fi
-  printf '%s: %s KB gzipped\n' "$out/weft_bg.wasm" "$(( $(gzip -9c "$out/weft_bg.wasm" | wc -c) / 1024 ))"
+cargo_wasm() { # crates to build (one cargo run, so their final fat-LTO steps run side by side)
+  local args=()
+  for v in "$@"; do args+=(-p "$(variant_value "$v" crate)"); done
+  cargo build --lib --profile "$profile" --target wasm32-unknown-unknown --target-dir "$tdir" "${args[@]}"
 }
-# Two builds at once: each ends in one long single-threaded step (fat LTO of one codegen unit, about 70 s of
-# the WebGL2 module's 157 s here), which the other build's dependencies fill the second core beside.
+bind_wasm() { # $1 = variant
+  local out crate wasm
+  out=$(variant_value "$1" out_dir)
+  crate=$(variant_value "$1" crate)
+  wasm=$tdir/wasm32-unknown-unknown/$profile/${crate//-/_}.wasm
+  if [ ! -f "$out/${out_name}_bg.wasm" ] || [ "$wasm" -nt "$out/${out_name}_bg.wasm" ]; then
+    wasm-bindgen --target web --no-typescript --remove-name-section --remove-producers-section \
+      --out-name "$out_name" --out-dir "$out" "$wasm"
+  fi
+  printf '%s: %s KB gzipped\n' "$out/${out_name}_bg.wasm" "$(( $(gzip -9c "$out/${out_name}_bg.wasm" | wc -c) / 1024 ))"
+}
+# The page's and the worker's crates in one cargo run: each ends in one long single-threaded step (fat LTO of
+# one codegen unit), which cargo runs side by side on two cores. The WebGL2 build then reuses everything below
+# the page that does not depend on wgpu (one target folder).
 say "building wasm (the page's, WebGPU, and beside it the worker's)"
-mkdir -p target
-build_wasm worker >target/wasm-worker.log 2>&1 &
-worker_build=$!
-build_wasm webgpu
-worker_status=0
-wait "$worker_build" || worker_status=$?
-say "the worker's wasm build"
-cat target/wasm-worker.log
-if [ "$worker_status" -ne 0 ]; then exit "$worker_status"; fi
+cargo_wasm webgpu worker
+bind_wasm webgpu
+bind_wasm worker
 say "building wasm (the page's, WebGL2 fallback)"
-build_wasm webgl
+cargo_wasm webgl
+bind_wasm webgl

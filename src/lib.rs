@@ -1,32 +1,16 @@
-//! weft: an in-browser viewer for performance traces of parallel programs.
-//!
-//! Layers, each using only those above it in this list:
-//! `readers` (bytes -> model) -> `model` (columnar trace) -> `analyses` -> `layouts` -> `scene`
-//! (plain instance arrays) -> `views` (view state, input, hit testing, each view's typed option schema) -> `renderer` (wgpu, wasm only) -> `web`
-//! (the page's and workers' wasm entry, wasm only: the `page` and `worker` features pick which, Cargo.toml).
-//! Everything up to `views` is plain Rust with no web or GPU dependency; `sort` (one sort instance per element
-//! type, for the download size) serves every layer.
-//! `store` (tiled out-of-core trace store, issue #17) sits beside the model and analyses: its format and how it
-//! is read back; `index` (native) cuts a trace into the store's tiles and uses `readers` and `store`.
-//! `export` writes the analyses' results in other tools' formats (GraphML for yEd), for the CLI and the page.
+//! weft: an in-browser viewer for performance traces of parallel programs. This package is the `weft`
+//! command-line tool (src/bin/weft) and this thin library, which re-exports the workspace's crates
+//! (crates/, ARCHITECTURE.md "Crates") under the paths they had when weft was one crate, `weft::readers`,
+//! `weft::store`, ..., for the tests, examples and fuzz targets.
 
-// The library returns what it finds; only the CLI, examples and tests print (Cargo.toml [lints] for the rest).
+// A library returns what it finds; only the CLI, examples and tests print.
 #![warn(clippy::print_stdout)]
 
-pub mod analyses;
-pub mod columns;
-pub mod export;
-pub mod index;
-pub mod layouts;
-pub mod model;
-pub mod readers;
-pub mod samples;
-pub mod scene;
-pub mod sort;
-pub mod store;
-pub mod views;
-
-#[cfg(all(target_arch = "wasm32", feature = "page"))]
-pub mod renderer;
-#[cfg(target_arch = "wasm32")]
-pub mod web;
+pub use weft_analyses as analyses;
+pub use weft_index as index;
+pub use weft_model as model;
+pub use weft_model::{columns, sort};
+pub use weft_readers as readers;
+pub use weft_samples as samples;
+pub use weft_store as store;
+pub use weft_view::{export, layouts, scene, views};

@@ -1,6 +1,6 @@
 //! weft's Chrome JSON reader against an independent reader (tests/oracle/chrome_oracle.py: Python's `json`
 //! plus the Trace Event Format's rules, flows matched and bound as the spec says), over every Chrome JSON
-//! file under ../shared/traces (plain and gzipped) and the generated fixtures (src/samples/chrome.rs).
+//! file under ../shared/traces (plain and gzipped) and the generated fixtures (crates/samples/src/chrome.rs).
 //! Counts per record kind must agree; a difference is allowed only where [`EXPECTED`] lists it with the
 //! reason, and a listed difference that no longer occurs fails too, so the table stays true.
 //!

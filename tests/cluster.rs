@@ -1,4 +1,4 @@
-//! Sharded indexing (src/store/{partition,merge}.rs, `weft index --shard K/N`, `weft merge`, and with
+//! Sharded indexing (crates/store/src/{partition,merge}.rs, `weft index --shard K/N`, `weft merge`, and with
 //! `--features mpi` `mpirun -n N weft index`): the store does not depend on how it was made. 1, 2 and 4 shards
 //! merge into the unsharded store byte for byte (manifest and every tile) on generated OTF2, a hand-built trace
 //! with an empty location, flows, counters and warnings, and the real archives in ../shared/traces; a message

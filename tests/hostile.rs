@@ -581,7 +581,7 @@ fn fuzz_crashes_stay_fixed() {
 }
 
 /// The hpctoolkit fuzz target's input of session 6 that overflowed a node's process id (`n * 2^32` for a node
-/// id past 2^31, src/readers/hpctoolkit/mod.rs; now wrapping): meta.db, profile.db and trace.db joined by
+/// id past 2^31, crates/readers/src/hpctoolkit/mod.rs; now wrapping): meta.db, profile.db and trace.db joined by
 /// `%%next%%` as the target (fuzz/fuzz_targets/hpctoolkit.rs) splits them.
 const HPCTOOLKIT_NODE_CRASH: &str = concat!(
     "485043544f4f4c4b49546d6574610400610000000000000090000000000000008d00000000000000f8000000000000001b00000000000000",

@@ -4,8 +4,8 @@
 use naga::back::glsl;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-const SHAPES: &str = include_str!("../src/renderer/shapes.wgsl");
-const PARTICLES: &str = include_str!("../src/renderer/particles.wgsl");
+const SHAPES: &str = include_str!("../crates/page/src/renderer/shapes.wgsl");
+const PARTICLES: &str = include_str!("../crates/page/src/renderer/particles.wgsl");
 
 #[test]
 fn shapes_wgsl_validates_and_translates_to_glsl_es() {

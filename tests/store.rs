@@ -1,4 +1,4 @@
-//! The tiled store (src/store, `weft index`): a store read back equals the trace it was built from (every
+//! The tiled store (crates/store/src, `weft index`): a store read back equals the trace it was built from (every
 //! interval, instant, message, collective and counter, in the same order), on generated OTF2 archives, a
 //! hand-built trace with the tile-boundary cases, and the real OTF2 archives in ../shared/traces; its moments
 //! and summary equal the trace's; the bytes do not depend on the thread count; damaged stores give typed

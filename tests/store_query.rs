@@ -1,4 +1,4 @@
-//! Viewport queries over a store (src/store/query.rs): at every zoom the plan's resolution is the one whose
+//! Viewport queries over a store (crates/store/src/query.rs): at every zoom the plan's resolution is the one whose
 //! bins are about a pixel, the summary grid's busy time and counts per location and bin equal the whole
 //! trace's over the same time range, and at level 0 the exact intervals, instants, messages and collectives
 //! reaching into the window equal the trace's; the decoded-tile cache stays within its byte budget and drops

@@ -1,4 +1,4 @@
-//! The streamed index (src/store/stream.rs, `weft index`): an OTF2 archive read location by location, and
+//! The streamed index (crates/store/src/stream.rs, `weft index`): an OTF2 archive read location by location, and
 //! Chrome JSON and Paraver traces read in chunks (any chunk size, tiny ones cutting records, spilled every
 //! few records),
 //! give byte for byte the store `index::build` makes from the whole trace (manifest and every tile), for any
@@ -42,7 +42,7 @@ fn assert_stream_equals_build(name: &str, files: &(dyn ArchiveFiles + Sync), o: 
         let mut stream = open_stream(name, files).expect("archive opens");
         stream.set_read_window(window);
         if let Some(share) = ends {
-            stream.spill_ends(Box::new(MemorySpill::default()), share);
+            stream.spill_ends(Box::new(weft::index::spill::ReaderSpill(MemorySpill::default())), share);
         }
         let so = StreamOptions {
             build: o.clone(),
@@ -377,7 +377,7 @@ fn message_ends_spilled_pass_the_first_pass_under_a_memory_that_refuses_them_hel
     for spilled in [false, true] {
         let mut stream = open_stream("traces.otf2", &files).unwrap();
         if spilled {
-            stream.spill_ends(Box::new(MemorySpill::default()), 64 << 10);
+            stream.spill_ends(Box::new(weft::index::spill::ReaderSpill(MemorySpill::default())), 64 << 10);
         }
         match index_otf2(stream, &so, &mut MemorySpill::default(), &MemorySink::default(), &|_| {}) {
             Err(IndexError::Memory(m)) if !spilled => assert!(m.starts_with("reading location "), "{m}"),

@@ -1,4 +1,4 @@
-//! The views' option schemas (src/views/options.rs): every default parses, permalink pairs round-trip, bad
+//! The views' option schemas (crates/view/src/views/options.rs): every default parses, permalink pairs round-trip, bad
 //! values and unknown keys give the typed error naming the key, the value and what is allowed, and the CLI's
 //! flags agree with the schema (same words for a refused value; every flag the schema names is in --help).
 

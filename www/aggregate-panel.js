@@ -6,7 +6,7 @@
 // different programs). The bar shows theta (the visible node count); a click on a group opens its property window (members,
 // metrics, problems, source locations: the view state's `properties`), whose grain or J over a grain shows it in the Grain
 // graph tab (`onJump`); the similar-group marks get a legend of their classes (`similar_classes`). Every action is one
-// Viewer.configure or Viewer.click call (src/views/aggregate/); nothing is computed here.
+// Viewer.configure or Viewer.click call (crates/view/src/views/aggregate/); nothing is computed here.
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
 import { visibleText } from './text.js';
 import { el } from './dom.js';

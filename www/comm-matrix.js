@@ -4,7 +4,7 @@
 // bytes or mean size, by process or location) of the Shift+drag selection or of the whole trace, drawn on a
 // canvas as a heat map with its colour scale and a hover tooltip; a cell click highlights that pair's
 // messages in the timeline. The Viewer answers every question
-// (src/web/message_panel.rs over views::message_select and analyses::comm_matrix, the matrix
+// (crates/page/src/message_panel.rs over views::message_select and analyses::comm_matrix, the matrix
 // `weft info --window --json` prints as comm_matrix); this file only arranges the answers. Trace-derived text
 // goes in with textContent only.
 

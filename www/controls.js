@@ -49,7 +49,7 @@ export function createControls(app) {
 }
 
 // The view's options as controls, rendered from the shown view's schema (Viewer.option_schema, one schema per
-// view in src/views/options.rs): a select for a choice (with an input for its open entry, e.g. busy = pattern:GLOB),
+// view in crates/view/src/views/options.rs): a select for a choice (with an input for its open entry, e.g. busy = pattern:GLOB),
 // a checkbox for a bool, a number input, a text input; options the schema marks `control: false` (set by links
 // and embeds only) get none. Each control's id is `VIEW-LINKKEY`; a change is one `configure` call. Nothing here
 // knows a particular option.

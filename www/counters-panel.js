@@ -1,6 +1,6 @@
 // The timeline's counter tracks (OTF2 metrics, Chrome "C" events, Paraver counters): a "Counters" menu in
 // the view options listing every series with a checkbox that shows or hides its track. The Viewer answers
-// (src/web/counters_panel.rs over views::counters); this file only lists the answers. Series names are trace
+// (crates/page/src/counters_panel.rs over views::counters); this file only lists the answers. Series names are trace
 // text: set with textContent only.
 
 import { el } from './dom.js';

@@ -1,6 +1,6 @@
 // The grain panel beside the grain graph: search, the problems summary per metric, the table of the shown
 // problem view's grains (sortable, click a row to locate it), and the selected grain's properties. It asks
-// the Viewer (src/web/grain_panel.rs) for every figure and only arranges them; it computes no metric.
+// the Viewer (crates/page/src/grain_panel.rs) for every figure and only arranges them; it computes no metric.
 // Trace-derived text goes into the DOM with textContent only (the page's CSP forbids inline handlers).
 
 import { el } from './dom.js';

@@ -1,6 +1,6 @@
 // The GraphML download of the Grain graph and Aggregated tabs (for yEd users): a button beside the Export menu,
 // shown in those tabs. The Viewer writes the document with the CLI's writer (`weft grains|aggregate FILE
-// --graphml OUT`, src/web/graph_export.rs) over the graph the page shows, a piece at a time: each task here
+// --graphml OUT`, crates/page/src/graph_export.rs) over the graph the page shows, a piece at a time: each task here
 // asks for pieces for at most SLICE_MS, then yields to the browser, so a 131k-grain graph never blocks the
 // page. Each slice's pieces become a Blob, and those one Blob, downloaded as FILE-VIEW.graphml. `weft.lastGraphml` keeps its name and size.
 

@@ -2,7 +2,7 @@
 // selected grain; in the aggregated view its method, open groups, filter and selection) lives in the URL hash, e.g. #sample=fib&view=execgraph&ex=-120&et=0&en=2500. The hash is
 // rewritten (replaceState, no history spam) shortly after each interaction, and restored when the page opens
 // with one. Embed options (theme, chrome, select) ride along unchanged. Only numbers and names of options go
-// into the hash. The view's options are the pairs of its schema (Viewer.option_schema, src/views/options.rs),
+// into the hash. The view's options are the pairs of its schema (Viewer.option_schema, crates/view/src/views/options.rs),
 // written and read back as they are; this file knows the geometry keys and the aggregated view's open groups.
 
 // Short hash keys for the geometry keys of viewer.view_brief().

@@ -2,7 +2,7 @@
 // duration, the region profile table of the selection or of the whole trace (count, inclusive, exclusive,
 // share; sortable; filtered by location or process), a row click marking that region's intervals, and the
 // region search with next/previous match and the count. The Viewer answers every question
-// (src/web/profile_panel.rs over views::timeline and analyses::profile, the table `weft info --window
+// (crates/page/src/profile_panel.rs over views::timeline and analyses::profile, the table `weft info --window
 // --json` prints); this file only arranges the answers. Trace-derived text goes in with textContent only.
 
 import { el } from './dom.js';

@@ -2,7 +2,7 @@
 // a sample; a file's other view; a layout or moments after an option the worker applies; a second profile to
 // compare; cancel (the worker restarts). Its answers go on to loading.js (a loaded file), the Viewer (a new
 // layout, a comparison) or the status line (progress, errors). Messages are the small versioned protocol of
-// src/web/worker.rs (`v`, `id`, `type`); bulk data crosses as transferred ArrayBuffers. At most one request is
+// crates/worker/src/worker.rs (`v`, `id`, `type`); bulk data crosses as transferred ArrayBuffers. At most one request is
 // pending (`load.pending`); an answer to another is dropped. No trace logic here.
 import { nameOfUrl } from './open-url.js';
 import { visibleText } from './text.js';

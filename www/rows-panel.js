@@ -2,7 +2,7 @@
 // checklist (a process's fold toggle, each location's checkbox; a page of locations at a time, so 10k
 // locations stay a short list), and the pointer on the label column (a process header or, in compact rows, a
 // label folds/unfolds its process) and on the overview strip (a click or drag moves the window there). The
-// Viewer answers (src/web/rows_panel.rs over views::timeline); the compact-rows checkbox is an ordinary view
+// Viewer answers (crates/page/src/rows_panel.rs over views::timeline); the compact-rows checkbox is an ordinary view
 // option. Names are trace text: set with textContent only.
 
 import { el } from './dom.js';

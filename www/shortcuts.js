@@ -1,6 +1,6 @@
 // The keyboard shortcut overlay: `?` (or the ? button) shows it, `?`, Escape or a click closes it. It lists the
 // keys of the view that is open, as the Viewer says (Viewer.keys: Pane::keys and the keys every view shares,
-// src/views/keys.rs), read again each time it opens. The keys themselves are handled in app.js and the
+// crates/view/src/views/keys.rs), read again each time it opens. The keys themselves are handled in app.js and the
 // panels; this only lists them.
 
 export function initShortcuts() {

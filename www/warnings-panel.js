@@ -1,7 +1,7 @@
 // The header's warnings: what the reader left out (records not shown) apart from its benign repairs
 // (sorted, clipped, closed), as a button ("3 left out · 12 repaired") that opens a popover listing each kind
 // with its count, what it means for the view and the first examples. The figures and meanings come from the
-// trace summary (src/analyses/summary.rs, the same as `weft info`); nothing is computed here. Examples are
+// trace summary (crates/analyses/src/summary.rs, the same as `weft info`); nothing is computed here. Examples are
 // trace text: isolated, with hidden characters made visible (text.js), and only ever set as textContent.
 import { isolated } from './text.js';
 import { formatNumber } from './format.js';

@@ -1,4 +1,4 @@
-//! OTF2: the small generated archive (src/samples/otf2.rs) with one of its files replaced by the fuzz input.
+//! OTF2: the small generated archive (crates/samples/src/otf2.rs) with one of its files replaced by the fuzz input.
 //! The first byte picks the file (low 2 bits: anchor, definitions, event file 0 or 1), the byte order (bit 2),
 //! and whether event file 1 is missing (bit 3). Seeds are the archive's real files (`seeds` writes them).
 #![no_main]

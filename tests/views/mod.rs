@@ -1,4 +1,4 @@
-//! The views (src/views/) driven natively, as the page drives them: each view's state after zoom, pan, fit
+//! The views (crates/view/src/views/) driven natively, as the page drives them: each view's state after zoom, pan, fit
 //! and scroll; hover at the position of a known mark (computed from the view state and checked against the
 //! scene) names that mark; clicks; `restore(state())` round-trips; animations advance by injected time only;
 //! the view set (what a load offers, switching keeps the time range); and the summaries the CLI and the page

@@ -397,7 +397,7 @@ pub fn chunked_into(
     };
     let (samples_path, messages_path) = (beside(".samples"), beside(".messages"));
     let spills = ReadSpills {
-        events: Box::new(FileSpill::create(events_path, 0)?),
+        events: Box::new(weft::index::spill::ReaderSpill(FileSpill::create(events_path, 0)?)),
         samples: Box::new(FileSpill::create(&samples_path, 0)?),
         messages: Box::new(FileSpill::create(&messages_path, 0)?),
     };
@@ -610,7 +610,10 @@ pub fn stream_into(
     let mut ends_path = spill_path.as_os_str().to_owned();
     ends_path.push(".ends");
     let ends_path = PathBuf::from(ends_path);
-    stream.spill_ends(Box::new(FileSpill::create(&ends_path, 0)?), weft::index::Budget::new(memory).ends_in_memory());
+    stream.spill_ends(
+        Box::new(weft::index::spill::ReaderSpill(FileSpill::create(&ends_path, 0)?)),
+        weft::index::Budget::new(memory).ends_in_memory(),
+    );
     // The nested intervals are kept as columns while they take at most an eighth of --memory (`held: 0`),
     // then spilled; the spill stays in memory while it takes at most another eighth (pass 2 counts both
     // against the rest), saving its writes and reads.

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, openPage, waitReady, screenshot, viewState, stageOrigin, BACKENDS } from '../lib/harness.mjs';
 
-// The generator's times (src/samples/particles.rs, module `pattern`), in ns.
+// The generator's times (crates/samples/src/particles.rs, module `pattern`), in ns.
 const P = {
   commSplit: [0, 50_000], commDup: [100_000, 30_000], sync: [1_000_000, 200_000],
   delay: 2_000_000, delayStep: 10_000, delayDur: 500_000,

@@ -1,4 +1,4 @@
-// View options rendered from each view's schema (src/views/options.rs via Viewer.option_schema): every control
+// View options rendered from each view's schema (crates/view/src/views/options.rs via Viewer.option_schema): every control
 // the page renders for a view's options changes that option in the view (the schema's value, read from the
 // pane's own fields, becomes what the control chose; the view state changes with it), and the whole set
 // survives a reload through the permalink.

@@ -1,0 +1,591 @@
+//! A location's logged effects (`assemble::Logged`) as bytes: what a shard that decoded its own locations
+//! sends the other shards (`index::exchange`), each replaying it in location order as reading the location
+//! would have (`Assembler::replay_bytes`). Integers are LEB128 varints (signed ones zigzagged); a record is
+//! a tag byte and its fields. The bytes never leave one run of `weft index` (no version: both ends are the
+//! same binary).
+
+use super::assemble::{Logged, Mark};
+use super::matching::{CollectivePart, Recv, Send};
+use super::threads::ThreadEventKind;
+use weft_model::{LocationId, RegionId, WarningKind};
+
+/// Every warning kind, by its code (its position).
+const KINDS: [WarningKind; 14] = [
+    WarningKind::UnmatchedEnd,
+    WarningKind::UnclosedBegin,
+    WarningKind::MismatchedEnd,
+    WarningKind::ImproperNesting,
+    WarningKind::OutOfOrder,
+    WarningKind::Truncated,
+    WarningKind::MalformedRecord,
+    WarningKind::UnknownRecord,
+    WarningKind::BadTimestamp,
+    WarningKind::UnmatchedFlow,
+    WarningKind::DanglingReference,
+    WarningKind::Other,
+    WarningKind::ParentCycle,
+    WarningKind::MisnamedEnd,
+];
+
+fn kind_code(k: WarningKind) -> u8 {
+    // A match, not a search: a new kind fails to compile here until it has a code.
+    match k {
+        WarningKind::UnmatchedEnd => 0,
+        WarningKind::UnclosedBegin => 1,
+        WarningKind::MismatchedEnd => 2,
+        WarningKind::ImproperNesting => 3,
+        WarningKind::OutOfOrder => 4,
+        WarningKind::Truncated => 5,
+        WarningKind::MalformedRecord => 6,
+        WarningKind::UnknownRecord => 7,
+        WarningKind::BadTimestamp => 8,
+        WarningKind::UnmatchedFlow => 9,
+        WarningKind::DanglingReference => 10,
+        WarningKind::Other => 11,
+        WarningKind::ParentCycle => 12,
+        WarningKind::MisnamedEnd => 13,
+    }
+}
+
+pub(super) fn put_u(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+pub(super) fn put_i(out: &mut Vec<u8>, v: i64) {
+    put_u(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+/// Reads what [`put_u`] and [`put_i`] wrote; errors name the byte.
+pub(super) struct Bytes<'a> {
+    pub(super) b: &'a [u8],
+    pub(super) at: usize,
+}
+
+impl Bytes<'_> {
+    pub(super) fn at_end(&self) -> bool {
+        self.at >= self.b.len()
+    }
+
+    #[inline]
+    fn byte(&mut self) -> Result<u8, String> {
+        let v = *self.b.get(self.at).ok_or_else(|| format!("a logged record cut short at byte {}", self.at))?;
+        self.at += 1;
+        Ok(v)
+    }
+
+    #[inline]
+    pub(super) fn u(&mut self) -> Result<u64, String> {
+        // Most fields are one byte (ids, small numbers).
+        if let Some(&b) = self.b.get(self.at) {
+            if b < 0x80 {
+                self.at += 1;
+                return Ok(b as u64);
+            }
+        }
+        self.u_long()
+    }
+
+    #[inline(never)]
+    fn u_long(&mut self) -> Result<u64, String> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(format!("a varint over 64 bits at byte {}", self.at))
+    }
+
+    #[inline]
+    fn u32(&mut self) -> Result<u32, String> {
+        let at = self.at;
+        u32::try_from(self.u()?).map_err(|_| format!("a 32-bit field over its range at byte {at}"))
+    }
+
+    #[inline]
+    pub(super) fn i(&mut self) -> Result<i64, String> {
+        let v = self.u()?;
+        Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+    }
+
+    fn bytes(&mut self, n: usize) -> Result<&[u8], String> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.b.len());
+        let end = end.ok_or_else(|| format!("a logged record cut short at byte {}", self.at))?;
+        let s = &self.b[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+}
+
+fn put_opt(out: &mut Vec<u8>, v: Option<u32>) {
+    put_u(out, v.map_or(0, |v| v as u64 + 1));
+}
+
+fn opt(r: &mut Bytes) -> Result<Option<u32>, String> {
+    Ok(match r.u()? {
+        0 => None,
+        v => Some(u32::try_from(v - 1).map_err(|_| format!("an id over its range before byte {}", r.at))?),
+    })
+}
+
+/// Append `item`'s bytes to `out`; `last` is the time of the batch's previous item (0 before its first):
+/// times are written as the difference from it (a few bytes, not nine).
+pub(super) fn put(item: &Logged, out: &mut Vec<u8>, last: &mut i64) {
+    let mut time = |out: &mut Vec<u8>, t: i64| {
+        put_i(out, t.wrapping_sub(*last));
+        *last = t;
+    };
+    match item {
+        Logged::Warn(kind, message) => {
+            out.push(0);
+            out.push(kind_code(*kind));
+            match message {
+                Some(m) => {
+                    put_u(out, m.len() as u64 + 1);
+                    out.extend_from_slice(m.as_bytes());
+                }
+                None => put_u(out, 0),
+            }
+        }
+        Logged::WarnMore(kind, n) => {
+            out.push(8);
+            out.push(kind_code(*kind));
+            put_u(out, *n);
+        }
+        Logged::Send(s) => {
+            out.push(1);
+            for v in [s.sender.0, s.receiver.0, s.comm, s.tag] {
+                put_u(out, v as u64);
+            }
+            put_u(out, s.length);
+            time(out, s.time_ns);
+            out.push(s.cancelled as u8);
+        }
+        Logged::Recv(r) => {
+            out.push(2);
+            for v in [r.sender.0, r.receiver.0, r.comm, r.tag] {
+                put_u(out, v as u64);
+            }
+            put_u(out, r.length);
+            time(out, r.time_ns);
+        }
+        Logged::Cancel(n) => {
+            out.push(3);
+            put_u(out, *n as u64);
+        }
+        Logged::Part(p, fallback) => {
+            out.push(4);
+            for v in [p.location.0, p.region.0, p.comm] {
+                put_u(out, v as u64);
+            }
+            out.push(p.op);
+            put_opt(out, p.root.map(|r| r.0));
+            time(out, p.begin_ns);
+            time(out, p.end_ns);
+            put_u(out, p.sent);
+            put_u(out, p.received);
+            put_opt(out, fallback.map(u32::from));
+        }
+        Logged::Instant(mark, t) => {
+            out.push(5);
+            out.push(match mark {
+                Mark::On => 0,
+                Mark::Off => 1,
+                Mark::Flush => 2,
+            });
+            time(out, *t);
+        }
+        Logged::Metric { metric, t, offset, count, values } => {
+            out.push(6);
+            put_u(out, *metric as u64);
+            time(out, *t);
+            put_u(out, *offset);
+            out.push(*count);
+            put_u(out, values.len() as u64);
+            for &(ty, bits) in values {
+                out.push(ty);
+                put_u(out, bits);
+            }
+        }
+        Logged::Thread(t, kind) => {
+            out.push(7);
+            time(out, *t);
+            use ThreadEventKind as K;
+            let (code, fields): (u8, [u64; 3]) = match *kind {
+                K::Fork { model, requested_threads } => (0, [model as u64, requested_threads as u64, 0]),
+                K::Join { model } => (1, [model as u64, 0, 0]),
+                K::TeamBegin { team } => (2, [team as u64, 0, 0]),
+                K::TeamEnd { team } => (3, [team as u64, 0, 0]),
+                K::Create { contingent, sequence } => (4, [contingent as u64, sequence, 0]),
+                K::Begin { contingent, sequence } => (5, [contingent as u64, sequence, 0]),
+                K::Wait { contingent, sequence } => (6, [contingent as u64, sequence, 0]),
+                K::End { contingent, sequence } => (7, [contingent as u64, sequence, 0]),
+                K::TaskCreate { team, creating_thread, generation } => {
+                    (8, [team as u64, creating_thread as u64, generation as u64])
+                }
+                K::TaskSwitch { team, creating_thread, generation } => {
+                    (9, [team as u64, creating_thread as u64, generation as u64])
+                }
+                K::TaskComplete { team, creating_thread, generation } => {
+                    (10, [team as u64, creating_thread as u64, generation as u64])
+                }
+                K::OmpFork { requested_threads } => (11, [requested_threads as u64, 0, 0]),
+                K::OmpJoin => (12, [0; 3]),
+                K::OmpTaskCreate { task } => (13, [task, 0, 0]),
+                K::OmpTaskSwitch { task } => (14, [task, 0, 0]),
+                K::OmpTaskComplete { task } => (15, [task, 0, 0]),
+            };
+            out.push(code);
+            for f in fields {
+                put_u(out, f);
+            }
+        }
+    }
+}
+
+/// A location's log cut for the shards that replay it (`index::exchange`): what every shard needs (warnings,
+/// collective parts, instants, metrics, threading events) in one batch, each send in the batch of the shard
+/// whose locations hold its receiver, with its cancellation renumbered among the sends that shard gets of
+/// the location; the receives in none (only the location's own shard, which replays the log whole, matches
+/// them). Counts the location's sends and receives, which the others number past without seeing them.
+#[derive(Default)]
+pub struct LogRouter {
+    /// Per send of the location so far: its shard and its number among the location's sends to it.
+    route: Vec<(u32, u32)>,
+    /// Per shard: the location's sends to it so far.
+    per_shard: Vec<u32>,
+    recvs: u64,
+}
+
+impl LogRouter {
+    /// Route one batch of the location's log (as `Decoder::decode_bytes` handed it): items for every shard
+    /// to `common`, sends and their cancellations to `to[shard_of(receiver)]`, each as a batch of its own
+    /// (times relative within it); an output with nothing routed to it gets no bytes.
+    pub fn batch(
+        &mut self,
+        bytes: &[u8],
+        shard_of: &dyn Fn(u32) -> usize,
+        common: &mut Vec<u8>,
+        to: &mut [Vec<u8>],
+    ) -> Result<(), String> {
+        if self.per_shard.len() < to.len() {
+            self.per_shard.resize(to.len(), 0);
+        }
+        let mut r = Bytes { b: bytes, at: 0 };
+        let (mut last, mut common_last) = (0i64, 0i64);
+        let mut lasts = vec![0i64; to.len()];
+        while !r.at_end() {
+            let item = get(&mut r, &mut last)?;
+            match &item {
+                Logged::Send(s) => {
+                    let k = shard_of(s.receiver.0).min(to.len() - 1);
+                    self.route.push((k as u32, self.per_shard[k]));
+                    self.per_shard[k] += 1;
+                    put(&item, &mut to[k], &mut lasts[k]);
+                }
+                Logged::Recv(_) => self.recvs += 1,
+                Logged::Cancel(n) => {
+                    // (A cancellation of a send the location never made is dropped, as replaying it does.)
+                    if let Some(&(k, i)) = self.route.get(*n as usize) {
+                        put(&Logged::Cancel(i), &mut to[k as usize], &mut lasts[k as usize]);
+                    }
+                }
+                _ => put(&item, common, &mut common_last),
+            }
+        }
+        Ok(())
+    }
+
+    /// The location's end: its sends and receives in all; the router is then ready for the next location.
+    pub fn end(&mut self) -> (u64, u64) {
+        let counts = (self.route.len() as u64, self.recvs);
+        self.route.clear();
+        self.per_shard.iter_mut().for_each(|c| *c = 0);
+        self.recvs = 0;
+        counts
+    }
+}
+
+/// The next item of `r` (written by [`put`] with the same `last`).
+pub(super) fn get(r: &mut Bytes, last: &mut i64) -> Result<Logged, String> {
+    let at = r.at;
+    let time = |r: &mut Bytes, last: &mut i64| -> Result<i64, String> {
+        *last = last.wrapping_add(r.i()?);
+        Ok(*last)
+    };
+    let bad = |what: &str| format!("a logged record at byte {at}: {what}");
+    Ok(match r.byte()? {
+        0 => {
+            let kind = *KINDS.get(r.byte()? as usize).ok_or_else(|| bad("an unknown warning kind"))?;
+            let message = match r.u()? {
+                0 => None,
+                n => {
+                    let n = usize::try_from(n - 1).map_err(|_| bad("a message longer than memory"))?;
+                    Some(String::from_utf8_lossy(r.bytes(n)?).into_owned())
+                }
+            };
+            Logged::Warn(kind, message)
+        }
+        8 => {
+            let kind = *KINDS.get(r.byte()? as usize).ok_or_else(|| bad("an unknown warning kind"))?;
+            Logged::WarnMore(kind, r.u()?)
+        }
+        1 => Logged::Send(Send {
+            sender: LocationId(r.u32()?),
+            receiver: LocationId(r.u32()?),
+            comm: r.u32()?,
+            tag: r.u32()?,
+            length: r.u()?,
+            time_ns: time(r, last)?,
+            cancelled: r.byte()? != 0,
+        }),
+        2 => Logged::Recv(Recv {
+            sender: LocationId(r.u32()?),
+            receiver: LocationId(r.u32()?),
+            comm: r.u32()?,
+            tag: r.u32()?,
+            length: r.u()?,
+            time_ns: time(r, last)?,
+        }),
+        3 => Logged::Cancel(r.u32()?),
+        4 => {
+            let p = CollectivePart {
+                location: LocationId(r.u32()?),
+                region: RegionId(r.u32()?),
+                comm: r.u32()?,
+                op: r.byte()?,
+                root: opt(r)?.map(LocationId),
+                begin_ns: time(r, last)?,
+                end_ns: time(r, last)?,
+                sent: r.u()?,
+                received: r.u()?,
+            };
+            let fallback = opt(r)?.map(|v| u8::try_from(v).map_err(|_| bad("an operation over 255"))).transpose()?;
+            Logged::Part(p, fallback)
+        }
+        5 => {
+            let mark = match r.byte()? {
+                0 => Mark::On,
+                1 => Mark::Off,
+                2 => Mark::Flush,
+                _ => return Err(bad("an unknown mark")),
+            };
+            Logged::Instant(mark, time(r, last)?)
+        }
+        6 => {
+            let (metric, t, offset, count) = (r.u32()?, time(r, last)?, r.u()?, r.byte()?);
+            let n = r.u()?;
+            // At most a byte's worth of members (a METRIC record counts them in a byte).
+            if n > 255 {
+                return Err(bad("more than 255 metric values"));
+            }
+            let mut values = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                values.push((r.byte()?, r.u()?));
+            }
+            Logged::Metric { metric, t, offset, count, values }
+        }
+        7 => {
+            let t = time(r, last)?;
+            let code = r.byte()?;
+            let (a, b, c) = (r.u()?, r.u()?, r.u()?);
+            let small = |v: u64| u32::try_from(v).map_err(|_| bad("a thread event's field over its range"));
+            let model = |v: u64| u8::try_from(v).map_err(|_| bad("a threading model over 255"));
+            use ThreadEventKind as K;
+            let kind = match code {
+                0 => K::Fork { model: model(a)?, requested_threads: small(b)? },
+                1 => K::Join { model: model(a)? },
+                2 => K::TeamBegin { team: small(a)? },
+                3 => K::TeamEnd { team: small(a)? },
+                4 => K::Create { contingent: small(a)?, sequence: b },
+                5 => K::Begin { contingent: small(a)?, sequence: b },
+                6 => K::Wait { contingent: small(a)?, sequence: b },
+                7 => K::End { contingent: small(a)?, sequence: b },
+                8 => K::TaskCreate { team: small(a)?, creating_thread: small(b)?, generation: small(c)? },
+                9 => K::TaskSwitch { team: small(a)?, creating_thread: small(b)?, generation: small(c)? },
+                10 => K::TaskComplete { team: small(a)?, creating_thread: small(b)?, generation: small(c)? },
+                11 => K::OmpFork { requested_threads: small(a)? },
+                12 => K::OmpJoin,
+                13 => K::OmpTaskCreate { task: a },
+                14 => K::OmpTaskSwitch { task: a },
+                15 => K::OmpTaskComplete { task: a },
+                _ => return Err(bad("an unknown thread event")),
+            };
+            Logged::Thread(t, kind)
+        }
+        _ => return Err(bad("an unknown tag")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_warning_kind_has_its_own_code() {
+        for (code, &kind) in KINDS.iter().enumerate() {
+            assert_eq!(kind_code(kind) as usize, code, "{kind:?}");
+        }
+    }
+
+    /// Every item of `bytes` (one batch).
+    fn items(bytes: &[u8]) -> Vec<String> {
+        let (mut r, mut last) = (Bytes { b: bytes, at: 0 }, 0i64);
+        let mut out = Vec::new();
+        while !r.at_end() {
+            out.push(format!("{:?}", get(&mut r, &mut last).unwrap()));
+        }
+        out
+    }
+
+    /// A location's log cut for 3 shards over two batches: every shard's items in order, each send to the
+    /// shard of its receiver, cancellations renumbered among that shard's sends of the location (one of a
+    /// send the location never made dropped), receives to none, and the location's counts at its end.
+    #[test]
+    fn a_routed_log_gives_each_shard_its_sends_and_every_shard_the_rest() {
+        let send = |receiver: u32, t: i64| {
+            Logged::Send(Send {
+                sender: LocationId(9),
+                receiver: LocationId(receiver),
+                comm: 1,
+                tag: 2,
+                length: 8,
+                time_ns: t,
+                cancelled: false,
+            })
+        };
+        let recv = |t: i64| {
+            Logged::Recv(Recv {
+                sender: LocationId(1),
+                receiver: LocationId(9),
+                comm: 1,
+                tag: 2,
+                length: 8,
+                time_ns: t,
+            })
+        };
+        let warn = |w: &str| Logged::Warn(WarningKind::Other, Some(w.into()));
+        let batches = [
+            vec![
+                warn("a"),
+                send(0, 10),
+                send(5, 11),
+                recv(12),
+                send(1, 13),
+                Logged::Cancel(1),
+                Logged::Instant(Mark::On, 14),
+            ],
+            vec![send(5, 20), Logged::Cancel(3), Logged::Cancel(0), Logged::Cancel(99), warn("b"), recv(21)],
+        ];
+        // Locations 0-1 on shard 0, 2-3 on shard 1, 4-5 on shard 2.
+        let shard_of = |l: u32| (l / 2) as usize;
+        let mut router = LogRouter::default();
+        let (mut common, mut to) = (Vec::new(), vec![Vec::new(); 3]);
+        for batch in &batches {
+            let (mut bytes, mut last) = (Vec::new(), 0i64);
+            batch.iter().for_each(|i| put(i, &mut bytes, &mut last));
+            let (mut c, mut t) = (Vec::new(), vec![Vec::new(); 3]);
+            router.batch(&bytes, &shard_of, &mut c, &mut t).unwrap();
+            common.extend(items(&c));
+            for (all, t) in to.iter_mut().zip(&t) {
+                all.extend(items(t));
+            }
+        }
+        let s = |l: Logged| format!("{l:?}");
+        assert_eq!(common, vec![s(warn("a")), s(Logged::Instant(Mark::On, 14)), s(warn("b"))]);
+        assert_eq!(to[0], vec![s(send(0, 10)), s(send(1, 13)), s(Logged::Cancel(0))]);
+        assert!(to[1].is_empty());
+        assert_eq!(to[2], vec![s(send(5, 11)), s(Logged::Cancel(0)), s(send(5, 20)), s(Logged::Cancel(1))]);
+        assert_eq!(router.end(), (4, 2));
+        assert_eq!(router.end(), (0, 0), "ready for the next location");
+    }
+
+    #[test]
+    fn every_kind_of_logged_effect_reads_back_as_written() {
+        let loc = LocationId(7);
+        let items = vec![
+            Logged::Warn(WarningKind::Truncated, Some("x.evt: cut at byte 12 ü".into())),
+            Logged::Warn(WarningKind::ParentCycle, None),
+            Logged::WarnMore(WarningKind::MisnamedEnd, u64::MAX),
+            Logged::Send(Send {
+                sender: loc,
+                receiver: LocationId(u32::MAX),
+                comm: 3,
+                tag: u32::MAX,
+                length: u64::MAX,
+                time_ns: i64::MAX,
+                cancelled: true,
+            }),
+            Logged::Recv(Recv { sender: LocationId(0), receiver: loc, comm: 0, tag: 5, length: 0, time_ns: i64::MIN }),
+            Logged::Cancel(u32::MAX),
+            Logged::Part(
+                CollectivePart {
+                    location: loc,
+                    region: RegionId(9),
+                    comm: 1,
+                    op: 255,
+                    root: Some(LocationId(2)),
+                    begin_ns: -5,
+                    end_ns: 1 << 60,
+                    sent: 8,
+                    received: 16,
+                },
+                Some(255),
+            ),
+            Logged::Part(
+                CollectivePart {
+                    location: loc,
+                    region: RegionId(u32::MAX),
+                    comm: 1,
+                    op: 0,
+                    root: None,
+                    begin_ns: 0,
+                    end_ns: 0,
+                    sent: 0,
+                    received: 0,
+                },
+                None,
+            ),
+            Logged::Instant(Mark::On, 1),
+            Logged::Instant(Mark::Off, 2),
+            Logged::Instant(Mark::Flush, 3),
+            Logged::Metric { metric: 4, t: 10, offset: 99, count: 2, values: vec![(1, 5), (4, u64::MAX)] },
+            Logged::Thread(11, ThreadEventKind::Fork { model: 3, requested_threads: 8 }),
+            Logged::Thread(12, ThreadEventKind::TaskSwitch { team: 1, creating_thread: 2, generation: 3 }),
+            Logged::Thread(13, ThreadEventKind::OmpTaskComplete { task: u64::MAX }),
+            Logged::Thread(14, ThreadEventKind::OmpJoin),
+            Logged::Thread(15, ThreadEventKind::Wait { contingent: 6, sequence: 1 << 40 }),
+        ];
+        let (mut out, mut last) = (Vec::new(), 0i64);
+        for item in &items {
+            put(item, &mut out, &mut last);
+        }
+        let (mut r, mut last) = (Bytes { b: &out, at: 0 }, 0i64);
+        let mut back = Vec::new();
+        while !r.at_end() {
+            back.push(get(&mut r, &mut last).unwrap());
+        }
+        assert_eq!(format!("{back:?}"), format!("{items:?}"));
+        // Cut anywhere, it fails with a message instead of reading past its end.
+        for cut in 0..out.len() {
+            let (mut r, mut last) = (Bytes { b: &out[..cut], at: 0 }, 0i64);
+            let mut n = 0;
+            while !r.at_end() {
+                match get(&mut r, &mut last) {
+                    Ok(_) => n += 1,
+                    Err(e) => {
+                        assert!(e.contains("byte"), "{e}");
+                        break;
+                    }
+                }
+            }
+            assert!(n < items.len());
+        }
+    }
+}

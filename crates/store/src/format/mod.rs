@@ -1,0 +1,21 @@
+//! The store's bytes: what a file on disk is, and nothing about how a trace becomes one (`weft_index`) or
+//! how a view asks for one (`super::read`).
+//!
+//! - `columns`: varint columns, the tile frame (LZ4 via `lz4_flex`), content hashes, delta columns;
+//! - `manifest`: definitions, counts, warnings, tiling, levels, the tile list; parsed and checked;
+//! - `consistency`: the tile list checked against the tiling and counts before any tile is read;
+//! - `tile`: a tile's frame, hash and path made in one place;
+//! - one module per tile kind, each with its records and its decoder: `events` (level 0), `summary` (the
+//!   pyramid's levels), `moments`, `particles`; the counter tiles' codec is `super::counters`.
+//!
+//! Architecture invariant: imports only `weft_model`, `weft_analyses` and its own siblings; never the
+//! index or the readers.
+
+pub mod columns;
+pub mod consistency;
+pub mod events;
+pub mod manifest;
+pub mod moments;
+pub mod particles;
+pub mod summary;
+pub mod tile;

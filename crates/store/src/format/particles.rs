@@ -1,0 +1,65 @@
+//! The particle tile (`p/w{W}`): the particle view's communication and synchronization intervals started in a
+//! window, then those of earlier windows still running at its start. Its record, and the decode side; the
+//! index writes it (`build::particle_columns`).
+
+use crate::format::columns::{ColumnError, ColumnReader};
+use crate::format::manifest::Manifest;
+use std::ops::Range;
+use weft_analyses::particles::SliceEvent;
+use weft_model::LocationId;
+
+/// A communication or synchronization interval for the particle tiles: (start, location, trace index, region,
+/// duration); sorted by the first three, which are unique.
+pub type Particle = (u64, u32, u64, u32, u64);
+
+/// A decoded particle tile: its window (ns from the origin; the last reaches to `u64::MAX`), the events
+/// started in it, and those of earlier windows still running at its start (ending after it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParticleTile {
+    pub window_ns: Range<u64>,
+    pub events: Vec<SliceEvent>,
+    pub open: Vec<SliceEvent>,
+}
+
+/// One list of a particle tile (the index's `build::particle_columns` writes it): each event's (start, end) must pass `fits`.
+pub fn decode_particles(
+    r: &mut ColumnReader,
+    m: &Manifest,
+    fits: impl Fn(u64, u64) -> bool,
+    unfit: &str,
+) -> Result<Vec<SliceEvent>, ColumnError> {
+    let n = r.count(5)?;
+    let (nl, nr) = (m.locations.process.len() as u64, m.regions.name.len() as u64);
+    let mut out = vec![SliceEvent { location: LocationId(0), region: 0, start_ns: 0, dur_ns: 0, interval: 0 }; n];
+    for o in out.iter_mut() {
+        o.location = LocationId(r.below(nl, "location")? as u32);
+    }
+    for o in out.iter_mut() {
+        o.region = r.below(nr, "region")? as u32;
+    }
+    let mut prev = 0u64;
+    for o in out.iter_mut() {
+        let d = r.signed()?;
+        prev = r.add(prev, d)?;
+        o.start_ns = prev;
+    }
+    for o in out.iter_mut() {
+        o.dur_ns = r.varint()?;
+        let Some(end) = o.start_ns.checked_add(o.dur_ns) else {
+            return r.error("an event ends past 2^64 ns");
+        };
+        if !fits(o.start_ns, end) {
+            return r.error(format!("an event at {} ns is {unfit}", o.start_ns));
+        }
+    }
+    let mut prev = 0u64;
+    for o in out.iter_mut() {
+        let d = r.signed()?;
+        prev = r.add(prev, d)?;
+        if prev >= m.counts.intervals.min(u32::MAX as u64) {
+            return r.error(format!("interval {prev} out of range (there are {})", m.counts.intervals));
+        }
+        o.interval = prev as u32;
+    }
+    Ok(out)
+}

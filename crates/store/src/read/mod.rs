@@ -1,0 +1,19 @@
+//! Reading a store, from bytes to what a view draws.
+//!
+//! - `store`: [`Store`], the manifest opened and checked, each tile fetched through a
+//!   [`TileSource`](crate::TileSource), checked against its entry and decoded (by `super::format`);
+//! - `query`: what a viewport needs (level and tiles) and what it draws from them (rows x bins, or the exact
+//!   records; counters; particles);
+//! - `cache`: the decoded tiles kept, bounded in bytes (the page's worker);
+//! - `answer`: a viewport answered natively from the tiles it needs (`weft render timeline STORE/`).
+//!
+//! Architecture invariant: no files and no web types (the page's worker runs this code); imports only
+//! `weft_model`, `weft_analyses` and the store's other rooms, never the index or the readers.
+
+pub mod answer;
+pub mod cache;
+pub mod query;
+mod store;
+
+pub use crate::format::events::{CollectiveRow, EventsTile, MessageRow, OpenRecords};
+pub use store::{verify_tile, Store};

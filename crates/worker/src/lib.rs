@@ -1,0 +1,30 @@
+//! The worker's wasm module: one `WorkerSession` that reads files (sniffed once, then the reader of their
+//! format) and hands back an encoded model, store sessions, the worker's answers about what it read (other
+//! views, layouts, moments), the built-in samples and the in-browser benchmarks.
+//!
+//! Architecture invariant: no renderer and no drawing: wgpu is not in this crate's dependency tree. wasm32
+//! only: natively this crate is empty.
+
+#![cfg(target_arch = "wasm32")]
+// A library returns what it finds; only the CLI, examples and tests print.
+#![warn(clippy::print_stdout)]
+
+mod bench;
+mod store;
+mod worker;
+
+pub use store::StoreSession;
+pub use worker::{relayout_execgraph, sample, FileSet, WorkerSession};
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// Version of the page <-> worker message protocol; both ends check it.
+#[wasm_bindgen]
+pub fn protocol_version() -> u32 {
+    1
+}

@@ -1,0 +1,422 @@
+//! Stores in the browser (issue #17), both ends. The worker's [`StoreSession`]: the manifest parsed and
+//! checked, a viewport planned into the tiles it needs (`store::query::plan`), each tile the page's script
+//! fetched (a URL under `?store=`, or a file of a dropped folder) checked against the manifest and decoded
+//! here and gathered into the answer as it comes (`store::query::{GridBuilder, ExactSlice}`), kept in the
+//! byte-bounded LRU cache only where it fits the budget (`TileCache::admit`: a view needing more than the
+//! budget streams through it), and the answer for the viewport (a summary grid, or the exact records as a
+//! trace slice) encoded for the page. Particles: a playback range planned into particle tiles
+//! (`store::query::particle_plan`), their events live in it gathered the same way (`ParticleGather`) and
+//! answered as the whole index's slice (`analyses::particles::EventSlicer`). The page's side is
+//! `store_view.rs`.
+//!
+//! Must not hold view logic (views::store does) or fetch anything itself (www/store-worker.js does).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+use std::cell::RefCell;
+use wasm_bindgen::prelude::*;
+use weft_analyses::busy::{BusyDefinition, BusyIntervals};
+use weft_analyses::moments::LocationMoments;
+use weft_analyses::moments_bundle::MomentsBundle;
+use weft_analyses::particles::{EventSlicer, ParticleEvents};
+use weft_model::{codec, Trace};
+use weft_store::read::query::grid_busy;
+use weft_store::read::query::{
+    particle_plan, particle_slicer, particle_tile, particle_window_starts, plan, CounterGather, Decoded, ExactSlice,
+    GridBuilder, ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
+};
+use weft_store::{Store, TileKind, TileSource};
+
+/// The one file being decoded: the script hands its bytes over, [`Store::payload`] checks them; and the
+/// moments tiles, kept as fetched (a few dozen bytes a location) for `Store::moments`.
+#[derive(Default)]
+struct Handed {
+    one: RefCell<Option<(String, Vec<u8>)>>,
+    kept: RefCell<FxHashMap<String, Vec<u8>>>,
+}
+
+impl TileSource for Handed {
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
+        if let Some((p, b)) = self.one.borrow_mut().take() {
+            if p == path {
+                return Ok(Some(b));
+            }
+        }
+        Ok(self.kept.borrow().get(path).cloned())
+    }
+}
+
+/// The answer being gathered for the viewport planned last.
+enum Pending {
+    None,
+    Grid(GridBuilder),
+    Exact(ExactSlice),
+    Particles(ParticleGather),
+}
+
+impl Pending {
+    fn feed(&mut self, counters: &mut Option<CounterGather>, store: &Store<Handed>, i: usize, tile: &Decoded) {
+        match (self, tile) {
+            (Pending::Grid(g), Decoded::Summary(bins)) => g.add(&store.manifest, i, bins),
+            (Pending::Exact(x), Decoded::Events(t)) => x.add(t),
+            (Pending::Exact(x), Decoded::Counters(c)) => x.add_counters(c),
+            (Pending::Particles(g), Decoded::Particles(e)) => g.add(e),
+            (_, Decoded::CounterBins(b)) => {
+                if let Some(c) = counters {
+                    c.add(&store.manifest, i, b);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A store opened in the worker.
+#[wasm_bindgen]
+pub struct StoreSession {
+    name: String,
+    store: Store<Handed>,
+    index: TileIndex,
+    cache: TileCache,
+    skeleton: Trace,
+    plan: Option<Plan>,
+    /// The answer for the viewport planned last, gathered tile by tile as tiles come (from the cache when
+    /// planned, then each fetched one as it is decoded), so the view's tiles need not all be held at once.
+    pending: Pending,
+    /// What the counter tracks on screen are drawn from, gathered beside `pending` (a timeline's viewport).
+    counters: Option<CounterGather>,
+    /// Tiles of the plan gathered into `pending` (each once).
+    fed: FxHashSet<usize>,
+    /// The busy definition the moments view asked with the viewport planned last (None: the timeline's).
+    busy: Option<BusyDefinition>,
+    /// The whole run's stored moments of every location, for compute and any, once read.
+    whole: [Option<Vec<LocationMoments>>; 2],
+    /// Files that failed (path -> why), not asked for again in this session.
+    failed: Vec<(String, String)>,
+    /// The particle view's slices (None: the store has no particle events).
+    slicer: Option<EventSlicer>,
+}
+
+fn err(name: &str, e: impl std::fmt::Display) -> JsValue {
+    JsValue::from_str(&format!("{name}/{e}"))
+}
+
+#[wasm_bindgen]
+impl StoreSession {
+    /// Open the store `name` from its `manifest.json` bytes, with a decoded-tile cache of `cache_bytes`
+    /// (0: the default, 256 MB).
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: String, manifest: &[u8], cache_bytes: f64) -> Result<StoreSession, JsValue> {
+        let handed = Handed::default();
+        *handed.one.borrow_mut() = Some((weft_store::MANIFEST.to_string(), manifest.to_vec()));
+        let store = Store::open(handed).map_err(|e| err(&name, e))?;
+        let skeleton = store.skeleton().map_err(|e| err(&name, e))?;
+        let slicer = particle_slicer(&store.manifest, &skeleton);
+        let budget = if cache_bytes.is_finite() && cache_bytes >= 1.0 {
+            cache_bytes as usize
+        } else {
+            weft_store::read::query::DEFAULT_CACHE_BYTES
+        };
+        Ok(StoreSession {
+            index: TileIndex::new(&store.manifest),
+            cache: TileCache::new(budget),
+            name,
+            store,
+            skeleton,
+            plan: None,
+            pending: Pending::None,
+            counters: None,
+            fed: FxHashSet::default(),
+            busy: None,
+            whole: [None, None],
+            failed: Vec::new(),
+            slicer,
+        })
+    }
+
+    /// The header's summary (what `weft info STORE/` prints), as JSON.
+    pub fn summary(&self) -> Result<String, JsValue> {
+        let s = self.store.summary(10).map_err(|e| err(&self.name, e))?;
+        Ok(serde_json::to_string(&s).unwrap_or_default())
+    }
+
+    /// The store's definitions without events (`model::codec`), for the page's rows and names.
+    pub fn skeleton(&self) -> Vec<u8> {
+        codec::encode(&self.skeleton)
+    }
+
+    /// Each location's lanes over the whole run (the manifest's `locations.lanes`; empty in a store written
+    /// before they were kept), so the page's rows keep their heights from window to window.
+    pub fn lanes(&self) -> Vec<u32> {
+        self.store.manifest.locations.lanes.clone()
+    }
+
+    /// The particle view's frame: an empty slice with the whole index's types, slots and extent
+    /// (`ParticleEvents::encode`), for `ParticlesPane::streamed`; empty when the store has no particle events.
+    pub fn particle_frame(&self) -> Vec<u8> {
+        self.slicer.as_ref().map_or_else(Vec::new, |s| s.slice(std::iter::empty()).encode())
+    }
+
+    /// Where particle playback begins and how the particle tiles are cut: `[first_ns, window_ns, windows]`,
+    /// then each window's particle events (`store::query::particle_window_starts`).
+    pub fn particle_geometry(&self) -> Vec<f64> {
+        let m = &self.store.manifest;
+        let first = self.slicer.as_ref().map_or(0, |s| s.extent().first_ns);
+        let mut g = vec![first as f64, m.tiling.window_ns as f64, m.tiling.windows as f64];
+        g.extend(particle_window_starts(m).into_iter().map(|n| n as f64));
+        g
+    }
+
+    /// Plan a particle playback range (events live at some time in `[from_ns, to_ns]` with fading `fade_ns`)
+    /// and return the store paths still to fetch; the answer (`kind: "particles"`) is the slice.
+    pub fn plan_particles(&mut self, from_ns: f64, to_ns: f64, fade_ns: f64) -> Vec<String> {
+        let (from, to, fade) = (from_ns.max(0.0) as u64, to_ns.max(0.0) as u64, fade_ns.max(0.0) as u64);
+        let m = &self.store.manifest;
+        let (tiles, end) = particle_plan(m, &self.index, from, to, fade);
+        self.busy = None;
+        self.cache.begin_view();
+        self.fed.clear();
+        self.pending =
+            Pending::Particles(ParticleGather { t0_ns: from, end_ns: end, fade_ns: fade, events: Vec::new() });
+        self.counters = None;
+        let need = self.gather(&tiles);
+        self.plan = Some(Plan {
+            resolution: Resolution::Exact,
+            t0_ns: from,
+            t1_ns: end,
+            locations: 0..0,
+            tiles,
+            series: 0..0,
+            counter_tiles: Vec::new(),
+        });
+        need
+    }
+
+    /// Plan the viewport and return the store paths still to fetch (those not cached and not failed before).
+    /// What the cache holds of the plan is gathered into the answer now. `busy` ("compute" or "any"): the
+    /// Utilization & moments view asks, and the answer is its busy intervals and moments (the moments
+    /// tiles are fetched too, once); "": the timeline's answer, with the counter tracks of series
+    /// `s0..s1` (those on screen).
+    #[allow(clippy::too_many_arguments)]
+    pub fn plan(
+        &mut self,
+        t0_ns: f64,
+        t1_ns: f64,
+        loc0: u32,
+        loc1: u32,
+        width_px: f32,
+        busy: &str,
+        s0: u32,
+        s1: u32,
+    ) -> Vec<String> {
+        let series = if busy.is_empty() { s0..s1.max(s0) } else { 0..0 };
+        let vp = Viewport { t0_ns, t1_ns, locations: loc0..loc1, width_px, series };
+        self.busy = match busy {
+            "compute" => Some(BusyDefinition::Compute),
+            "any" => Some(BusyDefinition::Any),
+            _ => None,
+        };
+        let m = &self.store.manifest;
+        let p = plan(m, &self.index, &vp);
+        self.cache.begin_view();
+        self.fed.clear();
+        self.pending = match GridBuilder::new(m, &p) {
+            Some(g) => Pending::Grid(g),
+            None => Pending::Exact(ExactSlice::new(&p)),
+        };
+        self.counters = self.busy.is_none().then(|| CounterGather::new(m, &p));
+        let mut need = self.gather(&p.tiles);
+        need.extend(self.gather(&p.counter_tiles));
+        let m = &self.store.manifest;
+        if self.busy.is_some() {
+            let kept = self.store.source().kept.borrow();
+            let moments = m.tiles.iter().filter(|e| e.kind == TileKind::Moments);
+            need.extend(
+                moments
+                    .filter(|e| !kept.contains_key(&e.path) && !self.failed.iter().any(|(f, _)| *f == e.path))
+                    .map(|e| e.path.clone()),
+            );
+        }
+        self.plan = Some(p);
+        need
+    }
+
+    /// Gather what the cache holds of `tiles` into the answer; the paths of the others still to fetch (not
+    /// failed before).
+    fn gather(&mut self, tiles: &[usize]) -> Vec<String> {
+        let m = &self.store.manifest;
+        let mut need = Vec::new();
+        for &i in tiles {
+            if self.cache.touch(i) {
+                if let Some(d) = self.cache.peek(i) {
+                    self.pending.feed(&mut self.counters, &self.store, i, d);
+                    self.fed.insert(i);
+                }
+            } else if !self.failed.iter().any(|(f, _)| *f == m.tiles[i].path) {
+                need.push(m.tiles[i].path.clone());
+            }
+        }
+        need
+    }
+
+    /// A fetched tile: checked against the manifest (size, hash, frame, kind, ids) and decoded into the cache.
+    /// Err names the file; the file is then left out of the answers.
+    pub fn add(&mut self, path: &str, bytes: Vec<u8>) -> Result<(), JsValue> {
+        let m = &self.store.manifest;
+        let Some(i) = m.tiles.iter().position(|e| e.path == path) else {
+            return Err(err(&self.name, format!("{path}: not a tile of this store")));
+        };
+        *self.store_source().one.borrow_mut() = Some((path.to_string(), bytes));
+        let e = &self.store.manifest.tiles[i];
+        let decoded = match e.kind {
+            TileKind::Events => self.store.events_tile(e).map(Decoded::Events),
+            TileKind::Summary => self.store.summary_tile(e).map(Decoded::Summary),
+            TileKind::Particles => particle_tile(&self.store, e).map(Decoded::Particles),
+            TileKind::Counters => self.store.counter_tile(e).map(Decoded::Counters),
+            TileKind::CounterSummary => self.store.counter_summary_tile(e).map(Decoded::CounterBins),
+            TileKind::Moments => {
+                // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
+                let kept = bytes_again(self.store_source(), path);
+                return match self.store.payload(e) {
+                    Ok(_) => {
+                        self.store_source().kept.borrow_mut().insert(path.to_string(), kept);
+                        Ok(())
+                    }
+                    Err(e) => Err(self.fail(path, e.to_string())),
+                };
+            }
+        };
+        match decoded {
+            Ok(mut d) => {
+                // Gathered into the answer now; kept only where the cache's budget allows (evicting tiles of
+                // earlier views first), so the worker holds the budget plus one tile and the answer.
+                let planned = self.plan.as_ref().is_some_and(|p| p.tiles.contains(&i) || p.counter_tiles.contains(&i));
+                if planned && self.fed.insert(i) {
+                    self.pending.feed(&mut self.counters, &self.store, i, &d);
+                }
+                d.compact();
+                self.cache.admit(i, d);
+                Ok(())
+            }
+            Err(e) => Err(self.fail(path, e.to_string())),
+        }
+    }
+
+    /// A file that could not be fetched (`why`), left out of the answers and named in them.
+    pub fn fail(&mut self, path: &str, why: String) -> JsValue {
+        let text = if why.starts_with(path) { why } else { format!("{path}: {why}") };
+        if !self.failed.iter().any(|(p, _)| p == path) {
+            self.failed.push((path.to_string(), text.clone()));
+        }
+        err(&self.name, text)
+    }
+
+    /// The answer for the viewport planned last: `{kind: "grid" | "exact" | "busy" | "particles", bytes,
+    /// counters, t0, t1, loc0, loc1, level, fade, errors}` (counters: a postcard `CounterAnswer` beside a
+    /// timeline's grid or exact answer, else empty; bytes: a postcard `SummaryGrid`, the exact slice as
+    /// `model::codec`, for the moments view an `analyses::moments_bundle` of every location, or the particle
+    /// slice as `ParticleEvents::encode` for the range [t0, t1) at fading `fade`; level: the pyramid level, 0
+    /// for exact records).
+    pub fn answer(&mut self) -> Result<JsValue, JsValue> {
+        let p = self.plan.clone().ok_or("no viewport was planned")?;
+        let (errors, not_fed) = {
+            let m = &self.store.manifest;
+            let errors: Vec<String> = p
+                .tiles
+                .iter()
+                .chain(&p.counter_tiles)
+                .filter_map(|&i| self.failed.iter().find(|(f, _)| *f == m.tiles[i].path))
+                .map(|(_, why)| why.clone())
+                .collect();
+            let not_fed: Vec<String> =
+                p.tiles.iter().filter(|i| !self.fed.contains(i)).map(|&i| m.tiles[i].path.clone()).collect();
+            if let Some(c) = &mut self.counters {
+                p.counter_tiles
+                    .iter()
+                    .filter(|i| !self.fed.contains(i))
+                    .for_each(|&i| c.missing(m.tiles[i].path.clone()));
+            }
+            (errors, not_fed)
+        };
+        // The counter tracks' figures beside a timeline's answer (postcard `CounterAnswer`; empty otherwise).
+        let counters = match self.counters.take() {
+            Some(c) => postcard::to_allocvec(&c.finish()).map_err(|e| err(&self.name, e))?,
+            None => Vec::new(),
+        };
+        let (nl, span) = (self.skeleton.locations.len(), self.store.manifest.span_ns);
+        let mut fade = 0u64;
+        let (kind, bytes, level) = match (std::mem::replace(&mut self.pending, Pending::None), self.busy.clone()) {
+            (Pending::Particles(g), _) => {
+                fade = g.fade_ns;
+                let slicer =
+                    self.slicer.as_ref().ok_or_else(|| err(&self.name, "this store has no particle events"))?;
+                let ev: ParticleEvents = slicer.slice(g.events.into_iter());
+                ("particles", ev.encode(), 0)
+            }
+            (Pending::Grid(mut g), busy) => {
+                for path in not_fed {
+                    g.missing(path);
+                }
+                let g = g.finish();
+                let level = g.level;
+                match busy {
+                    None => ("grid", postcard::to_allocvec(&g).map_err(|e| err(&self.name, e))?, level),
+                    Some(def) => {
+                        let busy = grid_busy(&g, nl, span, def == BusyDefinition::Compute);
+                        drop(g);
+                        ("busy", self.moments_bundle(def, busy)?, level)
+                    }
+                }
+            }
+            (Pending::Exact(x), None) => ("exact", x.encode(&self.skeleton), 0),
+            (Pending::Exact(x), Some(def)) => {
+                let busy = BusyIntervals::compute(&x.finish(&self.skeleton), &def);
+                ("busy", self.moments_bundle(def, busy)?, 0)
+            }
+            (Pending::None, _) => return Err(err(&self.name, "this viewport was answered already")),
+        };
+        let o = js_sys::Object::new();
+        let set = |k: &str, v: JsValue| {
+            let _ = js_sys::Reflect::set(&o, &k.into(), &v);
+        };
+        set("kind", kind.into());
+        set("bytes", js_sys::Uint8Array::from(&bytes[..]).into());
+        drop(bytes);
+        set("counters", js_sys::Uint8Array::from(&counters[..]).into());
+        set("t0", (p.t0_ns as f64).into());
+        set("t1", (p.t1_ns as f64).into());
+        set("loc0", p.locations.start.into());
+        set("loc1", p.locations.end.into());
+        set("level", level.into());
+        set("fade", (fade as f64).into());
+        set("errors", errors.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL));
+        Ok(o.into())
+    }
+
+    /// Bytes of decoded tiles held, and the cache's budget: `[used, budget, tiles]`.
+    pub fn cache_stats(&self) -> Vec<f64> {
+        vec![self.cache.used() as f64, self.cache.budget() as f64, self.cache.len() as f64]
+    }
+}
+
+impl StoreSession {
+    fn store_source(&self) -> &Handed {
+        self.store.source()
+    }
+
+    /// The moments view's answer: `busy` with the whole run's stored moments (read once per definition).
+    fn moments_bundle(&mut self, definition: BusyDefinition, busy: BusyIntervals) -> Result<Vec<u8>, JsValue> {
+        let k = usize::from(definition == BusyDefinition::Any);
+        if self.whole[k].is_none() {
+            let rows = self.store.moments(&definition).map_err(|e| err(&self.name, e))?;
+            self.whole[k] = Some(rows.ok_or_else(|| err(&self.name, "no stored moments for this definition"))?);
+        }
+        let rows = self.whole[k].clone().unwrap_or_default();
+        Ok(MomentsBundle { definition, busy, rows }.encode())
+    }
+}
+
+/// The bytes handed for `path`, copied (a moments tile is kept after its check consumed the handed copy).
+fn bytes_again(h: &Handed, path: &str) -> Vec<u8> {
+    h.one.borrow().as_ref().filter(|(p, _)| p == path).map(|(_, b)| b.clone()).unwrap_or_default()
+}

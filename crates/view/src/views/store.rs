@@ -13,7 +13,7 @@
 //! `store::query::EXACT_MAX_INTERVALS` intervals is a few hundred ms of work in the page's wasm, far over
 //! a frame (BENCHMARKS.md, "Store format 2"). The previous answer stays drawn until the last step.
 //!
-//! Must not fetch or decode tiles (the worker does, `src/web/store_worker.rs`) or read a clock.
+//! Must not fetch or decode tiles (the worker does, `crates/worker/src/store.rs`) or read a clock.
 
 use super::options::{TimelineOptions, ViewOptions};
 use super::timeline::{location_list, rows_for_in, rows_state, Rows, TimelinePane};

@@ -23,6 +23,13 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
+/// `n` bytes as the readers' messages write them (readers::budget::human_bytes: "1.5 GiB", "80 bytes"), for
+/// the worker's own messages about a download.
+#[wasm_bindgen]
+pub fn human_bytes(n: f64) -> String {
+    weft_readers::budget::human_bytes(if n.is_finite() && n > 0.0 { n as u64 } else { 0 })
+}
+
 /// Version of the page <-> worker message protocol; both ends check it.
 #[wasm_bindgen]
 pub fn protocol_version() -> u32 {

@@ -99,9 +99,6 @@ fn get_part(b: &[u8]) -> CollectivePart {
     }
 }
 
-/// What takes a part's matched pairs ([`Ends::messages_numbered_parts`]), on a thread of its own.
-pub(super) type PartEmit<'e> = dyn FnMut(&Send, &Recv, u64) -> Result<(), String> + std::marker::Send + 'e;
-
 /// Sends, receives and collective parts kept to the end of a read.
 #[derive(Default)]
 pub(super) struct Ends {
@@ -240,35 +237,9 @@ impl Ends {
         }
     }
 
-    /// Count sends and receives recorded elsewhere (another shard's, `index::exchange`) up to `sends` and
-    /// `recvs` in all, so the next ones are numbered as among all. Fails when more were recorded already.
-    pub(super) fn count_up_to(&mut self, sends: u64, recvs: u64) -> Result<(), String> {
-        let (s, r) = (self.counts[0] as u64, self.counts[1] as u64);
-        if sends < s || recvs < r {
-            return Err(format!("{s} sends and {r} receives recorded, more than the {sends} and {recvs} counted"));
-        }
-        self.counts[0] = sends as usize;
-        self.counts[1] = recvs as usize;
-        Ok(())
-    }
-
     /// Counts of sends, receives and collective parts recorded.
     pub(super) fn counts(&self) -> [usize; 3] {
         self.counts
-    }
-
-    /// The receives in memory by part of `parts` (`matching::match_each_part`: receiver's number modulo the
-    /// parts); None when some went to the spill.
-    pub(super) fn receives_by_part(&self, parts: usize) -> Option<Vec<usize>> {
-        if self.spilled() {
-            return None;
-        }
-        let mut by = vec![0; parts.max(1)];
-        let parts = by.len() as u32;
-        for r in &self.recvs {
-            by[(r.receiver.0 % parts) as usize] += 1;
-        }
-        Some(by)
     }
 
     /// About the bytes held to the end: the records in memory (their capacity), and the numbers of spilled
@@ -360,46 +331,6 @@ impl Ends {
             return Ok((m.unmatched_sends, m.unmatched_recvs));
         }
         self.merged(emit)
-    }
-
-    /// [`messages_numbered`](Self::messages_numbered) on a thread per part: `emits[p]` takes the pairs of
-    /// part `p` of `emits.len()` (`matching::match_each_part`: the messages whose receiver's number is `p`
-    /// modulo the parts), each part's in receive order. Spilled ends are merged on this thread, every pair
-    /// to the first part.
-    pub(super) fn messages_numbered_parts<'e>(
-        &mut self,
-        emits: &mut [&mut PartEmit<'e>],
-    ) -> Result<(usize, usize), String> {
-        let parts = emits.len();
-        if parts <= 1 || self.spilled() {
-            return match emits.first_mut() {
-                Some(emit) => self.messages_numbered(&mut **emit),
-                None => self.messages_numbered(&mut |_, _, _| Ok(())),
-            };
-        }
-        let (sends, recvs, kept) = (&self.sends, &self.recvs, &self.kept);
-        let number = |j: usize| kept.as_ref().map_or(j as u64, |k| k.recvs[j]);
-        let counts: Vec<Result<matching::MatchCounts, String>> = std::thread::scope(|s| {
-            let threads: Vec<_> = emits
-                .iter_mut()
-                .enumerate()
-                .map(|(p, emit)| {
-                    s.spawn(move || {
-                        matching::match_each_part(sends, recvs, (p, parts), &mut |i, j| {
-                            emit(&sends[i], &recvs[j], number(j))
-                        })
-                    })
-                })
-                .collect();
-            threads.into_iter().map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-        });
-        let (mut unmatched_sends, mut unmatched_recvs) = (0, 0);
-        for c in counts {
-            let c = c?;
-            unmatched_sends += c.unmatched_sends;
-            unmatched_recvs += c.unmatched_recvs;
-        }
-        Ok((unmatched_sends, unmatched_recvs))
     }
 
     /// The spilled sends and receives merged and walked side by side: each matched pair to `emit` with its

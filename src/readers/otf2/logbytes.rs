@@ -249,69 +249,6 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>, last: &mut i64) {
     }
 }
 
-/// A location's log cut for the shards that replay it (`index::exchange`): what every shard needs (warnings,
-/// collective parts, instants, metrics, threading events) in one batch, each send in the batch of the shard
-/// whose locations hold its receiver, with its cancellation renumbered among the sends that shard gets of
-/// the location; the receives in none (only the location's own shard, which replays the log whole, matches
-/// them). Counts the location's sends and receives, which the others number past without seeing them.
-#[derive(Default)]
-pub struct LogRouter {
-    /// Per send of the location so far: its shard and its number among the location's sends to it.
-    route: Vec<(u32, u32)>,
-    /// Per shard: the location's sends to it so far.
-    per_shard: Vec<u32>,
-    recvs: u64,
-}
-
-impl LogRouter {
-    /// Route one batch of the location's log (as `Decoder::decode_bytes` handed it): items for every shard
-    /// to `common`, sends and their cancellations to `to[shard_of(receiver)]`, each as a batch of its own
-    /// (times relative within it); an output with nothing routed to it gets no bytes.
-    pub fn batch(
-        &mut self,
-        bytes: &[u8],
-        shard_of: &dyn Fn(u32) -> usize,
-        common: &mut Vec<u8>,
-        to: &mut [Vec<u8>],
-    ) -> Result<(), String> {
-        if self.per_shard.len() < to.len() {
-            self.per_shard.resize(to.len(), 0);
-        }
-        let mut r = Bytes { b: bytes, at: 0 };
-        let (mut last, mut common_last) = (0i64, 0i64);
-        let mut lasts = vec![0i64; to.len()];
-        while !r.at_end() {
-            let item = get(&mut r, &mut last)?;
-            match &item {
-                Logged::Send(s) => {
-                    let k = shard_of(s.receiver.0).min(to.len() - 1);
-                    self.route.push((k as u32, self.per_shard[k]));
-                    self.per_shard[k] += 1;
-                    put(&item, &mut to[k], &mut lasts[k]);
-                }
-                Logged::Recv(_) => self.recvs += 1,
-                Logged::Cancel(n) => {
-                    // (A cancellation of a send the location never made is dropped, as replaying it does.)
-                    if let Some(&(k, i)) = self.route.get(*n as usize) {
-                        put(&Logged::Cancel(i), &mut to[k as usize], &mut lasts[k as usize]);
-                    }
-                }
-                _ => put(&item, common, &mut common_last),
-            }
-        }
-        Ok(())
-    }
-
-    /// The location's end: its sends and receives in all; the router is then ready for the next location.
-    pub fn end(&mut self) -> (u64, u64) {
-        let counts = (self.route.len() as u64, self.recvs);
-        self.route.clear();
-        self.per_shard.iter_mut().for_each(|c| *c = 0);
-        self.recvs = 0;
-        counts
-    }
-}
-
 /// The next item of `r` (written by [`put`] with the same `last`).
 pub(super) fn get(r: &mut Bytes, last: &mut i64) -> Result<Logged, String> {
     let at = r.at;
@@ -442,68 +379,6 @@ mod tests {
             out.push(format!("{:?}", get(&mut r, &mut last).unwrap()));
         }
         out
-    }
-
-    /// A location's log cut for 3 shards over two batches: every shard's items in order, each send to the
-    /// shard of its receiver, cancellations renumbered among that shard's sends of the location (one of a
-    /// send the location never made dropped), receives to none, and the location's counts at its end.
-    #[test]
-    fn a_routed_log_gives_each_shard_its_sends_and_every_shard_the_rest() {
-        let send = |receiver: u32, t: i64| {
-            Logged::Send(Send {
-                sender: LocationId(9),
-                receiver: LocationId(receiver),
-                comm: 1,
-                tag: 2,
-                length: 8,
-                time_ns: t,
-                cancelled: false,
-            })
-        };
-        let recv = |t: i64| {
-            Logged::Recv(Recv {
-                sender: LocationId(1),
-                receiver: LocationId(9),
-                comm: 1,
-                tag: 2,
-                length: 8,
-                time_ns: t,
-            })
-        };
-        let warn = |w: &str| Logged::Warn(WarningKind::Other, Some(w.into()));
-        let batches = [
-            vec![
-                warn("a"),
-                send(0, 10),
-                send(5, 11),
-                recv(12),
-                send(1, 13),
-                Logged::Cancel(1),
-                Logged::Instant(Mark::On, 14),
-            ],
-            vec![send(5, 20), Logged::Cancel(3), Logged::Cancel(0), Logged::Cancel(99), warn("b"), recv(21)],
-        ];
-        // Locations 0-1 on shard 0, 2-3 on shard 1, 4-5 on shard 2.
-        let shard_of = |l: u32| (l / 2) as usize;
-        let mut router = LogRouter::default();
-        let (mut common, mut to) = (Vec::new(), vec![Vec::new(); 3]);
-        for batch in &batches {
-            let (mut bytes, mut last) = (Vec::new(), 0i64);
-            batch.iter().for_each(|i| put(i, &mut bytes, &mut last));
-            let (mut c, mut t) = (Vec::new(), vec![Vec::new(); 3]);
-            router.batch(&bytes, &shard_of, &mut c, &mut t).unwrap();
-            common.extend(items(&c));
-            for (all, t) in to.iter_mut().zip(&t) {
-                all.extend(items(t));
-            }
-        }
-        let s = |l: Logged| format!("{l:?}");
-        assert_eq!(common, vec![s(warn("a")), s(Logged::Instant(Mark::On, 14)), s(warn("b"))]);
-        assert_eq!(to[0], vec![s(send(0, 10)), s(send(1, 13)), s(Logged::Cancel(0))]);
-        assert!(to[1].is_empty());
-        assert_eq!(to[2], vec![s(send(5, 11)), s(Logged::Cancel(0)), s(send(5, 20)), s(Logged::Cancel(1))]);
-        assert_eq!(router.end(), (4, 2));
-        assert_eq!(router.end(), (0, 0), "ready for the next location");
     }
 
     #[test]

@@ -27,8 +27,7 @@
 use super::matching::{self, CollectivePart, Recv, Send};
 use crate::model::{LocationId, RegionId};
 use crate::readers::chrome::EventSpill;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use crate::sort::KMerge;
 
 /// Bytes of a spilled send or receive: the channel (4 x u32), its order (u64), length, time.
 const END_BYTES: usize = 40;
@@ -551,11 +550,12 @@ fn by_channel(run: &[End]) -> Vec<End> {
     out
 }
 
-/// A k-way merge of sorted runs, one page of each in memory.
+/// A k-way merge of sorted runs, one page of each in memory ([`KMerge`]: equal records by run, the
+/// earlier first).
 struct Merge<'r> {
     runs: Vec<Cursor<'r>>,
-    heap: BinaryHeap<Reverse<(End, usize)>>,
-    started: bool,
+    /// The runs' next records; None until the first is asked for (the runs' first pages read then).
+    merge: Option<KMerge<End>>,
 }
 
 struct Cursor<'r> {
@@ -585,31 +585,24 @@ impl Cursor<'_> {
 
 impl<'r> Merge<'r> {
     fn new(runs: &'r [Vec<usize>]) -> Merge<'r> {
-        Merge {
-            runs: runs.iter().map(|p| Cursor { pages: p, page: Vec::new(), at: 0 }).collect(),
-            heap: BinaryHeap::with_capacity(runs.len()),
-            started: false,
-        }
+        Merge { runs: runs.iter().map(|p| Cursor { pages: p, page: Vec::new(), at: 0 }).collect(), merge: None }
     }
 
     /// The smallest record not yet given, over all runs.
     fn next(&mut self, out: &mut dyn EventSpill) -> Result<Option<End>, String> {
-        if !self.started {
-            self.started = true;
-            for (k, c) in self.runs.iter_mut().enumerate() {
-                if let Some(e) = c.next(out)? {
-                    self.heap.push(Reverse((e, k)));
+        let merge = match &mut self.merge {
+            Some(m) => m,
+            None => {
+                let mut heads = Vec::with_capacity(self.runs.len());
+                for c in &mut self.runs {
+                    heads.push(c.next(out)?);
                 }
+                self.merge.insert(KMerge::new(heads))
             }
-        }
-        // The smallest run's next record replaces it at the top (one sift instead of a pop and a push).
-        let Some(mut top) = self.heap.peek_mut() else { return Ok(None) };
-        let Reverse((e, k)) = *top;
-        match self.runs[k].next(out)? {
-            Some(n) => *top = Reverse((n, k)),
-            None => drop(std::collections::binary_heap::PeekMut::pop(top)),
-        }
-        Ok(Some(e))
+        };
+        let Some((k, _)) = merge.peek() else { return Ok(None) };
+        let next = self.runs[k].next(out)?;
+        Ok(merge.replace(next))
     }
 }
 

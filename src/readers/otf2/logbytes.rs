@@ -371,16 +371,6 @@ mod tests {
         }
     }
 
-    /// Every item of `bytes` (one batch).
-    fn items(bytes: &[u8]) -> Vec<String> {
-        let (mut r, mut last) = (Bytes { b: bytes, at: 0 }, 0i64);
-        let mut out = Vec::new();
-        while !r.at_end() {
-            out.push(format!("{:?}", get(&mut r, &mut last).unwrap()));
-        }
-        out
-    }
-
     #[test]
     fn every_kind_of_logged_effect_reads_back_as_written() {
         let loc = LocationId(7);

@@ -23,9 +23,9 @@ use crate::index::error::IndexError;
 use crate::index::runs::{u32_at, u64_at, Keys, Record, PAGE_BYTES};
 use crate::index::spill::{MemorySpill, Spill};
 use crate::model::SampleSink;
+use crate::sort::KMerge;
 use crate::store::counters::{series_block_range, series_blocks, SampleRow};
 use crate::store::format::manifest::{Level, TileEntry, Tiling};
-use crate::sort::KMerge;
 use std::sync::{Arc, Mutex};
 
 /// A counter sample as spilled: ordered by series, then time (source clock), then the order it was recorded

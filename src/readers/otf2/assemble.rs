@@ -323,7 +323,7 @@ impl<'f> Assembler<'f> {
     }
 
     /// Spill the message ends and collective parts to `out` whenever they pass `share` bytes (`ends`).
-    pub(super) fn spill_ends(&mut self, out: Box<dyn crate::readers::chrome::EventSpill>, share: u64) {
+    pub(super) fn spill_ends(&mut self, out: Box<dyn super::EndsSpill>, share: u64) {
         self.st.ends.spill_to(out, share);
     }
 
@@ -361,7 +361,7 @@ impl<'f> Assembler<'f> {
                 first = first.min(s.time_ns).min(r.time_ns);
                 message(&message_record(&comm_names, empty, s, r), nth)
             })
-        .map_err(spilled)?;
+            .map_err(spilled)?;
         let share = super::MatchedShare {
             unmatched_sends: unmatched_sends as u64,
             unmatched_recvs: unmatched_recvs as u64,

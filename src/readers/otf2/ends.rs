@@ -2,9 +2,8 @@
 //! within a share of memory whatever the trace's size (`weft index --memory`, issue #17).
 //!
 //! While they fit their share they stay in `Vec`s and are matched as before (`matching`). Given a spill
-//! ([`Ends::spill_to`]) and past the share, they go out in runs through the same
-//! [`EventSpill`](crate::readers::chrome::EventSpill) the chunked readers spill to, in pages of fixed-width
-//! records: each run of sends and each run of receives sorted by (channel, order recorded), where a channel
+//! ([`Ends::spill_to`]) and past the share, they go out in runs through the caller's [`EndsSpill`] (a
+//! streamed index's spill), in pages of fixed-width records: each run of sends and each run of receives sorted by (channel, order recorded), where a channel
 //! is (sender, receiver, communicator, tag); collective parts appended in the order recorded. At the end the
 //! send runs and the receive runs are each merged k ways (one page of each run in memory) and walked side by
 //! side: within a channel the k-th send meets the k-th receive, which is MPI's non-overtaking rule and
@@ -18,15 +17,14 @@
 //! as they merge, each with its receive's number ([`Ends::messages_numbered`]), and holds none of them.
 //!
 //! A shard that matches only the messages its own locations received (an MPI rank, `index::exchange`)
-//! keeps only their ends (`Ends::keep_receivers`), each with its number among all, and counts the rest
-//! (or is told their counts, `Ends::count_up_to`): the pairs it makes, with every other shard's, are one
+//! keeps only their ends (`Ends::keep_receivers`), each with its number among all, and counts the rest:
+//! the pairs it makes, with every other shard's, are one
 //! read's.
 //!
 //! It must not decode bytes nor change what is matched or in which order.
 
 use super::matching::{self, CollectivePart, Recv, Send};
 use crate::model::{LocationId, RegionId};
-use crate::readers::chrome::EventSpill;
 use crate::sort::KMerge;
 
 /// Bytes of a spilled send or receive: the channel (4 x u32), its order (u64), length, time.
@@ -98,6 +96,17 @@ fn get_part(b: &[u8]) -> CollectivePart {
     }
 }
 
+/// Where an OTF2 read spills the message ends and collective parts it keeps to the end
+/// (`Otf2Stream::spill_ends`): bytes appended under keys the reader numbers from 0, read back whole. The
+/// caller's to hold (a streamed index's spill, in memory or in a file); the reader's own trait, so that it
+/// shares no type with another format's reader.
+pub trait EndsSpill {
+    /// Append `bytes` under key `key`.
+    fn append(&mut self, key: usize, bytes: &[u8]) -> Result<(), String>;
+    /// Everything appended under `key` (empty when nothing was).
+    fn read(&mut self, key: usize) -> Result<Vec<u8>, String>;
+}
+
 /// Sends, receives and collective parts kept to the end of a read.
 #[derive(Default)]
 pub(super) struct Ends {
@@ -122,7 +131,7 @@ struct Kept {
 
 /// Where the runs go, and what is known of them.
 struct Spilled {
-    out: Box<dyn EventSpill>,
+    out: Box<dyn EndsSpill>,
     /// Bytes of records held before they are spilled.
     share: u64,
     /// Records per page.
@@ -148,7 +157,7 @@ impl Ends {
     /// Spill to `out` whenever the records held pass `share` bytes (tests make it tiny: runs of a record
     /// or two). A write that fails stops the spilling; the read reports it after the location
     /// ([`failed`](Self::failed)).
-    pub(super) fn spill_to(&mut self, out: Box<dyn EventSpill>, share: u64) {
+    pub(super) fn spill_to(&mut self, out: Box<dyn EndsSpill>, share: u64) {
         let records = |size: usize| (share as usize / size / 4).clamp(1, PAGE_BYTES / size);
         self.spill = Some(Spilled {
             out,
@@ -348,7 +357,7 @@ impl Ends {
         let mut recvs = Merge::new(&x.recv_runs);
         let out = &mut *x.out;
         let cancelled = &x.cancelled;
-        let mut next_send = |out: &mut dyn EventSpill| -> Result<Option<End>, String> {
+        let mut next_send = |out: &mut dyn EndsSpill| -> Result<Option<End>, String> {
             loop {
                 match sends.next(out)? {
                     Some(s) if cancelled.binary_search(&s.nth).is_ok() => continue,
@@ -566,7 +575,7 @@ struct Cursor<'r> {
 
 impl Cursor<'_> {
     /// The run's next record, reading its next page when this one is done.
-    fn next(&mut self, out: &mut dyn EventSpill) -> Result<Option<End>, String> {
+    fn next(&mut self, out: &mut dyn EndsSpill) -> Result<Option<End>, String> {
         if self.at == self.page.len() {
             let Some((&key, rest)) = self.pages.split_first() else { return Ok(None) };
             self.pages = rest;
@@ -589,7 +598,7 @@ impl<'r> Merge<'r> {
     }
 
     /// The smallest record not yet given, over all runs.
-    fn next(&mut self, out: &mut dyn EventSpill) -> Result<Option<End>, String> {
+    fn next(&mut self, out: &mut dyn EndsSpill) -> Result<Option<End>, String> {
         let merge = match &mut self.merge {
             Some(m) => m,
             None => {
@@ -613,7 +622,7 @@ mod tests {
     #[derive(Default)]
     struct Pages(Vec<Vec<u8>>);
 
-    impl EventSpill for Pages {
+    impl EndsSpill for Pages {
         fn append(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
             if self.0.len() <= k {
                 self.0.resize(k + 1, Vec::new());

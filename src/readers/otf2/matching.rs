@@ -300,7 +300,6 @@ mod tests {
         assert!(orphans > 0 && m.unmatched_sends > 0 && mismatched > 0, "the cases the traffic is for");
     }
 
-
     #[test]
     fn collectives_group_by_communicator_and_order() {
         let part = |l: u32, comm: u32| CollectivePart {

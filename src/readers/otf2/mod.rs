@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 
 pub use anchor::Anchor;
 pub use assemble::{Decoder, Held, LocationLog, LoggedRead, PendingCollectives, READ_WINDOW};
+pub use ends::EndsSpill;
 pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
 
 /// The files of an archive, by relative `/`-separated path.
@@ -305,7 +306,7 @@ impl<'f> Otf2Stream<'f> {
 
     /// Spill the message ends and collective parts kept to the end to `out` in sorted runs whenever they
     /// hold more than `share` bytes, and match them from the runs (`ends` module doc; the trace is the same).
-    pub fn spill_ends(&mut self, out: Box<dyn crate::readers::chrome::EventSpill>, share: u64) {
+    pub fn spill_ends(&mut self, out: Box<dyn EndsSpill>, share: u64) {
         self.0.spill_ends(out, share);
     }
 

@@ -21,9 +21,11 @@ use weft_model::{RegionId, Trace};
 use weft_store::format::columns::deltas;
 use weft_store::format::columns::ColumnWriter;
 use weft_store::format::manifest::*;
-use weft_store::format::particles::Particle;
+use weft_store::format::moments::encode_moments;
+use weft_store::format::particles::{encode_particles, Particle};
+use weft_store::format::summary::encode_summary;
 use weft_store::format::tile::tile;
-use weft_store::pyramid::{Bins, COLUMNS};
+use weft_store::pyramid::Bins;
 
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -975,19 +977,11 @@ pub fn summary_tiles(
 ) -> Tiles {
     let (t, levels) = (&plan.tiling, &plan.levels);
     let locs = t.block_range(b, trace.locations.len() as u32);
-    let mut moments = ColumnWriter::default();
-    moments.varint(locs.len() as u64);
+    let mut moments = Vec::with_capacity(locs.len());
     // Per level, per location of the block, its bins.
     let mut per_level: Vec<Vec<Bins>> = vec![Vec::new(); levels.len()];
     for (mut bins, accumulators) in locations {
-        for acc in accumulators {
-            let (reference, m0, mean, c2, c3) = acc.to_parts();
-            moments.signed(reference);
-            moments.varint(m0);
-            moments.varint(mean.to_bits());
-            moments.varint(c2.to_bits());
-            moments.varint(c3.to_bits());
-        }
+        moments.push(accumulators);
         for (k, _) in levels.iter().enumerate() {
             let next = if k + 1 < levels.len() { Some(bins.coarser()) } else { None };
             per_level[k].push(bins);
@@ -1002,29 +996,12 @@ pub fn summary_tiles(
     for (k, level) in levels.iter().enumerate() {
         for j in 0..level.tiles as usize {
             let range = j * per..((j + 1) * per).min(level.bins as usize);
-            let mut w = ColumnWriter::default();
-            w.varint(locs.len() as u64);
-            w.varint(range.len() as u64);
-            for c in 0..COLUMNS.len() {
-                for bins in &per_level[k] {
-                    for i in range.clone() {
-                        w.varint(bins.get(c, i));
-                    }
-                }
-            }
-            // Format 3: each location's lanes, then per location and lane its regions and covers.
-            per_level[k].iter().for_each(|bins| w.varint(bins.lanes as u64));
-            for bins in &per_level[k] {
-                for d in 0..bins.lanes as usize {
-                    range.clone().for_each(|i| w.varint(bins.lane(d, i).0 as u64));
-                    range.clone().for_each(|i| w.varint(bins.lane(d, i).1 as u64));
-                }
-            }
             let records = (locs.len() * range.len()) as u64;
+            let w = encode_summary(&per_level[k], range);
             out.push(tile(TileKind::Summary, level.level, b, j as u32, records, w));
         }
     }
-    out.push(tile(TileKind::Moments, 0, b, 0, locs.len() as u64, moments));
+    out.push(tile(TileKind::Moments, 0, b, 0, locs.len() as u64, encode_moments(&moments)));
     out
 }
 
@@ -1117,8 +1094,8 @@ impl ParticleTiler {
         self.running.retain(|r| r.1 >= w);
         if !(self.own.is_empty() && self.running.is_empty()) {
             let mut c = ColumnWriter::default();
-            particle_columns(&mut c, self.own.iter());
-            particle_columns(&mut c, self.running.iter().map(|r| &r.0));
+            encode_particles(&mut c, self.own.iter());
+            encode_particles(&mut c, self.running.iter().map(|r| &r.0));
             self.done.push(tile(TileKind::Particles, 0, 0, w, self.own.len() as u64, c));
         }
         // Most events end in the window they start in; the others run into each later window whose start
@@ -1139,16 +1116,6 @@ pub fn particle_windows(t: &Tiling, e: &Particle) -> std::ops::RangeInclusive<u3
     let w = t.window_of(e.0);
     let end = e.0.saturating_add(e.4);
     w..=if end > t.window_span(w).end { t.window_of(end - 1) } else { w }
-}
-
-/// Particles `run`: count, then each column.
-fn particle_columns<'a>(c: &mut ColumnWriter, run: impl Iterator<Item = &'a Particle> + Clone) {
-    c.varint(run.clone().count() as u64);
-    run.clone().for_each(|e| c.varint(e.1 as u64));
-    run.clone().for_each(|e| c.varint(e.3 as u64));
-    deltas(c, run.clone().map(|e| e.0));
-    run.clone().for_each(|e| c.varint(e.4));
-    deltas(c, run.map(|e| e.2));
 }
 
 /// The particle view's events as a whole, for the manifest: of `events` (the particle tiles' intervals), those

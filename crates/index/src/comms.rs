@@ -701,9 +701,6 @@ pub struct CommSpill {
     pub(super) keys: Keys,
     buffer: Vec<RawMessage>,
     buffer_cap: usize,
-    /// Messages matched in parts on threads of their own ([`matched_parts`](Self::matched_parts)) instead of
-    /// into `buffer`: each sorted on a thread, then merged as they go to the blocks' files.
-    parts: Vec<Vec<RawMessage>>,
     /// The messages come in receive order (an OTF2 read's ends matched in memory): a few runs of rising
     /// send times, which the stable sort merges (the unstable one took them as shuffled). Matched from
     /// spilled runs they come channel by channel, many short runs, where the stable sort falls back to a
@@ -752,7 +749,6 @@ impl CommSpill {
             buffer: Vec::new(),
             // The buffer and the stable sort's scratch (half the buffer) within the share.
             buffer_cap: (share as usize * 2 / (3 * std::mem::size_of::<RawMessage>())).max(1),
-            parts: Vec::new(),
             in_receive_order: false,
             runs: Runs::new(PAGE_BYTES),
             held: None,
@@ -775,7 +771,7 @@ impl CommSpill {
             .held
             .as_ref()
             .map_or(0, |h| h.iter().map(|b| b.lock().unwrap_or_else(PoisonError::into_inner).bytes()).sum::<usize>());
-        ((self.buffer.capacity() + self.parts.iter().map(Vec::capacity).sum::<usize>()) * size_of::<RawMessage>()
+        (self.buffer.capacity() * size_of::<RawMessage>()
             + self.files.iter().map(|f| f.1.capacity()).sum::<usize>()
             + rows
             + self.tally.sent.len() * 32) as u64
@@ -897,24 +893,6 @@ impl CommSpill {
         self.buffer.reserve_exact(n.saturating_sub(self.buffer.len()));
     }
 
-    /// Whether `n` messages fit the sort buffer, so that none go to the spill in runs: then they may be
-    /// matched in parts ([`matched_parts`](Self::matched_parts)).
-    pub fn fits_buffer(&self, n: u64) -> bool {
-        n <= self.buffer_cap as u64
-    }
-
-    /// Every matched message, in parts (each with its earliest time, source clock), in any order and at
-    /// most what [`fits_buffer`](Self::fits_buffer) allows in all, instead of through
-    /// [`message`](Self::message): [`finish_messages`](Self::finish_messages) sorts each part on a thread of
-    /// its own and merges them.
-    pub fn matched_parts(&mut self, parts: Vec<(Vec<RawMessage>, i64)>) {
-        debug_assert!(self.buffer.is_empty() && self.runs.is_empty(), "messages come one way");
-        for (_, first) in &parts {
-            self.min_ns = self.min_ns.min(*first);
-        }
-        self.parts = parts.into_iter().map(|p| p.0).collect();
-    }
-
     /// A matched message (any order; [`finish_messages`](Self::finish_messages) puts them in the trace's).
     pub fn message(&mut self, m: RawMessage, spill: &mut dyn Spill) -> Result<(), String> {
         self.min_ns = self.min_ns.min(m.send_ns).min(m.recv_ns);
@@ -932,37 +910,6 @@ impl CommSpill {
     pub fn finish_messages(&mut self, origin: i64, spill: &mut dyn Spill) -> Result<(), String> {
         let row = |i: u64, m: &RawMessage| m.row(i, origin);
         let mut i = 0u64;
-        if !self.parts.is_empty() {
-            let mut parts = std::mem::take(&mut self.parts);
-            let in_receive_order = self.in_receive_order;
-            std::thread::scope(|s| {
-                for p in parts.iter_mut().filter(|p| p.len() > 1) {
-                    s.spawn(move || match in_receive_order {
-                        true => p.sort(),
-                        false => p.sort_unstable(),
-                    });
-                }
-            });
-            self.reserve_held(parts.iter().flatten().map(|m| (m.sender, m.receiver)));
-            // The parts merged: each step takes the least of their heads (a few parts: a scan of them).
-            let mut at = vec![0usize; parts.len()];
-            loop {
-                let mut least: Option<(usize, &RawMessage)> = None;
-                for (k, p) in parts.iter().enumerate() {
-                    if let Some(m) = p.get(at[k]) {
-                        if least.is_none_or(|(_, l)| m < l) {
-                            least = Some((k, m));
-                        }
-                    }
-                }
-                let Some((k, m)) = least else { break };
-                let r = row(i, m);
-                at[k] += 1;
-                self.put_message(&r, spill)?;
-                i += 1;
-            }
-            return Ok(());
-        }
         match self.sorted(spill)? {
             Sorted::Memory(all) => {
                 self.reserve_held(all.iter().map(|m| (m.sender, m.receiver)));

@@ -9,6 +9,7 @@
 //! Plain Rust, no files (the spill is the caller's); it must not decide what is sorted by.
 
 use crate::spill::Spill;
+use weft_model::sort::KMerge;
 
 /// A record as it is spilled: `BYTES` bytes, little endian.
 pub(super) trait Record: Copy + Ord {
@@ -176,35 +177,30 @@ impl Runs {
         // so the ones before it are all smaller).
         let held = self.held::<T>().map(|r| Cursor::Held(&r[r.partition_point(|x| x.lead() < from)..]));
         let runs: Vec<_> = runs.chain(held).collect();
-        Merge {
-            runs,
-            heads: Vec::new(),
-            leads: Vec::new(),
-            live: Vec::new(),
-            run_of: Vec::new(),
-            tree: Vec::new(),
-            started: false,
-        }
+        Merge { runs, merge: None }
     }
 }
 
-/// A k-way merge of sorted runs, one page of each in memory: a tournament (loser) tree over the runs not
-/// empty at the start, each leaf the run's next record. A record taken is replaced by its run's next, which
-/// plays the losers on its leaf's path up to the root, by the records' leads first ([`Record::lead`], a
-/// number: the particles' start), whole only where the leads are equal. The records stay where they are (a
-/// binary heap's sift moved a record and its run's number a level at a time).
+/// A k-way merge of sorted runs, one page of each in memory ([`KMerge`]): the records compared by their
+/// leads first ([`Record::lead`], a number: the particles' start), whole only where the leads are equal.
 pub(super) struct Merge<'r, T> {
     runs: Vec<Cursor<'r, T>>,
-    /// Per leaf: its run's next record (meaningful while `live`), its lead (`u64::MAX` once the run has none
-    /// left), whether the run has one, and which run it is.
-    heads: Vec<T>,
-    leads: Vec<u64>,
-    live: Vec<bool>,
-    run_of: Vec<usize>,
-    /// `tree[0]`: the leaf whose record is the least; `tree[n]` (1 <= n < leaves): the leaf that lost the
-    /// play at node n. Leaf i sits at node `leaves + i`; node n's parent is n / 2.
-    tree: Vec<usize>,
-    started: bool,
+    /// The runs' next records; None until the first is asked for (the runs' first pages read then).
+    merge: Option<KMerge<Led<T>>>,
+}
+
+/// A record with its lead, ordered by the lead first.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Led<T> {
+    lead: u64,
+    record: T,
+}
+
+impl<T: Record> Led<T> {
+    #[inline(always)]
+    fn of(record: T) -> Led<T> {
+        Led { lead: record.lead(), record }
+    }
 }
 
 enum Cursor<'r, T> {
@@ -248,83 +244,22 @@ impl<T: Record> Cursor<'_, T> {
 }
 
 impl<T: Record> Merge<'_, T> {
-    /// Whether leaf `a`'s record comes before leaf `b`'s, their leads being equal (a run with none left
-    /// loses to any).
-    #[inline(always)]
-    fn beats_whole(&self, a: usize, b: usize) -> bool {
-        self.live[a] && (!self.live[b] || self.heads[a] < self.heads[b])
-    }
-
-    /// The winner of the subtree at `node`, the losers of its plays written to its nodes.
-    fn play(&mut self, node: usize) -> usize {
-        let leaves = self.heads.len();
-        if node >= leaves {
-            return node - leaves;
-        }
-        let (a, b) = (self.play(2 * node), self.play(2 * node + 1));
-        let b_first = self.leads[b] < self.leads[a] || (self.leads[b] == self.leads[a] && self.beats_whole(b, a));
-        let (w, l) = if b_first { (b, a) } else { (a, b) };
-        self.tree[node] = l;
-        w
-    }
-
     /// The smallest record not yet given, over all runs.
     #[inline]
     pub(super) fn next(&mut self, spill: &dyn Spill) -> Result<Option<T>, String> {
-        if !self.started {
-            self.started = true;
-            for (k, c) in self.runs.iter_mut().enumerate() {
-                if let Some(e) = c.next(spill)? {
-                    self.heads.push(e);
-                    self.leads.push(e.lead());
-                    self.live.push(true);
-                    self.run_of.push(k);
-                }
-            }
-            if self.heads.is_empty() {
-                return Ok(None);
-            }
-            self.tree = vec![0; self.heads.len()];
-            self.tree[0] = if self.heads.len() == 1 { 0 } else { self.play(1) };
-        }
-        let Some(&w) = self.tree.first() else { return Ok(None) };
-        if !self.live[w] {
-            return Ok(None);
-        }
-        let e = self.heads[w];
-        let mut lead = match self.runs[self.run_of[w]].next(spill)? {
-            Some(n) => {
-                self.heads[w] = n;
-                n.lead()
-            }
+        let merge = match &mut self.merge {
+            Some(m) => m,
             None => {
-                self.live[w] = false;
-                u64::MAX
+                let mut heads = Vec::with_capacity(self.runs.len());
+                for c in &mut self.runs {
+                    heads.push(c.next(spill)?.map(Led::of));
+                }
+                self.merge.insert(KMerge::new(heads))
             }
         };
-        self.leads[w] = lead;
-        // The leaf's new record plays the losers on its path to the root, its lead held while it wins. Which
-        // of two runs' records comes first is as good as a coin's toss where runs interleave (the particles of
-        // 16 locations by start), so the play is selects, not a branch; equal leads, rare, branch off.
-        let (mut win, mut node) = (w, (w + self.heads.len()) / 2);
-        while node > 0 {
-            let l = self.tree[node];
-            let l_lead = self.leads[l];
-            if l_lead == lead {
-                if self.beats_whole(l, win) {
-                    self.tree[node] = win;
-                    win = l;
-                }
-            } else {
-                let l_first = l_lead < lead;
-                self.tree[node] = std::hint::select_unpredictable(l_first, win, l);
-                win = std::hint::select_unpredictable(l_first, l, win);
-                lead = std::hint::select_unpredictable(l_first, l_lead, lead);
-            }
-            node /= 2;
-        }
-        self.tree[0] = win;
-        Ok(Some(e))
+        let Some((k, _)) = merge.peek() else { return Ok(None) };
+        let next = self.runs[k].next(spill)?.map(Led::of);
+        Ok(merge.replace(next).map(|l| l.record))
     }
 }
 

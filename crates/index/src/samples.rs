@@ -22,9 +22,8 @@ use crate::counters::{BlockCutter, Level1Bin};
 use crate::error::IndexError;
 use crate::runs::{u32_at, u64_at, Keys, Record, PAGE_BYTES};
 use crate::spill::{MemorySpill, Spill};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::{Arc, Mutex};
+use weft_model::sort::KMerge;
 use weft_model::SampleSink;
 use weft_store::counters::{series_block_range, series_blocks, SampleRow};
 use weft_store::format::manifest::{Level, TileEntry, Tiling};
@@ -383,15 +382,15 @@ impl CounterSamples {
     }
 }
 
-/// One series' sections of every run, merged by (time, order recorded): a cursor each (no heap for one).
+/// One series' sections of every run, merged by (time, order recorded), equal ones by run ([`KMerge`]).
 #[derive(Default)]
 struct SeriesMerge {
     cursors: Vec<Cursor>,
-    heap: BinaryHeap<Reverse<(i64, u64, usize)>>,
-    started: bool,
+    /// The cursors' next samples' (time, order recorded); None until the first is asked for.
+    merge: Option<KMerge<(i64, u64)>>,
     /// The cursor whose sample is next, with it.
     head: Option<(usize, Sample)>,
-    /// The cursor whose sample was taken, to go back into the heap with its next.
+    /// The cursor whose sample was taken, to go back into the merge with its next.
     refill: Option<usize>,
 }
 
@@ -399,27 +398,21 @@ impl SeriesMerge {
     /// The next sample, not taken.
     fn peek(&mut self, spill: &dyn Spill, page: usize) -> Result<Option<Sample>, String> {
         if self.head.is_none() {
-            if !self.started {
-                self.started = true;
-                if self.cursors.len() > 1 {
-                    for (k, c) in self.cursors.iter_mut().enumerate() {
-                        if let Some(s) = c.peek(spill, page)? {
-                            self.heap.push(Reverse((s.time_ns, s.seq, k)));
-                        }
+            let key = |s: Sample| (s.time_ns, s.seq);
+            let merge = match &mut self.merge {
+                Some(m) => m,
+                None => {
+                    let mut heads = Vec::with_capacity(self.cursors.len());
+                    for c in &mut self.cursors {
+                        heads.push(c.peek(spill, page)?.map(key));
                     }
+                    self.merge.insert(KMerge::new(heads))
                 }
-            }
-            if let Some(k) = self.refill.take() {
-                if let Some(s) = self.cursors[k].peek(spill, page)? {
-                    self.heap.push(Reverse((s.time_ns, s.seq, k)));
-                }
-            }
-            let k = match self.cursors.len() {
-                0 => None,
-                1 => Some(0),
-                _ => self.heap.peek().map(|&Reverse((_, _, k))| k),
             };
-            if let Some(k) = k {
+            if let Some(k) = self.refill.take() {
+                merge.replace(self.cursors[k].peek(spill, page)?.map(key));
+            }
+            if let Some((k, _)) = merge.peek() {
                 self.head = self.cursors[k].peek(spill, page)?.map(|s| (k, s));
             }
         }
@@ -430,10 +423,7 @@ impl SeriesMerge {
     fn take(&mut self) {
         let Some((k, _)) = self.head.take() else { return };
         self.cursors[k].next += 1;
-        if self.cursors.len() > 1 {
-            self.heap.pop();
-            self.refill = Some(k);
-        }
+        self.refill = Some(k);
     }
 }
 

@@ -49,6 +49,15 @@ impl<T: Spill> weft_readers::chrome::EventSpill for ReaderSpill<T> {
     }
 }
 
+impl<T: Spill> crate::readers::otf2::EndsSpill for T {
+    fn append(&mut self, key: usize, bytes: &[u8]) -> Result<(), String> {
+        self.put(key, bytes)
+    }
+    fn read(&mut self, key: usize) -> Result<Vec<u8>, String> {
+        self.get(key)
+    }
+}
+
 /// A spill in memory (tests, small traces).
 #[derive(Default)]
 pub struct MemorySpill {

@@ -13,9 +13,6 @@
 //!    (`Otf2Stream::replay_bytes`), so its builder holds what reading the whole trace gives it (the same
 //!    ids, warnings, collectives, counters), and learns every location's interval count; of the messages it
 //!    keeps only those its own locations received (`Otf2Stream::keep_receivers`), numbered as among all.
-//!    From [`ROUTED_FROM`] shards on, a log's sends go only to the shard of their receiver and its receives
-//!    to none (`readers::otf2::LogRouter`, over [`Exchange::all_to_all`]), the rest by broadcast, each
-//!    location's end counting what it held (`Otf2Stream::count_ends_up_to`);
 //! 4. matches those, the shards adding up what found no partner and the earliest time
 //!    ([`matched_together`]), and numbers them with the other shards' in the trace's order, each row then
 //!    going to the shards of its sender's and receiver's blocks (`message_sort`: a sample sort over
@@ -36,7 +33,7 @@ use crate::exchange::Exchange;
 use crate::spill::Spill;
 use std::sync::Mutex;
 use weft_model::RegionId;
-use weft_readers::otf2::{Decoder, LocationLog, LogRouter, LoggedRead, Otf2Stream};
+use weft_readers::otf2::{Decoder, LocationLog, LoggedRead, Otf2Stream};
 use weft_store::format::columns::{ColumnReader, ColumnWriter};
 
 /// A frame of a shard's log: a batch of a location's logged effects.
@@ -49,13 +46,6 @@ const OK: u64 = 0;
 const REDO: u64 = 1;
 const NOT_STREAMABLE: u64 = 2;
 const FAILED: u64 = 3;
-
-/// Shards from which each gets of another's log only what it needs (`LogRouter`), not the whole log:
-/// measured on 2 cores, 24 M events, 16 locations, routing at 2 ranks took 8 % more CPU (the cut of a
-/// rank's log costs what replaying it costs), and at 8 ranks about what it saved (BENCHMARKS.md,
-/// "Messages matched by their receivers' ranks"); each rank then receives a sixth to a quarter of every
-/// other log (its collective parts, instants, metrics, warnings, and only the sends to its locations).
-const ROUTED_FROM: u32 = 4;
 
 /// Bytes of a shard's log broadcast at a time.
 fn chunk_bytes(o: &StreamOptions) -> usize {
@@ -233,46 +223,22 @@ pub(super) fn pass1(
     }
     // 3. Every shard's log, in shard order (so in location order): replayed by every shard, which matches
     //    the messages its own locations received (`message_sort` numbers them with the others'). The
-    //    shard whose log it is replays it whole. From ROUTED_FROM shards on, the others get what every
-    //    shard needs by broadcast, and each only the sends to its own locations (`LogRouter`), which it
-    //    queues until their location's end; each location's end says how many sends and receives it held.
-    //    (Fewer shards get the whole log: cutting it costs its shard about what replaying it costs, more
-    //    than the others save when each still needs a third or half of the sends.)
-    let routed = me.count >= ROUTED_FROM;
+    //    shard whose log it is replays it whole, as every other shard does.
     let last = me.index + 1 == me.count;
     stream.keep_receivers(own.start as u32..if last { u32::MAX } else { own.end as u32 });
     let chunk = chunk_bytes(o);
-    let bl = o.build.block_locations.max(1);
-    let blocks = (n as u32).div_ceil(bl);
-    let shard_of = |l: u32| crate::partition::owner(l, bl, blocks, me.count);
-    let mut replay = Replay { next: 0, sends: Vec::new(), pending: Vec::new(), queued: Vec::new(), start: [0; 2] };
+    let mut replay = Replay { next: 0, sends: Vec::new(), pending: Vec::new() };
     for r in 0..me.count {
         let mut at = 0u64;
-        let mut routing = Routing { pending: Vec::new(), router: LogRouter::default() };
         loop {
             let (mut raw, mut common) = (Vec::new(), vec![0u8]);
-            let mut sends = vec![Vec::new(); me.count as usize];
             if r == me.index {
                 raw = spill
                     .get_from(log_key, at, chunk)
                     .map_err(|e| IndexError::Io(format!("reading the log back: {e}")))?;
                 at += raw.len() as u64;
                 common[0] = !raw.is_empty() as u8;
-                if routed {
-                    routing.pending.extend_from_slice(&raw);
-                    routing
-                        .frames(&shard_of, &mut common, &mut sends)
-                        .map_err(|e| IndexError::Io(format!("routing the log: {e}")))?;
-                } else {
-                    common.extend_from_slice(&raw);
-                }
-            }
-            // The sends first, so that a location's are queued before its end is replayed.
-            if routed {
-                let got = x.all_to_all(sends).map_err(exchange)?;
-                if r != me.index {
-                    replay.queued.extend_from_slice(&got[r as usize]);
-                }
+                common.extend_from_slice(&raw);
             }
             x.broadcast(r, &mut common).map_err(exchange)?;
             let Some((&more, common)) = common.split_first() else {
@@ -285,73 +251,14 @@ pub(super) fn pass1(
                 break;
             }
         }
-        if !replay.pending.is_empty() || !routing.pending.is_empty() {
+        if !replay.pending.is_empty() {
             return Err(IndexError::Io(format!("shard {r}'s log ends inside a record")));
-        }
-        if !replay.queued.is_empty() {
-            return Err(IndexError::Io(format!("shard {r} sent sends after their locations' ends")));
         }
     }
     if replay.next != n {
         return Err(IndexError::Io(format!("the shards' logs hold {} of the {n} locations", replay.next)));
     }
     Ok(())
-}
-
-/// A shard's own log cut for the others as it is read back ([`LogRouter`]).
-struct Routing {
-    /// Bytes read back and not yet a whole frame.
-    pending: Vec<u8>,
-    router: LogRouter,
-}
-
-impl Routing {
-    /// Route every whole frame pending: what every shard needs to `common` (after its first byte), each
-    /// location's sends to `to[shard]`, as frames; a location's end (to `common`) with its sends and
-    /// receives in all.
-    fn frames(
-        &mut self,
-        shard_of: &dyn Fn(u32) -> usize,
-        common: &mut Vec<u8>,
-        to: &mut [Vec<u8>],
-    ) -> Result<(), String> {
-        let mut at = 0usize;
-        let (mut items, mut sends) = (Vec::new(), vec![Vec::new(); to.len()]);
-        let mut w = ColumnWriter::default();
-        while let Some((tag, k, payload, next)) = next_frame(&self.pending, at) {
-            at = next;
-            match tag {
-                BATCH => {
-                    items.clear();
-                    sends.iter_mut().for_each(Vec::clear);
-                    self.router.batch(&self.pending[payload], shard_of, &mut items, &mut sends)?;
-                    if !items.is_empty() {
-                        frame(BATCH, k, &items, &mut w);
-                        common.extend_from_slice(&w.buf);
-                    }
-                    for (out, s) in to.iter_mut().zip(&sends) {
-                        if !s.is_empty() {
-                            frame(BATCH, k, s, &mut w);
-                            out.extend_from_slice(&w.buf);
-                        }
-                    }
-                }
-                END => {
-                    let (s, r) = self.router.end();
-                    let mut end = self.pending[payload].to_vec();
-                    let mut c = ColumnWriter::default();
-                    c.varint(s);
-                    c.varint(r);
-                    end.extend_from_slice(&c.buf);
-                    frame(END, k, &end, &mut w);
-                    common.extend_from_slice(&w.buf);
-                }
-                t => return Err(format!("a frame of unknown kind {t}")),
-            }
-        }
-        self.pending.drain(..at);
-        Ok(())
-    }
 }
 
 /// Decode, nest and spill this shard's locations (`own`), logging the rest of their reading to `log_key`;
@@ -514,10 +421,6 @@ struct Replay {
     sends: Vec<u64>,
     /// Bytes received and not yet a whole frame.
     pending: Vec<u8>,
-    /// Frames of sends to this shard's locations from another shard's, replayed at their location's end.
-    queued: Vec<u8>,
-    /// The sends and receives the stream had recorded when the location began.
-    start: [u64; 2],
 }
 
 impl Replay {
@@ -546,19 +449,6 @@ impl Replay {
             match tag {
                 BATCH => stream.replay_bytes(k, &mut self.sends, &self.pending[payload])?,
                 END => {
-                    // The location's sends to this shard, sent apart (`Routing`).
-                    let mut q = 0usize;
-                    while let Some((tag, l, sends, next)) = next_frame(&self.queued, q) {
-                        if l != k {
-                            if tag != BATCH || l < k {
-                                return Err(bad(format!("sends of location {l} at location {k}'s end")));
-                            }
-                            break;
-                        }
-                        stream.replay_bytes(k, &mut self.sends, &self.queued[sends])?;
-                        q = next;
-                    }
-                    self.queued.drain(..q);
                     let mut r = ColumnReader::new(&self.pending[payload]);
                     let e = |e: weft_store::format::columns::ColumnError| bad(format!("{}: {}", paths[k], e.detail));
                     let read = LoggedRead {
@@ -568,13 +458,7 @@ impl Replay {
                         taken: 0,
                     };
                     let count = r.varint().map_err(e)?;
-                    // A routed end: the location's sends and receives, of which this shard saw only some.
-                    if !r.at_end() {
-                        let (s, rc) = (r.varint().map_err(e)?, r.varint().map_err(e)?);
-                        stream.count_ends_up_to(k, [self.start[0] + s, self.start[1] + rc])?;
-                    }
                     stream.replay_end(k, &read)?;
-                    self.start = stream.end_counts();
                     self.sends.clear();
                     if !own.contains(&k) {
                         digest.counts[k] = count;

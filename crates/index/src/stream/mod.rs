@@ -986,56 +986,22 @@ fn match_otf2(
     // (`exchanged::pass1`): they add up what they matched, and number the messages together
     // (`message_sort`), sampling them as they come.
     progress(Progress::Step(Step::Matching));
-    // With threads to spare and every message within the sort buffer, the messages are matched in parts by
-    // receiver, a thread each, into lists of their own (`CommSpill::matched_parts`), each allocated once at
-    // its part's receives, and sorted on as many threads (and merged) by the messages step. At most
-    // `MATCHING_PARTS`: the merge scans every part's head for each message.
-    let (receives, threads) = (stream.end_counts()[1], o.build.threads.clamp(1, n.clamp(1, MATCHING_PARTS)));
-    let by_part = match exchanged {
-        None if threads > 1 && comms.fits_buffer(receives) => stream.receives_by_part(threads),
-        _ => None,
-    };
-    let parts = by_part.as_ref().map_or(1, Vec::len);
-    if exchanged.is_none() && parts == 1 {
+    if exchanged.is_none() {
         // Every receive recorded is matched here (a shard keeps only its own locations').
-        comms.expect_messages(receives);
+        comms.expect_messages(stream.end_counts()[1]);
     }
-    let mut matched: Vec<(Vec<RawMessage>, i64)> =
-        by_part.unwrap_or_default().into_iter().map(|n| (Vec::with_capacity(n), i64::MAX)).collect();
-    type Taker<'t> = Box<weft_readers::otf2::MessageTaker<'t>>;
-    let mut takers: Vec<Taker<'_>> = matched
-        .iter_mut()
-        .map(|(list, first)| {
-            Box::new(move |m: &weft_model::MessageRecord, nth: u64| {
-                let m = raw_message(m, nth);
-                *first = (*first).min(m.send_ns).min(m.recv_ns);
-                list.push(m);
-                Ok(())
-            }) as Taker<'_>
-        })
-        .collect();
-    let cell = std::cell::RefCell::new((&mut comms, &mut *spill));
     let mut sampler = crate::message_sort::Sampler::default();
-    let mut one = |m: &weft_model::MessageRecord, nth| {
-        let (comms, spill) = &mut *cell.borrow_mut();
+    let mut message = |m: &weft_model::MessageRecord, nth| {
         let m = raw_message(m, nth);
         if exchanged.is_some() {
             sampler.see(&m);
         }
-        comms.message(m, &mut **spill)
+        comms.message(m, &mut *spill)
     };
-    let takers_of = match parts {
-        1 => weft_readers::otf2::MessageTakers::One(&mut one),
-        _ => weft_readers::otf2::MessageTakers::Parts(takers.iter_mut().map(|t| &mut **t as _).collect()),
-    };
-    let (skel, collectives) = stream.finish_streamed_deferred(takers_of, &mut |share| match exchanged {
+    let (skel, collectives) = stream.finish_streamed_deferred(&mut message, &mut |share| match exchanged {
         Some(x) => crate::exchange::matched_together(x, share),
         None => Ok(share),
     })?;
-    drop((takers, cell));
-    if parts > 1 {
-        comms.matched_parts(matched);
-    }
     put_collectives(&skel, collectives, &mut comms, &sampler, o, exchanged, spill, progress)?;
     Ok((skel, comms))
 }
@@ -1093,11 +1059,6 @@ fn put_collectives(
     }
     Ok(())
 }
-
-/// The most parts the messages of an OTF2 index are matched in, a thread each (`index_otf2_with`): past a
-/// few, the matching's threads gain little and the merge of the parts' sorted lists, a scan of their heads
-/// per message, costs more.
-const MATCHING_PARTS: usize = 8;
 
 /// Bytes a location decoded ahead of its turn holds per interval until then: its intervals as decoded and
 /// nested (as columns).

@@ -312,16 +312,6 @@ impl<'f> Assembler<'f> {
         [c[0] as u64, c[1] as u64]
     }
 
-    /// The `k`-th location's sends and receives not replayed here counted, up to `counts` in all
-    /// (`Ends::count_up_to`).
-    pub(super) fn count_ends_up_to(&mut self, k: usize, counts: [u64; 2]) -> Result<(), ReadError> {
-        let file = format!("{}/{}.evt", self.stem, self.locations[k].0);
-        self.st
-            .ends
-            .count_up_to(counts[0], counts[1])
-            .map_err(|e| ReadError::Io { file, detail: format!("its log from another shard: {e}") })
-    }
-
     /// Match only the messages to `receivers` (`Ends::keep_receivers`).
     pub(super) fn keep_receivers(&mut self, receivers: std::ops::Range<u32>) {
         self.st.ends.keep_receivers(receivers);
@@ -332,13 +322,8 @@ impl<'f> Assembler<'f> {
         self.st.ends.spilled()
     }
 
-    /// The receives recorded by part of `parts` (`Ends::receives_by_part`).
-    pub(super) fn receives_by_part(&self, parts: usize) -> Option<Vec<usize>> {
-        self.st.ends.receives_by_part(parts)
-    }
-
     /// Spill the message ends and collective parts to `out` whenever they pass `share` bytes (`ends`).
-    pub(super) fn spill_ends(&mut self, out: Box<dyn crate::chrome::EventSpill>, share: u64) {
+    pub(super) fn spill_ends(&mut self, out: Box<dyn super::EndsSpill>, share: u64) {
         self.st.ends.spill_to(out, share);
     }
 
@@ -349,7 +334,7 @@ impl<'f> Assembler<'f> {
     /// to `collective` in the trace's order with the trace's origin. A callback's error stops the read.
     pub(super) fn finish_streamed(
         self,
-        message: super::MessageTakers<'_>,
+        message: &mut dyn FnMut(&weft_model::MessageRecord, u64) -> Result<(), String>,
         combine: &mut dyn FnMut(super::MatchedShare) -> Result<super::MatchedShare, String>,
         collective: &mut dyn FnMut(&CollectiveRecord, i64) -> Result<(), String>,
     ) -> Result<Otf2Read, ReadError> {
@@ -362,7 +347,7 @@ impl<'f> Assembler<'f> {
     /// over when it will ([`PendingCollectives::each`]).
     pub(super) fn finish_streamed_deferred(
         self,
-        message: super::MessageTakers<'_>,
+        message: &mut dyn FnMut(&weft_model::MessageRecord, u64) -> Result<(), String>,
         combine: &mut dyn FnMut(super::MatchedShare) -> Result<super::MatchedShare, String>,
     ) -> Result<(Otf2Read, PendingCollectives), ReadError> {
         let Assembler { mut b, mut st, anchor, comm_names, stem, .. } = self;
@@ -370,35 +355,13 @@ impl<'f> Assembler<'f> {
             |e: String| ReadError::Io { file: stem.clone(), detail: format!("matching the spilled message ends: {e}") };
         let empty = b.intern("");
         let mut first = i64::MAX;
-        let (unmatched_sends, unmatched_recvs) = match message {
-            super::MessageTakers::One(message) => st.ends.messages_numbered(&mut |s, r, nth| {
+        let (unmatched_sends, unmatched_recvs) = st
+            .ends
+            .messages_numbered(&mut |s, r, nth| {
                 first = first.min(s.time_ns).min(r.time_ns);
                 message(&message_record(&comm_names, empty, s, r), nth)
-            }),
-            super::MessageTakers::Parts(mut takers) => {
-                // Each part's earliest time, on its own thread.
-                let mut firsts = vec![i64::MAX; takers.len()];
-                let comm_names = &comm_names;
-                type Emit<'e> = Box<super::ends::PartEmit<'e>>;
-                let mut emits: Vec<Emit<'_>> = takers
-                    .iter_mut()
-                    .zip(firsts.iter_mut())
-                    .map(|(message, first)| {
-                        Box::new(move |s: &Send, r: &Recv, nth: u64| {
-                            *first = (*first).min(s.time_ns).min(r.time_ns);
-                            message(&message_record(comm_names, empty, s, r), nth)
-                        }) as Emit<'_>
-                    })
-                    .collect();
-                let mut refs: Vec<_> = emits.iter_mut().map(|e| &mut **e).collect();
-                let r = st.ends.messages_numbered_parts(&mut refs);
-                drop(refs);
-                drop(emits);
-                first = firsts.into_iter().fold(first, i64::min);
-                r
-            }
-        }
-        .map_err(spilled)?;
+            })
+            .map_err(spilled)?;
         let share = super::MatchedShare {
             unmatched_sends: unmatched_sends as u64,
             unmatched_recvs: unmatched_recvs as u64,

@@ -2,9 +2,8 @@
 //! within a share of memory whatever the trace's size (`weft index --memory`, issue #17).
 //!
 //! While they fit their share they stay in `Vec`s and are matched as before (`matching`). Given a spill
-//! ([`Ends::spill_to`]) and past the share, they go out in runs through the same
-//! [`EventSpill`](crate::chrome::EventSpill) the chunked readers spill to, in pages of fixed-width
-//! records: each run of sends and each run of receives sorted by (channel, order recorded), where a channel
+//! ([`Ends::spill_to`]) and past the share, they go out in runs through the caller's [`EndsSpill`] (a
+//! streamed index's spill), in pages of fixed-width records: each run of sends and each run of receives sorted by (channel, order recorded), where a channel
 //! is (sender, receiver, communicator, tag); collective parts appended in the order recorded. At the end the
 //! send runs and the receive runs are each merged k ways (one page of each run in memory) and walked side by
 //! side: within a channel the k-th send meets the k-th receive, which is MPI's non-overtaking rule and
@@ -18,16 +17,14 @@
 //! as they merge, each with its receive's number ([`Ends::messages_numbered`]), and holds none of them.
 //!
 //! A shard that matches only the messages its own locations received (an MPI rank, `index::exchange`)
-//! keeps only their ends (`Ends::keep_receivers`), each with its number among all, and counts the rest
-//! (or is told their counts, `Ends::count_up_to`): the pairs it makes, with every other shard's, are one
+//! keeps only their ends (`Ends::keep_receivers`), each with its number among all, and counts the rest:
+//! the pairs it makes, with every other shard's, are one
 //! read's.
 //!
 //! It must not decode bytes nor change what is matched or in which order.
 
 use super::matching::{self, CollectivePart, Recv, Send};
-use crate::chrome::EventSpill;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use weft_model::sort::KMerge;
 use weft_model::{LocationId, RegionId};
 
 /// Bytes of a spilled send or receive: the channel (4 x u32), its order (u64), length, time.
@@ -99,8 +96,16 @@ fn get_part(b: &[u8]) -> CollectivePart {
     }
 }
 
-/// What takes a part's matched pairs ([`Ends::messages_numbered_parts`]), on a thread of its own.
-pub(super) type PartEmit<'e> = dyn FnMut(&Send, &Recv, u64) -> Result<(), String> + std::marker::Send + 'e;
+/// Where an OTF2 read spills the message ends and collective parts it keeps to the end
+/// (`Otf2Stream::spill_ends`): bytes appended under keys the reader numbers from 0, read back whole. The
+/// caller's to hold (a streamed index's spill, in memory or in a file); the reader's own trait, so that it
+/// shares no type with another format's reader.
+pub trait EndsSpill {
+    /// Append `bytes` under key `key`.
+    fn append(&mut self, key: usize, bytes: &[u8]) -> Result<(), String>;
+    /// Everything appended under `key` (empty when nothing was).
+    fn read(&mut self, key: usize) -> Result<Vec<u8>, String>;
+}
 
 /// Sends, receives and collective parts kept to the end of a read.
 #[derive(Default)]
@@ -126,7 +131,7 @@ struct Kept {
 
 /// Where the runs go, and what is known of them.
 struct Spilled {
-    out: Box<dyn EventSpill>,
+    out: Box<dyn EndsSpill>,
     /// Bytes of records held before they are spilled.
     share: u64,
     /// Records per page.
@@ -152,7 +157,7 @@ impl Ends {
     /// Spill to `out` whenever the records held pass `share` bytes (tests make it tiny: runs of a record
     /// or two). A write that fails stops the spilling; the read reports it after the location
     /// ([`failed`](Self::failed)).
-    pub(super) fn spill_to(&mut self, out: Box<dyn EventSpill>, share: u64) {
+    pub(super) fn spill_to(&mut self, out: Box<dyn EndsSpill>, share: u64) {
         let records = |size: usize| (share as usize / size / 4).clamp(1, PAGE_BYTES / size);
         self.spill = Some(Spilled {
             out,
@@ -240,35 +245,9 @@ impl Ends {
         }
     }
 
-    /// Count sends and receives recorded elsewhere (another shard's, `index::exchange`) up to `sends` and
-    /// `recvs` in all, so the next ones are numbered as among all. Fails when more were recorded already.
-    pub(super) fn count_up_to(&mut self, sends: u64, recvs: u64) -> Result<(), String> {
-        let (s, r) = (self.counts[0] as u64, self.counts[1] as u64);
-        if sends < s || recvs < r {
-            return Err(format!("{s} sends and {r} receives recorded, more than the {sends} and {recvs} counted"));
-        }
-        self.counts[0] = sends as usize;
-        self.counts[1] = recvs as usize;
-        Ok(())
-    }
-
     /// Counts of sends, receives and collective parts recorded.
     pub(super) fn counts(&self) -> [usize; 3] {
         self.counts
-    }
-
-    /// The receives in memory by part of `parts` (`matching::match_each_part`: receiver's number modulo the
-    /// parts); None when some went to the spill.
-    pub(super) fn receives_by_part(&self, parts: usize) -> Option<Vec<usize>> {
-        if self.spilled() {
-            return None;
-        }
-        let mut by = vec![0; parts.max(1)];
-        let parts = by.len() as u32;
-        for r in &self.recvs {
-            by[(r.receiver.0 % parts) as usize] += 1;
-        }
-        Some(by)
     }
 
     /// About the bytes held to the end: the records in memory (their capacity), and the numbers of spilled
@@ -362,46 +341,6 @@ impl Ends {
         self.merged(emit)
     }
 
-    /// [`messages_numbered`](Self::messages_numbered) on a thread per part: `emits[p]` takes the pairs of
-    /// part `p` of `emits.len()` (`matching::match_each_part`: the messages whose receiver's number is `p`
-    /// modulo the parts), each part's in receive order. Spilled ends are merged on this thread, every pair
-    /// to the first part.
-    pub(super) fn messages_numbered_parts<'e>(
-        &mut self,
-        emits: &mut [&mut PartEmit<'e>],
-    ) -> Result<(usize, usize), String> {
-        let parts = emits.len();
-        if parts <= 1 || self.spilled() {
-            return match emits.first_mut() {
-                Some(emit) => self.messages_numbered(&mut **emit),
-                None => self.messages_numbered(&mut |_, _, _| Ok(())),
-            };
-        }
-        let (sends, recvs, kept) = (&self.sends, &self.recvs, &self.kept);
-        let number = |j: usize| kept.as_ref().map_or(j as u64, |k| k.recvs[j]);
-        let counts: Vec<Result<matching::MatchCounts, String>> = std::thread::scope(|s| {
-            let threads: Vec<_> = emits
-                .iter_mut()
-                .enumerate()
-                .map(|(p, emit)| {
-                    s.spawn(move || {
-                        matching::match_each_part(sends, recvs, (p, parts), &mut |i, j| {
-                            emit(&sends[i], &recvs[j], number(j))
-                        })
-                    })
-                })
-                .collect();
-            threads.into_iter().map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-        });
-        let (mut unmatched_sends, mut unmatched_recvs) = (0, 0);
-        for c in counts {
-            let c = c?;
-            unmatched_sends += c.unmatched_sends;
-            unmatched_recvs += c.unmatched_recvs;
-        }
-        Ok((unmatched_sends, unmatched_recvs))
-    }
-
     /// The spilled sends and receives merged and walked side by side: each matched pair to `emit` with its
     /// receive's number, in (channel, record order).
     fn merged(
@@ -418,7 +357,7 @@ impl Ends {
         let mut recvs = Merge::new(&x.recv_runs);
         let out = &mut *x.out;
         let cancelled = &x.cancelled;
-        let mut next_send = |out: &mut dyn EventSpill| -> Result<Option<End>, String> {
+        let mut next_send = |out: &mut dyn EndsSpill| -> Result<Option<End>, String> {
             loop {
                 match sends.next(out)? {
                     Some(s) if cancelled.binary_search(&s.nth).is_ok() => continue,
@@ -620,11 +559,12 @@ fn by_channel(run: &[End]) -> Vec<End> {
     out
 }
 
-/// A k-way merge of sorted runs, one page of each in memory.
+/// A k-way merge of sorted runs, one page of each in memory ([`KMerge`]: equal records by run, the
+/// earlier first).
 struct Merge<'r> {
     runs: Vec<Cursor<'r>>,
-    heap: BinaryHeap<Reverse<(End, usize)>>,
-    started: bool,
+    /// The runs' next records; None until the first is asked for (the runs' first pages read then).
+    merge: Option<KMerge<End>>,
 }
 
 struct Cursor<'r> {
@@ -635,7 +575,7 @@ struct Cursor<'r> {
 
 impl Cursor<'_> {
     /// The run's next record, reading its next page when this one is done.
-    fn next(&mut self, out: &mut dyn EventSpill) -> Result<Option<End>, String> {
+    fn next(&mut self, out: &mut dyn EndsSpill) -> Result<Option<End>, String> {
         if self.at == self.page.len() {
             let Some((&key, rest)) = self.pages.split_first() else { return Ok(None) };
             self.pages = rest;
@@ -654,31 +594,24 @@ impl Cursor<'_> {
 
 impl<'r> Merge<'r> {
     fn new(runs: &'r [Vec<usize>]) -> Merge<'r> {
-        Merge {
-            runs: runs.iter().map(|p| Cursor { pages: p, page: Vec::new(), at: 0 }).collect(),
-            heap: BinaryHeap::with_capacity(runs.len()),
-            started: false,
-        }
+        Merge { runs: runs.iter().map(|p| Cursor { pages: p, page: Vec::new(), at: 0 }).collect(), merge: None }
     }
 
     /// The smallest record not yet given, over all runs.
-    fn next(&mut self, out: &mut dyn EventSpill) -> Result<Option<End>, String> {
-        if !self.started {
-            self.started = true;
-            for (k, c) in self.runs.iter_mut().enumerate() {
-                if let Some(e) = c.next(out)? {
-                    self.heap.push(Reverse((e, k)));
+    fn next(&mut self, out: &mut dyn EndsSpill) -> Result<Option<End>, String> {
+        let merge = match &mut self.merge {
+            Some(m) => m,
+            None => {
+                let mut heads = Vec::with_capacity(self.runs.len());
+                for c in &mut self.runs {
+                    heads.push(c.next(out)?);
                 }
+                self.merge.insert(KMerge::new(heads))
             }
-        }
-        // The smallest run's next record replaces it at the top (one sift instead of a pop and a push).
-        let Some(mut top) = self.heap.peek_mut() else { return Ok(None) };
-        let Reverse((e, k)) = *top;
-        match self.runs[k].next(out)? {
-            Some(n) => *top = Reverse((n, k)),
-            None => drop(std::collections::binary_heap::PeekMut::pop(top)),
-        }
-        Ok(Some(e))
+        };
+        let Some((k, _)) = merge.peek() else { return Ok(None) };
+        let next = self.runs[k].next(out)?;
+        Ok(merge.replace(next))
     }
 }
 
@@ -689,7 +622,7 @@ mod tests {
     #[derive(Default)]
     struct Pages(Vec<Vec<u8>>);
 
-    impl EventSpill for Pages {
+    impl EndsSpill for Pages {
         fn append(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
             if self.0.len() <= k {
                 self.0.resize(k + 1, Vec::new());

@@ -82,38 +82,15 @@ pub fn match_each<E>(
     recvs: &[Recv],
     pair: &mut dyn FnMut(usize, usize) -> Result<(), E>,
 ) -> Result<MatchCounts, E> {
-    match_where(sends, recvs, |_| true, pair)
-}
-
-/// [`match_each`] of part `part` of `parts` only: the messages whose receiver's number is `part` modulo
-/// `parts` (and the sends and receives of those channels left without a partner). A channel has one
-/// receiver, so the parts are disjoint, together every pair [`match_each`] makes, and each can be matched on
-/// a thread of its own; within a part the pairs come in receive order, as [`match_each`] hands them.
-pub fn match_each_part<E>(
-    sends: &[Send],
-    recvs: &[Recv],
-    (part, parts): (usize, usize),
-    pair: &mut dyn FnMut(usize, usize) -> Result<(), E>,
-) -> Result<MatchCounts, E> {
-    let parts = parts.max(1) as u32;
-    match_where(sends, recvs, |receiver| receiver.0 % parts == part as u32, pair)
-}
-
-fn match_where<E>(
-    sends: &[Send],
-    recvs: &[Recv],
-    keep: impl Fn(LocationId) -> bool,
-    pair: &mut dyn FnMut(usize, usize) -> Result<(), E>,
-) -> Result<MatchCounts, E> {
     // Each channel's sends in order as one slice of a flat list (a counting sort by channel), not a queue
     // a channel: a trace of many tags has tens of thousands of channels, and the queues' allocations and
     // their table were most of the matching's time.
     let mut ids: HashMap<(LocationId, LocationId, u32, u32), usize> = HashMap::default();
-    // The sends kept (a part's only), each with its channel.
+    // The sends not cancelled, each with its channel.
     let mut kept: Vec<(usize, usize)> = Vec::new();
     let mut counts: Vec<usize> = Vec::new();
     for (i, s) in sends.iter().enumerate() {
-        if s.cancelled || !keep(s.receiver) {
+        if s.cancelled {
             continue;
         }
         let fresh = ids.len();
@@ -140,7 +117,7 @@ fn match_where<E>(
     next.copy_from_slice(&starts[..counts.len()]);
     let mut out = MatchCounts::default();
     let mut matched = 0usize;
-    for (j, r) in recvs.iter().enumerate().filter(|(_, r)| keep(r.receiver)) {
+    for (j, r) in recvs.iter().enumerate() {
         let channel = ids.get(&(r.sender, r.receiver, r.comm, r.tag)).copied();
         match channel.filter(|&c| next[c] < starts[c + 1]) {
             Some(c) => {
@@ -321,41 +298,6 @@ mod tests {
         assert_eq!(m.unmatched_sends, queues.values().map(|q| q.len()).sum::<usize>());
         assert_eq!(m.length_mismatches, mismatched);
         assert!(orphans > 0 && m.unmatched_sends > 0 && mismatched > 0, "the cases the traffic is for");
-    }
-
-    #[test]
-    fn the_parts_by_receiver_make_the_same_pairs() {
-        // Random sends and receives among 7 locations on 3 tags, some cancelled, some without a partner.
-        let (sends, mut recvs) = traffic(0x9E37_79B9_7F4A_7C15, 3000, (7, 3), (50, 40, 30));
-        recvs.push(recv(3, 4, 9, 1)); // no send on its channel
-        let whole = match_messages(&sends, &recvs);
-        for parts in [1, 2, 3, 7, 16] {
-            let mut pairs = Vec::new();
-            let mut counts = MatchCounts::default();
-            for p in 0..parts {
-                let mut mine = Vec::new();
-                let Ok(c) = match_each_part(&sends, &recvs, (p, parts), &mut |i, j| -> Result<(), ()> {
-                    assert_eq!(recvs[j].receiver.0 as usize % parts, p, "a receive of part {p}");
-                    mine.push(Matched { send: i, recv: j });
-                    Ok(())
-                }) else {
-                    unreachable!()
-                };
-                assert!(mine.windows(2).all(|w| w[0].recv < w[1].recv), "receive order within a part");
-                pairs.extend(mine);
-                counts.unmatched_sends += c.unmatched_sends;
-                counts.unmatched_recvs += c.unmatched_recvs;
-                counts.length_mismatches += c.length_mismatches;
-            }
-            pairs.sort_by_key(|m| m.recv);
-            assert_eq!(pairs, whole.matched, "{parts} parts");
-            assert_eq!(
-                (counts.unmatched_sends, counts.unmatched_recvs, counts.length_mismatches),
-                (whole.unmatched_sends, whole.unmatched_recvs, whole.length_mismatches),
-                "{parts} parts"
-            );
-        }
-        assert!(whole.unmatched_sends > 0 && whole.unmatched_recvs > 0 && whole.length_mismatches > 0);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use weft_model::Trace;
 
 pub use anchor::Anchor;
 pub use assemble::{Decoder, Held, LocationLog, LoggedRead, PendingCollectives, READ_WINDOW};
-pub use logbytes::LogRouter;
+pub use ends::EndsSpill;
 pub use threads::{ThreadEvent, ThreadEventKind, ThreadEvents};
 
 /// The files of an archive, by relative `/`-separated path.
@@ -306,7 +306,7 @@ impl<'f> Otf2Stream<'f> {
 
     /// Spill the message ends and collective parts kept to the end to `out` in sorted runs whenever they
     /// hold more than `share` bytes, and match them from the runs (`ends` module doc; the trace is the same).
-    pub fn spill_ends(&mut self, out: Box<dyn crate::chrome::EventSpill>, share: u64) {
+    pub fn spill_ends(&mut self, out: Box<dyn EndsSpill>, share: u64) {
         self.0.spill_ends(out, share);
     }
 
@@ -326,11 +326,9 @@ impl<'f> Otf2Stream<'f> {
     /// `combine` takes what this read matched ([`MatchedShare`]) and returns what the trace's reads matched
     /// together: itself for one read; a shard that matched only its own receivers
     /// ([`keep_receivers`](Self::keep_receivers)) sums the shards' shares (`index::exchange`).
-    ///
-    /// The messages go to one taker, or to several, each on a thread of its own ([`MessageTakers`]).
     pub fn finish_streamed(
         self,
-        message: MessageTakers<'_>,
+        message: &mut dyn FnMut(&weft_model::MessageRecord, u64) -> Result<(), String>,
         combine: &mut dyn FnMut(MatchedShare) -> Result<MatchedShare, String>,
         collective: &mut dyn FnMut(&weft_model::CollectiveRecord, i64) -> Result<(), String>,
     ) -> Result<Trace, ReadError> {
@@ -342,7 +340,7 @@ impl<'f> Otf2Stream<'f> {
     /// messages on; `index::stream` does).
     pub fn finish_streamed_deferred(
         self,
-        message: MessageTakers<'_>,
+        message: &mut dyn FnMut(&weft_model::MessageRecord, u64) -> Result<(), String>,
         combine: &mut dyn FnMut(MatchedShare) -> Result<MatchedShare, String>,
     ) -> Result<(Trace, PendingCollectives), ReadError> {
         self.0.finish_streamed_deferred(message, combine).map(|(r, c)| (r.trace, c))
@@ -353,41 +351,12 @@ impl<'f> Otf2Stream<'f> {
         self.0.end_counts()
     }
 
-    /// How many of the receives recorded each part of `parts` takes, matched in parts
-    /// ([`MessageTakers::Parts`]: by receiver's number modulo the parts); None when the ends went to the
-    /// spill ([`ends_spilled`](Self::ends_spilled)).
-    pub fn receives_by_part(&self, parts: usize) -> Option<Vec<usize>> {
-        self.0.receives_by_part(parts)
-    }
-
-    /// The `k`-th location's log came without its sends to other shards' locations and its receives
-    /// ([`LogRouter`]): count them, up to `counts` sends and receives in all, so the next ones are numbered
-    /// as a read of everything numbers them.
-    pub fn count_ends_up_to(&mut self, k: usize, counts: [u64; 2]) -> Result<(), ReadError> {
-        self.0.count_ends_up_to(k, counts)
-    }
-
     /// Match only the messages received by locations `receivers` (numbered as the stream numbers them):
     /// the other messages' sends and receives are counted and dropped (a shard matching the messages its
     /// own locations received, `index::exchange`). Before any location is read or replayed.
     pub fn keep_receivers(&mut self, receivers: std::ops::Range<u32>) {
         self.0.keep_receivers(receivers);
     }
-}
-
-/// A taker of matched messages, each with its receive's number, that may run on another thread.
-pub type MessageTaker<'a> = dyn FnMut(&weft_model::MessageRecord, u64) -> Result<(), String> + Send + 'a;
-
-/// Who takes the matched messages of a streamed finish ([`Otf2Stream::finish_streamed`]), each with its
-/// receive's number.
-pub enum MessageTakers<'a> {
-    /// Every message, on the finishing thread.
-    One(&'a mut dyn FnMut(&weft_model::MessageRecord, u64) -> Result<(), String>),
-    /// Taker `p` of `n` takes the messages whose receiver's location number is `p` modulo `n` (a channel's
-    /// messages have one receiver, so the parts match apart), each part's in receive order, each on a thread
-    /// of its own. When the ends went to the spill they are matched on the finishing thread, every message
-    /// to the first taker.
-    Parts(Vec<&'a mut MessageTaker<'a>>),
 }
 
 /// What one read matched of the messages, in a streamed finish ([`Otf2Stream::finish_streamed`]): its

@@ -1,8 +1,8 @@
 //! The particle tile (`p/w{W}`): the particle view's communication and synchronization intervals started in a
-//! window, then those of earlier windows still running at its start. Its record, and the decode side; the
-//! index writes it (`build::particle_columns`).
+//! window, then those of earlier windows still running at its start. Its record, and its codec: the index
+//! writes each list with [`encode_particles`], a reader takes it back with [`decode_particles`].
 
-use crate::format::columns::{ColumnError, ColumnReader};
+use crate::format::columns::{deltas, ColumnError, ColumnReader, ColumnWriter};
 use crate::format::manifest::Manifest;
 use std::ops::Range;
 use weft_analyses::particles::SliceEvent;
@@ -21,7 +21,18 @@ pub struct ParticleTile {
     pub open: Vec<SliceEvent>,
 }
 
-/// One list of a particle tile (the index's `build::particle_columns` writes it): each event's (start, end) must pass `fits`.
+/// One list of a particle tile: `run`'s count, then each column (location, region, start as deltas,
+/// duration, trace index as deltas); [`decode_particles`] reads it back.
+pub fn encode_particles<'a>(c: &mut ColumnWriter, run: impl Iterator<Item = &'a Particle> + Clone) {
+    c.varint(run.clone().count() as u64);
+    run.clone().for_each(|e| c.varint(e.1 as u64));
+    run.clone().for_each(|e| c.varint(e.3 as u64));
+    deltas(c, run.clone().map(|e| e.0));
+    run.clone().for_each(|e| c.varint(e.4));
+    deltas(c, run.map(|e| e.2));
+}
+
+/// One list of a particle tile ([`encode_particles`] writes it): each event's (start, end) must pass `fits`.
 pub fn decode_particles(
     r: &mut ColumnReader,
     m: &Manifest,

@@ -1,11 +1,35 @@
 //! The summary tile (`s/l{L}/b{B}/t{J}`): a location block's [`Bins`] at one pyramid level, column by column
-//! ([`COLUMNS`]), then per location its lanes. This is the decode side; the index writes it
-//! (`build::summary_tiles`).
+//! ([`COLUMNS`]), then per location its lanes. Its codec: the index writes it with [`encode_summary`], a
+//! reader takes it back with [`decode_summary`].
 
-use crate::format::columns::{ColumnError, ColumnReader};
+use crate::format::columns::{ColumnError, ColumnReader, ColumnWriter};
 use crate::pyramid::{Bins, COLUMNS, FULL_COVER, MAX_SUMMARY_LANES};
 
-/// A summary tile of `nloc` locations; `lanes`: per location the lanes a format-3 tile holds (None where the
+/// The summary tile of bins `range` of a block's locations' `bins` (one level, location order), format 3:
+/// the counts, each column's bins location by location, then each location's lanes, then per location and
+/// lane its regions and covers.
+pub fn encode_summary(bins: &[Bins], range: std::ops::Range<usize>) -> ColumnWriter {
+    let mut w = ColumnWriter::default();
+    w.varint(bins.len() as u64);
+    w.varint(range.len() as u64);
+    for c in 0..COLUMNS.len() {
+        for b in bins {
+            for i in range.clone() {
+                w.varint(b.get(c, i));
+            }
+        }
+    }
+    bins.iter().for_each(|b| w.varint(b.lanes as u64));
+    for b in bins {
+        for d in 0..b.lanes as usize {
+            range.clone().for_each(|i| w.varint(b.lane(d, i).0 as u64));
+            range.clone().for_each(|i| w.varint(b.lane(d, i).1 as u64));
+        }
+    }
+    w
+}
+
+/// A summary tile of `nloc` locations ([`encode_summary`] wrote it); `lanes`: per location the lanes a format-3 tile holds (None where the
 /// manifest does not say: at most [`MAX_SUMMARY_LANES`]), None for a format-2 tile (no lanes).
 pub fn decode_summary(
     payload: &[u8],

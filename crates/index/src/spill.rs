@@ -49,12 +49,12 @@ impl<T: Spill> weft_readers::chrome::EventSpill for ReaderSpill<T> {
     }
 }
 
-impl<T: Spill> crate::readers::otf2::EndsSpill for T {
+impl<T: Spill> weft_readers::otf2::EndsSpill for ReaderSpill<T> {
     fn append(&mut self, key: usize, bytes: &[u8]) -> Result<(), String> {
-        self.put(key, bytes)
+        self.0.put(key, bytes)
     }
     fn read(&mut self, key: usize) -> Result<Vec<u8>, String> {
-        self.get(key)
+        self.0.get(key)
     }
 }
 

@@ -8,6 +8,7 @@ pub mod aggregate;
 pub mod busy;
 pub mod comm_matrix;
 pub mod cycles;
+pub mod diagnosis;
 pub mod execgraph;
 pub mod grains;
 pub mod moments;

@@ -6,7 +6,7 @@
 //! A whole trace gives them from its columns ([`TraceComms`]). A streamed index holds them only within a
 //! share of `--memory` ([`CommSpill`]): the matched messages (handed over in any order, each with its
 //! receive's record number) are sorted into the trace's order (the builder's: by send time, receive time,
-//! then receive order) in sorted runs in the spill ([`runs`](crate::runs)) and merged; each message,
+//! then receive order) in sorted runs in the spill ([`runs`](crate::spill::runs)) and merged; each message,
 //! numbered as it comes out, and each collective row (already in the trace's order) goes to its block (a
 //! message also to its receiver's block, as an end): held as the rows its task takes while they fit
 //! ([`CommSpill::hold`]), else appended to the block's file in the spill, a page at a time, which the
@@ -16,7 +16,7 @@
 //!
 //! Plain Rust, no files (the spill is the caller's); it must not change what a tile holds or its order.
 
-use crate::runs::{u32_at, u64_at, Keys, Record, Runs, PAGE_BYTES};
+use crate::spill::runs::{u32_at, u64_at, Keys, Record, Runs, PAGE_BYTES};
 use crate::spill::Spill;
 use std::mem::size_of;
 use std::ops::Range;

@@ -12,7 +12,7 @@
 //!
 //! A block has a tile of a window (or of a level's tile) once any of its series has been sampled by then.
 //! This file is the tiles' codec (each kind's encoder beside its decoder); how the index cuts a trace's samples
-//! into them is `weft_index::counters`. Plain Rust, no files.
+//! into them is `weft_index::build::counters`. Plain Rust, no files.
 
 use crate::format::columns::deltas;
 use crate::format::columns::undelta;

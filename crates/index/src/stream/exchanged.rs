@@ -29,7 +29,7 @@
 
 use super::{check_pass1, shard_locations, Ahead, Digest, DigestTaker, Progress, StreamOptions};
 use crate::error::IndexError;
-use crate::exchange::Exchange;
+use crate::shard::exchange::Exchange;
 use crate::spill::Spill;
 use std::sync::Mutex;
 use weft_model::RegionId;

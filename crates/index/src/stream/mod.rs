@@ -48,14 +48,14 @@ use crate::build::{
 };
 use crate::comms::{self, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage};
 use crate::error::IndexError;
-use crate::exchange::Exchange;
-use crate::held::HeldColumns;
-use crate::nest::{encode_segment, nest, nest_into, LocationNest, NestedColumns, RegionTotals};
-use crate::partition::{part_manifest, PartManifest, Shard};
-use crate::ranged::{most_intervals, RangedBlock};
-use crate::runs::{Keys, Record, Runs};
-use crate::samples::CounterSamples;
+use crate::shard::exchange::Exchange;
+use crate::shard::partition::{part_manifest, PartManifest, Shard};
+use crate::spill::runs::{Keys, Record, Runs};
 use crate::spill::{MemorySpill, Spill};
+use crate::stream::held::HeldColumns;
+use crate::stream::nest::{encode_segment, nest, nest_into, LocationNest, NestedColumns, RegionTotals};
+use crate::stream::ranged::{most_intervals, RangedBlock};
+use crate::stream::samples::CounterSamples;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock};
 use weft_model::{RegionId, Trace, WarningKind};
@@ -65,6 +65,10 @@ use weft_store::format::columns::{ColumnReader, ColumnWriter};
 use weft_store::format::manifest::{Manifest, TileEntry, Tiling};
 
 mod exchanged;
+mod held;
+mod nest;
+pub(crate) mod ranged;
+mod samples;
 
 /// Where tiles go as they are made (the CLI writes files; tests keep them in memory).
 pub trait TileSink: Sync {
@@ -990,7 +994,7 @@ fn match_otf2(
         // Every receive recorded is matched here (a shard keeps only its own locations').
         comms.expect_messages(stream.end_counts()[1]);
     }
-    let mut sampler = crate::message_sort::Sampler::default();
+    let mut sampler = crate::shard::message_sort::Sampler::default();
     let mut message = |m: &weft_model::MessageRecord, nth| {
         let m = raw_message(m, nth);
         if exchanged.is_some() {
@@ -999,7 +1003,7 @@ fn match_otf2(
         comms.message(m, &mut *spill)
     };
     let (skel, collectives) = stream.finish_streamed_deferred(&mut message, &mut |share| match exchanged {
-        Some(x) => crate::exchange::matched_together(x, share),
+        Some(x) => crate::shard::exchange::matched_together(x, share),
         None => Ok(share),
     })?;
     put_collectives(&skel, collectives, &mut comms, &sampler, o, exchanged, spill, progress)?;
@@ -1015,7 +1019,7 @@ fn put_collectives(
     skel: &Trace,
     collectives: weft_readers::otf2::PendingCollectives,
     comms: &mut CommSpill,
-    sampler: &crate::message_sort::Sampler,
+    sampler: &crate::shard::message_sort::Sampler,
     o: &StreamOptions,
     exchanged: Option<&dyn Exchange>,
     spill: &mut dyn Spill,
@@ -1052,7 +1056,9 @@ fn put_collectives(
         })?;
         progress(Progress::Step(Step::Messages));
         match exchanged {
-            Some(x) => crate::message_sort::finish_messages_exchanged(x, comms, sampler, origin, spill, o.runs()),
+            Some(x) => {
+                crate::shard::message_sort::finish_messages_exchanged(x, comms, sampler, origin, spill, o.runs())
+            }
             None => comms.finish_messages(origin, spill),
         }
         .map_err(spilling)?;
@@ -1912,7 +1918,7 @@ impl Pass2 {
             .map(|b| t.block_range(b as u32, n as u32).len() as u64 + block_counts[b] / run_len as u64 + 1)
             .sum::<u64>()
             .max(1);
-        let page = (runs_share / nruns).clamp(1 << 10, crate::runs::PAGE_BYTES as u64) as usize;
+        let page = (runs_share / nruns).clamp(1 << 10, crate::spill::runs::PAGE_BYTES as u64) as usize;
         Ok(Pass2 {
             plan,
             n,
@@ -2151,7 +2157,7 @@ impl<'a> BlockTasks<'a> {
             // Where memory is tight (blocks tiled by range), what the task freed goes back to the system before
             // the next task allocates at other sizes (elsewhere that costs the next task its page faults).
             if p.any_ranged {
-                crate::ranged::return_free_memory();
+                crate::stream::ranged::return_free_memory();
             }
             results.lock().expect("no task panics holding the lock")[k] = Some(r);
             progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: p.tiled });
@@ -2196,7 +2202,7 @@ impl<'a> BlockTasks<'a> {
                 let fetch = |key: usize, at: u64, max: usize| self.fetch(key, at, max);
                 let origin = self.skel.origin_ns;
                 let first = p.first_index[b];
-                crate::ranged::block_particles(
+                crate::stream::ranged::block_particles(
                     self.skel,
                     &p.plan,
                     b as u32,
@@ -2443,7 +2449,7 @@ struct RangePieces<'a> {
 /// Appends bytes to a spill key, taking the spill's lock.
 type AppendPage<'a> = dyn Fn(usize, &[u8]) -> Result<(), String> + 'a;
 
-impl crate::ranged::RangeComms for RangePieces<'_> {
+impl crate::stream::ranged::RangeComms for RangePieces<'_> {
     fn ranges(&mut self, ranges: &[std::ops::Range<u32>]) -> Result<(), IndexError> {
         let Some(whole) = self.whole else { return Ok(()) };
         let page = (self.share / 64 / ranges.len().max(1) as u64).clamp(1 << 12, 1 << 16) as usize;

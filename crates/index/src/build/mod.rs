@@ -8,8 +8,8 @@
 //!
 //! Returns bytes and paths; it must not write files (the CLI does, under a temporary name renamed last).
 
+use crate::build::pyramid::Level1Builder;
 use crate::comms::{BlockComms, CollectiveRow, MessageRow, TraceComms};
-use crate::pyramid::Level1Builder;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
@@ -26,6 +26,9 @@ use weft_store::format::particles::{encode_particles, Particle};
 use weft_store::format::summary::encode_summary;
 use weft_store::format::tile::tile;
 use weft_store::pyramid::Bins;
+
+pub mod counters;
+pub mod pyramid;
 
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -1219,7 +1222,7 @@ pub fn counter_tiles(trace: &Trace, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
     let rows: Vec<weft_store::counters::SampleRow> = (0..c.sample_time_ns.len())
         .map(|i| (i as u64, c.sample_series[i], c.sample_time_ns[i], c.sample_value[i]))
         .collect();
-    crate::counters::counter_tiles(c.series_name.len() as u32, &rows, t, &levels(t))
+    crate::build::counters::counter_tiles(c.series_name.len() as u32, &rows, t, &levels(t))
 }
 
 impl BuiltStore {
@@ -1235,7 +1238,7 @@ impl BuiltStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pyramid::LocationInput;
+    use crate::build::pyramid::LocationInput;
     use weft_analyses::moments::accumulate;
     use weft_samples::nesting::{chunkings, nesting_trace};
 
@@ -1344,7 +1347,8 @@ mod tests {
                         message_ends: &ends,
                         span_ns: span,
                     };
-                    let whole = (crate::pyramid::level1(&input, bin_ns, bins), bits(&accumulate(&compute, None)));
+                    let whole =
+                        (crate::build::pyramid::level1(&input, bin_ns, bins), bits(&accumulate(&compute, None)));
                     let whole_any = bits(&accumulate(&any, None));
                     for cuts in chunkings(r.len(), seed) {
                         for c in &cuts {

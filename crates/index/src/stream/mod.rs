@@ -46,7 +46,7 @@ use crate::build::{
     add_totals, block_lanes, block_particles, block_tiles, counter_tiles, manifest, tiling_of, BlockIntervals,
     BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
-use crate::comms::{self, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage};
+use crate::comms::{self, BlockComms, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage};
 use crate::error::IndexError;
 use crate::shard::exchange::Exchange;
 use crate::shard::partition::{part_manifest, PartManifest, Shard};
@@ -62,6 +62,7 @@ use weft_model::{RegionId, Trace, WarningKind};
 use weft_readers::otf2::{Held, IntervalTaker, Otf2Stream};
 use weft_readers::ReadError;
 use weft_store::format::columns::{ColumnReader, ColumnWriter};
+use weft_store::format::events::CollectiveRow;
 use weft_store::format::manifest::{Manifest, TileEntry, Tiling};
 
 mod exchanged;
@@ -1322,10 +1323,10 @@ fn collective_row(c: &weft_model::CollectiveRecord, index: u64, origin: i64) -> 
     CollectiveRow {
         index,
         operation: c.operation,
-        location: c.location.0,
-        region: c.region.0,
-        communicator: c.communicator.0,
-        root: c.root.map_or(0, |r| r.0 + 1),
+        location: c.location,
+        region: c.region,
+        communicator: c.communicator,
+        root: c.root,
         start_ns: rel(c.start_ns),
         end_ns: rel(c.end_ns.max(c.start_ns)),
         bytes_sent: c.bytes_sent,

@@ -1088,10 +1088,92 @@ pub(super) struct Ahead {
     cap: usize,
 }
 
-/// A location decoded ahead: its log, its nested intervals, their latest end, its clipped ones (count,
-/// first five); None when it is to be read in its turn.
-type Decoded =
-    Result<Option<(weft_readers::otf2::LocationLog, NestedColumns, i128, u64, Vec<(RegionId, i64, u64)>)>, ReadError>;
+/// A location decoded ahead: its log, its nested intervals, their latest end, its clipped ones.
+struct DecodedLocation {
+    log: weft_readers::otf2::LocationLog,
+    nested: NestedColumns,
+    end: i128,
+    /// How many intervals were clipped, and the first five (region, start, excess).
+    clips: u64,
+    examples: Vec<(RegionId, i64, u64)>,
+}
+
+/// What a decoding thread hands over for a location: None when it is to be read in its turn.
+type Decoded = Result<Option<DecodedLocation>, ReadError>;
+
+/// What [`Ahead::pass1`]'s decoding threads share with the thread that takes their locations in order.
+struct AheadTurns<'d, 'f> {
+    decoder: &'d weft_readers::otf2::Decoder<'f>,
+    /// The next location a decoding thread takes.
+    next: AtomicUsize,
+    /// Locations taken (in order) so far; usize::MAX once the taking thread stopped.
+    taken: (Mutex<usize>, std::sync::Condvar),
+    end: usize,
+    window: usize,
+    cap: usize,
+    /// Nested lists handed back to the decoders once spilled (fresh ones would cost their pages again).
+    recycled: Mutex<std::sync::mpsc::Receiver<NestedColumns>>,
+}
+
+impl AheadTurns<'_, '_> {
+    /// A decoding thread: locations taken in turn from `next`, at most `window` ahead of the one taken,
+    /// each decoded and nested, to `to_reader`; until every location is taken or the taking thread stops.
+    fn decode_ahead(&self, to_reader: std::sync::mpsc::Sender<(usize, Decoded)>) {
+        let mut raw = Vec::new();
+        loop {
+            let k = self.next.fetch_add(1, Ordering::Relaxed);
+            if k >= self.end || !self.wait_turn(k) {
+                return;
+            }
+            let decode = std::panic::AssertUnwindSafe(|| self.decode(k, &mut raw));
+            // A panic here would leave the reader waiting for location `k`: it is an error instead.
+            let decoded = std::panic::catch_unwind(decode).unwrap_or_else(|_| {
+                Err(ReadError::Io { file: format!("location {k}"), detail: "its decoding thread panicked".into() })
+            });
+            if to_reader.send((k, decoded)).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Wait until location `k` is within `window` of the one taken: false when the taking thread stopped.
+    fn wait_turn(&self, k: usize) -> bool {
+        let mut t = self.taken.0.lock().unwrap_or_else(|e| e.into_inner());
+        while *t != usize::MAX && k >= *t + self.window {
+            t = self.taken.1.wait(t).unwrap_or_else(|e| e.into_inner());
+        }
+        *t != usize::MAX
+    }
+
+    /// Location `k` decoded whole (at most `cap` intervals) and nested, or None to be read in its turn.
+    fn decode(&self, k: usize, raw: &mut Vec<(RegionId, i64, u64)>) -> Decoded {
+        if self.decoder.event_bytes(k) / AHEAD_MIN_BYTES_PER_INTERVAL > self.cap as u64 {
+            return Ok(None);
+        }
+        raw.clear();
+        let log = self.decoder.decode(k, raw, self.cap)?;
+        Ok(log.map(|log| {
+            let (mut clips, mut examples) = (0u64, Vec::new());
+            let mut nested = match self.recycled.lock() {
+                Ok(r) => r.try_recv().unwrap_or_default(),
+                Err(_) => NestedColumns::default(),
+            };
+            let end = nest(raw, &mut nested, &mut |r, s, x| {
+                clips += 1;
+                if clips <= 5 {
+                    examples.push((r, s, x));
+                }
+            });
+            DecodedLocation { log, nested, end, clips, examples }
+        }))
+    }
+
+    /// Location `k` taken: the decoding threads may go up to `window` past it (usize::MAX: stop).
+    fn set_taken(&self, k: usize) {
+        *self.taken.0.lock().unwrap_or_else(|e| e.into_inner()) = k;
+        self.taken.1.notify_all();
+    }
+}
 
 impl Ahead {
     /// Decoding ahead, when `--threads` is 2 or more and most of the event bytes are in locations short
@@ -1155,70 +1237,22 @@ impl Ahead {
     ) -> Result<(), IndexError> {
         let n = paths.len();
         let decoder = stream.decoder();
-        let next = AtomicUsize::new(locations.start);
-        // Locations taken (in order) so far; usize::MAX once this thread stopped.
-        let taken = (Mutex::new(locations.start), std::sync::Condvar::new());
-        let end = locations.end;
         let (to_reader, from_decoders) = std::sync::mpsc::channel::<(usize, Decoded)>();
-        // Nested lists handed back to the decoders once spilled (fresh ones would cost their pages again).
         let (recycle, recycled) = std::sync::mpsc::channel::<NestedColumns>();
-        let recycled = Mutex::new(recycled);
-        let recycled = &recycled;
-        let (decoder, next, taken) = (&decoder, &next, &taken);
-        let (window, cap) = (self.window, self.cap);
+        let turns = AheadTurns {
+            decoder: &decoder,
+            next: AtomicUsize::new(locations.start),
+            taken: (Mutex::new(locations.start), std::sync::Condvar::new()),
+            end: locations.end,
+            window: self.window,
+            cap: self.cap,
+            recycled: Mutex::new(recycled),
+        };
+        let (turns, decoder) = (&turns, &decoder);
         std::thread::scope(|s| {
             for _ in 0..self.decoders {
                 let to_reader = to_reader.clone();
-                s.spawn(move || {
-                    let mut raw = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        if k >= end {
-                            return;
-                        }
-                        {
-                            let mut t = taken.0.lock().unwrap_or_else(|e| e.into_inner());
-                            while *t != usize::MAX && k >= *t + window {
-                                t = taken.1.wait(t).unwrap_or_else(|e| e.into_inner());
-                            }
-                            if *t == usize::MAX {
-                                return;
-                            }
-                        }
-                        let decode = std::panic::AssertUnwindSafe(|| {
-                            if decoder.event_bytes(k) / AHEAD_MIN_BYTES_PER_INTERVAL > cap as u64 {
-                                return Ok(None);
-                            }
-                            raw.clear();
-                            decoder.decode(k, &mut raw, cap).map(|log| {
-                                log.map(|log| {
-                                    let (mut clips, mut examples) = (0u64, Vec::new());
-                                    let mut nested = match recycled.lock() {
-                                        Ok(r) => r.try_recv().unwrap_or_default(),
-                                        Err(_) => NestedColumns::default(),
-                                    };
-                                    let end = nest(&raw, &mut nested, &mut |r, s, x| {
-                                        clips += 1;
-                                        if clips <= 5 {
-                                            examples.push((r, s, x));
-                                        }
-                                    });
-                                    (log, nested, end, clips, examples)
-                                })
-                            })
-                        });
-                        // A panic here would leave the reader waiting for location `k`: it is an error instead.
-                        let decoded = std::panic::catch_unwind(decode).unwrap_or_else(|_| {
-                            Err(ReadError::Io {
-                                file: format!("location {k}"),
-                                detail: "its decoding thread panicked".into(),
-                            })
-                        });
-                        if to_reader.send((k, decoded)).is_err() {
-                            return;
-                        }
-                    }
-                });
+                s.spawn(move || turns.decode_ahead(to_reader));
             }
             drop(to_reader);
             let mut ready: std::collections::BTreeMap<usize, Decoded> = Default::default();
@@ -1240,7 +1274,7 @@ impl Ahead {
                     };
                     digest.begin();
                     match (decoded?, log_key) {
-                        (Some((log, nested, end, clips, examples)), log_key) => {
+                        (Some(DecodedLocation { log, nested, end, clips, examples }), log_key) => {
                             // Replayed here, or (a shard decoding only its own locations) to the spill.
                             let log = match log_key {
                                 None => stream.replay(k, log).map(|()| None)?,
@@ -1284,15 +1318,13 @@ impl Ahead {
                     let held = spill.held() + digest.held_bytes();
                     check_pass1(o, stream.held_bytes(), buffers, held, (k + 1 - first, total, false))?;
                     progress(Progress::Reading { done: k + 1 - first, total, intervals: *intervals });
-                    *taken.0.lock().unwrap_or_else(|e| e.into_inner()) = k + 1;
-                    taken.1.notify_all();
+                    turns.set_taken(k + 1);
                 }
                 Ok(())
             };
             let r = read();
             // Stop the decoders (after an error, those waiting for their turn).
-            *taken.0.lock().unwrap_or_else(|e| e.into_inner()) = usize::MAX;
-            taken.1.notify_all();
+            turns.set_taken(usize::MAX);
             drop(from_decoders);
             r
         })

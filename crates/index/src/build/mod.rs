@@ -18,6 +18,7 @@ use weft_analyses::moments::MomentAccumulator;
 use weft_analyses::particles::{EventFrame, EventSelection};
 use weft_analyses::summary::SummaryCounts;
 use weft_model::{RegionId, Trace};
+use weft_store::counters::SampleRow;
 use weft_store::format::columns::ColumnWriter;
 use weft_store::format::events::{encode_events, EventsSelection};
 use weft_store::format::manifest::*;
@@ -255,7 +256,13 @@ pub fn block_particles(plan: &Plan, b: u32, bi: &BlockIntervals, nlocations: u32
         for i in bi.ranges[k].clone() {
             let region = bi.region[i].0;
             if plan.particle_region[region as usize] {
-                particles.push((bi.start_ns[i], l, bi.trace_index(i), region, bi.dur_ns[i]));
+                particles.push(Particle {
+                    start_ns: bi.start_ns[i],
+                    location: l,
+                    index: bi.trace_index(i),
+                    region,
+                    dur_ns: bi.dur_ns[i],
+                });
             }
         }
         particles.flush();
@@ -627,7 +634,13 @@ fn level0_cols(
                     }
                 }
                 if plan.particle_region[region as usize] {
-                    particles.push((start, l, bi.trace_index(j), region, dur));
+                    particles.push(Particle {
+                        start_ns: start,
+                        location: l,
+                        index: bi.trace_index(j),
+                        region,
+                        dur_ns: dur,
+                    });
                 }
                 j += 1;
             }
@@ -916,12 +929,12 @@ impl ParticleTiler {
 
     /// Whether `e` belongs before the end of this tiler's windows (events starting after it are not pushed).
     pub fn takes(&self, e: &Particle) -> bool {
-        self.t.window_of(e.0) < self.end
+        self.t.window_of(e.start_ns) < self.end
     }
 
     /// The next event (in (start, location, interval) order).
     pub fn push(&mut self, e: Particle) {
-        let w = self.t.window_of(e.0);
+        let w = self.t.window_of(e.start_ns);
         if w < self.w {
             // Of a window before the range (only before its first window is closed): open in the range's
             // windows it runs into.
@@ -960,7 +973,7 @@ impl ParticleTiler {
         // they pass (ending after it).
         let span = self.t.window_span(w);
         for e in self.own.drain(..) {
-            let end = e.0.saturating_add(e.4);
+            let end = e.start_ns.saturating_add(e.dur_ns);
             if end > span.end {
                 self.running.push((e, self.t.window_of(end - 1)));
             }
@@ -971,8 +984,8 @@ impl ParticleTiler {
 
 /// The windows of the particle tiles an event goes to: its own and each later one whose start it passes.
 pub fn particle_windows(t: &Tiling, e: &Particle) -> std::ops::RangeInclusive<u32> {
-    let w = t.window_of(e.0);
-    let end = e.0.saturating_add(e.4);
+    let w = t.window_of(e.start_ns);
+    let end = e.start_ns.saturating_add(e.dur_ns);
     w..=if end > t.window_span(w).end { t.window_of(end - 1) } else { w }
 }
 
@@ -994,18 +1007,18 @@ pub struct ParticleExtents {
 
 impl ParticleExtents {
     pub fn add(&mut self, e: &Particle) {
-        let r = e.3 as usize;
+        let r = e.region as usize;
         if self.regions.len() <= r {
             self.regions.resize(r + 1, (0, u64::MAX, u64::MAX, 0, 0));
         }
         let x = &mut self.regions[r];
         x.0 += 1;
-        x.1 = x.1.min(e.0);
-        if e.4 > 0 {
-            x.2 = x.2.min(e.4);
+        x.1 = x.1.min(e.start_ns);
+        if e.dur_ns > 0 {
+            x.2 = x.2.min(e.dur_ns);
         }
-        x.3 = x.3.max(e.4);
-        x.4 = x.4.max(e.0 + e.4);
+        x.3 = x.3.max(e.dur_ns);
+        x.4 = x.4.max(e.start_ns + e.dur_ns);
     }
 
     /// The longest duration of any event (0 for none).
@@ -1074,8 +1087,13 @@ impl ParticleExtents {
 /// The counter tiles of `trace` (`store::counters`).
 pub fn counter_tiles(trace: &Trace, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
     let c = &trace.counters;
-    let rows: Vec<weft_store::counters::SampleRow> = (0..c.sample_time_ns.len())
-        .map(|i| (i as u64, c.sample_series[i], c.sample_time_ns[i], c.sample_value[i]))
+    let rows: Vec<SampleRow> = (0..c.sample_time_ns.len())
+        .map(|i| SampleRow {
+            index: i as u64,
+            series: c.sample_series[i],
+            time_ns: c.sample_time_ns[i],
+            value: c.sample_value[i],
+        })
         .collect();
     crate::build::counters::counter_tiles(c.series_name.len() as u32, &rows, t, &levels(t))
 }
@@ -1249,7 +1267,13 @@ mod tests {
                     4 => 0,
                     _ => next() % 300,
                 };
-                (next() % 42_000, (next() % 8) as u32, i, (next() % 3) as u32, dur)
+                Particle {
+                    start_ns: next() % 42_000,
+                    location: (next() % 8) as u32,
+                    index: i,
+                    region: (next() % 3) as u32,
+                    dur_ns: dur,
+                }
             })
             .collect();
         events.sort();

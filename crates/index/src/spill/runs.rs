@@ -10,6 +10,7 @@
 
 use crate::spill::Spill;
 use weft_model::sort::KMerge;
+use weft_store::format::particles::Particle;
 
 /// A record as it is spilled: `BYTES` bytes, little endian.
 pub(crate) trait Record: Copy + Ord {
@@ -274,21 +275,27 @@ pub(crate) fn u32_at(b: &[u8], i: usize) -> u32 {
 }
 
 /// A particle (`build::Particle`) as spilled: start, location, trace index, region, duration.
-impl Record for weft_store::format::particles::Particle {
+impl Record for Particle {
     const BYTES: usize = 32;
     fn put(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.0.to_le_bytes());
-        out.extend_from_slice(&self.1.to_le_bytes());
-        out.extend_from_slice(&self.2.to_le_bytes());
-        out.extend_from_slice(&self.3.to_le_bytes());
-        out.extend_from_slice(&self.4.to_le_bytes());
+        out.extend_from_slice(&self.start_ns.to_le_bytes());
+        out.extend_from_slice(&self.location.to_le_bytes());
+        out.extend_from_slice(&self.index.to_le_bytes());
+        out.extend_from_slice(&self.region.to_le_bytes());
+        out.extend_from_slice(&self.dur_ns.to_le_bytes());
     }
     fn get(b: &[u8]) -> Self {
-        (u64_at(b, 0), u32_at(b, 8), u64_at(b, 12), u32_at(b, 20), u64_at(b, 24))
+        Particle {
+            start_ns: u64_at(b, 0),
+            location: u32_at(b, 8),
+            index: u64_at(b, 12),
+            region: u32_at(b, 20),
+            dur_ns: u64_at(b, 24),
+        }
     }
     /// The start (particles sort by it first).
     fn lead(&self) -> u64 {
-        self.0
+        self.start_ns
     }
 }
 
@@ -308,7 +315,13 @@ mod tests {
             seed
         };
         (0..n)
-            .map(|i| (next() % starts, (next() % locations) as u32, i, (next() % regions) as u32, next() % durs))
+            .map(|i| Particle {
+                start_ns: next() % starts,
+                location: (next() % locations) as u32,
+                index: i,
+                region: (next() % regions) as u32,
+                dur_ns: next() % durs,
+            })
             .collect()
     }
 
@@ -368,8 +381,8 @@ mod tests {
         assert_eq!(drain(mixed.merge(), &spill), want);
         for from in [0, 1, 1500, 2999, u64::MAX] {
             let got = drain(mixed.merge_from(from), &spill);
-            let whole: Vec<_> = want.iter().filter(|p| p.0 >= from).copied().collect();
-            assert_eq!(got.into_iter().filter(|p| p.0 >= from).collect::<Vec<_>>(), whole, "from {from}");
+            let whole: Vec<_> = want.iter().filter(|p| p.start_ns >= from).copied().collect();
+            assert_eq!(got.into_iter().filter(|p| p.start_ns >= from).collect::<Vec<_>>(), whole, "from {from}");
         }
         assert_eq!(mixed.even_cuts::<Particle>(3).len(), 2);
         let (a, b) = (mixed.even_cuts::<Particle>(3), paged.even_cuts::<Particle>(3));
@@ -385,7 +398,7 @@ mod tests {
         // Starts crowded at the low end: most records below a tenth of the range.
         let mut all = particles(8000, 0x1234_5678_9abc_def1, (100_000, 5, 3, 10));
         for p in all.iter_mut() {
-            p.0 = p.0 * p.0 / 100_000 * (p.0 % 3 + 1) / 3;
+            p.start_ns = p.start_ns * p.start_ns / 100_000 * (p.start_ns % 3 + 1) / 3;
         }
         for (chunk, page, parts) in [(8000, 320, 4), (1000, 640, 3), (300, 32, 2), (8000, PAGE_BYTES, 4)] {
             let (_, runs) = runs_of(&all, chunk, page);
@@ -395,7 +408,7 @@ mod tests {
             let slack = runs.runs.len() * (page / 32).max(1);
             let mut lo = 0;
             for (i, &hi) in cuts.iter().chain([u64::MAX].iter()).enumerate() {
-                let n = all.iter().filter(|p| p.0 >= lo && (p.0 < hi || hi == u64::MAX)).count();
+                let n = all.iter().filter(|p| p.start_ns >= lo && (p.start_ns < hi || hi == u64::MAX)).count();
                 let want = all.len() / parts;
                 assert!(n.abs_diff(want) <= slack, "runs of {chunk}, pages of {page}: part {i} has {n}, not ~{want}");
                 lo = hi;
@@ -417,8 +430,8 @@ mod tests {
                 let got = drain(runs.merge_from(from), &spill);
                 assert!(got.windows(2).all(|w| w[0] < w[1]), "in order: runs of {chunk}, from {from}");
                 assert!(got.iter().all(|p| want.binary_search(p).is_ok()), "only records of the runs");
-                let kept: Vec<_> = got.iter().filter(|p| p.0 >= from).collect();
-                let whole: Vec<_> = want.iter().filter(|p| p.0 >= from).collect();
+                let kept: Vec<_> = got.iter().filter(|p| p.start_ns >= from).collect();
+                let whole: Vec<_> = want.iter().filter(|p| p.start_ns >= from).collect();
                 assert_eq!(kept, whole, "runs of {chunk}, pages of {page} bytes, from {from}");
                 if from == 0 {
                     assert_eq!(got, want);
@@ -433,9 +446,9 @@ mod tests {
         // Pages added as bytes are never skipped.
         let (mut spill, mut keys, mut runs) = (MemorySpill::default(), Keys(0), Runs::new(64));
         let mut b = Vec::new();
-        (1u64, 0u32, 0u64, 0u32, 0u64).put(&mut b);
+        Particle { start_ns: 1, ..Particle::default() }.put(&mut b);
         runs.add_page(0, &b, &mut spill, &mut keys).unwrap();
-        assert_eq!(drain(runs.merge_from(10), &spill), vec![(1, 0, 0, 0, 0)]);
+        assert_eq!(drain(runs.merge_from(10), &spill), vec![Particle { start_ns: 1, ..Particle::default() }]);
     }
 
     /// Records without a lead (the messages': every play decided by the whole records) merge into the one

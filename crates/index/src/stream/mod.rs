@@ -2317,7 +2317,7 @@ fn exchange_particles(
             }
         }
         running.retain(|r| r.1 >= windows.end);
-        while let Some(p) = next.filter(|p| t.window_of(p.0) < windows.end) {
+        while let Some(p) = next.filter(|p| t.window_of(p.start_ns) < windows.end) {
             extents.add(&p);
             let last = *particle_windows(t, &p).end();
             if last >= windows.end {
@@ -2350,7 +2350,7 @@ fn exchange_particles(
                     return Err(IndexError::Io(format!("shard {from} sent a particle cut short")));
                 }
                 let run: Vec<Particle> = b.chunks_exact(size).map(<Particle as Record>::get).collect();
-                let early = run.first().is_some_and(|p| t.window_of(p.0) >= windows.end);
+                let early = run.first().is_some_and(|p| t.window_of(p.start_ns) >= windows.end);
                 if early || !run.windows(2).all(|w| w[0] < w[1]) {
                     return Err(IndexError::Io(format!("shard {from} sent particles out of order")));
                 }
@@ -2568,7 +2568,7 @@ mod tests {
     use weft_store::format::particles::Particle;
 
     fn p(start: u64, location: u32) -> Particle {
-        (start, location, start, 0, 1)
+        Particle { start_ns: start, location, index: start, region: 0, dur_ns: 1 }
     }
 
     #[test]

@@ -19,6 +19,7 @@ use std::ops::Range;
 use weft_analyses::busy::{BusyDefinition, BusyScanner};
 use weft_model::{RegionId, Trace};
 use weft_store::format::manifest::{TileEntry, Tiling};
+use weft_store::format::particles::Particle;
 
 /// Bytes read from the spill at a time.
 const PIECE: usize = 1 << 18;
@@ -498,7 +499,13 @@ pub(crate) fn block_particles(
         let mut r = LocationReader::new(fetch, l as usize, origin, scan);
         while let Some((region, start, dur, _)) = r.next_before(t, u32::MAX).map_err(IndexError::Io)? {
             if plan.particle_region[region.index()] {
-                piece.push((start, l, index + r.next - 1, region.0, dur));
+                piece.push(Particle {
+                    start_ns: start,
+                    location: l,
+                    index: index + r.next - 1,
+                    region: region.0,
+                    dur_ns: dur,
+                });
                 if piece.len() == PARTICLE_PIECE {
                     sink.put(&piece);
                     piece.clear();

@@ -360,7 +360,12 @@ impl CounterSamples {
                             over = over.max(rows.len() as u64) + 1;
                             continue;
                         }
-                        rows.push((offset[k] + seen[k], x.series, rel(x.time_ns), f64::from_bits(x.value)));
+                        rows.push(SampleRow {
+                            index: offset[k] + seen[k],
+                            series: x.series,
+                            time_ns: rel(x.time_ns),
+                            value: f64::from_bits(x.value),
+                        });
                         seen[k] += 1;
                     }
                 }

@@ -128,10 +128,9 @@ impl CollectiveRow {
 pub struct EventsTile {
     /// The tile's window, ns from the origin (the last window reaches to `u64::MAX`).
     pub window_ns: Range<u64>,
-    /// The intervals started in the window: (location, region, start, duration, depth).
-    pub intervals: Vec<(LocationId, RegionId, u64, u64, u16)>,
-    /// (index in the trace's instants, location, region, time)
-    pub instants: Vec<(u64, LocationId, RegionId, u64)>,
+    /// The intervals started in the window.
+    pub intervals: Vec<TileInterval>,
+    pub instants: Vec<TileInstant>,
     /// Sent in the window.
     pub messages: Vec<MessageRow>,
     /// Started in the window.
@@ -140,13 +139,38 @@ pub struct EventsTile {
     pub open: OpenRecords,
 }
 
+/// An interval as a level-0 tile holds it (ids global, times from the origin).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileInterval {
+    pub location: LocationId,
+    pub region: RegionId,
+    pub start_ns: u64,
+    pub dur_ns: u64,
+    pub depth: u16,
+}
+
+/// An interval carried open into a level-0 tile, with its index in the trace's intervals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenInterval {
+    pub index: u64,
+    pub interval: TileInterval,
+}
+
+/// An instant as a level-0 tile holds it, with its index in the trace's instants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileInstant {
+    pub index: u64,
+    pub location: LocationId,
+    pub region: RegionId,
+    pub time_ns: u64,
+}
+
 /// What a level-0 tile carries from earlier windows: the block's intervals started before the window and
 /// ending at or after its start, messages sent before it and received at or after it, collective rows
 /// started before it and ending at or after it; by trace index.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OpenRecords {
-    /// (index in the trace's intervals, location, region, start, duration, depth)
-    pub intervals: Vec<(u64, LocationId, RegionId, u64, u64, u16)>,
+    pub intervals: Vec<OpenInterval>,
     pub messages: Vec<MessageRow>,
     pub collectives: Vec<CollectiveRow>,
 }
@@ -347,13 +371,13 @@ pub fn decode_events(
         if start[i].checked_add(dur[i]).is_none() {
             return r.error("interval end out of range");
         }
-        t.intervals.push((
-            LocationId(locs.start + loc[i] as u32),
-            RegionId(region[i] as u32),
-            start[i],
-            dur[i],
-            depth[i] as u16,
-        ));
+        t.intervals.push(TileInterval {
+            location: LocationId(locs.start + loc[i] as u32),
+            region: RegionId(region[i] as u32),
+            start_ns: start[i],
+            dur_ns: dur[i],
+            depth: depth[i] as u16,
+        });
     }
     let n = r.count(4)?;
     let idx = undelta(&mut r, n)?;
@@ -361,7 +385,12 @@ pub fn decode_events(
     let region = col_below(&mut r, n, nreg, "region")?;
     let time = undelta(&mut r, n)?;
     for i in 0..n {
-        t.instants.push((idx[i], LocationId(locs.start + loc[i] as u32), RegionId(region[i] as u32), time[i]));
+        t.instants.push(TileInstant {
+            index: idx[i],
+            location: LocationId(locs.start + loc[i] as u32),
+            region: RegionId(region[i] as u32),
+            time_ns: time[i],
+        });
     }
     t.messages = decode_messages(&mut r, m)?;
     t.collectives = decode_collectives(&mut r, m)?;
@@ -382,14 +411,16 @@ pub fn decode_events(
         if start[i] >= ws || start[i].checked_add(dur[i]).is_none_or(|end| end < ws) {
             return r.error(format!("an interval carried open into the window starting at {ws} ns is not open there"));
         }
-        t.open.intervals.push((
-            idx[i],
-            LocationId(locs.start + loc[i] as u32),
-            RegionId(region[i] as u32),
-            start[i],
-            dur[i],
-            depth[i] as u16,
-        ));
+        t.open.intervals.push(OpenInterval {
+            index: idx[i],
+            interval: TileInterval {
+                location: LocationId(locs.start + loc[i] as u32),
+                region: RegionId(region[i] as u32),
+                start_ns: start[i],
+                dur_ns: dur[i],
+                depth: depth[i] as u16,
+            },
+        });
     }
     t.open.messages = decode_messages(&mut r, m)?;
     if t.open.messages.iter().any(|x| x.send_ns >= ws || x.recv_ns < ws) {

@@ -15,5 +15,7 @@ pub mod cache;
 pub mod query;
 mod store;
 
-pub use crate::format::events::{CollectiveRow, EventsTile, MessageRow, OpenRecords};
+pub use crate::format::events::{
+    CollectiveRow, EventsTile, MessageRow, OpenInterval, OpenRecords, TileInstant, TileInterval,
+};
 pub use store::{verify_tile, Store};

@@ -4,6 +4,7 @@
 
 use super::plan::Plan;
 use crate::counters::{CounterTile, SampleRow};
+use crate::format::events::TileInstant;
 use crate::read::{CollectiveRow, EventsTile, MessageRow};
 use std::ops::Range;
 use weft_model::codec::IntervalRows;
@@ -32,9 +33,9 @@ pub struct ExactSlice {
     t0: u64,
     t1: u64,
     locs: Range<u32>,
-    /// Per location of `locs`: (start, depth, region, duration) of the intervals reaching into the window.
-    per_loc: Vec<Vec<(u64, u16, RegionId, u64)>>,
-    instants: Vec<(u64, LocationId, RegionId, u64)>,
+    /// Per location of `locs`: the intervals reaching into the window.
+    per_loc: Vec<Vec<SliceInterval>>,
+    instants: Vec<TileInstant>,
     messages: Vec<MessageRow>,
     collectives: Vec<CollectiveRow>,
     /// The counter series asked, their samples in the window, and per series the last one before it.
@@ -61,15 +62,15 @@ impl ExactSlice {
     pub fn add_counters(&mut self, tile: &CounterTile) {
         let (t0, t1) = (self.t0, self.t1);
         for (&s, open) in tile.samples.iter().map(|s| (s, false)).chain(tile.open.iter().map(|s| (s, true))) {
-            if !self.series.contains(&s.1) {
+            if !self.series.contains(&s.series) {
                 continue;
             }
-            if s.2 < t0 {
-                let b = &mut self.before[(s.1 - self.series.start) as usize];
-                if b.is_none_or(|b| (b.2, b.0) < (s.2, s.0)) {
+            if s.time_ns < t0 {
+                let b = &mut self.before[(s.series - self.series.start) as usize];
+                if b.is_none_or(|b| (b.time_ns, b.index) < (s.time_ns, s.index)) {
                     *b = Some(s);
                 }
-            } else if !open && s.2 <= t1 {
+            } else if !open && s.time_ns <= t1 {
                 self.samples.push(s);
             }
         }
@@ -83,30 +84,22 @@ impl ExactSlice {
         // Each location's list grown to what it takes, not doubled: the gathered slice is the store
         // worker's largest allocation beside its cache (BENCHMARKS.md, "Store format 2": the page).
         let mut more = vec![0usize; self.per_loc.len()];
-        let own = tile.intervals.iter().map(|&(l, _, s, d, _)| (l, s, d));
-        let open = tile.open.intervals.iter().filter(|_| first).map(|&(_, l, _, s, d, _)| (l, s, d));
-        for (l, s, d) in own.chain(open) {
-            if locs.contains(&l.0) && reaches(s, d) {
-                more[(l.0 - locs.start) as usize] += 1;
-            }
+        let open = tile.open.intervals.iter().filter(|_| first).map(|x| &x.interval);
+        let taken = || tile.intervals.iter().chain(open.clone());
+        let taken = || taken().filter(|x| locs.contains(&x.location.0) && reaches(x.start_ns, x.dur_ns));
+        for x in taken() {
+            more[(x.location.0 - locs.start) as usize] += 1;
         }
         for (v, n) in self.per_loc.iter_mut().zip(more) {
             v.reserve_exact(n);
         }
-        for &(l, r, s, d, depth) in &tile.intervals {
-            if locs.contains(&l.0) && reaches(s, d) {
-                self.per_loc[(l.0 - locs.start) as usize].push((s, depth, r, d));
-            }
+        for x in taken() {
+            let row = SliceInterval { start_ns: x.start_ns, depth: x.depth, region: x.region, dur_ns: x.dur_ns };
+            self.per_loc[(x.location.0 - locs.start) as usize].push(row);
         }
-        let open = tile.open.intervals.iter().filter(|_| first);
-        for &(_, l, r, s, d, depth) in open {
-            if locs.contains(&l.0) && reaches(s, d) {
-                self.per_loc[(l.0 - locs.start) as usize].push((s, depth, r, d));
-            }
-        }
-        for &(k, l, r, time) in &tile.instants {
-            if locs.contains(&l.0) && time >= t0 && time <= t1 {
-                self.instants.push((k, l, r, time));
+        for x in &tile.instants {
+            if locs.contains(&x.location.0) && x.time_ns >= t0 && x.time_ns <= t1 {
+                self.instants.push(*x);
             }
         }
         let open = tile.open.messages.iter().filter(|_| first);
@@ -141,12 +134,12 @@ impl ExactSlice {
         iv.depth.reserve_exact(n);
         for (l, v) in rows.0 {
             let start = iv.location.len();
-            for (s, depth, r, d) in v {
+            for x in v {
                 iv.location.push(l);
-                iv.region.push(r);
-                iv.start_ns.push(s);
-                iv.dur_ns.push(d);
-                iv.depth.push(depth);
+                iv.region.push(x.region);
+                iv.start_ns.push(x.start_ns);
+                iv.dur_ns.push(x.dur_ns);
+                iv.depth.push(x.depth);
             }
             t.location_intervals[l.index()] = start..iv.location.len();
         }
@@ -202,24 +195,24 @@ impl ExactSlice {
             if v.is_empty() || l as usize >= nl {
                 continue;
             }
-            v.sort_by_key(|&(s, depth, _, _)| (s, depth));
+            v.sort_by_key(|x| (x.start_ns, x.depth));
             rows.push((LocationId(l), v));
         }
         // Instants, messages and collectives in the trace's order (their index in the whole trace).
         let (mut instants, mut messages, mut collectives) = (self.instants, self.messages, self.collectives);
-        instants.sort_by_key(|x| x.0);
-        for (_, l, r, time) in instants {
-            t.instants.location.push(l);
-            t.instants.region.push(r);
-            t.instants.time_ns.push(time);
+        instants.sort_by_key(|x| x.index);
+        for x in instants {
+            t.instants.location.push(x.location);
+            t.instants.region.push(x.region);
+            t.instants.time_ns.push(x.time_ns);
         }
         messages.sort_by_key(|x| x.index);
         messages.iter().for_each(|x| x.push_to(&mut t.messages));
         // Counter samples in the model's order (series, then time), each series' last before the window first.
         let mut samples = self.samples;
         samples.extend(self.before.into_iter().flatten());
-        samples.sort_by_key(|s| (s.1, s.2, s.0));
-        for (_, series, time, value) in samples {
+        samples.sort_by_key(|s| (s.series, s.time_ns, s.index));
+        for SampleRow { series, time_ns: time, value, .. } in samples {
             t.counters.sample_series.push(series);
             t.counters.sample_time_ns.push(time);
             t.counters.sample_value.push(value);
@@ -230,9 +223,17 @@ impl ExactSlice {
     }
 }
 
+/// An interval of an exact slice, of the location whose list holds it.
+#[derive(Clone, Copy, Debug)]
+struct SliceInterval {
+    start_ns: u64,
+    depth: u16,
+    region: RegionId,
+    dur_ns: u64,
+}
+
 /// An exact slice's intervals by location, each location's in the model's order, for `codec::encode_with`.
-#[allow(clippy::type_complexity)]
-struct SliceRows(Vec<(LocationId, Vec<(u64, u16, RegionId, u64)>)>);
+struct SliceRows(Vec<(LocationId, Vec<SliceInterval>)>);
 
 impl IntervalRows for SliceRows {
     fn len(&self) -> usize {
@@ -240,8 +241,8 @@ impl IntervalRows for SliceRows {
     }
     fn each(&self, mut f: impl FnMut(LocationId, RegionId, u64, u64, u16)) {
         for (l, v) in &self.0 {
-            for &(s, depth, r, d) in v {
-                f(*l, r, s, d, depth);
+            for x in v {
+                f(*l, x.region, x.start_ns, x.dur_ns, x.depth);
             }
         }
     }

@@ -1848,11 +1848,8 @@ impl Pass2 {
         let bins = SummaryBytes::of(&plan, deepest as usize + 1);
         let run_len = particle_run_len(o.budget());
         let (runs_share, with_particles) = (o.runs(), exchanged || o.shard.is_none_or(|s| s.particles()));
-        // What block `b`'s task holds, and the busiest's, with the communication as `comms` holds it.
-        let block_total = |comms: &CommSpill, b: usize| {
-            let locations = t.block_range(b as u32, n as u32).len() as u64;
-            block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
-        };
+        let sizes = BlockSizes { t, n, counts: &block_counts, bins, run_len, with_particles };
+        let block_total = |comms: &CommSpill, b: usize| sizes.total(comms, b);
         let busiest_of = |comms: &CommSpill| own.clone().map(|b| block_total(comms, b)).max().unwrap_or(0);
         // What stays held beside the tasks: the definitions, the communication held, the particle runs' pages.
         let kept_of = |comms: &CommSpill| skel_bytes(skel) + comms.held() + if with_particles { runs_share } else { 0 };
@@ -1890,38 +1887,7 @@ impl Pass2 {
                 (in_flight, room / in_flight as u64)
             }
         };
-        let mut ranged: Vec<Option<u64>> = vec![None; tiled];
-        for (k, b) in own.clone().enumerate() {
-            if o.range_intervals > 0 {
-                ranged[k] = Some(o.range_intervals);
-                continue;
-            }
-            if block_total(comms, b) <= share {
-                continue;
-            }
-            let locations = t.block_range(b as u32, n as u32).len() as u64;
-            let most = |share: u64| {
-                let particles = particle_run_bytes(if with_particles { run_len } else { 0 });
-                let comm = comms.block_bytes(b);
-                most_intervals(share, block_counts[b], locations, t.windows as u64, bins, comm, particles)
-            };
-            if let Some(m) = most(share) {
-                ranged[k] = Some(m);
-                continue;
-            }
-            // Not even a range of a thousand intervals fits beside a location's summaries: what would.
-            let need = (share..).step_by(1 << 20).take(1 << 16).find(|&s| most(s).is_some()).unwrap_or(share);
-            return Err(IndexError::Memory(format!(
-                "block {b} ({locations} locations) needs about {} MB to tile even a range of its windows, over \
-                 --memory {} MB less {} MB for the definitions, messages and the spill held{} (use more \
-                 --memory{})",
-                need >> 20,
-                o.memory >> 20,
-                fixed >> 20,
-                if in_flight > 1 { format!(", shared by {in_flight} tasks") } else { String::new() },
-                if t.block_locations > 1 { " or a smaller --block" } else { "" }
-            )));
-        }
+        let ranged = sizes.ranged(comms, o, own.clone(), share, fixed, in_flight)?;
         // Threads beyond one a task (fewer blocks than threads, or room for fewer at once): a block's
         // summaries are made beside its level-0 tiles (`build::block_tiles`; range by range, `ranged`).
         let spare = (o.build.threads / in_flight.max(1)).max(1);
@@ -1937,21 +1903,7 @@ impl Pass2 {
         for b in 0..blocks {
             first_index[b + 1] = first_index[b] + block_counts[b];
         }
-        // The particle view's intervals, sorted runs in the spill as the block tasks meet them (pages of a
-        // share of memory over the runs there can be: one of each is held while they merge). A block writes a
-        // run per location, and another each `run_len` particles, at most (its intervals bound its particles).
-        let with_runs = |b: &usize| match (o.shard, exchanged) {
-            (Some(s), false) => s.particles(),
-            // The first shard's runs include the others' (sent as runs of this length).
-            (Some(s), true) => s.particles() || own.contains(b),
-            (None, _) => own.contains(b),
-        };
-        let nruns = (0..blocks)
-            .filter(with_runs)
-            .map(|b| t.block_range(b as u32, n as u32).len() as u64 + block_counts[b] / run_len as u64 + 1)
-            .sum::<u64>()
-            .max(1);
-        let page = (runs_share / nruns).clamp(1 << 10, crate::spill::runs::PAGE_BYTES as u64) as usize;
+        let page = sizes.particle_page(o, &own, exchanged, runs_share);
         Ok(Pass2 {
             plan,
             n,
@@ -1975,6 +1927,106 @@ impl Pass2 {
             over_share,
             bins,
         })
+    }
+}
+
+/// What pass 2's block tasks hold, block by block: the sizes [`Pass2::plan`] weighs (`budget::block_bytes`).
+struct BlockSizes<'a> {
+    t: Tiling,
+    n: usize,
+    /// Intervals per block.
+    counts: &'a [u64],
+    bins: SummaryBytes,
+    run_len: usize,
+    with_particles: bool,
+}
+
+impl BlockSizes<'_> {
+    fn locations(&self, b: usize) -> u64 {
+        self.t.block_range(b as u32, self.n as u32).len() as u64
+    }
+
+    /// What block `b`'s task holds whole, with the communication as `comms` holds it.
+    fn total(&self, comms: &CommSpill, b: usize) -> u64 {
+        let particles = particle_run_bytes(self.run_len);
+        block_bytes(self.counts[b], self.locations(b), self.bins, comms.block_bytes(b), particles)
+    }
+
+    /// The most intervals a range of block `b` may hold within `share` (`ranged::most_intervals`).
+    fn most(&self, comms: &CommSpill, b: usize, share: u64) -> Option<u64> {
+        let particles = particle_run_bytes(if self.with_particles { self.run_len } else { 0 });
+        let (windows, comm) = (self.t.windows as u64, comms.block_bytes(b));
+        most_intervals(share, self.counts[b], self.locations(b), windows, self.bins, comm, particles)
+    }
+
+    /// Per block of `own`: None to tile it whole, else the most intervals a range of it holds (all ranged
+    /// with `--range-intervals`; a block over `share` by time range); an error when not even a small range
+    /// of one fits.
+    fn ranged(
+        &self,
+        comms: &CommSpill,
+        o: &StreamOptions,
+        own: std::ops::Range<usize>,
+        share: u64,
+        fixed: u64,
+        in_flight: usize,
+    ) -> Result<Vec<Option<u64>>, IndexError> {
+        let (t, n) = (self.t, self.n);
+        let mut ranged: Vec<Option<u64>> = vec![None; own.len()];
+        for (k, b) in own.enumerate() {
+            if o.range_intervals > 0 {
+                ranged[k] = Some(o.range_intervals);
+                continue;
+            }
+            if self.total(comms, b) <= share {
+                continue;
+            }
+            let locations = t.block_range(b as u32, n as u32).len() as u64;
+            let most = |share: u64| self.most(comms, b, share);
+            if let Some(m) = most(share) {
+                ranged[k] = Some(m);
+                continue;
+            }
+            // Not even a range of a thousand intervals fits beside a location's summaries: what would.
+            let need = (share..).step_by(1 << 20).take(1 << 16).find(|&s| most(s).is_some()).unwrap_or(share);
+            return Err(IndexError::Memory(format!(
+                "block {b} ({locations} locations) needs about {} MB to tile even a range of its windows, over \
+                 --memory {} MB less {} MB for the definitions, messages and the spill held{} (use more \
+                 --memory{})",
+                need >> 20,
+                o.memory >> 20,
+                fixed >> 20,
+                if in_flight > 1 { format!(", shared by {in_flight} tasks") } else { String::new() },
+                if t.block_locations > 1 { " or a smaller --block" } else { "" }
+            )));
+        }
+        Ok(ranged)
+    }
+
+    /// The page of each particle run merged, within `runs_share`.
+    fn particle_page(
+        &self,
+        o: &StreamOptions,
+        own: &std::ops::Range<usize>,
+        exchanged: bool,
+        runs_share: u64,
+    ) -> usize {
+        // The particle view's intervals, sorted runs in the spill as the block tasks meet them (pages of a
+        // share of memory over the runs there can be: one of each is held while they merge). A block writes a
+        // run per location, and another each `run_len` particles, at most (its intervals bound its particles).
+        let (t, n, blocks) = (self.t, self.n, self.t.blocks as usize);
+        let with_runs = |b: &usize| match (o.shard, exchanged) {
+            (Some(s), false) => s.particles(),
+            // The first shard's runs include the others' (sent as runs of this length).
+            (Some(s), true) => s.particles() || own.contains(b),
+            (None, _) => own.contains(b),
+        };
+        let nruns = (0..blocks)
+            .filter(with_runs)
+            .map(|b| t.block_range(b as u32, n as u32).len() as u64 + self.counts[b] / self.run_len as u64 + 1)
+            .sum::<u64>()
+            .max(1);
+        (runs_share / nruns).clamp(1 << 10, crate::spill::runs::PAGE_BYTES as u64) as usize
     }
 }
 

@@ -602,6 +602,7 @@ pub fn stream_into(
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
     use weft::index::stream::{index_otf2, index_otf2_exchanged, Progress as P, StreamOptions};
     use weft::index::IndexError;
+    use weft::readers::otf2::StreamIndexing;
     let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
     let mut stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
     // Message ends and collective parts past a twelfth of --memory go to a file beside the spill in

@@ -59,7 +59,7 @@ use crate::stream::samples::CounterSamples;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock};
 use weft_model::{RegionId, Trace, WarningKind};
-use weft_readers::otf2::{Held, IntervalTaker, Otf2Stream};
+use weft_readers::otf2::{Held, IntervalTaker, Otf2Stream, StreamIndexing};
 use weft_readers::ReadError;
 use weft_store::format::columns::{ColumnReader, ColumnWriter};
 use weft_store::format::events::CollectiveRow;

@@ -274,7 +274,7 @@ pub(crate) fn u32_at(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"))
 }
 
-/// A particle (`build::Particle`) as spilled: start, location, trace index, region, duration.
+/// A particle (`store::format::particles::Particle`) as spilled: start, location, trace index, region, duration.
 impl Record for Particle {
     const BYTES: usize = 32;
     fn put(&self, out: &mut Vec<u8>) {

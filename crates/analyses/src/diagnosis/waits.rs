@@ -177,12 +177,14 @@ fn point_to_point(trace: &Trace, ops: &OpLookup, kinds: &[Option<MpiCall>], wait
             continue;
         }
         let (sender, receiver) = (m.sender[i], m.receiver[i]);
+        let send_call = ops.op_at(sender, m.send_ns[i], Tie::Entered);
         if let Some(call) = ops.op_at(receiver, m.recv_ns[i], Tie::Leaving) {
             if kind_of(trace, kinds, call).is_some_and(MpiCall::completes_receives) {
-                receives.push((call, enter_of(trace, ops, sender, m.send_ns[i], Tie::Entered), sender));
+                let sent = send_call.map_or(m.send_ns[i], |j| trace.intervals.start_ns[j]);
+                receives.push((call, sent, sender));
             }
         }
-        if let Some(call) = ops.op_at(sender, m.send_ns[i], Tie::Entered) {
+        if let Some(call) = send_call {
             if kind_of(trace, kinds, call).is_some_and(MpiCall::is_blocking_send) {
                 let posted = enter_of(trace, ops, receiver, m.posted_ns[i], posting_tie(trace, i));
                 sends.push((call, posted, receiver));

@@ -31,10 +31,12 @@ const NONE: usize = usize::MAX;
 /// One side of a meeting: the leave of its call (or the event's time) and the call (or [`NONE`]).
 type Side = (u64, usize);
 
-/// Where two locations met: per ordered pair (a, b), (time on a, time on b, call on a, call on b) of each
-/// meeting by message, by time on a.
+/// A meeting by message of an ordered pair (a, b): (time on a, time on b, call on a, call on b).
+type Met = (u64, u64, usize, usize);
+
+/// Where two locations met: per ordered pair (a, b), each meeting by message, by time on a.
 struct Meetings {
-    messages: HashMap<(LocationId, LocationId), Vec<(u64, u64, usize, usize)>>,
+    messages: HashMap<(LocationId, LocationId), Vec<Met>>,
     /// Per location: (leave of its call, operation, call) of each blocking collective it took part in, by leave.
     collectives: Vec<Vec<(u64, u32, usize)>>,
     /// (operation, location) -> that location's side.
@@ -47,7 +49,7 @@ impl Meetings {
         let iv = &trace.intervals;
         let leave = |l: LocationId, t: u64, tie: Tie| ops.op_at(l, t, tie).map_or((t, NONE), |i| (iv.end_ns(i), i));
         let m = &trace.messages;
-        let mut messages: HashMap<(LocationId, LocationId), Vec<(u64, u64, usize, usize)>> = HashMap::default();
+        let mut messages: HashMap<(LocationId, LocationId), Vec<Met>> = HashMap::default();
         for i in 0..m.len() {
             let (s, r) = (m.sender[i], m.receiver[i]);
             if m.kind[i] != MessageKind::PointToPoint || s == r || !(located[s.index()] || located[r.index()]) {
@@ -270,15 +272,13 @@ pub fn root_causes(trace: &Trace, waits: &[Wait], window: Option<(u64, u64)>) ->
             *sums.entry((w.pattern, w.location.0, c.0, largest)).or_default() += rest;
         }
     }
-    let sums: Vec<((&'static str, u32, u32, &str), u64)> =
-        sums.into_iter().map(|((p, wl, cl, k), ns)| ((p.key(), wl, cl, name(k, &delays)), ns)).collect();
     let mut out: Vec<RootCause> = sums
         .into_iter()
-        .map(|((pattern, waiting_location, causing_location, name), ns)| RootCause {
-            pattern,
+        .map(|((pattern, waiting_location, causing_location, k), ns)| RootCause {
+            pattern: pattern.key(),
             waiting_location,
             causing_location,
-            name: name.to_string(),
+            name: name(k, &delays).to_string(),
             ns,
         })
         .collect();

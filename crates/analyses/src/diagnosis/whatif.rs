@@ -19,6 +19,9 @@
 //! clocks) the earliest blocked wait goes on, its unknown causes taken to have moved as its own enter did
 //! ([`ReplayNotes::forced_waits`]).
 //!
+//! Regions nested in a call's waiting part (rare: MPI calls seldom hold others) keep their time since the
+//! call's enter, unscaled, and the waiting part ends no earlier than they do.
+//!
 //! Points that are not a record (message ends, collective ends, instants, counter samples) move with the
 //! time of their location (and call) around them: inside a scaled stretch in proportion, inside a waiting part
 //! by their time since the call's enter, never past the waiting part's re-timed end.
@@ -178,11 +181,11 @@ struct Replay<'a> {
 const UNSET: u64 = u64::MAX;
 
 impl Replay<'_> {
-    /// The replayed length of `d` recorded ns of `piece`.
+    /// The replayed length of `d` recorded ns of `piece`. Inside a waiting part, records of regions nested in
+    /// the waiting call keep their time since the call's enter (the waiting part's end is found apart).
     fn length(&self, piece: Piece, d: u64) -> u64 {
         match piece {
-            Piece::Waiting(_) => 0,
-            Piece::Outside => d,
+            Piece::Waiting(_) | Piece::Outside => d,
             Piece::Region(r) => scaled(d, self.factor[r.index()]),
         }
     }
@@ -229,8 +232,9 @@ impl Replay<'_> {
                     woken.push(r.interval);
                 }
                 What::Leave => self.new_end[r.interval] = now,
-                What::WaitEnd => match self.wait_end(r.interval, now, force) {
-                    Ok(t) => now = t,
+                // From the call's re-timed enter, after anything nested in its waiting part.
+                What::WaitEnd => match self.wait_end(r.interval, self.new_start[r.interval], force) {
+                    Ok(t) => now = t.max(c.now),
                     Err(cause) => return Some(cause),
                 },
             }
@@ -567,6 +571,25 @@ mod tests {
         // work is off the path too: rank 1 only waits longer.
         let slow = replay(&t, &states, &[scale(&t, "work", 0.5)]);
         assert_eq!(calls(&slow, 1), [c("work", 0, 10), c("MPI_Recv", 10, 70), c("post", 70, 110)]);
+    }
+
+    #[test]
+    fn regions_nested_in_a_waiting_part_keep_their_time_since_the_enter() {
+        // Rank 0's MPI_Wait [0,50] holds `progress` [10,20] and waits until rank 1's MPI_Isend at 40.
+        let mut r = Run::new(2);
+        r.call(0, "MPI_Wait", 0, 50);
+        r.call(0, "progress", 10, 20);
+        r.call(1, "work", 0, 40);
+        r.call(1, "MPI_Isend", 40, 41);
+        r.message(1, 0, 40, 0, 50);
+        let t = r.b.finish();
+        let states = wait_states(&t);
+        assert_eq!(states.waits.len(), 1);
+        assert_same_times(&t, &replay(&t, &states, &[]));
+        let fast = replay(&t, &states, &[scale(&t, "work", 0.5)]);
+        assert_eq!(calls(&fast, 0), [c("MPI_Wait", 0, 30), c("progress", 10, 20)]);
+        let faster = replay(&t, &states, &[scale(&t, "work", 0.1)]);
+        assert_eq!(calls(&faster, 0), [c("MPI_Wait", 0, 30), c("progress", 10, 20)], "the wait ends after progress");
     }
 
     #[test]

@@ -88,13 +88,13 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     println!("predicted span  {} ({change:+.1}%)", format_ns(pred));
     if notes.held_wait_ns > 0 {
         println!(
-            "                {} of recorded waiting no rule explains, held as recorded",
+            "                {} of recorded waiting no rule explains (eager sends, ...), held as recorded",
             format_ns(notes.held_wait_ns)
         );
     }
     if notes.forced_waits > 0 {
         println!(
-            "                {} waits in a cycle of causes (clocks that disagree) went on first",
+            "                {} waits in a cycle of causes at one time went on first",
             notes.forced_waits
         );
     }

@@ -13,9 +13,10 @@
 //!   call enters on the cause location at the cause's time.
 //!
 //! Rules are found for every call instance, waiting or not in the recording (a call that did not wait may wait
-//! once the run is re-timed). Each term carries its recorded excess over the call's recorded waiting end, and
-//! each call the recorded waiting no term explains ([`CallRule::held`]), so that the recorded times are the
-//! replay's fixed point. This module must not re-time anything.
+//! once the run is re-timed). A term whose recorded cause comes after the call's recorded waiting end did not
+//! hold the call up in this run (an eager send whose receive was posted after it left; clocks that disagree):
+//! it is left out. Each call carries the recorded waiting no term explains ([`CallRule::held`]), so that the
+//! recorded times are the replay's fixed point. This module must not re-time anything.
 
 use std::ops::Range;
 
@@ -36,15 +37,13 @@ pub(crate) struct CallRule {
     pub held: u64,
 }
 
-/// The latest (`min`: the earliest) re-timed enter of some calls, less `excess`.
+/// The latest (`min`: the earliest) re-timed enter of some calls.
 #[derive(Clone, Debug)]
 pub(crate) struct Term {
     pub min: bool,
     /// The cause calls, in [`Rules::causes`].
     pub causes: Range<usize>,
-    /// How far the recorded cause lay after the call's recorded waiting end (clocks that disagree).
-    pub excess: u64,
-    /// The recorded cause less `excess`: where the term released the call in the recording.
+    /// The recorded cause: where the term released the call in the recording.
     pub recorded: u64,
 }
 
@@ -173,7 +172,7 @@ pub(crate) fn rules(trace: &Trace, ops: &OpLookup, states: &WaitStates) -> Rules
         let enter = iv.start_ns[call];
         let wait_end = enter.saturating_add(waited.get(&call).copied().unwrap_or(0)).min(iv.end_ns(call));
         let first = out.terms.len();
-        // Where the recorded causes release the call, capped at its recorded waiting end.
+        // Where the recorded causes release the call (those before its recorded waiting end).
         let mut released = enter;
         while k < raw.len() && raw[k].call == call {
             let r = &raw[k];
@@ -181,14 +180,16 @@ pub(crate) fn rules(trace: &Trace, ops: &OpLookup, states: &WaitStates) -> Rules
             let causes = &all[r.causes.clone()];
             let starts = causes.iter().map(|&j| iv.start_ns[j]);
             let Some(at) = (if r.min { starts.min() } else { starts.max() }) else { continue };
-            released = released.max(at.min(wait_end));
+            if at > wait_end {
+                continue;
+            }
+            released = released.max(at);
             let from = out.causes.len();
             out.causes.extend_from_slice(causes);
             out.terms.push(Term {
                 min: r.min,
                 causes: from..out.causes.len(),
-                excess: at.saturating_sub(wait_end),
-                recorded: at.min(wait_end),
+                recorded: at,
             });
         }
         let held = wait_end - released;

@@ -12,8 +12,10 @@
 //! the order of each location's records, the matching of messages and collectives, the time of work not
 //! scaled, and waiting no rule explains (kept as recorded, after the re-timed waiting).
 //!
-//! A rule's cause recorded after the wait's end (clocks that disagree) is moved back by that excess, so the
-//! recorded run is the replay's fixed point: at scale 1.0 every time comes back exactly as recorded. Each
+//! A rule's cause recorded after the call's waiting end did not hold it up in the recording (an eager send
+//! whose receive was posted after it left, clocks that disagree): it is left out, and the call's recorded
+//! waiting held, so the recorded run is the replay's fixed point: at scale 1.0 every time comes back exactly as
+//! recorded. Each
 //! location waits for the others only where a rule says so; a location blocked on a cause not yet re-timed
 //! waits, and where every unfinished location is blocked (causes that form a cycle, only with disagreeing
 //! clocks) the earliest blocked wait goes on, its unknown causes taken to have moved as its own enter did
@@ -212,7 +214,7 @@ impl Replay<'_> {
             let starts = causes.iter().map(|&c| self.new_start[c]);
             let at = if term.min { starts.min() } else { starts.max() };
             if let Some(at) = at {
-                released = released.max(at.saturating_sub(term.excess));
+                released = released.max(at);
             }
         }
         self.notes.forced_waits += forced as u64;
@@ -681,7 +683,9 @@ mod tests {
         let states = wait_states(&t);
         let (same, notes) = replay_with_notes(&t, &states, &[]);
         assert_same_times(&t, &same);
-        assert_eq!(notes.held_wait_ns, 0, "every wait has its rule");
+        // Held: the receive [400,420] whose sender entered after it left (20), the send [600,610] whose receive
+        // was posted after it left (10, an eager send): their causes did not hold them up.
+        assert_eq!(notes, ReplayNotes { held_wait_ns: 30, forced_waits: 0 });
         for name in ["MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Waitall", "MPI_Ssend"] {
             for f in [0.0, 0.5] {
                 let w = what_if(&t, &states, &[scale(&t, name, f)]);
@@ -716,8 +720,8 @@ mod tests {
         let fast = replay(&t, &states, &[scale(&t, "lock", 0.5)]);
         assert_eq!(calls(&fast, 0), [c("lock", 0, 35), c("after", 35, 45)], "only the 10 ns not waiting halve");
 
-        // Two receives that each wait for a send the other location makes only after its receive (clocks
-        // that disagree): a cycle, broken at the earliest wait.
+        // Two receives that each wait for a send the other location makes only after its receive left (clocks
+        // that disagree): those sends did not hold the receives up: no rule, the waiting held.
         let mut r = Run::new(2);
         r.call(0, "MPI_Recv", 0, 10);
         r.call(0, "MPI_Send", 20, 21);
@@ -728,7 +732,22 @@ mod tests {
         let t = r.b.finish();
         let states = wait_states(&t);
         let (same, notes) = replay_with_notes(&t, &states, &[]);
-        assert_eq!(notes.forced_waits, 1);
+        assert_eq!(notes, ReplayNotes { held_wait_ns: 20, forced_waits: 0 });
+        assert_same_times(&t, &same);
+        // Two receives that each end exactly when the other location's send enters: a cycle of causes at one
+        // time, broken at the earliest wait, whose cause is taken to have moved as its enter did.
+        let mut r = Run::new(2);
+        r.call(0, "MPI_Recv", 0, 10);
+        r.call(0, "MPI_Send", 10, 11);
+        r.call(1, "MPI_Recv", 0, 10);
+        r.call(1, "MPI_Send", 10, 11);
+        r.message(0, 1, 10, 10, 10);
+        r.message(1, 0, 10, 10, 10);
+        let t = r.b.finish();
+        let states = wait_states(&t);
+        assert_eq!(states.waits.len(), 2, "{:?}", states.waits);
+        let (same, notes) = replay_with_notes(&t, &states, &[]);
+        assert_eq!(notes, ReplayNotes { held_wait_ns: 0, forced_waits: 1 });
         assert_same_times(&t, &same);
         assert_eq!(same.span_ns, t.span_ns);
     }

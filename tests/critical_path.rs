@@ -18,7 +18,12 @@ fn replays_exactly(name: &str, t: &Trace) -> ReplayNotes {
     let (same, notes) = replay_with_notes(t, &states, &[]);
     let total: u64 = states.waits.iter().map(|w| w.ns()).sum();
     assert!(notes.held_wait_ns <= total, "{name}: held {} of {total}", notes.held_wait_ns);
-    eprintln!("{name}: {} waits, {total} ns waiting, {} ns held, {} forced", states.waits.len(), notes.held_wait_ns, notes.forced_waits);
+    eprintln!(
+        "{name}: {} waits, {total} ns waiting, {} ns held, {} forced",
+        states.waits.len(),
+        notes.held_wait_ns,
+        notes.forced_waits
+    );
     assert_eq!(same.span_ns, t.span_ns, "{name}: the span");
     assert!(same.intervals.start_ns == t.intervals.start_ns, "{name}: interval starts");
     assert!(same.intervals.dur_ns == t.intervals.dur_ns, "{name}: interval lengths");

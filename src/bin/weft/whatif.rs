@@ -93,10 +93,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     if notes.forced_waits > 0 {
-        println!(
-            "                {} waits in a cycle of causes at one time went on first",
-            notes.forced_waits
-        );
+        println!("                {} waits in a cycle of causes at one time went on first", notes.forced_waits);
     }
     println!();
     println!("the replayed run's critical path:");

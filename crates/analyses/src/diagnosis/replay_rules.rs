@@ -186,11 +186,7 @@ pub(crate) fn rules(trace: &Trace, ops: &OpLookup, states: &WaitStates) -> Rules
             released = released.max(at);
             let from = out.causes.len();
             out.causes.extend_from_slice(causes);
-            out.terms.push(Term {
-                min: r.min,
-                causes: from..out.causes.len(),
-                recorded: at,
-            });
+            out.terms.push(Term { min: r.min, causes: from..out.causes.len(), recorded: at });
         }
         let held = wait_end - released;
         out.held_wait_ns += held;

@@ -177,12 +177,14 @@ fn point_to_point(trace: &Trace, ops: &OpLookup, kinds: &[Option<MpiCall>], wait
             continue;
         }
         let (sender, receiver) = (m.sender[i], m.receiver[i]);
+        let send_call = ops.op_at(sender, m.send_ns[i], Tie::Entered);
         if let Some(call) = ops.op_at(receiver, m.recv_ns[i], Tie::Leaving) {
             if kind_of(trace, kinds, call).is_some_and(MpiCall::completes_receives) {
-                receives.push((call, enter_of(trace, ops, sender, m.send_ns[i], Tie::Entered), sender));
+                let sent = send_call.map_or(m.send_ns[i], |j| trace.intervals.start_ns[j]);
+                receives.push((call, sent, sender));
             }
         }
-        if let Some(call) = ops.op_at(sender, m.send_ns[i], Tie::Entered) {
+        if let Some(call) = send_call {
             if kind_of(trace, kinds, call).is_some_and(MpiCall::is_blocking_send) {
                 let posted = enter_of(trace, ops, receiver, m.posted_ns[i], posting_tie(trace, i));
                 sends.push((call, posted, receiver));
@@ -286,8 +288,7 @@ fn collectives(trace: &Trace, ops: &OpLookup, kinds: &[Option<MpiCall>], waits: 
         };
         match kind {
             CollectiveKind::Barrier | CollectiveKind::NxN => {
-                let pattern =
-                    if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
+                let pattern = if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
                 // The last to enter (ties: the first row).
                 let last = *members.iter().rev().max_by_key(|m| m.enter).expect("two members");
                 for m in &members {
@@ -366,10 +367,8 @@ pub fn clipped(w: &Wait, window: Option<(u64, u64)>) -> u64 {
 /// the whole run without one), with the root causes of the waits that have any waiting inside it.
 pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)>) -> WaitReport {
     let nl = trace.locations.len();
-    let mut totals: Vec<PatternTotals> = Pattern::ALL
-        .iter()
-        .map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() })
-        .collect();
+    let mut totals: Vec<PatternTotals> =
+        Pattern::ALL.iter().map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() }).collect();
     let mut regions: Vec<HashMap<RegionId, u64>> = vec![HashMap::default(); Pattern::ALL.len()];
     let mut kept: Vec<Wait> = Vec::new();
     for w in &states.waits {
@@ -390,11 +389,7 @@ pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)
     }
     let total_wait_ns = totals.iter().map(|t| t.total_ns).sum();
     let root_causes = super::root_causes::root_causes(trace, &kept, window);
-    WaitReport {
-        patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(),
-        root_causes,
-        total_wait_ns,
-    }
+    WaitReport { patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(), root_causes, total_wait_ns }
 }
 
 /// Each location's time, the total a wait's share is of (as CUBE's "time"): from the start of its first
@@ -491,8 +486,10 @@ mod tests {
         }
     }
 
-    /// (pattern, location, call's name, start, end, cause location, cause time) of each wait.
-    fn waits(t: &Trace) -> Vec<(Pattern, u32, String, u64, u64, Option<u32>, u64)> {
+    /// (pattern, location, call's name, start, end, cause location, cause time) of a wait.
+    type Row = (Pattern, u32, String, u64, u64, Option<u32>, u64);
+
+    fn waits(t: &Trace) -> Vec<Row> {
         wait_states(t)
             .waits
             .iter()
@@ -503,14 +500,7 @@ mod tests {
             .collect()
     }
 
-    fn w(
-        p: Pattern,
-        l: u32,
-        name: &str,
-        (start, end): (u64, u64),
-        cause: u32,
-        at: u64,
-    ) -> (Pattern, u32, String, u64, u64, Option<u32>, u64) {
+    fn w(p: Pattern, l: u32, name: &str, (start, end): (u64, u64), cause: u32, at: u64) -> Row {
         (p, l, name.to_string(), start, end, Some(cause), at)
     }
 

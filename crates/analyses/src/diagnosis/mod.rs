@@ -2,9 +2,13 @@
 //!
 //! - [`calls`]: what an MPI call is for the patterns (a blocking receive, a wait, a blocking send, a collective
 //!   of one of four kinds) and `op(e)`, the innermost region open on a location when an event was recorded.
+//! - [`beyond_mpi`]: the same idea where a trace records the other side of a wait beyond MPI: OpenMP team
+//!   barriers, NCCL collective kernels across ranks, a host synchronizing with its GPU, threads waiting on
+//!   locks, joins, tasks and blocking OS calls.
 //!
 //! Every analysis here is a pure function of the [`Trace`](weft_model::Trace), as the rest of this crate.
 
+pub mod beyond_mpi;
 pub mod calls;
 pub mod root_causes;
 pub mod waits;

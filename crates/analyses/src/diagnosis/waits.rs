@@ -15,8 +15,8 @@
 //! ([`OpLookup`]): a send or the posting of a receive with [`Tie::Entered`], the completion of a receive with
 //! [`Tie::Leaving`], a collective member's begin with [`Tie::Entered`]. Only waits > 0 are kept.
 //!
-//! The four patterns beyond MPI (OpenMP barrier, NCCL collective, GPU synchronize, thread wait) are named here
-//! so reports list them; they are found elsewhere and are zero in what [`wait_states`] finds on its own.
+//! The four patterns beyond MPI (OpenMP barrier, NCCL collective, GPU synchronize, thread wait) are found by
+//! [`super::beyond_mpi`], which [`wait_states`] calls.
 
 use std::collections::BTreeMap;
 
@@ -131,7 +131,7 @@ pub(crate) fn call_kinds(trace: &Trace) -> Vec<Option<MpiCall>> {
     (0..trace.regions.len()).map(|r| MpiCall::of(trace.region_name(RegionId(r as u32)))).collect()
 }
 
-/// The wait states of a trace (the module's text). The patterns beyond MPI are not found here.
+/// The wait states of a trace (the module's text), the patterns beyond MPI ([`super::beyond_mpi`]) with them.
 pub fn wait_states(trace: &Trace) -> WaitStates {
     let ops = OpLookup::new(trace);
     wait_states_with(trace, &ops)
@@ -143,6 +143,7 @@ pub fn wait_states_with(trace: &Trace, ops: &OpLookup) -> WaitStates {
     let mut waits = Vec::new();
     point_to_point(trace, ops, &kinds, &mut waits);
     collectives(trace, ops, &kinds, &mut waits);
+    waits.extend(super::beyond_mpi::waits(trace, ops));
     waits.sort_unstable_by_key(|w| (w.location, w.start_ns, w.pattern, w.call));
     WaitStates { waits }
 }
@@ -286,8 +287,7 @@ fn collectives(trace: &Trace, ops: &OpLookup, kinds: &[Option<MpiCall>], waits: 
         };
         match kind {
             CollectiveKind::Barrier | CollectiveKind::NxN => {
-                let pattern =
-                    if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
+                let pattern = if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
                 // The last to enter (ties: the first row).
                 let last = *members.iter().rev().max_by_key(|m| m.enter).expect("two members");
                 for m in &members {
@@ -365,10 +365,8 @@ pub fn clipped(w: &Wait, window: Option<(u64, u64)>) -> u64 {
 /// the whole run without one), with the root causes of the waits that have any waiting inside it.
 pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)>) -> WaitReport {
     let nl = trace.locations.len();
-    let mut totals: Vec<PatternTotals> = Pattern::ALL
-        .iter()
-        .map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() })
-        .collect();
+    let mut totals: Vec<PatternTotals> =
+        Pattern::ALL.iter().map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() }).collect();
     let mut regions: Vec<HashMap<RegionId, u64>> = vec![HashMap::default(); Pattern::ALL.len()];
     let mut kept: Vec<Wait> = Vec::new();
     for w in &states.waits {
@@ -389,11 +387,7 @@ pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)
     }
     let total_wait_ns = totals.iter().map(|t| t.total_ns).sum();
     let root_causes = super::root_causes::root_causes(trace, &kept);
-    WaitReport {
-        patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(),
-        root_causes,
-        total_wait_ns,
-    }
+    WaitReport { patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(), root_causes, total_wait_ns }
 }
 
 /// Times per region summed per region name, by ns descending, then name (zeros left out).

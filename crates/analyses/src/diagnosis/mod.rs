@@ -6,9 +6,14 @@
 //!   waits' causes, and its report by region, by location and as imbalance.
 //! - [`whatif`]: the run replayed with regions scaled and its waits found again by the patterns' rules
 //!   (`replay_rules`), the predicted span and the new critical path.
+
+//! - [`beyond_mpi`]: the same idea where a trace records the other side of a wait beyond MPI: OpenMP team
+//!   barriers, NCCL collective kernels across ranks, a host synchronizing with its GPU, threads waiting on
+//!   locks, joins, tasks and blocking OS calls.
 //!
 //! Every analysis here is a pure function of the [`Trace`](weft_model::Trace), as the rest of this crate.
 
+pub mod beyond_mpi;
 pub mod calls;
 pub mod critical_path;
 mod replay_rules;

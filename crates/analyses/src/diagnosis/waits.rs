@@ -15,8 +15,8 @@
 //! ([`OpLookup`]): a send or the posting of a receive with [`Tie::Entered`], the completion of a receive with
 //! [`Tie::Leaving`], a collective member's begin with [`Tie::Entered`]. Only waits > 0 are kept.
 //!
-//! The four patterns beyond MPI (OpenMP barrier, NCCL collective, GPU synchronize, thread wait) are named here
-//! so reports list them; they are found elsewhere and are zero in what [`wait_states`] finds on its own.
+//! The four patterns beyond MPI (OpenMP barrier, NCCL collective, GPU synchronize, thread wait) are found by
+//! [`super::beyond_mpi`], which [`wait_states`] calls.
 
 use std::collections::BTreeMap;
 
@@ -131,7 +131,7 @@ pub(crate) fn call_kinds(trace: &Trace) -> Vec<Option<MpiCall>> {
     (0..trace.regions.len()).map(|r| MpiCall::of(trace.region_name(RegionId(r as u32)))).collect()
 }
 
-/// The wait states of a trace (the module's text). The patterns beyond MPI are not found here.
+/// The wait states of a trace (the module's text), the patterns beyond MPI ([`super::beyond_mpi`]) with them.
 pub fn wait_states(trace: &Trace) -> WaitStates {
     let ops = OpLookup::new(trace);
     wait_states_with(trace, &ops)
@@ -143,6 +143,7 @@ pub fn wait_states_with(trace: &Trace, ops: &OpLookup) -> WaitStates {
     let mut waits = Vec::new();
     point_to_point(trace, ops, &kinds, &mut waits);
     collectives(trace, ops, &kinds, &mut waits);
+    waits.extend(super::beyond_mpi::waits(trace, ops));
     waits.sort_unstable_by_key(|w| (w.location, w.start_ns, w.pattern, w.call));
     WaitStates { waits }
 }

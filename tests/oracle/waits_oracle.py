@@ -4,6 +4,8 @@
   waits_oracle.py ARCHIVE [--time]   print the wait report of ARCHIVE (its anchor `traces.otf2`, or the folder
                                      holding it) as `weft waits --json` prints it; with --time, the seconds the
                                      read and the analysis took on stderr
+  waits_oracle.py --locations ARCHIVE  the names ("location group / location") in per_location's order, as JSON
+  waits_oracle.py --covered          the keys of what is implemented here (patterns, and "root_causes" if so)
 
 Independent of weft: nothing here comes from weft's code. What it takes from the definitions (docs/diagnosis.md):
 
@@ -308,7 +310,11 @@ def main(argv):
     if len(argv) >= 2 and argv[1] == "--covered":
         print(json.dumps(COVERED))
         return 0
-    if len(argv) < 2:
+    if len(argv) == 3 and argv[1] == "--locations":
+        with otf2.reader.open(anchor_of(argv[2])) as trace:
+            print(json.dumps(["%s / %s" % (l.group.name, l.name) for l in trace.definitions.locations]))
+        return 0
+    if len(argv) < 2 or argv[1].startswith("--"):
         sys.stderr.write(__doc__)
         return 2
     t0 = time.perf_counter()

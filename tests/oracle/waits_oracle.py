@@ -25,9 +25,12 @@ Independent of weft: nothing here comes from weft's code. What it takes from the
   location (in the archive's location definition order, which is weft's LocationId order), `by_region` per the
   waiting call's region name (ns descending, then name), `total_wait_ns` is the sum over all patterns.
 
+- Each wait's cause is the partner whose arrival ends it (the latest send call, the latest posting call, the last
+  to enter, the root, the first of the others; among partners arriving at once the lowest location), at the
+  enter of its call; the root causes follow from it (`root_causes`, the rule of docs/diagnosis.md).
+
 Patterns beyond MPI (omp_barrier, nccl_collective, gpu_synchronize, thread_wait) are not implemented here: they
-print as zero, and the callers compare only the MPI patterns where an archive has any of those (`--covered`
-prints the implemented keys). Root causes are not implemented: `root_causes` prints empty.
+print as zero, and the callers compare only what `--covered` lists.
 """
 import json
 import os
@@ -39,7 +42,8 @@ from otf2.enums import GroupType
 
 PATTERNS = ["late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn", "late_broadcast", "early_reduce",
             "omp_barrier", "nccl_collective", "gpu_synchronize", "thread_wait"]
-COVERED = ["late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn", "late_broadcast", "early_reduce"]
+COVERED = ["late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn", "late_broadcast", "early_reduce",
+           "root_causes"]
 UNDEFINED_RANK = 0xFFFFFFFF
 
 # The calls the definitions name, by kind (names compared without a leading P and case-insensitively).
@@ -85,11 +89,12 @@ def collective_pattern(call):
 
 
 class Call:
-    """One region instance on one location: its region's name and its enter and leave in ns."""
-    __slots__ = ("location", "name", "enter", "leave")
+    """One region instance on one location: its region's name, its enter and leave in ns, and the call it is
+    nested in (an index, or None at the top)."""
+    __slots__ = ("location", "name", "enter", "leave", "parent")
 
-    def __init__(self, location, name, enter):
-        self.location, self.name, self.enter, self.leave = location, name, enter, None
+    def __init__(self, location, name, enter, parent):
+        self.location, self.name, self.enter, self.leave, self.parent = location, name, enter, None, parent
 
 
 class Archive:
@@ -148,8 +153,8 @@ class Archive:
                 kind = type(ev).__name__
                 stack = stacks[li]
                 if kind == "Enter":
-                    stack.append(len(calls))
-                    calls.append(Call(li, ev.region.name, t))
+                    calls.append(Call(li, ev.region.name, t, stack[-1] if stack else None))
+                    stack.append(len(calls) - 1)
                 elif kind == "Leave":
                     if stack:
                         calls[stack.pop()].leave = t
@@ -209,85 +214,155 @@ def match_messages(a):
     return pairs
 
 
-def waits(a):
-    """Every wait as (pattern, location, call index, w)."""
+def collective_instances(a):
+    """The blocking collectives' instances: lists of members (location, root location or None, call)."""
+    seen, instances = {}, {}
+    for loc, comm, root, c in a.parts:
+        k = seen.get((loc, comm), 0)
+        seen[(loc, comm)] = k + 1
+        if c is None:
+            continue
+        key = (comm, loc, k) if a.self_like.get(comm, False) else (comm, k)
+        instances.setdefault(key, []).append((loc, root, c))
+    return list(instances.values())
+
+
+def waits(a, pairs):
+    """Every wait as (pattern, location, call index, w, causing location, time on it that ends the wait: the
+    enter of the causing call). Where several partners arrive last at once, the lowest location is the cause."""
     calls = a.calls
     out = []
-    pairs = match_messages(a)
+
+    def latest_partner(per_call):
+        """Per call, the latest (enter, -location) of its partners' calls."""
+        best = {}
+        for c, e, loc in per_call:
+            if c not in best or (e, -loc) > best[c]:
+                best[c] = (e, -loc)
+        return best
 
     # late_sender: per receiving call, the latest enter of its messages' send calls.
-    latest = {}
+    arrivals = []
     for i, j in pairs:
         s, r = a.sends[i], a.recvs[j]
-        c = r[4]
-        if c is None or s[4] is None:
-            continue
-        e = calls[s[4]].enter
-        latest[c] = max(latest.get(c, e), e)
-    for c, m in latest.items():
+        if r[4] is not None and s[4] is not None:
+            arrivals.append((r[4], calls[s[4]].enter, s[0]))
+    for c, (m, neg) in latest_partner(arrivals).items():
         call = calls[c]
         if completes_receives(mpi_call(call.name)):
             w = min(m, call.leave) - call.enter
             if w > 0:
-                out.append(("late_sender", call.location, c, w))
+                out.append(("late_sender", call.location, c, w, -neg, m))
 
     # late_receiver: per blocking send call, the latest enter of the calls that posted its receives.
-    posted = {}
+    postings = []
     for i, j in pairs:
         s, r = a.sends[i], a.recvs[j]
-        c = s[4]
-        if c is None or r[5] is None:
-            continue
-        e = calls[r[5]].enter
-        posted[c] = max(posted.get(c, e), e)
-    for c, rt in posted.items():
+        if s[4] is not None and r[5] is not None:
+            postings.append((s[4], calls[r[5]].enter, r[1]))
+    for c, (rt, neg) in latest_partner(postings).items():
         call = calls[c]
         if is_blocking_send(mpi_call(call.name)):
             w = min(rt, call.leave) - call.enter
             if w > 0:
-                out.append(("late_receiver", call.location, c, w))
+                out.append(("late_receiver", call.location, c, w, -neg, rt))
 
     # Collectives: the k-th on a communicator at each location is one instance.
-    seen, instances = {}, {}
-    for loc, comm, root, c in a.parts:
-        if c is None:
-            continue
-        if a.self_like.get(comm, False):
-            key = (comm, loc, seen.get((loc, comm), 0))
-        else:
-            key = (comm, seen.get((loc, comm), 0))
-        seen[(loc, comm)] = seen.get((loc, comm), 0) + 1
-        instances.setdefault(key, []).append((loc, root, c))
-    for members in instances.values():
+    for members in collective_instances(a):
         for loc, root, c in members:
             call = calls[c]
             pattern = collective_pattern(mpi_call(call.name))
             if pattern is None:
                 continue
-            enters = [(calls[mc].enter, ml) for ml, _, mc in members]
-            w = 0
+            enters = sorted((calls[mc].enter, ml) for ml, _, mc in members)
+            cause = None
             if pattern in ("wait_at_barrier", "wait_at_nxn"):
-                w = max(e for e, _ in enters) - call.enter
+                last = max(e for e, _ in enters)
+                cause = (last, min(ml for e, ml in enters if e == last))
             elif pattern == "late_broadcast":
                 if root is not None and root != loc:
-                    root_enters = [e for e, ml in enters if ml == root]
-                    if root_enters:
-                        w = root_enters[0] - call.enter
+                    cause = next(((e, ml) for e, ml in enters if ml == root), None)
             elif pattern == "early_reduce":
                 if root == loc:
-                    others = [e for e, ml in enters if ml != loc]
-                    if others:
-                        w = min(others) - call.enter
-            if w > 0:
-                out.append((pattern, loc, c, w))
+                    cause = next(((e, ml) for e, ml in enters if ml != loc), None)
+            if cause is not None and cause[0] - call.enter > 0:
+                out.append((pattern, loc, c, cause[0] - call.enter, cause[1], cause[0]))
     return out
+
+
+def root_causes(a, pairs, found):
+    """The short-term delay of each wait's cause (Boehme et al. 2010), as docs/diagnosis.md states it: since the
+    pair last met (a matched message between them either way, at the leave of the call that sent or completed
+    it on each side; or a blocking collective both were members of, at the leave of each one's call), the
+    latest such point no later than the wait's start on the waiting location and the cause's time on the
+    causing one (else 0 on both), the exclusive time per region name the causing location spent more than the
+    waiting one; summed per (pattern, waiting, causing, name), by ns descending then those."""
+    calls = a.calls
+    meet = {}  # (x, y) -> [(time on x, time on y)]
+
+    def leave(c, t):
+        return calls[c].leave if c is not None else t
+
+    for i, j in pairs:
+        s, r = a.sends[i], a.recvs[j]
+        if s[0] == s[1]:
+            continue
+        ts, tr = leave(s[4], None), leave(r[4], None)
+        if ts is None or tr is None:
+            continue
+        meet.setdefault((s[0], s[1]), []).append((ts, tr))
+        meet.setdefault((s[1], s[0]), []).append((tr, ts))
+    for members in collective_instances(a):
+        ms = [(loc, calls[c].leave) for loc, _, c in members if collective_pattern(mpi_call(calls[c].name))]
+        for x, tx in ms:
+            for y, ty in ms:
+                if x != y:
+                    meet.setdefault((x, y), []).append((tx, ty))
+    by_location = {}
+    for c, call in enumerate(calls):
+        by_location.setdefault(call.location, []).append(c)
+
+    def exclusive(loc, lo, hi):
+        out = {}
+        if hi <= lo:
+            return out
+        for c in by_location.get(loc, []):
+            call = calls[c]
+            d = min(call.leave, hi) - max(call.enter, lo)
+            if d <= 0:
+                continue
+            out[call.name] = out.get(call.name, 0) + d
+            if call.parent is not None:
+                pn = calls[call.parent].name
+                out[pn] = out.get(pn, 0) - d
+        return out
+
+    sums = {}
+    for pattern, w_loc, c, w, c_loc, cause_ns in found:
+        if c_loc == w_loc:
+            continue
+        tw = calls[c].enter
+        points = [p for p in meet.get((w_loc, c_loc), []) if p[0] <= tw and p[1] <= cause_ns]
+        aw, ac = max(points) if points else (0, 0)
+        delay = exclusive(c_loc, ac, cause_ns)
+        for name, d in exclusive(w_loc, aw, tw).items():
+            delay[name] = delay.get(name, 0) - d
+        for name, d in delay.items():
+            if d > 0:
+                key = (pattern, w_loc, c_loc, name)
+                sums[key] = sums.get(key, 0) + d
+    rows = sorted(sums.items(), key=lambda kv: (-kv[1],) + kv[0])
+    return [{"pattern": p, "waiting_location": wl, "causing_location": cl, "name": n, "ns": ns}
+            for (p, wl, cl, n), ns in rows]
 
 
 def report(a):
     n = len(a.locations)
     pats = {p: {"total_ns": 0, "instances": 0, "per_location": [0] * n, "by_region": {}} for p in PATTERNS}
     total = 0
-    for pattern, loc, c, w in waits(a):
+    pairs = match_messages(a)
+    found = waits(a, pairs)
+    for pattern, loc, c, w, _, _ in found:
         p = pats[pattern]
         p["total_ns"] += w
         p["instances"] += 1
@@ -297,7 +372,7 @@ def report(a):
         total += w
     for p in pats.values():
         p["by_region"] = [{"name": k, "ns": v} for k, v in sorted(p["by_region"].items(), key=lambda kv: (-kv[1], kv[0]))]
-    return {"patterns": pats, "root_causes": [], "total_wait_ns": total}
+    return {"patterns": pats, "root_causes": root_causes(a, pairs, found), "total_wait_ns": total}
 
 
 def anchor_of(path):

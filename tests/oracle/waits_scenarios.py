@@ -302,6 +302,23 @@ def irecv_late(out):
     finish(run)
 
 
+def irecv_out_of_order(out):
+    """MPI matches a channel's messages in the order its receives were posted, whatever order they complete in:
+    rank 1 posts MPI_Irecv A (request 1) at 10 and B (request 2) at 20 on one channel, then waits for B first
+    (MPI_Wait [300, 700], completed at 690) and A after (MPI_Wait [710, 720]). Rank 0's MPI_Isend calls enter at
+    100 and 600: A takes the first message, B the second, so the wait for B is a late sender of 600 - 300."""
+    run = scenario(out, "irecv_out_of_order", 2)
+    run.isend(0, 100, 110, 1, 1, request=1)
+    run.isend(0, 600, 610, 1, 1, request=2)
+    run.wait(0, 620, 630, [(625, "isend", 1), (626, "isend", 2)], name="MPI_Waitall")
+    run.irecv(1, 10, 15, request=1)
+    run.irecv(1, 20, 25, request=2)
+    run.wait(1, 300, 700, [(690, "irecv", 0, 1, 2)])
+    run.expect("late_sender", 1, "MPI_Wait", 300)
+    run.wait(1, 710, 720, [(715, "irecv", 0, 1, 1)])
+    finish(run)
+
+
 def self_comm(out):
     """Messages and collectives on MPI_COMM_SELF (an empty group: rank 0 is the caller). Each rank r sends itself
     a message eagerly (MPI_Send [1000 + 100 r, 1010 + 110 r]) and receives it later: the send's whole call is a
@@ -368,7 +385,7 @@ def no_wait(out):
 
 
 SCENARIOS = [late_sender, late_receiver, wait_at_barrier, wait_at_nxn, late_broadcast, early_reduce, waitall,
-             capped, irecv_late, self_comm, nonblocking_collective, no_wait]
+             capped, irecv_late, irecv_out_of_order, self_comm, nonblocking_collective, no_wait]
 
 
 def main(argv):

@@ -3,7 +3,8 @@
 
   waits_scenarios.py OUTDIR     write each scenario into OUTDIR/<name>/ (anchor traces.otf2) with expected.json:
                                 {"patterns": {key: {total_ns, instances, per_location, by_region}} for every
-                                pattern `weft waits --json` reports, "total_wait_ns"}
+                                pattern `weft waits --json` reports, "total_wait_ns"}, and its Paraver twin
+                                (twin.prv, .pcf, .row: the same run as Extrae writes it); prints the names
 
 Each scenario states its waits as it builds the run: the times are chosen, and each wait is written down from them
 by the definitions of issue #53 (docs/diagnosis.md), not computed by an analysis. Timer resolution 1e9: ticks are
@@ -69,6 +70,8 @@ class Run:
         self.w = [self.trace.event_writer_from_location(l) for l in locs]
         self._regions = {}
         self.waits = []  # (pattern, rank, region name, ns)
+        # What was written, for the Paraver twin: (time, rank, what, fields...), per rank in time order.
+        self.log = []
 
     def region(self, name):
         if name not in self._regions:
@@ -83,28 +86,41 @@ class Run:
     # Calls: each writes ENTER, its records, LEAVE on rank r.
     def enter(self, r, name, t):
         self.w[r].enter(t, self.region(name))
+        self.log.append((t, r, "enter", name))
 
     def leave(self, r, name, t):
         self.w[r].leave(t, self.region(name))
+        self.log.append((t, r, "leave", name))
+
+    def _peer(self, r, rank, comm):
+        """The rank in MPI_COMM_WORLD of `rank` in `comm`."""
+        return r if comm is self.self_comm else rank
 
     def send(self, r, enter, leave, to, tag, comm=None, name="MPI_Send"):
+        comm = comm or self.world
         self.enter(r, name, enter)
-        self.w[r].mpi_send(enter + 1, to, comm or self.world, tag, 8)
+        self.w[r].mpi_send(enter + 1, to, comm, tag, 8)
+        self.log.append((enter + 1, r, "send", self._peer(r, to, comm), comm is self.self_comm, tag))
         self.leave(r, name, leave)
 
     def isend(self, r, enter, leave, to, tag, request, comm=None):
+        comm = comm or self.world
         self.enter(r, "MPI_Isend", enter)
-        self.w[r].mpi_isend(enter + 1, to, comm or self.world, tag, 8, request)
+        self.w[r].mpi_isend(enter + 1, to, comm, tag, 8, request)
+        self.log.append((enter + 1, r, "send", self._peer(r, to, comm), comm is self.self_comm, tag))
         self.leave(r, "MPI_Isend", leave)
 
     def recv(self, r, enter, leave, frm, tag, comm=None, name="MPI_Recv"):
+        comm = comm or self.world
         self.enter(r, name, enter)
-        self.w[r].mpi_recv(leave - 1, frm, comm or self.world, tag, 8)
+        self.w[r].mpi_recv(leave - 1, frm, comm, tag, 8)
+        self.log.append((leave - 1, r, "recv", self._peer(r, frm, comm), comm is self.self_comm, tag, enter))
         self.leave(r, name, leave)
 
     def irecv(self, r, enter, leave, request):
         self.enter(r, "MPI_Irecv", enter)
         self.w[r].mpi_irecv_request(enter + 1, request)
+        self.log.append((enter + 1, r, "post", request))
         self.leave(r, "MPI_Irecv", leave)
 
     def wait(self, r, enter, leave, completions, name="MPI_Wait"):
@@ -114,15 +130,18 @@ class Run:
             if c[1] == "irecv":
                 t, _, frm, tag, req = c
                 self.w[r].mpi_irecv(t, frm, self.world, tag, 8, req)
+                self.log.append((t, r, "complete", frm, False, tag, req))
             else:
                 t, _, req = c
                 self.w[r].mpi_isend_complete(t, req)
         self.leave(r, name, leave)
 
     def collective(self, r, name, enter, leave, root=UNDEFINED, comm=None):
+        comm = comm or self.world
         self.enter(r, name, enter)
         self.w[r].mpi_collective_begin(enter + 1)
-        self.w[r].mpi_collective_end(leave - 1, OPS[name], comm or self.world, root, 8, 8)
+        self.log.append((enter + 1, r, "collective", comm is self.self_comm, root))
+        self.w[r].mpi_collective_end(leave - 1, OPS[name], comm, root, 8, 8)
         self.leave(r, name, leave)
 
     def compute(self, r, enter, leave):
@@ -145,6 +164,100 @@ class Run:
         expected = {"patterns": pats, "total_wait_ns": sum(w[3] for w in self.waits)}
         with open(os.path.join(self.dir, "expected.json"), "w") as f:
             json.dump(expected, f, indent=1)
+        write_paraver(self, os.path.join(self.dir, "twin"))
+
+
+# The Paraver twin: the same run as Extrae would write it (one thread per task, times in ns). User functions are
+# type 60000019, point-to-point calls 50000001, collectives 50000002 (values named in the .pcf); a message is one
+# communication record (logical send: the send record; logical receive: when the receive was posted, the
+# MPI_Recv's enter or the MPI_Irecv's request; physical receive: the receive's completion record), paired as
+# MPI pairs them (per channel first in, first out, receives in posting order); a collective member is a global
+# communication record (`4:`) at its begin, communicator 1 (world) or 2 + rank (a rank's MPI_COMM_SELF), with
+# its root task. What a .prv cannot say: cancelled sends, the non-blocking collective records of OTF2 3.
+USER = ("main", "compute")
+COLLECTIVE_TYPE, P2P_TYPE, USER_TYPE = 50000002, 50000001, 60000019
+
+
+def write_paraver(run, stem):
+    names = sorted({e[3] for e in run.log if e[2] == "enter"})
+    value = {n: i + 1 for i, n in enumerate(names)}
+
+    def type_of(name):
+        if name in USER:
+            return USER_TYPE
+        return COLLECTIVE_TYPE if name in OPS else P2P_TYPE
+
+    lines = []  # (time, seq, text)
+    seq = 0
+
+    def who(r):
+        return "%d:1:%d:1" % (r + 1, r + 1)
+
+    def line(t, text):
+        nonlocal seq
+        lines.append((t, seq, text))
+        seq += 1
+
+    # Pair each receive with its send: per channel (sender, receiver, self?, tag) FIFO, receives by posting.
+    sends, recvs, posted = {}, {}, {}
+    post_order = [0] * run.ranks
+    for e in run.log:
+        t, r, what = e[0], e[1], e[2]
+        if what == "send":
+            sends.setdefault((r, e[3], e[4], e[5]), []).append(t)
+        elif what == "post":
+            posted[(r, e[3])] = (t, post_order[r])
+            post_order[r] += 1
+        elif what == "recv":
+            recvs.setdefault((e[3], r, e[4], e[5]), []).append((post_order[r], e[6], t))
+            post_order[r] += 1
+        elif what == "complete":
+            order, t_post = posted[(r, e[6])][1], posted[(r, e[6])][0]
+            recvs.setdefault((e[3], r, e[4], e[5]), []).append((order, t_post, t))
+    for ch, rs in recvs.items():
+        for t_send, (_, t_post, t_recv) in zip(sends.get(ch, []), sorted(rs)):
+            frm, to, _, tag = ch
+            line(t_send, "3:%s:%d:%d:%s:%d:%d:8:%d" % (who(frm), t_send, t_send, who(to), t_post, t_recv, tag))
+    stacks = [[] for _ in range(run.ranks)]
+    for e in run.log:
+        t, r, what = e[0], e[1], e[2]
+        if what == "enter":
+            stacks[r].append(e[3])
+            line(t, "2:%s:%d:%d:%d" % (who(r), t, type_of(e[3]), value[e[3]]))
+        elif what == "leave":
+            stacks[r].pop()
+            line(t, "2:%s:%d:%d:0" % (who(r), t, type_of(e[3])))
+        elif what == "collective":
+            comm = 2 + r if e[3] else 1
+            root = "" if e[4] == UNDEFINED else ":%d" % (e[4] + 1)
+            line(t, "4:%s:%d:%d:8:8:0%s" % (who(r), t, comm, root))
+    lines.sort(key=lambda x: (x[0], x[1]))
+    end = max(t for t, _, _ in lines)
+    n = run.ranks
+    with open(stem + ".prv", "w") as f:
+        f.write("#Paraver (07/12/26 at 00:00):%d_ns:1(%d):1:%d(%s),1\n"
+                % (end, n, n, ",".join("1:1" for _ in range(n))))
+        f.write("c:1:1:%d:%s\n" % (n, ":".join(str(k + 1) for k in range(n))))
+        for _, _, text in lines:
+            f.write(text + "\n")
+    with open(stem + ".pcf", "w") as f:
+        f.write("DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n\n")
+        f.write("STATES\n0    Idle\n1    Running\n\n\n")
+        for ty, label in ((USER_TYPE, "User function"), (P2P_TYPE, "MPI Point-to-point"),
+                          (COLLECTIVE_TYPE, "MPI Collective Comm")):
+            f.write("EVENT_TYPE\n0    %d    %s\nVALUES\n0   %s\n" % (ty, label, "End" if ty == USER_TYPE
+                                                                     else "Outside MPI"))
+            for name in names:
+                if type_of(name) == ty:
+                    f.write("%d   %s\n" % (value[name], name))
+            f.write("\n\n")
+    with open(stem + ".row", "w") as f:
+        f.write("LEVEL CPU SIZE %d\n" % n)
+        f.write("".join("%d.node1\n" % (k + 1) for k in range(n)))
+        f.write("\nLEVEL NODE SIZE 1\nnode1\n\nLEVEL TASK SIZE %d\n" % n)
+        f.write("".join("MPI Rank %d\n" % k for k in range(n)))
+        f.write("\nLEVEL THREAD SIZE %d\n" % n)
+        f.write("Master thread\n" * n)
 
 
 def scenario(out, name, ranks, end=100000):

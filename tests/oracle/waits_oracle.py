@@ -2,8 +2,8 @@
 """Oracle for `weft waits --json`: issue #53's wait-state definitions over the official OTF2 reader (PyPI `otf2`).
 
   waits_oracle.py ARCHIVE [--time]   print the wait report of ARCHIVE (its anchor `traces.otf2`, or the folder
-                                     holding it) as `weft waits --json` prints it; with --time, the seconds the
-                                     read and the analysis took on stderr
+                                     holding it) as `weft waits --json` prints it; with --time, the seconds (wall and CPU)
+                                     the read and the analysis took, on stderr
   waits_oracle.py --locations ARCHIVE  the names ("location group / location") in per_location's order, as JSON
   waits_oracle.py --covered          the keys of what is implemented here (patterns, and "root_causes" if so)
 
@@ -32,6 +32,7 @@ Independent of weft: nothing here comes from weft's code. What it takes from the
 Patterns beyond MPI (omp_barrier, nccl_collective, gpu_synchronize, thread_wait) are not implemented here: they
 print as zero, and the callers compare only what `--covered` lists.
 """
+import bisect
 import json
 import os
 import sys
@@ -318,15 +319,31 @@ def root_causes(a, pairs, found):
             for y, ty in ms:
                 if x != y:
                     meet.setdefault((x, y), []).append((tx, ty))
+    for pts in meet.values():
+        pts.sort()
     by_location = {}
     for c, call in enumerate(calls):
         by_location.setdefault(call.location, []).append(c)
+    enters = {loc: [calls[c].enter for c in cs] for loc, cs in by_location.items()}
 
     def exclusive(loc, lo, hi):
+        """Per region name, the time `loc` spent in [lo, hi] with that region innermost: each call's overlap,
+        less its children's (the calls open at lo, found up from the last to enter before it, then those
+        entered inside)."""
         out = {}
-        if hi <= lo:
+        if hi <= lo or loc not in by_location:
             return out
-        for c in by_location.get(loc, []):
+        cs, es = by_location[loc], enters[loc]
+        first = bisect.bisect_left(es, lo)
+        touched = []
+        c = cs[first - 1] if first > 0 else None
+        while c is not None:
+            if calls[c].leave > lo:
+                touched.append(c)
+            c = calls[c].parent
+        for k in range(first, bisect.bisect_left(es, hi)):
+            touched.append(cs[k])
+        for c in touched:
             call = calls[c]
             d = min(call.leave, hi) - max(call.enter, lo)
             if d <= 0:
@@ -337,13 +354,22 @@ def root_causes(a, pairs, found):
                 out[pn] = out.get(pn, 0) - d
         return out
 
+    def last_met(w_loc, tw, c_loc, tc):
+        """The latest (time on w, time on c) at which the pair met, no later than tw and tc; (0, 0) if never."""
+        pts = meet.get((w_loc, c_loc), [])
+        k = bisect.bisect_right(pts, (tw, float("inf")))
+        while k > 0:
+            k -= 1
+            if pts[k][1] <= tc:
+                return pts[k]
+        return (0, 0)
+
     sums = {}
     for pattern, w_loc, c, w, c_loc, cause_ns in found:
         if c_loc == w_loc:
             continue
         tw = calls[c].enter
-        points = [p for p in meet.get((w_loc, c_loc), []) if p[0] <= tw and p[1] <= cause_ns]
-        aw, ac = max(points) if points else (0, 0)
+        aw, ac = last_met(w_loc, tw, c_loc, cause_ns)
         delay = exclusive(c_loc, ac, cause_ns)
         for name, d in exclusive(w_loc, aw, tw).items():
             delay[name] = delay.get(name, 0) - d
@@ -392,14 +418,15 @@ def main(argv):
     if len(argv) < 2 or argv[1].startswith("--"):
         sys.stderr.write(__doc__)
         return 2
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     a = Archive(anchor_of(argv[1]))
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     out = report(a)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     print(json.dumps(out, separators=(",", ":")))
     if "--time" in argv[2:]:
-        sys.stderr.write("read %.3f s, waits %.3f s, total %.3f s\n" % (t1 - t0, t2 - t1, t2 - t0))
+        sys.stderr.write("read %.3f s (cpu %.3f), waits %.3f s (cpu %.3f), total %.3f s (cpu %.3f)\n"
+                         % (t1 - t0, c1 - c0, t2 - t1, c2 - c1, t2 - t0, c2 - c0))
     return 0
 
 

@@ -65,6 +65,7 @@ mod store_stream;
 mod view_options;
 mod views;
 mod wait_rules;
+mod waits_cli;
 mod waits_oracle;
 mod waits_twins;
 

@@ -214,15 +214,22 @@ fn waits_agree_with_the_oracle_on_the_shared_otf2_archives() {
         eprintln!("SKIPPED {test}: no OTF2 archive under {}", root.join("otf2").display());
         return;
     }
-    let covered = covered(&py);
+    let waits_seen = agree_with_the_oracle(&py, &anchors);
+    assert!(waits_seen > 0, "the shared archives have waits");
+}
+
+/// `weft waits --json` against the oracle on each archive (the patterns and root causes it implements, per_location's
+/// order); panics listing every disagreement. Returns the waiting the oracle found in all.
+fn agree_with_the_oracle(py: &str, anchors: &[PathBuf]) -> u64 {
+    let covered = covered(py);
     let covered_patterns: Vec<&str> = PATTERNS.iter().copied().filter(|p| covered.iter().any(|c| c == p)).collect();
     let mut problems = Vec::new();
     let mut waits_seen = 0;
-    for anchor in &anchors {
+    for anchor in anchors {
         let label =
             anchor.parent().and_then(|p| p.file_name()).map_or("?".into(), |n| n.to_string_lossy().into_owned());
         let got = weft(&["waits"], anchor);
-        let by_oracle = oracle(&py, &[], anchor);
+        let by_oracle = oracle(py, &[], anchor);
         problems.extend(differences(&label, &by_oracle, &got, &covered_patterns));
         problems.extend(total_is_the_sum(&label, &got));
         for p in PATTERNS.iter().filter(|p| !covered_patterns.contains(p)) {
@@ -235,9 +242,32 @@ fn waits_agree_with_the_oracle_on_the_shared_otf2_archives() {
             problems
                 .push(format!("{label}: root_causes: oracle {} weft {}", by_oracle["root_causes"], got["root_causes"]));
         }
-        problems.extend(location_order(&py, anchor));
-        waits_seen += by_oracle["total_wait_ns"].as_u64().expect("total") as usize;
+        problems.extend(location_order(py, anchor));
+        waits_seen += by_oracle["total_wait_ns"].as_u64().expect("total");
     }
-    assert!(waits_seen > 0, "the shared archives have waits");
     assert!(problems.is_empty(), "{} disagreements:\n{}", problems.len(), problems.join("\n"));
+    waits_seen
+}
+
+/// Archives of `weft generate otf2` (weft's own writer: ring messages, barriers and allreduces, nested regions),
+/// with nanosecond ticks and with a cycle counter's rate (each time converted at every event).
+#[test]
+fn waits_agree_with_the_oracle_on_generated_archives() {
+    let test = "waits_agree_with_the_oracle_on_generated_archives";
+    let Some(py) = python(test) else { return };
+    let dir = TempDir::new("waits-generated");
+    let mut anchors = Vec::new();
+    for (ranks, resolution) in [(6u32, 1_000_000_000u64), (9, 2_095_197_216)] {
+        let out = dir.join(format!("gen-{ranks}-{resolution}"));
+        let status = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["generate", "otf2", "--events", "40000", "--ranks", &ranks.to_string()])
+            .args(["--resolution", &resolution.to_string(), "--out"])
+            .arg(&out)
+            .output()
+            .expect("run weft generate");
+        assert!(status.status.success(), "weft generate: {}", String::from_utf8_lossy(&status.stderr));
+        anchors.push(out.join("traces.otf2"));
+    }
+    let waits_seen = agree_with_the_oracle(&py, &anchors);
+    assert!(waits_seen > 0, "the generated runs have waits");
 }

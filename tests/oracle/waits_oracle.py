@@ -292,12 +292,13 @@ def waits(a, pairs):
 
 
 def root_causes(a, pairs, found):
-    """The short-term delay of each wait's cause (Boehme et al. 2010), as docs/diagnosis.md states it: since the
+    """The short-term delay cost of each wait (Boehme et al. 2010), as docs/diagnosis.md states it: since the
     pair last met (a matched message between them either way, at the leave of the call that sent or completed
     it on each side; or a blocking collective both were members of, at the leave of each one's call), the
     latest such point no later than the wait's start on the waiting location and the cause's time on the
-    causing one (else 0 on both), the exclusive time per region name the causing location spent more than the
-    waiting one; summed per (pattern, waiting, causing, name), by ns descending then those."""
+    causing one (else 0 on both), the delay per region name is the exclusive time the causing location spent
+    there more than the waiting one; the wait is shared among the regions in proportion to their delays.
+    Summed per (pattern, waiting, causing, name), by ns descending then those."""
     calls = a.calls
     meet = {}  # (x, y) -> [(time on x, time on y)]
 
@@ -373,10 +374,19 @@ def root_causes(a, pairs, found):
         delay = exclusive(c_loc, ac, cause_ns)
         for name, d in exclusive(w_loc, aw, tw).items():
             delay[name] = delay.get(name, 0) - d
-        for name, d in delay.items():
-            if d > 0:
+        delay = {name: d for name, d in delay.items() if d > 0}
+        total = sum(delay.values())
+        if total == 0:
+            continue
+        # The wait shared in proportion to the delays, rounded down; the rest to the largest delay (ties: the
+        # first name), so the wait's costs sum to the wait.
+        cost = {name: w * d // total for name, d in delay.items()}
+        largest = min(delay, key=lambda name: (-delay[name], name))
+        cost[largest] += w - sum(cost.values())
+        for name, ns in cost.items():
+            if ns > 0:
                 key = (pattern, w_loc, c_loc, name)
-                sums[key] = sums.get(key, 0) + d
+                sums[key] = sums.get(key, 0) + ns
     rows = sorted(sums.items(), key=lambda kv: (-kv[1],) + kv[0])
     return [{"pattern": p, "waiting_location": wl, "causing_location": cl, "name": n, "ns": ns}
             for (p, wl, cl, n), ns in rows]

@@ -7,10 +7,11 @@
 //! (`weft moments --json`; the Paraver reader numbers threads as their records first appear).
 //!
 //! Twins that still disagree are listed in [`KNOWN`] with the side that is wrong by the definitions; they are
-//! printed, not asserted, so that the list says what is left to fix. MPE and Nsight twins are not written: MPE's
-//! logs carry no communicator, tag or posting time for a receive, and no collective records; a Nsight Systems
-//! export has MPI calls as ranges (NVTX/MPI trace) but no message records. Runs when WEFT_PYTHON names a
-//! python with the `otf2` package; otherwise prints SKIPPED.
+//! printed, not asserted, so that the list says what is left to fix. MPE and Nsight twins are not written: weft's
+//! MPE readers give a message no posting time (an MPI_Irecv posted late is not seen) and MPE logs no collective
+//! membership (states only), so only late senders and blocking-receive late receivers could agree; weft's
+//! Nsight Systems reader keeps MPI calls as ranges and no point-to-point messages, so nothing could. Runs when
+//! WEFT_PYTHON names a python with the `otf2` package; otherwise prints SKIPPED.
 
 use crate::common::TempDir;
 use serde_json::Value;

@@ -286,8 +286,7 @@ fn collectives(trace: &Trace, ops: &OpLookup, kinds: &[Option<MpiCall>], waits: 
         };
         match kind {
             CollectiveKind::Barrier | CollectiveKind::NxN => {
-                let pattern =
-                    if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
+                let pattern = if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
                 // The last to enter (ties: the first row).
                 let last = *members.iter().rev().max_by_key(|m| m.enter).expect("two members");
                 for m in &members {
@@ -366,10 +365,8 @@ pub fn clipped(w: &Wait, window: Option<(u64, u64)>) -> u64 {
 /// the whole run without one), with the root causes of the waits that have any waiting inside it.
 pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)>) -> WaitReport {
     let nl = trace.locations.len();
-    let mut totals: Vec<PatternTotals> = Pattern::ALL
-        .iter()
-        .map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() })
-        .collect();
+    let mut totals: Vec<PatternTotals> =
+        Pattern::ALL.iter().map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() }).collect();
     let mut regions: Vec<HashMap<RegionId, u64>> = vec![HashMap::default(); Pattern::ALL.len()];
     let mut kept: Vec<Wait> = Vec::new();
     for w in &states.waits {
@@ -390,11 +387,7 @@ pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)
     }
     let total_wait_ns = totals.iter().map(|t| t.total_ns).sum();
     let root_causes = super::root_causes::root_causes(trace, &kept, window);
-    WaitReport {
-        patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(),
-        root_causes,
-        total_wait_ns,
-    }
+    WaitReport { patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(), root_causes, total_wait_ns }
 }
 
 /// Each location's time, the total a wait's share is of (as CUBE's "time"): from the start of its first
@@ -491,8 +484,10 @@ mod tests {
         }
     }
 
-    /// (pattern, location, call's name, start, end, cause location, cause time) of each wait.
-    fn waits(t: &Trace) -> Vec<(Pattern, u32, String, u64, u64, Option<u32>, u64)> {
+    /// (pattern, location, call's name, start, end, cause location, cause time) of a wait.
+    type Row = (Pattern, u32, String, u64, u64, Option<u32>, u64);
+
+    fn waits(t: &Trace) -> Vec<Row> {
         wait_states(t)
             .waits
             .iter()
@@ -503,14 +498,7 @@ mod tests {
             .collect()
     }
 
-    fn w(
-        p: Pattern,
-        l: u32,
-        name: &str,
-        (start, end): (u64, u64),
-        cause: u32,
-        at: u64,
-    ) -> (Pattern, u32, String, u64, u64, Option<u32>, u64) {
+    fn w(p: Pattern, l: u32, name: &str, (start, end): (u64, u64), cause: u32, at: u64) -> Row {
         (p, l, name.to_string(), start, end, Some(cause), at)
     }
 

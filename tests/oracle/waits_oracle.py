@@ -2,8 +2,8 @@
 """Oracle for `weft waits --json`: issue #53's wait-state definitions over the official OTF2 reader (PyPI `otf2`).
 
   waits_oracle.py ARCHIVE [--time]   print the wait report of ARCHIVE (its anchor `traces.otf2`, or the folder
-                                     holding it) as `weft waits --json` prints it; with --time, the seconds (wall and CPU)
-                                     the read and the analysis took, on stderr
+                                     holding it) as `weft waits --json` prints it; with --time, the seconds
+                                     (wall and CPU) the read and the analysis took, on stderr
   waits_oracle.py --locations ARCHIVE  the names ("location group / location") in per_location's order, as JSON
   waits_oracle.py --covered          the keys of what is implemented here (patterns, and "root_causes" if so)
 
@@ -24,7 +24,6 @@ Independent of weft: nothing here comes from weft's code. What it takes from the
 - A wait is one call instance's waiting part (w > 0): `instances` counts them, `per_location` sums them per
   location (in the archive's location definition order, which is weft's LocationId order), `by_region` per the
   waiting call's region name (ns descending, then name), `total_wait_ns` is the sum over all patterns.
-
 - Each wait's cause is the partner whose arrival ends it (the latest send call, the latest posting call, the last
   to enter, the root, the first of the others; among partners arriving at once the lowest location), at the
   enter of its call; the root causes follow from it (`root_causes`, the rule of docs/diagnosis.md).

@@ -407,7 +407,9 @@ def report(a):
         total += w
     for p in pats.values():
         p["by_region"] = [{"name": k, "ns": v} for k, v in sorted(p["by_region"].items(), key=lambda kv: (-kv[1], kv[0]))]
-    return {"patterns": pats, "root_causes": root_causes(a, pairs, found), "total_wait_ns": total}
+    # Keys as serde writes weft's report: patterns by key (a BTreeMap), fields in declaration order.
+    return {"patterns": dict(sorted(pats.items())), "root_causes": root_causes(a, pairs, found),
+            "total_wait_ns": total}
 
 
 def anchor_of(path):
@@ -432,7 +434,7 @@ def main(argv):
     t1, c1 = time.perf_counter(), time.process_time()
     out = report(a)
     t2, c2 = time.perf_counter(), time.process_time()
-    print(json.dumps(out, separators=(",", ":")))
+    print(json.dumps(out, separators=(",", ":"), ensure_ascii=False))
     if "--time" in argv[2:]:
         sys.stderr.write("read %.3f s (cpu %.3f), waits %.3f s (cpu %.3f), total %.3f s (cpu %.3f)\n"
                          % (t1 - t0, c1 - c0, t2 - t1, c2 - c1, t2 - t0, c2 - c0))

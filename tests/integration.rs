@@ -69,6 +69,8 @@ mod views;
 mod wait_rules;
 mod waits_beyond;
 mod waits_cli;
+mod waits_oracle;
+mod waits_twins;
 
 /// Every file of tests/ is a module above (`autotests = false` in Cargo.toml: cargo no longer makes a test
 /// crate of a new file by itself, so one left out of this list would never be compiled nor run).

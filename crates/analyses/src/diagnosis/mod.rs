@@ -2,7 +2,9 @@
 //!
 //! - [`calls`]: what an MPI call is for the patterns (a blocking receive, a wait, a blocking send, a collective
 //!   of one of four kinds) and `op(e)`, the innermost region open on a location when an event was recorded.
+//! - [`bundle`]: the diagnosis packed for the page (reports, waits and path as columns, the panel's cube).
 //!
 //! Every analysis here is a pure function of the [`Trace`](weft_model::Trace), as the rest of this crate.
 
+pub mod bundle;
 pub mod calls;

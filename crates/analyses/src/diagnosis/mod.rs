@@ -8,3 +8,5 @@
 
 pub mod bundle;
 pub mod calls;
+pub mod root_causes;
+pub mod waits;

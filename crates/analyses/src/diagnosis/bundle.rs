@@ -354,16 +354,33 @@ impl DiagnosisBundle {
     }
 }
 
+/// The time the panel's shares are of, as CUBE's "Time": the window's length (the run's span without one)
+/// on every location that has intervals.
+pub fn total_time_ns(trace: &Trace, window: Option<(u64, u64)>) -> u64 {
+    let len = window.map_or(trace.span_ns, |(a, b)| b.saturating_sub(a));
+    let iv = &trace.intervals;
+    let mut with = vec![false; trace.locations.len()];
+    for &l in &iv.location {
+        with[l.index()] = true;
+    }
+    len.saturating_mul(with.iter().filter(|&&w| w).count() as u64)
+}
+
 /// The cube of `waits`: per (pattern, region of the call, location) the time inside `window`, the count of
-/// waits with time there, and the longest.
+/// waits with time there, and the longest. Regions of one name are one (the first region of that name), as
+/// the report's `by_region` sums them by name.
 pub fn cube(trace: &Trace, waits: &WaitColumns, window: Option<(u64, u64)>) -> Vec<CubeCell> {
+    let mut first_named: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let canonical: Vec<u32> = (0..trace.regions.len() as u32)
+        .map(|r| *first_named.entry(trace.region_name(RegionId(r))).or_insert(r))
+        .collect();
     let mut cells: BTreeMap<(u8, u32, u32), CubeCell> = BTreeMap::new();
     for i in 0..waits.len() {
         let ns = waits.clipped_ns(i, window);
         if ns == 0 {
             continue;
         }
-        let region = trace.intervals.region.get(waits.call[i] as usize).map_or(RegionId(0), |r| *r).0;
+        let region = trace.intervals.region.get(waits.call[i] as usize).map_or(0, |r| canonical[r.index()]);
         let (pattern, location) = (waits.pattern[i], waits.location[i]);
         let cell = cells.entry((pattern, region, location)).or_insert(CubeCell {
             pattern,

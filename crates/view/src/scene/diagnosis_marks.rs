@@ -238,3 +238,128 @@ pub fn wait_at(
     }
     best.filter(|&(dist, _)| dist <= tol).map(|(_, i)| i)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layouts::timeline::TimelineMetrics;
+    use crate::views::timeline_diagnosis::explain;
+    use weft_analyses::diagnosis::bundle::{total_time_ns, PathColumns, WaitColumns};
+    use weft_analyses::diagnosis::waits::{wait_report, wait_states, Pattern, WaitReport};
+    use weft_model::RegionId;
+    use weft_samples::otf2_gen::{archive, GenConfig};
+
+    /// A generated 4-rank OTF2 run (messages and collectives, so waits), as read.
+    fn run() -> Trace {
+        let (files, _) = archive(&GenConfig::new(4, 4_000));
+        let input = weft_readers::open("gen", weft_readers::Source::Files(&files)).expect("reads");
+        input.into_trace("gen").expect("a timeline")
+    }
+
+    fn bundle(t: &Trace, window: Option<(u64, u64)>, path: PathColumns) -> (DiagnosisBundle, WaitReport) {
+        let states = wait_states(t);
+        let report = wait_report(t, &states, window);
+        let mut waits = WaitColumns::default();
+        for w in &states.waits {
+            let c = w.cause_location.map(|c| c.0);
+            waits.push(w.pattern as u8, w.location.0, w.call as u32, w.start_ns, w.end_ns, c, w.cause_ns);
+        }
+        let patterns: Vec<(&str, &str)> = Pattern::ALL.iter().map(|p| (p.key(), p.label())).collect();
+        let json = serde_json::to_string(&report).expect("json");
+        let total = total_time_ns(t, window);
+        (DiagnosisBundle::new(t, window, total, &patterns, json, "{}".into(), waits, path), report)
+    }
+
+    /// The panel's three lists are the report's figures: per pattern its total, its regions' `by_region`,
+    /// its locations' `per_location`, for the whole run and for a window.
+    #[test]
+    fn the_lists_equal_the_report() {
+        let t = run();
+        for window in [None, Some((t.span_ns / 3, t.span_ns / 2))] {
+            let (b, report) = bundle(&t, window, PathColumns::default());
+            assert!(report.total_wait_ns > 0, "the generated run waits");
+            assert_eq!(b.total_wait_ns(), report.total_wait_ns);
+            let patterns = b.patterns();
+            let nonzero: Vec<_> = Pattern::ALL.iter().filter(|p| report.patterns[p.key()].total_ns > 0).collect();
+            assert_eq!(patterns.len(), nonzero.len());
+            for l in &patterns {
+                let key = b.pattern_keys[l.id as usize].as_str();
+                let totals = &report.patterns[key];
+                assert_eq!((l.ns, l.instances), (totals.total_ns, totals.instances), "{key}");
+                let regions: Vec<(String, u64)> =
+                    b.regions(Some(l.id as u8)).iter().map(|r| (t.region_name(RegionId(r.id)).into(), r.ns)).collect();
+                let by_region: Vec<(String, u64)> = totals.by_region.iter().map(|n| (n.name.clone(), n.ns)).collect();
+                assert_eq!(regions, by_region, "{key}");
+                let mut per_location = vec![0u64; t.locations.len()];
+                for loc in b.locations(Some(l.id as u8), None) {
+                    per_location[loc.id as usize] = loc.ns;
+                    // A location's worst wait is of it, of the pattern, and the longest there.
+                    let w = loc.worst as usize;
+                    assert_eq!((b.waits.location[w], b.waits.pattern[w] as u32), (loc.id, l.id));
+                }
+                assert_eq!(per_location, totals.per_location, "{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn waits_are_drawn_hatched_where_they_are_bounded_and_a_click_finds_them() {
+        let t = run();
+        let (b, _) = bundle(&t, None, PathColumns::default());
+        let layout = TimelineLayout::new(&t, TimelineMetrics::default());
+        let mut view = TimelineView::fit(&t, 1200.0, 700.0);
+        let mut sc = Scene::new(1200.0, 700.0, 0);
+        draw_waits(&mut sc, &b, &t, &layout, &view);
+        assert!(!sc.rects.is_empty());
+        assert!(sc.rects.iter().all(|r| r.shape == Shape::Hatched as u32 && r.fill == WAIT_HATCH));
+        // Zoomed out, at most one rect per lane and pixel column.
+        let lanes: u32 = layout.rows.iter().map(|r| r.lanes).sum();
+        assert!(sc.rects.len() <= (lanes as usize) * 1200, "{} rects", sc.rects.len());
+        // Zoomed to the longest wait: it is drawn over its call, and a click on it selects it.
+        let i = (0..b.waits.len()).max_by_key(|&i| b.waits.end_ns[i] - b.waits.start_ns[i]).expect("a wait");
+        let (s, e) = (b.waits.start_ns[i] as f64, b.waits.end_ns[i] as f64);
+        (view.t0_ns, view.t1_ns) = (s - (e - s), e + (e - s));
+        let (x, y, w, h) = wait_box(&b, &t, &layout, &view, i).expect("on screen");
+        assert!((x - view.x_of(s)).abs() < 1.0 && (x + w - view.x_of(e)).abs() < 1.0, "spans the wait");
+        let mut sc = Scene::new(1200.0, 700.0, 0);
+        draw_waits(&mut sc, &b, &t, &layout, &view);
+        assert!(sc.rects.iter().any(|r| (r.x - x).abs() < 1.0 && (r.y - y - 1.0).abs() < 0.01), "the wait's rect");
+        let hit = wait_at(&b, &t, &layout, &view, x + w / 2.0, y + h / 2.0).expect("hit");
+        assert_eq!(b.waits.location[hit], b.waits.location[i]);
+        assert!(b.waits.start_ns[hit] <= b.waits.end_ns[i] && b.waits.end_ns[hit] >= b.waits.start_ns[i]);
+        assert_eq!(wait_at(&b, &t, &layout, &view, 1.0, y), None, "the label column is no wait");
+        // Selected: outlined, and an arrow to its cause (when its cause's row is on screen).
+        let mut sc = Scene::new(1200.0, 700.0, 0);
+        draw_selected(&mut sc, &b, &t, &layout, &view, i);
+        assert!(sc.rects.iter().any(|r| r.border == CAUSE));
+        if b.waits.cause_location[i] != NO_LOCATION {
+            assert!(sc.lines.iter().any(|l| l.color == CAUSE), "an arrow to the cause");
+        }
+        let info = explain(&b, &t, i).expect("explained");
+        assert!(info.text.contains(" waits ") && info.text.contains(&info.region), "{}", info.text);
+    }
+
+    #[test]
+    fn the_critical_path_runs_along_its_rows_and_jumps_between_them() {
+        let t = run();
+        let span = t.span_ns;
+        // A path over locations 0, 2, 0 in three thirds.
+        let path = PathColumns {
+            location: vec![0, 2, 0],
+            start_ns: vec![0, span / 3, 2 * span / 3],
+            end_ns: vec![span / 3, 2 * span / 3, span],
+        };
+        let (b, _) = bundle(&t, None, path);
+        let layout = TimelineLayout::new(&t, TimelineMetrics::default());
+        let view = TimelineView::fit(&t, 1200.0, 700.0);
+        let mut sc = Scene::new(1200.0, 700.0, 0);
+        draw_path(&mut sc, &b, &layout, &view);
+        let row_y = |l: usize| view.y_of(layout.rows[layout.row_of_location[l] as usize].y) + 0.5 * layout.metrics.lane_px;
+        let horizontal: Vec<_> = sc.lines.iter().filter(|l| l.y0 == l.y1).collect();
+        assert_eq!(horizontal.len(), 3);
+        assert_eq!(horizontal.iter().map(|l| l.y0).collect::<Vec<_>>(), [row_y(0), row_y(2), row_y(0)]);
+        let vertical = sc.lines.iter().filter(|l| l.x0 == l.x1).count();
+        assert_eq!(vertical, 2, "a connector at each jump");
+        assert!(sc.lines.iter().all(|l| l.color == PATH));
+    }
+}

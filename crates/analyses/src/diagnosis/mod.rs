@@ -3,10 +3,13 @@
 //! - [`calls`]: what an MPI call is for the patterns (a blocking receive, a wait, a blocking send, a collective
 //!   of one of four kinds) and `op(e)`, the innermost region open on a location when an event was recorded.
 //! - [`bundle`]: the diagnosis packed for the page (reports, waits and path as columns, the panel's cube).
+//! - [`critical_path`]: the path that sets the run's length, walked back from the last event through the
+//!   waits' causes, and its report by region, by location and as imbalance.
 //!
 //! Every analysis here is a pure function of the [`Trace`](weft_model::Trace), as the rest of this crate.
 
 pub mod bundle;
 pub mod calls;
+pub mod critical_path;
 pub mod root_causes;
 pub mod waits;

@@ -102,8 +102,9 @@ export class DiagnosisPanel extends ViewPanel {
 
   refresh() {
     if (this.view !== 'timeline') return;
-    if (!this.current()) { this.diagnose(); return; }
-    this.render();
+    if (this.current()) { this.render(); return; }
+    // A load shows its tabs (and so this panel) before it counts itself loaded: ask once it has.
+    setTimeout(() => { if (this.shown && !this.current()) this.diagnose(); }, 0);
   }
 
   /** Ask the worker for the diagnosis of the run (or of the visible window) of the trace shown. */
@@ -128,6 +129,7 @@ export class DiagnosisPanel extends ViewPanel {
     if (asked !== this.asking || load !== this.weft.loads || this.viewer.view() !== 'timeline') return;
     const got = this.call(() => this.viewer.receive_diagnosis(new Uint8Array(answer.model)));
     if (got === undefined) return;
+    if (this.loaded !== load) { this.pattern = -1; this.region = -1; }
     this.loaded = load;
     this.summary = got;
     this.applyShown();
@@ -172,6 +174,7 @@ export class DiagnosisPanel extends ViewPanel {
       const info = this.call(() => this.viewer.diagnosis_show_wait(l.worst));
       if (info !== undefined) this.showWait(info);
     });
+    this.shownWait = null;
     this.showWait(this.call(() => this.viewer.diagnosis_selected_wait()) ?? null);
     this.renderWhatIf();
   }
@@ -192,15 +195,35 @@ export class DiagnosisPanel extends ViewPanel {
       el('tbody', {}, ...rows, ...more));
   }
 
-  /** The selected wait in words, with its root causes (or null: nothing selected). */
-  showWait(info) {
+  /** The selected wait in words, then its root causes as the worker finds them for this wait (or null:
+   *  nothing selected). */
+  async showWait(info) {
     if (!info) { this.wait.replaceChildren(el('span', { class: 'muted', text: 'Click a hatched wait on the timeline, or a location above.' })); return; }
-    const causes = info.causes.slice(0, 5).map((c) => el('li', { text: c.text }));
+    if (this.shownWait === info.wait && this.wait.querySelector('.wait-text')) return;
+    this.shownWait = info.wait;
+    const causes = el('div', { class: 'muted', text: info.cause_name ? 'its root causes…' : 'no cause location is known for this wait' });
     this.wait.replaceChildren(
       el('div', { class: 'wait-text', data: { wait: String(info.wait), location: String(info.location), ns: String(info.ns) }, text: info.text }),
-      causes.length ? el('div', { class: 'muted', text: `root causes (Boehme et al.), over the run's ${info.pattern_label} waits of ${info.location_name} for ${info.cause_name}:` }) : '',
-      causes.length ? el('ul', { class: 'wait-causes' }, ...causes) : el('div', { class: 'muted', text: info.cause_name ? 'no root cause: the two locations spent their time alike since they last met' : 'no cause location is known for this wait' }),
-    );
+      causes);
+    if (!info.cause_name) return;
+    const load = this.loaded;
+    let r;
+    try {
+      r = await this.ask('causes', { wait: info.wait });
+    } catch (e) {
+      this.onError(`Root causes: ${e.message || e}`);
+      return;
+    }
+    if (load !== this.loaded || this.shownWait !== info.wait) return;
+    const list = r.result.slice(0, 5);
+    if (!list.length) {
+      causes.textContent = `no root cause: ${info.cause_name} spent no more time than ${info.location_name} in any region since they last met`;
+      return;
+    }
+    // Boehme et al.'s short-term delay: what the late location did more since the two last met.
+    const items = list.map((c) => el('li', { text: `because ${info.cause_name} spends ${formatDuration(this.viewer, c.ns)} more in ${c.name}` }));
+    causes.replaceWith(el('ul', { class: 'wait-causes', data: { causes: String(r.result.length) } }, ...items));
+    this.weft.causes = (this.weft.causes || 0) + 1;
   }
 
   /** A slider per region of the critical path's top regions (factor 0.1–2.0); a change asks the worker. */

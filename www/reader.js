@@ -64,7 +64,8 @@ export function createReader(app) {
   // answered once ('answer'); a restart of the worker fails those in flight.
   const questions = { next: 1, open: new Map() };
 
-  /** Ask the worker `what` ('diagnose' with `{window}`, 'whatif' with `{scales}`): a Promise of its answer. */
+  /** Ask the worker `what` ('diagnose' with `{window}`, 'causes' with `{wait}`, 'whatif' with `{scales}`): a
+   *  Promise of its answer. */
   function ask(what, args = {}) {
     const id = `q${questions.next++}`;
     return new Promise((resolve, reject) => {

@@ -7,27 +7,33 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use weft_analyses::diagnosis::bundle::{total_time_ns, DiagnosisBundle, PathColumns, WaitColumns};
+use weft_analyses::diagnosis::critical_path::path_report;
+use weft_analyses::diagnosis::root_causes::root_causes;
 use weft_analyses::diagnosis::waits::{wait_report, wait_states, Pattern, WaitStates};
 use weft_model::Trace;
 
 thread_local! {
-    /// The wait states of the trace shown, with the trace they are of (compared by pointer).
-    static STATES: RefCell<Option<(Rc<Trace>, Rc<WaitStates>)>> = const { RefCell::new(None) };
+    /// The wait states of the trace shown and its critical path (columns and report), with the trace they are
+    /// of (compared by pointer).
+    static STATES: RefCell<Option<Shown>> = const { RefCell::new(None) };
 }
 
-/// The trace shown and its wait states, computed on first use.
-fn shown() -> Result<(Rc<Trace>, Rc<WaitStates>), JsValue> {
+type Shown = (Rc<Trace>, Rc<WaitStates>, Rc<(PathColumns, String)>);
+
+/// The trace shown, its wait states and its critical path, computed on first use.
+fn shown() -> Result<Shown, JsValue> {
     let trace = super::worker::shown_trace().ok_or(
         "the reader holds no trace for a diagnosis (a graph is shown, or the reader was restarted: open the file again)",
     )?;
     STATES.with(|s| {
         let mut s = s.borrow_mut();
-        if let Some((t, w)) = s.as_ref().filter(|(t, _)| Rc::ptr_eq(t, &trace)) {
-            return Ok((t.clone(), w.clone()));
+        if let Some(shown) = s.as_ref().filter(|(t, _, _)| Rc::ptr_eq(t, &trace)) {
+            return Ok(shown.clone());
         }
         let states = Rc::new(wait_states(&trace));
-        *s = Some((trace.clone(), states.clone()));
-        Ok((trace, states))
+        let path = Rc::new(critical_path(&trace, &states)?);
+        *s = Some((trace.clone(), states.clone(), path.clone()));
+        Ok((trace, states, path))
     })
 }
 
@@ -35,7 +41,7 @@ fn shown() -> Result<(Rc<Trace>, Rc<WaitStates>), JsValue> {
 /// number: `{kind: "diagnosis", model}` with the bundle's bytes.
 #[wasm_bindgen]
 pub fn diagnose(t0_ns: f64, t1_ns: f64) -> Result<JsValue, JsValue> {
-    let (trace, states) = shown()?;
+    let (trace, states, path) = shown()?;
     let window = (t0_ns.is_finite() && t1_ns.is_finite() && t1_ns >= t0_ns)
         .then(|| (t0_ns.max(0.0) as u64, t1_ns.max(0.0) as u64));
     let report = wait_report(&trace, &states, window);
@@ -52,7 +58,7 @@ pub fn diagnose(t0_ns: f64, t1_ns: f64) -> Result<JsValue, JsValue> {
             w.cause_ns,
         );
     }
-    let (path, path_json) = critical_path(&trace, &states)?;
+    let (path, path_json) = (*path).clone();
     let patterns: Vec<(&str, &str)> = Pattern::ALL.iter().map(|p| (p.key(), p.label())).collect();
     let bundle = DiagnosisBundle::new(
         &trace,
@@ -67,7 +73,30 @@ pub fn diagnose(t0_ns: f64, t1_ns: f64) -> Result<JsValue, JsValue> {
     Ok(super::worker::loaded_model("diagnosis", bundle.encode()))
 }
 
+/// The root causes of wait `wait` alone (its index in the diagnosis' waits: `wait_states` order), as the
+/// report sums them over waits (`diagnosis::root_causes`, Boehme et al.): JSON `[{name, ns}]`, the regions in
+/// which the cause location spent `ns` more than the waiting one since the two last met, the largest first.
+#[wasm_bindgen]
+pub fn wait_causes(wait: u32) -> Result<String, JsValue> {
+    let (trace, states, _) = shown()?;
+    let w = states.waits.get(wait as usize).ok_or_else(|| format!("no wait {wait} in the trace shown"))?;
+    let causes: Vec<_> = root_causes(&trace, std::slice::from_ref(w))
+        .into_iter()
+        .map(|c| serde_json::json!({"name": c.name, "ns": c.ns}))
+        .collect();
+    Ok(serde_json::Value::from(causes).to_string())
+}
+
 /// The critical path's segments and its report (`weft critical-path --json`).
-fn critical_path(_trace: &Trace, _states: &WaitStates) -> Result<(PathColumns, String), JsValue> {
-    Ok((PathColumns::default(), "{}".to_string()))
+fn critical_path(trace: &Trace, states: &WaitStates) -> Result<(PathColumns, String), JsValue> {
+    let path = weft_analyses::diagnosis::critical_path::critical_path(trace, states);
+    let report = path_report(trace, &path);
+    let json = serde_json::to_string(&report).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let mut cols = PathColumns::default();
+    for s in &path.segments {
+        cols.location.push(s.location.0);
+        cols.start_ns.push(s.start_ns);
+        cols.end_ns.push(s.end_ns);
+    }
+    Ok((cols, json))
 }

@@ -111,7 +111,7 @@ fn rect_fs(in: RectOut) -> @location(0) vec4<f32> {
     }
     if (in.border_px > 0.0) {
         let t = clamp(d + in.border_px + 0.5, 0.0, 1.0);
-        colour = mix(in.fill, in.border, t);
+        colour = mix(colour, in.border, t);
     }
     if (coverage <= 0.0) {
         discard;

@@ -302,6 +302,23 @@ mod tests {
         }
     }
 
+    /// Busy = waiting (the moments view's definition): each location's busy time is its waiting, the report's
+    /// per-location sums (no location's waits overlap in the generated run).
+    #[test]
+    fn busy_waiting_is_each_locations_waiting() {
+        use weft_analyses::busy::{BusyDefinition, BusyIntervals};
+        let t = run();
+        let (_, report) = bundle(&t, None, PathColumns::default());
+        let busy = BusyIntervals::compute(&t, &BusyDefinition::Waiting);
+        for l in 0..t.locations.len() {
+            let m0: u64 = busy.of(LocationId(l as u32)).iter().map(|b| b.len_ns()).sum();
+            let waiting: u64 = report.patterns.values().map(|p| p.per_location[l]).sum();
+            assert_eq!(m0, waiting, "location {l}");
+        }
+        let moments = weft_analyses::moments::moments(&t, &BusyDefinition::Waiting, None);
+        assert_eq!(moments.iter().map(|m| m.m0_ns).sum::<u64>(), report.total_wait_ns);
+    }
+
     #[test]
     fn waits_are_drawn_hatched_where_they_are_bounded_and_a_click_finds_them() {
         let t = run();

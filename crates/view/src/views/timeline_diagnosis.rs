@@ -1,7 +1,8 @@
 //! The timeline's diagnosis as view state (issue #53): the worker's diagnosis of the trace shown
 //! (`analyses::diagnosis::bundle`: reports, waits, critical path, the Diagnosis panel's cube), whether the
 //! waits and the critical path are drawn, and the selected wait. `scene::diagnosis_marks` draws it over the
-//! timeline; the Diagnosis panel lists the cube and names the selected wait's cause in words ([`explain`]).
+//! timeline; the Diagnosis panel lists the cube and names the selected wait in words ([`explain`]; its root
+//! causes the worker computes for that one wait, `wait_causes`).
 //! Must not: compute waits or paths (the worker does) or draw.
 
 use crate::scene::timeline::format_duration;
@@ -25,16 +26,7 @@ impl TimelineDiagnosis {
     }
 }
 
-/// One root cause of a wait, as the report has it and in words.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Cause {
-    pub name: String,
-    pub ns: u64,
-    pub text: String,
-}
-
-/// A wait, for the panel: where, how long, in what, for whom, and the root causes the report names for this
-/// waiting location, pattern and cause location.
+/// A wait, for the panel: where, how long, in what, for whom.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct WaitInfo {
     pub wait: usize,
@@ -51,8 +43,6 @@ pub struct WaitInfo {
     pub cause_ns: u64,
     /// "rank 12 waits 40 ms in MPI_Waitall (Late Sender) for rank 13".
     pub text: String,
-    /// "because rank 13 spends 38 ms more in solve", the largest first.
-    pub causes: Vec<Cause>,
 }
 
 /// A location's name as the panel writes it: "process / location" (the location's own name when the process
@@ -67,8 +57,7 @@ pub fn location_label(t: &Trace, l: LocationId) -> String {
     }
 }
 
-/// Wait `i` of `b` in words, with its root causes from the report (`root_causes` entries whose pattern,
-/// waiting location and causing location are the wait's), the largest first.
+/// Wait `i` of `b` in words.
 pub fn explain(b: &DiagnosisBundle, t: &Trace, i: usize) -> Option<WaitInfo> {
     let w = &b.waits;
     if i >= w.len() {
@@ -87,21 +76,6 @@ pub fn explain(b: &DiagnosisBundle, t: &Trace, i: usize) -> Option<WaitInfo> {
     if let Some(c) = &cause_name {
         text.push_str(&format!(" for {c}"));
     }
-    let mut causes = Vec::new();
-    if let (Some(c), Ok(report)) = (cause, serde_json::from_str::<serde_json::Value>(&b.report_json)) {
-        for rc in report["root_causes"].as_array().into_iter().flatten() {
-            let same = rc["pattern"].as_str() == Some(key.as_str())
-                && rc["waiting_location"].as_u64() == Some(location as u64)
-                && rc["causing_location"].as_u64() == Some(c as u64);
-            let (Some(name), Some(ns)) = (rc["name"].as_str(), rc["ns"].as_u64()) else { continue };
-            if same && ns > 0 {
-                let by = cause_name.as_deref().unwrap_or("?");
-                let text = format!("because {by} spends {} more in {name}", format_duration(ns));
-                causes.push(Cause { name: name.to_string(), ns, text });
-            }
-        }
-    }
-    causes.sort_by(|a, b| b.ns.cmp(&a.ns).then(a.name.cmp(&b.name)));
     Some(WaitInfo {
         wait: i,
         pattern: key,
@@ -116,6 +90,5 @@ pub fn explain(b: &DiagnosisBundle, t: &Trace, i: usize) -> Option<WaitInfo> {
         cause_name,
         cause_ns: w.cause_ns[i],
         text,
-        causes,
     })
 }

@@ -206,7 +206,7 @@ fn waiting(trace: &Trace) -> BusyIntervals {
             }
         }
     }
-    let (mut ranges, mut spans) = (Vec::with_capacity(n), Vec::new());
+    let (mut ranges, mut spans) = (Vec::with_capacity(n), Vec::<BusyInterval>::new());
     for mut v in per {
         v.sort_unstable_by_key(|b| (b.start_ns, b.end_ns));
         let start = spans.len();

@@ -23,6 +23,8 @@ mod cli_text;
 mod cluster;
 mod comm_matrix;
 mod corpus_otf2_paraver;
+mod critical_path;
+mod critical_path_cli;
 mod cycles;
 mod execgraph;
 mod grain_fit;

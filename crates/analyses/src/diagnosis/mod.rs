@@ -5,11 +5,15 @@
 //! - [`bundle`]: the diagnosis packed for the page (reports, waits and path as columns, the panel's cube).
 //! - [`critical_path`]: the path that sets the run's length, walked back from the last event through the
 //!   waits' causes, and its report by region, by location and as imbalance.
+//! - [`whatif`]: the run replayed with regions scaled and its waits found again by the patterns' rules
+//!   (`replay_rules`), the predicted span and the new critical path.
 //!
 //! Every analysis here is a pure function of the [`Trace`](weft_model::Trace), as the rest of this crate.
 
 pub mod bundle;
 pub mod calls;
 pub mod critical_path;
+mod replay_rules;
 pub mod root_causes;
 pub mod waits;
+pub mod whatif;

@@ -264,7 +264,7 @@ export class DiagnosisPanel extends ViewPanel {
     this.predicted.textContent = 'replaying…';
     let r;
     try {
-      r = await this.ask('whatif', { scales });
+      r = (await this.ask('whatif', { scales })).result;
     } catch (e) {
       this.onError(`What-if: ${e.message || e}`);
       return;

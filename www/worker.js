@@ -4,7 +4,7 @@
 // memory included, becomes an 'error' message naming the file. It loads the worker's own wasm module
 // (www/pkg-worker: the readers and analyses, no renderer), not the page's.
 
-import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes, diagnose, what_if } from './pkg-worker/weft.js';
+import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes, diagnose, wait_causes, what_if } from './pkg-worker/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
@@ -101,13 +101,16 @@ function send(id, name, out, type = 'loaded') {
 }
 
 // The page's questions about the trace shown that leave the load alone ('ask', answered 'answer' with the same
-// id, or with `error`): the diagnosis of the run or of a window (its bytes move), a what-if's predicted span.
+// id, or with `error`): the diagnosis of the run or of a window (its bytes move), one wait's root causes, a
+// what-if's predicted span.
 function answer(id, msg) {
   if (msg.what === 'diagnose') {
     const w = msg.window;
     const out = diagnose(w ? w[0] : NaN, w ? w[1] : NaN);
     const model = own(out.model);
     post({ id, type: 'answer', what: msg.what, model }, [model]);
+  } else if (msg.what === 'causes') {
+    post({ id, type: 'answer', what: msg.what, result: JSON.parse(wait_causes(msg.wait)) });
   } else if (msg.what === 'whatif') {
     post({ id, type: 'answer', what: msg.what, result: JSON.parse(what_if(JSON.stringify(msg.scales || []))) });
   } else {

@@ -1,7 +1,7 @@
 //! The worker's diagnosis of the trace shown (issue #53): the wait states (`analyses::diagnosis::waits`),
 //! computed once per trace and kept, their report for the whole run or a window, and the critical path,
-//! packed as `analyses::diagnosis::bundle` for the page's Diagnosis panel and timeline. Nothing of it is
-//! computed on the page's thread. Must not draw or hold view state.
+//! packed as `analyses::diagnosis::bundle` for the page's Diagnosis panel and timeline; one wait's root causes;
+//! the what-if replay's predicted span. Nothing of it is computed on the page's thread. Must not draw or hold view state.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -10,7 +10,8 @@ use weft_analyses::diagnosis::bundle::{total_time_ns, DiagnosisBundle, PathColum
 use weft_analyses::diagnosis::critical_path::path_report;
 use weft_analyses::diagnosis::root_causes::root_causes;
 use weft_analyses::diagnosis::waits::{wait_report, wait_states, Pattern, WaitStates};
-use weft_model::Trace;
+use weft_analyses::diagnosis::whatif::{self, Scale};
+use weft_model::{RegionId, Trace};
 
 thread_local! {
     /// The wait states of the trace shown and its critical path (columns and report), with the trace they are
@@ -99,4 +100,35 @@ fn critical_path(trace: &Trace, states: &WaitStates) -> Result<(PathColumns, Str
         cols.end_ns.push(s.end_ns);
     }
     Ok((cols, json))
+}
+
+/// The predicted span of the trace shown with regions scaled (`scales_json`: `[{region: NAME, factor}]`, every
+/// region of that name scaled; factors outside 0.1..=2.0 refused): the replay of `analyses::diagnosis::whatif`,
+/// as JSON `{recorded_span_ns, predicted_span_ns, path}` (`path`: the replayed run's `weft critical-path
+/// --json`).
+#[wasm_bindgen]
+pub fn what_if(scales_json: &str) -> Result<String, JsValue> {
+    let (trace, states, _) = shown()?;
+    let asked: serde_json::Value =
+        serde_json::from_str(scales_json).map_err(|e| JsValue::from_str(&format!("what-if scales: {e}")))?;
+    let mut scales = Vec::new();
+    for s in asked.as_array().ok_or("what-if scales: not a list")? {
+        let (Some(name), Some(factor)) = (s["region"].as_str(), s["factor"].as_f64()) else {
+            return Err(JsValue::from_str(&format!("what-if scales: {s} is not {{region, factor}}")));
+        };
+        if !(0.1..=2.0).contains(&factor) {
+            return Err(JsValue::from_str(&format!("what-if: {name}'s factor {factor} is outside 0.1 to 2.0")));
+        }
+        let regions: Vec<RegionId> =
+            (0..trace.regions.len() as u32).map(RegionId).filter(|&r| trace.region_name(r) == name).collect();
+        if regions.is_empty() {
+            return Err(JsValue::from_str(&format!("what-if: the trace has no region named '{name}'")));
+        }
+        scales.extend(regions.into_iter().map(|region| Scale { region, factor }));
+    }
+    let w = whatif::what_if(&trace, &states, &scales);
+    let out = serde_json::json!({
+        "recorded_span_ns": w.recorded_span_ns, "predicted_span_ns": w.predicted_span_ns, "path": w.path,
+    });
+    Ok(out.to_string())
 }

@@ -14,7 +14,7 @@ mod diagnosis;
 mod store;
 mod worker;
 
-pub use diagnosis::{diagnose, wait_causes};
+pub use diagnosis::{diagnose, wait_causes, what_if};
 pub use store::StoreSession;
 pub use worker::{relayout_execgraph, sample, FileSet, WorkerSession};
 

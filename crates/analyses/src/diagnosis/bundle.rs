@@ -55,7 +55,16 @@ impl WaitColumns {
 
     /// Append one wait.
     #[allow(clippy::too_many_arguments)]
-    pub fn push(&mut self, pattern: u8, location: u32, call: u32, start_ns: u64, end_ns: u64, cause: Option<u32>, cause_ns: u64) {
+    pub fn push(
+        &mut self,
+        pattern: u8,
+        location: u32,
+        call: u32,
+        start_ns: u64,
+        end_ns: u64,
+        cause: Option<u32>,
+        cause_ns: u64,
+    ) {
         self.pattern.push(pattern);
         self.location.push(location);
         self.call.push(call);
@@ -430,7 +439,16 @@ mod tests {
     #[test]
     fn the_cube_sums_waits_by_pattern_region_and_location() {
         let (t, w) = fixture();
-        let b = DiagnosisBundle::new(&t, None, 1000, &[("a", "A"), ("b", "B")], "{}".into(), "{}".into(), w, Default::default());
+        let b = DiagnosisBundle::new(
+            &t,
+            None,
+            1000,
+            &[("a", "A"), ("b", "B")],
+            "{}".into(),
+            "{}".into(),
+            w,
+            Default::default(),
+        );
         let p = b.patterns();
         assert_eq!(p.iter().map(|l| (l.id, l.ns, l.instances)).collect::<Vec<_>>(), [(0, 160, 2), (1, 20, 1)]);
         assert_eq!(p[0].worst, 1, "the longest wait of pattern 0");
@@ -446,7 +464,16 @@ mod tests {
     #[test]
     fn a_window_clips_the_waits() {
         let (t, w) = fixture();
-        let b = DiagnosisBundle::new(&t, Some((40, 250)), 0, &[("a", "A"), ("b", "B")], "{}".into(), "{}".into(), w, Default::default());
+        let b = DiagnosisBundle::new(
+            &t,
+            Some((40, 250)),
+            0,
+            &[("a", "A"), ("b", "B")],
+            "{}".into(),
+            "{}".into(),
+            w,
+            Default::default(),
+        );
         // 20 of the first, 50 of the second, 20 of the barrier.
         assert_eq!(b.patterns().iter().map(|l| l.ns).collect::<Vec<_>>(), [70, 20]);
     }
@@ -455,7 +482,16 @@ mod tests {
     fn round_trip_and_corrupt_or_foreign_bytes_are_errors() {
         let (t, w) = fixture();
         let path = PathColumns { location: vec![1, 0], start_ns: vec![0, 60], end_ns: vec![60, 350] };
-        let b = DiagnosisBundle::new(&t, Some((0, 350)), 700, &[("a", "A"), ("b", "B")], "{\"x\":1}".into(), "{}".into(), w, path);
+        let b = DiagnosisBundle::new(
+            &t,
+            Some((0, 350)),
+            700,
+            &[("a", "A"), ("b", "B")],
+            "{\"x\":1}".into(),
+            "{}".into(),
+            w,
+            path,
+        );
         let bytes = b.encode();
         assert_eq!(DiagnosisBundle::decode(&bytes, &t), Ok(b.clone()));
         for cut in [0, 8, bytes.len() / 2, bytes.len() - 1] {

@@ -371,7 +371,8 @@ mod tests {
         let view = TimelineView::fit(&t, 1200.0, 700.0);
         let mut sc = Scene::new(1200.0, 700.0, 0);
         draw_path(&mut sc, &b, &layout, &view);
-        let row_y = |l: usize| view.y_of(layout.rows[layout.row_of_location[l] as usize].y) + 0.5 * layout.metrics.lane_px;
+        let row_y =
+            |l: usize| view.y_of(layout.rows[layout.row_of_location[l] as usize].y) + 0.5 * layout.metrics.lane_px;
         let horizontal: Vec<_> = sc.lines.iter().filter(|l| l.y0 == l.y1).collect();
         assert_eq!(horizontal.len(), 3);
         assert_eq!(horizontal.iter().map(|l| l.y0).collect::<Vec<_>>(), [row_y(0), row_y(2), row_y(0)]);

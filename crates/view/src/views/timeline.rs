@@ -16,8 +16,8 @@ use super::message_select::{self, MessageSelect, MessageSelection, Pair};
 use super::timeline_diagnosis::{explain, TimelineDiagnosis, WaitInfo};
 use super::{num, Hover, Pane};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
-use crate::scene::groups::{self, RegionUse};
 use crate::scene::diagnosis_marks;
+use crate::scene::groups::{self, RegionUse};
 use crate::scene::message_marks;
 use crate::scene::timeline::{
     format_duration, format_time_for_span, region_colors, Overview, TimelineScene, TimelineView, AXIS_PX,

@@ -16,6 +16,8 @@ import { ViewPanel } from './panel.js';
 const MAX_LINES = 200;
 /** What-if sliders: the critical path's top regions. */
 const WHATIF_REGIONS = 5;
+/** What the path report names time outside every region (analyses::diagnosis::critical_path::NO_REGION). */
+const NO_REGION = '(no region)';
 
 const percent = (share) => `${(share * 100).toFixed(share >= 0.1 ? 1 : 2)} %`;
 
@@ -220,8 +222,9 @@ export class DiagnosisPanel extends ViewPanel {
       causes.textContent = `no root cause: ${info.cause_name} spent no more time than ${info.location_name} in any region since they last met`;
       return;
     }
-    // Boehme et al.'s short-term delay: what the late location did more since the two last met.
-    const items = list.map((c) => el('li', { text: `because ${info.cause_name} spends ${formatDuration(this.viewer, c.ns)} more in ${c.name}` }));
+    // Boehme et al.'s short-term delay cost: the wait shared among the regions in which the late location
+    // spent more time since the two last met.
+    const items = list.map((c) => el('li', { text: `because ${info.cause_name} spends more time in ${c.name} (${formatDuration(this.viewer, c.ns)} of this wait)` }));
     causes.replaceWith(el('ul', { class: 'wait-causes', data: { causes: String(r.result.length) } }, ...items));
     this.weft.causes = (this.weft.causes || 0) + 1;
   }
@@ -229,7 +232,8 @@ export class DiagnosisPanel extends ViewPanel {
   /** A slider per region of the critical path's top regions (factor 0.1–2.0); a change asks the worker. */
   renderWhatIf() {
     const path = JSON.parse(this.call(() => this.viewer.diagnosis_path_report()) || '{}');
-    const regions = (path.by_region || []).slice(0, WHATIF_REGIONS);
+    // Time on the path outside every region (`(no region)`) has no region to scale.
+    const regions = (path.by_region || []).filter((r) => r.name !== NO_REGION).slice(0, WHATIF_REGIONS);
     if (!regions.length) {
       this.whatif.replaceChildren(el('span', { class: 'muted', text: 'No critical path for this trace.' }));
       this.predicted.textContent = '';

@@ -76,12 +76,13 @@ pub fn diagnose(t0_ns: f64, t1_ns: f64) -> Result<JsValue, JsValue> {
 
 /// The root causes of wait `wait` alone (its index in the diagnosis' waits: `wait_states` order), as the
 /// report sums them over waits (`diagnosis::root_causes`, Boehme et al.): JSON `[{name, ns}]`, the regions in
-/// which the cause location spent `ns` more than the waiting one since the two last met, the largest first.
+/// which the cause location spent more time than the waiting one since the two last met, each with its share
+/// of the wait (`ns`: the shares sum to the wait), the largest first.
 #[wasm_bindgen]
 pub fn wait_causes(wait: u32) -> Result<String, JsValue> {
     let (trace, states, _) = shown()?;
     let w = states.waits.get(wait as usize).ok_or_else(|| format!("no wait {wait} in the trace shown"))?;
-    let causes: Vec<_> = root_causes(&trace, std::slice::from_ref(w))
+    let causes: Vec<_> = root_causes(&trace, std::slice::from_ref(w), None)
         .into_iter()
         .map(|c| serde_json::json!({"name": c.name, "ns": c.ns}))
         .collect();

@@ -25,6 +25,7 @@ mod render_moments;
 mod render_timeline;
 mod store_files;
 mod whatif;
+mod waits;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -63,6 +64,9 @@ enum Command {
     /// Predict the span with regions' time scaled (--scale REGION=0.5): the run replayed, its waits found
     /// again, and the new critical path (docs/diagnosis.md).
     Whatif(whatif::Args),
+    /// Wait states of an MPI run (late sender, wait at barrier, ...) per pattern, location and region, and
+    /// their root causes (docs/diagnosis.md).
+    Waits(waits::Args),
 }
 
 /// `v` as pretty JSON for `--json`, with the characters a terminal must not get raw (C1 controls such as the
@@ -106,6 +110,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => merge::run(a),
         Command::CriticalPath(a) => critical_path::run(a),
         Command::Whatif(a) => whatif::run(a),
+        Command::Waits(a) => waits::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -144,7 +144,7 @@ async function checkTrace(page, dir, name, backend, loads) {
   if (clicked.cause_name) {
     await page.waitForFunction(() => document.querySelector('#diagnosis-wait ul.wait-causes') || /no root cause/.test(document.querySelector('#diagnosis-wait').textContent));
     const causes = await page.$$eval('#diagnosis-wait li', (l) => l.map((e) => e.textContent));
-    if (causes.length) assert.ok(causes[0].startsWith(`because ${clicked.cause_name} spends `) && causes[0].includes(' more in '), causes[0]);
+    if (causes.length) assert.ok(causes[0].startsWith(`because ${clicked.cause_name} spends more time in `) && causes[0].endsWith(' of this wait)'), causes[0]);
   }
 
   // The critical path: toggled on, drawn in its colour along its rows; its report is the CLI's.

@@ -363,16 +363,22 @@ impl DiagnosisBundle {
     }
 }
 
-/// The time the panel's shares are of, as CUBE's "Time": the window's length (the run's span without one)
-/// on every location that has intervals.
+/// The time the panel's shares are of, as the CLI's text output (`weft waits`) reckons it and CUBE's "Time":
+/// the sum of the locations' times (`waits::location_time`: from the start of a location's first interval to
+/// the end of its last), each clipped to the window where one is given.
 pub fn total_time_ns(trace: &Trace, window: Option<(u64, u64)>) -> u64 {
-    let len = window.map_or(trace.span_ns, |(a, b)| b.saturating_sub(a));
     let iv = &trace.intervals;
-    let mut with = vec![false; trace.locations.len()];
-    for &l in &iv.location {
-        with[l.index()] = true;
-    }
-    len.saturating_mul(with.iter().filter(|&&w| w).count() as u64)
+    (0..trace.locations.len() as u32)
+        .map(|l| {
+            let range = trace.intervals_of(LocationId(l));
+            let Some(first) = range.clone().next() else { return 0 };
+            let (a, b) = (iv.start_ns[first], range.map(|i| iv.end_ns(i)).max().unwrap_or(0));
+            match window {
+                None => b.saturating_sub(a),
+                Some((t0, t1)) => b.min(t1).saturating_sub(a.max(t0)),
+            }
+        })
+        .sum()
 }
 
 /// The cube of `waits`: per (pattern, region of the call, location) the time inside `window`, the count of

@@ -57,7 +57,7 @@ function near(shot, x, y, r, [R, G, B], tol = 40) {
 }
 const HATCH = [0x9c, 0x1a, 0x6e];
 const CAUSE = [0xd6, 0x00, 0x8a];
-const PATH = [0x00, 0x8a, 0x64];
+const PATH = [0x00, 0xb3, 0x5c];
 
 async function checkTrace(page, dir, name, backend, loads) {
   const report = weftJson('waits', dir);

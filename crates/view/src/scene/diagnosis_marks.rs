@@ -18,8 +18,10 @@ use weft_model::{LocationId, Trace};
 pub const WAIT_HATCH: Rgba = rgba(0x9c, 0x1a, 0x6e, 0xff);
 /// The selected wait's outline and the arrow to its cause.
 pub const CAUSE: Rgba = rgba(0xd6, 0x00, 0x8a, 0xff);
-/// The critical path: a bluish green that no region colour of the palette's hue bands takes at full strength.
-pub const PATH: Rgba = rgba(0x00, 0x8a, 0x64, 0xe6);
+/// The critical path: a green that no region colour of the palette's hue bands takes at full strength, on a
+/// white casing so it reads over any region's colour.
+pub const PATH: Rgba = rgba(0x00, 0xb3, 0x5c, 0xff);
+const PATH_CASING: Rgba = rgba(0xff, 0xff, 0xff, 0xe0);
 const PATH_PX: f32 = 3.0;
 
 /// The lane a wait is drawn in: its call's depth, the top lane of a folded process's row.
@@ -164,7 +166,9 @@ pub fn draw_path(sc: &mut Scene, b: &DiagnosisBundle, layout: &TimelineLayout, v
     let mut column: Option<(f32, f32, f32)> = None;
     let push_column = |sc: &mut Scene, c: Option<(f32, f32, f32)>| {
         if let Some((x, ya, yb)) = c.filter(|c| c.2 > c.1) {
-            sc.lines.push(LineInstance::solid(x, clamp_y(ya), x, clamp_y(yb), PATH_PX - 1.0, PATH));
+            let (ya, yb) = (clamp_y(ya), clamp_y(yb));
+            sc.lines.push(LineInstance::solid(x, ya, x, yb, PATH_PX + 1.0, PATH_CASING));
+            sc.lines.push(LineInstance::solid(x, ya, x, yb, PATH_PX - 1.0, PATH));
         }
     };
     let mut last_y: Option<f32> = None;
@@ -192,6 +196,7 @@ pub fn draw_path(sc: &mut Scene, b: &DiagnosisBundle, layout: &TimelineLayout, v
             }
         };
         if c - a >= 1.0 && y >= top && y <= bottom {
+            sc.lines.push(LineInstance::solid(a, y, c, y, PATH_PX + 2.0, PATH_CASING));
             sc.lines.push(LineInstance::solid(a, y, c, y, PATH_PX, PATH));
         }
         last_y = Some(y);
@@ -373,11 +378,12 @@ mod tests {
         draw_path(&mut sc, &b, &layout, &view);
         let row_y =
             |l: usize| view.y_of(layout.rows[layout.row_of_location[l] as usize].y) + 0.5 * layout.metrics.lane_px;
-        let horizontal: Vec<_> = sc.lines.iter().filter(|l| l.y0 == l.y1).collect();
+        let path: Vec<_> = sc.lines.iter().filter(|l| l.color == PATH).collect();
+        let horizontal: Vec<_> = path.iter().filter(|l| l.y0 == l.y1).collect();
         assert_eq!(horizontal.len(), 3);
         assert_eq!(horizontal.iter().map(|l| l.y0).collect::<Vec<_>>(), [row_y(0), row_y(2), row_y(0)]);
-        let vertical = sc.lines.iter().filter(|l| l.x0 == l.x1).count();
+        let vertical = path.iter().filter(|l| l.x0 == l.x1).count();
         assert_eq!(vertical, 2, "a connector at each jump");
-        assert!(sc.lines.iter().all(|l| l.color == PATH));
+        assert_eq!(sc.lines.len(), 2 * path.len(), "each on its casing");
     }
 }

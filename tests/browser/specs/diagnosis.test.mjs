@@ -175,6 +175,7 @@ async function checkTrace(page, dir, name, backend, loads) {
   assert.equal(Number(pred.recorded), pathReport.length_ns);
   assert.notEqual(Number(pred.predicted), Number(pred.recorded), `${name}: the predicted span moves (${pred.text})`);
   assert.ok(Number(pred.predicted) < Number(pred.recorded), `${name}: a path region halved shortens the run (${pred.text})`);
+  await page.$eval('#diagnosis-whatif', (e) => e.scrollIntoView());
   await screenshot(page, `diagnosis-${name}-${backend}-whatif`);
 }
 

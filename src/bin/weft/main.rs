@@ -24,8 +24,8 @@ mod render_aggregate;
 mod render_moments;
 mod render_timeline;
 mod store_files;
-mod whatif;
 mod waits;
+mod whatif;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -6,8 +6,9 @@
 // timeline to its worst wait, drawn hatched (stripes of the hatch colour over the call) with an arrow to its
 // cause, and a click on that hatched wait names it in the panel; the critical path's toggle draws it (pixels
 // of its colour on its rows) and its report equals `weft critical-path --json`; a what-if slider moved on a
-// critical-path region changes the predicted span. A trace without communication says so. Screenshots:
-// tests/out/diagnosis-*.png.
+// critical-path region changes the predicted span; the moments view's busy = waiting (from the worker) gives
+// each location its waiting, as `weft moments --busy waiting --json`. A trace without communication says so.
+// Screenshots: tests/out/diagnosis-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -177,6 +178,23 @@ async function checkTrace(page, dir, name, backend, loads) {
   assert.ok(Number(pred.predicted) < Number(pred.recorded), `${name}: a path region halved shortens the run (${pred.text})`);
   await page.$eval('#diagnosis-whatif', (e) => e.scrollIntoView());
   await screenshot(page, `diagnosis-${name}-${backend}-whatif`);
+
+  // Busy = waiting in the moments view, computed by the worker: each location's m0 is its waiting, as
+  // `weft moments --busy waiting --json` says.
+  await page.click('#views button[data-view="moments"]');
+  await page.selectOption('#moments-busy', 'waiting');
+  await page.waitForFunction(() => window.weft.viewer.view_state().busy === 'waiting', null, { timeout: 120_000 });
+  const rows = (await viewState(page)).rows;
+  const cli = weftJson('moments', dir, '--busy', 'waiting');
+  for (const r of rows) {
+    assert.equal(r.m0_ns, cli.find((c) => c.location === r.location).m0_ns, `${name}: busy = waiting m0 of location ${r.location}`);
+    assert.equal(r.m0_ns, perLocation[r.location], `${name}: location ${r.location}'s waiting`);
+  }
+  assert.deepEqual(await page.evaluate(() => window.weft.viewer.built_on_page()), [], 'the page computed nothing');
+  await screenshot(page, `diagnosis-${name}-${backend}-busy-waiting`);
+  await page.selectOption('#moments-busy', 'compute');
+  await page.waitForFunction(() => window.weft.viewer.view_state().busy === 'compute', null, { timeout: 120_000 });
+  await page.click('#views button[data-view="timeline"]');
 }
 
 for (const backend of ['webgpu', 'webgl']) {

@@ -387,11 +387,7 @@ pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)
     }
     let total_wait_ns = totals.iter().map(|t| t.total_ns).sum();
     let root_causes = super::root_causes::root_causes(trace, &kept, window);
-    WaitReport {
-        patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(),
-        root_causes,
-        total_wait_ns,
-    }
+    WaitReport { patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(), root_causes, total_wait_ns }
 }
 
 /// Each location's time, the total a wait's share is of (as CUBE's "time"): from the start of its first

@@ -114,7 +114,8 @@ fn text(trace: &Trace, r: &WaitReport, window: Option<TimeWindow>, file: &str, t
             .max_by_key(|p| (r.patterns[p.key()].per_location[l], std::cmp::Reverse(**p)))
             .map_or("", |p| p.label());
         let name = trace.location_name(LocationId(l as u32));
-        let _ = writeln!(o, "{l:>8}  {:>12}  {:>8}  {mostly:<18}  {}", d(ns), share(ns, times[l]), escape_controls(name));
+        let _ =
+            writeln!(o, "{l:>8}  {:>12}  {:>8}  {mostly:<18}  {}", d(ns), share(ns, times[l]), escape_controls(name));
     }
     // Regions: the waiting calls by name, all patterns.
     let mut regions: HashMap<&str, u64> = HashMap::new();
@@ -133,7 +134,10 @@ fn text(trace: &Trace, r: &WaitReport, window: Option<TimeWindow>, file: &str, t
     }
     if !r.root_causes.is_empty() {
         let _ = writeln!(o);
-        let _ = writeln!(o, "root causes (each wait shared among the regions where its cause spent more time since they last met)");
+        let _ = writeln!(
+            o,
+            "root causes (each wait shared among the regions where its cause spent more time since they last met)"
+        );
         let _ = writeln!(o, "{:>12}  {:<18}  {:>8}  {:>8}  region", "cost", "pattern", "waiting", "causing");
         for c in r.root_causes.iter().take(top) {
             let label = Pattern::from_key(c.pattern).map_or(c.pattern, |p| p.label());

@@ -484,8 +484,10 @@ mod tests {
         }
     }
 
-    /// (pattern, location, call's name, start, end, cause location, cause time) of each wait.
-    fn waits(t: &Trace) -> Vec<(Pattern, u32, String, u64, u64, Option<u32>, u64)> {
+    /// (pattern, location, call's name, start, end, cause location, cause time) of a wait.
+    type Row = (Pattern, u32, String, u64, u64, Option<u32>, u64);
+
+    fn waits(t: &Trace) -> Vec<Row> {
         wait_states(t)
             .waits
             .iter()
@@ -496,14 +498,7 @@ mod tests {
             .collect()
     }
 
-    fn w(
-        p: Pattern,
-        l: u32,
-        name: &str,
-        (start, end): (u64, u64),
-        cause: u32,
-        at: u64,
-    ) -> (Pattern, u32, String, u64, u64, Option<u32>, u64) {
+    fn w(p: Pattern, l: u32, name: &str, (start, end): (u64, u64), cause: u32, at: u64) -> Row {
         (p, l, name.to_string(), start, end, Some(cause), at)
     }
 

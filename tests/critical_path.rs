@@ -1,7 +1,8 @@
 //! The critical path and the what-if replay (issue #53's Proof) on real OTF2 traces (../shared/traces, skipped
 //! with a SKIPPED line where absent) and on archives of the OTF2 generator (`weft generate otf2`'s): the path's
 //! length is the span; the replay at scale 1.0 gives back every recorded time; scaling a region on the path by
-//! 0.5 shortens the predicted span, scaling one off the path leaves it.
+//! 0.5 shortens the predicted span, scaling one off the path leaves it; scaling any region down never makes
+//! anything later.
 
 use crate::common::{read::read_path, shared_traces};
 use weft::analyses::diagnosis::critical_path::{critical_path, path_report, PathReport, NO_REGION};
@@ -26,6 +27,25 @@ fn replays_exactly(name: &str, t: &Trace) {
     assert!(same.collectives.end_ns == t.collectives.end_ns, "{name}: collective ends");
     assert!(same.instants.time_ns == t.instants.time_ns, "{name}: instants");
     assert!(same.counters.sample_time_ns == t.counters.sample_time_ns, "{name}: counter samples");
+}
+
+/// Scaling regions down never makes anything later: every rule is a max (or a reduce's min) of times that only
+/// move earlier. Checked for each region with time in the run, at 0.5 and 0.
+fn scaling_down_never_delays(name: &str, t: &Trace) {
+    let states = wait_states(t);
+    for (region, _) in exclusive_by_name(t).into_iter().filter(|x| x.1 > 0) {
+        for f in [0.5, 0.0] {
+            let (r, _) = replay_with_notes(t, &states, &scales(t, &region, f));
+            assert!(r.span_ns <= t.span_ns, "{name}: {region} at {f}");
+            for i in 0..t.intervals.len() {
+                assert!(
+                    r.intervals.start_ns[i] <= t.intervals.start_ns[i]
+                        && r.intervals.end_ns(i) <= t.intervals.end_ns(i),
+                    "{name}: {region} at {f}: interval {i} later"
+                );
+            }
+        }
+    }
 }
 
 /// The path tiles the span; returns its report.
@@ -119,6 +139,7 @@ fn shared_otf2_traces_path_and_replay() {
         let report = path_is_the_span(name, &t);
         replays_exactly(name, &t);
         what_if_on_and_off_the_path(name, &t, &report);
+        scaling_down_never_delays(name, &t);
         seen += 1;
     }
     assert!(seen > 0, "no OTF2 trace under {}", dir.display());
@@ -139,5 +160,6 @@ fn generated_otf2_runs_path_and_replay() {
         let report = path_is_the_span(&name, &t);
         replays_exactly(&name, &t);
         what_if_on_and_off_the_path(&name, &t, &report);
+        scaling_down_never_delays(&name, &t);
     }
 }

@@ -272,10 +272,10 @@ pub fn path_report(trace: &Trace, path: &CriticalPath) -> PathReport {
     let mut exclusive = vec![0u64; regions + 1];
     let slot = |r: Option<u32>| r.map_or(regions, |r| r as usize);
     let mut with_intervals = 0u64;
-    for l in 0..n {
+    for (l, segments) in segments_of.iter().enumerate() {
         let location = LocationId(l as u32);
         let has_intervals = !trace.intervals_of(location).is_empty();
-        if !has_intervals && segments_of[l].is_empty() {
+        if !has_intervals && segments.is_empty() {
             continue;
         }
         let pieces = innermost_pieces(trace, location, trace.span_ns);
@@ -285,7 +285,7 @@ pub fn path_report(trace: &Trace, path: &CriticalPath) -> PathReport {
                 exclusive[slot(r)] += b - a;
             }
         }
-        for s in &segments_of[l] {
+        for s in segments {
             let first = pieces.partition_point(|p| p.1 <= s.start_ns);
             for &(a, b, r) in pieces[first..].iter().take_while(|p| p.0 < s.end_ns) {
                 on_path[slot(r)] += b.min(s.end_ns) - a.max(s.start_ns);

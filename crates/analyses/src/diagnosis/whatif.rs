@@ -224,7 +224,7 @@ impl Replay<'_> {
         let mut force = force;
         loop {
             let c = self.cursor[l];
-            let Some(&r) = self.records[l].get(c.at) else { return None };
+            let &r = self.records[l].get(c.at)?;
             let mut now = c.now.saturating_add(self.length(r.before, r.t.saturating_sub(c.then)));
             match r.what {
                 What::Enter => {

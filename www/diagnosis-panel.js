@@ -111,6 +111,13 @@ export class DiagnosisPanel extends ViewPanel {
 
   /** Ask the worker for the diagnosis of the run (or of the visible window) of the trace shown. */
   async diagnose() {
+    // A store's timeline: the reader worker holds no trace of it (its diagnosis is `weft waits STORE`).
+    if (this.weft.store && this.weft.store.open) {
+      this.body.hidden = true;
+      this.empty.hidden = false;
+      this.empty.textContent = 'The Diagnosis panel diagnoses a trace read by the page; for a store, run weft waits STORE.';
+      return;
+    }
     const load = this.weft.loads;
     let window = null;
     if (this.scope.value === 'window') {

@@ -25,6 +25,9 @@ pub enum BusyDefinition {
     Any,
     /// Time in regions whose name matches a glob (`*` any run of characters, `?` one character).
     Pattern(String),
+    /// Time in wait states (issue #53, `diagnosis::waits`): the waiting part of each call by the patterns of
+    /// docs/diagnosis.md, not the whole call; the moments then say when and how unevenly each location waits.
+    Waiting,
 }
 
 impl BusyDefinition {
@@ -34,6 +37,7 @@ impl BusyDefinition {
             BusyDefinition::Compute => "compute".to_string(),
             BusyDefinition::Any => "any".to_string(),
             BusyDefinition::Pattern(p) => format!("pattern '{p}'"),
+            BusyDefinition::Waiting => "waiting".to_string(),
         }
     }
 
@@ -47,6 +51,9 @@ impl BusyDefinition {
                 .to_string(),
             BusyDefinition::Any => "busy = time inside any region".to_string(),
             BusyDefinition::Pattern(p) => format!("busy = time inside regions whose name matches '{p}'"),
+            BusyDefinition::Waiting => "busy = time in wait states: the waiting part of each MPI call (late sender, \
+                 late receiver, wait at barrier or N x N, late broadcast, early reduce; docs/diagnosis.md)"
+                .to_string(),
         }
     }
 
@@ -60,6 +67,7 @@ impl BusyDefinition {
             BusyDefinition::Pattern(p) => {
                 format!("No region whose name matches '{p}' takes time: try another pattern, or \"any region\".")
             }
+            BusyDefinition::Waiting => "No location waits: no call here waits for another location.".to_string(),
         }
     }
 }
@@ -185,6 +193,34 @@ pub fn is_wait_region(trace: &Trace, r: usize) -> bool {
         || is_os_runtime_wait(name, trace.str(regions.category[r]))
 }
 
+/// Every location's wait states (`diagnosis::waits::wait_states`) as busy intervals under
+/// [`BusyDefinition::Waiting`]: per location the union of its waits, sorted, disjoint, non-touching.
+fn waiting(trace: &Trace) -> BusyIntervals {
+    let states = crate::diagnosis::waits::wait_states(trace);
+    let n = trace.locations.len();
+    let mut per: Vec<Vec<BusyInterval>> = vec![Vec::new(); n];
+    for w in &states.waits {
+        if w.end_ns > w.start_ns {
+            if let Some(v) = per.get_mut(w.location.index()) {
+                v.push(BusyInterval { start_ns: w.start_ns, end_ns: w.end_ns });
+            }
+        }
+    }
+    let (mut ranges, mut spans) = (Vec::with_capacity(n), Vec::<BusyInterval>::new());
+    for mut v in per {
+        v.sort_unstable_by_key(|b| (b.start_ns, b.end_ns));
+        let start = spans.len();
+        for b in v {
+            match spans[start..].last_mut() {
+                Some(last) if b.start_ns <= last.end_ns => last.end_ns = last.end_ns.max(b.end_ns),
+                _ => spans.push(b),
+            }
+        }
+        ranges.push((start, spans.len()));
+    }
+    BusyIntervals { definition: BusyDefinition::Waiting, ranges, spans }
+}
+
 /// Glob match over characters: `*` matches any run (also empty), `?` exactly one character; all else literally.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
@@ -229,6 +265,9 @@ const EXCLUDE: u8 = 2;
 /// reusing its buffers.
 pub struct BusyScanner {
     flags: Vec<u8>,
+    /// Under [`BusyDefinition::Waiting`], each location's wait states as busy intervals (computed from the
+    /// trace's messages and collectives, not from its regions' names: [`BusyScanner::spans`] has no waits).
+    waits: Option<BusyIntervals>,
     /// Whether any region is excluded: only then does the sweep follow which interval is innermost.
     excludes: bool,
     sweep: BusySweep,
@@ -257,21 +296,34 @@ impl BusyScanner {
                             0
                         }
                     }
+                    BusyDefinition::Waiting => 0,
                 }
             })
             .collect::<Vec<u8>>();
         let excludes = flags.iter().any(|&f| f & EXCLUDE != 0);
-        BusyScanner { flags, excludes, sweep: BusySweep::default() }
+        let waits = (*definition == BusyDefinition::Waiting).then(|| waiting(trace));
+        BusyScanner { flags, excludes, waits, sweep: BusySweep::default() }
+    }
+
+    /// Whether the definition is [`BusyDefinition::Waiting`], whose busy time is the trace's wait states: only
+    /// [`location`](Self::location) gives it (a chunk of a location's columns holds no messages).
+    pub fn is_waiting(&self) -> bool {
+        self.waits.is_some()
     }
 
     /// Whether every region counts under the definition (`Compute` and `Any`; a pattern may leave regions
     /// out): then the union a [`BusySweep`] subtracts from is the [`BusyDefinition::Any`] busy time.
     pub fn counts_every_region(&self) -> bool {
-        self.flags.iter().all(|&f| f & INCLUDE != 0)
+        self.waits.is_none() && self.flags.iter().all(|&f| f & INCLUDE != 0)
     }
 
     /// The busy intervals of `location`, written into `out` (cleared first): sorted, disjoint, non-touching.
     pub fn location(&mut self, trace: &Trace, location: LocationId, out: &mut Vec<BusyInterval>) {
+        if let Some(w) = &self.waits {
+            out.clear();
+            out.extend_from_slice(w.of(location));
+            return;
+        }
         let iv = &trace.intervals;
         match trace.location_intervals.get(location.index()) {
             Some(r) => self.spans(&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r.clone()], out),

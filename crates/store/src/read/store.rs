@@ -207,7 +207,7 @@ impl<S: TileSource> Store<S> {
         let which = match definition {
             BusyDefinition::Compute => 0,
             BusyDefinition::Any => 1,
-            BusyDefinition::Pattern(_) => return Ok(None),
+            BusyDefinition::Pattern(_) | BusyDefinition::Waiting => return Ok(None),
         };
         let skeleton = self.skeleton()?;
         let mut rows = Vec::with_capacity(self.nl() as usize);

@@ -113,9 +113,10 @@ fn text(trace: &Trace, r: &WaitReport, window: Option<TimeWindow>, file: &str, t
             .iter()
             .max_by_key(|p| (r.patterns[p.key()].per_location[l], std::cmp::Reverse(**p)))
             .map_or("", |p| p.label());
-        let name = trace.location_name(LocationId(l as u32));
+        // The label `weft moments` gives the location ("MPI Rank 11 / Master thread").
+        let name = weft::analyses::moments::location_label(trace, LocationId(l as u32));
         let _ =
-            writeln!(o, "{l:>8}  {:>12}  {:>8}  {mostly:<18}  {}", d(ns), share(ns, times[l]), escape_controls(name));
+            writeln!(o, "{l:>8}  {:>12}  {:>8}  {mostly:<18}  {}", d(ns), share(ns, times[l]), escape_controls(&name));
     }
     // Regions: the waiting calls by name, all patterns.
     let mut regions: HashMap<&str, u64> = HashMap::new();

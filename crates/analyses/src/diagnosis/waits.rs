@@ -289,8 +289,7 @@ fn collectives(trace: &Trace, ops: &OpLookup, kinds: &[Option<MpiCall>], waits: 
         };
         match kind {
             CollectiveKind::Barrier | CollectiveKind::NxN => {
-                let pattern =
-                    if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
+                let pattern = if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
                 // The last to enter (ties: the first row).
                 let last = *members.iter().rev().max_by_key(|m| m.enter).expect("two members");
                 for m in &members {
@@ -369,10 +368,8 @@ pub fn clipped(w: &Wait, window: Option<(u64, u64)>) -> u64 {
 /// the whole run without one), with the root causes of the waits that have any waiting inside it.
 pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)>) -> WaitReport {
     let nl = trace.locations.len();
-    let mut totals: Vec<PatternTotals> = Pattern::ALL
-        .iter()
-        .map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() })
-        .collect();
+    let mut totals: Vec<PatternTotals> =
+        Pattern::ALL.iter().map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() }).collect();
     let mut regions: Vec<HashMap<RegionId, u64>> = vec![HashMap::default(); Pattern::ALL.len()];
     let mut kept: Vec<Wait> = Vec::new();
     for w in &states.waits {

@@ -33,7 +33,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.window.as_deref().map(TimeWindow::parse).transpose()?;
     if let Some(store) = crate::folders::open_store(&a.file) {
         store.map_err(|e| crate::folders::store_error(&a.file, e))?;
-        return Err(format!("{}: this store has no wait states; run weft index again", a.file.display()).into());
+        return Err(format!("{}: a store keeps no wait states yet (issue #53's store support is still to come): give weft waits the trace it was indexed from", a.file.display()).into());
     }
     let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
     let states = wait_states(&trace);

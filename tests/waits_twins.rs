@@ -22,15 +22,6 @@ use std::process::Command;
 /// Scenarios whose twins are known to disagree, and why (which reader is wrong by the definitions).
 const KNOWN: &[(&str, &str)] = &[
     (
-        "late_broadcast",
-        "Paraver: the root of a global communication record (`4:...:op:root`) is parsed but not kept \
-         (paraver/collective.rs gives every row root None), so no late broadcast is found",
-    ),
-    (
-        "early_reduce",
-        "Paraver: the root of a global communication record is not kept (as late_broadcast), so no early reduce",
-    ),
-    (
         "self_comm",
         "OTF2: collectives on MPI_COMM_SELF (a self-like communicator) of different locations are grouped into \
          one operation (otf2/matching.rs groups the k-th collective per communicator id), so they wait for each \

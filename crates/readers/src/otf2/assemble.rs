@@ -191,10 +191,14 @@ impl<'f> Assembler<'f> {
                 .map(|(&c, r)| (c, r.as_ref().map(|v| v.iter().map(|id| location_ids.get(id).copied()).collect())))
                 .collect(),
         };
+        // Collectives on a self-like communicator (COMM_SELF, or an empty group) are each an operation of
+        // their own: the k-th calls of different locations on it are not one operation.
+        let mut ends = Ends::default();
+        ends.self_like(look.comm_locations.iter().filter(|(_, r)| r.is_none()).map(|(&c, _)| c).collect());
         let st = State {
             look: std::sync::Arc::new(look),
             undefined: HashMap::new(),
-            ends: Ends::default(),
+            ends,
             thread_raw: Vec::new(),
             location_ids,
             unresolved_ranks: 0,

@@ -124,6 +124,8 @@ pub(super) struct Ends {
     /// Only the messages to these receivers are matched here ([`Ends::keep_receivers`]), with the numbers
     /// of the sends and receives in memory among all the read recorded.
     kept: Option<Kept>,
+    /// The self-like communicators (`matching::Collectives::self_like`).
+    self_like: Vec<u32>,
 }
 
 /// The receivers a shard matches the messages of, and the numbers of the kept ends in memory.
@@ -188,6 +190,12 @@ impl Ends {
     pub(super) fn keep_receivers(&mut self, receivers: std::ops::Range<u32>) {
         debug_assert!(self.counts[0] + self.counts[1] == 0, "set before the first end");
         self.kept = Some(Kept { receivers, sends: Vec::new(), recvs: Vec::new() });
+    }
+
+    /// The communicators that are self-like (COMM_SELF, or an empty group): each collective on one is an
+    /// operation of its own.
+    pub(super) fn self_like(&mut self, comms: Vec<u32>) {
+        self.self_like = comms;
     }
 
     /// Record a send; returns its number among all sends (for [`cancel`](Self::cancel)).
@@ -438,7 +446,7 @@ impl Ends {
 
     /// The collective parts in record order, each with its operation instance (`matching::Collectives`).
     pub(super) fn collectives(&mut self, emit: &mut dyn FnMut(&CollectivePart, u32)) -> Result<(), String> {
-        let mut group = matching::Collectives::default();
+        let mut group = matching::Collectives::self_like(self.self_like.iter().copied());
         self.parts(&mut |p| emit(p, group.operation(p)))
     }
 

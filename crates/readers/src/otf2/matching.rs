@@ -5,7 +5,8 @@
 //! communicator, tag) channel matches the k-th receive of the same channel. Non-blocking sends cancelled
 //! through their request id never left and take no part. Collectives: every member of a communicator calls
 //! its collectives in the same order, so the k-th collective on a communicator at each location is one
-//! operation instance.
+//! operation instance; on a self-like communicator (COMM_SELF, or one whose group is empty: each location
+//! its own rank 0) every call is an operation instance of its own, with the caller its only member.
 //!
 //! This module knows no file format; it must not decode bytes.
 
@@ -172,11 +173,23 @@ pub struct Collectives {
     /// The last part's (location, communicator) and its count's slot: consecutive parts of one location
     /// on one communicator skip the lookup.
     last: Option<((LocationId, u32), u32)>,
+    /// Self-like communicators: each part on one is an instance of its own.
+    self_like: rustc_hash::FxHashSet<u32>,
 }
 
 impl Collectives {
+    /// A grouping in which the communicators `comms` are self-like (COMM_SELF, or an empty group): each
+    /// location is rank 0 of its own, so each of its calls is an operation with one member.
+    pub fn self_like(comms: impl IntoIterator<Item = u32>) -> Collectives {
+        Collectives { self_like: comms.into_iter().collect(), ..Collectives::default() }
+    }
+
     /// The next part's operation instance.
     pub fn operation(&mut self, p: &CollectivePart) -> u32 {
+        if self.self_like.contains(&p.comm) {
+            self.instances += 1;
+            return self.instances - 1;
+        }
         let key = (p.location, p.comm);
         let nth = match &mut self.last {
             Some((k, n)) if *k == key => {
@@ -342,5 +355,28 @@ mod tests {
                 .collect();
             assert_eq!(group_collectives(&parts), want, "round {round}");
         }
+    }
+
+    /// On a self-like communicator (1 here) each call is an operation of its own, whoever makes it; the
+    /// others are grouped as before around them.
+    #[test]
+    fn collectives_on_a_self_like_communicator_are_each_their_own() {
+        let part = |l: u32, comm: u32| CollectivePart {
+            location: LocationId(l),
+            region: RegionId(0),
+            comm,
+            op: 0,
+            root: None,
+            begin_ns: 0,
+            end_ns: 1,
+            sent: 0,
+            received: 0,
+        };
+        let parts = [part(0, 1), part(0, 0), part(0, 1), part(1, 1), part(1, 0), part(1, 1)];
+        let mut group = Collectives::self_like([1]);
+        let ops: Vec<u32> = parts.iter().map(|p| group.operation(p)).collect();
+        assert_eq!(ops, vec![0, 1, 2, 3, 1, 4]);
+        // Without saying so, communicator 1 is grouped as any other.
+        assert_eq!(group_collectives(&parts), vec![0, 1, 2, 0, 1, 2]);
     }
 }

@@ -20,13 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Scenarios whose twins are known to disagree, and why (which reader is wrong by the definitions).
-const KNOWN: &[(&str, &str)] = &[
-    (
-        "irecv_out_of_order",
-        "OTF2: a channel's receives are paired with its sends in completion order (otf2/matching.rs), MPI pairs \
-         them in posting order (MpiIrecvRequest); the Paraver twin (records paired by the writer) is right",
-    ),
-];
+const KNOWN: &[(&str, &str)] = &[];
 
 fn python(test: &str) -> Option<String> {
     match std::env::var("WEFT_PYTHON") {

@@ -16,20 +16,7 @@ use std::process::Command;
 
 /// Runs on which weft is known to disagree with the construction and the oracle, and why (where weft is wrong by
 /// the definitions): printed, not asserted, so that the list says what is left to fix.
-const KNOWN: &[(&str, &str)] = &[
-    (
-        "self_comm",
-        "the OTF2 reader groups the collectives of different locations on MPI_COMM_SELF (a self-like \
-         communicator: each call is its own operation) into one operation (otf2/matching.rs, per communicator \
-         id), so ranks wait for each other in MPI_Barrier and MPI_Allreduce on it",
-    ),
-    (
-        "irecv_out_of_order",
-        "the OTF2 reader pairs a channel's receives with its sends in completion order (otf2/matching.rs); MPI \
-         pairs them in posting order (the MpiIrecvRequest records), so the wait for the second-posted receive \
-         is taken for the first message's",
-    ),
-];
+const KNOWN: &[(&str, &str)] = &[];
 
 const PATTERNS: [&str; 10] = [
     "late_sender",

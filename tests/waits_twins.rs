@@ -20,28 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Scenarios whose twins are known to disagree, and why (which reader is wrong by the definitions).
-const KNOWN: &[(&str, &str)] = &[
-    (
-        "late_broadcast",
-        "Paraver: the root of a global communication record (`4:...:op:root`) is parsed but not kept \
-         (paraver/collective.rs gives every row root None), so no late broadcast is found",
-    ),
-    (
-        "early_reduce",
-        "Paraver: the root of a global communication record is not kept (as late_broadcast), so no early reduce",
-    ),
-    (
-        "self_comm",
-        "OTF2: collectives on MPI_COMM_SELF (a self-like communicator) of different locations are grouped into \
-         one operation (otf2/matching.rs groups the k-th collective per communicator id), so they wait for each \
-         other; the Paraver twin (one communicator per rank) is right",
-    ),
-    (
-        "irecv_out_of_order",
-        "OTF2: a channel's receives are paired with its sends in completion order (otf2/matching.rs), MPI pairs \
-         them in posting order (MpiIrecvRequest); the Paraver twin (records paired by the writer) is right",
-    ),
-];
+const KNOWN: &[(&str, &str)] = &[];
 
 fn python(test: &str) -> Option<String> {
     match std::env::var("WEFT_PYTHON") {

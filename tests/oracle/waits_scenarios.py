@@ -229,7 +229,7 @@ def write_paraver(run, stem):
             line(t, "2:%s:%d:%d:0" % (who(r), t, type_of(e[3])))
         elif what == "collective":
             comm = 2 + r if e[3] else 1
-            root = "" if e[4] == UNDEFINED else ":%d" % (e[4] + 1)
+            root = "" if e[4] == UNDEFINED else ":%d" % e[4]  # the root's rank (Extrae: root_rank)
             line(t, "4:%s:%d:%d:8:8:0%s" % (who(r), t, comm, root))
     lines.sort(key=lambda x: (x[0], x[1]))
     end = max(t for t, _, _ in lines)

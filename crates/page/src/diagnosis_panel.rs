@@ -127,7 +127,9 @@ impl Viewer {
     /// The trace's timeline pane: a diagnosis is of a trace the worker read (a store keeps no wait states yet).
     fn diagnosis_timeline(&mut self) -> Result<&mut TimelinePane, JsValue> {
         self.timeline_pane().ok_or_else(|| {
-            JsValue::from_str("the Diagnosis panel diagnoses a trace's timeline (a store keeps no wait states yet: open the trace)")
+            JsValue::from_str(
+                "the Diagnosis panel diagnoses a trace's timeline (a store keeps no wait states yet: open the trace)",
+            )
         })
     }
 }

@@ -24,7 +24,7 @@
 
 use super::calls::{MpiCall, OpLookup};
 use super::waits::{Pattern, Wait};
-use crate::busy::is_wait_region;
+use crate::wait_regions::is_wait_region;
 use std::collections::HashMap;
 use weft_model::{LocationId, LocationKind, MessageKind, Paradigm, RegionRole, Trace};
 
@@ -619,6 +619,6 @@ mod tests {
     }
 
     fn weft_model_os_runtime() -> &'static str {
-        crate::busy::OS_RUNTIME
+        crate::wait_regions::OS_RUNTIME
     }
 }

@@ -13,7 +13,7 @@
 //! pyramid and moments tiles, `weft moments`) comes from this sweep. This module must not compute moments or
 //! draw; it never allocates per interval.
 
-use weft_model::{LocationId, Paradigm, RegionId, RegionRole, Trace};
+use weft_model::{LocationId, RegionId, Trace};
 
 /// Which time of a location counts as busy.
 #[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -545,8 +545,8 @@ mod tests {
 
     #[test]
     fn communication_recognised_by_role_paradigm_and_name() {
-        use Paradigm as P;
-        use RegionRole as R;
+        use weft_model::Paradigm as P;
+        use weft_model::RegionRole as R;
         assert!(is_communication_or_sync("MPI_Send", P::Mpi, R::PointToPoint));
         assert!(is_communication_or_sync("MPI_Comm_rank", P::Mpi, R::Function));
         assert!(is_communication_or_sync("mpi_allreduce_", P::User, R::Function));

@@ -150,9 +150,13 @@ fn bad_values_give_the_typed_error() {
     let e = m.parse("busy", "nonsense").unwrap_err();
     assert_eq!(
         e,
-        OptionError::BadValue { key: "busy", value: "nonsense".into(), allowed: "compute, any or pattern:GLOB".into() }
+        OptionError::BadValue {
+            key: "busy",
+            value: "nonsense".into(),
+            allowed: "compute, any, waiting or pattern:GLOB".into()
+        }
     );
-    assert_eq!(e.to_string(), "busy must be compute, any or pattern:GLOB, not 'nonsense'");
+    assert_eq!(e.to_string(), "busy must be compute, any, waiting or pattern:GLOB, not 'nonsense'");
     assert!(m.parse("busy", "pattern:").is_err(), "a pattern needs a glob");
     assert_eq!(m.parse("sort", "m9").unwrap_err().to_string(), "sort must be location, m0, m1, m2 or m3, not 'm9'");
     assert_eq!(m, MomentsOptions::default(), "a refused value changes nothing");

@@ -244,7 +244,24 @@ pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
     let mut manifest = manifest(trace, o, &plan, entries, &counts, &location_lanes(trace), &totals);
     manifest.particles = stats;
-    BuiltStore { manifest, tiles: files }
+    with_waits(BuiltStore { manifest, tiles: files })
+}
+
+/// A whole store with its wait states added (`crate::waits`, from its own level-0 tiles: the last step of
+/// every way a store is made).
+pub fn with_waits(mut store: BuiltStore) -> BuiltStore {
+    let at: std::collections::HashMap<String, usize> =
+        store.tiles.iter().enumerate().map(|(k, (p, _))| (p.clone(), k)).collect();
+    let mut added = Vec::new();
+    let tiles = &store.tiles;
+    let read = |p: &str| at.get(p).map(|&k| tiles[k].1.clone()).ok_or_else(|| format!("{p}: not in the store"));
+    crate::waits::add_waits(&mut store.manifest, &read, &mut |p, b| {
+        added.push((p.to_string(), b.to_vec()));
+        Ok(())
+    })
+    .expect("a store's own tiles read back");
+    store.tiles.extend(added);
+    store
 }
 
 /// The block tasks `blocks` of `trace` on up to `threads` threads, their outputs in block order (also the seam
@@ -394,6 +411,7 @@ pub fn manifest(
         levels: plan.levels.clone(),
         tiles,
         particles: None,
+        waits: None,
     }
 }
 

@@ -14,7 +14,9 @@
 //!   reach each other only through the `Exchange` trait;
 //! - `pyramid`, `counters`: the summary's level-1 bins and the counter tiles cut from a trace (the store holds
 //!   their codecs);
-//! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone.
+//! - `merge`: N parts joined into the store one process writes, from the parts' manifests alone;
+//! - `waits`: the wait states (issue #53) computed from a finished store's own level-0 tiles, the last step
+//!   of every way a store is made (whole, streamed, merged), so they are the same bytes for each.
 
 // A library returns what it finds; only the CLI, examples and tests print.
 #![warn(clippy::print_stdout)]
@@ -36,6 +38,7 @@ mod runs;
 mod samples;
 pub mod spill;
 pub mod stream;
+pub mod waits;
 
 pub use budget::Budget;
 pub use build::{build, BuildOptions, BuiltStore};

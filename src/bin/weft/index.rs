@@ -859,6 +859,10 @@ impl weft::index::stream::TileSink for FolderSink {
         self.bytes.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
+    fn get(&self, path: &str) -> Result<Vec<u8>, String> {
+        let p = self.root.join(path);
+        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
+    }
 }
 
 /// `2G`, `512M`, `64K` or plain bytes.

@@ -69,6 +69,9 @@ mod exchanged;
 /// Where tiles go as they are made (the CLI writes files; tests keep them in memory).
 pub trait TileSink: Sync {
     fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String>;
+    /// A tile put before, read back (the wait states are computed from the level-0 tiles written:
+    /// `crate::waits`).
+    fn get(&self, path: &str) -> Result<Vec<u8>, String>;
 }
 
 /// Tiles kept in memory, by path.
@@ -81,6 +84,10 @@ impl TileSink for MemorySink {
     fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
         self.files.lock().map_err(|_| "a tile writer panicked".to_string())?.insert(path.to_string(), bytes.to_vec());
         Ok(())
+    }
+    fn get(&self, path: &str) -> Result<Vec<u8>, String> {
+        let files = self.files.lock().map_err(|_| "a tile writer panicked".to_string())?;
+        files.get(path).cloned().ok_or_else(|| format!("{path}: not written"))
     }
 }
 
@@ -173,6 +180,8 @@ pub enum Step {
     ParticleTiles,
     /// The counter tiles.
     CounterTiles,
+    /// The wait states, from the level-0 tiles written (`crate::waits`).
+    Waits,
 }
 
 impl Step {
@@ -183,6 +192,7 @@ impl Step {
             Step::Messages => "messages",
             Step::ParticleTiles => "particle tiles",
             Step::CounterTiles => "counter tiles",
+            Step::Waits => "wait states",
         }
     }
 }
@@ -1694,6 +1704,9 @@ fn tile(
             if let Some(s) = &samples {
                 m.counts.counter_samples = s.count();
             }
+            progress(Progress::Step(Step::Waits));
+            crate::waits::add_waits(&mut m, &|path| sink.get(path), &mut |path, bytes| sink.put(path, bytes))
+                .map_err(IndexError::Io)?;
             (m, None)
         }
     };

@@ -1,0 +1,579 @@
+//! The wait states of a store (issue #53; docs/store-format.md, "waits"), computed from its own level-0
+//! tiles once they are written, so the store's waits are the same bytes however it was built (threads,
+//! shards merged, MPI ranks): `build`, the unsharded stream, `weft merge` and the MPI ranks' merge all end
+//! here. The rules are `analyses::diagnosis::waits`' (late sender, late receiver, the four blocking
+//! collective patterns), found in streaming form:
+//!
+//! 1. each block's events tiles are read window by window; a sweep per location keeps the stack of
+//!    intervals open (the model's depths) and answers `op(e)` for each event as `calls::OpLookup` does,
+//!    ties included ([`Sweep`]): a send and a collective member's begin with `Tie::Entered`;
+//! 2. the messages' receive ends and postings, sorted by their receiver's block, window and time, are
+//!    answered by a second walk over the tiles (`Tie::Leaving` for a receive completed, the posting's tie);
+//! 3. the facts of both ends are joined by message: per receive call, the latest enter of a matched send's
+//!    op (late sender); per blocking send, the latest enter of the call that posted its receive (late
+//!    receiver); collective members grouped by operation;
+//! 4. the waits, sorted by location and start, go to one waits tile per block, their sums to the
+//!    manifest's `waits`, and their waiting per time bin to the wait summary tiles (the summary pyramid's
+//!    levels and tiles, only those holding any waiting).
+//!
+//! Memory: one events tile at a time, each location's stack of open intervals, and per message and
+//! collective member a fact of a few dozen bytes (O(messages + members), held in memory, not spilled).
+
+use std::collections::BTreeMap;
+use weft_analyses::diagnosis::calls::{CollectiveKind, MpiCall, Tie};
+use weft_store::format::columns::unframe_tile;
+use weft_store::format::events::{decode_events, EventsTile};
+use weft_store::format::manifest::{Manifest, TileEntry, TileKind};
+use weft_store::format::tile::tile;
+use weft_store::format::waits::{encode_waits, WaitRecord, WaitSummary, PATTERN_KEYS};
+
+/// Reads a tile's file by its path in the store.
+pub type ReadTile<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
+/// Writes a tile's file at its path in the store.
+pub type PutTile<'a> = &'a mut dyn FnMut(&str, &[u8]) -> Result<(), String>;
+
+const MAX_TILE_RAW: usize = 1 << 30;
+
+const LATE_SENDER: u8 = 0;
+const LATE_RECEIVER: u8 = 1;
+const WAIT_AT_BARRIER: u8 = 2;
+const WAIT_AT_NXN: u8 = 3;
+const LATE_BROADCAST: u8 = 4;
+const EARLY_REDUCE: u8 = 5;
+
+/// An interval open on a location's stack.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    index: u64,
+    region: u32,
+    start: u64,
+    end: u64,
+    depth: u16,
+}
+
+/// The call an event fell in: `op(e)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Call {
+    index: u64,
+    region: u32,
+    start: u64,
+    end: u64,
+}
+
+impl From<Open> for Call {
+    fn from(o: Open) -> Call {
+        Call { index: o.index, region: o.region, start: o.start, end: o.end }
+    }
+}
+
+/// A location's intervals met in start order (the model's order), as `OpLookup` sees them: each pushed on
+/// the stack truncated to its depth (a gap in depths filled with copies of the one above, or nothing).
+#[derive(Default)]
+struct Sweep {
+    stack: Vec<Option<Open>>,
+}
+
+impl Sweep {
+    fn push(&mut self, o: Open) {
+        let d = o.depth as usize;
+        self.stack.truncate(d);
+        while self.stack.len() < d {
+            let top = self.stack.last().copied().flatten();
+            self.stack.push(top);
+        }
+        self.stack.push(Some(o));
+    }
+
+    /// `OpLookup::op_at`'s `latest`: from the last interval pushed, the first enclosing one ending at or
+    /// after `t`; with its place on the stack.
+    fn latest(&self, t: u64) -> Option<(usize, Open)> {
+        for k in (0..self.stack.len()).rev() {
+            let o = self.stack[k]?;
+            if o.end >= t {
+                return Some((k, o));
+            }
+        }
+        None
+    }
+
+    /// `op_at(t, Tie::Entered)` once every interval starting by `t` is pushed.
+    fn entered(&self, t: u64) -> Option<Open> {
+        let (k, e) = self.latest(t)?;
+        if e.end > t || e.start == t {
+            return Some(e);
+        }
+        for j in (0..k).rev() {
+            let Some(p) = self.stack[j] else { break };
+            if p.end > t {
+                return Some(p);
+            }
+        }
+        Some(e)
+    }
+
+    /// `op_at(t, Tie::Leaving)` from `before` (the `latest` of the intervals starting before `t`) once every
+    /// interval starting by `t` is pushed.
+    fn leaving(&self, before: Option<Open>, t: u64) -> Option<Open> {
+        let entered = self.latest(t).map(|(_, o)| o);
+        match (entered, before) {
+            (Some(e), Some(b)) if b.depth >= e.depth => Some(b),
+            (Some(e), _) => Some(e),
+            (None, b) => b,
+        }
+    }
+}
+
+/// An event whose op is asked for: its location, time, tie and what it answers (`slot`).
+#[derive(Clone, Copy, Debug)]
+struct Query {
+    location: u32,
+    t: u64,
+    tie: Tie,
+    slot: usize,
+}
+
+/// What a walk over a block's tiles does with them: each tile as it is read (adding queries of its own
+/// window, at times within it), and each query's op.
+trait Visit {
+    fn tile(&mut self, _tile: &EventsTile, _queries: &mut Vec<Query>) {}
+    fn answer(&mut self, slot: usize, op: Option<Open>);
+}
+
+/// Walks block `b`'s events tiles window by window, pushing each location's intervals and answering the
+/// queries of the block (`queries`, sorted by window, location and time, and those the tiles add).
+fn walk_block(
+    m: &Manifest,
+    b: u32,
+    tiles: &[&TileEntry],
+    read: ReadTile,
+    queries: &[Query],
+    v: &mut dyn Visit,
+) -> Result<(), String> {
+    let t = &m.tiling;
+    let nl = m.locations.process.len() as u32;
+    let locs = t.block_range(b, nl);
+    let mut base = vec![0u64; locs.len()];
+    let mut acc: u64 = m.locations.intervals[..locs.start as usize].iter().sum();
+    for (k, l) in locs.clone().enumerate() {
+        base[k] = acc;
+        acc += m.locations.intervals[l as usize];
+    }
+    let mut sweeps: Vec<Sweep> = (0..locs.len()).map(|_| Sweep::default()).collect();
+    let mut q = 0usize;
+    let mut tile_at = 0usize;
+    for w in 0..t.windows {
+        let span = t.window_span(w);
+        let mut own: Vec<(usize, Open)> = Vec::new();
+        let mut extra: Vec<Query> = Vec::new();
+        if tile_at < tiles.len() && tiles[tile_at].window == w {
+            let e = tiles[tile_at];
+            tile_at += 1;
+            let bytes = read(&e.path)?;
+            let (_, payload) =
+                unframe_tile(&bytes, m.version as u8, MAX_TILE_RAW).map_err(|c| format!("{}: {c}", e.path))?;
+            let tile = decode_events(&payload, locs.clone(), span.clone(), m).map_err(|c| format!("{}: {c}", e.path))?;
+            for &(l, region, start, dur, depth) in &tile.intervals {
+                let k = (l.0 - locs.start) as usize;
+                own.push((k, Open { index: base[k], region: region.0, start, end: start + dur, depth }));
+                base[k] += 1;
+            }
+            v.tile(&tile, &mut extra);
+        }
+        // This window's queries, by location and time; the window's intervals by location and start.
+        let q_end = q + queries[q..].partition_point(|x| t.window_of(x.t) == w);
+        extra.extend_from_slice(&queries[q..q_end]);
+        q = q_end;
+        extra.sort_by_key(|x| (x.location, x.t));
+        if extra.iter().any(|x| t.window_of(x.t) != w || !locs.contains(&x.location)) {
+            return Err(format!("block {b}: an event outside its window or the block's locations (waits)"));
+        }
+        let (queries, mut q, q_end) = (&extra[..], 0usize, extra.len());
+        let mut at = 0usize;
+        for k in 0..locs.len() {
+            let l = locs.start + k as u32;
+            let i_end = at + own[at..].partition_point(|x| x.0 == k);
+            let mut i = at;
+            while q < q_end && queries[q].location == l {
+                let time = queries[q].t;
+                let group_end = q + queries[q..q_end].partition_point(|x| x.location == l && x.t == time);
+                while i < i_end && own[i].1.start < time {
+                    sweeps[k].push(own[i].1);
+                    i += 1;
+                }
+                let before = sweeps[k].latest(time).map(|(_, o)| o);
+                while i < i_end && own[i].1.start == time {
+                    sweeps[k].push(own[i].1);
+                    i += 1;
+                }
+                for x in &queries[q..group_end] {
+                    let op = match x.tie {
+                        Tie::Entered => sweeps[k].entered(time),
+                        Tie::Leaving => sweeps[k].leaving(before, time),
+                    };
+                    v.answer(x.slot, op);
+                }
+                q = group_end;
+            }
+            while i < i_end {
+                sweeps[k].push(own[i].1);
+                i += 1;
+            }
+            at = i_end;
+        }
+        debug_assert_eq!(q, q_end);
+    }
+    if q != queries.len() {
+        return Err(format!("block {b}: an event past the last window (waits)"));
+    }
+    Ok(())
+}
+
+/// What the send side of a point-to-point message tells (step 1).
+#[derive(Clone, Copy, Debug, Default)]
+struct Sent {
+    sender: u32,
+    receiver: u32,
+    send_ns: u64,
+    recv_ns: u64,
+    posted_ns: u64,
+    op: Option<Call>,
+}
+
+/// A collective member (step 1): its row, operation, location, the row's root and region, and its call.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    row: u64,
+    operation: u32,
+    location: u32,
+    root: Option<u32>,
+    region: u32,
+    begin: u64,
+    call: Option<Call>,
+}
+
+/// Step 1's walk: each tile's point-to-point messages (with their sender's op) and collective rows (with
+/// their member's call). Slots: even for messages, odd for members.
+#[derive(Default)]
+struct Senders {
+    sent: Vec<Sent>,
+    members: Vec<Member>,
+}
+
+impl Visit for Senders {
+    fn tile(&mut self, tile: &EventsTile, queries: &mut Vec<Query>) {
+        for x in &tile.messages {
+            if x.kind == weft_model::MessageKind::PointToPoint {
+                queries.push(Query { location: x.sender.0, t: x.send_ns, tie: Tie::Entered, slot: 2 * self.sent.len() });
+                self.sent.push(Sent {
+                    sender: x.sender.0,
+                    receiver: x.receiver.0,
+                    send_ns: x.send_ns,
+                    recv_ns: x.recv_ns,
+                    // (The tiles do not keep when a receive was posted: as a blocking receive.)
+                    posted_ns: x.recv_ns,
+                    op: None,
+                });
+            }
+        }
+        for c in &tile.collectives {
+            queries.push(Query { location: c.location.0, t: c.start_ns, tie: Tie::Entered, slot: 2 * self.members.len() + 1 });
+            self.members.push(Member {
+                row: c.index,
+                operation: c.operation,
+                location: c.location.0,
+                root: c.root.map(|r| r.0),
+                region: c.region.0,
+                begin: c.start_ns,
+                call: None,
+            });
+        }
+    }
+    fn answer(&mut self, slot: usize, op: Option<Open>) {
+        if slot % 2 == 0 {
+            self.sent[slot / 2].op = op.map(Call::from);
+        } else {
+            self.members[slot / 2].call = op.map(Call::from);
+        }
+    }
+}
+
+/// Step 2's walk: per message, the op of its receive (even slots) and of its posting (odd).
+struct Receivers(Vec<(Option<Call>, Option<Call>)>);
+
+impl Visit for Receivers {
+    fn answer(&mut self, slot: usize, op: Option<Open>) {
+        let r = &mut self.0[slot / 2];
+        if slot % 2 == 0 {
+            r.0 = op.map(Call::from);
+        } else {
+            r.1 = op.map(Call::from);
+        }
+    }
+}
+
+fn sort_queries(qs: &mut [Query], m: &Manifest) {
+    let t = &m.tiling;
+    qs.sort_by_key(|x| (t.block_of(x.location), t.window_of(x.t), x.location, x.t));
+}
+
+/// Each block's events tiles in window order.
+fn events_tiles(m: &Manifest) -> Vec<Vec<&TileEntry>> {
+    let mut by_block: Vec<Vec<&TileEntry>> = vec![Vec::new(); m.tiling.blocks as usize];
+    for e in m.tiles.iter().filter(|e| e.kind == TileKind::Events) {
+        if let Some(v) = by_block.get_mut(e.block as usize) {
+            v.push(e);
+        }
+    }
+    for v in &mut by_block {
+        v.sort_by_key(|e| e.window);
+    }
+    by_block
+}
+
+/// Runs the queries (sorted by [`sort_queries`]) block by block.
+fn answer_all(
+    m: &Manifest,
+    tiles: &[Vec<&TileEntry>],
+    read: ReadTile,
+    queries: &[Query],
+    v: &mut dyn Visit,
+) -> Result<(), String> {
+    let mut q = 0usize;
+    for b in 0..m.tiling.blocks {
+        let end = q + queries[q..].partition_point(|x| m.tiling.block_of(x.location) == b);
+        walk_block(m, b, &tiles[b as usize], read, &queries[q..end], v)?;
+        q = end;
+    }
+    Ok(())
+}
+
+/// The wait states of the store `m` (its level-0 tiles read through `read`): every wait, sorted by location,
+/// start, pattern and call, as `analyses::diagnosis::wait_states` finds them on the trace.
+pub fn wait_records(m: &Manifest, read: ReadTile) -> Result<Vec<WaitRecord>, String> {
+    let kinds: Vec<Option<MpiCall>> =
+        m.regions.name.iter().map(|&s| MpiCall::of(m.strings.get(s as usize).map_or("", String::as_str))).collect();
+    let kind = |region: u32| kinds.get(region as usize).copied().flatten();
+    let tiles = events_tiles(m);
+    // Step 1: sends and collective begins, answered as the tiles that hold them are walked.
+    let mut first = Senders::default();
+    answer_all(m, &tiles, read, &[], &mut first)?;
+    let Senders { sent, mut members } = first;
+    // Step 2: the receive ends and postings, on their receivers' blocks.
+    let mut qs: Vec<Query> = Vec::with_capacity(sent.len() * 2);
+    for (k, s) in sent.iter().enumerate() {
+        qs.push(Query { location: s.receiver, t: s.recv_ns, tie: Tie::Leaving, slot: 2 * k });
+        let tie = if s.posted_ns == s.recv_ns { Tie::Leaving } else { Tie::Entered };
+        qs.push(Query { location: s.receiver, t: s.posted_ns, tie, slot: 2 * k + 1 });
+    }
+    sort_queries(&mut qs, m);
+    let mut received = Receivers(vec![(None, None); sent.len()]);
+    answer_all(m, &tiles, read, &qs, &mut received)?;
+    let received = received.0;
+    drop(qs);
+    // Step 3: per call, the latest partner arrival.
+    let mut waits: Vec<WaitRecord> = Vec::new();
+    // (call, location, arrival, partner)
+    let mut receives: Vec<(Call, u32, u64, u32)> = Vec::new();
+    let mut sends: Vec<(Call, u32, u64, u32)> = Vec::new();
+    for (s, (recv_call, posting)) in sent.iter().zip(&received) {
+        if let Some(call) = recv_call {
+            if kind(call.region).is_some_and(MpiCall::completes_receives) {
+                receives.push((*call, s.receiver, s.op.map_or(s.send_ns, |o| o.start), s.sender));
+            }
+        }
+        if let Some(call) = s.op {
+            if kind(call.region).is_some_and(MpiCall::is_blocking_send) {
+                sends.push((call, s.sender, posting.map_or(s.posted_ns, |o| o.start), s.receiver));
+            }
+        }
+    }
+    drop(sent);
+    drop(received);
+    for (pattern, mut list) in [(LATE_SENDER, receives), (LATE_RECEIVER, sends)] {
+        list.sort_unstable_by_key(|&(call, _, t, l)| (call.index, std::cmp::Reverse(t), l));
+        list.dedup_by_key(|x| x.0.index);
+        for (call, location, arrival, partner) in list {
+            let end = arrival.min(call.end);
+            if end > call.start {
+                waits.push(WaitRecord {
+                    location,
+                    start_ns: call.start,
+                    pattern,
+                    call: call.index,
+                    end_ns: end,
+                    region: call.region,
+                    cause: Some(partner),
+                    cause_ns: arrival,
+                });
+            }
+        }
+    }
+    collective_waits(&mut members, &kind, &mut waits);
+    waits.sort_unstable_by_key(|w| (w.location, w.start_ns, w.pattern, w.call));
+    Ok(waits)
+}
+
+/// The blocking collectives' waits, members grouped by operation in row order (`waits::collectives`).
+fn collective_waits(members: &mut [Member], kind: &dyn Fn(u32) -> Option<MpiCall>, waits: &mut Vec<WaitRecord>) {
+    members.sort_unstable_by_key(|c| (c.operation, c.row));
+    // (location, call, enter)
+    let mut group: Vec<(u32, Option<Call>, u64)> = Vec::new();
+    let mut at = 0;
+    while at < members.len() {
+        let op = members[at].operation;
+        let end = at + members[at..].partition_point(|c| c.operation == op);
+        let rows = &members[at..end];
+        at = end;
+        group.clear();
+        let mut ckind: Option<CollectiveKind> = None;
+        for c in rows {
+            let k = match c.call {
+                Some(call) => kind(call.region),
+                None => kind(c.region),
+            };
+            let Some(MpiCall::Collective(k)) = k else { continue };
+            if *ckind.get_or_insert(k) == k {
+                group.push((c.location, c.call, c.call.map_or(c.begin, |x| x.start)));
+            }
+        }
+        let Some(ck) = ckind else { continue };
+        if group.len() < 2 {
+            continue;
+        }
+        let mut push = |pattern: u8, mb: &(u32, Option<Call>, u64), until: u64, cause: &(u32, Option<Call>, u64)| {
+            if let Some(call) = mb.1 {
+                if until > mb.2 {
+                    waits.push(WaitRecord {
+                        location: mb.0,
+                        start_ns: mb.2,
+                        pattern,
+                        call: call.index,
+                        end_ns: until,
+                        region: call.region,
+                        cause: Some(cause.0),
+                        cause_ns: cause.2,
+                    });
+                }
+            }
+        };
+        let root = || {
+            let r = rows.iter().find_map(|c| c.root)?;
+            group.iter().find(|g| g.0 == r).copied()
+        };
+        match ck {
+            CollectiveKind::Barrier | CollectiveKind::NxN => {
+                let pattern = if ck == CollectiveKind::Barrier { WAIT_AT_BARRIER } else { WAIT_AT_NXN };
+                let last = *group.iter().rev().max_by_key(|g| g.2).expect("two members");
+                for g in &group {
+                    push(pattern, g, last.2, &last);
+                }
+            }
+            CollectiveKind::OneToN => {
+                let Some(root) = root() else { continue };
+                for g in group.iter().filter(|g| g.0 != root.0) {
+                    push(LATE_BROADCAST, g, root.2, &root);
+                }
+            }
+            CollectiveKind::NToOne => {
+                let Some(root) = root() else { continue };
+                let first = group.iter().filter(|g| g.0 != root.0).min_by_key(|g| g.2).copied();
+                if let Some(first) = first {
+                    push(EARLY_REDUCE, &root, first.2, &first);
+                }
+            }
+        }
+    }
+}
+
+/// The manifest's sums of `waits` (sorted by location).
+pub fn summary(waits: &[WaitRecord]) -> WaitSummary {
+    let np = PATTERN_KEYS.len();
+    let mut patterns = vec![[0u64; 2]; np];
+    let mut per_location: BTreeMap<(u64, u64), [u64; 2]> = BTreeMap::new();
+    let mut by_region: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+    for w in waits {
+        let (p, ns) = (w.pattern as usize, w.end_ns - w.start_ns);
+        patterns[p][0] += ns;
+        patterns[p][1] += 1;
+        let e = per_location.entry((p as u64, w.location as u64)).or_default();
+        e[0] += ns;
+        e[1] += 1;
+        *by_region.entry((p as u64, w.region as u64)).or_default() += ns;
+    }
+    WaitSummary {
+        patterns,
+        per_location: per_location.into_iter().map(|((p, l), [ns, n])| [p, l, ns, n]).collect(),
+        by_region: by_region.into_iter().map(|((p, r), ns)| [p, r, ns]).collect(),
+        root_causes: Vec::new(),
+    }
+}
+
+/// The wait states of the store `m` into it: the waits tiles (one per block with waits) and the wait
+/// summary tiles written through `put` and listed, the manifest's `waits` set. Every way of building a
+/// store calls this last, on its whole manifest (a part has none: the merge computes them).
+pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), String> {
+    let waits = wait_records(m, read)?;
+    let t = m.tiling;
+    let nl = m.locations.process.len() as u32;
+    let mut entries = Vec::new();
+    let mut at = 0;
+    for b in 0..t.blocks {
+        let locs = t.block_range(b, nl);
+        let end = at + waits[at..].partition_point(|w| w.location < locs.end);
+        let block = &waits[at..end];
+        at = end;
+        if block.is_empty() {
+            continue;
+        }
+        let (e, bytes) = tile(TileKind::Waits, 0, b, 0, block.len() as u64, encode_waits(block, &locs));
+        put(&e.path, &bytes)?;
+        entries.push(e);
+        for (e, bytes) in wait_bins(m, b, &locs, block) {
+            put(&e.path, &bytes)?;
+            entries.push(e);
+        }
+    }
+    m.tiles.extend(entries);
+    m.waits = Some(summary(&waits));
+    Ok(())
+}
+
+/// Block `b`'s waiting per location and bin at every pyramid level, as the summary tiles cut them (tile J of
+/// level L its bins `J*256 ..`): the tiles holding any waiting.
+fn wait_bins(m: &Manifest, b: u32, locs: &std::ops::Range<u32>, waits: &[WaitRecord]) -> Vec<(TileEntry, Vec<u8>)> {
+    let per = m.tiling.bins_per_tile as u64;
+    let nloc = locs.len();
+    let mut out = Vec::new();
+    for lv in &m.levels {
+        // tile -> nloc x per bins
+        let mut tiles: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for w in waits {
+            let k = (w.location - locs.start) as usize;
+            let last = lv.bins - 1;
+            let (b0, b1) = ((w.start_ns / lv.bin_ns).min(last), ((w.end_ns - 1) / lv.bin_ns).min(last));
+            for bin in b0..=b1 {
+                let lo = (bin * lv.bin_ns).max(w.start_ns);
+                let hi = if bin == last { w.end_ns } else { ((bin + 1) * lv.bin_ns).min(w.end_ns) };
+                let ns = hi.saturating_sub(lo);
+                if ns == 0 {
+                    continue;
+                }
+                let v = tiles.entry(bin / per).or_insert_with(|| vec![0; nloc * per as usize]);
+                v[k * per as usize + (bin % per) as usize] += ns;
+            }
+        }
+        for (j, bins) in tiles {
+            let n = per.min(lv.bins - j * per) as usize;
+            let mut c = weft_store::format::columns::ColumnWriter::default();
+            c.varint(nloc as u64);
+            c.varint(n as u64);
+            for k in 0..nloc {
+                for v in &bins[k * per as usize..k * per as usize + n] {
+                    c.varint(*v);
+                }
+            }
+            out.push(tile(TileKind::WaitSummary, lv.level, b, j as u32, (nloc * n) as u64, c));
+        }
+    }
+    out
+}

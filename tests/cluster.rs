@@ -114,6 +114,7 @@ fn hand_built() -> Trace {
             receiver: if i % 2 == 0 { l2 } else { l0 },
             send_ns: 12_000 + i * 40_000,
             recv_ns: 31_000 + i * 40_000,
+            posted_ns: 31_000 + i * 40_000,
             size_bytes: 64 * i as u64,
             tag: i as u32,
             name,

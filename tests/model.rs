@@ -29,6 +29,7 @@ fn random_trace(seed: u64, n: usize) -> Trace {
             receiver: locs[rng.below(6) as usize],
             send_ns: s,
             recv_ns: s + rng.below(10_000) as i64,
+            posted_ns: s + rng.below(10_000) as i64,
             size_bytes: rng.below(1 << 20),
             tag: rng.below(100) as u32,
             name: StringId::EMPTY,

@@ -205,6 +205,7 @@ fn hand_built() -> Trace {
             receiver: l2,
             send_ns: 12_000 + i * 40_000,
             recv_ns: 11_000 + i * 40_000,
+            posted_ns: 11_000 + i * 40_000,
             size_bytes: 64 * i as u64,
             tag: i as u32,
             name,

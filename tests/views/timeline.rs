@@ -368,6 +368,7 @@ fn ranks(procs: usize, threads: usize) -> Rc<Trace> {
             receiver: to,
             send_ns: 90_000_000,
             recv_ns: 99_000_000,
+            posted_ns: 99_000_000,
             size_bytes: 8,
             tag: 0,
             name,

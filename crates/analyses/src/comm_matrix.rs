@@ -158,6 +158,7 @@ mod tests {
                 receiver: l[to],
                 send_ns: at,
                 recv_ns: at + 5,
+                posted_ns: at + 5,
                 size_bytes: size,
                 tag: 0,
                 name: world,

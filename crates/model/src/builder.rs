@@ -24,6 +24,7 @@ struct RawMessages {
     receiver: Vec<LocationId>,
     send_ns: Vec<i64>,
     recv_ns: Vec<i64>,
+    posted_ns: Vec<i64>,
     size_bytes: Vec<u64>,
     tag: Vec<u32>,
     name: Vec<StringId>,
@@ -64,6 +65,8 @@ pub struct MessageRecord {
     pub receiver: LocationId,
     pub send_ns: i64,
     pub recv_ns: i64,
+    /// When the receive was posted (`Messages::posted_ns`); `recv_ns` where the format does not say.
+    pub posted_ns: i64,
     pub size_bytes: u64,
     pub tag: u32,
     pub name: StringId,
@@ -347,6 +350,7 @@ impl TraceBuilder {
         r.receiver.push(m.receiver);
         r.send_ns.push(m.send_ns);
         r.recv_ns.push(m.recv_ns);
+        r.posted_ns.push(m.posted_ns);
         r.size_bytes.push(m.size_bytes);
         r.tag.push(m.tag);
         r.name.push(m.name);
@@ -385,6 +389,7 @@ impl TraceBuilder {
                     receiver: m.receiver[i],
                     send_ns: m.send_ns[i],
                     recv_ns: m.recv_ns[i],
+                    posted_ns: m.posted_ns[i],
                     size_bytes: m.size_bytes[i],
                     tag: m.tag[i],
                     name: m.name[i],
@@ -479,6 +484,7 @@ impl TraceBuilder {
         fold(&self.instants.2);
         fold(&self.messages.send_ns);
         fold(&self.messages.recv_ns);
+        fold(&self.messages.posted_ns);
         fold(&self.collectives.start_ns);
         fold(&self.samples.1);
         if let Some((first, _)) = self.sunk {
@@ -611,6 +617,7 @@ impl TraceBuilder {
             receiver: idx.iter().map(|&i| m.receiver[i]).collect(),
             send_ns: idx.iter().map(|&i| rel(m.send_ns[i])).collect(),
             recv_ns: idx.iter().map(|&i| rel(m.recv_ns[i])).collect(),
+            posted_ns: idx.iter().map(|&i| rel(m.posted_ns[i])).collect(),
             size_bytes: idx.iter().map(|&i| m.size_bytes[i]).collect(),
             tag: idx.iter().map(|&i| m.tag[i]).collect(),
             name: idx.iter().map(|&i| m.name[i]).collect(),

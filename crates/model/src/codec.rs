@@ -15,7 +15,7 @@
 use super::*;
 use thiserror::Error;
 
-const MAGIC: &[u8; 8] = b"WEFTMDL3";
+const MAGIC: &[u8; 8] = b"WEFTMDL4";
 /// A slice: [`encode_slice_with`]'s bytes, without the tables its reader holds.
 const SLICE_MAGIC: &[u8; 8] = b"WEFTSLC1";
 
@@ -507,6 +507,7 @@ fn write_data<O: Out>(w: &mut Writer<O>, t: &Trace, intervals: &impl IntervalRow
     w.col_u32(m.receiver.iter().map(|x| x.0));
     w.col_time(&m.send_ns);
     w.col_time(&m.recv_ns);
+    w.col_time(&m.posted_ns);
     w.col_u64(m.size_bytes.iter().copied());
     w.col_u32(m.tag.iter().copied());
     w.col_u32(m.name.iter().map(|s| s.0));
@@ -779,6 +780,7 @@ fn read_rest(r: &mut Reader, head: Head, intervals: Intervals) -> Result<Trace, 
         receiver: r.col_id(nl, LocationId)?,
         send_ns: r.col_time()?,
         recv_ns: r.col_time()?,
+        posted_ns: r.col_time()?,
         size_bytes: r.col_u64()?,
         tag: r.col_u32()?,
         name: r.col_id(ns, StringId)?,
@@ -835,6 +837,7 @@ fn read_rest(r: &mut Reader, head: Head, intervals: Intervals) -> Result<Trace, 
         messages.receiver.len(),
         messages.send_ns.len(),
         messages.recv_ns.len(),
+        messages.posted_ns.len(),
         messages.size_bytes.len(),
         messages.tag.len(),
         messages.name.len(),

@@ -300,6 +300,9 @@ pub struct Messages {
     pub receiver: Vec<LocationId>,
     pub send_ns: Vec<u64>,
     pub recv_ns: Vec<u64>,
+    /// When the receive was posted: the MPI_Irecv's request event for a non-blocking receive; `recv_ns`
+    /// for a receive posted by the call that completes it (MPI_Recv) and where the format does not say.
+    pub posted_ns: Vec<u64>,
     pub size_bytes: Vec<u64>,
     pub tag: Vec<u32>,
     /// Communicator for messages, name for flows.

@@ -6,3 +6,5 @@
 //! Every analysis here is a pure function of the [`Trace`](weft_model::Trace), as the rest of this crate.
 
 pub mod calls;
+pub mod root_causes;
+pub mod waits;

@@ -230,6 +230,7 @@ fn message(b: &mut TraceBuilder, from: &Point, to: &Point) {
         receiver: to.location,
         send_ns: from.ts,
         recv_ns: to.ts,
+        posted_ns: to.ts,
         size_bytes: 0,
         tag: 0,
         name: from.name,

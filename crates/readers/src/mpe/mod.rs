@@ -191,6 +191,7 @@ impl MessageMatch {
                     receiver: z.loc,
                     send_ns: a.t,
                     recv_ns: z.t,
+                    posted_ns: z.t,
                     size_bytes: a.size.max(z.size),
                     tag: key.2 as u32,
                     name,

@@ -110,6 +110,7 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
                         receiver,
                         send_ns: send,
                         recv_ns: recv,
+                        posted_ns: recv,
                         size_bytes: size.max(0) as u64,
                         tag: tag as u32,
                         name: message,

@@ -375,6 +375,7 @@ impl<'a> Reader<'a> {
                     receiver,
                     send_ns: *t0,
                     recv_ns: *t1,
+                    posted_ns: *t1,
                     size_bytes: size,
                     tag,
                     name,

@@ -370,6 +370,7 @@ impl<'d, 'a> Reader<'d, 'a> {
                 receiver: loc,
                 send_ns: at,
                 recv_ns: start,
+                posted_ns: start,
                 size_bytes: row.int(t.column("bytes")).unwrap_or(0).max(0) as u64,
                 tag: 0,
                 name: self.flow_name,

@@ -454,6 +454,7 @@ fn message_record(
         receiver: r.receiver,
         send_ns: s.time_ns,
         recv_ns: r.time_ns,
+        posted_ns: r.posted_ns,
         size_bytes: s.length,
         tag: s.tag,
         name: comm_names.get(&s.comm).copied().unwrap_or(empty),
@@ -1201,6 +1202,8 @@ fn read_location<E: Effects>(
     let mut stopped = false;
     let mut coll_begin: Vec<i64> = Vec::new();
     let mut isends: rustc_hash::FxHashMap<u64, u64> = Default::default();
+    // Requests of receives posted (MPI_Irecv) and not yet completed: request id -> the posting's time.
+    let mut irecvs: rustc_hash::FxHashMap<u64, i64> = Default::default();
     let mut last_ns = i64::MIN;
     let mut misnamed = 0u64;
     let mut overflowed: Option<(u64, u64)> = None;
@@ -1275,14 +1278,24 @@ fn read_location<E: Effects>(
                 }
             }
             Event::MpiRecv { sender, comm, tag, length } | Event::MpiIrecv { sender, comm, tag, length, .. } => {
+                // A blocking receive is posted by the call that completes it; a non-blocking one by the
+                // MPI_Irecv whose request it completes.
+                let posted_ns = match ev {
+                    Event::MpiIrecv { request, .. } => irecvs.remove(&request).unwrap_or(t),
+                    _ => t,
+                };
                 if let Some(from) = fx.rank(comm, sender, loc) {
-                    fx.recv(Recv { sender: from, receiver: loc, comm, tag, length, time_ns: t });
+                    fx.recv(Recv { sender: from, receiver: loc, comm, tag, length, time_ns: t, posted_ns });
                 }
+            }
+            Event::MpiIrecvRequest { request } => {
+                irecvs.insert(request, t);
             }
             Event::MpiIsendComplete { request } => {
                 isends.remove(&request);
             }
             Event::MpiRequestCancelled { request } => {
+                irecvs.remove(&request);
                 if let Some(i) = isends.remove(&request) {
                     fx.cancel(i);
                 }
@@ -1411,7 +1424,7 @@ mod tests {
         }
         let (l0, l1) = (read[0].locations[0].1, read[0].locations[1].1);
         let send = |time_ns| Send { sender: l1, receiver: l0, comm: 0, tag: 7, length: 8, time_ns, cancelled: false };
-        let recv = |time_ns| Recv { sender: l1, receiver: l0, comm: 0, tag: 7, length: 8, time_ns };
+        let recv = |time_ns| Recv { sender: l1, receiver: l0, comm: 0, tag: 7, length: 8, time_ns, posted_ns: time_ns };
         let [mut in_order, mut replayed, mut uncancelled] = read;
         // In order: two sends, the second cancelled, two receives.
         let mut fx = Direct { b: &mut in_order.b, st: &mut in_order.st };

@@ -111,7 +111,8 @@ pub(super) const COLLECTIVE_NAMES: [&str; 23] = [
     "destroy_handle_and_deallocate",
 ];
 
-/// Rank -> OTF2 location id, per communicator (None: a COMM_SELF communicator, rank 0 is the caller).
+/// Rank -> OTF2 location id, per communicator (None: a COMM_SELF communicator or one with an empty group,
+/// self-like: rank 0 is the caller).
 pub(super) fn comm_ranks(defs: &GlobalDefs) -> HashMap<u32, Option<Vec<u64>>> {
     let mut out = HashMap::new();
     for (&id, comm) in &defs.comms {
@@ -136,6 +137,8 @@ pub(super) fn comm_ranks(defs: &GlobalDefs) -> HashMap<u32, Option<Vec<u64>>> {
             }
             _ => continue,
         };
+        // A communicator with an empty group is self-like (Score-P's MPI_COMM_SELF): rank 0 is the caller.
+        let ranks = ranks.filter(|r| !r.is_empty());
         out.insert(id, ranks);
     }
     out

@@ -27,8 +27,8 @@ use super::matching::{self, CollectivePart, Recv, Send};
 use weft_model::sort::KMerge;
 use weft_model::{LocationId, RegionId};
 
-/// Bytes of a spilled send or receive: the channel (4 x u32), its order (u64), length, time.
-const END_BYTES: usize = 40;
+/// Bytes of a spilled send or receive: the channel (4 x u32), its order (u64), length, time, posting time.
+const END_BYTES: usize = 48;
 /// Bytes of a spilled collective part.
 const PART_BYTES: usize = 50;
 /// Bytes of a page read back at a time, at most (one per run while merging).
@@ -43,6 +43,8 @@ struct End {
     nth: u64,
     length: u64,
     time_ns: i64,
+    /// A receive's posting time (`Recv::posted_ns`); a send's time.
+    posted_ns: i64,
 }
 
 /// A channel as one number.
@@ -56,6 +58,7 @@ impl End {
         out.extend_from_slice(&self.nth.to_le_bytes());
         out.extend_from_slice(&self.length.to_le_bytes());
         out.extend_from_slice(&self.time_ns.to_le_bytes());
+        out.extend_from_slice(&self.posted_ns.to_le_bytes());
     }
     fn get(b: &[u8]) -> End {
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
@@ -64,6 +67,7 @@ impl End {
             nth: u64_at(16),
             length: u64_at(24),
             time_ns: u64_at(32) as i64,
+            posted_ns: u64_at(40) as i64,
         }
     }
 }
@@ -306,20 +310,20 @@ impl Ends {
         }
         // Each matched pair at its receive's number, so they come out in receive order without a sort:
         // (channel, send's length, send time, receive's length, receive time).
-        type Pair = ([u32; 4], u64, i64, u64, i64);
+        type Pair = ([u32; 4], u64, i64, u64, i64, i64);
         self.spill_all();
         let mut placed: Vec<Option<Pair>> = vec![None; self.spill.as_ref().map_or(0, |x| x.recvs_out) as usize];
         let unmatched = self.merged(&mut |s, r, nth| match placed.get_mut(nth as usize) {
             Some(p) => {
-                *p = Some(([s.sender.0, s.receiver.0, s.comm, s.tag], s.length, s.time_ns, r.length, r.time_ns));
+                *p = Some(([s.sender.0, s.receiver.0, s.comm, s.tag], s.length, s.time_ns, r.length, r.time_ns, r.posted_ns));
                 Ok(())
             }
             None => Err(format!("spilled message ends damaged: receive {nth}")),
         })?;
-        for ([sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns) in placed.into_iter().flatten() {
+        for ([sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns, posted_ns) in placed.into_iter().flatten() {
             let (sender, receiver) = (LocationId(sender), LocationId(receiver));
             let send = Send { sender, receiver, comm, tag, length, time_ns: send_ns, cancelled: false };
-            let recv = Recv { sender, receiver, comm, tag, length: recv_length, time_ns: recv_ns };
+            let recv = Recv { sender, receiver, comm, tag, length: recv_length, time_ns: recv_ns, posted_ns };
             emit(&send, &recv);
         }
         Ok(unmatched)
@@ -404,7 +408,15 @@ impl Ends {
                             time_ns: a.time_ns,
                             cancelled: false,
                         };
-                        let recv = Recv { sender, receiver, comm, tag, length: b.length, time_ns: b.time_ns };
+                        let recv = Recv {
+                            sender,
+                            receiver,
+                            comm,
+                            tag,
+                            length: b.length,
+                            time_ns: b.time_ns,
+                            posted_ns: b.posted_ns,
+                        };
                         emit(&send, &recv, b.nth)?;
                         s = next_send(out)?;
                         r = recvs.next(out)?;
@@ -465,6 +477,7 @@ impl Spilled {
                 nth: kept_sends.map_or(first + i as u64, |k| k[i]),
                 length: s.length,
                 time_ns: s.time_ns,
+                posted_ns: s.time_ns,
             })
             .collect();
         // (Every send recorded so far is spilled or dropped: the next one's number.)
@@ -480,6 +493,7 @@ impl Spilled {
             nth: kept_recvs.map_or(first + i as u64, |k| k[i]),
             length: r.length,
             time_ns: r.time_ns,
+            posted_ns: r.posted_ns,
         }));
         self.recvs_out = counts[1];
         recvs.clear();
@@ -651,7 +665,7 @@ mod tests {
                 0 => {
                     ends.send(Send { sender, receiver, comm: 1, tag, length: t as u64, time_ns: t, cancelled: false });
                 }
-                _ => ends.recv(Recv { sender, receiver, comm: 1, tag, length: t as u64, time_ns: t }),
+                _ => ends.recv(Recv { sender, receiver, comm: 1, tag, length: t as u64, time_ns: t, posted_ns: t - 1 }),
             }
             for &(at, nth) in cancels {
                 if at == i {

@@ -174,6 +174,7 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>, last: &mut i64) {
             }
             put_u(out, r.length);
             time(out, r.time_ns);
+            time(out, r.posted_ns);
         }
         Logged::Cancel(n) => {
             out.push(3);
@@ -289,6 +290,7 @@ pub(super) fn get(r: &mut Bytes, last: &mut i64) -> Result<Logged, String> {
             tag: r.u32()?,
             length: r.u()?,
             time_ns: time(r, last)?,
+            posted_ns: time(r, last)?,
         }),
         3 => Logged::Cancel(r.u32()?),
         4 => {
@@ -387,7 +389,7 @@ mod tests {
                 time_ns: i64::MAX,
                 cancelled: true,
             }),
-            Logged::Recv(Recv { sender: LocationId(0), receiver: loc, comm: 0, tag: 5, length: 0, time_ns: i64::MIN }),
+            Logged::Recv(Recv { sender: LocationId(0), receiver: loc, comm: 0, tag: 5, length: 0, time_ns: i64::MIN, posted_ns: i64::MIN }),
             Logged::Cancel(u32::MAX),
             Logged::Part(
                 CollectivePart {

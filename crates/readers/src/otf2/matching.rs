@@ -33,6 +33,8 @@ pub struct Recv {
     pub tag: u32,
     pub length: u64,
     pub time_ns: i64,
+    /// When the receive was posted: the MPI_Irecv's request event, or `time_ns` for a blocking receive.
+    pub posted_ns: i64,
 }
 
 /// A matched message: indexes into the send and receive lists.
@@ -211,7 +213,7 @@ mod tests {
         Send { sender: LocationId(s), receiver: LocationId(r), comm: 0, tag, length: 8, time_ns: t, cancelled: false }
     }
     fn recv(s: u32, r: u32, tag: u32, t: i64) -> Recv {
-        Recv { sender: LocationId(s), receiver: LocationId(r), comm: 0, tag, length: 8, time_ns: t }
+        Recv { sender: LocationId(s), receiver: LocationId(r), comm: 0, tag, length: 8, time_ns: t, posted_ns: t }
     }
 
     /// `n` random sends among `locations` on `tags`, one in `cancelled` cancelled, one in `mismatched` of

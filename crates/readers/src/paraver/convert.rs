@@ -621,6 +621,7 @@ impl RecordSink for Converter<'_> {
             receiver,
             send_ns: self.ns(c.logical_send),
             recv_ns: self.ns(c.physical_recv),
+            posted_ns: self.ns(c.logical_recv),
             size_bytes: c.size,
             tag: u32::try_from(c.tag).unwrap_or(u32::MAX),
             name: StringId::EMPTY,

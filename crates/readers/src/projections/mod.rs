@@ -171,6 +171,7 @@ fn messages(
             receiver: p.loc,
             send_ns: c.time,
             recv_ns: p.time.max(c.time),
+            posted_ns: p.time.max(c.time),
             size_bytes: p.msglen,
             tag: u32::try_from(entry).unwrap_or(u32::MAX),
             name,

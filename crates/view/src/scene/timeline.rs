@@ -969,6 +969,7 @@ mod tests {
                 receiver: gpu,
                 send_ns: t,
                 recv_ns: t + 3000,
+                posted_ns: t + 3000,
                 size_bytes: 0,
                 tag: 0,
                 name,

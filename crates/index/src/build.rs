@@ -847,6 +847,8 @@ fn messages_section(w: &mut ColumnWriter, rows: &[MessageRow], msg: &[u32]) {
     m().for_each(|r| w.varint(r.size_bytes));
     m().for_each(|r| w.varint(r.tag as u64));
     m().for_each(|r| w.varint(r.name as u64));
+    // (Format 6: when the receive was posted, as its distance before the receive.)
+    m().for_each(|r| w.signed(r.recv_ns.wrapping_sub(r.posted_ns) as i64));
 }
 
 /// The collective rows at places `coll` of `rows` (ascending by trace index): count, then each column.

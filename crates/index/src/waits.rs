@@ -25,7 +25,7 @@ use weft_store::format::columns::unframe_tile;
 use weft_store::format::events::{decode_events, EventsTile};
 use weft_store::format::manifest::{Manifest, TileEntry, TileKind};
 use weft_store::format::tile::tile;
-use weft_store::format::waits::{encode_waits, WaitRecord, WaitSummary, PATTERN_KEYS};
+use weft_store::format::waits::{costs, encode_waits, WaitRecord, WaitSummary, PATTERN_KEYS};
 
 /// Reads a tile's file by its path in the store.
 pub type ReadTile<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
@@ -74,6 +74,15 @@ struct Sweep {
 }
 
 impl Sweep {
+    /// The parent of the interval last pushed (`OpLookup::parent`).
+    fn parent_of_top(&self) -> Option<Open> {
+        let n = self.stack.len();
+        if n < 2 {
+            return None;
+        }
+        self.stack[n - 2]
+    }
+
     fn push(&mut self, o: Open) {
         let d = o.depth as usize;
         self.stack.truncate(d);
@@ -248,6 +257,7 @@ struct Member {
     root: Option<u32>,
     region: u32,
     begin: u64,
+    end: u64,
     call: Option<Call>,
 }
 
@@ -257,10 +267,16 @@ struct Member {
 struct Senders {
     sent: Vec<Sent>,
     members: Vec<Member>,
+    /// Per location, its first interval's start and last end.
+    spans: Vec<Option<[u64; 2]>>,
 }
 
 impl Visit for Senders {
     fn tile(&mut self, tile: &EventsTile, queries: &mut Vec<Query>) {
+        for &(l, _, start, dur, _) in &tile.intervals {
+            let s = self.spans[l.index()].get_or_insert([start, start]);
+            s[1] = s[1].max(start + dur);
+        }
         for x in &tile.messages {
             if x.kind == weft_model::MessageKind::PointToPoint {
                 queries.push(Query { location: x.sender.0, t: x.send_ns, tie: Tie::Entered, slot: 2 * self.sent.len() });
@@ -269,8 +285,7 @@ impl Visit for Senders {
                     receiver: x.receiver.0,
                     send_ns: x.send_ns,
                     recv_ns: x.recv_ns,
-                    // (The tiles do not keep when a receive was posted: as a blocking receive.)
-                    posted_ns: x.recv_ns,
+                    posted_ns: x.posted_ns,
                     op: None,
                 });
             }
@@ -284,6 +299,7 @@ impl Visit for Senders {
                 root: c.root.map(|r| r.0),
                 region: c.region.0,
                 begin: c.start_ns,
+                end: c.end_ns,
                 call: None,
             });
         }
@@ -349,15 +365,17 @@ fn answer_all(
 
 /// The wait states of the store `m` (its level-0 tiles read through `read`): every wait, sorted by location,
 /// start, pattern and call, as `analyses::diagnosis::wait_states` finds them on the trace.
-pub fn wait_records(m: &Manifest, read: ReadTile) -> Result<Vec<WaitRecord>, String> {
+/// With each wait, its root causes: the positive differences per region name (string id), by name; and each
+/// location's span (`WaitSummary::spans`).
+pub fn wait_records(m: &Manifest, read: ReadTile) -> Result<States, String> {
     let kinds: Vec<Option<MpiCall>> =
         m.regions.name.iter().map(|&s| MpiCall::of(m.strings.get(s as usize).map_or("", String::as_str))).collect();
     let kind = |region: u32| kinds.get(region as usize).copied().flatten();
     let tiles = events_tiles(m);
     // Step 1: sends and collective begins, answered as the tiles that hold them are walked.
-    let mut first = Senders::default();
+    let mut first = Senders { spans: vec![None; m.locations.process.len()], ..Senders::default() };
     answer_all(m, &tiles, read, &[], &mut first)?;
-    let Senders { sent, mut members } = first;
+    let Senders { sent, mut members, spans } = first;
     // Step 2: the receive ends and postings, on their receivers' blocks.
     let mut qs: Vec<Query> = Vec::with_capacity(sent.len() * 2);
     for (k, s) in sent.iter().enumerate() {
@@ -387,6 +405,15 @@ pub fn wait_records(m: &Manifest, read: ReadTile) -> Result<Vec<WaitRecord>, Str
             }
         }
     }
+    // The pairs' meetings, for the root causes: each message's send and receive calls' leaves.
+    let mut meetings = Meetings::default();
+    for (s, (recv_call, _)) in sent.iter().zip(&received) {
+        if s.sender != s.receiver {
+            let (ts, tr) = (s.op.map_or(s.send_ns, |o| o.end), recv_call.map_or(s.recv_ns, |o| o.end));
+            meetings.messages.entry((s.sender, s.receiver)).or_default().push((ts, tr));
+            meetings.messages.entry((s.receiver, s.sender)).or_default().push((tr, ts));
+        }
+    }
     drop(sent);
     drop(received);
     for (pattern, mut list) in [(LATE_SENDER, receives), (LATE_RECEIVER, sends)] {
@@ -410,7 +437,320 @@ pub fn wait_records(m: &Manifest, read: ReadTile) -> Result<Vec<WaitRecord>, Str
     }
     collective_waits(&mut members, &kind, &mut waits);
     waits.sort_unstable_by_key(|w| (w.location, w.start_ns, w.pattern, w.call));
-    Ok(waits)
+    meetings.collectives = vec![Vec::new(); m.locations.process.len()];
+    for c in &members {
+        let k = match c.call {
+            Some(call) => kind(call.region),
+            None => kind(c.region),
+        };
+        if matches!(k, Some(MpiCall::Collective(_))) {
+            let t = c.call.map_or(c.end, |x| x.end);
+            meetings.collectives[c.location as usize].push((t, c.operation));
+            meetings.member_leave.insert((c.operation, c.location), t);
+        }
+    }
+    drop(members);
+    for list in meetings.messages.values_mut() {
+        list.sort_unstable();
+    }
+    for list in &mut meetings.collectives {
+        list.sort_unstable();
+    }
+    let causes = root_causes(m, &tiles, read, &waits, &meetings)?;
+    Ok(States { waits, causes, spans: spans.into_iter().map(|s| s.unwrap_or([0, 0])).collect() })
+}
+
+/// A store's wait states ([`wait_records`]).
+pub struct States {
+    pub waits: Vec<WaitRecord>,
+    pub causes: Vec<Vec<(u32, u64)>>,
+    pub spans: Vec<[u64; 2]>,
+}
+
+/// Where two locations met (`diagnosis::root_causes`' `Meetings`): per ordered pair (a, b) the (time on a,
+/// time on b) of each message between them (the leaves of the calls that sent and completed it), by time on
+/// a; per location the (leave, operation) of each blocking collective it took part in, by leave; and each
+/// member's leave by (operation, location).
+#[derive(Default)]
+struct Meetings {
+    messages: rustc_hash::FxHashMap<(u32, u32), Vec<(u64, u64)>>,
+    collectives: Vec<Vec<(u64, u32)>>,
+    member_leave: rustc_hash::FxHashMap<(u32, u32), u64>,
+}
+
+impl Meetings {
+    /// The pair's previous synchronization point: (time on `w`, time on `c`), no later than `tw` on `w` and
+    /// `tc` on `c`; (0, 0) without one.
+    fn last(&self, w: u32, tw: u64, c: u32, tc: u64) -> (u64, u64) {
+        let mut best = (0, 0);
+        if let Some(list) = self.messages.get(&(w, c)) {
+            let upto = list.partition_point(|&(a, _)| a <= tw);
+            if let Some(&p) = list[..upto].iter().rev().find(|&&(_, b)| b <= tc) {
+                best = best.max(p);
+            }
+        }
+        let list = &self.collectives[w as usize];
+        let upto = list.partition_point(|&(a, _)| a <= tw);
+        for &(a, op) in list[..upto].iter().rev() {
+            if a < best.0 {
+                break;
+            }
+            if let Some(&b) = self.member_leave.get(&(op, c)) {
+                if b <= tc {
+                    best = best.max((a, b));
+                    break;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// A range whose exclusive time per region is asked for: on `location` over `[a, b]`, for wait `wait`,
+/// counted with `sign` (+1 on the causing location, -1 on the waiting one).
+#[derive(Clone, Copy, Debug)]
+struct RangeQuery {
+    location: u32,
+    a: u64,
+    b: u64,
+    wait: usize,
+    sign: i64,
+}
+
+/// A range query being summed: its exclusive time per region name (string id).
+struct Active {
+    q: RangeQuery,
+    sums: rustc_hash::FxHashMap<u32, i64>,
+}
+
+impl Active {
+    /// Interval `o` (its parent `parent`) inside the range: its overlap to its name, off its parent's.
+    fn add(&mut self, names: &[u32], o: &Open, parent: Option<Open>) {
+        let d = (o.end.min(self.q.b).saturating_sub(o.start.max(self.q.a))) as i64;
+        if d == 0 {
+            return;
+        }
+        *self.sums.entry(names[o.region as usize]).or_default() += d;
+        if let Some(p) = parent {
+            *self.sums.entry(names[p.region as usize]).or_default() -= d;
+        }
+    }
+}
+
+/// The root causes of `waits` (`diagnosis::root_causes`): per wait with a cause on another location, the
+/// exclusive time per region name the cause spent since the pair last met minus the waiting location's,
+/// where positive, summed per (pattern, waiting, causing, name); as `[pattern, waiting, causing, name, ns]`
+/// sorted as `weft waits` lists them. A third walk over the tiles, each location's ranges summed as its
+/// intervals pass.
+fn root_causes(
+    m: &Manifest,
+    tiles: &[Vec<&TileEntry>],
+    read: ReadTile,
+    waits: &[WaitRecord],
+    meetings: &Meetings,
+) -> Result<Vec<Vec<(u32, u64)>>, String> {
+    // Region -> the first string id of its name (regions of one name are one name).
+    let mut first: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    let names: Vec<u32> = m
+        .regions
+        .name
+        .iter()
+        .map(|&s| *first.entry(m.strings.get(s as usize).map_or("", String::as_str)).or_insert(s))
+        .collect();
+    let mut queries: Vec<RangeQuery> = Vec::new();
+    for (k, w) in waits.iter().enumerate() {
+        let Some(c) = w.cause else { continue };
+        if c == w.location {
+            continue;
+        }
+        let (aw, ac) = meetings.last(w.location, w.start_ns, c, w.cause_ns);
+        if w.cause_ns > ac {
+            queries.push(RangeQuery { location: c, a: ac, b: w.cause_ns, wait: k, sign: 1 });
+        }
+        if w.start_ns > aw {
+            queries.push(RangeQuery { location: w.location, a: aw, b: w.start_ns, wait: k, sign: -1 });
+        }
+    }
+    if queries.is_empty() {
+        return Ok(vec![Vec::new(); waits.len()]);
+    }
+    let t = &m.tiling;
+    queries.sort_by_key(|q| (t.block_of(q.location), t.window_of(q.a), q.location, q.a));
+    // Per wait, its names' differences (both ranges in).
+    let mut per_wait: Vec<rustc_hash::FxHashMap<u32, i64>> = vec![Default::default(); waits.len()];
+    let done = |a: Active, per_wait: &mut Vec<rustc_hash::FxHashMap<u32, i64>>| {
+        let (acc, sign) = (&mut per_wait[a.q.wait], a.q.sign);
+        for (n, d) in a.sums {
+            *acc.entry(n).or_default() += sign * d;
+        }
+    };
+    let mut q = 0usize;
+    for b in 0..t.blocks {
+        let end = q + queries[q..].partition_point(|x| t.block_of(x.location) == b);
+        ranges_of_block(m, b, &tiles[b as usize], read, &queries[q..end], &names, &mut |a| done(a, &mut per_wait))?;
+        q = end;
+    }
+    Ok(per_wait
+        .into_iter()
+        .map(|acc| {
+            let mut v: Vec<(u32, u64)> = acc.into_iter().filter(|&(_, d)| d > 0).map(|(n, d)| (n, d as u64)).collect();
+            v.sort_unstable();
+            v
+        })
+        .collect())
+}
+
+/// The root causes of waits (each wait's whole time shared by its delays: `costs`) summed per (pattern,
+/// waiting, causing, name), as `[pattern, waiting, causing,
+/// name, ns]` sorted as `weft waits` lists them (ns descending, then the pattern's key, the locations, the
+/// name).
+pub fn sum_causes(m: &Manifest, waits: &[WaitRecord], causes: &[Vec<(u32, u64)>]) -> Vec<[u64; 5]> {
+    let mut sums: BTreeMap<(u8, u32, u32, u32), u64> = BTreeMap::new();
+    let name = |n: u32| m.strings.get(n as usize).map_or("", String::as_str);
+    for (w, list) in waits.iter().zip(causes) {
+        for (n, ns) in costs(list, w.end_ns - w.start_ns, name) {
+            *sums.entry((w.pattern, w.location, w.cause.unwrap_or(0), n)).or_default() += ns;
+        }
+    }
+    let mut out: Vec<[u64; 5]> =
+        sums.into_iter().map(|((p, w, c, n), ns)| [p as u64, w as u64, c as u64, n as u64, ns]).collect();
+    out.sort_by(|x, y| {
+        y[4].cmp(&x[4])
+            .then_with(|| PATTERN_KEYS[x[0] as usize].cmp(PATTERN_KEYS[y[0] as usize]))
+            .then_with(|| x[1].cmp(&y[1]))
+            .then_with(|| x[2].cmp(&y[2]))
+            .then_with(|| name(x[3] as u32).cmp(name(y[3] as u32)))
+    });
+    out
+}
+
+/// Block `b`'s range queries (sorted by window of `a`, location, `a`) summed as its tiles are walked; each
+/// finished range to `done`.
+fn ranges_of_block(
+    m: &Manifest,
+    b: u32,
+    tiles: &[&TileEntry],
+    read: ReadTile,
+    queries: &[RangeQuery],
+    names: &[u32],
+    done: &mut dyn FnMut(Active),
+) -> Result<(), String> {
+    let t = &m.tiling;
+    let nl = m.locations.process.len() as u32;
+    let locs = t.block_range(b, nl);
+    let mut sweeps: Vec<Sweep> = (0..locs.len()).map(|_| Sweep::default()).collect();
+    let mut active: Vec<Vec<Active>> = (0..locs.len()).map(|_| Vec::new()).collect();
+    let (mut q, mut tile_at) = (0usize, 0usize);
+    for w in 0..t.windows {
+        let mut own: Vec<(usize, Open)> = Vec::new();
+        if tile_at < tiles.len() && tiles[tile_at].window == w {
+            let e = tiles[tile_at];
+            tile_at += 1;
+            let bytes = read(&e.path)?;
+            let (_, payload) =
+                unframe_tile(&bytes, m.version as u8, MAX_TILE_RAW).map_err(|c| format!("{}: {c}", e.path))?;
+            let tile = decode_events(&payload, locs.clone(), t.window_span(w), m).map_err(|c| format!("{}: {c}", e.path))?;
+            // (The intervals' trace indexes are not needed here.)
+            for &(l, region, start, dur, depth) in &tile.intervals {
+                own.push(((l.0 - locs.start) as usize, Open { index: 0, region: region.0, start, end: start + dur, depth }));
+            }
+        }
+        let q_end = q + queries[q..].partition_point(|x| t.window_of(x.a) == w);
+        let mut at = 0usize;
+        for k in 0..locs.len() {
+            let l = locs.start + k as u32;
+            let i_end = at + own[at..].partition_point(|x| x.0 == k);
+            let (sweep, act) = (&mut sweeps[k], &mut active[k]);
+            let mut i = at;
+            loop {
+                let next_a = (q < q_end && queries[q].location == l).then(|| queries[q].a);
+                let next_s = (i < i_end).then(|| own[i].1.start);
+                match (next_a, next_s) {
+                    (None, None) => break,
+                    // A range opens once the intervals starting before it are pushed: those open at `a` count.
+                    (Some(a), s) if s.is_none_or(|s| a <= s) => {
+                        let mut x = Active { q: queries[q], sums: Default::default() };
+                        q += 1;
+                        open_chain(sweep, a, |o, p| x.add(names, o, p));
+                        act.push(x);
+                    }
+                    _ => {
+                        let o = own[i].1;
+                        i += 1;
+                        // Ranges that ended before it are done.
+                        let mut j = 0;
+                        while j < act.len() {
+                            if act[j].q.b <= o.start {
+                                done(act.swap_remove(j));
+                            } else {
+                                j += 1;
+                            }
+                        }
+                        sweep.push(o);
+                        if !act.is_empty() {
+                            let parent = sweep.parent_of_top();
+                            for x in act.iter_mut() {
+                                x.add(names, &o, parent);
+                            }
+                        }
+                    }
+                }
+            }
+            at = i_end;
+        }
+        if q != q_end {
+            return Err(format!("block {b}: a range outside the block's locations (waits)"));
+        }
+    }
+    for act in active {
+        for x in act {
+            done(x);
+        }
+    }
+    Ok(())
+}
+
+/// The intervals open at `a` that started before it (the top's chain from the first ending after `a`), each
+/// with its parent, to `f`: `diagnosis::root_causes::exclusive`'s first part.
+fn open_chain(sweep: &Sweep, a: u64, mut f: impl FnMut(&Open, Option<Open>)) {
+    let st = &sweep.stack;
+    let mut k = st.len();
+    // The last interval pushed, then its parents, until one ends after `a`.
+    let mut found = None;
+    while k > 0 {
+        k -= 1;
+        let Some(o) = st[k] else { return };
+        if o.end > a {
+            found = Some(k);
+            break;
+        }
+    }
+    let Some(mut k) = found else { return };
+    loop {
+        let Some(o) = st[k] else { return };
+        // Its parent: the first entry below of another interval (gaps hold copies of the one above).
+        let mut j = k;
+        let parent = loop {
+            if j == 0 {
+                break None;
+            }
+            j -= 1;
+            match st[j] {
+                Some(p) if same(&p, &o) => continue,
+                p => break p,
+            }
+        };
+        f(&o, parent);
+        match parent {
+            Some(_) => k = j,
+            None => return,
+        }
+    }
+}
+
+/// The same interval (a copy on the stack filling a gap in depths).
+fn same(a: &Open, b: &Open) -> bool {
+    a.start == b.start && a.end == b.end && a.depth == b.depth && a.region == b.region
 }
 
 /// The blocking collectives' waits, members grouped by operation in row order (`waits::collectives`).
@@ -505,6 +845,7 @@ pub fn summary(waits: &[WaitRecord]) -> WaitSummary {
         per_location: per_location.into_iter().map(|((p, l), [ns, n])| [p, l, ns, n]).collect(),
         by_region: by_region.into_iter().map(|((p, r), ns)| [p, r, ns]).collect(),
         root_causes: Vec::new(),
+        spans: Vec::new(),
     }
 }
 
@@ -512,7 +853,7 @@ pub fn summary(waits: &[WaitRecord]) -> WaitSummary {
 /// summary tiles written through `put` and listed, the manifest's `waits` set. Every way of building a
 /// store calls this last, on its whole manifest (a part has none: the merge computes them).
 pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), String> {
-    let waits = wait_records(m, read)?;
+    let States { waits, causes, spans } = wait_records(m, read)?;
     let t = m.tiling;
     let nl = m.locations.process.len() as u32;
     let mut entries = Vec::new();
@@ -525,7 +866,8 @@ pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), S
         if block.is_empty() {
             continue;
         }
-        let (e, bytes) = tile(TileKind::Waits, 0, b, 0, block.len() as u64, encode_waits(block, &locs));
+        let (e, bytes) =
+            tile(TileKind::Waits, 0, b, 0, block.len() as u64, encode_waits(block, &causes[at - block.len()..at], &locs));
         put(&e.path, &bytes)?;
         entries.push(e);
         for (e, bytes) in wait_bins(m, b, &locs, block) {
@@ -534,7 +876,10 @@ pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), S
         }
     }
     m.tiles.extend(entries);
-    m.waits = Some(summary(&waits));
+    let mut sum = summary(&waits);
+    sum.root_causes = sum_causes(m, &waits, &causes);
+    sum.spans = spans;
+    m.waits = Some(sum);
     Ok(())
 }
 

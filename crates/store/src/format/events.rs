@@ -21,6 +21,8 @@ pub struct MessageRow {
     pub size_bytes: u64,
     pub tag: u32,
     pub name: StringId,
+    /// When the receive was posted (format 6; `recv_ns` in older stores, as where a format does not say).
+    pub posted_ns: u64,
 }
 
 impl MessageRow {
@@ -34,6 +36,7 @@ impl MessageRow {
         x.size_bytes.push(self.size_bytes);
         x.tag.push(self.tag);
         x.name.push(self.name);
+        x.posted_ns.push(self.posted_ns);
     }
 }
 
@@ -210,6 +213,19 @@ fn decode_messages(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<MessageRow>
     let size = col(r, n)?;
     let tag = col_below(r, n, 1 << 32, "tag")?;
     let name = col_below(r, n, nstr, "string")?;
+    // (Format 6 keeps when each receive was posted, before the receive; older stores: at it.)
+    let mut posted = Vec::with_capacity(n);
+    for &t in &recv {
+        if m.version >= crate::format::manifest::WAITS_VERSION {
+            let d = r.signed()?;
+            match t.checked_add_signed(d.checked_neg().unwrap_or(i64::MAX)) {
+                Some(p) => posted.push(p),
+                None => return r.error("posting time out of range"),
+            }
+        } else {
+            posted.push(t);
+        }
+    }
     Ok((0..n)
         .map(|i| {
             let kind = if kind[i] == 0 { MessageKind::PointToPoint } else { MessageKind::Flow };
@@ -223,6 +239,7 @@ fn decode_messages(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<MessageRow>
                 size_bytes: size[i],
                 tag: tag[i] as u32,
                 name: StringId(name[i] as u32),
+                posted_ns: posted[i],
             }
         })
         .collect())

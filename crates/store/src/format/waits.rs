@@ -58,6 +58,9 @@ pub struct WaitSummary {
     /// `[pattern, waiting location, causing location, name (string id), ns]` of the root causes, summed over
     /// the waits, as `weft waits` orders them (ns descending, then the others).
     pub root_causes: Vec<[u64; 5]>,
+    /// Per location, `[first interval's start, last end]` (`[0, 0]` without intervals): the time a wait's
+    /// share is of (`diagnosis::waits::location_time`), clipped to a window.
+    pub spans: Vec<[u64; 2]>,
 }
 
 impl WaitSummary {
@@ -78,6 +81,9 @@ impl WaitSummary {
         if self.by_region.iter().any(|e| e[0] >= np || e[1] >= nr) {
             return Err("waits: a region or pattern out of range".into());
         }
+        if self.spans.len() as u64 != nl || self.spans.iter().any(|s| s[0] > s[1]) {
+            return Err("waits: the locations' spans do not match the locations".into());
+        }
         if self.root_causes.iter().any(|e| e[0] >= np || e[1] >= nl || e[2] >= nl || e[3] >= ns) {
             return Err("waits: a root cause names something out of range".into());
         }
@@ -85,8 +91,9 @@ impl WaitSummary {
     }
 }
 
-/// The waits tile of a block of locations `locs`: `waits` sorted by location, then start.
-pub fn encode_waits(waits: &[WaitRecord], locs: &Range<u32>) -> ColumnWriter {
+/// The waits tile of a block of locations `locs`: `waits` sorted by location, then start, each with its root
+/// causes (`causes`: per wait, (region name's string id, ns) by name).
+pub fn encode_waits(waits: &[WaitRecord], causes: &[Vec<(u32, u64)>], locs: &Range<u32>) -> ColumnWriter {
     let mut w = ColumnWriter::default();
     w.varint(waits.len() as u64);
     for x in waits {
@@ -117,11 +124,21 @@ pub fn encode_waits(waits: &[WaitRecord], locs: &Range<u32>) -> ColumnWriter {
     for x in waits {
         w.signed(x.cause_ns.wrapping_sub(x.start_ns) as i64);
     }
+    for c in causes {
+        w.varint(c.len() as u64);
+        for &(name, ns) in c {
+            w.varint(name as u64);
+            w.varint(ns);
+        }
+    }
     w
 }
 
 /// A waits tile's records ([`encode_waits`] wrote it), every id checked against the manifest.
-pub fn decode_waits(payload: &[u8], locs: Range<u32>, m: &Manifest) -> Result<Vec<WaitRecord>, ColumnError> {
+/// (Each wait with its root causes.)
+pub type WaitsTile = (Vec<WaitRecord>, Vec<Vec<(u32, u64)>>);
+
+pub fn decode_waits(payload: &[u8], locs: Range<u32>, m: &Manifest) -> Result<WaitsTile, ColumnError> {
     let mut r = ColumnReader::new(payload);
     let n = r.count(8)?;
     let (nl, nr) = (m.locations.process.len() as u64, m.regions.name.len() as u64);
@@ -169,8 +186,40 @@ pub fn decode_waits(payload: &[u8], locs: Range<u32>, m: &Manifest) -> Result<Ve
             cause_ns,
         });
     }
+    let ns = m.strings.len() as u64;
+    let mut causes = Vec::with_capacity(n);
+    for _ in 0..n {
+        let k = r.count(2)?;
+        let mut c = Vec::with_capacity(k);
+        for _ in 0..k {
+            c.push((r.below(ns, "name")? as u32, r.varint()?));
+        }
+        causes.push(c);
+    }
     if !r.at_end() {
         return r.error("bytes after the last column");
     }
-    Ok(out)
+    Ok((out, causes))
+}
+
+/// A wait's root-cause costs (`diagnosis::root_causes`, Boehme's short-term cost): its waiting `wait` (inside
+/// the window asked about) shared among the region names of its positive `delays` ((name, delay) pairs) in
+/// proportion to them, rounded down, what rounding leaves to the largest delay (ties: the first name), so
+/// they sum to the wait; as (name, ns) where ns > 0, largest delay first.
+pub fn costs<'n>(delays: &[(u32, u64)], wait: u64, name: impl Fn(u32) -> &'n str) -> Vec<(u32, u64)> {
+    let total: u128 = delays.iter().map(|&(_, d)| d as u128).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut sorted: Vec<(u32, u64)> = delays.iter().copied().filter(|&(_, d)| d > 0).collect();
+    sorted.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| name(a.0).cmp(name(b.0))));
+    let shares: Vec<u64> = sorted.iter().map(|&(_, d)| (wait as u128 * d as u128 / total) as u64).collect();
+    let rest = wait - shares.iter().sum::<u64>();
+    sorted
+        .iter()
+        .zip(shares)
+        .enumerate()
+        .map(|(k, (&(n, _), s))| (n, s + if k == 0 { rest } else { 0 }))
+        .filter(|&(_, ns)| ns > 0)
+        .collect()
 }

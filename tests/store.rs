@@ -726,6 +726,69 @@ fn render_moments_of_a_store_reads_the_bins_the_picture_needs() {
     assert_eq!(render(&trace_dir, "e.svg", &w), render(&store, "f.svg", &w), "a window from its exact records");
 }
 
+/// A level-0 tile's payload as formats 2 to 5 wrote it (without the messages' posting times), its block's
+/// locations from `first`.
+fn format_5_events(w: &mut weft::store::format::columns::ColumnWriter, t: &weft::store::read::EventsTile, first: u32) {
+    use weft::store::read::{CollectiveRow, MessageRow};
+    let delta = |w: &mut weft::store::format::columns::ColumnWriter, v: &mut dyn Iterator<Item = u64>| {
+        let mut prev = 0u64;
+        for x in v {
+            w.signed(x.wrapping_sub(prev) as i64);
+            prev = x;
+        }
+    };
+    let messages = |w: &mut weft::store::format::columns::ColumnWriter, m: &[MessageRow]| {
+        w.varint(m.len() as u64);
+        delta(w, &mut m.iter().map(|x| x.index));
+        m.iter().for_each(|x| w.varint((x.kind == weft::model::MessageKind::Flow) as u64));
+        m.iter().for_each(|x| w.varint(x.sender.0 as u64));
+        m.iter().for_each(|x| w.varint(x.receiver.0 as u64));
+        delta(w, &mut m.iter().map(|x| x.send_ns));
+        m.iter().for_each(|x| w.signed(x.recv_ns.wrapping_sub(x.send_ns) as i64));
+        m.iter().for_each(|x| w.varint(x.size_bytes));
+        m.iter().for_each(|x| w.varint(x.tag as u64));
+        m.iter().for_each(|x| w.varint(x.name.0 as u64));
+    };
+    let collectives = |w: &mut weft::store::format::columns::ColumnWriter, c: &[CollectiveRow]| {
+        w.varint(c.len() as u64);
+        delta(w, &mut c.iter().map(|x| x.index));
+        c.iter().for_each(|x| w.varint(x.operation as u64));
+        c.iter().for_each(|x| w.varint(x.location.0 as u64));
+        c.iter().for_each(|x| w.varint(x.region.0 as u64));
+        c.iter().for_each(|x| w.varint(x.communicator.0 as u64));
+        c.iter().for_each(|x| w.varint(x.root.map_or(0, |r| r.0 as u64 + 1)));
+        delta(w, &mut c.iter().map(|x| x.start_ns));
+        c.iter().for_each(|x| w.signed(x.end_ns.wrapping_sub(x.start_ns) as i64));
+        c.iter().for_each(|x| w.varint(x.bytes_sent));
+        c.iter().for_each(|x| w.varint(x.bytes_received));
+    };
+    let iv = &t.intervals;
+    w.varint(iv.len() as u64);
+    iv.iter().for_each(|x| w.varint((x.0 .0 - first) as u64));
+    iv.iter().for_each(|x| w.varint(x.1 .0 as u64));
+    delta(w, &mut iv.iter().map(|x| x.2));
+    iv.iter().for_each(|x| w.varint(x.3));
+    iv.iter().for_each(|x| w.varint(x.4 as u64));
+    let ins = &t.instants;
+    w.varint(ins.len() as u64);
+    delta(w, &mut ins.iter().map(|x| x.0));
+    ins.iter().for_each(|x| w.varint((x.1 .0 - first) as u64));
+    ins.iter().for_each(|x| w.varint(x.2 .0 as u64));
+    delta(w, &mut ins.iter().map(|x| x.3));
+    messages(w, &t.messages);
+    collectives(w, &t.collectives);
+    let op = &t.open.intervals;
+    w.varint(op.len() as u64);
+    delta(w, &mut op.iter().map(|x| x.0));
+    op.iter().for_each(|x| w.varint((x.1 .0 - first) as u64));
+    op.iter().for_each(|x| w.varint(x.2 .0 as u64));
+    delta(w, &mut op.iter().map(|x| x.3));
+    op.iter().for_each(|x| w.varint(x.4));
+    op.iter().for_each(|x| w.varint(x.5 as u64));
+    messages(w, &t.open.messages);
+    collectives(w, &t.open.collectives);
+}
+
 /// The store of `t` rewritten as format 2 wrote it: version 2 in the manifest and every tile's frame, summary
 /// tiles ending after their seven columns (no lanes).
 fn as_format_2(t: &Trace) -> MemoryStore {
@@ -766,6 +829,13 @@ fn as_format_2(t: &Trace) -> MemoryStore {
             for c in 0..weft::store::pyramid::COLUMNS.len() {
                 bins.iter().for_each(|b| (0..b.len()).for_each(|i| w.varint(b.get(c, i))));
             }
+        } else if e.kind == TileKind::Events {
+            // Format 6's messages keep when their receive was posted: the older sections end before it.
+            format_5_events(&mut w, &store.events_tile(e).unwrap(), e.block * 2);
+        } else if matches!(e.kind, TileKind::Waits | TileKind::WaitSummary) {
+            // Format 6's wait states: older stores have none.
+            files.files.remove(&e.path);
+            continue;
         } else {
             w.buf = payload;
         }
@@ -779,7 +849,8 @@ fn as_format_2(t: &Trace) -> MemoryStore {
     }
     edit_manifest(&mut files, |m| {
         m["version"] = 2.into();
-        m["tiles"].as_array_mut().unwrap().retain(|x| x["kind"] != "counter_summary");
+        m.as_object_mut().unwrap().remove("waits");
+        m["tiles"].as_array_mut().unwrap().retain(|x| !["counter_summary", "waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
         for x in m["tiles"].as_array_mut().unwrap() {
             let (_, len, hash, path) = changed.iter().find(|c| x["path"] == *c.0).unwrap();
             x["bytes"] = (*len).into();

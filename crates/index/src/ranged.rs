@@ -308,7 +308,7 @@ pub fn set_memory_release(release: fn()) {
     let _ = MEMORY_RELEASE.set(release);
 }
 
-pub(super) fn return_free_memory() {
+pub(crate) fn return_free_memory() {
     if let Some(release) = MEMORY_RELEASE.get() {
         release();
     }

@@ -360,6 +360,7 @@ fn answer_all(
         walk_block(m, b, &tiles[b as usize], read, &queries[q..end], v)?;
         q = end;
     }
+    crate::ranged::return_free_memory();
     Ok(())
 }
 
@@ -576,28 +577,38 @@ fn root_causes(
     }
     let t = &m.tiling;
     queries.sort_by_key(|q| (t.block_of(q.location), t.window_of(q.a), q.location, q.a));
-    // Per wait, its names' differences (both ranges in).
-    let mut per_wait: Vec<rustc_hash::FxHashMap<u32, i64>> = vec![Default::default(); waits.len()];
-    let done = |a: Active, per_wait: &mut Vec<rustc_hash::FxHashMap<u32, i64>>| {
-        let (acc, sign) = (&mut per_wait[a.q.wait], a.q.sign);
+    // Each range's exclusive times as (wait, name, signed ns), summed per wait and name at the end (compact:
+    // a wait's ranges rarely touch more than a few regions).
+    let mut parts: Vec<(u32, u32, i64)> = Vec::new();
+    let mut done = |a: Active| {
         for (n, d) in a.sums {
-            *acc.entry(n).or_default() += sign * d;
+            if d != 0 {
+                parts.push((a.q.wait as u32, n, a.q.sign * d));
+            }
         }
     };
     let mut q = 0usize;
     for b in 0..t.blocks {
         let end = q + queries[q..].partition_point(|x| t.block_of(x.location) == b);
-        ranges_of_block(m, b, &tiles[b as usize], read, &queries[q..end], &names, &mut |a| done(a, &mut per_wait))?;
+        ranges_of_block(m, b, &tiles[b as usize], read, &queries[q..end], &names, &mut done)?;
         q = end;
     }
-    Ok(per_wait
-        .into_iter()
-        .map(|acc| {
-            let mut v: Vec<(u32, u64)> = acc.into_iter().filter(|&(_, d)| d > 0).map(|(n, d)| (n, d as u64)).collect();
-            v.sort_unstable();
-            v
-        })
-        .collect())
+    drop(queries);
+    parts.sort_unstable_by_key(|&(w, n, _)| (w, n));
+    let mut out: Vec<Vec<(u32, u64)>> = vec![Vec::new(); waits.len()];
+    let mut at = 0;
+    while at < parts.len() {
+        let (w, n) = (parts[at].0, parts[at].1);
+        let mut d = 0i64;
+        while at < parts.len() && parts[at].0 == w && parts[at].1 == n {
+            d += parts[at].2;
+            at += 1;
+        }
+        if d > 0 {
+            out[w as usize].push((n, d as u64));
+        }
+    }
+    Ok(out)
 }
 
 /// The root causes of waits (each wait's whole time shared by its delays: `costs`) summed per (pattern,
@@ -853,6 +864,8 @@ pub fn summary(waits: &[WaitRecord]) -> WaitSummary {
 /// summary tiles written through `put` and listed, the manifest's `waits` set. Every way of building a
 /// store calls this last, on its whole manifest (a part has none: the merge computes them).
 pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), String> {
+    // (What the blocks' tasks freed, kept resident by the allocator's per-thread heaps, handed back first.)
+    crate::ranged::return_free_memory();
     let States { waits, causes, spans } = wait_records(m, read)?;
     let t = m.tiling;
     let nl = m.locations.process.len() as u32;

@@ -66,6 +66,7 @@ mod store_waits;
 mod view_options;
 mod views;
 mod wait_rules;
+mod waits_cli;
 
 /// Every file of tests/ is a module above (`autotests = false` in Cargo.toml: cargo no longer makes a test
 /// crate of a new file by itself, so one left out of this list would never be compiled nor run).

@@ -23,13 +23,14 @@ fn random_trace(seed: u64, n: usize) -> Trace {
     }
     for _ in 0..n / 10 {
         let s = origin + rng.below(1_000_000) as i64;
+        let r = s + rng.below(10_000) as i64;
         b.message(MessageRecord {
             kind: MessageKind::PointToPoint,
             sender: locs[rng.below(6) as usize],
             receiver: locs[rng.below(6) as usize],
             send_ns: s,
-            recv_ns: s + rng.below(10_000) as i64,
-            posted_ns: s + rng.below(10_000) as i64,
+            recv_ns: r,
+            posted_ns: r,
             size_bytes: rng.below(1 << 20),
             tag: rng.below(100) as u32,
             name: StringId::EMPTY,

@@ -484,7 +484,6 @@ impl TraceBuilder {
         fold(&self.instants.2);
         fold(&self.messages.send_ns);
         fold(&self.messages.recv_ns);
-        fold(&self.messages.posted_ns);
         fold(&self.collectives.start_ns);
         fold(&self.samples.1);
         if let Some((first, _)) = self.sunk {
@@ -617,6 +616,8 @@ impl TraceBuilder {
             receiver: idx.iter().map(|&i| m.receiver[i]).collect(),
             send_ns: idx.iter().map(|&i| rel(m.send_ns[i])).collect(),
             recv_ns: idx.iter().map(|&i| rel(m.recv_ns[i])).collect(),
+            // A posting is inside its receiver's run; one recorded before the first event (a broken trace)
+            // is taken at it.
             posted_ns: idx.iter().map(|&i| rel(m.posted_ns[i])).collect(),
             size_bytes: idx.iter().map(|&i| m.size_bytes[i]).collect(),
             tag: idx.iter().map(|&i| m.tag[i]).collect(),

@@ -23,6 +23,7 @@ mod render_aggregate;
 mod render_moments;
 mod render_timeline;
 mod store_files;
+mod waits;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -55,6 +56,9 @@ enum Command {
     Merge(merge::Args),
     /// Write a generated trace (a real OTF2 archive of any size) for tests and benchmarks.
     Generate(generate::Args),
+    /// Wait states of an MPI run (late sender, wait at barrier, ...) per pattern, location and region, and
+    /// their root causes (docs/diagnosis.md).
+    Waits(waits::Args),
 }
 
 /// `v` as pretty JSON for `--json`, with the characters a terminal must not get raw (C1 controls such as the
@@ -96,6 +100,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => generate::run(a),
         Command::Index(a) => index_here_or_by_ranks(a),
         Command::Merge(a) => merge::run(a),
+        Command::Waits(a) => waits::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -13,14 +13,17 @@
 //! - **Delay** per region name: the exclusive time `c` spent in regions of that name inside its interval minus
 //!   the exclusive time `w` spent in them inside its own, where positive. Time outside every region counts in
 //!   none.
-//! - A [`RootCause`] row is the delay summed over the waits of one (pattern, waiting location, causing
+//! - **Delay cost** (Boehme's short-term cost): the wait's time shared among the regions in proportion to
+//!   their delays (rounded down, the rest to the largest delay), so a wait's costs sum to the wait; a wait
+//!   with no positive delay has none.
+//! - A [`RootCause`] row is the cost summed over the waits of one (pattern, waiting location, causing
 //!   location, region name); rows are sorted by ns descending, then by those four.
 
 use rustc_hash::FxHashMap as HashMap;
 use weft_model::{LocationId, MessageKind, RegionId, Trace};
 
 use super::calls::{MpiCall, OpLookup, Tie};
-use super::waits::{call_kinds, operations, RootCause, Wait};
+use super::waits::{call_kinds, clipped, operations, RootCause, Wait};
 
 /// Where two locations met: per ordered pair (a, b), the (time on a, time on b) of each meeting, by time on a.
 struct Meetings {
@@ -141,8 +144,9 @@ fn exclusive(trace: &Trace, ops: &OpLookup, l: LocationId, a: u64, b: u64, out: 
     }
 }
 
-/// The root causes of `waits` (module text), summed and sorted.
-pub fn root_causes(trace: &Trace, waits: &[Wait]) -> Vec<RootCause> {
+/// The root causes of `waits` (module text), summed and sorted: each wait's cost is its waiting inside
+/// `window` (all of it without one).
+pub fn root_causes(trace: &Trace, waits: &[Wait], window: Option<(u64, u64)>) -> Vec<RootCause> {
     if !waits.iter().any(|w| w.cause_location.is_some()) {
         return Vec::new();
     }
@@ -174,9 +178,22 @@ pub fn root_causes(trace: &Trace, waits: &[Wait]) -> Vec<RootCause> {
         for (&r, &d) in &on_w {
             *named.entry(trace.region_name(r)).or_default() -= d;
         }
-        for (name, d) in named {
-            if d > 0 {
-                *sums.entry((w.pattern.key(), w.location.0, c.0, name)).or_default() += d as u64;
+        let mut delays: Vec<(&str, u64)> =
+            named.into_iter().filter(|&(_, d)| d > 0).map(|(n, d)| (n, d as u64)).collect();
+        let total: u64 = delays.iter().map(|&(_, d)| d).sum();
+        if total == 0 {
+            continue;
+        }
+        delays.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        // The wait's cost shared in proportion to the delays, rounded down; what rounding leaves goes to the
+        // largest delay, so a wait's rows sum to the wait.
+        let wait = clipped(w, window);
+        let shares: Vec<u64> = delays.iter().map(|&(_, d)| (wait as u128 * d as u128 / total as u128) as u64).collect();
+        let rest = wait - shares.iter().sum::<u64>();
+        for (k, (&(name, _), share)) in delays.iter().zip(shares).enumerate() {
+            let ns = share + if k == 0 { rest } else { 0 };
+            if ns > 0 {
+                *sums.entry((w.pattern.key(), w.location.0, c.0, name)).or_default() += ns;
             }
         }
     }

@@ -330,8 +330,9 @@ pub struct NamedNs {
     pub ns: u64,
 }
 
-/// Delay on a causing location, in one region, that waits on a waiting location were caused by
-/// (`root_causes.rs`; docs/diagnosis.md, "Root causes").
+/// The waiting of one location caused by another's delay in one region: the waits' time shared among the
+/// regions in which the causing location spent more time since the two last met (`root_causes.rs`;
+/// docs/diagnosis.md, "Root causes").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RootCause {
     pub pattern: &'static str,
@@ -388,12 +389,26 @@ pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)
         t.by_region = by_name(trace, by);
     }
     let total_wait_ns = totals.iter().map(|t| t.total_ns).sum();
-    let root_causes = super::root_causes::root_causes(trace, &kept);
+    let root_causes = super::root_causes::root_causes(trace, &kept, window);
     WaitReport {
         patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(),
         root_causes,
         total_wait_ns,
     }
+}
+
+/// Each location's time, the total a wait's share is of (as CUBE's "time"): from the start of its first
+/// interval to the end of its last (0 for a location without intervals), indexed by `LocationId`.
+pub fn location_time(trace: &Trace) -> Vec<u64> {
+    let iv = &trace.intervals;
+    (0..trace.locations.len())
+        .map(|l| {
+            let range = trace.intervals_of(LocationId(l as u32));
+            let Some(first) = range.clone().next() else { return 0 };
+            let end = range.map(|i| iv.end_ns(i)).max().unwrap_or(0);
+            end.saturating_sub(iv.start_ns[first])
+        })
+        .collect()
 }
 
 /// Times per region summed per region name, by ns descending, then name (zeros left out).
@@ -627,6 +642,12 @@ mod tests {
         // Later, 1 is late to a barrier by its io after the message (the last meeting): 0 waits.
         t.b.interval(t.l[1], io, 121, 50);
         t.collective("MPI_Barrier", &[(0, 125, 180), (1, 171, 180)], None);
+        // Then 1 is late by solve 30 and io 10 against 0's 10 in `main`: 0's wait of 30 shared 3:1.
+        t.b.interval(t.l[1], solve, 180, 30);
+        t.b.interval(t.l[1], io, 210, 10);
+        t.call(1, "MPI_Send", 220, 225);
+        t.call(0, "MPI_Recv", 190, 226);
+        t.message(1, 0, 221, 226, 226);
         let t = t.finish();
         let states = wait_states(&t);
         let r = wait_report(&t, &states, None);
@@ -638,14 +659,22 @@ mod tests {
         assert_eq!(
             rows,
             vec![
-                // 0 solved 100 against 1's 20 since the barrier at 10.
-                ("late_sender", 1, 0, "solve", 80),
-                // 1's io 50 since the message (left at 121 on 1, the send's leave 120 on 0); 0 had no io, and
-                // 1's 4 ns more in `main` ([121, 171] less io 50 is 0; 0's main [120, 125] is 5): nothing.
-                ("wait_at_barrier", 0, 1, "io", 50),
+                // 0 solved 100 against 1's 20 since the barrier at 10: all of the wait (70) is solve's.
+                ("late_sender", 1, 0, "solve", 70),
+                // 1's io 50 since the message (left at 121 on 1, the send's leave 120 on 0); 0 had no io and
+                // more time in `main` ([120, 125]): the wait's 46 all io's.
+                ("wait_at_barrier", 0, 1, "io", 46),
+                // 30 shared 30:10 between solve and io (22.5 and 7.5, rounded down, the rest to solve).
+                ("late_sender", 0, 1, "solve", 23),
+                ("late_sender", 0, 1, "io", 7),
             ]
         );
-        assert_eq!(r.patterns["late_sender"].total_ns, 70);
+        // Within a window only the waiting inside it is shared: [200, 210] of the last wait.
+        let r = wait_report(&t, &states, Some((200, 210)));
+        let rows: Vec<(&str, &str, u64)> = r.root_causes.iter().map(|c| (c.pattern, c.name.as_str(), c.ns)).collect();
+        assert_eq!(rows, vec![("late_sender", "solve", 8), ("late_sender", "io", 2)]);
+        let r = wait_report(&t, &states, None);
+        assert_eq!(r.patterns["late_sender"].total_ns, 70 + 30);
         assert_eq!(r.patterns["wait_at_barrier"].total_ns, 46);
     }
 }

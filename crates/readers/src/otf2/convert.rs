@@ -172,3 +172,27 @@ pub(super) fn thread_kind(ev: Event) -> Option<ThreadEventKind> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::otf2::definitions::{CommDef, GroupDef};
+
+    /// A communicator whose group is empty is self-like, as COMM_SELF's own kind: rank 0 is the caller.
+    #[test]
+    fn a_communicator_with_an_empty_group_is_self_like() {
+        let mut defs = GlobalDefs::default();
+        let group = |kind: u8, members: Vec<u64>| GroupDef { name: 0, kind, paradigm: 0, members };
+        defs.groups.insert(1, group(GROUP_COMM_LOCATIONS, vec![10, 11]));
+        defs.groups.insert(2, group(GROUP_COMM_GROUP, vec![1, 0]));
+        defs.groups.insert(3, group(GROUP_COMM_GROUP, vec![]));
+        defs.groups.insert(4, group(GROUP_COMM_SELF, vec![]));
+        for (id, g) in [(0, 2), (1, 3), (2, 4)] {
+            defs.comms.insert(id, CommDef { name: 0, group: g, parent: u32::MAX });
+        }
+        let ranks = comm_ranks(&defs);
+        assert_eq!(ranks[&0], Some(vec![11, 10]));
+        assert_eq!(ranks[&1], None, "an empty group: self-like");
+        assert_eq!(ranks[&2], None);
+    }
+}

@@ -33,8 +33,6 @@ impl MessageRow {
         x.receiver.push(self.receiver);
         x.send_ns.push(self.send_ns);
         x.recv_ns.push(self.recv_ns);
-        // A store keeps no posting time: the receive's, as a format that does not say it.
-        x.posted_ns.push(self.recv_ns);
         x.size_bytes.push(self.size_bytes);
         x.tag.push(self.tag);
         x.name.push(self.name);

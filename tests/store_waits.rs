@@ -135,3 +135,79 @@ fn the_store_reports_the_waits_of_the_real_archives() {
         assert_all_ways(&name, &files);
     }
 }
+
+fn weft(args: &[&str], dir: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft")).args(args).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "weft {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `weft waits` of `trace` and of each store: `--json` the same bytes, whole and windowed, and the text the
+/// same but for the file's name.
+fn assert_cli_same(dir: &std::path::Path, trace: &str, stores: &[&str]) {
+    let (trace, stores): (&'static str, Vec<&'static str>) = (
+        Box::leak(trace.to_string().into_boxed_str()),
+        stores.iter().map(|s| &*Box::leak(s.to_string().into_boxed_str())).collect(),
+    );
+    for flags in [vec!["--json"], vec!["--json", "--window", "1ms:20ms"], vec![], vec!["--window", "2ms:9ms"]] {
+        let args = |f: &'static str| -> Vec<&str> { [&["waits", f][..], &flags[..]].concat() };
+        let want = weft(&args(trace), dir);
+        for &s in &stores {
+            let got = weft(&args(s), dir);
+            let got = got.replacen(&format!("file        {s}\n"), &format!("file        {trace}\n"), 1);
+            assert_eq!(got, want, "weft waits {s} {flags:?} is not weft waits {trace}");
+        }
+    }
+}
+
+#[test]
+fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
+    let d = common::TempDir::new("store-waits-cli");
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(4, 40_000) });
+    for (name, bytes) in &files.files {
+        d.put(&format!("g/{name}"), bytes);
+    }
+    weft(&["index", "g/traces.otf2", "-o", "whole", "--block", "2"], &d);
+    for k in 0..3 {
+        weft(&["index", "g/traces.otf2", "-o", &format!("p{k}"), "--block", "2", "--shard", &format!("{k}/3")], &d);
+    }
+    weft(&["merge", "-o", "merged", "p2", "p0", "p1"], &d);
+    let mut stores = vec!["whole", "merged"];
+    // `mpirun -n 2` where OpenMPI is installed (scripts/setup.sh --mpi), as tests/cluster.rs runs it.
+    let mpi = cfg!(feature = "mpi")
+        && std::process::Command::new("mpirun")
+            .args(["--allow-run-as-root", "--oversubscribe", "-n", "2", env!("CARGO_BIN_EXE_weft")])
+            .args(["index", "g/traces.otf2", "--block", "2", "-o", "mpi2"])
+            .current_dir(&d)
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if mpi {
+        stores.push("mpi2");
+    } else {
+        println!("SKIPPED mpirun -n 2: no mpirun (scripts/setup.sh --mpi)");
+    }
+    assert_cli_same(&d, "g/traces.otf2", &stores);
+    let waited = weft(&["waits", "whole", "--json"], &d);
+    assert!(!waited.contains("\"total_wait_ns\":0}"), "the generated run waits: {waited}");
+    // A store built before wait states (format 5: no `waits`, no waits tiles) says so.
+    let m = d.join("whole/manifest.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&m).unwrap()).unwrap();
+    v["version"] = 5.into();
+    v.as_object_mut().unwrap().remove("waits");
+    v["tiles"].as_array_mut().unwrap().retain(|x| !["waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
+    std::fs::write(&m, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft")).args(["waits", "whole"]).current_dir(&d).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("built before wait states; run weft index again"), "{err}");
+}
+
+#[test]
+fn weft_waits_of_the_real_archives_stores_prints_what_it_prints_of_them() {
+    let Some(dir) = common::shared_traces("store_waits weft waits of the real archives' stores") else { return };
+    let d = common::TempDir::new("store-waits-cli-real");
+    for a in common::files_under(&dir.join("otf2")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "otf2")) {
+        let trace = a.display().to_string();
+        weft(&["index", &trace, "-o", "s", "--force"], &d);
+        assert_cli_same(&d, &trace, &["s"]);
+    }
+}

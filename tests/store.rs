@@ -862,7 +862,10 @@ fn as_format_2(t: &Trace) -> MemoryStore {
     edit_manifest(&mut files, |m| {
         m["version"] = 2.into();
         m.as_object_mut().unwrap().remove("waits");
-        m["tiles"].as_array_mut().unwrap().retain(|x| !["counter_summary", "waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
+        m["tiles"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|x| !["counter_summary", "waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
         for x in m["tiles"].as_array_mut().unwrap() {
             let (_, len, hash, path) = changed.iter().find(|c| x["path"] == *c.0).unwrap();
             x["bytes"] = (*len).into();

@@ -110,11 +110,9 @@ fn assert_all_ways(name: &str, files: &(dyn ArchiveFiles + Sync)) -> u64 {
 #[test]
 fn the_store_reports_the_waits_of_generated_archives() {
     let mut waited = 0;
-    for cfg in [
-        GenConfig::new(4, 20_000),
-        GenConfig { threads: 2, ..GenConfig::new(5, 30_000) },
-        GenConfig::new(7, 9_000),
-    ] {
+    for cfg in
+        [GenConfig::new(4, 20_000), GenConfig { threads: 2, ..GenConfig::new(5, 30_000) }, GenConfig::new(7, 9_000)]
+    {
         let (files, _) = archive(&cfg);
         waited += assert_all_ways("traces.otf2", &files);
     }
@@ -196,7 +194,11 @@ fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
     v.as_object_mut().unwrap().remove("waits");
     v["tiles"].as_array_mut().unwrap().retain(|x| !["waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
     std::fs::write(&m, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft")).args(["waits", "whole"]).current_dir(&d).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["waits", "whole"])
+        .current_dir(&d)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("built before wait states; run weft index again"), "{err}");
 }

@@ -16,12 +16,8 @@ use weft::readers::open_path;
 /// The anchor files of the OTF2 archives in ../shared/traces/otf2.
 fn archives(test: &str) -> Option<Vec<PathBuf>> {
     let dir = common::shared_traces(test)?.join("otf2");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path().join("traces.otf2"))
-        .filter(|p| p.is_file())
-        .collect();
+    let mut out: Vec<PathBuf> =
+        std::fs::read_dir(&dir).ok()?.flatten().map(|e| e.path().join("traces.otf2")).filter(|p| p.is_file()).collect();
     out.sort();
     if out.is_empty() {
         eprintln!("SKIPPED {test}: no OTF2 archive under {}", dir.display());
@@ -78,7 +74,8 @@ fn waits_json_keys_and_sums_on_the_real_otf2_archives() {
         // A wait's root causes share its time: per pattern and waiting location, no more than it waited.
         let mut caused: std::collections::HashMap<(String, u64), u64> = Default::default();
         for c in got["root_causes"].as_array().unwrap() {
-            *caused.entry((c["pattern"].as_str().unwrap().into(), u(&c["waiting_location"]))).or_default() += u(&c["ns"]);
+            *caused.entry((c["pattern"].as_str().unwrap().into(), u(&c["waiting_location"]))).or_default() +=
+                u(&c["ns"]);
         }
         for ((p, l), ns) in caused {
             assert!(ns <= u(&patterns[&p]["per_location"][l as usize]), "{p} at {l}");

@@ -180,7 +180,8 @@ fn walk_block(
             let bytes = read(&e.path)?;
             let (_, payload) =
                 unframe_tile(&bytes, m.version as u8, MAX_TILE_RAW).map_err(|c| format!("{}: {c}", e.path))?;
-            let tile = decode_events(&payload, locs.clone(), span.clone(), m).map_err(|c| format!("{}: {c}", e.path))?;
+            let tile =
+                decode_events(&payload, locs.clone(), span.clone(), m).map_err(|c| format!("{}: {c}", e.path))?;
             for &(l, region, start, dur, depth) in &tile.intervals {
                 let k = (l.0 - locs.start) as usize;
                 own.push((k, Open { index: base[k], region: region.0, start, end: start + dur, depth }));
@@ -279,7 +280,12 @@ impl Visit for Senders {
         }
         for x in &tile.messages {
             if x.kind == weft_model::MessageKind::PointToPoint {
-                queries.push(Query { location: x.sender.0, t: x.send_ns, tie: Tie::Entered, slot: 2 * self.sent.len() });
+                queries.push(Query {
+                    location: x.sender.0,
+                    t: x.send_ns,
+                    tie: Tie::Entered,
+                    slot: 2 * self.sent.len(),
+                });
                 self.sent.push(Sent {
                     sender: x.sender.0,
                     receiver: x.receiver.0,
@@ -291,7 +297,12 @@ impl Visit for Senders {
             }
         }
         for c in &tile.collectives {
-            queries.push(Query { location: c.location.0, t: c.start_ns, tie: Tie::Entered, slot: 2 * self.members.len() + 1 });
+            queries.push(Query {
+                location: c.location.0,
+                t: c.start_ns,
+                tie: Tie::Entered,
+                slot: 2 * self.members.len() + 1,
+            });
             self.members.push(Member {
                 row: c.index,
                 operation: c.operation,
@@ -660,10 +671,14 @@ fn ranges_of_block(
             let bytes = read(&e.path)?;
             let (_, payload) =
                 unframe_tile(&bytes, m.version as u8, MAX_TILE_RAW).map_err(|c| format!("{}: {c}", e.path))?;
-            let tile = decode_events(&payload, locs.clone(), t.window_span(w), m).map_err(|c| format!("{}: {c}", e.path))?;
+            let tile =
+                decode_events(&payload, locs.clone(), t.window_span(w), m).map_err(|c| format!("{}: {c}", e.path))?;
             // (The intervals' trace indexes are not needed here.)
             for &(l, region, start, dur, depth) in &tile.intervals {
-                own.push(((l.0 - locs.start) as usize, Open { index: 0, region: region.0, start, end: start + dur, depth }));
+                own.push((
+                    (l.0 - locs.start) as usize,
+                    Open { index: 0, region: region.0, start, end: start + dur, depth },
+                ));
             }
         }
         let q_end = q + queries[q..].partition_point(|x| t.window_of(x.a) == w);
@@ -879,8 +894,14 @@ pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), S
         if block.is_empty() {
             continue;
         }
-        let (e, bytes) =
-            tile(TileKind::Waits, 0, b, 0, block.len() as u64, encode_waits(block, &causes[at - block.len()..at], &locs));
+        let (e, bytes) = tile(
+            TileKind::Waits,
+            0,
+            b,
+            0,
+            block.len() as u64,
+            encode_waits(block, &causes[at - block.len()..at], &locs),
+        );
         put(&e.path, &bytes)?;
         entries.push(e);
         for (e, bytes) in wait_bins(m, b, &locs, block) {

@@ -38,7 +38,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             return Err(format!("{}: {why}", a.file.display()).into());
         }
         let w = window.map(|w| (w.start_ns, w.end_ns));
-        let report = weft::store::read::waits::report(&store, w).map_err(|e| crate::folders::store_error(&a.file, e))?;
+        let report =
+            weft::store::read::waits::report(&store, w).map_err(|e| crate::folders::store_error(&a.file, e))?;
         if a.json {
             let text = serde_json::to_string(&report)?;
             println!("{}", weft::model::text::escape_json_controls(&text));
@@ -145,7 +146,8 @@ fn text(
             .max_by_key(|p| (r.patterns[p.key()].per_location[l], std::cmp::Reverse(**p)))
             .map_or("", |p| p.label());
         let name = location_name(l);
-        let _ = writeln!(o, "{l:>8}  {:>12}  {:>8}  {mostly:<18}  {}", d(ns), share(ns, times[l]), escape_controls(&name));
+        let _ =
+            writeln!(o, "{l:>8}  {:>12}  {:>8}  {mostly:<18}  {}", d(ns), share(ns, times[l]), escape_controls(&name));
     }
     // Regions: the waiting calls by name, all patterns.
     let mut regions: HashMap<&str, u64> = HashMap::new();
@@ -164,7 +166,10 @@ fn text(
     }
     if !r.root_causes.is_empty() {
         let _ = writeln!(o);
-        let _ = writeln!(o, "root causes (each wait shared among the regions where its cause spent more time since they last met)");
+        let _ = writeln!(
+            o,
+            "root causes (each wait shared among the regions where its cause spent more time since they last met)"
+        );
         let _ = writeln!(o, "{:>12}  {:<18}  {:>8}  {:>8}  region", "cost", "pattern", "waiting", "causing");
         for c in r.root_causes.iter().take(top) {
             let label = Pattern::from_key(c.pattern).map_or(c.pattern, |p| p.label());

@@ -286,8 +286,7 @@ fn collectives(trace: &Trace, ops: &OpLookup, kinds: &[Option<MpiCall>], waits: 
         };
         match kind {
             CollectiveKind::Barrier | CollectiveKind::NxN => {
-                let pattern =
-                    if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
+                let pattern = if kind == CollectiveKind::Barrier { Pattern::WaitAtBarrier } else { Pattern::WaitAtNxn };
                 // The last to enter (ties: the first row).
                 let last = *members.iter().rev().max_by_key(|m| m.enter).expect("two members");
                 for m in &members {
@@ -366,10 +365,8 @@ pub fn clipped(w: &Wait, window: Option<(u64, u64)>) -> u64 {
 /// the whole run without one), with the root causes of the waits that have any waiting inside it.
 pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)>) -> WaitReport {
     let nl = trace.locations.len();
-    let mut totals: Vec<PatternTotals> = Pattern::ALL
-        .iter()
-        .map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() })
-        .collect();
+    let mut totals: Vec<PatternTotals> =
+        Pattern::ALL.iter().map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() }).collect();
     let mut regions: Vec<HashMap<RegionId, u64>> = vec![HashMap::default(); Pattern::ALL.len()];
     let mut kept: Vec<Wait> = Vec::new();
     for w in &states.waits {
@@ -390,11 +387,7 @@ pub fn wait_report(trace: &Trace, states: &WaitStates, window: Option<(u64, u64)
     }
     let total_wait_ns = totals.iter().map(|t| t.total_ns).sum();
     let root_causes = super::root_causes::root_causes(trace, &kept, window);
-    WaitReport {
-        patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(),
-        root_causes,
-        total_wait_ns,
-    }
+    WaitReport { patterns: Pattern::ALL.iter().map(|p| p.key()).zip(totals).collect(), root_causes, total_wait_ns }
 }
 
 /// Each location's time, the total a wait's share is of (as CUBE's "time"): from the start of its first

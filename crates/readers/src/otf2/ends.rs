@@ -315,12 +315,21 @@ impl Ends {
         let mut placed: Vec<Option<Pair>> = vec![None; self.spill.as_ref().map_or(0, |x| x.recvs_out) as usize];
         let unmatched = self.merged(&mut |s, r, nth| match placed.get_mut(nth as usize) {
             Some(p) => {
-                *p = Some(([s.sender.0, s.receiver.0, s.comm, s.tag], s.length, s.time_ns, r.length, r.time_ns, r.posted_ns));
+                *p = Some((
+                    [s.sender.0, s.receiver.0, s.comm, s.tag],
+                    s.length,
+                    s.time_ns,
+                    r.length,
+                    r.time_ns,
+                    r.posted_ns,
+                ));
                 Ok(())
             }
             None => Err(format!("spilled message ends damaged: receive {nth}")),
         })?;
-        for ([sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns, posted_ns) in placed.into_iter().flatten() {
+        for ([sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns, posted_ns) in
+            placed.into_iter().flatten()
+        {
             let (sender, receiver) = (LocationId(sender), LocationId(receiver));
             let send = Send { sender, receiver, comm, tag, length, time_ns: send_ns, cancelled: false };
             let recv = Recv { sender, receiver, comm, tag, length: recv_length, time_ns: recv_ns, posted_ns };

@@ -389,7 +389,15 @@ mod tests {
                 time_ns: i64::MAX,
                 cancelled: true,
             }),
-            Logged::Recv(Recv { sender: LocationId(0), receiver: loc, comm: 0, tag: 5, length: 0, time_ns: i64::MIN, posted_ns: i64::MIN }),
+            Logged::Recv(Recv {
+                sender: LocationId(0),
+                receiver: loc,
+                comm: 0,
+                tag: 5,
+                length: 0,
+                time_ns: i64::MIN,
+                posted_ns: i64::MIN,
+            }),
             Logged::Cancel(u32::MAX),
             Logged::Part(
                 CollectivePart {

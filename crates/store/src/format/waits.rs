@@ -143,8 +143,7 @@ pub fn decode_waits(payload: &[u8], locs: Range<u32>, m: &Manifest) -> Result<Wa
     let n = r.count(8)?;
     let (nl, nr) = (m.locations.process.len() as u64, m.regions.name.len() as u64);
     let loc: Vec<u64> = (0..n).map(|_| r.below(locs.len() as u64, "location")).collect::<Result<_, _>>()?;
-    let pattern: Vec<u64> =
-        (0..n).map(|_| r.below(PATTERN_KEYS.len() as u64, "pattern")).collect::<Result<_, _>>()?;
+    let pattern: Vec<u64> = (0..n).map(|_| r.below(PATTERN_KEYS.len() as u64, "pattern")).collect::<Result<_, _>>()?;
     let mut out = Vec::with_capacity(n);
     let (mut call, mut start) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut prev = 0u64;

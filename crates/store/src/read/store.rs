@@ -132,8 +132,8 @@ impl<S: TileSource> Store<S> {
     pub fn waits_tile(&self, e: &TileEntry) -> Result<crate::format::waits::WaitsTile, StoreError> {
         let payload = self.payload(e)?;
         let locs = self.manifest.tiling.block_range(e.block, self.nl() as u32);
-        let waits = crate::format::waits::decode_waits(&payload, locs, &self.manifest)
-            .map_err(|c| corrupt(&e.path, c))?;
+        let waits =
+            crate::format::waits::decode_waits(&payload, locs, &self.manifest).map_err(|c| corrupt(&e.path, c))?;
         if waits.0.len() as u64 != e.records {
             return Err(StoreError::Mismatch {
                 file: e.path.clone(),

@@ -11,10 +11,7 @@ use weft_analyses::diagnosis::waits::{NamedNs, PatternTotals, RootCause, WaitRep
 /// Why a store has no wait states: it was built before they were kept (format 5 and older).
 pub fn missing<S: TileSource>(store: &Store<S>) -> Option<String> {
     store.manifest.waits.is_none().then(|| {
-        format!(
-            "store format version {} was built before wait states; run weft index again",
-            store.manifest.version
-        )
+        format!("store format version {} was built before wait states; run weft index again", store.manifest.version)
     })
 }
 
@@ -69,10 +66,8 @@ fn root_causes<S: TileSource>(store: &Store<S>, rows: impl IntoIterator<Item = [
 /// The report of the whole run, from the manifest alone.
 fn whole<S: TileSource>(store: &Store<S>, s: &WaitSummary) -> WaitReport {
     let nl = store.manifest.locations.process.len();
-    let mut totals: Vec<PatternTotals> = PATTERN_KEYS
-        .iter()
-        .map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() })
-        .collect();
+    let mut totals: Vec<PatternTotals> =
+        PATTERN_KEYS.iter().map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() }).collect();
     for (t, &[ns, n]) in totals.iter_mut().zip(&s.patterns) {
         t.total_ns = ns;
         t.instances = n;
@@ -104,10 +99,8 @@ pub fn report<S: TileSource>(store: &Store<S>, window: Option<(u64, u64)>) -> Re
     let Some(window) = window else { return Ok(whole(store, s)) };
     let m = &store.manifest;
     let nl = m.locations.process.len();
-    let mut totals: Vec<PatternTotals> = PATTERN_KEYS
-        .iter()
-        .map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() })
-        .collect();
+    let mut totals: Vec<PatternTotals> =
+        PATTERN_KEYS.iter().map(|_| PatternTotals { per_location: vec![0; nl], ..Default::default() }).collect();
     let mut regions: Vec<HashMap<u32, u64>> = vec![HashMap::new(); PATTERN_KEYS.len()];
     let mut causes: Vec<[u64; 5]> = Vec::new();
     let mut tiles: Vec<_> = m.tiles.iter().filter(|e| e.kind == crate::TileKind::Waits).collect();

@@ -1329,7 +1329,18 @@ mod tests {
     use crate::spill::MemorySpill;
 
     fn message(send_ns: i64, recv_ns: i64, nth: u64, sender: u32, receiver: u32) -> RawMessage {
-        RawMessage { send_ns, recv_ns, nth, sender, receiver, size_bytes: nth * 10, tag: 7, name: 1, kind: 0 }
+        RawMessage {
+            send_ns,
+            recv_ns,
+            nth,
+            sender,
+            receiver,
+            size_bytes: nth * 10,
+            tag: 7,
+            name: 1,
+            kind: 0,
+            posted_ns: recv_ns,
+        }
     }
 
     /// Messages handed over in any order come back from the blocks' files in the trace's order (send, receive,

@@ -199,7 +199,7 @@ fn walk_block(
         }
         let (queries, mut q, q_end) = (&extra[..], 0usize, extra.len());
         let mut at = 0usize;
-        for k in 0..locs.len() {
+        for (k, sweep) in sweeps.iter_mut().enumerate() {
             let l = locs.start + k as u32;
             let i_end = at + own[at..].partition_point(|x| x.0 == k);
             let mut i = at;
@@ -207,25 +207,25 @@ fn walk_block(
                 let time = queries[q].t;
                 let group_end = q + queries[q..q_end].partition_point(|x| x.location == l && x.t == time);
                 while i < i_end && own[i].1.start < time {
-                    sweeps[k].push(own[i].1);
+                    sweep.push(own[i].1);
                     i += 1;
                 }
-                let before = sweeps[k].latest(time).map(|(_, o)| o);
+                let before = sweep.latest(time).map(|(_, o)| o);
                 while i < i_end && own[i].1.start == time {
-                    sweeps[k].push(own[i].1);
+                    sweep.push(own[i].1);
                     i += 1;
                 }
                 for x in &queries[q..group_end] {
                     let op = match x.tie {
-                        Tie::Entered => sweeps[k].entered(time),
-                        Tie::Leaving => sweeps[k].leaving(before, time),
+                        Tie::Entered => sweep.entered(time),
+                        Tie::Leaving => sweep.leaving(before, time),
                     };
                     v.answer(x.slot, op);
                 }
                 q = group_end;
             }
             while i < i_end {
-                sweeps[k].push(own[i].1);
+                sweep.push(own[i].1);
                 i += 1;
             }
             at = i_end;
@@ -316,7 +316,7 @@ impl Visit for Senders {
         }
     }
     fn answer(&mut self, slot: usize, op: Option<Open>) {
-        if slot % 2 == 0 {
+        if slot.is_multiple_of(2) {
             self.sent[slot / 2].op = op.map(Call::from);
         } else {
             self.members[slot / 2].call = op.map(Call::from);
@@ -330,7 +330,7 @@ struct Receivers(Vec<(Option<Call>, Option<Call>)>);
 impl Visit for Receivers {
     fn answer(&mut self, slot: usize, op: Option<Open>) {
         let r = &mut self.0[slot / 2];
-        if slot % 2 == 0 {
+        if slot.is_multiple_of(2) {
             r.0 = op.map(Call::from);
         } else {
             r.1 = op.map(Call::from);
@@ -532,7 +532,8 @@ struct RangeQuery {
 /// A range query being summed: its exclusive time per region name (string id).
 struct Active {
     q: RangeQuery,
-    sums: rustc_hash::FxHashMap<u32, i64>,
+    /// (name, ns): a range meets a few region names, a short list beats a map.
+    sums: Vec<(u32, i64)>,
 }
 
 impl Active {
@@ -542,9 +543,16 @@ impl Active {
         if d == 0 {
             return;
         }
-        *self.sums.entry(names[o.region as usize]).or_default() += d;
+        self.put(names[o.region as usize], d);
         if let Some(p) = parent {
-            *self.sums.entry(names[p.region as usize]).or_default() -= d;
+            self.put(names[p.region as usize], -d);
+        }
+    }
+
+    fn put(&mut self, name: u32, d: i64) {
+        match self.sums.iter_mut().find(|x| x.0 == name) {
+            Some(x) => x.1 += d,
+            None => self.sums.push((name, d)),
         }
     }
 }

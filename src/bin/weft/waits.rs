@@ -162,7 +162,7 @@ fn text(
     let _ = writeln!(o, "worst regions");
     let _ = writeln!(o, "{:>12}  {:>8}  region", "waiting", "share");
     for (name, ns) in regions.into_iter().take(top) {
-        let _ = writeln!(o, "{:>12}  {:>8}  {}", d(ns), share(ns, total), escape_controls(&name));
+        let _ = writeln!(o, "{:>12}  {:>8}  {}", d(ns), share(ns, total), escape_controls(name));
     }
     if !r.root_causes.is_empty() {
         let _ = writeln!(o);

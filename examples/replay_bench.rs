@@ -6,7 +6,7 @@
 //!     cargo run --release --example replay_bench -- DIR/traces.otf2 [RUNS]
 
 use std::time::Instant;
-use weft::readers::otf2::{archive_of_path, open_stream};
+use weft::readers::otf2::{archive_of_path, open_stream, StreamIndexing};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("give an OTF2 anchor (X.otf2)")?;

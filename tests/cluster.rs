@@ -13,7 +13,7 @@ use crate::common::TempDir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use weft::index::exchange::{Exchange, ThreadExchange};
+use weft::index::shard::exchange::{Exchange, ThreadExchange};
 use weft::index::stream::{
     index_chrome, index_otf2, index_otf2_exchanged, Indexed, MemorySink, ReadSpills, StreamOptions,
 };

@@ -23,6 +23,8 @@ mod cli_text;
 mod cluster;
 mod comm_matrix;
 mod corpus_otf2_paraver;
+mod critical_path;
+mod critical_path_cli;
 mod cycles;
 mod execgraph;
 mod grain_fit;
@@ -66,7 +68,10 @@ mod store_waits;
 mod view_options;
 mod views;
 mod wait_rules;
+mod waits_beyond;
 mod waits_cli;
+mod waits_oracle;
+mod waits_twins;
 
 /// Every file of tests/ is a module above (`autotests = false` in Cargo.toml: cargo no longer makes a test
 /// crate of a new file by itself, so one left out of this list would never be compiled nor run).

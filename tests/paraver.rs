@@ -411,6 +411,30 @@ fn global_communication_records_become_collectives() {
         ]
     );
     assert_eq!(t.str(c.communicator[0]), "communicator 5");
+    // The root field is a rank of the communicator (5 has no line: rank r is task r + 1); a record without
+    // one has none.
+    let (task1, task2) = (c.location[0], c.location[1]);
+    assert_eq!(c.root, vec![Some(task1), None, Some(task2), Some(task2)]);
+}
+
+/// A communicator line orders its tasks by rank: the root rank of a global communication record is the
+/// task at that place (its first thread), not the task of that number; a rank outside it is no root.
+#[test]
+fn the_root_of_a_global_communication_is_a_rank_of_its_communicator() {
+    // Communicator 7 is (task 2, task 1): rank 0 is task 2. Communicator 1 is (task 1, task 2).
+    let head = "#Paraver (01/01/26 at 10:00):1000_ns:1(4):1:2(2:1,1:1),2\nc:1:1:2:1:2\nc:1:7:2:2:1\n";
+    let prv = format!(
+        "{head}4:1:1:1:1:10:7:8:0:1:0\n4:3:1:2:1:20:7:0:8:1:0\n4:1:1:1:1:30:1:8:0:1:1\n\
+         4:3:1:2:1:40:1:0:8:1:1\n4:1:1:1:1:50:7:8:0:1:2\n4:3:1:2:1:60:7:0:8:1:2\n"
+    );
+    let t = read_str(&prv, None, None);
+    let c = &t.collectives;
+    assert_eq!((c.len(), c.operations()), (6, 3));
+    // Row 0 is task 1's record, row 1 task 2's.
+    let task2 = Some(c.location[1]);
+    assert_ne!(c.location[0], c.location[1]);
+    assert_eq!(c.root, vec![task2, task2, task2, task2, None, None]);
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings.examples());
 }
 
 /// `weft generate paraver` writes the generator's files: the test fixture by default, about `--mb` MB of

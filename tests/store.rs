@@ -17,6 +17,7 @@ use weft::model::*;
 use weft::readers::otf2::read_archive;
 use weft::samples::otf2_gen::{archive, GenConfig};
 use weft::scene::utilization::{level_color, LEVELS};
+use weft::store::read::OpenInterval;
 use weft::store::{MemoryStore, Store, StoreError, TileKind, MANIFEST};
 
 fn generated(cfg: &GenConfig) -> Trace {
@@ -103,7 +104,7 @@ fn check_open(t: &Trace, store: &Store<MemoryStore>) {
         got.insert(
             (e.block, e.window),
             [
-                o.intervals.iter().map(|x| x.0).collect(),
+                o.intervals.iter().map(|x| x.index).collect(),
                 o.messages.iter().map(|x| x.index).collect(),
                 o.collectives.iter().map(|x| x.index).collect(),
             ],
@@ -145,8 +146,11 @@ fn generated_archives_read_back_exactly() {
     // later events tile of its block.
     for e in m.tiles.iter().filter(|e| e.kind == TileKind::Events && e.window > 0) {
         let open = store.events_tile(e).unwrap().open;
-        let spanning = |x: &(u64, LocationId, RegionId, u64, u64, u16)| {
-            x.5 == 0 && m.tiling.window_of(x.3) == 0 && m.tiling.window_of(x.3 + x.4) == m.tiling.windows - 1
+        let spanning = |x: &OpenInterval| {
+            let x = &x.interval;
+            x.depth == 0
+                && m.tiling.window_of(x.start_ns) == 0
+                && m.tiling.window_of(x.start_ns + x.dur_ns) == m.tiling.windows - 1
         };
         assert!(
             open.intervals.iter().any(spanning),
@@ -263,7 +267,7 @@ fn tile_boundaries_empty_locations_instants_counters_and_flows_read_back() {
                     .unwrap_or_else(|| panic!("window {w} of block {b}: no tile ({:?})", m.tiling));
                 let open = store.events_tile(e).unwrap().open;
                 assert!(
-                    open.intervals.iter().any(|x| x.1 == LocationId(3)),
+                    open.intervals.iter().any(|x| x.interval.location == LocationId(3)),
                     "{}: the long interval is not open",
                     e.path
                 );
@@ -633,7 +637,7 @@ fn an_open_record_not_open_at_the_window_start_is_corrupt() {
     let ws = tl.window_span(1).start;
     // The first events tile after window 0 of block 0 is window 1's (the run-spanning interval reaches it).
     let ok = with_open_tile(ws - 1).expect("an interval open at the window's start decodes");
-    assert_eq!((ok.open.intervals.len(), ok.open.intervals[0].3), (1, ws - 1));
+    assert_eq!((ok.open.intervals.len(), ok.open.intervals[0].interval.start_ns), (1, ws - 1));
     assert!(ok.intervals.is_empty());
     let e = with_open_tile(ws).unwrap_err();
     assert!(
@@ -776,27 +780,27 @@ fn format_5_events(w: &mut weft::store::format::columns::ColumnWriter, t: &weft:
     };
     let iv = &t.intervals;
     w.varint(iv.len() as u64);
-    iv.iter().for_each(|x| w.varint((x.0 .0 - first) as u64));
-    iv.iter().for_each(|x| w.varint(x.1 .0 as u64));
-    delta(w, &mut iv.iter().map(|x| x.2));
-    iv.iter().for_each(|x| w.varint(x.3));
-    iv.iter().for_each(|x| w.varint(x.4 as u64));
+    iv.iter().for_each(|x| w.varint((x.location.0 - first) as u64));
+    iv.iter().for_each(|x| w.varint(x.region.0 as u64));
+    delta(w, &mut iv.iter().map(|x| x.start_ns));
+    iv.iter().for_each(|x| w.varint(x.dur_ns));
+    iv.iter().for_each(|x| w.varint(x.depth as u64));
     let ins = &t.instants;
     w.varint(ins.len() as u64);
-    delta(w, &mut ins.iter().map(|x| x.0));
-    ins.iter().for_each(|x| w.varint((x.1 .0 - first) as u64));
-    ins.iter().for_each(|x| w.varint(x.2 .0 as u64));
-    delta(w, &mut ins.iter().map(|x| x.3));
+    delta(w, &mut ins.iter().map(|x| x.index));
+    ins.iter().for_each(|x| w.varint((x.location.0 - first) as u64));
+    ins.iter().for_each(|x| w.varint(x.region.0 as u64));
+    delta(w, &mut ins.iter().map(|x| x.time_ns));
     messages(w, &t.messages);
     collectives(w, &t.collectives);
     let op = &t.open.intervals;
     w.varint(op.len() as u64);
-    delta(w, &mut op.iter().map(|x| x.0));
-    op.iter().for_each(|x| w.varint((x.1 .0 - first) as u64));
-    op.iter().for_each(|x| w.varint(x.2 .0 as u64));
-    delta(w, &mut op.iter().map(|x| x.3));
-    op.iter().for_each(|x| w.varint(x.4));
-    op.iter().for_each(|x| w.varint(x.5 as u64));
+    delta(w, &mut op.iter().map(|x| x.index));
+    op.iter().for_each(|x| w.varint((x.interval.location.0 - first) as u64));
+    op.iter().for_each(|x| w.varint(x.interval.region.0 as u64));
+    delta(w, &mut op.iter().map(|x| x.interval.start_ns));
+    op.iter().for_each(|x| w.varint(x.interval.dur_ns));
+    op.iter().for_each(|x| w.varint(x.interval.depth as u64));
     messages(w, &t.open.messages);
     collectives(w, &t.open.collectives);
 }
@@ -823,16 +827,16 @@ fn as_format_2(t: &Trace) -> MemoryStore {
             w.varint(own.len() as u64);
             let mut prev = 0u64;
             for s in &own {
-                w.signed(s.0.wrapping_sub(prev) as i64);
-                prev = s.0;
+                w.signed(s.index.wrapping_sub(prev) as i64);
+                prev = s.index;
             }
-            own.iter().for_each(|s| w.varint(s.1 as u64));
+            own.iter().for_each(|s| w.varint(s.series as u64));
             prev = 0;
             for s in &own {
-                w.signed(s.2.wrapping_sub(prev) as i64);
-                prev = s.2;
+                w.signed(s.time_ns.wrapping_sub(prev) as i64);
+                prev = s.time_ns;
             }
-            own.iter().for_each(|s| w.varint(s.3.to_bits()));
+            own.iter().for_each(|s| w.varint(s.value.to_bits()));
         } else if e.kind == TileKind::Summary {
             let bins = store.summary_tile(e).unwrap();
             assert!(bins.iter().any(|b| b.lanes > 0), "format 3 summaries keep lanes");

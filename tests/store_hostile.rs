@@ -95,7 +95,7 @@ fn absurd_shard_counts_are_refused_and_missing_shards_said_briefly() {
     // line of a million numbers (nor a million entries allocated).
     let (_, parts) = base();
     let mut p0 = parts[0].part.clone();
-    p0.shards = weft::index::partition::MAX_SHARDS;
+    p0.shards = weft::index::shard::partition::MAX_SHARDS;
     let e = merge(&[("p0".into(), p0.clone())]).unwrap_err().to_string();
     assert!(e.len() < 200 && e.contains("1-1048575"), "{e}");
     let mut p5 = parts[1].part.clone();

@@ -13,7 +13,7 @@ use std::process::Command;
 use weft::index::stream::{index_chrome, index_otf2, index_paraver, Indexed, MemorySink, ReadSpills, StreamOptions};
 use weft::index::MemorySpill;
 use weft::index::{build, BuildOptions, BuiltStore};
-use weft::readers::otf2::{open_stream, read_archive, ArchiveFiles, FolderFiles, MemoryFiles};
+use weft::readers::otf2::{open_stream, read_archive, ArchiveFiles, FolderFiles, MemoryFiles, StreamIndexing};
 use weft::samples::chrome::{ChromeSample, KinetoSample};
 use weft::samples::otf2_gen::{archive, GenConfig};
 use weft::samples::paraver::ParaverSample;

@@ -24,6 +24,7 @@ import { ProfilePanel } from './profile-panel.js';
 import { CountersPanel } from './counters-panel.js';
 import { RowsPanel } from './rows-panel.js';
 import { CommPanel } from './comm-matrix.js';
+import { DiagnosisPanel } from './diagnosis-panel.js';
 import { ParticlesPanel } from './particles.js';
 import { createStatus } from './status.js';
 import { createReader } from './reader.js';
@@ -94,6 +95,7 @@ function createPanels(app, viewer, canvas) {
   weft.countersPanel = new CountersPanel({ viewer });
   weft.rowsPanel = new RowsPanel({ viewer, canvas, root: $('rows-panel'), onError: status.showError });
   weft.commPanel = new CommPanel({ viewer, canvas, root: $('comm-panel'), onError: status.showError });
+  weft.diagnosisPanel = new DiagnosisPanel({ viewer, canvas, root: $('diagnosis-panel'), ask: app.reader.ask, weft, onError: status.showError });
   weft.particlesPanel = new ParticlesPanel({ viewer, stage: ui.stage });
 }
 

@@ -47,6 +47,8 @@ export function createReader(app) {
 
   function restart() {
     if (at.worker) at.worker.terminate();
+    for (const q of questions.open.values()) q.reject(new Error('the reader was restarted'));
+    questions.open.clear();
     start();
   }
 
@@ -58,8 +60,31 @@ export function createReader(app) {
 
   const post = (msg) => at.worker.postMessage({ v: PROTOCOL, ...msg });
 
+  // Questions about the trace shown that leave the load alone (the diagnosis, a what-if): their own ids, each
+  // answered once ('answer'); a restart of the worker fails those in flight.
+  const questions = { next: 1, open: new Map() };
+
+  /** Ask the worker `what` ('diagnose' with `{window}`, 'causes' with `{wait}`, 'whatif' with `{scales}`): a
+   *  Promise of its answer. */
+  function ask(what, args = {}) {
+    const id = `q${questions.next++}`;
+    return new Promise((resolve, reject) => {
+      questions.open.set(id, { resolve, reject });
+      post({ id, type: 'ask', what, ...args });
+    });
+  }
+
+  function onAnswer(msg) {
+    const q = questions.open.get(msg.id);
+    if (!q) return;
+    questions.open.delete(msg.id);
+    if (msg.error) q.reject(new Error(msg.error)); else q.resolve(msg);
+    if (msg.fatal) restart();
+  }
+
   function onMessage(msg) {
     if (!msg || msg.v !== PROTOCOL) { app.loading.fail('The reader answered in an unknown protocol version.'); return; }
+    if (msg.type === 'answer') { onAnswer(msg); return; }
     if (!load.pending || msg.id !== load.pending.id) return;
     switch (msg.type) {
       case 'progress':
@@ -208,5 +233,5 @@ export function createReader(app) {
     post({ id, type: 'fault', kind, name: `fault ${kind}` });
   };
 
-  return { start, cancel, openFile, openSet, openUrl, openSample, openFileView, relayout, compareWith };
+  return { start, cancel, openFile, openSet, openUrl, openSample, openFileView, relayout, compareWith, ask };
 }

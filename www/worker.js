@@ -4,7 +4,7 @@
 // memory included, becomes an 'error' message naming the file. It loads the worker's own wasm module
 // (www/pkg-worker: the readers and analyses, no renderer), not the page's.
 
-import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes } from './pkg-worker/weft.js';
+import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes, diagnose, wait_causes, what_if } from './pkg-worker/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
@@ -100,6 +100,24 @@ function send(id, name, out, type = 'loaded') {
   post({ id, type, name, kind: out.kind, model: buf, summary: out.summary, views, aggregation, moments }, transfer);
 }
 
+// The page's questions about the trace shown that leave the load alone ('ask', answered 'answer' with the same
+// id, or with `error`): the diagnosis of the run or of a window (its bytes move), one wait's root causes, a
+// what-if's predicted span.
+function answer(id, msg) {
+  if (msg.what === 'diagnose') {
+    const w = msg.window;
+    const out = diagnose(w ? w[0] : NaN, w ? w[1] : NaN);
+    const model = own(out.model);
+    post({ id, type: 'answer', what: msg.what, model }, [model]);
+  } else if (msg.what === 'causes') {
+    post({ id, type: 'answer', what: msg.what, result: JSON.parse(wait_causes(msg.wait)) });
+  } else if (msg.what === 'whatif') {
+    post({ id, type: 'answer', what: msg.what, result: JSON.parse(what_if(JSON.stringify(msg.scales || []))) });
+  } else {
+    throw new Error(`the worker answers no question '${msg.what}'`);
+  }
+}
+
 // The parts of a dropped folder (the page posts its files a few per message), gathered in the order they come
 // and before anything awaits; a part of another load drops what was gathered.
 let setParts = { id: null, entries: [] };
@@ -123,6 +141,7 @@ self.onmessage = async (e) => {
     else if (msg.type === 'fetch') await openUrl(id, msg.url, msg.limits);
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'fault') induce_fault(msg.kind);
+    else if (msg.type === 'ask') answer(id, msg);
     else if (msg.type === 'view') send(id, msg.name, open_view(msg.kind));
     else if (msg.type === 'relayout') {
       if (!Object.hasOwn(RELAYOUTS, msg.key)) throw new Error(`the worker applies no option '${msg.key}'`);
@@ -137,6 +156,8 @@ self.onmessage = async (e) => {
     const what = nearlyFull() || /out of memory/i.test(text)
       ? `the reader ran out of memory (a worker holds at most 4 GiB; the weft command-line tool reads larger traces; ${text})`
       : `the reader failed (${text})`;
-    post({ id, type: 'error', fatal, message: fatal ? `${name}: ${what}. It has been restarted.` : text });
+    // A question's failure goes to its asker (the page's load goes on); a trap restarts the worker as for a load.
+    if (msg && msg.type === 'ask') post({ id, type: 'answer', what: msg.what, error: fatal ? `${what}. It has been restarted.` : text, fatal });
+    else post({ id, type: 'error', fatal, message: fatal ? `${name}: ${what}. It has been restarted.` : text });
   }
 };

@@ -13,7 +13,7 @@
 //! pyramid and moments tiles, `weft moments`) comes from this sweep. This module must not compute moments or
 //! draw; it never allocates per interval.
 
-use weft_model::{LocationId, Paradigm, RegionId, RegionRole, Trace};
+use weft_model::{LocationId, RegionId, Trace};
 
 /// Which time of a location counts as busy.
 #[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -25,6 +25,9 @@ pub enum BusyDefinition {
     Any,
     /// Time in regions whose name matches a glob (`*` any run of characters, `?` one character).
     Pattern(String),
+    /// Time in wait states (issue #53, `diagnosis::waits`): the waiting part of each call by the patterns of
+    /// docs/diagnosis.md, not the whole call; the moments then say when and how unevenly each location waits.
+    Waiting,
 }
 
 impl BusyDefinition {
@@ -34,6 +37,7 @@ impl BusyDefinition {
             BusyDefinition::Compute => "compute".to_string(),
             BusyDefinition::Any => "any".to_string(),
             BusyDefinition::Pattern(p) => format!("pattern '{p}'"),
+            BusyDefinition::Waiting => "waiting".to_string(),
         }
     }
 
@@ -47,6 +51,9 @@ impl BusyDefinition {
                 .to_string(),
             BusyDefinition::Any => "busy = time inside any region".to_string(),
             BusyDefinition::Pattern(p) => format!("busy = time inside regions whose name matches '{p}'"),
+            BusyDefinition::Waiting => "busy = time in wait states: the waiting part of each MPI call (late sender, \
+                 late receiver, wait at barrier or N x N, late broadcast, early reduce; docs/diagnosis.md)"
+                .to_string(),
         }
     }
 
@@ -60,129 +67,39 @@ impl BusyDefinition {
             BusyDefinition::Pattern(p) => {
                 format!("No region whose name matches '{p}' takes time: try another pattern, or \"any region\".")
             }
+            BusyDefinition::Waiting => "No location waits: no call here waits for another location.".to_string(),
         }
     }
 }
 
-/// Whether a region is communication or synchronization: by the role and paradigm the format records,
-/// and by name for formats that record neither (or record them only partly).
-pub fn is_communication_or_sync(name: &str, paradigm: Paradigm, role: RegionRole) -> bool {
-    if matches!(
-        role,
-        RegionRole::Barrier
-            | RegionRole::ImplicitBarrier
-            | RegionRole::TaskWait
-            | RegionRole::Collective
-            | RegionRole::PointToPoint
-    ) {
-        return true;
-    }
-    if paradigm == Paradigm::Mpi {
-        return true;
-    }
-    let lower = name.to_ascii_lowercase();
-    if lower.starts_with("mpi_") || lower.starts_with("pmpi_") || lower.starts_with("nccl") {
-        return true;
-    }
-    let omp = paradigm == Paradigm::OpenMp
-        || lower.starts_with("!$omp")
-        || lower.starts_with("#pragma omp")
-        || lower.starts_with("omp_")
-        || lower.starts_with("__kmpc_")
-        || lower.starts_with("gomp_");
-    if omp && ["barrier", "taskwait", "wait", "_lock", "taskgroup"].iter().any(|w| lower.contains(w)) {
-        return true;
-    }
-    let pthread = paradigm == Paradigm::Pthread || lower.starts_with("pthread_");
-    if pthread && ["join", "wait", "cond", "mutex", "barrier", "lock"].iter().any(|w| lower.contains(w)) {
-        return true;
-    }
-    let gpu_api = matches!(paradigm, Paradigm::Cuda | Paradigm::Gpu)
-        || lower.starts_with("cuda")
-        || lower.starts_with("cu")
-        || lower.starts_with("hip");
-    gpu_api && (lower.contains("synchronize") || lower.contains("waitevent") || lower.contains("streamwait"))
-}
+pub use crate::wait_regions::{is_communication_or_sync, is_os_runtime_wait, is_wait_region, OS_RUNTIME};
 
-/// The category the Nsight Systems reader gives `OSRT_API` rows (OS runtime library calls).
-pub const OS_RUNTIME: &str = "OS runtime";
-
-/// OS runtime calls that block the calling thread until something else happens (a descriptor ready, a
-/// lock, a signal, a child, a peer, time passing), by their libc names.
-///
-/// Left out on purpose: `read`, `readv`, `pread` and `write` (an OS-runtime row does not say whether the
-/// descriptor is a pipe or socket, where it waits, or a file, where the call is the thread's own I/O work, and
-/// file I/O is what most HPC programs read with: counted busy), and `ioctl`, `open`, `mmap` and the like.
-/// `recv*` and `accept` only ever read sockets, so they are waits.
-const OS_BLOCKING_CALLS: [&str; 45] = [
-    "poll",
-    "ppoll",
-    "select",
-    "pselect",
-    "pselect6",
-    "epoll_wait",
-    "epoll_pwait",
-    "epoll_pwait2",
-    "futex",
-    "nanosleep",
-    "clock_nanosleep",
-    "usleep",
-    "sleep",
-    "pause",
-    "sem_wait",
-    "sem_timedwait",
-    "sem_clockwait",
-    "pthread_cond_wait",
-    "pthread_cond_timedwait",
-    "pthread_cond_clockwait",
-    "pthread_join",
-    "pthread_timedjoin_np",
-    "pthread_clockjoin_np",
-    "pthread_mutex_lock",
-    "pthread_mutex_timedlock",
-    "pthread_mutex_clocklock",
-    "pthread_rwlock_rdlock",
-    "pthread_rwlock_wrlock",
-    "pthread_barrier_wait",
-    "pthread_spin_lock",
-    "wait",
-    "waitpid",
-    "wait3",
-    "wait4",
-    "waitid",
-    "accept",
-    "accept4",
-    "recv",
-    "recvfrom",
-    "recvmsg",
-    "recvmmsg",
-    "sigwait",
-    "sigtimedwait",
-    "sigwaitinfo",
-    "mq_receive",
-];
-
-/// Whether a region is an OS runtime call that blocks ([`OS_BLOCKING_CALLS`]): only regions of the
-/// [`OS_RUNTIME`] category, so that a user function named `select` or `wait` stays what it is. A name may
-/// carry glibc's `__` or `__libc_` prefix.
-pub fn is_os_runtime_wait(name: &str, category: &str) -> bool {
-    if !category.eq_ignore_ascii_case(OS_RUNTIME) {
-        return false;
+/// Every location's wait states (`diagnosis::waits::wait_states`) as busy intervals under
+/// [`BusyDefinition::Waiting`]: per location the union of its waits, sorted, disjoint, non-touching.
+fn waiting(trace: &Trace) -> BusyIntervals {
+    let states = crate::diagnosis::waits::wait_states(trace);
+    let n = trace.locations.len();
+    let mut per: Vec<Vec<BusyInterval>> = vec![Vec::new(); n];
+    for w in &states.waits {
+        if w.end_ns > w.start_ns {
+            if let Some(v) = per.get_mut(w.location.index()) {
+                v.push(BusyInterval { start_ns: w.start_ns, end_ns: w.end_ns });
+            }
+        }
     }
-    let base = name.trim_start_matches('_');
-    let base = base.strip_prefix("libc_").unwrap_or(base);
-    OS_BLOCKING_CALLS.iter().any(|c| c.eq_ignore_ascii_case(base))
-}
-
-/// Whether region `r` of `trace` is a wait under busy = compute: communication or synchronization
-/// ([`is_communication_or_sync`]) or an OS runtime call that blocks ([`is_os_runtime_wait`]). The one
-/// classification behind the compute busy time (moments, a store's pyramid and moments) and the particle
-/// view's default events.
-pub fn is_wait_region(trace: &Trace, r: usize) -> bool {
-    let regions = &trace.regions;
-    let name = trace.str(regions.name[r]);
-    is_communication_or_sync(name, regions.paradigm[r], regions.role[r])
-        || is_os_runtime_wait(name, trace.str(regions.category[r]))
+    let (mut ranges, mut spans) = (Vec::with_capacity(n), Vec::<BusyInterval>::new());
+    for mut v in per {
+        v.sort_unstable_by_key(|b| (b.start_ns, b.end_ns));
+        let start = spans.len();
+        for b in v {
+            match spans[start..].last_mut() {
+                Some(last) if b.start_ns <= last.end_ns => last.end_ns = last.end_ns.max(b.end_ns),
+                _ => spans.push(b),
+            }
+        }
+        ranges.push((start, spans.len()));
+    }
+    BusyIntervals { definition: BusyDefinition::Waiting, ranges, spans }
 }
 
 /// Glob match over characters: `*` matches any run (also empty), `?` exactly one character; all else literally.
@@ -229,6 +146,9 @@ const EXCLUDE: u8 = 2;
 /// reusing its buffers.
 pub struct BusyScanner {
     flags: Vec<u8>,
+    /// Under [`BusyDefinition::Waiting`], each location's wait states as busy intervals (computed from the
+    /// trace's messages and collectives, not from its regions' names: [`BusyScanner::spans`] has no waits).
+    waits: Option<BusyIntervals>,
     /// Whether any region is excluded: only then does the sweep follow which interval is innermost.
     excludes: bool,
     sweep: BusySweep,
@@ -257,21 +177,34 @@ impl BusyScanner {
                             0
                         }
                     }
+                    BusyDefinition::Waiting => 0,
                 }
             })
             .collect::<Vec<u8>>();
         let excludes = flags.iter().any(|&f| f & EXCLUDE != 0);
-        BusyScanner { flags, excludes, sweep: BusySweep::default() }
+        let waits = (*definition == BusyDefinition::Waiting).then(|| waiting(trace));
+        BusyScanner { flags, excludes, waits, sweep: BusySweep::default() }
+    }
+
+    /// Whether the definition is [`BusyDefinition::Waiting`], whose busy time is the trace's wait states: only
+    /// [`location`](Self::location) gives it (a chunk of a location's columns holds no messages).
+    pub fn is_waiting(&self) -> bool {
+        self.waits.is_some()
     }
 
     /// Whether every region counts under the definition (`Compute` and `Any`; a pattern may leave regions
     /// out): then the union a [`BusySweep`] subtracts from is the [`BusyDefinition::Any`] busy time.
     pub fn counts_every_region(&self) -> bool {
-        self.flags.iter().all(|&f| f & INCLUDE != 0)
+        self.waits.is_none() && self.flags.iter().all(|&f| f & INCLUDE != 0)
     }
 
     /// The busy intervals of `location`, written into `out` (cleared first): sorted, disjoint, non-touching.
     pub fn location(&mut self, trace: &Trace, location: LocationId, out: &mut Vec<BusyInterval>) {
+        if let Some(w) = &self.waits {
+            out.clear();
+            out.extend_from_slice(w.of(location));
+            return;
+        }
         let iv = &trace.intervals;
         match trace.location_intervals.get(location.index()) {
             Some(r) => self.spans(&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r.clone()], out),
@@ -612,8 +545,8 @@ mod tests {
 
     #[test]
     fn communication_recognised_by_role_paradigm_and_name() {
-        use Paradigm as P;
-        use RegionRole as R;
+        use weft_model::Paradigm as P;
+        use weft_model::RegionRole as R;
         assert!(is_communication_or_sync("MPI_Send", P::Mpi, R::PointToPoint));
         assert!(is_communication_or_sync("MPI_Comm_rank", P::Mpi, R::Function));
         assert!(is_communication_or_sync("mpi_allreduce_", P::User, R::Function));

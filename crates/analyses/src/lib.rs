@@ -16,3 +16,4 @@ pub mod moments_bundle;
 pub mod particles;
 pub mod profile;
 pub mod summary;
+pub mod wait_regions;

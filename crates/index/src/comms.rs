@@ -6,7 +6,7 @@
 //! A whole trace gives them from its columns ([`TraceComms`]). A streamed index holds them only within a
 //! share of `--memory` ([`CommSpill`]): the matched messages (handed over in any order, each with its
 //! receive's record number) are sorted into the trace's order (the builder's: by send time, receive time,
-//! then receive order) in sorted runs in the spill ([`runs`](crate::runs)) and merged; each message,
+//! then receive order) in sorted runs in the spill ([`runs`](crate::spill::runs)) and merged; each message,
 //! numbered as it comes out, and each collective row (already in the trace's order) goes to its block (a
 //! message also to its receiver's block, as an end): held as the rows its task takes while they fit
 //! ([`CommSpill::hold`]), else appended to the block's file in the spill, a page at a time, which the
@@ -16,46 +16,14 @@
 //!
 //! Plain Rust, no files (the spill is the caller's); it must not change what a tile holds or its order.
 
-use crate::runs::{u32_at, u64_at, Keys, Record, Runs, PAGE_BYTES};
+use crate::spill::runs::{u32_at, u64_at, Keys, Record, Runs, PAGE_BYTES};
 use crate::spill::Spill;
 use std::mem::size_of;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, PoisonError};
-use weft_model::{MessageKind, Trace};
-
-/// A message as a level-0 tile stores it: its trace index, times from the origin. (Ordered by its index
-/// first: rows of one trace come in its order.)
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct MessageRow {
-    pub index: u64,
-    /// 0 point-to-point, 1 flow (the tile's `kind` column).
-    pub kind: u8,
-    pub sender: u32,
-    pub receiver: u32,
-    pub send_ns: u64,
-    pub recv_ns: u64,
-    pub size_bytes: u64,
-    pub tag: u32,
-    pub name: u32,
-    /// When the receive was posted (`Messages::posted_ns`; `recv_ns` where the format does not say).
-    pub posted_ns: u64,
-}
-
-/// A collective row as a level-0 tile stores it: its trace index, times from the origin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CollectiveRow {
-    pub index: u64,
-    pub operation: u32,
-    pub location: u32,
-    pub region: u32,
-    pub communicator: u32,
-    /// 0 none, else the root location + 1.
-    pub root: u32,
-    pub start_ns: u64,
-    pub end_ns: u64,
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
-}
+use weft_model::{LocationId, MessageKind, RegionId, StringId, Trace};
+use weft_store::format::events::{kind_code, kind_of};
+use weft_store::format::events::{CollectiveRow, MessageRow};
 
 /// What a block task holds of its communication ([`CommSpill::block_bytes`]): while its file is read, and after.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,13 +39,6 @@ pub struct BlockComms {
     pub messages: Vec<MessageRow>,
     pub collectives: Vec<CollectiveRow>,
     pub ends: Vec<Vec<(u64, u64)>>,
-}
-
-fn kind_code(k: MessageKind) -> u8 {
-    match k {
-        MessageKind::PointToPoint => 0,
-        MessageKind::Flow => 1,
-    }
 }
 
 /// Per location: messages sent, flows among them, collective rows, and its largest collective operation
@@ -101,16 +62,16 @@ impl CommTally {
     }
 
     fn message(&mut self, m: &MessageRow) {
-        if let Some(s) = self.sent.get_mut(m.sender as usize) {
+        if let Some(s) = self.sent.get_mut(m.sender.index()) {
             *s += 1;
-            self.flows[m.sender as usize] += (m.kind == 1) as u64;
+            self.flows[m.sender.index()] += (m.kind == MessageKind::Flow) as u64;
         }
     }
 
     fn collective(&mut self, c: &CollectiveRow) {
-        if let Some(r) = self.rows.get_mut(c.location as usize) {
+        if let Some(r) = self.rows.get_mut(c.location.index()) {
             *r += 1;
-            let o = &mut self.operations[c.location as usize];
+            let o = &mut self.operations[c.location.index()];
             *o = (*o).max(c.operation as u64 + 1);
         }
     }
@@ -134,14 +95,14 @@ pub fn message_row(trace: &Trace, i: usize) -> MessageRow {
     let m = &trace.messages;
     MessageRow {
         index: i as u64,
-        kind: kind_code(m.kind[i]),
-        sender: m.sender[i].0,
-        receiver: m.receiver[i].0,
+        kind: m.kind[i],
+        sender: m.sender[i],
+        receiver: m.receiver[i],
         send_ns: m.send_ns[i],
         recv_ns: m.recv_ns[i],
         size_bytes: m.size_bytes[i],
         tag: m.tag[i],
-        name: m.name[i].0,
+        name: m.name[i],
         posted_ns: m.posted_ns[i],
     }
 }
@@ -152,10 +113,10 @@ pub fn collective_row(trace: &Trace, i: usize) -> CollectiveRow {
     CollectiveRow {
         index: i as u64,
         operation: k.operation[i],
-        location: k.location[i].0,
-        region: k.region[i].0,
-        communicator: k.communicator[i].0,
-        root: k.root[i].map_or(0, |r| r.0 + 1),
+        location: k.location[i],
+        region: k.region[i],
+        communicator: k.communicator[i],
+        root: k.root[i],
         start_ns: k.start_ns[i],
         end_ns: k.end_ns[i],
         bytes_sent: k.bytes_sent[i],
@@ -244,14 +205,14 @@ impl RawMessage {
         let rel = |t: i64| t.saturating_sub(origin).max(0) as u64;
         MessageRow {
             index,
-            kind: self.kind,
-            sender: self.sender,
-            receiver: self.receiver,
+            kind: kind_of(self.kind),
+            sender: LocationId(self.sender),
+            receiver: LocationId(self.receiver),
             send_ns: rel(self.send_ns),
             recv_ns: rel(self.recv_ns),
             size_bytes: self.size_bytes,
             tag: self.tag,
-            name: self.name,
+            name: StringId(self.name),
             posted_ns: rel(self.posted_ns),
         }
     }
@@ -451,14 +412,14 @@ fn file_ends(bytes: &[u8], locs: &Range<u32>) -> Result<Vec<Vec<(u64, u64)>>, us
 fn sent_row(r: &[u8]) -> MessageRow {
     MessageRow {
         index: u64_at(r, 0),
-        kind: r[8],
-        sender: u32_at(r, 9),
-        receiver: u32_at(r, 13),
+        kind: kind_of(r[8]),
+        sender: LocationId(u32_at(r, 9)),
+        receiver: LocationId(u32_at(r, 13)),
         send_ns: u64_at(r, 17),
         recv_ns: u64_at(r, 25),
         size_bytes: u64_at(r, 33),
         tag: u32_at(r, 41),
-        name: u32_at(r, 45),
+        name: StringId(u32_at(r, 45)),
         posted_ns: u64_at(r, 49),
     }
 }
@@ -468,10 +429,10 @@ fn collective_file_row(r: &[u8]) -> CollectiveRow {
     CollectiveRow {
         index: u64_at(r, 0),
         operation: u32_at(r, 8),
-        location: u32_at(r, 12),
-        region: u32_at(r, 16),
-        communicator: u32_at(r, 20),
-        root: u32_at(r, 24),
+        location: LocationId(u32_at(r, 12)),
+        region: RegionId(u32_at(r, 16)),
+        communicator: StringId(u32_at(r, 20)),
+        root: root_of(u32_at(r, 24)),
         start_ns: u64_at(r, 28),
         end_ns: u64_at(r, 36),
         bytes_sent: u64_at(r, 44),
@@ -483,14 +444,14 @@ fn collective_file_row(r: &[u8]) -> CollectiveRow {
 fn sent_record(m: &MessageRow) -> [u8; SENT_BYTES] {
     let mut rec = [0u8; SENT_BYTES];
     rec[1..9].copy_from_slice(&m.index.to_le_bytes());
-    rec[9] = m.kind;
-    rec[10..14].copy_from_slice(&m.sender.to_le_bytes());
-    rec[14..18].copy_from_slice(&m.receiver.to_le_bytes());
+    rec[9] = kind_code(m.kind);
+    rec[10..14].copy_from_slice(&m.sender.0.to_le_bytes());
+    rec[14..18].copy_from_slice(&m.receiver.0.to_le_bytes());
     rec[18..26].copy_from_slice(&m.send_ns.to_le_bytes());
     rec[26..34].copy_from_slice(&m.recv_ns.to_le_bytes());
     rec[34..42].copy_from_slice(&m.size_bytes.to_le_bytes());
     rec[42..46].copy_from_slice(&m.tag.to_le_bytes());
-    rec[46..50].copy_from_slice(&m.name.to_le_bytes());
+    rec[46..50].copy_from_slice(&m.name.0.to_le_bytes());
     rec[50..58].copy_from_slice(&m.posted_ns.to_le_bytes());
     rec
 }
@@ -504,11 +465,21 @@ fn end_record(l: u32, recv_ns: u64, size_bytes: u64) -> [u8; END_BYTES] {
     e
 }
 
+/// A collective row's root as a block file's record holds it: 0 none, else the root location + 1.
+fn root_code(root: Option<LocationId>) -> u32 {
+    root.map_or(0, |l| l.0 + 1)
+}
+
+/// The root a block file's record's code stands for ([`root_code`]).
+fn root_of(code: u32) -> Option<LocationId> {
+    code.checked_sub(1).map(LocationId)
+}
+
 /// A collective row's record of a block file (tag 2).
 fn row_record(c: &CollectiveRow) -> [u8; ROW_BYTES] {
     let mut rec = [2u8; ROW_BYTES];
     rec[1..9].copy_from_slice(&c.index.to_le_bytes());
-    for (k, v) in [c.operation, c.location, c.region, c.communicator, c.root].into_iter().enumerate() {
+    for (k, v) in [c.operation, c.location.0, c.region.0, c.communicator.0, root_code(c.root)].into_iter().enumerate() {
         rec[9 + 4 * k..13 + 4 * k].copy_from_slice(&v.to_le_bytes());
     }
     for (k, v) in [c.start_ns, c.end_ns, c.bytes_sent, c.bytes_received].into_iter().enumerate() {
@@ -536,7 +507,7 @@ impl CollectiveLists {
         self.operations = self.operations.max(c.operation as u64 + 1);
         self.max_ns = self.max_ns.max(c.end_ns);
         self.tally.collective(&c);
-        let b = c.location / self.block_locations;
+        let b = c.location.0 / self.block_locations;
         if self.routed.contains(&b) {
             self.lists[b as usize].push(c);
         }
@@ -669,14 +640,14 @@ impl Record for MessageRow {
     const BYTES: usize = 57;
     fn put(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.index.to_le_bytes());
-        out.push(self.kind);
-        for v in [self.sender, self.receiver] {
+        out.push(kind_code(self.kind));
+        for v in [self.sender.0, self.receiver.0] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         for v in [self.send_ns, self.recv_ns, self.size_bytes] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        for v in [self.tag, self.name] {
+        for v in [self.tag, self.name.0] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.extend_from_slice(&self.posted_ns.to_le_bytes());
@@ -684,14 +655,14 @@ impl Record for MessageRow {
     fn get(b: &[u8]) -> Self {
         MessageRow {
             index: u64_at(b, 0),
-            kind: b[8],
-            sender: u32_at(b, 9),
-            receiver: u32_at(b, 13),
+            kind: kind_of(b[8]),
+            sender: LocationId(u32_at(b, 9)),
+            receiver: LocationId(u32_at(b, 13)),
             send_ns: u64_at(b, 17),
             recv_ns: u64_at(b, 25),
             size_bytes: u64_at(b, 33),
             tag: u32_at(b, 41),
-            name: u32_at(b, 45),
+            name: StringId(u32_at(b, 45)),
             posted_ns: u64_at(b, 49),
         }
     }
@@ -974,12 +945,13 @@ impl CommSpill {
     /// A message in the trace's order (its index the caller's), times from the origin: to its blocks' files.
     pub fn put_message(&mut self, m: &MessageRow, spill: &mut dyn Spill) -> Result<(), String> {
         self.messages += 1;
-        self.flows += (m.kind == 1) as u64;
+        self.flows += (m.kind == MessageKind::Flow) as u64;
         self.max_ns = self.max_ns.max(m.send_ns).max(m.recv_ns);
         self.tally.message(m);
-        let (s, r) = (m.sender / self.block_locations, m.receiver / self.block_locations);
+        let (sender, receiver) = (m.sender.0, m.receiver.0);
+        let (s, r) = (sender / self.block_locations, receiver / self.block_locations);
         let n = self.tally.sent.len() as u32;
-        if self.held.is_some() && (m.sender >= n || m.receiver >= n) {
+        if self.held.is_some() && (sender >= n || receiver >= n) {
             // A location past the trace's: to the files, whose reading reports it.
             self.spill_held(spill)?;
         }
@@ -990,17 +962,17 @@ impl CommSpill {
             if self.routed.contains(&s) {
                 let h = held[s as usize].get_mut().unwrap_or_else(PoisonError::into_inner);
                 h.comms.messages.push(*m);
-                h.comms.ends[(m.sender - s * bl) as usize].push((m.send_ns, m.size_bytes));
+                h.comms.ends[(sender - s * bl) as usize].push((m.send_ns, m.size_bytes));
                 if r == s {
-                    h.comms.ends[(m.receiver - s * bl) as usize].push((m.recv_ns, m.size_bytes));
+                    h.comms.ends[(receiver - s * bl) as usize].push((m.recv_ns, m.size_bytes));
                 }
                 self.records[s as usize].0 += 1;
                 self.held_bytes += (size_of::<MessageRow>() + 2 * size_of::<(u64, u64)>()) as u64;
             }
             if r != s && self.routed.contains(&r) {
                 let h = held[r as usize].get_mut().unwrap_or_else(PoisonError::into_inner);
-                h.comms.ends[(m.receiver - r * bl) as usize].push((m.recv_ns, m.size_bytes));
-                h.received.push((m.receiver, m.recv_ns, m.size_bytes));
+                h.comms.ends[(receiver - r * bl) as usize].push((m.recv_ns, m.size_bytes));
+                h.received.push((receiver, m.recv_ns, m.size_bytes));
                 self.records[r as usize].0 += 1;
                 self.received[r as usize] += 1;
                 self.held_bytes += (size_of::<(u64, u64)>() + size_of::<(u32, u64, u64)>()) as u64;
@@ -1014,7 +986,7 @@ impl CommSpill {
         }
         if r != s {
             if let Some(f) = self.file(r) {
-                f.extend_from_slice(&end_record(m.receiver, m.recv_ns, m.size_bytes));
+                f.extend_from_slice(&end_record(receiver, m.recv_ns, m.size_bytes));
                 self.records[r as usize].0 += 1;
                 self.received[r as usize] += 1;
                 self.flush(r, spill)?;
@@ -1029,7 +1001,7 @@ impl CommSpill {
         self.collective_operations = self.collective_operations.max(c.operation as u64 + 1);
         self.max_ns = self.max_ns.max(c.end_ns);
         self.tally.collective(c);
-        let b = c.location / self.block_locations;
+        let b = c.location.0 / self.block_locations;
         if let Some(held) = &mut self.held {
             if self.routed.contains(&b) {
                 held[b as usize].get_mut().unwrap_or_else(PoisonError::into_inner).comms.collectives.push(*c);
@@ -1292,9 +1264,9 @@ impl CommSpill {
         each_record(piece, b, fetch, &mut |record| match record[0] {
             0 => {
                 let msg = sent_row(&record[1..]);
-                end(msg.sender, msg.send_ns, msg.size_bytes)?;
-                if locs.contains(&msg.receiver) {
-                    end(msg.receiver, msg.recv_ns, msg.size_bytes)?;
+                end(msg.sender.0, msg.send_ns, msg.size_bytes)?;
+                if locs.contains(&msg.receiver.0) {
+                    end(msg.receiver.0, msg.recv_ns, msg.size_bytes)?;
                 }
                 if reaches(msg.send_ns, msg.recv_ns) {
                     messages.push(msg);
@@ -1364,17 +1336,23 @@ mod tests {
             }
             assert_eq!(c.runs.is_empty(), share == 1 << 20, "share {share}");
             c.finish_messages(5, &mut spill).unwrap();
-            let row =
-                CollectiveRow { index: 0, operation: 2, location: 3, start_ns: 1, end_ns: 4, ..Default::default() };
+            let row = CollectiveRow {
+                index: 0,
+                operation: 2,
+                location: LocationId(3),
+                start_ns: 1,
+                end_ns: 4,
+                ..Default::default()
+            };
             c.collective(&row, &mut spill).unwrap();
             c.close(&mut spill).unwrap();
             // The trace's order: (5, 90, 2), (10, 15, 4), (10, 20, 0), (10, 20, 1), (50, 60, 3); times from 5.
             let b0 = c.block(0, 0..2, &spill).unwrap();
-            let sent: Vec<(u64, u32, u64)> = b0.messages.iter().map(|m| (m.index, m.sender, m.send_ns)).collect();
+            let sent: Vec<(u64, u32, u64)> = b0.messages.iter().map(|m| (m.index, m.sender.0, m.send_ns)).collect();
             assert_eq!(sent, vec![(0, 1, 0), (1, 0, 5), (4, 0, 45)], "share {share}");
             assert_eq!(b0.ends, vec![vec![(5, 40), (15, 0), (45, 30)], vec![(0, 20), (85, 20), (15, 10)]]);
             let b1 = c.block(1, 2..4, &spill).unwrap();
-            let sent: Vec<(u64, u32)> = b1.messages.iter().map(|m| (m.index, m.sender)).collect();
+            let sent: Vec<(u64, u32)> = b1.messages.iter().map(|m| (m.index, m.sender.0)).collect();
             assert_eq!(sent, vec![(2, 3), (3, 2)], "share {share}");
             assert_eq!(b1.collectives, vec![row]);
             assert_eq!((c.messages, c.collective_rows, c.collective_operations, c.max_ns), (5, 1, 3, 85));
@@ -1431,7 +1409,7 @@ mod tests {
             .map(|i| CollectiveRow {
                 index: i,
                 operation: i as u32 / 7,
-                location: next(7) as u32,
+                location: LocationId(next(7) as u32),
                 start_ns: i * 20,
                 end_ns: i * 20 + next(30),
                 bytes_sent: i,
@@ -1523,7 +1501,7 @@ mod tests {
         for (i, (s, e)) in [(2u64, 9u64), (25, 45), (50, 52)].into_iter().enumerate() {
             let row = CollectiveRow {
                 index: i as u64,
-                location: (i % 2) as u32,
+                location: LocationId((i % 2) as u32),
                 start_ns: s,
                 end_ns: e,
                 ..Default::default()

@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 use weft_analyses::diagnosis::calls::{CollectiveKind, MpiCall, Tie};
 use weft_store::format::columns::unframe_tile;
-use weft_store::format::events::{decode_events, EventsTile};
+use weft_store::format::events::{decode_events, EventsTile, TileInterval};
 use weft_store::format::manifest::{Manifest, TileEntry, TileKind};
 use weft_store::format::tile::tile;
 use weft_store::format::waits::{costs, encode_waits, WaitRecord, WaitSummary, PATTERN_KEYS};
@@ -182,7 +182,7 @@ fn walk_block(
                 unframe_tile(&bytes, m.version as u8, MAX_TILE_RAW).map_err(|c| format!("{}: {c}", e.path))?;
             let tile =
                 decode_events(&payload, locs.clone(), span.clone(), m).map_err(|c| format!("{}: {c}", e.path))?;
-            for &(l, region, start, dur, depth) in &tile.intervals {
+            for &TileInterval { location: l, region, start_ns: start, dur_ns: dur, depth } in &tile.intervals {
                 let k = (l.0 - locs.start) as usize;
                 own.push((k, Open { index: base[k], region: region.0, start, end: start + dur, depth }));
                 base[k] += 1;
@@ -274,7 +274,7 @@ struct Senders {
 
 impl Visit for Senders {
     fn tile(&mut self, tile: &EventsTile, queries: &mut Vec<Query>) {
-        for &(l, _, start, dur, _) in &tile.intervals {
+        for &TileInterval { location: l, start_ns: start, dur_ns: dur, .. } in &tile.intervals {
             let s = self.spans[l.index()].get_or_insert([start, start]);
             s[1] = s[1].max(start + dur);
         }
@@ -371,7 +371,7 @@ fn answer_all(
         walk_block(m, b, &tiles[b as usize], read, &queries[q..end], v)?;
         q = end;
     }
-    crate::ranged::return_free_memory();
+    crate::stream::ranged::return_free_memory();
     Ok(())
 }
 
@@ -682,7 +682,7 @@ fn ranges_of_block(
             let tile =
                 decode_events(&payload, locs.clone(), t.window_span(w), m).map_err(|c| format!("{}: {c}", e.path))?;
             // (The intervals' trace indexes are not needed here.)
-            for &(l, region, start, dur, depth) in &tile.intervals {
+            for &TileInterval { location: l, region, start_ns: start, dur_ns: dur, depth } in &tile.intervals {
                 own.push((
                     (l.0 - locs.start) as usize,
                     Open { index: 0, region: region.0, start, end: start + dur, depth },
@@ -888,7 +888,7 @@ pub fn summary(waits: &[WaitRecord]) -> WaitSummary {
 /// store calls this last, on its whole manifest (a part has none: the merge computes them).
 pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), String> {
     // (What the blocks' tasks freed, kept resident by the allocator's per-thread heaps, handed back first.)
-    crate::ranged::return_free_memory();
+    crate::stream::ranged::return_free_memory();
     let States { waits, causes, spans } = wait_records(m, read)?;
     let t = m.tiling;
     let nl = m.locations.process.len() as u32;

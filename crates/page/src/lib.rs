@@ -12,6 +12,7 @@
 #![warn(clippy::print_stdout)]
 
 mod counters_panel;
+mod diagnosis_panel;
 mod grain_panel;
 mod graph_export;
 mod legend_panel;

@@ -1,5 +1,5 @@
 //! Generated locations that are hard cases for what is computed from a location's intervals a chunk at a
-//! time (`analyses::busy::BusySweep`, `index::pyramid::Level1Builder`, `index::build::LocationSummary`),
+//! time (`analyses::busy::BusySweep`, `index::build::pyramid::Level1Builder`, `index::build::LocationSummary`),
 //! and the ways to cut a location into chunks: the chunked-equality tests compare each against the whole
 //! location at once. Built through the TraceBuilder directly: it stands for a trace already read (the tests
 //! compare computations, not readers).

@@ -12,7 +12,7 @@
 //!
 //! A block has a tile of a window (or of a level's tile) once any of its series has been sampled by then.
 //! This file is the tiles' codec (each kind's encoder beside its decoder); how the index cuts a trace's samples
-//! into them is `weft_index::counters`. Plain Rust, no files.
+//! into them is `weft_index::build::counters`. Plain Rust, no files.
 
 use crate::format::columns::deltas;
 use crate::format::columns::undelta;
@@ -21,8 +21,16 @@ use crate::format::manifest::{Level, TileEntry, TileKind, Tiling};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
-/// A sample as a tile holds it: (index in the trace's samples, series, time in ns from the origin, value).
-pub type SampleRow = (u64, u32, u64, f64);
+/// A sample as a tile holds it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SampleRow {
+    /// Its index in the trace's samples.
+    pub index: u64,
+    pub series: u32,
+    /// ns from the origin.
+    pub time_ns: u64,
+    pub value: f64,
+}
 
 /// Series per counter block for `nseries` series of `nlocations` locations in blocks of `block_locations`:
 /// as many series as a location block's locations have, about (a trace with counters per location, as
@@ -58,10 +66,10 @@ pub fn counter_tile(block: u32, w: u32, own: &[SampleRow], open: &[SampleRow]) -
     let mut cw = ColumnWriter::default();
     for rows in [own, open] {
         cw.varint(rows.len() as u64);
-        deltas(&mut cw, rows.iter().map(|s| s.0));
-        rows.iter().for_each(|s| cw.varint(s.1 as u64));
-        deltas(&mut cw, rows.iter().map(|s| s.2));
-        put_values(&mut cw, rows.iter().map(|s| s.3));
+        deltas(&mut cw, rows.iter().map(|s| s.index));
+        rows.iter().for_each(|s| cw.varint(s.series as u64));
+        deltas(&mut cw, rows.iter().map(|s| s.time_ns));
+        put_values(&mut cw, rows.iter().map(|s| s.value));
     }
     crate::format::tile::tile(TileKind::Counters, 0, block, w, own.len() as u64, cw)
 }
@@ -128,7 +136,7 @@ fn rows(r: &mut ColumnReader, series: &Range<u32>, v4: bool) -> Result<Vec<Sampl
     } else {
         (0..n).map(|_| r.varint().map(f64::from_bits)).collect::<Result<_, _>>()?
     };
-    Ok((0..n).map(|i| (idx[i], s[i], time[i], values[i])).collect())
+    Ok((0..n).map(|i| SampleRow { index: idx[i], series: s[i], time_ns: time[i], value: values[i] }).collect())
 }
 
 /// A level-0 counter tile's payload: of the series `series` (the block's; every series in a format-3 tile),
@@ -142,8 +150,8 @@ pub fn decode_counter_tile(
     let mut r = ColumnReader::new(payload);
     let samples = rows(&mut r, &series, with_open)?;
     let open = if with_open { rows(&mut r, &series, true)? } else { Vec::new() };
-    if let Some(s) = open.iter().find(|s| s.2 >= window.start) {
-        return r.error(format!("an open sample at {} ns, not before the window's start {}", s.2, window.start));
+    if let Some(s) = open.iter().find(|s| s.time_ns >= window.start) {
+        return r.error(format!("an open sample at {} ns, not before the window's start {}", s.time_ns, window.start));
     }
     if !r.at_end() {
         return r.error("bytes after the last column");

@@ -1,5 +1,5 @@
 //! The store's coarser levels: per location and time bin, what a zoomed-out view draws without the events.
-//! Level 1 (the finest) is computed by the index (`weft_index::pyramid`); each coarser level merges 4 bins
+//! Level 1 (the finest) is computed by the index (`weft_index::build::pyramid`); each coarser level merges 4 bins
 //! into 1 ([`Bins::coarser`]). Sums (busy time, events,
 //! messages, bytes) merge exactly; the dominant region of a merged bin is the children's dominant region with
 //! the most time (exact at level 1, the children's best at coarser levels: docs/store-format.md).

@@ -10,9 +10,11 @@
 #![warn(clippy::print_stdout)]
 
 mod bench;
+mod diagnosis;
 mod store;
 mod worker;
 
+pub use diagnosis::{diagnose, wait_causes, what_if};
 pub use store::StoreSession;
 pub use worker::{relayout_execgraph, sample, FileSet, WorkerSession};
 

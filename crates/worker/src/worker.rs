@@ -317,6 +317,16 @@ pub fn open_view(kind: &str) -> Result<JsValue, JsValue> {
     })
 }
 
+/// The trace the page shows, for the worker's answers about it (crates/worker/src/diagnosis.rs).
+pub(crate) fn shown_trace() -> Option<Rc<Trace>> {
+    SHOWN_TRACE.with(|t| t.borrow().clone())
+}
+
+/// An answer of `kind` carrying only `model` (an empty summary).
+pub(crate) fn loaded_model(kind: &str, model: Vec<u8>) -> JsValue {
+    loaded(kind, model, "{}".to_string())
+}
+
 /// What the worker hands the page: `kind` ("trace" or "execgraph"), `model` (bytes the Viewer loads) and
 /// `summary` (JSON for the header).
 fn loaded(kind: &str, model: Vec<u8>, summary: String) -> JsValue {

@@ -19,7 +19,7 @@
 //! folder behind. A shard (`--shard K/N`) of these three streams the
 //! same way, decoding every location (messages are matched whole) but spilling and tiling only its own
 //! location blocks (shard 0 spills all, for the particle tiles); under `mpirun` each rank decodes only its
-//! own OTF2 locations (`mpi.rs`, `weft::index::exchange`). Other inputs are read whole through the
+//! own OTF2 locations (`mpi.rs`, `weft::index::shard::exchange`). Other inputs are read whole through the
 //! ordinary readers, held to `--memory` by an estimate made before reading, then tiled on `--threads`
 //! threads. A progress bar is drawn on stderr when it is a terminal.
 
@@ -587,14 +587,14 @@ fn index_streamed(
 /// `tmp` and its spill at `spill_path` (removed at the end); the manifest is not written. None when the
 /// archive must be read whole. Also each MPI rank's share (`mpi.rs`), into the store's shared folder: then
 /// `exchange` reaches the other ranks, and the rank decodes only its own locations
-/// (`weft::index::exchange`).
+/// (`weft::index::shard::exchange`).
 #[allow(clippy::too_many_arguments)]
 pub fn stream_into(
     files: &weft::readers::otf2::FolderFiles,
     anchor: &str,
     options: &BuildOptions,
     shard: Option<Shard>,
-    exchange: Option<&dyn weft::index::exchange::Exchange>,
+    exchange: Option<&dyn weft::index::shard::exchange::Exchange>,
     memory: u64,
     progress: &Progress,
     tmp: &Path,
@@ -602,6 +602,7 @@ pub fn stream_into(
 ) -> Result<Option<Streamed>, Box<dyn std::error::Error>> {
     use weft::index::stream::{index_otf2, index_otf2_exchanged, Progress as P, StreamOptions};
     use weft::index::IndexError;
+    use weft::readers::otf2::StreamIndexing;
     let in_folder = |e| weft::readers::otf2::in_folder(&files.root, e);
     let mut stream = weft::readers::otf2::open_stream(anchor, files).map_err(in_folder)?;
     // Message ends and collective parts past a twelfth of --memory go to a file beside the spill in

@@ -4,6 +4,7 @@
 //! `weft::model::text::escape_controls`, so a trace cannot send escape sequences to the terminal.
 
 mod aggregate;
+mod critical_path;
 mod execgraph;
 mod flags;
 mod folders;
@@ -24,6 +25,7 @@ mod render_moments;
 mod render_timeline;
 mod store_files;
 mod waits;
+mod whatif;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -56,6 +58,12 @@ enum Command {
     Merge(merge::Args),
     /// Write a generated trace (a real OTF2 archive of any size) for tests and benchmarks.
     Generate(generate::Args),
+    /// The critical path: the chain of work and waits' causes that sets the run's length, by region, by
+    /// location and as imbalance (docs/diagnosis.md).
+    CriticalPath(critical_path::Args),
+    /// Predict the span with regions' time scaled (--scale REGION=0.5): the run replayed, its waits found
+    /// again, and the new critical path (docs/diagnosis.md).
+    Whatif(whatif::Args),
     /// Wait states of an MPI run (late sender, wait at barrier, ...) per pattern, location and region, and
     /// their root causes (docs/diagnosis.md).
     Waits(waits::Args),
@@ -100,6 +108,8 @@ fn main() -> ExitCode {
         Command::Generate(a) => generate::run(a),
         Command::Index(a) => index_here_or_by_ranks(a),
         Command::Merge(a) => merge::run(a),
+        Command::CriticalPath(a) => critical_path::run(a),
+        Command::Whatif(a) => whatif::run(a),
         Command::Waits(a) => waits::run(a),
     };
     match result {

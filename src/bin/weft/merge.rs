@@ -1,6 +1,6 @@
 //! `weft merge -o STORE PART... [--force] [--copy]`: joins the parts written by `weft index --shard K/N`
 //! (one per shard, any order) into one store, the same bytes as `weft index` without shards
-//! (`weft::index::merge`; docs/cluster.md). Merges the parts' `part.json` (checked sums, the result checked
+//! (`weft::index::shard::merge`; docs/cluster.md). Merges the parts' `part.json` (checked sums, the result checked
 //! as a store); the tiles are hard-linked into the store (copied with `--copy`, or where a link fails, e.g.
 //! across file systems), each verified first: a regular file inside its part's folder, no link followed
 //! (`store_files`), its size, content hash and frame (what it says it is) its part's manifest's

@@ -211,11 +211,21 @@ fn binned_intervals(busy: &[u64], t0: u64, t1: u64, out: &mut Vec<[u64; 2]>) {
     }
 }
 
+/// Why `--busy waiting` is refused on a store: the wait states are the trace's (its messages and collectives
+/// matched whole), which a store's tiles do not keep yet.
+pub fn waiting_on_store(path: &std::path::Path) -> String {
+    format!(
+        "{}: busy = waiting needs the trace itself (a store keeps no wait states): weft moments --busy waiting TRACE",
+        path.display()
+    )
+}
+
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.selection.window()?;
     let options = a.selection.options()?;
     let definition = options.busy;
     let (trace, mut rows) = match crate::folders::open_store(&a.file) {
+        Some(_) if definition == BusyDefinition::Waiting => return Err(waiting_on_store(&a.file).into()),
         Some(store) => {
             let e = |e| crate::folders::store_error(&a.file, e);
             store_moments(&store.map_err(e)?, &definition, window).map_err(e)?

@@ -1,10 +1,10 @@
 //! `mpirun -n N weft index TRACE -o STORE` (or `srun`), built with `--features mpi` (the `mpi` crate over the
-//! system MPI; docs/cluster.md). Rank R indexes shard R/N (`weft::index::partition`) and writes its tiles
+//! system MPI; docs/cluster.md). Rank R indexes shard R/N (`weft::index::shard::partition`) and writes its tiles
 //! straight into the store's temporary folder (named by rank 0, broadcast; a shared file system, as on any
 //! cluster); the ranks' part manifests (counts, per-location and per-region totals, tile lists) are gathered
-//! to rank 0, which merges them (`weft::index::merge`), writes the manifest and renames the folder. The
+//! to rank 0, which merges them (`weft::index::shard::merge`), writes the manifest and renames the folder. The
 //! store is the same bytes as `weft index` in one process. An OTF2 archive is streamed by each rank, which
-//! decodes only its own locations and learns the rest from the others (`weft::index::exchange`: headers and
+//! decodes only its own locations and learns the rest from the others (`weft::index::shard::exchange`: headers and
 //! logs broadcast rank after rank, [`MpiExchange`]; each rank matches the messages its own locations
 //! received, and the ranks number them together by a sample sort over all-to-all exchanges; each rank
 //! writes the particle tiles of its range of windows, the others sending it the particle-view intervals
@@ -25,12 +25,12 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
 use std::time::Instant;
-use weft::index::exchange::Exchange;
+use weft::index::shard::exchange::Exchange;
 use weft::index::{build_part, merge, PartManifest, Shard};
 use weft::store::MANIFEST;
 
 /// The ranks reaching each other for an index whose ranks decode only their own locations
-/// (`weft::index::exchange`): broadcasts from each rank in turn, and point-to-point sends.
+/// (`weft::index::shard::exchange`): broadcasts from each rank in turn, and point-to-point sends.
 struct MpiExchange<'w> {
     world: &'w SimpleCommunicator,
     shard: Shard,

@@ -55,6 +55,7 @@ fn of_store(
     let compute = match definition {
         BusyDefinition::Compute => true,
         BusyDefinition::Any => false,
+        BusyDefinition::Waiting => return Err(crate::moments::waiting_on_store(path)),
         BusyDefinition::Pattern(_) => {
             // No stored busy time: from the exact records a block at a time, the chart binned a pixel a bin.
             let skeleton = store.skeleton().map_err(e)?;

@@ -48,9 +48,11 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         let times =
             weft::store::read::waits::location_times(&store, w).map_err(|e| crate::folders::store_error(&a.file, e))?;
         let m = &store.manifest;
+        // The label `weft moments` gives the location ("MPI Rank 11 / Master thread").
+        let string = |s: Option<&u32>| s.and_then(|&s| m.strings.get(s as usize)).cloned().unwrap_or_default();
         let name = |l: usize| {
-            let s = m.locations.name.get(l).and_then(|&s| m.strings.get(s as usize));
-            s.cloned().unwrap_or_default()
+            let process = m.locations.process.get(l).and_then(|&p| m.processes.name.get(p as usize));
+            format!("{} / {}", string(process), string(m.locations.name.get(l)))
         };
         print!("{}", text(times, &name, &report, window, &a.file.display().to_string(), a.top));
         return Ok(());
@@ -64,7 +66,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let times = location_times(&trace, window);
-    let name = |l: usize| trace.location_name(LocationId(l as u32)).to_string();
+    // The label `weft moments` gives the location ("MPI Rank 11 / Master thread").
+    let name = |l: usize| weft::analyses::moments::location_label(&trace, LocationId(l as u32));
     print!("{}", text(times, &name, &report, window, &a.file.display().to_string(), a.top));
     Ok(())
 }

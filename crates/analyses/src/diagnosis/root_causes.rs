@@ -20,35 +20,44 @@
 //!   location, region name); rows are sorted by ns descending, then by those four.
 
 use rustc_hash::FxHashMap as HashMap;
-use weft_model::{LocationId, MessageKind, RegionId, Trace};
+use weft_model::{LocationId, MessageKind, RegionId, StringId, Trace};
 
 use super::calls::{MpiCall, OpLookup, Tie};
-use super::waits::{call_kinds, clipped, operations, RootCause, Wait};
+use super::waits::{call_kinds, clipped, operations, Pattern, RootCause, Wait};
 
-/// Where two locations met: per ordered pair (a, b), the (time on a, time on b) of each meeting, by time on a.
+/// No call: a meeting's side found by an event's time alone.
+const NONE: usize = usize::MAX;
+
+/// One side of a meeting: the leave of its call (or the event's time) and the call (or [`NONE`]).
+type Side = (u64, usize);
+
+/// A meeting by message of an ordered pair (a, b): (time on a, time on b, call on a, call on b).
+type Met = (u64, u64, usize, usize);
+
+/// Where two locations met: per ordered pair (a, b), each meeting by message, by time on a.
 struct Meetings {
-    messages: HashMap<(LocationId, LocationId), Vec<(u64, u64)>>,
-    /// Per location: (leave of its call, operation) of each blocking collective it took part in, by leave.
-    collectives: Vec<Vec<(u64, u32)>>,
-    /// (operation, location) -> the leave of that location's call.
-    member_leave: HashMap<(u32, LocationId), u64>,
+    messages: HashMap<(LocationId, LocationId), Vec<Met>>,
+    /// Per location: (leave of its call, operation, call) of each blocking collective it took part in, by leave.
+    collectives: Vec<Vec<(u64, u32, usize)>>,
+    /// (operation, location) -> that location's side.
+    member_leave: HashMap<(u32, LocationId), Side>,
 }
 
 impl Meetings {
     fn new(trace: &Trace, ops: &OpLookup, located: &[bool]) -> Meetings {
         let kinds = call_kinds(trace);
         let iv = &trace.intervals;
-        let leave = |l: LocationId, t: u64, tie: Tie| ops.op_at(l, t, tie).map_or(t, |i| iv.end_ns(i));
+        let leave = |l: LocationId, t: u64, tie: Tie| ops.op_at(l, t, tie).map_or((t, NONE), |i| (iv.end_ns(i), i));
         let m = &trace.messages;
-        let mut messages: HashMap<(LocationId, LocationId), Vec<(u64, u64)>> = HashMap::default();
+        let mut messages: HashMap<(LocationId, LocationId), Vec<Met>> = HashMap::default();
         for i in 0..m.len() {
             let (s, r) = (m.sender[i], m.receiver[i]);
             if m.kind[i] != MessageKind::PointToPoint || s == r || !(located[s.index()] || located[r.index()]) {
                 continue;
             }
             let (ts, tr) = (leave(s, m.send_ns[i], Tie::Entered), leave(r, m.recv_ns[i], Tie::Leaving));
-            messages.entry((s, r)).or_default().push((ts, tr));
-            messages.entry((r, s)).or_default().push((tr, ts));
+            messages.entry((s, r)).or_default().push((ts.0, tr.0, ts.1, tr.1));
+            messages.entry((r, s)).or_default().push((tr.0, ts.0, tr.1, ts.1));
         }
         for list in messages.values_mut() {
             list.sort_unstable();
@@ -67,9 +76,9 @@ impl Meetings {
                 if !matches!(kind, Some(MpiCall::Collective(_))) {
                     continue;
                 }
-                let t = call.map_or(c.end_ns[row], |i| iv.end_ns(i));
-                collectives[l.index()].push((t, op as u32));
-                member_leave.insert((op as u32, l), t);
+                let side = call.map_or((c.end_ns[row], NONE), |i| (iv.end_ns(i), i));
+                collectives[l.index()].push((side.0, op as u32, side.1));
+                member_leave.insert((op as u32, l), side);
             }
         }
         for list in &mut collectives {
@@ -78,25 +87,29 @@ impl Meetings {
         Meetings { messages, collectives, member_leave }
     }
 
-    /// The pair's previous synchronization point: (time on `w`, time on `c`), no later than `tw` on `w` and
-    /// `tc` on `c`; (0, 0) without one.
-    fn last(&self, w: LocationId, tw: u64, c: LocationId, tc: u64) -> (u64, u64) {
-        let mut best = (0, 0);
+    /// The pair's previous synchronization point: its side on `w` and on `c`, no later than `tw` on `w` and
+    /// `tc` on `c`; the trace's start on both without one.
+    fn last(&self, w: LocationId, tw: u64, c: LocationId, tc: u64) -> (Side, Side) {
+        let mut best = ((0, NONE), (0, NONE));
+        let key = |x: &(Side, Side)| (x.0 .0, x.1 .0);
         if let Some(list) = self.messages.get(&(w, c)) {
-            let upto = list.partition_point(|&(a, _)| a <= tw);
-            if let Some(&p) = list[..upto].iter().rev().find(|&&(_, b)| b <= tc) {
-                best = best.max(p);
+            let upto = list.partition_point(|&(a, ..)| a <= tw);
+            if let Some(&(a, b, ca, cb)) = list[..upto].iter().rev().find(|&&(_, b, ..)| b <= tc) {
+                best = ((a, ca), (b, cb));
             }
         }
         let list = &self.collectives[w.index()];
-        let upto = list.partition_point(|&(a, _)| a <= tw);
-        for &(a, op) in list[..upto].iter().rev() {
-            if a < best.0 {
+        let upto = list.partition_point(|&(a, ..)| a <= tw);
+        for &(a, op, ca) in list[..upto].iter().rev() {
+            if a < best.0 .0 {
                 break;
             }
-            if let Some(&b) = self.member_leave.get(&(op, c)) {
+            if let Some(&(b, cb)) = self.member_leave.get(&(op, c)) {
                 if b <= tc {
-                    best = best.max((a, b));
+                    let found = ((a, ca), (b, cb));
+                    if key(&found) > key(&best) {
+                        best = found;
+                    }
                     break;
                 }
             }
@@ -105,8 +118,68 @@ impl Meetings {
     }
 }
 
-/// Exclusive time per region of location `l` inside `[a, b]`.
-fn exclusive(trace: &Trace, ops: &OpLookup, l: LocationId, a: u64, b: u64, out: &mut HashMap<RegionId, i64>) {
+/// Time per region name, summed over a wait's two intervals: dense by name, with the names touched.
+struct Delays {
+    /// Each region's name, as a dense id.
+    name: Vec<u32>,
+    /// The names' strings, by dense id.
+    names: Vec<StringId>,
+    delta: Vec<i64>,
+    touched: Vec<u32>,
+    seen: Vec<bool>,
+}
+
+impl Delays {
+    fn new(trace: &Trace) -> Delays {
+        let mut ids: HashMap<StringId, u32> = HashMap::default();
+        let mut names = Vec::new();
+        let name = (trace.regions.name.iter())
+            .map(|&s| {
+                *ids.entry(s).or_insert_with(|| {
+                    names.push(s);
+                    names.len() as u32 - 1
+                })
+            })
+            .collect();
+        let n = names.len();
+        Delays { name, names, delta: vec![0; n], touched: Vec::new(), seen: vec![false; n] }
+    }
+
+    #[inline]
+    fn add(&mut self, r: RegionId, d: i64) {
+        let k = self.name[r.index()];
+        self.delta[k as usize] += d;
+        if !self.seen[k as usize] {
+            self.seen[k as usize] = true;
+            self.touched.push(k);
+        }
+    }
+
+    /// The positive delays (name id, ns), and clears the rest.
+    fn take(&mut self, out: &mut Vec<(u32, u64)>) {
+        out.clear();
+        for &k in &self.touched {
+            let d = std::mem::take(&mut self.delta[k as usize]);
+            self.seen[k as usize] = false;
+            if d > 0 {
+                out.push((k, d as u64));
+            }
+        }
+        self.touched.clear();
+    }
+}
+
+/// Exclusive time per region of location `l` inside `[a, b]`, times `sign`, into `delays`. `from`: the call
+/// that ends at `a` (a meeting's), from which the intervals open at `a` and those after it are found without a
+/// search; or [`NONE`].
+fn exclusive(
+    trace: &Trace,
+    ops: &OpLookup,
+    l: LocationId,
+    ((a, from), b): (Side, u64),
+    sign: i64,
+    delays: &mut Delays,
+) {
     if b <= a {
         return;
     }
@@ -117,15 +190,20 @@ fn exclusive(trace: &Trace, ops: &OpLookup, l: LocationId, a: u64, b: u64, out: 
         if d == 0 {
             return;
         }
-        *out.entry(iv.region[i]).or_default() += d;
+        delays.add(iv.region[i], sign * d);
         if let Some(p) = ops.parent(i) {
-            *out.entry(iv.region[p]).or_default() -= d;
+            delays.add(iv.region[p], -sign * d);
         }
     };
     // The intervals starting before a that are still open at it (the last to start before a and the
-    // intervals enclosing it), then those starting inside.
-    let from = range.start + iv.start_ns[range.clone()].partition_point(|&s| s < a);
-    let mut open = from.checked_sub(1).filter(|&i| i >= range.start);
+    // intervals enclosing it), then those starting inside. After a meeting's call (which ends at a), those
+    // are the call's enclosing intervals, and the intervals after it (its own children add nothing).
+    let (from, mut open) = if from != NONE && iv.end_ns(from) == a {
+        (from + 1, ops.parent(from))
+    } else {
+        let from = range.start + iv.start_ns[range.clone()].partition_point(|&s| s < a);
+        (from, from.checked_sub(1).filter(|&i| i >= range.start))
+    };
     while let Some(i) = open {
         if iv.end_ns(i) > a {
             break;
@@ -159,51 +237,48 @@ pub fn root_causes(trace: &Trace, waits: &[Wait], window: Option<(u64, u64)>) ->
         }
     }
     let meetings = Meetings::new(trace, &ops, &located);
-    let mut sums: HashMap<(&'static str, u32, u32, &str), u64> = HashMap::default();
-    let (mut on_c, mut on_w) = (HashMap::default(), HashMap::default());
+    let mut delays = Delays::new(trace);
+    let mut sums: HashMap<(Pattern, u32, u32, u32), u64> = HashMap::default();
+    let mut positive: Vec<(u32, u64)> = Vec::new();
+    let name = |k: u32, d: &Delays| trace.str(d.names[k as usize]);
     for w in waits {
         let Some(c) = w.cause_location else { continue };
         if c == w.location {
             continue;
         }
         let (aw, ac) = meetings.last(w.location, w.start_ns, c, w.cause_ns);
-        on_c.clear();
-        on_w.clear();
-        exclusive(trace, &ops, c, ac, w.cause_ns, &mut on_c);
-        exclusive(trace, &ops, w.location, aw, w.start_ns, &mut on_w);
-        let mut named: HashMap<&str, i64> = HashMap::default();
-        for (&r, &d) in &on_c {
-            *named.entry(trace.region_name(r)).or_default() += d;
-        }
-        for (&r, &d) in &on_w {
-            *named.entry(trace.region_name(r)).or_default() -= d;
-        }
-        let mut delays: Vec<(&str, u64)> =
-            named.into_iter().filter(|&(_, d)| d > 0).map(|(n, d)| (n, d as u64)).collect();
-        let total: u64 = delays.iter().map(|&(_, d)| d).sum();
+        exclusive(trace, &ops, c, (ac, w.cause_ns), 1, &mut delays);
+        exclusive(trace, &ops, w.location, (aw, w.start_ns), -1, &mut delays);
+        delays.take(&mut positive);
+        let total: u64 = positive.iter().map(|&(_, d)| d).sum();
         if total == 0 {
             continue;
         }
-        delays.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
         // The wait's cost shared in proportion to the delays, rounded down; what rounding leaves goes to the
-        // largest delay, so a wait's rows sum to the wait.
+        // largest delay (ties: the first name), so a wait's rows sum to the wait.
+        let largest = (positive.iter())
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| name(b.0, &delays).cmp(name(a.0, &delays))))
+            .map_or(0, |&(k, _)| k);
         let wait = clipped(w, window);
-        let shares: Vec<u64> = delays.iter().map(|&(_, d)| (wait as u128 * d as u128 / total as u128) as u64).collect();
-        let rest = wait - shares.iter().sum::<u64>();
-        for (k, (&(name, _), share)) in delays.iter().zip(shares).enumerate() {
-            let ns = share + if k == 0 { rest } else { 0 };
-            if ns > 0 {
-                *sums.entry((w.pattern.key(), w.location.0, c.0, name)).or_default() += ns;
+        let mut rest = wait;
+        for &(k, d) in &positive {
+            let share = (wait as u128 * d as u128 / total as u128) as u64;
+            rest -= share;
+            if share > 0 {
+                *sums.entry((w.pattern, w.location.0, c.0, k)).or_default() += share;
             }
+        }
+        if rest > 0 {
+            *sums.entry((w.pattern, w.location.0, c.0, largest)).or_default() += rest;
         }
     }
     let mut out: Vec<RootCause> = sums
         .into_iter()
-        .map(|((pattern, waiting_location, causing_location, name), ns)| RootCause {
-            pattern,
+        .map(|((pattern, waiting_location, causing_location, k), ns)| RootCause {
+            pattern: pattern.key(),
             waiting_location,
             causing_location,
-            name: name.to_string(),
+            name: name(k, &delays).to_string(),
             ns,
         })
         .collect();

@@ -15,8 +15,8 @@
 //! ([`OpLookup`]): a send or the posting of a receive with [`Tie::Entered`], the completion of a receive with
 //! [`Tie::Leaving`], a collective member's begin with [`Tie::Entered`]. Only waits > 0 are kept.
 //!
-//! The four patterns beyond MPI (OpenMP barrier, NCCL collective, GPU synchronize, thread wait) are named here
-//! so reports list them; they are found elsewhere and are zero in what [`wait_states`] finds on its own.
+//! The four patterns beyond MPI (OpenMP barrier, NCCL collective, GPU synchronize, thread wait) are found by
+//! [`super::beyond_mpi`], which [`wait_states`] calls.
 
 use std::collections::BTreeMap;
 
@@ -131,7 +131,7 @@ pub(crate) fn call_kinds(trace: &Trace) -> Vec<Option<MpiCall>> {
     (0..trace.regions.len()).map(|r| MpiCall::of(trace.region_name(RegionId(r as u32)))).collect()
 }
 
-/// The wait states of a trace (the module's text). The patterns beyond MPI are not found here.
+/// The wait states of a trace (the module's text), the patterns beyond MPI ([`super::beyond_mpi`]) with them.
 pub fn wait_states(trace: &Trace) -> WaitStates {
     let ops = OpLookup::new(trace);
     wait_states_with(trace, &ops)
@@ -143,6 +143,7 @@ pub fn wait_states_with(trace: &Trace, ops: &OpLookup) -> WaitStates {
     let mut waits = Vec::new();
     point_to_point(trace, ops, &kinds, &mut waits);
     collectives(trace, ops, &kinds, &mut waits);
+    waits.extend(super::beyond_mpi::waits(trace, ops));
     waits.sort_unstable_by_key(|w| (w.location, w.start_ns, w.pattern, w.call));
     WaitStates { waits }
 }
@@ -177,12 +178,14 @@ fn point_to_point(trace: &Trace, ops: &OpLookup, kinds: &[Option<MpiCall>], wait
             continue;
         }
         let (sender, receiver) = (m.sender[i], m.receiver[i]);
+        let send_call = ops.op_at(sender, m.send_ns[i], Tie::Entered);
         if let Some(call) = ops.op_at(receiver, m.recv_ns[i], Tie::Leaving) {
             if kind_of(trace, kinds, call).is_some_and(MpiCall::completes_receives) {
-                receives.push((call, enter_of(trace, ops, sender, m.send_ns[i], Tie::Entered), sender));
+                let sent = send_call.map_or(m.send_ns[i], |j| trace.intervals.start_ns[j]);
+                receives.push((call, sent, sender));
             }
         }
-        if let Some(call) = ops.op_at(sender, m.send_ns[i], Tie::Entered) {
+        if let Some(call) = send_call {
             if kind_of(trace, kinds, call).is_some_and(MpiCall::is_blocking_send) {
                 let posted = enter_of(trace, ops, receiver, m.posted_ns[i], posting_tie(trace, i));
                 sends.push((call, posted, receiver));
@@ -484,8 +487,10 @@ mod tests {
         }
     }
 
-    /// (pattern, location, call's name, start, end, cause location, cause time) of each wait.
-    fn waits(t: &Trace) -> Vec<(Pattern, u32, String, u64, u64, Option<u32>, u64)> {
+    /// (pattern, location, call's name, start, end, cause location, cause time) of a wait.
+    type Row = (Pattern, u32, String, u64, u64, Option<u32>, u64);
+
+    fn waits(t: &Trace) -> Vec<Row> {
         wait_states(t)
             .waits
             .iter()
@@ -496,14 +501,7 @@ mod tests {
             .collect()
     }
 
-    fn w(
-        p: Pattern,
-        l: u32,
-        name: &str,
-        (start, end): (u64, u64),
-        cause: u32,
-        at: u64,
-    ) -> (Pattern, u32, String, u64, u64, Option<u32>, u64) {
+    fn w(p: Pattern, l: u32, name: &str, (start, end): (u64, u64), cause: u32, at: u64) -> Row {
         (p, l, name.to_string(), start, end, Some(cause), at)
     }
 

@@ -29,11 +29,11 @@
 
 use super::{check_pass1, shard_locations, Ahead, Digest, DigestTaker, Progress, StreamOptions};
 use crate::error::IndexError;
-use crate::exchange::Exchange;
+use crate::shard::exchange::Exchange;
 use crate::spill::Spill;
 use std::sync::Mutex;
 use weft_model::RegionId;
-use weft_readers::otf2::{Decoder, LocationLog, LoggedRead, Otf2Stream};
+use weft_readers::otf2::{Decoder, LocationLog, LoggedRead, Otf2Stream, StreamIndexing};
 use weft_store::format::columns::{ColumnReader, ColumnWriter};
 
 /// A frame of a shard's log: a batch of a location's logged effects.

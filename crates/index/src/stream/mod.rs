@@ -46,25 +46,30 @@ use crate::build::{
     add_totals, block_lanes, block_particles, block_tiles, counter_tiles, manifest, tiling_of, BlockIntervals,
     BuildOptions, ParticleExtents, ParticleTiler, Plan,
 };
-use crate::comms::{self, BlockComms, CollectiveRow, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage};
+use crate::comms::{self, BlockComms, CommPiece, CommSpill, Fetch, MessageRuns, RawMessage};
 use crate::error::IndexError;
-use crate::exchange::Exchange;
-use crate::held::HeldColumns;
-use crate::nest::{encode_segment, nest, nest_into, LocationNest, NestedColumns, RegionTotals};
-use crate::partition::{part_manifest, PartManifest, Shard};
-use crate::ranged::{most_intervals, RangedBlock};
-use crate::runs::{Keys, Record, Runs};
-use crate::samples::CounterSamples;
+use crate::shard::exchange::Exchange;
+use crate::shard::partition::{part_manifest, PartManifest, Shard};
+use crate::spill::runs::{Keys, Record, Runs};
 use crate::spill::{MemorySpill, Spill};
+use crate::stream::held::HeldColumns;
+use crate::stream::nest::{encode_segment, nest, nest_into, LocationNest, NestedColumns, RegionTotals};
+use crate::stream::ranged::{most_intervals, RangedBlock};
+use crate::stream::samples::CounterSamples;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock};
 use weft_model::{RegionId, Trace, WarningKind};
-use weft_readers::otf2::{Held, IntervalTaker, Otf2Stream};
+use weft_readers::otf2::{Held, IntervalTaker, Otf2Stream, StreamIndexing};
 use weft_readers::ReadError;
 use weft_store::format::columns::{ColumnReader, ColumnWriter};
+use weft_store::format::events::CollectiveRow;
 use weft_store::format::manifest::{Manifest, TileEntry, Tiling};
 
 mod exchanged;
+mod held;
+mod nest;
+pub(crate) mod ranged;
+mod samples;
 
 /// Where tiles go as they are made (the CLI writes files; tests keep them in memory).
 pub trait TileSink: Sync {
@@ -1000,7 +1005,7 @@ fn match_otf2(
         // Every receive recorded is matched here (a shard keeps only its own locations').
         comms.expect_messages(stream.end_counts()[1]);
     }
-    let mut sampler = crate::message_sort::Sampler::default();
+    let mut sampler = crate::shard::message_sort::Sampler::default();
     let mut message = |m: &weft_model::MessageRecord, nth| {
         let m = raw_message(m, nth);
         if exchanged.is_some() {
@@ -1009,7 +1014,7 @@ fn match_otf2(
         comms.message(m, &mut *spill)
     };
     let (skel, collectives) = stream.finish_streamed_deferred(&mut message, &mut |share| match exchanged {
-        Some(x) => crate::exchange::matched_together(x, share),
+        Some(x) => crate::shard::exchange::matched_together(x, share),
         None => Ok(share),
     })?;
     put_collectives(&skel, collectives, &mut comms, &sampler, o, exchanged, spill, progress)?;
@@ -1025,7 +1030,7 @@ fn put_collectives(
     skel: &Trace,
     collectives: weft_readers::otf2::PendingCollectives,
     comms: &mut CommSpill,
-    sampler: &crate::message_sort::Sampler,
+    sampler: &crate::shard::message_sort::Sampler,
     o: &StreamOptions,
     exchanged: Option<&dyn Exchange>,
     spill: &mut dyn Spill,
@@ -1062,7 +1067,9 @@ fn put_collectives(
         })?;
         progress(Progress::Step(Step::Messages));
         match exchanged {
-            Some(x) => crate::message_sort::finish_messages_exchanged(x, comms, sampler, origin, spill, o.runs()),
+            Some(x) => {
+                crate::shard::message_sort::finish_messages_exchanged(x, comms, sampler, origin, spill, o.runs())
+            }
             None => comms.finish_messages(origin, spill),
         }
         .map_err(spilling)?;
@@ -1091,10 +1098,92 @@ pub(super) struct Ahead {
     cap: usize,
 }
 
-/// A location decoded ahead: its log, its nested intervals, their latest end, its clipped ones (count,
-/// first five); None when it is to be read in its turn.
-type Decoded =
-    Result<Option<(weft_readers::otf2::LocationLog, NestedColumns, i128, u64, Vec<(RegionId, i64, u64)>)>, ReadError>;
+/// A location decoded ahead: its log, its nested intervals, their latest end, its clipped ones.
+struct DecodedLocation {
+    log: weft_readers::otf2::LocationLog,
+    nested: NestedColumns,
+    end: i128,
+    /// How many intervals were clipped, and the first five (region, start, excess).
+    clips: u64,
+    examples: Vec<(RegionId, i64, u64)>,
+}
+
+/// What a decoding thread hands over for a location: None when it is to be read in its turn.
+type Decoded = Result<Option<DecodedLocation>, ReadError>;
+
+/// What [`Ahead::pass1`]'s decoding threads share with the thread that takes their locations in order.
+struct AheadTurns<'d, 'f> {
+    decoder: &'d weft_readers::otf2::Decoder<'f>,
+    /// The next location a decoding thread takes.
+    next: AtomicUsize,
+    /// Locations taken (in order) so far; usize::MAX once the taking thread stopped.
+    taken: (Mutex<usize>, std::sync::Condvar),
+    end: usize,
+    window: usize,
+    cap: usize,
+    /// Nested lists handed back to the decoders once spilled (fresh ones would cost their pages again).
+    recycled: Mutex<std::sync::mpsc::Receiver<NestedColumns>>,
+}
+
+impl AheadTurns<'_, '_> {
+    /// A decoding thread: locations taken in turn from `next`, at most `window` ahead of the one taken,
+    /// each decoded and nested, to `to_reader`; until every location is taken or the taking thread stops.
+    fn decode_ahead(&self, to_reader: std::sync::mpsc::Sender<(usize, Decoded)>) {
+        let mut raw = Vec::new();
+        loop {
+            let k = self.next.fetch_add(1, Ordering::Relaxed);
+            if k >= self.end || !self.wait_turn(k) {
+                return;
+            }
+            let decode = std::panic::AssertUnwindSafe(|| self.decode(k, &mut raw));
+            // A panic here would leave the reader waiting for location `k`: it is an error instead.
+            let decoded = std::panic::catch_unwind(decode).unwrap_or_else(|_| {
+                Err(ReadError::Io { file: format!("location {k}"), detail: "its decoding thread panicked".into() })
+            });
+            if to_reader.send((k, decoded)).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Wait until location `k` is within `window` of the one taken: false when the taking thread stopped.
+    fn wait_turn(&self, k: usize) -> bool {
+        let mut t = self.taken.0.lock().unwrap_or_else(|e| e.into_inner());
+        while *t != usize::MAX && k >= *t + self.window {
+            t = self.taken.1.wait(t).unwrap_or_else(|e| e.into_inner());
+        }
+        *t != usize::MAX
+    }
+
+    /// Location `k` decoded whole (at most `cap` intervals) and nested, or None to be read in its turn.
+    fn decode(&self, k: usize, raw: &mut Vec<(RegionId, i64, u64)>) -> Decoded {
+        if self.decoder.event_bytes(k) / AHEAD_MIN_BYTES_PER_INTERVAL > self.cap as u64 {
+            return Ok(None);
+        }
+        raw.clear();
+        let log = self.decoder.decode(k, raw, self.cap)?;
+        Ok(log.map(|log| {
+            let (mut clips, mut examples) = (0u64, Vec::new());
+            let mut nested = match self.recycled.lock() {
+                Ok(r) => r.try_recv().unwrap_or_default(),
+                Err(_) => NestedColumns::default(),
+            };
+            let end = nest(raw, &mut nested, &mut |r, s, x| {
+                clips += 1;
+                if clips <= 5 {
+                    examples.push((r, s, x));
+                }
+            });
+            DecodedLocation { log, nested, end, clips, examples }
+        }))
+    }
+
+    /// Location `k` taken: the decoding threads may go up to `window` past it (usize::MAX: stop).
+    fn set_taken(&self, k: usize) {
+        *self.taken.0.lock().unwrap_or_else(|e| e.into_inner()) = k;
+        self.taken.1.notify_all();
+    }
+}
 
 impl Ahead {
     /// Decoding ahead, when `--threads` is 2 or more and most of the event bytes are in locations short
@@ -1158,70 +1247,22 @@ impl Ahead {
     ) -> Result<(), IndexError> {
         let n = paths.len();
         let decoder = stream.decoder();
-        let next = AtomicUsize::new(locations.start);
-        // Locations taken (in order) so far; usize::MAX once this thread stopped.
-        let taken = (Mutex::new(locations.start), std::sync::Condvar::new());
-        let end = locations.end;
         let (to_reader, from_decoders) = std::sync::mpsc::channel::<(usize, Decoded)>();
-        // Nested lists handed back to the decoders once spilled (fresh ones would cost their pages again).
         let (recycle, recycled) = std::sync::mpsc::channel::<NestedColumns>();
-        let recycled = Mutex::new(recycled);
-        let recycled = &recycled;
-        let (decoder, next, taken) = (&decoder, &next, &taken);
-        let (window, cap) = (self.window, self.cap);
+        let turns = AheadTurns {
+            decoder: &decoder,
+            next: AtomicUsize::new(locations.start),
+            taken: (Mutex::new(locations.start), std::sync::Condvar::new()),
+            end: locations.end,
+            window: self.window,
+            cap: self.cap,
+            recycled: Mutex::new(recycled),
+        };
+        let (turns, decoder) = (&turns, &decoder);
         std::thread::scope(|s| {
             for _ in 0..self.decoders {
                 let to_reader = to_reader.clone();
-                s.spawn(move || {
-                    let mut raw = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        if k >= end {
-                            return;
-                        }
-                        {
-                            let mut t = taken.0.lock().unwrap_or_else(|e| e.into_inner());
-                            while *t != usize::MAX && k >= *t + window {
-                                t = taken.1.wait(t).unwrap_or_else(|e| e.into_inner());
-                            }
-                            if *t == usize::MAX {
-                                return;
-                            }
-                        }
-                        let decode = std::panic::AssertUnwindSafe(|| {
-                            if decoder.event_bytes(k) / AHEAD_MIN_BYTES_PER_INTERVAL > cap as u64 {
-                                return Ok(None);
-                            }
-                            raw.clear();
-                            decoder.decode(k, &mut raw, cap).map(|log| {
-                                log.map(|log| {
-                                    let (mut clips, mut examples) = (0u64, Vec::new());
-                                    let mut nested = match recycled.lock() {
-                                        Ok(r) => r.try_recv().unwrap_or_default(),
-                                        Err(_) => NestedColumns::default(),
-                                    };
-                                    let end = nest(&raw, &mut nested, &mut |r, s, x| {
-                                        clips += 1;
-                                        if clips <= 5 {
-                                            examples.push((r, s, x));
-                                        }
-                                    });
-                                    (log, nested, end, clips, examples)
-                                })
-                            })
-                        });
-                        // A panic here would leave the reader waiting for location `k`: it is an error instead.
-                        let decoded = std::panic::catch_unwind(decode).unwrap_or_else(|_| {
-                            Err(ReadError::Io {
-                                file: format!("location {k}"),
-                                detail: "its decoding thread panicked".into(),
-                            })
-                        });
-                        if to_reader.send((k, decoded)).is_err() {
-                            return;
-                        }
-                    }
-                });
+                s.spawn(move || turns.decode_ahead(to_reader));
             }
             drop(to_reader);
             let mut ready: std::collections::BTreeMap<usize, Decoded> = Default::default();
@@ -1243,7 +1284,7 @@ impl Ahead {
                     };
                     digest.begin();
                     match (decoded?, log_key) {
-                        (Some((log, nested, end, clips, examples)), log_key) => {
+                        (Some(DecodedLocation { log, nested, end, clips, examples }), log_key) => {
                             // Replayed here, or (a shard decoding only its own locations) to the spill.
                             let log = match log_key {
                                 None => stream.replay(k, log).map(|()| None)?,
@@ -1287,15 +1328,13 @@ impl Ahead {
                     let held = spill.held() + digest.held_bytes();
                     check_pass1(o, stream.held_bytes(), buffers, held, (k + 1 - first, total, false))?;
                     progress(Progress::Reading { done: k + 1 - first, total, intervals: *intervals });
-                    *taken.0.lock().unwrap_or_else(|e| e.into_inner()) = k + 1;
-                    taken.1.notify_all();
+                    turns.set_taken(k + 1);
                 }
                 Ok(())
             };
             let r = read();
             // Stop the decoders (after an error, those waiting for their turn).
-            *taken.0.lock().unwrap_or_else(|e| e.into_inner()) = usize::MAX;
-            taken.1.notify_all();
+            turns.set_taken(usize::MAX);
             drop(from_decoders);
             r
         })
@@ -1326,10 +1365,10 @@ fn collective_row(c: &weft_model::CollectiveRecord, index: u64, origin: i64) -> 
     CollectiveRow {
         index,
         operation: c.operation,
-        location: c.location.0,
-        region: c.region.0,
-        communicator: c.communicator.0,
-        root: c.root.map_or(0, |r| r.0 + 1),
+        location: c.location,
+        region: c.region,
+        communicator: c.communicator,
+        root: c.root,
         start_ns: rel(c.start_ns),
         end_ns: rel(c.end_ns.max(c.start_ns)),
         bytes_sent: c.bytes_sent,
@@ -1822,11 +1861,8 @@ impl Pass2 {
         let bins = SummaryBytes::of(&plan, deepest as usize + 1);
         let run_len = particle_run_len(o.budget());
         let (runs_share, with_particles) = (o.runs(), exchanged || o.shard.is_none_or(|s| s.particles()));
-        // What block `b`'s task holds, and the busiest's, with the communication as `comms` holds it.
-        let block_total = |comms: &CommSpill, b: usize| {
-            let locations = t.block_range(b as u32, n as u32).len() as u64;
-            block_bytes(block_counts[b], locations, bins, comms.block_bytes(b), particle_run_bytes(run_len))
-        };
+        let sizes = BlockSizes { t, n, counts: &block_counts, bins, run_len, with_particles };
+        let block_total = |comms: &CommSpill, b: usize| sizes.total(comms, b);
         let busiest_of = |comms: &CommSpill| own.clone().map(|b| block_total(comms, b)).max().unwrap_or(0);
         // What stays held beside the tasks: the definitions, the communication held, the particle runs' pages.
         let kept_of = |comms: &CommSpill| skel_bytes(skel) + comms.held() + if with_particles { runs_share } else { 0 };
@@ -1864,38 +1900,7 @@ impl Pass2 {
                 (in_flight, room / in_flight as u64)
             }
         };
-        let mut ranged: Vec<Option<u64>> = vec![None; tiled];
-        for (k, b) in own.clone().enumerate() {
-            if o.range_intervals > 0 {
-                ranged[k] = Some(o.range_intervals);
-                continue;
-            }
-            if block_total(comms, b) <= share {
-                continue;
-            }
-            let locations = t.block_range(b as u32, n as u32).len() as u64;
-            let most = |share: u64| {
-                let particles = particle_run_bytes(if with_particles { run_len } else { 0 });
-                let comm = comms.block_bytes(b);
-                most_intervals(share, block_counts[b], locations, t.windows as u64, bins, comm, particles)
-            };
-            if let Some(m) = most(share) {
-                ranged[k] = Some(m);
-                continue;
-            }
-            // Not even a range of a thousand intervals fits beside a location's summaries: what would.
-            let need = (share..).step_by(1 << 20).take(1 << 16).find(|&s| most(s).is_some()).unwrap_or(share);
-            return Err(IndexError::Memory(format!(
-                "block {b} ({locations} locations) needs about {} MB to tile even a range of its windows, over \
-                 --memory {} MB less {} MB for the definitions, messages and the spill held{} (use more \
-                 --memory{})",
-                need >> 20,
-                o.memory >> 20,
-                fixed >> 20,
-                if in_flight > 1 { format!(", shared by {in_flight} tasks") } else { String::new() },
-                if t.block_locations > 1 { " or a smaller --block" } else { "" }
-            )));
-        }
+        let ranged = sizes.ranged(comms, o, own.clone(), share, fixed, in_flight)?;
         // Threads beyond one a task (fewer blocks than threads, or room for fewer at once): a block's
         // summaries are made beside its level-0 tiles (`build::block_tiles`; range by range, `ranged`).
         let spare = (o.build.threads / in_flight.max(1)).max(1);
@@ -1911,21 +1916,7 @@ impl Pass2 {
         for b in 0..blocks {
             first_index[b + 1] = first_index[b] + block_counts[b];
         }
-        // The particle view's intervals, sorted runs in the spill as the block tasks meet them (pages of a
-        // share of memory over the runs there can be: one of each is held while they merge). A block writes a
-        // run per location, and another each `run_len` particles, at most (its intervals bound its particles).
-        let with_runs = |b: &usize| match (o.shard, exchanged) {
-            (Some(s), false) => s.particles(),
-            // The first shard's runs include the others' (sent as runs of this length).
-            (Some(s), true) => s.particles() || own.contains(b),
-            (None, _) => own.contains(b),
-        };
-        let nruns = (0..blocks)
-            .filter(with_runs)
-            .map(|b| t.block_range(b as u32, n as u32).len() as u64 + block_counts[b] / run_len as u64 + 1)
-            .sum::<u64>()
-            .max(1);
-        let page = (runs_share / nruns).clamp(1 << 10, crate::runs::PAGE_BYTES as u64) as usize;
+        let page = sizes.particle_page(o, &own, exchanged, runs_share);
         Ok(Pass2 {
             plan,
             n,
@@ -1949,6 +1940,106 @@ impl Pass2 {
             over_share,
             bins,
         })
+    }
+}
+
+/// What pass 2's block tasks hold, block by block: the sizes [`Pass2::plan`] weighs (`budget::block_bytes`).
+struct BlockSizes<'a> {
+    t: Tiling,
+    n: usize,
+    /// Intervals per block.
+    counts: &'a [u64],
+    bins: SummaryBytes,
+    run_len: usize,
+    with_particles: bool,
+}
+
+impl BlockSizes<'_> {
+    fn locations(&self, b: usize) -> u64 {
+        self.t.block_range(b as u32, self.n as u32).len() as u64
+    }
+
+    /// What block `b`'s task holds whole, with the communication as `comms` holds it.
+    fn total(&self, comms: &CommSpill, b: usize) -> u64 {
+        let particles = particle_run_bytes(self.run_len);
+        block_bytes(self.counts[b], self.locations(b), self.bins, comms.block_bytes(b), particles)
+    }
+
+    /// The most intervals a range of block `b` may hold within `share` (`ranged::most_intervals`).
+    fn most(&self, comms: &CommSpill, b: usize, share: u64) -> Option<u64> {
+        let particles = particle_run_bytes(if self.with_particles { self.run_len } else { 0 });
+        let (windows, comm) = (self.t.windows as u64, comms.block_bytes(b));
+        most_intervals(share, self.counts[b], self.locations(b), windows, self.bins, comm, particles)
+    }
+
+    /// Per block of `own`: None to tile it whole, else the most intervals a range of it holds (all ranged
+    /// with `--range-intervals`; a block over `share` by time range); an error when not even a small range
+    /// of one fits.
+    fn ranged(
+        &self,
+        comms: &CommSpill,
+        o: &StreamOptions,
+        own: std::ops::Range<usize>,
+        share: u64,
+        fixed: u64,
+        in_flight: usize,
+    ) -> Result<Vec<Option<u64>>, IndexError> {
+        let (t, n) = (self.t, self.n);
+        let mut ranged: Vec<Option<u64>> = vec![None; own.len()];
+        for (k, b) in own.enumerate() {
+            if o.range_intervals > 0 {
+                ranged[k] = Some(o.range_intervals);
+                continue;
+            }
+            if self.total(comms, b) <= share {
+                continue;
+            }
+            let locations = t.block_range(b as u32, n as u32).len() as u64;
+            let most = |share: u64| self.most(comms, b, share);
+            if let Some(m) = most(share) {
+                ranged[k] = Some(m);
+                continue;
+            }
+            // Not even a range of a thousand intervals fits beside a location's summaries: what would.
+            let need = (share..).step_by(1 << 20).take(1 << 16).find(|&s| most(s).is_some()).unwrap_or(share);
+            return Err(IndexError::Memory(format!(
+                "block {b} ({locations} locations) needs about {} MB to tile even a range of its windows, over \
+                 --memory {} MB less {} MB for the definitions, messages and the spill held{} (use more \
+                 --memory{})",
+                need >> 20,
+                o.memory >> 20,
+                fixed >> 20,
+                if in_flight > 1 { format!(", shared by {in_flight} tasks") } else { String::new() },
+                if t.block_locations > 1 { " or a smaller --block" } else { "" }
+            )));
+        }
+        Ok(ranged)
+    }
+
+    /// The page of each particle run merged, within `runs_share`.
+    fn particle_page(
+        &self,
+        o: &StreamOptions,
+        own: &std::ops::Range<usize>,
+        exchanged: bool,
+        runs_share: u64,
+    ) -> usize {
+        // The particle view's intervals, sorted runs in the spill as the block tasks meet them (pages of a
+        // share of memory over the runs there can be: one of each is held while they merge). A block writes a
+        // run per location, and another each `run_len` particles, at most (its intervals bound its particles).
+        let (t, n, blocks) = (self.t, self.n, self.t.blocks as usize);
+        let with_runs = |b: &usize| match (o.shard, exchanged) {
+            (Some(s), false) => s.particles(),
+            // The first shard's runs include the others' (sent as runs of this length).
+            (Some(s), true) => s.particles() || own.contains(b),
+            (None, _) => own.contains(b),
+        };
+        let nruns = (0..blocks)
+            .filter(with_runs)
+            .map(|b| t.block_range(b as u32, n as u32).len() as u64 + self.counts[b] / self.run_len as u64 + 1)
+            .sum::<u64>()
+            .max(1);
+        (runs_share / nruns).clamp(1 << 10, crate::spill::runs::PAGE_BYTES as u64) as usize
     }
 }
 
@@ -2164,7 +2255,7 @@ impl<'a> BlockTasks<'a> {
             // Where memory is tight (blocks tiled by range), what the task freed goes back to the system before
             // the next task allocates at other sizes (elsewhere that costs the next task its page faults).
             if p.any_ranged {
-                crate::ranged::return_free_memory();
+                crate::stream::ranged::return_free_memory();
             }
             results.lock().expect("no task panics holding the lock")[k] = Some(r);
             progress(Progress::Tiling { done: done.fetch_add(1, Ordering::Relaxed) + 1, total: p.tiled });
@@ -2209,7 +2300,7 @@ impl<'a> BlockTasks<'a> {
                 let fetch = |key: usize, at: u64, max: usize| self.fetch(key, at, max);
                 let origin = self.skel.origin_ns;
                 let first = p.first_index[b];
-                crate::ranged::block_particles(
+                crate::stream::ranged::block_particles(
                     self.skel,
                     &p.plan,
                     b as u32,
@@ -2291,7 +2382,7 @@ fn exchange_particles(
             }
         }
         running.retain(|r| r.1 >= windows.end);
-        while let Some(p) = next.filter(|p| t.window_of(p.0) < windows.end) {
+        while let Some(p) = next.filter(|p| t.window_of(p.start_ns) < windows.end) {
             extents.add(&p);
             let last = *particle_windows(t, &p).end();
             if last >= windows.end {
@@ -2324,7 +2415,7 @@ fn exchange_particles(
                     return Err(IndexError::Io(format!("shard {from} sent a particle cut short")));
                 }
                 let run: Vec<Particle> = b.chunks_exact(size).map(<Particle as Record>::get).collect();
-                let early = run.first().is_some_and(|p| t.window_of(p.0) >= windows.end);
+                let early = run.first().is_some_and(|p| t.window_of(p.start_ns) >= windows.end);
                 if early || !run.windows(2).all(|w| w[0] < w[1]) {
                     return Err(IndexError::Io(format!("shard {from} sent particles out of order")));
                 }
@@ -2456,7 +2547,7 @@ struct RangePieces<'a> {
 /// Appends bytes to a spill key, taking the spill's lock.
 type AppendPage<'a> = dyn Fn(usize, &[u8]) -> Result<(), String> + 'a;
 
-impl crate::ranged::RangeComms for RangePieces<'_> {
+impl crate::stream::ranged::RangeComms for RangePieces<'_> {
     fn ranges(&mut self, ranges: &[std::ops::Range<u32>]) -> Result<(), IndexError> {
         let Some(whole) = self.whole else { return Ok(()) };
         let page = (self.share / 64 / ranges.len().max(1) as u64).clamp(1 << 12, 1 << 16) as usize;
@@ -2542,7 +2633,7 @@ mod tests {
     use weft_store::format::particles::Particle;
 
     fn p(start: u64, location: u32) -> Particle {
-        (start, location, start, 0, 1)
+        Particle { start_ns: start, location, index: start, region: 0, dur_ns: 1 }
     }
 
     #[test]

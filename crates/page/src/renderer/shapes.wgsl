@@ -25,6 +25,7 @@ struct RectOut {
     @location(3) @interpolate(flat) border: vec4<f32>,
     @location(4) @interpolate(flat) border_px: f32,
     @location(5) @interpolate(flat) shape: u32,
+    @location(6) @interpolate(flat) dpr: f32,
 };
 
 @vertex
@@ -57,6 +58,7 @@ fn rect_vs(
     out.border = rgba(border);
     out.border_px = border_px;
     out.shape = shape;
+    out.dpr = g.dpr;
     return out;
 }
 
@@ -100,9 +102,16 @@ fn rect_fs(in: RectOut) -> @location(0) vec4<f32> {
         coverage = clamp(0.5 - d, 0.0, 1.0);
     }
     var colour = in.fill;
+    if (in.shape == 6u) {
+        // Hatched: stripes along x + y in screen pixels (CSS px times dpr), so neighbouring rects line up.
+        let s = (in.pos.x + in.pos.y) / (6.0 * max(in.dpr, 0.5));
+        if (fract(s) >= 0.5) {
+            colour = vec4<f32>(in.fill.rgb, 0.0);
+        }
+    }
     if (in.border_px > 0.0) {
         let t = clamp(d + in.border_px + 0.5, 0.0, 1.0);
-        colour = mix(in.fill, in.border, t);
+        colour = mix(colour, in.border, t);
     }
     if (coverage <= 0.0) {
         discard;

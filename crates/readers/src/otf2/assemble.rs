@@ -191,10 +191,14 @@ impl<'f> Assembler<'f> {
                 .map(|(&c, r)| (c, r.as_ref().map(|v| v.iter().map(|id| location_ids.get(id).copied()).collect())))
                 .collect(),
         };
+        // Collectives on a self-like communicator (COMM_SELF, or an empty group) are each an operation of
+        // their own: the k-th calls of different locations on it are not one operation.
+        let mut ends = Ends::default();
+        ends.self_like(look.comm_locations.iter().filter(|(_, r)| r.is_none()).map(|(&c, _)| c).collect());
         let st = State {
             look: std::sync::Arc::new(look),
             undefined: HashMap::new(),
-            ends: Ends::default(),
+            ends,
             thread_raw: Vec::new(),
             location_ids,
             unresolved_ranks: 0,
@@ -1202,8 +1206,10 @@ fn read_location<E: Effects>(
     let mut stopped = false;
     let mut coll_begin: Vec<i64> = Vec::new();
     let mut isends: rustc_hash::FxHashMap<u64, u64> = Default::default();
-    // Requests of receives posted (MPI_Irecv) and not yet completed: request id -> the posting's time.
-    let mut irecvs: rustc_hash::FxHashMap<u64, i64> = Default::default();
+    // Requests of receives posted (MPI_Irecv) and not yet completed: request id -> the posting's time and
+    // its place in the location's posting order (`posting`: receives posted so far, blocking ones included).
+    let mut irecvs: rustc_hash::FxHashMap<u64, (i64, u64)> = Default::default();
+    let mut posting = 0u64;
     let mut last_ns = i64::MIN;
     let mut misnamed = 0u64;
     let mut overflowed: Option<(u64, u64)> = None;
@@ -1280,16 +1286,21 @@ fn read_location<E: Effects>(
             Event::MpiRecv { sender, comm, tag, length } | Event::MpiIrecv { sender, comm, tag, length, .. } => {
                 // A blocking receive is posted by the call that completes it; a non-blocking one by the
                 // MPI_Irecv whose request it completes.
-                let posted_ns = match ev {
-                    Event::MpiIrecv { request, .. } => irecvs.remove(&request).unwrap_or(t),
-                    _ => t,
+                let request = match ev {
+                    Event::MpiIrecv { request, .. } => irecvs.remove(&request),
+                    _ => None,
                 };
+                let (posted_ns, posted) = request.unwrap_or_else(|| {
+                    posting += 1;
+                    (t, posting - 1)
+                });
                 if let Some(from) = fx.rank(comm, sender, loc) {
-                    fx.recv(Recv { sender: from, receiver: loc, comm, tag, length, time_ns: t, posted_ns });
+                    fx.recv(Recv { sender: from, receiver: loc, comm, tag, length, time_ns: t, posted_ns, posted });
                 }
             }
             Event::MpiIrecvRequest { request } => {
-                irecvs.insert(request, t);
+                irecvs.insert(request, (t, posting));
+                posting += 1;
             }
             Event::MpiIsendComplete { request } => {
                 isends.remove(&request);
@@ -1424,7 +1435,16 @@ mod tests {
         }
         let (l0, l1) = (read[0].locations[0].1, read[0].locations[1].1);
         let send = |time_ns| Send { sender: l1, receiver: l0, comm: 0, tag: 7, length: 8, time_ns, cancelled: false };
-        let recv = |time_ns| Recv { sender: l1, receiver: l0, comm: 0, tag: 7, length: 8, time_ns, posted_ns: time_ns };
+        let recv = |time_ns| Recv {
+            sender: l1,
+            receiver: l0,
+            comm: 0,
+            tag: 7,
+            length: 8,
+            time_ns,
+            posted_ns: time_ns,
+            posted: time_ns as u64,
+        };
         let [mut in_order, mut replayed, mut uncancelled] = read;
         // In order: two sends, the second cancelled, two receives.
         let mut fx = Direct { b: &mut in_order.b, st: &mut in_order.st };

@@ -7,7 +7,8 @@
 //! is (sender, receiver, communicator, tag); collective parts appended in the order recorded. At the end the
 //! send runs and the receive runs are each merged k ways (one page of each run in memory) and walked side by
 //! side: within a channel the k-th send meets the k-th receive, which is MPI's non-overtaking rule and
-//! exactly the pairs `matching::match_messages` makes (both orders are the record order within the channel).
+//! exactly the pairs `matching::match_messages` makes (sends in record order, receives in posting order,
+//! `Recv::posted`, within the channel).
 //! The pairs are handed out in receive order, as `match_messages` hands them, so the trace (and a store)
 //! is the same byte for byte; the parts are read back in order and grouped as `matching` groups them.
 //!
@@ -27,18 +28,22 @@ use super::matching::{self, CollectivePart, Recv, Send};
 use weft_model::sort::KMerge;
 use weft_model::{LocationId, RegionId};
 
-/// Bytes of a spilled send or receive: the channel (4 x u32), its order (u64), length, time, posting time.
-const END_BYTES: usize = 48;
+/// Bytes of a spilled send or receive: the channel (4 x u32), its order in the channel and its number (u64
+/// each), length, time, posting time.
+const END_BYTES: usize = 56;
 /// Bytes of a spilled collective part.
 const PART_BYTES: usize = 50;
 /// Bytes of a page read back at a time, at most (one per run while merging).
 const PAGE_BYTES: usize = 64 << 10;
 
-/// A send or receive as spilled: sorted by channel, then by the order it was recorded in.
+/// A send or receive as spilled: sorted by channel, then by its order in the channel (a send's record order,
+/// a receive's posting order), then by the order it was recorded in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct End {
     /// (sender, receiver, communicator, tag), one number (compared in that order: a fast sort key).
     channel: u128,
+    /// A send's number (`nth`); a receive's place in its receiver's posting order (`Recv::posted`).
+    order: u64,
     /// The send's or receive's number among all sends or receives, in record order.
     nth: u64,
     length: u64,
@@ -55,6 +60,7 @@ fn channel(sender: LocationId, receiver: LocationId, comm: u32, tag: u32) -> u12
 impl End {
     fn put(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.channel.to_le_bytes());
+        out.extend_from_slice(&self.order.to_le_bytes());
         out.extend_from_slice(&self.nth.to_le_bytes());
         out.extend_from_slice(&self.length.to_le_bytes());
         out.extend_from_slice(&self.time_ns.to_le_bytes());
@@ -64,10 +70,11 @@ impl End {
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         End {
             channel: u128::from_le_bytes(b[..16].try_into().expect("16 bytes")),
-            nth: u64_at(16),
-            length: u64_at(24),
-            time_ns: u64_at(32) as i64,
-            posted_ns: u64_at(40) as i64,
+            order: u64_at(16),
+            nth: u64_at(24),
+            length: u64_at(32),
+            time_ns: u64_at(40) as i64,
+            posted_ns: u64_at(48) as i64,
         }
     }
 }
@@ -124,6 +131,8 @@ pub(super) struct Ends {
     /// Only the messages to these receivers are matched here ([`Ends::keep_receivers`]), with the numbers
     /// of the sends and receives in memory among all the read recorded.
     kept: Option<Kept>,
+    /// The self-like communicators (`matching::Collectives::self_like`).
+    self_like: Vec<u32>,
 }
 
 /// The receivers a shard matches the messages of, and the numbers of the kept ends in memory.
@@ -188,6 +197,12 @@ impl Ends {
     pub(super) fn keep_receivers(&mut self, receivers: std::ops::Range<u32>) {
         debug_assert!(self.counts[0] + self.counts[1] == 0, "set before the first end");
         self.kept = Some(Kept { receivers, sends: Vec::new(), recvs: Vec::new() });
+    }
+
+    /// The communicators that are self-like (COMM_SELF, or an empty group): each collective on one is an
+    /// operation of its own.
+    pub(super) fn self_like(&mut self, comms: Vec<u32>) {
+        self.self_like = comms;
     }
 
     /// Record a send; returns its number among all sends (for [`cancel`](Self::cancel)).
@@ -310,7 +325,7 @@ impl Ends {
         }
         // Each matched pair at its receive's number, so they come out in receive order without a sort:
         // (channel, send's length, send time, receive's length, receive time).
-        type Pair = ([u32; 4], u64, i64, u64, i64, i64);
+        type Pair = ([u32; 4], u64, i64, u64, i64, (i64, u64));
         self.spill_all();
         let mut placed: Vec<Option<Pair>> = vec![None; self.spill.as_ref().map_or(0, |x| x.recvs_out) as usize];
         let unmatched = self.merged(&mut |s, r, nth| match placed.get_mut(nth as usize) {
@@ -321,18 +336,18 @@ impl Ends {
                     s.time_ns,
                     r.length,
                     r.time_ns,
-                    r.posted_ns,
+                    (r.posted_ns, r.posted),
                 ));
                 Ok(())
             }
             None => Err(format!("spilled message ends damaged: receive {nth}")),
         })?;
-        for ([sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns, posted_ns) in
+        for ([sender, receiver, comm, tag], length, send_ns, recv_length, recv_ns, (posted_ns, posted)) in
             placed.into_iter().flatten()
         {
             let (sender, receiver) = (LocationId(sender), LocationId(receiver));
             let send = Send { sender, receiver, comm, tag, length, time_ns: send_ns, cancelled: false };
-            let recv = Recv { sender, receiver, comm, tag, length: recv_length, time_ns: recv_ns, posted_ns };
+            let recv = Recv { sender, receiver, comm, tag, length: recv_length, time_ns: recv_ns, posted_ns, posted };
             emit(&send, &recv);
         }
         Ok(unmatched)
@@ -425,6 +440,7 @@ impl Ends {
                             length: b.length,
                             time_ns: b.time_ns,
                             posted_ns: b.posted_ns,
+                            posted: b.order,
                         };
                         emit(&send, &recv, b.nth)?;
                         s = next_send(out)?;
@@ -438,7 +454,7 @@ impl Ends {
 
     /// The collective parts in record order, each with its operation instance (`matching::Collectives`).
     pub(super) fn collectives(&mut self, emit: &mut dyn FnMut(&CollectivePart, u32)) -> Result<(), String> {
-        let mut group = matching::Collectives::default();
+        let mut group = matching::Collectives::self_like(self.self_like.iter().copied());
         self.parts(&mut |p| emit(p, group.operation(p)))
     }
 
@@ -481,12 +497,10 @@ impl Spilled {
         let (first, kept_sends) = (self.sends_out, kept.as_ref().map(|k| &k.sends));
         let mut run: Vec<End> = (sends.iter().enumerate())
             .filter(|(_, s)| !s.cancelled)
-            .map(|(i, s)| End {
-                channel: channel(s.sender, s.receiver, s.comm, s.tag),
-                nth: kept_sends.map_or(first + i as u64, |k| k[i]),
-                length: s.length,
-                time_ns: s.time_ns,
-                posted_ns: s.time_ns,
+            .map(|(i, s)| {
+                let nth = kept_sends.map_or(first + i as u64, |k| k[i]);
+                let channel = channel(s.sender, s.receiver, s.comm, s.tag);
+                End { channel, order: nth, nth, length: s.length, time_ns: s.time_ns, posted_ns: s.time_ns }
             })
             .collect();
         // (Every send recorded so far is spilled or dropped: the next one's number.)
@@ -499,6 +513,7 @@ impl Spilled {
         run.clear();
         run.extend(recvs.iter().enumerate().map(|(i, r)| End {
             channel: channel(r.sender, r.receiver, r.comm, r.tag),
+            order: r.posted,
             nth: kept_recvs.map_or(first + i as u64, |k| k[i]),
             length: r.length,
             time_ns: r.time_ns,
@@ -531,7 +546,12 @@ impl Spilled {
         if run.is_empty() {
             return Ok(None);
         }
-        let run = by_channel(run);
+        let mut run = by_channel(run);
+        // Each channel's receives in posting order where some completed in another (rare); sends, and
+        // receives completed as posted, are already in (channel, order).
+        if !run.windows(2).all(|w| w[0] <= w[1]) {
+            run.sort_unstable();
+        }
         let mut keys = Vec::new();
         let mut buf = Vec::with_capacity(self.page_ends * END_BYTES);
         for page in run.chunks(self.page_ends) {
@@ -674,7 +694,18 @@ mod tests {
                 0 => {
                     ends.send(Send { sender, receiver, comm: 1, tag, length: t as u64, time_ns: t, cancelled: false });
                 }
-                _ => ends.recv(Recv { sender, receiver, comm: 1, tag, length: t as u64, time_ns: t, posted_ns: t - 1 }),
+                _ => ends.recv(Recv {
+                    sender,
+                    receiver,
+                    comm: 1,
+                    tag,
+                    length: t as u64,
+                    time_ns: t,
+                    posted_ns: t - 1,
+                    // Posted out of completion order here and there (each receiver's postings are distinct):
+                    // a channel's receives then meet its sends in posting order, spilled or not.
+                    posted: t as u64 ^ 4,
+                }),
             }
             for &(at, nth) in cancels {
                 if at == i {

@@ -175,6 +175,7 @@ pub(super) fn put(item: &Logged, out: &mut Vec<u8>, last: &mut i64) {
             put_u(out, r.length);
             time(out, r.time_ns);
             time(out, r.posted_ns);
+            put_u(out, r.posted);
         }
         Logged::Cancel(n) => {
             out.push(3);
@@ -291,6 +292,7 @@ pub(super) fn get(r: &mut Bytes, last: &mut i64) -> Result<Logged, String> {
             length: r.u()?,
             time_ns: time(r, last)?,
             posted_ns: time(r, last)?,
+            posted: r.u()?,
         }),
         3 => Logged::Cancel(r.u32()?),
         4 => {
@@ -397,6 +399,7 @@ mod tests {
                 length: 0,
                 time_ns: i64::MIN,
                 posted_ns: i64::MIN,
+                posted: u64::MAX,
             }),
             Logged::Cancel(u32::MAX),
             Logged::Part(

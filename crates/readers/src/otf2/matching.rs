@@ -2,10 +2,13 @@
 //!
 //! Point-to-point: MPI guarantees messages between one sender and one receiver on one communicator with one
 //! tag arrive in the order they were sent (non-overtaking), so the k-th send of a (sender, receiver,
-//! communicator, tag) channel matches the k-th receive of the same channel. Non-blocking sends cancelled
+//! communicator, tag) channel matches the k-th receive of the same channel in the order the receives were
+//! POSTED (an MPI_Irecv at its request, a blocking receive where it completes), which is not the order they
+//! completed in when a later-posted request is waited for first. Non-blocking sends cancelled
 //! through their request id never left and take no part. Collectives: every member of a communicator calls
 //! its collectives in the same order, so the k-th collective on a communicator at each location is one
-//! operation instance.
+//! operation instance; on a self-like communicator (COMM_SELF, or one whose group is empty: each location
+//! its own rank 0) every call is an operation instance of its own, with the caller its only member.
 //!
 //! This module knows no file format; it must not decode bytes.
 
@@ -35,6 +38,9 @@ pub struct Recv {
     pub time_ns: i64,
     /// When the receive was posted: the MPI_Irecv's request event, or `time_ns` for a blocking receive.
     pub posted_ns: i64,
+    /// Its place in its receiver's posting order (from 0, counting every receive posted there): a channel's
+    /// receives are matched with its sends in this order.
+    pub posted: u64,
 }
 
 /// A matched message: indexes into the send and receive lists.
@@ -53,7 +59,8 @@ pub struct MessageMatch {
     pub length_mismatches: usize,
 }
 
-/// Match sends to receives. Each list must be in per-location time order (file order).
+/// Match sends to receives. Each list must be in per-location time order (file order); a channel's k-th
+/// send (in file order) meets its k-th receive in posting order (`Recv::posted`).
 pub fn match_messages(sends: &[Send], recvs: &[Recv]) -> MessageMatch {
     let mut matched = Vec::new();
     let Ok(counts) = match_each(sends, recvs, &mut |send, recv| -> Result<(), std::convert::Infallible> {
@@ -76,7 +83,7 @@ pub struct MatchCounts {
     pub length_mismatches: usize,
 }
 
-/// [`match_messages`] handing each pair (send index, receive index) to `pair` as it is found, in receive
+/// [`match_messages`] handing each pair (send index, receive index) to `pair`, in receive
 /// order, rather than listing them (a streamed index takes a million pairs without holding them twice).
 /// `pair`'s first error stops the matching.
 pub fn match_each<E>(
@@ -117,21 +124,73 @@ pub fn match_each<E>(
         next[c] += 1;
     }
     next.copy_from_slice(&starts[..counts.len()]);
+    // Each receive's channel (`NONE`: one no send took), and whether some channel's receives completed in
+    // another order than they were posted in (rare: then they are put in posting order first).
+    const NONE: u32 = u32::MAX;
+    let mut last_posted = vec![0u64; counts.len()];
+    let mut reordered = false;
+    let chans: Vec<u32> = recvs
+        .iter()
+        .map(|r| match ids.get(&(r.sender, r.receiver, r.comm, r.tag)) {
+            Some(&c) => {
+                reordered |= r.posted < last_posted[c];
+                last_posted[c] = r.posted;
+                c as u32
+            }
+            None => NONE,
+        })
+        .collect();
+    drop(last_posted);
     let mut out = MatchCounts::default();
     let mut matched = 0usize;
-    for (j, r) in recvs.iter().enumerate() {
-        let channel = ids.get(&(r.sender, r.receiver, r.comm, r.tag)).copied();
-        match channel.filter(|&c| next[c] < starts[c + 1]) {
-            Some(c) => {
-                let i = order[next[c]];
-                next[c] += 1;
-                matched += 1;
-                if sends[i].length != r.length {
-                    out.length_mismatches += 1;
+    let mut take = |i: usize, j: usize, out: &mut MatchCounts| {
+        matched += 1;
+        if sends[i].length != recvs[j].length {
+            out.length_mismatches += 1;
+        }
+        pair(i, j)
+    };
+    if !reordered {
+        for (j, &c) in chans.iter().enumerate() {
+            let c = c as usize;
+            match (c != NONE as usize && next[c] < starts[c + 1]).then_some(c) {
+                Some(c) => {
+                    let i = order[next[c]];
+                    next[c] += 1;
+                    take(i, j, &mut out)?;
                 }
-                pair(i, j)?;
+                None => out.unmatched_recvs += 1,
             }
-            None => out.unmatched_recvs += 1,
+        }
+    } else {
+        // Each channel's receives in posting order (a counting sort by channel keeps record order; a stable
+        // sort by posting number within each), the k-th given the channel's k-th send.
+        let mut at = vec![0usize; counts.len() + 1];
+        for &c in chans.iter().filter(|&&c| c != NONE) {
+            at[c as usize + 1] += 1;
+        }
+        for c in 0..counts.len() {
+            at[c + 1] += at[c];
+        }
+        let first = at.clone();
+        let mut posted = vec![0usize; at[counts.len()]];
+        for (j, &c) in chans.iter().enumerate().filter(|(_, &c)| c != NONE) {
+            posted[at[c as usize]] = j;
+            at[c as usize] += 1;
+        }
+        let mut send_of = vec![usize::MAX; recvs.len()];
+        for c in 0..counts.len() {
+            let slice = &mut posted[first[c]..first[c + 1]];
+            slice.sort_by_key(|&j| recvs[j].posted);
+            for (k, &j) in slice.iter().enumerate().take(counts[c]) {
+                send_of[j] = order[starts[c] + k];
+            }
+        }
+        for (j, &i) in send_of.iter().enumerate() {
+            match i {
+                usize::MAX => out.unmatched_recvs += 1,
+                i => take(i, j, &mut out)?,
+            }
         }
     }
     out.unmatched_sends = taken_all - matched;
@@ -172,11 +231,23 @@ pub struct Collectives {
     /// The last part's (location, communicator) and its count's slot: consecutive parts of one location
     /// on one communicator skip the lookup.
     last: Option<((LocationId, u32), u32)>,
+    /// Self-like communicators: each part on one is an instance of its own.
+    self_like: rustc_hash::FxHashSet<u32>,
 }
 
 impl Collectives {
+    /// A grouping in which the communicators `comms` are self-like (COMM_SELF, or an empty group): each
+    /// location is rank 0 of its own, so each of its calls is an operation with one member.
+    pub fn self_like(comms: impl IntoIterator<Item = u32>) -> Collectives {
+        Collectives { self_like: comms.into_iter().collect(), ..Collectives::default() }
+    }
+
     /// The next part's operation instance.
     pub fn operation(&mut self, p: &CollectivePart) -> u32 {
+        if self.self_like.contains(&p.comm) {
+            self.instances += 1;
+            return self.instances - 1;
+        }
         let key = (p.location, p.comm);
         let nth = match &mut self.last {
             Some((k, n)) if *k == key => {
@@ -213,7 +284,16 @@ mod tests {
         Send { sender: LocationId(s), receiver: LocationId(r), comm: 0, tag, length: 8, time_ns: t, cancelled: false }
     }
     fn recv(s: u32, r: u32, tag: u32, t: i64) -> Recv {
-        Recv { sender: LocationId(s), receiver: LocationId(r), comm: 0, tag, length: 8, time_ns: t, posted_ns: t }
+        Recv {
+            sender: LocationId(s),
+            receiver: LocationId(r),
+            comm: 0,
+            tag,
+            length: 8,
+            time_ns: t,
+            posted_ns: t,
+            posted: t as u64,
+        }
     }
 
     /// `n` random sends among `locations` on `tags`, one in `cancelled` cancelled, one in `mismatched` of
@@ -250,6 +330,26 @@ mod tests {
             vec![Matched { send: 1, recv: 0 }, Matched { send: 0, recv: 1 }, Matched { send: 2, recv: 2 }]
         );
         assert_eq!((m.unmatched_sends, m.unmatched_recvs), (0, 0));
+    }
+
+    /// Two receives of one channel posted in one order (MPI_Irecv at 10, then at 20) and completed in the
+    /// other: the first message sent meets the receive posted first, whichever completed first; pairs are
+    /// still handed over in receive order.
+    #[test]
+    fn a_channel_is_matched_in_posting_order() {
+        let sends = [send(0, 1, 1, 5), send(0, 1, 1, 6), send(0, 1, 2, 7)];
+        let mut recvs = [recv(0, 1, 1, 40), recv(0, 1, 2, 45), recv(0, 1, 1, 50), recv(0, 1, 1, 60)];
+        // Posted: the tag-1 receive completed at 50 first (posting 0), the one completed at 40 second, the
+        // tag-2 one third, the one completed at 60 (an orphan) last.
+        (recvs[0].posted, recvs[0].posted_ns) = (1, 20);
+        (recvs[1].posted, recvs[1].posted_ns) = (2, 30);
+        (recvs[2].posted, recvs[2].posted_ns) = (0, 10);
+        let m = match_messages(&sends, &recvs);
+        assert_eq!(
+            m.matched,
+            vec![Matched { send: 1, recv: 0 }, Matched { send: 2, recv: 1 }, Matched { send: 0, recv: 2 }]
+        );
+        assert_eq!((m.unmatched_sends, m.unmatched_recvs), (0, 1));
     }
 
     #[test]
@@ -302,6 +402,41 @@ mod tests {
         assert!(orphans > 0 && m.unmatched_sends > 0 && mismatched > 0, "the cases the traffic is for");
     }
 
+    /// On random traffic whose receives were posted out of completion order here and there, each channel's
+    /// k-th send meets its k-th receive by posting number (the channel's receives sorted by it: the oracle).
+    #[test]
+    fn each_channel_meets_its_receives_in_posting_order() {
+        let (sends, mut recvs) = traffic(0x9e37_79b9_7f4a_7c15, 20_000, (7, 50), (60, 50, 25));
+        for (j, r) in recvs.iter_mut().enumerate() {
+            r.posted = j as u64 ^ 6;
+        }
+        let mut queues: std::collections::HashMap<_, std::collections::VecDeque<usize>> = Default::default();
+        for (i, s) in sends.iter().enumerate().filter(|(_, s)| !s.cancelled) {
+            queues.entry((s.sender, s.receiver, s.comm, s.tag)).or_default().push_back(i);
+        }
+        let mut by_channel: std::collections::HashMap<_, Vec<usize>> = Default::default();
+        for (j, r) in recvs.iter().enumerate() {
+            by_channel.entry((r.sender, r.receiver, r.comm, r.tag)).or_default().push(j);
+        }
+        let mut send_of = vec![None; recvs.len()];
+        for (channel, mut js) in by_channel {
+            js.sort_by_key(|&j| recvs[j].posted);
+            let queue = queues.entry(channel).or_default();
+            for j in js {
+                send_of[j] = queue.pop_front();
+            }
+        }
+        let want: Vec<Matched> =
+            send_of.iter().enumerate().filter_map(|(j, i)| i.map(|send| Matched { send, recv: j })).collect();
+        let m = match_messages(&sends, &recvs);
+        assert_eq!(m.matched, want);
+        assert_eq!(m.unmatched_recvs, send_of.iter().filter(|i| i.is_none()).count());
+        assert_eq!(m.unmatched_sends, queues.values().map(|q| q.len()).sum::<usize>());
+        // The case the test is for: some pairs differ from completion order's.
+        let plain: Vec<Recv> = recvs.iter().enumerate().map(|(j, r)| Recv { posted: j as u64, ..*r }).collect();
+        assert_ne!(match_messages(&sends, &plain).matched, want);
+    }
+
     #[test]
     fn collectives_group_by_communicator_and_order() {
         let part = |l: u32, comm: u32| CollectivePart {
@@ -342,5 +477,28 @@ mod tests {
                 .collect();
             assert_eq!(group_collectives(&parts), want, "round {round}");
         }
+    }
+
+    /// On a self-like communicator (1 here) each call is an operation of its own, whoever makes it; the
+    /// others are grouped as before around them.
+    #[test]
+    fn collectives_on_a_self_like_communicator_are_each_their_own() {
+        let part = |l: u32, comm: u32| CollectivePart {
+            location: LocationId(l),
+            region: RegionId(0),
+            comm,
+            op: 0,
+            root: None,
+            begin_ns: 0,
+            end_ns: 1,
+            sent: 0,
+            received: 0,
+        };
+        let parts = [part(0, 1), part(0, 0), part(0, 1), part(1, 1), part(1, 0), part(1, 1)];
+        let mut group = Collectives::self_like([1]);
+        let ops: Vec<u32> = parts.iter().map(|p| group.operation(p)).collect();
+        assert_eq!(ops, vec![0, 1, 2, 3, 1, 4]);
+        // Without saying so, communicator 1 is grouped as any other.
+        assert_eq!(group_collectives(&parts), vec![0, 1, 2, 0, 1, 2]);
     }
 }

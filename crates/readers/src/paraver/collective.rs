@@ -1,7 +1,9 @@
 //! Collective operations from global communication records (`4:`): each participant writes one record per
 //! operation, so the k-th record of a thread on communicator C belongs to the k-th operation on C (the same
 //! rule OTF2 readers use for collective begin/end pairs). A participation starts at its record and ends when
-//! the MPI call that was open on the thread at that time ends. It must not parse text or build intervals.
+//! the MPI call that was open on the thread at that time ends. The record's root (a rank of its
+//! communicator) is kept as the converter resolved it: the root task's first thread. It must not parse text
+//! or build intervals.
 
 use std::collections::HashMap;
 use weft_model::{CollectiveRecord, LocationId, RegionId, StringId};
@@ -11,6 +13,7 @@ struct Pending {
     thread: u32,
     region: RegionId,
     communicator: StringId,
+    root: Option<u32>,
     start: u64,
     end: Option<u64>,
     sent: u64,
@@ -34,6 +37,8 @@ pub(super) struct Participation {
     pub region: RegionId,
     pub communicator_id: u64,
     pub communicator: StringId,
+    /// The root's thread (its task's first), where the record names a root.
+    pub root: Option<u32>,
     pub time: u64,
     pub sent: u64,
     pub received: u64,
@@ -55,6 +60,7 @@ impl Collectives {
             thread: p.thread,
             region: p.region,
             communicator: p.communicator,
+            root: p.root,
             start: p.time,
             end: (!p.in_call).then_some(p.time),
             sent: p.sent,
@@ -87,7 +93,7 @@ impl Collectives {
                 location: location(p.thread),
                 region: p.region,
                 communicator: p.communicator,
-                root: None,
+                root: p.root.map(&mut location),
                 start_ns: ns(p.start),
                 end_ns: ns(p.end.unwrap_or(p.start)),
                 bytes_sent: p.sent,

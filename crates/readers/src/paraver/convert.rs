@@ -107,6 +107,9 @@ pub(super) struct Converter<'a> {
     end_time: u64,
     /// First thread index of each (appl, task), and its thread count: `tasks[appl-1][task-1]`.
     tasks: Vec<Vec<(u32, u32)>>,
+    /// Per (appl, communicator id): its member tasks in rank order (1-based; -1 for no known task), from the
+    /// header's communicator lines.
+    comm_tasks: IntMap<(u32, u64), Vec<i64>>,
     threads: Vec<Thread>,
     undefined: IntMap<(u32, u32, u32), u32>,
     type_kinds: IntMap<u64, TypeKind>,
@@ -177,6 +180,7 @@ impl<'a> Converter<'a> {
             tick_ns: header.unit.ns_per_tick(),
             end_time: header.end_time,
             tasks,
+            comm_tasks: header.communicators.iter().map(|c| ((c.appl, c.id), c.tasks.clone())).collect(),
             threads,
             undefined: IntMap::default(),
             type_kinds: IntMap::default(),
@@ -189,6 +193,20 @@ impl<'a> Converter<'a> {
             stats: Stats::default(),
             spill: None,
         }
+    }
+
+    /// The thread of rank `rank` of communicator `comm` of application `appl` (the root field of a global
+    /// communication record is a rank, from 0, as Extrae's `paraver_global_op` names it: `root_rank`): the
+    /// first thread of the task the communicator's line puts at that rank, or of task `rank + 1` where no
+    /// line defines the communicator (MPI_COMM_WORLD). None where that is no declared task.
+    fn root_thread(&self, appl: u32, comm: u64, rank: i64) -> Option<u32> {
+        let rank = usize::try_from(rank).ok()?;
+        let task = match self.comm_tasks.get(&(appl, comm)) {
+            Some(tasks) => usize::try_from(*tasks.get(rank)?).ok()?,
+            None => rank + 1,
+        };
+        let tasks = self.tasks.get((appl as usize).checked_sub(1)?)?;
+        tasks.get(task.checked_sub(1)?).filter(|&&(_, n)| n >= 1).map(|&(first, _)| first)
     }
 
     /// Whether `ticks` is a time in nanoseconds below i64::MAX (else [`Self::ns`] saturates).
@@ -653,11 +671,13 @@ impl RecordSink for Converter<'_> {
             }
         };
         let communicator = self.b.intern(&format!("communicator {}", g.communicator));
+        let root = g.root.and_then(|r| self.root_thread(g.who.appl, g.communicator, r));
         self.collectives.participate(Participation {
             thread: t as u32,
             region,
             communicator_id: g.communicator,
             communicator,
+            root,
             time: g.time,
             sent: g.send_size,
             received: g.recv_size,

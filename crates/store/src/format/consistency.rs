@@ -11,7 +11,8 @@
 //! own frames and hashes are checked where they are read ([`crate::read`]) and merged.
 
 use crate::format::manifest::levels;
-use crate::format::manifest::{Manifest, TileEntry, TileKind};
+use crate::format::manifest::{check_head, Manifest, TileEntry, TileKind, FORMAT_NAME, MANIFEST, OLDEST_READ_VERSION};
+use crate::StoreError;
 
 /// Most bins a pyramid tile holds (the index writes 256).
 const MAX_BINS_PER_TILE: u32 = 1 << 16;
@@ -217,4 +218,21 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
         return Err(format!("the waits tiles hold {waits} waits, the manifest's waits count {counted}"));
     }
     Ok(())
+}
+
+/// Reading a manifest ends with this room's check, so it lives here: the manifest's own module knows nothing
+/// of consistency (no import circle in the store's format).
+impl Manifest {
+    /// Parse and check a manifest: format and version first (a store of another version is named as such),
+    /// then that every definition list is consistent, so decoding may index them without checks, then its
+    /// tiles against its tiling and counts (`store::consistency`), so every reader sees a whole store.
+    pub fn parse(bytes: &[u8]) -> Result<Manifest, StoreError> {
+        let file = MANIFEST.to_string();
+        check_head(bytes, &file, FORMAT_NAME, "a weft store manifest", OLDEST_READ_VERSION)?;
+        let m: Manifest = serde_json::from_slice(bytes)
+            .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
+        m.check().map_err(|detail| StoreError::Corrupt { file: file.clone(), detail })?;
+        check(&m, Scope::Store).map_err(|detail| StoreError::Corrupt { file, detail })?;
+        Ok(m)
+    }
 }

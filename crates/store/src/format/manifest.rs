@@ -266,20 +266,6 @@ impl TileEntry {
 }
 
 impl Manifest {
-    /// Parse and check a manifest: format and version first (a store of another version is named as such),
-    /// then that every definition list is consistent, so decoding may index them without checks, then its
-    /// tiles against its tiling and counts (`store::consistency`), so every reader sees a whole store.
-    pub fn parse(bytes: &[u8]) -> Result<Manifest, StoreError> {
-        let file = MANIFEST.to_string();
-        check_head(bytes, &file, FORMAT_NAME, "a weft store manifest", OLDEST_READ_VERSION)?;
-        let m: Manifest = serde_json::from_slice(bytes)
-            .map_err(|e| StoreError::Corrupt { file: file.clone(), detail: e.to_string() })?;
-        m.check().map_err(|detail| StoreError::Corrupt { file: file.clone(), detail })?;
-        crate::format::consistency::check(&m, crate::format::consistency::Scope::Store)
-            .map_err(|detail| StoreError::Corrupt { file, detail })?;
-        Ok(m)
-    }
-
     pub fn origin(&self) -> Result<i64, StoreError> {
         self.origin_ns.parse().map_err(|_| StoreError::Corrupt {
             file: MANIFEST.into(),

@@ -8,9 +8,17 @@ use std::ops::Range;
 use weft_analyses::particles::SliceEvent;
 use weft_model::LocationId;
 
-/// A communication or synchronization interval for the particle tiles: (start, location, trace index, region,
-/// duration); sorted by the first three, which are unique.
-pub type Particle = (u64, u32, u64, u32, u64);
+/// A communication or synchronization interval for the particle tiles; ordered by its fields in turn, sorted
+/// by the first three (start, location, trace index), which are unique.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Particle {
+    pub start_ns: u64,
+    pub location: u32,
+    /// Its index in the trace's intervals.
+    pub index: u64,
+    pub region: u32,
+    pub dur_ns: u64,
+}
 
 /// A decoded particle tile: its window (ns from the origin; the last reaches to `u64::MAX`), the events
 /// started in it, and those of earlier windows still running at its start (ending after it).
@@ -25,11 +33,11 @@ pub struct ParticleTile {
 /// duration, trace index as deltas); [`decode_particles`] reads it back.
 pub fn encode_particles<'a>(c: &mut ColumnWriter, run: impl Iterator<Item = &'a Particle> + Clone) {
     c.varint(run.clone().count() as u64);
-    run.clone().for_each(|e| c.varint(e.1 as u64));
-    run.clone().for_each(|e| c.varint(e.3 as u64));
-    deltas(c, run.clone().map(|e| e.0));
-    run.clone().for_each(|e| c.varint(e.4));
-    deltas(c, run.map(|e| e.2));
+    run.clone().for_each(|e| c.varint(e.location as u64));
+    run.clone().for_each(|e| c.varint(e.region as u64));
+    deltas(c, run.clone().map(|e| e.start_ns));
+    run.clone().for_each(|e| c.varint(e.dur_ns));
+    deltas(c, run.map(|e| e.index));
 }
 
 /// One list of a particle tile ([`encode_particles`] writes it): each event's (start, end) must pass `fits`.

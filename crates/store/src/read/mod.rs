@@ -17,5 +17,7 @@ pub mod query;
 mod store;
 pub mod waits;
 
-pub use crate::format::events::{CollectiveRow, EventsTile, MessageRow, OpenRecords};
+pub use crate::format::events::{
+    CollectiveRow, EventsTile, MessageRow, OpenInterval, OpenRecords, TileInstant, TileInterval,
+};
 pub use store::{verify_tile, Store};

@@ -7,11 +7,11 @@
 //! Every error names the store file. Plain Rust, no files: the page will decode the same tiles.
 
 use crate::counters::{
-    decode_counter_summary, decode_counter_tile, series_block_range, tile_bins, CounterBinsTile, CounterTile,
+    decode_counter_summary, decode_counter_tile, series_block_range, tile_bins, CounterBinsTile, CounterTile, SampleRow,
 };
 use crate::format::columns::{content_hash, frame, unframe_tile, ColumnError};
 use crate::format::events::decode_events;
-use crate::format::events::{CollectiveRow, EventsTile, MessageRow};
+use crate::format::events::{CollectiveRow, EventsTile, MessageRow, TileInterval};
 use crate::format::manifest::{Manifest, TileEntry, TileKind, MANIFEST};
 use crate::format::moments::decode_moments;
 use crate::format::summary::decode_summary;
@@ -222,7 +222,7 @@ impl<S: TileSource> Store<S> {
         let which = match definition {
             BusyDefinition::Compute => 0,
             BusyDefinition::Any => 1,
-            BusyDefinition::Pattern(_) => return Ok(None),
+            BusyDefinition::Pattern(_) | BusyDefinition::Waiting => return Ok(None),
         };
         let skeleton = self.skeleton()?;
         let mut rows = Vec::with_capacity(self.nl() as usize);
@@ -314,7 +314,7 @@ impl<S: TileSource> Store<S> {
         let mut inst: Slots<(LocationId, RegionId, u64)> = Slots::new(c.instants, bytes, "instants")?;
         let mut msg: Slots<MessageRow> = Slots::new(c.messages, bytes, "messages")?;
         let mut coll: Slots<CollectiveRow> = Slots::new(c.collective_rows, bytes, "collective rows")?;
-        let mut per_loc: Vec<Vec<(RegionId, u64, u64, u16)>> = vec![Vec::new(); nl];
+        let mut per_loc: Vec<Vec<TileInterval>> = vec![Vec::new(); nl];
         let iv = &mut t.intervals;
         iv.location.reserve(cap(c.intervals));
         let mut entries: Vec<&TileEntry> = m.tiles.iter().filter(|e| e.kind == TileKind::Events).collect();
@@ -327,11 +327,11 @@ impl<S: TileSource> Store<S> {
                 let e = entries[i];
                 let tile = self.events_tile(e)?;
                 // `tile.open` repeats records of earlier windows: each was put in place from its own tile.
-                for (l, r, s, d, depth) in tile.intervals {
-                    per_loc[l.index()].push((r, s, d, depth));
+                for x in tile.intervals {
+                    per_loc[x.location.index()].push(x);
                 }
-                for (k, l, r, time) in tile.instants {
-                    inst.put(k, (l, r, time)).map_err(|d| mismatch(&e.path, d))?;
+                for x in tile.instants {
+                    inst.put(x.index, (x.location, x.region, x.time_ns)).map_err(|d| mismatch(&e.path, d))?;
                 }
                 for x in tile.messages {
                     msg.put(x.index, x).map_err(|d| mismatch(&e.path, d))?;
@@ -357,12 +357,12 @@ impl<S: TileSource> Store<S> {
                     continue; // an empty location keeps the range 0..0, as the builder leaves it
                 }
                 let start = iv.location.len();
-                for (r, s, d, depth) in v {
+                for x in v {
                     iv.location.push(LocationId(l));
-                    iv.region.push(r);
-                    iv.start_ns.push(s);
-                    iv.dur_ns.push(d);
-                    iv.depth.push(depth);
+                    iv.region.push(x.region);
+                    iv.start_ns.push(x.start_ns);
+                    iv.dur_ns.push(x.dur_ns);
+                    iv.depth.push(x.depth);
                 }
                 t.location_intervals[l as usize] = start..iv.location.len();
             }
@@ -382,7 +382,7 @@ impl<S: TileSource> Store<S> {
         coll.finish()?.iter().for_each(|x| x.push_to(&mut t.collectives));
         let mut samples: Slots<(u32, u64, f64)> = Slots::new(c.counter_samples, bytes, "counter samples")?;
         for e in m.tiles.iter().filter(|e| e.kind == TileKind::Counters) {
-            for (k, s, time, v) in self.counter_tile(e)?.samples {
+            for SampleRow { index: k, series: s, time_ns: time, value: v } in self.counter_tile(e)?.samples {
                 samples.put(k, (s, time, v)).map_err(|d| mismatch(&e.path, d))?;
             }
         }

@@ -65,6 +65,7 @@ fn shape_name(s: Shape) -> &'static str {
         Shape::Diamond => "diamond",
         Shape::TriangleDown => "triangle_down",
         Shape::TriangleUp => "triangle_up",
+        Shape::Hatched => "hatched",
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod aggregate;
 pub mod axis;
 pub mod counters;
+pub mod diagnosis_marks;
 pub mod execgraph;
 pub mod grains;
 pub mod groups;
@@ -48,6 +49,9 @@ pub enum Shape {
     TriangleDown = 4,
     /// Triangle pointing up, inscribed in the rect.
     TriangleUp = 5,
+    /// The rect hatched: diagonal stripes of the fill 3 px wide every 6 px of the screen (continuous across
+    /// neighbouring rects), transparent between them, so what is beneath shows through (waiting, issue #53).
+    Hatched = 6,
 }
 
 /// One filled shape. 32 bytes; the GPU's instance layout matches it field for field.

@@ -44,6 +44,8 @@ pub fn to_svg(scene: &Scene) -> String {
     );
     let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" {}/>", paint("fill", scene.background));
     s.push_str("<g class=\"shapes\">\n");
+    // The hatch patterns defined so far, by colour (Shape::Hatched: stripes of the fill in user space).
+    let mut hatches: Vec<Rgba> = Vec::new();
     for r in &scene.rects {
         let fill = paint("fill", r.fill);
         let stroke = if r.border_px > 0.0 && r.border & 0xff != 0 {
@@ -53,6 +55,19 @@ pub fn to_svg(scene: &Scene) -> String {
         };
         let (x, y, w, h) = (r.x, r.y, r.w.max(0.0), r.h.max(0.0));
         let _ = match r.shape {
+            s_ if s_ == Shape::Hatched as u32 => {
+                let id = format!("hatch-{:08x}", r.fill);
+                if !hatches.contains(&r.fill) {
+                    hatches.push(r.fill);
+                    let _ = writeln!(
+                        s,
+                        "<defs><pattern id=\"{id}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" \
+                         patternTransform=\"rotate(45)\"><rect width=\"3\" height=\"6\" {}/></pattern></defs>",
+                        paint("fill", r.fill)
+                    );
+                }
+                writeln!(s, "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"url(#{id})\"{stroke}/>")
+            }
             s_ if s_ == Shape::Rounded as u32 => {
                 let rad = w.min(h) / 4.0;
                 writeln!(s, "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" rx=\"{rad}\" {fill}{stroke}/>")
@@ -180,6 +195,13 @@ mod tests {
         let svg = to_svg(&sc);
         assert!(svg.contains("<rect x=\"1\" y=\"2\" width=\"3\" height=\"4\" fill=\"#ff0000\"/>"));
         assert!(svg.contains("<polygon"));
+        let mut hatched = Scene::new(100.0, 50.0, 0xffffffff);
+        for x in [1.0, 9.0] {
+            hatched.rects.push(RectInstance::filled(x, 2.0, 3.0, 4.0, 0x9c1a6eff).with_shape(Shape::Hatched));
+        }
+        let h = to_svg(&hatched);
+        assert_eq!(h.matches("<pattern id=\"hatch-9c1a6eff\"").count(), 1, "one pattern per colour: {h}");
+        assert_eq!(h.matches("fill=\"url(#hatch-9c1a6eff)\"").count(), 2);
         assert!(svg.contains("stroke-dasharray=\"2 2\""));
         assert!(svg.contains("&lt;img src=x onerror=alert(1)&gt;"));
         assert!(!svg.contains("<img"));

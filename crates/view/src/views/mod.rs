@@ -21,6 +21,7 @@ pub mod set;
 pub mod store;
 pub mod store_moments;
 pub mod timeline;
+pub mod timeline_diagnosis;
 
 use crate::scene::Scene;
 use serde::Serialize;

@@ -569,11 +569,12 @@ impl ViewOptions for MomentsOptions {
             OptionSpec::option(
                 "busy",
                 "busy =",
-                "what counts as busy: any region minus communication and synchronization (compute), any region, or regions whose name matches a glob (pattern:GLOB)",
+                "what counts as busy: any region minus communication and synchronization (compute), any region, the wait states (waiting: the waiting part of each MPI call), or regions whose name matches a glob (pattern:GLOB)",
                 Kind::Choice {
                     choices: &[
                         Choice { value: "compute", label: "compute (regions minus communication)" },
                         Choice { value: "any", label: "any region" },
+                        Choice { value: "waiting", label: "waiting (wait states)" },
                     ],
                     other: Some(Other {
                         value: "pattern",
@@ -672,6 +673,7 @@ impl ViewOptions for MomentsOptions {
                 self.busy = match value {
                     "compute" => BusyDefinition::Compute,
                     "any" => BusyDefinition::Any,
+                    "waiting" => BusyDefinition::Waiting,
                     p => match p.strip_prefix("pattern:").filter(|g| !g.is_empty()) {
                         Some(glob) => BusyDefinition::Pattern(glob.to_string()),
                         None => return Err(spec.bad(value)),

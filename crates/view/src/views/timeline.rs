@@ -13,8 +13,10 @@
 
 use super::counters::CounterTracks;
 use super::message_select::{self, MessageSelect, MessageSelection, Pair};
+use super::timeline_diagnosis::{explain, TimelineDiagnosis, WaitInfo};
 use super::{num, Hover, Pane};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
+use crate::scene::diagnosis_marks;
 use crate::scene::groups::{self, RegionUse};
 use crate::scene::message_marks;
 use crate::scene::timeline::{
@@ -120,6 +122,8 @@ pub struct TimelinePane {
     region_uses: std::cell::OnceCell<Vec<RegionUse>>,
     /// The message or flow line under the pointer, drawn highlighted over the others.
     hovered_flow: Option<usize>,
+    /// The worker's diagnosis of the trace (waits hatched, the critical path, the selected wait), once asked.
+    diagnosis: Option<TimelineDiagnosis>,
 }
 
 /// Functions a legend section lists before "other".
@@ -367,6 +371,68 @@ impl TimelinePane {
             row_lanes: Rc::from(Vec::new()),
             region_uses: std::cell::OnceCell::new(),
             hovered_flow: None,
+            diagnosis: None,
+        }
+    }
+
+    /// Show the worker's diagnosis of this trace (decoded and checked against it): its waits hatched, its
+    /// critical path when turned on; what was drawn and selected before is kept where it still applies.
+    pub fn set_diagnosis(&mut self, bundle: Rc<weft_analyses::diagnosis::bundle::DiagnosisBundle>) {
+        let (show_waits, show_path) = self.diagnosis.as_ref().map_or((true, false), |d| (d.show_waits, d.show_path));
+        let mut d = TimelineDiagnosis::new(bundle);
+        (d.show_waits, d.show_path) = (show_waits, show_path);
+        self.diagnosis = Some(d);
+    }
+
+    pub fn diagnosis(&self) -> Option<&TimelineDiagnosis> {
+        self.diagnosis.as_ref()
+    }
+
+    /// Draw the waits and the critical path or not; false without a diagnosis.
+    pub fn set_diagnosis_shown(&mut self, waits: bool, path: bool) -> bool {
+        let Some(d) = self.diagnosis.as_mut() else { return false };
+        (d.show_waits, d.show_path) = (waits, path);
+        true
+    }
+
+    /// Select the wait drawn at screen (x, y) (None: clears the selection): the wait in words with its root
+    /// causes, or None.
+    pub fn wait_click(&mut self, x: f32, y: f32) -> Option<WaitInfo> {
+        let d = self.diagnosis.as_ref().filter(|d| d.show_waits)?;
+        let hit = diagnosis_marks::wait_at(&d.bundle, &self.trace, &self.layout, &self.view, x, y);
+        let d = self.diagnosis.as_mut()?;
+        d.selected = hit;
+        explain(&d.bundle, &self.trace, hit?)
+    }
+
+    /// Select wait `i` and bring it and its cause into view (the wait with its cause's time, its row
+    /// scrolled into view): the wait in words, or None for no such wait.
+    pub fn show_wait(&mut self, i: usize) -> Option<WaitInfo> {
+        let d = self.diagnosis.as_mut()?;
+        let info = explain(&d.bundle, &self.trace, i)?;
+        d.selected = Some(i);
+        let (a, b) = (info.start_ns.min(info.cause_ns.max(info.start_ns)), info.end_ns.max(info.cause_ns));
+        let depth = self.trace.intervals.depth[d.bundle.waits.call[i] as usize];
+        let ts = TimelineScene { trace: &self.trace, layout: &self.layout, colors: &self.colors };
+        let mut view = self.view;
+        // Zoomed so the wait fills about half the width, never less than 2 us.
+        let pad = ((b - a) as f64 / 2.0).max(1_000.0);
+        view.t0_ns = a as f64 - pad;
+        view.t1_ns = b as f64 + pad;
+        message_select::reveal(&ts, &mut view, LocationId(info.location), a, b, depth);
+        self.view = view;
+        Some(info)
+    }
+
+    /// The selected wait in words, or None.
+    pub fn selected_wait(&self) -> Option<WaitInfo> {
+        let d = self.diagnosis.as_ref()?;
+        explain(&d.bundle, &self.trace, d.selected?)
+    }
+
+    pub fn clear_wait(&mut self) {
+        if let Some(d) = self.diagnosis.as_mut() {
+            d.selected = None;
         }
     }
 
@@ -949,6 +1015,17 @@ impl Pane for TimelinePane {
         if let Some(sel) = self.messages.selection() {
             message_marks::highlight(&mut sc, &self.scene_builder(), &self.view, &sel.message_ids(), &sel.intervals());
         }
+        if let Some(d) = &self.diagnosis {
+            if d.show_waits {
+                diagnosis_marks::draw_waits(&mut sc, &d.bundle, &self.trace, &self.layout, &self.view);
+            }
+            if d.show_path {
+                diagnosis_marks::draw_path(&mut sc, &d.bundle, &self.layout, &self.view);
+            }
+            if let Some(i) = d.selected {
+                diagnosis_marks::draw_selected(&mut sc, &d.bundle, &self.trace, &self.layout, &self.view, i);
+            }
+        }
         self.overview.draw(&mut sc, &self.view);
         sc
     }
@@ -969,6 +1046,11 @@ impl Pane for TimelinePane {
             "search": self.search.as_ref().map(|s| json!({
                 "pattern": s.pattern, "count": s.matches.len(), "at": s.at,
                 "hit": self.search_hit(),
+            })),
+            "diagnosis": self.diagnosis.as_ref().map(|d| json!({
+                "waits": d.bundle.waits.len(), "path_segments": d.bundle.path.len(),
+                "show_waits": d.show_waits, "show_path": d.show_path, "selected": d.selected,
+                "window": d.bundle.window.map(|(a, b)| [a, b]),
             })),
         })
     }

@@ -18,11 +18,12 @@
 //! A shard's work and memory are then its share of the messages (a page per run while merging, a round's
 //! chunk from each shard), whatever the trace's size; the store is the same bytes (`tests/cluster.rs`).
 
-use crate::comms::{CommSpill, MessageRow, RawMessage, Sorted};
-use crate::exchange::Exchange;
-use crate::partition::{owner, Shard};
-use crate::runs::{u64_at, Keys, Merge, Record, Runs, PAGE_BYTES};
+use crate::comms::{CommSpill, RawMessage, Sorted};
+use crate::shard::exchange::Exchange;
+use crate::shard::partition::{owner, Shard};
+use crate::spill::runs::{u64_at, Keys, Merge, Record, Runs, PAGE_BYTES};
 use crate::spill::Spill;
+use weft_store::format::events::MessageRow;
 
 /// Samples a shard keeps of the messages it matched, at most (between this and half of it).
 const SAMPLES: usize = 512;
@@ -200,7 +201,7 @@ enum Source<'r> {
 /// the trace's order, numbered, times from `origin`, and in the files of the blocks they touch (module
 /// doc); `comms` then counts the trace's messages. `sampler` saw each message handed over; `share` bytes
 /// bound a round's chunk.
-pub(super) fn finish_messages_exchanged(
+pub(crate) fn finish_messages_exchanged(
     x: &dyn Exchange,
     comms: &mut CommSpill,
     sampler: &Sampler,
@@ -286,7 +287,7 @@ pub(super) fn finish_messages_exchanged(
         rounds(x, chunk, &mut fill, &mut take)?;
     }
     // 4. Every range's count, flows and latest time to every shard.
-    let counts = crate::exchange::numbers_to_all(x, [messages, flows, latest as u64], "message counts")?;
+    let counts = crate::shard::exchange::numbers_to_all(x, [messages, flows, latest as u64], "message counts")?;
     let before: u64 = counts[..me].iter().map(|c| c[0]).sum();
     let total: u64 = counts.iter().map(|c| c[0]).sum();
     let total_flows: u64 = counts.iter().map(|c| c[1]).sum();
@@ -306,7 +307,7 @@ pub(super) fn finish_messages_exchanged(
                 let Some(m) = merge.next(&**spill_cell.borrow())? else { return Ok(false) };
                 let row = m.row(index, origin);
                 index += 1;
-                let (s, r) = (owner(row.sender, bl, blocks, count), owner(row.receiver, bl, blocks, count));
+                let (s, r) = (owner(row.sender.0, bl, blocks, count), owner(row.receiver.0, bl, blocks, count));
                 row.put(&mut out[s]);
                 if r != s {
                     row.put(&mut out[r]);

@@ -8,8 +8,8 @@
 //!
 //! Returns bytes and paths; it must not write files (the CLI does, under a temporary name renamed last).
 
-use crate::comms::{BlockComms, CollectiveRow, MessageRow, TraceComms};
-use crate::pyramid::Level1Builder;
+use crate::build::pyramid::Level1Builder;
+use crate::comms::{BlockComms, TraceComms};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
@@ -18,14 +18,20 @@ use weft_analyses::moments::MomentAccumulator;
 use weft_analyses::particles::{EventFrame, EventSelection};
 use weft_analyses::summary::SummaryCounts;
 use weft_model::{RegionId, Trace};
-use weft_store::format::columns::deltas;
+use weft_store::counters::SampleRow;
 use weft_store::format::columns::ColumnWriter;
+use weft_store::format::events::{encode_events, EventsSelection};
 use weft_store::format::manifest::*;
 use weft_store::format::moments::encode_moments;
 use weft_store::format::particles::{encode_particles, Particle};
 use weft_store::format::summary::encode_summary;
 use weft_store::format::tile::tile;
 use weft_store::pyramid::Bins;
+
+pub mod counters;
+pub mod pyramid;
+
+pub use weft_store::format::events::BlockIntervals;
 
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -123,50 +129,6 @@ impl Plan {
         let particle_region =
             (0..trace.regions.len()).map(|k| weft_analyses::particles::is_communication_event(trace, k)).collect();
         Plan { tiling: t, levels, particle_region }
-    }
-}
-
-/// The intervals of one block of locations in the model's order (location, start, depth), times from the
-/// origin: borrowed from a whole [`Trace`], or decoded from a streamed index's spill.
-pub struct BlockIntervals<'a> {
-    /// Per location of the block (in order): its intervals' index range in the columns below.
-    pub ranges: &'a [Range<usize>],
-    pub region: &'a [RegionId],
-    pub start_ns: &'a [u64],
-    pub dur_ns: &'a [u64],
-    pub depth: &'a [u16],
-    /// The trace's index of element 0 of the columns (particle tiles name intervals by trace index).
-    pub first_index: u64,
-    /// Each element's trace index, where they are not `first_index` on (a range of a block tiled by time
-    /// range: intervals of earlier ranges still open, then the range's own).
-    pub index: Option<&'a [u64]>,
-}
-
-impl BlockIntervals<'_> {
-    /// The trace's index of element `j`.
-    #[inline]
-    pub fn trace_index(&self, j: usize) -> u64 {
-        match self.index {
-            Some(ix) => ix[j],
-            None => self.first_index + j as u64,
-        }
-    }
-}
-
-impl<'a> BlockIntervals<'a> {
-    /// Block `b`'s intervals within a whole trace.
-    pub fn of_trace(trace: &'a Trace, t: &Tiling, b: u32) -> Self {
-        let locs = t.block_range(b, trace.locations.len() as u32);
-        let iv = &trace.intervals;
-        BlockIntervals {
-            ranges: &trace.location_intervals[locs.start as usize..locs.end as usize],
-            region: &iv.region,
-            start_ns: &iv.start_ns,
-            dur_ns: &iv.dur_ns,
-            depth: &iv.depth,
-            first_index: 0,
-            index: None,
-        }
     }
 }
 
@@ -311,7 +273,13 @@ pub fn block_particles(plan: &Plan, b: u32, bi: &BlockIntervals, nlocations: u32
         for i in bi.ranges[k].clone() {
             let region = bi.region[i].0;
             if plan.particle_region[region as usize] {
-                particles.push((bi.start_ns[i], l, bi.trace_index(i), region, bi.dur_ns[i]));
+                particles.push(Particle {
+                    start_ns: bi.start_ns[i],
+                    location: l,
+                    index: bi.trace_index(i),
+                    region,
+                    dur_ns: bi.dur_ns[i],
+                });
             }
         }
         particles.flush();
@@ -412,35 +380,6 @@ pub fn manifest(
         tiles,
         particles: None,
         waits: None,
-    }
-}
-
-/// What one level-0 tile holds: its intervals as runs of the block's columns (location offset in the block,
-/// index range; in location order, then the model's order), not copies; instants by trace index, messages
-/// and collectives by place in the block's ([`BlockComms`]). `open_*`: the records of earlier windows still
-/// open at the window's start (intervals as (location offset, index in the block's columns), in the model's
-/// order; messages and collective rows by place in the block's, so ascending by trace index).
-#[derive(Default)]
-struct EventCols {
-    runs: Vec<(u32, Range<usize>)>,
-    intervals: usize,
-    inst: Vec<u32>,
-    msg: Vec<u32>,
-    coll: Vec<u32>,
-    open: Vec<(u32, usize)>,
-    open_msg: Vec<u32>,
-    open_coll: Vec<u32>,
-}
-
-impl EventCols {
-    fn is_empty(&self) -> bool {
-        self.intervals == 0
-            && self.inst.is_empty()
-            && self.msg.is_empty()
-            && self.coll.is_empty()
-            && self.open.is_empty()
-            && self.open_msg.is_empty()
-            && self.open_coll.is_empty()
     }
 }
 
@@ -547,7 +486,7 @@ pub fn block_tiles(
     // What the threads share: the locations' summaries and the windows' tiles not yet taken, and each done.
     let next_location = AtomicUsize::new(0);
     let done_locations: Mutex<Vec<Option<Summarized>>> = Mutex::new((0..n).map(|_| None).collect());
-    let cols: Gate<Vec<EventCols>> = Gate::default();
+    let cols: Gate<Vec<EventsSelection>> = Gate::default();
     let next_window = AtomicUsize::new(0);
     let done_windows: Mutex<Vec<(usize, Tile)>> = Mutex::new(Vec::new());
     let failed: Mutex<Option<String>> = Mutex::new(None);
@@ -562,7 +501,7 @@ pub fn block_tiles(
             done_locations.lock().expect("no thread panics holding the lock")[k] = Some(s);
         }
     };
-    let encode = |cols: &[EventCols]| loop {
+    let encode = |cols: &[EventsSelection]| loop {
         let w = next_window.fetch_add(1, Ordering::Relaxed);
         if w >= cols.len() || failed.lock().expect("no thread panics holding the lock").is_some() {
             break;
@@ -636,13 +575,13 @@ fn window_tile(
     bi: &BlockIntervals,
     comms: &BlockComms,
     w: u32,
-    c: &EventCols,
+    c: &EventsSelection,
 ) -> Option<Tile> {
     if c.is_empty() {
         return None;
     }
     let first = plan.tiling.block_range(b, trace.locations.len() as u32).start;
-    let payload = events_payload(trace, first, c, bi, comms);
+    let payload = encode_events(c, bi, &trace.instants, first, &comms.messages, &comms.collectives);
     Some(tile(TileKind::Events, 0, b, w, c.intervals as u64, payload))
 }
 
@@ -659,13 +598,13 @@ fn level0_cols(
     carried: &[usize],
     particles: &mut dyn ParticleSink,
     region_totals: &mut [(u64, u64)],
-) -> Vec<EventCols> {
+) -> Vec<EventsSelection> {
     let t = &plan.tiling;
     let locs = t.block_range(b, trace.locations.len() as u32);
     let nw = t.windows as usize;
     let (w0, w1) = (windows.start as usize, windows.end as usize);
     // The range's windows, `cols[w - w0]`.
-    let mut cols: Vec<EventCols> = (w0..w1).map(|_| EventCols::default()).collect();
+    let mut cols: Vec<EventsSelection> = (w0..w1).map(|_| EventsSelection::default()).collect();
     let mut particles = ParticlePieces { piece: Vec::with_capacity(PARTICLE_PIECE), sink: particles };
     // A location's intervals come by start, so those of one window are a run: one division per run, two
     // comparisons per interval (an interval out of order only starts a new run). An interval ending at or
@@ -713,7 +652,13 @@ fn level0_cols(
                     }
                 }
                 if plan.particle_region[region as usize] {
-                    particles.push((start, l, bi.trace_index(j), region, dur));
+                    particles.push(Particle {
+                        start_ns: start,
+                        location: l,
+                        index: bi.trace_index(j),
+                        region,
+                        dur_ns: dur,
+                    });
                 }
                 j += 1;
             }
@@ -739,9 +684,9 @@ fn level0_cols(
     let place = |from: u64,
                  to: u64,
                  i: u32,
-                 cols: &mut [EventCols],
-                 new: fn(&mut EventCols) -> &mut Vec<u32>,
-                 open: fn(&mut EventCols) -> &mut Vec<u32>| {
+                 cols: &mut [EventsSelection],
+                 new: fn(&mut EventsSelection) -> &mut Vec<u32>,
+                 open: fn(&mut EventsSelection) -> &mut Vec<u32>| {
         let w = t.window_of(from) as usize;
         if (w0..w1).contains(&w) {
             new(&mut cols[w - w0]).push(i);
@@ -789,82 +734,6 @@ impl OpenRegions {
         }
         !nested
     }
-}
-
-fn events_payload(trace: &Trace, first_loc: u32, c: &EventCols, bi: &BlockIntervals, k: &BlockComms) -> ColumnWriter {
-    // About 8 bytes per interval before compression: reserved once, not grown.
-    let mut w = ColumnWriter { buf: Vec::with_capacity(c.intervals * 8 + 64) };
-    w.varint(c.intervals as u64);
-    for (l, r) in &c.runs {
-        match u8::try_from(*l) {
-            // A varint below 0x80 is that byte: the run is a fill.
-            Ok(b) if b < 0x80 => w.buf.resize(w.buf.len() + r.len(), b),
-            _ => r.clone().for_each(|_| w.varint(*l as u64)),
-        }
-    }
-    for (_, r) in &c.runs {
-        bi.region[r.clone()].iter().for_each(|v| w.varint(v.0 as u64));
-    }
-    deltas(&mut w, c.runs.iter().flat_map(|(_, r)| bi.start_ns[r.clone()].iter().copied()));
-    for (_, r) in &c.runs {
-        bi.dur_ns[r.clone()].iter().for_each(|&v| w.varint(v));
-    }
-    for (_, r) in &c.runs {
-        bi.depth[r.clone()].iter().for_each(|&v| w.varint(v as u64));
-    }
-    let ins = &trace.instants;
-    w.varint(c.inst.len() as u64);
-    deltas(&mut w, c.inst.iter().map(|&i| i as u64));
-    c.inst.iter().for_each(|&i| w.varint((ins.location[i as usize].0 - first_loc) as u64));
-    c.inst.iter().for_each(|&i| w.varint(ins.region[i as usize].0 as u64));
-    deltas(&mut w, c.inst.iter().map(|&i| ins.time_ns[i as usize]));
-    messages_section(&mut w, &k.messages, &c.msg);
-    collectives_section(&mut w, &k.collectives, &c.coll);
-    // The records of earlier windows still open at this window's start, with their trace indices (a reader
-    // of the whole trace skips them: each is stored as its start window's own).
-    w.varint(c.open.len() as u64);
-    deltas(&mut w, c.open.iter().map(|&(_, j)| bi.trace_index(j)));
-    c.open.iter().for_each(|&(l, _)| w.varint(l as u64));
-    c.open.iter().for_each(|&(_, j)| w.varint(bi.region[j].0 as u64));
-    deltas(&mut w, c.open.iter().map(|&(_, j)| bi.start_ns[j]));
-    c.open.iter().for_each(|&(_, j)| w.varint(bi.dur_ns[j]));
-    c.open.iter().for_each(|&(_, j)| w.varint(bi.depth[j] as u64));
-    messages_section(&mut w, &k.messages, &c.open_msg);
-    collectives_section(&mut w, &k.collectives, &c.open_coll);
-    w
-}
-
-/// The messages at places `msg` of `rows` (ascending by trace index): count, then each column.
-fn messages_section(w: &mut ColumnWriter, rows: &[MessageRow], msg: &[u32]) {
-    let m = || msg.iter().map(|&i| &rows[i as usize]);
-    w.varint(msg.len() as u64);
-    deltas(w, m().map(|r| r.index));
-    m().for_each(|r| w.varint(r.kind as u64));
-    m().for_each(|r| w.varint(r.sender as u64));
-    m().for_each(|r| w.varint(r.receiver as u64));
-    deltas(w, m().map(|r| r.send_ns));
-    m().for_each(|r| w.signed(r.recv_ns.wrapping_sub(r.send_ns) as i64));
-    m().for_each(|r| w.varint(r.size_bytes));
-    m().for_each(|r| w.varint(r.tag as u64));
-    m().for_each(|r| w.varint(r.name as u64));
-    // (Format 6: when the receive was posted, as its distance before the receive.)
-    m().for_each(|r| w.signed(r.recv_ns.wrapping_sub(r.posted_ns) as i64));
-}
-
-/// The collective rows at places `coll` of `rows` (ascending by trace index): count, then each column.
-fn collectives_section(w: &mut ColumnWriter, rows: &[CollectiveRow], coll: &[u32]) {
-    let k = || coll.iter().map(|&i| &rows[i as usize]);
-    w.varint(coll.len() as u64);
-    deltas(w, k().map(|r| r.index));
-    k().for_each(|r| w.varint(r.operation as u64));
-    k().for_each(|r| w.varint(r.location as u64));
-    k().for_each(|r| w.varint(r.region as u64));
-    k().for_each(|r| w.varint(r.communicator as u64));
-    k().for_each(|r| w.varint(r.root as u64));
-    deltas(w, k().map(|r| r.start_ns));
-    k().for_each(|r| w.signed(r.end_ns.wrapping_sub(r.start_ns) as i64));
-    k().for_each(|r| w.varint(r.bytes_sent));
-    k().for_each(|r| w.varint(r.bytes_received));
 }
 
 /// One location's level-1 bins and the moments of its busy time (compute, then any: the moments tile's
@@ -1078,12 +947,12 @@ impl ParticleTiler {
 
     /// Whether `e` belongs before the end of this tiler's windows (events starting after it are not pushed).
     pub fn takes(&self, e: &Particle) -> bool {
-        self.t.window_of(e.0) < self.end
+        self.t.window_of(e.start_ns) < self.end
     }
 
     /// The next event (in (start, location, interval) order).
     pub fn push(&mut self, e: Particle) {
-        let w = self.t.window_of(e.0);
+        let w = self.t.window_of(e.start_ns);
         if w < self.w {
             // Of a window before the range (only before its first window is closed): open in the range's
             // windows it runs into.
@@ -1122,7 +991,7 @@ impl ParticleTiler {
         // they pass (ending after it).
         let span = self.t.window_span(w);
         for e in self.own.drain(..) {
-            let end = e.0.saturating_add(e.4);
+            let end = e.start_ns.saturating_add(e.dur_ns);
             if end > span.end {
                 self.running.push((e, self.t.window_of(end - 1)));
             }
@@ -1133,8 +1002,8 @@ impl ParticleTiler {
 
 /// The windows of the particle tiles an event goes to: its own and each later one whose start it passes.
 pub fn particle_windows(t: &Tiling, e: &Particle) -> std::ops::RangeInclusive<u32> {
-    let w = t.window_of(e.0);
-    let end = e.0.saturating_add(e.4);
+    let w = t.window_of(e.start_ns);
+    let end = e.start_ns.saturating_add(e.dur_ns);
     w..=if end > t.window_span(w).end { t.window_of(end - 1) } else { w }
 }
 
@@ -1156,18 +1025,18 @@ pub struct ParticleExtents {
 
 impl ParticleExtents {
     pub fn add(&mut self, e: &Particle) {
-        let r = e.3 as usize;
+        let r = e.region as usize;
         if self.regions.len() <= r {
             self.regions.resize(r + 1, (0, u64::MAX, u64::MAX, 0, 0));
         }
         let x = &mut self.regions[r];
         x.0 += 1;
-        x.1 = x.1.min(e.0);
-        if e.4 > 0 {
-            x.2 = x.2.min(e.4);
+        x.1 = x.1.min(e.start_ns);
+        if e.dur_ns > 0 {
+            x.2 = x.2.min(e.dur_ns);
         }
-        x.3 = x.3.max(e.4);
-        x.4 = x.4.max(e.0 + e.4);
+        x.3 = x.3.max(e.dur_ns);
+        x.4 = x.4.max(e.start_ns + e.dur_ns);
     }
 
     /// The longest duration of any event (0 for none).
@@ -1236,10 +1105,15 @@ impl ParticleExtents {
 /// The counter tiles of `trace` (`store::counters`).
 pub fn counter_tiles(trace: &Trace, t: &Tiling) -> Vec<(TileEntry, Vec<u8>)> {
     let c = &trace.counters;
-    let rows: Vec<weft_store::counters::SampleRow> = (0..c.sample_time_ns.len())
-        .map(|i| (i as u64, c.sample_series[i], c.sample_time_ns[i], c.sample_value[i]))
+    let rows: Vec<SampleRow> = (0..c.sample_time_ns.len())
+        .map(|i| SampleRow {
+            index: i as u64,
+            series: c.sample_series[i],
+            time_ns: c.sample_time_ns[i],
+            value: c.sample_value[i],
+        })
         .collect();
-    crate::counters::counter_tiles(c.series_name.len() as u32, &rows, t, &levels(t))
+    crate::build::counters::counter_tiles(c.series_name.len() as u32, &rows, t, &levels(t))
 }
 
 impl BuiltStore {
@@ -1255,7 +1129,7 @@ impl BuiltStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pyramid::LocationInput;
+    use crate::build::pyramid::LocationInput;
     use weft_analyses::moments::accumulate;
     use weft_samples::nesting::{chunkings, nesting_trace};
 
@@ -1364,7 +1238,8 @@ mod tests {
                         message_ends: &ends,
                         span_ns: span,
                     };
-                    let whole = (crate::pyramid::level1(&input, bin_ns, bins), bits(&accumulate(&compute, None)));
+                    let whole =
+                        (crate::build::pyramid::level1(&input, bin_ns, bins), bits(&accumulate(&compute, None)));
                     let whole_any = bits(&accumulate(&any, None));
                     for cuts in chunkings(r.len(), seed) {
                         for c in &cuts {
@@ -1410,7 +1285,13 @@ mod tests {
                     4 => 0,
                     _ => next() % 300,
                 };
-                (next() % 42_000, (next() % 8) as u32, i, (next() % 3) as u32, dur)
+                Particle {
+                    start_ns: next() % 42_000,
+                    location: (next() % 8) as u32,
+                    index: i,
+                    region: (next() % 3) as u32,
+                    dur_ns: dur,
+                }
             })
             .collect();
         events.sort();

@@ -11,7 +11,7 @@
 //! merge by the parallel-axis rule, `MomentAccumulator::merge`, but the partition is by location).
 //! Plain Rust, no files.
 
-use crate::partition::{PartManifest, Shard};
+use crate::shard::partition::{PartManifest, Shard};
 use thiserror::Error;
 use weft_store::format::manifest::{Manifest, TileEntry, TileKind, WarningList};
 

@@ -33,7 +33,7 @@ fn finite(v: f64) -> (f64, f64) {
 /// The level-1 bins of `samples` (one block's, in series then time order) onto `out`.
 pub fn level1_bins(level1: &Level, samples: &[SampleRow], out: &mut Vec<Level1Bin>) {
     let last_bin = level1.bins.saturating_sub(1);
-    for &(_, series, time, value) in samples {
+    for &SampleRow { series, time_ns: time, value, .. } in samples {
         let bin = (time / level1.bin_ns.max(1)).min(last_bin);
         let (lo, hi) = finite(value);
         match out.last_mut() {
@@ -97,7 +97,7 @@ impl<'a> BlockCutter<'a> {
         if !own.is_empty() {
             level1_bins(&self.level1, own, &mut self.bins);
             for s in own {
-                self.last[(s.1 - self.series.start) as usize] = Some(*s);
+                self.last[(s.series - self.series.start) as usize] = Some(*s);
             }
         }
         self.pyramid.window(w, &self.bins, &mut self.out);
@@ -185,11 +185,11 @@ pub fn counter_tiles(series: u32, samples: &[SampleRow], t: &Tiling, levels: &[L
     let (mut at, mut by_window, mut rows) = (0usize, vec![Vec::new(); t.windows as usize], Vec::new());
     for b in 0..series_blocks(t, series) {
         let range = series_block_range(t, b, series);
-        let n = samples[at..].partition_point(|s| s.1 < range.end);
+        let n = samples[at..].partition_point(|s| s.series < range.end);
         // The block's samples window by window, each window's in series then time order.
         by_window.iter_mut().for_each(Vec::clear);
         for (i, s) in samples[at..at + n].iter().enumerate() {
-            by_window[t.window_of(s.2) as usize].push(at + i);
+            by_window[t.window_of(s.time_ns) as usize].push(at + i);
         }
         at += n;
         let mut cutter = BlockCutter::new(t, levels, b, series);

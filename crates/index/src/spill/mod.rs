@@ -1,6 +1,8 @@
 //! Where a streamed index keeps what it reads until pass 2 tiles it: the [`Spill`] trait (the CLI's files,
 //! [`MemorySpill`] in tests and for small traces). A leaf: it names no other module of the index.
 
+pub(crate) mod runs;
+
 /// Where the first pass keeps each location's nested intervals until its block is tiled (and a Chrome
 /// read its threads' raw events until the end of the file). Keys past the locations' hold the messages'
 /// sorted runs, the blocks' files of messages and collective rows (`comms`) and the particle runs.

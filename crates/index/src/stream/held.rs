@@ -10,17 +10,17 @@
 
 use crate::budget::INTERVAL_BYTES;
 use crate::build::BlockIntervals;
-use crate::nest::{encode_segment, Nested, NestedColumns, NestedColumnsMut, NestedSink};
 use crate::spill::Spill;
+use crate::stream::nest::{encode_segment, Nested, NestedColumns, NestedColumnsMut, NestedSink};
 use std::ops::Range;
 use weft_model::RegionId;
 
 /// The nested intervals of the locations read so far, in location order (a block of locations is one
 /// slice of them).
 #[derive(Default)]
-pub(super) struct HeldColumns {
+pub(crate) struct HeldColumns {
     /// Per location read so far, its range in the columns (empty for a location another shard tiles).
-    pub(super) ranges: Vec<Range<usize>>,
+    pub(crate) ranges: Vec<Range<usize>>,
     region: Vec<RegionId>,
     /// Start in the source clock (an `i64`'s bits) until [`rebase`](Self::rebase), then ns from the origin.
     start_ns: Vec<u64>,
@@ -32,17 +32,17 @@ pub(super) struct HeldColumns {
 
 impl HeldColumns {
     /// Bytes the columns hold (their capacity: what they took from the allocator).
-    pub(super) fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.region.capacity() as u64 * INTERVAL_BYTES + self.ranges.capacity() as u64 * 16
     }
 
     /// The next location starts.
-    pub(super) fn begin(&mut self) {
+    pub(crate) fn begin(&mut self) {
         self.base = self.region.len();
     }
 
     /// Append nested intervals of the location being read, in order.
-    pub(super) fn push_nested(&mut self, v: &[Nested]) {
+    pub(crate) fn push_nested(&mut self, v: &[Nested]) {
         self.reserve(v.len());
         self.region.extend(v.iter().map(|n| n.0));
         self.start_ns.extend(v.iter().map(|n| n.1 as u64));
@@ -51,7 +51,7 @@ impl HeldColumns {
     }
 
     /// Append a location's nested intervals as columns (a copy of each column).
-    pub(super) fn push(&mut self, v: &NestedColumns) {
+    pub(crate) fn push(&mut self, v: &NestedColumns) {
         self.reserve(v.len());
         self.region.extend_from_slice(&v.region);
         self.start_ns.extend_from_slice(&v.start);
@@ -60,12 +60,12 @@ impl HeldColumns {
     }
 
     /// The deepest nesting depth among the location being read's intervals pushed so far (0 for none).
-    pub(super) fn deepest_reading(&self) -> u16 {
+    pub(crate) fn deepest_reading(&self) -> u16 {
         self.depth[self.base..].iter().copied().max().unwrap_or(0)
     }
 
     /// The location being read: its intervals pushed so far, and the first one's start (source clock).
-    pub(super) fn reading(&self) -> (usize, Option<i64>) {
+    pub(crate) fn reading(&self) -> (usize, Option<i64>) {
         (self.region.len() - self.base, self.start_ns.get(self.base).map(|&s| s as i64))
     }
 
@@ -86,7 +86,7 @@ impl HeldColumns {
 
     /// Durations of the location's intervals written while open (`nest::LocationNest`'s fix-ups: index in
     /// the location, duration). False when one names an interval not pushed (a caller's bug).
-    pub(super) fn fix(&mut self, fixups: &[(u64, u64)]) -> bool {
+    pub(crate) fn fix(&mut self, fixups: &[(u64, u64)]) -> bool {
         for &(i, dur) in fixups {
             match usize::try_from(i).ok().and_then(|i| self.dur_ns[self.base..].get_mut(i)) {
                 Some(d) => *d = dur,
@@ -97,7 +97,7 @@ impl HeldColumns {
     }
 
     /// The location being read ends (`kept`: false when another shard tiles it, nothing pushed).
-    pub(super) fn end(&mut self, kept: bool) {
+    pub(crate) fn end(&mut self, kept: bool) {
         let len = self.region.len();
         self.ranges.push(if kept { self.base..len } else { len..len });
     }
@@ -105,7 +105,7 @@ impl HeldColumns {
     /// Write every location held to `spill` in the spill's format (a location's intervals as one segment;
     /// the one being read, `reading`, as the first segment of its spill), with `w` as scratch. Returns the
     /// bytes written.
-    pub(super) fn spill(
+    pub(crate) fn spill(
         &self,
         spill: &mut dyn Spill,
         reading: Option<usize>,
@@ -125,7 +125,7 @@ impl HeldColumns {
     }
 
     /// Starts from the source clock to ns from `origin` (as pass 2's read of the spill makes them).
-    pub(super) fn rebase(&mut self, origin: i64) {
+    pub(crate) fn rebase(&mut self, origin: i64) {
         for s in &mut self.start_ns {
             *s = (*s as i64).saturating_sub(origin).max(0) as u64;
         }
@@ -133,7 +133,7 @@ impl HeldColumns {
 
     /// The intervals of `locations` (a block's) as pass 2 reads them, `first_index` the trace index of the
     /// block's first interval. None when a location was not read.
-    pub(super) fn block(&self, locations: Range<usize>, first_index: u64) -> Option<BlockIntervals<'_>> {
+    pub(crate) fn block(&self, locations: Range<usize>, first_index: u64) -> Option<BlockIntervals<'_>> {
         let ranges = self.ranges.get(locations)?;
         let at = ranges.first().map_or(0, |r| r.start) as u64;
         Some(BlockIntervals {

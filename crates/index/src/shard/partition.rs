@@ -1,5 +1,5 @@
 //! A store built in shards (issue #17): `weft index --shard K/N` and each MPI rank index the K-th of N
-//! contiguous ranges of location blocks into a *part* (its tiles and a `part.json`), and [`crate::merge`]
+//! contiguous ranges of location blocks into a *part* (its tiles and a `part.json`), and [`crate::shard::merge`]
 //! joins N parts into the store that one process would have written, byte for byte.
 //!
 //! The partition is by location block, deterministic: shard K of N gets blocks `B*K/N .. B*(K+1)/N` (B blocks

@@ -6,7 +6,7 @@
 //!
 //! Knows shards and bytes, not the index: it must not import `stream` or `message_sort` (they import it).
 
-use crate::partition::Shard;
+use crate::shard::partition::Shard;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Mutex;
 use weft_readers::otf2::MatchedShare;

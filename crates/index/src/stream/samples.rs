@@ -18,9 +18,9 @@
 //!
 //! Plain Rust, no files (the spill is the caller's).
 
-use crate::counters::{BlockCutter, Level1Bin};
+use crate::build::counters::{BlockCutter, Level1Bin};
 use crate::error::IndexError;
-use crate::runs::{u32_at, u64_at, Keys, Record, PAGE_BYTES};
+use crate::spill::runs::{u32_at, u64_at, Keys, Record, PAGE_BYTES};
 use crate::spill::{MemorySpill, Spill};
 use std::sync::{Arc, Mutex};
 use weft_model::sort::KMerge;
@@ -31,7 +31,7 @@ use weft_store::format::manifest::{Level, TileEntry, Tiling};
 /// A counter sample as spilled: ordered by series, then time (source clock), then the order it was recorded
 /// in (the model's order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) struct Sample {
+pub(crate) struct Sample {
     series: u32,
     time_ns: i64,
     seq: u64,
@@ -360,7 +360,12 @@ impl CounterSamples {
                             over = over.max(rows.len() as u64) + 1;
                             continue;
                         }
-                        rows.push((offset[k] + seen[k], x.series, rel(x.time_ns), f64::from_bits(x.value)));
+                        rows.push(SampleRow {
+                            index: offset[k] + seen[k],
+                            series: x.series,
+                            time_ns: rel(x.time_ns),
+                            value: f64::from_bits(x.value),
+                        });
                         seen[k] += 1;
                     }
                 }

@@ -20,10 +20,10 @@ use weft_model::RegionId;
 use weft_store::format::columns::ColumnWriter;
 
 /// One location's intervals after nesting: (region, start in the source clock, duration, depth).
-pub(super) type Nested = (RegionId, i64, u64, u16);
+pub(crate) type Nested = (RegionId, i64, u64, u16);
 
 /// Where [`nest_into`] writes a location's nested intervals, in order.
-pub(super) trait NestedSink {
+pub(crate) trait NestedSink {
     /// Room for `n` more.
     fn reserve(&mut self, n: usize);
     fn put(&mut self, n: Nested);
@@ -35,11 +35,11 @@ pub(super) trait NestedSink {
 }
 
 /// A sink's four columns, borrowed (what [`NestedSink::columns`] gives).
-pub(super) struct NestedColumnsMut<'a> {
-    pub(super) region: &'a mut Vec<RegionId>,
-    pub(super) start: &'a mut Vec<u64>,
-    pub(super) dur: &'a mut Vec<u64>,
-    pub(super) depth: &'a mut Vec<u16>,
+pub(crate) struct NestedColumnsMut<'a> {
+    pub(crate) region: &'a mut Vec<RegionId>,
+    pub(crate) start: &'a mut Vec<u64>,
+    pub(crate) dur: &'a mut Vec<u64>,
+    pub(crate) depth: &'a mut Vec<u16>,
 }
 
 impl NestedSink for Vec<Nested> {
@@ -55,19 +55,19 @@ impl NestedSink for Vec<Nested> {
 /// One location's nested intervals as columns (what [`Nested`] holds, a column each; the start as an
 /// `i64`'s bits): the columns held take them with a copy of each column, not an interval at a time.
 #[derive(Default)]
-pub(super) struct NestedColumns {
-    pub(super) region: Vec<RegionId>,
-    pub(super) start: Vec<u64>,
-    pub(super) dur: Vec<u64>,
-    pub(super) depth: Vec<u16>,
+pub(crate) struct NestedColumns {
+    pub(crate) region: Vec<RegionId>,
+    pub(crate) start: Vec<u64>,
+    pub(crate) dur: Vec<u64>,
+    pub(crate) depth: Vec<u16>,
 }
 
 impl NestedColumns {
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.region.len()
     }
 
-    pub(super) fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.region.clear();
         self.start.clear();
         self.dur.clear();
@@ -75,7 +75,7 @@ impl NestedColumns {
     }
 
     /// The intervals in order.
-    pub(super) fn iter(&self) -> impl ExactSizeIterator<Item = Nested> + '_ {
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = Nested> + '_ {
         (0..self.len()).map(|k| (self.region[k], self.start[k] as i64, self.dur[k], self.depth[k]))
     }
 }
@@ -107,7 +107,7 @@ impl NestedSink for NestedColumns {
 /// Nest and clip one location's intervals exactly as `TraceBuilder::finish` does (sorted by start, longer
 /// first, then arrival; a child outlasting its parent is clipped to it), in the source clock, into `out`
 /// (emptied first). Clipped intervals are reported to `clip(region, start, excess)`. Returns the latest end.
-pub(super) fn nest(
+pub(crate) fn nest(
     raw: &[(RegionId, i64, u64)],
     out: &mut NestedColumns,
     clip: &mut impl FnMut(RegionId, i64, u64),
@@ -117,7 +117,7 @@ pub(super) fn nest(
 }
 
 /// [`nest`] appending to `out` (the columns held take them without a copy in between).
-pub(super) fn nest_into(
+pub(crate) fn nest_into(
     raw: &[(RegionId, i64, u64)],
     out: &mut impl NestedSink,
     clip: &mut impl FnMut(RegionId, i64, u64),
@@ -194,7 +194,7 @@ fn nest_one(
 /// signed value, then the non-negative step from the previous), duration, depth; then the count of fix-ups,
 /// each (the interval's index in the location, its duration): durations of intervals written while still
 /// open. A location's spill is its segments in order (one, without fix-ups, for a location nested whole).
-pub(super) fn encode_segment(v: impl ExactSizeIterator<Item = Nested>, fixups: &[(u64, u64)], w: &mut ColumnWriter) {
+pub(crate) fn encode_segment(v: impl ExactSizeIterator<Item = Nested>, fixups: &[(u64, u64)], w: &mut ColumnWriter) {
     w.buf.clear();
     w.varint(v.len() as u64);
     let mut prev = 0i64;
@@ -220,15 +220,15 @@ pub(super) fn encode_segment(v: impl ExactSizeIterator<Item = Nested>, fixups: &
 /// `analyses::summary::region_totals` counts them (a region's time counts once while it is open at any
 /// depth; `build::block_tiles` counts a block's by the same rule): a shard's over every location.
 #[derive(Default)]
-pub(super) struct RegionTotals {
-    pub(super) totals: Vec<(u64, u64)>,
+pub(crate) struct RegionTotals {
+    pub(crate) totals: Vec<(u64, u64)>,
     active: Vec<u32>,
     stack: Vec<u32>,
 }
 
 impl RegionTotals {
     /// A whole location's nested intervals.
-    pub(super) fn location(&mut self, v: &NestedColumns) {
+    pub(crate) fn location(&mut self, v: &NestedColumns) {
         self.begin();
         for ((&r, &dur), &depth) in v.region.iter().zip(&v.dur).zip(&v.depth) {
             if self.interval(r, depth) {
@@ -238,7 +238,7 @@ impl RegionTotals {
     }
 
     /// A location starts.
-    pub(super) fn begin(&mut self) {
+    pub(crate) fn begin(&mut self) {
         for r in self.stack.drain(..) {
             self.active[r as usize] -= 1;
         }
@@ -246,7 +246,7 @@ impl RegionTotals {
 
     /// The next nested interval (in order): counted; returns whether its time counts (no enclosing interval
     /// of its region), to be added with [`add_time`](Self::add_time) once known.
-    pub(super) fn interval(&mut self, r: RegionId, depth: u16) -> bool {
+    pub(crate) fn interval(&mut self, r: RegionId, depth: u16) -> bool {
         let Self { totals, active, stack } = self;
         while stack.len() > depth as usize {
             let top = stack.pop().expect("stack longer than depth");
@@ -264,7 +264,7 @@ impl RegionTotals {
         counts
     }
 
-    pub(super) fn add_time(&mut self, r: RegionId, dur: u64) {
+    pub(crate) fn add_time(&mut self, r: RegionId, dur: u64) {
         self.totals[r.index()].1 += dur;
     }
 }
@@ -287,23 +287,23 @@ struct Open {
 
 /// One location nested as its intervals come (see the module doc): prefixes in, segments of spill out.
 #[derive(Default)]
-pub(super) struct LocationNest {
+pub(crate) struct LocationNest {
     /// Intervals nested so far.
-    pub(super) count: u64,
+    pub(crate) count: u64,
     /// The first start (the location's earliest: the order is by start).
-    pub(super) first_start: Option<i64>,
-    pub(super) max_end: i128,
+    pub(crate) first_start: Option<i64>,
+    pub(crate) max_end: i128,
     /// Ends of the open nesting (None: an interval still open).
     stack: Vec<Option<i128>>,
     open: Vec<Open>,
     /// The segment being made, and the fix-ups since the last one.
-    pub(super) seg: Vec<Nested>,
-    pub(super) fixups: Vec<(u64, u64)>,
+    pub(crate) seg: Vec<Nested>,
+    pub(crate) fixups: Vec<(u64, u64)>,
     order: Vec<u32>,
 }
 
 impl LocationNest {
-    pub(super) fn begin(&mut self) {
+    pub(crate) fn begin(&mut self) {
         self.count = 0;
         self.first_start = None;
         self.max_end = i128::MIN;
@@ -316,7 +316,7 @@ impl LocationNest {
     /// Nest `buf`, the location's intervals from arrival number `first` on, all starting before the
     /// decode's time (or all of them, closed, at the location's end); `open` the arrival numbers among them
     /// still open, ascending. Nested intervals go to `seg`.
-    pub(super) fn prefix(
+    pub(crate) fn prefix(
         &mut self,
         buf: &[(RegionId, i64, u64)],
         first: usize,
@@ -404,7 +404,7 @@ impl LocationNest {
 
     /// Interval `slot`, nested while open, closed after `dur`: its duration becomes a fix-up. False when
     /// no interval `slot` is open here.
-    pub(super) fn closed(
+    pub(crate) fn closed(
         &mut self,
         slot: usize,
         dur: u64,

@@ -10,9 +10,10 @@
 
 use crate::spill::Spill;
 use weft_model::sort::KMerge;
+use weft_store::format::particles::Particle;
 
 /// A record as it is spilled: `BYTES` bytes, little endian.
-pub(super) trait Record: Copy + Ord {
+pub(crate) trait Record: Copy + Ord {
     const BYTES: usize;
     fn put(&self, out: &mut Vec<u8>);
     /// The record in `b` (exactly `BYTES` bytes).
@@ -27,13 +28,13 @@ pub(super) trait Record: Copy + Ord {
 }
 
 /// Bytes of a page read back at a time, at most (one per run while merging).
-pub(super) const PAGE_BYTES: usize = 64 << 10;
+pub(crate) const PAGE_BYTES: usize = 64 << 10;
 
 /// The spill's next free key (pages and block files take keys past the locations').
-pub(super) struct Keys(pub(super) usize);
+pub(crate) struct Keys(pub(crate) usize);
 
 impl Keys {
-    pub(super) fn take(&mut self) -> usize {
+    pub(crate) fn take(&mut self) -> usize {
         self.0 += 1;
         self.0 - 1
     }
@@ -42,7 +43,7 @@ impl Keys {
 /// Runs written so far: each its pages' keys in order, and runs held in memory as records (when the spill
 /// keeps them in memory: no encoding, copy into the spill, copy out and decoding).
 #[derive(Default)]
-pub(super) struct Runs {
+pub(crate) struct Runs {
     runs: Vec<Vec<usize>>,
     /// Runs held as records (each a `Vec<T>` of the one record type the runs are merged as).
     held: Vec<Box<dyn std::any::Any + Send + Sync>>,
@@ -51,22 +52,22 @@ pub(super) struct Runs {
     leads: Vec<Vec<(u64, u32)>>,
     /// Bytes of a page (a whole number of records).
     page: usize,
-    pub(super) bytes: u64,
+    pub(crate) bytes: u64,
 }
 
 impl Runs {
     /// Runs written in pages of at most `page` bytes (at least one record).
-    pub(super) fn new(page: usize) -> Runs {
+    pub(crate) fn new(page: usize) -> Runs {
         Runs { runs: Vec::new(), held: Vec::new(), leads: Vec::new(), page: page.max(1), bytes: 0 }
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.runs.is_empty() && self.held.is_empty()
     }
 
     /// Hold `sorted` (sorted already) as one run, in memory: the caller counts its bytes against what the
     /// spill keeps in memory ([`Spill::keep`]).
-    pub(super) fn hold<T: Record + Send + Sync + 'static>(&mut self, sorted: Vec<T>) {
+    pub(crate) fn hold<T: Record + Send + Sync + 'static>(&mut self, sorted: Vec<T>) {
         if sorted.is_empty() {
             return;
         }
@@ -81,7 +82,7 @@ impl Runs {
     }
 
     /// Write `sorted` (sorted already) as one run.
-    pub(super) fn write<T: Record>(
+    pub(crate) fn write<T: Record>(
         &mut self,
         sorted: &[T],
         spill: &mut dyn Spill,
@@ -110,7 +111,7 @@ impl Runs {
 
     /// Append `bytes` (whole records, sorted after the run's) to run `run` as a page of its own, making the
     /// runs before it as needed (empty until given pages).
-    pub(super) fn add_page(
+    pub(crate) fn add_page(
         &mut self,
         run: usize,
         bytes: &[u8],
@@ -134,7 +135,7 @@ impl Runs {
 
     /// The records of every run, smallest first.
     /// (The spill is handed to each [`Merge::next`], so that it may be written between them.)
-    pub(super) fn merge<T: Record + 'static>(&self) -> Merge<'_, T> {
+    pub(crate) fn merge<T: Record + 'static>(&self) -> Merge<'_, T> {
         self.merge_from(0)
     }
 
@@ -142,7 +143,7 @@ impl Runs {
     /// records whose lead is from `cuts[i - 1]` (0 for the first) to below `cuts[i]` (`parts - 1` cuts, in
     /// order). Counted a page at a time, each page's records at its last one's lead, so even to a page a run
     /// (pages added as bytes are not counted).
-    pub(super) fn even_cuts<T: Record + 'static>(&self, parts: usize) -> Vec<u64> {
+    pub(crate) fn even_cuts<T: Record + 'static>(&self, parts: usize) -> Vec<u64> {
         let mut pages: Vec<(u64, u32)> = self.leads.iter().flatten().copied().filter(|p| p.1 > 0).collect();
         // A run held counts as the pages it would have been written in.
         let per = (self.page / T::BYTES).max(1);
@@ -168,7 +169,7 @@ impl Runs {
     /// [`merge`](Self::merge) from the first page of each run whose last record's [`Record::lead`] is
     /// `from` or more: every record with a smaller lead in a page before it is left out (some of the pages
     /// given may still hold such records). The records given keep the merge's order.
-    pub(super) fn merge_from<T: Record + 'static>(&self, from: u64) -> Merge<'_, T> {
+    pub(crate) fn merge_from<T: Record + 'static>(&self, from: u64) -> Merge<'_, T> {
         let runs = self.runs.iter().zip(&self.leads).map(|(p, l)| {
             let skip = l.iter().take_while(|&&(lead, _)| lead < from).count();
             Cursor::Pages { pages: &p[skip..], page: Vec::new(), at: 0 }
@@ -183,7 +184,7 @@ impl Runs {
 
 /// A k-way merge of sorted runs, one page of each in memory ([`KMerge`]): the records compared by their
 /// leads first ([`Record::lead`], a number: the particles' start), whole only where the leads are equal.
-pub(super) struct Merge<'r, T> {
+pub(crate) struct Merge<'r, T> {
     runs: Vec<Cursor<'r, T>>,
     /// The runs' next records; None until the first is asked for (the runs' first pages read then).
     merge: Option<KMerge<Led<T>>>,
@@ -246,7 +247,7 @@ impl<T: Record> Cursor<'_, T> {
 impl<T: Record> Merge<'_, T> {
     /// The smallest record not yet given, over all runs.
     #[inline]
-    pub(super) fn next(&mut self, spill: &dyn Spill) -> Result<Option<T>, String> {
+    pub(crate) fn next(&mut self, spill: &dyn Spill) -> Result<Option<T>, String> {
         let merge = match &mut self.merge {
             Some(m) => m,
             None => {
@@ -264,31 +265,37 @@ impl<T: Record> Merge<'_, T> {
 }
 
 /// `u64` at `b[i..i + 8]`.
-pub(super) fn u64_at(b: &[u8], i: usize) -> u64 {
+pub(crate) fn u64_at(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"))
 }
 
 /// `u32` at `b[i..i + 4]`.
-pub(super) fn u32_at(b: &[u8], i: usize) -> u32 {
+pub(crate) fn u32_at(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"))
 }
 
-/// A particle (`build::Particle`) as spilled: start, location, trace index, region, duration.
-impl Record for weft_store::format::particles::Particle {
+/// A particle (`store::format::particles::Particle`) as spilled: start, location, trace index, region, duration.
+impl Record for Particle {
     const BYTES: usize = 32;
     fn put(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.0.to_le_bytes());
-        out.extend_from_slice(&self.1.to_le_bytes());
-        out.extend_from_slice(&self.2.to_le_bytes());
-        out.extend_from_slice(&self.3.to_le_bytes());
-        out.extend_from_slice(&self.4.to_le_bytes());
+        out.extend_from_slice(&self.start_ns.to_le_bytes());
+        out.extend_from_slice(&self.location.to_le_bytes());
+        out.extend_from_slice(&self.index.to_le_bytes());
+        out.extend_from_slice(&self.region.to_le_bytes());
+        out.extend_from_slice(&self.dur_ns.to_le_bytes());
     }
     fn get(b: &[u8]) -> Self {
-        (u64_at(b, 0), u32_at(b, 8), u64_at(b, 12), u32_at(b, 20), u64_at(b, 24))
+        Particle {
+            start_ns: u64_at(b, 0),
+            location: u32_at(b, 8),
+            index: u64_at(b, 12),
+            region: u32_at(b, 20),
+            dur_ns: u64_at(b, 24),
+        }
     }
     /// The start (particles sort by it first).
     fn lead(&self) -> u64 {
-        self.0
+        self.start_ns
     }
 }
 
@@ -308,7 +315,13 @@ mod tests {
             seed
         };
         (0..n)
-            .map(|i| (next() % starts, (next() % locations) as u32, i, (next() % regions) as u32, next() % durs))
+            .map(|i| Particle {
+                start_ns: next() % starts,
+                location: (next() % locations) as u32,
+                index: i,
+                region: (next() % regions) as u32,
+                dur_ns: next() % durs,
+            })
             .collect()
     }
 
@@ -368,8 +381,8 @@ mod tests {
         assert_eq!(drain(mixed.merge(), &spill), want);
         for from in [0, 1, 1500, 2999, u64::MAX] {
             let got = drain(mixed.merge_from(from), &spill);
-            let whole: Vec<_> = want.iter().filter(|p| p.0 >= from).copied().collect();
-            assert_eq!(got.into_iter().filter(|p| p.0 >= from).collect::<Vec<_>>(), whole, "from {from}");
+            let whole: Vec<_> = want.iter().filter(|p| p.start_ns >= from).copied().collect();
+            assert_eq!(got.into_iter().filter(|p| p.start_ns >= from).collect::<Vec<_>>(), whole, "from {from}");
         }
         assert_eq!(mixed.even_cuts::<Particle>(3).len(), 2);
         let (a, b) = (mixed.even_cuts::<Particle>(3), paged.even_cuts::<Particle>(3));
@@ -385,7 +398,7 @@ mod tests {
         // Starts crowded at the low end: most records below a tenth of the range.
         let mut all = particles(8000, 0x1234_5678_9abc_def1, (100_000, 5, 3, 10));
         for p in all.iter_mut() {
-            p.0 = p.0 * p.0 / 100_000 * (p.0 % 3 + 1) / 3;
+            p.start_ns = p.start_ns * p.start_ns / 100_000 * (p.start_ns % 3 + 1) / 3;
         }
         for (chunk, page, parts) in [(8000, 320, 4), (1000, 640, 3), (300, 32, 2), (8000, PAGE_BYTES, 4)] {
             let (_, runs) = runs_of(&all, chunk, page);
@@ -395,7 +408,7 @@ mod tests {
             let slack = runs.runs.len() * (page / 32).max(1);
             let mut lo = 0;
             for (i, &hi) in cuts.iter().chain([u64::MAX].iter()).enumerate() {
-                let n = all.iter().filter(|p| p.0 >= lo && (p.0 < hi || hi == u64::MAX)).count();
+                let n = all.iter().filter(|p| p.start_ns >= lo && (p.start_ns < hi || hi == u64::MAX)).count();
                 let want = all.len() / parts;
                 assert!(n.abs_diff(want) <= slack, "runs of {chunk}, pages of {page}: part {i} has {n}, not ~{want}");
                 lo = hi;
@@ -417,8 +430,8 @@ mod tests {
                 let got = drain(runs.merge_from(from), &spill);
                 assert!(got.windows(2).all(|w| w[0] < w[1]), "in order: runs of {chunk}, from {from}");
                 assert!(got.iter().all(|p| want.binary_search(p).is_ok()), "only records of the runs");
-                let kept: Vec<_> = got.iter().filter(|p| p.0 >= from).collect();
-                let whole: Vec<_> = want.iter().filter(|p| p.0 >= from).collect();
+                let kept: Vec<_> = got.iter().filter(|p| p.start_ns >= from).collect();
+                let whole: Vec<_> = want.iter().filter(|p| p.start_ns >= from).collect();
                 assert_eq!(kept, whole, "runs of {chunk}, pages of {page} bytes, from {from}");
                 if from == 0 {
                     assert_eq!(got, want);
@@ -433,9 +446,9 @@ mod tests {
         // Pages added as bytes are never skipped.
         let (mut spill, mut keys, mut runs) = (MemorySpill::default(), Keys(0), Runs::new(64));
         let mut b = Vec::new();
-        (1u64, 0u32, 0u64, 0u32, 0u64).put(&mut b);
+        Particle { start_ns: 1, ..Particle::default() }.put(&mut b);
         runs.add_page(0, &b, &mut spill, &mut keys).unwrap();
-        assert_eq!(drain(runs.merge_from(10), &spill), vec![(1, 0, 0, 0, 0)]);
+        assert_eq!(drain(runs.merge_from(10), &spill), vec![Particle { start_ns: 1, ..Particle::default() }]);
     }
 
     /// Records without a lead (the messages': every play decided by the whole records) merge into the one

@@ -19,6 +19,7 @@ use std::ops::Range;
 use weft_analyses::busy::{BusyDefinition, BusyScanner};
 use weft_model::{RegionId, Trace};
 use weft_store::format::manifest::{TileEntry, Tiling};
+use weft_store::format::particles::Particle;
 
 /// Bytes read from the spill at a time.
 const PIECE: usize = 1 << 18;
@@ -95,19 +96,19 @@ impl<'s> SpillStream<'s> {
 }
 
 /// An interval as pass 2 holds it: region, start (ns from the origin), duration, depth.
-pub(super) type Interval = (RegionId, u64, u64, u16);
+pub(crate) type Interval = (RegionId, u64, u64, u16);
 
 /// What the first read of a location's spill learns: the final durations of intervals spilled while open
 /// (index in the location, duration; by index, the last written for an index), and its interval count.
 #[derive(Default)]
-pub(super) struct LocationScan {
+pub(crate) struct LocationScan {
     fixups: Vec<(u64, u64)>,
-    pub(super) intervals: u64,
+    pub(crate) intervals: u64,
 }
 
 /// Read location `key`'s spill through once: its fix-ups, and per window of `t` how many of its intervals
 /// start there (added to `per_window`).
-pub(super) fn scan_location(
+pub(crate) fn scan_location(
     fetch: Fetch,
     key: usize,
     origin: i64,
@@ -144,7 +145,7 @@ pub(super) fn scan_location(
 }
 
 /// A location's intervals read from its spill in order, with their final durations.
-pub(super) struct LocationReader<'s> {
+pub(crate) struct LocationReader<'s> {
     s: SpillStream<'s>,
     origin: i64,
     fixups: Vec<(u64, u64)>,
@@ -154,13 +155,13 @@ pub(super) struct LocationReader<'s> {
     first: bool,
     at: i64,
     /// Index in the location of the next interval.
-    pub(super) next: u64,
+    pub(crate) next: u64,
     /// An interval read ahead (the first of the next range).
     peeked: Option<Interval>,
 }
 
 impl<'s> LocationReader<'s> {
-    pub(super) fn new(fetch: Fetch<'s>, key: usize, origin: i64, scan: LocationScan) -> Self {
+    pub(crate) fn new(fetch: Fetch<'s>, key: usize, origin: i64, scan: LocationScan) -> Self {
         LocationReader {
             s: SpillStream::new(fetch, key),
             origin,
@@ -215,7 +216,7 @@ impl<'s> LocationReader<'s> {
     }
 
     /// The next interval, if its start falls before window `end` of `t`; each is given once.
-    pub(super) fn next_before(&mut self, t: &Tiling, end: u32) -> Result<Option<Interval>, String> {
+    pub(crate) fn next_before(&mut self, t: &Tiling, end: u32) -> Result<Option<Interval>, String> {
         let i = match self.peeked.take() {
             Some(i) => i,
             None => match self.read()? {
@@ -238,7 +239,7 @@ impl<'s> LocationReader<'s> {
 /// and per window a count and a tile's lists; then per interval its columns and trace index, the tiling's
 /// lists (as a block tiled whole: `stream::TILING_BYTES_PER_INTERVAL`) and twice the block's average
 /// communication rows (messages in flight and collectives running are carried too).
-pub(super) fn most_intervals(
+pub(crate) fn most_intervals(
     budget: u64,
     intervals: u64,
     locations: u64,
@@ -258,7 +259,7 @@ pub(super) fn most_intervals(
 
 /// Consecutive ranges of windows, each holding at most `most` interval starts (`per_window`: a block's
 /// count in each window), or one window alone when that window holds more.
-pub(super) fn window_ranges(per_window: &[u64], most: u64) -> Vec<std::ops::Range<u32>> {
+pub(crate) fn window_ranges(per_window: &[u64], most: u64) -> Vec<std::ops::Range<u32>> {
     let mut out = Vec::new();
     let (mut from, mut held) = (0usize, 0u64);
     for (w, &n) in per_window.iter().enumerate() {
@@ -276,22 +277,22 @@ pub(super) fn window_ranges(per_window: &[u64], most: u64) -> Vec<std::ops::Rang
 
 /// What a block tiled by time range needs besides its spill: the trace without intervals, the plan, and the
 /// block's interval counts from pass 1.
-pub(super) struct RangedBlock<'a> {
-    pub(super) trace: &'a Trace,
-    pub(super) plan: &'a Plan,
-    pub(super) b: u32,
+pub(crate) struct RangedBlock<'a> {
+    pub(crate) trace: &'a Trace,
+    pub(crate) plan: &'a Plan,
+    pub(crate) b: u32,
     /// Per location of the trace, its interval count (pass 1's).
-    pub(super) counts: &'a [u64],
+    pub(crate) counts: &'a [u64],
     /// The trace index of the block's first interval.
-    pub(super) first_index: u64,
+    pub(crate) first_index: u64,
     /// The most intervals a range holds (its own; the carried ones besides).
-    pub(super) most: u64,
+    pub(crate) most: u64,
     /// Whether `most` is what memory allows (a window holding more is refused) rather than a test's choice
     /// (a window holding more is a range alone).
-    pub(super) bounded: bool,
+    pub(crate) bounded: bool,
     /// Threads the block's task may use: beyond one, each range's summaries are fed beside its level-0
     /// tiles (the locations cut over the others).
-    pub(super) threads: usize,
+    pub(crate) threads: usize,
 }
 
 /// What hands freed memory back to the system between ranges (`set_memory_release`; none by default).
@@ -315,7 +316,7 @@ pub(crate) fn return_free_memory() {
 }
 
 /// Where a block tiled by time range reads each range's communication (the caller's spill).
-pub(super) trait RangeComms {
+pub(crate) trait RangeComms {
     /// The ranges are known (consecutive, from window 0 to the last): cut what each will need.
     fn ranges(&mut self, ranges: &[Range<u32>]) -> Result<(), IndexError>;
     /// Range `n`'s communication (`comms::CommSpill::block_windows`).
@@ -323,9 +324,9 @@ pub(super) trait RangeComms {
 }
 
 /// What a block tiled by time range gives besides its tiles (written as they are made).
-pub(super) struct RangedOutput {
-    pub(super) region_totals: Vec<(u64, u64)>,
-    pub(super) lanes: Vec<u32>,
+pub(crate) struct RangedOutput {
+    pub(crate) region_totals: Vec<(u64, u64)>,
+    pub(crate) lanes: Vec<u32>,
 }
 
 impl RangedBlock<'_> {
@@ -334,7 +335,7 @@ impl RangedBlock<'_> {
     /// holding more than `most` intervals when that is a memory bound is refused with `over(window,
     /// intervals)`.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn tile(
+    pub(crate) fn tile(
         &self,
         origin: i64,
         fetch: Fetch,
@@ -472,7 +473,7 @@ impl RangedBlock<'_> {
 /// one too long for a task's share is not read whole. `first_index`: the block's first interval's trace
 /// index; `counts`: pass 1's interval count of each location of the trace.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn block_particles(
+pub(crate) fn block_particles(
     trace: &Trace,
     plan: &Plan,
     b: u32,
@@ -498,7 +499,13 @@ pub(super) fn block_particles(
         let mut r = LocationReader::new(fetch, l as usize, origin, scan);
         while let Some((region, start, dur, _)) = r.next_before(t, u32::MAX).map_err(IndexError::Io)? {
             if plan.particle_region[region.index()] {
-                piece.push((start, l, index + r.next - 1, region.0, dur));
+                piece.push(Particle {
+                    start_ns: start,
+                    location: l,
+                    index: index + r.next - 1,
+                    region: region.0,
+                    dur_ns: dur,
+                });
                 if piece.len() == PARTICLE_PIECE {
                     sink.put(&piece);
                     piece.clear();
@@ -560,8 +567,8 @@ impl RangeColumns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nest::encode_segment;
     use crate::spill::{MemorySpill, Spill};
+    use crate::stream::nest::encode_segment;
     use weft_store::format::columns::ColumnWriter;
 
     fn tiling(windows: u32, window_ns: u64) -> Tiling {

@@ -1,0 +1,487 @@
+//! The critical path (issue #53; docs/diagnosis.md, "Critical path"): the chain of work that sets the run's
+//! length. From the run's last event the walk goes back in time on its location; where it reaches the end
+//! of a wait (or stands inside a wait's waiting part) it jumps to the wait's cause, the location and time
+//! [`Wait::cause_location`] / [`Wait::cause_ns`] name (the late sender's send, the last to enter a
+//! collective, ...); elsewhere it goes on backwards on the same location, through the location's gaps too.
+//! The path's segments tile `[0, span]`, so its length is the span.
+//!
+//! The jump rule cannot cycle: the walk's time never increases (a jump to a cause after the walk's time is
+//! refused, and the walk then goes through the waiting part on its own location), and each wait gives at
+//! most one jump (a wait reached again is walked through). So the walk takes at most two steps per wait,
+//! each a binary search: O(W log W) for W waits.
+//!
+//! [`path_report`] sums the path as Scalasca does: by region (the innermost region open under each instant
+//! of the path, by name; time outside any region as [`NO_REGION`]), by location, and the critical-path
+//! imbalance: each region's time on the path minus its mean exclusive time per location, where positive.
+//! Nothing here reads the wait-state rules: the waits and their causes come from [`WaitStates`].
+
+use serde::Serialize;
+use weft_model::{LocationId, Trace};
+
+use super::waits::{NamedNs, WaitStates};
+
+/// The name [`path_report`] gives time on the path where no region is open on the path's location.
+pub const NO_REGION: &str = "(no region)";
+
+/// A stretch of the critical path: `[start_ns, end_ns]` of one location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathSegment {
+    pub location: LocationId,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+impl PathSegment {
+    pub fn ns(&self) -> u64 {
+        self.end_ns - self.start_ns
+    }
+}
+
+/// The critical path: segments in time order, tiling `[0, span]` (adjacent segments of one location merged,
+/// none empty); `length_ns` is their sum, the trace's span.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CriticalPath {
+    pub segments: Vec<PathSegment>,
+    pub length_ns: u64,
+}
+
+/// The location of the run's last event: the latest interval end, instant, message end or collective end
+/// (ties: the lowest location); `None` for a trace without locations. A trace whose span ends at a counter
+/// sample (which has no location) starts from the latest location event; the walk covers the rest as a gap.
+pub fn last_location(trace: &Trace) -> Option<LocationId> {
+    let n = trace.locations.len();
+    if n == 0 {
+        return None;
+    }
+    let mut latest = vec![0u64; n];
+    let mut seen = vec![false; n];
+    let mut see = |l: LocationId, t: u64| {
+        if let Some(x) = latest.get_mut(l.index()) {
+            *x = (*x).max(t);
+            seen[l.index()] = true;
+        }
+    };
+    let iv = &trace.intervals;
+    for i in 0..iv.len() {
+        see(iv.location[i], iv.end_ns(i));
+    }
+    for (l, &t) in trace.instants.location.iter().zip(&trace.instants.time_ns) {
+        see(*l, t);
+    }
+    let m = &trace.messages;
+    for i in 0..m.len() {
+        see(m.sender[i], m.send_ns[i]);
+        see(m.receiver[i], m.recv_ns[i]);
+    }
+    for (l, &t) in trace.collectives.location.iter().zip(&trace.collectives.end_ns) {
+        see(*l, t);
+    }
+    let best = (0..n).filter(|&l| seen[l]).max_by_key(|&l| (latest[l], std::cmp::Reverse(l)));
+    Some(LocationId(best.unwrap_or(0) as u32))
+}
+
+/// One location's waits (positive ones), by start, with the running maximum of their ends.
+struct LocationWaits {
+    /// Indices into `WaitStates::waits`.
+    waits: Vec<usize>,
+    start: Vec<u64>,
+    /// `(max end_ns, its wait)` over `waits[..=k]`.
+    max_end: Vec<(u64, usize)>,
+}
+
+impl LocationWaits {
+    /// The wait the walk standing at `t` meets first going back: among the waits that start before `t`, the
+    /// one whose end (capped at `t`) is latest.
+    fn reached(&self, states: &WaitStates, t: u64) -> Option<usize> {
+        let k = self.start.partition_point(|&s| s < t);
+        let (end, w) = *self.max_end.get(k.checked_sub(1)?)?;
+        if end < t {
+            return Some(w);
+        }
+        // Some wait that starts before t is still waiting at t: the latest-starting such.
+        self.waits[..k].iter().rev().copied().find(|&w| states.waits[w].end_ns >= t)
+    }
+}
+
+/// The critical path of a trace whose waits are `states` (the module's text).
+pub fn critical_path(trace: &Trace, states: &WaitStates) -> CriticalPath {
+    let Some(last) = last_location(trace) else {
+        return CriticalPath::default();
+    };
+    let n = trace.locations.len();
+    let mut by_location: Vec<LocationWaits> =
+        (0..n).map(|_| LocationWaits { waits: Vec::new(), start: Vec::new(), max_end: Vec::new() }).collect();
+    for (k, w) in states.waits.iter().enumerate() {
+        if w.end_ns > w.start_ns && w.location.index() < n {
+            by_location[w.location.index()].waits.push(k);
+        }
+    }
+    for lw in &mut by_location {
+        lw.waits.sort_by_key(|&k| (states.waits[k].start_ns, k));
+        lw.start = lw.waits.iter().map(|&k| states.waits[k].start_ns).collect();
+        let mut best = (0u64, usize::MAX);
+        lw.max_end = lw
+            .waits
+            .iter()
+            .map(|&k| {
+                if best.1 == usize::MAX || states.waits[k].end_ns > best.0 {
+                    best = (states.waits[k].end_ns, k);
+                }
+                best
+            })
+            .collect();
+    }
+
+    let mut used = vec![false; states.waits.len()];
+    // Built backwards: the latest segment first.
+    let mut back: Vec<PathSegment> = Vec::new();
+    let mut push = |location: LocationId, start_ns: u64, end_ns: u64| {
+        if start_ns >= end_ns {
+            return;
+        }
+        match back.last_mut() {
+            Some(s) if s.location == location && s.start_ns == end_ns => s.start_ns = start_ns,
+            _ => back.push(PathSegment { location, start_ns, end_ns }),
+        }
+    };
+    let (mut location, mut t) = (last, trace.span_ns);
+    loop {
+        let Some(k) = by_location[location.index()].reached(states, t) else {
+            push(location, 0, t);
+            break;
+        };
+        let w = &states.waits[k];
+        let end = w.end_ns.min(t);
+        push(location, end, t);
+        match w.cause_location {
+            Some(c) if !used[k] && c.index() < n && w.cause_ns <= end => {
+                used[k] = true;
+                // A cause before the wait's end (a clock that runs ahead) leaves the rest of the waiting on
+                // the waiting location, so that the segments still tile.
+                push(location, w.cause_ns, end);
+                location = c;
+                t = w.cause_ns;
+            }
+            _ => {
+                push(location, w.start_ns, end);
+                t = w.start_ns;
+            }
+        }
+    }
+    back.reverse();
+    let length_ns = back.iter().map(PathSegment::ns).sum();
+    CriticalPath { segments: back, length_ns }
+}
+
+/// `weft critical-path --json`: the path summed by region, by location and as imbalance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PathReport {
+    /// The path's length: the trace's span.
+    pub length_ns: u64,
+    /// Time on the path by the innermost region open there (by name; [`NO_REGION`] outside any), by ns
+    /// descending, then name; regions with no time on the path left out.
+    pub by_region: Vec<NamedNs>,
+    /// Time on the path per location, indexed by `LocationId` (the order of `weft moments --json`).
+    pub by_location: Vec<u64>,
+    /// Critical-path imbalance: per region name, its time on the path minus its mean exclusive time per
+    /// location (over the locations with intervals), where positive; by ns descending, then name.
+    pub imbalance: Vec<NamedNs>,
+}
+
+/// One location's time cut into pieces, each under its innermost open region (`None`: no region open),
+/// covering `[0, until]` without gaps or overlaps, in time order.
+fn innermost_pieces(trace: &Trace, location: LocationId, until: u64) -> Vec<(u64, u64, Option<u32>)> {
+    let iv = &trace.intervals;
+    let mut pieces = Vec::new();
+    // Open intervals with the time their exclusive time has been cut up to.
+    let mut stack: Vec<(usize, u64)> = Vec::new();
+    let mut outside = 0u64;
+    let piece = |pieces: &mut Vec<(u64, u64, Option<u32>)>, a: u64, b: u64, r: Option<u32>| {
+        if a < b {
+            pieces.push((a, b, r));
+        }
+    };
+    let close = |pieces: &mut Vec<_>, stack: &mut Vec<(usize, u64)>, outside: &mut u64| {
+        if let Some((j, from)) = stack.pop() {
+            let end = iv.end_ns(j).max(from);
+            piece(pieces, from, end, Some(iv.region[j].0));
+            match stack.last_mut() {
+                Some((_, f)) => *f = (*f).max(end),
+                None => *outside = (*outside).max(end),
+            }
+        }
+    };
+    for i in trace.intervals_of(location) {
+        let (s, d) = (iv.start_ns[i], iv.depth[i] as usize);
+        // Close what ends before this interval starts, and anything at its depth or deeper.
+        while let Some(&(j, _)) = stack.last() {
+            if stack.len() > d || iv.end_ns(j) <= s {
+                close(&mut pieces, &mut stack, &mut outside);
+            } else {
+                break;
+            }
+        }
+        match stack.last_mut() {
+            Some((j, from)) => {
+                let r = Some(iv.region[*j].0);
+                let to = s.max(*from);
+                piece(&mut pieces, *from, to, r);
+                *from = to;
+            }
+            None => {
+                let to = s.max(outside);
+                piece(&mut pieces, outside, to, None);
+                outside = to;
+            }
+        }
+        let from = match stack.last() {
+            Some(&(_, f)) => f,
+            None => outside,
+        };
+        stack.push((i, from.max(s)));
+    }
+    while !stack.is_empty() {
+        close(&mut pieces, &mut stack, &mut outside);
+    }
+    piece(&mut pieces, outside, until.max(outside), None);
+    pieces
+}
+
+/// Sorted by ns descending, then name.
+fn ranked(map: std::collections::BTreeMap<&str, u64>) -> Vec<NamedNs> {
+    let mut v: Vec<NamedNs> =
+        map.into_iter().filter(|&(_, ns)| ns > 0).map(|(name, ns)| NamedNs { name: name.to_string(), ns }).collect();
+    v.sort_by(|a, b| b.ns.cmp(&a.ns).then_with(|| a.name.cmp(&b.name)));
+    v
+}
+
+/// The path summed by region, by location and as imbalance (the module's text).
+pub fn path_report(trace: &Trace, path: &CriticalPath) -> PathReport {
+    let n = trace.locations.len();
+    let mut by_location = vec![0u64; n];
+    let mut segments_of: Vec<Vec<PathSegment>> = vec![Vec::new(); n];
+    for s in &path.segments {
+        if let Some(x) = by_location.get_mut(s.location.index()) {
+            *x += s.ns();
+            segments_of[s.location.index()].push(*s);
+        }
+    }
+    let regions = trace.regions.len();
+    // Index `regions` stands for NO_REGION.
+    let mut on_path = vec![0u64; regions + 1];
+    let mut exclusive = vec![0u64; regions + 1];
+    let slot = |r: Option<u32>| r.map_or(regions, |r| r as usize);
+    let mut with_intervals = 0u64;
+    for (l, segments) in segments_of.iter().enumerate() {
+        let location = LocationId(l as u32);
+        let has_intervals = !trace.intervals_of(location).is_empty();
+        if !has_intervals && segments.is_empty() {
+            continue;
+        }
+        let pieces = innermost_pieces(trace, location, trace.span_ns);
+        if has_intervals {
+            with_intervals += 1;
+            for &(a, b, r) in &pieces {
+                exclusive[slot(r)] += b - a;
+            }
+        }
+        for s in segments {
+            let first = pieces.partition_point(|p| p.1 <= s.start_ns);
+            for &(a, b, r) in pieces[first..].iter().take_while(|p| p.0 < s.end_ns) {
+                on_path[slot(r)] += b.min(s.end_ns) - a.max(s.start_ns);
+            }
+        }
+    }
+    let name = |k: usize| if k == regions { NO_REGION } else { trace.region_name(weft_model::RegionId(k as u32)) };
+    let mut path_by_name = std::collections::BTreeMap::new();
+    let mut total_by_name = std::collections::BTreeMap::new();
+    for k in 0..=regions {
+        *path_by_name.entry(name(k)).or_insert(0u64) += on_path[k];
+        *total_by_name.entry(name(k)).or_insert(0u64) += exclusive[k];
+    }
+    let imbalance = path_by_name
+        .iter()
+        .map(|(&name, &ns)| {
+            // ns - total / locations, where positive, in exact integers (floored).
+            let total = total_by_name.get(name).copied().unwrap_or(0) as u128;
+            let scaled = (ns as u128 * with_intervals.max(1) as u128).saturating_sub(total);
+            (name, (scaled / with_intervals.max(1) as u128) as u64)
+        })
+        .collect();
+    PathReport { length_ns: path.length_ns, by_region: ranked(path_by_name), by_location, imbalance: ranked(imbalance) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::waits::{Pattern, Wait};
+    use weft_model::{Format, LocationKind, TraceBuilder};
+    use weft_samples::rng::XorShift;
+
+    /// Every segment non-empty, in time order, touching the next, from 0 to the span.
+    fn assert_tiles(t: &Trace, p: &CriticalPath) {
+        assert_eq!(p.length_ns, t.span_ns, "the path's length is the span");
+        let mut at = 0;
+        for s in &p.segments {
+            assert_eq!(s.start_ns, at, "segments touch: {:?}", p.segments);
+            assert!(s.end_ns > s.start_ns);
+            at = s.end_ns;
+        }
+        assert_eq!(at, t.span_ns);
+        for w in p.segments.windows(2) {
+            assert_ne!(w[0].location, w[1].location, "adjacent segments of one location are merged");
+        }
+    }
+
+    fn seg(l: u32, a: u64, b: u64) -> PathSegment {
+        PathSegment { location: LocationId(l), start_ns: a, end_ns: b }
+    }
+
+    fn named(v: &[(&str, u64)]) -> Vec<NamedNs> {
+        v.iter().map(|&(name, ns)| NamedNs { name: name.into(), ns }).collect()
+    }
+
+    /// Rank 0: main [0,100] with compute [0,60], MPI_Send [60,62]. Rank 1: main [0,110] with compute [0,20],
+    /// MPI_Recv [20,70] (late sender: waits [20,60] for rank 0's send at 60), post [70,110].
+    fn late_sender() -> (Trace, WaitStates) {
+        let mut b = TraceBuilder::new(Format::Generated);
+        let (p0, p1) = (b.process(0), b.process(1));
+        let (l0, l1) = (b.location(p0, 0, LocationKind::CpuThread), b.location(p1, 0, LocationKind::CpuThread));
+        let main = b.region("main", "");
+        let compute = b.region("compute", "");
+        let send = b.region("MPI_Send", "");
+        let recv = b.region("MPI_Recv", "");
+        let post = b.region("post", "");
+        b.interval(l0, main, 0, 100);
+        b.interval(l0, compute, 0, 60);
+        b.interval(l0, send, 60, 2);
+        b.interval(l1, main, 0, 110);
+        b.interval(l1, compute, 0, 20);
+        b.interval(l1, recv, 20, 50);
+        b.interval(l1, post, 70, 40);
+        let t = b.finish();
+        let call = t.intervals_of(l1).find(|&i| t.intervals.region[i] == recv).expect("the receive");
+        let w = Wait {
+            pattern: Pattern::LateSender,
+            location: l1,
+            call,
+            start_ns: 20,
+            end_ns: 60,
+            cause_location: Some(l0),
+            cause_ns: 60,
+        };
+        (t, WaitStates { waits: vec![w] })
+    }
+
+    #[test]
+    fn the_path_jumps_from_the_end_of_a_late_senders_wait_to_the_sender() {
+        let (t, states) = late_sender();
+        let p = critical_path(&t, &states);
+        assert_tiles(&t, &p);
+        assert_eq!(p.segments, [seg(0, 0, 60), seg(1, 60, 110)]);
+        let r = path_report(&t, &p);
+        assert_eq!(r.length_ns, 110);
+        assert_eq!(r.by_location, [60, 50]);
+        assert_eq!(r.by_region, named(&[("compute", 60), ("post", 40), ("MPI_Recv", 10)]));
+        // Means over the two locations: compute (60 + 20) / 2 = 40, post 40 / 2 = 20, MPI_Recv 50 / 2 = 25.
+        assert_eq!(r.imbalance, named(&[("compute", 20), ("post", 20)]));
+        // Without the wait the path stays on the location of the last event.
+        let p = critical_path(&t, &WaitStates::default());
+        assert_eq!(p.segments, [seg(1, 0, 110)]);
+    }
+
+    #[test]
+    fn time_outside_any_region_is_named_as_such_and_the_last_event_may_be_a_gap() {
+        let (mut t, states) = late_sender();
+        // A span beyond every location's last event (a counter sample at 130, say).
+        t.span_ns = 130;
+        let p = critical_path(&t, &states);
+        assert_tiles(&t, &p);
+        assert_eq!(p.segments, [seg(0, 0, 60), seg(1, 60, 130)]);
+        let r = path_report(&t, &p);
+        assert_eq!(r.by_region[..2], named(&[("compute", 60), ("post", 40)]));
+        assert!(r.by_region.contains(&NamedNs { name: NO_REGION.into(), ns: 20 }), "{:?}", r.by_region);
+    }
+
+    #[test]
+    fn jumps_that_would_go_forward_in_time_or_round_a_cycle_are_refused() {
+        let (t, mut states) = late_sender();
+        // A cause after the wait's end (clocks that disagree): no jump, the walk goes through the waiting part.
+        states.waits[0].cause_ns = 65;
+        let p = critical_path(&t, &states);
+        assert_tiles(&t, &p);
+        assert_eq!(p.segments, [seg(1, 0, 110)]);
+        // Two waits that name each other as the cause at the same time: one jump each, then on.
+        let (t, mut states) = late_sender();
+        let call0 = t.intervals_of(LocationId(0)).find(|&i| t.region_name(t.intervals.region[i]) == "MPI_Send");
+        states.waits.insert(
+            0,
+            Wait {
+                pattern: Pattern::LateReceiver,
+                location: LocationId(0),
+                call: call0.expect("send"),
+                start_ns: 60,
+                end_ns: 62,
+                cause_location: Some(LocationId(1)),
+                cause_ns: 60,
+            },
+        );
+        states.waits[1].cause_ns = 60;
+        states.waits[1].end_ns = 60;
+        let p = critical_path(&t, &states);
+        assert_tiles(&t, &p);
+        // A cause before the wait's end: the rest of the waiting stays on the waiting location.
+        let (t, mut states) = late_sender();
+        states.waits[0].cause_ns = 50;
+        let p = critical_path(&t, &states);
+        assert_tiles(&t, &p);
+        assert_eq!(p.segments, [seg(0, 0, 50), seg(1, 50, 110)]);
+    }
+
+    /// Random locations, intervals and waits with causes anywhere (before, after, on the same location): the
+    /// walk ends, its time never increases, and its segments tile the span.
+    #[test]
+    fn the_path_tiles_the_span_whatever_the_waits() {
+        let mut rng = XorShift(0x5eed_cafe);
+        for _ in 0..300 {
+            let mut b = TraceBuilder::new(Format::Generated);
+            let n = rng.range(1, 5) as u32;
+            let p = b.process(0);
+            let locations: Vec<LocationId> = (0..n).map(|k| b.location(p, k as i64, LocationKind::CpuThread)).collect();
+            let r = b.region("r", "");
+            for &l in &locations {
+                let mut at = rng.below(20);
+                for _ in 0..rng.range(0, 6) {
+                    let d = rng.range(0, 40);
+                    b.interval(l, r, at as i64, d);
+                    at += d + rng.below(10);
+                }
+            }
+            let t = b.finish();
+            let mut waits = Vec::new();
+            for _ in 0..rng.below(12) {
+                let location = locations[rng.below(n as u64) as usize];
+                let start_ns = rng.below(t.span_ns + 1);
+                let end_ns = start_ns + rng.below(40);
+                let cause = locations[rng.below(n as u64) as usize];
+                let cause_ns = rng.below(t.span_ns + 20);
+                waits.push(Wait {
+                    pattern: Pattern::LateSender,
+                    location,
+                    call: 0,
+                    start_ns,
+                    end_ns,
+                    cause_location: (rng.below(5) > 0).then_some(cause),
+                    cause_ns,
+                });
+            }
+            waits.sort_by_key(|w| (w.location, w.start_ns));
+            let states = WaitStates { waits };
+            let path = critical_path(&t, &states);
+            assert_tiles(&t, &path);
+            let report = path_report(&t, &path);
+            assert_eq!(report.by_region.iter().map(|r| r.ns).sum::<u64>(), t.span_ns);
+            assert_eq!(report.by_location.iter().sum::<u64>(), t.span_ns);
+        }
+    }
+}

@@ -52,18 +52,20 @@ fn sharded(t: &Trace, o: &BuildOptions, n: u32, share: ParticleShare) -> MemoryS
         let (_, bytes) = part.tiles.iter().find(|(p, _)| *p == e.path).expect("the part holds its listed tile");
         files.insert(e.path.clone(), bytes.clone());
     }
-    // The wait states from the merged tiles, as `weft merge` adds them.
+    // The wait states from the merged tiles, as `weft merge` adds them (when the parts asked: `--waits`).
     let mut m = merged.manifest;
     let mut added = Vec::new();
-    weft::index::waits::add_waits(
-        &mut m,
-        &|p| files.get(p).cloned().ok_or_else(|| format!("{p}: missing")),
-        &mut |p, b| {
-            added.push((p.to_string(), b.to_vec()));
-            Ok(())
-        },
-    )
-    .expect("the merged store's wait states");
+    if merged.waits {
+        weft::index::waits::add_waits(
+            &mut m,
+            &|p| files.get(p).cloned().ok_or_else(|| format!("{p}: missing")),
+            &mut |p, b| {
+                added.push((p.to_string(), b.to_vec()));
+                Ok(())
+            },
+        )
+        .expect("the merged store's wait states");
+    }
     files.extend(added);
     let mut json = serde_json::to_vec_pretty(&m).unwrap();
     json.push(b'\n');
@@ -476,13 +478,7 @@ fn only_shard_0_carries_the_definitions() {
     }
     let named =
         |v: &[PartManifest]| v.iter().enumerate().map(|(k, p)| (format!("p{k}"), p.clone())).collect::<Vec<_>>();
-    // (The merge, then the wait states from the merged tiles, as `weft merge` does: `sharded`.)
-    let mut merged = merge(&named(&parts)).unwrap().manifest;
-    let whole = build(&t, &o);
-    assert_eq!(whole.manifest.tiles[..merged.tiles.len()], merged.tiles[..], "merged as the whole build");
-    merged.tiles = whole.manifest.tiles.clone();
-    merged.waits = whole.manifest.waits.clone();
-    assert_eq!(merged, whole.manifest, "merged as the whole build");
+    assert_eq!(merge(&named(&parts)).unwrap().manifest, build(&t, &o).manifest, "merged as the whole build");
     // Another trace's definitions (same content fingerprint: a forged part) and a part's location counts
     // that are not its blocks' are refused by name.
     let mut bad = parts.clone();

@@ -1,8 +1,8 @@
 //! The wait states in a store (issue #53, store format 6; crates/index/src/waits.rs, crates/store/src/read/waits.rs):
-//! `weft index` computes them from the store's own level-0 tiles, so `weft waits STORE` gives exactly the report
+//! `weft index --waits` (opt-in: `BuildOptions::waits`) computes them from the store's own level-0 tiles, so `weft waits STORE` gives exactly the report
 //! `weft waits TRACE` gives (`diagnosis::wait_report` of `wait_states`), whole run and windows, root causes
 //! included; for generated archives and the real ones in ../shared/traces, built whole, streamed, sharded and
-//! merged.
+//! merged; without it a store has none and says how to get them.
 
 use crate::common;
 
@@ -14,6 +14,7 @@ use weft::index::{build, build_part, merge, BuildOptions, BuiltStore, MemorySpil
 use weft::model::Trace;
 use weft::readers::otf2::{open_stream, read_archive, ArchiveFiles, FolderFiles};
 use weft::samples::otf2_gen::{archive, GenConfig};
+use weft::store::format::manifest::TileKind;
 use weft::store::read::waits::report;
 use weft::store::read::Store;
 use weft::store::{MemoryStore, MANIFEST};
@@ -58,7 +59,7 @@ fn streamed(name: &str, files: &(dyn ArchiveFiles + Sync), o: &BuildOptions) -> 
     MemoryStore { files }
 }
 
-/// `n` shards built and merged, then the wait states added as `weft merge` does.
+/// `n` shards built and merged, then the wait states added as `weft merge` does (when every part asked).
 fn sharded(t: &Trace, o: &BuildOptions, n: u32) -> MemoryStore {
     let parts: Vec<_> = (0..n).map(|k| build_part(t, o, Shard { index: k, count: n })).collect();
     let manifests: Vec<_> = parts.iter().enumerate().map(|(k, p)| (format!("part {k}"), p.part.clone())).collect();
@@ -68,17 +69,20 @@ fn sharded(t: &Trace, o: &BuildOptions, n: u32) -> MemoryStore {
         let (_, bytes) = parts[k].tiles.iter().find(|(p, _)| *p == e.path).expect("the part holds its tile");
         files.insert(e.path.clone(), bytes.clone());
     }
+    assert_eq!(merged.waits, o.waits, "the merge asks for the wait states when its parts did");
     let mut m = merged.manifest;
     let mut added = Vec::new();
-    weft::index::waits::add_waits(
-        &mut m,
-        &|p| files.get(p).cloned().ok_or_else(|| format!("{p}: missing")),
-        &mut |p, b| {
-            added.push((p.to_string(), b.to_vec()));
-            Ok(())
-        },
-    )
-    .expect("waits of the merged store");
+    if merged.waits {
+        weft::index::waits::add_waits(
+            &mut m,
+            &|p| files.get(p).cloned().ok_or_else(|| format!("{p}: missing")),
+            &mut |p, b| {
+                added.push((p.to_string(), b.to_vec()));
+                Ok(())
+            },
+        )
+        .expect("waits of the merged store");
+    }
     files.extend(added);
     files.insert(MANIFEST.into(), BuiltStore { manifest: m, tiles: Vec::new() }.manifest_json());
     MemoryStore { files }
@@ -88,8 +92,8 @@ fn assert_all_ways(name: &str, files: &(dyn ArchiveFiles + Sync)) -> u64 {
     let t = read_archive(name, files).expect("archive reads");
     let want = reports(&t);
     for o in [
-        BuildOptions::default(),
-        BuildOptions { block_locations: 2, tile_intervals: 700, threads: 2, ..BuildOptions::default() },
+        BuildOptions { waits: true, ..BuildOptions::default() },
+        BuildOptions { block_locations: 2, tile_intervals: 700, threads: 2, waits: true, ..BuildOptions::default() },
     ] {
         let whole = build(&t, &o);
         let what = format!("{name} (block {}, tile {})", o.block_locations, o.tile_intervals);
@@ -104,6 +108,19 @@ fn assert_all_ways(name: &str, files: &(dyn ArchiveFiles + Sync)) -> u64 {
             assert_store_reports(&format!("{what}: {n} shards"), s, &want);
         }
     }
+    // Without `waits` (the default) the same store has no wait states: no waits tiles, no manifest `waits`,
+    // and the reader says how to get them.
+    let plain = build(&t, &BuildOptions::default());
+    assert!(plain.manifest.waits.is_none(), "{name}: waits without --waits");
+    assert!(
+        plain.manifest.tiles.iter().all(|e| !matches!(e.kind, TileKind::Waits | TileKind::WaitSummary)),
+        "{name}: waits tiles without --waits"
+    );
+    assert!(!String::from_utf8_lossy(&plain.manifest_json()).contains("\"waits\""), "{name}: a waits key");
+    let store = Store::open(plain.to_memory()).expect("store opens");
+    let why = weft::store::read::waits::missing(&store).expect("no wait states");
+    assert!(why.contains("indexed without --waits: run weft index --waits"), "{why}");
+    assert!(streamed(name, files, &BuildOptions::default()).files == plain.to_memory().files, "{name}: streamed");
     want[0].1.total_wait_ns
 }
 
@@ -165,9 +182,10 @@ fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
     for (name, bytes) in &files.files {
         d.put(&format!("g/{name}"), bytes);
     }
-    weft(&["index", "g/traces.otf2", "-o", "whole", "--block", "2"], &d);
+    weft(&["index", "g/traces.otf2", "-o", "whole", "--block", "2", "--waits"], &d);
     for k in 0..3 {
-        weft(&["index", "g/traces.otf2", "-o", &format!("p{k}"), "--block", "2", "--shard", &format!("{k}/3")], &d);
+        let shard = format!("{k}/3");
+        weft(&["index", "g/traces.otf2", "-o", &format!("p{k}"), "--block", "2", "--shard", &shard, "--waits"], &d);
     }
     weft(&["merge", "-o", "merged", "p2", "p0", "p1"], &d);
     let mut stores = vec!["whole", "merged"];
@@ -175,7 +193,7 @@ fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
     let mpi = cfg!(feature = "mpi")
         && std::process::Command::new("mpirun")
             .args(["--allow-run-as-root", "--oversubscribe", "-n", "2", env!("CARGO_BIN_EXE_weft")])
-            .args(["index", "g/traces.otf2", "--block", "2", "-o", "mpi2"])
+            .args(["index", "g/traces.otf2", "--block", "2", "-o", "mpi2", "--waits"])
             .current_dir(&d)
             .output()
             .is_ok_and(|o| o.status.success());
@@ -186,6 +204,25 @@ fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
     }
     assert_cli_same(&d, "g/traces.otf2", &stores);
     let waited = weft(&["waits", "whole", "--json"], &d);
+    let fails = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft")).args(args).current_dir(&d).output().unwrap();
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // Without --waits (the default): no wait states in the store, and weft waits says how to get them.
+    weft(&["index", "g/traces.otf2", "-o", "plain", "--block", "2"], &d);
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("plain/manifest.json")).unwrap()).unwrap();
+    assert!(m.get("waits").is_none(), "a waits key without --waits");
+    assert!(!d.join("plain/w").exists() && !d.join("plain/v").exists(), "waits tiles without --waits");
+    let err = fails(&["waits", "plain"]);
+    assert!(
+        err.contains("this store was indexed without --waits: run weft index --waits, or give weft waits the trace"),
+        "{err}"
+    );
+    // Parts indexed one with --waits and one without are refused by the merge.
+    weft(&["index", "g/traces.otf2", "-o", "q1", "--block", "2", "--shard", "1/3"], &d);
+    let err = fails(&["merge", "-o", "mixed", "p0", "q1", "p2"]);
+    assert!(err.contains("one indexed with --waits, the other without"), "{err}");
     assert!(!waited.contains("\"total_wait_ns\":0}"), "the generated run waits: {waited}");
     // A store built before wait states (format 5: no `waits`, no waits tiles) says so.
     let m = d.join("whole/manifest.json");
@@ -194,13 +231,8 @@ fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
     v.as_object_mut().unwrap().remove("waits");
     v["tiles"].as_array_mut().unwrap().retain(|x| !["waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
     std::fs::write(&m, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(["waits", "whole"])
-        .current_dir(&d)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("built before wait states; run weft index again"), "{err}");
+    let err = fails(&["waits", "whole"]);
+    assert!(err.contains("built before wait states; run weft index --waits again"), "{err}");
 }
 
 #[test]
@@ -209,7 +241,7 @@ fn weft_waits_of_the_real_archives_stores_prints_what_it_prints_of_them() {
     let d = common::TempDir::new("store-waits-cli-real");
     for a in common::files_under(&dir.join("otf2")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "otf2")) {
         let trace = a.display().to_string();
-        weft(&["index", &trace, "-o", "s", "--force"], &d);
+        weft(&["index", &trace, "-o", "s", "--force", "--waits"], &d);
         assert_cli_same(&d, &trace, &["s"]);
     }
 }

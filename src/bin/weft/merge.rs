@@ -87,9 +87,12 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
                 progress.say(&format!("linking tiles {k}/{n}"));
             }
         }
-        // The wait states, from the store's level-0 tiles (`index::waits`, as the unsharded index ends).
-        progress.say("wait states");
-        add_waits_in(&mut m, tmp)?;
+        // The wait states, from the store's level-0 tiles (`index::waits`, as the unsharded index ends),
+        // when every part was indexed with --waits.
+        if merged.waits {
+            progress.say("wait states");
+            add_waits_in(&mut m, tmp)?;
+        }
         let json = {
             let mut v = serde_json::to_vec_pretty(&m).expect("a manifest always serializes");
             v.push(b'\n');

@@ -44,6 +44,10 @@ pub struct BuildOptions {
     pub threads: usize,
     /// The input's name, as the manifest's `source.name`.
     pub source_name: String,
+    /// Compute the wait states into the store (`weft index --waits`; `crate::waits`, the last step: waits
+    /// tiles, the waiting pyramid, the manifest's `waits`). Off by default: the step holds its messages and
+    /// collective members in memory, not yet within `--memory`, and costs several times the tiling.
+    pub waits: bool,
 }
 
 impl Default for BuildOptions {
@@ -54,6 +58,7 @@ impl Default for BuildOptions {
             bins_per_tile: 256,
             threads: 1,
             source_name: String::new(),
+            waits: false,
         }
     }
 }
@@ -206,11 +211,16 @@ pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
     let mut manifest = manifest(trace, o, &plan, entries, &counts, &location_lanes(trace), &totals);
     manifest.particles = stats;
-    with_waits(BuiltStore { manifest, tiles: files })
+    let store = BuiltStore { manifest, tiles: files };
+    if o.waits {
+        with_waits(store)
+    } else {
+        store
+    }
 }
 
 /// A whole store with its wait states added (`crate::waits`, from its own level-0 tiles: the last step of
-/// every way a store is made).
+/// every way a store is made, when `--waits` asks for it).
 pub fn with_waits(mut store: BuiltStore) -> BuiltStore {
     let at: std::collections::HashMap<String, usize> =
         store.tiles.iter().enumerate().map(|(k, (p, _))| (p.clone(), k)).collect();

@@ -1733,7 +1733,7 @@ fn tile(
             if let Some(s) = &samples {
                 m.counts.counter_samples = s.count();
             }
-            let part = part_manifest(m, &skel, &comms.tally, &counts, shard, &totals);
+            let part = part_manifest(m, &skel, &comms.tally, &counts, shard, &totals, o.build.waits);
             (part.store.clone(), Some(part))
         }
         _ => {
@@ -1743,9 +1743,11 @@ fn tile(
             if let Some(s) = &samples {
                 m.counts.counter_samples = s.count();
             }
-            progress(Progress::Step(Step::Waits));
-            crate::waits::add_waits(&mut m, &|path| sink.get(path), &mut |path, bytes| sink.put(path, bytes))
-                .map_err(IndexError::Io)?;
+            if o.build.waits {
+                progress(Progress::Step(Step::Waits));
+                crate::waits::add_waits(&mut m, &|path| sink.get(path), &mut |path, bytes| sink.put(path, bytes))
+                    .map_err(IndexError::Io)?;
+            }
             (m, None)
         }
     };

@@ -52,7 +52,18 @@ impl Ord for MessageRow {
     fn cmp(&self, o: &Self) -> Ordering {
         let key = |m: &Self| {
             let posted = m.posted_ns;
-            (m.index, kind_code(m.kind), m.sender, m.receiver, m.send_ns, m.recv_ns, m.size_bytes, m.tag, m.name, posted)
+            (
+                m.index,
+                kind_code(m.kind),
+                m.sender,
+                m.receiver,
+                m.send_ns,
+                m.recv_ns,
+                m.size_bytes,
+                m.tag,
+                m.name,
+                posted,
+            )
         };
         key(self).cmp(&key(o))
     }

@@ -1,6 +1,7 @@
 //! `weft waits STORE`: the wait states a store keeps (format 6) as `analyses::diagnosis::waits::WaitReport`,
 //! the report `weft waits TRACE` prints: from the manifest's sums for the whole run, from the waits tiles
-//! (each wait with its root causes) for a window. A store built before wait states has none to give.
+//! (each wait with its root causes) for a window. A store built before wait states, or indexed without
+//! `--waits`, has none to give.
 
 use crate::format::waits::{costs, WaitRecord, WaitSummary, PATTERN_KEYS};
 use crate::read::Store;
@@ -8,10 +9,16 @@ use crate::{StoreError, TileSource};
 use std::collections::{BTreeMap, HashMap};
 use weft_analyses::diagnosis::waits::{NamedNs, PatternTotals, RootCause, WaitReport};
 
-/// Why a store has no wait states: it was built before they were kept (format 5 and older).
+/// Why a store has no wait states: it was built before they were kept (format 5 and older), or indexed
+/// without `--waits` (they are opt-in).
 pub fn missing<S: TileSource>(store: &Store<S>) -> Option<String> {
-    store.manifest.waits.is_none().then(|| {
-        format!("store format version {} was built before wait states; run weft index again", store.manifest.version)
+    let m = &store.manifest;
+    m.waits.is_none().then(|| {
+        if m.version < crate::format::manifest::WAITS_VERSION {
+            format!("store format version {} was built before wait states; run weft index --waits again, or give weft waits the trace", m.version)
+        } else {
+            "this store was indexed without --waits: run weft index --waits, or give weft waits the trace".to_string()
+        }
     })
 }
 

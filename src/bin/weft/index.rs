@@ -68,8 +68,8 @@ pub struct Args {
     /// tiles only its own); under `mpirun` (a `--features mpi` build) each rank decodes only its own.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// Also compute the wait states (issue #53) into the store, so `weft waits STORE` and the Diagnosis
-    /// panel read them instead of the trace: the last step, from the store's own level-0 tiles (with
+    /// Also compute the wait states (issue #53) into the store, so `weft waits STORE` reads them instead of
+    /// the trace: the last step, from the store's own level-0 tiles (with
     /// `--shard`, each part records it and `weft merge` computes them when every part asked). Not yet held
     /// to --memory: the step holds the trace's messages and collective members in memory, and takes several
     /// times the tiling's time.

@@ -52,7 +52,22 @@ fn sharded(t: &Trace, o: &BuildOptions, n: u32, share: ParticleShare) -> MemoryS
         let (_, bytes) = part.tiles.iter().find(|(p, _)| *p == e.path).expect("the part holds its listed tile");
         files.insert(e.path.clone(), bytes.clone());
     }
-    let mut json = serde_json::to_vec_pretty(&merged.manifest).unwrap();
+    // The wait states from the merged tiles, as `weft merge` adds them (when the parts asked: `--waits`).
+    let mut m = merged.manifest;
+    let mut added = Vec::new();
+    if merged.waits {
+        weft::index::waits::add_waits(
+            &mut m,
+            &|p| files.get(p).cloned().ok_or_else(|| format!("{p}: missing")),
+            &mut |p, b| {
+                added.push((p.to_string(), b.to_vec()));
+                Ok(())
+            },
+        )
+        .expect("the merged store's wait states");
+    }
+    files.extend(added);
+    let mut json = serde_json::to_vec_pretty(&m).unwrap();
     json.push(b'\n');
     files.insert(MANIFEST.to_string(), json);
     MemoryStore { files }

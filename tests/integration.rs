@@ -64,6 +64,7 @@ mod store_hostile;
 mod store_particles;
 mod store_query;
 mod store_stream;
+mod store_waits;
 mod view_options;
 mod views;
 mod wait_rules;

@@ -25,9 +25,15 @@ fn generated(cfg: &GenConfig) -> Trace {
 }
 
 /// Every column of two traces, compared one by one (the string table by its strings, in order), but the
-/// events' `args` and the receives' posting times, which a store does not keep (its receives are posted
-/// when they complete, as a format that does not say).
+/// events' `args`, which a store does not keep (docs/store-format.md).
 fn assert_same(a: &Trace, b: &Trace) {
+    assert_same_but_postings(a, b);
+    assert_eq!(a.messages.posted_ns, b.messages.posted_ns, "format 6 keeps when each receive was posted");
+}
+
+/// [`assert_same`] but the receives' posting times, which a store before format 6 does not keep (a format-2
+/// store's receives are posted when they complete, as a format that does not say: checked by its test).
+fn assert_same_but_postings(a: &Trace, b: &Trace) {
     assert_eq!(a.format, b.format);
     assert_eq!(a.strings.iter().collect::<Vec<_>>(), b.strings.iter().collect::<Vec<_>>());
     let d = |x: &dyn std::fmt::Debug| format!("{x:?}");
@@ -44,10 +50,12 @@ fn assert_same(a: &Trace, b: &Trace) {
     assert_eq!(a.instants.location, b.instants.location);
     assert_eq!(a.instants.region, b.instants.region);
     assert_eq!(a.instants.time_ns, b.instants.time_ns);
-    assert_eq!(b.messages.posted_ns, b.messages.recv_ns);
-    let mut messages = a.messages.clone();
-    messages.posted_ns.clone_from(&messages.recv_ns);
-    assert_eq!(d(&messages), d(&b.messages));
+    let at_receive = |m: &weft::model::Messages| {
+        let mut m = m.clone();
+        m.posted_ns.clone_from(&m.recv_ns);
+        d(&m)
+    };
+    assert_eq!(at_receive(&a.messages), at_receive(&b.messages));
     assert_eq!(d(&a.collectives), d(&b.collectives));
     assert_eq!(a.counters.series_name, b.counters.series_name);
     assert_eq!(a.counters.series_process, b.counters.series_process);
@@ -734,6 +742,69 @@ fn render_moments_of_a_store_reads_the_bins_the_picture_needs() {
     assert_eq!(render(&trace_dir, "e.svg", &w), render(&store, "f.svg", &w), "a window from its exact records");
 }
 
+/// A level-0 tile's payload as formats 2 to 5 wrote it (without the messages' posting times), its block's
+/// locations from `first`.
+fn format_5_events(w: &mut weft::store::format::columns::ColumnWriter, t: &weft::store::read::EventsTile, first: u32) {
+    use weft::store::read::{CollectiveRow, MessageRow};
+    let delta = |w: &mut weft::store::format::columns::ColumnWriter, v: &mut dyn Iterator<Item = u64>| {
+        let mut prev = 0u64;
+        for x in v {
+            w.signed(x.wrapping_sub(prev) as i64);
+            prev = x;
+        }
+    };
+    let messages = |w: &mut weft::store::format::columns::ColumnWriter, m: &[MessageRow]| {
+        w.varint(m.len() as u64);
+        delta(w, &mut m.iter().map(|x| x.index));
+        m.iter().for_each(|x| w.varint((x.kind == weft::model::MessageKind::Flow) as u64));
+        m.iter().for_each(|x| w.varint(x.sender.0 as u64));
+        m.iter().for_each(|x| w.varint(x.receiver.0 as u64));
+        delta(w, &mut m.iter().map(|x| x.send_ns));
+        m.iter().for_each(|x| w.signed(x.recv_ns.wrapping_sub(x.send_ns) as i64));
+        m.iter().for_each(|x| w.varint(x.size_bytes));
+        m.iter().for_each(|x| w.varint(x.tag as u64));
+        m.iter().for_each(|x| w.varint(x.name.0 as u64));
+    };
+    let collectives = |w: &mut weft::store::format::columns::ColumnWriter, c: &[CollectiveRow]| {
+        w.varint(c.len() as u64);
+        delta(w, &mut c.iter().map(|x| x.index));
+        c.iter().for_each(|x| w.varint(x.operation as u64));
+        c.iter().for_each(|x| w.varint(x.location.0 as u64));
+        c.iter().for_each(|x| w.varint(x.region.0 as u64));
+        c.iter().for_each(|x| w.varint(x.communicator.0 as u64));
+        c.iter().for_each(|x| w.varint(x.root.map_or(0, |r| r.0 as u64 + 1)));
+        delta(w, &mut c.iter().map(|x| x.start_ns));
+        c.iter().for_each(|x| w.signed(x.end_ns.wrapping_sub(x.start_ns) as i64));
+        c.iter().for_each(|x| w.varint(x.bytes_sent));
+        c.iter().for_each(|x| w.varint(x.bytes_received));
+    };
+    let iv = &t.intervals;
+    w.varint(iv.len() as u64);
+    iv.iter().for_each(|x| w.varint((x.location.0 - first) as u64));
+    iv.iter().for_each(|x| w.varint(x.region.0 as u64));
+    delta(w, &mut iv.iter().map(|x| x.start_ns));
+    iv.iter().for_each(|x| w.varint(x.dur_ns));
+    iv.iter().for_each(|x| w.varint(x.depth as u64));
+    let ins = &t.instants;
+    w.varint(ins.len() as u64);
+    delta(w, &mut ins.iter().map(|x| x.index));
+    ins.iter().for_each(|x| w.varint((x.location.0 - first) as u64));
+    ins.iter().for_each(|x| w.varint(x.region.0 as u64));
+    delta(w, &mut ins.iter().map(|x| x.time_ns));
+    messages(w, &t.messages);
+    collectives(w, &t.collectives);
+    let op = &t.open.intervals;
+    w.varint(op.len() as u64);
+    delta(w, &mut op.iter().map(|x| x.index));
+    op.iter().for_each(|x| w.varint((x.interval.location.0 - first) as u64));
+    op.iter().for_each(|x| w.varint(x.interval.region.0 as u64));
+    delta(w, &mut op.iter().map(|x| x.interval.start_ns));
+    op.iter().for_each(|x| w.varint(x.interval.dur_ns));
+    op.iter().for_each(|x| w.varint(x.interval.depth as u64));
+    messages(w, &t.open.messages);
+    collectives(w, &t.open.collectives);
+}
+
 /// The store of `t` rewritten as format 2 wrote it: version 2 in the manifest and every tile's frame, summary
 /// tiles ending after their seven columns (no lanes).
 fn as_format_2(t: &Trace) -> MemoryStore {
@@ -774,6 +845,13 @@ fn as_format_2(t: &Trace) -> MemoryStore {
             for c in 0..weft::store::pyramid::COLUMNS.len() {
                 bins.iter().for_each(|b| (0..b.len()).for_each(|i| w.varint(b.get(c, i))));
             }
+        } else if e.kind == TileKind::Events {
+            // Format 6's messages keep when their receive was posted: the older sections end before it.
+            format_5_events(&mut w, &store.events_tile(e).unwrap(), e.block * 2);
+        } else if matches!(e.kind, TileKind::Waits | TileKind::WaitSummary) {
+            // Format 6's wait states: older stores have none.
+            files.files.remove(&e.path);
+            continue;
         } else {
             w.buf = payload;
         }
@@ -787,7 +865,11 @@ fn as_format_2(t: &Trace) -> MemoryStore {
     }
     edit_manifest(&mut files, |m| {
         m["version"] = 2.into();
-        m["tiles"].as_array_mut().unwrap().retain(|x| x["kind"] != "counter_summary");
+        m.as_object_mut().unwrap().remove("waits");
+        m["tiles"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|x| !["counter_summary", "waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
         for x in m["tiles"].as_array_mut().unwrap() {
             let (_, len, hash, path) = changed.iter().find(|c| x["path"] == *c.0).unwrap();
             x["bytes"] = (*len).into();
@@ -806,7 +888,9 @@ fn a_format_2_store_still_reads_and_summary_lanes_must_match_the_manifest() {
     assert!(!t.counters.sample_time_ns.is_empty());
     let old = Store::open(as_format_2(&t)).expect("a format-2 store opens");
     assert_eq!(old.manifest.version, 2);
-    assert_same(&t, &old.to_trace().unwrap());
+    let read = old.to_trace().unwrap();
+    assert_same_but_postings(&t, &read);
+    assert_eq!(read.messages.posted_ns, read.messages.recv_ns, "before format 6 a receive is posted at it");
     // Its counters reach `weft` (above), not the page's tracks: no counter pyramid, no value carried open.
     use weft::store::read::query::{plan, TileIndex, Viewport};
     let ns = t.counters.series_name.len() as u32;

@@ -111,11 +111,12 @@ export class DiagnosisPanel extends ViewPanel {
 
   /** Ask the worker for the diagnosis of the run (or of the visible window) of the trace shown. */
   async diagnose() {
-    // A store's timeline: the reader worker holds no trace of it (a store keeps no wait states yet).
+    // A store's timeline: the reader worker holds no trace of it (a store indexed with --waits keeps its wait
+    // states for weft waits STORE; the page does not read them yet).
     if (this.weft.store && this.weft.store.open) {
       this.body.hidden = true;
       this.empty.hidden = false;
-      this.empty.textContent = 'The Diagnosis panel diagnoses a trace read by the page; a store keeps no wait states yet: open the trace it was indexed from, or run weft waits TRACE.';
+      this.empty.textContent = 'The Diagnosis panel diagnoses a trace read by the page: open the trace this store was indexed from, or run weft waits TRACE (or weft waits STORE on a store indexed with weft index --waits).';
       return;
     }
     const load = this.weft.loads;

@@ -103,6 +103,7 @@ pub fn message_row(trace: &Trace, i: usize) -> MessageRow {
         size_bytes: m.size_bytes[i],
         tag: m.tag[i],
         name: m.name[i],
+        posted_ns: m.posted_ns[i],
     }
 }
 
@@ -176,6 +177,7 @@ pub struct RawMessage {
     pub tag: u32,
     pub name: u32,
     pub kind: u8,
+    pub posted_ns: i64,
 }
 
 impl RawMessage {
@@ -194,6 +196,7 @@ impl RawMessage {
                 MessageKind::PointToPoint => 0,
                 MessageKind::Flow => 1,
             },
+            posted_ns: m.posted_ns,
         }
     }
 
@@ -210,12 +213,13 @@ impl RawMessage {
             size_bytes: self.size_bytes,
             tag: self.tag,
             name: StringId(self.name),
+            posted_ns: rel(self.posted_ns),
         }
     }
 }
 
 impl Record for RawMessage {
-    const BYTES: usize = 49;
+    const BYTES: usize = 57;
     fn put(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.send_ns.to_le_bytes());
         out.extend_from_slice(&self.recv_ns.to_le_bytes());
@@ -226,6 +230,7 @@ impl Record for RawMessage {
         out.extend_from_slice(&self.tag.to_le_bytes());
         out.extend_from_slice(&self.name.to_le_bytes());
         out.push(self.kind);
+        out.extend_from_slice(&self.posted_ns.to_le_bytes());
     }
     fn get(b: &[u8]) -> Self {
         RawMessage {
@@ -238,6 +243,7 @@ impl Record for RawMessage {
             tag: u32_at(b, 40),
             name: u32_at(b, 44),
             kind: b[48],
+            posted_ns: u64_at(b, 49) as i64,
         }
     }
 }
@@ -245,7 +251,7 @@ impl Record for RawMessage {
 /// Bytes of a block file's records, each after its tag: a message its block sent (tag 0; its receive end
 /// too when the receiver is in the block), a receive end of a message another block sent (tag 1), a
 /// collective row (tag 2).
-const SENT_BYTES: usize = 1 + 8 + 1 + 4 + 4 + 8 + 8 + 8 + 4 + 4;
+const SENT_BYTES: usize = 1 + 8 + 1 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 8;
 const END_BYTES: usize = 1 + 4 + 8 + 8;
 const ROW_BYTES: usize = 1 + 8 + 4 * 5 + 8 * 4;
 
@@ -414,6 +420,7 @@ fn sent_row(r: &[u8]) -> MessageRow {
         size_bytes: u64_at(r, 33),
         tag: u32_at(r, 41),
         name: StringId(u32_at(r, 45)),
+        posted_ns: u64_at(r, 49),
     }
 }
 
@@ -445,6 +452,7 @@ fn sent_record(m: &MessageRow) -> [u8; SENT_BYTES] {
     rec[34..42].copy_from_slice(&m.size_bytes.to_le_bytes());
     rec[42..46].copy_from_slice(&m.tag.to_le_bytes());
     rec[46..50].copy_from_slice(&m.name.0.to_le_bytes());
+    rec[50..58].copy_from_slice(&m.posted_ns.to_le_bytes());
     rec
 }
 
@@ -629,7 +637,7 @@ pub(super) enum Sorted {
 
 /// A message row as spilled between shards (`message_sort`).
 impl Record for MessageRow {
-    const BYTES: usize = 49;
+    const BYTES: usize = 57;
     fn put(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.index.to_le_bytes());
         out.push(kind_code(self.kind));
@@ -642,6 +650,7 @@ impl Record for MessageRow {
         for v in [self.tag, self.name.0] {
             out.extend_from_slice(&v.to_le_bytes());
         }
+        out.extend_from_slice(&self.posted_ns.to_le_bytes());
     }
     fn get(b: &[u8]) -> Self {
         MessageRow {
@@ -654,6 +663,7 @@ impl Record for MessageRow {
             size_bytes: u64_at(b, 33),
             tag: u32_at(b, 41),
             name: StringId(u32_at(b, 45)),
+            posted_ns: u64_at(b, 49),
         }
     }
 }
@@ -1291,7 +1301,18 @@ mod tests {
     use crate::spill::MemorySpill;
 
     fn message(send_ns: i64, recv_ns: i64, nth: u64, sender: u32, receiver: u32) -> RawMessage {
-        RawMessage { send_ns, recv_ns, nth, sender, receiver, size_bytes: nth * 10, tag: 7, name: 1, kind: 0 }
+        RawMessage {
+            send_ns,
+            recv_ns,
+            nth,
+            sender,
+            receiver,
+            size_bytes: nth * 10,
+            tag: 7,
+            name: 1,
+            kind: 0,
+            posted_ns: recv_ns,
+        }
     }
 
     /// Messages handed over in any order come back from the blocks' files in the trace's order (send, receive,

@@ -15,6 +15,9 @@
 //!   manifests alone (`merge`), MPI ranks decoding only their own OTF2 locations (`stream::exchanged`), each
 //!   matching the messages its locations received, numbered across the ranks by a sample sort
 //!   (`message_sort`); the ranks reach each other only through the `Exchange` trait (`exchange`).
+//! - `waits`: the wait states (issue #53) computed from a finished store's own level-0 tiles, the last step
+//!   of every way a store is made (whole, streamed, merged) when asked for (`--waits`), so they are the same
+//!   bytes for each.
 
 // A library returns what it finds; only the CLI, examples and tests print.
 #![warn(clippy::print_stdout)]
@@ -26,6 +29,7 @@ pub mod error;
 pub mod shard;
 pub mod spill;
 pub mod stream;
+pub mod waits;
 
 pub use budget::Budget;
 pub use build::{build, BuildOptions, BuiltStore};

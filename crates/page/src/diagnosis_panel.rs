@@ -124,11 +124,12 @@ impl Viewer {
 }
 
 impl Viewer {
-    /// The trace's timeline pane: a diagnosis is of a trace the worker read (a store keeps no wait states yet).
+    /// The trace's timeline pane: a diagnosis is of a trace the worker read (a store's wait states, kept by
+    /// `weft index --waits`, are read by `weft waits STORE`, not yet by the page).
     fn diagnosis_timeline(&mut self) -> Result<&mut TimelinePane, JsValue> {
         self.timeline_pane().ok_or_else(|| {
             JsValue::from_str(
-                "the Diagnosis panel diagnoses a trace's timeline (a store keeps no wait states yet: open the trace)",
+                "the Diagnosis panel diagnoses a trace's timeline (open the trace, or run weft waits STORE on a store indexed with --waits)",
             )
         })
     }

@@ -10,13 +10,15 @@ use serde_json::Value;
 use weft_index::{build, build_part, BuildOptions, BuiltPart, BuiltStore, Shard};
 use weft_readers::otf2::read_archive;
 
-/// The store forged from: 8 locations in blocks of 2 (4 blocks of equal size), a few windows, with counters.
+/// The store forged from: 8 locations in blocks of 2 (4 blocks of equal size), a few windows, with counters
+/// and wait states.
 pub fn base() -> (BuiltStore, Vec<BuiltPart>) {
     let mut cfg = GenConfig::new(4, 12_000);
     cfg.threads = 2;
     cfg.metrics = 1;
     let trace = read_archive("traces.otf2", &archive(&cfg).0).expect("a generated archive reads");
-    let o = BuildOptions { block_locations: 2, tile_intervals: 1_000, ..BuildOptions::default() };
+    // With the wait states (`--waits`), so every kind of tile is forged from.
+    let o = BuildOptions { block_locations: 2, tile_intervals: 1_000, waits: true, ..BuildOptions::default() };
     let store = build(&trace, &o);
     let parts = (0..2).map(|k| build_part(&trace, &o, Shard { index: k, count: 2 })).collect();
     (store, parts)

@@ -274,6 +274,10 @@ impl StoreSession {
             TileKind::Particles => particle_tile(&self.store, e).map(Decoded::Particles),
             TileKind::Counters => self.store.counter_tile(e).map(Decoded::Counters),
             TileKind::CounterSummary => self.store.counter_summary_tile(e).map(Decoded::CounterBins),
+            // (No view asks for them yet: the diagnosis panel of a store reads the manifest's sums.)
+            TileKind::Waits | TileKind::WaitSummary => {
+                return Err(err(&self.name, format!("{path}: wait-state tiles are not drawn by this page")))
+            }
             TileKind::Moments => {
                 // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
                 let kept = bytes_again(self.store_source(), path);

@@ -68,6 +68,13 @@ pub struct Args {
     /// tiles only its own); under `mpirun` (a `--features mpi` build) each rank decodes only its own.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// Also compute the wait states (issue #53) into the store, so `weft waits STORE` reads them instead of
+    /// the trace: the last step, from the store's own level-0 tiles (with
+    /// `--shard`, each part records it and `weft merge` computes them when every part asked). Not yet held
+    /// to --memory: the step holds the trace's messages and collective members in memory, and takes several
+    /// times the tiling's time.
+    #[arg(long)]
+    pub waits: bool,
 }
 
 /// Bytes the whole read of a trace takes, per byte of input (model columns plus the files held while read).
@@ -188,6 +195,7 @@ pub fn read(a: &Args, progress: &Progress) -> Result<ReadTrace, Box<dyn std::err
         tile_intervals: a.tile_intervals,
         threads: a.threads(),
         source_name: a.trace.display().to_string(),
+        waits: a.waits,
         ..BuildOptions::default()
     };
     Ok(ReadTrace { trace, options, input, read_s })
@@ -201,6 +209,7 @@ pub fn stream_options(a: &Args) -> Result<(BuildOptions, u64), String> {
         tile_intervals: a.tile_intervals,
         threads: a.threads(),
         source_name: a.trace.display().to_string(),
+        waits: a.waits,
         ..BuildOptions::default()
     };
     Ok((options, memory))
@@ -859,6 +868,10 @@ impl weft::index::stream::TileSink for FolderSink {
         std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
         self.bytes.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
         Ok(())
+    }
+    fn get(&self, path: &str) -> Result<Vec<u8>, String> {
+        let p = self.root.join(path);
+        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
     }
 }
 

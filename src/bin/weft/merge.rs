@@ -60,12 +60,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let merge_s = started.elapsed().as_secs_f64();
     let progress = Progress::new();
     let t1 = Instant::now();
-    let m = &merged.manifest;
-    let json = {
-        let mut v = serde_json::to_vec_pretty(m).expect("a manifest always serializes");
-        v.push(b'\n');
-        v
-    };
+    let mut m = merged.manifest.clone();
     let mut linked = 0usize;
     write_folder(&a.out, a.force, |tmp| {
         let n = m.tiles.len();
@@ -92,6 +87,17 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
                 progress.say(&format!("linking tiles {k}/{n}"));
             }
         }
+        // The wait states, from the store's level-0 tiles (`index::waits`, as the unsharded index ends),
+        // when every part was indexed with --waits.
+        if merged.waits {
+            progress.say("wait states");
+            add_waits_in(&mut m, tmp)?;
+        }
+        let json = {
+            let mut v = serde_json::to_vec_pretty(&m).expect("a manifest always serializes");
+            v.push(b'\n');
+            v
+        };
         let p = tmp.join(MANIFEST);
         std::fs::write(&p, &json).map_err(|err| format!("{}: {err}", p.display()))
     })?;
@@ -102,6 +108,18 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     println!("tiles       {} ({linked} linked, {} copied)", m.tiles.len(), m.tiles.len() - linked);
     println!("seconds     merge {merge_s:.3}, files {:.3}", t1.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The wait states of the store being written in `tmp` (its level-0 tiles in place) added to it.
+pub fn add_waits_in(m: &mut weft::store::Manifest, tmp: &Path) -> Result<(), String> {
+    let read = |p: &str| std::fs::read(tmp.join(p)).map_err(|e| format!("{}: {e}", tmp.join(p).display()));
+    weft::index::waits::add_waits(m, &read, &mut |p, bytes| {
+        let to = tmp.join(p);
+        if let Some(d) = to.parent() {
+            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        }
+        std::fs::write(&to, bytes).map_err(|e| format!("{}: {e}", to.display()))
+    })
 }
 
 /// Hard-link the verified file `from` (opened as `meta`) to `to`: true when `to` is then that very file (a

@@ -224,7 +224,13 @@ fn work(world: &SimpleCommunicator, a: &Args, tmp_folder: &mut Option<std::path:
         parts.push((format!("rank {k}"), p));
     }
     let merged = merge(&parts).map_err(|e| e.to_string())?;
-    let m = &merged.manifest;
+    let mut m = merged.manifest;
+    // The wait states (`--waits`, which every rank was given), from the level-0 tiles every rank wrote into
+    // the shared folder.
+    if merged.waits {
+        crate::merge::add_waits_in(&mut m, &tmp)?;
+    }
+    let m = &m;
     let mut bytes = serde_json::to_vec_pretty(m).expect("a manifest always serializes");
     bytes.push(b'\n');
     let p = tmp.join(MANIFEST);

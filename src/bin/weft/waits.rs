@@ -32,8 +32,30 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.window.as_deref().map(TimeWindow::parse).transpose()?;
     if let Some(store) = crate::folders::open_store(&a.file) {
-        store.map_err(|e| crate::folders::store_error(&a.file, e))?;
-        return Err(format!("{}: a store keeps no wait states yet (issue #53's store support is still to come): give weft waits the trace it was indexed from", a.file.display()).into());
+        // A store keeps its wait states (format 6; `store::read::waits`): the same report, not computed again.
+        let store = store.map_err(|e| crate::folders::store_error(&a.file, e))?;
+        if let Some(why) = weft::store::read::waits::missing(&store) {
+            return Err(format!("{}: {why}", a.file.display()).into());
+        }
+        let w = window.map(|w| (w.start_ns, w.end_ns));
+        let report =
+            weft::store::read::waits::report(&store, w).map_err(|e| crate::folders::store_error(&a.file, e))?;
+        if a.json {
+            let text = serde_json::to_string(&report)?;
+            println!("{}", weft::model::text::escape_json_controls(&text));
+            return Ok(());
+        }
+        let times =
+            weft::store::read::waits::location_times(&store, w).map_err(|e| crate::folders::store_error(&a.file, e))?;
+        let m = &store.manifest;
+        // The label `weft moments` gives the location ("MPI Rank 11 / Master thread").
+        let string = |s: Option<&u32>| s.and_then(|&s| m.strings.get(s as usize)).cloned().unwrap_or_default();
+        let name = |l: usize| {
+            let process = m.locations.process.get(l).and_then(|&p| m.processes.name.get(p as usize));
+            format!("{} / {}", string(process), string(m.locations.name.get(l)))
+        };
+        print!("{}", text(times, &name, &report, window, &a.file.display().to_string(), a.top));
+        return Ok(());
     }
     let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
     let states = wait_states(&trace);
@@ -43,8 +65,27 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", weft::model::text::escape_json_controls(&text));
         return Ok(());
     }
-    print!("{}", text(&trace, &report, window, &a.file.display().to_string(), a.top));
+    let times = location_times(&trace, window);
+    // The label `weft moments` gives the location ("MPI Rank 11 / Master thread").
+    let name = |l: usize| weft::analyses::moments::location_label(&trace, LocationId(l as u32));
+    print!("{}", text(times, &name, &report, window, &a.file.display().to_string(), a.top));
     Ok(())
+}
+
+/// Each location's time a wait's share is of, inside the window.
+fn location_times(trace: &Trace, window: Option<TimeWindow>) -> Vec<u64> {
+    let iv = &trace.intervals;
+    match window {
+        None => location_time(trace),
+        Some(w) => (0..trace.locations.len())
+            .map(|l| {
+                let range = trace.intervals_of(LocationId(l as u32));
+                let Some(first) = range.clone().next() else { return 0 };
+                let end = range.map(|i| iv.end_ns(i)).max().unwrap_or(0);
+                end.min(w.end_ns).saturating_sub(iv.start_ns[first].max(w.start_ns))
+            })
+            .collect(),
+    }
 }
 
 /// `part` of `whole` as a percentage.
@@ -57,22 +98,16 @@ fn share(part: u64, whole: u64) -> String {
 
 /// The report as a CUBE user reads it: the patterns with their share of the total time (the sum of the
 /// locations' times, clipped to the window), the locations and regions that wait most, the root causes.
-fn text(trace: &Trace, r: &WaitReport, window: Option<TimeWindow>, file: &str, top: usize) -> String {
+fn text(
+    times: Vec<u64>,
+    location_name: &dyn Fn(usize) -> String,
+    r: &WaitReport,
+    window: Option<TimeWindow>,
+    file: &str,
+    top: usize,
+) -> String {
     use std::fmt::Write;
     let d = |ns: u64| format_duration_ns(ns as f64);
-    let iv = &trace.intervals;
-    // Each location's time inside the window.
-    let times: Vec<u64> = match window {
-        None => location_time(trace),
-        Some(w) => (0..trace.locations.len())
-            .map(|l| {
-                let range = trace.intervals_of(LocationId(l as u32));
-                let Some(first) = range.clone().next() else { return 0 };
-                let end = range.map(|i| iv.end_ns(i)).max().unwrap_or(0);
-                end.min(w.end_ns).saturating_sub(iv.start_ns[first].max(w.start_ns))
-            })
-            .collect(),
-    };
     let total: u64 = times.iter().sum();
     let mut o = String::new();
     let _ = writeln!(o, "file        {}", escape_controls(file));
@@ -100,7 +135,7 @@ fn text(trace: &Trace, r: &WaitReport, window: Option<TimeWindow>, file: &str, t
         return o;
     }
     // Locations: their waiting, all patterns, and its share of their own time.
-    let mut per_location: Vec<(u64, usize)> = (0..trace.locations.len())
+    let mut per_location: Vec<(u64, usize)> = (0..times.len())
         .map(|l| (r.patterns.values().map(|t| t.per_location.get(l).copied().unwrap_or(0)).sum(), l))
         .filter(|&(ns, _)| ns > 0)
         .collect();
@@ -113,8 +148,7 @@ fn text(trace: &Trace, r: &WaitReport, window: Option<TimeWindow>, file: &str, t
             .iter()
             .max_by_key(|p| (r.patterns[p.key()].per_location[l], std::cmp::Reverse(**p)))
             .map_or("", |p| p.label());
-        // The label `weft moments` gives the location ("MPI Rank 11 / Master thread").
-        let name = weft::analyses::moments::location_label(trace, LocationId(l as u32));
+        let name = location_name(l);
         let _ =
             writeln!(o, "{l:>8}  {:>12}  {:>8}  {mostly:<18}  {}", d(ns), share(ns, times[l]), escape_controls(&name));
     }

@@ -44,6 +44,10 @@ pub struct BuildOptions {
     pub threads: usize,
     /// The input's name, as the manifest's `source.name`.
     pub source_name: String,
+    /// Compute the wait states into the store (`weft index --waits`; `crate::waits`, the last step: waits
+    /// tiles, the waiting pyramid, the manifest's `waits`). Off by default: the step holds its messages and
+    /// collective members in memory, not yet within `--memory`, and costs several times the tiling.
+    pub waits: bool,
 }
 
 impl Default for BuildOptions {
@@ -54,6 +58,7 @@ impl Default for BuildOptions {
             bins_per_tile: 256,
             threads: 1,
             source_name: String::new(),
+            waits: false,
         }
     }
 }
@@ -206,7 +211,29 @@ pub fn build(trace: &Trace, o: &BuildOptions) -> BuiltStore {
     let counts: Vec<u64> = trace.location_intervals.iter().map(|r| r.len() as u64).collect();
     let mut manifest = manifest(trace, o, &plan, entries, &counts, &location_lanes(trace), &totals);
     manifest.particles = stats;
-    BuiltStore { manifest, tiles: files }
+    let store = BuiltStore { manifest, tiles: files };
+    if o.waits {
+        with_waits(store)
+    } else {
+        store
+    }
+}
+
+/// A whole store with its wait states added (`crate::waits`, from its own level-0 tiles: the last step of
+/// every way a store is made, when `--waits` asks for it).
+pub fn with_waits(mut store: BuiltStore) -> BuiltStore {
+    let at: std::collections::HashMap<String, usize> =
+        store.tiles.iter().enumerate().map(|(k, (p, _))| (p.clone(), k)).collect();
+    let mut added = Vec::new();
+    let tiles = &store.tiles;
+    let read = |p: &str| at.get(p).map(|&k| tiles[k].1.clone()).ok_or_else(|| format!("{p}: not in the store"));
+    crate::waits::add_waits(&mut store.manifest, &read, &mut |p, b| {
+        added.push((p.to_string(), b.to_vec()));
+        Ok(())
+    })
+    .expect("a store's own tiles read back");
+    store.tiles.extend(added);
+    store
 }
 
 /// The block tasks `blocks` of `trace` on up to `threads` threads, their outputs in block order (also the seam
@@ -362,6 +389,7 @@ pub fn manifest(
         levels: plan.levels.clone(),
         tiles,
         particles: None,
+        waits: None,
     }
 }
 

@@ -32,6 +32,8 @@ pub enum MergeError {
     Overflow { part: String, what: &'static str },
     #[error("the parts do not make a whole store: {detail}")]
     Inconsistent { detail: String },
+    #[error("{part} and {first}: one indexed with --waits, the other without (index every part the same way)")]
+    Waits { part: String, first: String },
     #[error("{part}: shard {shard}/{shards} holds blocks {found:?}, the partition gives it {expected:?}")]
     Blocks { part: String, shard: u32, shards: u32, found: [u32; 2], expected: [u32; 2] },
 }
@@ -41,6 +43,9 @@ pub enum MergeError {
 pub struct Merged {
     pub manifest: Manifest,
     pub tile_part: Vec<usize>,
+    /// Every part asked for the wait states (`--waits`): the merged store is to have them (the caller adds
+    /// them from the merged level-0 tiles, `crate::waits`).
+    pub waits: bool,
 }
 
 /// Merge `parts` (name, manifest), in any order.
@@ -56,6 +61,9 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
                 first: first_name.clone(),
                 expected: n,
             });
+        }
+        if p.waits != first.waits {
+            return Err(MergeError::Waits { part: name.clone(), first: first_name.clone() });
         }
     }
     // By shard, sized by the parts given, never by the count a part claims.
@@ -169,7 +177,7 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
     m.check()
         .and_then(|()| weft_store::format::consistency::check(&m, weft_store::format::consistency::Scope::Store))
         .map_err(|detail| MergeError::Inconsistent { detail })?;
-    Ok(Merged { manifest: m, tile_part })
+    Ok(Merged { manifest: m, tile_part, waits: first.waits })
 }
 
 /// The shards of `0..n` not in `present` (sorted, distinct), said briefly: how many, and the first few

@@ -374,6 +374,7 @@ mod tests {
             tag: 0,
             name: 0,
             kind: 0,
+            posted_ns: t + 1,
         };
         // Shard a: 100,000 messages at times 0..100,000; shard b: 1,000 at 100,000 on.
         (0..100_000).for_each(|t| a.see(&m(t)));

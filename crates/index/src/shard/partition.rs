@@ -104,6 +104,10 @@ pub struct PartManifest {
     /// `intervals` and `lanes` of its own blocks' locations, from the first of them on.
     pub definitions: String,
     pub store: Manifest,
+    /// The index was asked for the wait states (`--waits`): the merge computes them (from the merged level-0
+    /// tiles) when every part was, and refuses parts that disagree. Absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub waits: bool,
 }
 
 /// The hash of the definitions every part of one index shares (see [`PartManifest::definitions`]).
@@ -238,7 +242,7 @@ pub fn build_part_with(trace: &Trace, o: &BuildOptions, shard: Shard, share: Par
     let mut m = manifest(trace, o, &plan, entries, &counts, &crate::build::location_lanes(trace), &whole_totals);
     m.particles = stats;
     let tally = CommTally::of_trace(trace);
-    BuiltPart { part: part_manifest(m, trace, &tally, &counts, shard, &totals), tiles }
+    BuiltPart { part: part_manifest(m, trace, &tally, &counts, shard, &totals, o.waits), tiles }
 }
 
 /// A shard's `part.json` from the manifest of the whole trace (`m`: every location's interval counts
@@ -252,6 +256,7 @@ pub(crate) fn part_manifest(
     counts: &[u64],
     shard: Shard,
     totals: &[(u64, u64)],
+    waits: bool,
 ) -> PartManifest {
     let t = m.tiling;
     let blocks = shard.blocks(t.blocks);
@@ -283,6 +288,7 @@ pub(crate) fn part_manifest(
         trace: fingerprint,
         definitions,
         store: m,
+        waits,
     }
 }
 

@@ -474,12 +474,13 @@ mod tests {
                 tag: 0,
                 name: 0,
                 kind: 0,
+                posted_ns: (next() % 60) as i64,
             })
             .collect();
         let mut want = all.clone();
         want.sort();
         for lengths in [vec![3000], vec![1; 3000], vec![1, 2999], vec![2000, 7, 993], vec![1000, 1000, 1000]] {
-            let (mut spill, mut keys, mut runs) = (MemorySpill::default(), Keys(0), Runs::new(49 * 10));
+            let (mut spill, mut keys, mut runs) = (MemorySpill::default(), Keys(0), Runs::new(57 * 10));
             let mut at = 0;
             for n in &lengths {
                 let mut c = all[at..at + n].to_vec();

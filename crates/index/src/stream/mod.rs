@@ -74,6 +74,9 @@ mod samples;
 /// Where tiles go as they are made (the CLI writes files; tests keep them in memory).
 pub trait TileSink: Sync {
     fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String>;
+    /// A tile put before, read back (the wait states are computed from the level-0 tiles written:
+    /// `crate::waits`).
+    fn get(&self, path: &str) -> Result<Vec<u8>, String>;
 }
 
 /// Tiles kept in memory, by path.
@@ -86,6 +89,10 @@ impl TileSink for MemorySink {
     fn put(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
         self.files.lock().map_err(|_| "a tile writer panicked".to_string())?.insert(path.to_string(), bytes.to_vec());
         Ok(())
+    }
+    fn get(&self, path: &str) -> Result<Vec<u8>, String> {
+        let files = self.files.lock().map_err(|_| "a tile writer panicked".to_string())?;
+        files.get(path).cloned().ok_or_else(|| format!("{path}: not written"))
     }
 }
 
@@ -178,6 +185,8 @@ pub enum Step {
     ParticleTiles,
     /// The counter tiles.
     CounterTiles,
+    /// The wait states, from the level-0 tiles written (`crate::waits`).
+    Waits,
 }
 
 impl Step {
@@ -188,6 +197,7 @@ impl Step {
             Step::Messages => "messages",
             Step::ParticleTiles => "particle tiles",
             Step::CounterTiles => "counter tiles",
+            Step::Waits => "wait states",
         }
     }
 }
@@ -1723,7 +1733,7 @@ fn tile(
             if let Some(s) = &samples {
                 m.counts.counter_samples = s.count();
             }
-            let part = part_manifest(m, &skel, &comms.tally, &counts, shard, &totals);
+            let part = part_manifest(m, &skel, &comms.tally, &counts, shard, &totals, o.build.waits);
             (part.store.clone(), Some(part))
         }
         _ => {
@@ -1732,6 +1742,11 @@ fn tile(
             comms.count(&mut m.counts);
             if let Some(s) = &samples {
                 m.counts.counter_samples = s.count();
+            }
+            if o.build.waits {
+                progress(Progress::Step(Step::Waits));
+                crate::waits::add_waits(&mut m, &|path| sink.get(path), &mut |path, bytes| sink.put(path, bytes))
+                    .map_err(IndexError::Io)?;
             }
             (m, None)
         }

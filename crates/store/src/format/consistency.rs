@@ -104,6 +104,8 @@ fn check_entry(m: &Manifest, e: &TileEntry, series_blocks: u64, scope: Scope) ->
         TileKind::Counters => (e.level == 0, series_blocks, t.windows as u64),
         TileKind::Summary => (true, t.blocks as u64, level(e.level)? as u64),
         TileKind::CounterSummary => (true, series_blocks, level(e.level)? as u64),
+        TileKind::Waits => (e.level == 0, t.blocks as u64, 1),
+        TileKind::WaitSummary => (true, t.blocks as u64, level(e.level)? as u64),
     };
     if !level_ok {
         return bad(format!("a {:?} tile at level {}", e.kind, e.level));
@@ -153,7 +155,7 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
     let nlev = m.levels.len();
     let (mut moments, mut summaries) = (vec![0u32; nb], vec![0u64; nb * nlev]);
     let mut events = vec![0u64; nb];
-    let mut samples = 0u64;
+    let (mut samples, mut waits) = (0u64, 0u64);
     let sum = |a: u64, b: u64, what: &str| a.checked_add(b).ok_or_else(|| format!("{what} records overflow"));
     for e in &m.tiles {
         let b = e.block as usize;
@@ -179,8 +181,9 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
                 }
             }
             TileKind::Counters => samples = sum(samples, e.records, "counter tiles'")?,
+            TileKind::Waits => waits = sum(waits, e.records, "waits tiles'")?,
             // (The particle tiles' records are not `particles.events`: the view leaves some out.)
-            TileKind::Particles | TileKind::CounterSummary => {}
+            TileKind::Particles | TileKind::CounterSummary | TileKind::WaitSummary => {}
         }
     }
     for b in 0..t.blocks {
@@ -208,6 +211,11 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
     }
     if samples != m.counts.counter_samples {
         return Err(format!("the counter tiles hold {samples} samples, the counts say {}", m.counts.counter_samples));
+    }
+    // The waits tiles hold the waits the summary counts (none without a summary: a store built before them).
+    let counted = m.waits.as_ref().map_or(0, |w| w.patterns.iter().map(|p| p[1]).sum::<u64>());
+    if waits != counted {
+        return Err(format!("the waits tiles hold {waits} waits, the manifest's waits count {counted}"));
     }
     Ok(())
 }

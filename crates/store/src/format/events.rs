@@ -27,6 +27,8 @@ pub struct MessageRow {
     pub size_bytes: u64,
     pub tag: u32,
     pub name: StringId,
+    /// When the receive was posted (format 6; `recv_ns` in older stores, as where a format does not say).
+    pub posted_ns: u64,
 }
 
 impl Default for MessageRow {
@@ -41,6 +43,7 @@ impl Default for MessageRow {
             size_bytes: 0,
             tag: 0,
             name: StringId(0),
+            posted_ns: 0,
         }
     }
 }
@@ -48,7 +51,19 @@ impl Default for MessageRow {
 impl Ord for MessageRow {
     fn cmp(&self, o: &Self) -> Ordering {
         let key = |m: &Self| {
-            (m.index, kind_code(m.kind), m.sender, m.receiver, m.send_ns, m.recv_ns, m.size_bytes, m.tag, m.name)
+            let posted = m.posted_ns;
+            (
+                m.index,
+                kind_code(m.kind),
+                m.sender,
+                m.receiver,
+                m.send_ns,
+                m.recv_ns,
+                m.size_bytes,
+                m.tag,
+                m.name,
+                posted,
+            )
         };
         key(self).cmp(&key(o))
     }
@@ -86,11 +101,10 @@ impl MessageRow {
         x.receiver.push(self.receiver);
         x.send_ns.push(self.send_ns);
         x.recv_ns.push(self.recv_ns);
-        // A store keeps no posting time: the receive's, as a format that does not say it.
-        x.posted_ns.push(self.recv_ns);
         x.size_bytes.push(self.size_bytes);
         x.tag.push(self.tag);
         x.name.push(self.name);
+        x.posted_ns.push(self.posted_ns);
     }
 }
 
@@ -326,6 +340,8 @@ fn encode_messages(w: &mut ColumnWriter, rows: &[MessageRow], msg: &[u32]) {
     m().for_each(|r| w.varint(r.size_bytes));
     m().for_each(|r| w.varint(r.tag as u64));
     m().for_each(|r| w.varint(r.name.0 as u64));
+    // (Format 6: when the receive was posted, as its distance before the receive.)
+    m().for_each(|r| w.signed(r.recv_ns.wrapping_sub(r.posted_ns) as i64));
 }
 
 /// A collective rows section: the rows at places `coll` of `rows` (ascending by trace index): count, then
@@ -457,6 +473,19 @@ fn decode_messages(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<MessageRow>
     let size = col(r, n)?;
     let tag = col_below(r, n, 1 << 32, "tag")?;
     let name = col_below(r, n, nstr, "string")?;
+    // (Format 6 keeps when each receive was posted, before the receive; older stores: at it.)
+    let mut posted = Vec::with_capacity(n);
+    for &t in &recv {
+        if m.version >= crate::format::manifest::WAITS_VERSION {
+            let d = r.signed()?;
+            match t.checked_add_signed(d.checked_neg().unwrap_or(i64::MAX)) {
+                Some(p) => posted.push(p),
+                None => return r.error("posting time out of range"),
+            }
+        } else {
+            posted.push(t);
+        }
+    }
     Ok((0..n)
         .map(|i| MessageRow {
             index: idx[i],
@@ -468,6 +497,7 @@ fn decode_messages(r: &mut ColumnReader, m: &Manifest) -> Result<Vec<MessageRow>
             size_bytes: size[i],
             tag: tag[i] as u32,
             name: StringId(name[i] as u32),
+            posted_ns: posted[i],
         })
         .collect())
 }

@@ -12,8 +12,10 @@ use weft_model::{Format, LocationKind, Paradigm, RegionRole, WarningKind};
 pub const FORMAT_NAME: &str = "weft-store";
 /// The store format version this weft writes. Stores from [`OLDEST_READ_VERSION`] on are read too (format 2
 /// is format 3 without the summaries' lanes, format 4 is format 5 without the tiles' identity in their
-/// frames); a store of another version is refused by name.
-pub const FORMAT_VERSION: u32 = 5;
+/// frames, format 5 is format 6 without the wait states); a store of another version is refused by name.
+pub const FORMAT_VERSION: u32 = 6;
+/// The first store format with the wait states (the manifest's `waits`, the waits tiles).
+pub const WAITS_VERSION: u32 = 6;
 /// The oldest store format this weft reads (a part for `weft merge` must be of [`FORMAT_VERSION`]).
 pub const OLDEST_READ_VERSION: u32 = 2;
 pub const MANIFEST: &str = "manifest.json";
@@ -45,6 +47,10 @@ pub struct Manifest {
     /// Absent in a store without such events (and in stores written before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub particles: Option<ParticleStats>,
+    /// The wait states summed (format 6 on, with the waits tiles; absent in a store built before them and in
+    /// a part, whose waits the merge computes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waits: Option<crate::format::waits::WaitSummary>,
 }
 
 /// The extent of the particle view's events (`analyses::particles::EventExtent`) and their number.
@@ -192,6 +198,10 @@ pub enum TileKind {
     Moments,
     /// A pyramid level's per-bin figures of a block of counter series (format 4).
     CounterSummary,
+    /// Every wait state of a block's locations (format 6).
+    Waits,
+    /// A pyramid level's per-location waiting time per bin of a block (format 6).
+    WaitSummary,
 }
 
 impl TileKind {
@@ -206,6 +216,8 @@ impl TileKind {
             TileKind::Counters => format!("c/b{block}/w{window}.{short}.wt"),
             TileKind::CounterSummary => format!("k/l{level}/b{block}/t{window}.{short}.wt"),
             TileKind::Moments => format!("m/b{block}.{short}.wt"),
+            TileKind::Waits => format!("w/b{block}.{short}.wt"),
+            TileKind::WaitSummary => format!("v/l{level}/b{block}/t{window}.{short}.wt"),
         }
     }
 
@@ -217,6 +229,8 @@ impl TileKind {
             TileKind::Counters => 4,
             TileKind::Moments => 5,
             TileKind::CounterSummary => 6,
+            TileKind::Waits => 7,
+            TileKind::WaitSummary => 8,
         }
     }
 }
@@ -302,6 +316,9 @@ impl Manifest {
             return Err("counter series lists differ in length".into());
         }
         string("a counter series", &c.name)?;
+        if let Some(w) = &self.waits {
+            w.check(self)?;
+        }
         if let Some(&bad) = c.process.iter().find(|&&q| q as usize >= p.name.len()) {
             return Err(format!("a counter series belongs to process {bad}, there are {}", p.name.len()));
         }

@@ -5,7 +5,8 @@
 //! - `query`: what a viewport needs (level and tiles) and what it draws from them (rows x bins, or the exact
 //!   records; counters; particles);
 //! - `cache`: the decoded tiles kept, bounded in bytes (the page's worker);
-//! - `answer`: a viewport answered natively from the tiles it needs (`weft render timeline STORE/`).
+//! - `answer`: a viewport answered natively from the tiles it needs (`weft render timeline STORE/`);
+//! - `waits`: the wait report of a store (format 6), as `weft waits` prints it of the trace.
 //!
 //! Architecture invariant: no files and no web types (the page's worker runs this code); imports only
 //! `weft_model`, `weft_analyses` and the store's other rooms, never the index or the readers.
@@ -14,6 +15,7 @@ pub mod answer;
 pub mod cache;
 pub mod query;
 mod store;
+pub mod waits;
 
 pub use crate::format::events::{
     CollectiveRow, EventsTile, MessageRow, OpenInterval, OpenRecords, TileInstant, TileInterval,

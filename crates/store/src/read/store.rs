@@ -128,6 +128,21 @@ impl<S: TileSource> Store<S> {
         Ok(tile)
     }
 
+    /// A block's waits tile (format 6): its waits, by location and start.
+    pub fn waits_tile(&self, e: &TileEntry) -> Result<crate::format::waits::WaitsTile, StoreError> {
+        let payload = self.payload(e)?;
+        let locs = self.manifest.tiling.block_range(e.block, self.nl() as u32);
+        let waits =
+            crate::format::waits::decode_waits(&payload, locs, &self.manifest).map_err(|c| corrupt(&e.path, c))?;
+        if waits.0.len() as u64 != e.records {
+            return Err(StoreError::Mismatch {
+                file: e.path.clone(),
+                detail: format!("{} waits, the manifest says {}", waits.0.len(), e.records),
+            });
+        }
+        Ok(waits)
+    }
+
     /// The trace's definitions, warnings, span and origin, with no events.
     pub fn skeleton(&self) -> Result<Trace, StoreError> {
         let m = &self.manifest;

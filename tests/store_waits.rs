@@ -1,0 +1,247 @@
+//! The wait states in a store (issue #53, store format 6; crates/index/src/waits.rs, crates/store/src/read/waits.rs):
+//! `weft index --waits` (opt-in: `BuildOptions::waits`) computes them from the store's own level-0 tiles, so `weft waits STORE` gives exactly the report
+//! `weft waits TRACE` gives (`diagnosis::wait_report` of `wait_states`), whole run and windows, root causes
+//! included; for generated archives and the real ones in ../shared/traces, built whole, streamed, sharded and
+//! merged; without it a store has none and says how to get them.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use weft::analyses::diagnosis::waits::{wait_report, wait_states, WaitReport};
+use weft::index::stream::{index_otf2, MemorySink, StreamOptions};
+use weft::index::{build, build_part, merge, BuildOptions, BuiltStore, MemorySpill, Shard};
+use weft::model::Trace;
+use weft::readers::otf2::{open_stream, read_archive, ArchiveFiles, FolderFiles};
+use weft::samples::otf2_gen::{archive, GenConfig};
+use weft::store::format::manifest::TileKind;
+use weft::store::read::waits::report;
+use weft::store::read::Store;
+use weft::store::{MemoryStore, MANIFEST};
+
+/// The trace's reports: the whole run and three windows (the first third, a middle, past the end).
+fn reports(t: &Trace) -> Vec<(Option<(u64, u64)>, WaitReport)> {
+    let states = wait_states(t);
+    let s = t.span_ns;
+    [None, Some((0, s / 3)), Some((s / 4, s / 2 + 7)), Some((s / 2, s + 10))]
+        .into_iter()
+        .map(|w| (w, wait_report(t, &states, w)))
+        .collect()
+}
+
+fn assert_store_reports(what: &str, store: MemoryStore, want: &[(Option<(u64, u64)>, WaitReport)]) {
+    let store = Store::open(store).unwrap_or_else(|e| panic!("{what}: the store opens: {e}"));
+    for (w, r) in want {
+        let got = report(&store, *w).unwrap_or_else(|e| panic!("{what}: {w:?}: {e}"));
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            serde_json::to_string(r).unwrap(),
+            "{what}: window {w:?}: the store's report is not the trace's"
+        );
+    }
+}
+
+fn streamed(name: &str, files: &(dyn ArchiveFiles + Sync), o: &BuildOptions) -> MemoryStore {
+    let sink = MemorySink::default();
+    let stream = open_stream(name, files).expect("archive opens");
+    let so = StreamOptions {
+        build: o.clone(),
+        memory: 1 << 30,
+        event_buffer: 0,
+        shard: None,
+        held: 0,
+        runs: 0,
+        range_intervals: 0,
+    };
+    let done = index_otf2(stream, &so, &mut MemorySpill::default(), &sink, &|_| {}).expect("streamed index");
+    let mut files = sink.files.into_inner().unwrap();
+    files.insert(MANIFEST.into(), BuiltStore { manifest: done.manifest, tiles: Vec::new() }.manifest_json());
+    MemoryStore { files }
+}
+
+/// `n` shards built and merged, then the wait states added as `weft merge` does (when every part asked).
+fn sharded(t: &Trace, o: &BuildOptions, n: u32) -> MemoryStore {
+    let parts: Vec<_> = (0..n).map(|k| build_part(t, o, Shard { index: k, count: n })).collect();
+    let manifests: Vec<_> = parts.iter().enumerate().map(|(k, p)| (format!("part {k}"), p.part.clone())).collect();
+    let merged = merge(&manifests).expect("parts merge");
+    let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for (e, &k) in merged.manifest.tiles.iter().zip(&merged.tile_part) {
+        let (_, bytes) = parts[k].tiles.iter().find(|(p, _)| *p == e.path).expect("the part holds its tile");
+        files.insert(e.path.clone(), bytes.clone());
+    }
+    assert_eq!(merged.waits, o.waits, "the merge asks for the wait states when its parts did");
+    let mut m = merged.manifest;
+    let mut added = Vec::new();
+    if merged.waits {
+        weft::index::waits::add_waits(
+            &mut m,
+            &|p| files.get(p).cloned().ok_or_else(|| format!("{p}: missing")),
+            &mut |p, b| {
+                added.push((p.to_string(), b.to_vec()));
+                Ok(())
+            },
+        )
+        .expect("waits of the merged store");
+    }
+    files.extend(added);
+    files.insert(MANIFEST.into(), BuiltStore { manifest: m, tiles: Vec::new() }.manifest_json());
+    MemoryStore { files }
+}
+
+fn assert_all_ways(name: &str, files: &(dyn ArchiveFiles + Sync)) -> u64 {
+    let t = read_archive(name, files).expect("archive reads");
+    let want = reports(&t);
+    for o in [
+        BuildOptions { waits: true, ..BuildOptions::default() },
+        BuildOptions { block_locations: 2, tile_intervals: 700, threads: 2, waits: true, ..BuildOptions::default() },
+    ] {
+        let whole = build(&t, &o);
+        let what = format!("{name} (block {}, tile {})", o.block_locations, o.tile_intervals);
+        assert_store_reports(&format!("{what}: whole"), whole.to_memory(), &want);
+        let s = streamed(name, files, &o);
+        // The streamed store is the whole build's, wait states included.
+        assert!(s.files == whole.to_memory().files, "{what}: streamed store differs from the whole build");
+        assert_store_reports(&format!("{what}: streamed"), s, &want);
+        for n in [2, 3] {
+            let s = sharded(&t, &o, n);
+            assert!(s.files == whole.to_memory().files, "{what}: {n} shards merged differ from the whole build");
+            assert_store_reports(&format!("{what}: {n} shards"), s, &want);
+        }
+    }
+    // Without `waits` (the default) the same store has no wait states: no waits tiles, no manifest `waits`,
+    // and the reader says how to get them.
+    let plain = build(&t, &BuildOptions::default());
+    assert!(plain.manifest.waits.is_none(), "{name}: waits without --waits");
+    assert!(
+        plain.manifest.tiles.iter().all(|e| !matches!(e.kind, TileKind::Waits | TileKind::WaitSummary)),
+        "{name}: waits tiles without --waits"
+    );
+    assert!(!String::from_utf8_lossy(&plain.manifest_json()).contains("\"waits\""), "{name}: a waits key");
+    let store = Store::open(plain.to_memory()).expect("store opens");
+    let why = weft::store::read::waits::missing(&store).expect("no wait states");
+    assert!(why.contains("indexed without --waits: run weft index --waits"), "{why}");
+    assert!(streamed(name, files, &BuildOptions::default()).files == plain.to_memory().files, "{name}: streamed");
+    want[0].1.total_wait_ns
+}
+
+#[test]
+fn the_store_reports_the_waits_of_generated_archives() {
+    let mut waited = 0;
+    for cfg in
+        [GenConfig::new(4, 20_000), GenConfig { threads: 2, ..GenConfig::new(5, 30_000) }, GenConfig::new(7, 9_000)]
+    {
+        let (files, _) = archive(&cfg);
+        waited += assert_all_ways("traces.otf2", &files);
+    }
+    assert!(waited > 0, "the generated runs wait somewhere");
+}
+
+#[test]
+fn the_store_reports_the_waits_of_the_real_archives() {
+    let Some(dir) = common::shared_traces("store_waits real_archives") else { return };
+    let anchors: Vec<PathBuf> = common::files_under(&dir.join("otf2"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "otf2"))
+        .collect();
+    assert!(!anchors.is_empty(), "no OTF2 archives under {}", dir.display());
+    for a in anchors {
+        let files = FolderFiles { root: a.parent().unwrap().to_path_buf() };
+        let name = a.file_name().unwrap().to_string_lossy().into_owned();
+        assert_all_ways(&name, &files);
+    }
+}
+
+fn weft(args: &[&str], dir: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft")).args(args).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "weft {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `weft waits` of `trace` and of each store: `--json` the same bytes, whole and windowed, and the text the
+/// same but for the file's name.
+fn assert_cli_same(dir: &std::path::Path, trace: &str, stores: &[&str]) {
+    let (trace, stores): (&'static str, Vec<&'static str>) = (
+        Box::leak(trace.to_string().into_boxed_str()),
+        stores.iter().map(|s| &*Box::leak(s.to_string().into_boxed_str())).collect(),
+    );
+    for flags in [vec!["--json"], vec!["--json", "--window", "1ms:20ms"], vec![], vec!["--window", "2ms:9ms"]] {
+        let args = |f: &'static str| -> Vec<&str> { [&["waits", f][..], &flags[..]].concat() };
+        let want = weft(&args(trace), dir);
+        for &s in &stores {
+            let got = weft(&args(s), dir);
+            let got = got.replacen(&format!("file        {s}\n"), &format!("file        {trace}\n"), 1);
+            assert_eq!(got, want, "weft waits {s} {flags:?} is not weft waits {trace}");
+        }
+    }
+}
+
+#[test]
+fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
+    let d = common::TempDir::new("store-waits-cli");
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(4, 40_000) });
+    for (name, bytes) in &files.files {
+        d.put(&format!("g/{name}"), bytes);
+    }
+    weft(&["index", "g/traces.otf2", "-o", "whole", "--block", "2", "--waits"], &d);
+    for k in 0..3 {
+        let shard = format!("{k}/3");
+        weft(&["index", "g/traces.otf2", "-o", &format!("p{k}"), "--block", "2", "--shard", &shard, "--waits"], &d);
+    }
+    weft(&["merge", "-o", "merged", "p2", "p0", "p1"], &d);
+    let mut stores = vec!["whole", "merged"];
+    // `mpirun -n 2` where OpenMPI is installed (scripts/setup.sh --mpi), as tests/cluster.rs runs it.
+    let mpi = cfg!(feature = "mpi")
+        && std::process::Command::new("mpirun")
+            .args(["--allow-run-as-root", "--oversubscribe", "-n", "2", env!("CARGO_BIN_EXE_weft")])
+            .args(["index", "g/traces.otf2", "--block", "2", "-o", "mpi2", "--waits"])
+            .current_dir(&d)
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if mpi {
+        stores.push("mpi2");
+    } else {
+        println!("SKIPPED mpirun -n 2: no mpirun (scripts/setup.sh --mpi)");
+    }
+    assert_cli_same(&d, "g/traces.otf2", &stores);
+    let waited = weft(&["waits", "whole", "--json"], &d);
+    let fails = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft")).args(args).current_dir(&d).output().unwrap();
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // Without --waits (the default): no wait states in the store, and weft waits says how to get them.
+    weft(&["index", "g/traces.otf2", "-o", "plain", "--block", "2"], &d);
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("plain/manifest.json")).unwrap()).unwrap();
+    assert!(m.get("waits").is_none(), "a waits key without --waits");
+    assert!(!d.join("plain/w").exists() && !d.join("plain/v").exists(), "waits tiles without --waits");
+    let err = fails(&["waits", "plain"]);
+    assert!(
+        err.contains("this store was indexed without --waits: run weft index --waits, or give weft waits the trace"),
+        "{err}"
+    );
+    // Parts indexed one with --waits and one without are refused by the merge.
+    weft(&["index", "g/traces.otf2", "-o", "q1", "--block", "2", "--shard", "1/3"], &d);
+    let err = fails(&["merge", "-o", "mixed", "p0", "q1", "p2"]);
+    assert!(err.contains("one indexed with --waits, the other without"), "{err}");
+    assert!(!waited.contains("\"total_wait_ns\":0}"), "the generated run waits: {waited}");
+    // A store built before wait states (format 5: no `waits`, no waits tiles) says so.
+    let m = d.join("whole/manifest.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&m).unwrap()).unwrap();
+    v["version"] = 5.into();
+    v.as_object_mut().unwrap().remove("waits");
+    v["tiles"].as_array_mut().unwrap().retain(|x| !["waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
+    std::fs::write(&m, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let err = fails(&["waits", "whole"]);
+    assert!(err.contains("built before wait states; run weft index --waits again"), "{err}");
+}
+
+#[test]
+fn weft_waits_of_the_real_archives_stores_prints_what_it_prints_of_them() {
+    let Some(dir) = common::shared_traces("store_waits weft waits of the real archives' stores") else { return };
+    let d = common::TempDir::new("store-waits-cli-real");
+    for a in common::files_under(&dir.join("otf2")).into_iter().filter(|p| p.extension().is_some_and(|e| e == "otf2")) {
+        let trace = a.display().to_string();
+        weft(&["index", &trace, "-o", "s", "--force", "--waits"], &d);
+        assert_cli_same(&d, &trace, &["s"]);
+    }
+}

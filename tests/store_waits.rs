@@ -245,3 +245,51 @@ fn weft_waits_of_the_real_archives_stores_prints_what_it_prints_of_them() {
         assert_cli_same(&d, &trace, &["s"]);
     }
 }
+
+/// The Diagnosis panel's lists for a store (`waits::overview`) are the trace's report in other words: each
+/// pattern's waiting, instances, regions and locations as `wait_report` sums them, every pattern's together,
+/// the root causes named; the lists cut to their limit; none for a store indexed without `--waits`.
+#[test]
+fn the_panel_lists_of_a_store_are_the_trace_report() {
+    use weft::analyses::moments::location_label;
+    use weft::store::read::waits::overview;
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(5, 30_000) });
+    let t = read_archive("traces.otf2", &files).expect("archive reads");
+    let want = wait_report(&t, &wait_states(&t), None);
+    assert!(want.total_wait_ns > 0, "the generated run waits");
+    let store = Store::open(build(&t, &BuildOptions { waits: true, ..BuildOptions::default() }).to_memory()).unwrap();
+    let o = overview(&store, 1_000).unwrap().expect("a store indexed with waits has lists");
+    assert_eq!(o.total_wait_ns, want.total_wait_ns);
+    assert_eq!(o.all.ns, want.total_wait_ns);
+    let total_time: u64 = weft::analyses::diagnosis::waits::location_time(&t).iter().sum();
+    assert_eq!(o.total_time_ns, total_time, "the shares are of the time on all locations");
+    let shown: Vec<&str> = o.patterns.iter().map(|p| p.key.as_str()).collect();
+    let nonzero: Vec<&str> = want.patterns.iter().filter(|(_, p)| p.total_ns > 0).map(|(k, _)| *k).collect();
+    assert_eq!(shown.len(), nonzero.len(), "the patterns with waiting: {shown:?} vs {nonzero:?}");
+    for p in &o.patterns {
+        let w = &want.patterns[p.key.as_str()];
+        assert_eq!((p.ns, p.instances), (w.total_ns, w.instances), "{}", p.key);
+        let regions: Vec<(&str, u64)> = p.regions.iter().map(|r| (r.name.as_str(), r.ns)).collect();
+        let wanted: Vec<(&str, u64)> = w.by_region.iter().map(|r| (r.name.as_str(), r.ns)).collect();
+        assert_eq!(regions, wanted, "{}: regions", p.key);
+        let mut locations: Vec<(u32, u64)> =
+            w.per_location.iter().enumerate().filter(|&(_, &ns)| ns > 0).map(|(l, &ns)| (l as u32, ns)).collect();
+        locations.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        assert_eq!(p.locations.iter().map(|l| (l.id, l.ns)).collect::<Vec<_>>(), locations, "{}: locations", p.key);
+        for l in &p.locations {
+            assert_eq!(l.name, location_label(&t, weft::model::LocationId(l.id)));
+        }
+    }
+    assert!(o.patterns.windows(2).all(|w| w[0].ns >= w[1].ns), "patterns by waiting");
+    assert_eq!(o.all.locations.iter().map(|l| l.ns).sum::<u64>(), want.total_wait_ns);
+    assert_eq!(o.all.regions.iter().map(|r| r.ns).sum::<u64>(), want.total_wait_ns);
+    assert_eq!(o.root_causes.len(), want.root_causes.len());
+    for (c, w) in o.root_causes.iter().zip(&want.root_causes) {
+        assert_eq!((c.region.as_str(), c.ns), (w.name.as_str(), w.ns));
+        assert_eq!(c.causing, location_label(&t, weft::model::LocationId(w.causing_location)));
+    }
+    let cut = overview(&store, 2).unwrap().unwrap();
+    assert!(cut.all.locations.len() == 2 && cut.all.locations == o.all.locations[..2], "cut to the limit");
+    let plain = Store::open(build(&t, &BuildOptions::default()).to_memory()).unwrap();
+    assert!(overview(&plain, 10).unwrap().is_none(), "no lists without --waits");
+}

@@ -64,7 +64,7 @@ export class DiagnosisPanel extends ViewPanel {
       el('h3', { text: 'Patterns' }), el('div', { class: 'scroll' }, this.lists.patterns),
       el('h3', { text: 'Regions' }), el('div', { class: 'scroll' }, this.lists.regions),
       el('h3', { text: 'Locations' }), el('div', { class: 'scroll' }, this.lists.locations),
-      el('h3', { text: 'Selected wait' }), this.wait,
+      this.waitHeading = el('h3', { text: 'Selected wait' }), this.wait,
       el('h3', { text: 'What if (critical path regions scaled)' }), this.whatif, this.predicted,
     );
     this.root.replaceChildren(
@@ -111,12 +111,10 @@ export class DiagnosisPanel extends ViewPanel {
 
   /** Ask the worker for the diagnosis of the run (or of the visible window) of the trace shown. */
   async diagnose() {
-    // A store's timeline: the reader worker holds no trace of it (a store indexed with --waits keeps its wait
-    // states for weft waits STORE; the page does not read them yet).
+    // A store's timeline: the reader worker holds no trace of it; the store worker lists the wait states a
+    // store indexed with --waits keeps.
     if (this.weft.store && this.weft.store.open) {
-      this.body.hidden = true;
-      this.empty.hidden = false;
-      this.empty.textContent = 'The Diagnosis panel diagnoses a trace read by the page: open the trace this store was indexed from, or run weft waits TRACE (or weft waits STORE on a store indexed with weft index --waits).';
+      await this.diagnoseStore();
       return;
     }
     const load = this.weft.loads;
@@ -147,6 +145,72 @@ export class DiagnosisPanel extends ViewPanel {
     this.weft.diagnoses = (this.weft.diagnoses || 0) + 1;
   }
 
+  /** A store's diagnosis: the whole run's lists the store worker makes from the manifest's sums (a store
+   *  indexed with weft index --waits; `store::read::waits::overview`). Waits are not drawn on a store's
+   *  timeline, and a window's diagnosis is the command line's (weft waits STORE --window). */
+  async diagnoseStore() {
+    const load = this.weft.loads;
+    const asked = this.asking = {};
+    this.caption.textContent = 'reading the store\'s wait states…';
+    let o;
+    try {
+      o = await this.weft.store.askWaits();
+    } catch (e) {
+      if (asked === this.asking) this.caption.textContent = '';
+      this.onError(`Diagnosis: ${e.message || e}`);
+      return;
+    }
+    if (asked !== this.asking || load !== this.weft.loads) return;
+    this.caption.textContent = '';
+    if (o.missing) {
+      this.body.hidden = true;
+      this.empty.hidden = false;
+      this.empty.textContent = `This store keeps no wait states: ${o.missing}.`;
+      return;
+    }
+    if (this.storeOverview !== o) { this.pattern = -1; this.region = -1; }
+    this.storeOverview = o;
+    this.renderStore();
+    this.weft.diagnoses = (this.weft.diagnoses || 0) + 1;
+  }
+
+  /** The store's three lists for the pattern chosen (a store sums waiting per pattern and region and per
+   *  pattern and location, so a region chosen does not narrow the locations), and its root causes. */
+  renderStore() {
+    const o = this.storeOverview;
+    const f = (ns) => formatDuration(this.viewer, ns);
+    if (o.total_wait_ns === 0) {
+      this.body.hidden = true;
+      this.empty.hidden = false;
+      this.empty.textContent = 'No waiting found in the whole run: no call here waits for another location.';
+      return;
+    }
+    this.body.hidden = false;
+    this.empty.hidden = true;
+    const scopeNote = this.scope.value === 'window' ? ' (a store\'s lists are of the whole run; weft waits STORE --window diagnoses a window)' : '';
+    this.waitHeading.textContent = 'Root causes';
+    this.caption.textContent = `the whole run: waiting ${f(o.total_wait_ns)}, ${percent(o.total_wait_ns / Math.max(1, o.total_time_ns))} of the time on all locations${scopeNote}`;
+    const chosen = this.pattern >= 0 && o.patterns[this.pattern] ? o.patterns[this.pattern] : o.all;
+    const patterns = o.patterns.map((p, k) => ({ id: k, name: p.label, ns: p.ns, share: p.share, instances: p.instances }));
+    this.fill(this.lists.patterns, 'pattern', patterns, this.pattern, (l) => {
+      this.pattern = this.pattern === l.id ? -1 : l.id;
+      this.region = -1;
+      this.renderStore();
+    });
+    this.fill(this.lists.regions, 'region', chosen.regions, this.region, (l) => {
+      this.region = this.region === l.id ? -1 : l.id;
+      this.renderStore();
+    });
+    this.fill(this.lists.locations, 'location', chosen.locations, -2, () => {});
+    const causes = o.root_causes.filter((c) => chosen === o.all || c.pattern === chosen.label).slice(0, 10);
+    this.wait.replaceChildren(causes.length
+      ? el('ul', { class: 'wait-causes', data: { causes: String(causes.length) } },
+        ...causes.map((c) => el('li', { text: `${c.waiting} waits ${f(c.ns)} (${c.pattern}) because ${c.causing} spends more time in ${c.region}` })))
+      : el('span', { class: 'muted', text: 'No root cause: no late location spent more time than its partner in any region.' }));
+    this.whatif.replaceChildren(el('span', { class: 'muted', text: 'What-if replays a trace: open the trace this store was indexed from.' }));
+    this.predicted.textContent = '';
+  }
+
   applyShown() {
     if (!this.current()) return;
     this.call(() => this.viewer.diagnosis_set_shown(this.waitsBox.checked, this.pathBox.checked));
@@ -170,6 +234,7 @@ export class DiagnosisPanel extends ViewPanel {
     }
     this.body.hidden = false;
     this.empty.hidden = true;
+    this.waitHeading.textContent = 'Selected wait';
     this.caption.textContent = `${of}: waiting ${formatDuration(this.viewer, d.total_wait_ns)}, ${percent(d.total_wait_ns / Math.max(1, d.total_time_ns))} of the time on all locations`;
     this.fill(this.lists.patterns, 'pattern', d.patterns, this.pattern, (l) => {
       this.pattern = this.pattern === l.id ? -1 : l.id;
@@ -192,7 +257,9 @@ export class DiagnosisPanel extends ViewPanel {
   /** One list: a line per entry (name, time, share), the chosen one marked; a click calls `pick(line)`. */
   fill(table, what, lines, chosen, pick) {
     const rows = lines.slice(0, MAX_LINES).map((l) => {
-      const tr = el('tr', { data: { id: String(l.id), ns: String(l.ns), worst: String(l.worst) }, title: `${l.name}: ${l.instances} waits, the longest ${formatDuration(this.viewer, l.worst_ns)}` },
+      const title = l.worst_ns !== undefined ? `${l.name}: ${l.instances} waits, the longest ${formatDuration(this.viewer, l.worst_ns)}`
+        : `${l.name}: ${formatDuration(this.viewer, l.ns)}${l.instances !== undefined ? ` in ${l.instances} waits` : ''}`;
+      const tr = el('tr', { data: { id: String(l.id), ns: String(l.ns), worst: String(l.worst) }, title },
         el('td', { class: 'name', text: l.name }),
         el('td', { text: formatDuration(this.viewer, l.ns) }),
         el('td', { text: percent(l.share) }));

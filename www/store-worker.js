@@ -111,6 +111,10 @@ self.onmessage = async (e) => {
     await ready;
     if (msg.type === 'open') await open(msg);
     else if (msg.type === 'view' && session) { queued = msg.vp; await drain(); }
+    else if (msg.type === 'waits' && session) {
+      // The Diagnosis panel's lists: from the manifest's sums (a store indexed with --waits), no tile fetched.
+      try { post({ type: 'waits', json: session.waits() }); } catch (err) { post({ type: 'waits', error: typeof err === 'string' ? err : (err && err.message) || String(err) }); }
+    }
   } catch (err) {
     post({ type: 'error', fatal: msg.type === 'open', message: typeof err === 'string' ? err : (err && err.message) || String(err) });
   }

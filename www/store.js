@@ -45,6 +45,9 @@ export function initStore(app) {
     if (worker) worker.terminate();
     worker = null;
     state.open = false;
+    if (waitsAsked) waitsAsked.reject(new Error('the store was closed'));
+    waitsAsked = null;
+    state.waits = null;
     if (badge) badge.hidden = true;
   }
   // Another input loaded through the reader worker replaces the store.
@@ -69,6 +72,19 @@ export function initStore(app) {
     const mb = Number(new URLSearchParams(location.search).get('store_cache_mb'));
     worker.postMessage({ ...msg, type: 'open', name, cacheBytes: mb > 0 ? mb * (1 << 20) : 0 });
   }
+
+  // The Diagnosis panel's question to the store worker, answered once per store.
+  let waitsAsked = null;
+  /** The whole run's wait states the store keeps (`weft index --waits`), for the Diagnosis panel: a promise of
+   *  the worker's overview (`store::read::waits::WaitOverview`, or `{missing}` where it keeps none). */
+  state.askWaits = () => {
+    if (!worker || !state.open) return Promise.reject(new Error('no store is open'));
+    if (!state.waits) {
+      state.waits = new Promise((resolve, reject) => { waitsAsked = { resolve, reject }; });
+      worker.postMessage({ type: 'waits' });
+    }
+    return state.waits;
+  };
 
   function openUrl(url) {
     const name = new URL(url).pathname.split('/').filter(Boolean).pop() || new URL(url).host;
@@ -168,6 +184,11 @@ export function initStore(app) {
           if (done) { applied(); return; }
         }
       })();
+    } else if (msg.type === 'waits') {
+      const asked = waitsAsked;
+      waitsAsked = null;
+      if (!asked) return;
+      if (msg.error) { state.waits = null; asked.reject(new Error(msg.error)); } else asked.resolve(JSON.parse(msg.json));
     } else if (msg.type === 'error') {
       app.showError(msg.message);
       if (msg.fatal) { stop(); app.setState(weft.loads > 0 ? 'ready' : 'error'); ui.progress.hidden = true; }

@@ -101,6 +101,9 @@ fn err(name: &str, e: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&format!("{name}/{e}"))
 }
 
+/// The longest lines of each Diagnosis list a store's overview keeps.
+const WAIT_LINES: usize = 200;
+
 #[wasm_bindgen]
 impl StoreSession {
     /// Open the store `name` from its `manifest.json` bytes, with a decoded-tile cache of `cache_bytes`
@@ -138,6 +141,16 @@ impl StoreSession {
     pub fn summary(&self) -> Result<String, JsValue> {
         let s = self.store.summary(10).map_err(|e| err(&self.name, e))?;
         Ok(serde_json::to_string(&s).unwrap_or_default())
+    }
+
+    /// The Diagnosis panel's lists for the whole run (`store::read::waits::overview`: the manifest's sums,
+    /// no tile read), as JSON; `{"missing": why}` where the store keeps no wait states (indexed without
+    /// `--waits`, or before format 6).
+    pub fn waits(&self) -> Result<String, JsValue> {
+        match weft_store::read::waits::overview(&self.store, WAIT_LINES).map_err(|e| err(&self.name, e))? {
+            Some(o) => Ok(serde_json::to_string(&o).unwrap_or_default()),
+            None => Ok(serde_json::json!({ "missing": weft_store::read::waits::missing(&self.store) }).to_string()),
+        }
     }
 
     /// The store's definitions without events (`model::codec`), for the page's rows and names.

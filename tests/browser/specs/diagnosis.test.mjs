@@ -225,3 +225,68 @@ for (const backend of ['webgpu', 'webgl']) {
     }
   });
 }
+
+// A store indexed with --waits: the panel lists the whole run's wait states the store keeps (the manifest's
+// sums, `store::read::waits::overview`), the same numbers as `weft waits STORE --json`; a store indexed without
+// them says how to get them.
+test('the Diagnosis panel of a store lists weft waits STORE', { timeout: 600_000 }, async () => {
+  const dir = generated();
+  const store = path.join(outDir, 'diagnosis-store');
+  const plain = path.join(outDir, 'diagnosis-store-plain');
+  weft('index', dir, '-o', store, '--waits', '--force');
+  weft('index', dir, '-o', plain, '--force');
+  const report = weftJson('waits', store);
+  assert.ok(report.total_wait_ns > 0, 'the generated run waits');
+  const { server, url } = await startServer();
+  try {
+    const rel = (p) => path.relative(repoRoot, p);
+    let b = await openPage('webgpu', `${url}?store=${url}${rel(store)}/`, { width: 1500, height: 950 });
+    try {
+      const { page } = b;
+      await page.waitForFunction(() => window.weft.store && window.weft.store.answers >= 1, null, { timeout: 120_000 });
+      await page.click('#diagnosis-toggle');
+      await page.waitForFunction(() => (window.weft.diagnoses || 0) >= 1, null, { timeout: 120_000 });
+      await page.waitForSelector('#diagnosis-body:not([hidden])');
+      const caption = await page.$eval('#diagnosis-caption', (e) => e.textContent);
+      assert.match(caption, /^the whole run: waiting /, caption);
+      const patterns = await listed(page, 'diagnosis-patterns');
+      const withWaits = Object.entries(report.patterns).filter(([, p]) => p.total_ns > 0);
+      assert.equal(patterns.length, withWaits.length, 'a line per pattern with waiting');
+      assert.deepEqual(patterns.map((p) => p.ns).sort((a, c) => c - a), withWaits.map(([, p]) => p.total_ns).sort((a, c) => c - a));
+      const perLocation = new Array(withWaits[0][1].per_location.length).fill(0);
+      for (const [, p] of withWaits) p.per_location.forEach((ns, l) => { perLocation[l] += ns; });
+      for (const l of await listed(page, 'diagnosis-locations')) assert.equal(l.ns, perLocation[l.id], `location ${l.id} over all patterns`);
+      // The largest pattern chosen: its regions and locations as the CLI lists them.
+      const top = withWaits.sort((a, c) => c[1].total_ns - a[1].total_ns)[0][1];
+      const line = patterns.find((p) => p.ns === top.total_ns);
+      await page.click(`#diagnosis-patterns tbody tr[data-id="${line.id}"]`);
+      await page.waitForSelector(`#diagnosis-patterns tbody tr[data-id="${line.id}"][aria-selected="true"]`);
+      const regions = await listed(page, 'diagnosis-regions');
+      assert.deepEqual(regions.map((r) => [r.name, r.ns]), top.by_region.map((r) => [r.name, r.ns]));
+      const locations = await listed(page, 'diagnosis-locations');
+      assert.deepEqual(locations.map((l) => [l.id, l.ns]).sort((a, c) => a[0] - c[0]),
+        top.per_location.map((ns, id) => [id, ns]).filter(([, ns]) => ns > 0));
+      const causes = await page.$$eval('#diagnosis-wait ul.wait-causes li', (li) => li.map((x) => x.textContent));
+      assert.ok(causes.length > 0 && causes.every((c) => / because .* spends more time in /.test(c)), JSON.stringify(causes));
+      await screenshot(page, 'diagnosis-store-lists');
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.browser.close();
+    }
+    b = await openPage('webgpu', `${url}?store=${url}${rel(plain)}/`, { width: 1200, height: 800 });
+    try {
+      const { page } = b;
+      await page.waitForFunction(() => window.weft.store && window.weft.store.answers >= 1, null, { timeout: 120_000 });
+      await page.click('#diagnosis-toggle');
+      await page.waitForSelector('#diagnosis-empty:not([hidden])');
+      await page.waitForFunction(() => /keeps no wait states/.test(document.querySelector('#diagnosis-empty').textContent), null, { timeout: 60_000 });
+      const empty = await page.$eval('#diagnosis-empty', (e) => e.textContent);
+      assert.match(empty, /indexed without --waits: run weft index --waits/, empty);
+      assert.deepEqual(b.problems, []);
+    } finally {
+      await b.browser.close();
+    }
+  } finally {
+    server.close();
+  }
+});

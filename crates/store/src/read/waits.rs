@@ -6,8 +6,9 @@
 use crate::format::waits::{costs, WaitRecord, WaitSummary, PATTERN_KEYS};
 use crate::read::Store;
 use crate::{StoreError, TileSource};
+use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
-use weft_analyses::diagnosis::waits::{NamedNs, PatternTotals, RootCause, WaitReport};
+use weft_analyses::diagnosis::waits::{NamedNs, Pattern, PatternTotals, RootCause, WaitReport};
 
 /// Why a store has no wait states: it was built before they were kept (format 5 and older), or indexed
 /// without `--waits` (they are opt-in).
@@ -153,4 +154,115 @@ pub fn location_times<S: TileSource>(store: &Store<S>, window: Option<(u64, u64)
             Some((t0, t1)) => b.min(t1).saturating_sub(a.max(t0)),
         })
         .collect())
+}
+
+/// One line of the Diagnosis panel's lists for a store: a region (by name) or a location, its waiting and its
+/// share of the time on all locations.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitLine {
+    /// The location's id (for a region line, its place in the list).
+    pub id: u32,
+    pub name: String,
+    pub ns: u64,
+    pub share: f64,
+}
+
+/// A pattern's lists (or every pattern's together, key "all").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PatternLines {
+    pub key: String,
+    pub label: String,
+    pub ns: u64,
+    pub share: f64,
+    pub instances: u64,
+    /// Its regions by waiting, descending, then name.
+    pub regions: Vec<WaitLine>,
+    /// Its locations by waiting, descending, then id.
+    pub locations: Vec<WaitLine>,
+}
+
+/// A root cause in words (`weft waits STORE`'s root causes, names resolved).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CauseLine {
+    pub pattern: String,
+    pub waiting: String,
+    pub causing: String,
+    pub region: String,
+    pub ns: u64,
+}
+
+/// What the Diagnosis panel lists for a store indexed with `--waits`: the whole run's waiting from the
+/// manifest alone (no tile read), by pattern, region and location, and its root causes; the same sums as
+/// `weft waits STORE --json`. A store keeps waiting per pattern and region and per pattern and location, not
+/// per region and location, so a region chosen in the panel does not narrow its locations.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitOverview {
+    /// The time on all locations (each location's span), what the shares are of.
+    pub total_time_ns: u64,
+    pub total_wait_ns: u64,
+    /// Every pattern's lines together.
+    pub all: PatternLines,
+    /// The patterns with any waiting, by waiting descending.
+    pub patterns: Vec<PatternLines>,
+    pub root_causes: Vec<CauseLine>,
+}
+
+/// The whole run's [`WaitOverview`], each list cut to its `limit` longest lines; `None` where the store
+/// keeps no wait states ([`missing`] says why).
+pub fn overview<S: TileSource>(store: &Store<S>, limit: usize) -> Result<Option<WaitOverview>, StoreError> {
+    if store.manifest.waits.is_none() {
+        return Ok(None);
+    }
+    let report = report(store, None)?;
+    let skeleton = store.skeleton()?;
+    let total_time_ns: u64 = location_times(store, None)?.iter().sum();
+    let share = |ns: u64| if total_time_ns > 0 { ns as f64 / total_time_ns as f64 } else { 0.0 };
+    let label_of = |key: &str| {
+        Pattern::ALL.iter().find(|p| p.key() == key).map_or_else(|| key.to_string(), |p| p.label().to_string())
+    };
+    let location = |l: usize| weft_analyses::moments::location_label(&skeleton, weft_model::LocationId(l as u32));
+    let lines = |key: String, label: String, instances: u64, regions: Vec<NamedNs>, per_location: Vec<u64>| {
+        let ns = per_location.iter().sum::<u64>();
+        let regions = (regions.into_iter().take(limit).enumerate())
+            .map(|(k, r)| WaitLine { id: k as u32, share: share(r.ns), name: r.name, ns: r.ns })
+            .collect();
+        let mut locations: Vec<(usize, u64)> = per_location.into_iter().enumerate().filter(|&(_, ns)| ns > 0).collect();
+        locations.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let locations = (locations.into_iter().take(limit))
+            .map(|(l, ns)| WaitLine { id: l as u32, name: location(l), ns, share: share(ns) })
+            .collect();
+        PatternLines { key, label, ns, share: share(ns), instances, regions, locations }
+    };
+    let nl = store.manifest.locations.process.len();
+    let mut all_locations = vec![0u64; nl];
+    let mut all_regions: HashMap<String, u64> = HashMap::new();
+    let mut instances = 0;
+    let mut patterns = Vec::new();
+    for (key, t) in &report.patterns {
+        if t.total_ns == 0 {
+            continue;
+        }
+        for (a, &ns) in all_locations.iter_mut().zip(&t.per_location) {
+            *a += ns;
+        }
+        for r in &t.by_region {
+            *all_regions.entry(r.name.clone()).or_default() += r.ns;
+        }
+        instances += t.instances;
+        patterns.push(lines(key.to_string(), label_of(key), t.instances, t.by_region.clone(), t.per_location.clone()));
+    }
+    patterns.sort_by(|a, b| b.ns.cmp(&a.ns).then_with(|| a.key.cmp(&b.key)));
+    let mut regions: Vec<NamedNs> = all_regions.into_iter().map(|(name, ns)| NamedNs { name, ns }).collect();
+    regions.sort_unstable_by(|a, b| b.ns.cmp(&a.ns).then_with(|| a.name.cmp(&b.name)));
+    let all = lines("all".into(), "All patterns".into(), instances, regions, all_locations);
+    let root_causes = (report.root_causes.iter().take(limit))
+        .map(|c| CauseLine {
+            pattern: label_of(c.pattern),
+            waiting: location(c.waiting_location as usize),
+            causing: location(c.causing_location as usize),
+            region: c.name.clone(),
+            ns: c.ns,
+        })
+        .collect();
+    Ok(Some(WaitOverview { total_time_ns, total_wait_ns: report.total_wait_ns, all, patterns, root_causes }))
 }

@@ -189,6 +189,8 @@ export class DiagnosisPanel extends ViewPanel {
     this.empty.hidden = true;
     const scopeNote = this.scope.value === 'window' ? ' (a store\'s lists are of the whole run; weft waits STORE --window diagnoses a window)' : '';
     this.waitHeading.textContent = 'Root causes';
+    // Nothing to draw on a store's timeline: its waits are listed, not hatched.
+    for (const box of [this.waitsBox, this.pathBox]) { box.disabled = true; box.parentElement.title = 'A store\'s waits and critical path are not drawn: open the trace it was indexed from'; }
     this.caption.textContent = `the whole run: waiting ${f(o.total_wait_ns)}, ${percent(o.total_wait_ns / Math.max(1, o.total_time_ns))} of the time on all locations${scopeNote}`;
     const chosen = this.pattern >= 0 && o.patterns[this.pattern] ? o.patterns[this.pattern] : o.all;
     const patterns = o.patterns.map((p, k) => ({ id: k, name: p.label, ns: p.ns, share: p.share, instances: p.instances }));
@@ -235,6 +237,9 @@ export class DiagnosisPanel extends ViewPanel {
     this.body.hidden = false;
     this.empty.hidden = true;
     this.waitHeading.textContent = 'Selected wait';
+    for (const box of [this.waitsBox, this.pathBox]) box.disabled = false;
+    this.waitsBox.parentElement.title = 'Draw the waiting part of each call hatched';
+    this.pathBox.parentElement.title = 'Draw the critical path across the rows';
     this.caption.textContent = `${of}: waiting ${formatDuration(this.viewer, d.total_wait_ns)}, ${percent(d.total_wait_ns / Math.max(1, d.total_time_ns))} of the time on all locations`;
     this.fill(this.lists.patterns, 'pattern', d.patterns, this.pattern, (l) => {
       this.pattern = this.pattern === l.id ? -1 : l.id;

@@ -125,7 +125,7 @@ impl Viewer {
 
 impl Viewer {
     /// The trace's timeline pane: a diagnosis is of a trace the worker read (a store's wait states, kept by
-    /// `weft index --waits`, are read by `weft waits STORE`, not yet by the page).
+    /// `weft index --waits`, are listed by the store worker: www/diagnosis-panel.js `diagnoseStore`).
     fn diagnosis_timeline(&mut self) -> Result<&mut TimelinePane, JsValue> {
         self.timeline_pane().ok_or_else(|| {
             JsValue::from_str(

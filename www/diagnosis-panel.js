@@ -149,6 +149,7 @@ export class DiagnosisPanel extends ViewPanel {
    *  indexed with weft index --waits; `store::read::waits::overview`). Waits are not drawn on a store's
    *  timeline, and a window's diagnosis is the command line's (weft waits STORE --window). */
   async diagnoseStore() {
+    this.weft.diagnoseAskedAt = performance.now();
     const load = this.weft.loads;
     const asked = this.asking = {};
     this.caption.textContent = 'reading the store\'s wait states…';
@@ -172,6 +173,7 @@ export class DiagnosisPanel extends ViewPanel {
     this.storeOverview = o;
     this.renderStore();
     this.weft.diagnoses = (this.weft.diagnoses || 0) + 1;
+    this.weft.diagnosedAt = performance.now();
   }
 
   /** The store's three lists for the pattern chosen (a store sums waiting per pattern and region and per

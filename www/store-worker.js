@@ -57,8 +57,12 @@ async function open(msg) {
   const particles = session.particle_frame();
   const particleGeometry = Array.from(session.particle_geometry());
   const lanes = session.lanes();
+  // The Diagnosis panel's lists (the manifest's sums, tens of ms): made now, so the panel never waits behind a
+  // viewport's tiles being decoded.
+  let waits = null;
+  try { waits = session.waits(); } catch (e) { waits = null; }
   post({ type: 'opened', name: msg.name, summary: session.summary(), skeleton: skeleton.buffer, lanes: lanes.buffer, particles: particles.buffer,
-    particleGeometry, manifestBytes: manifest.byteLength }, [skeleton.buffer, lanes.buffer, particles.buffer]);
+    particleGeometry, manifestBytes: manifest.byteLength, waits }, [skeleton.buffer, lanes.buffer, particles.buffer]);
 }
 
 async function answer(vp) {

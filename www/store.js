@@ -114,6 +114,8 @@ export function initStore(app) {
       } catch (e) { app.showError(`${msg.name}: ${e}`); stop(); return; }
       const s = JSON.parse(msg.summary);
       state.summary = s;
+      // The worker's Diagnosis lists, made at open (a failure there is asked again by the panel).
+      state.waits = msg.waits ? Promise.resolve(JSON.parse(msg.waits)) : null;
       state.timings.manifest = performance.now() - state.timings.start;
       weft.lastSummary = s;
       weft.lastKind = 'store';

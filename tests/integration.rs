@@ -52,6 +52,7 @@ mod otf2_threads;
 mod parallelism;
 mod paraver;
 mod paraver_robust;
+mod perfetto_oracle;
 mod particles;
 mod profile;
 mod projections;

@@ -60,7 +60,15 @@ fn summary(t: &Trace) -> Value {
     for i in 0..iv.len() {
         let (l, r) = (iv.location[i], iv.region[i]);
         let cat = t.str(t.regions.category[r.index()]);
-        slices.push(json!([process(l), t.location_name(l), t.region_name(r), cat, o + iv.start_ns[i], iv.dur_ns[i], iv.depth[i]]));
+        slices.push(json!([
+            process(l),
+            t.location_name(l),
+            t.region_name(r),
+            cat,
+            o + iv.start_ns[i],
+            iv.dur_ns[i],
+            iv.depth[i]
+        ]));
         if let Some(pairs) = iv.args.of(i) {
             for a in pairs {
                 args.push(json!([t.region_name(r), o + iv.start_ns[i], t.str(a.key), a.value]));
@@ -69,7 +77,14 @@ fn summary(t: &Trace) -> Value {
     }
     let ins = &t.instants;
     let mut instants: Vec<Value> = (0..ins.time_ns.len())
-        .map(|i| json!([process(ins.location[i]), t.location_name(ins.location[i]), t.region_name(ins.region[i]), o + ins.time_ns[i]]))
+        .map(|i| {
+            json!([
+                process(ins.location[i]),
+                t.location_name(ins.location[i]),
+                t.region_name(ins.region[i]),
+                o + ins.time_ns[i]
+            ])
+        })
         .collect();
     let mut counters: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     let c = &t.counters;
@@ -83,7 +98,9 @@ fn summary(t: &Trace) -> Value {
     let m = &t.messages;
     let mut flows: Vec<Value> = (0..m.kind.len())
         .filter(|&k| m.kind[k] == MessageKind::Flow)
-        .map(|k| json!([t.location_name(m.sender[k]), o + m.send_ns[k], t.location_name(m.receiver[k]), o + m.recv_ns[k]]))
+        .map(|k| {
+            json!([t.location_name(m.sender[k]), o + m.send_ns[k], t.location_name(m.receiver[k]), o + m.recv_ns[k]])
+        })
         .collect();
     let mut rows: BTreeMap<String, u64> = BTreeMap::new();
     for l in 0..t.locations.len() {
@@ -170,8 +187,11 @@ fn perfetto_oracle_scenarios_agree_exactly() {
     assert!(out.status.success(), "perfetto_traces.py failed: {}", String::from_utf8_lossy(&out.stderr));
     let mut seen = 0;
     let mut failures = Vec::new();
-    let mut names: Vec<PathBuf> =
-        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "pftrace")).collect();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pftrace"))
+        .collect();
     names.sort();
     for trace in names {
         let bytes = std::fs::read(&trace).unwrap();

@@ -27,8 +27,8 @@ use weft_model::thread_events::ThreadEvents;
 use weft_model::{codec, Trace, Warnings};
 use weft_readers::budget::{self, Budget};
 use weft_readers::chrome::ChromeStreamReader;
-use weft_readers::perfetto::PerfettoStreamReader;
 use weft_readers::otf2::MemoryFiles;
+use weft_readers::perfetto::PerfettoStreamReader;
 use weft_readers::sniff::SNIFF_HEAD_BYTES;
 use weft_readers::{self as readers, otf2_threads, Input, Otf2Input, ReadError, Sniffed, Source};
 use weft_samples::execgraph::sample as execgraph_sample;
@@ -115,7 +115,9 @@ impl WorkerSession {
             Sniffed::ChromeJson | Sniffed::Gzip => {
                 Reading::Chrome(Box::new(ChromeStreamReader::with_budget(&self.name, self.budget)))
             }
-            Sniffed::Perfetto => Reading::Perfetto(Box::new(PerfettoStreamReader::with_budget(&self.name, self.budget))),
+            Sniffed::Perfetto => {
+                Reading::Perfetto(Box::new(PerfettoStreamReader::with_budget(&self.name, self.budget)))
+            }
             sniffed => {
                 // Refused before anything is allocated when the size is known (a File, a Content-Length).
                 self.budget.admit_whole(&self.name, self.format, self.expected).map_err(js_err)?;

@@ -12,7 +12,7 @@
 //! `SEQ_NEEDS_INCREMENTAL_STATE` is skipped and counted as lost state, as Perfetto's trace processor does.
 
 use super::args::{Lookup, Pairs};
-use super::protos::{self, TrackDescriptor, TrackEvent, TracePacket};
+use super::protos::{self, TracePacket, TrackDescriptor, TrackEvent};
 use rustc_hash::FxHashMap as FxMap;
 use weft_model::{Format, RegionId, TraceBuilder};
 
@@ -428,7 +428,8 @@ impl Converter {
         };
         let track = e.track_uuid.or(seq.track_uuid).or(seq.thread_track).unwrap_or(DEFAULT_TRACK);
         // Extra counter values ride on any event (their tracks from the event, else the defaults).
-        let extra = if e.extra_counter_track_uuids.is_empty() { &seq.extra_counters } else { &e.extra_counter_track_uuids };
+        let extra =
+            if e.extra_counter_track_uuids.is_empty() { &seq.extra_counters } else { &e.extra_counter_track_uuids };
         for (&t, &v) in extra.iter().zip(&e.extra_counter_values) {
             self.samples.push(Sample { track: t, ts, value: v as f64, order });
         }

@@ -31,8 +31,10 @@ use weft_model::{Trace, WarningKind};
 
 pub(crate) const FORMAT: &str = "Perfetto trace";
 
-/// Largest packet accepted (Perfetto's own writers stay far below: the service's chunks are at most a few MB).
-pub const MAX_PACKET_BYTES: u64 = 256 << 20;
+/// Largest packet accepted: Perfetto's own writers stay far below (a packet is written in chunks of the
+/// service's buffer pages, KBs; reassembled packets are rarely past a few MB). What bounds the bytes held
+/// between chunks, so a small gzip claiming one huge packet cannot make the reader hold more.
+pub const MAX_PACKET_BYTES: u64 = 64 << 20;
 
 /// Largest inflated size of one `compressed_packets` field.
 const MAX_INFLATED_BYTES: u64 = 1 << 30;
@@ -74,7 +76,8 @@ enum Stop {
 
 /// The field starting at `b[at..]`.
 fn field(b: &[u8], at: usize) -> Result<Field, Stop> {
-    let (key, n) = varint(&b[at..]).map_err(|_| Stop::Bad("a field key longer than ten bytes".into()))?.ok_or(Stop::More)?;
+    let (key, n) =
+        varint(&b[at..]).map_err(|_| Stop::Bad("a field key longer than ten bytes".into()))?.ok_or(Stop::More)?;
     let (number, wire) = ((key >> 3) as u32, (key & 7) as u8);
     if number == 0 || key >> 3 > u64::from(u32::MAX >> 3) {
         return Err(Stop::Bad(format!("field number {} is not a protobuf field", key >> 3)));
@@ -89,9 +92,8 @@ fn field(b: &[u8], at: usize) -> Result<Field, Stop> {
         1 => p + 8,
         5 => p + 4,
         2 => {
-            let (len, m) = varint(&b[p..])
-                .map_err(|_| Stop::Bad("a length longer than ten bytes".into()))?
-                .ok_or(Stop::More)?;
+            let (len, m) =
+                varint(&b[p..]).map_err(|_| Stop::Bad("a length longer than ten bytes".into()))?.ok_or(Stop::More)?;
             if len > MAX_PACKET_BYTES {
                 return Err(Stop::Bad(format!(
                     "field {number} claims {len} bytes, more than the {MAX_PACKET_BYTES} a packet may hold"
@@ -190,7 +192,10 @@ impl Framer {
                 self.packets += 1;
                 packet(&b[f.payload..f.end], offset, conv, 0);
             } else {
-                conv.bad_packet(offset, format!("a field {} of wire type {} at the top level, not a packet", f.number, f.wire));
+                conv.bad_packet(
+                    offset,
+                    format!("a field {} of wire type {} at the top level, not a packet", f.number, f.wire),
+                );
             }
             at = f.end;
         }
@@ -337,11 +342,8 @@ impl PerfettoStreamReader {
     }
 
     fn decide(&mut self, head: &[u8]) {
-        self.mode = if head.starts_with(&[0x1f, 0x8b]) || head == [0x1f] {
-            Mode::Gzip(Box::default())
-        } else {
-            Mode::Plain
-        };
+        self.mode =
+            if head.starts_with(&[0x1f, 0x8b]) || head == [0x1f] { Mode::Gzip(Box::default()) } else { Mode::Plain };
     }
 
     fn malformed(&self, (offset, detail): (u64, String)) -> ReadError {
@@ -431,7 +433,9 @@ impl PerfettoStreamReader {
             let named: Vec<String> = kinds
                 .iter()
                 .take(6)
-                .map(|&(k, n)| format!("{} ({n})", protos::packet_kind_name(k).map_or_else(|| format!("field {k}"), String::from)))
+                .map(|&(k, n)| {
+                    format!("{} ({n})", protos::packet_kind_name(k).map_or_else(|| format!("field {k}"), String::from))
+                })
                 .collect();
             let detail = match (self.framer.packets, named.is_empty(), c.bad_packets, c.lost_state) {
                 (0, _, _, _) => " (no packets)".to_string(),

@@ -126,7 +126,8 @@ fn reads_slices_instants_counters_flows_and_args() {
             ("worker".into(), "work".into(), 2600, 100, 0),
         ]
     );
-    let mut processes: Vec<&str> = (0..t.processes.len()).map(|p| t.process_name(weft_model::ProcessId(p as u32))).collect();
+    let mut processes: Vec<&str> =
+        (0..t.processes.len()).map(|p| t.process_name(weft_model::ProcessId(p as u32))).collect();
     processes.sort();
     assert_eq!(processes, ["client", "server"]);
     assert_eq!(t.instants.time_ns.len(), 1);
@@ -141,14 +142,10 @@ fn reads_slices_instants_counters_flows_and_args() {
     assert_eq!(t.origin_ns as u64 + t.messages.send_ns[0], 1000);
     assert_eq!(t.origin_ns as u64 + t.messages.recv_ns[0], 2500);
     // The outer request's args: the interned annotation name and an inline one.
-    let k = (0..t.intervals.len()).find(|&i| t.intervals.depth[i] == 0 && t.region_name(t.intervals.region[i]) == "request");
-    let args: Vec<(String, String)> = t
-        .intervals
-        .args
-        .of(k.unwrap())
-        .unwrap()
-        .map(|a| (t.str(a.key).to_string(), a.value.to_string()))
-        .collect();
+    let k = (0..t.intervals.len())
+        .find(|&i| t.intervals.depth[i] == 0 && t.region_name(t.intervals.region[i]) == "request");
+    let args: Vec<(String, String)> =
+        t.intervals.args.of(k.unwrap()).unwrap().map(|a| (t.str(a.key).to_string(), a.value.to_string())).collect();
     assert_eq!(args, [("bytes".to_string(), "512".to_string()), ("url".to_string(), "/a".to_string())]);
     let cat = t.regions.category[t.intervals.region[k.unwrap()].index()];
     assert_eq!(t.str(cat), "net");
@@ -215,8 +212,10 @@ fn incremental_clock_and_defaults() {
         is_incremental: Some(inc),
         unit_multiplier_ns: unit,
     };
-    let snap =
-        ClockSnapshot { clocks: vec![clock(6, 1_000_000, false, None), clock(64, 500, true, Some(1000))], ..Default::default() };
+    let snap = ClockSnapshot {
+        clocks: vec![clock(6, 1_000_000, false, None), clock(64, 500, true, Some(1000))],
+        ..Default::default()
+    };
     let mut snap_packet = packet(5);
     snap_packet.clock_snapshot = Some(snap);
     let ev = |delta: u64, ty: i32, name: Option<&str>| {

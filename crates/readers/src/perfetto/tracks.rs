@@ -81,7 +81,9 @@ impl Converter {
             matched.push((u, m));
         }
         let b = &mut self.b;
-        warn_n(b, WarningKind::OutOfOrder, out_of_order, |n| format!("{n} tracks had events out of time order; sorted"));
+        warn_n(b, WarningKind::OutOfOrder, out_of_order, |n| {
+            format!("{n} tracks had events out of time order; sorted")
+        });
         warn_n(b, WarningKind::UnmatchedEnd, unmatched, |n| format!("{n} slice ends had no open slice; dropped"));
         warn_n(b, WarningKind::UnclosedBegin, unclosed, |n| {
             format!("{n} slices never ended; closed at their track's last event")
@@ -347,7 +349,9 @@ impl Converter {
                 unmatched += 1;
             }
         }
-        warn_n(&mut self.b, WarningKind::UnmatchedFlow, unmatched, |n| format!("{n} flow ends had no other end; dropped"));
+        warn_n(&mut self.b, WarningKind::UnmatchedFlow, unmatched, |n| {
+            format!("{n} flow ends had no other end; dropped")
+        });
     }
 
     fn counters(&mut self) {

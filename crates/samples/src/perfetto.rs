@@ -141,7 +141,7 @@ impl PerfettoSample {
                         }];
                     }
                     // Every 50th slice starts a flow that the next thread's 50th slice ends.
-                    if made % 50 == 0 {
+                    if made.is_multiple_of(50) {
                         let id = u64::from(made) << 20 | u64::from(pr) << 10;
                         let here = id | u64::from(th);
                         e.flow_ids = vec![here];

@@ -263,7 +263,7 @@ impl Converter {
             self.describe(d);
         }
         let ts = match p.timestamp {
-            Some(t) => self.to_trace_clock(seq_id, t, p.timestamp_clock_id),
+            Some(t) => self.trace_time(seq_id, t, p.timestamp_clock_id),
             None => None,
         };
         if let Some(e) = p.track_event {
@@ -305,7 +305,7 @@ impl Converter {
     }
 
     /// A packet's timestamp in the trace clock (ns), or None when its clock cannot be converted.
-    fn to_trace_clock(&mut self, seq_id: u32, t: u64, clock: Option<u32>) -> Option<i64> {
+    fn trace_time(&mut self, seq_id: u32, t: u64, clock: Option<u32>) -> Option<i64> {
         let seq = self.sequences.get_mut(&seq_id)?;
         let clock = clock.or(seq.clock_id).unwrap_or(self.trace_clock);
         if clock == self.trace_clock {

@@ -172,6 +172,15 @@ fn main() {
     }
 
     // MPE: SLOG-2, CLOG2 (small blocks, so several) and the old CLOG of one small workload.
+    // Perfetto protobuf: the first byte seeds the chunk sizes of the streaming reader.
+    let pf = samples::perfetto::PerfettoSample::small().generate();
+    let mut s = vec![3u8];
+    s.extend_from_slice(&pf);
+    put("perfetto", "small", &s);
+    let mut s = vec![5u8];
+    s.extend(gzip(&pf));
+    put("perfetto", "small-gz", &s);
+    put("sniff", "perfetto-small", &pf);
     let m = samples::mpe::MpeSample::new(3, 6);
     for (name, b) in [("w.slog2", m.slog2(512)), ("w.clog2", m.clog2(1024)), ("w.clog", m.clog()), ("w.rlog", m.rlog())]
     {

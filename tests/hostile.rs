@@ -57,6 +57,9 @@ const FORMATS: &[Format] = &[
     Format { name: "projections-sts", file: "gen.sts", sample: || proj_file(0), read: |n, b| read_proj(n, b, 0), magic: REFUSED, names_file: true },
     Format { name: "projections-log-gz", file: "gen.0.log.gz", sample: || proj_file(1), read: |n, b| read_proj(n, b, 1), magic: REFUSED, names_file: true },
     Format { name: "projections-log", file: "gen.1.log", sample: || proj_file(2), read: |n, b| read_proj(n, b, 2), magic: REFUSED, names_file: true },
+    Format { name: "perfetto", file: "t.pftrace", sample: perfetto_sample, read: read_any, magic: REFUSED, names_file: true },
+    Format { name: "perfetto-stream", file: "t.pftrace", sample: perfetto_sample, read: read_perfetto_stream, magic: REFUSED, names_file: true },
+    Format { name: "perfetto-gzip", file: "t.pftrace.gz", sample: || gzip(&perfetto_sample()), read: read_any, magic: REFUSED, names_file: true },
 ];
 
 fn format(name: &str) -> &'static Format {
@@ -1000,5 +1003,83 @@ fn hpctoolkit_and_projections_attacks() {
             gzip_bomb(b"PROJECTIONS-RECORD 1\n", b'x', 64, b"\n"),
             Expect::Warned,
         ),
+    ]);
+}
+
+// ---- Perfetto protobuf (#57): framing that lies, packets that do not decode, bombs ----
+
+fn perfetto_sample() -> Vec<u8> {
+    samples::perfetto::PerfettoSample::small().generate()
+}
+
+fn read_perfetto_stream(name: &str, b: &[u8]) -> Outcome {
+    let mut r = weft::readers::perfetto::PerfettoStreamReader::new(name);
+    for c in b.chunks(1000) {
+        if let Err(e) = r.feed(c) {
+            return of_trace(Err(e));
+        }
+    }
+    of_trace(r.finish())
+}
+
+/// A varint's bytes.
+fn varint(mut v: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+    out
+}
+
+#[test]
+fn perfetto_framing_and_packet_attacks() {
+    let good = perfetto_sample();
+    let packet = |len: u64, body: &[u8]| [&[0x0a][..], &varint(len), body].concat();
+    // A debug annotation nested 5,000 deep (dict_entries, field 11): past prost's recursion limit.
+    let mut nested = vec![0x08, 0x01]; // the innermost annotation: name_iid 1
+    for _ in 0..5_000 {
+        nested = [&[0x5a][..], &varint(nested.len() as u64), &nested].concat();
+    }
+    let event = [&[0x22][..], &varint(nested.len() as u64), &nested].concat(); // TrackEvent.debug_annotations
+    let body = [&[0x5a][..], &varint(event.len() as u64), &event].concat(); // TracePacket.track_event
+    let deep = [&good[..], &packet(body.len() as u64, &body)].concat();
+    // One packet claiming 60 MiB of zeros, gzipped to a few dozen KB.
+    let bomb = gzip_bomb(&packet(60 << 20, &[]), 0, 60, b"");
+    // Attacks on the first packet go to the reader itself (the sniffer refuses them: no trace).
+    cases(vec![
+        (
+            "Perfetto packet claiming 2^40 bytes",
+            "perfetto-stream",
+            packet(1 << 40, &[1, 2, 3]),
+            Expect::Error("more than"),
+        ),
+        (
+            "Perfetto length varint of eleven bytes",
+            "perfetto-stream",
+            [&[0x0a][..], &[0xff; 11]].concat(),
+            Expect::Error("ten bytes"),
+        ),
+        (
+            "Perfetto packet claiming 60 MiB in a short file",
+            "perfetto-stream",
+            packet(60 << 20, &good[..100]),
+            Expect::Error("first packet"),
+        ),
+        (
+            "Perfetto wire type 7 after good packets",
+            "perfetto",
+            [&good[..], &[0x0f, 0x00]].concat(),
+            Expect::Error("wire type"),
+        ),
+        (
+            "Perfetto packet whose field claims more than it holds",
+            "perfetto-stream",
+            packet(3, &[0x5a, 0x7f, 0x00]),
+            Expect::Error("decodes"),
+        ),
+        ("Perfetto annotation nested 5,000 deep", "perfetto", deep, Expect::Warned),
+        ("Perfetto gzip of one 60 MiB packet of zeros", "perfetto-gzip", bomb, Expect::Survive),
     ]);
 }

@@ -22,6 +22,7 @@ pub mod nsys;
 pub mod otf2;
 pub mod otf2_threads;
 pub mod paraver;
+pub mod perfetto;
 pub mod projections;
 pub mod sniff;
 pub mod sqlite;
@@ -239,6 +240,7 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
         Sniffed::Rlog => Input::Trace(mpe::rlog::read(name, bytes)?),
         Sniffed::HpcToolkitDb(kind) => return Err(hpctoolkit::alone(name, kind)),
         Sniffed::ProjectionsPart => return Err(projections::alone(name)),
+        Sniffed::Perfetto => Input::Trace(perfetto::read(name, bytes)?),
     })
 }
 

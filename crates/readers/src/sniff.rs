@@ -39,6 +39,8 @@ pub enum Sniffed {
     HpcToolkitDb([u8; 4]),
     /// A Charm++ Projections `.sts` or per-PE log (plain or gzipped): the trace is the folder of them.
     ProjectionsPart,
+    /// A Perfetto protobuf trace (plain or gzipped): a sequence of `TracePacket` fields.
+    Perfetto,
 }
 
 impl Sniffed {
@@ -64,6 +66,7 @@ impl Sniffed {
             Sniffed::Rlog => "RLOG",
             Sniffed::HpcToolkitDb(_) => "HPCToolkit database file",
             Sniffed::ProjectionsPart => "Projections log",
+            Sniffed::Perfetto => "Perfetto trace",
         }
     }
 }
@@ -112,6 +115,9 @@ fn sniff_content(bytes: &[u8]) -> Sniffed {
         if crate::paraver::is_gzipped_prv(bytes) {
             return Sniffed::ParaverGz;
         }
+        if crate::perfetto::looks_like_trace(&crate::archive::gunzip_head(bytes, 4096)) {
+            return Sniffed::Perfetto;
+        }
         return Sniffed::Gzip;
     }
     if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
@@ -122,6 +128,11 @@ fn sniff_content(bytes: &[u8]) -> Sniffed {
     }
     if let Some(mpe) = sniff_mpe(bytes) {
         return mpe;
+    }
+    // Perfetto's protobuf: packet fields framed as its protos number them (before the UTF-16 look: its zero
+    // bytes).
+    if crate::perfetto::looks_like_trace(&bytes[..bytes.len().min(SNIFF_HEAD_BYTES)]) {
+        return Sniffed::Perfetto;
     }
     if let Some(text) = utf16::to_utf8(&bytes[..bytes.len().min(128 * 1024) & !1]) {
         // UTF-16 (PowerShell's `>` writes it): the Chrome reader transcodes it; other readers take UTF-8.

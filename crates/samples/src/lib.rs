@@ -21,6 +21,7 @@ pub mod otf2_gen;
 pub mod otf2_regions;
 pub mod paraver;
 pub mod particles;
+pub mod perfetto;
 pub mod projections_gen;
 pub mod rng;
 pub mod sqlite;

@@ -28,6 +28,7 @@ use weft_model::{codec, Trace, Warnings};
 use weft_readers::budget::{self, Budget};
 use weft_readers::chrome::ChromeStreamReader;
 use weft_readers::otf2::MemoryFiles;
+use weft_readers::perfetto::PerfettoStreamReader;
 use weft_readers::sniff::SNIFF_HEAD_BYTES;
 use weft_readers::{self as readers, otf2_threads, Input, Otf2Input, ReadError, Sniffed, Source};
 use weft_samples::execgraph::sample as execgraph_sample;
@@ -47,6 +48,8 @@ enum Reading {
     Start(Vec<u8>),
     /// Chrome JSON (plain or gzipped) is parsed as it streams in; only the unparsed tail is held.
     Chrome(Box<ChromeStreamReader>),
+    /// So is a Perfetto protobuf trace (plain or gzipped); only the current packet's bytes are held.
+    Perfetto(Box<PerfettoStreamReader>),
     /// Other formats are read whole at the end, by what the head was sniffed as.
     Whole(Vec<u8>, Sniffed),
 }
@@ -112,6 +115,9 @@ impl WorkerSession {
             Sniffed::ChromeJson | Sniffed::Gzip => {
                 Reading::Chrome(Box::new(ChromeStreamReader::with_budget(&self.name, self.budget)))
             }
+            Sniffed::Perfetto => {
+                Reading::Perfetto(Box::new(PerfettoStreamReader::with_budget(&self.name, self.budget)))
+            }
             sniffed => {
                 // Refused before anything is allocated when the size is known (a File, a Content-Length).
                 self.budget.admit_whole(&self.name, self.format, self.expected).map_err(js_err)?;
@@ -132,6 +138,8 @@ impl WorkerSession {
                 // The unparsed tail (one endless string, say) is held to the budget too.
                 self.budget.admit_held(&self.name, self.format, r.held_bytes() as u64).map_err(js_err)
             }
+            // The reader holds its unframed tail to the budget itself.
+            Reading::Perfetto(r) => r.feed(chunk).map_err(js_err),
             Reading::Whole(v, _) => {
                 // A stream of unknown size (or longer than it said) is held to the budget as it grows.
                 self.budget.admit_held(&self.name, self.format, self.consumed).map_err(js_err)?;
@@ -176,6 +184,7 @@ impl WorkerSession {
     fn read(&mut self) -> Result<Input, JsValue> {
         Ok(match std::mem::replace(&mut self.reading, Reading::Start(Vec::new())) {
             Reading::Chrome(r) => Input::Trace(r.finish().map_err(js_err)?),
+            Reading::Perfetto(r) => Input::Trace(r.finish().map_err(js_err)?),
             Reading::Whole(bytes, sniffed) => readers::open_sniffed(&self.name, sniffed, &bytes).map_err(js_err)?,
             // A file shorter than the sniffed head: sniffed (once) and read here.
             Reading::Start(head) => readers::open(&self.name, Source::Bytes(&head)).map_err(js_err)?,

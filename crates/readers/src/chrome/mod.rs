@@ -28,7 +28,7 @@ mod args;
 mod asyncs;
 mod events;
 mod flows;
-mod gzip;
+pub(crate) mod gzip;
 mod scanner;
 mod slices;
 mod stream;

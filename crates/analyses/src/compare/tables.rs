@@ -39,7 +39,7 @@ pub(super) fn delta(a: u64, b: u64) -> i64 {
 }
 
 /// The region profiles of both runs (`profile::profile`, as `weft info --json`), matched by name, by
-/// |delta_ns| descending, then |delta_exclusive_ns|, then name.
+/// |delta_ns| descending, then |delta_exclusive_ns|, then the larger inclusive time, then name.
 pub(super) fn regions(a: &Trace, b: &Trace, wa: Option<TimeWindow>, wb: Option<TimeWindow>) -> Vec<RegionDiff> {
     #[derive(Default)]
     struct Sides {
@@ -76,6 +76,7 @@ pub(super) fn regions(a: &Trace, b: &Trace, wa: Option<TimeWindow>, wb: Option<T
             .unsigned_abs()
             .cmp(&x.delta_ns.unsigned_abs())
             .then(y.delta_exclusive_ns.unsigned_abs().cmp(&x.delta_exclusive_ns.unsigned_abs()))
+            .then(y.a_inclusive_ns.max(y.b_inclusive_ns).cmp(&x.a_inclusive_ns.max(x.b_inclusive_ns)))
             .then_with(|| x.name.cmp(&y.name))
     });
     rows

@@ -165,6 +165,15 @@ fn one_region_twice_as_slow_on_one_thread_is_the_only_change() {
     let text = String::from_utf8(out.stdout).expect("utf8");
     assert!(out.status.success() && text.contains(summary), "{text}");
     assert!(text.contains("+10.000 us") && text.contains("2 of 3 changed"), "{text}");
+    // The picture: compute's and main's bars grow by a red segment (and nothing shrinks); the summary is in it.
+    let svg = dir.join("diff.svg");
+    weft_ok(&["render", "diff", &a.to_string_lossy(), &b.to_string_lossy(), "-o", &svg.to_string_lossy()]);
+    let svg = std::fs::read_to_string(svg).expect("the SVG");
+    assert!(svg.contains(">compute<") && svg.contains(">+10.000 us (1.25x)<"), "{svg}");
+    assert!(svg.contains(">0 ns (1.00x)<") && svg.contains("process / thread 3 +10.000 us"), "{svg}");
+    let rects = |fill: &str| svg.lines().filter(|l| l.starts_with("<rect") && l.contains(fill)).count();
+    assert_eq!(rects("fill=\"#d62728\""), 3, "the legend's swatch, compute's and main's growth (B slower)");
+    assert_eq!(rects("url(#hatch-1f6fd1ff)"), 1, "only the legend's swatch: nothing got faster");
 }
 
 #[test]

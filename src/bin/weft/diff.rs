@@ -11,7 +11,7 @@
 //! escaped.
 
 use std::path::{Path, PathBuf};
-use weft::analyses::compare::{compare, Align, CompareOptions, Comparison, LocationSide, RankMap, Run};
+use weft::analyses::compare::{pair, side, Align, CompareOptions, Comparison, LocationSide, RankMap, Run, Side};
 use weft::analyses::moments::{format_duration_ns, TimeWindow};
 use weft::model::text::escape_controls as esc;
 use weft::model::Trace;
@@ -95,16 +95,6 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
     Ok(Loaded { trace, store })
 }
 
-/// Both runs, read at once (each on its own thread).
-pub fn load_both(a: &Path, b: &Path) -> Result<(Loaded, Loaded), Box<dyn std::error::Error>> {
-    let (ra, rb) = std::thread::scope(|s| {
-        let hb = s.spawn(|| load(b));
-        let ra = load(a);
-        (ra, hb.join().unwrap_or_else(|_| Err(format!("{}: reading it failed", b.display()))))
-    });
-    Ok((ra?, rb?))
-}
-
 /// The options from the flags.
 pub fn options(align: &str, ranks: &str, window: Option<&str>) -> Result<CompareOptions, Box<dyn std::error::Error>> {
     Ok(CompareOptions {
@@ -114,10 +104,21 @@ pub fn options(align: &str, ranks: &str, window: Option<&str>) -> Result<Compare
     })
 }
 
-/// The comparison of the two runs at `a` and `b`.
+/// The side of the run at `path` (`which`: 'A' or 'B'); its trace is dropped once its figures are taken.
+fn side_of(path: &Path, which: char, options: &CompareOptions) -> Result<Side, String> {
+    let loaded = load(path)?;
+    side(loaded.run(), which, options).map_err(|e| e.to_string())
+}
+
+/// The comparison of the two runs at `a` and `b`: each read and analysed on its own thread
+/// (`compare::side`), then paired (`compare::pair`), as `compare::compare` does in one.
 pub fn compared(a: &Path, b: &Path, options: &CompareOptions) -> Result<Comparison, Box<dyn std::error::Error>> {
-    let (la, lb) = load_both(a, b)?;
-    Ok(compare(la.run(), lb.run(), options)?)
+    let (sa, sb) = std::thread::scope(|s| {
+        let hb = s.spawn(|| side_of(b, 'B', options));
+        let sa = side_of(a, 'A', options);
+        (sa, hb.join().unwrap_or_else(|_| Err(format!("{}: reading it failed", b.display()))))
+    });
+    Ok(pair(sa?, sb?, options))
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {

@@ -26,8 +26,11 @@ mod tables;
 pub use tables::{LocationDelta, LocationRow, LocationSide, MatrixDelta, MatrixDiff, PatternTotal, RegionDiff};
 pub use tables::{WaitTotals, WaitsDiff};
 
+use super::comm_matrix::{comm_matrix, CommMatrix, MatrixUnit};
 use super::moments::TimeWindow;
+use super::profile::RegionProfile;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use thiserror::Error;
 use weft_model::{LocationId, ProcessId, Trace};
 
@@ -198,26 +201,75 @@ pub struct Comparison {
     pub summary: String,
 }
 
-/// Compare run `b` against run `a`.
-pub fn compare(a: Run, b: Run, options: &CompareOptions) -> Result<Comparison, CompareError> {
-    let wa = side_window(a.trace, 'A', options)?;
-    let wb = side_window(b.trace, 'B', options)?;
+/// One run's side of a comparison: what its single-run analyses say over its window, and the order and
+/// names its locations and processes are paired by. Serialisable, so that a page whose two runs live in two
+/// workers can have each worker compute its run's side ([`side`]) and pair them where both arrive ([`pair`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Side {
+    /// The time analysed: the span (`weft info`'s `span_ns`) when not windowed, else the window's length.
+    pub span_ns: u64,
+    pub window: SideWindow,
+    /// Whether the analyses ran over `window` (a region alignment or a window) or the whole run.
+    pub windowed: bool,
+    /// `weft info --json`'s `regions` (`profile::profile`).
+    pub regions: Vec<RegionProfile>,
+    /// Each location's moments and time, by location index.
+    pub locations: Vec<LocationSide>,
+    /// Location indices in display order.
+    pub location_order: Vec<u32>,
+    /// Processes in display order (the order of their first location).
+    pub processes: Vec<NamedProcess>,
+    /// By process (`comm_matrix::comm_matrix`).
+    pub comm_matrix: CommMatrix,
+    /// None where the run's wait states are not known ([`Run::waits`]).
+    pub waits: Option<WaitTotals>,
+}
+
+/// A process: its index in the trace and its name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NamedProcess {
+    pub process: u32,
+    pub name: String,
+}
+
+/// Run `run`'s side (`which`: 'A' or 'B', for errors) under `options`.
+pub fn side(run: Run, which: char, options: &CompareOptions) -> Result<Side, CompareError> {
+    let t = run.trace;
+    let window = side_window(t, which, options)?;
     let windowed = options.window.is_some() || options.align != Align::Start;
-    let (ta, tb) = (windowed.then_some(wa), windowed.then_some(wb));
-    let tw = |w: Option<SideWindow>| w.map(|w| TimeWindow { start_ns: w.start_ns, end_ns: w.end_ns });
-    let span = |t: &Trace, w: Option<SideWindow>| w.map_or(t.span_ns, |w| w.end_ns - w.start_ns);
-    let regions = tables::regions(a.trace, b.trace, tw(ta), tw(tb));
-    let loc_map = location_map(a.trace, b.trace, options.ranks);
-    let origins = Pair { a: wa.origin_ns, b: wb.origin_ns };
-    let locations = tables::locations(a.trace, b.trace, &loc_map, origins, tw(ta), tw(tb));
-    let proc_map = process_map(a.trace, b.trace, options.ranks);
-    let comm_matrix = tables::matrices(a.trace, b.trace, &proc_map, tw(ta), tw(tb));
-    let waits = tables::waits(a, b, tw(ta), tw(tb));
-    let span_ns = Pair { a: span(a.trace, ta), b: span(b.trace, tb) };
-    let windows = match (ta, tb) {
-        (Some(a), Some(b)) => Some(Pair { a, b }),
-        _ => None,
+    let w = windowed.then_some(TimeWindow { start_ns: window.start_ns, end_ns: window.end_ns });
+    Ok(Side {
+        span_ns: if windowed { window.end_ns - window.start_ns } else { t.span_ns },
+        window,
+        windowed,
+        regions: super::profile::profile(t, w, |_| true),
+        locations: tables::sides(t, w),
+        location_order: t.locations_in_display_order().into_iter().map(|l| l.0).collect(),
+        processes: process_order(t)
+            .into_iter()
+            .map(|p| NamedProcess { process: p.0, name: t.process_name(p).to_string() })
+            .collect(),
+        comm_matrix: comm_matrix(t, w, MatrixUnit::Process),
+        waits: tables::wait_totals(run, w),
+    })
+}
+
+/// Pair two runs' sides under `options` (the options both were computed with).
+pub fn pair(a: Side, b: Side, options: &CompareOptions) -> Comparison {
+    let regions = tables::regions(&a.regions, &b.regions);
+    let label = |s: &Side| -> Vec<String> {
+        s.location_order.iter().map(|&l| s.locations[l as usize].moments.name.clone()).collect()
     };
+    let to_b = options.ranks.pair(&label(&a), &label(&b));
+    let locations = tables::locations(&a, &b, &to_b);
+    let names = |s: &Side| -> Vec<String> { s.processes.iter().map(|p| p.name.clone()).collect() };
+    let pairs = options.ranks.pair(&names(&a), &names(&b));
+    let proc_map: BTreeMap<u32, u32> =
+        a.processes.iter().zip(&pairs).filter_map(|(p, q)| q.map(|j| (p.process, b.processes[j].process))).collect();
+    let windows = (a.windowed || b.windowed).then_some(Pair { a: a.window, b: b.window });
+    let span_ns = Pair { a: a.span_ns, b: b.span_ns };
+    let waits = tables::waits(a.waits, b.waits);
+    let comm_matrix = tables::matrices(a.comm_matrix, b.comm_matrix, &proc_map);
     let mut c = Comparison {
         span_ns,
         options: options.clone(),
@@ -229,7 +281,12 @@ pub fn compare(a: Run, b: Run, options: &CompareOptions) -> Result<Comparison, C
         summary: String::new(),
     };
     c.summary = summary::paragraph(&c);
-    Ok(c)
+    c
+}
+
+/// Compare run `b` against run `a`: [`pair`] of their [`side`]s.
+pub fn compare(a: Run, b: Run, options: &CompareOptions) -> Result<Comparison, CompareError> {
+    Ok(pair(side(a, 'A', options)?, side(b, 'B', options)?, options))
 }
 
 /// The run's origin and the window its analyses run over under `options`.
@@ -251,9 +308,8 @@ fn side_window(t: &Trace, side: char, options: &CompareOptions) -> Result<SideWi
 
 /// The earliest, over locations, start of a location's `instance`-th interval of a region named `name`.
 fn region_instance_start(t: &Trace, side: char, name: &str, instance: u32) -> Result<u64, CompareError> {
-    let wanted: Vec<bool> = (0..t.regions.len())
-        .map(|r| t.region_name(weft_model::RegionId(r as u32)) == name)
-        .collect();
+    let wanted: Vec<bool> =
+        (0..t.regions.len()).map(|r| t.region_name(weft_model::RegionId(r as u32)) == name).collect();
     let iv = &t.intervals;
     let (mut best, mut most) = (None::<u64>, 0u64);
     for l in 0..t.locations.len() {
@@ -272,45 +328,15 @@ fn region_instance_start(t: &Trace, side: char, name: &str, instance: u32) -> Re
     best.ok_or_else(|| CompareError::NoInstance { side, name: name.to_string(), instance, most })
 }
 
-/// Locations of A (display order) and the location of B each maps to; B's in display order too.
-pub(crate) struct LocationMap {
-    pub a: Vec<LocationId>,
-    pub b: Vec<LocationId>,
-    /// For each of `a`, its partner's position in `b`.
-    pub to_b: Vec<Option<usize>>,
-}
-
-fn location_map(a: &Trace, b: &Trace, ranks: RankMap) -> LocationMap {
-    let (la, lb) = (a.locations_in_display_order(), b.locations_in_display_order());
-    let label = |t: &Trace, ls: &[LocationId]| -> Vec<String> {
-        ls.iter().map(|&l| super::moments::location_label(t, l)).collect()
-    };
-    let to_b = ranks.pair(&label(a, &la), &label(b, &lb));
-    LocationMap { a: la, b: lb, to_b }
-}
-
-/// For each process of A (by id), the process of B it maps to: processes in the order of their first
-/// location in display order (the matrix's and the timeline's order).
-pub(crate) fn process_map(a: &Trace, b: &Trace, ranks: RankMap) -> Vec<Option<ProcessId>> {
-    let order = |t: &Trace| -> Vec<ProcessId> {
-        let mut seen = vec![false; t.processes.len()];
-        let mut out = Vec::new();
-        for l in t.locations_in_display_order() {
-            let p = t.locations.process[l.index()];
-            if !std::mem::replace(&mut seen[p.index()], true) {
-                out.push(p);
-            }
+/// Processes in the order of their first location in display order (the matrix's and the timeline's).
+fn process_order(t: &Trace) -> Vec<ProcessId> {
+    let mut seen = vec![false; t.processes.len()];
+    let mut out = Vec::new();
+    for l in t.locations_in_display_order() {
+        let p = t.locations.process[l.index()];
+        if !std::mem::replace(&mut seen[p.index()], true) {
+            out.push(p);
         }
-        out
-    };
-    let (pa, pb) = (order(a), order(b));
-    let names = |t: &Trace, ps: &[ProcessId]| -> Vec<String> {
-        ps.iter().map(|&p| t.process_name(p).to_string()).collect()
-    };
-    let pairs = ranks.pair(&names(a, &pa), &names(b, &pb));
-    let mut out = vec![None; a.processes.len()];
-    for (k, &p) in pa.iter().enumerate() {
-        out[p.index()] = pairs[k].map(|j| pb[j]);
     }
     out
 }

@@ -2,16 +2,16 @@
 //! matrix, the wait report), paired up and subtracted. Must not compute a side's figure any other way than
 //! the single-run analysis does: the tests hold each side to `weft info`, `weft moments` and `weft waits`.
 
-use super::{LocationMap, Pair, Run};
+use super::{Pair, Run, Side};
 use crate::busy::BusyDefinition;
-use crate::comm_matrix::{comm_matrix, CommMatrix, MatrixUnit};
+use crate::comm_matrix::CommMatrix;
 use crate::diagnosis::waits::{wait_report, wait_states};
 use crate::moments::{moments, LocationMoments, TimeWindow};
-use crate::profile::profile;
+use crate::profile::RegionProfile;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use weft_model::sort::SortDyn;
-use weft_model::{LocationId, ProcessId, Trace};
+use weft_model::{LocationId, Trace};
 
 /// One region (by name) in both runs: `weft info --json`'s `regions` figures of each (regions of one run
 /// that share a name summed), and B minus A.
@@ -40,16 +40,16 @@ pub(super) fn delta(a: u64, b: u64) -> i64 {
 
 /// The region profiles of both runs (`profile::profile`, as `weft info --json`), matched by name, by
 /// |delta_ns| descending, then |delta_exclusive_ns|, then the larger inclusive time, then name.
-pub(super) fn regions(a: &Trace, b: &Trace, wa: Option<TimeWindow>, wb: Option<TimeWindow>) -> Vec<RegionDiff> {
+pub(super) fn regions(a: &[RegionProfile], b: &[RegionProfile]) -> Vec<RegionDiff> {
     #[derive(Default)]
     struct Sides {
         a: [u64; 3],
         b: [u64; 3],
     }
-    let mut by_name: BTreeMap<String, Sides> = BTreeMap::new();
-    for (side, t, w) in [(0, a, wa), (1, b, wb)] {
-        for r in profile(t, w, |_| true) {
-            let s = by_name.entry(r.name).or_default();
+    let mut by_name: BTreeMap<&str, Sides> = BTreeMap::new();
+    for (side, rows) in [(0, a), (1, b)] {
+        for r in rows {
+            let s = by_name.entry(&r.name).or_default();
             let v = if side == 0 { &mut s.a } else { &mut s.b };
             v[0] += r.count;
             v[1] += r.inclusive_ns;
@@ -59,7 +59,7 @@ pub(super) fn regions(a: &Trace, b: &Trace, wa: Option<TimeWindow>, wb: Option<T
     let mut rows: Vec<RegionDiff> = by_name
         .into_iter()
         .map(|(name, s)| RegionDiff {
-            name,
+            name: name.to_string(),
             a_inclusive_ns: s.a[1],
             b_inclusive_ns: s.b[1],
             delta_ns: delta(s.a[1], s.b[1]),
@@ -128,7 +128,8 @@ fn location_times(t: &Trace, window: Option<TimeWindow>) -> Vec<u64> {
         .collect()
 }
 
-fn sides(t: &Trace, window: Option<TimeWindow>) -> Vec<LocationSide> {
+/// Each location's moments (busy = compute) and time in `window`, by location index.
+pub(super) fn sides(t: &Trace, window: Option<TimeWindow>) -> Vec<LocationSide> {
     let times = location_times(t, window);
     moments(t, &BusyDefinition::Compute, window)
         .into_iter()
@@ -137,15 +138,11 @@ fn sides(t: &Trace, window: Option<TimeWindow>) -> Vec<LocationSide> {
         .collect()
 }
 
-pub(super) fn locations(
-    a: &Trace,
-    b: &Trace,
-    map: &LocationMap,
-    origins: Pair<u64>,
-    wa: Option<TimeWindow>,
-    wb: Option<TimeWindow>,
-) -> Vec<LocationRow> {
-    let (sa, sb) = (sides(a, wa), sides(b, wb));
+/// A's locations in display order with their partners (`to_b`: for each, a position in B's display order),
+/// then B's locations no A location maps to.
+pub(super) fn locations(a: &Side, b: &Side, to_b: &[Option<usize>]) -> Vec<LocationRow> {
+    let origins = Pair { a: a.window.origin_ns, b: b.window.origin_ns };
+    let (sa, sb) = (&a.locations, &b.locations);
     let row = |x: Option<&LocationSide>, y: Option<&LocationSide>| {
         let busy = |s: Option<&LocationSide>| s.map_or(0, |s| s.moments.m0_ns);
         let total = |s: Option<&LocationSide>| s.map_or(0, |s| s.total_ns);
@@ -165,18 +162,18 @@ pub(super) fn locations(
             },
         }
     };
-    let mut mapped = vec![false; map.b.len()];
-    let mut rows = Vec::with_capacity(map.a.len());
-    for (k, &l) in map.a.iter().enumerate() {
-        let partner = map.to_b[k].map(|j| {
+    let mut mapped = vec![false; b.location_order.len()];
+    let mut rows = Vec::with_capacity(a.location_order.len());
+    for (k, &l) in a.location_order.iter().enumerate() {
+        let partner = to_b.get(k).copied().flatten().map(|j| {
             mapped[j] = true;
-            &sb[map.b[j].index()]
+            &sb[b.location_order[j] as usize]
         });
-        rows.push(row(Some(&sa[l.index()]), partner));
+        rows.push(row(Some(&sa[l as usize]), partner));
     }
-    for (j, &l) in map.b.iter().enumerate() {
+    for (j, &l) in b.location_order.iter().enumerate() {
         if !mapped[j] {
-            rows.push(row(None, Some(&sb[l.index()])));
+            rows.push(row(None, Some(&sb[l as usize])));
         }
     }
     rows
@@ -206,15 +203,8 @@ pub struct MatrixDiff {
     pub delta: MatrixDelta,
 }
 
-pub(super) fn matrices(
-    a: &Trace,
-    b: &Trace,
-    map: &[Option<ProcessId>],
-    wa: Option<TimeWindow>,
-    wb: Option<TimeWindow>,
-) -> MatrixDiff {
-    let ma = comm_matrix(a, wa, MatrixUnit::Process);
-    let mb = comm_matrix(b, wb, MatrixUnit::Process);
+/// The difference of A's matrix `ma` and B's `mb`, A's processes mapped to B's by `map` (process indices).
+pub(super) fn matrices(ma: CommMatrix, mb: CommMatrix, map: &BTreeMap<u32, u32>) -> MatrixDiff {
     let n = mb.ids.len();
     let mut slot_b: BTreeMap<u32, usize> = BTreeMap::new();
     for (k, &id) in mb.ids.iter().enumerate() {
@@ -222,7 +212,7 @@ pub(super) fn matrices(
     }
     // A's row k -> B's row, through the process map.
     let to_b: Vec<Option<usize>> =
-        ma.ids.iter().map(|&p| map.get(p as usize).copied().flatten().and_then(|q| slot_b.get(&q.0).copied())).collect();
+        ma.ids.iter().map(|&p| map.get(&p).and_then(|q| slot_b.get(q).copied())).collect();
     let mut count: Vec<Vec<i64>> = mb.count.iter().map(|r| r.iter().map(|&v| delta(0, v)).collect()).collect();
     let mut bytes: Vec<Vec<i64>> = mb.bytes.iter().map(|r| r.iter().map(|&v| delta(0, v)).collect()).collect();
     let (mut unplaced_count, mut unplaced_bytes) = (0u64, 0u64);
@@ -278,7 +268,7 @@ pub struct WaitsDiff {
     pub delta_total_ns: Option<i64>,
 }
 
-fn wait_totals(run: Run, window: Option<TimeWindow>) -> Option<WaitTotals> {
+pub(super) fn wait_totals(run: Run, window: Option<TimeWindow>) -> Option<WaitTotals> {
     if !run.waits {
         return None;
     }
@@ -292,8 +282,7 @@ fn wait_totals(run: Run, window: Option<TimeWindow>) -> Option<WaitTotals> {
     Some(WaitTotals { total_ns: report.total_wait_ns, patterns })
 }
 
-pub(super) fn waits(a: Run, b: Run, wa: Option<TimeWindow>, wb: Option<TimeWindow>) -> WaitsDiff {
-    let (ta, tb) = (wait_totals(a, wa), wait_totals(b, wb));
+pub(super) fn waits(ta: Option<WaitTotals>, tb: Option<WaitTotals>) -> WaitsDiff {
     let (delta_map, delta_total_ns) = match (&ta, &tb) {
         (Some(x), Some(y)) => (
             Some(x.patterns.iter().map(|(&k, p)| (k, delta(p.total_ns, y.patterns[k].total_ns))).collect()),

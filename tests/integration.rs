@@ -26,6 +26,7 @@ mod corpus_otf2_paraver;
 mod critical_path;
 mod critical_path_cli;
 mod cycles;
+mod diff;
 mod execgraph;
 mod grain_fit;
 mod grains;

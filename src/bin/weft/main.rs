@@ -5,6 +5,7 @@
 
 mod aggregate;
 mod critical_path;
+mod diff;
 mod execgraph;
 mod flags;
 mod folders;
@@ -41,6 +42,9 @@ struct Cli {
 enum Command {
     /// Format, counts, time span and the regions with the most inclusive time.
     Info(info::Args),
+    /// Run B compared with run A: span, regions, locations' moments, communication matrix and wait states
+    /// of each, their change, and a summary (issue #54).
+    Diff(diff::Args),
     /// Moments of utilization per location (m0 busy time, m1 mean, m2 deviation, m3 skew).
     Moments(moments::Args),
     /// Execution graph of a fork/join program: threads, nodes, columns, crossings.
@@ -100,6 +104,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
+        Command::Diff(a) => diff::run(a),
         Command::Moments(a) => moments::run(a),
         Command::Execgraph(a) => execgraph::run(a),
         Command::Grains(a) => grains::run(a),

@@ -37,6 +37,8 @@ enum View {
     Grains(crate::grains::RenderArgs),
     /// The aggregated grain graph, opened to a depth, along the critical path, or fully.
     Aggregate(crate::render_aggregate::Args),
+    /// Run B against run A: the region profile diff as bars and the comparison's summary (`weft diff`).
+    Diff(crate::diff::RenderArgs),
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -48,5 +50,6 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
         View::Grains(g) => crate::grains::render(g, a.scale),
         View::Aggregate(g) => crate::render_aggregate::run(g, a.scale),
+        View::Diff(d) => crate::diff::render(d, a.scale),
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod aggregate;
 pub mod axis;
+pub mod compare;
 pub mod counters;
 pub mod diagnosis_marks;
 pub mod execgraph;

@@ -422,6 +422,7 @@ fn warning_kind_from(c: u8) -> Option<WarningKind> {
         Other,
         ParentCycle,
         MisnamedEnd,
+        Merged,
     ]
     .into_iter()
     .find(|&k| k as u8 == c)

@@ -13,6 +13,7 @@ pub mod execgraph;
 pub mod forged_store;
 pub mod grains;
 pub mod hpctoolkit_gen;
+pub mod kineto_ranks;
 pub mod mpe;
 pub mod nesting;
 pub mod nsys;

@@ -899,7 +899,7 @@ mod tests {
         }
         assert_eq!(format_from(Format::ALL.len() as u8), None);
         // A format added to the enum but not to ALL would take the next code and not decode.
-        assert_eq!(Format::Projections as usize + 1, Format::ALL.len());
+        assert_eq!(Format::Darshan as usize + 1, Format::ALL.len());
     }
 
     #[test]

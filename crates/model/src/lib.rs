@@ -54,11 +54,12 @@ pub enum Format {
     Rlog,
     HpcToolkit,
     Projections,
+    Darshan,
 }
 
 impl Format {
     /// Every format, in declaration order (a format's code in the model's encoding is its place here).
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 16] = [
         Format::ChromeJson,
         Format::Otf2,
         Format::Paraver,
@@ -74,6 +75,7 @@ impl Format {
         Format::Rlog,
         Format::HpcToolkit,
         Format::Projections,
+        Format::Darshan,
     ];
 
     pub fn name(self) -> &'static str {
@@ -93,6 +95,7 @@ impl Format {
             Format::Rlog => "rlog",
             Format::HpcToolkit => "hpctoolkit",
             Format::Projections => "projections",
+            Format::Darshan => "darshan",
         }
     }
 }

@@ -13,6 +13,7 @@
 pub mod archive;
 pub mod budget;
 pub mod chrome;
+pub mod darshan;
 pub mod execgraph_text;
 pub mod graphml;
 pub mod hpctoolkit;
@@ -244,6 +245,7 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
         Sniffed::Rlog => Input::Trace(mpe::rlog::read(name, bytes)?),
         Sniffed::HpcToolkitDb(kind) => return Err(hpctoolkit::alone(name, kind)),
         Sniffed::ProjectionsPart => return Err(projections::alone(name)),
+        Sniffed::Darshan => Input::Trace(darshan::read(name, bytes)?),
     })
 }
 

@@ -39,6 +39,8 @@ pub enum Sniffed {
     HpcToolkitDb([u8; 4]),
     /// A Charm++ Projections `.sts` or per-PE log (plain or gzipped): the trace is the folder of them.
     ProjectionsPart,
+    /// A Darshan log (by its version string and magic number).
+    Darshan,
 }
 
 impl Sniffed {
@@ -64,6 +66,7 @@ impl Sniffed {
             Sniffed::Rlog => "RLOG",
             Sniffed::HpcToolkitDb(_) => "HPCToolkit database file",
             Sniffed::ProjectionsPart => "Projections log",
+            Sniffed::Darshan => "Darshan log",
         }
     }
 }
@@ -99,6 +102,9 @@ fn sniff_content(bytes: &[u8]) -> Sniffed {
     }
     if let Some(s) = sniff_nsight(bytes) {
         return s;
+    }
+    if crate::darshan::looks_like_log(bytes) {
+        return Sniffed::Darshan;
     }
     // OTF2 anchor: a chunk-header byte (0x03), a byte-order marker (0x42 or 0x23), then "OTF2\0".
     if crate::otf2::anchor::looks_like_anchor(bytes) {

@@ -8,6 +8,7 @@
 #![warn(clippy::print_stdout)]
 
 pub mod chrome;
+pub mod darshan_gen;
 pub mod execgraph;
 #[cfg(feature = "forged")]
 pub mod forged_store;

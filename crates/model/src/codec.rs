@@ -422,6 +422,7 @@ fn warning_kind_from(c: u8) -> Option<WarningKind> {
         Other,
         ParentCycle,
         MisnamedEnd,
+        Merged,
     ]
     .into_iter()
     .find(|&k| k as u8 == c)
@@ -898,7 +899,7 @@ mod tests {
         }
         assert_eq!(format_from(Format::ALL.len() as u8), None);
         // A format added to the enum but not to ALL would take the next code and not decode.
-        assert_eq!(Format::Perfetto as usize + 1, Format::ALL.len());
+        assert_eq!(Format::Darshan as usize + 1, Format::ALL.len());
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub enum Format {
     Projections,
     /// Perfetto's protobuf trace format.
     Perfetto,
+    Darshan,
 }
 
 impl Format {
@@ -77,6 +78,7 @@ impl Format {
         Format::HpcToolkit,
         Format::Projections,
         Format::Perfetto,
+        Format::Darshan,
     ];
 
     pub fn name(self) -> &'static str {
@@ -97,6 +99,7 @@ impl Format {
             Format::HpcToolkit => "hpctoolkit",
             Format::Projections => "projections",
             Format::Perfetto => "perfetto",
+            Format::Darshan => "darshan",
         }
     }
 }

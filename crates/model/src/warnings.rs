@@ -38,6 +38,9 @@ pub enum WarningKind {
     /// An end that named another region than the innermost open one, which it closed (OTF2: APEX writes
     /// such LEAVEs).
     MisnamedEnd,
+    /// Several files read as one run (a rank per file): the example says how many and how their clocks were
+    /// aligned.
+    Merged,
 }
 
 /// What a kind of warning means for the view.
@@ -89,6 +92,9 @@ impl WarningKind {
             }
             WarningKind::MisnamedEnd => {
                 (Repaired, "an end that named another region than the innermost open one closed that one")
+            }
+            WarningKind::Merged => {
+                (Repaired, "several files were read as the ranks of one run; the example says how their clocks were aligned")
             }
         }
     }

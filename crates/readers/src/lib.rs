@@ -13,6 +13,7 @@
 pub mod archive;
 pub mod budget;
 pub mod chrome;
+pub mod darshan;
 pub mod execgraph_text;
 pub mod graphml;
 pub mod hpctoolkit;
@@ -24,6 +25,7 @@ pub mod otf2_threads;
 pub mod paraver;
 pub mod perfetto;
 pub mod projections;
+pub mod ranks;
 pub mod sniff;
 pub mod sqlite;
 
@@ -54,6 +56,10 @@ pub enum ReadError {
     /// Past what the reader may hold in memory ([`budget::Budget`]); `detail` gives the size and the limit.
     #[error("{file}: too large: {detail}")]
     TooLarge { file: String, detail: String },
+    /// Files given together as the ranks of one run that are not one run (a rank twice, ranks that disagree
+    /// on their number or clock); `file` is the one that breaks it.
+    #[error("{file}: {detail}")]
+    NotOneRun { file: String, detail: String },
     /// Read, but not the kind of input asked for (a grain graph given where a timeline is wanted).
     #[error("{file}: {what} is not {wanted}")]
     NotThisView { file: String, what: &'static str, wanted: &'static str },
@@ -241,6 +247,7 @@ pub fn open_sniffed(name: &str, sniffed: Sniffed, bytes: &[u8]) -> Result<Input,
         Sniffed::HpcToolkitDb(kind) => return Err(hpctoolkit::alone(name, kind)),
         Sniffed::ProjectionsPart => return Err(projections::alone(name)),
         Sniffed::Perfetto => Input::Trace(perfetto::read(name, bytes)?),
+        Sniffed::Darshan => Input::Trace(darshan::read(name, bytes)?),
     })
 }
 
@@ -282,6 +289,13 @@ fn open_files(name: &str, files: &otf2::MemoryFiles) -> Result<Input, ReadError>
         return projections::read_files(name, files, &found).map(Input::Trace);
     }
     let paths: Vec<&String> = files.files.keys().collect();
+    // Per-rank Chrome/Kineto JSON of one run.
+    let sniffed: Vec<Sniffed> =
+        if paths.len() >= 2 { paths.iter().map(|p| sniff(&files.files[*p])).collect() } else { Vec::new() };
+    if ranks::is_rank_set(&sniffed) {
+        let set: Vec<(&str, &[u8])> = paths.iter().map(|p| (p.as_str(), files.files[*p].as_slice())).collect();
+        return ranks::read_files(name, &set).map(Input::Trace);
+    }
     match paths.as_slice() {
         [] => Err(ReadError::Empty { file: name.to_string(), format: "folder", detail: " (no files in it)".into() }),
         [one] => open(one, Source::Bytes(&files.files[*one])),
@@ -486,6 +500,13 @@ fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
     // A Projections trace: its .sts by content, and the per-PE logs named after it.
     if let Some(sts) = files.iter().find(|p| projections::is_sts(&head(p, 16))) {
         return open_projections(&name, sts, &files);
+    }
+    // Per-rank Chrome/Kineto JSON of one run: every file sniffed by its head, then read in parallel.
+    if files.len() >= 2 {
+        let sniffed: Vec<Sniffed> = files.iter().map(|p| sniff(&head(p, sniff::SNIFF_HEAD_BYTES as u64))).collect();
+        if ranks::is_rank_set(&sniffed) {
+            return ranks::read_paths(&name, &files).map(Input::Trace);
+        }
     }
     match files.as_slice() {
         [] => Err(ReadError::Empty { file: name, format: "folder", detail: " (no files in it)".into() }),

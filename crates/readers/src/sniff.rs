@@ -41,6 +41,8 @@ pub enum Sniffed {
     ProjectionsPart,
     /// A Perfetto protobuf trace (plain or gzipped): a sequence of `TracePacket` fields.
     Perfetto,
+    /// A Darshan log (by its version string and magic number).
+    Darshan,
 }
 
 impl Sniffed {
@@ -67,6 +69,7 @@ impl Sniffed {
             Sniffed::HpcToolkitDb(_) => "HPCToolkit database file",
             Sniffed::ProjectionsPart => "Projections log",
             Sniffed::Perfetto => "Perfetto trace",
+            Sniffed::Darshan => "Darshan log",
         }
     }
 }
@@ -102,6 +105,9 @@ fn sniff_content(bytes: &[u8]) -> Sniffed {
     }
     if let Some(s) = sniff_nsight(bytes) {
         return s;
+    }
+    if crate::darshan::looks_like_log(bytes) {
+        return Sniffed::Darshan;
     }
     // OTF2 anchor: a chunk-header byte (0x03), a byte-order marker (0x42 or 0x23), then "OTF2\0".
     if crate::otf2::anchor::looks_like_anchor(bytes) {

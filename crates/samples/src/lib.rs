@@ -8,11 +8,13 @@
 #![warn(clippy::print_stdout)]
 
 pub mod chrome;
+pub mod darshan_gen;
 pub mod execgraph;
 #[cfg(feature = "forged")]
 pub mod forged_store;
 pub mod grains;
 pub mod hpctoolkit_gen;
+pub mod kineto_ranks;
 pub mod mpe;
 pub mod nesting;
 pub mod nsys;

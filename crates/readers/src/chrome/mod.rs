@@ -41,6 +41,7 @@ use crate::ReadError;
 use events::Converter;
 use gzip::Gunzip;
 use stream::{DocumentWalker, EventSink, SyntaxError};
+pub use stream::RunInfo;
 pub use streamed::{EachLocation, EventSpill, Kept, RECORD_BYTES as SPILLED_RECORD_BYTES};
 use weft_model::{Trace, WarningKind};
 
@@ -189,9 +190,15 @@ impl ChromeStreamReader {
     }
 
     /// The file ended: repair, match and build the trace.
-    pub fn finish(mut self) -> Result<Trace, ReadError> {
+    pub fn finish(self) -> Result<Trace, ReadError> {
+        self.finish_run().map(|(trace, _)| trace)
+    }
+
+    /// [`finish`](Self::finish), with what the file says of its run (Kineto's rank and clock base).
+    pub fn finish_run(mut self) -> Result<(Trace, RunInfo), ReadError> {
         let events = self.finish_input()?;
-        self.conv.finish(&self.file, events)
+        let run = self.walker.run;
+        Ok((self.conv.finish(&self.file, events)?, run))
     }
 
     /// The input ended: flush the decoders, refuse an empty document, note truncation; the events read.
@@ -310,6 +317,13 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
     let mut r = ChromeStreamReader::new(name);
     r.feed(bytes)?;
     r.finish()
+}
+
+/// [`read`], with what the file says of its run (Kineto's `distributedInfo` and `baseTimeNanoseconds`).
+pub fn read_run(name: &str, bytes: &[u8]) -> Result<(Trace, RunInfo), ReadError> {
+    let mut r = ChromeStreamReader::new(name);
+    r.feed(bytes)?;
+    r.finish_run()
 }
 
 /// [`read`] without the events' `args`: the trace a store of this file holds.

@@ -6,7 +6,8 @@
 //! resumable byte state machine, so they are neither held in memory nor rescanned. It must not interpret
 //! events (that is `events.rs`) and must not panic on any bytes.
 
-use super::scanner::{Cursor, RawEvent, Stop};
+use super::scanner::{for_each_member, Cursor, RawEvent, Stop, Val};
+use super::values::int_of;
 
 /// Where in the document the next byte belongs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,12 +20,12 @@ enum Place {
     TopSkip(Skipper),
     /// Inside the top-level object, skipping a key too long to be `traceEvents`; its colon and value follow.
     TopSkipKey(Skipper),
-    /// After a top-level key: its colon, then its value (`traceEvents` says whether it was that key).
+    /// After a top-level key: its colon, then its value (`key` says which of the keys read it is).
     TopColon {
-        trace_events: bool,
+        key: TopKey,
     },
     TopValue {
-        trace_events: bool,
+        key: TopKey,
     },
     /// Inside the event array.
     Events {
@@ -33,6 +34,43 @@ enum Place {
     /// After the document's end.
     Done,
 }
+
+/// The top-level keys the walker reads rather than skips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TopKey {
+    TraceEvents,
+    /// Kineto's `baseTimeNanoseconds`: the clock its `ts` values count from.
+    BaseTime,
+    /// Kineto's `distributedInfo`: `{"rank": r, "world_size": n, ...}`.
+    DistributedInfo,
+    Other,
+}
+
+impl TopKey {
+    fn of(raw: &[u8]) -> TopKey {
+        match raw {
+            b"traceEvents" => TopKey::TraceEvents,
+            b"baseTimeNanoseconds" => TopKey::BaseTime,
+            b"distributedInfo" => TopKey::DistributedInfo,
+            _ => TopKey::Other,
+        }
+    }
+}
+
+/// What a PyTorch/Kineto file says of the run it belongs to (its top-level keys beside `traceEvents`), for
+/// opening the per-rank files of one run together (`crate::ranks`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunInfo {
+    /// `distributedInfo.rank`.
+    pub rank: Option<i64>,
+    /// `distributedInfo.world_size`.
+    pub world_size: Option<i64>,
+    /// `baseTimeNanoseconds`: event times are microseconds after it.
+    pub base_time_ns: Option<i64>,
+}
+
+/// A `distributedInfo` object larger than this is skipped, not held (Kineto's is a few dozen bytes).
+const MAX_DISTRIBUTED_INFO_BYTES: usize = 64 * 1024;
 
 /// A resumable skipper for one JSON object, array or string: feed it bytes, it says where the value ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -107,6 +145,8 @@ pub struct DocumentWalker {
     /// After the document's end: the offset of the first byte that is not whitespace, and how many bytes
     /// from there on were ignored (trailing garbage or a second document).
     pub trailing: Option<(u64, u64)>,
+    /// The run's metadata, as far as read.
+    pub run: RunInfo,
 }
 
 impl Default for DocumentWalker {
@@ -120,6 +160,7 @@ impl Default for DocumentWalker {
             saw_trace_events: false,
             object_form: false,
             trailing: None,
+            run: RunInfo::default(),
         }
     }
 }
@@ -215,7 +256,7 @@ impl DocumentWalker {
                 },
                 Place::TopSkipKey(mut sk) => match sk.feed(&b[i..]) {
                     Some(n) => {
-                        self.place = Place::TopColon { trace_events: false };
+                        self.place = Place::TopColon { key: TopKey::Other };
                         Ok(Step::At(i + n))
                     }
                     None => {
@@ -223,8 +264,8 @@ impl DocumentWalker {
                         return Ok(b.len());
                     }
                 },
-                Place::TopColon { trace_events } => self.top_colon(b, i, trace_events),
-                Place::TopValue { trace_events } => self.top_value(b, i, trace_events),
+                Place::TopColon { key } => self.top_colon(b, i, key),
+                Place::TopValue { key } => self.top_value(b, i, key),
                 Place::Events { object_form } => self.events(b, i, base, object_form, sink),
             };
             match step {
@@ -310,12 +351,12 @@ impl DocumentWalker {
         let mut c = Cursor::new(b, i);
         match c.string() {
             Ok(key) => {
-                self.place = Place::TopColon { trace_events: key.raw == b"traceEvents" };
+                self.place = Place::TopColon { key: TopKey::of(key.raw) };
                 Ok(Step::At(c.i))
             }
-            // A key cut by the chunk's end: wait for the rest while it could still be `traceEvents`,
-            // else skip it without holding it.
-            Err(Stop::Incomplete) if b.len() - i > b"\"traceEvents".len() => {
+            // A key cut by the chunk's end: wait for the rest while it could still be one the walker
+            // reads (`baseTimeNanoseconds` is the longest), else skip it without holding it.
+            Err(Stop::Incomplete) if b.len() - i > b"\"baseTimeNanoseconds".len() => {
                 self.place = Place::TopSkipKey(Skipper::default());
                 Ok(Step::At(i))
             }
@@ -324,7 +365,7 @@ impl DocumentWalker {
         }
     }
 
-    fn top_colon(&mut self, b: &[u8], i: usize, trace_events: bool) -> Result<Step, Stop> {
+    fn top_colon(&mut self, b: &[u8], i: usize, key: TopKey) -> Result<Step, Stop> {
         let i = match Self::skip_ws(b, i) {
             Ok(i) => i,
             Err(step) => return Ok(step),
@@ -332,16 +373,32 @@ impl DocumentWalker {
         if b[i] != b':' {
             return Err(Stop::Bad { at: i, expected: "':' after a key" });
         }
-        self.place = Place::TopValue { trace_events };
+        self.place = Place::TopValue { key };
         Ok(Step::At(i + 1))
     }
 
-    fn top_value(&mut self, b: &[u8], i: usize, trace_events: bool) -> Result<Step, Stop> {
+    fn top_value(&mut self, b: &[u8], i: usize, key: TopKey) -> Result<Step, Stop> {
         let i = match Self::skip_ws(b, i) {
             Ok(i) => i,
             Err(step) => return Ok(step),
         };
-        if trace_events {
+        if key == TopKey::DistributedInfo && b[i] == b'{' {
+            let mut c = Cursor::new(b, i);
+            match c.value() {
+                Ok(Val::Other(obj)) => {
+                    for_each_member(obj, |k, v| match (k.raw, v) {
+                        (b"rank", Val::Num(n)) => self.run.rank = int_of(n),
+                        (b"world_size", Val::Num(n)) => self.run.world_size = int_of(n),
+                        _ => {}
+                    });
+                    self.place = Place::TopKey;
+                    return Ok(Step::At(c.i));
+                }
+                Err(Stop::Incomplete) if b.len() - i < MAX_DISTRIBUTED_INFO_BYTES => return Ok(Step::Wait(i)),
+                Err(Stop::Bad { .. }) | Err(Stop::Incomplete) | Ok(_) => {}
+            }
+        }
+        if key == TopKey::TraceEvents {
             if b[i] != b'[' {
                 return Err(Stop::Bad { at: i, expected: "'[' after \"traceEvents\"" });
             }
@@ -357,7 +414,11 @@ impl DocumentWalker {
             _ => {
                 let mut c = Cursor::new(b, i);
                 match c.value() {
-                    Ok(_) => {
+                    Ok(v) => {
+                        if let (TopKey::BaseTime, Val::Num(n)) = (key, v) {
+                            // 19 digits: parsed exactly, not through a float.
+                            self.run.base_time_ns = std::str::from_utf8(n).ok().and_then(|s| s.parse().ok());
+                        }
                         self.place = Place::TopKey;
                         Ok(Step::At(c.i))
                     }

@@ -10,7 +10,7 @@ use super::threads::ThreadEventKind;
 use weft_model::{LocationId, RegionId, WarningKind};
 
 /// Every warning kind, by its code (its position).
-const KINDS: [WarningKind; 14] = [
+const KINDS: [WarningKind; 15] = [
     WarningKind::UnmatchedEnd,
     WarningKind::UnclosedBegin,
     WarningKind::MismatchedEnd,
@@ -25,6 +25,7 @@ const KINDS: [WarningKind; 14] = [
     WarningKind::Other,
     WarningKind::ParentCycle,
     WarningKind::MisnamedEnd,
+    WarningKind::Merged,
 ];
 
 fn kind_code(k: WarningKind) -> u8 {
@@ -44,6 +45,7 @@ fn kind_code(k: WarningKind) -> u8 {
         WarningKind::Other => 11,
         WarningKind::ParentCycle => 12,
         WarningKind::MisnamedEnd => 13,
+        WarningKind::Merged => 14,
     }
 }
 

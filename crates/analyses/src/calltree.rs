@@ -11,8 +11,9 @@
 //! region (recursion counted once); the roots' inclusive times add up to the time any interval covers.
 //!
 //! One pass over each location's intervals with a stack by depth, as the profile walks them. A child node is
-//! found through its parent's last child first (a loop calls the same region again and again), else through
-//! one hash map of (parent, region); intervals that end before the window are passed without a lookup.
+//! found through its parent's last child first (a loop calls the same region again and again), then the
+//! first few in its parent's list of children, else through one hash map of (parent, region); intervals that
+//! end before the window are passed without a lookup.
 //! O(intervals + nodes log nodes). Must not: read a clock, know a view, or allocate per interval.
 
 use super::moments::TimeWindow;
@@ -86,23 +87,30 @@ pub struct Butterfly {
     pub callees: Vec<ButterflyEdge>,
 }
 
-/// A node while the tree grows: figures, and the last child found (the cache in front of the hash map).
+/// A node while the tree grows: figures, and its links to find a child (the last one found, the list of
+/// its children).
 #[derive(Clone, Copy)]
 struct Raw {
     parent: u32,
     region: RegionId,
     last_child: u32,
+    first_child: u32,
+    next_sibling: u32,
     count: u64,
     inclusive_ns: u64,
     exclusive_ns: u64,
 }
 
+/// The children a lookup walks in a node's list before it asks the hash map.
+const LIST_WALK: usize = 8;
+
 /// The tree being built: nodes by (parent, region).
-#[derive(Default)]
 struct Builder {
     nodes: Vec<Raw>,
+    /// Every node by (parent, region), for parents with more children than [`LIST_WALK`].
     children: FxHashMap<(u32, u32), u32>,
-    /// The last root found (roots have no parent node to cache it in).
+    /// The roots' list and the last root found (roots have no parent node to hold them).
+    first_root: u32,
     last_root: u32,
 }
 
@@ -116,32 +124,57 @@ struct Open {
 
 impl Builder {
     fn new() -> Self {
-        Builder { last_root: NONE, ..Builder::default() }
+        Builder { nodes: Vec::new(), children: FxHashMap::default(), first_root: NONE, last_root: NONE }
     }
 
+    /// The child of `parent` (NONE: a root) for `region`, made if new. A loop calling one region again and
+    /// again hits the last child found; a loop over a few regions finds them in the list.
     #[inline]
     fn child(&mut self, parent: u32, region: RegionId) -> u32 {
-        let cached = if parent == NONE { self.last_root } else { self.nodes[parent as usize].last_child };
+        let (cached, first) = match parent {
+            NONE => (self.last_root, self.first_root),
+            p => (self.nodes[p as usize].last_child, self.nodes[p as usize].first_child),
+        };
         if cached != NONE && self.nodes[cached as usize].region == region {
             return cached;
         }
-        let next = self.nodes.len() as u32;
-        let node = *self.children.entry((parent, region.0)).or_insert(next);
-        if node == next {
+        let mut at = first;
+        let mut walked = 0;
+        let mut found = NONE;
+        while at != NONE && walked < LIST_WALK {
+            if self.nodes[at as usize].region == region {
+                found = at;
+                break;
+            }
+            at = self.nodes[at as usize].next_sibling;
+            walked += 1;
+        }
+        if found == NONE && at != NONE {
+            found = self.children.get(&(parent, region.0)).copied().unwrap_or(NONE);
+        }
+        if found == NONE {
+            found = self.nodes.len() as u32;
             self.nodes.push(Raw {
                 parent,
                 region,
                 last_child: NONE,
+                first_child: NONE,
+                next_sibling: first,
                 count: 0,
                 inclusive_ns: 0,
                 exclusive_ns: 0,
             });
+            self.children.insert((parent, region.0), found);
+            match parent {
+                NONE => self.first_root = found,
+                p => self.nodes[p as usize].first_child = found,
+            }
         }
         match parent {
-            NONE => self.last_root = node,
-            p => self.nodes[p as usize].last_child = node,
+            NONE => self.last_root = found,
+            p => self.nodes[p as usize].last_child = found,
         }
-        node
+        found
     }
 
     /// One location's intervals, as `profile::region_stats` walks them.

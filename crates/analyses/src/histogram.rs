@@ -1,6 +1,6 @@
 //! Duration histograms of a selection (a time window over a set of locations, or the whole run): the
 //! instances of some regions ([`instances`]: their intervals that count in the window by the profile's rule,
-//! `calltree::counts_in`, each with its whole duration), their distribution on log-spaced bins with the
+//! `calltree::counts_in`, each with its whole duration; [`durations`] when only those count), their distribution on log-spaced bins with the
 //! nearest-rank percentiles ([`histogram`]), and the slowest 1 % of every region ([`outliers`]).
 //! `weft histogram` prints them; docs/calltree.md gives the definitions.
 //!
@@ -83,6 +83,24 @@ pub fn instances(
     out
 }
 
+/// The durations of the intervals of the regions `region` accepts that count in `window` (the whole run when
+/// None), on the locations `keep` accepts, in the trace's order: what [`histogram`] takes.
+pub fn durations(
+    trace: &Trace,
+    window: Option<TimeWindow>,
+    keep: impl Fn(LocationId) -> bool,
+    region: impl Fn(RegionId) -> bool,
+) -> Vec<u64> {
+    let mut out = Vec::new();
+    let iv = &trace.intervals;
+    each_counted(trace, window, keep, |i| {
+        if region(iv.region[i]) {
+            out.push(iv.dur_ns[i]);
+        }
+    });
+    out
+}
+
 /// The nearest-rank percentile `p` (0 < p <= 100) of durations sorted ascending: the value at 1-based rank
 /// ceil(p / 100 * n). 0 when there is none.
 pub fn percentile(sorted: &[u64], p: u32) -> u64 {
@@ -97,15 +115,16 @@ pub fn percentile(sorted: &[u64], p: u32) -> u64 {
 /// The histogram of `durations` (any order) on at most `bins` log-spaced bins (1..=[`MAX_BINS`]): edges
 /// `a * (b / a)^(k / bins)` rounded down to whole ns for k = 0..=bins, with a = max(min, 1) and b = max + 1,
 /// repeated edges dropped (a narrow range gets fewer bins); the first bin starts at the least duration (so
-/// zero durations fall in it). Every duration falls in exactly one bin.
-pub fn histogram(durations: &[u64], bins: usize) -> Histogram {
-    let mut sorted = durations.to_vec();
+/// zero durations fall in it). Every duration falls in exactly one bin. Zero durations only: one bin [0, 2)
+/// (b at least 2).
+pub fn histogram(durations: Vec<u64>, bins: usize) -> Histogram {
+    let mut sorted = durations;
     sorted.sort_unstable();
     let (Some(&min_ns), Some(&max_ns)) = (sorted.first(), sorted.last()) else {
         return Histogram::default();
     };
     let bins = bins.clamp(1, MAX_BINS);
-    let (a, b) = (min_ns.max(1), max_ns.saturating_add(1));
+    let (a, b) = (min_ns.max(1), max_ns.saturating_add(1).max(2));
     let ratio = b as f64 / a as f64;
     let mut edges: Vec<u64> = Vec::with_capacity(bins + 1);
     for k in 0..=bins {

@@ -9,7 +9,7 @@
 use crate::selection::Selection;
 use serde::Serialize;
 use std::path::PathBuf;
-use weft::analyses::histogram::{histogram, instances, outliers, Histogram, RegionOutliers, DEFAULT_BINS, MAX_BINS};
+use weft::analyses::histogram::{durations, histogram, outliers, Histogram, RegionOutliers, DEFAULT_BINS, MAX_BINS};
 use weft::model::text::escape_controls as esc;
 use weft::model::{RegionId, Trace};
 
@@ -99,9 +99,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     if !named.contains(&true) {
         return Err(format!("{file}: no region named '{name}'").into());
     }
-    let durations: Vec<u64> =
-        instances(&trace, window, |l| sel.keep(l), |r| named[r.index()]).iter().map(|i| i.dur_ns).collect();
-    let h = histogram(&durations, a.bins as usize);
+    let h = histogram(durations(&trace, window, |l| sel.keep(l), |r| named[r.index()]), a.bins as usize);
     if a.json {
         println!("{}", crate::json_text(&histogram_json(name, &h))?);
     } else {

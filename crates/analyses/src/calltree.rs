@@ -11,9 +11,9 @@
 //! region (recursion counted once); the roots' inclusive times add up to the time any interval covers.
 //!
 //! One pass over each location's intervals with a stack by depth, as the profile walks them. A child node is
-//! found through its parent's last child first (a loop calls the same region again and again), then the
-//! first few in its parent's list of children, else through one hash map of (parent, region); intervals that
-//! end before the window are passed without a lookup.
+//! found through its parent's last child first (a loop calls the same region again and again), then a
+//! direct-mapped cache of (parent, region), else one hash map of them; intervals that end before the window
+//! are passed without a lookup.
 //! O(intervals + nodes log nodes). Must not: read a clock, know a view, or allocate per interval.
 
 use super::moments::TimeWindow;
@@ -87,30 +87,30 @@ pub struct Butterfly {
     pub callees: Vec<ButterflyEdge>,
 }
 
-/// A node while the tree grows: figures, and its links to find a child (the last one found, the list of
-/// its children).
+/// A node while the tree grows: figures, and the last child found (a loop calls one region again and
+/// again).
 #[derive(Clone, Copy)]
 struct Raw {
     parent: u32,
     region: RegionId,
     last_child: u32,
-    first_child: u32,
-    next_sibling: u32,
     count: u64,
     inclusive_ns: u64,
     exclusive_ns: u64,
 }
 
-/// The children a lookup walks in a node's list before it asks the hash map.
-const LIST_WALK: usize = 8;
+/// The lookup cache in front of the hash map has 2^CACHE_BITS slots.
+const CACHE_BITS: u32 = 10;
 
 /// The tree being built: nodes by (parent, region).
 struct Builder {
     nodes: Vec<Raw>,
-    /// Every node by (parent, region), for parents with more children than [`LIST_WALK`].
+    /// Every node by (parent, region).
     children: FxHashMap<(u32, u32), u32>,
-    /// The roots' list and the last root found (roots have no parent node to hold them).
-    first_root: u32,
+    /// (parent, region, node) at the slot of (parent, region), a node of NONE where empty: a loop over a few
+    /// regions finds them here without hashing into the map.
+    cache: Vec<[u32; 3]>,
+    /// The last root found (roots have no parent node to hold it).
     last_root: u32,
 }
 
@@ -122,59 +122,62 @@ struct Open {
     children: u64,
 }
 
+#[inline]
+fn cache_slot(parent: u32, region: RegionId) -> usize {
+    let key = (u64::from(parent) << 32) | u64::from(region.0);
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CACHE_BITS)) as usize
+}
+
 impl Builder {
     fn new() -> Self {
-        Builder { nodes: Vec::new(), children: FxHashMap::default(), first_root: NONE, last_root: NONE }
+        Builder {
+            nodes: Vec::new(),
+            children: FxHashMap::default(),
+            cache: vec![[0, 0, NONE]; 1 << CACHE_BITS],
+            last_root: NONE,
+        }
     }
 
-    /// The child of `parent` (NONE: a root) for `region`, made if new. A loop calling one region again and
-    /// again hits the last child found; a loop over a few regions finds them in the list.
+    /// The child of `parent` (NONE: a root) for `region`, made if new: the parent's last child, else the
+    /// cache's slot, else the map.
     #[inline]
     fn child(&mut self, parent: u32, region: RegionId) -> u32 {
-        let (cached, first) = match parent {
-            NONE => (self.last_root, self.first_root),
-            p => (self.nodes[p as usize].last_child, self.nodes[p as usize].first_child),
+        let cached = match parent {
+            NONE => self.last_root,
+            p => self.nodes[p as usize].last_child,
         };
         if cached != NONE && self.nodes[cached as usize].region == region {
             return cached;
         }
-        let mut at = first;
-        let mut walked = 0;
-        let mut found = NONE;
-        while at != NONE && walked < LIST_WALK {
-            if self.nodes[at as usize].region == region {
-                found = at;
-                break;
+        let slot = cache_slot(parent, region);
+        let [p, r, node] = self.cache[slot];
+        let found = if node != NONE && p == parent && r == region.0 {
+            node
+        } else {
+            let next = self.nodes.len() as u32;
+            let node = *self.children.entry((parent, region.0)).or_insert(next);
+            if node == next {
+                let raw = Raw { parent, region, last_child: NONE, count: 0, inclusive_ns: 0, exclusive_ns: 0 };
+                self.nodes.push(raw);
             }
-            at = self.nodes[at as usize].next_sibling;
-            walked += 1;
-        }
-        if found == NONE && at != NONE {
-            found = self.children.get(&(parent, region.0)).copied().unwrap_or(NONE);
-        }
-        if found == NONE {
-            found = self.nodes.len() as u32;
-            self.nodes.push(Raw {
-                parent,
-                region,
-                last_child: NONE,
-                first_child: NONE,
-                next_sibling: first,
-                count: 0,
-                inclusive_ns: 0,
-                exclusive_ns: 0,
-            });
-            self.children.insert((parent, region.0), found);
-            match parent {
-                NONE => self.first_root = found,
-                p => self.nodes[p as usize].first_child = found,
-            }
-        }
+            self.cache[slot] = [parent, region.0, node];
+            node
+        };
         match parent {
             NONE => self.last_root = found,
             p => self.nodes[p as usize].last_child = found,
         }
         found
+    }
+
+    /// Empty again, for the next location's tree (the cache's slots cleared one node at a time).
+    fn reset(&mut self) {
+        for n in &self.nodes {
+            self.cache[cache_slot(n.parent, n.region)] = [0, 0, NONE];
+        }
+        self.nodes.clear();
+        self.children.clear();
+        self.last_root = NONE;
     }
 
     /// One location's intervals, as `profile::region_stats` walks them.
@@ -223,9 +226,9 @@ impl Builder {
         }
     }
 
-    /// The nodes that count or enclose one that does, in preorder with siblings ranked.
-    fn finish(self, trace: &Trace) -> CallTree {
-        let raw = self.nodes;
+    /// The nodes that count or enclose one that does, in preorder with siblings ranked; the builder empty.
+    fn finish(&mut self, trace: &Trace) -> CallTree {
+        let raw = &self.nodes;
         let n = raw.len();
         // Children lists by parent, the roots' last.
         let slot = |parent: u32| if parent == NONE { n } else { parent as usize };
@@ -300,6 +303,7 @@ impl Builder {
         for (done, _) in open {
             nodes[done as usize].subtree_end = end;
         }
+        self.reset();
         CallTree { nodes }
     }
 }
@@ -327,9 +331,9 @@ pub fn per_location(
     let window = window.unwrap_or(TimeWindow::whole(trace));
     let mut stack = Vec::new();
     let mut out = Vec::new();
+    let mut b = Builder::new();
     for l in (0..trace.locations.len() as u32).map(LocationId) {
         if keep(l) {
-            let mut b = Builder::new();
             b.location(trace, l, window, &mut stack);
             let tree = b.finish(trace);
             if !tree.nodes.is_empty() {

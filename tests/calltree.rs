@@ -297,7 +297,10 @@ fn the_cli_tree_adds_up_to_weft_info() {
             let inv = weft_json(&[&["calltree", "--json", "--inverted"], &extra[..]].concat(), &path);
             let mut by_root: HashMap<u64, (u64, u64)> = HashMap::new();
             for n in inv["nodes"].as_array().unwrap().iter().filter(|n| n["parent"].is_null()) {
-                by_root.insert(n["region"].as_u64().unwrap(), (n["count"].as_u64().unwrap(), n["inclusive_ns"].as_u64().unwrap()));
+                by_root.insert(
+                    n["region"].as_u64().unwrap(),
+                    (n["count"].as_u64().unwrap(), n["inclusive_ns"].as_u64().unwrap()),
+                );
             }
             let want_roots: HashMap<u64, (u64, u64)> = want.iter().map(|(&r, v)| (r, (v.0, v.2))).collect();
             assert_eq!(by_root, want_roots, "{rel} {extra:?} inverted");
@@ -319,7 +322,8 @@ fn the_cli_selects_locations_and_refuses_bad_input() {
     assert_eq!(locs, vec![0, 2, 3]);
     let sum: u64 = per["locations"].as_array().unwrap().iter().map(|l| l["total_ns"].as_u64().unwrap()).sum();
     assert_eq!(Some(sum), got["total_ns"].as_u64());
-    let text = Command::new(env!("CARGO_BIN_EXE_weft")).args(["calltree", "--min-share", "0"]).arg(&path).output().unwrap();
+    let text =
+        Command::new(env!("CARGO_BIN_EXE_weft")).args(["calltree", "--min-share", "0"]).arg(&path).output().unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("inclusive") && text.contains("call path") && text.contains("total "), "{text}");
 

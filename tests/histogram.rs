@@ -69,7 +69,10 @@ fn outliers_are_the_slowest_one_percent() {
     // 250 instances: the slowest ceil(2.5) = 3, p99 at rank ceil(247.5) = 248.
     assert_eq!((o[0].count, o[0].outliers, o[0].p99_ns), (250, 3, 248));
     assert_eq!(o[0].slowest.iter().map(|i| i.dur_ns).collect::<Vec<_>>(), vec![250, 249], "the limit");
-    assert_eq!(instances(&t, None, |_| true, |_| true)[..3].iter().map(|i| i.dur_ns).collect::<Vec<_>>(), vec![250, 249, 248]);
+    assert_eq!(
+        instances(&t, None, |_| true, |_| true)[..3].iter().map(|i| i.dur_ns).collect::<Vec<_>>(),
+        vec![250, 249, 248]
+    );
     // Location 0 only (the even durations).
     let o = outliers(&t, None, |l| l.0 == 0, 10);
     assert_eq!((o[0].count, o[0].outliers, o[0].p99_ns), (125, 2, 248));

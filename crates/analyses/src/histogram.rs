@@ -139,10 +139,7 @@ pub fn histogram(durations: Vec<u64>, bins: usize) -> Histogram {
     }
     edges[0] = min_ns;
     let below = |t: u64| sorted.partition_point(|&d| d < t) as u64;
-    let bins = edges
-        .windows(2)
-        .map(|w| Bin { lo_ns: w[0], hi_ns: w[1], count: below(w[1]) - below(w[0]) })
-        .collect();
+    let bins = edges.windows(2).map(|w| Bin { lo_ns: w[0], hi_ns: w[1], count: below(w[1]) - below(w[0]) }).collect();
     Histogram {
         count: sorted.len() as u64,
         min_ns,
@@ -211,7 +208,13 @@ pub fn outliers(
 
 fn instance(trace: &Trace, i: usize) -> Instance {
     let iv = &trace.intervals;
-    Instance { interval: i, region: iv.region[i], location: iv.location[i], start_ns: iv.start_ns[i], dur_ns: iv.dur_ns[i] }
+    Instance {
+        interval: i,
+        region: iv.region[i],
+        location: iv.location[i],
+        start_ns: iv.start_ns[i],
+        dur_ns: iv.dur_ns[i],
+    }
 }
 
 /// Calls `f` with each interval that counts in the window, on the locations `keep` accepts.

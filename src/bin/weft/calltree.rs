@@ -126,10 +126,8 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     if a.per_location {
-        let trees: Vec<_> = per_location(&trace, window, |l| sel.keep(l))
-            .into_iter()
-            .map(|t| (t.location, orient(t.tree)))
-            .collect();
+        let trees: Vec<_> =
+            per_location(&trace, window, |l| sel.keep(l)).into_iter().map(|t| (t.location, orient(t.tree))).collect();
         if a.json {
             let locations = trees
                 .iter()
@@ -156,8 +154,12 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let tree = orient(call_tree(&trace, window, |l| sel.keep(l)));
     if a.json {
-        let json =
-            TreeJson { total_ns: tree.total_ns(), inverted: a.inverted, window: window_json, nodes: nodes_json(&trace, &tree) };
+        let json = TreeJson {
+            total_ns: tree.total_ns(),
+            inverted: a.inverted,
+            window: window_json,
+            nodes: nodes_json(&trace, &tree),
+        };
         println!("{}", crate::json_text(&json)?);
     } else {
         print_window(window);

@@ -163,12 +163,30 @@ fn print_histogram(name: &str, h: &Histogram) {
 }
 
 fn print_outliers(trace: &Trace, rows: &[RegionOutliers]) {
-    println!("{:>14}  {:>14}  {:>9}  {:>8}  region: its slowest 1 % (location @ start)", "slowest", "p99", "count", "1 %");
+    println!(
+        "{:>14}  {:>14}  {:>9}  {:>8}  region: its slowest 1 % (location @ start)",
+        "slowest", "p99", "count", "1 %"
+    );
     for o in rows {
         let top = o.slowest.first().map_or(0, |s| s.dur_ns);
-        println!("{:>14}  {:>14}  {:>9}  {:>8}  {}", fmt(top), fmt(o.p99_ns), o.count, o.outliers, esc(trace.region_name(o.region)));
+        println!(
+            "{:>14}  {:>14}  {:>9}  {:>8}  {}",
+            fmt(top),
+            fmt(o.p99_ns),
+            o.count,
+            o.outliers,
+            esc(trace.region_name(o.region))
+        );
         for s in &o.slowest {
-            println!("{:>14}  {:>14}  {:>9}  {:>8}    location {} @ {}", fmt(s.dur_ns), "", "", "", s.location.0, fmt(s.start_ns));
+            println!(
+                "{:>14}  {:>14}  {:>9}  {:>8}    location {} @ {}",
+                fmt(s.dur_ns),
+                "",
+                "",
+                "",
+                s.location.0,
+                fmt(s.start_ns)
+            );
         }
     }
 }

@@ -347,3 +347,45 @@ fn the_cli_selects_locations_and_refuses_bad_input() {
     let callers: u64 = b["callers"].as_array().unwrap().iter().map(|e| e["count"].as_u64().unwrap()).sum();
     assert_eq!(callers, s.count, "every interval has one caller (or none)");
 }
+
+/// A store answers as its trace does (the store decoded whole: its tiles keep no call paths yet), and its
+/// tree adds up to the store's own `weft info` regions.
+#[test]
+fn a_store_gives_its_traces_tree() {
+    let Some(dir) = common::shared_traces("weft calltree of a store") else { return };
+    let tmp = common::TempDir::new("calltree-store");
+    for (k, rel) in ["otf2/tracer-stencil4d-mpi-32/traces.otf2", "paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv"]
+        .iter()
+        .enumerate()
+    {
+        let trace = dir.join(rel);
+        let store = tmp.join(format!("s{k}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["index", &trace.to_string_lossy(), "-o", &store.to_string_lossy()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{rel}: {}", String::from_utf8_lossy(&out.stderr));
+        let t = read_path(&trace).unwrap();
+        let w = format!("{}:{}", t.span_ns / 4, t.span_ns / 2);
+        for extra in [vec![], vec!["--window", w.as_str()], vec!["--inverted"]] {
+            let key = |j: serde_json::Value| -> Vec<(serde_json::Value, u64, u64, u64)> {
+                let mut v: Vec<_> = j["nodes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| {
+                        let f = |k: &str| n[k].as_u64().unwrap();
+                        (n["path"].clone(), f("count"), f("inclusive_ns"), f("exclusive_ns"))
+                    })
+                    .collect();
+                v.sort_by_key(|n| n.0.to_string());
+                v
+            };
+            let args = [&["calltree", "--json"], &extra[..]].concat();
+            let of_store = weft_json(&args, &store);
+            let of_trace = weft_json(&args, &trace);
+            assert_eq!(of_store["total_ns"], of_trace["total_ns"], "{rel} {extra:?}");
+            assert_eq!(key(of_store), key(of_trace), "{rel} {extra:?}");
+        }
+    }
+}

@@ -35,7 +35,9 @@ fn main() {
     let span = trace.span_ns;
     let tenth = TimeWindow { start_ns: span / 2, end_ns: span / 2 + span / 10 };
     let per = |d: Duration| d.as_nanos() as f64 / n as f64;
-    let cases: [(&str, Option<TimeWindow>, fn(u32) -> bool); 3] = [
+    // What, the window, which locations.
+    type Case = (&'static str, Option<TimeWindow>, fn(u32) -> bool);
+    let cases: [Case; 3] = [
         ("whole trace:           ", None, |_| true),
         ("a tenth of the run:    ", Some(tenth), |_| true),
         ("  over 1 location in 8:", Some(tenth), |l| l % 8 == 0),

@@ -175,9 +175,8 @@ pub fn outliers(
         let h = &mut heaps[r];
         if h.len() < size(count[r]) {
             h.push(key);
-        } else if h.peek().is_some_and(|top| key < *top) {
-            h.pop();
-            h.push(key);
+        } else if let Some(mut top) = h.peek_mut().filter(|top| key < **top) {
+            *top = key; // one sift down when `top` drops, not a pop and a push
         }
     });
     let mut out: Vec<RegionOutliers> = Vec::new();

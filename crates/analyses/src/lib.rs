@@ -6,12 +6,14 @@
 
 pub mod aggregate;
 pub mod busy;
+pub mod calltree;
 pub mod comm_matrix;
 pub mod compare;
 pub mod cycles;
 pub mod diagnosis;
 pub mod execgraph;
 pub mod grains;
+pub mod histogram;
 pub mod moments;
 pub mod moments_bundle;
 pub mod particles;

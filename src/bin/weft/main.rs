@@ -4,6 +4,7 @@
 //! `weft::model::text::escape_controls`, so a trace cannot send escape sequences to the terminal.
 
 mod aggregate;
+mod calltree;
 mod critical_path;
 mod diff;
 mod execgraph;
@@ -11,6 +12,7 @@ mod flags;
 mod folders;
 mod generate;
 mod grains;
+mod histogram;
 mod index;
 mod info;
 mod merge;
@@ -24,6 +26,7 @@ mod render;
 mod render_aggregate;
 mod render_moments;
 mod render_timeline;
+mod selection;
 mod store_files;
 mod waits;
 mod whatif;
@@ -71,6 +74,12 @@ enum Command {
     /// Wait states of an MPI run (late sender, wait at barrier, ...) per pattern, location and region, and
     /// their root causes (docs/diagnosis.md).
     Waits(waits::Args),
+    /// The call tree of a selection (a window, some locations): call paths with count, inclusive and
+    /// exclusive time; bottom-up with --inverted; a region's callers and callees (docs/calltree.md).
+    Calltree(calltree::Args),
+    /// A region's durations on log-spaced bins with percentiles, or the slowest 1 % of every region
+    /// (--outliers) (docs/calltree.md).
+    Histogram(histogram::Args),
 }
 
 /// `v` as pretty JSON for `--json`, with the characters a terminal must not get raw (C1 controls such as the
@@ -116,6 +125,8 @@ fn main() -> ExitCode {
         Command::CriticalPath(a) => critical_path::run(a),
         Command::Whatif(a) => whatif::run(a),
         Command::Waits(a) => waits::run(a),
+        Command::Calltree(a) => calltree::run(a),
+        Command::Histogram(a) => histogram::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,6 +11,7 @@ pub mod cycles;
 pub mod diagnosis;
 pub mod execgraph;
 pub mod grains;
+pub mod info;
 pub mod moments;
 pub mod moments_bundle;
 pub mod particles;

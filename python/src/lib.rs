@@ -8,13 +8,16 @@
 //! No analysis here: every number comes from `weft_analyses` through the same functions the CLI calls.
 
 mod columns;
+mod source;
 mod tables;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use source::{CountedFolder, Source};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use weft_analyses::comm_matrix::{comm_matrix, MatrixUnit};
 use weft_analyses::diagnosis::critical_path::{critical_path, path_report};
@@ -22,9 +25,10 @@ use weft_analyses::diagnosis::waits::{wait_report, wait_states};
 use weft_analyses::info::{InfoReport, TOP_REGIONS};
 use weft_analyses::moments::{moments, sort_moments, TimeWindow};
 use weft_analyses::profile::profile;
-use weft_analyses::summary::TraceSummary;
+use weft_index::folder::FolderStore;
 use weft_model::{LocationId, Trace as Model};
 use weft_readers::ReadError;
+use weft_store::{Store, StoreError};
 use weft_view::views::options::{MomentsOptions, ViewOptions};
 
 create_exception!(
@@ -60,13 +64,12 @@ fn read_error(py: Python<'_>, e: ReadError) -> PyErr {
     weft_error(py, e.to_string(), &file, offset)
 }
 
-/// A trace opened by [`open`]: the model, where it came from, and a store's own summary (from its manifest,
-/// as `weft info STORE` gives it).
+/// A trace opened by [`open`]: where its records come from (`source`: a file read whole, or a store
+/// answered lazily) and the path it was opened from.
 #[pyclass(frozen, module = "weft._weft")]
 struct Trace {
-    model: Arc<Model>,
+    source: Source,
     path: String,
-    store_summary: Option<TraceSummary>,
 }
 
 /// Open a trace file, folder or archive, or a store folder written by `weft index` (decoded whole).
@@ -76,13 +79,15 @@ fn open(py: Python<'_>, path: PathBuf) -> PyResult<Trace> {
     let opened = py.detach(|| -> Result<Trace, Opening> {
         if let Some(store) = weft_index::folder::open_store(&path) {
             let e = |e| Opening::Store(weft_index::folder::store_error(&path, e));
-            let store = store.map_err(e)?;
+            // Opened as the CLI opens it, then read through a counting source (`_store_reads`).
+            let folder = store.map_err(e)?.source().root.clone();
+            let counted = CountedFolder { folder: FolderStore { root: folder }, reads: AtomicU64::new(0) };
+            let store = Store::open(counted).map_err(e)?;
             let summary = store.summary(TOP_REGIONS).map_err(e)?;
-            let model = store.to_trace().map_err(e)?;
-            return Ok(Trace { model: Arc::new(model), path: name.clone(), store_summary: Some(summary) });
+            return Ok(Trace { source: Source::store(store, summary).map_err(e)?, path: name.clone() });
         }
         let model = weft_readers::open_path(&path).and_then(|input| input.into_trace(&name)).map_err(Opening::Read)?;
-        Ok(Trace { model: Arc::new(model), path: name.clone(), store_summary: None })
+        Ok(Trace { source: Source::trace(model), path: name.clone() })
     });
     opened.map_err(|e| match e {
         Opening::Read(e) => read_error(py, e),
@@ -117,9 +122,19 @@ fn json<T: serde::Serialize>(v: &T) -> PyResult<String> {
 }
 
 impl Trace {
+    /// The whole trace (a store's decoded on first need, then kept).
+    fn model(&self, py: Python<'_>) -> PyResult<Arc<Model>> {
+        py.detach(|| self.source.whole()).map_err(|e| self.store_error(py, e))
+    }
+
+    fn store_error(&self, py: Python<'_>, e: StoreError) -> PyErr {
+        let root = std::path::Path::new(&self.path);
+        weft_error(py, weft_index::folder::store_error(root, e), &self.path, None)
+    }
+
     /// The CLI refuses these analyses on a store (its tiles keep no wait states); so does this.
     fn refuse_store(&self, what: &str) -> PyResult<()> {
-        match self.store_summary {
+        match self.source.store {
             Some(_) => Python::attach(|py| {
                 Err(weft_error(
                     py,
@@ -148,28 +163,35 @@ impl Trace {
     /// Whether it was opened from a store folder.
     #[getter]
     fn is_store(&self) -> bool {
-        self.store_summary.is_some()
+        self.source.store.is_some()
+    }
+
+    /// Files read from the store folder so far (manifest and tiles; 0 for a trace file).
+    #[getter]
+    fn _store_reads(&self) -> u64 {
+        self.source.store.as_ref().map_or(0, |s| s.store.source().reads.load(Ordering::Relaxed))
     }
 
     /// The absolute time of the first event in the source's clock (ns); table times are relative to it.
     #[getter]
     fn origin_ns(&self) -> i64 {
-        self.model.origin_ns
+        self.source.definitions().origin_ns
     }
 
     /// The time of the last event's end, from the first event (ns).
     #[getter]
     fn span_ns(&self) -> u64 {
-        self.model.span_ns
+        self.source.definitions().span_ns
     }
 
     /// `weft info --json [--window]` as JSON text.
     #[pyo3(signature = (window=None))]
     fn info_json(&self, py: Python<'_>, window: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
         let w = self::window(window)?;
-        let report = py.detach(|| match &self.store_summary {
-            Some(s) => InfoReport::with_summary(s.clone(), &self.model, w),
-            None => InfoReport::of_trace(&self.model, w),
+        let model = self.model(py)?;
+        let report = py.detach(|| match &self.source.store {
+            Some(s) => InfoReport::with_summary(s.summary.clone(), &model, w),
+            None => InfoReport::of_trace(&model, w),
         });
         json(&report)
     }
@@ -183,7 +205,8 @@ impl Trace {
         locations: Option<Vec<u32>>,
     ) -> PyResult<String> {
         let w = self::window(window)?;
-        let n = self.model.locations.len();
+        let model = self.model(py)?;
+        let n = model.locations.len();
         let keep: Option<Vec<bool>> = match locations {
             None => None,
             Some(ls) => {
@@ -196,7 +219,7 @@ impl Trace {
                 Some(keep)
             }
         };
-        let rows = py.detach(|| profile(&self.model, w, |l: LocationId| keep.as_ref().is_none_or(|k| k[l.index()])));
+        let rows = py.detach(|| profile(&model, w, |l: LocationId| keep.as_ref().is_none_or(|k| k[l.index()])));
         json(&rows)
     }
 
@@ -206,7 +229,8 @@ impl Trace {
         let w = self::window(window)?;
         let unit = MatrixUnit::parse(unit)
             .ok_or_else(|| PyValueError::new_err(format!("unit: '{unit}' is not process or location")))?;
-        json(&py.detach(|| comm_matrix(&self.model, w, unit)))
+        let model = self.model(py)?;
+        json(&py.detach(|| comm_matrix(&model, w, unit)))
     }
 
     /// `weft moments --json --busy BUSY [--window] [--sort]`.
@@ -225,8 +249,9 @@ impl Trace {
         if o.busy == weft_analyses::busy::BusyDefinition::Waiting {
             self.refuse_store("busy = waiting")?;
         }
+        let model = self.model(py)?;
         let rows = py.detach(|| {
-            let mut rows = moments(&self.model, &o.busy, w);
+            let mut rows = moments(&model, &o.busy, w);
             sort_moments(&mut rows, o.sort);
             rows
         });
@@ -238,9 +263,10 @@ impl Trace {
     fn waits_json(&self, py: Python<'_>, window: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
         let w = self::window(window)?;
         self.refuse_store("weft waits")?;
+        let model = self.model(py)?;
         let report = py.detach(|| {
-            let states = wait_states(&self.model);
-            wait_report(&self.model, &states, w.map(|w| (w.start_ns, w.end_ns)))
+            let states = wait_states(&model);
+            wait_report(&model, &states, w.map(|w| (w.start_ns, w.end_ns)))
         });
         json(&report)
     }
@@ -248,41 +274,55 @@ impl Trace {
     /// `weft critical-path --json`.
     fn critical_path_json(&self, py: Python<'_>) -> PyResult<String> {
         self.refuse_store("weft critical-path")?;
+        let model = self.model(py)?;
         let report = py.detach(|| {
-            let path = critical_path(&self.model, &wait_states(&self.model));
-            path_report(&self.model, &path)
+            let path = critical_path(&model, &wait_states(&model));
+            path_report(&model, &path)
         });
         json(&report)
     }
 
     /// Each location's label, "process / location" (`weft moments`' `name`), by location id.
     fn location_labels(&self) -> Vec<String> {
-        let t = &self.model;
+        let t = self.source.definitions();
         (0..t.locations.len() as u32).map(|l| weft_analyses::moments::location_label(t, LocationId(l))).collect()
     }
 
     /// The table `name` (intervals, messages, collectives, instants, counters, locations, regions) as a
-    /// `pyarrow.Table`.
-    fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        tables::table(py, &self.model, name)
+    /// `pyarrow.Table`, of the records in `window` when one is given (a store reads only its tiles).
+    #[pyo3(signature = (name, window=None))]
+    fn table<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        window: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let w = self::window(window)?;
+        let records = match (w, name) {
+            // Definitions: no window, nothing decoded.
+            (_, "locations" | "regions") => match &self.source.store {
+                Some(s) => s.skeleton.clone(),
+                None => self.model(py)?,
+            },
+            (None, _) => self.model(py)?,
+            (Some(w), "counters") => {
+                py.detach(|| self.source.counters_window(w)).map_err(|e| self.store_error(py, e))?
+            }
+            (Some(w), _) => py.detach(|| self.source.window(w)).map_err(|e| self.store_error(py, e))?,
+        };
+        tables::table(py, &records, name)
     }
 
     /// The address of weft's own column `column` of table `name` (for the zero-copy test).
-    fn _column_address(&self, name: &str, column: &str) -> PyResult<usize> {
-        tables::column_address(&self.model, name, column)
+    fn _column_address(&self, py: Python<'_>, name: &str, column: &str) -> PyResult<usize> {
+        tables::column_address(&*self.model(py)?, name, column)
             .ok_or_else(|| PyValueError::new_err(format!("{name}.{column}: not a column lent without a copy")))
     }
 
     fn __repr__(&self) -> String {
-        let t = &self.model;
-        format!(
-            "<weft.Trace {} ({}): {} locations, {} intervals, {} messages>",
-            self.path,
-            t.format.name(),
-            t.locations.len(),
-            t.intervals.len(),
-            t.messages.len()
-        )
+        let t = self.source.definitions();
+        let what = if self.source.store.is_some() { "store" } else { "trace" };
+        format!("<weft.Trace {} ({what}, {}): {} locations>", self.path, t.format.name(), t.locations.len())
     }
 }
 

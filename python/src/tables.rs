@@ -105,7 +105,10 @@ fn columns(table: &str) -> Option<Vec<(&'static str, Column)>> {
                 "name",
                 Made(|t| {
                     let c = &t.counters;
-                    names(t, c.sample_series.iter().map(|&s| c.series_name.get(s as usize).copied().unwrap_or_default()))
+                    names(
+                        t,
+                        c.sample_series.iter().map(|&s| c.series_name.get(s as usize).copied().unwrap_or_default()),
+                    )
                 }),
             ),
             (
@@ -127,9 +130,14 @@ fn columns(table: &str) -> Option<Vec<(&'static str, Column)>> {
             ("location", Made(|t| ids(0..t.locations.len() as u32))),
             ("process", Made(|t| ids(t.locations.process.iter().map(|p| p.0)))),
             ("process_name", Made(|t| names(t, t.locations.process.iter().map(|p| t.processes.name[p.index()])))),
-            ("process_native_id", Made(|t| {
-                Arc::new(Int64Array::from_iter_values(t.locations.process.iter().map(|p| t.processes.native_id[p.index()])))
-            })),
+            (
+                "process_native_id",
+                Made(|t| {
+                    Arc::new(Int64Array::from_iter_values(
+                        t.locations.process.iter().map(|p| t.processes.native_id[p.index()]),
+                    ))
+                }),
+            ),
             ("native_id", I64(|t| &t.locations.native_id)),
             ("name", Made(|t| Arc::new(t.locations.name.iter().map(|&s| Some(t.str(s))).collect::<StringArray>()))),
             ("kind", Made(|t| words(t.locations.kind.iter()))),
@@ -166,11 +174,8 @@ pub fn batch(trace: &Arc<Trace>, name: &str) -> PyResult<RecordBatch> {
             }
         })
         .collect();
-    let fields: Vec<Field> = cols
-        .iter()
-        .zip(&arrays)
-        .map(|((n, _), a)| Field::new(*n, a.data_type().clone(), a.null_count() > 0))
-        .collect();
+    let fields: Vec<Field> =
+        cols.iter().zip(&arrays).map(|((n, _), a)| Field::new(*n, a.data_type().clone(), a.null_count() > 0)).collect();
     RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 

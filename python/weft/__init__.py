@@ -67,6 +67,11 @@ class Trace:
         return self._t.is_store
 
     @property
+    def store_reads(self) -> int:
+        """Files read from the store folder so far (its manifest and tiles; 0 for a trace file)."""
+        return self._t._store_reads
+
+    @property
     def origin_ns(self) -> int:
         """The absolute time of the first event in the source's clock (ns)."""
         return self._t.origin_ns
@@ -85,32 +90,35 @@ class Trace:
 
     # -- tables ----------------------------------------------------------------------------------------
 
-    def table(self, name: str):
-        """The table ``name`` (one of ``weft.TABLES``) as a ``pyarrow.Table``."""
-        return self._t.table(name)
+    def table(self, name: str, window: Window = None):
+        """The table ``name`` (one of ``weft.TABLES``) as a ``pyarrow.Table``; with a ``window``, its
+        records there: the intervals and collective rows reaching into it, the instants and counter samples
+        in it, the messages whose send-to-receive span reaches into it. A store answers a window from the
+        tiles it needs, without decoding the rest (but for ``counters``, which its window tiles lack)."""
+        return self._t.table(name, window)
 
-    def intervals(self):
+    def intervals(self, window: Window = None):
         """Intervals (a region's time on a location): location, region, name, start_ns, dur_ns, depth;
         sorted by location, then start, then depth."""
-        return self._t.table("intervals")
+        return self._t.table("intervals", window)
 
-    def messages(self):
+    def messages(self, window: Window = None):
         """Point-to-point messages and flows: kind, sender, receiver, send_ns, recv_ns, posted_ns,
         size_bytes, tag, name (the communicator, or the flow's name)."""
-        return self._t.table("messages")
+        return self._t.table("messages", window)
 
-    def collectives(self):
+    def collectives(self, window: Window = None):
         """Collective operations, a row per participating location: operation, location, region, name,
         communicator, root, start_ns, end_ns, bytes_sent, bytes_received."""
-        return self._t.table("collectives")
+        return self._t.table("collectives", window)
 
-    def instants(self):
+    def instants(self, window: Window = None):
         """Instant events: location, region, name, time_ns."""
-        return self._t.table("instants")
+        return self._t.table("instants", window)
 
-    def counters(self):
+    def counters(self, window: Window = None):
         """Counter samples: series, name, process, time_ns, value (sorted by series, then time)."""
-        return self._t.table("counters")
+        return self._t.table("counters", window)
 
     def locations(self):
         """Locations (threads, GPU streams, tracks): location, process, process_name, process_native_id,

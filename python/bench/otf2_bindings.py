@@ -2,7 +2,10 @@
 OTF2 Python bindings iterating its events, side by side in one run, each in its own process (wall time and
 peak RSS from wait4).
 
-    .venv/bin/python python/bench/otf2_bindings.py ANCHOR [--skip-bindings]
+    PYTHON python/bench/otf2_bindings.py ANCHOR [--skip-bindings]
+
+PYTHON is one where weft is installed from a release build (`pip install ./python`); the bindings run
+with .venv's Python (the official `otf2` package, scripts/setup.sh --browser).
 
 weft: ``weft.open(ANCHOR).intervals().to_pandas()`` (every event decoded, ENTER/LEAVE paired, the model
 built, the intervals table as a DataFrame). The bindings: ``tests/oracle/otf2_oracle.py iterate`` (every
@@ -52,7 +55,8 @@ def main():
           f"peak RSS {weft['peak_rss_mb']:.0f} MB")
     if "--skip-bindings" in sys.argv:
         return
-    bindings = run([py, str(ROOT / "tests" / "oracle" / "otf2_oracle.py"), "iterate", anchor])
+    oracle = ROOT / ".venv" / "bin" / "python"
+    bindings = run([str(oracle), str(ROOT / "tests" / "oracle" / "otf2_oracle.py"), "iterate", anchor])
     print(f"bindings  {bindings['wall_s']:.2f} s wall ({bindings['seconds']:.2f} s iterating), "
           f"{bindings['events']:,} events, {bindings['events'] / bindings['wall_s'] / 1e6:.2f} M events/s, "
           f"peak RSS {bindings['peak_rss_mb']:.0f} MB")

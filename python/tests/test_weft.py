@@ -314,3 +314,27 @@ def test_a_broken_store_names_its_file(generated, tmp_path):
         s.intervals()
     assert str(e.value) == r.stderr.strip().removeprefix("weft: ")
     assert tile.name in str(e.value)
+
+
+def test_to_pipit_has_pipit_s_columns_and_nests(generated):
+    t = weft.open(generated)
+    ev = t.to_pipit()
+    assert list(ev.columns) == ["Timestamp (ns)", "Event Type", "Name", "Thread", "Process"]
+    iv = t.intervals().to_pandas()
+    counts = ev["Event Type"].value_counts()
+    assert counts["Enter"] == counts["Leave"] == len(iv)
+    assert counts.get("Instant", 0) == t.instants().num_rows
+    assert ev["Timestamp (ns)"].is_monotonic_increasing
+    # Per thread, Enter/Leave nest like brackets, with matching names.
+    for _, rows in ev[ev["Event Type"] != "Instant"].groupby(["Process", "Thread"]):
+        stack = []
+        for kind, name in zip(rows["Event Type"], rows["Name"]):
+            if kind == "Enter":
+                stack.append(name)
+            else:
+                assert stack.pop() == name
+        assert not stack
+    # Each rank is one process with its threads numbered from 0.
+    locs = t.locations().to_pandas()
+    assert set(ev["Process"]) <= set(locs["process_native_id"])
+    assert ev.groupby("Process")["Thread"].min().eq(0).all()

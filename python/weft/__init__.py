@@ -205,6 +205,44 @@ class Trace:
             return frame
         raise ValueError(f"by: '{by}' is not region, location or imbalance")
 
+    # -- other tools' shapes ----------------------------------------------------------------------------
+
+    def to_pipit(self):
+        """pipit's events DataFrame shape: a row per Enter and Leave of each interval and per Instant,
+        columns ``Timestamp (ns)`` (from the first event), ``Event Type`` ("Enter", "Leave", "Instant"),
+        ``Name``, ``Thread`` (the location's index within its process), ``Process`` (the process's id in
+        the trace: the MPI rank), in time order; at one time a location's Leaves (innermost first) come
+        before its Enters (outermost first), as the trace nests them. Built from ``intervals()`` and
+        ``instants()``."""
+        pd = _pandas()
+        import numpy as np
+
+        locs = self.locations().to_pandas()
+        thread = locs.groupby("process").cumcount().to_numpy()
+        process = locs["process_native_id"].to_numpy()
+        iv = self.intervals().to_pandas()
+        inst = self.instants().to_pandas()
+        loc = iv["location"].to_numpy()
+        depth = iv["depth"].to_numpy().astype(np.int64)
+        names = iv["name"].astype(str).to_numpy()
+        parts = [
+            # order: Leave (0, deepest first) before Enter (1, outermost first) before Instant (2)
+            pd.DataFrame({"t": iv["start_ns"].to_numpy(), "o": 1, "k": depth, "loc": loc, "type": "Enter", "name": names}),
+            pd.DataFrame({"t": (iv["start_ns"] + iv["dur_ns"]).to_numpy(), "o": 0, "k": -depth, "loc": loc, "type": "Leave", "name": names}),
+            pd.DataFrame({"t": inst["time_ns"].to_numpy(), "o": 2, "k": 0, "loc": inst["location"].to_numpy(),
+                          "type": "Instant", "name": inst["name"].astype(str).to_numpy()}),
+        ]
+        ev = pd.concat(parts, ignore_index=True)
+        ev = ev.sort_values(["t", "loc", "o", "k"], kind="stable", ignore_index=True)
+        locations = ev["loc"].to_numpy().astype(np.int64)
+        return pd.DataFrame({
+            "Timestamp (ns)": ev["t"].astype("int64"),
+            "Event Type": ev["type"].astype("category"),
+            "Name": ev["name"].astype("category"),
+            "Thread": thread[locations] if len(locations) else np.zeros(0, dtype=np.int64),
+            "Process": process[locations] if len(locations) else np.zeros(0, dtype=np.int64),
+        })
+
     def _location_frame(self):
         """location and name ("process / location", as ``weft moments`` names them), a row per location."""
         names = self._t.location_labels()

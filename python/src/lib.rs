@@ -1,6 +1,6 @@
 //! `weft._weft`: the extension module behind the Python package `weft` (python/weft/__init__.py wraps it).
 //! A trace is opened the way the CLI opens it (`weft_readers::open_path`, or a store folder through
-//! `weft_index::folder`, decoded whole), kept behind an `Arc`, and answered from there: its columns as Arrow
+//! `weft_index::folder`, answered lazily: `source`), kept behind an `Arc`, and answered from there: its columns as Arrow
 //! tables (`tables`, lent without a copy where the column types allow), the CLI's reports as the JSON its
 //! `--json` prints (the Python side turns them into dicts and DataFrames), and errors as `weft.WeftError`
 //! carrying weft's message and the file.
@@ -25,10 +25,9 @@ use weft_analyses::diagnosis::waits::{wait_report, wait_states};
 use weft_analyses::info::{InfoReport, TOP_REGIONS};
 use weft_analyses::moments::{moments, sort_moments, TimeWindow};
 use weft_analyses::profile::profile;
-use weft_index::folder::FolderStore;
 use weft_model::{LocationId, Trace as Model};
 use weft_readers::ReadError;
-use weft_store::{Store, StoreError};
+use weft_store::StoreError;
 use weft_view::views::options::{MomentsOptions, ViewOptions};
 
 create_exception!(
@@ -72,17 +71,17 @@ struct Trace {
     path: String,
 }
 
-/// Open a trace file, folder or archive, or a store folder written by `weft index` (decoded whole).
+/// Open a trace file, folder or archive (read whole), or a store folder written by `weft index` (from its
+/// manifest and definitions; its tiles are decoded when a question needs them).
 #[pyfunction]
 fn open(py: Python<'_>, path: PathBuf) -> PyResult<Trace> {
     let name = path.display().to_string();
     let opened = py.detach(|| -> Result<Trace, Opening> {
-        if let Some(store) = weft_index::folder::open_store(&path) {
+        // A store as the CLI finds it, its files read through a counting source (`_store_reads`).
+        let counted = |folder| CountedFolder { folder, reads: AtomicU64::new(0) };
+        if let Some(store) = weft_index::folder::open_store_with(&path, counted) {
             let e = |e| Opening::Store(weft_index::folder::store_error(&path, e));
-            // Opened as the CLI opens it, then read through a counting source (`_store_reads`).
-            let folder = store.map_err(e)?.source().root.clone();
-            let counted = CountedFolder { folder: FolderStore { root: folder }, reads: AtomicU64::new(0) };
-            let store = Store::open(counted).map_err(e)?;
+            let store = store.map_err(e)?;
             let summary = store.summary(TOP_REGIONS).map_err(e)?;
             return Ok(Trace { source: Source::store(store, summary).map_err(e)?, path: name.clone() });
         }

@@ -111,10 +111,18 @@ impl TileSource for FolderStore {
 /// as a store (the events tiles' `e/` folder, no file beside it) without its manifest is a store missing
 /// `manifest.json`, said so, rather than a trace folder with no files in it (issue 51).
 pub fn open_store(path: &Path) -> Option<Result<Store<FolderStore>, StoreError>> {
+    open_store_with(path, |folder| folder)
+}
+
+/// [`open_store`] with the folder's files read through `wrap`'s source (the Python package counts them).
+pub fn open_store_with<S: TileSource>(
+    path: &Path,
+    wrap: impl FnOnce(FolderStore) -> S,
+) -> Option<Result<Store<S>, StoreError>> {
     if !path.join(MANIFEST).is_file() {
         return store_without_manifest(path).then(|| Err(StoreError::Missing { file: MANIFEST.into() }));
     }
-    Some(Store::open(FolderStore { root: path.to_path_buf() }))
+    Some(Store::open(wrap(FolderStore { root: path.to_path_buf() })))
 }
 
 /// Whether `path` is a folder of a store's tiles without the manifest: an `e/` folder, and no visible file.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test weft has, as CI runs them: formatting, lints, native tests (readers, model, analyses, layouts,
-# scenes, CLI), the three wasm modules, the browser tests in headless chromium on WebGPU and WebGL2, and the
-# MPI index (`--features mpi` over OpenMPI: the native tests run `mpirun -n 1..4 weft index`).
+# scenes, CLI), the Python package's (python/), the three wasm modules, the browser tests in headless
+# chromium on WebGPU and WebGL2, and the MPI index (`--features mpi` over OpenMPI: the native tests run `mpirun -n 1..4 weft index`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\033[1m== %s (%d:%02d)\033[0m\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
@@ -29,6 +29,8 @@ export WEFT_PYTHON="$PWD/.venv/bin/python"
 # Every crate's unit tests, the CLI and the integration tests; the examples hold no tests (clippy above
 # checks them, and the browser tests build the ones they run).
 cargo test --workspace --lib --bins --tests --features "$WEFT_CARGO_FEATURES"
+say "python package (maturin, pytest)"
+scripts/python-test.sh
 say "browser tests (headless chromium: WebGPU and WebGL2)"
 # The CLI the browser tests compare against is the binary the tests' build just made: `cargo run` would
 # build the library again for the dependency set without dev-dependencies (tests/browser/lib/harness.mjs).

@@ -14,6 +14,7 @@ pub mod diagnosis;
 pub mod execgraph;
 pub mod grains;
 pub mod histogram;
+pub mod info;
 pub mod moments;
 pub mod moments_bundle;
 pub mod particles;

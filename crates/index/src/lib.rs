@@ -26,6 +26,7 @@ pub mod budget;
 pub mod build;
 pub mod comms;
 pub mod error;
+pub mod folder;
 pub mod shard;
 pub mod spill;
 pub mod stream;

@@ -7,7 +7,7 @@
 
 use crate::progress::Progress;
 use std::path::{Path, PathBuf};
-use weft::store::{Store, StoreError, TileSource, MANIFEST};
+pub use weft::index::folder::{open_store, store_error, FolderStore};
 
 /// A path as printed (control characters escaped).
 pub fn shown(p: &Path) -> String {
@@ -115,44 +115,6 @@ pub fn write_tiles(dir: &Path, tiles: &[(String, Vec<u8>)], progress: &Progress)
     Ok(())
 }
 
-/// A store in a folder.
-pub struct FolderStore {
-    pub root: PathBuf,
-}
-
-impl TileSource for FolderStore {
-    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, String> {
-        // Regular files inside the folder only, no link followed (a FIFO would wait for a writer).
-        crate::store_files::read_inside(&self.root, path, crate::store_files::MOST_FILE_BYTES)
-    }
-}
-
-/// The store at `path` when it is a folder with a manifest; None when it is not a store. A folder laid out
-/// as a store (the events tiles' `e/` folder, no file beside it) without its manifest is a store missing
-/// `manifest.json`, said so, rather than a trace folder with no files in it (issue 51).
-pub fn open_store(path: &Path) -> Option<Result<Store<FolderStore>, StoreError>> {
-    if !path.join(MANIFEST).is_file() {
-        return store_without_manifest(path).then(|| Err(StoreError::Missing { file: MANIFEST.into() }));
-    }
-    Some(Store::open(FolderStore { root: path.to_path_buf() }))
-}
-
-/// Whether `path` is a folder of a store's tiles without the manifest: an `e/` folder, and no visible file.
-fn store_without_manifest(path: &Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(path) else { return false };
-    let mut tiles = false;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Ok(kind) = entry.file_type() else { return false };
-        if kind.is_dir() {
-            tiles |= name == "e";
-        } else if !name.to_string_lossy().starts_with('.') {
-            return false;
-        }
-    }
-    tiles
-}
-
 /// The trace at `path`: read by the readers, or decoded whole from a store folder (every level-0 tile).
 pub fn read_trace_or_store(path: &Path) -> Result<weft::model::Trace, Box<dyn std::error::Error>> {
     match open_store(path) {
@@ -161,15 +123,5 @@ pub fn read_trace_or_store(path: &Path) -> Result<weft::model::Trace, Box<dyn st
             Ok(store.map_err(e)?.to_trace().map_err(e)?)
         }
         None => Ok(weft::readers::open_path(path)?.into_trace(&path.display().to_string())?),
-    }
-}
-
-/// A store error as the CLI prints it: the file's path within the store folder.
-pub fn store_error(root: &Path, e: StoreError) -> String {
-    let file = root.join(e.file()).display().to_string();
-    let text = e.to_string();
-    match text.strip_prefix(e.file()) {
-        Some(rest) => format!("{file}{rest}"),
-        None => text,
     }
 }

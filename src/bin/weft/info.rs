@@ -10,12 +10,10 @@
 //! `receivers`, `bytes`, `count`, `ids`} (of the window, by send time, when one is given); text as counts and
 //! bytes for at most 16 processes (more: the totals of a window, or where the matrix is).
 
-use serde::Serialize;
 use std::path::PathBuf;
 use weft::analyses::comm_matrix::{comm_matrix, CommMatrix, MatrixUnit};
+use weft::analyses::info::{InfoReport, TOP_REGIONS};
 use weft::analyses::moments::TimeWindow;
-use weft::analyses::profile::{profile, RegionProfile};
-use weft::analyses::summary::{summarize, TraceSummary};
 use weft::model::text::escape_controls as esc;
 use weft::model::WarningEffect;
 use weft::readers::open_path;
@@ -32,57 +30,36 @@ pub struct Args {
     window: Option<String>,
 }
 
-/// The JSON: the summary's keys, unchanged, and the profile.
-#[derive(Serialize)]
-struct InfoJson<'a> {
-    #[serde(flatten)]
-    summary: &'a TraceSummary,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    window: Option<WindowJson>,
-    regions: &'a [RegionProfile],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    comm_matrix: Option<&'a CommMatrix>,
-}
-
-#[derive(Serialize)]
-struct WindowJson {
-    start_ns: u64,
-    end_ns: u64,
-}
-
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.window.as_deref().map(TimeWindow::parse).transpose()?;
-    let (s, regions, matrix) = match crate::folders::open_store(&a.file) {
+    // The JSON's report (`analyses::info`, which the Python package's `info()` gives too); the text prints
+    // from the same parts.
+    let report = match crate::folders::open_store(&a.file) {
         // A store (weft index): the summary from its manifest, without reading the events; the profile (JSON
         // or a window) needs exclusive times, which the manifest does not hold: from the decoded tiles.
         Some(store) => {
             let e = |e| crate::folders::store_error(&a.file, e);
             let store = store.map_err(e)?;
-            let s = store.summary(10).map_err(e)?;
+            let s = store.summary(TOP_REGIONS).map_err(e)?;
             // The text shows the matrix of a few processes: decoded for it too, so a store prints what its
             // trace prints.
-            if a.json || window.is_some() || s.processes <= MATRIX_TEXT_MAX {
+            if a.json || window.is_some() {
+                InfoReport::with_summary(s, &store.to_trace().map_err(e)?, window)
+            } else if s.processes <= MATRIX_TEXT_MAX {
                 let trace = store.to_trace().map_err(e)?;
-                let regions = if a.json || window.is_some() { profile(&trace, window, |_| true) } else { Vec::new() };
-                (s, regions, Some(comm_matrix(&trace, window, MatrixUnit::Process)))
+                let matrix = comm_matrix(&trace, window, MatrixUnit::Process);
+                InfoReport { summary: s, window: None, regions: Vec::new(), comm_matrix: Some(matrix) }
             } else {
-                (s, Vec::new(), None)
+                InfoReport { summary: s, window: None, regions: Vec::new(), comm_matrix: None }
             }
         }
-        None => {
-            let trace = open_path(&a.file)?.into_trace(&a.file.display().to_string())?;
-            let matrix = comm_matrix(&trace, window, MatrixUnit::Process);
-            (summarize(&trace, 10), profile(&trace, window, |_| true), Some(matrix))
-        }
+        None => InfoReport::of_trace(&open_path(&a.file)?.into_trace(&a.file.display().to_string())?, window),
     };
     if a.json {
-        let window = window.map(|w| WindowJson { start_ns: w.start_ns, end_ns: w.end_ns });
-        println!(
-            "{}",
-            crate::json_text(&InfoJson { summary: &s, window, regions: &regions, comm_matrix: matrix.as_ref() })?
-        );
+        println!("{}", crate::json_text(&report)?);
         return Ok(());
     }
+    let InfoReport { summary: s, regions, comm_matrix: matrix, .. } = report;
     println!("file        {}", esc(&a.file.display().to_string()));
     println!("format      {}", s.format);
     println!("span        {}", format_ns(s.span_ns));

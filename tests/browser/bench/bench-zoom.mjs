@@ -9,10 +9,12 @@
 // from the whole run to one interval about the middle (4x a step, until a few exact steps), back out to the
 // whole run, and N pans (10 % of the width, right then left) at the path's first exact window. The first time
 // over fetches tiles ("first"), the second finds every tile cached ("cached").
-// Before each move the GPU process is let go idle (SwiftShader rasterises frames on the CPU, and the next
-// animation frame waits for it). Prints a JSON line per step (`phase: "step"`): its kind, the window, `held`
+// Before each move the GPU process is let go idle, 2 s at most (SwiftShader rasterises frames on the CPU, and
+// the next animation frame waits for it; a page that redraws every frame never idles). Prints a JSON line per step (`phase: "step"`): its kind, the window, `held`
 // (drawn from the answer the page held: nothing asked), `changeToDrawnMs` (the view changed to the end of the
-// animation frame that first draws the answer, measured the same way for any page build), `changeToRasteredMs`
+// animation frame that first draws the answer, measured the same way for any page build), `readyMs` (to the
+// answer applied and its frame built and issued: without the wait for SwiftShader to rasterise the frame drawn
+// at the change, the held answer stretched), `changeToRasteredMs`
 // (to the GPU process idle again: that frame rasterised), `frame` (its scene's build and draw, Viewer.stats), and,
 // where the page logs them (`weft.store.zoomLog`), the answer's steps (www/store.js `SPANS`: post, queue, plan,
 // fetch, answer, transfer, apply, draw, present); then per page and pass (`phase: "summary"`) the p50, p95 and
@@ -55,7 +57,7 @@ async function round(server, url, page0, r) {
     const measure = async (pass, kind, move, windowNs) => {
       const res = await zoomStep(page, move);
       const e = res.entry;
-      const row = { page: page0, round: r, pass, kind, windowNs: Math.round(windowNs), shown: res.shown, held: res.held, changeToDrawnMs: res.changeToDrawnMs, changeToRasteredMs: res.changeToRasteredMs, frame: res.frame,
+      const row = { page: page0, round: r, pass, kind, windowNs: Math.round(windowNs), shown: res.shown, held: res.held, changeToDrawnMs: res.changeToDrawnMs, readyMs: res.readyMs, changeToRasteredMs: res.changeToRasteredMs, frame: res.frame,
         ...(e ? { id: e.id, fetchedTiles: e.fetchedTiles, answerKB: Math.round(e.answerBytes / 1024), applyTaskMs: e.applyTaskMs, applyTasks: e.applyTasks, steps: e.steps } : {}) };
       results.push(row);
       out('step', row);
@@ -109,9 +111,11 @@ for (const p of pages) {
     const keys = rows.find((x) => x.steps) ? Object.keys(rows.find((x) => x.steps).steps) : [];
     out('summary', {
       page: p, pass, answers: rows.length, events: manifest.counts.event_records, changeToDrawnMs: of((x) => x.changeToDrawnMs),
-      changeToRasteredMs: of((x) => x.changeToRasteredMs), heldShare: +(rows.filter((x) => x.held).length / Math.max(1, rows.length)).toFixed(2),
+      readyMs: of((x) => x.readyMs), changeToRasteredMs: of((x) => x.changeToRasteredMs), heldShare: +(rows.filter((x) => x.held).length / Math.max(1, rows.length)).toFixed(2),
       steps: Object.fromEntries(keys.map((k) => [k, of((x) => x.steps && x.steps[k])])),
-      byKind: Object.fromEntries(['zoom in', 'zoom out', 'pan'].map((k) => [k, pct(rows.filter((x) => x.kind === k).map((x) => x.changeToDrawnMs), 95)])),
+      // p95 of changeToDrawnMs and of readyMs by kind of move.
+      byKind: Object.fromEntries(['zoom in', 'zoom out', 'pan'].map((k) => [k, [pct(rows.filter((x) => x.kind === k).map((x) => x.changeToDrawnMs), 95),
+        pct(rows.filter((x) => x.kind === k).map((x) => x.readyMs), 95)]])),
     });
   }
 }

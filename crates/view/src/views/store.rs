@@ -5,7 +5,9 @@
 //! above it; hover names the bin's figures); zoomed in past level 1, the exact records as
 //! a `Trace` slice, drawn and hovered by the ordinary [`TimelinePane`]. [`StorePane::request`] says which
 //! viewport to ask the worker for next (the page asks again once the answer is in); the last answer stays
-//! drawn, at the new zoom, while tiles are in flight.
+//! drawn, at the new zoom, while tiles are in flight. An exact answer is asked with a margin
+//! ([`EXACT_MARGIN`]) and draws every view inside it at its scale or finer without asking again
+//! ([`StorePane::covers`]: pans and zooms in at level 0 are drawn in the frame of the move, issue #58).
 //!
 //! An exact answer is made drawable in steps ([`StorePane::receive_exact`], then [`StorePane::step`] until it
 //! says done: the answer's decode column by column, the rows' layout, the overview strip, the lanes of the

@@ -1019,3 +1019,85 @@ fn many_locations_ask_for_fewer_busy_columns() {
     assert_eq!(busy_width_px(1280.0, 1_000_000), MIN_BUSY_COLUMNS);
     assert_eq!(busy_width_px(0.0, 5), 1.0);
 }
+
+/// Issue #58: an exact answer asked with the page's margin (`plan_with_margin`, `views::store::EXACT_MARGIN`)
+/// is drawn for pans and zooms inside it without asking the worker again, and draws there what the whole
+/// trace does (hover under the pointer); a view outside it, or coarser than the scale it was asked at, is
+/// asked for.
+#[test]
+fn an_exact_answer_held_draws_pans_and_zooms_inside_it_without_asking() {
+    use std::rc::Rc;
+    use weft::store::read::query::plan_with_margin;
+    use weft::views::store::{StorePane, EXACT_MARGIN};
+    use weft::views::timeline::TimelinePane;
+    use weft::views::Pane;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = Rc::new(store.skeleton().unwrap());
+    let mut pane = StorePane::new(skeleton.clone(), m.locations.lanes.clone().into(), 1000.0, 600.0);
+    let mut whole = TimelinePane::new(Rc::new(t.clone()), 1000.0, 600.0);
+    let span = m.span_ns as f64;
+    let mid = span / 2.0;
+    // Zoom in about the middle until the view is answered exactly.
+    let mut w = span;
+    let (vp, p) = loop {
+        w /= 2.0;
+        pane.set_time_range(mid - w / 2.0, mid + w / 2.0);
+        let vp = pane.request().expect("a new view is asked for");
+        let p = plan_with_margin(m, &index, &vp, EXACT_MARGIN);
+        if p.resolution == Resolution::Exact {
+            break (vp, p);
+        }
+        assert!(w > 100.0, "never exact");
+    };
+    // The margin: the answer reaches half a view beyond each side (clamped to the run).
+    let exact = plan(m, &index, &vp);
+    assert!(
+        p.t0_ns < exact.t0_ns && p.t1_ns > exact.t1_ns,
+        "{:?} vs {:?}",
+        (p.t0_ns, p.t1_ns),
+        (exact.t0_ns, exact.t1_ns)
+    );
+    assert!((p.t1_ns - p.t0_ns) as f64 >= 1.9 * w, "{} ns for a view of {w}", p.t1_ns - p.t0_ns);
+    let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
+    let slice = exact_trace(&skeleton, &p, &tiles.iter().collect::<Vec<_>>());
+    pane.show_exact(slice, p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
+    assert_eq!(pane.request(), None, "the view answered");
+    let views = [
+        (mid - w / 2.0 + 0.4 * w, mid + w / 2.0 + 0.4 * w, "panned 40 % right"),
+        (mid - w / 2.0 - 0.45 * w, mid + w / 2.0 - 0.45 * w, "panned 45 % left"),
+        (mid - w / 8.0, mid + w / 8.0, "zoomed in 4x"),
+        (mid + w / 3.0, mid + w / 3.0 + w / 64.0, "zoomed in 64x off centre"),
+    ];
+    for (a, b, what) in views {
+        pane.set_time_range(a, b);
+        whole.set_time_range(a, b);
+        assert_eq!(pane.request(), None, "{what}: drawn from the answer held");
+        assert_eq!(pane.shown(), "exact", "{what}");
+        // What it draws is the whole trace's: the interval under the pointer, row by row.
+        let rows = whole.state()["rows"].as_array().unwrap().clone();
+        let mut same = 0;
+        for r in rows.iter().take(6) {
+            let y = r["y"].as_f64().unwrap() as f32 + 9.0;
+            for x in [300.0, 550.0, 800.0] {
+                let (h, want) = (pane.hover(x, y), whole.hover(x, y));
+                assert_eq!(
+                    h.as_ref().map(|h| &h.detail),
+                    want.as_ref().map(|h| &h.detail),
+                    "{what}: hover at {x}, {y}"
+                );
+                same += usize::from(h.is_some());
+            }
+        }
+        assert!(same > 0, "{what}: something hovers");
+    }
+    // Past the margin, or coarser than the scale asked, the worker is asked again.
+    pane.set_time_range(mid + 1.2 * w, mid + 2.2 * w);
+    assert!(pane.request().is_some(), "panned past the margin");
+    pane.set_time_range(mid - w / 2.0, mid + w / 2.0);
+    assert_eq!(pane.request(), None, "back inside: the last ask is the answer held");
+    pane.set_time_range(mid - 0.9 * w, mid + 0.9 * w);
+    assert!(pane.request().is_some(), "zoomed out inside the margin: a coarser scale is asked for");
+}

@@ -2,7 +2,8 @@
 // for each viewport the page asks for fetches only the tiles the plan names that are not cached, hands them to
 // the wasm StoreSession (checked against the manifest, decoded, kept in its byte-bounded cache), and sends back
 // what the view draws (the timeline's grid or exact records, Utilization & moments' busy intervals, or the
-// particle events of a playback range: only the particle tiles of the windows it reaches, the next range fetched while this one plays). Viewports that arrive while one is being answered wait; only the latest is answered.
+// particle events of a playback range: only the particle tiles of the windows it reaches, the next range fetched while this one plays). Viewports that arrive while one is being answered wait; only the latest is answered,
+// and a newer one stops the older one's fetches and its answer (no answer for a view already left).
 // A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
 
 import init, { StoreSession } from './pkg-worker/weft.js';
@@ -19,6 +20,8 @@ let queued = null;
 const FETCHES = 6;
 
 const post = (msg, transfer) => self.postMessage({ store: true, ...msg }, transfer || []);
+// Times as ms since the epoch, comparable with the page's (each global has its own `performance` origin).
+const now = () => performance.timeOrigin + performance.now();
 
 async function read(path) {
   if (source.base) {
@@ -66,14 +69,17 @@ async function open(msg) {
 }
 
 async function answer(vp) {
+  // The steps' times (www/store.js turns them into the page's `weft.zoom.*` measures).
+  const times = { asked: vp.asked, received: vp.received, started: now() };
   const need = vp.kind === 'particles' ? session.plan_particles(vp.t0, vp.t1, vp.fade)
-    : session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '', vp.s0 || 0, vp.s1 || 0);
+    : session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '', vp.s0 || 0, vp.s1 || 0, vp.margin || 0);
   let left = need.length;
   post({ type: 'progress', inFlight: left });
   let next = 0;
   let fetched = 0;
   const one = async () => {
-    while (next < need.length) {
+    // A newer viewport stops the fetches for this one (those under way finish into the cache).
+    while (next < need.length && !queued) {
       const path = need[next++];
       try {
         const bytes = await read(path);
@@ -90,13 +96,23 @@ async function answer(vp) {
       post({ type: 'progress', inFlight: left });
     }
   };
+  times.planned = now();
   await Promise.all(Array.from({ length: Math.min(FETCHES, need.length) }, one));
+  // Messages that came meanwhile are taken first (a task's turn, with nothing to fetch): a newer viewport
+  // asked is answered instead of this one, so no answer for a view already left is encoded or sent.
+  if (!need.length) await new Promise((r) => setTimeout(r, 0));
+  if (queued) {
+    post({ type: 'progress', inFlight: 0 });
+    return;
+  }
+  times.fetched = now();
   const out = session.answer();
+  times.answered = now();
   const [cacheUsed, cacheBudget, cacheTiles] = session.cache_stats();
   post({
     type: 'answer', id: vp.id, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
     errors: out.errors, fetchedTiles: need.length, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
-    wasmBytes: memory ? memory.buffer.byteLength : 0,
+    wasmBytes: memory ? memory.buffer.byteLength : 0, times: { ...times, posted: now() },
   }, [out.bytes.buffer, out.counters.buffer]);
 }
 
@@ -114,7 +130,7 @@ self.onmessage = async (e) => {
   try {
     await ready;
     if (msg.type === 'open') await open(msg);
-    else if (msg.type === 'view' && session) { queued = msg.vp; await drain(); }
+    else if (msg.type === 'view' && session) { queued = { ...msg.vp, received: now() }; await drain(); }
     else if (msg.type === 'waits' && session) {
       // The Diagnosis panel's lists: from the manifest's sums (a store indexed with --waits), no tile fetched.
       try { post({ type: 'waits', json: session.waits() }); } catch (err) { post({ type: 'waits', error: typeof err === 'string' ? err : (err && err.message) || String(err) }); }

@@ -19,6 +19,26 @@ export function looksLikeStore(entries) {
 }
 
 const ANSWER_PART = 4 << 20;
+// Times as ms since the epoch, comparable with the store worker's.
+const now = () => performance.timeOrigin + performance.now();
+// Answers whose steps' times `weft.store.zoomLog` keeps (the latest), and the `weft.zoom.*` measures kept.
+const LOG_ANSWERS = 256;
+
+/** One answer's steps, in ms, from the worker's times and the page's: `post` (the ask posted to the worker),
+ *  `queue` (waiting while the worker answers an older ask), `plan` (the plan, and gathering what the cache
+ *  holds), `fetch` (the tiles not cached: fetched, checked, decoded, gathered), `answer` (the answer finished
+ *  and encoded), `transfer` (posted to the page receiving it), `apply` (the page's tasks making it drawable,
+ *  and the time between them), `draw` (applied to the end of the frame that first draws it), `present` (to
+ *  the next animation frame: the frame rasterised and shown), and `total` (asked to drawn). Each is also a
+ *  `performance.measure` named `weft.zoom.STEP` (DevTools' timings track). */
+const SPANS = {
+  post: ['asked', 'received'], queue: ['received', 'started'], plan: ['started', 'planned'], fetch: ['planned', 'fetched'],
+  answer: ['fetched', 'answered'], transfer: ['answered', 'arrived'], apply: ['arrived', 'applied'], draw: ['applied', 'drawn'],
+  present: ['drawn', 'presented'], total: ['asked', 'drawn'],
+};
+function stepsOf(t) {
+  return Object.fromEntries(Object.entries(SPANS).map(([k, [a, b]]) => [k, +(t[b] - t[a]).toFixed(2)]));
+}
 
 export function initStore(app) {
   const { weft, ui } = app;
@@ -26,7 +46,22 @@ export function initStore(app) {
   let badge = null;
   // Counts answers: a newer one drops the steps of an older one.
   let answerGeneration = 0;
-  const state = weft.store = { open: false, answers: 0, timings: {}, last: null, worstApply: null, openUrl, openFolder, looksLikeStore };
+  const state = weft.store = { open: false, answers: 0, timings: {}, last: null, worstApply: null, zoomLog: [], openUrl, openFolder, looksLikeStore };
+  let measured = 0;
+  const scales = new Map();
+
+  // An answer drawn: its steps logged (the latest LOG_ANSWERS) and marked on the page's timeline.
+  function logAnswer(entry) {
+    state.zoomLog.push(entry);
+    if (state.zoomLog.length > LOG_ANSWERS) state.zoomLog.shift();
+    if (++measured % LOG_ANSWERS === 0) for (const k of Object.keys(entry.steps)) performance.clearMeasures(`weft.zoom.${k}`);
+    const t = entry.times;
+    for (const [k, [a, b]] of Object.entries(SPANS)) {
+      if (k !== 'total' && t[a] && t[b] && t[b] >= t[a]) {
+        performance.measure(`weft.zoom.${k}`, { start: t[a] - performance.timeOrigin, end: t[b] - performance.timeOrigin, detail: { id: entry.id } });
+      }
+    }
+  }
 
   function showBadge(n) {
     if (!badge) {
@@ -101,7 +136,10 @@ export function initStore(app) {
     if (vp) {
       state.asked = (state.asked || 0) + 1;
       state.lastAsk = performance.now();
-      worker.postMessage({ type: 'view', vp: { ...vp, id: state.asked } });
+      // The scale of each view asked, which its exact answer is drawn down to (Viewer.store_exact_begin).
+      scales.set(state.asked, (vp.t1 - vp.t0) / Math.max(1, vp.width));
+      if (scales.size > 64) scales.delete(scales.keys().next().value);
+      worker.postMessage({ type: 'view', vp: { ...vp, id: state.asked, asked: now() } });
     }
     requestAnimationFrame(poll);
   }
@@ -132,6 +170,7 @@ export function initStore(app) {
       weft.viewer.store_in_flight(msg.inFlight);
       showBadge(msg.inFlight);
     } else if (msg.type === 'answer') {
+      const times = { ...msg.times, arrived: now() };
       const t = performance.now();
       const bytes = msg.bytes.byteLength;
       const generation = ++answerGeneration;
@@ -140,12 +179,12 @@ export function initStore(app) {
         // The counter tracks' figures first: an exact slice takes their scale as it is drawn.
         if (msg.counters && msg.counters.byteLength) weft.viewer.store_counters(new Uint8Array(msg.counters));
         if (msg.kind === 'particles') weft.viewer.store_particles_answer(new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.fade, msg.errors);
-        else if (steps) weft.viewer.store_exact_begin(bytes, msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors);
+        else if (steps) weft.viewer.store_exact_begin(bytes, msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, scales.get(msg.id) || 0);
         else weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, msg.level);
       } catch (e) { app.showError(`${state.name}: ${e}`); return; }
       weft.viewer.store_in_flight(0);
       showBadge(0);
-      const task = { ms: performance.now() - t, steps: 1, worstStep: 0 };
+      const task = { ms: performance.now() - t, steps: 1, worstStep: 0, taskMs: performance.now() - t };
       const applied = () => {
         state.answers += 1;
         // The viewport this answers (views asked while the worker was busy are answered by the latest only).
@@ -155,6 +194,17 @@ export function initStore(app) {
           wasmBytes: msg.wasmBytes, applyMs: task.ms, applySteps: task.steps, sinceAsk: performance.now() - (state.lastAsk || t) };
         // The longest main-thread task applying an answer (benchmarks reset it to null).
         if (!state.worstApply || task.ms > state.worstApply.ms) state.worstApply = { ms: task.ms, kind: msg.kind, bytes, step: task.worstStep, steps: task.steps };
+        // Drawn by the page's frame loop in the next animation frame: its callback was asked for before this
+        // one, so this one runs after the frame that draws the answer.
+        times.applied = now();
+        const tasks = { applyTaskMs: +task.taskMs.toFixed(2), applyTasks: task.steps, answerBytes: bytes };
+        requestAnimationFrame(() => {
+          times.drawn = now();
+          requestAnimationFrame(() => {
+            times.presented = now();
+            logAnswer({ id: msg.id, kind: msg.kind, level: msg.level, fetchedTiles: msg.fetchedTiles, times, steps: stepsOf(times), ...tasks });
+          });
+        });
         if (state.answers === 1) {
           // The first view is drawn in the next frame.
           requestAnimationFrame(() => requestAnimationFrame(() => { state.timings.firstDrawn = performance.now() - state.timings.start; }));
@@ -181,7 +231,9 @@ export function initStore(app) {
               if (at >= bytes) release();
             } else done = weft.viewer.store_step();
           } catch (e) { app.showError(`${state.name}: ${e}`); return; }
-          if (performance.now() - s > task.ms) { task.ms = performance.now() - s; task.worstStep = task.steps; }
+          const took = performance.now() - s;
+          task.taskMs += took;
+          if (took > task.ms) { task.ms = took; task.worstStep = task.steps; }
           task.steps += 1;
           if (done) { applied(); return; }
         }

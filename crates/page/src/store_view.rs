@@ -14,7 +14,7 @@ use weft_analyses::particles::ParticleEvents;
 use weft_model::codec;
 use weft_store::Manifest;
 use weft_view::views::particles::ParticlesPane;
-use weft_view::views::store::StorePane;
+use weft_view::views::store::{StorePane, EXACT_MARGIN};
 use weft_view::views::store_moments::StoreMomentsPane;
 
 #[wasm_bindgen]
@@ -56,43 +56,54 @@ impl Viewer {
     /// the timeline, the busy definition for Utilization & moments), or null when it is the one asked last
     /// (or no store is shown).
     pub fn store_request(&mut self) -> JsValue {
-        let views = self.view_set();
+        // Asked every animation frame: it changes nothing drawn, so the frame is not redrawn for it (a redraw
+        // of every frame held a store's view at the software rasteriser's frame rate, ~1 s under load, and
+        // each ask and answer waited for those frames: BENCHMARKS.md "Session 38: zoom latency").
+        let views = self.view_set_unchanged();
         if views.view() == "particles" {
             let Some((from, to, fade)) = views.store_particles_pane().and_then(|p| p.stream_request()) else {
                 return JsValue::NULL;
             };
             return to_js(&serde_json::json!({ "kind": "particles", "t0": from, "t1": to, "fade": fade }));
         }
-        let (vp, busy) = if views.view() == "moments" {
+        let (vp, busy, margin) = if views.view() == "moments" {
             let Some(p) = views.store_moments_pane() else { return JsValue::NULL };
             match p.request() {
-                Some((v, def)) => (v, def.short_name()),
+                Some((v, def)) => (v, def.short_name(), 0.0),
                 None => return JsValue::NULL,
             }
         } else {
             let Some(p) = views.store_pane() else { return JsValue::NULL };
             match p.request() {
-                Some(v) => (v, String::new()),
+                Some(v) => (v, String::new(), EXACT_MARGIN),
                 None => return JsValue::NULL,
             }
         };
         to_js(&serde_json::json!({
             "t0": vp.t0_ns, "t1": vp.t1_ns, "loc0": vp.locations.start, "loc1": vp.locations.end,
-            "width": vp.width_px, "busy": busy, "s0": vp.series.start, "s1": vp.series.end,
+            "width": vp.width_px, "busy": busy, "s0": vp.series.start, "s1": vp.series.end, "margin": margin,
         }))
     }
 
     /// How many tiles the worker is fetching for the viewport asked last (drawn as a notice when nothing is).
     pub fn store_in_flight(&mut self, n: u32) {
-        let views = self.view_set();
+        let views = self.view_set_unchanged();
+        let mut changed = false;
         if let Some(p) = views.store_pane() {
+            changed |= p.in_flight != n as usize;
             p.in_flight = n as usize;
         }
         if let Some(p) = views.store_moments_pane() {
+            changed |= p.in_flight != n as usize;
             p.in_flight = n as usize;
         }
         if let Some(p) = views.store_particles_pane() {
             p.set_in_flight(n as usize);
+            changed = true;
+        }
+        // Redrawn only where the count changed (it is drawn as a notice where nothing else is).
+        if changed {
+            self.invalidate();
         }
     }
 
@@ -150,7 +161,8 @@ impl Viewer {
 
     /// An exact answer of `len` bytes for [t0, t1] of locations `loc0..loc1` (see `StoreSession::answer`),
     /// copied in with [`Viewer::store_answer_part`] (a few MB a task), then made drawable with
-    /// [`Viewer::store_step`].
+    /// [`Viewer::store_step`]. `ns_per_px`: the scale of the view asked (`StorePane::covers`).
+    #[allow(clippy::too_many_arguments)]
     pub fn store_exact_begin(
         &mut self,
         len: usize,
@@ -159,12 +171,17 @@ impl Viewer {
         loc0: u32,
         loc1: u32,
         errors: Vec<String>,
+        ns_per_px: f64,
     ) -> Result<(), JsValue> {
         if let Some(p) = self.view_set_unchanged().store_particles_pane() {
             p.forget_ask();
         }
         let p = self.view_set_unchanged().store_pane().ok_or("no store is shown")?;
-        p.begin_exact(len, t0 as u64, t1 as u64, loc0..loc1, errors).map_err(|e| JsValue::from_str(&e))
+        p.begin_exact(len, t0 as u64, t1 as u64, loc0..loc1, errors).map_err(|e| JsValue::from_str(&e))?;
+        if ns_per_px.is_finite() && ns_per_px > 0.0 {
+            p.exact_asked_at(ns_per_px);
+        }
+        Ok(())
     }
 
     /// The next part of the exact answer begun by [`Viewer::store_exact_begin`].

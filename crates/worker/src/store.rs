@@ -22,8 +22,8 @@ use weft_analyses::particles::{EventSlicer, ParticleEvents};
 use weft_model::{codec, Trace};
 use weft_store::read::query::grid_busy;
 use weft_store::read::query::{
-    particle_plan, particle_slicer, particle_tile, particle_window_starts, plan, CounterGather, Decoded, ExactSlice,
-    GridBuilder, ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
+    particle_plan, particle_slicer, particle_tile, particle_window_starts, plan_with_margin, CounterGather, Decoded,
+    ExactSlice, GridBuilder, ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
 };
 use weft_store::{Store, TileKind, TileSource};
 
@@ -209,7 +209,9 @@ impl StoreSession {
     /// What the cache holds of the plan is gathered into the answer now. `busy` ("compute" or "any"): the
     /// Utilization & moments view asks, and the answer is its busy intervals and moments (the moments
     /// tiles are fetched too, once); "": the timeline's answer, with the counter tracks of series
-    /// `s0..s1` (those on screen).
+    /// `s0..s1` (those on screen). `margin`: where the timeline's view is answered exactly, the window widened
+    /// by `margin` view widths on each side at the same scale, unless the wider one would not be answered
+    /// exactly (`views::store::EXACT_MARGIN`: the page draws pans and zooms inside it without asking).
     #[allow(clippy::too_many_arguments)]
     pub fn plan(
         &mut self,
@@ -221,6 +223,7 @@ impl StoreSession {
         busy: &str,
         s0: u32,
         s1: u32,
+        margin: f64,
     ) -> Vec<String> {
         let series = if busy.is_empty() { s0..s1.max(s0) } else { 0..0 };
         let vp = Viewport { t0_ns, t1_ns, locations: loc0..loc1, width_px, series };
@@ -230,7 +233,9 @@ impl StoreSession {
             _ => None,
         };
         let m = &self.store.manifest;
-        let p = plan(m, &self.index, &vp);
+        // The margin for the timeline only (the moments view's busy intervals are of the window asked).
+        let margin = if self.busy.is_none() { margin } else { 0.0 };
+        let p = plan_with_margin(m, &self.index, &vp, margin);
         self.cache.begin_view();
         self.fed.clear();
         self.pending = match GridBuilder::new(m, &p) {

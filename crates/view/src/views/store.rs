@@ -5,7 +5,9 @@
 //! above it; hover names the bin's figures); zoomed in past level 1, the exact records as
 //! a `Trace` slice, drawn and hovered by the ordinary [`TimelinePane`]. [`StorePane::request`] says which
 //! viewport to ask the worker for next (the page asks again once the answer is in); the last answer stays
-//! drawn, at the new zoom, while tiles are in flight.
+//! drawn, at the new zoom, while tiles are in flight. An exact answer is asked with a margin
+//! ([`EXACT_MARGIN`]) and draws every view inside it at its scale or finer without asking again
+//! ([`StorePane::covers`]: pans and zooms in at level 0 are drawn in the frame of the move, issue #58).
 //!
 //! An exact answer is made drawable in steps ([`StorePane::receive_exact`], then [`StorePane::step`] until it
 //! says done: the answer's decode column by column, the rows' layout, the overview strip, the lanes of the
@@ -49,14 +51,22 @@ fn rows_of(trace: &Trace, order: &[LocationId], lanes: &[u32]) -> TimelineLayout
 enum Data {
     None,
     Grid(SummaryGrid),
-    /// The exact records reaching into [t0, t1] of `locations`, in a timeline pane of their own.
+    /// The exact records reaching into [t0, t1] of `locations`, in a timeline pane of their own, asked for a
+    /// view of `ns_per_px` (any view inside it at that scale or finer is drawn from them: [`StorePane::request`]).
     Exact {
         pane: Box<TimelinePane>,
         t0: u64,
         t1: u64,
         locations: Range<u32>,
+        ns_per_px: f64,
     },
 }
+
+/// How far beyond each side of the view an exact answer is asked for, in view widths (the worker keeps the
+/// margin only where the wider window is still answered exactly: `StoreSession::plan`): pans within it and
+/// zooms into it are drawn from the answer held, without asking the worker again (BENCHMARKS.md "Session 38:
+/// zoom latency").
+pub const EXACT_MARGIN: f64 = 0.5;
 
 /// Work a step of the overview strip does (`OverviewBuild::step`: an interval, and each bin it covers, one
 /// unit), and message ends' lanes a step finds (each a search of every lane of its row): a few ms of the
@@ -73,6 +83,8 @@ struct Building {
     t1: u64,
     locations: Range<u32>,
     errors: Vec<String>,
+    /// The scale of the view it was asked for (see `Data::Exact`).
+    ns_per_px: f64,
     stage: Stage,
 }
 
@@ -328,6 +340,8 @@ impl StorePane {
     }
 
     /// The viewport to ask the worker for, when it differs from the one asked last; None when unchanged.
+    /// An exact answer held is drawn for any view inside it at its scale or finer ([`StorePane::covers`]):
+    /// nothing is asked for then.
     pub fn request(&mut self) -> Option<Viewport> {
         let vp = Viewport {
             t0_ns: self.view.t0_ns,
@@ -336,11 +350,38 @@ impl StorePane {
             width_px: self.view.track_width(),
             series: self.visible_series(),
         };
-        if self.asked.as_ref() == Some(&vp) {
+        if self.asked.as_ref() == Some(&vp) || self.covers(&vp) {
             return None;
         }
         self.asked = Some(vp.clone());
         Some(vp)
+    }
+
+    /// Whether the exact answer shown holds all `vp` draws: its window (clamped to the run) inside the
+    /// answer's, its rows and counter series among those answered, and its scale no coarser than the one the
+    /// answer was asked at (so the worker would answer it exactly too, not from a pyramid level).
+    pub fn covers(&self, vp: &Viewport) -> bool {
+        let Data::Exact { t0, t1, locations, ns_per_px, .. } = &self.data else { return false };
+        let span = self.skeleton.span_ns as f64;
+        let (a, b) = (vp.t0_ns.clamp(0.0, span), vp.t1_ns.clamp(0.0, span));
+        let scale = (vp.t1_ns - vp.t0_ns) / vp.width_px.max(1.0) as f64;
+        let rows =
+            vp.locations.is_empty() || (locations.start <= vp.locations.start && vp.locations.end <= locations.end);
+        let series = vp.series.is_empty()
+            || self
+                .counters
+                .as_ref()
+                .is_some_and(|c| c.series.start <= vp.series.start && vp.series.end <= c.series.end);
+        // Within a nanosecond: the answer's window is the asked one in whole ns.
+        a + 1.0 >= *t0 as f64 && b <= *t1 as f64 + 1.0 && rows && series && scale <= ns_per_px * (1.0 + 1e-9)
+    }
+
+    /// The scale (ns a pixel) of the view the exact answer being received was asked for; by default the view's
+    /// at the time it is received.
+    pub fn exact_asked_at(&mut self, ns_per_px: f64) {
+        if let Some(b) = &mut self.building {
+            b.ns_per_px = ns_per_px;
+        }
     }
 
     /// The worker's summary grid for a viewport: drawn from now on (an exact answer being built is dropped:
@@ -361,10 +402,19 @@ impl StorePane {
         let layout = self.rows_of(&slice);
         let overview = crate::scene::timeline::Overview::new(&slice, &region_colors(&slice));
         let pane = TimelinePane::with_layout(slice, self.view.width, self.view.height, layout, overview);
-        self.show_pane(Box::new(pane), t0, t1, locations, errors);
+        let ns_per_px = self.view.ns_per_px();
+        self.show_pane(Box::new(pane), t0, t1, locations, errors, ns_per_px);
     }
 
-    fn show_pane(&mut self, mut pane: Box<TimelinePane>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
+    fn show_pane(
+        &mut self,
+        mut pane: Box<TimelinePane>,
+        t0: u64,
+        t1: u64,
+        locations: Range<u32>,
+        errors: Vec<String>,
+        ns_per_px: f64,
+    ) {
         pane.laid_out_for(self.opts.clone(), self.lanes.clone());
         pane.set_counter_extremes(&self.counter_extremes());
         for (s, &hidden) in self.counter_hidden.iter().enumerate() {
@@ -372,7 +422,7 @@ impl StorePane {
                 pane.set_counter_shown(s as u32, false);
             }
         }
-        self.data = Data::Exact { pane, t0, t1, locations };
+        self.data = Data::Exact { pane, t0, t1, locations, ns_per_px };
         self.errors = errors;
         self.hovered = None;
         self.sync();
@@ -384,7 +434,8 @@ impl StorePane {
     pub fn receive_exact(&mut self, bytes: Vec<u8>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
         let len = bytes.len();
         let stage = Stage::Decode(codec::Decoding::over(&self.skeleton));
-        self.building = Some(Box::new(Building { bytes, len, t0, t1, locations, errors, stage }));
+        let ns_per_px = self.view.ns_per_px();
+        self.building = Some(Box::new(Building { bytes, len, t0, t1, locations, errors, ns_per_px, stage }));
     }
 
     /// [`StorePane::receive_exact`] of `len` bytes that come in parts ([`StorePane::receive_part`]), so no
@@ -457,8 +508,8 @@ impl StorePane {
                 if layout.index_message_lanes(&t, MESSAGE_LANES_STEP) {
                     let (w, h) = (self.view.width, self.view.height);
                     let pane = Box::new(TimelinePane::with_layout(t, w, h, layout, overview));
-                    let Building { t0, t1, locations, errors, .. } = *b;
-                    self.show_pane(pane, t0, t1, locations, errors);
+                    let Building { t0, t1, locations, errors, ns_per_px, .. } = *b;
+                    self.show_pane(pane, t0, t1, locations, errors, ns_per_px);
                     return Ok(true);
                 }
                 Stage::MessageLanes(t, layout, overview)

@@ -112,6 +112,30 @@ pub fn plan(m: &Manifest, index: &TileIndex, vp: &Viewport) -> Plan {
     Plan { resolution, t0_ns: t0, t1_ns: t1, locations, tiles, series, counter_tiles }
 }
 
+/// [`plan`] for `vp`, its window widened by `margin` view widths on each side at the same scale where both
+/// are answered exactly (the page's store view asks so: pans and zooms inside the wider window are drawn from
+/// the answer it holds, `views::store::EXACT_MARGIN`); `vp`'s own plan where the wider window would be drawn
+/// from a pyramid level ([`EXACT_MAX_INTERVALS`]) or `vp`'s is not exact.
+pub fn plan_with_margin(m: &Manifest, index: &TileIndex, vp: &Viewport, margin: f64) -> Plan {
+    let p = plan(m, index, vp);
+    if p.resolution != Resolution::Exact || !margin.is_finite() || margin <= 0.0 {
+        return p;
+    }
+    let w = (vp.t1_ns - vp.t0_ns).max(0.0) * margin;
+    let wide = Viewport {
+        t0_ns: vp.t0_ns - w,
+        t1_ns: vp.t1_ns + w,
+        width_px: vp.width_px * (1.0 + 2.0 * margin) as f32,
+        ..vp.clone()
+    };
+    let q = plan(m, index, &wide);
+    if q.resolution == Resolution::Exact {
+        q
+    } else {
+        p
+    }
+}
+
 /// The level-0 events tiles of `blocks` over [t0, t1]: the windows it overlaps, no earlier (what started
 /// before the first of them and still reaches into it is carried open in that window's tile; a window
 /// without a tile has neither records nor anything open).

@@ -61,7 +61,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in declaration order (a format's code in the model's encoding is its place here).
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 17] = [
         Format::ChromeJson,
         Format::Otf2,
         Format::Paraver,

@@ -109,9 +109,7 @@ impl RankMap {
     fn pair(self, a: &[String], b: &[String]) -> Vec<Option<usize>> {
         match self {
             RankMap::Index => (0..a.len()).map(|i| (i < b.len()).then_some(i)).collect(),
-            RankMap::Proportional => {
-                (0..a.len()).map(|i| (!b.is_empty()).then(|| i * b.len() / a.len())).collect()
-            }
+            RankMap::Proportional => (0..a.len()).map(|i| (!b.is_empty()).then(|| i * b.len() / a.len())).collect(),
             RankMap::Name => {
                 let mut first: rustc_hash::FxHashMap<&str, usize> = Default::default();
                 for (j, n) in b.iter().enumerate() {

@@ -38,7 +38,8 @@ const EXCHANGE_NS: u64 = 50;
 /// Threads of one process, each running `main` around `iterations` of `compute` (`compute_ns(thread)` long)
 /// and `exchange` (50 ns), back to back from 0.
 fn program(threads: usize, iterations: u64, compute_ns: impl Fn(usize) -> u64) -> Program {
-    let region = |name: &str| RegionSpec { name: name.into(), role: code::ROLE_FUNCTION, paradigm: code::PARADIGM_USER };
+    let region =
+        |name: &str| RegionSpec { name: name.into(), role: code::ROLE_FUNCTION, paradigm: code::PARADIGM_USER };
     let (main, compute, exchange) = (0, 1, 2);
     let threads = (0..threads)
         .map(|t| {

@@ -160,24 +160,13 @@ fn text(c: &Comparison, a: &Path, b: &Path, top: usize) -> String {
     );
     if let Some(w) = &c.windows {
         for (name, s) in [("A", &w.a), ("B", &w.b)] {
-            let _ = writeln!(
-                o,
-                "window {name}    {} .. {} (origin {})",
-                d(s.start_ns),
-                d(s.end_ns),
-                d(s.origin_ns)
-            );
+            let _ = writeln!(o, "window {name}    {} .. {} (origin {})", d(s.start_ns), d(s.end_ns), d(s.origin_ns));
         }
     }
     let _ = writeln!(o, "ranks       by {}; {}", c.options.ranks.name(), esc(&c.options.align.describe()));
     let _ = writeln!(o);
     let changed = c.regions.iter().filter(|r| r.delta_ns != 0 || r.delta_exclusive_ns != 0 || r.a_count != r.b_count);
-    let _ = writeln!(
-        o,
-        "regions (B - A, by |inclusive delta|; {} of {} changed)",
-        changed.count(),
-        c.regions.len()
-    );
+    let _ = writeln!(o, "regions (B - A, by |inclusive delta|; {} of {} changed)", changed.count(), c.regions.len());
     let _ = writeln!(
         o,
         "{:>12}  {:>12}  {:>12}  {:>7}  {:>12}  {:>12}  {:>9}  {:>9}  region",
@@ -204,17 +193,23 @@ fn text(c: &Comparison, a: &Path, b: &Path, top: usize) -> String {
     }
     let _ = writeln!(o);
     let mut rows: Vec<_> = c.locations.iter().collect();
-    rows.sort_by(|x, y| y.delta.busy_ns.unsigned_abs().cmp(&x.delta.busy_ns.unsigned_abs()));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.delta.busy_ns.unsigned_abs()));
     let _ = writeln!(o, "locations (busy = compute; by |busy delta|)");
-    let _ = writeln!(o, "{:>12}  {:>12}  {:>12}  {:>12}  {:>12}  location (A / B where they differ)", "busy A", "busy B", "delta", "time A", "time B");
+    let _ = writeln!(
+        o,
+        "{:>12}  {:>12}  {:>12}  {:>12}  {:>12}  location (A -> B where they differ)",
+        "busy A", "busy B", "delta", "time A", "time B"
+    );
     for r in rows.iter().take(top) {
         let busy = |s: &Option<LocationSide>| s.as_ref().map_or(0, |s| s.moments.m0_ns);
         let time = |s: &Option<LocationSide>| s.as_ref().map_or(0, |s| s.total_ns);
         let name = match (&r.a, &r.b) {
             (Some(x), Some(y)) if x.moments.name == y.moments.name => esc(&x.moments.name).into_owned(),
             (x, y) => {
-                let n = |s: &Option<LocationSide>| s.as_ref().map_or("-".to_string(), |s| esc(&s.moments.name).into_owned());
-                format!("{} / {}", n(x), n(y))
+                let n = |s: &Option<LocationSide>| {
+                    s.as_ref().map_or("-".to_string(), |s| esc(&s.moments.name).into_owned())
+                };
+                format!("{} -> {}", n(x), n(y))
             }
         };
         let _ = writeln!(
@@ -255,7 +250,13 @@ fn text(c: &Comparison, a: &Path, b: &Path, top: usize) -> String {
     let _ = writeln!(o);
     match (&c.waits.a, &c.waits.b) {
         (Some(wa), Some(wb)) => {
-            let _ = writeln!(o, "waits       A {}  B {}  ({})", d(wa.total_ns), d(wb.total_ns), sd(c.waits.delta_total_ns.unwrap_or(0)));
+            let _ = writeln!(
+                o,
+                "waits       A {}  B {}  ({})",
+                d(wa.total_ns),
+                d(wb.total_ns),
+                sd(c.waits.delta_total_ns.unwrap_or(0))
+            );
             for (k, pa) in &wa.patterns {
                 let pb = &wb.patterns[k];
                 if pa.total_ns == 0 && pb.total_ns == 0 {

@@ -17,8 +17,9 @@
 //!   or the process's name), or proportionally (ITAC's rule: the i-th of A to the floor(i |B| / |A|)-th of B).
 //!   The matrix difference is in B's shape: A's cells summed into the cells of the processes they map to.
 //!
-//! Pure functions of two [`Trace`]s: must not read files, a clock, or know a view; the CLI (`weft diff`) and a
-//! page show [`Comparison`], serialised as it is.
+//! [`side`] takes one run's figures alone (serialisable: a worker holding one run can send it), [`pair`] pairs
+//! two sides, [`compare`] is both. Pure functions of the [`Trace`]s: must not read files, a clock, or know a
+//! view; the CLI (`weft diff`, `weft render diff`) and a page show [`Comparison`], serialised as it is.
 
 mod summary;
 mod tables;
@@ -109,9 +110,7 @@ impl RankMap {
     fn pair(self, a: &[String], b: &[String]) -> Vec<Option<usize>> {
         match self {
             RankMap::Index => (0..a.len()).map(|i| (i < b.len()).then_some(i)).collect(),
-            RankMap::Proportional => {
-                (0..a.len()).map(|i| (!b.is_empty()).then(|| i * b.len() / a.len())).collect()
-            }
+            RankMap::Proportional => (0..a.len()).map(|i| (!b.is_empty()).then(|| i * b.len() / a.len())).collect(),
             RankMap::Name => {
                 let mut first: rustc_hash::FxHashMap<&str, usize> = Default::default();
                 for (j, n) in b.iter().enumerate() {

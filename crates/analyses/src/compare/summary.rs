@@ -60,7 +60,14 @@ pub(super) fn paragraph(c: &Comparison) -> String {
         let named: Vec<String> = regions
             .iter()
             .take(3)
-            .map(|r| format!("{} {} ({})", r.name, signed(r.delta_exclusive_ns), percent(r.delta_exclusive_ns, r.a_exclusive_ns)))
+            .map(|r| {
+                format!(
+                    "{} {} ({})",
+                    r.name,
+                    signed(r.delta_exclusive_ns),
+                    percent(r.delta_exclusive_ns, r.a_exclusive_ns)
+                )
+            })
             .collect();
         parts.push(format!("The regions whose exclusive time changed most: {}.", named.join(", ")));
     }
@@ -83,7 +90,12 @@ pub(super) fn paragraph(c: &Comparison) -> String {
         }
     }
     let la = c.locations.iter().filter(|r| r.a.is_some()).count();
-    let lb = c.locations.iter().filter_map(|r| r.b.as_ref().map(|b| b.moments.location)).collect::<std::collections::BTreeSet<_>>().len();
+    let lb = c
+        .locations
+        .iter()
+        .filter_map(|r| r.b.as_ref().map(|b| b.moments.location))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
     let align = match &c.options.align {
         Align::Start => "aligned at each run's first event".to_string(),
         a => a.describe(),

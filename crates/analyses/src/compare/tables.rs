@@ -154,9 +154,8 @@ pub(super) fn locations(a: &Side, b: &Side, to_b: &[Option<usize>]) -> Vec<Locat
             delta: LocationDelta {
                 busy_ns: delta(busy(x), busy(y)),
                 total_ns: delta(total(x), total(y)),
-                m1_ns: both_busy.then(|| {
-                    (m(y, |m| m.m1_ns) - origins.b as f64) - (m(x, |m| m.m1_ns) - origins.a as f64)
-                }),
+                m1_ns: both_busy
+                    .then(|| (m(y, |m| m.m1_ns) - origins.b as f64) - (m(x, |m| m.m1_ns) - origins.a as f64)),
                 m2_ns: m(y, |m| m.m2_ns) - m(x, |m| m.m2_ns),
                 m3_ns: m(y, |m| m.m3_ns) - m(x, |m| m.m3_ns),
             },
@@ -211,8 +210,7 @@ pub(super) fn matrices(ma: CommMatrix, mb: CommMatrix, map: &BTreeMap<u32, u32>)
         slot_b.insert(id, k);
     }
     // A's row k -> B's row, through the process map.
-    let to_b: Vec<Option<usize>> =
-        ma.ids.iter().map(|&p| map.get(&p).and_then(|q| slot_b.get(q).copied())).collect();
+    let to_b: Vec<Option<usize>> = ma.ids.iter().map(|&p| map.get(&p).and_then(|q| slot_b.get(q).copied())).collect();
     let mut count: Vec<Vec<i64>> = mb.count.iter().map(|r| r.iter().map(|&v| delta(0, v)).collect()).collect();
     let mut bytes: Vec<Vec<i64>> = mb.bytes.iter().map(|r| r.iter().map(|&v| delta(0, v)).collect()).collect();
     let (mut unplaced_count, mut unplaced_bytes) = (0u64, 0u64);

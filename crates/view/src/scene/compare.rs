@@ -80,7 +80,8 @@ pub fn build_compare(c: &Comparison, width: f32, rows: usize) -> Scene {
         if wb > wa {
             s.rects.push(RectInstance::filled(x0 + wa, yb, (wb - wa).max(1.0), BAR_H, GREW));
         } else if wa > wb && r.delta_ns != 0 {
-            s.rects.push(RectInstance::filled(x0 + wb, yb, (wa - wb).max(1.0), BAR_H, SHRANK).with_shape(Shape::Hatched));
+            s.rects
+                .push(RectInstance::filled(x0 + wb, yb, (wa - wb).max(1.0), BAR_H, SHRANK).with_shape(Shape::Hatched));
         }
         let color = match r.delta_ns.signum() {
             1 => GREW,
@@ -88,16 +89,17 @@ pub fn build_compare(c: &Comparison, width: f32, rows: usize) -> Scene {
             _ => TEXT_MUTED,
         };
         let ratio = r.ratio.map_or(String::new(), |x| format!(" ({x:.2}x)"));
-        s.labels.push(Label::new(width - 12.0, y + ROW_H / 2.0, format!("{}{ratio}", signed(r.delta_ns)), color, 12.0)
-            .aligned(Align::Right));
+        s.labels.push(
+            Label::new(width - 12.0, y + ROW_H / 2.0, format!("{}{ratio}", signed(r.delta_ns)), color, 12.0)
+                .aligned(Align::Right),
+        );
     }
     // The scale: 0 and the longest bar.
     let ay = top + shown.len().max(1) as f32 * ROW_H + 4.0;
     s.decorate(|s| s.lines.push(LineInstance::solid(x0, ay, x1 - 8.0, ay, 1.0, GRID)));
     s.labels.push(Label::new(x0, ay + 12.0, "0", TEXT_MUTED, 11.0));
-    s.labels.push(
-        Label::new(x1 - 8.0, ay + 12.0, format_duration_ns(most as f64), TEXT_MUTED, 11.0).aligned(Align::Right),
-    );
+    s.labels
+        .push(Label::new(x1 - 8.0, ay + 12.0, format_duration_ns(most as f64), TEXT_MUTED, 11.0).aligned(Align::Right));
     s
 }
 

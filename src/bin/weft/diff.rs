@@ -1,7 +1,7 @@
 //! `weft diff A B [--json] [--align start|region:NAME[:N]] [--ranks index|name|proportional] [--window T0:T1]`:
 //! run B compared with run A (issue #54), `weft::analyses::compare`. A and B are traces of any format (an
-//! OTF2 run against its Paraver twin) or store folders (decoded whole, as `weft info --json` does; a store
-//! keeps no wait states yet, so its side of `waits` is null, as `weft waits` refuses one). `--json` prints
+//! OTF2 run against its Paraver twin) or store folders (decoded whole, as `weft info --json` does; a store's
+//! side of `waits` is null: the wait states `weft index --waits` keeps are not read by the comparison yet). `--json` prints
 //! the comparison's stable keys: `span_ns` {`a`, `b`}, `regions` [{`name`, `a_inclusive_ns`,
 //! `b_inclusive_ns`, `delta_ns`, `a_exclusive_ns`, `b_exclusive_ns`, `a_count`, `b_count`, ...}],
 //! `locations`, `comm_matrix` {`a`, `b`, `delta`}, `waits` {`a`, `b`, `delta`, `delta_total_ns`},
@@ -273,7 +273,7 @@ fn text(c: &Comparison, a: &Path, b: &Path, top: usize) -> String {
             }
         }
         _ => {
-            let _ = writeln!(o, "waits       not compared: a store keeps no wait states yet (give the traces)");
+            let _ = writeln!(o, "waits       not compared: a store's side is not diagnosed here (give the traces, or weft waits STORE)");
         }
     }
     let _ = writeln!(o);

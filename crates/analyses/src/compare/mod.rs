@@ -142,8 +142,8 @@ fn window_json<S: serde::Serializer>(w: &Option<TimeWindow>, s: S) -> Result<S::
     w.map(|w| W { start_ns: w.start_ns, end_ns: w.end_ns }).serialize(s)
 }
 
-/// One run to compare: its trace, and whether its wait states are to be found (a store keeps none yet:
-/// `weft waits` refuses one, so a comparison does not invent them).
+/// One run to compare: its trace, and whether its wait states are to be found (not for a store decoded whole:
+/// its messages' posting times are not decoded, so a comparison does not invent them).
 #[derive(Clone, Copy, Debug)]
 pub struct Run<'t> {
     pub trace: &'t Trace,

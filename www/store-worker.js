@@ -77,9 +77,12 @@ async function answer(vp) {
   post({ type: 'progress', inFlight: left });
   let next = 0;
   let fetched = 0;
+  // A newer viewport of the same view asked meanwhile (another view's ask leaves this one to be answered: its
+  // pane would wait for it).
+  const newer = () => queued && queued.kind === vp.kind && (queued.busy || '') === (vp.busy || '');
   const one = async () => {
     // A newer viewport stops the fetches for this one (those under way finish into the cache).
-    while (next < need.length && !queued) {
+    while (next < need.length && !newer()) {
       const path = need[next++];
       try {
         const bytes = await read(path);
@@ -101,7 +104,7 @@ async function answer(vp) {
   // Messages that came meanwhile are taken first (a task's turn, with nothing to fetch): a newer viewport
   // asked is answered instead of this one, so no answer for a view already left is encoded or sent.
   if (!need.length) await new Promise((r) => setTimeout(r, 0));
-  if (queued) {
+  if (newer()) {
     post({ type: 'progress', inFlight: 0 });
     return;
   }

@@ -57,6 +57,7 @@ mod parallelism;
 mod paraver;
 mod paraver_robust;
 mod particles;
+mod perfetto_cli;
 mod perfetto_oracle;
 mod profile;
 mod projections;

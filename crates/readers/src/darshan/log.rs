@@ -178,10 +178,9 @@ impl<'a> Log<'a> {
         if version.1 < 41 {
             shift(PNETCDF_VAR_MOD);
         }
-        for k in 0..MAX_MODS.min(modules.len()) {
-            log.modules[k] = modules[k];
-            log.module_version[k] = versions[k];
-        }
+        let n = MAX_MODS.min(modules.len());
+        log.modules[..n].copy_from_slice(&modules[..n]);
+        log.module_version[..n].copy_from_slice(&versions[..n]);
         let job_off = header_len as u64;
         // The job region runs to the name map (or the first module, or the file's end).
         let next = if log.names.off != 0 {

@@ -4,7 +4,9 @@ use super::*;
 use weft_samples::darshan_gen::{DarshanLog, PosixFile};
 
 /// (rank, location, region, file, offset, size, absolute start, absolute end) of every interval.
-fn rows(t: &Trace) -> Vec<(i64, String, String, String, String, String, i64, i64)> {
+type Row = (i64, String, String, String, String, String, i64, i64);
+
+fn rows(t: &Trace) -> Vec<Row> {
     let iv = &t.intervals;
     let mut out: Vec<_> = (0..iv.len())
         .map(|i| {

@@ -32,10 +32,13 @@ fn oracle(py: &str, arg: &str) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
+/// module, rank, file, operation, offset, size, start, end.
+type SegmentRow = (String, i64, String, String, i64, i64, i64, i64);
+
 /// The DXT intervals of weft's trace, as the oracle lists segments.
 fn weft_segments(t: &weft::model::Trace) -> Vec<Value> {
     let iv = &t.intervals;
-    let mut out: Vec<(String, i64, String, String, i64, i64, i64, i64)> = Vec::new();
+    let mut out: Vec<SegmentRow> = Vec::new();
     for i in 0..iv.len() {
         let region = t.region_name(iv.region[i]);
         let Some((module, op)) = region.rsplit_once(' ') else { continue };

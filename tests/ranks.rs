@@ -124,7 +124,8 @@ fn the_real_hta_sample_as_two_ranks() {
     // The two real single-rank samples of HTA are both rank 0: refused as one run.
     let dir = TempDir::new("ranks-hta-dup");
     std::fs::copy(&file, dir.join("a.json.gz")).unwrap();
-    std::fs::copy(shared.join("chrome-json/hta/critical_path_simple_add_trace.json.gz"), dir.join("b.json.gz")).unwrap();
+    std::fs::copy(shared.join("chrome-json/hta/critical_path_simple_add_trace.json.gz"), dir.join("b.json.gz"))
+        .unwrap();
     let e = open_path(&dir).unwrap_err().to_string();
     assert!(e.contains("b.json.gz: rank 0 again") || e.contains("world_size"), "{e}");
 }
@@ -148,7 +149,8 @@ fn hta_loader_agrees_on_ranks_and_aligned_times() {
     }
     for ranks in [2u32, 5] {
         // Whole microseconds (HTA rounds ts up to them), one base for all.
-        let g = KinetoRanks { ranks, steps: 3, start_ns: 1_700_000_000_123_456_000, base_skew_ns: 0, ..Default::default() };
+        let g =
+            KinetoRanks { ranks, steps: 3, start_ns: 1_700_000_000_123_456_000, base_skew_ns: 0, ..Default::default() };
         let dir = folder("ranks-hta-oracle", &g);
         let out = Command::new(&py)
             .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/hta_ranks.py"))

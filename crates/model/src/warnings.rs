@@ -93,9 +93,10 @@ impl WarningKind {
             WarningKind::MisnamedEnd => {
                 (Repaired, "an end that named another region than the innermost open one closed that one")
             }
-            WarningKind::Merged => {
-                (Repaired, "several files were read as the ranks of one run; the example says how their clocks were aligned")
-            }
+            WarningKind::Merged => (
+                Repaired,
+                "several files were read as the ranks of one run; the example says how their clocks were aligned",
+            ),
         }
     }
 

@@ -116,7 +116,8 @@ impl DarshanLog {
             posix.extend_from_slice(&f.id.to_le_bytes());
             posix.extend_from_slice(&f.rank.to_le_bytes());
             let mut ints = [0i64; 69];
-            (ints[0], ints[3], ints[4], ints[14], ints[15]) = (f.opens, f.reads, f.writes, f.bytes_read, f.bytes_written);
+            (ints[0], ints[3], ints[4], ints[14], ints[15]) =
+                (f.opens, f.reads, f.writes, f.bytes_read, f.bytes_written);
             ints.iter().for_each(|v| posix.extend_from_slice(&v.to_le_bytes()));
             let mut dbl = [0f64; 17];
             (dbl[0], dbl[7]) = (f.open_start, f.close_end);

@@ -148,7 +148,9 @@ impl KinetoRanks {
             format!(r#"{{"ph": "M", "name": "thread_name", "pid": {r}, "tid": 7, "args": {{"name": "stream 7"}}}}"#),
         ];
         if self.second_group {
-            ev.push(format!(r#"{{"ph": "M", "name": "thread_name", "pid": {r}, "tid": 9, "args": {{"name": "stream 9"}}}}"#));
+            ev.push(format!(
+                r#"{{"ph": "M", "name": "thread_name", "pid": {r}, "tid": 9, "args": {{"name": "stream 9"}}}}"#
+            ));
         }
         for s in 0..self.steps {
             let t = self.start_ns + s as i64 * self.period_ns;

@@ -40,8 +40,8 @@ use crate::budget::Budget;
 use crate::ReadError;
 use events::Converter;
 use gzip::Gunzip;
-use stream::{DocumentWalker, EventSink, SyntaxError};
 pub use stream::RunInfo;
+use stream::{DocumentWalker, EventSink, SyntaxError};
 pub use streamed::{EachLocation, EventSpill, Kept, RECORD_BYTES as SPILLED_RECORD_BYTES};
 use weft_model::{Trace, WarningKind};
 

@@ -48,7 +48,8 @@ pub(super) fn read(log: &Log, module: usize, label: &'static str, out: &mut Vec<
         let id = log.u64_at(&b, at).unwrap_or(0);
         let rank = log.i64_at(&b, at + 8).unwrap_or(0);
         let host_raw = &b[at + 24..at + 88];
-        let host = String::from_utf8_lossy(&host_raw[..host_raw.iter().position(|&c| c == 0).unwrap_or(64)]).into_owned();
+        let host =
+            String::from_utf8_lossy(&host_raw[..host_raw.iter().position(|&c| c == 0).unwrap_or(64)]).into_owned();
         let writes = log.i64_at(&b, at + 88).unwrap_or(-1);
         let reads = log.i64_at(&b, at + 96).unwrap_or(-1);
         let left = ((b.len() - at - HEADER) / segment) as i64;

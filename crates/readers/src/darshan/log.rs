@@ -66,13 +66,10 @@ pub struct Log<'a> {
 
 /// Whether `bytes` start like a Darshan log: a "3.xx" version string, then the magic number in either order.
 pub fn looks_like_log(bytes: &[u8]) -> bool {
-    bytes.len() >= 16
-        && bytes[0].is_ascii_digit()
-        && bytes[1] == b'.'
-        && {
-            let m = i64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
-            m == MAGIC || m.swap_bytes() == MAGIC
-        }
+    bytes.len() >= 16 && bytes[0].is_ascii_digit() && bytes[1] == b'.' && {
+        let m = i64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+        m == MAGIC || m.swap_bytes() == MAGIC
+    }
 }
 
 impl<'a> Log<'a> {
@@ -111,7 +108,10 @@ impl<'a> Log<'a> {
             .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)))
             .ok_or_else(|| bad(0, format!("version string {text:?} is not MAJOR.MINOR")))?;
         if version.0 != 3 || ![0, 10, 20, 21, 41].contains(&version.1) {
-            return Err(bad(0, format!("log format version {text} (weft reads 3.00 to 3.41, as darshan-util 3.5 does)")));
+            return Err(bad(
+                0,
+                format!("log format version {text} (weft reads 3.00 to 3.41, as darshan-util 3.5 does)"),
+            ));
         }
         let m = i64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
         let swap = if m == MAGIC {
@@ -178,10 +178,9 @@ impl<'a> Log<'a> {
         if version.1 < 41 {
             shift(PNETCDF_VAR_MOD);
         }
-        for k in 0..MAX_MODS.min(modules.len()) {
-            log.modules[k] = modules[k];
-            log.module_version[k] = versions[k];
-        }
+        let n = MAX_MODS.min(modules.len());
+        log.modules[..n].copy_from_slice(&modules[..n]);
+        log.module_version[..n].copy_from_slice(&versions[..n]);
         let job_off = header_len as u64;
         // The job region runs to the name map (or the first module, or the file's end).
         let next = if log.names.off != 0 {

@@ -69,7 +69,8 @@ impl Build {
             };
             lanes[lane] = end;
             let file = self.file_name(s.file);
-            let label = if lane == 0 { format!("{} {file}", s.module) } else { format!("{} {file} ({})", s.module, lane + 1) };
+            let label =
+                if lane == 0 { format!("{} {file}", s.module) } else { format!("{} {file} ({})", s.module, lane + 1) };
             let l = self.location(s.rank, s.module, s.file, lane as u64, &label);
             let args = [
                 ("file", ArgKind::Text, file),

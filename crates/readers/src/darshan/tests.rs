@@ -4,13 +4,18 @@ use super::*;
 use weft_samples::darshan_gen::{DarshanLog, PosixFile};
 
 /// (rank, location, region, file, offset, size, absolute start, absolute end) of every interval.
-fn rows(t: &Trace) -> Vec<(i64, String, String, String, String, String, i64, i64)> {
+type Row = (i64, String, String, String, String, String, i64, i64);
+
+fn rows(t: &Trace) -> Vec<Row> {
     let iv = &t.intervals;
     let mut out: Vec<_> = (0..iv.len())
         .map(|i| {
             let l = iv.location[i];
             let arg = |k: &str| {
-                iv.args.of(i).and_then(|mut a| a.find(|a| t.str(a.key) == k)).map_or(String::new(), |a| a.value.to_string())
+                iv.args
+                    .of(i)
+                    .and_then(|mut a| a.find(|a| t.str(a.key) == k))
+                    .map_or(String::new(), |a| a.value.to_string())
             };
             (
                 t.processes.native_id[t.locations.process[l.index()].index()],
@@ -64,22 +69,58 @@ fn without_dxt_each_posix_file_is_an_interval_with_its_counters() {
     let mut g = DarshanLog::dxt_run(1, 1);
     g.dxt.clear();
     g.posix = vec![
-        PosixFile { id: 42, rank: 0, opens: 2, reads: 5, writes: 7, bytes_read: 500, bytes_written: 700, open_start: 0.5, close_end: 3.25 },
+        PosixFile {
+            id: 42,
+            rank: 0,
+            opens: 2,
+            reads: 5,
+            writes: 7,
+            bytes_read: 500,
+            bytes_written: 700,
+            open_start: 0.5,
+            close_end: 3.25,
+        },
         // Never closed: no interval.
-        PosixFile { id: 42, rank: 1, opens: 1, reads: 0, writes: 0, bytes_read: 0, bytes_written: 0, open_start: 0.5, close_end: 0.0 },
-        PosixFile { id: 42, rank: -1, opens: 3, reads: 1, writes: 1, bytes_read: 9, bytes_written: 9, open_start: 1.0, close_end: 2.0 },
+        PosixFile {
+            id: 42,
+            rank: 1,
+            opens: 1,
+            reads: 0,
+            writes: 0,
+            bytes_read: 0,
+            bytes_written: 0,
+            open_start: 0.5,
+            close_end: 0.0,
+        },
+        PosixFile {
+            id: 42,
+            rank: -1,
+            opens: 3,
+            reads: 1,
+            writes: 1,
+            bytes_read: 9,
+            bytes_written: 9,
+            open_start: 1.0,
+            close_end: 2.0,
+        },
     ];
     let t = read("p.darshan", &g.bytes()).unwrap();
     let r = rows(&t);
     assert_eq!(r.len(), 2);
-    assert_eq!((r[0].0, r[0].2.as_str(), r[0].6, r[0].7), (-1, "POSIX file", 1_700_000_001_250_000_000, 1_700_000_002_250_000_000));
+    assert_eq!(
+        (r[0].0, r[0].2.as_str(), r[0].6, r[0].7),
+        (-1, "POSIX file", 1_700_000_001_250_000_000, 1_700_000_002_250_000_000)
+    );
     assert_eq!((r[1].0, r[1].6, r[1].7), (0, 1_700_000_000_750_000_000, 1_700_000_003_500_000_000));
     let rank0 = (0..t.intervals.len())
         .find(|&i| t.processes.native_id[t.locations.process[t.intervals.location[i].index()].index()] == 0)
         .unwrap();
     let args: Vec<(String, String)> =
         t.intervals.args.of(rank0).unwrap().map(|a| (t.str(a.key).to_string(), a.value.to_string())).collect();
-    assert!(args.contains(&("bytes written".into(), "700".into())) && args.contains(&("reads".into(), "5".into())), "{args:?}");
+    assert!(
+        args.contains(&("bytes written".into(), "700".into())) && args.contains(&("reads".into(), "5".into())),
+        "{args:?}"
+    );
     let shared = (0..t.processes.len()).find(|&p| t.processes.native_id[p] == -1).unwrap();
     assert_eq!(t.process_name(ProcessId(shared as u32)), "all ranks (shared files)");
 }

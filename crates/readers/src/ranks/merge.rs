@@ -13,8 +13,8 @@ use super::{Clocks, RankPart};
 use crate::ReadError;
 use std::collections::HashMap;
 use weft_model::{
-    ArgTable, Counters, EventArgs, Format, Instants, Intervals, LocationId, Locations, Messages, ProcessId,
-    Processes, RegionId, Regions, StringId, StringTable, Trace, Warnings,
+    ArgTable, Counters, EventArgs, Format, Instants, Intervals, LocationId, Locations, Messages, ProcessId, Processes,
+    RegionId, Regions, StringId, StringTable, Trace, Warnings,
 };
 
 /// The merged columns, filled rank after rank.

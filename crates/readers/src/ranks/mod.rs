@@ -63,8 +63,7 @@ pub fn read_paths(name: &str, paths: &[std::path::PathBuf]) -> Result<Trace, Rea
     use std::sync::Mutex;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(paths.len()).max(1);
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<RankPart, ReadError>>>> =
-        Mutex::new((0..paths.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<Result<RankPart, ReadError>>>> = Mutex::new((0..paths.len()).map(|_| None).collect());
     let budget = crate::budget::Budget::current();
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -143,7 +142,10 @@ pub fn assign_ranks(parts: &[RankPart]) -> Result<(Vec<u32>, Clocks, String), Re
                 return Err(not_one(&p.file, format!("distributedInfo.rank {r} is not a rank of the run{world}")));
             }
             if let Some(other) = seen.insert(r as u32, &p.file) {
-                return Err(not_one(&p.file, format!("rank {r} again: {other} is rank {r} too (distributedInfo.rank)")));
+                return Err(not_one(
+                    &p.file,
+                    format!("rank {r} again: {other} is rank {r} too (distributedInfo.rank)"),
+                ));
             }
             ranks.push(r as u32);
         }
@@ -161,7 +163,10 @@ pub fn assign_ranks(parts: &[RankPart]) -> Result<(Vec<u32>, Clocks, String), Re
         let q = parts.iter().find(|p| p.run.rank.is_some()).expect("a part with a rank");
         return Err(not_one(
             &p.file,
-            format!("no distributedInfo.rank, but {} has one: give the files of one run, every one with its rank", q.file),
+            format!(
+                "no distributedInfo.rank, but {} has one: give the files of one run, every one with its rank",
+                q.file
+            ),
         ));
     };
     let with_base = parts.iter().filter(|p| p.run.base_time_ns.is_some()).count();

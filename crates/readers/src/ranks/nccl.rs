@@ -71,6 +71,9 @@ fn communicator(trace: &Trace, i: usize) -> String {
     }
 }
 
+/// One collective: its communicator, kind and place in their order.
+type OpKey = (String, &'static str, usize);
+
 /// Match the NCCL collective kernels of the trace's processes (ranks) and add them to its collectives.
 pub fn match_collectives(trace: &mut Trace) -> Matched {
     let kernel_region: Vec<bool> = (0..trace.regions.len())
@@ -97,7 +100,7 @@ pub fn match_collectives(trace: &mut Trace) -> Matched {
         }
     }
     // Collectives: (communicator, kind, k) -> the k-th kernel of each process.
-    let mut collectives: HashMap<(String, &'static str, usize), Vec<usize>> = HashMap::new();
+    let mut collectives: HashMap<OpKey, Vec<usize>> = HashMap::new();
     let iv = &trace.intervals;
     for ((comm, kind, _), list) in kernels.iter_mut() {
         list.sort_unstable_by_key(|&i| (iv.start_ns[i], i));
@@ -105,7 +108,7 @@ pub fn match_collectives(trace: &mut Trace) -> Matched {
             collectives.entry((comm.clone(), kind, k)).or_default().push(i);
         }
     }
-    let mut ops: Vec<((String, &'static str, usize), Vec<usize>)> = collectives.into_iter().collect();
+    let mut ops: Vec<(OpKey, Vec<usize>)> = collectives.into_iter().collect();
     // Operations numbered by their first kernel's start (then communicator, kind, k): deterministic.
     ops.sort_by(|a, b| {
         let first = |m: &[usize]| m.iter().map(|&i| iv.start_ns[i]).min().unwrap_or(0);

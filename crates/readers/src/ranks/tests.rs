@@ -45,7 +45,9 @@ fn expected_kernels(g: &KinetoRanks) -> Vec<(i64, String, String, i64, i64)> {
     let mut out: Vec<_> = g
         .kernels()
         .into_iter()
-        .map(|k| (k.rank as i64, format!("GPU {} / stream {}", k.rank, k.stream), k.name.to_string(), k.start_ns, k.end_ns))
+        .map(|k| {
+            (k.rank as i64, format!("GPU {} / stream {}", k.rank, k.stream), k.name.to_string(), k.start_ns, k.end_ns)
+        })
         .collect();
     out.sort();
     out
@@ -61,7 +63,8 @@ fn ranks_are_processes_with_clocks_aligned_by_their_base() {
         assert_eq!(t.processes.native_id[r as usize], r as i64);
     }
     // Every kernel at its absolute time, whatever its file's base (bases differ by 7 ms a rank).
-    let got: Vec<_> = intervals(&t).into_iter().filter(|x| x.2 != "ProfilerStep#0" && !x.2.starts_with("ProfilerStep")).collect();
+    let got: Vec<_> =
+        intervals(&t).into_iter().filter(|x| x.2 != "ProfilerStep#0" && !x.2.starts_with("ProfilerStep")).collect();
     assert_eq!(got, expected_kernels(&g));
     assert_eq!(t.origin_ns, g.start_ns);
     // The host thread's steps too, under the rank's process.
@@ -139,7 +142,10 @@ fn a_rank_twice_or_a_foreign_world_size_or_a_missing_base_is_refused_naming_the_
     let e = open_set(&files).unwrap_err();
     assert!(matches!(e, ReadError::NotOneRun { .. }), "{e:?}");
     let msg = e.to_string();
-    assert!(msg.contains("rank-004.pt.trace.json") && msg.contains("rank 2 again") && msg.contains("rank-002"), "{msg}");
+    assert!(
+        msg.contains("rank-004.pt.trace.json") && msg.contains("rank 2 again") && msg.contains("rank-002"),
+        "{msg}"
+    );
 
     let mut files = set(&g);
     files.insert("run/other.json", KinetoRanks { ranks: 8, ..g.clone() }.file(5));
@@ -206,7 +212,11 @@ fn the_run_info_is_read_wherever_its_keys_are_and_in_any_chunks() {
             r.feed(piece).unwrap();
         }
         let (_, run) = r.finish_run().unwrap();
-        assert_eq!(run, RunInfo { rank: Some(3), world_size: Some(4), base_time_ns: Some(g.base_of(3)) }, "chunk {chunk}");
+        assert_eq!(
+            run,
+            RunInfo { rank: Some(3), world_size: Some(4), base_time_ns: Some(g.base_of(3)) },
+            "chunk {chunk}"
+        );
     }
 }
 

@@ -273,7 +273,10 @@ fn text(c: &Comparison, a: &Path, b: &Path, top: usize) -> String {
             }
         }
         _ => {
-            let _ = writeln!(o, "waits       not compared: a store's side is not diagnosed here (give the traces, or weft waits STORE)");
+            let _ = writeln!(
+                o,
+                "waits       not compared: a store's side is not diagnosed here (give the traces, or weft waits STORE)"
+            );
         }
     }
     let _ = writeln!(o);

@@ -58,7 +58,8 @@ fn read_error(py: Python<'_>, e: ReadError) -> PyErr {
         | ReadError::Unsupported { file, .. }
         | ReadError::Cancelled { file }
         | ReadError::TooLarge { file, .. }
-        | ReadError::NotThisView { file, .. } => (file.clone(), None),
+        | ReadError::NotThisView { file, .. }
+        | ReadError::NotOneRun { file, .. } => (file.clone(), None),
     };
     weft_error(py, e.to_string(), &file, offset)
 }

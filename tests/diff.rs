@@ -113,6 +113,15 @@ fn a_run_compared_with_itself_changes_nothing() {
     assert_no_change(&v, false);
     assert!(v["waits"]["a"].is_null() && v["waits"]["delta"].is_null());
     assert!(v["waits"]["b"]["total_ns"].as_u64().unwrap() > 0);
+    // Indexed with --waits, the store's side has the wait states it keeps: those of its trace, no change.
+    let kept = dir.join("store-waits");
+    weft_ok(&["index", &mpi.to_string_lossy(), "-o", &kept.to_string_lossy(), "--waits"]);
+    for extra in [&[][..], &["--window", "10us:300us"][..]] {
+        let v = diff(&kept, &mpi, extra);
+        assert_no_change(&v, true);
+        assert_eq!(v["waits"]["a"], v["waits"]["b"], "{extra:?}: the store's kept waits are its trace's");
+        assert!(v["waits"]["a"]["total_ns"].as_u64().unwrap() > 0);
+    }
     if let Some(traces) = crate::common::shared_traces("a_run_compared_with_itself_changes_nothing") {
         let stencil = traces.join("otf2/tracer-stencil4d-mpi-32/traces.otf2");
         assert_no_change(&diff(&stencil, &stencil, &[]), true);

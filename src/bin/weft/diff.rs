@@ -1,7 +1,7 @@
 //! `weft diff A B [--json] [--align start|region:NAME[:N]] [--ranks index|name|proportional] [--window T0:T1]`:
 //! run B compared with run A (issue #54), `weft::analyses::compare`. A and B are traces of any format (an
 //! OTF2 run against its Paraver twin) or store folders (decoded whole, as `weft info --json` does; a store's
-//! side of `waits` is null: the wait states `weft index --waits` keeps are not read by the comparison yet). `--json` prints
+//! side of `waits` is the wait states it keeps when indexed with `weft index --waits`, null without them). `--json` prints
 //! the comparison's stable keys: `span_ns` {`a`, `b`}, `regions` [{`name`, `a_inclusive_ns`,
 //! `b_inclusive_ns`, `delta_ns`, `a_exclusive_ns`, `b_exclusive_ns`, `a_count`, `b_count`, ...}],
 //! `locations`, `comm_matrix` {`a`, `b`, `delta`}, `waits` {`a`, `b`, `delta`, `delta_total_ns`},
@@ -10,11 +10,16 @@
 //! regions and locations that changed most, the matrices' and the waits' change, and the summary; trace text
 //! escaped.
 
+use crate::folders::FolderStore;
 use std::path::{Path, PathBuf};
-use weft::analyses::compare::{pair, side, Align, CompareOptions, Comparison, LocationSide, RankMap, Run, Side};
+use weft::analyses::compare::{
+    pair, side, Align, CompareOptions, Comparison, KeptWaits, LocationSide, RankMap, Run, Side,
+};
+use weft::analyses::diagnosis::waits::WaitReport;
 use weft::analyses::moments::{format_duration_ns, TimeWindow};
 use weft::model::text::escape_controls as esc;
 use weft::model::Trace;
+use weft::store::read::Store;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -76,23 +81,55 @@ pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error
     Ok(())
 }
 
-/// A run read: its trace and whether it came from a store (no wait states).
+/// A run read: its trace, whether it came from a store, and the wait states the store keeps (`weft index
+/// --waits`; a store without them has no waits side).
 pub struct Loaded {
     pub trace: Trace,
     pub store: bool,
+    pub kept: Option<StoreWaits>,
 }
 
 impl Loaded {
     pub fn run(&self) -> Run<'_> {
-        Run { trace: &self.trace, waits: !self.store }
+        Run { trace: &self.trace, waits: !self.store, kept: self.kept.as_ref().map(|k| k as &dyn KeptWaits) }
+    }
+}
+
+/// A store's kept wait states, read per window (`store::read::waits::report`, equal to the report of the trace
+/// it was indexed from); a tile that cannot be read is said on stderr and leaves the side without waits.
+pub struct StoreWaits {
+    path: PathBuf,
+    store: Store<FolderStore>,
+}
+
+impl std::fmt::Debug for StoreWaits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StoreWaits({})", self.path.display())
+    }
+}
+
+impl KeptWaits for StoreWaits {
+    fn report(&self, window: Option<(u64, u64)>) -> Option<WaitReport> {
+        match weft::store::read::waits::report(&self.store, window) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("weft diff: {}: its wait states: {e}", self.path.display());
+                None
+            }
+        }
     }
 }
 
 /// Read `path` as `weft info` does: a store folder decoded whole, or a trace through the readers.
 pub fn load(path: &Path) -> Result<Loaded, String> {
-    let store = crate::folders::open_store(path).is_some();
+    let opened = crate::folders::open_store(path);
+    let store = opened.is_some();
+    let kept = match opened {
+        Some(Ok(s)) if s.manifest.waits.is_some() => Some(StoreWaits { path: path.to_path_buf(), store: s }),
+        _ => None,
+    };
     let trace = crate::folders::read_trace_or_store(path).map_err(|e| e.to_string())?;
-    Ok(Loaded { trace, store })
+    Ok(Loaded { trace, store, kept })
 }
 
 /// The options from the flags.
@@ -275,7 +312,7 @@ fn text(c: &Comparison, a: &Path, b: &Path, top: usize) -> String {
         _ => {
             let _ = writeln!(
                 o,
-                "waits       not compared: a store's side is not diagnosed here (give the traces, or weft waits STORE)"
+                "waits       not compared: a store indexed without --waits keeps no wait states (index it with --waits, or give the trace)"
             );
         }
     }

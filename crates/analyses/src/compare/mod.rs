@@ -143,11 +143,19 @@ fn window_json<S: serde::Serializer>(w: &Option<TimeWindow>, s: S) -> Result<S::
 }
 
 /// One run to compare: its trace, and whether its wait states are to be found (not for a store decoded whole:
-/// its messages' posting times are not decoded, so a comparison does not invent them).
+/// its messages' posting times are not decoded, so a comparison does not invent them) or given as a store
+/// keeps them (`kept`, a store indexed with `weft index --waits`: its report over a window).
 #[derive(Clone, Copy, Debug)]
 pub struct Run<'t> {
     pub trace: &'t Trace,
     pub waits: bool,
+    pub kept: Option<&'t dyn KeptWaits>,
+}
+
+/// Wait states kept beside a run (a store's), answered per window (`[t0, t1]`, the run's ns; the whole run
+/// without one) as `wait_report` of the run's trace would be; `None` where they cannot be read.
+pub trait KeptWaits: std::fmt::Debug {
+    fn report(&self, window: Option<(u64, u64)>) -> Option<crate::diagnosis::waits::WaitReport>;
 }
 
 #[derive(Debug, Error, PartialEq)]

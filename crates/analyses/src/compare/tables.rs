@@ -267,11 +267,12 @@ pub struct WaitsDiff {
 }
 
 pub(super) fn wait_totals(run: Run, window: Option<TimeWindow>) -> Option<WaitTotals> {
-    if !run.waits {
-        return None;
-    }
-    let states = wait_states(run.trace);
-    let report = wait_report(run.trace, &states, window.map(|w| (w.start_ns, w.end_ns)));
+    let window = window.map(|w| (w.start_ns, w.end_ns));
+    let report = match run.kept {
+        Some(kept) => kept.report(window)?,
+        None if run.waits => wait_report(run.trace, &wait_states(run.trace), window),
+        None => return None,
+    };
     let patterns = report
         .patterns
         .iter()

@@ -45,7 +45,7 @@ fn run(ranks: usize, iterations: u64, compute_ns: impl Fn(usize) -> u64) -> Trac
 }
 
 fn both(t: &Trace) -> Run<'_> {
-    Run { trace: t, waits: true }
+    Run { trace: t, waits: true, kept: None }
 }
 
 fn region<'c>(c: &'c Comparison, name: &str) -> &'c RegionDiff {

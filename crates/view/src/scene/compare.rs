@@ -122,7 +122,7 @@ mod tests {
     #[test]
     fn a_slower_region_gets_a_red_segment_as_long_as_its_change() {
         let (a, b) = (trace(1), trace(2));
-        let run = |t| Run { trace: t, waits: false };
+        let run = |t| Run { trace: t, waits: false, kept: None };
         let c = compare(run(&a), run(&b), &CompareOptions::default()).expect("compare");
         let s = build_compare(&c, 1000.0, 10);
         let red: Vec<_> = s.rects.iter().filter(|r| r.fill == GREW && r.shape == Shape::Rect as u32).collect();

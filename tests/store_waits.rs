@@ -258,7 +258,8 @@ fn the_panel_lists_of_a_store_are_the_trace_report() {
     let want = wait_report(&t, &wait_states(&t), None);
     assert!(want.total_wait_ns > 0, "the generated run waits");
     let store = Store::open(build(&t, &BuildOptions { waits: true, ..BuildOptions::default() }).to_memory()).unwrap();
-    let o = overview(&store, 1_000).unwrap().expect("a store indexed with waits has lists");
+    let skeleton = store.skeleton().unwrap();
+    let o = overview(&store, &skeleton, 1_000).unwrap().expect("a store indexed with waits has lists");
     assert_eq!(o.total_wait_ns, want.total_wait_ns);
     assert_eq!(o.all.ns, want.total_wait_ns);
     let total_time: u64 = weft::analyses::diagnosis::waits::location_time(&t).iter().sum();
@@ -288,8 +289,8 @@ fn the_panel_lists_of_a_store_are_the_trace_report() {
         assert_eq!((c.region.as_str(), c.ns), (w.name.as_str(), w.ns));
         assert_eq!(c.causing, location_label(&t, weft::model::LocationId(w.causing_location)));
     }
-    let cut = overview(&store, 2).unwrap().unwrap();
+    let cut = overview(&store, &skeleton, 2).unwrap().unwrap();
     assert!(cut.all.locations.len() == 2 && cut.all.locations == o.all.locations[..2], "cut to the limit");
     let plain = Store::open(build(&t, &BuildOptions::default()).to_memory()).unwrap();
-    assert!(overview(&plain, 10).unwrap().is_none(), "no lists without --waits");
+    assert!(overview(&plain, &skeleton, 10).unwrap().is_none(), "no lists without --waits");
 }

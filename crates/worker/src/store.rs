@@ -147,7 +147,9 @@ impl StoreSession {
     /// no tile read), as JSON; `{"missing": why}` where the store keeps no wait states (indexed without
     /// `--waits`, or before format 6).
     pub fn waits(&self) -> Result<String, JsValue> {
-        match weft_store::read::waits::overview(&self.store, WAIT_LINES).map_err(|e| err(&self.name, e))? {
+        match weft_store::read::waits::overview(&self.store, &self.skeleton, WAIT_LINES)
+            .map_err(|e| err(&self.name, e))?
+        {
             Some(o) => Ok(serde_json::to_string(&o).unwrap_or_default()),
             None => Ok(serde_json::json!({ "missing": weft_store::read::waits::missing(&self.store) }).to_string()),
         }

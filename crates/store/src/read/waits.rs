@@ -207,20 +207,24 @@ pub struct WaitOverview {
     pub root_causes: Vec<CauseLine>,
 }
 
-/// The whole run's [`WaitOverview`], each list cut to its `limit` longest lines; `None` where the store
-/// keeps no wait states ([`missing`] says why).
-pub fn overview<S: TileSource>(store: &Store<S>, limit: usize) -> Result<Option<WaitOverview>, StoreError> {
+/// The whole run's [`WaitOverview`], each list cut to its `limit` longest lines, locations named from the
+/// store's `skeleton` (`Store::skeleton`, which the caller holds already); `None` where the store keeps no
+/// wait states ([`missing`] says why).
+pub fn overview<S: TileSource>(
+    store: &Store<S>,
+    skeleton: &weft_model::Trace,
+    limit: usize,
+) -> Result<Option<WaitOverview>, StoreError> {
     if store.manifest.waits.is_none() {
         return Ok(None);
     }
     let report = report(store, None)?;
-    let skeleton = store.skeleton()?;
     let total_time_ns: u64 = location_times(store, None)?.iter().sum();
     let share = |ns: u64| if total_time_ns > 0 { ns as f64 / total_time_ns as f64 } else { 0.0 };
     let label_of = |key: &str| {
         Pattern::ALL.iter().find(|p| p.key() == key).map_or_else(|| key.to_string(), |p| p.label().to_string())
     };
-    let location = |l: usize| weft_analyses::moments::location_label(&skeleton, weft_model::LocationId(l as u32));
+    let location = |l: usize| weft_analyses::moments::location_label(skeleton, weft_model::LocationId(l as u32));
     let lines = |key: String, label: String, instances: u64, regions: Vec<NamedNs>, per_location: Vec<u64>| {
         let ns = per_location.iter().sum::<u64>();
         let regions = (regions.into_iter().take(limit).enumerate())

@@ -8,6 +8,10 @@ data interface; ``.to_pandas()`` and ``polars.from_arrow(...)`` work on them. Th
 the command line prints with ``--json``: ``info()`` is ``weft info --json``'s dict, ``moments()`` is
 ``weft moments --json``, ``waits()`` ``weft waits --json``, ``critical_path()`` ``weft critical-path --json``.
 
+``weft.show(path)`` / ``Trace.show()`` display the weft page with the trace opened in a notebook (an iframe of
+a local server bound to 127.0.0.1 that serves the page shipped inside this package); ``weft.serve(path)``
+returns that page's URL from a script.
+
 Times are integers in ns from the trace's first event (``Trace.origin_ns`` is its absolute time), as in the
 command line's ``--window T0:T1``. A window is ``"T0:T1"`` (units ns, us, ms, s) or ``(start_ns, end_ns)``.
 """
@@ -20,8 +24,9 @@ from typing import Iterable, Optional, Tuple, Union
 
 from . import _weft
 from ._weft import WeftError
+from ._server import ViewerMissing, serve, show, stop
 
-__all__ = ["open", "Trace", "WeftError", "TABLES"]
+__all__ = ["open", "Trace", "WeftError", "TABLES", "serve", "show", "stop", "ViewerMissing"]
 
 TABLES = tuple(_weft.TABLES)
 
@@ -204,6 +209,17 @@ class Trace:
             frame["ns"] = _pandas().Series(report["by_location"], dtype="uint64")
             return frame
         raise ValueError(f"by: '{by}' is not region, location or imbalance")
+
+    # -- the viewer ------------------------------------------------------------------------------------
+
+    def serve(self) -> str:
+        """:func:`weft.serve` of this trace's path: the URL of the weft page with it opened (a store folder
+        is opened as a store, answering the page's views from its tiles)."""
+        return serve(self.path)
+
+    def show(self, height: int = 640, width="100%") -> None:
+        """:func:`weft.show` of this trace's path: the weft page with it opened, inline in the notebook."""
+        return show(self.path, height=height, width=width)
 
     # -- other tools' shapes ----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 //! No analysis here: every number comes from `weft_analyses` through the same functions the CLI calls.
 
 mod columns;
+mod progress;
 mod source;
 mod tables;
 
@@ -74,8 +75,12 @@ struct Trace {
 
 /// Open a trace file, folder or archive (read whole), or a store folder written by `weft index` (from its
 /// manifest and definitions; its tiles are decoded when a question needs them).
+/// With `progress`, a callable `progress(done, total)`, a trace file's reading reports its bytes read of
+/// its size as it goes (src/progress.rs: a Chrome JSON or Perfetto trace's bytes parsed); a store, a folder
+/// or an OTF2 archive is read without.
 #[pyfunction]
-fn open(py: Python<'_>, path: PathBuf) -> PyResult<Trace> {
+#[pyo3(signature = (path, progress=None))]
+fn open(py: Python<'_>, path: PathBuf, progress: Option<Py<PyAny>>) -> PyResult<Trace> {
     let name = path.display().to_string();
     let opened = py.detach(|| -> Result<Trace, Opening> {
         // A store as the CLI finds it, its files read through a counting source (`_store_reads`).
@@ -86,7 +91,19 @@ fn open(py: Python<'_>, path: PathBuf) -> PyResult<Trace> {
             let summary = store.summary(TOP_REGIONS).map_err(e)?;
             return Ok(Trace { source: Source::store(store, summary).map_err(e)?, path: name.clone() });
         }
-        let model = weft_readers::open_path(&path).and_then(|input| input.into_trace(&name)).map_err(Opening::Read)?;
+        // The callback's own errors (a bar that cannot draw) are the bar's, not the reading's: ignored.
+        let mut report = |done: u64, total: u64| {
+            if let Some(cb) = &progress {
+                Python::attach(|py| {
+                    let _ = cb.call1(py, (done, total));
+                });
+            }
+        };
+        let input = match progress.is_some().then(|| progress::read(&path, &mut report)).flatten() {
+            Some(input) => input,
+            None => weft_readers::open_path(&path),
+        };
+        let model = input.and_then(|input| input.into_trace(&name)).map_err(Opening::Read)?;
         Ok(Trace { source: Source::trace(model), path: name.clone() })
     });
     opened.map_err(|e| match e {
@@ -332,6 +349,13 @@ fn lent_columns(name: &str) -> Vec<&'static str> {
     tables::lent_columns(name)
 }
 
+/// The size of `path` when `open(path, progress=...)` reports progress for it (a regular file that is no
+/// part of an OTF2 archive, and no store); None otherwise.
+#[pyfunction]
+fn progress_size(path: PathBuf) -> Option<u64> {
+    progress::size_with_progress(&path)
+}
+
 #[pymodule]
 fn _weft(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open, m)?)?;
@@ -339,5 +363,6 @@ fn _weft(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WeftError", m.py().get_type::<WeftError>())?;
     m.add("TABLES", tables::NAMES.to_vec())?;
     m.add_function(wrap_pyfunction!(lent_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(progress_size, m)?)?;
     Ok(())
 }

@@ -24,9 +24,11 @@ from typing import Iterable, Optional, Tuple, Union
 
 from . import _weft
 from ._weft import WeftError
+from . import _progress
+from ._progress import PROGRESS_MIN_BYTES
 from ._server import ViewerMissing, serve, show, stop
 
-__all__ = ["open", "Trace", "WeftError", "TABLES", "serve", "show", "stop", "ViewerMissing"]
+__all__ = ["open", "Trace", "WeftError", "TABLES", "serve", "show", "stop", "ViewerMissing", "PROGRESS_MIN_BYTES"]
 
 TABLES = tuple(_weft.TABLES)
 
@@ -42,14 +44,25 @@ def _pandas():
     return pandas
 
 
-def open(path: Union[str, "os.PathLike[str]"]) -> "Trace":
+def open(path: Union[str, "os.PathLike[str]"], progress: Optional[bool] = None) -> "Trace":
     """Open a trace file, folder or archive, or a store folder (``weft index``).
+
+    ``progress``: a progress bar while a trace file is read (tqdm's, in a notebook or a terminal, where
+    tqdm is installed; else a line on stderr), driven by the reader (bytes read of the file's size; a Chrome
+    JSON or Perfetto trace's bytes parsed). ``None`` (the default) shows it for files of
+    ``PROGRESS_MIN_BYTES`` or more; ``True`` always; ``False`` never. A store, a folder and an OTF2 archive
+    are read without one.
 
     Raises ``weft.WeftError`` with weft's message (the command line prints the same) when the input is not
     a trace weft reads or is malformed; the exception's ``file`` names the file and ``offset`` the byte
     where the format says one.
     """
-    return Trace(_weft.open(os.fspath(path)))
+    path = os.fspath(path)
+    bar = _progress.bar_for(path, progress)
+    if bar is None:
+        return Trace(_weft.open(path))
+    with bar:
+        return Trace(_weft.open(path, progress=bar.update))
 
 
 class Trace:

@@ -7,6 +7,7 @@
 //!
 //! No analysis here: every number comes from `weft_analyses` through the same functions the CLI calls.
 
+mod calltree;
 mod columns;
 mod progress;
 mod source;
@@ -20,6 +21,7 @@ use source::{CountedFolder, Source};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use weft_analyses::calltree::call_tree;
 use weft_analyses::comm_matrix::{comm_matrix, MatrixUnit};
 use weft_analyses::diagnosis::critical_path::{critical_path, path_report};
 use weft_analyses::diagnosis::waits::{wait_report, wait_states};
@@ -115,6 +117,19 @@ fn open(py: Python<'_>, path: PathBuf, progress: Option<Py<PyAny>>) -> PyResult<
 enum Opening {
     Read(ReadError),
     Store(String),
+}
+
+/// The locations kept (`locations=[ids]`), or None for every location; an id past the last is a ValueError.
+fn kept_locations(model: &Model, locations: Option<Vec<u32>>) -> PyResult<Option<Vec<bool>>> {
+    let n = model.locations.len();
+    let Some(ls) = locations else { return Ok(None) };
+    let mut keep = vec![false; n];
+    for l in ls {
+        *keep.get_mut(l as usize).ok_or_else(|| {
+            PyValueError::new_err(format!("locations: {l} is not a location (the trace has {n})"))
+        })? = true;
+    }
+    Ok(Some(keep))
 }
 
 /// A window from Python: None, `"T0:T1"` (the CLI's `--window` syntax) or `(start_ns, end_ns)`.
@@ -223,21 +238,28 @@ impl Trace {
     ) -> PyResult<String> {
         let w = self::window(window)?;
         let model = self.model(py)?;
-        let n = model.locations.len();
-        let keep: Option<Vec<bool>> = match locations {
-            None => None,
-            Some(ls) => {
-                let mut keep = vec![false; n];
-                for l in ls {
-                    *keep.get_mut(l as usize).ok_or_else(|| {
-                        PyValueError::new_err(format!("locations: {l} is not a location (the trace has {n})"))
-                    })? = true;
-                }
-                Some(keep)
-            }
-        };
+        let keep = kept_locations(&model, locations)?;
         let rows = py.detach(|| profile(&model, w, |l: LocationId| keep.as_ref().is_none_or(|k| k[l.index()])));
         json(&rows)
+    }
+
+    /// `weft calltree --json [--window] [--locations] [--inverted]`: the same JSON (nodes in preorder).
+    #[pyo3(signature = (window=None, locations=None, inverted=false))]
+    fn calltree_json(
+        &self,
+        py: Python<'_>,
+        window: Option<&Bound<'_, PyAny>>,
+        locations: Option<Vec<u32>>,
+        inverted: bool,
+    ) -> PyResult<String> {
+        let w = self::window(window)?;
+        let model = self.model(py)?;
+        let keep = kept_locations(&model, locations)?;
+        let report = py.detach(|| {
+            let tree = call_tree(&model, w, |l: LocationId| keep.as_ref().is_none_or(|k| k[l.index()]));
+            calltree::report(&model, &if inverted { tree.inverted(&model) } else { tree }, inverted, w)
+        });
+        json(&report)
     }
 
     /// `weft info --json`'s `comm_matrix`, by `unit` ("process" or "location").

@@ -157,6 +157,26 @@ class Trace:
         rows = json.loads(self._t.profile_json(window, locs))
         return _frame(rows, ["region", "name", "count", "inclusive_ns", "exclusive_ns", "share"])
 
+    def calltree_report(self, window: Window = None, locations: Optional[Iterable[int]] = None,
+                        inverted: bool = False) -> dict:
+        """``weft calltree --json [--window] [--locations] [--inverted]``: the dict (total_ns, inverted,
+        window, nodes)."""
+        locs = None if locations is None else [int(l) for l in locations]
+        return json.loads(self._t.calltree_json(window, locs, bool(inverted)))
+
+    def calltree(self, window: Window = None, locations: Optional[Iterable[int]] = None, inverted: bool = False):
+        """The call tree of ``window`` over ``locations`` (``weft calltree --json``'s nodes) as a DataFrame, a
+        row per call path in preorder (siblings by inclusive time): name (the path's last region), depth,
+        path (the region names, outermost first; with ``inverted=True`` the bottom-up tree: roots are where
+        time is spent, their children the callers), count, inclusive_ns, exclusive_ns, share (of the
+        selection's covered time), region, parent (the row of the enclosing node; -1 for a root)."""
+        nodes = self.calltree_report(window, locations, inverted)["nodes"]
+        frame = _frame(nodes, ["path", "count", "inclusive_ns", "exclusive_ns", "share", "region", "parent"])
+        frame.insert(0, "name", [p[-1] for p in frame["path"]])
+        frame.insert(1, "depth", [len(p) - 1 for p in frame["path"]])
+        frame["parent"] = frame["parent"].fillna(-1).astype("int64")
+        return frame
+
     def comm_matrix(self, unit: str = "process", window: Window = None, value: str = "bytes"):
         """The communication matrix of point-to-point messages (sent in ``window``), senders as rows and
         receivers as columns, by ``unit`` ("process" or "location"); ``value`` "bytes" or "count"."""

@@ -243,6 +243,22 @@ impl Trace {
         json(&rows)
     }
 
+    /// The value of the arg `key` (Chrome `args`: Kineto's `correlation`, `stream`, ...) of every interval,
+    /// in `intervals()`'s order, as written in the trace; None where an interval has no such arg.
+    fn interval_arg(&self, py: Python<'_>, key: &str) -> PyResult<Vec<Option<String>>> {
+        let model = self.model(py)?;
+        Ok(py.detach(|| {
+            let iv = &model.intervals;
+            let mut out = vec![None; iv.start_ns.len()];
+            let Some(id) = model.strings.lookup(key) else { return out };
+            for (k, &event) in iv.args.event.iter().enumerate() {
+                let value = iv.args.table.entry(iv.args.entry[k] as usize).find(|a| a.key == id).map(|a| a.value);
+                out[event as usize] = value.map(str::to_owned);
+            }
+            out
+        }))
+    }
+
     /// `weft calltree --json [--window] [--locations] [--inverted]`: the same JSON (nodes in preorder).
     #[pyo3(signature = (window=None, locations=None, inverted=false))]
     fn calltree_json(

@@ -1,0 +1,187 @@
+"""HTA's first analyses (Holistic Trace Analysis, for PyTorch/Kineto traces) over weft's tables, with HTA's
+column names and numbers: ``temporal_breakdown`` (``TraceAnalysis.get_temporal_breakdown``) and
+``comm_comp_overlap`` (``get_comm_comp_overlap``), over a folder of per-rank Kineto traces (or one trace).
+
+As HTA computes them: a rank's GPU events are its kernels, memory copies and sets (the Kineto categories
+``kernel``, ``gpu_memcpy``, ``gpu_memset``: the events with a GPU stream); times are in us, a start rounded
+up and an end rounded down to the us (HTA's rounding of ns-resolution traces); a kernel is COMMUNICATION when
+its name matches ``^ncclKernel|^ncclDevKernel``, MEMORY when ``^Memcpy|^Memset|^dma``, COMPUTATION unless it
+matches ``^nccl.*Kernel|.*Memcpy|Memset|.*Sync``; intervals of a kind are merged before they are summed.
+The rank is the trace's ``distributedInfo.rank`` (the file's order in the folder where it has none).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from pathlib import Path
+from typing import Dict, List, Union
+
+import numpy as np
+
+__all__ = ["temporal_breakdown", "comm_comp_overlap", "gpu_kernels", "kernel_type"]
+
+GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
+_NCCL = re.compile(r"^ncclKernel|^ncclDevKernel")
+_MEMORY = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
+_NOT_COMPUTE = re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")
+_RANK = re.compile(rb'"distributedInfo"\s*:\s*\{[^}]*"rank"\s*:\s*(\d+)')
+
+
+def kernel_type(name: str) -> str:
+    """HTA's kernel type of a GPU event's name: COMMUNICATION, MEMORY, COMPUTATION or OTHER."""
+    if _NCCL.match(name):
+        return "COMMUNICATION"
+    if _MEMORY.match(name):
+        return "MEMORY"
+    if not _NOT_COMPUTE.match(name):
+        return "COMPUTATION"
+    return "OTHER"
+
+
+def _files(path) -> List[Path]:
+    p = Path(os.fspath(path))
+    if p.is_dir():
+        return sorted(f for f in p.iterdir() if f.is_file() and (f.name.endswith(".json") or f.name.endswith(".json.gz")))
+    return [p]
+
+
+def _rank(path: Path, default: int) -> int:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        m = _RANK.search(f.read(1 << 20))
+    return int(m.group(1)) if m else default
+
+
+def _events(trace):
+    """Every interval as HTA's trace DataFrame has it: name, stream and correlation (the Kineto args; -1
+    where absent), ts and end in us (HTA's rounding of ns-resolution traces: the start up, the end down)."""
+    import pandas as pd
+
+    iv = trace.intervals()
+    names = trace.regions().column("name").to_numpy(zero_copy_only=False).astype(str)
+    start = iv.column("start_ns").to_numpy().astype(np.int64) + trace.origin_ns
+    end = start + iv.column("dur_ns").to_numpy().astype(np.int64)
+
+    def number(key):
+        return np.array([_int(v) for v in trace._t.interval_arg(key)], dtype=np.int64)
+
+    return pd.DataFrame({
+        "name": names[iv.column("region").to_numpy()],
+        "stream": number("stream"),
+        "correlation": number("correlation"),
+        "ts": -(-start // 1000),
+        "end": end // 1000,
+    })
+
+
+_SYNC = ("Event Sync", "Context Sync")
+
+
+def _int(v) -> int:
+    """An arg's number (``7``, ``7.0``, a quoted ``"7"``), as HTA's parser reads it; -1 where there is none
+    or it is no number (ROCm's runtime events carry ``"stream": "0x0"``, which HTA does not count as a GPU
+    stream)."""
+    if v is None:
+        return -1
+    try:
+        return int(float(v))
+    except ValueError:
+        return -1
+
+
+def _last_step_filter(events):
+    """HTA's filter of a trace with several ProfilerStep annotations (``Trace._filter_irrelevant_gpu_kernels``):
+    the CPU events that start before the last ProfilerStep does, and the GPU events they launched (by
+    correlation id)."""
+    gpu = ((events["stream"] >= 0) & (events["correlation"] >= 0)) | events["name"].isin(_SYNC)
+    cpu = events[~gpu]
+    steps = cpu[cpu["name"].str.contains("ProfilerStep", regex=False)]
+    cpu = cpu[cpu["ts"] < steps["ts"].max()]
+    launched = events[gpu & events["correlation"].isin(set(cpu["correlation"]))]
+    return launched
+
+
+def gpu_kernels(trace, last_step_filter: bool = False):
+    """A trace's GPU events as HTA sees them (the events with a stream): a DataFrame of name, stream,
+    kernel_type, ts, end (us), sorted by ts. With ``last_step_filter`` (a run with several ProfilerSteps),
+    only those launched before the last ProfilerStep, as HTA keeps."""
+    events = _events(trace)
+    if last_step_filter:
+        events = _last_step_filter(events)
+    frame = events[events["stream"] != -1].copy()
+    frame["kernel_type"] = [kernel_type(n) for n in frame["name"]]
+    return frame.sort_values("ts", kind="stable", ignore_index=True)[["name", "stream", "kernel_type", "ts", "end"]]
+
+
+def _merged(frame):
+    """HTA's merge_kernel_intervals: (ts, end) of the union, in order."""
+    if frame.empty:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    f = frame.sort_values("ts", kind="stable")
+    ts, end = f["ts"].to_numpy(), f["end"].to_numpy()
+    prev = np.maximum.accumulate(end)
+    group = np.concatenate([[0], np.cumsum(ts[1:] > prev[:-1])])
+    starts = np.minimum.reduceat(ts, np.flatnonzero(np.diff(np.concatenate([[-1], group]))))
+    ends = np.maximum.reduceat(end, np.flatnonzero(np.diff(np.concatenate([[-1], group]))))
+    return starts, ends
+
+
+def _by_rank(path) -> Dict[int, "object"]:
+    """Each rank's GPU events, HTA's way: with several ProfilerStep annotations in the run (over all ranks),
+    only those launched before the last step."""
+    from . import open as weft_open
+
+    traces = {}
+    for k, f in enumerate(_files(path)):
+        traces[_rank(f, k)] = weft_open(f)
+    steps = set()
+    for t in traces.values():
+        steps.update(n for n in t.regions().column("name").to_pylist() if "ProfilerStep" in n)
+    return {rank: gpu_kernels(t, last_step_filter=len(steps) > 1) for rank, t in sorted(traces.items())}
+
+
+def temporal_breakdown(path: Union[str, "os.PathLike[str]"]):
+    """HTA's ``get_temporal_breakdown``: per rank, idle_time(us), compute_time(us), non_compute_time(us),
+    kernel_time(us) (from the first GPU event's start to the last one's end) and their _pctg of kernel_time."""
+    import pandas as pd
+
+    rows = []
+    for rank, k in _by_rank(path).items():
+        s, e = _merged(k)
+        kernel_time = int(e[-1] - s[0]) if len(s) else 0
+        idle = kernel_time - int((e - s).sum())
+        cs, ce = _merged(k[k["kernel_type"] == "COMPUTATION"])
+        compute = int((ce - cs).sum())
+        rows.append({"rank": rank, "idle_time(us)": float(idle), "compute_time(us)": float(compute),
+                     "non_compute_time(us)": float(kernel_time - compute - idle), "kernel_time(us)": float(kernel_time)})
+    df = pd.DataFrame(rows, columns=["rank", "idle_time(us)", "compute_time(us)", "non_compute_time(us)", "kernel_time(us)"])
+    for col in ("idle_time", "compute_time", "non_compute_time"):
+        df[col + "_pctg"] = round(100 * (df[col + "(us)"] / df["kernel_time(us)"]), 2)
+    return df
+
+
+def comm_comp_overlap(path: Union[str, "os.PathLike[str]"]):
+    """HTA's ``get_comm_comp_overlap``: per rank, comp_comm_overlap_pctg, the share of the (merged)
+    communication kernels' time that (merged) computation kernels overlap, in percent (NaN without
+    communication)."""
+    import pandas as pd
+
+    rows = []
+    for rank, k in _by_rank(path).items():
+        ms, me = _merged(k[k["kernel_type"] == "COMMUNICATION"])
+        cs, ce = _merged(k[k["kernel_type"] == "COMPUTATION"])
+        # Both unions are disjoint sorted intervals: their intersection's length.
+        overlap, i, j = 0, 0, 0
+        while i < len(ms) and j < len(cs):
+            lo, hi = max(ms[i], cs[j]), min(me[i], ce[j])
+            overlap += max(0, hi - lo)
+            if me[i] < ce[j]:
+                i += 1
+            else:
+                j += 1
+        comm = int((me - ms).sum())
+        ratio = overlap / comm if comm else float("nan")
+        rows.append({"rank": rank, "comp_comm_overlap_pctg": round(100 * ratio, 2)})
+    return pd.DataFrame(rows, columns=["rank", "comp_comm_overlap_pctg"])

@@ -109,3 +109,36 @@ def test_kernel_types_are_hta_s():
                  "Memcpy HtoD (Pageable -> Device)", "Memset (Device)", "dma_copy", "Stream Sync",
                  "void at::native::elementwise_kernel<128>", "Context Sync", "ampere_sgemm_32x32"]:
         assert weft.hta.kernel_type(name) == hta_utils.get_kernel_type(name), name
+
+
+def check_kernels(folder):
+    a = hta_analysis(folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want_types, want_kernels = a.get_gpu_kernel_breakdown(visualize=False)
+    got_types, got_kernels = weft.hta.gpu_kernel_breakdown(folder)
+    # Rows of no time are left out of both (HTA's sweep can label a zero-length step between equal times).
+    want_types = want_types[want_types["sum"] > 0].reset_index(drop=True)
+    pd.testing.assert_frame_equal(got_types, want_types, check_dtype=False)
+    assert len(got_kernels) > 3
+    pd.testing.assert_frame_equal(got_kernels, want_kernels, check_dtype=False)
+    return got_types
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_kernel_breakdown_equals_hta(tmp_path, name):
+    types = check_kernels(folder_of(tmp_path, name))
+    assert set(types["kernel_type"]) >= {"COMPUTATION", "MEMORY"}
+
+
+def test_kernel_breakdown_of_a_folder_of_ranks_equals_hta(tmp_path):
+    src = HTA_SAMPLES / SAMPLES[2]
+    if not src.is_file():
+        pytest.skip(f"SKIPPED: {src} is absent")
+    d = tmp_path / "ranks"
+    d.mkdir()
+    text = gzip.decompress(src.read_bytes())
+    for rank in (0, 2):
+        (d / f"rank-{rank}.json.gz").write_bytes(gzip.compress(text.replace(b'"rank": 0,', f'"rank": {rank},'.encode(), 1)))
+    types = check_kernels(d)
+    assert "COMPUTATION overlapping COMMUNICATION" in set(types["kernel_type"])

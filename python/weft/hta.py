@@ -1,6 +1,6 @@
 """HTA's first analyses (Holistic Trace Analysis, for PyTorch/Kineto traces) over weft's tables, with HTA's
 column names and numbers: ``temporal_breakdown`` (``TraceAnalysis.get_temporal_breakdown``) and
-``comm_comp_overlap`` (``get_comm_comp_overlap``), over a folder of per-rank Kineto traces (or one trace).
+``comm_comp_overlap`` (``get_comm_comp_overlap``) and ``gpu_kernel_breakdown`` (``get_gpu_kernel_breakdown``), over a folder of per-rank Kineto traces (or one trace).
 
 As HTA computes them: a rank's GPU events are its kernels, memory copies and sets (the Kineto categories
 ``kernel``, ``gpu_memcpy``, ``gpu_memset``: the events with a GPU stream); times are in us, a start rounded
@@ -20,7 +20,7 @@ from typing import Dict, List, Union
 
 import numpy as np
 
-__all__ = ["temporal_breakdown", "comm_comp_overlap", "gpu_kernels", "kernel_type"]
+__all__ = ["temporal_breakdown", "comm_comp_overlap", "gpu_kernel_breakdown", "gpu_kernels", "kernel_type"]
 
 GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 _NCCL = re.compile(r"^ncclKernel|^ncclDevKernel")
@@ -185,3 +185,73 @@ def comm_comp_overlap(path: Union[str, "os.PathLike[str]"]):
         ratio = overlap / comm if comm else float("nan")
         rows.append({"rank": rank, "comp_comm_overlap_pctg": round(100 * ratio, 2)})
     return pd.DataFrame(rows, columns=["rank", "comp_comm_overlap_pctg"])
+
+
+def _type_time(k, types):
+    """HTA's ``_get_gpu_kernel_type_time``: the time each kernel type (and each overlap of types, "A
+    overlapping B") runs, from the merged intervals of each type swept together."""
+    import pandas as pd
+
+    bits = {t: 1 << i for i, t in enumerate(types)}
+    times, steps = [], []
+    for t in types:
+        s, e = _merged(k[k["kernel_type"] == t])
+        times += [s, e]
+        steps += [np.full(len(s), bits[t]), np.full(len(e), -bits[t])]
+    time = np.concatenate(times) if times else np.zeros(0, np.int64)
+    step = np.concatenate(steps) if steps else np.zeros(0, np.int64)
+    order = np.argsort(time, kind="stable")
+    time, step = time[order], step[order]
+    running = np.cumsum(step)
+    dur = np.diff(time, append=time[-1] if len(time) else 0)
+    out = {}
+    for r, d in zip(running, dur):
+        if r > 0:
+            label = " overlapping ".join(t for t in types if r & bits[t])
+            out[label] = out.get(label, 0) + int(d)
+    return pd.DataFrame({"kernel_type": list(out), "sum": list(out.values())})
+
+
+def _aggregate(k, num_kernels, duration_ratio):
+    """HTA's ``_aggr_gpu_kernel_time``: per kernel name sum, max, min, mean, std of its durations (us), the
+    names past the top ``num_kernels`` or past ``duration_ratio`` of the cumulated time grouped as
+    "others" (whose figures are then over the grouped names' sums, as HTA computes them)."""
+    d = k.assign(dur=k["end"] - k["ts"]).groupby("name")["dur"].agg(["sum", "max", "min", "mean", "std"])
+    d = d.reset_index().sort_values("sum", ascending=False, ignore_index=True)
+    d = d.fillna({"std": 0})
+    if d.shape[0] > num_kernels:
+        d["cumsum"] = d["sum"].cumsum()
+        q = d["cumsum"].quantile(duration_ratio)
+        d.loc[d["cumsum"] > q, "name"] = "others"
+        d.loc[d.index >= num_kernels, "name"] = "others"
+        d = d.groupby("name")["sum"].agg(["sum", "max", "min", "mean", "std"]).reset_index().fillna({"std": 0})
+    return d
+
+
+def gpu_kernel_breakdown(path: Union[str, "os.PathLike[str]"], duration_ratio: float = 0.8,
+                         num_kernels: int = 10, include_memory_kernels: bool = True):
+    """HTA's ``get_gpu_kernel_breakdown``: (kernel_type_df, kernel_df). kernel_type_df: kernel_type
+    (COMPUTATION, COMMUNICATION, MEMORY and their overlaps, "A overlapping B"), sum (us, over every rank),
+    percentage; kernel_df: per rank and type the kernels by name (the top ones; the rest as "others") with
+    ``sum (us)``, ``max (us)``, ``min (us)``, ``stddev``, ``mean (us)``, kernel_type, rank."""
+    import pandas as pd
+
+    types = ["COMPUTATION", "COMMUNICATION"] + (["MEMORY"] if include_memory_kernels else [])
+    type_parts, kernel_parts = [], []
+    for rank, k in _by_rank(path).items():
+        type_parts.append(_type_time(k, types))
+        for t in types:
+            a = _aggregate(k[k["kernel_type"] == t], num_kernels, duration_ratio)
+            a["kernel_type"] = t
+            a["rank"] = int(rank)
+            kernel_parts.append(a)
+    by_type = pd.concat(type_parts, ignore_index=True) if type_parts else pd.DataFrame(columns=["kernel_type", "sum"])
+    by_type = by_type.groupby("kernel_type")["sum"].agg(["sum"]).reset_index()
+    by_type = by_type.sort_values("sum", ascending=False, ignore_index=True)
+    by_type["percentage"] = (by_type["sum"] / by_type["sum"].sum() * 100).round(1)
+    cols = ["name", "sum", "max", "min", "std", "mean", "kernel_type", "rank"]
+    kernels = pd.concat([p[cols] for p in kernel_parts], ignore_index=True) if kernel_parts else pd.DataFrame(columns=cols)
+    kernels = kernels.sort_values(["kernel_type", "name", "rank"], ignore_index=True)
+    kernels = kernels.rename(columns={"sum": "sum (us)", "mean": "mean (us)", "max": "max (us)", "min": "min (us)",
+                                      "std": "stddev"})
+    return by_type, kernels

@@ -54,5 +54,10 @@ pub fn report<'a>(trace: &'a Trace, tree: &CallTree, inverted: bool, window: Opt
             }
         })
         .collect();
-    Report { total_ns: total, inverted, window: window.map(|w| Window { start_ns: w.start_ns, end_ns: w.end_ns }), nodes }
+    Report {
+        total_ns: total,
+        inverted,
+        window: window.map(|w| Window { start_ns: w.start_ns, end_ns: w.end_ns }),
+        nodes,
+    }
 }

@@ -125,9 +125,10 @@ fn kept_locations(model: &Model, locations: Option<Vec<u32>>) -> PyResult<Option
     let Some(ls) = locations else { return Ok(None) };
     let mut keep = vec![false; n];
     for l in ls {
-        *keep.get_mut(l as usize).ok_or_else(|| {
-            PyValueError::new_err(format!("locations: {l} is not a location (the trace has {n})"))
-        })? = true;
+        *keep
+            .get_mut(l as usize)
+            .ok_or_else(|| PyValueError::new_err(format!("locations: {l} is not a location (the trace has {n})")))? =
+            true;
     }
     Ok(Some(keep))
 }

@@ -142,3 +142,39 @@ def test_kernel_breakdown_of_a_folder_of_ranks_equals_hta(tmp_path):
         (d / f"rank-{rank}.json.gz").write_bytes(gzip.compress(text.replace(b'"rank": 0,', f'"rank": {rank},'.encode(), 1)))
     types = check_kernels(d)
     assert "COMPUTATION overlapping COMMUNICATION" in set(types["kernel_type"])
+
+
+def check_idle(folder, ranks=None):
+    a = hta_analysis(folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want, _ = a.get_idle_time_breakdown(ranks=ranks, visualize=False)
+    got = weft.hta.idle_time_breakdown(folder, ranks=ranks)
+    assert list(got.columns) == list(want.columns)
+    # The streams in another order: HTA's is the trace file's order of its events, which weft's tables
+    # (by location, then time) do not keep.
+    key = ["rank", "stream", "idle_category"]
+    pd.testing.assert_frame_equal(got.sort_values(key, ignore_index=True), want.sort_values(key, ignore_index=True),
+                                  check_dtype=False)
+    return got
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_idle_time_breakdown_equals_hta(tmp_path, name):
+    got = check_idle(folder_of(tmp_path, name))
+    assert (got["idle_category"] == "host_wait").any() and got["idle_time"].sum() > 0
+
+
+def test_idle_time_breakdown_of_another_rank_equals_hta(tmp_path):
+    src = HTA_SAMPLES / SAMPLES[2]
+    if not src.is_file():
+        pytest.skip(f"SKIPPED: {src} is absent")
+    d = tmp_path / "ranks"
+    d.mkdir()
+    text = gzip.decompress(src.read_bytes())
+    for rank in (0, 5):
+        (d / f"rank-{rank}.json.gz").write_bytes(gzip.compress(text.replace(b'"rank": 0,', f'"rank": {rank},'.encode(), 1)))
+    assert check_idle(d, ranks=[5])["rank"].eq(5).all()
+    assert set(check_idle(d, ranks=[0, 5])["rank"]) == {0, 5}
+    with pytest.raises(ValueError, match="rank: 2 is not among"):
+        weft.hta.idle_time_breakdown(d, ranks=[2])

@@ -1,6 +1,7 @@
 """HTA's first analyses (Holistic Trace Analysis, for PyTorch/Kineto traces) over weft's tables, with HTA's
 column names and numbers: ``temporal_breakdown`` (``TraceAnalysis.get_temporal_breakdown``) and
-``comm_comp_overlap`` (``get_comm_comp_overlap``) and ``gpu_kernel_breakdown`` (``get_gpu_kernel_breakdown``), over a folder of per-rank Kineto traces (or one trace).
+``comm_comp_overlap`` (``get_comm_comp_overlap``), ``gpu_kernel_breakdown`` (``get_gpu_kernel_breakdown``) and
+``idle_time_breakdown`` (``get_idle_time_breakdown``), over a folder of per-rank Kineto traces (or one trace).
 
 As HTA computes them: a rank's GPU events are its kernels, memory copies and sets (the Kineto categories
 ``kernel``, ``gpu_memcpy``, ``gpu_memset``: the events with a GPU stream); times are in us, a start rounded
@@ -16,11 +17,11 @@ import gzip
 import os
 import re
 from pathlib import Path
-from typing import Dict, List, Union
+from typing import Dict, List, Optional, Union
 
 import numpy as np
 
-__all__ = ["temporal_breakdown", "comm_comp_overlap", "gpu_kernel_breakdown", "gpu_kernels", "kernel_type"]
+__all__ = ["temporal_breakdown", "comm_comp_overlap", "gpu_kernel_breakdown", "idle_time_breakdown", "gpu_kernels", "kernel_type"]
 
 GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 _NCCL = re.compile(r"^ncclKernel|^ncclDevKernel")
@@ -67,8 +68,11 @@ def _events(trace):
     def number(key):
         return np.array([_int(v) for v in trace._t.interval_arg(key)], dtype=np.int64)
 
+    region = iv.column("region").to_numpy()
+    cats = trace.regions().column("category").to_numpy(zero_copy_only=False).astype(str)
     return pd.DataFrame({
-        "name": names[iv.column("region").to_numpy()],
+        "name": names[region],
+        "cat": cats[region],
         "stream": number("stream"),
         "correlation": number("correlation"),
         "ts": -(-start // 1000),
@@ -92,15 +96,18 @@ def _int(v) -> int:
 
 
 def _last_step_filter(events):
+    import pandas as pd
+
     """HTA's filter of a trace with several ProfilerStep annotations (``Trace._filter_irrelevant_gpu_kernels``):
     the CPU events that start before the last ProfilerStep does, and the GPU events they launched (by
     correlation id)."""
+
     gpu = ((events["stream"] >= 0) & (events["correlation"] >= 0)) | events["name"].isin(_SYNC)
     cpu = events[~gpu]
     steps = cpu[cpu["name"].str.contains("ProfilerStep", regex=False)]
     cpu = cpu[cpu["ts"] < steps["ts"].max()]
     launched = events[gpu & events["correlation"].isin(set(cpu["correlation"]))]
-    return launched
+    return pd.concat([launched, cpu])
 
 
 def gpu_kernels(trace, last_step_filter: bool = False):
@@ -128,9 +135,8 @@ def _merged(frame):
     return starts, ends
 
 
-def _by_rank(path) -> Dict[int, "object"]:
-    """Each rank's GPU events, HTA's way: with several ProfilerStep annotations in the run (over all ranks),
-    only those launched before the last step."""
+def _ranks(path):
+    """Each rank's trace (by ``distributedInfo.rank``), and whether the run has several ProfilerSteps."""
     from . import open as weft_open
 
     traces = {}
@@ -139,7 +145,14 @@ def _by_rank(path) -> Dict[int, "object"]:
     steps = set()
     for t in traces.values():
         steps.update(n for n in t.regions().column("name").to_pylist() if "ProfilerStep" in n)
-    return {rank: gpu_kernels(t, last_step_filter=len(steps) > 1) for rank, t in sorted(traces.items())}
+    return dict(sorted(traces.items())), len(steps) > 1
+
+
+def _by_rank(path) -> Dict[int, "object"]:
+    """Each rank's GPU events, HTA's way: with several ProfilerStep annotations in the run (over all ranks),
+    only those launched before the last step."""
+    traces, several = _ranks(path)
+    return {rank: gpu_kernels(t, last_step_filter=several) for rank, t in traces.items()}
 
 
 def temporal_breakdown(path: Union[str, "os.PathLike[str]"]):
@@ -255,3 +268,53 @@ def gpu_kernel_breakdown(path: Union[str, "os.PathLike[str]"], duration_ratio: f
     kernels = kernels.rename(columns={"sum": "sum (us)", "mean": "mean (us)", "max": "max (us)", "min": "min (us)",
                                       "std": "stddev"})
     return by_type, kernels
+
+
+_KERNEL_CATS = ("kernel", "Kernel", "gpu_memset", "Memset", "gpu_memcpy", "Memcpy", "mtia_ccp_events")
+_IDLE = ("host_wait", "kernel_wait", "other")
+
+
+def idle_time_breakdown(path: Union[str, "os.PathLike[str]"], ranks: Optional[List[int]] = None,
+                        consecutive_kernel_delay: int = 30):
+    """HTA's ``get_idle_time_breakdown`` (its first frame) of ``ranks`` (default ``[0]``): per rank and GPU
+    stream, the idle time (us) before each kernel (memory copy, set) split into host_wait (the kernel's runtime
+    call started after the previous kernel on the stream ended), kernel_wait (a gap under
+    ``consecutive_kernel_delay`` us) and other; columns rank, stream, idle_category, idle_time,
+    idle_time_ratio. The streams of a rank come in the order of their first kernel (HTA's: the trace file's
+    order of its events, which weft's tables do not keep)."""
+    import pandas as pd
+
+    traces, several = _ranks(path)
+    parts = []
+    for rank in ranks or [0]:
+        if rank not in traces:
+            raise ValueError(f"rank: {rank} is not among the ranks of {path} ({sorted(traces)})")
+        parts += _idle_of_rank(traces[rank], rank, several, consecutive_kernel_delay)
+    cols = ["rank", "stream", "idle_category", "idle_time", "idle_time_ratio"]
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+    return out[cols].round(2)
+
+
+def _idle_of_rank(trace, rank, several, delay):
+    import pandas as pd
+
+    events = _events(trace)
+    if several:
+        events = _last_step_filter(events)
+    gpu = (events["stream"] >= 0) & (events["correlation"] >= 0) | events["name"].isin(_SYNC)
+    runtime = events[~gpu & (events["correlation"] >= 0)].drop_duplicates("correlation").set_index("correlation")["ts"]
+    k = events[(events["stream"] != -1) & events["cat"].isin(_KERNEL_CATS)].sort_values("ts", kind="stable")
+    k = k.assign(ts_runtime=k["correlation"].map(runtime))
+    parts = []
+    for stream in k["stream"].unique():
+        s = k[k["stream"] == stream]
+        prev_end = s["end"].shift(1)
+        idle = s["ts"] - prev_end
+        host = s["ts_runtime"] > prev_end
+        cat = np.where(host, 0, np.where(idle < delay, 1, 2))
+        sums = pd.Series(idle.to_numpy(), index=cat).groupby(level=0).sum()
+        total = sums.sum()
+        parts.append(pd.DataFrame({"rank": rank, "stream": stream, "idle_category": [_IDLE[c] for c in sums.index],
+                                   "idle_time": sums.to_numpy().astype(float),
+                                   "idle_time_ratio": sums.to_numpy() / total if total else np.nan}))
+    return parts

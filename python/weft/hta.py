@@ -1,10 +1,11 @@
 """HTA's first analyses (Holistic Trace Analysis, for PyTorch/Kineto traces) over weft's tables, with HTA's
-column names and numbers: ``temporal_breakdown`` (``TraceAnalysis.get_temporal_breakdown``) and
+column names and numbers: ``temporal_breakdown`` (``TraceAnalysis.get_temporal_breakdown``),
 ``comm_comp_overlap`` (``get_comm_comp_overlap``), ``gpu_kernel_breakdown`` (``get_gpu_kernel_breakdown``) and
 ``idle_time_breakdown`` (``get_idle_time_breakdown``), over a folder of per-rank Kineto traces (or one trace).
 
-As HTA computes them: a rank's GPU events are its kernels, memory copies and sets (the Kineto categories
-``kernel``, ``gpu_memcpy``, ``gpu_memset``: the events with a GPU stream); times are in us, a start rounded
+As HTA computes them: a rank's GPU events are those with a ``stream`` arg (kernels, memory copies and sets,
+CUDA syncs), and where the run has several ProfilerStep annotations only those launched (by ``correlation``)
+before the last step starts; times are in us, a start rounded
 up and an end rounded down to the us (HTA's rounding of ns-resolution traces); a kernel is COMMUNICATION when
 its name matches ``^ncclKernel|^ncclDevKernel``, MEMORY when ``^Memcpy|^Memset|^dma``, COMPUTATION unless it
 matches ``^nccl.*Kernel|.*Memcpy|Memset|.*Sync``; intervals of a kind are merged before they are summed.
@@ -23,7 +24,6 @@ import numpy as np
 
 __all__ = ["temporal_breakdown", "comm_comp_overlap", "gpu_kernel_breakdown", "idle_time_breakdown", "gpu_kernels", "kernel_type"]
 
-GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
 _NCCL = re.compile(r"^ncclKernel|^ncclDevKernel")
 _MEMORY = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
 _NOT_COMPUTE = re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")

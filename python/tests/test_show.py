@@ -10,6 +10,7 @@ saying so, where it is absent.
 import io
 import json
 import os
+import sys
 import shutil
 import subprocess
 import tarfile
@@ -217,11 +218,11 @@ def test_the_served_page_draws_a_shared_trace():
 
 def test_the_wheel_carries_the_page(tmp_path):
     need_viewer()
-    maturin = shutil.which("maturin") or str(Path(os.sys.executable).parent / "maturin")
+    maturin = shutil.which("maturin") or str(Path(sys.executable).parent / "maturin")
     if not Path(maturin).is_file():
         pytest.skip("SKIPPED: no maturin to build a wheel")
     env = dict(os.environ, CARGO_TARGET_DIR=os.environ.get("CARGO_TARGET_DIR", str(ROOT / "python" / "target")),
-               PYO3_PYTHON=os.sys.executable)
+               PYO3_PYTHON=sys.executable)
     # The profile `maturin develop` built (scripts/python-test.sh): nothing compiles again.
     r = subprocess.run([maturin, "build", "-q", "--profile", "dev", "-m", str(ROOT / "python" / "Cargo.toml"),
                         "-o", str(tmp_path)], capture_output=True, text=True, env=env, timeout=1800)

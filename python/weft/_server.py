@@ -22,7 +22,6 @@ import http.server
 import os
 import re
 import secrets
-import shutil
 import tarfile
 import tempfile
 import threading

@@ -90,6 +90,11 @@ def test_the_bar_is_tqdm_s_or_a_stderr_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(_progress, "PROGRESS_MIN_BYTES", size)
     weft.open(path)
     assert "reading small.json" in capsys.readouterr().err
+
+
+def test_without_tqdm_the_bar_is_a_stderr_line(tmp_path, capsys, monkeypatch):
+    path = big_chrome(tmp_path / "small.json", 2000)
+    size = path.stat().st_size
     # Without tqdm: a line on stderr, rewritten in place, ending at 100%.
     real_import = builtins.__import__
 

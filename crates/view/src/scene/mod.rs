@@ -14,6 +14,7 @@ pub mod grains;
 pub mod groups;
 pub mod legend;
 pub mod message_marks;
+pub mod note_marks;
 pub mod moments;
 pub mod number;
 pub mod palette;

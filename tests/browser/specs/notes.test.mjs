@@ -137,7 +137,7 @@ test('notes: a range and an interval, drawn and listed; the link and the file ca
     await other.setInputFiles('#notes-import-file', file);
     await other.waitForFunction(() => window.weft.viewer.notes_list().length === 2);
     assert.deepEqual(await notesOf(other), notes);
-    assert.equal(await other.textContent('#error-text'), '', 'same trace: no warning');
+    assert.deepEqual(await other.evaluate(() => window.weft.errors), [], 'same trace: no warning');
     await other.evaluate(() => { window.weft.viewer.notes_remove(1); window.weft.viewer.notes_remove(0); });
     const loads = await other.evaluate(() => window.weft.loads);
     await dropFile(other, 'dropped.weft-notes.json', fs.readFileSync(file));
@@ -148,14 +148,14 @@ test('notes: a range and an interval, drawn and listed; the link and the file ca
     // Written for another trace: imported, with a warning.
     const moved = { ...doc, trace: { name: 'another.otf2', span_ns: doc.trace.span_ns + 1 } };
     await dropFile(other, 'moved.weft-notes.json', Buffer.from(JSON.stringify(moved)));
-    await other.waitForFunction(() => /written for "another\.otf2"/.test(document.getElementById('error-text').textContent));
-    assert.match(await other.textContent('#error-text'), /spans/);
+    await other.waitForFunction(() => window.weft.errors.some((e) => /written for "another\.otf2"/.test(e)));
+    assert.match((await other.evaluate(() => window.weft.errors)).at(-1), /spans/);
     assert.equal((await notesOf(other)).length, 2);
     await other.close();
 
     // ---- a garbled link: an error line, the trace still shown ----
     const bad = await open(browser, `${base}#sample=timeline&notes=AQ$$`, problems);
-    await bad.waitForFunction(() => /link's notes/.test(document.getElementById('error-text').textContent));
+    await bad.waitForFunction(() => window.weft.errors.some((e) => /link's notes/.test(e)));
     assert.deepEqual(await notesOf(bad), []);
     await bad.close();
     await page.close();

@@ -15,8 +15,8 @@ pub const FLAG_PX: f32 = 16.0;
 const TEXT_PX: f32 = 11.0;
 /// A flag is at most this wide; its text is clipped to it.
 const FLAG_MAX_PX: f32 = 260.0;
-/// Flags of notes visible together step down by one flag, in this many steps, so neighbours stay legible.
-const FLAG_STEPS: usize = 3;
+/// Places a flag may take below its first, one flag apart, before it is drawn over another flag.
+const FLAG_TRIES: usize = 6;
 
 /// The colour of `c` at alpha `a`.
 pub fn colour(c: Colour, a: u8) -> Rgba {
@@ -51,7 +51,8 @@ pub fn draw(sc: &mut Scene, notes: &NoteSet, trace: &Trace, layout: &TimelineLay
     let (x_left, x_right) = (view.track_x0(), view.width);
     let (top, bottom) = (AXIS_PX, view.plot_bottom());
     let lane = layout.metrics.lane_px;
-    let mut shown = 0usize;
+    // Flags already placed (x0, y0, x1, y1): a flag takes the first of its places that meets none of them.
+    let mut placed: Vec<[f32; 4]> = Vec::new();
     for (k, n) in notes.notes().iter().enumerate() {
         let (a, b) = (view.x_of(n.t0_ns as f64), view.x_of(n.t1_ns as f64));
         if b < x_left || a > x_right {
@@ -95,22 +96,26 @@ pub fn draw(sc: &mut Scene, notes: &NoteSet, trace: &Trace, layout: &TimelineLay
                 }
             }
         });
-        // The flag: above an interval note's lane (below it when that is off the top), else at the band's top
-        // stepped down by the notes shown before it.
-        let step = (shown % FLAG_STEPS) as f32 * FLAG_PX;
-        let fy = if n.interval {
-            if y0 - FLAG_PX >= top {
+        // The flag: above an interval note's lane (below it when that is off the top), else at the band's top;
+        // moved down a flag at a time past flags placed before it.
+        let first = if n.interval {
+            if y0 - FLAG_PX - 1.0 >= top {
                 y0 - FLAG_PX - 1.0
             } else {
                 y1c + 1.0
             }
         } else {
-            (y0c + step).min(bottom - FLAG_PX)
+            y0c
         };
-        shown += 1;
         let text = if n.text.is_empty() { format!("{}", k + 1) } else { format!("{} \u{b7} {}", k + 1, n.text) };
         let width = (text.chars().count() as f32 * TEXT_PX * 0.6 + 8.0).min(FLAG_MAX_PX);
         let fx = x0.min(x_right - width).max(x_left);
+        let meets = |y: f32| placed.iter().any(|p| fx < p[2] && fx + width > p[0] && y < p[3] && y + FLAG_PX > p[1]);
+        let fy = (0..FLAG_TRIES)
+            .map(|j| (first + j as f32 * FLAG_PX).min(bottom - FLAG_PX))
+            .find(|&y| !meets(y))
+            .unwrap_or(first.min(bottom - FLAG_PX));
+        placed.push([fx, fy, fx + width, fy + FLAG_PX]);
         sc.decorate(|sc| {
             sc.rects.push(RectInstance::filled(fx, fy, width, FLAG_PX, colour(c, 0xe8)));
         });
@@ -160,6 +165,20 @@ mod tests {
         // Each note's text is a label, as text.
         let texts: Vec<&str> = sc.labels.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, ["1 · <b>phase</b>", "2 · call"]);
+        // A second range over the first: its flag goes below the first's, not over it.
+        let over = Note { t0_ns: span / 4 + 1, text: "over".into(), colour: Colour::Green, ..notes.notes()[0].clone() };
+        notes.add(&t, over).unwrap();
+        let mut sc = Scene::new(1200.0, 800.0, 0);
+        draw(&mut sc, &notes, &t, &layout, &view);
+        let flags: Vec<_> = sc.rects.iter().filter(|r| r.fill & 0xff == 0xe8).collect();
+        assert_eq!(flags.len(), 3);
+        for (k, a) in flags.iter().enumerate() {
+            for b in &flags[k + 1..] {
+                let meet = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+                assert!(!meet, "flags meet: {a:?} {b:?}");
+            }
+        }
+        notes.remove(2);
         // Out of view: nothing.
         let mut away = view.clone();
         away.t0_ns = span as f64 * 0.9;

@@ -99,7 +99,7 @@ function createPanels(app, viewer, canvas) {
   weft.diagnosisPanel = new DiagnosisPanel({ viewer, canvas, root: $('diagnosis-panel'), ask: app.reader.ask, weft, onError: status.showError });
   weft.particlesPanel = new ParticlesPanel({ viewer, stage: ui.stage });
   weft.notesPanel = new NotesPanel({ viewer, root: $('notes-panel'), fileName: () => ui.fileName.textContent, isNotesFile: app.isNotesFile,
-    download, onWarning: status.showError, onError: status.showError });
+    download, onChange: () => weft.permalink && weft.permalink.write(), onWarning: status.showError, onError: status.showError });
   app.takesDrop = (file) => weft.notesPanel.takesDrop(file, (f) => app.reader.openFile(f));
 }
 

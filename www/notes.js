@@ -18,11 +18,12 @@ const MAX_FILE_BYTES = 1 << 20;
 export class NotesPanel extends ViewPanel {
   /**
    * @param viewer the page's Viewer; weft the page's state; fileName the trace's name as the page shows it;
-   * isNotesFile(text) the wasm module's sniff; download(blob, name) saves a file; onWarning(text) says what an import did not match; onError as usual
+   * isNotesFile(text) the wasm module's sniff; download(blob, name) saves a file; onChange() after an import
+   * (no interaction follows it to rewrite the link); onWarning(text) says what an import did not match; onError as usual
    */
-  constructor({ viewer, root, fileName, isNotesFile, download, onWarning, onError }) {
+  constructor({ viewer, root, fileName, isNotesFile, download, onChange, onWarning, onError }) {
     super({ root, view: 'timeline', onError, toggle: { id: 'notes-toggle', title: 'Notes: text on a time range or an interval (M notes what is under the pointer)', text: 'Notes' } });
-    Object.assign(this, { viewer, fileName, isNotesFile, download, onWarning });
+    Object.assign(this, { viewer, fileName, isNotesFile, download, onChange: onChange || (() => {}), onWarning });
     this.colour = 'yellow';
     this.build();
     window.addEventListener('keydown', (e) => this.onKey(e));
@@ -134,6 +135,7 @@ export class NotesPanel extends ViewPanel {
     if (r.warnings.length) this.onWarning(`${file.name}: ${r.warnings.join('; ')}`);
     if (!this.open) this.setOpen(true); else this.refresh();
     this.viewer.invalidate();
+    this.onChange();
   }
 
   /** A file dropped onto the page: taken (true) when a trace's timeline is open and the file is small; read as

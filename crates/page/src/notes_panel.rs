@@ -76,8 +76,14 @@ impl Viewer {
         let (index, kind) = match (hovered, selection) {
             (Some(i), _) => (set.add_interval(trace, i, text, colour).map_err(err)?, "interval"),
             (None, Some(w)) => {
-                let note =
-                    Note { t0_ns: w.start_ns, t1_ns: w.end_ns, text: text.to_string(), colour, location: None, interval: false };
+                let note = Note {
+                    t0_ns: w.start_ns,
+                    t1_ns: w.end_ns,
+                    text: text.to_string(),
+                    colour,
+                    location: None,
+                    interval: false,
+                };
                 (set.add(trace, note).map_err(err)?, "range")
             }
             (None, None) => {

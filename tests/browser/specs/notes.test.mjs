@@ -137,6 +137,7 @@ test('notes: a range and an interval, drawn and listed; the link and the file ca
     await other.setInputFiles('#notes-import-file', file);
     await other.waitForFunction(() => window.weft.viewer.notes_list().length === 2);
     assert.deepEqual(await notesOf(other), notes);
+    await other.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).has('notes'), null, { timeout: 5000 });
     assert.deepEqual(await other.evaluate(() => window.weft.errors), [], 'same trace: no warning');
     await other.evaluate(() => { window.weft.viewer.notes_remove(1); window.weft.viewer.notes_remove(0); });
     const loads = await other.evaluate(() => window.weft.loads);

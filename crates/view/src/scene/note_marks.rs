@@ -96,32 +96,24 @@ pub fn draw(sc: &mut Scene, notes: &NoteSet, trace: &Trace, layout: &TimelineLay
                 }
             }
         });
-        // The flag: above an interval note's lane (below it when that is off the top), else at the band's top;
-        // moved down a flag at a time past flags placed before it.
-        let first = if n.interval {
-            if y0 - FLAG_PX - 1.0 >= top {
-                y0 - FLAG_PX - 1.0
-            } else {
-                y1c + 1.0
-            }
-        } else {
-            y0c
-        };
+        // The flag: above an interval note's lane, else below it, then further down; a range's at the band's
+        // top, then further down: the first place that meets no flag placed before it.
+        let above = y0 - FLAG_PX - 1.0;
+        let (first, next) = if n.interval { (above, y1c + 1.0) } else { (y0c, y0c + FLAG_PX) };
+        let places = std::iter::once(first)
+            .filter(|&y| y >= top)
+            .chain((0..FLAG_TRIES).map(|j| next + j as f32 * FLAG_PX))
+            .map(|y| y.min(bottom - FLAG_PX));
         let text = if n.text.is_empty() { format!("{}", k + 1) } else { format!("{} \u{b7} {}", k + 1, n.text) };
         let width = (text.chars().count() as f32 * TEXT_PX * 0.6 + 8.0).min(FLAG_MAX_PX);
         let fx = x0.min(x_right - width).max(x_left);
         let meets = |y: f32| placed.iter().any(|p| fx < p[2] && fx + width > p[0] && y < p[3] && y + FLAG_PX > p[1]);
-        let fy = (0..FLAG_TRIES)
-            .map(|j| (first + j as f32 * FLAG_PX).min(bottom - FLAG_PX))
-            .find(|&y| !meets(y))
-            .unwrap_or(first.min(bottom - FLAG_PX));
+        let fy = places.clone().find(|&y| !meets(y)).or_else(|| places.clone().next()).unwrap_or(top);
         placed.push([fx, fy, fx + width, fy + FLAG_PX]);
         sc.decorate(|sc| {
             sc.rects.push(RectInstance::filled(fx, fy, width, FLAG_PX, colour(c, 0xe8)));
         });
-        sc.labels.push(
-            Label::new(fx + 4.0, fy + FLAG_PX / 2.0, text, text_colour(c), TEXT_PX).clipped(width - 6.0),
-        );
+        sc.labels.push(Label::new(fx + 4.0, fy + FLAG_PX / 2.0, text, text_colour(c), TEXT_PX).clipped(width - 6.0));
     }
 }
 

@@ -328,7 +328,8 @@ pub fn from_json(text: &str) -> Result<NotesFile, NotesError> {
     if text.len() > MAX_FILE_BYTES {
         return Err(NotesError::FileTooLarge { bytes: text.len(), max: MAX_FILE_BYTES });
     }
-    let doc: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| NotesError::Json(e.to_string()))?;
+    let doc: Value =
+        serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| NotesError::Json(e.to_string()))?;
     let version = doc.get("weft_notes").ok_or(NotesError::NotNotes)?;
     if version.as_u64() != Some(FILE_VERSION) {
         return Err(NotesError::FileVersion { found: version.to_string() });
@@ -341,12 +342,11 @@ pub fn from_json(text: &str) -> Result<NotesFile, NotesError> {
     let trace = match doc.get("trace") {
         None | Some(Value::Null) => None,
         Some(t) => Some(NotesTrace {
-            name: t
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| field("trace", "name", "a string"))?
-                .to_string(),
-            span_ns: t.get("span_ns").and_then(Value::as_u64).ok_or_else(|| field("trace", "span_ns", "a whole number"))?,
+            name: t.get("name").and_then(Value::as_str).ok_or_else(|| field("trace", "name", "a string"))?.to_string(),
+            span_ns: t
+                .get("span_ns")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| field("trace", "span_ns", "a whole number"))?,
         }),
     };
     let list = doc.get("notes").and_then(Value::as_array).ok_or_else(|| field("the file", "notes", "a list"))?;
@@ -357,7 +357,9 @@ pub fn from_json(text: &str) -> Result<NotesFile, NotesError> {
     for (k, v) in list.iter().enumerate() {
         let note = k + 1;
         let at = format!("note {note}");
-        let ns = |key: &'static str| v.get(key).and_then(Value::as_u64).ok_or_else(|| field(&at, key, "a whole number of ns"));
+        let ns = |key: &'static str| {
+            v.get(key).and_then(Value::as_u64).ok_or_else(|| field(&at, key, "a whole number of ns"))
+        };
         let (t0_ns, t1_ns) = (ns("t0_ns")?, ns("t1_ns")?);
         if t1_ns < t0_ns {
             return Err(NotesError::Range { note });
@@ -509,7 +511,11 @@ impl NoteSet {
     pub fn add_interval(&mut self, trace: &Trace, i: usize, text: &str, colour: Colour) -> Result<usize, NotesError> {
         let iv = &trace.intervals;
         if i >= iv.len() {
-            return Err(NotesError::Field { at: "the note".into(), field: "interval", expected: "an interval of the trace" });
+            return Err(NotesError::Field {
+                at: "the note".into(),
+                field: "interval",
+                expected: "an interval of the trace",
+            });
         }
         let note = Note {
             t0_ns: iv.start_ns[i],
@@ -698,7 +704,10 @@ mod tests {
         assert!(matches!(from_json(r#"{"weft_notes": 2, "notes": []}"#), Err(NotesError::FileVersion { .. })));
         assert!(matches!(from_json(r#"{"weft_notes": 1}"#), Err(NotesError::Field { field: "notes", .. })));
         let one = |n: &str| from_json(&format!(r#"{{"weft_notes": 1, "notes": [{n}]}}"#));
-        assert!(matches!(one(r#"{"t0_ns": -1, "t1_ns": 2, "text": ""}"#), Err(NotesError::Field { field: "t0_ns", .. })));
+        assert!(matches!(
+            one(r#"{"t0_ns": -1, "t1_ns": 2, "text": ""}"#),
+            Err(NotesError::Field { field: "t0_ns", .. })
+        ));
         assert_eq!(one(r#"{"t0_ns": 3, "t1_ns": 2, "text": ""}"#), Err(NotesError::Range { note: 1 }));
         assert!(matches!(one(r#"{"t0_ns": 1, "t1_ns": 2, "text": 5}"#), Err(NotesError::Field { field: "text", .. })));
         assert!(matches!(

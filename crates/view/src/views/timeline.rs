@@ -724,7 +724,9 @@ impl TimelinePane {
         let (t0, t1, location) = (n.t0_ns as f64, n.t1_ns as f64, n.location);
         let pad = ((t1 - t0) / 10.0).max(100.0);
         self.set_time_range(t0 - pad, t1 + pad);
-        let row = location.and_then(|l| self.layout.row_of_location.get(l as usize)).and_then(|&r| self.layout.rows.get(r as usize));
+        let row = location
+            .and_then(|l| self.layout.row_of_location.get(l as usize))
+            .and_then(|&r| self.layout.rows.get(r as usize));
         if let Some(row) = row {
             let shown = self.view.height - AXIS_PX;
             let y = row.y;

@@ -791,6 +791,30 @@ mod tests {
     }
 
     #[test]
+    fn the_timeline_draws_its_notes_and_zooms_to_them() {
+        use crate::views::timeline::TimelinePane;
+        use crate::views::Pane;
+        let t = std::rc::Rc::new(trace());
+        let mut pane = TimelinePane::new(t.clone(), 1200.0, 800.0);
+        let (set, tr) = pane.notes_mut();
+        let span = tr.span_ns;
+        set.add(tr, Note { t0_ns: span / 3, t1_ns: span / 3 + 50, text: "here".into(), ..sample()[0].clone() })
+            .unwrap();
+        let i = (0..t.intervals.len()).find(|&i| t.intervals.dur_ns[i] > 0).expect("an interval with a duration");
+        set.add_interval(tr, i, "that", Colour::Blue).unwrap();
+        let texts: Vec<String> = pane.scene().labels.iter().map(|l| l.text.clone()).collect();
+        assert!(texts.iter().any(|l| l == "1 · here"), "{texts:?}");
+        assert!(pane.show_note(0));
+        let (a, b) = pane.time_range().unwrap();
+        assert!(a <= (span / 3) as f64 && b >= (span / 3 + 50) as f64 && b - a < 1_000.0, "{a}..{b}");
+        assert!(pane.show_note(1));
+        let (a, b) = pane.time_range().unwrap();
+        assert!(a <= t.intervals.start_ns[i] as f64 && b >= t.intervals.end_ns(i) as f64, "{a}..{b}");
+        assert!(pane.scene().labels.iter().any(|l| l.text == "2 · that"));
+        assert!(!pane.show_note(2));
+    }
+
+    #[test]
     fn edits_keep_intervals_in_step() {
         let t = trace();
         let mut set = NoteSet::default();

@@ -172,7 +172,7 @@ mod tests {
         }
         notes.remove(2);
         // Out of view: nothing.
-        let mut away = view.clone();
+        let mut away = view;
         away.t0_ns = span as f64 * 0.9;
         away.t1_ns = span as f64;
         let mut sc = Scene::new(1200.0, 800.0, 0);

@@ -26,6 +26,7 @@ import { RowsPanel } from './rows-panel.js';
 import { CommPanel } from './comm-matrix.js';
 import { DiagnosisPanel } from './diagnosis-panel.js';
 import { ParticlesPanel } from './particles.js';
+import { NotesPanel } from './notes.js';
 import { createStatus } from './status.js';
 import { createReader } from './reader.js';
 import { createLoading } from './loading.js';
@@ -97,6 +98,9 @@ function createPanels(app, viewer, canvas) {
   weft.commPanel = new CommPanel({ viewer, canvas, root: $('comm-panel'), onError: status.showError });
   weft.diagnosisPanel = new DiagnosisPanel({ viewer, canvas, root: $('diagnosis-panel'), ask: app.reader.ask, weft, onError: status.showError });
   weft.particlesPanel = new ParticlesPanel({ viewer, stage: ui.stage });
+  weft.notesPanel = new NotesPanel({ viewer, root: $('notes-panel'), fileName: () => ui.fileName.textContent, isNotesFile: app.isNotesFile,
+    download, onChange: () => weft.permalink && weft.permalink.write(), onWarning: status.showError, onError: status.showError });
+  app.takesDrop = (file) => weft.notesPanel.takesDrop(file, (f) => app.reader.openFile(f));
 }
 
 async function main() {
@@ -140,6 +144,7 @@ async function main() {
   }
   weft.viewer = built.viewer;
   weft.backend = built.viewer.backend();
+  app.isNotesFile = built.mod.is_notes_file;
   ui.backend.textContent = weft.backend;
   app.pointer.wire(built.canvas);
   createPanels(app, built.viewer, built.canvas);

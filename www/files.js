@@ -52,7 +52,8 @@ export function initFiles(app) {
       Promise.all(entries.map((en) => filesUnder(en))).then((lists) => reader().openSet(name, lists.flat()))
         .catch((err) => app.status.showError(`${name}: cannot read the dropped folder (${err})`));
     } else if (dt.files && dt.files[0]) {
-      reader().openFile(dt.files[0]);
+      // A notes file dropped onto an open trace is read as notes (notes.js), not as a trace.
+      if (!(app.takesDrop && app.takesDrop(dt.files[0]))) reader().openFile(dt.files[0]);
     }
   });
 }

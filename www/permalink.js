@@ -4,6 +4,7 @@
 // with one. Embed options (theme, chrome, select) ride along unchanged. Only numbers and names of options go
 // into the hash. The view's options are the pairs of its schema (Viewer.option_schema, crates/view/src/views/options.rs),
 // written and read back as they are; this file knows the geometry keys and the aggregated view's open groups.
+// The notes ride along as one value, `notes`, that notes.js writes and reads (views::notes's link encoding).
 
 // Short hash keys for the geometry keys of viewer.view_brief().
 const GEOMETRY = { t0: 't0_ns', t1: 't1_ns', y: 'scroll_y', row: 'first_row', rh: 'row_height_px', ex: 'scroll_x_px', et: 'top_ns', en: 'ns_per_px', ec: 'column_px' };
@@ -43,6 +44,9 @@ export function capture(weft, carried) {
     if (Number.isInteger(st.local_critical)) p.set('local', String(st.local_critical));
     if (st.fitted) for (const k of Object.keys(VIEWPORT)) p.delete(k);
   }
+  // The notes on the trace (notes.js; views::notes: versioned, base64url), whatever view is shown.
+  const notes = weft.notesPanel && weft.notesPanel.link();
+  if (notes) p.set('notes', notes);
   for (const k of CARRIED) if (carried.has(k)) p.set(k, carried.get(k));
   return p;
 }
@@ -63,6 +67,7 @@ function aggregateState(p) {
 /** Put the view back as the link says; options the loaded trace lacks are skipped. */
 export function restore(app, p) {
   const v = app.weft.viewer;
+  if (app.weft.notesPanel) app.weft.notesPanel.fromLink(p.get('notes') || '');
   const view = p.get('view');
   if (view && view !== v.view() && v.views().includes(view)) app.switchView(view);
   const shown = v.view();

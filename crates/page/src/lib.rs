@@ -17,6 +17,7 @@ mod grain_panel;
 mod graph_export;
 mod legend_panel;
 mod message_panel;
+mod notes_panel;
 mod overlay;
 mod profile_panel;
 pub mod renderer;
@@ -24,6 +25,7 @@ mod rows_panel;
 mod store_view;
 mod viewer;
 
+pub use notes_panel::is_notes_file;
 pub use store_view::is_store_manifest;
 pub use viewer::Viewer;
 

@@ -15,6 +15,7 @@ pub mod groups;
 pub mod legend;
 pub mod message_marks;
 pub mod moments;
+pub mod note_marks;
 pub mod number;
 pub mod palette;
 pub mod parallelism;

@@ -10,6 +10,7 @@ const TIME: Keys = &[
     ("↑ / ↓, Shift+wheel", "scroll rows"),
     ("Shift+drag, Shift+click twice", "select a time range: its duration and profile"),
     ("click", "select a message or call (Messages panel)"),
+    ("M", "note the interval under the pointer, else the selected range (Notes panel)"),
     ("F", "fit: show everything"),
 ];
 

@@ -15,6 +15,7 @@ pub mod grains;
 pub mod keys;
 pub mod message_select;
 pub mod moments;
+pub mod notes;
 pub mod options;
 pub mod particles;
 pub mod set;

@@ -475,6 +475,11 @@ impl ViewSet {
         self.active_mut()?.as_timeline()
     }
 
+    /// The trace's timeline pane, shown or not (the notes live there: views::notes).
+    pub fn trace_timeline(&mut self) -> Option<&mut crate::views::timeline::TimelinePane> {
+        self.panes.iter_mut().find_map(|p| p.as_timeline())
+    }
+
     /// Show a second run's grain graph beside the aggregated view shown, analysed under its thresholds:
     /// `bundle` is the worker's grain bundle of it (`layouts::grain_bundle`; the worker reads the file, the
     /// page holds no reader).

@@ -13,12 +13,14 @@
 
 use super::counters::CounterTracks;
 use super::message_select::{self, MessageSelect, MessageSelection, Pair};
+use super::notes::NoteSet;
 use super::timeline_diagnosis::{explain, TimelineDiagnosis, WaitInfo};
 use super::{num, Hover, Pane};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
 use crate::scene::diagnosis_marks;
 use crate::scene::groups::{self, RegionUse};
 use crate::scene::message_marks;
+use crate::scene::note_marks;
 use crate::scene::timeline::{
     format_duration, format_time_for_span, region_colors, Overview, TimelineScene, TimelineView, AXIS_PX,
 };
@@ -124,6 +126,8 @@ pub struct TimelinePane {
     hovered_flow: Option<usize>,
     /// The worker's diagnosis of the trace (waits hatched, the critical path, the selected wait), once asked.
     diagnosis: Option<TimelineDiagnosis>,
+    /// The user's notes on this trace (views::notes; scene::note_marks draws them).
+    notes: NoteSet,
 }
 
 /// Functions a legend section lists before "other".
@@ -372,6 +376,7 @@ impl TimelinePane {
             region_uses: std::cell::OnceCell::new(),
             hovered_flow: None,
             diagnosis: None,
+            notes: NoteSet::default(),
         }
     }
 
@@ -692,6 +697,44 @@ impl TimelinePane {
             start_ns: iv.start_ns[i],
             dur_ns: iv.dur_ns[i],
         })
+    }
+
+    /// The notes on this trace, and the trace (views::notes).
+    pub fn notes_mut(&mut self) -> (&mut NoteSet, &Trace) {
+        (&mut self.notes, &self.trace)
+    }
+
+    pub fn notes(&self) -> &NoteSet {
+        &self.notes
+    }
+
+    /// The interval under the pointer (the last hover's), if any.
+    pub fn hovered_interval(&self) -> Option<usize> {
+        self.highlight
+    }
+
+    /// Zoom to note `k`: its interval as a search match is shown, else its range with a tenth on either side
+    /// and its location's row scrolled into view. False when there is no note `k`.
+    pub fn show_note(&mut self, k: usize) -> bool {
+        if let Some(i) = self.notes.interval_of(k) {
+            self.show_interval(i);
+            return true;
+        }
+        let Some(n) = self.notes.notes().get(k) else { return false };
+        let (t0, t1, location) = (n.t0_ns as f64, n.t1_ns as f64, n.location);
+        let pad = ((t1 - t0) / 10.0).max(100.0);
+        self.set_time_range(t0 - pad, t1 + pad);
+        let row = location
+            .and_then(|l| self.layout.row_of_location.get(l as usize))
+            .and_then(|&r| self.layout.rows.get(r as usize));
+        if let Some(row) = row {
+            let shown = self.view.height - AXIS_PX;
+            let y = row.y;
+            if y < self.view.scroll_y || y > self.view.scroll_y + shown {
+                self.view.scroll_by(y - shown / 2.0 - self.view.scroll_y, &self.layout);
+            }
+        }
+        true
     }
 
     /// Zoom to interval `i` (half its duration, at least 100 ns, on either side) and scroll its lane into view.
@@ -1026,6 +1069,7 @@ impl Pane for TimelinePane {
                 diagnosis_marks::draw_selected(&mut sc, &d.bundle, &self.trace, &self.layout, &self.view, i);
             }
         }
+        note_marks::draw(&mut sc, &self.notes, &self.trace, &self.layout, &self.view);
         self.overview.draw(&mut sc, &self.view);
         sc
     }

@@ -17,8 +17,11 @@
 
 mod merge;
 mod nccl;
+mod two;
 #[cfg(test)]
 mod tests;
+
+pub use two::two_runs;
 
 use crate::chrome::{self, RunInfo};
 use crate::ReadError;

@@ -86,7 +86,10 @@ export function createCompare(app, mod) {
     const labels = el('canvas', { id: 'labels-b' });
     ui.stageB.prepend(s.canvas, labels);
     s.viewer = await mod.Viewer.create(s.canvas, labels);
-    if (weft.theme) { try { s.viewer.set_theme(weft.theme); } catch { /* the default theme */ } }
+    // B's colours follow the page's theme as A's do (theme.js sets html[data-theme] and weft.theme).
+    const theme = () => { if (weft.theme) { try { s.viewer.set_theme(weft.theme); } catch (e) { console.warn('set_theme:', e); } } };
+    theme();
+    new MutationObserver(theme).observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
     wirePointer(s.canvas);
     new ResizeObserver(resizeB).observe(ui.stageB);
     requestAnimationFrame(loop);
@@ -168,8 +171,9 @@ export function createCompare(app, mod) {
     s.marked = null;
     s.origins = { a: 0, b: 0 };
     if (nameA) s.names.a = nameA;
-    // A new pair starts aligned at the start (a region of the last pair may not be in this one).
+    // A new pair starts aligned at the start (a region of the last pair may not be in this one), whole.
     controls.align.value = 'start';
+    controls.scope.value = 'whole';
     controls.region.hidden = true;
     controls.instance.hidden = true;
     document.body.classList.add('comparing');

@@ -2,7 +2,8 @@
 // construction: 4 threads run `iterations` of `compute` (1 ms) then `exchange` (50 µs) inside `main`; in run B
 // thread 2's compute takes 2 ms. Opened as `?trace=A&compare=B`: both timelines drawn, A above B; a zoom of
 // either moves the other to the same window; the summary names compute; the region table is `weft diff --json`'s
-// (same rows, same order, same numbers); a row's click marks the region in both timelines. Then two such traces
+// (same rows, same order, same numbers), aligned at a region's instance and of the visible window too; a row's
+// click marks the region in both timelines. Then two such traces
 // dropped together open as a comparison (each read alone: one process each), while two per-rank Kineto files of
 // one run (distinct `distributedInfo.rank`) dropped together still open as one run of two ranks.
 import { test } from 'node:test';
@@ -146,6 +147,22 @@ test('two runs compared: coupled timelines, the region diff of weft diff, two dr
     await frames(page);
     r = await ranges(page);
     near(r.b[0] - c2.windows.b.origin_ns, r.a[0] - c2.windows.a.origin_ns, 'one axis after the alignment');
+
+    // The table of the visible window: zoom A in, and the table is weft diff --window's over that window.
+    await page.evaluate(() => window.weft.viewer.zoom(600, 3, 100));
+    await frames(page);
+    await page.selectOption('#compare-scope', 'window');
+    await page.waitForFunction(() => window.weft.compare.comparison.options.window);
+    const w = await page.evaluate(() => window.weft.compare.comparison.options.window);
+    r = await ranges(page);
+    assert.ok(Math.abs(w.start_ns - Math.max(0, r.a[0] - c2.windows.a.origin_ns)) <= 1 && w.end_ns - w.start_ns < r.span[0] / 2, `the window shown: ${JSON.stringify(w)}`);
+    const windowed = JSON.parse(execFileSync(...weftArgs('diff', a, b, '--json', '--align', 'region:compute:2', '--window', `${w.start_ns}:${w.end_ns}`),
+      { cwd: repoRoot, encoding: 'utf8' }));
+    const c3 = await page.evaluate(() => window.weft.compare.comparison);
+    assert.deepEqual(c3.regions, windowed.regions);
+    assert.equal(c3.summary, windowed.summary);
+    assert.match(await page.textContent('#compare-panel .compare-said'), /table of the visible window/);
+    await screenshot(page, 'compare-window');
 
     // Two unrelated Chrome traces dropped together: a comparison, each read alone.
     const loads = await page.evaluate(() => window.weft.loads);

@@ -270,7 +270,10 @@ fn sides_sent_as_json_pair_to_the_same_comparison() {
     let paired = pair(through(&a, 'A'), through(&b, 'B'), &options);
     assert_eq!(paired.regions.len(), direct.regions.len());
     for (p, d) in paired.regions.iter().zip(&direct.regions) {
-        assert_eq!((&p.name, p.delta_ns, p.delta_exclusive_ns, p.a_count), (&d.name, d.delta_ns, d.delta_exclusive_ns, d.a_count));
+        assert_eq!(
+            (&p.name, p.delta_ns, p.delta_exclusive_ns, p.a_count),
+            (&d.name, d.delta_ns, d.delta_exclusive_ns, d.a_count)
+        );
     }
     assert_eq!(paired.summary, direct.summary);
     assert_eq!(paired.comm_matrix, direct.comm_matrix);

@@ -17,9 +17,9 @@
 
 mod merge;
 mod nccl;
-mod two;
 #[cfg(test)]
 mod tests;
+mod two;
 
 pub use two::two_runs;
 

@@ -11,6 +11,7 @@
 //   controls.js  the view's options and the panels' toggles in the header
 //   export.js    SVG and PNG export, downloads
 //   pointer.js   wheel, drag and keys on the view, the hover tooltip
+//   compare.js   a second run (B) below the first, coupled, and what changed
 // Hosting features (URL opening, permalinks, themes, offline, shortcuts, recent files) live in hosting.js and
 // its modules, stores in store.js; numbers are written by the Viewer (format.js).
 import { initHosting } from './hosting.js';
@@ -35,6 +36,7 @@ import { createViews } from './views.js';
 import { createControls, optionControls } from './controls.js';
 import { createExport, download } from './export.js';
 import { createPointer } from './pointer.js';
+import { createCompare } from './compare.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -149,6 +151,7 @@ async function main() {
   app.pointer.wire(built.canvas);
   createPanels(app, built.viewer, built.canvas);
   initSidePanels({ weft, stage: ui.stage });
+  app.compare = createCompare(app, built.mod);
   new ResizeObserver(app.resize).observe(ui.stage);
   app.resize();
   requestAnimationFrame(loop);

@@ -8,12 +8,14 @@
 (() => {
   const origins = new Set();
   for (const params of [new URLSearchParams(location.search), new URLSearchParams(location.hash.slice(1))]) {
-    const raw = params.get('trace') || params.get('store');
-    if (!raw) continue;
-    try {
-      const url = new URL(raw, location.href);
-      if (url.protocol === 'http:' || url.protocol === 'https:') origins.add(url.origin);
-    } catch { /* not a URL: open-url.js says so when it is opened */ }
+    // `compare`: run B of a comparison (compare.js).
+    for (const raw of [params.get('trace') || params.get('store'), params.get('compare')]) {
+      if (!raw) continue;
+      try {
+        const url = new URL(raw, location.href);
+        if (url.protocol === 'http:' || url.protocol === 'https:') origins.add(url.origin);
+      } catch { /* not a URL: open-url.js says so when it is opened */ }
+    }
   }
   origins.delete(location.origin);
   const meta = document.createElement('meta');

@@ -1,6 +1,7 @@
 // What the user hands the page: the file and folder inputs (Open trace…, Open folder…), files and folders
 // dropped anywhere on the page (the drop hint while dragging), and the samples menu. Each goes to the reader
-// (reader.js) as one file, a set of files with their relative paths, or a sample's name.
+// (reader.js) as one file, a set of files with their relative paths, or a sample's name; two files that are
+// two runs open as a comparison (compare.js).
 
 // Every file under a dropped directory entry, with paths relative to it (readEntries returns batches).
 async function filesUnder(entry, prefix = '') {
@@ -22,7 +23,10 @@ export function initFiles(app) {
 
   $('file-input').addEventListener('change', (e) => {
     const files = [...e.target.files];
-    if (files.length > 1) reader().openSet(`${files.length} files`, files.map((f) => ({ path: f.name, file: f })));
+    const asSet = () => reader().openSet(`${files.length} files`, files.map((f) => ({ path: f.name, file: f })));
+    // Two files: two runs to compare, unless they are one run's per-rank files (compare.js asks the worker).
+    if (files.length === 2 && app.compare) app.compare.openTwo(files, asSet);
+    else if (files.length > 1) asSet();
     else reader().openFile(files[0]);
     e.target.value = '';
   });
@@ -47,7 +51,10 @@ export function initFiles(app) {
     const dt = e.dataTransfer;
     if (!dt) return;
     const entries = [...(dt.items || [])].map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
-    if (entries.some((en) => en.isDirectory) || (dt.files && dt.files.length > 1)) {
+    if (!entries.some((en) => en.isDirectory) && dt.files && dt.files.length === 2 && app.compare) {
+      const [a, b] = [dt.files[0], dt.files[1]];
+      app.compare.openTwo([a, b], () => reader().openSet('2 items', [a, b].map((f) => ({ path: f.name, file: f }))));
+    } else if (entries.some((en) => en.isDirectory) || (dt.files && dt.files.length > 1)) {
       const name = entries.length === 1 ? entries[0].name : `${entries.length} items`;
       Promise.all(entries.map((en) => filesUnder(en))).then((lists) => reader().openSet(name, lists.flat()))
         .catch((err) => app.status.showError(`${name}: cannot read the dropped folder (${err})`));

@@ -4,7 +4,8 @@
 // memory included, becomes an 'error' message naming the file. It loads the worker's own wasm module
 // (www/pkg-worker: the readers and analyses, no renderer), not the page's.
 
-import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes, diagnose, wait_causes, what_if } from './pkg-worker/weft.js';
+import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes, diagnose, wait_causes, what_if,
+  compare_side, compare_pair, two_runs, two_runs_head_bytes } from './pkg-worker/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
@@ -103,8 +104,10 @@ function send(id, name, out, type = 'loaded') {
 // The page's questions about the trace shown that leave the load alone ('ask', answered 'answer' with the same
 // id, or with `error`): the diagnosis of the run or of a window (its bytes move), one wait's root causes, a
 // what-if's predicted span.
-function answer(id, msg) {
-  if (msg.what === 'diagnose') {
+async function answer(id, msg) {
+  if (msg.what.startsWith('compare-') || msg.what === 'two-runs') {
+    post({ id, type: 'answer', what: msg.what, ...await compareAnswer(msg) });
+  } else if (msg.what === 'diagnose') {
     const w = msg.window;
     const out = diagnose(w ? w[0] : NaN, w ? w[1] : NaN);
     const model = own(out.model);
@@ -116,6 +119,19 @@ function answer(id, msg) {
   } else {
     throw new Error(`the worker answers no question '${msg.what}'`);
   }
+}
+
+// Two runs compared (www/compare.js): this run's side as JSON text (passed on as it is), both sides paired,
+// or whether two dropped files are two runs (from their heads).
+async function compareAnswer(msg) {
+  const nan = (x) => (typeof x === 'number' ? x : NaN);
+  if (msg.what === 'compare-side') return { text: compare_side(msg.which, msg.align, msg.ranks, nan(msg.t0), nan(msg.t1)) };
+  if (msg.what === 'compare-pair') return { result: JSON.parse(compare_pair(msg.a, msg.b, msg.align, msg.ranks, nan(msg.t0), nan(msg.t1))) };
+  if (msg.what === 'two-runs') {
+    const head = async (f) => new Uint8Array(await f.slice(0, two_runs_head_bytes()).arrayBuffer());
+    return { result: two_runs(await head(msg.a), await head(msg.b)) };
+  }
+  throw new Error(`the worker answers no question '${msg.what}'`);
 }
 
 // The parts of a dropped folder (the page posts its files a few per message), gathered in the order they come
@@ -141,7 +157,7 @@ self.onmessage = async (e) => {
     else if (msg.type === 'fetch') await openUrl(id, msg.url, msg.limits);
     else if (msg.type === 'sample') send(id, msg.title || 'built-in sample', sample(msg.name || 'timeline'));
     else if (msg.type === 'fault') induce_fault(msg.kind);
-    else if (msg.type === 'ask') answer(id, msg);
+    else if (msg.type === 'ask') await answer(id, msg);
     else if (msg.type === 'view') send(id, msg.name, open_view(msg.kind));
     else if (msg.type === 'relayout') {
       if (!Object.hasOwn(RELAYOUTS, msg.key)) throw new Error(`the worker applies no option '${msg.key}'`);

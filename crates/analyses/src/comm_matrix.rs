@@ -47,6 +47,7 @@ impl MatrixUnit {
 /// `bytes[s][r]` and `count[s][r]` are what `senders[s]` sent to `receivers[r]`.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CommMatrix {
+    /// [`MatrixUnit::name`] (read back as it: another name is refused).
     pub unit: &'static str,
     /// Row names: a process's name, or "process / location".
     pub senders: Vec<String>,
@@ -56,6 +57,29 @@ pub struct CommMatrix {
     pub count: Vec<Vec<u64>>,
     /// The process (or location) id of each row and column, for the page's filters.
     pub ids: Vec<u32>,
+}
+
+/// A [`CommMatrix`] as read back from JSON (a worker's answer), its unit still a name.
+#[derive(serde::Deserialize)]
+struct CommMatrixRead {
+    unit: String,
+    senders: Vec<String>,
+    receivers: Vec<String>,
+    bytes: Vec<Vec<u64>>,
+    count: Vec<Vec<u64>>,
+    ids: Vec<u32>,
+}
+
+// By hand: a derived impl would borrow `unit` from the input (`'de: 'static`).
+impl<'de> serde::Deserialize<'de> for CommMatrix {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let m = CommMatrixRead::deserialize(d)?;
+        let unit = MatrixUnit::parse(&m.unit)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown matrix unit '{}'", m.unit)))?
+            .name();
+        let CommMatrixRead { senders, receivers, bytes, count, ids, .. } = m;
+        Ok(CommMatrix { unit, senders, receivers, bytes, count, ids })
+    }
 }
 
 impl CommMatrix {

@@ -31,7 +31,7 @@ pub struct RegionStats {
 
 /// A row of the profile table: the JSON keys (`name`, `count`, `inclusive_ns`, `exclusive_ns`) are the
 /// CLI's stable interface; `region` is the region's index in the trace (the page highlights by it).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
 pub struct RegionProfile {
     pub region: u32,
     pub name: String,

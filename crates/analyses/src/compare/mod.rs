@@ -30,7 +30,7 @@ pub use tables::{WaitTotals, WaitsDiff};
 use super::comm_matrix::{comm_matrix, CommMatrix, MatrixUnit};
 use super::moments::TimeWindow;
 use super::profile::RegionProfile;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
 use weft_model::{LocationId, ProcessId, Trace};
@@ -172,7 +172,7 @@ pub enum CompareError {
 
 /// The part of one run compared: its origin and the window its analyses ran over (trace ns, from its first
 /// event).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SideWindow {
     pub origin_ns: u64,
     pub start_ns: u64,
@@ -209,9 +209,9 @@ pub struct Comparison {
 }
 
 /// One run's side of a comparison: what its single-run analyses say over its window, and the order and
-/// names its locations and processes are paired by. Serialisable, so that a page whose two runs live in two
-/// workers can have each worker compute its run's side ([`side`]) and pair them where both arrive ([`pair`]).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// names its locations and processes are paired by. Serialisable both ways, so that a page whose two runs live
+/// in two workers has each worker compute its run's side ([`side`]) and one of them pair both ([`pair`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Side {
     /// The time analysed: the span (`weft info`'s `span_ns`) when not windowed, else the window's length.
     pub span_ns: u64,
@@ -233,7 +233,7 @@ pub struct Side {
 }
 
 /// A process: its index in the trace and its name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NamedProcess {
     pub process: u32,
     pub name: String,

@@ -5,10 +5,10 @@
 use super::{Pair, Run, Side};
 use crate::busy::BusyDefinition;
 use crate::comm_matrix::CommMatrix;
-use crate::diagnosis::waits::{wait_report, wait_states};
+use crate::diagnosis::waits::{wait_report, wait_states, Pattern};
 use crate::moments::{moments, LocationMoments, TimeWindow};
 use crate::profile::RegionProfile;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use weft_model::sort::SortDyn;
 use weft_model::{LocationId, Trace};
@@ -83,7 +83,7 @@ pub(super) fn regions(a: &[RegionProfile], b: &[RegionProfile]) -> Vec<RegionDif
 }
 
 /// A location of one run: its moments (`weft moments --json`'s row, busy = compute) and its time.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LocationSide {
     #[serde(flatten)]
     pub moments: LocationMoments,
@@ -241,18 +241,41 @@ pub(super) fn matrices(ma: CommMatrix, mb: CommMatrix, map: &BTreeMap<u32, u32>)
 }
 
 /// One pattern's totals in a run (`weft waits --json`'s `total_ns` and `instances`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PatternTotal {
     pub total_ns: u64,
     pub instances: u64,
 }
 
 /// A run's wait states per pattern (`diagnosis::waits::wait_report` over its window).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "WaitTotalsRead")]
 pub struct WaitTotals {
     pub total_ns: u64,
-    /// Every pattern, by key.
+    /// Every pattern, by key (read back as the pattern's own key: an unknown key is refused).
     pub patterns: BTreeMap<&'static str, PatternTotal>,
+}
+
+/// [`WaitTotals`] as read back from JSON (a worker's answer), its pattern keys still names.
+#[derive(Deserialize)]
+struct WaitTotalsRead {
+    total_ns: u64,
+    patterns: BTreeMap<String, PatternTotal>,
+}
+
+impl TryFrom<WaitTotalsRead> for WaitTotals {
+    type Error = String;
+    fn try_from(w: WaitTotalsRead) -> Result<Self, String> {
+        let patterns = w
+            .patterns
+            .into_iter()
+            .map(|(k, v)| match Pattern::ALL.iter().find(|p| p.key() == k) {
+                Some(p) => Ok((p.key(), v)),
+                None => Err(format!("unknown wait pattern '{k}'")),
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(WaitTotals { total_ns: w.total_ns, patterns })
+    }
 }
 
 /// Both runs' wait states per pattern and their change. A side is None where its wait states are not

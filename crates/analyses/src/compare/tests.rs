@@ -255,3 +255,33 @@ fn name_mapping_pairs_by_label_whatever_the_order() {
         assert_eq!(x.moments.name, y.moments.name);
     }
 }
+
+#[test]
+fn sides_sent_as_json_pair_to_the_same_comparison() {
+    // A page holds each run in its own worker: each sends its side as JSON, one pairs both. The tables and
+    // the summary must be those `compare` gives (integers exactly; moments' floats to the printed digits).
+    let (a, b) = (run(4, 6, |_| 1000), run(4, 6, |r| if r == 2 { 2000 } else { 1000 }));
+    let options = CompareOptions { align: Align::Region { name: "compute".into(), instance: 2 }, ..Default::default() };
+    let direct = compare(both(&a), both(&b), &options).expect("compare");
+    let through = |t: &Trace, which| -> Side {
+        let text = serde_json::to_string(&side(both(t), which, &options).expect("side")).expect("to json");
+        serde_json::from_str(&text).expect("from json")
+    };
+    let paired = pair(through(&a, 'A'), through(&b, 'B'), &options);
+    assert_eq!(paired.regions.len(), direct.regions.len());
+    for (p, d) in paired.regions.iter().zip(&direct.regions) {
+        assert_eq!(
+            (&p.name, p.delta_ns, p.delta_exclusive_ns, p.a_count),
+            (&d.name, d.delta_ns, d.delta_exclusive_ns, d.a_count)
+        );
+    }
+    assert_eq!(paired.summary, direct.summary);
+    assert_eq!(paired.comm_matrix, direct.comm_matrix);
+    assert_eq!(paired.waits, direct.waits);
+    assert_eq!(paired.span_ns, direct.span_ns);
+    assert!(paired.summary.contains("compute"), "{}", paired.summary);
+    // A side whose wait pattern or matrix unit is not one weft knows is refused, not invented.
+    let text = serde_json::to_string(&side(both(&a), 'A', &options).expect("side")).expect("to json");
+    let bad = text.replacen("\"process\"", "\"galaxy\"", 1);
+    assert!(serde_json::from_str::<Side>(&bad).is_err());
+}

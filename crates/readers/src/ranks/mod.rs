@@ -19,6 +19,9 @@ mod merge;
 mod nccl;
 #[cfg(test)]
 mod tests;
+mod two;
+
+pub use two::two_runs;
 
 use crate::chrome::{self, RunInfo};
 use crate::ReadError;

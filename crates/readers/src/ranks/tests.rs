@@ -248,3 +248,26 @@ fn a_folder_on_disk_is_read_in_parallel_as_the_same_run() {
     assert_eq!(t.collectives.start_ns, m.collectives.start_ns);
     assert_eq!(t.processes.len(), 6);
 }
+
+#[test]
+fn two_files_are_two_runs_unless_their_heads_give_two_ranks() {
+    let ranked = KinetoRanks { ranks: 2, ..Default::default() }.files();
+    let bare = KinetoRanks { ranks: 2, ranks_in_files: false, bases_in_files: false, ..Default::default() }.files();
+    // Per-rank files of one run (ranks 0 and 1): one input, merged as today.
+    assert!(!two_runs(&ranked[0].1, &ranked[1].1));
+    // Two Chrome traces without rank metadata, or both rank 0: two runs.
+    assert!(two_runs(&bare[0].1, &bare[1].1));
+    assert!(two_runs(&ranked[0].1, &ranked[0].1));
+    // Only a head is looked at, gzipped or not.
+    let gz = |b: &[u8]| {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    };
+    let head = |b: &[u8]| b[..b.len().min(300)].to_vec();
+    assert!(!two_runs(&gz(&ranked[0].1), &head(&ranked[1].1)));
+    assert!(two_runs(&gz(&bare[0].1), &head(&bare[1].1)));
+    // Not Chrome JSON: left to the set's reader (an OTF2 archive's files, a Paraver trace and its names).
+    assert!(!two_runs(b"c\x00\x00\x00\x00", &bare[1].1));
+}

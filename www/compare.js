@@ -1,0 +1,450 @@
+// Two runs compared on the page (issue #54). Run A is the page's trace, opened as any file is (reader.js, the
+// Viewer in #stage); run B is read by a reader worker of its own (a second worker.js) and drawn by a second
+// Viewer below A (#stage-b). Both timelines share one time axis after the alignment: a zoom or pan of either
+// moves the other (each frame, the one that moved sets the other's window, shifted by the runs' origins). Each
+// worker computes its run's side of the comparison (`compare_side`: analyses::compare::side over the trace it
+// holds) and B's worker pairs both (`compare_pair`), so the summary and the region table are what
+// `weft diff --json` prints; this file only arranges that answer. A row's click marks the region of that name in
+// both timelines. A is blue and lettered "A", B orange and "B", wherever either is named.
+// Opened by `?trace=A&compare=B`, by "Compare with…" on an open trace, or by dropping two files that are two
+// runs (the B worker's `two_runs` looks at their heads; one run's per-rank files still open as one run).
+import { pageUrlParam, nameOfUrl } from './open-url.js';
+import { visibleText } from './text.js';
+import { runSteps, yieldToBrowser } from './loading.js';
+
+const PROTOCOL = 1;
+const CHUNK = 4 << 20;
+const RECEIVE_PART = 4 << 20;
+// A window asked for a "visible window" table: after the view rests this long.
+const WINDOW_SETTLE_MS = 250;
+
+const el = (tag, props = {}, ...children) => {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children);
+  return e;
+};
+
+/** `app`: the page's handles (app.js); `mod`: the page's wasm module (its Viewer class). */
+export function createCompare(app, mod) {
+  const { weft } = app;
+  const $ = (id) => document.getElementById(id);
+  const ui = { runs: $('runs'), stageB: $('stage-b'), bar: $('compare-bar'), panel: $('compare-panel') };
+  const s = {
+    on: false, pendingA: false, aLoaded: false, bLoaded: false,
+    names: { a: null, b: null },
+    worker: null, viewer: null, canvas: null, nextId: 1, pending: new Map(), loadId: null,
+    sides: null, comparison: null, asked: 0,
+    origins: { a: 0, b: 0 }, last: null, marked: null, windowTimer: null, lastWindow: null,
+  };
+  // For tests and benchmarks.
+  weft.compare = s;
+
+  // --- B's worker -------------------------------------------------------------------------------------------
+  function startWorker() {
+    const entry = URL.createObjectURL(new Blob([`import ${JSON.stringify(new URL('./worker.js', import.meta.url).href)};`],
+      { type: 'text/javascript' }));
+    s.worker = new Worker(entry, { type: 'module' });
+    s.worker.onmessage = (e) => onB(e.data);
+    s.worker.onerror = (e) => { e.preventDefault(); failB(`run B's reader crashed: ${e.message || 'unknown error'}`); stopWorker(); };
+  }
+  function stopWorker() {
+    if (s.worker) s.worker.terminate();
+    s.worker = null;
+    for (const q of s.pending.values()) q.reject(new Error("run B's reader was stopped"));
+    s.pending.clear();
+  }
+  const postB = (msg) => { if (!s.worker) startWorker(); s.worker.postMessage({ v: PROTOCOL, ...msg }); };
+
+  /** A question to B's worker ('ask', answered 'answer'). */
+  function askB(what, args = {}) {
+    const id = `c${s.nextId++}`;
+    return new Promise((resolve, reject) => {
+      s.pending.set(id, { resolve, reject });
+      postB({ id, type: 'ask', what, ...args });
+    });
+  }
+
+  function onB(msg) {
+    if (!msg || msg.v !== PROTOCOL) return;
+    if (msg.type === 'answer') {
+      const q = s.pending.get(msg.id);
+      if (!q) return;
+      s.pending.delete(msg.id);
+      if (msg.error) q.reject(new Error(msg.error)); else q.resolve(msg);
+      return;
+    }
+    if (msg.id !== s.loadId) return;
+    if (msg.type === 'progress') say(`reading B: ${Math.round(100 * msg.done / Math.max(1, msg.total))} %`);
+    else if (msg.type === 'loaded') showB(msg);
+    else if (msg.type === 'error') failB(msg.message);
+  }
+
+  // --- The second Viewer ------------------------------------------------------------------------------------
+  async function ensureViewer() {
+    if (s.viewer) return s.viewer;
+    s.canvas = el('canvas', { id: 'gpu-b' });
+    const labels = el('canvas', { id: 'labels-b' });
+    ui.stageB.prepend(s.canvas, labels);
+    s.viewer = await mod.Viewer.create(s.canvas, labels);
+    // B's colours follow the page's theme as A's do (theme.js sets html[data-theme] and weft.theme).
+    const theme = () => { if (weft.theme) { try { s.viewer.set_theme(weft.theme); } catch (e) { console.warn('set_theme:', e); } } };
+    theme();
+    new MutationObserver(theme).observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    wirePointer(s.canvas);
+    new ResizeObserver(resizeB).observe(ui.stageB);
+    requestAnimationFrame(loop);
+    return s.viewer;
+  }
+  let sized = '';
+  function resizeB() {
+    if (!s.viewer) return;
+    const r = ui.stageB.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const size = `${r.width}x${r.height}@${dpr}`;
+    if (size === sized || r.width === 0) return;
+    sized = size;
+    s.viewer.resize(r.width, r.height, dpr);
+  }
+  function loop() {
+    if (s.viewer && s.on) {
+      try { sync(); s.viewer.frame(); } catch (e) { console.error('run B frame failed:', e); }
+    }
+    requestAnimationFrame(loop);
+  }
+
+  // Wheel zooms or pans, a drag pans and scrolls: as on A's view (pointer.js), and the sync moves A with it.
+  function wirePointer(canvas) {
+    const local = (e) => { const r = canvas.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
+    let drag = null;
+    canvas.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const [x, y] = local(e);
+      const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
+      const dx = e.deltaX * unit, dy = e.deltaY * unit;
+      if (e.shiftKey) s.viewer.scroll(dy || dx);
+      else if (Math.abs(dx) > Math.abs(dy)) s.viewer.pan(dx);
+      else s.viewer.zoom(x, Math.exp(-dy * 0.002), y);
+    }, { passive: false });
+    canvas.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0) return;
+      drag = { x: e.clientX, y: e.clientY };
+      canvas.setPointerCapture(e.pointerId);
+    });
+    canvas.addEventListener('pointermove', (e) => {
+      if (!drag) return;
+      s.viewer.pan(drag.x - e.clientX);
+      s.viewer.scroll(drag.y - e.clientY);
+      drag = { x: e.clientX, y: e.clientY };
+    });
+    const end = () => { drag = null; };
+    canvas.addEventListener('pointerup', end);
+    canvas.addEventListener('pointercancel', end);
+  }
+
+  // --- Coupled zoom and pan ---------------------------------------------------------------------------------
+  const range = (v) => {
+    const b = v && v.view_brief();
+    return b && b.view === 'timeline' ? [b.t0_ns, b.t1_ns] : null;
+  };
+  const same = (x, y) => x && y && Math.abs(x[0] - y[0]) < 1e-6 && Math.abs(x[1] - y[1]) < 1e-6;
+  /** B's time of A's time `t` (and back): the alignment's origins. */
+  const toB = (t) => t - s.origins.a + s.origins.b;
+  const toA = (t) => t - s.origins.b + s.origins.a;
+  function sync() {
+    if (!s.aLoaded || !s.bLoaded) return;
+    const a = range(weft.viewer), b = range(s.viewer);
+    if (!a || !b) { s.last = null; return; }
+    if (!s.last || !same(a, s.last.a)) s.viewer.set_time_range(toB(a[0]), toB(a[1]));
+    else if (!same(b, s.last.b)) weft.viewer.set_time_range(toA(b[0]), toA(b[1]));
+    else return;
+    s.last = { a: range(weft.viewer), b: range(s.viewer) };
+    if (scopeWindow()) askWindowSoon();
+  }
+
+  // --- Opening ----------------------------------------------------------------------------------------------
+  function begin(nameA) {
+    s.on = true;
+    s.bLoaded = false;
+    s.sides = null;
+    s.comparison = null;
+    s.last = null;
+    s.marked = null;
+    s.origins = { a: 0, b: 0 };
+    if (nameA) s.names.a = nameA;
+    // A new pair starts aligned at the start (a region of the last pair may not be in this one), whole.
+    controls.align.value = 'start';
+    controls.scope.value = 'whole';
+    controls.region.hidden = true;
+    controls.instance.hidden = true;
+    document.body.classList.add('comparing');
+    ui.runs.classList.add('comparing');
+    ui.stageB.hidden = false;
+    ui.bar.hidden = false;
+    ui.panel.hidden = false;
+    renderBar();
+    ui.panel.replaceChildren(el('p', { className: 'muted', textContent: 'comparing…' }));
+  }
+
+  /** Open run B from `{file}` or `{url}`, beside the run A shown or being opened. */
+  async function openB(src) {
+    const name = src.file ? src.file.name : nameOfUrl(src.url);
+    s.names.b = name;
+    begin(null);
+    try { await ensureViewer(); } catch (e) { failB(`cannot draw run B: ${e}`); return; }
+    resizeB();
+    s.loadId = `b${s.nextId++}`;
+    say(`reading B: ${visibleText(name)}`);
+    if (src.file) postB({ id: s.loadId, type: 'open', file: src.file, chunk: CHUNK });
+    else postB({ id: s.loadId, type: 'fetch', url: src.url, limits: { ...weft.limits } });
+  }
+
+  // B's buffers copied into its Viewer a part at a time and its views built a step at a time, as loading.js
+  // does for A: no main-thread task reads a whole run.
+  async function showB(msg) {
+    if (msg.kind !== 'trace') { failB(`${msg.name}: run B is not a trace with a timeline (${msg.kind}); only traces compare`); return; }
+    const id = s.loadId;
+    const current = () => s.on && s.loadId === id;
+    const v = s.viewer;
+    try {
+      for (const buffer of [msg.model, msg.moments].filter(Boolean)) {
+        v.receive(buffer.byteLength);
+        for (let at = 0; at < buffer.byteLength; at += RECEIVE_PART) {
+          await yieldToBrowser();
+          if (!current()) return;
+          v.receive_part(new Uint8Array(buffer, at, Math.min(RECEIVE_PART, buffer.byteLength - at)));
+        }
+      }
+      v.begin_load_received('trace');
+      if (!await runSteps(v, current)) return;
+      if (v.views().includes('timeline') && v.view() !== 'timeline') v.set_view('timeline');
+    } catch (e) { failB(`${msg.name}: ${e}`); return; }
+    s.bLoaded = true;
+    sized = '';
+    resizeB();
+    say('');
+    afterBoth();
+  }
+
+  /** A run A opened: part of the comparison when it was opened as one, else the comparison ends. */
+  function onALoaded(msg) {
+    if (s.pendingA) {
+      s.pendingA = false;
+      s.aLoaded = true;
+      s.names.a = msg.name;
+      renderBar();
+      afterBoth();
+    } else if (s.on) {
+      close();
+    } else {
+      s.aLoaded = true;
+      s.names.a = msg.name;
+    }
+  }
+
+  function afterBoth() {
+    if (!s.aLoaded || !s.bLoaded) return;
+    if (weft.viewer.views().includes('timeline') && weft.viewer.view() !== 'timeline') app.views.switchTo('timeline');
+    s.last = null;
+    compute();
+  }
+
+  /** Open `a` as run A and `b` as run B (each a File). */
+  function openPair(a, b) {
+    s.pendingA = true;
+    s.aLoaded = false;
+    s.names.a = a.name;
+    app.reader.openFile(a);
+    openB({ file: b });
+  }
+
+  /** Two files given at once (dropped, or chosen together): two runs to compare, or one input as before. */
+  async function openTwo(files, asSet) {
+    let two = false;
+    try { two = (await askB('two-runs', { a: files[0], b: files[1] })).result === true; } catch (e) { console.warn('two-runs:', e); }
+    if (two) openPair(files[0], files[1]);
+    else asSet();
+  }
+
+  function close() {
+    s.on = false;
+    s.bLoaded = false;
+    s.pendingA = false;
+    document.body.classList.remove('comparing');
+    ui.runs.classList.remove('comparing');
+    ui.stageB.hidden = true;
+    ui.bar.hidden = true;
+    ui.panel.hidden = true;
+    stopWorker();
+    if (weft.viewer) { try { weft.viewer.timeline_mark_region(-1); } catch { /* not a timeline */ } }
+  }
+
+  function failB(message) {
+    app.status.showError(message);
+    say('');
+    close();
+  }
+
+  // --- The bar: which is A and B, the alignment and the rank mapping -----------------------------------------
+  const controls = {
+    align: el('select', { id: 'compare-align', title: 'Where each run\'s time starts' },
+      el('option', { value: 'start', textContent: 'at each run\'s start' }),
+      el('option', { value: 'region', textContent: 'at a region\'s instance…' })),
+    region: el('input', { id: 'compare-region', type: 'text', placeholder: 'region name', size: 14, hidden: true }),
+    instance: el('input', { id: 'compare-instance', type: 'number', min: 1, value: 1, title: 'instance (from 1)', hidden: true }),
+    ranks: el('select', { id: 'compare-ranks', title: 'How the locations of A are paired with those of B' },
+      ...['index', 'name', 'proportional'].map((v) => el('option', { value: v, textContent: `ranks by ${v}` }))),
+    scope: el('select', { id: 'compare-scope', title: 'The table of the whole run, or of the window shown' },
+      el('option', { value: 'whole', textContent: 'whole run' }), el('option', { value: 'window', textContent: 'visible window' })),
+    status: el('span', { id: 'compare-status', className: 'muted' }),
+    close: el('button', { type: 'button', textContent: '×', title: 'End the comparison (keep run A)' }),
+  };
+  controls.align.addEventListener('change', () => {
+    const region = controls.align.value === 'region';
+    controls.region.hidden = !region;
+    controls.instance.hidden = !region;
+    if (!region || controls.region.value.trim()) compute();
+  });
+  controls.region.addEventListener('change', () => compute());
+  controls.instance.addEventListener('change', () => compute());
+  controls.ranks.addEventListener('change', () => compute());
+  controls.scope.addEventListener('change', () => compute());
+  controls.close.addEventListener('click', () => close());
+
+  const badge = (which, name) => el('span', { className: `run-badge run-${which}` },
+    el('b', { textContent: which.toUpperCase() }), ` ${visibleText(name || '…')}`);
+  function renderBar() {
+    ui.bar.replaceChildren(badge('a', s.names.a), el('span', { textContent: ' vs ' }), badge('b', s.names.b),
+      el('span', { className: 'spacer' }), el('label', {}, 'align ', controls.align), controls.region, controls.instance,
+      controls.ranks, controls.scope, controls.status, controls.close);
+    // The letter on each timeline too.
+    for (const [stage, which] of [[app.ui.stage, 'a'], [ui.stageB, 'b']]) {
+      let tag = stage.querySelector(':scope > .run-tag');
+      if (!tag) { tag = el('div', { className: `run-tag run-${which}` }); stage.append(tag); }
+      tag.replaceChildren(badge(which, s.names[which]));
+    }
+  }
+  function say(text) { controls.status.textContent = text; }
+
+  function alignText() {
+    if (controls.align.value !== 'region') return 'start';
+    const name = controls.region.value.trim();
+    const n = Math.max(1, Math.floor(Number(controls.instance.value) || 1));
+    return `region:${name}:${n}`;
+  }
+  const scopeWindow = () => controls.scope.value === 'window';
+
+  // --- The comparison: each worker's side, paired in B's -----------------------------------------------------
+  function askWindowSoon() {
+    clearTimeout(s.windowTimer);
+    s.windowTimer = setTimeout(() => {
+      const a = range(weft.viewer);
+      if (a && !same(a, s.lastWindow)) compute();
+    }, WINDOW_SETTLE_MS);
+  }
+
+  async function compute() {
+    if (!s.on || !s.aLoaded || !s.bLoaded) return;
+    const asked = ++s.asked;
+    const align = alignText();
+    const ranks = controls.ranks.value;
+    // The window from each run's origin: A's view, less A's origin (the same window of B by construction).
+    let t0 = NaN, t1 = NaN;
+    if (scopeWindow()) {
+      const a = range(weft.viewer);
+      s.lastWindow = a;
+      if (a) { t0 = Math.max(0, a[0] - s.origins.a); t1 = Math.max(0, a[1] - s.origins.a); }
+    }
+    const args = { align, ranks, t0, t1 };
+    say('comparing…');
+    try {
+      const [sa, sb] = await Promise.all([app.reader.ask('compare-side', { which: 'A', ...args }), askB('compare-side', { which: 'B', ...args })]);
+      const c = await askB('compare-pair', { a: sa.text, b: sb.text, ...args });
+      if (asked !== s.asked) return;
+      s.sides = { a: JSON.parse(sa.text), b: JSON.parse(sb.text) };
+      s.comparison = c.result;
+      const w = s.comparison.windows;
+      const origins = w ? { a: w.a.origin_ns, b: w.b.origin_ns } : { a: 0, b: 0 };
+      if (origins.a !== s.origins.a || origins.b !== s.origins.b) { s.origins = origins; s.last = null; }
+      say('');
+      renderPanel();
+      if (s.marked) mark(s.marked);
+    } catch (e) {
+      if (asked !== s.asked) return;
+      say('');
+      ui.panel.replaceChildren(el('p', { className: 'error-text', textContent: `The comparison failed: ${e.message || e}` }));
+    }
+  }
+
+  // --- The panel: the summary and the region table ----------------------------------------------------------
+  const fmt = (ns) => (ns === null || ns === undefined ? '–' : weft.viewer.format_duration(ns));
+  const signed = (ns) => (ns > 0 ? `+${fmt(ns)}` : ns < 0 ? `−${fmt(-ns)}` : fmt(0));
+  const COLUMNS = ['region', 'A incl', 'B incl', 'Δ incl', 'ratio', 'A excl', 'B excl', 'Δ excl', 'A count', 'B count', 'A mean', 'B mean'];
+
+  function renderPanel() {
+    const c = s.comparison;
+    const o = c.options;
+    const aligned = o.align.by === 'region' ? `aligned at instance ${o.align.instance} of ${o.align.name}` : "aligned at each run's start";
+    const scope = o.window ? `the visible window (${fmt(o.window.start_ns)} to ${fmt(o.window.end_ns)} from each origin)` : 'the whole run';
+    const head = el('p', { className: 'compare-said' },
+      el('b', { textContent: aligned }), ` · locations paired by ${o.ranks} · table of ${scope}`);
+    const summary = el('p', { id: 'compare-summary', textContent: visibleText(c.summary) });
+    const table = el('table', { id: 'compare-table' });
+    table.append(el('thead', {}, el('tr', {}, ...COLUMNS.map((h) => el('th', { textContent: h, className: h.startsWith('A ') ? 'run-a' : h.startsWith('B ') ? 'run-b' : '' })))));
+    const body = el('tbody');
+    for (const r of c.regions) {
+      const mean = (ns, n) => (n > 0 ? fmt(ns / n) : '–');
+      const cells = [visibleText(r.name), fmt(r.a_inclusive_ns), fmt(r.b_inclusive_ns), signed(r.delta_ns),
+        r.ratio === null ? '–' : `${r.ratio.toFixed(3)}×`, fmt(r.a_exclusive_ns), fmt(r.b_exclusive_ns), signed(r.delta_exclusive_ns),
+        String(r.a_count), String(r.b_count), mean(r.a_inclusive_ns, r.a_count), mean(r.b_inclusive_ns, r.b_count)];
+      const tr = el('tr', { title: 'Mark this region in both timelines' }, ...cells.map((t) => el('td', { textContent: t })));
+      tr.dataset.region = r.name;
+      if (r.delta_ns > 0) tr.classList.add('slower');
+      else if (r.delta_ns < 0) tr.classList.add('faster');
+      if (s.marked === r.name) tr.classList.add('marked');
+      tr.addEventListener('click', () => { mark(s.marked === r.name ? null : r.name); renderMarks(); });
+      body.append(tr);
+    }
+    table.append(body);
+    ui.panel.replaceChildren(head, summary, el('div', { className: 'scroll' }, table));
+  }
+
+  function renderMarks() {
+    for (const tr of ui.panel.querySelectorAll('tbody tr')) tr.classList.toggle('marked', tr.dataset.region === s.marked);
+  }
+
+  /** Mark the regions named `name` in both timelines (null: clear): each run's own region of that name. */
+  function mark(name) {
+    s.marked = name;
+    const idOf = (side) => {
+      const r = name && side && side.regions.find((x) => x.name === name);
+      return r ? r.region : -1;
+    };
+    try { weft.viewer.timeline_mark_region(idOf(s.sides && s.sides.a)); } catch (e) { console.warn(e); }
+    try { s.viewer.timeline_mark_region(idOf(s.sides && s.sides.b)); } catch (e) { console.warn(e); }
+  }
+
+  // --- Wiring -----------------------------------------------------------------------------------------------
+  weft.hooks.loaded.push(onALoaded);
+
+  // "Compare with…": a file picker beside the file's name, offered once a trace is open.
+  const input = el('input', { id: 'compare-input', type: 'file', hidden: true });
+  const button = el('button', { id: 'compare-with', type: 'button', textContent: 'Compare with…', hidden: true,
+    title: 'Open a second run below this one: coupled timelines and what changed (B minus A)' });
+  button.addEventListener('click', () => input.click());
+  input.addEventListener('change', () => {
+    const f = input.files && input.files[0];
+    input.value = '';
+    if (f) openB({ file: f });
+  });
+  $('file-name').after(button, input);
+  weft.hooks.loaded.push((msg) => { button.hidden = msg.kind !== 'trace'; });
+
+  // `?trace=A&compare=B`: B opens beside the A the page opens from its address.
+  const url = pageUrlParam(location, 'compare');
+  if (url && pageUrlParam(location, 'trace')) {
+    s.pendingA = true;
+    openB({ url });
+  }
+
+  return { openB, openPair, openTwo, close, state: s };
+}

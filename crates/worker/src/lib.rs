@@ -10,10 +10,12 @@
 #![warn(clippy::print_stdout)]
 
 mod bench;
+mod calltree;
 mod diagnosis;
 mod store;
 mod worker;
 
+pub use calltree::{call_path_intervals, call_tree_of};
 pub use diagnosis::{diagnose, wait_causes, what_if};
 pub use store::StoreSession;
 pub use worker::{relayout_execgraph, sample, FileSet, WorkerSession};

@@ -11,6 +11,7 @@
 pub mod aggregate;
 pub mod counters;
 pub mod execgraph;
+pub mod flame;
 pub mod grains;
 pub mod keys;
 pub mod message_select;

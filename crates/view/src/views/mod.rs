@@ -9,6 +9,7 @@
 //! Must not read a clock, the DOM or the GPU.
 
 pub mod aggregate;
+pub mod calltree_list;
 pub mod counters;
 pub mod execgraph;
 pub mod flame;

@@ -105,7 +105,8 @@ export class CallTreePanel extends ViewPanel {
       this.tree, this.caption, this.body);
     this.run.addEventListener('click', () => this.compute());
     for (const s of [this.scope, this.direction, this.merge]) s.addEventListener('change', () => this.compute());
-    this.locations.addEventListener('change', () => this.compute());
+    // A change event also comes when the box loses focus: ask again only for another filter.
+    this.locations.addEventListener('change', () => { if (this.locations.value !== this.askedFilter) this.compute(); });
     this.tree.addEventListener('change', () => { this.call(() => this.viewer.calltree_choose(Number(this.tree.value))); this.markPath(null); this.render(); });
     this.search.addEventListener('input', () => { this.hits.textContent = this.searchText(this.call(() => this.viewer.calltree_search(this.search.value))); this.render(); });
     this.openAll.addEventListener('click', () => { this.call(() => this.viewer.calltree_open_all(true)); this.render(); });
@@ -157,10 +158,12 @@ export class CallTreePanel extends ViewPanel {
       return;
     }
     const load = this.weft.loads;
+    this.askedFilter = this.locations.value;
     const window = this.window();
     if (this.scope.value === 'selection' && window) this.selected = window;
-    const locations = this.call(() => this.viewer.calltree_locations(this.locations.value));
-    if (locations === undefined) return;
+    // Undefined: every location (an empty filter).
+    let locations;
+    try { locations = this.viewer.calltree_locations(this.locations.value); } catch (e) { this.onError(String(e)); return; }
     if (locations && locations.length === 0) { this.caption.textContent = 'No location matches the filter.'; return; }
     this.caption.textContent = 'computing the call tree…';
     const asked = this.asking = {};

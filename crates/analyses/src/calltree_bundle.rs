@@ -51,13 +51,16 @@ pub struct CallTreeBundle {
 impl CallTreeBundle {
     pub fn encode(&self) -> Vec<u8> {
         let mut w = ColumnWriter::new(MAGIC);
-        let flags = u64::from(self.inverted) | (u64::from(self.per_location) << 1) | (u64::from(self.locations.is_some()) << 2);
+        let flags =
+            u64::from(self.inverted) | (u64::from(self.per_location) << 1) | (u64::from(self.locations.is_some()) << 2);
         w.col(&[self.window.start_ns, self.window.end_ns, flags]);
         w.col(self.locations.as_deref().unwrap_or(&[]));
         w.col(&self.trees.iter().map(|t| t.location.map_or(NONE, |l| l.0)).collect::<Vec<u32>>());
         w.col(&self.trees.iter().map(|t| t.tree.nodes.len() as u64).collect::<Vec<u64>>());
         let nodes = || self.trees.iter().flat_map(|t| t.tree.nodes.iter());
-        w.col(&nodes().map(|n| [n.parent.unwrap_or(NONE), n.region.0, n.depth, n.subtree_end]).collect::<Vec<[u32; 4]>>());
+        w.col(
+            &nodes().map(|n| [n.parent.unwrap_or(NONE), n.region.0, n.depth, n.subtree_end]).collect::<Vec<[u32; 4]>>(),
+        );
         w.col(&nodes().map(|n| [n.count, n.inclusive_ns, n.exclusive_ns]).collect::<Vec<[u64; 3]>>());
         w.finish()
     }
@@ -87,7 +90,9 @@ impl CallTreeBundle {
             return Err(CallTreeBundleError::Corrupt("the trees' sizes do not add up to the nodes".into()));
         }
         let n_locations = trace.locations.len();
-        if let Some(l) = locations.iter().chain(tree_locations.iter().filter(|&&l| l != NONE)).find(|&&l| l as usize >= n_locations) {
+        if let Some(l) =
+            locations.iter().chain(tree_locations.iter().filter(|&&l| l != NONE)).find(|&&l| l as usize >= n_locations)
+        {
             return Err(mismatch(format!("location {l} (the trace has {n_locations})")));
         }
         let mut trees = Vec::with_capacity(sizes.len());
@@ -113,7 +118,9 @@ impl CallTreeBundle {
 fn checked_tree(ids: &[[u32; 4]], figures: &[[u64; 3]], regions: usize) -> Result<CallTree, String> {
     let n = ids.len();
     let mut nodes: Vec<CallNode> = Vec::with_capacity(n);
-    for (k, (&[parent, region, depth, subtree_end], &[count, inclusive_ns, exclusive_ns])) in ids.iter().zip(figures).enumerate() {
+    for (k, (&[parent, region, depth, subtree_end], &[count, inclusive_ns, exclusive_ns])) in
+        ids.iter().zip(figures).enumerate()
+    {
         let bad = |what: &str| format!("node {k} (region {region}, parent {parent}): {what}");
         if region as usize >= regions {
             return Err(bad("no such region"));
@@ -133,7 +140,15 @@ fn checked_tree(ids: &[[u32; 4]], figures: &[[u64; 3]], regions: usize) -> Resul
             }
             _ => return Err(bad("its parent comes after it")),
         };
-        nodes.push(CallNode { parent, region: RegionId(region), depth, count, inclusive_ns, exclusive_ns, subtree_end });
+        nodes.push(CallNode {
+            parent,
+            region: RegionId(region),
+            depth,
+            count,
+            inclusive_ns,
+            exclusive_ns,
+            subtree_end,
+        });
     }
     Ok(CallTree { nodes })
 }
@@ -215,7 +230,8 @@ mod tests {
         let p = b.process(0);
         let l0 = b.location(p, 0, LocationKind::CpuThread);
         let l1 = b.location(p, 1, LocationKind::CpuThread);
-        let [main, solve, wait, kernel, f, g] = ["main", "solve", "MPI_Waitall", "kernel", "f", "g"].map(|n| b.region(n, ""));
+        let [main, solve, wait, kernel, f, g] =
+            ["main", "solve", "MPI_Waitall", "kernel", "f", "g"].map(|n| b.region(n, ""));
         b.interval(l0, main, 0, 100);
         b.interval(l0, solve, 10, 50);
         b.interval(l0, wait, 20, 10);
@@ -247,7 +263,13 @@ mod tests {
             .into_iter()
             .map(|lt| BundleTree { location: Some(lt.location), tree: lt.tree })
             .collect();
-        let b = CallTreeBundle { window: TimeWindow::whole(&t), locations: Some(vec![1]), inverted: false, per_location: true, trees };
+        let b = CallTreeBundle {
+            window: TimeWindow::whole(&t),
+            locations: Some(vec![1]),
+            inverted: false,
+            per_location: true,
+            trees,
+        };
         assert_eq!(CallTreeBundle::decode(&b.encode(), &t).unwrap(), b);
     }
 
@@ -285,7 +307,9 @@ mod tests {
     #[test]
     fn a_paths_intervals_number_its_count() {
         let t = known();
-        for window in [TimeWindow::whole(&t), TimeWindow { start_ns: 15, end_ns: 58 }, TimeWindow { start_ns: 95, end_ns: 100 }] {
+        for window in
+            [TimeWindow::whole(&t), TimeWindow { start_ns: 15, end_ns: 58 }, TimeWindow { start_ns: 95, end_ns: 100 }]
+        {
             let top = call_tree(&t, Some(window), |_| true);
             for tree in [&top, &top.inverted(&t)] {
                 let inverted = !std::ptr::eq(tree, &top);
@@ -300,7 +324,8 @@ mod tests {
             }
         }
         // main > f > f: the inner f only; bottom up [f, f]: the same interval.
-        let [f] = ["f"].map(|n| RegionId((0..t.regions.len() as u32).find(|&r| t.region_name(RegionId(r)) == n).unwrap()));
+        let [f] =
+            ["f"].map(|n| RegionId((0..t.regions.len() as u32).find(|&r| t.region_name(RegionId(r)) == n).unwrap()));
         let main = RegionId(0);
         let w = TimeWindow::whole(&t);
         assert_eq!(path_intervals(&t, w, |_| true, &[main, f, f], false), vec![9]);

@@ -9,10 +9,10 @@ use super::viewer::{to_js, Viewer};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use weft_analyses::calltree_bundle::{decode_path_intervals, CallTreeBundle};
+use weft_model::LocationId;
 use weft_view::views::calltree_list::{CallTreeList, SortKey, MAX_ROWS};
 use weft_view::views::flame::FlamePane;
 use weft_view::views::timeline::{location_matches, TimelinePane};
-use weft_model::LocationId;
 
 fn js_err(e: impl ToString) -> JsValue {
     JsValue::from_str(&e.to_string())
@@ -134,13 +134,16 @@ impl Viewer {
     /// The timeline of the trace shown, shown or behind the flame graph.
     fn calltree_timeline(&mut self) -> Result<&mut TimelinePane, JsValue> {
         self.view_set().pane_mut("timeline").and_then(|p| p.as_timeline()).ok_or_else(|| {
-            JsValue::from_str("the call tree is of a trace's timeline (open the trace; of a store: weft calltree STORE)")
+            JsValue::from_str(
+                "the call tree is of a trace's timeline (open the trace; of a store: weft calltree STORE)",
+            )
         })
     }
 
     /// The call tree held, if it is of the trace shown (one of a trace loaded before is dropped).
     fn calltree(&mut self) -> Result<&mut CallTreeList, JsValue> {
-        let shown = self.view_set_unchanged().pane_mut("timeline").and_then(|p| p.as_timeline()).map(|p| p.shared_trace());
+        let shown =
+            self.view_set_unchanged().pane_mut("timeline").and_then(|p| p.as_timeline()).map(|p| p.shared_trace());
         if !shown.is_some_and(|t| self.calltree.as_ref().is_some_and(|l| Rc::ptr_eq(l.trace(), &t))) {
             self.calltree = None;
         }

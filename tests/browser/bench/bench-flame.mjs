@@ -4,7 +4,7 @@
 // frame (`Viewer.stats().build_ms`: the layout's boxes to instances, on the page's thread, in its wasm) as it is
 // redrawn, hovered and zoomed into a subtree and back (a zoom lays out again: timed around `Viewer.click` and
 // the frame). Not a test; figures go in BENCHMARKS.md ("Session 39: call tree and flame graph on the page").
-//   node tests/browser/bench/bench-flame.mjs webgpu|webgl [F G H]       default 100 100 10: 111,101 nodes
+//   node tests/browser/bench/bench-flame.mjs webgpu|webgl [F G H]       default 100 100 10: 110,101 nodes
 import { startServer, openPage, waitReady, dropFile } from '../lib/harness.mjs';
 
 const [backend = 'webgpu', F = 100, G = 100, H = 10] = process.argv.slice(2).map((a, i) => (i === 0 ? a : Number(a)));

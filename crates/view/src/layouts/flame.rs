@@ -59,7 +59,14 @@ pub fn flame_layout(tree: &CallTree, focus: Option<usize>, width_px: f32, min_px
     let roots: Vec<usize> = match focus {
         Some(k) => {
             for (level, &a) in ancestors(tree, k).iter().enumerate() {
-                out.boxes.push(FlameBox { node: a as u32, level: level as u32, x0: 0.0, x1: width, merged: 1, ancestor: true });
+                out.boxes.push(FlameBox {
+                    node: a as u32,
+                    level: level as u32,
+                    x0: 0.0,
+                    x1: width,
+                    merged: 1,
+                    ancestor: true,
+                });
             }
             vec![k]
         }
@@ -189,8 +196,17 @@ mod tests {
     fn zoomed_into_a_subtree_its_root_takes_the_width_under_its_ancestors() {
         let l = flame_layout(&small(), Some(1), 300.0, 1.0);
         assert_eq!(l.total_ns, 60);
-        let b: Vec<(u32, u32, f32, f32, bool)> = l.boxes.iter().map(|b| (b.node, b.level, b.x0, b.x1, b.ancestor)).collect();
-        assert_eq!(b, vec![(0, 0, 0.0, 300.0, true), (1, 1, 0.0, 300.0, false), (2, 2, 0.0, 150.0, false), (3, 2, 150.0, 250.0, false)]);
+        let b: Vec<(u32, u32, f32, f32, bool)> =
+            l.boxes.iter().map(|b| (b.node, b.level, b.x0, b.x1, b.ancestor)).collect();
+        assert_eq!(
+            b,
+            vec![
+                (0, 0, 0.0, 300.0, true),
+                (1, 1, 0.0, 300.0, false),
+                (2, 2, 0.0, 150.0, false),
+                (3, 2, 150.0, 250.0, false)
+            ]
+        );
         assert_eq!(l.levels, 3);
     }
 
@@ -207,7 +223,11 @@ mod tests {
         let l = flame_layout(&t, None, 1000.0, 1.0);
         assert!(l.boxes.len() < 1000, "{} boxes for 100,001 nodes", l.boxes.len());
         let level1: Vec<&FlameBox> = l.boxes.iter().filter(|b| b.level == 1).collect();
-        assert_eq!(level1.iter().map(|b| b.merged as usize).sum::<usize>(), 100_001, "every node once, as itself or merged");
+        assert_eq!(
+            level1.iter().map(|b| b.merged as usize).sum::<usize>(),
+            100_001,
+            "every node once, as itself or merged"
+        );
         assert!(level1.iter().filter(|b| b.merged > 1).all(|b| b.x1 - b.x0 < 2.0));
         let widths: f32 = level1.iter().map(|b| b.x1 - b.x0).sum();
         assert!((widths - 1000.0).abs() < 0.5, "level 1 covers its parent: {widths}");

@@ -131,7 +131,8 @@ mod tests {
         let tree = call_tree(&t, None, |_| true);
         let colors = crate::scene::timeline::region_colors(&t);
         let layout = flame_layout(&tree, None, 500.0, MIN_BOX_PX);
-        let mut f = FlameFrame { width: 500.0, height: 300.0, scroll_px: 0.0, icicle: false, hovered: Some(1), title: "t" };
+        let mut f =
+            FlameFrame { width: 500.0, height: 300.0, scroll_px: 0.0, icicle: false, hovered: Some(1), title: "t" };
         let sc = flame_scene(&tree, &t, &colors, &layout, &f);
         let main = sc.rects[0];
         assert_eq!((main.x, main.y, main.w), (0.0, 300.0 - LEVEL_PX, 500.0));

@@ -382,7 +382,9 @@ mod tests {
     fn selecting_gives_the_path_and_the_butterfly() {
         let t = trace();
         let mut l = CallTreeList::new(t.clone(), merged(&t, false));
-        let wait_under_solve = (0..l.tree().nodes.len()).find(|&k| l.tree().path(k).len() == 3 && l.tree().nodes[k].inclusive_ns == 300).unwrap();
+        let wait_under_solve = (0..l.tree().nodes.len())
+            .find(|&k| l.tree().path(k).len() == 3 && l.tree().nodes[k].inclusive_ns == 300)
+            .unwrap();
         assert_eq!(l.select(Some(wait_under_solve)), Some(vec![0, 1, 2]));
         let b = l.butterfly();
         assert_eq!(b["name"], "MPI_Waitall");
@@ -393,7 +395,9 @@ mod tests {
         // Bottom up: no butterfly; the path is innermost first.
         let mut inv = CallTreeList::new(t.clone(), merged(&t, true));
         assert_eq!(inv.butterfly(), serde_json::Value::Null);
-        let k = (0..inv.tree().nodes.len()).find(|&k| inv.tree().path(k).len() == 2 && t.region_name(inv.tree().nodes[k].region) == "io").unwrap();
+        let k = (0..inv.tree().nodes.len())
+            .find(|&k| inv.tree().path(k).len() == 2 && t.region_name(inv.tree().nodes[k].region) == "io")
+            .unwrap();
         assert_eq!(inv.select(Some(k)), Some(vec![2, 4]));
     }
 
@@ -404,7 +408,13 @@ mod tests {
             .into_iter()
             .map(|lt| BundleTree { location: Some(lt.location), tree: lt.tree })
             .collect();
-        let b = CallTreeBundle { window: TimeWindow::whole(&t), locations: None, inverted: false, per_location: true, trees };
+        let b = CallTreeBundle {
+            window: TimeWindow::whole(&t),
+            locations: None,
+            inverted: false,
+            per_location: true,
+            trees,
+        };
         let mut l = CallTreeList::new(t.clone(), b);
         assert_eq!(l.summary()["trees"].as_array().unwrap().len(), 2);
         assert_eq!(l.rows(MAX_ROWS)["total_ns"], 1000);

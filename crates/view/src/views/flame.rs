@@ -201,12 +201,20 @@ impl Pane for FlamePane {
             ("style", "flame") => self.set_icicle(false),
             ("style", "icicle") => self.set_icicle(true),
             ("focus", v) => {
-                let k = if v.is_empty() { None } else { Some(v.parse::<usize>().map_err(|_| format!("focus: '{v}' is not a node"))?) };
+                let k = if v.is_empty() {
+                    None
+                } else {
+                    Some(v.parse::<usize>().map_err(|_| format!("focus: '{v}' is not a node"))?)
+                };
                 if !self.set_focus(k) {
                     return Err(format!("focus: the tree has no node {v}"));
                 }
             }
-            _ => return Err(format!("the flame graph has no option '{key}' = '{value}' (style = flame | icicle, focus = NODE)")),
+            _ => {
+                return Err(format!(
+                    "the flame graph has no option '{key}' = '{value}' (style = flame | icicle, focus = NODE)"
+                ))
+            }
         }
         Ok(())
     }
@@ -245,7 +253,11 @@ mod tests {
             assert!(p.click(x + 5.0, y + h / 2.0));
             assert_eq!(p.focus(), Some(1));
             let (x, _, w, _) = p.box_of(2).unwrap();
-            assert_eq!((x, w), (0.0, 500.0), "wait: 300 of solve's 600 ns over the width, from its left (not time-ordered)");
+            assert_eq!(
+                (x, w),
+                (0.0, 500.0),
+                "wait: 300 of solve's 600 ns over the width, from its left (not time-ordered)"
+            );
             // main is now an ancestor above solve: a click on it goes back to the whole tree (one root).
             let (x, y, _, h) = p.box_of(0).unwrap();
             assert!(p.click(x + 900.0, y + h / 2.0));

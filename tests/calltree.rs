@@ -389,3 +389,35 @@ fn a_store_gives_its_traces_tree() {
         }
     }
 }
+
+/// The page's marks of a call path (`calltree_bundle::path_intervals`, which the worker answers): on every
+/// shared trace, the intervals of each of the heaviest nodes number its count, top down and bottom up, whole
+/// and over a window; and the bundle the worker sends decodes to the same trees.
+#[test]
+fn every_shared_trace_marks_as_many_intervals_as_a_path_counts() {
+    use weft::analyses::calltree_bundle::{path_intervals, BundleTree, CallTreeBundle};
+    let Some(traces) = shared_traces("call-path marks of real traces") else { return };
+    for (path, t) in &traces {
+        for w in [TimeWindow::whole(t), window(t.span_ns / 3, 2 * t.span_ns / 3)] {
+            let top = call_tree(t, Some(w), |_| true);
+            let inv = top.inverted(t);
+            for (tree, inverted) in [(&top, false), (&inv, true)] {
+                let mut heavy: Vec<usize> = (0..tree.nodes.len()).collect();
+                heavy.sort_by_key(|&k| std::cmp::Reverse(tree.nodes[k].inclusive_ns));
+                for &k in heavy.iter().take(12) {
+                    let found = path_intervals(t, w, |_| true, &tree.path(k), inverted);
+                    let what = format!("{}: {w:?} inverted {inverted} node {k}", path.display());
+                    assert_eq!(found.len() as u64, tree.nodes[k].count, "{what}");
+                }
+            }
+            let bundle = CallTreeBundle {
+                window: w,
+                locations: None,
+                inverted: false,
+                per_location: false,
+                trees: vec![BundleTree { location: None, tree: top }],
+            };
+            assert_eq!(CallTreeBundle::decode(&bundle.encode(), t).as_ref(), Ok(&bundle), "{}", path.display());
+        }
+    }
+}

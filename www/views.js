@@ -5,7 +5,7 @@
 // step's time. Another switch or a load meanwhile drops the build (`switching.generation`).
 import { runSteps } from './loading.js';
 
-const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph', aggregate: 'Aggregated', particles: 'Particles' };
+const VIEW_LABELS = { timeline: 'Timeline', moments: 'Utilization & moments', execgraph: 'Execution graph', grains: 'Grain graph', aggregate: 'Aggregated', particles: 'Particles', flamegraph: 'Flame graph' };
 const FILE_VIEW_LABELS = { trace: 'Timeline', execgraph: 'Execution graph (threads)', grains: 'Grain graph (tasks)' };
 
 function tab(text, title) {

@@ -5,7 +5,7 @@
 // (www/pkg-worker: the readers and analyses, no renderer), not the page's.
 
 import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes, diagnose, wait_causes, what_if,
-  compare_side, compare_pair, two_runs, two_runs_head_bytes } from './pkg-worker/weft.js';
+  compare_side, compare_pair, two_runs, two_runs_head_bytes, call_tree_of, call_path_intervals } from './pkg-worker/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 
 const ready = init();
@@ -114,6 +114,15 @@ async function answer(id, msg) {
     post({ id, type: 'answer', what: msg.what, model }, [model]);
   } else if (msg.what === 'causes') {
     post({ id, type: 'answer', what: msg.what, result: JSON.parse(wait_causes(msg.wait)) });
+  } else if (msg.what === 'calltree' || msg.what === 'calltree-path') {
+    // The call tree of a selection, or one call path's intervals (crates/worker/src/calltree.rs).
+    const w = msg.window;
+    const locations = msg.locations ? Uint32Array.from(msg.locations) : undefined;
+    const out = msg.what === 'calltree'
+      ? call_tree_of(w ? w[0] : NaN, w ? w[1] : NaN, locations, !!msg.inverted, !!msg.perLocation)
+      : call_path_intervals(w ? w[0] : NaN, w ? w[1] : NaN, locations, Uint32Array.from(msg.path || []), !!msg.inverted);
+    const model = own(out.model);
+    post({ id, type: 'answer', what: msg.what, model }, [model]);
   } else if (msg.what === 'whatif') {
     post({ id, type: 'answer', what: msg.what, result: JSON.parse(what_if(JSON.stringify(msg.scales || []))) });
   } else {

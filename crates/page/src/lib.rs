@@ -11,6 +11,7 @@
 // A library returns what it finds; only the CLI, examples and tests print.
 #![warn(clippy::print_stdout)]
 
+mod calltree_panel;
 mod counters_panel;
 mod diagnosis_panel;
 mod grain_panel;

@@ -34,6 +34,8 @@ pub struct Viewer {
     dark: bool,
     /// The GraphML download under way (crates/page/src/graph_export.rs).
     graphml: Option<super::graph_export::GraphmlExport>,
+    /// The call-tree panel's tree and state (crates/page/src/calltree_panel.rs).
+    pub(super) calltree: Option<weft_view::views::calltree_list::CallTreeList>,
 }
 
 #[derive(Serialize, Clone, Default)]
@@ -89,6 +91,7 @@ impl Viewer {
             last: FrameStats::default(),
             dark: false,
             graphml: None,
+            calltree: None,
         })
     }
 

@@ -3,6 +3,7 @@
 pub mod aggregate;
 pub mod counters;
 pub mod execgraph;
+pub mod flame;
 pub mod grain_bundle;
 pub mod grains;
 pub mod particles;

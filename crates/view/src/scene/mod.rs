@@ -10,6 +10,7 @@ pub mod compare;
 pub mod counters;
 pub mod diagnosis_marks;
 pub mod execgraph;
+pub mod flame;
 pub mod grains;
 pub mod groups;
 pub mod legend;

@@ -55,6 +55,13 @@ const EXECGRAPH: Keys = &[
 const PARTICLES: Keys =
     &[("Space", "play / pause"), ("W / S, wheel", "zoom in / out"), ("A / D, drag", "pan"), ("F", "fit")];
 
+const FLAME: Keys = &[
+    ("click a frame", "zoom into its subtree (the zoomed root or an ancestor: back up)"),
+    ("hover", "the call path, its count, inclusive and exclusive time and share"),
+    ("↑ / ↓, wheel, drag", "scroll the levels of a deep tree"),
+    ("F", "the whole tree again"),
+];
+
 /// Keys every view shares, listed after the view's own.
 pub const COMMON: Keys = &[
     ("1 / 2 / 3 …", "switch view (the time range is kept)"),
@@ -70,6 +77,7 @@ pub fn for_kind(kind: &str) -> Keys {
         "execgraph" => EXECGRAPH,
         "moments" | "utilization" => MOMENTS,
         "particles" => PARTICLES,
+        "flamegraph" => FLAME,
         _ => TIME,
     }
 }

@@ -9,8 +9,10 @@
 //! Must not read a clock, the DOM or the GPU.
 
 pub mod aggregate;
+pub mod calltree_list;
 pub mod counters;
 pub mod execgraph;
+pub mod flame;
 pub mod grains;
 pub mod keys;
 pub mod message_select;

@@ -431,7 +431,9 @@ impl ViewSet {
     /// The views the loaded input offers.
     pub fn views(&self) -> Vec<String> {
         if self.trace.is_some() {
-            return TRACE_VIEWS.iter().map(|s| s.to_string()).collect();
+            // A trace's views, then those shown from a panel (the call tree's flame graph: `show_pane`).
+            let extra = self.panes.iter().map(|p| p.kind()).filter(|k| !TRACE_VIEWS.contains(k));
+            return TRACE_VIEWS.iter().copied().chain(extra).map(str::to_string).collect();
         }
         let mut views: Vec<String> = self.panes.iter().map(|p| p.kind().to_string()).collect();
         // A grain graph also offers its aggregated view, built when first shown.
@@ -553,6 +555,27 @@ impl ViewSet {
             let _ = pane.configure("problem", &p);
         }
         Ok(())
+    }
+
+    /// Show `pane`, made by a panel of what is loaded (the call tree's flame graph), in place of a pane of its
+    /// kind; the other panes stay, so a switch goes back to them as they were.
+    pub fn show_pane(&mut self, pane: Box<dyn Pane>) {
+        let index = match self.panes.iter().position(|p| p.kind() == pane.kind()) {
+            Some(i) => {
+                self.panes[i] = pane;
+                i
+            }
+            None => {
+                self.panes.push(pane);
+                self.panes.len() - 1
+            }
+        };
+        self.show(index, None);
+    }
+
+    /// The pane of `kind` if it is built, shown or not (the timeline behind the flame graph).
+    pub fn pane_mut(&mut self, kind: &str) -> Option<&mut (dyn Pane + 'static)> {
+        self.panes.iter_mut().find(|p| p.kind() == kind).map(|p| p.as_mut())
     }
 
     /// Show grain `grain` in the Grain graph tab, selected and brought into view at a readable scale (the

@@ -128,6 +128,9 @@ pub struct TimelinePane {
     diagnosis: Option<TimelineDiagnosis>,
     /// The user's notes on this trace (views::notes; scene::note_marks draws them).
     notes: NoteSet,
+    /// The intervals of the call path clicked in the call-tree panel (the worker's, in the trace's order):
+    /// marked before a region or a search's matches.
+    call_path: Option<Rc<[u32]>>,
 }
 
 /// Functions a legend section lists before "other".
@@ -377,7 +380,25 @@ impl TimelinePane {
             hovered_flow: None,
             diagnosis: None,
             notes: NoteSet::default(),
+            call_path: None,
         }
+    }
+
+    /// Mark the intervals of a call path (the worker's `calltree_bundle::path_intervals`, checked against this
+    /// trace), or none; marked before a region or a search's matches.
+    pub fn mark_call_path(&mut self, intervals: Option<Rc<[u32]>>) {
+        self.call_path = intervals;
+        self.remark();
+    }
+
+    /// The marked call path's intervals, if one is marked.
+    pub fn marked_call_path(&self) -> Option<&[u32]> {
+        self.call_path.as_deref()
+    }
+
+    /// The trace shown, shared (the call tree's flame graph names its regions).
+    pub fn shared_trace(&self) -> Rc<Trace> {
+        self.trace.clone()
     }
 
     /// Show the worker's diagnosis of this trace (decoded and checked against it): its waits hatched, its
@@ -759,6 +780,15 @@ impl TimelinePane {
     fn remark(&mut self) {
         let iv = &self.trace.intervals;
         self.marked = match (self.marked_region, &self.search) {
+            _ if self.call_path.is_some() => {
+                let mut keep = vec![false; iv.len()];
+                for &i in self.call_path.iter().flat_map(|p| p.iter()) {
+                    if let Some(k) = keep.get_mut(i as usize) {
+                        *k = true;
+                    }
+                }
+                Some(Marked::new(&self.layout, |i| keep[i]))
+            }
             (Some(r), _) => Some(Marked::new(&self.layout, |i| iv.region[i] == r)),
             (None, Some(s)) => {
                 let mut keep = vec![false; iv.len()];
@@ -1087,6 +1117,7 @@ impl Pane for TimelinePane {
             "overview": {"y": self.view.plot_bottom(), "x0": self.view.track_x0(), "x1": self.view.width},
             "selection": self.selection.map(|(a, b)| json!({"t0_ns": a, "t1_ns": b})),
             "marked_region": self.marked_region.map(|r| r.0),
+            "call_path": self.call_path.as_ref().map(|p| p.len()),
             "search": self.search.as_ref().map(|s| json!({
                 "pattern": s.pattern, "count": s.matches.len(), "at": s.at,
                 "hit": self.search_hit(),

@@ -7,6 +7,7 @@
 pub mod aggregate;
 pub mod busy;
 pub mod calltree;
+pub mod clusters;
 pub mod comm_matrix;
 pub mod compare;
 pub mod cycles;

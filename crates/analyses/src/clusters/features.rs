@@ -1,6 +1,6 @@
 //! A location's behaviour as numbers: exclusive time per region (the [`MAX_REGION_FEATURES`] regions with
 //! the most exclusive time over all locations, the rest summed in one column) and the four moments of
-//! utilization of its compute time, every column a fraction of the window's length. One pass over each
+//! utilization of its compute time (m3 as mu3 / mu2), every column a fraction of the window's length. One pass over each
 //! location's intervals (`profile::add_location_stats`) and one streaming moments pass; memory is n x d
 //! f64 for n locations and d <= MAX_REGION_FEATURES + 5 columns. Must not cluster or name anything.
 
@@ -110,7 +110,9 @@ pub fn features(trace: &Trace, window: Option<TimeWindow>) -> Features {
         row[0] = m.m0_ns as f64 / len;
         row[1] = if m.is_idle() { 0.0 } else { (m.m1_ns - w.start_ns as f64) / len };
         row[2] = m.m2_ns / len;
-        row[3] = m.m3_ns / len;
+        // m3 = 3 cbrt(mu3) magnifies a near-zero skew into a large value of either sign (a busy set nearly
+        // symmetric reads +-m2/3): the feature is mu3 / mu2 instead, a time continuous through 0.
+        row[3] = if m.m2_ns > 0.0 { m.m3_ns.powi(3) / (9.0 * m.m2_ns * m.m2_ns) / len } else { 0.0 };
     }
     Features { window: w, regions: ranked.into_iter().map(|r| RegionId(r as u32)).collect(), other, dims, data }
 }

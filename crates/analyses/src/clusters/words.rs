@@ -10,8 +10,9 @@ use weft_model::Trace;
 /// tiny times says nothing).
 pub const MIN_DIFFERENCE: f64 = 0.01;
 
-/// The region columns where `group` (a mean row) differs most from `others` by ratio, at most `max`, the
-/// largest |log ratio| first (time where the others have none first of all).
+/// The region columns where `group` (a mean row) differs most from `others` by ratio, at most `max`: the
+/// regions it spends more time in first, each side by largest |log ratio| (time where the others have none
+/// first of all).
 pub fn distinguishing(trace: &Trace, f: &Features, group: &[f64], others: &[f64], max: usize) -> Vec<Distinguishing> {
     let mut rows: Vec<Distinguishing> = f
         .regions
@@ -27,9 +28,12 @@ pub fn distinguishing(trace: &Trace, f: &Features, group: &[f64], others: &[f64]
         })
         .collect();
     let weight = |d: &Distinguishing| d.ratio.map_or(f64::INFINITY, |r| if r > 0.0 { r.ln().abs() } else { f64::INFINITY });
+    // What the group does more of first: "3x the time in MPI_Waitall" says more than "no time in write".
+    let more = |d: &Distinguishing| d.fraction > d.others_fraction;
     rows.sort_by(|a, b| {
-        weight(b)
-            .total_cmp(&weight(a))
+        more(b)
+            .cmp(&more(a))
+            .then(weight(b).total_cmp(&weight(a)))
             .then((b.fraction - b.others_fraction).abs().total_cmp(&(a.fraction - a.others_fraction).abs()))
             .then(a.region.cmp(&b.region))
     });
@@ -37,11 +41,12 @@ pub fn distinguishing(trace: &Trace, f: &Features, group: &[f64], others: &[f64]
     rows
 }
 
-/// "3.0x the time in MPI_Waitall", "0.25x the time in solve", "time in MPI_Abort (none elsewhere)".
+/// "3.0x the time in MPI_Waitall", "0.25x the time in solve", "20.0% of the time in MPI_Abort, none in the
+/// others", "no time in write, the others 12.0%".
 pub fn difference_words(d: &Distinguishing) -> String {
     match d.ratio {
-        None => format!("{:.1}% of the time in {} (none in the others)", 100.0 * d.fraction, d.name),
-        Some(r) if r == 0.0 => format!("no time in {} (the others {:.1}%)", d.name, 100.0 * d.others_fraction),
+        None => format!("{:.1}% of the time in {}, none in the others", 100.0 * d.fraction, d.name),
+        Some(r) if r == 0.0 => format!("no time in {}, the others {:.1}%", d.name, 100.0 * d.others_fraction),
         Some(r) if r >= 1.0 => format!("{r:.1}x the time in {}", d.name),
         Some(r) => format!("{r:.2}x the time in {}", d.name),
     }
@@ -94,7 +99,7 @@ pub fn summary(trace: &Trace, c: &Clustering) -> String {
             .map(|cl| {
                 let mut p = format!("{} like {}", thousands(cl.members.len()), location_words(trace, cl.medoid.0));
                 if let Some(d) = cl.distinguishing.first() {
-                    p.push_str(&format!(" ({})", difference_words(d)));
+                    p.push_str(&format!(", {}", difference_words(d)));
                 }
                 p
             })
@@ -156,6 +161,6 @@ mod tests {
         };
         assert_eq!(difference_words(&d(0.3, 0.1, Some(3.0))), "3.0x the time in MPI_Waitall");
         assert_eq!(difference_words(&d(0.025, 0.1, Some(0.25))), "0.25x the time in MPI_Waitall");
-        assert_eq!(difference_words(&d(0.2, 0.0, None)), "20.0% of the time in MPI_Waitall (none in the others)");
+        assert_eq!(difference_words(&d(0.2, 0.0, None)), "20.0% of the time in MPI_Waitall, none in the others");
     }
 }

@@ -58,7 +58,8 @@ fn three_behaviours_and_a_planted_outlier_are_recovered() {
         }
     }
     // The waiting group is told apart by MPI_Waitall, the writing one by write.
-    let words: Vec<&str> = c.clusters.iter().filter_map(|cl| cl.distinguishing.first()).map(|d| d.name.as_str()).collect();
+    let words: Vec<&str> =
+        c.clusters.iter().filter_map(|cl| cl.distinguishing.first()).map(|d| d.name.as_str()).collect();
     assert!(words.contains(&"MPI_Waitall") && words.contains(&"write"), "{words:?}");
     assert!(c.summary.starts_with(&format!("{} clusters of 300 locations (k by silhouette", c.k)), "{}", c.summary);
 }
@@ -71,7 +72,10 @@ fn k_given_gives_that_many_clusters() {
     assert_eq!((c.k, c.k_choice, c.clusters.len()), (3, KChoice::Given, 3));
     // Three clusters: the three behaviours, the outlier joined to the nearest and listed as far from it.
     assert_eq!(member_sets(&c, &planted), groups(n, &planted), "{}", c.summary);
-    assert_eq!(c.outliers.iter().map(|o| (o.location.index(), o.reason)).collect::<Vec<_>>(), [(117, OutlierReason::Far)]);
+    assert_eq!(
+        c.outliers.iter().map(|o| (o.location.index(), o.reason)).collect::<Vec<_>>(),
+        [(117, OutlierReason::Far)]
+    );
     assert!(c.summary.contains("(k given)"), "{}", c.summary);
     // k = 1: everything in one cluster, nothing said to set it apart.
     let one = cluster(&t, None, Some(1)).unwrap();
@@ -151,12 +155,24 @@ fn the_cli_prints_the_clusters_and_refuses_bad_arguments() {
     let out = weft(&["clusters", p, "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in ["k", "k_chosen_by", "silhouette", "locations", "sampled", "window", "features", "clusters", "outliers", "summary"]
-    {
+    for key in [
+        "k",
+        "k_chosen_by",
+        "silhouette",
+        "locations",
+        "sampled",
+        "window",
+        "features",
+        "clusters",
+        "outliers",
+        "summary",
+    ] {
         assert!(v.get(key).is_some(), "key {key}: {v}");
     }
     let clusters = v["clusters"].as_array().unwrap();
-    for key in ["medoid", "medoid_name", "size", "members", "mean_distance", "max_distance", "spread_ns", "distinguishing"] {
+    for key in
+        ["medoid", "medoid_name", "size", "members", "mean_distance", "max_distance", "spread_ns", "distinguishing"]
+    {
         assert!(clusters[0].get(key).is_some(), "cluster key {key}");
     }
     let sizes: u64 = clusters.iter().map(|c| c["size"].as_u64().unwrap()).sum();

@@ -32,7 +32,13 @@ fn main() {
     let (tk, _) = best_of(3, || cluster_features(&trace, &f, Some(3)).expect("clusters"));
     println!("{n} locations, {} intervals, {} features", trace.intervals.len(), f.dims());
     println!("features   {:>9.1} ms", tf.as_secs_f64() * 1e3);
-    println!("clustering {:>9.1} ms (k chosen: {}, {} outliers, {} sampled)", tc.as_secs_f64() * 1e3, c.k, c.outliers.len(), c.sampled);
+    println!(
+        "clustering {:>9.1} ms (k chosen: {}, {} outliers, {} sampled)",
+        tc.as_secs_f64() * 1e3,
+        c.k,
+        c.outliers.len(),
+        c.sampled
+    );
     println!("k = 3      {:>9.1} ms", tk.as_secs_f64() * 1e3);
     println!("total      {:>9.1} ms (features + clustering, k chosen)", (tf + tc).as_secs_f64() * 1e3);
     println!("{}", c.summary);

@@ -369,7 +369,8 @@ fn silhouette(dist: &SquareMatrix, labels: &[usize], k: usize) -> f64 {
             sums[c] += d;
         }
         let a = sums[own] / (size[own] - 1) as f64;
-        let b = (0..k).filter(|&c| c != own && size[c] > 0).map(|c| sums[c] / size[c] as f64).fold(f64::INFINITY, f64::min);
+        let b =
+            (0..k).filter(|&c| c != own && size[c] > 0).map(|c| sums[c] / size[c] as f64).fold(f64::INFINITY, f64::min);
         let m = a.max(b);
         if m > 0.0 && b.is_finite() {
             total += (b - a) / m;
@@ -553,12 +554,12 @@ mod tests {
     #[test]
     fn silhouette_of_two_tight_groups_is_near_one() {
         // Points 0, 0.01, 1, 1.01 on a line.
-        let xs = [0.0, 0.01, 1.0, 1.01];
+        let xs = [0.0f64, 0.01, 1.0, 1.01];
         let n = xs.len();
         let mut d = vec![0.0; n * n];
         for i in 0..n {
             for j in 0..n {
-                d[i * n + j] = (xs[i] - xs[j] as f64).abs();
+                d[i * n + j] = (xs[i] - xs[j]).abs();
             }
         }
         let m = SquareMatrix { n, d };

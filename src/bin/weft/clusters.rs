@@ -187,7 +187,8 @@ fn print_clusters(trace: &Trace, c: &Clustering) {
     }
     println!();
     println!(
-        "spread: mean distance to the medoid, distance in time spent differently (docs/clusters.md); window {}..{}",
+        "spread: the members' mean distance to the medoid, max: the furthest; a distance is time spent differently\n\
+         (docs/clusters.md). Window {} .. {}.",
         fmt(c.window.start_ns as f64),
         fmt(c.window.end_ns as f64)
     );

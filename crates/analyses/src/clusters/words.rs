@@ -27,7 +27,8 @@ pub fn distinguishing(trace: &Trace, f: &Features, group: &[f64], others: &[f64]
             ratio: (others[c] > 0.0).then(|| group[c] / others[c]),
         })
         .collect();
-    let weight = |d: &Distinguishing| d.ratio.map_or(f64::INFINITY, |r| if r > 0.0 { r.ln().abs() } else { f64::INFINITY });
+    let weight =
+        |d: &Distinguishing| d.ratio.map_or(f64::INFINITY, |r| if r > 0.0 { r.ln().abs() } else { f64::INFINITY });
     // What the group does more of first: "3x the time in MPI_Waitall" says more than "no time in write".
     let more = |d: &Distinguishing| d.fraction > d.others_fraction;
     rows.sort_by(|a, b| {
@@ -46,7 +47,7 @@ pub fn distinguishing(trace: &Trace, f: &Features, group: &[f64], others: &[f64]
 pub fn difference_words(d: &Distinguishing) -> String {
     match d.ratio {
         None => format!("{:.1}% of the time in {}, none in the others", 100.0 * d.fraction, d.name),
-        Some(r) if r == 0.0 => format!("no time in {}, the others {:.1}%", d.name, 100.0 * d.others_fraction),
+        Some(0.0) => format!("no time in {}, the others {:.1}%", d.name, 100.0 * d.others_fraction),
         Some(r) if r >= 1.0 => format!("{r:.1}x the time in {}", d.name),
         Some(r) => format!("{r:.2}x the time in {}", d.name),
     }
@@ -57,7 +58,7 @@ pub fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -120,7 +121,8 @@ pub fn summary(trace: &Trace, c: &Clustering) -> String {
                     OutlierReason::Alone => "is alone".to_string(),
                     OutlierReason::Far => format!("is far from its cluster's medoid (cluster {})", o.cluster),
                 };
-                let what = o.distinguishing.first().map(difference_words).unwrap_or_else(|| "a different timing".into());
+                let what =
+                    o.distinguishing.first().map(difference_words).unwrap_or_else(|| "a different timing".into());
                 format!("{} {how}: {what}", location_words(trace, o.location.0))
             })
             .collect();

@@ -8,6 +8,7 @@ pub mod aggregate;
 pub mod busy;
 pub mod calltree;
 pub mod calltree_bundle;
+pub mod clusters;
 pub mod comm_matrix;
 pub mod compare;
 pub mod cycles;

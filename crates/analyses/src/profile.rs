@@ -44,53 +44,71 @@ pub struct RegionProfile {
 
 /// Per-region count, inclusive and exclusive time within `window`, over the locations `keep` accepts.
 pub fn region_stats(trace: &Trace, window: TimeWindow, keep: impl Fn(LocationId) -> bool) -> Vec<RegionStats> {
-    let nreg = trace.regions.len();
-    let mut stats = vec![RegionStats::default(); nreg];
-    // How many intervals of each region are open on the stack (recursion: only the outermost is inclusive).
-    let mut open = vec![0u32; nreg];
-    // The open intervals: region, clipped time, and the clipped time of its children so far.
-    let mut stack: Vec<(RegionId, u64, u64)> = Vec::new();
+    let mut stats = vec![RegionStats::default(); trace.regions.len()];
+    let mut scratch = ProfileScratch::default();
+    for l in (0..trace.locations.len() as u32).map(LocationId) {
+        if keep(l) {
+            add_location_stats(trace, l, window, &mut stats, &mut scratch);
+        }
+    }
+    stats
+}
+
+/// The walk's reusable state ([`add_location_stats`]), so a caller going location by location allocates once.
+#[derive(Default)]
+pub struct ProfileScratch {
+    /// How many intervals of each region are open on the stack (recursion: only the outermost is inclusive).
+    open: Vec<u32>,
+    /// The open intervals: region, clipped time, and the clipped time of its children so far.
+    stack: Vec<(RegionId, u64, u64)>,
+}
+
+/// Add location `l`'s figures within `window` to `stats` (indexed by region, one per region of the trace):
+/// [`region_stats`] is this over every kept location; `clusters` takes it a location at a time.
+pub fn add_location_stats(
+    trace: &Trace,
+    l: LocationId,
+    window: TimeWindow,
+    stats: &mut [RegionStats],
+    scratch: &mut ProfileScratch,
+) {
+    let ProfileScratch { open, stack } = scratch;
+    open.resize(trace.regions.len(), 0);
     let (t0, t1) = (window.start_ns, window.end_ns);
     let iv = &trace.intervals;
-    let close = |stack: &mut Vec<(RegionId, u64, u64)>, open: &mut Vec<u32>, stats: &mut Vec<RegionStats>| {
+    let close = |stack: &mut Vec<(RegionId, u64, u64)>, open: &mut Vec<u32>, stats: &mut [RegionStats]| {
         let (r, clipped, children) = stack.pop().expect("close on a non-empty stack");
         open[r.index()] -= 1;
         stats[r.index()].exclusive_ns += clipped.saturating_sub(children);
     };
-    for (l, range) in trace.location_intervals.iter().enumerate() {
-        if !keep(LocationId(l as u32)) {
-            continue;
+    for i in trace.location_intervals[l.index()].clone() {
+        let start = iv.start_ns[i];
+        if start > t1 {
+            break; // sorted by start: nothing later touches the window
         }
-        for i in range.clone() {
-            let start = iv.start_ns[i];
-            if start > t1 {
-                break; // sorted by start: nothing later touches the window
-            }
-            let d = iv.depth[i] as usize;
-            while stack.len() > d {
-                close(&mut stack, &mut open, &mut stats);
-            }
-            let end = start + iv.dur_ns[i];
-            let clipped = end.min(t1).saturating_sub(start.max(t0));
-            let r = iv.region[i];
-            let s = &mut stats[r.index()];
-            if clipped > 0 || (iv.dur_ns[i] == 0 && start >= t0) {
-                s.count += 1;
-                if open[r.index()] == 0 {
-                    s.inclusive_ns += clipped;
-                }
-            }
-            if let Some(parent) = stack.last_mut() {
-                parent.2 += clipped;
-            }
-            open[r.index()] += 1;
-            stack.push((r, clipped, 0));
+        let d = iv.depth[i] as usize;
+        while stack.len() > d {
+            close(stack, open, stats);
         }
-        while !stack.is_empty() {
-            close(&mut stack, &mut open, &mut stats);
+        let end = start + iv.dur_ns[i];
+        let clipped = end.min(t1).saturating_sub(start.max(t0));
+        let r = iv.region[i];
+        let s = &mut stats[r.index()];
+        if clipped > 0 || (iv.dur_ns[i] == 0 && start >= t0) {
+            s.count += 1;
+            if open[r.index()] == 0 {
+                s.inclusive_ns += clipped;
+            }
         }
+        if let Some(parent) = stack.last_mut() {
+            parent.2 += clipped;
+        }
+        open[r.index()] += 1;
+        stack.push((r, clipped, 0));
     }
-    stats
+    while !stack.is_empty() {
+        close(stack, open, stats);
+    }
 }
 
 /// The regions that have an interval in the window, most inclusive time first (then most intervals, then

@@ -7,6 +7,7 @@
 // A library returns what it finds; only the CLI, examples and tests print.
 #![warn(clippy::print_stdout)]
 
+pub mod behaviours;
 pub mod chrome;
 pub mod darshan_gen;
 pub mod execgraph;

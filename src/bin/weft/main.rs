@@ -5,6 +5,7 @@
 
 mod aggregate;
 mod calltree;
+mod clusters;
 mod critical_path;
 mod diff;
 mod execgraph;
@@ -80,6 +81,9 @@ enum Command {
     /// A region's durations on log-spaced bins with percentiles, or the slowest 1 % of every region
     /// (--outliers) (docs/calltree.md).
     Histogram(histogram::Args),
+    /// The locations grouped by behaviour (region profile and moments): a representative per cluster, its
+    /// size and spread, the outliers, and the grouping in words (docs/clusters.md).
+    Clusters(clusters::Args),
 }
 
 /// `v` as pretty JSON for `--json`, with the characters a terminal must not get raw (C1 controls such as the
@@ -127,6 +131,7 @@ fn main() -> ExitCode {
         Command::Waits(a) => waits::run(a),
         Command::Calltree(a) => calltree::run(a),
         Command::Histogram(a) => histogram::run(a),
+        Command::Clusters(a) => clusters::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -32,7 +32,7 @@ pub type ReadTile<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
 /// Writes a tile's file at its path in the store.
 pub type PutTile<'a> = &'a mut dyn FnMut(&str, &[u8]) -> Result<(), String>;
 
-const MAX_TILE_RAW: usize = 1 << 30;
+pub(crate) const MAX_TILE_RAW: usize = 1 << 30;
 
 const LATE_SENDER: u8 = 0;
 const LATE_RECEIVER: u8 = 1;
@@ -270,6 +270,17 @@ struct Senders {
     members: Vec<Member>,
     /// Per location, its first interval's start and last end.
     spans: Vec<Option<[u64; 2]>>,
+    /// Per location, its latest event (interval end, instant, message end, collective end), if any: where
+    /// the critical path starts (`diagnosis::critical_path::last_location`).
+    latest: Vec<Option<u64>>,
+}
+
+impl Senders {
+    fn see(&mut self, l: weft_model::LocationId, t: u64) {
+        if let Some(x) = self.latest.get_mut(l.index()) {
+            *x = Some(x.map_or(t, |x| x.max(t)));
+        }
+    }
 }
 
 impl Visit for Senders {
@@ -277,6 +288,17 @@ impl Visit for Senders {
         for &TileInterval { location: l, start_ns: start, dur_ns: dur, .. } in &tile.intervals {
             let s = self.spans[l.index()].get_or_insert([start, start]);
             s[1] = s[1].max(start + dur);
+            self.see(l, start + dur);
+        }
+        for i in &tile.instants {
+            self.see(i.location, i.time_ns);
+        }
+        for x in &tile.messages {
+            self.see(x.sender, x.send_ns);
+            self.see(x.receiver, x.recv_ns);
+        }
+        for c in &tile.collectives {
+            self.see(c.location, c.end_ns);
         }
         for x in &tile.messages {
             if x.kind == weft_model::MessageKind::PointToPoint {
@@ -344,7 +366,7 @@ fn sort_queries(qs: &mut [Query], m: &Manifest) {
 }
 
 /// Each block's events tiles in window order.
-fn events_tiles(m: &Manifest) -> Vec<Vec<&TileEntry>> {
+pub(crate) fn events_tiles(m: &Manifest) -> Vec<Vec<&TileEntry>> {
     let mut by_block: Vec<Vec<&TileEntry>> = vec![Vec::new(); m.tiling.blocks as usize];
     for e in m.tiles.iter().filter(|e| e.kind == TileKind::Events) {
         if let Some(v) = by_block.get_mut(e.block as usize) {
@@ -385,9 +407,10 @@ pub fn wait_records(m: &Manifest, read: ReadTile) -> Result<States, String> {
     let kind = |region: u32| kinds.get(region as usize).copied().flatten();
     let tiles = events_tiles(m);
     // Step 1: sends and collective begins, answered as the tiles that hold them are walked.
-    let mut first = Senders { spans: vec![None; m.locations.process.len()], ..Senders::default() };
+    let nl = m.locations.process.len();
+    let mut first = Senders { spans: vec![None; nl], latest: vec![None; nl], ..Senders::default() };
     answer_all(m, &tiles, read, &[], &mut first)?;
-    let Senders { sent, mut members, spans } = first;
+    let Senders { sent, mut members, spans, latest } = first;
     // Step 2: the receive ends and postings, on their receivers' blocks.
     let mut qs: Vec<Query> = Vec::with_capacity(sent.len() * 2);
     for (k, s) in sent.iter().enumerate() {
@@ -469,7 +492,7 @@ pub fn wait_records(m: &Manifest, read: ReadTile) -> Result<States, String> {
         list.sort_unstable();
     }
     let causes = root_causes(m, &tiles, read, &waits, &meetings)?;
-    Ok(States { waits, causes, spans: spans.into_iter().map(|s| s.unwrap_or([0, 0])).collect() })
+    Ok(States { waits, causes, spans: spans.into_iter().map(|s| s.unwrap_or([0, 0])).collect(), latest })
 }
 
 /// A store's wait states ([`wait_records`]).
@@ -477,6 +500,8 @@ pub struct States {
     pub waits: Vec<WaitRecord>,
     pub causes: Vec<Vec<(u32, u64)>>,
     pub spans: Vec<[u64; 2]>,
+    /// Per location, its latest event, if any (where the critical path starts).
+    pub latest: Vec<Option<u64>>,
 }
 
 /// Where two locations met (`diagnosis::root_causes`' `Meetings`): per ordered pair (a, b) the (time on a,
@@ -884,12 +909,13 @@ pub fn summary(waits: &[WaitRecord]) -> WaitSummary {
 }
 
 /// The wait states of the store `m` into it: the waits tiles (one per block with waits) and the wait
-/// summary tiles written through `put` and listed, the manifest's `waits` set. Every way of building a
+/// summary tiles written through `put` and listed, the manifest's `waits` set; then the critical path
+/// through them (`crate::critical_path`). Every way of building a
 /// store calls this last, on its whole manifest (a part has none: the merge computes them).
 pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), String> {
     // (What the blocks' tasks freed, kept resident by the allocator's per-thread heaps, handed back first.)
     crate::stream::ranged::return_free_memory();
-    let States { waits, causes, spans } = wait_records(m, read)?;
+    let States { waits, causes, spans, latest } = wait_records(m, read)?;
     let t = m.tiling;
     let nl = m.locations.process.len() as u32;
     let mut entries = Vec::new();
@@ -922,7 +948,9 @@ pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), S
     sum.root_causes = sum_causes(m, &waits, &causes);
     sum.spans = spans;
     m.waits = Some(sum);
-    Ok(())
+    drop(causes);
+    crate::critical_path::add_path(m, read, put, &waits, &latest)
+}
 }
 
 /// Block `b`'s waiting per location and bin at every pyramid level, as the summary tiles cut them (tile J of

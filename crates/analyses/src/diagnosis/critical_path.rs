@@ -15,7 +15,7 @@
 //! imbalance: each region's time on the path minus its mean exclusive time per location, where positive.
 //! Nothing here reads the wait-state rules: the waits and their causes come from [`WaitStates`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use weft_model::{LocationId, Trace};
 
 use super::waits::{NamedNs, WaitStates};
@@ -206,7 +206,7 @@ pub fn walk<W>(
 }
 
 /// `weft critical-path --json`: the path summed by region, by location and as imbalance.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathReport {
     /// The path's length: the trace's span.
     pub length_ns: u64,

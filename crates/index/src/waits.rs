@@ -951,7 +951,6 @@ pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), S
     drop(causes);
     crate::critical_path::add_path(m, read, put, &waits, &latest)
 }
-}
 
 /// Block `b`'s waiting per location and bin at every pyramid level, as the summary tiles cut them (tile J of
 /// level L its bins `J*256 ..`): the tiles holding any waiting.

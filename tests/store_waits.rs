@@ -399,3 +399,37 @@ fn the_critical_path_of_a_store_is_the_traces_on_runs_with_every_pattern() {
     }
     assert!(jumped > 0, "some path crosses locations");
 }
+
+/// `weft index --waits` counts the wait states' memory (`index::waits::BYTES_PER_FACT` per message and
+/// collective member) against `--memory`: just under the estimate the index refuses, naming the memory
+/// that fits, where the same index without `--waits` fits; at the estimate it indexes (the streamed OTF2
+/// index; a whole read checks the same estimate before tiling).
+#[test]
+fn weft_index_waits_is_counted_against_memory() {
+    let d = common::TempDir::new("store-waits-memory");
+    let (files, _) = archive(&GenConfig::new(4, 400_000));
+    for (name, bytes) in &files.files {
+        d.put(&format!("g/{name}"), bytes);
+    }
+    let t = read_archive("traces.otf2", &files).expect("archive reads");
+    let need = weft::index::waits::memory_needed(t.messages.len() as u64, t.collectives.len() as u64);
+    assert!(need > 4 << 20, "the run has enough messages to matter: {need} bytes");
+    let under = (need - 1).to_string();
+    weft(&["index", "g/traces.otf2", "-o", "plain", "--memory", &under], &d);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["index", "g/traces.otf2", "-o", "tight", "--waits", "--memory", &under])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "--waits within {under} bytes");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let mb = need.div_ceil(1 << 20);
+    assert!(
+        err.contains(&format!("--waits: the wait states hold about {mb} MB in memory"))
+            && err.contains(&format!("raise --memory to {mb} MB, or index without --waits")),
+        "{err}"
+    );
+    assert!(!d.join("tight").exists(), "a refused index leaves no store");
+    weft(&["index", "g/traces.otf2", "-o", "fits", "--waits", "--memory", &need.to_string()], &d);
+    assert!(weft(&["critical-path", "fits", "--json"], &d).contains("length_ns"));
+}

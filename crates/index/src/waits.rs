@@ -17,7 +17,8 @@
 //!    levels and tiles, only those holding any waiting).
 //!
 //! Memory: one events tile at a time, each location's stack of open intervals, and per message and
-//! collective member a fact of a few dozen bytes (O(messages + members), held in memory, not spilled).
+//! collective member a fact of a few dozen bytes (O(messages + members), held in memory, not spilled: about
+//! [`BYTES_PER_FACT`] each in all, counted against `--memory` by the index before the step, [`over_memory`]).
 
 use std::collections::BTreeMap;
 use weft_analyses::diagnosis::calls::{CollectiveKind, MpiCall, Tie};
@@ -26,6 +27,31 @@ use weft_store::format::events::{decode_events, EventsTile, TileInterval};
 use weft_store::format::manifest::{Manifest, TileEntry, TileKind};
 use weft_store::format::tile::tile;
 use weft_store::format::waits::{costs, encode_waits, WaitRecord, WaitSummary, PATTERN_KEYS};
+
+/// What the wait-state step (with the critical path after it) holds in memory per message and per
+/// collective member: its facts, queries, joined lists, waits and root-cause ranges. Measured: ~310 bytes on
+/// the 10 M-event benchmark archive (BENCHMARKS.md, "Session 39: the critical path of a store"), rounded up.
+pub const BYTES_PER_FACT: u64 = 320;
+
+/// The memory the wait-state step needs for `messages` and collective `members` ([`BYTES_PER_FACT`] each).
+pub fn memory_needed(messages: u64, members: u64) -> u64 {
+    messages.saturating_add(members).saturating_mul(BYTES_PER_FACT)
+}
+
+/// Why `--waits` is refused within `memory` (`--memory`) for `messages` and collective `members`: the step
+/// holds them in memory (not spilled), so it is counted against the budget; `None` when it fits.
+pub fn over_memory(messages: u64, members: u64, memory: u64) -> Option<String> {
+    let need = memory_needed(messages, members);
+    (need > memory).then(|| {
+        let mb = |b: u64| b.div_ceil(1 << 20);
+        format!(
+            "--waits: the wait states hold about {} MB in memory ({messages} messages and {members} collective              members at about {BYTES_PER_FACT} bytes each), over --memory {} MB: raise --memory to {} MB, or              index without --waits",
+            mb(need),
+            memory >> 20,
+            mb(need)
+        )
+    })
+}
 
 /// Reads a tile's file by its path in the store.
 pub type ReadTile<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
@@ -990,4 +1016,19 @@ fn wait_bins(m: &Manifest, b: u32, locs: &std::ops::Range<u32>, waits: &[WaitRec
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_states_memory_is_counted_and_a_refusal_names_what_fits() {
+        assert_eq!(memory_needed(1000, 24), 1024 * BYTES_PER_FACT);
+        assert_eq!(over_memory(1000, 24, 1024 * BYTES_PER_FACT), None);
+        let why = over_memory(1 << 20, 1 << 19, 64 << 20).expect("over");
+        assert!(why.contains("about 480 MB in memory (1048576 messages and 524288 collective members"), "{why}");
+        assert!(why.contains("over --memory 64 MB: raise --memory to 480 MB, or index without --waits"), "{why}");
+        assert!(over_memory(u64::MAX, u64::MAX, u64::MAX - 1).is_some(), "saturates");
+    }
 }

@@ -415,9 +415,12 @@ fn weft_index_waits_is_counted_against_memory() {
     let need = weft::index::waits::memory_needed(t.messages.len() as u64, t.collectives.len() as u64);
     assert!(need > 4 << 20, "the run has enough messages to matter: {need} bytes");
     let under = (need - 1).to_string();
-    weft(&["index", "g/traces.otf2", "-o", "plain", "--memory", &under], &d);
+    // Small tiles, so that the tiling itself fits in less than the wait states need.
+    let small = ["--block", "1", "--tile-intervals", "4096"];
+    weft(&[&["index", "g/traces.otf2", "-o", "plain", "--memory", &under][..], &small].concat(), &d);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
         .args(["index", "g/traces.otf2", "-o", "tight", "--waits", "--memory", &under])
+        .args(small)
         .current_dir(&d)
         .output()
         .unwrap();
@@ -430,6 +433,7 @@ fn weft_index_waits_is_counted_against_memory() {
         "{err}"
     );
     assert!(!d.join("tight").exists(), "a refused index leaves no store");
-    weft(&["index", "g/traces.otf2", "-o", "fits", "--waits", "--memory", &need.to_string()], &d);
+    let fits = need.to_string();
+    weft(&[&["index", "g/traces.otf2", "-o", "fits", "--waits", "--memory", &fits][..], &small].concat(), &d);
     assert!(weft(&["critical-path", "fits", "--json"], &d).contains("length_ns"));
 }

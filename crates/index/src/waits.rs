@@ -45,7 +45,9 @@ pub fn over_memory(messages: u64, members: u64, memory: u64) -> Option<String> {
     (need > memory).then(|| {
         let mb = |b: u64| b.div_ceil(1 << 20);
         format!(
-            "--waits: the wait states hold about {} MB in memory ({messages} messages and {members} collective              members at about {BYTES_PER_FACT} bytes each), over --memory {} MB: raise --memory to {} MB, or              index without --waits",
+            "--waits: the wait states hold about {} MB in memory ({messages} messages and {members} collective \
+             members at about {BYTES_PER_FACT} bytes each), over --memory {} MB: raise --memory to {} MB, or \
+             index without --waits",
             mb(need),
             memory >> 20,
             mb(need)

@@ -848,7 +848,7 @@ fn as_format_2(t: &Trace) -> MemoryStore {
         } else if e.kind == TileKind::Events {
             // Format 6's messages keep when their receive was posted: the older sections end before it.
             format_5_events(&mut w, &store.events_tile(e).unwrap(), e.block * 2);
-        } else if matches!(e.kind, TileKind::Waits | TileKind::WaitSummary) {
+        } else if matches!(e.kind, TileKind::Waits | TileKind::WaitSummary | TileKind::CriticalPath) {
             // Format 6's wait states: older stores have none.
             files.files.remove(&e.path);
             continue;

@@ -3,11 +3,15 @@
 //! `weft waits TRACE` gives (`diagnosis::wait_report` of `wait_states`), whole run and windows, root causes
 //! included; for generated archives and the real ones in ../shared/traces, built whole, streamed, sharded and
 //! merged; without it a store has none and says how to get them.
+//! The critical path (format 7): `weft index --waits` walks it through the store's waits and keeps it, so
+//! `weft critical-path STORE` prints what `weft critical-path TRACE` prints (same keys, same numbers) and the
+//! path tiles hold the trace's path segments; stores byte-identical across threads, shards and streaming.
 
 use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use weft::analyses::diagnosis::critical_path::{critical_path, path_report, CriticalPath, PathReport};
 use weft::analyses::diagnosis::waits::{wait_report, wait_states, WaitReport};
 use weft::index::stream::{index_otf2, MemorySink, StreamOptions};
 use weft::index::{build, build_part, merge, BuildOptions, BuiltStore, MemorySpill, Shard};
@@ -39,6 +43,34 @@ fn assert_store_reports(what: &str, store: MemoryStore, want: &[(Option<(u64, u6
             "{what}: window {w:?}: the store's report is not the trace's"
         );
     }
+}
+
+/// The trace's critical path and its report.
+fn trace_path(t: &Trace) -> (CriticalPath, PathReport) {
+    let path = critical_path(t, &wait_states(t));
+    let report = path_report(t, &path);
+    (path, report)
+}
+
+/// The store's critical path is the trace's: the manifest's report (`weft critical-path --json`'s bytes) and
+/// the path tiles' segments, whole and in a window.
+fn assert_store_path(what: &str, store: &MemoryStore, want: &(CriticalPath, PathReport)) {
+    use weft::store::read::critical_path::{missing, segments};
+    let store = Store::open(store.clone()).unwrap_or_else(|e| panic!("{what}: the store opens: {e}"));
+    assert_eq!(missing(&store), None, "{what}: a store indexed with --waits keeps its critical path");
+    let kept = store.manifest.critical_path.as_ref().expect("kept");
+    assert_eq!(
+        serde_json::to_string(&kept.report).unwrap(),
+        serde_json::to_string(&want.1).unwrap(),
+        "{what}: the store's critical path is not the trace's"
+    );
+    assert_eq!(kept.segments, want.0.segments.len() as u64, "{what}: segment count");
+    let all = segments(&store, 0, u64::MAX).unwrap_or_else(|e| panic!("{what}: path tiles: {e}"));
+    assert_eq!(all, want.0.segments, "{what}: the path tiles' segments are not the trace's");
+    let span = store.manifest.span_ns;
+    let (t0, t1) = (span / 3, span / 2 + 1);
+    let inside: Vec<_> = want.0.segments.iter().copied().filter(|s| s.start_ns < t1 && s.end_ns > t0).collect();
+    assert_eq!(segments(&store, t0, t1).unwrap(), inside, "{what}: the segments of a window");
 }
 
 fn streamed(name: &str, files: &(dyn ArchiveFiles + Sync), o: &BuildOptions) -> MemoryStore {
@@ -91,6 +123,8 @@ fn sharded(t: &Trace, o: &BuildOptions, n: u32) -> MemoryStore {
 fn assert_all_ways(name: &str, files: &(dyn ArchiveFiles + Sync)) -> u64 {
     let t = read_archive(name, files).expect("archive reads");
     let want = reports(&t);
+    let path = trace_path(&t);
+    assert_eq!(path.1.length_ns, t.span_ns, "{name}: the trace's path is its span");
     for o in [
         BuildOptions { waits: true, ..BuildOptions::default() },
         BuildOptions { block_locations: 2, tile_intervals: 700, threads: 2, waits: true, ..BuildOptions::default() },
@@ -98,13 +132,19 @@ fn assert_all_ways(name: &str, files: &(dyn ArchiveFiles + Sync)) -> u64 {
         let whole = build(&t, &o);
         let what = format!("{name} (block {}, tile {})", o.block_locations, o.tile_intervals);
         assert_store_reports(&format!("{what}: whole"), whole.to_memory(), &want);
+        assert_store_path(&format!("{what}: whole"), &whole.to_memory(), &path);
+        // Another thread count, the same bytes (the path tiles and the manifest's critical_path included).
+        let threads = build(&t, &BuildOptions { threads: o.threads % 3 + 1, ..o.clone() });
+        assert!(threads.to_memory().files == whole.to_memory().files, "{what}: the thread count changes the store");
         let s = streamed(name, files, &o);
         // The streamed store is the whole build's, wait states included.
         assert!(s.files == whole.to_memory().files, "{what}: streamed store differs from the whole build");
+        assert_store_path(&format!("{what}: streamed"), &s, &path);
         assert_store_reports(&format!("{what}: streamed"), s, &want);
         for n in [2, 3] {
             let s = sharded(&t, &o, n);
             assert!(s.files == whole.to_memory().files, "{what}: {n} shards merged differ from the whole build");
+            assert_store_path(&format!("{what}: {n} shards"), &s, &path);
             assert_store_reports(&format!("{what}: {n} shards"), s, &want);
         }
     }
@@ -112,11 +152,17 @@ fn assert_all_ways(name: &str, files: &(dyn ArchiveFiles + Sync)) -> u64 {
     // and the reader says how to get them.
     let plain = build(&t, &BuildOptions::default());
     assert!(plain.manifest.waits.is_none(), "{name}: waits without --waits");
+    assert!(plain.manifest.critical_path.is_none(), "{name}: a critical path without --waits");
     assert!(
-        plain.manifest.tiles.iter().all(|e| !matches!(e.kind, TileKind::Waits | TileKind::WaitSummary)),
+        plain
+            .manifest
+            .tiles
+            .iter()
+            .all(|e| !matches!(e.kind, TileKind::Waits | TileKind::WaitSummary | TileKind::CriticalPath)),
         "{name}: waits tiles without --waits"
     );
     assert!(!String::from_utf8_lossy(&plain.manifest_json()).contains("\"waits\""), "{name}: a waits key");
+    assert!(!String::from_utf8_lossy(&plain.manifest_json()).contains("critical_path"), "{name}: a path key");
     let store = Store::open(plain.to_memory()).expect("store opens");
     let why = weft::store::read::waits::missing(&store).expect("no wait states");
     assert!(why.contains("indexed without --waits: run weft index --waits"), "{why}");
@@ -175,6 +221,18 @@ fn assert_cli_same(dir: &std::path::Path, trace: &str, stores: &[&str]) {
     }
 }
 
+/// `weft critical-path` of `trace` and of each store: the same bytes, `--json` and text.
+fn assert_path_cli_same(dir: &std::path::Path, trace: &str, stores: &[&str]) {
+    for flags in [&["--json"][..], &[][..]] {
+        let want = weft(&[&["critical-path", trace][..], flags].concat(), dir);
+        assert!(want.contains("length_ns") || flags.is_empty(), "{want}");
+        for &s in stores {
+            let got = weft(&[&["critical-path", s][..], flags].concat(), dir);
+            assert_eq!(got, want, "weft critical-path {s} {flags:?} is not weft critical-path {trace}");
+        }
+    }
+}
+
 #[test]
 fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
     let d = common::TempDir::new("store-waits-cli");
@@ -203,6 +261,7 @@ fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
         println!("SKIPPED mpirun -n 2: no mpirun (scripts/setup.sh --mpi)");
     }
     assert_cli_same(&d, "g/traces.otf2", &stores);
+    assert_path_cli_same(&d, "g/traces.otf2", &stores);
     let waited = weft(&["waits", "whole", "--json"], &d);
     let fails = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft")).args(args).current_dir(&d).output().unwrap();
@@ -219,14 +278,27 @@ fn weft_waits_of_a_store_prints_what_it_prints_of_the_trace() {
         err.contains("this store was indexed without --waits: run weft index --waits, or give weft waits the trace"),
         "{err}"
     );
+    let err = fails(&["critical-path", "plain"]);
+    assert!(err.contains("indexed without --waits (no critical path stored): run weft index --waits"), "{err}");
     // Parts indexed one with --waits and one without are refused by the merge.
     weft(&["index", "g/traces.otf2", "-o", "q1", "--block", "2", "--shard", "1/3"], &d);
     let err = fails(&["merge", "-o", "mixed", "p0", "q1", "p2"]);
     assert!(err.contains("one indexed with --waits, the other without"), "{err}");
     assert!(!waited.contains("\"total_wait_ns\":0}"), "the generated run waits: {waited}");
-    // A store built before wait states (format 5: no `waits`, no waits tiles) says so.
+    // A store of format 6 indexed with --waits (wait states, no critical path) says how to get one.
     let m = d.join("whole/manifest.json");
     let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&m).unwrap()).unwrap();
+    v["version"] = 6.into();
+    v.as_object_mut().unwrap().remove("critical_path");
+    v["tiles"].as_array_mut().unwrap().retain(|x| x["kind"].as_str().unwrap() != "critical_path");
+    std::fs::write(&m, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let err = fails(&["critical-path", "whole"]);
+    assert!(
+        err.contains("store format version 6: no critical path stored; re-index with --waits (format 7 keeps it)"),
+        "{err}"
+    );
+    assert!(weft(&["waits", "whole", "--json"], &d) == waited, "format 6's wait states still read");
+    // A store built before wait states (format 5: no `waits`, no waits tiles) says so.
     v["version"] = 5.into();
     v.as_object_mut().unwrap().remove("waits");
     v["tiles"].as_array_mut().unwrap().retain(|x| !["waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
@@ -243,6 +315,7 @@ fn weft_waits_of_the_real_archives_stores_prints_what_it_prints_of_them() {
         let trace = a.display().to_string();
         weft(&["index", &trace, "-o", "s", "--force", "--waits"], &d);
         assert_cli_same(&d, &trace, &["s"]);
+        assert_path_cli_same(&d, &trace, &["s"]);
     }
 }
 
@@ -293,4 +366,74 @@ fn the_panel_lists_of_a_store_are_the_trace_report() {
     assert!(cut.all.locations.len() == 2 && cut.all.locations == o.all.locations[..2], "cut to the limit");
     let plain = Store::open(build(&t, &BuildOptions::default()).to_memory()).unwrap();
     assert!(overview(&plain, &skeleton, 10).unwrap().is_none(), "no lists without --waits");
+}
+
+/// The runs with every pattern known by construction (tests/oracle/waits_scenarios.py: each MPI pattern,
+/// Waitall completing several messages, self-like communicators, non-blocking collectives left out): each
+/// indexed with --waits, `weft critical-path` of the store prints what it prints of the trace.
+#[test]
+fn the_critical_path_of_a_store_is_the_traces_on_runs_with_every_pattern() {
+    let test = "store_waits the_critical_path_of_a_store_is_the_traces_on_runs_with_every_pattern";
+    let py = match std::env::var("WEFT_PYTHON") {
+        Ok(p) if !p.is_empty() => p,
+        _ => {
+            println!("SKIPPED {test}: WEFT_PYTHON is not set (point it to a python with the `otf2` package)");
+            return;
+        }
+    };
+    let d = common::TempDir::new("store-path-scenarios");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/waits_scenarios.py");
+    let out = std::process::Command::new(&py).arg(script).arg(d.path()).output().expect("run python");
+    assert!(out.status.success(), "waits_scenarios.py failed: {}", String::from_utf8_lossy(&out.stderr));
+    let names = String::from_utf8(out.stdout).expect("utf8");
+    let names: Vec<&str> = names.lines().collect();
+    assert!(names.len() >= 12, "scenarios written: {names:?}");
+    let mut jumped = 0;
+    for name in names {
+        let trace = format!("{name}/traces.otf2");
+        let store = format!("{name}-store");
+        weft(&["index", &trace, "-o", &store, "--waits"], &d);
+        assert_path_cli_same(&d, &trace, &[&store]);
+        let r: serde_json::Value = serde_json::from_str(&weft(&["critical-path", &store, "--json"], &d)).unwrap();
+        jumped += (r["by_location"].as_array().unwrap().iter().filter(|x| x.as_u64() > Some(0)).count() > 1) as usize;
+    }
+    assert!(jumped > 0, "some path crosses locations");
+}
+
+/// `weft index --waits` counts the wait states' memory (`index::waits::BYTES_PER_FACT` per message and
+/// collective member) against `--memory`: just under the estimate the index refuses, naming the memory
+/// that fits, where the same index without `--waits` fits; at the estimate it indexes (the streamed OTF2
+/// index; a whole read checks the same estimate before tiling).
+#[test]
+fn weft_index_waits_is_counted_against_memory() {
+    let d = common::TempDir::new("store-waits-memory");
+    let (files, _) = archive(&GenConfig::new(4, 400_000));
+    for (name, bytes) in &files.files {
+        d.put(&format!("g/{name}"), bytes);
+    }
+    let t = read_archive("traces.otf2", &files).expect("archive reads");
+    let need = weft::index::waits::memory_needed(t.messages.len() as u64, t.collectives.len() as u64);
+    assert!(need > 4 << 20, "the run has enough messages to matter: {need} bytes");
+    let under = (need - 1).to_string();
+    // Small tiles, so that the tiling itself fits in less than the wait states need.
+    let small = ["--block", "1", "--tile-intervals", "4096"];
+    weft(&[&["index", "g/traces.otf2", "-o", "plain", "--memory", &under][..], &small].concat(), &d);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["index", "g/traces.otf2", "-o", "tight", "--waits", "--memory", &under])
+        .args(small)
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "--waits within {under} bytes");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let mb = need.div_ceil(1 << 20);
+    assert!(
+        err.contains(&format!("--waits: the wait states hold about {mb} MB in memory"))
+            && err.contains(&format!("raise --memory to {mb} MB, or index without --waits")),
+        "{err}"
+    );
+    assert!(!d.join("tight").exists(), "a refused index leaves no store");
+    let fits = need.to_string();
+    weft(&[&["index", "g/traces.otf2", "-o", "fits", "--waits", "--memory", &fits][..], &small].concat(), &d);
+    assert!(weft(&["critical-path", "fits", "--json"], &d).contains("length_ns"));
 }

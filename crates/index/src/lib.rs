@@ -17,7 +17,8 @@
 //!   (`message_sort`); the ranks reach each other only through the `Exchange` trait (`exchange`).
 //! - `waits`: the wait states (issue #53) computed from a finished store's own level-0 tiles, the last step
 //!   of every way a store is made (whole, streamed, merged) when asked for (`--waits`), so they are the same
-//!   bytes for each.
+//!   bytes for each; `critical_path`: the critical path walked through those waits and summed over the
+//!   tiles, kept with them (format 7).
 
 // A library returns what it finds; only the CLI, examples and tests print.
 #![warn(clippy::print_stdout)]
@@ -25,6 +26,7 @@
 pub mod budget;
 pub mod build;
 pub mod comms;
+pub mod critical_path;
 pub mod error;
 pub mod folder;
 pub mod shard;

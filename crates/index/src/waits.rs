@@ -17,7 +17,8 @@
 //!    levels and tiles, only those holding any waiting).
 //!
 //! Memory: one events tile at a time, each location's stack of open intervals, and per message and
-//! collective member a fact of a few dozen bytes (O(messages + members), held in memory, not spilled).
+//! collective member a fact of a few dozen bytes (O(messages + members), held in memory, not spilled: about
+//! [`BYTES_PER_FACT`] each in all, counted against `--memory` by the index before the step, [`over_memory`]).
 
 use std::collections::BTreeMap;
 use weft_analyses::diagnosis::calls::{CollectiveKind, MpiCall, Tie};
@@ -27,12 +28,39 @@ use weft_store::format::manifest::{Manifest, TileEntry, TileKind};
 use weft_store::format::tile::tile;
 use weft_store::format::waits::{costs, encode_waits, WaitRecord, WaitSummary, PATTERN_KEYS};
 
+/// What the wait-state step (with the critical path after it) holds in memory per message and per
+/// collective member: its facts, queries, joined lists, waits and root-cause ranges. Measured: ~310 bytes on
+/// the 10 M-event benchmark archive (BENCHMARKS.md, "Session 39: the critical path of a store"), rounded up.
+pub const BYTES_PER_FACT: u64 = 320;
+
+/// The memory the wait-state step needs for `messages` and collective `members` ([`BYTES_PER_FACT`] each).
+pub fn memory_needed(messages: u64, members: u64) -> u64 {
+    messages.saturating_add(members).saturating_mul(BYTES_PER_FACT)
+}
+
+/// Why `--waits` is refused within `memory` (`--memory`) for `messages` and collective `members`: the step
+/// holds them in memory (not spilled), so it is counted against the budget; `None` when it fits.
+pub fn over_memory(messages: u64, members: u64, memory: u64) -> Option<String> {
+    let need = memory_needed(messages, members);
+    (need > memory).then(|| {
+        let mb = |b: u64| b.div_ceil(1 << 20);
+        format!(
+            "--waits: the wait states hold about {} MB in memory ({messages} messages and {members} collective \
+             members at about {BYTES_PER_FACT} bytes each), over --memory {} MB: raise --memory to {} MB, or \
+             index without --waits",
+            mb(need),
+            memory >> 20,
+            mb(need)
+        )
+    })
+}
+
 /// Reads a tile's file by its path in the store.
 pub type ReadTile<'a> = &'a dyn Fn(&str) -> Result<Vec<u8>, String>;
 /// Writes a tile's file at its path in the store.
 pub type PutTile<'a> = &'a mut dyn FnMut(&str, &[u8]) -> Result<(), String>;
 
-const MAX_TILE_RAW: usize = 1 << 30;
+pub(crate) const MAX_TILE_RAW: usize = 1 << 30;
 
 const LATE_SENDER: u8 = 0;
 const LATE_RECEIVER: u8 = 1;
@@ -270,6 +298,17 @@ struct Senders {
     members: Vec<Member>,
     /// Per location, its first interval's start and last end.
     spans: Vec<Option<[u64; 2]>>,
+    /// Per location, its latest event (interval end, instant, message end, collective end), if any: where
+    /// the critical path starts (`diagnosis::critical_path::last_location`).
+    latest: Vec<Option<u64>>,
+}
+
+impl Senders {
+    fn see(&mut self, l: weft_model::LocationId, t: u64) {
+        if let Some(x) = self.latest.get_mut(l.index()) {
+            *x = Some(x.map_or(t, |x| x.max(t)));
+        }
+    }
 }
 
 impl Visit for Senders {
@@ -277,6 +316,17 @@ impl Visit for Senders {
         for &TileInterval { location: l, start_ns: start, dur_ns: dur, .. } in &tile.intervals {
             let s = self.spans[l.index()].get_or_insert([start, start]);
             s[1] = s[1].max(start + dur);
+            self.see(l, start + dur);
+        }
+        for i in &tile.instants {
+            self.see(i.location, i.time_ns);
+        }
+        for x in &tile.messages {
+            self.see(x.sender, x.send_ns);
+            self.see(x.receiver, x.recv_ns);
+        }
+        for c in &tile.collectives {
+            self.see(c.location, c.end_ns);
         }
         for x in &tile.messages {
             if x.kind == weft_model::MessageKind::PointToPoint {
@@ -344,7 +394,7 @@ fn sort_queries(qs: &mut [Query], m: &Manifest) {
 }
 
 /// Each block's events tiles in window order.
-fn events_tiles(m: &Manifest) -> Vec<Vec<&TileEntry>> {
+pub(crate) fn events_tiles(m: &Manifest) -> Vec<Vec<&TileEntry>> {
     let mut by_block: Vec<Vec<&TileEntry>> = vec![Vec::new(); m.tiling.blocks as usize];
     for e in m.tiles.iter().filter(|e| e.kind == TileKind::Events) {
         if let Some(v) = by_block.get_mut(e.block as usize) {
@@ -385,9 +435,10 @@ pub fn wait_records(m: &Manifest, read: ReadTile) -> Result<States, String> {
     let kind = |region: u32| kinds.get(region as usize).copied().flatten();
     let tiles = events_tiles(m);
     // Step 1: sends and collective begins, answered as the tiles that hold them are walked.
-    let mut first = Senders { spans: vec![None; m.locations.process.len()], ..Senders::default() };
+    let nl = m.locations.process.len();
+    let mut first = Senders { spans: vec![None; nl], latest: vec![None; nl], ..Senders::default() };
     answer_all(m, &tiles, read, &[], &mut first)?;
-    let Senders { sent, mut members, spans } = first;
+    let Senders { sent, mut members, spans, latest } = first;
     // Step 2: the receive ends and postings, on their receivers' blocks.
     let mut qs: Vec<Query> = Vec::with_capacity(sent.len() * 2);
     for (k, s) in sent.iter().enumerate() {
@@ -469,7 +520,7 @@ pub fn wait_records(m: &Manifest, read: ReadTile) -> Result<States, String> {
         list.sort_unstable();
     }
     let causes = root_causes(m, &tiles, read, &waits, &meetings)?;
-    Ok(States { waits, causes, spans: spans.into_iter().map(|s| s.unwrap_or([0, 0])).collect() })
+    Ok(States { waits, causes, spans: spans.into_iter().map(|s| s.unwrap_or([0, 0])).collect(), latest })
 }
 
 /// A store's wait states ([`wait_records`]).
@@ -477,6 +528,8 @@ pub struct States {
     pub waits: Vec<WaitRecord>,
     pub causes: Vec<Vec<(u32, u64)>>,
     pub spans: Vec<[u64; 2]>,
+    /// Per location, its latest event, if any (where the critical path starts).
+    pub latest: Vec<Option<u64>>,
 }
 
 /// Where two locations met (`diagnosis::root_causes`' `Meetings`): per ordered pair (a, b) the (time on a,
@@ -884,12 +937,13 @@ pub fn summary(waits: &[WaitRecord]) -> WaitSummary {
 }
 
 /// The wait states of the store `m` into it: the waits tiles (one per block with waits) and the wait
-/// summary tiles written through `put` and listed, the manifest's `waits` set. Every way of building a
+/// summary tiles written through `put` and listed, the manifest's `waits` set; then the critical path
+/// through them (`crate::critical_path`). Every way of building a
 /// store calls this last, on its whole manifest (a part has none: the merge computes them).
 pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), String> {
     // (What the blocks' tasks freed, kept resident by the allocator's per-thread heaps, handed back first.)
     crate::stream::ranged::return_free_memory();
-    let States { waits, causes, spans } = wait_records(m, read)?;
+    let States { waits, causes, spans, latest } = wait_records(m, read)?;
     let t = m.tiling;
     let nl = m.locations.process.len() as u32;
     let mut entries = Vec::new();
@@ -922,7 +976,8 @@ pub fn add_waits(m: &mut Manifest, read: ReadTile, put: PutTile) -> Result<(), S
     sum.root_causes = sum_causes(m, &waits, &causes);
     sum.spans = spans;
     m.waits = Some(sum);
-    Ok(())
+    drop(causes);
+    crate::critical_path::add_path(m, read, put, &waits, &latest)
 }
 
 /// Block `b`'s waiting per location and bin at every pyramid level, as the summary tiles cut them (tile J of
@@ -963,4 +1018,19 @@ fn wait_bins(m: &Manifest, b: u32, locs: &std::ops::Range<u32>, waits: &[WaitRec
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_states_memory_is_counted_and_a_refusal_names_what_fits() {
+        assert_eq!(memory_needed(1000, 24), 1024 * BYTES_PER_FACT);
+        assert_eq!(over_memory(1000, 24, 1024 * BYTES_PER_FACT), None);
+        let why = over_memory(1 << 20, 1 << 19, 64 << 20).expect("over");
+        assert!(why.contains("about 480 MB in memory (1048576 messages and 524288 collective members"), "{why}");
+        assert!(why.contains("over --memory 64 MB: raise --memory to 480 MB, or index without --waits"), "{why}");
+        assert!(over_memory(u64::MAX, u64::MAX, u64::MAX - 1).is_some(), "saturates");
+    }
 }

@@ -295,7 +295,7 @@ impl StoreSession {
             TileKind::Counters => self.store.counter_tile(e).map(Decoded::Counters),
             TileKind::CounterSummary => self.store.counter_summary_tile(e).map(Decoded::CounterBins),
             // (No view asks for them yet: the diagnosis panel of a store reads the manifest's sums.)
-            TileKind::Waits | TileKind::WaitSummary => {
+            TileKind::Waits | TileKind::WaitSummary | TileKind::CriticalPath => {
                 return Err(err(&self.name, format!("{path}: wait-state tiles are not drawn by this page")))
             }
             TileKind::Moments => {

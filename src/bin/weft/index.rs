@@ -70,9 +70,10 @@ pub struct Args {
     pub shard: Option<String>,
     /// Also compute the wait states (issue #53) into the store, so `weft waits STORE` reads them instead of
     /// the trace: the last step, from the store's own level-0 tiles (with
-    /// `--shard`, each part records it and `weft merge` computes them when every part asked). Not yet held
-    /// to --memory: the step holds the trace's messages and collective members in memory, and takes several
-    /// times the tiling's time.
+    /// `--shard`, each part records it and `weft merge` computes them when every part asked). The step holds
+    /// the trace's messages and collective members in memory (about 320 bytes each, not spilled), counted
+    /// against --memory: an index that would need more is refused, naming the memory that fits; it takes
+    /// several times the tiling's time.
     #[arg(long)]
     pub waits: bool,
 }
@@ -150,6 +151,13 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("bytes       {bytes} (input {input})");
         println!("seconds     read {read_s:.2}, tile {tile_s:.2}, write {:.2}", t2.elapsed().as_secs_f64());
         return Ok(());
+    }
+    if options.waits {
+        // The wait states are held in memory beside the trace read whole: counted against --memory.
+        let (messages, members) = (trace.messages.len() as u64, trace.collectives.len() as u64);
+        if let Some(why) = weft::index::waits::over_memory(messages, members, memory_flag(&a)?) {
+            return Err(format!("{}: {why}", a.trace.display()).into());
+        }
     }
     let store = build(&trace, &options);
     let tile_s = t1.elapsed().as_secs_f64();

@@ -97,6 +97,6 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     println!();
     println!("the replayed run's critical path:");
-    crate::critical_path::print_path(&replayed, &path, &report);
+    crate::critical_path::print_trace_path(&replayed, &path, &report);
     Ok(())
 }

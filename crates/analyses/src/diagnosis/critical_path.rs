@@ -15,7 +15,7 @@
 //! imbalance: each region's time on the path minus its mean exclusive time per location, where positive.
 //! Nothing here reads the wait-state rules: the waits and their causes come from [`WaitStates`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use weft_model::{LocationId, Trace};
 
 use super::waits::{NamedNs, WaitStates};
@@ -80,9 +80,20 @@ pub fn last_location(trace: &Trace) -> Option<LocationId> {
     Some(LocationId(best.unwrap_or(0) as u32))
 }
 
+/// What the walk reads of a wait: the waiting location and part, and its cause (a store's waits tiles give
+/// the same as the trace's [`WaitStates`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathWait {
+    pub location: u32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub cause_location: Option<u32>,
+    pub cause_ns: u64,
+}
+
 /// One location's waits (positive ones), by start, with the running maximum of their ends.
 struct LocationWaits {
-    /// Indices into `WaitStates::waits`.
+    /// Indices into the walk's waits.
     waits: Vec<usize>,
     start: Vec<u64>,
     /// `(max end_ns, its wait)` over `waits[..=k]`.
@@ -92,47 +103,68 @@ struct LocationWaits {
 impl LocationWaits {
     /// The wait the walk standing at `t` meets first going back: among the waits that start before `t`, the
     /// one whose end (capped at `t`) is latest.
-    fn reached(&self, states: &WaitStates, t: u64) -> Option<usize> {
+    fn reached(&self, end_of: impl Fn(usize) -> u64, t: u64) -> Option<usize> {
         let k = self.start.partition_point(|&s| s < t);
         let (end, w) = *self.max_end.get(k.checked_sub(1)?)?;
         if end < t {
             return Some(w);
         }
         // Some wait that starts before t is still waiting at t: the latest-starting such.
-        self.waits[..k].iter().rev().copied().find(|&w| states.waits[w].end_ns >= t)
+        self.waits[..k].iter().rev().copied().find(|&w| end_of(w) >= t)
     }
 }
 
 /// The critical path of a trace whose waits are `states` (the module's text).
 pub fn critical_path(trace: &Trace, states: &WaitStates) -> CriticalPath {
-    let Some(last) = last_location(trace) else {
+    walk(trace.locations.len(), last_location(trace), trace.span_ns, &states.waits, |w| PathWait {
+        location: w.location.0,
+        start_ns: w.start_ns,
+        end_ns: w.end_ns,
+        cause_location: w.cause_location.map(|c| c.0),
+        cause_ns: w.cause_ns,
+    })
+}
+
+/// The walk of [`critical_path`] over `n` locations from `last` (the location of the run's last event) at
+/// `span_ns`, through `waits` (in the order of [`WaitStates`]: by location, start, pattern, call) as `view`
+/// reads them; a store's index walks its waits tiles' records with it.
+pub fn walk<W>(
+    n: usize,
+    last: Option<LocationId>,
+    span_ns: u64,
+    waits: &[W],
+    view: impl Fn(&W) -> PathWait,
+) -> CriticalPath {
+    let Some(last) = last else {
         return CriticalPath::default();
     };
-    let n = trace.locations.len();
+    let at = |k: usize| view(&waits[k]);
     let mut by_location: Vec<LocationWaits> =
         (0..n).map(|_| LocationWaits { waits: Vec::new(), start: Vec::new(), max_end: Vec::new() }).collect();
-    for (k, w) in states.waits.iter().enumerate() {
-        if w.end_ns > w.start_ns && w.location.index() < n {
-            by_location[w.location.index()].waits.push(k);
+    for (k, w) in waits.iter().enumerate() {
+        let w = view(w);
+        if w.end_ns > w.start_ns && (w.location as usize) < n {
+            by_location[w.location as usize].waits.push(k);
         }
     }
     for lw in &mut by_location {
-        lw.waits.sort_by_key(|&k| (states.waits[k].start_ns, k));
-        lw.start = lw.waits.iter().map(|&k| states.waits[k].start_ns).collect();
+        lw.waits.sort_by_key(|&k| (at(k).start_ns, k));
+        lw.start = lw.waits.iter().map(|&k| at(k).start_ns).collect();
         let mut best = (0u64, usize::MAX);
         lw.max_end = lw
             .waits
             .iter()
             .map(|&k| {
-                if best.1 == usize::MAX || states.waits[k].end_ns > best.0 {
-                    best = (states.waits[k].end_ns, k);
+                let end = at(k).end_ns;
+                if best.1 == usize::MAX || end > best.0 {
+                    best = (end, k);
                 }
                 best
             })
             .collect();
     }
 
-    let mut used = vec![false; states.waits.len()];
+    let mut used = vec![false; waits.len()];
     // Built backwards: the latest segment first.
     let mut back: Vec<PathSegment> = Vec::new();
     let mut push = |location: LocationId, start_ns: u64, end_ns: u64| {
@@ -144,22 +176,22 @@ pub fn critical_path(trace: &Trace, states: &WaitStates) -> CriticalPath {
             _ => back.push(PathSegment { location, start_ns, end_ns }),
         }
     };
-    let (mut location, mut t) = (last, trace.span_ns);
+    let (mut location, mut t) = (last, span_ns);
     loop {
-        let Some(k) = by_location[location.index()].reached(states, t) else {
+        let Some(k) = by_location.get(location.index()).and_then(|lw| lw.reached(|k| at(k).end_ns, t)) else {
             push(location, 0, t);
             break;
         };
-        let w = &states.waits[k];
+        let w = at(k);
         let end = w.end_ns.min(t);
         push(location, end, t);
         match w.cause_location {
-            Some(c) if !used[k] && c.index() < n && w.cause_ns <= end => {
+            Some(c) if !used[k] && (c as usize) < n && w.cause_ns <= end => {
                 used[k] = true;
                 // A cause before the wait's end (a clock that runs ahead) leaves the rest of the waiting on
                 // the waiting location, so that the segments still tile.
                 push(location, w.cause_ns, end);
-                location = c;
+                location = LocationId(c);
                 t = w.cause_ns;
             }
             _ => {
@@ -174,7 +206,7 @@ pub fn critical_path(trace: &Trace, states: &WaitStates) -> CriticalPath {
 }
 
 /// `weft critical-path --json`: the path summed by region, by location and as imbalance.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathReport {
     /// The path's length: the trace's span.
     pub length_ns: u64,
@@ -188,63 +220,139 @@ pub struct PathReport {
     pub imbalance: Vec<NamedNs>,
 }
 
-/// One location's time cut into pieces, each under its innermost open region (`None`: no region open),
-/// covering `[0, until]` without gaps or overlaps, in time order.
-fn innermost_pieces(trace: &Trace, location: LocationId, until: u64) -> Vec<(u64, u64, Option<u32>)> {
-    let iv = &trace.intervals;
-    let mut pieces = Vec::new();
-    // Open intervals with the time their exclusive time has been cut up to.
-    let mut stack: Vec<(usize, u64)> = Vec::new();
-    let mut outside = 0u64;
-    let piece = |pieces: &mut Vec<(u64, u64, Option<u32>)>, a: u64, b: u64, r: Option<u32>| {
+/// One location's time cut into pieces as its intervals come in the model's order (by start, parents first),
+/// each piece under its innermost open region (`None`: no region open), covering `[0, until]` without gaps
+/// or overlaps, in time order. Fed from a trace's intervals or a store's tiles, so both cut alike.
+#[derive(Default)]
+pub struct InnermostPieces {
+    /// Open intervals (end, region) with the time their exclusive time has been cut up to.
+    stack: Vec<(u64, u32, u64)>,
+    outside: u64,
+}
+
+impl InnermostPieces {
+    fn piece(out: &mut impl FnMut(u64, u64, Option<u32>), a: u64, b: u64, r: Option<u32>) {
         if a < b {
-            pieces.push((a, b, r));
+            out(a, b, r);
         }
-    };
-    let close = |pieces: &mut Vec<_>, stack: &mut Vec<(usize, u64)>, outside: &mut u64| {
-        if let Some((j, from)) = stack.pop() {
-            let end = iv.end_ns(j).max(from);
-            piece(pieces, from, end, Some(iv.region[j].0));
-            match stack.last_mut() {
-                Some((_, f)) => *f = (*f).max(end),
-                None => *outside = (*outside).max(end),
+    }
+
+    fn close(&mut self, out: &mut impl FnMut(u64, u64, Option<u32>)) {
+        if let Some((end, region, from)) = self.stack.pop() {
+            let end = end.max(from);
+            Self::piece(out, from, end, Some(region));
+            match self.stack.last_mut() {
+                Some((_, _, f)) => *f = (*f).max(end),
+                None => self.outside = self.outside.max(end),
             }
         }
-    };
-    for i in trace.intervals_of(location) {
-        let (s, d) = (iv.start_ns[i], iv.depth[i] as usize);
+    }
+
+    /// The next interval: `[start, end]` at `depth` in `region`; the pieces it ends to `out`.
+    pub fn push(&mut self, start: u64, end: u64, depth: u16, region: u32, out: &mut impl FnMut(u64, u64, Option<u32>)) {
+        let (s, d) = (start, depth as usize);
         // Close what ends before this interval starts, and anything at its depth or deeper.
-        while let Some(&(j, _)) = stack.last() {
-            if stack.len() > d || iv.end_ns(j) <= s {
-                close(&mut pieces, &mut stack, &mut outside);
+        while let Some(&(e, _, _)) = self.stack.last() {
+            if self.stack.len() > d || e <= s {
+                self.close(out);
             } else {
                 break;
             }
         }
-        match stack.last_mut() {
-            Some((j, from)) => {
-                let r = Some(iv.region[*j].0);
+        match self.stack.last_mut() {
+            Some((_, r, from)) => {
                 let to = s.max(*from);
-                piece(&mut pieces, *from, to, r);
+                let (f, r) = (*from, *r);
                 *from = to;
+                Self::piece(out, f, to, Some(r));
             }
             None => {
-                let to = s.max(outside);
-                piece(&mut pieces, outside, to, None);
-                outside = to;
+                let to = s.max(self.outside);
+                Self::piece(out, self.outside, to, None);
+                self.outside = to;
             }
         }
-        let from = match stack.last() {
-            Some(&(_, f)) => f,
-            None => outside,
+        let from = match self.stack.last() {
+            Some(&(_, _, f)) => f,
+            None => self.outside,
         };
-        stack.push((i, from.max(s)));
+        self.stack.push((end, region, from.max(s)));
     }
-    while !stack.is_empty() {
-        close(&mut pieces, &mut stack, &mut outside);
+
+    /// The last pieces, up to `until`.
+    pub fn finish(mut self, until: u64, out: &mut impl FnMut(u64, u64, Option<u32>)) {
+        while !self.stack.is_empty() {
+            self.close(out);
+        }
+        Self::piece(out, self.outside, until.max(self.outside), None);
     }
-    piece(&mut pieces, outside, until.max(outside), None);
-    pieces
+}
+
+/// The sums behind a [`PathReport`], location by location: each region's time on the path and its exclusive
+/// time over the locations with intervals (slot `regions` is [`NO_REGION`]).
+pub struct PathSums {
+    regions: usize,
+    on_path: Vec<u64>,
+    exclusive: Vec<u64>,
+    with_intervals: u64,
+}
+
+impl PathSums {
+    pub fn new(regions: usize) -> PathSums {
+        PathSums { regions, on_path: vec![0; regions + 1], exclusive: vec![0; regions + 1], with_intervals: 0 }
+    }
+
+    /// A location is summed (call once per location that has intervals or segments, before its pieces).
+    pub fn location(&mut self, has_intervals: bool) {
+        self.with_intervals += has_intervals as u64;
+    }
+
+    /// A piece `[a, b]` of a location under `region`, its `segments` (the path's on it, in time order).
+    pub fn piece(&mut self, has_intervals: bool, segments: &[PathSegment], a: u64, b: u64, region: Option<u32>) {
+        let slot = region.map_or(self.regions, |r| (r as usize).min(self.regions));
+        if has_intervals {
+            self.exclusive[slot] += b - a;
+        }
+        let first = segments.partition_point(|s| s.end_ns <= a);
+        for s in segments[first..].iter().take_while(|s| s.start_ns < b) {
+            self.on_path[slot] += b.min(s.end_ns) - a.max(s.start_ns);
+        }
+    }
+
+    /// The report: `name` of each region id; `by_location` and `length_ns` the path's.
+    pub fn report<'n>(&self, name: impl Fn(u32) -> &'n str, by_location: Vec<u64>, length_ns: u64) -> PathReport {
+        let name = |k: usize| if k == self.regions { NO_REGION } else { name(k as u32) };
+        let mut path_by_name = std::collections::BTreeMap::new();
+        let mut total_by_name = std::collections::BTreeMap::new();
+        for k in 0..=self.regions {
+            *path_by_name.entry(name(k)).or_insert(0u64) += self.on_path[k];
+            *total_by_name.entry(name(k)).or_insert(0u64) += self.exclusive[k];
+        }
+        let with_intervals = self.with_intervals.max(1) as u128;
+        let imbalance = path_by_name
+            .iter()
+            .map(|(&name, &ns)| {
+                // ns - total / locations, where positive, in exact integers (floored).
+                let total = total_by_name.get(name).copied().unwrap_or(0) as u128;
+                let scaled = (ns as u128 * with_intervals).saturating_sub(total);
+                (name, (scaled / with_intervals) as u64)
+            })
+            .collect();
+        PathReport { length_ns, by_region: ranked(path_by_name), by_location, imbalance: ranked(imbalance) }
+    }
+}
+
+/// Each location's segments of `path` (in time order), indexed by location, and its time on the path.
+pub fn segments_by_location(path: &CriticalPath, n: usize) -> (Vec<Vec<PathSegment>>, Vec<u64>) {
+    let mut by_location = vec![0u64; n];
+    let mut segments_of: Vec<Vec<PathSegment>> = vec![Vec::new(); n];
+    for s in &path.segments {
+        if let Some(x) = by_location.get_mut(s.location.index()) {
+            *x += s.ns();
+            segments_of[s.location.index()].push(*s);
+        }
+    }
+    (segments_of, by_location)
 }
 
 /// Sorted by ns descending, then name.
@@ -258,57 +366,24 @@ fn ranked(map: std::collections::BTreeMap<&str, u64>) -> Vec<NamedNs> {
 /// The path summed by region, by location and as imbalance (the module's text).
 pub fn path_report(trace: &Trace, path: &CriticalPath) -> PathReport {
     let n = trace.locations.len();
-    let mut by_location = vec![0u64; n];
-    let mut segments_of: Vec<Vec<PathSegment>> = vec![Vec::new(); n];
-    for s in &path.segments {
-        if let Some(x) = by_location.get_mut(s.location.index()) {
-            *x += s.ns();
-            segments_of[s.location.index()].push(*s);
-        }
-    }
-    let regions = trace.regions.len();
-    // Index `regions` stands for NO_REGION.
-    let mut on_path = vec![0u64; regions + 1];
-    let mut exclusive = vec![0u64; regions + 1];
-    let slot = |r: Option<u32>| r.map_or(regions, |r| r as usize);
-    let mut with_intervals = 0u64;
+    let (segments_of, by_location) = segments_by_location(path, n);
+    let mut sums = PathSums::new(trace.regions.len());
+    let iv = &trace.intervals;
     for (l, segments) in segments_of.iter().enumerate() {
         let location = LocationId(l as u32);
         let has_intervals = !trace.intervals_of(location).is_empty();
         if !has_intervals && segments.is_empty() {
             continue;
         }
-        let pieces = innermost_pieces(trace, location, trace.span_ns);
-        if has_intervals {
-            with_intervals += 1;
-            for &(a, b, r) in &pieces {
-                exclusive[slot(r)] += b - a;
-            }
+        sums.location(has_intervals);
+        let mut out = |a, b, r| sums.piece(has_intervals, segments, a, b, r);
+        let mut pieces = InnermostPieces::default();
+        for i in trace.intervals_of(location) {
+            pieces.push(iv.start_ns[i], iv.end_ns(i), iv.depth[i], iv.region[i].0, &mut out);
         }
-        for s in segments {
-            let first = pieces.partition_point(|p| p.1 <= s.start_ns);
-            for &(a, b, r) in pieces[first..].iter().take_while(|p| p.0 < s.end_ns) {
-                on_path[slot(r)] += b.min(s.end_ns) - a.max(s.start_ns);
-            }
-        }
+        pieces.finish(trace.span_ns, &mut out);
     }
-    let name = |k: usize| if k == regions { NO_REGION } else { trace.region_name(weft_model::RegionId(k as u32)) };
-    let mut path_by_name = std::collections::BTreeMap::new();
-    let mut total_by_name = std::collections::BTreeMap::new();
-    for k in 0..=regions {
-        *path_by_name.entry(name(k)).or_insert(0u64) += on_path[k];
-        *total_by_name.entry(name(k)).or_insert(0u64) += exclusive[k];
-    }
-    let imbalance = path_by_name
-        .iter()
-        .map(|(&name, &ns)| {
-            // ns - total / locations, where positive, in exact integers (floored).
-            let total = total_by_name.get(name).copied().unwrap_or(0) as u128;
-            let scaled = (ns as u128 * with_intervals.max(1) as u128).saturating_sub(total);
-            (name, (scaled / with_intervals.max(1) as u128) as u64)
-        })
-        .collect();
-    PathReport { length_ns: path.length_ns, by_region: ranked(path_by_name), by_location, imbalance: ranked(imbalance) }
+    sums.report(|r| trace.region_name(weft_model::RegionId(r)), by_location, path.length_ns)
 }
 
 #[cfg(test)]

@@ -326,7 +326,7 @@ pub struct PatternTotals {
 }
 
 /// A region's name and a time.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct NamedNs {
     pub name: String,
     pub ns: u64,

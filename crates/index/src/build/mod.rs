@@ -390,6 +390,7 @@ pub fn manifest(
         tiles,
         particles: None,
         waits: None,
+        critical_path: None,
     }
 }
 

@@ -1744,6 +1744,9 @@ fn tile(
                 m.counts.counter_samples = s.count();
             }
             if o.build.waits {
+                if let Some(why) = crate::waits::over_memory(m.counts.messages, m.counts.collective_rows, o.memory) {
+                    return Err(IndexError::Memory(why));
+                }
                 progress(Progress::Step(Step::Waits));
                 crate::waits::add_waits(&mut m, &|path| sink.get(path), &mut |path, bytes| sink.put(path, bytes))
                     .map_err(IndexError::Io)?;

@@ -106,6 +106,7 @@ fn check_entry(m: &Manifest, e: &TileEntry, series_blocks: u64, scope: Scope) ->
         TileKind::CounterSummary => (true, series_blocks, level(e.level)? as u64),
         TileKind::Waits => (e.level == 0, t.blocks as u64, 1),
         TileKind::WaitSummary => (true, t.blocks as u64, level(e.level)? as u64),
+        TileKind::CriticalPath => (e.level == 0, t.blocks as u64, 1),
     };
     if !level_ok {
         return bad(format!("a {:?} tile at level {}", e.kind, e.level));
@@ -155,7 +156,7 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
     let nlev = m.levels.len();
     let (mut moments, mut summaries) = (vec![0u32; nb], vec![0u64; nb * nlev]);
     let mut events = vec![0u64; nb];
-    let (mut samples, mut waits) = (0u64, 0u64);
+    let (mut samples, mut waits, mut segments) = (0u64, 0u64, 0u64);
     let sum = |a: u64, b: u64, what: &str| a.checked_add(b).ok_or_else(|| format!("{what} records overflow"));
     for e in &m.tiles {
         let b = e.block as usize;
@@ -182,6 +183,7 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
             }
             TileKind::Counters => samples = sum(samples, e.records, "counter tiles'")?,
             TileKind::Waits => waits = sum(waits, e.records, "waits tiles'")?,
+            TileKind::CriticalPath => segments = sum(segments, e.records, "path tiles'")?,
             // (The particle tiles' records are not `particles.events`: the view leaves some out.)
             TileKind::Particles | TileKind::CounterSummary | TileKind::WaitSummary => {}
         }
@@ -216,6 +218,10 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
     let counted = m.waits.as_ref().map_or(0, |w| w.patterns.iter().map(|p| p[1]).sum::<u64>());
     if waits != counted {
         return Err(format!("the waits tiles hold {waits} waits, the manifest's waits count {counted}"));
+    }
+    let counted = m.critical_path.as_ref().map_or(0, |c| c.segments);
+    if segments != counted {
+        return Err(format!("the path tiles hold {segments} segments, the manifest's critical_path counts {counted}"));
     }
     Ok(())
 }

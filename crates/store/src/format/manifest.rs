@@ -13,9 +13,11 @@ pub const FORMAT_NAME: &str = "weft-store";
 /// The store format version this weft writes. Stores from [`OLDEST_READ_VERSION`] on are read too (format 2
 /// is format 3 without the summaries' lanes, format 4 is format 5 without the tiles' identity in their
 /// frames, format 5 is format 6 without the wait states); a store of another version is refused by name.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The first store format with the wait states (the manifest's `waits`, the waits tiles).
 pub const WAITS_VERSION: u32 = 6;
+/// The first store format with the critical path (the manifest's `critical_path`, the path tiles).
+pub const CRITICAL_PATH_VERSION: u32 = 7;
 /// The oldest store format this weft reads (a part for `weft merge` must be of [`FORMAT_VERSION`]).
 pub const OLDEST_READ_VERSION: u32 = 2;
 pub const MANIFEST: &str = "manifest.json";
@@ -51,6 +53,10 @@ pub struct Manifest {
     /// a part, whose waits the merge computes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waits: Option<crate::format::waits::WaitSummary>,
+    /// The critical path summed (format 7 on, with `--waits` and the path tiles; absent before, without
+    /// `--waits`, and in a part).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critical_path: Option<crate::format::critical_path::PathSummary>,
 }
 
 /// The extent of the particle view's events (`analyses::particles::EventExtent`) and their number.
@@ -202,6 +208,8 @@ pub enum TileKind {
     Waits,
     /// A pyramid level's per-location waiting time per bin of a block (format 6).
     WaitSummary,
+    /// The critical path's segments on a block's locations (format 7).
+    CriticalPath,
 }
 
 impl TileKind {
@@ -218,6 +226,7 @@ impl TileKind {
             TileKind::Moments => format!("m/b{block}.{short}.wt"),
             TileKind::Waits => format!("w/b{block}.{short}.wt"),
             TileKind::WaitSummary => format!("v/l{level}/b{block}/t{window}.{short}.wt"),
+            TileKind::CriticalPath => format!("r/b{block}.{short}.wt"),
         }
     }
 
@@ -231,6 +240,7 @@ impl TileKind {
             TileKind::CounterSummary => 6,
             TileKind::Waits => 7,
             TileKind::WaitSummary => 8,
+            TileKind::CriticalPath => 9,
         }
     }
 }
@@ -318,6 +328,9 @@ impl Manifest {
         string("a counter series", &c.name)?;
         if let Some(w) = &self.waits {
             w.check(self)?;
+        }
+        if let Some(c) = &self.critical_path {
+            c.check(self)?;
         }
         if let Some(&bad) = c.process.iter().find(|&&q| q as usize >= p.name.len()) {
             return Err(format!("a counter series belongs to process {bad}, there are {}", p.name.len()));

@@ -6,13 +6,16 @@
 //!   records; counters; particles);
 //! - `cache`: the decoded tiles kept, bounded in bytes (the page's worker);
 //! - `answer`: a viewport answered natively from the tiles it needs (`weft render timeline STORE/`);
-//! - `waits`: the wait report of a store (format 6), as `weft waits` prints it of the trace.
+//! - `waits`: the wait report of a store (format 6), as `weft waits` prints it of the trace;
+//! - `critical_path`: the critical path a store keeps (format 7), as `weft critical-path` prints it of the
+//!   trace, and its segments in a window.
 //!
 //! Architecture invariant: no files and no web types (the page's worker runs this code); imports only
 //! `weft_model`, `weft_analyses` and the store's other rooms, never the index or the readers.
 
 pub mod answer;
 pub mod cache;
+pub mod critical_path;
 pub mod query;
 mod store;
 pub mod waits;

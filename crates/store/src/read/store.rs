@@ -143,6 +143,24 @@ impl<S: TileSource> Store<S> {
         Ok(waits)
     }
 
+    /// A path tile's segments (format 7), checked against its entry.
+    pub fn path_tile(
+        &self,
+        e: &TileEntry,
+    ) -> Result<Vec<weft_analyses::diagnosis::critical_path::PathSegment>, StoreError> {
+        let payload = self.payload(e)?;
+        let locs = self.manifest.tiling.block_range(e.block, self.nl() as u32);
+        let segments = crate::format::critical_path::decode_path(&payload, locs, &self.manifest)
+            .map_err(|c| corrupt(&e.path, c))?;
+        if segments.len() as u64 != e.records {
+            return Err(StoreError::Mismatch {
+                file: e.path.clone(),
+                detail: format!("{} segments, the manifest says {}", segments.len(), e.records),
+            });
+        }
+        Ok(segments)
+    }
+
     /// The trace's definitions, warnings, span and origin, with no events.
     pub fn skeleton(&self) -> Result<Trace, StoreError> {
         let m = &self.manifest;

@@ -55,7 +55,7 @@ impl IntervalColumns {
     /// `n` intervals of the locations `runs` says (`[location, count]` pairs: counts adding up to `n`, each
     /// location below `locations` and given once), of regions below `regions`.
     pub fn new(runs: &[u32], n: usize, locations: usize, regions: usize) -> Result<Self, DecodeError> {
-        if runs.len() % 2 != 0 {
+        if !runs.len().is_multiple_of(2) {
             return Err(err("location runs come in pairs"));
         }
         let mut location = Vec::new();

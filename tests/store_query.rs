@@ -1209,8 +1209,9 @@ fn grids_held_draw_a_view_asked_again_and_views_past_the_answer_shown() {
     let index = TileIndex::new(m);
     let skeleton = Rc::new(store.skeleton().unwrap());
     let lanes: Rc<[u32]> = m.locations.lanes.clone().into();
-    // A wide pane: the view is answered exactly only well inside the run, so zoomed out of it there is room.
-    let px = 4000.0;
+    // A narrow pane: the view is answered exactly only well inside the run (at 1,000 px a quarter of it
+    // is), so zoomed out of it there is room.
+    let px = 450.0;
     let mut pane = StorePane::new(skeleton.clone(), lanes.clone(), px, 600.0);
     // The worker's grid answer for a viewport answered from a pyramid level.
     let grid_of = |vp: &Viewport| {

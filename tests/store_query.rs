@@ -292,6 +292,7 @@ fn the_tile_cache_keeps_to_its_budget_least_recently_used_out() {
 
 #[test]
 fn answers_gathered_tile_by_tile_equal_the_answers_from_all_tiles() {
+    use weft::store::read::query::slice_columns::{IntervalColumns, INTERVAL_COLUMNS};
     use weft::store::read::query::{ExactSlice, GridBuilder};
     let t = trace();
     let store = store_of(&t);
@@ -335,7 +336,25 @@ fn answers_gathered_tile_by_tile_equal_the_answers_from_all_tiles() {
                 // the definitions the page holds, decoding over them to the same trace (the same bytes
                 // as the whole trace's encoding once encoded whole again), and shorter by the tables.
                 let bytes = x.clone().encode(&skeleton);
+                // As the worker answers the page since issue #58's second round: the intervals as columns the
+                // page copies (`slice_columns`), the rest as a slice with none; read back, the same trace.
+                let cols = x.clone().columns(&skeleton);
+                let mut read = IntervalColumns::new(
+                    &cols.runs(),
+                    cols.intervals(),
+                    skeleton.locations.len(),
+                    skeleton.regions.len(),
+                )
+                .unwrap();
+                for k in (0..INTERVAL_COLUMNS.len()).rev() {
+                    read.put(k, &cols.column(k)).unwrap();
+                }
+                let rest = codec::decode_over(&cols.rest, &skeleton).expect("the rest decodes over the skeleton");
+                assert!(rest.intervals.is_empty());
+                let from_columns = read.with_rest(rest).unwrap();
                 let x = x.finish(&skeleton);
+                assert_eq!(codec::encode(&from_columns), codec::encode(&whole), "viewport {vp:?}");
+                assert_eq!(from_columns.location_intervals, whole.location_intervals);
                 assert_eq!(n, whole.intervals.len());
                 assert_eq!(codec::encode(&x), codec::encode(&whole), "viewport {vp:?}");
                 let back = codec::decode_over(&bytes, &skeleton).expect("decodes over the skeleton");
@@ -578,26 +597,36 @@ fn an_exact_answer_built_in_steps_draws_what_one_shown_at_once_draws() {
         assert_eq!(stepped.state(), at_once.state());
     }
 
-    // The same answer copied in parts draws the same; a step before the last part, or a part past the
-    // length, is an error.
-    let bytes = weft::model::codec::encode(&slice);
+    // The same answer as the store worker sends it (issue #58: its intervals as columns, each copied as it is,
+    // and the rest of the slice without them) draws the same; a step before every column came, a column of
+    // another length, or runs of another count are errors.
+    use weft::store::read::query::slice_columns::{interval_column, location_runs, INTERVAL_COLUMNS};
+    let runs = location_runs(&slice.intervals);
+    let rest = weft::model::codec::encode_slice_with(&slice, &skeleton, &weft::model::Intervals::default());
+    let cols: Vec<Vec<u8>> = (0..INTERVAL_COLUMNS.len()).map(|k| interval_column(&slice.intervals, k)).collect();
+    let n = slice.intervals.len();
     let mut parted = StorePane::new(skeleton.clone(), lanes.clone(), 1000.0, 600.0);
     parted.restore(&stepped.state());
-    parted.begin_exact(bytes.len(), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]).unwrap();
-    let mut parts = bytes.chunks(bytes.len() / 3 + 1);
-    parted.receive_part(parts.next().unwrap()).unwrap();
+    let begin = |pane: &mut StorePane, n: usize| {
+        pane.begin_exact_columns(rest.clone(), &runs, n, p.t0_ns, p.t1_ns, p.locations.clone(), vec![])
+    };
+    begin(&mut parted, n).unwrap();
+    parted.receive_column(0, &cols[0]).unwrap();
     assert!(parted.step().is_err() && !parted.building());
-    parted.begin_exact(bytes.len(), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]).unwrap();
-    for part in bytes.chunks(bytes.len() / 3 + 1) {
-        parted.receive_part(part).unwrap();
+    begin(&mut parted, n).unwrap();
+    assert!(parted.receive_column(1, &cols[1][1..]).is_err() && !parted.building());
+    assert!(begin(&mut parted, n + 1).is_err() && !parted.building());
+    begin(&mut parted, n).unwrap();
+    for (k, c) in cols.iter().enumerate().rev() {
+        parted.receive_column(k, c).unwrap();
     }
-    assert!(parted.receive_part(&[0]).is_err() && !parted.building());
-    parted.begin_exact(bytes.len(), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]).unwrap();
-    for part in bytes.chunks(bytes.len() / 3 + 1) {
-        parted.receive_part(part).unwrap();
+    let mut column_steps = 0;
+    while !parted.step().unwrap() {
+        column_steps += 1;
     }
-    while !parted.step().unwrap() {}
+    assert!(column_steps <= steps, "{column_steps} steps from columns, {steps} from the whole encoding");
     assert_eq!(parted.scene(), stepped.scene());
+    assert_eq!(parted.state(), stepped.state());
 
     // A newer answer replaces one being built: a grid drops it; bytes that do not decode are an error and
     // leave what is drawn.
@@ -1106,4 +1135,153 @@ fn an_exact_answer_held_draws_pans_and_zooms_inside_it_without_asking() {
     assert_eq!(pane.request(), None, "back inside: the last ask is the answer held");
     pane.set_time_range(mid - 0.9 * w, mid + 0.9 * w);
     assert!(pane.request().is_some(), "zoomed out inside the margin: a coarser scale is asked for");
+}
+
+/// Issue #58: the timeline's asks are numbered, and an ask still being answered when the view is drawn again
+/// from the exact answer held (panned past the margin, then back inside it) is no longer wanted: its answer,
+/// for a view left, would replace the one covering the view, which would then be asked for again. A view
+/// asked after that is wanted again. (The page's side: tests/browser/specs/store-asks.test.mjs.)
+#[test]
+fn an_answer_for_a_view_left_for_the_answer_held_is_not_wanted() {
+    use std::rc::Rc;
+    use weft::store::read::query::plan_with_margin;
+    use weft::views::store::{StorePane, EXACT_MARGIN};
+    use weft::views::Pane;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = Rc::new(store.skeleton().unwrap());
+    let mut pane = StorePane::new(skeleton.clone(), m.locations.lanes.clone().into(), 1000.0, 600.0);
+    let span = m.span_ns as f64;
+    let mid = span / 2.0;
+    let mut w = span;
+    let p = loop {
+        w /= 2.0;
+        pane.set_time_range(mid - w / 2.0, mid + w / 2.0);
+        let vp = pane.request().expect("a new view is asked for");
+        assert!(pane.wants(pane.asks()), "the ask just made is wanted");
+        let p = plan_with_margin(m, &index, &vp, EXACT_MARGIN);
+        // Exact, with its margin of half a view on each side.
+        if p.resolution == Resolution::Exact && (p.t1_ns - p.t0_ns) as f64 >= 1.9 * w {
+            break p;
+        }
+        assert!(w > 100.0, "never exact with its margin");
+    };
+    let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
+    let slice = exact_trace(&skeleton, &p, &tiles.iter().collect::<Vec<_>>());
+    pane.show_exact(slice, p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
+    let held = pane.asks();
+    assert!(pane.wants(held));
+    // Past the margin: asked (ask `left`); back inside before its answer came: drawn from the answer held.
+    pane.set_time_range(mid + 1.2 * w, mid + 2.2 * w);
+    assert!(pane.request().is_some(), "panned past the margin");
+    let left = pane.asks();
+    assert_eq!(left, held + 1);
+    assert!(pane.wants(left), "its answer is wanted while the view needs it");
+    pane.set_time_range(mid - 0.9 * w, mid + 0.1 * w);
+    assert_eq!(pane.request(), None, "back inside: drawn from the answer held");
+    assert!(!pane.wants(left), "the answer for the view left is not wanted");
+    assert_eq!(pane.shown(), "exact");
+    // The page dropped it: nothing more is asked while the view stays inside the answer held.
+    pane.set_time_range(mid - 0.8 * w, mid + 0.2 * w);
+    assert_eq!(pane.request(), None);
+    // The view left, asked again, is wanted again.
+    pane.set_time_range(mid + 1.2 * w, mid + 2.2 * w);
+    assert!(pane.request().is_some(), "the same view asked again (its answer was dropped)");
+    assert!(pane.wants(pane.asks()));
+    assert_eq!(pane.asks(), left + 1);
+}
+
+/// Issue #58: the summary grid answers are kept with the viewports they answer, so a view asked again (the
+/// whole run, after zooming in) is drawn from its answer without asking; and a view the answer shown covers
+/// under half of (zoomed out of an exact answer) is drawn at once from the finest grid held that covers it,
+/// until its own answer comes.
+#[test]
+fn grids_held_draw_a_view_asked_again_and_views_past_the_answer_shown() {
+    use std::rc::Rc;
+    use weft::store::read::query::plan_with_margin;
+    use weft::views::store::{StorePane, EXACT_MARGIN};
+    use weft::views::Pane;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = Rc::new(store.skeleton().unwrap());
+    let lanes: Rc<[u32]> = m.locations.lanes.clone().into();
+    // A narrow pane: the view is answered exactly only well inside the run (at 1,000 px a quarter of it
+    // is), so zoomed out of it there is room.
+    let px = 450.0;
+    let mut pane = StorePane::new(skeleton.clone(), lanes.clone(), px, 600.0);
+    // The worker's grid answer for a viewport answered from a pyramid level.
+    let grid_of = |vp: &Viewport| {
+        let p = plan_with_margin(m, &index, vp, EXACT_MARGIN);
+        assert_ne!(p.resolution, Resolution::Exact);
+        let tiles: Vec<_> = p.tiles.iter().map(|&i| store.summary_tile(&m.tiles[i]).unwrap()).collect();
+        summary_grid(m, &p, |i| p.tiles.iter().position(|&j| j == i).map(|k| &tiles[k][..]))
+    };
+    let whole = pane.request().expect("the first view asks");
+    let whole_grid = grid_of(&whole);
+    pane.show_grid_for(pane.asks(), whole_grid.clone(), vec![]);
+    assert_eq!(pane.request(), None);
+    let level = pane.shown();
+    assert!(level.starts_with("level"), "{level}");
+    // Zoomed in about the middle, each view answered, until one is answered exactly.
+    let (span, mid) = (m.span_ns as f64, m.span_ns as f64 / 2.0);
+    let mut held = vec![whole_grid.clone()];
+    let mut w = span;
+    let p = loop {
+        w /= 2.0;
+        pane.set_time_range(mid - w / 2.0, mid + w / 2.0);
+        let vp = pane.request().expect("a new view asks");
+        let p = plan_with_margin(m, &index, &vp, EXACT_MARGIN);
+        if p.resolution == Resolution::Exact {
+            break p;
+        }
+        let g = grid_of(&vp);
+        held.push(g.clone());
+        pane.show_grid_for(pane.asks(), g, vec![]);
+        assert!(w > 100.0, "never exact");
+    };
+    let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
+    pane.show_exact(
+        exact_trace(&skeleton, &p, &tiles.iter().collect::<Vec<_>>()),
+        p.t0_ns,
+        p.t1_ns,
+        p.locations.clone(),
+        vec![],
+    );
+    assert!(pane.brief()["store"]["backdrop"].is_null(), "the exact answer covers the view");
+    let exact_scene = pane.scene();
+
+    // Zoomed out to three times the exact answer's window, a view not asked before: asked, and drawn
+    // meanwhile from the finest grid held that covers nine tenths of it or more.
+    let x = 3.0 * (p.t1_ns - p.t0_ns) as f64;
+    assert!(x < span, "room to zoom out: the exact answer reaches {} ns of {span}", p.t1_ns - p.t0_ns);
+    let (a, b) = ((mid - x / 2.0).max(0.0), (mid + x / 2.0).min(span));
+    pane.set_time_range(a, b);
+    assert!(pane.request().is_some(), "a new view asks");
+    assert_eq!(pane.shown(), "exact", "the exact answer is still the one held");
+    let backdrop = pane.brief()["store"]["backdrop"].as_u64().expect("drawn from a grid held");
+    let covers = |g: &&weft::store::read::query::SummaryGrid| {
+        let (g0, g1) = (g.bin_time(0, m.span_ns).0 as f64, g.bin_time(g.bins() - 1, m.span_ns).1 as f64);
+        (g1.min(b) - g0.max(a)).max(0.0) >= 0.9 * (b - a)
+    };
+    let finest = held.iter().filter(covers).min_by_key(|g| g.bin_ns).unwrap().clone();
+    assert_eq!(backdrop, finest.level as u64);
+    let mut drawn = StorePane::new(skeleton.clone(), lanes.clone(), px, 600.0);
+    drawn.set_time_range(a, b);
+    drawn.show_grid(finest, vec![]);
+    let sc = pane.scene();
+    assert_eq!(sc, drawn.scene(), "the grid held, drawn at the view");
+    assert!(sc.marks() > 0 && sc != exact_scene);
+
+    // Back to the whole run: drawn from its answer, nothing asked.
+    pane.fit();
+    assert_eq!(pane.request(), None, "the whole run was answered before");
+    assert_eq!(pane.shown(), level);
+    let mut fresh = StorePane::new(skeleton.clone(), lanes.clone(), px, 600.0);
+    fresh.show_grid(whole_grid, vec![]);
+    assert_eq!(pane.scene(), fresh.scene());
+    assert!(pane.brief()["store"]["backdrop"].is_null());
 }

@@ -2,7 +2,7 @@
 // for each viewport the page asks for fetches only the tiles the plan names that are not cached, hands them to
 // the wasm StoreSession (checked against the manifest, decoded, kept in its byte-bounded cache), and sends back
 // what the view draws (the timeline's grid or exact records, Utilization & moments' busy intervals, or the
-// particle events of a playback range: only the particle tiles of the windows it reaches, the next range fetched while this one plays). Viewports that arrive while one is being answered wait; only the latest is answered,
+// particle events of a playback range: only the particle tiles of the windows it reaches, the next range fetched while this one plays). Viewports that arrive while one is being answered wait; only the latest of each view is answered,
 // and a newer one stops the older one's fetches and its answer (no answer for a view already left).
 // A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
 
@@ -16,8 +16,14 @@ ready.then((exports) => { memory = exports.memory; }, () => {});
 let session = null;
 let source = null; // { base: URL } or { files: Map(path -> File) }
 let busy = false;
-let queued = null;
+// The latest viewport asked of each view (the timeline; Utilization & moments by busy definition; Particles),
+// answered the most recent first: one view's ask never drops another's (a timeline ask replaced by the
+// moments view's left the timeline unanswered when shown again).
+const queued = new Map();
+const viewOf = (vp) => (vp.kind === 'particles' ? 'particles' : `busy:${vp.busy || ''}`);
 const FETCHES = 6;
+// Tiles fetched and decoded ahead, in idle time, for the next zoom or pan (StoreSession.prefetch).
+let prefetched = 0;
 
 const post = (msg, transfer) => self.postMessage({ store: true, ...msg }, transfer || []);
 // Times as ms since the epoch, comparable with the page's (each global has its own `performance` origin).
@@ -79,7 +85,7 @@ async function answer(vp) {
   let fetched = 0;
   // A newer viewport of the same view asked meanwhile (another view's ask leaves this one to be answered: its
   // pane would wait for it).
-  const newer = () => queued && queued.kind === vp.kind && (queued.busy || '') === (vp.busy || '');
+  const newer = () => queued.has(viewOf(vp));
   const one = async () => {
     // A newer viewport stops the fetches for this one (those under way finish into the cache).
     while (next < need.length && !newer()) {
@@ -112,20 +118,44 @@ async function answer(vp) {
   const out = session.answer();
   times.answered = now();
   const [cacheUsed, cacheBudget, cacheTiles] = session.cache_stats();
+  // An exact answer's intervals come as columns (runs, then one buffer a column): every buffer is transferred,
+  // none cloned.
+  const columns = out.columns ? out.columns.map((c) => c.buffer) : null;
+  const runs = out.runs ? out.runs.buffer : null;
   post({
-    type: 'answer', id: vp.id, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
-    errors: out.errors, fetchedTiles: need.length, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
+    type: 'answer', id: vp.id, ask: vp.ask, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
+    runs, intervals: out.intervals || 0, columns,
+    errors: out.errors, fetchedTiles: need.length, plannedTiles: session.planned_tiles(), prefetchedTiles: prefetched, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
     wasmBytes: memory ? memory.buffer.byteLength : 0, times: { ...times, posted: now() },
-  }, [out.bytes.buffer, out.counters.buffer]);
+  }, [out.bytes.buffer, out.counters.buffer, ...(runs ? [runs] : []), ...(columns || [])]);
 }
 
 async function drain() {
-  while (queued && !busy) {
-    const vp = queued;
-    queued = null;
+  while (queued.size && !busy) {
+    const [view, vp] = [...queued].pop();
+    queued.delete(view);
     busy = true;
     try { await answer(vp); } catch (e) { post({ type: 'error', message: typeof e === 'string' ? e : e.message }); } finally { busy = false; }
   }
+  if (!busy && !queued.size) prefetch();
+}
+
+// Idle: the tiles of the next finer view and the neighbouring windows of the timeline's last answer, within
+// the cache's budget (StoreSession.prefetch), fetched and decoded one at a time; a viewport asked meanwhile
+// stops it (a tile under way is still decoded into the cache, and into that view's answer if it needs it).
+let prefetching = false;
+async function prefetch() {
+  if (prefetching || !session) return;
+  prefetching = true;
+  try {
+    for (const path of session.prefetch()) {
+      if (busy || queued.size) return;
+      let bytes;
+      try { bytes = await read(path); } catch (e) { continue; } // left for the view that needs it to report
+      try { session.add(path, bytes); prefetched += 1; } catch (e) { /* recorded by the session */ }
+      if (bytes.buffer.transfer) bytes.buffer.transfer(0);
+    }
+  } finally { prefetching = false; }
 }
 
 self.onmessage = async (e) => {
@@ -133,7 +163,13 @@ self.onmessage = async (e) => {
   try {
     await ready;
     if (msg.type === 'open') await open(msg);
-    else if (msg.type === 'view' && session) { queued = { ...msg.vp, received: now() }; await drain(); }
+    else if (msg.type === 'view' && session) {
+      const vp = { ...msg.vp, received: now() };
+      // Re-inserted: the Map's last entry is the view asked last.
+      queued.delete(viewOf(vp));
+      queued.set(viewOf(vp), vp);
+      await drain();
+    }
     else if (msg.type === 'waits' && session) {
       // The Diagnosis panel's lists: from the manifest's sums (a store indexed with --waits), no tile fetched.
       try { post({ type: 'waits', json: session.waits() }); } catch (err) { post({ type: 'waits', error: typeof err === 'string' ? err : (err && err.message) || String(err) }); }

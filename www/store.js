@@ -18,7 +18,6 @@ export function looksLikeStore(entries) {
     && entries.some((e) => /(^|\/)[escmp]\/.*\.wt$/.test(e.path));
 }
 
-const ANSWER_PART = 4 << 20;
 // Times as ms since the epoch, comparable with the store worker's.
 const now = () => performance.timeOrigin + performance.now();
 // Answers whose steps' times `weft.store.zoomLog` keeps (the latest), and the `weft.zoom.*` measures kept.
@@ -172,15 +171,37 @@ export function initStore(app) {
     } else if (msg.type === 'answer') {
       const times = { ...msg.times, arrived: now() };
       const t = performance.now();
-      const bytes = msg.bytes.byteLength;
-      const generation = ++answerGeneration;
+      // An exact answer's intervals come as column buffers beside the rest of its slice (msg.bytes).
+      const buffers = [msg.bytes, ...(msg.runs ? [msg.runs] : []), ...(msg.columns || [])];
+      const bytes = buffers.reduce((n, b) => n + b.byteLength, 0);
+      // The buffers (up to ~30 MB) are released once the viewer holds its copy, not when the garbage
+      // collector comes round: several of them waiting for it held the tab over its memory goal
+      // (BENCHMARKS.md, "Store format 2": the page).
+      const release = (b) => { if (b.transfer) b.transfer(0); };
+      // Only the timeline's next answer replaces an exact answer being built (another view's answer is for
+      // another pane: counting it left the timeline's answer half built, and the timeline never asked again).
+      const timeline = msg.kind === 'grid' || msg.kind === 'exact';
+      // An answer the timeline no longer wants (its view was drawn since from the exact answer it holds) is
+      // dropped: it would replace what covers the view with what covers a view left (StorePane::wants).
+      if (timeline && msg.ask != null && !weft.viewer.store_wants(msg.ask)) {
+        state.dropped = (state.dropped || 0) + 1;
+        buffers.forEach(release);
+        weft.viewer.store_in_flight(0);
+        showBadge(0);
+        return;
+      }
+      const generation = timeline ? ++answerGeneration : answerGeneration;
       const steps = msg.kind === 'exact';
       try {
         // The counter tracks' figures first: an exact slice takes their scale as it is drawn.
         if (msg.counters && msg.counters.byteLength) weft.viewer.store_counters(new Uint8Array(msg.counters));
         if (msg.kind === 'particles') weft.viewer.store_particles_answer(new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.fade, msg.errors);
-        else if (steps) weft.viewer.store_exact_begin(bytes, msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, scales.get(msg.id) || 0);
-        else weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, msg.level);
+        else if (steps) {
+          weft.viewer.store_exact_begin(new Uint8Array(msg.bytes), new Uint32Array(msg.runs), msg.intervals, msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, scales.get(msg.id) || 0);
+          release(msg.bytes);
+          release(msg.runs);
+        }
+        else weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, msg.level, msg.ask ?? undefined);
       } catch (e) { app.showError(`${state.name}: ${e}`); return; }
       weft.viewer.store_in_flight(0);
       showBadge(0);
@@ -202,7 +223,8 @@ export function initStore(app) {
           times.drawn = now();
           requestAnimationFrame(() => {
             times.presented = now();
-            logAnswer({ id: msg.id, kind: msg.kind, level: msg.level, fetchedTiles: msg.fetchedTiles, times, steps: stepsOf(times), ...tasks });
+            logAnswer({ id: msg.id, kind: msg.kind, level: msg.level, fetchedTiles: msg.fetchedTiles, plannedTiles: msg.plannedTiles,
+              prefetchedTiles: msg.prefetchedTiles, times, steps: stepsOf(times), ...tasks });
           });
         });
         if (state.answers === 1) {
@@ -210,25 +232,24 @@ export function initStore(app) {
           requestAnimationFrame(() => requestAnimationFrame(() => { state.timings.firstDrawn = performance.now() - state.timings.start; }));
         }
       };
-      // The answer's buffer (up to ~30 MB) is released once the viewer holds its copy, not when the garbage
-      // collector comes round: several of them waiting for it held the tab over its memory goal
-      // (BENCHMARKS.md, "Store format 2": the page).
-      const release = () => { if (msg.bytes.transfer) msg.bytes.transfer(0); };
-      if (!steps) { release(); applied(); return; }
-      // An exact slice is copied in a part at a time, then made drawable a step at a time (Viewer.store_step),
-      // yielding to the browser between them; a newer answer replaces it (its own steps go on).
+      if (!steps) { release(msg.bytes); applied(); return; }
+      // An exact slice's interval columns are copied in one a task (each as it is: Viewer.store_exact_column),
+      // then it is made drawable a step at a time (Viewer.store_step), yielding to the browser between them; a
+      // newer answer of the timeline replaces it (its own steps go on).
       (async () => {
-        let at = 0;
+        let column = 0;
         for (;;) {
           await yieldToBrowser();
           if (generation !== answerGeneration || !worker) return;
+          // Its view was left for one the exact answer held draws (the pane dropped what it was building).
+          if (msg.ask != null && !weft.viewer.store_wants(msg.ask)) { state.dropped = (state.dropped || 0) + 1; return; }
           const s = performance.now();
           let done = false;
           try {
-            if (at < bytes) {
-              weft.viewer.store_answer_part(new Uint8Array(msg.bytes, at, Math.min(ANSWER_PART, bytes - at)));
-              at += ANSWER_PART;
-              if (at >= bytes) release();
+            if (column < msg.columns.length) {
+              weft.viewer.store_exact_column(column, new Uint8Array(msg.columns[column]));
+              release(msg.columns[column]);
+              column += 1;
             } else done = weft.viewer.store_step();
           } catch (e) { app.showError(`${state.name}: ${e}`); return; }
           const took = performance.now() - s;

@@ -66,23 +66,31 @@ impl Viewer {
             };
             return to_js(&serde_json::json!({ "kind": "particles", "t0": from, "t1": to, "fade": fade }));
         }
-        let (vp, busy, margin) = if views.view() == "moments" {
+        let (vp, busy, margin, ask) = if views.view() == "moments" {
             let Some(p) = views.store_moments_pane() else { return JsValue::NULL };
             match p.request() {
-                Some((v, def)) => (v, def.short_name(), 0.0),
+                Some((v, def)) => (v, def.short_name(), 0.0, None),
                 None => return JsValue::NULL,
             }
         } else {
             let Some(p) = views.store_pane() else { return JsValue::NULL };
             match p.request() {
-                Some(v) => (v, String::new(), EXACT_MARGIN),
+                Some(v) => (v, String::new(), EXACT_MARGIN, Some(p.asks())),
                 None => return JsValue::NULL,
             }
         };
         to_js(&serde_json::json!({
             "t0": vp.t0_ns, "t1": vp.t1_ns, "loc0": vp.locations.start, "loc1": vp.locations.end,
             "width": vp.width_px, "busy": busy, "s0": vp.series.start, "s1": vp.series.end, "margin": margin,
+            "ask": ask,
         }))
+    }
+
+    /// Whether the timeline still wants the answer to its ask number `ask` (`store_request`'s `ask`, which the
+    /// worker's answer carries back): not when its view was drawn since from the exact answer it holds
+    /// (`StorePane::wants`); the page then drops the answer.
+    pub fn store_wants(&mut self, ask: u32) -> bool {
+        self.view_set_unchanged().store_pane().is_none_or(|p| p.wants(ask))
     }
 
     /// How many tiles the worker is fetching for the viewport asked last (drawn as a notice when nothing is).
@@ -120,7 +128,8 @@ impl Viewer {
     }
 
     /// The worker's answer for a viewport (see `StoreSession::answer`): drawn from now on, or, where this
-    /// returns true (an exact slice), once [`Viewer::store_step`] says it is built.
+    /// returns true (an exact slice), once [`Viewer::store_step`] says it is built. `ask`: the timeline's ask
+    /// number it answers (`store_request`'s), with which a grid answer is kept for the view asked again.
     #[allow(clippy::too_many_arguments)]
     pub fn store_answer(
         &mut self,
@@ -132,6 +141,7 @@ impl Viewer {
         loc1: u32,
         errors: Vec<String>,
         level: u32,
+        ask: Option<u32>,
     ) -> Result<bool, JsValue> {
         if let Some(p) = self.view_set().store_particles_pane() {
             // The worker answers the latest ask only: a playback range it skipped is asked again.
@@ -148,7 +158,10 @@ impl Viewer {
         match kind {
             "grid" => {
                 let g = postcard::from_bytes(&bytes).map_err(|e| JsValue::from_str(&format!("summary grid: {e}")))?;
-                p.show_grid(g, errors);
+                match ask {
+                    Some(n) => p.show_grid_for(n, g, errors),
+                    None => p.show_grid(g, errors),
+                }
                 Ok(false)
             }
             "exact" => {
@@ -159,13 +172,16 @@ impl Viewer {
         }
     }
 
-    /// An exact answer of `len` bytes for [t0, t1] of locations `loc0..loc1` (see `StoreSession::answer`),
-    /// copied in with [`Viewer::store_answer_part`] (a few MB a task), then made drawable with
+    /// The worker's exact answer for [t0, t1] of locations `loc0..loc1` as it sends it (see
+    /// `StoreSession::answer`): `rest`, the slice without its intervals, and `intervals` intervals of the
+    /// locations `runs` says, whose columns come by [`Viewer::store_exact_column`]; then made drawable with
     /// [`Viewer::store_step`]. `ns_per_px`: the scale of the view asked (`StorePane::covers`).
     #[allow(clippy::too_many_arguments)]
     pub fn store_exact_begin(
         &mut self,
-        len: usize,
+        rest: Vec<u8>,
+        runs: Vec<u32>,
+        intervals: usize,
         t0: f64,
         t1: f64,
         loc0: u32,
@@ -177,17 +193,19 @@ impl Viewer {
             p.forget_ask();
         }
         let p = self.view_set_unchanged().store_pane().ok_or("no store is shown")?;
-        p.begin_exact(len, t0 as u64, t1 as u64, loc0..loc1, errors).map_err(|e| JsValue::from_str(&e))?;
+        p.begin_exact_columns(rest, &runs, intervals, t0 as u64, t1 as u64, loc0..loc1, errors)
+            .map_err(|e| JsValue::from_str(&format!("exact answer: {e}")))?;
         if ns_per_px.is_finite() && ns_per_px > 0.0 {
             p.exact_asked_at(ns_per_px);
         }
         Ok(())
     }
 
-    /// The next part of the exact answer begun by [`Viewer::store_exact_begin`].
-    pub fn store_answer_part(&mut self, part: &[u8]) -> Result<(), JsValue> {
+    /// Interval column `k` of the exact answer begun by [`Viewer::store_exact_begin`] (its values' bytes,
+    /// copied as they are).
+    pub fn store_exact_column(&mut self, k: usize, bytes: &[u8]) -> Result<(), JsValue> {
         let p = self.view_set_unchanged().store_pane().ok_or("no store is shown")?;
-        p.receive_part(part).map_err(|e| JsValue::from_str(&e))
+        p.receive_column(k, bytes).map_err(|e| JsValue::from_str(&format!("exact answer: {e}")))
     }
 
     /// One step of making the exact answer drawable (`StorePane::step`: a few ms; the page yields to the

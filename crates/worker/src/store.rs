@@ -21,6 +21,7 @@ use weft_analyses::moments_bundle::MomentsBundle;
 use weft_analyses::particles::{EventSlicer, ParticleEvents};
 use weft_model::{codec, Trace};
 use weft_store::read::query::grid_busy;
+use weft_store::read::query::slice_columns::INTERVAL_COLUMNS;
 use weft_store::read::query::{
     particle_plan, particle_slicer, particle_tile, particle_window_starts, plan_with_margin, CounterGather, Decoded,
     ExactSlice, GridBuilder, ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
@@ -95,11 +96,18 @@ pub struct StoreSession {
     failed: Vec<(String, String)>,
     /// The particle view's slices (None: the store has no particle events).
     slicer: Option<EventSlicer>,
+    /// The timeline's viewport planned last and its margin (None after another view's), which
+    /// [`StoreSession::prefetch`] looks around.
+    last_view: Option<(Viewport, f64)>,
 }
 
 fn err(name: &str, e: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&format!("{name}/{e}"))
 }
+
+/// About the bytes a decoded tile takes a record beyond its file's (an interval's columns and its share
+/// of the rest), for [`StoreSession::prefetch`]'s estimate of what the cache has room for.
+const DECODED_BYTES_PER_RECORD: u64 = 40;
 
 /// The longest lines of each Diagnosis list a store's overview keeps.
 const WAIT_LINES: usize = 200;
@@ -134,6 +142,7 @@ impl StoreSession {
             whole: [None, None],
             failed: Vec::new(),
             slicer,
+            last_view: None,
         })
     }
 
@@ -189,6 +198,7 @@ impl StoreSession {
         let m = &self.store.manifest;
         let (tiles, end) = particle_plan(m, &self.index, from, to, fade);
         self.busy = None;
+        self.last_view = None;
         self.cache.begin_view();
         self.fed.clear();
         self.pending =
@@ -238,6 +248,7 @@ impl StoreSession {
         // The margin for the timeline only (the moments view's busy intervals are of the window asked).
         let margin = if self.busy.is_none() { margin } else { 0.0 };
         let p = plan_with_margin(m, &self.index, &vp, margin);
+        self.last_view = self.busy.is_none().then(|| (vp.clone(), margin));
         self.cache.begin_view();
         self.fed.clear();
         self.pending = match GridBuilder::new(m, &p) {
@@ -338,9 +349,10 @@ impl StoreSession {
     /// The answer for the viewport planned last: `{kind: "grid" | "exact" | "busy" | "particles", bytes,
     /// counters, t0, t1, loc0, loc1, level, fade, errors}` (counters: a postcard `CounterAnswer` beside a
     /// timeline's grid or exact answer, else empty; bytes: a postcard `SummaryGrid`, the exact slice as
-    /// `model::codec`, for the moments view an `analyses::moments_bundle` of every location, or the particle
-    /// slice as `ParticleEvents::encode` for the range [t0, t1) at fading `fade`; level: the pyramid level, 0
-    /// for exact records).
+    /// `model::codec` without its intervals, which come as `runs` (a Uint32Array), `intervals` (their count)
+    /// and `columns` (one Uint8Array per `slice_columns::INTERVAL_COLUMNS`), for the moments view an
+    /// `analyses::moments_bundle` of every location, or the particle slice as `ParticleEvents::encode` for
+    /// the range [t0, t1) at fading `fade`; level: the pyramid level, 0 for exact records).
     pub fn answer(&mut self) -> Result<JsValue, JsValue> {
         let p = self.plan.clone().ok_or("no viewport was planned")?;
         let (errors, not_fed) = {
@@ -369,6 +381,7 @@ impl StoreSession {
         };
         let (nl, span) = (self.skeleton.locations.len(), self.store.manifest.span_ns);
         let mut fade = 0u64;
+        let mut columns = None;
         let (kind, bytes, level) = match (std::mem::replace(&mut self.pending, Pending::None), self.busy.clone()) {
             (Pending::Particles(g), _) => {
                 fade = g.fade_ns;
@@ -392,7 +405,12 @@ impl StoreSession {
                     }
                 }
             }
-            (Pending::Exact(x), None) => ("exact", x.encode(&self.skeleton), 0),
+            (Pending::Exact(x), None) => {
+                let mut c = x.columns(&self.skeleton);
+                let rest = std::mem::take(&mut c.rest);
+                columns = Some(c);
+                ("exact", rest, 0)
+            }
             (Pending::Exact(x), Some(def)) => {
                 let busy = BusyIntervals::compute(&x.finish(&self.skeleton), &def);
                 ("busy", self.moments_bundle(def, busy)?, 0)
@@ -407,6 +425,17 @@ impl StoreSession {
         set("bytes", js_sys::Uint8Array::from(&bytes[..]).into());
         drop(bytes);
         set("counters", js_sys::Uint8Array::from(&counters[..]).into());
+        // An exact answer's intervals as columns, each its own buffer (written, copied out and dropped one
+        // at a time): the page copies each as it is (`views::store::StorePane::receive_column`).
+        if let Some(c) = columns {
+            set("runs", js_sys::Uint32Array::from(&c.runs()[..]).into());
+            set("intervals", (c.intervals() as f64).into());
+            let cols = js_sys::Array::new();
+            for k in 0..INTERVAL_COLUMNS.len() {
+                cols.push(&js_sys::Uint8Array::from(&c.column(k)[..]));
+            }
+            set("columns", cols.into());
+        }
         set("t0", (p.t0_ns as f64).into());
         set("t1", (p.t1_ns as f64).into());
         set("loc0", p.locations.start.into());
@@ -415,6 +444,49 @@ impl StoreSession {
         set("fade", (fade as f64).into());
         set("errors", errors.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL));
         Ok(o.into())
+    }
+
+    /// Store paths to fetch in idle time after the timeline's answer for the viewport planned last (issue
+    /// #58), so the next zoom or pan finds its tiles decoded: the tiles of the next finer view (a quarter of
+    /// its width about its middle) and of the neighbouring windows (a view's width to each side, at its
+    /// scale), each planned as the page asks (with its margin), nearest first; those held or failed left
+    /// out, and only as many as the cache's budget has room for beside what it holds (a tile's size
+    /// estimated from the manifest: its bytes and records), so what is fetched ahead never evicts a tile.
+    pub fn prefetch(&self) -> Vec<String> {
+        let Some((vp, margin)) = &self.last_view else { return Vec::new() };
+        let m = &self.store.manifest;
+        let (span, w) = (m.span_ns as f64, vp.t1_ns - vp.t0_ns);
+        if w.is_nan() || w <= 0.0 {
+            return Vec::new();
+        }
+        let mid = (vp.t0_ns + vp.t1_ns) / 2.0;
+        let at = |t0_ns: f64, t1_ns: f64| Viewport { t0_ns, t1_ns, ..vp.clone() };
+        let views = [at(mid - w / 8.0, mid + w / 8.0), at(vp.t1_ns, vp.t1_ns + w), at(vp.t0_ns - w, vp.t0_ns)];
+        let mut room = self.cache.budget().saturating_sub(self.cache.used());
+        let mut seen = FxHashSet::default();
+        let mut out = Vec::new();
+        for v in views.iter().filter(|v| v.t1_ns > 0.0 && v.t0_ns < span) {
+            let p = plan_with_margin(m, &self.index, v, *margin);
+            for &i in p.tiles.iter().chain(&p.counter_tiles) {
+                let e = &m.tiles[i];
+                if self.cache.contains(i) || !seen.insert(i) || self.failed.iter().any(|(f, _)| *f == e.path) {
+                    continue;
+                }
+                let cost = e.bytes.saturating_add(e.records.saturating_mul(DECODED_BYTES_PER_RECORD)) as usize;
+                if cost > room {
+                    return out;
+                }
+                room -= cost;
+                out.push(e.path.clone());
+            }
+        }
+        out
+    }
+
+    /// Tiles the plan of the viewport planned last names (those cached when it was planned and those
+    /// fetched for it).
+    pub fn planned_tiles(&self) -> u32 {
+        self.plan.as_ref().map_or(0, |p| (p.tiles.len() + p.counter_tiles.len()) as u32)
     }
 
     /// Bytes of decoded tiles held, and the cache's budget: `[used, budget, tiles]`.

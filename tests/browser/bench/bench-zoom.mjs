@@ -58,7 +58,7 @@ async function round(server, url, page0, r) {
       const res = await zoomStep(page, move);
       const e = res.entry;
       const row = { page: page0, round: r, pass, kind, windowNs: Math.round(windowNs), shown: res.shown, held: res.held, changeToDrawnMs: res.changeToDrawnMs, readyMs: res.readyMs, changeToRasteredMs: res.changeToRasteredMs, frame: res.frame,
-        ...(e ? { id: e.id, fetchedTiles: e.fetchedTiles, answerKB: Math.round(e.answerBytes / 1024), applyTaskMs: e.applyTaskMs, applyTasks: e.applyTasks, steps: e.steps } : {}) };
+        ...(e ? { id: e.id, fetchedTiles: e.fetchedTiles, plannedTiles: e.plannedTiles, prefetchedTiles: e.prefetchedTiles, answerKB: Math.round(e.answerBytes / 1024), applyTaskMs: e.applyTaskMs, applyTasks: e.applyTasks, steps: e.steps } : {}) };
       results.push(row);
       out('step', row);
       return res;
@@ -112,6 +112,9 @@ for (const p of pages) {
     out('summary', {
       page: p, pass, answers: rows.length, events: manifest.counts.event_records, changeToDrawnMs: of((x) => x.changeToDrawnMs),
       readyMs: of((x) => x.readyMs), changeToRasteredMs: of((x) => x.changeToRasteredMs), heldShare: +(rows.filter((x) => x.held).length / Math.max(1, rows.length)).toFixed(2),
+      // Tiles the asked moves' plans named, and of those the ones fetched then (the rest were cached: decoded
+      // by an earlier move or fetched ahead in idle time).
+      tilesPlanned: rows.reduce((n, x) => n + (x.plannedTiles || 0), 0), tilesFetched: rows.reduce((n, x) => n + (x.fetchedTiles || 0), 0),
       steps: Object.fromEntries(keys.map((k) => [k, of((x) => x.steps && x.steps[k])])),
       // p95 of changeToDrawnMs and of readyMs by kind of move.
       byKind: Object.fromEntries(['zoom in', 'zoom out', 'pan'].map((k) => [k, [pct(rows.filter((x) => x.kind === k).map((x) => x.changeToDrawnMs), 95),

@@ -30,11 +30,15 @@ test('a cached zoom or pan answer is drawn within 4x the 200 ms budget (p95)', {
     const span = manifest.span_ns;
     const mid = span / 2;
     const moves = [];
+    // What each move drew the first time over (a view asked again is drawn from its answer held).
+    const firstShown = [];
     let first = null;
     for (let w = span / 4, exact = 0; w > 1000 && exact < 3; w /= 4) {
       const move = { op: 'range', a: mid - w / 2, b: mid + w / 2 };
       moves.push(move);
-      if ((await zoomStep(page, move)).shown === 'exact') {
+      const res = await zoomStep(page, move);
+      firstShown.push(res.shown);
+      if (res.shown === 'exact') {
         exact += 1;
         first ??= move;
       }
@@ -42,17 +46,18 @@ test('a cached zoom or pan answer is drawn within 4x the 200 ms budget (p95)', {
     assert.ok(first, 'zoomed in far enough, the exact intervals are drawn');
     const rest = [...moves.slice(0, -1).reverse(), { op: 'fit' }, first];
     for (let k = 0; k < 8; k++) rest.push({ op: 'pan', frac: k < 4 ? 0.2 : -0.2 });
-    for (const move of rest) await zoomStep(page, move);
+    for (const move of rest) firstShown.push((await zoomStep(page, move)).shown);
     await zoomStep(page, { op: 'fit' });
 
     // Every tile cached now: the same moves again, timed.
     const before = contention();
     const timed = [];
-    for (const move of [...moves, ...rest]) {
+    for (const [k, move] of [...moves, ...rest].entries()) {
       const res = await zoomStep(page, move);
       const fetched = res.entry ? res.entry.fetchedTiles : 0;
       timed.push({ move, ms: res.readyMs, drawnMs: res.changeToDrawnMs, held: res.held, shown: res.shown, fetched, steps: res.entry && res.entry.steps });
-      if (res.held) assert.equal(res.shown, 'exact', 'a view drawn from the answer held is drawn exactly');
+      // Drawn from the exact answer held, or from the summary grid answered before for this very view.
+      if (res.held) assert.ok(res.shown === 'exact' || res.shown === firstShown[k], `move ${k}: ${res.shown}, first ${firstShown[k]}`);
     }
     const factor = Math.max(before, contention());
     const ms = timed.map((x) => x.ms);

@@ -8,9 +8,15 @@
 //! drawn, at the new zoom, while tiles are in flight. An exact answer is asked with a margin
 //! ([`EXACT_MARGIN`]) and draws every view inside it at its scale or finer without asking again
 //! ([`StorePane::covers`]: pans and zooms in at level 0 are drawn in the frame of the move, issue #58).
+//! Asks are numbered ([`StorePane::asks`]): once a view is drawn from the exact answer held, the answers
+//! still coming are for views left and not wanted ([`StorePane::wants`]). Complete summary grid answers are
+//! kept with their viewports ([`StorePane::show_grid_for`]): a view asked again is drawn from its grid, and a
+//! view the answer shown covers under half of is drawn from the finest grid held covering it until its
+//! answer comes.
 //!
-//! An exact answer is made drawable in steps ([`StorePane::receive_exact`], then [`StorePane::step`] until it
-//! says done: the answer's decode column by column, the rows' layout, the overview strip, the lanes of the
+//! An exact answer is made drawable in steps ([`StorePane::begin_exact_columns`] and its interval columns, or
+//! [`StorePane::receive_exact`], then [`StorePane::step`] until it says done: the decode of the rest of the
+//! slice, or of the whole slice column by column, the rows' layout, the overview strip, the lanes of the
 //! messages' ends), so the page yields to the browser between them: a slice of up to
 //! `store::query::EXACT_MAX_INTERVALS` intervals is a few hundred ms of work in the page's wasm, far over
 //! a frame (BENCHMARKS.md, "Store format 2"). The previous answer stays drawn until the last step.
@@ -33,6 +39,7 @@ use std::ops::Range;
 use std::rc::Rc;
 use weft_model::{codec, LocationId, Trace};
 use weft_store::pyramid;
+use weft_store::read::query::slice_columns::IntervalColumns;
 use weft_store::read::query::{CounterAnswer, SummaryGrid, Viewport};
 
 /// A pixel column of a summary row ([`StorePane::columns`]).
@@ -50,7 +57,7 @@ fn rows_of(trace: &Trace, order: &[LocationId], lanes: &[u32]) -> TimelineLayout
 /// What the worker last answered.
 enum Data {
     None,
-    Grid(SummaryGrid),
+    Grid(Rc<SummaryGrid>),
     /// The exact records reaching into [t0, t1] of `locations`, in a timeline pane of their own, asked for a
     /// view of `ns_per_px` (any view inside it at that scale or finer is drawn from them: [`StorePane::request`]).
     Exact {
@@ -68,6 +75,18 @@ enum Data {
 /// zoom latency").
 pub const EXACT_MARGIN: f64 = 0.5;
 
+/// A summary grid answer kept with the viewport it answers and the counter tracks' answer beside it
+/// ([`StorePane::show_grid_for`]).
+struct HeldGrid {
+    vp: Viewport,
+    grid: Rc<SummaryGrid>,
+    counters: Option<CounterAnswer>,
+}
+
+/// Summary grid answers kept (the latest), and asks remembered to know which viewport an answer is for.
+const HELD_GRIDS: usize = 8;
+const RECENT_ASKS: usize = 16;
+
 /// Work a step of the overview strip does (`OverviewBuild::step`: an interval, and each bin it covers, one
 /// unit), and message ends' lanes a step finds (each a search of every lane of its row): a few ms of the
 /// page's wasm each.
@@ -76,9 +95,12 @@ const MESSAGE_LANES_STEP: usize = 1 << 13;
 
 /// An exact answer on its way to being drawn ([`StorePane::step`]).
 struct Building {
-    /// The encoded slice, received whole before the first step (`len` bytes).
+    /// The encoded slice (`model::codec`), received whole before the first step: with `columns`, the slice
+    /// without its intervals.
     bytes: Vec<u8>,
-    len: usize,
+    /// The intervals as columns (`slice_columns`: the store worker's answer), each received whole before the
+    /// first step; None where `bytes` hold the intervals too.
+    columns: Option<IntervalColumns>,
     t0: u64,
     t1: u64,
     locations: Range<u32>,
@@ -111,8 +133,18 @@ pub struct StorePane {
     pub in_flight: usize,
     /// Files that failed for the last answer, with why (named in a banner; the rest is drawn).
     errors: Vec<String>,
-    /// The viewport asked for last, so an unchanged view is not asked again.
+    /// The viewport asked for last, so an unchanged view is not asked again; None once a view was drawn
+    /// from the exact answer held since (the answers still coming are then not wanted: [`StorePane::wants`]).
     asked: Option<Viewport>,
+    /// Asks made ([`StorePane::request`]), the last one's number ([`StorePane::asks`]).
+    asks: u32,
+    /// Answers to asks numbered below this are no longer wanted.
+    wanted_from: u32,
+    /// The latest asks with their numbers, and the latest complete grid answers with their viewports: a view
+    /// asked again is drawn from its grid without asking, and a view the answer shown covers under half of is
+    /// drawn at once from the finest grid covering it ([`StorePane::backdrop`]) until its answer comes.
+    recent_asks: Vec<(u32, Viewport)>,
+    grids: Vec<HeldGrid>,
     hovered: Option<(usize, usize)>,
     /// An exact answer being made drawable.
     building: Option<Box<Building>>,
@@ -149,6 +181,10 @@ impl StorePane {
             in_flight: 0,
             errors: Vec::new(),
             asked: None,
+            asks: 0,
+            wanted_from: 0,
+            recent_asks: Vec::new(),
+            grids: Vec::new(),
             hovered: None,
             building: None,
             opts: TimelineOptions::default(),
@@ -350,11 +386,70 @@ impl StorePane {
             width_px: self.view.track_width(),
             series: self.visible_series(),
         };
-        if self.asked.as_ref() == Some(&vp) || self.covers(&vp) {
+        let held = self.grids.iter().rposition(|h| h.vp == vp);
+        if let Some(k) = held {
+            // Asked before and answered from a pyramid level: that answer is the view's (issue #58).
+            let h = &self.grids[k];
+            if !matches!(&self.data, Data::Grid(g) if Rc::ptr_eq(g, &h.grid)) {
+                let (grid, counters) = (h.grid.clone(), h.counters.clone());
+                self.show_grid_rc(grid, Vec::new());
+                self.counters = counters;
+            }
+        }
+        if held.is_some() || self.covers(&vp) {
+            // Drawn from the answer held: the asks still being answered are for views left, and their answers
+            // would replace what covers this view (the view asked again after they came: issue #58).
+            if self.asked.take().is_some() {
+                self.wanted_from = self.asks + 1;
+                self.building = None;
+            }
+            return None;
+        }
+        if self.asked.as_ref() == Some(&vp) {
             return None;
         }
         self.asked = Some(vp.clone());
+        self.asks += 1;
+        self.recent_asks.push((self.asks, vp.clone()));
+        if self.recent_asks.len() > RECENT_ASKS {
+            self.recent_asks.remove(0);
+        }
         Some(vp)
+    }
+
+    /// The held grid drawn where the answer shown covers under half of the view's window (zoomed or panned
+    /// out of it, its answer on the way): the finest grid held that covers nine tenths of the window or more,
+    /// stretched or cut to the view (issue #58: something of the new view drawn in the frame of the move).
+    fn backdrop(&self) -> Option<&SummaryGrid> {
+        let span = self.skeleton.span_ns;
+        let (a, b) = (self.view.t0_ns.clamp(0.0, span as f64), self.view.t1_ns.clamp(0.0, span as f64));
+        let window = |g: &SummaryGrid| match g.bins() {
+            0 => (0.0, 0.0),
+            n => (g.bin_time(0, span).0 as f64, g.bin_time(n - 1, span).1 as f64),
+        };
+        let overlap = |(c0, c1): (f64, f64)| (c1.min(b) - c0.max(a)).max(0.0);
+        let shown = match &self.data {
+            Data::Exact { t0, t1, .. } => (*t0 as f64, *t1 as f64),
+            Data::Grid(g) => window(g),
+            Data::None => (0.0, 0.0),
+        };
+        if b <= a || overlap(shown) >= 0.5 * (b - a) {
+            return None;
+        }
+        let covering = self.grids.iter().filter(|h| overlap(window(&h.grid)) >= 0.9 * (b - a));
+        covering.min_by_key(|h| h.grid.bin_ns).map(|h| &*h.grid)
+    }
+
+    /// The number of the last ask [`StorePane::request`] made (1 for the first), which the page sends with it
+    /// and the worker's answer carries back.
+    pub fn asks(&self) -> u32 {
+        self.asks
+    }
+
+    /// Whether the answer to ask number `ask` is still wanted: not when a view was drawn since from the exact
+    /// answer held (it answers a view left; the page drops it).
+    pub fn wants(&self, ask: u32) -> bool {
+        ask >= self.wanted_from
     }
 
     /// Whether the exact answer shown holds all `vp` draws: its window (clamped to the run) inside the
@@ -387,6 +482,26 @@ impl StorePane {
     /// The worker's summary grid for a viewport: drawn from now on (an exact answer being built is dropped:
     /// this one is newer).
     pub fn show_grid(&mut self, grid: SummaryGrid, errors: Vec<String>) {
+        self.show_grid_rc(Rc::new(grid), errors);
+    }
+
+    /// [`StorePane::show_grid`] of the answer to ask number `ask` ([`StorePane::asks`]): kept, when complete,
+    /// with that ask's viewport (and the counter tracks' answer taken before it), so the view asked again is
+    /// drawn from it without asking, and views reaching past the answer shown are drawn from it meanwhile.
+    pub fn show_grid_for(&mut self, ask: u32, grid: SummaryGrid, errors: Vec<String>) {
+        let grid = Rc::new(grid);
+        let vp = self.recent_asks.iter().find(|(n, _)| *n == ask).map(|(_, vp)| vp.clone());
+        if let Some(vp) = vp.filter(|_| grid.missing.is_empty() && errors.is_empty()) {
+            self.grids.retain(|h| h.vp != vp);
+            self.grids.push(HeldGrid { vp, grid: grid.clone(), counters: self.counters.clone() });
+            if self.grids.len() > HELD_GRIDS {
+                self.grids.remove(0);
+            }
+        }
+        self.show_grid_rc(grid, errors);
+    }
+
+    fn show_grid_rc(&mut self, grid: Rc<SummaryGrid>, errors: Vec<String>) {
         self.building = None;
         self.data = Data::Grid(grid);
         self.errors = errors;
@@ -432,42 +547,47 @@ impl StorePane {
     /// made drawable by [`StorePane::step`]; what is drawn now stays until then. Replaces an answer still
     /// being built (this one is newer).
     pub fn receive_exact(&mut self, bytes: Vec<u8>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
-        let len = bytes.len();
         let stage = Stage::Decode(codec::Decoding::over(&self.skeleton));
         let ns_per_px = self.view.ns_per_px();
-        self.building = Some(Box::new(Building { bytes, len, t0, t1, locations, errors, ns_per_px, stage }));
+        let columns = None;
+        self.building = Some(Box::new(Building { bytes, columns, t0, t1, locations, errors, ns_per_px, stage }));
     }
 
-    /// [`StorePane::receive_exact`] of `len` bytes that come in parts ([`StorePane::receive_part`]), so no
-    /// task of the page copies a whole answer of tens of MB into the module. Err where `len` bytes cannot be
-    /// allocated (nothing changes).
-    pub fn begin_exact(
+    /// The store worker's exact answer as it sends it (`store::query::ExactSlice::columns`): `rest`, the slice
+    /// without its intervals (`model::codec`), and `intervals` intervals of the locations `runs` says
+    /// (`slice_columns::location_runs`), whose columns come by [`StorePane::receive_column`], each copied as
+    /// it is (no varint decode); then made drawable by [`StorePane::step`]. What is drawn now stays until
+    /// then. Err where the runs are not those of `intervals` intervals of the store's locations (nothing
+    /// changes).
+    #[allow(clippy::too_many_arguments)]
+    pub fn begin_exact_columns(
         &mut self,
-        len: usize,
+        rest: Vec<u8>,
+        runs: &[u32],
+        intervals: usize,
         t0: u64,
         t1: u64,
         locations: Range<u32>,
         errors: Vec<String>,
     ) -> Result<(), String> {
-        self.building = None;
-        let mut bytes = Vec::new();
-        bytes.try_reserve_exact(len).map_err(|_| format!("no memory for an answer of {len} bytes"))?;
-        self.receive_exact(bytes, t0, t1, locations, errors);
+        let (nl, nr) = (self.skeleton.locations.len(), self.skeleton.regions.len());
+        let columns = IntervalColumns::new(runs, intervals, nl, nr).map_err(|e| e.to_string())?;
+        self.receive_exact(rest, t0, t1, locations, errors);
         if let Some(b) = &mut self.building {
-            b.len = len;
+            b.columns = Some(columns);
         }
         Ok(())
     }
 
-    /// The next part of the answer begun by [`StorePane::begin_exact`]; Err past its length.
-    pub fn receive_part(&mut self, part: &[u8]) -> Result<(), String> {
+    /// Interval column `k` (`slice_columns::INTERVAL_COLUMNS`) of the answer begun by
+    /// [`StorePane::begin_exact_columns`]: its values' bytes. Err (the answer dropped) where they are not.
+    pub fn receive_column(&mut self, k: usize, bytes: &[u8]) -> Result<(), String> {
         let b = self.building.as_mut().ok_or("no exact answer is being received")?;
-        if b.bytes.len() + part.len() > b.len {
+        let c = b.columns.as_mut().ok_or("this exact answer does not come as columns")?;
+        c.put(k, bytes).map_err(|e| {
             self.building = None;
-            return Err("the exact answer's parts are longer than it".into());
-        }
-        b.bytes.extend_from_slice(part);
-        Ok(())
+            format!("interval column {k}: {e}")
+        })
     }
 
     /// Whether an exact answer is being built.
@@ -480,13 +600,17 @@ impl StorePane {
     /// not decode is dropped with the error.
     pub fn step(&mut self) -> Result<bool, String> {
         let Some(mut b) = self.building.take() else { return Ok(true) };
-        if matches!(b.stage, Stage::Decode(_)) && b.bytes.len() < b.len {
-            return Err(format!("the exact answer has {} of its {} bytes", b.bytes.len(), b.len));
+        if b.columns.as_ref().is_some_and(|c| !c.complete()) {
+            return Err("the exact answer's interval columns did not all come".into());
         }
         b.stage = match b.stage {
             Stage::Decode(mut d) => match d.step(&b.bytes).map_err(|e| e.to_string())? {
                 Some(t) => {
                     b.bytes = Vec::new();
+                    let t = match b.columns.take() {
+                        Some(c) => c.with_rest(t).map_err(|e| e.to_string())?,
+                        None => t,
+                    };
                     Stage::Layout(Rc::new(t))
                 }
                 None => Stage::Decode(d),
@@ -940,10 +1064,11 @@ impl Pane for StorePane {
         }
     }
     fn scene(&self) -> Scene {
-        let mut sc = match &self.data {
-            Data::Exact { pane, .. } => pane.scene(),
-            Data::Grid(g) => self.grid_scene(g),
-            Data::None => self.grid_scene(&SummaryGrid::default()),
+        let mut sc = match (&self.data, self.backdrop()) {
+            (_, Some(g)) => self.grid_scene(g),
+            (Data::Exact { pane, .. }, None) => pane.scene(),
+            (Data::Grid(g), None) => self.grid_scene(g),
+            (Data::None, None) => self.grid_scene(&SummaryGrid::default()),
         };
         if !self.errors.is_empty() {
             let text = format!("Some tiles could not be read (the rest is drawn): {}", self.errors.join("; "));
@@ -975,7 +1100,8 @@ impl Pane for StorePane {
         if let Some(o) = s.as_object_mut() {
             o.insert(
                 "store".into(),
-                json!({ "shown": self.shown(), "in_flight": self.in_flight, "errors": self.errors, "covered": covered }),
+                json!({ "shown": self.shown(), "in_flight": self.in_flight, "errors": self.errors, "covered": covered,
+                    "backdrop": self.backdrop().map(|g| g.level) }),
             );
         }
         s

@@ -157,6 +157,15 @@ impl ExactSlice {
         codec::encode_slice_with(&t, skeleton, &rows)
     }
 
+    /// [`ExactSlice::finish`] as the store worker answers the page (issue #58): its intervals as columns
+    /// ([`ExactColumns`], `slice_columns`), each copied by the page as it is, and the rest encoded by
+    /// `model::codec` as a slice over `skeleton`'s definitions with no intervals.
+    pub fn columns(self, skeleton: &Trace) -> ExactColumns {
+        let (t, rows) = self.into_parts(skeleton, false);
+        let rest = codec::encode_slice_with(&t, skeleton, &SliceRows(Vec::new()));
+        ExactColumns { rest, rows }
+    }
+
     /// `skeleton` (with `tables`, its definitions too; else empty ones) with the slice's instants, messages
     /// and collectives and no intervals, and the intervals of each location in the model's order (start,
     /// depth).
@@ -245,5 +254,30 @@ impl IntervalRows for SliceRows {
                 f(*l, x.region, x.start_ns, x.dur_ns, x.depth);
             }
         }
+    }
+}
+
+/// An exact slice as the store worker sends it ([`ExactSlice::columns`]): `rest`, the slice without its
+/// intervals (`model::codec`), and the intervals, whose columns are written one at a time (the worker hands
+/// each to the page before writing the next).
+pub struct ExactColumns {
+    pub rest: Vec<u8>,
+    rows: SliceRows,
+}
+
+impl ExactColumns {
+    /// The intervals' count.
+    pub fn intervals(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The intervals' locations as runs (`slice_columns::location_runs`).
+    pub fn runs(&self) -> Vec<u32> {
+        super::slice_columns::location_runs(&self.rows)
+    }
+
+    /// Interval column `k` of `slice_columns::INTERVAL_COLUMNS`, as its values' bytes.
+    pub fn column(&self, k: usize) -> Vec<u8> {
+        super::slice_columns::interval_column(&self.rows, k)
     }
 }

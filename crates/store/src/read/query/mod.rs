@@ -17,13 +17,15 @@
 
 //!
 //! One file per question a view asks: `plan` (which level and tiles), `grid` (rows x bins of a summary level),
-//! `exact` (the exact records), `counters`, `particles`.
+//! `exact` (the exact records, and `slice_columns`, their intervals as the columns the page copies), `counters`,
+//! `particles`.
 
 mod counters;
 mod exact;
 mod grid;
 mod particles;
 mod plan;
+pub mod slice_columns;
 
 pub use counters::*;
 pub use exact::*;

@@ -67,7 +67,7 @@ if [ -n "$want_browser" ]; then
     say "installing sqlite3 (the Nsight Systems reader's oracle in tests/nsys.rs)"
     apt_install sqlite3
   fi
-  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import otf2, networkx, darshan, perfetto, hta, maturin, pyarrow, pandas, pytest, nbclient, ipykernel, tqdm' 2>/dev/null; then
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import otf2, networkx, darshan, perfetto, hta, maturin, pyarrow, pandas, pytest, nbclient, ipykernel, tqdm, polars' 2>/dev/null; then
     say "creating .venv with the oracles (official OTF2 library, pydarshan, Perfetto's protos, HTA) and the Python package's tools"
     command -v python3 >/dev/null || apt_install python3
     python3 -m venv .venv 2>/dev/null || { apt_install python3-venv; rm -rf .venv; python3 -m venv .venv; }

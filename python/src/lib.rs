@@ -78,8 +78,8 @@ struct Trace {
 /// Open a trace file, folder or archive (read whole), or a store folder written by `weft index` (from its
 /// manifest and definitions; its tiles are decoded when a question needs them).
 /// With `progress`, a callable `progress(done, total)`, a trace file's reading reports its bytes read of
-/// its size as it goes (src/progress.rs: a Chrome JSON or Perfetto trace's bytes parsed); a store, a folder
-/// or an OTF2 archive is read without.
+/// its size as it goes (src/progress.rs: a Chrome JSON or Perfetto trace's bytes parsed, an OTF2 archive's
+/// files as its reader takes them); a store or a folder of no OTF2 archive is read without.
 #[pyfunction]
 #[pyo3(signature = (path, progress=None))]
 fn open(py: Python<'_>, path: PathBuf, progress: Option<Py<PyAny>>) -> PyResult<Trace> {

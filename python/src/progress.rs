@@ -6,26 +6,37 @@
 //! the bytes reported are the bytes parsed; the crate documents that whole and chunked reads of the same bytes
 //! give identical traces. Any other format is read whole in pieces (the reported bytes are those read from
 //! disk) and then dispatched on its one sniff as `open_path` does (a Paraver .prv read with the files beside
-//! it). An OTF2 archive (an anchor, one of its files, or its folder), a Projections `.sts` (the trace of
-//! its folder) and a folder are read by `open_path` itself, with no progress: `None` says so.
+//! it). An OTF2 archive (an anchor, one of its files, or its folder) is read by the OTF2 reader as
+//! `open_path` reads it, through its files on disk counting the bytes the reader takes of them (the
+//! total: the anchor, its global definitions and the definition and event files of its locations). A
+//! Projections `.sts` (the trace of its folder) and a folder of no OTF2 archive are read by `open_path`
+//! itself, with no progress: `None` says so.
 
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
 use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use weft_readers::budget::{self, Budget};
 use weft_readers::chrome::ChromeStreamReader;
+use weft_readers::otf2::{ArchiveFiles, FileReader, FolderFiles};
 use weft_readers::perfetto::PerfettoStreamReader;
-use weft_readers::{otf2, paraver, projections, sniff, Input, ReadError, Sniffed};
+use weft_readers::{otf2, paraver, projections, sniff, Input, Otf2Input, ReadError, Sniffed};
 
 const PIECE: usize = 4 << 20;
 /// At most this often a report (the last one, done == total, always).
 const EVERY: Duration = Duration::from_millis(100);
 
-/// The size of `path` when it is a file `read` reports progress for (a regular file that is no part of an
-/// OTF2 archive and no Projections `.sts`, which names the trace of its folder); None otherwise.
+/// The bytes `read` reports progress of for `path`: an OTF2 archive's files the reader takes
+/// ([`archive_size`]), or a regular file's size (no Projections `.sts`, which names the trace of its
+/// folder); None for anything else (a store, a folder of no OTF2 archive, a path that is an error).
 pub fn size_with_progress(path: &Path) -> Option<u64> {
+    if let Some(found) = otf2::archive_of_path(path) {
+        let (files, anchor) = found.ok()?;
+        return Some(archive_size(&files.root, &anchor));
+    }
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || otf2::archive_of_path(path).is_some() {
+    if !meta.is_file() {
         return None;
     }
     let mut head = Vec::new();
@@ -39,6 +50,11 @@ pub fn size_with_progress(path: &Path) -> Option<u64> {
 /// Read `path` as `open_path` does, calling `report(done, total)` as bytes are read; None where this file
 /// has no progress to report ([`size_with_progress`]).
 pub fn read(path: &Path, report: &mut dyn FnMut(u64, u64)) -> Option<Result<Input, ReadError>> {
+    if let Some(found) = otf2::archive_of_path(path) {
+        // An error finding the archive is `open_path`'s to say, word for word.
+        let (files, anchor) = found.ok()?;
+        return Some(read_archive(path, files, &anchor, report));
+    }
     size_with_progress(path)?;
     let name = path.display().to_string();
     let io = |e: std::io::Error| ReadError::Io { file: name.clone(), detail: e.to_string() };
@@ -110,4 +126,101 @@ pub fn read(path: &Path, report: &mut dyn FnMut(u64, u64)) -> Option<Result<Inpu
     };
     tell(total, true);
     Some(input)
+}
+
+/// The bytes of an OTF2 archive the reader takes: the anchor `X.otf2`, the global definitions `X.def`, and
+/// the `.def` and `.evt` files of its locations under `X/` (regular files only, as the reader opens them).
+fn archive_size(root: &Path, anchor: &str) -> u64 {
+    let stem = anchor.strip_suffix(".otf2").unwrap_or(anchor);
+    let size = |p: &Path| std::fs::metadata(p).ok().filter(|m| m.is_file()).map_or(0, |m| m.len());
+    let mut total = size(&root.join(anchor)) + size(&root.join(format!("{stem}.def")));
+    let mut stack = vec![root.join(stem)];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "def" || x == "evt") {
+                total += size(&p);
+            }
+        }
+    }
+    total
+}
+
+/// An OTF2 archive read as `open_path` reads it (`otf2::read_path_full`), its bytes counted as the reader
+/// takes them: whole files (definitions) when read, event files as their pieces are decoded.
+fn read_archive(
+    path: &Path,
+    files: FolderFiles,
+    anchor: &str,
+    report: &mut dyn FnMut(u64, u64),
+) -> Result<Input, ReadError> {
+    let total = archive_size(&files.root, anchor);
+    report(0, total);
+    let counted = CountedFiles {
+        files,
+        total,
+        done: Cell::new(0),
+        last: Cell::new(Instant::now()),
+        report: RefCell::new(report),
+    };
+    let read = otf2::read_archive_full(anchor, &counted).map_err(|e| otf2::in_folder(&counted.files.root, e));
+    (counted.report.into_inner())(total, total);
+    Ok(Input::Otf2(Box::new(Otf2Input { name: path.display().to_string(), read: read? })))
+}
+
+/// An archive's files on disk, reporting the bytes taken of them (never past the total, at most every
+/// [`EVERY`]).
+struct CountedFiles<'r> {
+    files: FolderFiles,
+    total: u64,
+    done: Cell<u64>,
+    last: Cell<Instant>,
+    report: RefCell<&'r mut dyn FnMut(u64, u64)>,
+}
+
+impl CountedFiles<'_> {
+    fn took(&self, n: u64) {
+        let done = (self.done.get() + n).min(self.total);
+        self.done.set(done);
+        if self.last.get().elapsed() >= EVERY {
+            self.last.set(Instant::now());
+            (self.report.borrow_mut())(done, self.total);
+        }
+    }
+}
+
+impl ArchiveFiles for CountedFiles<'_> {
+    fn read(&self, path: &str) -> Result<Option<Cow<'_, [u8]>>, String> {
+        let bytes = self.files.read(path)?;
+        if let Some(b) = &bytes {
+            self.took(b.len() as u64);
+        }
+        Ok(bytes)
+    }
+    fn paths(&self) -> Vec<String> {
+        self.files.paths()
+    }
+    fn open_read(&self, path: &str) -> Result<Option<FileReader<'_>>, String> {
+        Ok(self
+            .files
+            .open_read(path)?
+            .map(|(len, inner)| (len, Box::new(Counted { inner, files: self }) as Box<dyn Read + '_>)))
+    }
+}
+
+/// A file of the archive whose bytes read are counted.
+struct Counted<'a, 'r> {
+    inner: Box<dyn Read + 'a>,
+    files: &'a CountedFiles<'r>,
+}
+
+impl Read for Counted<'_, '_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.files.took(n as u64);
+        Ok(n)
+    }
 }

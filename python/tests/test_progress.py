@@ -50,7 +50,8 @@ def test_the_same_trace_with_progress(path):
         assert str(again.value) == str(e)
         return
     t, seen = reports(path)
-    check_reports(seen, path.stat().st_size)
+    # A file's size, or an OTF2 archive's files the reader takes (the anchor names its archive).
+    check_reports(seen, _weft.progress_size(str(path)))
     for name in weft.TABLES:
         assert t.table(name).equals(plain.table(name)), name
     check_tables(t, cli_json("info", "--json", path))
@@ -114,16 +115,48 @@ def test_without_tqdm_the_bar_is_a_stderr_line(tmp_path, capsys, monkeypatch):
         weft.open(path, progress="yes")
 
 
-def test_no_progress_for_stores_folders_and_otf2(tmp_path):
+def test_no_progress_for_stores_and_folders_of_no_archive(tmp_path):
     from test_weft import cli
 
     out = tmp_path / "gen"
     cli("generate", "otf2", "--ranks", "2", "--events", "2000", "--jobs", "1", "-o", out)
-    for p in (out, out / "traces.otf2", out / "traces.def"):
-        assert _weft.progress_size(str(p)) is None, p
     cli("index", out / "traces.otf2", "-o", tmp_path / "store")
     assert _weft.progress_size(str(tmp_path / "store")) is None
     assert _weft.progress_size(str(tmp_path / "store" / "manifest.json")) is not None  # a file like any
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.txt").write_text("not a trace")
+    assert _weft.progress_size(str(plain)) is None
+
+
+def test_an_otf2_archive_reports_the_files_its_reader_takes(tmp_path):
+    from test_weft import cli
+
+    out = tmp_path / "gen"
+    cli("generate", "otf2", "--ranks", "4", "--events", "200000", "--jobs", "1", "-o", out)
+    # The anchor, the global definitions, and every location's definitions and events.
+    total = sum(p.stat().st_size for p in (out / "traces.otf2", out / "traces.def"))
+    total += sum(p.stat().st_size for p in (out / "traces").rglob("*") if p.suffix in (".def", ".evt"))
+    evt = next((out / "traces").rglob("*.evt"))
+    for p in (out, out / "traces.otf2", out / "traces.def", evt):
+        assert _weft.progress_size(str(p)) == total, p
+    plain = weft.open(out / "traces.otf2", progress=False)
+    for p in (out, out / "traces.otf2"):
+        t, seen = reports(p)
+        check_reports(seen, total)
+        for name in weft.TABLES:
+            assert t.table(name).equals(plain.table(name)), name
+    assert t.info() == cli_json("info", "--json", out / "traces.otf2")
+    # An archive whose event file is cut short: the same answer (an error's words, or the same trace).
+    evt.write_bytes(evt.read_bytes()[:100])
+
+    def outcome(progress):
+        try:
+            return ("trace", weft.open(out, progress=progress).info())
+        except weft.WeftError as e:
+            return ("error", str(e))
+
+    assert outcome(True) == outcome(False)
 
 
 def test_a_malformed_file_says_the_same_with_progress(tmp_path):

@@ -225,6 +225,22 @@ def test_columns_are_lent_without_a_copy(generated):
     assert iv.to_pandas()["dur_ns"].sum() == total
 
 
+def test_tables_read_into_polars(generated):
+    pl = pytest.importorskip("polars", reason="SKIPPED: polars is not installed (python/requirements-test.txt)")
+    t = weft.open(generated)
+    for name in weft.TABLES:
+        table = t.table(name)
+        frame = pl.from_arrow(table)
+        assert frame.height == table.num_rows and frame.columns == table.column_names, name
+    iv = pl.from_arrow(t.intervals())
+    assert iv["dur_ns"].sum() == pc.sum(t.intervals()["dur_ns"]).as_py()
+    # The regions' counts in Polars are the profile's, as in pyarrow (check_tables).
+    info = t.info()
+    by_region = iv.group_by("region").len()
+    got = sorted(by_region["len"].to_list())
+    assert got == sorted(r["count"] for r in info["regions"] if r["count"])
+
+
 def test_errors_carry_weft_s_message_and_the_file(tmp_path):
     bad = tmp_path / "broken.json"
     bad.write_text('{"traceEvents": [{"ph": "X", "ts": 1, ')

@@ -96,7 +96,9 @@ for (const backend of Object.keys(BACKENDS)) {
         const krow = kvs.rows.find((r) => r.process.startsWith('CuptiActivityProfilerTest') && r.name.startsWith('stream 1'));
         assert.ok(krow, `the kernel's stream has its row: ${JSON.stringify(kvs.rows.map((r) => r.name))}`);
         const kx = kvs.track_x0 + ((ks + kd / 2 - kvs.t0_ns) / (kvs.t1_ns - kvs.t0_ns)) * (kvs.width - kvs.track_x0);
-        await page.mouse.move(origin.x + kx, origin.y + krow.y + kvs.lane_px / 2);
+        // The stage's place after this file's load (the bar's line of file name and actions wraps by its length).
+        const korigin = await stageOrigin(page);
+        await page.mouse.move(korigin.x + kx, korigin.y + krow.y + kvs.lane_px / 2);
         await page.waitForFunction(() => /Kernel/.test(document.getElementById('tooltip').textContent) && !document.getElementById('tooltip').hidden);
         const klines = await page.evaluate(() => [...document.querySelectorAll('#tooltip > div')].map((d) => d.textContent));
         const entries = Object.entries(kernel.args).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);

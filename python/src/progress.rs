@@ -8,8 +8,9 @@
 //! disk) and then dispatched on its one sniff as `open_path` does (a Paraver .prv read with the files beside
 //! it). An OTF2 archive (an anchor, one of its files, or its folder) is read by the OTF2 reader as
 //! `open_path` reads it, through its files on disk counting the bytes the reader takes of them (the
-//! total: the anchor, its global definitions and the definition and event files of its locations). A
-//! Projections `.sts` (the trace of its folder) and a folder of no OTF2 archive are read by `open_path`
+//! total: the anchor, its global definitions and the definition and event files of its locations); a
+//! folder of per-rank Chrome/Kineto traces by `ranks::read_paths`, each file's size counted as it is
+//! parsed. A Projections `.sts` (the trace of its folder) and any other folder are read by `open_path`
 //! itself, with no progress: `None` says so.
 
 use std::borrow::Cow;
@@ -35,6 +36,9 @@ pub fn size_with_progress(path: &Path) -> Option<u64> {
         let (files, anchor) = found.ok()?;
         return Some(archive_size(&files.root, &anchor));
     }
+    if let Some(files) = weft_readers::folder_rank_files(path) {
+        return Some(files.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum());
+    }
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {
         return None;
@@ -54,6 +58,9 @@ pub fn read(path: &Path, report: &mut dyn FnMut(u64, u64)) -> Option<Result<Inpu
         // An error finding the archive is `open_path`'s to say, word for word.
         let (files, anchor) = found.ok()?;
         return Some(read_archive(path, files, &anchor, report));
+    }
+    if let Some(files) = weft_readers::folder_rank_files(path) {
+        return Some(read_rank_files(path, &files, report));
     }
     size_with_progress(path)?;
     let name = path.display().to_string();
@@ -126,6 +133,38 @@ pub fn read(path: &Path, report: &mut dyn FnMut(u64, u64)) -> Option<Result<Inpu
     };
     tell(total, true);
     Some(input)
+}
+
+/// A folder of per-rank Chrome/Kineto traces read as `open_path` reads it (`ranks::read_paths`, its files on
+/// the machine's cores), the files' sizes reported as each is parsed: the reading runs on a thread of its
+/// own while this one reports what it has done every [`EVERY`].
+fn read_rank_files(
+    path: &Path,
+    files: &[std::path::PathBuf],
+    report: &mut dyn FnMut(u64, u64),
+) -> Result<Input, ReadError> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let total: u64 = files.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
+    let name = path.display().to_string();
+    let done = AtomicU64::new(0);
+    let budget = Budget::current();
+    report(0, total);
+    let read = std::thread::scope(|s| {
+        let reading = s.spawn(|| {
+            budget.scope(|| {
+                weft_readers::ranks::read_paths_reporting(&name, files, &|n| {
+                    done.fetch_add(n, Ordering::Relaxed);
+                })
+            })
+        });
+        while !reading.is_finished() {
+            std::thread::sleep(EVERY);
+            report(done.load(Ordering::Relaxed).min(total), total);
+        }
+        reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    report(total, total);
+    read.map(Input::Trace)
 }
 
 /// The bytes of an OTF2 archive the reader takes: the anchor `X.otf2`, the global definitions `X.def`, and

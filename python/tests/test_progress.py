@@ -159,6 +159,39 @@ def test_an_otf2_archive_reports_the_files_its_reader_takes(tmp_path):
     assert outcome(True) == outcome(False)
 
 
+def kineto_rank(path, rank, world, events):
+    """A Kineto-like JSON of one rank (distributedInfo, baseTimeNanoseconds) with `events` complete events."""
+    with open(path, "w") as f:
+        f.write(f'{{"distributedInfo": {{"rank": {rank}, "world_size": {world}}}, ')
+        f.write(f'"baseTimeNanoseconds": {1_000_000_000 + rank * 500}, "traceEvents": [')
+        for i in range(events):
+            sep = "," if i else ""
+            f.write(f'{sep}{{"ph":"X","name":"k{i % 7}","pid":{rank},"tid":{i % 2},"ts":{i * 3},"dur":2,"cat":"c"}}\n')
+        f.write("]}")
+    return path
+
+
+def test_a_folder_of_per_rank_traces_reports_its_files(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    paths = [kineto_rank(run / f"rank{r}.json", r, 4, 30_000 + r * 1000) for r in range(4)]
+    total = sum(p.stat().st_size for p in paths)
+    assert _weft.progress_size(str(run)) == total
+    plain = weft.open(run, progress=False)
+    t, seen = reports(run)
+    check_reports(seen, total)
+    for name in weft.TABLES:
+        assert t.table(name).equals(plain.table(name)), name
+    assert t.info() == cli_json("info", "--json", run)
+    # One file broken: the same error with and without the bar.
+    paths[2].write_text('{"traceEvents": [{"ph": "X", ')
+    with pytest.raises(weft.WeftError) as bare:
+        weft.open(run, progress=False)
+    with pytest.raises(weft.WeftError) as bar:
+        weft.open(run, progress=True)
+    assert str(bar.value) == str(bare.value)
+
+
 def test_a_malformed_file_says_the_same_with_progress(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":' + "]" * 3)

@@ -522,6 +522,26 @@ fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
     }
 }
 
+/// The files of a folder `open_path` reads as per-rank Chrome/Kineto traces of one run (no OTF2 anchor,
+/// Paraver trace, HPCToolkit database or Projections trace among them, and two or more files, every one
+/// Chrome JSON by its head), in the order it reads them; None when it reads the folder another way.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn folder_rank_files(dir: &std::path::Path) -> Option<Vec<std::path::PathBuf>> {
+    if !dir.is_dir() || otf2::find_anchor(&otf2::FolderFiles { root: dir.to_path_buf() }).is_some() {
+        return None;
+    }
+    let files = folder_files(dir).ok()?;
+    let is_prv = |p: &std::path::Path| p.to_str().is_some_and(|s| s.ends_with(".prv") || s.ends_with(".prv.gz"));
+    if files
+        .iter()
+        .any(|p| is_prv(p) || hpctoolkit::db_kind(&head(p, 16)).is_some() || projections::is_sts(&head(p, 16)))
+    {
+        return None;
+    }
+    let sniffed: Vec<Sniffed> = files.iter().map(|p| sniff(&head(p, sniff::SNIFF_HEAD_BYTES as u64))).collect();
+    ranks::is_rank_set(&sniffed).then_some(files)
+}
+
 /// The first `n` bytes of a regular file (fewer when it is shorter; none when it is not a regular file or
 /// cannot be read), for telling a folder's files apart before any is read whole.
 #[cfg(not(target_arch = "wasm32"))]

@@ -62,6 +62,17 @@ pub fn read_files(name: &str, files: &[(&str, &[u8])]) -> Result<Trace, ReadErro
 /// the machine has cores (each thread holds one file's bytes at a time), and merge them.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_paths(name: &str, paths: &[std::path::PathBuf]) -> Result<Trace, ReadError> {
+    read_paths_reporting(name, paths, &|_| {})
+}
+
+/// As [`read_paths`], calling `took(bytes)` from the reading threads as each file has been read and parsed
+/// (a progress bar's bytes: the files' sizes, summed as they are done).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_paths_reporting(
+    name: &str,
+    paths: &[std::path::PathBuf],
+    took: &(dyn Fn(u64) + Sync),
+) -> Result<Trace, ReadError> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(paths.len()).max(1);
@@ -78,6 +89,7 @@ pub fn read_paths(name: &str, paths: &[std::path::PathBuf]) -> Result<Trace, Rea
                     let file = path.display().to_string();
                     let part = crate::read_regular(path).and_then(|bytes| {
                         let (trace, run) = chrome::read_run(&file, &bytes)?;
+                        took(bytes.len() as u64);
                         Ok(RankPart { file, trace, run })
                     });
                     let failed = part.is_err();

@@ -32,9 +32,11 @@ const EVERY: Duration = Duration::from_millis(100);
 /// ([`archive_size`]), or a regular file's size (no Projections `.sts`, which names the trace of its
 /// folder); None for anything else (a store, a folder of no OTF2 archive, a path that is an error).
 pub fn size_with_progress(path: &Path) -> Option<u64> {
-    if let Some(found) = otf2::archive_of_path(path) {
-        let (files, anchor) = found.ok()?;
-        return Some(archive_size(&files.root, &anchor));
+    match otf2::archive_of_path(path) {
+        Some(Ok((files, anchor))) => return Some(archive_size(&files.root, &anchor)),
+        // A folder without an anchor may hold per-rank traces; a file's error is `open_path`'s to say.
+        Some(Err(_)) if !path.is_dir() => return None,
+        _ => {}
     }
     if let Some(files) = weft_readers::folder_rank_files(path) {
         return Some(files.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum());
@@ -54,10 +56,12 @@ pub fn size_with_progress(path: &Path) -> Option<u64> {
 /// Read `path` as `open_path` does, calling `report(done, total)` as bytes are read; None where this file
 /// has no progress to report ([`size_with_progress`]).
 pub fn read(path: &Path, report: &mut dyn FnMut(u64, u64)) -> Option<Result<Input, ReadError>> {
-    if let Some(found) = otf2::archive_of_path(path) {
-        // An error finding the archive is `open_path`'s to say, word for word.
-        let (files, anchor) = found.ok()?;
-        return Some(read_archive(path, files, &anchor, report));
+    match otf2::archive_of_path(path) {
+        Some(Ok((files, anchor))) => return Some(read_archive(path, files, &anchor, report)),
+        // An error finding a file's archive is `open_path`'s to say, word for word; a folder without an
+        // anchor may hold per-rank traces.
+        Some(Err(_)) if !path.is_dir() => return None,
+        _ => {}
     }
     if let Some(files) = weft_readers::folder_rank_files(path) {
         return Some(read_rank_files(path, &files, report));

@@ -71,11 +71,13 @@ async function settled(page) {
   await frames(page, 2);
 }
 
-test('a store opened from a URL: whole run to one interval, hover, memory, faults', { timeout: 600_000 }, async () => {
+test('a store opened from a URL: whole run to one interval, hover, memory, faults', { timeout: 600_000 }, async (t) => {
   const { store, costs } = ensureStore();
   console.log(`# store ${path.relative(repoRoot, store)} (${EVENTS} events asked): generate+index ${JSON.stringify(costs)}`);
   const manifest = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
   const { server, url } = await startServer();
+  // Closed however the test ends: a server left open keeps the runner waiting after a failure.
+  t.after(() => server.close());
   const rel = path.relative(repoRoot, store);
   const path0 = []; // the zoom path from the whole run to one interval
   const { browser, page, problems } = await openPage('webgpu', `${url}?store_cache_mb=${CACHE_MB}&store=${url}${rel}/`);
@@ -263,7 +265,6 @@ test('a store opened from a URL: whole run to one interval, hover, memory, fault
     const b = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, dir)}/`).catch((e) => { throw e; });
     try { await check(b.page); } finally { await b.browser.close(); }
   }
-  server.close();
 });
 
 // Utilization & moments on a store: the whole run's rows are the stored moments (`weft moments STORE/`);

@@ -344,6 +344,20 @@ pub fn per_location(
     out
 }
 
+/// A node of a [`CallTree`] by its names, as `weft calltree --json` prints it (keys fixed).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct NamedNode<'a> {
+    /// Region names from the root (innermost first when the tree is inverted).
+    pub path: Vec<&'a str>,
+    pub count: u64,
+    pub inclusive_ns: u64,
+    pub exclusive_ns: u64,
+    /// Inclusive time over the tree's total.
+    pub share: f64,
+    pub region: u32,
+    pub parent: Option<u32>,
+}
+
 impl CallTree {
     pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
         self.children_from(0, self.nodes.len())
@@ -380,6 +394,29 @@ impl CallTree {
     /// The time any selected interval covers: the roots' inclusive times, or every node's exclusive time.
     pub fn total_ns(&self) -> u64 {
         self.roots().map(|k| self.nodes[k].inclusive_ns).sum()
+    }
+
+    /// The nodes as `weft calltree --json` prints them (and the Python package's `calltree` gives them), in
+    /// preorder: each with its path of region names and its share of [`total_ns`](Self::total_ns).
+    pub fn named_nodes<'a>(&self, trace: &'a Trace) -> Vec<NamedNode<'a>> {
+        let total = self.total_ns();
+        let mut path: Vec<&str> = Vec::new();
+        self.nodes
+            .iter()
+            .map(|n| {
+                path.truncate(n.depth as usize);
+                path.push(trace.region_name(n.region));
+                NamedNode {
+                    path: path.clone(),
+                    count: n.count,
+                    inclusive_ns: n.inclusive_ns,
+                    exclusive_ns: n.exclusive_ns,
+                    share: if total > 0 { n.inclusive_ns as f64 / total as f64 } else { 0.0 },
+                    region: n.region.0,
+                    parent: n.parent,
+                }
+            })
+            .collect()
     }
 
     /// Per region of `trace`, the figures the tree gives: equal to `profile::region_stats` of the same

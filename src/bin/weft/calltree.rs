@@ -13,7 +13,7 @@
 use crate::selection::Selection;
 use serde::Serialize;
 use std::path::PathBuf;
-use weft::analyses::calltree::{call_tree, per_location, Butterfly, CallTree};
+use weft::analyses::calltree::{call_tree, per_location, Butterfly, CallTree, NamedNode};
 use weft::analyses::moments::TimeWindow;
 use weft::model::text::escape_controls as esc;
 use weft::model::{RegionId, Trace};
@@ -46,23 +46,12 @@ pub struct Args {
 }
 
 #[derive(Serialize)]
-struct NodeJson<'a> {
-    path: Vec<&'a str>,
-    count: u64,
-    inclusive_ns: u64,
-    exclusive_ns: u64,
-    share: f64,
-    region: u32,
-    parent: Option<u32>,
-}
-
-#[derive(Serialize)]
 struct TreeJson<'a> {
     total_ns: u64,
     inverted: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     window: Option<TimeWindowJson>,
-    nodes: Vec<NodeJson<'a>>,
+    nodes: Vec<NamedNode<'a>>,
 }
 
 #[derive(Serialize)]
@@ -70,7 +59,7 @@ struct LocationJson<'a> {
     location: u32,
     name: &'a str,
     total_ns: u64,
-    nodes: Vec<NodeJson<'a>>,
+    nodes: Vec<NamedNode<'a>>,
 }
 
 #[derive(Serialize)]
@@ -135,7 +124,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
                     location: l.0,
                     name: trace.location_name(*l),
                     total_ns: t.total_ns(),
-                    nodes: nodes_json(&trace, t),
+                    nodes: t.named_nodes(&trace),
                 })
                 .collect();
             println!(
@@ -158,7 +147,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             total_ns: tree.total_ns(),
             inverted: a.inverted,
             window: window_json,
-            nodes: nodes_json(&trace, &tree),
+            nodes: tree.named_nodes(&trace),
         };
         println!("{}", crate::json_text(&json)?);
     } else {
@@ -166,27 +155,6 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         print_tree(&trace, &tree, a.min_share, a.inverted);
     }
     Ok(())
-}
-
-fn nodes_json<'a>(trace: &'a Trace, tree: &CallTree) -> Vec<NodeJson<'a>> {
-    let total = tree.total_ns();
-    let mut path: Vec<&str> = Vec::new();
-    tree.nodes
-        .iter()
-        .map(|n| {
-            path.truncate(n.depth as usize);
-            path.push(trace.region_name(n.region));
-            NodeJson {
-                path: path.clone(),
-                count: n.count,
-                inclusive_ns: n.inclusive_ns,
-                exclusive_ns: n.exclusive_ns,
-                share: if total > 0 { n.inclusive_ns as f64 / total as f64 } else { 0.0 },
-                region: n.region.0,
-                parent: n.parent,
-            }
-        })
-        .collect()
 }
 
 fn butterfly_json<'a>(trace: &'a Trace, b: &Butterfly) -> ButterflyJson<'a> {

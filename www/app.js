@@ -29,6 +29,8 @@ import { DiagnosisPanel } from './diagnosis-panel.js';
 import { CallTreePanel } from './calltree-panel.js';
 import { ParticlesPanel } from './particles.js';
 import { NotesPanel } from './notes.js';
+import { HistogramPanel } from './histogram-panel.js';
+import { ClustersPanel } from './clusters-panel.js';
 import { createStatus } from './status.js';
 import { createReader } from './reader.js';
 import { createLoading } from './loading.js';
@@ -104,6 +106,11 @@ function createPanels(app, viewer, canvas) {
   weft.particlesPanel = new ParticlesPanel({ viewer, stage: ui.stage });
   weft.notesPanel = new NotesPanel({ viewer, root: $('notes-panel'), fileName: () => ui.fileName.textContent, isNotesFile: app.isNotesFile,
     download, onChange: () => weft.permalink && weft.permalink.write(), onWarning: status.showError, onError: status.showError });
+  // Issue #55: a region's durations (a profile row clicked opens its histogram) and the ranks grouped by behaviour.
+  weft.histogramPanel = new HistogramPanel({ viewer, root: $('histogram-panel'), ask: app.reader.ask, weft, onError: status.showError });
+  weft.profilePanel.onMark = (name) => weft.histogramPanel.fromProfile(name);
+  weft.clustersPanel = new ClustersPanel({ viewer, stage: ui.stage, root: $('clusters-panel'), ask: app.reader.ask, weft,
+    onRows: () => weft.permalink && weft.permalink.write(), onError: status.showError });
   app.takesDrop = (file) => weft.notesPanel.takesDrop(file, (f) => app.reader.openFile(f));
 }
 

@@ -210,6 +210,9 @@ export class ProfilePanel extends ViewPanel {
   mark(region) {
     if (this.call(() => this.viewer.timeline_mark_region(region)) === undefined) return;
     this.marked = region;
+    // The histogram panel follows the region clicked (app.js sets onMark).
+    const row = region >= 0 && this.profile ? this.profile.rows.find((r) => r.region === region) : null;
+    if (row && this.onMark) this.onMark(row.name);
     for (const tr of this.table.querySelectorAll('tbody tr')) tr.classList.toggle('selected', Number(tr.dataset.region) === region);
   }
 

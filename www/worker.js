@@ -7,6 +7,7 @@
 import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes, diagnose, wait_causes, what_if,
   compare_side, compare_pair, two_runs, two_runs_head_bytes, call_tree_of, call_path_intervals } from './pkg-worker/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
+import { HISTOGRAM_QUESTIONS, histogramAnswer } from './histogram-answers.js';
 
 const ready = init();
 let wasmMemory = null;
@@ -123,6 +124,9 @@ async function answer(id, msg) {
       : call_path_intervals(w ? w[0] : NaN, w ? w[1] : NaN, locations, Uint32Array.from(msg.path || []), !!msg.inverted);
     const model = own(out.model);
     post({ id, type: 'answer', what: msg.what, model }, [model]);
+  } else if (HISTOGRAM_QUESTIONS.includes(msg.what)) {
+    const { fields, transfer } = histogramAnswer(msg);
+    post({ id, type: 'answer', what: msg.what, ...fields }, transfer);
   } else if (msg.what === 'whatif') {
     post({ id, type: 'answer', what: msg.what, result: JSON.parse(what_if(JSON.stringify(msg.scales || []))) });
   } else {

@@ -18,6 +18,7 @@
 //! Must not: read files, print, or know a view.
 
 mod features;
+pub mod json;
 pub mod words;
 
 pub use features::{features, Features, MAX_REGION_FEATURES};

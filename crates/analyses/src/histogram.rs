@@ -2,13 +2,15 @@
 //! instances of some regions ([`instances`]: their intervals that count in the window by the profile's rule,
 //! `calltree::counts_in`, each with its whole duration; [`durations`] when only those count), their distribution on log-spaced bins with the
 //! nearest-rank percentiles ([`histogram`]), and the slowest 1 % of every region ([`outliers`]).
-//! `weft histogram` prints them; docs/calltree.md gives the definitions.
+//! `weft histogram` prints them and the page's histogram panel shows them, both from the shapes of
+//! [`HistogramJson`] and [`OutliersJson`] (the CLI's `--json` keys); docs/calltree.md gives the definitions.
 //!
 //! An instance's duration is the interval's own, not clipped to the window: a window that cuts an instance
 //! still shows how long it took. Must not: read a clock, know a view.
 
 use super::calltree::counts_in;
 use super::moments::TimeWindow;
+use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use weft_model::sort::SortDyn;
@@ -31,7 +33,7 @@ pub struct Instance {
 }
 
 /// Durations in `[lo_ns, hi_ns)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Bin {
     pub lo_ns: u64,
     pub hi_ns: u64,
@@ -80,6 +82,21 @@ pub fn instances(
         }
     });
     out.sort_dyn_by(|a, b| b.dur_ns.cmp(&a.dur_ns).then(a.interval.cmp(&b.interval)));
+    out
+}
+
+/// The instances of [`instances`] whose duration is in `[lo_ns, hi_ns)` (a bin, or a run of bins brushed),
+/// slowest first: what the page lists and marks for a brush of the histogram.
+pub fn instances_between(
+    trace: &Trace,
+    window: Option<TimeWindow>,
+    keep: impl Fn(LocationId) -> bool,
+    region: impl Fn(RegionId) -> bool,
+    lo_ns: u64,
+    hi_ns: u64,
+) -> Vec<Instance> {
+    let mut out = instances(trace, window, keep, region);
+    out.retain(|i| (lo_ns..hi_ns).contains(&i.dur_ns));
     out
 }
 
@@ -236,6 +253,81 @@ fn each_counted(
             if counts_in(w, iv.start_ns[i], iv.dur_ns[i]) {
                 f(i);
             }
+        }
+    }
+}
+
+/// `weft histogram --region NAME --json`: `{"region", "count", "min_ns", "p50_ns", "p90_ns", "p99_ns",
+/// "max_ns", "bins": [{"lo_ns", "hi_ns", "count"}]}`; the page's panel reads the same keys.
+#[derive(Clone, Debug, Serialize)]
+pub struct HistogramJson<'a> {
+    pub region: &'a str,
+    pub count: u64,
+    pub min_ns: u64,
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+    pub bins: &'a [Bin],
+}
+
+impl<'a> HistogramJson<'a> {
+    pub fn new(region: &'a str, h: &'a Histogram) -> Self {
+        HistogramJson {
+            region,
+            count: h.count,
+            min_ns: h.min_ns,
+            p50_ns: h.p50_ns,
+            p90_ns: h.p90_ns,
+            p99_ns: h.p99_ns,
+            max_ns: h.max_ns,
+            bins: &h.bins,
+        }
+    }
+}
+
+/// One instance as `--outliers --json` lists it: `{"location", "start_ns", "dur_ns"}`.
+#[derive(Clone, Debug, Serialize)]
+pub struct InstanceJson {
+    pub location: u32,
+    pub start_ns: u64,
+    pub dur_ns: u64,
+}
+
+/// One region's slowest 1 %: `{"region", "count", "p99_ns", "outliers", "slowest": [InstanceJson]}`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RegionOutliersJson<'a> {
+    pub region: &'a str,
+    pub count: u64,
+    pub p99_ns: u64,
+    pub outliers: u64,
+    pub slowest: Vec<InstanceJson>,
+}
+
+/// `weft histogram --outliers --json`: `{"outliers": [RegionOutliersJson]}`, regions by their slowest
+/// instance, longest first.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutliersJson<'a> {
+    pub outliers: Vec<RegionOutliersJson<'a>>,
+}
+
+impl<'a> OutliersJson<'a> {
+    pub fn new(trace: &'a Trace, rows: &[RegionOutliers]) -> Self {
+        OutliersJson {
+            outliers: rows
+                .iter()
+                .map(|o| RegionOutliersJson {
+                    region: trace.region_name(o.region),
+                    count: o.count,
+                    p99_ns: o.p99_ns,
+                    outliers: o.outliers,
+                    slowest: o
+                        .slowest
+                        .iter()
+                        .map(|i| InstanceJson { location: i.location.0, start_ns: i.start_ns, dur_ns: i.dur_ns })
+                        .collect(),
+                })
+                .collect(),
         }
     }
 }

@@ -15,6 +15,7 @@ mod calltree_panel;
 mod counters_panel;
 mod diagnosis_panel;
 mod grain_panel;
+mod histogram_panel;
 mod graph_export;
 mod legend_panel;
 mod message_panel;

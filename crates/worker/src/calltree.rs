@@ -10,13 +10,13 @@ use weft_analyses::calltree_bundle::{encode_path_intervals, path_intervals, Bund
 use weft_analyses::moments::TimeWindow;
 use weft_model::{LocationId, RegionId, Trace};
 
-fn trace() -> Result<std::rc::Rc<Trace>, JsValue> {
+pub(crate) fn trace() -> Result<std::rc::Rc<Trace>, JsValue> {
     super::worker::shown_trace()
         .ok_or_else(|| "the reader holds no trace for a call tree (a graph is shown, or the reader was restarted: open the file again)".into())
 }
 
 /// [t0, t1] (trace ns) clipped to the run, or the whole run when either is not a number.
-fn window_of(trace: &Trace, t0_ns: f64, t1_ns: f64) -> TimeWindow {
+pub(crate) fn window_of(trace: &Trace, t0_ns: f64, t1_ns: f64) -> TimeWindow {
     if t0_ns.is_finite() && t1_ns.is_finite() && t1_ns >= t0_ns {
         let end_ns = (t1_ns.max(0.0) as u64).min(trace.span_ns);
         TimeWindow { start_ns: (t0_ns.max(0.0) as u64).min(end_ns), end_ns }
@@ -27,7 +27,7 @@ fn window_of(trace: &Trace, t0_ns: f64, t1_ns: f64) -> TimeWindow {
 
 /// The selected locations as a membership test: every location when `locations` is None; Err naming one
 /// that the trace does not have.
-fn selected(trace: &Trace, locations: Option<Vec<u32>>) -> Result<(Option<Vec<u32>>, Vec<bool>), JsValue> {
+pub(crate) fn selected(trace: &Trace, locations: Option<Vec<u32>>) -> Result<(Option<Vec<u32>>, Vec<bool>), JsValue> {
     let n = trace.locations.len();
     let Some(mut list) = locations else { return Ok((None, vec![true; n])) };
     list.sort_unstable();

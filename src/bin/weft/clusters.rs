@@ -6,10 +6,10 @@
 //! "reason", "distinguishing"}], "summary"}`. Locations are indices in the order of `weft moments --json`.
 //! A store is decoded whole.
 
-use serde::Serialize;
 use std::path::PathBuf;
 use weft::analyses::clusters::words::{difference_words, thousands};
-use weft::analyses::clusters::{cluster, Clustering, Distinguishing, KChoice, OutlierReason};
+use weft::analyses::clusters::json::ClustersJson;
+use weft::analyses::clusters::{cluster, Clustering, OutlierReason};
 use weft::analyses::moments::location_label;
 use weft::model::text::escape_controls as esc;
 use weft::model::Trace;
@@ -29,48 +29,6 @@ pub struct Args {
     window: Option<String>,
 }
 
-#[derive(Serialize)]
-struct WindowJson {
-    start_ns: u64,
-    end_ns: u64,
-}
-
-#[derive(Serialize)]
-struct ClusterJson<'a> {
-    medoid: u32,
-    medoid_name: String,
-    size: usize,
-    members: &'a [u32],
-    mean_distance: f64,
-    max_distance: f64,
-    spread_ns: f64,
-    distinguishing: &'a [Distinguishing],
-}
-
-#[derive(Serialize)]
-struct OutlierJson<'a> {
-    location: u32,
-    name: String,
-    cluster: usize,
-    distance: f64,
-    reason: OutlierReason,
-    distinguishing: &'a [Distinguishing],
-}
-
-#[derive(Serialize)]
-struct ClustersJson<'a> {
-    k: usize,
-    k_chosen_by: KChoice,
-    silhouette: Option<f64>,
-    locations: usize,
-    sampled: usize,
-    window: WindowJson,
-    features: Vec<String>,
-    clusters: Vec<ClusterJson<'a>>,
-    outliers: Vec<OutlierJson<'a>>,
-    summary: &'a str,
-}
-
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let path = &a.file;
     let window = crate::selection::Selection::window(a.window.as_deref())?;
@@ -80,51 +38,11 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let c = cluster(&trace, window, k).map_err(|e| format!("{file}: {e}"))?;
     if a.json {
         let names = weft::analyses::clusters::features(&trace, window).names(&trace);
-        println!("{}", crate::json_text(&clusters_json(&trace, &c, names))?);
+        println!("{}", crate::json_text(&ClustersJson::new(&trace, &c, names))?);
     } else {
         print_clusters(&trace, &c);
     }
     Ok(())
-}
-
-fn clusters_json<'a>(trace: &Trace, c: &'a Clustering, features: Vec<String>) -> ClustersJson<'a> {
-    let len = c.window.len_ns() as f64;
-    ClustersJson {
-        k: c.k,
-        k_chosen_by: c.k_choice,
-        silhouette: c.silhouette,
-        locations: c.locations,
-        sampled: c.sampled,
-        window: WindowJson { start_ns: c.window.start_ns, end_ns: c.window.end_ns },
-        features,
-        clusters: c
-            .clusters
-            .iter()
-            .map(|cl| ClusterJson {
-                medoid: cl.medoid.0,
-                medoid_name: location_label(trace, cl.medoid),
-                size: cl.members.len(),
-                members: &cl.members,
-                mean_distance: cl.mean_distance,
-                max_distance: cl.max_distance,
-                spread_ns: cl.mean_distance * len,
-                distinguishing: &cl.distinguishing,
-            })
-            .collect(),
-        outliers: c
-            .outliers
-            .iter()
-            .map(|o| OutlierJson {
-                location: o.location.0,
-                name: location_label(trace, o.location),
-                cluster: o.cluster,
-                distance: o.distance,
-                reason: o.reason,
-                distinguishing: &o.distinguishing,
-            })
-            .collect(),
-        summary: &c.summary,
-    }
 }
 
 /// Members as ranges: "0-99, 120, 130-131".

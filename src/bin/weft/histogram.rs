@@ -7,9 +7,10 @@
 //! "dur_ns"}]}]}`. A store is decoded whole.
 
 use crate::selection::Selection;
-use serde::Serialize;
 use std::path::PathBuf;
-use weft::analyses::histogram::{durations, histogram, outliers, Histogram, RegionOutliers, DEFAULT_BINS, MAX_BINS};
+use weft::analyses::histogram::{
+    durations, histogram, outliers, Histogram, HistogramJson, OutliersJson, RegionOutliers, DEFAULT_BINS, MAX_BINS,
+};
 use weft::model::text::escape_controls as esc;
 use weft::model::{RegionId, Trace};
 
@@ -41,46 +42,6 @@ pub struct Args {
     limit: usize,
 }
 
-#[derive(Serialize)]
-struct BinJson {
-    lo_ns: u64,
-    hi_ns: u64,
-    count: u64,
-}
-
-#[derive(Serialize)]
-struct HistogramJson<'a> {
-    region: &'a str,
-    count: u64,
-    min_ns: u64,
-    p50_ns: u64,
-    p90_ns: u64,
-    p99_ns: u64,
-    max_ns: u64,
-    bins: Vec<BinJson>,
-}
-
-#[derive(Serialize)]
-struct InstanceJson {
-    location: u32,
-    start_ns: u64,
-    dur_ns: u64,
-}
-
-#[derive(Serialize)]
-struct OutliersJson<'a> {
-    region: &'a str,
-    count: u64,
-    p99_ns: u64,
-    outliers: u64,
-    slowest: Vec<InstanceJson>,
-}
-
-#[derive(Serialize)]
-struct AllOutliersJson<'a> {
-    outliers: Vec<OutliersJson<'a>>,
-}
-
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = Selection::window(a.window.as_deref())?;
     let file = a.file.display().to_string();
@@ -89,7 +50,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let Some(name) = a.region.as_deref() else {
         let rows = outliers(&trace, window, |l| sel.keep(l), a.limit);
         if a.json {
-            println!("{}", crate::json_text(&outliers_json(&trace, &rows))?);
+            println!("{}", crate::json_text(&OutliersJson::new(&trace, &rows))?);
         } else {
             print_outliers(&trace, &rows);
         }
@@ -101,43 +62,11 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let h = histogram(durations(&trace, window, |l| sel.keep(l), |r| named[r.index()]), a.bins as usize);
     if a.json {
-        println!("{}", crate::json_text(&histogram_json(name, &h))?);
+        println!("{}", crate::json_text(&HistogramJson::new(name, &h))?);
     } else {
         print_histogram(name, &h);
     }
     Ok(())
-}
-
-fn histogram_json<'a>(region: &'a str, h: &Histogram) -> HistogramJson<'a> {
-    HistogramJson {
-        region,
-        count: h.count,
-        min_ns: h.min_ns,
-        p50_ns: h.p50_ns,
-        p90_ns: h.p90_ns,
-        p99_ns: h.p99_ns,
-        max_ns: h.max_ns,
-        bins: h.bins.iter().map(|b| BinJson { lo_ns: b.lo_ns, hi_ns: b.hi_ns, count: b.count }).collect(),
-    }
-}
-
-fn outliers_json<'a>(trace: &'a Trace, rows: &[RegionOutliers]) -> AllOutliersJson<'a> {
-    AllOutliersJson {
-        outliers: rows
-            .iter()
-            .map(|o| OutliersJson {
-                region: trace.region_name(o.region),
-                count: o.count,
-                p99_ns: o.p99_ns,
-                outliers: o.outliers,
-                slowest: o
-                    .slowest
-                    .iter()
-                    .map(|i| InstanceJson { location: i.location.0, start_ns: i.start_ns, dur_ns: i.dur_ns })
-                    .collect(),
-            })
-            .collect(),
-    }
 }
 
 /// The bins as bars of `#` scaled to the fullest bin.

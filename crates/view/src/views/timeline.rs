@@ -759,7 +759,7 @@ impl TimelinePane {
     }
 
     /// Zoom to interval `i` (half its duration, at least 100 ns, on either side) and scroll its lane into view.
-    fn show_interval(&mut self, i: usize) {
+    pub fn show_interval(&mut self, i: usize) {
         let trace = self.trace.clone();
         let iv = &trace.intervals;
         let (s, d) = (iv.start_ns[i] as f64, iv.dur_ns[i] as f64);

@@ -60,15 +60,20 @@ export class ClustersPanel extends ViewPanel {
   }
 
   refresh() {
-    if (this.result && this.loaded !== this.weft.loads) {
-      this.result = null;
-      this.grouped = null;
-      this.group.checked = false;
-      this.summary.textContent = '';
-      this.caption.textContent = '';
-      this.table.replaceChildren();
-    }
-    if (!this.result && this.view === 'timeline') setTimeout(() => { if (this.shown && !this.result && !this.asking) this.compute(); }, 0);
+    // A load shows its tabs (and so this panel) before it counts itself loaded: look once it has.
+    setTimeout(() => {
+      if (this.result && this.loaded !== this.weft.loads) {
+        // Another trace: what was shown is of the one before (its rows are new: nothing to undo).
+        this.result = null;
+        this.grouped = null;
+        this.group.checked = false;
+        this.summary.textContent = '';
+        this.caption.textContent = '';
+        this.table.replaceChildren();
+        this.placeBadges(true);
+      }
+      if (this.shown && this.view === 'timeline' && !this.result && !this.asking) this.compute();
+    }, 0);
   }
 
   async compute() {
@@ -134,7 +139,7 @@ export class ClustersPanel extends ViewPanel {
     this.group.checked = on;
     if (on && this.result && !this.grouped) {
       const before = this.hiddenNow();
-      if (this.call(() => this.viewer.configure('hidden', this.result.grouped_hidden)) === undefined) { this.group.checked = false; return; }
+      try { this.viewer.configure('hidden', this.result.grouped_hidden); } catch (e) { this.group.checked = false; this.onError(String(e)); return; }
       this.grouped = { before, hidden: this.result.grouped_hidden };
     } else if (!on && this.grouped) {
       // Rows the user changed since are theirs: only the grouping's own set is undone.

@@ -207,9 +207,9 @@ export class HistogramPanel extends ViewPanel {
     const where = a.locations ? `${this.count(a.locations.length)} location${a.locations.length === 1 ? '' : 's'}` : 'every location';
     this.caption.textContent = `${h.region}: ${this.count(h.count)} instance${h.count === 1 ? '' : 's'} in ${of}, ${where}`;
     this.body.hidden = false;
-    const stat = (key, label, value) => [el('dt', { text: label }), el('dd', { data: { key, value: String(value) }, text: key === 'count' ? this.count(value) : this.ns(value) })];
-    this.stats.replaceChildren(...stat('count', 'count', h.count), ...stat('min_ns', 'min', h.min_ns), ...stat('p50_ns', 'median', h.p50_ns),
-      ...stat('p90_ns', 'p90', h.p90_ns), ...stat('p99_ns', 'p99', h.p99_ns), ...stat('max_ns', 'max', h.max_ns));
+    const stat = (key, label, value) => el('div', {}, el('dt', { text: label }), el('dd', { data: { key, value: String(value) }, text: key === 'count' ? this.count(value) : this.ns(value) }));
+    this.stats.replaceChildren(stat('count', 'count', h.count), stat('min_ns', 'min', h.min_ns), stat('p50_ns', 'median', h.p50_ns),
+      stat('p90_ns', 'p90', h.p90_ns), stat('p99_ns', 'p99', h.p99_ns), stat('max_ns', 'max', h.max_ns));
     if (h.count === 0) {
       this.chart.replaceChildren(el('span', { class: 'muted', text: 'No instance of this region counts in this selection.' }));
       this.axis.replaceChildren();
@@ -219,7 +219,7 @@ export class HistogramPanel extends ViewPanel {
     this.chart.replaceChildren(...h.bins.map((b, k) => {
       const bar = el('div', { class: 'bar', tabindex: '0', role: 'button', data: { bin: String(k), lo: String(b.lo_ns), hi: String(b.hi_ns), count: String(b.count) },
         title: `${this.ns(b.lo_ns)} to ${this.ns(b.hi_ns)}: ${this.count(b.count)}`, 'aria-label': `${this.ns(b.lo_ns)} to ${this.ns(b.hi_ns)}: ${b.count}` },
-      el('span', { class: 'fill' }), el('span', { class: 'n', text: b.count ? this.count(b.count) : '' }));
+      el('span', { class: 'fill' }, el('span', { class: 'n', text: b.count ? this.count(b.count) : '' })));
       // Heights through the CSSOM (the page's policy allows no inline style attribute); a non-empty bin is
       // at least a sliver tall.
       bar.firstChild.style.height = b.count ? `${Math.max(2, (100 * b.count) / most)}%` : '0';

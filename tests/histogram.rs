@@ -8,7 +8,7 @@ use crate::common;
 use common::read::read_path;
 use std::path::PathBuf;
 use std::process::Command;
-use weft::analyses::histogram::{durations, histogram, instances, outliers, percentile, Bin};
+use weft::analyses::histogram::{durations, histogram, instances, instances_between, outliers, percentile, Bin};
 use weft::analyses::moments::TimeWindow;
 use weft::analyses::profile::region_stats;
 use weft::model::{Format, LocationKind, RegionId, Trace, TraceBuilder};
@@ -82,6 +82,24 @@ fn outliers_are_the_slowest_one_percent() {
     let d = durations(&t, Some(w), |_| true, |_| true);
     assert_eq!(d.len() as u64, region_stats(&t, w, |_| true)[0].count);
     assert!(d.contains(&250), "a duration longer than the window: not clipped");
+}
+
+#[test]
+fn a_brushed_run_of_bins_lists_exactly_its_instances_slowest_first() {
+    let t = steps();
+    // 250 instances of 1..=250 ns: those in [10, 20) are 10..=19, slowest first; the bins' edges split them.
+    let got = instances_between(&t, None, |_| true, |_| true, 10, 20);
+    assert_eq!(got.iter().map(|i| i.dur_ns).collect::<Vec<_>>(), (10..20).rev().collect::<Vec<u64>>());
+    assert!(got.iter().all(|i| t.intervals.dur_ns[i.interval] == i.dur_ns && i.location.0 == (i.dur_ns % 2) as u32));
+    let h = histogram(durations(&t, None, |_| true, |_| true), 7);
+    for b in &h.bins {
+        assert_eq!(instances_between(&t, None, |_| true, |_| true, b.lo_ns, b.hi_ns).len() as u64, b.count, "{b:?}");
+    }
+    let (first, last) = (h.bins[0], h.bins[h.bins.len() - 1]);
+    assert_eq!(instances_between(&t, None, |_| true, |_| true, first.lo_ns, last.hi_ns).len(), 250);
+    // One location, and an empty range.
+    assert_eq!(instances_between(&t, None, |l| l.0 == 0, |_| true, 10, 20).len(), 5);
+    assert!(instances_between(&t, None, |_| true, |_| true, 20, 20).is_empty());
 }
 
 /// The durations of region `r` that count in `w`, gathered without the library's walk.

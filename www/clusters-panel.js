@@ -113,7 +113,8 @@ export class ClustersPanel extends ViewPanel {
   render() {
     const c = this.result;
     const len = c.window.end_ns - c.window.start_ns;
-    this.caption.textContent = `${this.count(c.locations)} locations, k = ${c.k} (${c.k_chosen_by.replace('_', ' ')}${c.silhouette === null ? '' : `, silhouette ${c.silhouette.toFixed(2)}`}); ` +
+    const how = { given: 'as given', silhouette: 'chosen by silhouette', one: 'no substantial structure' }[c.k_chosen_by] || c.k_chosen_by;
+    this.caption.textContent = `${this.count(c.locations)} locations, k = ${c.k} (${how}${c.silhouette === null ? '' : ` ${c.silhouette.toFixed(2)}`}); ` +
       `over ${this.ns(c.window.start_ns)} – ${this.ns(c.window.end_ns)}`;
     this.summary.textContent = c.summary;
     const head = el('tr', {}, ...['cluster', 'size', 'spread', 'representative / outlier'].map((t) => el('th', { text: t })));

@@ -22,8 +22,10 @@ use weft_view::views::options::IdSet;
 
 fn trace(what: &str) -> Result<Rc<Trace>, JsValue> {
     super::worker::shown_trace().ok_or_else(|| {
-        format!("the reader holds no trace for {what} (a graph is shown, or the reader was restarted: open the file again)")
-            .into()
+        format!(
+            "the reader holds no trace for {what} (a graph is shown, or the reader was restarted: open the file again)"
+        )
+        .into()
     })
 }
 

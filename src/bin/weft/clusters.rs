@@ -7,8 +7,8 @@
 //! A store is decoded whole.
 
 use std::path::PathBuf;
-use weft::analyses::clusters::words::{difference_words, thousands};
 use weft::analyses::clusters::json::ClustersJson;
+use weft::analyses::clusters::words::{difference_words, thousands};
 use weft::analyses::clusters::{cluster, Clustering, OutlierReason};
 use weft::analyses::moments::location_label;
 use weft::model::text::escape_controls as esc;

@@ -53,42 +53,42 @@ pub struct ClustersJson<'a> {
 
 impl<'a> ClustersJson<'a> {
     pub fn new(trace: &Trace, c: &'a Clustering, features: Vec<String>) -> Self {
-    let len = c.window.len_ns() as f64;
-    ClustersJson {
-        k: c.k,
-        k_chosen_by: c.k_choice,
-        silhouette: c.silhouette,
-        locations: c.locations,
-        sampled: c.sampled,
-        window: WindowJson { start_ns: c.window.start_ns, end_ns: c.window.end_ns },
-        features,
-        clusters: c
-            .clusters
-            .iter()
-            .map(|cl| ClusterJson {
-                medoid: cl.medoid.0,
-                medoid_name: location_label(trace, cl.medoid),
-                size: cl.members.len(),
-                members: &cl.members,
-                mean_distance: cl.mean_distance,
-                max_distance: cl.max_distance,
-                spread_ns: cl.mean_distance * len,
-                distinguishing: &cl.distinguishing,
-            })
-            .collect(),
-        outliers: c
-            .outliers
-            .iter()
-            .map(|o| OutlierJson {
-                location: o.location.0,
-                name: location_label(trace, o.location),
-                cluster: o.cluster,
-                distance: o.distance,
-                reason: o.reason,
-                distinguishing: &o.distinguishing,
-            })
-            .collect(),
-        summary: &c.summary,
+        let len = c.window.len_ns() as f64;
+        ClustersJson {
+            k: c.k,
+            k_chosen_by: c.k_choice,
+            silhouette: c.silhouette,
+            locations: c.locations,
+            sampled: c.sampled,
+            window: WindowJson { start_ns: c.window.start_ns, end_ns: c.window.end_ns },
+            features,
+            clusters: c
+                .clusters
+                .iter()
+                .map(|cl| ClusterJson {
+                    medoid: cl.medoid.0,
+                    medoid_name: location_label(trace, cl.medoid),
+                    size: cl.members.len(),
+                    members: &cl.members,
+                    mean_distance: cl.mean_distance,
+                    max_distance: cl.max_distance,
+                    spread_ns: cl.mean_distance * len,
+                    distinguishing: &cl.distinguishing,
+                })
+                .collect(),
+            outliers: c
+                .outliers
+                .iter()
+                .map(|o| OutlierJson {
+                    location: o.location.0,
+                    name: location_label(trace, o.location),
+                    cluster: o.cluster,
+                    distance: o.distance,
+                    reason: o.reason,
+                    distinguishing: &o.distinguishing,
+                })
+                .collect(),
+            summary: &c.summary,
+        }
     }
-}
 }

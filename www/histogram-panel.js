@@ -111,15 +111,19 @@ export class HistogramPanel extends ViewPanel {
   }
 
   refresh() {
-    this.fillRegions();
-    if (this.hist && this.loaded !== this.weft.loads) {
-      // Another trace: what was shown is of the one before.
-      this.hist = null;
-      this.body.hidden = true;
-      this.caption.textContent = '';
-      this.outliers.replaceChildren();
-      this.outliersCaption.textContent = '';
-    }
+    // A load shows its tabs (and so this panel) before it counts itself loaded: look once it has.
+    setTimeout(() => {
+      this.fillRegions();
+      if ((this.hist || this.outliers.firstChild) && this.loaded !== this.weft.loads) {
+        // Another trace: what was shown is of the one before (its marks went with it).
+        this.hist = null;
+        this.marked = false;
+        this.body.hidden = true;
+        this.caption.textContent = '';
+        this.outliers.replaceChildren();
+        this.outliersCaption.textContent = '';
+      }
+    }, 0);
   }
 
   /** The regions of the trace shown, the busiest first, as the region box's choices. */

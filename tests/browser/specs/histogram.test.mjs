@@ -80,6 +80,10 @@ async function checkTrace(page, file, name, region, loads, known) {
   await waitReady(page, loads);
   if (await page.$eval('#histogram-toggle', (b) => b.getAttribute('aria-pressed')) !== 'true') await page.click('#histogram-toggle');
   await page.waitForSelector('#histogram-panel:not([hidden])');
+  if (loads > 2) {
+    await frames(page);
+    assert.equal(await page.$eval('#histogram-body', (e) => e.hidden), true, `${name}: the trace before's histogram is gone`);
+  }
   await page.selectOption('#histogram-scope', 'whole');
   await page.fill('#histogram-bins', '12');
   await page.fill('#histogram-region', region);

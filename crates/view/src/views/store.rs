@@ -539,7 +539,7 @@ impl StorePane {
         let overview = crate::scene::timeline::Overview::new(&slice, &region_colors(&slice));
         let pane = TimelinePane::with_layout(slice, self.view.width, self.view.height, layout, overview);
         let ns_per_px = self.view.ns_per_px();
-        self.show_pane(Box::new(pane), t0, t1, locations, errors, ns_per_px, None);
+        self.show_pane(Box::new(pane), t0, t1, locations, errors, ns_per_px);
     }
 
     fn show_pane(
@@ -550,7 +550,6 @@ impl StorePane {
         locations: Range<u32>,
         errors: Vec<String>,
         ns_per_px: f64,
-        ask: Option<u32>,
     ) {
         pane.laid_out_for(self.opts.clone(), self.lanes.clone());
         pane.set_counter_extremes(&self.counter_extremes());
@@ -559,7 +558,7 @@ impl StorePane {
                 pane.set_counter_shown(s as u32, false);
             }
         }
-        self.data = Data::Exact { pane, t0, t1, locations, ns_per_px, ask };
+        self.data = Data::Exact { pane, t0, t1, locations, ns_per_px, ask: None };
         self.errors = errors;
         self.hovered = None;
         self.sync();
@@ -669,7 +668,10 @@ impl StorePane {
                     let (w, h) = (self.view.width, self.view.height);
                     let pane = Box::new(TimelinePane::with_layout(t, w, h, layout, overview));
                     let Building { t0, t1, locations, errors, ns_per_px, ask, .. } = *b;
-                    self.show_pane(pane, t0, t1, locations, errors, ns_per_px, ask);
+                    self.show_pane(pane, t0, t1, locations, errors, ns_per_px);
+                    if let Data::Exact { ask: shown, .. } = &mut self.data {
+                        *shown = ask;
+                    }
                     self.indexing = true;
                     return Ok(false);
                 }

@@ -575,15 +575,26 @@ fn an_exact_answer_built_in_steps_draws_what_one_shown_at_once_draws() {
     let before = stepped.scene();
     stepped.receive_exact(weft::model::codec::encode(&slice), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
     let mut steps = 0;
+    // Drawn before its messages' lanes are indexed (issue #58: the view first, the rest after), and drawn
+    // the same before as after (a frame finds the lanes it draws itself meanwhile).
+    let mut drawn_early = None;
     while !stepped.step().unwrap() {
         steps += 1;
-        // What was drawn stays until the last step.
+        if stepped.stage() == "lanes" {
+            assert!(!stepped.building());
+            assert_eq!(stepped.shown(), "exact");
+            drawn_early.get_or_insert_with(|| stepped.scene());
+            continue;
+        }
+        // What was drawn stays until the overview strip is made.
         assert!(stepped.building());
         assert_eq!(stepped.shown(), "none");
         assert_eq!(stepped.scene(), before);
     }
     // The decode's head, five interval columns, args and the rest; the layout; the overview; the lanes.
     assert!(steps >= 10, "{steps} steps");
+    let drawn_early = drawn_early.expect("drawn while its messages' lanes were indexed");
+    assert_eq!(drawn_early, stepped.scene());
     assert!(!stepped.building() && stepped.step().unwrap());
     assert_eq!(stepped.shown(), "exact");
     for (dx, zoom) in [(0.0, 1.0), (40.0, 1.0), (-300.0, 1.0), (0.0, 3.0), (0.0, 0.25)] {
@@ -1191,6 +1202,60 @@ fn an_answer_for_a_view_left_for_the_answer_held_is_not_wanted() {
     assert!(pane.request().is_some(), "the same view asked again (its answer was dropped)");
     assert!(pane.wants(pane.asks()));
     assert_eq!(pane.asks(), left + 1);
+}
+
+/// Issue #58 (session 40): the worker answers the timeline's exact ask in two parts, the view's own window
+/// first and then the window with its margin. The first part drawn answers the last ask: a move inside it asks
+/// nothing and leaves the second part wanted (a first part shown at once, for no ask, does not: the test above);
+/// the second part then draws the moves inside its margin.
+#[test]
+fn the_second_part_of_the_ask_shown_is_still_wanted() {
+    use std::rc::Rc;
+    use weft::store::read::query::plan_with_margin;
+    use weft::views::store::{StorePane, EXACT_MARGIN};
+    use weft::views::Pane;
+    let t = trace();
+    let store = store_of(&t);
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let skeleton = Rc::new(store.skeleton().unwrap());
+    let mut pane = StorePane::new(skeleton.clone(), m.locations.lanes.clone().into(), 1000.0, 600.0);
+    let span = m.span_ns as f64;
+    let mid = span / 2.0;
+    let mut w = span;
+    let (first, second) = loop {
+        w /= 2.0;
+        pane.set_time_range(mid - w / 2.0, mid + w / 2.0);
+        let vp = pane.request().expect("a new view is asked for");
+        let (a, b) = (plan(m, &index, &vp), plan_with_margin(m, &index, &vp, EXACT_MARGIN));
+        if b.resolution == Resolution::Exact && (b.t1_ns - b.t0_ns) as f64 >= 1.9 * w {
+            break (a, b);
+        }
+        assert!(w > 100.0, "never exact with its margin");
+    };
+    let ask = pane.asks();
+    let receive = |pane: &mut StorePane, p: &weft::store::read::query::Plan| {
+        let tiles: Vec<_> = p.tiles.iter().map(|&k| store.events_tile(&m.tiles[k]).unwrap()).collect();
+        let slice = exact_trace(&skeleton, p, &tiles.iter().collect::<Vec<_>>());
+        pane.receive_exact(weft::model::codec::encode(&slice), p.t0_ns, p.t1_ns, p.locations.clone(), vec![]);
+        pane.exact_answers(ask);
+        while !pane.step().unwrap() {}
+    };
+    receive(&mut pane, &first);
+    assert_eq!(pane.shown(), "exact");
+    // Zoomed in inside the first part: drawn from it, and the second part is still wanted.
+    pane.set_time_range(mid - w / 4.0, mid + w / 4.0);
+    assert_eq!(pane.request(), None, "inside the first part: drawn from it");
+    assert!(pane.wants(ask), "the second part of the ask shown is still wanted");
+    // Back at the view asked: drawn from the first part, nothing asked.
+    pane.set_time_range(mid - w / 2.0, mid + w / 2.0);
+    assert_eq!(pane.request(), None);
+    receive(&mut pane, &second);
+    let covered = pane.brief()["store"]["covered"].clone();
+    assert_eq!((covered["t0_ns"].as_u64(), covered["t1_ns"].as_u64()), (Some(second.t0_ns), Some(second.t1_ns)));
+    pane.set_time_range(mid - 0.9 * w, mid + 0.1 * w);
+    assert_eq!(pane.request(), None, "inside the margin: drawn from the second part");
+    assert_eq!(pane.asks(), ask, "nothing asked since");
 }
 
 /// Issue #58: the summary grid answers are kept with the viewports they answer, so a view asked again (the

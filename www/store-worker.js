@@ -3,7 +3,9 @@
 // the wasm StoreSession (checked against the manifest, decoded, kept in its byte-bounded cache), and sends back
 // what the view draws (the timeline's grid or exact records, Utilization & moments' busy intervals, or the
 // particle events of a playback range: only the particle tiles of the windows it reaches, the next range fetched while this one plays). Viewports that arrive while one is being answered wait; only the latest of each view is answered,
-// and a newer one stops the older one's fetches and its answer (no answer for a view already left).
+// and a newer one stops the older one's fetches and its answer (no answer for a view already left); another
+// view's ask (that view is shown now) is answered first, the one it stopped after it. The timeline's exact
+// answer comes in two parts: the view's window first, then with its margin (`answer`).
 // A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
 
 import init, { StoreSession } from './pkg-worker/weft.js';
@@ -20,6 +22,8 @@ let busy = false;
 // answered the most recent first: one view's ask never drops another's (a timeline ask replaced by the
 // moments view's left the timeline unanswered when shown again).
 const queued = new Map();
+// Asks received, numbering them: only an ask made after one stops it (`answer`).
+let asks = 0;
 const viewOf = (vp) => (vp.kind === 'particles' ? 'particles' : `busy:${vp.busy || ''}`);
 const FETCHES = 6;
 // Tiles fetched and decoded ahead, in idle time, for the next zoom or pan (StoreSession.prefetch).
@@ -74,21 +78,52 @@ async function open(msg) {
     particleGeometry, manifestBytes: manifest.byteLength, waits }, [skeleton.buffer, lanes.buffer, particles.buffer]);
 }
 
+// The timeline's exact answer comes in two parts (issue #58, "visible rows first"): the view's own window and
+// rows, planned without its margin, gathered, sent and drawn first; then, while nothing else is asked, the
+// window with its margin (the rows in view, half a view each side: pans and zooms inside it are drawn without
+// asking), fetched and answered as a second answer to the same ask (`widens`), which the page applies once the
+// first is drawn. Where the margin adds nothing (not answered exactly wider) there is no second part.
 async function answer(vp) {
+  const timeline = vp.kind !== 'particles' && !vp.busy;
+  const split = timeline && vp.margin > 0;
+  // A newer viewport of the same view stops this one; so does another view's ask made since (that view is
+  // shown now: it is answered first, and this one after it, queued again below with its place in the order).
+  const stop = () => [...queued.values()].some((q) => q.seq > vp.seq);
+  const first = await part(vp, split ? 0 : vp.margin || 0, stop, false);
+  if (!first) {
+    if (!queued.has(viewOf(vp))) {
+      // Answered after the other view's ask: first in the queue (drain answers the last first).
+      const rest = [...queued];
+      queued.clear();
+      queued.set(viewOf(vp), vp);
+      for (const [k, v] of rest) queued.set(k, v);
+    }
+    return;
+  }
+  if (!split || first.kind !== 'exact' || stop()) return;
+  await part(vp, vp.margin, stop, true, first);
+}
+
+/** One answer for `vp`: planned with `margin`, the tiles not cached fetched (a `progress` posted as each
+ *  comes, except for a `widens` part), answered and posted. Null where `stop()` said to stop before the
+ *  answer; for a `widens` part, also where its plan is the first part's window (`first`: `{t0, t1}`). */
+async function part(vp, margin, stop, widens, first) {
   // The steps' times (www/store.js turns them into the page's `weft.zoom.*` measures).
   const times = { asked: vp.asked, received: vp.received, started: now() };
   const need = vp.kind === 'particles' ? session.plan_particles(vp.t0, vp.t1, vp.fade)
-    : session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '', vp.s0 || 0, vp.s1 || 0, vp.margin || 0);
+    : session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '', vp.s0 || 0, vp.s1 || 0, margin);
+  if (widens) {
+    const [t0, t1] = session.planned_window();
+    if (t0 >= first.t0 && t1 <= first.t1) return null;
+  }
   let left = need.length;
-  post({ type: 'progress', inFlight: left });
+  const progress = (n) => { if (!widens) post({ type: 'progress', inFlight: n }); };
+  progress(left);
   let next = 0;
   let fetched = 0;
-  // A newer viewport of the same view asked meanwhile (another view's ask leaves this one to be answered: its
-  // pane would wait for it).
-  const newer = () => queued.has(viewOf(vp));
   const one = async () => {
-    // A newer viewport stops the fetches for this one (those under way finish into the cache).
-    while (next < need.length && !newer()) {
+    // A newer ask stops the fetches for this one (those under way finish into the cache).
+    while (next < need.length && !stop()) {
       const path = need[next++];
       try {
         const bytes = await read(path);
@@ -102,7 +137,7 @@ async function answer(vp) {
         if (!/^[^:]*\//.test(why)) session.fail(path, why);
       }
       left -= 1;
-      post({ type: 'progress', inFlight: left });
+      progress(left);
     }
   };
   times.planned = now();
@@ -110,24 +145,27 @@ async function answer(vp) {
   // Messages that came meanwhile are taken first (a task's turn, with nothing to fetch): a newer viewport
   // asked is answered instead of this one, so no answer for a view already left is encoded or sent.
   if (!need.length) await new Promise((r) => setTimeout(r, 0));
-  if (newer()) {
-    post({ type: 'progress', inFlight: 0 });
-    return;
+  if (stop()) {
+    progress(0);
+    return null;
   }
   times.fetched = now();
   const out = session.answer();
   times.answered = now();
   const [cacheUsed, cacheBudget, cacheTiles] = session.cache_stats();
+  // Inside the wasm (ms): the plan itself, gathering what the cache held, the answer finished, copied out.
+  const [planMs, gatherMs, finishMs, copyMs] = session.step_times();
   // An exact answer's intervals come as columns (runs, then one buffer a column): every buffer is transferred,
   // none cloned.
   const columns = out.columns ? out.columns.map((c) => c.buffer) : null;
   const runs = out.runs ? out.runs.buffer : null;
   post({
-    type: 'answer', id: vp.id, ask: vp.ask, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
+    type: 'answer', id: vp.id, ask: vp.ask, widens, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
     runs, intervals: out.intervals || 0, columns,
     errors: out.errors, fetchedTiles: need.length, plannedTiles: session.planned_tiles(), prefetchedTiles: prefetched, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
-    wasmBytes: memory ? memory.buffer.byteLength : 0, times: { ...times, posted: now() },
+    wasmBytes: memory ? memory.buffer.byteLength : 0, times: { ...times, posted: now() }, inside: { planMs, gatherMs, finishMs, copyMs },
   }, [out.bytes.buffer, out.counters.buffer, ...(runs ? [runs] : []), ...(columns || [])]);
+  return { kind: out.kind, t0: out.t0, t1: out.t1 };
 }
 
 async function drain() {
@@ -164,7 +202,7 @@ self.onmessage = async (e) => {
     await ready;
     if (msg.type === 'open') await open(msg);
     else if (msg.type === 'view' && session) {
-      const vp = { ...msg.vp, received: now() };
+      const vp = { ...msg.vp, received: now(), seq: ++asks };
       // Re-inserted: the Map's last entry is the view asked last.
       queued.delete(viewOf(vp));
       queued.set(viewOf(vp), vp);

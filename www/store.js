@@ -48,6 +48,10 @@ export function initStore(app) {
   const state = weft.store = { open: false, answers: 0, timings: {}, last: null, worstApply: null, zoomLog: [], openUrl, openFolder, looksLikeStore };
   let measured = 0;
   const scales = new Map();
+  // The timeline's exact answer being made drawable (its steps under way), and the second part of its ask
+  // (the window with its margin: store-worker.js `answer`) waiting for it to be drawn.
+  let building = false;
+  let widening = null;
 
   // An answer drawn: its steps logged (the latest LOG_ANSWERS) and marked on the page's timeline.
   function logAnswer(entry) {
@@ -138,6 +142,7 @@ export function initStore(app) {
       // The scale of each view asked, which its exact answer is drawn down to (Viewer.store_exact_begin).
       scales.set(state.asked, (vp.t1 - vp.t0) / Math.max(1, vp.width));
       if (scales.size > 64) scales.delete(scales.keys().next().value);
+      if (vp.ask != null) state.timelineAsk = vp.ask;
       worker.postMessage({ type: 'view', vp: { ...vp, id: state.asked, asked: now() } });
     }
     requestAnimationFrame(poll);
@@ -184,11 +189,29 @@ export function initStore(app) {
       // An answer the timeline no longer wants (its view was drawn since from the exact answer it holds) is
       // dropped: it would replace what covers the view with what covers a view left (StorePane::wants).
       if (timeline && msg.ask != null && !weft.viewer.store_wants(msg.ask)) {
-        state.dropped = (state.dropped || 0) + 1;
+        // (Counted once an ask: its second part follows its first.)
+        if (!msg.widens) state.dropped = (state.dropped || 0) + 1;
         buffers.forEach(release);
-        weft.viewer.store_in_flight(0);
-        showBadge(0);
+        if (!msg.widens) {
+          weft.viewer.store_in_flight(0);
+          showBadge(0);
+        }
         return;
+      }
+      if (msg.widens) {
+        // The second part of the timeline's ask: only the last ask's, and applied once the first is drawn
+        // (a newer answer begun would drop the first part being built).
+        if (msg.ask !== state.timelineAsk) { buffers.forEach(release); return; }
+        if (building) {
+          if (widening) [widening.bytes, widening.runs, ...(widening.columns || [])].forEach(release);
+          widening = msg;
+          return;
+        }
+      } else if (timeline) {
+        // A newer ask's answer: what was being built is dropped, and a second part waiting with it.
+        building = false;
+        if (widening) [widening.bytes, widening.runs, ...(widening.columns || [])].forEach(release);
+        widening = null;
       }
       const generation = timeline ? ++answerGeneration : answerGeneration;
       const steps = msg.kind === 'exact';
@@ -198,14 +221,17 @@ export function initStore(app) {
         if (msg.kind === 'particles') weft.viewer.store_particles_answer(new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.fade, msg.errors);
         else if (steps) {
           weft.viewer.store_exact_begin(new Uint8Array(msg.bytes), new Uint32Array(msg.runs), msg.intervals, msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, scales.get(msg.id) || 0);
+          if (msg.ask != null) weft.viewer.store_exact_ask(msg.ask);
           release(msg.bytes);
           release(msg.runs);
         }
         else weft.viewer.store_answer(msg.kind, new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, msg.level, msg.ask ?? undefined);
       } catch (e) { app.showError(`${state.name}: ${e}`); return; }
-      weft.viewer.store_in_flight(0);
-      showBadge(0);
-      const task = { ms: performance.now() - t, steps: 1, worstStep: 0, taskMs: performance.now() - t };
+      if (!msg.widens) {
+        weft.viewer.store_in_flight(0);
+        showBadge(0);
+      }
+      const task = { ms: performance.now() - t, steps: 1, worstStep: 0, taskMs: performance.now() - t, stages: { begin: performance.now() - t } };
       const applied = () => {
         state.answers += 1;
         // The viewport this answers (views asked while the worker was busy are answered by the latest only).
@@ -218,7 +244,8 @@ export function initStore(app) {
         // Drawn by the page's frame loop in the next animation frame: its callback was asked for before this
         // one, so this one runs after the frame that draws the answer.
         times.applied = now();
-        const tasks = { applyTaskMs: +task.taskMs.toFixed(2), applyTasks: task.steps, answerBytes: bytes };
+        const tasks = { applyTaskMs: +task.taskMs.toFixed(2), applyTasks: task.steps, answerBytes: bytes,
+          applyStages: Object.fromEntries(Object.entries(task.stages).map(([k, v]) => [k, +v.toFixed(2)])), inside: msg.inside };
         requestAnimationFrame(() => {
           times.drawn = now();
           requestAnimationFrame(() => {
@@ -233,30 +260,50 @@ export function initStore(app) {
         }
       };
       if (!steps) { release(msg.bytes); applied(); return; }
+      building = true;
+      // The first part drawn (or dropped): the second part of the same ask, if it came meanwhile, is next.
+      const next = (drawn) => {
+        building = false;
+        const w = widening;
+        widening = null;
+        if (w && drawn) onMessage(w);
+        else if (w) [w.bytes, w.runs, ...(w.columns || [])].forEach(release);
+      };
       // An exact slice's interval columns are copied in one a task (each as it is: Viewer.store_exact_column),
       // then it is made drawable a step at a time (Viewer.store_step), yielding to the browser between them; a
       // newer answer of the timeline replaces it (its own steps go on).
       (async () => {
         let column = 0;
+        let drawn = false;
         for (;;) {
           await yieldToBrowser();
+          // (A newer answer begun is building now.)
           if (generation !== answerGeneration || !worker) return;
           // Its view was left for one the exact answer held draws (the pane dropped what it was building).
-          if (msg.ask != null && !weft.viewer.store_wants(msg.ask)) { state.dropped = (state.dropped || 0) + 1; return; }
+          if (msg.ask != null && !weft.viewer.store_wants(msg.ask)) { state.dropped = (state.dropped || 0) + 1; next(false); return; }
           const s = performance.now();
           let done = false;
+          // Each task's time by the step it took (columns, decode, layout, overview, lanes: StorePane::stage).
+          const stage = column < msg.columns.length ? 'columns' : weft.viewer.store_stage();
           try {
             if (column < msg.columns.length) {
               weft.viewer.store_exact_column(column, new Uint8Array(msg.columns[column]));
               release(msg.columns[column]);
               column += 1;
             } else done = weft.viewer.store_step();
-          } catch (e) { app.showError(`${state.name}: ${e}`); return; }
+          } catch (e) { app.showError(`${state.name}: ${e}`); next(false); return; }
           const took = performance.now() - s;
+          task.stages[stage] = (task.stages[stage] || 0) + took;
           task.taskMs += took;
           if (took > task.ms) { task.ms = took; task.worstStep = task.steps; }
           task.steps += 1;
-          if (done) { applied(); return; }
+          // Drawable once its steps reach the messages' lanes (indexed in the steps after it is drawn).
+          if (!drawn && (done || weft.viewer.store_stage() === 'lanes')) {
+            drawn = true;
+            applied();
+            next(true);
+          }
+          if (done) return;
         }
       })();
     } else if (msg.type === 'waits') {

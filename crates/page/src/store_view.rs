@@ -201,6 +201,14 @@ impl Viewer {
         Ok(())
     }
 
+    /// The number of the timeline's ask (`store_request`'s `ask`) the exact answer begun by
+    /// [`Viewer::store_exact_begin`] answers: the second part of the ask shown (its margin) is still wanted.
+    pub fn store_exact_ask(&mut self, ask: u32) {
+        if let Some(p) = self.view_set_unchanged().store_pane() {
+            p.exact_answers(ask);
+        }
+    }
+
     /// Interval column `k` of the exact answer begun by [`Viewer::store_exact_begin`] (its values' bytes,
     /// copied as they are).
     pub fn store_exact_column(&mut self, k: usize, bytes: &[u8]) -> Result<(), JsValue> {
@@ -208,12 +216,22 @@ impl Viewer {
         p.receive_column(k, bytes).map_err(|e| JsValue::from_str(&format!("exact answer: {e}")))
     }
 
+    /// The step [`Viewer::store_step`] takes next (`StorePane::stage`: "decode", "layout", "overview",
+    /// "lanes"; "" when none), which the page times apart.
+    pub fn store_stage(&mut self) -> String {
+        self.view_set_unchanged().store_pane().map_or("", |p| p.stage()).to_string()
+    }
+
     /// One step of making the exact answer drawable (`StorePane::step`: a few ms; the page yields to the
-    /// browser between steps); true once it is drawn, or when nothing is being built.
+    /// browser between steps), then of indexing its messages' lanes (`store_stage` says "lanes" once it is
+    /// drawable); true when nothing is left to do.
     pub fn store_step(&mut self) -> Result<bool, JsValue> {
         let Some(p) = self.view_set_unchanged().store_pane() else { return Ok(true) };
+        let before = p.stage();
         let done = p.step().map_err(|e| JsValue::from_str(&format!("exact answer: {e}")))?;
-        if done {
+        // Redrawn when the answer is drawable (its messages' lanes are indexed in the steps after) and when
+        // they are.
+        if done || (p.stage() == "lanes" && before != "lanes") {
             self.invalidate();
         }
         Ok(done)

@@ -99,6 +99,30 @@ pub struct StoreSession {
     /// The timeline's viewport planned last and its margin (None after another view's), which
     /// [`StoreSession::prefetch`] looks around.
     last_view: Option<(Viewport, f64)>,
+    /// The last viewport's steps inside the wasm, in ms ([`StoreSession::step_times`]).
+    times: StepTimes,
+}
+
+/// Where the worker's time for a viewport goes (ms), for the page's timings (BENCHMARKS.md "Session 40").
+#[derive(Clone, Copy, Default)]
+struct StepTimes {
+    /// The plan itself (tiles named), then what the cache holds of it gathered into the answer.
+    plan: f64,
+    gather: f64,
+    /// The answer finished (an exact one sorted and written as columns), then copied out to JS.
+    finish: f64,
+    copy: f64,
+}
+
+/// The worker's clock (`performance.now()`, ms).
+fn now_ms() -> f64 {
+    let global = js_sys::global();
+    let perf = js_sys::Reflect::get(&global, &"performance".into()).ok();
+    let now = perf.as_ref().and_then(|p| {
+        let f: js_sys::Function = js_sys::Reflect::get(p, &"now".into()).ok()?.dyn_into().ok()?;
+        f.call0(p).ok()?.as_f64()
+    });
+    now.unwrap_or_else(js_sys::Date::now)
 }
 
 fn err(name: &str, e: impl std::fmt::Display) -> JsValue {
@@ -143,6 +167,7 @@ impl StoreSession {
             failed: Vec::new(),
             slicer,
             last_view: None,
+            times: StepTimes::default(),
         })
     }
 
@@ -247,7 +272,9 @@ impl StoreSession {
         let m = &self.store.manifest;
         // The margin for the timeline only (the moments view's busy intervals are of the window asked).
         let margin = if self.busy.is_none() { margin } else { 0.0 };
+        let started = now_ms();
         let p = plan_with_margin(m, &self.index, &vp, margin);
+        let planned = now_ms();
         self.last_view = self.busy.is_none().then(|| (vp.clone(), margin));
         self.cache.begin_view();
         self.fed.clear();
@@ -258,6 +285,7 @@ impl StoreSession {
         self.counters = self.busy.is_none().then(|| CounterGather::new(m, &p));
         let mut need = self.gather(&p.tiles);
         need.extend(self.gather(&p.counter_tiles));
+        self.times = StepTimes { plan: planned - started, gather: now_ms() - planned, ..StepTimes::default() };
         let m = &self.store.manifest;
         if self.busy.is_some() {
             let kept = self.store.source().kept.borrow();
@@ -354,6 +382,7 @@ impl StoreSession {
     /// `analyses::moments_bundle` of every location, or the particle slice as `ParticleEvents::encode` for
     /// the range [t0, t1) at fading `fade`; level: the pyramid level, 0 for exact records).
     pub fn answer(&mut self) -> Result<JsValue, JsValue> {
+        let started = now_ms();
         let p = self.plan.clone().ok_or("no viewport was planned")?;
         let (errors, not_fed) = {
             let m = &self.store.manifest;
@@ -417,6 +446,7 @@ impl StoreSession {
             }
             (Pending::None, _) => return Err(err(&self.name, "this viewport was answered already")),
         };
+        let finished = now_ms();
         let o = js_sys::Object::new();
         let set = |k: &str, v: JsValue| {
             let _ = js_sys::Reflect::set(&o, &k.into(), &v);
@@ -443,6 +473,8 @@ impl StoreSession {
         set("level", level.into());
         set("fade", (fade as f64).into());
         set("errors", errors.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL));
+        self.times.finish = finished - started;
+        self.times.copy = now_ms() - finished;
         Ok(o.into())
     }
 
@@ -481,6 +513,20 @@ impl StoreSession {
             }
         }
         out
+    }
+
+    /// Where the worker's time for the viewport planned last went, in ms: `[plan, gather, finish, copy]` (the
+    /// plan itself; what the cache held of it gathered; the answer finished: an exact one sorted and written
+    /// as columns; copied out to JS). Tiles fetched meanwhile are decoded and gathered outside them.
+    pub fn step_times(&self) -> Vec<f64> {
+        let t = &self.times;
+        vec![t.plan, t.gather, t.finish, t.copy]
+    }
+
+    /// The window of the viewport planned last, `[t0, t1]` (ns from the store's origin; with its margin where
+    /// it was kept): the worker skips a second part of an answer that would not be wider than the first.
+    pub fn planned_window(&self) -> Vec<f64> {
+        self.plan.as_ref().map_or_else(|| vec![0.0, 0.0], |p| vec![p.t0_ns as f64, p.t1_ns as f64])
     }
 
     /// Tiles the plan of the viewport planned last names (those cached when it was planned and those

@@ -58,7 +58,7 @@ async function round(server, url, page0, r) {
       const res = await zoomStep(page, move);
       const e = res.entry;
       const row = { page: page0, round: r, pass, kind, windowNs: Math.round(windowNs), shown: res.shown, held: res.held, changeToDrawnMs: res.changeToDrawnMs, readyMs: res.readyMs, changeToRasteredMs: res.changeToRasteredMs, frame: res.frame,
-        ...(e ? { id: e.id, fetchedTiles: e.fetchedTiles, plannedTiles: e.plannedTiles, prefetchedTiles: e.prefetchedTiles, answerKB: Math.round(e.answerBytes / 1024), applyTaskMs: e.applyTaskMs, applyTasks: e.applyTasks, steps: e.steps } : {}) };
+        ...(e ? { id: e.id, fetchedTiles: e.fetchedTiles, plannedTiles: e.plannedTiles, prefetchedTiles: e.prefetchedTiles, answerKB: Math.round(e.answerBytes / 1024), applyTaskMs: e.applyTaskMs, applyTasks: e.applyTasks, applyStages: e.applyStages, inside: e.inside, steps: e.steps } : {}) };
       results.push(row);
       out('step', row);
       return res;

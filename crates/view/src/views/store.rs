@@ -16,10 +16,10 @@
 //!
 //! An exact answer is made drawable in steps ([`StorePane::begin_exact_columns`] and its interval columns, or
 //! [`StorePane::receive_exact`], then [`StorePane::step`] until it says done: the decode of the rest of the
-//! slice, or of the whole slice column by column, the rows' layout, the overview strip, the lanes of the
-//! messages' ends), so the page yields to the browser between them: a slice of up to
+//! slice, or of the whole slice column by column, the rows' layout, the overview strip; then, drawn, the
+//! lanes of the messages' ends), so the page yields to the browser between them: a slice of up to
 //! `store::query::EXACT_MAX_INTERVALS` intervals is a few hundred ms of work in the page's wasm, far over
-//! a frame (BENCHMARKS.md, "Store format 2"). The previous answer stays drawn until the last step.
+//! a frame (BENCHMARKS.md, "Store format 2"). The previous answer stays drawn until the overview is made.
 //!
 //! Must not fetch or decode tiles (the worker does, `crates/worker/src/store.rs`) or read a clock.
 
@@ -66,6 +66,10 @@ enum Data {
         t1: u64,
         locations: Range<u32>,
         ns_per_px: f64,
+        /// The ask it answers ([`StorePane::asks`]; None: shown at once). The worker answers the timeline's
+        /// ask in two parts, the view's own window first and then the window with its margin: the second
+        /// part of the ask shown is still wanted while the view stays inside the first.
+        ask: Option<u32>,
     },
 }
 
@@ -107,6 +111,8 @@ struct Building {
     errors: Vec<String>,
     /// The scale of the view it was asked for (see `Data::Exact`).
     ns_per_px: f64,
+    /// The ask it answers (see `Data::Exact`).
+    ask: Option<u32>,
     stage: Stage,
 }
 
@@ -114,7 +120,6 @@ enum Stage {
     Decode(codec::Decoding),
     Layout(Rc<Trace>),
     Overview(Rc<Trace>, TimelineLayout, OverviewBuild),
-    MessageLanes(Rc<Trace>, TimelineLayout, crate::scene::timeline::Overview),
 }
 
 pub struct StorePane {
@@ -148,6 +153,9 @@ pub struct StorePane {
     hovered: Option<(usize, usize)>,
     /// An exact answer being made drawable.
     building: Option<Box<Building>>,
+    /// The exact answer shown is drawn, its messages' ends' lanes still being indexed ([`StorePane::step`]:
+    /// drawn first, the index after; until then a frame finds the lanes of the arrows it draws itself).
+    indexing: bool,
     /// The rows shown (filter, hidden, folded, compact: the rows panel's and the timeline's options), in
     /// the summary rows and in every exact slice alike.
     opts: TimelineOptions,
@@ -187,6 +195,7 @@ impl StorePane {
             grids: Vec::new(),
             hovered: None,
             building: None,
+            indexing: false,
             opts: TimelineOptions::default(),
             counter_layout: CounterLayout::default(),
             counter_hidden: vec![false; counter_index.series.len()],
@@ -398,8 +407,11 @@ impl StorePane {
         }
         if held.is_some() || self.covers(&vp) {
             // Drawn from the answer held: the asks still being answered are for views left, and their answers
-            // would replace what covers this view (the view asked again after they came: issue #58).
-            if self.asked.take().is_some() {
+            // would replace what covers this view (the view asked again after they came: issue #58); except
+            // where it is the last ask's own first part (its window without the margin): the second part
+            // (with the margin) holds all the first does.
+            let own = held.is_none() && matches!(&self.data, Data::Exact { ask: Some(a), .. } if *a == self.asks);
+            if !own && self.asked.take().is_some() {
                 self.wanted_from = self.asks + 1;
                 self.building = None;
             }
@@ -479,6 +491,13 @@ impl StorePane {
         }
     }
 
+    /// The number of the ask ([`StorePane::asks`]) the exact answer being received answers.
+    pub fn exact_answers(&mut self, ask: u32) {
+        if let Some(b) = &mut self.building {
+            b.ask = Some(ask);
+        }
+    }
+
     /// The worker's summary grid for a viewport: drawn from now on (an exact answer being built is dropped:
     /// this one is newer).
     pub fn show_grid(&mut self, grid: SummaryGrid, errors: Vec<String>) {
@@ -503,6 +522,7 @@ impl StorePane {
 
     fn show_grid_rc(&mut self, grid: Rc<SummaryGrid>, errors: Vec<String>) {
         self.building = None;
+        self.indexing = false;
         self.data = Data::Grid(grid);
         self.errors = errors;
         self.hovered = None;
@@ -513,6 +533,7 @@ impl StorePane {
     /// At once, as the steps of [`StorePane::receive_exact`] would (tests, the CLI).
     pub fn show_exact(&mut self, slice: Trace, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
         self.building = None;
+        self.indexing = false;
         let slice = Rc::new(slice);
         let layout = self.rows_of(&slice);
         let overview = crate::scene::timeline::Overview::new(&slice, &region_colors(&slice));
@@ -537,7 +558,7 @@ impl StorePane {
                 pane.set_counter_shown(s as u32, false);
             }
         }
-        self.data = Data::Exact { pane, t0, t1, locations, ns_per_px };
+        self.data = Data::Exact { pane, t0, t1, locations, ns_per_px, ask: None };
         self.errors = errors;
         self.hovered = None;
         self.sync();
@@ -549,8 +570,8 @@ impl StorePane {
     pub fn receive_exact(&mut self, bytes: Vec<u8>, t0: u64, t1: u64, locations: Range<u32>, errors: Vec<String>) {
         let stage = Stage::Decode(codec::Decoding::over(&self.skeleton));
         let ns_per_px = self.view.ns_per_px();
-        let columns = None;
-        self.building = Some(Box::new(Building { bytes, columns, t0, t1, locations, errors, ns_per_px, stage }));
+        let (columns, ask) = (None, None);
+        self.building = Some(Box::new(Building { bytes, columns, t0, t1, locations, errors, ns_per_px, ask, stage }));
     }
 
     /// The store worker's exact answer as it sends it (`store::query::ExactSlice::columns`): `rest`, the slice
@@ -590,16 +611,35 @@ impl StorePane {
         })
     }
 
+    /// The step [`StorePane::step`] takes next, for the page's timings of an answer's apply (BENCHMARKS.md
+    /// "Session 40"): "decode", "layout", "overview", "lanes" (the answer is drawn, its messages' lanes
+    /// being indexed), or "" when there is nothing to do.
+    pub fn stage(&self) -> &'static str {
+        match self.building.as_deref().map(|b| &b.stage) {
+            None if self.indexing => "lanes",
+            None => "",
+            Some(Stage::Decode(_)) => "decode",
+            Some(Stage::Layout(_)) => "layout",
+            Some(Stage::Overview(..)) => "overview",
+        }
+    }
+
     /// Whether an exact answer is being built.
     pub fn building(&self) -> bool {
         self.building.is_some()
     }
 
-    /// One step of the exact answer being built (a part of its decode, the layout, a part of the overview
-    /// or of the messages' lanes); true once it is drawn (or when none is being built). An answer that does
-    /// not decode is dropped with the error.
+    /// One step of the exact answer being built (a part of its decode, the layout, a part of the overview),
+    /// then, once it is drawn ([`StorePane::stage`] says "lanes"), of its messages' lanes; true when there is
+    /// nothing left to do. An answer that does not decode is dropped with the error.
     pub fn step(&mut self) -> Result<bool, String> {
-        let Some(mut b) = self.building.take() else { return Ok(true) };
+        let Some(mut b) = self.building.take() else {
+            if self.indexing {
+                let done = self.exact_pane_mut().is_none_or(|p| p.index_message_lanes(MESSAGE_LANES_STEP));
+                self.indexing = !done;
+            }
+            return Ok(!self.indexing);
+        };
         if b.columns.as_ref().is_some_and(|c| !c.complete()) {
             return Err("the exact answer's interval columns did not all come".into());
         }
@@ -622,21 +662,20 @@ impl StorePane {
             }
             Stage::Overview(t, layout, mut o) => {
                 if o.step(&t, OVERVIEW_STEP) {
+                    // Drawn now; the messages' lanes are indexed in the steps after (issue #58: the answer
+                    // for the view first, the rest after).
                     let overview = o.finish(&region_colors(&t));
-                    Stage::MessageLanes(t, layout, overview)
-                } else {
-                    Stage::Overview(t, layout, o)
-                }
-            }
-            Stage::MessageLanes(t, mut layout, overview) => {
-                if layout.index_message_lanes(&t, MESSAGE_LANES_STEP) {
                     let (w, h) = (self.view.width, self.view.height);
                     let pane = Box::new(TimelinePane::with_layout(t, w, h, layout, overview));
-                    let Building { t0, t1, locations, errors, ns_per_px, .. } = *b;
+                    let Building { t0, t1, locations, errors, ns_per_px, ask, .. } = *b;
                     self.show_pane(pane, t0, t1, locations, errors, ns_per_px);
-                    return Ok(true);
+                    if let Data::Exact { ask: shown, .. } = &mut self.data {
+                        *shown = ask;
+                    }
+                    self.indexing = true;
+                    return Ok(false);
                 }
-                Stage::MessageLanes(t, layout, overview)
+                Stage::Overview(t, layout, o)
             }
         };
         self.building = Some(b);

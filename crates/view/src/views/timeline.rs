@@ -349,6 +349,12 @@ impl TimelinePane {
         Self::with_layout(trace, width, height, layout, overview)
     }
 
+    /// Index the lanes of the next `n` messages' ends (`TimelineLayout::index_message_lanes`) of a pane made
+    /// with its layout's unindexed; true once all are.
+    pub fn index_message_lanes(&mut self, n: usize) -> bool {
+        self.layout.index_message_lanes(&self.trace, n)
+    }
+
     /// The pane with its layout (`TimelineLayout::new(&trace, TimelineMetrics::default())`, its message lanes
     /// indexed or not) and overview strip made already: a store's exact slice is made drawable in steps.
     pub fn with_layout(

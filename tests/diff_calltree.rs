@@ -91,7 +91,10 @@ fn paths(v: &Value) -> BTreeMap<Vec<String>, ([u64; 3], [u64; 3], i64, i64)> {
         .map(|p| {
             let u = |k: &str| p[k].as_u64().unwrap();
             let path = p["path"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect();
-            let (a, b) = ([u("a_count"), u("a_inclusive_ns"), u("a_exclusive_ns")], [u("b_count"), u("b_inclusive_ns"), u("b_exclusive_ns")]);
+            let (a, b) = (
+                [u("a_count"), u("a_inclusive_ns"), u("a_exclusive_ns")],
+                [u("b_count"), u("b_inclusive_ns"), u("b_exclusive_ns")],
+            );
             (path, (a, b, p["delta_ns"].as_i64().unwrap(), p["delta_exclusive_ns"].as_i64().unwrap()))
         })
         .collect()
@@ -108,7 +111,8 @@ fn assert_sides_are_calltrees(v: &Value, a: &BTreeMap<Vec<String>, [u64; 3]>, b:
         assert_eq!(*di, wb[1] as i64 - wa[1] as i64, "{path:?}");
         assert_eq!(*de, wb[2] as i64 - wa[2] as i64, "{path:?}");
     }
-    let total = |t: &BTreeMap<Vec<String>, [u64; 3]>| t.iter().filter(|(p, _)| p.len() == 1).map(|(_, f)| f[1]).sum::<u64>();
+    let total =
+        |t: &BTreeMap<Vec<String>, [u64; 3]>| t.iter().filter(|(p, _)| p.len() == 1).map(|(_, f)| f[1]).sum::<u64>();
     assert_eq!(v["calltree"]["total_ns"]["a"].as_u64(), Some(total(a)));
     assert_eq!(v["calltree"]["total_ns"]["b"].as_u64(), Some(total(b)));
 }
@@ -131,13 +135,26 @@ fn call_paths_pair_as_the_single_run_trees_and_only_the_kernel_changed() {
     assert_eq!(d[&key(&["main", "compute", "kernel"])].2, extra);
     assert_eq!(d[&key(&["main", "compute"])].2, extra, "compute's inclusive time holds the kernel's");
     assert_eq!(d[&key(&["main", "compute"])].3, 0);
-    assert_eq!(d[&key(&["main", "setup"])], ([THREADS as u64, THREADS as u64 * SETUP_NS, THREADS as u64 * SETUP_NS], [0; 3], -((THREADS as u64 * SETUP_NS) as i64), -((THREADS as u64 * SETUP_NS) as i64)));
+    assert_eq!(
+        d[&key(&["main", "setup"])],
+        (
+            [THREADS as u64, THREADS as u64 * SETUP_NS, THREADS as u64 * SETUP_NS],
+            [0; 3],
+            -((THREADS as u64 * SETUP_NS) as i64),
+            -((THREADS as u64 * SETUP_NS) as i64)
+        )
+    );
     let changed: Vec<&Vec<String>> = d.iter().filter(|(_, f)| f.3 != 0).map(|(p, _)| p).collect();
     assert_eq!(changed, [&key(&["main", "compute", "kernel"]), &key(&["main", "setup"])]);
     // The critical path by region: each side is `weft critical-path --json`'s, the kernel grew on it.
     let on_path = |p: &Path| -> BTreeMap<String, u64> {
         let v = weft(&["critical-path", &p.to_string_lossy(), "--json"]);
-        v["by_region"].as_array().unwrap().iter().map(|r| (r["name"].as_str().unwrap().to_string(), r["ns"].as_u64().unwrap())).collect()
+        v["by_region"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["name"].as_str().unwrap().to_string(), r["ns"].as_u64().unwrap()))
+            .collect()
     };
     let (pa, pb) = (on_path(&a), on_path(&b));
     let rows = v["waits"]["critical_path"].as_array().expect("the critical path's regions");

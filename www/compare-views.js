@@ -52,8 +52,10 @@ export function flameView(answer, f) {
     if (!b) { tip.hidden = true; return; }
     tip.replaceChildren(...flameTipLines(answer.paths[b.path], b.merged, f).map((t, i) => el(i ? 'div' : 'b', { text: t })));
     tip.hidden = false;
-    tip.style.left = `${e.clientX - box.getBoundingClientRect().left + 14}px`;
-    tip.style.top = `${e.clientY - box.getBoundingClientRect().top + 14}px`;
+    // Fixed to the window (the panel scrolls and would clip it), beside the pointer, above it near the bottom.
+    const below = e.clientY + 16 + tip.offsetHeight <= window.innerHeight;
+    tip.style.left = `${Math.max(4, Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 4))}px`;
+    tip.style.top = `${below ? e.clientY + 16 : Math.max(4, e.clientY - tip.offsetHeight - 10)}px`;
   });
   img.addEventListener('mouseleave', () => { tip.hidden = true; });
   const totals = el('p', { class: 'muted', text: `tree A ${f.fmt(answer.total_ns.a)}, tree B ${f.fmt(answer.total_ns.b)} (${f.signed(answer.total_ns.b - answer.total_ns.a)}); ${answer.paths.filter((p) => p.b_count === 0 && p.b_inclusive_ns === 0).length} of A's paths are not in B` });

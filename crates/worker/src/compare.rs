@@ -97,7 +97,12 @@ pub fn compare_flame(a: &str, align: &str, ranks: &str, t0_ns: f64, t1_ns: f64, 
         #[serde(flatten)]
         diff: &'a weft_analyses::compare::calltree::CallTreeDiff,
     }
-    let answer =
-        Answer { svg: weft_view::scene::svg::to_svg(&f.scene), width: f.scene.width, height: f.scene.height, boxes: &f.boxes, diff: &diff };
+    let answer = Answer {
+        svg: weft_view::scene::svg::to_svg(&f.scene),
+        width: f.scene.width,
+        height: f.scene.height,
+        boxes: &f.boxes,
+        diff: &diff,
+    };
     serde_json::to_string(&answer).map_err(err)
 }

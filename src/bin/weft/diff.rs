@@ -150,6 +150,13 @@ impl KeptWaits for StoreWaits {
             }
         }
     }
+
+    fn critical_path(&self) -> Option<Vec<weft::analyses::diagnosis::waits::NamedNs>> {
+        if weft::store::read::critical_path::missing(&self.store).is_some() {
+            return None;
+        }
+        self.store.manifest.critical_path.as_ref().map(|k| k.report.by_region.clone())
+    }
 }
 
 /// Read `path` as `weft info` does: a store folder decoded whole, or a trace through the readers.
@@ -237,7 +244,9 @@ fn tree_text(t: &CallTreeDiff, top: usize) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     let mut rows: Vec<&PathDiff> = t.paths.iter().filter(|p| p.delta_exclusive_ns != 0 || p.delta_ns != 0).collect();
-    rows.sort_by_key(|p| (std::cmp::Reverse(p.delta_exclusive_ns.unsigned_abs()), std::cmp::Reverse(p.delta_ns.unsigned_abs())));
+    rows.sort_by_key(|p| {
+        (std::cmp::Reverse(p.delta_exclusive_ns.unsigned_abs()), std::cmp::Reverse(p.delta_ns.unsigned_abs()))
+    });
     let _ = writeln!(o);
     let _ = writeln!(
         o,

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startServer, openPage, screenshot, repoRoot, weftArgs, outDir } from '../lib/harness.mjs';
+import { decodePng } from '../lib/png.mjs';
 
 const THREADS = 4, ITERATIONS = 5, SLOW = 2;
 
@@ -75,13 +76,8 @@ test('compare views: differential flame graph, moments, waits and path, B hover,
     // The kernel's pixels are red, exchange's grey (the picture as drawn, under the pointer's box).
     const exchange = answer.boxes.find((x) => answer.paths[x.path].path.join('/') === 'main/exchange' && x.merged === 1);
     const colour = async (bx) => {
-      const shot = await page.screenshot({ clip: { x: img.x + bx.x + bx.w / 2, y: img.y + bx.y + 2, width: 1, height: 1 } });
-      return page.evaluate(async (b64) => {
-        const bmp = await createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
-        const c = new OffscreenCanvas(1, 1).getContext('2d');
-        c.drawImage(bmp, 0, 0);
-        return [...c.getImageData(0, 0, 1, 1).data.slice(0, 3)];
-      }, shot.toString('base64'));
+      const shot = decodePng(await page.screenshot({ clip: { x: Math.round(img.x + bx.x + bx.w / 2), y: Math.round(img.y + bx.y + 3), width: 1, height: 1 } }));
+      return shot.pixel(0, 0);
     };
     const [kr, kg, kb] = await colour(box);
     assert.ok(kr > kg + 40 && kr > kb + 40, `kernel's box is red: ${[kr, kg, kb]}`);
@@ -156,7 +152,10 @@ test('compare views: the messages of B minus A, 4 against 8 Paraver tasks', { ti
   const a = path.join(dir, 'a'), b = path.join(dir, 'b');
   execFileSync(...weftArgs('generate', 'paraver', '-o', a, '--tasks', '4'), { cwd: repoRoot });
   execFileSync(...weftArgs('generate', 'paraver', '-o', b, '--tasks', '8'), { cwd: repoRoot });
-  const [ta, tb] = [path.join(a, 'trace.prv'), path.join(b, 'trace.prv')];
+  // Each .prv alone (no .pcf or .row beside it), so that the CLI reads what the page fetches.
+  const [ta, tb] = [path.join(dir, 'a.prv'), path.join(dir, 'b.prv')];
+  fs.copyFileSync(path.join(a, 'trace.prv'), ta);
+  fs.copyFileSync(path.join(b, 'trace.prv'), tb);
   const want = cli('diff', ta, tb, '--json', '--ranks', 'proportional');
   const cells = want.comm_matrix.delta.count;
   assert.ok(cells.flat().some((v) => v !== 0), 'the runs differ in their messages');
@@ -164,7 +163,7 @@ test('compare views: the messages of B minus A, 4 against 8 Paraver tasks', { ti
   const rel = (p) => `/${path.relative(repoRoot, p)}`;
   const { browser, page, problems } = await openPage('webgpu', `${url}?trace=${rel(ta)}&compare=${rel(tb)}&cranks=proportional&ctab=matrix`, { width: 1280, height: 900 });
   try {
-    await compared(page, ['trace.prv', 'trace.prv']);
+    await compared(page, ['a.prv', 'b.prv']);
     await page.waitForSelector('#compare-matrix');
     const shown = await page.$$eval('#compare-matrix tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.delta))));
     assert.deepEqual(shown, cells, 'the cells are weft diff --ranks proportional\'s matrix of B minus A');

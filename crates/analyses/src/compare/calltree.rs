@@ -93,8 +93,12 @@ pub struct CallTreeDiff {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
     /// B spends more of its own time in the path; `strength` from 1 (a little) to 100 (all new).
-    Slower { strength: u8 },
-    Faster { strength: u8 },
+    Slower {
+        strength: u8,
+    },
+    Faster {
+        strength: u8,
+    },
     /// Within [`UNCHANGED_SHARE`] of the larger side.
     Unchanged,
 }

@@ -158,6 +158,11 @@ pub struct Run<'t> {
 /// without one) as `wait_report` of the run's trace would be; `None` where they cannot be read.
 pub trait KeptWaits: std::fmt::Debug {
     fn report(&self, window: Option<(u64, u64)>) -> Option<crate::diagnosis::waits::WaitReport>;
+    /// The critical path's time by region the run keeps (`weft critical-path --json`'s `by_region` of its
+    /// trace); None where it keeps none.
+    fn critical_path(&self) -> Option<Vec<crate::diagnosis::waits::NamedNs>> {
+        None
+    }
 }
 
 #[derive(Debug, Error, PartialEq)]

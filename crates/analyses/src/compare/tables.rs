@@ -312,7 +312,7 @@ pub struct PathRegionDiff {
 pub(super) fn wait_totals(run: Run, window: Option<TimeWindow>) -> Option<WaitTotals> {
     let window = window.map(|w| (w.start_ns, w.end_ns));
     let (report, critical_path) = match run.kept {
-        Some(kept) => (kept.report(window)?, None),
+        Some(kept) => (kept.report(window)?, window.is_none().then(|| kept.critical_path()).flatten()),
         None if run.waits => {
             let states = wait_states(run.trace);
             let path = window.is_none().then(|| path_report(run.trace, &critical_path(run.trace, &states)).by_region);

@@ -93,7 +93,13 @@ pub fn diff_flame(tree: &CallTree, trace: &Trace, diff: &CallTreeDiff, width: f3
         let Some(p) = diff.paths.get(path as usize) else { continue };
         let y = top + (levels - 1 - b.level) as f32 * LEVEL_PX;
         let w = (b.x1 - b.x0).max(MIN_BOX_PX);
-        let rect = RectInstance::filled(b.x0, y, w, LEVEL_PX - 1.0, if b.merged > 1 { MERGED } else { change_color(p.change()) });
+        let rect = RectInstance::filled(
+            b.x0,
+            y,
+            w,
+            LEVEL_PX - 1.0,
+            if b.merged > 1 { MERGED } else { change_color(p.change()) },
+        );
         sc.rects.push(match (b.merged > 1, w >= 4.0) {
             (true, _) => rect.with_shape(Shape::Hatched),
             (false, true) => rect.with_border(BACKGROUND, 0.5),
@@ -107,7 +113,13 @@ pub fn diff_flame(tree: &CallTree, trace: &Trace, diff: &CallTreeDiff, width: f3
         }
     }
     if layout.boxes.is_empty() {
-        sc.add_notice(0.0, top, width, (height - top).max(1.0), &["No time in B's call tree.", "Run B has no interval with a duration in the compared window."]);
+        sc.add_notice(
+            0.0,
+            top,
+            width,
+            (height - top).max(1.0),
+            &["No time in B's call tree.", "Run B has no interval with a duration in the compared window."],
+        );
     }
     DiffFlame { scene: sc, boxes }
 }

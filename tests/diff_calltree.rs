@@ -82,8 +82,11 @@ fn tree(path: &Path, window: Option<String>) -> BTreeMap<Vec<String>, [u64; 3]> 
     out
 }
 
-/// The diff's paths by path: ([a count, a incl, a excl], [b ...], delta incl, delta excl).
-fn paths(v: &Value) -> BTreeMap<Vec<String>, ([u64; 3], [u64; 3], i64, i64)> {
+/// A path's figures in the diff: ([a count, a incl, a excl], [b ...], delta incl, delta excl).
+type PathRow = ([u64; 3], [u64; 3], i64, i64);
+
+/// The diff's paths by path.
+fn paths(v: &Value) -> BTreeMap<Vec<String>, PathRow> {
     v["calltree"]["paths"]
         .as_array()
         .expect("calltree paths")

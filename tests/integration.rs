@@ -30,6 +30,7 @@ mod critical_path_cli;
 mod cycles;
 mod darshan_oracle;
 mod diff;
+mod diff_calltree;
 mod execgraph;
 mod grain_fit;
 mod grains;

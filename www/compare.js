@@ -11,6 +11,7 @@
 import { pageUrlParam, nameOfUrl } from './open-url.js';
 import { visibleText } from './text.js';
 import { runSteps, yieldToBrowser } from './loading.js';
+import { formats, flameView, matrixView, momentsView, waitsView } from './compare-views.js';
 
 const PROTOCOL = 1;
 const CHUNK = 4 << 20;
@@ -35,6 +36,9 @@ export function createCompare(app, mod) {
     worker: null, viewer: null, canvas: null, nextId: 1, pending: new Map(), loadId: null,
     sides: null, comparison: null, asked: 0,
     origins: { a: 0, b: 0 }, last: null, marked: null, windowTimer: null, lastWindow: null,
+    // The panel's tab, the flame graph's answer for the comparison shown (asked when its tab opens), the
+    // matrix's unit.
+    tab: 'regions', flame: null, flameAsked: 0, matrixUnit: 'count',
   };
   // For tests and benchmarks.
   weft.compare = s;
@@ -84,7 +88,8 @@ export function createCompare(app, mod) {
     if (s.viewer) return s.viewer;
     s.canvas = el('canvas', { id: 'gpu-b' });
     const labels = el('canvas', { id: 'labels-b' });
-    ui.stageB.prepend(s.canvas, labels);
+    s.tip = el('div', { id: 'tooltip-b', hidden: true });
+    ui.stageB.prepend(s.canvas, labels, s.tip);
     s.viewer = await mod.Viewer.create(s.canvas, labels);
     // B's colours follow the page's theme as A's do (theme.js sets html[data-theme] and weft.theme).
     const theme = () => { if (weft.theme) { try { s.viewer.set_theme(weft.theme); } catch (e) { console.warn('set_theme:', e); } } };
@@ -131,7 +136,8 @@ export function createCompare(app, mod) {
       canvas.setPointerCapture(e.pointerId);
     });
     canvas.addEventListener('pointermove', (e) => {
-      if (!drag) return;
+      if (!drag) { const [x, y] = local(e); showTipB(s.viewer.hover(x, y), x, y); return; }
+      hideTipB();
       s.viewer.pan(drag.x - e.clientX);
       s.viewer.scroll(drag.y - e.clientY);
       drag = { x: e.clientX, y: e.clientY };
@@ -139,6 +145,21 @@ export function createCompare(app, mod) {
     const end = () => { drag = null; };
     canvas.addEventListener('pointerup', end);
     canvas.addEventListener('pointercancel', end);
+    canvas.addEventListener('pointerleave', () => { hideTipB(); try { s.viewer.clear_hover(); } catch { /* no view */ } });
+  }
+
+  // B's hover: the Viewer's text for what is under the pointer (as pointer.js shows A's), lettered B.
+  function hideTipB() { if (s.tip) s.tip.hidden = true; }
+  function showTipB(info, x, y) {
+    if (!info) { hideTipB(); return; }
+    const t = s.tip;
+    t.replaceChildren(el('div', { className: 'name' }, el('span', { className: 'run-badge run-b' }, el('b', { textContent: 'B' })), ` ${visibleText(info.title)}`),
+      ...info.lines.map((l) => el('div', { textContent: visibleText(l) })));
+    t.hidden = false;
+    const r = ui.stageB.getBoundingClientRect();
+    const tw = t.offsetWidth, th = t.offsetHeight;
+    t.style.left = `${Math.max(4, x + 14 + tw > r.width ? x - tw - 14 : x + 14)}px`;
+    t.style.top = `${y + 18 + th > r.height ? Math.max(4, y - th - 10) : y + 18}px`;
   }
 
   // --- Coupled zoom and pan ---------------------------------------------------------------------------------
@@ -167,6 +188,8 @@ export function createCompare(app, mod) {
     s.bLoaded = false;
     s.sides = null;
     s.comparison = null;
+    if (s.flame) s.flame.view.dispose();
+    s.flame = null;
     s.last = null;
     s.marked = null;
     s.origins = { a: 0, b: 0 };
@@ -185,11 +208,14 @@ export function createCompare(app, mod) {
     ui.panel.replaceChildren(el('p', { className: 'muted', textContent: 'comparing…' }));
   }
 
-  /** Open run B from `{file}` or `{url}`, beside the run A shown or being opened. */
-  async function openB(src) {
+  /** Open run B from `{file}` or `{url}`, beside the run A shown or being opened; `link`: the permalink's
+   *  compare settings (alignment, rank mapping, scope, tab) to start from. */
+  async function openB(src, link = null) {
     const name = src.file ? src.file.name : nameOfUrl(src.url);
     s.names.b = name;
+    s.urlB = src.url || null;
     begin(null);
+    if (link) fromLink(link);
     try { await ensureViewer(); } catch (e) { failB(`cannot draw run B: ${e}`); return; }
     resizeB();
     s.loadId = `b${s.nextId++}`;
@@ -355,6 +381,7 @@ export function createCompare(app, mod) {
       if (a) { t0 = Math.max(0, a[0] - s.origins.a); t1 = Math.max(0, a[1] - s.origins.a); }
     }
     const args = { align, ranks, t0, t1 };
+    s.args = args;
     say('comparing…');
     try {
       const [sa, sb] = await Promise.all([app.reader.ask('compare-side', { which: 'A', ...args }), askB('compare-side', { which: 'B', ...args })]);
@@ -378,6 +405,7 @@ export function createCompare(app, mod) {
   // --- The panel: the summary and the region table ----------------------------------------------------------
   const fmt = (ns) => (ns === null || ns === undefined ? '–' : weft.viewer.format_duration(ns));
   const signed = (ns) => (ns > 0 ? `+${fmt(ns)}` : ns < 0 ? `−${fmt(-ns)}` : fmt(0));
+  const TABS = [['regions', 'Regions'], ['flame', 'Flame graph'], ['matrix', 'Messages'], ['moments', 'Moments'], ['waits', 'Waits and path']];
   const COLUMNS = ['region', 'A incl', 'B incl', 'Δ incl', 'ratio', 'A excl', 'B excl', 'Δ excl', 'A count', 'B count', 'A mean', 'B mean'];
 
   function renderPanel() {
@@ -405,7 +433,55 @@ export function createCompare(app, mod) {
       body.append(tr);
     }
     table.append(body);
-    ui.panel.replaceChildren(head, summary, el('div', { className: 'scroll' }, table));
+    s.regionTable = table;
+    s.tabBody = el('div', { className: 'scroll', id: 'compare-tab-body' });
+    const tabs = el('div', { className: 'compare-tabs', role: 'tablist' }, ...TABS.map(([key, text]) => {
+      const b = el('button', { type: 'button', textContent: text, role: 'tab' });
+      b.dataset.tab = key;
+      b.setAttribute('aria-selected', String(key === s.tab));
+      b.addEventListener('click', () => showTab(key));
+      return b;
+    }));
+    ui.panel.replaceChildren(head, summary, tabs, s.tabBody);
+    showTab(s.tab);
+  }
+
+  /** Show the panel's tab `key`: the region table, or a view of compare-views.js over the comparison. */
+  function showTab(key) {
+    s.tab = key;
+    for (const b of ui.panel.querySelectorAll('.compare-tabs button')) b.setAttribute('aria-selected', String(b.dataset.tab === key));
+    const c = s.comparison;
+    const f = formats(weft.viewer);
+    if (key === 'regions') s.tabBody.replaceChildren(s.regionTable);
+    else if (key === 'matrix') {
+      const unit = el('select', { id: 'compare-matrix-unit' }, el('option', { value: 'count', textContent: 'messages' }), el('option', { value: 'bytes', textContent: 'bytes' }));
+      unit.value = s.matrixUnit;
+      unit.addEventListener('change', () => { s.matrixUnit = unit.value; showTab('matrix'); });
+      s.tabBody.replaceChildren(el('label', {}, 'by ', unit), matrixView(c, s.matrixUnit));
+    } else if (key === 'moments') s.tabBody.replaceChildren(momentsView(c, f));
+    else if (key === 'waits') s.tabBody.replaceChildren(waitsView(c, f));
+    else if (key === 'flame') showFlame();
+  }
+
+  /** The differential flame graph: A's call tree from A's worker, paired and drawn in B's (once per comparison). */
+  async function showFlame() {
+    const f = formats(weft.viewer);
+    const asked = s.asked;
+    if (s.flame && s.flame.asked === asked) { s.tabBody.replaceChildren(s.flame.view.element); return; }
+    s.tabBody.replaceChildren(el('p', { className: 'muted', textContent: 'pairing the call trees…' }));
+    const args = s.args;
+    try {
+      const ta = await app.reader.ask('compare-calltree', { which: 'A', ...args });
+      const width = Math.max(400, Math.floor(ui.panel.getBoundingClientRect().width - 40));
+      const r = await askB('compare-flame', { a: ta.text, width, ...args });
+      if (asked !== s.asked) return;
+      if (s.flame) s.flame.view.dispose();
+      s.flame = { asked, answer: r.result, view: flameView(r.result, f) };
+      if (s.tab === 'flame') s.tabBody.replaceChildren(s.flame.view.element);
+    } catch (e) {
+      if (asked !== s.asked || s.tab !== 'flame') return;
+      s.tabBody.replaceChildren(el('p', { className: 'error-text', textContent: `The call trees could not be compared: ${e.message || e}` }));
+    }
   }
 
   function renderMarks() {
@@ -421,6 +497,31 @@ export function createCompare(app, mod) {
     };
     try { weft.viewer.timeline_mark_region(idOf(s.sides && s.sides.a)); } catch (e) { console.warn(e); }
     try { s.viewer.timeline_mark_region(idOf(s.sides && s.sides.b)); } catch (e) { console.warn(e); }
+  }
+
+  // --- The permalink ----------------------------------------------------------------------------------------
+  /** The compare settings as link parameters (B must have come from a URL to be reopened by a link). */
+  function link() {
+    if (!s.on || !s.urlB) return null;
+    return { compare: s.urlB, calign: alignText(), cranks: controls.ranks.value, cscope: controls.scope.value, ctab: s.tab };
+  }
+  weft.compareLink = link;
+
+  /** The link's compare settings on the controls (unknown values ignored). */
+  function fromLink(p) {
+    const align = p.get('calign');
+    if (align && align.startsWith('region:')) {
+      const rest = align.slice('region:'.length);
+      const m = /^(.*):(\d+)$/.exec(rest);
+      controls.align.value = 'region';
+      controls.region.value = m ? m[1] : rest;
+      controls.instance.value = m ? m[2] : '1';
+      controls.region.hidden = false;
+      controls.instance.hidden = false;
+    }
+    if (['index', 'name', 'proportional'].includes(p.get('cranks'))) controls.ranks.value = p.get('cranks');
+    if (['whole', 'window'].includes(p.get('cscope'))) controls.scope.value = p.get('cscope');
+    if (TABS.some(([k]) => k === p.get('ctab'))) s.tab = p.get('ctab');
   }
 
   // --- Wiring -----------------------------------------------------------------------------------------------
@@ -439,11 +540,14 @@ export function createCompare(app, mod) {
   $('file-name').after(button, input);
   weft.hooks.loaded.push((msg) => { button.hidden = msg.kind !== 'trace'; });
 
-  // `?trace=A&compare=B`: B opens beside the A the page opens from its address.
+  // `?trace=A&compare=B`: B opens beside the A the page opens from its address, with the permalink's
+  // compare settings (`calign`, `cranks`, `cscope`, `ctab`; permalink.js writes them from `link()`).
   const url = pageUrlParam(location, 'compare');
   if (url && pageUrlParam(location, 'trace')) {
     s.pendingA = true;
-    openB({ url });
+    const params = new URLSearchParams(location.search);
+    for (const [k, v] of new URLSearchParams(location.hash.slice(1))) if (!params.has(k)) params.set(k, v);
+    openB({ url }, params);
   }
 
   return { openB, openPair, openTwo, close, state: s };

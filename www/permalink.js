@@ -47,6 +47,9 @@ export function capture(weft, carried) {
   // The notes on the trace (notes.js; views::notes: versioned, base64url), whatever view is shown.
   const notes = weft.notesPanel && weft.notesPanel.link();
   if (notes) p.set('notes', notes);
+  // Two runs compared (compare.js): run B's address and the comparison's settings.
+  const compare = weft.compareLink && weft.compareLink();
+  if (compare) for (const [k, v] of Object.entries(compare)) p.set(k, v);
   for (const k of CARRIED) if (carried.has(k)) p.set(k, carried.get(k));
   return p;
 }

@@ -5,6 +5,7 @@
 //! another way than `analyses::compare` does.
 
 use wasm_bindgen::prelude::*;
+use weft_analyses::compare::calltree::{diff_trees, tree_of, TreeSide};
 use weft_analyses::compare::{pair, side, Align, CompareOptions, RankMap, Run, Side};
 use weft_analyses::moments::TimeWindow;
 
@@ -54,4 +55,54 @@ pub fn two_runs(a: &[u8], b: &[u8]) -> bool {
 #[wasm_bindgen]
 pub fn two_runs_head_bytes() -> u32 {
     weft_readers::chrome::HEAD_BYTES as u32
+}
+
+/// The call tree of the trace this worker shows over its window of the comparison (`compare::calltree`), named,
+/// as JSON: run A's part of the differential flame graph, which B's worker pairs ([`compare_flame`]).
+#[wasm_bindgen]
+pub fn compare_calltree_side(which: &str, align: &str, ranks: &str, t0_ns: f64, t1_ns: f64) -> Result<String, JsValue> {
+    let trace = super::worker::shown_trace()
+        .ok_or("the reader holds no trace to compare (a graph is shown, or the reader was restarted)")?;
+    let options = options(align, ranks, t0_ns, t1_ns)?;
+    let letter = if which == "B" { 'B' } else { 'A' };
+    let tree = tree_of(&trace, letter, &options).map_err(err)?;
+    serde_json::to_string(&TreeSide::of(&tree, &trace)).map_err(err)
+}
+
+/// The differential flame graph: this worker's run (B) as its call tree, each path coloured by its change
+/// against run A's tree (`a`: JSON of [`compare_calltree_side`]), `width` px wide (`scene::flame_diff`), as
+/// JSON `{svg, boxes, paths, total_ns}`: the picture, where each box is and which path it stands for, and
+/// the paths with A's and B's figures (`weft diff --calltree --json`'s `calltree`).
+#[wasm_bindgen]
+pub fn compare_flame(a: &str, align: &str, ranks: &str, t0_ns: f64, t1_ns: f64, width: f32) -> Result<String, JsValue> {
+    let trace = super::worker::shown_trace()
+        .ok_or("the reader holds no trace to compare (a graph is shown, or the reader was restarted)")?;
+    let options = options(align, ranks, t0_ns, t1_ns)?;
+    let side_a: TreeSide =
+        serde_json::from_str(a).map_err(|e| err(format!("run A's call tree for the comparison: {e}")))?;
+    let tree = tree_of(&trace, 'B', &options).map_err(err)?;
+    let diff = diff_trees(&side_a, &TreeSide::of(&tree, &trace));
+    let title = format!(
+        "B's call tree ({} of time) coloured by each path's change of own time against A's ({})",
+        weft_analyses::moments::format_duration_ns(diff.total_ns.b as f64),
+        weft_analyses::moments::format_duration_ns(diff.total_ns.a as f64)
+    );
+    let f = weft_view::scene::flame_diff::diff_flame(&tree, &trace, &diff, width, &title);
+    #[derive(serde::Serialize)]
+    struct Answer<'a> {
+        svg: String,
+        width: f32,
+        height: f32,
+        boxes: &'a [weft_view::scene::flame_diff::DiffBox],
+        #[serde(flatten)]
+        diff: &'a weft_analyses::compare::calltree::CallTreeDiff,
+    }
+    let answer = Answer {
+        svg: weft_view::scene::svg::to_svg(&f.scene),
+        width: f.scene.width,
+        height: f.scene.height,
+        boxes: &f.boxes,
+        diff: &diff,
+    };
+    serde_json::to_string(&answer).map_err(err)
 }

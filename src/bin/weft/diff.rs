@@ -6,12 +6,17 @@
 //! `b_inclusive_ns`, `delta_ns`, `a_exclusive_ns`, `b_exclusive_ns`, `a_count`, `b_count`, ...}],
 //! `locations`, `comm_matrix` {`a`, `b`, `delta`}, `waits` {`a`, `b`, `delta`, `delta_total_ns`},
 //! `summary`, `options`, and `windows` where the runs were analysed over windows. Each side's figures are
-//! what `weft info`, `weft moments` and `weft waits` print of that run alone. Text output: the two runs, the
+//! what `weft info`, `weft moments` and `weft waits` print of that run alone. With `--calltree`, the JSON
+//! also has `calltree` {`total_ns` {`a`, `b`}, `paths` [{`path`, `a_inclusive_ns`, `b_inclusive_ns`,
+//! `delta_ns`, `a_exclusive_ns`, `b_exclusive_ns`, `delta_exclusive_ns`, `a_count`, `b_count`}]}: the call
+//! paths of both runs' trees (`weft calltree --json` of each over the compared window) paired by name, and the
+//! text the paths that changed most. `weft render diff --flame` draws B's tree coloured by that change. Text output: the two runs, the
 //! regions and locations that changed most, the matrices' and the waits' change, and the summary; trace text
 //! escaped.
 
 use crate::folders::FolderStore;
 use std::path::{Path, PathBuf};
+use weft::analyses::compare::calltree::{diff_trees, tree_of, CallTreeDiff, PathDiff, TreeSide};
 use weft::analyses::compare::{
     pair, side, Align, CompareOptions, Comparison, KeptWaits, LocationSide, RankMap, Run, Side,
 };
@@ -44,6 +49,9 @@ pub struct Args {
     /// Rows of the regions and locations tables in the text output.
     #[arg(long, default_value_t = 15)]
     top: usize,
+    /// Also pair the runs' call trees path by path (`calltree` in the JSON).
+    #[arg(long)]
+    calltree: bool,
 }
 
 #[derive(clap::Args)]
@@ -70,11 +78,35 @@ pub struct RenderArgs {
     /// Width of the picture in pixels.
     #[arg(long, default_value_t = 1000.0)]
     width: f32,
+    /// Draw the differential flame graph instead: B's call tree coloured by each path's change against A.
+    #[arg(long)]
+    flame: bool,
 }
 
-/// `weft render diff A B -o out.svg`: `scene::compare`'s picture of the comparison.
+/// `weft render diff A B -o out.svg`: `scene::compare`'s picture of the comparison, or with `--flame`
+/// `scene::flame_diff`'s of the call trees.
 pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let options = options(&a.align, &a.ranks, a.window.as_deref())?;
+    if a.flame {
+        let (ra, rb) = std::thread::scope(|s| {
+            let hb = s.spawn(|| load(&a.b));
+            (load(&a.a), hb.join().unwrap_or_else(|_| Err(format!("{}: reading it failed", a.b.display()))))
+        });
+        let (ra, rb) = (ra?, rb?);
+        let tree_a = tree_of(&ra.trace, 'A', &options)?;
+        let tree_b = tree_of(&rb.trace, 'B', &options)?;
+        let diff = diff_trees(&TreeSide::of(&tree_a, &ra.trace), &TreeSide::of(&tree_b, &rb.trace));
+        let title = format!(
+            "Call tree of B ({}) coloured by its change against A ({}): {} against {}",
+            esc(&a.b.display().to_string()),
+            esc(&a.a.display().to_string()),
+            d(diff.total_ns.b),
+            d(diff.total_ns.a)
+        );
+        let f = weft::scene::flame_diff::diff_flame(&tree_b, &rb.trace, &diff, a.width, &title);
+        crate::picture::write(&f.scene, &a.out, scale)?;
+        return Ok(());
+    }
     let c = compared(&a.a, &a.b, &options)?;
     let scene = weft::scene::compare::build_compare(&c, a.width, a.top);
     crate::picture::write(&scene, &a.out, scale)?;
@@ -118,6 +150,13 @@ impl KeptWaits for StoreWaits {
             }
         }
     }
+
+    fn critical_path(&self) -> Option<Vec<weft::analyses::diagnosis::waits::NamedNs>> {
+        if weft::store::read::critical_path::missing(&self.store).is_some() {
+            return None;
+        }
+        self.store.manifest.critical_path.as_ref().map(|k| k.report.by_region.clone())
+    }
 }
 
 /// Read `path` as `weft info` does: a store folder decoded whole, or a trace through the readers.
@@ -141,32 +180,99 @@ pub fn options(align: &str, ranks: &str, window: Option<&str>) -> Result<Compare
     })
 }
 
-/// The side of the run at `path` (`which`: 'A' or 'B'); its trace is dropped once its figures are taken.
-fn side_of(path: &Path, which: char, options: &CompareOptions) -> Result<Side, String> {
+/// The side of the run at `path` (`which`: 'A' or 'B'), and with `tree` its call tree named
+/// (`compare::calltree`); its trace is dropped once its figures are taken.
+fn side_of(path: &Path, which: char, options: &CompareOptions, tree: bool) -> Result<(Side, Option<TreeSide>), String> {
     let loaded = load(path)?;
-    side(loaded.run(), which, options).map_err(|e| e.to_string())
+    let s = side(loaded.run(), which, options).map_err(|e| e.to_string())?;
+    let t = if tree {
+        let t = tree_of(&loaded.trace, which, options).map_err(|e| e.to_string())?;
+        Some(TreeSide::of(&t, &loaded.trace))
+    } else {
+        None
+    };
+    Ok((s, t))
 }
 
 /// The comparison of the two runs at `a` and `b`: each read and analysed on its own thread
-/// (`compare::side`), then paired (`compare::pair`), as `compare::compare` does in one.
-pub fn compared(a: &Path, b: &Path, options: &CompareOptions) -> Result<Comparison, Box<dyn std::error::Error>> {
+/// (`compare::side`), then paired (`compare::pair`), as `compare::compare` does in one; with `trees`, their
+/// call trees paired too.
+pub fn compared_with(
+    a: &Path,
+    b: &Path,
+    options: &CompareOptions,
+    trees: bool,
+) -> Result<(Comparison, Option<CallTreeDiff>), Box<dyn std::error::Error>> {
     let (sa, sb) = std::thread::scope(|s| {
-        let hb = s.spawn(|| side_of(b, 'B', options));
-        let sa = side_of(a, 'A', options);
+        let hb = s.spawn(|| side_of(b, 'B', options, trees));
+        let sa = side_of(a, 'A', options, trees);
         (sa, hb.join().unwrap_or_else(|_| Err(format!("{}: reading it failed", b.display()))))
     });
-    Ok(pair(sa?, sb?, options))
+    let ((sa, ta), (sb, tb)) = (sa?, sb?);
+    let trees = ta.zip(tb).map(|(ta, tb)| diff_trees(&ta, &tb));
+    Ok((pair(sa, sb, options), trees))
+}
+
+/// [`compared_with`] without the call trees.
+pub fn compared(a: &Path, b: &Path, options: &CompareOptions) -> Result<Comparison, Box<dyn std::error::Error>> {
+    Ok(compared_with(a, b, options, false)?.0)
 }
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let options = options(&a.align, &a.ranks, a.window.as_deref())?;
-    let c = compared(&a.a, &a.b, &options)?;
+    let (c, trees) = compared_with(&a.a, &a.b, &options, a.calltree)?;
     if a.json {
-        println!("{}", crate::json_text(&c)?);
+        match trees {
+            None => println!("{}", crate::json_text(&c)?),
+            Some(t) => {
+                let mut v = serde_json::to_value(&c)?;
+                v["calltree"] = serde_json::to_value(&t)?;
+                println!("{}", crate::json_text(&v)?);
+            }
+        }
         return Ok(());
     }
     print!("{}", text(&c, &a.a, &a.b, a.top));
+    if let Some(t) = trees {
+        print!("{}", tree_text(&t, a.top));
+    }
     Ok(())
+}
+
+/// The call paths whose own time changed most.
+fn tree_text(t: &CallTreeDiff, top: usize) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let mut rows: Vec<&PathDiff> = t.paths.iter().filter(|p| p.delta_exclusive_ns != 0 || p.delta_ns != 0).collect();
+    rows.sort_by_key(|p| {
+        (std::cmp::Reverse(p.delta_exclusive_ns.unsigned_abs()), std::cmp::Reverse(p.delta_ns.unsigned_abs()))
+    });
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "call paths (B - A, by |own time delta|; {} of {} changed; tree A {}  B {})",
+        rows.len(),
+        t.paths.len(),
+        d(t.total_ns.a),
+        d(t.total_ns.b)
+    );
+    let _ = writeln!(o, "{:>12}  {:>12}  {:>12}  {:>12}  path", "excl A", "excl B", "delta", "incl delta");
+    for p in rows.iter().take(top) {
+        let path: Vec<String> = p.path.iter().map(|n| esc(n).into_owned()).collect();
+        let _ = writeln!(
+            o,
+            "{:>12}  {:>12}  {:>12}  {:>12}  {}",
+            d(p.a_exclusive_ns),
+            d(p.b_exclusive_ns),
+            sd(p.delta_exclusive_ns),
+            sd(p.delta_ns),
+            path.join(" > ")
+        );
+    }
+    if rows.len() > top {
+        let _ = writeln!(o, "  ... {} more (--top, or --json)", rows.len() - top);
+    }
+    o
 }
 
 fn d(ns: u64) -> String {

@@ -18,14 +18,16 @@
 //!   The matrix difference is in B's shape: A's cells summed into the cells of the processes they map to.
 //!
 //! [`side`] takes one run's figures alone (serialisable: a worker holding one run can send it), [`pair`] pairs
-//! two sides, [`compare`] is both. Pure functions of the [`Trace`]s: must not read files, a clock, or know a
+//! two sides, [`compare`] is both; [`calltree`] pairs the runs' call trees path by path (the differential
+//! flame graph). Pure functions of the [`Trace`]s: must not read files, a clock, or know a
 //! view; the CLI (`weft diff`, `weft render diff`) and a page show [`Comparison`], serialised as it is.
 
+pub mod calltree;
 mod summary;
 mod tables;
 
 pub use tables::{LocationDelta, LocationRow, LocationSide, MatrixDelta, MatrixDiff, PatternTotal, RegionDiff};
-pub use tables::{WaitTotals, WaitsDiff};
+pub use tables::{PathRegionDiff, WaitTotals, WaitsDiff};
 
 use super::comm_matrix::{comm_matrix, CommMatrix, MatrixUnit};
 use super::moments::TimeWindow;
@@ -156,6 +158,11 @@ pub struct Run<'t> {
 /// without one) as `wait_report` of the run's trace would be; `None` where they cannot be read.
 pub trait KeptWaits: std::fmt::Debug {
     fn report(&self, window: Option<(u64, u64)>) -> Option<crate::diagnosis::waits::WaitReport>;
+    /// The critical path's time by region the run keeps (`weft critical-path --json`'s `by_region` of its
+    /// trace); None where it keeps none.
+    fn critical_path(&self) -> Option<Vec<crate::diagnosis::waits::NamedNs>> {
+        None
+    }
 }
 
 #[derive(Debug, Error, PartialEq)]

@@ -5,7 +5,8 @@
 use super::{Pair, Run, Side};
 use crate::busy::BusyDefinition;
 use crate::comm_matrix::CommMatrix;
-use crate::diagnosis::waits::{wait_report, wait_states, Pattern};
+use crate::diagnosis::critical_path::{critical_path, path_report};
+use crate::diagnosis::waits::{wait_report, wait_states, NamedNs, Pattern};
 use crate::moments::{moments, LocationMoments, TimeWindow};
 use crate::profile::RegionProfile;
 use serde::{Deserialize, Serialize};
@@ -254,6 +255,10 @@ pub struct WaitTotals {
     pub total_ns: u64,
     /// Every pattern, by key (read back as the pattern's own key: an unknown key is refused).
     pub patterns: BTreeMap<&'static str, PatternTotal>,
+    /// The critical path's time by region (`weft critical-path --json`'s `by_region`), where the run's wait
+    /// states were found from its trace over the whole run (not over a window, nor a store's kept ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critical_path: Option<Vec<NamedNs>>,
 }
 
 /// [`WaitTotals`] as read back from JSON (a worker's answer), its pattern keys still names.
@@ -261,6 +266,8 @@ pub struct WaitTotals {
 struct WaitTotalsRead {
     total_ns: u64,
     patterns: BTreeMap<String, PatternTotal>,
+    #[serde(default)]
+    critical_path: Option<Vec<NamedNs>>,
 }
 
 impl TryFrom<WaitTotalsRead> for WaitTotals {
@@ -274,7 +281,7 @@ impl TryFrom<WaitTotalsRead> for WaitTotals {
                 None => Err(format!("unknown wait pattern '{k}'")),
             })
             .collect::<Result<_, String>>()?;
-        Ok(WaitTotals { total_ns: w.total_ns, patterns })
+        Ok(WaitTotals { total_ns: w.total_ns, patterns, critical_path: w.critical_path })
     }
 }
 
@@ -287,13 +294,30 @@ pub struct WaitsDiff {
     /// Per pattern key, B's total minus A's.
     pub delta: Option<BTreeMap<&'static str, i64>>,
     pub delta_total_ns: Option<i64>,
+    /// Per region (by name), its time on each run's critical path and the change, by delta descending (the
+    /// regions that grew on the path first), then name; where both runs' paths are known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub critical_path: Option<Vec<PathRegionDiff>>,
+}
+
+/// A region's time on the critical path of each run, and B minus A.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PathRegionDiff {
+    pub name: String,
+    pub a_ns: u64,
+    pub b_ns: u64,
+    pub delta_ns: i64,
 }
 
 pub(super) fn wait_totals(run: Run, window: Option<TimeWindow>) -> Option<WaitTotals> {
     let window = window.map(|w| (w.start_ns, w.end_ns));
-    let report = match run.kept {
-        Some(kept) => kept.report(window)?,
-        None if run.waits => wait_report(run.trace, &wait_states(run.trace), window),
+    let (report, critical_path) = match run.kept {
+        Some(kept) => (kept.report(window)?, window.is_none().then(|| kept.critical_path()).flatten()),
+        None if run.waits => {
+            let states = wait_states(run.trace);
+            let path = window.is_none().then(|| path_report(run.trace, &critical_path(run.trace, &states)).by_region);
+            (wait_report(run.trace, &states, window), path)
+        }
         None => return None,
     };
     let patterns = report
@@ -301,7 +325,7 @@ pub(super) fn wait_totals(run: Run, window: Option<TimeWindow>) -> Option<WaitTo
         .iter()
         .map(|(&k, p)| (k, PatternTotal { total_ns: p.total_ns, instances: p.instances }))
         .collect();
-    Some(WaitTotals { total_ns: report.total_wait_ns, patterns })
+    Some(WaitTotals { total_ns: report.total_wait_ns, patterns, critical_path })
 }
 
 pub(super) fn waits(ta: Option<WaitTotals>, tb: Option<WaitTotals>) -> WaitsDiff {
@@ -312,5 +336,20 @@ pub(super) fn waits(ta: Option<WaitTotals>, tb: Option<WaitTotals>) -> WaitsDiff
         ),
         _ => (None, None),
     };
-    WaitsDiff { a: ta, b: tb, delta: delta_map, delta_total_ns }
+    let on_path = |t: &Option<WaitTotals>| t.as_ref().and_then(|t| t.critical_path.clone());
+    let critical_path = on_path(&ta).zip(on_path(&tb)).map(|(pa, pb)| {
+        let mut by: BTreeMap<String, [u64; 2]> = BTreeMap::new();
+        for (k, list) in [pa, pb].into_iter().enumerate() {
+            for r in list {
+                by.entry(r.name).or_default()[k] += r.ns;
+            }
+        }
+        let mut rows: Vec<PathRegionDiff> = by
+            .into_iter()
+            .map(|(name, [a_ns, b_ns])| PathRegionDiff { name, a_ns, b_ns, delta_ns: delta(a_ns, b_ns) })
+            .collect();
+        rows.sort_dyn_by(|x, y| y.delta_ns.cmp(&x.delta_ns).then_with(|| x.name.cmp(&y.name)));
+        rows
+    });
+    WaitsDiff { a: ta, b: tb, delta: delta_map, delta_total_ns, critical_path }
 }

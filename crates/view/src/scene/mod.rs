@@ -11,6 +11,7 @@ pub mod counters;
 pub mod diagnosis_marks;
 pub mod execgraph;
 pub mod flame;
+pub mod flame_diff;
 pub mod grains;
 pub mod groups;
 pub mod legend;

@@ -149,6 +149,8 @@ pub struct Converter {
     pub samples: Vec<Sample>,
     /// Regions of names given inline: (name, categories) text to region.
     regions_by_text: FxMap<(Box<str>, Box<str>), RegionId>,
+    /// Regions whose category is one rocprofv3 writes, and what they are (`rocprof.rs`).
+    pub domains: FxMap<RegionId, super::rocprof::Domain>,
     /// Global clocks by id, from the last snapshot; the trace clock's id.
     clocks: FxMap<u32, ClockRef>,
     trace_clock: u32,
@@ -183,6 +185,7 @@ impl Converter {
             flows: Vec::new(),
             samples: Vec::new(),
             regions_by_text: FxMap::default(),
+            domains: FxMap::default(),
             clocks: FxMap::default(),
             trace_clock: protos::CLOCK_BOOTTIME,
             pairs: Pairs::default(),
@@ -519,6 +522,9 @@ impl Converter {
             Some(&r) => r,
             None => {
                 let r = self.b.region(&key.0, &key.1);
+                if let Some(d) = super::rocprof::Domain::of_category(&key.1) {
+                    self.domains.insert(r, d);
+                }
                 self.regions_by_text.insert(key, r);
                 r
             }

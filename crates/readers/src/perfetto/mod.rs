@@ -20,6 +20,7 @@
 mod args;
 mod convert;
 pub mod protos;
+mod rocprof;
 mod tracks;
 
 use crate::budget::Budget;

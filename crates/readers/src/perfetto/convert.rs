@@ -171,6 +171,10 @@ pub struct Converter {
     pub bad_packets: u64,
     pub first_bad_packet: Option<(u64, String)>,
     pub data_loss: u64,
+    /// sched_switch events (`sched.rs`), and ftrace events of other kinds by `FtraceEvent` field number.
+    pub switches: Vec<super::sched::Switch>,
+    pub ftrace_other: FxMap<u32, u64>,
+    pub comm_regions: FxMap<Box<str>, RegionId>,
 }
 
 impl Converter {
@@ -202,6 +206,9 @@ impl Converter {
             bad_packets: 0,
             first_bad_packet: None,
             data_loss: 0,
+            switches: Vec::new(),
+            ftrace_other: FxMap::default(),
+            comm_regions: FxMap::default(),
         }
     }
 
@@ -271,6 +278,9 @@ impl Converter {
         };
         if let Some(e) = p.track_event {
             self.track_event(seq_id, e, ts, p.timestamp.is_some(), offset);
+        }
+        if let Some(f) = p.ftrace_events {
+            self.ftrace(f, offset);
         }
     }
 

@@ -88,6 +88,7 @@ impl Converter {
     /// Match, place and build the trace.
     pub fn finish(mut self) -> Result<Trace, ReadError> {
         self.say_counts();
+        self.say_ftrace();
         let mut uuids: Vec<u64> = self.events.keys().copied().collect();
         uuids.sort_unstable_by_key(|u| (self.tracks.get(u).map_or(u32::MAX, |t| t.order), *u));
         let (mut unmatched, mut unclosed, mut out_of_order) = (0u64, 0u64, 0u64);
@@ -111,7 +112,7 @@ impl Converter {
         });
         let places = self.place(&matched);
         let mut splits = Splits::default();
-        let total: usize = matched.iter().map(|(_, m)| m.slices.len()).sum();
+        let total: usize = matched.iter().map(|(_, m)| m.slices.len()).sum::<usize>() + self.switches.len();
         self.b.reserve_intervals(total).map_err(|_| {
             let bytes = (total as u64).saturating_mul(TraceBuilder::INTERVAL_BYTES);
             crate::budget::out_of_memory(&self.file, super::FORMAT, "its intervals", bytes)
@@ -137,6 +138,7 @@ impl Converter {
                 points.push(FlowPoint { id, terminating, location, ts, order });
             }
         }
+        self.sched_slices();
         self.chain_flows(points);
         self.counters();
         let events = self.track_events;

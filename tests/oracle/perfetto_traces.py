@@ -480,7 +480,12 @@ class Rocprof(Scenario):
                 if what == "hipLaunchKernel":
                     q = rnd.randrange(queues)
                     dev = device("queue", (gpu, q)) if self.by_queue else device("stream", stream)
-                    k0 = max(end + rnd.randint(100, 500), busy.get(dev[0], 0) + rnd.randint(0, 50))
+                    # On a queue a kernel may start as the one before ends (rocprofv3's own fix of overlapping
+                    # firmware times does that; written in order, the end is matched first). On a stream, kernels
+                    # and copies share the track but are written apart: no tie there, or their ends would pair
+                    # with the wrong begins (in Perfetto's slice tracker too).
+                    tie = 0 if self.by_queue else 1
+                    k0 = max(end + rnd.randint(100, 500), busy.get(dev[0], 0) + rnd.randint(tie, 50))
                     k1 = k0 + rnd.randint(1_000, 20_000)
                     busy[dev[0]] = k1
                     kernel = rnd.choice(["void vector_add<float>(float*, float const*, int)", "matmul_tile", "reduce"])
@@ -489,7 +494,7 @@ class Rocprof(Scenario):
                     self.kernel(dev, kernel, gpu, q, tid, k0, k1, corr, waves)
                 elif what == "hipMemcpyAsync":
                     dev = device("copy", (gpu, ti)) if self.by_queue else device("stream", stream)
-                    m0 = max(end + rnd.randint(50, 300), busy.get(dev[0], 0) + rnd.randint(0, 50))
+                    m0 = max(end + rnd.randint(50, 300), busy.get(dev[0], 0) + rnd.randint(1, 50))
                     m1 = m0 + rnd.randint(500, 5_000)
                     busy[dev[0]] = m1
                     nbytes = 1024 * rnd.randint(1, 4096)
@@ -508,9 +513,11 @@ class Rocprof(Scenario):
             cuuid += 1
             name = f"COPY BYTES to GPU [{g}] (GPU)" if self.new_names else f"COPY BYTES to AGENT [{g + 1}] (GPU)"
             counter = self.rocprof_counter(cuuid, name, f"{self.agent_name(g)} · bytes copied to (bytes)", True)
-            for m0, m1, nbytes in sorted(copies):
-                self.sample(1, m0, cuuid, counter, nbytes // 1024)
-                self.sample(1, m1, cuuid, counter, 0)
+            # Written in time order (copies to one GPU overlap), each copy's bytes at its start, 0 at its end.
+            points = sorted([(m0, nbytes // 1024) for m0, _, nbytes in copies] + [(m1, 0) for _, m1, _ in copies],
+                            key=lambda x: x[0])
+            for ts, value in points:
+                self.sample(1, ts, cuuid, counter, value)
         for g, kernels in sorted(pmc.items()):
             cuuid += 1
             name = f"GPU [{g}] PMC SQ_WAVES" if self.new_names else f"Agent [{g + 1}] PMC SQ_WAVES"

@@ -177,7 +177,10 @@ mod tests {
         assert_eq!(role_of("COMPUTE GPU [0] LANE [1] GPU"), None);
         assert_eq!(role_of("main"), None);
         assert_eq!(counter_name("COPY BYTES to GPU [0] (GPU)").as_deref(), Some("GPU 0 · bytes copied to"));
-        assert_eq!(counter_name("ALLOCATE BYTES on AGENT [3] (GPU)").as_deref(), Some("agent 3 (GPU) · bytes allocated"));
+        assert_eq!(
+            counter_name("ALLOCATE BYTES on AGENT [3] (GPU)").as_deref(),
+            Some("agent 3 (GPU) · bytes allocated")
+        );
         assert_eq!(counter_name("GPU [1] PMC SQ_WAVES").as_deref(), Some("GPU 1 · SQ_WAVES"));
         assert_eq!(counter_name("heap"), None);
         assert_eq!(Domain::of_category("kernel_dispatch"), Some(Domain::Kernels));

@@ -67,7 +67,10 @@ struct Matched {
 enum Place {
     One(LocationId),
     /// A rocprofv3 track: a location per kind of slice (its region's domain), made as they come.
-    Split { role: Role, process: ProcessId },
+    Split {
+        role: Role,
+        process: ProcessId,
+    },
 }
 
 /// The locations split tracks have made: by (track, region), and the number of each device label.

@@ -116,6 +116,11 @@ fn summary(t: &Trace) -> Value {
             not_read.insert(kind.to_string(), n.parse().unwrap());
         }
     }
+    let mut locations: BTreeMap<String, String> = BTreeMap::new();
+    for l in 0..t.locations.len() {
+        let id = weft::model::LocationId(l as u32);
+        locations.insert(format!("{}/{}", process(id), t.location_name(id)), format!("{:?}", t.locations.kind[l]));
+    }
     let sort = |v: &mut Vec<Value>| v.sort_by_key(|x| x.to_string());
     sort(&mut slices);
     sort(&mut args);
@@ -123,7 +128,8 @@ fn summary(t: &Trace) -> Value {
     sort(&mut flows);
     json!({
         "slices": slices, "instants": instants, "counters": counters, "flows": flows, "args": args, "rows": rows,
-        "lost": warned(t, "incremental state"), "packets_not_read": not_read,
+        "lost": warned(t, "incremental state"), "packets_not_read": not_read, "locations": locations,
+        "ftrace_not_read": warned(t, "ftrace events other than sched_switch"),
     })
 }
 
@@ -178,12 +184,66 @@ fn perfetto_written_basic_trace_is_read_exactly() {
     check("basic.pftrace", &bytes, serde_json::from_str(BASIC_EXPECTED).unwrap());
 }
 
+/// Run perfetto_traces.py for `scenarios` into `dir`; each written trace read by weft, with its expectation.
+fn scenarios(py: &str, dir: &TempDir, scenarios: &[&str]) -> Vec<(String, Trace, Value)> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/perfetto_traces.py");
+    let out = Command::new(py).arg(&script).arg(dir.path()).args(scenarios).output().expect("run python");
+    assert!(out.status.success(), "perfetto_traces.py failed: {}", String::from_utf8_lossy(&out.stderr));
+    scenarios
+        .iter()
+        .map(|name| {
+            let trace = dir.path().join(format!("{name}.pftrace"));
+            let bytes = std::fs::read(&trace).unwrap();
+            let want: Value = serde_json::from_slice(&std::fs::read(trace.with_extension("json")).unwrap()).unwrap();
+            let label = format!("{name}.pftrace");
+            let t = weft::readers::open(&label, weft::readers::Source::Bytes(&bytes)).unwrap().into_trace(&label);
+            (label, t.unwrap(), want)
+        })
+        .collect()
+}
+
+/// rocprofv3's pftrace layout (both naming generations, by queue and by stream): every slice on the readable
+/// location its category and track say, with its depth, args (kernel grid and workgroup sizes, API call
+/// ids), flows from each HIP call to its kernel or copy, counters renamed, locations' kinds.
+#[test]
+fn rocprofv3_pftrace_tracks_args_and_flows_agree() {
+    let Some(py) = python("rocprofv3_pftrace_tracks_args_and_flows_agree") else { return };
+    let dir = TempDir::new("perfetto-rocprof");
+    for (label, t, want) in scenarios(&py, &dir, &["rocprofv3_queues", "rocprofv3_streams"]) {
+        let diff = differences(&label, &normalised(want.clone()), &summary(&t));
+        assert!(diff.is_empty(), "{}", diff.join("\n"));
+        // Not vacuous: kernels, copies, flows and kernel args are there.
+        assert!(want["flows"].as_array().unwrap().len() > 50, "{label}: few flows");
+        let kernels = t.intervals.region.iter().filter(|r| t.str(t.regions.category[r.index()]) == "kernel_dispatch");
+        assert!(kernels.count() > 20, "{label}: few kernels");
+        let keys: Vec<&str> = want["args"].as_array().unwrap().iter().map(|a| a[2].as_str().unwrap()).collect();
+        assert!(keys.contains(&"grid_size") && keys.contains(&"workgroup_size"), "{label}: no kernel args");
+        assert!(want["locations"].as_object().unwrap().values().any(|k| k == "GpuStream"), "{label}");
+    }
+}
+
+/// ftrace sched_switch bundles (full and compact) as CPU tracks: per CPU every slice's thread, start and
+/// length, pid args, other ftrace events counted.
+#[test]
+fn sched_switch_bundles_become_cpu_tracks() {
+    let Some(py) = python("sched_switch_bundles_become_cpu_tracks") else { return };
+    let dir = TempDir::new("perfetto-sched");
+    for (label, t, want) in scenarios(&py, &dir, &["sched", "sched_compact"]) {
+        let diff = differences(&label, &normalised(want.clone()), &summary(&t));
+        assert!(diff.is_empty(), "{}", diff.join("\n"));
+        let cpus: std::collections::BTreeSet<&str> =
+            want["slices"].as_array().unwrap().iter().map(|s| s[1].as_str().unwrap()).collect();
+        assert_eq!(cpus.len(), 4, "{label}");
+    }
+}
+
 #[test]
 fn perfetto_oracle_scenarios_agree_exactly() {
     let Some(py) = python("perfetto_oracle_scenarios_agree_exactly") else { return };
     let dir = TempDir::new("perfetto-oracle");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/perfetto_traces.py");
-    let out = Command::new(&py).arg(&script).arg(dir.path()).output().expect("run python");
+    let general = ["basic", "interned", "clock", "async", "random_200", "random_5000", "random_50000"];
+    let out = Command::new(&py).arg(&script).arg(dir.path()).args(general).output().expect("run python");
     assert!(out.status.success(), "perfetto_traces.py failed: {}", String::from_utf8_lossy(&out.stderr));
     let mut seen = 0;
     let mut failures = Vec::new();

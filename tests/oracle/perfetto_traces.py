@@ -2,9 +2,9 @@
 """Perfetto protobuf traces written with Perfetto's own protos (the `perfetto` package from PyPI, its
 TraceProtoBuilder), each beside what it holds by construction, for tests/perfetto_oracle.rs.
 
-    perfetto_traces.py OUT_DIR
+    perfetto_traces.py OUT_DIR [SCENARIO ...]
 
-writes OUT_DIR/NAME.pftrace and OUT_DIR/NAME.json for each scenario. The JSON says, from how the trace was
+writes OUT_DIR/NAME.pftrace and OUT_DIR/NAME.json for each scenario (or those named). The JSON says, from how the trace was
 built (not from reading it back):
   slices:   [process, track, name, category, start_ns, dur_ns, depth], sorted
   instants: [process, track, name, ts_ns], sorted
@@ -14,10 +14,13 @@ built (not from reading it back):
   rows:     {"process/track name": rows}: async rows the tracks of one name take (first fit in time)
   lost:     packets skipped for lost incremental state
   packets_not_read: {kind: count}
+  locations: {"process/location": kind} (rocprofv3 scenarios: the readable locations and their kinds)
+  ftrace_not_read: ftrace events other than sched_switch (sched scenarios)
 Scenarios: basic (inline names, nesting, instants, counters with units, flows, args), interned (interned names,
 categories and annotation names on two sequences, cleared and lost incremental state), clock (an incremental
-sequence clock with packet defaults), async (custom tracks sharing rows), and random_N (generated traces of
-several sizes, seeded).
+sequence clock with packet defaults), async (custom tracks sharing rows), rocprofv3_queues and rocprofv3_streams
+(rocprofv3's pftrace layout, both its track naming generations and groupings), sched and sched_compact (ftrace
+sched_switch bundles, full and compact), and random_N (generated traces of several sizes, seeded).
 """
 
 import json
@@ -364,15 +367,353 @@ def random_trace(n, seed):
     return s
 
 
+ROCPROF_CATEGORY_LABEL = {"hip_api": "HIP API", "hsa_api": "HSA API", "marker_api": "markers",
+                          "kernel_dispatch": "kernels", "memory_copy": "memory copies"}
+
+
+class Rocprof(Scenario):
+    """A pftrace laid out as rocprofv3 (rocprofiler-sdk's perfetto output) writes one: all on one sequence, names,
+    categories and annotation names interned; the main thread's thread track, other host threads as custom
+    tracks "THREAD <i> (<tid>)"; kernels on per-agent queue tracks "COMPUTE ... QUEUE [q] ..." and copies on
+    "COPY to AGENT [n] THREAD [i] (GPU)" (--group-by-queue), or both on "STREAM [" s "] " tracks (its default
+    with HIP); every API call, kernel and copy a begin/end pair carrying a process-scoped flow id made from its
+    correlation id (a kernel or copy shares its HIP call's); debug annotations as rocprofv3 writes them;
+    counter tracks for bytes copied (bytes, x1024) and a PMC counter. Events are written grouped by kind, HSA
+    first, as rocprofv3 does (so each track's events are out of time order in the file).
+
+    `new_names`: ROCm 6.4's names ("COMPUTE GPU [0] QUEUE [1] GPU", "COPY BYTES to GPU [0] (GPU)") instead of
+    the older "COMPUTE AGENT [1] QUEUE [0] (GPU)". Expected locations: weft's readable names for rocprofv3's
+    tracks, by construction ("thread 4251 · HIP API", "GPU 0 · queue 1 · kernels", "stream 2 · memory copies").
+    """
+
+    PID = 4242
+    PROCESS_UUID = 0x5EED_0000_0000 ^ 4242
+    FLOW_SCOPE = 0x0F10_0000_0000_0000
+
+    def __init__(self, seed, new_names, by_queue, calls_per_thread):
+        super().__init__()
+        self.rnd = random.Random(seed)
+        self.new_names, self.by_queue = new_names, by_queue
+        self.iids = {"name": {}, "cat": {}, "ann": {}}
+        self.locations = {}
+        self.by_kind = {k: [] for k in ("hsa_api", "hip_api", "marker_api", "memory_copy", "kernel_dispatch")}
+        self.corr = 0
+        p = self.packet(1, CLEARED)
+        p.track_descriptor.uuid = self.PROCESS_UUID
+        p.track_descriptor.process.pid = self.PID
+        p.track_descriptor.process.process_name = "hip_app"
+        self.process_name = "hip_app"
+        self.build(calls_per_thread)
+
+    # Tracks.
+    def track(self, uuid, name=None, thread=None):
+        p = self.packet(1)
+        d = p.track_descriptor
+        d.uuid, d.parent_uuid = uuid, self.PROCESS_UUID
+        if name is not None:
+            d.name = name
+        if thread is not None:
+            d.thread.pid, d.thread.tid, d.thread.thread_name = self.PID, thread, "hip_app"
+
+    def agent_name(self, gpu):
+        # Agent 0 is the CPU: GPU g is agent g + 1 by absolute index.
+        return f"GPU {gpu}" if self.new_names else f"agent {gpu + 1} (GPU)"
+
+    def build(self, calls_per_thread):
+        rnd = self.rnd
+        main = self.PID
+        hosts = [(main, self.PROCESS_UUID ^ main, f"thread {main} (hip_app)")]
+        self.track(hosts[0][1], thread=main)
+        for i, tid in enumerate([4250, 4251], start=1):
+            uuid = self.PROCESS_UUID ^ tid
+            self.track(uuid, name=f"THREAD {i} ({tid})")
+            hosts.append((tid, uuid, f"thread {tid}"))
+        gpus, queues = 2, 2
+        devices = {}  # (kind, key) -> (uuid, label); kind "queue" (gpu, q), "copy" (gpu, thread index), "stream" s
+        uuid = 0x7000
+
+        def device(kind, key):
+            nonlocal uuid
+            if (kind, key) in devices:
+                return devices[(kind, key)]
+            uuid += 1
+            if kind == "queue":
+                g, q = key
+                name = (f"COMPUTE GPU [{g}] QUEUE [{q}] GPU" if self.new_names
+                        else f"COMPUTE AGENT [{g + 1}] QUEUE [{q}] (GPU)")
+                label = f"{self.agent_name(g)} · queue {q}"
+            elif kind == "copy":
+                g, t = key
+                name = f"COPY to AGENT [{g + 1}] THREAD [{t}] (GPU)"
+                label = f"agent {g + 1} (GPU) · thread {t}"
+            else:
+                name, label = f'STREAM [" {key} "] ', f"stream {key}"
+            self.track(uuid, name=name)
+            devices[(kind, key)] = (uuid, label)
+            return devices[(kind, key)]
+
+        busy = {}  # device uuid -> when its last activity ends
+        copy_bytes = {}  # gpu -> [(start, end, bytes)]
+        pmc = {}  # gpu -> [(start, end, value)]
+        for ti, (tid, track, label) in enumerate(hosts):
+            t = 1_000_000 + ti * 137
+            for c in range(calls_per_thread):
+                t += rnd.randint(200, 2_000)
+                if c % 4 == 0:
+                    # A ROCTx range around the next calls (written as marker_api slices on the thread).
+                    marker = (t, f"step {c // 4}")
+                    t += rnd.randint(5, 50)
+                what = rnd.choice(["hipLaunchKernel", "hipLaunchKernel", "hipMemcpyAsync", "hipStreamSynchronize"])
+                corr = self.next_corr()
+                start = t
+                # HSA calls made inside the HIP call.
+                hsa_t = start + rnd.randint(10, 50)
+                for _ in range(rnd.randint(1, 3)):
+                    name = rnd.choice(["hsa_signal_create", "hsa_queue_load_write_index_relaxed", "hsa_signal_store"])
+                    d = rnd.randint(5, 40)
+                    self.api("hsa_api", name, track, f"{label} · HSA API", tid, hsa_t, hsa_t + d, self.next_corr(), corr)
+                    hsa_t += d + rnd.randint(5, 30)
+                end = hsa_t + rnd.randint(10, 100)
+                self.api("hip_api", what, track, f"{label} · HIP API", tid, start, end, corr, 0)
+                gpu = rnd.randrange(gpus)
+                stream = 1 + rnd.randrange(2)
+                if what == "hipLaunchKernel":
+                    q = rnd.randrange(queues)
+                    dev = device("queue", (gpu, q)) if self.by_queue else device("stream", stream)
+                    # On a queue a kernel may start as the one before ends (rocprofv3's own fix of overlapping
+                    # firmware times does that; written in order, the end is matched first). On a stream, kernels
+                    # and copies share the track but are written apart: no tie there, or their ends would pair
+                    # with the wrong begins (in Perfetto's slice tracker too).
+                    tie = 0 if self.by_queue else 1
+                    k0 = max(end + rnd.randint(100, 500), busy.get(dev[0], 0) + rnd.randint(tie, 50))
+                    k1 = k0 + rnd.randint(1_000, 20_000)
+                    busy[dev[0]] = k1
+                    kernel = rnd.choice(["void vector_add<float>(float*, float const*, int)", "matmul_tile", "reduce"])
+                    waves = rnd.randint(1, 500) + 0.25
+                    pmc.setdefault(gpu, []).append((k0, k1, waves))
+                    self.kernel(dev, kernel, gpu, q, tid, k0, k1, corr, waves)
+                elif what == "hipMemcpyAsync":
+                    dev = device("copy", (gpu, ti)) if self.by_queue else device("stream", stream)
+                    m0 = max(end + rnd.randint(50, 300), busy.get(dev[0], 0) + rnd.randint(1, 50))
+                    m1 = m0 + rnd.randint(500, 5_000)
+                    busy[dev[0]] = m1
+                    nbytes = 1024 * rnd.randint(1, 4096)
+                    copy_bytes.setdefault(gpu, []).append((m0, m1, nbytes))
+                    self.copy(dev, gpu, tid, m0, m1, corr, nbytes)
+                t = end
+                if c % 4 == 3 or c == calls_per_thread - 1:
+                    t += rnd.randint(5, 50)
+                    self.api("marker_api", marker[1], track, f"{label} · markers", tid, marker[0], t, self.next_corr(), 0)
+        for kind in ("hsa_api", "hip_api", "marker_api", "memory_copy", "kernel_dispatch"):
+            for args in self.by_kind[kind]:
+                self.emit(*args)
+        # Counter tracks: bytes copied to each GPU (bytes, multiplier 1024) and a PMC counter per GPU.
+        cuuid = 0x9000
+        for g, copies in sorted(copy_bytes.items()):
+            cuuid += 1
+            name = f"COPY BYTES to GPU [{g}] (GPU)" if self.new_names else f"COPY BYTES to AGENT [{g + 1}] (GPU)"
+            counter = self.rocprof_counter(cuuid, name, f"{self.agent_name(g)} · bytes copied to (bytes)", True)
+            # Written in time order (copies to one GPU overlap), each copy's bytes at its start, 0 at its end.
+            points = sorted([(m0, nbytes // 1024) for m0, _, nbytes in copies] + [(m1, 0) for _, m1, _ in copies],
+                            key=lambda x: x[0])
+            for ts, value in points:
+                self.sample(1, ts, cuuid, counter, value)
+        for g, kernels in sorted(pmc.items()):
+            cuuid += 1
+            name = f"GPU [{g}] PMC SQ_WAVES" if self.new_names else f"Agent [{g + 1}] PMC SQ_WAVES"
+            shown = f"GPU {g} · SQ_WAVES" if self.new_names else f"agent {g + 1} · SQ_WAVES"
+            counter = self.rocprof_counter(cuuid, name, shown, False)
+            for k0, k1, waves in sorted(kernels):
+                self.sample(1, k0, cuuid, counter, waves)
+        for tid, _, label in hosts:
+            for kind in ("HIP API", "HSA API", "markers"):
+                self.locations[f"{self.process_name}/{label} · {kind}"] = "CpuThread"
+        for _, label in devices.values():
+            for kind in ("kernels", "memory copies"):
+                if any(s[1] == f"{label} · {kind}" for s in self.slices):
+                    self.locations[f"{self.process_name}/{label} · {kind}"] = "GpuStream"
+
+    def rocprof_counter(self, uuid, name, shown, bytes_unit):
+        p = self.packet(1)
+        d = p.track_descriptor
+        d.uuid, d.parent_uuid, d.name = uuid, self.PROCESS_UUID, name
+        if bytes_unit:
+            d.counter.unit = CounterDescriptor.UNIT_SIZE_BYTES
+            d.counter.unit_multiplier = 1024
+        d.counter.is_incremental = False
+        self.counters.setdefault(shown, [])
+        return (shown, 1024 if bytes_unit else 1, False)
+
+    def next_corr(self):
+        self.corr += 1
+        return self.corr
+
+    def api(self, category, name, track, location, tid, start, end, corr, ancestor):
+        args = [("begin_ns", start), ("end_ns", end), ("delta_ns", end - start), ("tid", tid),
+                ("kind", 2 if category == "hip_api" else 1), ("operation", len(name)), ("corr_id", corr),
+                ("ancestor_id", ancestor)]
+        self.by_kind[category].append((category, name, track, location, start, end, corr, args))
+
+    def kernel(self, dev, name, gpu, queue, tid, start, end, corr, waves):
+        agent = str(gpu) if self.new_names else str(gpu + 1)
+        args = [("begin_ns", start), ("end_ns", end), ("delta_ns", end - start), ("kind", 12), ("agent", agent),
+                ("agent_type", "GPU"), ("corr_id", corr), ("queue", 0x7F00 + queue), ("tid", tid),
+                ("kernel_id", len(name)), ("private_segment_size", 0), ("group_segment_size", 1024),
+                ("workgroup_size", 256), ("grid_size", 256 * (1 + corr % 64)), ("SQ_WAVES", waves)]
+        self.by_kind["kernel_dispatch"].append(
+            ("kernel_dispatch", name, dev[0], f"{dev[1]} · kernels", start, end, corr, args))
+
+    def copy(self, dev, gpu, tid, start, end, corr, nbytes):
+        args = [("begin_ns", start), ("end_ns", end), ("delta_ns", end - start), ("kind", 11), ("operation", 1),
+                ("src_agent", "0"), ("dst_agent", str(gpu + 1)), ("copy_bytes", nbytes), ("corr_id", corr),
+                ("tid", tid)]
+        self.by_kind["memory_copy"].append(
+            ("memory_copy", "MEMORY_COPY_HOST_TO_DEVICE", dev[0], f"{dev[1]} · memory copies", start, end, corr, args))
+
+    def intern(self, p, kind, text):
+        table = self.iids[kind]
+        if text not in table:
+            table[text] = len(table) + 1
+            d = p.interned_data
+            {"name": d.event_names, "cat": d.event_categories, "ann": d.debug_annotation_names}[kind].add(
+                iid=table[text], name=text)
+        return table[text]
+
+    def emit(self, category, name, track, location, start, end, corr, args):
+        p = self.packet(1, NEEDS)
+        p.timestamp = start
+        e = p.track_event
+        e.type = BEGIN
+        e.track_uuid = track
+        e.name_iid = self.intern(p, "name", name)
+        e.category_iids.append(self.intern(p, "cat", category))
+        e.flow_ids.append(self.FLOW_SCOPE ^ corr)
+        pairs = []
+        for key, value in args:
+            a = e.debug_annotations.add()
+            a.name_iid = self.intern(p, "ann", key)
+            if isinstance(value, str):
+                a.string_value, shown = value, value
+            elif isinstance(value, float):
+                a.double_value, shown = value, repr(value)
+            elif key == "kind":
+                a.int_value, shown = value, str(value)
+            else:
+                a.uint_value, shown = value, str(value)
+            pairs.append((key, shown))
+        p = self.packet(1, NEEDS)
+        p.timestamp = end
+        p.track_event.type = END
+        p.track_event.track_uuid = track
+        self.slices.append([self.process_name, location, name, category, start, end - start, 0])
+        for k, v in pairs:
+            self.args.append([name, start, k, v])
+        self.flow_points.append((self.FLOW_SCOPE ^ corr, start, len(self.flow_points), location, False))
+
+    def write(self, out, name):
+        super().write(out, name)
+        path = os.path.join(out, name + ".json")
+        with open(path) as f:
+            expected = json.load(f)
+        expected["locations"] = self.locations
+        with open(path, "w") as f:
+            json.dump(expected, f, indent=1, sort_keys=True)
+
+
+def sched(n_per_cpu, seed, compact_cpus=()):
+    """ftrace bundles with sched_switch events on 4 CPUs (CPUs in `compact_cpus` in the compact_sched form),
+    other ftrace events between them (print, cpu_idle), in bundles of up to 50 switches. Expected: per CPU a
+    slice per stretch a non-idle thread ran, named by its comm, pid as arg; the last one on each CPU ending
+    at the trace's last switch; the "CPUs" process."""
+    rnd = random.Random(seed)
+    s = Scenario()
+    threads = [(0, "swapper/0")] + [(100 + i, f"worker-{i}") for i in range(12)] + [(7, "kworker/0:1")]
+    per_cpu = {}
+    for cpu in range(4):
+        t = 10_000 + cpu * 7
+        events = []
+        for _ in range(n_per_cpu):
+            t += rnd.randint(1, 5_000)
+            pid, comm = rnd.choice(threads)
+            events.append((t, pid, comm))
+        per_cpu[cpu] = events
+    other = 0
+    for cpu, events in per_cpu.items():
+        for b0 in range(0, len(events), 50):
+            bundle = events[b0:b0 + 50]
+            p = s.packet(1)
+            fb = p.ftrace_events
+            fb.cpu = cpu
+            if cpu in compact_cpus:
+                c = fb.compact_sched
+                table = []
+                prev = 0
+                for t, pid, comm in bundle:
+                    if comm not in table:
+                        table.append(comm)
+                    c.switch_timestamp.append(t - prev)
+                    prev = t
+                    c.switch_prev_state.append(0)
+                    c.switch_next_pid.append(pid)
+                    c.switch_next_prio.append(120)
+                    c.switch_next_comm_index.append(table.index(comm))
+                c.intern_table.extend(table)
+            else:
+                prev_pid, prev_comm = 0, "swapper"
+                for t, pid, comm in bundle:
+                    e = fb.event.add()
+                    e.timestamp, e.pid = t, prev_pid
+                    sw = e.sched_switch
+                    sw.prev_comm, sw.prev_pid, sw.prev_state = prev_comm, prev_pid, 1
+                    sw.next_comm, sw.next_pid, sw.next_prio = comm, pid, 120
+                    prev_pid, prev_comm = pid, comm
+                    if rnd.random() < 0.3:
+                        o = fb.event.add()
+                        o.timestamp = t + 1
+                        if rnd.random() < 0.5:
+                            o.print.buf = "hello"
+                        else:
+                            o.cpu_idle.state, o.cpu_idle.cpu_id = 1, cpu
+                        other += 1
+    end = max(t for events in per_cpu.values() for t, _, _ in events)
+    for cpu, events in per_cpu.items():
+        for k, (t, pid, comm) in enumerate(events):
+            nxt = events[k + 1][0] if k + 1 < len(events) else end
+            if pid == 0 or nxt <= t:
+                continue
+            s.slices.append(["CPUs", f"CPU {cpu}", comm, "sched", t, nxt - t, 0])
+            s.args.append([comm, t, "pid", str(pid)])
+    s.ftrace_not_read = other
+    return s
+
+
 def main():
     out = sys.argv[1]
+    only = set(sys.argv[2:])
     os.makedirs(out, exist_ok=True)
-    basic().write(out, "basic")
-    interned().write(out, "interned")
-    clock().write(out, "clock")
-    async_tracks().write(out, "async")
+    scenarios = {
+        "basic": basic,
+        "interned": interned,
+        "clock": clock,
+        "async": async_tracks,
+        "rocprofv3_queues": lambda: Rocprof(5, new_names=False, by_queue=True, calls_per_thread=40),
+        "rocprofv3_streams": lambda: Rocprof(6, new_names=True, by_queue=False, calls_per_thread=400),
+        "sched": lambda: sched(300, 7),
+        "sched_compact": lambda: sched(2_000, 8, compact_cpus=(1, 3)),
+    }
     for n, seed in [(200, 1), (5_000, 2), (50_000, 3)]:
-        random_trace(n, seed).write(out, f"random_{n}")
+        scenarios[f"random_{n}"] = lambda n=n, seed=seed: random_trace(n, seed)
+    for name, make in scenarios.items():
+        if not only or name in only:
+            s = make()
+            s.write(out, name)
+            if hasattr(s, "ftrace_not_read"):
+                path = os.path.join(out, name + ".json")
+                with open(path) as f:
+                    expected = json.load(f)
+                expected["ftrace_not_read"] = s.ftrace_not_read
+                with open(path, "w") as f:
+                    json.dump(expected, f, indent=1, sort_keys=True)
 
 
 if __name__ == "__main__":

@@ -149,6 +149,8 @@ pub struct Converter {
     pub samples: Vec<Sample>,
     /// Regions of names given inline: (name, categories) text to region.
     regions_by_text: FxMap<(Box<str>, Box<str>), RegionId>,
+    /// Regions whose category is one rocprofv3 writes, and what they are (`rocprof.rs`).
+    pub domains: FxMap<RegionId, super::rocprof::Domain>,
     /// Global clocks by id, from the last snapshot; the trace clock's id.
     clocks: FxMap<u32, ClockRef>,
     trace_clock: u32,
@@ -169,6 +171,10 @@ pub struct Converter {
     pub bad_packets: u64,
     pub first_bad_packet: Option<(u64, String)>,
     pub data_loss: u64,
+    /// sched_switch events (`sched.rs`), and ftrace events of other kinds by `FtraceEvent` field number.
+    pub switches: Vec<super::sched::Switch>,
+    pub ftrace_other: FxMap<u32, u64>,
+    pub comm_regions: FxMap<Box<str>, RegionId>,
 }
 
 impl Converter {
@@ -183,6 +189,7 @@ impl Converter {
             flows: Vec::new(),
             samples: Vec::new(),
             regions_by_text: FxMap::default(),
+            domains: FxMap::default(),
             clocks: FxMap::default(),
             trace_clock: protos::CLOCK_BOOTTIME,
             pairs: Pairs::default(),
@@ -199,6 +206,9 @@ impl Converter {
             bad_packets: 0,
             first_bad_packet: None,
             data_loss: 0,
+            switches: Vec::new(),
+            ftrace_other: FxMap::default(),
+            comm_regions: FxMap::default(),
         }
     }
 
@@ -268,6 +278,9 @@ impl Converter {
         };
         if let Some(e) = p.track_event {
             self.track_event(seq_id, e, ts, p.timestamp.is_some(), offset);
+        }
+        if let Some(f) = p.ftrace_events {
+            self.ftrace(f, offset);
         }
     }
 
@@ -519,6 +532,9 @@ impl Converter {
             Some(&r) => r,
             None => {
                 let r = self.b.region(&key.0, &key.1);
+                if let Some(d) = super::rocprof::Domain::of_category(&key.1) {
+                    self.domains.insert(r, d);
+                }
                 self.regions_by_text.insert(key, r);
                 r
             }

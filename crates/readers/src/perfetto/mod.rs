@@ -11,8 +11,9 @@
 //! (slice begin/end, instants, counters and extra counter values, flows, debug annotations, legacy events'
 //! complete `X` slices), interned data per sequence, packet defaults, clock snapshots (sequence-scoped and
 //! incremental clocks too), legacy process and thread descriptor packets, and zlib `compressed_packets`.
-//! Packets of other kinds (ftrace, process stats, ...) are counted by kind in a warning. Times are the trace
-//! clock's ns.
+//! ftrace bundles' `sched_switch` events (full or compact) become one track per CPU (`sched`); their other
+//! events, and packets of other kinds (process stats, ...), are counted by kind in a warning. Times are the
+//! trace clock's ns.
 //!
 //! It must not panic on any bytes: bytes that do not frame as packets are a [`ReadError`] naming the file,
 //! the byte offset and what was expected; a packet that frames but does not decode is skipped and counted.
@@ -20,6 +21,8 @@
 mod args;
 mod convert;
 pub mod protos;
+mod rocprof;
+mod sched;
 mod tracks;
 
 use crate::budget::Budget;
@@ -212,7 +215,8 @@ fn packet(bytes: &[u8], offset: u64, conv: &mut Converter, depth: u32) {
                 || p.track_descriptor.is_some()
                 || p.clock_snapshot.is_some()
                 || p.thread_descriptor.is_some()
-                || p.process_descriptor.is_some();
+                || p.process_descriptor.is_some()
+                || p.ftrace_events.is_some();
             if !read && p.compressed_packets.is_none() {
                 if let Some(kind) = data_kind(bytes) {
                     conv.other_kind(kind);
@@ -232,10 +236,15 @@ use protos::TracePacket;
 
 /// The data field of a packet weft does not read (its number), if it has one.
 fn data_kind(b: &[u8]) -> Option<u32> {
+    first_field(b, |n| !protos::is_packet_header_field(n) && !protos::is_read_kind(n))
+}
+
+/// The number of the first top-level field of message `b` that `wanted` picks (keys walked, nothing decoded).
+fn first_field(b: &[u8], wanted: impl Fn(u32) -> bool) -> Option<u32> {
     let mut at = 0;
     while at < b.len() {
         let f = field(b, at).ok()?;
-        if !protos::is_packet_header_field(f.number) && !protos::is_read_kind(f.number) {
+        if wanted(f.number) {
             return Some(f.number);
         }
         at = f.end;
@@ -426,17 +435,21 @@ impl PerfettoStreamReader {
             });
         }
         let c = &self.conv;
-        let nothing = c.events.is_empty() && c.samples.is_empty();
+        let nothing = c.events.is_empty() && c.samples.is_empty() && c.switches.is_empty();
         if nothing {
             let mut kinds: Vec<(u32, u64)> = c.other_kinds.iter().map(|(&k, &n)| (k, n)).collect();
             kinds.sort_unstable_by_key(|&(k, n)| (std::cmp::Reverse(n), k));
-            let named: Vec<String> = kinds
+            let mut named: Vec<String> = kinds
                 .iter()
                 .take(6)
                 .map(|&(k, n)| {
                     format!("{} ({n})", protos::packet_kind_name(k).map_or_else(|| format!("field {k}"), String::from))
                 })
                 .collect();
+            let ftrace: u64 = c.ftrace_other.values().sum();
+            if ftrace > 0 {
+                named.push(format!("ftrace events other than sched_switch ({ftrace})"));
+            }
             let detail = match (self.framer.packets, named.is_empty(), c.bad_packets, c.lost_state) {
                 (0, _, _, _) => " (no packets)".to_string(),
                 (n, _, bad, _) if bad == n => format!(" (none of its {n} packets decodes)"),

@@ -53,6 +53,96 @@ pub struct TracePacket {
     pub trace_packet_defaults: Option<TracePacketDefaults>,
     #[prost(uint32, optional, tag = "42")]
     pub previous_packet_dropped: Option<u32>,
+    /// Kernel trace events of one CPU (ftrace/ftrace_event_bundle.proto).
+    #[prost(message, optional, tag = "1")]
+    pub ftrace_events: Option<FtraceEventBundle>,
+}
+
+/// `FtraceEventBundle`: one CPU's ftrace events, each kept as its bytes (its kind is the number of its one
+/// data field, which `sched.rs` reads off to count the kinds it does not read).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FtraceEventBundle {
+    #[prost(uint32, optional, tag = "1")]
+    pub cpu: Option<u32>,
+    #[prost(bytes = "vec", repeated, tag = "2")]
+    pub event: Vec<Vec<u8>>,
+    #[prost(message, optional, tag = "4")]
+    pub compact_sched: Option<CompactSched>,
+}
+
+/// `FtraceEvent` (ftrace/ftrace_event.proto): the fields weft reads; the other kinds are left to prost.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FtraceEvent {
+    #[prost(uint64, optional, tag = "1")]
+    pub timestamp: Option<u64>,
+    #[prost(uint32, optional, tag = "2")]
+    pub pid: Option<u32>,
+    #[prost(message, optional, tag = "4")]
+    pub sched_switch: Option<SchedSwitchFtraceEvent>,
+}
+
+/// `FtraceEvent`'s fields that are no event's data (timing and process): the rest name its kind.
+pub fn is_ftrace_header_field(field: u32) -> bool {
+    matches!(field, 1 | 2 | 5)
+}
+
+/// `FtraceEvent.sched_switch`'s field number.
+pub const FTRACE_SCHED_SWITCH: u32 = 4;
+
+/// `SchedSwitchFtraceEvent` (ftrace/sched.proto).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SchedSwitchFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub prev_comm: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub prev_pid: Option<i32>,
+    #[prost(string, optional, tag = "5")]
+    pub next_comm: Option<String>,
+    #[prost(int32, optional, tag = "6")]
+    pub next_pid: Option<i32>,
+}
+
+/// `FtraceEventBundle.CompactSched`: a bundle's sched_switch events as columns; timestamps delta-encoded
+/// (the first absolute), comms as indices into the bundle's intern table.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CompactSched {
+    #[prost(string, repeated, tag = "5")]
+    pub intern_table: Vec<String>,
+    #[prost(uint64, repeated, packed = "true", tag = "1")]
+    pub switch_timestamp: Vec<u64>,
+    #[prost(int32, repeated, packed = "true", tag = "3")]
+    pub switch_next_pid: Vec<i32>,
+    #[prost(uint32, repeated, packed = "true", tag = "6")]
+    pub switch_next_comm_index: Vec<u32>,
+}
+
+/// The names of the ftrace event kinds most traces hold besides sched_switch, by `FtraceEvent` field number
+/// (ftrace/ftrace_event.proto), for the warning that counts them; others are named by number.
+pub fn ftrace_kind_name(field: u32) -> Option<&'static str> {
+    Some(match field {
+        3 => "print",
+        11 => "cpu_frequency",
+        13 => "cpu_idle",
+        17 => "sched_wakeup",
+        18 => "sched_blocked_reason",
+        20 => "sched_waking",
+        24 => "softirq_entry",
+        25 => "softirq_exit",
+        36 => "irq_handler_entry",
+        37 => "irq_handler_exit",
+        57 => "workqueue_execute_end",
+        58 => "workqueue_execute_start",
+        114 => "sched_wakeup_new",
+        235 => "task_newtask",
+        236 => "task_rename",
+        237 => "sched_process_exec",
+        238 => "sched_process_exit",
+        239 => "sched_process_fork",
+        240 => "sched_process_free",
+        329 => "sys_enter",
+        330 => "sys_exit",
+        _ => return None,
+    })
 }
 
 /// `TracePacket.SequenceFlags`.
@@ -354,5 +444,5 @@ pub fn is_packet_header_field(field: u32) -> bool {
 
 /// Data kinds weft reads.
 pub fn is_read_kind(field: u32) -> bool {
-    matches!(field, 6 | 11 | 43 | 44 | 50 | 60)
+    matches!(field, 1 | 6 | 11 | 43 | 44 | 50 | 60)
 }

@@ -273,16 +273,58 @@ fn legacy_complete_events_unmatched_ends_and_other_packets() {
     p.push(event(1, 6000, 2, TYPE_SLICE_BEGIN, Some("open")));
     p.push(event(1, 6500, 2, TYPE_INSTANT, Some("last")));
     let mut bytes = encode(p);
-    // Two ftrace packets (field 1 of TracePacket), hand-framed: packet { ftrace_events { } }.
+    // Two process_tree packets (field 2 of TracePacket), hand-framed: packet { process_tree { } }.
     for _ in 0..2 {
-        bytes.extend_from_slice(&[0x0a, 0x04, 0x0a, 0x02, 0x08, 0x01]);
+        bytes.extend_from_slice(&[0x0a, 0x02, 0x12, 0x00]);
     }
     let t = read("t", &bytes).unwrap();
     assert_eq!(slices(&t), vec![("t".into(), "open".into(), 6000, 500, 0), ("t".into(), "x".into(), 1000, 3000, 0)]);
     assert_eq!(t.warnings.count(WarningKind::UnmatchedEnd), 1);
     assert_eq!(t.warnings.count(WarningKind::UnclosedBegin), 1);
     assert_eq!(t.warnings.count(WarningKind::UnknownRecord), 2);
-    assert!(t.warnings.examples().iter().any(|w| w.message.contains("2 ftrace_events packets are not read")));
+    assert!(t.warnings.examples().iter().any(|w| w.message.contains("2 process_tree packets are not read")));
+}
+
+fn switch(ts: u64, pid: i32, comm: &str) -> Vec<u8> {
+    let s = SchedSwitchFtraceEvent { next_pid: Some(pid), next_comm: Some(comm.into()), ..Default::default() };
+    FtraceEvent { timestamp: Some(ts), sched_switch: Some(s), ..Default::default() }.encode_to_vec()
+}
+
+#[test]
+fn sched_switch_bundles_become_cpu_tracks() {
+    // CPU 0: full events, a print event (FtraceEvent field 3) between them; CPU 1: the compact form.
+    let mut print = FtraceEvent { timestamp: Some(150), ..Default::default() }.encode_to_vec();
+    print.extend_from_slice(&[0x1a, 0x00]);
+    let full = FtraceEventBundle {
+        cpu: Some(0),
+        event: vec![switch(100, 5, "a"), print, switch(200, 0, "swapper/0"), switch(300, 6, "b")],
+        compact_sched: None,
+    };
+    let compact = FtraceEventBundle {
+        cpu: Some(1),
+        event: vec![],
+        compact_sched: Some(CompactSched {
+            intern_table: vec!["b".into(), "c".into()],
+            switch_timestamp: vec![120, 80, 300],
+            switch_next_pid: vec![6, 7, 6],
+            switch_next_comm_index: vec![0, 1, 0],
+        }),
+    };
+    let packets = [full, compact].map(|f| TracePacket { ftrace_events: Some(f), ..packet(1) });
+    let t = read("t", &encode(packets.to_vec())).unwrap();
+    // The trace's last switch is at 500: each CPU's last slice ends there.
+    let want = [("CPU 0", "a", 100, 100), ("CPU 0", "b", 300, 200), ("CPU 1", "b", 120, 80), ("CPU 1", "c", 200, 300)];
+    let want: Vec<_> = want.iter().map(|&(l, n, s, d)| (l.to_string(), n.to_string(), s, d, 0)).collect();
+    let mut got = slices(&t);
+    got.sort_by(|a, b| (&a.0, a.2).cmp(&(&b.0, b.2)));
+    assert_eq!(got, want);
+    let l = t.intervals.location[0];
+    assert_eq!(t.process_name(t.locations.process[l.index()]), "CPUs");
+    let a = (0..t.intervals.len()).find(|&i| t.region_name(t.intervals.region[i]) == "a").unwrap();
+    let pid = t.intervals.args.of(a).unwrap().next().unwrap();
+    assert_eq!((t.str(pid.key), pid.value), ("pid", "5"));
+    let w = t.warnings.examples().iter().find(|w| w.message.contains("other than sched_switch")).unwrap();
+    assert!(w.message.starts_with("1 ftrace events other than sched_switch are not read: print (1)"), "{}", w.message);
 }
 
 #[test]
@@ -327,8 +369,15 @@ fn bad_framing_is_a_typed_error_naming_the_offset() {
         other => panic!("{other:?}"),
     }
     // Only packets of kinds weft does not read: empty, naming them.
-    match read("t", &[0x0a, 0x04, 0x0a, 0x02, 0x08, 0x01]) {
-        Err(ReadError::Empty { detail, .. }) => assert!(detail.contains("ftrace_events (1)"), "{detail}"),
+    match read("t", &[0x0a, 0x02, 0x12, 0x00]) {
+        Err(ReadError::Empty { detail, .. }) => assert!(detail.contains("process_tree (1)"), "{detail}"),
+        other => panic!("{other:?}"),
+    }
+    // Only ftrace events of kinds weft does not read (a print event): empty, saying so.
+    match read("t", &[0x0a, 0x06, 0x0a, 0x04, 0x12, 0x02, 0x1a, 0x00]) {
+        Err(ReadError::Empty { detail, .. }) => {
+            assert!(detail.contains("ftrace events other than sched_switch (1)"), "{detail}")
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -17,13 +17,19 @@
 //!   of kind `Flow` from slice to slice, at the slices' starts, as Chrome's v2 flows become.
 //! - Counters: a counter track's values times its `unit_multiplier`, summed when `is_incremental`, as a series
 //!   of its process named after the track and its unit ("heap (bytes)").
+//! - rocprofv3's tracks (`rocprof.rs` tells them by categories and track names): a host thread's or a
+//!   device's track is split into one location per kind of slice on it ("thread 4242 · HIP API",
+//!   "GPU 0 · queue 1 · kernels"), made as its slices come; devices' are `GpuStream` locations.
 //!
 //! It must not fail except for memory the intervals cannot have; repairs are counted warnings.
 
 use super::convert::{Converter, Ev, EvKind, Track, DEFAULT_TRACK, NO_ARGS};
+use super::rocprof::{self, Role};
 use crate::ReadError;
 use rustc_hash::FxHashMap as FxMap;
-use weft_model::{LocationId, LocationKind, MessageKind, MessageRecord, ProcessId, Trace, TraceBuilder, WarningKind};
+use weft_model::{
+    LocationId, LocationKind, MessageKind, MessageRecord, ProcessId, RegionId, Trace, TraceBuilder, WarningKind,
+};
 
 /// The process of tracks with no process or thread among their ancestors.
 const GLOBAL_PID: i64 = -1;
@@ -47,13 +53,31 @@ struct FlowPoint {
     order: u32,
 }
 
-/// One track's events matched: its slices, instants, flow ends (by slice start) and span.
+/// One track's events matched: its slices, instants, flow ends (by slice start, with the slice's region)
+/// and span.
 struct Matched {
     slices: Vec<Slice>,
     instants: Vec<(i64, weft_model::RegionId, u32)>,
-    flows: Vec<(u64, bool, i64, u32)>,
+    flows: Vec<(u64, bool, i64, u32, RegionId)>,
     first: i64,
     last: i64,
+}
+
+/// Where a matched track's events go.
+enum Place {
+    One(LocationId),
+    /// A rocprofv3 track: a location per kind of slice (its region's domain), made as they come.
+    Split {
+        role: Role,
+        process: ProcessId,
+    },
+}
+
+/// The locations split tracks have made: by (track, region), and the number of each device label.
+#[derive(Default)]
+struct Splits {
+    made: FxMap<(usize, RegionId), LocationId>,
+    devices: FxMap<String, i64>,
 }
 
 fn warn_n(b: &mut TraceBuilder, kind: WarningKind, n: u64, what: impl FnOnce(u64) -> String) {
@@ -67,6 +91,7 @@ impl Converter {
     /// Match, place and build the trace.
     pub fn finish(mut self) -> Result<Trace, ReadError> {
         self.say_counts();
+        self.say_ftrace();
         let mut uuids: Vec<u64> = self.events.keys().copied().collect();
         uuids.sort_unstable_by_key(|u| (self.tracks.get(u).map_or(u32::MAX, |t| t.order), *u));
         let (mut unmatched, mut unclosed, mut out_of_order) = (0u64, 0u64, 0u64);
@@ -88,34 +113,35 @@ impl Converter {
         warn_n(b, WarningKind::UnclosedBegin, unclosed, |n| {
             format!("{n} slices never ended; closed at their track's last event")
         });
-        let locations = self.place(&matched);
-        let total: usize = matched.iter().map(|(_, m)| m.slices.len()).sum();
+        let places = self.place(&matched);
+        let mut splits = Splits::default();
+        let total: usize = matched.iter().map(|(_, m)| m.slices.len()).sum::<usize>() + self.switches.len();
         self.b.reserve_intervals(total).map_err(|_| {
             let bytes = (total as u64).saturating_mul(TraceBuilder::INTERVAL_BYTES);
             crate::budget::out_of_memory(&self.file, super::FORMAT, "its intervals", bytes)
         })?;
         let mut points = Vec::new();
-        for ((_, m), &l) in matched.iter().zip(&locations) {
+        for (k, ((_, m), place)) in matched.iter().zip(&places).enumerate() {
             for s in &m.slices {
+                let l = self.location_in(k, place, s.region, &mut splits);
                 self.b.interval(l, s.region, s.start, s.dur);
                 if s.args != NO_ARGS {
                     self.b.set_interval_args(s.args);
                 }
             }
             for &(ts, region, args) in &m.instants {
+                let l = self.location_in(k, place, region, &mut splits);
                 self.b.instant(l, region, ts);
                 if args != NO_ARGS {
                     self.b.set_instant_args(args);
                 }
             }
-            points.extend(m.flows.iter().map(|&(id, terminating, ts, order)| FlowPoint {
-                id,
-                terminating,
-                location: l,
-                ts,
-                order,
-            }));
+            for &(id, terminating, ts, order, region) in &m.flows {
+                let location = self.location_in(k, place, region, &mut splits);
+                points.push(FlowPoint { id, terminating, location, ts, order });
+            }
         }
+        self.sched_slices();
         self.chain_flows(points);
         self.counters();
         let events = self.track_events;
@@ -169,19 +195,19 @@ impl Converter {
         for e in evs {
             m.first = m.first.min(e.ts);
             m.last = m.last.max(e.ts + e.dur);
-            let flow_ts = match e.kind {
+            let (flow_ts, flow_region) = match e.kind {
                 EvKind::Begin => {
                     open.push(m.slices.len());
                     m.slices.push(Slice { start: e.ts, dur: 0, region: e.region, args: e.args });
-                    e.ts
+                    (e.ts, e.region)
                 }
                 EvKind::Complete => {
                     m.slices.push(Slice { start: e.ts, dur: e.dur as u64, region: e.region, args: e.args });
-                    e.ts
+                    (e.ts, e.region)
                 }
                 EvKind::Instant => {
                     m.instants.push((e.ts, e.region, e.args));
-                    e.ts
+                    (e.ts, e.region)
                 }
                 EvKind::End => {
                     let Some(k) = open.pop() else {
@@ -197,11 +223,11 @@ impl Converter {
                             self.b.interval_arg_table().merge(s.args, e.args).unwrap_or(s.args)
                         };
                     }
-                    s.start
+                    (s.start, s.region)
                 }
             };
             let flows = &self.flows[e.flow_first as usize..][..e.flow_count as usize];
-            m.flows.extend(flows.iter().map(|f| (f.id, f.terminating, flow_ts, e.order)));
+            m.flows.extend(flows.iter().map(|f| (f.id, f.terminating, flow_ts, e.order, flow_region)));
         }
         for k in open {
             *unclosed += 1;
@@ -253,17 +279,35 @@ impl Converter {
         p
     }
 
-    /// Each matched track's location (thread, or an async row shared by same-named tracks that do not overlap).
-    fn place(&mut self, matched: &[(u64, Matched)]) -> Vec<LocationId> {
-        let mut out = Vec::with_capacity(matched.len());
+    /// Each matched track's place: its location (thread, or an async row shared by same-named tracks that do
+    /// not overlap), or for rocprofv3's tracks the role its locations are split by.
+    fn place(&mut self, matched: &[(u64, Matched)]) -> Vec<Place> {
+        let rocprof = !self.domains.is_empty();
+        let mut out: Vec<Place> = Vec::with_capacity(matched.len());
         // (process, name) -> rows, each the end of its last span.
         let mut rows: FxMap<(ProcessId, String), Vec<(LocationId, i64)>> = FxMap::default();
         let mut next_row: FxMap<ProcessId, i64> = FxMap::default();
         // Custom tracks are placed in the order of their first event, so first fit packs them.
         let mut custom: Vec<usize> = Vec::new();
-        out.resize(matched.len(), LocationId(u32::MAX));
+        out.resize_with(matched.len(), || Place::One(LocationId(u32::MAX)));
         for (i, (uuid, _)) in matched.iter().enumerate() {
             let track = self.tracks.get(uuid).cloned();
+            let role = match (rocprof, &track) {
+                (true, Some(Track { thread: Some(th), .. })) => Some(Role::Host {
+                    tid: th.tid,
+                    label: match &th.name {
+                        Some(n) => format!("thread {} ({n})", th.tid),
+                        None => format!("thread {}", th.tid),
+                    },
+                }),
+                (true, Some(Track { name: Some(n), .. })) => rocprof::role_of(n),
+                _ => None,
+            };
+            if let Some(role) = role {
+                let process = self.process_of(*uuid);
+                out[i] = Place::Split { role, process };
+                continue;
+            }
             match track.as_ref().and_then(|t| t.thread.clone()) {
                 Some(th) => {
                     let p = self.process_of(*uuid);
@@ -275,7 +319,7 @@ impl Converter {
                     if let Some(s) = th.sort {
                         self.b.set_location_sort_key(l, s);
                     }
-                    out[i] = l;
+                    out[i] = Place::One(l);
                 }
                 None => custom.push(i),
             }
@@ -301,9 +345,47 @@ impl Converter {
                     l
                 }
             };
-            out[i] = l;
+            out[i] = Place::One(l);
         }
         out
+    }
+
+    /// The location of a slice (of `region`) on matched track `k` placed at `place`.
+    fn location_in(&mut self, k: usize, place: &Place, region: RegionId, splits: &mut Splits) -> LocationId {
+        let (role, p) = match place {
+            Place::One(l) => return *l,
+            Place::Split { role, process } => (role, *process),
+        };
+        if let Some(&l) = splits.made.get(&(k, region)) {
+            return l;
+        }
+        let domain = self.domains.get(&region).copied();
+        let code = domain.map_or(0, |d| d.code());
+        let named = |label: &str| match domain {
+            Some(d) => format!("{label} · {}", d.label()),
+            None => label.to_string(),
+        };
+        // Native ids: the thread's tid (or the device's number) times 256 plus the domain's code, so a
+        // thread's (a device's) locations sort together in the domains' order.
+        let (l, sort) = match role {
+            Role::Host { tid, label } => {
+                let native = tid.wrapping_mul(256) | code;
+                let l = self.b.location(p, native, LocationKind::CpuThread);
+                self.b.set_location_name(l, &named(label));
+                (l, native)
+            }
+            Role::Device { label } => {
+                let next = splits.devices.len() as i64 + 1;
+                let n = *splits.devices.entry(label.clone()).or_insert(next);
+                let native = n * 256 + code;
+                let l = self.b.location(p, native, LocationKind::GpuStream);
+                self.b.set_location_name(l, &named(label));
+                (l, (1 << 40) + native)
+            }
+        };
+        self.b.set_location_sort_key(l, sort);
+        splits.made.insert((k, region), l);
+        l
     }
 
     fn track_name(&self, uuid: u64, track: Option<&Track>) -> String {
@@ -363,7 +445,10 @@ impl Converter {
             let track = self.tracks.get(&uuid).cloned();
             let p = self.process_of(uuid);
             let info = track.as_ref().and_then(|t| t.counter.clone()).unwrap_or_default();
-            let base = self.track_name(uuid, track.as_ref());
+            let mut base = self.track_name(uuid, track.as_ref());
+            if !self.domains.is_empty() {
+                base = rocprof::counter_name(&base).unwrap_or(base);
+            }
             let name = match &info.unit {
                 Some(u) => format!("{base} ({u})"),
                 None => base,

@@ -41,6 +41,7 @@ mod histogram;
 mod hostile;
 mod hostile_amplification;
 mod hpctoolkit;
+mod io;
 mod legend;
 mod model;
 mod moments;

@@ -13,12 +13,14 @@ mod bench;
 mod calltree;
 mod compare;
 mod diagnosis;
+mod io;
 mod store;
 mod worker;
 
 pub use calltree::{call_path_intervals, call_tree_of};
 pub use compare::{compare_pair, compare_side, two_runs, two_runs_head_bytes};
 pub use diagnosis::{diagnose, wait_causes, what_if};
+pub use io::io_summary_of;
 pub use store::StoreSession;
 pub use worker::{relayout_execgraph, sample, FileSet, WorkerSession};
 

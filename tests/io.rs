@@ -51,7 +51,10 @@ fn weft_io_sums_a_generated_logs_segments_in_bins_files_and_ranks() {
     let files = s["files"].as_array().unwrap();
     assert_eq!(files.len(), 1);
     assert_eq!(files[0]["name"], "/scratch/out.dat");
-    assert_eq!((u(&files[0]["read_bytes"]), u(&files[0]["write_bytes"]), u(&files[0]["operations"])), (49152, 49152, 24));
+    assert_eq!(
+        (u(&files[0]["read_bytes"]), u(&files[0]["write_bytes"]), u(&files[0]["operations"])),
+        (49152, 49152, 24)
+    );
     let ranks: Vec<(String, u64, u64)> = s["per_process"]
         .as_array()
         .unwrap()
@@ -62,7 +65,8 @@ fn weft_io_sums_a_generated_logs_segments_in_bins_files_and_ranks() {
     // per_location: every location, in `weft moments --json`'s order.
     let m = weft(&["moments", "--json", p]);
     let moments: Value = serde_json::from_slice(&m.stdout).expect("moments JSON");
-    let names = |v: &Value| v.as_array().unwrap().iter().map(|x| x["name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let names =
+        |v: &Value| v.as_array().unwrap().iter().map(|x| x["name"].as_str().unwrap().to_string()).collect::<Vec<_>>();
     // (moments names a location "process / location"; the summary by its own name.)
     let (ours, theirs) = (names(&s["per_location"]), names(&moments));
     assert_eq!(ours.len(), theirs.len());
@@ -135,19 +139,33 @@ fn weft_io_per_file_and_per_rank_totals_are_pydarshans_on_the_logs_it_ships() {
         let out = weft(&["io", "--json", log]);
         if !out.status.success() {
             // The reader refuses a log with nothing to show (no DXT, no closed POSIX file): nothing to sum.
-            assert_eq!((u(&want["read_bytes"]), u(&want["write_bytes"])), (0, 0), "{log}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(
+                (u(&want["read_bytes"]), u(&want["write_bytes"])),
+                (0, 0),
+                "{log}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             continue;
         }
         let s: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(s["layer"], want["layer"], "{log}");
-        assert_eq!((u(&s["read_bytes"]), u(&s["write_bytes"])), (u(&want["read_bytes"]), u(&want["write_bytes"])), "{log}");
+        assert_eq!(
+            (u(&s["read_bytes"]), u(&s["write_bytes"])),
+            (u(&want["read_bytes"]), u(&want["write_bytes"])),
+            "{log}"
+        );
         assert_eq!(u(&s["operations"]), u(&want["operations"]), "{log}");
         assert_eq!(bin_sums(&s), (u(&want["read_bytes"]), u(&want["write_bytes"])), "{log}: bins");
         let files: BTreeMap<String, Vec<u64>> = s["files"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|f| (f["name"].as_str().unwrap().to_string(), vec![u(&f["read_bytes"]), u(&f["write_bytes"]), u(&f["operations"])]))
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_string(),
+                    vec![u(&f["read_bytes"]), u(&f["write_bytes"]), u(&f["operations"])],
+                )
+            })
             .collect();
         let want_files: BTreeMap<String, Vec<u64>> = serde_json::from_value(want["files"].clone()).unwrap();
         assert_eq!(files, want_files, "{log}: files");
@@ -159,7 +177,8 @@ fn weft_io_per_file_and_per_rank_totals_are_pydarshans_on_the_logs_it_ships() {
             .map(|r| (rank_of(r["name"].as_str().unwrap()), vec![u(&r["read_bytes"]), u(&r["write_bytes"])]))
             .collect();
         let want_ranks: BTreeMap<String, Vec<u64>> = serde_json::from_value(want["ranks"].clone()).unwrap();
-        let want_ranks: BTreeMap<String, Vec<u64>> = want_ranks.into_iter().filter(|(_, v)| v.iter().sum::<u64>() > 0).collect();
+        let want_ranks: BTreeMap<String, Vec<u64>> =
+            want_ranks.into_iter().filter(|(_, v)| v.iter().sum::<u64>() > 0).collect();
         let ranks: BTreeMap<String, Vec<u64>> = ranks.into_iter().filter(|(_, v)| v.iter().sum::<u64>() > 0).collect();
         assert_eq!(ranks, want_ranks, "{log}: ranks");
         checked += 1;
@@ -214,5 +233,11 @@ fn weft_info_and_io_put_a_darshan_log_onto_an_otf2_runs_ranks() {
     std::fs::write(&other, DarshanLog::dxt_run(2, 3).bytes()).unwrap();
     let out = weft(&["info", a, other.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("other.darshan") && err.contains("2 ranks (nprocs)") && err.contains("4 processes"), "{err}");
+    assert!(
+        !out.status.success()
+            && err.contains("other.darshan")
+            && err.contains("2 ranks (nprocs)")
+            && err.contains("4 processes"),
+        "{err}"
+    );
 }

@@ -253,13 +253,16 @@ pub fn io_summary(trace: &Trace, q: &IoQuery) -> IoSummary {
     let (a, b) = (w.start_ns, w.end_ns.max(w.start_ns));
     let ios = io_intervals(trace);
     let iv = &trace.intervals;
-    let mut summary = IoSummary { window_t0_ns: a, window_t1_ns: b, file: q.file.map(str::to_string), ..Default::default() };
+    let mut summary =
+        IoSummary { window_t0_ns: a, window_t1_ns: b, file: q.file.map(str::to_string), ..Default::default() };
     // Every layer's totals in the window.
     let mut layers: HashMap<StringId, IoTotals> = HashMap::new();
     for io in &ios {
         let i = io.index;
         let p = io.amounts.part(iv.start_ns[i], iv.end_ns(i), a, b, true);
-        let t = layers.entry(io.layer).or_insert_with(|| IoTotals { name: trace.str(io.layer).to_string(), ..Default::default() });
+        let t = layers
+            .entry(io.layer)
+            .or_insert_with(|| IoTotals { name: trace.str(io.layer).to_string(), ..Default::default() });
         add(t, &p);
     }
     let mut layer_list: Vec<IoTotals> = layers.into_values().collect();
@@ -287,7 +290,10 @@ pub fn io_summary(trace: &Trace, q: &IoQuery) -> IoSummary {
     let edge = |k: usize| a + scaled(b - a, k as u64, n_bins as u64);
     summary.bins = (0..n_bins).map(|k| IoBin { t0_ns: edge(k), t1_ns: edge(k + 1), ..Default::default() }).collect();
     summary.per_location = (0..trace.locations.len())
-        .map(|l| IoTotals { name: trace.location_name(weft_model::LocationId(l as u32)).to_string(), ..Default::default() })
+        .map(|l| IoTotals {
+            name: trace.location_name(weft_model::LocationId(l as u32)).to_string(),
+            ..Default::default()
+        })
         .collect();
     summary.per_process = (0..trace.processes.len())
         .map(|p| IoTotals { name: trace.process_name(ProcessId(p as u32)).to_string(), ..Default::default() })

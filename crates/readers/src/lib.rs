@@ -272,7 +272,8 @@ fn hpctoolkit_in_archive(
 fn open_files(name: &str, files: &otf2::MemoryFiles) -> Result<Input, ReadError> {
     // A Darshan log given with the trace of its job: the trace read without it, the log's I/O put onto its ranks.
     if files.files.len() >= 2 {
-        let logs: Vec<&String> = files.files.iter().filter(|(_, b)| darshan::looks_like_log(b)).map(|(p, _)| p).collect();
+        let logs: Vec<&String> =
+            files.files.iter().filter(|(_, b)| darshan::looks_like_log(b)).map(|(p, _)| p).collect();
         if let [log] = logs.as_slice() {
             let trace = open_files_except(name, files, Some(log))?.into_trace(name)?;
             return ranks::put_io_on_ranks(name, trace, log, &files.files[*log]).map(Input::Trace);
@@ -435,9 +436,13 @@ pub fn open_path(path: &std::path::Path) -> Result<Input, ReadError> {
             .collect();
         if let [log] = logs.as_slice() {
             let input = if otf2::find_anchor(&otf2::FolderFiles { root: path.to_path_buf() }).is_some() {
-                Input::Otf2(Box::new(Otf2Input { name: name.clone(), read: otf2::read_path_full(path).ok_or_else(|| {
-                    ReadError::UnknownFormat { file: name.clone(), detail: "an OTF2 anchor that is not read".into() }
-                })?? }))
+                Input::Otf2(Box::new(Otf2Input {
+                    name: name.clone(),
+                    read: otf2::read_path_full(path).ok_or_else(|| ReadError::UnknownFormat {
+                        file: name.clone(),
+                        detail: "an OTF2 anchor that is not read".into(),
+                    })??,
+                }))
             } else {
                 open_folder(path, Some(log))?
             };

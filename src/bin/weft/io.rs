@@ -38,7 +38,9 @@ pub struct Args {
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = a.window.as_deref().map(TimeWindow::parse).transpose()?;
     let trace = match &a.with {
-        Some(with) => weft::readers::open_paths(&[a.file.clone(), with.clone()])?.into_trace(&a.file.display().to_string())?,
+        Some(with) => {
+            weft::readers::open_paths(&[a.file.clone(), with.clone()])?.into_trace(&a.file.display().to_string())?
+        }
         None => crate::folders::read_trace_or_store(&a.file)?,
     };
     let q = IoQuery { window, file: a.only_file.as_deref(), layer: a.layer.as_deref(), bins: a.bins as usize };

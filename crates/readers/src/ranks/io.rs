@@ -132,7 +132,11 @@ fn append(t: &mut Trace, io: Trace, by: u64, log_file: &str) -> usize {
             }),
         };
         let key = next_key.entry(p).or_insert_with(|| {
-            (0..t.locations.len()).filter(|&l| t.locations.process[l] == p).map(|l| t.locations.sort_key[l]).max().unwrap_or(0)
+            (0..t.locations.len())
+                .filter(|&l| t.locations.process[l] == p)
+                .map(|l| t.locations.sort_key[l])
+                .max()
+                .unwrap_or(0)
         });
         *key += 1;
         let l = LocationId(t.locations.len() as u32);
@@ -159,7 +163,9 @@ fn append(t: &mut Trace, io: Trace, by: u64, log_file: &str) -> usize {
     let mut warnings = io.warnings;
     if args_full {
         let file = log_file.to_string();
-        warnings.push(WarningKind::Other, || format!("{file}: the args table is full; later I/O intervals' args are not kept"));
+        warnings.push(WarningKind::Other, || {
+            format!("{file}: the args table is full; later I/O intervals' args are not kept")
+        });
     }
     warnings.merge(std::mem::take(&mut t.warnings));
     t.warnings = warnings;

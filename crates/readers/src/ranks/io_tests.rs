@@ -73,7 +73,9 @@ fn a_darshan_log_with_an_otf2_archive_goes_onto_its_ranks_by_job_start() {
     let t = open_trace(&files).unwrap();
     // Nothing of the trace changed: its processes, its intervals at their times.
     assert_eq!(t.processes.len(), 4);
-    let names = |t: &Trace| (0..t.processes.len()).map(|p| t.process_name(weft_model::ProcessId(p as u32)).to_string()).collect::<Vec<_>>();
+    let names = |t: &Trace| {
+        (0..t.processes.len()).map(|p| t.process_name(weft_model::ProcessId(p as u32)).to_string()).collect::<Vec<_>>()
+    };
     assert_eq!(names(&t), names(&alone));
     assert_eq!(t.origin_ns, alone.origin_ns);
     let (mut theirs, mut io): (Vec<_>, Vec<_>) = rows(&t).into_iter().partition(|r| !r.2.starts_with("POSIX"));

@@ -42,6 +42,7 @@ mod histogram;
 mod hostile;
 mod hostile_amplification;
 mod hpctoolkit;
+mod io;
 mod legend;
 mod model;
 mod moments;

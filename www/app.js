@@ -27,6 +27,7 @@ import { RowsPanel } from './rows-panel.js';
 import { CommPanel } from './comm-matrix.js';
 import { DiagnosisPanel } from './diagnosis-panel.js';
 import { CallTreePanel } from './calltree-panel.js';
+import { IoPanel } from './io-panel.js';
 import { ParticlesPanel } from './particles.js';
 import { NotesPanel } from './notes.js';
 import { HistogramPanel } from './histogram-panel.js';
@@ -103,6 +104,7 @@ function createPanels(app, viewer, canvas) {
   weft.commPanel = new CommPanel({ viewer, canvas, root: $('comm-panel'), onError: status.showError });
   weft.diagnosisPanel = new DiagnosisPanel({ viewer, canvas, root: $('diagnosis-panel'), ask: app.reader.ask, weft, onError: status.showError });
   weft.callTreePanel = new CallTreePanel({ viewer, canvas, root: $('calltree-panel'), ask: app.reader.ask, weft, switchWith: views.switchWith, onError: status.showError });
+  weft.ioPanel = new IoPanel({ viewer, root: $('io-panel'), ask: app.reader.ask, weft, onError: status.showError });
   weft.particlesPanel = new ParticlesPanel({ viewer, stage: ui.stage });
   weft.notesPanel = new NotesPanel({ viewer, root: $('notes-panel'), fileName: () => ui.fileName.textContent, isNotesFile: app.isNotesFile,
     download, onChange: () => weft.permalink && weft.permalink.write(), onWarning: status.showError, onError: status.showError });

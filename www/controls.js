@@ -22,7 +22,7 @@ export function createControls(app) {
     const box = document.getElementById('view-options');
     box.replaceChildren();
     for (const panel of [weft.legend, weft.graphml, weft.grainPanel]) if (panel) panel.update(view);
-    for (const panel of [weft.profilePanel, weft.countersPanel, weft.rowsPanel, weft.commPanel, weft.diagnosisPanel, weft.notesPanel, weft.callTreePanel]) if (panel) panel.update(view, box);
+    for (const panel of [weft.profilePanel, weft.countersPanel, weft.rowsPanel, weft.commPanel, weft.diagnosisPanel, weft.notesPanel, weft.callTreePanel, weft.ioPanel]) if (panel) panel.update(view, box);
     for (const panel of [weft.histogramPanel, weft.clustersPanel]) if (panel) panel.update(view, box);
     if (weft.particlesPanel && weft.particlesPanel.update(view)) return;
     if (weft.aggregatePanel && weft.aggregatePanel.update(view, box)) return;

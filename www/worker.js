@@ -5,7 +5,7 @@
 // (www/pkg-worker: the readers and analyses, no renderer), not the page's.
 
 import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes, diagnose, wait_causes, what_if,
-  compare_side, compare_pair, compare_calltree_side, compare_flame, two_runs, two_runs_head_bytes, call_tree_of, call_path_intervals } from './pkg-worker/weft.js';
+  compare_side, compare_pair, compare_calltree_side, compare_flame, two_runs, two_runs_head_bytes, call_tree_of, call_path_intervals, io_summary_of } from './pkg-worker/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 import { HISTOGRAM_QUESTIONS, histogramAnswer } from './histogram-answers.js';
 
@@ -127,6 +127,10 @@ async function answer(id, msg) {
   } else if (HISTOGRAM_QUESTIONS.includes(msg.what)) {
     const { fields, transfer } = histogramAnswer(msg);
     post({ id, type: 'answer', what: msg.what, ...fields }, transfer);
+  } else if (msg.what === 'io') {
+    // The I/O summary of a window (crates/worker/src/io.rs: `weft io --json`'s JSON).
+    const w = msg.window;
+    post({ id, type: 'answer', what: msg.what, result: JSON.parse(io_summary_of(w ? w[0] : NaN, w ? w[1] : NaN, msg.bins || 100, msg.file || '', msg.layer || '')) });
   } else if (msg.what === 'whatif') {
     post({ id, type: 'answer', what: msg.what, result: JSON.parse(what_if(JSON.stringify(msg.scales || []))) });
   } else {

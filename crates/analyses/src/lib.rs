@@ -17,6 +17,7 @@ pub mod execgraph;
 pub mod grains;
 pub mod histogram;
 pub mod info;
+pub mod io;
 pub mod moments;
 pub mod moments_bundle;
 pub mod particles;

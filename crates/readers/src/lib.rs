@@ -270,6 +270,20 @@ fn hpctoolkit_in_archive(
 }
 
 fn open_files(name: &str, files: &otf2::MemoryFiles) -> Result<Input, ReadError> {
+    // A Darshan log given with the trace of its job: the trace read without it, the log's I/O put onto its ranks.
+    if files.files.len() >= 2 {
+        let logs: Vec<&String> =
+            files.files.iter().filter(|(_, b)| darshan::looks_like_log(b)).map(|(p, _)| p).collect();
+        if let [log] = logs.as_slice() {
+            let trace = open_files_except(name, files, Some(log))?.into_trace(name)?;
+            return ranks::put_io_on_ranks(name, trace, log, &files.files[*log]).map(Input::Trace);
+        }
+    }
+    open_files_except(name, files, None)
+}
+
+/// [`open_files`] without the file `skip` (a Darshan log read apart).
+fn open_files_except(name: &str, files: &otf2::MemoryFiles, skip: Option<&str>) -> Result<Input, ReadError> {
     if let Some(anchor) = otf2::find_anchor(files) {
         let read = otf2::read_archive_full(&anchor, files)?;
         return Ok(Input::Otf2(Box::new(Otf2Input { name: name.to_string(), read })));
@@ -288,7 +302,7 @@ fn open_files(name: &str, files: &otf2::MemoryFiles) -> Result<Input, ReadError>
     if let Some(found) = projections::find(files) {
         return projections::read_files(name, files, &found).map(Input::Trace);
     }
-    let paths: Vec<&String> = files.files.keys().collect();
+    let paths: Vec<&String> = files.files.keys().filter(|p| Some(p.as_str()) != skip).collect();
     // Per-rank Chrome/Kineto JSON of one run.
     let sniffed: Vec<Sniffed> =
         if paths.len() >= 2 { paths.iter().map(|p| sniff(&files.files[*p])).collect() } else { Vec::new() };
@@ -414,8 +428,29 @@ pub fn open_regular(path: &std::path::Path) -> Result<(std::fs::File, u64), Read
 #[cfg(not(target_arch = "wasm32"))]
 pub fn open_path(path: &std::path::Path) -> Result<Input, ReadError> {
     let name = path.display().to_string();
+    // A folder holding a Darshan log beside the trace of its job: the trace read without it, the I/O merged.
+    if path.is_dir() {
+        let logs: Vec<std::path::PathBuf> = folder_files(path)?
+            .into_iter()
+            .filter(|p| darshan::looks_like_log(&head(p, sniff::SNIFF_HEAD_BYTES as u64)))
+            .collect();
+        if let [log] = logs.as_slice() {
+            let input = if otf2::find_anchor(&otf2::FolderFiles { root: path.to_path_buf() }).is_some() {
+                Input::Otf2(Box::new(Otf2Input {
+                    name: name.clone(),
+                    read: otf2::read_path_full(path).ok_or_else(|| ReadError::UnknownFormat {
+                        file: name.clone(),
+                        detail: "an OTF2 anchor that is not read".into(),
+                    })??,
+                }))
+            } else {
+                open_folder(path, Some(log))?
+            };
+            return io_onto(&name, input, log);
+        }
+    }
     if path.is_dir() && otf2::find_anchor(&otf2::FolderFiles { root: path.to_path_buf() }).is_none() {
-        return open_folder(path);
+        return open_folder(path, None);
     }
     // OTF2 on disk is a set of files, found from the path before anything is read whole: this looks at a
     // file's first 8 bytes for the anchor's magic only (a file that is no anchor is then sniffed below).
@@ -478,9 +513,9 @@ fn open_projections(name: &str, sts: &std::path::Path, files: &[std::path::PathB
 /// A folder without an OTF2 anchor: the Paraver trace in it (with its .pcf and .row), an HPCToolkit database, a
 /// Projections trace, else its one file.
 #[cfg(not(target_arch = "wasm32"))]
-fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
+fn open_folder(dir: &std::path::Path, skip: Option<&std::path::Path>) -> Result<Input, ReadError> {
     let name = dir.display().to_string();
-    let files = folder_files(dir)?;
+    let files: Vec<std::path::PathBuf> = folder_files(dir)?.into_iter().filter(|p| Some(p.as_path()) != skip).collect();
     let is_prv = |p: &std::path::Path| p.to_str().is_some_and(|s| s.ends_with(".prv") || s.ends_with(".prv.gz"));
     if let Some(prv) = files.iter().find(|p| is_prv(p)) {
         return open_path(prv);
@@ -518,6 +553,31 @@ fn open_folder(dir: &std::path::Path) -> Result<Input, ReadError> {
                  or an OTF2 archive folder",
                 files.len()
             ),
+        }),
+    }
+}
+
+/// The trace of `input` (read from `name`) with the Darshan log at `log` put onto its ranks.
+#[cfg(not(target_arch = "wasm32"))]
+fn io_onto(name: &str, input: Input, log: &std::path::Path) -> Result<Input, ReadError> {
+    let trace = input.into_trace(name)?;
+    let bytes = read_regular(log)?;
+    ranks::put_io_on_ranks(name, trace, &log.display().to_string(), &bytes).map(Input::Trace)
+}
+
+/// Read files given together (native only): one path as [`open_path`] reads it; a trace and the Darshan log
+/// of its job (in either order), the log's I/O put onto the trace's ranks ([`ranks::put_io_on_ranks`]).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open_paths(paths: &[std::path::PathBuf]) -> Result<Input, ReadError> {
+    let is_log = |p: &std::path::Path| p.is_file() && darshan::looks_like_log(&head(p, sniff::SNIFF_HEAD_BYTES as u64));
+    match paths {
+        [one] => open_path(one),
+        [a, b] if is_log(b) && !is_log(a) => io_onto(&a.display().to_string(), open_path(a)?, b),
+        [a, b] if is_log(a) && !is_log(b) => io_onto(&b.display().to_string(), open_path(b)?, a),
+        _ => Err(ReadError::UnknownFormat {
+            file: paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+            detail: "files given together are one trace and the Darshan log of its job; give those two, or one trace"
+                .into(),
         }),
     }
 }

@@ -14,6 +14,7 @@ mod calltree;
 mod compare;
 mod diagnosis;
 mod histogram;
+mod io;
 mod store;
 mod worker;
 
@@ -21,6 +22,7 @@ pub use calltree::{call_path_intervals, call_tree_of};
 pub use compare::{compare_calltree_side, compare_flame, compare_pair, compare_side, two_runs, two_runs_head_bytes};
 pub use diagnosis::{diagnose, wait_causes, what_if};
 pub use histogram::{clusters_of, histogram_instances, histogram_outliers, region_histogram};
+pub use io::io_summary_of;
 pub use store::StoreSession;
 pub use worker::{relayout_execgraph, sample, FileSet, WorkerSession};
 

@@ -16,6 +16,7 @@ mod grains;
 mod histogram;
 mod index;
 mod info;
+mod io;
 mod merge;
 mod moments;
 #[cfg(feature = "mpi")]
@@ -84,6 +85,9 @@ enum Command {
     /// The locations grouped by behaviour (region profile and moments): a representative per cluster, its
     /// size and spread, the outliers, and the grouping in words (docs/clusters.md).
     Clusters(clusters::Args),
+    /// Bytes read and written over time, per file and per location, of a trace's I/O intervals (a Darshan
+    /// log's DXT segments or per-file records) (docs/io.md).
+    Io(io::Args),
 }
 
 /// `v` as pretty JSON for `--json`, with the characters a terminal must not get raw (C1 controls such as the
@@ -132,6 +136,7 @@ fn main() -> ExitCode {
         Command::Calltree(a) => calltree::run(a),
         Command::Histogram(a) => histogram::run(a),
         Command::Clusters(a) => clusters::run(a),
+        Command::Io(a) => io::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

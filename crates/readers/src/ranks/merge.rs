@@ -120,7 +120,7 @@ fn copy_args(from: &ArgTable, e: u32, to: &mut ArgTable, strings: &[StringId]) -
 }
 
 /// The args of event `i` of `from` (an event table's args), copied as the args of event `at` of `to`.
-fn follow(from: &EventArgs, i: usize, at: usize, to: &mut EventArgs, strings: &[StringId]) -> bool {
+pub(super) fn follow(from: &EventArgs, i: usize, at: usize, to: &mut EventArgs, strings: &[StringId]) -> bool {
     let Ok(k) = from.event.binary_search(&(i as u32)) else { return true };
     match copy_args(&from.table, from.entry[k], &mut to.table, strings) {
         Some(e) => {

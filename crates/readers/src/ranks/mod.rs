@@ -13,14 +13,20 @@
 //! `base + ts` (an absolute clock; the merged trace's origin is its earliest event there); without a base in
 //! any, the files' times are taken as one clock; a base in some files only is refused, naming a file without.
 //!
+//! `io`: a Darshan log given with the OTF2 or Chrome trace of its job, its I/O put onto the trace's ranks.
+//!
 //! Must not: sniff (the caller has: every file here is Chrome JSON), or change how one file alone is read.
 
+mod io;
+#[cfg(test)]
+mod io_tests;
 mod merge;
 mod nccl;
 #[cfg(test)]
 mod tests;
 mod two;
 
+pub use io::put_io_on_ranks;
 pub use two::two_runs;
 
 use crate::chrome::{self, RunInfo};

@@ -77,6 +77,8 @@ async function open(msg) {
 async function answer(vp) {
   // The steps' times (www/store.js turns them into the page's `weft.zoom.*` measures).
   const times = { asked: vp.asked, received: vp.received, started: now() };
+  // The Diagnosis panel's marks on the timeline (waiting per bin, the critical path) come with its answer.
+  if (vp.kind !== 'particles' && !vp.busy) session.set_diagnosis(!!vp.waits, !!vp.path);
   const need = vp.kind === 'particles' ? session.plan_particles(vp.t0, vp.t1, vp.fade)
     : session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '', vp.s0 || 0, vp.s1 || 0, vp.margin || 0);
   let left = need.length;
@@ -123,11 +125,11 @@ async function answer(vp) {
   const columns = out.columns ? out.columns.map((c) => c.buffer) : null;
   const runs = out.runs ? out.runs.buffer : null;
   post({
-    type: 'answer', id: vp.id, ask: vp.ask, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
+    type: 'answer', id: vp.id, ask: vp.ask, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, diagnosis: out.diagnosis.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
     runs, intervals: out.intervals || 0, columns,
     errors: out.errors, fetchedTiles: need.length, plannedTiles: session.planned_tiles(), prefetchedTiles: prefetched, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
     wasmBytes: memory ? memory.buffer.byteLength : 0, times: { ...times, posted: now() },
-  }, [out.bytes.buffer, out.counters.buffer, ...(runs ? [runs] : []), ...(columns || [])]);
+  }, [out.bytes.buffer, out.counters.buffer, out.diagnosis.buffer, ...(runs ? [runs] : []), ...(columns || [])]);
 }
 
 async function drain() {

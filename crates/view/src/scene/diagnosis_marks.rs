@@ -10,7 +10,7 @@
 use super::timeline::{clip_segment, TimelineView, AXIS_PX};
 use super::{rgba, LineInstance, RectInstance, Rgba, Scene, Shape};
 use crate::layouts::timeline::TimelineLayout;
-use weft_analyses::diagnosis::bundle::{first_of, DiagnosisBundle, NO_LOCATION};
+use weft_analyses::diagnosis::bundle::{first_of, DiagnosisBundle, PathColumns, NO_LOCATION};
 use weft_model::{LocationId, Trace};
 
 /// The hatching of waiting: dark magenta stripes, apart from the message highlight's orange, the search's
@@ -152,8 +152,7 @@ pub fn draw_selected(
 
 /// The critical path's visible segments: each a thick line along its row's top lane, a connector where the
 /// path changes rows; segments narrower than a pixel fold into their pixel column's connector.
-pub fn draw_path(sc: &mut Scene, b: &DiagnosisBundle, layout: &TimelineLayout, view: &TimelineView) {
-    let p = &b.path;
+pub fn draw_path(sc: &mut Scene, p: &PathColumns, layout: &TimelineLayout, view: &TimelineView) {
     let lane = layout.metrics.lane_px;
     let (x_left, x_right, top, bottom) = (view.track_x0(), view.width, AXIS_PX, view.plot_bottom());
     let y_of = |l: u32| {
@@ -204,6 +203,71 @@ pub fn draw_path(sc: &mut Scene, b: &DiagnosisBundle, layout: &TimelineLayout, v
     push_column(sc, column);
 }
 
+/// Where waiting concentrates on a store's timeline (a store keeps waiting per location and bin, not each
+/// wait's place: `store::read::query::WaitOverlay`): per visible row and pixel column, the waiting share of
+/// the bins there (the most of any bin in the column) hatched over the row, as a trace's waits are, more
+/// opaque the more of the time is waiting. Shares are drawn in tenths and equal neighbours merged, so the
+/// rects grow with rows x pixels, whatever the bins.
+pub fn draw_wait_bins(
+    sc: &mut Scene,
+    layout: &TimelineLayout,
+    view: &TimelineView,
+    row_bins: impl Fn(LocationId) -> Option<Vec<(u64, u64, u64)>>,
+) {
+    let (x_left, x_right) = (view.track_x0(), view.width);
+    for r in layout.rows_in(view.scroll_y, view.scroll_y + view.plot_bottom() - AXIS_PX) {
+        let row = &layout.rows[r];
+        let Some(bins) = row_bins(row.location) else { continue };
+        let (y, h) = (view.y_of(row.y), layout.row_height(row));
+        if y + h < AXIS_PX || y > view.plot_bottom() {
+            continue;
+        }
+        let (top, bottom) = ((y + 1.0).max(AXIS_PX), (y + h - 1.0).min(view.plot_bottom()));
+        if bottom <= top {
+            continue;
+        }
+        // Runs of (x0, x1, share in tenths).
+        let mut runs: Vec<(f32, f32, u32)> = Vec::new();
+        let mut open = false; // the last run is a pixel column still taking bins
+        for (a, b, ns) in bins {
+            if ns == 0 || b <= a {
+                open = false;
+                continue;
+            }
+            let (x0, x1) = (view.x_of(a as f64).max(x_left), view.x_of(b as f64).min(x_right));
+            if x1 <= x0 {
+                continue;
+            }
+            let tenths = ((ns.min(b - a) as f64 / (b - a) as f64) * 10.0).ceil() as u32;
+            match runs.last_mut() {
+                Some(c) if open && x0.floor() <= c.0.floor() => {
+                    c.1 = c.1.max(x1);
+                    c.2 = c.2.max(tenths);
+                }
+                Some(c) if c.2 == tenths && x0 <= c.1 + 1.0 => c.1 = c.1.max(x1),
+                _ => runs.push((x0, x1.max(x0 + 1.0), tenths)),
+            }
+            open = x1 - x0 < 1.0;
+        }
+        for (x0, x1, tenths) in runs {
+            let fill = crate::scene::particles::with_alpha(WAIT_HATCH, 0.3 + 0.07 * tenths.min(10) as f32);
+            sc.rects.push(RectInstance::filled(x0, top, x1 - x0, bottom - top, fill).with_shape(Shape::Hatched));
+        }
+    }
+}
+
+/// Mark location `l`'s row (the Diagnosis panel's location chosen on a store's timeline): an outline over
+/// the row's track, where the row is on screen.
+pub fn mark_row(sc: &mut Scene, layout: &TimelineLayout, view: &TimelineView, l: LocationId) {
+    let Some(row) = layout.row_of_location.get(l.index()).and_then(|&r| layout.rows.get(r as usize)) else { return };
+    let (y, h) = (view.y_of(row.y), layout.row_height(row));
+    if y + h < AXIS_PX || y > view.plot_bottom() {
+        return;
+    }
+    let x0 = view.track_x0();
+    sc.rects.push(RectInstance::filled(x0 + 1.0, y, view.width - x0 - 2.0, h, 0).with_border(CAUSE, 2.0));
+}
+
 /// The wait drawn at screen (x, y), within 3 px in time: the one nearest in time in the lane under the pointer.
 pub fn wait_at(
     b: &DiagnosisBundle,
@@ -249,7 +313,7 @@ mod tests {
     use super::*;
     use crate::layouts::timeline::TimelineMetrics;
     use crate::views::timeline_diagnosis::explain;
-    use weft_analyses::diagnosis::bundle::{total_time_ns, PathColumns, WaitColumns};
+    use weft_analyses::diagnosis::bundle::{total_time_ns, WaitColumns};
     use weft_analyses::diagnosis::waits::{wait_report, wait_states, Pattern, WaitReport};
     use weft_model::RegionId;
     use weft_samples::otf2_gen::{archive, GenConfig};
@@ -375,7 +439,7 @@ mod tests {
         let layout = TimelineLayout::new(&t, TimelineMetrics::default());
         let view = TimelineView::fit(&t, 1200.0, 700.0);
         let mut sc = Scene::new(1200.0, 700.0, 0);
-        draw_path(&mut sc, &b, &layout, &view);
+        draw_path(&mut sc, &b.path, &layout, &view);
         let row_y =
             |l: usize| view.y_of(layout.rows[layout.row_of_location[l] as usize].y) + 0.5 * layout.metrics.lane_px;
         let path: Vec<_> = sc.lines.iter().filter(|l| l.color == PATH).collect();

@@ -4,7 +4,9 @@
 //! cause location that ends it), and the critical path as a thick line along the rows it runs on, with a
 //! connector where it jumps from one row to another. Only what is visible is drawn, merged per pixel: a
 //! location's waits are found by binary search and a run of sub-pixel waits is one rect, the path's sub-pixel
-//! segments one connector per pixel column, so instances grow with rows x pixels, not with the waits.
+//! segments one connector per pixel column, so instances grow with rows x pixels, not with the waits. On a
+//! store's timeline, where waiting concentrates per row and bin ([`draw_wait_bins`]: a store keeps waiting per
+//! bin, not each wait's place), the path the same way, and the row of a location chosen ([`mark_row`]).
 //! Must not: compute a wait or a path (the worker does) or hold view state (`views::timeline`).
 
 use super::timeline::{clip_segment, TimelineView, AXIS_PX};

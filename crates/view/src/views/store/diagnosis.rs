@@ -114,12 +114,26 @@ impl StorePane {
     /// The diagnosis shown, for the page's state (`brief`).
     pub(super) fn diagnosis_brief(&self) -> serde_json::Value {
         let d = &self.diagnosis;
+        let span = self.skeleton.span_ns;
         let overlay = d.overlay.as_ref().map(|o| {
             let waiting: u64 = o.rows.iter().flatten().sum();
+            // The bin where the most of its time is waiting (tests look for its hatching).
+            let share = |k: usize, ns: u64| {
+                let (a, b) = o.bin_time(k, span);
+                ns as f64 / (b - a).max(1) as f64
+            };
+            let worst = (o.rows.iter().enumerate())
+                .flat_map(|(r, row)| row.iter().enumerate().map(move |(k, &ns)| (r, k, ns)))
+                .filter(|&(_, _, ns)| ns > 0)
+                .max_by(|x, y| share(x.1, x.2).total_cmp(&share(y.1, y.2)))
+                .map(|(r, k, ns)| {
+                    let (a, b) = o.bin_time(k, span);
+                    json!({"location": o.first_location + r as u32, "start_ns": a, "end_ns": b, "ns": ns})
+                });
             json!({
                 "level": o.level, "bin_ns": o.bin_ns, "first_bin": o.first_bin, "bins": o.rows.first().map_or(0, Vec::len),
                 "t0_ns": o.t0_ns, "t1_ns": o.t1_ns, "locations": [o.first_location, o.first_location + o.locations],
-                "waiting_ns": waiting, "path_segments": o.path_location.len(), "path": o.path_asked,
+                "waiting_ns": waiting, "worst_bin": worst, "path_segments": o.path_location.len(), "path": o.path_asked,
                 "missing": o.missing,
             })
         });

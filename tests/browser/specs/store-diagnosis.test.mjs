@@ -56,7 +56,8 @@ test('a store indexed with --waits: waiting hatched per bin, the critical path d
   const store = path.join(outDir, 'store-diagnosis-store');
   fs.rmSync(dir, { recursive: true, force: true });
   weft('generate', 'otf2', '-o', dir, '--ranks', '8', '--threads-per-rank', '2', '--events', '400000');
-  weft('index', dir, '-o', store, '--waits', '--force');
+  // Small tiles: many windows, so the whole run is drawn from a pyramid level with several blocks of rows.
+  weft('index', dir, '-o', store, '--waits', '--block', '4', '--tile-intervals', '2048', '--force');
   const report = weftJson('waits', store);
   const pathReport = weftJson('critical-path', store);
   assert.ok(report.total_wait_ns > 0, 'the generated run waits');

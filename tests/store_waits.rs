@@ -543,7 +543,8 @@ fn a_stores_timeline_overlay_is_the_waits_per_bin_and_the_path_of_the_window() {
         // The path: the trace's segments on the rows' blocks meeting the window, in time order.
         let blocks = m.tiling.block_of(1)..=m.tiling.block_of(nl - 1);
         let on = |l: u32| blocks.contains(&m.tiling.block_of(l));
-        let mut segs: Vec<_> = path.segments.iter().filter(|s| on(s.location.0) && s.end_ns >= t0 && s.start_ns <= t1).collect();
+        let mut segs: Vec<_> =
+            path.segments.iter().filter(|s| on(s.location.0) && s.end_ns >= t0 && s.start_ns <= t1).collect();
         segs.sort_by_key(|s| (s.start_ns, s.end_ns));
         assert!(!segs.is_empty());
         assert_eq!(got.path_location, segs.iter().map(|s| s.location.0).collect::<Vec<_>>());
@@ -554,7 +555,11 @@ fn a_stores_timeline_overlay_is_the_waits_per_bin_and_the_path_of_the_window() {
         let px = ((t1 - t0) / 300) as f64;
         assert!(folded.path_location.len() <= got.path_location.len());
         for s in segs.iter().filter(|s| (s.end_ns - s.start_ns) as f64 >= px) {
-            assert!(folded.path_start_ns.iter().zip(&folded.path_end_ns).any(|(&a, &b)| (a, b) == (s.start_ns, s.end_ns)));
+            assert!(folded
+                .path_start_ns
+                .iter()
+                .zip(&folded.path_end_ns)
+                .any(|(&a, &b)| (a, b) == (s.start_ns, s.end_ns)));
         }
         assert_eq!(folded.rows, got.rows);
     }

@@ -23,8 +23,9 @@ use weft_model::{codec, Trace};
 use weft_store::read::query::grid_busy;
 use weft_store::read::query::slice_columns::INTERVAL_COLUMNS;
 use weft_store::read::query::{
-    particle_plan, particle_slicer, particle_tile, particle_window_starts, plan_with_margin, CounterGather, Decoded,
-    ExactSlice, GridBuilder, OverlayGather, overlay_tiles, ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
+    overlay_tiles, particle_plan, particle_slicer, particle_tile, particle_window_starts, plan_with_margin,
+    CounterGather, Decoded, ExactSlice, GridBuilder, OverlayGather, ParticleGather, Plan, Resolution, TileCache,
+    TileIndex, Viewport,
 };
 use weft_store::{Store, TileKind, TileSource};
 
@@ -376,9 +377,7 @@ impl StoreSession {
             TileKind::WaitSummary => self.store.wait_bins_tile(e).map(Decoded::WaitBins),
             TileKind::CriticalPath => self.store.path_tile(e).map(Decoded::Path),
             // (No view asks for them: the panel lists the manifest's sums, the timeline draws the bins.)
-            TileKind::Waits => {
-                return Err(err(&self.name, format!("{path}: waits tiles are not drawn by this page")))
-            }
+            TileKind::Waits => return Err(err(&self.name, format!("{path}: waits tiles are not drawn by this page"))),
             TileKind::Moments => {
                 // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
                 let kept = bytes_again(self.store_source(), path);

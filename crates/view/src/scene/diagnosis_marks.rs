@@ -454,8 +454,14 @@ mod tests {
         let bins = |l: LocationId| -> Option<Vec<(u64, u64, u64)>> {
             let cut = |k: u64| (k * span / n, (k + 1) * span / n);
             match l.0 {
-                0 => Some((0..n).map(|k| (cut(k).0, cut(k).1, if k >= n / 2 { (cut(k).1 - cut(k).0) / 2 } else { 0 })).collect()),
-                1 => Some((0..n).map(|k| (cut(k).0, cut(k).1, if k == 10 { cut(k).1 - cut(k).0 } else { 0 })).collect()),
+                0 => Some(
+                    (0..n)
+                        .map(|k| (cut(k).0, cut(k).1, if k >= n / 2 { (cut(k).1 - cut(k).0) / 2 } else { 0 }))
+                        .collect(),
+                ),
+                1 => {
+                    Some((0..n).map(|k| (cut(k).0, cut(k).1, if k == 10 { cut(k).1 - cut(k).0 } else { 0 })).collect())
+                }
                 _ => None,
             }
         };

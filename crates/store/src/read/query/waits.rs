@@ -78,7 +78,9 @@ pub fn overlay_tiles(m: &Manifest, index: &TileIndex, plan: &Plan, waits: bool, 
         let (b0, b1) = bin_range(l.bin_ns, l.bins, plan.t0_ns, plan.t1_ns);
         let per = tl.bins_per_tile.max(1) as u64;
         for b in blocks.clone() {
-            out.extend((b0 / per..=(b1 - 1) / per).filter_map(|j| index.get(TileKind::WaitSummary, l.level, b, j as u32)));
+            out.extend(
+                (b0 / per..=(b1 - 1) / per).filter_map(|j| index.get(TileKind::WaitSummary, l.level, b, j as u32)),
+            );
         }
     }
     if path && m.critical_path.is_some() {

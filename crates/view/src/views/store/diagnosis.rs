@@ -100,7 +100,13 @@ impl StorePane {
             let span = self.skeleton.span_ns;
             diagnosis_marks::draw_wait_bins(sc, &self.layout, &self.view, |l| {
                 let row = o.row(l.0)?;
-                Some(row.iter().enumerate().map(|(k, &ns)| (o.bin_time(k, span), ns)).map(|((a, b), ns)| (a, b, ns)).collect())
+                Some(
+                    row.iter()
+                        .enumerate()
+                        .map(|(k, &ns)| (o.bin_time(k, span), ns))
+                        .map(|((a, b), ns)| (a, b, ns))
+                        .collect(),
+                )
             });
         }
         if d.path && d.overlay.as_ref().is_some_and(|o| o.path_asked) {

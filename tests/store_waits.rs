@@ -531,11 +531,11 @@ fn a_stores_timeline_overlay_is_the_waits_per_bin_and_the_path_of_the_window() {
         assert!(bins > 0);
         let mut want = vec![vec![0u64; bins]; (nl - 1) as usize];
         for w in waits.iter().filter(|w| w.location.0 >= 1) {
-            for k in 0..bins {
+            for (k, ns) in want[(w.location.0 - 1) as usize].iter_mut().enumerate() {
                 let (a, b) = got.bin_time(k, span);
                 let last = got.first_bin + k as u64 == level.bins - 1;
                 let hi = if last { w.end_ns } else { w.end_ns.min(b) };
-                want[(w.location.0 - 1) as usize][k] += hi.saturating_sub(w.start_ns.max(a));
+                *ns += hi.saturating_sub(w.start_ns.max(a));
             }
         }
         assert_eq!(got.rows, want, "{resolution:?}: waiting per location and bin");

@@ -220,7 +220,8 @@ pub fn draw_wait_bins(
 ) {
     let (x_left, x_right) = (view.track_x0(), view.width);
     // Per visible row with waiting: its band and its pixel columns (x0, x1, share).
-    let mut rows: Vec<(f32, f32, Vec<(f32, f32, f64)>)> = Vec::new();
+    type Columns = Vec<(f32, f32, f64)>;
+    let mut rows: Vec<(f32, f32, Columns)> = Vec::new();
     for r in layout.rows_in(view.scroll_y, view.scroll_y + view.plot_bottom() - AXIS_PX) {
         let row = &layout.rows[r];
         let Some(bins) = row_bins(row.location) else { continue };

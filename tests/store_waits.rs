@@ -437,3 +437,143 @@ fn weft_index_waits_is_counted_against_memory() {
     weft(&[&["index", "g/traces.otf2", "-o", "fits", "--waits", "--memory", &fits][..], &small].concat(), &d);
     assert!(weft(&["critical-path", "fits", "--json"], &d).contains("length_ns"));
 }
+
+/// `--waits` within a `--memory` its facts do not fit is refused before the blocks are tiled (once pass 1 has
+/// counted the messages and collective members), not after: the streamed index puts no tile before it says
+/// so. Within the estimate it indexes.
+#[test]
+fn weft_index_waits_over_memory_is_refused_before_tiling() {
+    let (files, _) = archive(&GenConfig::new(4, 400_000));
+    let t = read_archive("traces.otf2", &files).expect("archive reads");
+    let need = weft::index::waits::memory_needed(t.messages.len() as u64, t.collectives.len() as u64);
+    let o = BuildOptions { waits: true, block_locations: 1, tile_intervals: 4096, ..BuildOptions::default() };
+    let index = |memory: u64| {
+        let sink = MemorySink::default();
+        let stream = open_stream("traces.otf2", &files).expect("archive opens");
+        let so = StreamOptions {
+            build: o.clone(),
+            memory,
+            event_buffer: 0,
+            shard: None,
+            held: 0,
+            runs: 0,
+            range_intervals: 0,
+        };
+        let done = index_otf2(stream, &so, &mut MemorySpill::default(), &sink, &|_| {});
+        (done.map(|_| ()).map_err(|e| e.to_string()), sink.files.into_inner().unwrap().len())
+    };
+    let (refused, put) = index(need - 1);
+    let why = refused.expect_err("over the estimate");
+    assert!(why.contains("--waits: the wait states hold about"), "{why}");
+    assert_eq!(put, 0, "no tile was put before the refusal");
+    let (fits, put) = index(need);
+    fits.expect("within the estimate");
+    assert!(put > 0);
+}
+
+/// What a store's timeline draws of its diagnosis (`store::read::query::{overlay_tiles, OverlayGather}`, the
+/// store worker's overlay beside each view): for a window and every pyramid level (and level 0, drawn with the
+/// finest level's bins), each location's waiting per bin is the trace's waits cut into those bins, read from
+/// the wait summary tiles only (no waits tile), and the path's segments are the trace's critical path's
+/// meeting the window; folded to a pixel scale, every segment a pixel wide or more is kept, and fewer in all.
+#[test]
+fn a_stores_timeline_overlay_is_the_waits_per_bin_and_the_path_of_the_window() {
+    use weft::store::read::query::{overlay_tiles, Decoded, OverlayGather, Plan, Resolution, TileIndex};
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(4, 40_000) });
+    let t = read_archive("traces.otf2", &files).expect("archive reads");
+    let o = BuildOptions { block_locations: 3, tile_intervals: 700, waits: true, ..BuildOptions::default() };
+    let store = Store::open(build(&t, &o).to_memory()).expect("store opens");
+    let m = &store.manifest;
+    let index = TileIndex::new(m);
+    let waits = wait_states(&t).waits;
+    let (path, _) = trace_path(&t);
+    let nl = m.locations.process.len() as u32;
+    let span = m.span_ns;
+    let (t0, t1) = (span / 4, span / 2 + 3);
+    assert!(m.levels.len() >= 2, "levels to draw from");
+    let mut resolutions: Vec<Resolution> = m.levels.iter().map(|l| Resolution::Level(l.level)).collect();
+    resolutions.push(Resolution::Exact);
+    for resolution in resolutions {
+        let plan = Plan {
+            resolution,
+            t0_ns: t0,
+            t1_ns: t1,
+            locations: 1..nl,
+            tiles: Vec::new(),
+            series: 0..0,
+            counter_tiles: Vec::new(),
+        };
+        let tiles = overlay_tiles(m, &index, &plan, true, true);
+        let mut g = OverlayGather::new(m, &plan, true, true).expect("a store with waits");
+        for &i in &tiles {
+            let e = &m.tiles[i];
+            let d = match e.kind {
+                TileKind::WaitSummary => Decoded::WaitBins(store.wait_bins_tile(e).expect("decodes")),
+                TileKind::CriticalPath => Decoded::Path(store.path_tile(e).expect("decodes")),
+                k => panic!("{k:?} tile asked for the overlay"),
+            };
+            match &d {
+                Decoded::WaitBins(b) => g.add_bins(m, i, b),
+                Decoded::Path(p) => g.add_path(p),
+                _ => unreachable!(),
+            }
+        }
+        let folded = g.clone().finish(Some((((t1 - t0) / 300) as f64, &[])));
+        let got = g.finish(None);
+        let level = m.levels.iter().find(|l| l.level == got.level).expect("a level");
+        if let Resolution::Level(l) = resolution {
+            assert_eq!(got.level, l);
+        } else {
+            assert_eq!(got.level, m.levels.iter().map(|l| l.level).min().unwrap(), "exact: the finest level");
+        }
+        // The trace's waits cut into the level's bins (the last bin takes what reaches past it).
+        let bins = got.rows[0].len();
+        assert!(bins > 0);
+        let mut want = vec![vec![0u64; bins]; (nl - 1) as usize];
+        for w in waits.iter().filter(|w| w.location.0 >= 1) {
+            for (k, ns) in want[(w.location.0 - 1) as usize].iter_mut().enumerate() {
+                let (a, b) = got.bin_time(k, span);
+                let last = got.first_bin + k as u64 == level.bins - 1;
+                let hi = if last { w.end_ns } else { w.end_ns.min(b) };
+                *ns += hi.saturating_sub(w.start_ns.max(a));
+            }
+        }
+        assert_eq!(got.rows, want, "{resolution:?}: waiting per location and bin");
+        assert!(got.rows.iter().flatten().any(|&ns| ns > 0), "the window waits");
+        // The path: the trace's segments on the rows' blocks meeting the window, in time order.
+        let blocks = m.tiling.block_of(1)..=m.tiling.block_of(nl - 1);
+        let on = |l: u32| blocks.contains(&m.tiling.block_of(l));
+        let mut segs: Vec<_> =
+            path.segments.iter().filter(|s| on(s.location.0) && s.end_ns >= t0 && s.start_ns <= t1).collect();
+        segs.sort_by_key(|s| (s.start_ns, s.end_ns));
+        assert!(!segs.is_empty());
+        assert_eq!(got.path_location, segs.iter().map(|s| s.location.0).collect::<Vec<_>>());
+        assert_eq!(got.path_start_ns, segs.iter().map(|s| s.start_ns).collect::<Vec<_>>());
+        assert_eq!(got.path_end_ns, segs.iter().map(|s| s.end_ns).collect::<Vec<_>>());
+        assert!(got.missing.is_empty() && got.waits_asked && got.path_asked);
+        // Folded to ~300 pixels: no more segments, every wide one kept.
+        let px = ((t1 - t0) / 300) as f64;
+        assert!(folded.path_location.len() <= got.path_location.len());
+        for s in segs.iter().filter(|s| (s.end_ns - s.start_ns) as f64 >= px) {
+            assert!(folded
+                .path_start_ns
+                .iter()
+                .zip(&folded.path_end_ns)
+                .any(|(&a, &b)| (a, b) == (s.start_ns, s.end_ns)));
+        }
+        assert_eq!(folded.rows, got.rows);
+    }
+    // A store indexed without --waits has no overlay and no tiles for one.
+    let plain = Store::open(build(&t, &BuildOptions::default()).to_memory()).expect("opens");
+    let plan = Plan {
+        resolution: Resolution::Exact,
+        t0_ns: 0,
+        t1_ns: span,
+        locations: 0..nl,
+        tiles: Vec::new(),
+        series: 0..0,
+        counter_tiles: Vec::new(),
+    };
+    assert!(OverlayGather::new(&plain.manifest, &plan, true, true).is_none());
+    assert!(overlay_tiles(&plain.manifest, &TileIndex::new(&plain.manifest), &plan, true, true).is_empty());
+}

@@ -146,8 +146,10 @@ export class DiagnosisPanel extends ViewPanel {
   }
 
   /** A store's diagnosis: the whole run's lists the store worker makes from the manifest's sums (a store
-   *  indexed with weft index --waits; `store::read::waits::overview`). Waits are not drawn on a store's
-   *  timeline, and a window's diagnosis is the command line's (weft waits STORE --window). */
+   *  indexed with weft index --waits; `store::read::waits::overview`). On its timeline, where waiting
+   *  concentrates is hatched per row and bin and the critical path drawn, from the tiles of each view (the
+   *  store worker answers them beside the view); a window's lists are the command line's (weft waits STORE
+   *  --window). */
   async diagnoseStore() {
     this.weft.diagnoseAskedAt = performance.now();
     const load = this.weft.loads;
@@ -164,12 +166,13 @@ export class DiagnosisPanel extends ViewPanel {
     if (asked !== this.asking || load !== this.weft.loads) return;
     this.caption.textContent = '';
     if (o.missing) {
+      this.storeOverview = null;
       this.body.hidden = true;
       this.empty.hidden = false;
       this.empty.textContent = `This store keeps no wait states: ${o.missing}.`;
       return;
     }
-    if (this.storeOverview !== o) { this.pattern = -1; this.region = -1; }
+    if (this.storeOverview !== o) { this.pattern = -1; this.region = -1; this.storeLocation = null; }
     this.storeOverview = o;
     this.renderStore();
     this.weft.diagnoses = (this.weft.diagnoses || 0) + 1;
@@ -191,8 +194,15 @@ export class DiagnosisPanel extends ViewPanel {
     this.empty.hidden = true;
     const scopeNote = this.scope.value === 'window' ? ' (a store\'s lists are of the whole run; weft waits STORE --window diagnoses a window)' : '';
     this.waitHeading.textContent = 'Root causes';
-    // Nothing to draw on a store's timeline: its waits are listed, not hatched.
-    for (const box of [this.waitsBox, this.pathBox]) { box.disabled = true; box.parentElement.title = 'A store\'s waits and critical path are not drawn: open the trace it was indexed from'; }
+    // On a store's timeline: where waiting concentrates (per row and bin, hatched) and the critical path (a
+    // store of format 7 keeps it), read per view from the store's tiles by the store worker.
+    this.waitsBox.disabled = false;
+    this.waitsBox.parentElement.title = 'Hatch where waiting concentrates, per row and bin (the store keeps waiting per bin at every zoom)';
+    this.pathBox.disabled = !o.critical_path;
+    this.pathBox.parentElement.title = o.critical_path ? 'Draw the critical path across the rows'
+      : 'This store keeps no critical path (format 6): re-index with weft index --waits';
+    if (!o.critical_path) this.pathBox.checked = false;
+    this.applyShown();
     this.caption.textContent = `the whole run: waiting ${f(o.total_wait_ns)}, ${percent(o.total_wait_ns / Math.max(1, o.total_time_ns))} of the time on all locations${scopeNote}`;
     const chosen = this.pattern >= 0 && o.patterns[this.pattern] ? o.patterns[this.pattern] : o.all;
     const patterns = o.patterns.map((p, k) => ({ id: k, name: p.label, ns: p.ns, share: p.share, instances: p.instances }));
@@ -205,7 +215,11 @@ export class DiagnosisPanel extends ViewPanel {
       this.region = this.region === l.id ? -1 : l.id;
       this.renderStore();
     });
-    this.fill(this.lists.locations, 'location', chosen.locations, -2, () => {});
+    // A click on a location scrolls the timeline to its row and marks it.
+    this.fill(this.lists.locations, 'location', chosen.locations, this.storeLocation ?? -2, (l) => {
+      if (this.call(() => this.viewer.store_show_location(l.id))) this.storeLocation = l.id;
+      this.renderStore();
+    });
     const causes = o.root_causes.filter((c) => chosen === o.all || c.pattern === chosen.label).slice(0, 10);
     this.wait.replaceChildren(causes.length
       ? el('ul', { class: 'wait-causes', data: { causes: String(causes.length) } },
@@ -216,6 +230,10 @@ export class DiagnosisPanel extends ViewPanel {
   }
 
   applyShown() {
+    if (this.weft.store && this.weft.store.open) {
+      if (this.storeOverview) this.call(() => this.viewer.store_diagnosis_shown(this.waitsBox.checked, this.pathBox.checked));
+      return;
+    }
     if (!this.current()) return;
     this.call(() => this.viewer.diagnosis_set_shown(this.waitsBox.checked, this.pathBox.checked));
   }

@@ -110,6 +110,8 @@ async function answer(vp) {
 async function part(vp, margin, stop, widens, first) {
   // The steps' times (www/store.js turns them into the page's `weft.zoom.*` measures).
   const times = { asked: vp.asked, received: vp.received, started: now() };
+  // The Diagnosis panel's marks on the timeline (waiting per bin, the critical path) come with its answer.
+  if (vp.kind !== 'particles' && !vp.busy) session.set_diagnosis(!!vp.waits, !!vp.path);
   const need = vp.kind === 'particles' ? session.plan_particles(vp.t0, vp.t1, vp.fade)
     : session.plan(vp.t0, vp.t1, vp.loc0, vp.loc1, vp.width, vp.busy || '', vp.s0 || 0, vp.s1 || 0, margin);
   if (widens) {
@@ -160,11 +162,11 @@ async function part(vp, margin, stop, widens, first) {
   const columns = out.columns ? out.columns.map((c) => c.buffer) : null;
   const runs = out.runs ? out.runs.buffer : null;
   post({
-    type: 'answer', id: vp.id, ask: vp.ask, widens, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
+    type: 'answer', id: vp.id, ask: vp.ask, widens, kind: out.kind, bytes: out.bytes.buffer, counters: out.counters.buffer, diagnosis: out.diagnosis.buffer, t0: out.t0, t1: out.t1, loc0: out.loc0, loc1: out.loc1, level: out.level, fade: out.fade,
     runs, intervals: out.intervals || 0, columns,
     errors: out.errors, fetchedTiles: need.length, plannedTiles: session.planned_tiles(), prefetchedTiles: prefetched, fetchedBytes: fetched, cacheUsed, cacheBudget, cacheTiles,
     wasmBytes: memory ? memory.buffer.byteLength : 0, times: { ...times, posted: now() }, inside: { planMs, gatherMs, finishMs, copyMs },
-  }, [out.bytes.buffer, out.counters.buffer, ...(runs ? [runs] : []), ...(columns || [])]);
+  }, [out.bytes.buffer, out.counters.buffer, out.diagnosis.buffer, ...(runs ? [runs] : []), ...(columns || [])]);
   return { kind: out.kind, t0: out.t0, t1: out.t1 };
 }
 

@@ -218,6 +218,8 @@ export function initStore(app) {
       try {
         // The counter tracks' figures first: an exact slice takes their scale as it is drawn.
         if (msg.counters && msg.counters.byteLength) weft.viewer.store_counters(new Uint8Array(msg.counters));
+        // The Diagnosis panel's marks for this view (waiting per bin, the critical path), when asked.
+        if (msg.diagnosis && msg.diagnosis.byteLength) weft.viewer.store_diagnosis(new Uint8Array(msg.diagnosis));
         if (msg.kind === 'particles') weft.viewer.store_particles_answer(new Uint8Array(msg.bytes), msg.t0, msg.t1, msg.fade, msg.errors);
         else if (steps) {
           weft.viewer.store_exact_begin(new Uint8Array(msg.bytes), new Uint32Array(msg.runs), msg.intervals, msg.t0, msg.t1, msg.loc0, msg.loc1, msg.errors, scales.get(msg.id) || 0);

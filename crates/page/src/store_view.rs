@@ -66,23 +66,23 @@ impl Viewer {
             };
             return to_js(&serde_json::json!({ "kind": "particles", "t0": from, "t1": to, "fade": fade }));
         }
-        let (vp, busy, margin, ask) = if views.view() == "moments" {
+        let (vp, busy, margin, ask, (waits, path)) = if views.view() == "moments" {
             let Some(p) = views.store_moments_pane() else { return JsValue::NULL };
             match p.request() {
-                Some((v, def)) => (v, def.short_name(), 0.0, None),
+                Some((v, def)) => (v, def.short_name(), 0.0, None, (false, false)),
                 None => return JsValue::NULL,
             }
         } else {
             let Some(p) = views.store_pane() else { return JsValue::NULL };
             match p.request() {
-                Some(v) => (v, String::new(), EXACT_MARGIN, Some(p.asks())),
+                Some(v) => (v, String::new(), EXACT_MARGIN, Some(p.asks()), p.diagnosis_asked()),
                 None => return JsValue::NULL,
             }
         };
         to_js(&serde_json::json!({
             "t0": vp.t0_ns, "t1": vp.t1_ns, "loc0": vp.locations.start, "loc1": vp.locations.end,
             "width": vp.width_px, "busy": busy, "s0": vp.series.start, "s1": vp.series.end, "margin": margin,
-            "ask": ask,
+            "ask": ask, "waits": waits, "path": path,
         }))
     }
 
@@ -125,6 +125,33 @@ impl Viewer {
         let p = self.view_set_unchanged().store_pane().ok_or("no store is shown")?;
         p.show_counters(a);
         Ok(())
+    }
+
+    /// The diagnosis over the timeline beside the worker's timeline answer (`StoreSession::answer`'s
+    /// `diagnosis`: a postcard `WaitOverlay`), taken before the answer itself; empty bytes: none.
+    pub fn store_diagnosis(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let o = postcard::from_bytes(bytes).map_err(|e| JsValue::from_str(&format!("diagnosis overlay: {e}")))?;
+        let p = self.view_set().store_pane().ok_or("no store is shown")?;
+        p.show_wait_overlay(o);
+        Ok(())
+    }
+
+    /// Draw where waiting concentrates (per row and bin) and the critical path on the store's timeline, or
+    /// not (the Diagnosis panel's toggles; a store indexed with `weft index --waits`): the next views are
+    /// asked with them. False when no store is shown.
+    pub fn store_diagnosis_shown(&mut self, waits: bool, path: bool) -> bool {
+        let Some(p) = self.view_set().store_pane() else { return false };
+        p.set_diagnosis_shown(waits, path);
+        true
+    }
+
+    /// The Diagnosis panel's location chosen on a store's timeline: its row scrolled into the middle and
+    /// marked; false where it has no row shown.
+    pub fn store_show_location(&mut self, location: u32) -> bool {
+        self.view_set().store_pane().is_some_and(|p| p.show_location(location))
     }
 
     /// The worker's answer for a viewport (see `StoreSession::answer`): drawn from now on, or, where this

@@ -23,8 +23,9 @@ use weft_model::{codec, Trace};
 use weft_store::read::query::grid_busy;
 use weft_store::read::query::slice_columns::INTERVAL_COLUMNS;
 use weft_store::read::query::{
-    particle_plan, particle_slicer, particle_tile, particle_window_starts, plan_with_margin, CounterGather, Decoded,
-    ExactSlice, GridBuilder, ParticleGather, Plan, Resolution, TileCache, TileIndex, Viewport,
+    overlay_tiles, particle_plan, particle_slicer, particle_tile, particle_window_starts, plan_with_margin,
+    CounterGather, Decoded, ExactSlice, GridBuilder, OverlayGather, ParticleGather, Plan, Resolution, TileCache,
+    TileIndex, Viewport,
 };
 use weft_store::{Store, TileKind, TileSource};
 
@@ -101,6 +102,8 @@ pub struct StoreSession {
     last_view: Option<(Viewport, f64)>,
     /// The last viewport's steps inside the wasm, in ms ([`StoreSession::step_times`]).
     times: StepTimes,
+    /// The diagnosis drawn over the timeline (a store indexed with `--waits`), asked beside each of its views.
+    overlay: Overlay,
 }
 
 /// Where the worker's time for a viewport goes (ms), for the page's timings (BENCHMARKS.md "Session 40").
@@ -125,6 +128,37 @@ fn now_ms() -> f64 {
     now.unwrap_or_else(js_sys::Date::now)
 }
 
+/// The diagnosis overlay asked beside the timeline's views ([`StoreSession::set_diagnosis`]): what is asked
+/// (waiting per bin, the critical path), the overlay of the viewport planned last gathered as its tiles come,
+/// those tiles, and the scale its path is folded to (a pyramid level's view; None for an exact one).
+#[derive(Default)]
+struct Overlay {
+    waits: bool,
+    path: bool,
+    gather: Option<OverlayGather>,
+    tiles: Vec<usize>,
+    fold_px: Option<f64>,
+    /// Each location's place in the rows' order (the skeleton's display order).
+    rank: Vec<u32>,
+}
+
+impl Overlay {
+    fn clear(&mut self) {
+        self.gather = None;
+        self.tiles.clear();
+        self.fold_px = None;
+    }
+
+    fn feed(&mut self, m: &weft_store::Manifest, i: usize, tile: &Decoded) {
+        let Some(g) = &mut self.gather else { return };
+        match tile {
+            Decoded::WaitBins(b) => g.add_bins(m, i, b),
+            Decoded::Path(p) => g.add_path(p),
+            _ => {}
+        }
+    }
+}
+
 fn err(name: &str, e: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&format!("{name}/{e}"))
 }
@@ -147,6 +181,10 @@ impl StoreSession {
         let store = Store::open(handed).map_err(|e| err(&name, e))?;
         let skeleton = store.skeleton().map_err(|e| err(&name, e))?;
         let slicer = particle_slicer(&store.manifest, &skeleton);
+        let mut rank = vec![0u32; skeleton.locations.len()];
+        for (k, l) in skeleton.locations_in_display_order().iter().enumerate() {
+            rank[l.index()] = k as u32;
+        }
         let budget = if cache_bytes.is_finite() && cache_bytes >= 1.0 {
             cache_bytes as usize
         } else {
@@ -168,6 +206,7 @@ impl StoreSession {
             slicer,
             last_view: None,
             times: StepTimes::default(),
+            overlay: Overlay { rank, ..Default::default() },
         })
     }
 
@@ -178,15 +217,30 @@ impl StoreSession {
     }
 
     /// The Diagnosis panel's lists for the whole run (`store::read::waits::overview`: the manifest's sums,
-    /// no tile read), as JSON; `{"missing": why}` where the store keeps no wait states (indexed without
+    /// no tile read, and `critical_path`: whether the store keeps the path), as JSON; `{"missing": why}` where the store keeps no wait states (indexed without
     /// `--waits`, or before format 6).
     pub fn waits(&self) -> Result<String, JsValue> {
         match weft_store::read::waits::overview(&self.store, &self.skeleton, WAIT_LINES)
             .map_err(|e| err(&self.name, e))?
         {
-            Some(o) => Ok(serde_json::to_string(&o).unwrap_or_default()),
+            Some(o) => {
+                // Whether the timeline can draw the critical path (format 7 keeps it).
+                let mut v = serde_json::to_value(&o).unwrap_or_default();
+                if let Some(v) = v.as_object_mut() {
+                    v.insert("critical_path".into(), self.store.manifest.critical_path.is_some().into());
+                }
+                Ok(v.to_string())
+            }
             None => Ok(serde_json::json!({ "missing": weft_store::read::waits::missing(&self.store) }).to_string()),
         }
+    }
+
+    /// What the timeline's next views are answered with beside them (the Diagnosis panel's toggles; a store
+    /// indexed with `--waits`): `waits`, each row's waiting per bin of the view's level (the finest where it
+    /// is exact) from the wait summary tiles; `path`, the critical path's segments in the window from the path
+    /// tiles of the rows' blocks. The answer's `diagnosis` is then a postcard `WaitOverlay`.
+    pub fn set_diagnosis(&mut self, waits: bool, path: bool) {
+        (self.overlay.waits, self.overlay.path) = (waits, path);
     }
 
     /// The store's definitions without events (`model::codec`), for the page's rows and names.
@@ -229,6 +283,7 @@ impl StoreSession {
         self.pending =
             Pending::Particles(ParticleGather { t0_ns: from, end_ns: end, fade_ns: fade, events: Vec::new() });
         self.counters = None;
+        self.overlay.clear();
         let need = self.gather(&tiles);
         self.plan = Some(Plan {
             resolution: Resolution::Exact,
@@ -283,8 +338,21 @@ impl StoreSession {
             None => Pending::Exact(ExactSlice::new(&p)),
         };
         self.counters = self.busy.is_none().then(|| CounterGather::new(m, &p));
+        self.overlay.clear();
+        if self.busy.is_none() {
+            let o = &mut self.overlay;
+            o.gather = OverlayGather::new(m, &p, o.waits, o.path);
+            if o.gather.is_some() {
+                o.tiles = overlay_tiles(m, &self.index, &p, o.waits, o.path);
+                // A pyramid level's view is drawn at its own scale (an exact one down to finer ones).
+                let w = if margin > 0.0 { vp.width_px as f64 * (1.0 + 2.0 * margin) } else { vp.width_px as f64 };
+                o.fold_px = (p.resolution != Resolution::Exact).then(|| (p.t1_ns - p.t0_ns) as f64 / w.max(1.0));
+            }
+        }
         let mut need = self.gather(&p.tiles);
         need.extend(self.gather(&p.counter_tiles));
+        let overlay_tiles = self.overlay.tiles.clone();
+        need.extend(self.gather(&overlay_tiles));
         self.times = StepTimes { plan: planned - started, gather: now_ms() - planned, ..StepTimes::default() };
         let m = &self.store.manifest;
         if self.busy.is_some() {
@@ -309,6 +377,7 @@ impl StoreSession {
             if self.cache.touch(i) {
                 if let Some(d) = self.cache.peek(i) {
                     self.pending.feed(&mut self.counters, &self.store, i, d);
+                    self.overlay.feed(&self.store.manifest, i, d);
                     self.fed.insert(i);
                 }
             } else if !self.failed.iter().any(|(f, _)| *f == m.tiles[i].path) {
@@ -333,10 +402,10 @@ impl StoreSession {
             TileKind::Particles => particle_tile(&self.store, e).map(Decoded::Particles),
             TileKind::Counters => self.store.counter_tile(e).map(Decoded::Counters),
             TileKind::CounterSummary => self.store.counter_summary_tile(e).map(Decoded::CounterBins),
-            // (No view asks for them yet: the diagnosis panel of a store reads the manifest's sums.)
-            TileKind::Waits | TileKind::WaitSummary | TileKind::CriticalPath => {
-                return Err(err(&self.name, format!("{path}: wait-state tiles are not drawn by this page")))
-            }
+            TileKind::WaitSummary => self.store.wait_bins_tile(e).map(Decoded::WaitBins),
+            TileKind::CriticalPath => self.store.path_tile(e).map(Decoded::Path),
+            // (No view asks for them: the panel lists the manifest's sums, the timeline draws the bins.)
+            TileKind::Waits => return Err(err(&self.name, format!("{path}: waits tiles are not drawn by this page"))),
             TileKind::Moments => {
                 // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
                 let kept = bytes_again(self.store_source(), path);
@@ -353,9 +422,11 @@ impl StoreSession {
             Ok(mut d) => {
                 // Gathered into the answer now; kept only where the cache's budget allows (evicting tiles of
                 // earlier views first), so the worker holds the budget plus one tile and the answer.
-                let planned = self.plan.as_ref().is_some_and(|p| p.tiles.contains(&i) || p.counter_tiles.contains(&i));
+                let planned = self.plan.as_ref().is_some_and(|p| p.tiles.contains(&i) || p.counter_tiles.contains(&i))
+                    || self.overlay.tiles.contains(&i);
                 if planned && self.fed.insert(i) {
                     self.pending.feed(&mut self.counters, &self.store, i, &d);
+                    self.overlay.feed(&self.store.manifest, i, &d);
                 }
                 d.compact();
                 self.cache.admit(i, d);
@@ -408,6 +479,18 @@ impl StoreSession {
             Some(c) => postcard::to_allocvec(&c.finish()).map_err(|e| err(&self.name, e))?,
             None => Vec::new(),
         };
+        // The diagnosis over the timeline beside its answer (postcard `WaitOverlay`; empty when not asked).
+        let diagnosis = match self.overlay.gather.take() {
+            Some(mut g) => {
+                let m = &self.store.manifest;
+                for &i in self.overlay.tiles.iter().filter(|i| !self.fed.contains(i)) {
+                    g.missing(m.tiles[i].path.clone());
+                }
+                let o = g.finish(self.overlay.fold_px.map(|px| (px, self.overlay.rank.as_slice())));
+                postcard::to_allocvec(&o).map_err(|e| err(&self.name, e))?
+            }
+            None => Vec::new(),
+        };
         let (nl, span) = (self.skeleton.locations.len(), self.store.manifest.span_ns);
         let mut fade = 0u64;
         let mut columns = None;
@@ -455,6 +538,7 @@ impl StoreSession {
         set("bytes", js_sys::Uint8Array::from(&bytes[..]).into());
         drop(bytes);
         set("counters", js_sys::Uint8Array::from(&counters[..]).into());
+        set("diagnosis", js_sys::Uint8Array::from(&diagnosis[..]).into());
         // An exact answer's intervals as columns, each its own buffer (written, copied out and dropped one
         // at a time): the page copies each as it is (`views::store::StorePane::receive_column`).
         if let Some(c) = columns {

@@ -1637,6 +1637,14 @@ fn tile(
     if skel.locations.len() != n {
         return Err(IndexError::Io(format!("the reader gave intervals for {n} locations of {}", skel.locations.len())));
     }
+    // `--waits` holds its facts per message and collective member in memory (`crate::waits`, not spilled):
+    // where they cannot fit it is refused now, once pass 1 has counted them, not after the blocks are tiled.
+    // (A part computes none: the merge does.)
+    if o.build.waits && !(o.shard.is_some() && whole_totals.is_some()) {
+        if let Some(why) = crate::waits::over_memory(comms.messages, comms.collective_rows, o.memory) {
+            return Err(IndexError::Memory(why));
+        }
+    }
     finish_skeleton(&mut skel, comms.max_ns, max_end, clipped, &clip_examples, late);
     let p = Pass2::plan(
         &skel,
@@ -1744,9 +1752,7 @@ fn tile(
                 m.counts.counter_samples = s.count();
             }
             if o.build.waits {
-                if let Some(why) = crate::waits::over_memory(m.counts.messages, m.counts.collective_rows, o.memory) {
-                    return Err(IndexError::Memory(why));
-                }
+                // (Its memory was checked before the tiling.)
                 progress(Progress::Step(Step::Waits));
                 crate::waits::add_waits(&mut m, &|path| sink.get(path), &mut |path, bytes| sink.put(path, bytes))
                     .map_err(IndexError::Io)?;

@@ -222,3 +222,39 @@ pub fn costs<'n>(delays: &[(u32, u64)], wait: u64, name: impl Fn(u32) -> &'n str
         .filter(|&(_, ns)| ns > 0)
         .collect()
 }
+
+/// A wait summary tile (`v/l{L}/b{B}/t{J}`, format 6): the waiting time (every pattern) per location of
+/// its block and bin of the tile (tile J of a level holds its bins `J*256 ..`), location-major.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WaitBinsTile {
+    pub bins: usize,
+    /// `locations x bins` ns.
+    pub ns: Vec<u64>,
+}
+
+impl WaitBinsTile {
+    /// Location `k`'s (within the block) bins.
+    pub fn row(&self, k: usize) -> &[u64] {
+        self.ns.get(k * self.bins..(k + 1) * self.bins).unwrap_or(&[])
+    }
+}
+
+/// A wait summary tile of a block of `nloc` locations whose tile holds `bins` bins of its level.
+pub fn decode_wait_bins(payload: &[u8], nloc: usize, bins: u64) -> Result<WaitBinsTile, ColumnError> {
+    let mut r = ColumnReader::new(payload);
+    let n = r.varint()?;
+    if n != nloc as u64 {
+        return r.error(format!("{n} locations, the block has {nloc}"));
+    }
+    let b = r.varint()?;
+    if b != bins {
+        return r.error(format!("{b} bins, the level's tile has {bins}"));
+    }
+    let count = nloc.checked_mul(bins as usize).filter(|&c| c <= payload.len());
+    let Some(count) = count else { return r.error(format!("{nloc} x {bins} bins in {} bytes", payload.len())) };
+    let ns = (0..count).map(|_| r.varint()).collect::<Result<Vec<_>, _>>()?;
+    if !r.at_end() {
+        return r.error("bytes after the last bin");
+    }
+    Ok(WaitBinsTile { bins: bins as usize, ns })
+}

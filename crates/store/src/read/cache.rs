@@ -5,9 +5,11 @@
 use crate::counters::{CounterBinsTile, CounterTile};
 use crate::format::events::EventsTile;
 use crate::format::particles::ParticleTile;
+use crate::format::waits::WaitBinsTile;
 use crate::pyramid::Bins;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
+use weft_analyses::diagnosis::critical_path::PathSegment;
 
 /// The decoded-tile cache's default budget (issue #17: 256 MB).
 pub const DEFAULT_CACHE_BYTES: usize = 256 << 20;
@@ -20,6 +22,10 @@ pub enum Decoded {
     Particles(ParticleTile),
     Counters(CounterTile),
     CounterBins(CounterBinsTile),
+    /// A wait summary tile's waiting per location and bin (format 6, `weft index --waits`).
+    WaitBins(WaitBinsTile),
+    /// A path tile's critical-path segments (format 7, `weft index --waits`).
+    Path(Vec<PathSegment>),
 }
 
 impl Decoded {
@@ -47,6 +53,8 @@ impl Decoded {
                 cap(&c.series)
                     + c.series.iter().map(|s| cap(&s.count) + cap(&s.min) + cap(&s.max) + cap(&s.last)).sum::<usize>()
             }
+            Decoded::WaitBins(w) => cap(&w.ns) + size_of_val(w),
+            Decoded::Path(p) => cap(p),
             Decoded::Summary(rows) => {
                 cap(rows)
                     + rows
@@ -87,6 +95,8 @@ impl Decoded {
                 c.open.shrink_to_fit();
             }
             Decoded::CounterBins(c) => c.series.shrink_to_fit(),
+            Decoded::WaitBins(w) => w.ns.shrink_to_fit(),
+            Decoded::Path(p) => p.shrink_to_fit(),
         }
     }
 }

@@ -161,6 +161,27 @@ impl<S: TileSource> Store<S> {
         Ok(segments)
     }
 
+    /// A wait summary tile (format 6): its block's waiting per location and bin of its level's tile,
+    /// checked against its entry.
+    pub fn wait_bins_tile(&self, e: &TileEntry) -> Result<crate::format::waits::WaitBinsTile, StoreError> {
+        let payload = self.payload(e)?;
+        let m = &self.manifest;
+        let mismatch = |detail: String| StoreError::Mismatch { file: e.path.clone(), detail };
+        let locs = m.tiling.block_range(e.block, self.nl() as u32);
+        let level =
+            m.levels.iter().find(|l| l.level == e.level).ok_or_else(|| mismatch(format!("no level {}", e.level)))?;
+        if e.window >= level.tiles || locs.is_empty() {
+            return Err(mismatch(format!("no tile {} of block {} at level {}", e.window, e.block, e.level)));
+        }
+        let bins = crate::counters::tile_bins(level, m.tiling.bins_per_tile as u64, e.window) as u64;
+        let tile =
+            crate::format::waits::decode_wait_bins(&payload, locs.len(), bins).map_err(|c| corrupt(&e.path, c))?;
+        if tile.ns.len() as u64 != e.records {
+            return Err(mismatch(format!("{} bins, the manifest says {}", tile.ns.len(), e.records)));
+        }
+        Ok(tile)
+    }
+
     /// The trace's definitions, warnings, span and origin, with no events.
     pub fn skeleton(&self) -> Result<Trace, StoreError> {
         let m = &self.manifest;

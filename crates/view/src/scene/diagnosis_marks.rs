@@ -4,13 +4,15 @@
 //! cause location that ends it), and the critical path as a thick line along the rows it runs on, with a
 //! connector where it jumps from one row to another. Only what is visible is drawn, merged per pixel: a
 //! location's waits are found by binary search and a run of sub-pixel waits is one rect, the path's sub-pixel
-//! segments one connector per pixel column, so instances grow with rows x pixels, not with the waits.
+//! segments one connector per pixel column, so instances grow with rows x pixels, not with the waits. On a
+//! store's timeline, where waiting concentrates per row and bin ([`draw_wait_bins`]: a store keeps waiting per
+//! bin, not each wait's place), the path the same way, and the row of a location chosen ([`mark_row`]).
 //! Must not: compute a wait or a path (the worker does) or hold view state (`views::timeline`).
 
 use super::timeline::{clip_segment, TimelineView, AXIS_PX};
 use super::{rgba, LineInstance, RectInstance, Rgba, Scene, Shape};
 use crate::layouts::timeline::TimelineLayout;
-use weft_analyses::diagnosis::bundle::{first_of, DiagnosisBundle, NO_LOCATION};
+use weft_analyses::diagnosis::bundle::{first_of, DiagnosisBundle, PathColumns, NO_LOCATION};
 use weft_model::{LocationId, Trace};
 
 /// The hatching of waiting: dark magenta stripes, apart from the message highlight's orange, the search's
@@ -152,8 +154,7 @@ pub fn draw_selected(
 
 /// The critical path's visible segments: each a thick line along its row's top lane, a connector where the
 /// path changes rows; segments narrower than a pixel fold into their pixel column's connector.
-pub fn draw_path(sc: &mut Scene, b: &DiagnosisBundle, layout: &TimelineLayout, view: &TimelineView) {
-    let p = &b.path;
+pub fn draw_path(sc: &mut Scene, p: &PathColumns, layout: &TimelineLayout, view: &TimelineView) {
     let lane = layout.metrics.lane_px;
     let (x_left, x_right, top, bottom) = (view.track_x0(), view.width, AXIS_PX, view.plot_bottom());
     let y_of = |l: u32| {
@@ -204,6 +205,86 @@ pub fn draw_path(sc: &mut Scene, b: &DiagnosisBundle, layout: &TimelineLayout, v
     push_column(sc, column);
 }
 
+/// Where waiting concentrates on a store's timeline (a store keeps waiting per location and bin, not each
+/// wait's place: `store::read::query::WaitOverlay`): per visible row and pixel column, the waiting share of
+/// the bins there (the most of any bin in the column) hatched over the row as a trace's waits are, more
+/// opaque the nearer the share is to the most of any column on screen (so where waiting concentrates stands
+/// out at any zoom, whatever its absolute share). Opacities are drawn in tenths and equal neighbours merged,
+/// so the rects grow with rows x pixels, whatever the bins. `row_bins`: a location's bins as (start, end,
+/// waiting ns).
+pub fn draw_wait_bins(
+    sc: &mut Scene,
+    layout: &TimelineLayout,
+    view: &TimelineView,
+    row_bins: impl Fn(LocationId) -> Option<Vec<(u64, u64, u64)>>,
+) {
+    let (x_left, x_right) = (view.track_x0(), view.width);
+    // Per visible row with waiting: its band and its pixel columns (x0, x1, share).
+    type Columns = Vec<(f32, f32, f64)>;
+    let mut rows: Vec<(f32, f32, Columns)> = Vec::new();
+    for r in layout.rows_in(view.scroll_y, view.scroll_y + view.plot_bottom() - AXIS_PX) {
+        let row = &layout.rows[r];
+        let Some(bins) = row_bins(row.location) else { continue };
+        let (y, h) = (view.y_of(row.y), layout.row_height(row));
+        let (top, bottom) = ((y + 1.0).max(AXIS_PX), (y + h - 1.0).min(view.plot_bottom()));
+        if bottom <= top {
+            continue;
+        }
+        let mut cols: Vec<(f32, f32, f64)> = Vec::new();
+        for (a, b, ns) in bins {
+            if ns == 0 || b <= a {
+                continue;
+            }
+            let (x0, x1) = (view.x_of(a as f64).max(x_left), view.x_of(b as f64).min(x_right));
+            if x1 <= x0 {
+                continue;
+            }
+            let share = ns.min(b - a) as f64 / (b - a) as f64;
+            match cols.last_mut() {
+                Some(c) if x0.floor() <= c.0.floor() => {
+                    c.1 = c.1.max(x1);
+                    c.2 = c.2.max(share);
+                }
+                _ => cols.push((x0, x1.max(x0 + 1.0), share)),
+            }
+        }
+        if !cols.is_empty() {
+            rows.push((top, bottom, cols));
+        }
+    }
+    let most = rows.iter().flat_map(|r| r.2.iter().map(|c| c.2)).fold(0.0f64, f64::max);
+    if most <= 0.0 {
+        return;
+    }
+    for (top, bottom, cols) in rows {
+        // Runs of (x0, x1, tenths of the most).
+        let mut runs: Vec<(f32, f32, u32)> = Vec::new();
+        for (x0, x1, share) in cols {
+            let tenths = ((share / most) * 10.0).ceil().clamp(1.0, 10.0) as u32;
+            match runs.last_mut() {
+                Some(c) if c.2 == tenths && x0 <= c.1 + 1.0 => c.1 = c.1.max(x1),
+                _ => runs.push((x0, x1, tenths)),
+            }
+        }
+        for (x0, x1, tenths) in runs {
+            let fill = crate::scene::particles::with_alpha(WAIT_HATCH, 0.1 * tenths as f32);
+            sc.rects.push(RectInstance::filled(x0, top, x1 - x0, bottom - top, fill).with_shape(Shape::Hatched));
+        }
+    }
+}
+
+/// Mark location `l`'s row (the Diagnosis panel's location chosen on a store's timeline): an outline over
+/// the row's track, where the row is on screen.
+pub fn mark_row(sc: &mut Scene, layout: &TimelineLayout, view: &TimelineView, l: LocationId) {
+    let Some(row) = layout.row_of_location.get(l.index()).and_then(|&r| layout.rows.get(r as usize)) else { return };
+    let (y, h) = (view.y_of(row.y), layout.row_height(row));
+    if y + h < AXIS_PX || y > view.plot_bottom() {
+        return;
+    }
+    let x0 = view.track_x0();
+    sc.rects.push(RectInstance::filled(x0 + 1.0, y, view.width - x0 - 2.0, h, 0).with_border(CAUSE, 2.0));
+}
+
 /// The wait drawn at screen (x, y), within 3 px in time: the one nearest in time in the lane under the pointer.
 pub fn wait_at(
     b: &DiagnosisBundle,
@@ -249,7 +330,7 @@ mod tests {
     use super::*;
     use crate::layouts::timeline::TimelineMetrics;
     use crate::views::timeline_diagnosis::explain;
-    use weft_analyses::diagnosis::bundle::{total_time_ns, PathColumns, WaitColumns};
+    use weft_analyses::diagnosis::bundle::{total_time_ns, WaitColumns};
     use weft_analyses::diagnosis::waits::{wait_report, wait_states, Pattern, WaitReport};
     use weft_model::RegionId;
     use weft_samples::otf2_gen::{archive, GenConfig};
@@ -361,6 +442,47 @@ mod tests {
         assert!(info.text.contains(" waits ") && info.text.contains(&info.region), "{}", info.text);
     }
 
+    /// A store's waiting per bin: hatched over the rows that wait, the most waiting column opaque, one rect
+    /// per run of equal opacity (bins finer than a pixel merged), nothing on a row without waiting.
+    #[test]
+    fn waiting_per_bin_is_hatched_by_its_share_of_the_most() {
+        let t = run();
+        let layout = TimelineLayout::new(&t, TimelineMetrics::default());
+        let view = TimelineView::fit(&t, 1200.0, 700.0);
+        let span = t.span_ns;
+        let n = 4000u64;
+        // Location 0 waits half of every bin of its second half, location 1 all of one bin near the start.
+        let bins = |l: LocationId| -> Option<Vec<(u64, u64, u64)>> {
+            let cut = |k: u64| (k * span / n, (k + 1) * span / n);
+            match l.0 {
+                0 => Some(
+                    (0..n)
+                        .map(|k| (cut(k).0, cut(k).1, if k >= n / 2 { (cut(k).1 - cut(k).0) / 2 } else { 0 }))
+                        .collect(),
+                ),
+                1 => {
+                    Some((0..n).map(|k| (cut(k).0, cut(k).1, if k == 10 { cut(k).1 - cut(k).0 } else { 0 })).collect())
+                }
+                _ => None,
+            }
+        };
+        let mut sc = Scene::new(1200.0, 700.0, 0);
+        draw_wait_bins(&mut sc, &layout, &view, bins);
+        assert!(sc.rects.iter().all(|r| r.shape == Shape::Hatched as u32 && r.fill >> 8 == WAIT_HATCH >> 8));
+        let row_y = |l: usize| view.y_of(layout.rows[layout.row_of_location[l] as usize].y) + 1.0;
+        let of = |l: usize| sc.rects.iter().filter(|r| (r.y - row_y(l).max(AXIS_PX)).abs() < 0.01).collect::<Vec<_>>();
+        // Location 1's one full bin is the most: opaque; location 0's half-waiting half run is one rect at half.
+        let one = of(1);
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].fill & 0xff, 0xff);
+        let zero = of(0);
+        assert_eq!(zero.len(), 1, "equal neighbours merged");
+        assert_eq!(zero[0].fill & 0xff, (0.5f32 * 255.0).round() as u32);
+        let mid = view.x_of(span as f64 / 2.0);
+        assert!((zero[0].x - mid).abs() <= 1.0, "starts where the waiting does");
+        assert_eq!(sc.rects.len(), 2, "no other row is hatched");
+    }
+
     #[test]
     fn the_critical_path_runs_along_its_rows_and_jumps_between_them() {
         let t = run();
@@ -375,7 +497,7 @@ mod tests {
         let layout = TimelineLayout::new(&t, TimelineMetrics::default());
         let view = TimelineView::fit(&t, 1200.0, 700.0);
         let mut sc = Scene::new(1200.0, 700.0, 0);
-        draw_path(&mut sc, &b, &layout, &view);
+        draw_path(&mut sc, &b.path, &layout, &view);
         let row_y =
             |l: usize| view.y_of(layout.rows[layout.row_of_location[l] as usize].y) + 0.5 * layout.metrics.lane_px;
         let path: Vec<_> = sc.lines.iter().filter(|l| l.color == PATH).collect();

@@ -42,6 +42,8 @@ use weft_store::pyramid;
 use weft_store::read::query::slice_columns::IntervalColumns;
 use weft_store::read::query::{CounterAnswer, SummaryGrid, Viewport};
 
+mod diagnosis;
+
 /// A pixel column of a summary row ([`StorePane::columns`]).
 type Column = (f32, f32, f64, f64, u32, usize, usize);
 
@@ -167,6 +169,7 @@ pub struct StorePane {
     counters: Option<CounterAnswer>,
     /// Series whose tracks the Counters menu hid (in the exact slice's pane too).
     counter_hidden: Vec<bool>,
+    diagnosis: diagnosis::StoreDiagnosis,
 }
 
 impl StorePane {
@@ -201,6 +204,7 @@ impl StorePane {
             counter_hidden: vec![false; counter_index.series.len()],
             counter_index,
             counters: None,
+            diagnosis: diagnosis::StoreDiagnosis::default(),
         };
         pane.place_counters();
         pane
@@ -395,6 +399,9 @@ impl StorePane {
             width_px: self.view.track_width(),
             series: self.visible_series(),
         };
+        // With the diagnosis drawn, a view the overlay held does not cover is asked for even where the answer
+        // held covers it (the worker answers both together).
+        let overlay_ok = self.overlay_covers(&vp);
         let held = self.grids.iter().rposition(|h| h.vp == vp);
         if let Some(k) = held {
             // Asked before and answered from a pyramid level: that answer is the view's (issue #58).
@@ -405,7 +412,7 @@ impl StorePane {
                 self.counters = counters;
             }
         }
-        if held.is_some() || self.covers(&vp) {
+        if (held.is_some() || self.covers(&vp)) && overlay_ok {
             // Drawn from the answer held: the asks still being answered are for views left, and their answers
             // would replace what covers this view (the view asked again after they came: issue #58); except
             // where it is the last ask's own first part (its window without the margin): the second part
@@ -1109,6 +1116,7 @@ impl Pane for StorePane {
             (Data::Grid(g), None) => self.grid_scene(g),
             (Data::None, None) => self.grid_scene(&SummaryGrid::default()),
         };
+        self.draw_diagnosis(&mut sc);
         if !self.errors.is_empty() {
             let text = format!("Some tiles could not be read (the rest is drawn): {}", self.errors.join("; "));
             sc.add_banner(false, &text, rgba(0xfd, 0xec, 0xc8, 0xf0));
@@ -1140,7 +1148,7 @@ impl Pane for StorePane {
             o.insert(
                 "store".into(),
                 json!({ "shown": self.shown(), "in_flight": self.in_flight, "errors": self.errors, "covered": covered,
-                    "backdrop": self.backdrop().map(|g| g.level) }),
+                    "backdrop": self.backdrop().map(|g| g.level), "diagnosis": self.diagnosis_brief() }),
             );
         }
         s

@@ -1099,7 +1099,7 @@ impl Pane for TimelinePane {
                 diagnosis_marks::draw_waits(&mut sc, &d.bundle, &self.trace, &self.layout, &self.view);
             }
             if d.show_path {
-                diagnosis_marks::draw_path(&mut sc, &d.bundle, &self.layout, &self.view);
+                diagnosis_marks::draw_path(&mut sc, &d.bundle.path, &self.layout, &self.view);
             }
             if let Some(i) = d.selected {
                 diagnosis_marks::draw_selected(&mut sc, &d.bundle, &self.trace, &self.layout, &self.view, i);

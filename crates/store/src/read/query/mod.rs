@@ -18,7 +18,7 @@
 //!
 //! One file per question a view asks: `plan` (which level and tiles), `grid` (rows x bins of a summary level),
 //! `exact` (the exact records, and `slice_columns`, their intervals as the columns the page copies), `counters`,
-//! `particles`.
+//! `particles`, `waits` (a store's diagnosis over its timeline: waiting per bin, the critical path).
 
 mod counters;
 mod exact;
@@ -26,11 +26,13 @@ mod grid;
 mod particles;
 mod plan;
 pub mod slice_columns;
+mod waits;
 
 pub use counters::*;
 pub use exact::*;
 pub use grid::*;
 pub use particles::*;
 pub use plan::*;
+pub use waits::*;
 
 pub use crate::read::cache::{Decoded, TileCache, DEFAULT_CACHE_BYTES};

@@ -848,7 +848,7 @@ fn as_format_2(t: &Trace) -> MemoryStore {
         } else if e.kind == TileKind::Events {
             // Format 6's messages keep when their receive was posted: the older sections end before it.
             format_5_events(&mut w, &store.events_tile(e).unwrap(), e.block * 2);
-        } else if matches!(e.kind, TileKind::Waits | TileKind::WaitSummary | TileKind::CriticalPath) {
+        } else if matches!(e.kind, TileKind::Waits | TileKind::WaitSummary | TileKind::CriticalPath | TileKind::CallPaths) {
             // Format 6's wait states: older stores have none.
             files.files.remove(&e.path);
             continue;
@@ -869,7 +869,7 @@ fn as_format_2(t: &Trace) -> MemoryStore {
         m["tiles"]
             .as_array_mut()
             .unwrap()
-            .retain(|x| !["counter_summary", "waits", "wait_summary"].contains(&x["kind"].as_str().unwrap()));
+            .retain(|x| !["counter_summary", "waits", "wait_summary", "call_paths"].contains(&x["kind"].as_str().unwrap()));
         for x in m["tiles"].as_array_mut().unwrap() {
             let (_, len, hash, path) = changed.iter().find(|c| x["path"] == *c.0).unwrap();
             x["bytes"] = (*len).into();

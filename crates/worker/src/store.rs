@@ -309,6 +309,9 @@ impl StoreSession {
             TileKind::Waits | TileKind::WaitSummary | TileKind::CriticalPath => {
                 return Err(err(&self.name, format!("{path}: wait-state tiles are not drawn by this page")))
             }
+            TileKind::CallPaths => {
+                return Err(err(&self.name, format!("{path}: call-path tiles are not drawn by this page")))
+            }
             TileKind::Moments => {
                 // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
                 let kept = bytes_again(self.store_source(), path);

@@ -135,8 +135,8 @@ fn the_cli_answers_a_store_from_its_tiles_as_its_trace() {
     for window in [None, Some(format!("{w}:{}", 3 * w)), Some(format!("{}:{}", w / 3, span / 2 + 11))] {
         let extra: Vec<&str> = window.as_deref().map(|x| vec!["--window", x]).unwrap_or_default();
         for more in [vec![], vec!["--inverted"], vec!["--per-location"], vec!["--locations", "1,5-9"]] {
-            let args = |f: &str| [&["calltree", "--json"][..], &extra[..], &more[..], &[f][..]].concat();
-            assert_eq!(weft_json(&args(&s)), weft_json(&args(&t)), "{window:?} {more:?}");
+            let run = |f: &str| weft_json(&[&["calltree", "--json"][..], &extra[..], &more[..], &[f][..]].concat());
+            assert_eq!(run(&s), run(&t), "{window:?} {more:?}");
         }
         let tree = weft_json(&[&["calltree", "--json"][..], &extra[..], &[s.as_str()][..]].concat());
         let info = weft_json(&[&["info", "--json"][..], &extra[..], &[s.as_str()][..]].concat());

@@ -140,7 +140,8 @@ fn the_cli_answers_a_store_from_its_tiles_as_its_trace() {
         }
         let tree = weft_json(&[&["calltree", "--json"][..], &extra[..], &[s.as_str()][..]].concat());
         let info = weft_json(&[&["info", "--json"][..], &extra[..], &[s.as_str()][..]].concat());
-        let covered: u64 = info["regions"].as_array().unwrap().iter().map(|r| r["exclusive_ns"].as_u64().unwrap()).sum();
+        let covered: u64 =
+            info["regions"].as_array().unwrap().iter().map(|r| r["exclusive_ns"].as_u64().unwrap()).sum();
         let roots: u64 = tree["nodes"]
             .as_array()
             .unwrap()
@@ -148,7 +149,8 @@ fn the_cli_answers_a_store_from_its_tiles_as_its_trace() {
             .filter(|n| n["parent"].is_null())
             .map(|n| n["inclusive_ns"].as_u64().unwrap())
             .sum();
-        let exclusive: u64 = tree["nodes"].as_array().unwrap().iter().map(|n| n["exclusive_ns"].as_u64().unwrap()).sum();
+        let exclusive: u64 =
+            tree["nodes"].as_array().unwrap().iter().map(|n| n["exclusive_ns"].as_u64().unwrap()).sum();
         assert_eq!((roots, exclusive), (covered, covered), "{window:?}");
     }
 }

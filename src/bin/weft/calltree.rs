@@ -173,8 +173,11 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     if a.per_location {
-        let trees: Vec<_> =
-            source.per_location(window, |l| sel.keep(l), &a.file)?.into_iter().map(|t| (t.location, orient(t.tree))).collect();
+        let trees: Vec<_> = source
+            .per_location(window, |l| sel.keep(l), &a.file)?
+            .into_iter()
+            .map(|t| (t.location, orient(t.tree)))
+            .collect();
         if a.json {
             let locations = trees
                 .iter()

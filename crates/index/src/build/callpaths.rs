@@ -239,7 +239,12 @@ pub fn callpath_tiles(levels: &[Level], b: u32, locations: &[LocationCallPaths])
             let mut row: Row = figures
                 .iter()
                 .map(|f| {
-                    let a = Acc { count: f.count, open: f.open, inclusive_ns: f.inclusive_ns, exclusive_ns: f.exclusive_ns };
+                    let a = Acc {
+                        count: f.count,
+                        open: f.open,
+                        inclusive_ns: f.inclusive_ns,
+                        exclusive_ns: f.exclusive_ns,
+                    };
                     (maps[k][f.path as usize], a)
                 })
                 .collect();
@@ -269,7 +274,9 @@ fn coarser(tiles: &[Vec<Row>], n: usize, nloc: usize) -> Vec<Vec<Row>> {
                     let mut all: Row = group
                         .iter()
                         .enumerate()
-                        .flat_map(|(g, t)| t[k].iter().map(move |&(p, a)| (p, if g == 0 { a } else { Acc { open: 0, ..a } })))
+                        .flat_map(|(g, t)| {
+                            t[k].iter().map(move |&(p, a)| (p, if g == 0 { a } else { Acc { open: 0, ..a } }))
+                        })
                         .collect();
                     all.sort_by_key(|r| r.0);
                     let mut row: Row = Vec::with_capacity(all.len());

@@ -112,7 +112,8 @@ pub fn decode_callpaths(payload: &[u8], nloc: usize, nregions: usize) -> Result<
                 exclusive_ns: r.varint()?,
             };
             if f.exclusive_ns > f.inclusive_ns {
-                return r.error(format!("path {path}: exclusive {} ns past inclusive {}", f.exclusive_ns, f.inclusive_ns));
+                return r
+                    .error(format!("path {path}: exclusive {} ns past inclusive {}", f.exclusive_ns, f.inclusive_ns));
             }
             l.push(f);
         }

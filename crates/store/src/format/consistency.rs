@@ -130,8 +130,7 @@ fn check_entry(m: &Manifest, e: &TileEntry, series_blocks: u64, scope: Scope) ->
     if let (
         Scope::Part { blocks: [b0, b1] },
         TileKind::Events | TileKind::Summary | TileKind::Moments | TileKind::CallPaths,
-    ) =
-        (scope, e.kind)
+    ) = (scope, e.kind)
     {
         if !(b0..b1).contains(&e.block) {
             return bad(format!("block {}, the part holds blocks {b0}..{b1}", e.block));

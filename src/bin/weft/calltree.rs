@@ -52,8 +52,8 @@ pub struct Args {
 
 /// Where the tree comes from: a trace (or a store decoded whole), or a store's tiles and its definitions.
 enum Source {
-    Trace(Trace),
-    Tiles(weft::store::read::Store<crate::folders::FolderStore>, Trace),
+    Trace(Box<Trace>),
+    Tiles(Box<weft::store::read::Store<crate::folders::FolderStore>>, Box<Trace>),
 }
 
 impl Source {
@@ -62,16 +62,17 @@ impl Source {
             let store = store.map_err(|e| crate::folders::store_error(&a.file, e))?;
             if weft::store::read::calltree::has_callpaths(&store) {
                 let skeleton = store.skeleton().map_err(|e| crate::folders::store_error(&a.file, e))?;
-                return Ok(Source::Tiles(store, skeleton));
+                return Ok(Source::Tiles(Box::new(store), Box::new(skeleton)));
             }
         }
-        Ok(Source::Trace(crate::folders::read_trace_or_store(&a.file)?))
+        Ok(Source::Trace(Box::new(crate::folders::read_trace_or_store(&a.file)?)))
     }
 
     /// The definitions (every region and location name).
     fn trace(&self) -> &Trace {
         match self {
-            Source::Trace(t) | Source::Tiles(_, t) => t,
+            Source::Trace(t) => t,
+            Source::Tiles(_, t) => t,
         }
     }
 

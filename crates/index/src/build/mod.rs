@@ -1240,7 +1240,16 @@ mod tests {
             let scanner = BusyScanner::new(&t, &BusyDefinition::Compute);
             let mut whole_scanner = BusyScanner::new(&t, &BusyDefinition::Compute);
             for (bin_ns, bins) in [(span + 1, 1), (span / 300 + 1, 256)] {
-                let mut summary = LocationSummary::new(&scanner, bin_ns, bins);
+                // Windows for the call paths: a few, so that intervals cross them.
+                let tiling = Tiling {
+                    block_locations: 64,
+                    blocks: 1,
+                    window_ns: span / 7 + 1,
+                    windows: 8,
+                    bins_per_tile: 1,
+                    block_series: 0,
+                };
+                let mut summary = LocationSummary::new(&scanner, bin_ns, bins, tiling);
                 let mut wholes = Vec::new();
                 for (l, r) in t.location_intervals.iter().enumerate() {
                     let (region, start, dur) = (&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r.clone()]);
@@ -1268,7 +1277,12 @@ mod tests {
                         }
                         summary.instants(&instants);
                         summary.message_ends(&ends);
-                        let (level1, [compute, any]) = summary.finish(span);
+                        let Summarized { bins: level1, moments: [compute, any], paths } = summary.finish(span);
+                        let mut one = callpaths::LocationPaths::new(tiling);
+                        one.push(region, start, dur, depth);
+                        let whole_paths = one.finish();
+                        assert_eq!(paths.paths, whole_paths.paths, "location {l}: call paths whatever the chunks");
+                        assert_eq!(paths.windows, whole_paths.windows, "location {l}: call paths whatever the chunks");
                         let n = cuts.iter().map(|c| c.len()).max();
                         assert_eq!(
                             (&level1, bits(&compute)),

@@ -67,7 +67,7 @@ pub fn store_per_location<S: TileSource>(
 
 enum Gathered {
     /// A range with no whole window: the slice of the level-0 tiles reaching into it, and the window.
-    Exact(Trace, TimeWindow),
+    Exact(Box<Trace>, TimeWindow),
     Sums(Sums),
 }
 
@@ -161,7 +161,7 @@ fn gather<S: TileSource>(
         let plan = exact_plan(m, &index, t0, t1, 0..nl);
         let tiles = plan.tiles.iter().map(|&i| store.events_tile(&m.tiles[i])).collect::<Result<Vec<_>, _>>()?;
         let slice = exact_trace(skeleton, &plan, &tiles.iter().collect::<Vec<_>>());
-        return Ok(Gathered::Exact(slice, TimeWindow { start_ns: t0, end_ns: t1 }));
+        return Ok(Gathered::Exact(Box::new(slice), TimeWindow { start_ns: t0, end_ns: t1 }));
     }
     let selected: Vec<LocationId> = (0..nl).map(LocationId).filter(|&l| keep(l)).collect();
     let mut slot_of = vec![u32::MAX; if per_location { nl as usize } else { 0 }];
@@ -242,7 +242,7 @@ fn cover(a: u32, b: u32, levels: u32, windows: u32) -> Vec<(u32, u32)> {
         for l in (1..=levels.max(1)).rev() {
             let per = windows_per_tile(l);
             let end = (x as u64).saturating_add(per).min(windows as u64);
-            if x as u64 % per == 0 && end <= b as u64 {
+            if (x as u64).is_multiple_of(per) && end <= b as u64 {
                 level = l;
                 break;
             }

@@ -69,6 +69,7 @@ mod render_png;
 mod shaders;
 mod special_files;
 mod store;
+mod store_calltree;
 mod store_golden;
 mod store_hostile;
 mod store_particles;

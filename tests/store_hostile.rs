@@ -188,7 +188,7 @@ fn every_tile_says_what_it_is_and_its_name_carries_its_hash() {
     assert_eq!(store.manifest.version, weft::store::FORMAT_VERSION);
     assert!(store.manifest.version as u8 >= IDENTIFIED_VERSION);
     let kinds: std::collections::BTreeSet<TileKind> = store.manifest.tiles.iter().map(|e| e.kind).collect();
-    assert_eq!(kinds.len(), 9, "every kind of tile: {kinds:?}");
+    assert_eq!(kinds.len(), 10, "every kind of tile: {kinds:?}");
     for (e, (path, bytes)) in store.manifest.tiles.iter().zip(&store.tiles) {
         assert_eq!(&e.path, path);
         let (id, _) = frame(bytes, store.manifest.version as u8).unwrap();

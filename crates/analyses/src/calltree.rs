@@ -358,7 +358,38 @@ pub struct NamedNode<'a> {
     pub parent: Option<u32>,
 }
 
+/// A call path's figures summed elsewhere (a store's call-path tiles, `store::read::calltree`): its
+/// enclosing path, an earlier entry of the same list, and its last region.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathTotals {
+    pub parent: Option<u32>,
+    pub region: RegionId,
+    pub count: u64,
+    pub inclusive_ns: u64,
+    pub exclusive_ns: u64,
+}
+
 impl CallTree {
+    /// The tree of call paths already summed (each parent listed before its children; an entry whose parent
+    /// is not earlier is taken as a root): the paths that count and their ancestors, in preorder with
+    /// siblings ranked as [`call_tree`] ranks them, so equal sums give the equal tree.
+    pub fn from_paths(paths: &[PathTotals], trace: &Trace) -> CallTree {
+        let mut b = Builder::new();
+        b.nodes = paths
+            .iter()
+            .enumerate()
+            .map(|(k, p)| Raw {
+                parent: p.parent.filter(|&q| (q as usize) < k).unwrap_or(NONE),
+                region: p.region,
+                last_child: NONE,
+                count: p.count,
+                inclusive_ns: p.inclusive_ns,
+                exclusive_ns: p.exclusive_ns,
+            })
+            .collect();
+        b.finish(trace)
+    }
+
     pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
         self.children_from(0, self.nodes.len())
     }

@@ -406,6 +406,9 @@ impl StoreSession {
             TileKind::CriticalPath => self.store.path_tile(e).map(Decoded::Path),
             // (No view asks for them: the panel lists the manifest's sums, the timeline draws the bins.)
             TileKind::Waits => return Err(err(&self.name, format!("{path}: waits tiles are not drawn by this page"))),
+            TileKind::CallPaths => {
+                return Err(err(&self.name, format!("{path}: call-path tiles are not drawn by this page")))
+            }
             TileKind::Moments => {
                 // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
                 let kept = bytes_again(self.store_source(), path);

@@ -8,12 +8,13 @@
 //! nodes' counts and exclusive times to its `count` and `exclusive_ns`. `--per-location` prints
 //! `{"locations": [{"location", "name", "total_ns", "nodes"}]}`; `--butterfly NAME` the region's callers and
 //! callees. Text: the tree indented, nodes under `--min-share` percent of the total left out (and counted).
-//! A store is decoded whole (its tiles keep no call paths yet).
+//! A store of format 8 on answers from its call-path tiles and the level-0 tiles of the range's edges
+//! (`store::read::calltree`); an older store is decoded whole.
 
 use crate::selection::Selection;
 use serde::Serialize;
 use std::path::PathBuf;
-use weft::analyses::calltree::{call_tree, per_location, Butterfly, CallTree, NamedNode};
+use weft::analyses::calltree::{call_tree, per_location, Butterfly, CallTree, LocationCallTree, NamedNode};
 use weft::analyses::moments::TimeWindow;
 use weft::model::text::escape_controls as esc;
 use weft::model::{RegionId, Trace};
@@ -43,6 +44,63 @@ pub struct Args {
     /// Text output: leave out nodes under this percentage of the total time.
     #[arg(long, default_value_t = 0.1)]
     min_share: f64,
+    /// A store: decode it whole and walk its intervals instead of reading its call-path tiles (the way
+    /// before store format 8; for comparisons and benchmarks).
+    #[arg(long, hide = true)]
+    whole: bool,
+}
+
+/// Where the tree comes from: a trace (or a store decoded whole), or a store's tiles and its definitions.
+enum Source {
+    Trace(Box<Trace>),
+    Tiles(Box<weft::store::read::Store<crate::folders::FolderStore>>, Box<Trace>),
+}
+
+impl Source {
+    fn open(a: &Args) -> Result<Source, Box<dyn std::error::Error>> {
+        if let (Some(store), false) = (crate::folders::open_store(&a.file), a.whole) {
+            let store = store.map_err(|e| crate::folders::store_error(&a.file, e))?;
+            if weft::store::read::calltree::has_callpaths(&store) {
+                let skeleton = store.skeleton().map_err(|e| crate::folders::store_error(&a.file, e))?;
+                return Ok(Source::Tiles(Box::new(store), Box::new(skeleton)));
+            }
+        }
+        Ok(Source::Trace(Box::new(crate::folders::read_trace_or_store(&a.file)?)))
+    }
+
+    /// The definitions (every region and location name).
+    fn trace(&self) -> &Trace {
+        match self {
+            Source::Trace(t) => t,
+            Source::Tiles(_, t) => t,
+        }
+    }
+
+    fn merged(
+        &self,
+        window: Option<TimeWindow>,
+        keep: impl Fn(weft::model::LocationId) -> bool,
+        file: &std::path::Path,
+    ) -> Result<CallTree, Box<dyn std::error::Error>> {
+        Ok(match self {
+            Source::Trace(t) => call_tree(t, window, keep),
+            Source::Tiles(s, sk) => weft::store::read::calltree::store_call_tree(s, sk, window, keep)
+                .map_err(|e| crate::folders::store_error(file, e))?,
+        })
+    }
+
+    fn per_location(
+        &self,
+        window: Option<TimeWindow>,
+        keep: impl Fn(weft::model::LocationId) -> bool,
+        file: &std::path::Path,
+    ) -> Result<Vec<LocationCallTree>, Box<dyn std::error::Error>> {
+        Ok(match self {
+            Source::Trace(t) => per_location(t, window, keep),
+            Source::Tiles(s, sk) => weft::store::read::calltree::store_per_location(s, sk, window, keep)
+                .map_err(|e| crate::folders::store_error(file, e))?,
+        })
+    }
 }
 
 #[derive(Serialize)]
@@ -97,26 +155,30 @@ struct ButterflyJson<'a> {
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let window = Selection::window(a.window.as_deref())?;
     let file = a.file.display().to_string();
-    let trace = crate::folders::read_trace_or_store(&a.file)?;
-    let sel = Selection::new(a.locations.as_deref(), &trace, &file)?;
-    let orient = |t: CallTree| if a.inverted { t.inverted(&trace) } else { t };
+    let source = Source::open(&a)?;
+    let trace = source.trace();
+    let sel = Selection::new(a.locations.as_deref(), trace, &file)?;
+    let orient = |t: CallTree| if a.inverted { t.inverted(trace) } else { t };
     let window_json = window.map(|w| TimeWindowJson { start_ns: w.start_ns, end_ns: w.end_ns });
     if let Some(name) = &a.butterfly {
         let region = (0..trace.regions.len() as u32)
             .map(RegionId)
             .find(|&r| trace.region_name(r) == name)
             .ok_or_else(|| format!("{file}: no region named '{name}'"))?;
-        let b = call_tree(&trace, window, |l| sel.keep(l)).butterfly(&trace, region);
+        let b = source.merged(window, |l| sel.keep(l), &a.file)?.butterfly(trace, region);
         if a.json {
-            println!("{}", crate::json_text(&butterfly_json(&trace, &b))?);
+            println!("{}", crate::json_text(&butterfly_json(trace, &b))?);
         } else {
-            print_butterfly(&trace, &b);
+            print_butterfly(trace, &b);
         }
         return Ok(());
     }
     if a.per_location {
-        let trees: Vec<_> =
-            per_location(&trace, window, |l| sel.keep(l)).into_iter().map(|t| (t.location, orient(t.tree))).collect();
+        let trees: Vec<_> = source
+            .per_location(window, |l| sel.keep(l), &a.file)?
+            .into_iter()
+            .map(|t| (t.location, orient(t.tree)))
+            .collect();
         if a.json {
             let locations = trees
                 .iter()
@@ -124,7 +186,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
                     location: l.0,
                     name: trace.location_name(*l),
                     total_ns: t.total_ns(),
-                    nodes: t.named_nodes(&trace),
+                    nodes: t.named_nodes(trace),
                 })
                 .collect();
             println!(
@@ -135,24 +197,24 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             print_window(window);
             for (l, t) in &trees {
                 println!("location {} {}", l.0, esc(trace.location_name(*l)));
-                print_tree(&trace, t, a.min_share, a.inverted);
+                print_tree(trace, t, a.min_share, a.inverted);
                 println!();
             }
         }
         return Ok(());
     }
-    let tree = orient(call_tree(&trace, window, |l| sel.keep(l)));
+    let tree = orient(source.merged(window, |l| sel.keep(l), &a.file)?);
     if a.json {
         let json = TreeJson {
             total_ns: tree.total_ns(),
             inverted: a.inverted,
             window: window_json,
-            nodes: tree.named_nodes(&trace),
+            nodes: tree.named_nodes(trace),
         };
         println!("{}", crate::json_text(&json)?);
     } else {
         print_window(window);
-        print_tree(&trace, &tree, a.min_share, a.inverted);
+        print_tree(trace, &tree, a.min_share, a.inverted);
     }
     Ok(())
 }

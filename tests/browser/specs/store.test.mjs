@@ -259,7 +259,7 @@ test('a store opened from a URL: whole run to one interval, hover, memory, fault
     [other, async (page) => {
       await page.waitForFunction(() => window.weft.errors.length > 0, null, { timeout: 60_000 });
       const errors = await page.evaluate(() => window.weft.errors);
-      assert.match(errors.join(' '), /manifest\.json: store format version 1; this weft reads versions 2 to 7 \(index the trace again\)/);
+      assert.match(errors.join(' '), /manifest\.json: store format version 1; this weft reads versions 2 to 8 \(index the trace again\)/);
     }],
   ]) {
     const b = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, dir)}/`).catch((e) => { throw e; });
@@ -402,7 +402,7 @@ test('Counter tracks on a store: pyramid bins zoomed out, exact samples zoomed i
   execFileSync(weftBin, ['generate', 'otf2', '-o', path.join(dir, 'trace'), '--ranks', '4', '--events', '1500000', '--metrics', '2']);
   execFileSync(weftBin, ['index', path.join(dir, 'trace'), '-o', store, '--block', '1', '--tile-intervals', '8000']);
   const manifest = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
-  assert.equal(manifest.version, 7);
+  assert.equal(manifest.version, 8);
   assert.ok(manifest.tiling.windows >= 8 && manifest.levels.length >= 3, JSON.stringify(manifest.tiling));
   const { server, url } = await startServer();
   const b = await openPage('webgpu', `${url}?store=${url}${path.relative(repoRoot, store)}/`);

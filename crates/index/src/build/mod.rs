@@ -28,6 +28,7 @@ use weft_store::format::summary::encode_summary;
 use weft_store::format::tile::tile;
 use weft_store::pyramid::Bins;
 
+pub mod callpaths;
 pub mod counters;
 pub mod pyramid;
 
@@ -113,8 +114,12 @@ pub fn tiling_of(interval_counts: &[u64], span_ns: u64, series: u32, o: &BuildOp
 /// A tile made: its entry and its bytes.
 type Tile = (TileEntry, Vec<u8>);
 type Tiles = Vec<Tile>;
-/// A location's level-1 bins and moments (compute, then any).
-type Summarized = (Bins, [MomentAccumulator; 2]);
+/// A location's level-1 bins, moments (compute, then any) and call paths per window.
+pub struct Summarized {
+    pub bins: Bins,
+    pub moments: [MomentAccumulator; 2],
+    pub paths: callpaths::LocationCallPaths,
+}
 
 /// What every block task needs besides its intervals and its communication ([`BlockComms`]): the tiling,
 /// the levels, and which regions the particle view selects. Built once from the trace's definitions (a
@@ -766,12 +771,15 @@ pub struct LocationSummary<'a> {
     /// Busy intervals handed out by the sweep and not yet added (compute, any): buffers kept across chunks.
     compute: Vec<BusyInterval>,
     any: Vec<BusyInterval>,
+    /// The call-path totals per window (the call-path tiles', format 8).
+    paths: callpaths::LocationPaths,
 }
 
 impl<'a> LocationSummary<'a> {
     /// A location's summary in level-1 bins of `bin_ns`, `bins` of them; busy time by `scanner`, which must
-    /// be a [`BusyDefinition::Compute`] scanner (its included union is then the `Any` busy time).
-    pub fn new(scanner: &'a BusyScanner, bin_ns: u64, bins: usize) -> Self {
+    /// be a [`BusyDefinition::Compute`] scanner (its included union is then the `Any` busy time); call paths
+    /// per window of `tiling`.
+    pub fn new(scanner: &'a BusyScanner, bin_ns: u64, bins: usize, tiling: Tiling) -> Self {
         assert!(scanner.counts_every_region(), "a location summary needs a scanner of the compute definition");
         LocationSummary {
             scanner,
@@ -782,6 +790,7 @@ impl<'a> LocationSummary<'a> {
             moments: [MomentAccumulator::new(0); 2],
             compute: Vec::new(),
             any: Vec::new(),
+            paths: callpaths::LocationPaths::new(tiling),
         }
     }
 
@@ -794,6 +803,7 @@ impl<'a> LocationSummary<'a> {
         }
         self.scanner.push(&mut self.sweep, region, start_ns, dur_ns);
         self.level1.intervals(region, start_ns, dur_ns, depth);
+        self.paths.push(region, start_ns, dur_ns, depth);
     }
 
     /// Times of instants of the location, in any chunks and order.
@@ -807,13 +817,14 @@ impl<'a> LocationSummary<'a> {
     }
 
     /// The location's level-1 bins (the last ending at `span_ns`, the trace's last event end) and its
-    /// moments (compute, then any), once every chunk is in; then it starts over, empty, for another location.
-    pub fn finish(&mut self, span_ns: u64) -> (Bins, [MomentAccumulator; 2]) {
+    /// moments (compute, then any) and call paths, once every chunk is in; then it starts over, empty, for
+    /// another location.
+    pub fn finish(&mut self, span_ns: u64) -> Summarized {
         self.sweep.finish(&mut self.compute, Some(&mut self.any));
         self.add_busy();
         let level1 = std::mem::replace(&mut self.level1, Level1Builder::new(self.bin_ns, self.bins));
         let moments = std::mem::replace(&mut self.moments, [MomentAccumulator::new(0); 2]);
-        (level1.finish(span_ns), moments)
+        Summarized { bins: level1.finish(span_ns), moments, paths: self.paths.finish() }
     }
 
     /// The busy intervals handed out, to the bins and the moments.
@@ -852,11 +863,11 @@ impl<'a> LocationSummaries<'a> {
     /// A summary to make locations' with (one a thread: its buffers kept from location to location).
     fn summary(&self) -> LocationSummary<'_> {
         let level1 = &self.plan.levels[0];
-        LocationSummary::new(&self.scanner, level1.bin_ns, level1.bins as usize)
+        LocationSummary::new(&self.scanner, level1.bin_ns, level1.bins as usize, self.plan.tiling)
     }
 
-    /// The block's `k`-th location's level-1 bins and moments.
-    fn location(&self, summary: &mut LocationSummary, k: usize) -> (Bins, [MomentAccumulator; 2]) {
+    /// The block's `k`-th location's level-1 bins, moments and call paths.
+    fn location(&self, summary: &mut LocationSummary, k: usize) -> Summarized {
         let (bi, l, il) = (self.bi, self.locs.start + k as u32, &self.trace.instants.location);
         let r = bi.ranges[k].clone();
         summary.push(&bi.region[r.clone()], &bi.start_ns[r.clone()], &bi.dur_ns[r.clone()], &bi.depth[r]);
@@ -867,21 +878,19 @@ impl<'a> LocationSummaries<'a> {
     }
 }
 
-/// Summary tiles of every level and the moments tile of block `b` from each of its locations' level-1 bins
-/// and moments (compute, then any), in location order ([`LocationSummary::finish`]).
-pub fn summary_tiles(
-    trace: &Trace,
-    plan: &Plan,
-    b: u32,
-    locations: impl IntoIterator<Item = (Bins, [MomentAccumulator; 2])>,
-) -> Tiles {
+/// Summary tiles of every level, the moments tile and the call-path tiles of every level of block `b` from
+/// each of its locations' level-1 bins, moments (compute, then any) and call paths, in location order
+/// ([`LocationSummary::finish`]).
+pub fn summary_tiles(trace: &Trace, plan: &Plan, b: u32, locations: impl IntoIterator<Item = Summarized>) -> Tiles {
     let (t, levels) = (&plan.tiling, &plan.levels);
     let locs = t.block_range(b, trace.locations.len() as u32);
     let mut moments = Vec::with_capacity(locs.len());
+    let mut paths = Vec::with_capacity(locs.len());
     // Per level, per location of the block, its bins.
     let mut per_level: Vec<Vec<Bins>> = vec![Vec::new(); levels.len()];
-    for (mut bins, accumulators) in locations {
+    for Summarized { mut bins, moments: accumulators, paths: located } in locations {
         moments.push(accumulators);
+        paths.push(located);
         for (k, _) in levels.iter().enumerate() {
             let next = if k + 1 < levels.len() { Some(bins.coarser()) } else { None };
             per_level[k].push(bins);
@@ -902,6 +911,7 @@ pub fn summary_tiles(
         }
     }
     out.push(tile(TileKind::Moments, 0, b, 0, locs.len() as u64, encode_moments(&moments)));
+    out.extend(callpaths::callpath_tiles(levels, b, &paths));
     out
 }
 
@@ -1230,7 +1240,16 @@ mod tests {
             let scanner = BusyScanner::new(&t, &BusyDefinition::Compute);
             let mut whole_scanner = BusyScanner::new(&t, &BusyDefinition::Compute);
             for (bin_ns, bins) in [(span + 1, 1), (span / 300 + 1, 256)] {
-                let mut summary = LocationSummary::new(&scanner, bin_ns, bins);
+                // Windows for the call paths: a few, so that intervals cross them.
+                let tiling = Tiling {
+                    block_locations: 64,
+                    blocks: 1,
+                    window_ns: span / 7 + 1,
+                    windows: 8,
+                    bins_per_tile: 1,
+                    block_series: 0,
+                };
+                let mut summary = LocationSummary::new(&scanner, bin_ns, bins, tiling);
                 let mut wholes = Vec::new();
                 for (l, r) in t.location_intervals.iter().enumerate() {
                     let (region, start, dur) = (&iv.region[r.clone()], &iv.start_ns[r.clone()], &iv.dur_ns[r.clone()]);
@@ -1258,7 +1277,12 @@ mod tests {
                         }
                         summary.instants(&instants);
                         summary.message_ends(&ends);
-                        let (level1, [compute, any]) = summary.finish(span);
+                        let Summarized { bins: level1, moments: [compute, any], paths } = summary.finish(span);
+                        let mut one = callpaths::LocationPaths::new(tiling);
+                        one.push(region, start, dur, depth);
+                        let whole_paths = one.finish();
+                        assert_eq!(paths.paths, whole_paths.paths, "location {l}: call paths whatever the chunks");
+                        assert_eq!(paths.windows, whole_paths.windows, "location {l}: call paths whatever the chunks");
                         let n = cuts.iter().map(|c| c.len()).max();
                         assert_eq!(
                             (&level1, bits(&compute)),

@@ -157,7 +157,9 @@ pub fn merge(parts: &[(String, PartManifest)]) -> Result<Merged, MergeError> {
     }
     // The build's tile order: every block's tiles by block (shards hold contiguous blocks in shard order),
     // then the particle tiles, then the counter tiles.
-    let is_block = |e: &TileEntry| matches!(e.kind, TileKind::Events | TileKind::Summary | TileKind::Moments);
+    let is_block = |e: &TileEntry| {
+        matches!(e.kind, TileKind::Events | TileKind::Summary | TileKind::Moments | TileKind::CallPaths)
+    };
     for pass in [0, 1, 2] {
         for &i in &order {
             for e in &parts[i].1.store.tiles {

@@ -380,7 +380,7 @@ impl RangedBlock<'_> {
         let mut summaries: Vec<LocationSummary> = locs
             .clone()
             .map(|l| {
-                let mut s = LocationSummary::new(&scanner, level1.bin_ns, level1.bins as usize);
+                let mut s = LocationSummary::new(&scanner, level1.bin_ns, level1.bins as usize, plan.tiling);
                 let (a, z) = (il.partition_point(|x| x.0 < l), il.partition_point(|x| x.0 <= l));
                 s.instants(&trace.instants.time_ns[a..z]);
                 s

@@ -1,7 +1,7 @@
 //! A manifest's tile list checked against its tiling and counts before anything reads a tile (issue #51):
 //! every tile's kind, level, block and window in range and listed once, its path the one its kind, place and
 //! content hash give, its record count no more than its bytes can hold; in a whole store every block's
-//! moments tile and every summary tile of every level present, each block's events tiles' records adding
+//! moments tile and every summary tile (and, format 8 on, call-path tile) of every level present, each block's events tiles' records adding
 //! up to its locations' interval counts, the counter tiles' records to the manifest's count.
 //! All sums checked. A forged manifest is then refused naming what disagrees, instead of read as rows
 //! missing, 0 ns busy or another block's numbers, and a count from it (windows, blocks) sizes nothing
@@ -10,6 +10,7 @@
 //! Plain Rust over the parsed manifest, no files; O(tiles log tiles). It must not read a tile: the tiles'
 //! own frames and hashes are checked where they are read ([`crate::read`]) and merged.
 
+use crate::format::callpaths::CALLPATHS_VERSION;
 use crate::format::manifest::levels;
 use crate::format::manifest::{check_head, Manifest, TileEntry, TileKind, FORMAT_NAME, MANIFEST, OLDEST_READ_VERSION};
 use crate::StoreError;
@@ -107,6 +108,7 @@ fn check_entry(m: &Manifest, e: &TileEntry, series_blocks: u64, scope: Scope) ->
         TileKind::Waits => (e.level == 0, t.blocks as u64, 1),
         TileKind::WaitSummary => (true, t.blocks as u64, level(e.level)? as u64),
         TileKind::CriticalPath => (e.level == 0, t.blocks as u64, 1),
+        TileKind::CallPaths => (true, t.blocks as u64, level(e.level)? as u64),
     };
     if !level_ok {
         return bad(format!("a {:?} tile at level {}", e.kind, e.level));
@@ -125,8 +127,10 @@ fn check_entry(m: &Manifest, e: &TileEntry, series_blocks: u64, scope: Scope) ->
     if e.window as u64 >= windows {
         return bad(format!("window (or tile) {}, there are {windows}", e.window));
     }
-    if let (Scope::Part { blocks: [b0, b1] }, TileKind::Events | TileKind::Summary | TileKind::Moments) =
-        (scope, e.kind)
+    if let (
+        Scope::Part { blocks: [b0, b1] },
+        TileKind::Events | TileKind::Summary | TileKind::Moments | TileKind::CallPaths,
+    ) = (scope, e.kind)
     {
         if !(b0..b1).contains(&e.block) {
             return bad(format!("block {}, the part holds blocks {b0}..{b1}", e.block));
@@ -155,6 +159,7 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
     let nb = t.blocks as usize;
     let nlev = m.levels.len();
     let (mut moments, mut summaries) = (vec![0u32; nb], vec![0u64; nb * nlev]);
+    let mut callpaths = vec![0u64; nb * nlev];
     let mut events = vec![0u64; nb];
     let (mut samples, mut waits, mut segments) = (0u64, 0u64, 0u64);
     let sum = |a: u64, b: u64, what: &str| a.checked_add(b).ok_or_else(|| format!("{what} records overflow"));
@@ -184,6 +189,7 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
             TileKind::Counters => samples = sum(samples, e.records, "counter tiles'")?,
             TileKind::Waits => waits = sum(waits, e.records, "waits tiles'")?,
             TileKind::CriticalPath => segments = sum(segments, e.records, "path tiles'")?,
+            TileKind::CallPaths => callpaths[b * nlev + e.level as usize - 1] += 1,
             // (The particle tiles' records are not `particles.events`: the view leaves some out.)
             TileKind::Particles | TileKind::CounterSummary | TileKind::WaitSummary => {}
         }
@@ -200,6 +206,15 @@ fn check_complete(m: &Manifest, nl: u32) -> Result<(), String> {
                     summaries[bi * nlev + k],
                     lv.level,
                     lv.tiles
+                ));
+            }
+            // (Format 8 on: the call-path tiles beside the summaries, every level's.)
+            let want = if m.version >= CALLPATHS_VERSION { lv.tiles as u64 } else { 0 };
+            if callpaths[bi * nlev + k] != want {
+                return Err(format!(
+                    "block {b} has {} of level {}'s {want} call-path tiles",
+                    callpaths[bi * nlev + k],
+                    lv.level
                 ));
             }
         }

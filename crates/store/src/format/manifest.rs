@@ -12,8 +12,9 @@ use weft_model::{Format, LocationKind, Paradigm, RegionRole, WarningKind};
 pub const FORMAT_NAME: &str = "weft-store";
 /// The store format version this weft writes. Stores from [`OLDEST_READ_VERSION`] on are read too (format 2
 /// is format 3 without the summaries' lanes, format 4 is format 5 without the tiles' identity in their
-/// frames, format 5 is format 6 without the wait states); a store of another version is refused by name.
-pub const FORMAT_VERSION: u32 = 7;
+/// frames, format 5 is format 6 without the wait states, format 7 is format 8 without the call-path tiles,
+/// whose call trees are read from the level-0 tiles); a store of another version is refused by name.
+pub const FORMAT_VERSION: u32 = 8;
 /// The first store format with the wait states (the manifest's `waits`, the waits tiles).
 pub const WAITS_VERSION: u32 = 6;
 /// The first store format with the critical path (the manifest's `critical_path`, the path tiles).
@@ -210,6 +211,8 @@ pub enum TileKind {
     WaitSummary,
     /// The critical path's segments on a block's locations (format 7).
     CriticalPath,
+    /// A pyramid level's per-location call-path totals of a block, over the windows its tile covers (format 8).
+    CallPaths,
 }
 
 impl TileKind {
@@ -227,6 +230,7 @@ impl TileKind {
             TileKind::Waits => format!("w/b{block}.{short}.wt"),
             TileKind::WaitSummary => format!("v/l{level}/b{block}/t{window}.{short}.wt"),
             TileKind::CriticalPath => format!("r/b{block}.{short}.wt"),
+            TileKind::CallPaths => format!("t/l{level}/b{block}/t{window}.{short}.wt"),
         }
     }
 
@@ -241,6 +245,7 @@ impl TileKind {
             TileKind::Waits => 7,
             TileKind::WaitSummary => 8,
             TileKind::CriticalPath => 9,
+            TileKind::CallPaths => 10,
         }
     }
 }

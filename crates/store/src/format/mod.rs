@@ -6,11 +6,12 @@
 //! - `consistency`: the tile list checked against the tiling and counts before any tile is read;
 //! - `tile`: a tile's frame, hash and path made in one place;
 //! - one module per tile kind, each with its records and its decoder: `events` (level 0), `summary` (the
-//!   pyramid's levels), `moments`, `particles`, `waits` (format 6: the wait states), `critical_path` (format 7: the critical path); the counter tiles' codec is `super::counters`.
+//!   pyramid's levels), `moments`, `particles`, `waits` (format 6: the wait states), `critical_path` (format 7: the critical path), `callpaths` (format 8: call-path totals per pyramid tile); the counter tiles' codec is `super::counters`.
 //!
 //! Architecture invariant: imports only `weft_model`, `weft_analyses` and its own siblings; never the
 //! index or the readers.
 
+pub mod callpaths;
 pub mod columns;
 pub mod consistency;
 pub mod critical_path;

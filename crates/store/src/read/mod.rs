@@ -4,6 +4,8 @@
 //!   [`TileSource`](crate::TileSource), checked against its entry and decoded (by `super::format`);
 //! - `query`: what a viewport needs (level and tiles) and what it draws from them (rows x bins, or the exact
 //!   records; counters; particles);
+//! - `calltree`: the call tree of a window and locations from the call-path tiles (format 8) and the
+//!   level-0 tiles of the range's edges;
 //! - `cache`: the decoded tiles kept, bounded in bytes (the page's worker);
 //! - `answer`: a viewport answered natively from the tiles it needs (`weft render timeline STORE/`);
 //! - `waits`: the wait report of a store (format 6), as `weft waits` prints it of the trace;
@@ -15,6 +17,7 @@
 
 pub mod answer;
 pub mod cache;
+pub mod calltree;
 pub mod critical_path;
 pub mod query;
 mod store;

@@ -182,6 +182,22 @@ impl<S: TileSource> Store<S> {
         Ok(tile)
     }
 
+    /// A call-path tile (format 8), checked against its entry: its table and its block's locations' figures.
+    pub fn callpaths_tile(&self, e: &TileEntry) -> Result<crate::format::callpaths::CallPathsTile, StoreError> {
+        let payload = self.payload(e)?;
+        let locs = self.manifest.tiling.block_range(e.block, self.nl() as u32);
+        let nregions = self.manifest.regions.name.len();
+        let t = crate::format::callpaths::decode_callpaths(&payload, locs.len(), nregions)
+            .map_err(|c| corrupt(&e.path, c))?;
+        if t.records() != e.records {
+            return Err(StoreError::Mismatch {
+                file: e.path.clone(),
+                detail: format!("{} call-path figures, the manifest says {}", t.records(), e.records),
+            });
+        }
+        Ok(t)
+    }
+
     /// The trace's definitions, warnings, span and origin, with no events.
     pub fn skeleton(&self) -> Result<Trace, StoreError> {
         let m = &self.manifest;

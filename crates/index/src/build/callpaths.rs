@@ -1,0 +1,333 @@
+//! The call-path tiles of a block (store format 8, `store::format::callpaths`): each location's call-path
+//! totals per level-0 window ([`LocationPaths`], fed with the location's intervals a chunk at a time beside
+//! its summary, `build::LocationSummary`), then a block's tiles of every pyramid level ([`callpath_tiles`]):
+//! level 1 a window a tile, each next level 4 tiles of the one below merged.
+//!
+//! Per interval: its path found through the parent's last child (a loop calls one region again and again),
+//! else a map; its time in its start window added to a dense row of the window being filled; only an
+//! interval reaching past its start window (a few per window per location: those open across a window's
+//! start) writes to later windows, kept aside until their turn. Exclusive time is the interval's time less
+//! its direct children's, window by window, so a child subtracts its time from its parent's in each window it
+//! covers (wrapping arithmetic: the sums end non-negative).
+//! Must not: depend on threads, shards or how the intervals were chunked (the tiles are the block's bytes).
+
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use weft_model::RegionId;
+use weft_store::format::callpaths::{encode_callpaths, CallPathsTile, PathDef, PathFigures};
+use weft_store::format::manifest::{Level, TileEntry, TileKind, Tiling};
+use weft_store::format::tile::tile;
+
+/// No path: a root's parent, an empty slot.
+const NONE: u32 = u32::MAX;
+
+/// One path's sums in one window while they grow (exclusive time wrapping until done).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Acc {
+    count: u64,
+    open: u64,
+    inclusive_ns: u64,
+    exclusive_ns: u64,
+}
+
+impl Acc {
+    fn add(&mut self, o: &Acc) {
+        self.count += o.count;
+        self.open += o.open;
+        self.inclusive_ns = self.inclusive_ns.wrapping_add(o.inclusive_ns);
+        self.exclusive_ns = self.exclusive_ns.wrapping_add(o.exclusive_ns);
+    }
+    fn is_zero(&self) -> bool {
+        *self == Acc::default()
+    }
+}
+
+/// A location's call paths per window, once every chunk is in ([`LocationPaths::finish`]): its own path
+/// table (parents first) and, window by window in order, its paths' figures by ascending path.
+#[derive(Clone, Debug, Default)]
+pub struct LocationCallPaths {
+    pub paths: Vec<PathDef>,
+    /// (window, figures of that window) for the windows with any.
+    pub windows: Vec<(u32, Vec<PathFigures>)>,
+}
+
+/// One location's call-path totals per window, built from its intervals a chunk at a time (columns in the
+/// model's order; each chunk after the one before).
+pub struct LocationPaths {
+    tiling: Tiling,
+    paths: Vec<PathDef>,
+    last_child: Vec<u32>,
+    last_root: u32,
+    children: FxHashMap<(u32, u32), u32>,
+    /// The open intervals' paths, by depth.
+    stack: Vec<u32>,
+    /// The window being filled (and where it ends), its sums by path and the paths it touched.
+    window: u32,
+    window_end: u64,
+    row: Vec<Acc>,
+    touched: Vec<u32>,
+    /// Later windows' sums from intervals reaching past their start window.
+    later: BTreeMap<u32, Vec<(u32, Acc)>>,
+    done: Vec<(u32, Vec<PathFigures>)>,
+}
+
+impl LocationPaths {
+    pub fn new(tiling: Tiling) -> Self {
+        LocationPaths {
+            tiling,
+            paths: Vec::new(),
+            last_child: Vec::new(),
+            last_root: NONE,
+            children: FxHashMap::default(),
+            stack: Vec::new(),
+            window: 0,
+            window_end: tiling.window_span(0).end,
+            row: Vec::new(),
+            touched: Vec::new(),
+            later: BTreeMap::new(),
+            done: Vec::new(),
+        }
+    }
+
+    /// The child of `parent` (NONE: a root) for `region`, made if new.
+    #[inline]
+    fn child(&mut self, parent: u32, region: u32) -> u32 {
+        let cached = if parent == NONE { self.last_root } else { self.last_child[parent as usize] };
+        if cached != NONE && self.paths[cached as usize].region == region {
+            return cached;
+        }
+        let next = self.paths.len() as u32;
+        let found = *self.children.entry((parent, region)).or_insert(next);
+        if found == next {
+            self.paths.push(PathDef { parent: (parent != NONE).then_some(parent), region });
+            self.last_child.push(NONE);
+            self.row.push(Acc::default());
+        }
+        if parent == NONE {
+            self.last_root = found;
+        } else {
+            self.last_child[parent as usize] = found;
+        }
+        found
+    }
+
+    #[inline]
+    fn add(&mut self, path: u32, a: Acc) {
+        let r = &mut self.row[path as usize];
+        if r.is_zero() {
+            self.touched.push(path);
+        }
+        r.add(&a);
+    }
+
+    /// The window being filled is done: its figures out, the row empty.
+    fn close_window(&mut self) {
+        if self.touched.is_empty() {
+            return;
+        }
+        self.touched.sort_unstable();
+        self.touched.dedup();
+        let mut figures = Vec::with_capacity(self.touched.len());
+        for &p in &self.touched {
+            let a = std::mem::take(&mut self.row[p as usize]);
+            if !a.is_zero() {
+                figures.push(PathFigures {
+                    path: p,
+                    count: a.count,
+                    open: a.open,
+                    inclusive_ns: a.inclusive_ns,
+                    exclusive_ns: a.exclusive_ns,
+                });
+            }
+        }
+        self.touched.clear();
+        if !figures.is_empty() {
+            self.done.push((self.window, figures));
+        }
+    }
+
+    /// Move on to window `w` (after the current one): the windows between get what was kept for them.
+    fn advance(&mut self, w: u32) {
+        while self.window < w {
+            self.close_window();
+            let next = self.later.range(self.window + 1..=w).next().map(|(&x, _)| x);
+            self.window = next.unwrap_or(w);
+            self.window_end = self.tiling.window_span(self.window).end;
+            if let Some(kept) = self.later.remove(&self.window) {
+                for (p, a) in kept {
+                    self.add(p, a);
+                }
+            }
+        }
+    }
+
+    /// The next chunk of the location's intervals.
+    pub fn push(&mut self, region: &[RegionId], start_ns: &[u64], dur_ns: &[u64], depth: &[u16]) {
+        let t = self.tiling;
+        for i in 0..region.len() {
+            let (s, d) = (start_ns[i], dur_ns[i]);
+            // (In start order: most intervals start in the window being filled.)
+            if s >= self.window_end {
+                self.advance(t.window_of(s));
+            }
+            let (w, we) = (self.window, self.window_end);
+            self.stack.truncate(depth[i] as usize);
+            let parent = self.stack.last().copied().unwrap_or(NONE);
+            let path = self.child(parent, region[i].0);
+            self.stack.push(path);
+            let e = s.saturating_add(d);
+            let clip = e.min(we) - s;
+            self.add(path, Acc { count: 1, open: 0, inclusive_ns: clip, exclusive_ns: clip });
+            if parent != NONE && clip > 0 {
+                self.add(parent, Acc { exclusive_ns: clip.wrapping_neg(), ..Acc::default() });
+            }
+            // Open across the starts of the windows after: their share kept for them.
+            let mut x = w;
+            while e > t.window_span(x).end {
+                x += 1;
+                let span = t.window_span(x);
+                let clip = e.min(span.end) - span.start;
+                let kept = self.later.entry(x).or_default();
+                kept.push((path, Acc { count: 0, open: 1, inclusive_ns: clip, exclusive_ns: clip }));
+                if parent != NONE {
+                    kept.push((parent, Acc { exclusive_ns: clip.wrapping_neg(), ..Acc::default() }));
+                }
+            }
+        }
+    }
+
+    /// The location's call paths once every chunk is in; then it starts over, empty, for another location.
+    pub fn finish(&mut self) -> LocationCallPaths {
+        let last = self.later.keys().next_back().copied().unwrap_or(self.window).max(self.window);
+        self.advance(last);
+        self.close_window();
+        let out = LocationCallPaths { paths: std::mem::take(&mut self.paths), windows: std::mem::take(&mut self.done) };
+        *self = LocationPaths::new(self.tiling);
+        out
+    }
+}
+
+/// One location's figures in one tile: by block path, ascending.
+type Row = Vec<(u32, Acc)>;
+
+/// Block `b`'s call-path tiles of every level from its locations' call paths (location order).
+pub fn callpath_tiles(levels: &[Level], b: u32, locations: &[LocationCallPaths]) -> Vec<(TileEntry, Vec<u8>)> {
+    // The block's table: each location's paths in its order, parents first.
+    let mut table: Vec<PathDef> = Vec::new();
+    let mut ids: FxHashMap<PathDef, u32> = FxHashMap::default();
+    let mut maps: Vec<Vec<u32>> = Vec::with_capacity(locations.len());
+    for l in locations {
+        let mut map = Vec::with_capacity(l.paths.len());
+        for p in &l.paths {
+            let def = PathDef { parent: p.parent.map(|q| map[q as usize]), region: p.region };
+            let next = table.len() as u32;
+            let id = *ids.entry(def).or_insert(next);
+            if id == next {
+                table.push(def);
+            }
+            map.push(id);
+        }
+        maps.push(map);
+    }
+    let mut out = Vec::new();
+    let Some(first) = levels.first() else { return out };
+    // Level 1: a window a tile.
+    let mut tiles: Vec<Vec<Row>> = vec![vec![Row::new(); locations.len()]; first.tiles as usize];
+    for (k, l) in locations.iter().enumerate() {
+        for (w, figures) in &l.windows {
+            let Some(t) = tiles.get_mut(*w as usize) else { continue };
+            let mut row: Row = figures
+                .iter()
+                .map(|f| {
+                    let a = Acc {
+                        count: f.count,
+                        open: f.open,
+                        inclusive_ns: f.inclusive_ns,
+                        exclusive_ns: f.exclusive_ns,
+                    };
+                    (maps[k][f.path as usize], a)
+                })
+                .collect();
+            row.sort_unstable_by_key(|r| r.0);
+            t[k] = row;
+        }
+    }
+    for level in levels {
+        if level.level > first.level {
+            tiles = coarser(&tiles, level.tiles as usize, locations.len());
+        }
+        for (j, rows) in tiles.iter().enumerate() {
+            let (t, records) = tile_of(&table, rows);
+            out.push(tile(TileKind::CallPaths, level.level, b, j as u32, records, encode_callpaths(&t)));
+        }
+    }
+    out
+}
+
+/// The next level's tiles: 4 tiles merged, figures summed by path, open across the first one's start.
+fn coarser(tiles: &[Vec<Row>], n: usize, nloc: usize) -> Vec<Vec<Row>> {
+    (0..n)
+        .map(|j| {
+            let group = &tiles[(4 * j).min(tiles.len())..(4 * j + 4).min(tiles.len())];
+            (0..nloc)
+                .map(|k| {
+                    let mut all: Row = group
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(g, t)| {
+                            t[k].iter().map(move |&(p, a)| (p, if g == 0 { a } else { Acc { open: 0, ..a } }))
+                        })
+                        .collect();
+                    all.sort_by_key(|r| r.0);
+                    let mut row: Row = Vec::with_capacity(all.len());
+                    for (p, a) in all {
+                        match row.last_mut() {
+                            Some((q, b)) if *q == p => b.add(&a),
+                            _ => row.push((p, a)),
+                        }
+                    }
+                    row
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A tile's table (the paths its rows name and their ancestors, in block order) and its rows renumbered.
+fn tile_of(table: &[PathDef], rows: &[Row]) -> (CallPathsTile, u64) {
+    let mut used = vec![false; table.len()];
+    for &(p, _) in rows.iter().flatten() {
+        used[p as usize] = true;
+    }
+    // Parents come before children in the block's table: a reverse pass marks every ancestor.
+    for p in (0..table.len()).rev() {
+        if used[p] {
+            if let Some(q) = table[p].parent {
+                used[q as usize] = true;
+            }
+        }
+    }
+    let mut new_id = vec![NONE; table.len()];
+    let mut paths = Vec::new();
+    for (p, def) in table.iter().enumerate().filter(|(p, _)| used[*p]) {
+        new_id[p] = paths.len() as u32;
+        paths.push(PathDef { parent: def.parent.map(|q| new_id[q as usize]), region: def.region });
+    }
+    let locations: Vec<Vec<PathFigures>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&(p, a)| PathFigures {
+                    path: new_id[p as usize],
+                    count: a.count,
+                    open: a.open,
+                    inclusive_ns: a.inclusive_ns,
+                    exclusive_ns: a.exclusive_ns,
+                })
+                .collect()
+        })
+        .collect();
+    let t = CallPathsTile { paths, locations };
+    let records = t.records();
+    (t, records)
+}

@@ -66,6 +66,9 @@ pub struct LocationPaths {
     window_end: u64,
     row: Vec<Acc>,
     touched: Vec<u32>,
+    /// Each path's last turn listed in `touched` (`turn` counts the windows closed, from 1).
+    stamp: Vec<u32>,
+    turn: u32,
     /// Later windows' sums from intervals reaching past their start window.
     later: BTreeMap<u32, Vec<(u32, Acc)>>,
     done: Vec<(u32, Vec<PathFigures>)>,
@@ -84,6 +87,8 @@ impl LocationPaths {
             window_end: tiling.window_span(0).end,
             row: Vec::new(),
             touched: Vec::new(),
+            stamp: Vec::new(),
+            turn: 1,
             later: BTreeMap::new(),
             done: Vec::new(),
         }
@@ -102,6 +107,7 @@ impl LocationPaths {
             self.paths.push(PathDef { parent: (parent != NONE).then_some(parent), region });
             self.last_child.push(NONE);
             self.row.push(Acc::default());
+            self.stamp.push(0);
         }
         if parent == NONE {
             self.last_root = found;
@@ -113,11 +119,13 @@ impl LocationPaths {
 
     #[inline]
     fn add(&mut self, path: u32, a: Acc) {
-        let r = &mut self.row[path as usize];
-        if r.is_zero() {
+        // The first add to a path in this window lists it (stamped with the window's turn).
+        let stamp = &mut self.stamp[path as usize];
+        if *stamp != self.turn {
+            *stamp = self.turn;
             self.touched.push(path);
         }
-        r.add(&a);
+        self.row[path as usize].add(&a);
     }
 
     /// The window being filled is done: its figures out, the row empty.
@@ -125,8 +133,8 @@ impl LocationPaths {
         if self.touched.is_empty() {
             return;
         }
+        self.turn += 1;
         self.touched.sort_unstable();
-        self.touched.dedup();
         let mut figures = Vec::with_capacity(self.touched.len());
         for &p in &self.touched {
             let a = std::mem::take(&mut self.row[p as usize]);
@@ -182,6 +190,9 @@ impl LocationPaths {
                 self.add(parent, Acc { exclusive_ns: clip.wrapping_neg(), ..Acc::default() });
             }
             // Open across the starts of the windows after: their share kept for them.
+            if e <= we {
+                continue;
+            }
             let mut x = w;
             while e > t.window_span(x).end {
                 x += 1;

@@ -22,6 +22,7 @@ mod cli_hostile;
 mod cli_info;
 mod cli_text;
 mod cluster;
+mod compare_store;
 mod clusters;
 mod comm_matrix;
 mod corpus_otf2_paraver;

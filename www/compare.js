@@ -8,7 +8,14 @@
 // both timelines. A is blue and lettered "A", B orange and "B", wherever either is named.
 // Opened by `?trace=A&compare=B`, by "Compare with…" on an open trace, or by dropping two files that are two
 // runs (the B worker's `two_runs` looks at their heads; one run's per-rank files still open as one run).
+// Stores (`?store=A/&compare=B/`, a store URL given to "Compare with a URL…", or a store against a trace):
+// a store run is held by a store worker of its own (store.js, store-worker.js; run B's is store.js given B's
+// viewer and stage), drawn from its tiles, and answers its side of the comparison from its tiles
+// (`store::read::compare`: the region profile from its call-path tiles, the whole run's moments, the wait
+// states it keeps); what a store does not keep is said on screen and left out of both runs. Each store's
+// decoded-tile cache is half the single store's budget while comparing (two stores: the one budget in all).
 import { pageUrlParam, nameOfUrl } from './open-url.js';
+import { initStore, storeUrlOf } from './store.js';
 import { visibleText } from './text.js';
 import { runSteps, yieldToBrowser } from './loading.js';
 import { formats, flameView, matrixView, momentsView, waitsView } from './compare-views.js';
@@ -39,6 +46,8 @@ export function createCompare(app, mod) {
     // The panel's tab, the flame graph's answer for the comparison shown (asked when its tab opens), the
     // matrix's unit.
     tab: 'regions', flame: null, flameAsked: 0, matrixUnit: 'count',
+    // Each run's kind ('trace' or 'store'), and run B's store client (store.js) when B is a store.
+    kinds: { a: 'trace', b: 'trace' }, storeB: null,
   };
   // For tests and benchmarks.
   weft.compare = s;
@@ -81,6 +90,58 @@ export function createCompare(app, mod) {
     if (msg.type === 'progress') say(`reading B: ${Math.round(100 * msg.done / Math.max(1, msg.total))} %`);
     else if (msg.type === 'loaded') showB(msg);
     else if (msg.type === 'error') failB(msg.message);
+  }
+
+  // --- Stores ---------------------------------------------------------------------------------------------
+  // The single store's decoded-tile cache (StoreSession's default, or the address's `store_cache_mb`); each
+  // store compared gets half of it.
+  const STORE_CACHE_BYTES = 256 << 20;
+  function storeBudget() {
+    const mb = Number(new URLSearchParams(location.search).get('store_cache_mb'));
+    return Math.floor((mb > 0 ? mb * (1 << 20) : STORE_CACHE_BYTES) / 2);
+  }
+  /** Whether a run's address is a store: a folder (it ends in "/"). */
+  const isStoreUrl = (u) => { try { return new URL(u, location.href).pathname.endsWith('/'); } catch { return false; } };
+  const storeOf = (which) => (which === 'a' ? (s.kinds.a === 'store' ? weft.store : null) : s.storeB);
+
+  /** Run B's store client: store.js's, given B's viewer and stage in the page's place (its header, progress
+   *  and view tabs are the page's A's, so B's are detached elements nobody shows). */
+  function storeClientB() {
+    const fake = { loads: 0, hooks: { loaded: [], storeOpened: [onStoreB] } };
+    Object.defineProperty(fake, 'viewer', { get: () => s.viewer });
+    const detached = () => document.createElement('div');
+    const uiB = { stage: ui.stageB, error: detached(), progress: detached(), fill: detached(), progressText: detached(),
+      fileName: detached(), summary: detached() };
+    const showError = (m) => { if (!s.bLoaded) failB(`run B: ${m}`); else app.status.showError(`run B: ${m}`); };
+    initStore({ weft: fake, ui: uiB, renderViewTabs() {}, showError, setState() {}, summaryText: app.loading.summaryText });
+    return fake.store;
+  }
+  function stopStoreB() {
+    if (s.storeB) s.storeB.stop();
+    s.storeB = null;
+  }
+  function onStoreB() {
+    if (!s.on || s.kinds.b !== 'store') return;
+    if (s.viewer.views().includes('timeline') && s.viewer.view() !== 'timeline') s.viewer.set_view('timeline');
+    s.bLoaded = true;
+    sized = '';
+    resizeB();
+    say('');
+    afterBoth();
+  }
+
+  /** A question to run `which` ('a' or 'b'): its trace's reader worker, or its store's worker (the store's
+   *  answers' JSON parsed where the reader's are: the pair and the flame graph). */
+  async function askRun(which, what, args) {
+    const store = storeOf(which);
+    if (!store) return which === 'a' ? app.reader.ask(what, args) : askB(what, args);
+    const r = await store.ask(what.replace(/^compare-/, ''), args);
+    return what === 'compare-pair' || what === 'compare-flame' ? { result: JSON.parse(r.text) } : { text: r.text };
+  }
+  /** The two sides paired: by a trace's reader (B's, else A's), or by B's store worker when both are stores. */
+  function pairSides(a, b, args) {
+    const which = s.kinds.b === 'trace' ? 'b' : s.kinds.a === 'trace' ? 'a' : 'b';
+    return askRun(which, 'compare-pair', { a, b, ...args });
   }
 
   // --- The second Viewer ------------------------------------------------------------------------------------
@@ -208,16 +269,30 @@ export function createCompare(app, mod) {
     ui.panel.replaceChildren(el('p', { className: 'muted', textContent: 'comparing…' }));
   }
 
-  /** Open run B from `{file}` or `{url}`, beside the run A shown or being opened; `link`: the permalink's
-   *  compare settings (alignment, rank mapping, scope, tab) to start from. */
+  /** Open run B from `{file}` or `{url}` (a store's when it ends in "/"), beside the run A shown or being
+   *  opened; `link`: the permalink's compare settings (alignment, rank mapping, scope, tab) to start from. */
   async function openB(src, link = null) {
-    const name = src.file ? src.file.name : nameOfUrl(src.url);
+    const store = !src.file && isStoreUrl(src.url);
+    const name = src.file ? src.file.name : store ? storeName(src.url) : nameOfUrl(src.url);
     s.names.b = name;
     s.urlB = src.url || null;
+    s.kinds.b = store ? 'store' : 'trace';
     begin(null);
     if (link) fromLink(link);
     try { await ensureViewer(); } catch (e) { failB(`cannot draw run B: ${e}`); return; }
     resizeB();
+    if (store) {
+      // B's store in a store worker of its own; the reader worker is not needed.
+      stopWorker();
+      stopStoreB();
+      s.storeB = storeClientB();
+      s.storeB.cacheBytes = storeBudget();
+      if (s.kinds.a === 'store' && weft.store) weft.store.setBudget(storeBudget());
+      say(`opening store B: ${visibleText(name)}`);
+      s.storeB.openUrl(new URL(src.url, location.href).href);
+      return;
+    }
+    stopStoreB();
     s.loadId = `b${s.nextId++}`;
     say(`reading B: ${visibleText(name)}`);
     if (src.file) postB({ id: s.loadId, type: 'open', file: src.file, chunk: CHUNK });
@@ -251,8 +326,17 @@ export function createCompare(app, mod) {
     afterBoth();
   }
 
-  /** A run A opened: part of the comparison when it was opened as one, else the comparison ends. */
-  function onALoaded(msg) {
+  /** A store's name from its address (its folder's). */
+  function storeName(u) {
+    const url = new URL(u, location.href);
+    return url.pathname.split('/').filter(Boolean).pop() || url.host;
+  }
+
+  /** A run A opened (`kind`: 'trace' from the reader, 'store' from store.js): part of the comparison when it
+   *  was opened as one, else the comparison ends. */
+  function onALoaded(msg, kind = 'trace') {
+    s.kinds.a = kind;
+    if (kind === 'store' && s.pendingA) weft.store.setBudget(storeBudget());
     if (s.pendingA) {
       s.pendingA = false;
       s.aLoaded = true;
@@ -269,6 +353,12 @@ export function createCompare(app, mod) {
 
   function afterBoth() {
     if (!s.aLoaded || !s.bLoaded) return;
+    // A store cannot be aligned at a region's instance (said in the panel).
+    const store = s.kinds.a === 'store' || s.kinds.b === 'store';
+    const byRegion = controls.align.querySelector('option[value=region]');
+    byRegion.disabled = store;
+    byRegion.title = store ? "not on a store: its tiles keep no region instance starts" : '';
+    if (store && controls.align.value === 'region') { controls.align.value = 'start'; controls.region.hidden = true; controls.instance.hidden = true; }
     if (weft.viewer.views().includes('timeline') && weft.viewer.view() !== 'timeline') app.views.switchTo('timeline');
     s.last = null;
     compute();
@@ -295,6 +385,9 @@ export function createCompare(app, mod) {
     s.on = false;
     s.bLoaded = false;
     s.pendingA = false;
+    stopStoreB();
+    // A's store has the single store's budget again.
+    if (s.kinds.a === 'store' && weft.store && weft.store.cacheBytes) { weft.store.setBudget(2 * storeBudget()); weft.store.cacheBytes = 0; }
     document.body.classList.remove('comparing');
     ui.runs.classList.remove('comparing');
     ui.stageB.hidden = true;
@@ -384,8 +477,8 @@ export function createCompare(app, mod) {
     s.args = args;
     say('comparing…');
     try {
-      const [sa, sb] = await Promise.all([app.reader.ask('compare-side', { which: 'A', ...args }), askB('compare-side', { which: 'B', ...args })]);
-      const c = await askB('compare-pair', { a: sa.text, b: sb.text, ...args });
+      const [sa, sb] = await Promise.all([askRun('a', 'compare-side', { which: 'A', ...args }), askRun('b', 'compare-side', { which: 'B', ...args })]);
+      const c = await pairSides(sa.text, sb.text, args);
       if (asked !== s.asked) return;
       s.sides = { a: JSON.parse(sa.text), b: JSON.parse(sb.text) };
       s.comparison = c.result;
@@ -414,8 +507,9 @@ export function createCompare(app, mod) {
     const aligned = o.align.by === 'region' ? `aligned at instance ${o.align.instance} of ${o.align.name}` : "aligned at each run's start";
     const scope = o.window ? `the visible window (${fmt(o.window.start_ns)} to ${fmt(o.window.end_ns)} from each origin)` : 'the whole run';
     const head = el('p', { className: 'compare-said' },
-      el('b', { textContent: aligned }), ` · locations paired by ${o.ranks} · table of ${scope}`);
+      el('b', { textContent: aligned }), ` · ${rankText(o.ranks)} · table of ${scope}`);
     const summary = el('p', { id: 'compare-summary', textContent: visibleText(c.summary) });
+    const lacking = notComparedText(c);
     const table = el('table', { id: 'compare-table' });
     table.append(el('thead', {}, el('tr', {}, ...COLUMNS.map((h) => el('th', { textContent: h, className: h.startsWith('A ') ? 'run-a' : h.startsWith('B ') ? 'run-b' : '' })))));
     const body = el('tbody');
@@ -442,9 +536,28 @@ export function createCompare(app, mod) {
       b.addEventListener('click', () => showTab(key));
       return b;
     }));
-    ui.panel.replaceChildren(head, summary, tabs, s.tabBody);
+    ui.panel.replaceChildren(head, ...(lacking ? [lacking] : []), summary, tabs, s.tabBody);
     showTab(s.tab);
   }
+
+  /** How the locations pair, with each run's count (ITAC's rule said for the proportional mapping). */
+  function rankText(ranks) {
+    const n = (side) => (side ? side.location_order.length : 0);
+    const [na, nb] = [n(s.sides && s.sides.a), n(s.sides && s.sides.b)];
+    const rule = ranks === 'proportional' ? "A's i-th with B's ⌊i·|B|/|A|⌋-th" : ranks === 'name' ? 'by process and location name' : "A's i-th with B's i-th";
+    return `locations paired by ${ranks} (${rule}; A has ${na}, B ${nb})`;
+  }
+
+  /** The parts one run does not keep, left out of both (a store's: store::read::compare), or null. */
+  const PART_NAMES = { locations: 'locations and moments', location_time: "locations' time", comm_matrix: 'message matrix' };
+  function notComparedText(c) {
+    const lines = (c.not_compared || []).map((n) => `${PART_NAMES[n.part] || n.part} (${n.run}: ${n.why})`);
+    const store = s.kinds.a === 'store' || s.kinds.b === 'store';
+    if (store) lines.push("alignment at a region's instance (a store's tiles keep no instance starts: aligned at the start)");
+    if (!lines.length) return null;
+    return el('p', { id: 'compare-not-compared', className: 'muted', textContent: `Not compared on stores: ${[...new Set(lines)].join('; ')}.` });
+  }
+  const lacks = (c, part) => (c.not_compared || []).find((n) => n.part === part);
 
   /** Show the panel's tab `key`: the region table, or a view of compare-views.js over the comparison. */
   function showTab(key) {
@@ -457,8 +570,14 @@ export function createCompare(app, mod) {
       const unit = el('select', { id: 'compare-matrix-unit' }, el('option', { value: 'count', textContent: 'messages' }), el('option', { value: 'bytes', textContent: 'bytes' }));
       unit.value = s.matrixUnit;
       unit.addEventListener('change', () => { s.matrixUnit = unit.value; showTab('matrix'); });
-      s.tabBody.replaceChildren(el('label', {}, 'by ', unit), matrixView(c, s.matrixUnit));
-    } else if (key === 'moments') s.tabBody.replaceChildren(momentsView(c, f));
+      const none = lacks(c, 'comm_matrix');
+      if (none) s.tabBody.replaceChildren(el('p', { id: 'compare-matrix-none', textContent: `Messages not compared: run ${none.run}: ${none.why}.` }));
+      else s.tabBody.replaceChildren(el('label', {}, 'by ', unit), matrixView(c, s.matrixUnit));
+    } else if (key === 'moments') {
+      const none = lacks(c, 'locations');
+      if (none) s.tabBody.replaceChildren(el('p', { id: 'compare-moments-none', textContent: `Moments not compared: run ${none.run}: ${none.why}.` }));
+      else s.tabBody.replaceChildren(momentsView(c, f));
+    }
     else if (key === 'waits') s.tabBody.replaceChildren(waitsView(c, f));
     else if (key === 'flame') showFlame();
   }
@@ -471,9 +590,9 @@ export function createCompare(app, mod) {
     s.tabBody.replaceChildren(el('p', { className: 'muted', textContent: 'pairing the call trees…' }));
     const args = s.args;
     try {
-      const ta = await app.reader.ask('compare-calltree', { which: 'A', ...args });
+      const ta = await askRun('a', 'compare-calltree', { which: 'A', ...args });
       const width = Math.max(400, Math.floor(ui.panel.getBoundingClientRect().width - 40));
-      const r = await askB('compare-flame', { a: ta.text, width, ...args });
+      const r = await askRun('b', 'compare-flame', { a: ta.text, width, ...args });
       if (asked !== s.asked) return;
       if (s.flame) s.flame.view.dispose();
       s.flame = { asked, answer: r.result, view: flameView(r.result, f) };
@@ -525,7 +644,8 @@ export function createCompare(app, mod) {
   }
 
   // --- Wiring -----------------------------------------------------------------------------------------------
-  weft.hooks.loaded.push(onALoaded);
+  weft.hooks.loaded.push((msg) => onALoaded(msg, 'trace'));
+  (weft.hooks.storeOpened ||= []).push((msg) => onALoaded(msg, 'store'));
 
   // "Compare with…": a file picker beside the file's name, offered once a trace is open.
   const input = el('input', { id: 'compare-input', type: 'file', hidden: true });
@@ -537,13 +657,22 @@ export function createCompare(app, mod) {
     input.value = '';
     if (f) openB({ file: f });
   });
-  $('file-name').after(button, input);
-  weft.hooks.loaded.push((msg) => { button.hidden = msg.kind !== 'trace'; });
+  // "Compare with a URL…": a trace's address, or a store's (a folder: ending in "/").
+  const byUrl = el('button', { id: 'compare-url', type: 'button', textContent: 'Compare with a URL…', hidden: true,
+    title: "Open a second run below this one from its address: a trace, or a store folder ending in /" });
+  byUrl.addEventListener('click', () => {
+    const u = window.prompt("Run B's address: a trace file, or a store folder (ending in /)");
+    if (u && u.trim()) openB({ url: new URL(u.trim(), location.href).href });
+  });
+  $('file-name').after(button, byUrl, input);
+  weft.hooks.loaded.push((msg) => { button.hidden = msg.kind !== 'trace'; byUrl.hidden = button.hidden; });
+  weft.hooks.storeOpened.push(() => { button.hidden = false; byUrl.hidden = false; });
 
   // `?trace=A&compare=B`: B opens beside the A the page opens from its address, with the permalink's
   // compare settings (`calign`, `cranks`, `cscope`, `ctab`; permalink.js writes them from `link()`).
   const url = pageUrlParam(location, 'compare');
-  if (url && pageUrlParam(location, 'trace')) {
+  if (url && (pageUrlParam(location, 'trace') || storeUrlOf(location))) {
+    if (storeUrlOf(location)) s.kinds.a = 'store';
     s.pendingA = true;
     const params = new URLSearchParams(location.search);
     for (const [k, v] of new URLSearchParams(location.hash.slice(1))) if (!params.has(k)) params.set(k, v);

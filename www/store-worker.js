@@ -8,7 +8,7 @@
 // answer comes in two parts: the view's window first, then with its margin (`answer`).
 // A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
 
-import init, { StoreSession } from './pkg-worker/weft.js';
+import init, { StoreSession, compare_pair } from './pkg-worker/weft.js';
 import { STORE_CORS_HINT } from './open-url.js';
 
 const ready = init();
@@ -198,6 +198,40 @@ async function prefetch() {
   } finally { prefetching = false; }
 }
 
+// A comparison's question (issue #54, www/compare.js): the tiles the store's side (or call tree) reads are
+// named, fetched and lent to the session (as a view's are, FETCHES at a time), then the answer is taken from
+// them and they are let go (StoreSession.compare_*).
+async function compareAnswer(msg) {
+  const args = [msg.align, msg.ranks, Number.isFinite(msg.t0) ? msg.t0 : NaN, Number.isFinite(msg.t1) ? msg.t1 : NaN];
+  const which = msg.which || 'A';
+  // Both sides paired (`compare::pair`, a pure function of the two sides' JSON): no tile read.
+  if (msg.what === 'pair') return { text: compare_pair(msg.a, msg.b, ...args), tiles: 0, fetched: 0 };
+  const need = session.compare_tiles(msg.what === 'flame' ? 'B' : which, ...args);
+  let next = 0;
+  let fetched = 0;
+  const one = async () => {
+    while (next < need.length) {
+      const path = need[next++];
+      let bytes;
+      try { bytes = await read(path); } catch (e) { throw new Error(`${path}: ${e.message}`); }
+      fetched += bytes.byteLength;
+      session.lend(path, bytes);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(FETCHES, need.length) }, one));
+  } catch (e) {
+    session.compare_release();
+    throw e;
+  }
+  let text;
+  if (msg.what === 'side') text = session.compare_side(which, ...args);
+  else if (msg.what === 'calltree') text = session.compare_calltree_side(which, ...args);
+  else if (msg.what === 'flame') text = session.compare_flame(msg.a, ...args, msg.width);
+  else { session.compare_release(); throw new Error(`unknown comparison question ${msg.what}`); }
+  return { text, tiles: need.length, fetched };
+}
+
 self.onmessage = async (e) => {
   const msg = e.data;
   try {
@@ -210,6 +244,16 @@ self.onmessage = async (e) => {
       queued.set(viewOf(vp), vp);
       await drain();
     }
+    else if (msg.type === 'compare' && session) {
+      // (Each session call is one task: a view answered meanwhile interleaves with it between fetches.)
+      try {
+        const r = await compareAnswer(msg);
+        post({ type: 'compare', id: msg.id, ...r });
+      } catch (err) {
+        post({ type: 'compare', id: msg.id, error: typeof err === 'string' ? err : (err && err.message) || String(err) });
+      }
+    }
+    else if (msg.type === 'budget' && session) session.set_cache_budget(msg.bytes);
     else if (msg.type === 'waits' && session) {
       // The Diagnosis panel's lists: from the manifest's sums (a store indexed with --waits), no tile fetched.
       try { post({ type: 'waits', json: session.waits() }); } catch (err) { post({ type: 'waits', error: typeof err === 'string' ? err : (err && err.message) || String(err) }); }

@@ -4,6 +4,8 @@
 // or, playing Particles, the next playback range (Viewer.store_request), which goes to the worker; its answer
 // is handed to the viewer. A badge shows the
 // tiles in flight. `weft.store` keeps timings and the worker's cache figures for tests and benchmarks.
+// Comparing (compare.js): `ask` puts the comparison's questions to the worker, `setBudget` sets its cache's
+// budget, and the store shown as run B is this same client given B's viewer and stage in `app`'s place.
 // No trace logic here.
 
 import { pageUrlParam } from './open-url.js';
@@ -45,7 +47,11 @@ export function initStore(app) {
   let badge = null;
   // Counts answers: a newer one drops the steps of an older one.
   let answerGeneration = 0;
-  const state = weft.store = { open: false, answers: 0, timings: {}, last: null, worstApply: null, zoomLog: [], openUrl, openFolder, looksLikeStore };
+  const state = weft.store = { open: false, answers: 0, timings: {}, last: null, worstApply: null, zoomLog: [], openUrl, openFolder, looksLikeStore,
+    ask, setBudget, stop: () => stop(), cacheBytes: 0 };
+  // The comparison's questions waiting for the worker's answer, by id.
+  const asked = new Map();
+  let askIds = 0;
   let measured = 0;
   const scales = new Map();
   // The timeline's exact answer being made drawable (its steps under way), and the second part of its ask
@@ -82,6 +88,8 @@ export function initStore(app) {
   function stop() {
     if (worker) worker.terminate();
     worker = null;
+    for (const q of asked.values()) q.reject(new Error('the store was closed'));
+    asked.clear();
     state.open = false;
     if (waitsAsked) waitsAsked.reject(new Error('the store was closed'));
     waitsAsked = null;
@@ -108,7 +116,24 @@ export function initStore(app) {
     app.setState('loading');
     // `store_cache_mb` in the address (tests, benchmarks): a smaller decoded-tile cache than the 256 MB default.
     const mb = Number(new URLSearchParams(location.search).get('store_cache_mb'));
-    worker.postMessage({ ...msg, type: 'open', name, cacheBytes: mb > 0 ? mb * (1 << 20) : 0 });
+    worker.postMessage({ ...msg, type: 'open', name, cacheBytes: state.cacheBytes || (mb > 0 ? mb * (1 << 20) : 0) });
+  }
+
+  /** A comparison's question (`what`: side, calltree, flame, pair; store-worker.js `compareAnswer`): a promise
+   *  of `{text, tiles, fetched}`. */
+  function ask(what, args = {}) {
+    if (!worker || !state.open) return Promise.reject(new Error('no store is open'));
+    const id = ++askIds;
+    return new Promise((resolve, reject) => {
+      asked.set(id, { resolve, reject });
+      worker.postMessage({ type: 'compare', id, what, ...args });
+    });
+  }
+
+  /** The decoded-tile cache's budget, in bytes (kept for the store opened next too). */
+  function setBudget(bytes) {
+    state.cacheBytes = bytes;
+    if (worker) worker.postMessage({ type: 'budget', bytes });
   }
 
   // The Diagnosis panel's question to the store worker, answered once per store.
@@ -169,6 +194,7 @@ export function initStore(app) {
       app.renderViewTabs();
       app.setState('ready');
       weft.loads += 1;
+      for (const f of weft.hooks.storeOpened || []) f(msg);
       requestAnimationFrame(poll);
     } else if (msg.type === 'progress') {
       weft.viewer.store_in_flight(msg.inFlight);
@@ -308,6 +334,11 @@ export function initStore(app) {
           if (done) return;
         }
       })();
+    } else if (msg.type === 'compare') {
+      const q = asked.get(msg.id);
+      if (!q) return;
+      asked.delete(msg.id);
+      if (msg.error) q.reject(new Error(msg.error)); else q.resolve(msg);
     } else if (msg.type === 'waits') {
       const asked = waitsAsked;
       waitsAsked = null;

@@ -83,6 +83,18 @@ impl<'de> serde::Deserialize<'de> for CommMatrix {
 }
 
 impl CommMatrix {
+    /// A matrix with no rows (what a run that keeps no messages' ends is compared as).
+    pub fn empty(unit: MatrixUnit) -> Self {
+        CommMatrix {
+            unit: unit.name(),
+            senders: Vec::new(),
+            receivers: Vec::new(),
+            bytes: Vec::new(),
+            count: Vec::new(),
+            ids: Vec::new(),
+        }
+    }
+
     /// Messages counted in the whole matrix.
     pub fn messages(&self) -> u64 {
         self.count.iter().flatten().sum()

@@ -141,6 +141,32 @@ pub fn profile_table(trace: &Trace, stats: &[RegionStats]) -> Vec<RegionProfile>
 }
 
 /// The profile table of `window` (the whole trace when None) over the locations `keep` accepts.
+/// The profile table of a call tree (`calltree::call_tree` of the same window and locations, or a store's
+/// from its call-path tiles): per region, its paths' counts and exclusive time summed, and the inclusive time
+/// of its paths with no enclosing path of the same region (recursion counted once), as [`region_stats`]
+/// counts them. So a store's region profile is read from its tiles without decoding a window's intervals.
+pub fn tree_profile(trace: &Trace, tree: &crate::calltree::CallTree) -> Vec<RegionProfile> {
+    let mut stats = vec![RegionStats::default(); trace.regions.len()];
+    // The regions open on the path to the node being read (preorder: a node's ancestors precede it).
+    let mut open = vec![0u32; trace.regions.len()];
+    let mut stack: Vec<(u32, RegionId)> = Vec::new();
+    for (k, n) in tree.nodes.iter().enumerate() {
+        while stack.last().is_some_and(|&(end, _)| end as usize <= k) {
+            let (_, r) = stack.pop().expect("checked");
+            open[r.index()] -= 1;
+        }
+        let Some(s) = stats.get_mut(n.region.index()) else { continue };
+        s.count += n.count;
+        s.exclusive_ns += n.exclusive_ns;
+        if open[n.region.index()] == 0 {
+            s.inclusive_ns += n.inclusive_ns;
+        }
+        open[n.region.index()] += 1;
+        stack.push((n.subtree_end, n.region));
+    }
+    profile_table(trace, &stats)
+}
+
 pub fn profile(trace: &Trace, window: Option<TimeWindow>, keep: impl Fn(LocationId) -> bool) -> Vec<RegionProfile> {
     profile_table(trace, &region_stats(trace, window.unwrap_or(TimeWindow::whole(trace)), keep))
 }

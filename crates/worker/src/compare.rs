@@ -9,13 +9,13 @@ use weft_analyses::compare::calltree::{diff_trees, tree_of, TreeSide};
 use weft_analyses::compare::{pair, side, Align, CompareOptions, RankMap, Run, Side};
 use weft_analyses::moments::TimeWindow;
 
-fn err(e: impl std::fmt::Display) -> JsValue {
+pub(crate) fn err(e: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&e.to_string())
 }
 
 /// The options the page chose: `align` (`start`, `region:NAME[:N]`), `ranks` (`index`, `name`,
 /// `proportional`) and a window `[t0_ns, t1_ns]` from each run's origin (either not a number: none).
-fn options(align: &str, ranks: &str, t0_ns: f64, t1_ns: f64) -> Result<CompareOptions, JsValue> {
+pub(crate) fn options(align: &str, ranks: &str, t0_ns: f64, t1_ns: f64) -> Result<CompareOptions, JsValue> {
     let window = (t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns)
         .then(|| TimeWindow { start_ns: t0_ns.max(0.0) as u64, end_ns: t1_ns.max(0.0) as u64 });
     Ok(CompareOptions { align: Align::parse(align).map_err(err)?, ranks: RankMap::parse(ranks).map_err(err)?, window })
@@ -82,12 +82,23 @@ pub fn compare_flame(a: &str, align: &str, ranks: &str, t0_ns: f64, t1_ns: f64, 
         serde_json::from_str(a).map_err(|e| err(format!("run A's call tree for the comparison: {e}")))?;
     let tree = tree_of(&trace, 'B', &options).map_err(err)?;
     let diff = diff_trees(&side_a, &TreeSide::of(&tree, &trace));
+    flame_answer(&tree, &trace, &diff, width)
+}
+
+/// The differential flame graph's answer for run B's `tree` (its regions `trace`'s) and the paths' `diff`:
+/// JSON `{svg, boxes, paths, total_ns}` (a trace's worker and a store's answer alike).
+pub(crate) fn flame_answer(
+    tree: &weft_analyses::calltree::CallTree,
+    trace: &weft_model::Trace,
+    diff: &weft_analyses::compare::calltree::CallTreeDiff,
+    width: f32,
+) -> Result<String, JsValue> {
     let title = format!(
         "B's call tree ({} of time) coloured by each path's change of own time against A's ({})",
         weft_analyses::moments::format_duration_ns(diff.total_ns.b as f64),
         weft_analyses::moments::format_duration_ns(diff.total_ns.a as f64)
     );
-    let f = weft_view::scene::flame_diff::diff_flame(&tree, &trace, &diff, width, &title);
+    let f = weft_view::scene::flame_diff::diff_flame(tree, trace, diff, width, &title);
     #[derive(serde::Serialize)]
     struct Answer<'a> {
         svg: String,
@@ -102,7 +113,7 @@ pub fn compare_flame(a: &str, align: &str, ranks: &str, t0_ns: f64, t1_ns: f64, 
         width: f.scene.width,
         height: f.scene.height,
         boxes: &f.boxes,
-        diff: &diff,
+        diff,
     };
     serde_json::to_string(&answer).map_err(err)
 }

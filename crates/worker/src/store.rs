@@ -29,12 +29,16 @@ use weft_store::read::query::{
 };
 use weft_store::{Store, TileKind, TileSource};
 
+mod compare;
+
 /// The one file being decoded: the script hands its bytes over, [`Store::payload`] checks them; and the
 /// moments tiles, kept as fetched (a few dozen bytes a location) for `Store::moments`.
 #[derive(Default)]
 struct Handed {
     one: RefCell<Option<(String, Vec<u8>)>>,
     kept: RefCell<FxHashMap<String, Vec<u8>>>,
+    /// The tiles a comparison reads (`compare`), handed for it and let go once its side is taken.
+    lent: RefCell<FxHashMap<String, Vec<u8>>>,
 }
 
 impl TileSource for Handed {
@@ -44,7 +48,10 @@ impl TileSource for Handed {
                 return Ok(Some(b));
             }
         }
-        Ok(self.kept.borrow().get(path).cloned())
+        if let Some(b) = self.kept.borrow().get(path) {
+            return Ok(Some(b.clone()));
+        }
+        Ok(self.lent.borrow().get(path).cloned())
     }
 }
 

@@ -11,7 +11,8 @@
 // pages' wasm memories and the workers' where the page can read them). Prints one JSON line per run and the best.
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, openPage, outDir } from '../lib/harness.mjs';
+import { outDir } from '../lib/harness.mjs';
+import { withPage, tabMemory } from '../lib/bench.mjs';
 
 const MB = Number(process.argv[2] || 100);
 const RUNS = Number(process.argv[3] || 2);
@@ -38,27 +39,6 @@ function writeRun(file, slow) {
   fs.closeSync(fd);
 }
 
-function chromiumMemory() {
-  const parent = new Map();
-  const info = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const status = fs.readFileSync(`/proc/${d}/status`, 'utf8');
-      const field = (k) => { const m = status.match(new RegExp(`^${k}:\\s+(\\d+)`, 'm')); return m ? Number(m[1]) : 0; };
-      parent.set(Number(d), field('PPid'));
-      info.set(Number(d), { cmd: fs.readFileSync(`/proc/${d}/cmdline`, 'utf8'), rss: field('VmRSS'), hwm: field('VmHWM') });
-    } catch { /* gone */ }
-  }
-  const mine = (pid) => { for (let p = pid; p > 1; p = parent.get(p)) if (p === process.pid) return true; return false; };
-  let rss = 0, hwm = 0;
-  for (const [pid, i] of info) {
-    if (!mine(pid) || !/--type=renderer/.test(i.cmd) || /--top-chrome-webui/.test(i.cmd)) continue;
-    rss += i.rss; hwm += i.hwm;
-  }
-  return { tabRssMB: Math.round(rss / 1024), tabHwmMB: Math.round(hwm / 1024) };
-}
-
 const dir = path.join(outDir, 'bench-compare');
 fs.mkdirSync(dir, { recursive: true });
 const a = path.join(dir, 'a.json'), b = path.join(dir, 'b.json');
@@ -66,9 +46,7 @@ if (!fs.existsSync(a) || Math.abs(fs.statSync(a).size / 1e6 - MB) > MB * 0.1) { 
 const sizes = [fs.statSync(a).size, fs.statSync(b).size].map((n) => Math.round(n / 1e5) / 10);
 
 async function once(files) {
-  const { server, url } = await startServer();
-  const { browser, page, problems } = await openPage('webgpu', url);
-  try {
+  return withPage((url) => url, async ({ page, problems }) => {
     // The page opens with its start-up sample shown: the files' load is the next one.
     await page.evaluate(() => {
       window.__loads = window.weft.loads;
@@ -91,11 +69,8 @@ async function once(files) {
       ms.table = await page.evaluate(() => performance.now() - window.__t0);
     }
     await page.waitForTimeout(1000);
-    return { files: files.length, ...ms, ...chromiumMemory(), problems };
-  } finally {
-    await browser.close();
-    server.close();
-  }
+    return { files: files.length, ...ms, ...tabMemory(), problems };
+  });
 }
 
 const results = { one: [], two: [] };

@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, openPage, repoRoot, viewState } from '../lib/harness.mjs';
+import { chromiumMemory } from '../lib/bench.mjs';
 
 const args = process.argv.slice(2);
 const wholeAt = args.indexOf('--whole');
@@ -68,34 +69,6 @@ async function settled(page, problems = []) {
     await new Promise((r) => setTimeout(r, 50));
   }
   await frames(page, 2);
-}
-
-// Resident memory of the Chromium this script started (processes under this one), by --type: the page's
-// renderer (it runs the page and its workers: the tab) apart from Chrome's own WebUI renderer, the GPU
-// process (SwiftShader draws there), and the rest. VmRSS now and VmHWM (the peak), in MB.
-function chromiumMemory() {
-  const parent = new Map();
-  const info = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const status = fs.readFileSync(`/proc/${d}/status`, 'utf8');
-      const field = (k) => { const m = status.match(new RegExp(`^${k}:\\s+(\\d+)`, 'm')); return m ? Number(m[1]) : 0; };
-      parent.set(Number(d), field('PPid'));
-      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      info.set(Number(d), { cmd, rssMB: Math.round(field('VmRSS') / 1024), hwmMB: Math.round(field('VmHWM') / 1024) });
-    } catch { /* gone */ }
-  }
-  const mine = (pid) => { for (let p = pid; p > 1; p = parent.get(p)) if (p === process.pid) return true; return false; };
-  const out = { tab: [], gpu: [], other: [] };
-  for (const [pid, i] of info) {
-    if (pid === process.pid || !mine(pid) || !/chrom/.test(i.cmd)) continue;
-    const m = { rssMB: i.rssMB, hwmMB: i.hwmMB };
-    if (/--type=renderer/.test(i.cmd) && !/--top-chrome-webui/.test(i.cmd)) out.tab.push(m);
-    else if (/--type=gpu-process/.test(i.cmd)) out.gpu.push(m);
-    else out.other.push(m);
-  }
-  return out;
 }
 
 const { server, url } = await startServer();

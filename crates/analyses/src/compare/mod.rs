@@ -27,7 +27,7 @@ mod summary;
 mod tables;
 
 pub use tables::{LocationDelta, LocationRow, LocationSide, MatrixDelta, MatrixDiff, PatternTotal, RegionDiff};
-pub use tables::{PathRegionDiff, WaitTotals, WaitsDiff};
+pub use tables::{kept_totals, PathRegionDiff, WaitTotals, WaitsDiff};
 
 use super::comm_matrix::{comm_matrix, CommMatrix, MatrixUnit};
 use super::moments::TimeWindow;
@@ -213,6 +213,37 @@ pub struct Comparison {
     /// One paragraph: the span's change, the three regions that explain most of it, the locations that
     /// changed most.
     pub summary: String,
+    /// The parts not compared because a side does not keep them (a store: [`Side::not_kept`]); absent where
+    /// both runs are traces.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_compared: Vec<NotCompared>,
+}
+
+/// A part of a run's figures its side does not have (a store's tiles do not keep it), and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotKept {
+    pub part: Part,
+    pub why: String,
+}
+
+/// The parts of a side a store may lack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// The locations' moments (a store keeps the whole run's, not a window's).
+    Locations,
+    /// Each location's time from its first interval to its last (kept by `weft index --waits`).
+    LocationTime,
+    /// The communication matrix (a store keeps no matrix).
+    CommMatrix,
+}
+
+/// A part left out of a comparison: which run lacks it, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NotCompared {
+    pub run: char,
+    pub part: Part,
+    pub why: String,
 }
 
 /// One run's side of a comparison: what its single-run analyses say over its window, and the order and
@@ -237,6 +268,9 @@ pub struct Side {
     pub comm_matrix: CommMatrix,
     /// None where the run's wait states are not known ([`Run::waits`]).
     pub waits: Option<WaitTotals>,
+    /// What this side does not have (a store's side: `store::read::compare`); empty for a trace's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_kept: Vec<NotKept>,
 }
 
 /// A process: its index in the trace and its name.
@@ -265,11 +299,35 @@ pub fn side(run: Run, which: char, options: &CompareOptions) -> Result<Side, Com
             .collect(),
         comm_matrix: comm_matrix(t, w, MatrixUnit::Process),
         waits: tables::wait_totals(run, w),
+        not_kept: Vec::new(),
     })
 }
 
 /// Pair two runs' sides under `options` (the options both were computed with).
-pub fn pair(a: Side, b: Side, options: &CompareOptions) -> Comparison {
+pub fn pair(mut a: Side, mut b: Side, options: &CompareOptions) -> Comparison {
+    // A part one side lacks is compared on neither (a half-known row would show a change that is not one).
+    let not_compared: Vec<NotCompared> = [('A', &a), ('B', &b)]
+        .iter()
+        .flat_map(|(run, s)| s.not_kept.iter().map(|n| NotCompared { run: *run, part: n.part, why: n.why.clone() }))
+        .collect();
+    let lacks = |p: Part| not_compared.iter().any(|n| n.part == p);
+    if lacks(Part::Locations) {
+        for s in [&mut a, &mut b] {
+            s.locations.clear();
+            s.location_order.clear();
+        }
+    }
+    if lacks(Part::LocationTime) {
+        for s in [&mut a, &mut b] {
+            s.locations.iter_mut().for_each(|l| l.total_ns = 0);
+        }
+    }
+    if lacks(Part::CommMatrix) {
+        for s in [&mut a, &mut b] {
+            s.comm_matrix = CommMatrix::empty(MatrixUnit::Process);
+            s.processes.clear();
+        }
+    }
     let regions = tables::regions(&a.regions, &b.regions);
     let label = |s: &Side| -> Vec<String> {
         s.location_order.iter().map(|&l| s.locations[l as usize].moments.name.clone()).collect()
@@ -293,6 +351,7 @@ pub fn pair(a: Side, b: Side, options: &CompareOptions) -> Comparison {
         comm_matrix,
         waits,
         summary: String::new(),
+        not_compared,
     };
     c.summary = summary::paragraph(&c);
     c
@@ -309,7 +368,12 @@ fn side_window(t: &Trace, side: char, options: &CompareOptions) -> Result<SideWi
         Align::Start => 0,
         Align::Region { name, instance } => region_instance_start(t, side, name, *instance)?,
     };
-    let end = t.span_ns;
+    window_from(origin_ns, t.span_ns, side, options)
+}
+
+/// The window a run of span `end` (ns) is analysed over from `origin_ns` under `options` (its window, clipped
+/// to the run's end; without one, from the origin to the end); a store's side takes it the same way.
+pub fn window_from(origin_ns: u64, end: u64, side: char, options: &CompareOptions) -> Result<SideWindow, CompareError> {
     let (start_ns, end_ns) = match options.window {
         None => (origin_ns, end),
         Some(w) => (origin_ns.saturating_add(w.start_ns), origin_ns.saturating_add(w.end_ns).min(end)),
@@ -343,7 +407,7 @@ fn region_instance_start(t: &Trace, side: char, name: &str, instance: u32) -> Re
 }
 
 /// Processes in the order of their first location in display order (the matrix's and the timeline's).
-fn process_order(t: &Trace) -> Vec<ProcessId> {
+pub fn process_order(t: &Trace) -> Vec<ProcessId> {
     let mut seen = vec![false; t.processes.len()];
     let mut out = Vec::new();
     for l in t.locations_in_display_order() {

@@ -2,11 +2,11 @@
 //! matrix, the wait report), paired up and subtracted. Must not compute a side's figure any other way than
 //! the single-run analysis does: the tests hold each side to `weft info`, `weft moments` and `weft waits`.
 
-use super::{Pair, Run, Side};
+use super::{KeptWaits, Pair, Run, Side};
 use crate::busy::BusyDefinition;
 use crate::comm_matrix::CommMatrix;
 use crate::diagnosis::critical_path::{critical_path, path_report};
-use crate::diagnosis::waits::{wait_report, wait_states, NamedNs, Pattern};
+use crate::diagnosis::waits::{wait_report, wait_states, NamedNs, Pattern, WaitReport};
 use crate::moments::{moments, LocationMoments, TimeWindow};
 use crate::profile::RegionProfile;
 use serde::{Deserialize, Serialize};
@@ -310,9 +310,12 @@ pub struct PathRegionDiff {
 }
 
 pub(super) fn wait_totals(run: Run, window: Option<TimeWindow>) -> Option<WaitTotals> {
+    if let Some(kept) = run.kept {
+        return kept_totals(kept, window);
+    }
     let window = window.map(|w| (w.start_ns, w.end_ns));
     let (report, critical_path) = match run.kept {
-        Some(kept) => (kept.report(window)?, window.is_none().then(|| kept.critical_path()).flatten()),
+        Some(_) => return None,
         None if run.waits => {
             let states = wait_states(run.trace);
             let path = window.is_none().then(|| path_report(run.trace, &critical_path(run.trace, &states)).by_region);
@@ -320,12 +323,24 @@ pub(super) fn wait_totals(run: Run, window: Option<TimeWindow>) -> Option<WaitTo
         }
         None => return None,
     };
+    Some(totals(&report, critical_path))
+}
+
+/// The totals of wait states kept beside a run (a store's), over `window` (the critical path over the whole
+/// run only).
+pub fn kept_totals(kept: &dyn KeptWaits, window: Option<TimeWindow>) -> Option<WaitTotals> {
+    let window = window.map(|w| (w.start_ns, w.end_ns));
+    let critical_path = window.is_none().then(|| kept.critical_path()).flatten();
+    Some(totals(&kept.report(window)?, critical_path))
+}
+
+fn totals(report: &WaitReport, critical_path: Option<Vec<NamedNs>>) -> WaitTotals {
     let patterns = report
         .patterns
         .iter()
         .map(|(&k, p)| (k, PatternTotal { total_ns: p.total_ns, instances: p.instances }))
         .collect();
-    Some(WaitTotals { total_ns: report.total_wait_ns, patterns, critical_path })
+    WaitTotals { total_ns: report.total_wait_ns, patterns, critical_path }
 }
 
 pub(super) fn waits(ta: Option<WaitTotals>, tb: Option<WaitTotals>) -> WaitsDiff {

@@ -136,6 +136,12 @@ impl TileCache {
     pub fn contains(&self, i: usize) -> bool {
         self.tiles.contains_key(&i)
     }
+    /// A new budget (a page comparing two stores halves each one's): trimmed to it now, as far as the view
+    /// being answered allows.
+    pub fn set_budget(&mut self, budget: usize) {
+        self.budget = budget;
+        self.trim();
+    }
     /// A new view is being answered: earlier tiles may be dropped again; the cache is trimmed to the budget.
     pub fn begin_view(&mut self) {
         self.view_from = self.tick + 1;

@@ -232,6 +232,41 @@ fn gather<S: TileSource>(
     Ok(Gathered::Sums(s))
 }
 
+/// The tiles (manifest indices) [`store_call_tree`] of `window` reads over every location, in the order it
+/// reads them: for a worker, which fetches them before the tree is taken from what it was handed. A store
+/// without call-path tiles needs none (it has no such tree).
+pub fn tiles<S: TileSource>(store: &Store<S>, window: Option<TimeWindow>) -> Vec<usize> {
+    if !has_callpaths(store) {
+        return Vec::new();
+    }
+    let m = &store.manifest;
+    let tl = m.tiling;
+    let nl = m.locations.process.len() as u32;
+    let w = window.unwrap_or(TimeWindow { start_ns: 0, end_ns: m.span_ns });
+    let (t0, t1) = (w.start_ns, w.end_ns.max(w.start_ns));
+    let index = TileIndex::new(m);
+    let w0 = tl.window_of(t0);
+    let a = if tl.window_span(w0).start == t0 { w0 } else { w0 + 1 };
+    let b = if t1 >= m.span_ns { tl.windows } else { tl.window_of(t1) };
+    if t0 == t1 || a >= b {
+        return exact_plan(m, &index, t0, t1, 0..nl).tiles;
+    }
+    let pieces = cover(a, b, m.levels.len() as u32, tl.windows);
+    let mut out = Vec::new();
+    for block in 0..tl.blocks {
+        let locs = tl.block_range(block, nl);
+        out.extend(pieces.iter().filter_map(|&(level, j)| index.get(TileKind::CallPaths, level, block, j)));
+        let ws_a = tl.window_span(a).start;
+        if t0 < ws_a {
+            out.extend(exact_plan(m, &index, t0, ws_a - 1, locs.clone()).tiles);
+        }
+        if b < tl.windows {
+            out.extend(exact_plan(m, &index, tl.window_span(b).start, t1, locs).tiles);
+        }
+    }
+    out
+}
+
 /// The fewest pyramid tiles (level, tile) covering windows [a, b): from `a`, the coarsest tile starting
 /// there that ends by `b`.
 fn cover(a: u32, b: u32, levels: u32, windows: u32) -> Vec<(u32, u32)> {

@@ -18,6 +18,7 @@
 pub mod answer;
 pub mod cache;
 pub mod calltree;
+pub mod compare;
 pub mod critical_path;
 pub mod query;
 mod store;

@@ -551,7 +551,13 @@ export function createCompare(app, mod) {
   /** The parts one run does not keep, left out of both (a store's: store::read::compare), or null. */
   const PART_NAMES = { locations: 'locations and moments', location_time: "locations' time", comm_matrix: 'message matrix' };
   function notComparedText(c) {
-    const lines = (c.not_compared || []).map((n) => `${PART_NAMES[n.part] || n.part} (${n.run}: ${n.why})`);
+    // One line a part and reason, with the runs that lack it.
+    const by = new Map();
+    for (const n of c.not_compared || []) {
+      const k = `${PART_NAMES[n.part] || n.part}\u0000${n.why}`;
+      by.set(k, [...(by.get(k) || []), n.run]);
+    }
+    const lines = [...by].map(([k, runs]) => { const [part, why] = k.split('\u0000'); return `${part} (${runs.join(' and ')}: ${why})`; });
     const store = s.kinds.a === 'store' || s.kinds.b === 'store';
     if (store) lines.push("alignment at a region's instance (a store's tiles keep no instance starts: aligned at the start)");
     if (!lines.length) return null;

@@ -1,5 +1,5 @@
 // Two stores compared on the page (issue #54, www/compare.js with store.js and store-worker.js): two Chrome
-// traces whose difference is known by construction (4 threads run 5 iterations of `compute` (1 ms) then
+// traces whose difference is known by construction (4 threads run 200 iterations of `compute` (1 ms) then
 // `exchange` (50 µs) inside `main`; in run B thread 2's compute takes 2 ms) are indexed into stores here and
 // opened as `?store=A/&compare=B/`: each in a store worker of its own, A above B; zooming A moves B and B
 // moves A; the region table, span and summary are `weft diff --json` of the two traces (whole run, and the
@@ -13,7 +13,8 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startServer, openPage, screenshot, repoRoot, weftArgs, outDir } from '../lib/harness.mjs';
 
-const THREADS = 4, ITERATIONS = 5, SLOW = 2;
+// 200 iterations: 1,604 intervals, several windows of 256 (the index's smallest tile) over two blocks.
+const THREADS = 4, ITERATIONS = 200, SLOW = 2;
 
 function chromeRun(slowMs) {
   const events = [];
@@ -49,7 +50,13 @@ test('two stores compared: each in its worker, coupled timelines, weft diff of t
   fs.writeFileSync(a, chromeRun(() => 1));
   fs.writeFileSync(b, chromeRun((k) => (k === SLOW ? 2 : 1)));
   const sa = path.join(dir, 'store-a'), sb = path.join(dir, 'store-b');
-  for (const [trace, store] of [[a, sa], [b, sb]]) execFileSync(...weftArgs('index', trace, '-o', store), { cwd: repoRoot, stdio: 'inherit' });
+  // Small tiles and blocks: several windows, pyramid levels and blocks, so a window's call tree is read from
+  // pyramid tiles and its edges' level-0 tiles.
+  for (const [trace, store] of [[a, sa], [b, sb]]) {
+    execFileSync(...weftArgs('index', trace, '-o', store, '--tile-intervals', '256', '--block', '2'), { cwd: repoRoot, stdio: 'pipe' });
+    const m = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
+    assert.ok(m.tiling.windows >= 4 && m.tiling.blocks === 2 && m.levels.length >= 2, `tiled finely: ${JSON.stringify(m.tiling)}`);
+  }
   const cli = weftJson('diff', a, b, '--json', '--calltree');
   const { server, url } = await startServer();
   t.after(() => server.close());
@@ -65,7 +72,7 @@ test('two stores compared: each in its worker, coupled timelines, weft diff of t
   // The rank mapping and what stores do not keep, said on screen.
   assert.match(await page.textContent('#compare-panel .compare-said'), /aligned at each run's start · locations paired by index \(A's i-th with B's i-th; A has 4, B 4\)/);
   const lacking = await page.textContent('#compare-not-compared');
-  assert.match(lacking, /message matrix \(A: a store keeps no message matrix/);
+  assert.match(lacking, /message matrix \(A and B: a store keeps no message matrix/);
   assert.match(lacking, /alignment at a region's instance/);
   assert.equal(await page.evaluate(() => document.querySelector('#compare-align option[value=region]').disabled), true);
 
@@ -76,10 +83,10 @@ test('two stores compared: each in its worker, coupled timelines, weft diff of t
   const busy = (rows) => rows.map((l) => l.delta.busy_ns);
   assert.deepEqual(busy(c.locations), busy(cli.locations), "each location's busy change");
   const compute = c.regions.find((x) => x.name === 'compute');
-  assert.equal(compute.delta_ns, ITERATIONS * 1_000_000, 'by construction: 5 iterations 1 ms slower on one thread');
+  assert.equal(compute.delta_ns, ITERATIONS * 1_000_000, 'by construction: each iteration 1 ms slower on one thread');
   assert.equal(c.regions[0].name, 'compute');
   const summary = await page.textContent('#compare-summary');
-  assert.match(summary, /changed most: compute \+5\.000 ms/, summary);
+  assert.match(summary, /changed most: compute \+200\.000 ms/, summary);
   const rows = await page.$$eval('#compare-table tbody tr', (trs) => trs.map((tr) => tr.children[0].textContent));
   assert.deepEqual(rows, cli.regions.map((x) => x.name));
 
@@ -112,7 +119,7 @@ test('two stores compared: each in its worker, coupled timelines, weft diff of t
   c = await page.evaluate(() => window.weft.compare.comparison);
   assert.deepEqual(c.regions, windowed.regions, `the window ${JSON.stringify(w)}`);
   assert.match(c.summary, /compute/, c.summary);
-  assert.match(await page.textContent('#compare-not-compared'), /locations and moments \(A: a store keeps each location's moments for the whole run, not a window's\)/);
+  assert.match(await page.textContent('#compare-not-compared'), /locations and moments \(A and B: a store keeps each location's moments for the whole run, not a window's\)/);
   await page.click('.compare-tabs button[data-tab=moments]');
   assert.match(await page.textContent('#compare-moments-none'), /Moments not compared/);
 
@@ -136,7 +143,7 @@ test('two stores compared: each in its worker, coupled timelines, weft diff of t
   const mixed = await page.evaluate(() => ({ c: window.weft.compare.comparison, kinds: window.weft.compare.kinds }));
   assert.deepEqual(mixed.kinds, { a: 'store', b: 'trace' });
   assert.deepEqual(mixed.c.regions, cli.regions);
-  assert.match(await page.textContent('#compare-summary'), /compute \+5\.000 ms/);
+  assert.match(await page.textContent('#compare-summary'), /compute \+200\.000 ms/);
   await frames(page);
   await screenshot(page, 'compare-store-trace');
   assert.deepEqual(problems, []);

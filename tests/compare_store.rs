@@ -28,7 +28,12 @@ fn program(threads: usize, compute_ns: impl Fn(usize) -> u64) -> Program {
             let mut s = vec![Step::Enter(0, 0)];
             for k in 0..10 {
                 let at = k * (c + 50);
-                s.extend([Step::Enter(1, at), Step::Leave(1, at + c), Step::Enter(2, at + c), Step::Leave(2, at + c + 50)]);
+                s.extend([
+                    Step::Enter(1, at),
+                    Step::Leave(1, at + c),
+                    Step::Enter(2, at + c),
+                    Step::Leave(2, at + c + 50),
+                ]);
             }
             s.push(Step::Leave(0, 10 * (c + 50)));
             s

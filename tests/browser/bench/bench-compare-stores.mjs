@@ -6,7 +6,7 @@
 //   one: `?store=A/` alone, time from navigation to its first view drawn;
 //   two: `?store=A/&compare=B/`, time from navigation to both drawn (each store's first view), and to the
 //        comparison's table shown (each store's side from its tiles, paired);
-// and after each, the tab's memory (the renderer's VmRSS and VmHWM, lib/bench.mjs) and each store worker's
+// and after each, once settled (SETTLE_MS, default 8 s), the tab's memory (the renderer's VmRSS and VmHWM, lib/bench.mjs) and each store worker's
 // decoded-tile cache (used and budget) and wasm memory. Prints one JSON line per run and the best.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +19,7 @@ if (!aArg || !bArg) {
   process.exit(2);
 }
 const RUNS = Number(runsArg || 2);
+const SETTLE_MS = Number(process.env.SETTLE_MS || 8000);
 const served = (p) => {
   const rel = path.relative(repoRoot, path.resolve(p));
   if (rel.startsWith('..')) { console.error(`${path.resolve(p)} is not under ${repoRoot}: link it there`); process.exit(2); }
@@ -47,8 +48,8 @@ async function once(two) {
       await page.waitForFunction(() => window.weft.compare.comparison || window.weft.state === 'error', null, { timeout: 600_000 });
       out.tableMs = Math.round(await page.evaluate(() => performance.now()));
     }
-    // The tiles in flight settle, then the memory is read.
-    await page.waitForTimeout(1500);
+    // The tiles in flight and the idle prefetch (StoreSession.prefetch) settle, then the memory is read.
+    await page.waitForTimeout(SETTLE_MS);
     const f = await page.evaluate(() => ({ a: window.weft.store, b: window.weft.compare.storeB }));
     out.a = figures(f.a);
     if (two) out.b = figures(f.b);

@@ -5,7 +5,8 @@
 // moves A; the region table, span and summary are `weft diff --json` of the two traces (whole run, and the
 // visible window from each store's call-path tiles); what a store does not keep is said; the rank mapping is
 // said; the flame graph's paths are `weft diff --calltree`'s; each store's cache has half the one store's
-// budget. Then a store against a trace (`?store=A/&compare=b.json`) gives the same table.
+// budget. Then a store against a trace (`?store=A/&compare=b.json`), a store given to "Compare with a URL…"
+// and a trace file given to "Compare with…" beside the store shown give the same table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -146,6 +147,22 @@ test('two stores compared: each in its worker, coupled timelines, weft diff of t
   assert.match(await page.textContent('#compare-summary'), /compute \+200\.000 ms/);
   await frames(page);
   await screenshot(page, 'compare-store-trace');
+
+  // "Compare with a URL…" on the store shown: a store's address (a folder), then "Compare with…" a trace
+  // file chosen (a store against a dropped trace): each the same table.
+  page.once('dialog', (d) => d.accept(`${rel(sb)}/`));
+  await page.click('#compare-url');
+  await compared(page, ['store-a', 'store-b']);
+  assert.deepEqual(await page.evaluate(() => window.weft.compare.kinds), { a: 'store', b: 'store' });
+  assert.deepEqual(await page.evaluate(() => window.weft.compare.comparison.regions), cli.regions);
+  await page.setInputFiles('#compare-input', b);
+  await compared(page, ['store-a', 'b.json']);
+  assert.deepEqual(await page.evaluate(() => ({ kinds: window.weft.compare.kinds, storeB: window.weft.compare.storeB })), { kinds: { a: 'store', b: 'trace' }, storeB: null });
+  assert.deepEqual(await page.evaluate(() => window.weft.compare.comparison.regions), cli.regions);
+  // Ended: A's store has the single store's budget again.
+  await page.click('#compare-bar button[title^="End the comparison"]');
+  assert.equal(await page.evaluate(() => window.weft.compare.on), false);
+  assert.equal(await page.evaluate(() => window.weft.store.cacheBytes), 0);
   assert.deepEqual(problems, []);
   fs.rmSync(dir, { recursive: true, force: true });
 });

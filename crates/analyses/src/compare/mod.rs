@@ -26,8 +26,8 @@ pub mod calltree;
 mod summary;
 mod tables;
 
-pub use tables::{LocationDelta, LocationRow, LocationSide, MatrixDelta, MatrixDiff, PatternTotal, RegionDiff};
 pub use tables::{kept_totals, PathRegionDiff, WaitTotals, WaitsDiff};
+pub use tables::{LocationDelta, LocationRow, LocationSide, MatrixDelta, MatrixDiff, PatternTotal, RegionDiff};
 
 use super::comm_matrix::{comm_matrix, CommMatrix, MatrixUnit};
 use super::moments::TimeWindow;

@@ -50,7 +50,11 @@ pub enum StoreCompareError {
 }
 
 /// The window [`side`] analyses under `options` (None: the whole run).
-pub fn window(store_span_ns: u64, which: char, options: &CompareOptions) -> Result<Option<TimeWindow>, StoreCompareError> {
+pub fn window(
+    store_span_ns: u64,
+    which: char,
+    options: &CompareOptions,
+) -> Result<Option<TimeWindow>, StoreCompareError> {
     if options.align != Align::Start {
         return Err(StoreCompareError::RegionAlign { side: which });
     }

@@ -25,7 +25,14 @@ fn letter(which: &str) -> char {
 impl StoreSession {
     /// The store paths the side (`which`) under these options reads and the worker does not hold yet (the
     /// page's compare settings: `align`, `ranks`, a window `[t0_ns, t1_ns]` from the origin or NaN).
-    pub fn compare_tiles(&self, which: &str, align: &str, ranks: &str, t0_ns: f64, t1_ns: f64) -> Result<Vec<String>, JsValue> {
+    pub fn compare_tiles(
+        &self,
+        which: &str,
+        align: &str,
+        ranks: &str,
+        t0_ns: f64,
+        t1_ns: f64,
+    ) -> Result<Vec<String>, JsValue> {
         let o = options(align, ranks, t0_ns, t1_ns)?;
         let named = tiles(&self.store, letter(which), &o).map_err(|e| err(&self.name, e))?;
         let h = self.store.source();
@@ -62,7 +69,14 @@ impl StoreSession {
     }
 
     /// The store's side of the comparison (`compare::Side` as JSON), from the tiles lent; they are let go.
-    pub fn compare_side(&mut self, which: &str, align: &str, ranks: &str, t0_ns: f64, t1_ns: f64) -> Result<String, JsValue> {
+    pub fn compare_side(
+        &mut self,
+        which: &str,
+        align: &str,
+        ranks: &str,
+        t0_ns: f64,
+        t1_ns: f64,
+    ) -> Result<String, JsValue> {
         let o = options(align, ranks, t0_ns, t1_ns)?;
         let s = side(&self.store, &self.skeleton, letter(which), &o);
         self.compare_release();
@@ -71,7 +85,14 @@ impl StoreSession {
 
     /// The store's call tree over its window of the comparison, named (`compare::calltree::TreeSide`), from
     /// the tiles lent: run A's part of the differential flame graph when A is this store.
-    pub fn compare_calltree_side(&mut self, which: &str, align: &str, ranks: &str, t0_ns: f64, t1_ns: f64) -> Result<String, JsValue> {
+    pub fn compare_calltree_side(
+        &mut self,
+        which: &str,
+        align: &str,
+        ranks: &str,
+        t0_ns: f64,
+        t1_ns: f64,
+    ) -> Result<String, JsValue> {
         let tree = self.compare_tree(which, align, ranks, t0_ns, t1_ns)?;
         serde_json::to_string(&TreeSide::of(&tree, &self.skeleton)).map_err(plain)
     }
@@ -79,7 +100,15 @@ impl StoreSession {
     /// The differential flame graph with this store as run B: its call tree coloured by each path's change
     /// against run A's (`a`: JSON of a `compare_calltree_side`), as the trace worker's `compare_flame` answers.
     #[allow(clippy::too_many_arguments)]
-    pub fn compare_flame(&mut self, a: &str, align: &str, ranks: &str, t0_ns: f64, t1_ns: f64, width: f32) -> Result<String, JsValue> {
+    pub fn compare_flame(
+        &mut self,
+        a: &str,
+        align: &str,
+        ranks: &str,
+        t0_ns: f64,
+        t1_ns: f64,
+        width: f32,
+    ) -> Result<String, JsValue> {
         let side_a: TreeSide =
             serde_json::from_str(a).map_err(|e| plain(format!("run A's call tree for the comparison: {e}")))?;
         let tree = self.compare_tree("B", align, ranks, t0_ns, t1_ns)?;
@@ -98,9 +127,8 @@ impl StoreSession {
         t1_ns: f64,
     ) -> Result<weft_analyses::calltree::CallTree, JsValue> {
         let o = options(align, ranks, t0_ns, t1_ns)?;
-        let got = window(self.store.manifest.span_ns, letter(which), &o)
-            .map_err(|e| err(&self.name, e))
-            .and_then(|w| {
+        let got =
+            window(self.store.manifest.span_ns, letter(which), &o).map_err(|e| err(&self.name, e)).and_then(|w| {
                 if !weft_store::read::calltree::has_callpaths(&self.store) {
                     return Err(err(
                         &self.name,

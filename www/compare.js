@@ -668,7 +668,15 @@ export function createCompare(app, mod) {
     title: "Open a second run below this one from its address: a trace, or a store folder ending in /" });
   byUrl.addEventListener('click', () => {
     const u = window.prompt("Run B's address: a trace file, or a store folder (ending in /)");
-    if (u && u.trim()) openB({ url: new URL(u.trim(), location.href).href });
+    if (!u || !u.trim()) return;
+    let url;
+    try { url = new URL(u.trim(), location.href).href; } catch { app.status.showError(`${u}: not an address`); return; }
+    // The page's policy reaches only the origins its address named (csp.js): another takes a fresh page.
+    if (window.weftConnectAllowed && !window.weftConnectAllowed(url)) {
+      app.status.showError(`${url}: another origin than this page's; open it as ?${s.kinds.a === 'store' ? 'store' : 'trace'}=…&compare=${url} instead`);
+      return;
+    }
+    openB({ url });
   });
   $('file-name').after(button, byUrl, input);
   weft.hooks.loaded.push((msg) => { button.hidden = msg.kind !== 'trace'; byUrl.hidden = button.hidden; });

@@ -123,6 +123,9 @@ test('two stores compared: each in its worker, coupled timelines, weft diff of t
   assert.match(await page.textContent('#compare-not-compared'), /locations and moments \(A and B: a store keeps each location's moments for the whole run, not a window's\)/);
   await page.click('.compare-tabs button[data-tab=moments]');
   assert.match(await page.textContent('#compare-moments-none'), /Moments not compared/);
+  // Indexed without --waits: the waits tab says why it has none.
+  await page.click('.compare-tabs button[data-tab=waits]');
+  assert.match(await page.textContent('#compare-waits-none'), /index it with --waits/);
 
   // The flame graph from the stores' call-path tiles: weft diff --calltree's paths.
   await page.selectOption('#compare-scope', 'whole');

@@ -281,13 +281,14 @@ export function createCompare(app, mod) {
     if (link) fromLink(link);
     try { await ensureViewer(); } catch (e) { failB(`cannot draw run B: ${e}`); return; }
     resizeB();
+    // A's store (if A is one) keeps half the budget while compared, whatever B is.
+    if (s.kinds.a === 'store' && weft.store && weft.store.open) weft.store.setBudget(storeBudget());
     if (store) {
       // B's store in a store worker of its own; the reader worker is not needed.
       stopWorker();
       stopStoreB();
       s.storeB = storeClientB();
       s.storeB.cacheBytes = storeBudget();
-      if (s.kinds.a === 'store' && weft.store) weft.store.setBudget(storeBudget());
       say(`opening store B: ${visibleText(name)}`);
       s.storeB.openUrl(new URL(src.url, location.href).href);
       return;

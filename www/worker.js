@@ -33,22 +33,14 @@ async function open(id, file, chunk, fault, type = 'loaded') {
   try {
     // Tests only: fail inside the session, as a reader running out of memory on a large file does.
     if (fault) session.induce_fault(fault);
-    // Where the load's time goes in the worker (issue #58): waiting for the file's bytes (`io`), feeding them
-    // to the reader (`parse`: a Chrome trace is parsed as it streams), then `finish` (its own steps in `steps`).
-    // The next chunk is asked for before this one is fed, so the browser reads it while the reader parses
-    // (a 100 MB file waited 0.5-1.1 s for its chunks asked one at a time on the shared 2-core machine).
+    // Where the load's time goes in the worker (issue #58): the file's bytes read (`io`), fed to the reader
+    // (`parse`: a Chrome trace is parsed as it streams), then `finish` (its own steps in `steps`). Asking for
+    // the next chunk while one is parsed showed no gain (BENCHMARKS.md "Session 41: whole files (#58)").
     const times = { started: now(), io: 0, parse: 0 };
-    const slice = (at) => {
-      const p = file.slice(at, Math.min(file.size, at + chunk)).arrayBuffer();
-      p.catch(() => {}); // awaited below; a failure is reported there, not as an unhandled rejection
-      return p;
-    };
-    let next = file.size > 0 ? slice(0) : null;
     for (let at = 0; at < file.size; at += chunk) {
       let t = performance.now();
-      const buf = await next;
+      const buf = await file.slice(at, Math.min(file.size, at + chunk)).arrayBuffer();
       times.io += performance.now() - t;
-      next = at + chunk < file.size ? slice(at + chunk) : null;
       t = performance.now();
       session.feed(new Uint8Array(buf));
       times.parse += performance.now() - t;

@@ -9,7 +9,8 @@
 // then two animation frames. Rounds alternate which goes first, so the machine's load falls on both.
 // speedscope: the npm package's built app (`npm install --no-save speedscope@1.25.0` in tests/browser, or its
 // `dist/release` folder named by --speedscope), served from 127.0.0.1.
-// One JSON line a run: the wall time from the file set to drawn, the load average then, and for weft its
+// One JSON line a run: the wall time from the file set to drawn, `cpu` (the CPU time all of chromium's
+// processes took meanwhile, from /proc: less changed by the machine's load), the load average, and for weft its
 // steps from the page's own log (`weft.openLog`: reader.js, worker.js, loading.js, app.js):
 //   worker: post (the File to the worker), io (File.slice read), parse (the reader fed), read (the model
 //   built at finish), summary, moments, encode, copy (to JS); transfer (posted to received);
@@ -42,6 +43,29 @@ if (useSpeedscope && !fs.existsSync(path.join(ssDir, 'index.html'))) {
 }
 
 const load = () => os.loadavg().map((x) => +x.toFixed(2));
+
+/** CPU time (user + system, ms) of this process's descendants (the chromium it launched: browser, renderer,
+ *  GPU and utility processes), from /proc: a figure the machine's load changes far less than wall time. */
+function childrenCpuMs() {
+  const TICK_MS = 10; // USER_HZ 100
+  const parent = new Map();
+  const cpu = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let stat;
+    try { stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8'); } catch { continue; }
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    parent.set(Number(d), Number(f[1]));
+    cpu.set(Number(d), (Number(f[11]) + Number(f[12])) * TICK_MS);
+  }
+  let total = 0;
+  for (const [pid, ms] of cpu) {
+    for (let p = parent.get(pid), hops = 0; p && hops < 16; p = parent.get(p), hops++) {
+      if (p === process.pid) { total += ms; break; }
+    }
+  }
+  return total;
+}
 const round1 = (x) => (Number.isFinite(x) ? +x.toFixed(1) : null);
 
 async function weft(url, file) {
@@ -49,15 +73,17 @@ async function weft(url, file) {
   try {
     // The page shows a sample at its start: the file is the next load.
     const loads = await page.evaluate(() => window.weft.loads);
+    const c0 = childrenCpuMs();
     const t0 = Date.now();
     await page.setInputFiles('#file-input', file);
     await waitReady(page, loads + 1, 600_000);
     const wall = Date.now() - t0;
+    const cpu = childrenCpuMs() - c0;
     // The page's log of the load, once its first frame after it has been shown.
     await page.waitForFunction(() => window.weft.openLog && window.weft.openLog.shown, null, { timeout: 30_000 });
     const log = await page.evaluate(() => ({ ...window.weft.openLog, summary: window.weft.lastSummary && { intervals: window.weft.lastSummary.intervals, locations: window.weft.lastSummary.locations } }));
     if (problems.length) throw new Error(problems.join('; '));
-    return { wall, ...steps(log) };
+    return { wall, cpu, ...steps(log) };
   } finally {
     await browser.close();
   }
@@ -95,6 +121,10 @@ async function speedscope(url, file) {
     page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text().slice(0, 300)); });
     await page.goto(url);
     await page.waitForSelector('#file', { state: 'attached' });
+    // Let its start-up settle (its WebGL set-up), as weft's page has by its first load.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.waitForTimeout(500);
+    const c0 = childrenCpuMs();
     const t0 = Date.now();
     await page.setInputFiles('#file', file);
     // Its flame chart shown: the view's toolbar ("Time Order", "Left Heavy", "Sandwich") and a canvas, then
@@ -106,8 +136,9 @@ async function speedscope(url, file) {
     }, null, { timeout: 600_000, polling: 'raf' }).then((h) => h.jsonValue());
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const wall = Date.now() - t0;
+    const cpu = childrenCpuMs() - c0;
     const text = state === 'error' ? (await page.evaluate(() => document.body.innerText)).slice(0, 200) : null;
-    return { wall, state, error: text, problems: problems.slice(0, 3) };
+    return { wall, cpu, state, error: text, problems: problems.slice(0, 3) };
   } finally {
     await browser.close();
   }
@@ -141,6 +172,7 @@ try {
     const summary = { file: path.basename(file) };
     for (const who of whos) {
       summary[who] = range(mine.filter((x) => x.who === who && x.state !== 'error').map((x) => x.wall));
+      summary[`${who} cpu`] = range(mine.filter((x) => x.who === who && x.state !== 'error').map((x) => x.cpu));
       // Per round: speedscope's time over this page's in the same round.
       if (who !== 'speedscope') {
         summary[`ratios ${who}`] = [];
@@ -148,6 +180,12 @@ try {
           const a = mine.find((x) => x.round === r && x.who === who);
           const b = mine.find((x) => x.round === r && x.who === 'speedscope' && x.state === 'shown');
           if (a && b) summary[`ratios ${who}`].push(+(b.wall / a.wall).toFixed(1));
+        }
+        summary[`cpu ratios ${who}`] = [];
+        for (let r = 0; r < rounds; r++) {
+          const a = mine.find((x) => x.round === r && x.who === who);
+          const b = mine.find((x) => x.round === r && x.who === 'speedscope' && x.state === 'shown');
+          if (a && b && a.cpu > 0) summary[`cpu ratios ${who}`].push(+(b.cpu / a.cpu).toFixed(1));
         }
       }
     }

@@ -10,7 +10,8 @@
 // speedscope: the npm package's built app (`npm install --no-save speedscope@1.25.0` in tests/browser, or its
 // `dist/release` folder named by --speedscope), served from 127.0.0.1.
 // One JSON line a run: the wall time from the file set to drawn, `cpu` (the CPU time all of chromium's
-// processes took meanwhile, from /proc: less changed by the machine's load), the load average, and for weft its
+// processes took meanwhile, from /proc: less changed by the machine's load; `cpuByProcess` by process type:
+// browser, renderer (the page and its workers), gpu-process, utility), the load average, and for weft its
 // steps from the page's own log (`weft.openLog`: reader.js, worker.js, loading.js, app.js):
 //   worker: post (the File to the worker), io (File.slice read), parse (the reader fed), read (the model
 //   built at finish), summary, moments, encode, copy (to JS); transfer (posted to received);
@@ -46,7 +47,7 @@ const load = () => os.loadavg().map((x) => +x.toFixed(2));
 
 /** CPU time (user + system, ms) of this process's descendants (the chromium it launched: browser, renderer,
  *  GPU and utility processes), from /proc: a figure the machine's load changes far less than wall time. */
-function childrenCpuMs() {
+function childrenCpu() {
   const TICK_MS = 10; // USER_HZ 100
   const parent = new Map();
   const cpu = new Map();
@@ -58,14 +59,21 @@ function childrenCpuMs() {
     parent.set(Number(d), Number(f[1]));
     cpu.set(Number(d), (Number(f[11]) + Number(f[12])) * TICK_MS);
   }
-  let total = 0;
+  // By chromium's process type (--type=renderer, gpu-process, utility; none: the browser process).
+  const by = { total: 0 };
   for (const [pid, ms] of cpu) {
     for (let p = parent.get(pid), hops = 0; p && hops < 16; p = parent.get(p), hops++) {
-      if (p === process.pid) { total += ms; break; }
+      if (p !== process.pid) continue;
+      let type = 'other';
+      try { const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'); const m = /--type=([a-z-]+)/.exec(cmd); type = m ? m[1] : /chrom/.test(cmd) ? 'browser' : 'other'; } catch { /* gone */ }
+      by[type] = (by[type] || 0) + ms;
+      by.total += ms;
+      break;
     }
   }
-  return total;
+  return by;
 }
+const cpuSince = (a) => { const b = childrenCpu(); return Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] || 0)])); };
 const round1 = (x) => (Number.isFinite(x) ? +x.toFixed(1) : null);
 
 async function weft(url, file) {
@@ -73,17 +81,18 @@ async function weft(url, file) {
   try {
     // The page shows a sample at its start: the file is the next load.
     const loads = await page.evaluate(() => window.weft.loads);
-    const c0 = childrenCpuMs();
+    const c0 = childrenCpu();
     const t0 = Date.now();
     await page.setInputFiles('#file-input', file);
     await waitReady(page, loads + 1, 600_000);
     const wall = Date.now() - t0;
-    const cpu = childrenCpuMs() - c0;
+    const byProcess = cpuSince(c0);
+    const cpu = byProcess.total;
     // The page's log of the load, once its first frame after it has been shown.
     await page.waitForFunction(() => window.weft.openLog && window.weft.openLog.shown, null, { timeout: 30_000 });
     const log = await page.evaluate(() => ({ ...window.weft.openLog, summary: window.weft.lastSummary && { intervals: window.weft.lastSummary.intervals, locations: window.weft.lastSummary.locations } }));
     if (problems.length) throw new Error(problems.join('; '));
-    return { wall, cpu, ...steps(log) };
+    return { wall, cpu, cpuByProcess: byProcess, ...steps(log) };
   } finally {
     await browser.close();
   }
@@ -124,7 +133,7 @@ async function speedscope(url, file) {
     // Let its start-up settle (its WebGL set-up), as weft's page has by its first load.
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await page.waitForTimeout(500);
-    const c0 = childrenCpuMs();
+    const c0 = childrenCpu();
     const t0 = Date.now();
     await page.setInputFiles('#file', file);
     // Its flame chart shown: the view's toolbar ("Time Order", "Left Heavy", "Sandwich") and a canvas, then
@@ -136,9 +145,10 @@ async function speedscope(url, file) {
     }, null, { timeout: 600_000, polling: 'raf' }).then((h) => h.jsonValue());
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const wall = Date.now() - t0;
-    const cpu = childrenCpuMs() - c0;
+    const byProcess = cpuSince(c0);
+    const cpu = byProcess.total;
     const text = state === 'error' ? (await page.evaluate(() => document.body.innerText)).slice(0, 200) : null;
-    return { wall, cpu, state, error: text, problems: problems.slice(0, 3) };
+    return { wall, cpu, cpuByProcess: byProcess, state, error: text, problems: problems.slice(0, 3) };
   } finally {
     await browser.close();
   }

@@ -10,6 +10,7 @@
 // files (#58)", bench/bench-zoom-file.mjs). Always checked: each move draws the window asked, every rank's row.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, openPage, waitReady, outDir, screenshot } from '../lib/harness.mjs';
 import { writeBigChromeTrace } from '../lib/bigtrace.mjs';
@@ -74,5 +75,6 @@ test('a whole file zoom or pan answer is drawn within 4x the 200 ms budget (p95)
   } finally {
     await browser.close();
     server.close();
+    fs.rmSync(file, { force: true });
   }
 });

@@ -140,7 +140,15 @@ async function main() {
     weft.viewer.resize(r.width, r.height, dpr);
   };
   const loop = () => {
-    try { weft.viewer.frame(); } catch (e) { console.error('frame failed:', e); }
+    try {
+      const drew = weft.viewer.frame();
+      // The first frame drawn after a file's load (weft.openLog, reader.js): its scene built and drawn, and
+      // the next frame's start (the frame shown).
+      const log = weft.openLog;
+      if (log && log.ready && !log.frame) {
+        if (drew) { const s = weft.viewer.stats(); log.frame = { at: performance.timeOrigin + performance.now(), buildMs: s.build_ms, drawMs: s.draw_ms, rects: s.rects }; }
+      } else if (log && log.frame && !log.shown) log.shown = performance.timeOrigin + performance.now();
+    } catch (e) { console.error('frame failed:', e); }
     requestAnimationFrame(loop);
   };
 

@@ -77,6 +77,7 @@ export function createLoading(app) {
     for (const hook of weft.hooks.loaded) hook(msg);
     status.hideProgress();
     weft.loads += 1;
+    if (weft.openLog && mine && weft.openLog.id === mine.id) Object.assign(weft.openLog, { steps, ready: performance.timeOrigin + performance.now() });
     status.setState('ready');
     // The header and tabs just changed: size the view now, so the first frame of what was loaded is drawn
     // once at its final size rather than again when the ResizeObserver reports the change.

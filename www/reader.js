@@ -91,6 +91,7 @@ export function createReader(app) {
         status.showProgress(msg);
         break;
       case 'loaded':
+        if (weft.openLog && weft.openLog.id === msg.id) Object.assign(weft.openLog, { received: performance.timeOrigin + performance.now(), worker: msg.timings || null });
         app.loading.show(msg);
         break;
       case 'relaid': {
@@ -137,6 +138,8 @@ export function createReader(app) {
     if (!file) return;
     if (load.pending) cancel(false);
     const id = request(file.name);
+    // The load's steps, for benchmarks (bench/bench-open.mjs): the worker's, the page's, the first frame's.
+    weft.openLog = { id, name: file.name, bytes: file.size, picked: performance.timeOrigin + performance.now() };
     status.startProgress(`reading ${visibleText(file.name)}`);
     post({ id, type: 'open', file, chunk: CHUNK, ...extra });
   }

@@ -14,6 +14,8 @@ let wasmMemory = null;
 ready.then((exports) => { wasmMemory = exports.memory; }, () => {});
 
 const post = (msg, transfer) => self.postMessage({ v: 1, ...msg }, transfer || []);
+// A clock the page and this worker share (ms since the epoch, sub-millisecond).
+const now = () => performance.timeOrigin + performance.now();
 
 // Free a Rust object unless a trap left it borrowed: then the instance is lost anyway, and freeing it would
 // throw wasm-bindgen's "attempted to take ownership of Rust value while it was borrowed" over the trap that is
@@ -31,13 +33,24 @@ async function open(id, file, chunk, fault, type = 'loaded') {
   try {
     // Tests only: fail inside the session, as a reader running out of memory on a large file does.
     if (fault) session.induce_fault(fault);
+    // Where the load's time goes in the worker (issue #58): the file's bytes read (`io`), fed to the reader
+    // (`parse`: a Chrome trace is parsed as it streams), then `finish` (its own steps in `steps`). Asking for
+    // the next chunk while one is parsed showed no gain (BENCHMARKS.md "Session 41: whole files (#58)").
+    const times = { started: now(), io: 0, parse: 0 };
     for (let at = 0; at < file.size; at += chunk) {
+      let t = performance.now();
       const buf = await file.slice(at, Math.min(file.size, at + chunk)).arrayBuffer();
+      times.io += performance.now() - t;
+      t = performance.now();
       session.feed(new Uint8Array(buf));
+      times.parse += performance.now() - t;
       post({ id, type: 'progress', phase: 'reading', done: Math.min(file.size, at + chunk), total: file.size });
     }
     post({ id, type: 'progress', phase: 'parsing', done: file.size, total: file.size });
-    send(id, file.name, type === 'compared' ? session.finish_compare() : session.finish(), type);
+    const t = performance.now();
+    const out = type === 'compared' ? session.finish_compare() : session.finish();
+    times.finish = performance.now() - t;
+    send(id, file.name, out, type, times);
   } finally {
     release(session);
   }
@@ -92,14 +105,17 @@ const own = (a) => (a.buffer.byteLength === a.byteLength ? a.buffer : a.slice().
 // `out` is {kind: 'trace' | 'execgraph' | 'grains', model: Uint8Array, summary: JSON string, views?,
 // aggregation?, moments?}; the buffers move. `aggregation` (grains) and `moments` (a trace) are what the worker
 // built for the page's other views, so the page does not build them on its main thread.
-function send(id, name, out, type = 'loaded') {
+function send(id, name, out, type = 'loaded', times = null) {
   const buf = own(out.model);
   const aggregation = out.aggregation ? own(out.aggregation) : null;
   const moments = out.moments ? own(out.moments) : null;
   // `views`: the other views the file offers (an OTF2 trace with threads or tasks), opened with 'view'.
   const views = out.views ? Array.from(out.views) : null;
   const transfer = [buf, aggregation, moments].filter((b) => b !== null);
-  post({ id, type, name, kind: out.kind, model: buf, summary: out.summary, views, aggregation, moments }, transfer);
+  // `times`: the load's steps in the worker (open() above, with the wasm's own in `steps`), `posted` on the
+  // clock both sides share (timeOrigin + now), for the page's log of the load (weft.openLog).
+  const timings = times && { ...times, steps: out.steps ? { ...out.steps } : null, posted: now() };
+  post({ id, type, name, kind: out.kind, model: buf, summary: out.summary, views, aggregation, moments, timings }, transfer);
 }
 
 // The page's questions about the trace shown that leave the load alone ('ask', answered 'answer' with the same

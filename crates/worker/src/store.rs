@@ -125,7 +125,7 @@ struct StepTimes {
 }
 
 /// The worker's clock (`performance.now()`, ms).
-fn now_ms() -> f64 {
+pub(crate) fn now_ms() -> f64 {
     let global = js_sys::global();
     let perf = js_sys::Reflect::get(&global, &"performance".into()).ok();
     let now = perf.as_ref().and_then(|p| {

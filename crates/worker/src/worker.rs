@@ -38,6 +38,8 @@ use weft_view::layouts::grain_bundle::GrainBundle;
 use weft_view::layouts::grains::{layout as grain_layout, LayoutParams};
 use weft_view::views::options::{ExecgraphOptions, MomentsOptions, ViewOptions};
 
+use crate::store::now_ms;
+
 fn js_err(e: ReadError) -> JsValue {
     JsValue::from_str(&e.to_string())
 }
@@ -161,10 +163,21 @@ impl WorkerSession {
         self.consumed as f64
     }
 
-    /// Read what was fed; returns `{kind, model, summary}` (see [`loaded`]).
+    /// Read what was fed; returns `{kind, model, summary}` (see [`loaded`]), with `steps`: each step's time
+    /// in ms (`read`: the reader's finish, the model built; a trace's `summary`, `moments`, `encode` and `copy`
+    /// out to JS too: [`trace_loaded`]), which the page keeps in `weft.openLog` (issue #58's whole-file figure).
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let t0 = now_ms();
         let input = self.read()?;
-        input_loaded(&self.name, input)
+        let read_ms = now_ms() - t0;
+        let out = input_loaded(&self.name, input)?;
+        let steps = js_sys::Reflect::get(&out, &"steps".into())
+            .ok()
+            .filter(|s| s.is_object())
+            .unwrap_or_else(|| js_sys::Object::new().into());
+        let _ = js_sys::Reflect::set(&steps, &"read".into(), &read_ms.into());
+        let _ = js_sys::Reflect::set(&out, &"steps".into(), &steps);
+        Ok(out)
     }
 
     /// Read what was fed as a second run to compare with the grain graph shown (a MIR profile, GraphML, an
@@ -349,10 +362,21 @@ fn loaded(kind: &str, model: Vec<u8>, summary: String) -> JsValue {
 /// A trace for the timeline, with its moments under the default busy definition for the moments view; kept
 /// as the trace shown, for [`moments_for`].
 fn trace_loaded(trace: Rc<Trace>) -> JsValue {
+    let t0 = now_ms();
     let summary = serde_json::to_string(&summarize(&trace, 10)).unwrap_or_default();
+    let t1 = now_ms();
     let moments = MomentsBundle::compute(&trace, &BusyDefinition::Compute).encode();
-    let out = loaded("trace", codec::encode(&trace), summary);
+    let t2 = now_ms();
+    let model = codec::encode(&trace);
+    let t3 = now_ms();
+    let out = loaded("trace", model, summary);
     let _ = js_sys::Reflect::set(&out, &"moments".into(), &js_sys::Uint8Array::from(&moments[..]).into());
+    let t4 = now_ms();
+    let steps = js_sys::Object::new();
+    for (k, v) in [("summary", t1 - t0), ("moments", t2 - t1), ("encode", t3 - t2), ("copy", t4 - t3)] {
+        let _ = js_sys::Reflect::set(&steps, &k.into(), &v.into());
+    }
+    let _ = js_sys::Reflect::set(&out, &"steps".into(), &steps.into());
     SHOWN_TRACE.with(|t| *t.borrow_mut() = Some(trace));
     out
 }

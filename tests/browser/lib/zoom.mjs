@@ -78,6 +78,56 @@ export const zoomStep = (page, move, timeout = 120_000) => page.evaluate(async (
   return { changeToDrawnMs: +(drawn - t0).toFixed(1), readyMs: +readyMs.toFixed(1), changeToRasteredMs: +(rastered - t0).toFixed(1), shown: st.store.shown, held, frame, entry };
 }, [move, timeout]);
 
+/** A whole file's view (the page holds the trace: no worker, no transfer) changed by `move` (as [`zoomStep`]),
+ *  timed on the page: the GPU process let go idle first (as zoomStep), then `sceneMs` (the frame's scene built:
+ *  the rows' layout over the model, Viewer.stats build_ms), `drawMs` (issued to the GPU), `readyMs` (change to
+ *  that frame built and issued: the answer, as a store's readyMs), `changeToDrawnMs` (to the animation frame
+ *  after it: includes the wait for SwiftShader to rasterise the frame before), `changeToRasteredMs` (to the GPU
+ *  process idle again: the new frame rasterised), and what the frame drew. */
+export const fileZoomStep = (page, move, timeout = 120_000) => page.evaluate(async ([move, timeout]) => {
+  const idle = async (limit) => {
+    let last = performance.now();
+    let short = 0;
+    const end = last + limit;
+    while (short < 2 && performance.now() < end) {
+      await new Promise((r) => requestAnimationFrame(r));
+      const t = performance.now();
+      short = t - last <= 40 ? short + 1 : 0;
+      last = t;
+    }
+    return last;
+  };
+  const v = window.weft.viewer;
+  // Count the frames the page draws (Viewer.frame returns whether it drew).
+  if (!v.framesDrawn) {
+    const frame = v.frame.bind(v);
+    v.framesDrawn = 0;
+    v.frame = () => { const drew = frame(); if (drew) v.framesDrawn += 1; return drew; };
+  }
+  await idle(2000);
+  const drawnBefore = v.framesDrawn;
+  const t0 = performance.now();
+  if (move.op === 'range') v.set_time_range(move.a, move.b);
+  else if (move.op === 'fit') v.fit();
+  else v.pan(move.frac * v.view_state().width);
+  const changeMs = performance.now() - t0;
+  // The page's frame loop (app.js) draws in the next animation frame, before this callback (registered later).
+  const until = t0 + timeout;
+  let stats = null;
+  const drawn = await new Promise((resolve, reject) => {
+    const check = () => {
+      if (v.framesDrawn > drawnBefore) { stats = v.stats(); resolve(performance.now()); }
+      else if (performance.now() > until) reject(new Error('no frame drawn after the move'));
+      else requestAnimationFrame(check);
+    };
+    requestAnimationFrame(check);
+  });
+  const rastered = await idle(2000);
+  const st = v.view_state();
+  return { changeMs: +changeMs.toFixed(1), sceneMs: +stats.build_ms.toFixed(1), drawMs: +stats.draw_ms.toFixed(1), readyMs: +(changeMs + stats.build_ms + stats.draw_ms).toFixed(1),
+    changeToDrawnMs: +(drawn - t0).toFixed(1), changeToRasteredMs: +(rastered - t0).toFixed(1), rects: stats.rects, lines: stats.lines, windowNs: st.t1_ns - st.t0_ns };
+}, [move, timeout]);
+
 /** The `p`th percentile of the finite numbers of `xs` (nearest rank), or null. */
 export const percentile = (xs, p) => {
   const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);

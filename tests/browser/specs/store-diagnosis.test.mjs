@@ -203,13 +203,14 @@ test('a store indexed with --waits: waiting hatched per bin, the critical path d
 });
 
 test('a store\'s critical path jumping to a block of rows not shown is drawn to the edge', { timeout: 600_000 }, async (t) => {
-  const store = path.join(outDir, 'store-diagnosis-store');
-  if (!fs.existsSync(path.join(store, 'manifest.json'))) {
-    const dir = path.join(outDir, 'store-diagnosis-gen');
-    weft('generate', 'otf2', '-o', dir, '--ranks', '4', '--threads-per-rank', '2', '--events', '400000');
-    weft('index', dir, '-o', store, '--waits', '--block', '4', '--tile-intervals', '2048', '--force');
-  }
+  // 8 single-thread ranks (the path moves among them: hundreds of segments), blocks of 2 rows.
+  const dir = path.join(outDir, 'store-diagnosis-jumps-gen');
+  const store = path.join(outDir, 'store-diagnosis-jumps-store');
+  fs.rmSync(dir, { recursive: true, force: true });
+  weft('generate', 'otf2', '-o', dir, '--ranks', '8', '--events', '200000');
+  weft('index', dir, '-o', store, '--waits', '--block', '2', '--tile-intervals', '2048', '--force');
   const manifest = JSON.parse(fs.readFileSync(path.join(store, 'manifest.json'), 'utf8'));
+  assert.ok(manifest.critical_path.segments > 10, `the path jumps among the ranks (${manifest.critical_path.segments} segments)`);
   const block = manifest.tiling.block_locations;
   // A short page: only the first rows are on screen.
   const { page, problems } = await openStore(t, store, { width: 1500, height: 330 });

@@ -8,6 +8,11 @@
 //! answered as keys the page finds in the exact slices it draws. Must not fetch anything itself.
 
 use super::{err, StoreSession};
+
+/// A message about the store as a whole (not one of its files): `name: text`.
+fn say(name: &str, text: String) -> JsValue {
+    JsValue::from_str(&format!("{name}: {text}"))
+}
 use std::borrow::Cow;
 use wasm_bindgen::prelude::*;
 use weft_analyses::calltree_bundle::{encode_path_keys, path_intervals, path_keys, BundleTree, CallTreeBundle};
@@ -77,7 +82,7 @@ impl StoreSession {
     pub fn plan_calltree(&mut self, t0_ns: f64, t1_ns: f64, locations: Option<Vec<u32>>) -> Result<Vec<String>, JsValue> {
         let m = &self.store.manifest;
         if !has_callpaths(&self.store) {
-            return Err(err(
+            return Err(say(
                 &self.name,
                 format!(
                     "this store is of format {}: it keeps no call-path tiles (format 8 on), so the page cannot \
@@ -103,7 +108,7 @@ impl StoreSession {
         inverted: bool,
     ) -> Result<Vec<String>, JsValue> {
         if let Some(&r) = path.iter().find(|&&r| r as usize >= self.skeleton.regions.len()) {
-            return Err(err(&self.name, format!("this store has no region {r}")));
+            return Err(say(&self.name, format!("this store has no region {r}")));
         }
         let (window, locations, keep) = self.selection(t0_ns, t1_ns, locations)?;
         let m = &self.store.manifest;
@@ -119,7 +124,7 @@ impl StoreSession {
         let budget = self.cache.budget() as u64;
         if cost > budget {
             let mb = |b: u64| format!("{:.0} MB", b as f64 / f64::from(1u32 << 20));
-            return Err(err(
+            return Err(say(
                 &self.name,
                 format!(
                     "marking a path's intervals needs the level-0 tiles of the window ({} tiles, about {} decoded; \
@@ -196,7 +201,7 @@ impl StoreSession {
         list.dedup();
         let mut keep = vec![false; n];
         for &l in &list {
-            *keep.get_mut(l as usize).ok_or_else(|| err(&self.name, format!("this store has no location {l} (it has {n})")))? =
+            *keep.get_mut(l as usize).ok_or_else(|| say(&self.name, format!("this store has no location {l} (it has {n})")))? =
                 true;
         }
         Ok((window, Some(list), keep))

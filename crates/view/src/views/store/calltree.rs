@@ -8,7 +8,7 @@ use super::{Data, StorePane};
 use std::collections::HashSet;
 use std::rc::Rc;
 use weft_analyses::calltree_bundle::PathKey;
-use weft_model::{LocationId, Trace};
+use weft_model::Trace;
 
 impl StorePane {
     /// Mark the intervals of these keys (None: no marks) in the exact slices shown from now on; the keys
@@ -58,7 +58,7 @@ fn intervals_of(trace: &Trace, keys: &[PathKey]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use weft_model::{Format, LocationKind, RegionId, TraceBuilder};
+    use weft_model::{Format, LocationId, LocationKind, RegionId, TraceBuilder};
 
     #[test]
     fn keys_find_their_intervals_in_a_slice() {

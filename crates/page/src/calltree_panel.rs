@@ -144,11 +144,10 @@ impl Viewer {
 impl Viewer {
     /// The timeline of the trace shown, shown or behind the flame graph.
     fn calltree_timeline(&mut self) -> Result<&mut TimelinePane, JsValue> {
-        self.view_set().pane_mut("timeline").and_then(|p| p.as_timeline()).ok_or_else(|| {
-            JsValue::from_str(
-                "the call tree is of a trace's or a store's timeline (open one)",
-            )
-        })
+        self.view_set()
+            .pane_mut("timeline")
+            .and_then(|p| p.as_timeline())
+            .ok_or_else(|| JsValue::from_str("the call tree is of a trace's or a store's timeline (open one)"))
     }
 
     /// What the call tree is of: the trace shown, or the store's definitions.

@@ -17,12 +17,12 @@
 
 use super::query::{exact_plan, exact_trace, TileIndex};
 use super::Store;
-use crate::format::callpaths::{tile_windows, windows_per_tile, CALLPATHS_VERSION};
-use crate::format::manifest::TileKind;
-use crate::{StoreError, TileSource};
 use crate::format::callpaths::CallPathsTile;
+use crate::format::callpaths::{tile_windows, windows_per_tile, CALLPATHS_VERSION};
 use crate::format::events::EventsTile;
 use crate::format::manifest::Manifest;
+use crate::format::manifest::TileKind;
+use crate::{StoreError, TileSource};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use weft_analyses::calltree::{call_tree, per_location, CallTree, LocationCallTree, PathTotals};

@@ -519,7 +519,10 @@ mod tests {
             }
             assert_eq!(sc.rects.len(), 2 + usize::from(full), "no other row is hatched");
         }
-        assert_eq!((wait_bin_steps(0.0001), wait_bin_steps(0.05), wait_bin_steps(0.051), wait_bin_steps(1.0)), (1, 1, 2, 20));
+        assert_eq!(
+            (wait_bin_steps(0.0001), wait_bin_steps(0.05), wait_bin_steps(0.051), wait_bin_steps(1.0)),
+            (1, 1, 2, 20)
+        );
     }
 
     #[test]

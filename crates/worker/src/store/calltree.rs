@@ -20,9 +20,7 @@ use weft_analyses::moments::TimeWindow;
 use weft_model::{LocationId, RegionId};
 use weft_store::format::callpaths::CallPathsTile;
 use weft_store::format::events::EventsTile;
-use weft_store::read::calltree::{
-    call_tree_from, calltree_tiles, has_callpaths, per_location_from, CallTiles,
-};
+use weft_store::read::calltree::{call_tree_from, calltree_tiles, has_callpaths, per_location_from, CallTiles};
 use weft_store::read::query::{exact_plan, exact_trace, Decoded, Plan, TileCache};
 use weft_store::{Manifest, StoreError};
 
@@ -49,7 +47,9 @@ impl Cached<'_> {
         self.cache.peek(i).ok_or_else(|| {
             let file = self.m.tiles[i].path.clone();
             match self.failed.iter().find(|(p, _)| *p == file) {
-                Some((_, why)) => StoreError::Io { detail: why.strip_prefix(&format!("{file}: ")).unwrap_or(why).to_string(), file },
+                Some((_, why)) => {
+                    StoreError::Io { detail: why.strip_prefix(&format!("{file}: ")).unwrap_or(why).to_string(), file }
+                }
                 None => StoreError::Missing { file },
             }
         })
@@ -79,7 +79,12 @@ impl StoreSession {
     /// Plan the call tree of [t0, t1] (ns from the store's origin; the whole run when either is not a number)
     /// over `locations` (every one when undefined), and return the store paths still to fetch. Err for a store
     /// without call-path tiles (before format 8) or a location it does not have.
-    pub fn plan_calltree(&mut self, t0_ns: f64, t1_ns: f64, locations: Option<Vec<u32>>) -> Result<Vec<String>, JsValue> {
+    pub fn plan_calltree(
+        &mut self,
+        t0_ns: f64,
+        t1_ns: f64,
+        locations: Option<Vec<u32>>,
+    ) -> Result<Vec<String>, JsValue> {
         let m = &self.store.manifest;
         if !has_callpaths(&self.store) {
             return Err(say(
@@ -166,7 +171,10 @@ impl StoreSession {
                 .map(|lt| BundleTree { location: Some(lt.location), tree: turn(lt.tree) })
                 .collect()
         } else {
-            vec![BundleTree { location: None, tree: turn(call_tree_from(m, &src, sk, Some(ask.window), keep).map_err(e)?) }]
+            vec![BundleTree {
+                location: None,
+                tree: turn(call_tree_from(m, &src, sk, Some(ask.window), keep).map_err(e)?),
+            }]
         };
         let bundle = CallTreeBundle {
             window: ask.window,
@@ -201,8 +209,9 @@ impl StoreSession {
         list.dedup();
         let mut keep = vec![false; n];
         for &l in &list {
-            *keep.get_mut(l as usize).ok_or_else(|| say(&self.name, format!("this store has no location {l} (it has {n})")))? =
-                true;
+            *keep
+                .get_mut(l as usize)
+                .ok_or_else(|| say(&self.name, format!("this store has no location {l} (it has {n})")))? = true;
         }
         Ok((window, Some(list), keep))
     }

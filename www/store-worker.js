@@ -83,6 +83,33 @@ async function open(msg) {
     particleGeometry, manifestBytes: manifest.byteLength, waits }, [skeleton.buffer, lanes.buffer, particles.buffer]);
 }
 
+/** Fetch the store paths `need`, FETCHES at a time, each handed to the session as it comes (checked, decoded
+ *  into its cache and the answer being gathered; a fetch error recorded), `each()` after each; no more are
+ *  taken once `stop()` says so. Resolves to the bytes fetched. */
+async function fetchInto(need, stop = () => false, each = () => {}) {
+  let next = 0;
+  let fetched = 0;
+  const one = async () => {
+    while (next < need.length && !stop()) {
+      const path = need[next++];
+      try {
+        const bytes = await read(path);
+        fetched += bytes.byteLength;
+        session.add(path, bytes);
+        // Copied into the session: released now rather than by the garbage collector.
+        if (bytes.buffer.transfer) bytes.buffer.transfer(0);
+      } catch (e) {
+        const why = typeof e === 'string' ? e : e.message;
+        // A decode error was recorded by the session already; a fetch error is recorded here.
+        if (!/^[^:]*\//.test(why)) session.fail(path, why);
+      }
+      each();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FETCHES, need.length) }, one));
+  return fetched;
+}
+
 // The timeline's exact answer comes in two parts (issue #58, "visible rows first"): the view's own window and
 // rows, planned without its margin, gathered, sent and drawn first; then, while nothing else is asked, the
 // window with its margin (the rows in view, half a view each side: pans and zooms inside it are drawn without
@@ -126,29 +153,9 @@ async function part(vp, margin, stop, widens, first) {
   let left = need.length;
   const progress = (n) => { if (!widens) post({ type: 'progress', inFlight: n }); };
   progress(left);
-  let next = 0;
-  let fetched = 0;
-  const one = async () => {
-    // A newer ask stops the fetches for this one (those under way finish into the cache).
-    while (next < need.length && !stop()) {
-      const path = need[next++];
-      try {
-        const bytes = await read(path);
-        fetched += bytes.byteLength;
-        session.add(path, bytes);
-        // Copied into the session: released now rather than by the garbage collector.
-        if (bytes.buffer.transfer) bytes.buffer.transfer(0);
-      } catch (e) {
-        const why = typeof e === 'string' ? e : e.message;
-        // A decode error was recorded by the session already; a fetch error is recorded here.
-        if (!/^[^:]*\//.test(why)) session.fail(path, why);
-      }
-      left -= 1;
-      progress(left);
-    }
-  };
   times.planned = now();
-  await Promise.all(Array.from({ length: Math.min(FETCHES, need.length) }, one));
+  // A newer ask stops the fetches for this one (those under way finish into the cache).
+  const fetched = await fetchInto(need, stop, () => { left -= 1; progress(left); });
   // Messages that came meanwhile are taken first (a task's turn, with nothing to fetch): a newer viewport
   // asked is answered instead of this one, so no answer for a view already left is encoded or sent.
   if (!need.length) await new Promise((r) => setTimeout(r, 0));
@@ -184,23 +191,7 @@ async function question(q) {
   const [t0, t1] = w ? [w[0], w[1]] : [NaN, NaN];
   const need = q.what === 'calltree' ? session.plan_calltree(t0, t1, locations)
     : session.plan_calltree_path(t0, t1, locations, Uint32Array.from(q.path || []), !!q.inverted);
-  let next = 0;
-  let fetched = 0;
-  const one = async () => {
-    while (next < need.length) {
-      const path = need[next++];
-      try {
-        const bytes = await read(path);
-        fetched += bytes.byteLength;
-        session.add(path, bytes);
-        if (bytes.buffer.transfer) bytes.buffer.transfer(0);
-      } catch (e) {
-        const why = typeof e === 'string' ? e : e.message;
-        if (!/^[^:]*\//.test(why)) session.fail(path, why);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(FETCHES, need.length) }, one));
+  const fetched = await fetchInto(need);
   const fetchedAt = now();
   const out = session.calltree_answer(!!q.inverted, !!q.perLocation);
   const model = out.model.buffer;

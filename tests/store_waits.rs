@@ -494,6 +494,8 @@ fn a_stores_timeline_overlay_is_the_waits_per_bin_and_the_path_of_the_window() {
     let nl = m.locations.process.len() as u32;
     let span = m.span_ns;
     let (t0, t1) = (span / 4, span / 2 + 3);
+    // The rows answered: from the second block on (blocks of 3).
+    const FIRST: u32 = 3;
     assert!(m.levels.len() >= 2, "levels to draw from");
     let mut resolutions: Vec<Resolution> = m.levels.iter().map(|l| Resolution::Level(l.level)).collect();
     resolutions.push(Resolution::Exact);
@@ -502,7 +504,7 @@ fn a_stores_timeline_overlay_is_the_waits_per_bin_and_the_path_of_the_window() {
             resolution,
             t0_ns: t0,
             t1_ns: t1,
-            locations: 1..nl,
+            locations: FIRST..nl,
             tiles: Vec::new(),
             series: 0..0,
             counter_tiles: Vec::new(),
@@ -533,9 +535,9 @@ fn a_stores_timeline_overlay_is_the_waits_per_bin_and_the_path_of_the_window() {
         // The trace's waits cut into the level's bins (the last bin takes what reaches past it).
         let bins = got.rows[0].len();
         assert!(bins > 0);
-        let mut want = vec![vec![0u64; bins]; (nl - 1) as usize];
-        for w in waits.iter().filter(|w| w.location.0 >= 1) {
-            for (k, ns) in want[(w.location.0 - 1) as usize].iter_mut().enumerate() {
+        let mut want = vec![vec![0u64; bins]; (nl - FIRST) as usize];
+        for w in waits.iter().filter(|w| w.location.0 >= FIRST) {
+            for (k, ns) in want[(w.location.0 - FIRST) as usize].iter_mut().enumerate() {
                 let (a, b) = got.bin_time(k, span);
                 let last = got.first_bin + k as u64 == level.bins - 1;
                 let hi = if last { w.end_ns } else { w.end_ns.min(b) };
@@ -544,13 +546,12 @@ fn a_stores_timeline_overlay_is_the_waits_per_bin_and_the_path_of_the_window() {
         }
         assert_eq!(got.rows, want, "{resolution:?}: waiting per location and bin");
         assert!(got.rows.iter().flatten().any(|&ns| ns > 0), "the window waits");
-        // The path: the trace's segments on the rows' blocks meeting the window, in time order.
-        let blocks = m.tiling.block_of(1)..=m.tiling.block_of(nl - 1);
-        let on = |l: u32| blocks.contains(&m.tiling.block_of(l));
-        let mut segs: Vec<_> =
-            path.segments.iter().filter(|s| on(s.location.0) && s.end_ns >= t0 && s.start_ns <= t1).collect();
+        // The path: the trace's segments meeting the window, in time order, on every location (those of the
+        // blocks of rows not answered too: the path's jumps to them are drawn, never a silent gap).
+        let mut segs: Vec<_> = path.segments.iter().filter(|s| s.end_ns >= t0 && s.start_ns <= t1).collect();
         segs.sort_by_key(|s| (s.start_ns, s.end_ns));
         assert!(!segs.is_empty());
+        assert!(segs.iter().any(|s| s.location.0 < FIRST), "the path visits a block of rows not answered");
         assert_eq!(got.path_location, segs.iter().map(|s| s.location.0).collect::<Vec<_>>());
         assert_eq!(got.path_start_ns, segs.iter().map(|s| s.start_ns).collect::<Vec<_>>());
         assert_eq!(got.path_end_ns, segs.iter().map(|s| s.end_ns).collect::<Vec<_>>());

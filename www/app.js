@@ -103,7 +103,9 @@ function createPanels(app, viewer, canvas) {
   weft.rowsPanel = new RowsPanel({ viewer, canvas, root: $('rows-panel'), onError: status.showError });
   weft.commPanel = new CommPanel({ viewer, canvas, root: $('comm-panel'), onError: status.showError });
   weft.diagnosisPanel = new DiagnosisPanel({ viewer, canvas, root: $('diagnosis-panel'), ask: app.reader.ask, weft, onError: status.showError });
-  weft.callTreePanel = new CallTreePanel({ viewer, canvas, root: $('calltree-panel'), ask: app.reader.ask, weft, switchWith: views.switchWith, onError: status.showError });
+  // A store's call tree is the store worker's (from its call-path tiles), a trace's the reader's.
+  const askCallTree = (what, args) => (weft.store && weft.store.open ? weft.store.ask(what, args) : app.reader.ask(what, args));
+  weft.callTreePanel = new CallTreePanel({ viewer, canvas, root: $('calltree-panel'), ask: askCallTree, weft, switchWith: views.switchWith, onError: status.showError });
   weft.ioPanel = new IoPanel({ viewer, root: $('io-panel'), ask: app.reader.ask, weft, onError: status.showError });
   weft.particlesPanel = new ParticlesPanel({ viewer, stage: ui.stage });
   weft.notesPanel = new NotesPanel({ viewer, root: $('notes-panel'), fileName: () => ui.fileName.textContent, isNotesFile: app.isNotesFile,

@@ -4,8 +4,9 @@
 // column, searchable by region name; the butterfly of one region (its callers above, its callees below); a
 // click on a node marks that call path's intervals in the timeline. The same tree as a flame graph or an
 // icicle in a view of its own (a click zooms into a subtree, hover names it). The worker computes the tree
-// and the path's intervals (crates/worker/src/calltree.rs); the Viewer lists them (crates/page/src/
-// calltree_panel.rs); this file asks and arranges the answers. Trace text goes in with textContent only.
+// and the path's intervals (crates/worker/src/calltree.rs; of a store, the store worker from its call-path
+// tiles: crates/worker/src/store/calltree.rs); the Viewer lists them (crates/page/src/calltree_panel.rs); this
+// file asks and arranges the answers. Trace text goes in with textContent only.
 
 import { el } from './dom.js';
 import { formatDuration } from './format.js';
@@ -153,10 +154,6 @@ export class CallTreePanel extends ViewPanel {
 
   /** Ask the worker for the call tree of the selection. */
   async compute() {
-    if (this.weft.store && this.weft.store.open) {
-      this.caption.textContent = 'A store\'s call tree is the command line\'s for now: weft calltree STORE [--window T0:T1].';
-      return;
-    }
     const load = this.weft.loads;
     this.askedFilter = this.locations.value;
     const window = this.window();
@@ -290,17 +287,23 @@ export class CallTreePanel extends ViewPanel {
     // One location's tree: that location's intervals only.
     const tree = s.trees[s.shown];
     const locations = tree && tree.location !== null ? [tree.location] : this.selection.locations;
+    // A store keeps call paths per window, not where each call is: its worker finds the path's intervals in
+    // the level-0 tiles of the window, only within its tile cache's budget (said here otherwise).
+    const store = this.weft.store && this.weft.store.open;
+    if (store) this.marked.textContent = 'finding the path\'s intervals in the store\'s level-0 tiles of the window…';
     let answer;
     try {
       answer = await this.ask('calltree-path', { window: this.selection.window, locations, path, inverted: s.inverted });
     } catch (e) {
+      if (asked !== this.marking) return;
+      if (store) { this.marked.textContent = `Not marked: ${e.message || e}`; this.clear.hidden = true; return; }
       this.onError(`Call tree: ${e.message || e}`);
       return;
     }
     if (asked !== this.marking || load !== this.weft.loads) return;
     const n = this.call(() => this.viewer.calltree_mark(new Uint8Array(answer.model)));
     if (n === undefined) return;
-    this.marked.textContent = `${n.toLocaleString('en-US')} interval${n === 1 ? '' : 's'} of this path marked in the timeline`;
+    this.marked.textContent = `${n.toLocaleString('en-US')} interval${n === 1 ? '' : 's'} of this path marked in the timeline${store ? ' (read from the level-0 tiles; drawn where the timeline shows exact records: zoom in)' : ''}`;
     this.clear.hidden = false;
     this.weft.calltreeMarks = (this.weft.calltreeMarks || 0) + 1;
   }

@@ -67,12 +67,15 @@ export class DiagnosisPanel extends ViewPanel {
       this.waitHeading = el('h3', { text: 'Selected wait' }), this.wait,
       el('h3', { text: 'What if (critical path regions scaled)' }), this.whatif, this.predicted,
     );
+    // The hatching's scale, said on screen: a trace hatches each call's waiting part solid; a store, per row
+    // and bin, as opaque as the share of the bin's time spent waiting (a fixed scale, at every zoom).
+    this.hatchScale = el('div', { id: 'diagnosis-scale', class: 'muted' });
     this.root.replaceChildren(
       el('div', { class: 'row' }, el('span', { text: 'of' }), this.scope, this.run),
       el('div', { class: 'row' },
         el('label', { title: 'Draw the waiting part of each call hatched' }, this.waitsBox, ' waits'),
         el('label', { title: 'Draw the critical path across the rows' }, this.pathBox, ' critical path')),
-      this.caption, this.empty, this.body,
+      this.hatchScale, this.caption, this.empty, this.body,
     );
     this.run.addEventListener('click', () => this.diagnose());
     this.scope.addEventListener('change', () => this.diagnose());
@@ -198,6 +201,7 @@ export class DiagnosisPanel extends ViewPanel {
     // store of format 7 keeps it), read per view from the store's tiles by the store worker.
     this.waitsBox.disabled = false;
     this.waitsBox.parentElement.title = 'Hatch where waiting concentrates, per row and bin (the store keeps waiting per bin at every zoom)';
+    this.hatchScale.textContent = 'Hatching: as opaque as the share of each bin\'s time spent waiting, 0 – 100 % (faint: 5 %, solid: all of it), the same scale at every zoom; the critical path\'s jumps to rows off screen end in an arrow at the edge.';
     this.pathBox.disabled = !o.critical_path;
     this.pathBox.parentElement.title = o.critical_path ? 'Draw the critical path across the rows'
       : 'This store keeps no critical path (format 6): re-index with weft index --waits';
@@ -260,6 +264,7 @@ export class DiagnosisPanel extends ViewPanel {
     for (const box of [this.waitsBox, this.pathBox]) box.disabled = false;
     this.waitsBox.parentElement.title = 'Draw the waiting part of each call hatched';
     this.pathBox.parentElement.title = 'Draw the critical path across the rows';
+    this.hatchScale.textContent = 'Hatching: the waiting part of each call, solid (all of that time waits).';
     this.caption.textContent = `${of}: waiting ${formatDuration(this.viewer, d.total_wait_ns)}, ${percent(d.total_wait_ns / Math.max(1, d.total_time_ns))} of the time on all locations`;
     this.fill(this.lists.patterns, 'pattern', d.patterns, this.pattern, (l) => {
       this.pattern = this.pattern === l.id ? -1 : l.id;

@@ -7,6 +7,9 @@
 // view's ask (that view is shown now) is answered first, the one it stopped after it. The timeline's exact
 // answer comes in two parts: the view's window first, then with its margin (`answer`).
 // A tile that cannot be fetched or decoded is named in the answer; the rest of the view is drawn.
+// The call-tree panel's questions (`calltree`, `calltree-path`: issue #55) are answered from the store's
+// call-path tiles, fetched through the same check and cache (crates/worker/src/store/calltree.rs), one at a
+// time between the views' answers, before them.
 
 import init, { StoreSession, compare_pair } from './pkg-worker/weft.js';
 import { STORE_CORS_HINT } from './open-url.js';
@@ -28,6 +31,8 @@ const viewOf = (vp) => (vp.kind === 'particles' ? 'particles' : `busy:${vp.busy 
 const FETCHES = 6;
 // Tiles fetched and decoded ahead, in idle time, for the next zoom or pan (StoreSession.prefetch).
 let prefetched = 0;
+// The call-tree panel's questions waiting ({id, what, ...}), answered in order before the views.
+const questions = [];
 
 const post = (msg, transfer) => self.postMessage({ store: true, ...msg }, transfer || []);
 // Times as ms since the epoch, comparable with the page's (each global has its own `performance` origin).
@@ -78,6 +83,33 @@ async function open(msg) {
     particleGeometry, manifestBytes: manifest.byteLength, waits }, [skeleton.buffer, lanes.buffer, particles.buffer]);
 }
 
+/** Fetch the store paths `need`, FETCHES at a time, each handed to the session as it comes (checked, decoded
+ *  into its cache and the answer being gathered; a fetch error recorded), `each()` after each; no more are
+ *  taken once `stop()` says so. Resolves to the bytes fetched. */
+async function fetchInto(need, stop = () => false, each = () => {}) {
+  let next = 0;
+  let fetched = 0;
+  const one = async () => {
+    while (next < need.length && !stop()) {
+      const path = need[next++];
+      try {
+        const bytes = await read(path);
+        fetched += bytes.byteLength;
+        session.add(path, bytes);
+        // Copied into the session: released now rather than by the garbage collector.
+        if (bytes.buffer.transfer) bytes.buffer.transfer(0);
+      } catch (e) {
+        const why = typeof e === 'string' ? e : e.message;
+        // A decode error was recorded by the session already; a fetch error is recorded here.
+        if (!/^[^:]*\//.test(why)) session.fail(path, why);
+      }
+      each();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FETCHES, need.length) }, one));
+  return fetched;
+}
+
 // The timeline's exact answer comes in two parts (issue #58, "visible rows first"): the view's own window and
 // rows, planned without its margin, gathered, sent and drawn first; then, while nothing else is asked, the
 // window with its margin (the rows in view, half a view each side: pans and zooms inside it are drawn without
@@ -121,29 +153,9 @@ async function part(vp, margin, stop, widens, first) {
   let left = need.length;
   const progress = (n) => { if (!widens) post({ type: 'progress', inFlight: n }); };
   progress(left);
-  let next = 0;
-  let fetched = 0;
-  const one = async () => {
-    // A newer ask stops the fetches for this one (those under way finish into the cache).
-    while (next < need.length && !stop()) {
-      const path = need[next++];
-      try {
-        const bytes = await read(path);
-        fetched += bytes.byteLength;
-        session.add(path, bytes);
-        // Copied into the session: released now rather than by the garbage collector.
-        if (bytes.buffer.transfer) bytes.buffer.transfer(0);
-      } catch (e) {
-        const why = typeof e === 'string' ? e : e.message;
-        // A decode error was recorded by the session already; a fetch error is recorded here.
-        if (!/^[^:]*\//.test(why)) session.fail(path, why);
-      }
-      left -= 1;
-      progress(left);
-    }
-  };
   times.planned = now();
-  await Promise.all(Array.from({ length: Math.min(FETCHES, need.length) }, one));
+  // A newer ask stops the fetches for this one (those under way finish into the cache).
+  const fetched = await fetchInto(need, stop, () => { left -= 1; progress(left); });
   // Messages that came meanwhile are taken first (a task's turn, with nothing to fetch): a newer viewport
   // asked is answered instead of this one, so no answer for a view already left is encoded or sent.
   if (!need.length) await new Promise((r) => setTimeout(r, 0));
@@ -170,14 +182,38 @@ async function part(vp, margin, stop, widens, first) {
   return { kind: out.kind, t0: out.t0, t1: out.t1 };
 }
 
+/** The call-tree panel's question `q`: planned into its tiles, those not cached fetched (each checked and
+ *  decoded into the cache), answered from them; posted as `{type: 'asked', id, model}` or with `error`. */
+async function question(q) {
+  const started = now();
+  const w = q.window;
+  const locations = q.locations ? Uint32Array.from(q.locations) : undefined;
+  const [t0, t1] = w ? [w[0], w[1]] : [NaN, NaN];
+  const need = q.what === 'calltree' ? session.plan_calltree(t0, t1, locations)
+    : session.plan_calltree_path(t0, t1, locations, Uint32Array.from(q.path || []), !!q.inverted);
+  const fetched = await fetchInto(need);
+  const fetchedAt = now();
+  const out = session.calltree_answer(!!q.inverted, !!q.perLocation);
+  const model = out.model.buffer;
+  // The worker's time for it (ms): all of it, the tiles' fetch and decode, the tree from them.
+  const times = { ms: now() - started, fetchMs: fetchedAt - started, answerMs: now() - fetchedAt, tiles: need.length, bytes: fetched };
+  post({ type: 'asked', id: q.id, what: q.what, model, times }, [model]);
+}
+
 async function drain() {
-  while (queued.size && !busy) {
+  // The call-tree panel's questions first (each a click), then the views, the one asked last first.
+  while ((questions.length || queued.size) && !busy) {
+    busy = true;
+    if (questions.length) {
+      const q = questions.shift();
+      try { await question(q); } catch (e) { post({ type: 'asked', id: q.id, error: typeof e === 'string' ? e : (e && e.message) || String(e) }); } finally { busy = false; }
+      continue;
+    }
     const [view, vp] = [...queued].pop();
     queued.delete(view);
-    busy = true;
     try { await answer(vp); } catch (e) { post({ type: 'error', message: typeof e === 'string' ? e : e.message }); } finally { busy = false; }
   }
-  if (!busy && !queued.size) prefetch();
+  if (!busy && !queued.size && !questions.length) prefetch();
 }
 
 // Idle: the tiles of the next finer view and the neighbouring windows of the timeline's last answer, within
@@ -189,7 +225,7 @@ async function prefetch() {
   prefetching = true;
   try {
     for (const path of session.prefetch()) {
-      if (busy || queued.size) return;
+      if (busy || queued.size || questions.length) return;
       let bytes;
       try { bytes = await read(path); } catch (e) { continue; } // left for the view that needs it to report
       try { session.add(path, bytes); prefetched += 1; } catch (e) { /* recorded by the session */ }
@@ -254,6 +290,10 @@ self.onmessage = async (e) => {
       }
     }
     else if (msg.type === 'budget' && session) session.set_cache_budget(msg.bytes);
+    else if (msg.type === 'ask' && session) {
+      questions.push(msg);
+      await drain();
+    }
     else if (msg.type === 'waits' && session) {
       // The Diagnosis panel's lists: from the manifest's sums (a store indexed with --waits), no tile fetched.
       try { post({ type: 'waits', json: session.waits() }); } catch (err) { post({ type: 'waits', error: typeof err === 'string' ? err : (err && err.message) || String(err) }); }

@@ -85,6 +85,8 @@ export function initStore(app) {
     badge.textContent = `${n} tile${n === 1 ? '' : 's'} in flight`;
   }
 
+  const calls = { next: 1, open: new Map() };
+
   function stop() {
     if (worker) worker.terminate();
     worker = null;
@@ -92,6 +94,8 @@ export function initStore(app) {
     asked.clear();
     state.open = false;
     if (waitsAsked) waitsAsked.reject(new Error('the store was closed'));
+    for (const q of calls.open.values()) q.reject(new Error('the store was closed'));
+    calls.open.clear();
     waitsAsked = null;
     state.waits = null;
     if (badge) badge.hidden = true;
@@ -147,6 +151,19 @@ export function initStore(app) {
       worker.postMessage({ type: 'waits' });
     }
     return state.waits;
+  };
+
+  // The call-tree panel's questions to the store worker ('calltree', 'calltree-path'), by id; the worker's
+  // time for each answer kept in `state.calltreeTimes` (the latest last; benchmarks read them).
+  state.calltreeTimes = [];
+  /** Ask the store worker `what` with `args` (as reader.js `ask` asks the reader): a promise of its answer. */
+  state.ask = (what, args = {}) => {
+    if (!worker || !state.open) return Promise.reject(new Error('no store is open'));
+    const id = calls.next++;
+    return new Promise((resolve, reject) => {
+      calls.open.set(id, { resolve, reject });
+      worker.postMessage({ ...args, type: 'ask', what, id });
+    });
   };
 
   function openUrl(url) {
@@ -338,6 +355,15 @@ export function initStore(app) {
       const q = asked.get(msg.id);
       if (!q) return;
       asked.delete(msg.id);
+      if (msg.error) q.reject(new Error(msg.error)); else q.resolve(msg);
+    } else if (msg.type === 'asked') {
+      const q = calls.open.get(msg.id);
+      if (!q) return;
+      calls.open.delete(msg.id);
+      if (msg.times) {
+        state.calltreeTimes.push({ what: msg.what, ...msg.times });
+        if (state.calltreeTimes.length > 64) state.calltreeTimes.shift();
+      }
       if (msg.error) q.reject(new Error(msg.error)); else q.resolve(msg);
     } else if (msg.type === 'waits') {
       const asked = waitsAsked;

@@ -16,6 +16,7 @@ use weft_model::{LocationId, RegionId, Trace};
 
 const MAGIC: &[u8; 8] = b"WEFTCTR1";
 const PATH_MAGIC: &[u8; 8] = b"WEFTCTP1";
+const KEYS_MAGIC: &[u8; 8] = b"WEFTCTK1";
 /// No location (the merged tree), no parent (a root).
 const NONE: u32 = u32::MAX;
 
@@ -218,6 +219,58 @@ pub fn decode_path_intervals(bytes: &[u8], trace: &Trace) -> Result<Vec<u32>, Ca
     Ok(v)
 }
 
+/// One interval of a path named by what it is rather than by its index (a store has no whole-run index of
+/// its intervals: the page finds it in each exact slice it is shown, `views::store`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PathKey {
+    pub location: LocationId,
+    pub start_ns: u64,
+    pub depth: u16,
+    pub region: RegionId,
+}
+
+/// The keys of `intervals` (indices into `trace.intervals`, as [`path_intervals`] gives them).
+pub fn path_keys(trace: &Trace, intervals: &[u32]) -> Vec<PathKey> {
+    let iv = &trace.intervals;
+    intervals
+        .iter()
+        .map(|&i| {
+            let i = i as usize;
+            PathKey { location: iv.location[i], start_ns: iv.start_ns[i], depth: iv.depth[i], region: iv.region[i] }
+        })
+        .collect()
+}
+
+/// A path's interval keys for the page's marks on a store, as a buffer.
+pub fn encode_path_keys(keys: &[PathKey]) -> Vec<u8> {
+    let mut w = ColumnWriter::new(KEYS_MAGIC);
+    w.col(&keys.iter().map(|k| [k.location.0, k.region.0, u32::from(k.depth)]).collect::<Vec<[u32; 3]>>());
+    w.col(&keys.iter().map(|k| k.start_ns).collect::<Vec<u64>>());
+    w.finish()
+}
+
+/// The keys in `bytes`, checked against `trace` (a store's definitions): their locations and regions.
+pub fn decode_path_keys(bytes: &[u8], trace: &Trace) -> Result<Vec<PathKey>, CallTreeBundleError> {
+    let corrupt = |e: weft_model::columns::ColumnError| CallTreeBundleError::Corrupt(e.to_string());
+    let mut r = ColumnReader::new(bytes, KEYS_MAGIC).map_err(corrupt)?;
+    let ids: Vec<[u32; 3]> = r.col("the path's intervals").map_err(corrupt)?;
+    let starts: Vec<u64> = r.col("the path's starts").map_err(corrupt)?;
+    r.end().map_err(corrupt)?;
+    if ids.len() != starts.len() {
+        return Err(CallTreeBundleError::Corrupt("columns of unequal lengths".into()));
+    }
+    ids.iter()
+        .zip(starts)
+        .map(|(&[l, region, depth], start_ns)| {
+            if l as usize >= trace.locations.len() || region as usize >= trace.regions.len() {
+                return Err(CallTreeBundleError::Mismatch(format!("location {l}, region {region}")));
+            }
+            let depth = u16::try_from(depth).map_err(|_| CallTreeBundleError::Corrupt(format!("depth {depth}")))?;
+            Ok(PathKey { location: LocationId(l), start_ns, depth, region: RegionId(region) })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,5 +385,19 @@ mod tests {
         assert_eq!(path_intervals(&t, w, |_| true, &[f, f], true), vec![9]);
         assert_eq!(path_intervals(&t, w, |_| true, &[f], true), vec![8, 9]);
         assert_eq!(path_intervals(&t, w, |l| l.0 == 0, &[f], true), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn path_keys_round_trip_and_are_checked() {
+        let t = known();
+        let w = TimeWindow::whole(&t);
+        let found = path_intervals(&t, w, |_| true, &[RegionId(0), RegionId(1), RegionId(2)], false);
+        let keys = path_keys(&t, &found);
+        assert_eq!(keys.len(), found.len());
+        assert!(!keys.is_empty());
+        assert_eq!(decode_path_keys(&encode_path_keys(&keys), &t).unwrap(), keys);
+        let bad = [PathKey { location: LocationId(9), start_ns: 0, depth: 0, region: RegionId(0) }];
+        assert!(matches!(decode_path_keys(&encode_path_keys(&bad), &t), Err(CallTreeBundleError::Mismatch(_))));
+        assert!(decode_path_keys(&encode_path_intervals(&found), &t).is_err());
     }
 }

@@ -3,13 +3,15 @@
 //! (`analyses::calltree_bundle`), its rows (open nodes, sort, search), the tree of one location, a node
 //! selected (its path for the worker's marks, its region's butterfly), the path's intervals marked in the
 //! timeline, and the tree shown as a flame graph or an icicle (`views::flame`, a pane of its own). The state is
-//! `views::calltree_list`'s; no DOM, no drawing and no analysis here.
+//! `views::calltree_list`'s; no DOM, no drawing and no analysis here. On a store the tree is of its
+//! definitions (the skeleton: the store worker's tree names them), and a path's marks come as keys the
+//! store's timeline finds in each exact slice it shows.
 
 use super::viewer::{to_js, Viewer};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use weft_analyses::calltree_bundle::{decode_path_intervals, CallTreeBundle};
-use weft_model::LocationId;
+use weft_analyses::calltree_bundle::{decode_path_intervals, decode_path_keys, CallTreeBundle};
+use weft_model::{LocationId, Trace};
 use weft_view::views::calltree_list::{CallTreeList, SortKey, MAX_ROWS};
 use weft_view::views::flame::FlamePane;
 use weft_view::views::timeline::{location_matches, TimelinePane};
@@ -27,14 +29,14 @@ impl Viewer {
         if pattern.is_empty() {
             return Ok(None);
         }
-        let t = self.calltree_timeline()?.trace();
-        Ok(Some((0..t.locations.len() as u32).filter(|&l| location_matches(t, LocationId(l), pattern)).collect()))
+        let t = self.calltree_trace()?;
+        Ok(Some((0..t.locations.len() as u32).filter(|&l| location_matches(&t, LocationId(l), pattern)).collect()))
     }
 
     /// Show the worker's call tree (its `call_tree_of` answer's bytes) of the trace shown: the bundle's
     /// summary (`views::calltree_list::CallTreeList::summary`). Err when the bytes are not of this trace.
     pub fn receive_calltree(&mut self, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        let trace = self.calltree_timeline()?.shared_trace();
+        let trace = self.calltree_trace()?;
         let bundle = CallTreeBundle::decode(bytes, &trace).map_err(js_err)?;
         let list = CallTreeList::new(trace, bundle);
         let out = to_js(&list.summary());
@@ -103,8 +105,17 @@ impl Viewer {
     }
 
     /// Mark the intervals of the worker's `call_path_intervals` answer in the timeline (empty bytes: no
-    /// marks); returns how many are marked.
+    /// marks); returns how many are marked. On a store: the store worker's keys of them, marked in the exact
+    /// slices its timeline shows; returns how many keys.
     pub fn calltree_mark(&mut self, bytes: &[u8]) -> Result<u32, JsValue> {
+        if let Some(store) = self.view_set().store_pane() {
+            let keys = if bytes.is_empty() {
+                None
+            } else {
+                Some(Rc::from(decode_path_keys(bytes, &store.shared_skeleton()).map_err(js_err)?))
+            };
+            return Ok(store.mark_call_path_keys(keys) as u32);
+        }
         let pane = self.calltree_timeline()?;
         if bytes.is_empty() {
             pane.mark_call_path(None);
@@ -122,7 +133,7 @@ impl Viewer {
             let l = self.calltree()?;
             (l.tree(), l.about())
         };
-        let trace = self.calltree_timeline()?.shared_trace();
+        let trace = self.calltree_trace()?;
         let set = self.view_set();
         let (w, h) = set.size();
         set.show_pane(Box::new(FlamePane::new(trace, tree, about, icicle, w, h)));
@@ -133,17 +144,23 @@ impl Viewer {
 impl Viewer {
     /// The timeline of the trace shown, shown or behind the flame graph.
     fn calltree_timeline(&mut self) -> Result<&mut TimelinePane, JsValue> {
-        self.view_set().pane_mut("timeline").and_then(|p| p.as_timeline()).ok_or_else(|| {
-            JsValue::from_str(
-                "the call tree is of a trace's timeline (open the trace; of a store: weft calltree STORE)",
-            )
-        })
+        self.view_set()
+            .pane_mut("timeline")
+            .and_then(|p| p.as_timeline())
+            .ok_or_else(|| JsValue::from_str("the call tree is of a trace's or a store's timeline (open one)"))
     }
 
-    /// The call tree held, if it is of the trace shown (one of a trace loaded before is dropped).
+    /// What the call tree is of: the trace shown, or the store's definitions.
+    fn calltree_trace(&mut self) -> Result<Rc<Trace>, JsValue> {
+        if let Some(store) = self.view_set_unchanged().store_pane() {
+            return Ok(store.shared_skeleton());
+        }
+        Ok(self.calltree_timeline()?.shared_trace())
+    }
+
+    /// The call tree held, if it is of the trace (or store) shown (one of an input loaded before is dropped).
     fn calltree(&mut self) -> Result<&mut CallTreeList, JsValue> {
-        let shown =
-            self.view_set_unchanged().pane_mut("timeline").and_then(|p| p.as_timeline()).map(|p| p.shared_trace());
+        let shown = self.calltree_trace().ok();
         if !shown.is_some_and(|t| self.calltree.as_ref().is_some_and(|l| Rc::ptr_eq(l.trace(), &t))) {
             self.calltree = None;
         }

@@ -30,6 +30,7 @@ use weft_store::read::query::{
 use weft_store::{Store, TileKind, TileSource};
 
 mod compare;
+mod calltree;
 
 /// The one file being decoded: the script hands its bytes over, [`Store::payload`] checks them; and the
 /// moments tiles, kept as fetched (a few dozen bytes a location) for `Store::moments`.
@@ -111,6 +112,8 @@ pub struct StoreSession {
     times: StepTimes,
     /// The diagnosis drawn over the timeline (a store indexed with `--waits`), asked beside each of its views.
     overlay: Overlay,
+    /// The call-tree panel's ask planned last (`store/calltree.rs`), until answered.
+    calltree: Option<calltree::CallAsk>,
 }
 
 /// Where the worker's time for a viewport goes (ms), for the page's timings (BENCHMARKS.md "Session 40").
@@ -214,6 +217,7 @@ impl StoreSession {
             last_view: None,
             times: StepTimes::default(),
             overlay: Overlay { rank, ..Default::default() },
+            calltree: None,
         })
     }
 
@@ -413,9 +417,7 @@ impl StoreSession {
             TileKind::CriticalPath => self.store.path_tile(e).map(Decoded::Path),
             // (No view asks for them: the panel lists the manifest's sums, the timeline draws the bins.)
             TileKind::Waits => return Err(err(&self.name, format!("{path}: waits tiles are not drawn by this page"))),
-            TileKind::CallPaths => {
-                return Err(err(&self.name, format!("{path}: call-path tiles are not drawn by this page")))
-            }
+            TileKind::CallPaths => self.store.callpaths_tile(e).map(Decoded::CallPaths),
             TileKind::Moments => {
                 // Checked now (size, hash, frame); decoded with the others by `Store::moments`.
                 let kept = bytes_again(self.store_source(), path);
@@ -439,7 +441,13 @@ impl StoreSession {
                     self.overlay.feed(&self.store.manifest, i, &d);
                 }
                 d.compact();
-                self.cache.admit(i, d);
+                // A call-tree ask's tiles are held as a view's are (beyond the budget until the next view
+                // begins): it is answered once they have all come.
+                if self.calltree.as_ref().is_some_and(|a| a.tiles.contains(&i)) {
+                    self.cache.insert(i, d);
+                } else {
+                    self.cache.admit(i, d);
+                }
                 Ok(())
             }
             Err(e) => Err(self.fail(path, e.to_string())),

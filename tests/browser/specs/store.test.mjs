@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startServer, openPage, repoRoot, outDir, viewState, screenshot, cargoArgs } from '../lib/harness.mjs';
+import { frames, settled } from '../lib/store-page.mjs';
 
 const EVENTS = Number(process.env.STORE_EVENTS || 20_000_000);
 const gen = path.join(outDir, `store-gen-${EVENTS}`);
@@ -53,22 +54,6 @@ function copyStore(from, to, damage) {
   fs.rmSync(to, { recursive: true, force: true });
   fs.cpSync(from, to, { recursive: true });
   damage(to);
-}
-
-const frames = (page, n = 2) => page.evaluate((n) => new Promise((r) => {
-  let k = 0;
-  const step = () => (++k >= n ? r() : requestAnimationFrame(step));
-  requestAnimationFrame(step);
-}), n);
-
-// Wait until the worker answered the viewport asked last (no request pending, nothing in flight).
-async function settled(page) {
-  await frames(page, 2);
-  await page.waitForFunction(() => {
-    const s = window.weft.store;
-    return s.last && s.asked === s.answered && window.weft.viewer.view_state().store.in_flight === 0;
-  }, null, { timeout: 60_000 });
-  await frames(page, 2);
 }
 
 test('a store opened from a URL: whole run to one interval, hover, memory, faults', { timeout: 600_000 }, async (t) => {

@@ -3,6 +3,7 @@
 //! within the budget. Knows decoded tiles, not how they were fetched or what a view draws of them.
 
 use crate::counters::{CounterBinsTile, CounterTile};
+use crate::format::callpaths::CallPathsTile;
 use crate::format::events::EventsTile;
 use crate::format::particles::ParticleTile;
 use crate::format::waits::WaitBinsTile;
@@ -26,6 +27,8 @@ pub enum Decoded {
     WaitBins(WaitBinsTile),
     /// A path tile's critical-path segments (format 7, `weft index --waits`).
     Path(Vec<PathSegment>),
+    /// A call-path tile's paths and per-location figures (format 8: the call tree of any range).
+    CallPaths(CallPathsTile),
 }
 
 impl Decoded {
@@ -55,6 +58,9 @@ impl Decoded {
             }
             Decoded::WaitBins(w) => cap(&w.ns) + size_of_val(w),
             Decoded::Path(p) => cap(p),
+            Decoded::CallPaths(c) => {
+                cap(&c.paths) + cap(&c.locations) + c.locations.iter().map(cap).sum::<usize>() + size_of_val(c)
+            }
             Decoded::Summary(rows) => {
                 cap(rows)
                     + rows
@@ -97,6 +103,11 @@ impl Decoded {
             Decoded::CounterBins(c) => c.series.shrink_to_fit(),
             Decoded::WaitBins(w) => w.ns.shrink_to_fit(),
             Decoded::Path(p) => p.shrink_to_fit(),
+            Decoded::CallPaths(c) => {
+                c.paths.shrink_to_fit();
+                c.locations.iter_mut().for_each(|l| l.shrink_to_fit());
+                c.locations.shrink_to_fit();
+            }
         }
     }
 }

@@ -12,13 +12,19 @@
 //! Memory: one block's tiles and edges at a time, and the figures of the paths met (per location with
 //! `per_location`). A store before format 8 has no call-path tiles: [`has_callpaths`] says so and the
 //! caller reads the trace back instead.
+//! Where the tiles come from is a [`CallTiles`]: the store itself (the CLI), or a viewer's cache of tiles it
+//! fetched (the page's store worker), which asks [`calltree_tiles`] first for the tiles to fetch.
 
 use super::query::{exact_plan, exact_trace, TileIndex};
 use super::Store;
+use crate::format::callpaths::CallPathsTile;
 use crate::format::callpaths::{tile_windows, windows_per_tile, CALLPATHS_VERSION};
+use crate::format::events::EventsTile;
+use crate::format::manifest::Manifest;
 use crate::format::manifest::TileKind;
 use crate::{StoreError, TileSource};
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use weft_analyses::calltree::{call_tree, per_location, CallTree, LocationCallTree, PathTotals};
 use weft_analyses::moments::TimeWindow;
 use weft_model::{LocationId, RegionId, Trace};
@@ -26,6 +32,22 @@ use weft_model::{LocationId, RegionId, Trace};
 /// Whether `store` keeps call-path tiles (format 8 on).
 pub fn has_callpaths<S: TileSource>(store: &Store<S>) -> bool {
     store.manifest.version >= CALLPATHS_VERSION
+}
+
+/// Where the call tree's tiles come from, by manifest index: decoded and checked from the store
+/// ([`Store`]'s own), or a viewer's cache of the tiles it fetched.
+pub trait CallTiles {
+    fn callpaths(&self, i: usize) -> Result<Cow<'_, CallPathsTile>, StoreError>;
+    fn events(&self, i: usize) -> Result<Cow<'_, EventsTile>, StoreError>;
+}
+
+impl<S: TileSource> CallTiles for Store<S> {
+    fn callpaths(&self, i: usize) -> Result<Cow<'_, CallPathsTile>, StoreError> {
+        self.callpaths_tile(&self.manifest.tiles[i]).map(Cow::Owned)
+    }
+    fn events(&self, i: usize) -> Result<Cow<'_, EventsTile>, StoreError> {
+        self.events_tile(&self.manifest.tiles[i]).map(Cow::Owned)
+    }
 }
 
 /// The call tree of `window` (the whole run when None) merged over the locations `keep` accepts, from the
@@ -36,7 +58,18 @@ pub fn store_call_tree<S: TileSource>(
     window: Option<TimeWindow>,
     keep: impl Fn(LocationId) -> bool,
 ) -> Result<CallTree, StoreError> {
-    match gather(store, skeleton, window, &keep, false)? {
+    call_tree_from(&store.manifest, store, skeleton, window, keep)
+}
+
+/// [`store_call_tree`] with the tiles from `tiles` (those [`calltree_tiles`] names).
+pub fn call_tree_from(
+    m: &Manifest,
+    tiles: &dyn CallTiles,
+    skeleton: &Trace,
+    window: Option<TimeWindow>,
+    keep: impl Fn(LocationId) -> bool,
+) -> Result<CallTree, StoreError> {
+    match gather(m, tiles, skeleton, window, &keep, false)? {
         Gathered::Exact(slice, w) => Ok(call_tree(&slice, Some(w), keep)),
         Gathered::Sums(s) => Ok(s.tree(0, skeleton)),
     }
@@ -50,7 +83,18 @@ pub fn store_per_location<S: TileSource>(
     window: Option<TimeWindow>,
     keep: impl Fn(LocationId) -> bool,
 ) -> Result<Vec<LocationCallTree>, StoreError> {
-    match gather(store, skeleton, window, &keep, true)? {
+    per_location_from(&store.manifest, store, skeleton, window, keep)
+}
+
+/// [`store_per_location`] with the tiles from `tiles` (those [`calltree_tiles`] names).
+pub fn per_location_from(
+    m: &Manifest,
+    tiles: &dyn CallTiles,
+    skeleton: &Trace,
+    window: Option<TimeWindow>,
+    keep: impl Fn(LocationId) -> bool,
+) -> Result<Vec<LocationCallTree>, StoreError> {
+    match gather(m, tiles, skeleton, window, &keep, true)? {
         Gathered::Exact(slice, w) => Ok(per_location(&slice, Some(w), keep)),
         Gathered::Sums(s) => {
             let mut out = Vec::new();
@@ -63,6 +107,82 @@ pub fn store_per_location<S: TileSource>(
             Ok(out)
         }
     }
+}
+
+/// The tiles (manifest indices, each once) the call tree of `window` over the locations `keep` accepts
+/// reads: the call-path tiles covering its whole windows, and the level-0 events tiles of its edges (or of
+/// the whole range, where it has no whole window), of the blocks holding a selected location.
+pub fn calltree_tiles(m: &Manifest, window: Option<TimeWindow>, keep: impl Fn(LocationId) -> bool) -> Vec<usize> {
+    let index = TileIndex::new(m);
+    let nl = m.locations.process.len() as u32;
+    let chosen: Vec<bool> = (0..nl).map(|l| keep(LocationId(l))).collect();
+    let mut out = Vec::new();
+    match reading(m, window) {
+        Reading::Exact { t0, t1 } => out.extend(exact_plan(m, &index, t0, t1, 0..nl).tiles),
+        Reading::Sums(r) => {
+            for block in 0..m.tiling.blocks {
+                let locs = m.tiling.block_range(block, nl);
+                if !locs.clone().any(|l| chosen[l as usize]) {
+                    continue;
+                }
+                out.extend(r.pieces.iter().filter_map(|&(level, j)| index.get(TileKind::CallPaths, level, block, j)));
+                for reach in r.edges().into_iter().flatten() {
+                    out.extend(exact_plan(m, &index, reach[0], reach[1], locs.clone()).tiles);
+                }
+            }
+        }
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    out.retain(|&i| seen.insert(i));
+    out
+}
+
+/// How a range is read: the level-0 tiles alone (no whole window inside it), or its whole windows (from
+/// window `a`) from the pyramid's `pieces` and the two edges from level-0 tiles.
+enum Reading {
+    Exact { t0: u64, t1: u64 },
+    Sums(Cover),
+}
+
+struct Cover {
+    t0: u64,
+    t1: u64,
+    a: u32,
+    /// The start of window `a`, and of window `b` (None: `b` is the run's end).
+    ws_a: u64,
+    ws_b: Option<u64>,
+    pieces: Vec<(u32, u32)>,
+    left_aligned: bool,
+}
+
+impl Cover {
+    /// What each edge reads (ns, inclusive): before the first whole window, after the last.
+    fn edges(&self) -> [Option<[u64; 2]>; 2] {
+        [(self.t0 < self.ws_a).then(|| [self.t0, self.ws_a - 1]), self.ws_b.map(|ws_b| [ws_b, self.t1])]
+    }
+}
+
+fn reading(m: &Manifest, window: Option<TimeWindow>) -> Reading {
+    let tl = m.tiling;
+    let w = window.unwrap_or(TimeWindow { start_ns: 0, end_ns: m.span_ns });
+    let (t0, t1) = (w.start_ns, w.end_ns.max(w.start_ns));
+    let w0 = tl.window_of(t0);
+    // The whole windows [a, b) inside the range.
+    let a = if tl.window_span(w0).start == t0 { w0 } else { w0 + 1 };
+    let b = if t1 >= m.span_ns { tl.windows } else { tl.window_of(t1) };
+    if t0 == t1 || a >= b {
+        // (At most two windows' level-0 tiles: the range has no whole window.)
+        return Reading::Exact { t0, t1 };
+    }
+    Reading::Sums(Cover {
+        t0,
+        t1,
+        a,
+        ws_a: tl.window_span(a).start,
+        ws_b: (b < tl.windows).then(|| tl.window_span(b).start),
+        pieces: cover(a, b, m.levels.len() as u32, tl.windows),
+        left_aligned: tl.window_span(a).start == t0,
+    })
 }
 
 enum Gathered {
@@ -139,30 +259,26 @@ impl Sums {
     }
 }
 
-fn gather<S: TileSource>(
-    store: &Store<S>,
+fn gather(
+    m: &Manifest,
+    src: &dyn CallTiles,
     skeleton: &Trace,
     window: Option<TimeWindow>,
     keep: &dyn Fn(LocationId) -> bool,
     per_location: bool,
 ) -> Result<Gathered, StoreError> {
-    let m = &store.manifest;
     let tl = m.tiling;
     let nl = m.locations.process.len() as u32;
-    let w = window.unwrap_or(TimeWindow { start_ns: 0, end_ns: m.span_ns });
-    let (t0, t1) = (w.start_ns, w.end_ns.max(w.start_ns));
     let index = TileIndex::new(m);
-    let w0 = tl.window_of(t0);
-    // The whole windows [a, b) inside the range.
-    let a = if tl.window_span(w0).start == t0 { w0 } else { w0 + 1 };
-    let b = if t1 >= m.span_ns { tl.windows } else { tl.window_of(t1) };
-    if t0 == t1 || a >= b {
-        // (At most two windows' level-0 tiles: the range has no whole window.)
-        let plan = exact_plan(m, &index, t0, t1, 0..nl);
-        let tiles = plan.tiles.iter().map(|&i| store.events_tile(&m.tiles[i])).collect::<Result<Vec<_>, _>>()?;
-        let slice = exact_trace(skeleton, &plan, &tiles.iter().collect::<Vec<_>>());
-        return Ok(Gathered::Exact(Box::new(slice), TimeWindow { start_ns: t0, end_ns: t1 }));
-    }
+    let r = match reading(m, window) {
+        Reading::Exact { t0, t1 } => {
+            let plan = exact_plan(m, &index, t0, t1, 0..nl);
+            let tiles = plan.tiles.iter().map(|&i| src.events(i)).collect::<Result<Vec<_>, _>>()?;
+            let slice = exact_trace(skeleton, &plan, &tiles.iter().map(|t| t.as_ref()).collect::<Vec<_>>());
+            return Ok(Gathered::Exact(Box::new(slice), TimeWindow { start_ns: t0, end_ns: t1 }));
+        }
+        Reading::Sums(r) => r,
+    };
     let selected: Vec<LocationId> = (0..nl).map(LocationId).filter(|&l| keep(l)).collect();
     let mut slot_of = vec![u32::MAX; if per_location { nl as usize } else { 0 }];
     if per_location {
@@ -181,27 +297,26 @@ fn gather<S: TileSource>(
     };
     let mut chosen = vec![false; nl as usize];
     selected.iter().for_each(|l| chosen[l.index()] = true);
-    let pieces = cover(a, b, m.levels.len() as u32, tl.windows);
-    let left_aligned = tl.window_span(a).start == t0;
+    let (t0, t1, a) = (r.t0, r.t1, r.a);
     for block in 0..tl.blocks {
         let locs = tl.block_range(block, nl);
         if !locs.clone().any(|l| chosen[l as usize]) {
             continue;
         }
-        for &(level, j) in &pieces {
+        for &(level, j) in &r.pieces {
             let Some(i) = index.get(TileKind::CallPaths, level, block, j) else {
                 return Err(StoreError::Mismatch {
                     file: crate::format::manifest::MANIFEST.into(),
                     detail: format!("no call-path tile at level {level}, block {block}, tile {j}"),
                 });
             };
-            let tile = store.callpaths_tile(&m.tiles[i])?;
+            let tile = src.callpaths(i)?;
             let mut gid = Vec::with_capacity(tile.paths.len());
             for p in &tile.paths {
                 let parent = p.parent.map(|q| gid[q as usize]);
                 gid.push(s.id(parent, p.region));
             }
-            let first = left_aligned && tile_windows(level, j, tl.windows).start == a;
+            let first = r.left_aligned && tile_windows(level, j, tl.windows).start == a;
             for (k, figures) in tile.locations.iter().enumerate() {
                 let l = locs.start + k as u32;
                 if !chosen[l as usize] {
@@ -218,15 +333,16 @@ fn gather<S: TileSource>(
         }
         // The edges: before the first whole window (its starts and what is open across t0), after the last
         // (its starts before t1, and instants at t1).
-        let ws_a = tl.window_span(a).start;
-        if t0 < ws_a {
+        let [before, after] = r.edges();
+        if let Some(reach) = before {
+            let ws_a = r.ws_a;
             let counts = |st: u64, d: u64| (st < t0 && st.saturating_add(d) > t0) || (st >= t0 && st < ws_a);
-            edge(store, skeleton, &index, &mut s, &chosen, locs.clone(), [t0, ws_a - 1], [t0, ws_a], &counts)?;
+            edge(m, src, skeleton, &index, &mut s, &chosen, locs.clone(), reach, [t0, ws_a], &counts)?;
         }
-        if b < tl.windows {
-            let ws_b = tl.window_span(b).start;
+        if let Some(reach) = after {
+            let ws_b = reach[0];
             let counts = |st: u64, d: u64| (st >= ws_b && st < t1) || (d == 0 && st == t1);
-            edge(store, skeleton, &index, &mut s, &chosen, locs.clone(), [ws_b, t1], [ws_b, t1], &counts)?;
+            edge(m, src, skeleton, &index, &mut s, &chosen, locs.clone(), reach, [ws_b, t1], &counts)?;
         }
     }
     Ok(Gathered::Sums(s))
@@ -293,8 +409,9 @@ fn cover(a: u32, b: u32, levels: u32, windows: u32) -> Vec<(u32, u32)> {
 /// selected location's intervals walked with their paths, each adding its time inside `clip` (ns, as
 /// `[from, to]`'s length) and, where `counts(start, dur)`, one to its count.
 #[allow(clippy::too_many_arguments)]
-fn edge<S: TileSource>(
-    store: &Store<S>,
+fn edge(
+    m: &Manifest,
+    src: &dyn CallTiles,
     skeleton: &Trace,
     index: &TileIndex,
     s: &mut Sums,
@@ -304,10 +421,9 @@ fn edge<S: TileSource>(
     clip: [u64; 2],
     counts: &dyn Fn(u64, u64) -> bool,
 ) -> Result<(), StoreError> {
-    let m = &store.manifest;
     let plan = exact_plan(m, index, reach[0], reach[1], locs.clone());
-    let tiles = plan.tiles.iter().map(|&i| store.events_tile(&m.tiles[i])).collect::<Result<Vec<_>, _>>()?;
-    let slice = exact_trace(skeleton, &plan, &tiles.iter().collect::<Vec<_>>());
+    let tiles = plan.tiles.iter().map(|&i| src.events(i)).collect::<Result<Vec<_>, _>>()?;
+    let slice = exact_trace(skeleton, &plan, &tiles.iter().map(|t| t.as_ref()).collect::<Vec<_>>());
     drop(tiles);
     let iv = &slice.intervals;
     let mut stack: Vec<u32> = Vec::new();

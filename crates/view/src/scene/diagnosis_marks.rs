@@ -25,6 +25,8 @@ pub const CAUSE: Rgba = rgba(0xd6, 0x00, 0x8a, 0xff);
 pub const PATH: Rgba = rgba(0x00, 0xb3, 0x5c, 0xff);
 const PATH_CASING: Rgba = rgba(0xff, 0xff, 0xff, 0xe0);
 const PATH_PX: f32 = 3.0;
+/// The arrow at the plot's edge where the path jumps to a row off screen.
+const PATH_OFF_ARROW_PX: f32 = 14.0;
 
 /// The lane a wait is drawn in: its call's depth, the top lane of a folded process's row.
 fn lane_of(trace: &Trace, layout: &TimelineLayout, row: usize, call: usize) -> u32 {
@@ -153,7 +155,8 @@ pub fn draw_selected(
 }
 
 /// The critical path's visible segments: each a thick line along its row's top lane, a connector where the
-/// path changes rows; segments narrower than a pixel fold into their pixel column's connector.
+/// path changes rows (to the plot's edge, ending in an arrow, where the other row is scrolled off screen);
+/// segments narrower than a pixel fold into their pixel column's connector.
 pub fn draw_path(sc: &mut Scene, p: &PathColumns, layout: &TimelineLayout, view: &TimelineView) {
     let lane = layout.metrics.lane_px;
     let (x_left, x_right, top, bottom) = (view.track_x0(), view.width, AXIS_PX, view.plot_bottom());
@@ -167,9 +170,20 @@ pub fn draw_path(sc: &mut Scene, p: &PathColumns, layout: &TimelineLayout, view:
     let mut column: Option<(f32, f32, f32)> = None;
     let push_column = |sc: &mut Scene, c: Option<(f32, f32, f32)>| {
         if let Some((x, ya, yb)) = c.filter(|c| c.2 > c.1) {
-            let (ya, yb) = (clamp_y(ya), clamp_y(yb));
-            sc.lines.push(LineInstance::solid(x, ya, x, yb, PATH_PX + 1.0, PATH_CASING));
-            sc.lines.push(LineInstance::solid(x, ya, x, yb, PATH_PX - 1.0, PATH));
+            let (ca, cb) = (clamp_y(ya), clamp_y(yb));
+            if cb > ca {
+                sc.lines.push(LineInstance::solid(x, ca, x, cb, PATH_PX + 1.0, PATH_CASING));
+                sc.lines.push(LineInstance::solid(x, ca, x, cb, PATH_PX - 1.0, PATH));
+            }
+            // A jump to a row off screen (above or below the rows shown): an arrowhead at the edge it leaves
+            // by, so the path never breaks off silently.
+            for (off, edge, dir) in [(yb > bottom && ya <= bottom, bottom, -1.0), (ya < top && yb >= top, top, 1.0)] {
+                if off {
+                    let from = edge + dir * PATH_OFF_ARROW_PX;
+                    sc.lines.push(LineInstance::solid(x, from, x, edge, PATH_PX + 1.0, PATH_CASING).with_arrow());
+                    sc.lines.push(LineInstance::solid(x, from, x, edge, PATH_PX - 1.0, PATH).with_arrow());
+                }
+            }
         }
     };
     let mut last_y: Option<f32> = None;
@@ -207,11 +221,11 @@ pub fn draw_path(sc: &mut Scene, p: &PathColumns, layout: &TimelineLayout, view:
 
 /// Where waiting concentrates on a store's timeline (a store keeps waiting per location and bin, not each
 /// wait's place: `store::read::query::WaitOverlay`): per visible row and pixel column, the waiting share of
-/// the bins there (the most of any bin in the column) hatched over the row as a trace's waits are, more
-/// opaque the nearer the share is to the most of any column on screen (so where waiting concentrates stands
-/// out at any zoom, whatever its absolute share). Opacities are drawn in tenths and equal neighbours merged,
-/// so the rects grow with rows x pixels, whatever the bins. `row_bins`: a location's bins as (start, end,
-/// waiting ns).
+/// the bins there (the most of any bin in the column: the share of its time spent waiting) hatched over the
+/// row as a trace's waits are, its opacity that share on a fixed scale ([`wait_bin_alpha`]: 100 % waiting is
+/// a trace's full hatch, 5 % a faint one), so a run that waits little looks little hatched at any zoom.
+/// Equal neighbouring opacities are merged, so the rects grow with rows x pixels, whatever the bins.
+/// `row_bins`: a location's bins as (start, end, waiting ns).
 pub fn draw_wait_bins(
     sc: &mut Scene,
     layout: &TimelineLayout,
@@ -252,25 +266,36 @@ pub fn draw_wait_bins(
             rows.push((top, bottom, cols));
         }
     }
-    let most = rows.iter().flat_map(|r| r.2.iter().map(|c| c.2)).fold(0.0f64, f64::max);
-    if most <= 0.0 {
-        return;
-    }
     for (top, bottom, cols) in rows {
-        // Runs of (x0, x1, tenths of the most).
+        // Runs of (x0, x1, steps of the fixed scale).
         let mut runs: Vec<(f32, f32, u32)> = Vec::new();
         for (x0, x1, share) in cols {
-            let tenths = ((share / most) * 10.0).ceil().clamp(1.0, 10.0) as u32;
+            let steps = wait_bin_steps(share);
             match runs.last_mut() {
-                Some(c) if c.2 == tenths && x0 <= c.1 + 1.0 => c.1 = c.1.max(x1),
-                _ => runs.push((x0, x1, tenths)),
+                Some(c) if c.2 == steps && x0 <= c.1 + 1.0 => c.1 = c.1.max(x1),
+                _ => runs.push((x0, x1, steps)),
             }
         }
-        for (x0, x1, tenths) in runs {
-            let fill = crate::scene::particles::with_alpha(WAIT_HATCH, 0.1 * tenths as f32);
+        for (x0, x1, steps) in runs {
+            let fill = crate::scene::particles::with_alpha(WAIT_HATCH, wait_bin_alpha(steps));
             sc.rects.push(RectInstance::filled(x0, top, x1 - x0, bottom - top, fill).with_shape(Shape::Hatched));
         }
     }
+}
+
+/// The steps of the store's waiting scale: opacity in twentieths (5 % each).
+pub const WAIT_BIN_STEPS: u32 = 20;
+
+/// A bin's waiting share (0..1, of its time) in steps of the fixed scale, up to the next step (so any waiting
+/// shows, at least at one step: 5 %).
+pub fn wait_bin_steps(share: f64) -> u32 {
+    (share.clamp(0.0, 1.0) * WAIT_BIN_STEPS as f64).ceil().clamp(1.0, WAIT_BIN_STEPS as f64) as u32
+}
+
+/// The hatch's opacity for `steps` of the scale: the waiting share itself (a bin waiting all its time is
+/// hatched as a trace's wait is, at full strength).
+pub fn wait_bin_alpha(steps: u32) -> f32 {
+    steps.min(WAIT_BIN_STEPS) as f32 / WAIT_BIN_STEPS as f32
 }
 
 /// Mark location `l`'s row (the Diagnosis panel's location chosen on a store's timeline): an outline over
@@ -442,45 +467,62 @@ mod tests {
         assert!(info.text.contains(" waits ") && info.text.contains(&info.region), "{}", info.text);
     }
 
-    /// A store's waiting per bin: hatched over the rows that wait, the most waiting column opaque, one rect
-    /// per run of equal opacity (bins finer than a pixel merged), nothing on a row without waiting.
+    /// A store's waiting per bin: hatched over the rows that wait, opaque as the share of the bin's time spent
+    /// waiting on a fixed scale (not relative to the most on screen: a run waiting 0.7 % is hatched faintly,
+    /// whatever else is on screen), one rect per run of equal opacity (bins finer than a pixel merged),
+    /// nothing on a row without waiting.
     #[test]
-    fn waiting_per_bin_is_hatched_by_its_share_of_the_most() {
+    fn waiting_per_bin_is_hatched_by_its_share_of_the_bins_time() {
         let t = run();
         let layout = TimelineLayout::new(&t, TimelineMetrics::default());
         let view = TimelineView::fit(&t, 1200.0, 700.0);
         let span = t.span_ns;
         let n = 4000u64;
-        // Location 0 waits half of every bin of its second half, location 1 all of one bin near the start.
-        let bins = |l: LocationId| -> Option<Vec<(u64, u64, u64)>> {
-            let cut = |k: u64| (k * span / n, (k + 1) * span / n);
-            match l.0 {
-                0 => Some(
-                    (0..n)
-                        .map(|k| (cut(k).0, cut(k).1, if k >= n / 2 { (cut(k).1 - cut(k).0) / 2 } else { 0 }))
-                        .collect(),
-                ),
-                1 => {
-                    Some((0..n).map(|k| (cut(k).0, cut(k).1, if k == 10 { cut(k).1 - cut(k).0 } else { 0 })).collect())
+        let cut = move |k: u64| (k * span / n, (k + 1) * span / n);
+        // Location 0 waits half of every bin of its second half, location 1 0.7 % of every bin, location 2
+        // (only with `full`) all of one bin near the start.
+        let bins = |full: bool| {
+            move |l: LocationId| -> Option<Vec<(u64, u64, u64)>> {
+                let each = |f: &dyn Fn(u64, u64) -> u64| {
+                    Some((0..n).map(|k| (cut(k).0, cut(k).1, f(k, cut(k).1 - cut(k).0))).collect())
+                };
+                match l.0 {
+                    0 => each(&|k, d| if k >= n / 2 { d / 2 } else { 0 }),
+                    1 => each(&|_, d| d * 7 / 1000),
+                    2 if full => each(&|k, d| if k == 10 { d } else { 0 }),
+                    _ => None,
                 }
-                _ => None,
             }
         };
-        let mut sc = Scene::new(1200.0, 700.0, 0);
-        draw_wait_bins(&mut sc, &layout, &view, bins);
-        assert!(sc.rects.iter().all(|r| r.shape == Shape::Hatched as u32 && r.fill >> 8 == WAIT_HATCH >> 8));
         let row_y = |l: usize| view.y_of(layout.rows[layout.row_of_location[l] as usize].y) + 1.0;
-        let of = |l: usize| sc.rects.iter().filter(|r| (r.y - row_y(l).max(AXIS_PX)).abs() < 0.01).collect::<Vec<_>>();
-        // Location 1's one full bin is the most: opaque; location 0's half-waiting half run is one rect at half.
-        let one = of(1);
-        assert_eq!(one.len(), 1);
-        assert_eq!(one[0].fill & 0xff, 0xff);
-        let zero = of(0);
-        assert_eq!(zero.len(), 1, "equal neighbours merged");
-        assert_eq!(zero[0].fill & 0xff, (0.5f32 * 255.0).round() as u32);
-        let mid = view.x_of(span as f64 / 2.0);
-        assert!((zero[0].x - mid).abs() <= 1.0, "starts where the waiting does");
-        assert_eq!(sc.rects.len(), 2, "no other row is hatched");
+        let alpha = |a: f32| (a * 255.0).round() as u32;
+        for full in [false, true] {
+            let mut sc = Scene::new(1200.0, 700.0, 0);
+            draw_wait_bins(&mut sc, &layout, &view, bins(full));
+            assert!(sc.rects.iter().all(|r| r.shape == Shape::Hatched as u32 && r.fill >> 8 == WAIT_HATCH >> 8));
+            let of =
+                |l: usize| sc.rects.iter().filter(|r| (r.y - row_y(l).max(AXIS_PX)).abs() < 0.01).collect::<Vec<_>>();
+            // Location 0's half-waiting half run is one rect at half, whether or not a fuller bin is on screen.
+            let zero = of(0);
+            assert_eq!(zero.len(), 1, "equal neighbours merged");
+            assert_eq!(zero[0].fill & 0xff, alpha(0.5));
+            let mid = view.x_of(span as f64 / 2.0);
+            assert!((zero[0].x - mid).abs() <= 1.0, "starts where the waiting does");
+            // Location 1's 0.7 % is the scale's first step (5 %), all along.
+            let one = of(1);
+            assert_eq!(one.len(), 1);
+            assert_eq!(one[0].fill & 0xff, alpha(0.05));
+            if full {
+                let two = of(2);
+                assert_eq!(two.len(), 1);
+                assert_eq!(two[0].fill & 0xff, 0xff, "a bin waiting all its time is hatched at full strength");
+            }
+            assert_eq!(sc.rects.len(), 2 + usize::from(full), "no other row is hatched");
+        }
+        assert_eq!(
+            (wait_bin_steps(0.0001), wait_bin_steps(0.05), wait_bin_steps(0.051), wait_bin_steps(1.0)),
+            (1, 1, 2, 20)
+        );
     }
 
     #[test]
@@ -507,5 +549,36 @@ mod tests {
         let vertical = path.iter().filter(|l| l.x0 == l.x1).count();
         assert_eq!(vertical, 2, "a connector at each jump");
         assert_eq!(sc.lines.len(), 2 * path.len(), "each on its casing");
+    }
+
+    /// A jump to a row scrolled off screen is drawn to the plot's edge with an arrow there (the path does not
+    /// break off), and a stretch wholly off screen draws nothing.
+    #[test]
+    fn a_jump_to_a_row_off_screen_ends_in_an_arrow_at_the_edge() {
+        let t = run();
+        let span = t.span_ns;
+        let last = t.locations.len() as u32 - 1;
+        let layout = TimelineLayout::new(&t, TimelineMetrics::default());
+        // Only the first rows fit: the last location's row is below the plot.
+        let view = TimelineView::fit(&t, 1200.0, AXIS_PX + 2.5 * layout.metrics.lane_px + 40.0);
+        let y_last = view.y_of(layout.rows[layout.row_of_location[last as usize] as usize].y);
+        assert!(y_last > view.plot_bottom(), "the last row is off screen");
+        let path = PathColumns {
+            location: vec![0, last, 0],
+            start_ns: vec![0, span / 3, 2 * span / 3],
+            end_ns: vec![span / 3, 2 * span / 3, span],
+        };
+        let mut sc = Scene::new(1200.0, view.height, 0);
+        draw_path(&mut sc, &path, &layout, &view);
+        let arrows: Vec<_> = sc.lines.iter().filter(|l| l.color == PATH && l.arrow > 0.0).collect();
+        assert_eq!(arrows.len(), 2, "one arrow at each jump to and from the row off screen");
+        for (a, at) in arrows.iter().zip([span / 3, 2 * span / 3]) {
+            assert_eq!(a.x0, a.x1);
+            assert!((a.x0 - view.x_of(at as f64).floor()).abs() <= 1.0, "at the jump");
+            assert_eq!(a.y1, view.plot_bottom(), "pointing to the edge the row is beyond");
+            assert!(a.y0 < a.y1);
+        }
+        let horizontal = sc.lines.iter().filter(|l| l.color == PATH && l.y0 == l.y1).count();
+        assert_eq!(horizontal, 2, "the stretch on the row off screen is not drawn");
     }
 }

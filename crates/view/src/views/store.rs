@@ -42,6 +42,7 @@ use weft_store::pyramid;
 use weft_store::read::query::slice_columns::IntervalColumns;
 use weft_store::read::query::{CounterAnswer, SummaryGrid, Viewport};
 
+mod calltree;
 mod diagnosis;
 
 /// A pixel column of a summary row ([`StorePane::columns`]).
@@ -170,6 +171,8 @@ pub struct StorePane {
     /// Series whose tracks the Counters menu hid (in the exact slice's pane too).
     counter_hidden: Vec<bool>,
     diagnosis: diagnosis::StoreDiagnosis,
+    /// The call-tree panel's path marked (its intervals' keys, found in each exact slice shown).
+    call_marks: Option<Rc<[weft_analyses::calltree_bundle::PathKey]>>,
 }
 
 impl StorePane {
@@ -205,6 +208,7 @@ impl StorePane {
             counter_index,
             counters: None,
             diagnosis: diagnosis::StoreDiagnosis::default(),
+            call_marks: None,
         };
         pane.place_counters();
         pane
@@ -566,6 +570,7 @@ impl StorePane {
             }
         }
         self.data = Data::Exact { pane, t0, t1, locations, ns_per_px, ask: None };
+        self.apply_call_marks();
         self.errors = errors;
         self.hovered = None;
         self.sync();
@@ -1148,7 +1153,8 @@ impl Pane for StorePane {
             o.insert(
                 "store".into(),
                 json!({ "shown": self.shown(), "in_flight": self.in_flight, "errors": self.errors, "covered": covered,
-                    "backdrop": self.backdrop().map(|g| g.level), "diagnosis": self.diagnosis_brief() }),
+                    "backdrop": self.backdrop().map(|g| g.level), "diagnosis": self.diagnosis_brief(),
+                    "call_path_keys": self.call_path_keys() }),
             );
         }
         s

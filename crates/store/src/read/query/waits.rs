@@ -1,7 +1,8 @@
 //! What a store's timeline draws of its diagnosis (issue #53, a store indexed with `weft index --waits`):
 //! where waiting concentrates, per visible location and bin of the view's pyramid level (the finest level
 //! where the view is exact) from the wait summary tiles, and the critical path's segments in the window from
-//! the path tiles of the visible rows' blocks ([`overlay_tiles`], gathered tile by tile by [`OverlayGather`]
+//! the path tiles of every block (so a jump to a row of a block not shown is drawn, never a silent gap: one
+//! tile a block for the whole run, cached once; [`overlay_tiles`], gathered tile by tile by [`OverlayGather`]
 //! beside the view's own answer). Never the waits tiles (every wait of a block over the whole run): the
 //! answer grows with rows x bins and the path's segments in the window, not with the store.
 
@@ -33,7 +34,7 @@ pub struct WaitOverlay {
     /// What was asked: the waiting per bin, the path (a store of format 6 keeps none: no segments).
     pub waits_asked: bool,
     pub path_asked: bool,
-    /// The path's segments meeting the window on the blocks of the rows answered, in time order (where the
+    /// The path's segments meeting the window on every location, in time order (where the
     /// view was a pyramid level's, segments under a pixel folded to those that shape each pixel column).
     pub path_location: Vec<u32>,
     pub path_start_ns: Vec<u64>,
@@ -64,7 +65,8 @@ fn level_of(m: &Manifest, plan: &Plan) -> Option<u32> {
 }
 
 /// The tiles the overlay of `plan` needs: with `waits`, the wait summary tiles of its level, blocks and
-/// bins (a tile not listed holds no waiting); with `path`, the path tiles of its blocks. None where the
+/// bins (a tile not listed holds no waiting); with `path`, the path tiles of every block (the path leaves the
+/// rows shown for others: its jumps there are drawn to the plot's edge). None where the
 /// store keeps no wait states.
 pub fn overlay_tiles(m: &Manifest, index: &TileIndex, plan: &Plan, waits: bool, path: bool) -> Vec<usize> {
     let mut out = Vec::new();
@@ -77,14 +79,14 @@ pub fn overlay_tiles(m: &Manifest, index: &TileIndex, plan: &Plan, waits: bool, 
     if let (true, Some(l)) = (waits, level) {
         let (b0, b1) = bin_range(l.bin_ns, l.bins, plan.t0_ns, plan.t1_ns);
         let per = tl.bins_per_tile.max(1) as u64;
-        for b in blocks.clone() {
+        for b in blocks {
             out.extend(
                 (b0 / per..=(b1 - 1) / per).filter_map(|j| index.get(TileKind::WaitSummary, l.level, b, j as u32)),
             );
         }
     }
     if path && m.critical_path.is_some() {
-        out.extend(blocks.filter_map(|b| index.get(TileKind::CriticalPath, 0, b, 0)));
+        out.extend((0..tl.blocks).filter_map(|b| index.get(TileKind::CriticalPath, 0, b, 0)));
     }
     out
 }

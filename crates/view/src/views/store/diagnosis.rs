@@ -143,6 +143,44 @@ impl StorePane {
                 "missing": o.missing,
             })
         });
-        json!({ "show_waits": d.waits, "show_path": d.path, "overlay": overlay, "marked": d.marked.map(|l| l.0) })
+        json!({ "show_waits": d.waits, "show_path": d.path, "overlay": overlay, "marked": d.marked.map(|l| l.0),
+            "off_screen_jumps": self.off_screen_jumps(20) })
+    }
+
+    /// The path's jumps in the window between a row on screen and one scrolled off it (drawn to the plot's
+    /// edge with an arrow: `diagnosis_marks::draw_path`), the first `most`: `{t_ns, from, to, edge, y}` (`edge`
+    /// "top" or "bottom", `y` its screen y), for tests.
+    fn off_screen_jumps(&self, most: usize) -> Vec<serde_json::Value> {
+        let d = &self.diagnosis;
+        let (top, bottom) = (AXIS_PX, self.view.plot_bottom());
+        let lane = self.layout.metrics.lane_px;
+        let lay = &self.layout;
+        let y_of = |l: u32| {
+            let &r = lay.row_of_location.get(l as usize)?;
+            lay.rows.get(r as usize).map(|row| self.view.y_of(row.y) + 0.5 * lane)
+        };
+        let p = &d.path_columns;
+        let mut out = Vec::new();
+        if !d.path {
+            return out;
+        }
+        for k in 1..p.location.len() {
+            let t = p.start_ns[k];
+            if (t as f64) < self.view.t0_ns || (t as f64) > self.view.t1_ns {
+                continue;
+            }
+            let (Some(ya), Some(yb)) = (y_of(p.location[k - 1]), y_of(p.location[k])) else { continue };
+            let on = |y: f32| (top..=bottom).contains(&y);
+            if on(ya) == on(yb) {
+                continue;
+            }
+            let off = if on(ya) { yb } else { ya };
+            let (edge, y) = if off > bottom { ("bottom", bottom) } else { ("top", top) };
+            out.push(json!({ "t_ns": t, "from": p.location[k - 1], "to": p.location[k], "edge": edge, "y": y }));
+            if out.len() >= most {
+                break;
+            }
+        }
+        out
     }
 }

@@ -301,6 +301,7 @@ export function createCompare(app, mod) {
     ui.bar.hidden = true;
     ui.panel.hidden = true;
     stopWorker();
+    aligned(false);
     if (weft.viewer) { try { weft.viewer.timeline_mark_region(-1); } catch { /* not a timeline */ } }
   }
 
@@ -392,6 +393,7 @@ export function createCompare(app, mod) {
       const w = s.comparison.windows;
       const origins = w ? { a: w.a.origin_ns, b: w.b.origin_ns } : { a: 0, b: 0 };
       if (origins.a !== s.origins.a || origins.b !== s.origins.b) { s.origins = origins; s.last = null; }
+      aligned(s.comparison.options.align.by === 'region');
       say('');
       renderPanel();
       if (s.marked) mark(s.marked);
@@ -399,6 +401,14 @@ export function createCompare(app, mod) {
       if (asked !== s.asked) return;
       say('');
       ui.panel.replaceChildren(el('p', { className: 'error-text', textContent: `The comparison failed: ${e.message || e}` }));
+    }
+  }
+
+  /** Both timelines' axes in aligned time (0 at each run's origin, each gutter saying where that lies in its
+   *  run), or in each run's own time again. */
+  function aligned(on) {
+    for (const [v, o] of [[weft.viewer, s.origins.a], [s.viewer, s.origins.b]]) {
+      try { if (v) v.set_time_origin(on ? o : NaN); } catch (e) { console.warn('set_time_origin:', e); }
     }
   }
 

@@ -291,6 +291,12 @@ impl Viewer {
         self.with_pane(|p| p.set_time_range(t0_ns, t1_ns));
     }
 
+    /// Label the timeline's axis in aligned time: 0 at `origin_ns` (ns from the trace's start), negative
+    /// before it, the origin said in the gutter; not a number: the trace's own time again.
+    pub fn set_time_origin(&mut self, origin_ns: f64) {
+        self.with_pane(|p| p.set_time_origin(origin_ns.is_finite().then_some(origin_ns)));
+    }
+
     /// What is under (x, y) as `{title, lines, detail}`, highlighted; null when nothing.
     pub fn hover(&mut self, x: f32, y: f32) -> JsValue {
         let Some(p) = self.views.active_mut() else { return JsValue::NULL };

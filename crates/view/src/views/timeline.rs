@@ -989,7 +989,11 @@ impl Pane for TimelinePane {
         self.view.scroll_by(dy, &self.layout);
     }
     fn fit(&mut self) {
-        self.view = TimelineView::fit(&self.trace, self.view.width, self.view.height);
+        let origin = self.view.time_origin_ns;
+        self.view = TimelineView { time_origin_ns: origin, ..TimelineView::fit(&self.trace, self.view.width, self.view.height) };
+    }
+    fn set_time_origin(&mut self, origin_ns: Option<f64>) {
+        self.view.time_origin_ns = origin_ns.filter(|o| o.is_finite());
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
         self.hovered_flow = None;
@@ -1115,6 +1119,7 @@ impl Pane for TimelinePane {
             "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns, "scroll_y": self.view.scroll_y,
             "width": self.view.width, "height": self.view.height, "track_x0": self.view.track_x0(),
             "axis_px": AXIS_PX, "lane_px": self.layout.metrics.lane_px, "span_ns": self.trace.span_ns,
+            "time_origin_ns": self.view.time_origin_ns,
             "row_count": self.layout.rows.len(),
             // The first row's location name (the page's profile panel tells one trace's rows from another's).
             "first_row_name": self.layout.rows.first().map(|r| self.trace.location_name(r.location)),

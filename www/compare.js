@@ -11,7 +11,7 @@
 import { pageUrlParam, nameOfUrl } from './open-url.js';
 import { visibleText } from './text.js';
 import { runSteps, yieldToBrowser } from './loading.js';
-import { formats, flameView, matrixView, momentsView, waitsView } from './compare-views.js';
+import { formats, flameView, matrixView, momentsView, momentsGlyphView, waitsView } from './compare-views.js';
 
 const PROTOCOL = 1;
 const CHUNK = 4 << 20;
@@ -389,6 +389,7 @@ export function createCompare(app, mod) {
       const c = await askB('compare-pair', { a: sa.text, b: sb.text, ...args });
       if (asked !== s.asked) return;
       s.sides = { a: JSON.parse(sa.text), b: JSON.parse(sb.text) };
+      s.sideTexts = { a: sa.text, b: sb.text };
       s.comparison = c.result;
       const w = s.comparison.windows;
       const origins = w ? { a: w.a.origin_ns, b: w.b.origin_ns } : { a: 0, b: 0 };
@@ -468,9 +469,31 @@ export function createCompare(app, mod) {
       unit.value = s.matrixUnit;
       unit.addEventListener('change', () => { s.matrixUnit = unit.value; showTab('matrix'); });
       s.tabBody.replaceChildren(el('label', {}, 'by ', unit), matrixView(c, s.matrixUnit));
-    } else if (key === 'moments') s.tabBody.replaceChildren(momentsView(c, f));
+    } else if (key === 'moments') showMoments();
     else if (key === 'waits') s.tabBody.replaceChildren(waitsView(c, f));
     else if (key === 'flame') showFlame();
+  }
+
+  /** The moments in the moment view's glyphs (drawn in B's worker from both sides, once per comparison),
+   *  above the table of their figures. */
+  async function showMoments() {
+    const c = s.comparison;
+    const f = formats(weft.viewer);
+    const asked = s.asked;
+    const table = momentsView(c, f);
+    if (s.momentsPic && s.momentsPic.asked === asked) { s.tabBody.replaceChildren(s.momentsPic.view.element, table); return; }
+    s.tabBody.replaceChildren(el('p', { className: 'muted', textContent: 'drawing the moments…' }), table);
+    try {
+      const width = Math.max(500, Math.floor(ui.panel.getBoundingClientRect().width - 40));
+      const r = await askB('compare-moments', { a: s.sideTexts.a, b: s.sideTexts.b, width, ...s.args });
+      if (asked !== s.asked) return;
+      if (s.momentsPic) s.momentsPic.view.dispose();
+      s.momentsPic = { asked, answer: r.result, view: momentsGlyphView(r.result, c, f) };
+      if (s.tab === 'moments') s.tabBody.replaceChildren(s.momentsPic.view.element, table);
+    } catch (e) {
+      if (asked !== s.asked || s.tab !== 'moments') return;
+      s.tabBody.replaceChildren(el('p', { className: 'error-text', textContent: `The moments could not be drawn: ${e.message || e}` }), table);
+    }
   }
 
   /** The differential flame graph: A's call tree from A's worker, paired and drawn in B's (once per comparison). */

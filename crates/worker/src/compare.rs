@@ -9,13 +9,13 @@ use weft_analyses::compare::calltree::{diff_trees, tree_of, TreeSide};
 use weft_analyses::compare::{pair, side, Align, CompareOptions, RankMap, Run, Side};
 use weft_analyses::moments::TimeWindow;
 
-fn err(e: impl std::fmt::Display) -> JsValue {
+pub(crate) fn err(e: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&e.to_string())
 }
 
 /// The options the page chose: `align` (`start`, `region:NAME[:N]`), `ranks` (`index`, `name`,
 /// `proportional`) and a window `[t0_ns, t1_ns]` from each run's origin (either not a number: none).
-fn options(align: &str, ranks: &str, t0_ns: f64, t1_ns: f64) -> Result<CompareOptions, JsValue> {
+pub(crate) fn options(align: &str, ranks: &str, t0_ns: f64, t1_ns: f64) -> Result<CompareOptions, JsValue> {
     let window = (t0_ns.is_finite() && t1_ns.is_finite() && t1_ns > t0_ns)
         .then(|| TimeWindow { start_ns: t0_ns.max(0.0) as u64, end_ns: t1_ns.max(0.0) as u64 });
     Ok(CompareOptions { align: Align::parse(align).map_err(err)?, ranks: RankMap::parse(ranks).map_err(err)?, window })

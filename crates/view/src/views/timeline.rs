@@ -13,7 +13,7 @@
 
 use super::counters::CounterTracks;
 use super::message_select::{self, MessageSelect, MessageSelection, Pair};
-use super::notes::NoteSet;
+use super::notes::{note_hover, NoteSet, NotesHost};
 use super::timeline_diagnosis::{explain, TimelineDiagnosis, WaitInfo};
 use super::{num, Hover, Pane};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
@@ -1026,6 +1026,10 @@ impl Pane for TimelinePane {
                 detail: json!({"row": r, "location": row.location.0, "process": row.process.0}),
             });
         }
+        if let Some(k) = note_marks::hit(&self.notes, &self.trace, &self.layout, &self.view, x, y) {
+            self.highlight = None;
+            return note_hover(&self.notes, k, &self.trace, self.view.t1_ns - self.view.t0_ns);
+        }
         if let Some(h) = self.counters.hover(&self.trace, &self.view, x, y) {
             self.highlight = None;
             return Some(h);
@@ -1229,5 +1233,26 @@ impl Pane for TimelinePane {
     }
     fn as_timeline(&mut self) -> Option<&mut TimelinePane> {
         Some(self)
+    }
+}
+
+impl NotesHost for TimelinePane {
+    fn notes(&self) -> &NoteSet {
+        &self.notes
+    }
+    fn notes_mut(&mut self) -> (&mut NoteSet, &Trace) {
+        (&mut self.notes, &self.trace)
+    }
+    fn notes_trace(&self) -> &Trace {
+        &self.trace
+    }
+    fn show_note(&mut self, k: usize) -> bool {
+        TimelinePane::show_note(self, k)
+    }
+    fn hovered_interval(&self) -> Option<usize> {
+        self.highlight
+    }
+    fn note_range(&self) -> Option<TimeWindow> {
+        self.selection()
     }
 }

@@ -198,6 +198,13 @@ impl Viewer {
         Ok(())
     }
 
+    /// Mark the clusters panel's answer (`weft clusters --json`'s text) in the moments view: bars coloured by
+    /// cluster, representatives and outliers marked, the grouping said; an empty text clears the marks.
+    pub fn moments_mark_clusters(&mut self, json: &str) -> Result<(), JsValue> {
+        let json = (!json.is_empty()).then_some(json);
+        self.view_set().mark_clusters(json).map_err(|e| JsValue::from_str(&e))
+    }
+
     /// The worker's moments of the loaded trace for the busy definition the moments view asked for (the
     /// worker's `moments_for`): shown from now on; the view kept the old ones until now.
     pub fn receive_moments(&mut self, bundle: &[u8]) -> Result<(), JsValue> {

@@ -366,7 +366,11 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
         let outlier = roles.iter().any(|r| matches!(r, ClusterRole::Outlier(_)));
         if let Some((x, w)) = span_px(&scale, e.bar, 1.0) {
             let bar = RectInstance::filled(x, mid - bar_h / 2.0, w, bar_h, fill);
-            scene.rects.push(if outlier { bar.with_border(CLUSTER_MARK_EDGE, if tall { 2.0 } else { 1.0 }) } else { bar });
+            scene.rects.push(if outlier {
+                bar.with_border(CLUSTER_MARK_EDGE, if tall { 2.0 } else { 1.0 })
+            } else {
+                bar
+            });
         }
         cluster_mark(&mut scene, x0, g, &roles);
         // Tall rows: the skew line from m1, above the bar.
@@ -400,7 +404,9 @@ fn cluster_mark(scene: &mut Scene, x0: f32, g: &RowGroup, roles: &[ClusterRole])
     let (x, y) = (x0 - size - 3.0, g.y + (g.h - size) / 2.0);
     if let Some(ClusterRole::Outlier(_)) = roles.iter().find(|r| matches!(r, ClusterRole::Outlier(_))) {
         scene.rects.push(
-            RectInstance::filled(x, y, size, size, CLIPPED).with_shape(Shape::TriangleUp).with_border(CLUSTER_MARK_EDGE, 1.0),
+            RectInstance::filled(x, y, size, size, CLIPPED)
+                .with_shape(Shape::TriangleUp)
+                .with_border(CLUSTER_MARK_EDGE, 1.0),
         );
     } else if let Some(ClusterRole::Representative(k)) =
         roles.iter().find(|r| matches!(r, ClusterRole::Representative(_)))
@@ -558,7 +564,9 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &MomentViewOptions, range: O
             let (at, mid) = place(w, &mut x, &mut line);
             let fill = if mark == Shape::Diamond { cluster_color(0) } else { CLIPPED };
             scene.rects.push(
-                RectInstance::filled(at + 4.0, mid - 5.0, 10.0, 10.0, fill).with_shape(mark).with_border(CLUSTER_MARK_EDGE, 1.0),
+                RectInstance::filled(at + 4.0, mid - 5.0, 10.0, 10.0, fill)
+                    .with_shape(mark)
+                    .with_border(CLUSTER_MARK_EDGE, 1.0),
             );
             scene.labels.push(Label::new(at + 22.0, mid, text, palette::TEXT, size).clipped(right - at - 22.0));
         }

@@ -62,7 +62,12 @@ pub struct Glyph {
 impl Glyph {
     fn union(self, g: Glyph) -> Glyph {
         let u = |a: (f64, f64), b: (f64, f64)| (a.0.min(b.0), a.1.max(b.1));
-        Glyph { bar: u(self.bar, g.bar), dev: u(self.dev, g.dev), tick: u(self.tick, g.tick), skew: u(self.skew, g.skew) }
+        Glyph {
+            bar: u(self.bar, g.bar),
+            dev: u(self.dev, g.dev),
+            tick: u(self.tick, g.tick),
+            skew: u(self.skew, g.skew),
+        }
     }
     fn lo(&self) -> f64 {
         self.bar.0.min(self.dev.0).min(self.skew.0)
@@ -135,7 +140,9 @@ pub fn diff_moments(c: &Comparison, width: f32, title: &str) -> MomentsDiff {
     let mut s = Scene::new(width, height, BACKGROUND);
 
     // The axis: each run's analysed time in aligned ns and every glyph, with 0 always shown.
-    let analysed = |w: Option<(u64, u64, u64)>, span: u64| w.map_or((0.0, span as f64), |(o, a, b)| (a as f64 - o as f64, b as f64 - o as f64));
+    let analysed = |w: Option<(u64, u64, u64)>, span: u64| {
+        w.map_or((0.0, span as f64), |(o, a, b)| (a as f64 - o as f64, b as f64 - o as f64))
+    };
     let (wa, wb) = (
         analysed(c.windows.map(|w| (w.a.origin_ns, w.a.start_ns, w.a.end_ns)), c.span_ns.a),
         analysed(c.windows.map(|w| (w.b.origin_ns, w.b.start_ns, w.b.end_ns)), c.span_ns.b),
@@ -144,7 +151,9 @@ pub fn diff_moments(c: &Comparison, width: f32, title: &str) -> MomentsDiff {
     let groups: Vec<(usize, usize)> = (0..shown).map(|k| (k * per, ((k + 1) * per).min(n))).collect();
     let glyphs: Vec<(Option<Glyph>, Option<Glyph>)> = groups
         .iter()
-        .map(|&(a, b)| (side_glyph(&c.locations[a..b], true, origins.0), side_glyph(&c.locations[a..b], false, origins.1)))
+        .map(|&(a, b)| {
+            (side_glyph(&c.locations[a..b], true, origins.0), side_glyph(&c.locations[a..b], false, origins.1))
+        })
         .collect();
     for g in glyphs.iter().flat_map(|(a, b)| [a, b]).flatten() {
         lo = lo.min(g.lo());
@@ -182,7 +191,8 @@ pub fn diff_moments(c: &Comparison, width: f32, title: &str) -> MomentsDiff {
         if row_h >= 10.0 {
             let size = (row_h * 0.45).min(12.0);
             s.labels.push(
-                Label::new(MARGIN, y + row_h / 2.0, row_name(&c.locations[a]), TEXT, size).clipped(NAME_W - 2.0 * MARGIN),
+                Label::new(MARGIN, y + row_h / 2.0, row_name(&c.locations[a]), TEXT, size)
+                    .clipped(NAME_W - 2.0 * MARGIN),
             );
         }
         let half = row_h / 2.0;
@@ -223,7 +233,14 @@ pub fn diff_moments(c: &Comparison, width: f32, title: &str) -> MomentsDiff {
             let (xa, xb) = (scale.x((ga.tick.0 + ga.tick.1) / 2.0), scale.x((gb.tick.0 + gb.tick.1) / 2.0));
             if (xb - xa).abs() >= 1.0 {
                 let color = if xb > xa { GREW } else { SHRANK };
-                s.lines.push(LineInstance::solid(xa, y + half * 0.85, xb, y + half * 1.15, if tall { 2.0 } else { 1.0 }, color));
+                s.lines.push(LineInstance::solid(
+                    xa,
+                    y + half * 0.85,
+                    xb,
+                    y + half * 1.15,
+                    if tall { 2.0 } else { 1.0 },
+                    color,
+                ));
             }
         }
     }

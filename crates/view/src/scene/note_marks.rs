@@ -56,7 +56,14 @@ const EDGE_HIT_PX: f32 = 3.0;
 
 /// The note whose flag, interval outline or range edge is under (x, y) in `view` (the one drawn last where
 /// several are): what the timeline's hover names with the note's text.
-pub fn hit(notes: &NoteSet, trace: &Trace, layout: &TimelineLayout, view: &TimelineView, x: f32, y: f32) -> Option<usize> {
+pub fn hit(
+    notes: &NoteSet,
+    trace: &Trace,
+    layout: &TimelineLayout,
+    view: &TimelineView,
+    x: f32,
+    y: f32,
+) -> Option<usize> {
     if notes.is_empty() {
         return None;
     }

@@ -71,7 +71,15 @@ impl TimelineView {
     pub fn fit(trace: &Trace, width: f32, height: f32) -> Self {
         let span = trace.span_ns.max(1) as f64;
         let t1_ns = span * (1.0 + END_MARGIN);
-        TimelineView { t0_ns: 0.0, t1_ns, scroll_y: 0.0, width, height, label_gutter: LABEL_GUTTER_PX, time_origin_ns: None }
+        TimelineView {
+            t0_ns: 0.0,
+            t1_ns,
+            scroll_y: 0.0,
+            width,
+            height,
+            label_gutter: LABEL_GUTTER_PX,
+            time_origin_ns: None,
+        }
     }
     pub fn track_x0(&self) -> f32 {
         self.label_gutter
@@ -1045,16 +1053,15 @@ mod tests {
         let lay = TimelineLayout::new(&t, TimelineMetrics::default());
         let colors = region_colors(&t);
         let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
-        let view =
-            TimelineView {
-                t0_ns: 0.0,
-                t1_ns: 100.0,
-                scroll_y: 0.0,
-                width: 1200.0,
-                height: 400.0,
-                label_gutter: 200.0,
-                time_origin_ns: None,
-            };
+        let view = TimelineView {
+            t0_ns: 0.0,
+            t1_ns: 100.0,
+            scroll_y: 0.0,
+            width: 1200.0,
+            height: 400.0,
+            label_gutter: 200.0,
+            time_origin_ns: None,
+        };
         let sc = ts.build(&view, None);
         // interval 3 spans [30, 35) ns: x from 200 + 30 * 10 = 500 to 550.
         let r =
@@ -1157,12 +1164,8 @@ mod tests {
         let colors = region_colors(&t);
         let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
         // Trace time 0..10 ms with the origin at 4 ms: labels from -4 ms to +6 ms, 0 at the origin's x.
-        let view = TimelineView {
-            t0_ns: 0.0,
-            t1_ns: 10e6,
-            time_origin_ns: Some(4e6),
-            ..TimelineView::fit(&t, 1200.0, 400.0)
-        };
+        let view =
+            TimelineView { t0_ns: 0.0, t1_ns: 10e6, time_origin_ns: Some(4e6), ..TimelineView::fit(&t, 1200.0, 400.0) };
         let scale = TimeScale { t0_ns: 0.0, t1_ns: 10e6, x0: view.track_x0(), x1: view.width - 2.0 };
         let (said, ticks) = axis_ticks(&scale, 10.0, view.time_origin_ns);
         assert_eq!(said.as_deref(), Some("aligned: 0 at 4.00 ms"));

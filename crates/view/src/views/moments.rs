@@ -82,7 +82,9 @@ pub fn cluster_marks(json: &str, locations: usize) -> Result<ClusterMarks, Strin
             .map(|l| l as u32)
             .ok_or_else(|| format!("the clusters answer: {what} {x} is not a location of this trace ({locations})"))
     };
-    let list = |key: &str| v.get(key).and_then(|x| x.as_array()).ok_or_else(|| format!("the clusters answer has no '{key}' list"));
+    let list = |key: &str| {
+        v.get(key).and_then(|x| x.as_array()).ok_or_else(|| format!("the clusters answer has no '{key}' list"))
+    };
     let mut marks = ClusterMarks { cluster: vec![None; locations], ..Default::default() };
     for (k, c) in list("clusters")?.iter().enumerate() {
         marks.representatives.push(index(c.get("medoid").unwrap_or(&serde_json::Value::Null), "medoid")?);

@@ -990,7 +990,10 @@ impl Pane for TimelinePane {
     }
     fn fit(&mut self) {
         let origin = self.view.time_origin_ns;
-        self.view = TimelineView { time_origin_ns: origin, ..TimelineView::fit(&self.trace, self.view.width, self.view.height) };
+        self.view = TimelineView {
+            time_origin_ns: origin,
+            ..TimelineView::fit(&self.trace, self.view.width, self.view.height)
+        };
     }
     fn set_time_origin(&mut self, origin_ns: Option<f64>) {
         self.view.time_origin_ns = origin_ns.filter(|o| o.is_finite());

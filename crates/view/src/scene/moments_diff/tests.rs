@@ -73,7 +73,8 @@ fn one_rank_made_slower_is_red_on_its_row_only_where_b_passes_a() {
     assert!(filled(&d, SHRANK).is_empty(), "A's bar lies within B's: nothing lost");
     // The red parts are B's bar less A's, on the picture's axis.
     let scale = TimeScale { t0_ns: d.t0_ns, t1_ns: d.t1_ns, x0: NAME_W, x1: 1000.0 - MARGIN };
-    let (ga, gb) = (glyph(c.locations[2].a.as_ref().unwrap(), 0).unwrap(), glyph(c.locations[2].b.as_ref().unwrap(), 0).unwrap());
+    let (ga, gb) =
+        (glyph(c.locations[2].a.as_ref().unwrap(), 0).unwrap(), glyph(c.locations[2].b.as_ref().unwrap(), 0).unwrap());
     let want: Vec<(f32, f32)> =
         minus(gb.bar, Some(ga.bar)).into_iter().filter_map(|p| span_px(&scale, p, 1.0)).collect();
     let got: Vec<(f32, f32)> = red.iter().map(|r| (r.x, r.w)).collect();
@@ -90,7 +91,8 @@ fn aligned_at_a_region_instance_glyphs_sit_at_their_time_from_each_origin() {
     // B's compute is slower: aligned at the 5th compute each run's 0 is there, and the ticks sit at m1 - origin.
     let a = run(2, 10, |_| 1000);
     let b = run(2, 10, |_| 1500);
-    let options = CompareOptions { align: Align::parse("region:compute:5").unwrap(), ranks: RankMap::Index, window: None };
+    let options =
+        CompareOptions { align: Align::parse("region:compute:5").unwrap(), ranks: RankMap::Index, window: None };
     let c = compared(&a, &b, &options);
     let w = c.windows.expect("windows");
     assert_eq!((w.a.origin_ns, w.b.origin_ns), (4 * 1050, 4 * 1550));

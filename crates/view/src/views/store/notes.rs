@@ -81,8 +81,14 @@ mod tests {
         pane.set_time_range(250_000.0, 500_000.0);
         assert_eq!(pane.note_range(), Some(TimeWindow { start_ns: 250_000, end_ns: 500_000 }));
         let text = "<img src=x onerror=alert(1)> slow phase";
-        let note =
-            Note { t0_ns: 300_000, t1_ns: 400_000, text: text.into(), colour: Colour::Red, location: None, interval: false };
+        let note = Note {
+            t0_ns: 300_000,
+            t1_ns: 400_000,
+            text: text.into(),
+            colour: Colour::Red,
+            location: None,
+            interval: false,
+        };
         let (set, trace) = pane.notes_mut();
         assert_eq!(set.add(trace, note).expect("added"), 0);
         // Drawn over the store's rows: the band at its times, the flag's text as text.

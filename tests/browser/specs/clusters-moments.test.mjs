@@ -50,7 +50,7 @@ test('clusters marked in the moments view: colours, representatives, the outlier
   const file = behaviours();
   const cli = weftJson('clusters', file);
   const { server, url } = await startServer();
-  const { browser, page, problems } = await openPage('webgl', url, { width: 1500, height: 950 });
+  const { browser, page, problems } = await openPage('webgpu', url, { width: 1500, height: 950 });
   try {
     await page.setInputFiles('#file-input', file);
     await waitReady(page, 2);

@@ -47,7 +47,7 @@ test('notes: hover shows a note\'s text; a store opened by URL takes notes, draw
   const { server, url } = await startServer();
   const rel = path.relative(repoRoot, store);
   const storeUrl = `${url}?store=${url}${rel}/`;
-  let { browser, page, problems } = await openPage('webgl', `${url}#sample=timeline`, { width: 1400, height: 800 });
+  let { browser, page, problems } = await openPage('webgpu', `${url}#sample=timeline`, { width: 1400, height: 800 });
   const exported = path.join(outDir, 'notes-store.weft-notes.json');
   try {
     // A trace's timeline: a range note's flag names it on hover, its text as text.
@@ -97,7 +97,7 @@ test('notes: hover shows a note\'s text; a store opened by URL takes notes, draw
     const json = await page.evaluate(() => window.weft.viewer.notes_export('store'));
     fs.writeFileSync(exported, json);
     await browser.close();
-    ({ browser, page, problems } = await openPage('webgl', link, { width: 1400, height: 800 }));
+    ({ browser, page, problems } = await openPage('webgpu', link, { width: 1400, height: 800 }));
     await page.waitForFunction(() => window.weft.store && window.weft.store.answers >= 1, null, { timeout: 120_000 });
     await page.waitForFunction((n) => window.weft.viewer.notes_list().length === n, saved.length, { timeout: 10_000 });
     assert.deepEqual(await notesOf(page), saved, 'the link\'s notes on the store it names');
@@ -106,7 +106,7 @@ test('notes: hover shows a note\'s text; a store opened by URL takes notes, draw
 
     // The file: imported into a fresh page of the same store.
     await browser.close();
-    ({ browser, page, problems } = await openPage('webgl', storeUrl, { width: 1400, height: 800 }));
+    ({ browser, page, problems } = await openPage('webgpu', storeUrl, { width: 1400, height: 800 }));
     await page.waitForFunction(() => window.weft.store && window.weft.store.answers >= 1, null, { timeout: 120_000 });
     assert.equal((await notesOf(page)).length, 0);
     await page.click('#notes-toggle');

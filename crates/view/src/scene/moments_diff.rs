@@ -2,7 +2,7 @@
 //! a row per pair of locations (the comparison's rows, paired by its rank mapping), A's glyph in the row's
 //! upper half and B's in its lower half on one time axis of aligned time (0 at each run's origin, so a
 //! region alignment lines both up). Each glyph is the paper's: a bar of length m0 centred at m1, a tick at m1,
-//! a deviation bar out to m1 +- m2, a skew line from m1 to m1 + m3. The change is coloured on the bars: the
+//! a deviation bar out to m1 +- m2 (thin, over the bar), a skew line from m1 to m1 + m3. The change is coloured on the bars: the
 //! part of B's bar A's does not cover red (B busy there, A not), the part of A's bar B's does not cover blue
 //! and hatched (A busy there, B no longer), and a line from A's tick to B's red where B's mean comes later,
 //! blue where earlier. More pairs than pixel rows merge, as the moment view merges rows: each mark covers the
@@ -196,17 +196,11 @@ pub fn diff_moments(c: &Comparison, width: f32, title: &str) -> MomentsDiff {
             );
         }
         let half = row_h / 2.0;
-        // A above, B below: deviation behind the bar, the bar with the change coloured, the skew, the tick.
+        // A above, B below: the bar with the change coloured, the deviation over it, the skew, the tick.
         for (g, other, top, fill, lost) in [(ga, gb, y, A_FILL, SHRANK), (gb, ga, y + half, B_FILL, GREW)] {
             let Some(g) = g else { continue };
             let (bar_y, bar_h) = if tall { (top + half * 0.2, half * 0.6) } else { (top, half.max(0.5)) };
             let mid = top + half / 2.0;
-            if tall {
-                if let Some((x, w)) = span_px(&scale, g.dev, 1.0) {
-                    let dh = (half * 0.22).max(1.5);
-                    s.rects.push(RectInstance::filled(x, mid - dh / 2.0, w, dh, DEVIATION));
-                }
-            }
             if let Some((x, w)) = span_px(&scale, g.bar, 1.0) {
                 s.rects.push(RectInstance::filled(x, bar_y, w, bar_h, fill));
             }
@@ -215,6 +209,13 @@ pub fn diff_moments(c: &Comparison, width: f32, title: &str) -> MomentsDiff {
                 if let Some((x, w)) = span_px(&scale, part, 1.0) {
                     let shape = if lost == SHRANK { Shape::Hatched } else { Shape::Rect };
                     s.rects.push(RectInstance::filled(x, bar_y, w, bar_h, lost).with_shape(shape));
+                }
+            }
+            // The deviation over the bar (a thin line, so the bar's change stays seen): m2 is mostly inside m0.
+            if tall {
+                if let Some((x, w)) = span_px(&scale, g.dev, 1.0) {
+                    let dh = (half * 0.12).max(1.5);
+                    s.rects.push(RectInstance::filled(x, mid - dh / 2.0, w, dh, DEVIATION));
                 }
             }
             if tall && g.skew.1 > g.skew.0 {

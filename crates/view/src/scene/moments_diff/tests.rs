@@ -80,6 +80,21 @@ fn one_rank_made_slower_is_red_on_its_row_only_where_b_passes_a() {
     let got: Vec<(f32, f32)> = red.iter().map(|r| (r.x, r.w)).collect();
     assert_eq!(got, want);
     assert!(gb.bar.1 > ga.bar.1, "B's busy time ends later");
+    // Each side's deviation is drawn over its bar, out to m1 +- m2.
+    for (k, r) in c.locations.iter().enumerate() {
+        for (side, below) in [(r.a.as_ref().unwrap(), false), (r.b.as_ref().unwrap(), true)] {
+            let g = glyph(side, 0).unwrap();
+            let (x, w) = span_px(&scale, g.dev, 1.0).unwrap();
+            let found = d.scene.rects.iter().any(|q| {
+                q.fill == DEVIATION
+                    && (q.x - x).abs() < 0.01
+                    && (q.w - w).abs() < 0.01
+                    && row_of(&d, q.y) == k
+                    && (q.y > d.rows[k].y + d.rows[k].h / 2.0) == below
+            });
+            assert!(found, "row {k}: a deviation bar for {}", if below { "B" } else { "A" });
+        }
+    }
     // B's mean comes later on rank 2: a red line from A's tick to B's.
     assert!(d.scene.lines.iter().any(|l| l.color == GREW && row_of(&d, l.y0) == 2));
     // The pair's name, and a hover row per pair.

@@ -190,6 +190,8 @@ pub fn cluster_color(k: u32) -> Rgba {
 
 /// The representative's diamond and the outlier's triangle: dark outlines.
 pub const CLUSTER_MARK_EDGE: Rgba = rgba(0x1a, 0x1a, 0x1a, 0xff);
+/// The outlier's triangle (magenta: the orange chevrons say "cut by the axis").
+pub const OUTLIER_MARK: Rgba = rgba(0xc2, 0x18, 0x5b, 0xff);
 
 /// Options of the moment view.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -404,7 +406,7 @@ fn cluster_mark(scene: &mut Scene, x0: f32, g: &RowGroup, roles: &[ClusterRole])
     let (x, y) = (x0 - size - 3.0, g.y + (g.h - size) / 2.0);
     if let Some(ClusterRole::Outlier(_)) = roles.iter().find(|r| matches!(r, ClusterRole::Outlier(_))) {
         scene.rects.push(
-            RectInstance::filled(x, y, size, size, CLIPPED)
+            RectInstance::filled(x, y, size, size, OUTLIER_MARK)
                 .with_shape(Shape::TriangleUp)
                 .with_border(CLUSTER_MARK_EDGE, 1.0),
         );
@@ -562,7 +564,7 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &MomentViewOptions, range: O
         for (mark, text) in [(Shape::Diamond, "representative"), (Shape::TriangleUp, "outlier")] {
             let w = 22.0 + super::axis::label_width_px(text, size);
             let (at, mid) = place(w, &mut x, &mut line);
-            let fill = if mark == Shape::Diamond { cluster_color(0) } else { CLIPPED };
+            let fill = if mark == Shape::Diamond { cluster_color(0) } else { OUTLIER_MARK };
             scene.rects.push(
                 RectInstance::filled(at + 4.0, mid - 5.0, 10.0, 10.0, fill)
                     .with_shape(mark)

@@ -134,7 +134,7 @@ pub fn diff_moments(c: &Comparison, width: f32, title: &str) -> MomentsDiff {
     // Pairs per drawn row, and the row's height.
     let per = if n as f32 > PLOT_MAX_PX { (n as f32 / PLOT_MAX_PX).ceil() as usize } else { 1 };
     let shown = n.div_ceil(per).max(1);
-    let row_h = (PLOT_MAX_PX / shown as f32).min(ROW_MAX_PX).max(1.0);
+    let row_h = (PLOT_MAX_PX / shown as f32).clamp(1.0, ROW_MAX_PX);
     let y0 = HEAD_PX + AXIS_HEIGHT_PX + 4.0;
     let height = y0 + shown as f32 * row_h + MARGIN;
     let mut s = Scene::new(width, height, BACKGROUND);

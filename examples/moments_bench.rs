@@ -83,6 +83,7 @@ fn main() {
         color: Some(color),
         empty_hint: def.empty_hint(),
         axis_ns: None,
+        clusters: None,
     };
     let gopts = UtilizationOptions { definition: def.describe(), empty_hint: def.empty_hint() };
     let fit = Viewport::fit(trace.span_ns, sorted.len(), 1200.0, 900.0);

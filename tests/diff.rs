@@ -184,6 +184,21 @@ fn one_region_twice_as_slow_on_one_thread_is_the_only_change() {
     let rects = |fill: &str| svg.lines().filter(|l| l.starts_with("<rect") && l.contains(fill)).count();
     assert_eq!(rects("fill=\"#d62728\""), 3, "the legend's swatch, compute's and main's growth (B slower)");
     assert_eq!(rects("url(#hatch-1f6fd1ff)"), 1, "only the legend's swatch: nothing got faster");
+    // The moments in the moment view's glyphs (`--moments`): a row per thread, B's bar red beyond A's on
+    // thread 3 alone (the legend's swatch and its row's growth), the mean's move a red line.
+    let pic = dir.join("moments.svg");
+    let (sa, sb, sp) = (a.to_string_lossy(), b.to_string_lossy(), pic.to_string_lossy());
+    weft_ok(&["render", "diff", &sa, &sb, "--moments", "-o", &sp]);
+    let pic = std::fs::read_to_string(pic).expect("the SVG");
+    assert!(pic.contains("Moments per location") && pic.contains("paired by index"), "{pic}");
+    let red: Vec<&str> = pic.lines().filter(|l| l.starts_with("<rect") && l.contains("fill=\"#d62728\"")).collect();
+    assert!(red.len() >= 2, "the legend's swatch and thread 3's growth: {red:?}");
+    let y_of = |l: &str| -> f32 {
+        let at = l.find(" y=\"").expect("y") + 4;
+        l[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    let rows: Vec<f32> = red.iter().skip(1).map(|l| y_of(l)).collect();
+    assert!(rows.windows(2).all(|w| (w[0] - w[1]).abs() < 30.0), "one row's growth: {rows:?}");
 }
 
 #[test]

@@ -368,6 +368,7 @@ fn both_views(t: &Trace, def: &BusyDefinition) -> (Vec<LocationMoments>, Viewpor
             color: None,
             empty_hint: def.empty_hint(),
             axis_ns: None,
+            clusters: None,
         },
     );
     (rows, view, gantt, moments)

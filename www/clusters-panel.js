@@ -3,7 +3,9 @@
 // of the clusters (size, spread, the representative location) and the outliers, and the toggle "group ranks
 // by behaviour": the timeline then shows one representative row per cluster and every outlier in full (the
 // others hidden through the timeline's `hidden` option, so the grouping travels in the permalink), each
-// representative row badged with its cluster's size and spread. The worker clusters
+// representative row badged with its cluster's size and spread. The Moments view marks the same clustering
+// (Viewer.moments_mark_clusters: each bar in its cluster's colour, a diamond on each representative, a
+// triangle on each outlier, the grouping in its legend). The worker clusters
 // (crates/worker/src/histogram.rs over analyses::clusters, the JSON of `weft clusters --json`); this file asks
 // and arranges the answers. Trace text goes in with textContent only.
 
@@ -105,6 +107,8 @@ export class ClustersPanel extends ViewPanel {
     const wasGrouped = !!this.grouped;
     if (wasGrouped) this.setGrouped(false);
     this.result = answer.result;
+    // The Moments view marks the same clustering: bars by cluster, representatives and outliers, in words.
+    this.call(() => this.viewer.moments_mark_clusters(JSON.stringify(this.result)));
     this.render();
     if (wasGrouped) this.setGrouped(true);
     this.weft.clusterings = (this.weft.clusterings || 0) + 1;

@@ -124,12 +124,52 @@ export function matrixView(c, unit) {
 
 // --- Moments per location -----------------------------------------------------------------------------------
 
+/**
+ * The moments picture of B's worker (`compare_moments`: {svg, width, height, rows, t0_ns, t1_ns}, drawn by
+ * scene::moments_diff in the moment view's glyphs) as an image with a hover naming the pair under the pointer
+ * with A's, B's and the change of m0..m3 (`comparison.locations`). Returns the element and a `dispose`.
+ */
+export function momentsGlyphView(answer, c, f) {
+  const url = URL.createObjectURL(new Blob([answer.svg], { type: 'image/svg+xml' }));
+  const img = el('img', { id: 'compare-moments-img', src: url, width: String(answer.width), height: String(answer.height), alt: "Each location's moments in A (upper glyph) and B (lower), the change coloured" });
+  const tip = el('div', { id: 'compare-moments-tip', class: 'compare-tip', hidden: '' });
+  const box = el('div', { id: 'compare-moments-glyphs', class: 'compare-flame' }, img, tip);
+  img.addEventListener('mousemove', (e) => {
+    const r = img.getBoundingClientRect();
+    const y = (e.clientY - r.top) * answer.height / Math.max(1, r.height);
+    const row = answer.rows.find((w) => y >= w.y && y < w.y + w.h);
+    if (!row) { tip.hidden = true; return; }
+    tip.replaceChildren(...momentsTipLines(c.locations[row.first], row.count, c, f).map((t, i) => el(i ? 'div' : 'b', { text: t })));
+    tip.hidden = false;
+    const below = e.clientY + 16 + tip.offsetHeight <= window.innerHeight;
+    tip.style.left = `${Math.max(4, Math.min(e.clientX + 14, window.innerWidth - tip.offsetWidth - 4))}px`;
+    tip.style.top = `${below ? e.clientY + 16 : Math.max(4, e.clientY - tip.offsetHeight - 10)}px`;
+  });
+  img.addEventListener('mouseleave', () => { tip.hidden = true; });
+  return { element: box, dispose: () => URL.revokeObjectURL(url) };
+}
+
+/** A pair's name as the table and the picture write it. */
+export function pairName(r) {
+  const a = r.a && r.a.name, b = r.b && r.b.name;
+  return a && b ? (a === b ? a : `${a} → ${b}`) : a ? `${a} (A only)` : `${b} (B only)`;
+}
+
+/** The hover's lines for pair `r` (the first of `count` merged into one pixel row): A, B and the change. */
+export function momentsTipLines(r, count, c, f) {
+  const origin = { a: c.windows ? c.windows.a.origin_ns : 0, b: c.windows ? c.windows.b.origin_ns : 0 };
+  const side = (x, o) => (x ? `m0 ${f.fmt(x.m0_ns)}  m1 ${f.fmt(x.m1_ns - o)}  m2 ${f.fmt(x.m2_ns)}  m3 ${f.signed(x.m3_ns)}` : 'no partner');
+  const d = r.delta;
+  const lines = [pairName(r)];
+  if (count > 1) lines.push(`(${count} pairs under a pixel row merged; the first shown)`);
+  lines.push(`A  ${side(r.a, origin.a)}`, `B  ${side(r.b, origin.b)}`,
+    `Δ  m0 ${f.signed(d.busy_ns)}  m1 ${d.m1_ns === null ? '–' : f.signed(d.m1_ns)}  m2 ${f.signed(d.m2_ns)}  m3 ${f.signed(d.m3_ns)}`);
+  return lines;
+}
+
 /** The moments m0..m3 of each pair of locations (`comparison.locations`), A, B and the change. */
 export function momentsView(c, f) {
-  const name = (r) => {
-    const a = r.a && r.a.name, b = r.b && r.b.name;
-    return a && b ? (a === b ? a : `${a} → ${b}`) : a ? `${a} (A only)` : `${b} (B only)`;
-  };
+  const name = pairName;
   const origin = { a: c.windows ? c.windows.a.origin_ns : 0, b: c.windows ? c.windows.b.origin_ns : 0 };
   const m = (side, key, o = 0) => (side ? f.fmt(side[key] - o) : '–');
   const signedF = (x) => (x === null || x === undefined ? '–' : f.signed(x));

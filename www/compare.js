@@ -18,7 +18,7 @@ import { pageUrlParam, nameOfUrl } from './open-url.js';
 import { initStore, storeUrlOf } from './store.js';
 import { visibleText } from './text.js';
 import { runSteps, yieldToBrowser } from './loading.js';
-import { formats, flameView, matrixView, momentsView, waitsView } from './compare-views.js';
+import { formats, flameView, matrixView, momentsView, momentsGlyphView, waitsView } from './compare-views.js';
 
 const PROTOCOL = 1;
 const CHUNK = 4 << 20;
@@ -395,6 +395,7 @@ export function createCompare(app, mod) {
     ui.bar.hidden = true;
     ui.panel.hidden = true;
     stopWorker();
+    aligned(false);
     if (weft.viewer) { try { weft.viewer.timeline_mark_region(-1); } catch { /* not a timeline */ } }
   }
 
@@ -482,10 +483,12 @@ export function createCompare(app, mod) {
       const c = await pairSides(sa.text, sb.text, args);
       if (asked !== s.asked) return;
       s.sides = { a: JSON.parse(sa.text), b: JSON.parse(sb.text) };
+      s.sideTexts = { a: sa.text, b: sb.text };
       s.comparison = c.result;
       const w = s.comparison.windows;
       const origins = w ? { a: w.a.origin_ns, b: w.b.origin_ns } : { a: 0, b: 0 };
       if (origins.a !== s.origins.a || origins.b !== s.origins.b) { s.origins = origins; s.last = null; }
+      aligned(s.comparison.options.align.by === 'region');
       say('');
       renderPanel();
       if (s.marked) mark(s.marked);
@@ -493,6 +496,14 @@ export function createCompare(app, mod) {
       if (asked !== s.asked) return;
       say('');
       ui.panel.replaceChildren(el('p', { className: 'error-text', textContent: `The comparison failed: ${e.message || e}` }));
+    }
+  }
+
+  /** Both timelines' axes in aligned time (0 at each run's origin, each gutter saying where that lies in its
+   *  run), or in each run's own time again. */
+  function aligned(on) {
+    for (const [v, o] of [[weft.viewer, s.origins.a], [s.viewer, s.origins.b]]) {
+      try { if (v) v.set_time_origin(on ? o : NaN); } catch (e) { console.warn('set_time_origin:', e); }
     }
   }
 
@@ -583,10 +594,32 @@ export function createCompare(app, mod) {
     } else if (key === 'moments') {
       const none = lacks(c, 'locations');
       if (none) s.tabBody.replaceChildren(el('p', { id: 'compare-moments-none', textContent: `Moments not compared: run ${none.run}: ${none.why}.` }));
-      else s.tabBody.replaceChildren(momentsView(c, f));
+      else showMoments();
     }
     else if (key === 'waits') s.tabBody.replaceChildren(waitsView(c, f));
     else if (key === 'flame') showFlame();
+  }
+
+  /** The moments in the moment view's glyphs (drawn in B's worker from both sides, once per comparison),
+   *  above the table of their figures. */
+  async function showMoments() {
+    const c = s.comparison;
+    const f = formats(weft.viewer);
+    const asked = s.asked;
+    const table = momentsView(c, f);
+    if (s.momentsPic && s.momentsPic.asked === asked) { s.tabBody.replaceChildren(s.momentsPic.view.element, table); return; }
+    s.tabBody.replaceChildren(el('p', { className: 'muted', textContent: 'drawing the moments…' }), table);
+    try {
+      const width = Math.max(500, Math.floor(ui.panel.getBoundingClientRect().width - 40));
+      const r = await askB('compare-moments', { a: s.sideTexts.a, b: s.sideTexts.b, width, ...s.args });
+      if (asked !== s.asked) return;
+      if (s.momentsPic) s.momentsPic.view.dispose();
+      s.momentsPic = { asked, answer: r.result, view: momentsGlyphView(r.result, c, f) };
+      if (s.tab === 'moments') s.tabBody.replaceChildren(s.momentsPic.view.element, table);
+    } catch (e) {
+      if (asked !== s.asked || s.tab !== 'moments') return;
+      s.tabBody.replaceChildren(el('p', { className: 'error-text', textContent: `The moments could not be drawn: ${e.message || e}` }), table);
+    }
   }
 
   /** The differential flame graph: A's call tree from A's worker, paired and drawn in B's (once per comparison). */

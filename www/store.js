@@ -166,12 +166,17 @@ export function initStore(app) {
     });
   };
 
+  // The store the page's address names (`?store=`): its link's notes are put back once it is open.
+  let fromAddress = null;
   function openUrl(url) {
     const name = new URL(url).pathname.split('/').filter(Boolean).pop() || new URL(url).host;
+    const named = storeUrlOf(location);
+    fromAddress = named && new URL(named, location.href).href === new URL(url, location.href).href ? url : null;
     start({ url }, name);
   }
 
   function openFolder(name, entries) {
+    fromAddress = null;
     start({ entries }, name);
   }
 
@@ -212,6 +217,9 @@ export function initStore(app) {
       app.setState('ready');
       weft.loads += 1;
       for (const f of weft.hooks.storeOpened || []) f(msg);
+      // The notes the link carries (permalink.js writes a store's notes as a trace's), on the store it names.
+      if (fromAddress && weft.notesPanel) weft.notesPanel.fromLink(new URLSearchParams(location.hash.slice(1)).get('notes') || '');
+      fromAddress = null;
       requestAnimationFrame(poll);
     } else if (msg.type === 'progress') {
       weft.viewer.store_in_flight(msg.inFlight);

@@ -5,7 +5,7 @@
 // (www/pkg-worker: the readers and analyses, no renderer), not the page's.
 
 import init, { WorkerSession, FileSet, sample, relayout_execgraph, moments_for, induce_fault, open_view, protocol_version, human_bytes, diagnose, wait_causes, what_if,
-  compare_side, compare_pair, compare_calltree_side, compare_flame, two_runs, two_runs_head_bytes, call_tree_of, call_path_intervals, io_summary_of } from './pkg-worker/weft.js';
+  compare_side, compare_pair, compare_calltree_side, compare_flame, compare_moments, two_runs, two_runs_head_bytes, call_tree_of, call_path_intervals, io_summary_of } from './pkg-worker/weft.js';
 import { streamUrl, nameOfUrl, FetchError } from './open-url.js';
 import { HISTOGRAM_QUESTIONS, histogramAnswer } from './histogram-answers.js';
 
@@ -161,6 +161,7 @@ async function compareAnswer(msg) {
   if (msg.what === 'compare-side') return { text: compare_side(msg.which, msg.align, msg.ranks, nan(msg.t0), nan(msg.t1)) };
   if (msg.what === 'compare-pair') return { result: JSON.parse(compare_pair(msg.a, msg.b, msg.align, msg.ranks, nan(msg.t0), nan(msg.t1))) };
   if (msg.what === 'compare-calltree') return { text: compare_calltree_side(msg.which, msg.align, msg.ranks, nan(msg.t0), nan(msg.t1)) };
+  if (msg.what === 'compare-moments') return { result: JSON.parse(compare_moments(msg.a, msg.b, msg.align, msg.ranks, nan(msg.t0), nan(msg.t1), msg.width)) };
   if (msg.what === 'compare-flame') return { result: JSON.parse(compare_flame(msg.a, msg.align, msg.ranks, nan(msg.t0), nan(msg.t1), msg.width)) };
   if (msg.what === 'two-runs') {
     const head = async (f) => new Uint8Array(await f.slice(0, two_runs_head_bytes()).arrayBuffer());

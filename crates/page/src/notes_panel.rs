@@ -6,8 +6,7 @@
 use super::viewer::{to_js, Viewer};
 use serde_json::json;
 use wasm_bindgen::prelude::*;
-use weft_view::views::notes::{self, Colour, Note, NotesTrace};
-use weft_view::views::timeline::TimelinePane;
+use weft_view::views::notes::{self, Colour, Note, NotesHost, NotesTrace};
 
 fn colour(name: &str) -> Result<Colour, JsValue> {
     Colour::parse(name).ok_or_else(|| JsValue::from(format!("no note colour '{name}'")))
@@ -25,9 +24,10 @@ pub fn is_notes_file(text: &str) -> bool {
 
 #[wasm_bindgen]
 impl Viewer {
-    /// Whether notes can be taken: a trace's timeline is loaded.
+    /// Whether notes can be taken: a trace's timeline or a store's is loaded.
     pub fn notes_available(&mut self) -> bool {
-        self.view_set_unchanged().trace_timeline().is_some()
+        let set = self.view_set_unchanged();
+        set.trace_timeline().is_some() || set.store_pane().is_some()
     }
 
     /// The notes, `[{index, t0_ns, t1_ns, text, colour, location, interval, unresolved}]`.
@@ -71,7 +71,7 @@ impl Viewer {
     pub fn notes_add_here(&mut self, text: &str, colour_name: &str) -> Result<JsValue, JsValue> {
         let colour = colour(colour_name)?;
         let pane = self.notes_pane()?;
-        let (hovered, selection) = (pane.hovered_interval(), pane.selection());
+        let (hovered, selection) = (pane.hovered_interval(), pane.note_range());
         let (set, trace) = pane.notes_mut();
         let (index, kind) = match (hovered, selection) {
             (Some(i), _) => (set.add_interval(trace, i, text, colour).map_err(err)?, "interval"),
@@ -126,7 +126,7 @@ impl Viewer {
     /// The notes as the JSON file (docs/notes.md) for the trace named `name`.
     pub fn notes_export(&mut self, name: &str) -> Result<String, JsValue> {
         let pane = self.notes_seen()?;
-        let trace = NotesTrace { name: name.to_string(), span_ns: pane.trace().span_ns };
+        let trace = NotesTrace { name: name.to_string(), span_ns: pane.notes_trace().span_ns };
         Ok(notes::to_json(pane.notes().notes(), &trace))
     }
 
@@ -135,7 +135,7 @@ impl Viewer {
     pub fn notes_import(&mut self, text: &str, name: &str) -> Result<JsValue, JsValue> {
         let file = notes::from_json(text).map_err(err)?;
         let pane = self.notes_pane()?;
-        let mut warnings = notes::mismatch(&file, name, pane.trace().span_ns);
+        let mut warnings = notes::mismatch(&file, name, pane.notes_trace().span_ns);
         let (set, trace) = pane.notes_mut();
         warnings.extend(set.replace(trace, file.notes));
         Ok(to_js(&json!({"count": set.len(), "warnings": warnings})))
@@ -143,13 +143,20 @@ impl Viewer {
 }
 
 impl Viewer {
-    /// The notes' pane, for a question that changes nothing drawn.
-    fn notes_seen(&mut self) -> Result<&mut TimelinePane, JsValue> {
-        let none = || JsValue::from("notes are taken on a trace's timeline; none is loaded");
-        self.view_set_unchanged().trace_timeline().ok_or_else(none)
+    /// The timeline the notes are on (a trace's, else a store's), for a question that changes nothing drawn.
+    fn notes_seen(&mut self) -> Result<&mut dyn NotesHost, JsValue> {
+        host(self.view_set_unchanged())
     }
 
-    fn notes_pane(&mut self) -> Result<&mut TimelinePane, JsValue> {
-        self.view_set().trace_timeline().ok_or_else(|| "notes are taken on a trace's timeline; none is loaded".into())
+    fn notes_pane(&mut self) -> Result<&mut dyn NotesHost, JsValue> {
+        host(self.view_set())
     }
+}
+
+fn host(set: &mut weft_view::views::set::ViewSet) -> Result<&mut dyn NotesHost, JsValue> {
+    let none = || JsValue::from("notes are taken on a trace's or a store's timeline; none is loaded");
+    if set.trace_timeline().is_some() {
+        return set.trace_timeline().map(|p| p as &mut dyn NotesHost).ok_or_else(none);
+    }
+    set.store_pane().map(|p| p as &mut dyn NotesHost).ok_or_else(none)
 }

@@ -198,6 +198,13 @@ impl Viewer {
         Ok(())
     }
 
+    /// Mark the clusters panel's answer (`weft clusters --json`'s text) in the moments view: bars coloured by
+    /// cluster, representatives and outliers marked, the grouping said; an empty text clears the marks.
+    pub fn moments_mark_clusters(&mut self, json: &str) -> Result<(), JsValue> {
+        let json = (!json.is_empty()).then_some(json);
+        self.view_set().mark_clusters(json).map_err(|e| JsValue::from_str(&e))
+    }
+
     /// The worker's moments of the loaded trace for the busy definition the moments view asked for (the
     /// worker's `moments_for`): shown from now on; the view kept the old ones until now.
     pub fn receive_moments(&mut self, bundle: &[u8]) -> Result<(), JsValue> {
@@ -289,6 +296,12 @@ impl Viewer {
     /// Show [t0, t1] (ns from the trace's start).
     pub fn set_time_range(&mut self, t0_ns: f64, t1_ns: f64) {
         self.with_pane(|p| p.set_time_range(t0_ns, t1_ns));
+    }
+
+    /// Label the timeline's axis in aligned time: 0 at `origin_ns` (ns from the trace's start), negative
+    /// before it, the origin said in the gutter; not a number: the trace's own time again.
+    pub fn set_time_origin(&mut self, origin_ns: f64) {
+        self.with_pane(|p| p.set_time_origin(origin_ns.is_finite().then_some(origin_ns)));
     }
 
     /// What is under (x, y) as `{title, lines, detail}`, highlighted; null when nothing.

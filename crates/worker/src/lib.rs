@@ -12,6 +12,7 @@
 mod bench;
 mod calltree;
 mod compare;
+mod compare_moments;
 mod diagnosis;
 mod histogram;
 mod io;
@@ -20,6 +21,7 @@ mod worker;
 
 pub use calltree::{call_path_intervals, call_tree_of};
 pub use compare::{compare_calltree_side, compare_flame, compare_pair, compare_side, two_runs, two_runs_head_bytes};
+pub use compare_moments::compare_moments;
 pub use diagnosis::{diagnose, wait_causes, what_if};
 pub use histogram::{clusters_of, histogram_instances, histogram_outliers, region_histogram};
 pub use io::io_summary_of;

@@ -81,10 +81,13 @@ pub struct RenderArgs {
     /// Draw the differential flame graph instead: B's call tree coloured by each path's change against A.
     #[arg(long)]
     flame: bool,
+    /// Draw the moments per location instead: A's and B's glyphs of the moment view, the change coloured.
+    #[arg(long, conflicts_with = "flame")]
+    moments: bool,
 }
 
-/// `weft render diff A B -o out.svg`: `scene::compare`'s picture of the comparison, or with `--flame`
-/// `scene::flame_diff`'s of the call trees.
+/// `weft render diff A B -o out.svg`: `scene::compare`'s picture of the comparison, with `--flame`
+/// `scene::flame_diff`'s of the call trees, with `--moments` `scene::moments_diff`'s of the moments.
 pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
     let options = options(&a.align, &a.ranks, a.window.as_deref())?;
     if a.flame {
@@ -108,6 +111,16 @@ pub fn render(a: RenderArgs, scale: f32) -> Result<(), Box<dyn std::error::Error
         return Ok(());
     }
     let c = compared(&a.a, &a.b, &options)?;
+    if a.moments {
+        let title = format!(
+            "Moments per location: A {} (upper) against B {} (lower)",
+            esc(&a.a.display().to_string()),
+            esc(&a.b.display().to_string())
+        );
+        let d = weft::scene::moments_diff::diff_moments(&c, a.width, &title);
+        crate::picture::write(&d.scene, &a.out, scale)?;
+        return Ok(());
+    }
     let scene = weft::scene::compare::build_compare(&c, a.width, a.top);
     crate::picture::write(&scene, &a.out, scale)?;
     Ok(())

@@ -117,6 +117,7 @@ pub fn run(a: Args, scale: f32) -> Result<(), Box<dyn std::error::Error>> {
         color: None,
         empty_hint: definition.empty_hint(),
         axis_ns: None,
+        clusters: None,
     };
     let moments = build_moment_view(&rows, &view, &opts);
     let scene = if a.no_gantt {

@@ -17,6 +17,7 @@ pub mod groups;
 pub mod legend;
 pub mod message_marks;
 pub mod moments;
+pub mod moments_diff;
 pub mod note_marks;
 pub mod number;
 pub mod palette;

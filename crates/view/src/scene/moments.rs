@@ -11,7 +11,7 @@
 //! instances are bounded by the visible pixel rows, not by the number of locations. Must not compute moments.
 
 use super::axis::{draw_time_axis, TimeScale, AXIS_HEIGHT_PX};
-use super::{palette, rgba, Label, LineInstance, RectInstance, Rgba, Scene};
+use super::{palette, rgba, Label, LineInstance, RectInstance, Rgba, Scene, Shape};
 use std::ops::Range;
 use weft_analyses::moments::LocationMoments;
 
@@ -146,6 +146,53 @@ pub struct ColorEncoding {
     pub values: Vec<f64>,
 }
 
+/// Clusters of locations (`analyses::clusters`, the clusters panel's answer) marked in the moment view: each
+/// row's bar in its cluster's colour, the representative's row with a diamond in that colour and each
+/// outlier's bar outlined with a triangle beside it, and the grouping in words under the legend.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClusterMarks {
+    /// Each location's cluster, by location index (None: not clustered).
+    pub cluster: Vec<Option<u32>>,
+    /// Location indices of the clusters' representatives (medoids).
+    pub representatives: Vec<u32>,
+    /// Location indices of the outliers.
+    pub outliers: Vec<u32>,
+    /// The grouping in words (`weft clusters`' summary).
+    pub said: String,
+}
+
+/// What a row is in the clustering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClusterRole {
+    Member(u32),
+    Representative(u32),
+    Outlier(u32),
+}
+
+impl ClusterMarks {
+    /// Location `l`'s cluster and role; None when it is not clustered.
+    pub fn role(&self, l: u32) -> Option<ClusterRole> {
+        let k = (*self.cluster.get(l as usize)?)?;
+        Some(if self.outliers.contains(&l) {
+            ClusterRole::Outlier(k)
+        } else if self.representatives.contains(&l) {
+            ClusterRole::Representative(k)
+        } else {
+            ClusterRole::Member(k)
+        })
+    }
+}
+
+/// Cluster `k`'s colour.
+pub fn cluster_color(k: u32) -> Rgba {
+    palette::categorical_index(k as usize)
+}
+
+/// The representative's diamond and the outlier's triangle: dark outlines.
+pub const CLUSTER_MARK_EDGE: Rgba = rgba(0x1a, 0x1a, 0x1a, 0xff);
+/// The outlier's triangle (magenta: the orange chevrons say "cut by the axis").
+pub const OUTLIER_MARK: Rgba = rgba(0xc2, 0x18, 0x5b, 0xff);
+
 /// Options of the moment view.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MomentViewOptions {
@@ -159,6 +206,8 @@ pub struct MomentViewOptions {
     pub empty_hint: String,
     /// The moment view's own time axis [t0, t1] in ns, when it has one; None: the viewport's (the Gantt chart's).
     pub axis_ns: Option<(f64, f64)>,
+    /// Clusters of the locations to mark (None: no clustering shown).
+    pub clusters: Option<ClusterMarks>,
 }
 
 /// Text of a location row that has no busy time while others have some.
@@ -303,13 +352,29 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
                 scene.rects.push(RectInstance::filled(x, g.y, w, g.h, SKEW));
             }
         }
-        let fill = match (color, range) {
-            (Some(_), Some((lo, hi))) => ramp((e.value_sum / e.busy_rows as f64 - lo) / (hi - lo).max(1e-300)),
+        // Clusters: the group's first row's cluster colours the bar; a representative among the group's rows
+        // gets a diamond left of the plot, an outlier a triangle and an outlined bar.
+        let roles: Vec<ClusterRole> = match &opts.clusters {
+            Some(c) => rows[g.rows.clone()].iter().filter_map(|m| c.role(m.location)).collect(),
+            None => Vec::new(),
+        };
+        let fill = match (roles.first(), color, range) {
+            (Some(ClusterRole::Member(k) | ClusterRole::Representative(k) | ClusterRole::Outlier(k)), ..) => {
+                cluster_color(*k)
+            }
+            (None, Some(_), Some((lo, hi))) => ramp((e.value_sum / e.busy_rows as f64 - lo) / (hi - lo).max(1e-300)),
             _ => BAR,
         };
+        let outlier = roles.iter().any(|r| matches!(r, ClusterRole::Outlier(_)));
         if let Some((x, w)) = span_px(&scale, e.bar, 1.0) {
-            scene.rects.push(RectInstance::filled(x, mid - bar_h / 2.0, w, bar_h, fill));
+            let bar = RectInstance::filled(x, mid - bar_h / 2.0, w, bar_h, fill);
+            scene.rects.push(if outlier {
+                bar.with_border(CLUSTER_MARK_EDGE, if tall { 2.0 } else { 1.0 })
+            } else {
+                bar
+            });
         }
+        cluster_mark(&mut scene, x0, g, &roles);
         // Tall rows: the skew line from m1, above the bar.
         if tall && e.skew.1 > e.skew.0 {
             if let Some((x, w)) = span_px(&scale, e.skew, 0.0) {
@@ -332,6 +397,28 @@ pub fn build_moment_view(rows: &[LocationMoments], view: &Viewport, opts: &Momen
         no_busy_notice(&mut scene, view, &opts.empty_hint);
     }
     scene
+}
+
+/// The representative's diamond (in its cluster's colour) or the outlier's triangle, in the margin left of
+/// the plot at `x0`, on row group `g`.
+fn cluster_mark(scene: &mut Scene, x0: f32, g: &RowGroup, roles: &[ClusterRole]) {
+    let size = g.h.clamp(3.0, 11.0);
+    let (x, y) = (x0 - size - 3.0, g.y + (g.h - size) / 2.0);
+    if let Some(ClusterRole::Outlier(_)) = roles.iter().find(|r| matches!(r, ClusterRole::Outlier(_))) {
+        scene.rects.push(
+            RectInstance::filled(x, y, size, size, OUTLIER_MARK)
+                .with_shape(Shape::TriangleUp)
+                .with_border(CLUSTER_MARK_EDGE, 1.0),
+        );
+    } else if let Some(ClusterRole::Representative(k)) =
+        roles.iter().find(|r| matches!(r, ClusterRole::Representative(_)))
+    {
+        scene.rects.push(
+            RectInstance::filled(x, y, size, size, cluster_color(*k))
+                .with_shape(Shape::Diamond)
+                .with_border(CLUSTER_MARK_EDGE, 1.0),
+        );
+    }
 }
 
 fn value_range(values: &[f64]) -> (f64, f64) {
@@ -472,6 +559,22 @@ fn legend(scene: &mut Scene, view: &Viewport, opts: &MomentViewOptions, range: O
             scene.rects.push(RectInstance::filled(at + k as f32 * 5.0, mid - 5.0, 5.5, 10.0, ramp(v)));
         }
         scene.labels.push(Label::new(at + 106.0, mid, text, palette::TEXT, size).clipped(right - at - 106.0));
+    }
+    if let Some(c) = &opts.clusters {
+        for (mark, text) in [(Shape::Diamond, "representative"), (Shape::TriangleUp, "outlier")] {
+            let w = 22.0 + super::axis::label_width_px(text, size);
+            let (at, mid) = place(w, &mut x, &mut line);
+            let fill = if mark == Shape::Diamond { cluster_color(0) } else { OUTLIER_MARK };
+            scene.rects.push(
+                RectInstance::filled(at + 4.0, mid - 5.0, 10.0, 10.0, fill)
+                    .with_shape(mark)
+                    .with_border(CLUSTER_MARK_EDGE, 1.0),
+            );
+            scene.labels.push(Label::new(at + 22.0, mid, text, palette::TEXT, size).clipped(right - at - 22.0));
+        }
+        let text = format!("bars coloured by cluster: {}", c.said);
+        let (at, mid) = place(right - MARGIN_PX - 12.0, &mut x, &mut line);
+        scene.labels.push(Label::new(at, mid, text, palette::TEXT, size).clipped(right - at));
     }
     let mid = top + 7.0 + (line + 1) as f32 * LEGEND_LINE_PX;
     scene.labels.push(

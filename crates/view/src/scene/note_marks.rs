@@ -48,6 +48,43 @@ fn row_band(layout: &TimelineLayout, view: &TimelineView, location: u32) -> Opti
 
 /// Draw the notes of `notes` visible in `view`.
 pub fn draw(sc: &mut Scene, notes: &NoteSet, trace: &Trace, layout: &TimelineLayout, view: &TimelineView) {
+    draw_with_boxes(sc, notes, trace, layout, view, &mut Vec::new());
+}
+
+/// How near (px) an edge of a range note the pointer names it.
+const EDGE_HIT_PX: f32 = 3.0;
+
+/// The note whose flag, interval outline or range edge is under (x, y) in `view` (the one drawn last where
+/// several are): what the timeline's hover names with the note's text.
+pub fn hit(
+    notes: &NoteSet,
+    trace: &Trace,
+    layout: &TimelineLayout,
+    view: &TimelineView,
+    x: f32,
+    y: f32,
+) -> Option<usize> {
+    if notes.is_empty() {
+        return None;
+    }
+    let mut boxes = Vec::new();
+    draw_with_boxes(&mut Scene::new(view.width, view.height, 0), notes, trace, layout, view, &mut boxes);
+    let inside = |b: &[f32; 4]| x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3];
+    // Flags first (where the text is), then outlines and edges; the one drawn last of each.
+    let flag = boxes.iter().rev().find(|(_, b, flag)| *flag && inside(b));
+    flag.or_else(|| boxes.iter().rev().find(|(_, b, _)| inside(b))).map(|&(k, _, _)| k)
+}
+
+/// [`draw`], keeping each note's boxes that name it on hover (its flag, marked true; its outline, or its
+/// range's edges).
+fn draw_with_boxes(
+    sc: &mut Scene,
+    notes: &NoteSet,
+    trace: &Trace,
+    layout: &TimelineLayout,
+    view: &TimelineView,
+    boxes: &mut Vec<(usize, [f32; 4], bool)>,
+) {
     let (x_left, x_right) = (view.track_x0(), view.width);
     let (top, bottom) = (AXIS_PX, view.plot_bottom());
     let lane = layout.metrics.lane_px;
@@ -81,6 +118,13 @@ pub fn draw(sc: &mut Scene, notes: &NoteSet, trace: &Trace, layout: &TimelineLay
         let (y0c, y1c) = (y0.max(top), y1.min(bottom));
         let (x0, x1) = (a.max(x_left), b.min(x_right));
         let c = n.colour;
+        if n.interval {
+            boxes.push((k, [x0 - 3.0, y0c - 2.0, x1 + 3.0, y1c + 2.0], false));
+        } else {
+            for x in [a, b].into_iter().filter(|&x| x >= x_left && x <= x_right) {
+                boxes.push((k, [x - EDGE_HIT_PX, y0c, x + EDGE_HIT_PX, y1c], false));
+            }
+        }
         sc.decorate(|sc| {
             if n.interval {
                 sc.rects.push(
@@ -110,6 +154,7 @@ pub fn draw(sc: &mut Scene, notes: &NoteSet, trace: &Trace, layout: &TimelineLay
         let meets = |y: f32| placed.iter().any(|p| fx < p[2] && fx + width > p[0] && y < p[3] && y + FLAG_PX > p[1]);
         let fy = places.clone().find(|&y| !meets(y)).or_else(|| places.clone().next()).unwrap_or(top);
         placed.push([fx, fy, fx + width, fy + FLAG_PX]);
+        boxes.push((k, [fx, fy, fx + width, fy + FLAG_PX], true));
         sc.decorate(|sc| {
             sc.rects.push(RectInstance::filled(fx, fy, width, FLAG_PX, colour(c, 0xe8)));
         });
@@ -170,7 +215,16 @@ mod tests {
                 assert!(!meet, "flags meet: {a:?} {b:?}");
             }
         }
+        // Hover: a flag names its note, so do a range's edges; the middle of a band names none.
+        let (f0, f2) = (flags[0], flags[2]);
+        assert_eq!(hit(&notes, &t, &layout, &view, f0.x + 2.0, f0.y + 2.0), Some(0));
+        assert_eq!(hit(&notes, &t, &layout, &view, f2.x + f2.w - 2.0, f2.y + 2.0), Some(2));
+        let edge = view.x_of((span / 2) as f64);
+        assert_eq!(hit(&notes, &t, &layout, &view, edge + 1.0, view.plot_bottom() - 20.0), Some(2), "the later on top");
         notes.remove(2);
+        assert_eq!(hit(&notes, &t, &layout, &view, edge + 1.0, view.plot_bottom() - 20.0), Some(0));
+        let mid = view.x_of((span / 4 + span / 8) as f64);
+        assert_eq!(hit(&notes, &t, &layout, &view, mid, view.plot_bottom() - 20.0), None);
         // Out of view: nothing.
         let mut away = view;
         away.t0_ns = span as f64 * 0.9;

@@ -50,6 +50,11 @@ pub fn stable_hash(s: &str) -> u64 {
     h
 }
 
+/// The `k`-th of the categorical hues (clusters, by index), repeating after 20.
+pub fn categorical_index(k: usize) -> Rgba {
+    CATEGORICAL[k % CATEGORICAL.len()]
+}
+
 /// The colour of a name, stable everywhere.
 pub fn categorical(name: &str) -> Rgba {
     CATEGORICAL[(stable_hash(name) % CATEGORICAL.len() as u64) as usize]

@@ -61,13 +61,25 @@ pub struct TimelineView {
     pub width: f32,
     pub height: f32,
     pub label_gutter: f32,
+    /// The trace time (ns from its first event) the axis counts from, when two runs are compared aligned at
+    /// a region's instance (`compare`): labels then read aligned time (0 there, negative before) and the
+    /// gutter says where that 0 lies in the run's own time. None: the trace's own time.
+    pub time_origin_ns: Option<f64>,
 }
 
 impl TimelineView {
     pub fn fit(trace: &Trace, width: f32, height: f32) -> Self {
         let span = trace.span_ns.max(1) as f64;
         let t1_ns = span * (1.0 + END_MARGIN);
-        TimelineView { t0_ns: 0.0, t1_ns, scroll_y: 0.0, width, height, label_gutter: LABEL_GUTTER_PX }
+        TimelineView {
+            t0_ns: 0.0,
+            t1_ns,
+            scroll_y: 0.0,
+            width,
+            height,
+            label_gutter: LABEL_GUTTER_PX,
+            time_origin_ns: None,
+        }
     }
     pub fn track_x0(&self) -> f32 {
         self.label_gutter
@@ -155,10 +167,26 @@ pub fn format_time_for_span(t_ns: f64, visible_ns: f64) -> String {
     format_time(t_ns, nice_step_ns((visible_ns / 1000.0).max(1.0)))
 }
 
-/// The timeline axis's ticks over `scale` (`axis::window_ticks`): the relative labels' base as text, if any.
-fn axis_ticks(scale: &TimeScale, label_y: f32) -> (Option<String>, Vec<axis::Tick>) {
-    let (base, _, ticks) = axis::window_ticks(scale, label_y, palette::TEXT_MUTED);
-    (base.map(|b| format!("from {b}")), ticks)
+/// The timeline axis's ticks over `scale` (`axis::window_ticks`) and the gutter's text: the relative labels'
+/// base, if any. With an `origin_ns` (an aligned comparison) the labels read time from that origin (0 there,
+/// negative before) and the gutter says where the origin lies in the run's own time ("0 at 1.25 ms"); the
+/// ticks' `t_ns` and `x` stay the trace's.
+pub fn axis_ticks(scale: &TimeScale, label_y: f32, origin_ns: Option<f64>) -> (Option<String>, Vec<axis::Tick>) {
+    let Some(origin) = origin_ns.filter(|o| o.is_finite()) else {
+        let (base, _, ticks) = axis::window_ticks(scale, label_y, palette::TEXT_MUTED);
+        return (base.map(|b| format!("from {b}")), ticks);
+    };
+    let shifted = TimeScale { t0_ns: scale.t0_ns - origin, t1_ns: scale.t1_ns - origin, ..*scale };
+    let (base, _, mut ticks) = axis::window_ticks(&shifted, label_y, palette::TEXT_MUTED);
+    for t in &mut ticks {
+        t.t_ns += origin;
+    }
+    let at = format_time_for_span(origin, (scale.t1_ns - scale.t0_ns).abs());
+    let said = match base {
+        Some(b) => format!("from {b}, 0 at {at}"),
+        None => format!("aligned: 0 at {at}"),
+    };
+    (Some(said), ticks)
 }
 
 /// Clip segment (x0, y0)-(x1, y1) to the box [xa, xb] x [ya, yb] (Liang-Barsky): the part inside and whether
@@ -349,7 +377,7 @@ impl TimelineScene<'_> {
         sc.lines.push(LineInstance::solid(0.0, AXIS_PX - 0.5, view.width, AXIS_PX - 0.5, 1.0, palette::GRID));
         sc.lines.push(LineInstance::solid(x_left - 0.5, 0.0, x_left - 0.5, bottom, 1.0, palette::GRID));
         let scale = TimeScale { t0_ns: t0, t1_ns: t1, x0: x_left, x1: x_right - 2.0 };
-        let (base, ticks) = axis_ticks(&scale, AXIS_PX / 2.0 - 2.0);
+        let (base, ticks) = axis_ticks(&scale, AXIS_PX / 2.0 - 2.0, view.time_origin_ns);
         if let Some(base) = base {
             sc.labels.push(
                 Label::new(view.label_gutter - 8.0, AXIS_PX / 2.0 - 2.0, base, palette::TEXT, 11.0)
@@ -1025,8 +1053,15 @@ mod tests {
         let lay = TimelineLayout::new(&t, TimelineMetrics::default());
         let colors = region_colors(&t);
         let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
-        let view =
-            TimelineView { t0_ns: 0.0, t1_ns: 100.0, scroll_y: 0.0, width: 1200.0, height: 400.0, label_gutter: 200.0 };
+        let view = TimelineView {
+            t0_ns: 0.0,
+            t1_ns: 100.0,
+            scroll_y: 0.0,
+            width: 1200.0,
+            height: 400.0,
+            label_gutter: 200.0,
+            time_origin_ns: None,
+        };
         let sc = ts.build(&view, None);
         // interval 3 spans [30, 35) ns: x from 200 + 30 * 10 = 500 to 550.
         let r =
@@ -1059,6 +1094,7 @@ mod tests {
             width: 1200.0,
             height: 400.0,
             label_gutter: 200.0,
+            time_origin_ns: None,
         };
         assert_eq!(t.messages.len(), 1);
         let (from, to) = ts.flow_ends(0);
@@ -1119,5 +1155,41 @@ mod tests {
         assert_eq!(format_time(1_500_000.0, 500_000.0), "1.5 ms");
         assert_eq!(format_time(2e9, 1e9), "2 s");
         assert_eq!(format_duration(1_234_567), "1.235 ms");
+    }
+
+    #[test]
+    fn an_aligned_axis_reads_time_from_the_origin_and_says_where_it_is() {
+        let t = trace(10);
+        let lay = TimelineLayout::new(&t, TimelineMetrics::default());
+        let colors = region_colors(&t);
+        let ts = TimelineScene { trace: &t, layout: &lay, colors: &colors };
+        // Trace time 0..10 ms with the origin at 4 ms: labels from -4 ms to +6 ms, 0 at the origin's x.
+        let view =
+            TimelineView { t0_ns: 0.0, t1_ns: 10e6, time_origin_ns: Some(4e6), ..TimelineView::fit(&t, 1200.0, 400.0) };
+        let scale = TimeScale { t0_ns: 0.0, t1_ns: 10e6, x0: view.track_x0(), x1: view.width - 2.0 };
+        let (said, ticks) = axis_ticks(&scale, 10.0, view.time_origin_ns);
+        assert_eq!(said.as_deref(), Some("aligned: 0 at 4.00 ms"));
+        let labelled: Vec<(f64, &str)> =
+            ticks.iter().filter_map(|k| k.label.as_ref().map(|l| (k.t_ns, l.text.as_str()))).collect();
+        let zero = labelled.iter().find(|(_, l)| *l == "0 ms").expect("a 0 label");
+        assert_eq!(zero.0, 4e6, "0 is labelled at the origin's trace time");
+        assert!(labelled.iter().any(|(t, l)| *t == 0.0 && *l == "-4 ms"), "before the origin: negative, {labelled:?}");
+        assert!(labelled.iter().any(|(t, l)| *t == 10e6 && *l == "6 ms"), "{labelled:?}");
+        for k in &ticks {
+            assert!((scale.x(k.t_ns) - k.x).abs() < 0.01, "ticks sit at their trace times");
+        }
+        // The scene draws those labels and the gutter's words; without an origin, the trace's own time.
+        let sc = ts.build(&view, None);
+        let texts: Vec<&str> = sc.labels.iter().map(|l| l.text.as_str()).collect();
+        assert!(texts.contains(&"aligned: 0 at 4.00 ms") && texts.contains(&"-4 ms"), "{texts:?}");
+        let own = ts.build(&TimelineView { time_origin_ns: None, ..view }, None);
+        let texts: Vec<&str> = own.labels.iter().map(|l| l.text.as_str()).collect();
+        assert!(!texts.iter().any(|l| l.starts_with('-') || l.starts_with("aligned")), "{texts:?}");
+        // Zoomed in far from the origin: labels relative to a round aligned time, the origin still said.
+        let scale = TimeScale { t0_ns: 1_004_000_000.0, t1_ns: 1_005_000_000.0, x0: 200.0, x1: 1200.0 };
+        let (said, ticks) = axis_ticks(&scale, 10.0, Some(4e6));
+        let said = said.expect("said");
+        assert!(said.starts_with("from 1.0") && said.contains(", 0 at 4.000"), "{said}");
+        assert!(ticks.iter().filter_map(|k| k.label.as_ref()).all(|l| l.text.starts_with('+')));
     }
 }

@@ -98,6 +98,9 @@ pub trait Pane {
     fn time_range(&self) -> Option<(f64, f64)> {
         None
     }
+    /// Label the time axis from `origin_ns` (trace ns; None: the trace's own time), where the view has one
+    /// that can: two runs compared aligned at a region's instance.
+    fn set_time_origin(&mut self, _origin_ns: Option<f64>) {}
     fn set_time_range(&mut self, _t0_ns: f64, _t1_ns: f64) {}
     /// Change a view option (e.g. `busy` = `any`) or act (`open` = `3`), parsed by the view's schema in
     /// `views::options`; Err says why not.

@@ -15,7 +15,9 @@
 
 use super::timeline::location_matches;
 use super::{num, Hover, Pane};
-use crate::scene::moments::{build_moment_view, hover_row_label, ColorEncoding, MomentViewOptions, Viewport};
+use crate::scene::moments::{
+    build_moment_view, hover_row_label, ClusterMarks, ClusterRole, ColorEncoding, MomentViewOptions, Viewport,
+};
 use crate::scene::utilization::{build_utilization, UtilizationOptions};
 use crate::scene::Scene;
 use crate::views::options::{MomentAxis, MomentSpan, MomentsOptions, ViewOptions};
@@ -65,6 +67,36 @@ pub struct MomentsPane {
     locations: Option<String>,
     /// Some interval lasts longer than 0 ns: "any region" finds busy time.
     has_regions: bool,
+    /// The clusters panel's clustering, marked on the rows (None: not shown).
+    clusters: Option<ClusterMarks>,
+}
+
+/// The clusters to mark from `weft clusters --json`'s answer (the clusters panel's): each cluster's members
+/// and representative, the outliers and the summary; `locations`: the trace's count, which every location
+/// index named must be below.
+pub fn cluster_marks(json: &str, locations: usize) -> Result<ClusterMarks, String> {
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("the clusters answer: {e}"))?;
+    let index = |x: &serde_json::Value, what: &str| -> Result<u32, String> {
+        x.as_u64()
+            .filter(|&l| (l as usize) < locations)
+            .map(|l| l as u32)
+            .ok_or_else(|| format!("the clusters answer: {what} {x} is not a location of this trace ({locations})"))
+    };
+    let list = |key: &str| {
+        v.get(key).and_then(|x| x.as_array()).ok_or_else(|| format!("the clusters answer has no '{key}' list"))
+    };
+    let mut marks = ClusterMarks { cluster: vec![None; locations], ..Default::default() };
+    for (k, c) in list("clusters")?.iter().enumerate() {
+        marks.representatives.push(index(c.get("medoid").unwrap_or(&serde_json::Value::Null), "medoid")?);
+        for m in c.get("members").and_then(|m| m.as_array()).ok_or("the clusters answer: a cluster without members")? {
+            marks.cluster[index(m, "member")? as usize] = Some(k as u32);
+        }
+    }
+    for o in list("outliers")? {
+        marks.outliers.push(index(o.get("location").unwrap_or(&serde_json::Value::Null), "outlier")?);
+    }
+    marks.said = v.get("summary").and_then(|s| s.as_str()).unwrap_or_default().to_string();
+    Ok(marks)
 }
 
 /// Each location's place in the timeline's order.
@@ -125,6 +157,7 @@ impl MomentsPane {
             window: TimeWindow::whole(&trace),
             rank: display_rank(&trace),
             has_regions: trace.intervals.dur_ns.iter().any(|&d| d > 0),
+            clusters: None,
             trace,
             definition: BusyDefinition::Compute,
             key: MomentKey::Location,
@@ -175,6 +208,7 @@ impl MomentsPane {
             color_key: "none".to_string(),
             locations: None,
             has_regions,
+            clusters: None,
         };
         pane.all.sort_by_key(|m| m.location);
         pane.current = pane.all.clone();
@@ -303,6 +337,11 @@ impl MomentsPane {
     /// all its moments came from the worker.
     pub fn computed_here(&self) -> u32 {
         self.computed_here
+    }
+
+    /// Mark the clusters panel's clustering on the rows (`cluster_marks`), or none.
+    pub fn set_clusters(&mut self, clusters: Option<ClusterMarks>) {
+        self.clusters = clusters;
     }
 
     /// The worker's moments for the definition asked (or the one shown): shown from now on, in the pane's sort
@@ -440,10 +479,16 @@ impl Pane for MomentsPane {
         let text = hover_text(m, self.span());
         let mut lines = text.lines().map(str::to_string);
         let title = lines.next().unwrap_or_default();
+        let role = self.clusters.as_ref().and_then(|c| c.role(m.location)).map(|r| match r {
+            ClusterRole::Member(k) => format!("cluster {k}"),
+            ClusterRole::Representative(k) => format!("cluster {k}: its representative"),
+            ClusterRole::Outlier(k) => format!("cluster {k}: an outlier"),
+        });
+        let lines: Vec<String> = lines.chain(role).collect();
         let _ = x;
         Some(Hover {
             title,
-            lines: lines.collect(),
+            lines,
             detail: json!({
                 "location": m.location, "m0_ns": m.m0_ns, "m1_ns": m.m1_ns, "m2_ns": m.m2_ns, "m3_ns": m.m3_ns,
             }),
@@ -469,6 +514,7 @@ impl Pane for MomentsPane {
                 color: self.color.clone(),
                 empty_hint: self.empty_hint(),
                 axis_ns: self.own_axis(),
+                clusters: self.clusters.clone(),
             },
         );
         // Rows too thin to carry names name the hovered one, in both halves.
@@ -504,6 +550,7 @@ impl Pane for MomentsPane {
             // (In the whole trace: a window without busy time is no reason to change the definition.)
             "no_busy": !self.rows.is_empty() && !self.busy_in_whole(),
             "any_finds_busy": self.has_regions,
+            "clusters_said": self.clusters.as_ref().map(|c| c.said.clone()),
         })
     }
     fn state(&self) -> serde_json::Value {
@@ -515,6 +562,13 @@ impl Pane for MomentsPane {
         let contents = json!({
             "rows": rows,
             // The colour of each shown row's bar comes from these values (by row, in the shown order).
+            // Each shown row's cluster and role ("member", "representative", "outlier"), while clusters are marked.
+            "clusters": self.clusters.as_ref().map(|c| self.rows.iter().map(|m| match c.role(m.location) {
+                Some(ClusterRole::Member(k)) => json!([k, "member"]),
+                Some(ClusterRole::Representative(k)) => json!([k, "representative"]),
+                Some(ClusterRole::Outlier(k)) => json!([k, "outlier"]),
+                None => serde_json::Value::Null,
+            }).collect::<Vec<_>>()),
             "color_values": self.color.as_ref().map(|c| self.rows.iter().map(|m| c.values.get(m.location as usize).copied().unwrap_or(0.0)).collect::<Vec<_>>()),
         });
         super::with_contents(self.brief(), contents)
@@ -597,3 +651,7 @@ impl Pane for MomentsPane {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "moments_clusters_tests.rs"]
+mod clusters_tests;

@@ -412,6 +412,48 @@ pub fn mismatch(file: &NotesFile, name: &str, span_ns: u64) -> Vec<String> {
 
 // ---- the notes of a trace shown ----
 
+/// A timeline that takes notes: a trace's (`views::timeline`) or a store's (`views::store`, whose notes are on
+/// time ranges and rows: it holds no interval for good). The page's notes panel asks whichever is shown.
+pub trait NotesHost {
+    fn notes(&self) -> &NoteSet;
+    /// The notes and the trace they are taken on (a store's skeleton: its locations and span).
+    fn notes_mut(&mut self) -> (&mut NoteSet, &Trace);
+    fn notes_trace(&self) -> &Trace;
+    /// Zoom to note `k`; false when there is none.
+    fn show_note(&mut self, k: usize) -> bool;
+    /// The interval under the pointer, which "note here" notes first (never on a store).
+    fn hovered_interval(&self) -> Option<usize>;
+    /// The time range "note here" notes without an interval under the pointer.
+    fn note_range(&self) -> Option<weft_analyses::moments::TimeWindow>;
+}
+
+/// The hover of note `k`: its number and text, as given (the page sets it as text), what it is on, and its
+/// time at the precision a view `visible_ns` wide needs.
+pub fn note_hover(notes: &NoteSet, k: usize, trace: &Trace, visible_ns: f64) -> Option<crate::views::Hover> {
+    use crate::scene::timeline::{format_duration, format_time_for_span};
+    let n = notes.notes().get(k)?;
+    let at = |t: u64| format_time_for_span(t as f64, visible_ns);
+    let on = match (notes.interval_of(k), n.location) {
+        (Some(i), _) => format!("on the interval of {}", trace.region_name(trace.intervals.region[i])),
+        (None, Some(l)) if (l as usize) < trace.locations.len() => {
+            format!("on {}", trace.location_name(weft_model::LocationId(l)))
+        }
+        _ => "on the time range".to_string(),
+    };
+    let when = if n.t1_ns > n.t0_ns {
+        format!("{} to {} ({})", at(n.t0_ns), at(n.t1_ns), format_duration(n.t1_ns - n.t0_ns))
+    } else {
+        format!("at {}", at(n.t0_ns))
+    };
+    let mut lines: Vec<String> = n.text.lines().map(str::to_string).collect();
+    lines.push(format!("{on}, {when}"));
+    Some(crate::views::Hover {
+        title: format!("note {} ({})", k + 1, n.colour.name()),
+        lines,
+        detail: json!({"note": k, "text": n.text, "t0_ns": n.t0_ns, "t1_ns": n.t1_ns}),
+    })
+}
+
 /// The notes on the trace shown, each interval note with the interval found for it (None: not in this
 /// trace, drawn as a range on its location's row).
 #[derive(Clone, Debug, Default)]

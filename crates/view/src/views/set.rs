@@ -59,6 +59,8 @@ pub struct ViewSet {
     active: usize,
     /// A load begun and not finished (see [`ViewSet::load_step`]); what is shown is unchanged until it ends.
     loading: Option<Load>,
+    /// The clusters panel's clustering of the loaded trace, marked in the moments view (when it is built too).
+    clusters: Option<crate::scene::moments::ClusterMarks>,
 }
 
 /// Edges of a grain graph whose reach a load step computes (the 131,072-grain profile's 262 k edges took
@@ -156,6 +158,7 @@ impl ViewSet {
             panes: Vec::new(),
             active: 0,
             loading: None,
+            clusters: None,
         }
     }
 
@@ -293,6 +296,7 @@ impl ViewSet {
         self.panes = vec![Box::new(pane)];
         self.aggregation = None;
         self.moments = moments;
+        self.clusters = None;
         self.built_on_page.clear();
         self.trace = Some(trace);
         self.active = 0;
@@ -500,6 +504,17 @@ impl ViewSet {
         pane.asked().map(crate::views::options::busy_text)
     }
 
+    /// Mark the clusters panel's clustering (`weft clusters --json`'s answer) in the moments view, now and
+    /// when it is built; None clears the marks.
+    pub fn mark_clusters(&mut self, json: Option<&str>) -> Result<(), String> {
+        let trace = self.trace.clone().ok_or("no trace is loaded")?;
+        self.clusters = json.map(|j| super::moments::cluster_marks(j, trace.locations.len())).transpose()?;
+        if let Some(pane) = self.panes.iter_mut().find_map(|p| p.as_moments()) {
+            pane.set_clusters(self.clusters.clone());
+        }
+        Ok(())
+    }
+
     /// The worker's moments bundle (`analyses::moments_bundle`) for the busy definition the moments view
     /// asked for: checked against the loaded trace and shown; the view keeps its position, sort and filter.
     pub fn receive_moments(&mut self, bytes: &[u8]) -> Result<(), String> {
@@ -545,6 +560,9 @@ impl ViewSet {
                     _ => return Err(format!("unknown view '{kind}'")),
                 };
                 self.panes.push(pane);
+                if let Some(m) = self.panes.last_mut().and_then(|p| p.as_moments()) {
+                    m.set_clusters(self.clusters.clone());
+                }
                 self.panes.len() - 1
             }
         };

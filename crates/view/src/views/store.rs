@@ -44,6 +44,7 @@ use weft_store::read::query::{CounterAnswer, SummaryGrid, Viewport};
 
 mod calltree;
 mod diagnosis;
+mod notes;
 
 /// A pixel column of a summary row ([`StorePane::columns`]).
 type Column = (f32, f32, f64, f64, u32, usize, usize);
@@ -127,6 +128,8 @@ enum Stage {
 
 pub struct StorePane {
     skeleton: Rc<Trace>,
+    /// The user's notes on the store's timeline (views::notes; time ranges and rows: `store::notes`).
+    notes: super::notes::NoteSet,
     /// Lanes of each location's row over the whole run (the manifest's `locations.lanes`; empty for a store
     /// written before they were kept): the summary rows and every exact slice are laid out in them, so
     /// rows keep their heights and places from window to window and zoomed in or out.
@@ -186,6 +189,7 @@ impl StorePane {
         let counter_index = CounterIndex::new(&skeleton);
         let mut pane = StorePane {
             skeleton,
+            notes: Default::default(),
             lanes,
             order,
             layout,
@@ -1102,6 +1106,10 @@ impl Pane for StorePane {
         self.sync();
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
+        if let Some(h) = self.note_hover(x, y) {
+            self.hovered = None;
+            return Some(h);
+        }
         if let Data::Exact { pane, .. } = &mut self.data {
             return pane.hover(x, y);
         }
@@ -1122,6 +1130,7 @@ impl Pane for StorePane {
             (Data::None, None) => self.grid_scene(&SummaryGrid::default()),
         };
         self.draw_diagnosis(&mut sc);
+        self.draw_notes(&mut sc);
         if !self.errors.is_empty() {
             let text = format!("Some tiles could not be read (the rest is drawn): {}", self.errors.join("; "));
             sc.add_banner(false, &text, rgba(0xfd, 0xec, 0xc8, 0xf0));

@@ -13,7 +13,7 @@
 
 use super::counters::CounterTracks;
 use super::message_select::{self, MessageSelect, MessageSelection, Pair};
-use super::notes::NoteSet;
+use super::notes::{note_hover, NoteSet, NotesHost};
 use super::timeline_diagnosis::{explain, TimelineDiagnosis, WaitInfo};
 use super::{num, Hover, Pane};
 use crate::layouts::timeline::{TimelineLayout, TimelineMetrics};
@@ -989,7 +989,14 @@ impl Pane for TimelinePane {
         self.view.scroll_by(dy, &self.layout);
     }
     fn fit(&mut self) {
-        self.view = TimelineView::fit(&self.trace, self.view.width, self.view.height);
+        let origin = self.view.time_origin_ns;
+        self.view = TimelineView {
+            time_origin_ns: origin,
+            ..TimelineView::fit(&self.trace, self.view.width, self.view.height)
+        };
+    }
+    fn set_time_origin(&mut self, origin_ns: Option<f64>) {
+        self.view.time_origin_ns = origin_ns.filter(|o| o.is_finite());
     }
     fn hover(&mut self, x: f32, y: f32) -> Option<Hover> {
         self.hovered_flow = None;
@@ -1021,6 +1028,10 @@ impl Pane for TimelinePane {
                 lines,
                 detail: json!({"row": r, "location": row.location.0, "process": row.process.0}),
             });
+        }
+        if let Some(k) = note_marks::hit(&self.notes, &self.trace, &self.layout, &self.view, x, y) {
+            self.highlight = None;
+            return note_hover(&self.notes, k, &self.trace, self.view.t1_ns - self.view.t0_ns);
         }
         if let Some(h) = self.counters.hover(&self.trace, &self.view, x, y) {
             self.highlight = None;
@@ -1115,6 +1126,7 @@ impl Pane for TimelinePane {
             "t0_ns": self.view.t0_ns, "t1_ns": self.view.t1_ns, "scroll_y": self.view.scroll_y,
             "width": self.view.width, "height": self.view.height, "track_x0": self.view.track_x0(),
             "axis_px": AXIS_PX, "lane_px": self.layout.metrics.lane_px, "span_ns": self.trace.span_ns,
+            "time_origin_ns": self.view.time_origin_ns,
             "row_count": self.layout.rows.len(),
             // The first row's location name (the page's profile panel tells one trace's rows from another's).
             "first_row_name": self.layout.rows.first().map(|r| self.trace.location_name(r.location)),
@@ -1224,5 +1236,26 @@ impl Pane for TimelinePane {
     }
     fn as_timeline(&mut self) -> Option<&mut TimelinePane> {
         Some(self)
+    }
+}
+
+impl NotesHost for TimelinePane {
+    fn notes(&self) -> &NoteSet {
+        &self.notes
+    }
+    fn notes_mut(&mut self) -> (&mut NoteSet, &Trace) {
+        (&mut self.notes, &self.trace)
+    }
+    fn notes_trace(&self) -> &Trace {
+        &self.trace
+    }
+    fn show_note(&mut self, k: usize) -> bool {
+        TimelinePane::show_note(self, k)
+    }
+    fn hovered_interval(&self) -> Option<usize> {
+        self.highlight
+    }
+    fn note_range(&self) -> Option<TimeWindow> {
+        self.selection()
     }
 }

@@ -65,6 +65,7 @@ mod perfetto_oracle;
 mod profile;
 mod projections;
 mod ranks;
+mod run_sets;
 mod render_png;
 mod shaders;
 mod special_files;

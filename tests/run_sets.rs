@@ -40,7 +40,11 @@ fn info_text(paths: &[&Path]) -> (bool, String, String) {
     let mut args: Vec<&std::ffi::OsStr> = vec!["info".as_ref()];
     args.extend(paths.iter().map(|p| p.as_os_str()));
     let out = weft(&args);
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// (rank, region, absolute start, duration) of every interval, sorted.
@@ -49,7 +53,12 @@ fn slices(t: &Trace) -> Vec<(i64, String, i64, u64)> {
     let mut out: Vec<_> = (0..iv.len())
         .map(|i| {
             let p = t.locations.process[iv.location[i].index()];
-            (t.processes.native_id[p.index()], t.region_name(iv.region[i]).to_string(), t.origin_ns + iv.start_ns[i] as i64, iv.dur_ns[i])
+            (
+                t.processes.native_id[p.index()],
+                t.region_name(iv.region[i]).to_string(),
+                t.origin_ns + iv.start_ns[i] as i64,
+                iv.dur_ns[i],
+            )
         })
         .collect();
     out.sort();
@@ -172,7 +181,9 @@ fn weft_info_merges_otf2_archives_given_as_a_folder_or_one_by_one() {
     let (ok, text, err) = info_text(&[dir.path()]);
     assert!(ok, "{err}");
     assert!(
-        text.contains("3 ranks merged (3 OTF2 archives, each a rank); clocks aligned by each archive's realtimeTimestamp"),
+        text.contains(
+            "3 ranks merged (3 OTF2 archives, each a rank); clocks aligned by each archive's realtimeTimestamp"
+        ),
         "{text}"
     );
 }

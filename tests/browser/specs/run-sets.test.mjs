@@ -51,7 +51,7 @@ test('OTF2 archives in a folder and Perfetto traces dropped together are one run
   const archives = path.join(dir, 'archives');
   for (let k = 0; k < 3; k++) weft('generate', 'otf2', '-o', path.join(archives, `job${k}`, 'traces'), '--ranks', String(2 + (k % 2)), '--events', '3000', '--seed', String(k + 1));
   const { server, url } = await startServer();
-  const { browser, page, problems } = await openPage('webgl', url, { width: 1400, height: 900 });
+  const { browser, page, problems } = await openPage('webgpu', url, { width: 1400, height: 900 });
   try {
     let loads = 1;
     await page.setInputFiles('#folder-input', archives);
@@ -94,7 +94,7 @@ test('a rocprofv3 pftrace: its rows, a kernel under the pointer and a HIP call\'
   const want = JSON.parse(fs.readFileSync(path.join(dir, 'rocprofv3_queues.json'), 'utf8'));
   const bytes = fs.readFileSync(path.join(dir, 'rocprofv3_queues.pftrace'));
   const { server, url } = await startServer();
-  const { browser, page, problems } = await openPage('webgl', url, { width: 1400, height: 1000 });
+  const { browser, page, problems } = await openPage('webgpu', url, { width: 1400, height: 1000 });
   try {
     await dropFiles(page, [['rocprofv3_queues.pftrace', bytes]]);
     await waitReady(page, 2, 120_000);
@@ -174,7 +174,7 @@ test('a Darshan log in the folder of its job\'s OTF2 trace: I/O rows under the t
   weft('generate', 'otf2', '-o', path.join(dir, 'traces'), '--ranks', String(nprocs), '--events', '4000');
   fs.copyFileSync(log, path.join(dir, 'ior_hdf5_example.darshan'));
   const { server, url } = await startServer();
-  const { browser, page, problems } = await openPage('webgl', url, { width: 1400, height: 1000 });
+  const { browser, page, problems } = await openPage('webgpu', url, { width: 1400, height: 1000 });
   try {
     await page.setInputFiles('#folder-input', dir);
     await waitReady(page, 2, 120_000);

@@ -25,14 +25,14 @@
 //! Must not: sniff (the caller has: every file here is of the one format), or change how one file alone is
 //! read.
 
+#[cfg(test)]
+mod fixtures;
 mod io;
 #[cfg(test)]
 mod io_tests;
 mod merge;
 mod nccl;
 mod place;
-#[cfg(test)]
-mod fixtures;
 #[cfg(test)]
 mod sets_tests;
 #[cfg(test)]
@@ -175,7 +175,11 @@ pub fn read_paths(name: &str, kind: PartFormat, paths: &[std::path::PathBuf]) ->
 
 /// One path's part (native): a file read whole, or an OTF2 archive read from its folder.
 #[cfg(not(target_arch = "wasm32"))]
-fn read_path_part(kind: PartFormat, path: &std::path::Path, took: &(dyn Fn(u64) + Sync)) -> Result<RankPart, ReadError> {
+fn read_path_part(
+    kind: PartFormat,
+    path: &std::path::Path,
+    took: &(dyn Fn(u64) + Sync),
+) -> Result<RankPart, ReadError> {
     let file = path.display().to_string();
     if kind == PartFormat::Otf2 {
         let Some(read) = crate::otf2::read_path_full(path) else {
@@ -334,7 +338,9 @@ pub fn assign_ranks(kind: PartFormat, parts: &[RankPart]) -> Result<(Vec<u32>, C
     let clocks_note = match clocks {
         Clocks::BaseTime => format!("clocks aligned by {}", kind.base_name()),
         Clocks::AsWritten => "clocks taken as written (no baseTimeNanoseconds)".to_string(),
-        Clocks::FirstEvent => format!("clocks aligned by first event (each {}'s first event at the start)", kind.file_word()),
+        Clocks::FirstEvent => {
+            format!("clocks aligned by first event (each {}'s first event at the start)", kind.file_word())
+        }
     };
     let mut note = match kind {
         PartFormat::Kineto => format!("{} ranks merged; {clocks_note}", parts.len()),

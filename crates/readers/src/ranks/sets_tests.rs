@@ -88,7 +88,10 @@ fn otf2_archives_are_ranks_on_their_real_time_clocks() {
     }
     assert_eq!(super::fixtures::rows(&t), sorted(want));
     // Messages and collectives kept per file: every one, each within its rank.
-    assert_eq!((t.messages.len(), t.collectives.len(), t.collectives.operations()), (messages, collectives, operations));
+    assert_eq!(
+        (t.messages.len(), t.collectives.len(), t.collectives.operations()),
+        (messages, collectives, operations)
+    );
     let rank_of = |l: weft_model::LocationId| t.locations.process[l.index()];
     assert!((0..t.messages.len()).all(|i| rank_of(t.messages.sender[i]) == rank_of(t.messages.receiver[i])));
     for op in 0..t.collectives.operations() as u32 {
@@ -115,7 +118,10 @@ fn otf2_archives_without_real_time_are_aligned_by_first_event() {
     }
     assert_eq!(super::fixtures::rows(&t), sorted(want));
     let n = note(&t);
-    assert!(n.contains("clocks aligned by first event (each archive's first event at the start); ranks by archive order"), "{n}");
+    assert!(
+        n.contains("clocks aligned by first event (each archive's first event at the start); ranks by archive order"),
+        "{n}"
+    );
 
     // One archive with a real time, the others without: first event, the note naming one without.
     let mut mixed = archives(false);
@@ -142,7 +148,12 @@ fn snapshot(boot: u64, real: u64) -> Vec<u8> {
 fn pftraces(real: bool) -> Vec<(String, Vec<u8>)> {
     (0..3)
         .map(|k| {
-            let g = PerfettoSample { processes: 1 + k as u32 % 2, threads_per_process: 2, slices_per_thread: 30, seed: 7 + k as u64 };
+            let g = PerfettoSample {
+                processes: 1 + k as u32 % 2,
+                threads_per_process: 2,
+                slices_per_thread: 30,
+                seed: 7 + k as u64,
+            };
             let mut bytes = if real { snapshot(2_000 + k as u64 * 100, realtime(k)) } else { Vec::new() };
             bytes.extend(g.generate());
             (format!("host{k}.pftrace"), bytes)
@@ -175,7 +186,8 @@ fn perfetto_traces_are_ranks_on_their_clock_snapshots_or_first_events() {
     }
     assert_eq!(super::fixtures::rows(&t), sorted(want));
     assert_eq!(t.messages.len(), flows);
-    assert!(note(&t).contains("3 ranks merged (3 Perfetto traces, each a rank); clocks aligned by each trace's clock snapshot"));
+    assert!(note(&t)
+        .contains("3 ranks merged (3 Perfetto traces, each a rank); clocks aligned by each trace's clock snapshot"));
 
     let files = pftraces(false);
     let t = open_set(&set_of(&files)).unwrap();
@@ -186,7 +198,8 @@ fn perfetto_traces_are_ranks_on_their_clock_snapshots_or_first_events() {
         want.extend(as_rank(&alone, k as i64, t.origin_ns - alone.origin_ns));
     }
     assert_eq!(super::fixtures::rows(&t), sorted(want));
-    assert!(note(&t).contains("clocks aligned by first event (each trace's first event at the start); ranks by trace order"));
+    assert!(note(&t)
+        .contains("clocks aligned by first event (each trace's first event at the start); ranks by trace order"));
 }
 
 #[test]

@@ -661,12 +661,16 @@ mod tests {
         b.interval(l, r, 200, 50);
         let t = b.finish();
         let colors = region_colors(&t, &ColorOverrides::default());
-        let uses: Vec<RegionUse> = (0..t.regions.len())
-            .map(|r| RegionUse { count: 1, exclusive_ns: if r == 10 { 50 } else { 5 } })
-            .collect();
+        let uses: Vec<RegionUse> =
+            (0..t.regions.len()).map(|r| RegionUse { count: 1, exclusive_ns: if r == 10 { 50 } else { 5 } }).collect();
         let legend = legend(&t, &colors, &uses, &ColorOverrides::default(), 8);
-        let labels: Vec<&str> = legend.sections.iter().flat_map(|s| s.entries.iter().map(|e| e.label.as_str())).collect();
-        assert_eq!(labels, ["whole group (2 functions)", "POSIX read (10 regions, a shade each)", "POSIX write"], "{labels:?}");
+        let labels: Vec<&str> =
+            legend.sections.iter().flat_map(|s| s.entries.iter().map(|e| e.label.as_str())).collect();
+        assert_eq!(
+            labels,
+            ["whole group (2 functions)", "POSIX read (10 regions, a shade each)", "POSIX write"],
+            "{labels:?}"
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub struct Args {
     file: PathBuf,
     /// Files given with it: the Darshan log of the same job (or the trace, when the first is the log), its I/O
     /// put onto the trace's ranks by job start (docs/io.md); or the other traces of one run (OTF2 archives,
-    /// Chrome/Kineto JSON or Perfetto traces), each file a rank (docs/formats.md).
+    /// Chrome/Kineto JSON or Perfetto traces), each file a rank (docs/io.md, "Several files as one run").
     with: Vec<PathBuf>,
     /// Print JSON with stable keys instead of text.
     #[arg(long)]

@@ -67,6 +67,7 @@ mod profile;
 mod projections;
 mod ranks;
 mod render_png;
+mod run_sets;
 mod shaders;
 mod special_files;
 mod store;

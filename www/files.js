@@ -55,8 +55,13 @@ export function initFiles(app) {
       const [a, b] = [dt.files[0], dt.files[1]];
       app.compare.openTwo([a, b], () => reader().openSet('2 items', [a, b].map((f) => ({ path: f.name, file: f }))));
     } else if (entries.some((en) => en.isDirectory) || (dt.files && dt.files.length > 1)) {
-      const name = entries.length === 1 ? entries[0].name : `${entries.length} items`;
-      Promise.all(entries.map((en) => filesUnder(en))).then((lists) => reader().openSet(name, lists.flat()))
+      // Entries give a folder's files; a drop whose items have none (a script's DataTransfer, a browser
+      // without entries) gives its files as they are.
+      const files = dt.files ? [...dt.files] : [];
+      const whole = entries.length >= files.length;
+      const name = whole && entries.length === 1 ? entries[0].name : `${whole ? entries.length : files.length} items`;
+      const lists = whole ? Promise.all(entries.map((en) => filesUnder(en))) : Promise.resolve([files.map((f) => ({ path: f.name, file: f }))]);
+      lists.then((lists) => reader().openSet(name, lists.flat()))
         .catch((err) => app.status.showError(`${name}: cannot read the dropped folder (${err})`));
     } else if (dt.files && dt.files[0]) {
       // A notes file dropped onto an open trace is read as notes (notes.js), not as a trace.

@@ -183,7 +183,7 @@ export class IoPanel extends ViewPanel {
       tr.addEventListener('click', () => { this.file = this.file === f.name ? '' : f.name; this.follow(); });
       return tr;
     });
-    if (s.files.length > MAX_FILES) rows.push(el('tr', {}, el('td', { class: 'muted', text: `${s.files.length - MAX_FILES} more files` })));
+    if (s.files.length > MAX_FILES) rows.push(el('tr', {}, el('td', { class: 'muted', colspan: '4', text: `${s.files.length - MAX_FILES} more files` })));
     this.files.replaceChildren(head, ...rows);
   }
 

@@ -20,7 +20,8 @@ Scenarios: basic (inline names, nesting, instants, counters with units, flows, a
 categories and annotation names on two sequences, cleared and lost incremental state), clock (an incremental
 sequence clock with packet defaults), async (custom tracks sharing rows), rocprofv3_queues and rocprofv3_streams
 (rocprofv3's pftrace layout, both its track naming generations and groupings), sched and sched_compact (ftrace
-sched_switch bundles, full and compact), and random_N (generated traces of several sizes, seeded).
+sched_switch bundles, full and compact), random_N (generated traces of several sizes, seeded), and rank_K /
+rank_plain_K (a run's per-process traces, with and without a REALTIME clock snapshot: `realtime_base`).
 """
 
 import json
@@ -367,6 +368,21 @@ def random_trace(n, seed):
     return s
 
 
+def rank_trace(k, real):
+    """Rank k of a run written as one Perfetto trace per process (tests/perfetto_ranks.rs): a random trace
+    (its own seed and size), and when `real` a clock snapshot reading BOOTTIME beside REALTIME, so that the
+    files line up on wall-clock time. The JSON's `realtime_base` is REALTIME minus BOOTTIME (null without)."""
+    s = random_trace(300 + 100 * k, 20 + k)
+    s.realtime_base = None
+    if real:
+        boot, wall = 500 + 37 * k, 1_700_000_000_000_000_000 + 3_000_000 * k + 12_345
+        p = s.packet(99)
+        p.clock_snapshot.clocks.add(clock_id=6, timestamp=boot)
+        p.clock_snapshot.clocks.add(clock_id=1, timestamp=wall)
+        s.realtime_base = wall - boot
+    return s
+
+
 ROCPROF_CATEGORY_LABEL = {"hip_api": "HIP API", "hsa_api": "HSA API", "marker_api": "markers",
                           "kernel_dispatch": "kernels", "memory_copy": "memory copies"}
 
@@ -703,15 +719,19 @@ def main():
     }
     for n, seed in [(200, 1), (5_000, 2), (50_000, 3)]:
         scenarios[f"random_{n}"] = lambda n=n, seed=seed: random_trace(n, seed)
+    for k in range(3):
+        scenarios[f"rank_{k}"] = lambda k=k: rank_trace(k, True)
+        scenarios[f"rank_plain_{k}"] = lambda k=k: rank_trace(k, False)
     for name, make in scenarios.items():
         if not only or name in only:
             s = make()
             s.write(out, name)
-            if hasattr(s, "ftrace_not_read"):
+            extra = {k: getattr(s, k) for k in ("ftrace_not_read", "realtime_base") if hasattr(s, k)}
+            if extra:
                 path = os.path.join(out, name + ".json")
                 with open(path) as f:
                     expected = json.load(f)
-                expected["ftrace_not_read"] = s.ftrace_not_read
+                expected.update(extra)
                 with open(path, "w") as f:
                     json.dump(expected, f, indent=1, sort_keys=True)
 

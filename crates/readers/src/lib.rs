@@ -284,6 +284,11 @@ fn open_files(name: &str, files: &otf2::MemoryFiles) -> Result<Input, ReadError>
 
 /// [`open_files`] without the file `skip` (a Darshan log read apart).
 fn open_files_except(name: &str, files: &otf2::MemoryFiles, skip: Option<&str>) -> Result<Input, ReadError> {
+    // Several OTF2 archives (a folder of runs): one run, each archive a rank.
+    let anchors = otf2::find_anchors(files);
+    if anchors.len() >= 2 {
+        return ranks::read_archives(name, files, &anchors).map(Input::Trace);
+    }
     if let Some(anchor) = otf2::find_anchor(files) {
         let read = otf2::read_archive_full(&anchor, files)?;
         return Ok(Input::Otf2(Box::new(Otf2Input { name: name.to_string(), read })));
@@ -306,9 +311,13 @@ fn open_files_except(name: &str, files: &otf2::MemoryFiles, skip: Option<&str>) 
     // Per-rank Chrome/Kineto JSON of one run.
     let sniffed: Vec<Sniffed> =
         if paths.len() >= 2 { paths.iter().map(|p| sniff(&files.files[*p])).collect() } else { Vec::new() };
-    if ranks::is_rank_set(&sniffed) {
+    if let Some(kind) = ranks::set_format(&sniffed) {
         let set: Vec<(&str, &[u8])> = paths.iter().map(|p| (p.as_str(), files.files[*p].as_slice())).collect();
-        return ranks::read_files(name, &set).map(Input::Trace);
+        return ranks::read_files(name, kind, &set).map(Input::Trace);
+    }
+    let named: Vec<(&str, Sniffed)> = paths.iter().map(|p| p.as_str()).zip(sniffed).collect();
+    if let Some(e) = ranks::mixed_formats(&named) {
+        return Err(e);
     }
     match paths.as_slice() {
         [] => Err(ReadError::Empty { file: name.to_string(), format: "folder", detail: " (no files in it)".into() }),
@@ -449,8 +458,16 @@ pub fn open_path(path: &std::path::Path) -> Result<Input, ReadError> {
             return io_onto(&name, input, log);
         }
     }
-    if path.is_dir() && otf2::find_anchor(&otf2::FolderFiles { root: path.to_path_buf() }).is_none() {
-        return open_folder(path, None);
+    if path.is_dir() {
+        // Several OTF2 archives in the folder (side by side, or a folder each): one run, each archive a rank.
+        let anchors = otf2::find_anchors(&otf2::FolderFiles { root: path.to_path_buf() });
+        if anchors.len() >= 2 {
+            let paths: Vec<std::path::PathBuf> = anchors.iter().map(|a| path.join(a)).collect();
+            return ranks::read_paths(&name, ranks::PartFormat::Otf2, &paths).map(Input::Trace);
+        }
+        if anchors.is_empty() {
+            return open_folder(path, None);
+        }
     }
     // OTF2 on disk is a set of files, found from the path before anything is read whole: this looks at a
     // file's first 8 bytes for the anchor's magic only (a file that is no anchor is then sniffed below).
@@ -536,11 +553,17 @@ fn open_folder(dir: &std::path::Path, skip: Option<&std::path::Path>) -> Result<
     if let Some(sts) = files.iter().find(|p| projections::is_sts(&head(p, 16))) {
         return open_projections(&name, sts, &files);
     }
-    // Per-rank Chrome/Kineto JSON of one run: every file sniffed by its head, then read in parallel.
+    // Per-rank Chrome/Kineto JSON or Perfetto traces of one run: every file sniffed by its head, then read in
+    // parallel.
     if files.len() >= 2 {
         let sniffed: Vec<Sniffed> = files.iter().map(|p| sniff(&head(p, sniff::SNIFF_HEAD_BYTES as u64))).collect();
-        if ranks::is_rank_set(&sniffed) {
-            return ranks::read_paths(&name, &files).map(Input::Trace);
+        if let Some(kind) = ranks::set_format(&sniffed) {
+            return ranks::read_paths(&name, kind, &files).map(Input::Trace);
+        }
+        let shown: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        let named: Vec<(&str, Sniffed)> = shown.iter().map(String::as_str).zip(sniffed).collect();
+        if let Some(e) = ranks::mixed_formats(&named) {
+            return Err(e);
         }
     }
     match files.as_slice() {
@@ -566,20 +589,58 @@ fn io_onto(name: &str, input: Input, log: &std::path::Path) -> Result<Input, Rea
 }
 
 /// Read files given together (native only): one path as [`open_path`] reads it; a trace and the Darshan log
-/// of its job (in either order), the log's I/O put onto the trace's ranks ([`ranks::put_io_on_ranks`]).
+/// of its job (in either order), the log's I/O put onto the trace's ranks ([`ranks::put_io_on_ranks`]); two
+/// or more traces of one format (OTF2 archives, by their anchors or folders; Chrome/Kineto JSON; Perfetto
+/// traces) as one run, each a rank ([`ranks`]).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn open_paths(paths: &[std::path::PathBuf]) -> Result<Input, ReadError> {
     let is_log = |p: &std::path::Path| p.is_file() && darshan::looks_like_log(&head(p, sniff::SNIFF_HEAD_BYTES as u64));
+    let joined = || paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
     match paths {
-        [one] => open_path(one),
-        [a, b] if is_log(b) && !is_log(a) => io_onto(&a.display().to_string(), open_path(a)?, b),
-        [a, b] if is_log(a) && !is_log(b) => io_onto(&b.display().to_string(), open_path(b)?, a),
-        _ => Err(ReadError::UnknownFormat {
-            file: paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-            detail: "files given together are one trace and the Darshan log of its job; give those two, or one trace"
-                .into(),
-        }),
+        [one] => return open_path(one),
+        [a, b] if is_log(b) && !is_log(a) => return io_onto(&a.display().to_string(), open_path(a)?, b),
+        [a, b] if is_log(a) && !is_log(b) => return io_onto(&b.display().to_string(), open_path(b)?, a),
+        _ => {}
     }
+    let refused = || ReadError::UnknownFormat {
+        file: joined(),
+        detail: "files given together are one trace and the Darshan log of its job, or the traces of one run \
+                 (all OTF2 archives, all Chrome/Kineto JSON or all Perfetto traces)"
+            .into(),
+    };
+    if paths.len() < 2 || paths.iter().any(|p| is_log(p)) {
+        return Err(refused());
+    }
+    // Each path's format: an OTF2 archive by its anchor (the anchor itself, or a folder holding one), else
+    // by the file's head.
+    let sniffed: Vec<Sniffed> = paths
+        .iter()
+        .map(|p| {
+            let archive = if p.is_dir() {
+                otf2::find_anchor(&otf2::FolderFiles { root: p.clone() }).is_some()
+            } else {
+                otf2::anchor::looks_like_anchor(&head(p, 8))
+            };
+            if archive {
+                Sniffed::Otf2Anchor
+            } else if p.is_dir() {
+                Sniffed::Unknown("a folder without an OTF2 archive".into())
+            } else {
+                sniff(&head(p, sniff::SNIFF_HEAD_BYTES as u64))
+            }
+        })
+        .collect();
+    let kind = if sniffed.iter().all(|s| matches!(s, Sniffed::Otf2Anchor)) {
+        Some(ranks::PartFormat::Otf2)
+    } else {
+        ranks::set_format(&sniffed)
+    };
+    if let Some(kind) = kind {
+        return ranks::read_paths(&joined(), kind, paths).map(Input::Trace);
+    }
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let named: Vec<(&str, Sniffed)> = shown.iter().map(String::as_str).zip(sniffed).collect();
+    Err(ranks::mixed_formats(&named).unwrap_or_else(refused))
 }
 
 /// The files of a folder `open_path` reads as per-rank Chrome/Kineto traces of one run (no OTF2 anchor,

@@ -40,6 +40,9 @@ pub struct GenConfig {
     /// Score-P's default timer records (2,095,197,216 on the real traces): the same times in ns either way
     /// (each tick count rounded up, so that a reader's conversion back, rounding down, gives the ns again).
     pub resolution: u64,
+    /// The real time of the clock's global offset (ns since the epoch), written as OTF2 3.0's
+    /// `realtimeTimestamp` at the end of the clock properties; None writes the record as OTF2 2.x does.
+    pub realtime_ns: Option<u64>,
 }
 
 /// [`GenConfig::ticks`] at `resolution`.
@@ -75,6 +78,7 @@ impl GenConfig {
             long_wait: false,
             metrics: 0,
             resolution: 1_000_000_000,
+            realtime_ns: None,
         }
     }
 
@@ -236,6 +240,9 @@ pub fn global_defs(cfg: &GenConfig, events: &[u64]) -> (Vec<u8>, u64) {
         w::u64(d, cfg.resolution, false);
         w::u64(d, CLOCK_OFFSET, false);
         w::u64(d, cfg.ticks(CLOCK_OFFSET + span) - CLOCK_OFFSET, false);
+        if let Some(t) = cfg.realtime_ns {
+            w::u64(d, t, false);
+        }
     });
     let mut strings: Vec<String> =
         ["", "machine", "node", "MPI_COMM_WORLD", "MPI_COMM_WORLD locations", "MPI_COMM_WORLD group"]

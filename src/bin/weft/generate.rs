@@ -200,6 +200,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         long_wait: false,
         metrics: a.metrics,
         resolution: a.resolution,
+        realtime_ns: None,
     };
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let started = Instant::now();

@@ -1,4 +1,4 @@
-//! `weft info FILE [LOG] [--json] [--window T0:T1]`: the trace's summary and its region profile (count, inclusive,
+//! `weft info FILE [MORE ...] [--json] [--window T0:T1]`: the trace's summary and its region profile (count, inclusive,
 //! exclusive time and share per region, `analyses::profile`: the table the page's timeline selection shows),
 //! of the whole trace or of a window (the syntax of `weft moments --window`). `--json` prints the summary's
 //! stable keys plus `regions` (every region with an interval in the window: `name`, `count`, `inclusive_ns`,
@@ -22,9 +22,10 @@ use weft::readers::open_path;
 pub struct Args {
     /// The trace file, or a store folder written by `weft index`.
     file: PathBuf,
-    /// A second file given with it: the Darshan log of the same job (or the trace, when the first is the log),
-    /// its I/O put onto the trace's ranks by job start (docs/io.md).
-    with: Option<PathBuf>,
+    /// Files given with it: the Darshan log of the same job (or the trace, when the first is the log), its I/O
+    /// put onto the trace's ranks by job start (docs/io.md); or the other traces of one run (OTF2 archives,
+    /// Chrome/Kineto JSON or Perfetto traces), each file a rank (docs/io.md, "Several files as one run").
+    with: Vec<PathBuf>,
     /// Print JSON with stable keys instead of text.
     #[arg(long)]
     json: bool,
@@ -57,9 +58,12 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         None => {
-            let input = match &a.with {
-                Some(with) => weft::readers::open_paths(&[a.file.clone(), with.clone()])?,
-                None => open_path(&a.file)?,
+            let input = if a.with.is_empty() {
+                open_path(&a.file)?
+            } else {
+                let mut all = vec![a.file.clone()];
+                all.extend(a.with.iter().cloned());
+                weft::readers::open_paths(&all)?
             };
             InfoReport::of_trace(&input.into_trace(&a.file.display().to_string())?, window)
         }

@@ -3,7 +3,8 @@
 // the page, the timeline's "I/O" toggle opens the panel; its totals, every bin, the files and the per-rank
 // bytes of the visible window equal `weft io --json --window` of the same window; a click on a file shows that
 // file alone (equal to `weft io --file`), a second click every file again; zoomed in, the panel follows the
-// window. A trace without I/O has no toggle. Screenshots: tests/out/io-*.png.
+// window. A trace without I/O has no toggle. The files table fits the panel and the legend names each operation
+// once. Screenshots: tests/out/io-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -70,7 +71,7 @@ test('the I/O panel equals weft io --json, filters by file and follows the windo
   const wanted = ['dxt.darshan', 'ior_hdf5_example.darshan'].filter((n) => logs.has(n));
   if (wanted.length < 2) { t.skip(`pydarshan's DXT logs are absent under ${path.join(repoRoot, '.venv')} (tests/oracle/requirements.txt)`); return; }
   const { server, url } = await startServer();
-  const { browser, page, problems } = await openPage('webgl', url, { width: 1500, height: 950 });
+  const { browser, page, problems } = await openPage('webgpu', url, { width: 1500, height: 950 });
   try {
     let loads = 1;
     // A trace without I/O: no toggle.
@@ -98,6 +99,20 @@ test('the I/O panel equals weft io --json, filters by file and follows the windo
       assert.deepEqual([dom.read, dom.write, dom.readBars, dom.writeBars], [s.read_bytes, s.write_bytes, s.read_bytes, s.write_bytes], `${name}: the bars hold the totals`);
       assert.deepEqual(dom.files, s.files.slice(0, 25).map((f) => f.name), `${name}: the files listed, most bytes first`);
       assert.deepEqual(dom.ranks, s.per_process.filter((p) => p.operations > 0).map((p) => p.name), `${name}: the ranks`);
+      // The files table fits the panel: no column past its edge, nothing to scroll sideways.
+      const fit = await page.evaluate(() => {
+        const table = document.getElementById('io-files');
+        const box = table.parentElement.getBoundingClientRect();
+        const panel = document.getElementById('io-panel').getBoundingClientRect();
+        const heads = [...table.querySelectorAll('th')].map((h) => h.getBoundingClientRect().right);
+        return { scroll: table.parentElement.scrollWidth, client: table.parentElement.clientWidth, right: Math.max(...heads), box: box.right, panel: panel.right };
+      });
+      assert.ok(fit.scroll <= fit.client, `${name}: the files table is not wider than its box (${fit.scroll} > ${fit.client})`);
+      assert.ok(fit.right <= Math.min(fit.box, fit.panel) + 0.5, `${name}: every column inside the panel (${fit.right} > ${fit.box})`);
+      // The legend names an operation once, not once per file or segment.
+      const labels = await page.$$eval('#legend .legend-label', (ls) => ls.map((l) => l.textContent));
+      assert.ok(labels.some((l) => l.startsWith('POSIX')), `${name}: the legend lists the operations: ${labels}`);
+      assert.equal(new Set(labels).size, labels.length, `${name}: each legend entry once: ${labels}`);
       const base = name.replace('.darshan', '');
       await screenshot(page, `io-${base}-panel`);
 

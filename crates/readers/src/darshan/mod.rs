@@ -43,6 +43,9 @@ struct Build {
     processes: HashMap<i64, ProcessId>,
     locations: HashMap<(i64, &'static str, u64, u64), LocationId>,
     names: HashMap<u64, String>,
+    /// One region per module and operation ("POSIX read"), made once: the builder's `region_with` makes a
+    /// new region at every call, and a region per interval listed "POSIX read" once per segment in the legend.
+    regions: HashMap<(String, String), weft_model::RegionId>,
 }
 
 impl Build {
@@ -113,7 +116,14 @@ impl Build {
 
     /// An I/O interval with its args, at `start`/`end` seconds after the job's start.
     fn io(&mut self, l: LocationId, op: &str, module: &str, start: f64, end: f64, args: &[(&str, ArgKind, String)]) {
-        let region = self.b.region_with(&format!("{module} {op}"), module, Paradigm::Io, RegionRole::FileIo);
+        let region = match self.regions.get(&(module.to_string(), op.to_string())) {
+            Some(&r) => r,
+            None => {
+                let r = self.b.region_with(&format!("{module} {op}"), module, Paradigm::Io, RegionRole::FileIo);
+                self.regions.insert((module.to_string(), op.to_string()), r);
+                r
+            }
+        };
         let s = self.job_start_ns.saturating_add(seconds_to_ns(start));
         let e = self.job_start_ns.saturating_add(seconds_to_ns(end));
         self.b.interval(l, region, s, e.saturating_sub(s).max(0) as u64);
@@ -135,6 +145,7 @@ pub fn read(file: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
         job_start_ns: job.start_ns,
         processes: HashMap::new(),
         locations: HashMap::new(),
+        regions: HashMap::new(),
         names,
     };
     let mut segments = Vec::new();

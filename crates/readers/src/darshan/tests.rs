@@ -61,6 +61,12 @@ fn dxt_segments_are_intervals_per_rank_with_file_offset_and_size() {
         assert_eq!(rows(&t), want);
         assert_eq!(t.event_records, 24);
         assert_eq!(t.regions.paradigm[0], Paradigm::Io);
+        // One region per module and operation, not one per segment (the legend listed "POSIX read" once per
+        // segment, in as many shades).
+        let mut names: Vec<&str> =
+            (0..t.regions.len()).map(|r| t.region_name(weft_model::RegionId(r as u32))).collect();
+        names.sort();
+        assert_eq!(names, ["POSIX read", "POSIX write"]);
     }
 }
 

@@ -50,6 +50,8 @@ pub(super) struct Assembler<'f> {
     anchor: Anchor,
     pub(super) stem: String,
     clock: Clock,
+    /// The real time of the clock's global offset (ns since the epoch), when the archive gives it.
+    realtime_ns: Option<i64>,
     /// OTF2 location id and model location, in definition order.
     pub(super) locations: Vec<(u64, LocationId)>,
     /// (Looked up for every message and collective row: a fast hash.)
@@ -116,6 +118,7 @@ impl<'f> Assembler<'f> {
                 Clock { offset: 0, resolution: 1_000_000_000 }
             }
         };
+        let realtime_ns = defs.clock.and_then(|c| c.realtime_ns).and_then(|t| i64::try_from(t).ok());
         let name_of = |id: u32, fallback: String| defs.string(id).map(str::to_string).unwrap_or(fallback);
 
         // Processes (location groups) and locations, in definition order.
@@ -207,7 +210,7 @@ impl<'f> Assembler<'f> {
             metric_notes: Default::default(),
         };
         let locations: Vec<(u64, LocationId)> = defs.locations.iter().map(|l| (l.id, st.location_ids[&l.id])).collect();
-        Ok(Assembler { b, st, anchor, stem, clock, locations, comm_names, files, window: READ_WINDOW })
+        Ok(Assembler { b, st, anchor, stem, clock, realtime_ns, locations, comm_names, files, window: READ_WINDOW })
     }
 
     /// Decode the `k`-th location's events; its intervals (model region, start, duration; in ENTER order) are
@@ -354,7 +357,7 @@ impl<'f> Assembler<'f> {
         message: &mut dyn FnMut(&weft_model::MessageRecord, u64) -> Result<(), String>,
         combine: &mut dyn FnMut(super::MatchedShare) -> Result<super::MatchedShare, String>,
     ) -> Result<(Otf2Read, PendingCollectives), ReadError> {
-        let Assembler { mut b, mut st, anchor, comm_names, stem, .. } = self;
+        let Assembler { mut b, mut st, anchor, comm_names, stem, realtime_ns, .. } = self;
         let spilled =
             |e: String| ReadError::Io { file: stem.clone(), detail: format!("matching the spilled message ends: {e}") };
         let empty = b.intern("");
@@ -380,13 +383,13 @@ impl<'f> Assembler<'f> {
         let origin = trace.origin_ns;
         let thread_events = thread_events(st.thread_raw, origin);
         let collectives = PendingCollectives { ends: st.ends, comm_names, empty, origin, stem };
-        Ok((Otf2Read { trace, anchor, thread_events }, collectives))
+        Ok((Otf2Read { trace, anchor, thread_events, realtime_ns }, collectives))
     }
 
     /// Match messages and collectives, and build the trace (with the intervals the caller pushed, if any).
     /// Fails only when the spilled message ends cannot be read back.
     pub(super) fn finish(self) -> Result<Otf2Read, ReadError> {
-        let Assembler { mut b, mut st, anchor, comm_names, stem, .. } = self;
+        let Assembler { mut b, mut st, anchor, comm_names, stem, realtime_ns, .. } = self;
         let spilled =
             |e: String| ReadError::Io { file: stem.clone(), detail: format!("matching the spilled message ends: {e}") };
         // Messages ("" is the string table's first: interning it adds nothing).
@@ -402,7 +405,7 @@ impl<'f> Assembler<'f> {
 
         let trace = b.finish();
         let thread_events = thread_events(st.thread_raw, trace.origin_ns);
-        Ok(Otf2Read { trace, anchor, thread_events })
+        Ok(Otf2Read { trace, anchor, thread_events, realtime_ns })
     }
 }
 

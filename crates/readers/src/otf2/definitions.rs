@@ -35,6 +35,9 @@ pub struct ClockProperties {
     pub timer_resolution: u64,
     pub global_offset: u64,
     pub trace_length: u64,
+    /// The real time of the global offset, ns since the Unix epoch (OTF2 3.0's `realtimeTimestamp`; None in
+    /// older archives, or when the writer had none).
+    pub realtime_ns: Option<u64>,
     /// Byte of the record in the global definitions.
     pub offset: u64,
 }
@@ -215,7 +218,10 @@ fn global_record(defs: &mut GlobalDefs, kind: u8, c: &mut Cursor) -> Decoded<()>
             let timer_resolution = c.u64().map_err(note("ClockProperties"))?;
             let global_offset = c.u64()?;
             let trace_length = c.u64()?;
-            defs.clock = Some(ClockProperties { timer_resolution, global_offset, trace_length, offset: at });
+            // OTF2 3.0 appends the real time of the global offset; OTF2_UNDEFINED_TIMESTAMP (all ones) is none.
+            let realtime_ns = if c.remaining() > 0 { Some(c.u64()?).filter(|&t| t != u64::MAX) } else { None };
+            defs.clock =
+                Some(ClockProperties { timer_resolution, global_offset, trace_length, realtime_ns, offset: at });
         }
         DEF_STRING => {
             let id = c.u32().map_err(note("String"))?;

@@ -149,6 +149,22 @@ pub fn find_anchor(files: &dyn ArchiveFiles) -> Option<String> {
     candidates.into_iter().find(|p| matches!(files.read(p), Ok(Some(b)) if anchor::looks_like_anchor(&b)))
 }
 
+/// Every anchor among `files` (by path), when they hold several archives (a folder of runs to open as one,
+/// `crate::ranks`): each `.otf2` file whose content is an OTF2 anchor, less those inside another anchor's
+/// archive folder (`X/` beside `X.otf2`).
+pub fn find_anchors(files: &dyn ArchiveFiles) -> Vec<String> {
+    let mut anchors: Vec<String> = files
+        .paths()
+        .into_iter()
+        .filter(|p| p.ends_with(".otf2") && matches!(files.read(p), Ok(Some(b)) if anchor::looks_like_anchor(&b)))
+        .collect();
+    anchors.sort();
+    let inside = |p: &str, a: &str| a.strip_suffix(".otf2").is_some_and(|stem| p.starts_with(&format!("{stem}/")));
+    let all = anchors.clone();
+    anchors.retain(|p| !all.iter().any(|a| a != p && inside(p, a)));
+    anchors
+}
+
 /// What reading an OTF2 archive gives: the trace, and what the model has no column for.
 #[derive(Clone, Debug)]
 pub struct Otf2Read {
@@ -156,6 +172,9 @@ pub struct Otf2Read {
     pub anchor: Anchor,
     /// Threading events (fork/join, create/wait, tasks), for the execution-graph and grain-graph analyses.
     pub thread_events: ThreadEvents,
+    /// The real time of the clock's global offset, ns since the epoch (OTF2 3.0's `realtimeTimestamp`), when
+    /// the archive gives it: the trace's times plus this are wall-clock times (how several archives line up).
+    pub realtime_ns: Option<i64>,
 }
 
 /// Read the archive whose anchor is `name` among `files` (when `name` is not an anchor there, the anchor is

@@ -154,6 +154,9 @@ pub struct Converter {
     /// Global clocks by id, from the last snapshot; the trace clock's id.
     clocks: FxMap<u32, ClockRef>,
     trace_clock: u32,
+    /// The real time (ns since the epoch) minus the trace clock's time, from the first clock snapshot that
+    /// reads both: the trace's times plus this are wall-clock times.
+    pub realtime_base_ns: Option<i64>,
     pairs: Pairs,
     pub skip_args: bool,
     order: u32,
@@ -192,6 +195,7 @@ impl Converter {
             domains: FxMap::default(),
             clocks: FxMap::default(),
             trace_clock: protos::CLOCK_BOOTTIME,
+            realtime_base_ns: None,
             pairs: Pairs::default(),
             skip_args: false,
             order: 0,
@@ -299,6 +303,13 @@ impl Converter {
             .find(|c| c.clock_id == Some(self.trace_clock))
             .and_then(|c| c.timestamp)
             .and_then(|t| i64::try_from(t).ok());
+        if self.realtime_base_ns.is_none() {
+            let real = s.clocks.iter().find(|c| c.clock_id == Some(protos::CLOCK_REALTIME));
+            if let (Some(at), Some(real)) = (trace_at, real.and_then(|c| Some((c.timestamp?, c.unit_multiplier_ns)))) {
+                let real_ns = i128::from(real.0) * i128::from(real.1.unwrap_or(1).max(1));
+                self.realtime_base_ns = i64::try_from(real_ns - i128::from(at)).ok();
+            }
+        }
         let seq = self.sequences.entry(seq_id).or_default();
         for c in &s.clocks {
             let (Some(id), Some(at)) = (c.clock_id, c.timestamp) else { continue };

@@ -410,7 +410,14 @@ impl PerfettoStreamReader {
     }
 
     /// The file ended: match, place and build the trace.
-    pub fn finish(mut self) -> Result<Trace, ReadError> {
+    pub fn finish(self) -> Result<Trace, ReadError> {
+        self.finish_run().map(|(t, _)| t)
+    }
+
+    /// [`finish`](Self::finish), with the trace's clock base: the real time (ns since the epoch) minus the
+    /// trace clock's, from its first clock snapshot that reads both (None without one). Several traces opened
+    /// as one run line up by it.
+    pub fn finish_run(mut self) -> Result<(Trace, Option<i64>), ReadError> {
         if let Mode::Undecided(head) = &mut self.mode {
             let head = std::mem::take(head);
             self.decide(&head);
@@ -461,7 +468,8 @@ impl PerfettoStreamReader {
             };
             return Err(ReadError::Empty { file: self.file.clone(), format: FORMAT, detail });
         }
-        self.conv.finish()
+        let base = self.conv.realtime_base_ns;
+        Ok((self.conv.finish()?, base))
     }
 }
 
@@ -470,6 +478,13 @@ pub fn read(name: &str, bytes: &[u8]) -> Result<Trace, ReadError> {
     let mut r = PerfettoStreamReader::new(name);
     r.feed(bytes)?;
     r.finish()
+}
+
+/// [`read`], with the trace's clock base ([`PerfettoStreamReader::finish_run`]).
+pub fn read_run(name: &str, bytes: &[u8]) -> Result<(Trace, Option<i64>), ReadError> {
+    let mut r = PerfettoStreamReader::new(name);
+    r.feed(bytes)?;
+    r.finish_run()
 }
 
 /// [`read`] without the events' args: the trace a store of this file holds.

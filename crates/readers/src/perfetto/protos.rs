@@ -385,6 +385,9 @@ pub struct Clock {
     pub unit_multiplier_ns: Option<u64>,
 }
 
+/// `BuiltinClock.BUILTIN_CLOCK_REALTIME`: wall-clock time since the epoch (how several traces line up).
+pub const CLOCK_REALTIME: u32 = 1;
+
 /// `BuiltinClock.BUILTIN_CLOCK_BOOTTIME`: the trace clock unless a snapshot names another.
 pub const CLOCK_BOOTTIME: u32 = 6;
 

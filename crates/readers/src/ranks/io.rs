@@ -12,12 +12,13 @@
 //! start) the job's start is put at the trace's first event. The trace's [`WarningKind::Merged`] note says
 //! which, and the offset.
 //!
-//! Must not: sniff (the caller has found the log), or change how either file alone is read.
+//! Must not: sniff (the caller has found the log), or change how either file alone is read. The rows are put
+//! into the trace by `place`, the piece the per-rank merge uses too.
 
-use super::merge::follow;
+use super::place::Target;
 use crate::ReadError;
 use std::collections::HashMap;
-use weft_model::{LocationId, ProcessId, RegionId, StringId, Trace, WarningKind};
+use weft_model::{ProcessId, Trace, WarningKind};
 
 /// How far from the job's start and end a trace's first event may lie and still be taken as on its clock.
 const SAME_CLOCK_SLACK_NS: i64 = 3_600 * 1_000_000_000;
@@ -54,7 +55,7 @@ pub fn put_io_on_ranks(name: &str, mut trace: Trace, log_file: &str, log_bytes: 
     shift(&mut trace, trace_shift);
     trace.origin_ns = new_origin;
     let io_intervals = io.intervals.len();
-    let added = append(&mut trace, io, io_shift, log_file);
+    let (mut trace, added) = append(trace, io, io_shift, log_file);
     let clocks = if same_clock {
         "clocks: the trace's on the epoch as Darshan's (offset 0)".to_string()
     } else {
@@ -91,35 +92,21 @@ fn shift(t: &mut Trace, by: u64) {
     t.span_ns = t.span_ns.saturating_add(by);
 }
 
-/// The I/O trace's locations and intervals appended to `t`, each time later by `by`; the locations added.
-fn append(t: &mut Trace, io: Trace, by: u64, log_file: &str) -> usize {
-    let strings: Vec<StringId> = io.strings.iter().map(|s| t.strings.intern(s)).collect();
-    let s = |id: StringId| strings[id.0 as usize];
+/// The I/O trace's locations and intervals appended to `t` (`place`, as the per-rank merge appends a
+/// file's), each time later by `by`; the trace, and the locations added.
+fn append(t: Trace, io: Trace, by: u64, log_file: &str) -> (Trace, usize) {
+    let mut target = Target::new(t);
+    let names = target.names(&io);
     // The trace's ranks: its processes by native id.
+    let t = &target.trace;
     let mut by_rank: Vec<ProcessId> = (0..t.processes.len() as u32).map(ProcessId).collect();
     by_rank.sort_by_key(|p| (t.processes.native_id[p.index()], p.0));
-    let mut region_index: HashMap<(StringId, StringId), RegionId> = HashMap::new();
-    for r in 0..t.regions.len() {
-        region_index.entry((t.regions.name[r], t.regions.category[r])).or_insert(RegionId(r as u32));
-    }
-    let regions: Vec<RegionId> = (0..io.regions.len())
-        .map(|r| {
-            let key = (s(io.regions.name[r]), s(io.regions.category[r]));
-            *region_index.entry(key).or_insert_with(|| {
-                let id = RegionId(t.regions.name.len() as u32);
-                t.regions.name.push(key.0);
-                t.regions.category.push(key.1);
-                t.regions.paradigm.push(io.regions.paradigm[r]);
-                t.regions.role.push(io.regions.role[r]);
-                id
-            })
-        })
-        .collect();
     let mut shared: Option<ProcessId> = None;
     let mut next_key: HashMap<ProcessId, i64> = HashMap::new();
     let mut added = 0;
     let mut args_full = false;
     for old in io.locations_in_display_order() {
+        let t = &mut target.trace;
         let rank = io.processes.native_id[io.locations.process[old.index()].index()];
         let p = match usize::try_from(rank).ok().and_then(|r| by_rank.get(r)) {
             Some(&p) => p,
@@ -139,25 +126,12 @@ fn append(t: &mut Trace, io: Trace, by: u64, log_file: &str) -> usize {
                 .unwrap_or(0)
         });
         *key += 1;
-        let l = LocationId(t.locations.len() as u32);
-        t.locations.process.push(p);
-        t.locations.native_id.push(io.locations.native_id[old.index()]);
-        t.locations.name.push(s(io.locations.name[old.index()]));
-        t.locations.kind.push(io.locations.kind[old.index()]);
-        t.locations.sort_key.push(*key);
-        let first = t.intervals.len();
-        for i in io.intervals_of(old) {
-            let at = t.intervals.len();
-            t.intervals.location.push(l);
-            t.intervals.region.push(regions[io.intervals.region[i].index()]);
-            t.intervals.start_ns.push(io.intervals.start_ns[i] + by);
-            t.intervals.dur_ns.push(io.intervals.dur_ns[i]);
-            t.intervals.depth.push(io.intervals.depth[i]);
-            args_full |= !follow(&io.intervals.args, i, at, &mut t.intervals.args, &strings);
-        }
-        t.location_intervals.push(first..t.intervals.len());
+        let name = names.s(io.locations.name[old.index()]);
+        let (_, args_ok) = target.location(&io, &names, old, p, name, *key, by);
+        args_full |= !args_ok;
         added += 1;
     }
+    let mut t = target.trace;
     t.span_ns = t.span_ns.max(io.span_ns + by);
     t.event_records += io.event_records;
     let mut warnings = io.warnings;
@@ -169,5 +143,5 @@ fn append(t: &mut Trace, io: Trace, by: u64, log_file: &str) -> usize {
     }
     warnings.merge(std::mem::take(&mut t.warnings));
     t.warnings = warnings;
-    added
+    (t, added)
 }

@@ -1,10 +1,11 @@
 //! A Darshan log given with the trace of its job (`io::put_io_on_ranks`), on a generated OTF2 archive and
 //! Chrome JSON whose every time is known, with a generated log of the same ranks.
 
+use super::fixtures::{note, open_set as open_trace, rows};
 use crate::darshan::seconds_to_ns;
 use crate::otf2::MemoryFiles;
-use crate::{open, ReadError, Source};
-use weft_model::{Trace, WarningKind};
+use crate::ReadError;
+use weft_model::Trace;
 use weft_samples::darshan_gen::DarshanLog;
 use weft_samples::otf2_gen::{archive, GenConfig};
 
@@ -15,33 +16,6 @@ fn otf2_run(cfg: &GenConfig) -> MemoryFiles {
         files.insert(&path, bytes);
     }
     files
-}
-
-fn open_trace(files: &MemoryFiles) -> Result<Trace, ReadError> {
-    open("run", Source::Files(files))?.into_trace("run")
-}
-
-/// (rank, location, region, absolute start, absolute end) of every interval, sorted.
-fn rows(t: &Trace) -> Vec<(i64, String, String, i64, i64)> {
-    let iv = &t.intervals;
-    let mut out: Vec<_> = (0..iv.len())
-        .map(|i| {
-            let l = iv.location[i];
-            (
-                t.processes.native_id[t.locations.process[l.index()].index()],
-                t.location_name(l).to_string(),
-                t.region_name(iv.region[i]).to_string(),
-                t.origin_ns + iv.start_ns[i] as i64,
-                t.origin_ns + iv.end_ns(i) as i64,
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn note(t: &Trace) -> String {
-    t.warnings.examples().iter().find(|w| w.kind == WarningKind::Merged).expect("the merge note").message.clone()
 }
 
 /// The log's segments as intervals at `job start -> at`: (rank, location, region, start, end).

@@ -1,101 +1,83 @@
-//! Concatenate per-rank traces into one: each rank a process ("rank N") holding its file's locations in the
-//! file's display order (named "process / location" where the file has several processes: Kineto writes the
-//! host process and each GPU as processes), every time moved by its rank's clock offset.
+//! Concatenate per-rank traces into one: each rank a process ("rank N", with the file's name for OTF2 archives
+//! and Perfetto traces) holding its file's locations in the file's display order (named "process / location"
+//! where the file has several processes: Kineto writes the host process and each GPU as processes, an OTF2
+//! archive a location group per MPI rank), every time moved by its rank's clock offset.
 //!
 //! Each part's columns are already sorted and nested by its reader; a constant shift per rank keeps them so,
 //! and the parts' locations are numbered one rank after another, so intervals, instants and counter samples
 //! are appended in order without a sort (linear in the events). Only messages (flows, sorted by send time
-//! across all locations) are sorted again. Strings, regions and arg keys are interned anew.
+//! across all locations) are sorted again. Strings, regions and arg keys are interned anew (`place`, which the
+//! I/O placement shares). Messages and collectives stay within their file: operation numbers are renumbered
+//! one file after another.
 //!
 //! Must not: match anything across ranks (that is `nccl`), or read files.
 
-use super::{Clocks, RankPart};
+use super::place::{follow, Names, Target};
+use super::{Clocks, PartFormat, RankPart};
 use crate::ReadError;
-use std::collections::HashMap;
-use weft_model::{
-    ArgTable, Counters, EventArgs, Format, Instants, Intervals, LocationId, Locations, Messages, ProcessId, Processes,
-    RegionId, Regions, StringId, StringTable, Trace, Warnings,
-};
+use weft_model::{Format, LocationId, Messages, ProcessId, Trace, Warnings};
 
-/// The merged columns, filled rank after rank.
-struct Merged {
-    strings: StringTable,
-    processes: Processes,
-    locations: Locations,
-    regions: Regions,
-    region_index: HashMap<(StringId, StringId), RegionId>,
-    intervals: Intervals,
-    location_intervals: Vec<std::ops::Range<usize>>,
-    instants: Instants,
-    /// Messages before their sort: (send, recv, row in `messages`).
-    messages: Messages,
-    collectives: weft_model::Collectives,
-    counters: Counters,
-    warnings: Warnings,
-    span_ns: u64,
-    event_records: u64,
-}
-
-/// The absolute start of a part: its base (when clocks are aligned by it) plus its origin.
+/// The absolute start of a part: its base (when clocks are aligned by it) plus its origin; with clocks aligned
+/// by first event, every part starts at 0.
 fn part_start(p: &RankPart, clocks: Clocks, name: &str) -> Result<i64, ReadError> {
     let base = match clocks {
         Clocks::BaseTime => p.run.base_time_ns.unwrap_or(0),
         Clocks::AsWritten => 0,
+        Clocks::FirstEvent => return Ok(0),
     };
     base.checked_add(p.trace.origin_ns).ok_or_else(|| ReadError::NotOneRun {
         file: p.file.clone(),
-        detail: format!("baseTimeNanoseconds {base} plus its first event's time overflows the clock ({name})"),
+        detail: format!("its clock base {base} plus its first event's time overflows the clock ({name})"),
     })
 }
 
+/// An empty trace of `format`, the merge's start.
+fn empty(format: Format) -> Trace {
+    Trace {
+        format,
+        strings: Default::default(),
+        processes: Default::default(),
+        locations: Default::default(),
+        regions: Default::default(),
+        intervals: Default::default(),
+        instants: Default::default(),
+        messages: Default::default(),
+        collectives: Default::default(),
+        counters: Default::default(),
+        warnings: Warnings::default(),
+        origin_ns: 0,
+        span_ns: 0,
+        location_intervals: Vec::new(),
+        event_records: 0,
+    }
+}
+
 /// The parts, by rank, as one trace.
-pub(super) fn merge(name: &str, parts: Vec<(u32, RankPart)>, clocks: Clocks) -> Result<Trace, ReadError> {
+pub(super) fn merge(
+    name: &str,
+    parts: Vec<(u32, RankPart)>,
+    clocks: Clocks,
+    kind: PartFormat,
+) -> Result<Trace, ReadError> {
     let starts: Vec<i64> = parts.iter().map(|(_, p)| part_start(p, clocks, name)).collect::<Result<_, _>>()?;
     let origin = starts.iter().copied().min().unwrap_or(0);
-    let mut m = Merged {
-        strings: StringTable::default(),
-        processes: Processes::default(),
-        locations: Locations::default(),
-        regions: Regions::default(),
-        region_index: HashMap::new(),
-        intervals: Intervals::default(),
-        location_intervals: Vec::new(),
-        instants: Instants::default(),
-        messages: Messages::default(),
-        collectives: Default::default(),
-        counters: Counters::default(),
-        warnings: Warnings::default(),
-        span_ns: 0,
-        event_records: 0,
-    };
+    let mut m = Target::new(empty(kind.format()));
     for ((rank, part), start) in parts.into_iter().zip(starts) {
         // Non-negative: `origin` is the least start; i128 so that no pair of i64 clocks overflows.
         let shift = u64::try_from(start as i128 - origin as i128).map_err(|_| ReadError::NotOneRun {
             file: part.file.clone(),
             detail: "its clock lies too far from the other ranks' to be shown together".into(),
         })?;
-        m.append(rank, part, shift);
+        append(&mut m, rank, part, shift, kind, name);
     }
-    let mut order: Vec<usize> = (0..m.messages.len()).collect();
-    order.sort_by_key(|&i| (m.messages.send_ns[i], m.messages.recv_ns[i], i));
-    let messages = reorder_messages(&m.messages, &order);
-    Ok(Trace {
-        format: Format::ChromeJson,
-        strings: m.strings,
-        processes: m.processes,
-        locations: m.locations,
-        regions: m.regions,
-        intervals: m.intervals,
-        instants: m.instants,
-        messages,
-        collectives: m.collectives,
-        counters: m.counters,
-        warnings: m.warnings,
-        origin_ns: origin,
-        span_ns: m.span_ns,
-        location_intervals: m.location_intervals,
-        event_records: m.event_records,
-    })
+    let mut t = m.trace;
+    let mut order: Vec<usize> = (0..t.messages.len()).collect();
+    order.sort_by_key(|&i| (t.messages.send_ns[i], t.messages.recv_ns[i], i));
+    t.messages = reorder_messages(&t.messages, &order);
+    // With clocks aligned by first event, the merged origin is the earliest part's first event on its own
+    // clock (every part's times count from it).
+    t.origin_ns = origin;
+    Ok(t)
 }
 
 fn reorder_messages(m: &Messages, order: &[usize]) -> Messages {
@@ -112,141 +94,102 @@ fn reorder_messages(m: &Messages, order: &[usize]) -> Messages {
     }
 }
 
-/// Copy entry `e` of `from` into `to` with its keys mapped by `strings`; None when `to` is full.
-fn copy_args(from: &ArgTable, e: u32, to: &mut ArgTable, strings: &[StringId]) -> Option<u32> {
-    let pairs: Vec<(StringId, weft_model::ArgKind, &str)> =
-        from.entry(e as usize).map(|a| (strings[a.key.0 as usize], a.kind, a.value)).collect();
-    to.push(pairs.iter().copied())
-}
-
-/// The args of event `i` of `from` (an event table's args), copied as the args of event `at` of `to`.
-pub(super) fn follow(from: &EventArgs, i: usize, at: usize, to: &mut EventArgs, strings: &[StringId]) -> bool {
-    let Ok(k) = from.event.binary_search(&(i as u32)) else { return true };
-    match copy_args(&from.table, from.entry[k], &mut to.table, strings) {
-        Some(e) => {
-            to.event.push(at as u32);
-            to.entry.push(e);
-            true
+/// One rank's part appended: a process for the rank, its locations with their intervals, then its instants,
+/// messages, collectives and counter series, every time `shift` ns later. `name` is the run's (a folder's
+/// path: a file's name in the process's is then its path in the folder).
+fn append(m: &mut Target, rank: u32, part: RankPart, shift: u64, kind: PartFormat, name: &str) {
+    let t = part.trace;
+    let names: Names = m.names(&t);
+    let s = |id| names.s(id);
+    let p = ProcessId(m.trace.processes.len() as u32);
+    let label = match kind {
+        PartFormat::Kineto => format!("rank {rank}"),
+        PartFormat::Otf2 | PartFormat::Perfetto => {
+            let short = part.file.strip_prefix(name).and_then(|f| f.strip_prefix('/')).unwrap_or(&part.file);
+            format!("rank {rank}: {short}")
         }
-        None => false,
+    };
+    let label = m.trace.strings.intern(&label);
+    m.trace.processes.native_id.push(rank as i64);
+    m.trace.processes.name.push(label);
+    m.trace.processes.sort_key.push(rank as i64);
+    // Locations in the file's display order; the new id of each old one.
+    let several = t.processes.len() > 1;
+    let order = t.locations_in_display_order();
+    let mut location = vec![LocationId(0); t.locations.len()];
+    let mut args_full = false;
+    for (k, &old) in order.iter().enumerate() {
+        let name = if several {
+            let process = t.process_name(t.locations.process[old.index()]);
+            m.trace.strings.intern(&format!("{process} / {}", t.location_name(old)))
+        } else {
+            s(t.locations.name[old.index()])
+        };
+        let (l, args_ok) = m.location(&t, &names, old, p, name, k as i64, shift);
+        location[old.index()] = l;
+        args_full |= !args_ok;
     }
-}
-
-impl Merged {
-    fn append(&mut self, rank: u32, part: RankPart, shift: u64) {
-        let t = part.trace;
-        let strings: Vec<StringId> = t.strings.iter().map(|s| self.strings.intern(s)).collect();
-        let s = |id: StringId| strings[id.0 as usize];
-        let p = ProcessId(self.processes.len() as u32);
-        self.processes.native_id.push(rank as i64);
-        self.processes.name.push(self.strings.intern(&format!("rank {rank}")));
-        self.processes.sort_key.push(rank as i64);
-        let regions: Vec<RegionId> = (0..t.regions.len())
-            .map(|r| {
-                let key = (s(t.regions.name[r]), s(t.regions.category[r]));
-                *self.region_index.entry(key).or_insert_with(|| {
-                    let id = RegionId(self.regions.name.len() as u32);
-                    self.regions.name.push(key.0);
-                    self.regions.category.push(key.1);
-                    self.regions.paradigm.push(t.regions.paradigm[r]);
-                    self.regions.role.push(t.regions.role[r]);
-                    id
-                })
-            })
-            .collect();
-        // Locations in the file's display order; the new id of each old one.
-        let several = t.processes.len() > 1;
-        let order = t.locations_in_display_order();
-        let mut location = vec![LocationId(0); t.locations.len()];
-        let mut args_full = false;
-        for (k, &old) in order.iter().enumerate() {
-            let l = LocationId(self.locations.len() as u32);
-            location[old.index()] = l;
-            let name = if several {
-                let process = t.process_name(t.locations.process[old.index()]);
-                self.strings.intern(&format!("{process} / {}", t.location_name(old)))
-            } else {
-                s(t.locations.name[old.index()])
-            };
-            self.locations.process.push(p);
-            self.locations.native_id.push(t.locations.native_id[old.index()]);
-            self.locations.name.push(name);
-            self.locations.kind.push(t.locations.kind[old.index()]);
-            self.locations.sort_key.push(k as i64);
-            // Its intervals, in their order (sorted by start and depth), shifted.
-            let first = self.intervals.len();
-            for i in t.intervals_of(old) {
-                let at = self.intervals.len();
-                self.intervals.location.push(l);
-                self.intervals.region.push(regions[t.intervals.region[i].index()]);
-                self.intervals.start_ns.push(t.intervals.start_ns[i] + shift);
-                self.intervals.dur_ns.push(t.intervals.dur_ns[i]);
-                self.intervals.depth.push(t.intervals.depth[i]);
-                args_full |= !follow(&t.intervals.args, i, at, &mut self.intervals.args, &strings);
-            }
-            self.location_intervals.push(first..self.intervals.len());
-        }
-        // Instants: sorted by location then time in the part; the new locations follow the display order, so
-        // the part's instants are put in the new order (a stable sort keeps each location's time order).
-        let mut instants: Vec<usize> = (0..t.instants.location.len()).collect();
-        instants.sort_by_key(|&i| location[t.instants.location[i].index()]);
-        for i in instants {
-            let at = self.instants.location.len();
-            self.instants.location.push(location[t.instants.location[i].index()]);
-            self.instants.region.push(regions[t.instants.region[i].index()]);
-            self.instants.time_ns.push(t.instants.time_ns[i] + shift);
-            args_full |= !follow(&t.instants.args, i, at, &mut self.instants.args, &strings);
-        }
-        let mg = &t.messages;
-        for i in 0..mg.len() {
-            self.messages.kind.push(mg.kind[i]);
-            self.messages.sender.push(location[mg.sender[i].index()]);
-            self.messages.receiver.push(location[mg.receiver[i].index()]);
-            self.messages.send_ns.push(mg.send_ns[i] + shift);
-            self.messages.recv_ns.push(mg.recv_ns[i] + shift);
-            self.messages.posted_ns.push(mg.posted_ns[i] + shift);
-            self.messages.size_bytes.push(mg.size_bytes[i]);
-            self.messages.tag.push(mg.tag[i]);
-            self.messages.name.push(s(mg.name[i]));
-        }
-        let c = &t.collectives;
-        let ops = self.collectives.operations() as u32;
-        for i in 0..c.len() {
-            self.collectives.operation.push(ops + c.operation[i]);
-            self.collectives.location.push(location[c.location[i].index()]);
-            self.collectives.region.push(regions[c.region[i].index()]);
-            self.collectives.communicator.push(s(c.communicator[i]));
-            self.collectives.root.push(c.root[i].map(|r| location[r.index()]));
-            self.collectives.start_ns.push(c.start_ns[i] + shift);
-            self.collectives.end_ns.push(c.end_ns[i] + shift);
-            self.collectives.bytes_sent.push(c.bytes_sent[i]);
-            self.collectives.bytes_received.push(c.bytes_received[i]);
-        }
-        // Counter series: each of the part's a series of the rank's process, named after its process where
-        // the file has several; samples stay sorted by series, then time.
-        let series0 = self.counters.series_name.len() as u32;
-        for (k, &n) in t.counters.series_name.iter().enumerate() {
-            let name = if several {
-                let process = t.process_name(t.counters.series_process[k]);
-                self.strings.intern(&format!("{process} / {}", t.str(n)))
-            } else {
-                s(n)
-            };
-            self.counters.series_name.push(name);
-            self.counters.series_process.push(p);
-        }
-        self.counters.sample_series.extend(t.counters.sample_series.iter().map(|&x| series0 + x));
-        self.counters.sample_time_ns.extend(t.counters.sample_time_ns.iter().map(|&x| x + shift));
-        self.counters.sample_value.extend_from_slice(&t.counters.sample_value);
-        let mut warnings = t.warnings;
-        if args_full {
-            let file = part.file.clone();
-            warnings.push(weft_model::WarningKind::Other, || {
-                format!("{file}: the merged run's args table is full; later events' args are not kept")
-            });
-        }
-        self.warnings.merge(warnings);
-        self.span_ns = self.span_ns.max(t.span_ns + shift);
-        self.event_records += t.event_records;
+    let out = &mut m.trace;
+    // Instants: sorted by location then time in the part; the new locations follow the display order, so
+    // the part's instants are put in the new order (a stable sort keeps each location's time order).
+    let mut instants: Vec<usize> = (0..t.instants.location.len()).collect();
+    instants.sort_by_key(|&i| location[t.instants.location[i].index()]);
+    for i in instants {
+        let at = out.instants.location.len();
+        out.instants.location.push(location[t.instants.location[i].index()]);
+        out.instants.region.push(names.regions[t.instants.region[i].index()]);
+        out.instants.time_ns.push(t.instants.time_ns[i] + shift);
+        args_full |= !follow(&t.instants.args, i, at, &mut out.instants.args, &names.strings);
     }
+    let mg = &t.messages;
+    for i in 0..mg.len() {
+        out.messages.kind.push(mg.kind[i]);
+        out.messages.sender.push(location[mg.sender[i].index()]);
+        out.messages.receiver.push(location[mg.receiver[i].index()]);
+        out.messages.send_ns.push(mg.send_ns[i] + shift);
+        out.messages.recv_ns.push(mg.recv_ns[i] + shift);
+        out.messages.posted_ns.push(mg.posted_ns[i] + shift);
+        out.messages.size_bytes.push(mg.size_bytes[i]);
+        out.messages.tag.push(mg.tag[i]);
+        out.messages.name.push(s(mg.name[i]));
+    }
+    let c = &t.collectives;
+    let ops = out.collectives.operations() as u32;
+    for i in 0..c.len() {
+        out.collectives.operation.push(ops + c.operation[i]);
+        out.collectives.location.push(location[c.location[i].index()]);
+        out.collectives.region.push(names.regions[c.region[i].index()]);
+        out.collectives.communicator.push(s(c.communicator[i]));
+        out.collectives.root.push(c.root[i].map(|r| location[r.index()]));
+        out.collectives.start_ns.push(c.start_ns[i] + shift);
+        out.collectives.end_ns.push(c.end_ns[i] + shift);
+        out.collectives.bytes_sent.push(c.bytes_sent[i]);
+        out.collectives.bytes_received.push(c.bytes_received[i]);
+    }
+    // Counter series: each of the part's a series of the rank's process, named after its process where
+    // the file has several; samples stay sorted by series, then time.
+    let series0 = out.counters.series_name.len() as u32;
+    for (k, &n) in t.counters.series_name.iter().enumerate() {
+        let name = if several {
+            let process = t.process_name(t.counters.series_process[k]);
+            out.strings.intern(&format!("{process} / {}", t.str(n)))
+        } else {
+            s(n)
+        };
+        out.counters.series_name.push(name);
+        out.counters.series_process.push(p);
+    }
+    out.counters.sample_series.extend(t.counters.sample_series.iter().map(|&x| series0 + x));
+    out.counters.sample_time_ns.extend(t.counters.sample_time_ns.iter().map(|&x| x + shift));
+    out.counters.sample_value.extend_from_slice(&t.counters.sample_value);
+    let mut warnings = t.warnings;
+    if args_full {
+        let file = part.file.clone();
+        warnings.push(weft_model::WarningKind::Other, || {
+            format!("{file}: the merged run's args table is full; later events' args are not kept")
+        });
+    }
+    out.warnings.merge(warnings);
+    out.span_ns = out.span_ns.max(t.span_ns + shift);
+    out.event_records += t.event_records;
 }

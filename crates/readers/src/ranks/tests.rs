@@ -1,8 +1,8 @@
 //! The per-rank merge on generated runs whose every time is known (`weft_samples::kineto_ranks`).
 
+use super::fixtures::{note, open_set, rows as intervals};
 use super::*;
 use crate::otf2::MemoryFiles;
-use crate::{open, Input, Source};
 use weft_model::{LocationId, ProcessId};
 use weft_samples::kineto_ranks::{KinetoRanks, ALLREDUCE, COMPUTE};
 
@@ -12,33 +12,6 @@ fn set(g: &KinetoRanks) -> MemoryFiles {
         files.insert(&format!("run/{name}"), bytes);
     }
     files
-}
-
-fn open_set(files: &MemoryFiles) -> Result<Trace, ReadError> {
-    match open("run", Source::Files(files))? {
-        Input::Trace(t) => Ok(t),
-        other => panic!("not a trace: {}", other.what()),
-    }
-}
-
-/// (rank, location name, region name, absolute start, absolute end) of every interval.
-fn intervals(t: &Trace) -> Vec<(i64, String, String, i64, i64)> {
-    let iv = &t.intervals;
-    let mut out: Vec<_> = (0..iv.len())
-        .map(|i| {
-            let l = iv.location[i];
-            let p = t.locations.process[l.index()];
-            (
-                t.processes.native_id[p.index()],
-                t.location_name(l).to_string(),
-                t.region_name(iv.region[i]).to_string(),
-                t.origin_ns + iv.start_ns[i] as i64,
-                t.origin_ns + iv.end_ns(i) as i64,
-            )
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 fn expected_kernels(g: &KinetoRanks) -> Vec<(i64, String, String, i64, i64)> {
@@ -72,8 +45,8 @@ fn ranks_are_processes_with_clocks_aligned_by_their_base() {
     assert_eq!(steps.len(), 12);
     assert_eq!(steps[0].1, "python3 / Thread 1000");
     assert_eq!((steps[0].3, steps[0].4), (g.start_ns, g.start_ns + g.period_ns - 1_000));
-    let note = t.warnings.examples().iter().find(|w| w.kind == WarningKind::Merged).expect("the merge note");
-    assert!(note.message.contains("4 ranks merged; clocks aligned by baseTimeNanoseconds"), "{}", note.message);
+    let n = note(&t);
+    assert!(n.contains("4 ranks merged; clocks aligned by baseTimeNanoseconds"), "{n}");
     // Locations of a rank in its file's display order: the host thread first, then the streams.
     let names: Vec<&str> = (0..t.locations.len())
         .filter(|&l| t.locations.process[l] == ProcessId(2))
@@ -115,8 +88,8 @@ fn nccl_kernels_are_matched_per_process_group_in_order() {
         assert_eq!(comm, if group == "0" { "NCCL 0 (default_pg)" } else { "NCCL 1 (undefined)" });
     }
     assert!(kernels.iter().any(|k| k.name == COMPUTE));
-    let note = t.warnings.examples().iter().find(|w| w.kind == WarningKind::Merged).unwrap();
-    assert!(note.message.contains("6 NCCL collectives matched across ranks (24 kernels)"), "{}", note.message);
+    let n = note(&t);
+    assert!(n.contains("6 NCCL collectives matched across ranks (24 kernels)"), "{n}");
 }
 
 #[test]
@@ -126,12 +99,8 @@ fn without_metadata_ranks_follow_the_files_and_clocks_are_taken_as_written() {
     assert_eq!(t.processes.len(), 3);
     let got: Vec<_> = intervals(&t).into_iter().filter(|x| !x.2.starts_with("ProfilerStep")).collect();
     assert_eq!(got, expected_kernels(&g));
-    let note = t.warnings.examples().iter().find(|w| w.kind == WarningKind::Merged).unwrap();
-    assert!(
-        note.message.contains("3 ranks merged; clocks taken as written (no baseTimeNanoseconds); ranks by file order"),
-        "{}",
-        note.message
-    );
+    let n = note(&t);
+    assert!(n.contains("3 ranks merged; clocks taken as written (no baseTimeNanoseconds); ranks by file order"), "{n}");
 }
 
 #[test]
@@ -198,8 +167,8 @@ fn a_subset_of_the_ranks_is_read_and_said_so() {
     }
     let t = open_set(&files).unwrap();
     assert_eq!(t.processes.native_id, [1, 3]);
-    let note = t.warnings.examples().iter().find(|w| w.kind == WarningKind::Merged).unwrap();
-    assert!(note.message.contains("2 of the run's 4 ranks (world_size) given"), "{}", note.message);
+    let n = note(&t);
+    assert!(n.contains("2 of the run's 4 ranks (world_size) given"), "{n}");
 }
 
 #[test]

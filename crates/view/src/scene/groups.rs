@@ -319,7 +319,9 @@ pub struct RegionUse {
 
 /// The timeline's legend: a section per function group the trace uses, in [`FunctionGroup::ALL`]'s order,
 /// its first entry the group's colour, then its `per_group` functions with the most exclusive time and
-/// "other: N more"; every colour editable (`Entry::edit`: the `colors` option's key).
+/// "other: N more"; every colour editable (`Entry::edit`: the `colors` option's key). Regions of one name
+/// (a Darshan log's "POSIX read" of each file, a name in several categories) are one entry, its shades said
+/// once: "POSIX read (10 regions, a shade each)", drawn mixed, its colour set per region rather than here.
 pub fn legend(
     trace: &Trace,
     colors: &[Rgba],
@@ -330,22 +332,41 @@ pub fn legend(
     let groups = region_groups(trace);
     let mut sections = Vec::new();
     for g in FunctionGroup::ALL {
-        let mut members: Vec<usize> =
-            (0..groups.len()).filter(|&i| groups[i] == g && uses.get(i).is_some_and(|u| u.count > 0)).collect();
-        if members.is_empty() {
+        // The group's regions by name: (the name's regions, most exclusive time first; their summed time).
+        let mut names: Vec<(Vec<usize>, u64)> = Vec::new();
+        let mut by_name: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for i in (0..groups.len()).filter(|&i| groups[i] == g && uses.get(i).is_some_and(|u| u.count > 0)) {
+            let k = *by_name.entry(trace.strings.get(trace.regions.name[i])).or_insert_with(|| {
+                names.push((Vec::new(), 0));
+                names.len() - 1
+            });
+            names[k].0.push(i);
+            names[k].1 += uses[i].exclusive_ns;
+        }
+        if names.is_empty() {
             continue;
         }
-        members.sort_by(|&a, &b| uses[b].exclusive_ns.cmp(&uses[a].exclusive_ns).then(a.cmp(&b)));
-        let n = members.len();
+        for (members, _) in &mut names {
+            members.sort_by(|&a, &b| uses[b].exclusive_ns.cmp(&uses[a].exclusive_ns).then(a.cmp(&b)));
+        }
+        names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0[0].cmp(&b.0[0])));
+        let n = names.len();
         let mut entries = vec![Entry {
             label: format!("whole group ({n} function{})", if n == 1 { "" } else { "s" }),
             edit: Some(g.key().to_string()),
             ..fill("", group_color(g, overrides), Shape::Rect)
         }];
-        for &i in members.iter().take(per_group) {
-            entries.push(Entry {
-                edit: Some(format!("r{i}")),
-                ..fill(trace.strings.get(trace.regions.name[i]), colors[i], Shape::Rect)
+        for (members, _) in names.iter().take(per_group) {
+            let i = members[0];
+            let name = trace.strings.get(trace.regions.name[i]);
+            entries.push(match members.len() {
+                1 => Entry { edit: Some(format!("r{i}")), ..fill(name, colors[i], Shape::Rect) },
+                k => Entry {
+                    label: format!("{name} ({k} regions, a shade each)"),
+                    color: super::legend::hex(colors[i]),
+                    mark: Mark::Mixed,
+                    edit: None,
+                },
             });
         }
         if n > per_group {
@@ -623,6 +644,33 @@ mod tests {
             assert_eq!(ColorOverrides::parse(bad), None, "{bad}");
         }
         assert_eq!(ColorOverrides::parse(""), Some(ColorOverrides::default()));
+    }
+
+    /// A Darshan log's "POSIX read" of ten files is ten regions (one per file, a category each): the legend
+    /// lists the name once, saying its shades, not ten times in ten shades.
+    #[test]
+    fn regions_of_one_name_are_one_legend_entry() {
+        let mut b = TraceBuilder::new(Format::Generated);
+        let p = b.process(0);
+        let l = b.location(p, 0, LocationKind::CpuThread);
+        for k in 0..10i64 {
+            let r = b.region("POSIX read", &format!("/scratch/f{k}"));
+            b.interval(l, r, k * 10, 5);
+        }
+        let r = b.region("POSIX write", "/scratch/f0");
+        b.interval(l, r, 200, 50);
+        let t = b.finish();
+        let colors = region_colors(&t, &ColorOverrides::default());
+        let uses: Vec<RegionUse> =
+            (0..t.regions.len()).map(|r| RegionUse { count: 1, exclusive_ns: if r == 10 { 50 } else { 5 } }).collect();
+        let legend = legend(&t, &colors, &uses, &ColorOverrides::default(), 8);
+        let labels: Vec<&str> =
+            legend.sections.iter().flat_map(|s| s.entries.iter().map(|e| e.label.as_str())).collect();
+        assert_eq!(
+            labels,
+            ["whole group (2 functions)", "POSIX read (10 regions, a shade each)", "POSIX write"],
+            "{labels:?}"
+        );
     }
 
     #[test]

@@ -71,7 +71,7 @@ test('the I/O panel equals weft io --json, filters by file and follows the windo
   const wanted = ['dxt.darshan', 'ior_hdf5_example.darshan'].filter((n) => logs.has(n));
   if (wanted.length < 2) { t.skip(`pydarshan's DXT logs are absent under ${path.join(repoRoot, '.venv')} (tests/oracle/requirements.txt)`); return; }
   const { server, url } = await startServer();
-  const { browser, page, problems } = await openPage('webgpu', url, { width: 1500, height: 950 });
+  const { browser, page, problems } = await openPage('webgl', url, { width: 1500, height: 950 });
   try {
     let loads = 1;
     // A trace without I/O: no toggle.

@@ -678,7 +678,7 @@ fn root_causes(
     let t = m.tiling;
     let mut queries = Sorter::<RangeQuery>::new(room);
     let mut r = waits.reader();
-    let mut k = 0u64;
+    let (mut k, mut asked) = (0u64, 0u64);
     while let Some(w) = r.next(&*room.spill)? {
         let wait = k;
         k += 1;
@@ -698,12 +698,18 @@ fn root_causes(
         };
         if w.cause_ns > ac {
             queries.push(range(c, ac, w.cause_ns, 1), room)?;
+            asked += 1;
         }
         if w.start_ns > aw {
             queries.push(range(w.location, aw, w.start_ns, 0), room)?;
+            asked += 1;
         }
     }
     let queries = queries.finish(room)?;
+    if asked == 0 {
+        // (No range to sum: no third walk.)
+        return Sorter::new(room).finish(room);
+    }
     let mut ranges =
         causes::Ranges { queries: queries.reader(), next: None, parts: Sorter::new(room), room: &mut *room };
     for b in 0..t.blocks {

@@ -23,7 +23,11 @@ struct WaitSums {
 
 impl WaitSums {
     fn new() -> WaitSums {
-        WaitSums { patterns: vec![[0u64; 2]; PATTERN_KEYS.len()], per_location: BTreeMap::new(), by_region: BTreeMap::new() }
+        WaitSums {
+            patterns: vec![[0u64; 2]; PATTERN_KEYS.len()],
+            per_location: BTreeMap::new(),
+            by_region: BTreeMap::new(),
+        }
     }
 
     fn add(&mut self, w: &WaitRecord) {
@@ -232,7 +236,8 @@ pub(super) fn write(
             }
             let b = t.block_of(w.location);
             let locs = t.block_range(b, nl);
-            block = Some(BlockOut { b, end: locs.end, tile: WaitsWriter::new(locs.start), bins: BlockBins::new(m, &locs) });
+            block =
+                Some(BlockOut { b, end: locs.end, tile: WaitsWriter::new(locs.start), bins: BlockBins::new(m, &locs) });
         }
         let o = block.as_mut().expect("a block");
         o.tile.push(&w, &list);

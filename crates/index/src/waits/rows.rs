@@ -310,7 +310,14 @@ impl RangeQuery {
 impl Record for RangeQuery {
     const BYTES: usize = 4 * 3 + 8 * 3 + 1;
     fn put(&self, out: &mut Vec<u8>) {
-        Put(out).u32(self.block).u32(self.window).u32(self.location).u64(self.a).u64(self.b).u64(self.wait).u8(self.plus);
+        Put(out)
+            .u32(self.block)
+            .u32(self.window)
+            .u32(self.location)
+            .u64(self.a)
+            .u64(self.b)
+            .u64(self.wait)
+            .u8(self.plus);
     }
     fn get(b: &[u8]) -> Self {
         let mut g = Get { b, at: 0 };
@@ -415,7 +422,16 @@ mod tests {
             op: call,
         });
         round(Ask { op: None, ..Ask::get(&[0; Ask::BYTES]) });
-        round(Candidate { pattern: 1, call: 2, later: u64::MAX - 5, location: 3, partner: 4, region: 5, start: 6, end: 7 });
+        round(Candidate {
+            pattern: 1,
+            call: 2,
+            later: u64::MAX - 5,
+            location: 3,
+            partner: 4,
+            region: 5,
+            start: 6,
+            end: 7,
+        });
         round(super::super::Member {
             row: 9,
             operation: 8,

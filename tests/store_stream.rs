@@ -547,6 +547,50 @@ fn weft_index_streams_messages_within_its_memory_bound() {
     assert_eq!(left, files, "files in the store");
 }
 
+/// `weft index --waits` holds the same bound (issue #53): on the archive above, whose messages and
+/// collective members the wait-state step held at about 320 bytes each (~80 MB: refused under
+/// `--memory 24M` before, "--waits: the wait states hold about ..."), its sorts go to the spill in runs
+/// past their shares and the peak resident memory stays under `--memory` plus the fixed overhead; the store
+/// is the whole build's with its wait states held in memory, byte for byte, and the spill is gone.
+#[test]
+fn weft_index_waits_holds_its_memory_bound() {
+    let base = TempDir::new("store-stream-waits");
+    let cfg = GenConfig { threads: 2, ..GenConfig::new(16, 4_000_000) };
+    let (files, counts) = archive(&cfg);
+    assert!(counts.mpi_send >= 120_000 && counts.collective_begin >= 60_000, "{counts:?}");
+    let trace_dir = base.join("trace");
+    write_archive(&files, &trace_dir);
+    let o = BuildOptions {
+        block_locations: 1,
+        source_name: trace_dir.display().to_string(),
+        waits: true,
+        ..BuildOptions::default()
+    };
+    let whole = build(&read_archive("traces.otf2", &files).unwrap(), &o);
+    assert!(whole.manifest.waits.as_ref().is_some_and(|w| w.patterns.iter().any(|p| p[1] > 10_000)));
+    drop(files);
+    let store = base.join("store");
+    let out = weft_index(&trace_dir, &store, &["--threads", "2", "--block", "1", "--memory", "24M", "--waits"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let peak_mb = peak_mb(&text);
+    assert!(peak_mb <= 24 + 24, "peak {peak_mb} MB with --waits --memory 24M:\n{text}");
+    assert!(text.contains("wait states"), "{text}");
+    assert_folder_is(&store, &whole);
+    let mut left = Vec::new();
+    let mut dirs = vec![store.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            match e.file_type().unwrap().is_dir() {
+                true => dirs.push(e.path()),
+                false => left.push(e.path()),
+            }
+        }
+    }
+    assert_eq!(left.len(), 1 + whole.tiles.len(), "files in the store: the spill is gone");
+}
+
 /// A block of many locations over many windows (the default `--block` on a long trace of few locations)
 /// is planned by the lanes its intervals take, not the most a summary may keep: 16 locations in one block,
 /// 512 windows (`--tile-intervals 1000`), were refused at `--memory 384M` ("needs about 3051 MB to tile

@@ -120,6 +120,29 @@ fn sharded(t: &Trace, o: &BuildOptions, n: u32) -> MemoryStore {
     MemoryStore { files }
 }
 
+/// The whole build's store without wait states, then its wait states added within `memory`
+/// (`index::waits::add_waits_within`, its sorts' runs in a spill in memory): the bytes spilled, and the store.
+fn within(t: &Trace, o: &BuildOptions, memory: u64) -> (u64, MemoryStore) {
+    let plain = build(t, &BuildOptions { waits: false, ..o.clone() });
+    let mut files: BTreeMap<String, Vec<u8>> = plain.tiles.iter().cloned().collect();
+    let mut m = plain.manifest;
+    let mut added = Vec::new();
+    let spilled = weft::index::waits::add_waits_within(
+        &mut m,
+        &|p| files.get(p).cloned().ok_or_else(|| format!("{p}: missing")),
+        &mut |p, b| {
+            added.push((p.to_string(), b.to_vec()));
+            Ok(())
+        },
+        &mut MemorySpill::default(),
+        memory,
+    )
+    .unwrap_or_else(|e| panic!("waits within {memory} bytes: {e}"));
+    files.extend(added);
+    files.insert(MANIFEST.into(), BuiltStore { manifest: m, tiles: Vec::new() }.manifest_json());
+    (spilled, MemoryStore { files })
+}
+
 fn assert_all_ways(name: &str, files: &(dyn ArchiveFiles + Sync)) -> u64 {
     let t = read_archive(name, files).expect("archive reads");
     let want = reports(&t);
@@ -147,6 +170,9 @@ fn assert_all_ways(name: &str, files: &(dyn ArchiveFiles + Sync)) -> u64 {
             assert_store_path(&format!("{what}: {n} shards"), &s, &path);
             assert_store_reports(&format!("{what}: {n} shards"), s, &want);
         }
+        // Within the least --memory the step takes (its sorts in runs of 64 KB), the same bytes.
+        let (_, s) = within(&t, &o, 1 << 20);
+        assert!(s.files == whole.to_memory().files, "{what}: the waits within 1 MB differ from the whole build");
     }
     // Without `waits` (the default) the same store has no wait states: no waits tiles, no manifest `waits`,
     // and the reader says how to get them.
@@ -404,75 +430,56 @@ fn the_critical_path_of_a_store_is_the_traces_on_runs_with_every_pattern() {
     assert!(jumped > 0, "some path crosses locations");
 }
 
-/// `weft index --waits` counts the wait states' memory (`index::waits::BYTES_PER_FACT` per message and
-/// collective member) against `--memory`: just under the estimate the index refuses, naming the memory
-/// that fits, where the same index without `--waits` fits; at the estimate it indexes (the streamed OTF2
-/// index; a whole read checks the same estimate before tiling).
+/// `weft index --waits` within a `--memory` its lists do not fit in (issue #53: before, refused when its
+/// messages and collective members at 320 bytes each passed `--memory`): each of the step's sorts (the
+/// questions, candidates, members, meetings, waits, ranges and their parts) goes to the spill in sorted runs
+/// past its share, and the store is the same bytes as the one whose lists were all held, whatever the
+/// memory, the block and tile sizes (pages of 4 to 64 KB, one run to hundreds), with the spill in use.
 #[test]
-fn weft_index_waits_is_counted_against_memory() {
-    let d = common::TempDir::new("store-waits-memory");
-    let (files, _) = archive(&GenConfig::new(4, 400_000));
-    for (name, bytes) in &files.files {
-        d.put(&format!("g/{name}"), bytes);
-    }
+fn the_wait_states_within_a_small_memory_are_the_same_bytes() {
+    let (files, _) = archive(&GenConfig { threads: 2, ..GenConfig::new(4, 400_000) });
     let t = read_archive("traces.otf2", &files).expect("archive reads");
-    let need = weft::index::waits::memory_needed(t.messages.len() as u64, t.collectives.len() as u64);
-    assert!(need > 4 << 20, "the run has enough messages to matter: {need} bytes");
-    let under = (need - 1).to_string();
-    // Small tiles, so that the tiling itself fits in less than the wait states need.
-    let small = ["--block", "1", "--tile-intervals", "4096"];
-    weft(&[&["index", "g/traces.otf2", "-o", "plain", "--memory", &under][..], &small].concat(), &d);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
-        .args(["index", "g/traces.otf2", "-o", "tight", "--waits", "--memory", &under])
-        .args(small)
-        .current_dir(&d)
-        .output()
-        .unwrap();
-    assert!(!out.status.success(), "--waits within {under} bytes");
-    let err = String::from_utf8_lossy(&out.stderr);
-    let mb = need.div_ceil(1 << 20);
-    assert!(
-        err.contains(&format!("--waits: the wait states hold about {mb} MB in memory"))
-            && err.contains(&format!("raise --memory to {mb} MB, or index without --waits")),
-        "{err}"
-    );
-    assert!(!d.join("tight").exists(), "a refused index leaves no store");
-    let fits = need.to_string();
-    weft(&[&["index", "g/traces.otf2", "-o", "fits", "--waits", "--memory", &fits][..], &small].concat(), &d);
-    assert!(weft(&["critical-path", "fits", "--json"], &d).contains("length_ns"));
+    // What the step held before at about 320 bytes a message and member: far over the memories below.
+    assert!((t.messages.len() + t.collectives.len()) as u64 * 320 > 3 << 20, "{} messages", t.messages.len());
+    for o in [
+        BuildOptions { waits: true, ..BuildOptions::default() },
+        BuildOptions { block_locations: 3, tile_intervals: 4096, threads: 2, waits: true, ..BuildOptions::default() },
+    ] {
+        let whole = build(&t, &o);
+        let waits = whole.manifest.waits.as_ref().expect("wait states");
+        assert!(waits.patterns.iter().filter(|p| p[1] > 0).count() >= 2, "{:?}", waits.patterns);
+        let whole = whole.to_memory();
+        let (held, s) = within(&t, &o, 1 << 40);
+        assert_eq!(held, 0, "nothing spilled with memory to spare");
+        assert!(s.files == whole.files, "held: the store differs from the whole build's");
+        let mut spills = Vec::new();
+        for memory in [1 << 20, 3 << 20, 17 << 20] {
+            let (spilled, s) = within(&t, &o, memory);
+            assert!(s.files == whole.files, "--memory {memory}: the store differs from the one held in memory");
+            spills.push(spilled);
+        }
+        assert!(spills[0] > 0 && spills[0] >= spills[2], "the sorts went to the spill: {spills:?}");
+    }
 }
 
-/// `--waits` within a `--memory` its facts do not fit is refused before the blocks are tiled (once pass 1 has
-/// counted the messages and collective members), not after: the streamed index puts no tile before it says
-/// so. Within the estimate it indexes.
+/// The least `--memory` the step works in is named, not panicked on: a sort's share under 64 KB is refused
+/// with the memory that fits, by the library and by `weft index --waits`, which leaves no store.
 #[test]
-fn weft_index_waits_over_memory_is_refused_before_tiling() {
-    let (files, _) = archive(&GenConfig::new(4, 400_000));
+fn waits_under_the_least_memory_are_refused_naming_the_memory_that_fits() {
+    let (files, _) = archive(&GenConfig::new(2, 4_000));
     let t = read_archive("traces.otf2", &files).expect("archive reads");
-    let need = weft::index::waits::memory_needed(t.messages.len() as u64, t.collectives.len() as u64);
-    let o = BuildOptions { waits: true, block_locations: 1, tile_intervals: 4096, ..BuildOptions::default() };
-    let index = |memory: u64| {
-        let sink = MemorySink::default();
-        let stream = open_stream("traces.otf2", &files).expect("archive opens");
-        let so = StreamOptions {
-            build: o.clone(),
-            memory,
-            event_buffer: 0,
-            shard: None,
-            held: 0,
-            runs: 0,
-            range_intervals: 0,
-        };
-        let done = index_otf2(stream, &so, &mut MemorySpill::default(), &sink, &|_| {});
-        (done.map(|_| ()).map_err(|e| e.to_string()), sink.files.into_inner().unwrap().len())
-    };
-    let (refused, put) = index(need - 1);
-    let why = refused.expect_err("over the estimate");
-    assert!(why.contains("--waits: the wait states hold about"), "{why}");
-    assert_eq!(put, 0, "no tile was put before the refusal");
-    let (fits, put) = index(need);
-    fits.expect("within the estimate");
-    assert!(put > 0);
+    let plain = build(&t, &BuildOptions::default());
+    let mut m = plain.manifest.clone();
+    let why = weft::index::waits::add_waits_within(
+        &mut m,
+        &|_| Err("not read".into()),
+        &mut |_, _| Ok(()),
+        &mut MemorySpill::default(),
+        (1 << 20) - 1,
+    )
+    .expect_err("under 1 MB");
+    assert!(why.contains("raise --memory to 1 MB"), "{why}");
+    assert_eq!(weft::index::waits::too_little(1 << 20), None);
 }
 
 /// What a store's timeline draws of its diagnosis (`store::read::query::{overlay_tiles, OverlayGather}`, the

@@ -96,6 +96,15 @@ impl Budget {
     pub fn ends_in_memory(self) -> u64 {
         self.memory / 12
     }
+
+    /// What each of `--waits`' sorts (`crate::waits`: the questions, candidates, members, meetings, waits,
+    /// ranges and their parts) holds before it writes a sorted run to the spill: a sixteenth. At most three
+    /// fill at once, each beside the merge it reads (a page of each run, pages of a sixty-fourth of this
+    /// share: as much again for up to 64 runs), and the spill keeps its eighth in memory: about half of
+    /// `--memory` in all, the rest for one events tile decoded, the definitions and the blocks' lists.
+    pub fn waits_sort(self) -> u64 {
+        self.memory / 16
+    }
 }
 
 /// Bytes a block task's tiling holds per interval besides its columns and its communication: the busy

@@ -10,12 +10,13 @@
 //! per region, a pass over every interval of the store (minutes on a billion events), and the walk needs
 //! every wait; the index has both at hand.
 //!
-//! Memory: the path's segments (at most two per wait plus one), one events tile at a time, and per location
-//! of a block its stack of open intervals.
+//! Memory: the path's segments (at most two per wait plus one: the one list of the step that grows with the
+//! trace held whole, a few per wait on the path), one events tile at a time, and per location of a block
+//! its stack of open intervals.
 
 use crate::waits::{events_tiles, PutTile, ReadTile, MAX_TILE_RAW};
 use weft_analyses::diagnosis::critical_path::{
-    segments_by_location, walk, InnermostPieces, PathSegment, PathSums, PathWait,
+    segments_by_location, CriticalPath, InnermostPieces, PathSegment, PathSums,
 };
 use weft_model::LocationId;
 use weft_store::format::columns::unframe_tile;
@@ -23,7 +24,6 @@ use weft_store::format::critical_path::{encode_path, PathSummary};
 use weft_store::format::events::{decode_events, TileInterval};
 use weft_store::format::manifest::{Manifest, TileKind};
 use weft_store::format::tile::tile;
-use weft_store::format::waits::WaitRecord;
 
 /// The location of the run's last event from each location's latest event (`latest`, `None` without
 /// events): as `critical_path::last_location` picks it (ties: the lowest location; none seen: location 0).
@@ -38,25 +38,12 @@ pub fn last_location(latest: &[Option<u64>]) -> Option<LocationId> {
     Some(LocationId(best as u32))
 }
 
-/// The critical path of the store `m` through its `waits` (sorted by location, start, pattern, call, as the
-/// waits tiles hold them), `latest` each location's latest event: the path tiles written through `put` and
-/// listed, the manifest's `critical_path` set.
-pub fn add_path(
-    m: &mut Manifest,
-    read: ReadTile,
-    put: PutTile,
-    waits: &[WaitRecord],
-    latest: &[Option<u64>],
-) -> Result<(), String> {
+/// The critical path `path` of the store `m` (walked through its waits by `crate::waits`, from the location
+/// of [`last_location`]) summed: the path tiles written through `put` and listed, the manifest's
+/// `critical_path` set.
+pub fn add_path(m: &mut Manifest, read: ReadTile, put: PutTile, path: &CriticalPath) -> Result<(), String> {
     let n = m.locations.process.len();
-    let path = walk(n, last_location(latest), m.span_ns, waits, |w| PathWait {
-        location: w.location,
-        start_ns: w.start_ns,
-        end_ns: w.end_ns,
-        cause_location: w.cause,
-        cause_ns: w.cause_ns,
-    });
-    let (segments_of, by_location) = segments_by_location(&path, n);
+    let (segments_of, by_location) = segments_by_location(path, n);
     let mut sums = PathSums::new(m.regions.name.len());
     let t = m.tiling;
     let tiles = events_tiles(m);

@@ -70,10 +70,10 @@ pub struct Args {
     pub shard: Option<String>,
     /// Also compute the wait states (issue #53) into the store, so `weft waits STORE` reads them instead of
     /// the trace: the last step, from the store's own level-0 tiles (with
-    /// `--shard`, each part records it and `weft merge` computes them when every part asked). The step holds
-    /// the trace's messages and collective members in memory (about 320 bytes each, not spilled), counted
-    /// against --memory: an index that would need more is refused, naming the memory that fits; it takes
-    /// several times the tiling's time.
+    /// `--shard`, each part records it and `weft merge` computes them when every part asked). Within
+    /// --memory: its lists (per message, collective member and wait) are sorted in runs in the spill past a
+    /// sixteenth of it each (at least 1 MB in all, else refused naming it); it takes several times the
+    /// tiling's time.
     #[arg(long)]
     pub waits: bool,
 }
@@ -104,6 +104,9 @@ impl Args {
         self.threads.unwrap_or_else(default).max(1)
     }
 }
+
+/// `--memory`'s default (`2G`), for what adds the wait states without the flag (`weft merge`).
+pub(crate) const DEFAULT_MEMORY: u64 = 2 << 30;
 
 pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
@@ -152,21 +155,34 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("seconds     read {read_s:.2}, tile {tile_s:.2}, write {:.2}", t2.elapsed().as_secs_f64());
         return Ok(());
     }
+    // The wait states (`--waits`) once the trace is dropped, from the tiles written, within --memory (their
+    // sorts' runs in a spill file in the folder, as `weft merge` adds them).
+    let memory = memory_flag(&a)?;
     if options.waits {
-        // The wait states are held in memory beside the trace read whole: counted against --memory.
-        let (messages, members) = (trace.messages.len() as u64, trace.collectives.len() as u64);
-        if let Some(why) = weft::index::waits::over_memory(messages, members, memory_flag(&a)?) {
+        if let Some(why) = weft::index::waits::too_little(memory) {
             return Err(format!("{}: {why}", a.trace.display()).into());
         }
     }
-    let store = build(&trace, &options);
+    let mut store = build(&trace, &BuildOptions { waits: false, ..options.clone() });
     let tile_s = t1.elapsed().as_secs_f64();
     drop(trace);
     let t2 = Instant::now();
-    write_folder(&a.out, a.force, |tmp| write_files(tmp, &store.tiles, &progress, MANIFEST, &store.manifest_json()))?;
+    let mut waits_bytes = 0;
+    write_folder(&a.out, a.force, |tmp| {
+        write_files(tmp, &store.tiles, &progress, MANIFEST, &store.manifest_json())?;
+        if options.waits {
+            progress.say("wait states");
+            let before = store.manifest.tiles.len();
+            crate::merge::add_waits_in(&mut store.manifest, tmp, memory)?;
+            waits_bytes = store.manifest.tiles[before..].iter().map(|e| e.bytes).sum::<u64>();
+            let p = tmp.join(MANIFEST);
+            std::fs::write(&p, store.manifest_json()).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        Ok(())
+    })?;
     let write_s = t2.elapsed().as_secs_f64();
     progress.clear();
-    print_report(&a.out, &store.manifest, store.total_bytes(), input);
+    print_report(&a.out, &store.manifest, store.total_bytes() + waits_bytes, input);
     println!("seconds     read {read_s:.2}, tile {tile_s:.2}, write {write_s:.2}");
     print_peak_memory();
     Ok(())
@@ -697,7 +713,7 @@ pub fn stream_into(
 /// A spill: held in memory while it stays under `cap` bytes, then one file, each location's segments
 /// appended, read back by offset (the in-memory part is written out first, in location order, when the cap
 /// is passed).
-struct FileSpill {
+pub(crate) struct FileSpill {
     file: std::fs::File,
     path: PathBuf,
     /// Per location, its segments (offset, length) in order.
@@ -713,7 +729,7 @@ struct FileSpill {
 
 impl FileSpill {
     /// A spill in the file `path` (created empty), kept in memory while it holds at most `cap` bytes.
-    fn create(path: &Path, cap: u64) -> Result<Self, String> {
+    pub(crate) fn create(path: &Path, cap: u64) -> Result<Self, String> {
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)

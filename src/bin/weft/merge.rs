@@ -91,7 +91,7 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
         // when every part was indexed with --waits.
         if merged.waits {
             progress.say("wait states");
-            add_waits_in(&mut m, tmp)?;
+            add_waits_in(&mut m, tmp, crate::index::DEFAULT_MEMORY)?;
         }
         let json = {
             let mut v = serde_json::to_vec_pretty(&m).expect("a manifest always serializes");
@@ -110,16 +110,29 @@ pub fn run(a: Args) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// The wait states of the store being written in `tmp` (its level-0 tiles in place) added to it.
-pub fn add_waits_in(m: &mut weft::store::Manifest, tmp: &Path) -> Result<(), String> {
+/// The wait states of the store being written in `tmp` (its level-0 tiles in place) added to it, within
+/// `memory` (their sorts' runs in `.spill.waits` in `tmp`, kept in memory up to the spill's share and
+/// removed after).
+pub fn add_waits_in(m: &mut weft::store::Manifest, tmp: &Path, memory: u64) -> Result<(), String> {
     let read = |p: &str| std::fs::read(tmp.join(p)).map_err(|e| format!("{}: {e}", tmp.join(p).display()));
-    weft::index::waits::add_waits(m, &read, &mut |p, bytes| {
-        let to = tmp.join(p);
-        if let Some(d) = to.parent() {
-            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-        }
-        std::fs::write(&to, bytes).map_err(|e| format!("{}: {e}", to.display()))
-    })
+    let spill_path = tmp.join(".spill.waits");
+    let mut spill = crate::index::FileSpill::create(&spill_path, weft::index::Budget::new(memory).spill_in_memory())?;
+    let added = weft::index::waits::add_waits_within(
+        m,
+        &read,
+        &mut |p, bytes| {
+            let to = tmp.join(p);
+            if let Some(d) = to.parent() {
+                std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+            }
+            std::fs::write(&to, bytes).map_err(|e| format!("{}: {e}", to.display()))
+        },
+        &mut spill,
+        memory,
+    );
+    drop(spill);
+    let removed = std::fs::remove_file(&spill_path).map_err(|e| format!("{}: {e}", spill_path.display()));
+    added.and(removed)
 }
 
 /// Hard-link the verified file `from` (opened as `meta`) to `to`: true when `to` is then that very file (a

@@ -228,7 +228,7 @@ fn work(world: &SimpleCommunicator, a: &Args, tmp_folder: &mut Option<std::path:
     // The wait states (`--waits`, which every rank was given), from the level-0 tiles every rank wrote into
     // the shared folder.
     if merged.waits {
-        crate::merge::add_waits_in(&mut m, &tmp)?;
+        crate::merge::add_waits_in(&mut m, &tmp, crate::index::memory_flag(a)?)?;
     }
     let m = &m;
     let mut bytes = serde_json::to_vec_pretty(m).expect("a manifest always serializes");

@@ -164,7 +164,30 @@ pub fn walk<W>(
             .collect();
     }
 
-    let mut used = vec![false; waits.len()];
+    let found = walk_by(n, Some(last), span_ns, |location, t| {
+        let k = by_location.get(location as usize).and_then(|lw| lw.reached(|k| at(k).end_ns, t));
+        Ok::<_, std::convert::Infallible>(k.map(|k| (k, at(k))))
+    });
+    match found {
+        Ok(path) => path,
+        Err(never) => match never {},
+    }
+}
+
+/// The walk of [`walk`] over `n` locations from `last` at `span_ns`, each location's waits reached through `reached(location,
+/// t)`: the wait the walk standing at `t` meets first going back (as [`walk`] finds it), with a number of its
+/// own (a wait gives at most one jump). A store's index answers it from its waits paged in the spill.
+pub fn walk_by<E>(
+    n: usize,
+    last: Option<LocationId>,
+    span_ns: u64,
+    mut reached: impl FnMut(u32, u64) -> Result<Option<(usize, PathWait)>, E>,
+) -> Result<CriticalPath, E> {
+    let Some(last) = last else {
+        return Ok(CriticalPath::default());
+    };
+    // The waits that gave their jump (at most one per segment of the path).
+    let mut used: rustc_hash::FxHashSet<usize> = rustc_hash::FxHashSet::default();
     // Built backwards: the latest segment first.
     let mut back: Vec<PathSegment> = Vec::new();
     let mut push = |location: LocationId, start_ns: u64, end_ns: u64| {
@@ -178,16 +201,14 @@ pub fn walk<W>(
     };
     let (mut location, mut t) = (last, span_ns);
     loop {
-        let Some(k) = by_location.get(location.index()).and_then(|lw| lw.reached(|k| at(k).end_ns, t)) else {
+        let Some((k, w)) = reached(location.0, t)? else {
             push(location, 0, t);
             break;
         };
-        let w = at(k);
         let end = w.end_ns.min(t);
         push(location, end, t);
         match w.cause_location {
-            Some(c) if !used[k] && (c as usize) < n && w.cause_ns <= end => {
-                used[k] = true;
+            Some(c) if w.cause_ns <= end && (c as usize) < n && used.insert(k) => {
                 // A cause before the wait's end (a clock that runs ahead) leaves the rest of the waiting on
                 // the waiting location, so that the segments still tile.
                 push(location, w.cause_ns, end);
@@ -202,7 +223,7 @@ pub fn walk<W>(
     }
     back.reverse();
     let length_ns = back.iter().map(PathSegment::ns).sum();
-    CriticalPath { segments: back, length_ns }
+    Ok(CriticalPath { segments: back, length_ns })
 }
 
 /// `weft critical-path --json`: the path summed by region, by location and as imbalance.

@@ -2,6 +2,7 @@
 //! [`MemorySpill`] in tests and for small traces). A leaf: it names no other module of the index.
 
 pub(crate) mod runs;
+pub(crate) mod sorted;
 
 /// Where the first pass keeps each location's nested intervals until its block is tiled (and a Chrome
 /// read its threads' raw events until the end of the file). Keys past the locations' hold the messages'

@@ -1637,11 +1637,11 @@ fn tile(
     if skel.locations.len() != n {
         return Err(IndexError::Io(format!("the reader gave intervals for {n} locations of {}", skel.locations.len())));
     }
-    // `--waits` holds its facts per message and collective member in memory (`crate::waits`, not spilled):
-    // where they cannot fit it is refused now, once pass 1 has counted them, not after the blocks are tiled.
-    // (A part computes none: the merge does.)
+    // `--waits` sorts its lists in runs within shares of `--memory` (`crate::waits`): refused now, not after
+    // the blocks are tiled, only where a share could not hold a sort's least. (A part computes none: the
+    // merge does.)
     if o.build.waits && !(o.shard.is_some() && whole_totals.is_some()) {
-        if let Some(why) = crate::waits::over_memory(comms.messages, comms.collective_rows, o.memory) {
+        if let Some(why) = crate::waits::too_little(o.memory) {
             return Err(IndexError::Memory(why));
         }
     }
@@ -1752,9 +1752,12 @@ fn tile(
                 m.counts.counter_samples = s.count();
             }
             if o.build.waits {
-                // (Its memory was checked before the tiling.)
+                // Within what the skeleton leaves of --memory, its sorts' runs in the spill (whose pass-1
+                // bytes are no longer needed: cleared).
                 progress(Progress::Step(Step::Waits));
-                crate::waits::add_waits(&mut m, &|path| sink.get(path), &mut |path, bytes| sink.put(path, bytes))
+                let memory = o.memory.saturating_sub(skel_bytes(&skel));
+                let mut put = |path: &str, bytes: &[u8]| sink.put(path, bytes);
+                spill_bytes += crate::waits::add_waits_within(&mut m, &|path| sink.get(path), &mut put, spill, memory)
                     .map_err(IndexError::Io)?;
             }
             (m, None)

@@ -94,44 +94,68 @@ impl WaitSummary {
 /// The waits tile of a block of locations `locs`: `waits` sorted by location, then start, each with its root
 /// causes (`causes`: per wait, (region name's string id, ns) by name).
 pub fn encode_waits(waits: &[WaitRecord], causes: &[Vec<(u32, u64)>], locs: &Range<u32>) -> ColumnWriter {
-    let mut w = ColumnWriter::default();
-    w.varint(waits.len() as u64);
-    for x in waits {
-        w.varint((x.location - locs.start) as u64);
+    let mut w = WaitsWriter::new(locs.start);
+    for (x, c) in waits.iter().zip(causes) {
+        w.push(x, c);
     }
-    for x in waits {
-        w.varint(x.pattern as u64);
+    w.finish()
+}
+
+/// [`encode_waits`] a wait at a time (an index that sorts its waits in runs hands them over in order
+/// without holding them): each column written as the waits come, joined at the end.
+pub struct WaitsWriter {
+    first_location: u32,
+    n: u64,
+    /// location, pattern, call, start, length, region, cause, cause's time, root causes.
+    columns: [ColumnWriter; 9],
+    prev_call: u64,
+    prev_start: u64,
+}
+
+impl WaitsWriter {
+    /// The waits tile of the block whose first location is `first_location`.
+    pub fn new(first_location: u32) -> WaitsWriter {
+        WaitsWriter { first_location, n: 0, columns: Default::default(), prev_call: 0, prev_start: 0 }
     }
-    let mut prev = 0u64;
-    for x in waits {
-        w.signed(x.call.wrapping_sub(prev) as i64);
-        prev = x.call;
-    }
-    prev = 0;
-    for x in waits {
-        w.signed(x.start_ns.wrapping_sub(prev) as i64);
-        prev = x.start_ns;
-    }
-    for x in waits {
-        w.varint(x.end_ns - x.start_ns);
-    }
-    for x in waits {
-        w.varint(x.region as u64);
-    }
-    for x in waits {
-        w.varint(x.cause.map_or(0, |c| c as u64 + 1));
-    }
-    for x in waits {
-        w.signed(x.cause_ns.wrapping_sub(x.start_ns) as i64);
-    }
-    for c in causes {
-        w.varint(c.len() as u64);
-        for &(name, ns) in c {
-            w.varint(name as u64);
-            w.varint(ns);
+
+    /// The next wait (in the tile's order: by location, start, pattern, call) with its root causes.
+    pub fn push(&mut self, x: &WaitRecord, causes: &[(u32, u64)]) {
+        let c = &mut self.columns;
+        self.n += 1;
+        c[0].varint((x.location - self.first_location) as u64);
+        c[1].varint(x.pattern as u64);
+        c[2].signed(x.call.wrapping_sub(self.prev_call) as i64);
+        self.prev_call = x.call;
+        c[3].signed(x.start_ns.wrapping_sub(self.prev_start) as i64);
+        self.prev_start = x.start_ns;
+        c[4].varint(x.end_ns - x.start_ns);
+        c[5].varint(x.region as u64);
+        c[6].varint(x.cause.map_or(0, |c| c as u64 + 1));
+        c[7].signed(x.cause_ns.wrapping_sub(x.start_ns) as i64);
+        c[8].varint(causes.len() as u64);
+        for &(name, ns) in causes {
+            c[8].varint(name as u64);
+            c[8].varint(ns);
         }
     }
-    w
+
+    /// Waits pushed.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    pub fn finish(self) -> ColumnWriter {
+        let mut w = ColumnWriter::default();
+        w.varint(self.n);
+        for c in self.columns {
+            w.buf.extend_from_slice(&c.buf);
+        }
+        w
+    }
 }
 
 /// A waits tile's records ([`encode_waits`] wrote it), every id checked against the manifest.

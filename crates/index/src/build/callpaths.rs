@@ -3,10 +3,10 @@
 //! its summary, `build::LocationSummary`), then a block's tiles of every pyramid level ([`callpath_tiles`]):
 //! level 1 a window a tile, each next level 4 tiles of the one below merged.
 //!
-//! Per interval: its path found through the parent's last child (a loop calls one region again and again),
-//! else a map; its time in its start window added to a dense row of the window being filled; only an
-//! interval reaching past its start window (a few per window per location: those open across a window's
-//! start) writes to later windows, kept aside until their turn. Exclusive time is a path's time less its
+//! Per interval: its path guessed from the path that followed its previous sibling last time (a loop's body
+//! calls the same regions in the same order), else found in a map; its time in its start window added to a
+//! dense row of the window being filled; only an interval reaching past its start window (a few per window
+//! per location: those open across a window's start) writes to later windows, kept aside until their turn. Exclusive time is a path's time less its
 //! direct children's, window by window: every interval of a child path lies in one of its parent path's, so
 //! when a window closes each path it touched subtracts its inclusive time from its parent's (once a path a
 //! window, not once an interval; wrapping arithmetic: the sums end non-negative).
@@ -52,21 +52,26 @@ pub struct LocationCallPaths {
     pub windows: Vec<(u32, Vec<PathFigures>)>,
 }
 
-/// A location's call paths as its intervals name them (parents first): each path found through its parent's
-/// last child (a loop calls one region again and again), else a map.
+/// A location's call paths as its intervals name them (parents first). Each path is first guessed from the
+/// one before at its depth: a loop's body calls the same regions in the same order, so the path that
+/// followed its previous sibling last time (or its parent's first child last time) is nearly always it; a
+/// wrong guess asks a map.
 #[derive(Default)]
 pub struct PathTable {
     paths: Vec<PathDef>,
-    last_child: Vec<u32>,
-    last_root: u32,
+    /// Per path: the sibling that followed it last time, and its first child last time.
+    next_sibling: Vec<u32>,
+    first_child: Vec<u32>,
+    first_root: u32,
     children: FxHashMap<(u32, u32), u32>,
-    /// The open intervals' paths, by depth.
+    /// The last interval's path at each depth down to the last interval's (its ancestors' and its own): at
+    /// the next interval's depth, its previous sibling.
     stack: Vec<u32>,
 }
 
 impl PathTable {
     pub fn new() -> Self {
-        PathTable { last_root: NONE, ..PathTable::default() }
+        PathTable { first_root: NONE, ..PathTable::default() }
     }
 
     /// The paths so far.
@@ -82,9 +87,27 @@ impl PathTable {
     /// it is new.
     #[inline]
     fn next(&mut self, region: u32, depth: u16) -> (u32, bool) {
-        self.stack.truncate(depth as usize);
+        let d = depth as usize;
+        // The last interval at this depth, if still on the stack, has this one's parent: its sibling.
+        let before = self.stack.get(d).copied();
+        self.stack.truncate(d);
         let parent = self.stack.last().copied().unwrap_or(NONE);
-        let (path, new) = self.child(parent, region);
+        let guess = match before {
+            Some(b) => self.next_sibling[b as usize],
+            None if parent == NONE => self.first_root,
+            None => self.first_child[parent as usize],
+        };
+        let (path, new) = if guess != NONE && self.paths[guess as usize].region == region {
+            (guess, false)
+        } else {
+            let found = self.child(parent, region);
+            match before {
+                Some(b) => self.next_sibling[b as usize] = found.0,
+                None if parent == NONE => self.first_root = found.0,
+                None => self.first_child[parent as usize] = found.0,
+            }
+            found
+        };
         self.stack.push(path);
         (path, new)
     }
@@ -95,22 +118,13 @@ impl PathTable {
     }
 
     /// The child of `parent` (NONE: a root) for `region`, made if new.
-    #[inline]
     fn child(&mut self, parent: u32, region: u32) -> (u32, bool) {
-        let cached = if parent == NONE { self.last_root } else { self.last_child[parent as usize] };
-        if cached != NONE && self.paths[cached as usize].region == region {
-            return (cached, false);
-        }
         let next = self.paths.len() as u32;
         let found = *self.children.entry((parent, region)).or_insert(next);
         if found == next {
             self.paths.push(PathDef { parent: (parent != NONE).then_some(parent), region });
-            self.last_child.push(NONE);
-        }
-        if parent == NONE {
-            self.last_root = found;
-        } else {
-            self.last_child[parent as usize] = found;
+            self.next_sibling.push(NONE);
+            self.first_child.push(NONE);
         }
         (found, found == next)
     }

@@ -22,6 +22,9 @@ use weft_store::format::tile::tile;
 /// No path: a root's parent, an empty slot.
 const NONE: u32 = u32::MAX;
 
+/// Slots of a path table's recent lookups.
+const RECENT: usize = 256;
+
 /// One path's sums in one window while they grow (exclusive time wrapping until done).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Acc {
@@ -63,6 +66,8 @@ pub struct PathTable {
     next_sibling: Vec<u32>,
     first_child: Vec<u32>,
     first_root: u32,
+    /// A wrong guess looks here next, (parent, region, path) by a hash of (parent, region), then in the map.
+    recent: Vec<(u32, u32, u32)>,
     children: FxHashMap<(u32, u32), u32>,
     /// The last interval's path at each depth down to the last interval's (its ancestors' and its own): at
     /// the next interval's depth, its previous sibling.
@@ -71,7 +76,7 @@ pub struct PathTable {
 
 impl PathTable {
     pub fn new() -> Self {
-        PathTable { first_root: NONE, ..PathTable::default() }
+        PathTable { first_root: NONE, recent: vec![(NONE, NONE, NONE); RECENT], ..PathTable::default() }
     }
 
     /// The paths so far.
@@ -85,7 +90,7 @@ impl PathTable {
 
     /// The path of the next interval (of `region`, at `depth`; intervals in the model's order), and whether
     /// it is new.
-    #[inline]
+    #[inline(always)]
     fn next(&mut self, region: u32, depth: u16) -> (u32, bool) {
         let d = depth as usize;
         // The last interval at this depth, if still on the stack, has this one's parent: its sibling.
@@ -100,7 +105,15 @@ impl PathTable {
         let (path, new) = if guess != NONE && self.paths[guess as usize].region == region {
             (guess, false)
         } else {
-            let found = self.child(parent, region);
+            let k = ((parent.wrapping_mul(0x9E37_79B1) ^ region).wrapping_mul(0x85EB_CA6B) >> 24) as usize % RECENT;
+            let r = self.recent[k];
+            let found = if r.0 == parent && r.1 == region && r.2 != NONE {
+                (r.2, false)
+            } else {
+                let found = self.child(parent, region);
+                self.recent[k] = (parent, region, found.0);
+                found
+            };
             match before {
                 Some(b) => self.next_sibling[b as usize] = found.0,
                 None if parent == NONE => self.first_root = found.0,
@@ -118,6 +131,7 @@ impl PathTable {
     }
 
     /// The child of `parent` (NONE: a root) for `region`, made if new.
+    #[cold]
     fn child(&mut self, parent: u32, region: u32) -> (u32, bool) {
         let next = self.paths.len() as u32;
         let found = *self.children.entry((parent, region)).or_insert(next);
@@ -245,9 +259,16 @@ impl LocationPaths {
                 self.row.push(Acc::default());
                 self.stamp.push(0);
             }
+            let p = path as usize;
             let e = s.saturating_add(d);
             let clip = e.min(we) - s;
-            self.add(path, Acc { count: 1, open: 0, inclusive_ns: clip, exclusive_ns: 0 });
+            if self.stamp[p] != self.turn {
+                self.stamp[p] = self.turn;
+                self.touched.push(path);
+            }
+            let a = &mut self.row[p];
+            a.count += 1;
+            a.inclusive_ns = a.inclusive_ns.wrapping_add(clip);
             // Open across the starts of the windows after: their share kept for them.
             if e <= we {
                 continue;

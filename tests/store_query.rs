@@ -4,6 +4,7 @@
 //! reaching into the window equal the trace's; the decoded-tile cache stays within its byte budget and drops
 //! the least recently used tile first.
 
+use std::sync::OnceLock;
 use weft::analyses::busy::{BusyDefinition, BusyInterval, BusyScanner};
 use weft::index::{build, BuildOptions};
 use weft::model::*;
@@ -11,7 +12,6 @@ use weft::readers::otf2::read_archive;
 use weft::samples::otf2_gen::{archive, GenConfig};
 use weft::store::read::query::{exact_trace, plan, summary_grid, Decoded, Resolution, TileCache, TileIndex, Viewport};
 use weft::store::{MemoryStore, Store, TileKind};
-use std::sync::OnceLock;
 
 /// The trace of a generated archive and its store built with `o`.
 fn generated(cfg: &GenConfig, o: &BuildOptions) -> (Trace, Store<MemoryStore>) {

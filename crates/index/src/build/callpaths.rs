@@ -278,7 +278,10 @@ impl LocationPaths {
                 x += 1;
                 let span = t.window_span(x);
                 let clip = e.min(span.end) - span.start;
-                self.later.entry(x).or_default().push((path, Acc { count: 0, open: 1, inclusive_ns: clip, exclusive_ns: 0 }));
+                self.later
+                    .entry(x)
+                    .or_default()
+                    .push((path, Acc { count: 0, open: 1, inclusive_ns: clip, exclusive_ns: 0 }));
             }
         }
     }

@@ -266,6 +266,7 @@ impl<'s> LocationReader<'s> {
 /// [`LocationScan::callpath_bytes`] summed, 0 before the block's spill is read); then per interval its columns and trace index, the tiling's
 /// lists (as a block tiled whole: `stream::TILING_BYTES_PER_INTERVAL`) and twice the block's average
 /// communication rows (messages in flight and collectives running are carried too).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn most_intervals(
     budget: u64,
     intervals: u64,

@@ -4,6 +4,7 @@
 //! reaching into the window equal the trace's; the decoded-tile cache stays within its byte budget and drops
 //! the least recently used tile first.
 
+use std::sync::OnceLock;
 use weft::analyses::busy::{BusyDefinition, BusyInterval, BusyScanner};
 use weft::index::{build, BuildOptions};
 use weft::model::*;
@@ -12,15 +13,27 @@ use weft::samples::otf2_gen::{archive, GenConfig};
 use weft::store::read::query::{exact_trace, plan, summary_grid, Decoded, Resolution, TileCache, TileIndex, Viewport};
 use weft::store::{MemoryStore, Store, TileKind};
 
-fn store_of(t: &Trace) -> Store<MemoryStore> {
-    // Small tiles and blocks: many windows, blocks and levels on a small trace.
-    let o = BuildOptions { block_locations: 3, tile_intervals: 2_000, ..BuildOptions::default() };
-    Store::open(build(t, &o).to_memory()).expect("store opens")
+/// The trace of a generated archive and its store built with `o`.
+fn generated(cfg: &GenConfig, o: &BuildOptions) -> (Trace, Store<MemoryStore>) {
+    let t = read_archive("traces.otf2", &archive(cfg).0).expect("generated archive reads");
+    let store = Store::open(build(&t, o).to_memory()).expect("store opens");
+    (t, store)
 }
 
-fn trace() -> Trace {
-    let cfg = GenConfig { threads: 2, ..GenConfig::new(4, 120_000) };
-    read_archive("traces.otf2", &archive(&cfg).0).expect("generated archive reads")
+/// Small tiles and blocks: many windows, blocks and levels on a small trace.
+fn small_tiles() -> BuildOptions {
+    BuildOptions { block_locations: 3, tile_intervals: 2_000, ..BuildOptions::default() }
+}
+
+/// The trace most tests share (4 ranks of 2 threads, 120,000 events) and its store in [`small_tiles`]: made
+/// once for the test binary, each test given its own copies.
+fn trace_and_store() -> (Trace, Store<MemoryStore>) {
+    static MADE: OnceLock<(Trace, MemoryStore)> = OnceLock::new();
+    let (t, files) = MADE.get_or_init(|| {
+        let (t, store) = generated(&GenConfig { threads: 2, ..GenConfig::new(4, 120_000) }, &small_tiles());
+        (t, store.source().clone())
+    });
+    (t.clone(), Store::open(files.clone()).expect("store opens"))
 }
 
 /// Busy ns of `spans` inside [a, b).
@@ -59,8 +72,7 @@ fn viewports(t: &Trace) -> Vec<Viewport> {
 
 #[test]
 fn summary_grids_equal_the_trace_at_every_level() {
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     assert!(m.levels.len() >= 3, "the test wants several levels, got {}", m.levels.len());
     let index = TileIndex::new(m);
@@ -165,8 +177,7 @@ fn summary_grids_equal_the_trace_at_every_level() {
 
 #[test]
 fn exact_records_equal_the_trace_when_zoomed_in() {
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = store.skeleton().unwrap();
@@ -227,8 +238,7 @@ fn exact_records_equal_the_trace_when_zoomed_in() {
 
 #[test]
 fn the_tile_cache_keeps_to_its_budget_least_recently_used_out() {
-    let t = trace();
-    let store = store_of(&t);
+    let (_, store) = trace_and_store();
     let m = &store.manifest;
     let events: Vec<usize> = (0..m.tiles.len()).filter(|&i| m.tiles[i].kind == TileKind::Events).take(8).collect();
     assert!(events.len() >= 4);
@@ -294,8 +304,7 @@ fn the_tile_cache_keeps_to_its_budget_least_recently_used_out() {
 fn answers_gathered_tile_by_tile_equal_the_answers_from_all_tiles() {
     use weft::store::read::query::slice_columns::{IntervalColumns, INTERVAL_COLUMNS};
     use weft::store::read::query::{ExactSlice, GridBuilder};
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = store.skeleton().unwrap();
@@ -385,8 +394,7 @@ fn store_moments_equal_the_trace_moments_exactly_at_level_0_and_within_a_bin_fro
     use weft::store::read::query::{grid_busy, ExactSlice, GridBuilder};
     use weft::views::store_moments::StoreMomentsPane;
     use weft::views::Pane;
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = Rc::new(store.skeleton().unwrap());
@@ -473,8 +481,7 @@ fn the_store_timeline_draws_and_hovers_what_the_queries_answer() {
     use std::rc::Rc;
     use weft::views::store::StorePane;
     use weft::views::Pane;
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = store.skeleton().unwrap();
@@ -527,8 +534,7 @@ fn an_exact_answer_built_in_steps_draws_what_one_shown_at_once_draws() {
     use weft::layouts::timeline::{TimelineLayout, TimelineMetrics};
     use weft::views::store::StorePane;
     use weft::views::Pane;
-    let t = trace();
-    let store = store_of(&t);
+    let (_, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = Rc::new(store.skeleton().unwrap());
@@ -657,10 +663,8 @@ fn an_exact_answer_built_in_steps_draws_what_one_shown_at_once_draws() {
 fn a_level_0_view_past_its_interval_cap_is_drawn_from_the_finest_level() {
     use weft::store::read::query::EXACT_MAX_INTERVALS;
     let cfg = GenConfig { threads: 2, ..GenConfig::new(4, 4_000_000) };
-    let t = read_archive("traces.otf2", &archive(&cfg).0).expect("generated archive reads");
+    let (t, store) = generated(&cfg, &BuildOptions { block_locations: 4, ..BuildOptions::default() });
     assert!(t.intervals.len() as u64 > EXACT_MAX_INTERVALS, "{} intervals", t.intervals.len());
-    let o = BuildOptions { block_locations: 4, ..BuildOptions::default() };
-    let store = Store::open(build(&t, &o).to_memory()).unwrap();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let nl = t.locations.len() as u32;
@@ -681,8 +685,7 @@ fn a_level_0_view_past_its_interval_cap_is_drawn_from_the_finest_level() {
 
 #[test]
 fn a_level_0_view_late_in_the_run_fetches_only_its_own_windows_tiles() {
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = store.skeleton().unwrap();
@@ -747,8 +750,7 @@ fn a_level_0_view_late_in_the_run_fetches_only_its_own_windows_tiles() {
 fn a_window_s_exact_plan_reads_its_tiles_alone_and_gives_the_trace_s_moments() {
     use weft::analyses::moments::{moments, TimeWindow};
     use weft::store::read::query::exact_plan;
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     assert!(m.tiling.windows >= 8, "the test wants many windows, got {}", m.tiling.windows);
     let index = TileIndex::new(m);
@@ -781,8 +783,7 @@ fn a_store_keeps_each_rows_height_from_the_whole_run_to_one_shallow_interval() {
     use weft::layouts::timeline::{TimelineLayout, TimelineMetrics};
     use weft::views::store::StorePane;
     use weft::views::Pane;
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let whole = TimelineLayout::new(&t, TimelineMetrics::default());
@@ -873,8 +874,7 @@ fn a_stores_rows_filter_hide_fold_and_compact_as_a_traces_do() {
     use weft::views::store::StorePane;
     use weft::views::timeline::{Rows, TimelinePane};
     use weft::views::Pane;
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = Rc::new(store.skeleton().unwrap());
@@ -955,12 +955,10 @@ fn compute_and_any_in_one_walk_equal_the_two_scanners() {
 /// slice holds each series' samples in the window and the last one before it; only the series asked.
 #[test]
 fn counter_tracks_equal_the_trace_at_every_zoom() {
-    let cfg = GenConfig { threads: 2, metrics: 2, ..GenConfig::new(4, 120_000) };
-    let t = read_archive("traces.otf2", &archive(&cfg).0).expect("generated archive reads");
+    let (t, store) = generated(&GenConfig { threads: 2, metrics: 2, ..GenConfig::new(4, 120_000) }, &small_tiles());
     let c = &t.counters;
     let ns = c.series_name.len() as u32;
     assert!(ns >= 8 && c.sample_time_ns.len() > 50_000, "{ns} series, {} samples", c.sample_time_ns.len());
-    let store = store_of(&t);
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = store.skeleton().unwrap();
@@ -1071,8 +1069,7 @@ fn an_exact_answer_held_draws_pans_and_zooms_inside_it_without_asking() {
     use weft::views::store::{StorePane, EXACT_MARGIN};
     use weft::views::timeline::TimelinePane;
     use weft::views::Pane;
-    let t = trace();
-    let store = store_of(&t);
+    let (t, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = Rc::new(store.skeleton().unwrap());
@@ -1158,8 +1155,7 @@ fn an_answer_for_a_view_left_for_the_answer_held_is_not_wanted() {
     use weft::store::read::query::plan_with_margin;
     use weft::views::store::{StorePane, EXACT_MARGIN};
     use weft::views::Pane;
-    let t = trace();
-    let store = store_of(&t);
+    let (_, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = Rc::new(store.skeleton().unwrap());
@@ -1214,8 +1210,7 @@ fn the_second_part_of_the_ask_shown_is_still_wanted() {
     use weft::store::read::query::plan_with_margin;
     use weft::views::store::{StorePane, EXACT_MARGIN};
     use weft::views::Pane;
-    let t = trace();
-    let store = store_of(&t);
+    let (_, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = Rc::new(store.skeleton().unwrap());
@@ -1268,8 +1263,7 @@ fn grids_held_draw_a_view_asked_again_and_views_past_the_answer_shown() {
     use weft::store::read::query::plan_with_margin;
     use weft::views::store::{StorePane, EXACT_MARGIN};
     use weft::views::Pane;
-    let t = trace();
-    let store = store_of(&t);
+    let (_, store) = trace_and_store();
     let m = &store.manifest;
     let index = TileIndex::new(m);
     let skeleton = Rc::new(store.skeleton().unwrap());

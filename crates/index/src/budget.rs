@@ -116,6 +116,23 @@ impl Budget {
 /// size a task: [`particle_run_bytes`]).
 pub const TILING_BYTES_PER_INTERVAL: u64 = 24;
 
+/// Bytes a block holds to its end per call-path figure (one path's sums in one window of one location,
+/// `build::callpaths`): the figure itself (40) while the block's windows are read, then beside it the level-1
+/// rows the block's call-path tiles are made from (40) and the coarser levels' rows (a third as many again).
+pub const CALLPATH_FIGURE_BYTES: u64 = 40 + 40 + 14;
+
+/// Bytes a location's call path takes until its block's tiles are made: its definition (8), its sums and
+/// stamp in the window being filled (36), its last child and its entry in the children's map (about 24),
+/// and its entry in the block's table and map (about 32).
+pub const CALLPATH_BYTES: u64 = 8 + 36 + 24 + 32;
+
+/// What a block holds to its end of call paths: `figures` per-window figures of `paths` paths (the call-path
+/// tiles are made from every window's at the block's end, so a block tiled by time range holds them across
+/// all its ranges).
+pub fn callpath_bytes(figures: u64, paths: u64) -> u64 {
+    figures * CALLPATH_FIGURE_BYTES + paths * CALLPATH_BYTES
+}
+
 /// Bytes of a particle-view interval in memory.
 const PARTICLE_RECORD: u64 = std::mem::size_of::<weft_store::format::particles::Particle>() as u64;
 

@@ -3,12 +3,13 @@
 //! its summary, `build::LocationSummary`), then a block's tiles of every pyramid level ([`callpath_tiles`]):
 //! level 1 a window a tile, each next level 4 tiles of the one below merged.
 //!
-//! Per interval: its path found through the parent's last child (a loop calls one region again and again),
-//! else a map; its time in its start window added to a dense row of the window being filled; only an
-//! interval reaching past its start window (a few per window per location: those open across a window's
-//! start) writes to later windows, kept aside until their turn. Exclusive time is the interval's time less
-//! its direct children's, window by window, so a child subtracts its time from its parent's in each window it
-//! covers (wrapping arithmetic: the sums end non-negative).
+//! Per interval: its path guessed from the path that followed its previous sibling last time (a loop's body
+//! calls the same regions in the same order), else found in a map; its time in its start window added to a
+//! dense row of the window being filled; only an interval reaching past its start window (a few per window
+//! per location: those open across a window's start) writes to later windows, kept aside until their turn. Exclusive time is a path's time less its
+//! direct children's, window by window: every interval of a child path lies in one of its parent path's, so
+//! when a window closes each path it touched subtracts its inclusive time from its parent's (once a path a
+//! window, not once an interval; wrapping arithmetic: the sums end non-negative).
 //! Must not: depend on threads, shards or how the intervals were chunked (the tiles are the block's bytes).
 
 use rustc_hash::FxHashMap;
@@ -20,6 +21,9 @@ use weft_store::format::tile::tile;
 
 /// No path: a root's parent, an empty slot.
 const NONE: u32 = u32::MAX;
+
+/// Slots of a path table's recent lookups.
+const RECENT: usize = 256;
 
 /// One path's sums in one window while they grow (exclusive time wrapping until done).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,16 +55,100 @@ pub struct LocationCallPaths {
     pub windows: Vec<(u32, Vec<PathFigures>)>,
 }
 
+/// A location's call paths as its intervals name them (parents first). Each path is first guessed from the
+/// one before at its depth: a loop's body calls the same regions in the same order, so the path that
+/// followed its previous sibling last time (or its parent's first child last time) is nearly always it; a
+/// wrong guess asks a map.
+#[derive(Default)]
+pub struct PathTable {
+    paths: Vec<PathDef>,
+    /// Per path: the sibling that followed it last time, and its first child last time.
+    next_sibling: Vec<u32>,
+    first_child: Vec<u32>,
+    first_root: u32,
+    /// A wrong guess looks here next, (parent, region, path) by a hash of (parent, region), then in the map.
+    recent: Vec<(u32, u32, u32)>,
+    children: FxHashMap<(u32, u32), u32>,
+    /// The last interval's path at each depth down to the last interval's (its ancestors' and its own): at
+    /// the next interval's depth, its previous sibling.
+    stack: Vec<u32>,
+}
+
+impl PathTable {
+    pub fn new() -> Self {
+        PathTable { first_root: NONE, recent: vec![(NONE, NONE, NONE); RECENT], ..PathTable::default() }
+    }
+
+    /// The paths so far.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// The path of the next interval (of `region`, at `depth`; intervals in the model's order), and whether
+    /// it is new.
+    #[inline(always)]
+    fn next(&mut self, region: u32, depth: u16) -> (u32, bool) {
+        let d = depth as usize;
+        // The last interval at this depth, if still on the stack, has this one's parent: its sibling.
+        let before = self.stack.get(d).copied();
+        self.stack.truncate(d);
+        let parent = self.stack.last().copied().unwrap_or(NONE);
+        let guess = match before {
+            Some(b) => self.next_sibling[b as usize],
+            None if parent == NONE => self.first_root,
+            None => self.first_child[parent as usize],
+        };
+        let (path, new) = if guess != NONE && self.paths[guess as usize].region == region {
+            (guess, false)
+        } else {
+            let k = ((parent.wrapping_mul(0x9E37_79B1) ^ region).wrapping_mul(0x85EB_CA6B) >> 24) as usize % RECENT;
+            let r = self.recent[k];
+            let found = if r.0 == parent && r.1 == region && r.2 != NONE {
+                (r.2, false)
+            } else {
+                let found = self.child(parent, region);
+                self.recent[k] = (parent, region, found.0);
+                found
+            };
+            match before {
+                Some(b) => self.next_sibling[b as usize] = found.0,
+                None if parent == NONE => self.first_root = found.0,
+                None => self.first_child[parent as usize] = found.0,
+            }
+            found
+        };
+        self.stack.push(path);
+        (path, new)
+    }
+
+    /// The path of the next interval, as [`next`](Self::next), for a caller that counts paths only.
+    pub fn intern(&mut self, region: RegionId, depth: u16) {
+        self.next(region.0, depth);
+    }
+
+    /// The child of `parent` (NONE: a root) for `region`, made if new.
+    #[cold]
+    fn child(&mut self, parent: u32, region: u32) -> (u32, bool) {
+        let next = self.paths.len() as u32;
+        let found = *self.children.entry((parent, region)).or_insert(next);
+        if found == next {
+            self.paths.push(PathDef { parent: (parent != NONE).then_some(parent), region });
+            self.next_sibling.push(NONE);
+            self.first_child.push(NONE);
+        }
+        (found, found == next)
+    }
+}
+
 /// One location's call-path totals per window, built from its intervals a chunk at a time (columns in the
 /// model's order; each chunk after the one before).
 pub struct LocationPaths {
     tiling: Tiling,
-    paths: Vec<PathDef>,
-    last_child: Vec<u32>,
-    last_root: u32,
-    children: FxHashMap<(u32, u32), u32>,
-    /// The open intervals' paths, by depth.
-    stack: Vec<u32>,
+    table: PathTable,
     /// The window being filled (and where it ends), its sums by path and the paths it touched.
     window: u32,
     window_end: u64,
@@ -78,11 +166,7 @@ impl LocationPaths {
     pub fn new(tiling: Tiling) -> Self {
         LocationPaths {
             tiling,
-            paths: Vec::new(),
-            last_child: Vec::new(),
-            last_root: NONE,
-            children: FxHashMap::default(),
-            stack: Vec::new(),
+            table: PathTable::new(),
             window: 0,
             window_end: tiling.window_span(0).end,
             row: Vec::new(),
@@ -92,29 +176,6 @@ impl LocationPaths {
             later: BTreeMap::new(),
             done: Vec::new(),
         }
-    }
-
-    /// The child of `parent` (NONE: a root) for `region`, made if new.
-    #[inline]
-    fn child(&mut self, parent: u32, region: u32) -> u32 {
-        let cached = if parent == NONE { self.last_root } else { self.last_child[parent as usize] };
-        if cached != NONE && self.paths[cached as usize].region == region {
-            return cached;
-        }
-        let next = self.paths.len() as u32;
-        let found = *self.children.entry((parent, region)).or_insert(next);
-        if found == next {
-            self.paths.push(PathDef { parent: (parent != NONE).then_some(parent), region });
-            self.last_child.push(NONE);
-            self.row.push(Acc::default());
-            self.stamp.push(0);
-        }
-        if parent == NONE {
-            self.last_root = found;
-        } else {
-            self.last_child[parent as usize] = found;
-        }
-        found
     }
 
     #[inline]
@@ -132,6 +193,20 @@ impl LocationPaths {
     fn close_window(&mut self) {
         if self.touched.is_empty() {
             return;
+        }
+        // Exclusive time: each path's inclusive time less its direct children's in this window (a parent
+        // touched only by this has no inclusive time to pass on to its own parent: the first `n` suffice).
+        let n = self.touched.len();
+        for k in 0..n {
+            let p = self.touched[k] as usize;
+            if let Some(q) = self.table.paths[p].parent {
+                let inclusive = self.row[p].inclusive_ns;
+                self.add(q, Acc { exclusive_ns: inclusive.wrapping_neg(), ..Acc::default() });
+            }
+        }
+        for &p in &self.touched {
+            let a = &mut self.row[p as usize];
+            a.exclusive_ns = a.exclusive_ns.wrapping_add(a.inclusive_ns);
         }
         self.turn += 1;
         self.touched.sort_unstable();
@@ -179,16 +254,21 @@ impl LocationPaths {
                 self.advance(t.window_of(s));
             }
             let (w, we) = (self.window, self.window_end);
-            self.stack.truncate(depth[i] as usize);
-            let parent = self.stack.last().copied().unwrap_or(NONE);
-            let path = self.child(parent, region[i].0);
-            self.stack.push(path);
+            let (path, new) = self.table.next(region[i].0, depth[i]);
+            if new {
+                self.row.push(Acc::default());
+                self.stamp.push(0);
+            }
+            let p = path as usize;
             let e = s.saturating_add(d);
             let clip = e.min(we) - s;
-            self.add(path, Acc { count: 1, open: 0, inclusive_ns: clip, exclusive_ns: clip });
-            if parent != NONE && clip > 0 {
-                self.add(parent, Acc { exclusive_ns: clip.wrapping_neg(), ..Acc::default() });
+            if self.stamp[p] != self.turn {
+                self.stamp[p] = self.turn;
+                self.touched.push(path);
             }
+            let a = &mut self.row[p];
+            a.count += 1;
+            a.inclusive_ns = a.inclusive_ns.wrapping_add(clip);
             // Open across the starts of the windows after: their share kept for them.
             if e <= we {
                 continue;
@@ -198,11 +278,10 @@ impl LocationPaths {
                 x += 1;
                 let span = t.window_span(x);
                 let clip = e.min(span.end) - span.start;
-                let kept = self.later.entry(x).or_default();
-                kept.push((path, Acc { count: 0, open: 1, inclusive_ns: clip, exclusive_ns: clip }));
-                if parent != NONE {
-                    kept.push((parent, Acc { exclusive_ns: clip.wrapping_neg(), ..Acc::default() }));
-                }
+                self.later
+                    .entry(x)
+                    .or_default()
+                    .push((path, Acc { count: 0, open: 1, inclusive_ns: clip, exclusive_ns: 0 }));
             }
         }
     }
@@ -212,7 +291,8 @@ impl LocationPaths {
         let last = self.later.keys().next_back().copied().unwrap_or(self.window).max(self.window);
         self.advance(last);
         self.close_window();
-        let out = LocationCallPaths { paths: std::mem::take(&mut self.paths), windows: std::mem::take(&mut self.done) };
+        let out =
+            LocationCallPaths { paths: std::mem::take(&mut self.table.paths), windows: std::mem::take(&mut self.done) };
         *self = LocationPaths::new(self.tiling);
         out
     }

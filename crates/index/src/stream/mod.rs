@@ -1983,7 +1983,7 @@ impl BlockSizes<'_> {
     fn most(&self, comms: &CommSpill, b: usize, share: u64) -> Option<u64> {
         let particles = particle_run_bytes(if self.with_particles { self.run_len } else { 0 });
         let (windows, comm) = (self.t.windows as u64, comms.block_bytes(b));
-        most_intervals(share, self.counts[b], self.locations(b), windows, self.bins, comm, particles)
+        most_intervals(share, self.counts[b], self.locations(b), windows, self.bins, comm, particles, 0)
     }
 
     /// Per block of `own`: None to tile it whole, else the most intervals a range of it holds (all ranged
@@ -2221,29 +2221,32 @@ impl<'a> BlockTasks<'a> {
             bounded: o.range_intervals == 0,
             threads: p.spare,
         };
+        // The most intervals a range holds within share `s` beside `callpaths` bytes of call paths held to the
+        // block's end.
+        let most_within = |s: u64, callpaths: u64| {
+            let (locations, particles) = (locs.len() as u64, particle_run_bytes(self.run_len()));
+            let comm = self.comms.block_bytes(b);
+            most_intervals(s, p.block_counts[b], locations, t.windows as u64, p.bins, comm, particles, callpaths)
+        };
+        let room = |callpaths: u64| most_within(p.share, callpaths);
         // A window too full for the task's share: the --memory that gives the share room for it.
-        let over = |w: u32, intervals: u64| {
-            let locations = locs.len() as u64;
-            let particles = particle_run_bytes(self.run_len());
-            let fits = |s: u64| {
-                let comm = self.comms.block_bytes(b);
-                most_intervals(s, p.block_counts[b], locations, t.windows as u64, p.bins, comm, particles)
-                    .is_some_and(|m| m >= intervals)
-            };
+        let over = |w: u32, intervals: u64, callpaths: u64| {
+            let fits = |s: u64| most_within(s, callpaths).is_some_and(|m| m >= intervals);
             let step = 1u64 << 20;
             let need = (p.share..).step_by(step as usize).take(1 << 20).find(|&s| fits(s)).unwrap_or(p.share);
             format!(
                 "window {w} of block {b} holds {intervals} intervals, more than a range tiled within {} MB holds \
-                 (--memory {} MB less {} MB for the definitions, messages and the spill held{}): use --memory \
-                 {}M or more",
+                 beside the block's call paths ({} MB held to its end; --memory {} MB less {} MB for the \
+                 definitions, messages and the spill held{}): use --memory {}M or more",
                 p.share >> 20,
+                callpaths.div_ceil(1 << 20),
                 o.memory >> 20,
                 p.fixed >> 20,
                 if p.in_flight > 1 { format!(", shared by {} tasks", p.in_flight) } else { String::new() },
                 (p.fixed + need * p.in_flight as u64).div_ceil(step)
             )
         };
-        let out = block.tile(self.skel.origin_ns, &fetch, &over, &mut comms_of, &mut runs, &mut put)?;
+        let out = block.tile(self.skel.origin_ns, &fetch, &room, &over, &mut comms_of, &mut runs, &mut put)?;
         runs.finish()?;
         Ok(TiledBlock { entries, region_totals: out.region_totals, lanes: out.lanes })
     }

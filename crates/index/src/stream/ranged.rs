@@ -10,7 +10,8 @@
 //!
 //! Plain Rust, no files (the spill is the caller's).
 
-use crate::budget::{SummaryBytes, INTERVAL_BYTES, TILING_BYTES_PER_INTERVAL};
+use crate::budget::{callpath_bytes, SummaryBytes, INTERVAL_BYTES, TILING_BYTES_PER_INTERVAL};
+use crate::build::callpaths::PathTable;
 use crate::build::{level0_tiles, summary_tiles, BlockIntervals, LocationSummary, ParticleSink, Plan, PARTICLE_PIECE};
 use crate::comms::{BlockCommBytes, COMM_PIECE};
 use crate::comms::{BlockComms, Fetch};
@@ -99,15 +100,28 @@ impl<'s> SpillStream<'s> {
 pub(crate) type Interval = (RegionId, u64, u64, u16);
 
 /// What the first read of a location's spill learns: the final durations of intervals spilled while open
-/// (index in the location, duration; by index, the last written for an index), and its interval count.
+/// (index in the location, duration; by index, the last written for an index), its interval count, and
+/// the most its call paths hold to the block's end (`build::callpaths`, [`callpath_bytes`]).
 #[derive(Default)]
 pub(crate) struct LocationScan {
     fixups: Vec<(u64, u64)>,
     pub(crate) intervals: u64,
+    pub(crate) callpath_bytes: u64,
 }
 
-/// Read location `key`'s spill through once: its fix-ups, and per window of `t` how many of its intervals
-/// start there (added to `per_window`).
+/// The most call-path figures a location's windows hold (`build::callpaths`): in a window, one a path, and
+/// at most one for each interval starting there and its parent's path, and one for each interval open across
+/// the window's start (a chain of nested intervals, at most `lanes`); none before its first start.
+/// `starts`: (window, intervals starting there), by window; `windows`: the tiling's; `paths`: the location's.
+fn callpath_figures(starts: &[(u32, u64)], windows: u32, lanes: u64, paths: u64) -> u64 {
+    let Some(&(first, _)) = starts.first() else { return 0 };
+    let with_starts: u64 = starts.iter().map(|&(_, n)| (2 * n + lanes).min(paths)).sum();
+    let without = (windows.saturating_sub(first) as u64).saturating_sub(starts.len() as u64);
+    with_starts + without * lanes.min(paths)
+}
+
+/// Read location `key`'s spill through once: its fix-ups, per window of `t` how many of its intervals
+/// start there (added to `per_window`), and its call paths (to bound what they hold).
 pub(crate) fn scan_location(
     fetch: Fetch,
     key: usize,
@@ -117,15 +131,25 @@ pub(crate) fn scan_location(
 ) -> Result<LocationScan, String> {
     let mut s = SpillStream::new(fetch, key);
     let mut scan = LocationScan::default();
+    let mut paths = PathTable::new();
+    let mut starts: Vec<(u32, u64)> = Vec::new();
+    let mut lanes = 0u64;
     while !s.at_end()? {
         let n = s.varint()?;
         let mut at = 0i64;
         for k in 0..n {
-            s.varint()?;
+            let region = RegionId(s.varint()? as u32);
             at = if k == 0 { s.signed()? } else { at.wrapping_add(s.varint()? as i64) };
             s.varint()?;
-            s.varint()?;
-            per_window[t.window_of(at.saturating_sub(origin).max(0) as u64) as usize] += 1;
+            let depth = s.varint()? as u16;
+            let w = t.window_of(at.saturating_sub(origin).max(0) as u64);
+            per_window[w as usize] += 1;
+            match starts.last_mut() {
+                Some((x, n)) if *x == w => *n += 1,
+                _ => starts.push((w, 1)),
+            }
+            paths.intern(region, depth);
+            lanes = lanes.max(depth as u64 + 1);
         }
         scan.intervals += n;
         for _ in 0..s.varint()? {
@@ -134,6 +158,8 @@ pub(crate) fn scan_location(
             scan.fixups.push((i, dur));
         }
     }
+    let figures = callpath_figures(&starts, t.windows, lanes, paths.len() as u64);
+    scan.callpath_bytes = callpath_bytes(figures, paths.len() as u64);
     // The last fix-up of an index wins (as applying them in order does).
     scan.fixups.reverse();
     scan.fixups.sort_by_key(|f| f.0);
@@ -235,10 +261,12 @@ impl<'s> LocationReader<'s> {
 
 /// The most intervals a range of a block may hold within `budget` bytes, None when its fixed part leaves no
 /// room for a thousand: each location's summary bins (at every level, and level 1 being made: all of the
-/// block's are made at once), its spill reader's piece, the particle buffers, the communication file's piece
-/// and per window a count and a tile's lists; then per interval its columns and trace index, the tiling's
+/// block's are made at once), its spill reader's piece, the particle buffers, the communication file's piece,
+/// per window a count and a tile's lists, and the call paths held to the block's end (`callpaths` bytes:
+/// [`LocationScan::callpath_bytes`] summed, 0 before the block's spill is read); then per interval its columns and trace index, the tiling's
 /// lists (as a block tiled whole: `stream::TILING_BYTES_PER_INTERVAL`) and twice the block's average
 /// communication rows (messages in flight and collectives running are carried too).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn most_intervals(
     budget: u64,
     intervals: u64,
@@ -247,9 +275,11 @@ pub(crate) fn most_intervals(
     bins: SummaryBytes,
     comms: BlockCommBytes,
     particle_runs: u64,
+    callpaths: u64,
 ) -> Option<u64> {
     let fixed = locations * (bins.per_location + bins.making + PIECE as u64)
         + particle_runs
+        + callpaths
         + COMM_PIECE as u64
         + windows * (8 + size_of::<[Vec<u32>; 8]>() as u64);
     let per = INTERVAL_BYTES + 8 + TILING_BYTES_PER_INTERVAL + (2 * comms.held).div_ceil(intervals.max(1));
@@ -331,15 +361,17 @@ pub(crate) struct RangedOutput {
 
 impl RangedBlock<'_> {
     /// Tile the block range by range: its locations' spill read through `fetch`, each range's communication
-    /// from `comms`, its particle-view intervals to `particles`, each tile to `put` as it is made. A window
-    /// holding more than `most` intervals when that is a memory bound is refused with `over(window,
-    /// intervals)`.
+    /// from `comms`, its particle-view intervals to `particles`, each tile to `put` as it is made. When
+    /// `most` is a memory bound, the ranges hold `room(call-path bytes)` intervals instead: what the task's
+    /// share leaves beside the call paths the block holds to its end (learnt in the first read); a window
+    /// holding more is refused with `over(window, intervals, call-path bytes)`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn tile(
         &self,
         origin: i64,
         fetch: Fetch,
-        over: &dyn Fn(u32, u64) -> String,
+        room: &dyn Fn(u64) -> Option<u64>,
+        over: &dyn Fn(u32, u64, u64) -> String,
         comms: &mut dyn RangeComms,
         particles: &mut dyn ParticleSink,
         put: &mut dyn FnMut(TileEntry, Vec<u8>) -> Result<(), IndexError>,
@@ -353,8 +385,10 @@ impl RangedBlock<'_> {
         let mut readers = Vec::with_capacity(locs.len());
         let mut first = Vec::with_capacity(locs.len());
         let mut index = self.first_index;
+        let mut callpaths = 0u64;
         for l in locs.clone() {
             let scan = scan_location(fetch, l as usize, origin, t, &mut per_window).map_err(io)?;
+            callpaths += scan.callpath_bytes;
             let counted = self.counts[l as usize];
             if scan.intervals != counted {
                 return Err(io(format!(
@@ -366,11 +400,19 @@ impl RangedBlock<'_> {
             first.push(index);
             index += counted;
         }
-        let ranges = window_ranges(&per_window, self.most);
-        if let Some(r) =
-            ranges.iter().find(|r| self.bounded && r.len() == 1 && per_window[r.start as usize] > self.most)
-        {
-            return Err(IndexError::Memory(over(r.start, per_window[r.start as usize])));
+        // The call paths' figures are held across every range (the block's call-path tiles are made from
+        // all its windows at the end): their room comes out of the ranges'.
+        let most = match (self.bounded, self.bounded.then(|| room(callpaths)).flatten()) {
+            (false, _) => self.most,
+            (true, Some(most)) => most,
+            (true, None) => {
+                let w = (0..per_window.len()).max_by_key(|&w| per_window[w]).unwrap_or(0);
+                return Err(IndexError::Memory(over(w as u32, per_window[w], callpaths)));
+            }
+        };
+        let ranges = window_ranges(&per_window, most);
+        if let Some(r) = ranges.iter().find(|r| self.bounded && r.len() == 1 && per_window[r.start as usize] > most) {
+            return Err(IndexError::Memory(over(r.start, per_window[r.start as usize], callpaths)));
         }
         drop(per_window);
         comms.ranges(&ranges)?;
@@ -597,6 +639,9 @@ mod tests {
         let fetch = |k: usize, at: u64, max: usize| spill.get_from(k, at, max);
         let scan = scan_location(&fetch, 0, 100, &t, &mut per_window).unwrap();
         assert_eq!((scan.intervals, &scan.fixups[..]), (5, &[(0, 905), (2, 260)][..]));
+        // Paths r0, r0/r1, r0/r2, r0/r2/r1, r0/r3, 3 lanes; starts in windows 0 (3), 3 and 8: 5 figures
+        // each there, 3 in each of the 7 windows without a start.
+        assert_eq!(scan.callpath_bytes, callpath_bytes(3 * 5 + 7 * 3, 5));
         assert_eq!(per_window, vec![3, 0, 0, 1, 0, 0, 0, 0, 1, 0]);
         assert_eq!(window_ranges(&per_window, 3), vec![0..3, 3..10]);
         assert_eq!(window_ranges(&per_window, 1), vec![0..1, 1..8, 8..10]);
@@ -625,5 +670,71 @@ mod tests {
                 assert!(s.intervals < 5, "cut at {cut}");
             }
         }
+    }
+
+    /// The call-path figures a location's windows hold never pass the bound the first read counts them in,
+    /// on nested intervals of few and of many paths, short and crossing windows; and that bound comes out of
+    /// a range's room.
+    #[test]
+    fn call_paths_stay_within_what_the_first_read_counts() {
+        use crate::build::callpaths::LocationPaths;
+        let t = tiling(16, 1000);
+        for (regions, seed) in [(2u32, 1u64), (5, 2), (40, 3)] {
+            // Nested intervals in start order: depth up to 4, each child inside its parent.
+            let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ seed;
+            let mut next = |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let (mut iv, mut open) = (Vec::new(), Vec::<(u64, u64)>::new());
+            let mut at = 0u64;
+            while at < 15_000 {
+                while open.last().is_some_and(|&(_, e)| e <= at) || open.len() > 3 {
+                    open.pop();
+                }
+                let end = open.last().map_or(16_000, |&(_, e)| e);
+                if end <= at + 1 {
+                    open.pop();
+                    continue;
+                }
+                let d = 1 + next((end - at - 1).min(3000));
+                iv.push((RegionId(next(regions as u64) as u32), at, d, open.len() as u16));
+                open.push((at, at + d));
+                at += next(200);
+            }
+            let mut starts: Vec<(u32, u64)> = Vec::new();
+            let mut table = PathTable::new();
+            let mut lanes = 0;
+            for &(r, s, _, k) in &iv {
+                let w = t.window_of(s);
+                match starts.last_mut() {
+                    Some((v, n)) if *v == w => *n += 1,
+                    _ => starts.push((w, 1)),
+                }
+                table.intern(r, k);
+                lanes = lanes.max(k as u64 + 1);
+            }
+            let mut lp = LocationPaths::new(t);
+            let col = |f: fn(&(RegionId, u64, u64, u16)) -> u64| iv.iter().map(f).collect::<Vec<u64>>();
+            let region: Vec<RegionId> = iv.iter().map(|i| i.0).collect();
+            let depth: Vec<u16> = iv.iter().map(|i| i.3).collect();
+            lp.push(&region, &col(|i| i.1), &col(|i| i.2), &depth);
+            let got = lp.finish();
+            let held: u64 = got.windows.iter().map(|(_, f)| f.len() as u64).sum();
+            let bound = callpath_figures(&starts, t.windows, lanes, table.len() as u64);
+            assert_eq!(got.paths.len(), table.len());
+            assert!(held <= bound, "{held} figures held, {bound} counted ({regions} regions)");
+            assert!(held > 0);
+        }
+        // What the call paths hold is room a range does not have.
+        let bins = SummaryBytes { per_location: 1000, making: 100 };
+        let comms = BlockCommBytes { reading: 0, held: 0 };
+        let most = |budget: u64, callpaths: u64| most_intervals(budget, 1 << 20, 4, 16, bins, comms, 0, callpaths);
+        let held = callpath_bytes(10_000, 50);
+        assert_eq!(most(64 << 20, held), most((64 << 20) - held, 0));
+        assert!(most(64 << 20, held) < most(64 << 20, 0));
+        assert_eq!(most(2 << 20, 2 << 20), None);
     }
 }

@@ -29,8 +29,8 @@ use weft_store::read::query::{
 };
 use weft_store::{Store, TileKind, TileSource};
 
-mod compare;
 mod calltree;
+mod compare;
 
 /// The one file being decoded: the script hands its bytes over, [`Store::payload`] checks them; and the
 /// moments tiles, kept as fetched (a few dozen bytes a location) for `Store::moments`.

@@ -156,7 +156,7 @@ fn read_rank_files(
     let read = std::thread::scope(|s| {
         let reading = s.spawn(|| {
             budget.scope(|| {
-                weft_readers::ranks::read_paths_reporting(&name, files, &|n| {
+                weft_readers::ranks::read_paths_reporting(&name, weft_readers::ranks::PartFormat::Kineto, files, &|n| {
                     done.fetch_add(n, Ordering::Relaxed);
                 })
             })

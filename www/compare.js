@@ -135,7 +135,7 @@ export function createCompare(app, mod) {
   async function askRun(which, what, args) {
     const store = storeOf(which);
     if (!store) return which === 'a' ? app.reader.ask(what, args) : askB(what, args);
-    const r = await store.ask(what.replace(/^compare-/, ''), args);
+    const r = await store.askCompare(what.replace(/^compare-/, ''), args);
     return what === 'compare-pair' || what === 'compare-flame' ? { result: JSON.parse(r.text) } : { text: r.text };
   }
   /** The two sides paired: by a trace's reader (B's, else A's), or by B's store worker when both are stores. */

@@ -48,7 +48,7 @@ export function initStore(app) {
   // Counts answers: a newer one drops the steps of an older one.
   let answerGeneration = 0;
   const state = weft.store = { open: false, answers: 0, timings: {}, last: null, worstApply: null, zoomLog: [], openUrl, openFolder, looksLikeStore,
-    ask, setBudget, stop: () => stop(), cacheBytes: 0 };
+    askCompare: ask, setBudget, stop: () => stop(), cacheBytes: 0 };
   // The comparison's questions waiting for the worker's answer, by id.
   const asked = new Map();
   let askIds = 0;

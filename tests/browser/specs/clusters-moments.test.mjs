@@ -6,48 +6,15 @@
 // tests/out/clusters-moments.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, viewState, repoRoot, outDir, screenshot, weftArgs } from '../lib/harness.mjs';
+import { PLANTED, behaviours } from '../lib/behaviours.mjs';
+import { startServer, openPage, waitReady, viewState, repoRoot, screenshot, weftArgs } from '../lib/harness.mjs';
 
 const weftJson = (...args) => JSON.parse(execFileSync(...weftArgs(...args, '--json'), { cwd: repoRoot, maxBuffer: 256 << 20 }).toString());
 const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
-const LOCATIONS = 30;
-const PLANTED = 17;
-const behaviourOf = (l) => (l === PLANTED ? null : l % 3);
-
-/** 30 threads (4 to a rank, named L0..L29), 10 iterations of 100 us each as its behaviour spends them. */
-function behaviours() {
-  const events = [];
-  let seed = 12345;
-  const below = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
-  for (let l = 0; l < LOCATIONS; l++) {
-    const pid = Math.floor(l / 4);
-    const tid = l % 4;
-    events.push({ name: 'process_name', ph: 'M', pid, tid, args: { name: `rank ${pid}` } });
-    events.push({ name: 'thread_name', ph: 'M', pid, tid, args: { name: `L${l}` } });
-    const phases = [[['solve', 80], ['MPI_Allreduce', 20]], [['solve', 40], ['write', 50], ['MPI_Allreduce', 10]], [['solve', 30], ['MPI_Waitall', 70]]][behaviourOf(l)]
-      || [['solve', 50], ['MPI_Waitall', 50]];
-    const spans = [];
-    let t = 0;
-    for (let i = 0; i < 10; i++) {
-      for (const [name, pct] of phases) {
-        const d = pct - Math.floor(pct / 20) + below(Math.floor(pct / 10) + 1);
-        spans.push({ name, ph: 'X', pid, tid, ts: t, dur: d });
-        t += d;
-      }
-    }
-    events.push({ name: 'main', ph: 'X', pid, tid, ts: 0, dur: t }, ...spans);
-  }
-  const file = path.join(outDir, 'clusters-moments-behaviours.json');
-  fs.writeFileSync(file, JSON.stringify({ traceEvents: events }));
-  return file;
-}
-
 test('clusters marked in the moments view: colours, representatives, the outlier, the words', { timeout: 600_000 }, async () => {
-  const file = behaviours();
+  const file = behaviours('clusters-moments-behaviours.json');
   const cli = weftJson('clusters', file);
   const { server, url } = await startServer();
   const { browser, page, problems } = await openPage('webgpu', url, { width: 1500, height: 950 });

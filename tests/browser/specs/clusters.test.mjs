@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { startServer, openPage, waitReady, viewState, repoRoot, outDir, screenshot, weftArgs } from '../lib/harness.mjs';
+import { LOCATIONS, PLANTED, behaviourOf, behaviours } from '../lib/behaviours.mjs';
+import { startServer, openPage, waitReady, viewState, repoRoot, screenshot, weftArgs } from '../lib/harness.mjs';
 
 const SHARED = process.env.WEFT_SHARED_TRACES || path.join(repoRoot, '../shared/traces');
 const STENCIL = path.join(SHARED, 'otf2/tracer-stencil4d-mpi-32');
@@ -19,38 +20,6 @@ const STENCIL = path.join(SHARED, 'otf2/tracer-stencil4d-mpi-32');
 const weft = (...args) => execFileSync(...weftArgs(...args), { cwd: repoRoot, maxBuffer: 256 << 20 }).toString();
 const weftJson = (...args) => JSON.parse(weft(...args, '--json'));
 const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-
-const LOCATIONS = 30;
-const PLANTED = 17;
-const behaviourOf = (l) => (l === PLANTED ? null : l % 3);
-
-/** 30 threads (4 to a rank, named L0..L29), 10 iterations of 100 us each as its behaviour spends them. */
-function behaviours() {
-  const events = [];
-  let seed = 12345;
-  const below = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
-  for (let l = 0; l < LOCATIONS; l++) {
-    const pid = Math.floor(l / 4);
-    const tid = l % 4;
-    events.push({ name: 'process_name', ph: 'M', pid, tid, args: { name: `rank ${pid}` } });
-    events.push({ name: 'thread_name', ph: 'M', pid, tid, args: { name: `L${l}` } });
-    const phases = [[['solve', 80], ['MPI_Allreduce', 20]], [['solve', 40], ['write', 50], ['MPI_Allreduce', 10]], [['solve', 30], ['MPI_Waitall', 70]]][behaviourOf(l)]
-      || [['solve', 50], ['MPI_Waitall', 50]];
-    const spans = [];
-    let t = 0;
-    for (let i = 0; i < 10; i++) {
-      for (const [name, pct] of phases) {
-        const d = pct - Math.floor(pct / 20) + below(Math.floor(pct / 10) + 1);
-        spans.push({ name, ph: 'X', pid, tid, ts: t, dur: d });
-        t += d;
-      }
-    }
-    events.push({ name: 'main', ph: 'X', pid, tid, ts: 0, dur: t }, ...spans);
-  }
-  const file = path.join(outDir, 'clusters-behaviours.json');
-  fs.writeFileSync(file, JSON.stringify({ traceEvents: events }));
-  return file;
-}
 
 async function clustered(page, act) {
   const before = await page.evaluate(() => window.weft.clusterings || 0);
@@ -108,7 +77,7 @@ async function checkTrace(page, file, name, loads, known) {
 }
 
 test('the clusters panel says weft clusters and groups the rows by behaviour (webgl)', { timeout: 600_000 }, async () => {
-  const traces = [['behaviours', behaviours(), true]];
+  const traces = [['behaviours', behaviours('clusters-behaviours.json'), true]];
   if (fs.existsSync(STENCIL)) traces.push(['stencil', STENCIL, false]);
   else console.log(`SKIPPED the real stencil trace: ${STENCIL} does not exist`);
   const { server, url } = await startServer();
